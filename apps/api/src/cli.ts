@@ -1,0 +1,164 @@
+import { parseArgs } from "node:util";
+import { createOrganizationInput, roles, updateOrganizationInput, type UpdateOrganizationInput } from "@clinsign/contracts";
+import { verifyAuditChain } from "./core/audit/audit";
+import { systemContext, type Services } from "./core/context";
+import { AppError } from "./core/errors";
+import { createOrganization, updateOrganizationSettings } from "./core/organizations/organizations";
+import { createStaffUser } from "./core/staff/staff";
+import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
+import { serverHoldingDataDir } from "./data-dir-lock";
+import { ConfigError, loadConfig } from "./env";
+import { parseInput } from "./rest/validation";
+import { createLogger, createServices } from "./services";
+
+const USAGE = `Usage: pnpm cli <command> [options] [--json]
+
+  org create --name N                         → {orgId, token}
+  org configure --org ID [--webhook-url U]... [--webhook-secret S] [--otp on|off]
+      [--session-jwt-secret S] [--session-jwks-url U] [--session-introspection-url U]
+      [--require-session-verification on|off]   → {ok:true}
+  token create --org ID [--name N]            → {id, token}
+  token revoke --org ID --id TOKEN_ID         → {ok:true}
+  user create --org ID --email E --password P [--role owner|admin|staff] → {userId}
+  audit verify --org ID                       → {ok, entries, brokenAt}
+  migrate                                     → {ok:true}
+`;
+
+class UsageError extends Error {}
+
+const onOff = (value: string | undefined, flag: string): boolean | undefined => {
+  if (value === undefined) return undefined;
+  if (value === "on" || value === "true") return true;
+  if (value === "off" || value === "false") return false;
+  throw new UsageError(`${flag} must be on or off`);
+};
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+async function run(services: Services, command: string, values: Record<string, string | string[] | boolean | undefined>) {
+  const str = (name: string) => values[name] as string | undefined;
+  const org = () => {
+    const id = required(str("org"), "--org");
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new UsageError("--org must be an organization UUID");
+    return id.toLowerCase();
+  };
+  switch (command) {
+    case "org create": {
+      const { name } = parseInput(createOrganizationInput, { name: required(str("name"), "--name") });
+      const created = await createOrganization(services.db, { name });
+      const token = await createApiToken(systemContext(services, created.id), { name: "Initial token" });
+      return { orgId: created.id, token: token.token };
+    }
+    case "org configure": {
+      const webhookUrls = values["webhook-url"] as string[] | undefined;
+      const input: UpdateOrganizationInput = {
+        ...(webhookUrls?.length && { webhookUrls }),
+        ...(str("webhook-secret") !== undefined && { webhookSecret: str("webhook-secret") }),
+        ...(str("otp") !== undefined && { otpEnabled: onOff(str("otp"), "--otp") }),
+        ...(str("session-jwt-secret") !== undefined && { sessionJwtSecret: str("session-jwt-secret"), sessionMethod: "hs256" as const }),
+        ...(str("session-jwks-url") !== undefined && { sessionJwksUrl: str("session-jwks-url"), sessionMethod: "jwks" as const }),
+        ...(str("session-introspection-url") !== undefined && {
+          sessionIntrospectionUrl: str("session-introspection-url"),
+          sessionMethod: "introspection" as const,
+        }),
+        ...(str("require-session-verification") !== undefined && {
+          requireSessionVerification: onOff(str("require-session-verification"), "--require-session-verification"),
+        }),
+      };
+      if (Object.keys(input).length === 0) throw new UsageError("org configure needs at least one setting");
+      await updateOrganizationSettings(systemContext(services, org()), parseInput(updateOrganizationInput, input));
+      return { ok: true };
+    }
+    case "token create": {
+      const token = await createApiToken(systemContext(services, org()), { name: str("name") ?? "CLI token" });
+      return { id: token.id, token: token.token };
+    }
+    case "token revoke":
+      await revokeApiToken(systemContext(services, org()), { id: required(str("id"), "--id") });
+      return { ok: true };
+    case "user create": {
+      const role = str("role") ?? "staff";
+      if (!(roles as readonly string[]).includes(role)) throw new UsageError("--role must be owner, admin or staff");
+      return createStaffUser(services.db, {
+        organizationId: org(),
+        email: required(str("email"), "--email"),
+        password: required(str("password"), "--password"),
+        role: role as (typeof roles)[number],
+      });
+    }
+    case "audit verify":
+      return verifyAuditChain(systemContext(services, org()).scope);
+    case "migrate":
+      return { ok: true };
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      name: { type: "string" },
+      org: { type: "string" },
+      id: { type: "string" },
+      email: { type: "string" },
+      password: { type: "string" },
+      role: { type: "string" },
+      "webhook-url": { type: "string", multiple: true },
+      "webhook-secret": { type: "string" },
+      otp: { type: "string" },
+      "session-jwt-secret": { type: "string" },
+      "session-jwks-url": { type: "string" },
+      "session-introspection-url": { type: "string" },
+      "require-session-verification": { type: "string" },
+    },
+  });
+  const json = Boolean(values.json);
+  const fail = (message: string, code = 1) => {
+    if (json) process.stdout.write(JSON.stringify({ ok: false, error: message }) + "\n");
+    else process.stderr.write(`error: ${message}\n`);
+    return code;
+  };
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const command = positionals.slice(0, 2).join(" ");
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    const holder = serverHoldingDataDir(config.dataDir);
+    if (holder) {
+      return fail(
+        `the server (pid ${holder}) is running on the embedded database in ${config.dataDir}; ` +
+          "stop it first, or point DATABASE_URL at PostgreSQL to manage a running service",
+      );
+    }
+  }
+  const services = await createServices(config, createLogger({ logLevel: "warn" }));
+  try {
+    const result = await run(services, command, values);
+    if (json) process.stdout.write(JSON.stringify(result) + "\n");
+    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${value}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return fail(`${error.message}\n\n${USAGE}`, 2);
+    if (error instanceof AppError) return fail(error.message);
+    throw error;
+  } finally {
+    await services.database.close();
+  }
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch((error) => {
+    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  });

@@ -1,0 +1,34 @@
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import type { ErrorCode, FieldError } from "@clinsign/contracts";
+
+/** The one error type services throw. Each door renders it in its own envelope. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    /** Field-level problems (area B renders them as `fieldErrors`). */
+    readonly fieldErrors?: FieldError[],
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+/** The single mapping from error codes to HTTP statuses and tRPC codes. */
+export const errorMapping: Record<ErrorCode, { status: number; trpc: TRPC_ERROR_CODE_KEY }> = {
+  invalid_request: { status: 400, trpc: "BAD_REQUEST" },
+  unauthorized: { status: 401, trpc: "UNAUTHORIZED" },
+  forbidden: { status: 403, trpc: "FORBIDDEN" },
+  https_required: { status: 403, trpc: "FORBIDDEN" },
+  not_found: { status: 404, trpc: "NOT_FOUND" },
+  conflict: { status: 409, trpc: "CONFLICT" },
+  payload_too_large: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  unsupported_media_type: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
+  rate_limited: { status: 429, trpc: "TOO_MANY_REQUESTS" },
+  internal_error: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
+};
+
+export const notFound = (what: string, details: Record<string, unknown> = {}) =>
+  new AppError("not_found", `${what} not found`, details);
+export const unauthorized = (message = "invalid or missing credentials") => new AppError("unauthorized", message);

@@ -1,0 +1,86 @@
+import type { OrganizationSettings, UpdateOrganizationInput } from "@clinsign/contracts";
+import { eq, organizations, type Db } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { randomSecret } from "../crypto";
+import { AppError, notFound } from "../errors";
+
+export async function createOrganization(db: Db, input: { name: string }): Promise<{ id: string }> {
+  const [row] = await db.insert(organizations).values({ name: input.name }).returning({ id: organizations.id });
+  return row!;
+}
+
+function toSettings(row: typeof organizations.$inferSelect): OrganizationSettings {
+  return {
+    id: row.id,
+    name: row.name,
+    webhookUrls: row.webhookUrls,
+    hasWebhookSecret: row.webhookSecretEnc !== null,
+    otpEnabled: row.otpEnabled,
+    sessionMethod: row.sessionMethod,
+    hasSessionJwtSecret: row.sessionJwtSecretEnc !== null,
+    sessionJwksUrl: row.sessionJwksUrl,
+    sessionIntrospectionUrl: row.sessionIntrospectionUrl,
+    requireSessionVerification: row.requireSessionVerification,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+// The organizations table is the tenant itself: its row is addressed by the scope's own id.
+async function loadOrganization(ctx: OrgContext) {
+  const [row] = await ctx.scope.db.select().from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
+  if (!row) throw notFound("organization");
+  return row;
+}
+
+export async function getOrganizationSettings(ctx: OrgContext): Promise<OrganizationSettings> {
+  return toSettings(await loadOrganization(ctx));
+}
+
+/** Changes settings; secrets are encrypted before they reach the database. */
+export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateOrganizationInput): Promise<OrganizationSettings> {
+  const { secrets } = ctx.services;
+  return inTransaction(ctx, async (tx) => {
+    const current = await loadOrganization(tx);
+    const next = {
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.webhookUrls !== undefined && { webhookUrls: input.webhookUrls }),
+      ...(input.webhookSecret !== undefined && { webhookSecretEnc: secrets.seal(input.webhookSecret) }),
+      ...(input.otpEnabled !== undefined && { otpEnabled: input.otpEnabled }),
+      ...(input.sessionMethod !== undefined && { sessionMethod: input.sessionMethod }),
+      ...(input.sessionJwtSecret !== undefined && { sessionJwtSecretEnc: secrets.seal(input.sessionJwtSecret) }),
+      ...(input.sessionJwksUrl !== undefined && { sessionJwksUrl: input.sessionJwksUrl }),
+      ...(input.sessionIntrospectionUrl !== undefined && { sessionIntrospectionUrl: input.sessionIntrospectionUrl }),
+      ...(input.requireSessionVerification !== undefined && { requireSessionVerification: input.requireSessionVerification }),
+    };
+    const method = next.sessionMethod ?? current.sessionMethod;
+    const ready = {
+      none: true,
+      hs256: Boolean(next.sessionJwtSecretEnc ?? current.sessionJwtSecretEnc),
+      jwks: Boolean(next.sessionJwksUrl ?? current.sessionJwksUrl),
+      introspection: Boolean(next.sessionIntrospectionUrl ?? current.sessionIntrospectionUrl),
+    }[method];
+    if (!ready) {
+      const field = { none: "", hs256: "sessionJwtSecret", jwks: "sessionJwksUrl", introspection: "sessionIntrospectionUrl" }[method];
+      throw new AppError("invalid_request", `session verification method ${method} needs ${field}`, { field });
+    }
+    if ((next.requireSessionVerification ?? current.requireSessionVerification) && method === "none") {
+      throw new AppError("invalid_request", "requiring session verification needs a verification method", { field: "sessionMethod" });
+    }
+    const [row] = await tx.scope.db
+      .update(organizations)
+      .set({ ...next, updatedAt: new Date() })
+      .where(eq(organizations.id, tx.scope.organizationId))
+      .returning();
+    // Which settings changed, never their values: secrets stay out of the audit log.
+    await recordAudit(tx, { action: "config.updated", metadata: { changed: Object.keys(input).sort() } });
+    return toSettings(row!);
+  });
+}
+
+/** Replaces the webhook signing secret and returns the new one, shown once. */
+export async function rotateWebhookSecret(ctx: OrgContext): Promise<{ secret: string }> {
+  const secret = `whsec_${randomSecret(32)}`;
+  await updateOrganizationSettings(ctx, { webhookSecret: secret });
+  return { secret };
+}

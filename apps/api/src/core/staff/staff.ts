@@ -1,0 +1,104 @@
+import type { Me } from "@clinsign/contracts";
+import { and, asc, eq, gt, memberships, organizations, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
+import type { RequestMeta } from "../context";
+import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
+import { AppError, unauthorized } from "../errors";
+import { consumeRateLimit, resetRateLimit } from "../rate-limit";
+
+export const SESSION_COOKIE = "clinsign_session";
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+/** Creates a staff user (or adds an existing one) as a member of the organization. */
+export async function createStaffUser(
+  db: Db,
+  input: { organizationId: string; email: string; password: string; role: MembershipRole; name?: string },
+): Promise<{ userId: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (input.password.length < 8) throw new AppError("invalid_request", "password must be at least 8 characters", { field: "password" });
+  const [org] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.organizationId));
+  if (!org) throw new AppError("not_found", "organization not found", { field: "org" });
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (tx) => {
+    const [existing] = await tx.select().from(users).where(eq(users.email, email));
+    if (existing) throw new AppError("conflict", "a user with this e-mail already exists", { field: "email" });
+    const [user] = await tx.insert(users).values({ email, passwordHash, name: input.name ?? null }).returning({ id: users.id });
+    await tx.insert(memberships).values({ userId: user!.id, organizationId: input.organizationId, role: input.role });
+    return { userId: user!.id };
+  });
+}
+
+/**
+ * Checks e-mail and password and opens a session. Attempts are limited per address and per IP,
+ * and a missing user costs the same time as a wrong password.
+ */
+export async function logIn(db: Db, input: { email: string; password: string }, request: RequestMeta) {
+  const email = input.email.trim().toLowerCase();
+  const emailKey = `login:email:${sha256Hex(email)}`;
+  await consumeRateLimit(db, { key: emailKey, limit: 10, windowSeconds: 15 * 60 });
+  await consumeRateLimit(db, { key: `login:ip:${request.ip ?? "unknown"}`, limit: 50, windowSeconds: 15 * 60 });
+  const [user] = await db.select().from(users).where(eq(users.email, email));
+  const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
+  if (!user || !passwordOk) throw unauthorized("wrong e-mail or password");
+  const [membership] = await db
+    .select()
+    .from(memberships)
+    .where(eq(memberships.userId, user.id))
+    .orderBy(asc(memberships.createdAt))
+    .limit(1);
+  if (!membership) throw unauthorized("this account belongs to no organization");
+  await resetRateLimit(db, emailKey);
+  const token = randomSecret(32);
+  const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
+  await db.insert(staffSessions).values({
+    tokenHash: sha256Hex(token),
+    userId: user.id,
+    organizationId: membership.organizationId,
+    ip: request.ip,
+    userAgent: request.userAgent,
+    expiresAt,
+  });
+  return { token, expiresAt, userId: user.id };
+}
+
+export async function logOut(db: Db, token: string | undefined): Promise<void> {
+  if (token) await db.delete(staffSessions).where(eq(staffSessions.tokenHash, sha256Hex(token)));
+}
+
+export interface StaffPrincipal {
+  userId: string;
+  organizationId: string;
+  role: MembershipRole;
+  email: string;
+  name: string | null;
+  organizationName: string;
+}
+
+/** Resolves a session cookie; null when absent, unknown, expired, or the membership is gone. */
+export async function resolveStaffSession(db: Db, token: string | undefined): Promise<StaffPrincipal | null> {
+  if (!token || token.length > 200) return null;
+  const [row] = await db
+    .select({
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      organizationId: staffSessions.organizationId,
+      organizationName: organizations.name,
+      role: memberships.role,
+    })
+    .from(staffSessions)
+    .innerJoin(users, eq(users.id, staffSessions.userId))
+    .innerJoin(organizations, eq(organizations.id, staffSessions.organizationId))
+    .innerJoin(memberships, and(eq(memberships.userId, staffSessions.userId), eq(memberships.organizationId, staffSessions.organizationId)))
+    .where(and(eq(staffSessions.tokenHash, sha256Hex(token)), gt(staffSessions.expiresAt, new Date())))
+    .limit(1);
+  return row ?? null;
+}
+
+export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Me {
+  return {
+    user: { id: principal.userId, email: principal.email, name: principal.name },
+    organization: { id: principal.organizationId, name: principal.organizationName },
+    role: principal.role,
+    devCertificate,
+  };
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import {
+  createTemplateInput,
+  type CreateTemplateInput,
+  type Template,
+  type TemplateListItem,
+  type TemplateSchema,
+  updateTemplateInput,
+  type UpdateTemplateInput,
+} from "@clinsign/contracts";
+import { desc, eq, templates } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { notFound } from "../errors";
+
+type TemplateRow = typeof templates.$inferSelect;
+
+export function toTemplate(row: TemplateRow): Template {
+  return {
+    id: row.id,
+    identifier: row.identifier,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    schema: row.schema as TemplateSchema,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** URL-safe, stable identifier: a slug of the title and a random suffix. */
+export function newTemplateIdentifier(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/ß/g, "ss")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48)
+    .replace(/-+$/g, "");
+  const suffix = randomBytes(5).toString("hex").slice(0, 8);
+  return slug ? `${slug}-${suffix}` : `form-${suffix}`;
+}
+
+export async function createTemplate(ctx: OrgContext, raw: CreateTemplateInput): Promise<Template> {
+  const input = createTemplateInput.parse(raw);
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope
+      .insert(templates, {
+        identifier: newTemplateIdentifier(input.title),
+        title: input.title,
+        description: input.description ?? null,
+        status: input.status,
+        schema: input.schema,
+      })
+      .returning();
+    await recordAudit(tx, {
+      action: "template.created",
+      templateIdentifier: row!.identifier,
+      metadata: { title: row!.title, status: row!.status },
+    });
+    return toTemplate(row!);
+  });
+}
+
+async function findTemplate(ctx: OrgContext, identifier: string): Promise<TemplateRow | undefined> {
+  const [row] = await ctx.scope.select(templates, eq(templates.identifier, identifier)).limit(1);
+  return row;
+}
+
+/** F3: only `active` templates unless staff ask for any status; another organization's is not found. */
+export async function getTemplate(ctx: OrgContext, input: { identifier: string; activeOnly: boolean }): Promise<Template> {
+  const row = await findTemplate(ctx, input.identifier);
+  if (!row || (input.activeOnly && row.status !== "active")) {
+    throw notFound(input.activeOnly ? "active template" : "template", { field: "templateIdentifier" });
+  }
+  return toTemplate(row);
+}
+
+export async function listTemplates(ctx: OrgContext, input: { limit: number }): Promise<TemplateListItem[]> {
+  const rows = await ctx.scope.select(templates).orderBy(desc(templates.updatedAt), desc(templates.id)).limit(input.limit);
+  return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updatedAt.toISOString() }));
+}
+
+export async function updateTemplate(ctx: OrgContext, raw: UpdateTemplateInput): Promise<Template> {
+  const { identifier, ...changes } = updateTemplateInput.parse(raw);
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope
+      .update(templates, { ...set, updatedAt: new Date() }, eq(templates.identifier, identifier))
+      .returning();
+    if (!row) throw notFound("template", { field: "identifier" });
+    await recordAudit(tx, {
+      action: "template.updated",
+      templateIdentifier: identifier,
+      metadata: { changed: Object.keys(set).sort() },
+    });
+    return toTemplate(row);
+  });
+}
+
+/** Deletes the template; submissions made with it are kept (they hold their own copy). */
+export async function deleteTemplate(ctx: OrgContext, input: { identifier: string }): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope.delete(templates, eq(templates.identifier, input.identifier)).returning();
+    if (!row) throw notFound("template", { field: "identifier" });
+    await recordAudit(tx, { action: "template.deleted", templateIdentifier: input.identifier, metadata: { title: row.title } });
+  });
+}

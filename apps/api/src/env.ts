@@ -1,0 +1,155 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+/** Switches accept true/false and 1/0 (docs: configuration conventions). */
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0"], { message: "must be true, false, 1 or 0" })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === "true" || v === "1"));
+
+const port = (fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: "must be a port number" })
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535, { message: "must be a port number up to 65535" }))
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const url = (protocols: RegExp, what: string) =>
+  z.url({ protocol: protocols, message: `must be a ${what} URL` }).optional();
+
+/** Comma-separated list, blanks dropped. */
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { message: "must be host or host:port" });
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).optional().default("development"),
+    DATABASE_URL: url(/^postgres(ql)?$/, "postgres://"),
+    DATA_DIR: z.string().optional().default("./.data"),
+    API_HOST: z.string().min(1).optional().default("127.0.0.1"),
+    API_PORT: port(4000),
+    WEB_PORT: port(3000),
+    PUBLIC_API_URL: url(/^https?$/, "http(s)"),
+    PUBLIC_WEB_URL: url(/^https?$/, "http(s)"),
+    TLS_CERT_FILE: z.string().optional(),
+    TLS_KEY_FILE: z.string().optional(),
+    TRUST_PROXY: bool(false),
+    ALLOW_INSECURE_HTTP: bool(false),
+    OUTBOUND_ALLOW_HOSTS: list.pipe(z.array(hostPort)),
+    SMS_PROVIDER: z.enum(["outbox", "twilio"], { message: "must be outbox or twilio" }).optional().default("outbox"),
+    TWILIO_API_URL: url(/^https?$/, "http(s)"),
+    TWILIO_ACCOUNT_SID: z.string().optional(),
+    TWILIO_AUTH_TOKEN: z.string().optional(),
+    TWILIO_FROM: z.string().optional(),
+    SMTP_URL: url(/^smtps?$/, "smtp:// or smtps://"),
+    MAIL_FROM: z.string().optional().default("ClinSign <no-reply@localhost>"),
+    SIGNING_P12_FILE: z.string().optional(),
+    SIGNING_P12_PASSWORD: z.string().optional(),
+    STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
+    LOG_LEVEL: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be a pino level" })
+      .optional()
+      .default("info"),
+    /** 32 bytes, base64 or hex; encrypts stored secrets. Generated under DATA_DIR when unset. */
+    ENCRYPTION_KEY: z.string().optional(),
+    SEED_ADMIN_EMAIL: z.email({ message: "must be an e-mail address" }).optional(),
+    SEED_ADMIN_PASSWORD: z.string().min(8, { message: "must be at least 8 characters" }).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE))
+      ctx.addIssue({ code: "custom", path: ["TLS_KEY_FILE"], message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together" });
+    if (env.ALLOW_INSECURE_HTTP && env.NODE_ENV === "production")
+      ctx.addIssue({ code: "custom", path: ["ALLOW_INSECURE_HTTP"], message: "is for loopback development only and cannot be used with NODE_ENV=production" });
+    if (env.ALLOW_INSECURE_HTTP && !isLoopbackHost(env.API_HOST))
+      ctx.addIssue({ code: "custom", path: ["ALLOW_INSECURE_HTTP"], message: `is for loopback development only, but API_HOST is ${env.API_HOST}` });
+    if (env.SMS_PROVIDER === "twilio")
+      for (const key of ["TWILIO_API_URL", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] as const)
+        if (!env[key]) ctx.addIssue({ code: "custom", path: [key], message: "is required when SMS_PROVIDER=twilio" });
+    if (Boolean(env.SEED_ADMIN_EMAIL) !== Boolean(env.SEED_ADMIN_PASSWORD))
+      ctx.addIssue({ code: "custom", path: ["SEED_ADMIN_PASSWORD"], message: "SEED_ADMIN_EMAIL and SEED_ADMIN_PASSWORD must be set together" });
+  });
+
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export interface Config {
+  production: boolean;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  apiHost: string;
+  apiPort: number;
+  webPort: number;
+  publicApiUrl: string;
+  publicWebUrl: string;
+  tls: { certFile: string; keyFile: string } | undefined;
+  trustProxy: boolean;
+  allowInsecureHttp: boolean;
+  outboundAllowHosts: string[];
+  sms: { provider: "outbox" } | { provider: "twilio"; apiUrl: string; accountSid: string; authToken: string; from: string };
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  signingP12: { file: string; password: string } | undefined;
+  storage: "fs" | "db";
+  logLevel: string;
+  encryptionKey: string | undefined;
+  seedAdmin: { email: string; password: string } | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+const trimSlash = (u: string) => u.replace(/\/+$/, "");
+
+/** Validates the environment once; everything else in the service reads the returned `Config`. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v === "" ? undefined : v]));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"} ${issue.message}`));
+  }
+  const env = parsed.data;
+  const scheme = env.TLS_CERT_FILE ? "https" : "http";
+  const apiHostForUrl = env.API_HOST === "0.0.0.0" || env.API_HOST === "::" ? "127.0.0.1" : env.API_HOST;
+  return {
+    production: env.NODE_ENV === "production",
+    databaseUrl: env.DATABASE_URL,
+    dataDir: resolve(env.DATA_DIR),
+    apiHost: env.API_HOST,
+    apiPort: env.API_PORT,
+    webPort: env.WEB_PORT,
+    publicApiUrl: trimSlash(env.PUBLIC_API_URL ?? `${scheme}://${apiHostForUrl}:${env.API_PORT}`),
+    publicWebUrl: trimSlash(env.PUBLIC_WEB_URL ?? `http://localhost:${env.WEB_PORT}`),
+    tls: env.TLS_CERT_FILE && env.TLS_KEY_FILE ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE } : undefined,
+    trustProxy: env.TRUST_PROXY,
+    allowInsecureHttp: env.ALLOW_INSECURE_HTTP,
+    outboundAllowHosts: env.OUTBOUND_ALLOW_HOSTS,
+    sms:
+      env.SMS_PROVIDER === "twilio"
+        ? {
+            provider: "twilio",
+            apiUrl: trimSlash(env.TWILIO_API_URL!),
+            accountSid: env.TWILIO_ACCOUNT_SID!,
+            authToken: env.TWILIO_AUTH_TOKEN!,
+            from: env.TWILIO_FROM!,
+          }
+        : { provider: "outbox" },
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM,
+    signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
+    storage: env.STORAGE,
+    logLevel: env.LOG_LEVEL,
+    encryptionKey: env.ENCRYPTION_KEY,
+    seedAdmin: env.SEED_ADMIN_EMAIL && env.SEED_ADMIN_PASSWORD ? { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD } : undefined,
+  };
+}

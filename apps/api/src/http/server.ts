@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { TLSSocket } from "node:tls";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { RequestMeta, Services } from "../core/context";
+import { AppError } from "../core/errors";
+import { SESSION_COOKIE } from "../core/staff/staff";
+import { areaOf, handleRest } from "../rest/adapter";
+import { renderDocsPage } from "../rest/docs-page";
+import { renderError } from "../rest/envelopes";
+import { openApiDocument } from "../rest/openapi";
+import { appRouter } from "../trpc/root";
+import { bearerToken, parseCookies, sendJson } from "./io";
+
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+const isLoopbackAddress = (address: string | undefined) =>
+  !!address && (address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."));
+
+/** The client's address: the socket's, or the proxy's X-Forwarded-For when the proxy is trusted. */
+function clientIp(req: IncomingMessage, trustProxy: boolean): string | null {
+  if (trustProxy) {
+    const forwarded = req.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? null;
+}
+
+/**
+ * HTTPS as the product promises it: TLS on our own socket, or a trusted proxy that says the
+ * client used https. The development switch admits plain HTTP only from loopback peers that
+ * did not come through a proxy.
+ */
+export function isSecureRequest(req: IncomingMessage, config: Services["config"]): boolean {
+  if ((req.socket as TLSSocket).encrypted) return true;
+  if (config.trustProxy) {
+    const proto = req.headers["x-forwarded-proto"];
+    const first = (Array.isArray(proto) ? proto[0] : proto)?.split(",")[0]?.trim().toLowerCase();
+    if (first) return first === "https";
+  }
+  return config.allowInsecureHttp && isLoopbackAddress(req.socket.remoteAddress) && !req.headers["x-forwarded-for"];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** The one request listener: health, docs, tRPC and the REST route table. */
+export function createRequestListener(services: Services): RequestListener {
+  const { config, log } = services;
+  const requestMeta = new WeakMap<IncomingMessage, RequestMeta>();
+
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: "/trpc/",
+    maxBodySize: 1024 * 1024,
+    createContext: ({ req, res }) => {
+      const cookies = parseCookies(req.headers.cookie);
+      return {
+        services,
+        request: requestMeta.get(req)!,
+        bearerToken: bearerToken(req),
+        sessionCookie: cookies[SESSION_COOKIE],
+        setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
+      };
+    },
+    onError: ({ error, req }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") {
+        log.error({ err: error.cause ?? error, requestId: requestMeta.get(req)?.requestId }, "trpc procedure failed");
+      }
+    },
+  });
+
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const incomingId = req.headers["x-request-id"];
+    const requestId = typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const request: RequestMeta = {
+      requestId,
+      ip: clientIp(req, config.trustProxy),
+      userAgent: req.headers["user-agent"]?.slice(0, 512) ?? null,
+    };
+    requestMeta.set(req, request);
+    const url = new URL(req.url ?? "/", "http://internal");
+    const secure = isSecureRequest(req, config);
+    res.setHeader("x-request-id", requestId);
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("referrer-policy", "no-referrer");
+    res.setHeader("cache-control", "no-store");
+    res.setHeader("content-security-policy", API_CSP);
+    if ((req.socket as TLSSocket).encrypted) res.setHeader("strict-transport-security", "max-age=31536000");
+    res.on("finish", () => {
+      // The path only: area B carries tokens in query strings, which must never reach a log.
+      log.info(
+        { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        "request",
+      );
+    });
+
+    try {
+      if (url.pathname === "/healthz") return sendJson(res, 200, { ok: true });
+      if (url.pathname === "/readyz") {
+        const ready = await services.database.ready();
+        const ok = ready.reachable && ready.migrationsCurrent;
+        return sendJson(res, ok ? 200 : 503, { ok, database: ready.reachable ? "reachable" : "unreachable", migrationsCurrent: ready.migrationsCurrent });
+      }
+      if (url.pathname === "/openapi.json") return sendJson(res, 200, openApiDocument(config.publicApiUrl));
+      if (url.pathname === "/docs" || url.pathname === "/docs/") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP });
+        return void res.end(renderDocsPage(config.publicApiUrl));
+      }
+      if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
+      if (await handleRest(services, { req, res, url, request, secure })) return;
+      const { status, body } = renderError(areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);
+      sendJson(res, status, body);
+    } catch (error) {
+      log.error({ err: error, requestId }, "unhandled request error");
+      if (!res.headersSent) {
+        const { status, body } = renderError(areaOf(url.pathname), new AppError("internal_error", "internal error"), requestId);
+        sendJson(res, status, body);
+      } else res.destroy();
+    }
+  };
+}
+
+/** An HTTP server, or HTTPS when a certificate is configured. */
+export function createServer(services: Services): Server {
+  const listener = createRequestListener(services);
+  const { tls } = services.config;
+  const server = tls
+    ? createHttpsServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, listener)
+    : createHttpServer(listener);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+  return server;
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import type { RequestMeta, Services } from "../core/context";
+import { AppError } from "../core/errors";
+import { authenticateApiToken } from "../core/tokens/tokens";
+import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
+import { createCaller } from "../trpc/root";
+import type { Principal } from "../trpc/trpc";
+import { renderError, type Area } from "./envelopes";
+import { routes, type Route } from "./routes";
+import { parseInput } from "./validation";
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  params: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_, name: string) => {
+    params.push(name);
+    return "([^/]+)";
+  });
+  return { route, pattern: new RegExp(`^${source}/?$`), params };
+}
+
+// Literal paths before parameterised ones, so `/x/completed` never reads as `/x/{id}`.
+const compiled = routes.map(compile).sort((a, b) => a.params.length - b.params.length);
+
+/** The area a path belongs to, which decides the error envelope. */
+export function areaOf(pathname: string): Area {
+  return pathname.startsWith("/api/") ? "B" : "A";
+}
+
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return error.cause;
+    if (error.cause instanceof ZodError) {
+      const fieldErrors = error.cause.issues.map((i) => ({ key: i.path.join(".") || "body", message: i.message }));
+      const first = fieldErrors[0]!;
+      return new AppError("invalid_request", `${first.key}: ${first.message}`, { field: first.key }, fieldErrors);
+    }
+  }
+  return undefined;
+}
+
+export interface RestRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  request: RequestMeta;
+  /** Whether the connection counts as HTTPS (TLS, trusted proxy, or the loopback development switch). */
+  secure: boolean;
+}
+
+const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function authenticate(services: Services, route: Route, req: IncomingMessage, fields: Record<string, unknown>): Promise<Principal> {
+  if (route.auth === "bearer") {
+    return { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req))) };
+  }
+  const { token, orgId } = fields;
+  if (typeof token !== "string" || typeof orgId !== "string") {
+    throw new AppError("unauthorized", "token and orgId are required");
+  }
+  if (!ORG_ID.test(orgId)) throw new AppError("unauthorized", "invalid API token for this orgId");
+  return { kind: "token", ...(await authenticateApiToken(services.db, token, orgId.toLowerCase())) };
+}
+
+/**
+ * Serves a documented REST path, or returns false when the path is not one. Errors are rendered
+ * in the envelope of the path's area; anything unexpected is a 500 with only the request id.
+ */
+export async function handleRest(services: Services, rest: RestRequest): Promise<boolean> {
+  const { req, res, url, request } = rest;
+  const method = req.method ?? "GET";
+  const candidates = compiled.filter((c) => c.pattern.test(url.pathname));
+  if (candidates.length === 0) return false;
+  const area = candidates[0]!.route.area;
+  try {
+    if (area === "A" && !rest.secure) {
+      throw new AppError("https_required", "this endpoint is served over HTTPS only");
+    }
+    const match = candidates.find((c) => c.route.method === method);
+    if (!match) {
+      const allow = [...new Set(candidates.map((c) => c.route.method))].join(", ");
+      const { body } = renderError(area, new AppError("invalid_request", `method ${method} is not allowed here`), request.requestId);
+      sendJson(res, 405, body, { allow });
+      return true;
+    }
+    const { route } = match;
+    const values = match.pattern.exec(url.pathname)!;
+    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(values[i + 1]!)]));
+    const fields: Record<string, unknown> = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
+    const principal = await authenticate(services, route, req, fields);
+    const { token: _token, orgId: _orgId, ...inputFields } = fields;
+    const input = parseInput(route.input, { ...inputFields, ...pathParams });
+    const caller = createCaller({ services, request, principal, setCookie: () => {} });
+    const result = await route.call(caller, input);
+    sendJson(res, route.status, result);
+  } catch (error) {
+    const app = toAppError(error);
+    if (!app) {
+      services.log.error({ err: error, requestId: request.requestId }, "request failed");
+      const { status, body } = renderError(area, new AppError("internal_error", "internal error"), request.requestId);
+      sendJson(res, status, body);
+      return true;
+    }
+    const { status, body } = renderError(area, app, request.requestId);
+    const retryAfter = app.details.retryAfterSeconds;
+    sendJson(res, status, body, retryAfter ? { "retry-after": String(retryAfter) } : {});
+  }
+  return true;
+}

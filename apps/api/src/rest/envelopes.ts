@@ -1,0 +1,23 @@
+import type { AreaAErrorBody, AreaBErrorBody } from "@clinsign/contracts";
+import { AppError, errorMapping } from "../core/errors";
+
+export type Area = "A" | "B";
+
+/** Area A: `{"error": {"code", "message", "details"}}`; the request id rides in details. */
+export function areaAError(error: AppError, requestId: string): { status: number; body: AreaAErrorBody } {
+  return {
+    status: errorMapping[error.code].status,
+    body: { error: { code: error.code, message: error.message, details: { ...error.details, requestId } } },
+  };
+}
+
+/** Area B: `{"ok": false, "error": "<text>"}` plus `fieldErrors` where fields failed. */
+export function areaBError(error: AppError, requestId: string): { status: number; body: AreaBErrorBody } {
+  const body: AreaBErrorBody = { ok: false, error: error.message, requestId };
+  if (error.fieldErrors?.length) body.fieldErrors = error.fieldErrors;
+  return { status: errorMapping[error.code].status, body };
+}
+
+export function renderError(area: Area, error: AppError, requestId: string) {
+  return area === "A" ? areaAError(error, requestId) : areaBError(error, requestId);
+}

@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { areaAErrorBody, areaBErrorBody } from "@clinsign/contracts";
+import { routes, type Route } from "./routes";
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
+
+const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+
+const credentialProperties: Record<string, JsonSchema> = {
+  token: { type: "string", description: "API token of the organization" },
+  orgId: { type: "string", format: "uuid", description: "organization UUID" },
+};
+
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+function operation(route: Route) {
+  const input = toSchema(route.input, "input");
+  const inPath = new Set(pathParams(route.path));
+  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
+  const required = (input.required ?? []).filter((name) => !inPath.has(name));
+  const withCredentials = route.auth === "orgToken";
+  const parameters: unknown[] = [...inPath].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  let requestBody: unknown;
+  if (route.method === "GET") {
+    const query = withCredentials ? { ...credentialProperties, ...properties } : properties;
+    const requiredQuery = withCredentials ? ["token", "orgId", ...required] : required;
+    for (const [name, schema] of Object.entries(query)) {
+      parameters.push({ name, in: "query", required: requiredQuery.includes(name), schema });
+    }
+  } else {
+    const body = {
+      type: "object",
+      properties: withCredentials ? { ...credentialProperties, ...properties } : properties,
+      required: withCredentials ? ["token", "orgId", ...required] : required,
+    };
+    requestBody = { required: true, content: { "application/json": { schema: body } } };
+  }
+  const errorSchema = route.area === "A" ? toSchema(areaAErrorBody, "output") : toSchema(areaBErrorBody, "output");
+  const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });
+  return {
+    operationId: `${route.ref}_${route.method.toLowerCase()}`,
+    summary: `${route.ref}: ${route.summary}`,
+    tags: [route.area === "A" ? "Signatures (area A)" : "Forms (area B)"],
+    ...(route.auth === "bearer" && { security: [{ bearer: [] }] }),
+    parameters,
+    ...(requestBody !== undefined && { requestBody }),
+    responses: {
+      [String(route.status)]: { description: "success", content: { "application/json": { schema: toSchema(route.output, "output") } } },
+      "400": errorResponse("invalid input"),
+      "401": errorResponse("missing or invalid credentials"),
+      "404": errorResponse("not found, or another organization's"),
+      ...(route.area === "A" && { "403": errorResponse("plain HTTP (`https_required`) or forbidden") }),
+      "429": errorResponse("rate limited; see Retry-After"),
+      "500": errorResponse("internal error (body carries the request id)"),
+    },
+  };
+}
+
+let cached: unknown;
+
+/** OpenAPI 3.1, generated from the route table and the contracts. */
+export function openApiDocument(serverUrl: string) {
+  cached ??= buildPaths();
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "ClinSign API",
+      version: "1.0.0",
+      description:
+        "Signatures (area A, HTTPS and `Authorization: Bearer`) and forms (area B, `token` + `orgId`). " +
+        "Area A errors: `{error:{code,message,details}}`; area B errors: `{ok:false,error[,fieldErrors]}`.",
+    },
+    servers: [{ url: serverUrl }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    paths: cached,
+  };
+}
+
+function buildPaths() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operation(route);
+  }
+  return paths;
+}

@@ -1,0 +1,76 @@
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "./env";
+import { seedDemoIfEmpty } from "./core/seed/demo";
+import { lockDataDir } from "./data-dir-lock";
+import { createServer } from "./http/server";
+import { createLogger, createServices } from "./services";
+
+/** The API process. `--seed-demo` creates the demo organization on an empty database. */
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createLogger(config);
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  const services = await createServices(config, log);
+  if (config.allowInsecureHttp) {
+    log.warn("ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.");
+  }
+  if (services.devCertificate) {
+    log.warn({ dataDir: join(config.dataDir, "signing") }, "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate");
+  }
+  if (process.argv.includes("--seed-demo")) {
+    const demo = await seedDemoIfEmpty(services);
+    if (demo) {
+      // Printed once, straight to the terminal, never through the logger.
+      process.stdout.write(
+        [
+          "",
+          "  ClinSign is set up with a demo organization. These secrets are shown only now:",
+          `    Admin UI     ${config.publicWebUrl}/login`,
+          `    Login        ${demo.adminEmail} / ${demo.adminPassword}`,
+          `    API URL      ${config.publicApiUrl}   (reference: ${config.publicApiUrl}/docs)`,
+          `    orgId        ${demo.organizationId}`,
+          `    API token    ${demo.apiToken}`,
+          "  Lost them? `pnpm cli token create --org <orgId>` and `pnpm cli user create …` make new ones.",
+          "",
+        ].join("\n") + "\n",
+      );
+    }
+  }
+  const server = createServer(services);
+  server.listen(config.apiPort, config.apiHost, () => {
+    log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    server.close();
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+    services.database
+      .close()
+      .catch((error) => log.error({ err: error }, "closing the database failed"))
+      .finally(() => {
+        unlock();
+        process.exit(0);
+      });
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { OrgScope } from "@clinsign/db";
+import type { OrgContext, RequestMeta, Services } from "../core/context";
+import { AppError, errorMapping } from "../core/errors";
+import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
+import { authenticateApiToken, type TokenPrincipal } from "../core/tokens/tokens";
+
+/** Who a request acts as, once its credentials were checked. */
+export type Principal = ({ kind: "token" } & TokenPrincipal) | ({ kind: "staff" } & StaffPrincipal);
+
+export interface TrpcContext {
+  services: Services;
+  request: RequestMeta;
+  /** Set by the REST adapter, which checks each area's credentials before calling a procedure. */
+  principal?: Principal;
+  /** From the HTTP request, for callers of /trpc itself. */
+  bearerToken?: string;
+  sessionCookie?: string;
+  /** Adds a Set-Cookie header to the response. */
+  setCookie(cookie: string): void;
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const app = error.cause instanceof AppError ? error.cause : undefined;
+    const zod = error.cause instanceof ZodError ? error.cause : undefined;
+    return {
+      ...shape,
+      message: error.code === "INTERNAL_SERVER_ERROR" ? "internal error" : shape.message,
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        appCode: app?.code ?? (zod ? "invalid_request" : undefined),
+        details: app?.details,
+        fieldErrors: zod?.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })) ?? app?.fieldErrors,
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Turns the service layer's AppError into the matching tRPC error, once, for every procedure. */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const app = result.error.cause;
+    return { ...result, error: new TRPCError({ code: errorMapping[app.code].trpc, message: app.message, cause: app }) };
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
+  return {
+    services: ctx.services,
+    scope: new OrgScope(ctx.services.db, principal.organizationId),
+    actor: principal.kind === "token" ? { type: "api_key", id: principal.tokenId } : { type: "user", id: principal.userId },
+    request: ctx.request,
+  };
+}
+
+/** A staff member signed into the admin UI. */
+export const staffProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const staff =
+    ctx.principal?.kind === "staff"
+      ? ctx.principal
+      : await resolveStaffSession(ctx.services.db, ctx.sessionCookie).then((s) => (s ? { kind: "staff" as const, ...s } : null));
+  if (!staff) throw new AppError("unauthorized", "please sign in");
+  return next({ ctx: { staff, org: orgContext(ctx, staff) } });
+});
+
+/** Owners and admins: tokens and organization settings. */
+export const adminProcedure = staffProcedure.use(async ({ ctx, next }) => {
+  if (ctx.staff.role === "staff") throw new AppError("forbidden", "this needs the admin or owner role");
+  return next();
+});
+
+/** Anyone acting for an organization: an API token (REST, or Bearer on /trpc) or a staff session. */
+export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  let principal = ctx.principal;
+  if (!principal && ctx.bearerToken) principal = { kind: "token", ...(await authenticateApiToken(ctx.services.db, ctx.bearerToken)) };
+  if (!principal && ctx.sessionCookie) {
+    const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
+    if (staff) principal = { kind: "staff", ...staff };
+  }
+  if (!principal) throw new AppError("unauthorized", "invalid or missing credentials");
+  return next({ ctx: { org: orgContext(ctx, principal) } });
+});

@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+export const roles = ["owner", "admin", "staff"] as const;
+export const role = z.enum(roles);
+
+export const loginInput = z.object({
+  email: z.string().trim().toLowerCase().max(320).pipe(z.email({ message: "enter a valid e-mail address" })),
+  password: z.string().min(1, { message: "enter your password" }).max(1024),
+});
+
+export const me = z.object({
+  user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() }),
+  organization: z.object({ id: z.uuid(), name: z.string() }),
+  role,
+  /** True while completion seals with a generated development certificate. */
+  devCertificate: z.boolean(),
+});
+export type Me = z.infer<typeof me>;

@@ -1,0 +1,7 @@
+import "./zod-config";
+export * from "./auth";
+export * from "./common";
+export * from "./errors";
+export * from "./organizations";
+export * from "./templates";
+export * from "./tokens";

@@ -1,0 +1,163 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+// The one drizzle entry point of the repository: operators and schema come from here.
+export * from "drizzle-orm";
+export * from "./schema";
+export { schema };
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema>;
+/** Either the root handle or an open transaction; services accept both and never reopen one. */
+export type Executor = Db | Tx;
+
+export type DbKind = "pglite" | "postgres";
+
+export interface Database {
+  db: Db;
+  kind: DbKind;
+  /** Applies pending migrations; safe to call on every start. */
+  migrate(): Promise<void>;
+  /** True when the database answers and every migration of this build is applied. */
+  ready(): Promise<{ reachable: boolean; migrationsCurrent: boolean }>;
+  close(): Promise<void>;
+}
+
+export interface CreateDbOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite is used. */
+  databaseUrl?: string;
+  /** Folder for PGlite's files; `undefined` keeps PGlite in memory (tests). */
+  dataDir?: string;
+  /** Connection pool size for PostgreSQL. */
+  maxConnections?: number;
+}
+
+export const migrationsFolder = join(
+  dirname(createRequire(import.meta.url).resolve("@clinsign/db/package.json")),
+  "drizzle",
+);
+
+function migrationCount(): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
+    entries: unknown[];
+  };
+  return journal.entries.length;
+}
+
+export function createDb(options: CreateDbOptions = {}): Database {
+  if (options.databaseUrl) {
+    const client = postgres(options.databaseUrl, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+    });
+    const db = drizzlePostgres({ client, schema }) as unknown as Db;
+    return finish(db, "postgres", () => migratePostgres(db as never, { migrationsFolder }), () => client.end({ timeout: 5 }));
+  }
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const client = new PGlite(options.dataDir);
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  return finish(db, "pglite", () => migratePglite(db as never, { migrationsFolder }), () => client.close());
+}
+
+function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close: () => Promise<void>): Database {
+  return {
+    db,
+    kind,
+    migrate: runMigrations,
+    async ready() {
+      try {
+        const rows = await db.execute<{ n: number }>(
+          sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+        );
+        const applied = Number((rows as unknown as { n: number }[])[0]?.n ?? (rows as { rows?: { n: number }[] }).rows?.[0]?.n ?? 0);
+        return { reachable: true, migrationsCurrent: applied >= migrationCount() };
+      } catch {
+        try {
+          await db.execute(sql`select 1`);
+          return { reachable: true, migrationsCurrent: false };
+        } catch {
+          return { reachable: false, migrationsCurrent: false };
+        }
+      }
+    },
+    close,
+  };
+}
+
+/** Rows of `db.execute`, which PGlite returns as `{rows}` and postgres.js as an array. */
+export function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+/** A table whose rows belong to one organization. */
+export type TenantTable = PgTable & { organizationId: PgColumn };
+
+/**
+ * The only way services reach tenant data: every read, change and insert made through a scope
+ * carries its organization id, so a query cannot forget it.
+ */
+export class OrgScope {
+  constructor(
+    readonly db: Executor,
+    readonly organizationId: string,
+  ) {}
+
+  /** The where-clause "belongs to this organization, and all `conditions` hold". */
+  owns(table: TenantTable, ...conditions: (SQL | undefined)[]): SQL {
+    return and(eq(table.organizationId, this.organizationId), ...conditions) as SQL;
+  }
+
+  select<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
+    return (this.db as Db)
+      .select()
+      .from(table as PgTable)
+      .where(this.owns(table, ...conditions))
+      .$dynamic() as unknown as TenantSelect<T>;
+  }
+
+  insert<T extends TenantTable>(table: T, values: Omit<T["$inferInsert"], "organizationId">) {
+    return (this.db as Db)
+      .insert(table)
+      .values({ ...values, organizationId: this.organizationId } as T["$inferInsert"]);
+  }
+
+  update<T extends TenantTable>(table: T, values: Partial<Omit<T["$inferInsert"], "organizationId">>, ...conditions: (SQL | undefined)[]) {
+    return (this.db as Db)
+      .update(table)
+      .set(values as never)
+      .where(this.owns(table, ...conditions));
+  }
+
+  delete<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
+    return (this.db as Db).delete(table).where(this.owns(table, ...conditions));
+  }
+
+  /** Runs `work` in one transaction (or inside the current one) with a scope bound to it. */
+  async transaction<R>(work: (scope: OrgScope) => Promise<R>): Promise<R> {
+    if (isTransaction(this.db)) return work(this);
+    return (this.db as Db).transaction((tx) => work(new OrgScope(tx as Tx, this.organizationId)));
+  }
+}
+
+/** A select on a tenant table, already filtered by organization, awaiting order and limit. */
+export interface TenantSelect<T extends TenantTable> extends PromiseLike<T["$inferSelect"][]> {
+  orderBy(...columns: (PgColumn | SQL)[]): TenantSelect<T>;
+  limit(n: number): TenantSelect<T>;
+  offset(n: number): TenantSelect<T>;
+  for(strength: "update"): TenantSelect<T>;
+}
+
+function isTransaction(db: Executor): boolean {
+  return "rollback" in db && typeof (db as Tx).rollback === "function";
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from "node:crypto";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
+const organizationId = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" });
+
+export type SessionVerificationMethod = "none" | "hs256" | "jwks" | "introspection";
+
+/** A tenant. Every other table with an `organization_id` belongs to exactly one of these. */
+export const organizations = pgTable("organizations", {
+  id: id(),
+  name: text("name").notNull(),
+  /** Default webhook URLs, used when a session config names none. */
+  webhookUrls: jsonb("webhook_urls").$type<string[]>().notNull().default([]),
+  /** Signing secret for webhooks, AES-GCM encrypted with the service key. */
+  webhookSecretEnc: text("webhook_secret_enc"),
+  otpEnabled: boolean("otp_enabled").notNull().default(false),
+  sessionMethod: text("session_method").$type<SessionVerificationMethod>().notNull().default("none"),
+  sessionJwtSecretEnc: text("session_jwt_secret_enc"),
+  sessionJwksUrl: text("session_jwks_url"),
+  sessionIntrospectionUrl: text("session_introspection_url"),
+  requireSessionVerification: boolean("require_session_verification").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/** A clinic inside an organization, named by the caller's own `institution_id`. */
+export const institutions = pgTable(
+  "institutions",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    externalId: text("external_id").notNull(),
+    name: text("name"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("institutions_org_external_uq").on(t.organizationId, t.externalId)],
+);
+
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    name: text("name").notNull(),
+    /** The first characters of the token, shown in lists so staff can tell tokens apart. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 (hex) of the whole token; the token itself is never stored. */
+    tokenHash: text("token_hash").notNull(),
+    createdByUserId: uuid("created_by_user_id"),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    uniqueIndex("api_tokens_hash_uq").on(t.tokenHash),
+    index("api_tokens_org_idx").on(t.organizationId, t.createdAt),
+  ],
+);
+
+export const users = pgTable(
+  "users",
+  {
+    id: id(),
+    /** Stored lower-cased so logins are case-insensitive. */
+    email: text("email").notNull(),
+    name: text("name"),
+    passwordHash: text("password_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("users_email_uq").on(t.email)],
+);
+
+export type MembershipRole = "owner" | "admin" | "staff";
+
+export const memberships = pgTable(
+  "memberships",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: organizationId(),
+    role: text("role").$type<MembershipRole>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.organizationId] }), index("memberships_org_idx").on(t.organizationId)],
+);
+
+export const staffSessions = pgTable(
+  "staff_sessions",
+  {
+    id: id(),
+    /** SHA-256 (hex) of the cookie value. */
+    tokenHash: text("token_hash").notNull(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: organizationId(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [uniqueIndex("staff_sessions_hash_uq").on(t.tokenHash), index("staff_sessions_user_idx").on(t.userId)],
+);
+
+export type ActorType = "api_key" | "session" | "portal" | "user" | "system";
+
+/** Append-only, hash-chained per organization: `hash` covers the entry and the previous entry's hash. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    action: text("action").notNull(),
+    templateIdentifier: text("template_identifier"),
+    actorType: text("actor_type").$type<ActorType>().notNull(),
+    actorId: text("actor_id"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    createdAt: createdAt(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    uniqueIndex("audit_log_org_seq_uq").on(t.organizationId, t.seq),
+    index("audit_log_org_created_idx").on(t.organizationId, t.createdAt.desc()),
+    index("audit_log_org_action_idx").on(t.organizationId, t.action, t.createdAt.desc()),
+    index("audit_log_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+  ],
+);
+
+export type TemplateStatus = "draft" | "active" | "archived";
+
+export const templates = pgTable(
+  "templates",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    identifier: text("identifier").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    status: text("status").$type<TemplateStatus>().notNull().default("draft"),
+    schema: jsonb("schema").$type<{ version: number; fields: unknown[] }>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("templates_org_identifier_uq").on(t.organizationId, t.identifier),
+    index("templates_org_updated_idx").on(t.organizationId, t.updatedAt.desc()),
+  ],
+);
+
+/** Fixed-window counters for rate limits, shared by every API process. */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  resetAt: timestamp("reset_at", { withTimezone: true, mode: "date" }).notNull(),
+});
