@@ -20,9 +20,12 @@ const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors
 const isLoopbackAddress = (address: string | undefined) =>
   !!address && (address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."));
 
-/** The client's address: the socket's, or the proxy's X-Forwarded-For when the proxy is trusted. */
+/**
+ * The client's address: the socket's, or X-Forwarded-For when the proxy is trusted. A loopback
+ * peer is our own web server forwarding its visitors (or a local tool), so it is trusted too.
+ */
 function clientIp(req: IncomingMessage, trustProxy: boolean): string | null {
-  if (trustProxy) {
+  if (trustProxy || isLoopbackAddress(req.socket.remoteAddress)) {
     const forwarded = req.headers["x-forwarded-for"];
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
     if (first) return first;
