@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import { createDb } from "@clinsign/db";
+import { createDb, type Database } from "@clinsign/db";
 import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
 import type { Config } from "./env";
@@ -49,8 +49,11 @@ export function loadEncryptionKey(config: Pick<Config, "encryptionKey" | "dataDi
 }
 
 /** Opens the database, applies migrations and builds the process-wide services. */
-export async function createServices(config: Config, log: Logger = createLogger(config)): Promise<Services> {
-  const database = createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
+export async function createServices(
+  config: Config,
+  log: Logger = createLogger(config),
+  database: Database = createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") }),
+): Promise<Services> {
   await database.migrate();
   return {
     config,

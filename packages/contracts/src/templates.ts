@@ -108,8 +108,8 @@ const title = z
 const description = z.string().max(1000, { message: "must be at most 1000 characters" });
 
 export const templateIdentifier = z
-  .string({ message: "templateIdentifier is required" })
-  .min(1, { message: "templateIdentifier is required" })
+  .string({ message: "is required" })
+  .min(1, { message: "is required" })
   .max(200);
 
 export const createTemplateInput = z.object({

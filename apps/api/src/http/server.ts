@@ -7,7 +7,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { SESSION_COOKIE } from "../core/staff/staff";
-import { areaOf, handleRest } from "../rest/adapter";
+import { areaOf, handleRest, isAreaAPath } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
@@ -115,7 +115,12 @@ export function createRequestListener(services: Services): RequestListener {
         return void res.end(renderDocsPage(config.publicApiUrl));
       }
       if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
-      if (await handleRest(services, { req, res, url, request, secure })) return;
+      if (isAreaAPath(url.pathname) && !secure) {
+        // No redirect: by now the bearer token has already crossed the wire in clear.
+        const { status, body } = renderError("A", new AppError("https_required", "this endpoint is served over HTTPS only"), requestId);
+        return sendJson(res, status, body);
+      }
+      if (await handleRest(services, { req, res, url, request })) return;
       const { status, body } = renderError(areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);
       sendJson(res, status, body);
     } catch (error) {

@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import pino from "pino";
+import { createTestDb } from "@clinsign/db/testing";
+import { systemContext, type OrgContext, type Services } from "../core/context";
+import { createOrganization } from "../core/organizations/organizations";
+import { createStaffUser } from "../core/staff/staff";
+import { createApiToken } from "../core/tokens/tokens";
+import { loadConfig } from "../env";
+import { createServer } from "../http/server";
+import { createServices } from "../services";
+import type { AppRouter } from "../trpc/root";
+
+export interface TestApi {
+  services: Services;
+  baseUrl: string;
+  dataDir: string;
+  /** A new organization with an API token and an owner account. */
+  createOrg(name?: string): Promise<TestOrg>;
+  /** JSON request; returns status, parsed body and headers. */
+  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  /** A tRPC client acting with the given Authorization bearer token or session cookie. */
+  trpc(credentials: { bearer?: string; cookie?: string }): ReturnType<typeof createTRPCClient<AppRouter>>;
+  close(): Promise<void>;
+}
+
+export interface TestOrg {
+  orgId: string;
+  token: string;
+  ownerEmail: string;
+  ownerPassword: string;
+  ctx: OrgContext;
+}
+
+export interface TestResponse {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
+  body: any;
+  headers: Headers;
+}
+
+/**
+ * Starts the real HTTP server on a fresh database (PGlite in memory, or a new PostgreSQL
+ * database when DATABASE_URL is set) on a random loopback port.
+ */
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), "clinsign-test-"));
+  const config = loadConfig({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    ALLOW_INSECURE_HTTP: "true",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    ...env,
+  });
+  const database = await createTestDb();
+  const services = await createServices(config, pino({ level: "silent" }), database);
+  const server = createServer(services);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const scheme = config.tls ? "https" : "http";
+  const baseUrl = `${scheme}://127.0.0.1:${port}`;
+  let orgCount = 0;
+
+  return {
+    services,
+    baseUrl,
+    dataDir,
+    async createOrg(name = `Clinic ${++orgCount}`) {
+      const org = await createOrganization(services.db, { name });
+      const ctx = systemContext(services, org.id);
+      const token = await createApiToken(ctx, { name: "test token" });
+      const ownerEmail = `owner-${randomBytes(4).toString("hex")}@example.org`;
+      const ownerPassword = "correct horse battery";
+      await createStaffUser(services.db, { organizationId: org.id, email: ownerEmail, password: ownerPassword, role: "owner" });
+      return { orgId: org.id, token: token.token, ownerEmail, ownerPassword, ctx };
+    },
+    async request(method, path, options = {}) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { ...(options.body !== undefined && { "content-type": "application/json" }), ...options.headers },
+        body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON; keep the text
+      }
+      return { status: response.status, body, headers: response.headers };
+    },
+    trpc(credentials) {
+      return createTRPCClient<AppRouter>({
+        links: [
+          httpLink({
+            url: `${baseUrl}/trpc`,
+            headers: () => ({
+              ...(credentials.bearer && { authorization: `Bearer ${credentials.bearer}` }),
+              ...(credentials.cookie && { cookie: credentials.cookie }),
+            }),
+          }),
+        ],
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Logs in through tRPC and returns the session cookie pair (`name=value`). */
+export async function logInCookie(api: TestApi, email: string, password: string): Promise<string> {
+  const response = await fetch(`${api.baseUrl}/trpc/auth.login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  const cookie = response.headers.getSetCookie()[0]!;
+  return cookie.split(";")[0]!;
+}
