@@ -9,11 +9,11 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import * as schema from "./schema";
+import * as schema from "./schema/index";
 
 // The one drizzle entry point of the repository: operators and schema come from here.
 export * from "drizzle-orm";
-export * from "./schema";
+export * from "./schema/index";
 export { schema };
 
 export type Schema = typeof schema;

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const creds = (o: TestOrg) => ({ token: o.token, orgId: o.orgId });
-const query = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+const query = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 async function create(body: Record<string, unknown>, o: TestOrg = org) {
   return api.request("POST", "/api/embed/templates", { body: { ...creds(o), ...body } });

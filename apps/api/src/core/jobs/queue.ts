@@ -1,0 +1,76 @@
+import { and, eq, jobs, rowsOf, sql, type Executor } from "@clinsign/db";
+
+export type Job = typeof jobs.$inferSelect;
+
+export interface EnqueueInput {
+  organizationId: string | null;
+  kind: string;
+  payload: Record<string, unknown>;
+  /** When it may run first; now by default. */
+  runAt?: Date;
+  maxAttempts: number;
+}
+
+/**
+ * Queues background work. Pass the transaction that makes the change the job belongs to, so the
+ * job exists exactly when the change does.
+ */
+export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job> {
+  const [row] = await db
+    .insert(jobs)
+    .values({
+      organizationId: input.organizationId,
+      kind: input.kind,
+      payload: input.payload,
+      maxAttempts: input.maxAttempts,
+      runAt: input.runAt ?? new Date(),
+    })
+    .returning();
+  return row!;
+}
+
+/**
+ * Takes up to `limit` due jobs of the given kinds and leases them for `leaseSeconds`. A job whose
+ * worker died stays leased until then and is taken again afterwards. SKIP LOCKED lets several
+ * processes claim side by side without waiting on, or double-taking, each other's rows.
+ */
+export async function claimDueJobs(db: Executor, kinds: string[], limit: number, leaseSeconds: number): Promise<Job[]> {
+  if (kinds.length === 0) return [];
+  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  const result = await db.execute(sql`
+    update ${jobs} set
+      status = 'running',
+      attempts = ${jobs.attempts} + 1,
+      locked_until = now() + make_interval(secs => ${leaseSeconds}),
+      updated_at = now()
+    where ${jobs.id} in (
+      select id from ${jobs}
+      where kind in (${kindList})
+        and ((status = 'pending' and run_at <= now()) or (status = 'running' and locked_until < now()))
+      order by run_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id`);
+  const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
+  if (ids.length === 0) return [];
+  return db.select().from(jobs).where(sql`${jobs.id} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+}
+
+export async function completeJob(db: Executor, id: string): Promise<void> {
+  await db.update(jobs).set({ status: "done", lockedUntil: null, lastError: null, updatedAt: new Date() }).where(eq(jobs.id, id));
+}
+
+/** Records a failed attempt: runs again at `retryAt`, or ends as `failed` when that is null. */
+export async function failJob(db: Executor, id: string, error: string, retryAt: Date | null): Promise<void> {
+  await db
+    .update(jobs)
+    .set({
+      status: retryAt ? "pending" : "failed",
+      runAt: retryAt ?? undefined,
+      lockedUntil: null,
+      lastError: error.slice(0, 2000),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(jobs.id, id), eq(jobs.status, "running")));
+}

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq, jobs } from "@clinsign/db";
+import { claimDueJobs, enqueueJob } from "../core/jobs/queue";
+import { startTestApi, type TestApi } from "../testing/harness";
+import { JobRunner } from "./runner";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api?.close());
+
+describe("durable jobs", () => {
+  it("retries a failing job until it succeeds, and records the last error", async () => {
+    const { orgId } = await api.createOrg();
+    const job = await enqueueJob(api.services.db, { organizationId: orgId, kind: "flaky", payload: { n: 1 }, maxAttempts: 5 });
+    let calls = 0;
+    const runner = new JobRunner(api.services, {
+      flaky: {
+        async run() {
+          calls += 1;
+          if (calls < 3) throw new Error(`boom ${calls}`);
+        },
+        retryDelayMs: () => 0,
+      },
+    });
+    await runner.runDue();
+    const [afterFirst] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
+    expect(afterFirst).toMatchObject({ status: "pending", attempts: 1, lastError: "boom 1" });
+    await runner.runDue();
+    await runner.runDue();
+    const [done] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
+    expect(done).toMatchObject({ status: "done", attempts: 3, lastError: null });
+    expect(calls).toBe(3);
+  });
+
+  it("gives up after maxAttempts and keeps the job as failed", async () => {
+    const job = await enqueueJob(api.services.db, { organizationId: null, kind: "doomed", payload: {}, maxAttempts: 2 });
+    const runner = new JobRunner(api.services, {
+      doomed: { run: async () => Promise.reject(new Error("always")), retryDelayMs: () => 0 },
+    });
+    await runner.runDue();
+    await runner.runDue();
+    await runner.runDue();
+    const [row] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
+    expect(row).toMatchObject({ status: "failed", attempts: 2, lastError: "always" });
+  });
+
+  it("never hands one job to two claimers, and takes back a job whose lease ran out", async () => {
+    const job = await enqueueJob(api.services.db, { organizationId: null, kind: "lease", payload: {}, maxAttempts: 3 });
+    const [first, second] = await Promise.all([
+      claimDueJobs(api.services.db, ["lease"], 10, 60),
+      claimDueJobs(api.services.db, ["lease"], 10, 60),
+    ]);
+    expect(first!.length + second!.length).toBe(1);
+    // A worker that died: expire its lease and the job is claimable again.
+    await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, job.id));
+    const again = await claimDueJobs(api.services.db, ["lease"], 10, 60);
+    expect(again.map((j) => j.id)).toEqual([job.id]);
+    expect(again[0]!.attempts).toBe(2);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Services } from "../core/context";
+import { claimDueJobs, completeJob, failJob, type Job } from "../core/jobs/queue";
+
+export interface JobHandler {
+  /** Does the work; throwing counts as a failed attempt. */
+  run(job: Job, services: Services): Promise<void>;
+  /** Delay before attempt `attempt + 1`, in ms. Jitter belongs here. */
+  retryDelayMs(attempt: number): number;
+  /** How long a claimed job stays leased before another worker may take it. */
+  leaseSeconds?: number;
+}
+
+export interface JobRunnerOptions {
+  pollIntervalMs?: number;
+  batchSize?: number;
+}
+
+/**
+ * Polls the jobs table and runs due jobs with their handlers. Safe to run in every API process:
+ * claims use SKIP LOCKED and leases, and state lives only in the database.
+ */
+export class JobRunner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wakeRequested = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly options: JobRunnerOptions = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Runs a pass now instead of waiting for the next poll (e.g. right after enqueueing). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) this.wakeRequested = true;
+    else this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: claims and runs every due job, batch by batch. Returns how many ran. */
+  async runDue(): Promise<number> {
+    const { db, log } = this.services;
+    const batchSize = this.options.batchSize ?? 10;
+    let ran = 0;
+    for (const [kind, handler] of Object.entries(this.handlers)) {
+      for (;;) {
+        const claimed = await claimDueJobs(db, [kind], batchSize, handler.leaseSeconds ?? 60);
+        await Promise.all(
+          claimed.map(async (job) => {
+            try {
+              await handler.run(job, this.services);
+              await completeJob(db, job.id);
+            } catch (error) {
+              const message = error instanceof Error ? error.message : String(error);
+              const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
+              log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
+              await failJob(db, job.id, message, retryAt);
+            }
+          }),
+        );
+        ran += claimed.length;
+        if (claimed.length < batchSize || this.stopped) break;
+      }
+    }
+    return ran;
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.runDue()
+        .then(() => undefined)
+        .catch((error) => this.services.log.error({ err: error }, "job pass failed"))
+        .finally(() => {
+          this.running = undefined;
+          if (this.stopped) return;
+          const again = this.wakeRequested;
+          this.wakeRequested = false;
+          this.schedule(again ? 0 : (this.options.pollIntervalMs ?? 1000));
+        });
+    }, delayMs);
+    this.timer.unref?.();
+  }
+}
+
+/** `base` ± `ratio`, so retries of many jobs do not arrive in lockstep. */
+export function jittered(baseMs: number, ratio = 0.2): number {
+  return Math.round(baseMs * (1 - ratio + Math.random() * 2 * ratio));
+}

@@ -1,0 +1,68 @@
+import { useEffect, useId, useRef, type ReactNode } from "react";
+import { Button } from "./Button";
+import { Icon } from "./Icon";
+
+export interface DialogProps {
+  open: boolean;
+  /** Called when the dialog closes by Escape, the close button, or the app's own buttons. */
+  onClose(): void;
+  title: ReactNode;
+  description?: ReactNode;
+  /** Accessible name of the close (×) button. */
+  closeLabel: string;
+  children?: ReactNode;
+  footer?: ReactNode;
+  /** `alertdialog` for confirmations of destructive actions. */
+  role?: "dialog" | "alertdialog";
+}
+
+/**
+ * A modal on the native <dialog> element: the browser traps focus, closes it on Escape and
+ * returns focus to the element that opened it.
+ */
+export function Dialog({ open, onClose, title, description, closeLabel, children, footer, role = "dialog" }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      className="cs-dialog"
+      role={role === "alertdialog" ? "alertdialog" : undefined}
+      aria-modal="true"
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      onClose={() => {
+        if (open) onClose();
+      }}
+    >
+      {open ? (
+        <>
+          <div className="cs-dialog__header">
+            <div className="cs-card__heading">
+              <h2 id={titleId}>{title}</h2>
+              {description ? (
+                <p id={descriptionId} className="cs-card__description">
+                  {description}
+                </p>
+              ) : null}
+            </div>
+            <Button variant="ghost" iconOnly aria-label={closeLabel} onClick={onClose}>
+              <Icon name="close" />
+            </Button>
+          </div>
+          {children ? <div className="cs-dialog__body">{children}</div> : null}
+          {footer ? <div className="cs-dialog__footer">{footer}</div> : null}
+        </>
+      ) : null}
+    </dialog>
+  );
+}

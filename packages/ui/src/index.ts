@@ -1,0 +1,14 @@
+export { Badge, type BadgeTone } from "./Badge";
+export { Button, type ButtonProps, type ButtonVariant } from "./Button";
+export { Card, type CardProps } from "./Card";
+export { CopyField, type CopyFieldLabels, type CopyFieldProps } from "./CopyField";
+export { cx } from "./cx";
+export { Dialog, type DialogProps } from "./Dialog";
+export { EmptyState, type EmptyStateProps } from "./EmptyState";
+export { Icon, type IconName, type IconProps } from "./Icon";
+export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
+export { RadioCards, type RadioCardOption, type RadioCardsProps } from "./RadioCards";
+export { Skeleton } from "./Skeleton";
+export { Switch, type SwitchProps } from "./Switch";
+export { Table, type TableColumn, type TableProps } from "./Table";
+export { TextField, type TextFieldProps } from "./TextField";
