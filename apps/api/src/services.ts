@@ -5,6 +5,7 @@ import pino, { type Logger } from "pino";
 import { createDb, type Database } from "@clinsign/db";
 import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
+import { createStorage } from "./core/files/storage";
 import type { Config } from "./env";
 
 /** Paths pino blanks out wherever they appear in a log line. */
@@ -60,6 +61,7 @@ export async function createServices(
     database,
     db: database.db,
     secrets: new SecretBox(loadEncryptionKey(config)),
+    storage: createStorage(config.storage, config.dataDir, database.db),
     log,
     devCertificate: !config.signingP12,
   };

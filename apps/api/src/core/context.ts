@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { OrgScope, type ActorType, type Database, type Db } from "@clinsign/db";
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
+import type { FileStorage } from "./files/storage";
 
 /** Where a request came from; written into audit entries. */
 export interface RequestMeta {
@@ -21,6 +22,8 @@ export interface Services {
   database: Database;
   db: Db;
   secrets: SecretBox;
+  /** Private files: uploaded PDFs, signed results, form attachments (STORAGE=fs|db). */
+  storage: FileStorage;
   log: Logger;
   /** True while completed documents are sealed with a generated development certificate. */
   devCertificate: boolean;

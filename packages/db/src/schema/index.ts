@@ -1,3 +1,4 @@
 // Each domain keeps its tables in its own file; drizzle-kit reads them all through this one.
 export * from "./core";
 export * from "./jobs";
+export * from "./files";

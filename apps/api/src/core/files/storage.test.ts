@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb } from "@clinsign/db/testing";
+import type { Database } from "@clinsign/db";
+import { sha256Hex } from "../crypto";
+import { DbStorage, FsStorage, type FileStorage } from "./storage";
+
+let database: Database;
+const dir = mkdtempSync(join(tmpdir(), "clinsign-storage-"));
+beforeAll(async () => {
+  database = await createTestDb();
+});
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ["fs", () => new FsStorage(dir)],
+  ["db", () => new DbStorage(database.db)],
+] as [string, () => FileStorage][])("%s storage", (_name, make) => {
+  it("stores bytes under an opaque key with their SHA-256, reads them back and deletes them", async () => {
+    const storage = make();
+    const bytes = Buffer.from("%PDF-1.7 test bytes");
+    const stored = await storage.put("documents", bytes);
+    expect(stored.key).toMatch(/^documents\/\d{6}\/[A-Za-z0-9_-]{32}$/);
+    expect(stored).toMatchObject({ size: bytes.length, sha256: sha256Hex(bytes) });
+    expect((await storage.get(stored.key))!.equals(bytes)).toBe(true);
+    await storage.delete(stored.key);
+    expect(await storage.get(stored.key)).toBeNull();
+  });
+
+  it("refuses keys that try to leave the storage area", async () => {
+    await expect(make().get("../../etc/passwd")).rejects.toThrow("invalid storage key");
+  });
+});

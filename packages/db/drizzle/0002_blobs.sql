@@ -1,0 +1,7 @@
+CREATE TABLE "blobs" (
+	"key" text PRIMARY KEY NOT NULL,
+	"bytes" "bytea" NOT NULL,
+	"size" integer NOT NULL,
+	"sha256" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
