@@ -1,4 +1,7 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+"use client";
+
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { createPortal } from "react-dom";
 import { Button } from "./Button";
 import { Icon } from "./Icon";
 
@@ -18,21 +21,26 @@ export interface DialogProps {
 
 /**
  * A modal on the native <dialog> element: the browser traps focus, closes it on Escape and
- * returns focus to the element that opened it.
+ * returns focus to the element that opened it. It is rendered into <body>, so a dialog opened
+ * from inside a <form> never submits that form (Enter in a dialog field).
  */
 export function Dialog({ open, onClose, title, description, closeLabel, children, footer, role = "dialog" }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
+  // document.body exists only in the browser, after the first render.
+  const [container, setContainer] = useState<HTMLElement | null>(null);
+  useEffect(() => setContainer(document.body), []);
 
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) dialog.showModal();
     if (!open && dialog.open) dialog.close();
-  }, [open]);
+  }, [open, container]);
 
-  return (
+  if (!container) return null;
+  return createPortal(
     <dialog
       ref={ref}
       className="cs-dialog"
@@ -63,6 +71,7 @@ export function Dialog({ open, onClose, title, description, closeLabel, children
           {footer ? <div className="cs-dialog__footer">{footer}</div> : null}
         </>
       ) : null}
-    </dialog>
+    </dialog>,
+    container,
   );
 }

@@ -6,12 +6,12 @@ export interface EmptyStateProps {
   title: ReactNode;
   description?: ReactNode;
   action?: ReactNode;
-  /** Heading level of the title (default 2). */
-  level?: 2 | 3;
+  /** Heading level of the title (default 2; 1 when the empty state is the whole page). */
+  level?: 1 | 2 | 3;
 }
 
 export function EmptyState({ icon = "inbox", title, description, action, level = 2 }: EmptyStateProps) {
-  const Heading = level === 2 ? "h2" : "h3";
+  const Heading = (["h1", "h2", "h3"] as const)[level - 1] ?? "h2";
   return (
     <div className="cs-empty">
       <div className="cs-empty__icon">

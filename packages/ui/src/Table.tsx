@@ -18,26 +18,29 @@ export interface TableProps<Row> {
   rowMuted?(row: Row): boolean;
 }
 
-/** A data table whose rows turn into label/value cards below 720px. */
+/**
+ * A data table whose rows turn into label/value cards below 720px. The explicit ARIA roles keep
+ * the table semantics that some browsers drop once CSS changes the cells' display.
+ */
 export function Table<Row>({ caption, columns, rows, rowKey, rowMuted }: TableProps<Row>) {
   return (
     <div className="cs-table-wrap">
-      <table className="cs-table">
+      <table className="cs-table" role="table">
         <caption className="cs-visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
+        <thead role="rowgroup">
+          <tr role="row">
             {columns.map((column) => (
-              <th key={column.key} scope="col" className={column.end ? "cs-table__end" : undefined}>
+              <th key={column.key} scope="col" role="columnheader" className={column.end ? "cs-table__end" : undefined}>
                 {column.end ? <span className="cs-visually-hidden">{column.header}</span> : column.header}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {rows.map((row) => (
-            <tr key={rowKey(row)} data-muted={rowMuted?.(row) ? "true" : undefined}>
+            <tr key={rowKey(row)} role="row" data-muted={rowMuted?.(row) ? "true" : undefined}>
               {columns.map((column) => (
-                <td key={column.key} data-label={column.end ? "" : column.header} className={column.end ? "cs-table__end" : undefined}>
+                <td key={column.key} role="cell" data-label={column.end ? "" : column.header} className={column.end ? "cs-table__end" : undefined}>
                   {column.render(row)}
                 </td>
               ))}

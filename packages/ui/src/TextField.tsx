@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from "react";
+import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from "react";
 import { cx } from "./cx";
 
 export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id"> {
@@ -9,10 +9,11 @@ export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElemen
   error?: string | null;
   id?: string;
   mono?: boolean;
+  ref?: Ref<HTMLInputElement>;
 }
 
 /** A labelled input with an optional hint and an error message wired up through aria-describedby. */
-export function TextField({ label, hideLabel, hint, error, id, mono, className, ...input }: TextFieldProps) {
+export function TextField({ label, hideLabel, hint, error, id, mono, className, ref, ...input }: TextFieldProps) {
   const generated = useId();
   const inputId = id ?? `field${generated}`;
   const hintId = hint ? `${inputId}-hint` : undefined;
@@ -29,6 +30,7 @@ export function TextField({ label, hideLabel, hint, error, id, mono, className, 
         </span>
       ) : null}
       <input
+        ref={ref}
         id={inputId}
         className={cx("cs-input", mono && "cs-input--mono")}
         aria-invalid={error ? true : undefined}

@@ -86,7 +86,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   try {
     const match = candidates.find((c) => c.route.method === method);
     if (!match) {
-      const allow = [...new Set(candidates.map((c) => c.route.method))].join(", ");
+      const allow = [...new Set(candidates.map((c) => c.route.method))].sort().join(", ");
       const { body } = renderError(area, new AppError("invalid_request", `method ${method} is not allowed here`), request.requestId);
       sendJson(res, 405, body, { allow });
       return true;

@@ -17,7 +17,9 @@ type ChainedFields = Pick<
 >;
 
 function entryHash(prevHash: string, entry: ChainedFields): string {
-  return sha256Hex(`${prevHash}\n${canonicalJson({ ...entry, createdAt: entry.createdAt.toISOString() })}`);
+  const { organizationId, seq, action, templateIdentifier, actorType, actorId, metadata, ip, userAgent, createdAt } = entry;
+  const chained = { organizationId, seq, action, templateIdentifier, actorType, actorId, metadata, ip, userAgent, createdAt: createdAt.toISOString() };
+  return sha256Hex(`${prevHash}\n${canonicalJson(chained)}`);
 }
 
 /**

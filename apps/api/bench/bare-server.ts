@@ -1,0 +1,129 @@
+/**
+ * The bare baseline: F4 as plainly as Node can serve it — `node:http`, the `postgres` driver and
+ * nothing else. It runs the same SQL as our stack (token lookup by hash, the throttled
+ * last_used_at update, the templates select) and answers with the same JSON, so the difference
+ * in req/s is what our layers cost: routing, zod, tRPC, drizzle, the org scope, logging hooks.
+ *
+ * Started by bench/run.ts in its own process, so its RSS is measured alone.
+ * Env: BARE_DATABASE_URL (required), BARE_PORT (required), BARE_POOL_SIZE (default 10, as the API),
+ * BARE_PREPARE=true to use named prepared statements (see below).
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import postgres from "postgres";
+
+const databaseUrl = process.env.BARE_DATABASE_URL;
+const port = Number(process.env.BARE_PORT);
+if (!databaseUrl || !Number.isInteger(port) || port <= 0) {
+  console.error("bare-server: set BARE_DATABASE_URL and BARE_PORT");
+  process.exit(1);
+}
+
+// Same pool size as packages/db's createDb, so the pool is not the difference. Drizzle sends its
+// unnamed queries with prepare:false (parse + bind on every call), while postgres.js prepares
+// tagged templates by default; matching drizzle keeps the database's work the same on both sides.
+const sql = postgres(databaseUrl, {
+  max: Number(process.env.BARE_POOL_SIZE ?? 10),
+  prepare: process.env.BARE_PREPARE === "true",
+  onnotice: () => {},
+});
+
+/** As in src/core/tokens/tokens.ts. */
+const TOKEN_PREFIX = "cs_";
+const LAST_USED_RESOLUTION_MS = 60_000;
+const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_LIMIT = 300;
+
+interface TokenRow {
+  id: string;
+  organization_id: string;
+  token_hash: string;
+  last_used_at: Date | null;
+}
+
+interface TemplateRow {
+  identifier: string;
+  title: string;
+  status: string;
+  updated_at: Date;
+}
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest();
+
+/** Constant-time, like the API's safeEqual, so both sides pay for the same hashing. */
+function safeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(sha256(a), sha256(b)) && a.length === b.length;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+const unauthorized = (res: ServerResponse) => send(res, 401, { ok: false, error: { code: "unauthorized", message: "invalid API token" } });
+
+/** The organization the token belongs to, or null; the same two statements as authenticateApiToken. */
+async function authenticate(token: string, orgId: string): Promise<string | null> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > 200 || !ORG_ID.test(orgId)) return null;
+  const hash = sha256(token).toString("hex");
+  const [row] = await sql<TokenRow[]>`
+    select id, organization_id, token_hash, last_used_at from api_tokens
+    where token_hash = ${hash} and revoked_at is null limit 1`;
+  if (!row || !safeEqual(row.token_hash, hash) || !safeEqual(row.organization_id, orgId.toLowerCase())) return null;
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    const staleBefore = new Date(Date.now() - LAST_USED_RESOLUTION_MS);
+    await sql`
+      update api_tokens set last_used_at = ${new Date()}
+      where id = ${row.id} and (last_used_at is null or last_used_at < ${staleBefore})`;
+  }
+  return row.organization_id;
+}
+
+/** F4's query: `select *`, as drizzle's scope.select issues it, then the list-item mapping. */
+async function listTemplates(organizationId: string, limit: number) {
+  const rows = await sql<TemplateRow[]>`
+    select * from templates where organization_id = ${organizationId}
+    order by updated_at desc, id desc limit ${limit}`;
+  return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updated_at.toISOString() }));
+}
+
+async function handleF4(url: URL, res: ServerResponse): Promise<void> {
+  const token = url.searchParams.get("token") ?? "";
+  const orgId = url.searchParams.get("orgId") ?? "";
+  const rawLimit = url.searchParams.get("limit") ?? String(MAX_LIMIT);
+  const limit = Number(rawLimit);
+  if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_LIMIT) {
+    return send(res, 400, { ok: false, error: { code: "invalid_request", message: "limit: must be 1-300" } });
+  }
+  const organizationId = await authenticate(token, orgId);
+  if (!organizationId) return unauthorized(res);
+  send(res, 200, { ok: true, templates: await listTemplates(organizationId, limit) });
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://internal");
+  if (url.pathname === "/healthz") return send(res, 200, { ok: true });
+  if (url.pathname === "/api/embed/templates" && req.method === "GET") return handleF4(url, res);
+  send(res, 404, { ok: false, error: { code: "not_found", message: "no such endpoint" } });
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error: unknown) => {
+    console.error("bare-server:", error);
+    if (!res.headersSent) send(res, 500, { ok: false, error: { code: "internal_error", message: "internal error" } });
+    else res.destroy();
+  });
+});
+// Same keep-alive settings as src/http/server.ts.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+server.listen(port, "127.0.0.1");
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  void sql.end({ timeout: 5 }).finally(() => process.exit(0));
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);

@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Busy and total jiffies of the whole machine, from the first line of /proc/stat. */
+function machineJiffies(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  return { busy: user + nice + system + irq + softirq + steal, total: user + nice + system + idle + iowait + irq + softirq + steal };
+}
+
+/** utime + stime of a process (all its threads), or 0 once it is gone. */
+function processJiffies(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name may contain spaces and parentheses; the numeric fields follow the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Every PostgreSQL process on the machine: the server's backends do our queries' work. */
+function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") pids.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return pids;
+}
+
+export interface CpuUse {
+  /** The server under test, all threads (PGlite runs on its main thread). */
+  server: number;
+  /** This process: autocannon, the load generator. */
+  loadGenerator: number;
+  /** All `postgres` processes (zero on PGlite runs, apart from others' use of the server). */
+  postgres: number;
+  /** Everything else on the machine: other people's builds and tests. */
+  other: number;
+}
+
+const cpuCount = () => readFileSync("/proc/stat", "utf8").split("\n").filter((line) => /^cpu\d+ /.test(line)).length;
+
+/**
+ * Where the CPU went during one scenario, in percent of one core (the machine has
+ * `cpuCount() * 100`). A Node server near 100 % is CPU-bound on its one main thread; a large
+ * `other` means the machine was shared (builds, tests) and the row is not comparable with a
+ * quiet run, which the report should say rather than hide.
+ */
+export class CpuProbe {
+  private startMachine = { busy: 0, total: 0 };
+  private startServer = 0;
+  private startSelf = 0;
+  private startPostgres = new Map<number, number>();
+
+  constructor(private readonly serverPid: number) {}
+
+  start(): void {
+    this.startPostgres = new Map(postgresPids().map((pid) => [pid, processJiffies(pid)]));
+    this.startServer = processJiffies(this.serverPid);
+    this.startSelf = processJiffies(process.pid);
+    this.startMachine = machineJiffies();
+  }
+
+  stop(): CpuUse {
+    const machine = machineJiffies();
+    const server = processJiffies(this.serverPid) - this.startServer;
+    const self = processJiffies(process.pid) - this.startSelf;
+    let postgres = 0;
+    // Backends started during the run count from zero; ones that ended are lost (and land in `other`).
+    for (const pid of new Set([...this.startPostgres.keys(), ...postgresPids()])) {
+      postgres += Math.max(0, processJiffies(pid) - (this.startPostgres.get(pid) ?? 0));
+    }
+    const busy = machine.busy - this.startMachine.busy;
+    const perCore = (machine.total - this.startMachine.total) / Math.max(1, cpuCount());
+    const percent = (jiffies: number) => (perCore > 0 ? Math.max(0, (jiffies / perCore) * 100) : 0);
+    return {
+      server: percent(server),
+      loadGenerator: percent(self),
+      postgres: percent(postgres),
+      other: percent(busy - server - self - postgres),
+    };
+  }
+}

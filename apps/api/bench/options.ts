@@ -1,0 +1,90 @@
+import { isAbsolute, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+export const SCENARIOS = ["healthz", "f4"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  /** Measured seconds per scenario. */
+  durationSeconds: number;
+  /** Unmeasured load before each scenario, so the JIT and the database caches are warm. */
+  warmupSeconds: number;
+  connections: number;
+  /** Templates created through F2, and the `limit` F4 asks for, so every F4 answer holds this many rows. */
+  rows: number;
+  scenarios: ScenarioName[];
+  /** Absolute path for the JSON report, if asked for. */
+  jsonFile: string | undefined;
+  /** PostgreSQL server to benchmark on; unset means our stack runs on PGlite. */
+  databaseUrl: string | undefined;
+}
+
+export const USAGE = `Usage: pnpm bench [options]
+
+Starts the API (PGlite, or PostgreSQL when DATABASE_URL is set) and a bare node:http baseline,
+drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and peak server RSS.
+
+  --duration <s>      measured seconds per scenario (default 10)
+  --warmup <s>        unmeasured seconds before each scenario (default 3)
+  --connections <n>   concurrent connections (default 20)
+  --rows <n>          templates seeded and listed by F4, 1-300 (default 50)
+  --only <names>      comma-separated scenarios: ${SCENARIOS.join(", ")} (default all)
+  --json <file>       also write the results as JSON
+  --help              this text
+
+Environment: DATABASE_URL=postgres://… runs everything on that server, in a fresh database
+clinsign_bench_<random> that is dropped at the end.`;
+
+export class UsageError extends Error {}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function scenarioList(raw: string | undefined): ScenarioName[] {
+  if (raw === undefined) return [...SCENARIOS];
+  const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--only takes ${SCENARIOS.join(", ")}; got "${raw}"`);
+  }
+  return SCENARIOS.filter((s) => names.includes(s));
+}
+
+/**
+ * Reads the command line. pnpm runs the script from apps/api, so a relative `--json` path is
+ * resolved against INIT_CWD, the directory `pnpm bench` was typed in.
+ */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | "help" {
+  // `pnpm bench -- --duration 5` hands the separator through; drop it rather than treat the rest as positionals.
+  const args = argv[0] === "--" ? argv.slice(1) : argv;
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      connections: { type: "string" },
+      rows: { type: "string" },
+      only: { type: "string" },
+      json: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const baseDir = env.INIT_CWD ?? process.cwd();
+  return {
+    durationSeconds: integer("duration", values.duration, 10, 1, 600),
+    warmupSeconds: integer("warmup", values.warmup, 3, 0, 60),
+    connections: integer("connections", values.connections, 20, 1, 1000),
+    rows: integer("rows", values.rows, 50, 1, 300),
+    scenarios: scenarioList(values.only),
+    jsonFile: values.json ? (isAbsolute(values.json) ? values.json : resolve(baseDir, values.json)) : undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+  };
+}

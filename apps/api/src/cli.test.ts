@@ -1,0 +1,91 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb } from "@clinsign/db/testing";
+import type { Database } from "@clinsign/db";
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), "clinsign-cli-"));
+const tsx = join(__dirname, "..", "node_modules", ".bin", "tsx");
+let database: (Database & { url?: string }) | undefined;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  env = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, LOG_LEVEL: "silent", ENCRYPTION_KEY: randomBytes(32).toString("hex") };
+  if (process.env.DATABASE_URL) {
+    // A database of its own, so the CLI's writes meet no other test.
+    database = await createTestDb();
+    env.DATABASE_URL = database.url!;
+  } else delete env.DATABASE_URL;
+});
+afterAll(async () => {
+  await database?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(tsx, [join(__dirname, "cli.ts"), ...args, "--json"], { env });
+    return { code: 0, json: JSON.parse(stdout), stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, json: e.stdout ? JSON.parse(e.stdout) : {}, stderr: e.stderr };
+  }
+}
+
+describe("pnpm cli", () => {
+  it("bootstraps an organization, tokens, a user and settings, with --json output", async () => {
+    const org = await cli("org", "create", "--name", "Klinikum CLI");
+    expect(org.code).toBe(0);
+    expect(org.json).toEqual({ orgId: expect.stringMatching(/^[0-9a-f-]{36}$/), token: expect.stringMatching(/^cs_/) });
+    const orgId = org.json.orgId as string;
+
+    const token = await cli("token", "create", "--org", orgId, "--name", "HIS");
+    expect(token.json).toEqual({ id: expect.any(String), token: expect.stringMatching(/^cs_/) });
+    expect(await cli("token", "revoke", "--org", orgId, "--id", token.json.id as string)).toMatchObject({ code: 0, json: { ok: true } });
+
+    expect(await cli("user", "create", "--org", orgId, "--email", "chef@example.org", "--password", "long-password", "--role", "admin")).toMatchObject({
+      code: 0,
+      json: { userId: expect.any(String) },
+    });
+    const duplicate = await cli("user", "create", "--org", orgId, "--email", "chef@example.org", "--password", "long-password");
+    expect(duplicate).toMatchObject({ code: 1, json: { ok: false, error: "a user with this e-mail already exists" } });
+
+    const configured = await cli(
+      "org", "configure", "--org", orgId,
+      "--webhook-url", "https://a.example.org/hook", "--webhook-url", "https://b.example.org/hook",
+      "--webhook-secret", "0123456789abcdef0123", "--otp", "on",
+      "--session-jwt-secret", "jwt-secret-of-enough-length", "--require-session-verification", "on",
+    );
+    expect(configured).toMatchObject({ code: 0, json: { ok: true } });
+
+    // org created + 2 tokens (create, revoke) + config change: every step left a verifiable trail.
+    expect((await cli("audit", "verify", "--org", orgId)).json).toEqual({ ok: true, entries: 4, brokenAt: null });
+  }, 120_000);
+
+  it("explains usage mistakes", async () => {
+    expect(await cli("token", "create")).toMatchObject({ code: 2, json: { ok: false, error: expect.stringContaining("--org is required") } });
+    expect(await cli("org", "configure", "--org", "nope", "--otp", "on")).toMatchObject({ code: 2, json: { error: expect.stringContaining("UUID") } });
+    expect(await cli("frobnicate", "now")).toMatchObject({ code: 2, json: { error: expect.stringContaining("unknown command") } });
+  }, 60_000);
+
+  it("refuses the embedded database while a server holds it, but works against PostgreSQL at any time", async () => {
+    // The test runner's own pid stands in for a live server holding the data folder.
+    writeFileSync(join(dataDir, "server.pid"), String(process.pid));
+    try {
+      const res = await cli("org", "create", "--name", "While running");
+      if (process.env.DATABASE_URL) {
+        expect(res).toMatchObject({ code: 0, json: { orgId: expect.any(String) } });
+      } else {
+        expect(res.code).toBe(1);
+        expect(res.json.error).toContain("is running on the embedded database");
+      }
+    } finally {
+      rmSync(join(dataDir, "server.pid"));
+    }
+  }, 60_000);
+});

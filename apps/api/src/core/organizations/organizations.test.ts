@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq, organizations } from "@clinsign/db";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+
+let api: TestApi;
+let org: TestOrg;
+let admin: ReturnType<TestApi["trpc"]>;
+beforeAll(async () => {
+  api = await startTestApi();
+  org = await api.createOrg();
+  admin = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+});
+afterAll(() => api?.close());
+
+describe("organization settings", () => {
+  it("saves settings and keeps secrets encrypted and write-only", async () => {
+    const updated = await admin.organization.update.mutate({
+      name: "Klinikum Ost",
+      webhookUrls: ["https://his.example.org/hooks"],
+      otpEnabled: true,
+      sessionMethod: "hs256",
+      sessionJwtSecret: "a-very-long-shared-secret-123",
+    });
+    expect(updated).toMatchObject({ name: "Klinikum Ost", webhookUrls: ["https://his.example.org/hooks"], otpEnabled: true, sessionMethod: "hs256", hasSessionJwtSecret: true });
+    expect(JSON.stringify(updated)).not.toContain("a-very-long-shared-secret-123");
+    const [row] = await api.services.db.select().from(organizations).where(eq(organizations.id, org.orgId));
+    expect(row!.sessionJwtSecretEnc).not.toContain("a-very-long-shared-secret-123");
+    expect(api.services.secrets.open(row!.sessionJwtSecretEnc!)).toBe("a-very-long-shared-secret-123");
+  });
+
+  it("rotates the webhook signing secret and shows the new one once", async () => {
+    const { secret } = await admin.organization.rotateWebhookSecret.mutate();
+    expect(secret).toMatch(/^whsec_/);
+    const settings = await admin.organization.settings.query();
+    expect(settings.hasWebhookSecret).toBe(true);
+    expect(JSON.stringify(settings)).not.toContain(secret);
+    const { secret: next } = await admin.organization.rotateWebhookSecret.mutate();
+    expect(next).not.toBe(secret);
+  });
+
+  it("refuses a verification method without its secret or URL, and bad URLs", async () => {
+    const fresh = await api.createOrg();
+    const other = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
+    await expect(other.organization.update.mutate({ sessionMethod: "jwks" })).rejects.toMatchObject({
+      data: { httpStatus: 400, details: { field: "sessionJwksUrl" } },
+    });
+    await expect(other.organization.update.mutate({ requireSessionVerification: true })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(other.organization.update.mutate({ webhookUrls: ["javascript:alert(1)"] })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./env";
+
+const problems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+};
+
+describe("configuration", () => {
+  it("has working defaults for the embedded setup", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: undefined,
+      apiHost: "127.0.0.1",
+      apiPort: 4000,
+      webPort: 3000,
+      publicApiUrl: "http://127.0.0.1:4000",
+      publicWebUrl: "http://localhost:3000",
+      storage: "fs",
+      sms: { provider: "outbox" },
+      allowInsecureHttp: false,
+      trustProxy: false,
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it("parses lists and switches as documented", () => {
+    const config = loadConfig({ OUTBOUND_ALLOW_HOSTS: "127.0.0.1:8443, files.example.org", TRUST_PROXY: "1", PUBLIC_WEB_URL: "https://sign.example.org/" });
+    expect(config.outboundAllowHosts).toEqual(["127.0.0.1:8443", "files.example.org"]);
+    expect(config.trustProxy).toBe(true);
+    expect(config.publicWebUrl).toBe("https://sign.example.org");
+  });
+
+  it("names each wrong value clearly", () => {
+    expect(problems({ API_PORT: "eighty" })).toEqual(["API_PORT must be a port number"]);
+    expect(problems({ DATABASE_URL: "mysql://x" })).toEqual(["DATABASE_URL must be a postgres:// URL"]);
+    expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
+    expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
+    expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
+    expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);
+    expect(problems({ OUTBOUND_ALLOW_HOSTS: "http://x" })[0]).toContain("OUTBOUND_ALLOW_HOSTS");
+  });
+
+  it("keeps the plain-HTTP switch to loopback development", () => {
+    expect(problems({ ALLOW_INSECURE_HTTP: "true", NODE_ENV: "production" })[0]).toContain("loopback development only");
+    expect(problems({ ALLOW_INSECURE_HTTP: "true", API_HOST: "0.0.0.0" })[0]).toContain("API_HOST is 0.0.0.0");
+    expect(loadConfig({ ALLOW_INSECURE_HTTP: "true" }).allowInsecureHttp).toBe(true);
+  });
+});

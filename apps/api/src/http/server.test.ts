@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redactedPaths } from "../services";
+import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { writeSelfSignedCertificate } from "../testing/tls";
+
+describe("HTTPS enforcement on area-A paths", () => {
+  let strict: TestApi;
+  let proxied: TestApi;
+  let tls: TestApi;
+  let dev: TestApi;
+  const certDir = mkdtempSync(join(tmpdir(), "clinsign-tls-"));
+
+  beforeAll(async () => {
+    const cert = writeSelfSignedCertificate(certDir);
+    [strict, proxied, tls, dev] = await Promise.all([
+      startTestApi({ ALLOW_INSECURE_HTTP: "false" }),
+      startTestApi({ ALLOW_INSECURE_HTTP: "false", TRUST_PROXY: "true" }),
+      startTestApi({ ALLOW_INSECURE_HTTP: "false", TLS_CERT_FILE: cert.certFile, TLS_KEY_FILE: cert.keyFile }),
+      startTestApi({ ALLOW_INSECURE_HTTP: "true" }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([strict, proxied, tls, dev].map((api) => api?.close()));
+    rmSync(certDir, { recursive: true, force: true });
+  });
+
+  it("refuses plain HTTP with 403 https_required and no redirect", async () => {
+    for (const path of ["/documents", "/signature-requests?patient_id=p1", "/assignments/x", "/design"]) {
+      const res = await strict.request("GET", path, { headers: { authorization: "Bearer cs_whatever" } });
+      expect(res.status, path).toBe(403);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.body.error).toMatchObject({ code: "https_required", message: expect.any(String) });
+      expect(res.body.error.details.requestId).toBe(res.headers.get("x-request-id"));
+    }
+  });
+
+  it("leaves area B alone", async () => {
+    expect((await strict.request("GET", "/api/embed/templates")).status).toBe(401);
+  });
+
+  it("believes X-Forwarded-Proto only when the proxy is trusted", async () => {
+    const viaProxy = await proxied.request("GET", "/documents", { headers: { "x-forwarded-proto": "https" } });
+    expect(viaProxy.body.error?.code).not.toBe("https_required");
+    const plainViaProxy = await proxied.request("GET", "/documents", { headers: { "x-forwarded-proto": "http" } });
+    expect(plainViaProxy.body.error.code).toBe("https_required");
+    const untrusted = await strict.request("GET", "/documents", { headers: { "x-forwarded-proto": "https" } });
+    expect(untrusted.body.error.code).toBe("https_required");
+  });
+
+  it("serves area A over its own TLS socket", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpsRequest(`${tls.baseUrl}/documents`, { rejectUnauthorized: false }, (res) => {
+        let data = "";
+        res.on("data", (c) => (data += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).not.toBe(403);
+    expect(JSON.parse(body).error.code).not.toBe("https_required");
+  });
+
+  it("lets the development switch admit loopback clients, but not proxied ones", async () => {
+    expect((await dev.request("GET", "/documents")).body.error.code).not.toBe("https_required");
+    const proxiedClient = await dev.request("GET", "/documents", { headers: { "x-forwarded-for": "203.0.113.9" } });
+    expect(proxiedClient.body.error.code).toBe("https_required");
+  });
+});
+
+describe("the HTTP surface", () => {
+  let api: TestApi;
+  let org: TestOrg;
+  beforeAll(async () => {
+    api = await startTestApi();
+    org = await api.createOrg();
+  });
+  afterAll(() => api?.close());
+
+  it("answers /healthz and /readyz", async () => {
+    expect(await api.request("GET", "/healthz")).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await api.request("GET", "/readyz")).toMatchObject({
+      status: 200,
+      body: { ok: true, database: "reachable", migrationsCurrent: true },
+    });
+  });
+
+  it("renders unknown paths and bad methods in the envelope of their area", async () => {
+    const a = await api.request("GET", "/nothing-here");
+    expect(a.status).toBe(404);
+    expect(a.body).toEqual({ error: { code: "not_found", message: "no such endpoint", details: { requestId: expect.any(String) } } });
+    const b = await api.request("GET", "/api/nothing-here");
+    expect(b.status).toBe(404);
+    expect(b.body).toEqual({ ok: false, error: "no such endpoint", requestId: expect.any(String) });
+    const method = await api.request("PUT", "/api/embed/templates", { body: {} });
+    expect(method.status).toBe(405);
+    expect(method.headers.get("allow")).toBe("GET, POST");
+  });
+
+  it("keeps a caller's request id and echoes it in the header and the error body", async () => {
+    const res = await api.request("GET", "/api/embed/templates", { headers: { "x-request-id": "trace-abc-12345" } });
+    expect(res.headers.get("x-request-id")).toBe("trace-abc-12345");
+    expect(res.body.requestId).toBe("trace-abc-12345");
+  });
+
+  it("refuses bodies over 1 MiB with 413", async () => {
+    const res = await api.request("POST", "/api/embed/templates", { body: { token: org.token, orgId: org.orgId, title: "x", pad: "y".repeat(1024 * 1024) } });
+    expect(res.status).toBe(413);
+    expect(res.body.ok).toBe(false);
+  });
+
+  it("sends defensive headers", async () => {
+    const res = await api.request("GET", "/healthz");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("publishes an OpenAPI 3.1 document generated from the route table, and a readable reference", async () => {
+    const spec = await api.request("GET", "/openapi.json");
+    expect(spec.body.openapi).toBe("3.1.0");
+    const f2 = spec.body.paths["/api/embed/templates"].post;
+    expect(f2.requestBody.content["application/json"].schema.required).toEqual(["token", "orgId", "title"]);
+    expect(Object.keys(f2.responses)).toContain("201");
+    const f4 = spec.body.paths["/api/embed/templates"].get;
+    expect(f4.parameters.map((p: { name: string }) => p.name)).toEqual(["token", "orgId", "limit"]);
+    const docs = await fetch(`${api.baseUrl}/docs`);
+    expect(docs.headers.get("content-type")).toContain("text/html");
+    const html = await docs.text();
+    expect(html).toContain("/api/embed/templates/{identifier}");
+    expect(html).not.toContain("<script");
+  });
+});
+
+describe("logging", () => {
+  it("blanks tokens, passwords and secrets wherever they appear", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const log = pino({ redact: { paths: redactedPaths, censor: "[redacted]" } }, sink);
+    log.info({ token: "cs_secret1", body: { password: "hunter22", webhookSecret: "whsec_x" }, headers: { authorization: "Bearer cs_secret2" } }, "x");
+    const text = lines.join("");
+    for (const secret of ["cs_secret1", "hunter22", "whsec_x", "cs_secret2"]) expect(text).not.toContain(secret);
+    expect(text).toContain("[redacted]");
+  });
+});

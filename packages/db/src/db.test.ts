@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq, OrgScope, organizations, sql, templates, type Database } from "./index";
+import { createTestDb } from "./testing";
+
+let database: Database;
+let orgA: string;
+let orgB: string;
+
+beforeAll(async () => {
+  database = await createTestDb();
+  const rows = await database.db.insert(organizations).values([{ name: "A" }, { name: "B" }]).returning({ id: organizations.id });
+  [orgA, orgB] = rows.map((r) => r.id) as [string, string];
+});
+afterAll(() => database?.close());
+
+const schema = { version: 1, fields: [] };
+
+describe(`createDb on ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`, () => {
+  it("applies every migration and reports ready", async () => {
+    expect(await database.ready()).toEqual({ reachable: true, migrationsCurrent: true });
+    // Migrating again is a no-op, so every start may call it.
+    await database.migrate();
+    expect(await database.ready()).toEqual({ reachable: true, migrationsCurrent: true });
+  });
+
+  it("reports migrations as not current on an empty database", async () => {
+    const fresh = await createTestDb();
+    await fresh.db.execute(sql`drop schema drizzle cascade`);
+    expect(await fresh.ready()).toEqual({ reachable: true, migrationsCurrent: false });
+    await fresh.close();
+  });
+});
+
+describe("OrgScope keeps every query inside its organization", () => {
+  it("inserts with the scope's organization and reads only its rows", async () => {
+    const a = new OrgScope(database.db, orgA);
+    const b = new OrgScope(database.db, orgB);
+    await a.insert(templates, { identifier: "shared-id", title: "A's", schema });
+    await b.insert(templates, { identifier: "shared-id", title: "B's", schema });
+    const fromA = await a.select(templates, eq(templates.identifier, "shared-id"));
+    expect(fromA.map((t) => [t.title, t.organizationId])).toEqual([["A's", orgA]]);
+  });
+
+  it("cannot change or delete another organization's rows", async () => {
+    const a = new OrgScope(database.db, orgA);
+    const b = new OrgScope(database.db, orgB);
+    await b.insert(templates, { identifier: "b-only", title: "B only", schema });
+    expect(await a.update(templates, { title: "hijacked" }, eq(templates.identifier, "b-only")).returning()).toEqual([]);
+    expect(await a.delete(templates, eq(templates.identifier, "b-only")).returning()).toEqual([]);
+    const [row] = await b.select(templates, eq(templates.identifier, "b-only"));
+    expect(row!.title).toBe("B only");
+  });
+
+  it("rolls a transaction back as a whole and keeps the scope inside it", async () => {
+    const a = new OrgScope(database.db, orgA);
+    await expect(
+      a.transaction(async (tx) => {
+        expect(tx.organizationId).toBe(orgA);
+        await tx.insert(templates, { identifier: "rolled-back", title: "never", schema });
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await a.select(templates, eq(templates.identifier, "rolled-back"))).toEqual([]);
+  });
+
+  it("orders and limits like a normal select", async () => {
+    const a = new OrgScope(database.db, orgA);
+    for (const n of [1, 2, 3]) await a.insert(templates, { identifier: `order-${n}`, title: `T${n}`, schema });
+    const rows = await a.select(templates, sql`${templates.identifier} like 'order-%'`).orderBy(templates.identifier).limit(2);
+    expect(rows.map((r) => r.identifier)).toEqual(["order-1", "order-2"]);
+  });
+});
