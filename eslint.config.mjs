@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/env.ts", "**/*.config.*", "scripts/**", "e2e/**", "**/*.test.ts", "**/test/**", "**/bench/**", "apps/web/**"],
+    files: ["**/env.ts", "**/testing.ts", "**/testing/**", "**/*.config.*", "scripts/**", "e2e/**", "**/*.test.ts", "**/test/**", "**/bench/**", "apps/web/**"],
     rules: { "no-restricted-properties": "off" },
   },
 );
