@@ -35,7 +35,12 @@ export function Dialog({ open, onClose, title, description, closeLabel, children
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // showModal() focuses the first focusable element (the × button); a child marked
+      // data-autofocus (e.g. Cancel in a confirmation) is the better place to start.
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open, container]);
 

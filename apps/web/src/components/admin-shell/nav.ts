@@ -1,0 +1,57 @@
+import type { IconName } from "@clinsign/ui";
+import type { Dictionary } from "../../i18n";
+
+export type NavKey = keyof Omit<Dictionary["nav"], `group${string}`>;
+export type SectionKey = keyof Dictionary["sections"];
+
+export interface NavItem {
+  key: NavKey;
+  href: string;
+  icon: IconName;
+  /** False while the section shows its "coming soon" page. */
+  ready: boolean;
+}
+
+export interface NavGroup {
+  label: keyof Dictionary["nav"] | null;
+  items: NavItem[];
+}
+
+/** The admin area's sections, in the order of the side navigation. */
+export const navigation: NavGroup[] = [
+  { label: null, items: [{ key: "overview", href: "/", icon: "overview", ready: true }] },
+  {
+    label: "groupSignatures",
+    items: [
+      { key: "documents", href: "/documents", icon: "document", ready: false },
+      { key: "signatureRequests", href: "/signature-requests", icon: "signature", ready: false },
+      { key: "branding", href: "/branding", icon: "branding", ready: false },
+    ],
+  },
+  {
+    label: "groupForms",
+    items: [
+      { key: "formTemplates", href: "/form-templates", icon: "template", ready: false },
+      { key: "formRequests", href: "/form-requests", icon: "send", ready: false },
+      { key: "submissions", href: "/submissions", icon: "inbox", ready: false },
+    ],
+  },
+  {
+    label: "groupIntegration",
+    items: [
+      { key: "webhooks", href: "/webhooks", icon: "webhook", ready: false },
+      { key: "tokens", href: "/tokens", icon: "key", ready: true },
+    ],
+  },
+  {
+    label: "groupOrganization",
+    items: [
+      { key: "auditLog", href: "/audit-log", icon: "audit", ready: false },
+      { key: "settings", href: "/settings", icon: "settings", ready: true },
+    ],
+  },
+];
+
+export function isActive(item: NavItem, pathname: string): boolean {
+  return item.href === "/" ? pathname === "/" : pathname === item.href || pathname.startsWith(`${item.href}/`);
+}

@@ -1,0 +1,138 @@
+"use client";
+
+import { Button, Notice, TextField } from "@clinsign/ui";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useRef, useState, type FormEvent } from "react";
+import { LanguageSwitch } from "../../components/LanguageSwitch";
+import { Logo } from "../../components/Logo";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError, retryAfterMinutes, translateValidationMessage } from "../../trpc/errors";
+import styles from "./LoginForm.module.css";
+
+interface FieldErrors {
+  email?: string;
+  password?: string;
+}
+
+export function LoginForm({ next, reason }: { next: string; reason: "expired" | "signed-out" | null }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  const login = useMutation(
+    trpc.auth.login.mutationOptions({
+      onSuccess: () => {
+        // Forget answers cached while signed out (e.g. a failed auth.me) before entering.
+        queryClient.clear();
+        router.replace(next);
+      },
+      onError: (error) => {
+        const apiError = readApiError(error);
+        if (apiError.code === "UNAUTHORIZED") {
+          setFormError(t.login.wrongCredentials);
+          setPassword("");
+          passwordRef.current?.focus();
+        } else if (apiError.code === "TOO_MANY_REQUESTS") {
+          const minutes = retryAfterMinutes(apiError);
+          setFormError(minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited);
+        } else if (apiError.fieldErrors.length > 0) {
+          const errors: FieldErrors = {};
+          for (const { key, message } of apiError.fieldErrors) {
+            if (key === "email" || key === "password") errors[key] = translateValidationMessage(message, t);
+          }
+          setFieldErrors(errors);
+          (errors.email ? emailRef : passwordRef).current?.focus();
+        } else {
+          setFormError(describeApiError(apiError, t));
+        }
+      },
+    }),
+  );
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError(null);
+    const errors: FieldErrors = {};
+    if (!email.trim()) errors.email = t.validation.required;
+    else if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) errors.email = t.validation.email;
+    if (!password) errors.password = t.validation.password;
+    setFieldErrors(errors);
+    if (errors.email) return emailRef.current?.focus();
+    if (errors.password) return passwordRef.current?.focus();
+    login.mutate({ email: email.trim(), password });
+  }
+
+  const busy = login.isPending || login.isSuccess;
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.topBar}>
+        <LanguageSwitch />
+      </div>
+      <main className={styles.main}>
+        <div className={styles.card}>
+          <div className={styles.brand}>
+            <Logo name={t.common.productName} size="large" />
+            <p className={styles.tagline}>{t.common.productTagline}</p>
+          </div>
+          <div className={styles.heading}>
+            <h1>{t.login.title}</h1>
+            <p className={styles.subtitle}>{t.login.subtitle}</p>
+          </div>
+
+          {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
+          {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
+          <div aria-live="assertive" className={styles.alertSlot}>
+            {formError ? (
+              <Notice tone="danger" role="alert">
+                <span data-testid="login-error">{formError}</span>
+              </Notice>
+            ) : null}
+          </div>
+
+          <form className={styles.form} onSubmit={onSubmit} noValidate>
+            <TextField
+              ref={emailRef}
+              label={t.login.email}
+              name="email"
+              type="email"
+              inputMode="email"
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+              error={fieldErrors.email}
+            />
+            <TextField
+              ref={passwordRef}
+              label={t.login.password}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.currentTarget.value)}
+              error={fieldErrors.password}
+            />
+            <Button type="submit" variant="primary" block busy={busy}>
+              {t.login.submit}
+            </Button>
+          </form>
+        </div>
+        <p className={styles.footer}>{t.login.footer}</p>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+"use client";
+
+import { Card, CopyField, Icon, Notice, type IconName } from "@clinsign/ui";
+import Link from "next/link";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { PageHeader } from "../../components/PageHeader";
+import { format, type Dictionary } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import styles from "./Overview.module.css";
+
+interface QuickLink {
+  href: string;
+  icon: IconName;
+  title: keyof Dictionary["overview"];
+  body: keyof Dictionary["overview"];
+  adminOnly?: boolean;
+}
+
+const quickLinks: QuickLink[] = [
+  { href: "/tokens", icon: "key", title: "tokensLink", body: "tokensLinkBody", adminOnly: true },
+  { href: "/settings", icon: "settings", title: "settingsLink", body: "settingsLinkBody" },
+  { href: "/form-templates", icon: "template", title: "templatesLink", body: "templatesLinkBody" },
+  { href: "/documents", icon: "document", title: "documentsLink", body: "documentsLinkBody" },
+];
+
+export function Overview() {
+  const { t } = useI18n();
+  const me = useSession();
+  const links = quickLinks.filter((link) => !link.adminOnly || canAdminister(me));
+
+  return (
+    <>
+      <PageHeader title={format(t.overview.welcome, { name: me.user.name || me.user.email })} description={t.overview.intro} />
+      <div className="cs-stack cs-stack--lg">
+        {me.devCertificate ? (
+          <Notice tone="warning" title={t.overview.devCertificateTitle}>
+            <span data-testid="dev-certificate-notice">{t.overview.devCertificateBody}</span>
+          </Notice>
+        ) : null}
+
+        <Card title={t.overview.organizationTitle}>
+          <div className={styles.orgGrid}>
+            <dl className={styles.facts}>
+              <div>
+                <dt>{t.overview.organizationName}</dt>
+                <dd>{me.organization.name}</dd>
+              </div>
+              <div>
+                <dt>{t.overview.yourRole}</dt>
+                <dd>{t.roles[me.role]}</dd>
+              </div>
+            </dl>
+            <CopyField
+              label={t.overview.orgId}
+              hint={t.overview.orgIdHint}
+              value={me.organization.id}
+              labels={{ copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually }}
+              testId="org-id"
+            />
+          </div>
+        </Card>
+
+        <section aria-labelledby="next-steps" className="cs-stack">
+          <h2 id="next-steps">{t.overview.nextStepsTitle}</h2>
+          <ul className={styles.links}>
+            {links.map((link) => (
+              <li key={link.href}>
+                <Link href={link.href} className={styles.link}>
+                  <span className={styles.linkIcon}>
+                    <Icon name={link.icon} />
+                  </span>
+                  <span className={styles.linkText}>
+                    <span className={styles.linkTitle}>{t.overview[link.title]}</span>
+                    <span className={styles.linkBody}>{t.overview[link.body]}</span>
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      </div>
+    </>
+  );
+}

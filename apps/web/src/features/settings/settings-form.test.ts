@@ -1,0 +1,63 @@
+import type { OrganizationSettings } from "@clinsign/contracts";
+import { describe, expect, it } from "vitest";
+import { en } from "../../i18n/en";
+import { buildPayload, errorsFromFieldErrors, formStateFrom, isDirty, validate } from "./settings-form";
+
+const settings: OrganizationSettings = {
+  id: "3f1c8f5e-8a56-4d7e-9d8e-2d0f7d3c1a10",
+  name: "Demo Clinic",
+  webhookUrls: ["https://hooks.example.org/a"],
+  hasWebhookSecret: true,
+  otpEnabled: false,
+  sessionMethod: "none",
+  hasSessionJwtSecret: false,
+  sessionJwksUrl: null,
+  sessionIntrospectionUrl: null,
+  requireSessionVerification: false,
+  updatedAt: "2025-11-21T10:00:00.000Z",
+};
+
+describe("settings form", () => {
+  it("starts clean and notices changes", () => {
+    const form = formStateFrom(settings);
+    expect(isDirty(form, settings)).toBe(false);
+    expect(isDirty({ ...form, webhookUrls: [...form.webhookUrls, "  "] }, settings)).toBe(false);
+    expect(isDirty({ ...form, otpEnabled: true }, settings)).toBe(true);
+    expect(isDirty({ ...form, sessionJwtSecret: "x" }, settings)).toBe(true);
+  });
+
+  it("drops empty URL rows, sends the secret only when typed, and only the selected method's URL", () => {
+    const form = { ...formStateFrom(settings), webhookUrls: ["", " https://a.example/h ", ""], sessionMethod: "jwks" as const };
+    const { input, urlRows } = buildPayload({ ...form, sessionJwksUrl: "https://idp.example/jwks", sessionIntrospectionUrl: "https://x" });
+    expect(input.webhookUrls).toEqual(["https://a.example/h"]);
+    expect(urlRows).toEqual([1]);
+    expect(input).not.toHaveProperty("sessionJwtSecret");
+    expect(input).not.toHaveProperty("sessionIntrospectionUrl");
+    expect(input.sessionJwksUrl).toBe("https://idp.example/jwks");
+  });
+
+  it("maps API field errors on webhookUrls.N back to the form's rows", () => {
+    const errors = errorsFromFieldErrors([{ key: "webhookUrls.0", message: "must be an http(s) URL" }], [2], en);
+    expect(errors).toEqual({ "webhookUrls.2": en.validation.url });
+  });
+
+  it("checks URLs, duplicates and the session method before sending", () => {
+    const form = {
+      ...formStateFrom(settings),
+      webhookUrls: ["ftp://nope", "https://a.example/h", "https://a.example/h"],
+      sessionMethod: "hs256" as const,
+      requireSessionVerification: true,
+    };
+    const errors = validate(form, buildPayload(form), settings, en);
+    expect(errors["webhookUrls.0"]).toBe(en.validation.url);
+    expect(errors["webhookUrls.2"]).toBe(en.validation.duplicateUrl);
+    expect(errors.sessionJwtSecret).toBe(en.settings.jwtSecretRequired);
+    expect(errors.sessionMethod).toBeUndefined();
+
+    const none = { ...formStateFrom(settings), requireSessionVerification: true };
+    expect(validate(none, buildPayload(none), settings, en).sessionMethod).toBe(en.settings.requireNeedsMethod);
+
+    const short = { ...formStateFrom(settings), sessionMethod: "hs256" as const, sessionJwtSecret: "short" };
+    expect(validate(short, buildPayload(short), settings, en).sessionJwtSecret).toBe(en.validation.secretLength);
+  });
+});

@@ -1,0 +1,127 @@
+import { updateOrganizationInput, type FieldError, type OrganizationSettings, type UpdateOrganizationInput } from "@clinsign/contracts";
+import type { Dictionary } from "../../i18n";
+import { translateValidationMessage } from "../../trpc/errors";
+
+export type SessionMethod = OrganizationSettings["sessionMethod"];
+
+/** What the settings form edits. Secrets are write-only: the field starts empty. */
+export interface SettingsFormState {
+  name: string;
+  webhookUrls: string[];
+  otpEnabled: boolean;
+  sessionMethod: SessionMethod;
+  sessionJwtSecret: string;
+  sessionJwksUrl: string;
+  sessionIntrospectionUrl: string;
+  requireSessionVerification: boolean;
+}
+
+/** Field key (as the API reports it, e.g. `webhookUrls.2`) → message. */
+export type SettingsErrors = Record<string, string>;
+
+export const MAX_WEBHOOK_URLS = 10;
+
+export function formStateFrom(settings: OrganizationSettings): SettingsFormState {
+  return {
+    name: settings.name,
+    webhookUrls: [...settings.webhookUrls],
+    otpEnabled: settings.otpEnabled,
+    sessionMethod: settings.sessionMethod,
+    sessionJwtSecret: "",
+    sessionJwksUrl: settings.sessionJwksUrl ?? "",
+    sessionIntrospectionUrl: settings.sessionIntrospectionUrl ?? "",
+    requireSessionVerification: settings.requireSessionVerification,
+  };
+}
+
+export function isDirty(form: SettingsFormState, settings: OrganizationSettings): boolean {
+  const saved = formStateFrom(settings);
+  const trimmedUrls = (urls: string[]) => urls.map((url) => url.trim()).filter(Boolean);
+  return (
+    form.name !== saved.name ||
+    JSON.stringify(trimmedUrls(form.webhookUrls)) !== JSON.stringify(saved.webhookUrls) ||
+    form.otpEnabled !== saved.otpEnabled ||
+    form.sessionMethod !== saved.sessionMethod ||
+    form.sessionJwtSecret !== "" ||
+    (form.sessionMethod === "jwks" && form.sessionJwksUrl.trim() !== saved.sessionJwksUrl) ||
+    (form.sessionMethod === "introspection" && form.sessionIntrospectionUrl.trim() !== saved.sessionIntrospectionUrl) ||
+    form.requireSessionVerification !== saved.requireSessionVerification
+  );
+}
+
+export interface SettingsPayload {
+  input: UpdateOrganizationInput;
+  /** Index in `input.webhookUrls` → index of the form's row (empty rows are left out). */
+  urlRows: number[];
+}
+
+/**
+ * The update to send. Empty URL rows are dropped; the secret only goes out when typed; a URL of
+ * a method that is not selected is left as it is.
+ */
+export function buildPayload(form: SettingsFormState): SettingsPayload {
+  const rows = form.webhookUrls.map((url, row) => ({ url: url.trim(), row })).filter((entry) => entry.url);
+  const input: UpdateOrganizationInput = {
+    name: form.name,
+    webhookUrls: rows.map((entry) => entry.url),
+    otpEnabled: form.otpEnabled,
+    sessionMethod: form.sessionMethod,
+    requireSessionVerification: form.requireSessionVerification,
+  };
+  if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
+  if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
+  if (form.sessionMethod === "introspection") input.sessionIntrospectionUrl = form.sessionIntrospectionUrl.trim() || null;
+  return { input, urlRows: rows.map((entry) => entry.row) };
+}
+
+/** Puts field errors at the form's own keys: `webhookUrls.N` counts non-empty rows only. */
+export function errorsFromFieldErrors(issues: readonly FieldError[], urlRows: number[], t: Dictionary): SettingsErrors {
+  const errors: SettingsErrors = {};
+  for (const { key, message } of issues) {
+    const match = /^webhookUrls\.(\d+)$/.exec(key);
+    const formKey = match ? `webhookUrls.${urlRows[Number(match[1])] ?? match[1]}` : key || "form";
+    errors[formKey] ??= translateValidationMessage(message, t);
+  }
+  return errors;
+}
+
+/** The message for an API error that names one field in `details.field` (session method checks). */
+export function messageForDetailField(field: string, t: Dictionary): string | undefined {
+  return (
+    {
+      sessionJwtSecret: t.settings.jwtSecretRequired,
+      sessionJwksUrl: t.settings.jwksUrlRequired,
+      sessionIntrospectionUrl: t.settings.introspectionUrlRequired,
+      sessionMethod: t.settings.requireNeedsMethod,
+    } as Record<string, string>
+  )[field];
+}
+
+/** The same checks the API makes, run before sending so errors show at once. */
+export function validate(form: SettingsFormState, payload: SettingsPayload, settings: OrganizationSettings, t: Dictionary): SettingsErrors {
+  const parsed = updateOrganizationInput.safeParse(payload.input);
+  const errors = parsed.success
+    ? {}
+    : errorsFromFieldErrors(
+        parsed.error.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })),
+        payload.urlRows,
+        t,
+      );
+
+  const seen = new Map<string, number>();
+  form.webhookUrls.forEach((url, row) => {
+    const normalized = url.trim();
+    if (!normalized) return;
+    if (seen.has(normalized)) errors[`webhookUrls.${row}`] ??= t.validation.duplicateUrl;
+    else seen.set(normalized, row);
+  });
+
+  const method = form.sessionMethod;
+  if (method === "hs256" && !settings.hasSessionJwtSecret && !form.sessionJwtSecret) errors.sessionJwtSecret ??= t.settings.jwtSecretRequired;
+  if (method === "jwks" && !form.sessionJwksUrl.trim()) errors.sessionJwksUrl ??= t.settings.jwksUrlRequired;
+  if (method === "introspection" && !form.sessionIntrospectionUrl.trim()) {
+    errors.sessionIntrospectionUrl ??= t.settings.introspectionUrlRequired;
+  }
+  if (form.requireSessionVerification && method === "none") errors.sessionMethod ??= t.settings.requireNeedsMethod;
+  return errors;
+}

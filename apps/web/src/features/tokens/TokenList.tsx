@@ -1,0 +1,136 @@
+"use client";
+
+import type { ApiTokenSummary } from "@clinsign/contracts";
+import { Badge, Button, Card, Dialog, EmptyState, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import styles from "./tokens.module.css";
+
+export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const tokens = useQuery(trpc.tokens.list.queryOptions());
+  const [toRevoke, setToRevoke] = useState<ApiTokenSummary | null>(null);
+
+  const revoke = useMutation(
+    trpc.tokens.revoke.mutationOptions({
+      onSuccess: (_result, { id }) => {
+        const name = tokens.data?.find((token) => token.id === id)?.name ?? "";
+        onAnnounce(format(t.tokens.revokedAnnouncement, { name }));
+        setToRevoke(null);
+        void queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
+      },
+    }),
+  );
+
+  const columns: Array<TableColumn<ApiTokenSummary>> = [
+    { key: "name", header: t.tokens.columnName, render: (token) => <span className={styles.tokenName}>{token.name}</span> },
+    { key: "prefix", header: t.tokens.columnPrefix, render: (token) => <code className={styles.prefix}>{token.prefix}…</code> },
+    { key: "created", header: t.tokens.columnCreated, render: (token) => formatDateTime(token.createdAt, locale) },
+    {
+      key: "lastUsed",
+      header: t.tokens.columnLastUsed,
+      render: (token) => (token.lastUsedAt ? formatDateTime(token.lastUsedAt, locale) : t.common.never),
+    },
+    {
+      key: "status",
+      header: t.tokens.columnStatus,
+      render: (token) =>
+        token.revokedAt ? (
+          <span title={format(t.tokens.revokedAt, { date: formatDateTime(token.revokedAt, locale) })}>
+            <Badge tone="neutral">{t.tokens.revoked}</Badge>
+          </span>
+        ) : (
+          <Badge tone="success">{t.tokens.active}</Badge>
+        ),
+    },
+    {
+      key: "actions",
+      header: t.tokens.columnActions,
+      end: true,
+      render: (token) =>
+        token.revokedAt ? null : (
+          <Button
+            variant="danger-outline"
+            size="small"
+            aria-label={format(t.tokens.revokeLabel, { name: token.name })}
+            onClick={() => {
+              revoke.reset();
+              setToRevoke(token);
+            }}
+          >
+            {t.tokens.revoke}
+          </Button>
+        ),
+    },
+  ];
+
+  let body;
+  if (tokens.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={3} /></div>;
+  else if (tokens.error)
+    body = (
+      <div className="cs-card__body cs-stack">
+        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
+          {describeApiError(readApiError(tokens.error), t)}
+        </Notice>
+        <div>
+          <Button onClick={() => tokens.refetch()} busy={tokens.isFetching}>
+            {t.common.retry}
+          </Button>
+        </div>
+      </div>
+    );
+  else if (tokens.data.length === 0) body = <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
+  else
+    body = (
+      <div className={styles.tableBody}>
+        <Table
+          caption={t.tokens.listCaption}
+          columns={columns}
+          rows={tokens.data}
+          rowKey={(token) => token.id}
+          rowMuted={(token) => token.revokedAt !== null}
+        />
+      </div>
+    );
+
+  return (
+    <Card title={t.tokens.listTitle} flush>
+      {body}
+      <Dialog
+        open={toRevoke !== null}
+        role="alertdialog"
+        onClose={() => setToRevoke(null)}
+        title={toRevoke ? format(t.tokens.revokeTitle, { name: toRevoke.name }) : ""}
+        description={t.tokens.revokeBody}
+        closeLabel={t.common.close}
+        footer={
+          <>
+            <Button onClick={() => setToRevoke(null)} disabled={revoke.isPending} data-autofocus>
+              {t.common.cancel}
+            </Button>
+            <Button
+              variant="danger"
+              busy={revoke.isPending}
+              onClick={() => toRevoke && revoke.mutate({ id: toRevoke.id })}
+            >
+              {t.tokens.revokeConfirm}
+            </Button>
+          </>
+        }
+      >
+        {revoke.error ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(revoke.error), t)}
+          </Notice>
+        ) : null}
+      </Dialog>
+    </Card>
+  );
+}

@@ -1,0 +1,44 @@
+import { de } from "./de";
+import { en, type Dictionary } from "./en";
+
+export type { Dictionary };
+
+export const languages = ["en", "de"] as const;
+export type Lang = (typeof languages)[number];
+export const defaultLang: Lang = "en";
+
+/** The cookie that remembers the language chosen in the header. */
+export const LANG_COOKIE = "lang";
+
+export const dictionaries: Record<Lang, Dictionary> = { en, de };
+
+/** BCP 47 locale used for dates and numbers. */
+export const locales: Record<Lang, string> = { en: "en-GB", de: "de-DE" };
+
+export function isLang(value: unknown): value is Lang {
+  return typeof value === "string" && (languages as readonly string[]).includes(value);
+}
+
+/**
+ * The language for a request: the `lang` cookie when it names a supported language, else the
+ * best Accept-Language match (by q-value, primary subtag only), else English.
+ */
+export function resolveLang(cookieValue: string | undefined, acceptLanguage: string | null | undefined): Lang {
+  if (isLang(cookieValue)) return cookieValue;
+  const ranked = (acceptLanguage ?? "")
+    .split(",")
+    .map((part, index) => {
+      const [tag = "", ...params] = part.trim().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const quality = q ? Number(q.slice(2)) : 1;
+      return { primary: tag.trim().toLowerCase().split("-")[0] ?? "", quality: Number.isFinite(quality) ? quality : 0, index };
+    })
+    .filter((entry) => entry.primary && entry.quality > 0)
+    .sort((a, b) => b.quality - a.quality || a.index - b.index);
+  return ranked.map((entry) => entry.primary).find(isLang) ?? defaultLang;
+}
+
+/** Fills `{name}` placeholders; unknown placeholders stay visible so they are noticed. */
+export function format(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (match, key: string) => (key in values ? String(values[key]) : match));
+}

@@ -1,0 +1,2 @@
+/** The API's HTTP-only staff session cookie (set by auth.login through the /trpc proxy). */
+export const SESSION_COOKIE = "clinsign_session";

@@ -1,0 +1,42 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { contentSecurityPolicy } from "./lib/csp";
+import { loginPath, PATH_HEADER } from "./lib/paths";
+import { SESSION_COOKIE } from "./lib/cookies";
+
+/** Pages anyone may open. Everything else is the admin area. */
+const PUBLIC_PATHS = new Set(["/login"]);
+
+/**
+ * Runs before every page: sends visitors without a session cookie to /login (an optimistic
+ * check; the admin layout then asks the API whether the session is valid), passes the path on
+ * for that layout's redirect, and sets a per-request CSP nonce.
+ */
+export function proxy(request: NextRequest) {
+  const { pathname, search } = request.nextUrl;
+  if (!PUBLIC_PATHS.has(pathname) && !request.cookies.has(SESSION_COOKIE)) {
+    return NextResponse.redirect(new URL(loginPath(pathname + search), request.url));
+  }
+
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set(PATH_HEADER, pathname + search);
+  requestHeaders.set("content-security-policy", csp);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("content-security-policy", csp);
+  return response;
+}
+
+export const config = {
+  matcher: [
+    {
+      // Pages only: not the tRPC proxy, Next's assets, or the icon.
+      source: "/((?!trpc/|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      missing: [
+        { type: "header", key: "next-router-prefetch" },
+        { type: "header", key: "purpose", value: "prefetch" },
+      ],
+    },
+  ],
+};

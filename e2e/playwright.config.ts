@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig } from "@playwright/test";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, WEB_PORT } from "./tests/support";
+
+// One fresh data folder per run, removed when the run ends (E2E_KEEP_DATA=1 keeps it). The
+// config is also loaded by the worker processes: they inherit the variable, so only the
+// process that created the folder removes it, after Playwright has stopped the servers.
+if (!process.env.CLINSIGN_E2E_DATA_DIR) {
+  const dataDir = mkdtempSync(join(tmpdir(), "clinsign-e2e-"));
+  process.env.CLINSIGN_E2E_DATA_DIR = dataDir;
+  if (!process.env.E2E_KEEP_DATA) process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }));
+}
+
+export default defineConfig({
+  testDir: "./tests",
+  globalSetup: "./tests/global-setup.ts",
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
+  use: {
+    baseURL: `http://localhost:${WEB_PORT}`,
+    locale: "en-GB",
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  webServer: {
+    // The whole service, as an operator starts it: build if needed, migrate, seed, run.
+    command: "node ../scripts/start.mjs",
+    url: `http://localhost:${WEB_PORT}/login`,
+    timeout: 300_000,
+    reuseExistingServer: Boolean(process.env.E2E_REUSE_SERVER),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      DATA_DIR: process.env.CLINSIGN_E2E_DATA_DIR,
+      API_PORT: String(API_PORT),
+      WEB_PORT: String(WEB_PORT),
+      PUBLIC_WEB_URL: `http://localhost:${WEB_PORT}`,
+      ALLOW_INSECURE_HTTP: "true",
+      SEED_ADMIN_EMAIL: ADMIN_EMAIL,
+      SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});

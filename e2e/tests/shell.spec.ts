@@ -1,0 +1,50 @@
+import { expect, test } from "@playwright/test";
+import { signIn } from "./support";
+
+test("the language switch turns the admin area German and back, and sign-out ends the session", async ({ page }) => {
+  await signIn(page);
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "de");
+  await expect(page.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Einstellungen" })).toBeVisible();
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("lang", "de");
+  await expect(page.getByRole("heading", { level: 1, name: /^Willkommen, / })).toBeVisible();
+
+  await page.getByRole("button", { name: "English" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+
+  // Sections that are not built yet show a tidy page, not a 404.
+  await page.getByRole("link", { name: "Audit log" }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "Audit log is on its way" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login\?reason=signed-out$/);
+  await expect(page.getByText("You have been signed out.")).toBeVisible();
+  await page.goto("/settings");
+  await expect(page).toHaveURL(/\/login/);
+});
+
+test("settings: field errors show at their field, a valid change is saved", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/settings");
+  await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Add URL" }).click();
+  const url = page.getByLabel("Webhook URL 1", { exact: true });
+  await expect(url).toBeFocused();
+  await url.fill("not a url");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(url).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("Enter a complete http(s) address")).toBeVisible();
+
+  await url.fill("https://hooks.example.org/clinsign");
+  await page.getByLabel("Require a one-time code").check();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByLabel("Webhook URL 1", { exact: true })).toHaveValue("https://hooks.example.org/clinsign");
+  await expect(page.getByLabel("Require a one-time code")).toBeChecked();
+});

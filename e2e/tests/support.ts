@@ -1,0 +1,32 @@
+import { expect, type Page } from "@playwright/test";
+
+/** The stack playwright.config.ts starts. */
+export const WEB_PORT = 3100;
+export const API_PORT = 4100;
+export const API_URL = `http://127.0.0.1:${API_PORT}`;
+export const ADMIN_EMAIL = "admin@demo.clinic";
+export const ADMIN_PASSWORD = "e2e-password-123";
+
+/** Signs in through the login form, as a person would, and waits for the overview. */
+export async function signIn(page: Page): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("E-mail address").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+}
+
+/** True when the page is wider than the viewport (a horizontal scrollbar). */
+export async function hasHorizontalScroll(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+}
+
+/** Collects Content-Security-Policy violations reported on the page's console. */
+export function watchCspViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
