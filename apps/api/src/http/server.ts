@@ -66,6 +66,7 @@ export function createRequestListener(services: Services): RequestListener {
         request: requestMeta.get(req)!,
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
+        formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };
     },

@@ -3,6 +3,7 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
+import { authenticateFormSession } from "../core/sessions/sessions";
 import { authenticateApiToken } from "../core/tokens/tokens";
 import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
@@ -65,9 +66,13 @@ async function authenticate(services: Services, route: Route, req: IncomingMessa
   if (route.auth === "bearer") {
     return { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req))) };
   }
-  const { token, orgId } = fields;
+  const { token, orgId, sessionId } = fields;
+  if (route.auth === "orgTokenOrSession" && sessionId !== undefined && token === undefined) {
+    if (typeof sessionId !== "string") throw new AppError("unauthorized", "invalid or expired session");
+    return { kind: "session", ...(await authenticateFormSession(services.db, sessionId)) };
+  }
   if (typeof token !== "string" || typeof orgId !== "string") {
-    throw new AppError("unauthorized", "token and orgId are required");
+    throw new AppError("unauthorized", route.auth === "orgTokenOrSession" ? "sessionId, or token and orgId, are required" : "token and orgId are required");
   }
   if (!ORG_ID.test(orgId)) throw new AppError("unauthorized", "invalid API token for this orgId");
   return { kind: "token", ...(await authenticateApiToken(services.db, token, orgId.toLowerCase())) };
@@ -96,7 +101,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(values[i + 1]!)]));
     const fields: Record<string, unknown> = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
     const principal = await authenticate(services, route, req, fields);
-    const { token: _token, orgId: _orgId, ...inputFields } = fields;
+    const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
     const input = parseInput(route.input, { ...inputFields, ...pathParams });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);

@@ -1,4 +1,5 @@
 import { authRouter } from "./routers/auth";
+import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, webhooksRouter } from "./routers/forms";
 import { organizationRouter } from "./routers/organization";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
@@ -9,6 +10,13 @@ export const appRouter = router({
   organization: organizationRouter,
   templates: templatesRouter,
   tokens: tokensRouter,
+  sessions: sessionsRouter,
+  forms: formsRouter,
+  drafts: draftsRouter,
+  submissions: submissionsRouter,
+  webhooks: webhooksRouter,
+  audit: auditRouter,
+  messages: messagesRouter,
 });
 
 export type AppRouter = typeof appRouter;
