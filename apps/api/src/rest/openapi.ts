@@ -41,7 +41,9 @@ function operation(route: Route) {
       properties: withCredentials ? { ...credentials, ...properties } : properties,
       required: withCredentials ? [...credentialsRequired, ...required] : required,
     };
-    requestBody = { required: true, content: { "application/json": { schema: body } } };
+    const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
+    if (route.body === "multipart") body.properties = { ...body.properties, files: { type: "array", items: { type: "string", format: "binary" } } };
+    requestBody = { required: true, content: { [media]: { schema: body } } };
   }
   const errorSchema = route.area === "A" ? toSchema(areaAErrorBody, "output") : toSchema(areaBErrorBody, "output");
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   auditLogEntry,
+  uploadedFile,
   createdSession,
   createSessionInput,
   draft,
@@ -21,6 +22,7 @@ import {
   templateListItem,
   updateTemplateInput,
 } from "@clinsign/contracts";
+import { uploadFilesInput } from "../trpc/routers/forms";
 import type { createCaller } from "../trpc/root";
 import type { Area } from "./envelopes";
 
@@ -49,6 +51,8 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   /** The success body, for the OpenAPI document. */
   output: z.ZodType;
   status: 200 | 201;
+  /** How the body arrives (POST/PATCH/DELETE): JSON by default, or multipart/form-data with files. */
+  body?: "json" | "multipart";
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
@@ -236,5 +240,18 @@ export const routes: Route[] = [
     output: z.object({ ok, logs: z.array(auditLogEntry) }),
     status: 200,
     call: async (caller, input) => ({ ok: true, logs: await caller.audit.list(input) }),
+  }),
+  route({
+    ref: "B-uploads",
+    method: "POST",
+    path: "/api/embed/uploads",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Upload files for a file field (multipart/form-data); answers signed, expiring URLs",
+    body: "multipart",
+    input: uploadFilesInput,
+    output: z.object({ ok, files: z.array(uploadedFile) }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, files: await caller.uploads.create(input) }),
   }),
 ];

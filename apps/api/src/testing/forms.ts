@@ -5,7 +5,7 @@ import type { TestApi, TestOrg } from "./harness";
 export const creds = (o: TestOrg) => ({ token: o.token, orgId: o.orgId });
 
 export const query = (params: Record<string, string | number | undefined>) =>
-  new URLSearchParams(Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
+  new URLSearchParams(Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 /** An active template with the given fields (a single optional text field by default). */
 export async function activeTemplate(org: TestOrg, fields: FormField[] = [{ id: "f1", type: "text", key: "name", label: "Name" }], title = "Anamnese") {

@@ -1,5 +1,5 @@
 import { authRouter } from "./routers/auth";
-import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, webhooksRouter } from "./routers/forms";
+import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter, webhooksRouter } from "./routers/forms";
 import { organizationRouter } from "./routers/organization";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
@@ -17,6 +17,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   audit: auditRouter,
   messages: messagesRouter,
+  uploads: uploadsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -23,6 +23,7 @@ import { listMessages } from "../../core/messaging/messaging";
 import { createFormSession, describeSession } from "../../core/sessions/sessions";
 import { getSubmission, listSubmissions, submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
+import { uploadFiles } from "../../core/uploads/uploads";
 import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
 import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
 
@@ -75,4 +76,20 @@ export const auditRouter = {
 export const messagesRouter = {
   /** Staff: sent and queued SMS and e-mail (the outbox in development). */
   list: staffProcedure.input(listMessagesInput).query(({ ctx, input }) => listMessages(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+/**
+ * Files arrive as bytes, so this input only exists in-process: the REST door parses the
+ * multipart body and calls the procedure through `createCaller`.
+ */
+export const uploadFilesInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  fieldKey: z.string().max(100).optional(),
+  files: z
+    .array(z.object({ name: z.string(), type: z.string(), bytes: z.instanceof(Buffer) }), { message: "send at least one file" })
+    .min(1, { message: "send at least one file" }),
+});
+
+export const uploadsRouter = {
+  create: formProcedure.input(uploadFilesInput).mutation(({ ctx, input }) => uploadFiles(ctx.org, input)),
 } satisfies TRPCRouterRecord;
