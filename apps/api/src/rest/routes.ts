@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   auditLogEntry,
+  createFormRequestInput,
   uploadedFile,
   createdSession,
   createSessionInput,
@@ -253,5 +254,17 @@ export const routes: Route[] = [
     output: z.object({ ok, files: z.array(uploadedFile) }),
     status: 200,
     call: async (caller, input) => ({ ok: true, files: await caller.uploads.create(input) }),
+  }),
+  route({
+    ref: "F1",
+    method: "POST",
+    path: "/api/portal/request",
+    area: "B",
+    auth: "orgToken",
+    summary: "Start a form process: store the request and send the portal link by SMS",
+    input: createFormRequestInput,
+    output: z.object({ ok, rnummer: z.string(), phone: z.string(), templateIdentifier: z.string() }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.formRequests.create(input)) }),
   }),
 ];

@@ -1,6 +1,7 @@
 import { authRouter } from "./routers/auth";
 import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter, webhooksRouter } from "./routers/forms";
 import { organizationRouter } from "./routers/organization";
+import { formRequestsRouter, portalRouter } from "./routers/portal";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
 import { createCallerFactory, router } from "./trpc";
@@ -18,6 +19,8 @@ export const appRouter = router({
   audit: auditRouter,
   messages: messagesRouter,
   uploads: uploadsRouter,
+  formRequests: formRequestsRouter,
+  portal: portalRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { and, auditLog, eq, formUploads } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { startTestApi, type TestApi, type TestOrg, type TestResponse } from "../../testing/harness";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
 
 let api: TestApi;
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function upload(fieldsIn: Record<string, string>, files: { name: string; type: string; bytes: Buffer }[]) {
+async function upload(fieldsIn: Record<string, string>, files: { name: string; type: string; bytes: Buffer }[]): Promise<Pick<TestResponse, "status" | "body">> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fieldsIn)) form.append(k, v);
   for (const f of files) form.append("file", new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name);
@@ -112,7 +112,7 @@ describe("POST /api/embed/uploads", () => {
     const expired = signedFileUrl(api.services, org.orgId, uploaded.body.files[0].path, -1);
     const res = await fetch(local(expired));
     expect(res.status).toBe(401);
-    expect((await res.json()).error).toBe("this file link has expired");
+    expect(((await res.json()) as { error: string }).error).toBe("this file link has expired");
     const fresh = signedFileUrl(api.services, org.orgId, uploaded.body.files[0].path, 60);
     expect((await fetch(local(fresh))).status).toBe(200);
     // Signed for one organization, the same key under another organization's id is refused.
