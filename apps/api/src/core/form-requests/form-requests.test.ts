@@ -171,6 +171,14 @@ describe("the SMS portal", () => {
     await new JobRunner(api.services, jobHandlers).runDue();
     const [sent] = await api.services.db.select().from(messages).where(eq(messages.id, mail!.id));
     expect(sent).toMatchObject({ status: "sent", provider: "outbox" });
+    // Staff see the SMS and the e-mail in their organization's message list; others see none.
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const listed = await api.trpc({ cookie }).messages.list.query({});
+    expect(listed.find((m) => m.id === mail!.id)).toMatchObject({ channel: "email", status: "sent", subject: "Bogen R-P1" });
+    expect((await api.trpc({ cookie }).messages.list.query({ channel: "sms" })).every((m) => m.channel === "sms")).toBe(true);
+    const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+    expect((await api.trpc({ cookie: otherCookie }).messages.list.query({})).some((m) => m.id === mail!.id)).toBe(false);
+    await expect(api.trpc({ bearer: org.token }).messages.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
     // Submitted once; the access token is spent.
     await expect(portal().submit.mutate({ accessToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 409 } });
