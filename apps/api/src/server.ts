@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from "./env";
 import { seedDemoIfEmpty } from "./core/seed/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
+import { jobHandlers } from "./jobs/handlers";
+import { JobRunner } from "./jobs/runner";
 import { createLogger, createServices } from "./services";
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -45,6 +47,9 @@ async function main() {
       );
     }
   }
+  const runner = new JobRunner(services, jobHandlers);
+  services.jobs = runner;
+  runner.start();
   const server = createServer(services);
   server.listen(config.apiPort, config.apiHost, () => {
     log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
@@ -58,8 +63,11 @@ async function main() {
     server.close();
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 5000).unref();
-    services.database
-      .close()
+    // The runner finishes its current pass before the database closes under it.
+    runner
+      .stop()
+      .catch((error) => log.error({ err: error }, "stopping the job runner failed"))
+      .then(() => services.database.close())
       .catch((error) => log.error({ err: error }, "closing the database failed"))
       .finally(() => {
         unlock();

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { OrgScope, type ActorType, type Database, type Db } from "@clinsign/db";
+import { OrgScope, type ActorType, type Database, type Db, type FormSessionConfig } from "@clinsign/db";
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";
@@ -27,6 +27,8 @@ export interface Services {
   log: Logger;
   /** True while completed documents are sealed with a generated development certificate. */
   devCertificate: boolean;
+  /** The process's job runner, when one runs here: `wake()` starts a pass now instead of at the next poll. */
+  jobs?: { wake(): void };
 }
 
 /**
@@ -38,6 +40,16 @@ export interface OrgContext {
   scope: OrgScope;
   actor: Actor;
   request: RequestMeta;
+  /** Set when the caller authenticated with an embed sessionId: limits it to one template. */
+  session?: FormSession;
+}
+
+/** An embed session as the services see it (the sessionId itself is never kept). */
+export interface FormSession {
+  id: string;
+  templateIdentifier: string;
+  config: FormSessionConfig;
+  expiresAt: Date;
 }
 
 /** The same context bound to an open transaction. */

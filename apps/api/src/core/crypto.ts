@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 /** URL-safe random secret with `bytes` of entropy (default 32 bytes = 256 bits). */
 export function randomSecret(bytes = 32): string {
@@ -57,6 +57,10 @@ export class SecretBox {
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error("encryption key must be 32 bytes");
     this.key = key;
+  }
+  /** A separate key for one purpose (e.g. signing file URLs), so the encryption key signs nothing itself. */
+  deriveKey(purpose: string): Buffer {
+    return createHmac("sha256", this.key).update(`clinsign:${purpose}`).digest();
   }
   seal(plaintext: string): string {
     const iv = randomBytes(12);

@@ -7,7 +7,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { SESSION_COOKIE } from "../core/staff/staff";
-import { areaOf, handleRest, isAreaAPath } from "../rest/adapter";
+import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
@@ -66,6 +66,7 @@ export function createRequestListener(services: Services): RequestListener {
         request: requestMeta.get(req)!,
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
+        formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };
     },
@@ -120,6 +121,7 @@ export function createRequestListener(services: Services): RequestListener {
         const { status, body } = renderError("A", new AppError("https_required", "this endpoint is served over HTTPS only"), requestId);
         return sendJson(res, status, body);
       }
+      if (url.pathname.startsWith("/api/embed/files/") && req.method === "GET") return void (await serveSignedFile(services, { req, res, url, request }));
       if (await handleRest(services, { req, res, url, request })) return;
       const { status, body } = renderError(areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);
       sendJson(res, status, body);

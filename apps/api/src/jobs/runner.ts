@@ -1,14 +1,8 @@
 import type { Services } from "../core/context";
-import { claimDueJobs, completeJob, failJob, type Job } from "../core/jobs/queue";
+import { executeJob, type JobHandler } from "../core/jobs/execute";
+import { claimDueJobs } from "../core/jobs/queue";
 
-export interface JobHandler {
-  /** Does the work; throwing counts as a failed attempt. */
-  run(job: Job, services: Services): Promise<void>;
-  /** Delay before attempt `attempt + 1`, in ms. Jitter belongs here. */
-  retryDelayMs(attempt: number): number;
-  /** How long a claimed job stays leased before another worker may take it. */
-  leaseSeconds?: number;
-}
+export type { JobHandler } from "../core/jobs/execute";
 
 export interface JobRunnerOptions {
   pollIntervalMs?: number;
@@ -51,25 +45,13 @@ export class JobRunner {
 
   /** One pass: claims and runs every due job, batch by batch. Returns how many ran. */
   async runDue(): Promise<number> {
-    const { db, log } = this.services;
+    const { db } = this.services;
     const batchSize = this.options.batchSize ?? 10;
     let ran = 0;
     for (const [kind, handler] of Object.entries(this.handlers)) {
       for (;;) {
         const claimed = await claimDueJobs(db, [kind], batchSize, handler.leaseSeconds ?? 60);
-        await Promise.all(
-          claimed.map(async (job) => {
-            try {
-              await handler.run(job, this.services);
-              await completeJob(db, job.id);
-            } catch (error) {
-              const message = error instanceof Error ? error.message : String(error);
-              const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
-              log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
-              await failJob(db, job.id, message, retryAt);
-            }
-          }),
-        );
+        await Promise.all(claimed.map((job) => executeJob(this.services, job, handler)));
         ran += claimed.length;
         if (claimed.length < batchSize || this.stopped) break;
       }

@@ -3,13 +3,17 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
+import { authenticateFormSession } from "../core/sessions/sessions";
+import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/tokens/tokens";
 import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
 import { routes, type Route } from "./routes";
+import { readMultipart } from "./multipart";
 import { parseInput } from "./validation";
+import type { IncomingFile } from "../core/uploads/uploads";
 
 interface CompiledRoute {
   route: Route;
@@ -65,9 +69,13 @@ async function authenticate(services: Services, route: Route, req: IncomingMessa
   if (route.auth === "bearer") {
     return { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req))) };
   }
-  const { token, orgId } = fields;
+  const { token, orgId, sessionId } = fields;
+  if (route.auth === "orgTokenOrSession" && sessionId !== undefined && token === undefined) {
+    if (typeof sessionId !== "string") throw new AppError("unauthorized", "invalid or expired session");
+    return { kind: "session", ...(await authenticateFormSession(services.db, sessionId)) };
+  }
   if (typeof token !== "string" || typeof orgId !== "string") {
-    throw new AppError("unauthorized", "token and orgId are required");
+    throw new AppError("unauthorized", route.auth === "orgTokenOrSession" ? "sessionId, or token and orgId, are required" : "token and orgId are required");
   }
   if (!ORG_ID.test(orgId)) throw new AppError("unauthorized", "invalid API token for this orgId");
   return { kind: "token", ...(await authenticateApiToken(services.db, token, orgId.toLowerCase())) };
@@ -94,10 +102,13 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const { route } = match;
     const values = match.pattern.exec(url.pathname)!;
     const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(values[i + 1]!)]));
-    const fields: Record<string, unknown> = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
+    let fields: Record<string, unknown>;
+    let files: IncomingFile[] | undefined;
+    if (route.body === "multipart") ({ fields, files } = await readMultipart(req));
+    else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
     const principal = await authenticate(services, route, req, fields);
-    const { token: _token, orgId: _orgId, ...inputFields } = fields;
-    const input = parseInput(route.input, { ...inputFields, ...pathParams });
+    const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
+    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(files && { files }) });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);
     sendJson(res, route.status, result);
@@ -114,4 +125,25 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     sendJson(res, status, body, retryAfter ? { "retry-after": String(retryAfter) } : {});
   }
   return true;
+}
+
+/** GET /api/embed/files/<orgId>/<key>?exp&sig: a private upload behind its signed, expiring URL. */
+export async function serveSignedFile(services: Services, rest: RestRequest): Promise<void> {
+  const { res, url, request } = rest;
+  try {
+    const path = decodeURIComponent(url.pathname.slice("/api/embed/files/".length));
+    const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
+    res.writeHead(200, {
+      "content-type": file.type,
+      "content-length": file.bytes.length,
+      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      "cache-control": "private, no-store",
+    });
+    res.end(file.bytes);
+  } catch (error) {
+    const app = toAppError(error) ?? new AppError("internal_error", "internal error");
+    if (app.code === "internal_error") services.log.error({ err: error, requestId: request.requestId }, "file download failed");
+    const { status, body } = renderError("B", app, request.requestId);
+    sendJson(res, status, body);
+  }
 }

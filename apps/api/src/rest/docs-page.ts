@@ -7,8 +7,14 @@ type Operation = {
   summary: string;
   tags: string[];
   parameters: { name: string; in: string; required: boolean; schema: unknown }[];
-  requestBody?: { content: { "application/json": { schema: unknown } } };
-  responses: Record<string, { description: string; content?: { "application/json": { schema: unknown } } }>;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+};
+
+/** The schema of the first media type, with its name: JSON for most, multipart for uploads. */
+const firstSchema = (content: Record<string, { schema: unknown }>) => {
+  const [type, body] = Object.entries(content)[0] ?? [];
+  return type ? `<p><code>${escapeHtml(type)}</code></p>${json(body!.schema)}` : "";
 };
 
 const json = (value: unknown) => `<pre><code>${escapeHtml(JSON.stringify(value, null, 2))}</code></pre>`;
@@ -24,9 +30,9 @@ export function renderDocsPage(serverUrl: string): string {
             .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${json(p.schema)}</td></tr>`)
             .join("")}</tbody></table>`
         : "";
-      const body = op.requestBody ? `<h4>Request body</h4>${json(op.requestBody.content["application/json"].schema)}` : "";
+      const body = op.requestBody ? `<h4>Request body</h4>${firstSchema(op.requestBody.content)}` : "";
       const responses = Object.entries(op.responses)
-        .map(([status, r]) => `<details><summary><b>${status}</b> ${escapeHtml(r.description)}</summary>${r.content ? json(r.content["application/json"].schema) : ""}</details>`)
+        .map(([status, r]) => `<details><summary><b>${status}</b> ${escapeHtml(r.description)}</summary>${r.content ? firstSchema(r.content) : ""}</details>`)
         .join("");
       return `<section id="${escapeHtml(op.summary.split(":")[0]!)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3><p>${escapeHtml(op.summary)} <small>(${escapeHtml(op.tags[0] ?? "")})</small></p>${params}${body}<h4>Responses</h4>${responses}</section>`;
     })

@@ -12,6 +12,10 @@ const credentialProperties: Record<string, JsonSchema> = {
   orgId: { type: "string", format: "uuid", description: "organization UUID" },
 };
 
+const sessionProperty: Record<string, JsonSchema> = {
+  sessionId: { type: "string", description: "embed session (POST /api/embed/sessions); replaces token and orgId" },
+};
+
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
 function operation(route: Route) {
@@ -19,22 +23,27 @@ function operation(route: Route) {
   const inPath = new Set(pathParams(route.path));
   const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
   const required = (input.required ?? []).filter((name) => !inPath.has(name));
-  const withCredentials = route.auth === "orgToken";
+  const withCredentials = route.auth !== "bearer";
+  const withSession = route.auth === "orgTokenOrSession";
+  const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
+  const credentialsRequired = withSession ? [] : ["token", "orgId"];
   const parameters: unknown[] = [...inPath].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
   let requestBody: unknown;
   if (route.method === "GET") {
-    const query = withCredentials ? { ...credentialProperties, ...properties } : properties;
-    const requiredQuery = withCredentials ? ["token", "orgId", ...required] : required;
+    const query = withCredentials ? { ...credentials, ...properties } : properties;
+    const requiredQuery = withCredentials ? [...credentialsRequired, ...required] : required;
     for (const [name, schema] of Object.entries(query)) {
       parameters.push({ name, in: "query", required: requiredQuery.includes(name), schema });
     }
   } else {
     const body = {
       type: "object",
-      properties: withCredentials ? { ...credentialProperties, ...properties } : properties,
-      required: withCredentials ? ["token", "orgId", ...required] : required,
+      properties: withCredentials ? { ...credentials, ...properties } : properties,
+      required: withCredentials ? [...credentialsRequired, ...required] : required,
     };
-    requestBody = { required: true, content: { "application/json": { schema: body } } };
+    const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
+    if (route.body === "multipart") body.properties = { ...body.properties, files: { type: "array", items: { type: "string", format: "binary" } } };
+    requestBody = { required: true, content: { [media]: { schema: body } } };
   }
   const errorSchema = route.area === "A" ? toSchema(areaAErrorBody, "output") : toSchema(areaBErrorBody, "output");
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });

@@ -1,5 +1,21 @@
 import { z } from "zod";
 import {
+  auditLogEntry,
+  createFormRequestInput,
+  uploadedFile,
+  createdSession,
+  createSessionInput,
+  draft,
+  draftRefInput,
+  formEventInput,
+  listAuditLogsInput,
+  listWebhookEventsInput,
+  saveDraftInput,
+  savedDraft,
+  submitInput,
+  submitResult,
+  webhookLogEntry,
+  webhookTestInput,
   createTemplateInput,
   listTemplatesInput,
   template,
@@ -7,6 +23,7 @@ import {
   templateListItem,
   updateTemplateInput,
 } from "@clinsign/contracts";
+import { uploadFilesInput } from "../trpc/routers/forms";
 import type { createCaller } from "../trpc/root";
 import type { Area } from "./envelopes";
 
@@ -16,9 +33,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /**
  * How a route authenticates:
  * - `bearer`: `Authorization: Bearer <token>` (area A);
- * - `orgToken`: `token` + `orgId` in the body, or the query for GET (area B).
+ * - `orgToken`: `token` + `orgId` in the body, or the query for GET (area B);
+ * - `orgTokenOrSession`: the same, or an embed `sessionId` alone (F3, F7–F10, uploads, events).
  */
-export type RouteAuth = "bearer" | "orgToken";
+export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession";
 
 export interface Route<I extends z.ZodType = z.ZodType> {
   /** Interface document number (F2, A6 …), for the docs and the coverage test. */
@@ -34,6 +52,8 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   /** The success body, for the OpenAPI document. */
   output: z.ZodType;
   status: 200 | 201;
+  /** How the body arrives (POST/PATCH/DELETE): JSON by default, or multipart/form-data with files. */
+  body?: "json" | "multipart";
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
@@ -61,13 +81,13 @@ export const routes: Route[] = [
     method: "GET",
     path: "/api/embed/template",
     area: "B",
-    auth: "orgToken",
+    auth: "orgTokenOrSession",
     summary: "Load one active template",
-    input: z.object({ templateIdentifier }),
+    input: z.object({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({ ok, template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }) }),
     status: 200,
     call: async (caller, input) => {
-      const found = await caller.templates.get({ identifier: input.templateIdentifier, activeOnly: true });
+      const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
       const { identifier, title, description, status, schema } = found;
       return { ok: true, template: { identifier, title, description, status, schema } };
     },
@@ -107,5 +127,144 @@ export const routes: Route[] = [
     output: z.object({ ok }),
     status: 200,
     call: (caller, input) => caller.templates.delete(input),
+  }),
+  route({
+    ref: "B-sessions",
+    method: "POST",
+    path: "/api/embed/sessions",
+    area: "B",
+    auth: "orgToken",
+    summary: "Create an embed session (sessionId) for one active template, with its config",
+    input: createSessionInput,
+    output: createdSession.extend({ ok }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.sessions.create(input)) }),
+  }),
+  route({
+    ref: "F7",
+    method: "POST",
+    path: "/api/embed/drafts",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Save a draft; values are merged into the stored ones",
+    input: saveDraftInput,
+    output: savedDraft.extend({ ok }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.drafts.save(input)) }),
+  }),
+  route({
+    ref: "F8",
+    method: "GET",
+    path: "/api/embed/drafts",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Load a draft (null when none exists)",
+    input: draftRefInput,
+    output: z.object({ ok, draft: draft.nullable() }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, draft: await caller.drafts.get(input) }),
+  }),
+  route({
+    ref: "F9",
+    method: "DELETE",
+    path: "/api/embed/drafts",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Delete a draft",
+    input: draftRefInput,
+    output: z.object({ ok }),
+    status: 200,
+    call: async (caller, input) => {
+      await caller.drafts.delete(input);
+      return { ok: true };
+    },
+  }),
+  route({
+    ref: "F10",
+    method: "POST",
+    path: "/api/embed/submit",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Submit a form: validate, store, delete the draft, webhook, audit, redirect, e-mail",
+    input: submitInput,
+    output: submitResult.extend({ ok }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.submissions.submit(input)) }),
+  }),
+  route({
+    ref: "B-events",
+    method: "POST",
+    path: "/api/embed/events",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Report form.opened or form.closed from the embedded form",
+    input: formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }),
+    output: z.object({ ok }),
+    status: 200,
+    call: async (caller, input) => {
+      await caller.forms.event(input);
+      return { ok: true };
+    },
+  }),
+  route({
+    ref: "F11",
+    method: "POST",
+    path: "/api/embed/webhook-event",
+    area: "B",
+    auth: "orgToken",
+    summary: "Send a test webhook event to the organization's webhook URLs",
+    input: webhookTestInput,
+    output: z.object({ ok, delivered: z.boolean() }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.webhooks.test(input)) }),
+  }),
+  route({
+    ref: "F12",
+    method: "GET",
+    path: "/api/embed/webhook-events",
+    area: "B",
+    auth: "orgToken",
+    summary: "Webhook log: one entry per delivery attempt, newest first",
+    input: listWebhookEventsInput,
+    output: z.object({ ok, events: z.array(webhookLogEntry) }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, events: await caller.webhooks.log(input) }),
+  }),
+  route({
+    ref: "F13",
+    method: "GET",
+    path: "/api/embed/audit-logs",
+    area: "B",
+    auth: "orgToken",
+    summary: "Audit log, newest first",
+    input: listAuditLogsInput,
+    output: z.object({ ok, logs: z.array(auditLogEntry) }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, logs: await caller.audit.list(input) }),
+  }),
+  route({
+    ref: "B-uploads",
+    method: "POST",
+    path: "/api/embed/uploads",
+    area: "B",
+    auth: "orgTokenOrSession",
+    summary: "Upload files for a file field (multipart/form-data); answers signed, expiring URLs",
+    body: "multipart",
+    input: uploadFilesInput,
+    output: z.object({ ok, files: z.array(uploadedFile) }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, files: await caller.uploads.create(input) }),
+  }),
+  route({
+    ref: "F1",
+    method: "POST",
+    path: "/api/portal/request",
+    area: "B",
+    auth: "orgToken",
+    summary: "Start a form process: store the request and send the portal link by SMS",
+    input: createFormRequestInput,
+    output: z.object({ ok, rnummer: z.string(), phone: z.string(), templateIdentifier: z.string() }),
+    status: 200,
+    call: async (caller, input) => ({ ok: true, ...(await caller.formRequests.create(input)) }),
   }),
 ];

@@ -24,7 +24,7 @@ export interface TestApi {
   /** JSON request; returns status, parsed body and headers. */
   request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
   /** A tRPC client acting with the given Authorization bearer token or session cookie. */
-  trpc(credentials: { bearer?: string; cookie?: string }): ReturnType<typeof createTRPCClient<AppRouter>>;
+  trpc(credentials: { bearer?: string; cookie?: string; sessionId?: string }): ReturnType<typeof createTRPCClient<AppRouter>>;
   close(): Promise<void>;
 }
 
@@ -102,6 +102,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
             headers: () => ({
               ...(credentials.bearer && { authorization: `Bearer ${credentials.bearer}` }),
               ...(credentials.cookie && { cookie: credentials.cookie }),
+              ...(credentials.sessionId && { "x-session-id": credentials.sessionId }),
             }),
           }),
         ],

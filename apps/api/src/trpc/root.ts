@@ -1,5 +1,7 @@
 import { authRouter } from "./routers/auth";
+import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter, webhooksRouter } from "./routers/forms";
 import { organizationRouter } from "./routers/organization";
+import { formRequestsRouter, portalRouter } from "./routers/portal";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
 import { createCallerFactory, router } from "./trpc";
@@ -9,6 +11,16 @@ export const appRouter = router({
   organization: organizationRouter,
   templates: templatesRouter,
   tokens: tokensRouter,
+  sessions: sessionsRouter,
+  forms: formsRouter,
+  drafts: draftsRouter,
+  submissions: submissionsRouter,
+  webhooks: webhooksRouter,
+  audit: auditRouter,
+  messages: messagesRouter,
+  uploads: uploadsRouter,
+  formRequests: formRequestsRouter,
+  portal: portalRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,13 +1,18 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { OrgScope } from "@clinsign/db";
-import type { OrgContext, RequestMeta, Services } from "../core/context";
+import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
+import { authenticateFormSession } from "../core/sessions/sessions";
 import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
 import { authenticateApiToken, type TokenPrincipal } from "../core/tokens/tokens";
 
 /** Who a request acts as, once its credentials were checked. */
-export type Principal = ({ kind: "token" } & TokenPrincipal) | ({ kind: "staff" } & StaffPrincipal);
+export type Principal =
+  | ({ kind: "token" } & TokenPrincipal)
+  | ({ kind: "staff" } & StaffPrincipal)
+  /** An embed sessionId: one template of one organization, for the form calls only. */
+  | { kind: "session"; organizationId: string; session: FormSession };
 
 export interface TrpcContext {
   services: Services;
@@ -17,6 +22,8 @@ export interface TrpcContext {
   /** From the HTTP request, for callers of /trpc itself. */
   bearerToken?: string;
   sessionCookie?: string;
+  /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
+  formSessionId?: string;
   /** Adds a Set-Cookie header to the response. */
   setCookie(cookie: string): void;
 }
@@ -58,8 +65,14 @@ function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
   return {
     services: ctx.services,
     scope: new OrgScope(ctx.services.db, principal.organizationId),
-    actor: principal.kind === "token" ? { type: "api_key", id: principal.tokenId } : { type: "user", id: principal.userId },
+    actor:
+      principal.kind === "token"
+        ? { type: "api_key", id: principal.tokenId }
+        : principal.kind === "session"
+          ? { type: "session", id: principal.session.id }
+          : { type: "user", id: principal.userId },
     request: ctx.request,
+    ...(principal.kind === "session" && { session: principal.session }),
   };
 }
 
@@ -82,6 +95,23 @@ export const adminProcedure = staffProcedure.use(async ({ ctx, next }) => {
 /** Anyone acting for an organization: an API token (REST, or Bearer on /trpc) or a staff session. */
 export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
   let principal = ctx.principal;
+  if (principal?.kind === "session") throw new AppError("unauthorized", "this call needs token and orgId, not a sessionId");
+  if (!principal && ctx.bearerToken) principal = { kind: "token", ...(await authenticateApiToken(ctx.services.db, ctx.bearerToken)) };
+  if (!principal && ctx.sessionCookie) {
+    const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
+    if (staff) principal = { kind: "staff", ...staff };
+  }
+  if (!principal) throw new AppError("unauthorized", "invalid or missing credentials");
+  return next({ ctx: { org: orgContext(ctx, principal) } });
+});
+
+/**
+ * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
+ * `x-session-id` header on /trpc) or anyone `orgProcedure` admits.
+ */
+export const formProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  let principal = ctx.principal;
+  if (!principal && ctx.formSessionId) principal = { kind: "session", ...(await authenticateFormSession(ctx.services.db, ctx.formSessionId)) };
   if (!principal && ctx.bearerToken) principal = { kind: "token", ...(await authenticateApiToken(ctx.services.db, ctx.bearerToken)) };
   if (!principal && ctx.sessionCookie) {
     const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);

@@ -16,9 +16,20 @@ type ChainedFields = Pick<
   "organizationId" | "seq" | "action" | "templateIdentifier" | "actorType" | "actorId" | "metadata" | "ip" | "userAgent" | "createdAt"
 >;
 
+/** Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry written. */
 function entryHash(prevHash: string, entry: ChainedFields): string {
-  const { organizationId, seq, action, templateIdentifier, actorType, actorId, metadata, ip, userAgent, createdAt } = entry;
-  const chained = { organizationId, seq, action, templateIdentifier, actorType, actorId, metadata, ip, userAgent, createdAt: createdAt.toISOString() };
+  const chained: Record<keyof ChainedFields, unknown> = {
+    organizationId: entry.organizationId,
+    seq: Number(entry.seq),
+    action: entry.action,
+    templateIdentifier: entry.templateIdentifier,
+    actorType: entry.actorType,
+    actorId: entry.actorId,
+    metadata: entry.metadata,
+    ip: entry.ip,
+    userAgent: entry.userAgent,
+    createdAt: entry.createdAt.toISOString(),
+  };
   return sha256Hex(`${prevHash}\n${canonicalJson(chained)}`);
 }
 

@@ -1,8 +1,8 @@
+import { randomBytes } from "node:crypto";
 import type { OrganizationSettings, UpdateOrganizationInput } from "@clinsign/contracts";
 import { eq, organizations, type Db } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { randomSecret } from "../crypto";
 import { AppError, notFound } from "../errors";
 
 export async function createOrganization(db: Db, input: { name: string }): Promise<{ id: string }> {
@@ -80,7 +80,8 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
 
 /** Replaces the webhook signing secret and returns the new one, shown once. */
 export async function rotateWebhookSecret(ctx: OrgContext): Promise<{ secret: string }> {
-  const secret = `whsec_${randomSecret(32)}`;
+  // Standard Webhooks format, so receivers can pass it to their libraries unchanged.
+  const secret = `whsec_${randomBytes(32).toString("base64")}`;
   await updateOrganizationSettings(ctx, { webhookSecret: secret });
   return { secret };
 }

@@ -1,0 +1,26 @@
+import type { AuditLogEntry } from "@clinsign/contracts";
+import { auditLog, desc, eq } from "@clinsign/db";
+import type { OrgContext } from "../context";
+
+/** F13: newest first, filtered by action and template (indexes: org + action/template + created_at). */
+export async function listAuditLog(ctx: OrgContext, input: { action?: string; templateIdentifier?: string; limit: number }): Promise<AuditLogEntry[]> {
+  const rows = await ctx.scope
+    .select(
+      auditLog,
+      input.action ? eq(auditLog.action, input.action) : undefined,
+      input.templateIdentifier ? eq(auditLog.templateIdentifier, input.templateIdentifier) : undefined,
+    )
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.seq))
+    .limit(input.limit);
+  return rows.map((r) => ({
+    id: r.id,
+    action: r.action,
+    templateIdentifier: r.templateIdentifier,
+    actorType: r.actorType,
+    actorId: r.actorId,
+    metadata: r.metadata,
+    ip: r.ip,
+    userAgent: r.userAgent,
+    createdAt: r.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,84 @@
+import { saveDraftInput, type Draft, type DraftRefInput, type SaveDraftInput } from "@clinsign/contracts";
+import { and, drafts, eq, sql } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { AppError } from "../errors";
+import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
+import { emitWebhookEvent } from "../webhooks/webhooks";
+
+const MAX_DRAFT_BYTES = 512 * 1024;
+
+const isEmptyValue = (v: unknown) => v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
+
+function toDraft(row: typeof drafts.$inferSelect): Draft {
+  return { id: row.id, draftKey: row.draftKey, templateIdentifier: row.templateIdentifier, values: row.values, updatedAt: row.updatedAt.toISOString() };
+}
+
+/**
+ * F7: merges `values` into the draft in one statement (`values || new`), so concurrent saves of
+ * different keys all survive. Empty saves are refused and store nothing.
+ */
+export async function saveDraft(ctx: OrgContext, raw: SaveDraftInput): Promise<{ draftKey: string; savedAt: string }> {
+  const input = saveDraftInput.parse(raw);
+  const entries = Object.entries(input.values);
+  if (entries.length === 0 || entries.every(([, v]) => isEmptyValue(v))) {
+    throw new AppError("invalid_request", "values: an empty form is not saved", { field: "values" }, [{ key: "values", message: "must contain at least one value" }]);
+  }
+  if (Buffer.byteLength(JSON.stringify(input.values)) > MAX_DRAFT_BYTES) {
+    throw new AppError("payload_too_large", `values exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
+  }
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope
+      .insert(drafts, { templateIdentifier: template.identifier, draftKey: input.draftKey, values: input.values })
+      .onConflictDoUpdate({
+        target: [drafts.organizationId, drafts.templateIdentifier, drafts.draftKey],
+        set: { values: sql`${drafts.values} || excluded.values`, updatedAt: sql`now()` },
+      })
+      .returning({ id: drafts.id, updatedAt: drafts.updatedAt });
+    const keys = Object.keys(input.values).sort();
+    await recordAudit(tx, { action: "form.draft_saved", templateIdentifier: template.identifier, metadata: { draftKey: input.draftKey, keys } });
+    await emitWebhookEvent(tx, {
+      event: "form.draft_saved",
+      templateIdentifier: template.identifier,
+      data: { draftKey: input.draftKey, draftId: row!.id, keys },
+    });
+    return { draftKey: input.draftKey, savedAt: row!.updatedAt.toISOString() };
+  });
+}
+
+function requireDraftKey(ctx: OrgContext, input: DraftRefInput): string {
+  const key = resolveDraftKey(ctx, input.draftKey);
+  if (!key) throw new AppError("invalid_request", "draftKey: is required", { field: "draftKey" });
+  return key;
+}
+
+/** F8: the draft, or null when none exists. */
+export async function getDraft(ctx: OrgContext, input: DraftRefInput): Promise<Draft | null> {
+  const draftKey = requireDraftKey(ctx, input);
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  const [row] = await ctx.scope
+    .select(drafts, and(eq(drafts.templateIdentifier, template.identifier), eq(drafts.draftKey, draftKey)))
+    .limit(1);
+  return row ? toDraft(row) : null;
+}
+
+/** F9: deletes the draft; deleting one that does not exist is still ok (idempotent). */
+export async function deleteDraft(ctx: OrgContext, input: DraftRefInput): Promise<{ deleted: boolean }> {
+  const draftKey = requireDraftKey(ctx, input);
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  return inTransaction(ctx, async (tx) => {
+    const removed = await deleteDraftIn(tx, template.identifier, draftKey, "deleted");
+    return { deleted: removed };
+  });
+}
+
+/** Deletes a draft inside the caller's transaction and audits it; used by F9 and after submit. */
+export async function deleteDraftIn(tx: OrgContext, templateIdentifier: string, draftKey: string, reason: "deleted" | "submitted"): Promise<boolean> {
+  const rows = await tx.scope
+    .delete(drafts, and(eq(drafts.templateIdentifier, templateIdentifier), eq(drafts.draftKey, draftKey)))
+    .returning({ id: drafts.id });
+  if (rows.length === 0) return false;
+  await recordAudit(tx, { action: "form.draft_deleted", templateIdentifier, metadata: { draftKey, reason } });
+  return true;
+}

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, submissions } from "@clinsign/db";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, creds } from "../../testing/forms";
+import { startReceiver, type Receiver } from "../../testing/receiver";
+import { jobHandlers } from "../../jobs/handlers";
+import { JobRunner } from "../../jobs/runner";
+import { updateOrganizationSettings } from "../organizations/organizations";
+import { createTemplate } from "../templates/templates";
+
+let api: TestApi;
+let org: TestOrg;
+let other: TestOrg;
+let twilio: Receiver;
+let receiver: Receiver;
+
+const MOBILE = "+49 170 1234567";
+const E164 = "+491701234567";
+
+beforeAll(async () => {
+  twilio = await startReceiver();
+  receiver = await startReceiver();
+  api = await startTestApi({
+    SMS_PROVIDER: "twilio",
+    TWILIO_API_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: "AC123",
+    TWILIO_AUTH_TOKEN: "secret-token",
+    TWILIO_FROM: "+15005550006",
+    PUBLIC_WEB_URL: "https://forms.test",
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+  });
+  org = await api.createOrg("Klinik Nord");
+  other = await api.createOrg("Klinik Süd");
+});
+afterAll(async () => {
+  await api?.close();
+  await twilio?.close();
+  await receiver?.close();
+});
+beforeEach(() => {
+  twilio.requests.length = 0;
+  twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: `SM${Math.random().toString(16).slice(2)}` }) });
+});
+
+const request = (body: Record<string, unknown>) => api.request("POST", "/api/portal/request", { body });
+const smsBody = (i = -1) => new URLSearchParams(twilio.requests.at(i)!.body);
+const linkTokenFrom = (text: string) => /\/f\/([A-Za-z0-9_-]+)/.exec(text)![1]!;
+
+describe("F1 POST /api/portal/request", () => {
+  it("stores the request, normalises the phone to E.164 and sends the portal link by SMS", async () => {
+    const t = await activeTemplate(org);
+    const res = await request({ ...creds(org), phone: MOBILE, rnummer: "R-100", templateIdentifier: t.identifier, from: "KlinikNord", emailTo: "doc@clinic.test", emailSubject: "Ergebnis" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, rnummer: "R-100", phone: E164, templateIdentifier: t.identifier });
+    expect(twilio.requests).toHaveLength(1);
+    expect(twilio.requests[0]!.path).toBe("/2010-04-01/Accounts/AC123/Messages.json");
+    expect(twilio.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from("AC123:secret-token").toString("base64")}`);
+    const sms = smsBody();
+    expect(sms.get("To")).toBe(E164);
+    expect(sms.get("From")).toBe("KlinikNord");
+    expect(sms.get("Body")).toMatch(/https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}/);
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-100"));
+    expect(row).toMatchObject({ phone: E164, emailTo: ["doc@clinic.test"], emailSubject: "Ergebnis", status: "sent" });
+    // Only the hash of the link token is stored.
+    expect(JSON.stringify(row)).not.toContain(linkTokenFrom(sms.get("Body")!));
+    const [msg] = await api.services.db.select().from(messages).where(eq(messages.id, row!.smsMessageId!));
+    expect(msg).toMatchObject({ status: "sent", provider: "twilio", attempts: 1 });
+  });
+
+  it("answers 400 for invalid phones and every field rule of the table", async () => {
+    const t = await activeTemplate(org);
+    const base = { ...creds(org), phone: MOBILE, rnummer: "R-1", templateIdentifier: t.identifier };
+    for (const [body, key] of [
+      [{ phone: "12345" }, "phone"],
+      [{ phone: "0170 1234567" }, "phone"], // not international
+      [{ phone: "+49 30 1234567" }, "phone"], // fixed line, not mobile
+      [{ phone: undefined }, "phone"],
+      [{ rnummer: "R" }, "rnummer"],
+      [{ rnummer: "x".repeat(65) }, "rnummer"],
+      [{ rnummer: undefined }, "rnummer"],
+      [{ from: "" }, "from"],
+      [{ from: "x".repeat(33) }, "from"],
+      [{ emailTo: "nope" }, "emailTo"],
+      [{ emailTo: ["a@b.test", "bad"] }, "emailTo"],
+      [{ emailSubject: "s".repeat(201) }, "emailSubject"],
+    ] as const) {
+      const res = await request({ ...base, ...body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.ok).toBe(false);
+      expect(res.body.fieldErrors[0].key.startsWith(key), JSON.stringify(res.body)).toBe(true);
+    }
+    expect((await request({ ...base, rnummer: "RR", from: "x".repeat(32), emailSubject: "s".repeat(200), emailTo: ["a@b.test", "c@d.test"] })).status).toBe(200);
+    expect((await request({ ...base, rnummer: "x".repeat(64), from: "A" })).status).toBe(200);
+  });
+
+  it("answers 401 for a bad token, 403 for another organization's template, 404 without or for an inactive template", async () => {
+    const t = await activeTemplate(org);
+    const theirs = await activeTemplate(other);
+    const draft = await createTemplate(org.ctx, { title: "draft" });
+    const base = { phone: MOBILE, rnummer: "R-2" };
+    expect((await request({ token: "cs_wrong", orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status).toBe(401);
+    expect((await request({ token: other.token, orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status).toBe(401);
+    const forbidden = await request({ ...creds(org), ...base, templateIdentifier: theirs.identifier });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toMatchObject({ ok: false, error: "this template does not belong to the organization" });
+    expect((await request({ ...creds(org), ...base })).status).toBe(404);
+    expect((await request({ ...creds(org), ...base, templateIdentifier: draft.identifier })).status).toBe(404);
+    expect((await request({ ...creds(org), ...base, templateIdentifier: "does-not-exist" })).status).toBe(404);
+    expect(await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-2"))).toEqual([]);
+  });
+
+  it("keeps the request when the SMS provider fails, shows the failure and retries it", async () => {
+    const t = await activeTemplate(org);
+    twilio.respond = () => ({ status: 500, body: JSON.stringify({ code: 20500, message: "Internal Server Error" }) });
+    const res = await request({ ...creds(org), phone: MOBILE, rnummer: "R-FAIL", templateIdentifier: t.identifier });
+    expect(res.status).toBe(200);
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-FAIL"));
+    expect(row).toBeTruthy();
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const [listed] = await api.trpc({ cookie }).formRequests.list.query({});
+    expect(listed).toMatchObject({ rnummer: "R-FAIL", smsStatus: "queued", smsError: expect.stringContaining("HTTP 500") });
+    // The provider recovers; the retry sends the same SMS.
+    twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SMok" }) });
+    await api.services.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(and(eq(jobs.organizationId, org.orgId), eq(jobs.status, "pending")));
+    await new JobRunner(api.services, jobHandlers).runDue();
+    const [after] = await api.trpc({ cookie }).formRequests.list.query({});
+    expect(after).toMatchObject({ smsStatus: "sent", smsError: null });
+    expect(twilio.requests).toHaveLength(2);
+    expect(smsBody(0).get("Body")).toBe(smsBody(1).get("Body"));
+    // Staff of another organization see none of it.
+    const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+    expect((await api.trpc({ cookie: otherCookie }).formRequests.list.query({})).some((r) => r.rnummer === "R-FAIL")).toBe(false);
+  });
+
+  it("is the same procedure over tRPC", async () => {
+    const t = await activeTemplate(org);
+    const out = await api.trpc({ bearer: org.token }).formRequests.create.mutate({ phone: MOBILE, rnummer: "R-RPC", templateIdentifier: t.identifier });
+    expect(out).toEqual({ rnummer: "R-RPC", phone: E164, templateIdentifier: t.identifier });
+    await expect(api.trpc({ bearer: org.token }).formRequests.create.mutate({ phone: "1", rnummer: "R-RPC", templateIdentifier: t.identifier })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+  });
+});
+
+describe("the SMS portal", () => {
+  async function start(rnummer: string, extra: Record<string, unknown> = {}, o: TestOrg = org) {
+    const t = await activeTemplate(o, [{ id: "1", type: "text", key: "name", label: "Name", required: true }]);
+    await request({ ...creds(o), phone: MOBILE, rnummer, templateIdentifier: t.identifier, ...extra });
+    return { t, linkToken: linkTokenFrom(smsBody().get("Body")!) };
+  }
+  const portal = () => api.trpc({}).portal;
+
+  it("without two-factor: rnummer + phone give access; the form is filled, saved and submitted with actor portal", async () => {
+    const { t, linkToken } = await start("R-P1", { emailTo: "doc@clinic.test", emailSubject: "Bogen R-P1" });
+    expect(await portal().open.query({ linkToken })).toMatchObject({ status: "sent", templateTitle: "Anamnese", otpRequired: false });
+    const access = await portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: "0170 1234567" });
+    expect(access.otpRequired).toBe(false);
+    const accessToken = access.accessToken!;
+    expect((await portal().template.query({ accessToken })).identifier).toBe(t.identifier);
+    await portal().saveDraft.mutate({ accessToken, values: { name: "Eri" } });
+    expect((await portal().loadDraft.query({ accessToken }))!.values).toEqual({ name: "Eri" });
+    await expect(portal().submit.mutate({ accessToken, values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    const result = await portal().submit.mutate({ accessToken, values: { name: "Erika" } });
+    expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
+    const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
+    expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
+    const [audit] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
+    expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
+    const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email"), eq(messages.subject, "Bogen R-P1")));
+    expect(mail).toMatchObject({ recipients: ["doc@clinic.test"] });
+    await new JobRunner(api.services, jobHandlers).runDue();
+    const [sent] = await api.services.db.select().from(messages).where(eq(messages.id, mail!.id));
+    expect(sent).toMatchObject({ status: "sent", provider: "outbox" });
+    // Staff see the SMS and the e-mail in their organization's message list; others see none.
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const listed = await api.trpc({ cookie }).messages.list.query({});
+    expect(listed.find((m) => m.id === mail!.id)).toMatchObject({ channel: "email", status: "sent", subject: "Bogen R-P1" });
+    expect((await api.trpc({ cookie }).messages.list.query({ channel: "sms" })).every((m) => m.channel === "sms")).toBe(true);
+    const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+    expect((await api.trpc({ cookie: otherCookie }).messages.list.query({})).some((m) => m.id === mail!.id)).toBe(false);
+    await expect(api.trpc({ bearer: org.token }).messages.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    // Submitted once; the access token is spent.
+    await expect(portal().submit.mutate({ accessToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+  });
+
+  it("locks the request after 5 wrong entries, even with the right ones afterwards", async () => {
+    const { linkToken } = await start("R-LOCK");
+    for (let i = 1; i <= 4; i++) {
+      await expect(portal().verify.mutate({ linkToken, rnummer: "R-WRONG", phone: MOBILE })).rejects.toMatchObject({
+        data: { httpStatus: 401, details: { attemptsLeft: 5 - i } },
+      });
+    }
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: "+491709999999" })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect((await portal().open.query({ linkToken })).status).toBe("locked");
+    await expect(portal().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  it("with two-factor: a 6-digit OTP by SMS, stored hashed; 5 wrong codes end it; resend after 30 s", async () => {
+    const otpOrg = await api.createOrg("OTP clinic");
+    await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+    const { linkToken } = await start("R-OTP", {}, otpOrg);
+    await expect(portal().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    const step = await portal().verify.mutate({ linkToken, rnummer: "R-OTP", phone: MOBILE });
+    expect(step).toEqual({ otpRequired: true, accessToken: null, expiresAt: null });
+    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    expect(challenge!.codeHash).not.toContain(code);
+    expect(Math.abs(challenge!.expiresAt.getTime() - challenge!.createdAt.getTime() - 10 * 60_000)).toBeLessThan(2000);
+    // Resend too early.
+    await expect(portal().resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    const wrong = code === "000000" ? "111111" : "000000";
+    for (let i = 1; i <= 4; i++) {
+      await expect(portal().checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401, details: { attemptsLeft: 5 - i } } });
+    }
+    await expect(portal().checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ message: "too many wrong codes: request a new one" });
+    // The right code no longer works: the challenge has ended.
+    await expect(portal().checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ message: "no valid code: request a new one" });
+    // 30 s later a new code may be sent, and it works.
+    await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await portal().resendOtp.mutate({ linkToken });
+    const second = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const access = await portal().checkOtp.mutate({ linkToken, code: second });
+    expect(access.accessToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("OTP codes expire after 10 minutes, and at most 5 are sent per phone and hour", async () => {
+    const otpOrg = await api.createOrg("OTP limits");
+    await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+    const phone = "+491761112233";
+    const t = await activeTemplate(otpOrg);
+    await request({ ...creds(otpOrg), phone, rnummer: "R-EXP", templateIdentifier: t.identifier });
+    const linkToken = linkTokenFrom(smsBody().get("Body")!);
+    await portal().verify.mutate({ linkToken, rnummer: "R-EXP", phone });
+    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    await api.services.db.update(otpChallenges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await expect(portal().checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ data: { httpStatus: 401 }, message: "no valid code: request a new one" });
+    // Sends 2 to 5 are allowed (30 s apart), the 6th within the hour is refused.
+    for (let i = 2; i <= 5; i++) {
+      await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+      await portal().resendOtp.mutate({ linkToken });
+    }
+    await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await expect(portal().resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    const sends = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    expect(sends).toHaveLength(5);
+  });
+});

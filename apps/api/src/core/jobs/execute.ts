@@ -1,0 +1,44 @@
+import { and, eq, jobs, sql } from "@clinsign/db";
+import type { Services } from "../context";
+import { completeJob, failJob, type Job } from "./queue";
+
+export interface JobHandler {
+  /** Does the work; throwing counts as a failed attempt. */
+  run(job: Job, services: Services): Promise<void>;
+  /** Delay before attempt `attempt + 1`, in ms. Jitter belongs here. */
+  retryDelayMs(attempt: number): number;
+  /** How long a claimed job stays leased before another worker may take it. */
+  leaseSeconds?: number;
+}
+
+/** Runs one claimed job and records the outcome: done, retry later, or failed for good. */
+export async function executeJob(services: Services, job: Job, handler: JobHandler): Promise<boolean> {
+  try {
+    await handler.run(job, services);
+    await completeJob(services.db, job.id);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
+    services.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
+    await failJob(services.db, job.id, message, retryAt);
+    return false;
+  }
+}
+
+/**
+ * Claims one pending job by id (whatever its run_at) and runs it now, e.g. a webhook's first
+ * attempt right after the commit that created it. Returns false when another worker holds it.
+ */
+export async function runJobNow(services: Services, jobId: string, handler: JobHandler): Promise<boolean> {
+  const leaseUntil = new Date(Date.now() + (handler.leaseSeconds ?? 60) * 1000);
+  const [job] = await services.db
+    .update(jobs)
+    .set({ status: "running", attempts: sqlIncrement(), lockedUntil: leaseUntil, updatedAt: new Date() })
+    .where(and(eq(jobs.id, jobId), eq(jobs.status, "pending")))
+    .returning();
+  if (!job) return false;
+  return executeJob(services, job, handler);
+}
+
+const sqlIncrement = () => sql`${jobs.attempts} + 1`;

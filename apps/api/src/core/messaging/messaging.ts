@@ -1,0 +1,154 @@
+import nodemailer, { type Transporter } from "nodemailer";
+import type { MessageSummary } from "@clinsign/contracts";
+import { desc, eq, messages, OrgScope, type MessageChannel } from "@clinsign/db";
+import type { OrgContext, Services } from "../context";
+import type { JobHandler } from "../jobs/execute";
+import { enqueueJob, type Job } from "../jobs/queue";
+
+export const MESSAGE_JOB = "message.send";
+/** Delay before attempt n+1: 10 s, 1 min, 5 min, 30 min, 2 h. */
+const MESSAGE_SCHEDULE_MS = [0, 10_000, 60_000, 300_000, 1_800_000, 7_200_000];
+export const MESSAGE_MAX_ATTEMPTS = MESSAGE_SCHEDULE_MS.length;
+const PROVIDER_TIMEOUT_MS = 10_000;
+
+export interface MessageInput {
+  channel: MessageChannel;
+  recipients: string[];
+  body: string;
+  subject?: string | null;
+  /** SMS sender name (alphanumeric sender id); the provider's default when absent. */
+  sender?: string | null;
+  /** What the message is for, e.g. `form_request.link`, `portal.otp`, `submission.email`. */
+  purpose: string;
+}
+
+/**
+ * Stores a message and its delivery job in the caller's transaction: the message exists exactly
+ * when the change that sends it does, and a provider failure only delays it.
+ */
+export async function queueMessage(ctx: OrgContext, input: MessageInput): Promise<{ messageId: string; jobId: string }> {
+  const [row] = await ctx.scope
+    .insert(messages, {
+      channel: input.channel,
+      recipients: input.recipients,
+      body: input.body,
+      subject: input.subject ?? null,
+      sender: input.sender ?? null,
+      purpose: input.purpose,
+    })
+    .returning({ id: messages.id });
+  const job = await enqueueJob(ctx.scope.db, {
+    organizationId: ctx.scope.organizationId,
+    kind: MESSAGE_JOB,
+    payload: { messageId: row!.id },
+    maxAttempts: MESSAGE_MAX_ATTEMPTS,
+  });
+  return { messageId: row!.id, jobId: job.id };
+}
+
+async function sendSms(services: Services, to: string, body: string, sender: string | null): Promise<{ provider: string; id: string | null }> {
+  const sms = services.config.sms;
+  if (sms.provider === "outbox") return { provider: "outbox", id: null };
+  // Twilio's Messages API (TWILIO_API_URL is its origin, so a local stand-in works the same way).
+  const url = `${sms.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(sms.accountSid)}/Messages.json`;
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Basic ${Buffer.from(`${sms.accountSid}:${sms.authToken}`).toString("base64")}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ To: to, From: sender ?? sms.from, Body: body }).toString(),
+    redirect: "manual",
+    signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  if (response.status < 200 || response.status >= 300) {
+    let detail = text.slice(0, 300);
+    try {
+      const parsed = JSON.parse(text) as { message?: string; code?: number };
+      if (parsed.message) detail = `${parsed.code ?? ""} ${parsed.message}`.trim();
+    } catch {
+      // not JSON; keep the text
+    }
+    throw new Error(`SMS provider answered HTTP ${response.status}: ${detail}`);
+  }
+  const sid = (JSON.parse(text) as { sid?: string }).sid ?? null;
+  return { provider: "twilio", id: sid };
+}
+
+let transport: { url: string; transporter: Transporter } | undefined;
+
+async function sendEmail(services: Services, to: string[], subject: string, body: string): Promise<{ provider: string; id: string | null }> {
+  const { smtpUrl, mailFrom } = services.config;
+  if (!smtpUrl) return { provider: "outbox", id: null };
+  if (transport?.url !== smtpUrl) {
+    transport = {
+      url: smtpUrl,
+      transporter: nodemailer.createTransport(smtpUrl, {
+        connectionTimeout: PROVIDER_TIMEOUT_MS,
+        greetingTimeout: PROVIDER_TIMEOUT_MS,
+        socketTimeout: PROVIDER_TIMEOUT_MS,
+      } as object),
+    };
+  }
+  const info = (await transport.transporter.sendMail({ from: mailFrom, to, subject, text: body })) as { messageId?: string };
+  return { provider: "smtp", id: info.messageId ?? null };
+}
+
+/** One attempt to hand a stored message to its provider; records the outcome on the row. */
+export async function deliverMessage(services: Services, organizationId: string, messageId: string, attempt: number, maxAttempts: number): Promise<void> {
+  const scope = new OrgScope(services.db, organizationId);
+  const [message] = await scope.select(messages, eq(messages.id, messageId)).limit(1);
+  if (!message || message.status === "sent") return;
+  try {
+    const sent =
+      message.channel === "sms"
+        ? await sendSms(services, message.recipients[0]!, message.body, message.sender)
+        : await sendEmail(services, message.recipients, message.subject ?? "", message.body);
+    await scope.update(
+      messages,
+      { status: "sent", provider: sent.provider, providerMessageId: sent.id, attempts: attempt, lastError: null, sentAt: new Date() },
+      eq(messages.id, messageId),
+    );
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    await scope.update(
+      messages,
+      { status: attempt >= maxAttempts ? "failed" : "queued", attempts: attempt, lastError: text.slice(0, 1000) },
+      eq(messages.id, messageId),
+    );
+    throw error;
+  }
+}
+
+export const messageJobHandler: JobHandler = {
+  run: (job: Job, services: Services) => deliverMessage(services, job.organizationId!, String(job.payload.messageId), job.attempts, job.maxAttempts),
+  retryDelayMs: (attempt) => Math.round((MESSAGE_SCHEDULE_MS[attempt] ?? MESSAGE_SCHEDULE_MS.at(-1)!) * (0.8 + Math.random() * 0.4)),
+  leaseSeconds: 60,
+};
+
+function toSummary(row: typeof messages.$inferSelect): MessageSummary {
+  return {
+    id: row.id,
+    channel: row.channel,
+    recipients: row.recipients,
+    subject: row.subject,
+    body: row.body,
+    purpose: row.purpose,
+    status: row.status,
+    provider: row.provider,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+    sentAt: row.sentAt?.toISOString() ?? null,
+  };
+}
+
+/** Staff: the organization's messages, newest first (with the outbox providers, the outbox). */
+export async function listMessages(ctx: OrgContext, input: { channel?: MessageChannel; limit: number }): Promise<MessageSummary[]> {
+  const rows = await ctx.scope
+    .select(messages, input.channel ? eq(messages.channel, input.channel) : undefined)
+    .orderBy(desc(messages.createdAt))
+    .limit(input.limit);
+  return rows.map(toSummary);
+}

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, auditLog, eq, formSessions, sql } from "@clinsign/db";
+import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, creds, newSession, query } from "../../testing/forms";
+import { createTemplate } from "../templates/templates";
+import { sha256Hex } from "../crypto";
+
+let api: TestApi;
+let org: TestOrg;
+let other: TestOrg;
+
+beforeAll(async () => {
+  api = await startTestApi({ PUBLIC_WEB_URL: "https://forms.test" });
+  org = await api.createOrg("Klinik Nord");
+  other = await api.createOrg("Klinik Süd");
+});
+afterAll(() => api?.close());
+
+describe("POST /api/embed/sessions", () => {
+  it("creates a 24 h session for an active template, stores only its hash and audits config.updated", async () => {
+    const t = await activeTemplate(org);
+    const before = Date.now();
+    const res = await api.request("POST", "/api/embed/sessions", {
+      body: { ...creds(org), templateIdentifier: t.identifier, config: { draftKey: "case-1", redirectUrl: "https://clinic.test/done", emailTo: "a@clinic.test" } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, sessionId: expect.stringMatching(/^fs_[A-Za-z0-9_-]{43}$/) });
+    const lifetime = Date.parse(res.body.expiresAt) - before;
+    expect(lifetime).toBeGreaterThan(24 * 3600_000 - 60_000);
+    expect(lifetime).toBeLessThan(24 * 3600_000 + 60_000);
+    expect(res.body.embedUrl).toBe(`https://forms.test/embed/${t.identifier}?session=${encodeURIComponent(res.body.sessionId)}`);
+    const [row] = await api.services.db.select().from(formSessions).where(eq(formSessions.tokenHash, sha256Hex(res.body.sessionId)));
+    expect(row).toMatchObject({ organizationId: org.orgId, templateIdentifier: t.identifier, config: { draftKey: "case-1", emailTo: ["a@clinic.test"] } });
+    const dump = JSON.stringify(await api.services.db.execute(sql`select * from form_sessions`));
+    expect(dump).not.toContain(res.body.sessionId);
+    const [entry] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "config.updated")));
+    expect(entry).toMatchObject({ action: "config.updated", actorType: "api_key", metadata: { kind: "session", configKeys: ["draftKey", "emailTo", "redirectUrl"] } });
+  });
+
+  it("honours expiresInMinutes and refuses bad config with 400", async () => {
+    const t = await activeTemplate(org);
+    const res = await api.request("POST", "/api/embed/sessions", { body: { ...creds(org), templateIdentifier: t.identifier, config: { expiresInMinutes: 5 } } });
+    expect(Date.parse(res.body.expiresAt) - Date.now()).toBeLessThan(5 * 60_000 + 1000);
+    for (const [config, key] of [
+      [{ webhookUrl: "ftp://x" }, "config.webhookUrl"],
+      [{ emailTo: ["not-an-address"] }, "config.emailTo"],
+      [{ emailSubject: "s".repeat(201) }, "config.emailSubject"],
+      [{ expiresInMinutes: 0 }, "config.expiresInMinutes"],
+      [{ colour: "red" }, "config"],
+    ] as const) {
+      const bad = await api.request("POST", "/api/embed/sessions", { body: { ...creds(org), templateIdentifier: t.identifier, config } });
+      expect(bad.status, JSON.stringify(config)).toBe(400);
+      expect(bad.body.ok).toBe(false);
+      expect(bad.body.fieldErrors[0].key.startsWith(key)).toBe(true);
+    }
+    const missing = await api.request("POST", "/api/embed/sessions", { body: { ...creds(org) } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe("templateIdentifier: is required");
+  });
+
+  it("answers 404 for a draft or foreign template and 401 for bad credentials", async () => {
+    const draft = await createTemplate(org.ctx, { title: "draft" });
+    expect((await api.request("POST", "/api/embed/sessions", { body: { ...creds(org), templateIdentifier: draft.identifier } })).status).toBe(404);
+    const mine = await activeTemplate(org);
+    expect((await api.request("POST", "/api/embed/sessions", { body: { ...creds(other), templateIdentifier: mine.identifier } })).status).toBe(404);
+    expect((await api.request("POST", "/api/embed/sessions", { body: { token: other.token, orgId: org.orgId, templateIdentifier: mine.identifier } })).status).toBe(401);
+  });
+});
+
+describe("sessionId as the credential of F3", () => {
+  it("loads the session's template with the sessionId alone, and nothing else", async () => {
+    const t = await activeTemplate(org);
+    const second = await activeTemplate(org, undefined, "Other form");
+    const sessionId = await newSession(api, org, t.identifier);
+    const ok = await api.request("GET", `/api/embed/template?${query({ sessionId })}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.template).toMatchObject({ identifier: t.identifier, status: "active" });
+    expect((await api.request("GET", `/api/embed/template?${query({ sessionId, templateIdentifier: t.identifier })}`)).status).toBe(200);
+    const foreign = await api.request("GET", `/api/embed/template?${query({ sessionId, templateIdentifier: second.identifier })}`);
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ ok: false, error: "this session belongs to another template" });
+    // A session is not an API token: the token-only calls refuse it.
+    expect((await api.request("GET", `/api/embed/templates?${query({ sessionId })}`)).status).toBe(401);
+  });
+
+  it("answers 401 for an unknown or expired session, 400 without any credential parameter for the template", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier);
+    expect((await api.request("GET", `/api/embed/template?${query({ sessionId: "fs_nope" })}`)).status).toBe(401);
+    await api.services.db.update(formSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(formSessions.tokenHash, sha256Hex(sessionId)));
+    const expired = await api.request("GET", `/api/embed/template?${query({ sessionId })}`);
+    expect(expired.status).toBe(401);
+    expect(expired.body.error).toBe("invalid or expired session");
+    expect((await api.request("GET", `/api/embed/template`)).status).toBe(401);
+    expect((await api.request("GET", `/api/embed/template?${query(creds(org))}`)).status).toBe(400);
+  });
+
+  it("answers 404 once the session's template is no longer active", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier);
+    await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), status: "archived" } });
+    expect((await api.request("GET", `/api/embed/template?${query({ sessionId })}`)).status).toBe(404);
+  });
+});
+
+describe("the tRPC door", () => {
+  it("creates sessions with a token and serves the embedded form with x-session-id", async () => {
+    const t = await activeTemplate(org);
+    const created = await api.trpc({ bearer: org.token }).sessions.create.mutate({
+      templateIdentifier: t.identifier,
+      config: { draftKey: "k1", prefill: { name: "Erika" } },
+    });
+    const client = api.trpc({ sessionId: created.sessionId });
+    expect(await client.sessions.current.query()).toEqual({
+      templateIdentifier: t.identifier,
+      expiresAt: created.expiresAt,
+      draftKey: "k1",
+      redirectUrl: null,
+      prefill: { name: "Erika" },
+    });
+    expect((await client.forms.template.query({})).identifier).toBe(t.identifier);
+    await expect(client.sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(api.trpc({ sessionId: "fs_wrong" }).forms.template.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(api.trpc({ bearer: other.token }).sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
+  });
+});

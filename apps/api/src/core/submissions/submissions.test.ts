@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SMTPServer } from "smtp-server";
+import type { AddressInfo } from "node:net";
+import type { FormField } from "@clinsign/contracts";
+import { and, auditLog, drafts, eq, messages, submissions } from "@clinsign/db";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, creds, newSession } from "../../testing/forms";
+import { startReceiver, type Receiver } from "../../testing/receiver";
+import { jobHandlers } from "../../jobs/handlers";
+import { JobRunner } from "../../jobs/runner";
+import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
+
+let api: TestApi;
+let org: TestOrg;
+let other: TestOrg;
+let receiver: Receiver;
+let smtp: SMTPServer;
+const mails: { from: string; to: string[]; raw: string }[] = [];
+
+const fields: FormField[] = [
+  { id: "1", type: "text", key: "name", label: "Name", required: true, minLength: 2, maxLength: 40 },
+  { id: "2", type: "email", key: "email", label: "E-Mail" },
+  { id: "3", type: "number", key: "age", label: "Alter", min: 0, max: 130 },
+  { id: "4", type: "date", key: "born", label: "Geburtsdatum", min: "1900-01-01" },
+  { id: "5", type: "select", key: "insurance", label: "Versicherung", options: ["gesetzlich", { value: "privat", label: "Privat" }] },
+  { id: "6", type: "multiselect", key: "allergies", label: "Allergien", options: ["pollen", "nuts"] },
+  { id: "7", type: "checkbox", key: "consent", label: "Einwilligung", required: true },
+  { id: "8", type: "text", key: "zip", label: "PLZ", pattern: "[0-9]{5}" },
+  { id: "9", type: "phone", key: "mobile", label: "Mobil" },
+  { id: "10", type: "heading", label: "Abschnitt" },
+  { id: "11", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 },
+  { id: "12", type: "radio", key: "gender", label: "Geschlecht", options: ["f", "m", "d"] },
+];
+const valid = { name: "Erika Muster", email: "erika@example.org", age: 41, born: "1983-05-01", insurance: "privat", allergies: ["nuts"], consent: true, zip: "50667", mobile: "+491701234567", gender: "f" };
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = "";
+      stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+      stream.on("end", () => {
+        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  api = await startTestApi({
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    MAIL_FROM: "Klinik <forms@clinic.test>",
+  });
+  org = await api.createOrg("Klinik Nord");
+  other = await api.createOrg("Klinik Süd");
+});
+afterAll(async () => {
+  await api?.close();
+  await receiver?.close();
+  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+});
+beforeEach(() => {
+  receiver.requests.length = 0;
+  receiver.respond = () => ({ status: 200 });
+});
+
+const submit = (body: Record<string, unknown>) => api.request("POST", "/api/embed/submit", { body });
+
+describe("F10 POST /api/embed/submit", () => {
+  it("runs the whole pipeline: store, delete the draft, webhook, audit, redirect, e-mail", async () => {
+    const secret = (await rotateWebhookSecret(org.ctx)).secret;
+    expect(secret).toBeTruthy();
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier, {
+      webhookUrl: `${receiver.url}/submitted`,
+      draftKey: "case-10",
+      redirectUrl: "https://clinic.test/thanks",
+      emailTo: ["doc@clinic.test", "desk@clinic.test"],
+      emailSubject: "Neuer Anamnesebogen",
+      rnummer: "R-2024-1",
+      phone: "+491701234567",
+    });
+    await api.request("POST", "/api/embed/drafts", { body: { sessionId, draftKey: "case-10", values: { name: "Eri" } } });
+
+    const res = await submit({ sessionId, values: valid });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, rnummer: "R-2024-1", webhookDelivered: true, submissionId: expect.any(String), redirectUrl: "https://clinic.test/thanks" });
+
+    const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
+    expect(stored).toMatchObject({ organizationId: org.orgId, templateIdentifier: t.identifier, values: valid, rnummer: "R-2024-1", phone: "+491701234567", actorType: "session" });
+    expect(await api.services.db.select().from(drafts).where(eq(drafts.templateIdentifier, t.identifier))).toEqual([]);
+
+    expect(receiver.requests).toHaveLength(1);
+    const payload = JSON.parse(receiver.requests[0]!.body);
+    expect(payload).toMatchObject({ event: "form.submitted", organizationId: org.orgId, templateIdentifier: t.identifier, data: { rnummer: "R-2024-1", phone: "+491701234567", values: valid } });
+
+    const actions = await api.services.db
+      .select({ action: auditLog.action, metadata: auditLog.metadata, actorType: auditLog.actorType })
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.templateIdentifier, t.identifier)))
+      .orderBy(auditLog.seq);
+    const after = actions.map((a) => a.action).slice(actions.findIndex((a) => a.action === "form.draft_deleted"));
+    expect(after).toEqual(["form.draft_deleted", "webhook.dispatched", "form.submitted"]);
+    expect(actions.find((a) => a.action === "form.submitted")).toMatchObject({
+      actorType: "session",
+      metadata: { rnummer: "R-2024-1", phone: "+491701234567", fieldCount: Object.keys(valid).length },
+    });
+
+    mails.length = 0;
+    await new JobRunner(api.services, jobHandlers).runDue();
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.from).toBe("forms@clinic.test");
+    expect(mails[0]!.to.sort()).toEqual(["desk@clinic.test", "doc@clinic.test"]);
+    expect(mails[0]!.raw).toContain("Subject: Neuer Anamnesebogen");
+    expect(mails[0]!.raw).toContain("Name: Erika Muster");
+    const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email")));
+    expect(mail).toMatchObject({ status: "sent", provider: "smtp", attempts: 1 });
+  });
+
+  it("answers 400 with a fieldError for every problem, stores nothing and keeps the draft", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier, { draftKey: "keep" });
+    await api.request("POST", "/api/embed/drafts", { body: { sessionId, draftKey: "keep", values: { name: "x" } } });
+    const res = await submit({
+      sessionId,
+      values: {
+        name: "E",
+        email: "nope",
+        age: 200,
+        born: "1899-12-31",
+        insurance: "none",
+        allergies: ["pollen", "cats"],
+        consent: false,
+        zip: "5066",
+        mobile: "12",
+        gender: 3,
+        shoeSize: 42,
+        scan: [{ name: "x.pdf", path: "form-uploads/202401/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", size: 10, type: "application/pdf" }],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.ok).toBe(false);
+    expect(res.body.error).toBe("validation failed");
+    const byKey = Object.fromEntries(res.body.fieldErrors.map((e: { key: string; message: string }) => [e.key, e.message]));
+    expect(byKey).toEqual({
+      shoeSize: "is not a field of this form",
+      name: "must be at least 2 characters",
+      email: "must be a valid e-mail address",
+      age: "must be at most 130",
+      born: "must be on or after 1900-01-01",
+      insurance: "must be one of the options",
+      allergies: "must contain only the options",
+      consent: "must be checked",
+      zip: "does not have the expected format",
+      mobile: "must be a valid phone number",
+      gender: "must be one of the options",
+      scan: "references a file that was not uploaded for this form",
+    });
+    const missing = await submit({ sessionId, values: {} });
+    expect(missing.body.fieldErrors).toEqual([
+      { key: "name", message: "is required" },
+      { key: "consent", message: "must be checked" },
+    ]);
+    expect((await submit({ sessionId, values: { ...valid, Abschnitt: "x" } })).body.fieldErrors).toEqual([{ key: "Abschnitt", message: "is not a field of this form" }]);
+    expect((await submit({ sessionId })).status).toBe(400);
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
+    expect((await api.request("GET", `/api/embed/drafts?sessionId=${encodeURIComponent(sessionId)}`)).body.draft.values).toEqual({ name: "x" });
+  });
+
+  it("keeps the submission when the webhook fails, and retries the webhook later", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/flaky` });
+    receiver.respond = () => ({ status: 503 });
+    const res = await submit({ sessionId, values: valid, rnummer: "R-9" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, rnummer: "R-9", webhookDelivered: false, redirectUrl: null });
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId))).toHaveLength(1);
+    const log = await api.request("GET", `/api/embed/webhook-events?token=${org.token}&orgId=${org.orgId}&templateIdentifier=${t.identifier}`);
+    expect(log.body.events).toMatchObject([{ eventType: "form.submitted", delivered: false, statusCode: 503, attempt: 1 }]);
+  });
+
+  it("works with token, orgId and templateIdentifier (actor api_key), and keeps organizations apart", async () => {
+    const t = await activeTemplate(org, fields);
+    const plain = await api.createOrg("Plain");
+    const pt = await activeTemplate(plain, fields);
+    const res = await submit({ ...creds(plain), templateIdentifier: pt.identifier, values: valid, rnummer: "A-1", phone: "+491701234567" });
+    expect(res.body).toMatchObject({ ok: true, rnummer: "A-1", webhookDelivered: false });
+    const [row] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
+    expect(row).toMatchObject({ actorType: "api_key", organizationId: plain.orgId });
+    expect((await submit({ ...creds(other), templateIdentifier: t.identifier, values: valid })).status).toBe(404);
+    expect((await submit({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier, values: valid })).status).toBe(401);
+    expect((await submit({ sessionId: "fs_bad", values: valid })).status).toBe(401);
+    expect((await submit({ ...creds(org), values: valid })).body.error).toBe("templateIdentifier: is required");
+    const sessionId = await newSession(api, org, t.identifier);
+    expect((await submit({ sessionId, templateIdentifier: pt.identifier, values: valid })).status).toBe(403);
+  });
+
+  it("is the same procedure over tRPC, and staff can list submissions of their organization only", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const result = await api.trpc({ sessionId }).submissions.submit.mutate({ values: valid });
+    expect(result).toMatchObject({ webhookDelivered: false, rnummer: null });
+    await expect(api.trpc({ sessionId }).submissions.submit.mutate({ values: { name: "E" } })).rejects.toMatchObject({
+      data: { httpStatus: 400, fieldErrors: expect.arrayContaining([{ key: "name", message: "must be at least 2 characters" }]) },
+    });
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const list = await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: t.identifier });
+    expect(list.map((s) => s.id)).toEqual([result.submissionId]);
+    const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+    expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier })).toEqual([]);
+    await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  it("records a failing e-mail provider on the message and retries it", async () => {
+    const broken = await startTestApi({ SMTP_URL: "smtp://127.0.0.1:1" });
+    try {
+      const o = await broken.createOrg();
+      const t = await activeTemplate(o, fields);
+      await updateOrganizationSettings(o.ctx, {});
+      const sessionId = await newSession(broken, o, t.identifier, { emailTo: "doc@clinic.test" });
+      expect((await broken.request("POST", "/api/embed/submit", { body: { sessionId, values: valid } })).status).toBe(200);
+      await new JobRunner(broken.services, jobHandlers).runDue();
+      const [mail] = await broken.services.db.select().from(messages).where(eq(messages.organizationId, o.orgId));
+      expect(mail).toMatchObject({ status: "queued", attempts: 1, lastError: expect.stringMatching(/ECONNREFUSED|connect/i) });
+      expect(await broken.services.db.select().from(submissions).where(eq(submissions.organizationId, o.orgId))).toHaveLength(1);
+    } finally {
+      await broken.close();
+    }
+  });
+});

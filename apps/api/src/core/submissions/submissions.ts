@@ -1,0 +1,130 @@
+import { submitInput, type FormField, type Submission, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
+import { desc, eq, submissions } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { AppError, notFound } from "../errors";
+import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
+import { deleteDraftIn } from "../drafts/drafts";
+import { queueMessage } from "../messaging/messaging";
+import { deliverNow, emitWebhookEvent } from "../webhooks/webhooks";
+import { validateSubmission } from "./validate";
+
+/** Extra context when the submission comes through the SMS portal (F1 request). */
+export interface PortalSubmission {
+  formRequestId: string;
+  rnummer: string;
+  phone: string;
+  emailTo: string[];
+  emailSubject: string | null;
+}
+
+function renderValue(field: FormField | undefined, value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => (v && typeof v === "object" && "name" in v ? String((v as { name: unknown }).name) : String(v))).join(", ");
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (field?.type === "signature") return "(signature image)";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/** The plain-text e-mail of a submission: reference, time, then each answered field by label. */
+export function submissionEmailBody(title: string, schema: TemplateSchema, values: Record<string, unknown>, rnummer: string | null, at: Date): string {
+  const lines = [`Form: ${title}`, `Submitted: ${at.toISOString()}`];
+  if (rnummer) lines.push(`Reference (rnummer): ${rnummer}`);
+  lines.push("");
+  for (const field of schema.fields) {
+    if (field.key === undefined || !(field.key in values)) continue;
+    lines.push(`${field.label || field.key}: ${renderValue(field, values[field.key])}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * F10, in the document's order. Validation first (400 with fieldErrors). Then one transaction:
+ * the submission, the draft's deletion, the webhook deliveries, the `form.submitted` audit entry
+ * and the result e-mail. After commit the webhook's first attempt decides `webhookDelivered`;
+ * a failed webhook is retried by the job runner and never touches the stored submission.
+ */
+export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: PortalSubmission): Promise<SubmitResult> {
+  const input = submitInput.parse(raw);
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  const schema = template.schema as TemplateSchema;
+  const fieldErrors = await validateSubmission(ctx, template.identifier, schema, input.values);
+  if (fieldErrors.length > 0) {
+    throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
+  }
+  const config = ctx.session?.config ?? {};
+  const rnummer = portal?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
+  const phone = portal?.phone ?? input.phone ?? config.phone ?? null;
+  const draftKey = resolveDraftKey(ctx, input.draftKey);
+  const emailTo = portal?.emailTo ?? config.emailTo ?? [];
+  const emailSubject = portal?.emailSubject ?? config.emailSubject ?? null;
+  const values = input.values;
+
+  const { submissionId, queued } = await inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope
+      .insert(submissions, {
+        templateIdentifier: template.identifier,
+        templateTitle: template.title,
+        templateSchema: template.schema,
+        values,
+        rnummer,
+        phone,
+        actorType: ctx.actor.type,
+        actorId: ctx.actor.id,
+        formRequestId: portal?.formRequestId ?? null,
+      })
+      .returning({ id: submissions.id, createdAt: submissions.createdAt });
+    if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
+    const deliveries = await emitWebhookEvent(tx, {
+      event: "form.submitted",
+      templateIdentifier: template.identifier,
+      data: { rnummer, phone, values, submissionId: row!.id },
+      inline: true,
+    });
+    await recordAudit(tx, {
+      action: "form.submitted",
+      templateIdentifier: template.identifier,
+      metadata: { rnummer, phone, fieldCount: Object.keys(values).length, submissionId: row!.id },
+    });
+    if (emailTo.length > 0) {
+      await queueMessage(tx, {
+        channel: "email",
+        recipients: emailTo,
+        subject: emailSubject ?? `Form submitted: ${template.title}`,
+        body: submissionEmailBody(template.title, schema, values, rnummer, row!.createdAt),
+        purpose: "submission.email",
+      });
+    }
+    return { submissionId: row!.id, queued: deliveries };
+  });
+  const webhookDelivered = await deliverNow(ctx.services, queued);
+  ctx.services.jobs?.wake();
+  return { rnummer, webhookDelivered, submissionId, redirectUrl: config.redirectUrl ?? null };
+}
+
+function toSubmission(row: typeof submissions.$inferSelect): Submission {
+  return {
+    id: row.id,
+    templateIdentifier: row.templateIdentifier,
+    templateTitle: row.templateTitle,
+    values: row.values,
+    rnummer: row.rnummer,
+    phone: row.phone,
+    actorType: row.actorType,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Staff: submissions newest first, optionally of one template. */
+export async function listSubmissions(ctx: OrgContext, input: { templateIdentifier?: string; limit: number }): Promise<Submission[]> {
+  const rows = await ctx.scope
+    .select(submissions, input.templateIdentifier ? eq(submissions.templateIdentifier, input.templateIdentifier) : undefined)
+    .orderBy(desc(submissions.createdAt))
+    .limit(input.limit);
+  return rows.map(toSubmission);
+}
+
+export async function getSubmission(ctx: OrgContext, input: { id: string }): Promise<Submission> {
+  const [row] = await ctx.scope.select(submissions, eq(submissions.id, input.id)).limit(1);
+  if (!row) throw notFound("submission", { field: "id" });
+  return toSubmission(row);
+}

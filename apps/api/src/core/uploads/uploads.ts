@@ -1,0 +1,124 @@
+import { createHmac } from "node:crypto";
+import type { FormField, TemplateSchema, UploadedFile } from "@clinsign/contracts";
+import { eq, formUploads, OrgScope } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext, type Services } from "../context";
+import { safeEqual } from "../crypto";
+import { AppError } from "../errors";
+import { resolveFormTemplate } from "../forms/form-template";
+import type { StoredFile } from "../files/storage";
+import { acceptsType } from "../submissions/validate";
+
+/** Hard cap per file, whatever a field allows. */
+export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+export const MAX_FILES_PER_UPLOAD = 10;
+const URL_LIFETIME_SECONDS = 60 * 60;
+const STORAGE_PREFIX = "form-uploads";
+
+export interface IncomingFile {
+  name: string;
+  type: string;
+  bytes: Buffer;
+}
+
+/** The media type the bytes prove, for the types whose signatures are checked. */
+export function sniffType(bytes: Buffer): string | null {
+  if (bytes.subarray(0, 5).toString("latin1") === "%PDF-") return "application/pdf";
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+  if (bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return "image/jpeg";
+  return null;
+}
+const SNIFFED = new Set(["application/pdf", "image/png", "image/jpeg", "image/jpg"]);
+
+function fileField(schema: TemplateSchema, fieldKey: string | undefined): Extract<FormField, { type: "file" }> {
+  const files = schema.fields.filter((f): f is Extract<FormField, { type: "file" }> => f.type === "file");
+  if (fieldKey === undefined) {
+    if (files.length === 1) return files[0]!;
+    throw new AppError("invalid_request", files.length === 0 ? "this form has no file field" : "fieldKey: is required (the form has several file fields)", {
+      field: "fieldKey",
+    });
+  }
+  const field = files.find((f) => f.key === fieldKey);
+  if (!field) throw new AppError("invalid_request", `fieldKey: ${fieldKey} is not a file field of this form`, { field: "fieldKey" });
+  return field;
+}
+
+function signature(services: Services, path: string, exp: number): string {
+  return createHmac("sha256", services.secrets.deriveKey("file-urls")).update(`${path}\n${exp}`).digest("base64url");
+}
+
+/** A URL that serves the private file until it expires; `path` is `<orgId>/<storage key>`. */
+export function signedFileUrl(services: Services, organizationId: string, storageKey: string, lifetimeSeconds = URL_LIFETIME_SECONDS): string {
+  const path = `${organizationId}/${storageKey}`;
+  const exp = Math.floor(Date.now() / 1000) + lifetimeSeconds;
+  return `${services.config.publicApiUrl}/api/embed/files/${path}?exp=${exp}&sig=${signature(services, path, exp)}`;
+}
+
+/** Checks a signed file URL and returns the file; 401 for a bad or expired signature, 404 when gone. */
+export async function openSignedFile(services: Services, path: string, exp: string | null, sig: string | null): Promise<{ name: string; type: string; bytes: Buffer }> {
+  const expiry = Number(exp);
+  if (!exp || !sig || !Number.isInteger(expiry) || !safeEqual(sig, signature(services, path, expiry))) {
+    throw new AppError("unauthorized", "invalid file link");
+  }
+  if (expiry < Date.now() / 1000) throw new AppError("unauthorized", "this file link has expired");
+  const slash = path.indexOf("/");
+  const scope = new OrgScope(services.db, path.slice(0, slash));
+  const [upload] = await scope.select(formUploads, eq(formUploads.storageKey, path.slice(slash + 1))).limit(1);
+  const bytes = upload ? await services.storage.get(upload.storageKey) : null;
+  if (!upload || !bytes) throw new AppError("not_found", "file not found");
+  return { name: upload.name, type: upload.type, bytes };
+}
+
+/**
+ * Stores files for one file field of an active template: size against the field's maxSizeMb
+ * (25 MB at most), type against its `accept`, and for PDF/PNG/JPEG the bytes must really be one.
+ */
+export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?: string; fieldKey?: string; files: IncomingFile[] }): Promise<UploadedFile[]> {
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  const field = fileField(template.schema as TemplateSchema, input.fieldKey);
+  if (input.files.length === 0) throw new AppError("invalid_request", "files: send at least one file", { field: "files" });
+  if (input.files.length > MAX_FILES_PER_UPLOAD) throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, { field: "files" });
+  const limit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
+  const checked = input.files.map((file) => {
+    const name = [...file.name].map((c) => (c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 ? "_" : c)).join("").slice(0, 255) || "file";
+    if (file.bytes.length > limit) throw new AppError("payload_too_large", `${name} is larger than ${limit / 1024 / 1024} MB`, { field: field.key });
+    if (file.bytes.length === 0) throw new AppError("invalid_request", `${name} is empty`, { field: field.key });
+    const declared = file.type.toLowerCase().split(";")[0]!.trim() || "application/octet-stream";
+    const sniffed = sniffType(file.bytes);
+    if (SNIFFED.has(declared) && sniffed !== (declared === "image/jpg" ? "image/jpeg" : declared)) {
+      throw new AppError("invalid_request", `${name} is not a valid ${declared} file`, { field: field.key });
+    }
+    const type = sniffed ?? declared;
+    if (!acceptsType(field.accept, type, name)) {
+      throw new AppError("invalid_request", `${name}: type ${type} is not accepted (${field.accept})`, { field: field.key });
+    }
+    return { name, type, bytes: file.bytes };
+  });
+  const stored: (IncomingFile & StoredFile)[] = [];
+  for (const file of checked) stored.push({ ...file, ...(await ctx.services.storage.put(STORAGE_PREFIX, file.bytes)) });
+  try {
+    return await inTransaction(ctx, async (tx) => {
+      for (const file of stored) {
+        await tx.scope.insert(formUploads, {
+          templateIdentifier: template.identifier,
+          fieldKey: field.key ?? null,
+          storageKey: file.key,
+          name: file.name,
+          size: file.size,
+          type: file.type,
+          sha256: file.sha256,
+        });
+      }
+      await recordAudit(tx, {
+        action: "file.uploaded",
+        templateIdentifier: template.identifier,
+        metadata: { fieldKey: field.key, files: stored.map((f) => ({ name: f.name, size: f.size, type: f.type, sha256: f.sha256 })) },
+      });
+      return stored.map((f) => ({ name: f.name, path: f.key, url: signedFileUrl(ctx.services, tx.scope.organizationId, f.key), size: f.size, type: f.type }));
+    });
+  } catch (error) {
+    // Nothing references the bytes when the rows were not written.
+    await Promise.all(stored.map((f) => ctx.services.storage.delete(f.key).catch(() => {})));
+    throw error;
+  }
+}

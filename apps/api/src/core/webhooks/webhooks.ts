@@ -1,0 +1,253 @@
+import { createHmac } from "node:crypto";
+import type { WebhookLogEntry } from "@clinsign/contracts";
+import { desc, eq, organizations, OrgScope, webhookAttempts, webhookDeliveries } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext, type Services } from "../context";
+import { notFound } from "../errors";
+import { runJobNow, type JobHandler } from "../jobs/execute";
+import { enqueueJob, type Job } from "../jobs/queue";
+import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+
+export const WEBHOOK_JOB = "webhook.deliver";
+
+/** Delay before attempt n+1 (index n, 1-based attempts): now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const WEBHOOK_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_SCHEDULE_MS.length;
+/** The first attempt of F10 and F11 runs inside the request with this timeout. */
+export const INLINE_TIMEOUT_MS = 5_000;
+const JOB_TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Keeps the background runner off a job whose first attempt the request makes itself. */
+const INLINE_HOLD_MS = 60_000;
+
+export interface WebhookEventInput {
+  event: string;
+  templateIdentifier: string | null;
+  data: Record<string, unknown>;
+  /** Target URLs; by default the session's webhookUrl, else the organization's default URLs. */
+  urls?: string[];
+  /** The caller makes the first attempt itself (`deliverNow`) right after its commit. */
+  inline?: boolean;
+}
+
+export interface QueuedDelivery {
+  deliveryId: string;
+  jobId: string;
+}
+
+/** The session config's webhookUrl, else the organization's default URLs; may be empty. */
+export async function webhookUrlsFor(ctx: OrgContext): Promise<string[]> {
+  if (ctx.session?.config.webhookUrl) return [ctx.session.config.webhookUrl];
+  const [org] = await ctx.scope.db
+    .select({ urls: organizations.webhookUrls })
+    .from(organizations)
+    .where(eq(organizations.id, ctx.scope.organizationId));
+  return org?.urls ?? [];
+}
+
+/**
+ * Queues an event for every target URL, in the caller's transaction: the delivery row (with the
+ * exact body that is signed and sent on every attempt), its durable job, and a
+ * `webhook.dispatched` audit entry. Area A calls this for `signature.*` events too.
+ */
+export async function emitWebhookEvent(ctx: OrgContext, input: WebhookEventInput): Promise<QueuedDelivery[]> {
+  const urls = input.urls ?? (await webhookUrlsFor(ctx));
+  if (urls.length === 0) return [];
+  return inTransaction(ctx, async (tx) => {
+    const body = JSON.stringify({
+      event: input.event,
+      createdAt: new Date().toISOString(),
+      organizationId: tx.scope.organizationId,
+      templateIdentifier: input.templateIdentifier,
+      data: input.data,
+    });
+    const queued: QueuedDelivery[] = [];
+    for (const url of urls) {
+      const [delivery] = await tx.scope
+        .insert(webhookDeliveries, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body })
+        .returning({ id: webhookDeliveries.id });
+      const job = await enqueueJob(tx.scope.db, {
+        organizationId: tx.scope.organizationId,
+        kind: WEBHOOK_JOB,
+        payload: { deliveryId: delivery!.id },
+        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+        runAt: input.inline ? new Date(Date.now() + INLINE_HOLD_MS) : undefined,
+      });
+      await tx.scope.update(webhookDeliveries, { jobId: job.id }, eq(webhookDeliveries.id, delivery!.id));
+      await recordAudit(tx, {
+        action: "webhook.dispatched",
+        templateIdentifier: input.templateIdentifier,
+        metadata: { event: input.event, deliveryId: delivery!.id, url },
+      });
+      queued.push({ deliveryId: delivery!.id, jobId: job.id });
+    }
+    return queued;
+  });
+}
+
+/**
+ * The Standard Webhooks key: a `whsec_<base64>` secret (what the service generates) is used as the
+ * spec says, base64-decoded; any other secret an operator chose is used as its UTF-8 bytes.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  const encoded = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret)?.[1];
+  return encoded ? Buffer.from(encoded, "base64") : Buffer.from(secret, "utf8");
+}
+
+/** Standard Webhooks signature: base64 HMAC-SHA256 of `id.timestamp.body`. */
+export function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac("sha256", standardWebhookKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+/** `X-Service-Signature`: hex HMAC-SHA256 of the exact raw body. */
+export function serviceSignature(secret: string, body: string): string {
+  return createHmac("sha256", secret).update(body).digest("hex");
+}
+
+export interface AttemptResult {
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** One delivery attempt; always writes one webhook log row (F12). */
+export async function attemptDelivery(services: Services, organizationId: string, deliveryId: string, attempt: number, timeoutMs: number): Promise<AttemptResult> {
+  const scope = new OrgScope(services.db, organizationId);
+  const [delivery] = await scope.select(webhookDeliveries, eq(webhookDeliveries.id, deliveryId)).limit(1);
+  if (!delivery) return { delivered: true, statusCode: null, error: null }; // organization deleted meanwhile: nothing to send
+  const [org] = await services.db.select({ secret: organizations.webhookSecretEnc }).from(organizations).where(eq(organizations.id, organizationId));
+  const secret = org?.secret ? services.secrets.open(org.secret) : null;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "webhook-id": delivery.id,
+    "webhook-timestamp": String(timestamp),
+  };
+  if (secret) {
+    headers["x-service-signature"] = serviceSignature(secret, delivery.body);
+    headers["webhook-signature"] = standardWebhookSignature(secret, delivery.id, timestamp, delivery.body);
+  }
+  const started = performance.now();
+  let result: AttemptResult;
+  try {
+    const response = await guardedFetch(
+      delivery.url,
+      { allowHosts: services.config.outboundAllowHosts },
+      { method: "POST", headers, body: delivery.body, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, maxRedirects: 0 },
+    );
+    const ok = response.status >= 200 && response.status < 300;
+    const redirect = response.status >= 300 && response.status < 400;
+    result = {
+      delivered: ok,
+      statusCode: response.status,
+      error: ok ? null : redirect ? `redirects are not followed (HTTP ${response.status})` : `HTTP ${response.status}`,
+    };
+  } catch (error) {
+    const message = error instanceof OutboundError ? `${error.reason}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    result = { delivered: false, statusCode: null, error: message.slice(0, 1000) };
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const finalFailure = !result.delivered && attempt >= WEBHOOK_MAX_ATTEMPTS;
+  await scope.transaction(async (tx) => {
+    await tx.insert(webhookAttempts, {
+      deliveryId: delivery.id,
+      eventType: delivery.eventType,
+      templateIdentifier: delivery.templateIdentifier,
+      webhookUrl: delivery.url,
+      attempt,
+      delivered: result.delivered,
+      statusCode: result.statusCode,
+      errorMessage: result.error,
+      durationMs,
+    });
+    await tx.update(
+      webhookDeliveries,
+      { attempts: attempt, status: result.delivered ? "delivered" : finalFailure ? "failed" : "pending", updatedAt: new Date() },
+      eq(webhookDeliveries.id, delivery.id),
+    );
+  });
+  return result;
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}
+
+function handler(timeoutMs: number): JobHandler {
+  return {
+    async run(job: Job, services: Services) {
+      const deliveryId = String(job.payload.deliveryId);
+      const result = await attemptDelivery(services, job.organizationId!, deliveryId, job.attempts, timeoutMs);
+      if (!result.delivered) throw new Error(result.error ?? "not delivered");
+    },
+    retryDelayMs: (attempt) => jitter(WEBHOOK_SCHEDULE_MS[attempt] ?? WEBHOOK_SCHEDULE_MS.at(-1)!),
+    leaseSeconds: 60,
+  };
+}
+
+/** The background handler: attempts after the first, from any API process. */
+export const webhookJobHandler = handler(JOB_TIMEOUT_MS);
+
+/** Makes the first attempt of freshly committed deliveries now; true when every one was delivered. */
+export async function deliverNow(services: Services, queued: QueuedDelivery[]): Promise<boolean> {
+  if (queued.length === 0) return false;
+  const inline = handler(INLINE_TIMEOUT_MS);
+  const outcomes = await Promise.all(queued.map((q) => runJobNow(services, q.jobId, inline)));
+  return outcomes.every(Boolean);
+}
+
+/** F12: newest attempt first, filtered by event type and template. */
+export async function listWebhookLog(
+  ctx: OrgContext,
+  input: { eventType?: string; templateIdentifier?: string; limit: number },
+): Promise<WebhookLogEntry[]> {
+  const rows = await ctx.scope
+    .select(
+      webhookAttempts,
+      input.eventType ? eq(webhookAttempts.eventType, input.eventType) : undefined,
+      input.templateIdentifier ? eq(webhookAttempts.templateIdentifier, input.templateIdentifier) : undefined,
+    )
+    .orderBy(desc(webhookAttempts.createdAt), desc(webhookAttempts.attempt))
+    .limit(input.limit);
+  return rows.map((r) => ({
+    id: r.id,
+    deliveryId: r.deliveryId,
+    eventType: r.eventType,
+    templateIdentifier: r.templateIdentifier,
+    webhookUrl: r.webhookUrl,
+    delivered: r.delivered,
+    statusCode: r.statusCode,
+    errorMessage: r.errorMessage,
+    attempt: r.attempt,
+    durationMs: r.durationMs,
+    createdAt: r.createdAt.toISOString(),
+  }));
+}
+
+/** Staff: sends a logged event again to its URL, as a new delivery with the same body. */
+export async function resendWebhook(ctx: OrgContext, input: { deliveryId: string }): Promise<{ deliveryId: string; delivered: boolean }> {
+  const [original] = await ctx.scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
+  if (!original) throw notFound("webhook delivery", { field: "deliveryId" });
+  const queued = await inTransaction(ctx, async (tx) => {
+    const [delivery] = await tx.scope
+      .insert(webhookDeliveries, { eventType: original.eventType, templateIdentifier: original.templateIdentifier, url: original.url, body: original.body })
+      .returning({ id: webhookDeliveries.id });
+    const job = await enqueueJob(tx.scope.db, {
+      organizationId: tx.scope.organizationId,
+      kind: WEBHOOK_JOB,
+      payload: { deliveryId: delivery!.id },
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      runAt: new Date(Date.now() + INLINE_HOLD_MS),
+    });
+    await tx.scope.update(webhookDeliveries, { jobId: job.id }, eq(webhookDeliveries.id, delivery!.id));
+    await recordAudit(tx, {
+      action: "webhook.dispatched",
+      templateIdentifier: original.templateIdentifier,
+      metadata: { event: original.eventType, deliveryId: delivery!.id, url: original.url, resentFrom: original.id },
+    });
+    return { deliveryId: delivery!.id, jobId: job.id };
+  });
+  const delivered = await deliverNow(ctx.services, [queued]);
+  return { deliveryId: queued.deliveryId, delivered };
+}
+

@@ -1,0 +1,95 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import {
+  createSessionInput,
+  draftRefInput,
+  formEventInput,
+  listAuditLogsInput,
+  listMessagesInput,
+  listSubmissionsInput,
+  listWebhookEventsInput,
+  resendWebhookInput,
+  saveDraftInput,
+  submitInput,
+  templateIdentifier,
+  webhookTestInput,
+} from "@clinsign/contracts";
+import { listAuditLog } from "../../core/audit/audit-log";
+import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
+import { AppError } from "../../core/errors";
+import { recordFormEvent, sendTestWebhook } from "../../core/forms/events";
+import { resolveFormTemplate } from "../../core/forms/form-template";
+import { listMessages } from "../../core/messaging/messaging";
+import { createFormSession, describeSession } from "../../core/sessions/sessions";
+import { getSubmission, listSubmissions, submitForm } from "../../core/submissions/submissions";
+import { toTemplate } from "../../core/templates/templates";
+import { uploadFiles } from "../../core/uploads/uploads";
+import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
+import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
+
+export const sessionsRouter = {
+  /** POST /api/embed/sessions. */
+  create: orgProcedure.input(createSessionInput).mutation(({ ctx, input }) => createFormSession(ctx.org, input)),
+  /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
+  current: formProcedure.query(({ ctx }) => {
+    if (!ctx.org.session) throw new AppError("unauthorized", "this call needs a sessionId");
+    return describeSession(ctx.org.session);
+  }),
+} satisfies TRPCRouterRecord;
+
+export const formsRouter = {
+  /** F3: the active template of the session, or the one named (token callers). */
+  template: formProcedure
+    .input(z.object({ templateIdentifier: templateIdentifier.optional() }))
+    .query(async ({ ctx, input }) => toTemplate(await resolveFormTemplate(ctx.org, input.templateIdentifier))),
+  /** POST /api/embed/events: form.opened / form.closed from the embedded form. */
+  event: formProcedure
+    .input(formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }))
+    .mutation(({ ctx, input }) => recordFormEvent(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+export const draftsRouter = {
+  save: formProcedure.input(saveDraftInput).mutation(({ ctx, input }) => saveDraft(ctx.org, input)),
+  get: formProcedure.input(draftRefInput).query(({ ctx, input }) => getDraft(ctx.org, input)),
+  delete: formProcedure.input(draftRefInput).mutation(({ ctx, input }) => deleteDraft(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+export const submissionsRouter = {
+  submit: formProcedure.input(submitInput).mutation(({ ctx, input }) => submitForm(ctx.org, input)),
+  list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissions(ctx.org, input)),
+  get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmission(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+export const webhooksRouter = {
+  /** F11. */
+  test: orgProcedure.input(webhookTestInput).mutation(({ ctx, input }) => sendTestWebhook(ctx.org, input)),
+  /** F12. */
+  log: orgProcedure.input(listWebhookEventsInput).query(({ ctx, input }) => listWebhookLog(ctx.org, input)),
+  resend: staffProcedure.input(resendWebhookInput).mutation(({ ctx, input }) => resendWebhook(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+export const auditRouter = {
+  /** F13. */
+  list: orgProcedure.input(listAuditLogsInput).query(({ ctx, input }) => listAuditLog(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+export const messagesRouter = {
+  /** Staff: sent and queued SMS and e-mail (the outbox in development). */
+  list: staffProcedure.input(listMessagesInput).query(({ ctx, input }) => listMessages(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+/**
+ * Files arrive as bytes, so this input only exists in-process: the REST door parses the
+ * multipart body and calls the procedure through `createCaller`.
+ */
+export const uploadFilesInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  fieldKey: z.string().max(100).optional(),
+  files: z
+    .array(z.object({ name: z.string(), type: z.string(), bytes: z.instanceof(Buffer) }), { message: "send at least one file" })
+    .min(1, { message: "send at least one file" }),
+});
+
+export const uploadsRouter = {
+  create: formProcedure.input(uploadFilesInput).mutation(({ ctx, input }) => uploadFiles(ctx.org, input)),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,261 @@
+import { z } from "zod";
+import { httpUrl, isoDateTime, listLimit } from "./common";
+import { templateIdentifier } from "./templates";
+
+// Area B beyond templates: sessions, drafts, submissions, uploads, events, webhooks, audit,
+// form requests by SMS and the SMS portal.
+
+const text = (min: number, max: number, what = "characters") =>
+  z
+    .string({ message: "must be a string" })
+    .min(min, { message: min === max ? `must be ${min} ${what}` : `must be ${min} to ${max} ${what}` })
+    .max(max, { message: `must be ${min} to ${max} ${what}` });
+
+export const draftKey = z
+  .string({ message: "is required" })
+  .min(1, { message: "is required" })
+  .max(200, { message: "must be at most 200 characters" });
+
+/** Field values keyed by field key. */
+export const formValues = z.record(
+  z.string().min(1).max(100, { message: "field keys are at most 100 characters" }),
+  z.unknown(),
+  { message: "must be an object of field values" },
+);
+export type FormValues = z.infer<typeof formValues>;
+
+const email = z.email({ message: "must be a valid e-mail address" }).max(320);
+/** One address or an array of 1 to 20; normalised to an array. */
+export const emailRecipients = z
+  .union([email, z.array(email).min(1, { message: "must name at least one address" }).max(20, { message: "at most 20 addresses" })], {
+    message: "must be an e-mail address or an array of them",
+  })
+  .transform((v) => (Array.isArray(v) ? v : [v]));
+
+export const emailSubject = z.string({ message: "must be a string" }).max(200, { message: "must be at most 200 characters" });
+
+// ---- sessions ---------------------------------------------------------------------------------
+
+export const sessionConfig = z.strictObject({
+  webhookUrl: httpUrl.optional(),
+  draftKey: draftKey.optional(),
+  redirectUrl: httpUrl.optional(),
+  emailTo: emailRecipients.optional(),
+  emailSubject: emailSubject.optional(),
+  rnummer: text(1, 64).optional(),
+  phone: z.string().max(40).optional(),
+  prefill: formValues.optional(),
+  expiresInMinutes: z
+    .number({ message: "must be a number of minutes" })
+    .int({ message: "must be a whole number" })
+    .min(1, { message: "must be at least 1" })
+    .max(60 * 24 * 30, { message: "must be at most 43200 (30 days)" })
+    .optional(),
+});
+export type SessionConfigInput = z.input<typeof sessionConfig>;
+
+export const createSessionInput = z.object({
+  templateIdentifier,
+  config: sessionConfig.default({}),
+});
+export type CreateSessionInput = z.input<typeof createSessionInput>;
+
+export const createdSession = z.object({ sessionId: z.string(), expiresAt: isoDateTime, embedUrl: z.string() });
+export type CreatedSession = z.infer<typeof createdSession>;
+
+/** What the embedded form may learn about its own session (no webhook URL, no e-mail list). */
+export const sessionInfo = z.object({
+  templateIdentifier: z.string(),
+  expiresAt: isoDateTime,
+  draftKey: z.string().nullable(),
+  redirectUrl: z.string().nullable(),
+  prefill: formValues,
+});
+export type SessionInfo = z.infer<typeof sessionInfo>;
+
+// ---- drafts -----------------------------------------------------------------------------------
+
+/** templateIdentifier comes from the session when one is used. */
+export const saveDraftInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  draftKey,
+  values: formValues,
+});
+export type SaveDraftInput = z.input<typeof saveDraftInput>;
+
+export const draftRefInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  draftKey: draftKey.optional(),
+});
+export type DraftRefInput = z.input<typeof draftRefInput>;
+
+export const draft = z.object({
+  id: z.uuid(),
+  draftKey: z.string(),
+  templateIdentifier: z.string(),
+  values: formValues,
+  updatedAt: isoDateTime,
+});
+export type Draft = z.infer<typeof draft>;
+
+export const savedDraft = z.object({ draftKey: z.string(), savedAt: isoDateTime });
+
+// ---- submissions ------------------------------------------------------------------------------
+
+export const attachment = z.strictObject({
+  name: z.string().min(1).max(255),
+  path: z.string().min(1).max(300),
+  url: z.string().max(4096).optional(),
+  size: z.number().int().min(0),
+  type: z.string().max(255),
+});
+export type Attachment = z.infer<typeof attachment>;
+
+export const submitInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  values: formValues,
+  rnummer: text(1, 64).optional(),
+  phone: z.string().max(40).optional(),
+  draftKey: draftKey.optional(),
+});
+export type SubmitInput = z.input<typeof submitInput>;
+
+export const submitResult = z.object({
+  rnummer: z.string().nullable(),
+  webhookDelivered: z.boolean(),
+  submissionId: z.uuid(),
+  redirectUrl: z.string().nullable(),
+});
+export type SubmitResult = z.infer<typeof submitResult>;
+
+export const submission = z.object({
+  id: z.uuid(),
+  templateIdentifier: z.string(),
+  templateTitle: z.string(),
+  values: formValues,
+  rnummer: z.string().nullable(),
+  phone: z.string().nullable(),
+  actorType: z.string(),
+  createdAt: isoDateTime,
+});
+export type Submission = z.infer<typeof submission>;
+
+export const listSubmissionsInput = z.object({
+  templateIdentifier: templateIdentifier.optional(),
+  limit: listLimit(50, 200),
+});
+
+// ---- uploads ----------------------------------------------------------------------------------
+
+export const uploadedFile = z.object({ name: z.string(), path: z.string(), url: z.string(), size: z.number(), type: z.string() });
+export type UploadedFile = z.infer<typeof uploadedFile>;
+
+// ---- events and webhooks ----------------------------------------------------------------------
+
+export const formBrowserEvents = ["form.opened", "form.closed"] as const;
+export const formEventInput = z.object({
+  event: z.enum(formBrowserEvents, { message: "must be form.opened or form.closed" }),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const testWebhookEvents = ["form.opened", "form.closed", "form.draft_saved"] as const;
+export const webhookTestInput = z.object({
+  templateIdentifier,
+  event: z.enum(testWebhookEvents, { message: "must be form.opened, form.closed or form.draft_saved" }),
+  data: z.record(z.string(), z.unknown(), { message: "must be an object" }).optional(),
+});
+
+export const webhookLogEntry = z.object({
+  id: z.uuid(),
+  deliveryId: z.uuid(),
+  eventType: z.string(),
+  templateIdentifier: z.string().nullable(),
+  webhookUrl: z.string(),
+  delivered: z.boolean(),
+  statusCode: z.number().nullable(),
+  errorMessage: z.string().nullable(),
+  attempt: z.number(),
+  durationMs: z.number(),
+  createdAt: isoDateTime,
+});
+export type WebhookLogEntry = z.infer<typeof webhookLogEntry>;
+
+export const listWebhookEventsInput = z.object({
+  eventType: z.string().max(100).optional(),
+  templateIdentifier: templateIdentifier.optional(),
+  limit: listLimit(50, 200),
+});
+
+export const resendWebhookInput = z.object({ deliveryId: z.uuid({ message: "must be a UUID" }) });
+
+// ---- audit ------------------------------------------------------------------------------------
+
+export const auditLogEntry = z.object({
+  id: z.uuid(),
+  action: z.string(),
+  templateIdentifier: z.string().nullable(),
+  actorType: z.string(),
+  actorId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  createdAt: isoDateTime,
+});
+export type AuditLogEntry = z.infer<typeof auditLogEntry>;
+
+export const listAuditLogsInput = z.object({
+  action: z.string().max(100).optional(),
+  templateIdentifier: templateIdentifier.optional(),
+  limit: listLimit(100, 500),
+});
+
+// ---- form requests (F1) and the SMS portal ----------------------------------------------------
+
+export const createFormRequestInput = z.object({
+  phone: z.string({ message: "is required" }).min(1, { message: "is required" }).max(40, { message: "is not a valid mobile number" }),
+  rnummer: text(2, 64),
+  templateIdentifier: templateIdentifier.optional(),
+  from: text(1, 32).optional(),
+  emailTo: emailRecipients.optional(),
+  emailSubject: emailSubject.optional(),
+});
+export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
+
+export const formRequestSummary = z.object({
+  id: z.uuid(),
+  templateIdentifier: z.string(),
+  rnummer: z.string(),
+  phone: z.string(),
+  status: z.string(),
+  smsStatus: z.string().nullable(),
+  smsError: z.string().nullable(),
+  submissionId: z.string().nullable(),
+  createdAt: isoDateTime,
+  expiresAt: isoDateTime,
+});
+export type FormRequestSummary = z.infer<typeof formRequestSummary>;
+
+export const portalLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
+export const portalVerifyInput = portalLinkInput.extend({ rnummer: z.string().min(1).max(64), phone: z.string().min(1).max(40) });
+export const portalOtpInput = portalLinkInput.extend({ code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }) });
+export const portalAccessInput = z.object({ accessToken: z.string().min(16).max(200) });
+export const portalSaveDraftInput = portalAccessInput.extend({ values: formValues });
+export const portalSubmitInput = portalAccessInput.extend({ values: formValues });
+
+export const messageSummary = z.object({
+  id: z.uuid(),
+  channel: z.enum(["sms", "email"]),
+  recipients: z.array(z.string()),
+  subject: z.string().nullable(),
+  body: z.string(),
+  purpose: z.string(),
+  status: z.string(),
+  provider: z.string().nullable(),
+  attempts: z.number(),
+  lastError: z.string().nullable(),
+  createdAt: isoDateTime,
+  sentAt: isoDateTime.nullable(),
+});
+export type MessageSummary = z.infer<typeof messageSummary>;
+
+export const listMessagesInput = z.object({ channel: z.enum(["sms", "email"]).optional(), limit: listLimit(50, 200) });

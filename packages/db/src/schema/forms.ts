@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organizations } from "./core";
+
+// Area B: embed sessions, drafts, submissions, uploads, webhooks, form requests by SMS, messages.
+
+const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const createdAt = () => ts("created_at").notNull().defaultNow();
+const organizationId = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" });
+
+/** The `config` of an embed session (POST /api/embed/sessions). */
+export interface FormSessionConfig {
+  webhookUrl?: string;
+  draftKey?: string;
+  redirectUrl?: string;
+  emailTo?: string[];
+  emailSubject?: string;
+  rnummer?: string;
+  phone?: string;
+  prefill?: Record<string, unknown>;
+}
+
+/** A bearer credential for one template; only the SHA-256 of the sessionId is stored. */
+export const formSessions = pgTable(
+  "form_sessions",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    config: jsonb("config").$type<FormSessionConfig>().notNull().default({}),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("form_sessions_hash_uq").on(t.tokenHash), index("form_sessions_org_idx").on(t.organizationId, t.createdAt)],
+);
+
+/** One draft per (organization, template, draftKey); values are merged with `||` in the database. */
+export const drafts = pgTable(
+  "drafts",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    draftKey: text("draft_key").notNull(),
+    values: jsonb("values").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("drafts_org_template_key_uq").on(t.organizationId, t.templateIdentifier, t.draftKey)],
+);
+
+/** A submitted form; keeps its own copy of the template so deleting the template keeps it readable. */
+export const submissions = pgTable(
+  "submissions",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    templateTitle: text("template_title").notNull(),
+    templateSchema: jsonb("template_schema").$type<{ version: number; fields: unknown[] }>().notNull(),
+    values: jsonb("values").$type<Record<string, unknown>>().notNull(),
+    rnummer: text("rnummer"),
+    phone: text("phone"),
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id"),
+    formRequestId: uuid("form_request_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("submissions_org_created_idx").on(t.organizationId, t.createdAt.desc()),
+    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+  ],
+);
+
+/** A file uploaded for a form; the bytes live in private storage under `storageKey`. */
+export const formUploads = pgTable(
+  "form_uploads",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    fieldKey: text("field_key"),
+    storageKey: text("storage_key").notNull(),
+    name: text("name").notNull(),
+    size: integer("size").notNull(),
+    type: text("type").notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("form_uploads_key_uq").on(t.storageKey), index("form_uploads_org_template_idx").on(t.organizationId, t.templateIdentifier)],
+);
+
+export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";
+
+/**
+ * One event for one URL. `body` is the exact raw JSON that is signed and sent on every attempt;
+ * the row id is the Standard Webhooks `webhook-id`, stable across retries.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    eventType: text("event_type").notNull(),
+    templateIdentifier: text("template_identifier"),
+    url: text("url").notNull(),
+    body: text("body").notNull(),
+    status: text("status").$type<WebhookDeliveryStatus>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    jobId: uuid("job_id"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("webhook_deliveries_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+);
+
+/** The webhook log (F12): one row per delivery attempt. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    eventType: text("event_type").notNull(),
+    templateIdentifier: text("template_identifier"),
+    webhookUrl: text("webhook_url").notNull(),
+    attempt: integer("attempt").notNull(),
+    delivered: boolean("delivered").notNull(),
+    statusCode: integer("status_code"),
+    errorMessage: text("error_message"),
+    durationMs: integer("duration_ms").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("webhook_attempts_org_created_idx").on(t.organizationId, t.createdAt.desc()),
+    index("webhook_attempts_org_event_idx").on(t.organizationId, t.eventType, t.createdAt.desc()),
+    index("webhook_attempts_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+    index("webhook_attempts_delivery_idx").on(t.deliveryId),
+  ],
+);
+
+export type FormRequestStatus = "sent" | "opened" | "verified" | "submitted" | "locked";
+
+/** An SMS-initiated form process (F1). Link and access tokens are stored as SHA-256 only. */
+export const formRequests = pgTable(
+  "form_requests",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    rnummer: text("rnummer").notNull(),
+    phone: text("phone").notNull(),
+    smsFrom: text("sms_from"),
+    emailTo: jsonb("email_to").$type<string[]>().notNull().default([]),
+    emailSubject: text("email_subject"),
+    linkTokenHash: text("link_token_hash").notNull(),
+    status: text("status").$type<FormRequestStatus>().notNull().default("sent"),
+    smsMessageId: uuid("sms_message_id"),
+    failedChecks: integer("failed_checks").notNull().default(0),
+    identityVerifiedAt: ts("identity_verified_at"),
+    accessTokenHash: text("access_token_hash"),
+    accessExpiresAt: ts("access_expires_at"),
+    submissionId: uuid("submission_id"),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("form_requests_link_uq").on(t.linkTokenHash),
+    uniqueIndex("form_requests_access_uq").on(t.accessTokenHash),
+    index("form_requests_org_created_idx").on(t.organizationId, t.createdAt.desc()),
+  ],
+);
+
+/** One-time passwords of the SMS portal; the code is stored as an HMAC only. */
+export const otpChallenges = pgTable(
+  "otp_challenges",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    formRequestId: uuid("form_request_id")
+      .notNull()
+      .references(() => formRequests.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    expiresAt: ts("expires_at").notNull(),
+    endedAt: ts("ended_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("otp_challenges_request_idx").on(t.formRequestId, t.createdAt.desc())],
+);
+
+export type MessageChannel = "sms" | "email";
+export type MessageStatus = "queued" | "sent" | "failed";
+
+/** Every SMS and e-mail the service sends; with the outbox providers this table is the outbox. */
+export const messages = pgTable(
+  "messages",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    channel: text("channel").$type<MessageChannel>().notNull(),
+    recipients: jsonb("recipients").$type<string[]>().notNull(),
+    sender: text("sender"),
+    subject: text("subject"),
+    body: text("body").notNull(),
+    purpose: text("purpose").notNull(),
+    status: text("status").$type<MessageStatus>().notNull().default("queued"),
+    provider: text("provider"),
+    providerMessageId: text("provider_message_id"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    sentAt: ts("sent_at"),
+  },
+  (t) => [index("messages_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+);
