@@ -5,3 +5,4 @@ export * from "./errors";
 export * from "./organizations";
 export * from "./templates";
 export * from "./tokens";
+export * from "./signatures";

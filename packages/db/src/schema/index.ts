@@ -2,3 +2,4 @@
 export * from "./core";
 export * from "./jobs";
 export * from "./files";
+export * from "./signatures";
