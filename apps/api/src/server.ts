@@ -3,6 +3,9 @@ import { ConfigError, loadConfig } from "./env";
 import { seedDemoIfEmpty } from "./core/seed/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
+import { loadSigningIdentity } from "./core/signatures/pades";
+import { JobRunner } from "./jobs/runner";
+import { signatureJobHandlers } from "./jobs/seal";
 import { createLogger, createServices } from "./services";
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -23,9 +26,16 @@ async function main() {
   if (config.allowInsecureHttp) {
     log.warn("ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.");
   }
+  // Loads SIGNING_P12_FILE, or generates the development certificate on first start.
+  const identity = loadSigningIdentity(config);
   if (services.devCertificate) {
-    log.warn({ dataDir: join(config.dataDir, "signing") }, "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate");
-  }
+    log.warn(
+      { dataDir: join(config.dataDir, "signing"), fingerprint: identity.fingerprint },
+      "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate",
+    );
+  } else log.info({ subject: identity.subject, fingerprint: identity.fingerprint }, "sealing signed PDFs with SIGNING_P12_FILE");
+  const jobRunner = new JobRunner(services, { ...signatureJobHandlers });
+  jobRunner.start();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -57,6 +67,7 @@ async function main() {
     log.info({ signal }, "shutting down");
     server.close();
     server.closeIdleConnections();
+    void jobRunner.stop();
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     services.database
       .close()
