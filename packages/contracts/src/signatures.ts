@@ -104,7 +104,7 @@ export const updateDocumentInput = z.object({
   document_id: z.string().optional(),
   title: requiredText(200).optional(),
   description: z.string({ message: "must be a string" }).max(2000, { message: "must be at most 2000 characters" }).nullish(),
-  fields: updateFields,
+  fields: updateFields.optional(),
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInput>;
 

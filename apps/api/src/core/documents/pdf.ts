@@ -23,9 +23,10 @@ export async function inspectPdf(bytes: Buffer, field: string): Promise<PdfInfo>
   if (!head.includes("%PDF-")) {
     throw new AppError("invalid_request", "the file is not a PDF (no %PDF- header)", { field });
   }
-  let doc: PDFDocument;
+  let pages;
   try {
-    doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    pages = doc.getPages().map((page) => page.getSize());
   } catch (error) {
     const encrypted = error instanceof Error && /encrypt/i.test(error.message);
     throw new AppError(
@@ -34,14 +35,10 @@ export async function inspectPdf(bytes: Buffer, field: string): Promise<PdfInfo>
       { field },
     );
   }
-  const pages = doc.getPages();
   if (pages.length === 0) throw new AppError("invalid_request", "the PDF has no pages", { field });
   return {
     pageCount: pages.length,
-    pageSizes: pages.map((page) => {
-      const { width, height } = page.getSize();
-      return { width: round(width), height: round(height) };
-    }),
+    pageSizes: pages.map(({ width, height }) => ({ width: round(width), height: round(height) })),
   };
 }
 
