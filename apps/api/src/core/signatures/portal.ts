@@ -7,7 +7,7 @@ import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument } from "../documents/documents";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
-import { expireIfDue, findSignatureRequest, versionOf, type SignatureRequestRow } from "./requests";
+import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, versionOf, type SignatureRequestRow } from "./requests";
 import { SEAL_JOB, sealSignatureRequest } from "./seal";
 
 /** How long the portal page may act after opening a link (never beyond the request's expiry). */
@@ -164,18 +164,21 @@ async function resolveSession(services: Services, request: RequestMeta, sessionT
   return { credential, ctx: portalContext(services, request, { organizationId: credential.organizationId, id: credential.requestId }) };
 }
 
-function refuseUnlessOpen(row: SignatureRequestRow) {
-  if (row.visibility === "draft") throw new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
+/** Why the patient cannot act on this request now, or null when it is open for signing. */
+function refusal(row: SignatureRequestRow): AppError | null {
+  if (row.visibility === "draft") return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
   if (row.status !== "opened") {
-    throw new AppError("conflict", `this signature request is ${row.status}`, { reason: `request_${row.status}`, status: row.status });
+    return new AppError("conflict", `this signature request is ${row.status}`, { reason: `request_${row.status}`, status: row.status });
   }
+  return null;
 }
 
 /** `signing.document`: the pinned PDF version the patient is asked to sign, as base64. */
 export async function getSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }) {
   const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
   const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)));
-  refuseUnlessOpen(row);
+  const refused = refusal(row);
+  if (refused) throw refused;
   const version = await versionOf(ctx, row);
   const bytes = await services.storage.get(version.storageKey);
   if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
@@ -214,10 +217,11 @@ export async function signRequest(services: Services, request: RequestMeta, raw:
   const image = png ? await services.storage.put("signatures", png) : null;
   let outcome: { state: "sealing" | "completed"; fresh: boolean };
   try {
-    outcome = await inTransaction(ctx, async (tx) => {
+    outcome = await inTransactionThenRefuse(ctx, async (tx) => {
       const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
       if (row.status === "sealing" || row.status === "completed") return { state: row.status, fresh: false };
-      refuseUnlessOpen(row);
+      const refused = refusal(row);
+      if (refused) return refused;
       await tx.scope.update(
         signatureRequests,
         {
@@ -273,10 +277,11 @@ export async function signRequest(services: Services, request: RequestMeta, raw:
 export async function declineRequest(services: Services, request: RequestMeta, raw: unknown): Promise<{ state: "declined" }> {
   const input = declineInput.parse(raw);
   const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
-  return inTransaction(ctx, async (tx) => {
+  return inTransactionThenRefuse(ctx, async (tx) => {
     const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
     if (row.status === "declined") return { state: "declined" as const };
-    refuseUnlessOpen(row);
+    const refused = refusal(row);
+    if (refused) return refused;
     await tx.scope.update(
       signatureRequests,
       { status: "declined", declinedAt: new Date(), declineReason: input.reason || null, updatedAt: new Date() },

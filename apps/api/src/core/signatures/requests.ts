@@ -45,6 +45,16 @@ export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Pro
   return updated;
 }
 
+/**
+ * A transaction whose refusal must not undo what it recorded first (an expiry mark and its
+ * audit entry): `work` returns the AppError instead of throwing it, and it is thrown after commit.
+ */
+export async function inTransactionThenRefuse<R>(ctx: OrgContext, work: (tx: OrgContext) => Promise<R | AppError>): Promise<R> {
+  const result = await inTransaction(ctx, work);
+  if (result instanceof AppError) throw result;
+  return result;
+}
+
 export async function findSignatureRequest(ctx: OrgContext, id: string, forUpdate = false): Promise<SignatureRequestRow> {
   if (!isUuid(id)) throw notFound("signature request", { field: "id" });
   const query = ctx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1);
@@ -152,10 +162,10 @@ export async function listCompletedProcesses(ctx: OrgContext, input: { patient_i
  */
 export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInput) {
   const input = updateAssignmentInput.parse(raw);
-  return inTransaction(ctx, async (tx) => {
+  return inTransactionThenRefuse(ctx, async (tx) => {
     const row = await expireIfDue(tx, await findSignatureRequest(tx, input.id, true));
     if (input.expiration_timestamp !== undefined && !OPEN_STATUSES.includes(row.status)) {
-      throw new AppError("conflict", `the request is ${row.status}; its expiry can no longer change`, {
+      return new AppError("conflict", `the request is ${row.status}; its expiry can no longer change`, {
         field: "expiration_timestamp",
         reason: row.status === "expired" ? "request_expired" : "request_closed",
         status: row.status,
