@@ -61,27 +61,28 @@ export interface FileServer {
   origin: string;
   hostPort: string;
   /** Serves `body` at `path` (or a custom handler). */
-  set(path: string, body: Buffer | ((req: IncomingMessage, res: ServerResponse) => void), contentType?: string): void;
+  set(path: string, body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void), contentType?: string): void;
   requests: { path: string; method: string; headers: IncomingMessage["headers"]; body: string }[];
   close(): Promise<void>;
 }
 
 /** A loopback HTTP server standing in for the caller's blob store, JWKS or introspection endpoint. */
 export async function startFileServer(): Promise<FileServer> {
-  const routes = new Map<string, { body: Buffer | ((req: IncomingMessage, res: ServerResponse) => void); contentType: string }>();
+  const routes = new Map<string, { body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void); contentType: string }>();
   const requests: FileServer["requests"] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
-      requests.push({ path, method: req.method ?? "GET", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const body = Buffer.concat(chunks).toString("utf8");
+      requests.push({ path, method: req.method ?? "GET", headers: req.headers, body });
       const route = routes.get(path);
       if (!route) {
         res.writeHead(404).end("not found");
         return;
       }
-      if (typeof route.body === "function") return route.body(req, res);
+      if (typeof route.body === "function") return route.body(req, res, body);
       res.writeHead(200, { "content-type": route.contentType, "content-length": route.body.length }).end(route.body);
     });
   });
