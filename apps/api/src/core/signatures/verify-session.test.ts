@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { auditLog, eq, signatureRequests } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { backdateExpiry, bearer, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
@@ -91,7 +91,7 @@ describe("A4 with an HS256 shared secret", () => {
       ["unknown_signature", { signature_id: foreign.id, session_token: await hs256({ sub: "P-2" }) }],
     ];
     for (const [reason, change] of cases) {
-      const body = { patient_id: "P-2", signature_id: request.id, ...change };
+      const body: Record<string, unknown> = { patient_id: "P-2", signature_id: request.id, ...change };
       const res = await verify(org, body);
       expect(res.status, reason).toBe(200);
       expect(res.body, reason).toEqual({ valid: false, redirect_url: null, session_token: body.session_token });
