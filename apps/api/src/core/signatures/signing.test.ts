@@ -326,3 +326,22 @@ describe("the sealed PDF, checked with poppler and qpdf", () => {
     }
   });
 });
+
+describe("STORAGE=db", () => {
+  it("registers, signs, seals and serves the signed PDF with files kept in the database", async () => {
+    const dbApi = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, STORAGE: "db" });
+    try {
+      const dbOrg = await dbApi.createOrg();
+      const documentId = await registerDocument(dbApi, files, dbOrg, { fields: FIELD });
+      const request = await requestSignature(dbApi, dbOrg, documentId, "P-db");
+      const view = await dbApi.trpc({}).signing.open.mutate({ token: request.token });
+      expect(await dbApi.trpc({}).signing.sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: drawn() })).toEqual({ state: "completed" });
+      const response = await fetch(`${dbApi.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(dbOrg) });
+      expect(response.status).toBe(200);
+      const meta = await (await fetch(`${dbApi.baseUrl}/signature-requests/${request.id}/metadata.json`, { headers: bearer(dbOrg) })).json();
+      expect(meta.sha256.signed_pdf).toBe(sha256Hex(Buffer.from(await response.arrayBuffer())));
+    } finally {
+      await dbApi.close();
+    }
+  });
+});
