@@ -4,6 +4,7 @@ import { seedDemoIfEmpty } from "./core/seed/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";
+import { expireDueRequests } from "./core/signatures/requests";
 import { JobRunner } from "./jobs/runner";
 import { signatureJobHandlers } from "./jobs/seal";
 import { createLogger, createServices } from "./services";
@@ -36,6 +37,11 @@ async function main() {
   } else log.info({ subject: identity.subject, fingerprint: identity.fingerprint }, "sealing signed PDFs with SIGNING_P12_FILE");
   const jobRunner = new JobRunner(services, { ...signatureJobHandlers });
   jobRunner.start();
+  // Expiry is enforced on every read and write; this sweep also records it for untouched requests.
+  const expirySweep = setInterval(() => {
+    expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
+  }, 60_000);
+  expirySweep.unref();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -67,6 +73,7 @@ async function main() {
     log.info({ signal }, "shutting down");
     server.close();
     server.closeIdleConnections();
+    clearInterval(expirySweep);
     void jobRunner.stop();
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     services.database

@@ -174,3 +174,17 @@ describe("A3 GET /signature-requests/completed", () => {
     }
   });
 });
+
+describe("expiry sweep", () => {
+  it("marks untouched open requests past their expiry as expired, with an audit entry", async () => {
+    const { expireDueRequests } = await import("./requests");
+    const { id } = await requestSignature(api, org, documentId, "P-sweep");
+    const { id: fresh } = await requestSignature(api, org, documentId, "P-sweep");
+    await backdateExpiry(api, id);
+    expect(await expireDueRequests(api.services)).toBeGreaterThanOrEqual(1);
+    const rows = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.patientId, "P-sweep"));
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [id]: "expired", [fresh]: "pending" });
+    const entries = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.expired"));
+    expect(entries.find((e) => e.metadata.signatureId === id)).toMatchObject({ actorType: "system" });
+  });
+});

@@ -6,10 +6,10 @@ import {
   updateAssignmentInput,
   type UpdateAssignmentInput,
 } from "@clinsign/contracts";
-import { desc, documents, eq, gt, inArray, signatureRequests, type SignatureRequestStatus } from "@clinsign/db";
+import { and, desc, documents, eq, gt, inArray, lte, signatureRequests, type SignatureRequestStatus } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
-import { inTransaction, type OrgContext } from "../context";
+import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument, findVersion, isUuid } from "../documents/documents";
 import { AppError, notFound } from "../errors";
@@ -43,6 +43,29 @@ export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Pro
     metadata: { signatureId: row.id, documentId: row.documentId, expiresAt: row.expiresAt.toISOString(), previousStatus: row.status },
   });
   return updated;
+}
+
+/**
+ * The background half of expiry: marks open requests past their expiry as `expired` (with the
+ * audit entry), so that happens even when nobody touches them. Reads and writes do not rely on
+ * it (see expireIfDue). Returns how many were expired.
+ */
+export async function expireDueRequests(services: Services, batchSize = 200): Promise<number> {
+  // Across organizations by design: a system sweep; each row is then handled in its own scope.
+  const due = await services.db
+    .select({ id: signatureRequests.id, organizationId: signatureRequests.organizationId })
+    .from(signatureRequests)
+    .where(and(inArray(signatureRequests.status, OPEN_STATUSES), lte(signatureRequests.expiresAt, new Date())))
+    .limit(batchSize);
+  let expired = 0;
+  for (const { id, organizationId } of due) {
+    const ctx = systemContext(services, organizationId, "expiry-sweep");
+    await inTransaction(ctx, async (tx) => {
+      const [row] = await tx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1).for("update");
+      if (row && (await expireIfDue(tx, row)).status === "expired" && row.status !== "expired") expired += 1;
+    });
+  }
+  return expired;
 }
 
 /**

@@ -338,7 +338,7 @@ describe("STORAGE=db", () => {
       expect(await dbApi.trpc({}).signing.sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: drawn() })).toEqual({ state: "completed" });
       const response = await fetch(`${dbApi.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(dbOrg) });
       expect(response.status).toBe(200);
-      const meta = await (await fetch(`${dbApi.baseUrl}/signature-requests/${request.id}/metadata.json`, { headers: bearer(dbOrg) })).json();
+      const meta = (await (await fetch(`${dbApi.baseUrl}/signature-requests/${request.id}/metadata.json`, { headers: bearer(dbOrg) })).json()) as { sha256: { signed_pdf: string } };
       expect(meta.sha256.signed_pdf).toBe(sha256Hex(Buffer.from(await response.arrayBuffer())));
     } finally {
       await dbApi.close();
