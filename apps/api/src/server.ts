@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from "./env";
 import { seedDemoIfEmpty } from "./core/seed/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
+import { loadSigningIdentity } from "./core/signatures/pades";
+import { expireDueRequests } from "./core/signatures/requests";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
 import { createLogger, createServices } from "./services";
@@ -25,9 +27,19 @@ async function main() {
   if (config.allowInsecureHttp) {
     log.warn("ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.");
   }
+  // Loads SIGNING_P12_FILE, or generates the development certificate on first start.
+  const identity = loadSigningIdentity(config);
   if (services.devCertificate) {
-    log.warn({ dataDir: join(config.dataDir, "signing") }, "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate");
-  }
+    log.warn(
+      { dataDir: join(config.dataDir, "signing"), fingerprint: identity.fingerprint },
+      "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate",
+    );
+  } else log.info({ subject: identity.subject, fingerprint: identity.fingerprint }, "sealing signed PDFs with SIGNING_P12_FILE");
+  // Expiry is enforced on every read and write; this sweep also records it for untouched requests.
+  const expirySweep = setInterval(() => {
+    expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
+  }, 60_000);
+  expirySweep.unref();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -62,6 +74,7 @@ async function main() {
     log.info({ signal }, "shutting down");
     server.close();
     server.closeIdleConnections();
+    clearInterval(expirySweep);
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     // The runner finishes its current pass before the database closes under it.
     runner

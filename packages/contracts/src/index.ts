@@ -6,3 +6,4 @@ export * from "./organizations";
 export * from "./templates";
 export * from "./tokens";
 export * from "./forms";
+export * from "./signatures";

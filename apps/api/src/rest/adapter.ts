@@ -10,8 +10,8 @@ import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
-import { routes, type Route } from "./routes";
 import { readMultipart } from "./multipart";
+import { RestReply, routes, type Route } from "./routes";
 import { parseInput } from "./validation";
 import type { IncomingFile } from "../core/uploads/uploads";
 
@@ -82,6 +82,28 @@ async function authenticate(services: Services, route: Route, req: IncomingMessa
 }
 
 /**
+ * Area A: a body field named like a path parameter must repeat its value (A7: "the body's id
+ * must equal the path's id"), and routes listing it in `bodyEchoes` require it.
+ */
+function checkBodyEchoes(route: Route, body: Record<string, unknown>, pathParams: Record<string, string>) {
+  if (route.area !== "A") return;
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (body[name] === undefined) {
+      if (route.bodyEchoes?.includes(name)) throw new AppError("invalid_request", `${name}: is required`, { field: name });
+    } else if (body[name] !== value) {
+      throw new AppError("invalid_request", `${name}: must equal the ${name} in the path`, { field: name });
+    }
+  }
+}
+
+function sendReply(res: ServerResponse, reply: RestReply) {
+  if (!reply.contentType) return sendJson(res, reply.status, reply.body, reply.headers);
+  const body = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(String(reply.body));
+  res.writeHead(reply.status, { "content-type": reply.contentType, "content-length": body.length, ...reply.headers });
+  res.end(body);
+}
+
+/**
  * Serves a documented REST path, or returns false when the path is not one. Errors are rendered
  * in the envelope of the path's area; anything unexpected is a 500 with only the request id.
  */
@@ -108,10 +130,12 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
     const principal = await authenticate(services, route, req, fields);
     const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
+    checkBodyEchoes(route, inputFields, pathParams);
     const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(files && { files }) });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);
-    sendJson(res, route.status, result);
+    if (result instanceof RestReply) sendReply(res, result);
+    else sendJson(res, route.status, result);
   } catch (error) {
     const app = toAppError(error);
     if (!app) {

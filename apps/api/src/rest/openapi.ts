@@ -55,11 +55,15 @@ function operation(route: Route) {
     parameters,
     ...(requestBody !== undefined && { requestBody }),
     responses: {
-      [String(route.status)]: { description: "success", content: { "application/json": { schema: toSchema(route.output, "output") } } },
+      [String(route.status)]: {
+        description: "success",
+        content: { [route.produces ?? "application/json"]: { schema: route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output") } },
+      },
       "400": errorResponse("invalid input"),
       "401": errorResponse("missing or invalid credentials"),
       "404": errorResponse("not found, or another organization's"),
       ...(route.area === "A" && { "403": errorResponse("plain HTTP (`https_required`) or forbidden") }),
+      ...(route.area === "A" && { "409": errorResponse("conflict; details.reason says why (A9 answers {deleted:false, reason} instead)") }),
       "429": errorResponse("rate limited; see Retry-After"),
       "500": errorResponse("internal error (body carries the request id)"),
     },
@@ -88,9 +92,14 @@ export function openApiDocument(serverUrl: string) {
 
 function buildPaths() {
   const paths: Record<string, Record<string, unknown>> = {};
+  const operationIds = new Set<string>();
   for (const route of routes) {
+    const op = operation(route);
+    // One documented number can cover several paths (A3 and its downloads).
+    for (let n = 2; operationIds.has(op.operationId); n++) op.operationId = `${route.ref}_${route.method.toLowerCase()}_${n}`;
+    operationIds.add(op.operationId);
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operation(route);
+    paths[route.path]![route.method.toLowerCase()] = op;
   }
   return paths;
 }

@@ -16,7 +16,27 @@ import {
   submitResult,
   webhookLogEntry,
   webhookTestInput,
+  availabilityOutput,
+  completedProcess,
+  createDocumentInput,
+  createDocumentOutput,
+  createSignatureRequestInput,
+  createSignatureRequestOutput,
   createTemplateInput,
+  deleteDocumentOutput,
+  designInput,
+  designOutput,
+  documentIdInput,
+  openSignatureLink,
+  patientQuery,
+  setAvailabilityInput,
+  signatureRequestIdInput,
+  updateAssignmentInput,
+  updateAssignmentOutput,
+  updateDocumentInput,
+  updateDocumentOutput,
+  verifySessionInput,
+  verifySessionOutput,
   listTemplatesInput,
   template,
   templateIdentifier,
@@ -38,6 +58,19 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  */
 export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession";
 
+/**
+ * A response other than "the route's status with a JSON body": another status (A9's 409 body
+ * is not an error envelope) or raw bytes (signed PDF downloads).
+ */
+export class RestReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly contentType?: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
 export interface Route<I extends z.ZodType = z.ZodType> {
   /** Interface document number (F2, A6 …), for the docs and the coverage test. */
   ref: string;
@@ -54,6 +87,10 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   status: 200 | 201;
   /** How the body arrives (POST/PATCH/DELETE): JSON by default, or multipart/form-data with files. */
   body?: "json" | "multipart";
+  /** Path parameters the body must repeat with the same value (A7 `id`). */
+  bodyEchoes?: string[];
+  /** Media type of a non-JSON success body, for the OpenAPI document. */
+  produces?: string;
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
@@ -266,5 +303,177 @@ export const routes: Route[] = [
     output: z.object({ ok, rnummer: z.string(), phone: z.string(), templateIdentifier: z.string() }),
     status: 200,
     call: async (caller, input) => ({ ok: true, ...(await caller.formRequests.create(input)) }),
+  }),
+
+  // ---------------------------------------------------------------- area A: signatures
+  route({
+    ref: "A1",
+    method: "POST",
+    path: "/signature-requests",
+    area: "A",
+    auth: "bearer",
+    summary: "Create a signature request (assignment) for a patient and an active document",
+    input: createSignatureRequestInput,
+    output: createSignatureRequestOutput,
+    status: 201,
+    call: (caller, input) => caller.signatures.create(input),
+  }),
+  route({
+    ref: "A2",
+    method: "GET",
+    path: "/signature-requests",
+    area: "A",
+    auth: "bearer",
+    summary: "Open signature links of a patient (active, pending or opened, not expired)",
+    input: patientQuery,
+    output: z.array(openSignatureLink),
+    status: 200,
+    call: (caller, input) => caller.signatures.listOpen(input),
+  }),
+  route({
+    ref: "A3",
+    method: "GET",
+    path: "/signature-requests/completed",
+    area: "A",
+    auth: "bearer",
+    summary: "Completed signature processes of a patient",
+    input: patientQuery,
+    output: z.array(completedProcess),
+    status: 200,
+    call: (caller, input) => caller.signatures.listCompleted(input),
+  }),
+  route({
+    ref: "A3",
+    method: "GET",
+    path: "/signature-requests/{id}/signed.pdf",
+    area: "A",
+    auth: "bearer",
+    summary: "Download the signed and sealed PDF of a completed request (A3 signed_pdf_url)",
+    input: signatureRequestIdInput,
+    output: z.string(),
+    produces: "application/pdf",
+    status: 200,
+    call: async (caller, input) => {
+      const base64 = await caller.signatures.signedArtifact({ id: input.id, kind: "pdf" });
+      return new RestReply(200, Buffer.from(base64, "base64"), "application/pdf", {
+        "content-disposition": `attachment; filename="signed-${input.id}.pdf"`,
+      });
+    },
+  }),
+  route({
+    ref: "A3",
+    method: "GET",
+    path: "/signature-requests/{id}/metadata.json",
+    area: "A",
+    auth: "bearer",
+    summary: "Download the metadata JSON of a completed request (A3 metadata_json_url)",
+    input: signatureRequestIdInput,
+    output: z.record(z.string(), z.unknown()),
+    status: 200,
+    call: async (caller, input) => {
+      const base64 = await caller.signatures.signedArtifact({ id: input.id, kind: "metadata" });
+      // The stored bytes exactly, so their SHA-256 matches the one recorded at completion.
+      return new RestReply(200, Buffer.from(base64, "base64"), "application/json; charset=utf-8");
+    },
+  }),
+  route({
+    ref: "A4",
+    method: "POST",
+    path: "/signature-requests/verify-session",
+    area: "A",
+    auth: "bearer",
+    summary: "Confirm a patient portal session token and get a one-time link into the signing page",
+    input: verifySessionInput,
+    output: verifySessionOutput,
+    status: 200,
+    call: (caller, input) => caller.signatures.verifySession(input),
+  }),
+  route({
+    ref: "A5",
+    method: "POST",
+    path: "/design",
+    area: "A",
+    auth: "bearer",
+    summary: "Create the portal branding of an institution (409 if it exists)",
+    input: designInput,
+    output: designOutput,
+    status: 201,
+    call: (caller, input) => caller.signatures.createDesign(input),
+  }),
+  route({
+    ref: "A5",
+    method: "PUT",
+    path: "/design",
+    area: "A",
+    auth: "bearer",
+    summary: "Replace the portal branding of an institution (404 if none)",
+    input: designInput,
+    output: designOutput,
+    status: 200,
+    call: (caller, input) => caller.signatures.replaceDesign(input),
+  }),
+  route({
+    ref: "A6",
+    method: "POST",
+    path: "/documents",
+    area: "A",
+    auth: "bearer",
+    summary: "Register a document: the PDF is fetched, checked and stored with its SHA-256",
+    input: createDocumentInput,
+    output: createDocumentOutput,
+    status: 201,
+    call: (caller, input) => caller.documents.create(input),
+  }),
+  route({
+    ref: "A7",
+    method: "PUT",
+    path: "/assignments/{id}",
+    area: "A",
+    auth: "bearer",
+    summary: "Change an assignment's visibility, expiry or link",
+    input: updateAssignmentInput,
+    output: updateAssignmentOutput,
+    status: 200,
+    bodyEchoes: ["id"],
+    call: (caller, input) => caller.signatures.updateAssignment(input),
+  }),
+  route({
+    ref: "A8",
+    method: "PUT",
+    path: "/documents/{id}",
+    area: "A",
+    auth: "bearer",
+    summary: "New document version (title, description, fields); unstarted requests follow it",
+    input: updateDocumentInput,
+    output: updateDocumentOutput,
+    status: 200,
+    call: (caller, input) => caller.documents.update(input),
+  }),
+  route({
+    ref: "A9",
+    method: "DELETE",
+    path: "/documents/{id}",
+    area: "A",
+    auth: "bearer",
+    summary: "Delete a document without signature requests (409 {deleted:false, reason} otherwise)",
+    input: documentIdInput,
+    output: deleteDocumentOutput,
+    status: 200,
+    call: async (caller, input) => {
+      const result = await caller.documents.delete(input);
+      return result.deleted ? result : new RestReply(409, result);
+    },
+  }),
+  route({
+    ref: "A10",
+    method: "PATCH",
+    path: "/documents/{id}/availability",
+    area: "A",
+    auth: "bearer",
+    summary: "Set a document's availability (only active documents accept new requests)",
+    input: setAvailabilityInput,
+    output: availabilityOutput,
+    status: 200,
+    call: (caller, input) => caller.documents.setAvailability(input),
   }),
 ];

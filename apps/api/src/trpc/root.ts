@@ -2,13 +2,19 @@ import { authRouter } from "./routers/auth";
 import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter, webhooksRouter } from "./routers/forms";
 import { organizationRouter } from "./routers/organization";
 import { formRequestsRouter, portalRouter } from "./routers/portal";
+import { documentsRouter } from "./routers/documents";
+import { signaturesRouter } from "./routers/signatures";
+import { signingRouter } from "./routers/signing";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   auth: authRouter,
+  documents: documentsRouter,
   organization: organizationRouter,
+  signatures: signaturesRouter,
+  signing: signingRouter,
   templates: templatesRouter,
   tokens: tokensRouter,
   sessions: sessionsRouter,

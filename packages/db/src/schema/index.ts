@@ -3,3 +3,4 @@ export * from "./core";
 export * from "./jobs";
 export * from "./files";
 export * from "./forms";
+export * from "./signatures";

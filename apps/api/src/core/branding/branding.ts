@@ -1,0 +1,72 @@
+import { designInput, type Branding, type DesignInput } from "@clinsign/contracts";
+import { eq, institutionBranding, institutions } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { AppError, notFound } from "../errors";
+
+/** The caller's `institution_id` inside this organization, created on first use. */
+export async function ensureInstitution(ctx: OrgContext, externalId: string): Promise<string> {
+  await ctx.scope.insert(institutions, { externalId }).onConflictDoNothing();
+  const [row] = await ctx.scope.select(institutions, eq(institutions.externalId, externalId)).limit(1);
+  return row!.id;
+}
+
+async function findInstitution(ctx: OrgContext, externalId: string) {
+  const [row] = await ctx.scope.select(institutions, eq(institutions.externalId, externalId)).limit(1);
+  return row;
+}
+
+const DESIGN_SAVED = "Design saved successfully";
+
+/**
+ * A5. POST creates an institution's branding (409 if it exists), PUT replaces it (404 if none).
+ * Only validated values are stored: hex colours, a font from a fixed list, an https logo URL, so
+ * nothing a caller sends can carry markup or CSS into the portal.
+ */
+export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "create" | "replace"): Promise<{ message: string }> {
+  const input = designInput.parse(raw);
+  const values = {
+    logoUrl: input.logo_url ? new URL(input.logo_url).href : null,
+    primaryColor: input.design_parameters.primaryColor ?? null,
+    accentColor: input.design_parameters.accentColor ?? null,
+    font: input.design_parameters.font ?? null,
+  };
+  return inTransaction(ctx, async (tx) => {
+    const institutionId =
+      mode === "create" ? await ensureInstitution(tx, input.institution_id) : (await findInstitution(tx, input.institution_id))?.id;
+    const [existing] = institutionId
+      ? await tx.scope.select(institutionBranding, eq(institutionBranding.institutionId, institutionId)).limit(1).for("update")
+      : [];
+    if (mode === "create") {
+      if (existing) {
+        throw new AppError("conflict", "this institution already has a design; use PUT /design to replace it", {
+          field: "institution_id",
+          reason: "design_exists",
+        });
+      }
+      await tx.scope.insert(institutionBranding, { institutionId: institutionId!, ...values });
+    } else {
+      if (!existing) throw notFound("design of this institution", { field: "institution_id" });
+      await tx.scope.update(institutionBranding, { ...values, updatedAt: new Date() }, eq(institutionBranding.id, existing.id));
+    }
+    await recordAudit(tx, {
+      action: mode === "create" ? "branding.created" : "branding.updated",
+      metadata: { institutionId: input.institution_id, ...values },
+    });
+    return { message: DESIGN_SAVED };
+  });
+}
+
+/** The branding the portal shows for an institution, or null for the portal's default look. */
+export async function getBranding(ctx: OrgContext, institutionId: string): Promise<Branding | null> {
+  const [row] = await ctx.scope.select(institutionBranding, eq(institutionBranding.institutionId, institutionId)).limit(1);
+  if (!row) return null;
+  return { logoUrl: row.logoUrl, primaryColor: row.primaryColor, accentColor: row.accentColor, font: row.font };
+}
+
+export async function getDesign(ctx: OrgContext, input: { institution_id: string }): Promise<Branding> {
+  const institution = await findInstitution(ctx, input.institution_id);
+  const found = institution ? await getBranding(ctx, institution.id) : null;
+  if (!found) throw notFound("design of this institution", { field: "institution_id" });
+  return found;
+}

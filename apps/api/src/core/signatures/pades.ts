@@ -1,0 +1,220 @@
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign as cryptoSign, type KeyObject } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import forge from "node-forge";
+import { PDFDocument } from "pdf-lib";
+import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
+import { SignPdf } from "@signpdf/signpdf";
+import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
+import type { Config } from "../../env";
+
+/** The key and certificate chain that seal completed documents. */
+export interface SigningIdentity {
+  privateKey: KeyObject;
+  certificate: forge.pki.Certificate;
+  chain: forge.pki.Certificate[];
+  /** SHA-256 of the signing certificate's DER, hex. */
+  fingerprint: string;
+  subject: string;
+  /** True when this is the self-signed development certificate. */
+  development: boolean;
+}
+
+const DEV_P12 = "dev-signing.p12";
+const DEV_PASSWORD = "dev-signing.password";
+
+/** Where the development certificate lives; the start log and admin UI point here. */
+export const devSigningDir = (dataDir: string) => join(dataDir, "signing");
+
+function writeAtomic(path: string, data: string | Buffer) {
+  const temp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
+  writeFileSync(temp, data, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/**
+ * A self-signed RSA certificate for development, generated once under DATA_DIR/signing. Sealed
+ * PDFs verify as unmodified with it, but no reader trusts its issuer.
+ */
+function ensureDevP12(dataDir: string): { p12: Buffer; password: string } {
+  const dir = devSigningDir(dataDir);
+  const p12Path = join(dir, DEV_P12);
+  const passwordPath = join(dir, DEV_PASSWORD);
+  if (!existsSync(p12Path) || !existsSync(passwordPath)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const key = forge.pki.privateKeyFromPem(privateKey.export({ type: "pkcs1", format: "pem" }).toString());
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
+    cert.serialNumber = `01${randomBytes(15).toString("hex")}`;
+    cert.validity.notBefore = new Date(Date.now() - 60_000);
+    cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
+    const name = [
+      { name: "commonName", value: "ClinSign development seal (not trusted)" },
+      { name: "organizationName", value: "ClinSign development" },
+    ];
+    cert.setSubject(name);
+    cert.setIssuer(name);
+    cert.setExtensions([
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, nonRepudiation: true },
+      { name: "subjectKeyIdentifier" },
+    ]);
+    cert.sign(key, forge.md.sha256.create());
+    const password = randomBytes(24).toString("base64url");
+    const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], password, { algorithm: "aes256", friendlyName: "clinsign-dev" });
+    writeAtomic(passwordPath, password);
+    writeAtomic(p12Path, Buffer.from(forge.asn1.toDer(asn1).getBytes(), "binary"));
+    chmodSync(dir, 0o700);
+  }
+  return { p12: readFileSync(p12Path), password: readFileSync(passwordPath, "utf8").trim() };
+}
+
+/** Reads key and certificates from a PKCS#12 file (RSA keys). */
+export function identityFromP12(p12: Buffer, password: string, development: boolean): SigningIdentity {
+  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString("binary")), false, password);
+  const oids = forge.pki.oids as Record<string, string>;
+  const bags = (type: string): forge.pkcs12.Bag[] => parsed.getBags({ bagType: type })[type] ?? [];
+  const keyBag = bags(oids.pkcs8ShroudedKeyBag!)[0] ?? bags(oids.keyBag!)[0];
+  const key = keyBag?.key as forge.pki.rsa.PrivateKey | undefined;
+  if (!key) throw new Error("the PKCS#12 file holds no (RSA) private key");
+  const certs = bags(oids.certBag!).flatMap((b): forge.pki.Certificate[] => (b.cert ? [b.cert] : []));
+  const certificate = certs.find((c: forge.pki.Certificate) => {
+    const pub = c.publicKey as forge.pki.rsa.PublicKey;
+    return pub.n?.equals(key.n) && pub.e?.equals(key.e);
+  });
+  if (!certificate) throw new Error("the PKCS#12 file holds no certificate for its private key");
+  const der = forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes();
+  return {
+    privateKey: createPrivateKey(forge.pki.privateKeyToPem(key)),
+    certificate,
+    chain: [certificate, ...certs.filter((c: forge.pki.Certificate) => c !== certificate)],
+    fingerprint: createHash("sha256").update(Buffer.from(der, "binary")).digest("hex"),
+    subject: certificate.subject.attributes.map((a: forge.pki.CertificateField) => `${a.shortName ?? a.name}=${String(a.value)}`).join(", "),
+    development,
+  };
+}
+
+const identities = new Map<string, SigningIdentity>();
+
+/**
+ * SIGNING_P12_FILE when configured, else the development certificate (generated on first use;
+ * the server calls this at start so the first start creates it).
+ */
+export function loadSigningIdentity(config: Pick<Config, "signingP12" | "dataDir">): SigningIdentity {
+  const cacheKey = config.signingP12 ? `p12:${config.signingP12.file}` : `dev:${config.dataDir}`;
+  let identity = identities.get(cacheKey);
+  if (!identity) {
+    identity = config.signingP12
+      ? identityFromP12(readFileSync(config.signingP12.file), config.signingP12.password, false)
+      : (() => {
+          const dev = ensureDevP12(config.dataDir);
+          return identityFromP12(dev.p12, dev.password, true);
+        })();
+    identities.set(cacheKey, identity);
+  }
+  return identity;
+}
+
+// ---------------------------------------------------------------- CMS (CAdES-BES) for PAdES B-B
+
+const { asn1 } = forge;
+const U = asn1.Class.UNIVERSAL;
+const T = asn1.Type;
+const OID = {
+  data: "1.2.840.113549.1.7.1",
+  signedData: "1.2.840.113549.1.7.2",
+  contentType: "1.2.840.113549.1.9.3",
+  messageDigest: "1.2.840.113549.1.9.4",
+  signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
+  sha256: "2.16.840.1.101.3.4.2.1",
+  rsaEncryption: "1.2.840.113549.1.1.1",
+};
+const oid = (value: string) => asn1.create(U, T.OID, false, asn1.oidToDer(value).getBytes());
+const seq = (items: forge.asn1.Asn1[]) => asn1.create(U, T.SEQUENCE, true, items);
+const set = (items: forge.asn1.Asn1[]) => asn1.create(U, T.SET, true, items);
+const octets = (bytes: string) => asn1.create(U, T.OCTETSTRING, false, bytes);
+const int = (n: number) => asn1.create(U, T.INTEGER, false, asn1.integerToDer(n).getBytes());
+const algorithm = (value: string) => seq([oid(value), asn1.create(U, T.NULL, false, "")]);
+const attribute = (type: string, value: forge.asn1.Asn1) => seq([oid(type), set([value])]);
+const der = (node: forge.asn1.Asn1) => asn1.toDer(node).getBytes();
+const sha256Binary = (bytes: string | Buffer) =>
+  createHash("sha256")
+    .update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes)
+    .digest()
+    .toString("binary");
+
+/**
+ * Detached CMS signature as PAdES baseline B-B expects it: content type, message digest and the
+ * ESS signing-certificate-v2 attribute, no signing-time attribute (the time is the
+ * signature dictionary's /M).
+ */
+export function cadesDetachedSignature(content: Buffer, identity: SigningIdentity): Buffer {
+  const certificate = forge.pki.certificateToAsn1(identity.certificate);
+  const tbs = certificate.value[0] as forge.asn1.Asn1;
+  const fields = tbs.value as forge.asn1.Asn1[];
+  // tbsCertificate: [0] version, serialNumber, signature, issuer, …
+  const serial = fields[1]!;
+  const issuer = fields[3]!;
+  const attributes = [
+    attribute(OID.contentType, oid(OID.data)),
+    attribute(OID.messageDigest, octets(sha256Binary(content))),
+    attribute(OID.signingCertificateV2, seq([seq([seq([octets(sha256Binary(der(certificate)))])])])),
+  ]
+    // DER: members of a SET OF in the order of their encodings.
+    .map((node) => ({ node, bytes: der(node) }))
+    .sort((a, b) => (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0))
+    .map((a) => a.node);
+  const signature = cryptoSign("sha256", Buffer.from(der(set(attributes)), "binary"), identity.privateKey);
+  const signerInfo = seq([
+    int(1),
+    seq([issuer, serial]),
+    algorithm(OID.sha256),
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes),
+    algorithm(OID.rsaEncryption),
+    octets(signature.toString("binary")),
+  ]);
+  const signedData = seq([
+    int(1),
+    set([algorithm(OID.sha256)]),
+    seq([oid(OID.data)]),
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, identity.chain.map((c) => forge.pki.certificateToAsn1(c))),
+    set([signerInfo]),
+  ]);
+  const contentInfo = seq([oid(OID.signedData), asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [signedData])]);
+  return Buffer.from(der(contentInfo), "binary");
+}
+
+class PadesSigner extends Signer {
+  constructor(private readonly identity: SigningIdentity) {
+    super();
+  }
+  override async sign(pdfBuffer: Buffer): Promise<Buffer> {
+    return cadesDetachedSignature(pdfBuffer, this.identity);
+  }
+}
+
+export interface SealOptions {
+  reason: string;
+  location: string;
+  contactInfo: string;
+  signingTime: Date;
+}
+
+/** Adds an invisible PAdES (ETSI.CAdES.detached) signature over the whole document. */
+export async function sealPdf(pdf: Uint8Array, identity: SigningIdentity, options: SealOptions): Promise<Buffer> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: options.reason,
+    contactInfo: options.contactInfo,
+    name: identity.subject.slice(0, 200),
+    location: options.location,
+    signingTime: options.signingTime,
+    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+    signatureLength: 16_384,
+    appName: "ClinSign",
+  });
+  const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
+  return new SignPdf().sign(withPlaceholder, new PadesSigner(identity));
+}

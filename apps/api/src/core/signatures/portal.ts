@@ -1,0 +1,301 @@
+import { declineInput, openSigningInput, signInput, type SigningState, type SigningView } from "@clinsign/contracts";
+import { and, eq, gt, isNull, organizations, OrgScope, signatureRequests, signingCredentials } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { getBranding } from "../branding/branding";
+import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
+import { randomSecret, sha256Hex } from "../crypto";
+import { findDocument } from "../documents/documents";
+import { AppError } from "../errors";
+import { enqueueJob } from "../jobs/queue";
+import { recordSignatureEvent } from "./events";
+import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, versionOf, type SignatureRequestRow } from "./requests";
+import { SEAL_JOB, sealSignatureRequest } from "./seal";
+
+/** How long the portal page may act after opening a link (never beyond the request's expiry). */
+const SESSION_MINUTES = 60;
+/** The sync attempt normally seals at once; the job is the safety net if it fails or the process dies. */
+const SEAL_JOB_DELAY_MS = 30_000;
+const SEAL_MAX_ATTEMPTS = 12;
+const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
+
+/** The patient acting through the portal, in the request's organization. */
+function portalContext(services: Services, request: RequestMeta, row: { organizationId: string; id: string }): OrgContext {
+  return { services, scope: new OrgScope(services.db, row.organizationId), actor: { type: "portal", id: row.id }, request };
+}
+
+/*
+ * Signing links, tickets and sessions are bearer credentials that name their organization
+ * themselves: these lookups by the hash of an unguessable secret are the only tenant reads
+ * outside an OrgScope, and everything after them runs in the found organization's scope.
+ */
+async function requestByTokenHash(services: Services, tokenHash: string) {
+  const [row] = await services.db.select().from(signatureRequests).where(eq(signatureRequests.tokenHash, tokenHash)).limit(1);
+  return row;
+}
+
+async function consumeTicket(services: Services, ticket: string) {
+  const [credential] = await services.db
+    .update(signingCredentials)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(signingCredentials.secretHash, sha256Hex(ticket)),
+        eq(signingCredentials.kind, "ticket"),
+        isNull(signingCredentials.usedAt),
+        gt(signingCredentials.expiresAt, new Date()),
+      ),
+    )
+    .returning();
+  return credential;
+}
+
+async function sessionCredential(services: Services, sessionToken: string) {
+  const [credential] = await services.db
+    .select()
+    .from(signingCredentials)
+    .where(
+      and(
+        eq(signingCredentials.secretHash, sha256Hex(sessionToken)),
+        eq(signingCredentials.kind, "session"),
+        gt(signingCredentials.expiresAt, new Date()),
+      ),
+    )
+    .limit(1);
+  return credential;
+}
+
+const emptyView = (state: SigningState): SigningView => ({
+  state,
+  sessionToken: null,
+  sessionExpiresAt: null,
+  documentTitle: null,
+  documentDescription: null,
+  institutionId: null,
+  branding: null,
+  pageCount: null,
+  pageSizes: null,
+  fields: null,
+  expiresAt: null,
+});
+
+function stateOf(row: SignatureRequestRow): SigningState {
+  if (row.visibility === "draft") return "unavailable";
+  switch (row.status) {
+    case "pending":
+    case "opened":
+      return "ready";
+    default:
+      return row.status;
+  }
+}
+
+/**
+ * `signing.open`: a signing link (unless the organization requires A4 verification) or a
+ * one-time ticket from A4. A `ready` request is marked `opened` with its document version pinned,
+ * and a signing session is issued for the page to keep.
+ */
+export async function openSigning(services: Services, request: RequestMeta, raw: unknown): Promise<SigningView> {
+  const input = openSigningInput.parse(raw);
+  let requestId: string;
+  let organizationId: string;
+  if ("ticket" in input) {
+    const ticket = await consumeTicket(services, input.ticket);
+    if (!ticket) return emptyView("unknown");
+    requestId = ticket.requestId;
+    organizationId = ticket.organizationId;
+  } else {
+    const row = await requestByTokenHash(services, sha256Hex(input.token));
+    if (!row) return emptyView("unknown");
+    const [org] = await services.db.select().from(organizations).where(eq(organizations.id, row.organizationId));
+    if (org?.requireSessionVerification) return emptyView("verification_required");
+    requestId = row.id;
+    organizationId = row.organizationId;
+  }
+  const ctx = portalContext(services, request, { organizationId, id: requestId });
+  return inTransaction(ctx, async (tx) => {
+    let row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+    const state = stateOf(row);
+    if (state === "unknown" || state === "unavailable" || state === "expired") return emptyView(state);
+    if (row.status === "pending") {
+      const doc = await findDocument(tx, row.documentId);
+      const [opened] = await tx.scope
+        .update(signatureRequests, { status: "opened", pinnedVersion: doc.currentVersion, openedAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, row.id))
+        .returning();
+      row = opened!;
+      await recordSignatureEvent(
+        tx,
+        "signature.opened",
+        { signatureId: row.id, documentId: row.documentId, version: doc.currentVersion, via: "ticket" in input ? "ticket" : "link" },
+        { patient_id: row.patientId },
+      );
+    }
+    const version = await versionOf(tx, row);
+    let sessionToken: string | null = null;
+    let sessionExpiresAt: Date | null = null;
+    if (state === "ready") {
+      sessionToken = randomSecret(32);
+      sessionExpiresAt = new Date(Math.min(Date.now() + SESSION_MINUTES * 60_000, row.expiresAt.getTime()));
+      await tx.scope.insert(signingCredentials, {
+        requestId: row.id,
+        kind: "session",
+        secretHash: sha256Hex(sessionToken),
+        expiresAt: sessionExpiresAt,
+        ip: request.ip,
+        userAgent: request.userAgent,
+      });
+    }
+    return {
+      state: stateOf(row),
+      sessionToken,
+      sessionExpiresAt: sessionExpiresAt?.toISOString() ?? null,
+      documentTitle: version.title,
+      documentDescription: version.description,
+      institutionId: row.institutionExternalId,
+      branding: await getBranding(tx, row.institutionId),
+      pageCount: version.pageCount,
+      pageSizes: version.pageSizes,
+      fields: version.fields,
+      expiresAt: row.expiresAt.toISOString(),
+    };
+  });
+}
+
+/** Resolves a signing session to its request, or 401: the page must open the link again. */
+async function resolveSession(services: Services, request: RequestMeta, sessionToken: string) {
+  const credential = await sessionCredential(services, sessionToken);
+  if (!credential) throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
+  return { credential, ctx: portalContext(services, request, { organizationId: credential.organizationId, id: credential.requestId }) };
+}
+
+/** Why the patient cannot act on this request now, or null when it is open for signing. */
+function refusal(row: SignatureRequestRow): AppError | null {
+  if (row.visibility === "draft") return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
+  if (row.status !== "opened") {
+    return new AppError("conflict", `this signature request is ${row.status}`, { reason: `request_${row.status}`, status: row.status });
+  }
+  return null;
+}
+
+/** `signing.document`: the pinned PDF version the patient is asked to sign, as base64. */
+export async function getSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }) {
+  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
+  const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)));
+  const refused = refusal(row);
+  if (refused) throw refused;
+  const version = await versionOf(ctx, row);
+  const bytes = await services.storage.get(version.storageKey);
+  if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
+  return { contentType: "application/pdf" as const, base64: bytes.toString("base64"), sha256: version.sha256, version: version.version };
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function decodeSignaturePng(dataUrl: string): Buffer {
+  const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
+  if (bytes.length > MAX_SIGNATURE_PNG_BYTES) {
+    throw new AppError("payload_too_large", "the signature image exceeds 1 MB", { field: "signature.dataUrl" });
+  }
+  if (bytes.length < 60 || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
+    throw new AppError("invalid_request", "the signature is not a PNG image", { field: "signature.dataUrl" });
+  }
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  if (width < 1 || height < 1 || width > 4000 || height > 4000) {
+    throw new AppError("invalid_request", "the signature image must be between 1 and 4000 pixels wide and high", { field: "signature.dataUrl" });
+  }
+  return bytes;
+}
+
+/**
+ * `signing.sign`: records the signature and moves the request to `sealing` in one transaction
+ * (with its audit entry and the durable sealing job), then seals right away. A second submission
+ * finds the request already signed and signs nothing. If sealing fails, the request stays
+ * visibly `sealing` and the job retries it.
+ */
+export async function signRequest(services: Services, request: RequestMeta, raw: unknown): Promise<{ state: "sealing" | "completed" }> {
+  const input = signInput.parse(raw);
+  const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
+  const png = input.signature.kind === "drawn" ? decodeSignaturePng(input.signature.dataUrl) : null;
+  // Stored before the transaction (file storage must not run inside it); removed if unused.
+  const image = png ? await services.storage.put("signatures", png) : null;
+  let outcome: { state: "sealing" | "completed"; fresh: boolean };
+  try {
+    outcome = await inTransactionThenRefuse(ctx, async (tx) => {
+      const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
+      if (row.status === "sealing" || row.status === "completed") return { state: row.status, fresh: false };
+      const refused = refusal(row);
+      if (refused) return refused;
+      await tx.scope.update(
+        signatureRequests,
+        {
+          status: "sealing",
+          signedAt: new Date(),
+          signatureMethod: input.signature.kind,
+          signatureImageKey: image?.key ?? null,
+          typedName: input.signature.kind === "typed" ? input.signature.name : null,
+          signerIp: request.ip,
+          signerUserAgent: request.userAgent,
+          updatedAt: new Date(),
+        },
+        eq(signatureRequests.id, row.id),
+      );
+      await recordAudit(tx, {
+        action: "signature.signed",
+        metadata: {
+          signatureId: row.id,
+          documentId: row.documentId,
+          version: row.pinnedVersion,
+          method: input.signature.kind,
+          consent: true,
+          ...(image && { signatureImageSha256: image.sha256 }),
+        },
+      });
+      await enqueueJob(tx.scope.db, {
+        organizationId: row.organizationId,
+        kind: SEAL_JOB,
+        payload: { organizationId: row.organizationId, signatureId: row.id },
+        runAt: new Date(Date.now() + SEAL_JOB_DELAY_MS),
+        maxAttempts: SEAL_MAX_ATTEMPTS,
+      });
+      return { state: "sealing" as const, fresh: true };
+    });
+  } catch (error) {
+    if (image) await services.storage.delete(image.key).catch(() => {});
+    throw error;
+  }
+  if (!outcome.fresh) {
+    if (image) await services.storage.delete(image.key).catch(() => {});
+    return { state: outcome.state };
+  }
+  try {
+    const result = await sealSignatureRequest(services, credential.organizationId, credential.requestId);
+    return { state: result === "completed" ? "completed" : "sealing" };
+  } catch (error) {
+    services.log.warn({ err: error, signatureId: credential.requestId }, "sealing failed; the seal job will retry");
+    return { state: "sealing" };
+  }
+}
+
+/** `signing.decline`: the patient declines; repeated calls answer the same. */
+export async function declineRequest(services: Services, request: RequestMeta, raw: unknown): Promise<{ state: "declined" }> {
+  const input = declineInput.parse(raw);
+  const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
+  return inTransactionThenRefuse(ctx, async (tx) => {
+    const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
+    if (row.status === "declined") return { state: "declined" as const };
+    const refused = refusal(row);
+    if (refused) return refused;
+    await tx.scope.update(
+      signatureRequests,
+      { status: "declined", declinedAt: new Date(), declineReason: input.reason || null, updatedAt: new Date() },
+      eq(signatureRequests.id, row.id),
+    );
+    await recordSignatureEvent(
+      tx,
+      "signature.declined",
+      { signatureId: row.id, documentId: row.documentId, reason: input.reason || null },
+      { patient_id: row.patientId, reason: input.reason || null },
+    );
+    return { state: "declined" as const };
+  });
+}

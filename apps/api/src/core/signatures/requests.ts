@@ -1,0 +1,256 @@
+import {
+  createSignatureRequestInput,
+  type CompletedProcess,
+  type CreateSignatureRequestInput,
+  type OpenSignatureLink,
+  updateAssignmentInput,
+  type UpdateAssignmentInput,
+} from "@clinsign/contracts";
+import { and, desc, documents, eq, gt, inArray, lte, signatureRequests, type SignatureRequestStatus } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { ensureInstitution } from "../branding/branding";
+import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { randomSecret, sha256Hex } from "../crypto";
+import { findDocument, findVersion, isUuid } from "../documents/documents";
+import { recordSignatureEvent } from "./events";
+import { AppError, notFound } from "../errors";
+
+export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
+
+/** Statuses in which the patient can still act; only these expire. */
+export const OPEN_STATUSES: SignatureRequestStatus[] = ["pending", "opened"];
+
+export const signingLink = (ctx: Pick<OrgContext, "services">, token: string) => `${ctx.services.config.publicWebUrl}/sign/${token}`;
+export const ticketLink = (ctx: Pick<OrgContext, "services">, ticket: string) =>
+  `${ctx.services.config.publicWebUrl}/sign/ticket/${ticket}`;
+
+export function isPastExpiry(row: SignatureRequestRow, now = new Date()): boolean {
+  return OPEN_STATUSES.includes(row.status) && row.expiresAt.getTime() <= now.getTime();
+}
+
+/**
+ * Expiry is enforced wherever a request is read for a decision or written, not only by a
+ * background sweep: an open request past its expiry is marked `expired` (with its audit entry)
+ * the moment anyone touches it. Call inside the transaction that holds the row lock.
+ */
+export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Promise<SignatureRequestRow> {
+  if (!isPastExpiry(row)) return row;
+  const [updated] = await tx.scope
+    .update(signatureRequests, { status: "expired", expiredAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, row.id), inArray(signatureRequests.status, OPEN_STATUSES))
+    .returning();
+  if (!updated) return row;
+  await recordSignatureEvent(
+    tx,
+    "signature.expired",
+    { signatureId: row.id, documentId: row.documentId, expiresAt: row.expiresAt.toISOString(), previousStatus: row.status },
+    { patient_id: row.patientId, expiration_date: row.expiresAt.toISOString() },
+  );
+  return updated;
+}
+
+/**
+ * The background half of expiry: marks open requests past their expiry as `expired` (with the
+ * audit entry), so that happens even when nobody touches them. Reads and writes do not rely on
+ * it (see expireIfDue). Returns how many were expired.
+ */
+export async function expireDueRequests(services: Services, batchSize = 200): Promise<number> {
+  // Across organizations by design: a system sweep; each row is then handled in its own scope.
+  const due = await services.db
+    .select({ id: signatureRequests.id, organizationId: signatureRequests.organizationId })
+    .from(signatureRequests)
+    .where(and(inArray(signatureRequests.status, OPEN_STATUSES), lte(signatureRequests.expiresAt, new Date())))
+    .limit(batchSize);
+  let expired = 0;
+  for (const { id, organizationId } of due) {
+    const ctx = systemContext(services, organizationId, "expiry-sweep");
+    await inTransaction(ctx, async (tx) => {
+      const [row] = await tx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1).for("update");
+      if (row && (await expireIfDue(tx, row)).status === "expired" && row.status !== "expired") expired += 1;
+    });
+  }
+  return expired;
+}
+
+/**
+ * A transaction whose refusal must not undo what it recorded first (an expiry mark and its
+ * audit entry): `work` returns the AppError instead of throwing it, and it is thrown after commit.
+ */
+export async function inTransactionThenRefuse<R>(ctx: OrgContext, work: (tx: OrgContext) => Promise<R | AppError>): Promise<R> {
+  const result = await inTransaction(ctx, work);
+  if (result instanceof AppError) throw result;
+  return result;
+}
+
+export async function findSignatureRequest(ctx: OrgContext, id: string, forUpdate = false): Promise<SignatureRequestRow> {
+  if (!isUuid(id)) throw notFound("signature request", { field: "id" });
+  const query = ctx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1);
+  const [row] = await (forUpdate ? query.for("update") : query);
+  if (!row) throw notFound("signature request", { field: "id" });
+  return row;
+}
+
+/** The version a request shows: the pinned one once opened, else the document's newest. */
+export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
+  if (row.pinnedVersion !== null) return findVersion(ctx, row.documentId, row.pinnedVersion);
+  const doc = await findDocument(ctx, row.documentId);
+  return findVersion(ctx, doc.id, doc.currentVersion);
+}
+
+/** A1: an assignment of an `active` document to a patient, with an unguessable signing link. */
+export async function createSignatureRequest(ctx: OrgContext, raw: CreateSignatureRequestInput) {
+  const input = createSignatureRequestInput.parse(raw);
+  const token = randomSecret(32);
+  return inTransaction(ctx, async (tx) => {
+    const doc = await findDocument(tx, input.document_id);
+    if (doc.availability !== "active") {
+      throw new AppError("conflict", `the document is ${doc.availability}; only active documents accept new signature requests`, {
+        field: "document_id",
+        reason: "document_not_active",
+        availability: doc.availability,
+      });
+    }
+    const institutionId = await ensureInstitution(tx, input.institution_id);
+    const [row] = await tx.scope
+      .insert(signatureRequests, {
+        documentId: doc.id,
+        patientId: input.patient_id,
+        institutionId,
+        institutionExternalId: input.institution_id,
+        orderBy: input.order_by,
+        expiresAt: new Date(input.expiration_date),
+        tokenHash: sha256Hex(token),
+        tokenEnc: ctx.services.secrets.seal(token),
+      })
+      .returning();
+    await recordAudit(tx, {
+      action: "signature.created",
+      metadata: {
+        signatureId: row!.id,
+        documentId: doc.id,
+        patientId: row!.patientId,
+        institutionId: row!.institutionExternalId,
+        orderBy: row!.orderBy,
+        expiresAt: row!.expiresAt.toISOString(),
+      },
+    });
+    return { signing_link: signingLink(ctx, token), signature_id: row!.id, expiration_date: row!.expiresAt.toISOString() };
+  });
+}
+
+const LIST_LIMIT = 500;
+
+/** A2: active-visibility requests of a patient that are pending or opened and not expired. */
+export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_id: string }): Promise<OpenSignatureLink[]> {
+  const rows = await ctx.scope
+    .select(
+      signatureRequests,
+      eq(signatureRequests.patientId, input.patient_id),
+      eq(signatureRequests.visibility, "active"),
+      inArray(signatureRequests.status, OPEN_STATUSES),
+      gt(signatureRequests.expiresAt, new Date()),
+    )
+    .orderBy(signatureRequests.expiresAt, signatureRequests.id)
+    .limit(LIST_LIMIT);
+  return Promise.all(
+    rows.map(async (row) => {
+      const version = await versionOf(ctx, row);
+      return {
+        document_id: row.documentId,
+        document_title: version.title,
+        signing_link: row.assignmentUrl ?? signingLink(ctx, ctx.services.secrets.open(row.tokenEnc)),
+        status: row.status as "pending" | "opened",
+        expiration_date: row.expiresAt.toISOString(),
+      };
+    }),
+  );
+}
+
+export const signedPdfUrl = (ctx: OrgContext, id: string) => `${ctx.services.config.publicApiUrl}/signature-requests/${id}/signed.pdf`;
+export const metadataJsonUrl = (ctx: OrgContext, id: string) => `${ctx.services.config.publicApiUrl}/signature-requests/${id}/metadata.json`;
+
+/** A3: completed (signed and sealed) processes of a patient, newest first. */
+export async function listCompletedProcesses(ctx: OrgContext, input: { patient_id: string }): Promise<CompletedProcess[]> {
+  const rows = await ctx.scope
+    .select(signatureRequests, eq(signatureRequests.patientId, input.patient_id), eq(signatureRequests.status, "completed"))
+    .orderBy(desc(signatureRequests.completedAt), desc(signatureRequests.id))
+    .limit(LIST_LIMIT);
+  return rows.map((row) => ({
+    signature_id: row.id,
+    signed_pdf_url: signedPdfUrl(ctx, row.id),
+    metadata_json_url: metadataJsonUrl(ctx, row.id),
+    timestamp: row.completedAt!.toISOString(),
+  }));
+}
+
+/**
+ * A7: visibility (`draft` hides the request from A2 and its link does not open), a new expiry
+ * (only while the request is still open) and the link A2 shows instead of ours.
+ */
+export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInput) {
+  const input = updateAssignmentInput.parse(raw);
+  return inTransactionThenRefuse(ctx, async (tx) => {
+    const row = await expireIfDue(tx, await findSignatureRequest(tx, input.id, true));
+    if (input.expiration_timestamp !== undefined && !OPEN_STATUSES.includes(row.status)) {
+      return new AppError("conflict", `the request is ${row.status}; its expiry can no longer change`, {
+        field: "expiration_timestamp",
+        reason: row.status === "expired" ? "request_expired" : "request_closed",
+        status: row.status,
+      });
+    }
+    const changes = {
+      visibility: input.status,
+      ...(input.expiration_timestamp !== undefined && { expiresAt: new Date(input.expiration_timestamp) }),
+      ...(input.assigment_url !== undefined && { assignmentUrl: input.assigment_url }),
+    };
+    const [updated] = await tx.scope
+      .update(signatureRequests, { ...changes, updatedAt: new Date() }, eq(signatureRequests.id, row.id))
+      .returning();
+    await recordAudit(tx, {
+      action: "signature.assignment_updated",
+      metadata: {
+        signatureId: row.id,
+        visibility: { from: row.visibility, to: input.status },
+        ...(changes.expiresAt && { expiresAt: { from: row.expiresAt.toISOString(), to: changes.expiresAt.toISOString() } }),
+        ...(input.assigment_url !== undefined && { assignmentUrl: input.assigment_url }),
+      },
+    });
+    return { id: updated!.id, status: updated!.visibility, expiration_timestamp: updated!.expiresAt.toISOString() };
+  });
+}
+
+/** The stored signed PDF or metadata JSON of a completed request of this organization. */
+export async function getSignedArtifact(ctx: OrgContext, input: { id: string; kind: "pdf" | "metadata" }): Promise<Buffer> {
+  const row = await findSignatureRequest(ctx, input.id);
+  const key = input.kind === "pdf" ? row.signedPdfKey : row.metadataKey;
+  if (row.status !== "completed" || !key) {
+    throw notFound(input.kind === "pdf" ? "signed PDF" : "metadata", { field: "id", status: row.status });
+  }
+  const bytes = await ctx.services.storage.get(key);
+  if (!bytes) throw new Error(`stored ${input.kind} of signature request ${row.id} is missing`);
+  return bytes;
+}
+
+/** For the admin UI: one request with its state. */
+export async function getSignatureRequest(ctx: OrgContext, input: { id: string }) {
+  const row = await findSignatureRequest(ctx, input.id);
+  const [doc] = await ctx.scope.select(documents, eq(documents.id, row.documentId)).limit(1);
+  return {
+    id: row.id,
+    documentId: row.documentId,
+    documentName: doc?.name ?? null,
+    pinnedVersion: row.pinnedVersion,
+    patientId: row.patientId,
+    institutionId: row.institutionExternalId,
+    orderBy: row.orderBy,
+    visibility: row.visibility,
+    status: isPastExpiry(row) ? ("expired" as const) : row.status,
+    expiresAt: row.expiresAt.toISOString(),
+    assignmentUrl: row.assignmentUrl,
+    openedAt: row.openedAt?.toISOString() ?? null,
+    signedAt: row.signedAt?.toISOString() ?? null,
+    completedAt: row.completedAt?.toISOString() ?? null,
+    declinedAt: row.declinedAt?.toISOString() ?? null,
+    sealError: row.sealError,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { auditLog, eq, signatureRequests } from "@clinsign/db";
+import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { backdateExpiry, bearer, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import { updateOrganizationSettings } from "../organizations/organizations";
+
+let api: TestApi;
+let files: FileServer;
+let documentIds: Record<string, string> = {};
+
+const SECRET = "portal-shared-secret-0123456789abcdef";
+let rsa: { privateKey: CryptoKey; jwk: JWK };
+
+beforeAll(async () => {
+  files = await startFileServer();
+  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PUBLIC_WEB_URL: "https://portal.test" });
+  const pair = await generateKeyPair("RS256", { extractable: true });
+  rsa = { privateKey: pair.privateKey as CryptoKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256", use: "sig" } };
+  files.set("/jwks.json", Buffer.from(JSON.stringify({ keys: [rsa.jwk] })), "application/json");
+  documentIds = {};
+});
+afterAll(async () => {
+  await api?.close();
+  await files?.close();
+});
+
+async function orgWith(settings: Parameters<typeof updateOrganizationSettings>[1]): Promise<TestOrg> {
+  const org = await api.createOrg();
+  await updateOrganizationSettings(org.ctx, settings);
+  documentIds[org.orgId] = await registerDocument(api, files, org);
+  return org;
+}
+
+const hs256 = (claims: Record<string, unknown>, secret = SECRET, lifetime = 300) =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + lifetime)
+    .sign(new TextEncoder().encode(secret));
+
+const rs256 = (claims: Record<string, unknown>, lifetime = 300, key = rsa.privateKey) =>
+  new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + lifetime).sign(key);
+
+const verify = (org: TestOrg, body: Record<string, unknown>) => api.request("POST", "/signature-requests/verify-session", { headers: bearer(org), body });
+
+async function refusalReasons(org: TestOrg) {
+  const entries = await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(auditLog.seq);
+  return entries.filter((e) => e.action === "signature.session_refused").map((e) => e.metadata.reason);
+}
+
+describe("A4 with an HS256 shared secret", () => {
+  let org: TestOrg;
+  beforeAll(async () => {
+    org = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET, requireSessionVerification: true });
+  });
+
+  it("answers valid with a one-time ticket link (5 minutes) and echoes the token; the ticket opens the page once", async () => {
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-1");
+    const token = await hs256({ sub: "P-1", jti: "jti-ok-1" });
+    const res = await verify(org, { patient_id: "P-1", signature_id: request.id, session_token: token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ valid: true, redirect_url: expect.stringMatching(/^https:\/\/portal\.test\/sign\/ticket\/[A-Za-z0-9_-]{43}$/), session_token: token });
+    const ticket = res.body.redirect_url.split("/").pop();
+    // The bare link does not open for this organization; the ticket does, once.
+    expect((await api.trpc({}).signing.open.mutate({ token: request.token })).state).toBe("verification_required");
+    const opened = await api.trpc({}).signing.open.mutate({ ticket });
+    expect(opened).toMatchObject({ state: "ready", sessionToken: expect.any(String) });
+    expect((await api.trpc({}).signing.open.mutate({ ticket })).state).toBe("unknown");
+    const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
+    expect(row!.status).toBe("opened");
+    const verified = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.session_verified"));
+    expect(verified.some((e) => e.metadata.signatureId === request.id && e.actorType === "api_key")).toBe(true);
+  });
+
+  it("refuses with valid:false for every failure, and records why", async () => {
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-2");
+    const foreignOrg = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET });
+    const foreign = await requestSignature(api, foreignOrg, documentIds[foreignOrg.orgId]!, "P-2");
+    const expiredToken = await new SignJWT({ sub: "P-2" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt(Math.floor(Date.now() / 1000) - 400).setExpirationTime(Math.floor(Date.now() / 1000) - 100).sign(new TextEncoder().encode(SECRET));
+    const cases: [string, Record<string, unknown>][] = [
+      ["bad_token", { session_token: await hs256({ sub: "P-2" }, "another-secret-another-secret-12") }],
+      ["bad_token", { session_token: "not.a.jwt" }],
+      ["bad_token", { session_token: await rs256({ sub: "P-2" }) }],
+      ["token_expired", { session_token: expiredToken }],
+      ["lifetime_too_long", { session_token: await hs256({ sub: "P-2" }, SECRET, 3600) }],
+      ["patient_mismatch", { session_token: await hs256({ sub: "P-someone-else" }) }],
+      ["patient_mismatch", { patient_id: "P-someone-else", session_token: await hs256({ sub: "P-someone-else" }) }],
+      ["unknown_signature", { signature_id: "00000000-0000-4000-8000-000000000000", session_token: await hs256({ sub: "P-2" }) }],
+      ["unknown_signature", { signature_id: "nope", session_token: await hs256({ sub: "P-2" }) }],
+      ["unknown_signature", { signature_id: foreign.id, session_token: await hs256({ sub: "P-2" }) }],
+    ];
+    for (const [reason, change] of cases) {
+      const body: Record<string, unknown> = { patient_id: "P-2", signature_id: request.id, ...change };
+      const res = await verify(org, body);
+      expect(res.status, reason).toBe(200);
+      expect(res.body, reason).toEqual({ valid: false, redirect_url: null, session_token: body.session_token });
+    }
+    expect(await refusalReasons(org)).toEqual(expect.arrayContaining([...new Set(cases.map(([r]) => r))]));
+  });
+
+  it("accepts a jti only once", async () => {
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-3");
+    const token = await hs256({ sub: "P-3", jti: "jti-once" });
+    expect((await verify(org, { patient_id: "P-3", signature_id: request.id, session_token: token })).body.valid).toBe(true);
+    expect((await verify(org, { patient_id: "P-3", signature_id: request.id, session_token: token })).body).toMatchObject({ valid: false, redirect_url: null });
+    expect(await refusalReasons(org)).toContain("jti_replayed");
+  });
+
+  it("refuses expired, draft and finished requests", async () => {
+    const expired = await requestSignature(api, org, documentIds[org.orgId]!, "P-4");
+    await backdateExpiry(api, expired.id);
+    expect((await verify(org, { patient_id: "P-4", signature_id: expired.id, session_token: await hs256({ sub: "P-4" }) })).body.valid).toBe(false);
+    const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, expired.id));
+    expect(row!.status).toBe("expired");
+    const draft = await requestSignature(api, org, documentIds[org.orgId]!, "P-4");
+    await api.request("PUT", `/assignments/${draft.id}`, { headers: bearer(org), body: { id: draft.id, status: "draft" } });
+    expect((await verify(org, { patient_id: "P-4", signature_id: draft.id, session_token: await hs256({ sub: "P-4" }) })).body.valid).toBe(false);
+    expect(await refusalReasons(org)).toContain("request_not_open");
+  });
+
+  it("validates input (400) and needs the bearer token (401)", async () => {
+    for (const field of ["patient_id", "signature_id", "session_token"]) {
+      const body: Record<string, unknown> = { patient_id: "P", signature_id: "x", session_token: "t" };
+      delete body[field];
+      const res = await verify(org, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.field).toBe(field);
+    }
+    expect((await api.request("POST", "/signature-requests/verify-session", { body: { patient_id: "P", signature_id: "x", session_token: "t" } })).status).toBe(401);
+  });
+
+  it("a ticket expires after 5 minutes", async () => {
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-5");
+    const res = await verify(org, { patient_id: "P-5", signature_id: request.id, session_token: await hs256({ sub: "P-5" }) });
+    const ticket = res.body.redirect_url.split("/").pop();
+    const { signingCredentials } = await import("@clinsign/db");
+    await api.services.db.update(signingCredentials).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(signingCredentials.requestId, request.id));
+    expect((await api.trpc({}).signing.open.mutate({ ticket })).state).toBe("unknown");
+  });
+});
+
+describe("A4 with a JWKS URL", () => {
+  it("verifies against the fetched key set; refuses other keys, wrong patients and long lifetimes", async () => {
+    const org = await orgWith({ sessionMethod: "jwks", sessionJwksUrl: `${files.origin}/jwks.json` });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-J");
+    const good = await rs256({ sub: "P-J", jti: "j-1" });
+    expect((await verify(org, { patient_id: "P-J", signature_id: request.id, session_token: good })).body).toMatchObject({ valid: true, session_token: good });
+    const stranger = await generateKeyPair("RS256");
+    const cases: [string, string][] = [
+      ["bad_token", await rs256({ sub: "P-J" }, 300, stranger.privateKey as CryptoKey)],
+      ["bad_token", await hs256({ sub: "P-J" })],
+      ["patient_mismatch", await rs256({ sub: "P-X" })],
+      ["lifetime_too_long", await rs256({ sub: "P-J" }, 1200)],
+      ["jti_replayed", good],
+    ];
+    for (const [reason, token] of cases) {
+      const res = await verify(org, { patient_id: "P-J", signature_id: request.id, session_token: token });
+      expect(res.body, reason).toEqual({ valid: false, redirect_url: null, session_token: token });
+    }
+    expect(await refusalReasons(org)).toEqual(expect.arrayContaining(cases.map(([r]) => r)));
+  });
+
+  it("refuses when the JWKS URL is unreachable, not JSON, or a loopback address that is not allow-listed", async () => {
+    for (const url of [`${files.origin}/missing.json`, `${files.origin}/not-json`, "https://127.0.0.1:9/jwks.json"]) {
+      files.set("/not-json", Buffer.from("<html>"), "text/html");
+      const org = await orgWith({ sessionMethod: "jwks", sessionJwksUrl: url });
+      const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-J");
+      const res = await verify(org, { patient_id: "P-J", signature_id: request.id, session_token: await rs256({ sub: "P-J" }) });
+      expect(res.body.valid, url).toBe(false);
+      expect(await refusalReasons(org)).toEqual(["jwks_unavailable"]);
+    }
+  });
+});
+
+describe("A4 with an RFC 7662 introspection URL", () => {
+  it("posts the token form-encoded and accepts only active tokens of the patient with a short lifetime", async () => {
+    const answers = new Map<string, Record<string, unknown>>();
+    files.set("/introspect", (_req, res, body) => {
+      const token = new URLSearchParams(body).get("token") ?? "";
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answers.get(token) ?? { active: false }));
+    });
+    const org = await orgWith({ sessionMethod: "introspection", sessionIntrospectionUrl: `${files.origin}/introspect`, sessionJwtSecret: "client-credential-0123456789" });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-I");
+    const now = Math.floor(Date.now() / 1000);
+    answers.set("opaque-good", { active: true, sub: "P-I", exp: now + 300, jti: "i-1" });
+    answers.set("opaque-other", { active: true, sub: "P-other", exp: now + 300 });
+    answers.set("opaque-long", { active: true, sub: "P-I", exp: now + 3600 });
+    answers.set("opaque-noexp", { active: true, sub: "P-I" });
+    answers.set("opaque-expired", { active: true, sub: "P-I", exp: now - 60 });
+    const ok = await verify(org, { patient_id: "P-I", signature_id: request.id, session_token: "opaque-good" });
+    expect(ok.body).toMatchObject({ valid: true, session_token: "opaque-good" });
+    const call = files.requests.filter((r) => r.path === "/introspect").pop()!;
+    expect(call.method).toBe("POST");
+    expect(call.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(call.headers.authorization).toBe("Bearer client-credential-0123456789");
+    expect(new URLSearchParams(call.body).get("token")).toBe("opaque-good");
+    const cases: [string, string][] = [
+      ["inactive_token", "opaque-unknown"],
+      ["patient_mismatch", "opaque-other"],
+      ["lifetime_too_long", "opaque-long"],
+      ["bad_token", "opaque-noexp"],
+      ["token_expired", "opaque-expired"],
+      ["jti_replayed", "opaque-good"],
+    ];
+    for (const [reason, token] of cases) {
+      const res = await verify(org, { patient_id: "P-I", signature_id: request.id, session_token: token });
+      expect(res.body, reason).toEqual({ valid: false, redirect_url: null, session_token: token });
+    }
+    expect(await refusalReasons(org)).toEqual(cases.map(([r]) => r));
+    files.set("/introspect-down", (_req, res) => void res.writeHead(500).end());
+    const down = await orgWith({ sessionMethod: "introspection", sessionIntrospectionUrl: `${files.origin}/introspect-down` });
+    const downRequest = await requestSignature(api, down, documentIds[down.orgId]!, "P-I");
+    expect((await verify(down, { patient_id: "P-I", signature_id: downRequest.id, session_token: "opaque-good" })).body.valid).toBe(false);
+    expect(await refusalReasons(down)).toEqual(["introspection_unavailable"]);
+  });
+});
+
+describe("A4 without a configured method", () => {
+  it("answers valid:false", async () => {
+    const org = await api.createOrg();
+    const documentId = await registerDocument(api, files, org);
+    const request = await requestSignature(api, org, documentId, "P-N");
+    const res = await verify(org, { patient_id: "P-N", signature_id: request.id, session_token: await hs256({ sub: "P-N" }) });
+    expect(res.body).toMatchObject({ valid: false, redirect_url: null });
+    expect(await refusalReasons(org)).toEqual(["no_method_configured"]);
+  });
+});

@@ -1,0 +1,187 @@
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { verifySessionInput, type VerifySessionInput, type VerifySessionOutput } from "@clinsign/contracts";
+import { eq, lt, organizations, signatureRequests, signingCredentials, usedSessionJtis } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { randomSecret, sha256Hex } from "../crypto";
+import { isUuid } from "../documents/documents";
+import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { expireIfDue, ticketLink } from "./requests";
+
+/** A session token may live at most this long (from now, and from its `iat`). */
+export const MAX_SESSION_TOKEN_SECONDS = 600;
+/** Lifetime of the one-time ticket in redirect_url. */
+export const TICKET_SECONDS = 300;
+const CLOCK_TOLERANCE_SECONDS = 5;
+const OUTBOUND = { timeoutMs: 5_000, maxBytes: 256 * 1024, maxRedirects: 0 };
+const JWKS_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+
+/** Why a verification was refused; recorded in the audit entry, never told to the caller. */
+export type RefusalReason =
+  | "no_method_configured"
+  | "unknown_signature"
+  | "patient_mismatch"
+  | "request_not_open"
+  | "bad_token"
+  | "token_expired"
+  | "lifetime_too_long"
+  | "jti_replayed"
+  | "jwks_unavailable"
+  | "introspection_unavailable"
+  | "inactive_token";
+
+class Refusal extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    readonly detail?: string,
+  ) {
+    super(reason);
+  }
+}
+
+interface SessionClaims {
+  sub?: unknown;
+  exp?: unknown;
+  iat?: unknown;
+  jti?: unknown;
+}
+
+type OrgRow = typeof organizations.$inferSelect;
+
+function joseRefusal(error: unknown): Refusal {
+  if (error instanceof joseErrors.JWTExpired) return new Refusal("token_expired");
+  return new Refusal("bad_token", error instanceof Error ? error.message.slice(0, 200) : undefined);
+}
+
+async function fetchJson(ctx: OrgContext, url: string, init: { method?: string; headers?: Record<string, string>; body?: string }, failure: RefusalReason) {
+  try {
+    const response = await guardedFetch(url, { allowHosts: ctx.services.config.outboundAllowHosts }, { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } });
+    if (response.status !== 200) throw new Refusal(failure, `HTTP ${response.status}`);
+    return JSON.parse(response.body.toString("utf8")) as unknown;
+  } catch (error) {
+    if (error instanceof Refusal) throw error;
+    throw new Refusal(failure, error instanceof OutboundError ? error.reason : "not JSON");
+  }
+}
+
+/** Confirms the session token with the organization's configured method and returns its claims. */
+async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
+  const options = { requiredClaims: ["exp", "sub"], clockTolerance: CLOCK_TOLERANCE_SECONDS };
+  switch (org.sessionMethod) {
+    case "hs256": {
+      if (!org.sessionJwtSecretEnc) throw new Refusal("no_method_configured");
+      const secret = new TextEncoder().encode(ctx.services.secrets.open(org.sessionJwtSecretEnc));
+      try {
+        return (await jwtVerify(token, secret, { ...options, algorithms: ["HS256"] })).payload;
+      } catch (error) {
+        throw joseRefusal(error);
+      }
+    }
+    case "jwks": {
+      if (!org.sessionJwksUrl) throw new Refusal("no_method_configured");
+      const jwks = (await fetchJson(ctx, org.sessionJwksUrl, {}, "jwks_unavailable")) as JSONWebKeySet;
+      let keys;
+      try {
+        keys = createLocalJWKSet(jwks);
+      } catch {
+        throw new Refusal("jwks_unavailable", "not a JWK set");
+      }
+      try {
+        return (await jwtVerify(token, keys, { ...options, algorithms: JWKS_ALGORITHMS })).payload;
+      } catch (error) {
+        throw joseRefusal(error);
+      }
+    }
+    case "introspection": {
+      if (!org.sessionIntrospectionUrl) throw new Refusal("no_method_configured");
+      // RFC 7662: form-encoded token; the organization's shared secret, when set, authenticates us.
+      const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+      if (org.sessionJwtSecretEnc) headers.authorization = `Bearer ${ctx.services.secrets.open(org.sessionJwtSecretEnc)}`;
+      const body = new URLSearchParams({ token, token_type_hint: "access_token" }).toString();
+      const answer = (await fetchJson(ctx, org.sessionIntrospectionUrl, { method: "POST", headers, body }, "introspection_unavailable")) as JWTPayload & {
+        active?: unknown;
+      };
+      if (!answer || typeof answer !== "object" || answer.active !== true) throw new Refusal("inactive_token");
+      if (typeof answer.exp !== "number") throw new Refusal("bad_token", "introspection answer has no exp");
+      if (answer.exp * 1000 <= Date.now() - CLOCK_TOLERANCE_SECONDS * 1000) throw new Refusal("token_expired");
+      return answer;
+    }
+    default:
+      throw new Refusal("no_method_configured");
+  }
+}
+
+/** The rules every method shares: the patient, a short lifetime, a well-formed jti. */
+function checkClaims(claims: SessionClaims, patientId: string): { exp: number; jti: string | null } {
+  if (typeof claims.sub !== "string" || claims.sub !== patientId) throw new Refusal("patient_mismatch");
+  const exp = claims.exp as number;
+  const now = Date.now() / 1000;
+  if (exp - now > MAX_SESSION_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS) throw new Refusal("lifetime_too_long", "exp is too far ahead");
+  if (typeof claims.iat === "number" && exp - claims.iat > MAX_SESSION_TOKEN_SECONDS) throw new Refusal("lifetime_too_long", "exp - iat exceeds 10 minutes");
+  if (claims.jti !== undefined && (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)) {
+    throw new Refusal("bad_token", "jti must be a non-empty string");
+  }
+  return { exp, jti: (claims.jti as string | undefined) ?? null };
+}
+
+/**
+ * A4. Confirms the patient portal's session token server-side and answers a one-time ticket
+ * link (5 minutes) into the signing page. Every failure is `valid: false` with the same shape,
+ * so callers learn nothing about which check failed; the audit entry records why.
+ */
+export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): Promise<VerifySessionOutput> {
+  const input = verifySessionInput.parse(raw);
+  const invalid: VerifySessionOutput = { valid: false, redirect_url: null, session_token: input.session_token };
+  const refuse = async (refusal: Refusal) => {
+    await recordAudit(ctx, {
+      action: "signature.session_refused",
+      metadata: { signatureId: input.signature_id, reason: refusal.reason, ...(refusal.detail && { detail: refusal.detail }) },
+    });
+    return invalid;
+  };
+
+  const [org] = await ctx.scope.db.select().from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
+  if (!isUuid(input.signature_id)) return refuse(new Refusal("unknown_signature"));
+  const [found] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, input.signature_id)).limit(1);
+  if (!found) return refuse(new Refusal("unknown_signature"));
+  if (found.patientId !== input.patient_id) return refuse(new Refusal("patient_mismatch"));
+
+  let claims: { exp: number; jti: string | null };
+  try {
+    claims = checkClaims(await confirmToken(ctx, org!, input.session_token), input.patient_id);
+  } catch (error) {
+    if (error instanceof Refusal) return refuse(error);
+    throw error;
+  }
+
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const row = await expireIfDue(tx, (await tx.scope.select(signatureRequests, eq(signatureRequests.id, found.id)).limit(1).for("update"))[0]!);
+    if (row.visibility !== "active" || (row.status !== "pending" && row.status !== "opened")) {
+      return new Refusal("request_not_open", `${row.visibility}/${row.status}`);
+    }
+    if (claims.jti !== null) {
+      await tx.scope.delete(usedSessionJtis, lt(usedSessionJtis.expiresAt, new Date()));
+      const inserted = await tx.scope
+        .insert(usedSessionJtis, { jti: claims.jti, expiresAt: new Date(claims.exp * 1000 + CLOCK_TOLERANCE_SECONDS * 1000) })
+        .onConflictDoNothing()
+        .returning();
+      if (inserted.length === 0) return new Refusal("jti_replayed");
+    }
+    const ticket = randomSecret(32);
+    await tx.scope.insert(signingCredentials, {
+      requestId: row.id,
+      kind: "ticket",
+      secretHash: sha256Hex(ticket),
+      expiresAt: new Date(Date.now() + TICKET_SECONDS * 1000),
+      ip: ctx.request.ip,
+      userAgent: ctx.request.userAgent,
+    });
+    await recordAudit(tx, {
+      action: "signature.session_verified",
+      metadata: { signatureId: row.id, method: org!.sessionMethod, ticketExpiresInSeconds: TICKET_SECONDS },
+    });
+    return ticket;
+  });
+  if (outcome instanceof Refusal) return refuse(outcome);
+  return { valid: true, redirect_url: ticketLink(ctx, outcome), session_token: input.session_token };
+}

@@ -1,0 +1,146 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { deflateSync } from "node:zlib";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { eq, signatureRequests } from "@clinsign/db";
+import type { TestApi, TestOrg } from "./harness";
+
+/** A PDF with one page per size (points), each page labelled with its number. */
+export async function makePdf(sizes: [number, number][] = [[595.28, 841.89]]): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  sizes.forEach(([w, h], i) => doc.addPage([w, h]).drawText(`Test document, page ${i + 1}`, { x: 40, y: h - 60, size: 14, font }));
+  return Buffer.from(await doc.save());
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** An RGBA PNG: a solid dark-blue bar (the "signature") on a transparent background. */
+export function makeSignaturePng(width = 300, height = 100): Buffer {
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 4);
+    for (let x = 0; x < width; x++) {
+      const ink = y > height * 0.2 && y < height * 0.8 && x > width * 0.05 && x < width * 0.95;
+      row.set(ink ? [10, 20, 90, 255] : [255, 255, 255, 0], 1 + x * 4);
+    }
+    rows.push(row);
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+export const pngDataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
+
+export interface FileServer {
+  origin: string;
+  hostPort: string;
+  /** Serves `body` at `path` (or a custom handler). */
+  set(path: string, body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void), contentType?: string): void;
+  requests: { path: string; method: string; headers: IncomingMessage["headers"]; body: string }[];
+  close(): Promise<void>;
+}
+
+/** A loopback HTTP server standing in for the caller's blob store, JWKS or introspection endpoint. */
+export async function startFileServer(): Promise<FileServer> {
+  const routes = new Map<string, { body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void); contentType: string }>();
+  const requests: FileServer["requests"] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      const body = Buffer.concat(chunks).toString("utf8");
+      requests.push({ path, method: req.method ?? "GET", headers: req.headers, body });
+      const route = routes.get(path);
+      if (!route) {
+        res.writeHead(404).end("not found");
+        return;
+      }
+      if (typeof route.body === "function") return route.body(req, res, body);
+      res.writeHead(200, { "content-type": route.contentType, "content-length": route.body.length }).end(route.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    set(path, body, contentType = "application/pdf") {
+      routes.set(path, { body, contentType });
+    },
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export const bearer = (org: TestOrg) => ({ authorization: `Bearer ${org.token}` });
+
+export const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
+
+/** Registers a document from the file server through A6 and returns its id. */
+export async function registerDocument(
+  api: TestApi,
+  files: FileServer,
+  org: TestOrg,
+  options: { pdf?: Buffer; fields?: unknown; name?: string } = {},
+): Promise<string> {
+  const path = `/doc-${Math.random().toString(36).slice(2)}.pdf`;
+  files.set(path, options.pdf ?? (await makePdf()));
+  const res = await api.request("POST", "/documents", {
+    headers: bearer(org),
+    body: {
+      document_name: options.name ?? "Einwilligung",
+      document_description: "Aufklärung",
+      account_name: "acct",
+      signingfield_koordinates: options.fields ?? { page: 1, x: 50, y: 600, width: 200, height: 60 },
+      document_bloburl: `${files.origin}${path}`,
+    },
+  });
+  if (res.status !== 201) throw new Error(`A6 failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.document_id as string;
+}
+
+/** Creates a signature request through A1; returns the body plus the token from its link. */
+export async function requestSignature(api: TestApi, org: TestOrg, documentId: string, patientId = "P-1", institutionId = "clinic-a") {
+  const res = await api.request("POST", "/signature-requests", {
+    headers: bearer(org),
+    body: { patient_id: patientId, document_id: documentId, institution_id: institutionId, expiration_date: inOneHour(), order_by: "dr.house" },
+  });
+  if (res.status !== 201) throw new Error(`A1 failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const link = res.body.signing_link as string;
+  return { id: res.body.signature_id as string, link, token: link.slice(link.lastIndexOf("/") + 1) };
+}
+
+/** Moves a request's expiry into the past directly in the database (no background job runs). */
+export async function backdateExpiry(api: TestApi, id: string) {
+  await api.services.db.update(signatureRequests).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(signatureRequests.id, id));
+}

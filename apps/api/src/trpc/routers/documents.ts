@@ -1,0 +1,23 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { createDocumentInput, documentIdInput, setAvailabilityInput, updateDocumentInput } from "@clinsign/contracts";
+import {
+  createDocument,
+  deleteDocument,
+  getDocument,
+  listDocuments,
+  setDocumentAvailability,
+  updateDocument,
+} from "../../core/documents/documents";
+import { orgProcedure } from "../trpc";
+
+export const documentsRouter = {
+  create: orgProcedure.input(createDocumentInput).mutation(({ ctx, input }) => createDocument(ctx.org, input)),
+  update: orgProcedure.input(updateDocumentInput).mutation(({ ctx, input }) => updateDocument(ctx.org, input)),
+  delete: orgProcedure.input(documentIdInput).mutation(({ ctx, input }) => deleteDocument(ctx.org, input)),
+  setAvailability: orgProcedure.input(setAvailabilityInput).mutation(({ ctx, input }) => setDocumentAvailability(ctx.org, input)),
+  get: orgProcedure.input(documentIdInput).query(({ ctx, input }) => getDocument(ctx.org, input)),
+  list: orgProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(500).default(100) }))
+    .query(({ ctx, input }) => listDocuments(ctx.org, input)),
+} satisfies TRPCRouterRecord;

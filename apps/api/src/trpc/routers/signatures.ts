@@ -1,0 +1,38 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import {
+  createSignatureRequestInput,
+  designInput,
+  patientQuery,
+  signatureRequestIdInput,
+  updateAssignmentInput,
+  verifySessionInput,
+} from "@clinsign/contracts";
+import { getDesign, saveDesign } from "../../core/branding/branding";
+import {
+  createSignatureRequest,
+  getSignatureRequest,
+  getSignedArtifact,
+  listCompletedProcesses,
+  listOpenSignatureLinks,
+  updateAssignment,
+} from "../../core/signatures/requests";
+import { verifySession } from "../../core/signatures/verify-session";
+import { orgProcedure } from "../trpc";
+
+/** Signature requests (= assignments), their downloads, A4 verification, and branding. */
+export const signaturesRouter = {
+  create: orgProcedure.input(createSignatureRequestInput).mutation(({ ctx, input }) => createSignatureRequest(ctx.org, input)),
+  listOpen: orgProcedure.input(patientQuery).query(({ ctx, input }) => listOpenSignatureLinks(ctx.org, input)),
+  listCompleted: orgProcedure.input(patientQuery).query(({ ctx, input }) => listCompletedProcesses(ctx.org, input)),
+  get: orgProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequest(ctx.org, input)),
+  updateAssignment: orgProcedure.input(updateAssignmentInput).mutation(({ ctx, input }) => updateAssignment(ctx.org, input)),
+  /** The signed PDF (base64) or the metadata JSON of a completed request. */
+  signedArtifact: orgProcedure
+    .input(signatureRequestIdInput.extend({ kind: z.enum(["pdf", "metadata"]) }))
+    .query(async ({ ctx, input }) => (await getSignedArtifact(ctx.org, input)).toString("base64")),
+  verifySession: orgProcedure.input(verifySessionInput).mutation(({ ctx, input }) => verifySession(ctx.org, input)),
+  createDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "create")),
+  replaceDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "replace")),
+  getDesign: orgProcedure.input(z.object({ institution_id: z.string().min(1).max(200) })).query(({ ctx, input }) => getDesign(ctx.org, input)),
+} satisfies TRPCRouterRecord;

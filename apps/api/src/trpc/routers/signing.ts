@@ -1,0 +1,15 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { declineInput, openSigningInput, signingSessionInput, signInput } from "@clinsign/contracts";
+import { declineRequest, getSigningDocument, openSigning, signRequest } from "../../core/signatures/portal";
+import { publicProcedure } from "../trpc";
+
+/**
+ * The patient's side of signing, used by the portal page: no account, the signing link or an A4
+ * ticket is the credential, exchanged for a signing-session token the page keeps.
+ */
+export const signingRouter = {
+  open: publicProcedure.input(openSigningInput).mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
+  document: publicProcedure.input(signingSessionInput).query(({ ctx, input }) => getSigningDocument(ctx.services, ctx.request, input)),
+  sign: publicProcedure.input(signInput).mutation(({ ctx, input }) => signRequest(ctx.services, ctx.request, input)),
+  decline: publicProcedure.input(declineInput).mutation(({ ctx, input }) => declineRequest(ctx.services, ctx.request, input)),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,337 @@
+import { z } from "zod";
+import { isoDateTime } from "./common";
+
+// ---------------------------------------------------------------- shared pieces
+
+const requiredText = (max: number) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .trim()
+    .min(1, { message: "is required" })
+    .max(max, { message: `must be at most ${max} characters` });
+
+/** Identifiers we issue are UUIDs; anything else cannot name one of ours (404, not 400). */
+export const resourceId = requiredText(100);
+
+/** ISO 8601 date-time with a zone (`Z` or an offset): local times would be ambiguous. */
+const futureTimestamp = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be an ISO 8601 date-time string") })
+  .pipe(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z" }))
+  .refine((v) => Date.parse(v) > Date.now(), { message: "must be in the future" });
+
+const pdfPoints = z.number({ message: "must be a number (PDF points)" }).finite({ message: "must be a finite number" });
+
+/** A signature field: PDF points (1/72 inch), origin at the top-left corner, `page` counted from 1. */
+export const signingFieldRect = z.strictObject({
+  page: z.number({ message: "must be a whole number" }).int({ message: "must be a whole number" }).min(1, { message: "must be at least 1" }).max(100_000),
+  x: pdfPoints.min(0, { message: "must not be negative" }),
+  y: pdfPoints.min(0, { message: "must not be negative" }),
+  width: pdfPoints.positive({ message: "must be greater than 0" }),
+  height: pdfPoints.positive({ message: "must be greater than 0" }),
+});
+export type SigningFieldRect = z.infer<typeof signingFieldRect>;
+
+const rectList = z.union([signingFieldRect.transform((r) => [r]), z.array(signingFieldRect).min(1, { message: "needs at least one field" }).max(20, { message: "at most 20 fields" })]);
+
+/**
+ * One rectangle or an array of them. Problems are reported on the field itself (details.field
+ * names `signingfield_koordinates`), with the exact spot in the message.
+ */
+function fieldRects() {
+  return z.unknown().transform((value, ctx): SigningFieldRect[] => {
+    if (value === undefined) {
+      ctx.addIssue({ code: "custom", message: "is required" });
+      return z.NEVER;
+    }
+    const parsed = (Array.isArray(value) ? z.array(signingFieldRect).min(1, { message: "needs at least one field" }).max(20, { message: "at most 20 fields" }) : rectList).safeParse(value);
+    if (parsed.success) return Array.isArray(parsed.data) ? parsed.data : [parsed.data];
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `${issue.path.join(".")} ` : "";
+    const message =
+      issue.code === "unrecognized_keys" || (issue.code === "invalid_union" && !Array.isArray(value) && (typeof value !== "object" || value === null))
+        ? "must be an object {page, x, y, width, height} or an array of them"
+        : `${where}${issue.message}`;
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  });
+}
+
+export const signingFieldKoordinates = fieldRects();
+
+// ---------------------------------------------------------------- documents (A6, A8, A9, A10)
+
+export const documentAvailabilities = ["draft", "active", "inactive"] as const;
+export const documentAvailability = z.enum(documentAvailabilities, { message: "must be one of draft, active, inactive" });
+
+export const createDocumentInput = z.object({
+  document_name: requiredText(200),
+  document_description: z.string({ message: "must be a string" }).max(2000, { message: "must be at most 2000 characters" }).nullish(),
+  account_name: z.string({ message: "must be a string" }).max(200, { message: "must be at most 200 characters" }).nullish(),
+  signingfield_koordinates: signingFieldKoordinates,
+  document_bloburl: z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .max(2048, { message: "must be at most 2048 characters" })
+    .pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" })),
+});
+export type CreateDocumentInput = z.input<typeof createDocumentInput>;
+
+export const createDocumentOutput = z.object({
+  document_name: z.string(),
+  document_id: z.string(),
+  document_bloburl: z.string(),
+});
+
+/**
+ * A8 `fields`: `{signature: <rect or array>}` as in the interface document, or the rect(s)
+ * directly.
+ */
+const updateFields = z.unknown().transform((value, ctx): SigningFieldRect[] | undefined => {
+  if (value === undefined || value === null) return undefined;
+  const inner = typeof value === "object" && !Array.isArray(value) && "signature" in value ? (value as { signature: unknown }).signature : value;
+  if (typeof value === "object" && !Array.isArray(value) && "signature" in value && Object.keys(value).length > 1) {
+    ctx.addIssue({ code: "custom", message: "only a signature entry is supported" });
+    return z.NEVER;
+  }
+  const parsed = signingFieldKoordinates.safeParse(inner);
+  if (parsed.success) return parsed.data;
+  ctx.addIssue({ code: "custom", message: parsed.error.issues[0]!.message });
+  return z.NEVER;
+});
+
+export const updateDocumentInput = z.object({
+  id: resourceId,
+  /** Optional repetition of the path id; must match it when sent. */
+  document_id: z.string().optional(),
+  title: requiredText(200).optional(),
+  description: z.string({ message: "must be a string" }).max(2000, { message: "must be at most 2000 characters" }).nullish(),
+  fields: updateFields.optional(),
+});
+export type UpdateDocumentInput = z.input<typeof updateDocumentInput>;
+
+export const updateDocumentOutput = z.object({ id: z.string(), modified: z.boolean() });
+
+export const documentIdInput = z.object({ id: resourceId });
+
+export const deleteDocumentOutput = z.object({ deleted: z.boolean(), reason: z.string().nullable() });
+export type DeleteDocumentOutput = z.infer<typeof deleteDocumentOutput>;
+
+export const setAvailabilityInput = z.object({ id: resourceId, availability: documentAvailability });
+export const availabilityOutput = z.object({ id: z.string(), availability: documentAvailability });
+
+/** A document as the admin UI sees it. */
+export const documentSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  accountName: z.string().nullable(),
+  availability: documentAvailability,
+  currentVersion: z.number(),
+  title: z.string(),
+  description: z.string().nullable(),
+  fields: z.array(signingFieldRect),
+  pageCount: z.number(),
+  pageSizes: z.array(z.object({ width: z.number(), height: z.number() })),
+  sha256: z.string(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+});
+export type DocumentSummary = z.infer<typeof documentSummary>;
+
+// ---------------------------------------------------------------- signature requests (A1, A2, A3, A7)
+
+export const createSignatureRequestInput = z.object({
+  patient_id: requiredText(200),
+  document_id: resourceId,
+  institution_id: requiredText(200),
+  expiration_date: futureTimestamp,
+  order_by: requiredText(200),
+});
+export type CreateSignatureRequestInput = z.input<typeof createSignatureRequestInput>;
+
+export const createSignatureRequestOutput = z.object({
+  signing_link: z.string(),
+  signature_id: z.string(),
+  expiration_date: isoDateTime,
+});
+
+export const patientQuery = z.object({ patient_id: requiredText(200) });
+
+export const openSignatureLink = z.object({
+  document_id: z.string(),
+  document_title: z.string(),
+  signing_link: z.string(),
+  status: z.enum(["pending", "opened"]),
+  expiration_date: isoDateTime,
+});
+export type OpenSignatureLink = z.infer<typeof openSignatureLink>;
+
+export const completedProcess = z.object({
+  signature_id: z.string(),
+  signed_pdf_url: z.string(),
+  metadata_json_url: z.string(),
+  timestamp: isoDateTime,
+});
+export type CompletedProcess = z.infer<typeof completedProcess>;
+
+export const assignmentVisibility = z.enum(["draft", "active"], { message: "must be draft or active" });
+
+export const updateAssignmentInput = z.object({
+  id: resourceId,
+  status: assignmentVisibility,
+  expiration_timestamp: futureTimestamp.optional(),
+  assigment_url: z
+    .string({ message: "must be a string" })
+    .max(2048, { message: "must be at most 2048 characters" })
+    .pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }))
+    .nullish(),
+});
+export type UpdateAssignmentInput = z.input<typeof updateAssignmentInput>;
+
+export const updateAssignmentOutput = z.object({
+  id: z.string(),
+  status: assignmentVisibility,
+  expiration_timestamp: isoDateTime,
+});
+
+export const signatureRequestIdInput = z.object({ id: resourceId });
+
+// ---------------------------------------------------------------- branding (A5)
+
+/** Fonts the portal bundles or can rely on; the portal maps each to a font stack. */
+export const brandingFonts = [
+  "system-ui",
+  "Arial",
+  "Helvetica",
+  "Verdana",
+  "Tahoma",
+  "Trebuchet MS",
+  "Georgia",
+  "Times New Roman",
+  "Inter",
+  "Roboto",
+  "Open Sans",
+  "Source Sans 3",
+] as const;
+
+const hexColor = z
+  .string({ message: "must be a hex colour such as #0a7f5a" })
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, { message: "must be a hex colour such as #0a7f5a" })
+  .transform((v) => v.toLowerCase());
+
+export const designParameters = z.strictObject(
+  {
+    primaryColor: hexColor.optional(),
+    accentColor: hexColor.optional(),
+    font: z.enum(brandingFonts, { message: `must be one of ${brandingFonts.join(", ")}` }).optional(),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.join(", ")}; allowed: primaryColor, accentColor, font` : issue.code === "invalid_type" ? "must be an object" : undefined) },
+);
+export type DesignParameters = z.infer<typeof designParameters>;
+
+export const designInput = z.object({
+  institution_id: requiredText(200),
+  logo_url: z
+    .string({ message: "must be a string" })
+    .max(2048, { message: "must be at most 2048 characters" })
+    .pipe(z.url({ protocol: /^https$/, message: "must be an https URL" }))
+    .nullish(),
+  design_parameters: designParameters.default({}),
+});
+export type DesignInput = z.input<typeof designInput>;
+
+export const designOutput = z.object({ message: z.string() });
+
+/** Branding as the portal applies it (only validated values). */
+export const branding = z.object({
+  logoUrl: z.string().nullable(),
+  primaryColor: z.string().nullable(),
+  accentColor: z.string().nullable(),
+  font: z.string().nullable(),
+});
+export type Branding = z.infer<typeof branding>;
+
+// ---------------------------------------------------------------- session verification (A4)
+
+export const verifySessionInput = z.object({
+  patient_id: requiredText(200),
+  signature_id: requiredText(100),
+  session_token: requiredText(8192),
+});
+export type VerifySessionInput = z.input<typeof verifySessionInput>;
+
+export const verifySessionOutput = z.object({
+  valid: z.boolean(),
+  redirect_url: z.string().nullable(),
+  session_token: z.string(),
+});
+export type VerifySessionOutput = z.infer<typeof verifySessionOutput>;
+
+// ---------------------------------------------------------------- patient-side procedures (portal)
+
+const secret = z.string().min(16).max(200);
+
+export const openSigningInput = z.union([z.object({ token: secret }), z.object({ ticket: secret })]);
+export type OpenSigningInput = z.infer<typeof openSigningInput>;
+
+export const signingState = z.enum([
+  /** Ready to sign; `sessionToken` is set. */
+  "ready",
+  "expired",
+  "declined",
+  /** Signed; the sealed PDF is still being produced. */
+  "sealing",
+  "completed",
+  /** The assignment is a draft (hidden by the caller). */
+  "unavailable",
+  /** The organization requires A4 verification: open through the patient portal. */
+  "verification_required",
+  /** Unknown link, or a used or expired ticket. */
+  "unknown",
+]);
+export type SigningState = z.infer<typeof signingState>;
+
+export const signingView = z.object({
+  state: signingState,
+  sessionToken: z.string().nullable(),
+  sessionExpiresAt: isoDateTime.nullable(),
+  documentTitle: z.string().nullable(),
+  documentDescription: z.string().nullable(),
+  institutionId: z.string().nullable(),
+  branding: branding.nullable(),
+  pageCount: z.number().nullable(),
+  pageSizes: z.array(z.object({ width: z.number(), height: z.number() })).nullable(),
+  fields: z.array(signingFieldRect).nullable(),
+  expiresAt: isoDateTime.nullable(),
+});
+export type SigningView = z.infer<typeof signingView>;
+
+export const signingSessionInput = z.object({ sessionToken: secret });
+
+export const signingDocument = z.object({
+  contentType: z.literal("application/pdf"),
+  base64: z.string(),
+  sha256: z.string(),
+  version: z.number(),
+});
+
+const pngDataUrl = z
+  .string()
+  .max(2_000_000, { message: "the signature image is too large" })
+  .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, { message: "must be a PNG data URL" });
+
+export const signInput = z.object({
+  sessionToken: secret,
+  consent: z.literal(true, { message: "consent is required to sign" }),
+  signature: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("drawn"), dataUrl: pngDataUrl }),
+    z.object({ kind: z.literal("typed"), name: z.string().trim().min(1, { message: "enter your name" }).max(120) }),
+  ]),
+});
+export type SignInput = z.input<typeof signInput>;
+
+export const signResult = z.object({ state: z.enum(["sealing", "completed"]) });
+
+export const declineInput = z.object({
+  sessionToken: secret,
+  reason: z.string().trim().max(1000, { message: "must be at most 1000 characters" }).optional(),
+});
+export const declineResult = z.object({ state: z.literal("declined") });

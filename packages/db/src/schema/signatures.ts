@@ -1,0 +1,184 @@
+import { randomUUID } from "node:crypto";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { institutions, organizations } from "./core";
+
+const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const createdAt = () => at("created_at").notNull().defaultNow();
+const organizationId = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" });
+
+/** A signature field: PDF points, origin at the page's top-left corner, page counted from 1. */
+export interface SignatureFieldRect {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export type DocumentAvailability = "draft" | "active" | "inactive";
+
+/** A registered PDF (A6). Its content and field definitions live in versions. */
+export const documents = pgTable(
+  "documents",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    name: text("name").notNull(),
+    accountName: text("account_name"),
+    /** The URL the caller registered the PDF from (A6 echoes it); patients never see it. */
+    sourceUrl: text("source_url").notNull(),
+    availability: text("availability").$type<DocumentAvailability>().notNull().default("active"),
+    currentVersion: integer("current_version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("documents_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+);
+
+/** One version of a document (A6 creates 1, A8 adds the next). Bytes are in file storage. */
+export const documentVersions = pgTable(
+  "document_versions",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    documentId: uuid("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    fields: jsonb("fields").$type<SignatureFieldRect[]>().notNull(),
+    storageKey: text("storage_key").notNull(),
+    sha256: text("sha256").notNull(),
+    size: integer("size").notNull(),
+    pageCount: integer("page_count").notNull(),
+    /** Width and height of every page in points, in page order. */
+    pageSizes: jsonb("page_sizes").$type<{ width: number; height: number }[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("document_versions_doc_version_uq").on(t.documentId, t.version)],
+);
+
+export type AssignmentVisibility = "draft" | "active";
+/**
+ * `sealing`: the patient signed; the stamped and sealed PDF is still being produced (retried
+ * by a job until it succeeds). It becomes `completed` once the signed PDF is stored.
+ */
+export type SignatureRequestStatus = "pending" | "opened" | "sealing" | "completed" | "declined" | "expired";
+
+/** A signature request (A1) = an assignment (A7); its id is the `signature_id`. */
+export const signatureRequests = pgTable(
+  "signature_requests",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    documentId: uuid("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "restrict" }),
+    /** Null while the request follows the newest document version; set when the patient opens it. */
+    pinnedVersion: integer("pinned_version"),
+    patientId: text("patient_id").notNull(),
+    institutionId: uuid("institution_id")
+      .notNull()
+      .references(() => institutions.id, { onDelete: "restrict" }),
+    /** The caller's own institution identifier, as sent. */
+    institutionExternalId: text("institution_external_id").notNull(),
+    orderBy: text("order_by").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    visibility: text("visibility").$type<AssignmentVisibility>().notNull().default("active"),
+    status: text("status").$type<SignatureRequestStatus>().notNull().default("pending"),
+    /** Replaces the signing link in A2 when set (A7 `assigment_url`). */
+    assignmentUrl: text("assignment_url"),
+    /** SHA-256 of the signing-link token: the lookup key. */
+    tokenHash: text("token_hash").notNull(),
+    /** The token itself, encrypted with the service key, so A2 can show the link again. */
+    tokenEnc: text("token_enc").notNull(),
+    openedAt: at("opened_at"),
+    signedAt: at("signed_at"),
+    completedAt: at("completed_at"),
+    declinedAt: at("declined_at"),
+    declineReason: text("decline_reason"),
+    expiredAt: at("expired_at"),
+    /** drawn (PNG from the signature pad) or typed (name rendered by the service). */
+    signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
+    signatureImageKey: text("signature_image_key"),
+    typedName: text("typed_name"),
+    signerIp: text("signer_ip"),
+    signerUserAgent: text("signer_user_agent"),
+    originalSha256: text("original_sha256"),
+    stampedKey: text("stamped_key"),
+    stampedSha256: text("stamped_sha256"),
+    signedPdfKey: text("signed_pdf_key"),
+    signedPdfSha256: text("signed_pdf_sha256"),
+    metadataKey: text("metadata_key"),
+    metadataSha256: text("metadata_sha256"),
+    sealAttempts: integer("seal_attempts").notNull().default(0),
+    sealError: text("seal_error"),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("signature_requests_token_uq").on(t.tokenHash),
+    index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt.desc()),
+    index("signature_requests_org_document_idx").on(t.organizationId, t.documentId),
+    index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+/**
+ * One-time tickets from A4 (valid 5 minutes) and signing sessions (what the portal page keeps
+ * after opening a link or exchanging a ticket). Only SHA-256 hashes of the secrets are stored.
+ */
+export const signingCredentials = pgTable(
+  "signing_credentials",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    requestId: uuid("request_id")
+      .notNull()
+      .references(() => signatureRequests.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<"ticket" | "session">().notNull(),
+    secretHash: text("secret_hash").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    usedAt: at("used_at"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("signing_credentials_hash_uq").on(t.secretHash), index("signing_credentials_request_idx").on(t.requestId)],
+);
+
+/** `jti` values of session tokens already accepted by A4, kept until the token would expire. */
+export const usedSessionJtis = pgTable(
+  "used_session_jtis",
+  {
+    organizationId: organizationId(),
+    jti: text("jti").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.jti] })],
+);
+
+/** Portal branding of one institution (A5); values are validated so they are safe in CSS. */
+export const institutionBranding = pgTable(
+  "institution_branding",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    institutionId: uuid("institution_id")
+      .notNull()
+      .references(() => institutions.id, { onDelete: "cascade" }),
+    logoUrl: text("logo_url"),
+    primaryColor: text("primary_color"),
+    accentColor: text("accent_color"),
+    font: text("font"),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("institution_branding_institution_uq").on(t.institutionId)],
+);
