@@ -4,12 +4,13 @@
 // app side by side. `--api-only` runs the API alone, for workers, scale-out and benchmarks.
 // Ctrl-C (or SIGTERM) stops both.
 import { spawn, spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const apiOnly = process.argv.includes("--api-only");
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+// One data folder at the repository root, whichever package directory a process runs in.
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: resolve(process.env.DATA_DIR || join(root, ".data")) };
 const host = env.API_HOST || "127.0.0.1";
 const isLoopback = host === "localhost" || host === "::1" || /^127\./.test(host);
 
