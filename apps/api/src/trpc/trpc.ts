@@ -92,31 +92,35 @@ export const adminProcedure = staffProcedure.use(async ({ ctx, next }) => {
   return next();
 });
 
-/** Anyone acting for an organization: an API token (REST, or Bearer on /trpc) or a staff session. */
-export const orgProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  let principal = ctx.principal;
-  if (principal?.kind === "session") throw new AppError("unauthorized", "this call needs token and orgId, not a sessionId");
-  if (!principal && ctx.bearerToken) principal = { kind: "token", ...(await authenticateApiToken(ctx.services.db, ctx.bearerToken)) };
-  if (!principal && ctx.sessionCookie) {
-    const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
-    if (staff) principal = { kind: "staff", ...staff };
+/**
+ * The principal of a request: what the REST adapter already checked, else the credentials of a
+ * /trpc call in order (an embed session only where `allowFormSession`, a Bearer token, a staff
+ * cookie). Unauthorized when none holds.
+ */
+async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Promise<Principal> {
+  const { db } = ctx.services;
+  if (ctx.principal) {
+    if (ctx.principal.kind === "session" && !allowFormSession) {
+      throw new AppError("unauthorized", "this call needs token and orgId, not a sessionId");
+    }
+    return ctx.principal;
   }
-  if (!principal) throw new AppError("unauthorized", "invalid or missing credentials");
-  return next({ ctx: { org: orgContext(ctx, principal) } });
-});
+  if (allowFormSession && ctx.formSessionId) return { kind: "session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
+  if (ctx.bearerToken) return { kind: "token", ...(await authenticateApiToken(db, ctx.bearerToken)) };
+  const staff = await resolveStaffSession(db, ctx.sessionCookie);
+  if (staff) return { kind: "staff", ...staff };
+  throw new AppError("unauthorized", "invalid or missing credentials");
+}
+
+/** Anyone acting for an organization: an API token (REST, or Bearer on /trpc) or a staff session. */
+export const orgProcedure = publicProcedure.use(async ({ ctx, next }) =>
+  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, false)) } }),
+);
 
 /**
  * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
  * `x-session-id` header on /trpc) or anyone `orgProcedure` admits.
  */
-export const formProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  let principal = ctx.principal;
-  if (!principal && ctx.formSessionId) principal = { kind: "session", ...(await authenticateFormSession(ctx.services.db, ctx.formSessionId)) };
-  if (!principal && ctx.bearerToken) principal = { kind: "token", ...(await authenticateApiToken(ctx.services.db, ctx.bearerToken)) };
-  if (!principal && ctx.sessionCookie) {
-    const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
-    if (staff) principal = { kind: "staff", ...staff };
-  }
-  if (!principal) throw new AppError("unauthorized", "invalid or missing credentials");
-  return next({ ctx: { org: orgContext(ctx, principal) } });
-});
+export const formProcedure = publicProcedure.use(async ({ ctx, next }) =>
+  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, true)) } }),
+);

@@ -46,6 +46,34 @@ export async function webhookUrlsFor(ctx: OrgContext): Promise<string[]> {
 }
 
 /**
+ * One delivery of one body to one URL, in the caller's transaction: the delivery row, its durable
+ * job and the `webhook.dispatched` audit entry. `inline` holds the job back briefly, because the
+ * caller makes the first attempt itself right after its commit.
+ */
+async function queueDelivery(
+  tx: OrgContext,
+  delivery: { eventType: string; templateIdentifier: string | null; url: string; body: string },
+  inline: boolean,
+  auditExtra: Record<string, unknown> = {},
+): Promise<QueuedDelivery> {
+  const [row] = await tx.scope.insert(webhookDeliveries, delivery).returning({ id: webhookDeliveries.id });
+  const job = await enqueueJob(tx.scope.db, {
+    organizationId: tx.scope.organizationId,
+    kind: WEBHOOK_JOB,
+    payload: { deliveryId: row!.id },
+    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    runAt: inline ? new Date(Date.now() + INLINE_HOLD_MS) : undefined,
+  });
+  await tx.scope.update(webhookDeliveries, { jobId: job.id }, eq(webhookDeliveries.id, row!.id));
+  await recordAudit(tx, {
+    action: "webhook.dispatched",
+    templateIdentifier: delivery.templateIdentifier,
+    metadata: { event: delivery.eventType, deliveryId: row!.id, url: delivery.url, ...auditExtra },
+  });
+  return { deliveryId: row!.id, jobId: job.id };
+}
+
+/**
  * Queues an event for every target URL, in the caller's transaction: the delivery row (with the
  * exact body that is signed and sent on every attempt), its durable job, and a
  * `webhook.dispatched` audit entry. Area A calls this for `signature.*` events too.
@@ -63,23 +91,9 @@ export async function emitWebhookEvent(ctx: OrgContext, input: WebhookEventInput
     });
     const queued: QueuedDelivery[] = [];
     for (const url of urls) {
-      const [delivery] = await tx.scope
-        .insert(webhookDeliveries, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body })
-        .returning({ id: webhookDeliveries.id });
-      const job = await enqueueJob(tx.scope.db, {
-        organizationId: tx.scope.organizationId,
-        kind: WEBHOOK_JOB,
-        payload: { deliveryId: delivery!.id },
-        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-        runAt: input.inline ? new Date(Date.now() + INLINE_HOLD_MS) : undefined,
-      });
-      await tx.scope.update(webhookDeliveries, { jobId: job.id }, eq(webhookDeliveries.id, delivery!.id));
-      await recordAudit(tx, {
-        action: "webhook.dispatched",
-        templateIdentifier: input.templateIdentifier,
-        metadata: { event: input.event, deliveryId: delivery!.id, url },
-      });
-      queued.push({ deliveryId: delivery!.id, jobId: job.id });
+      queued.push(
+        await queueDelivery(tx, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body }, input.inline ?? false),
+      );
     }
     return queued;
   });
@@ -228,25 +242,10 @@ export async function listWebhookLog(
 export async function resendWebhook(ctx: OrgContext, input: { deliveryId: string }): Promise<{ deliveryId: string; delivered: boolean }> {
   const [original] = await ctx.scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
   if (!original) throw notFound("webhook delivery", { field: "deliveryId" });
-  const queued = await inTransaction(ctx, async (tx) => {
-    const [delivery] = await tx.scope
-      .insert(webhookDeliveries, { eventType: original.eventType, templateIdentifier: original.templateIdentifier, url: original.url, body: original.body })
-      .returning({ id: webhookDeliveries.id });
-    const job = await enqueueJob(tx.scope.db, {
-      organizationId: tx.scope.organizationId,
-      kind: WEBHOOK_JOB,
-      payload: { deliveryId: delivery!.id },
-      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-      runAt: new Date(Date.now() + INLINE_HOLD_MS),
-    });
-    await tx.scope.update(webhookDeliveries, { jobId: job.id }, eq(webhookDeliveries.id, delivery!.id));
-    await recordAudit(tx, {
-      action: "webhook.dispatched",
-      templateIdentifier: original.templateIdentifier,
-      metadata: { event: original.eventType, deliveryId: delivery!.id, url: original.url, resentFrom: original.id },
-    });
-    return { deliveryId: delivery!.id, jobId: job.id };
-  });
+  const { eventType, templateIdentifier, url, body } = original;
+  const queued = await inTransaction(ctx, (tx) =>
+    queueDelivery(tx, { eventType, templateIdentifier, url, body }, true, { resentFrom: original.id }),
+  );
   const delivered = await deliverNow(ctx.services, [queued]);
   return { deliveryId: queued.deliveryId, delivered };
 }
