@@ -1,0 +1,105 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb } from "@clinsign/db/testing";
+import type { Database } from "@clinsign/db";
+import { startReceiver, type Receiver } from "../testing/receiver";
+
+const run = promisify(execFile);
+const tsx = join(__dirname, "..", "..", "node_modules", ".bin", "tsx");
+const dataDir = mkdtempSync(join(tmpdir(), "clinsign-restart-"));
+let database: (Database & { url?: string }) | undefined;
+let receiver: Receiver;
+let env: Record<string, string>;
+let server: ChildProcess | undefined;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Starts `src/server.ts` as its own process and waits until it answers /readyz. */
+async function startServer(port: number): Promise<ChildProcess> {
+  const child = spawn(tsx, [join(__dirname, "..", "server.ts")], { env: { ...env, API_PORT: String(port) }, stdio: "ignore" });
+  for (let i = 0; i < 150; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the API did not become ready");
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  env = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+  };
+  if (process.env.DATABASE_URL) {
+    database = await createTestDb();
+    env.DATABASE_URL = database.url!;
+  } else delete env.DATABASE_URL;
+});
+afterAll(async () => {
+  server?.kill("SIGKILL");
+  await receiver?.close();
+  await database?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("webhook deliveries survive the API process", () => {
+  it("delivers after the process is killed between attempts and started again", async () => {
+    const cli = async (...args: string[]) =>
+      JSON.parse((await run(tsx, [join(__dirname, "..", "cli.ts"), ...args, "--json"], { env })).stdout) as Record<string, string>;
+    const { orgId, token } = await cli("org", "create", "--name", "Restart Klinik");
+    await cli("org", "configure", "--org", orgId!, "--webhook-url", `${receiver.url}/hook`);
+
+    // The first attempt fails; every later one succeeds.
+    receiver.respond = (_req, index) => (index === 0 ? { status: 500, body: "down" } : { status: 200, body: "ok" });
+    const port = await freePort();
+    server = await startServer(port);
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, orgId, ...body }) });
+    const created = await (await post("/api/embed/templates", { title: "Restart", status: "active" })).json();
+    const sent = await post("/api/embed/webhook-event", { templateIdentifier: created.template.identifier, event: "form.opened", data: { n: 1 } });
+    const answer = await sent.json();
+    expect(answer, JSON.stringify(answer)).toEqual({ ok: true, delivered: false });
+    expect(receiver.requests).toHaveLength(1);
+
+    // Killed without a chance to clean up, before the retry (due about 5 s later) runs.
+    server.kill("SIGKILL");
+    await new Promise((resolve) => server!.once("exit", resolve));
+
+    server = await startServer(port);
+    await waitFor(() => receiver.requests.length >= 2, 30_000);
+    const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json());
+    const attempts = (log.events as { attempt: number; delivered: boolean; statusCode: number | null }[])
+      .map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode }))
+      .sort((a, b) => a.attempt - b.attempt);
+    expect(attempts).toEqual([
+      { attempt: 1, delivered: false, statusCode: 500 },
+      { attempt: 2, delivered: true, statusCode: 200 },
+    ]);
+    expect(receiver.requests[1]!.headers["webhook-id"]).toBe(receiver.requests[0]!.headers["webhook-id"]);
+  }, 90_000);
+});
