@@ -80,7 +80,7 @@ describe("webhook deliveries survive the API process", () => {
     server = await startServer(port);
     const post = (path: string, body: Record<string, unknown>) =>
       fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, orgId, ...body }) });
-    const created = await (await post("/api/embed/templates", { title: "Restart", status: "active" })).json();
+    const created = (await (await post("/api/embed/templates", { title: "Restart", status: "active" })).json()) as { template: { identifier: string } };
     const sent = await post("/api/embed/webhook-event", { templateIdentifier: created.template.identifier, event: "form.opened", data: { n: 1 } });
     const answer = await sent.json();
     expect(answer, JSON.stringify(answer)).toEqual({ ok: true, delivered: false });
@@ -92,7 +92,7 @@ describe("webhook deliveries survive the API process", () => {
 
     server = await startServer(port);
     await waitFor(() => receiver.requests.length >= 2, 30_000);
-    const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json());
+    const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json() as Promise<{ events: unknown[] }>);
     const attempts = (log.events as { attempt: number; delivered: boolean; statusCode: number | null }[])
       .map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode }))
       .sort((a, b) => a.attempt - b.attempt);
