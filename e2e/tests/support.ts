@@ -4,6 +4,8 @@ import { expect, type Page } from "@playwright/test";
 export const WEB_PORT = 3100;
 export const API_PORT = 4100;
 export const API_URL = `http://127.0.0.1:${API_PORT}`;
+/** signing.spec.ts serves the PDFs the API fetches from here (allowed in OUTBOUND_ALLOW_HOSTS). */
+export const FILE_SERVER_PORT = 4199;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 

@@ -5,6 +5,10 @@ import { SESSION_COOKIE } from "./lib/cookies";
 
 /** Pages anyone may open. Everything else is the admin area. */
 const PUBLIC_PATHS = new Set(["/login"]);
+/** The patient portal: a signing link or ticket is the credential, not a staff session. */
+const PORTAL_PREFIXES = ["/sign/"];
+
+const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 
 /**
  * Runs before every page: sends visitors without a session cookie to /login (an optimistic
@@ -13,12 +17,14 @@ const PUBLIC_PATHS = new Set(["/login"]);
  */
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  if (!PUBLIC_PATHS.has(pathname) && !request.cookies.has(SESSION_COOKIE)) {
+  const portal = isPortalPath(pathname);
+  if (!PUBLIC_PATHS.has(pathname) && !portal && !request.cookies.has(SESSION_COOKIE)) {
     return NextResponse.redirect(new URL(loginPath(pathname + search), request.url));
   }
 
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
-  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
+  // Portal pages show the institution's logo, an https URL on the institution's own host.
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", { httpsImages: portal });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set(PATH_HEADER, pathname + search);

@@ -313,6 +313,19 @@ export const signingDocument = z.object({
   version: z.number(),
 });
 
+/**
+ * `signing.signedDocument`: the sealed PDF for the confirmation page. `state` is the request's
+ * state as the portal shows it; `base64`/`sha256` are set only once it is `completed` (while it
+ * is `sealing` the page asks again).
+ */
+export const signedSigningDocument = z.object({
+  state: signingState,
+  contentType: z.literal("application/pdf"),
+  base64: z.string().nullable(),
+  sha256: z.string().nullable(),
+});
+export type SignedSigningDocument = z.infer<typeof signedSigningDocument>;
+
 const pngDataUrl = z
   .string()
   .max(2_000_000, { message: "the signature image is too large" })

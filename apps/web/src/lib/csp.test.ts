@@ -11,6 +11,11 @@ describe("contentSecurityPolicy", () => {
     expect(csp).toContain("object-src 'none'");
   });
 
+  it("allows https images only where asked (the portal's institution logo)", () => {
+    expect(contentSecurityPolicy("abc123", false)).toContain("img-src 'self' blob: data:;");
+    expect(contentSecurityPolicy("abc123", false, { httpsImages: true })).toContain("img-src 'self' blob: data: https:;");
+  });
+
   it("relaxes eval and inline styles for the development server only", () => {
     const csp = contentSecurityPolicy("abc123", true);
     expect(csp).toContain("'unsafe-eval'");

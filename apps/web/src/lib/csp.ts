@@ -3,14 +3,16 @@
  * request's nonce (Next.js adds it to its own scripts), no inline event handlers, no inline
  * styles, no framing. Development relaxes two rules for Next's tooling: 'unsafe-eval' (React's
  * dev stack traces) and inline styles (the dev overlay injects <style> elements without the
- * nonce; a nonce in the list would make browsers ignore 'unsafe-inline').
+ * nonce; a nonce in the list would make browsers ignore 'unsafe-inline'). `httpsImages` lets
+ * portal pages load images from any https origin (the institution's logo; branding only
+ * accepts https logo URLs).
  */
-export function contentSecurityPolicy(nonce: string, development: boolean): string {
+export function contentSecurityPolicy(nonce: string, development: boolean, options: { httpsImages?: boolean } = {}): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
     `style-src 'self' ${development ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
-    "img-src 'self' blob: data:",
+    `img-src 'self' blob: data:${options.httpsImages ? " https:" : ""}`,
     "font-src 'self'",
     "connect-src 'self'",
     "object-src 'none'",

@@ -1,4 +1,4 @@
-import { declineInput, openSigningInput, signInput, type SigningState, type SigningView } from "@clinsign/contracts";
+import { declineInput, openSigningInput, signInput, type SignedSigningDocument, type SigningState, type SigningView } from "@clinsign/contracts";
 import { and, eq, gt, isNull, organizations, OrgScope, signatureRequests, signingCredentials } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
@@ -8,7 +8,7 @@ import { findDocument } from "../documents/documents";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
-import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, versionOf, type SignatureRequestRow } from "./requests";
+import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, isPastExpiry, versionOf, type SignatureRequestRow } from "./requests";
 import { SEAL_JOB, sealSignatureRequest } from "./seal";
 
 /** How long the portal page may act after opening a link (never beyond the request's expiry). */
@@ -186,6 +186,25 @@ export async function getSigningDocument(services: Services, request: RequestMet
   const bytes = await services.storage.get(version.storageKey);
   if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
   return { contentType: "application/pdf" as const, base64: bytes.toString("base64"), sha256: version.sha256, version: version.version };
+}
+
+/**
+ * `signing.signedDocument`: the sealed PDF for the page's confirmation. The signing session that
+ * signed keeps working for this until it ends (60 minutes after opening, never past the
+ * request's expiry). Until sealing has finished the state is `sealing` and there is no PDF yet:
+ * the page asks again. Any other state (declined, expired, …) answers without a PDF, so the page
+ * can also use this to learn where a request it knows stands.
+ */
+export async function getSignedSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }): Promise<SignedSigningDocument> {
+  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
+  // A plain read (the page polls this); only an open request past its expiry needs the locked path.
+  let row = await findSignatureRequest(ctx, credential.requestId);
+  if (isPastExpiry(row)) row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)));
+  const state = stateOf(row);
+  if (state !== "completed" || !row.signedPdfKey) return { state, contentType: "application/pdf", base64: null, sha256: null };
+  const bytes = await services.storage.get(row.signedPdfKey);
+  if (!bytes) throw new Error(`stored signed PDF of signature request ${row.id} is missing`);
+  return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256: row.signedPdfSha256 ?? sha256Hex(bytes) };
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

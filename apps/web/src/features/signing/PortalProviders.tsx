@@ -1,0 +1,38 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import type { AppRouter } from "@clinsign/api/router";
+import { useState, type ReactNode } from "react";
+import { TRPCProvider } from "../../trpc/client";
+import { isClientError } from "../../trpc/errors";
+
+/**
+ * The portal's own query client. The app-wide one sends UNAUTHORIZED answers to the staff
+ * sign-in page; for a patient, UNAUTHORIZED means the signing session ended, which the signing
+ * page explains itself.
+ */
+function makePortalQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: Infinity,
+        refetchOnWindowFocus: false,
+        retry: (failureCount, error) => !isClientError(error) && failureCount < 2,
+      },
+      mutations: { retry: false },
+    },
+  });
+}
+
+export function PortalProviders({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(makePortalQueryClient);
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/trpc" })] }));
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

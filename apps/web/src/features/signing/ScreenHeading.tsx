@@ -1,0 +1,20 @@
+"use client";
+
+import { useEffect, useRef, type ReactNode } from "react";
+
+/**
+ * The h1 of a portal screen. With `focus`, the heading takes focus when it appears: after the
+ * patient signs or declines, keyboard and screen-reader users land on the new screen's content
+ * (not on the first load, where the browser starts at the top anyway).
+ */
+export function ScreenHeading({ children, focus = false, className }: { children: ReactNode; focus?: boolean; className?: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focus) ref.current?.focus();
+  }, [focus]);
+  return (
+    <h1 ref={ref} id="portal-heading" tabIndex={-1} className={className}>
+      {children}
+    </h1>
+  );
+}

@@ -1,0 +1,153 @@
+"use client";
+
+import type { SigningState } from "@clinsign/contracts";
+import { Button, Notice, SignaturePad, TextField, type SignaturePadHandle, type SignaturePadLabels } from "@clinsign/ui";
+import { useMutation } from "@tanstack/react-query";
+import { useMemo, useRef, useState, type FormEvent } from "react";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { closedState } from "./closed-state";
+import styles from "./signing.module.css";
+
+type Method = "draw" | "type";
+
+export interface SignFormProps {
+  sessionToken: string;
+  onSigned(state: "sealing" | "completed"): void;
+  /** The request can no longer be signed (expired, declined, withdrawn meanwhile). */
+  onClosed(state: SigningState): void;
+  onSessionEnded(): void;
+  onDecline(): void;
+}
+
+/**
+ * Draw or type the signature, consent, sign. The Sign button is enabled once there is ink (or a
+ * name) and consent; a click while a submission is under way does nothing (and the API signs
+ * only once anyway). The typed name is the keyboard and screen-reader path.
+ */
+export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onDecline }: SignFormProps) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const [method, setMethod] = useState<Method>("draw");
+  const [hasInk, setHasInk] = useState(false);
+  const [name, setName] = useState("");
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [consent, setConsent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const padRef = useRef<SignaturePadHandle>(null);
+  const inFlight = useRef(false);
+
+  const sign = useMutation(trpc.signing.sign.mutationOptions());
+  const padLabels: SignaturePadLabels = useMemo(
+    () => ({ canvas: t.signing.padLabel, clear: t.signing.padClear, undo: t.signing.padUndo, drawn: t.signing.padDrawn, cleared: t.signing.padCleared }),
+    [t],
+  );
+
+  const hasSignature = method === "draw" ? hasInk : name.trim().length > 0;
+  const ready = hasSignature && consent;
+  const busy = sign.isPending || sign.isSuccess;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!ready || inFlight.current) return;
+    const signature =
+      method === "draw" ? { kind: "drawn" as const, dataUrl: padRef.current?.toPng() ?? "" } : { kind: "typed" as const, name: name.trim() };
+    if (signature.kind === "drawn" && !signature.dataUrl) return;
+    inFlight.current = true;
+    setError(null);
+    sign.mutate(
+      { sessionToken, consent: true, signature },
+      {
+        onSuccess: (result) => onSigned(result.state),
+        onError: (cause) => {
+          inFlight.current = false;
+          const apiError = readApiError(cause);
+          const closed = closedState(apiError);
+          if (apiError.code === "UNAUTHORIZED") onSessionEnded();
+          else if (closed) onClosed(closed);
+          else if (apiError.fieldErrors.some((issue) => issue.key.startsWith("signature.name"))) setNameError(t.signing.nameRequired);
+          else setError(describeApiError(apiError, t));
+        },
+      },
+    );
+  }
+
+  return (
+    <section className={styles.section} aria-labelledby="sign-heading">
+      <h2 id="sign-heading">{t.signing.signHeading}</h2>
+      <form className={styles.signForm} onSubmit={onSubmit} noValidate>
+        <fieldset className={styles.methods}>
+          <legend className="cs-label">{t.signing.methodLegend}</legend>
+          <div className={styles.segmented}>
+            {(["draw", "type"] as const).map((value) => (
+              <label key={value} className={styles.segment}>
+                <input type="radio" name="signatureMethod" value={value} checked={method === value} onChange={() => setMethod(value)} disabled={busy} />
+                <span>{value === "draw" ? t.signing.methodDraw : t.signing.methodType}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        {/* Both stay mounted: switching back keeps the drawing or the name. */}
+        <div hidden={method !== "draw"}>
+          <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={setHasInk} disabled={busy} />
+        </div>
+        <div hidden={method !== "type"}>
+          <div className={styles.typed}>
+            <TextField
+              label={t.signing.typedLabel}
+              hint={t.signing.typedHint}
+              name="typedName"
+              autoComplete="name"
+              maxLength={120}
+              value={name}
+              disabled={busy}
+              error={nameError}
+              onChange={(event) => {
+                setName(event.currentTarget.value);
+                setNameError(null);
+              }}
+            />
+            {name.trim() ? (
+              // A visual echo of the input (which screen readers already read).
+              <div className={styles.typedPreview} aria-hidden="true">
+                <span className="cs-hint">{t.signing.typedPreview}</span>
+                <span className={styles.typedPreviewName}>{name.trim()}</span>
+              </div>
+            ) : null}
+          </div>
+        </div>
+
+        <label className={styles.consent}>
+          <input type="checkbox" name="consent" checked={consent} onChange={(event) => setConsent(event.currentTarget.checked)} disabled={busy} />
+          <span>{t.signing.consent}</span>
+        </label>
+
+        <div aria-live="assertive" className={styles.alertSlot}>
+          {error ? (
+            <Notice tone="danger" role="alert" title={t.signing.signFailed}>
+              {error}
+            </Notice>
+          ) : null}
+        </div>
+
+        <div className={styles.signActions}>
+          <Button type="submit" variant="primary" block busy={busy} disabled={!ready} aria-describedby={!ready ? "sign-requirements" : undefined}>
+            {busy ? t.signing.signing : t.signing.signButton}
+          </Button>
+          {!ready ? (
+            <p id="sign-requirements" className="cs-hint">
+              {t.signing.signRequirements}
+            </p>
+          ) : null}
+        </div>
+      </form>
+      <div className={styles.declineRow}>
+        <Button variant="ghost" onClick={onDecline} disabled={busy}>
+          {t.signing.declineButton}
+        </Button>
+      </div>
+    </section>
+  );
+}

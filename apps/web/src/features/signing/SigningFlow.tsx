@@ -1,0 +1,180 @@
+"use client";
+
+import type { SigningState, SigningView } from "@clinsign/contracts";
+import { Button, Notice } from "@clinsign/ui";
+import { useEffect, useState } from "react";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPCClient } from "../../trpc/client";
+import { describeApiError, isUnauthorized, readApiError } from "../../trpc/errors";
+import { Confirmation } from "./Confirmation";
+import { DeclineDialog } from "./DeclineDialog";
+import { DocumentView } from "./DocumentView";
+import { PortalShell } from "./PortalShell";
+import { ScreenHeading } from "./ScreenHeading";
+import { isPlausibleSecret, loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
+import { SignForm } from "./SignForm";
+import { ReloadButton, StateScreen, type EndState } from "./StateScreen";
+import styles from "./signing.module.css";
+
+type Screen =
+  | { kind: "opening" }
+  | { kind: "open-failed"; error: unknown }
+  | { kind: "ready" }
+  | { kind: "confirmation" }
+  | { kind: "end"; state: EndState };
+
+/**
+ * The patient's signing page: opens the link (or exchanges the A4 ticket, once), shows the
+ * document, takes the signature, and confirms with the signed PDF to download. Every other
+ * outcome (expired, declined, withdrawn, unknown link, ended session) gets its own screen.
+ */
+export function SigningFlow({ credential }: { credential: SigningCredential }) {
+  const { t, locale } = useI18n();
+  const client = useTRPCClient();
+  const kind = "ticket" in credential ? "ticket" : "token";
+  const secret = "ticket" in credential ? credential.ticket : credential.token;
+  const plausible = isPlausibleSecret(secret);
+
+  const [screen, setScreen] = useState<Screen>({ kind: "opening" });
+  const [view, setView] = useState<SigningView | null>(null);
+  const [sessionToken, setSessionToken] = useState<string | null>(null);
+  const [declineOpen, setDeclineOpen] = useState(false);
+  // Focus follows the patient's own actions (sign, decline), not the first load.
+  const [acted, setActed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (!plausible) return;
+    let active = true;
+    const current: SigningCredential = kind === "ticket" ? { ticket: secret } : { token: secret };
+    const stored = loadStoredSigning(current);
+    const endedState: EndState = kind === "ticket" ? "session_ended_ticket" : "session_ended";
+
+    const show = (state: SigningState, token: string | null) => {
+      if (state === "ready") setScreen(token ? { kind: "ready" } : { kind: "end", state: endedState });
+      else if ((state === "sealing" || state === "completed") && token) setScreen({ kind: "confirmation" });
+      else if (state === "sealing") setScreen({ kind: "end", state: "sealing_elsewhere" });
+      else if (state === "completed") setScreen({ kind: "end", state: "already_signed" });
+      else setScreen({ kind: "end", state });
+    };
+
+    if (kind === "ticket" && stored) {
+      // A reload after the ticket was exchanged: continue with this tab's session.
+      setView(stored.view);
+      setSessionToken(stored.sessionToken);
+      client.signing.signedDocument
+        .query({ sessionToken: stored.sessionToken })
+        .then((result) => active && show(result.state, stored.sessionToken))
+        .catch((error: unknown) => {
+          if (!active) return;
+          if (isUnauthorized(error)) setScreen({ kind: "end", state: endedState });
+          else setScreen({ kind: "open-failed", error });
+        });
+      return () => {
+        active = false;
+      };
+    }
+
+    openOnce(current, (c) => client.signing.open.mutate(c))
+      .then((opened) => {
+        if (!active) return;
+        setView(opened);
+        let token = opened.sessionToken;
+        if (token) storeSigning(current, { view: opened, sessionToken: token });
+        // Signed earlier in this tab: that session can still fetch the signed PDF.
+        else if ((opened.state === "sealing" || opened.state === "completed") && stored) token = stored.sessionToken;
+        setSessionToken(token);
+        show(opened.state, token);
+      })
+      .catch((error: unknown) => {
+        if (active) setScreen({ kind: "open-failed", error });
+      });
+    return () => {
+      active = false;
+    };
+  }, [client, kind, secret, plausible, attempt]);
+
+  const endWith = (state: EndState) => {
+    setActed(true);
+    setDeclineOpen(false);
+    setScreen({ kind: "end", state });
+  };
+  const sessionEnded = () => endWith(kind === "ticket" ? "session_ended_ticket" : "session_ended");
+  const closedWith = (state: SigningState) => {
+    if (state === "sealing" || state === "completed") {
+      setActed(true);
+      setDeclineOpen(false);
+      setScreen({ kind: "confirmation" });
+    } else endWith(state === "ready" ? "unknown" : state);
+  };
+
+  let content;
+  if (!plausible) {
+    content = <StateScreen state="unknown" />;
+  } else if (screen.kind === "opening") {
+    content = (
+      <div className={styles.opening} aria-busy="true">
+        <span className="cs-spinner" aria-hidden="true" />
+        <p role="status">{t.signing.opening}</p>
+      </div>
+    );
+  } else if (screen.kind === "open-failed") {
+    content = (
+      <section className={styles.stateCard} data-tone="danger" aria-labelledby="portal-heading">
+        <ScreenHeading>{t.signing.openFailed}</ScreenHeading>
+        <Notice tone="danger" role="alert">
+          {describeApiError(readApiError(screen.error), t)}
+        </Notice>
+        <div className={styles.stateAction}>
+          <Button variant="primary" onClick={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))}>
+            {t.common.retry}
+          </Button>
+        </div>
+      </section>
+    );
+  } else if (screen.kind === "end") {
+    const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
+    content = <StateScreen state={screen.state} focus={acted} action={reload} />;
+  } else if (screen.kind === "confirmation" && sessionToken) {
+    content = <Confirmation sessionToken={sessionToken} title={view?.documentTitle ?? null} focus={acted} />;
+  } else if (screen.kind === "ready" && view && sessionToken) {
+    content = (
+      <div className={styles.flow}>
+        <header className={styles.docHeader}>
+          <p className={styles.eyebrow}>{t.signing.pageTitle}</p>
+          <ScreenHeading>{view.documentTitle}</ScreenHeading>
+          {view.documentDescription ? <p className={styles.description}>{view.documentDescription}</p> : null}
+          <p className={styles.steps}>{t.signing.steps}</p>
+          {view.expiresAt ? <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p> : null}
+        </header>
+        <DocumentView view={view} sessionToken={sessionToken} />
+        <SignForm
+          sessionToken={sessionToken}
+          onSigned={() => {
+            setActed(true);
+            setScreen({ kind: "confirmation" });
+          }}
+          onClosed={closedWith}
+          onSessionEnded={sessionEnded}
+          onDecline={() => setDeclineOpen(true)}
+        />
+        <DeclineDialog
+          open={declineOpen}
+          sessionToken={sessionToken}
+          onClose={() => setDeclineOpen(false)}
+          onDeclined={() => endWith("declined")}
+          onClosed={closedWith}
+          onSessionEnded={sessionEnded}
+        />
+      </div>
+    );
+  }
+
+  return (
+    <PortalShell branding={view?.branding ?? null} institutionId={view?.institutionId ?? null}>
+      {content}
+    </PortalShell>
+  );
+}

@@ -1,0 +1,234 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { PNG } from "pngjs";
+import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
+import {
+  A4,
+  createApiToken,
+  makeConsentPdf,
+  patientSessionJwt,
+  requestSignature,
+  startFileServer,
+  useHs256Verification,
+  verifySession,
+  type FileServer,
+} from "./signing-support";
+
+/** The signature field on page 1, in PDF points from the top-left corner. */
+const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
+const JWT_SECRET = "e2e-portal-shared-secret-0123456789";
+const TITLE = "Consent to anaesthesia";
+
+let files: FileServer;
+let work: string;
+
+test.beforeAll(async () => {
+  files = await startFileServer({ "/consent.pdf": await makeConsentPdf(FIELD) });
+  work = mkdtempSync(join(tmpdir(), "clinsign-e2e-signing-"));
+});
+test.afterAll(async () => {
+  await files?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Sets up the organization through the admin UI once per test that needs it; returns the API token. */
+async function adminSetup(page: Page): Promise<string> {
+  await signIn(page);
+  await useHs256Verification(page, JWT_SECRET);
+  const token = await createApiToken(page, `E2E signing ${Date.now()}`);
+  // The patient is not the staff member: nothing of the admin session may help them.
+  await page.context().clearCookies();
+  return token;
+}
+
+/** One finger stroke on the canvas, as touch events (Chromium turns them into pointer events). */
+async function drawWithFinger(page: Page, canvas: Locator): Promise<void> {
+  const box = (await canvas.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (fx: number, fy: number) => [{ x: box.x + box.width * fx, y: box.y + box.height * fy, id: 1 }];
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(0.1, 0.6) });
+  for (let i = 1; i <= 24; i++) {
+    const fx = 0.1 + (0.8 * i) / 24;
+    const fy = 0.6 - 0.3 * Math.sin((i / 24) * Math.PI * 3);
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(fx, fy) });
+  }
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  await cdp.detach();
+}
+
+/** A second stroke with the mouse (the desktop path). */
+async function drawWithMouse(page: Page, canvas: Locator): Promise<void> {
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.75);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.3, { steps: 12 });
+  await page.mouse.move(box.x + box.width * 0.85, box.y + box.height * 0.7, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** Share of dark pixels in a rectangle of a PNG. */
+function darkShare(png: PNG, x0: number, y0: number, width: number, height: number): number {
+  let dark = 0;
+  for (let y = Math.round(y0); y < Math.round(y0 + height); y++) {
+    for (let x = Math.round(x0); x < Math.round(x0 + width); x++) {
+      const i = (y * png.width + x) * 4;
+      const lum = 0.2126 * png.data[i]! + 0.7152 * png.data[i + 1]! + 0.0722 * png.data[i + 2]!;
+      if (lum < 128) dark++;
+    }
+  }
+  return dark / (Math.round(width) * Math.round(height));
+}
+
+test.describe("patient signature portal on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+
+  test("A4 ticket → read → draw → consent → sign → download a sealed PDF with the ink in the field", async ({ page, request }) => {
+    const token = await adminSetup(page);
+    const patientId = `P-e2e-${Date.now()}`;
+    const { signatureId } = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId });
+    const redirectUrl = await verifySession(request, token, { patientId, signatureId, sessionToken: await patientSessionJwt(JWT_SECRET, patientId) });
+    expect(redirectUrl.startsWith("http://localhost:3100/sign/ticket/")).toBe(true);
+
+    const cspViolations = watchCspViolations(page);
+    await page.goto(redirectUrl);
+
+    // The document, page by page, with the field outlined where its coordinates say.
+    await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+    const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
+    await expect(firstPage).toHaveAttribute("data-rendered", "true");
+    await expect(page.getByRole("figure", { name: "Page 2 of 2" })).toBeAttached();
+    const frame = (await firstPage.locator("canvas").boundingBox())!;
+    const field = (await page.getByTestId("pdf-field").boundingBox())!;
+    expect(frame.width).toBeLessThanOrEqual(390);
+    const scale = frame.width / A4.width;
+    expect(field.x - frame.x).toBeCloseTo(FIELD.x * scale, 0);
+    expect(field.y - frame.y).toBeCloseTo(FIELD.y * scale, 0);
+    expect(field.width).toBeCloseTo(FIELD.width * scale, 0);
+    expect(field.height).toBeCloseTo(FIELD.height * scale, 0);
+    expect(await hasHorizontalScroll(page)).toBe(false);
+
+    // Nothing to submit yet.
+    const signButton = page.getByRole("button", { name: "Sign document" });
+    await expect(signButton).toBeDisabled();
+
+    const canvas = page.getByRole("img", { name: /^Signature area/ });
+    await canvas.scrollIntoViewIfNeeded();
+    await drawWithFinger(page, canvas);
+    await expect(canvas).toHaveAttribute("data-has-ink", "true");
+    await drawWithMouse(page, canvas);
+    await expect(signButton).toBeDisabled();
+    await page.getByLabel("I have read the document and agree to sign it electronically.").check();
+    await expect(signButton).toBeEnabled();
+
+    // A double tap submits once (the API would sign only once anyway).
+    await signButton.dblclick();
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
+    const downloadButton = page.getByRole("button", { name: "Download signed PDF" });
+    const [download] = await Promise.all([page.waitForEvent("download"), downloadButton.click()]);
+    expect(download.suggestedFilename()).toBe(`signed-${TITLE}.pdf`);
+    const file = join(work, "signed.pdf");
+    await download.saveAs(file);
+    expect(readFileSync(file).subarray(0, 5).toString()).toBe("%PDF-");
+    expect(cspViolations).toEqual([]);
+
+    // A reload keeps the confirmation (the ticket was used; the session lives in this tab).
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Download signed PDF" })).toBeVisible();
+
+    // The sealed PDF, checked with poppler and qpdf.
+    const sig = spawnSync("pdfsig", [file], { encoding: "utf8" });
+    expect(sig.stdout, sig.stderr).toContain("Signature is Valid");
+    expect(sig.stdout).toContain("Total document signed");
+    const check = spawnSync("qpdf", ["--check", file], { encoding: "utf8" });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    const prefix = join(work, "page");
+    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "1", "-l", "1", "-png", file, prefix], { encoding: "utf8" });
+    expect(render.status, render.stderr).toBe(0);
+    const pngFile = ["page-1.png", "page-01.png"].map((name) => join(work, name)).find((path) => spawnSync("test", ["-f", path]).status === 0)!;
+    const png = PNG.sync.read(readFileSync(pngFile));
+    expect(Math.abs(png.width - A4.width)).toBeLessThan(1);
+    // 72 dpi: one PDF point is one pixel, origin top-left, like the field's coordinates.
+    const ink = darkShare(png, FIELD.x, FIELD.y, FIELD.width, FIELD.height);
+    expect(ink).toBeGreaterThan(0.01);
+    // Beside the field (same size, to the right) the page stays blank.
+    expect(darkShare(png, FIELD.x + FIELD.width + 20, FIELD.y, FIELD.width, FIELD.height)).toBe(0);
+  });
+
+  test("typed name is the keyboard path; declining asks for confirmation and ends the request", async ({ page, request }) => {
+    const token = await adminSetup(page);
+    const signed = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Typed consent", patientId: "P-e2e-typed" });
+    const cspViolations = watchCspViolations(page);
+
+    // The bare signing link (verification is configured but not required here).
+    await page.goto(signed.signingLink);
+    await expect(page.getByRole("heading", { level: 1, name: "Typed consent" })).toBeVisible();
+    await page.getByRole("radio", { name: "Type your name" }).check();
+    await page.getByLabel("Your full name").fill("Erika Mustermann");
+    await page.getByLabel("I have read the document and agree to sign it electronically.").check();
+
+    // While the sealed PDF is still being made the page says so, and asks again every 2 s.
+    let sealingAnswers = 0;
+    await page.route("**/trpc/signing.signedDocument?**", async (route) => {
+      sealingAnswers++;
+      await route.fulfill({ json: [{ result: { data: { state: "sealing", contentType: "application/pdf", base64: null, sha256: null } } }] });
+    });
+    await page.getByRole("button", { name: "Sign document" }).press("Enter");
+    await expect(page.getByRole("heading", { level: 1, name: "Finishing your document…" })).toBeFocused();
+    await expect(page.getByRole("status").filter({ hasText: "Your signature has been received." })).toBeVisible();
+    await expect.poll(() => sealingAnswers, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await page.unroute("**/trpc/signing.signedDocument?**");
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+    await expect(page.getByRole("button", { name: "Download signed PDF" })).toBeVisible();
+
+    const declined = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Declined consent", patientId: "P-e2e-decline" });
+    await page.goto(declined.signingLink);
+    await expect(page.getByRole("heading", { level: 1, name: "Declined consent" })).toBeVisible();
+    await page.getByRole("button", { name: "Decline to sign" }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Decline to sign this document?" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel("Reason (optional)").fill("I would like to talk to my doctor first.");
+    await dialog.getByRole("button", { name: "Decline", exact: true }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "You declined to sign" })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: "You declined to sign" })).toBeVisible();
+    expect(cspViolations).toEqual([]);
+  });
+});
+
+test.describe("link problems, on a small phone (360 × 740)", () => {
+  test.use({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+
+  test("unknown links, used tickets and expired links get clear pages, in English and German", async ({ page, request }) => {
+    await page.goto(`/sign/${"x".repeat(43)}`);
+    await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await page.goto("/sign/ticket/not-a-ticket");
+    await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Dieser Link funktioniert nicht" })).toBeVisible();
+    await page.getByRole("button", { name: "English" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+
+    const token = await adminSetup(page);
+    const expiring = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Short-lived consent", patientId: "P-e2e-expired", expiresInMs: 3_000 });
+    // A ticket works once: a second visit with the same ticket is an unknown link.
+    const ticketUrl = await verifySession(request, token, { patientId: "P-e2e-expired", signatureId: expiring.signatureId, sessionToken: await patientSessionJwt(JWT_SECRET, "P-e2e-expired") });
+    await page.goto(ticketUrl);
+    await expect(page.getByRole("heading", { level: 1, name: "Short-lived consent" })).toBeVisible();
+    await page.context().newPage().then(async (other) => {
+      await other.goto(ticketUrl);
+      await expect(other.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+      await other.close();
+    });
+
+    await page.waitForTimeout(3_500);
+    await page.goto(expiring.signingLink);
+    await expect(page.getByRole("heading", { level: 1, name: "This link has expired" })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+  });
+});

@@ -1,0 +1,281 @@
+"use client";
+
+import type { PDFPageProxy } from "pdfjs-dist";
+import { useEffect, useRef, useState } from "react";
+import { cx } from "./cx";
+import styles from "./PdfPages.module.css";
+
+/** A rectangle on a page in PDF points, origin at the top-left corner, `page` counted from 1. */
+export interface PdfFieldRect {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface PdfPagesLabels {
+  /** Shown while the PDF loads. */
+  loading: string;
+  /** Shown when the PDF cannot be shown. */
+  failed: string;
+  /** Accessible name of one page, e.g. "Page 1 of 3". */
+  page(number: number, count: number): string;
+  /** Text inside a highlighted field, e.g. "Sign here". */
+  field: string;
+}
+
+export interface PdfPagesProps {
+  /** The PDF file. Copied before it is handed to pdf.js (which takes ownership of its input). */
+  data: Uint8Array;
+  /** Highlighted as outlined rectangles on their pages. */
+  fields?: readonly PdfFieldRect[];
+  labels: PdfPagesLabels;
+  /** pdf.js worker script; defaults to the copy the app's bundler emits from pdfjs-dist. */
+  workerSrc?: string;
+  /**
+   * Base URL (with trailing slash) under which pdfjs-dist's `standard_fonts/`, `cmaps/`, `wasm/`
+   * and `iccs/` folders are served from the app's own origin. Without it, PDFs that rely on the
+   * 14 standard fonts render with system fonts.
+   */
+  assetsUrl?: string;
+  onLoad?(info: { pageCount: number }): void;
+  onError?(error: unknown): void;
+  className?: string;
+}
+
+type Loaded = { status: "loading" } | { status: "failed" } | { status: "ready"; pages: PDFPageProxy[] };
+
+/** Canvases larger than this (per side, in device pixels) cost memory without adding detail. */
+const MAX_CANVAS_SIDE = 4096;
+
+/** The worker from pdfjs-dist, emitted by the bundler as a file of this origin (CSP, offline). */
+function bundledWorkerSrc(): string {
+  return new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
+}
+
+/**
+ * A field rectangle as fractions of the displayed page, for the page's /Rotate (0, 90, 180, 270).
+ * Field coordinates are given on the unrotated page, whose size is `width` × `height` points.
+ */
+export function fieldBox(field: PdfFieldRect, width: number, height: number, rotate: number) {
+  const fx = field.x / width;
+  const fy = field.y / height;
+  const fw = field.width / width;
+  const fh = field.height / height;
+  switch (((rotate % 360) + 360) % 360) {
+    case 90:
+      return { left: 1 - (fy + fh), top: fx, width: fh, height: fw };
+    case 180:
+      return { left: 1 - (fx + fw), top: 1 - (fy + fh), width: fw, height: fh };
+    case 270:
+      return { left: fy, top: 1 - (fx + fw), width: fh, height: fw };
+    default:
+      return { left: fx, top: fy, width: fw, height: fh };
+  }
+}
+
+const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;
+
+/**
+ * A PDF shown page by page with pdf.js: one canvas per page, drawn when the page comes near the
+ * viewport and redrawn for its width (sharp on high-density screens), fields outlined on top.
+ * Each page's text is also put into the page as visually hidden text, so screen readers can read
+ * the document. Geometry is set through CSS custom properties with `style.setProperty` (no
+ * inline style attributes, which a strict Content-Security-Policy refuses).
+ */
+export function PdfPages({ data, fields = [], labels, workerSrc, assetsUrl, onLoad, onError, className }: PdfPagesProps) {
+  const [loaded, setLoaded] = useState<Loaded>({ status: "loading" });
+  const callbacks = useRef({ onLoad, onError });
+
+  useEffect(() => {
+    callbacks.current = { onLoad, onError };
+  }, [onLoad, onError]);
+
+  useEffect(() => {
+    let cancelled = false;
+    let destroy: (() => Promise<void>) | null = null;
+    setLoaded({ status: "loading" });
+    (async () => {
+      const pdfjs = await import("pdfjs-dist");
+      if (!pdfjs.GlobalWorkerOptions.workerPort) pdfjs.GlobalWorkerOptions.workerSrc = workerSrc ?? bundledWorkerSrc();
+      const task = pdfjs.getDocument({
+        data: data.slice(),
+        ...(assetsUrl && {
+          standardFontDataUrl: `${assetsUrl}standard_fonts/`,
+          cMapUrl: `${assetsUrl}cmaps/`,
+          wasmUrl: `${assetsUrl}wasm/`,
+          iccUrl: `${assetsUrl}iccs/`,
+        }),
+        enableXfa: false,
+      });
+      destroy = () => task.destroy();
+      const doc = await task.promise;
+      const pages: PDFPageProxy[] = [];
+      for (let number = 1; number <= doc.numPages; number++) pages.push(await doc.getPage(number));
+      if (cancelled) return;
+      setLoaded({ status: "ready", pages });
+      callbacks.current.onLoad?.({ pageCount: doc.numPages });
+    })().catch((error: unknown) => {
+      if (cancelled) return;
+      setLoaded({ status: "failed" });
+      callbacks.current.onError?.(error);
+    });
+    return () => {
+      cancelled = true;
+      void destroy?.();
+    };
+  }, [data, workerSrc, assetsUrl]);
+
+  if (loaded.status !== "ready") {
+    return (
+      <div className={cx(styles.root, className)} aria-busy={loaded.status === "loading"}>
+        <div className={styles.placeholder}>
+          {loaded.status === "loading" ? (
+            <p role="status" className={styles.placeholderText}>
+              <span className="cs-spinner" aria-hidden="true" />
+              {labels.loading}
+            </p>
+          ) : (
+            <p role="alert" className={styles.placeholderText}>
+              {labels.failed}
+            </p>
+          )}
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className={cx(styles.root, className)}>
+      {loaded.pages.map((page, index) => (
+        <PdfPage
+          key={index}
+          page={page}
+          count={loaded.pages.length}
+          fields={fields.filter((field) => field.page === index + 1)}
+          labels={labels}
+        />
+      ))}
+    </div>
+  );
+}
+
+function PdfPage({ page, count, fields, labels }: { page: PDFPageProxy; count: number; fields: PdfFieldRect[]; labels: PdfPagesLabels }) {
+  const frameRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const [near, setNear] = useState(false);
+  const [width, setWidth] = useState(0);
+  const [rendered, setRendered] = useState(false);
+  const [text, setText] = useState("");
+  const number = page.pageNumber;
+  const base = page.getViewport({ scale: 1 });
+
+  // The frame keeps the page's proportions before and after drawing (no layout jumps).
+  useEffect(() => {
+    frameRef.current?.style.setProperty("--cs-pdf-aspect", `${base.width} / ${base.height}`);
+  }, [base.width, base.height]);
+
+  // Draw only pages near the viewport; once drawn, a page stays drawn.
+  useEffect(() => {
+    const frame = frameRef.current;
+    if (!frame) return;
+    if (typeof IntersectionObserver === "undefined") {
+      setNear(true);
+      return;
+    }
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) {
+          setNear(true);
+          observer.disconnect();
+        }
+      },
+      { rootMargin: "400px 0px" },
+    );
+    observer.observe(frame);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    const frame = frameRef.current;
+    if (!frame) return;
+    const measure = () => setWidth(Math.round(frame.clientWidth));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(frame);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!near || !canvas || width === 0) return;
+    const ratio = Math.min(Math.max(window.devicePixelRatio || 1, 1), 3);
+    const scale = Math.min((width * ratio) / base.width, MAX_CANVAS_SIDE / Math.max(base.width, base.height));
+    const viewport = page.getViewport({ scale });
+    canvas.width = Math.floor(viewport.width);
+    canvas.height = Math.floor(viewport.height);
+    const task = page.render({ canvas, viewport });
+    let active = true;
+    task.promise.then(
+      () => active && setRendered(true),
+      () => {
+        // Cancelled because the width changed or the page went away: the next render follows.
+      },
+    );
+    return () => {
+      active = false;
+      task.cancel();
+    };
+  }, [near, width, page, base.width, base.height]);
+
+  useEffect(() => {
+    if (!near) return;
+    let active = true;
+    page
+      .getTextContent()
+      .then((content) => {
+        if (!active) return;
+        const words = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : " ") : ""));
+        setText(words.join("").replace(/[ \t]+/g, " ").trim());
+      })
+      .catch(() => {});
+    return () => {
+      active = false;
+    };
+  }, [near, page]);
+
+  const name = labels.page(number, count);
+  return (
+    <figure className={styles.page} aria-label={name} data-page={number} data-rendered={rendered || undefined}>
+      <div ref={frameRef} className={styles.frame}>
+        <canvas ref={canvasRef} className={styles.canvas} aria-hidden="true" />
+        {!rendered ? <span className={cx("cs-spinner", styles.pageSpinner)} aria-hidden="true" /> : null}
+        {fields.map((field, index) => (
+          <FieldBox key={index} box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)} label={labels.field} />
+        ))}
+      </div>
+      <figcaption className={styles.caption} aria-hidden="true">
+        {name}
+      </figcaption>
+      {text ? <div className="cs-visually-hidden">{text}</div> : null}
+    </figure>
+  );
+}
+
+function FieldBox({ box, label }: { box: ReturnType<typeof fieldBox>; label: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const style = ref.current?.style;
+    if (!style) return;
+    style.setProperty("--cs-field-left", percent(box.left));
+    style.setProperty("--cs-field-top", percent(box.top));
+    style.setProperty("--cs-field-width", percent(box.width));
+    style.setProperty("--cs-field-height", percent(box.height));
+  }, [box.left, box.top, box.width, box.height]);
+  return (
+    <div ref={ref} className={styles.field} data-testid="pdf-field">
+      <span className={styles.fieldLabel}>{label}</span>
+    </div>
+  );
+}
