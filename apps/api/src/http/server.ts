@@ -59,6 +59,8 @@ export function createRequestListener(services: Services): RequestListener {
     router: appRouter,
     basePath: "/trpc/",
     maxBodySize: 1024 * 1024,
+    // The signing portal sends its queries as POST, so session tokens never sit in a URL.
+    allowMethodOverride: true,
     createContext: ({ req, res }) => {
       const cookies = parseCookies(req.headers.cookie);
       return {

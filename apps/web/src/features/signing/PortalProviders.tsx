@@ -27,7 +27,10 @@ function makePortalQueryClient() {
 
 export function PortalProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makePortalQueryClient);
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/trpc" })] }));
+  // POST for queries too: the signing-session token travels in the body, never in a URL that proxies log.
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/trpc", methodOverride: "POST" })] }),
+  );
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
