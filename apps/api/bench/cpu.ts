@@ -40,8 +40,10 @@ export interface CpuUse {
   loadGenerator: number;
   /** All `postgres` processes (zero on PGlite runs, apart from others' use of the server). */
   postgres: number;
-  /** Everything else on the machine: other people's builds and tests. */
+  /** Everything else on the machine: other people's builds and tests, and time the hypervisor stole. */
   other: number;
+  /** Wall-clock seconds the percentages cover. */
+  seconds: number;
 }
 
 const cpuCount = () => readFileSync("/proc/stat", "utf8").split("\n").filter((line) => /^cpu\d+ /.test(line)).length;
@@ -57,6 +59,7 @@ export class CpuProbe {
   private startServer = 0;
   private startSelf = 0;
   private startPostgres = new Map<number, number>();
+  private startTime = 0;
 
   constructor(private readonly serverPid: number) {}
 
@@ -65,6 +68,7 @@ export class CpuProbe {
     this.startServer = processJiffies(this.serverPid);
     this.startSelf = processJiffies(process.pid);
     this.startMachine = machineJiffies();
+    this.startTime = performance.now();
   }
 
   stop(): CpuUse {
@@ -84,6 +88,7 @@ export class CpuProbe {
       loadGenerator: percent(self),
       postgres: percent(postgres),
       other: percent(busy - server - self - postgres),
+      seconds: (performance.now() - this.startTime) / 1000,
     };
   }
 }

@@ -21,8 +21,10 @@ export interface ResultRow {
 export interface RatedRow extends ResultRow {
   /** This row's req/s over the bare row of the same scenario; null when there is no bare row. */
   ratioToBare: number | null;
-  /** The bare row ran on another engine, so the ratio mixes stack and database. */
+  /** The bare row ran on another engine for a scenario that queries it, so the ratio mixes stack and database. */
   crossEngine: boolean;
+  /** Server CPU time per answered request, in µs: what one request costs, even when the load generator or a neighbour limits req/s. */
+  serverCpuMicrosPerRequest: number | null;
 }
 
 export interface MachineInfo {
@@ -62,7 +64,9 @@ export function rateRows(rows: ResultRow[]): RatedRow[] {
   return rows.map((row) => {
     const bare = rows.find((r) => r.stack === "bare" && r.scenario === row.scenario);
     const ratioToBare = bare && bare.load.requestsPerSecond > 0 ? row.load.requestsPerSecond / bare.load.requestsPerSecond : null;
-    return { ...row, ratioToBare, crossEngine: !!bare && bare.engine !== row.engine };
+    const crossEngine = !!bare && bare.engine !== row.engine && row.scenario !== "healthz";
+    const serverCpuMicrosPerRequest = row.load.ok > 0 ? ((row.cpu.server / 100) * row.cpu.seconds * 1e6) / row.load.ok : null;
+    return { ...row, ratioToBare, crossEngine, serverCpuMicrosPerRequest };
   });
 }
 
@@ -83,7 +87,7 @@ const cpuLabel = (cpu: CpuUse) => [cpu.server, cpu.loadGenerator, cpu.postgres, 
 
 /** A plain-text table; the same columns as the one in docs/performance.md. */
 export function formatTable(rows: RatedRow[], machine: MachineInfo): string {
-  const header = ["scenario", "stack", "engine", "req/s", "p50 ms", "p99 ms", "RSS start MiB", "peak RSS MiB", "CPU% srv/gen/pg/other", "vs bare", "failed"];
+  const header = ["scenario", "stack", "engine", "req/s", "p50 ms", "p99 ms", "RSS start MiB", "peak RSS MiB", "CPU% srv/gen/pg/other", "srv µs/req", "vs bare", "failed"];
   const body = rows.map((row) => [
     row.scenario === "f4" ? "F4 list templates" : "/healthz",
     stackLabel(row.stack),
@@ -94,11 +98,12 @@ export function formatTable(rows: RatedRow[], machine: MachineInfo): string {
     mib(row.peakRss.startBytes),
     `${mib(row.peakRss.bytes)}${row.peakRss.method === "sampled" ? "~" : ""}`,
     cpuLabel(row.cpu),
+    row.serverCpuMicrosPerRequest === null ? "n/a" : row.serverCpuMicrosPerRequest.toFixed(0),
     ratioLabel(row),
     row.load.failed.toString(),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
-  const numeric = new Set([3, 4, 5, 6, 7, 8, 10]);
+  const numeric = new Set([3, 4, 5, 6, 7, 8, 9, 11]);
   const line = (cells: string[]) =>
     cells.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");

@@ -227,14 +227,14 @@ function runNotes(rows: ResultRow[]): string[] {
     "req/s counts 2xx answers only; p50/p99 come from every 2xx response time (sub-millisecond resolution).",
     "RSS is the server process alone (PGlite lives inside it; PostgreSQL's backends are not counted); 'start' is its RSS after warm-up, 'peak' the high-water mark during the measured run.",
     "autocannon runs in this process, on the same cores as the server (and PostgreSQL).",
-    "CPU% is per scenario in % of one core (the machine has " + cpuCores() + "00): server / load generator / postgres processes / everything else.",
+    `CPU% is per scenario in % of one core (the machine has ${cpuCores() * 100}): server / load generator / postgres processes / everything else; srv µs/req is server CPU per answered request.`,
   ];
   const busy = rows.filter((r) => r.cpu.other > OTHER_CPU_WARNING_PERCENT);
   for (const row of busy) {
     notes.push(`WARNING: other processes used ${row.cpu.other.toFixed(0)}% of a core during ${row.scenario} on ${row.stack}/${row.engine}; that row is disturbed.`);
   }
-  if (rows.some((r) => r.engine === "pglite") && rows.some((r) => r.stack === "bare")) {
-    notes.push("x-engine: the ratio compares our stack on PGlite with the bare server on PostgreSQL.");
+  if (rows.some((r) => r.engine === "pglite" && r.scenario === "f4") && rows.some((r) => r.stack === "bare")) {
+    notes.push("x-engine: the ratio compares our stack on PGlite with the bare server on PostgreSQL, so it mixes stack and database.");
   }
   if (rows.some((r) => r.peakRss.method === "sampled")) notes.push("~: clear_refs was refused, peak RSS is the max of 100 ms VmRSS samples.");
   for (const row of rows.filter((r) => r.load.failed > 0)) {
