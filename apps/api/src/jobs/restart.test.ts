@@ -28,7 +28,12 @@ async function freePort(): Promise<number> {
 
 /** Starts `src/server.ts` as its own process and waits until it answers /readyz. */
 async function startServer(port: number): Promise<ChildProcess> {
-  const child = spawn(tsx, [join(__dirname, "..", "server.ts")], { env: { ...env, API_PORT: String(port) }, stdio: "ignore" });
+  // One process (node with tsx as a loader, not the tsx wrapper), so SIGKILL really kills the server.
+  const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "..", "server.ts")], {
+    cwd: join(__dirname, "..", ".."),
+    env: { ...env, API_PORT: String(port) },
+    stdio: "ignore",
+  });
   for (let i = 0; i < 150; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok).catch(() => false);
     if (ready) return child;
@@ -89,6 +94,9 @@ describe("webhook deliveries survive the API process", () => {
     // Killed without a chance to clean up, before the retry (due about 5 s later) runs.
     server.kill("SIGKILL");
     await new Promise((resolve) => server!.once("exit", resolve));
+    // Nothing answers any more: the next answers come from a new process.
+    expect(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => "up", () => "down")).toBe("down");
+    expect(receiver.requests).toHaveLength(1);
 
     server = await startServer(port);
     await waitFor(() => receiver.requests.length >= 2, 30_000);
