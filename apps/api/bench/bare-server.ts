@@ -4,11 +4,13 @@
  * last_used_at update, the templates select) and answers with the same JSON, so the difference
  * in req/s is what our layers cost: routing, zod, tRPC, drizzle, the org scope, logging hooks.
  *
+ * It also serves F7 (POST /api/embed/drafts) for bench/scenarios/extended.ts; see handleF7.
+ *
  * Started by bench/run.ts in its own process, so its RSS is measured alone.
  * Env: BARE_DATABASE_URL (required), BARE_PORT (required), BARE_POOL_SIZE (default 10, as the API),
  * BARE_PREPARE=true to use named prepared statements (see below).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import postgres from "postgres";
 
@@ -101,10 +103,56 @@ async function handleF4(url: URL, res: ServerResponse): Promise<void> {
   send(res, 200, { ok: true, templates: await listTemplates(organizationId, limit) });
 }
 
+/** The request body as a JSON object (F7 bodies are small; 1 MiB cap as a guard). */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 1024 * 1024) return null;
+    chunks.push(chunk);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * F7 (bench/scenarios/extended.ts): the same token lookup, the same active-template lookup as
+ * resolveFormTemplate and the same atomic upsert as src/core/drafts/drafts.ts (`values || new`),
+ * autocommitted. It does not append the audit entry (advisory lock + last-entry select + insert)
+ * nor the webhook outbox rows that saveDraft adds inside its transaction: that is part of the gap.
+ */
+async function handleF7(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req);
+  const { token, orgId, templateIdentifier, draftKey, values } = body ?? {};
+  if (typeof templateIdentifier !== "string" || typeof draftKey !== "string" || typeof values !== "object" || values === null || Array.isArray(values)) {
+    return send(res, 400, { ok: false, error: { code: "invalid_request", message: "templateIdentifier, draftKey and values are required" } });
+  }
+  const organizationId = await authenticate(typeof token === "string" ? token : "", typeof orgId === "string" ? orgId : "");
+  if (!organizationId) return unauthorized(res);
+  const [template] = await sql<{ identifier: string; status: string }[]>`
+    select * from templates where organization_id = ${organizationId} and identifier = ${templateIdentifier} limit 1`;
+  if (!template || template.status !== "active") {
+    return send(res, 404, { ok: false, error: { code: "not_found", message: "active template not found" } });
+  }
+  const [row] = await sql<{ id: string; updated_at: Date }[]>`
+    insert into drafts (id, organization_id, template_identifier, draft_key, values, created_at, updated_at)
+    values (${randomUUID()}, ${organizationId}, ${template.identifier}, ${draftKey}, ${sql.json(values as postgres.JSONValue)}, default, default)
+    on conflict (organization_id, template_identifier, draft_key)
+    do update set values = drafts.values || excluded.values, updated_at = now()
+    returning id, updated_at`;
+  send(res, 200, { ok: true, draftKey, savedAt: row!.updated_at.toISOString() });
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://internal");
   if (url.pathname === "/healthz") return send(res, 200, { ok: true });
   if (url.pathname === "/api/embed/templates" && req.method === "GET") return handleF4(url, res);
+  if (url.pathname === "/api/embed/drafts" && req.method === "POST") return handleF7(req, res);
   send(res, 404, { ok: false, error: { code: "not_found", message: "no such endpoint" } });
 }
 

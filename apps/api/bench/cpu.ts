@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { BENCH_DATABASE_PREFIX } from "./database";
 
 /** Busy and total jiffies of the whole machine, from the first line of /proc/stat. */
 function machineJiffies(): { busy: number; total: number } {
@@ -19,13 +20,19 @@ function processJiffies(pid: number): number {
   }
 }
 
-/** Every PostgreSQL process on the machine: the server's backends do our queries' work. */
-function postgresPids(): number[] {
+/**
+ * The PostgreSQL backends serving a bench database. A backend's process title names its
+ * database ("postgres: 15/main: postgres clinsign_bench_1a2b3c4d 127.0.0.1(5432) idle"), so
+ * other people's tests on the same server land in `other`, not in our figures. Shared server
+ * processes (WAL writer, checkpointer) count as `other` too; F4 reads and barely writes.
+ */
+function benchBackendPids(): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(` ${BENCH_DATABASE_PREFIX}`)) pids.push(Number(entry));
     } catch {
       // Exited while we looked.
     }
@@ -38,7 +45,7 @@ export interface CpuUse {
   server: number;
   /** This process: autocannon, the load generator. */
   loadGenerator: number;
-  /** All `postgres` processes (zero on PGlite runs, apart from others' use of the server). */
+  /** PostgreSQL backends connected to a bench database (zero on PGlite and for /healthz). */
   postgres: number;
   /** Everything else on the machine: other people's builds and tests, and time the hypervisor stole. */
   other: number;
@@ -64,7 +71,7 @@ export class CpuProbe {
   constructor(private readonly serverPid: number) {}
 
   start(): void {
-    this.startPostgres = new Map(postgresPids().map((pid) => [pid, processJiffies(pid)]));
+    this.startPostgres = new Map(benchBackendPids().map((pid) => [pid, processJiffies(pid)]));
     this.startServer = processJiffies(this.serverPid);
     this.startSelf = processJiffies(process.pid);
     this.startMachine = machineJiffies();
@@ -77,7 +84,7 @@ export class CpuProbe {
     const self = processJiffies(process.pid) - this.startSelf;
     let postgres = 0;
     // Backends started during the run count from zero; ones that ended are lost (and land in `other`).
-    for (const pid of new Set([...this.startPostgres.keys(), ...postgresPids()])) {
+    for (const pid of new Set([...this.startPostgres.keys(), ...benchBackendPids()])) {
       postgres += Math.max(0, processJiffies(pid) - (this.startPostgres.get(pid) ?? 0));
     }
     const busy = machine.busy - this.startMachine.busy;

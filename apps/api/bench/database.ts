@@ -4,6 +4,9 @@ import postgres from "postgres";
 /** The machine's own PostgreSQL, used for the bare baseline when our stack runs on PGlite. */
 export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
 
+/** Every bench database's name starts with this; the CPU probe also finds our PostgreSQL backends by it. */
+export const BENCH_DATABASE_PREFIX = "clinsign_bench_";
+
 export interface BenchDatabase {
   /** Connection string of the fresh database. */
   url: string;
@@ -32,7 +35,7 @@ export function redactUrl(serverUrl: string): string {
  * data and always starts from an empty schema that our server then migrates and seeds.
  */
 export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `clinsign_bench_${randomBytes(4).toString("hex")}`;
+  const name = `${BENCH_DATABASE_PREFIX}${randomBytes(4).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
   let serverVersion: string;
   try {

@@ -3,6 +3,11 @@ import { parseArgs } from "node:util";
 
 export const SCENARIOS = ["healthz", "f4"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+/** bench/scenarios/extended.ts; the *-scale ones bulk-load PostgreSQL and only run when asked (--scale or --only). */
+export const EXTENDED_SCENARIOS = ["a1", "f7", "f10", "completion", "a2-scale", "f13-scale"] as const;
+export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
+const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale"];
+const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS];
 
 export interface BenchOptions {
   /** Measured seconds per scenario. */
@@ -13,6 +18,8 @@ export interface BenchOptions {
   /** Templates created through F2, and the `limit` F4 asks for, so every F4 answer holds this many rows. */
   rows: number;
   scenarios: ScenarioName[];
+  /** Extended scenarios (bench/scenarios/), run after the ones above. */
+  extended: ExtendedScenarioName[];
   /** Absolute path for the JSON report, if asked for. */
   jsonFile: string | undefined;
   /** PostgreSQL server to benchmark on; unset means our stack runs on PGlite. */
@@ -28,7 +35,10 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
   --warmup <s>        unmeasured seconds before each scenario (default 3)
   --connections <n>   concurrent connections (default 20)
   --rows <n>          templates seeded and listed by F4, 1-300 (default 50)
-  --only <names>      comma-separated scenarios: ${SCENARIOS.join(", ")} (default all)
+  --only <names>      comma-separated scenarios: ${ALL_NAMES.join(", ")}
+                      (default all but the scale ones)
+  --scale             add a2-scale (A2 at 20k/200k assignments) and f13-scale (F13 at
+                      100k/1M audit rows); bulk-loads PostgreSQL, takes several minutes
   --json <file>       also write the results as JSON
   --help              this text
 
@@ -46,14 +56,19 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
-function scenarioList(raw: string | undefined): ScenarioName[] {
-  if (raw === undefined) return [...SCENARIOS];
-  const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
-  const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
-  if (names.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--only takes ${SCENARIOS.join(", ")}; got "${raw}"`);
+function scenarioList(raw: string | undefined, scale: boolean): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[] } {
+  if (raw === undefined) {
+    return { scenarios: [...SCENARIOS], extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)) };
   }
-  return SCENARIOS.filter((s) => names.includes(s));
+  const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !ALL_NAMES.includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--only takes ${ALL_NAMES.join(", ")}; got "${raw}"`);
+  }
+  return {
+    scenarios: SCENARIOS.filter((s) => names.includes(s)),
+    extended: EXTENDED_SCENARIOS.filter((s) => names.includes(s) || (scale && SCALE_SCENARIOS.includes(s))),
+  };
 }
 
 /**
@@ -73,6 +88,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       rows: { type: "string" },
       only: { type: "string" },
       json: { type: "string" },
+      scale: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -83,7 +99,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     warmupSeconds: integer("warmup", values.warmup, 3, 0, 60),
     connections: integer("connections", values.connections, 20, 1, 1000),
     rows: integer("rows", values.rows, 50, 1, 300),
-    scenarios: scenarioList(values.only),
+    ...scenarioList(values.only, values.scale === true),
     jsonFile: values.json ? (isAbsolute(values.json) ? values.json : resolve(baseDir, values.json)) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
   };

@@ -3,14 +3,15 @@ import { writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import type { CpuUse } from "./cpu";
 import type { LoadResult } from "./load";
-import type { BenchOptions, ScenarioName } from "./options";
+import type { BenchOptions } from "./options";
 import type { PeakRss } from "./rss";
 
 export type Stack = "clinsign" | "bare";
 export type EngineKind = "pglite" | "postgres";
 
 export interface ResultRow {
-  scenario: ScenarioName;
+  /** A ScenarioName, or the label of an extended scenario (bench/scenarios/), printed as is. */
+  scenario: string;
   stack: Stack;
   engine: EngineKind;
   load: LoadResult;
@@ -89,7 +90,7 @@ const cpuLabel = (cpu: CpuUse) => [cpu.server, cpu.loadGenerator, cpu.postgres, 
 export function formatTable(rows: RatedRow[], machine: MachineInfo): string {
   const header = ["scenario", "stack", "engine", "req/s", "p50 ms", "p99 ms", "RSS start MiB", "peak RSS MiB", "CPU% srv/gen/pg/other", "srv µs/req", "vs bare", "failed"];
   const body = rows.map((row) => [
-    row.scenario === "f4" ? "F4 list templates" : "/healthz",
+    row.scenario === "f4" ? "F4 list templates" : row.scenario === "healthz" ? "/healthz" : row.scenario,
     stackLabel(row.stack),
     engineLabel(row.engine, machine),
     Math.round(row.load.requestsPerSecond).toString(),

@@ -9,7 +9,7 @@
  * With DATABASE_URL everything runs on that server. Either way the PostgreSQL side uses a fresh
  * database clinsign_bench_<random>, dropped at the end.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism as cpuCores, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,8 @@ import {
 } from "./processes";
 import { formatMachine, formatTable, machineInfo, rateRows, writeJsonReport, type EngineKind, type ResultRow, type Stack } from "./report";
 import { PeakRssProbe } from "./rss";
+import { formatCompletionTable } from "./scenarios/completion";
+import { runExtended } from "./scenarios/extended";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -244,6 +246,32 @@ function runNotes(rows: ResultRow[]): string[] {
 }
 
 async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  if (options.scenarios.length > 0) await runBase(options, cleanup);
+  if (options.extended.length > 0) await runExtendedScenarios(options, cleanup);
+}
+
+/** The extended scenarios (bench/scenarios/): a second table, and the completion table. */
+async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  const result = await runExtended(options, cleanup.defer.bind(cleanup), log);
+  const machine = machineInfo(result.serverVersion, API_DIR);
+  const settings = `${options.connections} connections, ${options.durationSeconds}s per scenario after ${options.warmupSeconds}s warm-up; our API and the bare server on PostgreSQL (scale data inserted with SQL)`;
+  const sections = [`\nextended scenarios\n${formatMachine(machine)}\nload      ${settings}`];
+  const rated = rateRows(result.rows);
+  if (rated.length > 0) sections.push(formatTable(rated, machine), [...runNotes(result.rows), ...result.notes].map((n) => `- ${n}`).join("\n"));
+  if (result.completion.length > 0) {
+    sections.push(
+      `completion pipeline, in-process (stamp + audit page + PAdES seal + SHA-256s; no HTTP, storage or SQL) vs pdf-lib load + save of the same file\n${formatCompletionTable(result.completion)}`,
+    );
+  }
+  process.stdout.write(`${sections.join("\n\n")}\n`);
+  if (options.jsonFile) {
+    const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
+    writeFileSync(file, JSON.stringify({ machine, rows: rated, completion: result.completion, notes: result.notes }, null, 2) + "\n");
+    log(`wrote ${file}`);
+  }
+}
+
+async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   const database = await openBenchDatabase(options, cleanup);
   const machine = machineInfo(database?.serverVersion ?? null, API_DIR);
   const rows: ResultRow[] = [];

@@ -1,0 +1,141 @@
+/**
+ * The completion pipeline, in-process (no HTTP, no database): what produceSealedResult in
+ * src/core/signatures/seal.ts does to the bytes of one document — stampSignature (load, draw the
+ * signature into the field, save), appendAuditPage (load, add the audit page, save), sealPdf
+ * (PAdES placeholder, CMS signature with the development certificate) and the SHA-256 hashes —
+ * timed against the plainest pdf-lib work on the same file: PDFDocument.load(bytes) + save().
+ *
+ * Not included: reading the original and writing the three result files to storage, the row
+ * update and audit/webhook entries of the completion transaction (a few ms of SQL).
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { PDFDocument } from "pdf-lib";
+import { loadSigningIdentity, sealPdf } from "../../src/core/signatures/pades";
+import { appendAuditPage, stampSignature } from "../../src/core/signatures/seal";
+import { makePdf } from "./fixtures";
+
+export interface CompletionRow {
+  pages: number;
+  inputBytes: number;
+  outputBytes: number;
+  runs: number;
+  /** Mean ms per document of each step and of the whole pipeline. */
+  stampMs: number;
+  auditPageMs: number;
+  sealMs: number;
+  pipelineMs: number;
+  /** Mean ms of PDFDocument.load + save on the same input. */
+  bareMs: number;
+  /** pipelineMs / bareMs. */
+  ratio: number;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+async function pipelineOnce(original: Buffer, identity: ReturnType<typeof loadSigningIdentity>) {
+  const t0 = performance.now();
+  const originalSha256 = sha256(original);
+  const stamped = await stampSignature({
+    original,
+    fields: [{ page: 1, x: 350, y: 700, width: 180, height: 50 }],
+    png: null,
+    typedName: "Erika Mustermann",
+  });
+  const stampedSha256 = sha256(stamped);
+  const t1 = performance.now();
+  const withAuditPage = await appendAuditPage(stamped, {
+    title: "Bench consent",
+    signatureId: "00000000-0000-4000-8000-000000000001",
+    documentId: "00000000-0000-4000-8000-000000000002",
+    version: 1,
+    signer: "Erika Mustermann (typed name)",
+    patientId: "bench-patient",
+    institutionId: "bench-institution",
+    orderBy: "Dr. Bench",
+    createdAt: new Date(),
+    openedAt: new Date(),
+    signedAt: new Date(),
+    ip: "127.0.0.1",
+    userAgent: "bench",
+    originalSha256,
+    stampedSha256,
+    certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
+    development: identity.development,
+  });
+  const t2 = performance.now();
+  const signed = await sealPdf(withAuditPage, identity, { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date() });
+  sha256(signed);
+  const t3 = performance.now();
+  return { stamp: t1 - t0, auditPage: t2 - t1, seal: t3 - t2, total: t3 - t0, outputBytes: signed.length };
+}
+
+async function bareOnce(original: Buffer): Promise<number> {
+  const t0 = performance.now();
+  const doc = await PDFDocument.load(original);
+  await doc.save();
+  return performance.now() - t0;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** `runs` measured documents per page count, after 2 unmeasured ones each (JIT, font caches). */
+export async function measureCompletion(pageCounts: number[], runs: number, log: (message: string) => void): Promise<CompletionRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), "clinsign-bench-seal-"));
+  try {
+    // The development certificate, generated once under dataDir, as the API does without SIGNING_P12_FILE.
+    const identity = loadSigningIdentity({ signingP12: undefined, dataDir });
+    const rows: CompletionRow[] = [];
+    for (const pages of pageCounts) {
+      const original = await makePdf(pages);
+      log(`completion, ${pages} page(s) (${(original.length / 1024).toFixed(0)} KiB): 2 warm-up + ${runs} measured documents, then pdf-lib load+save`);
+      for (let i = 0; i < 2; i++) {
+        await pipelineOnce(original, identity);
+        await bareOnce(original);
+      }
+      const samples: Awaited<ReturnType<typeof pipelineOnce>>[] = [];
+      for (let i = 0; i < runs; i++) samples.push(await pipelineOnce(original, identity));
+      const bare: number[] = [];
+      for (let i = 0; i < runs; i++) bare.push(await bareOnce(original));
+      const pipelineMs = mean(samples.map((s) => s.total));
+      const bareMs = mean(bare);
+      rows.push({
+        pages,
+        inputBytes: original.length,
+        outputBytes: samples[0]!.outputBytes,
+        runs,
+        stampMs: mean(samples.map((s) => s.stamp)),
+        auditPageMs: mean(samples.map((s) => s.auditPage)),
+        sealMs: mean(samples.map((s) => s.seal)),
+        pipelineMs,
+        bareMs,
+        ratio: pipelineMs / bareMs,
+      });
+    }
+    return rows;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function formatCompletionTable(rows: CompletionRow[]): string {
+  const header = ["pages", "in KiB", "out KiB", "docs", "stamp ms", "audit page ms", "seal ms", "pipeline ms/doc", "pdf-lib load+save ms", "vs bare"];
+  const body = rows.map((r) => [
+    String(r.pages),
+    (r.inputBytes / 1024).toFixed(0),
+    (r.outputBytes / 1024).toFixed(0),
+    String(r.runs),
+    r.stampMs.toFixed(1),
+    r.auditPageMs.toFixed(1),
+    r.sealMs.toFixed(1),
+    r.pipelineMs.toFixed(1),
+    r.bareMs.toFixed(1),
+    `${r.ratio.toFixed(2)}x slower`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
