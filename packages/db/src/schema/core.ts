@@ -141,10 +141,11 @@ export const auditLog = pgTable(
     hash: text("hash").notNull(),
   },
   (t) => [
+    // F13 reads newest first by seq under each combination of its filters; each has its index.
     uniqueIndex("audit_log_org_seq_uq").on(t.organizationId, t.seq),
-    index("audit_log_org_created_idx").on(t.organizationId, t.createdAt.desc()),
-    index("audit_log_org_action_idx").on(t.organizationId, t.action, t.createdAt.desc()),
-    index("audit_log_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+    index("audit_log_org_action_seq_idx").on(t.organizationId, t.action, t.seq.desc()),
+    index("audit_log_org_template_seq_idx").on(t.organizationId, t.templateIdentifier, t.seq.desc()),
+    index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq.desc()),
   ],
 );
 

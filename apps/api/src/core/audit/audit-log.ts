@@ -2,7 +2,7 @@ import type { AuditLogEntry } from "@clinsign/contracts";
 import { auditLog, desc, eq } from "@clinsign/db";
 import type { OrgContext } from "../context";
 
-/** F13: newest first, filtered by action and template (indexes: org + action/template + created_at). */
+/** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
 export async function listAuditLog(ctx: OrgContext, input: { action?: string; templateIdentifier?: string; limit: number }): Promise<AuditLogEntry[]> {
   const rows = await ctx.scope
     .select(
@@ -10,7 +10,8 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
       input.action ? eq(auditLog.action, input.action) : undefined,
       input.templateIdentifier ? eq(auditLog.templateIdentifier, input.templateIdentifier) : undefined,
     )
-    .orderBy(desc(auditLog.createdAt), desc(auditLog.seq))
+    // seq is the chain order (gapless, increasing with time), and every filter has an index ending in it.
+    .orderBy(desc(auditLog.seq))
     .limit(input.limit);
   return rows.map((r) => ({
     id: r.id,

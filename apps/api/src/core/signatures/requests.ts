@@ -6,7 +6,7 @@ import {
   updateAssignmentInput,
   type UpdateAssignmentInput,
 } from "@clinsign/contracts";
-import { and, desc, documents, eq, gt, inArray, lte, signatureRequests, type SignatureRequestStatus } from "@clinsign/db";
+import { and, desc, documents, documentVersions, eq, gt, inArray, lte, signatureRequests, sql, type SignatureRequestStatus } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
 import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
@@ -141,28 +141,43 @@ const LIST_LIMIT = 500;
 
 /** A2: active-visibility requests of a patient that are pending or opened and not expired. */
 export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_id: string }): Promise<OpenSignatureLink[]> {
-  const rows = await ctx.scope
-    .select(
-      signatureRequests,
-      eq(signatureRequests.patientId, input.patient_id),
-      eq(signatureRequests.visibility, "active"),
-      inArray(signatureRequests.status, OPEN_STATUSES),
-      gt(signatureRequests.expiresAt, new Date()),
+  // One query: the title comes from the pinned version, or the newest one while not started.
+  const rows = await ctx.scope.db
+    .select({
+      documentId: signatureRequests.documentId,
+      title: documentVersions.title,
+      assignmentUrl: signatureRequests.assignmentUrl,
+      tokenEnc: signatureRequests.tokenEnc,
+      status: signatureRequests.status,
+      expiresAt: signatureRequests.expiresAt,
+    })
+    .from(signatureRequests)
+    .innerJoin(documents, and(eq(documents.id, signatureRequests.documentId), eq(documents.organizationId, ctx.scope.organizationId)))
+    .innerJoin(
+      documentVersions,
+      and(
+        eq(documentVersions.documentId, signatureRequests.documentId),
+        eq(documentVersions.version, sql`coalesce(${signatureRequests.pinnedVersion}, ${documents.currentVersion})`),
+      ),
+    )
+    .where(
+      ctx.scope.owns(
+        signatureRequests,
+        eq(signatureRequests.patientId, input.patient_id),
+        eq(signatureRequests.visibility, "active"),
+        inArray(signatureRequests.status, OPEN_STATUSES),
+        gt(signatureRequests.expiresAt, new Date()),
+      ),
     )
     .orderBy(signatureRequests.expiresAt, signatureRequests.id)
     .limit(LIST_LIMIT);
-  return Promise.all(
-    rows.map(async (row) => {
-      const version = await versionOf(ctx, row);
-      return {
-        document_id: row.documentId,
-        document_title: version.title,
-        signing_link: row.assignmentUrl ?? signingLink(ctx, ctx.services.secrets.open(row.tokenEnc)),
-        status: row.status as "pending" | "opened",
-        expiration_date: row.expiresAt.toISOString(),
-      };
-    }),
-  );
+  return rows.map((row) => ({
+    document_id: row.documentId,
+    document_title: row.title,
+    signing_link: row.assignmentUrl ?? signingLink(ctx, ctx.services.secrets.open(row.tokenEnc)),
+    status: row.status as "pending" | "opened",
+    expiration_date: row.expiresAt.toISOString(),
+  }));
 }
 
 export const signedPdfUrl = (ctx: OrgContext, id: string) => `${ctx.services.config.publicApiUrl}/signature-requests/${id}/signed.pdf`;
