@@ -142,10 +142,13 @@ export const auditLog = pgTable(
   },
   (t) => [
     // F13 reads newest first by seq under each combination of its filters; each has its index.
+    // Indexes here are ascending on purpose: scanned backwards they serve ORDER BY … DESC (which
+    // means NULLS FIRST), whereas a DESC NULLS LAST index cannot, and the planner falls back to
+    // filtering a larger index.
     uniqueIndex("audit_log_org_seq_uq").on(t.organizationId, t.seq),
-    index("audit_log_org_action_seq_idx").on(t.organizationId, t.action, t.seq.desc()),
-    index("audit_log_org_template_seq_idx").on(t.organizationId, t.templateIdentifier, t.seq.desc()),
-    index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq.desc()),
+    index("audit_log_org_action_seq_idx").on(t.organizationId, t.action, t.seq),
+    index("audit_log_org_template_seq_idx").on(t.organizationId, t.templateIdentifier, t.seq),
+    index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq),
   ],
 );
 
@@ -166,7 +169,7 @@ export const templates = pgTable(
   },
   (t) => [
     uniqueIndex("templates_org_identifier_uq").on(t.organizationId, t.identifier),
-    index("templates_org_updated_idx").on(t.organizationId, t.updatedAt.desc()),
+    index("templates_org_updated_idx").on(t.organizationId, t.updatedAt),
   ],
 );
 

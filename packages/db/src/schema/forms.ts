@@ -72,8 +72,8 @@ export const submissions = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("submissions_org_created_idx").on(t.organizationId, t.createdAt.desc()),
-    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+    index("submissions_org_created_idx").on(t.organizationId, t.createdAt),
+    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt),
   ],
 );
 
@@ -116,7 +116,7 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("webhook_deliveries_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+  (t) => [index("webhook_deliveries_org_created_idx").on(t.organizationId, t.createdAt)],
 );
 
 /** The webhook log (F12): one row per delivery attempt. */
@@ -139,9 +139,9 @@ export const webhookAttempts = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("webhook_attempts_org_created_idx").on(t.organizationId, t.createdAt.desc()),
-    index("webhook_attempts_org_event_idx").on(t.organizationId, t.eventType, t.createdAt.desc()),
-    index("webhook_attempts_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt.desc()),
+    index("webhook_attempts_org_created_idx").on(t.organizationId, t.createdAt),
+    index("webhook_attempts_org_event_idx").on(t.organizationId, t.eventType, t.createdAt),
+    index("webhook_attempts_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt),
     index("webhook_attempts_delivery_idx").on(t.deliveryId),
   ],
 );
@@ -175,7 +175,7 @@ export const formRequests = pgTable(
   (t) => [
     uniqueIndex("form_requests_link_uq").on(t.linkTokenHash),
     uniqueIndex("form_requests_access_uq").on(t.accessTokenHash),
-    index("form_requests_org_created_idx").on(t.organizationId, t.createdAt.desc()),
+    index("form_requests_org_created_idx").on(t.organizationId, t.createdAt),
   ],
 );
 
@@ -194,7 +194,7 @@ export const otpChallenges = pgTable(
     endedAt: ts("ended_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("otp_challenges_request_idx").on(t.formRequestId, t.createdAt.desc())],
+  (t) => [index("otp_challenges_request_idx").on(t.formRequestId, t.createdAt)],
 );
 
 export type MessageChannel = "sms" | "email";
@@ -220,5 +220,5 @@ export const messages = pgTable(
     createdAt: createdAt(),
     sentAt: ts("sent_at"),
   },
-  (t) => [index("messages_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+  (t) => [index("messages_org_created_idx").on(t.organizationId, t.createdAt)],
 );

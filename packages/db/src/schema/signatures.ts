@@ -36,7 +36,7 @@ export const documents = pgTable(
     createdAt: createdAt(),
     updatedAt: at("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("documents_org_created_idx").on(t.organizationId, t.createdAt.desc())],
+  (t) => [index("documents_org_created_idx").on(t.organizationId, t.createdAt)],
 );
 
 /** One version of a document (A6 creates 1, A8 adds the next). Bytes are in file storage. */
@@ -123,7 +123,7 @@ export const signatureRequests = pgTable(
   },
   (t) => [
     uniqueIndex("signature_requests_token_uq").on(t.tokenHash),
-    index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt.desc()),
+    index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt),
     index("signature_requests_org_document_idx").on(t.organizationId, t.documentId),
     index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
   ],
