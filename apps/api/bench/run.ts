@@ -229,7 +229,7 @@ function runNotes(rows: ResultRow[]): string[] {
     "req/s counts 2xx answers only; p50/p99 come from every 2xx response time (sub-millisecond resolution).",
     "RSS is the server process alone (PGlite lives inside it; PostgreSQL's backends are not counted); 'start' is its RSS after warm-up, 'peak' the high-water mark during the measured run.",
     "autocannon runs in this process, on the same cores as the server (and PostgreSQL).",
-    `CPU% is per scenario in % of one core (the machine has ${cpuCores() * 100}): server / load generator / postgres processes / everything else; srv µs/req is server CPU per answered request.`,
+    `CPU% is per scenario in % of one core (the machine has ${cpuCores() * 100}): server / load generator / PostgreSQL backends of the bench database / everything else; srv µs/req is server CPU per answered request.`,
   ];
   const busy = rows.filter((r) => r.cpu.other > OTHER_CPU_WARNING_PERCENT);
   for (const row of busy) {
