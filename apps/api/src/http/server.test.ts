@@ -103,6 +103,12 @@ describe("the HTTP surface", () => {
     expect(method.headers.get("allow")).toBe("GET, POST");
   });
 
+  it("answers a malformed path escape with 400, not 500", async () => {
+    const res = await api.request("DELETE", "/api/embed/templates/%E0%A4%A", { body: { token: org.token, orgId: org.orgId } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ ok: false, error: "the path is not valid percent-encoding" });
+  });
+
   it("keeps a caller's request id and echoes it in the header and the error body", async () => {
     const res = await api.request("GET", "/api/embed/templates", { headers: { "x-request-id": "trace-abc-12345" } });
     expect(res.headers.get("x-request-id")).toBe("trace-abc-12345");

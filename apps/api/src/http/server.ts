@@ -89,7 +89,14 @@ export function createRequestListener(services: Services): RequestListener {
       userAgent: req.headers["user-agent"]?.slice(0, 512) ?? null,
     };
     requestMeta.set(req, request);
-    const url = new URL(req.url ?? "/", "http://internal");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://internal");
+    } catch {
+      // An absolute-form request target that is no URL: nothing to route, and no reason to crash.
+      const { status, body } = renderError("A", new AppError("invalid_request", "the request target is not a valid URL"), requestId);
+      return sendJson(res, status, body, { "x-request-id": requestId });
+    }
     const secure = isSecureRequest(req, config);
     res.setHeader("x-request-id", requestId);
     res.setHeader("x-content-type-options", "nosniff");

@@ -63,6 +63,15 @@ export interface RestRequest {
   request: RequestMeta;
 }
 
+/** A percent-decoded path segment; a malformed escape is the caller's mistake, not a 500. */
+function decodePath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError("invalid_request", "the path is not valid percent-encoding", { field: "path" });
+  }
+}
+
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function authenticate(services: Services, route: Route, req: IncomingMessage, fields: Record<string, unknown>): Promise<Principal> {
@@ -123,7 +132,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     }
     const { route } = match;
     const values = match.pattern.exec(url.pathname)!;
-    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(values[i + 1]!)]));
+    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!)]));
     let fields: Record<string, unknown>;
     let files: IncomingFile[] | undefined;
     if (route.body === "multipart") ({ fields, files } = await readMultipart(req));
@@ -155,7 +164,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
 export async function serveSignedFile(services: Services, rest: RestRequest): Promise<void> {
   const { res, url, request } = rest;
   try {
-    const path = decodeURIComponent(url.pathname.slice("/api/embed/files/".length));
+    const path = decodePath(url.pathname.slice("/api/embed/files/".length));
     const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
     res.writeHead(200, {
       "content-type": file.type,
