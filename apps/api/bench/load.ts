@@ -13,7 +13,7 @@ export interface LoadResult {
 }
 
 /** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: Float64Array, p: number): number {
+function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
@@ -24,11 +24,16 @@ export function percentile(sorted: Float64Array, p: number): number {
  * Latencies are collected from the `response` events rather than autocannon's histogram,
  * which stores whole milliseconds: /healthz answers well under 1 ms, and p50 would read 0 or 1.
  */
-export async function runLoad(url: string, options: { connections: number; durationSeconds: number }): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  options: { connections: number; durationSeconds: number },
+  /** More autocannon options (per-request bodies, a request cap) for the write scenarios. */
+  extra: Partial<autocannon.Options> = {},
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolveResult, reject) => {
     const instance = autocannon(
-      { url, connections: options.connections, duration: options.durationSeconds, pipelining: 1, timeout: 10 },
+      { url, connections: options.connections, duration: options.durationSeconds, pipelining: 1, timeout: 10, ...extra },
       (error: unknown, finished: autocannon.Result) => (error ? reject(error) : resolveResult(finished)),
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {

@@ -1,10 +1,9 @@
 /**
  * autocannon with a body (or path) built per request, for the write scenarios (A1, F7, F10) that
- * need a unique patient, draftKey or rnummer on every call. Latencies are taken from the
- * `response` events, as in ../load.ts, so p50/p99 keep sub-millisecond resolution.
+ * need a unique patient, draftKey or rnummer on every call, measured by ../load.ts.
  */
 import autocannon from "autocannon";
-import { percentile, type LoadResult } from "../load";
+import { runLoad, type LoadResult } from "../load";
 
 export interface RequestSpec {
   method: "GET" | "POST";
@@ -24,37 +23,14 @@ export interface RequestLoadOptions {
 export async function runRequestLoad(baseUrl: string, spec: RequestSpec, options: RequestLoadOptions): Promise<LoadResult> {
   let counter = 0;
   const headers = { ...(spec.body ? { "content-type": "application/json" } : {}), ...spec.headers };
-  const latencies: number[] = [];
   const request: autocannon.Request = {
     method: spec.method,
     path: spec.path,
     headers,
     ...(spec.body && { setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(spec.body!(counter++)) }) }),
   };
-  const result = await new Promise<autocannon.Result>((resolveResult, reject) => {
-    const instance = autocannon(
-      {
-        url: baseUrl,
-        connections: options.connections,
-        duration: options.durationSeconds,
-        ...(options.maxRequests !== undefined && { maxOverallRequests: options.maxRequests }),
-        pipelining: 1,
-        timeout: 10,
-        requests: [request],
-      },
-      (error: unknown, finished: autocannon.Result) => (error ? reject(error) : resolveResult(finished)),
-    );
-    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-    });
+  return runLoad(baseUrl, options, {
+    requests: [request],
+    ...(options.maxRequests !== undefined && { maxOverallRequests: options.maxRequests }),
   });
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requestsPerSecond: result["2xx"] / result.duration,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    ok: result["2xx"],
-    failed: result.non2xx + result.errors,
-    durationSeconds: result.duration,
-  };
 }
