@@ -121,3 +121,25 @@ export async function waitForOutput(server: ServerProcess, pattern: RegExp, time
     await sleep(50);
   }
 }
+
+/**
+ * The API's environment: a fresh DATA_DIR every time (PGlite files, or on PostgreSQL just the
+ * generated encryption key and development certificate), quiet logs, nothing inherited that
+ * would change what is measured (TLS, a proxy, another database). `allowHosts` are the loopback
+ * servers (PDF files, webhook receiver) the API may call.
+ */
+export function apiEnv(port: number, dataDir: string, databaseUrl: string | undefined, allowHosts: string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "development",
+    DATA_DIR: dataDir,
+    API_HOST: "127.0.0.1",
+    API_PORT: String(port),
+    LOG_LEVEL: "warn",
+    ALLOW_INSECURE_HTTP: "true",
+  };
+  for (const key of ["DATABASE_URL", "TLS_CERT_FILE", "TLS_KEY_FILE", "TRUST_PROXY", "PUBLIC_API_URL", "OUTBOUND_ALLOW_HOSTS"]) delete env[key];
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  if (allowHosts.length > 0) env.OUTBOUND_ALLOW_HOSTS = allowHosts.join(",");
+  return env;
+}

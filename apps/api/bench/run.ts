@@ -19,6 +19,7 @@ import { createBenchDatabase, LOCAL_POSTGRES_URL, redactUrl, type BenchDatabase 
 import { runLoad } from "./load";
 import { parseOptions, UsageError, USAGE, type BenchOptions, type ScenarioName } from "./options";
 import {
+  apiEnv,
   describeFailure,
   freePort,
   killRunningChildren,
@@ -75,26 +76,6 @@ function tempDir(cleanup: Cleanup, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanup.defer(`remove ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/**
- * The API's environment: a fresh DATA_DIR every time (PGlite files, or on PostgreSQL just the
- * generated encryption key and development certificate), quiet logs, nothing inherited that
- * would change what is measured (TLS, a proxy, another database).
- */
-function apiEnv(port: number, dataDir: string, databaseUrl: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "development",
-    DATA_DIR: dataDir,
-    API_HOST: "127.0.0.1",
-    API_PORT: String(port),
-    LOG_LEVEL: "warn",
-    ALLOW_INSECURE_HTTP: "true",
-  };
-  for (const key of ["DATABASE_URL", "TLS_CERT_FILE", "TLS_KEY_FILE", "TRUST_PROXY", "PUBLIC_API_URL"]) delete env[key];
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  return env;
 }
 
 async function startApi(engine: EngineKind, databaseUrl: string | undefined, cleanup: Cleanup): Promise<ServerProcess> {

@@ -14,7 +14,7 @@ import postgres from "postgres";
 import { CpuProbe } from "../cpu";
 import { createBenchDatabase, LOCAL_POSTGRES_URL, type BenchDatabase } from "../database";
 import type { BenchOptions, ExtendedScenarioName } from "../options";
-import { describeFailure, freePort, startTsServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
+import { apiEnv, describeFailure, freePort, startTsServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
 import type { ResultRow, Stack } from "../report";
 import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
@@ -58,22 +58,6 @@ const COMPLETION_RUNS = 20;
 const F7_DRAFT_KEYS = 500;
 
 const future = () => new Date(Date.now() + 30 * 86_400_000).toISOString();
-
-function apiEnv(port: number, dataDir: string, databaseUrl: string, allowHosts: string[]): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "development",
-    DATA_DIR: dataDir,
-    API_HOST: "127.0.0.1",
-    API_PORT: String(port),
-    LOG_LEVEL: "warn",
-    ALLOW_INSECURE_HTTP: "true",
-    OUTBOUND_ALLOW_HOSTS: allowHosts.join(","),
-    DATABASE_URL: databaseUrl,
-  };
-  for (const key of ["TLS_CERT_FILE", "TLS_KEY_FILE", "TRUST_PROXY", "PUBLIC_API_URL"]) delete env[key];
-  return env;
-}
 
 async function call(server: ServerProcess, method: "GET" | "POST", path: string, body: unknown, headers: Record<string, string> = {}, expect = [200, 201]) {
   const response = await fetch(server.baseUrl + path, {
