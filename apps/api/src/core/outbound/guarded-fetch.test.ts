@@ -33,6 +33,15 @@ describe("outbound guard", () => {
     for (const address of ["93.184.216.34", "2606:4700::1111", "8.8.8.8"]) expect(isBlockedAddress(address), address).toBe(false);
   });
 
+  it("refuses NAT64, 6to4, site-local and hexadecimal IPv4-mapped addresses", () => {
+    for (const address of ["64:ff9b:1::a00:1", "2002:7f00:1::1", "fec0::1", "::ffff:7f00:1", "::ffff:a9fe:a9fe", "::7f00:1"])
+      expect(isBlockedAddress(address), address).toBe(true);
+    expect(isBlockedAddress("::ffff:5db8:d822"), "::ffff:93.184.216.34").toBe(false);
+    // URL parsing turns the dotted mapped form into the hexadecimal one.
+    expect(() => checkOutboundUrl("https://[::ffff:7f00:1]/", open)).toThrow(OutboundError);
+    expect(() => checkOutboundUrl("https://[::ffff:127.0.0.1]/", open)).toThrow(OutboundError);
+  });
+
   it("refuses plain http and loopback targets that are not allow-listed", async () => {
     expect(() => checkOutboundUrl("http://example.org/x", open)).toThrow("only https");
     expect(() => checkOutboundUrl("https://169.254.169.254/latest", open)).toThrow(OutboundError);

@@ -60,13 +60,19 @@ for (const [net, prefix] of [
 ] as const)
   blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // Unspecified, loopback and the deprecated IPv4-compatible form (::a.b.c.d).
+  ["::", 96],
   ["fc00::", 7],
   ["fe80::", 10],
+  // Site-local: deprecated, but still routed inside some networks.
+  ["fec0::", 10],
   ["ff00::", 8],
   ["2001:db8::", 32],
+  // NAT64 (well-known and local-use prefixes) and 6to4: each embeds an IPv4 address a gateway
+  // translates to, which may be a private one.
   ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["2002::", 16],
 ] as const)
   blocked.addSubnet(net, prefix, "ipv6");
 
@@ -74,6 +80,12 @@ for (const [net, prefix] of [
 export function isBlockedAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return blocked.check(mapped[1]!, "ipv4");
+  // The same IPv4-mapped address in hexadecimal (`new URL` writes `[::ffff:127.0.0.1]` this way).
+  const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (mappedHex) {
+    const [high, low] = [parseInt(mappedHex[1]!, 16), parseInt(mappedHex[2]!, 16)];
+    return blocked.check(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`, "ipv4");
+  }
   const family = isIP(address);
   if (family === 0) return true;
   return blocked.check(address, family === 4 ? "ipv4" : "ipv6");
