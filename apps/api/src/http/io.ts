@@ -54,12 +54,23 @@ export function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
+/**
+ * The request's cookies, first value of each name. A value that is not valid percent-encoding is
+ * skipped: a stray cookie from another app on the same host must not break every call.
+ */
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!header) return out;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0) out[part.slice(0, eq).trim()] = decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (name in out) continue;
+    try {
+      out[name] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // malformed escape: ignore this cookie
+    }
   }
   return out;
 }

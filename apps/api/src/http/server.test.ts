@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactedPaths } from "../services";
-import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { writeSelfSignedCertificate } from "../testing/tls";
 
 describe("HTTPS enforcement on area-A paths", () => {
@@ -107,6 +107,14 @@ describe("the HTTP surface", () => {
     const res = await api.request("DELETE", "/api/embed/templates/%E0%A4%A", { body: { token: org.token, orgId: org.orgId } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ ok: false, error: "the path is not valid percent-encoding" });
+  });
+
+  it("ignores a cookie with a malformed escape instead of failing every /trpc call", async () => {
+    const session = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const me = await fetch(`${api.baseUrl}/trpc/auth.me`, { headers: { cookie: `theme=%E0%A4%A; ${session}` } });
+    expect(me.status).toBe(200);
+    const anonymous = await fetch(`${api.baseUrl}/trpc/auth.me`, { headers: { cookie: "clinsign_session=%zz" } });
+    expect(anonymous.status).toBe(401);
   });
 
   it("keeps a caller's request id and echoes it in the header and the error body", async () => {
