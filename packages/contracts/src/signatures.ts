@@ -83,10 +83,11 @@ export const createDocumentOutput = z.object({
 
 /**
  * A8 `fields`: `{signature: <rect or array>}` as in the interface document, or the rect(s)
- * directly.
+ * directly. `{}` (what a caller sends when only the title changes) leaves the fields as they are.
  */
 const updateFields = z.unknown().transform((value, ctx): SigningFieldRect[] | undefined => {
   if (value === undefined || value === null) return undefined;
+  if (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
   const inner = typeof value === "object" && !Array.isArray(value) && "signature" in value ? (value as { signature: unknown }).signature : value;
   if (typeof value === "object" && !Array.isArray(value) && "signature" in value && Object.keys(value).length > 1) {
     ctx.addIssue({ code: "custom", message: "only a signature entry is supported" });

@@ -166,6 +166,19 @@ describe("A8 PUT /documents/{id}", () => {
     expect(titleOnly.status).toBe(200);
   });
 
+  it("treats fields: {} as no change to the fields", async () => {
+    const id = await registerDocument(api, files, org);
+    const res = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { title: "Neu", description: "d", fields: {} } });
+    expect(res).toMatchObject({ status: 200, body: { id, modified: true } });
+    const versions = await api.services.db.select().from(documentVersions).where(eq(documentVersions.documentId, id)).orderBy(documentVersions.version);
+    expect(versions.map((v) => [v.version, v.title, v.fields])).toEqual([
+      [1, "Einwilligung", [field]],
+      [2, "Neu", [field]],
+    ]);
+    // With nothing else to change it is still "send at least one of …".
+    expect((await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: {} } })).status).toBe(400);
+  });
+
   it("validates: fields inside the page, document_id equal to the path, something to change; 404 for unknown or foreign ids", async () => {
     const id = await registerDocument(api, files, org);
     const outside = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: { signature: { page: 1, x: 500, y: 0, width: 200, height: 10 } } } });
