@@ -12,6 +12,14 @@ describe("safeNextPath", () => {
       expect(safeNextPath(value)).toBe("/");
     }
   });
+
+  it("refuses paths a browser would turn into another origin", () => {
+    for (const value of ["/\t/evil.example", "/\n/evil.example", "/\r//evil.example", "/x\\..\\\\evil.example", "/\u0000", "/\u007f/x"]) {
+      expect(safeNextPath(value), JSON.stringify(value)).toBe("/");
+    }
+    // Encoded, the same characters are only text in a path.
+    expect(safeNextPath("/settings%0a")).toBe("/settings%0a");
+  });
 });
 
 describe("loginPath", () => {

@@ -1,9 +1,24 @@
 /** Request header in which proxy.ts hands the requested path to server layouts. */
 export const PATH_HEADER = "x-clinsign-path";
 
-/** Only same-site paths are allowed as a post-login destination (no `//host` or `/\host`). */
+const PROBE_ORIGIN = "http://same-origin.invalid";
+const isUnsafeChar = (c: string) => c === "\\" || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
+
+/**
+ * Only same-origin paths are allowed as a post-login destination. Browsers read `\` as `/` and
+ * drop tabs and newlines from URLs, so `/\host` and `/\t/host` would become `//host` (another
+ * origin): backslashes and control characters are refused anywhere, and the path must resolve
+ * against our own origin without leaving it.
+ */
 export function safeNextPath(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
+  if (!value || !value.startsWith("/") || value.startsWith("//") || [...value].some(isUnsafeChar)) return "/";
+  let resolved: URL;
+  try {
+    resolved = new URL(value, PROBE_ORIGIN);
+  } catch {
+    return "/";
+  }
+  if (resolved.origin !== PROBE_ORIGIN) return "/";
   if (value === "/login" || value.startsWith("/login?") || value.startsWith("/trpc")) return "/";
   return value;
 }
