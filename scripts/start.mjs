@@ -4,20 +4,14 @@
 // app side by side. `--api-only` runs the API alone, for workers, scale-out and benchmarks.
 // Ctrl-C (or SIGTERM) stops both.
 import { spawn, spawnSync } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "./start-env.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const apiOnly = process.argv.includes("--api-only");
-// One data folder at the repository root, whichever package directory a process runs in.
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: resolve(process.env.DATA_DIR || join(root, ".data")) };
+const env = childEnv(process.env, { apiOnly, root });
 const host = env.API_HOST || "127.0.0.1";
-const isLoopback = host === "localhost" || host === "::1" || /^127\./.test(host);
-
-// The demo on a laptop has no certificate; area A may then use plain HTTP from loopback only.
-if (env.ALLOW_INSECURE_HTTP === undefined && !env.TLS_CERT_FILE && isLoopback && env.NODE_ENV !== "production") {
-  env.ALLOW_INSECURE_HTTP = "true";
-}
 
 const turbo = join(root, "node_modules", ".bin", "turbo");
 const filters = apiOnly ? ["--filter=@clinsign/api"] : ["--filter=@clinsign/api", "--filter=@clinsign/web"];
