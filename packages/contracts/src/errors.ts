@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fieldProblemCodes } from "./form-validation";
 
 /** Every error the service can report; one table in the API maps these to HTTP and tRPC. */
 export const errorCodes = [
@@ -25,7 +26,16 @@ export const areaAErrorBody = z.object({
 });
 export type AreaAErrorBody = z.infer<typeof areaAErrorBody>;
 
-export const fieldError = z.object({ key: z.string(), message: z.string() });
+/**
+ * One field's problem. `message` is English text; `code` (absent for checks only the server can make, such as file references) and `params` let clients
+ * show their own wording.
+ */
+export const fieldError = z.object({
+  key: z.string(),
+  message: z.string(),
+  code: z.enum(fieldProblemCodes).optional(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+});
 export type FieldError = z.infer<typeof fieldError>;
 
 /** Area B: `{"ok": false, "error": "<text>"}`, with `fieldErrors` on validation failures. */

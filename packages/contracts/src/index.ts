@@ -7,3 +7,4 @@ export * from "./templates";
 export * from "./tokens";
 export * from "./forms";
 export * from "./signatures";
+export * from "./form-validation";

@@ -15,6 +15,49 @@ const option = z.union([
   z.strictObject({ value: text(200), label: text(500) }),
 ]);
 
+export const conditionOperators = ["equals", "notEquals", "in", "filled", "empty"] as const;
+export type ConditionOperator = (typeof conditionOperators)[number];
+
+/** One comparison with an earlier field's value; see docs/forms-api.md "Conditional fields". */
+export const fieldCondition = z.strictObject({
+  field: fieldKey,
+  operator: z.enum(conditionOperators, { message: "must be one of equals, notEquals, in, filled, empty" }),
+  value: z
+    .union([text(500), z.number(), z.boolean(), z.array(z.union([text(500), z.number()])).min(1).max(100)], {
+      message: "must be a string, number, boolean or a list of strings and numbers",
+    })
+    .optional(),
+});
+export type FieldCondition = z.infer<typeof fieldCondition>;
+
+const conditionList = z
+  .array(fieldCondition)
+  .min(1, { message: "needs 1 to 20 conditions" })
+  .max(20, { message: "needs 1 to 20 conditions" });
+const visibleWhenShapes = [fieldCondition, z.strictObject({ all: conditionList }), z.strictObject({ any: conditionList })] as const;
+
+/**
+ * A union only says "Invalid input"; report the problem of the shape the input was meant to
+ * have instead (`{all}`, `{any}` or one condition), e.g. "operator: must be one of …".
+ */
+function visibleWhenError(issue: { code: string; input?: unknown; errors?: { path: PropertyKey[]; message: string }[][] }) {
+  if (issue.code !== "invalid_union") return undefined;
+  const input = issue.input;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return "must be a condition {field, operator, value} or {all: [...]} or {any: [...]}";
+  const branch = "all" in input ? 1 : "any" in input ? 2 : 0;
+  const first = issue.errors?.[branch]?.[0];
+  return first ? `${first.path.length > 0 ? `${first.path.join(".")}: ` : ""}${first.message}` : undefined;
+}
+
+export const visibleWhen = z.union(visibleWhenShapes, { error: visibleWhenError }).meta({
+  description:
+    "Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. " +
+    "`field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). " +
+    "On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. " +
+    "Hidden fields are not required, not validated and not stored.",
+});
+export type VisibleWhen = z.infer<typeof visibleWhen>;
+
 const base = {
   id: z.string().min(1).max(100),
   key: fieldKey,
@@ -22,6 +65,7 @@ const base = {
   required: z.boolean().optional(),
   placeholder: text(200).optional(),
   helpText: text(1000).optional(),
+  visibleWhen: visibleWhen.optional(),
 };
 const lengths = {
   minLength: z.number().int().min(0).max(100_000).optional(),
@@ -74,12 +118,66 @@ export const formField = z.discriminatedUnion(
 );
 export type FormField = z.infer<typeof formField>;
 
+const isDisplay = (field: FormField) => field.type === "heading" || field.type === "paragraph";
+
+/** What a condition's `value` must be for the referenced field; null: only filled/empty apply. */
+function conditionValueType(field: FormField): "string" | "number" | "boolean" | null {
+  if (field.type === "checkbox") return "boolean";
+  if (field.type === "number") return "number";
+  if (field.type === "file" || field.type === "signature") return null;
+  return "string";
+}
+
+/**
+ * The problem with one condition of the field at `index`, as [path below the condition, message].
+ * Only keys of earlier fields may be named: evaluation then runs in one pass in schema order, and
+ * no cycle (a ↔ b, or a field hiding itself) can be written down.
+ */
+function conditionProblem(condition: FieldCondition, index: number, fields: FormField[], indexByKey: Map<string, number>): [string[], string] | null {
+  const { field: key, operator, value } = condition;
+  const targetIndex = indexByKey.get(key);
+  if (fields[index]!.key === key) return [["field"], "a field cannot depend on itself"];
+  if (targetIndex === undefined) return [["field"], `refers to unknown field "${key}"`];
+  const target = fields[targetIndex]!;
+  if (isDisplay(target)) return [["field"], `refers to "${key}", a display element without a value`];
+  if (targetIndex > index) return [["field"], `refers to "${key}", which comes later; conditions may only refer to earlier fields`];
+  if (operator === "filled" || operator === "empty") return value === undefined ? null : [["value"], `must be left out for ${operator}`];
+  if (value === undefined) return [["value"], `is required for ${operator}`];
+  if (operator === "in" && !Array.isArray(value)) return [["value"], "must be a list for in"];
+  if (operator !== "in" && Array.isArray(value)) return [["value"], `must be a single value for ${operator}; use in for a list`];
+  const expected = conditionValueType(target);
+  if (expected === null) return [["operator"], `only filled and empty apply to ${target.type} fields`];
+  if (expected === "boolean" && operator === "in") return [["operator"], "use equals or notEquals for checkbox fields"];
+  const candidates = Array.isArray(value) ? value : [value];
+  if (candidates.some((v) => typeof v !== expected)) return [["value"], `must be ${expected === "string" ? "text" : `a ${expected}`} like the values of "${key}"`];
+  if ("options" in target) {
+    const options = target.options.map((o) => (typeof o === "string" ? o : o.value));
+    const unknown = candidates.find((v) => !options.includes(v as string));
+    if (unknown !== undefined) return [["value"], `"${String(unknown)}" is not an option of "${key}"`];
+  }
+  return null;
+}
+
 export const templateSchema = z
   .strictObject({
     version: z.number({ message: "must be a number" }).finite(),
     fields: z.array(formField).max(500, { message: "at most 500 fields" }),
   })
   .superRefine((schema, ctx) => {
+    const indexByKey = new Map<string, number>();
+    schema.fields.forEach((field, index) => {
+      if (field.key !== undefined && !indexByKey.has(field.key)) indexByKey.set(field.key, index);
+    });
+    schema.fields.forEach((field, index) => {
+      const when = field.visibleWhen;
+      if (!when) return;
+      const list: [(string | number)[], FieldCondition][] =
+        "all" in when ? when.all.map((c, i) => [["all", i], c]) : "any" in when ? when.any.map((c, i) => [["any", i], c]) : [[[], when]];
+      for (const [at, condition] of list) {
+        const problem = conditionProblem(condition, index, schema.fields, indexByKey);
+        if (problem) ctx.addIssue({ code: "custom", path: ["fields", index, "visibleWhen", ...at, ...problem[0]], message: problem[1] });
+      }
+    });
     const keys = new Set<string>();
     const ids = new Set<string>();
     schema.fields.forEach((field, index) => {

@@ -162,10 +162,10 @@ describe("F10 POST /api/embed/submit", () => {
     });
     const missing = await submit({ sessionId, values: {} });
     expect(missing.body.fieldErrors).toEqual([
-      { key: "name", message: "is required" },
-      { key: "consent", message: "must be checked" },
+      { key: "name", message: "is required", code: "required" },
+      { key: "consent", message: "must be checked", code: "must_be_checked" },
     ]);
-    expect((await submit({ sessionId, values: { ...valid, Abschnitt: "x" } })).body.fieldErrors).toEqual([{ key: "Abschnitt", message: "is not a field of this form" }]);
+    expect((await submit({ sessionId, values: { ...valid, Abschnitt: "x" } })).body.fieldErrors).toEqual([{ key: "Abschnitt", message: "is not a field of this form", code: "unknown_field" }]);
     expect((await submit({ sessionId })).status).toBe(400);
     expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
     expect((await api.request("GET", `/api/embed/drafts?sessionId=${encodeURIComponent(sessionId)}`)).body.draft.values).toEqual({ name: "x" });
@@ -205,7 +205,7 @@ describe("F10 POST /api/embed/submit", () => {
     const result = await api.trpc({ sessionId }).submissions.submit.mutate({ values: valid });
     expect(result).toMatchObject({ webhookDelivered: false, rnummer: null });
     await expect(api.trpc({ sessionId }).submissions.submit.mutate({ values: { name: "E" } })).rejects.toMatchObject({
-      data: { httpStatus: 400, fieldErrors: expect.arrayContaining([{ key: "name", message: "must be at least 2 characters" }]) },
+      data: { httpStatus: 400, fieldErrors: expect.arrayContaining([{ key: "name", message: "must be at least 2 characters", code: "too_short", params: { min: 2 } }]) },
     });
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const list = await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: t.identifier });
@@ -213,6 +213,27 @@ describe("F10 POST /api/embed/submit", () => {
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
     expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier })).toEqual([]);
     await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  it("skips fields hidden by their conditions: not required, not validated, not stored, not sent", async () => {
+    const conditional: FormField[] = [
+      { id: "1", type: "radio", key: "pregnant", label: "Schwanger?", options: ["yes", "no"], required: true },
+      { id: "2", type: "number", key: "week", label: "Woche", required: true, min: 1, max: 42, visibleWhen: { field: "pregnant", operator: "equals", value: "yes" } },
+      { id: "3", type: "text", key: "note", label: "Notiz", visibleWhen: { all: [{ field: "pregnant", operator: "equals", value: "yes" }, { field: "week", operator: "filled" }] } },
+    ];
+    const t = await activeTemplate(org, conditional);
+    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/conditional` });
+
+    const res = await submit({ sessionId, values: { pregnant: "no", week: 99, note: "stale answer" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
+    expect(stored!.values).toEqual({ pregnant: "no" });
+    expect(JSON.parse(receiver.requests[0]!.body).data.values).toEqual({ pregnant: "no" });
+
+    const shown = await submit({ sessionId, values: { pregnant: "yes", note: "x" } });
+    expect(shown.body.fieldErrors).toEqual([{ key: "week", message: "is required", code: "required" }]);
+    const bounded = await submit({ sessionId, values: { pregnant: "yes", week: 43 } });
+    expect(bounded.body.fieldErrors).toEqual([{ key: "week", message: "must be at most 42", code: "too_large", params: { max: 42 } }]);
   });
 
   it("records a failing e-mail provider on the message and retries it", async () => {
@@ -230,5 +251,29 @@ describe("F10 POST /api/embed/submit", () => {
     } finally {
       await broken.close();
     }
+  });
+});
+
+describe("F2/F5 templates with visibleWhen", () => {
+  const name = { id: "1", type: "text", key: "name", label: "Name" };
+  const detail = { id: "2", type: "text", key: "detail", label: "Detail", visibleWhen: { field: "reason", operator: "filled" } };
+  const reason = { id: "3", type: "text", key: "reason", label: "Grund" };
+  const create = (fields: unknown[]) => api.request("POST", "/api/embed/templates", { body: { ...creds(org), title: "Bedingt", schema: { version: 1, fields } } });
+
+  it("refuses a condition on a field defined later, naming the field, and keeps one on an earlier field", async () => {
+    const res = await create([name, detail, reason]);
+    expect(res.status).toBe(400);
+    expect(res.body.ok).toBe(false);
+    expect(res.body.error).toMatch(/^schema\.fields\.1\.visibleWhen\.field: refers to "reason", which comes later/);
+
+    const created = await create([name, reason, detail]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.template.schema.fields[2].visibleWhen).toEqual({ field: "reason", operator: "filled" });
+
+    const patched = await api.request("PATCH", `/api/embed/templates/${created.body.template.identifier}`, {
+      body: { ...creds(org), schema: { version: 2, fields: [name, detail, reason] } },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatch(/^schema\.fields\.1\.visibleWhen\.field: /);
   });
 });

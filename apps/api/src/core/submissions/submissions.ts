@@ -1,4 +1,4 @@
-import { submitInput, type FormField, type Submission, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
+import { submitInput, visibleValues, type FormField, type Submission, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
 import { desc, eq, submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -38,7 +38,8 @@ export function submissionEmailBody(title: string, schema: TemplateSchema, value
 }
 
 /**
- * F10, in the document's order. Validation first (400 with fieldErrors). Then one transaction:
+ * F10, in the document's order. Validation first (400 with fieldErrors; fields hidden by their
+ * conditions are skipped and their values dropped). Then one transaction:
  * the submission, the draft's deletion, the webhook deliveries, the `form.submitted` audit entry
  * and the result e-mail. After commit the webhook's first attempt decides `webhookDelivered`;
  * a failed webhook is retried by the job runner and never touches the stored submission.
@@ -57,7 +58,8 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   const draftKey = resolveDraftKey(ctx, input.draftKey);
   const emailTo = portal?.emailTo ?? config.emailTo ?? [];
   const emailSubject = portal?.emailSubject ?? config.emailSubject ?? null;
-  const values = input.values;
+  // Fields hidden by their visibleWhen were neither required nor validated; they are not kept either.
+  const values = visibleValues(schema, input.values);
 
   const { submissionId, queued } = await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
