@@ -4,6 +4,7 @@ import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { authenticateFormSession } from "../core/sessions/sessions";
+import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/tokens/tokens";
 import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
@@ -63,13 +64,16 @@ export interface RestRequest {
   request: RequestMeta;
 }
 
-/** A percent-decoded path segment; a malformed escape is the caller's mistake, not a 500. */
-function decodePath(raw: string): string {
+/** A percent-decoded path segment; a malformed escape or a NUL is the caller's mistake, not a 500. */
+function decodePath(raw: string, field: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch {
     throw new AppError("invalid_request", "the path is not valid percent-encoding", { field: "path" });
   }
+  assertStorableInput(decoded, [field]);
+  return decoded;
 }
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -132,7 +136,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     }
     const { route } = match;
     const values = match.pattern.exec(url.pathname)!;
-    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!)]));
+    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!, name)]));
     let fields: Record<string, unknown>;
     let files: IncomingFile[] | undefined;
     if (route.body === "multipart") ({ fields, files } = await readMultipart(req));
@@ -164,7 +168,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
 export async function serveSignedFile(services: Services, rest: RestRequest): Promise<void> {
   const { res, url, request } = rest;
   try {
-    const path = decodePath(url.pathname.slice("/api/embed/files/".length));
+    const path = decodePath(url.pathname.slice("/api/embed/files/".length), "path");
     const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
     res.writeHead(200, {
       "content-type": file.type,

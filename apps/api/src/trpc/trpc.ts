@@ -4,6 +4,7 @@ import { OrgScope } from "@clinsign/db";
 import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
 import { authenticateFormSession } from "../core/sessions/sessions";
+import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
 import { authenticateApiToken, type TokenPrincipal } from "../core/tokens/tokens";
 
@@ -59,7 +60,17 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapAppErrors);
+/**
+ * Every procedure's input, from /trpc and from the REST door alike (which calls procedures with
+ * what it parsed from body, query and path): text PostgreSQL cannot store is a 400 naming the
+ * field, never a database error.
+ */
+const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
+  assertStorableInput(await getRawInput());
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableInput);
 
 function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
   return {
