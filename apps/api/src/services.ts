@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { createDb, type Database } from "@clinsign/db";
 import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
 import { createStorage } from "./core/files/storage";
 import type { Config } from "./env";
+import { serializeError } from "./log-errors";
 
 /** Paths pino blanks out wherever they appear in a log line. */
 export const redactedPaths = [
@@ -28,8 +29,14 @@ export const redactedPaths = [
   "req.headers.cookie",
 ];
 
-export function createLogger(config: Pick<Config, "logLevel">): Logger {
-  return pino({ level: config.logLevel, redact: { paths: redactedPaths, censor: "[redacted]" }, base: { service: "clinsign-api" } });
+export function createLogger(config: Pick<Config, "logLevel">, destination?: DestinationStream): Logger {
+  const options = {
+    level: config.logLevel,
+    redact: { paths: redactedPaths, censor: "[redacted]" },
+    serializers: { err: serializeError },
+    base: { service: "clinsign-api" },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 function parseKey(value: string): Buffer {

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactedPaths } from "../services";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { writeSelfSignedCertificate } from "../testing/tls";
 
 describe("HTTPS enforcement on area-A paths", () => {
@@ -154,13 +153,7 @@ describe("the HTTP surface", () => {
 
 describe("logging", () => {
   it("blanks tokens, passwords and secrets wherever they appear", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { sink, lines } = logSink();
     const log = pino({ redact: { paths: redactedPaths, censor: "[redacted]" } }, sink);
     log.info({ token: "cs_secret1", body: { password: "hunter22", webhookSecret: "whsec_x" }, headers: { authorization: "Bearer cs_secret2" } }, "x");
     const text = lines.join("");

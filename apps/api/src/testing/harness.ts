@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import pino from "pino";
 import { createTestDb } from "@clinsign/db/testing";
@@ -12,7 +13,7 @@ import { createStaffUser } from "../core/staff/staff";
 import { createApiToken } from "../core/tokens/tokens";
 import { loadConfig } from "../env";
 import { createServer } from "../http/server";
-import { createServices } from "../services";
+import { createLogger, createServices } from "../services";
 import type { AppRouter } from "../trpc/root";
 
 export interface TestApi {
@@ -47,7 +48,7 @@ export interface TestResponse {
  * Starts the real HTTP server on a fresh database (PGlite in memory, or a new PostgreSQL
  * database when DATABASE_URL is set) on a random loopback port.
  */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { logSink?: Writable } = {}): Promise<TestApi> {
   const dataDir = mkdtempSync(join(tmpdir(), "clinsign-test-"));
   const config = loadConfig({
     NODE_ENV: "test",
@@ -58,7 +59,9 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     ...env,
   });
   const database = await createTestDb();
-  const services = await createServices(config, pino({ level: "silent" }), database);
+  // The production logger (serializers, redaction); silent unless a test reads what it writes.
+  const log = options.logSink ? createLogger({ logLevel: "info" }, options.logSink) : pino({ level: "silent" });
+  const services = await createServices(config, log, database);
   const server = createServer(services);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -115,6 +118,18 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A stream that collects what a logger writes, one entry per line. */
+export function logSink(): { sink: Writable; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { sink, lines };
 }
 
 /** Logs in through tRPC and returns the session cookie pair (`name=value`). */

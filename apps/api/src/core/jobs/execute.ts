@@ -1,4 +1,5 @@
 import { and, eq, jobs, sql } from "@clinsign/db";
+import { describeError } from "../../log-errors";
 import type { Services } from "../context";
 import { completeJob, failJob, type Job } from "./queue";
 
@@ -18,7 +19,8 @@ export async function executeJob(services: Services, job: Job, handler: JobHandl
     await completeJob(services.db, job.id);
     return true;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // Stored in the job row (staff see it) and logged: never a failed query's parameters.
+    const message = describeError(error);
     const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
     services.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
     await failJob(services.db, job.id, message, retryAt);
