@@ -12,9 +12,14 @@ const nextConfig: NextConfig = {
         headers: [
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "DENY" },
           { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
         ],
+      },
+      {
+        // Embedded forms may be framed by the origins their session allows: the page's CSP
+        // `frame-ancestors` (proxy.ts) decides there. Every other page refuses framing.
+        source: "/:path((?!embed/).*)",
+        headers: [{ key: "X-Frame-Options", value: "DENY" }],
       },
     ];
   },

@@ -2,11 +2,15 @@ import { NextResponse, type NextRequest } from "next/server";
 import { contentSecurityPolicy } from "./lib/csp";
 import { loginPath, PATH_HEADER } from "./lib/paths";
 import { SESSION_COOKIE } from "./lib/cookies";
+import { embedFrameAncestors } from "./lib/embed-origins";
 
 /** Pages anyone may open. Everything else is the admin area. */
 const PUBLIC_PATHS = new Set(["/login"]);
-/** The patient portal: a signing link or ticket is the credential, not a staff session. */
-const PORTAL_PREFIXES = ["/sign/"];
+/**
+ * Patient pages: a signing link or ticket, an SMS form link or an embed session is the
+ * credential, not a staff session.
+ */
+const PORTAL_PREFIXES = ["/sign/", "/f/", "/embed/"];
 
 const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 
@@ -15,7 +19,7 @@ const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => path
  * check; the admin layout then asks the API whether the session is valid), passes the path on
  * for that layout's redirect, and sets a per-request CSP nonce.
  */
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const portal = isPortalPath(pathname);
   if (!PUBLIC_PATHS.has(pathname) && !portal && !request.cookies.has(SESSION_COOKIE)) {
@@ -24,7 +28,8 @@ export function proxy(request: NextRequest) {
 
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   // Portal pages show the institution's logo, an https URL on the institution's own host.
-  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", { httpsImages: portal });
+  const frameAncestors = pathname.startsWith("/embed/") ? await embedFrameAncestors(request.nextUrl.searchParams.get("session")) : [];
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", { httpsImages: portal, frameAncestors });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set(PATH_HEADER, pathname + search);
@@ -38,7 +43,7 @@ export const config = {
   matcher: [
     {
       // Pages only: not the tRPC proxy, Next's assets, or the icon.
-      source: "/((?!trpc/|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      source: "/((?!trpc/|api/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -36,6 +36,25 @@ export const emailSubject = z.string({ message: "must be a string" }).max(200, {
 
 // ---- sessions ---------------------------------------------------------------------------------
 
+/**
+ * An origin that may frame an embedded form: scheme, host and port only, as a browser writes it
+ * (`https://clinic.example`, `http://localhost:8080`), so it can go into a CSP header as it is.
+ */
+export const webOrigin = z
+  .string({ message: "must be an origin such as https://clinic.example" })
+  .max(300, { message: "must be at most 300 characters" })
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an origin such as https://clinic.example (scheme, host and port; no path, no trailing slash)" },
+  );
+
 export const sessionConfig = z.strictObject({
   webhookUrl: httpUrl.optional(),
   draftKey: draftKey.optional(),
@@ -45,6 +64,8 @@ export const sessionConfig = z.strictObject({
   rnummer: text(1, 64).optional(),
   phone: z.string().max(40).optional(),
   prefill: formValues.optional(),
+  /** Pages on these origins may frame the form and receive its events; none: it may not be framed. */
+  allowedOrigins: z.array(webOrigin).max(10, { message: "at most 10 origins" }).optional(),
   expiresInMinutes: z
     .number({ message: "must be a number of minutes" })
     .int({ message: "must be a whole number" })
@@ -70,6 +91,7 @@ export const sessionInfo = z.object({
   draftKey: z.string().nullable(),
   redirectUrl: z.string().nullable(),
   prefill: formValues,
+  allowedOrigins: z.array(z.string()),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 

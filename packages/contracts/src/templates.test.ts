@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createTemplateInput, listLimit, templateSchema } from "./index";
 
 const field = (extra: Record<string, unknown>) => ({ id: "f", key: "k", label: "L", ...extra });
@@ -34,6 +35,18 @@ describe("template schema", () => {
       field({ type: "text", key: "1starts-with-digit" }),
     ];
     for (const f of bad) expect(templateSchema.safeParse({ version: 1, fields: [f] }).success, JSON.stringify(f)).toBe(false);
+  });
+
+  it("documents visibleWhen in the JSON schema the OpenAPI document is generated from", () => {
+    const json = z.toJSONSchema(templateSchema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as unknown as {
+      properties: { fields: { items: { oneOf?: { properties: Record<string, { description?: string; anyOf?: unknown[] }> }[] } } };
+    };
+    const variants = json.properties.fields.items.oneOf ?? [];
+    expect(variants).toHaveLength(14);
+    for (const variant of variants) {
+      expect(variant.properties.visibleWhen?.description).toMatch(/^Show the field only when/);
+      expect(variant.properties.visibleWhen?.anyOf).toHaveLength(3);
+    }
   });
 
   it("defaults status to draft and the schema to an empty one, and trims titles", () => {

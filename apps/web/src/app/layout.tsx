@@ -2,7 +2,6 @@ import "@clinsign/ui/styles.css";
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { getDictionary, getLang } from "../i18n/server";
-import { Providers } from "./providers";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
@@ -19,12 +18,16 @@ export const viewport: Viewport = {
   themeColor: "#0b6a86",
 };
 
+/**
+ * The document frame only. Staff pages add their providers in (admin) and login; patient pages
+ * in (portal), so a patient's phone downloads nothing of the admin UI.
+ */
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const lang = await getLang();
   return (
     <html lang={lang}>
       <body>
-        <Providers lang={lang}>{children}</Providers>
+        {children}
       </body>
     </html>
   );

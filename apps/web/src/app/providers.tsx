@@ -6,6 +6,7 @@ import type { AppRouter } from "@clinsign/api/router";
 import { useState, type ReactNode } from "react";
 import { I18nProvider } from "../i18n/I18nProvider";
 import type { Lang } from "../i18n";
+import { dictionaries } from "../i18n/dictionaries";
 import { loginPath } from "../lib/paths";
 import { isClientError, isUnauthorized } from "../trpc/errors";
 import { TRPCProvider } from "../trpc/client";
@@ -38,7 +39,7 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <I18nProvider lang={lang}>{children}</I18nProvider>
+        <I18nProvider lang={lang} scope="staff" dictionaries={dictionaries}>{children}</I18nProvider>
       </TRPCProvider>
     </QueryClientProvider>
   );

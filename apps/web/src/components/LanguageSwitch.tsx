@@ -1,12 +1,12 @@
 "use client";
 
-import { dictionaries, languages } from "../i18n";
-import { useI18n } from "../i18n/I18nProvider";
+import { languageNames, languages } from "../i18n";
+import { usePatientI18n } from "../i18n/I18nProvider";
 import styles from "./LanguageSwitch.module.css";
 
 /** Two toggle buttons (EN | DE); the choice is kept in the `lang` cookie. */
 export function LanguageSwitch() {
-  const { lang, t, setLang } = useI18n();
+  const { lang, t, setLang } = usePatientI18n();
   return (
     <div role="group" aria-label={t.shell.language} className={styles.group}>
       {languages.map((code) => (
@@ -16,7 +16,7 @@ export function LanguageSwitch() {
           lang={code}
           className={styles.option}
           aria-pressed={code === lang}
-          aria-label={dictionaries[code].common.languageName}
+          aria-label={languageNames[code]}
           onClick={() => code !== lang && setLang(code)}
         >
           {code.toUpperCase()}

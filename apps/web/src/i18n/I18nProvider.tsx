@@ -2,40 +2,64 @@
 
 import { useRouter } from "next/navigation";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
-import { dictionaries, LANG_COOKIE, locales, type Dictionary, type Lang } from "./index";
+import { LANG_COOKIE, locales, type Dictionary, type Lang, type PatientDictionary } from "./index";
 
-interface I18nContextValue {
+/**
+ * Staff pages get the whole dictionary; patient pages only their slice (`PatientDictionary`),
+ * handed over as props so their bundle carries no texts of the admin UI.
+ */
+type Scope = { scope: "staff"; dictionaries: Record<Lang, Dictionary> } | { scope: "patient"; dictionaries: Record<Lang, PatientDictionary> };
+
+interface I18nContextValue<T> {
   lang: Lang;
-  t: Dictionary;
+  t: T;
   locale: string;
   setLang(lang: Lang): void;
 }
 
-const I18nContext = createContext<I18nContextValue | null>(null);
+const I18nContext = createContext<(I18nContextValue<PatientDictionary> & { scope: Scope["scope"] }) | null>(null);
 
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-export function I18nProvider({ lang: initialLang, children }: { lang: Lang; children: ReactNode }) {
+export function I18nProvider({ lang: initialLang, children, ...texts }: { lang: Lang; children: ReactNode } & Scope) {
   const router = useRouter();
   const [lang, setLangState] = useState(initialLang);
+  const { scope } = texts;
 
   const setLang = useCallback(
     (next: Lang) => {
       document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
       document.documentElement.lang = next;
       setLangState(next);
-      // Server-rendered parts (page titles) follow on the next render.
-      router.refresh();
+      // Staff pages re-render their server parts (page titles). Patient pages switch in the
+      // browser alone: an embedded form's iframe may not keep cookies, and the patient's
+      // answers must not wait for a server round trip.
+      if (scope === "staff") router.refresh();
     },
-    [router],
+    [router, scope],
   );
 
-  const value = useMemo(() => ({ lang, t: dictionaries[lang], locale: locales[lang], setLang }), [lang, setLang]);
+  const value = useMemo(
+    () => ({ scope, lang, t: texts.dictionaries[lang], locale: locales[lang], setLang }),
+    [scope, lang, texts.dictionaries, setLang],
+  );
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 
-export function useI18n(): I18nContextValue {
+function useI18nContext() {
   const value = useContext(I18nContext);
   if (!value) throw new Error("useI18n must be used inside <I18nProvider>");
   return value;
+}
+
+/** Staff pages: every text of the app. */
+export function useI18n(): I18nContextValue<Dictionary> {
+  const value = useI18nContext();
+  if (value.scope !== "staff") throw new Error("useI18n is for staff pages; patient pages use usePatientI18n");
+  return value as unknown as I18nContextValue<Dictionary>;
+}
+
+/** Patient pages and pieces shared with them (language switch): the patient texts. */
+export function usePatientI18n(): I18nContextValue<PatientDictionary> {
+  return useI18nContext();
 }

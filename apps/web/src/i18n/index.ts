@@ -1,5 +1,7 @@
-import { de } from "./de";
-import { en, type Dictionary } from "./en";
+import type { Dictionary } from "./en";
+
+// Language helpers only: client code imports these without pulling in every text of the app
+// (the texts live in dictionaries.ts and reach patient pages as props, see patient.ts).
 
 export type { Dictionary };
 
@@ -10,7 +12,15 @@ export const defaultLang: Lang = "en";
 /** The cookie that remembers the language chosen in the header. */
 export const LANG_COOKIE = "lang";
 
-export const dictionaries: Record<Lang, Dictionary> = { en, de };
+/** Each language in its own language, for the switch. */
+export const languageNames: Record<Lang, string> = { en: "English", de: "Deutsch" };
+
+/**
+ * The texts of patient-facing pages (signing portal, form pages): a slice of the dictionary, so
+ * those pages carry neither the admin texts nor a staff-only provider.
+ */
+export type PatientDictionary = Pick<Dictionary, "common" | "errors" | "validation" | "shell" | "signing" | "patient" | "forms">;
+export const patientSections = ["common", "errors", "validation", "shell", "signing", "patient", "forms"] as const satisfies readonly (keyof PatientDictionary)[];
 
 /** BCP 47 locale used for dates and numbers. */
 export const locales: Record<Lang, string> = { en: "en-GB", de: "de-DE" };

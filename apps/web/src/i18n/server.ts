@@ -1,5 +1,6 @@
 import { cookies, headers } from "next/headers";
-import { dictionaries, LANG_COOKIE, resolveLang, type Dictionary, type Lang } from "./index";
+import { dictionaries } from "./dictionaries";
+import { LANG_COOKIE, resolveLang, type Dictionary, type Lang } from "./index";
 
 /** The request's language (cookie, then Accept-Language). Makes the page dynamic. */
 export async function getLang(): Promise<Lang> {

@@ -5,9 +5,15 @@
  * dev stack traces) and inline styles (the dev overlay injects <style> elements without the
  * nonce; a nonce in the list would make browsers ignore 'unsafe-inline'). `httpsImages` lets
  * portal pages load images from any https origin (the institution's logo; branding only
- * accepts https logo URLs).
+ * accepts https logo URLs). `frameAncestors` are the origins an embed session allows to frame its
+ * form; without them no page may be framed.
  */
-export function contentSecurityPolicy(nonce: string, development: boolean, options: { httpsImages?: boolean } = {}): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  development: boolean,
+  options: { httpsImages?: boolean; frameAncestors?: readonly string[] } = {},
+): string {
+  const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(" ") : "'none'";
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
@@ -18,6 +24,6 @@ export function contentSecurityPolicy(nonce: string, development: boolean, optio
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${ancestors}`,
   ].join("; ");
 }

@@ -48,7 +48,7 @@ export function retryAfterMinutes(error: ApiError): number | undefined {
 }
 
 /** A sentence for the person in front of the screen, in their language. */
-export function describeApiError(error: ApiError, t: Dictionary): string {
+export function describeApiError(error: ApiError, t: Pick<Dictionary, "errors" | "validation">): string {
   switch (error.code) {
     case undefined:
       return t.errors.network;

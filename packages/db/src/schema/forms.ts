@@ -22,6 +22,8 @@ export interface FormSessionConfig {
   rnummer?: string;
   phone?: string;
   prefill?: Record<string, unknown>;
+  /** Origins (`https://host[:port]`) whose pages may frame the embedded form and get its events. */
+  allowedOrigins?: string[];
 }
 
 /** A bearer credential for one template; only the SHA-256 of the sessionId is stored. */

@@ -56,5 +56,6 @@ export function describeSession(session: FormSession): SessionInfo {
     draftKey: session.config.draftKey ?? null,
     redirectUrl: session.config.redirectUrl ?? null,
     prefill: session.config.prefill ?? {},
+    allowedOrigins: session.config.allowedOrigins ?? [],
   };
 }

@@ -4,6 +4,8 @@ import type { ReactNode } from "react";
 import { AdminShell } from "../../components/admin-shell/AdminShell";
 import { loginPath, PATH_HEADER } from "../../lib/paths";
 import { checkSession } from "../../lib/session";
+import { getLang } from "../../i18n/server";
+import { Providers } from "../providers";
 
 /**
  * Every admin page checks the session with the API before it renders: an ended session goes
@@ -14,5 +16,9 @@ export default async function AdminLayout({ children }: { children: ReactNode })
   if (session.status === "signed-out") {
     redirect(loginPath((await headers()).get(PATH_HEADER) ?? "/", "expired"));
   }
-  return <AdminShell initialMe={session.status === "signed-in" ? session.me : undefined}>{children}</AdminShell>;
+  return (
+    <Providers lang={await getLang()}>
+      <AdminShell initialMe={session.status === "signed-in" ? session.me : undefined}>{children}</AdminShell>
+    </Providers>
+  );
 }

@@ -5,16 +5,31 @@ import { useEffect, useState, type ReactNode } from "react";
 import { LanguageSwitch } from "../../components/LanguageSwitch";
 import { Logo } from "../../components/Logo";
 import { format } from "../../i18n";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { applyBranding, safeLogoUrl } from "./branding";
-import styles from "./signing.module.css";
+import styles from "./patient.module.css";
 
 /**
- * The frame of every portal page: the institution's logo and colours (or ClinSign's while the
- * link is being opened or when none is set), the language switch, and a short footer.
+ * The frame of every patient page (signing portal, SMS form portal, embedded form): the
+ * organization's or institution's logo and colours (or ClinSign's while the page is opening or
+ * when none is set), the language switch, and a short footer. `compact` drops the header band and
+ * footer for a form embedded in another site's page, which has its own.
  */
-export function PortalShell({ branding, institutionId, children }: { branding: Branding | null; institutionId: string | null; children: ReactNode }) {
-  const { t } = useI18n();
+export function PatientShell({
+  branding,
+  institutionId,
+  footer,
+  compact = false,
+  children,
+}: {
+  branding: Branding | null;
+  institutionId: string | null;
+  /** The footer's line; the signing portal's by default. */
+  footer?: string;
+  compact?: boolean;
+  children: ReactNode;
+}) {
+  const { t } = usePatientI18n();
   const logoUrl = safeLogoUrl(branding?.logoUrl);
   const [logoFailed, setLogoFailed] = useState<string | null>(null);
 
@@ -23,17 +38,23 @@ export function PortalShell({ branding, institutionId, children }: { branding: B
 
   const showLogo = logoUrl !== null && logoFailed !== logoUrl;
   return (
-    <div className={styles.portal} data-branded={branding?.primaryColor ? true : undefined}>
+    <div className={styles.portal} data-branded={branding?.primaryColor ? true : undefined} data-compact={compact || undefined}>
       <a href="#portal-main" className={styles.skipLink}>
         {t.shell.skipToContent}
       </a>
+      {compact ? (
+        // Inside another site's page: that page has its own header; only the language stays.
+        <div className={styles.compactBar}>
+          <LanguageSwitch />
+        </div>
+      ) : (
       <header className={styles.band}>
         <div className={styles.bandInner}>
           {showLogo ? (
             // The institution's own https logo; no referrer is sent (the page URL holds the link).
             <img
               src={logoUrl}
-              alt={institutionId ? format(t.signing.logoAlt, { institution: institutionId }) : t.signing.logoAltGeneric}
+              alt={institutionId ? format(t.patient.logoAlt, { institution: institutionId }) : t.patient.logoAltGeneric}
               className={styles.logo}
               referrerPolicy="no-referrer"
               onError={() => setLogoFailed(logoUrl)}
@@ -47,12 +68,15 @@ export function PortalShell({ branding, institutionId, children }: { branding: B
           <LanguageSwitch />
         </div>
       </header>
+      )}
       <main id="portal-main" className={styles.main} tabIndex={-1}>
         {children}
       </main>
-      <footer className={styles.footer}>
-        <p>{t.signing.poweredBy}</p>
-      </footer>
+      {compact ? null : (
+        <footer className={styles.footer}>
+          <p>{footer ?? t.signing.poweredBy}</p>
+        </footer>
+      )}
     </div>
   );
 }

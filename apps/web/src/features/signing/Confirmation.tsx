@@ -2,13 +2,13 @@
 
 import { Button, Notice } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { isUnauthorized } from "../../trpc/errors";
 import { savePdf, signedFileName } from "./download";
-import { ScreenHeading } from "./ScreenHeading";
-import { CheckIcon, DownloadIcon } from "./StateScreen";
-import styles from "./signing.module.css";
+import { ScreenHeading } from "../patient/ScreenHeading";
+import { CheckIcon, DownloadIcon } from "../patient/icons";
+import patientStyles from "../patient/patient.module.css";
 
 /** While the sealed PDF is being made, ask again this often. */
 const POLL_MS = 2000;
@@ -18,7 +18,7 @@ const POLL_MS = 2000;
  * then the thank-you screen with the signed PDF to download.
  */
 export function Confirmation({ sessionToken, title, focus }: { sessionToken: string; title: string | null; focus: boolean }) {
-  const { t } = useI18n();
+  const { t } = usePatientI18n();
   const trpc = useTRPC();
   const signed = useQuery(
     trpc.signing.signedDocument.queryOptions(
@@ -36,38 +36,38 @@ export function Confirmation({ sessionToken, title, focus }: { sessionToken: str
   const downloadLost = signed.isError && isUnauthorized(signed.error);
 
   return (
-    <section className={styles.stateCard} data-tone="success" data-state={finishing ? "sealing" : "completed"} aria-labelledby="portal-heading">
+    <section className={patientStyles.stateCard} data-tone="success" data-state={finishing ? "sealing" : "completed"} aria-labelledby="portal-heading">
       {finishing ? (
         <>
-          <span className={styles.progress} aria-hidden="true">
+          <span className={patientStyles.progress} aria-hidden="true">
             <span className="cs-spinner" />
           </span>
           <ScreenHeading focus={focus}>{t.signing.sealingTitle}</ScreenHeading>
-          <p className={styles.stateBody} role="status">
+          <p className={patientStyles.stateBody} role="status">
             {t.signing.sealingBody}
           </p>
-          <div className={styles.progressBar} aria-hidden="true">
+          <div className={patientStyles.progressBar} aria-hidden="true">
             <span />
           </div>
         </>
       ) : (
         <>
-          <span className={styles.stateIcon} aria-hidden="true">
+          <span className={patientStyles.stateIcon} aria-hidden="true">
             <CheckIcon />
           </span>
           <ScreenHeading focus>{t.signing.completedTitle}</ScreenHeading>
-          <p className={styles.stateBody} role="status">
+          <p className={patientStyles.stateBody} role="status">
             {base64 ? t.signing.completedBody : t.signing.completedNoDownload}
           </p>
           {base64 ? (
-            <div className={styles.stateAction}>
+            <div className={patientStyles.stateAction}>
               <Button variant="primary" icon={<DownloadIcon />} onClick={() => savePdf(base64, signedFileName(title))}>
                 {t.signing.download}
               </Button>
             </div>
           ) : null}
           {signed.isError && !downloadLost ? (
-            <div className={styles.stateAction}>
+            <div className={patientStyles.stateAction}>
               <Notice tone="warning">{t.signing.downloadFailed}</Notice>
               <Button onClick={() => void signed.refetch()}>{t.common.retry}</Button>
             </div>

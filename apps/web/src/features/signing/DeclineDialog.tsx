@@ -4,7 +4,7 @@ import type { SigningState } from "@clinsign/contracts";
 import { Button, Dialog, Notice } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
@@ -28,7 +28,7 @@ export function DeclineDialog({
   onClosed(state: SigningState): void;
   onSessionEnded(): void;
 }) {
-  const { t } = useI18n();
+  const { t } = usePatientI18n();
   const trpc = useTRPC();
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);

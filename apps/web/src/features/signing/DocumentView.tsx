@@ -5,7 +5,7 @@ import { Notice, PdfPages, type PdfPagesLabels } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { format } from "../../i18n";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { base64ToBytes } from "./download";
 import styles from "./signing.module.css";
@@ -15,7 +15,7 @@ const PDFJS_ASSETS = "/sign/pdfjs/";
 
 /** The pinned document version, page by page, with the signature fields outlined. */
 export function DocumentView({ view, sessionToken }: { view: SigningView; sessionToken: string }) {
-  const { t } = useI18n();
+  const { t } = usePatientI18n();
   const trpc = useTRPC();
   const document = useQuery(trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }));
   const bytes = useMemo(() => (document.data ? base64ToBytes(document.data.base64) : null), [document.data]);

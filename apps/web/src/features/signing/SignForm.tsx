@@ -4,7 +4,7 @@ import type { SigningState } from "@clinsign/contracts";
 import { Button, Notice, SignaturePad, TextField, type SignaturePadHandle, type SignaturePadLabels } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useMemo, useRef, useState, type FormEvent } from "react";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
@@ -27,7 +27,7 @@ export interface SignFormProps {
  * only once anyway). The typed name is the keyboard and screen-reader path.
  */
 export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onDecline }: SignFormProps) {
-  const { t } = useI18n();
+  const { t } = usePatientI18n();
   const trpc = useTRPC();
   const [method, setMethod] = useState<Method>("draw");
   const [hasInk, setHasInk] = useState(false);

@@ -4,18 +4,20 @@ import type { SigningState, SigningView } from "@clinsign/contracts";
 import { Button, Notice } from "@clinsign/ui";
 import { useEffect, useState } from "react";
 import { format } from "../../i18n";
-import { useI18n } from "../../i18n/I18nProvider";
+import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPCClient } from "../../trpc/client";
 import { describeApiError, isUnauthorized, readApiError } from "../../trpc/errors";
 import { Confirmation } from "./Confirmation";
 import { DeclineDialog } from "./DeclineDialog";
 import { DocumentView } from "./DocumentView";
-import { PortalShell } from "./PortalShell";
-import { ScreenHeading } from "./ScreenHeading";
+import { PatientShell } from "../patient/PatientShell";
+import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
+import { ScreenHeading } from "../patient/ScreenHeading";
 import { isPlausibleSecret, loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
 import { SignForm } from "./SignForm";
 import { ReloadButton, StateScreen, type EndState } from "./StateScreen";
+import patientStyles from "../patient/patient.module.css";
 import styles from "./signing.module.css";
 
 type Screen =
@@ -31,7 +33,7 @@ type Screen =
  * outcome (expired, declined, withdrawn, unknown link, ended session) gets its own screen.
  */
 export function SigningFlow({ credential }: { credential: SigningCredential }) {
-  const { t, locale } = useI18n();
+  const { t, locale } = usePatientI18n();
   const client = useTRPCClient();
   const kind = "ticket" in credential ? "ticket" : "token";
   const secret = "ticket" in credential ? credential.ticket : credential.token;
@@ -114,26 +116,9 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
   if (!plausible) {
     content = <StateScreen state="unknown" />;
   } else if (screen.kind === "opening") {
-    content = (
-      <div className={styles.opening} aria-busy="true">
-        <span className="cs-spinner" aria-hidden="true" />
-        <p role="status">{t.signing.opening}</p>
-      </div>
-    );
+    content = <OpeningScreen text={t.signing.opening} />;
   } else if (screen.kind === "open-failed") {
-    content = (
-      <section className={styles.stateCard} data-tone="danger" aria-labelledby="portal-heading">
-        <ScreenHeading>{t.signing.openFailed}</ScreenHeading>
-        <Notice tone="danger" role="alert">
-          {describeApiError(readApiError(screen.error), t)}
-        </Notice>
-        <div className={styles.stateAction}>
-          <Button variant="primary" onClick={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </section>
-    );
+    content = <LoadFailedScreen title={t.signing.openFailed} error={screen.error} onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))} />;
   } else if (screen.kind === "end") {
     const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} />;
@@ -173,8 +158,8 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
   }
 
   return (
-    <PortalShell branding={view?.branding ?? null} institutionId={view?.institutionId ?? null}>
+    <PatientShell branding={view?.branding ?? null} institutionId={view?.institutionId ?? null}>
       {content}
-    </PortalShell>
+    </PatientShell>
   );
 }

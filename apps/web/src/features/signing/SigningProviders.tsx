@@ -8,7 +8,7 @@ import { TRPCProvider } from "../../trpc/client";
 import { isClientError } from "../../trpc/errors";
 
 /**
- * The portal's own query client. The app-wide one sends UNAUTHORIZED answers to the staff
+ * The signing portal's own query client. The app-wide one sends UNAUTHORIZED answers to the staff
  * sign-in page; for a patient, UNAUTHORIZED means the signing session ended, which the signing
  * page explains itself.
  */
@@ -25,7 +25,7 @@ function makePortalQueryClient() {
   });
 }
 
-export function PortalProviders({ children }: { children: ReactNode }) {
+export function SigningProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makePortalQueryClient);
   // POST for queries too: the signing-session token travels in the body, never in a URL that proxies log.
   const [trpcClient] = useState(() =>

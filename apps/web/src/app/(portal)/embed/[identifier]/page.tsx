@@ -1,0 +1,27 @@
+import type { Metadata } from "next";
+import { EmbeddedForm } from "../../../../features/forms/EmbeddedForm";
+import { getDictionary } from "../../../../i18n/server";
+
+export async function generateMetadata(): Promise<Metadata> {
+  const { t } = await getDictionary();
+  return { title: t.forms.pageTitle, referrer: "no-referrer" };
+}
+
+const first = (value: string | string[] | undefined) => (typeof value === "string" ? value : null);
+
+/**
+ * The embedded form (`embedUrl` of `POST /api/embed/sessions`): `session` is the credential,
+ * `draftKey` names the draft when the session pins none, `lang` picks the page texts. The
+ * template comes from the session; the identifier in the path is for people reading URLs.
+ */
+export default async function EmbeddedFormPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  const draftKey = first(params.draftKey);
+  return (
+    <EmbeddedForm
+      sessionId={first(params.session) ?? ""}
+      draftKeyParam={draftKey && draftKey.length <= 200 ? draftKey : null}
+      langParam={first(params.lang)}
+    />
+  );
+}

@@ -1,0 +1,188 @@
+"use client";
+
+import type { FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { isLang } from "../../i18n";
+import { usePatientI18n } from "../../i18n/I18nProvider";
+import { readApiError } from "../../trpc/errors";
+import { createPatientApi } from "../patient/api";
+import { CheckIcon, ClockIcon, PauseIcon } from "../patient/icons";
+import { PatientShell } from "../patient/PatientShell";
+import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
+import { StatusCard } from "../patient/StatusCard";
+import { createEmbedBridge, type EmbedBridge } from "./embed-bridge";
+import { FormFill } from "./FormFill";
+import { uploadFormFile } from "./uploads";
+
+/** The draft of a session that names none (drafts of such a session are its own, see forms-api.md). */
+const DEFAULT_DRAFT_KEY = "embedded-form";
+
+type Screen =
+  | { kind: "opening" }
+  | { kind: "ready"; info: SessionInfo; template: Template; values: FormValues; draftKey: string }
+  | { kind: "done"; result: SubmitResult }
+  | { kind: "session_ended" }
+  | { kind: "unavailable" }
+  | { kind: "failed"; error: unknown };
+
+/** Only http(s) redirects are followed: a `javascript:` URL must never run on our page. */
+function safeRedirect(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Opens the redirect as a top-level navigation (the whole tab, not the iframe). */
+function navigateTop(url: string) {
+  try {
+    if (window.top && window.top !== window) window.top.location.href = url;
+    else window.location.assign(url);
+  } catch {
+    // The browser refused a top navigation from the frame; the Continue link below still works.
+  }
+}
+
+/**
+ * `/embed/<identifier>?session=…`: the form an external site embeds. It loads the template through
+ * the session, restores the draft (prefill underneath), saves as the patient types, reports to
+ * the host page, and submits through F10.
+ */
+export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionId: string; draftKeyParam: string | null; langParam: string | null }) {
+  const { t, lang, setLang } = usePatientI18n();
+  const api = useMemo(() => createPatientApi(sessionId), [sessionId]);
+  const [screen, setScreen] = useState<Screen>({ kind: "opening" });
+  const [framed, setFramed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+  const bridge = useRef<EmbedBridge | null>(null);
+
+  useEffect(() => {
+    setFramed(window.parent !== window);
+    if (isLang(langParam) && langParam !== lang) setLang(langParam);
+    // Only the URL's own language, once.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    let active = true;
+    let stopHeight = () => {};
+    let stopLanguage = () => {};
+    (async () => {
+      const [info, template] = await Promise.all([api.sessions.current.query(), api.forms.template.query({})]);
+      const host = createEmbedBridge(info.allowedOrigins);
+      bridge.current = host;
+      stopHeight = host.reportHeight();
+      stopLanguage = host.onHostLanguage((next) => isLang(next) && setLang(next));
+      const draftKey = info.draftKey ?? draftKeyParam ?? DEFAULT_DRAFT_KEY;
+      const draft = await api.drafts.get.query({ draftKey });
+      if (!active) return;
+      setScreen({ kind: "ready", info, template, draftKey, values: { ...info.prefill, ...(draft?.values ?? {}) } });
+      host.post({ type: "ready" });
+      void api.forms.event.mutate({ event: "form.opened" }).catch(() => {});
+    })().catch((error: unknown) => {
+      if (!active) return;
+      const code = readApiError(error).code;
+      const kind = code === "UNAUTHORIZED" ? "session_ended" : code === "NOT_FOUND" || code === "FORBIDDEN" ? "unavailable" : "failed";
+      setScreen(kind === "failed" ? { kind, error } : { kind });
+      bridge.current?.post({ type: "error", code: kind === "failed" ? "load_failed" : kind });
+    });
+    return () => {
+      active = false;
+      stopHeight();
+      stopLanguage();
+    };
+  }, [api, draftKeyParam, setLang, attempt]);
+
+  // form.closed when the page is left: a keepalive request outlives the page, and carries the
+  // session header that sendBeacon cannot.
+  useEffect(() => {
+    if (screen.kind !== "ready") return;
+    const closed = () => {
+      bridge.current?.post({ type: "closed" });
+      void fetch("/trpc/forms.event", {
+        method: "POST",
+        keepalive: true,
+        headers: { "content-type": "application/json", "x-session-id": sessionId },
+        body: JSON.stringify({ event: "form.closed" }),
+      }).catch(() => {});
+    };
+    window.addEventListener("pagehide", closed);
+    return () => window.removeEventListener("pagehide", closed);
+  }, [screen.kind, sessionId]);
+
+  const onRejected = (error: unknown) => {
+    const code = readApiError(error).code;
+    setScreen({ kind: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
+    bridge.current?.post({ type: "error", code: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
+  };
+
+  let content;
+  switch (screen.kind) {
+    case "opening":
+      content = <OpeningScreen text={t.forms.opening} />;
+      break;
+    case "failed":
+      content = <LoadFailedScreen title={t.forms.openFailed} error={screen.error} onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))} />;
+      break;
+    case "session_ended":
+      content = <StatusCard state="session_ended" tone="warning" icon={<ClockIcon />} title={t.forms.states.sessionEndedTitle} body={t.forms.states.sessionEndedBody} />;
+      break;
+    case "unavailable":
+      content = <StatusCard state="unavailable" tone="neutral" icon={<PauseIcon />} title={t.forms.states.unavailableTitle} body={t.forms.states.unavailableBody} />;
+      break;
+    case "done": {
+      const redirect = safeRedirect(screen.result.redirectUrl);
+      content = (
+        <StatusCard
+          state="submitted"
+          tone="success"
+          icon={<CheckIcon />}
+          title={t.forms.doneTitle}
+          body={t.forms.doneBody}
+          focus
+          action={
+            redirect ? (
+              <a className="cs-button cs-button--primary" href={redirect} target="_top" rel="noopener">
+                {t.forms.continue}
+              </a>
+            ) : null
+          }
+        />
+      );
+      break;
+    }
+    case "ready": {
+      const { info, template, values, draftKey } = screen;
+      content = (
+        <FormFill
+          template={template}
+          initialValues={values}
+          expiresAt={null}
+          saveDraft={(changed) => api.drafts.save.mutate({ draftKey, values: changed })}
+          onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
+          onRejected={onRejected}
+          uploadFile={(file, field, onProgress) =>
+            uploadFormFile(file, { headers: { "x-session-id": sessionId }, fields: { sessionId }, fieldKey: field.key!, onProgress })
+          }
+          submit={async (visible) => {
+            const result = await api.submissions.submit.mutate({ values: visible, draftKey });
+            setScreen({ kind: "done", result });
+            bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
+            const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
+            if (redirect) navigateTop(redirect);
+          }}
+        />
+      );
+      break;
+    }
+  }
+
+  return (
+    <PatientShell branding={null} institutionId={null} compact={framed} footer={t.patient.formsFooter}>
+      {content}
+    </PatientShell>
+  );
+}

@@ -1,0 +1,39 @@
+import type { FieldProblem, FormField } from "@clinsign/contracts";
+import type { FormRendererLabels } from "@clinsign/ui/form";
+import { format, type PatientDictionary } from "../../i18n";
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Dates in a problem's parameters (`date_too_early {min}`) as the reader writes them. */
+function localParams(params: FieldProblem["params"], locale: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(params ?? {})) {
+    out[name] =
+      typeof value === "string" && ISO_DATE.test(value)
+        ? new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(`${value}T00:00:00Z`))
+        : typeof value === "number"
+          ? new Intl.NumberFormat(locale).format(value)
+          : value;
+  }
+  return out;
+}
+
+/** The renderer's texts in the page's language; problems are worded from their code. */
+export function rendererLabels(t: PatientDictionary, locale: string): FormRendererLabels {
+  const f = t.forms;
+  return {
+    requiredNote: f.requiredNote,
+    requiredMark: f.requiredMark,
+    optional: f.optional,
+    selectPlaceholder: f.selectPlaceholder,
+    errorSummaryTitle: f.errorSummaryTitle,
+    characterCount: f.characterCount,
+    problem: (problem: FieldProblem, field: FormField) => {
+      // A pattern's own explanation (the template's help text) says more than "wrong format".
+      if (problem.code === "pattern" && field.helpText) return `${f.problems.pattern} ${field.helpText}`;
+      return format(f.problems[problem.code], localParams(problem.params, locale));
+    },
+    file: f.file,
+    signature: f.signature,
+  };
+}

@@ -1,0 +1,279 @@
+"use client";
+
+import type { FieldProblem, FormField } from "@clinsign/contracts";
+import { useId, useState, type ReactNode } from "react";
+import { cx } from "../cx";
+import { FileInput } from "./FileInput";
+import type { FileField, UploadFile } from "./FormRenderer";
+import type { FormRendererLabels } from "./labels";
+import { SignatureInput } from "./SignatureInput";
+import styles from "./FormRenderer.module.css";
+
+/** The id of a field's focusable control: error summary links and focus management use it. */
+export function fieldControlId(prefix: string, key: string): string {
+  return `${prefix}-${key}`;
+}
+
+type Option = string | { value: string; label: string };
+const optionValue = (option: Option) => (typeof option === "string" ? option : option.value);
+const optionLabel = (option: Option) => (typeof option === "string" ? option : option.label || option.value);
+
+interface FieldControlProps {
+  field: FormField;
+  idPrefix: string;
+  value: unknown;
+  problem: FieldProblem | null;
+  labels: FormRendererLabels;
+  disabled: boolean;
+  onChange(value: unknown): void;
+  onBlur(): void;
+  uploadFile?: UploadFile;
+}
+
+/** "12,5" and "12.5" are numbers; anything else stays text, so the validator can name it. */
+function parseNumber(text: string): number | string | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  const normalised = trimmed.replace(",", ".");
+  return /^-?\d+(\.\d+)?$/.test(normalised) ? Number(normalised) : trimmed;
+}
+
+/**
+ * One field: its label, help text and error around the control of its type. Choice groups are a
+ * fieldset with a legend; errors and help are tied to the control with aria-describedby.
+ */
+export function FieldControl({ field, idPrefix, value, problem, labels, disabled, onChange, onBlur, uploadFile }: FieldControlProps) {
+  const generated = useId();
+  if (field.type === "heading") return <h2 className={styles.heading}>{field.label}</h2>;
+  if (field.type === "paragraph") return <p className={styles.paragraph}>{field.label}</p>;
+
+  const key = field.key!;
+  const id = fieldControlId(idPrefix, key);
+  const hintId = field.helpText ? `${id}-hint${generated}` : undefined;
+  const errorId = problem ? `${id}-error${generated}` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  const message = problem ? labels.problem(problem, field) : null;
+  const invalid = problem ? true : undefined;
+  const required = field.required ?? false;
+
+  const labelText = (
+    <>
+      {field.label}
+      {required ? (
+        <>
+          <span className={styles.requiredMark} aria-hidden="true">
+            {" *"}
+          </span>
+          <span className="cs-visually-hidden"> ({labels.requiredMark})</span>
+        </>
+      ) : (
+        <span className={styles.optional}> ({labels.optional})</span>
+      )}
+    </>
+  );
+  const hint = field.helpText ? (
+    <p id={hintId} className="cs-hint">
+      {field.helpText}
+    </p>
+  ) : null;
+  const error = message ? (
+    <p id={errorId} className={cx("cs-field-error", styles.error)}>
+      {message}
+    </p>
+  ) : null;
+
+  const common = {
+    id,
+    name: key,
+    disabled,
+    "aria-invalid": invalid,
+    "aria-describedby": describedBy,
+    "aria-required": required || undefined,
+    onBlur,
+  };
+
+  const wrap = (control: ReactNode) => (
+    <div className={cx("cs-field", styles.field)} data-field-key={key} data-field-type={field.type}>
+      <label htmlFor={id} className="cs-label">
+        {labelText}
+      </label>
+      {hint}
+      {control}
+      {error}
+    </div>
+  );
+
+  const group = (children: ReactNode) => (
+    <fieldset className={cx(styles.group, styles.field)} data-field-key={key} data-field-type={field.type} aria-describedby={describedBy} aria-invalid={invalid}>
+      <legend className={cx("cs-label", styles.legend)}>{labelText}</legend>
+      {hint}
+      <div className={styles.choices}>{children}</div>
+      {error}
+    </fieldset>
+  );
+
+  switch (field.type) {
+    case "text":
+    case "email":
+    case "phone":
+      return wrap(
+        <input
+          {...common}
+          className="cs-input"
+          type={field.type === "phone" ? "tel" : field.type}
+          inputMode={field.type === "phone" ? "tel" : field.type === "email" ? "email" : undefined}
+          autoComplete={field.type === "phone" ? "tel" : field.type === "email" ? "email" : undefined}
+          placeholder={field.placeholder}
+          maxLength={field.maxLength}
+          value={typeof value === "string" ? value : ""}
+          onChange={(event) => onChange(event.target.value)}
+        />,
+      );
+    case "textarea":
+      return wrap(
+        <>
+          <textarea
+            {...common}
+            className={cx("cs-input", styles.textarea)}
+            rows={4}
+            placeholder={field.placeholder}
+            value={typeof value === "string" ? value : ""}
+            onChange={(event) => onChange(event.target.value)}
+          />
+          {field.maxLength ? (
+            <p className={cx("cs-hint", styles.counter)} aria-live="off">
+              {labels.characterCount.replace("{count}", String(typeof value === "string" ? value.length : 0)).replace("{max}", String(field.maxLength))}
+            </p>
+          ) : null}
+        </>,
+      );
+    case "number":
+      return wrap(<NumberInput common={common} placeholder={field.placeholder} value={value} onChange={onChange} />);
+    case "date":
+      return wrap(
+        <input
+          {...common}
+          className={cx("cs-input", styles.date)}
+          type="date"
+          min={field.min}
+          max={field.max}
+          value={typeof value === "string" ? value : ""}
+          onChange={(event) => onChange(event.target.value)}
+        />,
+      );
+    case "select":
+      return wrap(
+        <select {...common} className="cs-input" value={typeof value === "string" ? value : ""} onChange={(event) => onChange(event.target.value)}>
+          <option value="">{field.placeholder ?? labels.selectPlaceholder}</option>
+          {field.options.map((option) => (
+            <option key={optionValue(option)} value={optionValue(option)}>
+              {optionLabel(option)}
+            </option>
+          ))}
+        </select>,
+      );
+    case "radio":
+      return group(
+        field.options.map((option, index) => (
+          <label key={optionValue(option)} className={styles.choice}>
+            <input
+              type="radio"
+              id={index === 0 ? id : undefined}
+              name={key}
+              value={optionValue(option)}
+              checked={value === optionValue(option)}
+              disabled={disabled}
+              aria-invalid={invalid}
+              onChange={() => onChange(optionValue(option))}
+              onBlur={onBlur}
+            />
+            <span>{optionLabel(option)}</span>
+          </label>
+        )),
+      );
+    case "multiselect": {
+      const selected = Array.isArray(value) ? (value as unknown[]) : [];
+      return group(
+        field.options.map((option, index) => {
+          const v = optionValue(option);
+          return (
+            <label key={v} className={styles.choice}>
+              <input
+                type="checkbox"
+                id={index === 0 ? id : undefined}
+                name={key}
+                value={v}
+                checked={selected.includes(v)}
+                disabled={disabled}
+                aria-invalid={invalid}
+                onChange={(event) => onChange(event.target.checked ? [...selected, v] : selected.filter((s) => s !== v))}
+                onBlur={onBlur}
+              />
+              <span>{optionLabel(option)}</span>
+            </label>
+          );
+        }),
+      );
+    }
+    case "checkbox":
+      return (
+        <div className={cx("cs-field", styles.field)} data-field-key={key} data-field-type="checkbox">
+          <label className={cx(styles.choice, styles.single)}>
+            <input {...common} type="checkbox" checked={value === true} onChange={(event) => onChange(event.target.checked)} />
+            <span>{labelText}</span>
+          </label>
+          {hint}
+          {error}
+        </div>
+      );
+    case "file":
+      return group(
+        <FileInput
+          field={field as FileField}
+          id={id}
+          value={value}
+          labels={labels}
+          disabled={disabled}
+          describedBy={describedBy}
+          invalid={invalid}
+          onChange={onChange}
+          onBlur={onBlur}
+          uploadFile={uploadFile}
+        />,
+      );
+    case "signature":
+      return group(<SignatureInput id={id} value={value} labels={labels.signature} disabled={disabled} onChange={onChange} onBlur={onBlur} />);
+  }
+}
+
+/** Keeps what the patient typed ("12," on the way to "12,5") while the value is a number. */
+function NumberInput({
+  common,
+  placeholder,
+  value,
+  onChange,
+}: {
+  common: Record<string, unknown>;
+  placeholder: string | undefined;
+  value: unknown;
+  onChange(value: unknown): void;
+}) {
+  const external = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
+  const [text, setText] = useState(external);
+  const shownText = parseNumber(text) === (typeof value === "number" ? value : value ?? null) ? text : external;
+  return (
+    <input
+      {...common}
+      className={cx("cs-input", styles.number)}
+      type="text"
+      inputMode="decimal"
+      autoComplete="off"
+      placeholder={placeholder}
+      value={shownText}
+      onChange={(event) => {
+        setText(event.target.value);
+        onChange(parseNumber(event.target.value));
+      }}
+    />
+  );
+}

@@ -1,0 +1,130 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { Button } from "../Button";
+import { SignaturePad, type SignaturePadHandle } from "../SignaturePad";
+import type { FormRendererLabels } from "./labels";
+import styles from "./FormRenderer.module.css";
+
+const SIGNATURE_DATA_URL = /^data:image\/(png|jpeg|svg\+xml);base64,/;
+
+/** A typed name drawn in a handwriting-like font as a PNG, the keyboard path to a signature. */
+function typedSignature(name: string): string | null {
+  const text = name.trim();
+  if (!text) return null;
+  const canvas = document.createElement("canvas");
+  const context = canvas.getContext("2d");
+  if (!context) return null;
+  const font = 'italic 56px "Segoe Script", "Brush Script MT", "URW Chancery L", cursive';
+  context.font = font;
+  const width = Math.ceil(context.measureText(text).width) + 32;
+  canvas.width = Math.min(width, 1600);
+  canvas.height = 96;
+  context.font = font;
+  context.fillStyle = "#10213f";
+  context.textBaseline = "middle";
+  context.fillText(text, 16, 48, canvas.width - 32);
+  return canvas.toDataURL("image/png");
+}
+
+/**
+ * A signature field: drawn with the shared signature pad (strokes survive rotating the phone),
+ * or a typed name for keyboard and screen-reader users. A signature already given (a restored
+ * draft) is shown as an image with "Sign again".
+ */
+export function SignatureInput({
+  id,
+  value,
+  labels,
+  disabled,
+  onChange,
+  onBlur,
+}: {
+  id: string;
+  value: unknown;
+  labels: FormRendererLabels["signature"];
+  disabled: boolean;
+  onChange(value: unknown): void;
+  onBlur(): void;
+}) {
+  const padRef = useRef<SignaturePadHandle>(null);
+  const [method, setMethod] = useState<"draw" | "type">("draw");
+  const [typedName, setTypedName] = useState("");
+  // A signature from an earlier visit cannot go back into the pad as strokes: show it instead.
+  const [showStored, setShowStored] = useState(() => typeof value === "string" && SIGNATURE_DATA_URL.test(value));
+  const stored = showStored && typeof value === "string" && SIGNATURE_DATA_URL.test(value) ? value : null;
+
+
+  if (stored) {
+    return (
+      <div className={styles.signatureStored}>
+        <img src={stored} alt={labels.signed} className={styles.signatureImage} />
+        <Button
+          id={id}
+          size="small"
+          disabled={disabled}
+          onClick={() => {
+            setShowStored(false);
+            onChange("");
+          }}
+        >
+          {labels.signAgain}
+        </Button>
+      </div>
+    );
+  }
+
+  return (
+    <div className={styles.signature}>
+      <div className={styles.segmented} role="radiogroup" aria-label={labels.methodLegend}>
+        {(["draw", "type"] as const).map((option, index) => (
+          <label key={option} className={styles.segment}>
+            <input
+              type="radio"
+              id={index === 0 ? id : undefined}
+              name={`${id}-method`}
+              checked={method === option}
+              disabled={disabled}
+              onChange={() => {
+                setMethod(option);
+                onChange(option === "type" ? (typedSignature(typedName) ?? "") : (padRef.current?.toPng() ?? ""));
+              }}
+            />
+            <span>{option === "draw" ? labels.drawTab : labels.typeTab}</span>
+          </label>
+        ))}
+      </div>
+      {method === "draw" ? (
+        <SignaturePad
+          ref={padRef}
+          labels={labels}
+          hint={labels.hint}
+          disabled={disabled}
+          onChange={(hasInk) => {
+            onChange(hasInk ? (padRef.current?.toPng() ?? "") : "");
+            onBlur();
+          }}
+        />
+      ) : (
+        <div className="cs-field">
+          <label htmlFor={`${id}-typed`} className="cs-label">
+            {labels.typedLabel}
+          </label>
+          <input
+            id={`${id}-typed`}
+            className="cs-input"
+            autoComplete="name"
+            value={typedName}
+            disabled={disabled}
+            onChange={(event) => {
+              setTypedName(event.target.value);
+              onChange(typedSignature(event.target.value) ?? "");
+            }}
+            onBlur={onBlur}
+          />
+          {typedName.trim() ? <p className={styles.typedPreview} aria-hidden="true">{typedName.trim()}</p> : null}
+        </div>
+      )}
+    </div>
+  );
+}
