@@ -1,13 +1,12 @@
 "use client";
 
 import type { SigningState, SigningView } from "@clinsign/contracts";
-import { Button, Notice } from "@clinsign/ui";
 import { useEffect, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPCClient } from "../../trpc/client";
-import { describeApiError, isUnauthorized, readApiError } from "../../trpc/errors";
+import { isUnauthorized } from "../../trpc/errors";
 import { Confirmation } from "./Confirmation";
 import { DeclineDialog } from "./DeclineDialog";
 import { DocumentView } from "./DocumentView";
@@ -17,7 +16,6 @@ import { ScreenHeading } from "../patient/ScreenHeading";
 import { isPlausibleSecret, loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
 import { SignForm } from "./SignForm";
 import { ReloadButton, StateScreen, type EndState } from "./StateScreen";
-import patientStyles from "../patient/patient.module.css";
 import styles from "./signing.module.css";
 
 type Screen =
