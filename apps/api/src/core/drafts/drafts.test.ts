@@ -90,6 +90,51 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
   });
 });
 
+describe("one patient's session never reaches another patient's draft", () => {
+  const remove = (body: Record<string, unknown>) => api.request("DELETE", "/api/embed/drafts", { body });
+  const submit = (body: Record<string, unknown>) => api.request("POST", "/api/embed/submit", { body });
+
+  it("a session that pins a draftKey refuses any other (F7, F8, F9, F10) with 403", async () => {
+    const t = await activeTemplate(org);
+    await save({ ...creds(org), templateIdentifier: t.identifier, draftKey: "patient-b", values: { name: "B" } });
+    const sessionA = await newSession(api, org, t.identifier, { draftKey: "patient-a" });
+    for (const res of [
+      await save({ sessionId: sessionA, draftKey: "patient-b", values: { name: "overwritten" } }),
+      await load({ sessionId: sessionA, draftKey: "patient-b" }),
+      await remove({ sessionId: sessionA, draftKey: "patient-b" }),
+      await submit({ sessionId: sessionA, draftKey: "patient-b", values: { name: "A" } }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ ok: false, error: "this session is bound to another draftKey" });
+    }
+    const theirs = await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "patient-b" });
+    expect(theirs.body.draft.values).toEqual({ name: "B" });
+    // Its own draftKey, named or not, still works, and a token caller reaches it under the same name.
+    expect((await save({ sessionId: sessionA, draftKey: "patient-a", values: { name: "A" } })).status).toBe(200);
+    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "patient-a" })).body.draft.values).toEqual({ name: "A" });
+  });
+
+  it("a session without one keeps the drafts it names in its own namespace, transparently", async () => {
+    const t = await activeTemplate(org);
+    await save({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc", values: { name: "token draft" } });
+    const [first, second] = [await newSession(api, org, t.identifier), await newSession(api, org, t.identifier)];
+    expect((await load({ sessionId: first, draftKey: "abc" })).body.draft).toBeNull();
+    expect((await remove({ sessionId: first, draftKey: "abc" })).status).toBe(200);
+    const saved = await save({ sessionId: first, draftKey: "abc", values: { name: "first" } });
+    expect(saved.body).toEqual({ ok: true, draftKey: "abc", savedAt: expect.any(String) });
+    await save({ sessionId: second, draftKey: "abc", values: { name: "second" } });
+    const mine = await load({ sessionId: first, draftKey: "abc" });
+    expect(mine.body.draft).toMatchObject({ draftKey: "abc", values: { name: "first" } });
+    expect((await load({ sessionId: second, draftKey: "abc" })).body.draft.values).toEqual({ name: "second" });
+    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values).toEqual({ name: "token draft" });
+    // F10 through the same session and name deletes that session's draft, and only it.
+    expect((await submit({ sessionId: first, draftKey: "abc", values: { name: "first" } })).status).toBe(200);
+    expect((await load({ sessionId: first, draftKey: "abc" })).body.draft).toBeNull();
+    expect((await load({ sessionId: second, draftKey: "abc" })).body.draft.values).toEqual({ name: "second" });
+    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values).toEqual({ name: "token draft" });
+  });
+});
+
 describe("drafts with token, orgId and templateIdentifier", () => {
   it("works like the session door and keeps organizations apart", async () => {
     const t = await activeTemplate(org);
@@ -150,16 +195,18 @@ describe("concurrency", () => {
       Array.from({ length: 50 }, (_, i) => save({ sessionId, draftKey: "busy", values: { [`k${i}`]: i } })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
-    const [row] = await api.services.db.select().from(drafts).where(and(eq(drafts.templateIdentifier, t.identifier), eq(drafts.draftKey, "busy")));
-    expect(Object.keys(row!.values)).toHaveLength(50);
-    for (let i = 0; i < 50; i++) expect(row!.values[`k${i}`]).toBe(i);
+    const rows = await api.services.db.select().from(drafts).where(eq(drafts.templateIdentifier, t.identifier));
+    expect(rows).toHaveLength(1);
+    expect(Object.keys(rows[0]!.values)).toHaveLength(50);
+    for (let i = 0; i < 50; i++) expect(rows[0]!.values[`k${i}`]).toBe(i);
   });
 });
 
 describe("the tRPC door", () => {
   it("saves, loads and deletes with x-session-id or a bearer token", async () => {
     const t = await activeTemplate(org);
-    const sessionId = await newSession(api, org, t.identifier);
+    // A session that pins its draftKey shares that draft with token callers.
+    const sessionId = await newSession(api, org, t.identifier, { draftKey: "rpc" });
     const client = api.trpc({ sessionId });
     await client.drafts.save.mutate({ draftKey: "rpc", values: { a: 1 } });
     await api.trpc({ bearer: org.token }).drafts.save.mutate({ templateIdentifier: t.identifier, draftKey: "rpc", values: { b: 2 } });

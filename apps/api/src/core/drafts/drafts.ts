@@ -3,15 +3,16 @@ import { and, drafts, eq, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
-import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
+import { namedDraftKey, resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
 import { emitWebhookEvent } from "../webhooks/webhooks";
 
 const MAX_DRAFT_BYTES = 512 * 1024;
 
 const isEmptyValue = (v: unknown) => v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
 
-function toDraft(row: typeof drafts.$inferSelect): Draft {
-  return { id: row.id, draftKey: row.draftKey, templateIdentifier: row.templateIdentifier, values: row.values, updatedAt: row.updatedAt.toISOString() };
+/** `draftKey` is the name the caller used, not the session-namespaced key it is stored under. */
+function toDraft(row: typeof drafts.$inferSelect, draftKey: string): Draft {
+  return { id: row.id, draftKey, templateIdentifier: row.templateIdentifier, values: row.values, updatedAt: row.updatedAt.toISOString() };
 }
 
 /**
@@ -27,17 +28,18 @@ export async function saveDraft(ctx: OrgContext, raw: SaveDraftInput): Promise<{
   if (Buffer.byteLength(JSON.stringify(input.values)) > MAX_DRAFT_BYTES) {
     throw new AppError("payload_too_large", `values exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
   }
+  const storedKey = resolveDraftKey(ctx, input.draftKey)!;
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
-      .insert(drafts, { templateIdentifier: template.identifier, draftKey: input.draftKey, values: input.values })
+      .insert(drafts, { templateIdentifier: template.identifier, draftKey: storedKey, values: input.values })
       .onConflictDoUpdate({
         target: [drafts.organizationId, drafts.templateIdentifier, drafts.draftKey],
         set: { values: sql`${drafts.values} || excluded.values`, updatedAt: sql`now()` },
       })
       .returning({ id: drafts.id, updatedAt: drafts.updatedAt });
     const keys = Object.keys(input.values).sort();
-    await recordAudit(tx, { action: "form.draft_saved", templateIdentifier: template.identifier, metadata: { draftKey: input.draftKey, keys } });
+    await recordAudit(tx, { action: "form.draft_saved", templateIdentifier: template.identifier, metadata: { draftKey: storedKey, keys } });
     await emitWebhookEvent(tx, {
       event: "form.draft_saved",
       templateIdentifier: template.identifier,
@@ -47,10 +49,12 @@ export async function saveDraft(ctx: OrgContext, raw: SaveDraftInput): Promise<{
   });
 }
 
-function requireDraftKey(ctx: OrgContext, input: DraftRefInput): string {
-  const key = resolveDraftKey(ctx, input.draftKey);
-  if (!key) throw new AppError("invalid_request", "draftKey: is required", { field: "draftKey" });
-  return key;
+/** The stored key of the draft a call reaches, and the name to answer with. */
+function requireDraftKey(ctx: OrgContext, input: DraftRefInput): { stored: string; named: string } {
+  const stored = resolveDraftKey(ctx, input.draftKey);
+  const named = namedDraftKey(ctx, input.draftKey);
+  if (!stored || !named) throw new AppError("invalid_request", "draftKey: is required", { field: "draftKey" });
+  return { stored, named };
 }
 
 /** F8: the draft, or null when none exists. */
@@ -58,9 +62,9 @@ export async function getDraft(ctx: OrgContext, input: DraftRefInput): Promise<D
   const draftKey = requireDraftKey(ctx, input);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const [row] = await ctx.scope
-    .select(drafts, and(eq(drafts.templateIdentifier, template.identifier), eq(drafts.draftKey, draftKey)))
+    .select(drafts, and(eq(drafts.templateIdentifier, template.identifier), eq(drafts.draftKey, draftKey.stored)))
     .limit(1);
-  return row ? toDraft(row) : null;
+  return row ? toDraft(row, draftKey.named) : null;
 }
 
 /** F9: deletes the draft; deleting one that does not exist is still ok (idempotent). */
@@ -68,7 +72,7 @@ export async function deleteDraft(ctx: OrgContext, input: DraftRefInput): Promis
   const draftKey = requireDraftKey(ctx, input);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   return inTransaction(ctx, async (tx) => {
-    const removed = await deleteDraftIn(tx, template.identifier, draftKey, "deleted");
+    const removed = await deleteDraftIn(tx, template.identifier, draftKey.stored, "deleted");
     return { deleted: removed };
   });
 }

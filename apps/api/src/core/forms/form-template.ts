@@ -22,7 +22,26 @@ export async function resolveFormTemplate(ctx: OrgContext, identifier: string | 
   return row;
 }
 
-/** The draft a call names: its own draftKey, else the session's configured one. */
+/**
+ * The key under which the draft a call names is stored. Token callers reach the draftKey they
+ * send. An embed session is one patient's credential, so it never reaches another patient's
+ * draft: when it pins a draftKey, naming any other is 403; when it does not, the draftKey the
+ * caller names (e.g. from the embed URL) lives in the session's own namespace, invisibly to the
+ * caller (F7 to F10 with the same session and name find the same draft).
+ */
 export function resolveDraftKey(ctx: OrgContext, draftKey: string | undefined): string | undefined {
+  if (!ctx.session) return draftKey;
+  const pinned = ctx.session.config.draftKey;
+  if (pinned !== undefined) {
+    if (draftKey !== undefined && draftKey !== pinned) {
+      throw new AppError("forbidden", "this session is bound to another draftKey", { field: "draftKey" });
+    }
+    return pinned;
+  }
+  return draftKey === undefined ? undefined : `session:${ctx.session.id}:${draftKey}`;
+}
+
+/** The draftKey as the caller named it (or the session pins it), for answers and webhooks. */
+export function namedDraftKey(ctx: OrgContext, draftKey: string | undefined): string | undefined {
   return draftKey ?? ctx.session?.config.draftKey;
 }
