@@ -13,10 +13,12 @@ export function isBlankValue(value: unknown): boolean {
 /**
  * Does one condition hold? `value` is the referenced field's value, undefined when that field is
  * hidden. A multiselect's list: equals means "contains", in means "contains any". An unchecked
- * checkbox (false) is empty, like an unanswered one.
+ * checkbox (false) is empty, and an unanswered one is unchecked: only checkbox conditions compare
+ * with booleans (the template schema sees to it), so `equals false` holds for both.
  */
-function conditionHolds(condition: FieldCondition, value: unknown): boolean {
+function conditionHolds(condition: FieldCondition, answer: unknown): boolean {
   const expected = condition.value;
+  const value = typeof expected === "boolean" && isBlankValue(answer) ? false : answer;
   const isEmpty = isBlankValue(value) || value === false;
   switch (condition.operator) {
     case "filled":

@@ -233,6 +233,10 @@ describe("conditional fields", () => {
     expect(when({ field: "m", operator: "notEquals", value: "c" }, multi, ["a", "b"])).toBe(true);
     expect(when({ field: "c", operator: "equals", value: true }, box, true)).toBe(true);
     expect(when({ field: "c", operator: "equals", value: true }, box, "true")).toBe(false);
+    expect(when({ field: "c", operator: "equals", value: false }, box, false)).toBe(true);
+    expect(when({ field: "c", operator: "equals", value: false }, box, undefined)).toBe(true);
+    expect(when({ field: "c", operator: "notEquals", value: false }, box, undefined)).toBe(false);
+    expect(when({ field: "c", operator: "equals", value: true }, box, undefined)).toBe(false);
     expect(when({ field: "n", operator: "equals", value: 3 }, num, 3)).toBe(true);
     expect(when({ field: "n", operator: "equals", value: 3 }, num, "3")).toBe(false);
   });
