@@ -260,9 +260,10 @@ export type FormRequestSummary = z.infer<typeof formRequestSummary>;
 export const portalLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
 export const portalVerifyInput = portalLinkInput.extend({ rnummer: z.string().min(1).max(64), phone: z.string().min(1).max(40) });
 export const portalOtpInput = portalLinkInput.extend({ code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }) });
-export const portalAccessInput = z.object({ accessToken: z.string().min(16).max(200) });
-export const portalSaveDraftInput = portalAccessInput.extend({ values: formValues });
-export const portalSubmitInput = portalAccessInput.extend({ values: formValues });
+/** After identification the access lives in an HTTP-only cookie; the page names its link. */
+export const portalAccessInput = portalLinkInput;
+export const portalSaveDraftInput = portalLinkInput.extend({ values: formValues });
+export const portalSubmitInput = portalLinkInput.extend({ values: formValues });
 
 export const messageSummary = z.object({
   id: z.uuid(),

@@ -12,6 +12,7 @@ import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
+import { PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
 import { bearerToken, parseCookies, sendJson } from "./io";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
@@ -68,6 +69,7 @@ export function createRequestListener(services: Services): RequestListener {
         request: requestMeta.get(req)!,
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
+        portalAccess: cookies[PORTAL_ACCESS_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };

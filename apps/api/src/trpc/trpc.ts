@@ -23,6 +23,8 @@ export interface TrpcContext {
   /** From the HTTP request, for callers of /trpc itself. */
   bearerToken?: string;
   sessionCookie?: string;
+  /** The SMS portal's access cookie (`PORTAL_ACCESS_COOKIE`), sent only on the portal's paths. */
+  portalAccess?: string;
   /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
   formSessionId?: string;
   /** Adds a Set-Cookie header to the response. */

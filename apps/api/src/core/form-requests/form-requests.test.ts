@@ -148,19 +148,40 @@ describe("the SMS portal", () => {
     await request({ ...creds(o), phone: MOBILE, rnummer, templateIdentifier: t.identifier, ...extra });
     return { t, linkToken: linkTokenFrom(smsBody().get("Body")!) };
   }
-  const portal = () => api.trpc({}).portal;
+  const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).portal;
+
+  /** An identification step over HTTP: its answer and the access cookie it set (if any). */
+  async function portalStep(procedure: "verify" | "checkOtp", input: Record<string, string>) {
+    const response = await fetch(`${api.baseUrl}/trpc/portal.${procedure}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(input),
+    });
+    const body = (await response.json()) as { result?: { data: Record<string, unknown> } };
+    const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("cs_form_access="));
+    return { status: response.status, data: body.result?.data, setCookie, cookie: setCookie?.split(";")[0] };
+  }
 
   it("without two-factor: rnummer + phone give access; the form is filled, saved and submitted with actor portal", async () => {
     const { t, linkToken } = await start("R-P1", { emailTo: "doc@clinic.test", emailSubject: "Bogen R-P1" });
     expect(await portal().open.query({ linkToken })).toMatchObject({ status: "sent", templateTitle: "Anamnese", otpRequired: false });
-    const access = await portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: "0170 1234567" });
-    expect(access.otpRequired).toBe(false);
-    const accessToken = access.accessToken!;
-    expect((await portal().template.query({ accessToken })).identifier).toBe(t.identifier);
-    await portal().saveDraft.mutate({ accessToken, values: { name: "Eri" } });
-    expect((await portal().loadDraft.query({ accessToken }))!.values).toEqual({ name: "Eri" });
-    await expect(portal().submit.mutate({ accessToken, values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    const result = await portal().submit.mutate({ accessToken, values: { name: "Erika" } });
+    const access = await portalStep("verify", { linkToken, rnummer: "R-P1", phone: "0170 1234567" });
+    expect(access.data).toMatchObject({ otpRequired: false });
+    // The access is an HTTP-only cookie for the portal's pages; the page's script never sees it.
+    expect(JSON.stringify(access.data)).not.toMatch(/accessToken/);
+    expect(access.setCookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=\d+/);
+    const accessCookie = access.cookie!;
+    // Without the cookie, or with it for another link, nothing opens.
+    await expect(portal().template.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    const otherLink = await start("R-P1-OTHER");
+    await expect(portal(accessCookie).template.query({ linkToken: otherLink.linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    expect(await portal(accessCookie).open.query({ linkToken })).toMatchObject({ status: "verified", hasAccess: true, organizationName: "Klinik Nord" });
+    expect(await portal().open.query({ linkToken })).toMatchObject({ hasAccess: false });
+    expect((await portal(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
+    await portal(accessCookie).saveDraft.mutate({ linkToken, values: { name: "Eri" } });
+    expect((await portal(accessCookie).loadDraft.query({ linkToken }))!.values).toEqual({ name: "Eri" });
+    await expect(portal(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    const result = await portal(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
     expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
@@ -180,7 +201,7 @@ describe("the SMS portal", () => {
     expect((await api.trpc({ cookie: otherCookie }).messages.list.query({})).some((m) => m.id === mail!.id)).toBe(false);
     await expect(api.trpc({ bearer: org.token }).messages.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
     // Submitted once; the access token is spent.
-    await expect(portal().submit.mutate({ accessToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(portal(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 409 } });
   });
 
@@ -202,8 +223,9 @@ describe("the SMS portal", () => {
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-OTP", {}, otpOrg);
     await expect(portal().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({ data: { httpStatus: 401 } });
-    const step = await portal().verify.mutate({ linkToken, rnummer: "R-OTP", phone: MOBILE });
-    expect(step).toEqual({ otpRequired: true, accessToken: null, expiresAt: null });
+    const step = await portalStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
+    expect(step.data).toEqual({ otpRequired: true, accessExpiresAt: null });
+    expect(step.setCookie).toBeUndefined();
     const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
     const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(challenge!.codeHash).not.toContain(code);
@@ -221,8 +243,10 @@ describe("the SMS portal", () => {
     await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     await portal().resendOtp.mutate({ linkToken });
     const second = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
-    const access = await portal().checkOtp.mutate({ linkToken, code: second });
-    expect(access.accessToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const access = await portalStep("checkOtp", { linkToken, code: second });
+    expect(access.data).toMatchObject({ otpRequired: false });
+    expect(access.cookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}$/);
+    expect((await portal(access.cookie).template.query({ linkToken })).title).toBe("Anamnese");
   });
 
   it("OTP codes expire after 10 minutes, and at most 5 are sent per phone and hour", async () => {

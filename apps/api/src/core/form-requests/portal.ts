@@ -1,8 +1,8 @@
 import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, Template } from "@clinsign/contracts";
-import { and, desc, eq, formRequests, gt, isNull, organizations, OrgScope, otpChallenges, sql, templates } from "@clinsign/db";
+import { and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import type { OrgContext, RequestMeta, Services } from "../context";
+import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
@@ -12,6 +12,12 @@ import { consumeRateLimit } from "../rate-limit";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
 import { normaliseEntered } from "./phone";
+
+/**
+ * The recipient's access after identification: an HTTP-only, SameSite=Strict cookie scoped to
+ * the portal's pages (`/f/`), never a value the page's script can read or a URL carries.
+ */
+export const PORTAL_ACCESS_COOKIE = "cs_form_access";
 
 export const MAX_IDENTITY_TRIES = 5;
 export const MAX_OTP_TRIES = 5;
@@ -47,23 +53,57 @@ function usable(row: RequestRow) {
 }
 
 /** Step 1: what the portal page shows before identification (no personal data). */
-export async function openFormRequest(services: Services, input: { linkToken: string }) {
+export async function openFormRequest(services: Services, input: { linkToken: string; accessToken?: string }) {
   const row = await byLink(services, input.linkToken);
   const [template] = await new OrgScope(services.db, row.organizationId).select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
+  const [org] = await services.db.select({ name: organizations.name, otp: organizations.otpEnabled }).from(organizations).where(eq(organizations.id, row.organizationId));
   return {
     status: row.status,
     templateTitle: template?.title ?? null,
-    otpRequired: await otpEnabled(services, row.organizationId),
+    /** Whom a locked-out recipient should contact. */
+    organizationName: org?.name ?? null,
+    otpRequired: org?.otp ?? false,
+    /** The recipient already identified in this browser (a reload): the form opens directly. */
+    hasAccess: input.accessToken !== undefined && holdsAccess(row, input.accessToken),
     expiresAt: row.expiresAt.toISOString(),
   };
 }
 
+function holdsAccess(row: RequestRow, accessToken: string): boolean {
+  return (
+    row.status === "verified" &&
+    row.accessTokenHash !== null &&
+    row.accessExpiresAt !== null &&
+    row.accessExpiresAt.getTime() > Date.now() &&
+    safeEqual(sha256Hex(accessToken), row.accessTokenHash)
+  );
+}
+
+/** Access after identification (and OTP); never for a request a parallel call locked or submitted meanwhile. */
 async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessToken: string; expiresAt: string }> {
   const accessToken = randomSecret(32);
   const expiresAt = new Date(Date.now() + ACCESS_LIFETIME_MS);
-  await ctx.scope.update(formRequests, { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", updatedAt: new Date() }, eq(formRequests.id, row.id));
+  const [granted] = await ctx.scope
+    .update(
+      formRequests,
+      { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", updatedAt: new Date() },
+      eq(formRequests.id, row.id),
+      notInArray(formRequests.status, ["locked", "submitted"]),
+    )
+    .returning({ id: formRequests.id });
+  if (!granted) {
+    const [current] = await ctx.scope.select(formRequests, eq(formRequests.id, row.id)).limit(1);
+    if (current) usable(current);
+    throw gone();
+  }
   await recordAudit(ctx, { action: "form_request.verified", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id } });
   return { accessToken, expiresAt: expiresAt.toISOString() };
+}
+
+/** The request row, locked until the transaction ends: tries on one link are counted one after another. */
+async function lockedRow(ctx: OrgContext, id: string): Promise<RequestRow | undefined> {
+  const [row] = await ctx.scope.select(formRequests, eq(formRequests.id, id)).for("update");
+  return row;
 }
 
 /**
@@ -76,24 +116,32 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
   usable(row);
   const ctx = portalContext(services, row, request);
   const entered = normaliseEntered(input.phone) ?? input.phone.trim();
-  const rnummerOk = safeEqual(input.rnummer.trim(), row.rnummer);
-  const phoneOk = safeEqual(entered, row.phone);
-  if (!(rnummerOk && phoneOk)) {
-    const [updated] = await services.db
-      .update(formRequests)
-      .set({
-        failedChecks: sql`${formRequests.failedChecks} + 1`,
-        status: sql`case when ${formRequests.failedChecks} + 1 >= ${MAX_IDENTITY_TRIES} then 'locked' else ${formRequests.status} end`,
-        updatedAt: new Date(),
-      })
-      .where(eq(formRequests.id, row.id))
-      .returning({ failedChecks: formRequests.failedChecks });
-    const left = Math.max(0, MAX_IDENTITY_TRIES - updated!.failedChecks);
-    await recordAudit(ctx, { action: "form_request.identity_failed", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, attemptsLeft: left } });
-    if (left === 0) throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
-    throw new AppError("unauthorized", "case number and phone number do not match", { attemptsLeft: left });
+  // Checked and counted under the row's lock, on the row as it is now: parallel guesses cannot
+  // all pass a check made on an earlier read, so at most 5 are ever compared, and a correct
+  // entry cannot clear a lock that a parallel wrong one set.
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const current = (await lockedRow(tx, row.id)) ?? row;
+    usable(current);
+    const rnummerOk = safeEqual(input.rnummer.trim(), current.rnummer);
+    const phoneOk = safeEqual(entered, current.phone);
+    if (rnummerOk && phoneOk) {
+      await tx.scope.update(formRequests, { identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }, eq(formRequests.id, row.id));
+      return { matched: true as const };
+    }
+    const failedChecks = current.failedChecks + 1;
+    await tx.scope.update(
+      formRequests,
+      { failedChecks, ...(failedChecks >= MAX_IDENTITY_TRIES && { status: "locked" as const }), updatedAt: new Date() },
+      eq(formRequests.id, row.id),
+    );
+    const left = Math.max(0, MAX_IDENTITY_TRIES - failedChecks);
+    await recordAudit(tx, { action: "form_request.identity_failed", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, attemptsLeft: left } });
+    return { matched: false as const, left };
+  });
+  if (!outcome.matched) {
+    if (outcome.left === 0) throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
+    throw new AppError("unauthorized", "case number and phone number do not match", { attemptsLeft: outcome.left });
   }
-  await services.db.update(formRequests).set({ identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }).where(eq(formRequests.id, row.id));
   if (await otpEnabled(services, row.organizationId)) {
     await sendOtpFor(ctx, row);
     return { otpRequired: true as const, accessToken: null, expiresAt: null };
@@ -146,62 +194,69 @@ export async function checkOtp(services: Services, request: RequestMeta, input: 
   usable(row);
   identityChecked(row);
   const ctx = portalContext(services, row, request);
-  const [challenge] = await ctx.scope
-    .select(otpChallenges, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt), gt(otpChallenges.expiresAt, new Date()))
-    .orderBy(desc(otpChallenges.createdAt))
-    .limit(1);
-  if (!challenge) throw new AppError("unauthorized", "no valid code: request a new one");
-  if (!safeEqual(otpHash(services, row.id, input.code), challenge.codeHash)) {
-    const [updated] = await services.db
-      .update(otpChallenges)
-      .set({
-        failedAttempts: sql`${otpChallenges.failedAttempts} + 1`,
-        endedAt: sql`case when ${otpChallenges.failedAttempts} + 1 >= ${MAX_OTP_TRIES} then now() else null end`,
-      })
-      .where(and(eq(otpChallenges.id, challenge.id), isNull(otpChallenges.endedAt)))
-      .returning({ failed: otpChallenges.failedAttempts });
-    const left = Math.max(0, MAX_OTP_TRIES - (updated?.failed ?? MAX_OTP_TRIES));
-    throw new AppError("unauthorized", left === 0 ? "too many wrong codes: request a new one" : "wrong code", { attemptsLeft: left });
+  // As with identification: the newest open challenge is read and counted under its row lock, so
+  // a burst of parallel codes is compared one after another and ends after 5 wrong ones.
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const [challenge] = await tx.scope
+      .select(otpChallenges, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt), gt(otpChallenges.expiresAt, new Date()))
+      .orderBy(desc(otpChallenges.createdAt))
+      .limit(1)
+      .for("update");
+    if (!challenge) return { result: "none" as const };
+    if (safeEqual(otpHash(services, row.id, input.code), challenge.codeHash)) {
+      await tx.scope.update(otpChallenges, { endedAt: new Date() }, eq(otpChallenges.id, challenge.id));
+      return { result: "matched" as const };
+    }
+    const failed = challenge.failedAttempts + 1;
+    await tx.scope.update(otpChallenges, { failedAttempts: failed, ...(failed >= MAX_OTP_TRIES && { endedAt: new Date() }) }, eq(otpChallenges.id, challenge.id));
+    return { result: "wrong" as const, left: Math.max(0, MAX_OTP_TRIES - failed) };
+  });
+  if (outcome.result === "none") throw new AppError("unauthorized", "no valid code: request a new one");
+  if (outcome.result === "wrong") {
+    throw new AppError("unauthorized", outcome.left === 0 ? "too many wrong codes: request a new one" : "wrong code", { attemptsLeft: outcome.left });
   }
-  const [ended] = await services.db
-    .update(otpChallenges)
-    .set({ endedAt: new Date() })
-    .where(and(eq(otpChallenges.id, challenge.id), isNull(otpChallenges.endedAt)))
-    .returning({ id: otpChallenges.id });
-  if (!ended) throw new AppError("unauthorized", "no valid code: request a new one");
   return issueAccess(ctx, row);
 }
 
 /** The request and a portal context for a valid access token (after identification and OTP). */
-async function byAccess(services: Services, request: RequestMeta, accessToken: string): Promise<{ row: RequestRow; ctx: OrgContext }> {
+async function byAccess(services: Services, request: RequestMeta, accessToken: string | undefined, linkToken?: string): Promise<{ row: RequestRow; ctx: OrgContext }> {
+  if (!accessToken) throw new AppError("unauthorized", "please identify again");
   const [row] = await services.db.select().from(formRequests).where(eq(formRequests.accessTokenHash, sha256Hex(accessToken))).limit(1);
   if (!row || !row.accessExpiresAt || row.accessExpiresAt.getTime() < Date.now()) throw new AppError("unauthorized", "please identify again");
+  // The access of one link does not open another link's page.
+  if (linkToken !== undefined && !safeEqual(sha256Hex(linkToken), row.linkTokenHash)) throw new AppError("unauthorized", "please identify again");
   usable(row);
   return { row, ctx: portalContext(services, row, request) };
 }
 
+/** The recipient's access (from the portal's HTTP-only cookie) and, from the page, its link. */
+export interface PortalAccess {
+  accessToken: string | undefined;
+  linkToken?: string;
+}
+
 const draftKeyOf = (row: RequestRow) => `form-request:${row.id}`;
 
-export async function portalTemplate(services: Services, request: RequestMeta, input: { accessToken: string }): Promise<Template> {
-  const { row, ctx } = await byAccess(services, request, input.accessToken);
+export async function portalTemplate(services: Services, request: RequestMeta, input: PortalAccess): Promise<Template> {
+  const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
   const [template] = await ctx.scope.select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
   if (!template || template.status !== "active") throw new AppError("not_found", "this form is no longer available");
   return toTemplate(template);
 }
 
-export async function portalSaveDraft(services: Services, request: RequestMeta, input: { accessToken: string; values: FormValues }) {
-  const { row, ctx } = await byAccess(services, request, input.accessToken);
+export async function portalSaveDraft(services: Services, request: RequestMeta, input: PortalAccess & { values: FormValues }) {
+  const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
   return saveDraft(ctx, { templateIdentifier: row.templateIdentifier, draftKey: draftKeyOf(row), values: input.values });
 }
 
-export async function portalLoadDraft(services: Services, request: RequestMeta, input: { accessToken: string }) {
-  const { row, ctx } = await byAccess(services, request, input.accessToken);
+export async function portalLoadDraft(services: Services, request: RequestMeta, input: PortalAccess) {
+  const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
   return getDraft(ctx, { templateIdentifier: row.templateIdentifier, draftKey: draftKeyOf(row) });
 }
 
 /** Submits through the F10 pipeline (actor `portal`), then e-mails the result to emailTo. */
-export async function portalSubmit(services: Services, request: RequestMeta, input: { accessToken: string; values: FormValues }) {
-  const { row, ctx } = await byAccess(services, request, input.accessToken);
+export async function portalSubmit(services: Services, request: RequestMeta, input: PortalAccess & { values: FormValues }) {
+  const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
   // Claim the request first, so two tabs cannot submit it twice.
   const [claimed] = await services.db
     .update(formRequests)
@@ -215,14 +270,32 @@ export async function portalSubmit(services: Services, request: RequestMeta, inp
       { templateIdentifier: row.templateIdentifier, values: input.values, draftKey: draftKeyOf(row) },
       { formRequestId: row.id, rnummer: row.rnummer, phone: row.phone, emailTo: row.emailTo, emailSubject: row.emailSubject },
     );
-    await services.db.update(formRequests).set({ submissionId: result.submissionId }).where(eq(formRequests.id, row.id));
+    await linkSubmission(services, row.id, result.submissionId);
     return { ok: true as const, submissionId: result.submissionId, rnummer: row.rnummer };
   } catch (error) {
+    // Only what did not commit is rolled back. If the submission is stored (the error came after
+    // its commit), the request stays submitted, or a retry would store it twice; if that cannot
+    // even be checked, it stays claimed too: staff can send a new link, a duplicate cannot be undone.
+    const [stored] = await services.db.select({ id: submissions.id }).from(submissions).where(eq(submissions.formRequestId, row.id)).limit(1);
+    if (stored) {
+      services.log.warn({ err: error, formRequestId: row.id }, "portal submission stored; a later step failed");
+      await linkSubmission(services, row.id, stored.id);
+      return { ok: true as const, submissionId: stored.id, rnummer: row.rnummer };
+    }
     // Validation failed (or the store did): the recipient may correct and submit again.
     await services.db
       .update(formRequests)
       .set({ status: "verified", accessTokenHash: row.accessTokenHash, accessExpiresAt: row.accessExpiresAt })
-      .where(eq(formRequests.id, row.id));
+      .where(and(eq(formRequests.id, row.id), eq(formRequests.status, "submitted")));
     throw error;
   }
+}
+
+/** Records which submission answered the request; the submission itself already names the request. */
+async function linkSubmission(services: Services, formRequestId: string, submissionId: string): Promise<void> {
+  await services.db
+    .update(formRequests)
+    .set({ submissionId })
+    .where(eq(formRequests.id, formRequestId))
+    .catch((error: unknown) => services.log.warn({ err: error, formRequestId }, "linking the submission to its form request failed"));
 }
