@@ -43,7 +43,7 @@ export const config = {
   matcher: [
     {
       // Pages only: not the tRPC proxy, Next's assets, or the icon.
-      source: "/((?!trpc/|api/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      source: "/((?!trpc/|api/|f/trpc/|f/api/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

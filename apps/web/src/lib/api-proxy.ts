@@ -7,14 +7,18 @@ import { apiOrigin } from "./api-origin";
  * the API never needs CORS. `x-session-id` carries an embedded form's session to the form calls.
  */
 
-const FORWARDED_REQUEST_HEADERS = ["cookie", "content-type", "accept", "user-agent", "accept-language", "x-session-id"] as const;
+const FORWARDED_REQUEST_HEADERS = ["cookie", "content-type", "accept", "user-agent", "accept-language", "x-session-id", "x-portal-link"] as const;
 const RETURNED_RESPONSE_HEADERS = ["content-type", "cache-control", "retry-after", "x-request-id", "vary"] as const;
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
-/** Passes one browser request on to the same path of the API and streams the answer back. */
-export async function forwardToApi(request: NextRequest): Promise<Response> {
+/**
+ * Passes one browser request on to the API and streams the answer back: to the same path, or
+ * with `pathPrefix` (the SMS portal's `/f`) taken off.
+ */
+export async function forwardToApi(request: NextRequest, pathPrefix = ""): Promise<Response> {
   const incoming = new URL(request.url);
-  const target = `${apiOrigin()}${incoming.pathname}${incoming.search}`;
+  const path = pathPrefix && incoming.pathname.startsWith(`${pathPrefix}/`) ? incoming.pathname.slice(pathPrefix.length) : incoming.pathname;
+  const target = `${apiOrigin()}${path}${incoming.search}`;
 
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {

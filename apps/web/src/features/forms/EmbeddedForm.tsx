@@ -53,7 +53,7 @@ function navigateTop(url: string) {
  */
 export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionId: string; draftKeyParam: string | null; langParam: string | null }) {
   const { t, lang, setLang } = usePatientI18n();
-  const api = useMemo(() => createPatientApi(sessionId), [sessionId]);
+  const api = useMemo(() => createPatientApi({ sessionId }), [sessionId]);
   const [screen, setScreen] = useState<Screen>({ kind: "opening" });
   const [framed, setFramed] = useState(false);
   const [attempt, setAttempt] = useState(0);
@@ -165,7 +165,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
           onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
           onRejected={onRejected}
           uploadFile={(file, field, onProgress) =>
-            uploadFormFile(file, { headers: { "x-session-id": sessionId }, fields: { sessionId }, fieldKey: field.key!, onProgress })
+            uploadFormFile(file, { url: "/api/embed/uploads", headers: { "x-session-id": sessionId }, fields: { sessionId }, fieldKey: field.key!, onProgress })
           }
           submit={async (visible) => {
             const result = await api.submissions.submit.mutate({ values: visible, draftKey });

@@ -78,8 +78,8 @@ export function FormFill({ template, initialValues, saveDraft, submit, uploadFil
       autosave.resume();
       const api = readApiError(error);
       if (api.code === "BAD_REQUEST" && api.fieldErrors.length > 0) {
-        // The server's codes when it sent them; its English text otherwise.
-        setServerIssues(api.fieldErrors.map((issue) => ({ key: issue.key, code: (issue.code as FieldProblemCode | undefined) ?? "pattern", params: issue.params })));
+        // The server sends a code with every problem but the file checks only it can make.
+        setServerIssues(api.fieldErrors.map((issue) => ({ key: issue.key, code: (issue.code as FieldProblemCode | undefined) ?? "files_invalid", params: issue.params })));
       } else if (api.code === "UNAUTHORIZED" || api.code === "FORBIDDEN" || api.code === "NOT_FOUND" || api.code === "CONFLICT") {
         onRejected?.(error);
       } else {

@@ -17,7 +17,14 @@ export class UploadError extends Error {
  */
 export function uploadFormFile(
   file: File,
-  options: { headers: Record<string, string>; fields: Record<string, string>; fieldKey: string; onProgress(fraction: number): void },
+  options: {
+    /** `/api/embed/uploads`, or the SMS portal's `/f/api/embed/uploads` (where its cookie goes). */
+    url: "/api/embed/uploads" | "/f/api/embed/uploads";
+    headers: Record<string, string>;
+    fields: Record<string, string>;
+    fieldKey: string;
+    onProgress(fraction: number): void;
+  },
 ): Promise<Attachment> {
   const body = new FormData();
   for (const [name, value] of Object.entries(options.fields)) body.append(name, value);
@@ -25,7 +32,7 @@ export function uploadFormFile(
   body.append("file", file, file.name);
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open("POST", "/api/embed/uploads");
+    request.open("POST", options.url);
     for (const [name, value] of Object.entries(options.headers)) request.setRequestHeader(name, value);
     request.responseType = "json";
     request.upload.onprogress = (event) => event.lengthComputable && options.onProgress(event.loaded / event.total);

@@ -1,7 +1,10 @@
+import type { NextRequest } from "next/server";
 import { forwardToApi } from "../../../../lib/api-proxy";
 
-/** Uploads from the patient form pages, passed on to the API's `POST /api/embed/uploads`. */
+/** Uploads from the embedded form, passed on to the API's `POST /api/embed/uploads`. */
 
 export const dynamic = "force-dynamic";
 
-export { forwardToApi as POST };
+export function POST(request: NextRequest) {
+  return forwardToApi(request);
+}

@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { SmsFormPortal } from "../../../../features/forms/SmsFormPortal";
+import { getDictionary } from "../../../../i18n/server";
+
+export async function generateMetadata(): Promise<Metadata> {
+  const { t } = await getDictionary();
+  return { title: t.forms.portalPageTitle, referrer: "no-referrer" };
+}
+
+/** The link of an SMS form request (F1): `PUBLIC_WEB_URL/f/<token>`. */
+export default async function SmsFormPage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  return <SmsFormPortal linkToken={token} />;
+}
