@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, submissions } from "@clinsign/db";
+import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
@@ -216,6 +216,54 @@ describe("the SMS portal", () => {
     await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 403 } });
     expect((await portal().open.query({ linkToken })).status).toBe("locked");
     await expect(portal().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  /** portal.verify from a client address of its own, as an attacker with many addresses would. */
+  const verifyFrom = (address: string, input: Record<string, string>) =>
+    fetch(`${api.baseUrl}/trpc/portal.verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": address },
+      body: JSON.stringify(input),
+    }).then((res) => res.status);
+
+  it("counts parallel wrong entries atomically: 20 at once from 20 addresses are 5 tries, then the link is locked", async () => {
+    const { linkToken } = await start("R-RACE");
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => verifyFrom(`198.51.100.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE })));
+    expect(statuses.filter((s) => s === 401)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(16);
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RACE"));
+    expect(row).toMatchObject({ status: "locked", failedChecks: 5 });
+    const failures = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "form_request.identity_failed"));
+    expect(failures.filter((e) => (e.metadata as { formRequestId?: string }).formRequestId === row!.id)).toHaveLength(5);
+  });
+
+  it("a correct entry racing wrong ones never clears the lock they set", async () => {
+    const { linkToken } = await start("R-RACE2");
+    const statuses = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => verifyFrom(`203.0.113.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE })),
+      verifyFrom("203.0.113.99", { linkToken, rnummer: "R-RACE2", phone: MOBILE }),
+    ]);
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RACE2"));
+    // Whatever the order, 10 wrong entries lock the link (at most 4 could precede the right one, 5 more follow it).
+    expect(row).toMatchObject({ status: "locked", failedChecks: 5 });
+    expect(statuses.filter((s) => s === 401 || s === 200).length).toBeLessThanOrEqual(9);
+  });
+
+  it("a failure after the submission committed keeps the request submitted, so a retry cannot store it twice", async () => {
+    const { linkToken } = await start("R-ONCE");
+    const { cookie } = await portalStep("verify", { linkToken, rnummer: "R-ONCE", phone: MOBILE });
+    // Linking the stored submission to its request now fails: a step after the commit.
+    await api.services.db.execute(sql.raw("alter table form_requests add constraint refuse_link check (submission_id is null) not valid"));
+    try {
+      const first = await portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
+      expect(first).toMatchObject({ ok: true, rnummer: "R-ONCE" });
+      await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    } finally {
+      await api.services.db.execute(sql.raw("alter table form_requests drop constraint refuse_link"));
+    }
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-ONCE"));
+    expect(row!.status).toBe("submitted");
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, row!.id))).toHaveLength(1);
   });
 
   it("with two-factor: a 6-digit OTP by SMS, stored hashed; 5 wrong codes end it; resend after 30 s", async () => {

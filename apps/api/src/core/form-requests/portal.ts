@@ -1,6 +1,6 @@
 import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, Template } from "@clinsign/contracts";
-import { sql, and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
+import { and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
@@ -93,6 +93,7 @@ async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessTo
       formRequests,
       { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", updatedAt: new Date() },
       eq(formRequests.id, row.id),
+      notInArray(formRequests.status, ["locked", "submitted"]),
     )
     .returning({ id: formRequests.id });
   if (!granted) {
@@ -123,25 +124,29 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
   // Checked and counted under the row's lock, on the row as it is now: parallel guesses cannot
   // all pass a check made on an earlier read, so at most 5 are ever compared, and a correct
   // entry cannot clear a lock that a parallel wrong one set.
-  const rnummerOk = safeEqual(input.rnummer.trim(), row.rnummer);
-  const phoneOk = safeEqual(entered, row.phone);
-  if (!(rnummerOk && phoneOk)) {
-    const [updated] = await services.db
-      .update(formRequests)
-      .set({
-        failedChecks: sql`${formRequests.failedChecks} + 1`,
-        status: sql`case when ${formRequests.failedChecks} + 1 >= ${MAX_IDENTITY_TRIES} then 'locked' else ${formRequests.status} end`,
-        updatedAt: new Date(),
-      })
-      .where(eq(formRequests.id, row.id))
-      .returning({ failedChecks: formRequests.failedChecks });
-    const left = Math.max(0, MAX_IDENTITY_TRIES - updated!.failedChecks);
-    await recordAudit(ctx, { action: "form_request.identity_failed", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, attemptsLeft: left } });
-    if (left === 0) throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
-    throw new AppError("unauthorized", "case number and phone number do not match", { attemptsLeft: left });
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const current = (await lockedRow(tx, row.id)) ?? row;
+    usable(current);
+    const rnummerOk = safeEqual(input.rnummer.trim(), current.rnummer);
+    const phoneOk = safeEqual(entered, current.phone);
+    if (rnummerOk && phoneOk) {
+      await tx.scope.update(formRequests, { identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }, eq(formRequests.id, row.id));
+      return { matched: true as const };
+    }
+    const failedChecks = current.failedChecks + 1;
+    await tx.scope.update(
+      formRequests,
+      { failedChecks, ...(failedChecks >= MAX_IDENTITY_TRIES && { status: "locked" as const }), updatedAt: new Date() },
+      eq(formRequests.id, row.id),
+    );
+    const left = Math.max(0, MAX_IDENTITY_TRIES - failedChecks);
+    await recordAudit(tx, { action: "form_request.identity_failed", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, attemptsLeft: left } });
+    return { matched: false as const, left };
+  });
+  if (!outcome.matched) {
+    if (outcome.left === 0) throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
+    throw new AppError("unauthorized", "case number and phone number do not match", { attemptsLeft: outcome.left });
   }
-  await services.db.update(formRequests).set({ identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }).where(eq(formRequests.id, row.id));
-
   if (await otpEnabled(services, row.organizationId)) {
     await sendOtpFor(ctx, row);
     return { otpRequired: true as const, accessToken: null, expiresAt: null };
@@ -276,11 +281,17 @@ export async function portalSubmit(services: Services, request: RequestMeta, inp
     // Only what did not commit is rolled back. If the submission is stored (the error came after
     // its commit), the request stays submitted, or a retry would store it twice; if that cannot
     // even be checked, it stays claimed too: staff can send a new link, a duplicate cannot be undone.
+    const [stored] = await services.db.select({ id: submissions.id }).from(submissions).where(eq(submissions.formRequestId, row.id)).limit(1);
+    if (stored) {
+      services.log.warn({ err: error, formRequestId: row.id }, "portal submission stored; a later step failed");
+      await linkSubmission(services, row.id, stored.id);
+      return { ok: true as const, submissionId: stored.id, rnummer: row.rnummer };
+    }
     // Validation failed (or the store did): the recipient may correct and submit again.
     await services.db
       .update(formRequests)
       .set({ status: "verified", accessTokenHash: row.accessTokenHash, accessExpiresAt: row.accessExpiresAt })
-      .where(eq(formRequests.id, row.id));
+      .where(and(eq(formRequests.id, row.id), eq(formRequests.status, "submitted")));
     throw error;
   }
 }
