@@ -22,7 +22,7 @@
     return Array.prototype.filter.call(document.querySelectorAll("iframe[data-clinsign-form]"), function (frame) {
       try {
         return new URL(frame.src, window.location.href).origin === formOrigin;
-      } catch (error) {
+      } catch {
         return false;
       }
     });
