@@ -5,6 +5,7 @@ import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";
 import { expireDueRequests } from "./core/signatures/requests";
+import { pruneRateLimits } from "./core/rate-limit";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
 import { createLogger, createServices } from "./services";
@@ -35,9 +36,11 @@ async function main() {
       "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate",
     );
   } else log.info({ subject: identity.subject, fingerprint: identity.fingerprint }, "sealing signed PDFs with SIGNING_P12_FILE");
-  // Expiry is enforced on every read and write; this sweep also records it for untouched requests.
+  // Expiry is enforced on every read and write; this sweep also records it for untouched requests,
+  // and drops rate-limit counters whose window has ended.
   const expirySweep = setInterval(() => {
     expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
+    pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
   }, 60_000);
   expirySweep.unref();
   if (process.argv.includes("--seed-demo")) {

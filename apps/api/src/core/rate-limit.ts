@@ -31,3 +31,12 @@ export async function consumeRateLimit(db: Executor, rule: RateLimitRule): Promi
 export async function resetRateLimit(db: Executor, key: string): Promise<void> {
   await db.execute(sql`delete from ${rateLimits} where key = ${key}`);
 }
+
+/**
+ * Deletes counters whose window has ended (a new attempt starts a fresh one anyway). Without it
+ * every address, e-mail and phone number ever tried would stay a row.
+ */
+export async function pruneRateLimits(db: Executor): Promise<number> {
+  const result = await db.execute(sql`delete from ${rateLimits} where reset_at <= now() returning key`);
+  return rowsOf(result).length;
+}

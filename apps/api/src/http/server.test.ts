@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactedPaths } from "../services";
+import { clientIp } from "./server";
 import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { writeSelfSignedCertificate } from "../testing/tls";
 
@@ -148,6 +149,29 @@ describe("the HTTP surface", () => {
     const html = await docs.text();
     expect(html).toContain("/api/embed/templates/{identifier}");
     expect(html).not.toContain("<script");
+  });
+});
+
+describe("client addresses", () => {
+  const from = (remoteAddress: string, forwardedFor?: string | string[]) =>
+    ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } }) as unknown as Parameters<typeof clientIp>[0];
+
+  it("take the right-most address a trusted proxy appended, never what the client wrote further left", () => {
+    // Our own web server on loopback forwards what it saw; the client's own header stays on the left.
+    expect(clientIp(from("127.0.0.1", "1.2.3.4, 203.0.113.7"), false)).toBe("203.0.113.7");
+    expect(clientIp(from("127.0.0.1", ["1.2.3.4", "203.0.113.7"]), false)).toBe("203.0.113.7");
+    expect(clientIp(from("10.0.0.2", "1.2.3.4, 198.51.100.9, 127.0.0.1"), true)).toBe("198.51.100.9");
+    expect(clientIp(from("10.0.0.2", "[2001:db8::1]:443"), true)).toBe("2001:db8::1");
+    expect(clientIp(from("10.0.0.2", "198.51.100.9:5123"), true)).toBe("198.51.100.9");
+  });
+
+  it("ignore X-Forwarded-For from untrusted peers, and fall back to the peer for anything that is not an address", () => {
+    expect(clientIp(from("198.51.100.20", "1.2.3.4"), false)).toBe("198.51.100.20");
+    expect(clientIp(from("127.0.0.1", "1.2.3.4, <script>"), false)).toBe("127.0.0.1");
+    expect(clientIp(from("127.0.0.1", "x".repeat(5000)), false)).toBe("127.0.0.1");
+    expect(clientIp(from("127.0.0.1", `${"1.2.3.4,".repeat(200)}5.6.7.8`), false)).toBe("127.0.0.1");
+    expect(clientIp(from("127.0.0.1", "127.0.0.1"), false)).toBe("127.0.0.1");
+    expect(clientIp(from("127.0.0.1"), false)).toBe("127.0.0.1");
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import { isIP } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
@@ -21,17 +22,41 @@ const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors
 const isLoopbackAddress = (address: string | undefined) =>
   !!address && (address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."));
 
+/** Longest X-Forwarded-For we read, and longest entry: a header is no place to store a novel. */
+const MAX_FORWARDED_FOR_LENGTH = 1024;
+const MAX_ADDRESS_LENGTH = 64;
+
+/** An address as proxies write it (`a.b.c.d`, `a.b.c.d:port`, `[v6]:port`, `v6`), or null. */
+function forwardedAddress(entry: string): string | null {
+  const value = entry.trim();
+  if (value.length === 0 || value.length > MAX_ADDRESS_LENGTH) return null;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(value);
+  const address = bracketed?.[1] ?? withPort?.[1] ?? value;
+  return isIP(address) ? address : null;
+}
+
 /**
- * The client's address: the socket's, or X-Forwarded-For when the proxy is trusted. A loopback
- * peer is our own web server forwarding its visitors (or a local tool), so it is trusted too.
+ * The client's address, as rate limits, audit entries and the sealed PDF's audit page record it.
+ * The socket's peer, unless that peer is a proxy we trust (TRUST_PROXY, or a loopback peer: our
+ * own web server forwarding its visitors). Then X-Forwarded-For is read from the right, where
+ * the proxies we trust appended what they saw, skipping loopback hops: the first address we do
+ * not trust is the client. Whatever a client wrote further left is its own claim and ignored; an
+ * entry that is not an address (or an overlong header) leaves us with the peer.
  */
-function clientIp(req: IncomingMessage, trustProxy: boolean): string | null {
-  if (trustProxy || isLoopbackAddress(req.socket.remoteAddress)) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
+export function clientIp(req: Pick<IncomingMessage, "headers" | "socket">, trustProxy: boolean): string | null {
+  const peer = req.socket.remoteAddress ?? null;
+  if (!trustProxy && !isLoopbackAddress(peer ?? undefined)) return peer;
+  const header = req.headers["x-forwarded-for"];
+  const forwarded = Array.isArray(header) ? header.join(",") : header;
+  if (!forwarded || forwarded.length > MAX_FORWARDED_FOR_LENGTH) return peer;
+  const entries = forwarded.split(",");
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const address = forwardedAddress(entries[i]!);
+    if (!address) return peer;
+    if (!isLoopbackAddress(address)) return address;
   }
-  return req.socket.remoteAddress ?? null;
+  return peer;
 }
 
 /**
