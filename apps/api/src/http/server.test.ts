@@ -117,6 +117,29 @@ describe("the HTTP surface", () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("refuses cross-site /trpc calls that carry a cookie, and only those (CSRF)", async () => {
+    const session = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const createToken = (headers: Record<string, string>) =>
+      fetch(`${api.baseUrl}/trpc/tokens.create`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ name: "csrf" }) }).then(
+        (res) => res.status,
+      );
+    expect(await createToken({ cookie: session, origin: "https://evil.example" })).toBe(403);
+    expect(await createToken({ cookie: session, origin: "null" })).toBe(403);
+    expect(await createToken({ cookie: session, "sec-fetch-site": "cross-site", origin: api.services.config.publicWebUrl })).toBe(403);
+    expect(await createToken({ cookie: session, "sec-fetch-site": "same-site" })).toBe(403);
+    expect(await createToken({ cookie: session, "sec-fetch-site": "same-origin", origin: api.services.config.publicWebUrl })).toBe(200);
+    expect(await createToken({ cookie: session, origin: api.services.config.publicWebUrl })).toBe(200);
+    // Not a browser: no Origin, no Sec-Fetch-Site.
+    expect(await createToken({ cookie: session })).toBe(200);
+    // No ambient credential, nothing to forge: a Bearer call from anywhere is the token holder's.
+    const templates = await fetch(`${api.baseUrl}/trpc/templates.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${org.token}`, origin: "https://his.example", "sec-fetch-site": "cross-site" },
+      body: JSON.stringify({ title: "from the HIS" }),
+    });
+    expect(templates.status).toBe(200);
+  });
+
   it("keeps a caller's request id and echoes it in the header and the error body", async () => {
     const res = await api.request("GET", "/api/embed/templates", { headers: { "x-request-id": "trace-abc-12345" } });
     expect(res.headers.get("x-request-id")).toBe("trace-abc-12345");

@@ -4,6 +4,7 @@ import { createServer as createHttpServer, type IncomingMessage, type RequestLis
 import { createServer as createHttpsServer } from "node:https";
 import { isIP } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
@@ -76,6 +77,31 @@ export function isSecureRequest(req: IncomingMessage, config: Services["config"]
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * CSRF: a browser attaches the staff or portal cookie to a request another site makes it send.
+ * Calls on /trpc other than GET are therefore refused when they carry a cookie and the browser says
+ * they come from elsewhere: `Sec-Fetch-Site` other than same-origin, else an `Origin` that is not
+ * the web app's (PUBLIC_WEB_URL) or the API's. The web app's proxy forwards both headers. Calls
+ * without a cookie (a Bearer token, an embed session header) carry no ambient credential, and
+ * clients that send neither header are not browsers that could be tricked.
+ */
+export function isCrossSiteRequest(req: Pick<IncomingMessage, "method" | "headers">, config: Pick<Services["config"], "publicWebUrl" | "publicApiUrl">): boolean {
+  if (req.method === "GET" || req.method === "HEAD" || !req.headers.cookie) return false;
+  const fetchSite = req.headers["sec-fetch-site"];
+  if (typeof fetchSite === "string") return fetchSite !== "same-origin" && fetchSite !== "none";
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  return origin !== originOf(config.publicWebUrl) && origin !== originOf(config.publicApiUrl);
+}
+
 /** The one request listener: health, docs, tRPC and the REST route table. */
 export function createRequestListener(services: Services): RequestListener {
   const { config, log } = services;
@@ -88,6 +114,7 @@ export function createRequestListener(services: Services): RequestListener {
     // The signing portal sends its queries as POST, so session tokens never sit in a URL.
     allowMethodOverride: true,
     createContext: ({ req, res }) => {
+      if (isCrossSiteRequest(req, config)) throw new TRPCError({ code: "FORBIDDEN", message: "cross-site requests are refused" });
       const cookies = parseCookies(req.headers.cookie);
       return {
         services,
