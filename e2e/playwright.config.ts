@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, FILE_SERVER_PORT, WEB_PORT } from "./tests/support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, FILE_SERVER_PORT, SMTP_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./tests/support";
 
 // One fresh data folder per run, removed when the run ends (E2E_KEEP_DATA=1 keeps it). The
 // config is also loaded by the worker processes: they inherit the variable, so only the
@@ -54,7 +54,9 @@ export default defineConfig({
       WEB_PORT: String(WEB_PORT),
       PUBLIC_WEB_URL: `http://localhost:${WEB_PORT}`,
       ALLOW_INSECURE_HTTP: "true",
-      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${FILE_SERVER_PORT}`,
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${FILE_SERVER_PORT},127.0.0.1:${WEBHOOK_RECEIVER_PORT}`,
+      // forms-sms.spec.ts runs this SMTP server; when it is not running, mails just wait for retry.
+      SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,
       SEED_ADMIN_EMAIL: ADMIN_EMAIL,
       SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
       NEXT_TELEMETRY_DISABLED: "1",

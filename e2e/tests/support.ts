@@ -6,6 +6,11 @@ export const API_PORT = 4100;
 export const API_URL = `http://127.0.0.1:${API_PORT}`;
 /** signing.spec.ts serves the PDFs the API fetches from here (allowed in OUTBOUND_ALLOW_HOSTS). */
 export const FILE_SERVER_PORT = 4199;
+/** The form tests' stand-ins, all on 127.0.0.1: a host page that embeds a form (its origin is allowed by the session), a host page whose origin is not, a webhook receiver (allowed in OUTBOUND_ALLOW_HOSTS) and an SMTP server (SMTP_URL). */
+export const HOST_PAGE_PORT = 4201;
+export const FOREIGN_HOST_PAGE_PORT = 4202;
+export const WEBHOOK_RECEIVER_PORT = 4203;
+export const SMTP_PORT = 4225;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 

@@ -1,0 +1,157 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { createApiToken } from "./signing-support";
+import { API_URL, signIn, WEB_PORT } from "./support";
+
+/** Area B credentials of the demo organization, and the staff member's signed-in browser context. */
+export interface Staff {
+  token: string;
+  orgId: string;
+  /** Signed in as the demo admin: staff tRPC calls (`messages.list`, `submissions.get`) go through its cookie. */
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Signs the demo admin in through the login form, in a context of its own (the patient's pages
+ * must never see a staff cookie), reads the organization id from the tokens page and creates an
+ * API token there.
+ */
+export async function staffSignIn(browser: Browser, name: string): Promise<Staff> {
+  const context = await browser.newContext({ baseURL: `http://localhost:${WEB_PORT}`, locale: "en-GB" });
+  const page = await context.newPage();
+  await signIn(page);
+  const token = await createApiToken(page, `${name} ${Date.now()}`);
+  const orgId = await page.getByTestId("org-id").inputValue();
+  expect(orgId).toMatch(/^[0-9a-f-]{36}$/);
+  return { token, orgId, context, page };
+}
+
+/** A tRPC query as the admin UI makes it (`GET /trpc/<path>?input=…` with the session cookie). */
+export async function staffQuery<T>(staff: Staff, path: string, input: unknown): Promise<T> {
+  const response = await staff.context.request.get(`/trpc/${path}`, { params: { input: JSON.stringify(input) } });
+  const text = await response.text();
+  expect(response.status(), `${path}: ${text}`).toBe(200);
+  return (JSON.parse(text) as { result: { data: T } }).result.data;
+}
+
+/** Turns the organization's one-time code for SMS form links on or off on the Settings page. */
+export async function setSmsOtp(staff: Staff, on: boolean): Promise<void> {
+  const page = staff.page;
+  await page.goto("/settings");
+  await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+  const toggle = page.getByRole("switch", { name: "Require a one-time code" });
+  if ((await toggle.isChecked()) !== on) {
+    await toggle.setChecked(on);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
+  }
+}
+
+export type FieldSpec = Record<string, unknown> & { id: string; type: string; label: string; key?: string };
+
+/** F2 with status active: the template is ready for sessions and SMS requests at once. */
+export async function createActiveTemplate(request: APIRequestContext, staff: Staff, title: string, fields: FieldSpec[]): Promise<string> {
+  const response = await request.post(`${API_URL}/api/embed/templates`, {
+    data: { token: staff.token, orgId: staff.orgId, title, status: "active", schema: { version: 1, fields } },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  const body = (await response.json()) as { template: { identifier: string; status: string } };
+  expect(body.template.status).toBe("active");
+  return body.template.identifier;
+}
+
+export interface EmbedSession {
+  sessionId: string;
+  embedUrl: string;
+}
+
+/** `POST /api/embed/sessions`. */
+export async function createEmbedSession(request: APIRequestContext, staff: Staff, templateIdentifier: string, config: Record<string, unknown> = {}): Promise<EmbedSession> {
+  const response = await request.post(`${API_URL}/api/embed/sessions`, { data: { token: staff.token, orgId: staff.orgId, templateIdentifier, config } });
+  expect(response.status(), await response.text()).toBe(200);
+  const body = (await response.json()) as EmbedSession;
+  expect(body.embedUrl).toContain(`/embed/`);
+  expect(body.embedUrl).toContain(`session=${encodeURIComponent(body.sessionId)}`);
+  return body;
+}
+
+/** F1: asks for the form by SMS; the link arrives in the organization's outbox. */
+export async function requestFormBySms(
+  request: APIRequestContext,
+  staff: Staff,
+  input: { phone: string; rnummer: string; templateIdentifier: string; emailTo?: string; emailSubject?: string },
+): Promise<void> {
+  const response = await request.post(`${API_URL}/api/portal/request`, { data: { token: staff.token, orgId: staff.orgId, ...input } });
+  expect(response.status(), await response.text()).toBe(200);
+}
+
+interface Message {
+  channel: "sms" | "email";
+  recipients: string[];
+  subject: string | null;
+  body: string;
+  purpose: string;
+  status: string;
+}
+
+/** The newest SMS to `phone` (E.164) whose body matches, as staff see it in the outbox. */
+export async function latestSms(staff: Staff, phone: string, body: RegExp): Promise<Message> {
+  let found: Message | undefined;
+  await expect
+    .poll(async () => {
+      const messages = await staffQuery<Message[]>(staff, "messages.list", { channel: "sms", limit: 50 });
+      found = messages.find((message) => message.recipients.includes(phone) && body.test(message.body));
+      return found?.status;
+    }, { message: `an SMS to ${phone} matching ${body}` })
+    .toBe("sent");
+  return found!;
+}
+
+/** The portal link of an F1 SMS. */
+export async function smsPortalLink(staff: Staff, phone: string): Promise<string> {
+  const sms = await latestSms(staff, phone, /\/f\/[A-Za-z0-9_-]+/);
+  const link = /(http:\/\/localhost:\d+\/f\/[A-Za-z0-9_-]+)/.exec(sms.body)?.[1];
+  expect(link, sms.body).toBeTruthy();
+  return link!;
+}
+
+/**
+ * No serious or critical axe violation on the page in its current state; the failure message
+ * lists each violation with the elements it was found on.
+ */
+export async function expectAccessible(page: Page, state: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  const report = serious
+    .map((v) => `[${v.impact}] ${v.id}: ${v.help}\n${v.nodes.map((node) => `    ${node.target.join(" ")} — ${node.failureSummary?.replace(/\n/g, " ")}`).join("\n")}`)
+    .join("\n");
+  if (report) console.log(`axe violations on ${state}:\n${report}`);
+  expect(serious.map((v) => v.id), `axe: serious or critical violations on ${state}\n${report}`).toEqual([]);
+}
+
+/** A small HTTP server on 127.0.0.1 that the test closes in afterAll. */
+export interface LocalServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function listen(port: number, handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void): Promise<LocalServer> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handler(req, Buffer.concat(chunks).toString("utf8"), res));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
