@@ -11,10 +11,9 @@ import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
-import { readMultipart } from "./multipart";
+import { openMultipart, type MultipartBody } from "./multipart";
 import { RestReply, routes, type Route } from "./routes";
 import { parseInput } from "./validation";
-import type { IncomingFile } from "../core/uploads/uploads";
 
 interface CompiledRoute {
   route: Route;
@@ -126,6 +125,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   const candidates = compiled.filter((c) => c.pattern.test(url.pathname));
   if (candidates.length === 0) return false;
   const area = candidates[0]!.route.area;
+  let multipart: MultipartBody | undefined;
   try {
     const match = candidates.find((c) => c.route.method === method);
     if (!match) {
@@ -138,18 +138,29 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const values = match.pattern.exec(url.pathname)!;
     const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!, name)]));
     let fields: Record<string, unknown>;
-    let files: IncomingFile[] | undefined;
-    if (route.body === "multipart") ({ fields, files } = await readMultipart(req));
-    else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
-    const principal = await authenticate(services, route, req, fields);
+    let principal: Principal | undefined;
+    if (route.body === "multipart") {
+      // Uploads are large: credentials in the query or headers are checked before a byte of the
+      // body is read, and otherwise those in the text fields that precede the first file part.
+      const early: Record<string, string> = { ...queryObject(url), ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }) };
+      if (early.sessionId !== undefined || early.token !== undefined) principal = await authenticate(services, route, req, early);
+      multipart = await openMultipart(req);
+      fields = { ...early, ...multipart.fields };
+    } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
+    principal ??= await authenticate(services, route, req, fields);
     const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
     checkBodyEchoes(route, inputFields, pathParams);
-    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(files && { files }) });
+    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(multipart && { files: multipart.files }) });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);
     if (result instanceof RestReply) sendReply(res, result);
     else sendJson(res, route.status, result);
   } catch (error) {
+    if (req.headers["content-type"]?.toLowerCase().startsWith("multipart/") && !multipart?.finished) {
+      // The rest of an upload we refused is not read: answer, then close the connection.
+      multipart?.abort();
+      res.setHeader("connection", "close");
+    }
     const app = toAppError(error);
     if (!app) {
       services.log.error({ err: error, requestId: request.requestId }, "request failed");

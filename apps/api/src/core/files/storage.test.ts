@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb } from "@clinsign/db/testing";
 import type { Database } from "@clinsign/db";
@@ -30,6 +30,20 @@ describe.each([
     expect((await storage.get(stored.key))!.equals(bytes)).toBe(true);
     await storage.delete(stored.key);
     expect(await storage.get(stored.key)).toBeNull();
+  });
+
+  it("stores a stream of chunks, and keeps nothing when the stream fails", async () => {
+    const storage = make();
+    async function* chunks(fail: boolean) {
+      yield Buffer.from("%PDF-1.7 ");
+      yield Buffer.from("streamed");
+      if (fail) throw new Error("too large");
+    }
+    const stored = await storage.putStream("form-uploads", chunks(false));
+    expect(stored).toMatchObject({ size: 17, sha256: sha256Hex(Buffer.from("%PDF-1.7 streamed")) });
+    expect((await storage.get(stored.key))!.toString()).toBe("%PDF-1.7 streamed");
+    await expect(storage.putStream("form-uploads", chunks(true))).rejects.toThrow("too large");
+    if (storage instanceof FsStorage) expect(readdirSync(dirname(join(dir, "files", stored.key)))).toEqual([basename(stored.key)]);
   });
 
   it("refuses keys that try to leave the storage area", async () => {

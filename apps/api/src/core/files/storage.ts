@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { blobs, eq, type Db } from "@clinsign/db";
 import { randomSecret, sha256Hex } from "../crypto";
@@ -12,6 +15,11 @@ export interface StoredFile {
 /** Private file storage; keys are opaque and never derived from caller input. */
 export interface FileStorage {
   put(prefix: string, bytes: Buffer): Promise<StoredFile>;
+  /**
+   * Stores bytes as they arrive (uploads); the caller bounds their size. When `chunks` throws,
+   * nothing is kept and the error passes on.
+   */
+  putStream(prefix: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile>;
   /** The bytes, or null when the key is unknown. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
@@ -50,6 +58,32 @@ export class FsStorage implements FileStorage {
     await rename(temp, path);
     return { key, size: bytes.length, sha256: sha256Hex(bytes) };
   }
+  async putStream(prefix: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
+    const key = newKey(prefix);
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temp = join(dirname(path), `.tmp-${randomSecret(8)}`);
+    const hash = createHash("sha256");
+    let size = 0;
+    async function* counted() {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        size += chunk.length;
+        yield chunk;
+      }
+    }
+    const out = createWriteStream(temp, { mode: 0o600 });
+    try {
+      await pipeline(counted(), out);
+      await rename(temp, path);
+    } catch (error) {
+      // The file may still be opening when the source fails: remove it only once it is closed.
+      if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()));
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return { key, size, sha256: hash.digest("hex") };
+  }
   async get(key: string): Promise<Buffer | null> {
     try {
       return await readFile(this.path(key));
@@ -70,6 +104,12 @@ export class DbStorage implements FileStorage {
     const stored = { key: newKey(prefix), size: bytes.length, sha256: sha256Hex(bytes) };
     await this.db.insert(blobs).values({ ...stored, bytes });
     return stored;
+  }
+  /** A row holds the whole file, so the bytes are gathered first (their size is bounded by the caller). */
+  async putStream(prefix: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
+    const parts: Buffer[] = [];
+    for await (const chunk of chunks) parts.push(chunk);
+    return this.put(prefix, Buffer.concat(parts));
   }
   async get(key: string): Promise<Buffer | null> {
     const [row] = await this.db.select({ bytes: blobs.bytes }).from(blobs).where(eq(blobs.key, checkKey(key)));

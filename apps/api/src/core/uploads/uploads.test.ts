@@ -1,8 +1,10 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { and, auditLog, eq, formUploads } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg, type TestResponse } from "../../testing/harness";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
+import { MAX_UPLOAD_REQUEST_BYTES } from "./uploads";
 
 let api: TestApi;
 let org: TestOrg;
@@ -117,5 +119,109 @@ describe("POST /api/embed/uploads", () => {
     expect((await fetch(local(fresh))).status).toBe(200);
     // Signed for one organization, the same key under another organization's id is refused.
     expect((await fetch(local(fresh).replace(org.orgId, other.orgId))).status).toBe(401);
+  });
+});
+
+/**
+ * A multipart upload written by hand over one connection: text fields, then one file part of
+ * `fileBytes` zero bytes sent in 64 KiB chunks, stopping as soon as the server answers or closes.
+ * `sent` tells how much of the body had gone out by then.
+ */
+function rawUpload(options: { fields?: Record<string, string>; fileBytes: number; search?: string; headers?: Record<string, string> }) {
+  const boundary = "----clinsign-test-boundary";
+  const preamble = Buffer.from(
+    Object.entries(options.fields ?? {})
+      .map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join("") + `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+  );
+  const ending = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const total = preamble.length + options.fileBytes + ending.length;
+  return new Promise<{ status: number | null; body: string; sent: number }>((resolve) => {
+    let sent = 0;
+    let answered = false;
+    let status: number | null = null;
+    let body = "";
+    const req = httpRequest(`${api.baseUrl}/api/embed/uploads${options.search ?? ""}`, {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(total), ...options.headers },
+    });
+    const finish = () => resolve({ status, body, sent });
+    req.on("response", (res) => {
+      answered = true;
+      status = res.statusCode ?? null;
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", finish);
+      res.on("error", finish);
+    });
+    req.on("error", () => !answered && finish());
+    const chunk = Buffer.alloc(64 * 1024);
+    const pump = () => {
+      while (!answered && !req.destroyed && sent < options.fileBytes) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, options.fileBytes - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once("drain", pump);
+      }
+      if (!answered && !req.destroyed && sent >= options.fileBytes) req.end(ending);
+    };
+    req.write(preamble);
+    pump();
+  });
+}
+
+describe("uploads from strangers and oversized uploads", () => {
+  const FILE_BYTES = 30 * 1024 * 1024;
+
+  it("authenticates before reading the file: 401 while the body is still arriving", async () => {
+    const bodyCredentials = await rawUpload({ fields: { sessionId: "fs_bad" }, fileBytes: FILE_BYTES });
+    expect(bodyCredentials.status).toBe(401);
+    expect(JSON.parse(bodyCredentials.body)).toMatchObject({ ok: false });
+    expect(bodyCredentials.sent).toBeLessThan(FILE_BYTES);
+    const none = await rawUpload({ fileBytes: FILE_BYTES });
+    expect(none.status).toBe(401);
+    expect(none.sent).toBeLessThan(FILE_BYTES);
+    // Credentials in the header or the query are checked before any of the body is read.
+    const header = await rawUpload({ headers: { "x-session-id": "fs_bad" }, fileBytes: FILE_BYTES });
+    expect(header.status).toBe(401);
+    expect(header.sent).toBeLessThan(FILE_BYTES);
+    const query = await rawUpload({ search: `?token=cs_bad&orgId=${org.orgId}`, fileBytes: FILE_BYTES });
+    expect(query.status).toBe(401);
+  });
+
+  it("answers 413 at the first part over its field's limit, and for a request over the total cap", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const over = await rawUpload({ headers: { "x-session-id": sessionId }, fileBytes: FILE_BYTES });
+    expect(over.status).toBe(413);
+    expect(JSON.parse(over.body).error).toContain("larger than 1 MB");
+    expect(over.sent).toBeLessThan(FILE_BYTES);
+    const huge = await rawUpload({ headers: { "x-session-id": sessionId }, fileBytes: MAX_UPLOAD_REQUEST_BYTES + 1 });
+    expect(huge.status).toBe(413);
+    expect(huge.sent).toBeLessThan(FILE_BYTES);
+    expect(await api.services.db.select().from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier))).toEqual([]);
+    // The session still works for a file within the limit, sent with the credentials in the header.
+    const fine = await fetch(`${api.baseUrl}/api/embed/uploads`, {
+      method: "POST",
+      headers: { "x-session-id": sessionId },
+      body: (() => {
+        const form = new FormData();
+        form.append("file", new Blob([new Uint8Array(PDF)], { type: "application/pdf" }), "ok.pdf");
+        return form;
+      })(),
+    });
+    expect(fine.status).toBe(200);
+  });
+
+  it("keeps the process's memory flat under 20 concurrent unauthenticated 100 MB uploads", async () => {
+    const samples: number[] = [];
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 20);
+    const results = await Promise.all(Array.from({ length: 20 }, () => rawUpload({ fields: { sessionId: "fs_bad" }, fileBytes: 100_000_000 })));
+    clearInterval(sampler);
+    samples.push(process.memoryUsage().rss);
+    const growthMiB = (Math.max(...samples) - before) / 1024 / 1024;
+    expect(results.every((r) => r.status === 401 || r.status === null)).toBe(true);
+    expect(results.reduce((sum, r) => sum + r.sent, 0)).toBeLessThan(20 * 100_000_000);
+    expect(growthMiB, `RSS grew by ${growthMiB.toFixed(1)} MiB`).toBeLessThan(50);
   });
 });

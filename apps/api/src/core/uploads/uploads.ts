@@ -12,13 +12,18 @@ import { acceptsType } from "../submissions/validate";
 /** Hard cap per file, whatever a field allows. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 export const MAX_FILES_PER_UPLOAD = 10;
+/** Cap of one upload request, all parts together. */
+export const MAX_UPLOAD_REQUEST_BYTES = 100 * 1024 * 1024;
 const URL_LIFETIME_SECONDS = 60 * 60;
 const STORAGE_PREFIX = "form-uploads";
+/** Enough leading bytes to tell PDF, PNG and JPEG apart. */
+const SNIFF_BYTES = 16;
 
-export interface IncomingFile {
+/** One file part of an upload, as it arrives: its bytes are streamed, never held whole. */
+export interface IncomingFilePart {
   name: string;
   type: string;
-  bytes: Buffer;
+  stream: AsyncIterable<Buffer> & { destroy(error?: Error): void };
 }
 
 /** The media type the bytes prove, for the types whose signatures are checked. */
@@ -69,22 +74,33 @@ export async function openSignedFile(services: Services, path: string, exp: stri
   return { name: upload.name, type: upload.type, bytes };
 }
 
+/** A file name safe to store and show: no path separators or control characters, at most 255 characters. */
+const safeName = (name: string) => [...name].map((c) => (c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 ? "_" : c)).join("").slice(0, 255) || "file";
+
 /**
- * Stores files for one file field of an active template: size against the field's maxSizeMb
- * (25 MB at most), type against its `accept`, and for PDF/PNG/JPEG the bytes must really be one.
+ * The part's bytes for storage, counted as they pass: 413 at the first byte over `limit`, so an
+ * oversized part is refused while it arrives, not after it was buffered. Keeps the leading bytes
+ * for the type check.
  */
-export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?: string; fieldKey?: string; files: IncomingFile[] }): Promise<UploadedFile[]> {
-  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
-  const field = fileField(template.schema as TemplateSchema, input.fieldKey);
-  if (input.files.length === 0) throw new AppError("invalid_request", "files: send at least one file", { field: "files" });
-  if (input.files.length > MAX_FILES_PER_UPLOAD) throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, { field: "files" });
-  const limit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
-  const checked = input.files.map((file) => {
-    const name = [...file.name].map((c) => (c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 ? "_" : c)).join("").slice(0, 255) || "file";
-    if (file.bytes.length > limit) throw new AppError("payload_too_large", `${name} is larger than ${limit / 1024 / 1024} MB`, { field: field.key });
-    if (file.bytes.length === 0) throw new AppError("invalid_request", `${name} is empty`, { field: field.key });
-    const declared = file.type.toLowerCase().split(";")[0]!.trim() || "application/octet-stream";
-    const sniffed = sniffType(file.bytes);
+async function* limited(part: IncomingFilePart, name: string, limit: number, field: string, head: { bytes: Buffer }): AsyncGenerator<Buffer> {
+  let size = 0;
+  for await (const chunk of part.stream) {
+    size += chunk.length;
+    if (size > limit) throw new AppError("payload_too_large", `${name} is larger than ${limit / 1024 / 1024} MB`, { field });
+    if (head.bytes.length < SNIFF_BYTES) head.bytes = Buffer.concat([head.bytes, chunk.subarray(0, SNIFF_BYTES - head.bytes.length)]);
+    yield chunk;
+  }
+}
+
+/** Streams one part into storage, then checks it: not empty, and its type as `accept` and its bytes say. */
+async function storePart(ctx: OrgContext, field: Extract<FormField, { type: "file" }>, limit: number, part: IncomingFilePart): Promise<StoredUpload> {
+  const name = safeName(part.name);
+  const head = { bytes: Buffer.alloc(0) };
+  const stored = await ctx.services.storage.putStream(STORAGE_PREFIX, limited(part, name, limit, field.key, head));
+  try {
+    if (stored.size === 0) throw new AppError("invalid_request", `${name} is empty`, { field: field.key });
+    const declared = part.type.toLowerCase().split(";")[0]!.trim() || "application/octet-stream";
+    const sniffed = sniffType(head.bytes);
     if (SNIFFED.has(declared) && sniffed !== (declared === "image/jpg" ? "image/jpeg" : declared)) {
       throw new AppError("invalid_request", `${name} is not a valid ${declared} file`, { field: field.key });
     }
@@ -92,11 +108,32 @@ export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?:
     if (!acceptsType(field.accept, type, name)) {
       throw new AppError("invalid_request", `${name}: type ${type} is not accepted (${field.accept})`, { field: field.key });
     }
-    return { name, type, bytes: file.bytes };
-  });
-  const stored: (IncomingFile & StoredFile)[] = [];
-  for (const file of checked) stored.push({ ...file, ...(await ctx.services.storage.put(STORAGE_PREFIX, file.bytes)) });
+    return { ...stored, name, type };
+  } catch (error) {
+    await ctx.services.storage.delete(stored.key).catch(() => {});
+    throw error;
+  }
+}
+
+type StoredUpload = StoredFile & { name: string; type: string };
+
+/**
+ * Stores files for one file field of an active template: size against the field's maxSizeMb
+ * (25 MB at most) while each part streams in, type against its `accept`, and for PDF/PNG/JPEG
+ * the bytes must really be one. The template and field are resolved before the first file byte
+ * is read; on any failure the files already stored are removed again.
+ */
+export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?: string; fieldKey?: string; files: AsyncIterable<IncomingFilePart> }): Promise<UploadedFile[]> {
+  const template = await resolveFormTemplate(ctx, input.templateIdentifier);
+  const field = fileField(template.schema as TemplateSchema, input.fieldKey);
+  const limit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
+  const stored: StoredUpload[] = [];
   try {
+    for await (const part of input.files) {
+      if (stored.length === MAX_FILES_PER_UPLOAD) throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, { field: "files" });
+      stored.push(await storePart(ctx, field, limit, part));
+    }
+    if (stored.length === 0) throw new AppError("invalid_request", "files: send at least one file", { field: "files" });
     return await inTransaction(ctx, async (tx) => {
       for (const file of stored) {
         await tx.scope.insert(formUploads, {

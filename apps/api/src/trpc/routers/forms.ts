@@ -23,7 +23,7 @@ import { listMessages } from "../../core/messaging/messaging";
 import { createFormSession, describeSession } from "../../core/sessions/sessions";
 import { getSubmission, listSubmissions, submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
-import { uploadFiles } from "../../core/uploads/uploads";
+import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
 import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
 import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
 
@@ -79,15 +79,15 @@ export const messagesRouter = {
 } satisfies TRPCRouterRecord;
 
 /**
- * Files arrive as bytes, so this input only exists in-process: the REST door parses the
- * multipart body and calls the procedure through `createCaller`.
+ * Files arrive as a stream of parts, so this input only exists in-process: the REST door reads the
+ * multipart body and calls the procedure through `createCaller`, handing it the parts one by one.
  */
 export const uploadFilesInput = z.object({
   templateIdentifier: templateIdentifier.optional(),
   fieldKey: z.string().max(100).optional(),
-  files: z
-    .array(z.object({ name: z.string(), type: z.string(), bytes: z.instanceof(Buffer) }), { message: "send at least one file" })
-    .min(1, { message: "send at least one file" }),
+  files: z.custom<AsyncIterable<IncomingFilePart>>((value) => typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === "function", {
+    message: "send the files as multipart/form-data",
+  }),
 });
 
 export const uploadsRouter = {
