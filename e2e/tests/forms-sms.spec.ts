@@ -1,0 +1,178 @@
+import { expect, test, type Page } from "@playwright/test";
+import { SMTPServer } from "smtp-server";
+import { createActiveTemplate, expectAccessible, latestSms, requestFormBySms, setSmsOtp, smsPortalLink, staffSignIn, type Staff } from "./forms-support";
+import { SMTP_PORT } from "./support";
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** The result e-mails of submitted forms arrive here (playwright.config.ts sets SMTP_URL to it). */
+const mails: ReceivedMail[] = [];
+let smtp: SMTPServer;
+let staff: Staff;
+
+test.beforeAll(async ({ browser }) => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    smtp.server.once("error", reject);
+    smtp.listen(SMTP_PORT, "127.0.0.1", () => resolve());
+  });
+  staff = await staffSignIn(browser, "E2E SMS portal");
+  await setSmsOtp(staff, true);
+});
+test.afterAll(async () => {
+  await staff?.context.close();
+  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+});
+
+/** A mobile number of its own per test: the OTP sends are limited per number and hour. */
+const mobile = (suffix: number) => ({ international: `+4917012345${String(suffix).padStart(2, "0")}`, national: `0170 12345${String(suffix).padStart(2, "0")}` });
+
+async function identify(page: Page, rnummer: string, phone: string) {
+  await page.getByLabel(/^Case number/).fill(rnummer);
+  await page.getByLabel(/^Mobile number/).fill(phone);
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
+const identifyHeading = (page: Page) => page.getByRole("heading", { level: 1, name: "Please confirm who you are" });
+
+test.describe("SMS form portal on a phone (390 × 844)", () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+  test("F1 link from the SMS, a wrong case number, the code from the second SMS, the form, the e-mail; the link is then used up", async ({ page, request }) => {
+    const title = `Anaesthesia questionnaire ${Date.now()}`;
+    const identifier = await createActiveTemplate(request, staff, title, [
+      { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
+      { id: "2", type: "radio", key: "allergic", label: "Do you have allergies?", required: true, options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] },
+      { id: "3", type: "text", key: "allergies", label: "Which allergies?", required: true, visibleWhen: { field: "allergic", operator: "equals", value: "yes" } },
+    ]);
+    const phone = mobile(1);
+    const rnummer = `R-${Date.now()}`;
+    const emailTo = "ward7@clinic.example";
+    await requestFormBySms(request, staff, { phone: phone.international, rnummer, templateIdentifier: identifier, emailTo, emailSubject: "SMS questionnaire received" });
+    const link = await smsPortalLink(staff, phone.international);
+
+    await page.goto(link);
+    await expect(identifyHeading(page)).toBeVisible();
+    await expectAccessible(page, "SMS portal: identify");
+
+    // A wrong case number: how many tries remain.
+    await identify(page, "R-0000-WRONG", phone.national);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Case number and mobile number do not match. 4 tries left.");
+
+    // The page in German, and back.
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Bitte bestätigen Sie, wer Sie sind" })).toBeVisible();
+    await expect(page.getByLabel(/^Fallnummer/)).toBeVisible();
+    await page.getByRole("button", { name: "English" }).click();
+    await expect(identifyHeading(page)).toBeVisible();
+
+    // The right pair (the number typed nationally), then the code from the second SMS.
+    await identify(page, rnummer, phone.national);
+    await expect(page.getByRole("heading", { level: 1, name: "Enter your code" })).toBeVisible();
+    const codeField = page.getByLabel(/^6-digit code/);
+    await expect(codeField).toHaveAttribute("autocomplete", "one-time-code");
+    await expect(codeField).toHaveAttribute("inputmode", "numeric");
+    await expect(page.getByRole("button", { name: "Send a new code" })).toBeDisabled();
+    await expectAccessible(page, "SMS portal: one-time code");
+    const otpSms = await latestSms(staff, phone.international, /Your code: \d{6}/);
+    const code = /Your code: (\d{6})/.exec(otpSms.body)![1]!;
+    await codeField.fill(code);
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+
+    // The access is an HTTP-only cookie scoped to the portal: not in the URL, not in web storage.
+    const access = (await page.context().cookies()).find((cookie) => cookie.name === "cs_form_access");
+    expect(access, "the cs_form_access cookie").toBeTruthy();
+    expect(access!.httpOnly).toBe(true);
+    expect(access!.sameSite).toBe("Strict");
+    expect(access!.path).toBe("/f/");
+    expect(access!.value.length).toBeGreaterThan(20);
+    expect(page.url()).toBe(link);
+    const visibleToScript = await page.evaluate(() => {
+      const dump = (storage: Storage) => Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i)!)}`).join("\n");
+      return { cookie: document.cookie, local: dump(localStorage), session: dump(sessionStorage) };
+    });
+    expect(visibleToScript.cookie).not.toContain("cs_form_access");
+    expect(visibleToScript.local).not.toContain(access!.value);
+    expect(visibleToScript.session).not.toContain(access!.value);
+    await expectAccessible(page, "SMS portal: form");
+
+    // Fill in, see it saved, come back: the form opens again with the answers.
+    await page.getByLabel(/^Full name/).fill("Max Mustermann");
+    const allergic = page.getByRole("group", { name: /^Do you have allergies\?/ });
+    await allergic.getByRole("radio", { name: "Yes" }).check();
+    await page.getByLabel(/^Which allergies\?/).fill("Latex");
+    await expect(page.getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await expect(page.getByLabel(/^Full name/)).toHaveValue("Max Mustermann");
+    await expect(page.getByLabel(/^Which allergies\?/)).toHaveValue("Latex");
+
+    await page.getByRole("button", { name: "Send form" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your form was sent" })).toBeVisible();
+    await expectAccessible(page, "SMS portal: done");
+
+    // The result e-mail reached emailTo through SMTP.
+    await expect.poll(() => mails.filter((mail) => mail.to.includes(emailTo)).length, { timeout: 20_000 }).toBe(1);
+    const mail = mails.find((candidate) => candidate.to.includes(emailTo))!;
+    expect(mail.raw).toContain("Subject: SMS questionnaire received");
+    expect(mail.raw).toContain(`Form: ${title}`);
+    expect(mail.raw).toContain(`Reference (rnummer): ${rnummer}`);
+    expect(mail.raw).toContain("Full name: Max Mustermann");
+    expect(mail.raw).toContain("Which allergies?: Latex");
+
+    // Reopening the link: already sent, in this browser and in a fresh one.
+    await page.goto(link);
+    await expect(page.getByRole("heading", { level: 1, name: "This form was already sent" })).toBeVisible();
+    await expectAccessible(page, "SMS portal: already sent");
+    const fresh = await page.context().browser()!.newContext({ viewport: { width: 390, height: 844 } });
+    const other = await fresh.newPage();
+    await other.goto(link);
+    await expect(other.getByRole("heading", { level: 1, name: "This form was already sent" })).toBeVisible();
+    await fresh.close();
+  });
+
+  test("five wrong entries lock the link and say whom to contact; an unknown link gets its own page", async ({ page, request }) => {
+    const identifier = await createActiveTemplate(request, staff, `Locked questionnaire ${Date.now()}`, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
+    const phone = mobile(2);
+    await requestFormBySms(request, staff, { phone: phone.international, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
+    const link = await smsPortalLink(staff, phone.international);
+
+    await page.goto(link);
+    await expect(identifyHeading(page)).toBeVisible();
+    for (const left of [4, 3, 2]) {
+      await identify(page, "R-WRONG", phone.national);
+      await expect(page.getByRole("main").getByRole("alert")).toHaveText(`Case number and mobile number do not match. ${left} tries left.`);
+    }
+    await identify(page, "R-WRONG", phone.national);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Case number and mobile number do not match. 1 try left before the link is locked.");
+    await identify(page, "R-WRONG", phone.national);
+    await expect(page.getByRole("heading", { level: 1, name: "This link is locked" })).toBeVisible();
+    await expect(page.getByText(/Please contact .+ for a new link\./)).toBeVisible();
+    await expectAccessible(page, "SMS portal: locked");
+    // Still locked when opened again.
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: "This link is locked" })).toBeVisible();
+
+    await page.goto(`/f/${"x".repeat(43)}`);
+    await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+    await expectAccessible(page, "SMS portal: unknown link");
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Dieser Link funktioniert nicht" })).toBeVisible();
+  });
+});
