@@ -25,8 +25,8 @@ if (built.status !== 0) {
 const children = [];
 let stopping = false;
 
-function run(name, command, args, cwd) {
-  const child = spawn(command, args, { cwd, env, stdio: "inherit" });
+function run(name, command, args, cwd, extraEnv = {}) {
+  const child = spawn(command, args, { cwd, env: { ...env, ...extraEnv }, stdio: "inherit" });
   children.push(child);
   child.on("exit", (code, signal) => {
     if (stopping) return;
@@ -55,6 +55,6 @@ process.on("SIGTERM", () => stop(0));
 const apiArgs = ["--enable-source-maps", "dist/server.js", ...(apiOnly ? [] : ["--seed-demo"])];
 run("API", process.execPath, apiArgs, join(root, "apps", "api"));
 if (!apiOnly) {
-  const next = join(root, "apps", "web", "node_modules", "next", "dist", "bin", "next");
-  run("Web", process.execPath, [next, "start", "-p", env.WEB_PORT || "3000", "-H", host], join(root, "apps", "web"));
+  // apps/web/server.mjs: Next's handler behind a server that tells the API which client it saw.
+  run("Web", process.execPath, ["server.mjs"], join(root, "apps", "web"), { WEB_HOST: host, WEB_PORT: env.WEB_PORT || "3000" });
 }

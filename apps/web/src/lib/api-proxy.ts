@@ -26,8 +26,8 @@ export async function forwardToApi(request: NextRequest, pathPrefix = ""): Promi
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
-  // Next's server fills x-forwarded-for with the peer address when the request has none,
-  // so the API's rate limits and audit entries see the client, not this proxy.
+  // server.mjs has set x-forwarded-for to the client this server saw (never a visitor's own
+  // header), so the API's rate limits and audit entries see the client, not this proxy.
   const forwardedFor = request.headers.get("x-forwarded-for");
   if (forwardedFor) headers.set("x-forwarded-for", forwardedFor);
 
