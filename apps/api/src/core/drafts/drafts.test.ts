@@ -202,6 +202,19 @@ describe("concurrency", () => {
   });
 });
 
+describe("draft size", () => {
+  it("caps the merged draft, not only each save, and keeps the draft as it was", async () => {
+    const t = await activeTemplate(org);
+    const body = (key: string) => ({ ...creds(org), templateIdentifier: t.identifier, draftKey: "big", values: { [key]: "x".repeat(300 * 1024) } });
+    expect((await save(body("a"))).status).toBe(200);
+    const merged = await save(body("b"));
+    expect(merged.status).toBe(413);
+    expect(merged.body).toMatchObject({ ok: false, error: expect.stringContaining("would exceed") });
+    const kept = await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "big" });
+    expect(Object.keys(kept.body.draft.values)).toEqual(["a"]);
+  });
+});
+
 describe("the tRPC door", () => {
   it("saves, loads and deletes with x-session-id or a bearer token", async () => {
     const t = await activeTemplate(org);

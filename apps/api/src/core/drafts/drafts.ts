@@ -36,8 +36,11 @@ export async function saveDraft(ctx: OrgContext, raw: SaveDraftInput): Promise<{
       .onConflictDoUpdate({
         target: [drafts.organizationId, drafts.templateIdentifier, drafts.draftKey],
         set: { values: sql`${drafts.values} || excluded.values`, updatedAt: sql`now()` },
+        // The cap holds for the merged draft too, checked in the same statement as the merge.
+        setWhere: sql`octet_length((${drafts.values} || excluded.values)::text) <= ${MAX_DRAFT_BYTES}`,
       })
       .returning({ id: drafts.id, updatedAt: drafts.updatedAt });
+    if (!row) throw new AppError("payload_too_large", `the draft would exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
     const keys = Object.keys(input.values).sort();
     await recordAudit(tx, { action: "form.draft_saved", templateIdentifier: template.identifier, metadata: { draftKey: storedKey, keys } });
     await emitWebhookEvent(tx, {
