@@ -47,7 +47,7 @@ test("JavaScript on the first load: the form pages stay within 150 KB (the signi
     { id: "3", type: "signature", key: "signature", label: "Signature" },
   ]);
   const session = await createEmbedSession(request, staff, identifier);
-  const phone = "+4917012345" + "90";
+  const phone = "+491701234590";
   await requestFormBySms(request, staff, { phone, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
   const smsLink = await smsPortalLink(staff, phone);
   const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Consent to anaesthesia", patientId: `P-weight-${Date.now()}` });
