@@ -64,12 +64,12 @@ export function FileInput({
     field.maxSizeMb ? labels.file.maxSize.replace("{size}", `${field.maxSizeMb} MB`) : null,
   ].filter(Boolean);
 
-  async function choose(list: FileList | null) {
-    if (!list || list.length === 0 || !uploadFile) return;
+  async function choose(chosen: File[]) {
+    if (chosen.length === 0 || !uploadFile) return;
     const validation = await loadFormValidation();
     const problems: string[] = [];
     const accepted: File[] = [];
-    for (const file of Array.from(list)) {
+    for (const file of chosen) {
       if (files.length + accepted.length >= validation.MAX_FILES_PER_FIELD) {
         problems.push(`${file.name}: ${labels.problem({ code: "too_many_files", params: { max: validation.MAX_FILES_PER_FIELD } }, field)}`);
       } else if (!validation.acceptsFileType(field.accept, file.type, file.name)) {
@@ -147,8 +147,10 @@ export function FileInput({
         aria-invalid={invalid}
         aria-label={files.length > 0 ? labels.file.chooseMore : labels.file.choose}
         onChange={(event) => {
-          void choose(event.target.files);
+          // Copied before the input is cleared: the FileList is live and empties with it.
+          const chosen = Array.from(event.target.files ?? []);
           event.target.value = "";
+          void choose(chosen);
         }}
       />
     </div>
