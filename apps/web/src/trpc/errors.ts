@@ -1,4 +1,3 @@
-import { TRPCClientError } from "@trpc/client";
 import type { FieldError } from "@clinsign/contracts";
 import { format, type Dictionary } from "../i18n";
 
@@ -20,8 +19,9 @@ interface ErrorData {
 }
 
 export function readApiError(error: unknown): ApiError {
-  const data: ErrorData | undefined =
-    error instanceof TRPCClientError && error.data && typeof error.data === "object" ? (error.data as ErrorData) : undefined;
+  // tRPC's client errors and the patient pages' own (features/patient/api.ts) both carry `data`.
+  const raw = error instanceof Error && "data" in error ? (error as { data: unknown }).data : undefined;
+  const data: ErrorData | undefined = raw && typeof raw === "object" ? (raw as ErrorData) : undefined;
   return {
     code: data?.code,
     appCode: data?.appCode,

@@ -1,12 +1,31 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { Button } from "../Button";
-import { SignaturePad, type SignaturePadHandle } from "../SignaturePad";
+import type { SignaturePadHandle } from "../SignaturePad";
 import type { FormRendererLabels } from "./labels";
 import styles from "./FormRenderer.module.css";
 
 const SIGNATURE_DATA_URL = /^data:image\/(png|jpeg|svg\+xml);base64,/;
+
+// The pad and its drawing engine load when the field comes near the screen, not with the page:
+// on a phone the signature is usually far down the form.
+const SignaturePad = lazy(() => import("../SignaturePad").then((module) => ({ default: module.SignaturePad })));
+
+/** True once `element` is within a screen's height of the viewport. */
+function useNearViewport() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element || near) return;
+    if (typeof IntersectionObserver === "undefined") return setNear(true);
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: "100% 0px" });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [near]);
+  return { ref, near };
+}
 
 /** A typed name drawn in a handwriting-like font as a PNG, the keyboard path to a signature. */
 function typedSignature(name: string): string | null {
@@ -48,6 +67,7 @@ export function SignatureInput({
   onBlur(): void;
 }) {
   const padRef = useRef<SignaturePadHandle>(null);
+  const { ref: padArea, near } = useNearViewport();
   const [method, setMethod] = useState<"draw" | "type">("draw");
   const [typedName, setTypedName] = useState("");
   // A signature from an earlier visit cannot go back into the pad as strokes: show it instead.
@@ -95,16 +115,24 @@ export function SignatureInput({
         ))}
       </div>
       {method === "draw" ? (
-        <SignaturePad
-          ref={padRef}
-          labels={labels}
-          hint={labels.hint}
-          disabled={disabled}
-          onChange={(hasInk) => {
-            onChange(hasInk ? (padRef.current?.toPng() ?? "") : "");
-            onBlur();
-          }}
-        />
+        <div ref={padArea} className={styles.padArea}>
+          {near ? (
+            <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
+              <SignaturePad
+                ref={padRef}
+                labels={labels}
+                hint={labels.hint}
+                disabled={disabled}
+                onChange={(hasInk) => {
+                  onChange(hasInk ? (padRef.current?.toPng() ?? "") : "");
+                  onBlur();
+                }}
+              />
+            </Suspense>
+          ) : (
+            <div className={styles.padPlaceholder} aria-hidden="true" />
+          )}
+        </div>
       ) : (
         <div className="cs-field">
           <label htmlFor={`${id}-typed`} className="cs-label">

@@ -71,17 +71,17 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
     let stopHeight = () => {};
     let stopLanguage = () => {};
     (async () => {
-      const [info, template] = await Promise.all([api.sessions.current.query(), api.forms.template.query({})]);
+      const [info, template] = await Promise.all([api.call("sessions.current", undefined), api.call("forms.template", {})]);
       const host = createEmbedBridge(info.allowedOrigins);
       bridge.current = host;
       stopHeight = host.reportHeight();
       stopLanguage = host.onHostLanguage((next) => isLang(next) && setLang(next));
       const draftKey = info.draftKey ?? draftKeyParam ?? DEFAULT_DRAFT_KEY;
-      const draft = await api.drafts.get.query({ draftKey });
+      const draft = await api.call("drafts.get", { draftKey });
       if (!active) return;
       setScreen({ kind: "ready", info, template, draftKey, values: { ...info.prefill, ...(draft?.values ?? {}) } });
       host.post({ type: "ready" });
-      void api.forms.event.mutate({ event: "form.opened" }).catch(() => {});
+      void api.call("forms.event", { event: "form.opened" }).catch(() => {});
     })().catch((error: unknown) => {
       if (!active) return;
       const code = readApiError(error).code;
@@ -161,14 +161,14 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
           template={template}
           initialValues={values}
           expiresAt={null}
-          saveDraft={(changed) => api.drafts.save.mutate({ draftKey, values: changed })}
+          saveDraft={(changed) => api.call("drafts.save", { draftKey, values: changed })}
           onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
           onRejected={onRejected}
           uploadFile={(file, field, onProgress) =>
             uploadFormFile(file, { url: "/api/embed/uploads", headers: { "x-session-id": sessionId }, fields: { sessionId }, fieldKey: field.key!, onProgress })
           }
           submit={async (visible) => {
-            const result = await api.submissions.submit.mutate({ values: visible, draftKey });
+            const result = await api.call("submissions.submit", { values: visible, draftKey });
             setScreen({ kind: "done", result });
             bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
             const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);

@@ -61,7 +61,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   const s = t.forms.sms;
 
   async function openForm() {
-    const [template, draft] = await Promise.all([api.portal.template.query({ linkToken }), api.portal.loadDraft.query({ linkToken })]);
+    const [template, draft] = await Promise.all([api.call("portal.template", { linkToken }), api.call("portal.loadDraft", { linkToken })]);
     setStep({ kind: "form", template, values: draft?.values ?? {} });
   }
 
@@ -71,8 +71,8 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
       return;
     }
     let active = true;
-    api.portal.open
-      .query({ linkToken })
+    api
+      .call("portal.open", { linkToken })
       .then(async (opened) => {
         if (!active) return;
         setOrganizationName(opened.organizationName);
@@ -112,7 +112,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           focus={acted}
           verify={async (rnummer, phone) => {
             setActed(true);
-            const answer = await api.portal.verify.mutate({ linkToken, rnummer, phone });
+            const answer = await api.call("portal.verify", { linkToken, rnummer, phone });
             if (answer.otpRequired) setStep({ kind: "otp", sentAt: Date.now() });
             else await openForm();
           }}
@@ -125,11 +125,11 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
         <OtpStep
           sentAt={step.sentAt}
           check={async (code) => {
-            await api.portal.checkOtp.mutate({ linkToken, code });
+            await api.call("portal.checkOtp", { linkToken, code });
             await openForm();
           }}
           resend={async () => {
-            await api.portal.resendOtp.mutate({ linkToken });
+            await api.call("portal.resendOtp", { linkToken });
             setStep({ kind: "otp", sentAt: Date.now() });
           }}
           onEnd={(end) => setStep({ kind: "end", end })}
@@ -143,13 +143,13 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           template={step.template}
           initialValues={step.values}
           expiresAt={expiresAt}
-          saveDraft={(values) => api.portal.saveDraft.mutate({ linkToken, values })}
+          saveDraft={(values) => api.call("portal.saveDraft", { linkToken, values })}
           onRejected={refused}
           uploadFile={(file, field, onProgress) =>
             uploadFormFile(file, { url: "/f/api/embed/uploads", headers: { "x-portal-link": linkToken }, fields: {}, fieldKey: field.key!, onProgress })
           }
           submit={async (values) => {
-            await api.portal.submit.mutate({ linkToken, values });
+            await api.call("portal.submit", { linkToken, values });
             setActed(true);
             setStep({ kind: "done" });
           }}
