@@ -3,11 +3,12 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
+import { authenticatePortalUpload, PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/tokens/tokens";
-import { bearerToken, queryObject, readJsonObject, sendJson } from "../http/io";
+import { bearerToken, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
@@ -93,6 +94,14 @@ async function authenticate(services: Services, route: Route, req: IncomingMessa
   return { kind: "token", ...(await authenticateApiToken(services.db, token, orgId.toLowerCase())) };
 }
 
+/** An SMS portal recipient's upload: the portal's access cookie plus the link it belongs to. */
+async function authenticatePortal(services: Services, req: IncomingMessage): Promise<Principal> {
+  const accessToken = parseCookies(req.headers.cookie)[PORTAL_ACCESS_COOKIE];
+  const linkToken = String(req.headers["x-portal-link"]);
+  if (!accessToken || linkToken.length > 200) throw new AppError("unauthorized", "please identify again");
+  return { kind: "portal", ...(await authenticatePortalUpload(services, { accessToken, linkToken })) };
+}
+
 /**
  * Area A: a body field named like a path parameter must repeat its value (A7: "the body's id
  * must equal the path's id"), and routes listing it in `bodyEchoes` require it.
@@ -144,6 +153,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
       // body is read, and otherwise those in the text fields that precede the first file part.
       const early: Record<string, string> = { ...queryObject(url), ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }) };
       if (early.sessionId !== undefined || early.token !== undefined) principal = await authenticate(services, route, req, early);
+      else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
       multipart = await openMultipart(req);
       fields = { ...early, ...multipart.fields };
     } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);

@@ -13,7 +13,9 @@ export type Principal =
   | ({ kind: "token" } & TokenPrincipal)
   | ({ kind: "staff" } & StaffPrincipal)
   /** An embed sessionId: one template of one organization, for the form calls only. */
-  | { kind: "session"; organizationId: string; session: FormSession };
+  | { kind: "session"; organizationId: string; session: FormSession }
+  /** An SMS portal recipient, for uploads only: the REST door checks the access cookie and link. */
+  | { kind: "portal"; organizationId: string; formRequestId: string; templateIdentifier: string; accessExpiresAt: Date };
 
 export interface TrpcContext {
   services: Services;
@@ -83,9 +85,15 @@ function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
         ? { type: "api_key", id: principal.tokenId }
         : principal.kind === "session"
           ? { type: "session", id: principal.session.id }
-          : { type: "user", id: principal.userId },
+          : principal.kind === "portal"
+            ? { type: "portal", id: principal.formRequestId }
+            : { type: "user", id: principal.userId },
     request: ctx.request,
     ...(principal.kind === "session" && { session: principal.session }),
+    // A portal recipient is held to the request's template as a session is to its own.
+    ...(principal.kind === "portal" && {
+      session: { id: principal.formRequestId, templateIdentifier: principal.templateIdentifier, config: {}, expiresAt: principal.accessExpiresAt },
+    }),
   };
 }
 
@@ -113,7 +121,7 @@ export const adminProcedure = staffProcedure.use(async ({ ctx, next }) => {
 async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Promise<Principal> {
   const { db } = ctx.services;
   if (ctx.principal) {
-    if (ctx.principal.kind === "session" && !allowFormSession) {
+    if ((ctx.principal.kind === "session" || ctx.principal.kind === "portal") && !allowFormSession) {
       throw new AppError("unauthorized", "this call needs token and orgId, not a sessionId");
     }
     return ctx.principal;

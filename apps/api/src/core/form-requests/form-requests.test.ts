@@ -144,7 +144,10 @@ describe("F1 POST /api/portal/request", () => {
 
 describe("the SMS portal", () => {
   async function start(rnummer: string, extra: Record<string, unknown> = {}, o: TestOrg = org) {
-    const t = await activeTemplate(o, [{ id: "1", type: "text", key: "name", label: "Name", required: true }]);
+    const t = await activeTemplate(o, [
+      { id: "1", type: "text", key: "name", label: "Name", required: true },
+      { id: "2", type: "file", key: "befund", label: "Befund", accept: ".pdf" },
+    ]);
     await request({ ...creds(o), phone: MOBILE, rnummer, templateIdentifier: t.identifier, ...extra });
     return { t, linkToken: linkTokenFrom(smsBody().get("Body")!) };
   }
@@ -178,6 +181,18 @@ describe("the SMS portal", () => {
     expect(await portal(accessCookie).open.query({ linkToken })).toMatchObject({ status: "verified", hasAccess: true, organizationName: "Klinik Nord" });
     expect(await portal().open.query({ linkToken })).toMatchObject({ hasAccess: false });
     expect((await portal(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
+    // Uploads of the portal's form: the access cookie and the link, nothing else.
+    const upload = (headers: Record<string, string>) => {
+      const form = new FormData();
+      form.append("fieldKey", "befund");
+      form.append("file", new Blob(["%PDF-1.4\n%%EOF\n"], { type: "application/pdf" }), "befund.pdf");
+      return fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers, body: form });
+    };
+    const uploaded = await upload({ cookie: accessCookie, "x-portal-link": linkToken });
+    expect(uploaded.status).toBe(200);
+    expect(((await uploaded.json()) as { files: { name: string }[] }).files[0]).toMatchObject({ name: "befund.pdf" });
+    expect((await upload({ "x-portal-link": linkToken })).status).toBe(401);
+    expect((await upload({ cookie: accessCookie, "x-portal-link": otherLink.linkToken })).status).toBe(401);
     await portal(accessCookie).saveDraft.mutate({ linkToken, values: { name: "Eri" } });
     expect((await portal(accessCookie).loadDraft.query({ linkToken }))!.values).toEqual({ name: "Eri" });
     await expect(portal(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });

@@ -234,6 +234,15 @@ async function byAccess(services: Services, request: RequestMeta, accessToken: s
   return { row, ctx: portalContext(services, row, request) };
 }
 
+/**
+ * The uploads of the portal's form: its access cookie and link give the request's organization
+ * and template (the REST upload door has no other credential for a recipient).
+ */
+export async function authenticatePortalUpload(services: Services, input: Required<PortalAccess>) {
+  const { row } = await byAccess(services, { requestId: "", ip: null, userAgent: null }, input.accessToken, input.linkToken);
+  return { organizationId: row.organizationId, formRequestId: row.id, templateIdentifier: row.templateIdentifier, accessExpiresAt: row.accessExpiresAt! };
+}
+
 /** The recipient's access (from the portal's HTTP-only cookie) and, from the page, its link. */
 export interface PortalAccess {
   accessToken: string | undefined;
