@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -122,9 +123,11 @@ export async function waitForOutput(server: ServerProcess, pattern: RegExp, time
   }
 }
 
+const BENCH_ENCRYPTION_KEY = randomBytes(32).toString("hex");
+
 /**
  * The API's environment: a fresh DATA_DIR every time (PGlite files, or on PostgreSQL just the
- * generated encryption key and development certificate), quiet logs, nothing inherited that
+ * development certificate, with one ENCRYPTION_KEY for the whole run), quiet logs, nothing inherited that
  * would change what is measured (TLS, a proxy, another database). `allowHosts` are the loopback
  * servers (PDF files, webhook receiver) the API may call.
  */
@@ -139,7 +142,11 @@ export function apiEnv(port: number, dataDir: string, databaseUrl: string | unde
     ALLOW_INSECURE_HTTP: "true",
   };
   for (const key of ["DATABASE_URL", "TLS_CERT_FILE", "TLS_KEY_FILE", "TRUST_PROXY", "PUBLIC_API_URL", "OUTBOUND_ALLOW_HOSTS"]) delete env[key];
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  if (databaseUrl) {
+    env.DATABASE_URL = databaseUrl;
+    // Required with DATABASE_URL; every process of one benchmark run shares it.
+    env.ENCRYPTION_KEY ??= BENCH_ENCRYPTION_KEY;
+  }
   if (allowHosts.length > 0) env.OUTBOUND_ALLOW_HOSTS = allowHosts.join(",");
   return env;
 }

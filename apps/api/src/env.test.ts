@@ -38,7 +38,7 @@ describe("configuration", () => {
 
   it("names each wrong value clearly", () => {
     expect(problems({ API_PORT: "eighty" })).toEqual(["API_PORT must be a port number"]);
-    expect(problems({ DATABASE_URL: "mysql://x" })).toEqual(["DATABASE_URL must be a postgres:// URL"]);
+    expect(problems({ DATABASE_URL: "mysql://x", ENCRYPTION_KEY: "11".repeat(32) })).toEqual(["DATABASE_URL must be a postgres:// URL"]);
     expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
     expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
@@ -50,5 +50,14 @@ describe("configuration", () => {
     expect(problems({ ALLOW_INSECURE_HTTP: "true", NODE_ENV: "production" })[0]).toContain("loopback development only");
     expect(problems({ ALLOW_INSECURE_HTTP: "true", API_HOST: "0.0.0.0" })[0]).toContain("API_HOST is 0.0.0.0");
     expect(loadConfig({ ALLOW_INSECURE_HTTP: "true" }).allowInsecureHttp).toBe(true);
+  });
+
+  it("requires ENCRYPTION_KEY where instances share state or run in production", () => {
+    const key = "11".repeat(32);
+    const missing = "ENCRYPTION_KEY is required with DATABASE_URL or NODE_ENV=production, the same on every instance";
+    expect(problems({ DATABASE_URL: "postgres://db.internal/clinsign" })).toEqual([missing]);
+    expect(problems({ NODE_ENV: "production" })).toEqual([missing]);
+    expect(problems({ DATABASE_URL: "postgres://db.internal/clinsign", NODE_ENV: "production", ENCRYPTION_KEY: key })).toEqual([]);
+    expect(loadConfig({ ENCRYPTION_KEY: key, ENCRYPTION_KEYS_PREVIOUS: `${"22".repeat(32)}, ${"33".repeat(32)}` }).previousEncryptionKeys).toHaveLength(2);
   });
 });

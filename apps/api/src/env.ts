@@ -57,8 +57,13 @@ const schema = z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be a pino level" })
       .optional()
       .default("info"),
-    /** 32 bytes, base64 or hex; encrypts stored secrets. Generated under DATA_DIR when unset. */
+    /**
+     * 32 bytes, base64 or hex; encrypts stored secrets. Generated under DATA_DIR when unset, which
+     * only one instance with its own data folder may do (required with DATABASE_URL or production).
+     */
     ENCRYPTION_KEY: z.string().optional(),
+    /** Keys ENCRYPTION_KEY replaced: secrets sealed with them still open (key rotation). */
+    ENCRYPTION_KEYS_PREVIOUS: list,
     SEED_ADMIN_EMAIL: z.email({ message: "must be an e-mail address" }).optional(),
     SEED_ADMIN_PASSWORD: z.string().min(8, { message: "must be at least 8 characters" }).optional(),
   })
@@ -72,6 +77,9 @@ const schema = z
     if (env.SMS_PROVIDER === "twilio")
       for (const key of ["TWILIO_API_URL", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] as const)
         if (!env[key]) ctx.addIssue({ code: "custom", path: [key], message: "is required when SMS_PROVIDER=twilio" });
+    // Each instance generating its own key would make every other instance's secrets unreadable.
+    if (!env.ENCRYPTION_KEY && (env.DATABASE_URL || env.NODE_ENV === "production"))
+      ctx.addIssue({ code: "custom", path: ["ENCRYPTION_KEY"], message: "is required with DATABASE_URL or NODE_ENV=production, the same on every instance" });
     if (Boolean(env.SEED_ADMIN_EMAIL) !== Boolean(env.SEED_ADMIN_PASSWORD))
       ctx.addIssue({ code: "custom", path: ["SEED_ADMIN_PASSWORD"], message: "SEED_ADMIN_EMAIL and SEED_ADMIN_PASSWORD must be set together" });
   });
@@ -100,6 +108,7 @@ export interface Config {
   storage: "fs" | "db";
   logLevel: string;
   encryptionKey: string | undefined;
+  previousEncryptionKeys: string[];
   seedAdmin: { email: string; password: string } | undefined;
 }
 
@@ -150,6 +159,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     storage: env.STORAGE,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
+    previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,
     seedAdmin: env.SEED_ADMIN_EMAIL && env.SEED_ADMIN_PASSWORD ? { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD } : undefined,
   };
 }

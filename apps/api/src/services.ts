@@ -67,7 +67,7 @@ export async function createServices(
     config,
     database,
     db: database.db,
-    secrets: new SecretBox(loadEncryptionKey(config)),
+    secrets: new SecretBox(loadEncryptionKey(config), config.previousEncryptionKeys.map(parseKey)),
     storage: createStorage(config.storage, config.dataDir, database.db),
     log,
     devCertificate: !config.signingP12,

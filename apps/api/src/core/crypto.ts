@@ -52,11 +52,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const decoyPasswordHash = hashPassword(randomSecret());
 
 /** AES-256-GCM for secrets the service must read back (webhook signing secrets, JWT secrets). */
+/**
+ * AES-256-GCM for stored secrets. A sealed value names the key that sealed it (the first bytes of
+ * its SHA-256), so ENCRYPTION_KEY can be rotated: new values use the current key, values sealed
+ * with a previous one still open while that key is listed.
+ */
 export class SecretBox {
   private readonly key: Buffer;
-  constructor(key: Buffer) {
-    if (key.length !== 32) throw new Error("encryption key must be 32 bytes");
+  private readonly keysById: Map<string, Buffer>;
+  constructor(key: Buffer, previous: Buffer[] = []) {
+    for (const k of [key, ...previous]) if (k.length !== 32) throw new Error("encryption key must be 32 bytes");
     this.key = key;
+    this.keysById = new Map([...previous, key].map((k) => [keyId(k), k]));
   }
   /** A separate key for one purpose (e.g. signing file URLs), so the encryption key signs nothing itself. */
   deriveKey(purpose: string): Buffer {
@@ -66,13 +73,31 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return ["v1", iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(".");
+    return ["v2", keyId(this.key), iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(".");
   }
   open(sealed: string): string {
-    const [version, iv, tag, body] = sealed.split(".");
-    if (version !== "v1" || !iv || !tag || !body) throw new Error("unknown secret format");
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64"));
-    decipher.setAuthTag(Buffer.from(tag, "base64"));
-    return Buffer.concat([decipher.update(Buffer.from(body, "base64")), decipher.final()]).toString("utf8");
+    const parts = sealed.split(".");
+    // v1 (before key ids) was always sealed with the key of its time: try the current one, then the previous.
+    const [keys, iv, tag, body] =
+      parts[0] === "v2" && parts.length === 5
+        ? [[this.keysById.get(parts[1]!)].filter((k): k is Buffer => !!k), parts[2], parts[3], parts[4]]
+        : parts[0] === "v1" && parts.length === 4
+          ? [[this.key, ...[...this.keysById.values()].filter((k) => k !== this.key)], parts[1], parts[2], parts[3]]
+          : [[], undefined, undefined, undefined];
+    if (!iv || !tag || !body) throw new Error("unknown secret format");
+    if (keys.length === 0) throw new Error("this secret was sealed with a key that is no longer configured");
+    for (const key of keys) {
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64"));
+        decipher.setAuthTag(Buffer.from(tag, "base64"));
+        return Buffer.concat([decipher.update(Buffer.from(body, "base64")), decipher.final()]).toString("utf8");
+      } catch {
+        // not this key
+      }
+    }
+    throw new Error("this secret cannot be opened with the configured keys");
   }
 }
+
+/** Names a key without revealing it: 8 hex characters of its SHA-256. */
+const keyId = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 8);
