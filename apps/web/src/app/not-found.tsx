@@ -1,6 +1,5 @@
 import { EmptyState } from "@clinsign/ui";
 import type { Metadata } from "next";
-import Link from "next/link";
 import { getDictionary } from "../i18n/server";
 import styles from "./not-found.module.css";
 
@@ -20,9 +19,10 @@ export default async function NotFound() {
           title={t.notFound.title}
           description={t.notFound.body}
           action={
-            <Link href="/" className="cs-button cs-button--primary">
+            // A plain link: next/link here would ship with every page, patient pages included.
+            <a href="/" className="cs-button cs-button--primary">
               {t.common.backToOverview}
-            </Link>
+            </a>
           }
         />
       </div>

@@ -361,6 +361,9 @@ export const de: Dictionary = {
       signAgain: "Neu unterschreiben",
     },
     problems: {
+      requiredChoice: "Bitte wählen Sie eine Antwort.",
+      requiredFile: "Bitte fügen Sie eine Datei hinzu.",
+      requiredSignature: "Bitte unterschreiben Sie hier.",
       required: "Bitte beantworten Sie diese Frage.",
       must_be_checked: "Bitte setzen Sie hier ein Häkchen, um fortzufahren.",
       not_text: "Bitte geben Sie Text ein.",

@@ -362,6 +362,9 @@ export const en = {
       signAgain: "Sign again",
     },
     problems: {
+      requiredChoice: "Please choose an answer.",
+      requiredFile: "Please add a file.",
+      requiredSignature: "Please sign here.",
       required: "Please answer this question.",
       must_be_checked: "Please tick this box to continue.",
       not_text: "Please enter text.",

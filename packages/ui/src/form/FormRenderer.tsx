@@ -21,6 +21,9 @@ export function loadFormValidation(): Promise<FormValidation> {
   return validationModule;
 }
 
+/** "Name: Please answer…", or without the colon after a label that ends a question. */
+const summaryLine = (label: string, message: string) => (/[?:!.]$/.test(label.trim()) ? `${label.trim()} ${message}` : `${label}: ${message}`);
+
 export type FileField = Extract<FormField, { type: "file" }>;
 export type UploadFile = (file: File, field: FileField, onProgress: (fraction: number) => void) => Promise<Attachment>;
 
@@ -159,7 +162,7 @@ export function FormRenderer({
                       document.getElementById(fieldControlId(idPrefix, issue.key))?.focus();
                     }}
                   >
-                    {field.label || issue.key}: {labels.problem(problemOf(field) ?? issue, field)}
+                    {summaryLine(field.label || issue.key, labels.problem(problemOf(field) ?? issue, field))}
                   </a>
                 </li>
               );

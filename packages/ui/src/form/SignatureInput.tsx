@@ -20,7 +20,7 @@ function useNearViewport() {
     const element = ref.current;
     if (!element || near) return;
     if (typeof IntersectionObserver === "undefined") return setNear(true);
-    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: "100% 0px" });
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: "25% 0px" });
     observer.observe(element);
     return () => observer.disconnect();
   }, [near]);

@@ -109,6 +109,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
       content = (
         <IdentifyStep
           notice={step.notice}
+          deadline={expiresAt ? format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) }) : null}
           focus={acted}
           verify={async (rnummer, phone) => {
             setActed(true);
@@ -179,9 +180,6 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
 
   return (
     <PatientShell branding={null} institutionId={null} footer={t.patient.formsFooter}>
-      {step.kind === "identify" || step.kind === "otp" ? (
-        <p className="cs-hint">{expiresAt ? format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) }) : null}</p>
-      ) : null}
       {content}
     </PatientShell>
   );
@@ -189,11 +187,13 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
 
 function IdentifyStep({
   notice,
+  deadline,
   focus,
   verify,
   onEnd,
 }: {
   notice?: string;
+  deadline: string | null;
   focus: boolean;
   verify(rnummer: string, phone: string): Promise<void>;
   onEnd(end: End): void;
@@ -230,6 +230,7 @@ function IdentifyStep({
     <section className={styles.steps} aria-labelledby="portal-heading">
       <ScreenHeading focus={focus}>{s.identifyTitle}</ScreenHeading>
       <p>{s.identifyIntro}</p>
+      {deadline ? <p className="cs-hint">{deadline}</p> : null}
       {notice ? <Notice tone="info">{notice}</Notice> : null}
       <form onSubmit={submit} noValidate>
         <TextField

@@ -31,6 +31,11 @@ export function rendererLabels(t: PatientDictionary, locale: string): FormRender
     problem: (problem: FieldProblem, field: FormField) => {
       // A pattern's own explanation (the template's help text) says more than "wrong format".
       if (problem.code === "pattern" && field.helpText) return `${f.problems.pattern} ${field.helpText}`;
+      if (problem.code === "required") {
+        if (field.type === "signature") return f.problems.requiredSignature;
+        if (field.type === "file") return f.problems.requiredFile;
+        if (field.type === "radio" || field.type === "select" || field.type === "multiselect") return f.problems.requiredChoice;
+      }
       return format(f.problems[problem.code], localParams(problem.params, locale));
     },
     file: f.file,
