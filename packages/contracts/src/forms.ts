@@ -95,6 +95,19 @@ export const sessionInfo = z.object({
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
+/** Staff: the organization's embed sessions that are still valid, newest first. */
+export const listSessionsInput = z.object({ limit: listLimit(50, 200) });
+export const activeSession = z.object({
+  id: z.uuid(),
+  templateIdentifier: z.string(),
+  draftKey: z.string().nullable(),
+  createdAt: isoDateTime,
+  expiresAt: isoDateTime,
+});
+export type ActiveSession = z.infer<typeof activeSession>;
+/** Staff: ends an embed session now (by its record id; the sessionId itself is never stored). */
+export const revokeSessionInput = z.object({ id: z.uuid() });
+
 // ---- drafts -----------------------------------------------------------------------------------
 
 /** templateIdentifier comes from the session when one is used. */

@@ -3,6 +3,7 @@ import { ZodError } from "zod";
 import { OrgScope } from "@clinsign/db";
 import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
+import { consumeRateLimit } from "../core/rate-limit";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
@@ -50,6 +51,9 @@ const t = initTRPC.context<TrpcContext>().create({
     };
   },
 });
+
+/** Calls one embed session may make per minute (form calls, drafts, uploads, events). */
+export const FORM_SESSION_CALLS_PER_MINUTE = 120;
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -142,6 +146,12 @@ export const orgProcedure = publicProcedure.use(async ({ ctx, next }) =>
  * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
  * `x-session-id` header on /trpc) or anyone `orgProcedure` admits.
  */
-export const formProcedure = publicProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, true)) } }),
-);
+export const formProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const principal = await resolvePrincipal(ctx, true);
+  // A sessionId is handed to a browser: whoever holds it is held to a pace a person filling in
+  // a form (with autosave) never reaches, shared by every API instance.
+  if (principal.kind === "session") {
+    await consumeRateLimit(ctx.services.db, { key: `form-session:${principal.session.id}`, limit: FORM_SESSION_CALLS_PER_MINUTE, windowSeconds: 60 });
+  }
+  return next({ ctx: { org: orgContext(ctx, principal) } });
+});

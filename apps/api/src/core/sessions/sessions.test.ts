@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, auditLog, eq, formSessions, sql } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { and, auditLog, eq, formSessions, rateLimits, sql } from "@clinsign/db";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { createTemplate } from "../templates/templates";
 import { sha256Hex } from "../crypto";
@@ -117,6 +118,7 @@ describe("the tRPC door", () => {
       draftKey: "k1",
       redirectUrl: null,
       prefill: { name: "Erika" },
+      allowedOrigins: [],
     });
     expect((await client.forms.template.query({})).identifier).toBe(t.identifier);
     await expect(client.sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({ data: { httpStatus: 401 } });
@@ -124,5 +126,49 @@ describe("the tRPC door", () => {
     await expect(api.trpc({ bearer: other.token }).sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
+  });
+});
+
+describe("staff control of embed sessions", () => {
+  const f3 = (sessionId: string) => api.request("GET", `/api/embed/template?${query({ sessionId })}`);
+
+  it("lists the valid sessions and revokes one: its sessionId is 401 from then on", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier, { draftKey: "case-9" });
+    const [row] = await api.services.db.select().from(formSessions).where(eq(formSessions.tokenHash, sha256Hex(sessionId)));
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const staff = api.trpc({ cookie });
+    expect(await staff.sessions.list.query({})).toContainEqual({ id: row!.id, templateIdentifier: t.identifier, draftKey: "case-9", createdAt: expect.any(String), expiresAt: expect.any(String) });
+    // Another organization's staff cannot see or end it; an API token is not staff.
+    const theirs = api.trpc({ cookie: await logInCookie(api, other.ownerEmail, other.ownerPassword) });
+    expect((await theirs.sessions.list.query({})).some((s) => s.id === row!.id)).toBe(false);
+    await expect(theirs.sessions.revoke.mutate({ id: row!.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(api.trpc({ bearer: org.token }).sessions.revoke.mutate({ id: row!.id })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    expect((await f3(sessionId)).status).toBe(200);
+
+    expect(await staff.sessions.revoke.mutate({ id: row!.id })).toEqual({ ok: true });
+    expect((await f3(sessionId)).status).toBe(401);
+    expect((await staff.sessions.list.query({})).some((s) => s.id === row!.id)).toBe(false);
+    await expect(staff.sessions.revoke.mutate({ id: row!.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    const [entry] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), sql`${auditLog.metadata}->>'revoked' = 'true'`));
+    expect(entry).toMatchObject({ action: "config.updated", actorType: "user", metadata: { kind: "session", sessionRecordId: row!.id } });
+  });
+
+  it("holds each session to a pace of its own (429 with Retry-After), shared by every instance", async () => {
+    const t = await activeTemplate(org);
+    const [busy, calm] = [await newSession(api, org, t.identifier), await newSession(api, org, t.identifier)];
+    const [row] = await api.services.db.select().from(formSessions).where(eq(formSessions.tokenHash, sha256Hex(busy)));
+    // The window's count as if the session had already made its calls for this minute.
+    await api.services.db.execute(
+      sql`insert into ${rateLimits} (key, count, reset_at) values (${`form-session:${row!.id}`}, ${FORM_SESSION_CALLS_PER_MINUTE}, now() + interval '60 seconds')`,
+    );
+    const limited = await f3(busy);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    await expect(api.trpc({ sessionId: busy }).sessions.current.query()).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    expect((await f3(calm)).status).toBe(200);
   });
 });

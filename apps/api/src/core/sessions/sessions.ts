@@ -1,9 +1,9 @@
-import { createSessionInput, type CreatedSession, type CreateSessionInput, type SessionInfo } from "@clinsign/contracts";
-import { and, eq, formSessions, gt, type Db, type FormSessionConfig } from "@clinsign/db";
+import { createSessionInput, type ActiveSession, type CreatedSession, type CreateSessionInput, type SessionInfo } from "@clinsign/contracts";
+import { and, desc, eq, formSessions, gt, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { unauthorized } from "../errors";
+import { notFound, unauthorized } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
 
 const DEFAULT_LIFETIME_MINUTES = 24 * 60;
@@ -30,6 +30,36 @@ export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput
     });
     const embedUrl = `${ctx.services.config.publicWebUrl}/embed/${encodeURIComponent(template.identifier)}?session=${encodeURIComponent(sessionId)}`;
     return { sessionId, expiresAt: expiresAt.toISOString(), embedUrl };
+  });
+}
+
+/** Staff: the embed sessions of the organization that are still valid, newest first. */
+export async function listFormSessions(ctx: OrgContext, input: { limit: number }): Promise<ActiveSession[]> {
+  const rows = await ctx.scope
+    .select(formSessions, gt(formSessions.expiresAt, new Date()))
+    .orderBy(desc(formSessions.createdAt))
+    .limit(input.limit);
+  return rows.map((row) => ({
+    id: row.id,
+    templateIdentifier: row.templateIdentifier,
+    draftKey: row.config.draftKey ?? null,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  }));
+}
+
+/**
+ * Staff: ends an embed session now, e.g. when its link was sent to the wrong patient. Every later
+ * call with its sessionId is 401; its drafts stay (and are deleted with the template's data).
+ */
+export async function revokeFormSession(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
+  return inTransaction(ctx, async (tx) => {
+    const [row] = await tx.scope
+      .update(formSessions, { expiresAt: new Date() }, eq(formSessions.id, input.id), gt(formSessions.expiresAt, new Date()))
+      .returning({ id: formSessions.id, templateIdentifier: formSessions.templateIdentifier });
+    if (!row) throw notFound("active session");
+    await recordAudit(tx, { action: "config.updated", templateIdentifier: row.templateIdentifier, metadata: { kind: "session", sessionRecordId: row.id, revoked: true } });
+    return { ok: true as const };
   });
 }
 

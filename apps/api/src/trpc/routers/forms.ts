@@ -6,9 +6,11 @@ import {
   formEventInput,
   listAuditLogsInput,
   listMessagesInput,
+  listSessionsInput,
   listSubmissionsInput,
   listWebhookEventsInput,
   resendWebhookInput,
+  revokeSessionInput,
   saveDraftInput,
   submitInput,
   templateIdentifier,
@@ -20,7 +22,7 @@ import { AppError } from "../../core/errors";
 import { recordFormEvent, sendTestWebhook } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { listMessages } from "../../core/messaging/messaging";
-import { createFormSession, describeSession } from "../../core/sessions/sessions";
+import { createFormSession, describeSession, listFormSessions, revokeFormSession } from "../../core/sessions/sessions";
 import { getSubmission, listSubmissions, submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
@@ -30,6 +32,9 @@ import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
   create: orgProcedure.input(createSessionInput).mutation(({ ctx, input }) => createFormSession(ctx.org, input)),
+  /** Staff: the organization's valid embed sessions, and ending one now. */
+  list: staffProcedure.input(listSessionsInput).query(({ ctx, input }) => listFormSessions(ctx.org, input)),
+  revoke: staffProcedure.input(revokeSessionInput).mutation(({ ctx, input }) => revokeFormSession(ctx.org, input)),
   /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
   current: formProcedure.query(({ ctx }) => {
     if (!ctx.org.session) throw new AppError("unauthorized", "this call needs a sessionId");
