@@ -70,12 +70,31 @@ describe("text, email and phone", () => {
     expect(matchesPattern("a|b", "ab")).toBe(false);
     expect(matchesPattern("\\p{L}+", "Müller")).toBe(true);
     expect(matchesPattern("^x$", "x")).toBe(true);
+    expect(matchesPattern(".", "😀")).toBe(true);
+    expect(matchesPattern("[😀ä]{2}", "ä😀")).toBe(true);
+    expect(matchesPattern("\\u00e4\\u{1F600}", "ä😀")).toBe(true);
+    expect(matchesPattern("\\\\u00e4", "\\u00e4")).toBe(true);
+  });
+
+  it("runs patterns in linear time: (a+)+b on 100,000 characters answers at once", () => {
+    // A backtracking engine takes exponential time here; the test would time out instead of failing.
+    expect(matchesPattern("(a+)+b", "a".repeat(100_000))).toBe(false);
+    const area: FormField = { id: "a", key: "a", label: "A", type: "textarea", pattern: "(a|aa)+$|(a+)+b" };
+    expect(checkFieldValue(area, `${"a".repeat(99_999)}!`)).toEqual({ code: "pattern" });
+    expect(code(area, "a".repeat(100_000))).toBeNull();
+  });
+
+  it("refuses every value of a pattern RE2 cannot run (saved before patterns ran on RE2)", () => {
+    expect(matchesPattern("(a)\\1", "aa")).toBe(false);
+    expect(matchesPattern("(?=a)a", "a")).toBe(false);
   });
 
   it("checks e-mail addresses and phone numbers (German numbers may be typed nationally)", () => {
     const email: FormField = { id: "e", key: "e", label: "E", type: "email" };
     expect(code(email, "erika@example.org")).toBeNull();
     for (const bad of ["erika", "erika@example", "er ika@example.org"]) expect(code(email, bad), bad).toBe("email");
+    for (const good of ["a@b.c", "a.b@c.d.e", "x@.a.b", "x@a..b"]) expect(code(email, good), good).toBeNull();
+    for (const bad of ["@b.c", "a@b.", "a@.b", "a@b@c.d", "a@b.c\n", `a@${".".repeat(9_000)} `]) expect(code(email, bad), bad).toBe("email");
     const phone: FormField = { id: "p", key: "p", label: "P", type: "phone", maxLength: 20 };
     for (const good of ["+491701234567", "0170 1234567", "0221 1234567", "+44 20 7946 0958"]) expect(code(phone, good), good).toBeNull();
     for (const bad of ["12", "+49 170", "0000000000"]) expect(code(phone, bad), bad).toBe("phone");

@@ -29,6 +29,11 @@ describe("template schema", () => {
     const bad = [
       field({ type: "text", onclick: "x" }),
       field({ type: "text", pattern: "([" }),
+      field({ type: "text", pattern: "(a)\\1" }),
+      field({ type: "text", pattern: "(?=a)a" }),
+      field({ type: "text", pattern: "a(?!b)" }),
+      field({ type: "text", pattern: "(?<=a)b" }),
+      field({ type: "text", pattern: "(?<!a)b" }),
       field({ type: "number", min: 5, max: 1 }),
       field({ type: "select", options: [] }),
       field({ type: "file", maxSizeMb: 500 }),

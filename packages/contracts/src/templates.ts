@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime, listLimit } from "./common";
+import { patternProblem } from "./pattern";
 
 export const templateStatuses = ["draft", "active", "archived"] as const;
 export const templateStatus = z.enum(templateStatuses, { message: "must be one of draft, active, archived" });
@@ -70,18 +71,12 @@ const base = {
 const lengths = {
   minLength: z.number().int().min(0).max(100_000).optional(),
   maxLength: z.number().int().min(1).max(100_000).optional(),
+  // Patterns run on RE2 (linear time): backreferences and lookaround are refused here, at F2/F5.
   pattern: text(500)
-    .refine(
-      (p) => {
-        try {
-          new RegExp(p, "u");
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { message: "must be a valid regular expression" },
-    )
+    .superRefine((p, ctx) => {
+      const problem = patternProblem(p);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .optional(),
 };
 const isoDate = z.iso.date({ message: "must be a date (YYYY-MM-DD)" });

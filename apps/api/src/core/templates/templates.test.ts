@@ -82,6 +82,22 @@ describe("F2 POST /api/embed/templates", () => {
     expect(dup.body.error).toContain('duplicate key "name"');
   });
 
+  it("refuses patterns RE2 cannot run in linear time (backreferences, lookaround) with 400 naming the field, on F2 and F5", async () => {
+    const field = { id: "f1", type: "text", key: "code", label: "Code" };
+    for (const pattern of ["(a)\\1", "(?=a)a", "a(?!b)", "(?<=a)b", "(?<!a)b"]) {
+      const res = await create({ title: "p", schema: { version: 1, fields: [{ ...field, pattern }] } });
+      expect(res.status, pattern).toBe(400);
+      expect(res.body.fieldErrors[0], pattern).toMatchObject({ key: "schema.fields.0.pattern", message: expect.stringContaining("lookahead") });
+    }
+    const ok = await create({ title: "p", schema: { version: 1, fields: [{ ...field, pattern: "(a+)+b" }] } });
+    expect(ok.status).toBe(201);
+    const patch = await api.request("PATCH", `/api/embed/templates/${ok.body.template.identifier}`, {
+      body: { ...creds(org), schema: { version: 1, fields: [{ ...field, pattern: "(\\d)\\1" }] } },
+    });
+    expect(patch.status).toBe(400);
+    expect(patch.body.fieldErrors[0].key).toBe("schema.fields.0.pattern");
+  });
+
   it("answers 401 for a wrong token, a token of another organization, or missing credentials", async () => {
     expect((await api.request("POST", "/api/embed/templates", { body: { token: "cs_nope", orgId: org.orgId, title: "x" } })).status).toBe(401);
     const foreign = await api.request("POST", "/api/embed/templates", { body: { token: other.token, orgId: org.orgId, title: "x" } });
