@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { httpUrl, isoDateTime, listLimit } from "./common";
+import { branding } from "./signatures";
 import { templateIdentifier } from "./templates";
 
 // Area B beyond templates: sessions, drafts, submissions, uploads, events, webhooks, audit,
@@ -92,6 +93,8 @@ export const sessionInfo = z.object({
   redirectUrl: z.string().nullable(),
   prefill: formValues,
   allowedOrigins: z.array(z.string()),
+  /** The organization's default branding, for the form page. */
+  branding: branding.nullable(),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 

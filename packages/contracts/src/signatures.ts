@@ -241,6 +241,10 @@ export type DesignInput = z.input<typeof designInput>;
 
 export const designOutput = z.object({ message: z.string() });
 
+/** The organization's default branding: an institution's without the institution. */
+export const defaultBrandingInput = designInput.omit({ institution_id: true });
+export type DefaultBrandingInput = z.input<typeof defaultBrandingInput>;
+
 /** Branding as the portal applies it (only validated values). */
 export const branding = z.object({
   logoUrl: z.string().nullable(),

@@ -164,6 +164,25 @@ export const usedSessionJtis = pgTable(
   (t) => [primaryKey({ columns: [t.organizationId, t.jti] })],
 );
 
+/**
+ * The organization's default branding: what institutions without their own (A5) show, and what
+ * the form pages show. The same validated values as an institution's.
+ */
+export const organizationBranding = pgTable(
+  "organization_branding",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    logoUrl: text("logo_url"),
+    primaryColor: text("primary_color"),
+    accentColor: text("accent_color"),
+    font: text("font"),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("organization_branding_org_uq").on(t.organizationId)],
+);
+
 /** Portal branding of one institution (A5); values are validated so they are safe in CSS. */
 export const institutionBranding = pgTable(
   "institution_branding",

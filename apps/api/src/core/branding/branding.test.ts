@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, institutionBranding } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { ensureInstitution, getBranding } from "./branding";
+import { createStaffUser } from "../staff/staff";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer } from "../../testing/signature-fixtures";
 
 let api: TestApi;
@@ -63,5 +65,41 @@ describe("A5 /design", () => {
       expect(res.body.error).toMatchObject({ code: "invalid_request", details: { field } });
     }
     expect((await api.request("POST", "/design", { body: { institution_id: "x" } })).status).toBe(401);
+  });
+});
+
+describe("the organization's default branding", () => {
+  it("is what institutions without their own show, while /design stays per institution", async () => {
+    const o = await api.createOrg("Default brand clinic");
+    const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
+    const brand = { logo_url: "https://cdn.example.org/org.svg", design_parameters: { primaryColor: "#0A7F5A", font: "Georgia" } };
+    expect(await api.trpc({ cookie }).organization.defaultBranding.query()).toBeNull();
+    expect(await api.trpc({ cookie }).organization.setDefaultBranding.mutate(brand)).toEqual({
+      logoUrl: "https://cdn.example.org/org.svg",
+      primaryColor: "#0a7f5a",
+      accentColor: null,
+      font: "Georgia",
+    });
+    await design("POST", { institution_id: "own-brand", design_parameters: { primaryColor: "#112233" } }, o);
+    const own = await ensureInstitution(o.ctx, "own-brand");
+    const plain = await ensureInstitution(o.ctx, "no-brand");
+    expect(await getBranding(o.ctx, own)).toMatchObject({ primaryColor: "#112233", logoUrl: null });
+    expect(await getBranding(o.ctx, plain)).toMatchObject({ primaryColor: "#0a7f5a", logoUrl: "https://cdn.example.org/org.svg" });
+    // GET /design names an institution's own design only.
+    await expect(api.trpc({ bearer: o.token }).signatures.getDesign.query({ institution_id: "no-brand" })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    // Another organization sees none of it.
+    expect(await getBranding(other.ctx, plain)).toBeNull();
+  });
+
+  it("takes the same validation as /design and only from owners and admins", async () => {
+    const o = await api.createOrg("Brand roles");
+    const owner = await logInCookie(api, o.ownerEmail, o.ownerPassword);
+    await expect(api.trpc({ cookie: owner }).organization.setDefaultBranding.mutate({ design_parameters: { primaryColor: "red" } })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "staff@brand.test", password: "staff-password-123", role: "staff" });
+    const staff = await logInCookie(api, "staff@brand.test", "staff-password-123");
+    await expect(api.trpc({ cookie: staff }).organization.setDefaultBranding.mutate({ design_parameters: {} })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect(await api.trpc({ cookie: staff }).organization.defaultBranding.query()).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
-import { designInput, type Branding, type DesignInput } from "@clinsign/contracts";
-import { eq, institutionBranding, institutions } from "@clinsign/db";
+import { defaultBrandingInput, designInput, type Branding, type DefaultBrandingInput, type DesignInput } from "@clinsign/contracts";
+import { eq, institutionBranding, institutions, organizationBranding } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
@@ -23,14 +23,26 @@ const DESIGN_SAVED = "Design saved successfully";
  * Only validated values are stored: hex colours, a font from a fixed list, an https logo URL, so
  * nothing a caller sends can carry markup or CSS into the portal.
  */
-export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "create" | "replace"): Promise<{ message: string }> {
-  const input = designInput.parse(raw);
-  const values = {
+/** The stored columns of a validated branding (an institution's or the default). */
+function brandingValues(input: { logo_url?: string | null; design_parameters: { primaryColor?: string; accentColor?: string; font?: string } }) {
+  return {
     logoUrl: input.logo_url ? new URL(input.logo_url).href : null,
     primaryColor: input.design_parameters.primaryColor ?? null,
     accentColor: input.design_parameters.accentColor ?? null,
     font: input.design_parameters.font ?? null,
   };
+}
+
+const toBranding = (row: { logoUrl: string | null; primaryColor: string | null; accentColor: string | null; font: string | null }): Branding => ({
+  logoUrl: row.logoUrl,
+  primaryColor: row.primaryColor,
+  accentColor: row.accentColor,
+  font: row.font,
+});
+
+export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "create" | "replace"): Promise<{ message: string }> {
+  const input = designInput.parse(raw);
+  const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
     const institutionId =
       mode === "create" ? await ensureInstitution(tx, input.institution_id) : (await findInstitution(tx, input.institution_id))?.id;
@@ -57,16 +69,40 @@ export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "creat
   });
 }
 
-/** The branding the portal shows for an institution, or null for the portal's default look. */
+/**
+ * The branding the signing portal shows for an institution: its own, else the organization's
+ * default, else null for the product's look.
+ */
 export async function getBranding(ctx: OrgContext, institutionId: string): Promise<Branding | null> {
+  return (await institutionOwnBranding(ctx, institutionId)) ?? getDefaultBranding(ctx);
+}
+
+async function institutionOwnBranding(ctx: OrgContext, institutionId: string): Promise<Branding | null> {
   const [row] = await ctx.scope.select(institutionBranding, eq(institutionBranding.institutionId, institutionId)).limit(1);
-  if (!row) return null;
-  return { logoUrl: row.logoUrl, primaryColor: row.primaryColor, accentColor: row.accentColor, font: row.font };
+  return row ? toBranding(row) : null;
+}
+
+/** The organization's default branding (institutions without their own, the form pages), or null. */
+export async function getDefaultBranding(ctx: OrgContext): Promise<Branding | null> {
+  const [row] = await ctx.scope.select(organizationBranding).limit(1);
+  return row ? toBranding(row) : null;
+}
+
+/** Sets the organization's default branding, with the same validation as `/design`. */
+export async function saveDefaultBranding(ctx: OrgContext, raw: DefaultBrandingInput): Promise<Branding> {
+  const values = brandingValues(defaultBrandingInput.parse(raw));
+  return inTransaction(ctx, async (tx) => {
+    await tx.scope
+      .insert(organizationBranding, values)
+      .onConflictDoUpdate({ target: organizationBranding.organizationId, set: { ...values, updatedAt: new Date() } });
+    await recordAudit(tx, { action: "branding.updated", metadata: { default: true, ...values } });
+    return toBranding(values);
+  });
 }
 
 export async function getDesign(ctx: OrgContext, input: { institution_id: string }): Promise<Branding> {
   const institution = await findInstitution(ctx, input.institution_id);
-  const found = institution ? await getBranding(ctx, institution.id) : null;
+  const found = institution ? await institutionOwnBranding(ctx, institution.id) : null;
   if (!found) throw notFound("design of this institution", { field: "institution_id" });
   return found;
 }

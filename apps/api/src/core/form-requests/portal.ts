@@ -2,6 +2,7 @@ import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, Template } from "@clinsign/contracts";
 import { and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { getDefaultBranding } from "../branding/branding";
 import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
@@ -58,11 +59,13 @@ export async function openFormRequest(services: Services, input: { linkToken: st
   if (!row) throw gone();
   // Whoever holds the link may learn that it expired (every other step just refuses it).
   if (row.expiresAt.getTime() < Date.now() && row.status !== "submitted") {
-    return { status: "expired" as const, templateTitle: null, organizationName: null, otpRequired: false, hasAccess: false, expiresAt: row.expiresAt.toISOString() };
+    return { status: "expired" as const, branding: null, templateTitle: null, organizationName: null, otpRequired: false, hasAccess: false, expiresAt: row.expiresAt.toISOString() };
   }
   const [template] = await new OrgScope(services.db, row.organizationId).select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
   const [org] = await services.db.select({ name: organizations.name, otp: organizations.otpEnabled }).from(organizations).where(eq(organizations.id, row.organizationId));
+  const branding = await getDefaultBranding(portalContext(services, row, { requestId: "", ip: null, userAgent: null }));
   return {
+    branding,
     status: row.status,
     templateTitle: template?.title ?? null,
     /** Whom a locked-out recipient should contact. */

@@ -119,6 +119,7 @@ describe("the tRPC door", () => {
       redirectUrl: null,
       prefill: { name: "Erika" },
       allowedOrigins: [],
+      branding: null,
     });
     expect((await client.forms.template.query({})).identifier).toBe(t.identifier);
     await expect(client.sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({ data: { httpStatus: 401 } });

@@ -1,6 +1,7 @@
 import { createSessionInput, type ActiveSession, type CreatedSession, type CreateSessionInput, type SessionInfo } from "@clinsign/contracts";
 import { and, desc, eq, formSessions, gt, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { getDefaultBranding } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { notFound, unauthorized } from "../errors";
@@ -78,9 +79,10 @@ export async function authenticateFormSession(db: Db, sessionId: string | undefi
   };
 }
 
-/** What the embedded form needs to know about its session. */
-export function describeSession(session: FormSession): SessionInfo {
+/** What the embedded form needs to know about its session, and the organization's branding. */
+export async function describeSession(ctx: OrgContext, session: FormSession): Promise<SessionInfo> {
   return {
+    branding: await getDefaultBranding(ctx),
     templateIdentifier: session.templateIdentifier,
     expiresAt: session.expiresAt.toISOString(),
     draftKey: session.config.draftKey ?? null,

@@ -38,7 +38,7 @@ export const sessionsRouter = {
   /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
   current: formProcedure.query(({ ctx }) => {
     if (!ctx.org.session) throw new AppError("unauthorized", "this call needs a sessionId");
-    return describeSession(ctx.org.session);
+    return describeSession(ctx.org, ctx.org.session);
   }),
 } satisfies TRPCRouterRecord;
 

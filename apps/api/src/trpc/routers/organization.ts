@@ -1,5 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { updateOrganizationInput } from "@clinsign/contracts";
+import { defaultBrandingInput, updateOrganizationInput } from "@clinsign/contracts";
+import { getDefaultBranding, saveDefaultBranding } from "../../core/branding/branding";
 import { getOrganizationSettings, rotateWebhookSecret, updateOrganizationSettings } from "../../core/organizations/organizations";
 import { adminProcedure, staffProcedure } from "../trpc";
 
@@ -7,4 +8,7 @@ export const organizationRouter = {
   settings: staffProcedure.query(({ ctx }) => getOrganizationSettings(ctx.org)),
   update: adminProcedure.input(updateOrganizationInput).mutation(({ ctx, input }) => updateOrganizationSettings(ctx.org, input)),
   rotateWebhookSecret: adminProcedure.mutation(({ ctx }) => rotateWebhookSecret(ctx.org)),
+  /** The default branding: institutions without their own, and the form pages. */
+  defaultBranding: staffProcedure.query(({ ctx }) => getDefaultBranding(ctx.org)),
+  setDefaultBranding: adminProcedure.input(defaultBrandingInput).mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -1,6 +1,6 @@
 "use client";
 
-import type { FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
+import type { Branding, FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isLang } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -56,6 +56,8 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
   const api = useMemo(() => createPatientApi({ sessionId }), [sessionId]);
   const [screen, setScreen] = useState<Screen>({ kind: "opening" });
   const [framed, setFramed] = useState(false);
+  // Kept apart from the screen: the confirmation shows the same brand as the form.
+  const [branding, setBranding] = useState<Branding | null>(null);
   const [attempt, setAttempt] = useState(0);
   const bridge = useRef<EmbedBridge | null>(null);
 
@@ -79,6 +81,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
       const draftKey = info.draftKey ?? draftKeyParam ?? DEFAULT_DRAFT_KEY;
       const draft = await api.call("drafts.get", { draftKey });
       if (!active) return;
+      setBranding(info.branding);
       setScreen({ kind: "ready", info, template, draftKey, values: { ...info.prefill, ...(draft?.values ?? {}) } });
       host.post({ type: "ready" });
       void api.call("forms.event", { event: "form.opened" }).catch(() => {});
@@ -181,7 +184,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
   }
 
   return (
-    <PatientShell branding={null} institutionId={null} compact={framed} footer={t.patient.formsFooter}>
+    <PatientShell branding={branding} institutionId={null} compact={framed} footer={t.patient.formsFooter}>
       {content}
     </PatientShell>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import type { FormValues, Template } from "@clinsign/contracts";
+import type { Branding, FormValues, Template } from "@clinsign/contracts";
 import { Button, Notice, TextField } from "@clinsign/ui";
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { format } from "../../i18n";
@@ -55,6 +55,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   const api = useMemo(() => createPatientApi({ url: "/f/trpc" }), []);
   const [step, setStep] = useState<Step>({ kind: "opening" });
   const [organizationName, setOrganizationName] = useState<string | null>(null);
+  const [branding, setBranding] = useState<Branding | null>(null);
   const [expiresAt, setExpiresAt] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const [acted, setActed] = useState(false);
@@ -76,6 +77,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
       .then(async (opened) => {
         if (!active) return;
         setOrganizationName(opened.organizationName);
+        setBranding(opened.branding);
         setExpiresAt(opened.expiresAt);
         if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted") setStep({ kind: "end", end: opened.status });
         else if (opened.hasAccess) await openForm();
@@ -179,7 +181,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   }
 
   return (
-    <PatientShell branding={null} institutionId={null} footer={t.patient.formsFooter}>
+    <PatientShell branding={branding} institutionId={organizationName} footer={t.patient.formsFooter}>
       {content}
     </PatientShell>
   );
