@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { OrgScope, type ActorType, type Database, type Db, type FormSessionConfig } from "@clinsign/db";
+import { OrgScope, type ActorType, type Database, type Db, type FormSessionConfig, type MembershipRole } from "@clinsign/db";
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";
@@ -14,6 +14,8 @@ export interface RequestMeta {
 export interface Actor {
   type: ActorType;
   id: string | null;
+  /** A staff member's role in the organization (actor type `user` only). */
+  role?: MembershipRole;
 }
 
 /** Process-wide dependencies, built once at start. */

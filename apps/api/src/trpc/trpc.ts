@@ -91,7 +91,7 @@ function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
           ? { type: "session", id: principal.session.id }
           : principal.kind === "portal"
             ? { type: "portal", id: principal.formRequestId }
-            : { type: "user", id: principal.userId },
+            : { type: "user", id: principal.userId, role: principal.role },
     request: ctx.request,
     ...(principal.kind === "session" && { session: principal.session }),
     // A portal recipient is held to the request's template as a session is to its own.

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, auditLog, eq, formSessions, rateLimits, sql } from "@clinsign/db";
+import { and, auditLog, eq, formSessions, organizations, rateLimits, sql } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { createTemplate } from "../templates/templates";
+import { createStaffUser } from "../staff/staff";
 import { sha256Hex } from "../crypto";
 
 let api: TestApi;
@@ -171,5 +172,31 @@ describe("staff control of embed sessions", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     await expect(api.trpc({ sessionId: busy }).sessions.current.query()).rejects.toMatchObject({ data: { httpStatus: 429 } });
     expect((await f3(calm)).status).toBe(200);
+  });
+});
+
+describe("who may choose a session's webhookUrl", () => {
+  it("staff with the staff role only the organization's default URLs; owners, admins and API tokens any", async () => {
+    const t = await activeTemplate(org);
+    const defaultUrl = "https://his.clinic.test/hooks/forms";
+    await api.services.db.update(organizations).set({ webhookUrls: [defaultUrl] }).where(eq(organizations.id, org.orgId));
+    for (const role of ["staff", "admin"] as const) {
+      await createStaffUser(api.services.db, { organizationId: org.orgId, email: `${role}@webhook.test`, password: "a long enough password", role });
+    }
+    const as = async (email: string) => api.trpc({ cookie: await logInCookie(api, email, "a long enough password") });
+    const staff = await as("staff@webhook.test");
+    const admin = await as("admin@webhook.test");
+    const owner = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+    const elsewhere = { templateIdentifier: t.identifier, config: { webhookUrl: "https://attacker.test/collect" } };
+
+    await expect(staff.sessions.create.mutate(elsewhere)).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect(await api.services.db.select().from(formSessions).where(sql`${formSessions.config}->>'webhookUrl' = 'https://attacker.test/collect'`)).toHaveLength(0);
+    expect((await staff.sessions.create.mutate({ templateIdentifier: t.identifier, config: { webhookUrl: defaultUrl } })).sessionId).toMatch(/^fs_/);
+    expect((await staff.sessions.create.mutate({ templateIdentifier: t.identifier, config: { draftKey: "k" } })).sessionId).toMatch(/^fs_/);
+    for (const allowed of [admin, owner, api.trpc({ bearer: org.token })]) {
+      expect((await allowed.sessions.create.mutate(elsewhere)).sessionId).toMatch(/^fs_/);
+    }
+    const rest = await api.request("POST", "/api/embed/sessions", { body: { ...creds(org), ...elsewhere } });
+    expect(rest.status).toBe(200);
   });
 });
