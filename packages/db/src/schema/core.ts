@@ -149,6 +149,8 @@ export const auditLog = pgTable(
     index("audit_log_org_action_seq_idx").on(t.organizationId, t.action, t.seq),
     index("audit_log_org_template_seq_idx").on(t.organizationId, t.templateIdentifier, t.seq),
     index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq),
+    // The staff audit list also filters by actor type.
+    index("audit_log_org_actor_type_seq_idx").on(t.organizationId, t.actorType, t.seq),
   ],
 );
 

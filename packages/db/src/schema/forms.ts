@@ -73,9 +73,11 @@ export const submissions = pgTable(
     formRequestId: uuid("form_request_id"),
     createdAt: createdAt(),
   },
+  // The staff list pages by the keyset (created_at, id), under each of its filters.
   (t) => [
-    index("submissions_org_created_idx").on(t.organizationId, t.createdAt),
-    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt),
+    index("submissions_org_created_idx").on(t.organizationId, t.createdAt, t.id),
+    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.id),
+    index("submissions_org_rnummer_idx").on(t.organizationId, t.rnummer, t.createdAt, t.id),
   ],
 );
 
