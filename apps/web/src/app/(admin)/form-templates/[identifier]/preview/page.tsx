@@ -4,7 +4,7 @@ import { getDictionary } from "../../../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.forms.preview.heading };
+  return { title: t.formTemplates.preview.heading };
 }
 
 /** Staff: any template of the organization, rendered as patients see it, without submitting. */

@@ -1,0 +1,56 @@
+import type { TemplateSchema } from "@clinsign/contracts";
+import { templateSchema } from "@clinsign/contracts";
+import { describe, expect, it } from "vitest";
+import { addField, createField, dependents, duplicateField, keyFromLabel, moveField, optionsToText, removeField, replaceField, textToOptions, uniqueKey } from "./builder-model";
+
+const schema = (): TemplateSchema => ({
+  version: 1,
+  fields: [
+    { id: "a", type: "radio", key: "smoker", label: "Do you smoke?", options: ["yes", "no"] },
+    { id: "b", type: "number", key: "perDay", label: "Per day", visibleWhen: { field: "smoker", operator: "equals", value: "yes" } },
+    { id: "c", type: "text", key: "name", label: "Name" },
+  ],
+});
+
+describe("the form builder's model", () => {
+  it("derives keys from labels (umlauts spelled out) and keeps them unique", () => {
+    expect(keyFromLabel("Größe in cm")).toBe("groesseInCm");
+    expect(keyFromLabel("  1. Allergies?  ")).toBe("allergies");
+    expect(keyFromLabel("???")).toBe("field");
+    expect(uniqueKey("name", schema().fields)).toBe("name2");
+    expect(uniqueKey("name", schema().fields, "c")).toBe("name");
+  });
+
+  it("creates fields the template schema accepts, for every type", () => {
+    let s: TemplateSchema = { version: 1, fields: [] };
+    for (const type of ["text", "textarea", "email", "phone", "number", "date", "select", "radio", "checkbox", "multiselect", "file", "signature", "heading", "paragraph"] as const) {
+      s = addField(s, createField(type, `My ${type}`, s.fields));
+    }
+    expect(templateSchema.safeParse(s).success).toBe(true);
+    expect(new Set(s.fields.map((f) => f.id)).size).toBe(14);
+  });
+
+  it("moves, duplicates and removes fields; removing one drops the conditions on it", () => {
+    expect(moveField(schema(), 2, 0).fields.map((f) => f.id)).toEqual(["c", "a", "b"]);
+    expect(moveField(schema(), 0, 99).fields.map((f) => f.id)).toEqual(["b", "c", "a"]);
+    const copied = duplicateField(schema(), 2);
+    expect(copied.fields[3]).toMatchObject({ key: "name2", label: "Name" });
+    expect(copied.fields[3]!.id).not.toBe("c");
+    const removed = removeField(schema(), 0);
+    expect(removed.fields.map((f) => f.id)).toEqual(["b", "c"]);
+    expect(removed.fields[0]!.visibleWhen).toBeUndefined();
+  });
+
+  it("renaming a key carries the conditions that name it along, and shows who depends on a field", () => {
+    const s = replaceField(schema(), 0, { ...schema().fields[0]!, key: "smokes" } as TemplateSchema["fields"][number]);
+    expect(s.fields[1]!.visibleWhen).toEqual({ field: "smokes", operator: "equals", value: "yes" });
+    expect(dependents(s, "smokes").map((f) => f.id)).toEqual(["b"]);
+    expect(dependents(s, "name")).toEqual([]);
+  });
+
+  it("edits options one per line, `value | label` when they differ", () => {
+    const options = textToOptions("yes\n no | Nein \n\n|\ngkv | Gesetzlich");
+    expect(options).toEqual(["yes", { value: "no", label: "Nein" }, { value: "gkv", label: "Gesetzlich" }]);
+    expect(optionsToText(options)).toBe("yes\nno | Nein\ngkv | Gesetzlich");
+  });
+});

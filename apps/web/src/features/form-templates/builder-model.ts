@@ -1,0 +1,159 @@
+import type { FormField, TemplateSchema } from "@clinsign/contracts";
+
+/** The field types of DESIGN.md, in the order the builder offers them. */
+export const fieldTypes = [
+  "text",
+  "textarea",
+  "email",
+  "phone",
+  "number",
+  "date",
+  "select",
+  "radio",
+  "checkbox",
+  "multiselect",
+  "file",
+  "signature",
+  "heading",
+  "paragraph",
+] as const satisfies readonly FormField["type"][];
+export type FieldType = (typeof fieldTypes)[number];
+
+export const isDisplayType = (type: FieldType) => type === "heading" || type === "paragraph";
+export const hasOptions = (type: FieldType) => type === "select" || type === "radio" || type === "multiselect";
+
+/** A field key from a label: ASCII letters, digits and _ (umlauts spelled out), starting with a letter. */
+export function keyFromLabel(label: string): string {
+  const ascii = label
+    .replace(/ä/g, "ae")
+    .replace(/ö/g, "oe")
+    .replace(/ü/g, "ue")
+    .replace(/Ä/g, "Ae")
+    .replace(/Ö/g, "Oe")
+    .replace(/Ü/g, "Ue")
+    .replace(/ß/g, "ss")
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "");
+  const words = ascii.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  while (words.length > 0 && !/^[A-Za-z]/.test(words[0]!)) words.shift();
+  const camel = words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase())).join("");
+  const key = camel.replace(/^[^A-Za-z]+/, "").slice(0, 60);
+  return key || "field";
+}
+
+/** `wanted`, or `wanted2`, `wanted3`… whichever no other field has. */
+export function uniqueKey(wanted: string, fields: readonly FormField[], exceptId?: string): string {
+  const taken = new Set(fields.filter((field) => field.id !== exceptId && field.key).map((field) => field.key!));
+  if (!taken.has(wanted)) return wanted;
+  let n = 2;
+  while (taken.has(`${wanted}${n}`)) n++;
+  return `${wanted}${n}`;
+}
+
+function newId(fields: readonly FormField[]): string {
+  const ids = new Set(fields.map((field) => field.id));
+  let n = fields.length + 1;
+  while (ids.has(`f${n}`)) n++;
+  return `f${n}`;
+}
+
+/** A new field of `type` with a default label, a unique key, and what the type needs (options). */
+export function createField(type: FieldType, label: string, fields: readonly FormField[]): FormField {
+  const id = newId(fields);
+  if (isDisplayType(type)) return { id, type, label } as FormField;
+  const base = { id, label, key: uniqueKey(keyFromLabel(label), fields) };
+  if (hasOptions(type)) return { ...base, type, options: ["Option 1", "Option 2"] } as FormField;
+  return { ...base, type } as FormField;
+}
+
+export function addField(schema: TemplateSchema, field: FormField, afterIndex = schema.fields.length - 1): TemplateSchema {
+  const fields = [...schema.fields];
+  fields.splice(afterIndex + 1, 0, field);
+  return { ...schema, fields };
+}
+
+/** Moves the field at `from` to `to` (both clamped to the list). */
+export function moveField(schema: TemplateSchema, from: number, to: number): TemplateSchema {
+  const target = Math.max(0, Math.min(schema.fields.length - 1, to));
+  if (from === target || from < 0 || from >= schema.fields.length) return schema;
+  const fields = [...schema.fields];
+  const [moved] = fields.splice(from, 1);
+  fields.splice(target, 0, moved!);
+  return { ...schema, fields };
+}
+
+/** A copy right below the original, with its own id and key; conditions stay as they were. */
+export function duplicateField(schema: TemplateSchema, index: number): TemplateSchema {
+  const original = schema.fields[index];
+  if (!original) return schema;
+  const copy = { ...structuredClone(original), id: newId(schema.fields) } as FormField;
+  if (copy.key !== undefined) copy.key = uniqueKey(copy.key, schema.fields);
+  return addField(schema, copy, index);
+}
+
+/** Removes a field and every condition that referred to it (they could no longer hold). */
+export function removeField(schema: TemplateSchema, index: number): TemplateSchema {
+  const removed = schema.fields[index];
+  if (!removed) return schema;
+  const fields = schema.fields.filter((_, i) => i !== index).map((field) => (removed.key ? withoutConditionsOn(field, removed.key) : field));
+  return { ...schema, fields };
+}
+
+export function replaceField(schema: TemplateSchema, index: number, field: FormField): TemplateSchema {
+  const previous = schema.fields[index];
+  let fields = schema.fields.map((f, i) => (i === index ? field : f));
+  // A renamed key: conditions that named the old key follow it.
+  if (previous?.key && field.key && previous.key !== field.key) fields = fields.map((f) => renameConditionKey(f, previous.key!, field.key!));
+  return { ...schema, fields };
+}
+
+function conditionsOf(field: FormField) {
+  const when = field.visibleWhen;
+  if (!when) return [];
+  return "all" in when ? when.all : "any" in when ? when.any : [when];
+}
+
+function withoutConditionsOn(field: FormField, key: string): FormField {
+  const when = field.visibleWhen;
+  if (!when) return field;
+  const kept = conditionsOf(field).filter((condition) => condition.field !== key);
+  const next = { ...field } as FormField;
+  if (kept.length === 0) delete next.visibleWhen;
+  else next.visibleWhen = "any" in when ? { any: kept } : kept.length === 1 && !("all" in when) ? kept[0]! : { all: kept };
+  return next;
+}
+
+function renameConditionKey(field: FormField, from: string, to: string): FormField {
+  const when = field.visibleWhen;
+  if (!when) return field;
+  const rename = <C extends { field: string }>(condition: C): C => (condition.field === from ? { ...condition, field: to } : condition);
+  const next = { ...field } as FormField;
+  next.visibleWhen = "all" in when ? { all: when.all.map(rename) } : "any" in when ? { any: when.any.map(rename) } : rename(when);
+  return next;
+}
+
+/** Keys of the fields whose conditions refer to `key`: shown on the field they depend on. */
+export function dependents(schema: TemplateSchema, key: string | undefined): FormField[] {
+  if (!key) return [];
+  return schema.fields.filter((field) => conditionsOf(field).some((condition) => condition.field === key));
+}
+
+/** Options as the editor shows them: one per line, `value | label` when they differ. */
+export function optionsToText(options: readonly (string | { value: string; label: string })[]): string {
+  return options.map((option) => (typeof option === "string" ? option : option.label && option.label !== option.value ? `${option.value} | ${option.label}` : option.value)).join("\n");
+}
+
+export function textToOptions(text: string): (string | { value: string; label: string })[] {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const bar = line.indexOf("|");
+      if (bar < 0) return line;
+      const value = line.slice(0, bar).trim();
+      const label = line.slice(bar + 1).trim();
+      return label && value ? { value, label } : value || label;
+    })
+    .filter((option) => option !== "");
+}
