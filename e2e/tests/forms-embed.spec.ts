@@ -143,6 +143,8 @@ async function expectEveryAnswer(form: FrameLocator) {
 
 /** One mouse stroke across the pad (coordinates are the page's; the pad is inside the frame). */
 async function drawSignature(page: Page, form: FrameLocator) {
+  // The pad loads when its field comes into view, as it does for a patient scrolling down.
+  await form.getByText("Draw", { exact: true }).scrollIntoViewIfNeeded();
   const canvas = form.getByTestId("signature-canvas");
   await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;

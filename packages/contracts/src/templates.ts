@@ -246,3 +246,7 @@ export type Template = z.infer<typeof template>;
 
 export const templateListItem = template.pick({ identifier: true, title: true, status: true, updatedAt: true });
 export type TemplateListItem = z.infer<typeof templateListItem>;
+
+/** A row of the staff console's template list. */
+export const templateOverviewItem = templateListItem.extend({ fieldCount: z.number(), submissionCount: z.number() });
+export type TemplateOverviewItem = z.infer<typeof templateOverviewItem>;

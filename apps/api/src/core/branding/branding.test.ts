@@ -72,7 +72,7 @@ describe("the organization's default branding", () => {
   it("is what institutions without their own show, while /design stays per institution", async () => {
     const o = await api.createOrg("Default brand clinic");
     const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
-    const brand = { logo_url: "https://cdn.example.org/org.svg", design_parameters: { primaryColor: "#0A7F5A", font: "Georgia" } };
+    const brand = { logo_url: "https://cdn.example.org/org.svg", design_parameters: { primaryColor: "#0A7F5A", font: "Georgia" as const } };
     expect(await api.trpc({ cookie }).organization.defaultBranding.query()).toBeNull();
     expect(await api.trpc({ cookie }).organization.setDefaultBranding.mutate(brand)).toEqual({
       logoUrl: "https://cdn.example.org/org.svg",

@@ -260,3 +260,32 @@ describe("the tRPC door runs the same procedures", () => {
     await expect(api.trpc({}).templates.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
   });
 });
+
+describe("the staff console's template list", () => {
+  it("counts each template's questions and submissions, for staff of its organization only", async () => {
+    const o = await api.createOrg("Overview clinic");
+    const schema = {
+      version: 1,
+      fields: [
+        { id: "h", type: "heading", label: "About you" },
+        { id: "1", type: "text", key: "name", label: "Name" },
+        { id: "2", type: "checkbox", key: "ok", label: "OK" },
+      ],
+    };
+    const used = (await create({ title: "Used", status: "active", schema }, o)).body.template;
+    const unused = (await create({ title: "Unused", status: "draft" }, o)).body.template;
+    for (const name of ["A", "B"]) {
+      const sent = await api.request("POST", "/api/embed/submit", { body: { ...creds(o), templateIdentifier: used.identifier, values: { name } } });
+      expect(sent.status).toBe(200);
+    }
+    const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
+    const items = await api.trpc({ cookie }).templates.overview.query({});
+    expect(items.find((i) => i.identifier === used.identifier)).toMatchObject({ title: "Used", status: "active", fieldCount: 2, submissionCount: 2 });
+    expect(items.find((i) => i.identifier === unused.identifier)).toMatchObject({ fieldCount: 0, submissionCount: 0 });
+    expect(items).toHaveLength(2);
+    // Another organization's staff see none of them; an API token is not a staff session.
+    const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+    expect((await api.trpc({ cookie: otherCookie }).templates.overview.query({})).some((i) => i.identifier === used.identifier)).toBe(false);
+    await expect(api.trpc({ bearer: o.token }).templates.overview.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+  });
+});

@@ -4,11 +4,12 @@ import {
   type CreateTemplateInput,
   type Template,
   type TemplateListItem,
+  type TemplateOverviewItem,
   type TemplateSchema,
   updateTemplateInput,
   type UpdateTemplateInput,
 } from "@clinsign/contracts";
-import { desc, eq, templates } from "@clinsign/db";
+import { count, desc, eq, inArray, submissions, templates, type Db } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { notFound } from "../errors";
@@ -81,6 +82,29 @@ export async function getTemplate(ctx: OrgContext, input: { identifier: string; 
 export async function listTemplates(ctx: OrgContext, input: { limit: number }): Promise<TemplateListItem[]> {
   const rows = await ctx.scope.select(templates).orderBy(desc(templates.updatedAt), desc(templates.id)).limit(input.limit);
   return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updatedAt.toISOString() }));
+}
+
+/**
+ * The staff console's list: each template with its number of questions and of submissions
+ * (one grouped count over the submissions index for the templates listed).
+ */
+export async function templateOverview(ctx: OrgContext, input: { limit: number }): Promise<TemplateOverviewItem[]> {
+  const rows = await ctx.scope.select(templates).orderBy(desc(templates.updatedAt), desc(templates.id)).limit(input.limit);
+  if (rows.length === 0) return [];
+  const counts = await (ctx.scope.db as Db)
+    .select({ identifier: submissions.templateIdentifier, count: count() })
+    .from(submissions)
+    .where(ctx.scope.owns(submissions, inArray(submissions.templateIdentifier, rows.map((row) => row.identifier))))
+    .groupBy(submissions.templateIdentifier);
+  const byIdentifier = new Map(counts.map((row) => [row.identifier, Number(row.count)]));
+  return rows.map((row) => ({
+    identifier: row.identifier,
+    title: row.title,
+    status: row.status,
+    updatedAt: row.updatedAt.toISOString(),
+    fieldCount: (row.schema as TemplateSchema).fields.filter((field) => field.type !== "heading" && field.type !== "paragraph").length,
+    submissionCount: byIdentifier.get(row.identifier) ?? 0,
+  }));
 }
 
 export async function updateTemplate(ctx: OrgContext, raw: UpdateTemplateInput): Promise<Template> {

@@ -31,7 +31,7 @@ export const navigation: NavGroup[] = [
   {
     label: "groupForms",
     items: [
-      { key: "formTemplates", href: "/form-templates", icon: "template", ready: false },
+      { key: "formTemplates", href: "/form-templates", icon: "template", ready: true },
       { key: "formRequests", href: "/form-requests", icon: "send", ready: false },
       { key: "submissions", href: "/submissions", icon: "inbox", ready: false },
     ],

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { TemplatesPage } from "../../../features/form-templates/TemplatesPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -8,5 +9,10 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default function FormTemplatesPage() {
-  return <ComingSoon section="formTemplates" />;
+  // The list reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <TemplatesPage />
+    </Suspense>
+  );
 }

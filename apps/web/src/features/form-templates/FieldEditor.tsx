@@ -1,0 +1,352 @@
+"use client";
+
+import { conditionOperators, type FieldCondition, type FormField, type TemplateSchema } from "@clinsign/contracts";
+import { Button, TextField } from "@clinsign/ui";
+import { useId, useState } from "react";
+import type { Dictionary } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { hasOptions, isDisplayType, keyFromLabel, optionsToText, textToOptions, uniqueKey, type FieldType } from "./builder-model";
+import styles from "./builder.module.css";
+
+type Attrs = Record<string, unknown>;
+
+/** `undefined` for an empty input, so optional attributes disappear instead of being "". */
+const optionalText = (value: string) => (value === "" ? undefined : value);
+const optionalNumber = (value: string) => (value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value));
+
+function withAttr(field: FormField, name: string, value: unknown): FormField {
+  const next = { ...field } as Attrs;
+  if (value === undefined) delete next[name];
+  else next[name] = value;
+  return next as FormField;
+}
+
+/**
+ * The attributes of one field, each validated as it is typed (the template schema's own
+ * messages, by path), and its condition. `problems` maps attribute names to messages.
+ */
+export function FieldEditor({
+  field,
+  index,
+  schema,
+  problems,
+  keyFollowsLabel,
+  onChange,
+  onKeyEdited,
+}: {
+  field: FormField;
+  index: number;
+  schema: TemplateSchema;
+  problems: Record<string, string>;
+  keyFollowsLabel: boolean;
+  onChange(field: FormField): void;
+  onKeyEdited(): void;
+}) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const type = field.type as FieldType;
+  const attrs = field as Attrs;
+  const text = (name: string) => (typeof attrs[name] === "string" ? (attrs[name] as string) : "");
+  const number = (name: string) => (typeof attrs[name] === "number" ? String(attrs[name]) : "");
+  const set = (name: string, value: unknown) => onChange(withAttr(field, name, value));
+
+  function setLabel(label: string) {
+    let next = withAttr(field, "label", label);
+    if (keyFollowsLabel && !isDisplayType(type)) next = withAttr(next, "key", uniqueKey(keyFromLabel(label), schema.fields, field.id));
+    onChange(next);
+  }
+
+  return (
+    <div className={styles.editor}>
+      {type === "paragraph" ? (
+        <div className="cs-field">
+          <label className="cs-label" htmlFor={`label-${field.id}`}>
+            {b.text}
+          </label>
+          <textarea id={`label-${field.id}`} className="cs-input" rows={3} value={field.label} onChange={(event) => setLabel(event.target.value)} aria-invalid={problems.label ? true : undefined} />
+          {problems.label ? <span className="cs-field-error">{problems.label}</span> : null}
+        </div>
+      ) : (
+        <TextField label={b.label} value={field.label} onChange={(event) => setLabel(event.target.value)} error={problems.label} />
+      )}
+      {isDisplayType(type) ? null : (
+        <>
+          <TextField
+            label={b.key}
+            hint={b.keyHint}
+            mono
+            value={field.key ?? ""}
+            onChange={(event) => {
+              onKeyEdited();
+              set("key", event.target.value);
+            }}
+            error={problems.key}
+          />
+          <label className={styles.check}>
+            <input type="checkbox" checked={field.required === true} onChange={(event) => set("required", event.target.checked || undefined)} />
+            <span>{b.required}</span>
+          </label>
+          {["text", "textarea", "email", "phone", "number", "select"].includes(type) ? (
+            <TextField label={b.placeholder} value={text("placeholder")} onChange={(event) => set("placeholder", optionalText(event.target.value))} error={problems.placeholder} />
+          ) : null}
+          <TextField label={b.helpText} value={text("helpText")} onChange={(event) => set("helpText", optionalText(event.target.value))} error={problems.helpText} />
+        </>
+      )}
+      {hasOptions(type) ? <OptionsEditor field={field} problem={problems.options} onChange={(options) => set("options", options)} /> : null}
+      {type === "number" ? (
+        <div className={styles.pair}>
+          <TextField label={b.min} inputMode="decimal" value={number("min")} onChange={(event) => set("min", optionalNumber(event.target.value))} error={problems.min} />
+          <TextField label={b.max} inputMode="decimal" value={number("max")} onChange={(event) => set("max", optionalNumber(event.target.value))} error={problems.max} />
+        </div>
+      ) : null}
+      {type === "date" ? (
+        <div className={styles.pair}>
+          <TextField label={b.min} type="date" value={text("min")} onChange={(event) => set("min", optionalText(event.target.value))} error={problems.min} />
+          <TextField label={b.max} type="date" value={text("max")} onChange={(event) => set("max", optionalText(event.target.value))} error={problems.max} />
+        </div>
+      ) : null}
+      {["text", "textarea", "email", "phone"].includes(type) ? (
+        <>
+          <div className={styles.pair}>
+            <TextField label={b.minLength} inputMode="numeric" value={number("minLength")} onChange={(event) => set("minLength", optionalNumber(event.target.value))} error={problems.minLength} />
+            <TextField label={b.maxLength} inputMode="numeric" value={number("maxLength")} onChange={(event) => set("maxLength", optionalNumber(event.target.value))} error={problems.maxLength} />
+          </div>
+          <PatternEditor value={text("pattern")} problem={problems.pattern} onChange={(pattern) => set("pattern", optionalText(pattern))} />
+        </>
+      ) : null}
+      {type === "file" ? (
+        <div className={styles.pair}>
+          <TextField label={b.accept} hint={b.acceptHint} value={text("accept")} onChange={(event) => set("accept", optionalText(event.target.value))} error={problems.accept} />
+          <TextField label={b.maxSizeMb} inputMode="decimal" value={number("maxSizeMb")} onChange={(event) => set("maxSizeMb", optionalNumber(event.target.value))} error={problems.maxSizeMb} />
+        </div>
+      ) : null}
+      <ConditionEditor field={field} index={index} schema={schema} problem={problems.visibleWhen} onChange={(when) => set("visibleWhen", when)} />
+    </div>
+  );
+}
+
+function OptionsEditor({ field, problem, onChange }: { field: FormField; problem?: string; onChange(options: ReturnType<typeof textToOptions>): void }) {
+  const { t } = useI18n();
+  const id = useId();
+  const options = "options" in field ? field.options : [];
+  // The text as typed (blank lines included); the options follow it.
+  const [text, setText] = useState(() => optionsToText(options));
+  return (
+    <div className="cs-field">
+      <label className="cs-label" htmlFor={id}>
+        {t.formTemplates.builder.options}
+      </label>
+      <span className="cs-hint" id={`${id}-hint`}>
+        {t.formTemplates.builder.optionsHint}
+      </span>
+      <textarea
+        id={id}
+        className="cs-input"
+        rows={Math.min(10, Math.max(3, options.length + 1))}
+        value={text}
+        aria-describedby={`${id}-hint`}
+        aria-invalid={problem ? true : undefined}
+        onChange={(event) => {
+          setText(event.target.value);
+          onChange(textToOptions(event.target.value));
+        }}
+      />
+      {problem ? <span className="cs-field-error">{problem}</span> : null}
+    </div>
+  );
+}
+
+function PatternEditor({ value, problem, onChange }: { value: string; problem?: string; onChange(pattern: string): void }) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const [sample, setSample] = useState("");
+  let verdict: string | null = null;
+  if (value && sample && !problem) {
+    try {
+      verdict = new RegExp(`^(?:${value})$`, "u").test(sample) ? b.patternMatches : b.patternNoMatch;
+    } catch {
+      verdict = null;
+    }
+  }
+  return (
+    <div className={styles.pair}>
+      <TextField label={b.pattern} hint={b.patternHint} mono value={value} onChange={(event) => onChange(event.target.value)} error={problem} />
+      <div className="cs-field">
+        <TextField label={b.patternTest} value={sample} onChange={(event) => setSample(event.target.value)} disabled={!value} />
+        <span className="cs-hint" role="status">
+          {verdict}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+type When = NonNullable<FormField["visibleWhen"]>;
+
+function conditionList(when: When | undefined): { mode: "all" | "any"; conditions: FieldCondition[] } {
+  if (!when) return { mode: "all", conditions: [] };
+  if ("all" in when) return { mode: "all", conditions: when.all };
+  if ("any" in when) return { mode: "any", conditions: when.any };
+  return { mode: "all", conditions: [when] };
+}
+
+function toWhen(mode: "all" | "any", conditions: FieldCondition[]): When | undefined {
+  if (conditions.length === 0) return undefined;
+  if (conditions.length === 1 && mode === "all") return conditions[0]!;
+  return mode === "all" ? { all: conditions } : { any: conditions };
+}
+
+const operatorLabel = (operator: FieldCondition["operator"], b: Dictionary["formTemplates"]["builder"]) =>
+  ({ equals: b.operatorEquals, notEquals: b.operatorNotEquals, in: b.operatorIn, filled: b.operatorFilled, empty: b.operatorEmpty })[operator];
+
+/** A condition in words, for the field list ("smoker is yes"). */
+export function describeCondition(when: When, schema: TemplateSchema, b: Dictionary["formTemplates"]["builder"]): string {
+  const { mode, conditions } = conditionList(when);
+  const label = (key: string) => schema.fields.find((f) => f.key === key)?.label || key;
+  const one = (c: FieldCondition) =>
+    [label(c.field), operatorLabel(c.operator, b), c.value === undefined ? "" : Array.isArray(c.value) ? c.value.join(", ") : String(c.value)].filter(Boolean).join(" ");
+  return conditions.map(one).join(mode === "all" ? " · " : " | ");
+}
+
+/** "Show this field only when…": pick an earlier field, an operator and a value. */
+function ConditionEditor({ field, index, schema, problem, onChange }: { field: FormField; index: number; schema: TemplateSchema; problem?: string; onChange(when: When | undefined): void }) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const { mode, conditions } = conditionList(field.visibleWhen);
+  const earlier = schema.fields.slice(0, index).filter((f) => f.key && !isDisplayType(f.type as FieldType));
+  const id = useId();
+
+  const update = (next: FieldCondition[], nextMode = mode) => onChange(toWhen(nextMode, next));
+  const blank = (): FieldCondition => ({ field: earlier[earlier.length - 1]!.key!, operator: "filled" });
+
+  return (
+    <fieldset className={styles.condition}>
+      <legend className="cs-label">{b.conditionToggle}</legend>
+      {earlier.length === 0 ? <p className="cs-hint">{b.conditionNoEarlier}</p> : null}
+      {conditions.length > 1 ? (
+        <select className="cs-input" aria-label={b.conditionToggle} value={mode} onChange={(event) => update(conditions, event.target.value as "all" | "any")}>
+          <option value="all">{b.conditionAll}</option>
+          <option value="any">{b.conditionAny}</option>
+        </select>
+      ) : null}
+      {conditions.map((condition, i) => {
+        const target = schema.fields.find((f) => f.key === condition.field);
+        const change = (patch: Partial<FieldCondition>) => {
+          const next = { ...condition, ...patch } as FieldCondition;
+          if (next.operator === "filled" || next.operator === "empty") delete next.value;
+          update(conditions.map((c, j) => (j === i ? next : c)));
+        };
+        return (
+          <div key={i} className={styles.conditionRow}>
+            <select className="cs-input" aria-label={`${b.conditionField} ${i + 1}`} value={condition.field} onChange={(event) => change({ field: event.target.value, value: undefined, operator: "filled" })}>
+              {earlier.map((f) => (
+                <option key={f.key} value={f.key}>
+                  {f.label || f.key}
+                </option>
+              ))}
+            </select>
+            <select
+              className="cs-input"
+              aria-label={`${b.conditionOperator} ${i + 1}`}
+              value={condition.operator}
+              onChange={(event) => {
+                const operator = event.target.value as FieldCondition["operator"];
+                change({ operator, value: operator === "in" ? [] : operator === "equals" || operator === "notEquals" ? defaultValue(target) : undefined });
+              }}
+            >
+              {conditionOperators
+                .filter((operator) => !(target?.type === "checkbox" && operator === "in"))
+                .filter((operator) => !((target?.type === "file" || target?.type === "signature") && operator !== "filled" && operator !== "empty"))
+                .map((operator) => (
+                  <option key={operator} value={operator}>
+                    {operatorLabel(operator, b)}
+                  </option>
+                ))}
+            </select>
+            {condition.operator === "filled" || condition.operator === "empty" ? (
+              <span />
+            ) : (
+              <ConditionValue key={`${condition.field}:${condition.operator}`} condition={condition} target={target} label={`${b.conditionValue} ${i + 1}`} onChange={(value) => change({ value })} />
+            )}
+            <Button size="small" variant="ghost" onClick={() => update(conditions.filter((_, j) => j !== i))}>
+              {b.conditionRemove}
+            </Button>
+          </div>
+        );
+      })}
+      {earlier.length > 0 ? (
+        <div>
+          <Button size="small" onClick={() => update([...conditions, blank()])} aria-describedby={problem ? `${id}-problem` : undefined}>
+            {b.conditionAdd}
+          </Button>
+        </div>
+      ) : null}
+      {problem ? (
+        <span id={`${id}-problem`} className="cs-field-error">
+          {problem}
+        </span>
+      ) : null}
+    </fieldset>
+  );
+}
+
+function defaultValue(target: FormField | undefined): FieldCondition["value"] {
+  if (!target) return "";
+  if (target.type === "checkbox") return true;
+  if (target.type === "number") return 0;
+  if ("options" in target) {
+    const first = target.options[0];
+    return typeof first === "string" ? first : (first?.value ?? "");
+  }
+  return "";
+}
+
+function ConditionValue({ condition, target, label, onChange }: { condition: FieldCondition; target: FormField | undefined; label: string; onChange(value: FieldCondition["value"]): void }) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  if (target?.type === "checkbox") {
+    return (
+      <select className="cs-input" aria-label={label} value={String(condition.value === true)} onChange={(event) => onChange(event.target.value === "true")}>
+        <option value="true">{b.yes}</option>
+        <option value="false">{b.no}</option>
+      </select>
+    );
+  }
+  if (target && "options" in target && condition.operator !== "in") {
+    return (
+      <select className="cs-input" aria-label={label} value={String(condition.value ?? "")} onChange={(event) => onChange(event.target.value)}>
+        {target.options.map((option) => {
+          const value = typeof option === "string" ? option : option.value;
+          return (
+            <option key={value} value={value}>
+              {typeof option === "string" ? option : option.label || value}
+            </option>
+          );
+        })}
+      </select>
+    );
+  }
+  const asNumber = target?.type === "number";
+  return <FreeConditionValue condition={condition} asNumber={asNumber} label={label} hint={b.conditionValuesHint} onChange={onChange} />;
+}
+
+/** Typed values ("a, b" for "is one of"): the text as typed stays, the value follows it. */
+function FreeConditionValue({ condition, asNumber, label, hint, onChange }: { condition: FieldCondition; asNumber: boolean; label: string; hint: string; onChange(value: FieldCondition["value"]): void }) {
+  const [text, setText] = useState(() => (Array.isArray(condition.value) ? condition.value.join(", ") : condition.value === undefined ? "" : String(condition.value)));
+  return (
+    <input
+      className="cs-input"
+      aria-label={label}
+      title={condition.operator === "in" ? hint : undefined}
+      placeholder={condition.operator === "in" ? hint : undefined}
+      inputMode={asNumber ? "decimal" : undefined}
+      value={text}
+      onChange={(event) => {
+        const raw = event.target.value;
+        setText(raw);
+        const parse = (part: string) => (asNumber && part.trim() !== "" && Number.isFinite(Number(part)) ? Number(part) : part.trim());
+        onChange(condition.operator === "in" ? raw.split(",").map(parse).filter((part) => part !== "") : parse(raw));
+      }}
+    />
+  );
+}

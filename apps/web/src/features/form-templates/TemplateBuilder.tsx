@@ -1,0 +1,371 @@
+"use client";
+
+import { templateSchema, type FormField, type Template, type TemplateSchema } from "@clinsign/contracts";
+import { Badge, Button, Card, EmptyState, Icon, Notice, Skeleton } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, isClientError, readApiError } from "../../trpc/errors";
+import { addField, createField, dependents, duplicateField, fieldTypes, isDisplayType, moveField, removeField, replaceField, type FieldType } from "./builder-model";
+import { EmbedPanel } from "./EmbedPanel";
+import { describeCondition, FieldEditor } from "./FieldEditor";
+import { PreviewPane } from "./PreviewPane";
+import { statusHelp, statusLabel } from "./status";
+import styles from "./builder.module.css";
+
+interface Draft {
+  title: string;
+  description: string;
+  status: Template["status"];
+  schema: TemplateSchema;
+}
+
+const draftOf = (template: Template): Draft => ({ title: template.title, description: template.description ?? "", status: template.status, schema: template.schema });
+
+/** The schema's problems by field index and attribute, in the schema validation's own words. */
+function schemaProblems(schema: TemplateSchema): { byField: Map<number, Record<string, string>>; count: number } {
+  const parsed = templateSchema.safeParse(schema);
+  const byField = new Map<number, Record<string, string>>();
+  if (parsed.success) return { byField, count: 0 };
+  for (const issue of parsed.error.issues) {
+    const [first, index, attribute] = issue.path;
+    if (first !== "fields" || typeof index !== "number") continue;
+    const entry = byField.get(index) ?? {};
+    entry[String(attribute ?? "label")] ??= issue.message;
+    byField.set(index, entry);
+  }
+  return { byField, count: parsed.error.issues.length };
+}
+
+/**
+ * The form builder: the template's fields as a list (add, reorder by drag and drop or with the
+ * move buttons, duplicate, remove), the selected field's attributes and condition, a live
+ * preview with the patients' renderer, saving (a new schema version), status, JSON import and
+ * export, and the embed panel.
+ */
+export function TemplateBuilder({ identifier }: { identifier: string }) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const template = useQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false }, { retry: (count, error) => !isClientError(error) && count < 2 }));
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [saved, setSaved] = useState<Draft | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [newType, setNewType] = useState<FieldType>("text");
+  const [announcement, setAnnouncement] = useState("");
+  const [message, setMessage] = useState<{ tone: "success" | "danger" | "info"; text: string } | null>(null);
+  const [dragging, setDragging] = useState<number | null>(null);
+  // Field ids whose key was typed by hand: their key no longer follows the label.
+  const keyEdited = useRef(new Set<string>());
+
+  useEffect(() => {
+    if (template.data && !draft) {
+      const loaded = draftOf(template.data);
+      setDraft(loaded);
+      setSaved(loaded);
+      for (const field of loaded.schema.fields) keyEdited.current.add(field.id);
+    }
+  }, [template.data, draft]);
+
+  const dirty = draft !== null && saved !== null && JSON.stringify(draft) !== JSON.stringify(saved);
+  const problems = useMemo(() => (draft ? schemaProblems(draft.schema) : { byField: new Map<number, Record<string, string>>(), count: 0 }), [draft]);
+
+  // Unsaved changes: the browser asks before a reload or leaving, and links in the app ask too.
+  useEffect(() => {
+    if (!dirty) return;
+    const beforeUnload = (event: BeforeUnloadEvent) => event.preventDefault();
+    const onClick = (event: MouseEvent) => {
+      const link = (event.target as HTMLElement | null)?.closest("a[href]");
+      if (link && !link.getAttribute("href")?.startsWith("#") && !window.confirm(b.leaveWarning)) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+    };
+    window.addEventListener("beforeunload", beforeUnload);
+    document.addEventListener("click", onClick, true);
+    return () => {
+      window.removeEventListener("beforeunload", beforeUnload);
+      document.removeEventListener("click", onClick, true);
+    };
+  }, [dirty, b.leaveWarning]);
+
+  const save = useMutation(
+    trpc.templates.update.mutationOptions({
+      onSuccess: (updated) => {
+        const next = draftOf(updated);
+        setDraft(next);
+        setSaved(next);
+        setMessage({ tone: "success", text: format(t.formTemplates.saved, { version: updated.schema.version }) });
+        queryClient.setQueryData(trpc.templates.get.queryKey({ identifier, activeOnly: false }), updated);
+        void queryClient.invalidateQueries({ queryKey: trpc.templates.list.queryKey() });
+      },
+      onError: (error) => setMessage({ tone: "danger", text: describeApiError(readApiError(error), t) }),
+    }),
+  );
+
+  if (template.isPending || (template.data && !draft)) return <Skeleton label={t.common.loading} lines={8} />;
+  if (template.isError || !draft) {
+    return <EmptyState level={1} icon="alert" title={t.formTemplates.pageTitle} description={isClientError(template.error) ? t.formTemplates.preview.notFound : t.errors.loadFailed} />;
+  }
+
+  const fields = draft.schema.fields;
+  const setSchema = (schema: TemplateSchema) => setDraft({ ...draft, schema });
+
+  function move(from: number, to: number) {
+    if (to < 0 || to >= fields.length) return;
+    setSchema(moveField(draft!.schema, from, to));
+    const label = fields[from]!.label || fields[from]!.key || "";
+    setAnnouncement(format(b.moved, { label, position: to + 1 }));
+    // Focus stays with the moved field's button so the keyboard can keep moving it.
+    window.requestAnimationFrame(() => document.getElementById(`move-${fields[from]!.id}-${to < from ? "up" : "down"}`)?.focus());
+  }
+
+  function onDrop(event: DragEvent, to: number) {
+    event.preventDefault();
+    if (dragging !== null) move(dragging, to);
+    setDragging(null);
+  }
+
+  function add() {
+    const field = createField(newType, isDisplayType(newType) ? b.types[newType] : b.newLabel, fields);
+    setSchema(addField(draft!.schema, field));
+    setOpen(field.id);
+    window.requestAnimationFrame(() => document.getElementById(`card-${field.id}`)?.scrollIntoView({ block: "nearest" }));
+  }
+
+  function exportJson() {
+    const blob = new Blob([JSON.stringify({ title: draft!.title, description: draft!.description || null, schema: draft!.schema }, null, 2)], { type: "application/json" });
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = `${identifier}.json`;
+    link.click();
+    URL.revokeObjectURL(url);
+  }
+
+  async function importJson(file: File | undefined) {
+    if (!file) return;
+    try {
+      const raw = JSON.parse(await file.text()) as { schema?: unknown };
+      const parsed = templateSchema.safeParse(raw && typeof raw === "object" && "schema" in raw ? raw.schema : raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        setMessage({ tone: "danger", text: format(b.importFailed, { problem: `${issue.path.join(".")}: ${issue.message}` }) });
+        return;
+      }
+      setSchema({ ...parsed.data, version: draft!.schema.version });
+      for (const field of parsed.data.fields) keyEdited.current.add(field.id);
+      setMessage({ tone: "info", text: format(b.imported, { count: parsed.data.fields.length }) });
+    } catch (error) {
+      setMessage({ tone: "danger", text: format(b.importFailed, { problem: error instanceof Error ? error.message : String(error) }) });
+    }
+  }
+
+  const current = template.data!;
+  return (
+    <div className={styles.builder}>
+      <div className={styles.topbar}>
+        <a href="/form-templates" className={styles.back}>
+          ← {b.back}
+        </a>
+        <div className={styles.topActions}>
+          <span className={styles.saveState} role="status">
+            {dirty ? <Badge tone="warning">{b.unsaved}</Badge> : <span className="cs-hint">{b.allSaved}</span>}
+          </span>
+          <Button onClick={exportJson}>{b.exportJson}</Button>
+          <label className="cs-button cs-button--secondary">
+            {b.importJson}
+            <input type="file" accept="application/json,.json" className="cs-visually-hidden" onChange={(event) => void importJson(event.target.files?.[0])} />
+          </label>
+          <a className="cs-button cs-button--secondary" href={`/form-templates/${encodeURIComponent(identifier)}/preview`}>
+            {t.formTemplates.previewAction}
+          </a>
+          <Button
+            variant="primary"
+            busy={save.isPending}
+            disabled={!dirty || problems.count > 0 || !draft.title.trim()}
+            onClick={() =>
+              save.mutate({
+                identifier,
+                title: draft.title.trim(),
+                description: draft.description.trim() || null,
+                status: draft.status,
+                schema: { ...draft.schema, version: (saved?.schema.version ?? 0) + 1 },
+              })
+            }
+          >
+            {save.isPending ? b.saving : b.save}
+          </Button>
+        </div>
+      </div>
+      <div role="status" aria-live="polite" className="cs-visually-hidden">
+        {announcement}
+      </div>
+      {message ? (
+        <Notice tone={message.tone} role={message.tone === "danger" ? "alert" : "status"}>
+          {message.text}
+        </Notice>
+      ) : null}
+      {problems.count > 0 ? <Notice tone="warning">{b.invalid}</Notice> : null}
+
+      <div className={styles.columns}>
+        <div className={styles.editColumn}>
+          <Card>
+            <div className="cs-stack">
+              <div className="cs-field">
+                <label className="cs-label" htmlFor="template-title">
+                  {b.titleLabel}
+                </label>
+                <input id="template-title" className={`cs-input ${styles.titleInput}`} value={draft.title} maxLength={120} onChange={(event) => setDraft({ ...draft, title: event.target.value })} />
+              </div>
+              <div className="cs-field">
+                <label className="cs-label" htmlFor="template-description">
+                  {b.descriptionLabel}
+                </label>
+                <textarea id="template-description" className="cs-input" rows={2} maxLength={1000} value={draft.description} onChange={(event) => setDraft({ ...draft, description: event.target.value })} />
+              </div>
+              <div className="cs-field">
+                <label className="cs-label" htmlFor="template-status">
+                  {b.status}
+                </label>
+                <select id="template-status" className="cs-input" value={draft.status} aria-describedby="template-status-help" onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}>
+                  {(["draft", "active", "archived"] as const).map((status) => (
+                    <option key={status} value={status}>
+                      {statusLabel(status, t)}
+                    </option>
+                  ))}
+                </select>
+                <span id="template-status-help" className="cs-hint">
+                  {statusHelp(draft.status, t)}
+                </span>
+              </div>
+            </div>
+          </Card>
+
+          <section aria-labelledby="fields-heading" className={styles.fieldsSection}>
+            <h2 id="fields-heading">{b.fieldsHeading}</h2>
+            {fields.length === 0 ? <p className="cs-hint">{b.noFields}</p> : null}
+            <ol className={styles.fieldList}>
+              {fields.map((field, index) => {
+                const fieldProblems = problems.byField.get(index) ?? {};
+                const depending = dependents(draft.schema, field.key);
+                const isOpen = open === field.id;
+                return (
+                  <li
+                    key={field.id}
+                    id={`card-${field.id}`}
+                    className={styles.fieldCard}
+                    data-open={isOpen || undefined}
+                    data-invalid={Object.keys(fieldProblems).length > 0 || undefined}
+                    data-dragging={dragging === index || undefined}
+                    onDragOver={(event) => dragging !== null && event.preventDefault()}
+                    onDrop={(event) => onDrop(event, index)}
+                  >
+                    <div className={styles.fieldHead}>
+                      <span
+                        className={styles.handle}
+                        draggable
+                        title={b.dragHandle}
+                        aria-hidden="true"
+                        onDragStart={(event) => {
+                          event.dataTransfer.effectAllowed = "move";
+                          event.dataTransfer.setData("text/plain", field.id);
+                          setDragging(index);
+                        }}
+                        onDragEnd={() => setDragging(null)}
+                      >
+                        ⋮⋮
+                      </span>
+                      <div className={styles.fieldSummary}>
+                        <span className={styles.fieldLabel}>
+                          {field.label || "—"}
+                          {field.required ? <span className={styles.requiredMark}> *</span> : null}
+                        </span>
+                        <span className="cs-hint">
+                          {b.types[field.type as FieldType]}
+                          {field.key ? <code className={styles.key}>{field.key}</code> : null}
+                        </span>
+                        {field.visibleWhen ? <span className={styles.conditionNote}>{format(b.shownWhen, { condition: describeCondition(field.visibleWhen, draft.schema, b) })}</span> : null}
+                        {depending.length > 0 ? (
+                          <span className={styles.dependsNote}>{format(b.dependsOnThis, { count: depending.length, labels: depending.map((f) => f.label || f.key || f.id).join(", ") })}</span>
+                        ) : null}
+                        {Object.values(fieldProblems).map((problem) => (
+                          <span key={problem} className="cs-field-error">
+                            {problem}
+                          </span>
+                        ))}
+                      </div>
+                      <div className={styles.fieldTools}>
+                        <Button size="small" variant="ghost" id={`move-${field.id}-up`} aria-label={`${b.moveUp}: ${field.label}`} disabled={index === 0} onClick={() => move(index, index - 1)}>
+                          ↑
+                        </Button>
+                        <Button
+                          size="small"
+                          variant="ghost"
+                          id={`move-${field.id}-down`}
+                          aria-label={`${b.moveDown}: ${field.label}`}
+                          disabled={index === fields.length - 1}
+                          onClick={() => move(index, index + 1)}
+                        >
+                          ↓
+                        </Button>
+                        <Button size="small" variant="ghost" aria-label={`${b.duplicate}: ${field.label}`} onClick={() => setSchema(duplicateField(draft.schema, index))}>
+                          {b.duplicate}
+                        </Button>
+                        <Button size="small" variant="ghost" aria-label={`${b.remove}: ${field.label}`} onClick={() => setSchema(removeField(draft.schema, index))}>
+                          {b.remove}
+                        </Button>
+                        <Button size="small" aria-expanded={isOpen} aria-controls={`editor-${field.id}`} onClick={() => setOpen(isOpen ? null : field.id)}>
+                          {isOpen ? b.closeField : b.editField}
+                        </Button>
+                      </div>
+                    </div>
+                    {isOpen ? (
+                      <div id={`editor-${field.id}`}>
+                        <FieldEditor
+                          field={field}
+                          index={index}
+                          schema={draft.schema}
+                          problems={fieldProblems}
+                          keyFollowsLabel={!keyEdited.current.has(field.id)}
+                          onKeyEdited={() => keyEdited.current.add(field.id)}
+                          onChange={(next: FormField) => setSchema(replaceField(draft.schema, index, next))}
+                        />
+                      </div>
+                    ) : null}
+                  </li>
+                );
+              })}
+            </ol>
+            <div className={styles.addRow}>
+              <div className="cs-field">
+                <label className="cs-label" htmlFor="new-field-type">
+                  {b.addFieldType}
+                </label>
+                <select id="new-field-type" className="cs-input" value={newType} onChange={(event) => setNewType(event.target.value as FieldType)}>
+                  {fieldTypes.map((type) => (
+                    <option key={type} value={type}>
+                      {b.types[type]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <Button onClick={add} icon={<Icon name="plus" />}>
+                {b.addField}
+              </Button>
+            </div>
+          </section>
+
+          <EmbedPanel template={current} />
+        </div>
+        <aside className={styles.previewColumn} aria-labelledby="preview-heading">
+          <h2 id="preview-heading">{b.previewHeading}</h2>
+          <PreviewPane title={draft.title} description={draft.description || null} schema={problems.count === 0 ? draft.schema : (saved?.schema ?? draft.schema)} />
+        </aside>
+      </div>
+    </div>
+  );
+}

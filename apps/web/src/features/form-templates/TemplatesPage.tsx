@@ -1,0 +1,184 @@
+"use client";
+
+import type { TemplateOverviewItem } from "@clinsign/contracts";
+import { Badge, Button, Card, Dialog, EmptyState, Notice, Skeleton, Table, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { statusLabel } from "./status";
+import styles from "./templates.module.css";
+
+const STATUSES = ["draft", "active", "archived"] as const;
+const statusTone: Record<TemplateOverviewItem["status"], BadgeTone> = { draft: "neutral", active: "success", archived: "warning" };
+
+/**
+ * Form templates: search and status filter (kept in the URL, so a filtered list can be shared
+ * and the back button works), create, and per template edit, preview, duplicate, archive and
+ * delete (past submissions are kept).
+ */
+export function TemplatesPage() {
+  const { t, locale } = useI18n();
+  const f = t.formTemplates;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const search = params.get("q") ?? "";
+  const status = STATUSES.find((s) => s === params.get("status")) ?? null;
+  const list = useQuery(trpc.templates.overview.queryOptions({}));
+  const [title, setTitle] = useState("");
+  const [announcement, setAnnouncement] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<TemplateOverviewItem | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.templates.overview.queryKey() });
+
+  function setFilter(name: "q" | "status", value: string | null) {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    const query = next.toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  }
+
+  const create = useMutation(trpc.templates.create.mutationOptions({ onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`) }));
+  const getTemplate = useMutation({ mutationFn: (identifier: string) => queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })) });
+  const duplicate = useMutation(trpc.templates.create.mutationOptions({ onSuccess: () => void refresh() }));
+  const update = useMutation(trpc.templates.update.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(
+    trpc.templates.delete.mutationOptions({
+      onSuccess: () => {
+        setDeleting(null);
+        setAnnouncement(f.deleted);
+        void refresh();
+      },
+    }),
+  );
+  const failure = [create, duplicate, update, remove, getTemplate].find((m) => m.isError)?.error;
+
+  async function duplicateTemplate(item: TemplateOverviewItem) {
+    const source = await getTemplate.mutateAsync(item.identifier);
+    duplicate.mutate({ title: format(f.copyOf, { title: source.title }).slice(0, 120), description: source.description, status: "draft", schema: source.schema });
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (title.trim()) create.mutate({ title: title.trim() });
+  }
+
+  const rows = (list.data ?? []).filter(
+    (item) => (!status || item.status === status) && (!search || item.title.toLocaleLowerCase(locale).includes(search.toLocaleLowerCase(locale))),
+  );
+  const columns: TableColumn<TemplateOverviewItem>[] = [
+    {
+      key: "title",
+      header: f.columnTitle,
+      render: (item) => (
+        <a href={`/form-templates/${encodeURIComponent(item.identifier)}`} className={styles.titleLink}>
+          {item.title}
+        </a>
+      ),
+    },
+    { key: "status", header: f.columnStatus, render: (item) => <Badge tone={statusTone[item.status]}>{statusLabel(item.status, t)}</Badge> },
+    { key: "fields", header: f.columnFields, render: (item) => item.fieldCount },
+    { key: "submissions", header: t.nav.submissions, render: (item) => item.submissionCount },
+    { key: "updated", header: f.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },
+    {
+      key: "actions",
+      header: f.columnActions,
+      end: true,
+      render: (item) => (
+        <div className="cs-row">
+          <a className="cs-button cs-button--secondary cs-button--small" href={`/form-templates/${encodeURIComponent(item.identifier)}/preview`} aria-label={`${f.previewAction}: ${item.title}`}>
+            {f.previewAction}
+          </a>
+          <Button size="small" variant="ghost" aria-label={`${f.duplicate}: ${item.title}`} onClick={() => void duplicateTemplate(item)}>
+            {f.duplicate}
+          </Button>
+          {item.status !== "archived" ? (
+            <Button size="small" variant="ghost" aria-label={`${f.archive}: ${item.title}`} onClick={() => update.mutate({ identifier: item.identifier, status: "archived" })}>
+              {f.archive}
+            </Button>
+          ) : null}
+          <Button size="small" variant="danger-outline" aria-label={`${f.delete}: ${item.title}`} onClick={() => setDeleting(item)}>
+            {f.delete}
+          </Button>
+        </div>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title={f.pageTitle} description={f.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div role="status" aria-live="polite">
+          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
+        </div>
+        {failure ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(failure), t)}
+          </Notice>
+        ) : null}
+        <Card title={f.create}>
+          <form className={styles.createRow} onSubmit={submit}>
+            <TextField label={f.createTitle} value={title} maxLength={120} onChange={(event) => setTitle(event.target.value)} />
+            <Button type="submit" variant="primary" busy={create.isPending} disabled={!title.trim()}>
+              {f.createButton}
+            </Button>
+          </form>
+        </Card>
+        <Card flush>
+          <div className={styles.toolbar}>
+            <TextField label={f.search} type="search" value={search} onChange={(event) => setFilter("q", event.target.value || null)} />
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="template-status-filter">
+                {f.statusFilter}
+              </label>
+              <select id="template-status-filter" className="cs-input" value={status ?? ""} onChange={(event) => setFilter("status", event.target.value || null)}>
+                <option value="">{f.allStatuses}</option>
+                {STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {statusLabel(s, t)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          {list.isPending ? (
+            <Skeleton label={t.common.loading} lines={4} />
+          ) : list.isError ? (
+            <EmptyState icon="alert" title={t.errors.loadFailed} description={describeApiError(readApiError(list.error), t)} action={<Button onClick={() => void list.refetch()}>{t.common.retry}</Button>} />
+          ) : list.data.length === 0 ? (
+            <EmptyState icon="template" title={f.empty} description={f.emptyBody} />
+          ) : rows.length === 0 ? (
+            <EmptyState icon="template" title={f.noMatches} />
+          ) : (
+            <Table caption={f.pageTitle} columns={columns} rows={rows} rowKey={(item) => item.identifier} rowMuted={(item) => item.status === "archived"} />
+          )}
+        </Card>
+      </div>
+      <Dialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        role="alertdialog"
+        title={deleting ? format(f.deleteTitle, { title: deleting.title }) : ""}
+        description={f.deleteBody}
+        closeLabel={t.common.cancel}
+        footer={
+          <>
+            <Button onClick={() => setDeleting(null)}>{t.common.cancel}</Button>
+            <Button variant="danger" busy={remove.isPending} onClick={() => deleting && remove.mutate({ identifier: deleting.identifier })}>
+              {f.deleteConfirm}
+            </Button>
+          </>
+        }
+      />
+    </>
+  );
+}
