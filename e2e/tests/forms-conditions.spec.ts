@@ -62,7 +62,7 @@ test.describe("conditional fields (visibleWhen), in German", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" })).toBeVisible();
 
     // The stored submission holds the visible answers only.
-    const submissions = await staffQuery<Submission[]>(staff, "submissions.list", { templateIdentifier: identifier, limit: 10 });
+    const { items: submissions } = await staffQuery<{ items: Submission[] }>(staff, "submissions.list", { templateIdentifier: identifier, limit: 10 });
     expect(submissions).toHaveLength(1);
     const stored = await staffQuery<Submission>(staff, "submissions.get", { id: submissions[0]!.id });
     expect(stored.values).toEqual({ fullName: "Erika Mustermann", medication: "no" });

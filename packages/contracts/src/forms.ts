@@ -178,11 +178,6 @@ export const submission = z.object({
 });
 export type Submission = z.infer<typeof submission>;
 
-export const listSubmissionsInput = z.object({
-  templateIdentifier: templateIdentifier.optional(),
-  limit: listLimit(50, 200),
-});
-
 // ---- uploads ----------------------------------------------------------------------------------
 
 export const uploadedFile = z.object({ name: z.string(), path: z.string(), url: z.string(), size: z.number(), type: z.string() });

@@ -8,3 +8,6 @@ export * from "./tokens";
 export * from "./forms";
 export * from "./signatures";
 export * from "./form-validation";
+export * from "./lists";
+export * from "./submissions";
+export * from "./audit";

@@ -80,7 +80,8 @@ const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
 
 export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableInput);
 
-function orgContext(ctx: TrpcContext, principal: Principal): OrgContext {
+/** The service context of an authenticated principal (also used by the staff download routes). */
+export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, principal: Principal): OrgContext {
   return {
     services: ctx.services,
     scope: new OrgScope(ctx.services.db, principal.organizationId),

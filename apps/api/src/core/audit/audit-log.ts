@@ -1,6 +1,10 @@
-import type { AuditLogEntry } from "@clinsign/contracts";
-import { auditLog, desc, eq } from "@clinsign/db";
+import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
+import { auditLog, desc, eq, gte, lt, sql, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
+import { AppError } from "../errors";
+import { CSV_BOM, csvRow } from "../lists/csv";
+import { afterKey, decodeCursor, keyOrder, parseSeqKey, toPage } from "../lists/keyset";
+import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
 
 /** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
 export async function listAuditLog(ctx: OrgContext, input: { action?: string; templateIdentifier?: string; limit: number }): Promise<AuditLogEntry[]> {
@@ -13,15 +17,81 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
     // seq is the chain order (gapless, increasing with time), and every filter has an index ending in it.
     .orderBy(desc(auditLog.seq))
     .limit(input.limit);
-  return rows.map((r) => ({
-    id: r.id,
-    action: r.action,
-    templateIdentifier: r.templateIdentifier,
-    actorType: r.actorType,
-    actorId: r.actorId,
-    metadata: r.metadata,
-    ip: r.ip,
-    userAgent: r.userAgent,
-    createdAt: r.createdAt.toISOString(),
-  }));
+  return rows.map(toEntry);
+}
+
+const toEntry = (r: typeof auditLog.$inferSelect): AuditLogEntry => ({
+  id: r.id,
+  action: r.action,
+  templateIdentifier: r.templateIdentifier,
+  actorType: r.actorType,
+  actorId: r.actorId,
+  metadata: r.metadata,
+  ip: r.ip,
+  userAgent: r.userAgent,
+  createdAt: r.createdAt.toISOString(),
+});
+
+/** The filters of the staff audit list and its export (contracts: auditFilters). */
+export interface AuditFilter {
+  action?: string;
+  templateIdentifier?: string;
+  actorType?: ActorType;
+  createdFrom?: string;
+  createdTo?: string;
+}
+
+function auditConditions(filter: AuditFilter): (SQL | undefined)[] {
+  return [
+    filter.action ? eq(auditLog.action, filter.action) : undefined,
+    filter.templateIdentifier ? eq(auditLog.templateIdentifier, filter.templateIdentifier) : undefined,
+    filter.actorType ? eq(auditLog.actorType, filter.actorType) : undefined,
+    filter.createdFrom ? gte(auditLog.createdAt, new Date(filter.createdFrom)) : undefined,
+    filter.createdTo ? lt(auditLog.createdAt, new Date(filter.createdTo)) : undefined,
+  ];
+}
+
+/** One keyset page along the chain's seq (unique per organization, so it alone is the key). */
+async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, afterSeq: number | undefined, limit: number) {
+  return ctx.scope
+    .select(auditLog, ...auditConditions(filter), afterSeq === undefined ? undefined : afterKey([auditLog.seq], [sql`${afterSeq}`], sort))
+    .orderBy(...keyOrder([auditLog.seq], sort))
+    .limit(limit + 1);
+}
+
+const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq });
+
+/** Staff: the audit log by action, template, actor type and time (the list contract). */
+export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
+  const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
+  const rows = await auditRows(ctx, input, input.sort, after, input.limit);
+  return toPage(rows, input.limit, toListItem, (r) => [r.seq]);
+}
+
+/** Staff: walks the organization's whole chain (core/audit verifyAuditChain, as `cli audit verify`). */
+export function verifyOrganizationChain(ctx: OrgContext): Promise<ChainVerdict> {
+  return verifyAuditChain(ctx.scope);
+}
+
+const AUDIT_EXPORT_PAGE = 1000;
+const AUDIT_COLUMNS = ["seq", "created_at", "action", "template", "actor_type", "actor_id", "ip", "user_agent", "metadata", "hash"];
+
+/**
+ * Owners and admins: the filtered audit log as CSV, page by page (a BOM, formula-safe cells).
+ * Staff get 403: the log names who did what, beyond the forms they work with.
+ */
+export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort: ListSort): AsyncGenerator<string> {
+  if (ctx.actor.type !== "user" || ctx.actor.role === "staff") throw new AppError("forbidden", "exporting the audit log needs the admin or owner role");
+  await recordAudit(ctx, { action: "audit.exported", templateIdentifier: filter.templateIdentifier ?? null, metadata: { filter: { ...filter } } });
+  yield CSV_BOM + csvRow(AUDIT_COLUMNS);
+  let afterSeq: number | undefined;
+  for (;;) {
+    const rows = await auditRows(ctx, filter, sort, afterSeq, AUDIT_EXPORT_PAGE);
+    const page = rows.slice(0, AUDIT_EXPORT_PAGE);
+    yield page
+      .map((r) => csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, r.ip, r.userAgent, JSON.stringify(r.metadata), r.hash]))
+      .join("");
+    if (rows.length <= AUDIT_EXPORT_PAGE) return;
+    afterSeq = page[page.length - 1]!.seq;
+  }
 }

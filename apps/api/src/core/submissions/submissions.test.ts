@@ -209,9 +209,9 @@ describe("F10 POST /api/embed/submit", () => {
     });
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const list = await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: t.identifier });
-    expect(list.map((s) => s.id)).toEqual([result.submissionId]);
+    expect(list.items.map((s) => s.id)).toEqual([result.submissionId]);
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier })).toEqual([]);
+    expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier })).toEqual({ items: [], nextCursor: null, hasMore: false });
     await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 

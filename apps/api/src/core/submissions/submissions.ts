@@ -1,8 +1,8 @@
-import { submitInput, visibleValues, type FormField, type Submission, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
-import { desc, eq, submissions } from "@clinsign/db";
+import { submitInput, visibleValues, type FormField, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
+import { submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
 import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
@@ -101,32 +101,4 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   const webhookDelivered = await deliverNow(ctx.services, queued);
   ctx.services.jobs?.wake();
   return { rnummer, webhookDelivered, submissionId, redirectUrl: config.redirectUrl ?? null };
-}
-
-function toSubmission(row: typeof submissions.$inferSelect): Submission {
-  return {
-    id: row.id,
-    templateIdentifier: row.templateIdentifier,
-    templateTitle: row.templateTitle,
-    values: row.values,
-    rnummer: row.rnummer,
-    phone: row.phone,
-    actorType: row.actorType,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-/** Staff: submissions newest first, optionally of one template. */
-export async function listSubmissions(ctx: OrgContext, input: { templateIdentifier?: string; limit: number }): Promise<Submission[]> {
-  const rows = await ctx.scope
-    .select(submissions, input.templateIdentifier ? eq(submissions.templateIdentifier, input.templateIdentifier) : undefined)
-    .orderBy(desc(submissions.createdAt))
-    .limit(input.limit);
-  return rows.map(toSubmission);
-}
-
-export async function getSubmission(ctx: OrgContext, input: { id: string }): Promise<Submission> {
-  const [row] = await ctx.scope.select(submissions, eq(submissions.id, input.id)).limit(1);
-  if (!row) throw notFound("submission", { field: "id" });
-  return toSubmission(row);
 }

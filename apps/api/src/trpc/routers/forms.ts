@@ -4,6 +4,7 @@ import {
   createSessionInput,
   draftRefInput,
   formEventInput,
+  listAuditEntriesInput,
   listAuditLogsInput,
   listMessagesInput,
   listSessionsInput,
@@ -16,14 +17,15 @@ import {
   templateIdentifier,
   webhookTestInput,
 } from "@clinsign/contracts";
-import { listAuditLog } from "../../core/audit/audit-log";
+import { listAuditEntries, listAuditLog, verifyOrganizationChain } from "../../core/audit/audit-log";
 import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
 import { AppError } from "../../core/errors";
 import { recordFormEvent, sendTestWebhook } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { listMessages } from "../../core/messaging/messaging";
 import { createFormSession, describeSession, listFormSessions, revokeFormSession } from "../../core/sessions/sessions";
-import { getSubmission, listSubmissions, submitForm } from "../../core/submissions/submissions";
+import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
+import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
 import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
@@ -61,8 +63,9 @@ export const draftsRouter = {
 
 export const submissionsRouter = {
   submit: formProcedure.input(submitInput).mutation(({ ctx, input }) => submitForm(ctx.org, input)),
-  list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissions(ctx.org, input)),
-  get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmission(ctx.org, input)),
+  /** Staff: the list contract (packages/contracts/src/lists.ts); exports and the PDF are GET routes (http/staff-downloads.ts). */
+  list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissionPage(ctx.org, input)),
+  get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmissionDetail(ctx.org, input)),
 } satisfies TRPCRouterRecord;
 
 export const webhooksRouter = {
@@ -76,6 +79,10 @@ export const webhooksRouter = {
 export const auditRouter = {
   /** F13. */
   list: orgProcedure.input(listAuditLogsInput).query(({ ctx, input }) => listAuditLog(ctx.org, input)),
+  /** Staff: the list contract with actor type and time filters; the CSV export is a GET route for owners and admins. */
+  entries: staffProcedure.input(listAuditEntriesInput).query(({ ctx, input }) => listAuditEntries(ctx.org, input)),
+  /** Staff: walks the organization's hash chain and names the first entry that breaks it. */
+  verify: staffProcedure.mutation(({ ctx }) => verifyOrganizationChain(ctx.org)),
 } satisfies TRPCRouterRecord;
 
 export const messagesRouter = {

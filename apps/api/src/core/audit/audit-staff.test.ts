@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, auditLog, eq, sql } from "@clinsign/db";
+import { createStaffUser } from "../staff/staff";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, newSession, query } from "../../testing/forms";
+import { recordAudit } from "./audit";
+
+let api: TestApi;
+let org: TestOrg;
+let other: TestOrg;
+let cookie: string;
+let staffCookie: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  org = await api.createOrg("Klinik Nord");
+  other = await api.createOrg("Klinik Süd");
+  cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+  await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@audit.test", password: "nurse-password-1", role: "staff" });
+  staffCookie = await logInCookie(api, "nurse@audit.test", "nurse-password-1");
+});
+afterAll(() => api?.close());
+
+describe("staff audit log (the list contract)", () => {
+  it("filters by action, template and actor type, pages by cursor while entries arrive, and shows no other organization", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier);
+    await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { name: "Erika" } } });
+    for (let i = 0; i < 4; i++) await recordAudit(org.ctx, { action: "test.step", metadata: { i } });
+    await recordAudit(other.ctx, { action: "test.step", metadata: { i: "foreign" } });
+    const client = api.trpc({ cookie });
+
+    const submitted = await client.audit.entries.query({ action: "form.submitted", templateIdentifier: t.identifier });
+    expect(submitted.items).toEqual([expect.objectContaining({ action: "form.submitted", actorType: "session", templateIdentifier: t.identifier })]);
+    expect((await client.audit.entries.query({ actorType: "system", action: "test.step" })).items).toHaveLength(4);
+    expect((await client.audit.entries.query({ actorType: "session", action: "test.step" })).items).toHaveLength(0);
+
+    const first = await client.audit.entries.query({ action: "test.step", limit: 2 });
+    expect(first.items.map((e) => e.metadata.i)).toEqual([3, 2]);
+    await recordAudit(org.ctx, { action: "test.step", metadata: { i: 4 } });
+    const second = await client.audit.entries.query({ action: "test.step", limit: 2, cursor: first.nextCursor! });
+    expect(second.items.map((e) => e.metadata.i)).toEqual([1, 0]);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+
+    const future = await client.audit.entries.query({ createdFrom: new Date(Date.now() + 60_000).toISOString() });
+    expect(future.items).toEqual([]);
+    const past = await client.audit.entries.query({ createdTo: new Date(Date.now() + 60_000).toISOString(), action: "test.step", sort: "oldest", limit: 1 });
+    expect(past.items[0]!.metadata.i).toBe(0);
+    await expect(client.audit.entries.query({ cursor: "bad" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+  });
+
+  it("verifies the chain, and names the entry where an edit breaks it", async () => {
+    await recordAudit(org.ctx, { action: "test.verify" });
+    const client = api.trpc({ cookie: staffCookie });
+    const ok = await client.audit.verify.mutate();
+    expect(ok).toMatchObject({ ok: true, brokenAt: null });
+    expect(ok.entries).toBeGreaterThan(0);
+
+    const [victim] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.verify")));
+    await api.services.db.execute(sql`update audit_log set metadata = '{"edited": true}'::jsonb where id = ${victim!.id}`);
+    expect(await client.audit.verify.mutate()).toMatchObject({ ok: false, brokenAt: victim!.seq });
+    // Another organization's chain is its own, and untouched.
+    expect(await api.trpc({ cookie: await logInCookie(api, other.ownerEmail, other.ownerPassword) }).audit.verify.mutate()).toMatchObject({ ok: true });
+  });
+
+  it("exports CSV for owners and admins only: staff get 403", async () => {
+    const download = (c: string) => fetch(`${api.baseUrl}/staff/audit-log/export?${query({ action: "test.step" })}`, { headers: { cookie: c } });
+    const res = await download(cookie);
+    expect(res.status).toBe(200);
+    const text = new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(3));
+    const lines = text.split("\r\n").filter(Boolean);
+    expect(lines[0]).toBe("seq,created_at,action,template,actor_type,actor_id,ip,user_agent,metadata,hash");
+    expect(lines.slice(1).every((l) => l.includes(",test.step,"))).toBe(true);
+    expect(lines).toHaveLength(6);
+    expect(text).not.toContain("foreign");
+
+    const refused = await download(staffCookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: "forbidden" } });
+  });
+});

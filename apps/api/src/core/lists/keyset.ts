@@ -1,0 +1,73 @@
+import type { ListPage, ListSort } from "@clinsign/contracts";
+import { asc, desc, sql, type Column, type SQL } from "@clinsign/db";
+import { AppError } from "../errors";
+
+/**
+ * Keyset pagination for the staff lists (contract: packages/contracts/src/lists.ts).
+ *
+ * A page is "the rows after the last row of the previous page in the list's order", never an
+ * offset: rows inserted meanwhile cannot shift or repeat rows, and every page costs one index
+ * range scan however deep it is. The cursor is base64url JSON of that last row's sort key.
+ */
+
+export type CursorKey = ReadonlyArray<string | number>;
+
+export function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
+}
+
+const invalidCursor = () => new AppError("invalid_request", "cursor: is not a valid cursor (pass nextCursor of the previous page)", { field: "cursor" });
+
+/** The key a cursor carries, checked by `parse` (which answers null for a key of the wrong shape); 400 otherwise. */
+export function decodeCursor<Key>(cursor: string, parse: (parts: unknown[]) => Key | null): Key {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw invalidCursor();
+  }
+  const key = Array.isArray(parts) ? parse(parts) : null;
+  if (key === null) throw invalidCursor();
+  return key;
+}
+
+/**
+ * `(c1, c2, …) < (v1, v2, …)` for newest first, `>` for oldest first: a row comparison that an
+ * index on the same columns (after the organization) answers as one range.
+ */
+export function afterKey(columns: ReadonlyArray<Column | SQL>, values: ReadonlyArray<SQL>, sort: ListSort): SQL {
+  const left = sql.join(columns.map((c) => sql`${c}`), sql`, `);
+  const right = sql.join([...values], sql`, `);
+  return sort === "newest" ? sql`(${left}) < (${right})` : sql`(${left}) > (${right})`;
+}
+
+export function keyOrder(columns: ReadonlyArray<Column>, sort: ListSort): SQL[] {
+  return columns.map((c) => (sort === "newest" ? desc(c) : asc(c)));
+}
+
+/** Turns `limit + 1` fetched rows into a page: one row more than asked for means there is more. */
+export function toPage<Row, Item>(rows: Row[], limit: number, toItem: (row: Row) => Item, keyOf: (row: Row) => CursorKey): ListPage<Item> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { items: pageRows.map(toItem), nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null, hasMore };
+}
+
+/** A timestamp with all six fractional digits as PostgreSQL keeps them (a JS Date has three). */
+export const exactTimestamp = (column: Column) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const EXACT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The `[createdAt, id]` key of a cursor, or null. */
+export function parseTimeIdKey(parts: unknown[]): { at: string; id: string } | null {
+  const [at, id] = parts;
+  if (parts.length !== 2 || typeof at !== "string" || typeof id !== "string" || !EXACT_TIMESTAMP.test(at) || !UUID.test(id)) return null;
+  return { at, id };
+}
+
+/** The `[seq]` key of a cursor, or null. */
+export function parseSeqKey(parts: unknown[]): number | null {
+  const [seq] = parts;
+  return parts.length === 1 && typeof seq === "number" && Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+}

@@ -1,0 +1,81 @@
+import type { SubmissionAnswer } from "@clinsign/contracts";
+import type { Services } from "../context";
+import { signedFileUrl } from "../uploads/uploads";
+
+/**
+ * A field as a stored submission keeps it: the template's schema at submission time, read
+ * loosely, because schemas of older versions may lack attributes today's contract requires.
+ */
+interface StoredField {
+  key?: string;
+  label?: string;
+  type?: string;
+  options?: Array<string | { value: string; label: string }>;
+}
+
+const DISPLAY_TYPES = new Set(["heading", "paragraph"]);
+
+/** The fields that hold answers, in the order of the form, from a stored schema. */
+export function answerFields(schema: { fields: unknown[] }): Array<Required<Pick<StoredField, "key" | "label" | "type">> & StoredField> {
+  const fields: Array<Required<Pick<StoredField, "key" | "label" | "type">> & StoredField> = [];
+  for (const raw of schema.fields ?? []) {
+    const field = raw as StoredField;
+    if (typeof field?.key !== "string" || DISPLAY_TYPES.has(field.type ?? "")) continue;
+    fields.push({ ...field, key: field.key, label: field.label || field.key, type: field.type ?? "text" });
+  }
+  return fields;
+}
+
+interface StoredFile {
+  name: string;
+  path: string;
+  size: number;
+  type: string;
+}
+
+const isStoredFile = (v: unknown): v is StoredFile =>
+  !!v && typeof v === "object" && typeof (v as StoredFile).name === "string" && typeof (v as StoredFile).path === "string";
+
+/** A value as a person reads it: option labels, yes/no, file names; a signature as a marker. */
+export function answerText(field: StoredField | undefined, value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (field?.type === "signature") return value ? "[signature image]" : "";
+  const optionLabel = (v: unknown) => {
+    const option = field?.options?.find((o) => (typeof o === "string" ? o : o.value) === v);
+    return option === undefined ? String(v) : typeof option === "string" ? option : option.label;
+  };
+  if (Array.isArray(value)) return value.map((v) => (isStoredFile(v) ? v.name : optionLabel(v))).join("; ");
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "object") return JSON.stringify(value);
+  return field?.options ? optionLabel(value) : String(value);
+}
+
+/**
+ * Each answer under its label, in form order, then any stored key the schema does not name.
+ * Attachments get signed URLs of the organization's own storage (the path is only ever looked
+ * up under that organization, so a stored path cannot reach another tenant's file).
+ */
+export function describeAnswers(services: Services, organizationId: string, schema: { fields: unknown[] }, values: Record<string, unknown>): SubmissionAnswer[] {
+  const fields = answerFields(schema);
+  const known = new Set(fields.map((f) => f.key));
+  const extra = Object.keys(values)
+    .filter((key) => !known.has(key))
+    .map((key) => ({ key, label: key, type: "unknown" }));
+  const answers: SubmissionAnswer[] = [];
+  for (const field of [...fields, ...extra]) {
+    if (!(field.key in values)) continue;
+    const value = values[field.key];
+    const answer: SubmissionAnswer = { key: field.key, label: field.label, type: field.type, value, text: answerText(field, value) };
+    if (field.type === "file" && Array.isArray(value)) {
+      answer.files = value.filter(isStoredFile).map((file) => ({
+        name: file.name,
+        size: Number(file.size) || 0,
+        type: String(file.type ?? ""),
+        url: signedFileUrl(services, organizationId, file.path),
+      }));
+      answer.value = value.filter(isStoredFile).map(({ name, size, type }) => ({ name, size, type }));
+    }
+    answers.push(answer);
+  }
+  return answers;
+}

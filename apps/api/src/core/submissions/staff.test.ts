@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FormField } from "@clinsign/contracts";
+import { submissions } from "@clinsign/db";
+import { createStaffUser } from "../staff/staff";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, newSession, query } from "../../testing/forms";
+import { pdfText } from "../../testing/pdf-text";
+import { encodeCursor } from "../lists/keyset";
+
+let api: TestApi;
+let org: TestOrg;
+let other: TestOrg;
+let cookie: string;
+let otherCookie: string;
+
+const fields: FormField[] = [
+  { id: "1", type: "text", key: "name", label: "Vollständiger Name" },
+  { id: "2", type: "heading", label: "Versicherung" },
+  { id: "3", type: "select", key: "insurance", label: "Versichert", options: ["gesetzlich", { value: "privat", label: "Privat versichert" }] },
+  { id: "4", type: "textarea", key: "notes", label: "Anmerkungen" },
+  { id: "5", type: "signature", key: "sig", label: "Unterschrift" },
+];
+// A 1×1 PNG, as the signature pad would send a (very small) drawing.
+const PNG_1x1 = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+beforeAll(async () => {
+  api = await startTestApi();
+  org = await api.createOrg("Klinik Nord");
+  other = await api.createOrg("Klinik Süd");
+  cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+  otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
+});
+afterAll(() => api?.close());
+
+/** A stored submission with a chosen time (several may share one, as rows of one second do). */
+async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; at?: Date } = {}) {
+  const [row] = await o.ctx.scope
+    .insert(submissions, {
+      templateIdentifier: options.template ?? "anamnese",
+      templateTitle: "Anamnese",
+      templateSchema: { version: 3, fields },
+      values,
+      rnummer: options.rnummer ?? null,
+      phone: null,
+      actorType: "session",
+      actorId: null,
+      ...(options.at && { createdAt: options.at }),
+    })
+    .returning({ id: submissions.id });
+  return row!.id;
+}
+
+const download = (path: string, c = cookie) => fetch(`${api.baseUrl}${path}`, { headers: { cookie: c } });
+
+describe("staff submissions list (the list contract)", () => {
+  it("pages through every row once by cursor, ties in time included, and stays stable while rows arrive", async () => {
+    const template = `paging-${Date.now()}`;
+    const t0 = new Date("2024-03-01T10:00:00.000Z");
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await insert(org, { name: `P${i}` }, { template, at: i < 3 ? t0 : new Date(t0.getTime() + i * 1000) }));
+    await insert(other, { name: "foreign" }, { template, at: t0 });
+    const client = api.trpc({ cookie });
+
+    const first = await client.submissions.list.query({ templateIdentifier: template, limit: 3 });
+    expect(first.items).toHaveLength(3);
+    expect(first.hasMore).toBe(true);
+    // Newer rows arrive between the pages: they do not shift, repeat or hide the rest.
+    await insert(org, { name: "late 1" }, { template });
+    await insert(org, { name: "late 2" }, { template, at: new Date(t0.getTime() + 500) });
+    const seen = [...first.items];
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await client.submissions.list.query({ templateIdentifier: template, limit: 3, cursor });
+      seen.push(...page.items);
+      cursor = page.nextCursor;
+      if (!cursor) expect(page.hasMore).toBe(false);
+    }
+    const names = seen.map((s) => s.id);
+    expect(new Set(names).size).toBe(names.length);
+    // Everything that existed at the first page is there exactly once; the row inserted behind the cursor too.
+    expect(seen.map((s) => s.id)).toEqual(expect.arrayContaining(ids));
+    expect(seen).toHaveLength(8);
+    const times = seen.map((s) => s.createdAt);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const oldest = await client.submissions.list.query({ templateIdentifier: template, limit: 2, sort: "oldest" });
+    expect(oldest.items.every((s) => s.createdAt === t0.toISOString())).toBe(true);
+  });
+
+  it("filters by template, rnummer and time range, and never shows another organization's rows", async () => {
+    const template = `filter-${Date.now()}`;
+    const a = await insert(org, { name: "A" }, { template, rnummer: "R-1", at: new Date("2024-01-10T08:00:00Z") });
+    const b = await insert(org, { name: "B" }, { template, rnummer: "R-2", at: new Date("2024-02-10T08:00:00Z") });
+    await insert(org, { name: "C" }, { template: `${template}-x`, rnummer: "R-1", at: new Date("2024-01-10T09:00:00Z") });
+    await insert(other, { name: "F" }, { template, rnummer: "R-1", at: new Date("2024-01-10T08:00:00Z") });
+    const client = api.trpc({ cookie });
+    const ids = async (input: Parameters<typeof client.submissions.list.query>[0]) => (await client.submissions.list.query(input)).items.map((s) => s.id);
+
+    expect(await ids({ templateIdentifier: template })).toEqual([b, a]);
+    expect(await ids({ templateIdentifier: template, rnummer: "R-1" })).toEqual([a]);
+    expect(await ids({ templateIdentifier: template, createdFrom: "2024-02-01T00:00:00Z" })).toEqual([b]);
+    expect(await ids({ templateIdentifier: template, createdTo: "2024-02-01T00:00:00+01:00" })).toEqual([a]);
+    expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: template })).toMatchObject({ items: [expect.objectContaining({ rnummer: "R-1" })] });
+    await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: a })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  it("answers 400 for a cursor it did not issue, a limit above 200 and a bad date", async () => {
+    const client = api.trpc({ cookie });
+    for (const cursor of ["not-a-cursor", encodeCursor(["2024-01-01", "x"]), encodeCursor([1]), "%%%"]) {
+      await expect(client.submissions.list.query({ cursor })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    }
+    await expect(client.submissions.list.query({ limit: 201 })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(client.submissions.list.query({ createdFrom: "yesterday" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(api.trpc({}).submissions.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    // An API token is not a staff session: the staff list is for the admin UI.
+    await expect(api.trpc({ bearer: org.token }).submissions.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+  });
+});
+
+describe("staff submission detail, exports and PDF", () => {
+  it("shows each value under its label in the version submitted, with the e-mail outcome", async () => {
+    const t = await activeTemplate(org, fields, "Aufnahme");
+    const sessionId = await newSession(api, org, t.identifier, { emailTo: ["records@clinic.test"], rnummer: "R-77" });
+    const res = await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { name: "Erika", insurance: "privat", sig: PNG_1x1 } } });
+    expect(res.status).toBe(200);
+    const detail = await api.trpc({ cookie }).submissions.get.query({ id: res.body.submissionId });
+    expect(detail.answers.map((a) => [a.label, a.text])).toEqual([
+      ["Vollständiger Name", "Erika"],
+      ["Versichert", "Privat versichert"],
+      ["Unterschrift", "[signature image]"],
+    ]);
+    expect(detail.answers[2]!.value).toBe(PNG_1x1);
+    expect(detail.emails).toEqual([expect.objectContaining({ recipients: ["records@clinic.test"], status: expect.any(String) })]);
+    expect(detail.webhooks).toEqual([]);
+    expect(detail.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("exports the filter as Excel-safe CSV with a BOM and as JSON, for the own organization only", async () => {
+    const template = `export-${Date.now()}`;
+    await insert(org, { name: "=cmd|' /C calc'!A0", insurance: "privat", notes: "zwei\nZeilen" }, { template, rnummer: "R-9" });
+    await insert(org, { name: "Zweite" }, { template });
+    await insert(other, { name: "foreign" }, { template });
+
+    const csv = await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "csv" })}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    expect(csv.headers.get("content-disposition")).toMatch(/attachment; filename="submissions-.*\.csv"/);
+    const bytes = new Uint8Array(await csv.arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder().decode(bytes.slice(3));
+    const [header, ...rest] = text.split("\r\n").filter(Boolean);
+    expect(header).toBe("submission_id,submitted_at,template,template_version,rnummer,phone,actor_type,name,insurance,notes");
+    expect(text).toContain(`,'=cmd|' /C calc'!A0,Privat versichert,"zwei\nZeilen"\r\n`);
+    expect(text).not.toContain("foreign");
+    expect(rest.join("\n")).toContain("Zweite");
+
+    const json = await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "json", sort: "oldest" })}`);
+    const items = (await json.json()) as Array<{ values: Record<string, unknown> }>;
+    expect(items.map((i) => i.values.name)).toEqual(["=cmd|' /C calc'!A0", "Zweite"]);
+
+    expect((await download(`/staff/submissions/export`, "")).status).toBe(401);
+    expect((await download(`/staff/submissions/export?format=xml`)).status).toBe(400);
+  });
+
+  it("renders one submission as a PDF with labels, values, signature and a hashed footer", async () => {
+    const id = await insert(org, { name: "Erika Mustermann", insurance: "gesetzlich", sig: PNG_1x1 }, { rnummer: "R-5" });
+    const res = await download(`/staff/submissions/${id}/pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    const text = await pdfText(new Uint8Array(await res.arrayBuffer()));
+    for (const expected of ["Anamnese", "Vollständiger Name", "Erika Mustermann", "Versichert", "gesetzlich", "Unterschrift", "R-5", `Submission ${id}`]) {
+      expect(text).toContain(expected);
+    }
+    const { sha256 } = await api.trpc({ cookie }).submissions.get.query({ id });
+    expect(text).toContain(`SHA-256 ${sha256}`);
+    expect((await download(`/staff/submissions/${id}/pdf`, otherCookie)).status).toBe(404);
+  });
+
+  it("lets staff export submissions (not only admins)", async () => {
+    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@submissions.test", password: "nurse-password-1", role: "staff" });
+    const staffCookie = await logInCookie(api, "nurse@submissions.test", "nurse-password-1");
+    expect((await download(`/staff/submissions/export?format=json`, staffCookie)).status).toBe(200);
+  });
+});

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { auditLogEntry } from "./forms";
+import { createdRange, listInput, listPage, listSort } from "./lists";
+import { templateIdentifier } from "./templates";
+
+// ---- staff: the audit log section --------------------------------------------------------------
+
+export const auditActorTypes = ["api_key", "session", "portal", "user", "system"] as const;
+
+/** The filters of the staff audit list, shared by the list and its CSV export. */
+export const auditFilters = {
+  action: z.string().trim().min(1).max(100).optional(),
+  templateIdentifier: templateIdentifier.optional(),
+  actorType: z.enum(auditActorTypes).optional(),
+  ...createdRange,
+};
+
+/** Staff: the audit log in chain order (newest first by default). */
+export const listAuditEntriesInput = listInput(auditFilters);
+export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
+
+export const auditListItem = auditLogEntry.extend({ seq: z.number().int() });
+export type AuditListItem = z.infer<typeof auditListItem>;
+export const auditListPage = listPage(auditListItem);
+
+/** GET /staff/audit-log/export (owner and admin only): the list's filters as CSV. */
+export const auditExportQuery = z.object({ ...auditFilters, sort: listSort.default("newest") });
+export type AuditExportQuery = z.input<typeof auditExportQuery>;
+
+/** The chain check: ok, or the seq of the first entry that was edited, inserted or removed. */
+export const auditChainVerdict = z.object({ ok: z.boolean(), entries: z.number().int(), brokenAt: z.number().int().nullable() });
+export type AuditChainVerdict = z.infer<typeof auditChainVerdict>;

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { isoDateTime, uuid } from "./common";
+import { submission } from "./forms";
+import { createdRange, listInput, listPage, listSort } from "./lists";
+import { templateIdentifier } from "./templates";
+
+// ---- staff: the submissions section ------------------------------------------------------------
+
+/** The filters of the submissions list, shared by the list and its exports. */
+export const submissionFilters = {
+  templateIdentifier: templateIdentifier.optional(),
+  rnummer: z.string().trim().min(1, { message: "is required" }).max(64, { message: "must be at most 64 characters" }).optional(),
+  ...createdRange,
+};
+
+/** Staff: submissions, newest first, by template, rnummer and time. */
+export const listSubmissionsInput = listInput(submissionFilters);
+export type ListSubmissionsInput = z.input<typeof listSubmissionsInput>;
+
+export const submissionListItem = submission.omit({ values: true }).extend({ fieldCount: z.number().int() });
+export type SubmissionListItem = z.infer<typeof submissionListItem>;
+export const submissionListPage = listPage(submissionListItem);
+
+/** GET /staff/submissions/export: the list's filters, streamed as CSV or JSON. */
+export const submissionExportQuery = z.object({ ...submissionFilters, sort: listSort.default("newest"), format: z.enum(["csv", "json"]).default("csv") });
+export type SubmissionExportQuery = z.input<typeof submissionExportQuery>;
+
+export const submissionAttachment = z.object({ name: z.string(), size: z.number(), type: z.string(), url: z.string() });
+export type SubmissionAttachment = z.infer<typeof submissionAttachment>;
+
+/**
+ * One answer under its field label, in the template version the submission was made with.
+ * `text` is the value as a person reads it (option labels, yes/no, file names); `files` carries
+ * fresh signed URLs for attachments; a signature's `value` is its image as a data URL.
+ */
+export const submissionAnswer = z.object({
+  key: z.string(),
+  label: z.string(),
+  type: z.string(),
+  value: z.unknown(),
+  text: z.string(),
+  files: z.array(submissionAttachment).optional(),
+});
+export type SubmissionAnswer = z.infer<typeof submissionAnswer>;
+
+export const submissionWebhookOutcome = z.object({
+  id: uuid,
+  url: z.string(),
+  status: z.enum(["pending", "delivered", "failed"]),
+  attempts: z.number().int(),
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  updatedAt: isoDateTime,
+});
+
+export const submissionEmailOutcome = z.object({
+  id: uuid,
+  recipients: z.array(z.string()),
+  subject: z.string().nullable(),
+  status: z.enum(["queued", "sent", "failed"]),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  sentAt: isoDateTime.nullable(),
+});
+
+export const submissionDetail = submission.extend({
+  schemaVersion: z.number().int(),
+  answers: z.array(submissionAnswer),
+  webhooks: z.array(submissionWebhookOutcome),
+  emails: z.array(submissionEmailOutcome),
+  /** SHA-256 (hex) of the canonical JSON of the submission, as the PDF's footer prints it. */
+  sha256: z.string(),
+});
+export type SubmissionDetail = z.infer<typeof submissionDetail>;
