@@ -33,7 +33,7 @@ export const navigation: NavGroup[] = [
     items: [
       { key: "formTemplates", href: "/form-templates", icon: "template", ready: true },
       { key: "formRequests", href: "/form-requests", icon: "send", ready: false },
-      { key: "submissions", href: "/submissions", icon: "inbox", ready: false },
+      { key: "submissions", href: "/submissions", icon: "inbox", ready: true },
     ],
   },
   {
@@ -46,7 +46,7 @@ export const navigation: NavGroup[] = [
   {
     label: "groupOrganization",
     items: [
-      { key: "auditLog", href: "/audit-log", icon: "audit", ready: false },
+      { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
     ],
   },
