@@ -40,6 +40,8 @@ describe("configuration", () => {
     expect(problems({ API_PORT: "eighty" })).toEqual(["API_PORT must be a port number"]);
     expect(problems({ DATABASE_URL: "mysql://x", ENCRYPTION_KEY: "11".repeat(32) })).toEqual(["DATABASE_URL must be a postgres:// URL"]);
     expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
+    expect(problems({ PDF_WORKER_MEMORY_MB: "10" })).toEqual(["PDF_WORKER_MEMORY_MB must be at least 64"]);
+    expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual(["PDF_WORKER_TIMEOUT_SECONDS must be a whole number"]);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
     expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);

@@ -17,6 +17,15 @@ const port = (fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
+const count = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: "must be a whole number" })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    .optional()
+    .transform((v) => v ?? fallback);
+
 const url = (protocols: RegExp, what: string) =>
   z.url({ protocol: protocols, message: `must be a ${what} URL` }).optional();
 
@@ -50,6 +59,9 @@ const schema = z
     TWILIO_FROM: z.string().optional(),
     SMTP_URL: url(/^smtps?$/, "smtp:// or smtps://"),
     MAIL_FROM: z.string().optional().default("ClinSign <no-reply@localhost>"),
+    PDF_WORKER_MEMORY_MB: count(512, 64, 8192),
+    PDF_WORKER_TIMEOUT_SECONDS: count(30, 1, 600),
+    PDF_WORKER_CONCURRENCY: count(2, 1, 64),
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
     STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
@@ -105,6 +117,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   signingP12: { file: string; password: string } | undefined;
+  /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
+  pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
   storage: "fs" | "db";
   logLevel: string;
   encryptionKey: string | undefined;
@@ -156,6 +170,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
     signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
+    pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
     storage: env.STORAGE,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,

@@ -1,11 +1,12 @@
 /**
  * The completion pipeline, in-process (no HTTP, no database): what produceSealedResult in
  * src/core/signatures/seal.ts does to the bytes of one document — stampSignature (load, draw the
- * signature into the field, save), appendAuditPage (load, add the audit page, save), sealPdf
- * (PAdES placeholder, CMS signature with the development certificate) and the SHA-256 hashes —
+ * signature into the field, save), appendAuditPage (load, add the audit page, save),
+ * addSealPlaceholder + signSealPlaceholder (PAdES placeholder, CMS signature with the development
+ * certificate) and the SHA-256 hashes —
  * timed against the plainest pdf-lib work on the same file: PDFDocument.load(bytes) + save().
  *
- * Not included: reading the original and writing the three result files to storage, the row
+ * Not included: the PDF worker thread the service runs the pdf-lib steps in (its start-up), reading the original and writing the three result files to storage, the row
  * update and audit/webhook entries of the completion transaction (a few ms of SQL).
  */
 import { createHash } from "node:crypto";
@@ -14,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
-import { loadSigningIdentity, sealPdf } from "../../src/core/signatures/pades";
-import { appendAuditPage, stampSignature } from "../../src/core/signatures/seal";
+import { loadSigningIdentity, signSealPlaceholder } from "../../src/core/signatures/pades";
+import { addSealPlaceholder, appendAuditPage, stampSignature } from "../../src/core/signatures/seal-pdf";
 import { makePdf } from "./fixtures";
 
 export interface CompletionRow {
@@ -67,7 +68,8 @@ async function pipelineOnce(original: Buffer, identity: ReturnType<typeof loadSi
     development: identity.development,
   });
   const t2 = performance.now();
-  const signed = await sealPdf(withAuditPage, identity, { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date() });
+  const prepared = await addSealPlaceholder(withAuditPage, { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date(), name: identity.subject });
+  const signed = await signSealPlaceholder(prepared, identity);
   sha256(signed);
   const t3 = performance.now();
   return { stamp: t1 - t0, auditPage: t2 - t1, seal: t3 - t2, total: t3 - t0, outputBytes: signed.length };

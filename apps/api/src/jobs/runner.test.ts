@@ -59,4 +59,17 @@ describe("durable jobs", () => {
     expect(again.map((j) => j.id)).toEqual([job.id]);
     expect(again[0]!.attempts).toBe(2);
   });
+
+  it("ends as failed, instead of being taken again, a job whose worker died during its last attempt", async () => {
+    const job = await enqueueJob(api.services.db, { organizationId: null, kind: "killer", payload: {}, maxAttempts: 2 });
+    for (const attempt of [1, 2]) {
+      // The claimer takes it, then dies (e.g. the document it works on kills the process).
+      const [claimed] = await claimDueJobs(api.services.db, ["killer"], 10, 60);
+      expect(claimed).toMatchObject({ id: job.id, attempts: attempt });
+      await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, job.id));
+    }
+    expect(await claimDueJobs(api.services.db, ["killer"], 10, 60)).toEqual([]);
+    const [row] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
+    expect(row).toMatchObject({ status: "failed", attempts: 2, lockedUntil: null, lastError: expect.stringContaining("worker stopped") });
+  });
 });

@@ -95,7 +95,7 @@ function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummary {
 export async function createDocument(ctx: OrgContext, raw: CreateDocumentInput) {
   const input = createDocumentInput.parse(raw);
   const bytes = await fetchPdf(ctx, input.document_bloburl);
-  const info = await inspectPdf(bytes, "document_bloburl");
+  const info = await inspectPdf(ctx.services, bytes, "document_bloburl");
   checkFieldsFit(input.signingfield_koordinates, info, "signingfield_koordinates");
   const stored = await ctx.services.storage.put("documents", bytes);
   try {

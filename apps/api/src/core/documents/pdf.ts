@@ -1,45 +1,48 @@
-import { PDFDocument } from "pdf-lib";
 import type { SigningFieldRect } from "@clinsign/contracts";
+import type { Services } from "../context";
 import { AppError } from "../errors";
+import { PdfLimitError, runPdfTask } from "../pdf-worker/run";
+import type { PageSize } from "./pdf-pages";
 
-export interface PageSize {
-  width: number;
-  height: number;
-}
+export type { PageSize } from "./pdf-pages";
 
 export interface PdfInfo {
   pageCount: number;
   pageSizes: PageSize[];
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+const refusals = {
+  encrypted: "the PDF is encrypted; register an unencrypted PDF",
+  unreadable: "the PDF could not be read (damaged or unsupported)",
+  no_pages: "the PDF has no pages",
+} as const;
 
 /**
- * Checks that `bytes` are a PDF we can stamp and seal later, and reads its page sizes. Encrypted
- * PDFs are refused: the service could not add the signature and audit page to them.
+ * Checks that `bytes` are a PDF we can stamp and seal later, and reads its page sizes. The parsing
+ * runs in the PDF worker: a document that needs more memory or time than its limits allow (a
+ * compression bomb, a pathological object graph) is refused like a damaged one, with 400.
  */
-export async function inspectPdf(bytes: Buffer, field: string): Promise<PdfInfo> {
+export async function inspectPdf(services: Services, bytes: Buffer, field: string): Promise<PdfInfo> {
   const head = bytes.subarray(0, 1024).toString("latin1");
   if (!head.includes("%PDF-")) {
     throw new AppError("invalid_request", "the file is not a PDF (no %PDF- header)", { field });
   }
-  let pages;
+  let outcome;
   try {
-    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
-    pages = doc.getPages().map((page) => page.getSize());
+    outcome = await runPdfTask(services.config.pdfWorker, "readPages", { bytes });
   } catch (error) {
-    const encrypted = error instanceof Error && /encrypt/i.test(error.message);
-    throw new AppError(
-      "invalid_request",
-      encrypted ? "the PDF is encrypted; register an unencrypted PDF" : "the PDF could not be read (damaged or unsupported)",
-      { field },
-    );
+    const limit = error instanceof PdfLimitError ? error.limit : "crash";
+    services.log.warn({ limit, err: error instanceof Error ? error.message : String(error) }, "a PDF was refused by the PDF worker");
+    const message =
+      limit === "memory"
+        ? "the PDF needs more memory to read than the service allows (damaged or hostile)"
+        : limit === "time"
+          ? "the PDF takes longer to read than the service allows (damaged or hostile)"
+          : refusals.unreadable;
+    throw new AppError("invalid_request", message, { field });
   }
-  if (pages.length === 0) throw new AppError("invalid_request", "the PDF has no pages", { field });
-  return {
-    pageCount: pages.length,
-    pageSizes: pages.map(({ width, height }) => ({ width: round(width), height: round(height) })),
-  };
+  if (!outcome.ok) throw new AppError("invalid_request", refusals[outcome.reason], { field });
+  return { pageCount: outcome.pageSizes.length, pageSizes: outcome.pageSizes };
 }
 
 /** Every field must lie on an existing page and inside it (top-left origin, PDF points). */

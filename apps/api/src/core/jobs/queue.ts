@@ -31,12 +31,21 @@ export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job
 
 /**
  * Takes up to `limit` due jobs of the given kinds and leases them for `leaseSeconds`. A job whose
- * worker died stays leased until then and is taken again afterwards. SKIP LOCKED lets several
+ * worker died stays leased until then and is taken again afterwards, while attempts remain. SKIP LOCKED lets several
  * processes claim side by side without waiting on, or double-taking, each other's rows.
  */
 export async function claimDueJobs(db: Executor, kinds: string[], limit: number, leaseSeconds: number): Promise<Job[]> {
   if (kinds.length === 0) return [];
   const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  // A job whose worker died during its last allowed attempt (e.g. a document that kills the
+  // process) ends as failed instead of being taken again, and again, forever.
+  await db.execute(sql`
+    update ${jobs} set
+      status = 'failed',
+      locked_until = null,
+      last_error = left(coalesce(last_error || '; ', '') || 'the worker stopped during the last attempt', 2000),
+      updated_at = now()
+    where kind in (${kindList}) and status = 'running' and locked_until < now() and attempts >= max_attempts`);
   const result = await db.execute(sql`
     update ${jobs} set
       status = 'running',
@@ -46,7 +55,7 @@ export async function claimDueJobs(db: Executor, kinds: string[], limit: number,
     where ${jobs.id} in (
       select id from ${jobs}
       where kind in (${kindList})
-        and ((status = 'pending' and run_at <= now()) or (status = 'running' and locked_until < now()))
+        and ((status = 'pending' and run_at <= now()) or (status = 'running' and locked_until < now() and attempts < max_attempts))
       order by run_at
       limit ${limit}
       for update skip locked

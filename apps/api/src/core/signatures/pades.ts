@@ -2,10 +2,8 @@ import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign as
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import forge from "node-forge";
-import { PDFDocument } from "pdf-lib";
-import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SignPdf } from "@signpdf/signpdf";
-import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
+import { Signer } from "@signpdf/utils";
 import type { Config } from "../../env";
 
 /** The key and certificate chain that seal completed documents. */
@@ -194,27 +192,11 @@ class PadesSigner extends Signer {
   }
 }
 
-export interface SealOptions {
-  reason: string;
-  location: string;
-  contactInfo: string;
-  signingTime: Date;
-}
-
-/** Adds an invisible PAdES (ETSI.CAdES.detached) signature over the whole document. */
-export async function sealPdf(pdf: Uint8Array, identity: SigningIdentity, options: SealOptions): Promise<Buffer> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: options.reason,
-    contactInfo: options.contactInfo,
-    name: identity.subject.slice(0, 200),
-    location: options.location,
-    signingTime: options.signingTime,
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-    signatureLength: 16_384,
-    appName: "ClinSign",
-  });
-  const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
-  return new SignPdf().sign(withPlaceholder, new PadesSigner(identity));
+/**
+ * Signs a document prepared by `addSealPlaceholder` (in the PDF worker): a detached CMS over its
+ * byte range, written into the placeholder. Byte work only, no PDF parsing, so the private key
+ * never leaves this thread.
+ */
+export async function signSealPlaceholder(prepared: Uint8Array, identity: SigningIdentity): Promise<Buffer> {
+  return new SignPdf().sign(Buffer.from(prepared), new PadesSigner(identity));
 }

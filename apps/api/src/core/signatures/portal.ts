@@ -9,13 +9,12 @@ import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
 import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, isPastExpiry, versionOf, type SignatureRequestRow } from "./requests";
-import { SEAL_JOB, sealSignatureRequest } from "./seal";
+import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealSignatureRequest } from "./seal";
 
 /** How long the portal page may act after opening a link (never beyond the request's expiry). */
 const SESSION_MINUTES = 60;
 /** The sync attempt normally seals at once; the job is the safety net if it fails or the process dies. */
 const SEAL_JOB_DELAY_MS = 30_000;
-const SEAL_MAX_ATTEMPTS = 12;
 const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
 
 /** The patient acting through the portal, in the request's organization. */

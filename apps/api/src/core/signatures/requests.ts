@@ -13,6 +13,7 @@ import { inTransaction, systemContext, type OrgContext, type Services } from "..
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument, findVersion, isUuid } from "../documents/documents";
 import { recordSignatureEvent } from "./events";
+import { latestSealJob } from "./seal";
 import { AppError, notFound } from "../errors";
 
 export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
@@ -266,6 +267,8 @@ export async function getSignatureRequest(ctx: OrgContext, input: { id: string }
     completedAt: row.completedAt?.toISOString() ?? null,
     declinedAt: row.declinedAt?.toISOString() ?? null,
     sealError: row.sealError,
+    /** Sealing gave up after its attempts; staff may `sealAgain`. */
+    sealFailed: row.status === "sealing" && (await latestSealJob(ctx, row.id))?.status === "failed",
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -1,146 +1,62 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
-import { auditLog, eq, signatureRequests, sql, type SignatureFieldRect } from "@clinsign/db";
+import { and, auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { AppError } from "../errors";
+import { enqueueJob } from "../jobs/queue";
 import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
-import { loadSigningIdentity, sealPdf } from "./pades";
+import { runPdfTask } from "../pdf-worker/run";
+import { loadSigningIdentity, signSealPlaceholder } from "./pades";
+import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
-import { metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
+import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
 
 /** Job kind of sealing retries. */
 export const SEAL_JOB = "signature.seal";
+/** Attempts of one seal job (about 5 hours with its backoff); then it ends as `failed`. */
+export const SEAL_MAX_ATTEMPTS = 12;
 
-/** Standard fonts speak WinAnsi: anything else (emoji, CJK, controls) becomes "?". */
-function printable(text: string): string {
-  return text.normalize("NFC").replace(/[^\x20-\x7E\xA0-\xFF]/g, "?");
+/** The newest seal job of a request: its state tells staff whether sealing still retries. */
+export async function latestSealJob(ctx: OrgContext, signatureId: string) {
+  const [job] = await ctx.scope.db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.kind, SEAL_JOB), eq(jobs.organizationId, ctx.scope.organizationId), sql`${jobs.payload}->>'signatureId' = ${signatureId}`))
+    .orderBy(desc(jobs.createdAt))
+    .limit(1);
+  return job ?? null;
 }
 
-function wrap(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const char of printable(text)) {
-    if (font.widthOfTextAtSize(line + char, size) > maxWidth) {
-      const cut = line.lastIndexOf(" ");
-      if (cut > line.length / 2) {
-        lines.push(line.slice(0, cut));
-        line = line.slice(cut + 1) + char;
-        continue;
-      }
-      lines.push(line);
-      line = char;
-    } else line += char;
-  }
-  if (line) lines.push(line);
-  return lines.length ? lines : [""];
-}
-
-/** The field rectangle in PDF user space (bottom-left origin, MediaBox offset included). */
-function fieldBox(page: PDFPage, rect: SignatureFieldRect) {
-  const box = page.getMediaBox();
-  return { x: box.x + rect.x, y: box.y + box.height - rect.y - rect.height, width: rect.width, height: rect.height };
-}
-
-export interface StampInput {
-  original: Buffer;
-  fields: SignatureFieldRect[];
-  png: Buffer | null;
-  typedName: string | null;
-}
-
-/** Draws the signature (image, or the typed name) into every field, scaled to fit and centred. */
-export async function stampSignature(input: StampInput): Promise<Buffer> {
-  const doc = await PDFDocument.load(input.original, { updateMetadata: false });
-  const image = input.png ? await doc.embedPng(input.png) : null;
-  const font = await doc.embedFont(StandardFonts.TimesRomanItalic);
-  for (const rect of input.fields) {
-    const page = doc.getPage(rect.page - 1);
-    const box = fieldBox(page, rect);
-    if (image) {
-      const scale = Math.min(box.width / image.width, box.height / image.height);
-      const width = image.width * scale;
-      const height = image.height * scale;
-      page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height });
+/**
+ * Staff: seal a signed request again after its seal job gave up (e.g. the certificate file was
+ * missing, or the document exceeded the PDF worker's limits and the limits were raised). The
+ * failed job starts over with all its attempts; a job that still retries is left alone.
+ */
+export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise<{ queued: true }> {
+  const queued = await inTransaction(ctx, async (tx) => {
+    const row = await findSignatureRequest(tx, input.id, true);
+    if (row.status !== "sealing") throw new AppError("conflict", "only a signed request that is still being sealed can be sealed again", { reason: `status_${row.status}` });
+    const job = await latestSealJob(tx, row.id);
+    if (job && job.status !== "failed" && job.status !== "done") return false;
+    if (job?.status === "failed") {
+      await tx.scope.db
+        .update(jobs)
+        .set({ status: "pending", attempts: 0, runAt: new Date(), lockedUntil: null, lastError: null, updatedAt: new Date() })
+        .where(and(eq(jobs.id, job.id), eq(jobs.status, "failed")));
     } else {
-      const name = printable(input.typedName ?? "");
-      const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(font.widthOfTextAtSize(name, 1), 1)));
-      const width = font.widthOfTextAtSize(name, size);
-      page.drawText(name, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - size * 0.7) / 2, size, font, color: rgb(0.05, 0.1, 0.35) });
+      await enqueueJob(tx.scope.db, {
+        organizationId: row.organizationId,
+        kind: SEAL_JOB,
+        payload: { organizationId: row.organizationId, signatureId: row.id },
+        maxAttempts: SEAL_MAX_ATTEMPTS,
+      });
     }
-  }
-  return Buffer.from(await doc.save({ useObjectStreams: false }));
-}
-
-export interface AuditPageFacts {
-  title: string;
-  signatureId: string;
-  documentId: string;
-  version: number;
-  signer: string;
-  patientId: string;
-  institutionId: string;
-  orderBy: string;
-  createdAt: Date;
-  openedAt: Date | null;
-  signedAt: Date;
-  ip: string | null;
-  userAgent: string | null;
-  originalSha256: string;
-  stampedSha256: string;
-  certificate: string;
-  development: boolean;
-}
-
-/** Appends the audit page (who, when, from where, hashes before and after stamping). */
-export async function appendAuditPage(stamped: Buffer, facts: AuditPageFacts): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(stamped, { updateMetadata: false });
-  const page = doc.addPage([595.28, 841.89]);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
-  const left = 56;
-  const width = 595.28 - 2 * left;
-  let y = 780;
-  page.drawText("Signature audit trail", { x: left, y, size: 18, font: bold });
-  y -= 28;
-  const rows: [string, string, PDFFont?][] = [
-    ["Document", `${facts.title} (version ${facts.version})`],
-    ["Document id", facts.documentId],
-    ["Signature id", facts.signatureId],
-    ["Signer", facts.signer],
-    ["Patient id", facts.patientId],
-    ["Institution", facts.institutionId],
-    ["Ordered by", facts.orderBy],
-    ["Requested (UTC)", facts.createdAt.toISOString()],
-    ["Opened (UTC)", facts.openedAt?.toISOString() ?? "-"],
-    ["Signed (UTC)", facts.signedAt.toISOString()],
-    ["IP address", facts.ip ?? "-"],
-    ["User agent", facts.userAgent ?? "-"],
-    ["SHA-256 of the original", facts.originalSha256, mono],
-    ["SHA-256 after stamping", facts.stampedSha256, mono],
-    ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
-  ];
-  for (const [label, value, font] of rows) {
-    page.drawText(label, { x: left, y, size: 9, font: bold, color: rgb(0.3, 0.3, 0.3) });
-    y -= 13;
-    const valueFont = font ?? regular;
-    const size = font ? 8.5 : 10;
-    for (const line of wrap(value, valueFont, size, width)) {
-      page.drawText(line, { x: left, y, size, font: valueFont });
-      y -= size + 4;
-    }
-    y -= 6;
-  }
-  y -= 6;
-  for (const line of wrap(
-    "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.",
-    regular,
-    8.5,
-    width,
-  )) {
-    page.drawText(line, { x: left, y, size: 8.5, font: regular, color: rgb(0.35, 0.35, 0.35) });
-    y -= 12;
-  }
-  return doc.save({ useObjectStreams: false });
+    await tx.scope.update(signatureRequests, { sealAttempts: 0, updatedAt: new Date() } as never, eq(signatureRequests.id, row.id));
+    await recordAudit(tx, { action: "signature.seal_requeued", metadata: { signatureId: row.id, previousError: row.sealError } });
+    return true;
+  });
+  if (queued) ctx.services.jobs?.wake();
+  return { queued: true };
 }
 
 async function eventsOf(ctx: OrgContext, signatureId: string) {
@@ -188,35 +104,42 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   const png = row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
   if (row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
-  const stamped = await stampSignature({ original, fields: version.fields, png, typedName: row.typedName });
-  const stampedSha256 = sha256Hex(stamped);
   const identity = loadSigningIdentity(config);
   const signer = row.signatureMethod === "typed" ? `${row.typedName} (typed name)` : `Patient ${row.patientId} (handwritten signature)`;
-  const withAuditPage = await appendAuditPage(stamped, {
-    title: version.title,
-    signatureId: row.id,
-    documentId: row.documentId,
-    version: version.version,
-    signer,
-    patientId: row.patientId,
-    institutionId: row.institutionExternalId,
-    orderBy: row.orderBy,
-    createdAt: row.createdAt,
-    openedAt: row.openedAt,
-    signedAt: row.signedAt!,
-    ip: row.signerIp,
-    userAgent: row.signerUserAgent,
-    originalSha256,
-    stampedSha256,
-    certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
-    development: identity.development,
+  // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
+  // signature itself is made here, so the private key stays in this thread.
+  const { stamped, stampedSha256, prepared } = await runPdfTask(config.pdfWorker, "prepareSeal", {
+    original,
+    fields: version.fields,
+    png,
+    typedName: row.typedName,
+    facts: {
+      title: version.title,
+      signatureId: row.id,
+      documentId: row.documentId,
+      version: version.version,
+      signer,
+      patientId: row.patientId,
+      institutionId: row.institutionExternalId,
+      orderBy: row.orderBy,
+      createdAt: row.createdAt,
+      openedAt: row.openedAt,
+      signedAt: row.signedAt!,
+      ip: row.signerIp,
+      userAgent: row.signerUserAgent,
+      originalSha256,
+      certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
+      development: identity.development,
+    },
+    placeholder: {
+      reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
+      location: printable(row.institutionExternalId),
+      contactInfo: "ClinSign",
+      signingTime: new Date(),
+      name: identity.subject,
+    },
   });
-  const signed = await sealPdf(withAuditPage, identity, {
-    reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
-    location: printable(row.institutionExternalId),
-    contactInfo: "ClinSign",
-    signingTime: new Date(),
-  });
+  const signed = await signSealPlaceholder(prepared, identity);
   const signedSha256 = sha256Hex(signed);
   const completedAt = new Date();
   const metadata = {
@@ -242,7 +165,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   };
   const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
 
-  const files = await Promise.all([storage.put("signed", stamped), storage.put("signed", signed), storage.put("signed", metadataBytes)]);
+  const files = await Promise.all([storage.put("signed", Buffer.from(stamped)), storage.put("signed", signed), storage.put("signed", metadataBytes)]);
   const [stampedFile, signedFile, metadataFile] = files;
   const done = await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope

@@ -17,8 +17,9 @@ import {
   listOpenSignatureLinks,
   updateAssignment,
 } from "../../core/signatures/requests";
+import { sealAgain } from "../../core/signatures/seal";
 import { verifySession } from "../../core/signatures/verify-session";
-import { orgProcedure } from "../trpc";
+import { orgProcedure, staffProcedure } from "../trpc";
 
 /** Signature requests (= assignments), their downloads, A4 verification, and branding. */
 export const signaturesRouter = {
@@ -26,6 +27,8 @@ export const signaturesRouter = {
   listOpen: orgProcedure.input(patientQuery).query(({ ctx, input }) => listOpenSignatureLinks(ctx.org, input)),
   listCompleted: orgProcedure.input(patientQuery).query(({ ctx, input }) => listCompletedProcesses(ctx.org, input)),
   get: orgProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequest(ctx.org, input)),
+  /** Staff: start sealing over after the seal job gave up (`get` shows `sealFailed`). */
+  sealAgain: staffProcedure.input(signatureRequestIdInput).mutation(({ ctx, input }) => sealAgain(ctx.org, input)),
   updateAssignment: orgProcedure.input(updateAssignmentInput).mutation(({ ctx, input }) => updateAssignment(ctx.org, input)),
   /** The signed PDF (base64) or the metadata JSON of a completed request. */
   signedArtifact: orgProcedure

@@ -1,0 +1,29 @@
+/**
+ * The work the PDF worker does, by name. Everything here parses documents that came from
+ * customers, so it runs only in the worker (see run.ts), never on the request thread.
+ */
+import { readPdfPages } from "../documents/pdf-pages";
+import { prepareSeal } from "../signatures/seal-pdf";
+
+export const pdfTasks = {
+  /** A6: is it a PDF we can stamp and seal later, and what are its page sizes? */
+  readPages: (input: { bytes: Uint8Array }) => readPdfPages(input.bytes),
+  /** Sealing: stamp, audit page and signature placeholder (the signature itself stays outside). */
+  prepareSeal,
+};
+
+export type PdfTasks = typeof pdfTasks;
+export type PdfTaskName = keyof PdfTasks;
+export type PdfTaskInput<K extends PdfTaskName> = Parameters<PdfTasks[K]>[0];
+export type PdfTaskOutput<K extends PdfTaskName> = Awaited<ReturnType<PdfTasks[K]>>;
+
+/** What the worker receives. */
+export interface PdfWorkerData {
+  task: PdfTaskName;
+  input: unknown;
+  /** No stream may decode to more than this (pdf-lib inflates object streams while loading). */
+  maxDecodedBytes: number;
+}
+
+/** What the worker answers. */
+export type PdfWorkerReply = { ok: true; output: unknown } | { ok: false; message: string; limit?: "memory" };

@@ -1,0 +1,44 @@
+/**
+ * Entry point of the PDF worker thread (bundled as dist/pdf-worker.js; run from source with tsx).
+ * Runs one task and answers once; run.ts starts it with memory limits and ends it on time.
+ */
+import { createRequire } from "node:module";
+import { parentPort, workerData } from "node:worker_threads";
+import { pdfTasks, type PdfWorkerData, type PdfWorkerReply } from "./tasks";
+
+const data = workerData as PdfWorkerData;
+
+/**
+ * A compression bomb inflates into ArrayBuffers, which the worker's heap limit does not count:
+ * cap how far pdf-lib's decode buffers (one class for every filter) may grow. pdf-lib exposes no
+ * option for it, so its DecodeStream is patched, in this thread only.
+ */
+function capDecodedStreams(maxBytes: number): void {
+  const require = createRequire(import.meta.url);
+  const DecodeStream = (require("pdf-lib/cjs/core/streams/DecodeStream.js") as { default: { prototype: { ensureBuffer(requested: number): Uint8Array } } }).default;
+  const ensureBuffer = DecodeStream.prototype.ensureBuffer;
+  DecodeStream.prototype.ensureBuffer = function (requested: number) {
+    if (requested > maxBytes) {
+      // pdf-lib skips objects it cannot parse, so the error alone would be swallowed: remember it.
+      decodeCapExceeded = true;
+      throw new Error(`a stream of the PDF decodes to more than ${maxBytes} bytes`);
+    }
+    return ensureBuffer.call(this, requested);
+  };
+}
+let decodeCapExceeded = false;
+
+async function main(): Promise<PdfWorkerReply> {
+  try {
+    capDecodedStreams(data.maxDecodedBytes);
+    const task = pdfTasks[data.task] as (input: unknown) => Promise<unknown>;
+    const output = await task(data.input);
+    if (decodeCapExceeded) return { ok: false, limit: "memory", message: `a stream of the PDF decodes to more than ${data.maxDecodedBytes} bytes` };
+    return { ok: true, output };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return decodeCapExceeded ? { ok: false, limit: "memory", message } : { ok: false, message };
+  }
+}
+
+parentPort!.postMessage(await main());
