@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { AuditLogPage } from "../../../features/audit-log/AuditLogPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.nav.auditLog };
+  return { title: t.auditLogPage.pageTitle };
 }
 
-export default function AuditLogPage() {
-  return <ComingSoon section="auditLog" />;
+export default function Page() {
+  // The list reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <AuditLogPage />
+    </Suspense>
+  );
 }

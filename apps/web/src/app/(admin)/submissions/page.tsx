@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { SubmissionsPage } from "../../../features/submissions/SubmissionsPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.nav.submissions };
+  return { title: t.submissionsPage.pageTitle };
 }
 
-export default function SubmissionsPage() {
-  return <ComingSoon section="submissions" />;
+export default function Page() {
+  // The list reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <SubmissionsPage />
+    </Suspense>
+  );
 }

@@ -1,0 +1,202 @@
+"use client";
+
+import { auditActorTypes, type AuditListItem } from "@clinsign/contracts";
+import { Button, Card, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { ListPager } from "../../components/lists/ListPager";
+import lists from "../../components/lists/lists.module.css";
+import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format, type Dictionary } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import styles from "./audit-log.module.css";
+
+const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
+type ActorType = (typeof auditActorTypes)[number];
+
+function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
+  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, user: a.actorUser, system: a.actorSystem };
+  return labels[type] ?? type;
+}
+
+function EntryDetails({ entry, a }: { entry: AuditListItem; a: Dictionary["auditLogPage"] }) {
+  return (
+    <details className={styles.details}>
+      <summary aria-label={format(a.showDetails, { seq: String(entry.seq) })}>{a.metadata}</summary>
+      <dl className={styles.meta}>
+        {entry.actorId ? (
+          <>
+            <dt>{a.actorId}</dt>
+            <dd className="cs-mono">{entry.actorId}</dd>
+          </>
+        ) : null}
+        {entry.ip ? (
+          <>
+            <dt>{a.address}</dt>
+            <dd className="cs-mono">{entry.ip}</dd>
+          </>
+        ) : null}
+        {entry.userAgent ? (
+          <>
+            <dt>{a.userAgent}</dt>
+            <dd>{entry.userAgent}</dd>
+          </>
+        ) : null}
+      </dl>
+      <pre className={styles.json}>{JSON.stringify(entry.metadata, null, 2)}</pre>
+    </details>
+  );
+}
+
+/**
+ * The audit log: filters in the URL (action, form, actor type, date range), cursor paging, each
+ * entry's actor and metadata; verifying the hash chain; CSV export for owners and admins.
+ */
+export function AuditLogPage() {
+  const { t, locale } = useI18n();
+  const a = t.auditLogPage;
+  const trpc = useTRPC();
+  const me = useSession();
+  const { values, apply } = useUrlFilters(FILTER_KEYS);
+  const [draft, setDraft] = useState(values);
+  const [appliedKey, setAppliedKey] = useState(JSON.stringify(values));
+  if (JSON.stringify(values) !== appliedKey) {
+    setAppliedKey(JSON.stringify(values));
+    setDraft(values);
+  }
+
+  const filter = {
+    action: values.action || undefined,
+    templateIdentifier: values.template || undefined,
+    actorType: auditActorTypes.find((type) => type === values.actor) as ActorType | undefined,
+    createdFrom: startOfDay(values.from),
+    createdTo: endOfDay(values.to),
+  };
+  const list = useInfiniteQuery(trpc.audit.entries.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const verify = useMutation(trpc.audit.verify.mutationOptions());
+  const exportHref = `/staff/audit-log/export?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"))}`;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    apply(draft);
+  }
+
+  const columns: TableColumn<AuditListItem>[] = [
+    {
+      key: "time",
+      header: a.columnTime,
+      render: (entry) => (
+        <>
+          {formatDateTime(entry.createdAt, locale)}
+          <div className="cs-hint">{format(a.seq, { seq: String(entry.seq) })}</div>
+        </>
+      ),
+    },
+    { key: "action", header: a.columnAction, render: (entry) => <code className="cs-mono">{entry.action}</code> },
+    { key: "actor", header: a.columnActor, render: (entry) => actorLabel(entry.actorType, a) },
+    { key: "form", header: a.columnForm, render: (entry) => (entry.templateIdentifier ? <code className={`cs-mono ${styles.wrap}`}>{entry.templateIdentifier}</code> : "–") },
+    { key: "details", header: a.columnDetails, render: (entry) => <EntryDetails entry={entry} a={a} /> },
+  ];
+
+  let body;
+  if (list.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={5} /></div>;
+  else if (list.error)
+    body = (
+      <div className="cs-card__body cs-stack">
+        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
+          {describeApiError(readApiError(list.error), t)}
+        </Notice>
+        <div>
+          <Button onClick={() => list.refetch()} busy={list.isFetching}>
+            {t.common.retry}
+          </Button>
+        </div>
+      </div>
+    );
+  else if (rows.length === 0) body = <EmptyState icon="audit" level={3} title={a.emptyTitle} description={a.emptyBody} />;
+  else
+    body = (
+      <>
+        <div className={lists.tableBody}>
+          <Table caption={a.listCaption} columns={columns} rows={rows} rowKey={(entry) => entry.id} />
+        </div>
+        <ListPager shown={format(a.shown, { count: String(rows.length) })} hasMore={!!list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => void list.fetchNextPage()} labels={a} />
+      </>
+    );
+
+  return (
+    <>
+      <PageHeader
+        title={a.pageTitle}
+        description={a.description}
+        actions={
+          canAdminister(me) ? (
+            <a className="cs-button cs-button--secondary" href={exportHref} download>
+              {a.exportCsv}
+            </a>
+          ) : null
+        }
+      />
+      <div className="cs-stack cs-stack--lg">
+        <Card
+          title={a.verifyTitle}
+          description={a.verifyBody}
+          actions={
+            <Button variant="primary" onClick={() => verify.mutate()} busy={verify.isPending}>
+              {a.verify}
+            </Button>
+          }
+        >
+          <div role="status" aria-live="polite">
+            {verify.data?.ok ? <Notice tone="success">{format(a.verifyOk, { count: String(verify.data.entries) })}</Notice> : null}
+            {verify.data && !verify.data.ok ? (
+              <Notice tone="danger">{format(a.verifyBroken, { seq: String(verify.data.brokenAt), count: String(verify.data.entries) })}</Notice>
+            ) : null}
+            {verify.error ? <Notice tone="danger">{describeApiError(readApiError(verify.error), t)}</Notice> : null}
+          </div>
+          {!canAdminister(me) ? <p className="cs-hint">{a.exportAdminOnly}</p> : null}
+        </Card>
+        <Card title={a.filtersTitle}>
+          <form className={lists.filters} onSubmit={submit} role="search" aria-label={a.filtersTitle}>
+            <TextField label={a.action} placeholder={a.actionPlaceholder} value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })} maxLength={100} />
+            <TextField label={a.template} value={draft.template} onChange={(e) => setDraft({ ...draft, template: e.target.value })} maxLength={200} />
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-actor">
+                {a.actorType}
+              </label>
+              <select id="filter-actor" className={`cs-input ${lists.select}`} value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })}>
+                <option value="">{a.allActors}</option>
+                {auditActorTypes.map((type) => (
+                  <option key={type} value={type}>
+                    {actorLabel(type, a)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <TextField label={a.from} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+            <TextField label={a.to} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+            <div className={lists.filterActions}>
+              <Button type="submit" variant="primary">
+                {a.apply}
+              </Button>
+              {Object.values(values).some(Boolean) ? (
+                <Button type="button" onClick={() => apply({})}>
+                  {a.reset}
+                </Button>
+              ) : null}
+            </div>
+          </form>
+        </Card>
+        <Card title={a.listCaption} flush>
+          {body}
+        </Card>
+      </div>
+    </>
+  );
+}

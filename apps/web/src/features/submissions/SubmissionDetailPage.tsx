@@ -1,0 +1,194 @@
+"use client";
+
+import type { SubmissionAnswer, SubmissionDetail } from "@clinsign/contracts";
+import { Badge, Button, Card, EmptyState, Notice, Skeleton, type BadgeTone } from "@clinsign/ui";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { PageHeader } from "../../components/PageHeader";
+import { format, type Dictionary } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { sourceLabel } from "./source";
+import styles from "./submissions.module.css";
+
+const tones: Record<string, BadgeTone> = { delivered: "success", sent: "success", pending: "neutral", queued: "neutral", failed: "danger" };
+
+function statusText(status: string, s: Dictionary["submissionsPage"]): string {
+  const labels: Record<string, string> = { delivered: s.statusDelivered, sent: s.statusSent, pending: s.statusPending, queued: s.statusQueued, failed: s.statusFailed };
+  return labels[status] ?? status;
+}
+
+function Answer({ answer, s }: { answer: Omit<SubmissionAnswer, "value"> & { value?: unknown }; s: Dictionary["submissionsPage"] }) {
+  if (answer.type === "signature" && typeof answer.value === "string" && answer.value.startsWith("data:image/")) {
+    return <img className={styles.signature} src={answer.value} alt={s.signatureAlt} />;
+  }
+  if (answer.files) {
+    if (answer.files.length === 0) return <span className="cs-hint">{s.noAnswer}</span>;
+    return (
+      <ul className={styles.files}>
+        {answer.files.map((file) => (
+          <li key={file.url}>
+            <a href={file.url} download={file.name} rel="noopener noreferrer">
+              {file.name}
+            </a>{" "}
+            <span className="cs-hint">({Math.max(1, Math.round(file.size / 1024))} KB)</span>
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  return answer.text ? <span className={styles.value}>{answer.text}</span> : <span className="cs-hint">{s.noAnswer}</span>;
+}
+
+function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webhooks" | "emails">; s: Dictionary["submissionsPage"]; locale: string }) {
+  return (
+    <Card title={s.deliveryTitle}>
+      <div className="cs-stack">
+        <h3 className={styles.subheading}>{s.webhooksTitle}</h3>
+        {detail.webhooks.length === 0 ? (
+          <p className="cs-hint">{s.noWebhooks}</p>
+        ) : (
+          <ul className={styles.outcomes}>
+            {detail.webhooks.map((hook) => (
+              <li key={hook.id}>
+                <Badge tone={tones[hook.status] ?? "neutral"}>{statusText(hook.status, s)}</Badge> <span className={styles.url}>{hook.url}</span>
+                <div className="cs-hint">
+                  {format(s.attempts, { count: String(hook.attempts) })}
+                  {hook.lastStatusCode !== null ? ` · ${format(s.lastStatus, { code: String(hook.lastStatusCode) })}` : ""}
+                  {hook.lastError ? ` · ${hook.lastError}` : ""} · {formatDateTime(hook.updatedAt, locale)}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+        <h3 className={styles.subheading}>{s.emailsTitle}</h3>
+        {detail.emails.length === 0 ? (
+          <p className="cs-hint">{s.noEmails}</p>
+        ) : (
+          <ul className={styles.outcomes}>
+            {detail.emails.map((mail) => (
+              <li key={mail.id}>
+                <Badge tone={tones[mail.status] ?? "neutral"}>{statusText(mail.status, s)}</Badge> {mail.recipients.join(", ")}
+                <div className="cs-hint">
+                  {mail.subject ?? ""}
+                  {mail.sentAt ? ` · ${formatDateTime(mail.sentAt, locale)}` : ""}
+                  {mail.lastError ? ` · ${mail.lastError}` : ""}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </Card>
+  );
+}
+
+/** One submission: each answer under its label, attachments, signature, facts, webhook and e-mail outcome, PDF. */
+export function SubmissionDetailPage({ id }: { id: string }) {
+  const { t, locale } = useI18n();
+  const s = t.submissionsPage;
+  const trpc = useTRPC();
+  const detail = useQuery(trpc.submissions.get.queryOptions({ id }, { retry: (count, error) => readApiError(error).code !== "NOT_FOUND" && count < 2 }));
+  const back = (
+    <Link href="/submissions" className={styles.back}>
+      ← {s.back}
+    </Link>
+  );
+
+  if (detail.isPending)
+    return (
+      <>
+        {back}
+        <PageHeader title={s.pageTitle} />
+        <Card>
+          <Skeleton label={t.common.loading} lines={6} />
+        </Card>
+      </>
+    );
+  if (detail.error) {
+    const error = readApiError(detail.error);
+    return (
+      <>
+        {back}
+        {error.code === "NOT_FOUND" || error.code === "BAD_REQUEST" ? (
+          <EmptyState level={1} icon="inbox" title={s.notFoundTitle} description={s.notFoundBody} />
+        ) : (
+          <div className="cs-stack">
+            <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
+              {describeApiError(error, t)}
+            </Notice>
+            <div>
+              <Button onClick={() => detail.refetch()} busy={detail.isFetching}>
+                {t.common.retry}
+              </Button>
+            </div>
+          </div>
+        )}
+      </>
+    );
+  }
+
+  const d = detail.data;
+  return (
+    <>
+      {back}
+      <PageHeader
+        title={format(s.detailTitle, { date: formatDateTime(d.createdAt, locale) })}
+        description={d.templateTitle}
+        actions={
+          <a className="cs-button cs-button--primary" href={`/staff/submissions/${d.id}/pdf`} download>
+            {s.downloadPdf}
+          </a>
+        }
+      />
+      <div className={styles.layout}>
+        <Card title={s.answersTitle} description={format(s.answersDescription, { version: String(d.schemaVersion) })}>
+          <dl className={styles.answers}>
+            {d.answers.map((answer) => (
+              <div key={answer.key} className={styles.answer}>
+                <dt>{answer.label}</dt>
+                <dd>
+                  <Answer answer={answer} s={s} />
+                </dd>
+              </div>
+            ))}
+          </dl>
+          {d.answers.some((a) => a.files?.length) ? <p className="cs-hint">{s.attachmentsHint}</p> : null}
+        </Card>
+        <div className="cs-stack cs-stack--lg">
+          <Card title={s.factsTitle}>
+            <dl className={styles.facts}>
+              <dt>{s.submittedAt}</dt>
+              <dd>{formatDateTime(d.createdAt, locale)}</dd>
+              <dt>{s.columnRnummer}</dt>
+              <dd>{d.rnummer ?? "–"}</dd>
+              {d.phone ? (
+                <>
+                  <dt>{s.phone}</dt>
+                  <dd>{d.phone}</dd>
+                </>
+              ) : null}
+              <dt>{s.columnSource}</dt>
+              <dd>{sourceLabel(d.actorType, s)}</dd>
+              <dt>{s.formVersion}</dt>
+              <dd>
+                <code className="cs-mono">{d.templateIdentifier}</code> · v{d.schemaVersion}
+              </dd>
+              <dt>{s.submissionId}</dt>
+              <dd>
+                <code className={`cs-mono ${styles.hash}`}>{d.id}</code>
+              </dd>
+              <dt>{s.sha256}</dt>
+              <dd>
+                <code className={`cs-mono ${styles.hash}`}>{d.sha256}</code>
+              </dd>
+            </dl>
+          </Card>
+          <Delivery detail={d} s={s} locale={locale} />
+        </div>
+      </div>
+    </>
+  );
+}

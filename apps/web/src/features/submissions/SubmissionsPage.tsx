@@ -1,0 +1,166 @@
+"use client";
+
+import type { SubmissionListItem } from "@clinsign/contracts";
+import { Button, Card, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { ListPager } from "../../components/lists/ListPager";
+import styles from "../../components/lists/lists.module.css";
+import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { sourceLabel } from "./source";
+
+const FILTER_KEYS = ["template", "rnummer", "from", "to"] as const;
+
+/**
+ * Submissions: filters in the URL (form, case number, date range), a cursor-paged table, and
+ * exports of the whole filter as CSV or JSON (streamed by the API, not only the rows shown).
+ */
+export function SubmissionsPage() {
+  const { t, locale } = useI18n();
+  const s = t.submissionsPage;
+  const trpc = useTRPC();
+  const { values, apply } = useUrlFilters(FILTER_KEYS);
+  const [draft, setDraft] = useState(values);
+  const [appliedKey, setAppliedKey] = useState(JSON.stringify(values));
+  // Keeps the form in step when the URL changes from outside (back button, a shared link).
+  if (JSON.stringify(values) !== appliedKey) {
+    setAppliedKey(JSON.stringify(values));
+    setDraft(values);
+  }
+
+  const filter = {
+    templateIdentifier: values.template || undefined,
+    rnummer: values.rnummer || undefined,
+    createdFrom: startOfDay(values.from),
+    createdTo: endOfDay(values.to),
+  };
+  const filtered = Object.values(values).some(Boolean);
+  const templates = useQuery(trpc.templates.overview.queryOptions({}));
+  const list = useInfiniteQuery(trpc.submissions.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  const exportQuery = new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const exportHref = (fmt: "csv" | "json") => `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt]])}`;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    apply(draft);
+  }
+
+  const columns: TableColumn<SubmissionListItem>[] = [
+    { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "form", header: s.columnForm, render: (row) => row.templateTitle },
+    { key: "rnummer", header: s.columnRnummer, render: (row) => row.rnummer ?? "–" },
+    { key: "source", header: s.columnSource, render: (row) => sourceLabel(row.actorType, s) },
+    { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
+    {
+      key: "open",
+      header: s.open,
+      end: true,
+      render: (row) => (
+        <Link className="cs-button cs-button--secondary cs-button--small" href={`/submissions/${row.id}`} aria-label={format(s.openLabel, { date: formatDateTime(row.createdAt, locale) })}>
+          {s.open}
+        </Link>
+      ),
+    },
+  ];
+
+  let body;
+  if (list.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={4} /></div>;
+  else if (list.error)
+    body = (
+      <div className="cs-card__body cs-stack">
+        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
+          {describeApiError(readApiError(list.error), t)}
+        </Notice>
+        <div>
+          <Button onClick={() => list.refetch()} busy={list.isFetching}>
+            {t.common.retry}
+          </Button>
+        </div>
+      </div>
+    );
+  else if (rows.length === 0)
+    body = filtered ? (
+      <EmptyState icon="inbox" level={3} title={s.emptyFilteredTitle} description={s.emptyFilteredBody} />
+    ) : (
+      <EmptyState icon="inbox" level={3} title={s.emptyTitle} description={s.emptyBody} />
+    );
+  else
+    body = (
+      <>
+        <div className={styles.tableBody}>
+          <Table caption={s.listCaption} columns={columns} rows={rows} rowKey={(row) => row.id} />
+        </div>
+        <ListPager
+          shown={format(s.shown, { count: String(rows.length) })}
+          hasMore={!!list.hasNextPage}
+          loading={list.isFetchingNextPage}
+          onMore={() => void list.fetchNextPage()}
+          labels={s}
+        />
+      </>
+    );
+
+  return (
+    <>
+      <PageHeader
+        title={s.pageTitle}
+        description={s.description}
+        actions={
+          <>
+            <a className="cs-button cs-button--secondary" href={exportHref("csv")} download>
+              {s.exportCsv}
+            </a>
+            <a className="cs-button cs-button--secondary" href={exportHref("json")} download>
+              {s.exportJson}
+            </a>
+          </>
+        }
+      />
+      <div className="cs-stack cs-stack--lg">
+        <Card title={s.filtersTitle} description={s.exportHint}>
+          <form className={styles.filters} onSubmit={submit} role="search" aria-label={s.filtersTitle}>
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-template">
+                {s.template}
+              </label>
+              <select id="filter-template" className={`cs-input ${styles.select}`} value={draft.template} onChange={(e) => setDraft({ ...draft, template: e.target.value })}>
+                <option value="">{s.allTemplates}</option>
+                {(templates.data ?? []).map((item) => (
+                  <option key={item.identifier} value={item.identifier}>
+                    {item.title}
+                  </option>
+                ))}
+                {draft.template && !templates.data?.some((item) => item.identifier === draft.template) ? <option value={draft.template}>{draft.template}</option> : null}
+              </select>
+            </div>
+            <TextField label={s.rnummer} value={draft.rnummer} onChange={(e) => setDraft({ ...draft, rnummer: e.target.value })} maxLength={64} />
+            <TextField label={s.from} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+            <TextField label={s.to} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+            <div className={styles.filterActions}>
+              <Button type="submit" variant="primary">
+                {s.apply}
+              </Button>
+              {filtered ? (
+                <Button type="button" onClick={() => apply({})}>
+                  {s.reset}
+                </Button>
+              ) : null}
+            </div>
+          </form>
+        </Card>
+        <Card title={s.listCaption} flush>
+          {body}
+        </Card>
+      </div>
+    </>
+  );
+}

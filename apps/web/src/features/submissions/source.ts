@@ -1,0 +1,13 @@
+import type { Dictionary } from "../../i18n";
+
+/** Where a submission came from, as staff name it (the stored actor type). */
+export function sourceLabel(actorType: string, s: Dictionary["submissionsPage"]): string {
+  const labels: Record<string, string> = {
+    session: s.sourceSession,
+    portal: s.sourcePortal,
+    api_key: s.sourceApiKey,
+    user: s.sourceUser,
+    system: s.sourceSystem,
+  };
+  return labels[actorType] ?? actorType;
+}
