@@ -1,6 +1,18 @@
 import { expect, test, type Page } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
-import { createActiveTemplate, expectAccessible, latestSms, requestFormBySms, setSmsOtp, smsPortalLink, staffSignIn, type Staff } from "./forms-support";
+import {
+  createActiveTemplate,
+  expectAccessible,
+  latestSms,
+  requestFormBySms,
+  setSmsOtp,
+  smsPortalLink,
+  staffSignIn,
+  staffSmsList,
+  startSmsGateway,
+  type SmsGateway,
+  type Staff,
+} from "./forms-support";
 import { SMTP_PORT } from "./support";
 
 interface ReceivedMail {
@@ -12,6 +24,8 @@ interface ReceivedMail {
 const mails: ReceivedMail[] = [];
 let smtp: SMTPServer;
 let staff: Staff;
+/** The SMS, with their links and codes, arrive here (playwright.config.ts sets TWILIO_API_URL to it). */
+let sms: SmsGateway;
 
 test.beforeAll(async ({ browser }) => {
   smtp = new SMTPServer({
@@ -31,12 +45,14 @@ test.beforeAll(async ({ browser }) => {
     smtp.server.once("error", reject);
     smtp.listen(SMTP_PORT, "127.0.0.1", () => resolve());
   });
+  sms = await startSmsGateway();
   staff = await staffSignIn(browser, "E2E SMS portal");
   await setSmsOtp(staff, true);
 });
 test.afterAll(async () => {
   await staff?.context.close();
   await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await sms?.close();
 });
 
 /** A mobile number of its own per test: the OTP sends are limited per number and hour. */
@@ -64,7 +80,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     const rnummer = `R-${Date.now()}`;
     const emailTo = "ward7@clinic.example";
     await requestFormBySms(request, staff, { phone: phone.international, rnummer, templateIdentifier: identifier, emailTo, emailSubject: "SMS questionnaire received" });
-    const link = await smsPortalLink(staff, phone.international);
+    const link = await smsPortalLink(sms, phone.international);
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
@@ -89,8 +105,14 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await expect(codeField).toHaveAttribute("inputmode", "numeric");
     await expect(page.getByRole("button", { name: "Send a new code" })).toBeDisabled();
     await expectAccessible(page, "SMS portal: one-time code");
-    const otpSms = await latestSms(staff, phone.international, /Your code: \d{6}/);
+    const otpSms = await latestSms(sms, phone.international, /Your code: \d{6}/);
     const code = /Your code: (\d{6})/.exec(otpSms.body)![1]!;
+    // Staff see in the outbox that the link and the code went out, never the link or the code.
+    const outbox = await staffSmsList(staff, phone.international);
+    expect(outbox.map((message) => [message.purpose, message.status])).toEqual(expect.arrayContaining([["portal.otp", "sent"], ["form_request.link", "sent"]]));
+    expect(outbox.find((message) => message.purpose === "portal.otp")!.body).toBe("Your code: •••••• (valid for 10 minutes)");
+    expect(JSON.stringify(outbox)).not.toContain(link.split("/f/")[1]!);
+    expect(JSON.stringify(outbox)).not.toContain(`Your code: ${code}`);
     await codeField.fill(code);
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
@@ -151,7 +173,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     const identifier = await createActiveTemplate(request, staff, `Locked questionnaire ${Date.now()}`, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
     const phone = mobile(2);
     await requestFormBySms(request, staff, { phone: phone.international, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
-    const link = await smsPortalLink(staff, phone.international);
+    const link = await smsPortalLink(sms, phone.international);
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();

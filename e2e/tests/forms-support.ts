@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { createApiToken } from "./signing-support";
-import { API_URL, signIn, WEB_PORT } from "./support";
+import { API_URL, signIn, SMS_GATEWAY_PORT, WEB_PORT } from "./support";
 
 /** Area B credentials of the demo organization, and the staff member's signed-in browser context. */
 export interface Staff {
@@ -77,7 +77,7 @@ export async function createEmbedSession(request: APIRequestContext, staff: Staf
   return body;
 }
 
-/** F1: asks for the form by SMS; the link arrives in the organization's outbox. */
+/** F1: asks for the form by SMS; the link arrives at the SMS gateway (startSmsGateway). */
 export async function requestFormBySms(
   request: APIRequestContext,
   staff: Staff,
@@ -87,34 +87,53 @@ export async function requestFormBySms(
   expect(response.status(), await response.text()).toBe(200);
 }
 
-interface Message {
-  channel: "sms" | "email";
-  recipients: string[];
-  subject: string | null;
+/** An SMS as the gateway received it. */
+export interface ReceivedSms {
+  to: string;
+  from: string;
   body: string;
-  purpose: string;
-  status: string;
 }
 
-/** The newest SMS to `phone` (E.164) whose body matches, as staff see it in the outbox. */
-export async function latestSms(staff: Staff, phone: string, body: RegExp): Promise<Message> {
-  let found: Message | undefined;
-  await expect
-    .poll(async () => {
-      const messages = await staffQuery<Message[]>(staff, "messages.list", { channel: "sms", limit: 50 });
-      found = messages.find((message) => message.recipients.includes(phone) && body.test(message.body));
-      return found?.status;
-    }, { message: `an SMS to ${phone} matching ${body}` })
-    .toBe("sent");
-  return found!;
+/** A Twilio-compatible SMS gateway on 127.0.0.1 (playwright.config.ts points TWILIO_API_URL here). */
+export interface SmsGateway {
+  messages: ReceivedSms[];
+  close(): Promise<void>;
+}
+
+export async function startSmsGateway(): Promise<SmsGateway> {
+  const messages: ReceivedSms[] = [];
+  const server = await listen(SMS_GATEWAY_PORT, (req, body, res) => {
+    const auth = `Basic ${Buffer.from("ACe2e:e2e-gateway-token").toString("base64")}`;
+    if (req.method !== "POST" || req.url !== "/2010-04-01/Accounts/ACe2e/Messages.json" || req.headers.authorization !== auth) {
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ code: 20003, message: "Authenticate" }));
+      return;
+    }
+    const form = new URLSearchParams(body);
+    messages.push({ to: form.get("To") ?? "", from: form.get("From") ?? "", body: form.get("Body") ?? "" });
+    res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `SM${messages.length.toString(16).padStart(32, "0")}` }));
+  });
+  return { messages, close: server.close };
+}
+
+/** The newest SMS to `phone` (E.164) whose body matches, as the gateway received it. */
+export async function latestSms(gateway: SmsGateway, phone: string, body: RegExp): Promise<ReceivedSms> {
+  const find = () => gateway.messages.findLast((message) => message.to === phone && body.test(message.body));
+  await expect.poll(() => Boolean(find()), { message: `an SMS to ${phone} matching ${body}` }).toBe(true);
+  return find()!;
 }
 
 /** The portal link of an F1 SMS. */
-export async function smsPortalLink(staff: Staff, phone: string): Promise<string> {
-  const sms = await latestSms(staff, phone, /\/f\/[A-Za-z0-9_-]+/);
+export async function smsPortalLink(gateway: SmsGateway, phone: string): Promise<string> {
+  const sms = await latestSms(gateway, phone, /\/f\/[A-Za-z0-9_-]+/);
   const link = /(http:\/\/localhost:\d+\/f\/[A-Za-z0-9_-]+)/.exec(sms.body)?.[1];
   expect(link, sms.body).toBeTruthy();
   return link!;
+}
+
+/** The organization's SMS as staff see them in the outbox (`messages.list`), newest first. */
+export async function staffSmsList(staff: Staff, phone: string): Promise<{ body: string; purpose: string; status: string }[]> {
+  const messages = await staffQuery<{ recipients: string[]; body: string; purpose: string; status: string }[]>(staff, "messages.list", { channel: "sms", limit: 50 });
+  return messages.filter((message) => message.recipients.includes(phone));
 }
 
 /**

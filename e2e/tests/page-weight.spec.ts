@@ -1,5 +1,5 @@
 import { expect, test, type Browser } from "@playwright/test";
-import { createActiveTemplate, createEmbedSession, requestFormBySms, smsPortalLink, staffSignIn, type Staff } from "./forms-support";
+import { createActiveTemplate, createEmbedSession, requestFormBySms, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
 import { makeConsentPdf, requestSignature, startFileServer, type FileServer } from "./signing-support";
 
 /** The issue's budget for JavaScript on the first load of a form page, encoded bytes. */
@@ -8,13 +8,15 @@ const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
 
 let staff: Staff;
 let files: FileServer;
+let sms: SmsGateway;
 
 test.beforeAll(async ({ browser }) => {
   files = await startFileServer({ "/consent.pdf": await makeConsentPdf(FIELD) });
+  sms = await startSmsGateway();
   staff = await staffSignIn(browser, "E2E page weight");
 });
 test.afterAll(async () => {
-  await Promise.all([files?.close(), staff?.context.close()]);
+  await Promise.all([files?.close(), staff?.context.close(), sms?.close()]);
 });
 
 /**
@@ -49,7 +51,7 @@ test("JavaScript on the first load: the form pages stay within 150 KB (the signi
   const session = await createEmbedSession(request, staff, identifier);
   const phone = "+491701234590";
   await requestFormBySms(request, staff, { phone, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
-  const smsLink = await smsPortalLink(staff, phone);
+  const smsLink = await smsPortalLink(sms, phone);
   const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Consent to anaesthesia", patientId: `P-weight-${Date.now()}` });
 
   const pages = [

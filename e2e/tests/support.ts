@@ -11,6 +11,8 @@ export const HOST_PAGE_PORT = 4201;
 export const FOREIGN_HOST_PAGE_PORT = 4202;
 export const WEBHOOK_RECEIVER_PORT = 4203;
 export const SMTP_PORT = 4225;
+/** A Twilio-compatible SMS gateway the SMS tests run (TWILIO_API_URL): SMS texts, secrets included, are read here, not from the staff outbox, which never shows them. */
+export const SMS_GATEWAY_PORT = 4226;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 

@@ -281,6 +281,31 @@ describe("the SMS portal", () => {
     expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, row!.id))).toHaveLength(1);
   });
 
+  it("keeps the link token and the OTP code out of the stored messages, the staff list and the jobs", async () => {
+    const otpOrg = await api.createOrg("Outbox clinic");
+    await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+    const { linkToken } = await start("R-SECRET", {}, otpOrg);
+    await portalStep("verify", { linkToken, rnummer: "R-SECRET", phone: MOBILE });
+    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    // The provider got both secrets; nothing the service keeps, or shows staff, holds either.
+    const stored = await api.services.db.select().from(messages).where(eq(messages.organizationId, otpOrg.orgId));
+    expect(stored.map((m) => [m.purpose, m.status, m.body])).toEqual(
+      expect.arrayContaining([
+        ["form_request.link", "sent", 'Outbox clinic: please fill in the form "Anamnese": https://forms.test/f/••••••'],
+        ["portal.otp", "sent", "Your code: •••••• (valid for 10 minutes)"],
+      ]),
+    );
+    const cookie = await logInCookie(api, otpOrg.ownerEmail, otpOrg.ownerPassword);
+    const listed = JSON.stringify(await api.trpc({ cookie }).messages.list.query({}));
+    const jobRows = JSON.stringify(await api.services.db.select().from(jobs).where(eq(jobs.organizationId, otpOrg.orgId)));
+    for (const text of [JSON.stringify(stored), listed, jobRows]) {
+      expect(text).not.toContain(linkToken);
+      expect(text).not.toMatch(new RegExp(`Your code: ${code}`));
+    }
+    expect(jobRows).not.toContain("sealedBody");
+  });
+
+
   it("with two-factor: a 6-digit OTP by SMS, stored hashed; 5 wrong codes end it; resend after 30 s", async () => {
     const otpOrg = await api.createOrg("OTP clinic");
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });

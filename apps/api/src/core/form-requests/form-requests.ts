@@ -5,7 +5,7 @@ import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
-import { messageJobHandler, queueMessage } from "../messaging/messaging";
+import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
 import { normaliseMobile } from "./phone";
 
 /** How long an SMS portal link opens. */
@@ -60,6 +60,8 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
       recipients: [phone],
       sender: input.from ?? null,
       body: `${org?.name ?? "Your clinic"}: please fill in the form "${template.title}": ${link}`,
+      // Staff see that the link went out, not the link: it opens the patient's form.
+      redactedBody: `${org?.name ?? "Your clinic"}: please fill in the form "${template.title}": ${portalLink(ctx.services.config.publicWebUrl, REDACTED)}`,
       purpose: "form_request.link",
     });
     await tx.scope.update(formRequests, { smsMessageId: sms.messageId }, eq(formRequests.id, row!.id));

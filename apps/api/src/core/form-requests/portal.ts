@@ -8,7 +8,7 @@ import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
 import { runJobNow } from "../jobs/execute";
-import { messageJobHandler, queueMessage } from "../messaging/messaging";
+import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
 import { consumeRateLimit } from "../rate-limit";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
@@ -174,7 +174,14 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
     const tx = { ...ctx, scope };
     await scope.update(otpChallenges, { endedAt: new Date() }, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt));
     await scope.insert(otpChallenges, { formRequestId: row.id, codeHash: otpHash(services, row.id, code), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) });
-    const sms = await queueMessage(tx, { channel: "sms", recipients: [row.phone], sender: row.smsFrom, body: `Your code: ${code} (valid for 10 minutes)`, purpose: "portal.otp" });
+    const sms = await queueMessage(tx, {
+      channel: "sms",
+      recipients: [row.phone],
+      sender: row.smsFrom,
+      body: `Your code: ${code} (valid for 10 minutes)`,
+      redactedBody: `Your code: ${REDACTED} (valid for 10 minutes)`,
+      purpose: "portal.otp",
+    });
     await recordAudit(tx, { action: "form_request.otp_sent", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, messageId: sms.messageId } });
     return sms;
   });

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import type { MessageSummary } from "@clinsign/contracts";
-import { desc, eq, messages, OrgScope, type MessageChannel } from "@clinsign/db";
+import { desc, eq, jobs, messages, OrgScope, type MessageChannel } from "@clinsign/db";
 import type { OrgContext, Services } from "../context";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
@@ -20,6 +20,21 @@ export interface MessageInput {
   sender?: string | null;
   /** What the message is for, e.g. `form_request.link`, `portal.otp`, `submission.email`. */
   purpose: string;
+  /**
+   * The body as staff see it in the message list, when `body` carries a secret (an OTP code, a
+   * portal link's token). The full body is then kept only in the delivery job's payload, sealed
+   * with the service's SecretBox, and removed from there once the message is sent or given up.
+   */
+  redactedBody?: string;
+}
+
+/** How a secret looks in a stored message body. */
+export const REDACTED = "••••••";
+
+interface MessageJobPayload {
+  messageId: string;
+  /** SecretBox-sealed full body of a message whose stored body is redacted. */
+  sealedBody?: string;
 }
 
 /**
@@ -31,7 +46,7 @@ export async function queueMessage(ctx: OrgContext, input: MessageInput): Promis
     .insert(messages, {
       channel: input.channel,
       recipients: input.recipients,
-      body: input.body,
+      body: input.redactedBody ?? input.body,
       subject: input.subject ?? null,
       sender: input.sender ?? null,
       purpose: input.purpose,
@@ -40,7 +55,10 @@ export async function queueMessage(ctx: OrgContext, input: MessageInput): Promis
   const job = await enqueueJob(ctx.scope.db, {
     organizationId: ctx.scope.organizationId,
     kind: MESSAGE_JOB,
-    payload: { messageId: row!.id },
+    payload: {
+      messageId: row!.id,
+      ...(input.redactedBody !== undefined && { sealedBody: ctx.services.secrets.seal(input.body) }),
+    } satisfies MessageJobPayload,
     maxAttempts: MESSAGE_MAX_ATTEMPTS,
   });
   return { messageId: row!.id, jobId: job.id };
@@ -95,16 +113,27 @@ async function sendEmail(services: Services, to: string[], subject: string, body
   return { provider: "smtp", id: info.messageId ?? null };
 }
 
-/** One attempt to hand a stored message to its provider; records the outcome on the row. */
-export async function deliverMessage(services: Services, organizationId: string, messageId: string, attempt: number, maxAttempts: number): Promise<void> {
+/**
+ * One attempt to hand a stored message to its provider; records the outcome on the row. `sealedBody`
+ * is the full body of a message stored redacted (the provider gets it, the row never does).
+ */
+export async function deliverMessage(
+  services: Services,
+  organizationId: string,
+  messageId: string,
+  attempt: number,
+  maxAttempts: number,
+  sealedBody?: string,
+): Promise<void> {
   const scope = new OrgScope(services.db, organizationId);
   const [message] = await scope.select(messages, eq(messages.id, messageId)).limit(1);
   if (!message || message.status === "sent") return;
   try {
+    const body = sealedBody ? services.secrets.open(sealedBody) : message.body;
     const sent =
       message.channel === "sms"
-        ? await sendSms(services, message.recipients[0]!, message.body, message.sender)
-        : await sendEmail(services, message.recipients, message.subject ?? "", message.body);
+        ? await sendSms(services, message.recipients[0]!, body, message.sender)
+        : await sendEmail(services, message.recipients, message.subject ?? "", body);
     await scope.update(
       messages,
       { status: "sent", provider: sent.provider, providerMessageId: sent.id, attempts: attempt, lastError: null, sentAt: new Date() },
@@ -122,7 +151,19 @@ export async function deliverMessage(services: Services, organizationId: string,
 }
 
 export const messageJobHandler: JobHandler = {
-  run: (job: Job, services: Services) => deliverMessage(services, job.organizationId!, String(job.payload.messageId), job.attempts, job.maxAttempts),
+  async run(job: Job, services: Services) {
+    const payload = job.payload as unknown as MessageJobPayload;
+    let finished = false;
+    try {
+      await deliverMessage(services, job.organizationId!, String(payload.messageId), job.attempts, job.maxAttempts, payload.sealedBody);
+      finished = true;
+    } finally {
+      // The secret is needed only until the message is sent, or given up.
+      if (payload.sealedBody && (finished || job.attempts >= job.maxAttempts)) {
+        await services.db.update(jobs).set({ payload: { messageId: payload.messageId } }).where(eq(jobs.id, job.id));
+      }
+    }
+  },
   retryDelayMs: (attempt) => Math.round((MESSAGE_SCHEDULE_MS[attempt] ?? MESSAGE_SCHEDULE_MS.at(-1)!) * (0.8 + Math.random() * 0.4)),
   leaseSeconds: 60,
 };
