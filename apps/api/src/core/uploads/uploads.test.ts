@@ -69,6 +69,18 @@ describe("POST /api/embed/uploads", () => {
     expect(submit.status).toBe(200);
   });
 
+  it("answers 400, not 500, to a body that ends in the middle of a file", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const boundary = "----cut";
+    const head = `--${boundary}\r\ncontent-disposition: form-data; name="sessionId"\r\n\r\n${sessionId}\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.pdf"\r\n`;
+    const send = (body: string) =>
+      fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
+    const cut = await send(`${head}content-type: application/pdf\r\n\r\n%PDF-1.4 and then nothing`);
+    expect(cut.status).toBe(400);
+    expect(await cut.json()).toMatchObject({ ok: false, error: expect.stringContaining("ended in the middle") });
+  });
+
   it("refuses files larger than the field allows (413), wrong types and fake PDFs (400)", async () => {
     const t = await activeTemplate(org, fields);
     const sessionId = await newSession(api, org, t.identifier);

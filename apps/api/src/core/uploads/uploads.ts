@@ -84,7 +84,18 @@ const safeName = (name: string) => [...name].map((c) => (c === "/" || c === "\\"
  */
 async function* limited(part: IncomingFilePart, name: string, limit: number, field: string, head: { bytes: Buffer }): AsyncGenerator<Buffer> {
   let size = 0;
-  for await (const chunk of part.stream) {
+  const chunks = part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  for (;;) {
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await chunks.next();
+    } catch (error) {
+      // The parser ends a part whose body stops mid-file with its own error: the client's fault.
+      if (error instanceof AppError) throw error;
+      throw new AppError("invalid_request", `${name}: the multipart body ended in the middle of the file`, { field });
+    }
+    if (next.done) break;
+    const chunk = next.value;
     size += chunk.length;
     if (size > limit) throw new AppError("payload_too_large", `${name} is larger than ${limit / 1024 / 1024} MB`, { field });
     if (head.bytes.length < SNIFF_BYTES) head.bytes = Buffer.concat([head.bytes, chunk.subarray(0, SNIFF_BYTES - head.bytes.length)]);

@@ -1,0 +1,313 @@
+/**
+ * Hostile-input fuzz test (issue 8): generated requests against every REST path of the route table
+ * and the public tRPC procedures: wrong types, NUL, lone surrogates, huge numbers, deep nesting,
+ * long strings, bad JSON, bad multipart, hostile path segments. The service must answer each with
+ * a 4xx (or a success), never a 5xx or a stack trace, and stay healthy.
+ *
+ * The generator is a seeded PRNG: a failure prints its seed; FUZZ_SEED=<n> replays the run, and
+ * FUZZ_REQUESTS=<n> changes how many requests it sends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { activeTemplate, newSession } from "../testing/forms";
+import { appRouter } from "../trpc/root";
+import { routes, type Route } from "./routes";
+
+// The test reads its own knobs; the service itself reads only env.ts.
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 1200);
+const PARALLEL = 6;
+
+/** The procedures anyone may call without credentials. */
+const PUBLIC_PROCEDURES = [
+  "auth.login",
+  "auth.logout",
+  "signing.open",
+  "signing.document",
+  "signing.sign",
+  "signing.signedDocument",
+  "signing.decline",
+  "portal.open",
+  "portal.verify",
+  "portal.resendOtp",
+  "portal.checkOtp",
+  "portal.template",
+  "portal.loadDraft",
+  "portal.saveDraft",
+  "portal.submit",
+];
+
+/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+  return { next, int, pick, chance: (p: number) => next() < p };
+}
+type Rng = ReturnType<typeof prng>;
+
+const nested = (depth: number, leaf: unknown): unknown => {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = i % 2 ? { a: value } : [value];
+  return value;
+};
+
+const STRINGS = [
+  "",
+  "a\u0000b",
+  "\u0000",
+  "\ud800",
+  "x\udfffy",
+  "💥\ud83d",
+  "%00",
+  "%ZZ",
+  "../../etc/passwd",
+  "<script>alert(1)</script>",
+  "' or 1=1 --",
+  "${jndi:ldap://x}",
+  "\u202e\u200b\ufeff",
+  "null",
+  "true",
+  "-1",
+  "1e309",
+  "2024-02-30",
+  "00000000-0000-0000-0000-000000000000",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
+  "+49 170 0000000",
+  "not-an-email@",
+];
+
+function hostileValue(rng: Rng, depth = 0): unknown {
+  switch (rng.int(16)) {
+    case 0:
+      return null;
+    case 1:
+      return rng.chance(0.5);
+    case 2:
+      return rng.pick([0, -0, -1, 1.5, 2 ** 53 + 1, -(2 ** 63), 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER]);
+    case 3:
+      return rng.pick(STRINGS);
+    case 4:
+      // Long strings only at the top: a list of them would be a large body, refused as such.
+      return "x".repeat(depth === 0 ? rng.pick([256, 4097, 100_001, 300_000]) : rng.pick([256, 4097]));
+    case 5:
+      return rng.pick(STRINGS) + "y".repeat(rng.int(2000));
+    case 6:
+      return nested(rng.pick([10, 65, 200, 2000]), rng.pick(STRINGS));
+    case 7: {
+      const length = rng.pick([0, 1, 50, 1001]);
+      return Array.from({ length }, () => (depth < 2 && length <= 50 ? hostileValue(rng, depth + 1) : rng.int(10)));
+    }
+    case 8:
+      return depth < 2 ? Object.fromEntries(Array.from({ length: rng.int(6) }, () => [rng.pick(STRINGS), hostileValue(rng, depth + 1)])) : {};
+    case 9:
+      return { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } };
+    case 10:
+      return String(rng.int(1e9));
+    case 11:
+      return rng.pick(["draft", "active", "archived", "pdf", "metadata", "sms", "email"]);
+    case 12:
+      return { version: hostileValue(rng, depth + 1), fields: [{ id: "1", type: rng.pick(["text", "file", "x"]), key: rng.pick(STRINGS), label: "L", pattern: rng.pick(["(a+)+b", "(?=a)", "[", "\\1"]) }] };
+    case 13:
+      return { page: hostileValue(rng, depth + 1), x: -1, y: 1e308, width: "10", height: null };
+    case 14:
+      return "https://127.0.0.1:1/" + rng.pick(STRINGS);
+    default:
+      return undefined;
+  }
+}
+
+/** Keys the input schema knows, so that hostile values reach the checks behind them. */
+function knownKeys(schema: z.ZodType): string[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+interface Credentials {
+  org: TestOrg;
+  sessionId: string;
+  templateIdentifier: string;
+}
+
+function hostileObject(rng: Rng, keys: string[], creds: Credentials | null): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const key of keys) if (rng.chance(0.7)) body[key] = hostileValue(rng);
+  if (rng.chance(0.3)) body[rng.pick(STRINGS) || "extra"] = hostileValue(rng);
+  if (creds) {
+    const how = rng.int(3);
+    if (how === 0) Object.assign(body, { token: creds.org.token, orgId: creds.org.orgId });
+    else if (how === 1) body.sessionId = creds.sessionId;
+    if (rng.chance(0.5)) body.templateIdentifier = rng.chance(0.5) ? creds.templateIdentifier : hostileValue(rng);
+  }
+  return body;
+}
+
+/** A JSON text that is wrong on purpose, or a valid one with hostile content. */
+function hostileJsonText(rng: Rng, body: unknown): string {
+  switch (rng.int(10)) {
+    case 0:
+      return rng.pick(["{", "[1,", "{\"a\":}", "nul", "\"\\ud800\"", "{\"a\":1}}", "\u0000", "{\"a\":\"\\u0000\"}", "[]", "123", "\"text\"", ""]);
+    case 1:
+      return "[".repeat(rng.pick([100, 10_000])) + "]".repeat(rng.pick([0, 100]));
+    case 2:
+      return (JSON.stringify(body) ?? "undefined").replace(/"/, "'");
+    case 3:
+      return "{\"a\":" + "9".repeat(rng.pick([400, 5000])) + "}";
+    default:
+      return JSON.stringify(body) ?? "null";
+  }
+}
+
+const SEGMENTS = ["%00", "%ZZ", "%ED%A0%80", "%F0%9F%92", "..%2F..", "a".repeat(300), "00000000-0000-4000-8000-000000000000", "x", "%20", "💥", "1e309", "-1"];
+
+/** encodeURIComponent, except that a lone surrogate (which it refuses) becomes its UTF-8-like bytes. */
+const encodeSegment = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "\u0000")).replaceAll("%00", "%ED%A0%80");
+
+function fillPath(rng: Rng, path: string, creds: Credentials): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === "identifier" && rng.chance(0.3) ? creds.templateIdentifier : rng.chance(0.8) ? rng.pick(SEGMENTS) : encodeSegment(String(hostileValue(rng))),
+  );
+}
+
+function query(rng: Rng, values: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    params.append(key, typeof value === "string" ? value : JSON.stringify(value) ?? "");
+    if (rng.chance(0.1)) params.append(key, "again");
+  }
+  const text = params.toString();
+  return rng.chance(0.1) ? `${text}&%ZZ=1&a=%E0%A4%A` : text;
+}
+
+function multipart(rng: Rng, creds: Credentials | null): { body: string; contentType: string } {
+  const boundary = "----fuzz" + rng.int(1e9);
+  const part = (name: string, value: string, file?: string) =>
+    `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${file ? `; filename="${file}"\r\ncontent-type: ${rng.pick(["application/pdf", "image/png", "text/x\u0000"])}` : ""}\r\n\r\n${value}\r\n`;
+  const parts = [
+    creds && rng.chance(0.6) ? part("sessionId", creds.sessionId) : part("token", String(hostileValue(rng))),
+    part(rng.pick(["befund", "files", "\u0000", ""]), "%PDF-1.7 " + "z".repeat(rng.int(5000)), rng.pick(["a.pdf", "../../x", "\ud800.pdf", ""])),
+  ];
+  switch (rng.int(5)) {
+    case 0:
+      return { body: parts.join("") + `--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
+    case 1:
+      return { body: parts.join(""), contentType: `multipart/form-data; boundary=${boundary}` }; // never ends
+    case 2:
+      return { body: parts.join("") + `--${boundary}--\r\n`, contentType: "multipart/form-data" }; // no boundary
+    case 3:
+      return { body: parts.join("").replaceAll("\r\n", "\n"), contentType: `multipart/form-data; boundary=other` };
+    default:
+      return { body: "--" + boundary + "\r\ncontent-disposition: form-data\r\n\r\n", contentType: `multipart/form-data; boundary=${boundary}` };
+  }
+}
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function restRequest(rng: Rng, route: Route, creds: Credentials): FuzzRequest {
+  const withCreds = rng.chance(0.7) ? creds : null;
+  const headers: Record<string, string> = {};
+  if (route.area === "A" && withCreds && rng.chance(0.8)) headers.authorization = `Bearer ${creds.org.token}`;
+  else if (rng.chance(0.2)) headers.authorization = rng.pick(["Bearer", "Bearer %00", "Bearer \u00ff\u00fe", "Basic x", `Bearer ${"t".repeat(5000)}`]);
+  let path = fillPath(rng, route.path, creds);
+  const values = hostileObject(rng, knownKeys(route.input), withCreds);
+  if (route.method === "GET") {
+    path += `?${query(rng, values)}`;
+    return { method: route.method, path, headers };
+  }
+  if (route.body === "multipart" && rng.chance(0.8)) {
+    const { body, contentType } = multipart(rng, withCreds);
+    if (rng.chance(0.3) && withCreds) headers["x-session-id"] = creds.sessionId;
+    return { method: route.method, path, headers: { ...headers, "content-type": contentType }, body };
+  }
+  headers["content-type"] = rng.pick(["application/json", "application/json", "application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1"]);
+  return { method: route.method, path, headers, body: hostileJsonText(rng, values) };
+}
+
+const procedureTypes = Object.fromEntries(
+  Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures).map(([path, p]) => [path, p._def.type]),
+);
+
+function trpcRequest(rng: Rng, procedure: string, creds: Credentials): FuzzRequest {
+  const keys = ["token", "linkToken", "sessionToken", "email", "password", "rnummer", "phone", "code", "values", "consent", "signature", "reason", "draftKey", "next"];
+  const input = rng.chance(0.15) ? hostileValue(rng) : hostileObject(rng, keys.filter(() => rng.chance(0.4)), null);
+  const headers: Record<string, string> = {};
+  if (rng.chance(0.2)) headers.cookie = rng.pick(["cs_form_access=%ZZ", `cs_session=${"c".repeat(500)}`, "cs_form_access=%00\u00ff", "a=b; =; ;;"]);
+  if (rng.chance(0.1)) headers["x-session-id"] = rng.chance(0.5) ? creds.sessionId : "%00\u00ff";
+  if (procedureTypes[procedure] === "query") {
+    const raw = rng.chance(0.8) ? JSON.stringify(input) ?? "" : hostileJsonText(rng, input);
+    return { method: "GET", path: `/trpc/${procedure}?input=${encodeSegment(raw)}`, headers };
+  }
+  headers["content-type"] = "application/json";
+  return { method: "POST", path: `/trpc/${procedure}${rng.chance(0.05) ? "?batch=1" : ""}`, headers, body: hostileJsonText(rng, input) };
+}
+
+/** Anything that looks like a stack trace or an internal path. */
+const STACK = /\n\s+at |at [\w.<>]+ \(|node_modules|\/src\/[\w/-]+\.ts|\.js:\d+:\d+/;
+
+let api: TestApi;
+let creds: Credentials;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  const org = await api.createOrg("Klinik Fuzz");
+  const template = await activeTemplate(org, [
+    { id: "1", type: "text", key: "name", label: "Name", pattern: "[A-Za-z ]{1,40}" },
+    { id: "2", type: "email", key: "mail", label: "Mail" },
+    { id: "3", type: "file", key: "befund", label: "Befund", accept: ".pdf", maxSizeMb: 1 },
+  ]);
+  creds = { org, templateIdentifier: template.identifier, sessionId: await newSession(api, org, template.identifier) };
+});
+afterAll(() => api?.close());
+
+describe("fuzz: hostile requests on every REST path and the public tRPC procedures", () => {
+  it(`answers each with 4xx or success, never 5xx or a stack trace (seed ${SEED})`, async () => {
+    const rng = prng(SEED);
+    const targets: (() => FuzzRequest)[] = [
+      ...routes.map((route) => () => restRequest(rng, route, creds)),
+      ...PUBLIC_PROCEDURES.map((procedure) => () => trpcRequest(rng, procedure, creds)),
+    ];
+    for (const procedure of PUBLIC_PROCEDURES) expect(procedureTypes[procedure], procedure).toBeDefined();
+    // Every target first, then at random: each path is hit many times whatever the seed.
+    const plan = Array.from({ length: REQUESTS }, (_, i) => (i < targets.length ? targets[i]! : rng.pick(targets))());
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < plan.length; i += PARALLEL) {
+      await Promise.all(
+        plan.slice(i, i + PARALLEL).map(async (req) => {
+          const response = await fetch(`${api.baseUrl}${req.path}`, { method: req.method, headers: req.headers, body: req.body }).catch((error: Error) => error);
+          const where = `${req.method} ${req.path.slice(0, 120)} ${JSON.stringify(req.body?.slice(0, 120) ?? "")}`;
+          if (response instanceof Error) {
+            // The server may close an upload it refuses before reading it; any other failure counts.
+            if (req.headers["content-type"]?.startsWith("multipart/")) return;
+            failures.push(`${where}: ${response.message}`);
+            return;
+          }
+          const text = await response.text().catch(() => "");
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          if (response.status >= 500) failures.push(`${where}: ${response.status} ${text.slice(0, 300)}`);
+          else if (STACK.test(text)) failures.push(`${where}: stack trace in ${text.slice(0, 300)}`);
+        }),
+      );
+    }
+    const health = await api.request("GET", "/healthz");
+    const summary = `seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${plan.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`;
+    console.log(`fuzz: ${summary}`);
+    expect(failures, summary).toEqual([]);
+    expect(health.status, summary).toBe(200);
+    expect(plan.length).toBeGreaterThanOrEqual(1000);
+  }, 120_000);
+});
