@@ -102,6 +102,9 @@ export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
     if (!(name in fields)) fields[name] = value;
   });
   parser.on("file", (_name, stream: Readable, info) => {
+    // busboy ends a part cut short ("Unexpected end of form") by destroying its stream with an
+    // error, which would be uncaught once nobody reads the part any more: a malformed body.
+    stream.on("error", () => fail(malformed()));
     parts.push({ name: info.filename ?? "file", type: info.mimeType, stream });
     opened?.(body);
     notify();
