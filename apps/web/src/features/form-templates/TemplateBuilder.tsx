@@ -299,24 +299,26 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                         ))}
                       </div>
                       <div className={styles.fieldTools}>
-                        <Button size="small" variant="ghost" id={`move-${field.id}-up`} aria-label={`${b.moveUp}: ${field.label}`} disabled={index === 0} onClick={() => move(index, index - 1)}>
-                          ↑
+                        <Button size="small" variant="ghost" iconOnly id={`move-${field.id}-up`} aria-label={`${b.moveUp}: ${field.label}`} title={b.moveUp} disabled={index === 0} onClick={() => move(index, index - 1)}>
+                          <span aria-hidden="true">↑</span>
                         </Button>
                         <Button
                           size="small"
                           variant="ghost"
+                          iconOnly
                           id={`move-${field.id}-down`}
                           aria-label={`${b.moveDown}: ${field.label}`}
+                          title={b.moveDown}
                           disabled={index === fields.length - 1}
                           onClick={() => move(index, index + 1)}
                         >
-                          ↓
+                          <span aria-hidden="true">↓</span>
                         </Button>
-                        <Button size="small" variant="ghost" aria-label={`${b.duplicate}: ${field.label}`} onClick={() => setSchema(duplicateField(draft.schema, index))}>
-                          {b.duplicate}
+                        <Button size="small" variant="ghost" iconOnly aria-label={`${b.duplicate}: ${field.label}`} title={b.duplicate} onClick={() => setSchema(duplicateField(draft.schema, index))}>
+                          <Icon name="copy" />
                         </Button>
-                        <Button size="small" variant="ghost" aria-label={`${b.remove}: ${field.label}`} onClick={() => setSchema(removeField(draft.schema, index))}>
-                          {b.remove}
+                        <Button size="small" variant="ghost" iconOnly aria-label={`${b.remove}: ${field.label}`} title={b.remove} onClick={() => setSchema(removeField(draft.schema, index))}>
+                          <Icon name="trash" />
                         </Button>
                         <Button size="small" aria-expanded={isOpen} aria-controls={`editor-${field.id}`} onClick={() => setOpen(isOpen ? null : field.id)}>
                           {isOpen ? b.closeField : b.editField}
