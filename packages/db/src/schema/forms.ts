@@ -150,7 +150,8 @@ export const webhookAttempts = pgTable(
   ],
 );
 
-export type FormRequestStatus = "sent" | "opened" | "verified" | "submitted" | "locked";
+/** `cancelled`: staff ended the request; its link no longer opens (expires_at is set to the cancel time). */
+export type FormRequestStatus = "sent" | "opened" | "verified" | "submitted" | "locked" | "cancelled";
 
 /** An SMS-initiated form process (F1). Link and access tokens are stored as SHA-256 only. */
 export const formRequests = pgTable(
@@ -221,8 +222,13 @@ export const messages = pgTable(
     providerMessageId: text("provider_message_id"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
+    /** The SMS form request a message belongs to (its link SMS, resent links, OTP codes): its delivery history. */
+    formRequestId: uuid("form_request_id"),
     createdAt: createdAt(),
     sentAt: ts("sent_at"),
   },
-  (t) => [index("messages_org_created_idx").on(t.organizationId, t.createdAt)],
+  (t) => [
+    index("messages_org_created_idx").on(t.organizationId, t.createdAt),
+    index("messages_org_form_request_idx").on(t.organizationId, t.formRequestId, t.createdAt),
+  ],
 );
