@@ -78,7 +78,8 @@ describe("POST /api/embed/uploads", () => {
       fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
     const cut = await send(`${head}content-type: application/pdf\r\n\r\n%PDF-1.4 and then nothing`);
     expect(cut.status).toBe(400);
-    expect(await cut.json()).toMatchObject({ ok: false, error: expect.stringContaining("ended in the middle") });
+    // Whichever notices first, the parser (malformed body) or the file's reader (ended mid-file).
+    expect((await cut.json()).error).toMatch(/malformed multipart body|ended in the middle/);
   });
 
   it("refuses files larger than the field allows (413), wrong types and fake PDFs (400)", async () => {
