@@ -254,20 +254,6 @@ export const createFormRequestInput = z.object({
 });
 export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
 
-export const formRequestSummary = z.object({
-  id: z.uuid(),
-  templateIdentifier: z.string(),
-  rnummer: z.string(),
-  phone: z.string(),
-  status: z.string(),
-  smsStatus: z.string().nullable(),
-  smsError: z.string().nullable(),
-  submissionId: z.string().nullable(),
-  createdAt: isoDateTime,
-  expiresAt: isoDateTime,
-});
-export type FormRequestSummary = z.infer<typeof formRequestSummary>;
-
 export const portalLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
 export const portalVerifyInput = portalLinkInput.extend({ rnummer: z.string().min(1).max(64), phone: z.string().min(1).max(40) });
 export const portalOtpInput = portalLinkInput.extend({ code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }) });

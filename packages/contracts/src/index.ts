@@ -11,3 +11,5 @@ export * from "./form-validation";
 export * from "./lists";
 export * from "./submissions";
 export * from "./audit";
+export * from "./form-requests";
+export * from "./webhooks";

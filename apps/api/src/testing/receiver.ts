@@ -51,3 +51,14 @@ export async function startReceiver(): Promise<Receiver> {
   };
   return receiver;
 }
+
+/** The configuration that sends SMS to `twilio` (a receiver standing in for Twilio's Messages API). */
+export function twilioEnv(twilio: Receiver): Record<string, string> {
+  return {
+    SMS_PROVIDER: "twilio",
+    TWILIO_API_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: "AC123",
+    TWILIO_AUTH_TOKEN: "secret-token",
+    TWILIO_FROM: "+15005550006",
+  };
+}

@@ -1,7 +1,9 @@
 import { authRouter } from "./routers/auth";
-import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter, webhooksRouter } from "./routers/forms";
+import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
+import { formRequestsRouter } from "./routers/form-requests";
+import { webhooksRouter } from "./routers/webhooks";
 import { organizationRouter } from "./routers/organization";
-import { formRequestsRouter, portalRouter } from "./routers/portal";
+import { portalRouter } from "./routers/portal";
 import { documentsRouter } from "./routers/documents";
 import { signaturesRouter } from "./routers/signatures";
 import { signingRouter } from "./routers/signing";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
-import { startReceiver, type Receiver } from "../../testing/receiver";
+import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { updateOrganizationSettings } from "../organizations/organizations";
@@ -21,11 +21,7 @@ beforeAll(async () => {
   twilio = await startReceiver();
   receiver = await startReceiver();
   api = await startTestApi({
-    SMS_PROVIDER: "twilio",
-    TWILIO_API_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: "AC123",
-    TWILIO_AUTH_TOKEN: "secret-token",
-    TWILIO_FROM: "+15005550006",
+    ...twilioEnv(twilio),
     PUBLIC_WEB_URL: "https://forms.test",
     OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
   });
@@ -117,19 +113,19 @@ describe("F1 POST /api/portal/request", () => {
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-FAIL"));
     expect(row).toBeTruthy();
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-    const [listed] = await api.trpc({ cookie }).formRequests.list.query({});
-    expect(listed).toMatchObject({ rnummer: "R-FAIL", smsStatus: "queued", smsError: expect.stringContaining("HTTP 500") });
+    const [listed] = (await api.trpc({ cookie }).formRequests.list.query({})).items;
+    expect(listed).toMatchObject({ rnummer: "R-FAIL", state: "sms_retrying", smsError: expect.stringContaining("HTTP 500") });
     // The provider recovers; the retry sends the same SMS.
     twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SMok" }) });
     await api.services.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(and(eq(jobs.organizationId, org.orgId), eq(jobs.status, "pending")));
     await new JobRunner(api.services, jobHandlers).runDue();
-    const [after] = await api.trpc({ cookie }).formRequests.list.query({});
-    expect(after).toMatchObject({ smsStatus: "sent", smsError: null });
+    const [after] = (await api.trpc({ cookie }).formRequests.list.query({})).items;
+    expect(after).toMatchObject({ state: "sent", smsError: null });
     expect(twilio.requests).toHaveLength(2);
     expect(smsBody(0).get("Body")).toBe(smsBody(1).get("Body"));
     // Staff of another organization see none of it.
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect((await api.trpc({ cookie: otherCookie }).formRequests.list.query({})).some((r) => r.rnummer === "R-FAIL")).toBe(false);
+    expect((await api.trpc({ cookie: otherCookie }).formRequests.list.query({})).items.some((r) => r.rnummer === "R-FAIL")).toBe(false);
   });
 
   it("is the same procedure over tRPC", async () => {

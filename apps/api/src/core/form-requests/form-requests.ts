@@ -1,5 +1,5 @@
-import { createFormRequestInput, type CreateFormRequestInput, type FormRequestSummary } from "@clinsign/contracts";
-import { desc, eq, formRequests, messages, organizations, templates } from "@clinsign/db";
+import { createFormRequestInput, type CreateFormRequestInput } from "@clinsign/contracts";
+import { eq, formRequests, messages, organizations, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
@@ -13,6 +13,38 @@ export const FORM_REQUEST_LIFETIME_MS = 7 * 24 * 3600_000;
 
 /** The portal page the SMS links to. */
 export const portalLink = (publicWebUrl: string, linkToken: string) => `${publicWebUrl}/f/${linkToken}`;
+
+/**
+ * Queues the SMS with a request's portal link, in the caller's transaction, as the request's
+ * current link message. The stored body shows that a link went out, not the link: it opens the
+ * patient's form (the full text reaches only the provider, see queueMessage).
+ */
+export async function queueLinkSms(
+  tx: OrgContext,
+  request: { id: string; phone: string; smsFrom: string | null },
+  templateTitle: string,
+  linkToken: string,
+): Promise<{ messageId: string; jobId: string }> {
+  const [org] = await tx.scope.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, tx.scope.organizationId));
+  const text = (link: string) => `${org?.name ?? "Your clinic"}: please fill in the form "${templateTitle}": ${link}`;
+  const { publicWebUrl } = tx.services.config;
+  const sms = await queueMessage(tx, {
+    channel: "sms",
+    recipients: [request.phone],
+    sender: request.smsFrom,
+    body: text(portalLink(publicWebUrl, linkToken)),
+    redactedBody: text(portalLink(publicWebUrl, REDACTED)),
+    purpose: "form_request.link",
+  });
+  await linkMessageToRequest(tx, sms.messageId, request.id);
+  await tx.scope.update(formRequests, { smsMessageId: sms.messageId }, eq(formRequests.id, request.id));
+  return sms;
+}
+
+/** Files a message under its form request: the request's SMS history in the staff console. */
+export async function linkMessageToRequest(tx: OrgContext, messageId: string, formRequestId: string): Promise<void> {
+  await tx.scope.update(messages, { formRequestId }, eq(messages.id, messageId));
+}
 
 /**
  * F1: validates (400), finds the template (403 when it exists only in another organization,
@@ -40,9 +72,7 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
   if (template.status !== "active") throw new AppError("not_found", "template is not active", { field: "templateIdentifier" });
 
   const linkToken = randomSecret(32);
-  const link = portalLink(ctx.services.config.publicWebUrl, linkToken);
   const { jobId } = await inTransaction(ctx, async (tx) => {
-    const [org] = await tx.scope.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, tx.scope.organizationId));
     const [row] = await tx.scope
       .insert(formRequests, {
         templateIdentifier: template.identifier,
@@ -55,16 +85,7 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
         expiresAt: new Date(Date.now() + FORM_REQUEST_LIFETIME_MS),
       })
       .returning({ id: formRequests.id });
-    const sms = await queueMessage(tx, {
-      channel: "sms",
-      recipients: [phone],
-      sender: input.from ?? null,
-      body: `${org?.name ?? "Your clinic"}: please fill in the form "${template.title}": ${link}`,
-      // Staff see that the link went out, not the link: it opens the patient's form.
-      redactedBody: `${org?.name ?? "Your clinic"}: please fill in the form "${template.title}": ${portalLink(ctx.services.config.publicWebUrl, REDACTED)}`,
-      purpose: "form_request.link",
-    });
-    await tx.scope.update(formRequests, { smsMessageId: sms.messageId }, eq(formRequests.id, row!.id));
+    const sms = await queueLinkSms(tx, { id: row!.id, phone, smsFrom: input.from ?? null }, template.title, linkToken);
     await recordAudit(tx, {
       action: "form_request.created",
       templateIdentifier: template.identifier,
@@ -74,27 +95,4 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
   });
   await runJobNow(ctx.services, jobId, messageJobHandler);
   return { rnummer: input.rnummer, phone, templateIdentifier: template.identifier };
-}
-
-/** Staff: requests newest first, with the state of their SMS. */
-export async function listFormRequests(ctx: OrgContext, input: { limit: number }): Promise<FormRequestSummary[]> {
-  const rows = await ctx.scope.select(formRequests).orderBy(desc(formRequests.createdAt)).limit(input.limit);
-  const sms = new Map<string, typeof messages.$inferSelect>();
-  for (const row of rows) {
-    if (!row.smsMessageId) continue;
-    const [m] = await ctx.scope.select(messages, eq(messages.id, row.smsMessageId)).limit(1);
-    if (m) sms.set(row.id, m);
-  }
-  return rows.map((r) => ({
-    id: r.id,
-    templateIdentifier: r.templateIdentifier,
-    rnummer: r.rnummer,
-    phone: r.phone,
-    status: r.status,
-    smsStatus: sms.get(r.id)?.status ?? null,
-    smsError: sms.get(r.id)?.lastError ?? null,
-    submissionId: r.submissionId,
-    createdAt: r.createdAt.toISOString(),
-    expiresAt: r.expiresAt.toISOString(),
-  }));
 }

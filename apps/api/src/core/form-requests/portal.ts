@@ -12,6 +12,7 @@ import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messagin
 import { consumeRateLimit } from "../rate-limit";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
+import { linkMessageToRequest } from "./form-requests";
 import { normaliseEntered } from "./phone";
 
 /**
@@ -49,6 +50,7 @@ async function otpEnabled(services: Services, organizationId: string): Promise<b
 }
 
 function usable(row: RequestRow) {
+  if (row.status === "cancelled") throw gone();
   if (row.status === "locked") throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
   if (row.status === "submitted") throw new AppError("conflict", "this form was already submitted");
 }
@@ -57,10 +59,11 @@ function usable(row: RequestRow) {
 export async function openFormRequest(services: Services, input: { linkToken: string; accessToken?: string }) {
   const [row] = await services.db.select().from(formRequests).where(eq(formRequests.linkTokenHash, sha256Hex(input.linkToken))).limit(1);
   if (!row) throw gone();
-  // Whoever holds the link may learn that it expired (every other step just refuses it).
-  if (row.expiresAt.getTime() < Date.now() && row.status !== "submitted") {
+  // Whoever holds the link may learn that it expired or staff cancelled it (every other step just refuses it).
+  if ((row.expiresAt.getTime() < Date.now() || row.status === "cancelled") && row.status !== "submitted") {
     return { status: "expired" as const, branding: null, templateTitle: null, organizationName: null, otpRequired: false, hasAccess: false, expiresAt: row.expiresAt.toISOString() };
   }
+  if (row.status === "sent") await markOpened(services, row);
   const [template] = await new OrgScope(services.db, row.organizationId).select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
   const [org] = await services.db.select({ name: organizations.name, otp: organizations.otpEnabled }).from(organizations).where(eq(organizations.id, row.organizationId));
   const branding = await getDefaultBranding(portalContext(services, row, { requestId: "", ip: null, userAgent: null }));
@@ -75,6 +78,17 @@ export async function openFormRequest(services: Services, input: { linkToken: st
     hasAccess: input.accessToken !== undefined && holdsAccess(row, input.accessToken),
     expiresAt: row.expiresAt.toISOString(),
   };
+}
+
+/** The first time the link opens, staff see the request as opened (once: later opens change nothing). */
+async function markOpened(services: Services, row: RequestRow): Promise<void> {
+  const ctx = portalContext(services, row, { requestId: "", ip: null, userAgent: null });
+  await inTransaction(ctx, async (tx) => {
+    const [opened] = await tx.scope
+      .update(formRequests, { status: "opened", updatedAt: new Date() }, eq(formRequests.id, row.id), eq(formRequests.status, "sent"))
+      .returning({ id: formRequests.id });
+    if (opened) await recordAudit(tx, { action: "form_request.opened", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id } });
+  });
 }
 
 function holdsAccess(row: RequestRow, accessToken: string): boolean {
@@ -96,7 +110,7 @@ async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessTo
       formRequests,
       { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", updatedAt: new Date() },
       eq(formRequests.id, row.id),
-      notInArray(formRequests.status, ["locked", "submitted"]),
+      notInArray(formRequests.status, ["locked", "submitted", "cancelled"]),
     )
     .returning({ id: formRequests.id });
   if (!granted) {
@@ -182,6 +196,7 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
       redactedBody: `Your code: ${REDACTED} (valid for 10 minutes)`,
       purpose: "portal.otp",
     });
+    await linkMessageToRequest(tx, sms.messageId, row.id);
     await recordAudit(tx, { action: "form_request.otp_sent", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, messageId: sms.messageId } });
     return sms;
   });

@@ -168,7 +168,7 @@ export const messageJobHandler: JobHandler = {
   leaseSeconds: 60,
 };
 
-function toSummary(row: typeof messages.$inferSelect): MessageSummary {
+export function toSummary(row: typeof messages.$inferSelect): MessageSummary {
   return {
     id: row.id,
     channel: row.channel,

@@ -9,18 +9,15 @@ import {
   listMessagesInput,
   listSessionsInput,
   listSubmissionsInput,
-  listWebhookEventsInput,
-  resendWebhookInput,
   revokeSessionInput,
   saveDraftInput,
   submitInput,
   templateIdentifier,
-  webhookTestInput,
 } from "@clinsign/contracts";
 import { listAuditEntries, listAuditLog, verifyOrganizationChain } from "../../core/audit/audit-log";
 import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
 import { AppError } from "../../core/errors";
-import { recordFormEvent, sendTestWebhook } from "../../core/forms/events";
+import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { listMessages } from "../../core/messaging/messaging";
 import { createFormSession, describeSession, listFormSessions, revokeFormSession } from "../../core/sessions/sessions";
@@ -28,7 +25,6 @@ import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
-import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
 import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
 
 export const sessionsRouter = {
@@ -66,14 +62,6 @@ export const submissionsRouter = {
   /** Staff: the list contract (packages/contracts/src/lists.ts); exports and the PDF are GET routes (http/staff-downloads.ts). */
   list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissionPage(ctx.org, input)),
   get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmissionDetail(ctx.org, input)),
-} satisfies TRPCRouterRecord;
-
-export const webhooksRouter = {
-  /** F11. */
-  test: orgProcedure.input(webhookTestInput).mutation(({ ctx, input }) => sendTestWebhook(ctx.org, input)),
-  /** F12. */
-  log: orgProcedure.input(listWebhookEventsInput).query(({ ctx, input }) => listWebhookLog(ctx.org, input)),
-  resend: staffProcedure.input(resendWebhookInput).mutation(({ ctx, input }) => resendWebhook(ctx.org, input)),
 } satisfies TRPCRouterRecord;
 
 export const auditRouter = {

@@ -1,8 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { z } from "zod";
 import {
-  createFormRequestInput,
-  listLimit,
   portalAccessInput,
   portalLinkInput,
   portalOtpInput,
@@ -11,7 +8,6 @@ import {
   portalVerifyInput,
 } from "@clinsign/contracts";
 
-import { createFormRequest, listFormRequests } from "../../core/form-requests/form-requests";
 import {
   checkOtp,
   openFormRequest,
@@ -23,7 +19,7 @@ import {
   resendOtp,
   verifyIdentity,
 } from "../../core/form-requests/portal";
-import { orgProcedure, publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
+import { publicProcedure, type TrpcContext } from "../trpc";
 
 /** The portal's pages and their tRPC door live under /f/ (the web app's /f/trpc proxy). */
 const PORTAL_COOKIE_PATH = "/f/";
@@ -39,12 +35,6 @@ function grantAccess(ctx: TrpcContext, step: { otpRequired: boolean; accessToken
   if (step.accessToken && step.expiresAt) setPortalAccess(ctx, { accessToken: step.accessToken, expiresAt: step.expiresAt });
   return { otpRequired: step.otpRequired, accessExpiresAt: step.expiresAt };
 }
-
-export const formRequestsRouter = {
-  /** F1. */
-  create: orgProcedure.input(createFormRequestInput).mutation(({ ctx, input }) => createFormRequest(ctx.org, input)),
-  list: staffProcedure.input(z.object({ limit: listLimit(50, 200) })).query(({ ctx, input }) => listFormRequests(ctx.org, input)),
-} satisfies TRPCRouterRecord;
 
 /** The SMS portal pages: link token → identification → (OTP) → access token → form. */
 export const portalRouter = {
