@@ -10,6 +10,7 @@ export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
 export { fieldBox, PdfPages, type PdfFieldRect, type PdfPagesLabels, type PdfPagesProps } from "./PdfPages";
 export { RadioCards, type RadioCardOption, type RadioCardsProps } from "./RadioCards";
 export { SignaturePad, type SignaturePadHandle, type SignaturePadLabels, type SignaturePadProps } from "./SignaturePad";
+export { Segmented, type SegmentedOption, type SegmentedProps } from "./Segmented";
 export { Skeleton } from "./Skeleton";
 export { Switch, type SwitchProps } from "./Switch";
 export { Table, type TableColumn, type TableProps } from "./Table";

@@ -2,6 +2,7 @@
 
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { Button } from "../Button";
+import { Segmented } from "../Segmented";
 import type { SignaturePadHandle } from "../SignaturePad";
 import type { FormRendererLabels } from "./labels";
 import styles from "./FormRenderer.module.css";
@@ -96,24 +97,21 @@ export function SignatureInput({
 
   return (
     <div className={styles.signature}>
-      <div className={styles.segmented} role="radiogroup" aria-label={labels.methodLegend}>
-        {(["draw", "type"] as const).map((option, index) => (
-          <label key={option} className={styles.segment}>
-            <input
-              type="radio"
-              id={index === 0 ? id : undefined}
-              name={`${id}-method`}
-              checked={method === option}
-              disabled={disabled}
-              onChange={() => {
-                setMethod(option);
-                onChange(option === "type" ? (typedSignature(typedName) ?? "") : (padRef.current?.toPng() ?? ""));
-              }}
-            />
-            <span>{option === "draw" ? labels.drawTab : labels.typeTab}</span>
-          </label>
-        ))}
-      </div>
+      <Segmented
+        id={id}
+        label={labels.methodLegend}
+        name={`${id}-method`}
+        value={method}
+        disabled={disabled}
+        options={[
+          { value: "draw", label: labels.drawTab },
+          { value: "type", label: labels.typeTab },
+        ]}
+        onChange={(option) => {
+          setMethod(option);
+          onChange(option === "type" ? (typedSignature(typedName) ?? "") : (padRef.current?.toPng() ?? ""));
+        }}
+      />
       {method === "draw" ? (
         <div ref={padArea} className={styles.padArea}>
           {near ? (

@@ -1,7 +1,7 @@
 "use client";
 
 import type { Attachment, FormValues, TemplateSchema } from "@clinsign/contracts";
-import { Notice } from "@clinsign/ui";
+import { Notice, Segmented } from "@clinsign/ui";
 import { FormRenderer } from "@clinsign/ui/form";
 import { useMemo, useState } from "react";
 import { languageNames, languages, locales, patientSections, type Lang, type PatientDictionary } from "../../i18n";
@@ -37,22 +37,17 @@ export function PreviewPane({ title, description, schema, initialWidth = "phone"
   return (
     <div className={styles.pane}>
       <div className={styles.toolbar}>
-        <div role="radiogroup" aria-label={p.width} className={styles.segmented}>
-          {(["phone", "desktop"] as const).map((option) => (
-            <label key={option} className={styles.segment}>
-              <input type="radio" name="preview-width" checked={width === option} onChange={() => setWidth(option)} />
-              <span>{option === "phone" ? p.phone : p.desktop}</span>
-            </label>
-          ))}
-        </div>
-        <div role="radiogroup" aria-label={p.pageLanguage} className={styles.segmented}>
-          {languages.map((code) => (
-            <label key={code} className={styles.segment} lang={code}>
-              <input type="radio" name="preview-language" checked={pageLang === code} onChange={() => setPageLang(code)} />
-              <span>{languageNames[code]}</span>
-            </label>
-          ))}
-        </div>
+        <Segmented<Width>
+          label={p.width}
+          name="preview-width"
+          value={width}
+          onChange={setWidth}
+          options={[
+            { value: "phone", label: p.phone },
+            { value: "desktop", label: p.desktop },
+          ]}
+        />
+        <Segmented<Lang> label={p.pageLanguage} name="preview-language" value={pageLang} onChange={setPageLang} options={languages.map((code) => ({ value: code, label: languageNames[code], lang: code }))} />
       </div>
       <div className={styles.stage}>
         <div className={styles.frame} data-width={width} lang={pageLang}>
