@@ -32,14 +32,14 @@ export const navigation: NavGroup[] = [
     label: "groupForms",
     items: [
       { key: "formTemplates", href: "/form-templates", icon: "template", ready: true },
-      { key: "formRequests", href: "/form-requests", icon: "send", ready: false },
+      { key: "formRequests", href: "/form-requests", icon: "send", ready: true },
       { key: "submissions", href: "/submissions", icon: "inbox", ready: true },
     ],
   },
   {
     label: "groupIntegration",
     items: [
-      { key: "webhooks", href: "/webhooks", icon: "webhook", ready: false },
+      { key: "webhooks", href: "/webhooks", icon: "webhook", ready: true },
       { key: "tokens", href: "/tokens", icon: "key", ready: true },
     ],
   },

@@ -1,6 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
 
 /**
  * A list's filters live in the URL: a filtered list can be shared, reloaded, and the back button
@@ -23,6 +24,31 @@ export function useUrlFilters<Key extends string>(keys: readonly Key[]) {
   }
 
   return { values, apply, query: params.toString() };
+}
+
+/**
+ * A filter form over `useUrlFilters`: the fields edit a draft, submitting puts it in the URL, and
+ * the draft follows the URL when it changes from outside (back button, a shared link).
+ */
+export function useFilterForm<Key extends string>(keys: readonly Key[]) {
+  const { values, apply } = useUrlFilters(keys);
+  const [draft, setDraft] = useState(values);
+  const [appliedKey, setAppliedKey] = useState(JSON.stringify(values));
+  if (JSON.stringify(values) !== appliedKey) {
+    setAppliedKey(JSON.stringify(values));
+    setDraft(values);
+  }
+  return {
+    values,
+    apply,
+    draft,
+    set: (key: Key, value: string) => setDraft((current) => ({ ...current, [key]: value })),
+    filtered: Object.values(values).some(Boolean),
+    submit(event: FormEvent) {
+      event.preventDefault();
+      apply(draft);
+    },
+  };
 }
 
 /** A date input's day (YYYY-MM-DD) as the start of that day in the reader's time zone, ISO 8601. */

@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { FormRequestsPage } from "../../../features/form-requests/FormRequestsPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.nav.formRequests };
+  return { title: t.formRequestsPage.pageTitle };
 }
 
-export default function FormRequestsPage() {
-  return <ComingSoon section="formRequests" />;
+export default function Page() {
+  // The list reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <FormRequestsPage />
+    </Suspense>
+  );
 }

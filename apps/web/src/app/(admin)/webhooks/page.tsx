@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { WebhooksPage } from "../../../features/webhooks/WebhooksPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.nav.webhooks };
+  return { title: t.webhooksPage.pageTitle };
 }
 
-export default function WebhooksPage() {
-  return <ComingSoon section="webhooks" />;
+export default function Page() {
+  // The log reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <WebhooksPage />
+    </Suspense>
+  );
 }

@@ -1,0 +1,109 @@
+"use client";
+
+import { formRequestStates, type FormRequestListItem, type FormRequestState } from "@clinsign/contracts";
+import { Badge, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { FilterActions, ListBody, TemplateSelect } from "../../components/lists/ListBody";
+import lists from "../../components/lists/lists.module.css";
+import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTRPC } from "../../trpc/client";
+import styles from "./form-requests.module.css";
+import { Outbox } from "./Outbox";
+import { RequestDetails } from "./RequestDetails";
+import { SendRequestForm } from "./SendRequestForm";
+import { stateLabel, stateTone } from "./states";
+
+const FILTER_KEYS = ["state", "template", "rnummer", "from", "to"] as const;
+
+/**
+ * Form requests (SMS): send a form by SMS, the requests with their state (filters in the URL,
+ * cursor paging), each request's SMS history with resend and cancel, and the outbox in a demo.
+ */
+export function FormRequestsPage() {
+  const { t, locale } = useI18n();
+  const f = t.formRequestsPage;
+  const trpc = useTRPC();
+  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const filter = {
+    state: formRequestStates.find((state) => state === values.state) as FormRequestState | undefined,
+    templateIdentifier: values.template || undefined,
+    rnummer: values.rnummer || undefined,
+    createdFrom: startOfDay(values.from),
+    createdTo: endOfDay(values.to),
+  };
+  const templates = useTemplateOptions() ?? [];
+  const list = useInfiniteQuery(trpc.formRequests.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  const columns: TableColumn<FormRequestListItem>[] = [
+    { key: "sent", header: f.columnSent, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "form", header: f.columnForm, render: (row) => row.templateTitle ?? row.templateIdentifier },
+    { key: "rnummer", header: f.columnRnummer, render: (row) => row.rnummer },
+    { key: "phone", header: f.columnPhone, render: (row) => <span className="cs-mono">{row.phone}</span> },
+    {
+      key: "state",
+      header: f.columnState,
+      render: (row) => (
+        <div className={styles.state}>
+          <Badge tone={stateTone(row.state)}>{stateLabel(row.state, f)}</Badge>
+          {row.state === "sms_retrying" || row.state === "sms_failed" ? (
+            row.smsError ? <span className={lists.error}>{row.smsError}</span> : null
+          ) : row.state !== "submitted" && row.state !== "cancelled" ? (
+            <span className="cs-hint">{format(row.state === "expired" ? f.expired : f.expires, { date: formatDateTime(row.expiresAt, locale) })}</span>
+          ) : null}
+        </div>
+      ),
+    },
+    { key: "details", header: f.columnDetails, render: (row) => <RequestDetails request={row} /> },
+  ];
+
+  return (
+    <>
+      <PageHeader title={f.pageTitle} description={f.description} />
+      <div className="cs-stack cs-stack--lg">
+        <Card title={f.sendTitle} description={f.sendDescription}>
+          <SendRequestForm />
+        </Card>
+        <Card title={f.filtersTitle}>
+          <form className={lists.filters} onSubmit={submit} role="search" aria-label={f.filtersTitle}>
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-state">
+                {f.state}
+              </label>
+              <select id="filter-state" className={`cs-input ${lists.select}`} value={draft.state} onChange={(e) => set("state", e.target.value)}>
+                <option value="">{f.allStates}</option>
+                {formRequestStates.map((state) => (
+                  <option key={state} value={state}>
+                    {stateLabel(state, f)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <TemplateSelect id="filter-template" label={f.template} allLabel={f.allTemplates} value={draft.template} onChange={(value) => set("template", value)} templates={templates} />
+            <TextField label={f.rnummer} value={draft.rnummer} onChange={(e) => set("rnummer", e.target.value)} maxLength={64} />
+            <TextField label={f.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
+            <TextField label={f.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+            <FilterActions filtered={filtered} onReset={() => apply({})} labels={f} />
+          </form>
+        </Card>
+        <Card title={f.listCaption} flush>
+          <ListBody
+            list={list}
+            rows={rows}
+            caption={f.listCaption}
+            columns={columns}
+            rowKey={(row) => row.id}
+            labels={f}
+            empty={<EmptyState icon="send" level={3} title={filtered ? f.emptyFilteredTitle : f.emptyTitle} description={filtered ? f.emptyFilteredBody : f.emptyBody} />}
+          />
+        </Card>
+        <Outbox />
+      </div>
+    </>
+  );
+}

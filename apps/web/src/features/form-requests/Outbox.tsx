@@ -1,0 +1,58 @@
+"use client";
+
+import type { MessageSummary } from "@clinsign/contracts";
+import { Badge, Card, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { useQuery } from "@tanstack/react-query";
+import lists from "../../components/lists/lists.module.css";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import styles from "./form-requests.module.css";
+
+const OUTBOX_SIZE = 20;
+
+/**
+ * The newest SMS and their delivery state. With the outbox provider they are kept here instead of
+ * being sent (a demo works without an SMS gateway). Bodies are shown as stored: links and
+ * one-time codes are hidden there (core/messaging).
+ */
+export function Outbox() {
+  const { t, locale } = useI18n();
+  const f = t.formRequestsPage;
+  const trpc = useTRPC();
+  const outbox = useQuery(trpc.messages.list.queryOptions({ channel: "sms", limit: OUTBOX_SIZE }));
+  const rows = outbox.data ?? [];
+  // Only the outbox provider marks messages "outbox": then nothing leaves the service, and staff are told so.
+  const keptHere = rows.some((message) => message.provider === "outbox");
+
+  const columns: TableColumn<MessageSummary>[] = [
+    { key: "time", header: f.columnTime, render: (m) => formatDateTime(m.createdAt, locale) },
+    { key: "to", header: f.columnTo, render: (m) => <span className="cs-mono">{m.recipients.join(", ")}</span> },
+    { key: "message", header: f.columnMessage, render: (m) => <span className={styles.body}>{m.body}</span> },
+    {
+      key: "status",
+      header: f.columnStatus,
+      render: (m) => <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? f.stateSent : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>,
+    },
+  ];
+  return (
+    <Card title={f.outboxTitle} description={keptHere ? f.outboxDescription : f.outboxGatewayDescription} flush>
+      {outbox.isPending ? (
+        <div className="cs-card__body">
+          <Skeleton label={t.common.loading} lines={3} />
+        </div>
+      ) : outbox.error ? (
+        <div className="cs-card__body">
+          <Notice tone="danger">{describeApiError(readApiError(outbox.error), t)}</Notice>
+        </div>
+      ) : rows.length === 0 ? (
+        <p className={`cs-card__body cs-hint ${styles.flat}`}>{f.outboxEmpty}</p>
+      ) : (
+        <div className={lists.tableBody} data-testid="sms-outbox">
+          <Table caption={f.outboxCaption} columns={columns} rows={rows} rowKey={(m) => m.id} />
+        </div>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,117 @@
+"use client";
+
+import { Button, Notice, TextField } from "@clinsign/ui";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import lists from "../../components/lists/lists.module.css";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
+import styles from "./form-requests.module.css";
+
+/** The organization's country (DE): the phone field starts with its calling code. */
+const DEFAULT_CALLING_CODE = "+49 ";
+
+const empty = { templateIdentifier: "", phone: DEFAULT_CALLING_CODE, rnummer: "", from: "", emailTo: "", emailSubject: "" };
+type Draft = typeof empty;
+
+/** Sends a form by SMS through F1's service; shows the number as the API normalised it. */
+export function SendRequestForm() {
+  const { t } = useI18n();
+  const f = t.formRequestsPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const templates = useTemplateOptions();
+  const active = (templates ?? []).filter((item) => item.status === "active");
+  const [draft, setDraft] = useState<Draft>(empty);
+  const [sentTo, setSentTo] = useState<string | null>(null);
+
+  const create = useMutation(
+    trpc.formRequests.create.mutationOptions({
+      onSuccess: (result) => {
+        setSentTo(result.phone);
+        setDraft((current) => ({ ...empty, templateIdentifier: current.templateIdentifier, from: current.from }));
+        void queryClient.invalidateQueries({ queryKey: trpc.formRequests.list.pathKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.messages.list.pathKey() });
+      },
+    }),
+  );
+  const apiError = create.error ? readApiError(create.error) : null;
+  const fieldError = (key: string) => {
+    const issue = apiError?.fieldErrors.find((e) => e.key === key || e.key.startsWith(`${key}.`));
+    return issue ? translateValidationMessage(issue.message, t) : undefined;
+  };
+
+  function change(key: keyof Draft, value: string) {
+    setDraft((current) => ({ ...current, [key]: value }));
+    setSentTo(null);
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const emailTo = draft.emailTo.split(/[,;\s]+/).filter(Boolean);
+    create.mutate({
+      templateIdentifier: draft.templateIdentifier || undefined,
+      phone: draft.phone,
+      rnummer: draft.rnummer.trim(),
+      ...(draft.from.trim() && { from: draft.from.trim() }),
+      ...(emailTo.length > 0 && { emailTo }),
+      ...(draft.emailSubject.trim() && { emailSubject: draft.emailSubject.trim() }),
+    });
+  }
+
+  if (templates && active.length === 0) return <Notice tone="info">{f.noActiveTemplates}</Notice>;
+
+  return (
+    <form className="cs-stack" onSubmit={submit} aria-label={f.sendTitle}>
+      <div className={styles.sendGrid}>
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="send-template">
+            {f.template}
+          </label>
+          <select
+            id="send-template"
+            className={`cs-input ${lists.select}`}
+            value={draft.templateIdentifier}
+            onChange={(e) => change("templateIdentifier", e.target.value)}
+            required
+            aria-invalid={fieldError("templateIdentifier") ? true : undefined}
+            aria-describedby={fieldError("templateIdentifier") ? "send-template-error" : undefined}
+          >
+            <option value="">{f.chooseTemplate}</option>
+            {active.map((item) => (
+              <option key={item.identifier} value={item.identifier}>
+                {item.title}
+              </option>
+            ))}
+          </select>
+          {fieldError("templateIdentifier") ? (
+            <span id="send-template-error" className="cs-field-error">
+              {fieldError("templateIdentifier")}
+            </span>
+          ) : null}
+        </div>
+        <TextField label={f.phone} hint={f.phoneHint} type="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
+        <TextField label={f.rnummer} hint={f.rnummerHint} value={draft.rnummer} onChange={(e) => change("rnummer", e.target.value)} required minLength={2} maxLength={64} error={fieldError("rnummer")} />
+        <TextField label={f.from} hint={f.fromHint} value={draft.from} onChange={(e) => change("from", e.target.value)} maxLength={32} error={fieldError("from")} />
+        <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
+        <TextField label={f.emailSubject} value={draft.emailSubject} onChange={(e) => change("emailSubject", e.target.value)} maxLength={200} error={fieldError("emailSubject")} />
+      </div>
+      <div role="status" aria-live="polite">
+        {sentTo ? <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice> : null}
+        {apiError ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(apiError, t)}
+          </Notice>
+        ) : null}
+      </div>
+      <div>
+        <Button type="submit" variant="primary" busy={create.isPending}>
+          {f.send}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,78 @@
+"use client";
+
+import { Button, Card, Notice } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import lists from "../../components/lists/lists.module.css";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { TEST_EVENTS } from "./events";
+
+type TestEvent = (typeof TEST_EVENTS)[number];
+
+/** F11 from the console: a signed test event to the default URLs, recorded in the log. */
+export function TestEventCard() {
+  const { t } = useI18n();
+  const w = t.webhooksPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const templates = useTemplateOptions() ?? [];
+  const overview = useQuery(trpc.webhooks.overview.queryOptions());
+  const [templateIdentifier, setTemplateIdentifier] = useState("");
+  const [event, setEvent] = useState<TestEvent>("form.opened");
+  const send = useMutation(
+    trpc.webhooks.test.mutationOptions({
+      onSettled: () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.attempts.pathKey() }),
+    }),
+  );
+  const noUrls = overview.data?.webhookUrls.length === 0;
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    send.mutate({ templateIdentifier, event });
+  }
+
+  return (
+    <Card title={w.testTitle} description={w.testDescription}>
+      <form className={lists.filters} onSubmit={submit} aria-label={w.testTitle}>
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="test-template">
+            {w.testTemplate}
+          </label>
+          <select id="test-template" className={`cs-input ${lists.select}`} value={templateIdentifier} onChange={(e) => setTemplateIdentifier(e.target.value)} required>
+            <option value="">{w.chooseTemplate}</option>
+            {templates.map((item) => (
+              <option key={item.identifier} value={item.identifier}>
+                {item.title}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="test-event">
+            {w.testEvent}
+          </label>
+          <select id="test-event" className={`cs-input ${lists.select}`} value={event} onChange={(e) => setEvent(e.target.value as TestEvent)}>
+            {TEST_EVENTS.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className={lists.filterActions}>
+          <Button type="submit" variant="primary" busy={send.isPending} disabled={noUrls}>
+            {w.sendTest}
+          </Button>
+        </div>
+      </form>
+      <div role="status" aria-live="polite">
+        {noUrls ? <p className="cs-hint">{w.testNoUrls}</p> : null}
+        {send.data ? <Notice tone={send.data.delivered ? "success" : "warning"}>{send.data.delivered ? w.testDelivered : w.testFailed}</Notice> : null}
+        {send.error ? <Notice tone="danger">{describeApiError(readApiError(send.error), t)}</Notice> : null}
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,72 @@
+"use client";
+
+import { Badge, Card, Notice, Skeleton } from "@clinsign/ui";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import styles from "./webhooks.module.css";
+
+/** The default URLs and the secret's prefix; owners and admins change them in Settings. */
+export function WebhookSettingsCard() {
+  const { t } = useI18n();
+  const w = t.webhooksPage;
+  const trpc = useTRPC();
+  const canEdit = canAdminister(useSession());
+  const overview = useQuery(trpc.webhooks.overview.queryOptions());
+
+  let body;
+  if (overview.isPending) body = <Skeleton label={t.common.loading} lines={2} />;
+  else if (overview.error) body = <Notice tone="danger">{describeApiError(readApiError(overview.error), t)}</Notice>;
+  else
+    body = (
+      <dl className={styles.facts}>
+        <dt>{w.urls}</dt>
+        <dd>
+          {overview.data.webhookUrls.length === 0 ? (
+            <span className="cs-hint">{w.noUrls}</span>
+          ) : (
+            <ul className={styles.urls}>
+              {overview.data.webhookUrls.map((url) => (
+                <li key={url} className="cs-mono">
+                  {url}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        <dt>{w.secret}</dt>
+        <dd>
+          {overview.data.secretPrefix ? (
+            <Badge tone="success">
+              <span className="cs-mono" data-testid="secret-prefix">
+                {format(w.secretPrefix, { prefix: overview.data.secretPrefix })}
+              </span>
+            </Badge>
+          ) : (
+            <Badge tone="warning">{w.noSecret}</Badge>
+          )}
+        </dd>
+      </dl>
+    );
+
+  return (
+    <Card
+      title={w.endpointsTitle}
+      description={w.endpointsDescription}
+      actions={
+        canEdit ? (
+          <Link className="cs-button cs-button--secondary" href="/settings">
+            {w.editInSettings}
+          </Link>
+        ) : null
+      }
+    >
+      {body}
+      {!canEdit ? <p className="cs-hint">{w.adminOnly}</p> : null}
+    </Card>
+  );
+}

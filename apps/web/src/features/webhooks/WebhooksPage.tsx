@@ -1,0 +1,112 @@
+"use client";
+
+import type { WebhookAttemptItem } from "@clinsign/contracts";
+import { Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { FilterActions, ListBody, TemplateSelect } from "../../components/lists/ListBody";
+import lists from "../../components/lists/lists.module.css";
+import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTRPC } from "../../trpc/client";
+import { AttemptResult, DeliveryDetails } from "./DeliveryDetails";
+import { KNOWN_EVENTS } from "./events";
+import { TestEventCard } from "./TestEventCard";
+import { VerifyGuide } from "./VerifyGuide";
+import { WebhookSettingsCard } from "./WebhookSettingsCard";
+import styles from "./webhooks.module.css";
+
+const FILTER_KEYS = ["event", "template", "outcome", "from", "to"] as const;
+const OUTCOMES = ["delivered", "failed"] as const;
+
+/**
+ * Webhooks: the default URLs and the secret's prefix, a test event, the delivery log (filters in
+ * the URL, cursor paging) with each delivery's signed body and resend, and how to verify signatures.
+ */
+export function WebhooksPage() {
+  const { t, locale } = useI18n();
+  const w = t.webhooksPage;
+  const trpc = useTRPC();
+  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const filter = {
+    eventType: values.event || undefined,
+    templateIdentifier: values.template || undefined,
+    outcome: OUTCOMES.find((outcome) => outcome === values.outcome),
+    createdFrom: startOfDay(values.from),
+    createdTo: endOfDay(values.to),
+  };
+  const templates = useTemplateOptions() ?? [];
+  const titles = new Map(templates.map((item) => [item.identifier, item.title]));
+  const list = useInfiniteQuery(trpc.webhooks.attempts.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  const columns: TableColumn<WebhookAttemptItem>[] = [
+    {
+      key: "time",
+      header: w.columnTime,
+      render: (row) => (
+        <>
+          {formatDateTime(row.createdAt, locale)}
+          <div className="cs-hint">{format(w.attemptNo, { attempt: String(row.attempt) })}</div>
+        </>
+      ),
+    },
+    { key: "event", header: w.columnEvent, render: (row) => <code className="cs-mono">{row.eventType}</code> },
+    { key: "form", header: w.columnForm, render: (row) => (row.templateIdentifier ? (titles.get(row.templateIdentifier) ?? <code className={`cs-mono ${styles.wrap}`}>{row.templateIdentifier}</code>) : "–") },
+    { key: "url", header: w.columnUrl, render: (row) => <span className={`cs-mono ${styles.wrap}`}>{row.webhookUrl}</span> },
+    { key: "result", header: w.columnResult, render: (row) => <AttemptResult attempt={row} w={w} /> },
+    { key: "duration", header: w.columnDuration, render: (row) => format(w.duration, { ms: String(row.durationMs) }) },
+    { key: "details", header: w.columnDetails, render: (row) => <DeliveryDetails attempt={row} /> },
+  ];
+
+  return (
+    <>
+      <PageHeader title={w.pageTitle} description={w.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div className={styles.top}>
+          <WebhookSettingsCard />
+          <TestEventCard />
+        </div>
+        <Card title={w.filtersTitle}>
+          <form className={lists.filters} onSubmit={submit} role="search" aria-label={w.filtersTitle}>
+            <TextField label={w.eventType} placeholder={w.eventPlaceholder} list="known-events" value={draft.event} onChange={(e) => set("event", e.target.value)} maxLength={100} />
+            <datalist id="known-events">
+              {KNOWN_EVENTS.map((name) => (
+                <option key={name} value={name} />
+              ))}
+            </datalist>
+            <TemplateSelect id="filter-template" label={w.template} allLabel={w.allTemplates} value={draft.template} onChange={(value) => set("template", value)} templates={templates} />
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-outcome">
+                {w.outcome}
+              </label>
+              <select id="filter-outcome" className={`cs-input ${lists.select}`} value={draft.outcome} onChange={(e) => set("outcome", e.target.value)}>
+                <option value="">{w.allOutcomes}</option>
+                <option value="delivered">{w.outcomeDelivered}</option>
+                <option value="failed">{w.outcomeFailed}</option>
+              </select>
+            </div>
+            <TextField label={t.formRequestsPage.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
+            <TextField label={t.formRequestsPage.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+            <FilterActions filtered={filtered} onReset={() => apply({})} labels={w} />
+          </form>
+        </Card>
+        <Card title={w.listCaption} flush>
+          <ListBody
+            list={list}
+            rows={rows}
+            caption={w.listCaption}
+            columns={columns}
+            rowKey={(row) => row.id}
+            labels={w}
+            empty={<EmptyState icon="webhook" level={3} title={filtered ? w.emptyFilteredTitle : w.emptyTitle} description={filtered ? w.emptyFilteredBody : w.emptyBody} />}
+          />
+        </Card>
+        <VerifyGuide w={w} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,114 @@
+import { expect, test, type Page } from "@playwright/test";
+import { createActiveTemplate, expectAccessible, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
+import { hasHorizontalScroll } from "./support";
+
+let staff: Staff;
+let sms: SmsGateway;
+let identifier: string;
+let title: string;
+
+test.beforeAll(async ({ browser, request }) => {
+  sms = await startSmsGateway();
+  staff = await staffSignIn(browser, "E2E form requests");
+  title = `Aufnahme per SMS ${Date.now()}`;
+  identifier = await createActiveTemplate(request, staff, title, [{ id: "1", type: "text", key: "fullName", label: "Full name", required: true }]);
+});
+test.afterAll(async () => {
+  await staff?.context.close();
+  await sms?.close();
+});
+
+/** Sends a form by SMS through the page's form, as staff do, and waits for the confirmation. */
+async function sendInUi(page: Page, phone: string, rnummer: string) {
+  await page.goto("/form-requests");
+  await expect(page.getByRole("heading", { level: 1, name: "Form requests (SMS)" })).toBeVisible();
+  const form = page.getByRole("form", { name: "Send a form by SMS" });
+  await form.getByLabel("Form", { exact: true }).selectOption(identifier);
+  // The field starts with the organization's country code; staff type the rest with spaces.
+  await expect(form.getByLabel("Mobile number")).toHaveValue("+49 ");
+  await form.getByLabel("Mobile number").fill(phone);
+  await form.getByLabel("Case number (rnummer)").fill(rnummer);
+  await form.getByLabel("Sender name (optional)").fill("KlinikNord");
+  await form.getByRole("button", { name: "Send SMS" }).click();
+}
+
+const requestsTable = (page: Page) => page.getByRole("table", { name: "Form requests, newest first" });
+
+for (const [index, viewport] of [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+].entries()) {
+  test(`send a form by SMS in the UI, see it in the list and in the outbox (${viewport.width}×${viewport.height})`, async () => {
+    const page = await staff.context.newPage();
+    await page.setViewportSize(viewport);
+    const e164 = `+4917099911${index}0`;
+    const rnummer = `SMS-${Date.now()}`;
+    await sendInUi(page, `+49 170 999 11${index}0`, rnummer);
+    // The number as the API normalised it (E.164).
+    await expect(page.getByRole("status").filter({ hasText: `Sent to ${e164}.` })).toBeVisible();
+
+    const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByText(title)).toBeVisible();
+    await expect(row.getByText("Sent", { exact: true })).toBeVisible();
+
+    const outbox = page.getByRole("table", { name: "SMS in the outbox, newest first" });
+    const sent = outbox.getByRole("row").filter({ hasText: e164 }).first();
+    await expect(sent).toContainText(`please fill in the form "${title}"`);
+    // The link opens the patient's form: staff see that it went out, not the link itself.
+    await expect(sent).toContainText("/f/••••••");
+    expect((await smsPortalLink(sms, e164)).length).toBeGreaterThan(40);
+
+    await expectAccessible(page, `form requests ${viewport.width}`);
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await page.close();
+  });
+}
+
+test("filter by case number in the URL, send the link again (the old one stops working), cancel the request", async ({ browser }) => {
+  const page = await staff.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const e164 = "+491709991200";
+  const rnummer = `SMS-RESEND-${Date.now()}`;
+  await sendInUi(page, e164, rnummer);
+  await expect(page.getByRole("status").filter({ hasText: `Sent to ${e164}.` })).toBeVisible();
+  const firstLink = await smsPortalLink(sms, e164);
+
+  await page.getByRole("search", { name: "Filter requests" }).getByLabel("Case number (rnummer)").fill(rnummer);
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page).toHaveURL(new RegExp(`rnummer=${rnummer}`));
+  await expect(requestsTable(page).getByRole("row")).toHaveCount(2);
+
+  await page.getByText("SMS history and actions", { exact: true }).click();
+  const history = page.getByRole("list").filter({ hasText: "Link" });
+  await expect(history.getByRole("listitem")).toHaveCount(1);
+  await page.getByRole("button", { name: "Send the SMS again" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "A new link was sent." })).toBeVisible();
+  await expect(history.getByRole("listitem")).toHaveCount(2);
+  await expect.poll(async () => (await smsPortalLink(sms, e164)) !== firstLink).toBe(true);
+  const secondLink = await smsPortalLink(sms, e164);
+  await expectAccessible(page, "form request details");
+
+  const patient = await browser.newContext({ locale: "en-GB" });
+  const patientPage = await patient.newPage();
+  await patientPage.goto(firstLink);
+  await expect(patientPage.getByRole("heading", { level: 1, name: /expired|not work|unknown/i })).toBeVisible();
+  await patientPage.goto(secondLink);
+  await expect(patientPage.getByRole("heading", { level: 1, name: "Please confirm who you are" })).toBeVisible();
+  const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });
+  await expect(row.getByText("Sent", { exact: true })).toBeVisible();
+
+  await page.getByRole("button", { name: "Cancel request" }).click();
+  const dialog = page.getByRole("alertdialog", { name: "Cancel this request?" });
+  await dialog.getByRole("button", { name: "Cancel request" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(row.getByText("Cancelled", { exact: true })).toBeVisible();
+  await patientPage.goto(secondLink);
+  await expect(patientPage.getByRole("heading", { level: 1, name: "This link has expired" })).toBeVisible();
+  await patient.close();
+
+  // The back button and a reload keep the filter.
+  await page.reload();
+  await expect(page.getByRole("search", { name: "Filter requests" }).getByLabel("Case number (rnummer)")).toHaveValue(rnummer);
+  await page.close();
+});
