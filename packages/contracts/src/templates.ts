@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime, listLimit } from "./common";
+import { listInput } from "./lists";
 import { patternProblem } from "./pattern";
 
 export const templateStatuses = ["draft", "active", "archived"] as const;
@@ -250,3 +251,10 @@ export type TemplateListItem = z.infer<typeof templateListItem>;
 /** A row of the staff console's template list. */
 export const templateOverviewItem = templateListItem.extend({ fieldCount: z.number(), submissionCount: z.number() });
 export type TemplateOverviewItem = z.infer<typeof templateOverviewItem>;
+
+/** The staff console's template list (the list contract), newest change first. */
+export const templateOverviewInput = listInput({
+  q: z.string().trim().max(120, { message: "must be at most 120 characters" }).optional(),
+  status: templateStatus.optional(),
+});
+export type TemplateOverviewInput = z.input<typeof templateOverviewInput>;

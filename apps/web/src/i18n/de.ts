@@ -327,6 +327,7 @@ export const de: Dictionary = {
     emptyBody: "Erstellen Sie Ihr erstes Formular: eine Anamnese, eine Einwilligung oder eine Anmeldung.",
     noMatches: "Keine Vorlage passt zu diesen Filtern.",
     loadMore: "Mehr anzeigen",
+    shown: "{count} angezeigt",
     saved: "Vorlage gespeichert (Version {version}).",
     deleted: "Vorlage gelöscht.",
     builder: {

@@ -328,6 +328,7 @@ export const en = {
     emptyBody: "Create your first form: a medical history, a consent or a registration.",
     noMatches: "No template matches these filters.",
     loadMore: "Show more",
+    shown: "{count} shown",
     saved: "Template saved (version {version}).",
     deleted: "Template deleted.",
     builder: {

@@ -279,13 +279,37 @@ describe("the staff console's template list", () => {
       expect(sent.status).toBe(200);
     }
     const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
-    const items = await api.trpc({ cookie }).templates.overview.query({});
+    const { items } = await api.trpc({ cookie }).templates.overview.query({});
     expect(items.find((i) => i.identifier === used.identifier)).toMatchObject({ title: "Used", status: "active", fieldCount: 2, submissionCount: 2 });
     expect(items.find((i) => i.identifier === unused.identifier)).toMatchObject({ fieldCount: 0, submissionCount: 0 });
     expect(items).toHaveLength(2);
     // Another organization's staff see none of them; an API token is not a staff session.
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect((await api.trpc({ cookie: otherCookie }).templates.overview.query({})).some((i) => i.identifier === used.identifier)).toBe(false);
+    expect((await api.trpc({ cookie: otherCookie }).templates.overview.query({})).items.some((i) => i.identifier === used.identifier)).toBe(false);
     await expect(api.trpc({ bearer: o.token }).templates.overview.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+  });
+
+  it("pages with the list contract, searches titles (wildcards taken literally) and filters by status", async () => {
+    const o = await api.createOrg("Paging clinic");
+    for (const title of ["Anamnese A", "Anamnese B", "Consent 100%", "Consent_x"]) await create({ title, status: "draft" }, o);
+    await create({ title: "Anamnese active", status: "active" }, o);
+    const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
+    const overview = (input: Parameters<ReturnType<typeof api.trpc>["templates"]["overview"]["query"]>[0]) => api.trpc({ cookie }).templates.overview.query(input);
+    const first = await overview({ limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.hasMore).toBe(true);
+    // A template changed meanwhile moves to the top; the next pages neither repeat nor skip the rest.
+    await create({ title: "Newest", status: "draft" }, o);
+    const second = await overview({ limit: 2, cursor: first.nextCursor! });
+    const third = await overview({ limit: 2, cursor: second.nextCursor! });
+    const seen = [...first.items, ...second.items, ...third.items].map((i) => i.title);
+    expect(new Set(seen).size).toBe(5);
+    expect(seen).not.toContain("Newest");
+    expect(third.nextCursor).toBeNull();
+    expect((await overview({ q: "anamnese" })).items.map((i) => i.title).sort()).toEqual(["Anamnese A", "Anamnese B", "Anamnese active"]);
+    expect((await overview({ q: "100%" })).items.map((i) => i.title)).toEqual(["Consent 100%"]);
+    expect((await overview({ q: "_" })).items.map((i) => i.title)).toEqual(["Consent_x"]);
+    expect((await overview({ status: "active" })).items.map((i) => i.title)).toEqual(["Anamnese active"]);
+    await expect(overview({ cursor: "bm90LWEtY3Vyc29y" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
   });
 });

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import {
   createTemplateInput,
   type CreateTemplateInput,
+  type ListPage,
+  type ListSort,
   type Template,
   type TemplateListItem,
   type TemplateOverviewItem,
@@ -9,7 +11,8 @@ import {
   updateTemplateInput,
   type UpdateTemplateInput,
 } from "@clinsign/contracts";
-import { count, desc, eq, inArray, submissions, templates, type Db } from "@clinsign/db";
+import { count, desc, eq, getTableColumns, ilike, inArray, sql, submissions, templates, type Db } from "@clinsign/db";
+import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { notFound } from "../errors";
@@ -85,26 +88,46 @@ export async function listTemplates(ctx: OrgContext, input: { limit: number }): 
 }
 
 /**
- * The staff console's list: each template with its number of questions and of submissions
- * (one grouped count over the submissions index for the templates listed).
+ * The staff console's list (the list contract): title search and status filter, newest change
+ * first, each template with its number of questions and of submissions (one grouped count over
+ * the submissions index for the templates on the page).
  */
-export async function templateOverview(ctx: OrgContext, input: { limit: number }): Promise<TemplateOverviewItem[]> {
-  const rows = await ctx.scope.select(templates).orderBy(desc(templates.updatedAt), desc(templates.id)).limit(input.limit);
-  if (rows.length === 0) return [];
-  const counts = await (ctx.scope.db as Db)
-    .select({ identifier: submissions.templateIdentifier, count: count() })
-    .from(submissions)
-    .where(ctx.scope.owns(submissions, inArray(submissions.templateIdentifier, rows.map((row) => row.identifier))))
-    .groupBy(submissions.templateIdentifier);
+export async function templateOverview(ctx: OrgContext, input: { q?: string; status?: Template["status"]; cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<TemplateOverviewItem>> {
+  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
+  const order = [templates.updatedAt, templates.id];
+  const rows = await (ctx.scope.db as Db)
+    .select({ ...getTableColumns(templates), cursorAt: exactTimestamp(templates.updatedAt) })
+    .from(templates)
+    .where(
+      ctx.scope.owns(
+        templates,
+        input.status ? eq(templates.status, input.status) : undefined,
+        input.q ? ilike(templates.title, `%${input.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
+        after ? afterKey(order, [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined,
+      ),
+    )
+    .orderBy(...keyOrder(order, input.sort))
+    .limit(input.limit + 1);
+  const page = toPage(rows, input.limit, (row) => row, (row) => [row.cursorAt, row.id]);
+  const counts = page.items.length
+    ? await (ctx.scope.db as Db)
+        .select({ identifier: submissions.templateIdentifier, count: count() })
+        .from(submissions)
+        .where(ctx.scope.owns(submissions, inArray(submissions.templateIdentifier, page.items.map((row) => row.identifier))))
+        .groupBy(submissions.templateIdentifier)
+    : [];
   const byIdentifier = new Map(counts.map((row) => [row.identifier, Number(row.count)]));
-  return rows.map((row) => ({
-    identifier: row.identifier,
-    title: row.title,
-    status: row.status,
-    updatedAt: row.updatedAt.toISOString(),
-    fieldCount: (row.schema as TemplateSchema).fields.filter((field) => field.type !== "heading" && field.type !== "paragraph").length,
-    submissionCount: byIdentifier.get(row.identifier) ?? 0,
-  }));
+  return {
+    ...page,
+    items: page.items.map((row) => ({
+      identifier: row.identifier,
+      title: row.title,
+      status: row.status,
+      updatedAt: row.updatedAt.toISOString(),
+      fieldCount: (row.schema as TemplateSchema).fields.filter((field) => field.type !== "heading" && field.type !== "paragraph").length,
+      submissionCount: byIdentifier.get(row.identifier) ?? 0,
+    })),
+  };
 }
 
 export async function updateTemplate(ctx: OrgContext, raw: UpdateTemplateInput): Promise<Template> {

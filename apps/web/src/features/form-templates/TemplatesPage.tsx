@@ -1,10 +1,12 @@
 "use client";
 
 import type { TemplateOverviewItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, EmptyState, Notice, Skeleton, Table, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { ListBody } from "../../components/lists/ListBody";
+import { useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -28,23 +30,18 @@ export function TemplatesPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
-  const search = params.get("q") ?? "";
-  const status = STATUSES.find((s) => s === params.get("status")) ?? null;
-  const list = useQuery(trpc.templates.overview.queryOptions({}));
+  const { values, apply } = useUrlFilters(["q", "status"] as const);
+  const search = values.q;
+  const status = STATUSES.find((s) => s === values.status) ?? null;
+  const list = useInfiniteQuery(
+    trpc.templates.overview.infiniteQueryOptions({ q: search || undefined, status: status ?? undefined, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+  );
   const [title, setTitle] = useState("");
   const [announcement, setAnnouncement] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<TemplateOverviewItem | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.templates.overview.queryKey() });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.templates.overview.pathKey() });
 
-  function setFilter(name: "q" | "status", value: string | null) {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  }
+  const setFilter = (name: "q" | "status", value: string | null) => apply({ ...values, [name]: value ?? "" });
 
   const create = useMutation(trpc.templates.create.mutationOptions({ onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`) }));
   const getTemplate = useMutation({ mutationFn: (identifier: string) => queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })) });
@@ -71,9 +68,8 @@ export function TemplatesPage() {
     if (title.trim()) create.mutate({ title: title.trim() });
   }
 
-  const rows = (list.data ?? []).filter(
-    (item) => (!status || item.status === status) && (!search || item.title.toLocaleLowerCase(locale).includes(search.toLocaleLowerCase(locale))),
-  );
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const filtered = Boolean(search || status);
   const columns: TableColumn<TemplateOverviewItem>[] = [
     {
       key: "title",
@@ -150,17 +146,15 @@ export function TemplatesPage() {
               </select>
             </div>
           </div>
-          {list.isPending ? (
-            <Skeleton label={t.common.loading} lines={4} />
-          ) : list.isError ? (
-            <EmptyState icon="alert" title={t.errors.loadFailed} description={describeApiError(readApiError(list.error), t)} action={<Button onClick={() => void list.refetch()}>{t.common.retry}</Button>} />
-          ) : list.data.length === 0 ? (
-            <EmptyState icon="template" title={f.empty} description={f.emptyBody} />
-          ) : rows.length === 0 ? (
-            <EmptyState icon="template" title={f.noMatches} />
-          ) : (
-            <Table caption={f.pageTitle} columns={columns} rows={rows} rowKey={(item) => item.identifier} rowMuted={(item) => item.status === "archived"} />
-          )}
+          <ListBody
+            list={list}
+            rows={rows}
+            caption={f.pageTitle}
+            columns={columns}
+            rowKey={(item) => item.identifier}
+            labels={{ shown: f.shown, loadMore: f.loadMore }}
+            empty={filtered ? <EmptyState icon="template" level={3} title={f.noMatches} /> : <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />}
+          />
         </Card>
       </div>
       <Dialog

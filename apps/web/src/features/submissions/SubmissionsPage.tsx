@@ -2,11 +2,12 @@
 
 import type { SubmissionListItem } from "@clinsign/contracts";
 import { Button, Card, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { ListPager } from "../../components/lists/ListPager";
 import styles from "../../components/lists/lists.module.css";
+import { useTemplateOptions } from "../../components/lists/template-options";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
@@ -42,7 +43,7 @@ export function SubmissionsPage() {
     createdTo: endOfDay(values.to),
   };
   const filtered = Object.values(values).some(Boolean);
-  const templates = useQuery(trpc.templates.overview.queryOptions({}));
+  const templates = useTemplateOptions();
   const list = useInfiniteQuery(trpc.submissions.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
@@ -134,12 +135,12 @@ export function SubmissionsPage() {
               </label>
               <select id="filter-template" className={`cs-input ${styles.select}`} value={draft.template} onChange={(e) => setDraft({ ...draft, template: e.target.value })}>
                 <option value="">{s.allTemplates}</option>
-                {(templates.data ?? []).map((item) => (
+                {(templates ?? []).map((item) => (
                   <option key={item.identifier} value={item.identifier}>
                     {item.title}
                   </option>
                 ))}
-                {draft.template && !templates.data?.some((item) => item.identifier === draft.template) ? <option value={draft.template}>{draft.template}</option> : null}
+                {draft.template && !templates?.some((item) => item.identifier === draft.template) ? <option value={draft.template}>{draft.template}</option> : null}
               </select>
             </div>
             <TextField label={s.rnummer} value={draft.rnummer} onChange={(e) => setDraft({ ...draft, rnummer: e.target.value })} maxLength={64} />
