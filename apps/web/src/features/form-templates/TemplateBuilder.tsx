@@ -280,7 +280,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                         ⋮⋮
                       </span>
                       <div className={styles.fieldSummary}>
-                        <span className={styles.fieldLabel}>
+                        <span className={styles.fieldLabel} data-field-label>
                           {field.label || "—"}
                           {field.required ? <span className={styles.requiredMark}> *</span> : null}
                         </span>

@@ -4,7 +4,7 @@ import type { TemplateOverviewItem } from "@clinsign/contracts";
 import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { ListBody } from "../../components/lists/ListBody";
 import { useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -42,6 +42,24 @@ export function TemplatesPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.templates.overview.pathKey() });
 
   const setFilter = (name: "q" | "status", value: string | null) => apply({ ...values, [name]: value ?? "" });
+  // The search box keeps what is typed; the URL (and the query) follow a moment later.
+  const [searchText, setSearchText] = useState(search);
+  const [searchApplied, setSearchApplied] = useState(search);
+  if (search !== searchApplied) {
+    // The URL changed from outside (back button, a shared link): the box follows it.
+    setSearchApplied(search);
+    setSearchText(search);
+  }
+  useEffect(() => {
+    if (searchText === search) return;
+    const timer = window.setTimeout(() => {
+      setSearchApplied(searchText.trim());
+      setFilter("q", searchText.trim() || null);
+    }, 300);
+    return () => window.clearTimeout(timer);
+    // setFilter changes with every render; the typed text is what counts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchText, search]);
 
   const create = useMutation(trpc.templates.create.mutationOptions({ onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`) }));
   const getTemplate = useMutation({ mutationFn: (identifier: string) => queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })) });
@@ -131,7 +149,7 @@ export function TemplatesPage() {
         </Card>
         <Card flush>
           <div className={styles.toolbar}>
-            <TextField label={f.search} type="search" value={search} onChange={(event) => setFilter("q", event.target.value || null)} />
+            <TextField label={f.search} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} />
             <div className="cs-field">
               <label className="cs-label" htmlFor="template-status-filter">
                 {f.statusFilter}
