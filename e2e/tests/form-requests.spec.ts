@@ -79,11 +79,13 @@ test("filter by case number in the URL, send the link again (the old one stops w
   await expect(page).toHaveURL(new RegExp(`rnummer=${rnummer}`));
   await expect(requestsTable(page).getByRole("row")).toHaveCount(2);
 
-  await page.getByText("SMS history and actions", { exact: true }).click();
-  const history = page.getByRole("list").filter({ hasText: "Link" });
+  const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });
+  await row.getByRole("button", { name: `SMS history and actions for case number ${rnummer}` }).click();
+  const dialog = page.getByRole("dialog", { name: `Case number ${rnummer}` });
+  const history = dialog.getByRole("list", { name: "SMS delivery history" });
   await expect(history.getByRole("listitem")).toHaveCount(1);
-  await page.getByRole("button", { name: "Send the SMS again" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "A new link was sent." })).toBeVisible();
+  await dialog.getByRole("button", { name: "Send the SMS again" }).click();
+  await expect(dialog.getByRole("status").filter({ hasText: "A new link was sent." })).toBeVisible();
   await expect(history.getByRole("listitem")).toHaveCount(2);
   await expect.poll(async () => (await smsPortalLink(sms, e164)) !== firstLink).toBe(true);
   const secondLink = await smsPortalLink(sms, e164);
@@ -95,13 +97,14 @@ test("filter by case number in the URL, send the link again (the old one stops w
   await expect(patientPage.getByRole("heading", { level: 1, name: /expired|not work|unknown/i })).toBeVisible();
   await patientPage.goto(secondLink);
   await expect(patientPage.getByRole("heading", { level: 1, name: "Please confirm who you are" })).toBeVisible();
-  const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });
-  await expect(row.getByText("Sent", { exact: true })).toBeVisible();
 
-  await page.getByRole("button", { name: "Cancel request" }).click();
-  const dialog = page.getByRole("alertdialog", { name: "Cancel this request?" });
+  // Cancelling asks first, in place.
   await dialog.getByRole("button", { name: "Cancel request" }).click();
-  await expect(dialog).toBeHidden();
+  await expect(dialog.getByText("Cancel this request?")).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel request" }).click();
+  await expect(dialog.getByRole("status").filter({ hasText: "The request was cancelled." })).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Send the SMS again" })).toHaveCount(0);
+  await dialog.getByRole("button", { name: "Close" }).click();
   await expect(row.getByText("Cancelled", { exact: true })).toBeVisible();
   await patientPage.goto(secondLink);
   await expect(patientPage.getByRole("heading", { level: 1, name: "This link has expired" })).toBeVisible();

@@ -67,21 +67,24 @@ test("see a webhook delivery and its signed body, resend it, send a test event (
   await expect(table.getByText("HTTP 200 · Delivered")).toBeVisible();
   await expectAccessible(page, "webhook log 1280");
 
-  await table.getByText("Body and attempts", { exact: true }).click();
-  const body = page.getByTestId("delivery-body");
+  await table.getByRole("button", { name: /^Body and attempts of the form\.submitted delivery/ }).click();
+  const dialog = page.getByRole("dialog", { name: "form.submitted" });
+  const body = dialog.getByTestId("delivery-body");
   await expect(body).toContainText('"event":"form.submitted"');
   const shown = (await body.textContent()) ?? "";
   const delivered = received.find((delivery) => delivery.body === shown);
   expect(delivered, "the body shown is the body the receiver got").toBeTruthy();
   expect(delivered!.signature).toBe(createHmac("sha256", secret).update(shown).digest("hex"));
+  await expect(dialog.getByText("HTTP 200 · Delivered")).toBeVisible();
 
   const before = received.length;
-  await page.getByRole("button", { name: "Resend" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Resent and delivered." })).toBeVisible();
+  await dialog.getByRole("button", { name: "Resend" }).click();
+  await expect(dialog.getByRole("status").filter({ hasText: "Resent and delivered." })).toBeVisible();
   expect(received.length).toBe(before + 1);
   expect(received.at(-1)!.body).toBe(shown);
-  await expect(table.getByRole("row")).toHaveCount(3);
   await expectAccessible(page, "webhook delivery details");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(table.getByRole("row")).toHaveCount(3);
 
   // F11 from the page: a test event for the form, then only failed attempts (none).
   const testForm = page.getByRole("form", { name: "Send a test event" });
@@ -105,8 +108,8 @@ test("the delivery log on a phone (390×844)", async () => {
   await page.goto(`/webhooks?template=${identifier}`);
   const table = page.getByRole("table", { name: "Delivery attempts, newest first" });
   await expect(table.getByText("form.submitted").first()).toBeVisible();
-  await table.getByText("Body and attempts", { exact: true }).first().click();
-  await expect(page.getByTestId("delivery-body")).toBeVisible();
+  await table.getByRole("button", { name: /^Body and attempts of the form\.submitted delivery/ }).first().click();
+  await expect(page.getByRole("dialog", { name: "form.submitted" }).getByTestId("delivery-body")).toBeVisible();
   await expectAccessible(page, "webhook log 390");
   expect(await hasHorizontalScroll(page)).toBe(false);
   await page.close();

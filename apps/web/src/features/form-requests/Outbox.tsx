@@ -33,7 +33,7 @@ export function Outbox() {
     {
       key: "status",
       header: f.columnStatus,
-      render: (m) => <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? f.stateSent : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>,
+      render: (m) => <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? (m.provider === "outbox" ? f.statusKept : f.stateSent) : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>,
     },
   ];
   return (

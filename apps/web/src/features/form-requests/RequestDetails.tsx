@@ -26,7 +26,7 @@ function purposeLabel(purpose: string, f: Texts): string {
 export function MessageOutcome({ message, f, locale }: { message: MessageSummary; f: Texts; locale: string }) {
   const status =
     message.status === "sent" && message.sentAt ? (
-      <Badge tone="success">{format(f.messageSent, { date: formatDateTime(message.sentAt, locale) })}</Badge>
+      <Badge tone="success">{format(message.provider === "outbox" ? f.messageKept : f.messageSent, { date: formatDateTime(message.sentAt, locale) })}</Badge>
     ) : message.status === "failed" ? (
       <Badge tone="danger">{f.messageFailed}</Badge>
     ) : (
@@ -45,7 +45,7 @@ export function MessageOutcome({ message, f, locale }: { message: MessageSummary
   );
 }
 
-/** A request's SMS history (loaded when opened) and what staff may do with it: send the link again, cancel. */
+/** A request's SMS history and what staff may do with it: send the link again, cancel (confirmed in place). */
 function RequestPanel({ request }: { request: FormRequestListItem }) {
   const { t, locale } = useI18n();
   const f = t.formRequestsPage;
@@ -67,10 +67,11 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
       },
     }),
   );
-  const failure = resend.error ?? (confirming ? null : cancel.error);
+  // The list row may be stale by a moment; after a cancel here, the actions go at once.
+  const open = isOpen(request.state) && !cancel.isSuccess;
 
   return (
-    <div className={`cs-stack ${lists.detailsPanel}`}>
+    <div className="cs-stack">
       <h3 className={lists.detailsHeading}>{f.historyTitle}</h3>
       {history.isPending ? (
         <Skeleton label={t.common.loading} lines={2} />
@@ -79,7 +80,7 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
       ) : history.data.length === 0 ? (
         <p className="cs-hint">{f.historyEmpty}</p>
       ) : (
-        <ol className={styles.messages}>
+        <ol className={styles.messages} aria-label={f.historyTitle}>
           {history.data.map((message) => (
             <MessageOutcome key={message.id} message={message} f={f} locale={locale} />
           ))}
@@ -92,7 +93,7 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
           </Link>
         </div>
       ) : null}
-      {isOpen(request.state) ? (
+      {open && !confirming ? (
         <>
           <p className="cs-hint">{f.resendHint}</p>
           <div className="cs-row">
@@ -105,44 +106,47 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
           </div>
         </>
       ) : null}
+      {confirming ? (
+        <Notice tone="warning" title={f.cancelTitle}>
+          <p className={styles.flat}>{f.cancelBody}</p>
+          <div className={`cs-row ${styles.confirm}`}>
+            <Button size="small" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
+              {f.keep}
+            </Button>
+            <Button size="small" variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate({ id: request.id })}>
+              {f.cancelConfirm}
+            </Button>
+          </div>
+        </Notice>
+      ) : null}
       <div role="status" aria-live="polite">
         {resend.isSuccess ? <Notice tone="success">{f.resent}</Notice> : null}
         {cancel.isSuccess ? <Notice tone="success">{f.cancelled}</Notice> : null}
-        {failure ? <Notice tone="danger">{describeApiError(readApiError(failure), t)}</Notice> : null}
+        {resend.error ?? cancel.error ? <Notice tone="danger">{describeApiError(readApiError(resend.error ?? cancel.error), t)}</Notice> : null}
       </div>
-      <Dialog
-        open={confirming}
-        role="alertdialog"
-        onClose={() => setConfirming(false)}
-        title={f.cancelTitle}
-        description={f.cancelBody}
-        closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setConfirming(false)} disabled={cancel.isPending} data-autofocus>
-              {f.keep}
-            </Button>
-            <Button variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate({ id: request.id })}>
-              {f.cancelConfirm}
-            </Button>
-          </>
-        }
-      >
-        {cancel.error ? <Notice tone="danger">{describeApiError(readApiError(cancel.error), t)}</Notice> : null}
-      </Dialog>
     </div>
   );
 }
 
-/** The list's details cell: closed, it costs nothing; opened, it loads the request's history. */
+/** The list's details button: a dialog that loads the request's history when it opens. */
 export function RequestDetails({ request }: { request: FormRequestListItem }) {
   const { t } = useI18n();
   const f = t.formRequestsPage;
   const [open, setOpen] = useState(false);
   return (
-    <details className={lists.details} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary aria-label={format(f.showDetailsLabel, { rnummer: request.rnummer })}>{f.showDetails}</summary>
-      {open ? <RequestPanel request={request} /> : null}
-    </details>
+    <>
+      <Button size="small" onClick={() => setOpen(true)} aria-label={format(f.showDetailsLabel, { rnummer: request.rnummer })}>
+        {f.showDetails}
+      </Button>
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={format(f.detailsTitle, { rnummer: request.rnummer })}
+        description={`${request.templateTitle ?? request.templateIdentifier} · ${request.phone}`}
+        closeLabel={t.common.close}
+      >
+        {open ? <RequestPanel request={request} /> : null}
+      </Dialog>
+    </>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import type { WebhookAttemptItem } from "@clinsign/contracts";
-import { Badge, Button, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Button, Dialog, Notice, Skeleton } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import lists from "../../components/lists/lists.module.css";
@@ -21,7 +21,8 @@ export function AttemptResult({ attempt, w }: { attempt: WebhookAttemptItem; w: 
       <Badge tone={attempt.delivered ? "success" : "danger"}>
         {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : w.noAnswer} · {attempt.delivered ? w.outcomeDelivered : w.outcomeFailed}
       </Badge>
-      {attempt.errorMessage && !attempt.delivered ? <span className={lists.error}>{attempt.errorMessage}</span> : null}
+      {/* The reason, unless the badge already says it all ("HTTP 500"). */}
+      {attempt.errorMessage && !attempt.delivered && attempt.errorMessage !== `HTTP ${attempt.statusCode}` ? <span className={lists.error}>{attempt.errorMessage}</span> : null}
     </div>
   );
 }
@@ -44,7 +45,7 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
   const statusText = { pending: w.statusPending, delivered: w.statusDelivered, failed: w.statusFailed }[d.status];
 
   return (
-    <div className={`cs-stack ${lists.detailsPanel}`}>
+    <div className="cs-stack">
       <p className="cs-hint">{format(w.deliveryStatus, { status: statusText })}</p>
       <h3 className={lists.detailsHeading}>{w.attemptsTitle}</h3>
       <ol className={styles.attempts}>
@@ -74,15 +75,19 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
   );
 }
 
-/** The log's details cell: the delivery's exact body and every attempt, loaded when opened. */
+/** The log's details button: a dialog with the delivery's exact body and every attempt, loaded when it opens. */
 export function DeliveryDetails({ attempt }: { attempt: WebhookAttemptItem }) {
   const { t, locale } = useI18n();
   const w = t.webhooksPage;
   const [open, setOpen] = useState(false);
   return (
-    <details className={lists.details} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary aria-label={format(w.showDetailsLabel, { event: attempt.eventType, date: formatDateTime(attempt.createdAt, locale) })}>{w.showDetails}</summary>
-      {open ? <DeliveryPanel deliveryId={attempt.deliveryId} /> : null}
-    </details>
+    <>
+      <Button size="small" onClick={() => setOpen(true)} aria-label={format(w.showDetailsLabel, { event: attempt.eventType, date: formatDateTime(attempt.createdAt, locale) })}>
+        {w.showDetails}
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} title={attempt.eventType} description={attempt.webhookUrl} closeLabel={t.common.close}>
+        {open ? <DeliveryPanel deliveryId={attempt.deliveryId} /> : null}
+      </Dialog>
+    </>
   );
 }

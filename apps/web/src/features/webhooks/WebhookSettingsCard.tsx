@@ -54,19 +54,15 @@ export function WebhookSettingsCard() {
     );
 
   return (
-    <Card
-      title={w.endpointsTitle}
-      description={w.endpointsDescription}
-      actions={
-        canEdit ? (
-          <Link className="cs-button cs-button--secondary" href="/settings">
-            {w.editInSettings}
-          </Link>
-        ) : null
-      }
-    >
+    <Card title={w.endpointsTitle} description={w.endpointsDescription}>
       {body}
-      {!canEdit ? <p className="cs-hint">{w.adminOnly}</p> : null}
+      {canEdit ? (
+        <Link className={styles.settingsLink} href="/settings">
+          {w.editInSettings}
+        </Link>
+      ) : (
+        <p className="cs-hint">{w.adminOnly}</p>
+      )}
     </Card>
   );
 }

@@ -54,9 +54,17 @@ export function WebhooksPage() {
         </>
       ),
     },
-    { key: "event", header: w.columnEvent, render: (row) => <code className="cs-mono">{row.eventType}</code> },
+    {
+      key: "event",
+      header: w.columnEvent,
+      render: (row) => (
+        <>
+          <code className="cs-mono">{row.eventType}</code>
+          <div className={`cs-hint cs-mono ${styles.wrap}`}>{row.webhookUrl}</div>
+        </>
+      ),
+    },
     { key: "form", header: w.columnForm, render: (row) => (row.templateIdentifier ? (titles.get(row.templateIdentifier) ?? <code className={`cs-mono ${styles.wrap}`}>{row.templateIdentifier}</code>) : "–") },
-    { key: "url", header: w.columnUrl, render: (row) => <span className={`cs-mono ${styles.wrap}`}>{row.webhookUrl}</span> },
     { key: "result", header: w.columnResult, render: (row) => <AttemptResult attempt={row} w={w} /> },
     { key: "duration", header: w.columnDuration, render: (row) => format(w.duration, { ms: String(row.durationMs) }) },
     { key: "details", header: w.columnDetails, render: (row) => <DeliveryDetails attempt={row} /> },
