@@ -79,7 +79,7 @@ describe("POST /api/embed/uploads", () => {
     const cut = await send(`${head}content-type: application/pdf\r\n\r\n%PDF-1.4 and then nothing`);
     expect(cut.status).toBe(400);
     // Whichever notices first, the parser (malformed body) or the file's reader (ended mid-file).
-    expect((await cut.json()).error).toMatch(/malformed multipart body|ended in the middle/);
+    expect(((await cut.json()) as { error: string }).error).toMatch(/malformed multipart body|ended in the middle/);
   });
 
   it("refuses files larger than the field allows (413), wrong types and fake PDFs (400)", async () => {
