@@ -12,7 +12,6 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
-import styles from "./form-requests.module.css";
 import { Outbox } from "./Outbox";
 import { RequestDetails } from "./RequestDetails";
 import { SendRequestForm } from "./SendRequestForm";
@@ -49,7 +48,7 @@ export function FormRequestsPage() {
       key: "state",
       header: f.columnState,
       render: (row) => (
-        <div className={styles.state}>
+        <div className={lists.stacked}>
           <Badge tone={stateTone(row.state)}>{stateLabel(row.state, f)}</Badge>
           {row.state === "sms_retrying" || row.state === "sms_failed" ? (
             row.smsError ? <span className={lists.error}>{row.smsError}</span> : null

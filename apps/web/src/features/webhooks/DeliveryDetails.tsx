@@ -17,7 +17,7 @@ type Texts = Dictionary["webhooksPage"];
 /** An attempt's outcome: HTTP status (or "no answer") and, when it failed, why. */
 export function AttemptResult({ attempt, w }: { attempt: WebhookAttemptItem; w: Texts }) {
   return (
-    <div className={styles.result}>
+    <div className={lists.stacked}>
       <Badge tone={attempt.delivered ? "success" : "danger"}>
         {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : w.noAnswer} · {attempt.delivered ? w.outcomeDelivered : w.outcomeFailed}
       </Badge>

@@ -48,20 +48,20 @@ export function WebhooksPage() {
       key: "time",
       header: w.columnTime,
       render: (row) => (
-        <>
-          {formatDateTime(row.createdAt, locale)}
-          <div className="cs-hint">{format(w.attemptNo, { attempt: String(row.attempt) })}</div>
-        </>
+        <div className={lists.stacked}>
+          <span>{formatDateTime(row.createdAt, locale)}</span>
+          <span className="cs-hint">{format(w.attemptNo, { attempt: String(row.attempt) })}</span>
+        </div>
       ),
     },
     {
       key: "event",
       header: w.columnEvent,
       render: (row) => (
-        <>
+        <div className={lists.stacked}>
           <code className="cs-mono">{row.eventType}</code>
-          <div className={`cs-hint cs-mono ${styles.wrap}`}>{row.webhookUrl}</div>
-        </>
+          <span className={`cs-hint cs-mono ${styles.wrap}`}>{row.webhookUrl}</span>
+        </div>
       ),
     },
     { key: "form", header: w.columnForm, render: (row) => (row.templateIdentifier ? (titles.get(row.templateIdentifier) ?? <code className={`cs-mono ${styles.wrap}`}>{row.templateIdentifier}</code>) : "–") },
