@@ -60,6 +60,7 @@ describe("pnpm cli", () => {
       "--webhook-url", "https://a.example.org/hook", "--webhook-url", "https://b.example.org/hook",
       "--webhook-secret", "0123456789abcdef0123", "--otp", "on",
       "--session-jwt-secret", "jwt-secret-of-enough-length", "--require-session-verification", "on",
+      "--session-audience", "clinsign", "--session-issuer", "https://portal.example", "--require-jti", "on",
     );
     expect(configured).toMatchObject({ code: 0, json: { ok: true } });
 

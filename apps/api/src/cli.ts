@@ -16,7 +16,9 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   org create --name N                         → {orgId, token}
   org configure --org ID [--webhook-url U]... [--webhook-secret S] [--otp on|off]
       [--session-jwt-secret S] [--session-jwks-url U] [--session-introspection-url U]
-      [--require-session-verification on|off]   → {ok:true}
+      [--require-session-verification on|off]
+      [--session-audience A] [--session-issuer I] [--require-jti on|off]   → {ok:true}
+      (an empty --session-audience / --session-issuer clears the check)
   token create --org ID [--name N]            → {id, token}
   token revoke --org ID --id TOKEN_ID         → {ok:true}
   user create --org ID --email E --password P [--role owner|admin|staff] → {userId}
@@ -67,6 +69,9 @@ async function run(services: Services, command: string, values: Record<string, s
         ...(str("require-session-verification") !== undefined && {
           requireSessionVerification: onOff(str("require-session-verification"), "--require-session-verification"),
         }),
+        ...(str("session-audience") !== undefined && { sessionAudience: str("session-audience") || null }),
+        ...(str("session-issuer") !== undefined && { sessionIssuer: str("session-issuer") || null }),
+        ...(str("require-jti") !== undefined && { sessionRequireJti: onOff(str("require-jti"), "--require-jti") }),
       };
       if (Object.keys(input).length === 0) throw new UsageError("org configure needs at least one setting");
       await updateOrganizationSettings(systemContext(services, org()), parseInput(updateOrganizationInput, input));
@@ -117,6 +122,9 @@ async function main(): Promise<number> {
       "session-jwks-url": { type: "string" },
       "session-introspection-url": { type: "string" },
       "require-session-verification": { type: "string" },
+      "session-audience": { type: "string" },
+      "session-issuer": { type: "string" },
+      "require-jti": { type: "string" },
     },
   });
   const json = Boolean(values.json);

@@ -36,6 +36,12 @@ export const organizations = pgTable("organizations", {
   sessionJwksUrl: text("session_jwks_url"),
   sessionIntrospectionUrl: text("session_introspection_url"),
   requireSessionVerification: boolean("require_session_verification").notNull().default(false),
+  /** A4: when set, a session token's `aud` must contain this value. */
+  sessionAudience: text("session_audience"),
+  /** A4: when set, a session token's `iss` must equal this value. */
+  sessionIssuer: text("session_issuer"),
+  /** A4: refuse session tokens without a `jti` (so every token is single-use). */
+  sessionRequireJti: boolean("session_require_jti").notNull().default(false),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -28,6 +28,15 @@ describe("organization settings", () => {
     expect(api.services.secrets.open(row!.sessionJwtSecretEnc!)).toBe("a-very-long-shared-secret-123");
   });
 
+  it("saves the A4 audience, issuer and required jti, and clears them with null", async () => {
+    const saved = await admin.organization.update.mutate({ sessionAudience: " clinsign ", sessionIssuer: "https://portal.example", sessionRequireJti: true });
+    expect(saved).toMatchObject({ sessionAudience: "clinsign", sessionIssuer: "https://portal.example", sessionRequireJti: true });
+    expect(await admin.organization.settings.query()).toMatchObject({ sessionAudience: "clinsign", sessionIssuer: "https://portal.example", sessionRequireJti: true });
+    const cleared = await admin.organization.update.mutate({ sessionAudience: null, sessionIssuer: null, sessionRequireJti: false });
+    expect(cleared).toMatchObject({ sessionAudience: null, sessionIssuer: null, sessionRequireJti: false });
+    await expect(admin.organization.update.mutate({ sessionAudience: "  " })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+  });
+
   it("rotates the webhook signing secret and shows the new one once", async () => {
     const { secret } = await admin.organization.rotateWebhookSecret.mutate();
     expect(secret).toMatch(/^whsec_/);

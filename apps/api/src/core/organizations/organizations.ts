@@ -22,6 +22,9 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     sessionJwksUrl: row.sessionJwksUrl,
     sessionIntrospectionUrl: row.sessionIntrospectionUrl,
     requireSessionVerification: row.requireSessionVerification,
+    sessionAudience: row.sessionAudience,
+    sessionIssuer: row.sessionIssuer,
+    sessionRequireJti: row.sessionRequireJti,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -52,6 +55,9 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.sessionJwksUrl !== undefined && { sessionJwksUrl: input.sessionJwksUrl }),
       ...(input.sessionIntrospectionUrl !== undefined && { sessionIntrospectionUrl: input.sessionIntrospectionUrl }),
       ...(input.requireSessionVerification !== undefined && { requireSessionVerification: input.requireSessionVerification }),
+      ...(input.sessionAudience !== undefined && { sessionAudience: input.sessionAudience }),
+      ...(input.sessionIssuer !== undefined && { sessionIssuer: input.sessionIssuer }),
+      ...(input.sessionRequireJti !== undefined && { sessionRequireJti: input.sessionRequireJti }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

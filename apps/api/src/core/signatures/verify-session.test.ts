@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { auditLog, eq, signatureRequests } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { backdateExpiry, bearer, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
 import { updateOrganizationSettings } from "../organizations/organizations";
+import { JWKS_REFRESH_INTERVAL_SECONDS, sessionJwksCache } from "./jwks-cache";
 
 let api: TestApi;
 let files: FileServer;
@@ -39,8 +40,8 @@ const hs256 = (claims: Record<string, unknown>, secret = SECRET, lifetime = 300)
     .setExpirationTime(Math.floor(Date.now() / 1000) + lifetime)
     .sign(new TextEncoder().encode(secret));
 
-const rs256 = (claims: Record<string, unknown>, lifetime = 300, key = rsa.privateKey) =>
-  new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + lifetime).sign(key);
+const rs256 = (claims: Record<string, unknown>, lifetime = 300, key = rsa.privateKey, kid = "k1") =>
+  new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + lifetime).sign(key);
 
 const verify = (org: TestOrg, body: Record<string, unknown>) => api.request("POST", "/signature-requests/verify-session", { headers: bearer(org), body });
 
@@ -170,6 +171,142 @@ describe("A4 with a JWKS URL", () => {
       expect(res.body.valid, url).toBe(false);
       expect(await refusalReasons(org)).toEqual(["jwks_unavailable"]);
     }
+  });
+});
+
+describe("A4 JWKS cache", () => {
+  /** Serves `jwks` at `path` with `cacheControl` and counts the fetches. */
+  function serveJwks(path: string, cacheControl: string | null, jwks: () => unknown) {
+    files.set(path, (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", ...(cacheControl !== null && { "cache-control": cacheControl }) }).end(JSON.stringify(jwks()));
+    });
+    return { fetches: () => files.requests.filter((r) => r.path === path).length };
+  }
+
+  async function jwksOrg(path: string) {
+    const org = await orgWith({ sessionMethod: "jwks", sessionJwksUrl: `${files.origin}${path}` });
+    return { org, request: await requestSignature(api, org, documentIds[org.orgId]!, "P-C") };
+  }
+
+  it("fetches the key set once while its max-age lasts", async () => {
+    const server = serveJwks("/jwks-max-age.json", "public, max-age=600", () => ({ keys: [rsa.jwk] }));
+    const { org, request } = await jwksOrg("/jwks-max-age.json");
+    for (const jti of ["c-1", "c-2", "c-3"]) {
+      const res = await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await rs256({ sub: "P-C", jti }) });
+      expect(res.body.valid, jti).toBe(true);
+    }
+    expect(server.fetches()).toBe(1);
+  });
+
+  it("fetches every time when the response says no-store or no-cache", async () => {
+    for (const directive of ["no-store", "no-cache"]) {
+      const path = `/jwks-${directive}.json`;
+      const server = serveJwks(path, directive, () => ({ keys: [rsa.jwk] }));
+      const { org, request } = await jwksOrg(path);
+      for (const jti of ["a", "b"]) {
+        const res = await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await rs256({ sub: "P-C", jti: `${directive}-${jti}` }) });
+        expect(res.body.valid, directive).toBe(true);
+      }
+      expect(server.fetches(), directive).toBe(2);
+    }
+  });
+
+  it("refetches once for an unknown kid (key rotation), at most every 30 seconds per URL", async () => {
+    const rotated = await generateKeyPair("RS256", { extractable: true });
+    const k2: JWK = { ...(await exportJWK(rotated.publicKey)), kid: "k2", alg: "RS256", use: "sig" };
+    let keys: JWK[] = [rsa.jwk];
+    const server = serveJwks("/jwks-rotating.json", "max-age=600", () => ({ keys }));
+    const { org, request } = await jwksOrg("/jwks-rotating.json");
+    expect((await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await rs256({ sub: "P-C", jti: "r-1" }) })).body.valid).toBe(true);
+    expect(server.fetches()).toBe(1);
+
+    keys = [rsa.jwk, k2];
+    const withK2 = (jti: string) => rs256({ sub: "P-C", jti }, 300, rotated.privateKey as CryptoKey, "k2");
+    // Within 30 s of the last fetch an unknown kid does not reach the issuer again.
+    expect((await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await withK2("r-2") })).body.valid).toBe(false);
+    expect(server.fetches()).toBe(1);
+
+    const later = Date.now() + (JWKS_REFRESH_INTERVAL_SECONDS + 1) * 1000;
+    const clock = vi.spyOn(sessionJwksCache, "now").mockReturnValue(later);
+    try {
+      expect((await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await withK2("r-3") })).body.valid).toBe(true);
+      expect(server.fetches()).toBe(2);
+      // The refreshed set is cached: k2 again needs no fetch, and a kid nobody has gets no second refetch.
+      expect((await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await withK2("r-4") })).body.valid).toBe(true);
+      const stranger = await generateKeyPair("RS256");
+      const unknownKid = await rs256({ sub: "P-C", jti: "r-5" }, 300, stranger.privateKey as CryptoKey, "k9");
+      expect((await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: unknownKid })).body.valid).toBe(false);
+      expect(server.fetches()).toBe(2);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await refusalReasons(org)).toEqual(["bad_token", "bad_token"]);
+  });
+});
+
+describe("A4 audience, issuer and required jti", () => {
+  const AUDIENCE = "clinsign-verify";
+  const ISSUER = "https://portal.example";
+
+  it("HS256: aud must contain the audience and iss equal the issuer when configured", async () => {
+    const org = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET, sessionAudience: AUDIENCE, sessionIssuer: ISSUER });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
+    const good = await hs256({ sub: "P-A", aud: ["other", AUDIENCE], iss: ISSUER });
+    expect((await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: good })).body.valid).toBe(true);
+    const cases: [string, string][] = [
+      ["audience_mismatch", await hs256({ sub: "P-A", aud: "someone-else", iss: ISSUER })],
+      ["audience_mismatch", await hs256({ sub: "P-A", iss: ISSUER })],
+      ["issuer_mismatch", await hs256({ sub: "P-A", aud: AUDIENCE, iss: "https://evil.example" })],
+      ["issuer_mismatch", await hs256({ sub: "P-A", aud: AUDIENCE })],
+    ];
+    for (const [reason, token] of cases) {
+      const res = await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: token });
+      expect(res.body, reason).toEqual({ valid: false, redirect_url: null, session_token: token });
+    }
+    expect(await refusalReasons(org)).toEqual(cases.map(([r]) => r));
+  });
+
+  it("JWKS: the same audience and issuer checks", async () => {
+    const org = await orgWith({ sessionMethod: "jwks", sessionJwksUrl: `${files.origin}/jwks.json`, sessionAudience: AUDIENCE, sessionIssuer: ISSUER });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
+    expect((await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: await rs256({ sub: "P-A", aud: AUDIENCE, iss: ISSUER }) })).body.valid).toBe(true);
+    expect((await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: await rs256({ sub: "P-A", aud: "x", iss: ISSUER }) })).body.valid).toBe(false);
+    expect((await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: await rs256({ sub: "P-A", aud: AUDIENCE, iss: "x" }) })).body.valid).toBe(false);
+    expect(await refusalReasons(org)).toEqual(["audience_mismatch", "issuer_mismatch"]);
+  });
+
+  it("introspection: aud and iss of the answer are compared when present (RFC 7662)", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const answers: Record<string, Record<string, unknown>> = {
+      "ok-bare": { active: true, sub: "P-A", exp: now + 300 },
+      "ok-claims": { active: true, sub: "P-A", exp: now + 300, aud: [AUDIENCE], iss: ISSUER },
+      "wrong-aud": { active: true, sub: "P-A", exp: now + 300, aud: "someone-else" },
+      "wrong-iss": { active: true, sub: "P-A", exp: now + 300, iss: "https://evil.example" },
+    };
+    files.set("/introspect-claims", (_req, res, body) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answers[new URLSearchParams(body).get("token") ?? ""] ?? { active: false }));
+    });
+    const org = await orgWith({ sessionMethod: "introspection", sessionIntrospectionUrl: `${files.origin}/introspect-claims`, sessionAudience: AUDIENCE, sessionIssuer: ISSUER });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
+    const valid = async (token: string) => (await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: token })).body.valid;
+    expect(await valid("ok-bare")).toBe(true);
+    expect(await valid("ok-claims")).toBe(true);
+    expect(await valid("wrong-aud")).toBe(false);
+    expect(await valid("wrong-iss")).toBe(false);
+    expect(await refusalReasons(org)).toEqual(["audience_mismatch", "issuer_mismatch"]);
+  });
+
+  it("with require-jti on, a token without jti is refused; without it, it is accepted", async () => {
+    const strict = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET, sessionRequireJti: true });
+    const request = await requestSignature(api, strict, documentIds[strict.orgId]!, "P-T");
+    const noJti = await hs256({ sub: "P-T" });
+    expect((await verify(strict, { patient_id: "P-T", signature_id: request.id, session_token: noJti })).body).toEqual({ valid: false, redirect_url: null, session_token: noJti });
+    expect(await refusalReasons(strict)).toEqual(["jti_missing"]);
+    expect((await verify(strict, { patient_id: "P-T", signature_id: request.id, session_token: await hs256({ sub: "P-T", jti: "t-1" }) })).body.valid).toBe(true);
+
+    const lenient = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET });
+    const other = await requestSignature(api, lenient, documentIds[lenient.orgId]!, "P-T");
+    expect((await verify(lenient, { patient_id: "P-T", signature_id: other.id, session_token: noJti })).body.valid).toBe(true);
   });
 });
 

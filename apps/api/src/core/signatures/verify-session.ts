@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from "jose";
 import { verifySessionInput, type VerifySessionInput, type VerifySessionOutput } from "@clinsign/contracts";
 import { eq, lt, organizations, signatureRequests, signingCredentials, usedSessionJtis } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
@@ -6,6 +6,7 @@ import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { isUuid } from "../documents/documents";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { NotAKeySet, sessionJwksCache, type FetchedJwks, type KeyResolver } from "./jwks-cache";
 import { expireIfDue, ticketLink } from "./requests";
 
 /** A session token may live at most this long (from now, and from its `iat`). */
@@ -26,6 +27,9 @@ export type RefusalReason =
   | "token_expired"
   | "lifetime_too_long"
   | "jti_replayed"
+  | "jti_missing"
+  | "audience_mismatch"
+  | "issuer_mismatch"
   | "jwks_unavailable"
   | "introspection_unavailable"
   | "inactive_token";
@@ -41,6 +45,8 @@ class Refusal extends Error {
 
 interface SessionClaims {
   sub?: unknown;
+  aud?: unknown;
+  iss?: unknown;
   exp?: unknown;
   iat?: unknown;
   jti?: unknown;
@@ -50,6 +56,8 @@ type OrgRow = typeof organizations.$inferSelect;
 
 function joseRefusal(error: unknown): Refusal {
   if (error instanceof joseErrors.JWTExpired) return new Refusal("token_expired");
+  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") return new Refusal("audience_mismatch");
+  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "iss") return new Refusal("issuer_mismatch");
   return new Refusal("bad_token", error instanceof Error ? error.message.slice(0, 200) : undefined);
 }
 
@@ -57,16 +65,42 @@ async function fetchJson(ctx: OrgContext, url: string, init: { method?: string; 
   try {
     const response = await guardedFetch(url, { allowHosts: ctx.services.config.outboundAllowHosts }, { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } });
     if (response.status !== 200) throw new Refusal(failure, `HTTP ${response.status}`);
-    return JSON.parse(response.body.toString("utf8")) as unknown;
+    const cacheControl = response.headers["cache-control"];
+    return { body: JSON.parse(response.body.toString("utf8")) as unknown, cacheControl };
   } catch (error) {
     if (error instanceof Refusal) throw error;
     throw new Refusal(failure, error instanceof OutboundError ? error.reason : "not JSON");
   }
 }
 
+/** A key set from the cache (or a fetch), with the fetch's failures as refusals. */
+async function jwksKeys(ctx: OrgContext, url: string, refresh: boolean): Promise<KeyResolver | null> {
+  const fetchJwks = (): Promise<FetchedJwks> => fetchJson(ctx, url, {}, "jwks_unavailable");
+  try {
+    return refresh ? await sessionJwksCache.refreshed(url, fetchJwks) : await sessionJwksCache.keys(url, fetchJwks);
+  } catch (error) {
+    if (error instanceof NotAKeySet) throw new Refusal("jwks_unavailable", error.message);
+    throw error;
+  }
+}
+
+/** RFC 7662 answers carry `aud`/`iss` optionally; when present they must match the organization's. */
+function checkIntrospectedIssuer(org: OrgRow, answer: JWTPayload) {
+  if (org.sessionAudience !== null && answer.aud !== undefined) {
+    const audiences = Array.isArray(answer.aud) ? answer.aud : [answer.aud];
+    if (!audiences.includes(org.sessionAudience)) throw new Refusal("audience_mismatch");
+  }
+  if (org.sessionIssuer !== null && answer.iss !== undefined && answer.iss !== org.sessionIssuer) throw new Refusal("issuer_mismatch");
+}
+
 /** Confirms the session token with the organization's configured method and returns its claims. */
 async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
-  const options = { requiredClaims: ["exp", "sub"], clockTolerance: CLOCK_TOLERANCE_SECONDS };
+  const options: JWTVerifyOptions = {
+    requiredClaims: ["exp", "sub"],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    ...(org.sessionAudience !== null && { audience: org.sessionAudience }),
+    ...(org.sessionIssuer !== null && { issuer: org.sessionIssuer }),
+  };
   switch (org.sessionMethod) {
     case "hs256": {
       if (!org.sessionJwtSecretEnc) throw new Refusal("no_method_configured");
@@ -79,15 +113,18 @@ async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promis
     }
     case "jwks": {
       if (!org.sessionJwksUrl) throw new Refusal("no_method_configured");
-      const jwks = (await fetchJson(ctx, org.sessionJwksUrl, {}, "jwks_unavailable")) as JSONWebKeySet;
-      let keys;
+      const jwksOptions = { ...options, algorithms: JWKS_ALGORITHMS };
+      const keys = (await jwksKeys(ctx, org.sessionJwksUrl, false))!;
       try {
-        keys = createLocalJWKSet(jwks);
-      } catch {
-        throw new Refusal("jwks_unavailable", "not a JWK set");
+        return (await jwtVerify(token, keys, jwksOptions)).payload;
+      } catch (error) {
+        if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw joseRefusal(error);
       }
+      // The token names a key the cached set lacks: the issuer may have rotated its keys.
+      const fresh = await jwksKeys(ctx, org.sessionJwksUrl, true);
+      if (!fresh) throw new Refusal("bad_token", "no key in the JWK set matches the token");
       try {
-        return (await jwtVerify(token, keys, { ...options, algorithms: JWKS_ALGORITHMS })).payload;
+        return (await jwtVerify(token, fresh, jwksOptions)).payload;
       } catch (error) {
         throw joseRefusal(error);
       }
@@ -98,10 +135,11 @@ async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promis
       const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
       if (org.sessionJwtSecretEnc) headers.authorization = `Bearer ${ctx.services.secrets.open(org.sessionJwtSecretEnc)}`;
       const body = new URLSearchParams({ token, token_type_hint: "access_token" }).toString();
-      const answer = (await fetchJson(ctx, org.sessionIntrospectionUrl, { method: "POST", headers, body }, "introspection_unavailable")) as JWTPayload & {
+      const answer = (await fetchJson(ctx, org.sessionIntrospectionUrl, { method: "POST", headers, body }, "introspection_unavailable")).body as JWTPayload & {
         active?: unknown;
       };
       if (!answer || typeof answer !== "object" || answer.active !== true) throw new Refusal("inactive_token");
+      checkIntrospectedIssuer(org, answer);
       if (typeof answer.exp !== "number") throw new Refusal("bad_token", "introspection answer has no exp");
       if (answer.exp * 1000 <= Date.now() - CLOCK_TOLERANCE_SECONDS * 1000) throw new Refusal("token_expired");
       return answer;
@@ -111,8 +149,8 @@ async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promis
   }
 }
 
-/** The rules every method shares: the patient, a short lifetime, a well-formed jti. */
-function checkClaims(claims: SessionClaims, patientId: string): { exp: number; jti: string | null } {
+/** The rules every method shares: the patient, a short lifetime, a well-formed (or required) jti. */
+function checkClaims(org: OrgRow, claims: SessionClaims, patientId: string): { exp: number; jti: string | null } {
   if (typeof claims.sub !== "string" || claims.sub !== patientId) throw new Refusal("patient_mismatch");
   const exp = claims.exp as number;
   const now = Date.now() / 1000;
@@ -121,6 +159,7 @@ function checkClaims(claims: SessionClaims, patientId: string): { exp: number; j
   if (claims.jti !== undefined && (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)) {
     throw new Refusal("bad_token", "jti must be a non-empty string");
   }
+  if (org.sessionRequireJti && claims.jti === undefined) throw new Refusal("jti_missing");
   return { exp, jti: (claims.jti as string | undefined) ?? null };
 }
 
@@ -148,7 +187,7 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
 
   let claims: { exp: number; jti: string | null };
   try {
-    claims = checkClaims(await confirmToken(ctx, org!, input.session_token), input.patient_id);
+    claims = checkClaims(org!, await confirmToken(ctx, org!, input.session_token), input.patient_id);
   } catch (error) {
     if (error instanceof Refusal) return refuse(error);
     throw error;

@@ -265,6 +265,40 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
               onChange={(event) => change("sessionIntrospectionUrl", event.currentTarget.value)}
             />
           ) : null}
+          {form.sessionMethod !== "none" ? (
+            <>
+              <TextField
+                label={t.settings.audienceLabel}
+                hint={t.settings.audienceHint}
+                name="sessionAudience"
+                spellCheck={false}
+                mono
+                value={form.sessionAudience}
+                disabled={disabled}
+                error={errors.sessionAudience}
+                onChange={(event) => change("sessionAudience", event.currentTarget.value)}
+              />
+              <TextField
+                label={t.settings.issuerLabel}
+                hint={t.settings.issuerHint}
+                name="sessionIssuer"
+                spellCheck={false}
+                mono
+                value={form.sessionIssuer}
+                disabled={disabled}
+                error={errors.sessionIssuer}
+                onChange={(event) => change("sessionIssuer", event.currentTarget.value)}
+              />
+              <Switch
+                label={t.settings.requireJtiLabel}
+                description={t.settings.requireJtiDescription}
+                name="sessionRequireJti"
+                checked={form.sessionRequireJti}
+                disabled={disabled}
+                onChange={(checked) => change("sessionRequireJti", checked)}
+              />
+            </>
+          ) : null}
           <div className={styles.divider} />
           <Switch
             label={t.settings.requireLabel}

@@ -14,6 +14,9 @@ const settings: OrganizationSettings = {
   sessionJwksUrl: null,
   sessionIntrospectionUrl: null,
   requireSessionVerification: false,
+  sessionAudience: null,
+  sessionIssuer: null,
+  sessionRequireJti: false,
   updatedAt: "2025-11-21T10:00:00.000Z",
 };
 
@@ -34,6 +37,16 @@ describe("settings form", () => {
     expect(input).not.toHaveProperty("sessionJwtSecret");
     expect(input).not.toHaveProperty("sessionIntrospectionUrl");
     expect(input.sessionJwksUrl).toBe("https://idp.example/jwks");
+  });
+
+  it("sends the A4 audience and issuer trimmed, an emptied one as null, and notices their changes", () => {
+    const saved = { ...settings, sessionMethod: "hs256" as const, hasSessionJwtSecret: true, sessionAudience: "clinsign", sessionIssuer: "https://portal.example" };
+    const form = formStateFrom(saved);
+    expect(isDirty(form, saved)).toBe(false);
+    expect(isDirty({ ...form, sessionAudience: " clinsign " }, saved)).toBe(false);
+    expect(isDirty({ ...form, sessionRequireJti: true }, saved)).toBe(true);
+    const { input } = buildPayload({ ...form, sessionAudience: " api ", sessionIssuer: "  ", sessionRequireJti: true });
+    expect(input).toMatchObject({ sessionAudience: "api", sessionIssuer: null, sessionRequireJti: true });
   });
 
   it("maps API field errors on webhookUrls.N back to the form's rows", () => {

@@ -14,6 +14,9 @@ export interface SettingsFormState {
   sessionJwksUrl: string;
   sessionIntrospectionUrl: string;
   requireSessionVerification: boolean;
+  sessionAudience: string;
+  sessionIssuer: string;
+  sessionRequireJti: boolean;
 }
 
 /** Field key (as the API reports it, e.g. `webhookUrls.2`) → message. */
@@ -31,6 +34,9 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     sessionJwksUrl: settings.sessionJwksUrl ?? "",
     sessionIntrospectionUrl: settings.sessionIntrospectionUrl ?? "",
     requireSessionVerification: settings.requireSessionVerification,
+    sessionAudience: settings.sessionAudience ?? "",
+    sessionIssuer: settings.sessionIssuer ?? "",
+    sessionRequireJti: settings.sessionRequireJti,
   };
 }
 
@@ -45,7 +51,10 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.sessionJwtSecret !== "" ||
     (form.sessionMethod === "jwks" && form.sessionJwksUrl.trim() !== saved.sessionJwksUrl) ||
     (form.sessionMethod === "introspection" && form.sessionIntrospectionUrl.trim() !== saved.sessionIntrospectionUrl) ||
-    form.requireSessionVerification !== saved.requireSessionVerification
+    form.requireSessionVerification !== saved.requireSessionVerification ||
+    form.sessionAudience.trim() !== saved.sessionAudience ||
+    form.sessionIssuer.trim() !== saved.sessionIssuer ||
+    form.sessionRequireJti !== saved.sessionRequireJti
   );
 }
 
@@ -67,6 +76,10 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     otpEnabled: form.otpEnabled,
     sessionMethod: form.sessionMethod,
     requireSessionVerification: form.requireSessionVerification,
+    // An emptied field clears the check.
+    sessionAudience: form.sessionAudience.trim() || null,
+    sessionIssuer: form.sessionIssuer.trim() || null,
+    sessionRequireJti: form.sessionRequireJti,
   };
   if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
   if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
