@@ -16,8 +16,8 @@ test("the language switch turns the admin area German and back, and sign-out end
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
 
   // Sections that are not built yet show a tidy page, not a 404.
-  await page.getByRole("link", { name: "Audit log" }).click();
-  await expect(page.getByRole("heading", { level: 2, name: "Audit log is on its way" })).toBeVisible();
+  await page.getByRole("link", { name: "Branding" }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "Branding is on its way" })).toBeVisible();
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login\?reason=signed-out$/);
