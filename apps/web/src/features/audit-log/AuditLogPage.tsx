@@ -1,11 +1,11 @@
 "use client";
 
 import { auditActorTypes, type AuditListItem } from "@clinsign/contracts";
-import { Button, Card, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
-import { ListPager } from "../../components/lists/ListPager";
+import { ListBody } from "../../components/lists/ListBody";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -104,31 +104,18 @@ export function AuditLogPage() {
     { key: "details", header: a.columnDetails, render: (entry) => <EntryDetails entry={entry} a={a} /> },
   ];
 
-  let body;
-  if (list.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={5} /></div>;
-  else if (list.error)
-    body = (
-      <div className="cs-card__body cs-stack">
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(readApiError(list.error), t)}
-        </Notice>
-        <div>
-          <Button onClick={() => list.refetch()} busy={list.isFetching}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </div>
-    );
-  else if (rows.length === 0) body = <EmptyState icon="audit" level={3} title={a.emptyTitle} description={a.emptyBody} />;
-  else
-    body = (
-      <>
-        <div className={lists.tableBody}>
-          <Table caption={a.listCaption} columns={columns} rows={rows} rowKey={(entry) => entry.id} />
-        </div>
-        <ListPager shown={format(a.shown, { count: String(rows.length) })} hasMore={!!list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => void list.fetchNextPage()} labels={a} />
-      </>
-    );
+  const body = (
+    <ListBody
+      list={list}
+      rows={rows}
+      caption={a.listCaption}
+      columns={columns}
+      rowKey={(entry) => entry.id}
+      labels={a}
+      skeletonLines={5}
+      empty={<EmptyState icon="audit" level={3} title={a.emptyTitle} description={a.emptyBody} />}
+    />
+  );
 
   return (
     <>

@@ -1,11 +1,11 @@
 "use client";
 
 import type { SubmissionListItem } from "@clinsign/contracts";
-import { Button, Card, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { Button, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ListPager } from "../../components/lists/ListPager";
+import { ListBody } from "../../components/lists/ListBody";
 import styles from "../../components/lists/lists.module.css";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
@@ -14,7 +14,6 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
 import { sourceLabel } from "./source";
 
 const FILTER_KEYS = ["template", "rnummer", "from", "to"] as const;
@@ -73,42 +72,23 @@ export function SubmissionsPage() {
     },
   ];
 
-  let body;
-  if (list.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={4} /></div>;
-  else if (list.error)
-    body = (
-      <div className="cs-card__body cs-stack">
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(readApiError(list.error), t)}
-        </Notice>
-        <div>
-          <Button onClick={() => list.refetch()} busy={list.isFetching}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </div>
-    );
-  else if (rows.length === 0)
-    body = filtered ? (
-      <EmptyState icon="inbox" level={3} title={s.emptyFilteredTitle} description={s.emptyFilteredBody} />
-    ) : (
-      <EmptyState icon="inbox" level={3} title={s.emptyTitle} description={s.emptyBody} />
-    );
-  else
-    body = (
-      <>
-        <div className={styles.tableBody}>
-          <Table caption={s.listCaption} columns={columns} rows={rows} rowKey={(row) => row.id} />
-        </div>
-        <ListPager
-          shown={format(s.shown, { count: String(rows.length) })}
-          hasMore={!!list.hasNextPage}
-          loading={list.isFetchingNextPage}
-          onMore={() => void list.fetchNextPage()}
-          labels={s}
-        />
-      </>
-    );
+  const body = (
+    <ListBody
+      list={list}
+      rows={rows}
+      caption={s.listCaption}
+      columns={columns}
+      rowKey={(row) => row.id}
+      labels={s}
+      empty={
+        filtered ? (
+          <EmptyState icon="inbox" level={3} title={s.emptyFilteredTitle} description={s.emptyFilteredBody} />
+        ) : (
+          <EmptyState icon="inbox" level={3} title={s.emptyTitle} description={s.emptyBody} />
+        )
+      }
+    />
+  );
 
   return (
     <>
