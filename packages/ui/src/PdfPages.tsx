@@ -1,7 +1,7 @@
 "use client";
 
 import type { PDFPageProxy } from "pdfjs-dist";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
 import styles from "./PdfPages.module.css";
 
@@ -39,9 +39,23 @@ export interface PdfPagesProps {
    * 14 standard fonts render with system fonts.
    */
   assetsUrl?: string;
+  /**
+   * Drawn over each page, inside a box exactly the page's size (e.g. the field editor's handles).
+   * `width`/`height` are the unrotated page's size in points, as field rectangles use them.
+   */
+  pageOverlay?(page: PdfPageGeometry): ReactNode;
   onLoad?(info: { pageCount: number }): void;
   onError?(error: unknown): void;
   className?: string;
+}
+
+/** One page's number (from 1), unrotated size in PDF points and /Rotate. */
+export interface PdfPageGeometry {
+  number: number;
+  count: number;
+  width: number;
+  height: number;
+  rotate: number;
 }
 
 type Loaded = { status: "loading" } | { status: "failed" } | { status: "ready"; pages: PDFPageProxy[] };
@@ -84,7 +98,7 @@ const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;
  * the document. Geometry is set through CSS custom properties with `style.setProperty` (no
  * inline style attributes, which a strict Content-Security-Policy refuses).
  */
-export function PdfPages({ data, fields = [], labels, workerSrc, assetsUrl, onLoad, onError, className }: PdfPagesProps) {
+export function PdfPages({ data, fields = [], labels, workerSrc, assetsUrl, pageOverlay, onLoad, onError, className }: PdfPagesProps) {
   const [loaded, setLoaded] = useState<Loaded>({ status: "loading" });
   const callbacks = useRef({ onLoad, onError });
 
@@ -155,13 +169,22 @@ export function PdfPages({ data, fields = [], labels, workerSrc, assetsUrl, onLo
           count={loaded.pages.length}
           fields={fields.filter((field) => field.page === index + 1)}
           labels={labels}
+          overlay={pageOverlay}
         />
       ))}
     </div>
   );
 }
 
-function PdfPage({ page, count, fields, labels }: { page: PDFPageProxy; count: number; fields: PdfFieldRect[]; labels: PdfPagesLabels }) {
+interface PdfPageProps {
+  page: PDFPageProxy;
+  count: number;
+  fields: PdfFieldRect[];
+  labels: PdfPagesLabels;
+  overlay?: PdfPagesProps["pageOverlay"];
+}
+
+function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
   const frameRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [near, setNear] = useState(false);
@@ -254,6 +277,7 @@ function PdfPage({ page, count, fields, labels }: { page: PDFPageProxy; count: n
         {fields.map((field, index) => (
           <FieldBox key={index} box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)} label={labels.field} />
         ))}
+        {overlay ? overlay({ number, count, width: page.view[2]! - page.view[0]!, height: page.view[3]! - page.view[1]!, rotate: page.rotate }) : null}
       </div>
       <figcaption className={styles.caption} aria-hidden="true">
         {name}
