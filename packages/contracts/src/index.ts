@@ -7,6 +7,8 @@ export * from "./templates";
 export * from "./tokens";
 export * from "./forms";
 export * from "./signatures";
+export * from "./documents";
+export * from "./signature-requests";
 export * from "./form-validation";
 export * from "./lists";
 export * from "./submissions";

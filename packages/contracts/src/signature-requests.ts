@@ -1,0 +1,182 @@
+import { z } from "zod";
+import { isoDateTime, uuid } from "./common";
+import { createdRange, listInput, listPage } from "./lists";
+import { assignmentVisibility, brandingFonts } from "./signatures";
+
+// ---- staff: the signature requests section ----------------------------------------------------
+
+/**
+ * What staff see of a request. The stored statuses plus `failed`: the patient signed, but the
+ * seal job gave up (its error is kept and no further attempt is scheduled); "seal again" starts
+ * over. `sealing` is only the requests whose sealing is still under way.
+ */
+export const signatureRequestStates = ["pending", "opened", "sealing", "completed", "declined", "expired", "failed"] as const;
+export type SignatureRequestState = (typeof signatureRequestStates)[number];
+export const signatureRequestState = z.enum(signatureRequestStates, { message: `must be one of ${signatureRequestStates.join(", ")}` });
+
+const exactText = (max: number) =>
+  z
+    .string({ message: "must be a string" })
+    .trim()
+    .min(1, { message: "is required" })
+    .max(max, { message: `must be at most ${max} characters` });
+
+/** The filters of the organization-wide request list; each one is backed by an index. */
+export const signatureRequestFilters = {
+  status: signatureRequestState.optional(),
+  visibility: assignmentVisibility.optional(),
+  /** Exact patient id, as the caller's system sent it. */
+  patientId: exactText(200).optional(),
+  documentId: uuid.optional(),
+  /** The caller's own institution id (A1 `institution_id`), exact. */
+  institutionId: exactText(200).optional(),
+  ...createdRange,
+};
+
+/** Staff: the organization's signature requests, newest first (the list contract). */
+export const listSignatureRequestsInput = listInput(signatureRequestFilters);
+export type ListSignatureRequestsInput = z.input<typeof listSignatureRequestsInput>;
+
+export const signatureRequestListItem = z.object({
+  id: uuid,
+  patientId: z.string(),
+  documentId: uuid,
+  documentName: z.string(),
+  /** The version the request is pinned to, or the document's current one while it follows the newest. */
+  documentVersion: z.number().int(),
+  /** The caller's own institution id. */
+  institutionId: z.string(),
+  orderBy: z.string(),
+  status: signatureRequestState,
+  visibility: assignmentVisibility,
+  createdAt: isoDateTime,
+  expiresAt: isoDateTime,
+  openedAt: isoDateTime.nullable(),
+  completedAt: isoDateTime.nullable(),
+  declinedAt: isoDateTime.nullable(),
+});
+export type SignatureRequestListItem = z.infer<typeof signatureRequestListItem>;
+export const signatureRequestListPage = listPage(signatureRequestListItem);
+
+export const signatureTimelineKinds = [
+  "created",
+  "opened",
+  "signed",
+  "sealed",
+  "seal_failed",
+  "declined",
+  "expired",
+  "visibility_changed",
+  "expiry_changed",
+  "link_replaced",
+  "webhook_delivery",
+] as const;
+export type SignatureTimelineKind = (typeof signatureTimelineKinds)[number];
+
+/** A webhook delivery of the request's events (F12 data): its event type and how it went. */
+export const signatureTimelineDelivery = z.object({
+  deliveryId: uuid,
+  eventType: z.string(),
+  url: z.string(),
+  status: z.enum(["pending", "delivered", "failed"]),
+  attempts: z.number().int(),
+  lastStatusCode: z.number().int().nullable(),
+});
+
+export const signatureTimelineEvent = z.object({
+  at: isoDateTime,
+  kind: z.enum(signatureTimelineKinds),
+  /** Who did it, as the audit log says (`api_key`, `session`, `portal`, `user`, `system`). */
+  actorType: z.string().optional(),
+  /**
+   * What changed, for people: e.g. `draft → active`, the new expiry, the decline reason, the
+   * seal error. Never patient data staff do not already see, never a token.
+   */
+  detail: z.string().optional(),
+  /** Set on `webhook_delivery` events. */
+  delivery: signatureTimelineDelivery.optional(),
+});
+export type SignatureTimelineEvent = z.infer<typeof signatureTimelineEvent>;
+
+export const signatureRequestDetail = signatureRequestListItem.extend({
+  /** The link the patient is given now: `assignmentUrl` when set, else the /sign/<token> link. */
+  signingUrl: z.string(),
+  assignmentUrl: z.string().nullable(),
+  declineReason: z.string().nullable(),
+  sealError: z.string().nullable(),
+  signatureMethod: z.enum(["drawn", "typed"]).nullable(),
+  /** Sealing gave up: `signatures.sealAgain` may start it over. */
+  canSealAgain: z.boolean(),
+  /** The signed PDF and its metadata JSON can be downloaded (`signatures.signedArtifact`). */
+  hasSignedPdf: z.boolean(),
+  /** Oldest first. */
+  timeline: z.array(signatureTimelineEvent),
+});
+export type SignatureRequestDetail = z.infer<typeof signatureRequestDetail>;
+
+const futureInstant = z
+  .string({ message: "must be an ISO 8601 date-time string" })
+  .pipe(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z" }))
+  .refine((v) => Date.parse(v) > Date.now(), { message: "must be in the future" });
+
+/**
+ * Staff: change a request. Only what is sent changes: `visibility` (A7 draft/active),
+ * `expiresAt` (future; pending and opened requests only), `assignmentUrl` (an http(s) URL that
+ * replaces the signing link; `null` clears it). At least one of them.
+ */
+export const updateSignatureRequestInput = z
+  .object({
+    id: uuid,
+    visibility: assignmentVisibility.optional(),
+    expiresAt: futureInstant.optional(),
+    assignmentUrl: z
+      .string({ message: "must be a string" })
+      .max(2048, { message: "must be at most 2048 characters" })
+      .pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }))
+      .nullable()
+      .optional(),
+  })
+  .refine((v) => v.visibility !== undefined || v.expiresAt !== undefined || v.assignmentUrl !== undefined, {
+    message: "send at least one of visibility, expiresAt, assignmentUrl",
+  });
+export type UpdateSignatureRequestInput = z.input<typeof updateSignatureRequestInput>;
+
+// ---- staff: branding ---------------------------------------------------------------------------
+
+/** Staff: institutions that have their own branding, most recently changed first. */
+export const listInstitutionBrandingsInput = listInput({});
+export type ListInstitutionBrandingsInput = z.input<typeof listInstitutionBrandingsInput>;
+
+export const institutionBrandingItem = z.object({
+  /** The caller's own institution id. */
+  institutionId: z.string(),
+  logoUrl: z.string().nullable(),
+  primaryColor: z.string().nullable(),
+  accentColor: z.string().nullable(),
+  font: z.enum(brandingFonts).nullable(),
+  updatedAt: isoDateTime,
+});
+export type InstitutionBrandingItem = z.infer<typeof institutionBrandingItem>;
+export const institutionBrandingPage = listPage(institutionBrandingItem);
+
+/** Staff: the organization's known institution ids (for pickers), alphabetical, by prefix. */
+export const listInstitutionIdsInput = z.object({
+  prefix: z.string({ message: "must be a string" }).trim().max(200, { message: "must be at most 200 characters" }).optional(),
+  limit: z.number().int({ message: "must be a whole number" }).min(1, { message: "must be at least 1" }).max(200, { message: "must be at most 200" }).default(50),
+});
+export type ListInstitutionIdsInput = z.input<typeof listInstitutionIdsInput>;
+
+export const institutionIdList = z.object({
+  items: z.array(z.object({ institutionId: z.string(), hasBranding: z.boolean() })),
+  /** More institutions match the prefix than were returned. */
+  hasMore: z.boolean(),
+});
+export type InstitutionIdList = z.infer<typeof institutionIdList>;
+
+/** POST /staff/branding/logo: the public URL to put into `logo_url`. */
+export const uploadedLogo = z.object({ logoUrl: z.string(), contentType: z.string(), size: z.number().int() });
+export type UploadedLogo = z.infer<typeof uploadedLogo>;
+
+/** The logo upload's limits, for the UI's hint and the server's check. */
+export const LOGO_MAX_BYTES = 512 * 1024;
+export const logoContentTypes = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
