@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
@@ -157,6 +158,8 @@ export const auditLog = pgTable(
     index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq),
     // The staff audit list also filters by actor type.
     index("audit_log_org_actor_type_seq_idx").on(t.organizationId, t.actorType, t.seq),
+    // A signature request's entries (its timeline, its metadata JSON's events), in chain order.
+    index("audit_log_org_signature_seq_idx").on(t.organizationId, sql`(${t.metadata}->>'signatureId')`, t.seq),
   ],
 );
 

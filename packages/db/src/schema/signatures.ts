@@ -118,13 +118,24 @@ export const signatureRequests = pgTable(
     metadataSha256: text("metadata_sha256"),
     sealAttempts: integer("seal_attempts").notNull().default(0),
     sealError: text("seal_error"),
+    /**
+     * Set when the seal job gave up (its attempts are used up); the request stays `sealing`, and
+     * staff see it as `failed` until "seal again" (which clears it) or a late success.
+     */
+    sealFailedAt: at("seal_failed_at"),
     createdAt: createdAt(),
     updatedAt: at("updated_at").notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("signature_requests_token_uq").on(t.tokenHash),
-    index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt),
-    index("signature_requests_org_document_idx").on(t.organizationId, t.documentId),
+    // The staff list reads (created_at, id) pages under each filter: one index per filter, each
+    // ending in the sort key, so every page is one range scan without a sort (see core/signatures/staff.ts).
+    index("signature_requests_org_created_idx").on(t.organizationId, t.createdAt, t.id),
+    index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt, t.id),
+    index("signature_requests_org_document_idx").on(t.organizationId, t.documentId, t.createdAt, t.id),
+    index("signature_requests_org_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
+    index("signature_requests_org_institution_idx").on(t.organizationId, t.institutionExternalId, t.createdAt, t.id),
+    index("signature_requests_org_visibility_idx").on(t.organizationId, t.visibility, t.createdAt, t.id),
     index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
   ],
 );
@@ -199,5 +210,9 @@ export const institutionBranding = pgTable(
     createdAt: createdAt(),
     updatedAt: at("updated_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("institution_branding_institution_uq").on(t.institutionId)],
+  (t) => [
+    uniqueIndex("institution_branding_institution_uq").on(t.institutionId),
+    // The staff branding list: most recently changed first.
+    index("institution_branding_org_updated_idx").on(t.organizationId, t.updatedAt, t.id),
+  ],
 );
