@@ -64,6 +64,8 @@ export const signatureTimelineKinds = [
   "signed",
   "sealed",
   "seal_failed",
+  /** Staff started sealing over ("seal again"). */
+  "seal_again",
   "declined",
   "expired",
   "visibility_changed",
