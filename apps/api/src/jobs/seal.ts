@@ -1,4 +1,4 @@
-import { sealSignatureRequest } from "../core/signatures/seal";
+import { markSealGaveUp, sealSignatureRequest } from "../core/signatures/seal";
 
 export { SEAL_JOB } from "../core/signatures/seal";
 import { jittered, type JobHandler } from "./runner";
@@ -17,4 +17,8 @@ export const sealJobHandler: JobHandler = {
   },
   retryDelayMs: (attempt) => jittered(DELAYS_MS[Math.min(attempt - 1, DELAYS_MS.length - 1)] ?? DELAYS_MS[0]!),
   leaseSeconds: 120,
+  async gaveUp(job, services, error) {
+    const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
+    await markSealGaveUp(services, organizationId, signatureId, error);
+  },
 };

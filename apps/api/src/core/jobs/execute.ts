@@ -10,6 +10,8 @@ export interface JobHandler {
   retryDelayMs(attempt: number): number;
   /** How long a claimed job stays leased before another worker may take it. */
   leaseSeconds?: number;
+  /** Called once after the last allowed attempt failed (the job is then `failed` for good). */
+  gaveUp?(job: Job, services: Services, error: string): Promise<void>;
 }
 
 /** Runs one claimed job and records the outcome: done, retry later, or failed for good. */
@@ -24,6 +26,9 @@ export async function executeJob(services: Services, job: Job, handler: JobHandl
     const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
     services.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
     await failJob(services.db, job.id, message, retryAt);
+    if (!retryAt && handler.gaveUp) {
+      await handler.gaveUp(job, services, message).catch((err: unknown) => services.log.error({ jobId: job.id, kind: job.kind, err: describeError(err) }, "job give-up hook failed"));
+    }
     return false;
   }
 }

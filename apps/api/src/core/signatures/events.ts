@@ -20,5 +20,6 @@ export async function recordSignatureEvent(
     event,
     templateIdentifier: null,
     data: { signature_id: metadata.signatureId, document_id: metadata.documentId, ...webhookData },
+    auditMetadata: { signatureId: metadata.signatureId },
   });
 }

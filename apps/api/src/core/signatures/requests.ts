@@ -198,25 +198,36 @@ export async function listCompletedProcesses(ctx: OrgContext, input: { patient_i
   }));
 }
 
+/** What A7 and the staff console may change on a request; what is absent stays as it is. */
+export interface SignatureRequestChange {
+  id: string;
+  visibility?: "draft" | "active";
+  /** Already checked to be in the future (contracts). */
+  expiresAt?: string;
+  /** An http(s) URL that replaces the signing link in A2, or null to use the signing link again. */
+  assignmentUrl?: string | null;
+}
+
 /**
- * A7: visibility (`draft` hides the request from A2 and its link does not open), a new expiry
- * (only while the request is still open) and the link A2 shows instead of ours.
+ * The one implementation of A7 (`updateAssignment`) and the staff console's `signatures.update`:
+ * visibility (`draft` hides the request from A2 and its link does not open), a new expiry (only
+ * while the request is still open) and the link A2 shows instead of ours. The change and its
+ * audit entry share one transaction; a refused expiry still records an expiry it noticed.
  */
-export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInput) {
-  const input = updateAssignmentInput.parse(raw);
+export async function changeSignatureRequest(ctx: OrgContext, change: SignatureRequestChange, fields = { expiresAt: "expiresAt" }): Promise<SignatureRequestRow> {
   return inTransactionThenRefuse(ctx, async (tx) => {
-    const row = await expireIfDue(tx, await findSignatureRequest(tx, input.id, true));
-    if (input.expiration_timestamp !== undefined && !OPEN_STATUSES.includes(row.status)) {
+    const row = await expireIfDue(tx, await findSignatureRequest(tx, change.id, true));
+    if (change.expiresAt !== undefined && !OPEN_STATUSES.includes(row.status)) {
       return new AppError("conflict", `the request is ${row.status}; its expiry can no longer change`, {
-        field: "expiration_timestamp",
+        field: fields.expiresAt,
         reason: row.status === "expired" ? "request_expired" : "request_closed",
         status: row.status,
       });
     }
     const changes = {
-      visibility: input.status,
-      ...(input.expiration_timestamp !== undefined && { expiresAt: new Date(input.expiration_timestamp) }),
-      ...(input.assigment_url !== undefined && { assignmentUrl: input.assigment_url }),
+      ...(change.visibility !== undefined && { visibility: change.visibility }),
+      ...(change.expiresAt !== undefined && { expiresAt: new Date(change.expiresAt) }),
+      ...(change.assignmentUrl !== undefined && { assignmentUrl: change.assignmentUrl }),
     };
     const [updated] = await tx.scope
       .update(signatureRequests, { ...changes, updatedAt: new Date() }, eq(signatureRequests.id, row.id))
@@ -225,13 +236,24 @@ export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInp
       action: "signature.assignment_updated",
       metadata: {
         signatureId: row.id,
-        visibility: { from: row.visibility, to: input.status },
+        ...(changes.visibility && { visibility: { from: row.visibility, to: changes.visibility } }),
         ...(changes.expiresAt && { expiresAt: { from: row.expiresAt.toISOString(), to: changes.expiresAt.toISOString() } }),
-        ...(input.assigment_url !== undefined && { assignmentUrl: input.assigment_url }),
+        ...(changes.assignmentUrl !== undefined && { assignmentUrl: changes.assignmentUrl }),
       },
     });
-    return { id: updated!.id, status: updated!.visibility, expiration_timestamp: updated!.expiresAt.toISOString() };
+    return updated!;
   });
+}
+
+/** A7: the documented shape of `changeSignatureRequest` (`status` is the visibility and always sent). */
+export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInput) {
+  const input = updateAssignmentInput.parse(raw);
+  const updated = await changeSignatureRequest(
+    ctx,
+    { id: input.id, visibility: input.status, expiresAt: input.expiration_timestamp, assignmentUrl: input.assigment_url },
+    { expiresAt: "expiration_timestamp" },
+  );
+  return { id: updated.id, status: updated.visibility, expiration_timestamp: updated.expiresAt.toISOString() };
 }
 
 /** The stored signed PDF or metadata JSON of a completed request of this organization. */

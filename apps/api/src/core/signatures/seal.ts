@@ -51,7 +51,7 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
         maxAttempts: SEAL_MAX_ATTEMPTS,
       });
     }
-    await tx.scope.update(signatureRequests, { sealAttempts: 0, updatedAt: new Date() } as never, eq(signatureRequests.id, row.id));
+    await tx.scope.update(signatureRequests, { sealAttempts: 0, sealFailedAt: null, updatedAt: new Date() }, eq(signatureRequests.id, row.id));
     await recordAudit(tx, { action: "signature.seal_requeued", metadata: { signatureId: row.id, previousError: row.sealError } });
     return true;
   });
@@ -59,8 +59,26 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
   return { queued: true };
 }
 
+/**
+ * The seal job used up its attempts: the request stays `sealing` (its signature is valid and kept)
+ * and is marked, so staff find it as `failed` and may seal it again. Audited for its timeline.
+ */
+export async function markSealGaveUp(services: Services, organizationId: string, requestId: string, error: string): Promise<void> {
+  const ctx = systemContext(services, organizationId, `seal-${requestId}`);
+  await inTransaction(ctx, async (tx) => {
+    const [updated] = await tx.scope
+      .update(signatureRequests, { sealFailedAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, requestId), eq(signatureRequests.status, "sealing"))
+      .returning({ id: signatureRequests.id });
+    if (!updated) return;
+    await recordAudit(tx, { action: "signature.seal_failed", metadata: { signatureId: requestId, error: error.slice(0, 500) } });
+  });
+}
+
+/** The request's own steps (not the webhook entries that name it) for the metadata JSON. */
 async function eventsOf(ctx: OrgContext, signatureId: string) {
-  const rows = await ctx.scope.select(auditLog, sql`${auditLog.metadata}->>'signatureId' = ${signatureId}`).orderBy(auditLog.seq);
+  const rows = await ctx.scope
+    .select(auditLog, sql`(${auditLog.metadata}->>'signatureId') = ${signatureId}`, sql`${auditLog.action} like 'signature.%'`)
+    .orderBy(auditLog.seq);
   return rows.map((row) => ({
     action: row.action,
     at: row.createdAt.toISOString(),
@@ -182,6 +200,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           metadataKey: metadataFile!.key,
           metadataSha256: metadataFile!.sha256,
           sealError: null,
+          sealFailedAt: null,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),

@@ -28,6 +28,8 @@ export interface WebhookEventInput {
   urls?: string[];
   /** The caller makes the first attempt itself (`deliverNow`) right after its commit. */
   inline?: boolean;
+  /** Added to each `webhook.dispatched` audit entry, e.g. `{signatureId}` so a request's timeline finds its deliveries. */
+  auditMetadata?: Record<string, unknown>;
 }
 
 export interface QueuedDelivery {
@@ -92,7 +94,7 @@ export async function emitWebhookEvent(ctx: OrgContext, input: WebhookEventInput
     const queued: QueuedDelivery[] = [];
     for (const url of urls) {
       queued.push(
-        await queueDelivery(tx, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body }, input.inline ?? false),
+        await queueDelivery(tx, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body }, input.inline ?? false, input.auditMetadata),
       );
     }
     return queued;

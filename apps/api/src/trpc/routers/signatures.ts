@@ -3,12 +3,17 @@ import { z } from "zod";
 import {
   createSignatureRequestInput,
   designInput,
+  listInstitutionBrandingsInput,
+  listInstitutionIdsInput,
+  listSignatureRequestsInput,
   patientQuery,
   signatureRequestIdInput,
   updateAssignmentInput,
+  updateSignatureRequestInput,
   verifySessionInput,
 } from "@clinsign/contracts";
 import { getDesign, saveDesign } from "../../core/branding/branding";
+import { listInstitutionBrandingPage, listInstitutionIds } from "../../core/branding/staff";
 import {
   createSignatureRequest,
   getSignatureRequest,
@@ -18,6 +23,7 @@ import {
   updateAssignment,
 } from "../../core/signatures/requests";
 import { sealAgain } from "../../core/signatures/seal";
+import { getSignatureRequestDetail, listSignatureRequestPage, updateSignatureRequest } from "../../core/signatures/staff";
 import { verifySession } from "../../core/signatures/verify-session";
 import { orgProcedure, staffProcedure } from "../trpc";
 
@@ -37,5 +43,15 @@ export const signaturesRouter = {
   verifySession: orgProcedure.input(verifySessionInput).mutation(({ ctx, input }) => verifySession(ctx.org, input)),
   createDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "create")),
   replaceDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "replace")),
+  /** Staff: the organization's requests under the list contract (status incl. `failed`, visibility, patient, document, institution, time). */
+  list: staffProcedure.input(listSignatureRequestsInput).query(({ ctx, input }) => listSignatureRequestPage(ctx.org, input)),
+  /** Staff: one request with its current link and its timeline (audit entries and webhook deliveries). */
+  detail: staffProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequestDetail(ctx.org, input)),
+  /** Staff: visibility, expiry and link (the service A7 uses); answers the detail. */
+  update: staffProcedure.input(updateSignatureRequestInput).mutation(({ ctx, input }) => updateSignatureRequest(ctx.org, input)),
+  /** Staff: institutions with their own branding; the others show the organization default. */
+  brandings: staffProcedure.input(listInstitutionBrandingsInput).query(({ ctx, input }) => listInstitutionBrandingPage(ctx.org, input)),
+  /** Staff: the organization's institution ids for pickers, by prefix. */
+  institutions: staffProcedure.input(listInstitutionIdsInput).query(({ ctx, input }) => listInstitutionIds(ctx.org, input)),
   getDesign: orgProcedure.input(z.object({ institution_id: z.string().min(1).max(200) })).query(({ ctx, input }) => getDesign(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -1,0 +1,256 @@
+import type {
+  ListPage,
+  ListSort,
+  SignatureRequestDetail,
+  SignatureRequestListItem,
+  SignatureRequestState,
+  SignatureTimelineEvent,
+} from "@clinsign/contracts";
+import {
+  and,
+  auditLog,
+  desc,
+  documents,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  sql,
+  signatureRequests,
+  webhookAttempts,
+  webhookDeliveries,
+  type SQL,
+} from "@clinsign/db";
+import type { OrgContext } from "../context";
+import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { changeSignatureRequest, findSignatureRequest, isPastExpiry, signingLink, type SignatureRequestChange, type SignatureRequestRow } from "./requests";
+import { latestSealJob } from "./seal";
+
+/** The filters of the organization-wide list (contracts: signatureRequestFilters). */
+export interface SignatureRequestFilter {
+  status?: SignatureRequestState;
+  visibility?: "draft" | "active";
+  patientId?: string;
+  documentId?: string;
+  institutionId?: string;
+  createdFrom?: string;
+  createdTo?: string;
+}
+
+/**
+ * What staff see: the stored status, except that an open request past its expiry is `expired`
+ * even before the expiry sweep marked it, and a `sealing` request whose seal job gave up is
+ * `failed`.
+ */
+export function stateOf(row: Pick<SignatureRequestRow, "status" | "expiresAt" | "sealFailedAt">, now = new Date()): SignatureRequestState {
+  if (isPastExpiry(row as SignatureRequestRow, now)) return "expired";
+  if (row.status === "sealing" && row.sealFailedAt !== null) return "failed";
+  return row.status;
+}
+
+/**
+ * A state as a condition that the (organization_id, status, created_at, id) index answers as one
+ * range with a cheap filter on top. `expired` is what the sweep marked: an open request past its
+ * expiry shows as expired in the list at once, and is found under this filter after the next sweep
+ * (jobs/expiry) marks it; it is never listed as pending or opened.
+ */
+function stateCondition(state: SignatureRequestState, now: Date): SQL {
+  const s = signatureRequests;
+  switch (state) {
+    case "pending":
+    case "opened":
+      return and(eq(s.status, state), gt(s.expiresAt, now))!;
+    case "sealing":
+      return and(eq(s.status, "sealing"), isNull(s.sealFailedAt))!;
+    case "failed":
+      return and(eq(s.status, "sealing"), isNotNull(s.sealFailedAt))!;
+    default:
+      return eq(s.status, state);
+  }
+}
+
+export function signatureRequestConditions(filter: SignatureRequestFilter, now = new Date()): (SQL | undefined)[] {
+  const s = signatureRequests;
+  return [
+    filter.status ? stateCondition(filter.status, now) : undefined,
+    filter.visibility ? eq(s.visibility, filter.visibility) : undefined,
+    filter.patientId ? eq(s.patientId, filter.patientId) : undefined,
+    filter.documentId ? eq(s.documentId, filter.documentId) : undefined,
+    filter.institutionId ? eq(s.institutionExternalId, filter.institutionId) : undefined,
+    filter.createdFrom ? gte(s.createdAt, new Date(filter.createdFrom)) : undefined,
+    filter.createdTo ? lt(s.createdAt, new Date(filter.createdTo)) : undefined,
+  ];
+}
+
+type ListRow = SignatureRequestRow & { cursorAt: string; documentName: string; documentVersion: number };
+
+/**
+ * One keyset page: the rows after `after` in (created_at, id) order, `limit + 1` of them. Each
+ * filter has an index ending in (created_at, id) (migration 0009), so a page is one index range
+ * scan and a join to its documents by primary key, however deep it is.
+ */
+async function signatureRequestRows(ctx: OrgContext, filter: SignatureRequestFilter, sort: ListSort, after: { at: string; id: string } | undefined, limit: number) {
+  const s = signatureRequests;
+  const keyset = after ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort) : undefined;
+  return ctx.scope.db
+    .select({
+      ...getTableColumns(s),
+      cursorAt: exactTimestamp(s.createdAt),
+      documentName: documents.name,
+      documentVersion: sql<number>`coalesce(${s.pinnedVersion}, ${documents.currentVersion})`.mapWith(Number),
+    })
+    .from(s)
+    .innerJoin(documents, and(eq(documents.id, s.documentId), eq(documents.organizationId, ctx.scope.organizationId)))
+    .where(ctx.scope.owns(s, ...signatureRequestConditions(filter), keyset))
+    .orderBy(...keyOrder([s.createdAt, s.id], sort))
+    .limit(limit + 1) as Promise<ListRow[]>;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function toListItem(row: ListRow): SignatureRequestListItem {
+  return {
+    id: row.id,
+    patientId: row.patientId,
+    documentId: row.documentId,
+    documentName: row.documentName,
+    documentVersion: row.documentVersion,
+    institutionId: row.institutionExternalId,
+    orderBy: row.orderBy,
+    status: stateOf(row),
+    visibility: row.visibility,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    openedAt: iso(row.openedAt),
+    completedAt: iso(row.completedAt),
+    declinedAt: iso(row.declinedAt),
+  };
+}
+
+/** Staff: a page of the organization's signature requests (the list contract). */
+export async function listSignatureRequestPage(
+  ctx: OrgContext,
+  input: SignatureRequestFilter & { cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<SignatureRequestListItem>> {
+  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
+  const rows = await signatureRequestRows(ctx, input, input.sort, after, input.limit);
+  return toPage(rows, input.limit, toListItem, (row) => [row.cursorAt, row.id]);
+}
+
+// ---- detail and timeline -----------------------------------------------------------------------
+
+type AuditRow = typeof auditLog.$inferSelect;
+type TimelineDraft = Omit<SignatureTimelineEvent, "delivery"> & { deliveryId?: string };
+
+const fromTo = (value: unknown): { from?: unknown; to?: unknown } | null =>
+  typeof value === "object" && value !== null && "to" in value ? (value as { from?: unknown; to?: unknown }) : null;
+
+/**
+ * The events an audit entry of the request stands for. One A7 update can change visibility,
+ * expiry and link at once: that is one event each. Metadata is read field by field, so nothing
+ * else an entry carries (patient data, hashes) reaches the timeline.
+ */
+function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
+  const at = entry.createdAt.toISOString();
+  const actorType = entry.actorType;
+  const m = entry.metadata;
+  const text = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+  switch (entry.action) {
+    case "signature.created":
+      return [{ at, kind: "created", actorType }];
+    case "signature.opened":
+      return [{ at, kind: "opened", actorType, detail: typeof m.version === "number" ? `version ${m.version}` : undefined }];
+    case "signature.signed":
+      return [{ at, kind: "signed", actorType, detail: text(m.method) }];
+    case "signature.completed":
+      return [{ at, kind: "sealed", actorType }];
+    case "signature.seal_failed":
+      return [{ at, kind: "seal_failed", actorType, detail: text(m.error) }];
+    case "signature.seal_requeued":
+      return [{ at, kind: "seal_again", actorType }];
+    case "signature.declined":
+      return [{ at, kind: "declined", actorType, detail: text(m.reason) }];
+    case "signature.expired":
+      return [{ at, kind: "expired", actorType }];
+    case "signature.assignment_updated": {
+      const events: TimelineDraft[] = [];
+      const visibility = fromTo(m.visibility);
+      if (visibility && visibility.from !== visibility.to) events.push({ at, kind: "visibility_changed", actorType, detail: `${String(visibility.from)} → ${String(visibility.to)}` });
+      const expiry = fromTo(m.expiresAt);
+      if (expiry) events.push({ at, kind: "expiry_changed", actorType, detail: `${String(expiry.from)} → ${String(expiry.to)}` });
+      if ("assignmentUrl" in m) events.push({ at, kind: "link_replaced", actorType, detail: text(m.assignmentUrl) ?? "cleared: the signing link is used again" });
+      return events;
+    }
+    case "webhook.dispatched":
+      return typeof m.deliveryId === "string" ? [{ at, kind: "webhook_delivery", actorType, detail: text(m.event), deliveryId: m.deliveryId }] : [];
+    default:
+      return [];
+  }
+}
+
+/** The request's events, oldest first: its audit entries (by index) and its webhook deliveries as they stand now. */
+async function timelineOf(ctx: OrgContext, row: SignatureRequestRow): Promise<SignatureTimelineEvent[]> {
+  const entries = await ctx.scope.select(auditLog, sql`(${auditLog.metadata}->>'signatureId') = ${row.id}`).orderBy(auditLog.seq);
+  const drafts = entries.flatMap(eventsOfEntry);
+  const deliveryIds = drafts.flatMap((d) => (d.deliveryId ? [d.deliveryId] : []));
+  const deliveries = deliveryIds.length ? await ctx.scope.select(webhookDeliveries, inArray(webhookDeliveries.id, deliveryIds)) : [];
+  const attempts = deliveryIds.length
+    ? await ctx.scope.select(webhookAttempts, inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(desc(webhookAttempts.attempt))
+    : [];
+  return drafts.map(({ deliveryId, ...event }) => {
+    if (!deliveryId) return event;
+    const delivery = deliveries.find((d) => d.id === deliveryId);
+    if (!delivery) return event;
+    const last = attempts.find((a) => a.deliveryId === deliveryId);
+    return {
+      ...event,
+      detail: `${delivery.eventType}: ${delivery.status}${last?.statusCode ? ` (HTTP ${last.statusCode})` : ""}, ${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}`,
+      delivery: {
+        deliveryId,
+        eventType: delivery.eventType,
+        url: delivery.url,
+        status: delivery.status,
+        attempts: delivery.attempts,
+        lastStatusCode: last?.statusCode ?? null,
+      },
+    };
+  });
+}
+
+/**
+ * Staff: one request with its current link and its timeline. The link is the one the patient is
+ * given now (A2's rule); the token's hash and the signer's network data stay out.
+ */
+export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: string }): Promise<SignatureRequestDetail> {
+  const row = await findSignatureRequest(ctx, input.id);
+  const [doc] = await ctx.scope.select(documents, eq(documents.id, row.documentId)).limit(1);
+  // The list reads seal_failed_at; a seal job whose worker died on its last attempt is failed
+  // without the handler having run, so the detail asks the job as well.
+  const sealGaveUp = row.status === "sealing" && (row.sealFailedAt !== null || (await latestSealJob(ctx, row.id))?.status === "failed");
+  const item = toListItem({ ...row, cursorAt: "", documentName: doc?.name ?? "", documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1 });
+  return {
+    ...item,
+    status: sealGaveUp ? "failed" : item.status,
+    signingUrl: row.assignmentUrl ?? signingLink(ctx, ctx.services.secrets.open(row.tokenEnc)),
+    assignmentUrl: row.assignmentUrl,
+    declineReason: row.declineReason,
+    sealError: row.sealError,
+    signatureMethod: row.signatureMethod,
+    canSealAgain: sealGaveUp,
+    hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
+    timeline: await timelineOf(ctx, row),
+  };
+}
+
+/**
+ * Staff: visibility, expiry and link of a request, through the same service as A7, then the
+ * request as the detail shows it.
+ */
+export async function updateSignatureRequest(ctx: OrgContext, input: SignatureRequestChange): Promise<SignatureRequestDetail> {
+  await changeSignatureRequest(ctx, input);
+  return getSignatureRequestDetail(ctx, { id: input.id });
+}
