@@ -16,6 +16,7 @@ import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
 import { bearerToken, parseCookies, sendJson } from "./io";
+import { handleStaffDocuments } from "./staff-documents";
 import { handleStaffDownload, STAFF_DOWNLOAD_PREFIX } from "./staff-downloads";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
@@ -180,7 +181,14 @@ export function createRequestListener(services: Services): RequestListener {
         return void res.end(renderDocsPage(config.publicApiUrl));
       }
       if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
-      if (url.pathname.startsWith(STAFF_DOWNLOAD_PREFIX) && (await handleStaffDownload(services, req, res, url, request))) return;
+      if (url.pathname.startsWith(STAFF_DOWNLOAD_PREFIX)) {
+        if (isCrossSiteRequest(req, config)) {
+          const { status, body } = renderError("A", new AppError("forbidden", "cross-site requests are refused"), requestId);
+          return sendJson(res, status, body, { connection: "close" });
+        }
+        if (await handleStaffDocuments(services, req, res, url, request)) return;
+        if (await handleStaffDownload(services, req, res, url, request)) return;
+      }
       if (isAreaAPath(url.pathname) && !secure) {
         // No redirect: by now the bearer token has already crossed the wire in clear.
         const { status, body } = renderError("A", new AppError("https_required", "this endpoint is served over HTTPS only"), requestId);

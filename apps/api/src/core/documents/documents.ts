@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import {
   createDocumentInput,
   type CreateDocumentInput,
   type DeleteDocumentOutput,
   type DocumentSummary,
+  type SigningFieldRect,
   updateDocumentInput,
   type UpdateDocumentInput,
 } from "@clinsign/contracts";
@@ -95,20 +97,58 @@ function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummary {
 export async function createDocument(ctx: OrgContext, raw: CreateDocumentInput) {
   const input = createDocumentInput.parse(raw);
   const bytes = await fetchPdf(ctx, input.document_bloburl);
-  const info = await inspectPdf(ctx.services, bytes, "document_bloburl");
-  checkFieldsFit(input.signingfield_koordinates, info, "signingfield_koordinates");
-  const stored = await ctx.services.storage.put("documents", bytes);
+  const doc = await registerDocument(ctx, {
+    name: input.document_name,
+    description: input.document_description ?? null,
+    accountName: input.account_name ?? null,
+    fields: input.signingfield_koordinates,
+    sourceUrl: input.document_bloburl,
+    availability: "active",
+    bytes,
+    field: "document_bloburl",
+  });
+  return { document_name: doc.name, document_id: doc.id, document_bloburl: doc.sourceUrl };
+}
+
+export interface NewDocument {
+  name: string;
+  description: string | null;
+  accountName: string | null;
+  fields: SigningFieldRect[];
+  /** What A6 echoes as `document_bloburl`; a function of the new id for a browser upload. */
+  sourceUrl: string | ((id: string) => string);
+  availability: DocumentAvailability;
+  bytes: Buffer;
+  /** The input field a PDF problem is reported on. */
+  field: string;
+}
+
+/**
+ * The one way a PDF becomes a document, whether A6 fetched it or staff uploaded it: the PDF
+ * checks (in the worker), the fields against its pages, our own stored copy and version 1.
+ */
+export async function registerDocument(ctx: OrgContext, input: NewDocument): Promise<DocumentRow> {
+  const info = await inspectPdf(ctx.services, input.bytes, input.field);
+  checkFieldsFit(input.fields, info, "signingfield_koordinates");
+  const stored = await ctx.services.storage.put("documents", input.bytes);
+  const id = randomUUID();
   try {
     return await inTransaction(ctx, async (tx) => {
       const [doc] = await tx.scope
-        .insert(documents, { name: input.document_name, accountName: input.account_name ?? null, sourceUrl: input.document_bloburl })
+        .insert(documents, {
+          id,
+          name: input.name,
+          accountName: input.accountName,
+          sourceUrl: typeof input.sourceUrl === "function" ? input.sourceUrl(id) : input.sourceUrl,
+          availability: input.availability,
+        })
         .returning();
       await tx.scope.insert(documentVersions, {
-        documentId: doc!.id,
+        documentId: id,
         version: 1,
-        title: input.document_name,
-        description: input.document_description ?? null,
-        fields: input.signingfield_koordinates,
+        title: input.name,
+        description: input.description,
+        fields: input.fields,
         storageKey: stored.key,
         sha256: stored.sha256,
         size: stored.size,
@@ -117,9 +157,9 @@ export async function createDocument(ctx: OrgContext, raw: CreateDocumentInput) 
       });
       await recordAudit(tx, {
         action: "document.created",
-        metadata: { documentId: doc!.id, name: doc!.name, version: 1, sha256: stored.sha256, pageCount: info.pageCount },
+        metadata: { documentId: id, name: input.name, version: 1, sha256: stored.sha256, pageCount: info.pageCount },
       });
-      return { document_name: doc!.name, document_id: doc!.id, document_bloburl: doc!.sourceUrl };
+      return doc!;
     });
   } catch (error) {
     await ctx.services.storage.delete(stored.key).catch(() => {});

@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createDocumentInput, documentIdInput, setAvailabilityInput, updateDocumentInput } from "@clinsign/contracts";
+import { createDocumentInput, documentIdInput, listDocumentsInput, setAvailabilityInput, updateDocumentInput } from "@clinsign/contracts";
 import {
   createDocument,
   deleteDocument,
@@ -9,7 +9,8 @@ import {
   setDocumentAvailability,
   updateDocument,
 } from "../../core/documents/documents";
-import { orgProcedure } from "../trpc";
+import { getDocumentDetail, listDocumentPage } from "../../core/documents/staff";
+import { orgProcedure, staffProcedure } from "../trpc";
 
 export const documentsRouter = {
   create: orgProcedure.input(createDocumentInput).mutation(({ ctx, input }) => createDocument(ctx.org, input)),
@@ -20,4 +21,8 @@ export const documentsRouter = {
   list: orgProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).default(100) }))
     .query(({ ctx, input }) => listDocuments(ctx.org, input)),
+  /** Staff: the list contract (search, availability); the upload and a version's PDF are /staff/documents routes (http/staff-documents.ts). */
+  overview: staffProcedure.input(listDocumentsInput).query(({ ctx, input }) => listDocumentPage(ctx.org, input)),
+  /** Staff: one document with its versions and which requests follow the next version. */
+  detail: staffProcedure.input(documentIdInput).query(({ ctx, input }) => getDocumentDetail(ctx.org, input)),
 } satisfies TRPCRouterRecord;
