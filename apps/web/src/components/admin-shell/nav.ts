@@ -24,7 +24,7 @@ export const navigation: NavGroup[] = [
     label: "groupSignatures",
     items: [
       { key: "documents", href: "/documents", icon: "document", ready: false },
-      { key: "signatureRequests", href: "/signature-requests", icon: "signature", ready: false },
+      { key: "signatureRequests", href: "/signature-requests", icon: "signature", ready: true },
       { key: "branding", href: "/branding", icon: "branding", ready: false },
     ],
   },

@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
-import { ComingSoon } from "../../../components/ComingSoon";
+import { Suspense } from "react";
+import { SignatureRequestsPage } from "../../../features/signature-requests/SignatureRequestsPage";
 import { getDictionary } from "../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getDictionary();
-  return { title: t.nav.signatureRequests };
+  return { title: t.signatureRequestsPage.pageTitle };
 }
 
-export default function SignatureRequestsPage() {
-  return <ComingSoon section="signatureRequests" />;
+export default function Page() {
+  // The list reads its filters from the URL (useSearchParams).
+  return (
+    <Suspense>
+      <SignatureRequestsPage />
+    </Suspense>
+  );
 }

@@ -1,0 +1,204 @@
+"use client";
+
+import type { CreateSignatureRequestInput } from "@clinsign/contracts";
+import { Button, CopyField, Dialog, Notice, TextField } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import lists from "../../components/lists/lists.module.css";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { errorOnAField, fieldMessage } from "./field-errors";
+import { QrCode } from "./QrCode";
+import { dayFromNow, endOfDayInstant } from "./states";
+import styles from "./signature-requests.module.css";
+
+/** How long a new request stays open unless staff choose otherwise. */
+const DEFAULT_EXPIRY_DAYS = 14;
+const FIELDS = ["patient_id", "document_id", "institution_id", "expiration_date", "order_by"] as const;
+
+const emptyDraft = () => ({ patient_id: "", document_id: "", institution_id: "", expiry: dayFromNow(DEFAULT_EXPIRY_DAYS), order_by: "" });
+type Draft = ReturnType<typeof emptyDraft>;
+
+interface Created {
+  id: string;
+  link: string;
+  expiresAt: string;
+}
+
+/** The link handed to the patient: copy it into a message, or let them scan it at the desk. */
+export function HandOver({ link, expiresAt }: { link: string; expiresAt: string }) {
+  const { t, locale } = useI18n();
+  const s = t.signatureRequestsPage;
+  return (
+    <div className={styles.handOver}>
+      <div className="cs-stack">
+        <CopyField label={s.signingLink} hint={s.signingLinkHint} value={link} labels={t.common} testId="signing-link" />
+        <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
+      </div>
+      <figure className={styles.qrFigure}>
+        <QrCode value={link} label={s.qrLabel} />
+        <figcaption className="cs-hint">{s.qrCaption}</figcaption>
+      </figure>
+    </div>
+  );
+}
+
+/** The create form (A1 through the staff session), then the hand-over of the new link. */
+function NewRequestForm({ onCreated }: { onCreated(created: Created): void }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Draft>(emptyDraft);
+  const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
+  const active = (documents.data ?? []).filter((doc) => doc.availability === "active");
+  const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
+
+  const create = useMutation(
+    trpc.signatures.create.mutationOptions({
+      onSuccess: (result) => {
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
+        onCreated({ id: result.signature_id, link: result.signing_link, expiresAt: result.expiration_date });
+      },
+    }),
+  );
+  const apiError = create.error ? readApiError(create.error) : null;
+  const message = (key: (typeof FIELDS)[number]) => fieldMessage(apiError, key, t);
+  const set = (key: keyof Draft, value: string) => setDraft((current) => ({ ...current, [key]: value }));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const input: CreateSignatureRequestInput = {
+      patient_id: draft.patient_id,
+      document_id: draft.document_id,
+      institution_id: draft.institution_id,
+      // An unparsable day goes to the server as typed, which names the problem on the field.
+      expiration_date: endOfDayInstant(draft.expiry) ?? draft.expiry,
+      order_by: draft.order_by,
+    };
+    create.mutate(input);
+  }
+
+  const documentError = message("document_id");
+  return (
+    <form className="cs-stack" onSubmit={submit} aria-label={s.newTitle} noValidate>
+      {documents.data && active.length === 0 ? <Notice tone="info">{s.noActiveDocuments}</Notice> : null}
+      <div className={styles.formGrid}>
+        <TextField label={s.patientId} hint={s.patientIdHint} value={draft.patient_id} onChange={(e) => set("patient_id", e.target.value)} required maxLength={200} autoComplete="off" error={message("patient_id")} />
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="new-request-document">
+            {s.document}
+          </label>
+          <select
+            id="new-request-document"
+            className={`cs-input ${lists.select}`}
+            value={draft.document_id}
+            onChange={(e) => set("document_id", e.target.value)}
+            required
+            aria-invalid={documentError ? true : undefined}
+            aria-describedby={documentError ? "new-request-document-error" : undefined}
+          >
+            <option value="">{documents.isPending ? t.common.loading : s.chooseDocument}</option>
+            {active.map((doc) => (
+              <option key={doc.id} value={doc.id}>
+                {doc.title || doc.name} (v{doc.currentVersion})
+              </option>
+            ))}
+          </select>
+          {documentError ? (
+            <span id="new-request-document-error" className="cs-field-error">
+              {documentError}
+            </span>
+          ) : null}
+        </div>
+        <TextField
+          label={s.institutionId}
+          hint={s.institutionIdHint}
+          value={draft.institution_id}
+          onChange={(e) => set("institution_id", e.target.value)}
+          required
+          maxLength={200}
+          autoComplete="off"
+          list="new-request-institutions"
+          error={message("institution_id")}
+        />
+        <datalist id="new-request-institutions">
+          {(institutions.data?.items ?? []).map((item) => (
+            <option key={item.institutionId} value={item.institutionId} />
+          ))}
+        </datalist>
+        <TextField label={s.expiry} hint={s.expiryHint} type="date" min={dayFromNow(0)} value={draft.expiry} onChange={(e) => set("expiry", e.target.value)} required error={message("expiration_date")} />
+        <TextField label={s.orderBy} hint={s.orderByHint} value={draft.order_by} onChange={(e) => set("order_by", e.target.value)} required maxLength={200} autoComplete="off" error={message("order_by")} />
+      </div>
+      <div role="status" aria-live="polite">
+        {apiError ? (
+          <Notice tone="danger" role="alert">
+            {errorOnAField(apiError, FIELDS, t) ? t.validation.checkFields : describeApiError(apiError, t)}
+          </Notice>
+        ) : null}
+      </div>
+      <div>
+        <Button type="submit" variant="primary" busy={create.isPending}>
+          {s.create}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** "New request": a dialog with the form, then the link to hand over (copy or QR code). */
+export function NewRequestDialog() {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const [open, setOpen] = useState(false);
+  const [created, setCreated] = useState<Created | null>(null);
+  // A new form each time the dialog opens (and after "Another request").
+  const [formKey, setFormKey] = useState(0);
+
+  function close() {
+    setOpen(false);
+    setCreated(null);
+    setFormKey((key) => key + 1);
+  }
+
+  return (
+    <>
+      <Button variant="primary" onClick={() => setOpen(true)}>
+        {s.newRequest}
+      </Button>
+      <Dialog
+        open={open}
+        onClose={close}
+        title={created ? s.createdTitle : s.newTitle}
+        description={created ? s.createdDescription : s.newDescription}
+        closeLabel={t.common.close}
+        footer={
+          created ? (
+            <>
+              <Link className="cs-button cs-button--secondary" href={`/signature-requests/${created.id}`}>
+                {s.openRequest}
+              </Link>
+              <Button
+                onClick={() => {
+                  setCreated(null);
+                  setFormKey((key) => key + 1);
+                }}
+              >
+                {s.another}
+              </Button>
+              <Button variant="primary" onClick={close}>
+                {t.common.done}
+              </Button>
+            </>
+          ) : undefined
+        }
+      >
+        {created ? <HandOver link={created.link} expiresAt={created.expiresAt} /> : <NewRequestForm key={formKey} onCreated={setCreated} />}
+      </Dialog>
+    </>
+  );
+}

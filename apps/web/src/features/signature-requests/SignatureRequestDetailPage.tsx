@@ -1,0 +1,261 @@
+"use client";
+
+import type { SignatureRequestDetail } from "@clinsign/contracts";
+import { Badge, Button, Card, CopyField, Dialog, EmptyState, Notice, Skeleton } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC, useTRPCClient } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { base64ToBytes } from "../signing/download";
+import { QrCode } from "./QrCode";
+import { RequestChanges } from "./RequestChanges";
+import { statusLabel, statusTone } from "./states";
+import { Timeline } from "./Timeline";
+import styles from "./signature-requests.module.css";
+
+type Kind = "pdf" | "metadata";
+
+/** Saves bytes under a file name through a temporary object URL. */
+function saveBlob(bytes: Uint8Array<ArrayBuffer>, type: string, fileName: string) {
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = fileName;
+  link.rel = "noopener";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Give the browser time to start the download before the URL goes away.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The signed PDF and its metadata JSON, fetched as base64 through the staff session. */
+function Downloads({ request }: { request: SignatureRequestDetail }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const client = useTRPCClient();
+  const download = useMutation({
+    mutationFn: async (kind: Kind) => {
+      const base64 = await client.signatures.signedArtifact.query({ id: request.id, kind });
+      const bytes = base64ToBytes(base64);
+      if (kind === "pdf") saveBlob(bytes, "application/pdf", `signed-${request.id}.pdf`);
+      else saveBlob(bytes, "application/json", `metadata-${request.id}.json`);
+    },
+  });
+  return (
+    <div className="cs-stack">
+      <div className="cs-row">
+        <Button variant="primary" onClick={() => download.mutate("pdf")} busy={download.isPending && download.variables === "pdf"}>
+          {s.downloadPdf}
+        </Button>
+        <Button onClick={() => download.mutate("metadata")} busy={download.isPending && download.variables === "metadata"}>
+          {s.downloadMetadata}
+        </Button>
+      </div>
+      <div role="status" aria-live="polite">
+        {download.error ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(download.error), t)}
+          </Notice>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** The seal job gave up: its error, and "Seal again". */
+function SealAgain({ request }: { request: SignatureRequestDetail }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const seal = useMutation(
+    trpc.signatures.sealAgain.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: request.id }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
+      },
+    }),
+  );
+  return (
+    <Notice tone="danger" title={s.sealFailedTitle}>
+      <div className="cs-stack">
+        <p className={styles.flat}>{s.sealFailedBody}</p>
+        {request.sealError ? <p className={`${styles.flat} cs-mono ${styles.detail}`}>{request.sealError}</p> : null}
+        <div>
+          <Button variant="primary" onClick={() => seal.mutate({ id: request.id })} busy={seal.isPending}>
+            {s.sealAgain}
+          </Button>
+        </div>
+        <div role="status" aria-live="polite">
+          {seal.isSuccess ? <Notice tone="success">{s.sealAgainStarted}</Notice> : null}
+          {seal.error ? (
+            <Notice tone="danger" role="alert">
+              {describeApiError(readApiError(seal.error), t)}
+            </Notice>
+          ) : null}
+        </div>
+      </div>
+    </Notice>
+  );
+}
+
+function Facts({ request }: { request: SignatureRequestDetail }) {
+  const { t, locale } = useI18n();
+  const s = t.signatureRequestsPage;
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : "–");
+  return (
+    <dl className={styles.facts}>
+      <dt>{s.columnStatus}</dt>
+      <dd className="cs-row">
+        <Badge tone={statusTone(request.status)}>{statusLabel(request.status, s)}</Badge>
+        <Badge tone="neutral">{request.visibility === "draft" ? s.visibilityDraft : s.visibilityActive}</Badge>
+      </dd>
+      <dt>{s.patientId}</dt>
+      <dd className="cs-mono">{request.patientId}</dd>
+      <dt>{s.document}</dt>
+      <dd>
+        {request.documentName} · {format(s.version, { version: String(request.documentVersion) })}
+      </dd>
+      <dt>{s.institutionId}</dt>
+      <dd>{request.institutionId}</dd>
+      <dt>{s.orderBy}</dt>
+      <dd>{request.orderBy}</dd>
+      <dt>{s.columnCreated}</dt>
+      <dd>{when(request.createdAt)}</dd>
+      <dt>{s.expiry}</dt>
+      <dd>{when(request.expiresAt)}</dd>
+      <dt>{s.openedAt}</dt>
+      <dd>{when(request.openedAt)}</dd>
+      <dt>{s.completedAt}</dt>
+      <dd>{when(request.completedAt)}</dd>
+      {request.declinedAt ? (
+        <>
+          <dt>{s.declinedAt}</dt>
+          <dd>
+            {when(request.declinedAt)}
+            {request.declineReason ? <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span> : null}
+          </dd>
+        </>
+      ) : null}
+      {request.signatureMethod ? (
+        <>
+          <dt>{s.signatureMethod}</dt>
+          <dd>{request.signatureMethod === "drawn" ? s.methodDrawn : s.methodTyped}</dd>
+        </>
+      ) : null}
+      <dt>{s.requestId}</dt>
+      <dd>
+        <code className={`cs-mono ${styles.hash}`}>{request.id}</code>
+      </dd>
+    </dl>
+  );
+}
+
+/** The link the patient gets now, to copy or to show as a QR code at the desk. */
+function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const [qrOpen, setQrOpen] = useState(false);
+  return (
+    <div className="cs-stack">
+      <CopyField label={s.signingLink} hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint} value={request.signingUrl} labels={t.common} testId="signing-link" />
+      <div>
+        <Button onClick={() => setQrOpen(true)}>{s.showQr}</Button>
+      </div>
+      <Dialog open={qrOpen} onClose={() => setQrOpen(false)} title={s.qrTitle} description={s.qrCaption} closeLabel={t.common.close}>
+        <div className={styles.qrFigure}>
+          <QrCode value={request.signingUrl} label={s.qrLabel} />
+        </div>
+      </Dialog>
+    </div>
+  );
+}
+
+/** One signature request: facts, hand-over, changes, downloads, "seal again", and the timeline. */
+export function SignatureRequestDetailPage({ id }: { id: string }) {
+  const { t, locale } = useI18n();
+  const s = t.signatureRequestsPage;
+  const trpc = useTRPC();
+  const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: (count, error) => !["NOT_FOUND", "BAD_REQUEST"].includes(readApiError(error).code ?? "") && count < 2 }));
+  const back = (
+    <Link href="/signature-requests" className={styles.back}>
+      ← {s.back}
+    </Link>
+  );
+
+  if (detail.isPending)
+    return (
+      <>
+        {back}
+        <PageHeader title={s.detailTitle} />
+        <Card>
+          <Skeleton label={t.common.loading} lines={6} />
+        </Card>
+      </>
+    );
+  if (detail.error) {
+    const error = readApiError(detail.error);
+    return (
+      <>
+        {back}
+        {error.code === "NOT_FOUND" || error.code === "BAD_REQUEST" ? (
+          <EmptyState level={1} icon="signature" title={s.notFoundTitle} description={s.notFoundBody} />
+        ) : (
+          <div className="cs-stack">
+            <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
+              {describeApiError(error, t)}
+            </Notice>
+            <div>
+              <Button onClick={() => detail.refetch()} busy={detail.isFetching}>
+                {t.common.retry}
+              </Button>
+            </div>
+          </div>
+        )}
+      </>
+    );
+  }
+
+  const request = detail.data;
+  const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
+  return (
+    <>
+      {back}
+      <PageHeader title={s.detailTitle} description={format(s.detailDescription, { document: request.documentName, patient: request.patientId })} />
+      <div className="cs-stack cs-stack--lg">
+        {request.canSealAgain ? <SealAgain request={request} /> : null}
+        <div className={styles.layout}>
+          <div className="cs-stack cs-stack--lg">
+            <Card title={s.factsTitle}>
+              <Facts request={request} />
+            </Card>
+            <Card title={s.timelineTitle} description={s.timelineDescription}>
+              <Timeline events={request.timeline} s={s} locale={locale} />
+            </Card>
+          </div>
+          <div className="cs-stack cs-stack--lg">
+            {request.hasSignedPdf ? (
+              <Card title={s.downloadsTitle} description={s.downloadsDescription}>
+                <Downloads request={request} />
+              </Card>
+            ) : null}
+            {closed ? null : (
+              <Card title={s.handOverTitle}>
+                <LinkHandOver request={request} />
+              </Card>
+            )}
+            <Card title={s.changesTitle}>
+              <RequestChanges request={request} />
+            </Card>
+          </div>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+"use client";
+
+import { assignmentVisibility, signatureRequestStates, type SignatureRequestListItem, type SignatureRequestState } from "@clinsign/contracts";
+import { Badge, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { FilterActions, ListBody } from "../../components/lists/ListBody";
+import lists from "../../components/lists/lists.module.css";
+import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { NewRequestDialog } from "./NewRequestDialog";
+import { isOpen, statusLabel, statusTone } from "./states";
+
+const FILTER_KEYS = ["status", "visibility", "patient", "document", "institution", "from", "to"] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const visibilities = assignmentVisibility.options;
+
+/**
+ * Signature requests of the whole organization: filters in the URL (status, visibility, patient,
+ * document, institution, created between), a cursor-paged table, and "New request" with the
+ * hand-over of the link (copy or QR code).
+ */
+export function SignatureRequestsPage() {
+  const { t, locale } = useI18n();
+  const s = t.signatureRequestsPage;
+  const trpc = useTRPC();
+  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const filter = {
+    status: signatureRequestStates.find((state) => state === values.status) as SignatureRequestState | undefined,
+    visibility: visibilities.find((v) => v === values.visibility),
+    patientId: values.patient.trim() || undefined,
+    // A document id mistyped into the URL would be a 400 for the whole list: it is left out.
+    documentId: UUID.test(values.document) ? values.document : undefined,
+    institutionId: values.institution.trim() || undefined,
+    createdFrom: startOfDay(values.from),
+    createdTo: endOfDay(values.to),
+  };
+  const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
+  const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
+  const list = useInfiniteQuery(trpc.signatures.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  const columns: TableColumn<SignatureRequestListItem>[] = [
+    { key: "created", header: s.columnCreated, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "patient", header: s.columnPatient, render: (row) => <span className="cs-mono">{row.patientId}</span> },
+    {
+      key: "document",
+      header: s.columnDocument,
+      render: (row) => (
+        <div className={lists.stacked}>
+          <span>{row.documentName}</span>
+          <span className="cs-hint">{format(s.version, { version: String(row.documentVersion) })}</span>
+        </div>
+      ),
+    },
+    { key: "institution", header: s.columnInstitution, render: (row) => row.institutionId },
+    {
+      key: "status",
+      header: s.columnStatus,
+      render: (row) => (
+        <div className={lists.stacked}>
+          <span className="cs-row">
+            <Badge tone={statusTone(row.status)}>{statusLabel(row.status, s)}</Badge>
+            {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
+          </span>
+          {isOpen(row.status) ? <span className="cs-hint">{format(s.expires, { date: formatDateTime(row.expiresAt, locale) })}</span> : null}
+          {row.status === "completed" && row.completedAt ? <span className="cs-hint">{format(s.completedOn, { date: formatDateTime(row.completedAt, locale) })}</span> : null}
+        </div>
+      ),
+    },
+    {
+      key: "open",
+      header: s.open,
+      end: true,
+      render: (row) => (
+        <Link className="cs-button cs-button--secondary cs-button--small" href={`/signature-requests/${row.id}`} aria-label={format(s.openLabel, { patient: row.patientId, document: row.documentName })}>
+          {s.open}
+        </Link>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title={s.pageTitle} description={s.description} actions={<NewRequestDialog />} />
+      <div className="cs-stack cs-stack--lg">
+        <Card title={s.filtersTitle}>
+          <form className={lists.filters} onSubmit={submit} role="search" aria-label={s.filtersTitle}>
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-status">
+                {s.status}
+              </label>
+              <select id="filter-status" className={`cs-input ${lists.select}`} value={draft.status} onChange={(e) => set("status", e.target.value)}>
+                <option value="">{s.allStatuses}</option>
+                {signatureRequestStates.map((state) => (
+                  <option key={state} value={state}>
+                    {statusLabel(state, s)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-visibility">
+                {s.visibility}
+              </label>
+              <select id="filter-visibility" className={`cs-input ${lists.select}`} value={draft.visibility} onChange={(e) => set("visibility", e.target.value)}>
+                <option value="">{s.allVisibilities}</option>
+                <option value="active">{s.visibilityActive}</option>
+                <option value="draft">{s.visibilityDraft}</option>
+              </select>
+            </div>
+            <TextField label={s.patientId} value={draft.patient} onChange={(e) => set("patient", e.target.value)} maxLength={200} autoComplete="off" />
+            <div className="cs-field">
+              <label className="cs-label" htmlFor="filter-document">
+                {s.document}
+              </label>
+              <select id="filter-document" className={`cs-input ${lists.select}`} value={draft.document} onChange={(e) => set("document", e.target.value)}>
+                <option value="">{s.allDocuments}</option>
+                {(documents.data ?? []).map((doc) => (
+                  <option key={doc.id} value={doc.id}>
+                    {doc.title || doc.name}
+                  </option>
+                ))}
+                {draft.document && !documents.data?.some((doc) => doc.id === draft.document) ? <option value={draft.document}>{draft.document}</option> : null}
+              </select>
+            </div>
+            <TextField label={s.institutionId} value={draft.institution} onChange={(e) => set("institution", e.target.value)} maxLength={200} autoComplete="off" list="filter-institutions" />
+            <datalist id="filter-institutions">
+              {(institutions.data?.items ?? []).map((item) => (
+                <option key={item.institutionId} value={item.institutionId} />
+              ))}
+            </datalist>
+            <TextField label={s.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
+            <TextField label={s.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+            <FilterActions filtered={filtered} onReset={() => apply({})} labels={s} />
+          </form>
+        </Card>
+        <Card title={s.listCaption} flush>
+          <ListBody
+            list={list}
+            rows={rows}
+            caption={s.listCaption}
+            columns={columns}
+            rowKey={(row) => row.id}
+            labels={s}
+            empty={<EmptyState icon="signature" level={3} title={filtered ? s.emptyFilteredTitle : s.emptyTitle} description={filtered ? s.emptyFilteredBody : s.emptyBody} />}
+          />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,80 @@
+"use client";
+
+import type { SignatureTimelineEvent, SignatureTimelineKind } from "@clinsign/contracts";
+import { Badge, type BadgeTone } from "@clinsign/ui";
+import { format, type Dictionary } from "../../i18n";
+import { formatDateTime } from "../../lib/dates";
+import styles from "./signature-requests.module.css";
+
+type Texts = Dictionary["signatureRequestsPage"];
+
+function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
+  const labels: Record<SignatureTimelineKind, string> = {
+    created: s.eventCreated,
+    opened: s.eventOpened,
+    signed: s.eventSigned,
+    sealed: s.eventSealed,
+    seal_failed: s.eventSealFailed,
+    seal_again: s.eventSealAgain,
+    declined: s.eventDeclined,
+    expired: s.eventExpired,
+    visibility_changed: s.eventVisibilityChanged,
+    expiry_changed: s.eventExpiryChanged,
+    link_replaced: s.eventLinkReplaced,
+    webhook_delivery: s.eventWebhookDelivery,
+  };
+  return labels[kind];
+}
+
+function actorLabel(actor: string | undefined, s: Texts): string | null {
+  const labels: Record<string, string> = { api_key: s.actorApiKey, session: s.actorSession, portal: s.actorPortal, user: s.actorUser, system: s.actorSystem };
+  return actor ? (labels[actor] ?? actor) : null;
+}
+
+const deliveryTones: Record<string, BadgeTone> = { delivered: "success", failed: "danger", pending: "neutral" };
+
+function deliveryLabel(status: string, s: Texts): string {
+  const labels: Record<string, string> = { delivered: s.deliveryDelivered, failed: s.deliveryFailed, pending: s.deliveryPending };
+  return labels[status] ?? status;
+}
+
+/** What happened to a request, oldest first: its own events, staff changes and webhook deliveries. */
+export function Timeline({ events, s, locale }: { events: readonly SignatureTimelineEvent[]; s: Texts; locale: string }) {
+  if (events.length === 0) return <p className="cs-hint">{s.timelineEmpty}</p>;
+  return (
+    <ol className={styles.timeline} aria-label={s.timelineTitle} data-testid="timeline">
+      {events.map((event, index) => {
+        const actor = actorLabel(event.actorType, s);
+        return (
+          <li key={`${event.at}-${event.kind}-${index}`} className={styles.event} data-kind={event.kind}>
+            <div className={styles.eventHead}>
+              <strong>{kindLabel(event.kind, s)}</strong>
+              <time className="cs-hint" dateTime={event.at}>
+                {formatDateTime(event.at, locale)}
+              </time>
+            </div>
+            {event.delivery ? (
+              <div className={styles.eventBody}>
+                <span className="cs-row">
+                  <Badge tone={deliveryTones[event.delivery.status] ?? "neutral"}>{deliveryLabel(event.delivery.status, s)}</Badge>
+                  <code className="cs-mono">{event.delivery.eventType}</code>
+                </span>
+                <span className={styles.url}>{event.delivery.url}</span>
+                <span className="cs-hint">
+                  {format(s.deliveryAttempts, { count: String(event.delivery.attempts) })}
+                  {event.delivery.lastStatusCode !== null ? ` · HTTP ${event.delivery.lastStatusCode}` : ""}
+                </span>
+              </div>
+            ) : null}
+            {event.detail || actor ? (
+              <div className={`${styles.eventBody} cs-hint`}>
+                {event.detail ? <span className={styles.detail}>{event.detail}</span> : null}
+                {actor ? <span>{format(s.by, { actor })}</span> : null}
+              </div>
+            ) : null}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
