@@ -1,7 +1,7 @@
 "use client";
 
 import type { Branding } from "@clinsign/contracts";
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { LanguageSwitch } from "../../components/LanguageSwitch";
 import { Logo } from "../../components/Logo";
 import { format } from "../../i18n";
@@ -13,13 +13,16 @@ import styles from "./patient.module.css";
  * The frame of every patient page (signing portal, SMS form portal, embedded form): the
  * organization's or institution's logo and colours (or ClinSign's while the page is opening or
  * when none is set), the language switch, and a short footer. `compact` drops the header band and
- * footer for a form embedded in another site's page, which has its own.
+ * footer for a form embedded in another site's page, which has its own. `preview` is the branding
+ * editor's in-page copy: the branding goes on this element only (the admin page around it keeps
+ * its look), and header, main and footer are plain boxes, not a second set of page landmarks.
  */
 export function PatientShell({
   branding,
   institutionId,
   footer,
   compact = false,
+  preview = false,
   children,
 }: {
   branding: Branding | null;
@@ -27,28 +30,39 @@ export function PatientShell({
   /** The footer's line; the signing portal's by default. */
   footer?: string;
   compact?: boolean;
+  preview?: boolean;
   children: ReactNode;
 }) {
   const { t } = usePatientI18n();
   const logoUrl = safeLogoUrl(branding?.logoUrl);
   const [logoFailed, setLogoFailed] = useState<string | null>(null);
 
-  // On <body>, not on this element: dialogs render into <body> and must look the same.
-  useEffect(() => applyBranding(document.body, branding), [branding]);
+  const rootRef = useRef<HTMLDivElement>(null);
+  // On <body>, not on this element: dialogs render into <body> and must look the same. A preview
+  // has no dialogs and must not restyle the admin page around it.
+  useEffect(() => {
+    const target = preview ? rootRef.current : document.body;
+    return target ? applyBranding(target, branding) : undefined;
+  }, [branding, preview]);
+  const Header = preview ? "div" : "header";
+  const Main = preview ? "div" : "main";
+  const Footer = preview ? "div" : "footer";
 
   const showLogo = logoUrl !== null && logoFailed !== logoUrl;
   return (
-    <div className={styles.portal} data-branded={branding?.primaryColor ? true : undefined} data-compact={compact || undefined}>
-      <a href="#portal-main" className={styles.skipLink}>
-        {t.shell.skipToContent}
-      </a>
+    <div ref={rootRef} className={styles.portal} data-branded={branding?.primaryColor ? true : undefined} data-compact={compact || undefined} data-preview={preview || undefined}>
+      {preview ? null : (
+        <a href="#portal-main" className={styles.skipLink}>
+          {t.shell.skipToContent}
+        </a>
+      )}
       {compact ? (
         // Inside another site's page: that page has its own header; only the language stays.
         <div className={styles.compactBar}>
           <LanguageSwitch />
         </div>
       ) : (
-      <header className={styles.band}>
+      <Header className={styles.band}>
         <div className={styles.bandInner}>
           {showLogo ? (
             // The institution's own https logo; no referrer is sent (the page URL holds the link).
@@ -67,15 +81,15 @@ export function PatientShell({
           )}
           <LanguageSwitch />
         </div>
-      </header>
+      </Header>
       )}
-      <main id="portal-main" className={styles.main} tabIndex={-1}>
+      <Main id={preview ? undefined : "portal-main"} className={styles.main} tabIndex={preview ? undefined : -1}>
         {children}
-      </main>
+      </Main>
       {compact ? null : (
-        <footer className={styles.footer}>
+        <Footer className={styles.footer}>
           <p>{footer ?? t.signing.poweredBy}</p>
-        </footer>
+        </Footer>
       )}
     </div>
   );
