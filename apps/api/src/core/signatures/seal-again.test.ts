@@ -44,6 +44,9 @@ describe("a seal job that keeps failing", () => {
 
     const staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
     expect(await staff.signatures.get.query({ id: request.id })).toMatchObject({ status: "sealing", sealFailed: true, sealError: expect.stringContaining("SHA-256") });
+    // The job's give-up marks the request, so the staff list finds it under `failed` (by index).
+    expect((await staff.signatures.list.query({ status: "failed" })).items.map((i) => i.id)).toEqual([request.id]);
+    expect(await staff.signatures.detail.query({ id: request.id })).toMatchObject({ status: "failed", canSealAgain: true });
     // Staff only: an API token is an organization credential, not a person who looked at the error.
     await expect(api.trpc({ bearer: org.token }).signatures.sealAgain.mutate({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 401 } });
 
@@ -55,6 +58,7 @@ describe("a seal job that keeps failing", () => {
     const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
     expect(row).toMatchObject({ status: "completed", sealError: null });
     expect(await staff.signatures.get.query({ id: request.id })).toMatchObject({ status: "completed", sealFailed: false });
+    expect((await staff.signatures.list.query({ status: "failed" })).items).toEqual([]);
     const entries = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.seal_requeued"));
     expect(entries.map((e) => e.metadata)).toContainEqual(expect.objectContaining({ signatureId: request.id }));
 
