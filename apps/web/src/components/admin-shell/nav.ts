@@ -23,9 +23,9 @@ export const navigation: NavGroup[] = [
   {
     label: "groupSignatures",
     items: [
-      { key: "documents", href: "/documents", icon: "document", ready: false },
+      { key: "documents", href: "/documents", icon: "document", ready: true },
       { key: "signatureRequests", href: "/signature-requests", icon: "signature", ready: true },
-      { key: "branding", href: "/branding", icon: "branding", ready: false },
+      { key: "branding", href: "/branding", icon: "branding", ready: true },
     ],
   },
   {

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
+import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { describeApiError, isClientError, readApiError } from "../../trpc/errors";
 import { addField, createField, dependents, duplicateField, fieldTypes, isDisplayType, moveField, removeField, replaceField, type FieldType } from "./builder-model";
 import { EmbedPanel } from "./EmbedPanel";
@@ -73,24 +74,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   const dirty = draft !== null && saved !== null && JSON.stringify(draft) !== JSON.stringify(saved);
   const problems = useMemo(() => (draft ? schemaProblems(draft.schema) : { byField: new Map<number, Record<string, string>>(), count: 0 }), [draft]);
 
-  // Unsaved changes: the browser asks before a reload or leaving, and links in the app ask too.
-  useEffect(() => {
-    if (!dirty) return;
-    const beforeUnload = (event: BeforeUnloadEvent) => event.preventDefault();
-    const onClick = (event: MouseEvent) => {
-      const link = (event.target as HTMLElement | null)?.closest("a[href]");
-      if (link && !link.getAttribute("href")?.startsWith("#") && !window.confirm(b.leaveWarning)) {
-        event.preventDefault();
-        event.stopPropagation();
-      }
-    };
-    window.addEventListener("beforeunload", beforeUnload);
-    document.addEventListener("click", onClick, true);
-    return () => {
-      window.removeEventListener("beforeunload", beforeUnload);
-      document.removeEventListener("click", onClick, true);
-    };
-  }, [dirty, b.leaveWarning]);
+  useLeaveGuard(dirty, b.leaveWarning);
 
   const save = useMutation(
     trpc.templates.update.mutationOptions({

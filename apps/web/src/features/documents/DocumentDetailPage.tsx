@@ -1,0 +1,299 @@
+"use client";
+
+import type { DocumentDetail, DocumentVersionItem } from "@clinsign/contracts";
+import { Badge, Button, Card, Dialog, EmptyState, Notice, RadioCards, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import type { PdfFieldRect } from "@clinsign/ui/pdf-pages";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import Link from "next/link";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { PageHeader } from "../../components/PageHeader";
+import { useLeaveGuard } from "../../components/useLeaveGuard";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { availabilityTone } from "./DocumentsPage";
+import styles from "./documents.module.css";
+import { AVAILABILITIES, fieldEditorLabels } from "./labels";
+
+const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), { ssr: false });
+
+const STATUSES = ["pending", "opened", "sealing", "completed", "declined", "expired"] as const;
+
+interface Draft {
+  title: string;
+  description: string;
+  fields: PdfFieldRect[];
+}
+
+const draftOf = (doc: DocumentDetail): Draft => ({ title: doc.title, description: doc.description ?? "", fields: doc.fields });
+
+/** The stored PDF of the current version, for the field editor (GET /staff/documents/<id>/pdf). */
+async function fetchDocumentPdf(id: string, version: number): Promise<Uint8Array> {
+  const response = await fetch(`/staff/documents/${id}/pdf?version=${version}`, { credentials: "same-origin" });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * One document: availability, title/description/fields edited on the rendered PDF (saving makes
+ * a new version, and the page says which requests follow it), its requests by status, the version
+ * history, and delete (refused while requests exist, with the reason shown).
+ */
+export function DocumentDetailPage({ id }: { id: string }) {
+  const { t, locale } = useI18n();
+  const d = t.documentsPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const justCreated = useSearchParams().get("created") === "1";
+  const detail = useQuery(trpc.documents.detail.queryOptions({ id }));
+  const doc = detail.data;
+  const pdf = useQuery({
+    queryKey: ["document-pdf", id, doc?.currentVersion],
+    queryFn: () => fetchDocumentPdf(id, doc!.currentVersion),
+    enabled: doc !== undefined,
+    staleTime: Infinity,
+  });
+
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [loadedVersion, setLoadedVersion] = useState<number | null>(null);
+  // The editor starts from the stored version, and again after each save.
+  if (doc && doc.currentVersion !== loadedVersion) {
+    setLoadedVersion(doc.currentVersion);
+    setDraft(draftOf(doc));
+  }
+  const dirty = doc !== undefined && draft !== null && JSON.stringify(draft) !== JSON.stringify(draftOf(doc));
+  useLeaveGuard(dirty, d.leaveWarning);
+
+  const [announcement, setAnnouncement] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.documents.pathKey() });
+  const save = useMutation(
+    trpc.documents.update.mutationOptions({
+      onSuccess: async () => {
+        await refresh();
+        setAnnouncement(format(d.saved, { version: (doc?.currentVersion ?? 0) + 1 }));
+      },
+    }),
+  );
+  const setAvailability = useMutation(
+    trpc.documents.setAvailability.mutationOptions({
+      onSuccess: async (result) => {
+        await refresh();
+        setAnnouncement(format(d.availabilityChanged, { availability: d.availability[result.availability] }));
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.documents.delete.mutationOptions({
+      onSuccess: (result) => {
+        if (result.deleted) router.push("/documents");
+      },
+    }),
+  );
+  const failure = [save, setAvailability].find((m) => m.isError)?.error;
+
+  if (detail.isPending) {
+    return (
+      <div className="cs-stack" aria-busy="true">
+        <Skeleton label={d.detailLoading} lines={6} />
+      </div>
+    );
+  }
+  if (detail.isError || !doc || !draft) {
+    const error = readApiError(detail.error);
+    return (
+      <Card>
+        <EmptyState
+          icon="alert"
+          title={error.code === "NOT_FOUND" ? d.notFound : d.detailFailed}
+          description={error.code === "NOT_FOUND" ? undefined : describeApiError(error, t)}
+          action={
+            <Link className="cs-button cs-button--secondary" href="/documents">
+              {d.backToList}
+            </Link>
+          }
+        />
+      </Card>
+    );
+  }
+
+  function submitSave() {
+    if (!doc || !draft) return;
+    const saved = draftOf(doc);
+    save.mutate({
+      id,
+      ...(draft.title !== saved.title && { title: draft.title.trim() }),
+      ...(draft.description !== saved.description && { description: draft.description.trim() || null }),
+      ...(JSON.stringify(draft.fields) !== JSON.stringify(saved.fields) && { fields: draft.fields }),
+    });
+  }
+
+  const versionColumns: TableColumn<DocumentVersionItem>[] = [
+    {
+      key: "version",
+      header: d.columnVersion,
+      render: (v) => (
+        <>
+          {v.version} {v.version === doc.currentVersion ? <Badge tone="accent">{d.currentVersion}</Badge> : null}
+        </>
+      ),
+    },
+    { key: "title", header: d.titleLabel, render: (v) => v.title },
+    { key: "fields", header: d.columnFields, render: (v) => v.fields.length },
+    { key: "pinned", header: d.columnPinned, render: (v) => v.pinnedRequests },
+    { key: "created", header: d.columnCreated, render: (v) => formatDateTime(v.createdAt, locale) },
+  ];
+
+  return (
+    <>
+      <Link href="/documents" className={styles.backLink}>
+        ← {d.backToList}
+      </Link>
+      <PageHeader
+        title={doc.name}
+        description={
+          <>
+            <Badge tone={availabilityTone[doc.availability]}>{d.availability[doc.availability]}</Badge> {format(d.versionBadge, { version: doc.currentVersion })} ·{" "}
+            {d.pages}: {doc.pageCount}
+          </>
+        }
+        actions={
+          <>
+            {doc.availability === "active" ? (
+              <Link className="cs-button cs-button--primary" href={`/signature-requests?new=1&documentId=${doc.id}`}>
+                {d.newRequest}
+              </Link>
+            ) : null}
+            <Button variant="danger-outline" onClick={() => setDeleting(true)}>
+              {d.delete}
+            </Button>
+          </>
+        }
+      />
+      <div className="cs-stack cs-stack--lg">
+        <div role="status" aria-live="polite">
+          {announcement ? <Notice tone="success">{announcement}</Notice> : justCreated ? <Notice tone="info">{d.createdNotice}</Notice> : null}
+        </div>
+        {failure ? (
+          <Notice tone="danger" role="alert">
+            {readApiError(failure).code === "BAD_REQUEST" ? readApiError(failure).message : describeApiError(readApiError(failure), t)}
+          </Notice>
+        ) : null}
+
+        <Card title={d.availabilityTitle}>
+          <RadioCards
+            legend={d.availabilityTitle}
+            name="availability"
+            value={doc.availability}
+            disabled={setAvailability.isPending}
+            options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a], description: d.availabilityHelp[a] }))}
+            onChange={(availability) => setAvailability.mutate({ id, availability })}
+          />
+        </Card>
+
+        <Card title={d.contentTitle} description={d.contentDescription}>
+          <form
+            className="cs-stack"
+            onSubmit={(event) => {
+              event.preventDefault();
+              submitSave();
+            }}
+          >
+            <div className={styles.formGrid}>
+              <TextField label={d.titleLabel} value={draft.title} maxLength={200} required onChange={(event) => setDraft({ ...draft, title: event.target.value })} />
+              <TextField label={d.descriptionLabel} value={draft.description} maxLength={2000} onChange={(event) => setDraft({ ...draft, description: event.target.value })} />
+            </div>
+            {pdf.data ? (
+              <FieldPlacementEditor data={pdf.data} fields={draft.fields} onChange={(fields) => setDraft({ ...draft, fields })} labels={fieldEditorLabels(d)} />
+            ) : pdf.isError ? (
+              <Notice tone="danger" role="alert">
+                {d.pdfFailed}
+              </Notice>
+            ) : (
+              <p role="status" className="cs-hint">
+                {d.pdfLoading}
+              </p>
+            )}
+            {dirty ? <Notice tone="info">{format(d.followNotice, { following: doc.followingRequests, pinned: doc.pinnedOpenRequests })}</Notice> : null}
+            {draft.fields.length === 0 ? (
+              <Notice tone="warning" role="alert">
+                {d.needAField}
+              </Notice>
+            ) : null}
+            <div className={styles.actions}>
+              <Button type="submit" variant="primary" busy={save.isPending} disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}>
+                {format(d.save, { version: doc.currentVersion + 1 })}
+              </Button>
+              {!dirty ? <span className="cs-hint">{d.unchanged}</span> : null}
+            </div>
+          </form>
+        </Card>
+
+        <Card title={d.requestsTitle} description={d.requestsDescription}>
+          <ul className={styles.counts}>
+            {STATUSES.map((status) => (
+              <li key={status}>
+                <Link className={styles.count} href={`/signature-requests?documentId=${doc.id}&status=${status}`} aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}>
+                  <span className={styles.countNumber}>{doc.requestCounts[status]}</span>
+                  <span className="cs-hint">{d.status[status]}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </Card>
+
+        <Card title={d.versionsTitle} flush>
+          <Table caption={d.versionsTitle} columns={versionColumns} rows={doc.versions} rowKey={(v) => v.version} />
+        </Card>
+
+        <Card>
+          <dl className={styles.facts}>
+            <dt>{d.sha256}</dt>
+            <dd className="cs-mono">{doc.sha256}</dd>
+          </dl>
+        </Card>
+      </div>
+      <Dialog
+        open={deleting}
+        onClose={() => {
+          setDeleting(false);
+          remove.reset();
+        }}
+        role="alertdialog"
+        title={format(d.deleteTitle, { name: doc.name })}
+        description={d.deleteBody}
+        closeLabel={t.common.cancel}
+        footer={
+          <>
+            <Button
+              onClick={() => {
+                setDeleting(false);
+                remove.reset();
+              }}
+            >
+              {t.common.cancel}
+            </Button>
+            <Button variant="danger" busy={remove.isPending} disabled={remove.data?.deleted === false} onClick={() => remove.mutate({ id })}>
+              {d.deleteConfirm}
+            </Button>
+          </>
+        }
+      >
+        {remove.data?.deleted === false ? (
+          <Notice tone="danger" role="alert">
+            {format(d.deleteRefused, { reason: remove.data.reason ?? "" })}
+          </Notice>
+        ) : remove.isError ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(remove.error), t)}
+          </Notice>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

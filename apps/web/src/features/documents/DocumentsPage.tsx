@@ -1,0 +1,142 @@
+"use client";
+
+import type { DocumentListItem } from "@clinsign/contracts";
+import { Badge, Card, EmptyState, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { ListBody } from "../../components/lists/ListBody";
+import { useUrlFilters } from "../../components/lists/url-filters";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import styles from "./documents.module.css";
+import { AVAILABILITIES } from "./labels";
+
+export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = { draft: "neutral", active: "success", inactive: "warning" };
+
+/**
+ * Documents: search and availability filter in the URL, a cursor-paged table with each
+ * document's version, fields and requests, and the way to add one (upload or URL).
+ */
+export function DocumentsPage() {
+  const { t, locale } = useI18n();
+  const d = t.documentsPage;
+  const trpc = useTRPC();
+  const { values, apply } = useUrlFilters(["q", "availability"] as const);
+  const availability = AVAILABILITIES.find((a) => a === values.availability);
+  const list = useInfiniteQuery(
+    trpc.documents.overview.infiniteQueryOptions(
+      { search: values.q || undefined, availability, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
+  // The search box keeps what is typed; the URL (and the query) follow a moment later.
+  const [searchText, setSearchText] = useState(values.q);
+  const [searchApplied, setSearchApplied] = useState(values.q);
+  if (values.q !== searchApplied) {
+    setSearchApplied(values.q);
+    setSearchText(values.q);
+  }
+  useEffect(() => {
+    if (searchText.trim() === values.q) return;
+    const timer = window.setTimeout(() => {
+      setSearchApplied(searchText.trim());
+      apply({ ...values, q: searchText });
+    }, 300);
+    return () => window.clearTimeout(timer);
+    // apply and values change with every render; the typed text is what counts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchText, values.q]);
+
+  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const filtered = Boolean(values.q || availability);
+  const columns: TableColumn<DocumentListItem>[] = [
+    {
+      key: "name",
+      header: d.columnName,
+      render: (item) => (
+        <Link href={`/documents/${item.id}`} className={styles.nameLink}>
+          {item.name}
+        </Link>
+      ),
+    },
+    { key: "availability", header: d.columnAvailability, render: (item) => <Badge tone={availabilityTone[item.availability]}>{d.availability[item.availability]}</Badge> },
+    { key: "version", header: d.columnVersion, render: (item) => item.currentVersion },
+    { key: "fields", header: d.columnFields, render: (item) => item.fieldCount },
+    {
+      key: "requests",
+      header: d.columnRequests,
+      render: (item) => {
+        const open = item.requestCounts.pending + item.requestCounts.opened;
+        const total = Object.values(item.requestCounts).reduce((sum, n) => sum + n, 0);
+        return total === 0 ? <span className={styles.muted}>{d.noRequests}</span> : format(d.requestsSummary, { open, completed: item.requestCounts.completed });
+      },
+    },
+    { key: "updated", header: d.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },
+  ];
+
+  return (
+    <>
+      <PageHeader
+        title={d.pageTitle}
+        description={d.description}
+        actions={
+          <Link className="cs-button cs-button--primary" href="/documents/new">
+            {d.addDocument}
+          </Link>
+        }
+      />
+      <Card flush>
+        <div className={styles.toolbar} role="search" aria-label={d.search}>
+          <TextField label={d.search} type="search" value={searchText} maxLength={200} onChange={(event) => setSearchText(event.target.value)} />
+          <div className="cs-field">
+            <label className="cs-label" htmlFor="document-availability-filter">
+              {d.availabilityFilter}
+            </label>
+            <select
+              id="document-availability-filter"
+              className="cs-input"
+              value={availability ?? ""}
+              onChange={(event) => apply({ ...values, q: searchText, availability: event.target.value })}
+            >
+              <option value="">{d.allAvailabilities}</option>
+              {AVAILABILITIES.map((a) => (
+                <option key={a} value={a}>
+                  {d.availability[a]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <ListBody
+          list={list}
+          rows={rows}
+          caption={d.listCaption}
+          columns={columns}
+          rowKey={(item) => item.id}
+          labels={{ shown: d.shown, loadMore: d.loadMore }}
+          empty={
+            filtered ? (
+              <EmptyState icon="document" level={3} title={d.noMatches} />
+            ) : (
+              <EmptyState
+                icon="document"
+                level={3}
+                title={d.empty}
+                description={d.emptyBody}
+                action={
+                  <Link className="cs-button cs-button--primary" href="/documents/new">
+                    {d.addDocument}
+                  </Link>
+                }
+              />
+            )
+          }
+        />
+      </Card>
+    </>
+  );
+}

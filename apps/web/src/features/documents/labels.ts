@@ -1,0 +1,20 @@
+import type { Dictionary } from "../../i18n";
+import { format } from "../../i18n";
+import type { FieldEditorLabels } from "./FieldPlacementEditor";
+
+type DocumentsTexts = Dictionary["documentsPage"];
+
+/** The field editor's texts from the Documents section's dictionary. */
+export function fieldEditorLabels(d: DocumentsTexts): FieldEditorLabels {
+  return {
+    ...d.fieldEditor,
+    pages: {
+      loading: d.pdfLoading,
+      failed: d.pdfFailed,
+      page: (number, count) => format(d.pdfPage, { number, count }),
+      field: d.pdfField,
+    },
+  };
+}
+
+export const AVAILABILITIES = ["draft", "active", "inactive"] as const;
