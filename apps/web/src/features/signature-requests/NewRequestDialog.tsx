@@ -11,7 +11,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { errorOnAField, fieldMessage } from "./field-errors";
+import { errorOnAField, fieldMessage } from "../../trpc/field-errors";
 import { QrCode } from "./QrCode";
 import { dayFromNow, endOfDayInstant } from "./states";
 import styles from "./signature-requests.module.css";

@@ -9,7 +9,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { fieldMessage } from "./field-errors";
+import { fieldMessage } from "../../trpc/field-errors";
 import { dayFromNow, dayOf, endOfDayInstant, isOpen } from "./states";
 import styles from "./signature-requests.module.css";
 

@@ -1,5 +1,5 @@
-import type { Dictionary } from "../../i18n";
-import { translateValidationMessage, type ApiError } from "../../trpc/errors";
+import type { Dictionary } from "../i18n";
+import { translateValidationMessage, type ApiError } from "./errors";
 
 /**
  * The server's message for one input, in the UI's language: a validation issue on that key, or a
