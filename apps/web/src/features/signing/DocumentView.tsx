@@ -1,17 +1,39 @@
 "use client";
 
 import type { SigningView } from "@clinsign/contracts";
-import { Notice, PdfPages, type PdfPagesLabels } from "@clinsign/ui";
+import { Notice } from "@clinsign/ui";
+import type { PdfPagesLabels, PdfPagesProps } from "@clinsign/ui/pdf-pages";
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { lazy, Suspense, useMemo } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { base64ToBytes } from "./download";
+import { useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 
 /** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
+
+// The viewer and pdf.js (~120 KB compressed, plus its worker) are not part of the page's first
+// load: they arrive once the ready screen is painted and the document section is near the
+// screen. Until then the section shows its loading placeholder.
+// A chunk that cannot be fetched (the connection dropped) says the document cannot be shown,
+// like a PDF pdf.js cannot read, instead of taking the sign form down with it.
+const PdfPages = lazy(() =>
+  import("@clinsign/ui/pdf-pages").then(
+    (module) => ({ default: module.PdfPages }),
+    () => ({ default: ViewerUnavailable }),
+  ),
+);
+
+function ViewerUnavailable({ labels }: PdfPagesProps) {
+  return (
+    <Notice tone="danger" role="alert">
+      {labels.failed}
+    </Notice>
+  );
+}
 
 /** The pinned document version, page by page, with the signature fields outlined. */
 export function DocumentView({ view, sessionToken }: { view: SigningView; sessionToken: string }) {
@@ -29,9 +51,18 @@ export function DocumentView({ view, sessionToken }: { view: SigningView; sessio
     [t],
   );
   const pageCount = view.pageCount ?? 0;
+  const { ref: sectionRef, near } = useNearViewport<HTMLElement>();
+  const placeholder = (
+    <div className={styles.pdfPlaceholder} aria-busy="true">
+      <p role="status" className={styles.pdfPlaceholderText}>
+        <span className="cs-spinner" aria-hidden="true" />
+        {t.signing.pdfLoading}
+      </p>
+    </div>
+  );
 
   return (
-    <section className={styles.section} aria-labelledby="document-heading">
+    <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
       <div className={styles.sectionHeader}>
         <h2 id="document-heading">{t.signing.documentHeading}</h2>
         {pageCount > 0 ? <p className="cs-hint">{pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}</p> : null}
@@ -41,15 +72,12 @@ export function DocumentView({ view, sessionToken }: { view: SigningView; sessio
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>
-      ) : bytes ? (
-        <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} className={styles.pdf} />
+      ) : bytes && near ? (
+        <Suspense fallback={placeholder}>
+          <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} className={styles.pdf} />
+        </Suspense>
       ) : (
-        <div className={styles.pdfPlaceholder} aria-busy="true">
-          <p role="status" className={styles.pdfPlaceholderText}>
-            <span className="cs-spinner" aria-hidden="true" />
-            {t.signing.pdfLoading}
-          </p>
-        </div>
+        placeholder
       )}
     </section>
   );

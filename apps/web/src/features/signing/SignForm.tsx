@@ -1,16 +1,37 @@
 "use client";
 
 import type { SigningState } from "@clinsign/contracts";
-import { Button, Notice, SignaturePad, TextField, type SignaturePadHandle, type SignaturePadLabels } from "@clinsign/ui";
+import { Button, Notice, TextField } from "@clinsign/ui";
+import type { SignaturePadHandle, SignaturePadLabels } from "@clinsign/ui/signature-pad";
 import { useMutation } from "@tanstack/react-query";
-import { useMemo, useRef, useState, type FormEvent } from "react";
+import { lazy, Suspense, useMemo, useRef, useState, type FormEvent } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
+import { useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 
 type Method = "draw" | "type";
+
+// The pad and its drawing engine load when the sign step comes near the screen (on a phone it is
+// below the document), not with the page. If the chunk cannot be fetched, typing the name still
+// signs.
+const SignaturePad = lazy(() =>
+  import("@clinsign/ui/signature-pad").then(
+    (module) => ({ default: module.SignaturePad }),
+    () => ({ default: PadUnavailable }),
+  ),
+);
+
+function PadUnavailable() {
+  const { t } = usePatientI18n();
+  return (
+    <Notice tone="warning" role="alert">
+      {t.errors.network}
+    </Notice>
+  );
+}
 
 export interface SignFormProps {
   sessionToken: string;
@@ -37,6 +58,7 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
   const [error, setError] = useState<string | null>(null);
   const padRef = useRef<SignaturePadHandle>(null);
   const inFlight = useRef(false);
+  const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
 
   const sign = useMutation(trpc.signing.sign.mutationOptions());
   const padLabels: SignaturePadLabels = useMemo(
@@ -90,8 +112,14 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
         </fieldset>
 
         {/* Both stay mounted: switching back keeps the drawing or the name. */}
-        <div hidden={method !== "draw"}>
-          <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={setHasInk} disabled={busy} />
+        <div ref={padArea} hidden={method !== "draw"}>
+          {near ? (
+            <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
+              <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={setHasInk} disabled={busy} />
+            </Suspense>
+          ) : (
+            <div className={styles.padPlaceholder} aria-hidden="true" />
+          )}
         </div>
         <div hidden={method !== "type"}>
           <div className={styles.typed}>
