@@ -21,6 +21,7 @@
 // The baseline is the root not-found page: React, Next's app router and the root layout, which
 // every page of the app pays.
 import { createRequire } from "node:module";
+import console from "node:console";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath, URL } from "node:url";
