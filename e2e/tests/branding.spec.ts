@@ -1,0 +1,113 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expectAccessible, staffSignIn, type Staff } from "./forms-support";
+import { makeConsentPdf, requestSignature, startFileServer, type FileServer } from "./signing-support";
+import { hasHorizontalScroll } from "./support";
+
+const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
+const run = Date.now();
+const BRANDED = `e2e-brand-${run}`;
+const UNBRANDED = `e2e-default-${run}`;
+const DEFAULT_PRIMARY = "#1d4f91";
+const INSTITUTION_PRIMARY = "#7a1f5c";
+
+let staff: Staff;
+let files: FileServer;
+
+test.beforeAll(async ({ browser }) => {
+  files = await startFileServer({ "/consent.pdf": await makeConsentPdf(FIELD) });
+  staff = await staffSignIn(browser, "E2E branding");
+});
+/** The default brand is the organization's: the other specs' portal pages get theirs back. */
+test.afterAll(async () => {
+  if (staff) {
+    const response = await staff.context.request.post("/trpc/organization.setDefaultBranding", { data: { logo_url: null, design_parameters: {} } });
+    expect(response.status(), await response.text()).toBe(200);
+  }
+  await files?.close();
+  await staff?.context.close();
+});
+
+const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
+
+/** The signing page's header band as the patient's phone shows it. */
+async function bandColour(browser: Browser, link: string): Promise<string> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
+  const page = await context.newPage();
+  await page.goto(link);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  const colour = await page.getByRole("banner").evaluate((element) => getComputedStyle(element).backgroundColor);
+  await context.close();
+  return colour;
+}
+
+async function fillColour(page: Page, name: string, hex: string) {
+  const field = page.getByLabel(`${name} as hex value`);
+  await field.fill(hex);
+  return field;
+}
+
+test("the organization default and an institution brand reach their requests' signing pages", async ({ browser, request }) => {
+  const page = staff.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The default brand.
+  await page.goto("/branding");
+  await expect(page.getByRole("heading", { level: 1, name: "Branding" })).toBeVisible();
+  await expectAccessible(page, "branding overview");
+  await page.getByRole("link", { name: "Edit default" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Organization default" })).toBeVisible();
+  await fillColour(page, "Primary colour", DEFAULT_PRIMARY);
+  await page.getByLabel("Font").selectOption("Georgia");
+  // The preview follows the edit: the phone's band takes the colour.
+  const preview = page.getByTestId("brand-preview");
+  await expect.poll(() => preview.locator("[data-preview]").evaluate((element) => getComputedStyle(element).getPropertyValue("--portal-band"))).toBe(DEFAULT_PRIMARY);
+  await expectAccessible(page, "branding editor (default)");
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.getByText("Saved. Patient pages without an institution branding use it from now on.")).toBeVisible();
+
+  // An institution's own brand, created from the list.
+  await page.getByRole("link", { name: "All brandings" }).click();
+  await page.getByRole("link", { name: "Add institution branding" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "New institution branding" })).toBeVisible();
+  await page.getByLabel("Institution ID").fill(BRANDED);
+  await fillColour(page, "Primary colour", INSTITUTION_PRIMARY);
+  await fillColour(page, "Accent colour", "#f2b705");
+  await page.getByRole("button", { name: "Create branding" }).click();
+  await expect(page.getByText(`Saved. Signing pages of ${BRANDED} use it from now on.`)).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`institution=${BRANDED}`));
+  await page.goto("/branding");
+  await expect(page.getByRole("table", { name: "Institutions with their own branding" }).getByText(BRANDED)).toBeVisible();
+
+  // One request per institution: the branded one shows its own colour, the other the default.
+  const pdfUrl = files.url("/consent.pdf");
+  const own = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Brand ${run}`, patientId: `B-${run}`, institutionId: BRANDED });
+  const fallback = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Default ${run}`, patientId: `D-${run}`, institutionId: UNBRANDED });
+  expect(await bandColour(browser, own.signingLink)).toBe(rgb(INSTITUTION_PRIMARY));
+  expect(await bandColour(browser, fallback.signingLink)).toBe(rgb(DEFAULT_PRIMARY));
+});
+
+test("a low-contrast colour shows the warning, and saving stays possible", async () => {
+  const page = staff.page;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`/branding?institution=${BRANDED}`);
+  await expect(page.getByRole("heading", { level: 1, name: `Branding of ${BRANDED}` })).toBeVisible();
+  await expect(page.getByLabel("Primary colour as hex value")).toHaveValue(INSTITUTION_PRIMARY);
+  await expect(page.getByText("Low contrast")).toHaveCount(1); // the yellow accent
+  const primary = await fillColour(page, "Primary colour", "#ffff66");
+  await expect(page.getByRole("list", { name: "Contrast of the Primary colour" }).getByText("Below 4.5:1")).toBeVisible();
+  await expect(page.getByText("Low contrast")).toHaveCount(2);
+  await expect(page.getByText(/You can still save it/).first()).toBeVisible();
+  expect(await hasHorizontalScroll(page)).toBe(false);
+  await expectAccessible(page, "branding editor (low contrast, phone)");
+
+  // Not a hex colour: said at the field before saving, and by the server after.
+  await primary.fill("#12");
+  await expect(page.getByText("Enter a hex colour such as #0a7f5a.")).toBeVisible();
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(primary).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("must be a hex colour such as #0a7f5a")).toBeVisible();
+
+  await primary.fill("#ffff66");
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.getByText(`Saved. Signing pages of ${BRANDED} use it from now on.`)).toBeVisible();
+});
