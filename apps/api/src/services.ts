@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { createDb, type Database } from "@clinsign/db";
+import { openDb, type Database } from "@clinsign/db";
 import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
 import { createStorage } from "./core/files/storage";
@@ -60,8 +60,9 @@ export function loadEncryptionKey(config: Pick<Config, "encryptionKey" | "dataDi
 export async function createServices(
   config: Config,
   log: Logger = createLogger(config),
-  database: Database = createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") }),
+  database?: Database,
 ): Promise<Services> {
+  database ??= await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
   await database.migrate();
   return {
     config,

@@ -1,5 +1,8 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, OrgScope, organizations, sql, templates, type Database } from "./index";
+import { eq, openDb, OrgScope, organizations, rowsOf, sql, templates, type Database } from "./index";
 import { createTestDb } from "./testing";
 
 let database: Database;
@@ -28,6 +31,35 @@ describe(`createDb on ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`, ()
     await fresh.db.execute(sql`drop schema drizzle cascade`);
     expect(await fresh.ready()).toEqual({ reachable: true, migrationsCurrent: false });
     await fresh.close();
+  });
+});
+
+describe.skipIf(process.env.DATABASE_URL)("openDb on a PGlite data directory", () => {
+  it("creates the cluster out of process, opens it with the small-server settings, and reopens it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clinsign-db-test-"));
+    const dataDir = join(dir, "pglite");
+    try {
+      const first = await openDb({ dataDir });
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true);
+      await first.migrate();
+      await first.db.insert(organizations).values({ name: "kept" });
+      const settings = rowsOf<{ name: string; setting: string }>(
+        await first.db.execute(sql`select name, setting from pg_settings where name in ('shared_buffers', 'max_connections') order by name`),
+      );
+      // shared_buffers is counted in 8 kB pages: 2048 pages = 16 MB.
+      expect(settings).toEqual([
+        { name: "max_connections", setting: "10" },
+        { name: "shared_buffers", setting: "2048" },
+      ]);
+      await first.close();
+
+      const again = await openDb({ dataDir });
+      expect(await again.ready()).toEqual({ reachable: true, migrationsCurrent: true });
+      expect(await again.db.select({ name: organizations.name }).from(organizations)).toEqual([{ name: "kept" }]);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,9 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { pathToFileURL } from "node:url";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -48,6 +50,57 @@ export const migrationsFolder = join(
   "drizzle",
 );
 
+/**
+ * PGlite runs PostgreSQL in single-user mode inside this process, so its server settings are
+ * our memory. initdb sizes shared_buffers for a server (128 MB) and WASM memory never shrinks
+ * once touched; a clinic's database is small and its files stay in the OS page cache anyway,
+ * so 16 MB of buffers costs little. One backend needs no room for 100 connections' lock and
+ * process tables either.
+ */
+export const pgliteOptions: PGliteOptions = {
+  startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "max_connections=10", "-c", "wal_buffers=1MB"],
+};
+
+/**
+ * Creates PGlite's cluster in `dataDir` when it has none yet, in a short-lived child process.
+ * PGlite's initdb runs two further PostgreSQL instances (initdb and a bootstrap backend) whose
+ * WASM memories and compiled code stay in the process until a major GC that an idle server may
+ * never run: ~370 MiB of RSS on every first start. In a child they are gone when it exits.
+ */
+export async function initPgliteDataDir(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return;
+  mkdirSync(dataDir, { recursive: true });
+  const pgliteUrl = pathToFileURL(createRequire(import.meta.url).resolve("@electric-sql/pglite")).href;
+  const script = [
+    "const [url, dir, options] = process.argv.slice(1);",
+    "const { PGlite } = await import(url);",
+    "const pg = await PGlite.create(dir, JSON.parse(options));",
+    "await pg.close();",
+  ].join("\n");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script, pgliteUrl, dataDir, JSON.stringify(pgliteOptions)], {
+      stdio: ["ignore", "ignore", "pipe"],
+      // Nothing inherited: the parent's NODE_OPTIONS (a tsx loader, an inspector port) are not for this child.
+      env: {},
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < 8192) stderr += chunk.toString("utf8");
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`PGlite initdb in ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-2000)}`));
+    });
+  });
+}
+
+/** As `createDb`, but a new PGlite data directory is initialised out of process first (see initPgliteDataDir). */
+export async function openDb(options: CreateDbOptions = {}): Promise<Database> {
+  if (!options.databaseUrl && options.dataDir) await initPgliteDataDir(options.dataDir);
+  return createDb(options);
+}
+
 function migrationCount(): number {
   const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
     entries: unknown[];
@@ -65,7 +118,7 @@ export function createDb(options: CreateDbOptions = {}): Database {
     return finish(db, "postgres", () => migratePostgres(db as never, { migrationsFolder }), () => client.end({ timeout: 5 }));
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite(options.dataDir);
+  const client = new PGlite(options.dataDir, pgliteOptions);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return finish(db, "pglite", () => migratePglite(db as never, { migrationsFolder }), () => client.close());
 }
