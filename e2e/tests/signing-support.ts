@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Locator, type Page } from "@playwright/test";
+import type { PNG } from "pngjs";
 import { SignJWT } from "jose";
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
 import { API_URL, FILE_SERVER_PORT } from "./support";
@@ -147,4 +148,27 @@ export async function verifySession(request: APIRequestContext, token: string, i
   expect(body.valid).toBe(true);
   expect(body.redirect_url).toMatch(/\/sign\/ticket\/[A-Za-z0-9_-]+$/);
   return body.redirect_url!;
+}
+
+/** One stroke with the mouse across a signature canvas (the desktop path). */
+export async function drawWithMouse(page: Page, canvas: Locator): Promise<void> {
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.75);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.3, { steps: 12 });
+  await page.mouse.move(box.x + box.width * 0.85, box.y + box.height * 0.7, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** Share of dark pixels in a rectangle of a PNG. */
+export function darkShare(png: PNG, x0: number, y0: number, width: number, height: number): number {
+  let dark = 0;
+  for (let y = Math.round(y0); y < Math.round(y0 + height); y++) {
+    for (let x = Math.round(x0); x < Math.round(x0 + width); x++) {
+      const i = (y * png.width + x) * 4;
+      const lum = 0.2126 * png.data[i]! + 0.7152 * png.data[i + 1]! + 0.0722 * png.data[i + 2]!;
+      if (lum < 128) dark++;
+    }
+  }
+  return dark / (Math.round(width) * Math.round(height));
 }

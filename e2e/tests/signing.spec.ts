@@ -8,6 +8,8 @@ import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
 import {
   A4,
   createApiToken,
+  darkShare,
+  drawWithMouse,
   makeConsentPdf,
   patientSessionJwt,
   requestSignature,
@@ -57,29 +59,6 @@ async function drawWithFinger(page: Page, canvas: Locator): Promise<void> {
   }
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
-}
-
-/** A second stroke with the mouse (the desktop path). */
-async function drawWithMouse(page: Page, canvas: Locator): Promise<void> {
-  const box = (await canvas.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.75);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.3, { steps: 12 });
-  await page.mouse.move(box.x + box.width * 0.85, box.y + box.height * 0.7, { steps: 12 });
-  await page.mouse.up();
-}
-
-/** Share of dark pixels in a rectangle of a PNG. */
-function darkShare(png: PNG, x0: number, y0: number, width: number, height: number): number {
-  let dark = 0;
-  for (let y = Math.round(y0); y < Math.round(y0 + height); y++) {
-    for (let x = Math.round(x0); x < Math.round(x0 + width); x++) {
-      const i = (y * png.width + x) * 4;
-      const lum = 0.2126 * png.data[i]! + 0.7152 * png.data[i + 1]! + 0.0722 * png.data[i + 2]!;
-      if (lum < 128) dark++;
-    }
-  }
-  return dark / (Math.round(width) * Math.round(height));
 }
 
 test.describe("patient signature portal on a phone", () => {

@@ -165,7 +165,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
         actions={
           <>
             {doc.availability === "active" ? (
-              <Link className="cs-button cs-button--primary" href={`/signature-requests?new=1&documentId=${doc.id}`}>
+              <Link className="cs-button cs-button--primary" href={`/signature-requests?document=${doc.id}`}>
                 {d.newRequest}
               </Link>
             ) : null}
@@ -238,7 +238,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
           <ul className={styles.counts}>
             {STATUSES.map((status) => (
               <li key={status}>
-                <Link className={styles.count} href={`/signature-requests?documentId=${doc.id}&status=${status}`} aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}>
+                <Link className={styles.count} href={`/signature-requests?document=${doc.id}&status=${status}`} aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}>
                   <span className={styles.countNumber}>{doc.requestCounts[status]}</span>
                   <span className="cs-hint">{d.status[status]}</span>
                 </Link>

@@ -1,0 +1,186 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { PNG } from "pngjs";
+import { expectAccessible } from "./forms-support";
+import { A4, darkShare, drawWithMouse, makeConsentPdf } from "./signing-support";
+import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
+
+/**
+ * The Documents section end to end, as a clinic without an integration uses it: upload a PDF,
+ * draw the signature field on page 2, activate it, create a request in the UI, let the patient
+ * sign on a phone, and file the sealed PDF (checked with pdfsig, and the ink inside the drawn
+ * field with pdftoppm).
+ */
+
+let work: string;
+test.beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "clinsign-e2e-documents-"));
+});
+test.afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Where the test drags on page 2, in PDF points from the top-left corner. */
+const DRAG = { from: { x: 80, y: 600 }, to: { x: 320, y: 690 } };
+
+async function numberOf(page: Page, label: string): Promise<number> {
+  return Number(await page.getByLabel(label, { exact: true }).first().inputValue());
+}
+
+async function fieldNumbers(page: Page) {
+  return { page: await numberOf(page, "Page"), x: await numberOf(page, "x"), y: await numberOf(page, "y"), width: await numberOf(page, "Width"), height: await numberOf(page, "Height") };
+}
+
+test.describe("Documents section", () => {
+  test.use({ viewport: { width: 1280, height: 800 } });
+
+  test("upload, draw a field on page 2, activate, request in the UI, sign on a phone, sealed PDF with the ink in the field", async ({ page, browser }) => {
+    test.setTimeout(180_000);
+    const cspViolations = watchCspViolations(page);
+    await signIn(page);
+    await page.getByRole("navigation").getByRole("link", { name: "Documents" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
+    await expectAccessible(page, "documents list");
+
+    await page.getByRole("link", { name: "Add document" }).first().click();
+    await expect(page.getByRole("heading", { level: 1, name: "Add a document" })).toBeVisible();
+    // A file that is not a PDF is refused before anything is sent.
+    await page.getByLabel("PDF file").setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just text") });
+    await expect(page.getByText("This file is not a PDF.")).toBeVisible();
+
+    const pdf = await makeConsentPdf({ x: 60, y: 640, width: 240, height: 80 });
+    await page.getByLabel("PDF file").setInputFiles({ name: "Narkose-Aufklaerung.pdf", mimeType: "application/pdf", buffer: pdf });
+    const name = `Anaesthesia consent ${Date.now()}`;
+    await page.getByLabel("Name", { exact: true }).fill(name);
+
+    // Draw the field on page 2 by dragging.
+    const second = page.getByRole("figure", { name: "Page 2 of 2" });
+    await second.scrollIntoViewIfNeeded();
+    await expect(second).toHaveAttribute("data-rendered", "true");
+    const frame = (await second.locator("canvas").boundingBox())!;
+    const scale = frame.width / A4.width;
+    await page.mouse.move(frame.x + DRAG.from.x * scale, frame.y + DRAG.from.y * scale);
+    await page.mouse.down();
+    await page.mouse.move(frame.x + DRAG.to.x * scale, frame.y + DRAG.to.y * scale, { steps: 10 });
+    await page.mouse.up();
+    const placed = page.getByTestId("placed-field");
+    await expect(placed).toHaveCount(1);
+    const drawn = await fieldNumbers(page);
+    expect(drawn.page).toBe(2);
+    // Within two points of where the mouse went (a pixel is more than a point at this width).
+    expect(Math.abs(drawn.x - DRAG.from.x)).toBeLessThan(2);
+    expect(Math.abs(drawn.y - DRAG.from.y)).toBeLessThan(2);
+    expect(Math.abs(drawn.width - (DRAG.to.x - DRAG.from.x))).toBeLessThan(2);
+    expect(Math.abs(drawn.height - (DRAG.to.y - DRAG.from.y))).toBeLessThan(2);
+
+    // Keyboard placement: one point right, ten points up, and one point wider.
+    await placed.focus();
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("Shift+ArrowUp");
+    await page.keyboard.press("Alt+ArrowRight");
+    const field = await fieldNumbers(page);
+    expect(field).toEqual({ page: 2, x: drawn.x + 1, y: drawn.y - 10, width: drawn.width + 1, height: drawn.height });
+    // A typed number that would leave the page is pulled back onto it.
+    await page.getByLabel("x", { exact: true }).fill("590");
+    await page.getByLabel("x", { exact: true }).blur();
+    expect(await numberOf(page, "x")).toBeCloseTo(A4.width - field.width, 1);
+    await page.getByLabel("x", { exact: true }).fill(String(field.x));
+    await page.getByLabel("x", { exact: true }).blur();
+    expect(await fieldNumbers(page)).toEqual(field);
+    await expectAccessible(page, "new document with the field editor");
+
+    await page.getByRole("button", { name: "Create document" }).click();
+    await expect(page).toHaveURL(/\/documents\/[0-9a-f-]{36}\?created=1$/);
+    const documentId = /\/documents\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+    await expect(page.getByText("The document was created as a draft.")).toBeVisible();
+    // The stored field is the one placed, on the rendered stored PDF.
+    await expect(page.getByRole("figure", { name: "Page 2 of 2" }).getByTestId("placed-field")).toHaveCount(1);
+    expect(await fieldNumbers(page)).toEqual(field);
+
+    await page.getByRole("radio", { name: /^Active/ }).check();
+    await expect(page.getByText("Availability changed to “Active”.")).toBeVisible();
+    await expectAccessible(page, "document detail");
+
+    // A request from the UI, for a patient at the desk.
+    await page.getByRole("link", { name: "New signature request" }).click();
+    await expect(page).toHaveURL(new RegExp(`/signature-requests\\?document=${documentId}`));
+    await page.getByRole("button", { name: "New request" }).click();
+    const dialog = page.getByRole("dialog", { name: "New signature request" });
+    const patientId = `P-doc-${Date.now()}`;
+    await dialog.getByLabel("Patient ID").fill(patientId);
+    await dialog.getByLabel("Document").selectOption({ label: `${name} (v1)` });
+    await dialog.getByLabel("Institution ID").fill("station-3");
+    await dialog.getByLabel("Ordered by").fill("Dr. Weber");
+    await dialog.getByRole("button", { name: "Create request" }).click();
+    const link = await dialog.getByTestId("signing-link").locator("input").inputValue();
+    expect(link).toMatch(/\/sign\/[A-Za-z0-9_-]+$/);
+    await expect(dialog.getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
+
+    // The patient signs on their phone.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
+    const patient = await phone.newPage();
+    await patient.goto(link);
+    await expect(patient.getByRole("heading", { level: 1, name })).toBeVisible();
+    await expect(patient.getByRole("figure", { name: "Page 2 of 2" }).getByTestId("pdf-field")).toBeAttached();
+    expect(await hasHorizontalScroll(patient)).toBe(false);
+    const canvas = patient.getByRole("img", { name: /^Signature area/ });
+    await canvas.scrollIntoViewIfNeeded();
+    await drawWithMouse(patient, canvas);
+    await patient.getByLabel("I have read the document and agree to sign it electronically.").check();
+    await patient.getByRole("button", { name: "Sign document" }).click();
+    await expect(patient.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 60_000 });
+    await phone.close();
+
+    // Back at the desk: completed in the list and in the timeline.
+    await page.goto(`/signature-requests?document=${documentId}`);
+    const row = page.getByRole("row").filter({ hasText: patientId });
+    await expect(row.getByText("Completed")).toBeVisible();
+    await row.getByRole("link", { name: "Open" }).click();
+    await expect(page.getByRole("heading", { level: 2, name: "Timeline" })).toBeVisible();
+    const timeline = page.getByRole("list", { name: "Timeline" });
+    await expect(timeline.getByText("Signed", { exact: true })).toBeVisible();
+    await expect(timeline.getByText("Sealed", { exact: true })).toBeVisible();
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download signed PDF" }).click()]);
+    const file = join(work, "signed.pdf");
+    await download.saveAs(file);
+    const sig = spawnSync("pdfsig", [file], { encoding: "utf8" });
+    expect(sig.stdout, sig.stderr).toContain("Signature is Valid");
+    expect(sig.stdout).toContain("Total document signed");
+    const prefix = join(work, "page");
+    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "2", "-l", "2", "-png", file, prefix], { encoding: "utf8" });
+    expect(render.status, render.stderr).toBe(0);
+    const pngFile = ["page-2.png", "page-02.png"].map((n) => join(work, n)).find((path) => existsSync(path))!;
+    const png = PNG.sync.read(readFileSync(pngFile));
+    // 72 dpi: one PDF point is one pixel, origin top-left, as the field was placed.
+    expect(darkShare(png, field.x, field.y, field.width, field.height)).toBeGreaterThan(0.01);
+    // Beside the field the page stays blank.
+    expect(darkShare(png, field.x + field.width + 10, field.y, A4.width - field.x - field.width - 20, field.height)).toBe(0);
+    expect(cspViolations).toEqual([]);
+  });
+
+  test("the list at phone width, filters in the URL, and the refusal to delete a document with requests", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page);
+    await page.goto("/documents?availability=active");
+    await expect(page.getByLabel("Availability")).toHaveValue("active");
+    await expect(page.getByRole("table", { name: "Documents" })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await expectAccessible(page, "documents list at 390 px");
+    await page.getByLabel("Search by name").fill("Anaesthesia consent");
+    await expect(page).toHaveURL(/q=Anaesthesia\+consent/);
+    const first = page.getByRole("table", { name: "Documents" }).getByRole("link").first();
+    await first.click();
+    await expect(page.getByRole("heading", { level: 2, name: "Version history" })).toBeVisible();
+    await page.getByRole("button", { name: "Delete" }).click();
+    const confirm = page.getByRole("alertdialog");
+    await confirm.getByRole("button", { name: "Delete document" }).click();
+    await expect(confirm.getByText(/^Not deleted: /)).toBeVisible();
+    await page.goBack();
+    await expect(page.getByLabel("Search by name")).toHaveValue("Anaesthesia consent");
+  });
+});
