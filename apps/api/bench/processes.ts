@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 /** Output kept per child; the servers log at `warn`, so this only fills up if something is wrong. */
 const MAX_OUTPUT_CHARS = 1024 * 1024;
@@ -45,12 +48,9 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-/**
- * Runs a TypeScript file under `node --import tsx` rather than `npx tsx`: the child's pid is then
- * the server itself, which is what /proc must be read for to get its memory.
- */
-export function startTsServer(options: { name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; port: number }): ServerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", options.script, ...(options.args ?? [])], {
+/** Runs `node <nodeArgs> <script> <args>` in `cwd`; the child's pid is the server itself, whose /proc we read. */
+function startNodeServer(options: { name: string; nodeArgs: string[]; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; port: number }): ServerProcess {
+  const child = spawn(process.execPath, [...options.nodeArgs, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -83,6 +83,39 @@ export function startTsServer(options: { name: string; script: string; args?: st
       }
     },
   };
+}
+
+/**
+ * Runs a TypeScript file under `node --import tsx` rather than `npx tsx`: the child's pid is then
+ * the server itself. For bench helpers (the bare baseline); the API runs from its bundle.
+ */
+export function startTsServer(options: { name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; port: number }): ServerProcess {
+  return startNodeServer({ ...options, nodeArgs: ["--import", "tsx"] });
+}
+
+/** apps/api, whose dist/ the bench runs. */
+export const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+let bundleBuilt: Promise<void> | undefined;
+
+/**
+ * Builds apps/api/dist (`node build.mjs`, as `pnpm build` does) once per bench run, so the bundle
+ * measured is always the working tree's code: esbuild takes well under a second, a stale bundle
+ * would measure the wrong code.
+ */
+export function buildApiBundle(): Promise<void> {
+  bundleBuilt ??= promisify(execFile)(process.execPath, ["build.mjs"], { cwd: API_DIR, timeout: 120_000 }).then(() => undefined);
+  return bundleBuilt;
+}
+
+/**
+ * The API as `pnpm start` runs it: `node --enable-source-maps dist/server.js`, built first by
+ * `buildApiBundle`. Measuring the bundle rather than the sources under tsx is what a deployment
+ * runs (no loader hooks, one module instead of hundreds).
+ */
+export async function startApiServer(options: { name: string; args?: string[]; env: NodeJS.ProcessEnv; port: number }): Promise<ServerProcess> {
+  await buildApiBundle();
+  return startNodeServer({ ...options, nodeArgs: ["--enable-source-maps"], script: "dist/server.js", cwd: API_DIR });
 }
 
 /** Last resort on process exit: only our own children, by pid. */

@@ -23,6 +23,7 @@ import {
   describeFailure,
   freePort,
   killRunningChildren,
+  startApiServer,
   startTsServer,
   waitForOutput,
   waitUntilReady,
@@ -81,14 +82,7 @@ function tempDir(cleanup: Cleanup, prefix: string): string {
 async function startApi(engine: EngineKind, databaseUrl: string | undefined, cleanup: Cleanup): Promise<ServerProcess> {
   const dataDir = tempDir(cleanup, "clinsign-bench-");
   const port = await freePort();
-  const server = startTsServer({
-    name: `clinsign API on ${engine}`,
-    script: "src/server.ts",
-    args: ["--seed-demo"],
-    cwd: API_DIR,
-    env: apiEnv(port, dataDir, databaseUrl),
-    port,
-  });
+  const server = await startApiServer({ name: `clinsign API on ${engine}`, args: ["--seed-demo"], env: apiEnv(port, dataDir, databaseUrl), port });
   cleanup.defer(`stop ${server.name}`, () => server.stop());
   log(`started ${server.name} (pid ${server.pid}); waiting for /readyz (migrations, seeding)`);
   await waitUntilReady(server, "/readyz");

@@ -14,7 +14,7 @@ import postgres from "postgres";
 import { CpuProbe } from "../cpu";
 import { createBenchDatabase, LOCAL_POSTGRES_URL, type BenchDatabase } from "../database";
 import type { BenchOptions, ExtendedScenarioName } from "../options";
-import { apiEnv, describeFailure, freePort, startTsServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
+import { apiEnv, describeFailure, freePort, startApiServer, startTsServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
 import type { ResultRow, Stack } from "../report";
 import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
@@ -107,7 +107,7 @@ class ExtendedRun {
     this.defer(`remove ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     this.apiEnvironment = apiEnv(port, dataDir, this.database.url, [this.files.host, this.hooks.host]);
-    this.api = startTsServer({ name: "clinsign API on postgres (extended)", script: "src/server.ts", args: ["--seed-demo"], cwd: API_DIR, env: this.apiEnvironment, port });
+    this.api = await startApiServer({ name: "clinsign API on postgres (extended)", args: ["--seed-demo"], env: this.apiEnvironment, port });
     this.defer(`stop ${this.api.name}`, () => this.api.stop());
     this.log(`started ${this.api.name} (pid ${this.api.pid}); waiting for /readyz`);
     await waitUntilReady(this.api, "/readyz");
@@ -224,7 +224,7 @@ class ExtendedRun {
 
   private async restartApi(): Promise<void> {
     const port = Number(this.apiEnvironment.API_PORT);
-    this.api = startTsServer({ name: "clinsign API on postgres (extended)", script: "src/server.ts", cwd: API_DIR, env: this.apiEnvironment, port });
+    this.api = await startApiServer({ name: "clinsign API on postgres (extended)", env: this.apiEnvironment, port });
     this.defer(`stop ${this.api.name} (restarted)`, () => this.api.stop());
     await waitUntilReady(this.api, "/readyz");
   }
