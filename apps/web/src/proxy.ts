@@ -42,8 +42,8 @@ export async function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      // Pages only: not the tRPC proxy, Next's assets, or the icon.
-      source: "/((?!trpc/|api/|f/trpc/|f/api/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      // Pages only: not the tRPC proxy, Next's assets, the icon, or uploaded logos (public images).
+      source: "/((?!trpc/|api/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

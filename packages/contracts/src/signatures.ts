@@ -228,12 +228,21 @@ export const designParameters = z.strictObject(
 );
 export type DesignParameters = z.infer<typeof designParameters>;
 
+/**
+ * The path of a logo uploaded through `POST /staff/branding/logo`. The API serves it and the web
+ * app passes it through from its own origin, so pages show it as a same-origin image.
+ */
+export const uploadedLogoPath = /^\/branding\/logos\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9]{6}\/[A-Za-z0-9_-]{32,64}$/;
+
+const httpsUrl = z.url({ protocol: /^https$/ });
+
 export const designInput = z.object({
   institution_id: requiredText(200),
+  /** An https URL, or the `logoUrl` path an upload answered. */
   logo_url: z
     .string({ message: "must be a string" })
     .max(2048, { message: "must be at most 2048 characters" })
-    .pipe(z.url({ protocol: /^https$/, message: "must be an https URL" }))
+    .refine((v) => uploadedLogoPath.test(v) || httpsUrl.safeParse(v).success, { message: "must be an https URL (or the logoUrl of an uploaded logo)" })
     .nullish(),
   design_parameters: designParameters.default({}),
 });

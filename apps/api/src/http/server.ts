@@ -16,6 +16,7 @@ import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
 import { bearerToken, parseCookies, sendJson } from "./io";
+import { handleBrandingLogos } from "./branding-logos";
 import { handleStaffDocuments } from "./staff-documents";
 import { handleStaffDownload, STAFF_DOWNLOAD_PREFIX } from "./staff-downloads";
 
@@ -187,8 +188,11 @@ export function createRequestListener(services: Services): RequestListener {
           return sendJson(res, status, body, { connection: "close" });
         }
         if (await handleStaffDocuments(services, req, res, url, request)) return;
+        if (await handleBrandingLogos(services, req, res, url, request)) return;
         if (await handleStaffDownload(services, req, res, url, request)) return;
       }
+      // Public: the signing portal and form pages show uploaded logos to patients.
+      if (url.pathname.startsWith("/branding/logos/") && (await handleBrandingLogos(services, req, res, url, request))) return;
       if (isAreaAPath(url.pathname) && !secure) {
         // No redirect: by now the bearer token has already crossed the wire in clear.
         const { status, body } = renderError("A", new AppError("https_required", "this endpoint is served over HTTPS only"), requestId);

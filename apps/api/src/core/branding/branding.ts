@@ -26,7 +26,8 @@ const DESIGN_SAVED = "Design saved successfully";
 /** The stored columns of a validated branding (an institution's or the default). */
 function brandingValues(input: { logo_url?: string | null; design_parameters: { primaryColor?: string; accentColor?: string; font?: string } }) {
   return {
-    logoUrl: input.logo_url ? new URL(input.logo_url).href : null,
+    // An uploaded logo's path is kept as it is; a URL in its normalized form.
+    logoUrl: input.logo_url ? (input.logo_url.startsWith("/") ? input.logo_url : new URL(input.logo_url).href) : null,
     primaryColor: input.design_parameters.primaryColor ?? null,
     accentColor: input.design_parameters.accentColor ?? null,
     font: input.design_parameters.font ?? null,

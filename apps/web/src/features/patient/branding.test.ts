@@ -38,5 +38,10 @@ describe("portal branding", () => {
     expect(safeLogoUrl("http://cdn.example.org/logo.png")).toBeNull();
     expect(safeLogoUrl("javascript:alert(1)")).toBeNull();
     expect(safeLogoUrl("not a url")).toBeNull();
+    // An uploaded logo is a path on this origin; other paths are not.
+    const uploaded = "/branding/logos/3f1e2d4c-1a2b-4c3d-8e9f-0a1b2c3d4e5f/202611/abcdefghijklmnopqrstuvwxyzABCDEF";
+    expect(safeLogoUrl(uploaded)).toBe(uploaded);
+    expect(safeLogoUrl("/branding/logos/../../staff/x")).toBeNull();
+    expect(safeLogoUrl("//evil.example/branding/logos/x")).toBeNull();
   });
 });

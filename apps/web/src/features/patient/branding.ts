@@ -66,9 +66,16 @@ export function fontStack(font: string | null | undefined): string | null {
   return font && Object.hasOwn(FONT_STACKS, font) ? FONT_STACKS[font as keyof typeof FONT_STACKS] : null;
 }
 
-/** Only https logo URLs are shown (the API accepts nothing else; checked again here). */
+/** The path of a logo uploaded to the service; this app serves it from its own origin. */
+const UPLOADED_LOGO_PATH = /^\/branding\/logos\/[0-9a-f-]{36}\/[0-9]{6}\/[A-Za-z0-9_-]{32,64}$/;
+
+/**
+ * Only https logo URLs and uploaded logos' paths are shown (the API accepts nothing else;
+ * checked again here).
+ */
 export function safeLogoUrl(url: string | null | undefined): string | null {
   if (!url) return null;
+  if (UPLOADED_LOGO_PATH.test(url)) return url;
   try {
     return new URL(url).protocol === "https:" ? url : null;
   } catch {
