@@ -41,7 +41,7 @@ test.describe("Documents section", () => {
     test.setTimeout(180_000);
     const cspViolations = watchCspViolations(page);
     await signIn(page);
-    await page.getByRole("navigation").getByRole("link", { name: "Documents" }).click();
+    await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Documents" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Documents" })).toBeVisible();
     await expectAccessible(page, "documents list");
 
