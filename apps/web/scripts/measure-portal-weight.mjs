@@ -18,7 +18,8 @@
 // - later: every other script until the network is idle with the whole page scrolled through:
 //   the chunks a page loads on its own (the PDF viewer with pdf.js and its worker, the
 //   signature pad).
-// The baseline is the root not-found page: React, Next's app router and the root layout, which
+// The baseline is the root not-found page (under /sign/, so no sign-in redirect): React, Next's
+// app router and the root layout, which
 // every page of the app pays.
 import { createRequire } from "node:module";
 import console from "node:console";
@@ -38,7 +39,7 @@ const { values: options } = parseArgs({
     api: { type: "string" },
     token: { type: "string" },
     "pdf-url": { type: "string" },
-    baseline: { type: "string", default: "/clinsign-page-weight-baseline-not-found" },
+    baseline: { type: "string", default: "/sign/page-weight/baseline/not-found" },
     chromium: { type: "string", default: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
     details: { type: "boolean", default: false },
   },
@@ -99,7 +100,14 @@ async function measurePage(browser, url, ready) {
     const page = await context.newPage();
     const sizes = [];
     page.on("requestfinished", (request) => {
-      if (isJavaScript(request)) sizes.push(request.sizes().then((size) => ({ url: request.url(), bytes: size.responseBodySize })));
+      if (!isJavaScript(request)) return;
+      // A worker's script is fetched by the worker, whose body size Chromium does not report to
+      // the page: its Content-Length (the encoded size; the server sends a length) stands in.
+      const measured = Promise.all([request.sizes(), request.response()]).then(([size, response]) => ({
+        url: request.url(),
+        bytes: size.responseBodySize || Number(response?.headers()["content-length"] ?? 0),
+      }));
+      sizes.push(measured);
     });
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const named = scriptsNamedIn((await response?.text()) ?? "", page.url());
@@ -141,6 +149,7 @@ try {
   console.log(`signing portal first load: ${portal.firstLoad} B (${kb(portal.firstLoad)}), ${ratio(portal.firstLoad).toFixed(2)}× the baseline`);
   console.log(`signing portal loaded later (PDF viewer, pdf.js and its worker, signature pad): ${portal.later} B (${kb(portal.later)})`);
   console.log(`signing portal in all: ${portal.total} B (${kb(portal.total)}), ${ratio(portal.total).toFixed(2)}× the baseline`);
+  if (options.details) for (const script of baseline.scripts) console.log(`  baseline ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`);
   if (options.details) for (const script of portal.scripts) console.log(`  ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`);
   console.log(
     JSON.stringify({
