@@ -50,6 +50,7 @@ function operation(route: Route) {
   return {
     operationId: `${route.ref}_${route.method.toLowerCase()}`,
     summary: `${route.ref}: ${route.summary}`,
+    ...(route.description && { description: route.description }),
     tags: [route.area === "A" ? "Signatures (area A)" : "Forms (area B)"],
     ...(route.auth === "bearer" && { security: [{ bearer: [] }] }),
     parameters,

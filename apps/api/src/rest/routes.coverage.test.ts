@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "./openapi";
 import { routes } from "./routes";
 
 /** Every endpoint of the interface document (section 4), plus the ones DESIGN.md adds. */
@@ -67,5 +68,16 @@ describe("the REST route table", () => {
     const expected = [...fromTable, ...fromHeadings].filter((line) => !line.startsWith("A5 "));
     expect(expected.length).toBeGreaterThanOrEqual(22);
     for (const line of expected) expect(documented, line).toContain(line);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("says on both /design operations how an institution's design relates to the organization default", () => {
+    const doc = openApiDocument("https://api.test") as { paths: Record<string, Record<string, { description?: string }>> };
+    for (const method of ["post", "put"]) {
+      const description = doc.paths["/design"]![method]!.description ?? "";
+      expect(description, method).toContain("default branding");
+      expect(description, method).toContain("/branding/logos/");
+    }
   });
 });

@@ -80,6 +80,8 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   area: Area;
   auth: RouteAuth;
   summary: string;
+  /** Longer text for the OpenAPI document (CommonMark), where the summary cannot say enough. */
+  description?: string;
   /** Everything besides credentials, from path, query (GET) or body, validated before the call. */
   input: I;
   /** The success body, for the OpenAPI document. */
@@ -95,6 +97,17 @@ export interface Route<I extends z.ZodType = z.ZodType> {
 }
 
 const route = <I extends z.ZodType>(r: Route<I>) => r as unknown as Route;
+
+/** How A5 relates to the organization default (DESIGN.md), for both /design operations. */
+const DESIGN_FALLBACK = [
+  "Branding is per institution (`institution_id`, your own identifier). An institution without its own design shows the",
+  "organization's **default branding**, which staff set in the admin console (Branding); without either, the portal's own look.",
+  "A design set here replaces the default for that institution as a whole: values it leaves out (e.g. no `logo_url`) are not",
+  "taken from the default. The SMS form pages and embedded forms always show the default.",
+  "",
+  "`logo_url` is an https URL, or the path of a logo uploaded in the admin console (`/branding/logos/…`), which the portal serves",
+  "from its own origin. Colours are hex (`#rgb` or `#rrggbb`), `font` one of the listed fonts.",
+].join("\n");
 
 const ok = z.literal(true);
 const identifierParam = z.object({ identifier: templateIdentifier });
@@ -395,6 +408,7 @@ export const routes: Route[] = [
     area: "A",
     auth: "bearer",
     summary: "Create the portal branding of an institution (409 if it exists)",
+    description: DESIGN_FALLBACK,
     input: designInput,
     output: designOutput,
     status: 201,
@@ -407,6 +421,7 @@ export const routes: Route[] = [
     area: "A",
     auth: "bearer",
     summary: "Replace the portal branding of an institution (404 if none)",
+    description: DESIGN_FALLBACK,
     input: designInput,
     output: designOutput,
     status: 200,
