@@ -979,7 +979,6 @@ export const de: Dictionary = {
     columnFields: "Felder",
     columnRequests: "Anfragen",
     columnUpdated: "Letzte Änderung",
-    requestsSummary: "{open} offen · {completed} unterschrieben",
     noRequests: "Noch keine",
     shown: "{count} angezeigt",
     loadMore: "Mehr laden",

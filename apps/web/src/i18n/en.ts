@@ -980,7 +980,6 @@ export const en = {
     columnFields: "Fields",
     columnRequests: "Requests",
     columnUpdated: "Last change",
-    requestsSummary: "{open} open · {completed} signed",
     noRequests: "None yet",
     shown: "{count} shown",
     loadMore: "Load more",

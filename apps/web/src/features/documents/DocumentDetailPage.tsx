@@ -17,11 +17,10 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { availabilityTone } from "./DocumentsPage";
 import styles from "./documents.module.css";
-import { AVAILABILITIES, fieldEditorLabels } from "./labels";
+import { AVAILABILITIES, fieldEditorLabels, REQUEST_STATUSES as STATUSES } from "./labels";
 
 const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), { ssr: false });
 
-const STATUSES = ["pending", "opened", "sealing", "completed", "declined", "expired"] as const;
 
 interface Draft {
   title: string;

@@ -8,12 +8,11 @@ import { useEffect, useState } from "react";
 import { ListBody } from "../../components/lists/ListBody";
 import { useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
-import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import styles from "./documents.module.css";
-import { AVAILABILITIES } from "./labels";
+import { AVAILABILITIES, REQUEST_STATUSES as STATUSES } from "./labels";
 
 export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = { draft: "neutral", active: "success", inactive: "warning" };
 
@@ -70,9 +69,17 @@ export function DocumentsPage() {
       key: "requests",
       header: d.columnRequests,
       render: (item) => {
-        const open = item.requestCounts.pending + item.requestCounts.opened;
-        const total = Object.values(item.requestCounts).reduce((sum, n) => sum + n, 0);
-        return total === 0 ? <span className={styles.muted}>{d.noRequests}</span> : format(d.requestsSummary, { open, completed: item.requestCounts.completed });
+        const nonZero = STATUSES.filter((status) => item.requestCounts[status] > 0);
+        if (nonZero.length === 0) return <span className={styles.muted}>{d.noRequests}</span>;
+        return (
+          <ul className={styles.statusCounts}>
+            {nonZero.map((status) => (
+              <li key={status}>
+                {item.requestCounts[status]} {d.status[status]}
+              </li>
+            ))}
+          </ul>
+        );
       },
     },
     { key: "updated", header: d.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },

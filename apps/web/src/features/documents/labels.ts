@@ -18,3 +18,6 @@ export function fieldEditorLabels(d: DocumentsTexts): FieldEditorLabels {
 }
 
 export const AVAILABILITIES = ["draft", "active", "inactive"] as const;
+
+/** Request statuses as the documents' counts name them (`sealing` includes a sealing that gave up). */
+export const REQUEST_STATUSES = ["pending", "opened", "sealing", "completed", "declined", "expired"] as const;
