@@ -9,14 +9,15 @@ import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
-import { useNearViewport } from "./near-viewport";
+import { useBrowserIdle, useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 
 type Method = "draw" | "type";
 
-// The pad and its drawing engine load when the sign step comes near the screen (on a phone it is
-// below the document), not with the page. If the chunk cannot be fetched, typing the name still
-// signs.
+// The pad and its drawing engine are not part of the page's first load: they load when the sign
+// step comes near the screen (on a phone it is below the document) or once the browser is idle
+// after the first paint, whichever comes first. If the chunk cannot be fetched, typing the name
+// still signs.
 const SignaturePad = lazy(() =>
   import("@clinsign/ui/signature-pad").then(
     (module) => ({ default: module.SignaturePad }),
@@ -59,6 +60,7 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
   const padRef = useRef<SignaturePadHandle>(null);
   const inFlight = useRef(false);
   const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
+  const idle = useBrowserIdle();
 
   const sign = useMutation(trpc.signing.sign.mutationOptions());
   const padLabels: SignaturePadLabels = useMemo(
@@ -113,7 +115,7 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
 
         {/* Both stay mounted: switching back keeps the drawing or the name. */}
         <div ref={padArea} hidden={method !== "draw"}>
-          {near ? (
+          {near || idle ? (
             <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
               <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={setHasInk} disabled={busy} />
             </Suspense>

@@ -20,3 +20,21 @@ export function useNearViewport<T extends Element>(margin = "25% 0px") {
   }, [near, margin]);
   return { ref, near };
 }
+
+/**
+ * True once the browser has been idle after the first paint (at the latest after `fallbackMs`
+ * where `requestIdleCallback` is missing, as in Safari): for parts that must be ready by the
+ * time a patient scrolls to them, but not hold up the page.
+ */
+export function useBrowserIdle(fallbackMs = 1500) {
+  const [idle, setIdle] = useState(false);
+  useEffect(() => {
+    if (typeof window.requestIdleCallback === "function") {
+      const handle = window.requestIdleCallback(() => setIdle(true), { timeout: fallbackMs * 2 });
+      return () => window.cancelIdleCallback(handle);
+    }
+    const timer = window.setTimeout(() => setIdle(true), fallbackMs);
+    return () => window.clearTimeout(timer);
+  }, [fallbackMs]);
+  return idle;
+}
