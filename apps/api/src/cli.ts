@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { createOrganizationInput, roles, updateOrganizationInput, type UpdateOrganizationInput } from "@clinsign/contracts";
-import { verifyAuditChain } from "./core/audit/audit";
+import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
 import { createOrganization, updateOrganizationSettings } from "./core/organizations/organizations";
@@ -95,7 +95,7 @@ async function run(services: Services, command: string, values: Record<string, s
       });
     }
     case "audit verify":
-      return verifyAuditChain(systemContext(services, org()).scope);
+      return verifyOrganizationChain(systemContext(services, org()));
     case "migrate":
       return { ok: true };
     default:

@@ -6,6 +6,7 @@ import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
+import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
 import { createLogger, createServices } from "./services";
@@ -65,6 +66,9 @@ async function main() {
   const runner = new JobRunner(services, jobHandlers);
   services.jobs = runner;
   runner.start();
+  // Links audit entries into their organization's hash chain after the requests that wrote them.
+  const auditChainer = new AuditChainer(services);
+  auditChainer.start();
   const server = createServer(services);
   server.listen(config.apiPort, config.apiHost, () => {
     log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
@@ -79,10 +83,9 @@ async function main() {
     server.closeIdleConnections();
     clearInterval(expirySweep);
     setTimeout(() => server.closeAllConnections(), 5000).unref();
-    // The runner finishes its current pass before the database closes under it.
-    runner
-      .stop()
-      .catch((error) => log.error({ err: error }, "stopping the job runner failed"))
+    // The job runner and the chainer finish their current pass before the database closes under them.
+    Promise.all([runner.stop(), auditChainer.stop()])
+      .catch((error) => log.error({ err: error }, "stopping the background workers failed"))
       .then(() => services.database.close())
       .catch((error) => log.error({ err: error }, "closing the database failed"))
       .finally(() => {

@@ -6,6 +6,7 @@ import {
   index,
   integer,
   jsonb,
+  pgSequence,
   pgTable,
   primaryKey,
   text,
@@ -129,13 +130,26 @@ export const staffSessions = pgTable(
 
 export type ActorType = "api_key" | "session" | "portal" | "user" | "system";
 
-/** Append-only, hash-chained per organization: `hash` covers the entry and the previous entry's hash. */
+/**
+ * Numbers audit entries across all organizations. Drawn by `audit_log_next_seq()` (migration 0010),
+ * which gives the transaction its xid first: the chainer's watermark relies on that order. CACHE 1
+ * (the default) on purpose: cached values would be handed out after the chainer read `last_value`.
+ */
+export const auditLogSeq = pgSequence("audit_log_seq", { startWith: 1, increment: 1, cache: 1 });
+
+/**
+ * Append-only. An entry is inserted unchained (`chain_pos`, `prev_hash`, `hash` null) in the
+ * transaction of the change it records; the background chainer (apps/api/src/jobs/audit-chainer.ts)
+ * later links the organization's entries in `seq` order: `hash` covers the entry and `prev_hash`,
+ * the hash of the entry at `chain_pos - 1`. docs/architecture.md ("The audit chain") has the design.
+ */
 export const auditLog = pgTable(
   "audit_log",
   {
     id: id(),
     organizationId: organizationId(),
-    seq: bigint("seq", { mode: "number" }).notNull(),
+    /** Increasing with time, unique; gaps are normal (other organizations, rolled-back writes). */
+    seq: bigint("seq", { mode: "number" }).notNull().default(sql`audit_log_next_seq()`),
     action: text("action").notNull(),
     templateIdentifier: text("template_identifier"),
     actorType: text("actor_type").$type<ActorType>().notNull(),
@@ -144,8 +158,10 @@ export const auditLog = pgTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     createdAt: createdAt(),
-    prevHash: text("prev_hash").notNull(),
-    hash: text("hash").notNull(),
+    /** 1, 2, 3 … within the organization's chain; null until the chainer links the entry. */
+    chainPos: bigint("chain_pos", { mode: "number" }),
+    prevHash: text("prev_hash"),
+    hash: text("hash"),
   },
   (t) => [
     // F13 reads newest first by seq under each combination of its filters; each has its index.
@@ -160,8 +176,27 @@ export const auditLog = pgTable(
     index("audit_log_org_actor_type_seq_idx").on(t.organizationId, t.actorType, t.seq),
     // A signature request's entries (its timeline, its metadata JSON's events), in chain order.
     index("audit_log_org_signature_seq_idx").on(t.organizationId, sql`(${t.metadata}->>'signatureId')`, t.seq),
+    // The chain walk of `audit verify`.
+    uniqueIndex("audit_log_org_chain_pos_uq").on(t.organizationId, t.chainPos),
+    // The chainer's work list: only the few entries not yet chained are in it.
+    index("audit_log_unchained_idx").on(t.organizationId, t.seq).where(sql`${t.chainPos} is null`),
   ],
 );
+
+/**
+ * Where each organization's audit chain ends, written by the chainer in the transaction that
+ * extends the chain. Verification compares it with the last chained entry, so deleting the newest
+ * entries without also rewinding this row is detected.
+ */
+export const auditChainHeads = pgTable("audit_chain_heads", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  chainPos: bigint("chain_pos", { mode: "number" }).notNull(),
+  seq: bigint("seq", { mode: "number" }).notNull(),
+  hash: text("hash").notNull(),
+  chainedAt: timestamp("chained_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
 
 export type TemplateStatus = "draft" | "active" | "archived";
 

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import { CSV_BOM, csvRow } from "../lists/csv";
 import { afterKey, decodeCursor, keyOrder, parseSeqKey, toPage } from "../lists/keyset";
 import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
+import { chainOrganizationNow } from "./chain";
 
 /** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
 export async function listAuditLog(ctx: OrgContext, input: { action?: string; templateIdentifier?: string; limit: number }): Promise<AuditLogEntry[]> {
@@ -14,7 +15,7 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
       input.action ? eq(auditLog.action, input.action) : undefined,
       input.templateIdentifier ? eq(auditLog.templateIdentifier, input.templateIdentifier) : undefined,
     )
-    // seq is the chain order (gapless, increasing with time), and every filter has an index ending in it.
+    // seq rises with time (and is the chain order), and every filter has an index ending in it.
     .orderBy(desc(auditLog.seq))
     .limit(input.limit);
   return rows.map(toEntry);
@@ -68,8 +69,12 @@ export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { c
   return toPage(rows, input.limit, toListItem, (r) => [r.seq]);
 }
 
-/** Staff: walks the organization's whole chain (core/audit verifyAuditChain, as `cli audit verify`). */
-export function verifyOrganizationChain(ctx: OrgContext): Promise<ChainVerdict> {
+/**
+ * Staff and `cli audit verify`: chains what the background chainer has not reached yet (so the
+ * verdict covers every entry written before the call), then walks the organization's whole chain.
+ */
+export async function verifyOrganizationChain(ctx: OrgContext): Promise<ChainVerdict> {
+  await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId);
   return verifyAuditChain(ctx.scope);
 }
 

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, auditLog, eq, sql } from "@clinsign/db";
-import { startTestApi, type TestApi } from "../../testing/harness";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { and, asc, auditChainHeads, auditLog, eq, isNull, OrgScope, sql } from "@clinsign/db";
+import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, creds } from "../../testing/forms";
+import { AuditChainer } from "../../jobs/audit-chainer";
 import { createTemplate, updateTemplate } from "../templates/templates";
-import { verifyAuditChain } from "./audit";
+import { entryHash, recordAudit, verifyAuditChain } from "./audit";
+import { chainBatch, chainOrganizationNow, ChainWatermark, settledWatermark } from "./chain";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -10,33 +13,189 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
+const chain = (org: TestOrg) => chainOrganizationNow(api.services.db, org.orgId);
+const verify = (org: TestOrg) => verifyAuditChain(org.ctx.scope);
+const entriesOf = (org: TestOrg) => api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.seq));
+const headOf = async (org: TestOrg) => (await api.services.db.select().from(auditChainHeads).where(eq(auditChainHeads.organizationId, org.orgId)))[0];
+
+/** An organization with a template and `steps` further audited changes, all chained. */
+async function chainedOrg(steps = 3): Promise<{ org: TestOrg; rows: (typeof auditLog.$inferSelect)[] }> {
+  const org = await api.createOrg();
+  const t = await createTemplate(org.ctx, { title: "Chain" });
+  for (let i = 0; i < steps; i++) await updateTemplate(org.ctx, { identifier: t.identifier, title: `Chain ${i}` });
+  await chain(org);
+  return { org, rows: await entriesOf(org) };
+}
+
+/** Swaps a unique column's values between two rows (through a free value: the index is not deferrable). */
+async function swap(column: "seq" | "chain_pos", a: typeof auditLog.$inferSelect, b: typeof auditLog.$inferSelect) {
+  const { db } = api.services;
+  const [col, valueOf] = [sql.identifier(column), (row: typeof auditLog.$inferSelect) => (column === "seq" ? row.seq : row.chainPos!)];
+  await db.execute(sql`update audit_log set ${col} = -1 where id = ${a.id}`);
+  await db.execute(sql`update audit_log set ${col} = ${valueOf(a)} where id = ${b.id}`);
+  await db.execute(sql`update audit_log set ${col} = ${valueOf(b)} where id = ${a.id}`);
+}
+
 describe("the audit hash chain", () => {
-  it("verifies an untouched chain and finds the first edited entry", async () => {
+  it("writes entries unchained, chains them in seq order after the head, and verifies the untouched chain", async () => {
     const org = await api.createOrg();
     const t = await createTemplate(org.ctx, { title: "Chain" });
     await updateTemplate(org.ctx, { identifier: t.identifier, title: "Chain 2" });
     await updateTemplate(org.ctx, { identifier: t.identifier, status: "active" });
-    const intact = await verifyAuditChain(org.ctx.scope);
-    expect(intact).toEqual({ ok: true, entries: 4, brokenAt: null });
+    expect((await entriesOf(org)).every((r) => r.chainPos === null && r.hash === null)).toBe(true);
 
-    await api.services.db.execute(
-      sql`update audit_log set metadata = '{"changed":["description"]}'::jsonb where organization_id = ${org.orgId} and seq = 3`,
-    );
-    expect(await verifyAuditChain(org.ctx.scope)).toEqual({ ok: false, entries: 2, brokenAt: 3 });
+    expect(await chain(org)).toBe(4);
+    const rows = await entriesOf(org);
+    expect(rows.map((r) => r.chainPos)).toEqual([1, 2, 3, 4]);
+    expect(rows[1]!.prevHash).toBe(rows[0]!.hash);
+    expect(await headOf(org)).toMatchObject({ chainPos: 4, seq: rows[3]!.seq, hash: rows[3]!.hash });
+    expect(await verify(org)).toEqual({ ok: true, entries: 4, brokenAt: null });
+
+    // Entries written later extend the same chain.
+    await recordAudit(org.ctx, { action: "test.later" });
+    expect(await chain(org)).toBe(1);
+    expect(await verify(org)).toEqual({ ok: true, entries: 5, brokenAt: null });
+  });
+
+  it("detects an edited entry", async () => {
+    const { org, rows } = await chainedOrg();
+    await api.services.db.execute(sql`update audit_log set metadata = '{"changed":["description"]}'::jsonb where id = ${rows[2]!.id}`);
+    expect(await verify(org)).toEqual({ ok: false, entries: 2, brokenAt: rows[2]!.seq });
   });
 
   it("detects a deleted entry in the middle", async () => {
-    const org = await api.createOrg();
-    const t = await createTemplate(org.ctx, { title: "Gap" });
-    await updateTemplate(org.ctx, { identifier: t.identifier, title: "Gap 2" });
-    await updateTemplate(org.ctx, { identifier: t.identifier, title: "Gap 3" });
-    await api.services.db.delete(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, 2)));
-    expect(await verifyAuditChain(org.ctx.scope)).toMatchObject({ ok: false, brokenAt: 2 });
+    const { org, rows } = await chainedOrg();
+    await api.services.db.delete(auditLog).where(eq(auditLog.id, rows[1]!.id));
+    expect(await verify(org)).toMatchObject({ ok: false, brokenAt: rows[2]!.seq });
   });
 
-  it("keeps one gapless sequence under concurrent writers", async () => {
+  it("detects reordered entries (swapped seq numbers, and swapped chain positions)", async () => {
+    const a = await chainedOrg();
+    await swap("seq", a.rows[1]!, a.rows[2]!);
+    expect(await verify(a.org)).toMatchObject({ ok: false });
+
+    const b = await chainedOrg();
+    await swap("chain_pos", b.rows[1]!, b.rows[2]!);
+    expect(await verify(b.org)).toMatchObject({ ok: false });
+  });
+
+  it("detects an entry slipped into the chained past, and never chains it", async () => {
+    const { org, rows } = await chainedOrg();
+    const forgedSeq = rows[0]!.seq - 1;
+    await api.services.db.insert(auditLog).values({ organizationId: org.orgId, seq: forgedSeq, action: "template.deleted", actorType: "system", createdAt: rows[0]!.createdAt });
+    expect(await verify(org)).toEqual({ ok: false, entries: rows.length, brokenAt: forgedSeq });
+    await chain(org);
+    const [forged] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forgedSeq)));
+    expect(forged!.chainPos).toBeNull();
+  });
+
+  it("detects an entry inserted into the chain, with a wrong hash or with a right one but no head", async () => {
+    const { org, rows } = await chainedOrg();
+    const last = rows[rows.length - 1]!;
+    const forged = { organizationId: org.orgId, seq: last.seq + 1_000_000, action: "test.forged", actorType: "system" as const, metadata: {}, createdAt: new Date(), chainPos: last.chainPos! + 1, prevHash: last.hash };
+    await api.services.db.insert(auditLog).values({ ...forged, hash: "f".repeat(64) });
+    expect(await verify(org)).toEqual({ ok: false, entries: rows.length, brokenAt: forged.seq });
+
+    await api.services.db.update(auditLog).set({ hash: entryHash(last.hash!, { ...forged, templateIdentifier: null, actorId: null, ip: null, userAgent: null }) }).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forged.seq)));
+    // The links hold now, but the chain runs past its recorded head.
+    expect(await verify(org)).toEqual({ ok: false, entries: rows.length + 1, brokenAt: forged.seq });
+  });
+
+  it("detects the newest entries cut off (truncation) through the chain's head", async () => {
+    const { org, rows } = await chainedOrg();
+    const newest = rows[rows.length - 1]!;
+    await api.services.db.delete(auditLog).where(eq(auditLog.id, newest.id));
+    expect(await verify(org)).toEqual({ ok: false, entries: rows.length - 1, brokenAt: newest.seq });
+    // Deleting the head row as well is no way out: a chain without a head is broken.
+    await api.services.db.delete(auditChainHeads).where(eq(auditChainHeads.organizationId, org.orgId));
+    expect(await verify(org)).toMatchObject({ ok: false });
+  });
+
+  it("chains many concurrent audited writes of one organization, all of them, into one chain", async () => {
     const org = await api.createOrg();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => createTemplate(org.ctx, { title: `Parallel ${i}` })));
-    expect(await verifyAuditChain(org.ctx.scope)).toEqual({ ok: true, entries: 21, brokenAt: null });
+    const t = await activeTemplate(org);
+    await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) =>
+        api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: `k${i % 5}`, values: { name: `v${i}` } } }),
+      ),
+      ...Array.from({ length: 10 }, (_, i) => recordAudit(org.ctx, { action: "test.parallel", metadata: { i } })),
+    ]);
+    // Two chainers at once (two API processes): one chains the organization, the other skips it.
+    const [one, two] = [new AuditChainer(api.services), new AuditChainer(api.services)];
+    await vi.waitFor(
+      async () => {
+        await Promise.all([one.runOnce(), two.runOnce()]);
+        expect(await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), isNull(auditLog.chainPos)))).toEqual([]);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const rows = await entriesOf(org);
+    expect(rows).toHaveLength(42); // token.created, template.created, 30 drafts, 10 test entries
+    expect(rows.map((r) => r.chainPos)).toEqual(rows.map((_, i) => i + 1));
+    expect(await verify(org)).toEqual({ ok: true, entries: 42, brokenAt: null });
+  });
+
+  it("lists an entry in F13 as soon as the request that wrote it returns, before it is chained", async () => {
+    const org = await api.createOrg();
+    const t = await activeTemplate(org);
+    const saved = await api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "now", values: { name: "Erika" } } });
+    expect(saved.status).toBe(200);
+    const logs = await api.request("GET", `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "form.draft_saved" })}`);
+    expect(logs.body.logs).toHaveLength(1);
+    // No chainer runs in tests unless asked, so the entry is listed while still unchained.
+    const [row] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "form.draft_saved")));
+    expect(row!.chainPos).toBeNull();
+  });
+
+  it("staff verify and the background chainer chain what is pending", async () => {
+    const org = await api.createOrg();
+    await recordAudit(org.ctx, { action: "test.pending" });
+    const chainer = new AuditChainer(api.services, { intervalMs: 20 });
+    chainer.start();
+    try {
+      await vi.waitFor(async () => expect((await headOf(org))?.chainPos).toBe(2), { timeout: 20_000, interval: 50 });
+    } finally {
+      await chainer.stop();
+    }
+    expect(await verify(org)).toEqual({ ok: true, entries: 2, brokenAt: null });
+  });
+});
+
+describe("the chainer's watermark", () => {
+  it.skipIf(!process.env.DATABASE_URL)("does not chain past an entry whose transaction is still open (PostgreSQL: seq order ≠ commit order)", async () => {
+    const org = await api.createOrg();
+    const { db } = api.services;
+    await chain(org);
+    let release!: () => void;
+    let inserted!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const insertedOnce = new Promise<void>((resolve) => (inserted = resolve));
+    // Entry A draws its seq first but commits last.
+    const slow = db.transaction(async (tx) => {
+      await recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" });
+      inserted();
+      await held;
+    });
+    await insertedOnce;
+    await recordAudit(org.ctx, { action: "test.fast" });
+
+    const watermark = new ChainWatermark();
+    const blocked = await watermark.advance(db);
+    const fast = (await entriesOf(org)).find((r) => r.action === "test.fast")!;
+    expect(blocked).toBeLessThan(fast.seq);
+    expect(await chainBatch(db, org.orgId, blocked)).toBe(0);
+    expect(await settledWatermark(db, 50)).toBeNull();
+
+    release();
+    await slow;
+    await vi.waitFor(async () => expect(await watermark.advance(db)).toBeGreaterThanOrEqual(fast.seq), { timeout: 10_000, interval: 20 });
+    await chain(org);
+    const rows = await entriesOf(org);
+    expect(rows.map((r) => [r.action, r.chainPos])).toEqual([
+      ["token.created", 1],
+      ["test.slow", 2],
+      ["test.fast", 3],
+    ]);
+    expect(await verify(org)).toEqual({ ok: true, entries: 3, brokenAt: null });
   });
 });

@@ -1,4 +1,4 @@
-import { auditLog, desc, gt, sql, type OrgScope } from "@clinsign/db";
+import { auditChainHeads, auditLog, gt, isNotNull, isNull, or, lte, type OrgScope } from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
@@ -9,15 +9,20 @@ export interface AuditInput {
   metadata?: Record<string, unknown>;
 }
 
-const GENESIS = "0".repeat(64);
+/** The `prev_hash` of an organization's first chained entry. */
+export const GENESIS = "0".repeat(64);
 
 type ChainedFields = Pick<
   typeof auditLog.$inferSelect,
   "organizationId" | "seq" | "action" | "templateIdentifier" | "actorType" | "actorId" | "metadata" | "ip" | "userAgent" | "createdAt"
 >;
 
-/** Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry written. */
-function entryHash(prevHash: string, entry: ChainedFields): string {
+/**
+ * Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry
+ * written. Unchanged since entries were chained in the request: rows chained before migration 0010
+ * verify with it as they are.
+ */
+export function entryHash(prevHash: string, entry: ChainedFields): string {
   const chained: Record<keyof ChainedFields, unknown> = {
     organizationId: entry.organizationId,
     seq: Number(entry.seq),
@@ -34,58 +39,73 @@ function entryHash(prevHash: string, entry: ChainedFields): string {
 }
 
 /**
- * Appends one entry to the organization's hash chain. Call it with the context of the transaction
- * that makes the change, so the entry exists exactly when the change does.
+ * Writes one audit entry. Call it with the context of the transaction that makes the change, so the
+ * entry exists exactly when the change does (and F13 lists it as soon as the request returns).
+ *
+ * The entry is written unchained: one insert, no lock, its `seq` drawn from a sequence. The
+ * chainer (core/audit/chain.ts, run by jobs/audit-chainer.ts) links it into the organization's
+ * hash chain shortly after it commits, so concurrent writers of one organization never queue
+ * behind each other here.
  */
 export async function recordAudit(ctx: OrgContext, input: AuditInput): Promise<void> {
-  await ctx.scope.transaction(async (scope) => {
-    // Serialises appends per organization, so two writers never take the same seq.
-    await scope.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${scope.organizationId}, 42))`);
-    const [last] = await scope.select(auditLog).orderBy(desc(auditLog.seq)).limit(1);
-    const entry: ChainedFields = {
-      organizationId: scope.organizationId,
-      seq: (last?.seq ?? 0) + 1,
-      action: input.action,
-      templateIdentifier: input.templateIdentifier ?? null,
-      actorType: ctx.actor.type,
-      actorId: ctx.actor.id,
-      metadata: input.metadata ?? {},
-      ip: ctx.request.ip,
-      userAgent: ctx.request.userAgent,
-      createdAt: new Date(),
-    };
-    const prevHash = last?.hash ?? GENESIS;
-    const { organizationId: _org, ...values } = entry;
-    await scope.insert(auditLog, { ...values, prevHash, hash: entryHash(prevHash, entry) });
+  await ctx.scope.insert(auditLog, {
+    action: input.action,
+    templateIdentifier: input.templateIdentifier ?? null,
+    actorType: ctx.actor.type,
+    actorId: ctx.actor.id,
+    metadata: input.metadata ?? {},
+    ip: ctx.request.ip,
+    userAgent: ctx.request.userAgent,
+    // Milliseconds, as a JavaScript Date reads it back: the hash is computed from the stored value.
+    createdAt: new Date(),
   });
 }
 
 export interface ChainVerdict {
   ok: boolean;
+  /** Chained entries that verified (entries still waiting for the chainer are not counted). */
   entries: number;
-  /** seq of the first entry that does not match its chain, or null. */
+  /** seq of the first entry that does not match its chain (for a cut-off chain: the head's seq), or null. */
   brokenAt: number | null;
 }
 
-/** Walks the chain in order and reports the first edited, inserted or deleted entry. */
+/**
+ * Verifies the organization's audit log: walks the chain in position order and checks each entry's
+ * position, link and hash and that seq rises along it; checks that the chain ends where the head
+ * row says (the newest entries were not cut off); and checks that no unchained entry claims a seq
+ * inside the chained part (the chainer links in seq order, so such a row was slipped in later).
+ */
 export async function verifyAuditChain(scope: OrgScope, batchSize = 1000): Promise<ChainVerdict> {
   let prevHash = GENESIS;
-  let expectedSeq = 1;
+  let lastSeq = 0;
   let entries = 0;
   for (;;) {
     const batch = await scope
-      .select(auditLog, gt(auditLog.seq, expectedSeq - 1))
-      .orderBy(auditLog.seq)
+      .select(auditLog, isNotNull(auditLog.chainPos), gt(auditLog.chainPos, entries))
+      .orderBy(auditLog.chainPos)
       .limit(batchSize);
     for (const row of batch) {
-      if (row.seq !== expectedSeq || row.prevHash !== prevHash || entryHash(prevHash, row) !== row.hash) {
-        return { ok: false, entries, brokenAt: expectedSeq };
+      const expectedPos = entries + 1;
+      if (row.chainPos !== expectedPos || row.prevHash !== prevHash || row.seq <= lastSeq || entryHash(prevHash, row) !== row.hash) {
+        return { ok: false, entries, brokenAt: row.seq };
       }
       prevHash = row.hash;
-      expectedSeq += 1;
+      lastSeq = row.seq;
       entries += 1;
     }
-    if (batch.length < batchSize) return { ok: true, entries, brokenAt: null };
+    if (batch.length < batchSize) break;
   }
-}
 
+  const [head] = await scope.select(auditChainHeads).limit(1);
+  if ((head?.chainPos ?? 0) !== entries || (head ? head.hash !== prevHash || head.seq !== lastSeq : entries > 0)) {
+    // Entries after the last one found were deleted (or the head row was).
+    return { ok: false, entries, brokenAt: head && head.chainPos > entries ? head.seq : lastSeq };
+  }
+
+  const [slippedIn] = await scope
+    .select(auditLog, isNull(auditLog.chainPos), or(lte(auditLog.seq, lastSeq), isNotNull(auditLog.hash), isNotNull(auditLog.prevHash)))
+    .orderBy(auditLog.seq)
+    .limit(1);
+  if (slippedIn) return { ok: false, entries, brokenAt: slippedIn.seq };
+  return { ok: true, entries, brokenAt: null };
+}
