@@ -1117,6 +1117,7 @@ export const de: Dictionary = {
     logoTooLarge: "Das Bild ist größer als {kb} KB.",
     logoUrl: "Logo-URL",
     logoUrlHint: "Oder die https-Adresse eines Logos, das Sie selbst bereitstellen.",
+    logoNotHttps: "Geben Sie eine vollständige https-Adresse ein (oder laden Sie das Logo hoch).",
     removeLogo: "Logo entfernen",
     primaryColor: "Primärfarbe",
     primaryHint: "Die Kopfleiste, und Schaltflächen und Links, wenn sie auf Weiß gut lesbar ist.",

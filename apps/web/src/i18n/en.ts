@@ -1118,6 +1118,7 @@ export const en = {
     logoTooLarge: "The image is larger than {kb} KB.",
     logoUrl: "Logo URL",
     logoUrlHint: "Or the https address of a logo you host.",
+    logoNotHttps: "Enter a complete https address (or upload the logo).",
     removeLogo: "Remove logo",
     primaryColor: "Primary colour",
     primaryHint: "The header band, and buttons and links when it reads well on white.",
