@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator } from "@playwright/test";
 import { PNG } from "pngjs";
 import { expectAccessible } from "./forms-support";
 import { A4, darkShare, drawWithMouse, makeConsentPdf } from "./signing-support";
@@ -26,12 +26,13 @@ test.afterAll(() => {
 /** Where the test drags on page 2, in PDF points from the top-left corner. */
 const DRAG = { from: { x: 80, y: 600 }, to: { x: 320, y: 690 } };
 
-async function numberOf(page: Page, label: string): Promise<number> {
-  return Number(await page.getByLabel(label, { exact: true }).first().inputValue());
+/** The number the field editor beside the pages shows (the document has one field here). */
+async function numberOf(editor: Locator, label: string): Promise<number> {
+  return Number(await editor.getByLabel(label, { exact: true }).inputValue());
 }
 
-async function fieldNumbers(page: Page) {
-  return { page: await numberOf(page, "Page"), x: await numberOf(page, "x"), y: await numberOf(page, "y"), width: await numberOf(page, "Width"), height: await numberOf(page, "Height") };
+async function fieldNumbers(editor: Locator) {
+  return { page: await numberOf(editor, "Page"), x: await numberOf(editor, "x"), y: await numberOf(editor, "y"), width: await numberOf(editor, "Width"), height: await numberOf(editor, "Height") };
 }
 
 test.describe("Documents section", () => {
@@ -52,9 +53,10 @@ test.describe("Documents section", () => {
     await expect(page.getByText("This file is not a PDF.")).toBeVisible();
 
     const pdf = await makeConsentPdf({ x: 60, y: 640, width: 240, height: 80 });
+    const upload = page.getByRole("form", { name: "Upload a PDF" });
     await page.getByLabel("PDF file").setInputFiles({ name: "Narkose-Aufklaerung.pdf", mimeType: "application/pdf", buffer: pdf });
     const name = `Anaesthesia consent ${Date.now()}`;
-    await page.getByLabel("Name", { exact: true }).fill(name);
+    await upload.getByLabel("Name", { exact: true }).fill(name);
 
     // Draw the field on page 2 by dragging.
     const second = page.getByRole("figure", { name: "Page 2 of 2" });
@@ -68,7 +70,7 @@ test.describe("Documents section", () => {
     await page.mouse.up();
     const placed = page.getByTestId("placed-field");
     await expect(placed).toHaveCount(1);
-    const drawn = await fieldNumbers(page);
+    const drawn = await fieldNumbers(upload);
     expect(drawn.page).toBe(2);
     // Within two points of where the mouse went (a pixel is more than a point at this width).
     expect(Math.abs(drawn.x - DRAG.from.x)).toBeLessThan(2);
@@ -81,15 +83,15 @@ test.describe("Documents section", () => {
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("Shift+ArrowUp");
     await page.keyboard.press("Alt+ArrowRight");
-    const field = await fieldNumbers(page);
+    const field = await fieldNumbers(upload);
     expect(field).toEqual({ page: 2, x: drawn.x + 1, y: drawn.y - 10, width: drawn.width + 1, height: drawn.height });
     // A typed number that would leave the page is pulled back onto it.
-    await page.getByLabel("x", { exact: true }).fill("590");
-    await page.getByLabel("x", { exact: true }).blur();
-    expect(await numberOf(page, "x")).toBeCloseTo(A4.width - field.width, 1);
-    await page.getByLabel("x", { exact: true }).fill(String(field.x));
-    await page.getByLabel("x", { exact: true }).blur();
-    expect(await fieldNumbers(page)).toEqual(field);
+    await upload.getByLabel("x", { exact: true }).fill("590");
+    await upload.getByLabel("x", { exact: true }).blur();
+    expect(await numberOf(upload, "x")).toBeCloseTo(A4.width - field.width, 1);
+    await upload.getByLabel("x", { exact: true }).fill(String(field.x));
+    await upload.getByLabel("x", { exact: true }).blur();
+    expect(await fieldNumbers(upload)).toEqual(field);
     await expectAccessible(page, "new document with the field editor");
 
     await page.getByRole("button", { name: "Create document" }).click();
@@ -99,7 +101,7 @@ test.describe("Documents section", () => {
     await expect(page.getByText("The document was created as a draft.")).toBeVisible();
     // The stored field is the one placed, on the rendered stored PDF.
     await expect(page.getByRole("figure", { name: "Page 2 of 2" }).getByTestId("placed-field")).toHaveCount(1);
-    expect(await fieldNumbers(page)).toEqual(field);
+    expect(await fieldNumbers(page.getByRole("complementary", { name: "Signature fields" }))).toEqual(field);
 
     await page.getByRole("radio", { name: /^Active/ }).check();
     await expect(page.getByText("Availability changed to “Active”.")).toBeVisible();

@@ -81,7 +81,7 @@ export function NewDocumentPage() {
       <PageHeader title={d.newTitle} description={d.newDescription} />
       <div className="cs-stack cs-stack--lg">
         <Card title={d.uploadTitle}>
-          <form className="cs-stack" onSubmit={create} noValidate>
+          <form className="cs-stack" onSubmit={create} noValidate aria-label={d.uploadTitle}>
             <div className="cs-field">
               <label className="cs-label" htmlFor="document-file">
                 {d.chooseFile}
@@ -143,6 +143,7 @@ export function NewDocumentPage() {
         <Card title={d.urlTitle} description={d.urlDescription}>
           <form
             className="cs-stack"
+            aria-label={d.urlTitle}
             onSubmit={(event) => {
               event.preventDefault();
               register.mutate({ document_name: urlName.trim(), document_bloburl: url.trim(), signingfield_koordinates: urlField });
