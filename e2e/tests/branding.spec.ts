@@ -104,8 +104,9 @@ test("a low-contrast colour shows the warning, and saving stays possible", async
   await primary.fill("#12");
   await expect(page.getByText("Enter a hex colour such as #0a7f5a.")).toBeVisible();
   await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.getByText("Please check the highlighted fields.")).toBeVisible();
   await expect(primary).toHaveAttribute("aria-invalid", "true");
-  await expect(page.getByText("must be a hex colour such as #0a7f5a")).toBeVisible();
+  await expect(page.getByText("Enter a hex colour such as #0a7f5a.")).toBeVisible();
 
   await primary.fill("#ffff66");
   await page.getByRole("button", { name: "Save branding" }).click();

@@ -163,7 +163,13 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
   });
 
   const apiError = save.error ? readApiError(save.error) : null;
-  const message = (key: (typeof FIELDS)[number]) => fieldMessage(apiError, key, t);
+  // The `/design` checks' own wording for colours and the logo address, in the UI's language.
+  const message = (key: (typeof FIELDS)[number]) => {
+    const text = fieldMessage(apiError, key, t);
+    if (text && /^must be a hex colour/.test(text)) return b.notHex;
+    if (text && /^must be an https URL$/.test(text)) return b.logoNotHttps;
+    return text;
+  };
 
   function submit(event: FormEvent) {
     event.preventDefault();
