@@ -89,11 +89,12 @@ export function signatureRequestConditions(filter: SignatureRequestFilter, now =
 type ListRow = SignatureRequestRow & { cursorAt: string; documentName: string; documentVersion: number };
 
 /**
- * One keyset page: the rows after `after` in (created_at, id) order, `limit + 1` of them. Each
+ * One keyset page (the query, so its plan can be checked): the rows after `after` in
+ * (created_at, id) order, `limit + 1` of them. Each
  * filter has an index ending in (created_at, id) (migration 0009), so a page is one index range
  * scan and a join to its documents by primary key, however deep it is.
  */
-async function signatureRequestRows(ctx: OrgContext, filter: SignatureRequestFilter, sort: ListSort, after: { at: string; id: string } | undefined, limit: number) {
+export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestFilter, sort: ListSort, after: { at: string; id: string } | undefined, limit: number) {
   const s = signatureRequests;
   const keyset = after ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort) : undefined;
   return ctx.scope.db
@@ -107,7 +108,7 @@ async function signatureRequestRows(ctx: OrgContext, filter: SignatureRequestFil
     .innerJoin(documents, and(eq(documents.id, s.documentId), eq(documents.organizationId, ctx.scope.organizationId)))
     .where(ctx.scope.owns(s, ...signatureRequestConditions(filter), keyset))
     .orderBy(...keyOrder([s.createdAt, s.id], sort))
-    .limit(limit + 1) as Promise<ListRow[]>;
+    .limit(limit + 1);
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -137,7 +138,7 @@ export async function listSignatureRequestPage(
   input: SignatureRequestFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<SignatureRequestListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const rows = await signatureRequestRows(ctx, input, input.sort, after, input.limit);
+  const rows = (await signatureRequestQuery(ctx, input, input.sort, after, input.limit)) as ListRow[];
   return toPage(rows, input.limit, toListItem, (row) => [row.cursorAt, row.id]);
 }
 
