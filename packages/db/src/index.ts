@@ -81,7 +81,7 @@ export async function initPgliteDataDir(dataDir: string): Promise<void> {
     const child = spawn(process.execPath, ["--input-type=module", "-e", script, pgliteUrl, dataDir, JSON.stringify(pgliteOptions)], {
       stdio: ["ignore", "ignore", "pipe"],
       // Nothing inherited: the parent's NODE_OPTIONS (a tsx loader, an inspector port) are not for this child.
-      env: {},
+      env: {} as NodeJS.ProcessEnv,
     });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
