@@ -93,24 +93,28 @@ export function identityFromP12(p12: Buffer, password: string, development: bool
   };
 }
 
-const identities = new Map<string, SigningIdentity>();
+/**
+ * Parsed identities by source (the P12 file, or the development certificate's data directory),
+ * with what they were parsed from: PKCS#12 decryption (forge, PBKDF2) costs far more than a seal,
+ * so it runs once per certificate, and a P12 file replaced in place (a renewed certificate) is
+ * parsed again on the next seal instead of after a restart.
+ */
+const identities = new Map<string, { version: string; identity: SigningIdentity }>();
 
 /**
  * SIGNING_P12_FILE when configured, else the development certificate (generated on first use;
  * the server calls this at start so the first start creates it).
  */
 export function loadSigningIdentity(config: Pick<Config, "signingP12" | "dataDir">): SigningIdentity {
-  const cacheKey = config.signingP12 ? `p12:${config.signingP12.file}` : `dev:${config.dataDir}`;
-  let identity = identities.get(cacheKey);
-  if (!identity) {
-    identity = config.signingP12
-      ? identityFromP12(readFileSync(config.signingP12.file), config.signingP12.password, false)
-      : (() => {
-          const dev = ensureDevP12(config.dataDir);
-          return identityFromP12(dev.p12, dev.password, true);
-        })();
-    identities.set(cacheKey, identity);
-  }
+  const source = config.signingP12 ? `p12:${config.signingP12.file}` : `dev:${config.dataDir}`;
+  const cached = identities.get(source);
+  // The development certificate is ours and never replaced while running; a configured file may be.
+  if (cached && !config.signingP12) return cached.identity;
+  const p12 = config.signingP12 ? { p12: readFileSync(config.signingP12.file), password: config.signingP12.password } : ensureDevP12(config.dataDir);
+  const version = createHash("sha256").update(p12.p12).update("\0").update(p12.password).digest("hex");
+  if (cached?.version === version) return cached.identity;
+  const identity = identityFromP12(p12.p12, p12.password, !config.signingP12);
+  identities.set(source, { version, identity });
   return identity;
 }
 
@@ -142,22 +146,50 @@ const sha256Binary = (bytes: string | Buffer) =>
     .digest()
     .toString("binary");
 
+/** The parts of the CMS that depend only on the signing identity, encoded once per identity. */
+interface IdentityCmsParts {
+  /** issuerAndSerialNumber of the signing certificate. */
+  signerId: forge.asn1.Asn1;
+  /** SHA-256 of the signing certificate's DER, for the signing-certificate-v2 attribute. */
+  certificateSha256: string;
+  /** The chain, as the SignedData's certificates. */
+  certificates: forge.asn1.Asn1[];
+}
+
+/**
+ * Keyed by the identity object itself, which loadSigningIdentity keeps per certificate source:
+ * a different certificate is a different identity object and gets its own entry.
+ */
+const cmsParts = new WeakMap<SigningIdentity, IdentityCmsParts>();
+
+function cmsPartsOf(identity: SigningIdentity): IdentityCmsParts {
+  let parts = cmsParts.get(identity);
+  if (!parts) {
+    const certificate = forge.pki.certificateToAsn1(identity.certificate);
+    const tbs = certificate.value[0] as forge.asn1.Asn1;
+    const fields = tbs.value as forge.asn1.Asn1[];
+    // tbsCertificate: [0] version, serialNumber, signature, issuer, …
+    parts = {
+      signerId: seq([fields[3]!, fields[1]!]),
+      certificateSha256: sha256Binary(der(certificate)),
+      certificates: identity.chain.map((c) => forge.pki.certificateToAsn1(c)),
+    };
+    cmsParts.set(identity, parts);
+  }
+  return parts;
+}
+
 /**
  * Detached CMS signature as PAdES baseline B-B expects it: content type, message digest and the
  * ESS signing-certificate-v2 attribute, no signing-time attribute (the time is the
  * signature dictionary's /M).
  */
 export function cadesDetachedSignature(content: Buffer, identity: SigningIdentity): Buffer {
-  const certificate = forge.pki.certificateToAsn1(identity.certificate);
-  const tbs = certificate.value[0] as forge.asn1.Asn1;
-  const fields = tbs.value as forge.asn1.Asn1[];
-  // tbsCertificate: [0] version, serialNumber, signature, issuer, …
-  const serial = fields[1]!;
-  const issuer = fields[3]!;
+  const { signerId, certificateSha256, certificates } = cmsPartsOf(identity);
   const attributes = [
     attribute(OID.contentType, oid(OID.data)),
     attribute(OID.messageDigest, octets(sha256Binary(content))),
-    attribute(OID.signingCertificateV2, seq([seq([seq([octets(sha256Binary(der(certificate)))])])])),
+    attribute(OID.signingCertificateV2, seq([seq([seq([octets(certificateSha256)])])])),
   ]
     // DER: members of a SET OF in the order of their encodings.
     .map((node) => ({ node, bytes: der(node) }))
@@ -166,7 +198,7 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
   const signature = cryptoSign("sha256", Buffer.from(der(set(attributes)), "binary"), identity.privateKey);
   const signerInfo = seq([
     int(1),
-    seq([issuer, serial]),
+    signerId,
     algorithm(OID.sha256),
     asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes),
     algorithm(OID.rsaEncryption),
@@ -176,7 +208,7 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
     int(1),
     set([algorithm(OID.sha256)]),
     seq([oid(OID.data)]),
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, identity.chain.map((c) => forge.pki.certificateToAsn1(c))),
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, certificates),
     set([signerInfo]),
   ]);
   const contentInfo = seq([oid(OID.signedData), asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [signedData])]);
