@@ -4,9 +4,9 @@ import { parseArgs } from "node:util";
 export const SCENARIOS = ["healthz", "f4"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** bench/scenarios/extended.ts; the *-scale ones bulk-load PostgreSQL and only run when asked (--scale or --only). */
-export const EXTENDED_SCENARIOS = ["a1", "f7", "f10", "completion", "a2-scale", "f13-scale"] as const;
+export const EXTENDED_SCENARIOS = ["a1", "f7", "f10", "completion", "a2-scale", "f13-scale", "staff-lists-scale"] as const;
 export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
-const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale"];
+const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale", "staff-lists-scale"];
 const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS];
 
 export interface BenchOptions {
@@ -38,7 +38,9 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
   --only <names>      comma-separated scenarios: ${ALL_NAMES.join(", ")}
                       (default all but the scale ones)
   --scale             add a2-scale (A2 at 20k/200k assignments) and f13-scale (F13 at
-                      100k/1M audit rows); bulk-loads PostgreSQL, takes several minutes
+                      100k/1M audit rows) and staff-lists-scale (the staff console's
+                      submissions and audit lists at 100k/1M rows, the CSV export of
+                      100k submissions); bulk-loads PostgreSQL, takes several minutes
   --json <file>       also write the results as JSON
   --help              this text
 

@@ -33,6 +33,7 @@ import { formatMachine, formatTable, machineInfo, rateRows, writeJsonReport, typ
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { runExtended } from "./scenarios/extended";
+import { formatStaffLists } from "./scenarios/staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -238,10 +239,12 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
       `completion pipeline, in-process (stamp + audit page + PAdES seal + SHA-256s; no HTTP, storage or SQL) vs pdf-lib load + save of the same file\n${formatCompletionTable(result.completion)}`,
     );
   }
+  if (result.staffLists) sections.push(formatStaffLists(result.staffLists));
   process.stdout.write(`${sections.join("\n\n")}\n`);
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
-    writeFileSync(file, JSON.stringify({ machine, rows: rated, completion: result.completion, notes: result.notes }, null, 2) + "\n");
+    const staffLists = result.staffLists && { ratios: result.staffLists.ratios, exports: result.staffLists.exports };
+    writeFileSync(file, JSON.stringify({ machine, rows: rated, completion: result.completion, staffLists, notes: result.notes }, null, 2) + "\n");
     log(`wrote ${file}`);
   }
 }

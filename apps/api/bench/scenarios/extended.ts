@@ -21,6 +21,7 @@ import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, ty
 import { measureCompletion, type CompletionRow } from "./completion";
 import { makePdf, startFileServer, startWebhookReceiver, type LocalServer, type WebhookReceiver } from "./fixtures";
 import { runRequestLoad, type RequestSpec } from "./request-load";
+import { runStaffListsScale, type StaffListsResult } from "./staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const run = promisify(execFile);
@@ -33,6 +34,8 @@ export interface ExtendedResult {
   completion: CompletionRow[];
   notes: string[];
   serverVersion: string | null;
+  /** `staff-lists-scale`: per-page p99 ratios and the CSV export; null when not asked for. */
+  staffLists: StaffListsResult | null;
 }
 
 interface Credentials {
@@ -114,6 +117,10 @@ class ExtendedRun {
     const [, orgId] = await waitForOutput(this.api, /^\s+orgId\s+([0-9a-f-]{36})\s*$/m);
     const [, token] = await waitForOutput(this.api, /^\s+API token\s+(\S+)\s*$/m);
     this.credentials = { orgId: orgId!, token: token! };
+  }
+
+  async stopApi(): Promise<void> {
+    await this.api.stop();
   }
 
   private get bearer() {
@@ -303,8 +310,9 @@ class ExtendedRun {
 
 /** Runs the extended scenarios chosen in `options.extended`; nothing when none is. */
 export async function runExtended(options: BenchOptions, defer: Defer, log: Log): Promise<ExtendedResult> {
-  const result: ExtendedResult = { rows: [], completion: [], notes: [], serverVersion: null };
-  const http = options.extended.filter((s) => s !== "completion");
+  const result: ExtendedResult = { rows: [], completion: [], notes: [], serverVersion: null, staffLists: null };
+  // staff-lists-scale brings its own database and API (bench/scenarios/staff-lists.ts).
+  const http = options.extended.filter((s) => s !== "completion" && s !== "staff-lists-scale");
   if (http.length > 0) {
     const database = await createBenchDatabase(options.databaseUrl ?? LOCAL_POSTGRES_URL);
     defer(`drop database ${database.name}`, () => database.drop());
@@ -322,6 +330,15 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
     if (has("f13-scale")) await ext.f13Scale();
     result.rows.push(...ext.rows);
     result.notes.push(...ext.notes);
+    // Stopped before the next group starts its own, so two APIs never share the 2 cores.
+    await ext.stopApi();
+  }
+  if (options.extended.includes("staff-lists-scale")) {
+    const staffLists = await runStaffListsScale(options, defer, log);
+    result.staffLists = staffLists;
+    result.rows.push(...staffLists.rows);
+    result.notes.push(...staffLists.notes);
+    result.serverVersion ??= staffLists.serverVersion;
   }
   if (options.extended.includes("completion")) {
     result.completion = await measureCompletion(COMPLETION_PAGES, COMPLETION_RUNS, log);
