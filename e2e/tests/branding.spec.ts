@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { PNG } from "pngjs";
 import { expectAccessible, staffSignIn, type Staff } from "./forms-support";
 import { makeConsentPdf, requestSignature, startFileServer, type FileServer } from "./signing-support";
 import { hasHorizontalScroll } from "./support";
@@ -27,17 +28,32 @@ test.afterAll(async () => {
   await staff?.context.close();
 });
 
+/** A small logo: a 120×40 PNG in the institution's colour. */
+function logoPng(): Buffer {
+  const png = new PNG({ width: 120, height: 40 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([0x7a, 0x1f, 0x5c, 0xff], i);
+  return PNG.sync.write(png);
+}
+
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
 
-/** The signing page's header band as the patient's phone shows it. */
-async function bandColour(browser: Browser, link: string): Promise<string> {
+/** The signing page's header band as the patient's phone shows it: its colour and its logo, if any. */
+async function portalBrand(browser: Browser, link: string): Promise<{ colour: string; logo: string | null }> {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
   const page = await context.newPage();
   await page.goto(link);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-  const colour = await page.getByRole("banner").evaluate((element) => getComputedStyle(element).backgroundColor);
+  const band = page.getByRole("banner");
+  const colour = await band.evaluate((element) => getComputedStyle(element).backgroundColor);
+  const images = band.getByRole("img");
+  let logo: string | null = null;
+  if ((await images.count()) > 0) {
+    // Loaded, not only present: a logo that fails to load is taken out of the band.
+    await expect.poll(() => images.first().evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    logo = await images.first().getAttribute("src");
+  }
   await context.close();
-  return colour;
+  return { colour, logo };
 }
 
 async function fillColour(page: Page, name: string, hex: string) {
@@ -72,6 +88,11 @@ test("the organization default and an institution brand reach their requests' si
   await page.getByLabel("Institution ID").fill(BRANDED);
   await fillColour(page, "Primary colour", INSTITUTION_PRIMARY);
   await fillColour(page, "Accent colour", "#f2b705");
+  // The logo by upload: the service stores it and the URL field takes its address.
+  await page.getByLabel("Upload a logo").setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: logoPng() });
+  await expect(page.getByText("Logo uploaded; save to use it.")).toBeVisible();
+  const logoUrl = await page.getByLabel("Logo URL").inputValue();
+  expect(logoUrl).toMatch(/^\/branding\/logos\//);
   await page.getByRole("button", { name: "Create branding" }).click();
   await expect(page.getByText(`Saved. Signing pages of ${BRANDED} use it from now on.`)).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`institution=${BRANDED}`));
@@ -82,8 +103,8 @@ test("the organization default and an institution brand reach their requests' si
   const pdfUrl = files.url("/consent.pdf");
   const own = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Brand ${run}`, patientId: `B-${run}`, institutionId: BRANDED });
   const fallback = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Default ${run}`, patientId: `D-${run}`, institutionId: UNBRANDED });
-  expect(await bandColour(browser, own.signingLink)).toBe(rgb(INSTITUTION_PRIMARY));
-  expect(await bandColour(browser, fallback.signingLink)).toBe(rgb(DEFAULT_PRIMARY));
+  expect(await portalBrand(browser, own.signingLink)).toEqual({ colour: rgb(INSTITUTION_PRIMARY), logo: logoUrl });
+  expect(await portalBrand(browser, fallback.signingLink)).toEqual({ colour: rgb(DEFAULT_PRIMARY), logo: null });
 });
 
 test("a low-contrast colour shows the warning, and saving stays possible", async () => {

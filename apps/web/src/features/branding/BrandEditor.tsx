@@ -167,7 +167,7 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
   const message = (key: (typeof FIELDS)[number]) => {
     const text = fieldMessage(apiError, key, t);
     if (text && /^must be a hex colour/.test(text)) return b.notHex;
-    if (text && /^must be an https URL$/.test(text)) return b.logoNotHttps;
+    if (text && /^must be an https URL/.test(text)) return b.logoNotHttps;
     return text;
   };
 
