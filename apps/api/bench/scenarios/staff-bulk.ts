@@ -359,6 +359,9 @@ export async function growSignatureRequestList(sql: postgres.Sql, parents: Reque
         'opened','opened','sealing','completed','completed','completed','completed','completed','completed',
         'declined','expired','expired'])[1 + (g * 7) % 20] as status) s`;
   }
-  await sql`analyze signature_requests`;
+  // documents and institutions too: a table this small is never auto-analyzed (autovacuum waits
+  // for 50 changed rows), and without statistics the planner joins the list from documents and
+  // sorts all of the organization's requests (82 ms instead of 0.6 ms at 10^5 rows).
+  await sql`analyze signature_requests, documents, institutions`;
   return Number((await sql<{ n: string }[]>`select count(*)::text as n from signature_requests`)[0]!.n);
 }
