@@ -857,6 +857,7 @@ export const de: Dictionary = {
     signingLink: "Signaturlink",
     signingLinkHint: "Persönlich: Wer den Link hat, kann das Dokument öffnen.",
     signingLinkReplaced: "Ihre eigene Link-URL ersetzt für diese Anfrage den Signaturlink.",
+    draftLinkHint: "Diese Anfrage ist ein Entwurf: Ihr Link öffnet sich erst, wenn Sie sie wieder aktiv schalten.",
     linkExpires: "Der Link gilt bis {date}.",
     qrLabel: "QR-Code des Signaturlinks",
     qrTitle: "Zum Unterschreiben scannen",

@@ -858,6 +858,7 @@ export const en = {
     signingLink: "Signing link",
     signingLinkHint: "Personal to this patient: anyone with the link can open the document.",
     signingLinkReplaced: "Your own link URL replaces the signing link for this request.",
+    draftLinkHint: "This request is a draft: its link does not open until you make it active again.",
     linkExpires: "The link works until {date}.",
     qrLabel: "QR code of the signing link",
     qrTitle: "Scan to sign",
