@@ -164,6 +164,7 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
   const [qrOpen, setQrOpen] = useState(false);
   return (
     <div className="cs-stack">
+      {request.visibility === "draft" ? <Notice tone="warning">{s.draftLinkHint}</Notice> : null}
       <CopyField label={s.signingLink} hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint} value={request.signingUrl} labels={t.common} testId="signing-link" />
       <div>
         <Button onClick={() => setQrOpen(true)}>{s.showQr}</Button>
