@@ -91,6 +91,7 @@ test("detail: facts and timeline; change the expiry and the visibility", async (
   await page.getByRole("button", { name: "Save visibility" }).focus();
   await page.keyboard.press("Enter");
   await expect(page.getByText("The request is now a draft.")).toBeVisible();
+  await expect(page.getByText(/^This request is a draft: its link does not open/)).toBeVisible();
   await expect(timeline.getByText("Visibility changed")).toBeVisible();
 
   // The list shows the draft badge, and the visibility filter finds it.
