@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, openDb, OrgScope, organizations, rowsOf, sql, templates, type Database } from "./index";
+import { desc, eq, openDb, OrgScope, organizations, rowsOf, scopedQuery, sql, templates, type Database } from "./index";
 import { createTestDb } from "./testing";
 
 let database: Database;
@@ -60,7 +60,8 @@ describe.skipIf(process.env.DATABASE_URL)("openDb on a PGlite data directory", (
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Two PGlite starts and a migration run: slow on a busy 2-core machine.
+  }, 120_000);
 });
 
 describe("OrgScope keeps every query inside its organization", () => {
@@ -81,6 +82,35 @@ describe("OrgScope keeps every query inside its organization", () => {
     expect(await a.delete(templates, eq(templates.identifier, "b-only")).returning()).toEqual([]);
     const [row] = await b.select(templates, eq(templates.identifier, "b-only"));
     expect(row!.title).toBe("B only");
+  });
+
+  it("runs a prepared tenant query for the scope's own organization only", async () => {
+    const titles = scopedQuery("test_titles", (db, organizationId) =>
+      db
+        .select({ title: templates.title })
+        .from(templates)
+        .where(eq(templates.organizationId, organizationId))
+        .orderBy(desc(templates.title))
+        .limit(sql.placeholder("limit")),
+    );
+    const a = new OrgScope(database.db, orgA);
+    const b = new OrgScope(database.db, orgB);
+    await a.insert(templates, { identifier: "prepared-a", title: "prepared A", schema });
+    await b.insert(templates, { identifier: "prepared-b", title: "prepared B", schema });
+    const fromA = (await a.run(titles, { limit: 100 })).map((row) => row.title);
+    const fromB = (await b.run(titles, { limit: 100 })).map((row) => row.title);
+    expect(fromA).toContain("prepared A");
+    expect(fromA).not.toContain("prepared B");
+    expect(fromB).toContain("prepared B");
+    expect(fromB).not.toContain("prepared A");
+    // A caller's values cannot replace the scope's organization.
+    expect((await a.run(titles, { limit: 100, organizationId: orgB })).map((row) => row.title)).toEqual(fromA);
+    expect(await a.run(titles, { limit: 1 })).toHaveLength(1);
+  });
+
+  it("refuses a prepared tenant query that does not filter by the organization", async () => {
+    const everything = scopedQuery("test_unscoped", (db) => db.select({ title: templates.title }).from(templates));
+    await expect(() => new OrgScope(database.db, orgA).run(everything)).toThrow(/does not filter by the organization/);
   });
 
   it("rolls a transaction back as a whole and keeps the scope inside it", async () => {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -112,6 +112,10 @@ export function createDb(options: CreateDbOptions = {}): Database {
   if (options.databaseUrl) {
     const client = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
+      // Statements stay unnamed, as drizzle sends its ad-hoc queries: `preparedQuery` uses
+      // drizzle's prepare() to build the SQL once, not to keep server-side statements, which
+      // transaction-pooling proxies (PgBouncer) cannot follow across connections.
+      prepare: false,
       onnotice: () => {},
     });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
@@ -151,6 +155,58 @@ function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close:
 /** Rows of `db.execute`, which PGlite returns as `{rows}` and postgres.js as an array. */
 export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+/** What drizzle's `.prepare(name)` returns, reduced to what callers use. */
+export interface PreparedStatement<R> {
+  execute(values?: Record<string, unknown>): Promise<R>;
+}
+
+/** A drizzle query builder that can be prepared (select, insert, update, delete). */
+export interface Preparable<R> {
+  toSQL(): { params: unknown[] };
+  prepare(name: string): PreparedStatement<R>;
+}
+
+/**
+ * A query for the hot paths that drizzle builds once per database handle and then only runs:
+ * building a select (entity checks, SQL string, parameter list) costs more CPU than mapping its
+ * rows. Whatever varies between calls is a `sql.placeholder(name)`, given to `execute`. A
+ * placeholder's value is sent as it is, without the column's own encoding: use them for text,
+ * uuids and numbers.
+ */
+export function preparedQuery<R>(name: string, build: (db: Db) => Preparable<R>): (db: Executor) => PreparedStatement<R> {
+  const byHandle = new WeakMap<Executor, PreparedStatement<R>>();
+  return (db) => {
+    let prepared = byHandle.get(db);
+    if (!prepared) {
+      prepared = build(db as Db).prepare(name);
+      byHandle.set(db, prepared);
+    }
+    return prepared;
+  };
+}
+
+/** The organization a `scopedQuery` runs for; `OrgScope.run` fills it in. */
+const ORGANIZATION_ID: Placeholder<"organizationId"> = sql.placeholder("organizationId");
+
+declare const scopedQueryBrand: unique symbol;
+/** A tenant query prepared once per handle; only `OrgScope.run` executes it. */
+export type ScopedQuery<R> = ((db: Executor) => PreparedStatement<R>) & { readonly [scopedQueryBrand]: true };
+
+/**
+ * `preparedQuery` for tenant data: `build` receives the organization's placeholder and must
+ * filter by it (checked when the query is first built), and only `OrgScope.run`, which fills it
+ * with the scope's own organization, runs the result.
+ */
+export function scopedQuery<R>(name: string, build: (db: Db, organizationId: Placeholder<"organizationId">) => Preparable<R>): ScopedQuery<R> {
+  return preparedQuery(name, (db) => {
+    const query = build(db, ORGANIZATION_ID);
+    if (!query.toSQL().params.includes(ORGANIZATION_ID)) {
+      throw new Error(`scoped query ${name} does not filter by the organization`);
+    }
+    return query;
+  }) as ScopedQuery<R>;
 }
 
 /** A table whose rows belong to one organization. */
@@ -194,6 +250,11 @@ export class OrgScope {
 
   delete<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
     return (this.db as Db).delete(table).where(this.owns(table, ...conditions));
+  }
+
+  /** Runs a tenant query prepared once (`scopedQuery`) for this scope's organization. */
+  run<R>(query: ScopedQuery<R>, values: Record<string, unknown> = {}): Promise<R> {
+    return query(this.db).execute({ ...values, organizationId: this.organizationId });
   }
 
   /** Runs `work` in one transaction (or inside the current one) with a scope bound to it. */

@@ -11,7 +11,7 @@ import {
   updateTemplateInput,
   type UpdateTemplateInput,
 } from "@clinsign/contracts";
-import { count, desc, eq, getTableColumns, ilike, inArray, sql, submissions, templates, type Db } from "@clinsign/db";
+import { count, desc, eq, getTableColumns, ilike, inArray, scopedQuery, sql, submissions, templates, type Db } from "@clinsign/db";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -82,8 +82,18 @@ export async function getTemplate(ctx: OrgContext, input: { identifier: string; 
   return toTemplate(row);
 }
 
+/** F4's select, built once: integrations poll it. */
+const latestTemplates = scopedQuery("latest_templates", (db, organizationId) =>
+  db
+    .select()
+    .from(templates)
+    .where(eq(templates.organizationId, organizationId))
+    .orderBy(desc(templates.updatedAt), desc(templates.id))
+    .limit(sql.placeholder("limit")),
+);
+
 export async function listTemplates(ctx: OrgContext, input: { limit: number }): Promise<TemplateListItem[]> {
-  const rows = await ctx.scope.select(templates).orderBy(desc(templates.updatedAt), desc(templates.id)).limit(input.limit);
+  const rows = await ctx.scope.run(latestTemplates, { limit: input.limit });
   return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updatedAt.toISOString() }));
 }
 

@@ -1,5 +1,5 @@
 import type { ApiTokenSummary } from "@clinsign/contracts";
-import { and, apiTokens, desc, eq, isNull, lt, or, type Db, type OrgScope } from "@clinsign/db";
+import { and, apiTokens, desc, eq, isNull, lt, or, preparedQuery, sql, type Db, type OrgScope } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
@@ -60,6 +60,15 @@ export async function revokeApiToken(ctx: OrgContext, input: { id: string }): Pr
   });
 }
 
+/** Every API call looks its token up: built once, run with the hash. */
+const activeTokenByHash = preparedQuery("active_token_by_hash", (db) =>
+  db
+    .select({ id: apiTokens.id, organizationId: apiTokens.organizationId, tokenHash: apiTokens.tokenHash, lastUsedAt: apiTokens.lastUsedAt })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
+    .limit(1),
+);
+
 export interface TokenPrincipal {
   tokenId: string;
   organizationId: string;
@@ -72,11 +81,7 @@ export interface TokenPrincipal {
 export async function authenticateApiToken(db: Db, token: string | undefined, organizationId?: string): Promise<TokenPrincipal> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) throw unauthorized("invalid API token");
   const hash = sha256Hex(token);
-  const [row] = await db
-    .select({ id: apiTokens.id, organizationId: apiTokens.organizationId, tokenHash: apiTokens.tokenHash, lastUsedAt: apiTokens.lastUsedAt })
-    .from(apiTokens)
-    .where(and(eq(apiTokens.tokenHash, hash), isNull(apiTokens.revokedAt)))
-    .limit(1);
+  const [row] = await activeTokenByHash(db).execute({ hash });
   if (!row || !safeEqual(row.tokenHash, hash)) throw unauthorized("invalid API token");
   if (organizationId !== undefined && !safeEqual(row.organizationId, organizationId)) {
     throw unauthorized("invalid API token for this orgId");
