@@ -7,7 +7,9 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 export const EXTENDED_SCENARIOS = ["a1", "f7", "f10", "completion", "a2-scale", "f13-scale", "staff-lists-scale"] as const;
 export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
 const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale", "staff-lists-scale"];
-const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS];
+/** bench/scenarios/portal-weight.ts: the signing portal's JavaScript in Chromium, on a production web build. */
+export const PORTAL_WEIGHT = "portal-weight";
+const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS, PORTAL_WEIGHT];
 
 export interface BenchOptions {
   /** Measured seconds per scenario. */
@@ -20,6 +22,8 @@ export interface BenchOptions {
   scenarios: ScenarioName[];
   /** Extended scenarios (bench/scenarios/), run after the ones above. */
   extended: ExtendedScenarioName[];
+  /** `portal-weight`, run last: builds the web app if needed and measures the portal's scripts in Chromium. */
+  portalWeight: boolean;
   /** Absolute path for the JSON report, if asked for. */
   jsonFile: string | undefined;
   /** PostgreSQL server to benchmark on; unset means our stack runs on PGlite. */
@@ -41,6 +45,8 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       100k/1M audit rows) and staff-lists-scale (the staff console's
                       submissions and audit lists at 100k/1M rows, the CSV export of
                       100k submissions); bulk-loads PostgreSQL, takes several minutes
+                      portal-weight builds the web app when it changed (turbo; minutes)
+                      and needs Chromium (/usr/bin/chromium or CHROMIUM_PATH)
   --json <file>       also write the results as JSON
   --help              this text
 
@@ -58,9 +64,9 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
-function scenarioList(raw: string | undefined, scale: boolean): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[] } {
+function scenarioList(raw: string | undefined, scale: boolean): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean } {
   if (raw === undefined) {
-    return { scenarios: [...SCENARIOS], extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)) };
+    return { scenarios: [...SCENARIOS], extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)), portalWeight: true };
   }
   const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
   const unknown = names.filter((n) => !ALL_NAMES.includes(n));
@@ -70,6 +76,7 @@ function scenarioList(raw: string | undefined, scale: boolean): { scenarios: Sce
   return {
     scenarios: SCENARIOS.filter((s) => names.includes(s)),
     extended: EXTENDED_SCENARIOS.filter((s) => names.includes(s) || (scale && SCALE_SCENARIOS.includes(s))),
+    portalWeight: names.includes(PORTAL_WEIGHT),
   };
 }
 

@@ -33,6 +33,7 @@ import { formatMachine, formatTable, machineInfo, rateRows, writeJsonReport, typ
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { runExtended } from "./scenarios/extended";
+import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
 import { formatStaffLists } from "./scenarios/staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -224,6 +225,19 @@ function runNotes(rows: ResultRow[]): string[] {
 async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   if (options.scenarios.length > 0) await runBase(options, cleanup);
   if (options.extended.length > 0) await runExtendedScenarios(options, cleanup);
+  if (options.portalWeight) await runPortalWeightScenario(options, cleanup);
+}
+
+/** The signing portal's JavaScript in Chromium (bench/scenarios/portal-weight.ts), its own section and JSON file. */
+async function runPortalWeightScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  const result = await runPortalWeight(options, cleanup.defer.bind(cleanup), log);
+  const machine = machineInfo(null, API_DIR);
+  process.stdout.write(`\n${formatMachine(machine)}\n${formatPortalWeight(result)}\n`);
+  if (options.jsonFile) {
+    const file = options.jsonFile.replace(/(\.json)?$/, ".portal-weight.json");
+    writeFileSync(file, JSON.stringify({ machine, portalWeight: result }, null, 2) + "\n");
+    log(`wrote ${file}`);
+  }
 }
 
 /** The extended scenarios (bench/scenarios/): a second table, and the completion table. */
