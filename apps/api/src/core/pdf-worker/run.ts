@@ -3,6 +3,11 @@
  * streams and a deadline, so that a hostile PDF (compression bomb, pathological object graph)
  * costs that worker its life instead of stalling or killing the process. One fresh worker per
  * task, a few at a time: no heap survives from one customer's document to the next.
+ *
+ * Starting a worker (loading pdf-lib and @signpdf into a new isolate) costs far more than sealing
+ * a document (docs/performance.md, "Completion pipeline"), so after each task the next worker is
+ * started ahead: a spare that has loaded its code but seen no document, taken by the next task
+ * and ended when nobody needs it for SPARE_IDLE_MS.
  */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -46,6 +51,69 @@ function workerEntry(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
 }
 
+/** How long a started spare worker waits for a task before it is ended (its memory given back). */
+export const SPARE_IDLE_MS = 60_000;
+
+function startWorker(limits: PdfWorkerLimits): Worker {
+  return new Worker(workerEntry(), {
+    resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, limits.memoryMb / 4), stackSizeMb: 4 },
+  });
+}
+
+interface Spare {
+  worker: Worker;
+  /** The limits it was started with: a task with other limits (another configuration) starts its own. */
+  limits: string;
+  idle: NodeJS.Timeout;
+  forget: () => void;
+}
+let spare: Spare | null = null;
+
+function dropSpare(): Worker | null {
+  if (!spare) return null;
+  const { worker, idle, forget } = spare;
+  spare = null;
+  clearTimeout(idle);
+  worker.off("error", forget).off("exit", forget);
+  return worker;
+}
+
+/** Starts the next task's worker now; it neither keeps the process alive nor fails it while idle. */
+function startSpare(limits: PdfWorkerLimits): void {
+  const key = JSON.stringify(limits);
+  if (spare?.limits === key) return;
+  void dropSpare()?.terminate();
+  const worker = startWorker(limits);
+  worker.unref();
+  // A spare that dies before it is used is just forgotten; the next task starts its own.
+  const forget = () => {
+    if (spare?.worker === worker) dropSpare();
+  };
+  worker.once("error", forget);
+  worker.once("exit", forget);
+  const idle = setTimeout(() => {
+    forget();
+    void worker.terminate();
+  }, SPARE_IDLE_MS);
+  idle.unref();
+  spare = { worker, limits: key, idle, forget };
+}
+
+/** The thread id of the started spare worker, if there is one (for tests). */
+export function spareWorkerId(): number | null {
+  return spare?.worker.threadId ?? null;
+}
+
+/** The spare if it was started with these limits, else a new worker. */
+function takeWorker(limits: PdfWorkerLimits): Worker {
+  if (spare && spare.limits === JSON.stringify(limits)) {
+    const worker = dropSpare()!;
+    worker.ref();
+    return worker;
+  }
+  return startWorker(limits);
+}
+
 // A few workers at a time: each may use its whole heap limit.
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -65,15 +133,13 @@ export async function runPdfTask<K extends PdfTaskName>(limits: PdfWorkerLimits,
     return (await runInWorker(limits, { task, input, maxDecodedBytes: (limits.memoryMb / 2) * 1024 * 1024 })) as PdfTaskOutput<K>;
   } finally {
     release();
+    startSpare(limits);
   }
 }
 
 function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerEntry(), {
-      workerData: data,
-      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, limits.memoryMb / 4), stackSizeMb: 4 },
-    });
+    const worker = takeWorker(limits);
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;
@@ -103,5 +169,7 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
       ),
     );
     worker.once("exit", (code) => finish(() => reject(new PdfLimitError("crash", `the PDF worker stopped (exit code ${code}) without an answer`))));
+    // The deadline runs from here: a spare had loaded its code before the document was there.
+    worker.postMessage(data);
   });
 }

@@ -1,12 +1,13 @@
 /**
  * Entry point of the PDF worker thread (bundled as dist/pdf-worker.js; run from source with tsx).
- * Runs one task and answers once; run.ts starts it with memory limits and ends it on time.
+ * Loads its code, then waits for one task, runs it and answers once; run.ts starts it with memory
+ * limits (possibly before a document is there, so that loading pdf-lib is off the request's
+ * path) and ends it on time or after the answer. One task per thread: no document's heap is ever
+ * seen by the next one.
  */
 import { createRequire } from "node:module";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { pdfTasks, type PdfWorkerData, type PdfWorkerReply } from "./tasks";
-
-const data = workerData as PdfWorkerData;
 
 /**
  * A compression bomb inflates into ArrayBuffers, which the worker's heap limit does not count:
@@ -28,7 +29,7 @@ function capDecodedStreams(maxBytes: number): void {
 }
 let decodeCapExceeded = false;
 
-async function main(): Promise<PdfWorkerReply> {
+async function main(data: PdfWorkerData): Promise<PdfWorkerReply> {
   try {
     capDecodedStreams(data.maxDecodedBytes);
     const task = pdfTasks[data.task] as (input: unknown) => Promise<unknown>;
@@ -41,4 +42,6 @@ async function main(): Promise<PdfWorkerReply> {
   }
 }
 
-parentPort!.postMessage(await main());
+parentPort!.once("message", (data: PdfWorkerData) => {
+  void main(data).then((reply) => parentPort!.postMessage(reply));
+});
