@@ -136,8 +136,10 @@ export function createRequestListener(services: Services): RequestListener {
     },
   });
 
+  const logRequests = log.isLevelEnabled("info");
+
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const started = process.hrtime.bigint();
+    const started = logRequests ? process.hrtime.bigint() : 0n;
     const incomingId = req.headers["x-request-id"];
     const requestId = typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const request: RequestMeta = {
@@ -161,13 +163,16 @@ export function createRequestListener(services: Services): RequestListener {
     res.setHeader("cache-control", "no-store");
     res.setHeader("content-security-policy", API_CSP);
     if ((req.socket as TLSSocket).encrypted) res.setHeader("strict-transport-security", "max-age=31536000");
-    res.on("finish", () => {
-      // The path only: area B carries tokens in query strings, which must never reach a log.
-      log.info(
-        { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
-        "request",
-      );
-    });
+    // The access log line; at LOG_LEVEL=warn or above it would be dropped, so no listener is added.
+    if (logRequests) {
+      res.on("finish", () => {
+        // The path only: area B carries tokens in query strings, which must never reach a log.
+        log.info(
+          { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+          "request",
+        );
+      });
+    }
 
     try {
       if (url.pathname === "/healthz") return sendJson(res, 200, { ok: true });

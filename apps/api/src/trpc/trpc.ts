@@ -58,27 +58,30 @@ export const FORM_SESSION_CALLS_PER_MINUTE = 120;
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Turns the service layer's AppError into the matching tRPC error, once, for every procedure. */
-const mapAppErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    const app = result.error.cause;
-    return { ...result, error: new TRPCError({ code: errorMapping[app.code].trpc, message: app.message, cause: app }) };
+/**
+ * Every procedure's one base middleware (one level, since each level costs every call a context
+ * copy):
+ * - its input, from /trpc and from the REST door alike (which calls procedures with what it
+ *   parsed from body, query and path): text PostgreSQL cannot store is a 400 naming the field,
+ *   never a database error;
+ * - the service layer's AppError becomes the matching tRPC error, once, for every procedure.
+ */
+const baseMiddleware = t.middleware(async ({ getRawInput, next }) => {
+  try {
+    assertStorableInput(await getRawInput());
+  } catch (error) {
+    throw error instanceof AppError ? toTrpcError(error) : error;
   }
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) return { ...result, error: toTrpcError(result.error.cause) };
   return result;
 });
 
-/**
- * Every procedure's input, from /trpc and from the REST door alike (which calls procedures with
- * what it parsed from body, query and path): text PostgreSQL cannot store is a 400 naming the
- * field, never a database error.
- */
-const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
-  assertStorableInput(await getRawInput());
-  return next();
-});
+function toTrpcError(app: AppError): TRPCError {
+  return new TRPCError({ code: errorMapping[app.code].trpc, message: app.message, cause: app });
+}
 
-export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableInput);
+export const publicProcedure = t.procedure.use(baseMiddleware);
 
 /** The service context of an authenticated principal (also used by the staff download routes). */
 export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, principal: Principal): OrgContext {
