@@ -113,9 +113,16 @@ export function buildApiBundle(): Promise<void> {
  * `buildApiBundle`. Measuring the bundle rather than the sources under tsx is what a deployment
  * runs (no loader hooks, one module instead of hundreds).
  */
-export async function startApiServer(options: { name: string; args?: string[]; env: NodeJS.ProcessEnv; port: number }): Promise<ServerProcess> {
+export async function startApiServer(options: {
+  name: string;
+  args?: string[];
+  env: NodeJS.ProcessEnv;
+  port: number;
+  /** More node flags, e.g. `--cpu-prof` to profile the API under a scenario's load. */
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
   await buildApiBundle();
-  return startNodeServer({ ...options, nodeArgs: ["--enable-source-maps"], script: "dist/server.js", cwd: API_DIR });
+  return startNodeServer({ ...options, nodeArgs: ["--enable-source-maps", ...(options.nodeArgs ?? [])], script: "dist/server.js", cwd: API_DIR });
 }
 
 /** Last resort on process exit: only our own children, by pid. */
