@@ -6,8 +6,9 @@
  *
  * Starting a worker (loading pdf-lib and @signpdf into a new isolate) costs far more than sealing
  * a document (docs/performance.md, "Completion pipeline"), so after each task the next worker is
- * started ahead: a spare that has loaded its code but seen no document, taken by the next task
- * and ended when nobody needs it for SPARE_IDLE_MS.
+ * started ahead: a spare that has loaded its code and sealed a blank page of our own (tasks.ts,
+ * warmUp) but seen no customer's document, taken by the next task and ended when nobody needs it
+ * for SPARE_IDLE_MS.
  */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -54,8 +55,9 @@ function workerEntry(): URL {
 /** How long a started spare worker waits for a task before it is ended (its memory given back). */
 export const SPARE_IDLE_MS = 60_000;
 
-function startWorker(limits: PdfWorkerLimits): Worker {
+function startWorker(limits: PdfWorkerLimits, spare = false): Worker {
   return new Worker(workerEntry(), {
+    workerData: { warmUp: spare },
     resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, limits.memoryMb / 4), stackSizeMb: 4 },
   });
 }
@@ -83,7 +85,7 @@ function startSpare(limits: PdfWorkerLimits): void {
   const key = JSON.stringify(limits);
   if (spare?.limits === key) return;
   void dropSpare()?.terminate();
-  const worker = startWorker(limits);
+  const worker = startWorker(limits, true);
   worker.unref();
   // A spare that dies before it is used is just forgotten; the next task starts its own.
   const forget = () => {

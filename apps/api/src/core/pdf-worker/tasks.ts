@@ -2,6 +2,7 @@
  * The work the PDF worker does, by name. Everything here parses documents that came from
  * customers, so it runs only in the worker (see run.ts), never on the request thread.
  */
+import { PDFDocument } from "pdf-lib";
 import { readPdfPages } from "../documents/pdf-pages";
 import { prepareSeal } from "../signatures/seal-pdf";
 
@@ -11,6 +12,41 @@ export const pdfTasks = {
   /** Sealing: stamp, audit page and signature placeholder (the signature itself stays outside). */
   prepareSeal,
 };
+
+/**
+ * Seals a blank page of our own, so that a spare worker has compiled pdf-lib's code paths and
+ * unpacked the standard fonts' metrics before a customer's document arrives. No customer data.
+ */
+export async function warmUp(): Promise<void> {
+  const blank = await PDFDocument.create();
+  blank.addPage([595.28, 841.89]);
+  const at = new Date(0);
+  await prepareSeal({
+    original: await blank.save(),
+    fields: [{ page: 1, x: 56, y: 56, width: 180, height: 50 }],
+    png: null,
+    typedName: "warm-up",
+    facts: {
+      title: "warm-up",
+      signatureId: "-",
+      documentId: "-",
+      version: 1,
+      signer: "-",
+      patientId: "-",
+      institutionId: "-",
+      orderBy: "-",
+      createdAt: at,
+      openedAt: at,
+      signedAt: at,
+      ip: null,
+      userAgent: null,
+      originalSha256: "-",
+      certificate: "-",
+      development: true,
+    },
+    placeholder: { reason: "-", location: "-", contactInfo: "-", signingTime: at, name: "-" },
+  });
+}
 
 export type PdfTasks = typeof pdfTasks;
 export type PdfTaskName = keyof PdfTasks;

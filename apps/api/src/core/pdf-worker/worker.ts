@@ -6,8 +6,8 @@
  * seen by the next one.
  */
 import { createRequire } from "node:module";
-import { parentPort } from "node:worker_threads";
-import { pdfTasks, type PdfWorkerData, type PdfWorkerReply } from "./tasks";
+import { parentPort, workerData } from "node:worker_threads";
+import { pdfTasks, warmUp, type PdfWorkerData, type PdfWorkerReply } from "./tasks";
 
 /**
  * A compression bomb inflates into ArrayBuffers, which the worker's heap limit does not count:
@@ -42,6 +42,9 @@ async function main(data: PdfWorkerData): Promise<PdfWorkerReply> {
   }
 }
 
+// A spare (started before its task) warms up while nobody waits; a task that waits does not.
+// Listening first: a task posted during the warm-up is queued until it ends.
+const warm = (workerData as { warmUp?: boolean } | undefined)?.warmUp ? warmUp().catch(() => {}) : Promise.resolve();
 parentPort!.once("message", (data: PdfWorkerData) => {
-  void main(data).then((reply) => parentPort!.postMessage(reply));
+  void warm.then(() => main(data)).then((reply) => parentPort!.postMessage(reply));
 });
