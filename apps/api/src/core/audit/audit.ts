@@ -1,4 +1,5 @@
-import { auditChainHeads, auditLog, gt, isNotNull, isNull, or, lte, type OrgScope } from "@clinsign/db";
+import { randomUUID } from "node:crypto";
+import { auditChainHeads, auditLog, gt, isNotNull, isNull, or, lte, sql, type OrgScope, type SQL } from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
@@ -59,6 +60,20 @@ export async function recordAudit(ctx: OrgContext, input: AuditInput): Promise<v
     // Milliseconds, as a JavaScript Date reads it back: the hash is computed from the stored value.
     createdAt: new Date(),
   });
+}
+
+/**
+ * The entry `recordAudit` writes, as an `insert … select` with one entry per row of `source` (a
+ * CTE of the same statement). For hot paths that make their change and audit it in one
+ * data-modifying statement: a single statement is atomic without BEGIN/COMMIT round trips, and the
+ * entry exists exactly when the change does (no row in `source`, no entry).
+ */
+export function auditInsertFrom(ctx: OrgContext, input: AuditInput, source: SQL): SQL {
+  return sql`insert into audit_log (id, organization_id, action, template_identifier, actor_type, actor_id, metadata, ip, user_agent, created_at)
+    select ${randomUUID()}::uuid, ${ctx.scope.organizationId}::uuid, ${input.action}, ${input.templateIdentifier ?? null}, ${ctx.actor.type},
+      ${ctx.actor.id}, ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.request.ip}, ${ctx.request.userAgent},
+      ${new Date().toISOString()}::timestamptz
+    from ${source}`;
 }
 
 export interface ChainVerdict {

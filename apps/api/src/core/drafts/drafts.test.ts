@@ -6,6 +6,8 @@ import { startReceiver, type Receiver } from "../../testing/receiver";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { updateOrganizationSettings } from "../organizations/organizations";
+import { verifyAuditChain } from "../audit/audit";
+import { chainOrganizationNow } from "../audit/chain";
 
 let api: TestApi;
 let org: TestOrg;
@@ -212,6 +214,51 @@ describe("draft size", () => {
     expect(merged.body).toMatchObject({ ok: false, error: expect.stringContaining("would exceed") });
     const kept = await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "big" });
     expect(Object.keys(kept.body.draft.values)).toEqual(["a"]);
+  });
+});
+
+describe("the audit entry of a save", () => {
+  const draftEntries = (orgId: string, templateIdentifier: string) =>
+    api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, orgId), eq(auditLog.templateIdentifier, templateIdentifier), eq(auditLog.action, "form.draft_saved")))
+      .orderBy(auditLog.seq);
+
+  it("is written once per save, never for a refused one, and chains and verifies like any entry", async () => {
+    const fresh = await api.createOrg("Audited drafts");
+    const t = await activeTemplate(fresh);
+    const body = (values: Record<string, unknown>) => ({ ...creds(fresh), templateIdentifier: t.identifier, draftKey: "aud", values });
+    const saved = await api.request("POST", "/api/embed/drafts", { body: body({ name: "Erika", age: 41 }), headers: { "user-agent": "bench-agent/1" } });
+    expect(saved.status).toBe(200);
+    expect((await save(body({ big: "x".repeat(300 * 1024) }))).status).toBe(200);
+    expect((await save(body({ bigger: "x".repeat(300 * 1024) }))).status).toBe(413);
+    expect((await save({ ...creds(fresh), templateIdentifier: "no-such-template", draftKey: "aud", values: { a: 1 } })).status).toBe(404);
+
+    const entries = await draftEntries(fresh.orgId, t.identifier);
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({ actorType: "api_key", userAgent: "bench-agent/1", metadata: { draftKey: "aud", keys: ["age", "name"] } });
+    expect(await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.templateIdentifier, "no-such-template")))).toEqual([]);
+    // F13 lists the entry as soon as the save has answered.
+    const f13 = await api.request("GET", `/api/embed/audit-logs?${query({ ...creds(fresh), action: "form.draft_saved" })}`);
+    expect(f13.status).toBe(200);
+    expect(JSON.stringify(f13.body)).toContain("form.draft_saved");
+
+    expect(await chainOrganizationNow(api.services.db, fresh.orgId)).toBeGreaterThanOrEqual(2);
+    expect(await verifyAuditChain(fresh.ctx.scope)).toMatchObject({ ok: true, brokenAt: null });
+  });
+
+  it("with the organization's default webhook: one entry, and the delivery commits with the save", async () => {
+    const hooked = await api.createOrg("Hooked drafts");
+    await updateOrganizationSettings(hooked.ctx, { webhookUrls: [`${receiver.url}/org-default`] });
+    const t = await activeTemplate(hooked);
+    const res = await save({ ...creds(hooked), templateIdentifier: t.identifier, draftKey: "h", values: { name: "D" } });
+    expect(res.status).toBe(200);
+    expect(await draftEntries(hooked.orgId, t.identifier)).toHaveLength(1);
+    const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, hooked.orgId));
+    expect(delivery).toMatchObject({ eventType: "form.draft_saved", url: `${receiver.url}/org-default` });
+    const [row] = await api.services.db.select().from(drafts).where(eq(drafts.organizationId, hooked.orgId));
+    expect(JSON.parse(delivery!.body)).toMatchObject({ data: { draftKey: "h", draftId: row!.id, keys: ["name"] } });
   });
 });
 

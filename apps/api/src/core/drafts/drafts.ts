@@ -1,10 +1,10 @@
 import type { Draft, DraftRefInput, SaveDraftInput } from "@clinsign/contracts";
-import { and, drafts, eq, sql } from "@clinsign/db";
-import { recordAudit } from "../audit/audit";
+import { and, drafts, eq, rowsOf, sql } from "@clinsign/db";
+import { auditInsertFrom, recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { AppError } from "../errors";
-import { namedDraftKey, resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
-import { emitWebhookEvent, webhookUrlsFor } from "../webhooks/webhooks";
+import { AppError, notFound } from "../errors";
+import { formTemplateIdentifier, namedDraftKey, resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
+import { emitWebhookEvent } from "../webhooks/webhooks";
 
 const MAX_DRAFT_BYTES = 512 * 1024;
 
@@ -15,14 +15,83 @@ function toDraft(row: typeof drafts.$inferSelect, draftKey: string): Draft {
   return { id: row.id, draftKey, templateIdentifier: row.templateIdentifier, values: row.values, updatedAt: row.updatedAt.toISOString() };
 }
 
+/** What the draft statement found: saved, or why not. */
+type DraftStatementOutcome = "saved" | "no_template" | "too_large" | "webhooks";
+
+interface DraftStatementResult {
+  outcome: DraftStatementOutcome;
+  draftId: string | null;
+  /** ISO 8601 with milliseconds, as the draft's `updated_at` reads in JavaScript. */
+  savedAt: string | null;
+  /** The organization's default webhook URLs (JSON), read by the same statement. */
+  webhookUrls: string;
+}
+
+/**
+ * The template check, the merge and the audit entry of one save in one statement. With
+ * `unlessWebhooks` it changes nothing when the organization has default webhook URLs (outcome
+ * `webhooks`, with the URLs), so the caller can queue the event in one transaction with the save.
+ *
+ * Every table is reached by `ctx.scope`'s organization: the template, the organization's URLs,
+ * the draft row and the audit entry.
+ */
+async function saveDraftStatement(
+  ctx: OrgContext,
+  save: { templateIdentifier: string; storedKey: string; values: Record<string, unknown>; unlessWebhooks: boolean },
+): Promise<DraftStatementResult> {
+  const organizationId = ctx.scope.organizationId;
+  const keys = Object.keys(save.values).sort();
+  // Refusing (no template, or webhooks to queue) means the insert selects no row; the audit
+  // entry is one per row `saved` returns, so a save that did not happen is never audited.
+  const proceed = save.unlessWebhooks ? sql`and not exists (select 1 from hooks where jsonb_array_length(hooks.urls) > 0)` : sql``;
+  const audit = auditInsertFrom(
+    ctx,
+    { action: "form.draft_saved", templateIdentifier: save.templateIdentifier, metadata: { draftKey: save.storedKey, keys } },
+    sql`saved`,
+  );
+  const result = await ctx.scope.db.execute(sql`
+    with template as (
+      select identifier from templates
+      where organization_id = ${organizationId}::uuid and identifier = ${save.templateIdentifier} and status = 'active'
+    ),
+    hooks as (
+      select webhook_urls as urls from organizations where id = ${organizationId}::uuid
+    ),
+    saved as (
+      insert into drafts as d (id, organization_id, template_identifier, draft_key, values)
+      select gen_random_uuid(), ${organizationId}::uuid, template.identifier, ${save.storedKey}, ${JSON.stringify(save.values)}::jsonb
+      from template where true ${proceed}
+      on conflict (organization_id, template_identifier, draft_key) do update
+        set values = d.values || excluded.values, updated_at = now()
+        -- The cap holds for the merged draft too, checked in the same statement as the merge.
+        where octet_length((d.values || excluded.values)::text) <= ${MAX_DRAFT_BYTES}
+      returning d.id, d.updated_at
+    ),
+    audited as (${audit})
+    select
+      case
+        when not exists (select 1 from template) then 'no_template'
+        when exists (select 1 from saved) then 'saved'
+        when ${save.unlessWebhooks ? sql`true` : sql`false`} and exists (select 1 from hooks where jsonb_array_length(hooks.urls) > 0) then 'webhooks'
+        else 'too_large'
+      end as outcome,
+      (select id::text from saved) as draft_id,
+      (select to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') from saved) as saved_at,
+      coalesce((select urls::text from hooks), '[]') as webhook_urls`);
+  const [row] = rowsOf<{ outcome: DraftStatementOutcome; draft_id: string | null; saved_at: string | null; webhook_urls: string }>(result);
+  return { outcome: row!.outcome, draftId: row!.draft_id, savedAt: row!.saved_at, webhookUrls: row!.webhook_urls };
+}
+
 /**
  * F7: merges `values` into the draft in one statement (`values || new`), so concurrent saves of
  * different keys all survive. Empty saves are refused and store nothing.
  *
  * The hottest write there is (every 1.5 s per patient filling a form), so it does no more than it
  * must: `input` is already validated by the door it came through (the REST route, the tRPC
- * procedure, the SMS portal's procedure), the two reads run side by side before the transaction,
- * and the transaction holds no lock beyond the draft's row (the audit entry is a plain insert).
+ * procedure, the SMS portal's procedure), and when no webhook is to be queued (the usual case)
+ * the template check, the merge and the audit entry are one statement, atomic on its own: no
+ * BEGIN/COMMIT round trips, no query building beyond one `sql` template. With a webhook, the
+ * save, its audit entry and the queued deliveries commit together in one transaction.
  */
 export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise<{ draftKey: string; savedAt: string }> {
   const entries = Object.entries(input.values);
@@ -33,28 +102,36 @@ export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise
     throw new AppError("payload_too_large", `values exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
   }
   const storedKey = resolveDraftKey(ctx, input.draftKey)!;
-  const [template, webhookUrls] = await Promise.all([resolveFormTemplate(ctx, input.templateIdentifier), webhookUrlsFor(ctx)]);
+  const templateIdentifier = formTemplateIdentifier(ctx, input.templateIdentifier);
+  const save = { templateIdentifier, storedKey, values: input.values };
+
+  // A session's own webhookUrl replaces the organization's: the save always queues an event.
+  const sessionWebhookUrl = ctx.session?.config.webhookUrl;
+  let webhookUrls = sessionWebhookUrl ? [sessionWebhookUrl] : undefined;
+  if (!webhookUrls) {
+    const attempt = await saveDraftStatement(ctx, { ...save, unlessWebhooks: true });
+    if (attempt.outcome !== "webhooks") return answer(input.draftKey, attempt);
+    webhookUrls = JSON.parse(attempt.webhookUrls) as string[];
+  }
+  const urls = webhookUrls;
   return inTransaction(ctx, async (tx) => {
-    const [row] = await tx.scope
-      .insert(drafts, { templateIdentifier: template.identifier, draftKey: storedKey, values: input.values })
-      .onConflictDoUpdate({
-        target: [drafts.organizationId, drafts.templateIdentifier, drafts.draftKey],
-        set: { values: sql`${drafts.values} || excluded.values`, updatedAt: sql`now()` },
-        // The cap holds for the merged draft too, checked in the same statement as the merge.
-        setWhere: sql`octet_length((${drafts.values} || excluded.values)::text) <= ${MAX_DRAFT_BYTES}`,
-      })
-      .returning({ id: drafts.id, updatedAt: drafts.updatedAt });
-    if (!row) throw new AppError("payload_too_large", `the draft would exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
-    const keys = Object.keys(input.values).sort();
-    await recordAudit(tx, { action: "form.draft_saved", templateIdentifier: template.identifier, metadata: { draftKey: storedKey, keys } });
+    const saved = await saveDraftStatement(tx, { ...save, unlessWebhooks: false });
+    const result = answer(input.draftKey, saved);
     await emitWebhookEvent(tx, {
       event: "form.draft_saved",
-      templateIdentifier: template.identifier,
-      urls: webhookUrls,
-      data: { draftKey: input.draftKey, draftId: row.id, keys },
+      templateIdentifier,
+      urls,
+      data: { draftKey: input.draftKey, draftId: saved.draftId, keys: Object.keys(input.values).sort() },
     });
-    return { draftKey: input.draftKey, savedAt: row.updatedAt.toISOString() };
+    return result;
   });
+}
+
+/** F7's answer for a statement that saved, or the error for one that did not. */
+function answer(draftKey: string, result: DraftStatementResult): { draftKey: string; savedAt: string } {
+  if (result.outcome === "no_template") throw notFound("active template", { field: "templateIdentifier" });
+  if (result.outcome !== "saved") throw new AppError("payload_too_large", `the draft would exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
+  return { draftKey, savedAt: result.savedAt! };
 }
 
 /** The stored key of the draft a call reaches, and the name to answer with. */

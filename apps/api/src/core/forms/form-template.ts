@@ -9,17 +9,25 @@ export type TemplateRow = typeof templates.$inferSelect;
  * `templateIdentifier` for token callers. Only `active` templates take drafts and submissions.
  */
 export async function resolveFormTemplate(ctx: OrgContext, identifier: string | undefined): Promise<TemplateRow> {
-  let wanted = identifier;
-  if (ctx.session) {
-    if (wanted !== undefined && wanted !== ctx.session.templateIdentifier) {
-      throw new AppError("forbidden", "this session belongs to another template", { field: "templateIdentifier" });
-    }
-    wanted = ctx.session.templateIdentifier;
-  }
-  if (!wanted) throw new AppError("invalid_request", "templateIdentifier: is required", { field: "templateIdentifier" });
+  const wanted = formTemplateIdentifier(ctx, identifier);
   const [row] = await ctx.scope.select(templates, eq(templates.identifier, wanted)).limit(1);
   if (!row || row.status !== "active") throw notFound("active template", { field: "templateIdentifier" });
   return row;
+}
+
+/**
+ * The identifier of the template a form call works on, before it is read: the session's own, or the
+ * one a token caller names. For callers that check the template inside their own statement (F7).
+ */
+export function formTemplateIdentifier(ctx: OrgContext, identifier: string | undefined): string {
+  if (ctx.session) {
+    if (identifier !== undefined && identifier !== ctx.session.templateIdentifier) {
+      throw new AppError("forbidden", "this session belongs to another template", { field: "templateIdentifier" });
+    }
+    return ctx.session.templateIdentifier;
+  }
+  if (!identifier) throw new AppError("invalid_request", "templateIdentifier: is required", { field: "templateIdentifier" });
+  return identifier;
 }
 
 /**
