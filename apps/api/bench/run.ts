@@ -231,7 +231,7 @@ async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
 /** The signing portal's JavaScript in Chromium (bench/scenarios/portal-weight.ts), its own section and JSON file. */
 async function runPortalWeightScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   const result = await runPortalWeight(options, cleanup.defer.bind(cleanup), log);
-  const machine = machineInfo(null, API_DIR);
+  const machine = machineInfo(result.status === "measured" ? result.serverVersion : null, API_DIR);
   process.stdout.write(`\n${formatMachine(machine)}\n${formatPortalWeight(result)}\n`);
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".portal-weight.json");

@@ -48,7 +48,16 @@ interface ScriptFigures {
 }
 
 export type PortalWeightResult =
-  | (ScriptFigures & { status: "measured"; engine: EngineKind; goalBytes: number; goalMet: boolean; buildSeconds: number; notes: string[] })
+  | (ScriptFigures & {
+      status: "measured";
+      engine: EngineKind;
+      /** PostgreSQL's version on a DATABASE_URL run, for the report's machine line. */
+      serverVersion: string | null;
+      goalBytes: number;
+      goalMet: boolean;
+      buildSeconds: number;
+      notes: string[];
+    })
   | { status: "skipped"; reason: string };
 
 /** The browser the script drives; a missing one is a broken setup, not a reason to skip. */
@@ -92,6 +101,7 @@ function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: stri
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
       if (code === 0 && existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) done({ ok: true });
+      else if (/package manager binary/.test(output)) done({ ok: false, reason: "turbo found no pnpm on PATH; run the bench as `pnpm bench`" });
       else done({ ok: false, reason: `turbo build ended with ${signal ?? `exit ${code}`}:\n${tail(output)}` });
     });
   });
@@ -166,7 +176,7 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
   const build = await buildWebApp(log);
   const buildSeconds = (Date.now() - buildStarted) / 1000;
   if (!build.ok) {
-    log(`portal-weight skipped: the web app could not be built (${build.reason.split("\n")[0]})`);
+    log(`portal-weight skipped: the web app could not be built; see the report for turbo's output`);
     return { status: "skipped", reason: `the web app could not be built: ${build.reason}` };
   }
   log(`portal-weight: build ready after ${buildSeconds.toFixed(1)}s`);
@@ -176,11 +186,13 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
   const dataDir = mkdtempSync(join(tmpdir(), "clinsign-bench-portal-"));
   defer(`remove ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
   let databaseUrl: string | undefined;
+  let serverVersion: string | null = null;
   if (options.databaseUrl) {
     const database = await createBenchDatabase(options.databaseUrl);
     defer(`drop database ${database.name}`, () => database.drop());
     log(`portal-weight: database ${database.name} on ${redactUrl(options.databaseUrl)}`);
     databaseUrl = database.url;
+    serverVersion = database.serverVersion;
   }
   const engine: EngineKind = databaseUrl ? "postgres" : "pglite";
 
@@ -208,6 +220,7 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
   }
   await web.stop();
   await api.stop();
+  log(`portal-weight: done ${((Date.now() - buildStarted) / 1000).toFixed(1)}s after the build started`);
 
   const notes = [
     "first load: the scripts the page's HTML names (script tags, preloads); later: what the page fetches on its own until the network is idle with the page scrolled through (PDF viewer, pdf.js and its worker, signature pad).",
@@ -217,6 +230,7 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
     status: "measured",
     ...figures,
     engine,
+    serverVersion,
     goalBytes: PORTAL_FIRST_LOAD_GOAL_BYTES,
     goalMet: figures.firstLoadBytes <= PORTAL_FIRST_LOAD_GOAL_BYTES,
     buildSeconds: Math.round(buildSeconds * 10) / 10,
