@@ -36,6 +36,19 @@ function parseQuery<Schema extends z.ZodType>(schema: Schema, url: URL): z.infer
 }
 
 /**
+ * Until the response can take more, or the client went away. The listener that did not fire is
+ * removed: a long export waits thousands of times, and leftovers would pile up on the response.
+ */
+async function drainedOrClosed(res: ServerResponse): Promise<void> {
+  const settled = new AbortController();
+  try {
+    await Promise.race([once(res, "drain", { signal: settled.signal }), once(res, "close", { signal: settled.signal })]);
+  } finally {
+    settled.abort();
+  }
+}
+
+/**
  * Writes a generated body with backpressure. The first chunk is awaited before the status line,
  * so a refusal (403) or bad filter (400) still becomes a proper error answer; a failure after
  * that can only cut the download short, which the client sees as an incomplete transfer.
@@ -49,7 +62,7 @@ async function stream(res: ServerResponse, headers: Record<string, string>, body
   try {
     for await (const chunk of body) {
       if (closed) break;
-      if (!res.write(chunk)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      if (!res.write(chunk)) await drainedOrClosed(res);
     }
     res.end();
   } catch (error) {
