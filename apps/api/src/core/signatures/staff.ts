@@ -86,29 +86,37 @@ export function signatureRequestConditions(filter: SignatureRequestFilter, now =
   ];
 }
 
-type ListRow = SignatureRequestRow & { cursorAt: string; documentName: string; documentVersion: number };
+type PageRow = SignatureRequestRow & { cursorAt: string };
+type ListRow = PageRow & { documentName: string; documentVersion: number };
 
 /**
  * One keyset page (the query, so its plan can be checked): the rows after `after` in
- * (created_at, id) order, `limit + 1` of them. Each
- * filter has an index ending in (created_at, id) (migration 0009), so a page is one index range
- * scan and a join to its documents by primary key, however deep it is.
+ * (created_at, id) order, `limit + 1` of them. Each filter has an index ending in
+ * (created_at, id) (migration 0009), so a page is one index range scan however deep it is.
+ * The page's documents are read afterwards by primary key: joined here, a planner without
+ * statistics on the (small, rarely changing) documents table would read every request of the
+ * organization document by document and sort them.
  */
 export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestFilter, sort: ListSort, after: { at: string; id: string } | undefined, limit: number) {
   const s = signatureRequests;
   const keyset = after ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort) : undefined;
   return ctx.scope.db
-    .select({
-      ...getTableColumns(s),
-      cursorAt: exactTimestamp(s.createdAt),
-      documentName: documents.name,
-      documentVersion: sql<number>`coalesce(${s.pinnedVersion}, ${documents.currentVersion})`.mapWith(Number),
-    })
+    .select({ ...getTableColumns(s), cursorAt: exactTimestamp(s.createdAt) })
     .from(s)
-    .innerJoin(documents, and(eq(documents.id, s.documentId), eq(documents.organizationId, ctx.scope.organizationId)))
     .where(ctx.scope.owns(s, ...signatureRequestConditions(filter), keyset))
     .orderBy(...keyOrder([s.createdAt, s.id], sort))
     .limit(limit + 1);
+}
+
+/** The name and current version of the documents of one page of requests. */
+async function withDocuments(ctx: OrgContext, rows: PageRow[]): Promise<ListRow[]> {
+  const ids = [...new Set(rows.map((row) => row.documentId))];
+  const docs = ids.length === 0 ? [] : await ctx.scope.db.select({ id: documents.id, name: documents.name, currentVersion: documents.currentVersion }).from(documents).where(ctx.scope.owns(documents, inArray(documents.id, ids)));
+  const byId = new Map(docs.map((doc) => [doc.id, doc]));
+  return rows.map((row) => {
+    const doc = byId.get(row.documentId);
+    return { ...row, documentName: doc?.name ?? "", documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1 };
+  });
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -138,8 +146,8 @@ export async function listSignatureRequestPage(
   input: SignatureRequestFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<SignatureRequestListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const rows = (await signatureRequestQuery(ctx, input, input.sort, after, input.limit)) as ListRow[];
-  return toPage(rows, input.limit, toListItem, (row) => [row.cursorAt, row.id]);
+  const rows = await signatureRequestQuery(ctx, input, input.sort, after, input.limit);
+  return toPage(await withDocuments(ctx, rows), input.limit, toListItem, (row) => [row.cursorAt, row.id]);
 }
 
 // ---- detail and timeline -----------------------------------------------------------------------
