@@ -173,7 +173,7 @@ test.describe("Documents section", () => {
     await expect(page.getByRole("table", { name: "Documents" })).toBeVisible();
     expect(await hasHorizontalScroll(page)).toBe(false);
     await expectAccessible(page, "documents list at 390 px");
-    await page.getByLabel("Search by name").fill("Anaesthesia consent");
+    await page.getByRole("searchbox", { name: "Search by name" }).fill("Anaesthesia consent");
     await expect(page).toHaveURL(/q=Anaesthesia\+consent/);
     const first = page.getByRole("table", { name: "Documents" }).getByRole("link").first();
     await first.click();
@@ -183,6 +183,6 @@ test.describe("Documents section", () => {
     await confirm.getByRole("button", { name: "Delete document" }).click();
     await expect(confirm.getByText(/^Not deleted: /)).toBeVisible();
     await page.goBack();
-    await expect(page.getByLabel("Search by name")).toHaveValue("Anaesthesia consent");
+    await expect(page.getByRole("searchbox", { name: "Search by name" })).toHaveValue("Anaesthesia consent");
   });
 });

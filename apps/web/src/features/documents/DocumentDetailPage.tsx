@@ -79,12 +79,15 @@ export function DocumentDetailPage({ id }: { id: string }) {
       },
     }),
   );
+  // The choice shows at once; it goes back if the change is refused.
+  const [chosenAvailability, setChosenAvailability] = useState<DocumentDetail["availability"] | null>(null);
   const setAvailability = useMutation(
     trpc.documents.setAvailability.mutationOptions({
       onSuccess: async (result) => {
         await refresh();
         setAnnouncement(format(d.availabilityChanged, { availability: d.availability[result.availability] }));
       },
+      onSettled: () => setChosenAvailability(null),
     }),
   );
   const remove = useMutation(
@@ -188,10 +191,13 @@ export function DocumentDetailPage({ id }: { id: string }) {
           <RadioCards
             legend={d.availabilityTitle}
             name="availability"
-            value={doc.availability}
+            value={chosenAvailability ?? doc.availability}
             disabled={setAvailability.isPending}
             options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a], description: d.availabilityHelp[a] }))}
-            onChange={(availability) => setAvailability.mutate({ id, availability })}
+            onChange={(availability) => {
+              setChosenAvailability(availability);
+              setAvailability.mutate({ id, availability });
+            }}
           />
         </Card>
 
