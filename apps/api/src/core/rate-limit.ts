@@ -1,4 +1,4 @@
-import { rateLimits, rowsOf, sql, type Executor } from "@clinsign/db";
+import { rateLimits, rowsOf, sql, type Executor, type SQL } from "@clinsign/db";
 import { AppError } from "./errors";
 
 export interface RateLimitRule {
@@ -13,17 +13,36 @@ export interface RateLimitRule {
  * process) and throws 429 `rate_limited` once the window's limit is exceeded.
  */
 export async function consumeRateLimit(db: Executor, rule: RateLimitRule): Promise<void> {
-  const result = await db.execute(sql`
-    insert into ${rateLimits} (key, count, reset_at)
-    values (${rule.key}, 1, now() + make_interval(secs => ${rule.windowSeconds}))
+  const result = await db.execute(countAttempt(sql`select ${rule.key}::text`, rule.windowSeconds));
+  const [row] = rowsOf<WindowCount>(result);
+  if (row) assertWithinLimit(row, rule.limit);
+}
+
+/** A counter's state after one attempt: `countAttempt`'s row. */
+export interface WindowCount {
+  count: number;
+  /** Whole seconds until the window ends (at least 1). */
+  retry_after_seconds: number;
+}
+
+/**
+ * The statement (or CTE body) that counts one attempt for each key `keys` selects, one row per
+ * key: `count` in the current window and `retry_after_seconds`. For callers that count in the
+ * same statement as their own work (e.g. authenticating an embed session and counting its call).
+ */
+export function countAttempt(keys: SQL, windowSeconds: number): SQL {
+  return sql`insert into ${rateLimits} (key, count, reset_at)
+    select k.key, 1, now() + make_interval(secs => ${windowSeconds}) from (${keys}) as k(key)
     on conflict (key) do update set
       count = case when ${rateLimits.resetAt} <= now() then 1 else ${rateLimits.count} + 1 end,
       reset_at = case when ${rateLimits.resetAt} <= now() then excluded.reset_at else ${rateLimits.resetAt} end
-    returning count, reset_at`);
-  const [row] = rowsOf<{ count: number; reset_at: string | Date }>(result);
-  if (row && row.count > rule.limit) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((new Date(row.reset_at).getTime() - Date.now()) / 1000));
-    throw new AppError("rate_limited", "too many attempts; try again later", { retryAfterSeconds });
+    returning count, greatest(1, ceil(extract(epoch from reset_at - now())))::int as retry_after_seconds`;
+}
+
+/** Throws 429 `rate_limited` once the window's count is past `limit`. */
+export function assertWithinLimit(counted: WindowCount, limit: number): void {
+  if (counted.count > limit) {
+    throw new AppError("rate_limited", "too many attempts; try again later", { retryAfterSeconds: Number(counted.retry_after_seconds) });
   }
 }
 

@@ -3,7 +3,6 @@ import { ZodError } from "zod";
 import { OrgScope } from "@clinsign/db";
 import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
-import { consumeRateLimit } from "../core/rate-limit";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
@@ -52,8 +51,8 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-/** Calls one embed session may make per minute (form calls, drafts, uploads, events). */
-export const FORM_SESSION_CALLS_PER_MINUTE = 120;
+/** Calls one embed session may make per minute; counted by `authenticateFormSession`. */
+export { FORM_SESSION_CALLS_PER_MINUTE } from "../core/sessions/sessions";
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -148,14 +147,9 @@ export const orgProcedure = publicProcedure.use(async ({ ctx, next }) =>
 
 /**
  * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
- * `x-session-id` header on /trpc) or anyone `orgProcedure` admits.
+ * `x-session-id` header on /trpc) or anyone `orgProcedure` admits. A session's calls are held to
+ * FORM_SESSION_CALLS_PER_MINUTE by `authenticateFormSession`, in the statement that looks it up.
  */
-export const formProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const principal = await resolvePrincipal(ctx, true);
-  // A sessionId is handed to a browser: whoever holds it is held to a pace a person filling in
-  // a form (with autosave) never reaches, shared by every API instance.
-  if (principal.kind === "session") {
-    await consumeRateLimit(ctx.services.db, { key: `form-session:${principal.session.id}`, limit: FORM_SESSION_CALLS_PER_MINUTE, windowSeconds: 60 });
-  }
-  return next({ ctx: { org: orgContext(ctx, principal) } });
-});
+export const formProcedure = publicProcedure.use(async ({ ctx, next }) =>
+  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, true)) } }),
+);

@@ -173,6 +173,27 @@ describe("staff control of embed sessions", () => {
     await expect(api.trpc({ sessionId: busy }).sessions.current.query()).rejects.toMatchObject({ data: { httpStatus: 429 } });
     expect((await f3(calm)).status).toBe(200);
   });
+
+  it("counts every call when the session is authenticated, and nothing for a refused sessionId", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier);
+    const [row] = await api.services.db.select().from(formSessions).where(eq(formSessions.tokenHash, sha256Hex(sessionId)));
+    const key = `form-session:${row!.id}`;
+    const count = async () => (await api.services.db.select().from(rateLimits).where(eq(rateLimits.key, key)))[0]?.count;
+    expect((await f3(sessionId)).status).toBe(200);
+    expect((await api.request("POST", "/api/embed/drafts", { body: { sessionId, draftKey: "k", values: { a: 1 } } })).status).toBe(200);
+    expect(await count()).toBe(2);
+    // One call short of the limit: that call still passes, the next one is refused.
+    await api.services.db.update(rateLimits).set({ count: FORM_SESSION_CALLS_PER_MINUTE - 1 }).where(eq(rateLimits.key, key));
+    expect((await f3(sessionId)).status).toBe(200);
+    const refused = await api.request("POST", "/api/embed/drafts", { body: { sessionId, draftKey: "k", values: { a: 2 } } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // A revoked session is 401 and no longer counted.
+    await api.services.db.update(formSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(formSessions.id, row!.id));
+    expect((await f3(sessionId)).status).toBe(401);
+    expect(await count()).toBe(FORM_SESSION_CALLS_PER_MINUTE + 1);
+  });
 });
 
 describe("who may choose a session's webhookUrl", () => {

@@ -1,10 +1,11 @@
 import { createSessionInput, type ActiveSession, type CreatedSession, type CreateSessionInput, type SessionInfo } from "@clinsign/contracts";
-import { and, desc, eq, formSessions, gt, organizations, type Db, type FormSessionConfig } from "@clinsign/db";
+import { desc, eq, formSessions, gt, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getDefaultBranding } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound, unauthorized } from "../errors";
+import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
 import { resolveFormTemplate } from "../forms/form-template";
 
 const DEFAULT_LIFETIME_MINUTES = 24 * 60;
@@ -79,19 +80,49 @@ export async function revokeFormSession(ctx: OrgContext, input: { id: string }):
   });
 }
 
-/** Resolves a sessionId to its organization and session; unknown or expired is 401. */
+/**
+ * Calls one embed session may make per minute (form calls, drafts, uploads, events), counted when
+ * its sessionId is authenticated. A sessionId is handed to a browser: whoever holds it is held to
+ * a pace a person filling in a form (with autosave every 1.5 s) never reaches, shared by every API
+ * instance.
+ */
+export const FORM_SESSION_CALLS_PER_MINUTE = 120;
+
+/**
+ * Resolves a sessionId to its organization and session and counts the call against the session's
+ * rate limit, in one statement (autosave makes this the second most frequent statement there is):
+ * unknown or expired is 401 and counts nothing; past the limit is 429. Nothing is cached, so a
+ * revoked session is refused by every process from the revoking commit on.
+ */
 export async function authenticateFormSession(db: Db, sessionId: string | undefined): Promise<{ organizationId: string; session: FormSession }> {
   if (!sessionId || sessionId.length > 200) throw unauthorized("invalid or expired session");
-  const [row] = await db
-    .select()
-    .from(formSessions)
-    .where(and(eq(formSessions.tokenHash, sha256Hex(sessionId)), gt(formSessions.expiresAt, new Date())))
-    .limit(1);
+  const result = await db.execute(sql`
+    with session as (
+      select id, organization_id, template_identifier, config, expires_at from ${formSessions}
+      where token_hash = ${sha256Hex(sessionId)} and expires_at > now()
+      limit 1
+    ),
+    counted as (${countAttempt(sql`select 'form-session:' || session.id from session`, 60)})
+    select session.id::text, session.organization_id::text, session.template_identifier, session.config::text as config,
+      to_char(session.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as expires_at,
+      counted.count, counted.retry_after_seconds
+    from session cross join counted`);
+  const [row] = rowsOf<SessionRow & WindowCount>(result);
   if (!row) throw unauthorized("invalid or expired session");
+  assertWithinLimit(row, FORM_SESSION_CALLS_PER_MINUTE);
   return {
-    organizationId: row.organizationId,
-    session: { id: row.id, templateIdentifier: row.templateIdentifier, config: row.config, expiresAt: row.expiresAt },
+    organizationId: row.organization_id,
+    session: { id: row.id, templateIdentifier: row.template_identifier, config: JSON.parse(row.config) as FormSessionConfig, expiresAt: new Date(row.expires_at) },
   };
+}
+
+/** A session as `authenticateFormSession` selects it (text columns: the same on PGlite and postgres.js). */
+interface SessionRow {
+  id: string;
+  organization_id: string;
+  template_identifier: string;
+  config: string;
+  expires_at: string;
 }
 
 /** What the embedded form needs to know about its session, and the organization's branding. */
