@@ -83,21 +83,6 @@ export const de: Dictionary = {
     tokens: "API-Tokens",
     settings: "Einstellungen",
   },
-  sections: {
-    documents: "PDFs hochladen, Versionen verwalten und die Signaturfelder platzieren, die Patientinnen und Patienten unterschreiben.",
-    signatureRequests: "Jede Signaturanfrage verfolgen: gesendet, geöffnet, unterschrieben, abgelehnt oder abgelaufen.",
-    branding: "Farben und Schriften des Signaturportals, je Einrichtung.",
-    formTemplates: "Die Formulare gestalten, die Patientinnen und Patienten am Handy oder in Ihrem Portal ausfüllen.",
-    formRequests: "Formulare per SMS mit sicherem Link versenden, auf Wunsch mit Einmalcode geschützt.",
-    submissions: "Eingegangene Formulare mit ihren Dateien und Unterschriften ansehen.",
-    webhooks: "Jede Webhook-Zustellung mit ihren Versuchen und den Antworten des Empfängers.",
-    auditLog: "Das manipulationssichere Protokoll aller Vorgänge in Ihrer Organisation.",
-  },
-  comingSoon: {
-    badge: "Demnächst",
-    title: "{section} kommt bald",
-    body: "Dieser Teil des Verwaltungsbereichs wird gerade gebaut. Angebundene Systeme können die API dafür schon nutzen.",
-  },
   overview: {
     pageTitle: "Übersicht",
     welcome: "Willkommen, {name}",

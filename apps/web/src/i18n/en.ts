@@ -86,21 +86,6 @@ export const en = {
     tokens: "API tokens",
     settings: "Settings",
   },
-  sections: {
-    documents: "Upload PDFs, manage their versions and place the signature fields patients sign.",
-    signatureRequests: "Follow each signature request from sent to opened, signed, declined or expired.",
-    branding: "Colours and fonts of the signing portal, per institution.",
-    formTemplates: "Build the forms that patients fill in on their phones or inside your portal.",
-    formRequests: "Send forms by SMS with a secure link, optionally protected by a one-time code.",
-    submissions: "Review the forms patients have sent, with their files and signatures.",
-    webhooks: "See every webhook delivery, its attempts and the receiver's answers.",
-    auditLog: "The tamper-evident record of every action in your organization.",
-  },
-  comingSoon: {
-    badge: "Coming soon",
-    title: "{section} is on its way",
-    body: "This part of the admin area is being built. Until then, connected systems can already use the API for it.",
-  },
   overview: {
     pageTitle: "Overview",
     welcome: "Welcome, {name}",

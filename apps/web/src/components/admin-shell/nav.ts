@@ -2,7 +2,6 @@ import type { IconName } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 
 export type NavKey = keyof Omit<Dictionary["nav"], `group${string}`>;
-export type SectionKey = keyof Dictionary["sections"];
 
 export interface NavItem {
   key: NavKey;

@@ -100,7 +100,8 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
             ) : null}
           </div>
 
-          <form className={styles.form} onSubmit={onSubmit} noValidate>
+          {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
+          <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
             <TextField
               ref={emailRef}
               label={t.login.email}
