@@ -72,4 +72,28 @@ describe("durable jobs", () => {
     const [row] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
     expect(row).toMatchObject({ status: "failed", attempts: 2, lockedUntil: null, lastError: expect.stringContaining("worker stopped") });
   });
+
+  it("tells the handler that it gave up, after a failed last attempt and after a worker died in its last attempt", async () => {
+    const gaveUp: { id: string; error: string }[] = [];
+    const handler = {
+      async run() {
+        throw new Error("always");
+      },
+      retryDelayMs: () => 0,
+      async gaveUp(job: { id: string }, _services: unknown, error: string) {
+        gaveUp.push({ id: job.id, error });
+      },
+    };
+    const failing = await enqueueJob(api.services.db, { organizationId: null, kind: "give-up", payload: {}, maxAttempts: 1 });
+    await new JobRunner(api.services, { "give-up": handler }).runDue();
+    expect(gaveUp).toEqual([{ id: failing.id, error: "always" }]);
+
+    const abandoned = await enqueueJob(api.services.db, { organizationId: null, kind: "give-up-died", payload: {}, maxAttempts: 1 });
+    await claimDueJobs(api.services.db, ["give-up-died"], 10, 60);
+    await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, abandoned.id));
+    const runner = new JobRunner(api.services, { "give-up-died": handler });
+    await runner.runDue();
+    await runner.runDue();
+    expect(gaveUp.slice(1)).toEqual([{ id: abandoned.id, error: expect.stringContaining("worker stopped") }]);
+  });
 });

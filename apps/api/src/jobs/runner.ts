@@ -1,6 +1,7 @@
 import type { Services } from "../core/context";
 import { executeJob, type JobHandler } from "../core/jobs/execute";
-import { claimDueJobs } from "../core/jobs/queue";
+import { claimDueJobs, failAbandonedJobs } from "../core/jobs/queue";
+import { describeError } from "../log-errors";
 
 export type { JobHandler } from "../core/jobs/execute";
 
@@ -49,6 +50,12 @@ export class JobRunner {
     const batchSize = this.options.batchSize ?? 10;
     let ran = 0;
     for (const [kind, handler] of Object.entries(this.handlers)) {
+      // Jobs whose worker died in their last attempt never reach executeJob: their handler hears of it here.
+      for (const job of await failAbandonedJobs(db, [kind])) {
+        await handler.gaveUp?.(job, this.services, job.lastError ?? "the worker stopped during the last attempt").catch((err: unknown) =>
+          this.services.log.error({ jobId: job.id, kind, err: describeError(err) }, "job give-up hook failed"),
+        );
+      }
       for (;;) {
         const claimed = await claimDueJobs(db, [kind], batchSize, handler.leaseSeconds ?? 60);
         await Promise.all(claimed.map((job) => executeJob(this.services, job, handler)));

@@ -37,15 +37,7 @@ export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job
 export async function claimDueJobs(db: Executor, kinds: string[], limit: number, leaseSeconds: number): Promise<Job[]> {
   if (kinds.length === 0) return [];
   const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
-  // A job whose worker died during its last allowed attempt (e.g. a document that kills the
-  // process) ends as failed instead of being taken again, and again, forever.
-  await db.execute(sql`
-    update ${jobs} set
-      status = 'failed',
-      locked_until = null,
-      last_error = left(coalesce(last_error || '; ', '') || 'the worker stopped during the last attempt', 2000),
-      updated_at = now()
-    where kind in (${kindList}) and status = 'running' and locked_until < now() and attempts >= max_attempts`);
+  await failAbandonedJobs(db, kinds);
   const result = await db.execute(sql`
     update ${jobs} set
       status = 'running',
@@ -60,6 +52,27 @@ export async function claimDueJobs(db: Executor, kinds: string[], limit: number,
       limit ${limit}
       for update skip locked
     )
+    returning id`);
+  const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
+  if (ids.length === 0) return [];
+  return db.select().from(jobs).where(sql`${jobs.id} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+}
+
+/**
+ * A job whose worker died during its last allowed attempt (e.g. a document that kills the
+ * process) ends as failed instead of being taken again, and again, forever. Returns those jobs,
+ * so the runner can tell their handlers that they gave up.
+ */
+export async function failAbandonedJobs(db: Executor, kinds: string[]): Promise<Job[]> {
+  if (kinds.length === 0) return [];
+  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  const result = await db.execute(sql`
+    update ${jobs} set
+      status = 'failed',
+      locked_until = null,
+      last_error = left(coalesce(last_error || '; ', '') || 'the worker stopped during the last attempt', 2000),
+      updated_at = now()
+    where kind in (${kindList}) and status = 'running' and locked_until < now() and attempts >= max_attempts
     returning id`);
   const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
   if (ids.length === 0) return [];
