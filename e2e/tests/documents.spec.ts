@@ -118,9 +118,12 @@ test.describe("Documents section", () => {
     await dialog.getByLabel("Institution ID").fill("station-3");
     await dialog.getByLabel("Ordered by").fill("Dr. Weber");
     await dialog.getByRole("button", { name: "Create request" }).click();
-    const link = await dialog.getByTestId("signing-link").locator("input").inputValue();
+    const handOver = page.getByRole("dialog", { name: "Hand the request over" });
+    await expect(handOver).toBeVisible();
+    const link = await handOver.getByTestId("signing-link").inputValue();
     expect(link).toMatch(/\/sign\/[A-Za-z0-9_-]+$/);
-    await expect(dialog.getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
+    await expect(handOver.getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
+    await handOver.getByRole("button", { name: "Done" }).click();
 
     // The patient signs on their phone.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
