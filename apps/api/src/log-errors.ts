@@ -19,6 +19,9 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 function statementName(query: string): string | null {
   const change = /^\s*(insert\s+into|update|delete\s+from)\s+("?[\w.]+"?)/i.exec(query);
   if (change) return `${change[1]!.toLowerCase().replace(/\s+/, " ")} ${change[2]}`;
+  // A data-modifying WITH (hot paths change, audit and answer in one statement): its first change.
+  const changeInWith = /^\s*with\b[\s\S]*?\bas\s*\(\s*(insert\s+into|update|delete\s+from)\s+("?[\w.]+"?)/i.exec(query);
+  if (changeInWith) return `${changeInWith[1]!.toLowerCase().replace(/\s+/, " ")} ${changeInWith[2]}`;
   const read = /^\s*(?:select|with)\b[\s\S]*?\bfrom\s+("?[\w.]+"?)/i.exec(query);
   if (read) return `select from ${read[1]}`;
   return /^\s*(\w+)/.exec(query)?.[1]?.toLowerCase() ?? null;

@@ -42,6 +42,11 @@ describe("logs of failing queries", () => {
     const error = await api.services.db.execute(sql`select ${personal.name}::uuid`).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(describeError(error)).toBe("database query failed (22P02 in select)");
+    // A statement that changes in a WITH is named by its change, not by the first table it reads.
+    const inWith = await api.services.db
+      .execute(sql`with found as (select id from organizations where name = ${personal.name}), changed as (update "drafts" set values = ${personal.phone}::jsonb where false) select 1`)
+      .then(() => null, (e: unknown) => e);
+    expect(describeError(inWith)).toBe('database query failed (22P02 in update "drafts")');
     expect(JSON.stringify(serializeError(error))).not.toContain(personal.name);
   });
 });

@@ -58,7 +58,7 @@ async function saveDraftStatement(
       select webhook_urls as urls from organizations where id = ${organizationId}::uuid
     ),
     saved as (
-      insert into drafts as d (id, organization_id, template_identifier, draft_key, values)
+      insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values)
       select gen_random_uuid(), ${organizationId}::uuid, template.identifier, ${save.storedKey}, ${JSON.stringify(save.values)}::jsonb
       from template where true ${proceed}
       on conflict (organization_id, template_identifier, draft_key) do update
