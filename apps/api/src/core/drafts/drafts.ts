@@ -37,16 +37,15 @@ interface DraftStatementResult {
  */
 async function saveDraftStatement(
   ctx: OrgContext,
-  save: { templateIdentifier: string; storedKey: string; values: Record<string, unknown>; unlessWebhooks: boolean },
+  save: { templateIdentifier: string; storedKey: string; keys: string[]; valuesJson: string; unlessWebhooks: boolean },
 ): Promise<DraftStatementResult> {
   const organizationId = ctx.scope.organizationId;
-  const keys = Object.keys(save.values).sort();
   // Refusing (no template, or webhooks to queue) means the insert selects no row; the audit
   // entry is one per row `saved` returns, so a save that did not happen is never audited.
   const proceed = save.unlessWebhooks ? sql`and not exists (select 1 from hooks where jsonb_array_length(hooks.urls) > 0)` : sql``;
   const audit = auditInsertFrom(
     ctx,
-    { action: "form.draft_saved", templateIdentifier: save.templateIdentifier, metadata: { draftKey: save.storedKey, keys } },
+    { action: "form.draft_saved", templateIdentifier: save.templateIdentifier, metadata: { draftKey: save.storedKey, keys: save.keys } },
     sql`saved`,
   );
   const result = await ctx.scope.db.execute(sql`
@@ -59,7 +58,7 @@ async function saveDraftStatement(
     ),
     saved as (
       insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values)
-      select gen_random_uuid(), ${organizationId}::uuid, template.identifier, ${save.storedKey}, ${JSON.stringify(save.values)}::jsonb
+      select gen_random_uuid(), ${organizationId}::uuid, template.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb
       from template where true ${proceed}
       on conflict (organization_id, template_identifier, draft_key) do update
         set values = d.values || excluded.values, updated_at = now()
@@ -98,12 +97,15 @@ export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise
   if (entries.length === 0 || entries.every(([, v]) => isEmptyValue(v))) {
     throw new AppError("invalid_request", "values: an empty form is not saved", { field: "values" }, [{ key: "values", message: "must contain at least one value" }]);
   }
-  if (Buffer.byteLength(JSON.stringify(input.values)) > MAX_DRAFT_BYTES) {
+  // Serialized once: for the size check and as the statement's parameter.
+  const valuesJson = JSON.stringify(input.values);
+  if (Buffer.byteLength(valuesJson) > MAX_DRAFT_BYTES) {
     throw new AppError("payload_too_large", `values exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
   }
   const storedKey = resolveDraftKey(ctx, input.draftKey)!;
   const templateIdentifier = formTemplateIdentifier(ctx, input.templateIdentifier);
-  const save = { templateIdentifier, storedKey, values: input.values };
+  const keys = Object.keys(input.values).sort();
+  const save = { templateIdentifier, storedKey, keys, valuesJson };
 
   // A session's own webhookUrl replaces the organization's: the save always queues an event.
   const sessionWebhookUrl = ctx.session?.config.webhookUrl;
@@ -121,7 +123,7 @@ export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise
       event: "form.draft_saved",
       templateIdentifier,
       urls,
-      data: { draftKey: input.draftKey, draftId: saved.draftId, keys: Object.keys(input.values).sort() },
+      data: { draftKey: input.draftKey, draftId: saved.draftId, keys },
     });
     return result;
   });
