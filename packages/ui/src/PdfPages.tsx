@@ -3,16 +3,10 @@
 import type { PDFPageProxy } from "pdfjs-dist";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
+import { fieldBox, type PdfFieldRect } from "./pdf-geometry";
 import styles from "./PdfPages.module.css";
 
-/** A rectangle on a page in PDF points, origin at the top-left corner, `page` counted from 1. */
-export interface PdfFieldRect {
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export { fieldBox, type PdfFieldRect };
 
 export interface PdfPagesLabels {
   /** Shown while the PDF loads. */
@@ -66,27 +60,6 @@ const MAX_CANVAS_SIDE = 4096;
 /** The worker from pdfjs-dist, emitted by the bundler as a file of this origin (CSP, offline). */
 function bundledWorkerSrc(): string {
   return new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
-}
-
-/**
- * A field rectangle as fractions of the displayed page, for the page's /Rotate (0, 90, 180, 270).
- * Field coordinates are given on the unrotated page, whose size is `width` × `height` points.
- */
-export function fieldBox(field: PdfFieldRect, width: number, height: number, rotate: number) {
-  const fx = field.x / width;
-  const fy = field.y / height;
-  const fw = field.width / width;
-  const fh = field.height / height;
-  switch (((rotate % 360) + 360) % 360) {
-    case 90:
-      return { left: 1 - (fy + fh), top: fx, width: fh, height: fw };
-    case 180:
-      return { left: 1 - (fx + fw), top: 1 - (fy + fh), width: fw, height: fh };
-    case 270:
-      return { left: fy, top: 1 - (fx + fw), width: fh, height: fw };
-    default:
-      return { left: fx, top: fy, width: fw, height: fh };
-  }
 }
 
 const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;

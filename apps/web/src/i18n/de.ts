@@ -1026,8 +1026,6 @@ export const de: Dictionary = {
     pdfFailed: "Das PDF kann nicht angezeigt werden.",
     pdfPage: "Seite {number} von {count}",
     pdfField: "Unterschrift",
-    detailLoading: "Dokument wird geladen …",
-    detailFailed: "Das Dokument konnte nicht geladen werden.",
     notFound: "Dieses Dokument gibt es nicht, oder es gehört zu einer anderen Organisation.",
     backToList: "Alle Dokumente",
     versionBadge: "Version {version}",

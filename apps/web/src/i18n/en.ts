@@ -1027,8 +1027,6 @@ export const en = {
     pdfFailed: "The PDF could not be shown.",
     pdfPage: "Page {number} of {count}",
     pdfField: "Signature",
-    detailLoading: "Loading the document…",
-    detailFailed: "The document could not be loaded.",
     notFound: "This document does not exist or belongs to another organization.",
     backToList: "All documents",
     versionBadge: "Version {version}",

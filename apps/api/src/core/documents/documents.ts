@@ -72,7 +72,7 @@ export async function findVersion(ctx: OrgContext, documentId: string, version: 
   return row;
 }
 
-function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummary {
+export function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummary {
   return {
     id: doc.id,
     name: doc.name,

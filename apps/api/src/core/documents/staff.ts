@@ -3,7 +3,7 @@ import { and, count, documents, documentVersions, eq, getTableColumns, ilike, in
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
-import { findDocument, findVersion } from "./documents";
+import { findDocument, findVersion, toSummary } from "./documents";
 
 /**
  * The Documents section's reads: the list on the staff list contract, one document with its
@@ -113,19 +113,7 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
     .where(ctx.scope.owns(signatureRequests, eq(signatureRequests.documentId, doc.id), inArray(signatureRequests.status, ["pending", "opened"]), isNotNull(signatureRequests.pinnedVersion)));
   const pinnedByVersion = new Map(pinned.map((row) => [row.version, Number(row.n)]));
   return {
-    id: doc.id,
-    name: doc.name,
-    accountName: doc.accountName,
-    availability: doc.availability,
-    currentVersion: doc.currentVersion,
-    title: current.title,
-    description: current.description,
-    fields: current.fields,
-    pageCount: current.pageCount,
-    pageSizes: current.pageSizes,
-    sha256: current.sha256,
-    createdAt: doc.createdAt.toISOString(),
-    updatedAt: doc.updatedAt.toISOString(),
+    ...toSummary(doc, current),
     versions: versions.map((v) => ({
       version: v.version,
       title: v.title,

@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 
 /**
  * A list's filters live in the URL: a filtered list can be shared, reloaded, and the back button
@@ -65,4 +65,31 @@ export function endOfDay(day: string): string | undefined {
   const date = new Date(`${day}T00:00:00`);
   date.setDate(date.getDate() + 1);
   return date.toISOString();
+}
+
+/**
+ * A search box over a URL filter: it keeps what is typed, and the text goes into the URL (and
+ * so into the query) a moment after typing stops. When the URL changes from outside (back
+ * button, a shared link), the box follows it.
+ */
+export function useSearchText(applied: string, apply: (text: string) => void, delayMs = 300): [string, (text: string) => void] {
+  const [text, setText] = useState(applied);
+  const [seen, setSeen] = useState(applied);
+  if (applied !== seen) {
+    setSeen(applied);
+    setText(applied);
+  }
+  const latestApply = useRef(apply);
+  useEffect(() => {
+    latestApply.current = apply;
+  });
+  useEffect(() => {
+    if (text.trim() === applied) return;
+    const timer = window.setTimeout(() => {
+      setSeen(text.trim());
+      latestApply.current(text.trim());
+    }, delayMs);
+    return () => window.clearTimeout(timer);
+  }, [text, applied, delayMs]);
+  return [text, setText];
 }

@@ -1,13 +1,14 @@
 "use client";
 
 import type { DocumentDetail, DocumentVersionItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, EmptyState, Notice, RadioCards, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, Dialog, Notice, RadioCards, Table, TextField, type TableColumn } from "@clinsign/ui";
 import type { PdfFieldRect } from "@clinsign/ui/pdf-pages";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { DetailStates, retryDetail } from "../../components/DetailStates";
 import { PageHeader } from "../../components/PageHeader";
 import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { format } from "../../i18n";
@@ -49,7 +50,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const justCreated = useSearchParams().get("created") === "1";
-  const detail = useQuery(trpc.documents.detail.queryOptions({ id }));
+  const detail = useQuery(trpc.documents.detail.queryOptions({ id }, { retry: retryDetail }));
   const doc = detail.data;
   const pdf = useQuery({
     queryKey: ["document-pdf", id, doc?.currentVersion],
@@ -99,29 +100,13 @@ export function DocumentDetailPage({ id }: { id: string }) {
   );
   const failure = [save, setAvailability].find((m) => m.isError)?.error;
 
-  if (detail.isPending) {
-    return (
-      <div className="cs-stack" aria-busy="true">
-        <Skeleton label={d.detailLoading} lines={6} />
-      </div>
-    );
-  }
-  if (detail.isError || !doc || !draft) {
-    const error = readApiError(detail.error);
-    return (
-      <Card>
-        <EmptyState
-          icon="alert"
-          title={error.code === "NOT_FOUND" ? d.notFound : d.detailFailed}
-          description={error.code === "NOT_FOUND" ? undefined : describeApiError(error, t)}
-          action={
-            <Link className="cs-button cs-button--secondary" href="/documents">
-              {d.backToList}
-            </Link>
-          }
-        />
-      </Card>
-    );
+  const back = (
+    <Link href="/documents" className={styles.backLink}>
+      ← {d.backToList}
+    </Link>
+  );
+  if (detail.isPending || detail.error || !doc || !draft) {
+    return <DetailStates query={detail} back={back} title={d.pageTitle} icon="document" notFound={{ title: d.notFound }} />;
   }
 
   function submitSave() {
@@ -153,9 +138,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
 
   return (
     <>
-      <Link href="/documents" className={styles.backLink}>
-        ← {d.backToList}
-      </Link>
+      {back}
       <PageHeader
         title={doc.name}
         description={

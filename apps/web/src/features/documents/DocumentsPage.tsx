@@ -4,9 +4,8 @@ import type { DocumentListItem } from "@clinsign/contracts";
 import { Badge, Card, EmptyState, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useState } from "react";
 import { ListBody } from "../../components/lists/ListBody";
-import { useUrlFilters } from "../../components/lists/url-filters";
+import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -32,23 +31,7 @@ export function DocumentsPage() {
       { getNextPageParam: (page) => page.nextCursor ?? undefined },
     ),
   );
-  // The search box keeps what is typed; the URL (and the query) follow a moment later.
-  const [searchText, setSearchText] = useState(values.q);
-  const [searchApplied, setSearchApplied] = useState(values.q);
-  if (values.q !== searchApplied) {
-    setSearchApplied(values.q);
-    setSearchText(values.q);
-  }
-  useEffect(() => {
-    if (searchText.trim() === values.q) return;
-    const timer = window.setTimeout(() => {
-      setSearchApplied(searchText.trim());
-      apply({ ...values, q: searchText });
-    }, 300);
-    return () => window.clearTimeout(timer);
-    // apply and values change with every render; the typed text is what counts.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [searchText, values.q]);
+  const [searchText, setSearchText] = useSearchText(values.q, (q) => apply({ ...values, q }));
 
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const filtered = Boolean(values.q || availability);

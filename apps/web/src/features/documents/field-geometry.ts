@@ -1,4 +1,5 @@
-import type { PdfFieldRect, PdfPageGeometry } from "@clinsign/ui/pdf-pages";
+import { fieldBox, type PdfFieldRect } from "@clinsign/ui/pdf-geometry";
+import type { PdfPageGeometry } from "@clinsign/ui/pdf-pages";
 
 /**
  * The field editor's geometry, pure so it is tested without a browser. Fields are stored as A6
@@ -24,22 +25,9 @@ export const MAX_FIELDS = 20;
 
 const normalizedRotation = (rotate: number) => ((rotate % 360) + 360) % 360;
 
-/** The field as fractions of the displayed page (what PdfPages' fieldBox computes). */
+/** The field as fractions of the displayed page, as the page viewer draws it. */
 export function toDisplay(field: PdfFieldRect, page: Page): Box {
-  const fx = field.x / page.width;
-  const fy = field.y / page.height;
-  const fw = field.width / page.width;
-  const fh = field.height / page.height;
-  switch (normalizedRotation(page.rotate)) {
-    case 90:
-      return { left: 1 - (fy + fh), top: fx, width: fh, height: fw };
-    case 180:
-      return { left: 1 - (fx + fw), top: 1 - (fy + fh), width: fw, height: fh };
-    case 270:
-      return { left: fy, top: 1 - (fx + fw), width: fh, height: fw };
-    default:
-      return { left: fx, top: fy, width: fw, height: fh };
-  }
+  return fieldBox(field, page.width, page.height, page.rotate);
 }
 
 /** The inverse of toDisplay: a box on the displayed page back to points on the unrotated page. */

@@ -4,9 +4,9 @@ import type { TemplateOverviewItem } from "@clinsign/contracts";
 import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { ListBody } from "../../components/lists/ListBody";
-import { useUrlFilters } from "../../components/lists/url-filters";
+import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -42,24 +42,7 @@ export function TemplatesPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.templates.overview.pathKey() });
 
   const setFilter = (name: "q" | "status", value: string | null) => apply({ ...values, [name]: value ?? "" });
-  // The search box keeps what is typed; the URL (and the query) follow a moment later.
-  const [searchText, setSearchText] = useState(search);
-  const [searchApplied, setSearchApplied] = useState(search);
-  if (search !== searchApplied) {
-    // The URL changed from outside (back button, a shared link): the box follows it.
-    setSearchApplied(search);
-    setSearchText(search);
-  }
-  useEffect(() => {
-    if (searchText === search) return;
-    const timer = window.setTimeout(() => {
-      setSearchApplied(searchText.trim());
-      setFilter("q", searchText.trim() || null);
-    }, 300);
-    return () => window.clearTimeout(timer);
-    // setFilter changes with every render; the typed text is what counts.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [searchText, search]);
+  const [searchText, setSearchText] = useSearchText(search, (q) => setFilter("q", q || null));
 
   const create = useMutation(trpc.templates.create.mutationOptions({ onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`) }));
   const getTemplate = useMutation({ mutationFn: (identifier: string) => queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })) });

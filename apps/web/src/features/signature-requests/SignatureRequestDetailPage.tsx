@@ -1,17 +1,18 @@
 "use client";
 
 import type { SignatureRequestDetail } from "@clinsign/contracts";
-import { Badge, Button, Card, CopyField, Dialog, EmptyState, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Button, Card, CopyField, Dialog, Notice } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { DetailStates, retryDetail } from "../../components/DetailStates";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC, useTRPCClient } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { base64ToBytes } from "../signing/download";
+import { base64ToBytes, saveBytes } from "../signing/download";
 import { QrCode } from "./QrCode";
 import { RequestChanges } from "./RequestChanges";
 import { statusLabel, statusTone } from "./states";
@@ -19,20 +20,6 @@ import { Timeline } from "./Timeline";
 import styles from "./signature-requests.module.css";
 
 type Kind = "pdf" | "metadata";
-
-/** Saves bytes under a file name through a temporary object URL. */
-function saveBlob(bytes: Uint8Array<ArrayBuffer>, type: string, fileName: string) {
-  const url = URL.createObjectURL(new Blob([bytes], { type }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = fileName;
-  link.rel = "noopener";
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Give the browser time to start the download before the URL goes away.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /** The signed PDF and its metadata JSON, fetched as base64 through the staff session. */
 function Downloads({ request }: { request: SignatureRequestDetail }) {
@@ -43,8 +30,8 @@ function Downloads({ request }: { request: SignatureRequestDetail }) {
     mutationFn: async (kind: Kind) => {
       const base64 = await client.signatures.signedArtifact.query({ id: request.id, kind });
       const bytes = base64ToBytes(base64);
-      if (kind === "pdf") saveBlob(bytes, "application/pdf", `signed-${request.id}.pdf`);
-      else saveBlob(bytes, "application/json", `metadata-${request.id}.json`);
+      if (kind === "pdf") saveBytes(bytes, "application/pdf", `signed-${request.id}.pdf`);
+      else saveBytes(bytes, "application/json", `metadata-${request.id}.json`);
     },
   });
   return (
@@ -183,45 +170,15 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
-  const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: (count, error) => !["NOT_FOUND", "BAD_REQUEST"].includes(readApiError(error).code ?? "") && count < 2 }));
+  const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: retryDetail }));
   const back = (
     <Link href="/signature-requests" className={styles.back}>
       ← {s.back}
     </Link>
   );
 
-  if (detail.isPending)
-    return (
-      <>
-        {back}
-        <PageHeader title={s.detailTitle} />
-        <Card>
-          <Skeleton label={t.common.loading} lines={6} />
-        </Card>
-      </>
-    );
-  if (detail.error) {
-    const error = readApiError(detail.error);
-    return (
-      <>
-        {back}
-        {error.code === "NOT_FOUND" || error.code === "BAD_REQUEST" ? (
-          <EmptyState level={1} icon="signature" title={s.notFoundTitle} description={s.notFoundBody} />
-        ) : (
-          <div className="cs-stack">
-            <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-              {describeApiError(error, t)}
-            </Notice>
-            <div>
-              <Button onClick={() => detail.refetch()} busy={detail.isFetching}>
-                {t.common.retry}
-              </Button>
-            </div>
-          </div>
-        )}
-      </>
-    );
-  }
+  if (detail.isPending || detail.error)
+    return <DetailStates query={detail} back={back} title={s.detailTitle} icon="signature" notFound={{ title: s.notFoundTitle, body: s.notFoundBody }} />;
 
   const request = detail.data;
   const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";

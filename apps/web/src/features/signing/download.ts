@@ -18,9 +18,9 @@ export function base64ToBytes(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** Saves a PDF through a temporary object URL and a download link. */
-export function savePdf(base64: string, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([base64ToBytes(base64)], { type: "application/pdf" }));
+/** Saves bytes under a file name through a temporary object URL and a download link. */
+export function saveBytes(bytes: Uint8Array<ArrayBuffer>, type: string, fileName: string): void {
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
   const link = document.createElement("a");
   link.href = url;
   link.download = fileName;
@@ -30,4 +30,9 @@ export function savePdf(base64: string, fileName: string): void {
   link.remove();
   // Give the browser time to start the download before the URL goes away.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** Saves a PDF given as base64. */
+export function savePdf(base64: string, fileName: string): void {
+  saveBytes(base64ToBytes(base64), "application/pdf", fileName);
 }

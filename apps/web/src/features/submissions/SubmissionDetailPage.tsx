@@ -1,15 +1,15 @@
 "use client";
 
 import type { SubmissionAnswer, SubmissionDetail } from "@clinsign/contracts";
-import { Badge, Button, Card, EmptyState, Notice, Skeleton, type BadgeTone } from "@clinsign/ui";
+import { Badge, Card, type BadgeTone } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { DetailStates, retryDetail } from "../../components/DetailStates";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
 import { sourceLabel } from "./source";
 import styles from "./submissions.module.css";
 
@@ -90,45 +90,15 @@ export function SubmissionDetailPage({ id }: { id: string }) {
   const { t, locale } = useI18n();
   const s = t.submissionsPage;
   const trpc = useTRPC();
-  const detail = useQuery(trpc.submissions.get.queryOptions({ id }, { retry: (count, error) => readApiError(error).code !== "NOT_FOUND" && count < 2 }));
+  const detail = useQuery(trpc.submissions.get.queryOptions({ id }, { retry: retryDetail }));
   const back = (
     <Link href="/submissions" className={styles.back}>
       ← {s.back}
     </Link>
   );
 
-  if (detail.isPending)
-    return (
-      <>
-        {back}
-        <PageHeader title={s.pageTitle} />
-        <Card>
-          <Skeleton label={t.common.loading} lines={6} />
-        </Card>
-      </>
-    );
-  if (detail.error) {
-    const error = readApiError(detail.error);
-    return (
-      <>
-        {back}
-        {error.code === "NOT_FOUND" || error.code === "BAD_REQUEST" ? (
-          <EmptyState level={1} icon="inbox" title={s.notFoundTitle} description={s.notFoundBody} />
-        ) : (
-          <div className="cs-stack">
-            <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-              {describeApiError(error, t)}
-            </Notice>
-            <div>
-              <Button onClick={() => detail.refetch()} busy={detail.isFetching}>
-                {t.common.retry}
-              </Button>
-            </div>
-          </div>
-        )}
-      </>
-    );
-  }
+  if (detail.isPending || detail.error)
+    return <DetailStates query={detail} back={back} title={s.pageTitle} icon="inbox" notFound={{ title: s.notFoundTitle, body: s.notFoundBody }} />;
 
   const d = detail.data;
   return (
