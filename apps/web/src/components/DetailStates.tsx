@@ -1,10 +1,11 @@
 "use client";
 
-import { Button, Card, EmptyState, Notice, Skeleton, type IconName } from "@clinsign/ui";
+import { Card, EmptyState, Skeleton, type IconName } from "@clinsign/ui";
 import type { ReactNode } from "react";
+import { LoadFailed } from "./LoadFailed";
 import { PageHeader } from "./PageHeader";
 import { useI18n } from "../i18n/I18nProvider";
-import { describeApiError, readApiError } from "../trpc/errors";
+import { readApiError } from "../trpc/errors";
 
 /** What DetailStates reads of the page's query. */
 export interface DetailQuery {
@@ -51,16 +52,7 @@ export function DetailStates({
       {error.code === "NOT_FOUND" || error.code === "BAD_REQUEST" ? (
         <EmptyState level={1} icon={icon} title={notFound.title} description={notFound.body} />
       ) : (
-        <div className="cs-stack">
-          <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-            {describeApiError(error, t)}
-          </Notice>
-          <div>
-            <Button onClick={() => query.refetch()} busy={query.isFetching}>
-              {t.common.retry}
-            </Button>
-          </div>
-        </div>
+        <LoadFailed query={query} />
       )}
     </>
   );

@@ -1,12 +1,12 @@
 "use client";
 
-import { Button, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { Button, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import type { ReactNode } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { describeApiError, readApiError } from "../../trpc/errors";
 import { ListPager } from "./ListPager";
 import styles from "./lists.module.css";
+import { LoadFailed } from "../LoadFailed";
 
 /** What ListBody reads of a cursor-paged (infinite) query. */
 export interface PagedQuery {
@@ -43,16 +43,7 @@ export function ListBody<Row>({ list, rows, caption, columns, rowKey, empty, lab
     );
   if (list.error)
     return (
-      <div className="cs-card__body cs-stack">
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(readApiError(list.error), t)}
-        </Notice>
-        <div>
-          <Button onClick={() => list.refetch()} busy={list.isFetching}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </div>
+      <LoadFailed query={list} className="cs-card__body cs-stack" />
     );
   if (rows.length === 0) return <>{empty}</>;
   return (

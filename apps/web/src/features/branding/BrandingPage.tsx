@@ -1,7 +1,7 @@
 "use client";
 
 import type { Branding, InstitutionBrandingItem } from "@clinsign/contracts";
-import { Button, Card, EmptyState, Notice, Skeleton, type TableColumn } from "@clinsign/ui";
+import { Card, EmptyState, Notice, Skeleton, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -16,6 +16,7 @@ import { describeApiError, readApiError } from "../../trpc/errors";
 import { BrandEditor, type EditTarget } from "./BrandEditor";
 import { Swatch } from "./Swatch";
 import styles from "./branding.module.css";
+import { LoadFailed } from "../../components/LoadFailed";
 
 /** `?edit=default`, `?edit=new`, `?institution=<id>`: the editor is in the URL, so Back leaves it. */
 function useEditTarget(): [EditTarget | null, (target: EditTarget | null, replace?: boolean) => void] {
@@ -153,16 +154,7 @@ function EditorLoader({ target, onSaved, created }: { target: EditTarget; onSave
     return <EmptyState level={2} icon="branding" title={b.notFoundTitle} description={format(b.notFoundBody, { institution: institutionId })} />;
   if (error)
     return (
-      <div className="cs-stack">
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(error, t)}
-        </Notice>
-        <div>
-          <Button onClick={() => query.refetch()} busy={query.isFetching}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </div>
+      <LoadFailed query={query} />
     );
   return <BrandEditor target={target} initial={target.kind === "new" || created ? null : (query.data ?? null)} onSaved={onSaved} />;
 }

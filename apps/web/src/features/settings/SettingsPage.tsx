@@ -1,12 +1,12 @@
 "use client";
 
-import { Button, Card, Notice, Skeleton } from "@clinsign/ui";
+import { Card, Skeleton } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
 import { SettingsForm } from "./SettingsForm";
+import { LoadFailed } from "../../components/LoadFailed";
 
 export function SettingsPage() {
   const { t } = useI18n();
@@ -21,16 +21,7 @@ export function SettingsPage() {
           <Skeleton label={t.common.loading} lines={4} />
         </Card>
       ) : settings.error ? (
-        <div className="cs-stack">
-          <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-            {describeApiError(readApiError(settings.error), t)}
-          </Notice>
-          <div>
-            <Button onClick={() => settings.refetch()} busy={settings.isFetching}>
-              {t.common.retry}
-            </Button>
-          </div>
-        </div>
+        <LoadFailed query={settings} />
       ) : (
         <SettingsForm settings={settings.data} />
       )}

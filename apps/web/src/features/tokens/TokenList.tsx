@@ -10,6 +10,7 @@ import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./tokens.module.css";
+import { LoadFailed } from "../../components/LoadFailed";
 
 export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const { t, locale } = useI18n();
@@ -75,16 +76,7 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
   if (tokens.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={3} /></div>;
   else if (tokens.error)
     body = (
-      <div className="cs-card__body cs-stack">
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(readApiError(tokens.error), t)}
-        </Notice>
-        <div>
-          <Button onClick={() => tokens.refetch()} busy={tokens.isFetching}>
-            {t.common.retry}
-          </Button>
-        </div>
-      </div>
+      <LoadFailed query={tokens} className="cs-card__body cs-stack" />
     );
   else if (tokens.data.length === 0) body = <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
   else
