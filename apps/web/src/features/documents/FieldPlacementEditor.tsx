@@ -4,7 +4,7 @@ import { Button } from "@clinsign/ui";
 import { PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels } from "@clinsign/ui/pdf-pages";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from "react";
 import { format } from "../../i18n";
-import { centredField, clampToPage, dragBox, fromDisplay, isBigEnough, MAX_FIELDS, moveBox, nudge, resizeBox, toDisplay, type Box } from "./field-geometry";
+import { centredField, clampToPage, dragBox, fromDisplay, isBigEnough, MAX_FIELDS, minBox, moveBox, nudge, resizeBox, toDisplay, type Box } from "./field-geometry";
 import styles from "./field-editor.module.css";
 
 /** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
@@ -136,8 +136,7 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
             const field = fields[drag.index]!;
             const dx = at.x - drag.from.x;
             const dy = at.y - drag.from.y;
-            const min = { width: 12 / page.width, height: 12 / page.height };
-            const box = drag.kind === "move" ? moveBox(drag.box, dx, dy) : resizeBox(drag.box, dx, dy, min);
+            const box = drag.kind === "move" ? moveBox(drag.box, dx, dy) : resizeBox(drag.box, dx, dy, minBox(page));
             replace(drag.index, fromDisplay(box, page, field.page));
           }
         }}

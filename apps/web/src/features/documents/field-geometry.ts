@@ -106,9 +106,14 @@ export function nudge(field: PdfFieldRect, page: Page, key: "ArrowLeft" | "Arrow
   const unitY = step / (rotated ? page.width : page.height);
   const dx = key === "ArrowLeft" ? -unitX : key === "ArrowRight" ? unitX : 0;
   const dy = key === "ArrowUp" ? -unitY : key === "ArrowDown" ? unitY : 0;
-  const min = { width: MIN_FIELD_POINTS / (rotated ? page.height : page.width), height: MIN_FIELD_POINTS / (rotated ? page.width : page.height) };
-  const next = options.resize ? resizeBox(box, dx, dy, min) : moveBox(box, dx, dy);
+  const next = options.resize ? resizeBox(box, dx, dy, minBox(page)) : moveBox(box, dx, dy);
   return fromDisplay(next, page, field.page);
+}
+
+/** The smallest field (MIN_FIELD_POINTS each way) as fractions of the displayed page. */
+export function minBox(page: Page): { width: number; height: number } {
+  const rotated = normalizedRotation(page.rotate) % 180 !== 0;
+  return { width: MIN_FIELD_POINTS / (rotated ? page.height : page.width), height: MIN_FIELD_POINTS / (rotated ? page.width : page.height) };
 }
 
 /** A new field centred on the page (or where there is room), for "Add field" without a pointer. */
