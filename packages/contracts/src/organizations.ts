@@ -3,6 +3,24 @@ import { httpUrl, isoDateTime } from "./common";
 
 export const sessionVerificationMethods = ["none", "hs256", "jwks", "introspection"] as const;
 
+/** Languages the clinic's outputs (PDF, CSV, SMS) are written in. */
+export const organizationLocales = ["de", "en"] as const;
+export type OrganizationLocale = (typeof organizationLocales)[number];
+
+/** An IANA time zone name the runtime knows ("Europe/Berlin"). */
+export const timeZoneName = z
+  .string()
+  .trim()
+  .max(64)
+  .refine((name) => {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: name });
+      return true;
+    } catch {
+      return false;
+    }
+  }, { message: "is not a known time zone (e.g. Europe/Berlin)" });
+
 export const organizationSettings = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -17,6 +35,10 @@ export const organizationSettings = z.object({
   sessionAudience: z.string().nullable(),
   sessionIssuer: z.string().nullable(),
   sessionRequireJti: z.boolean(),
+  locale: z.enum(organizationLocales),
+  timeZone: z.string(),
+  phoneCountry: z.string(),
+  signedCopyDays: z.number().int(),
   updatedAt: isoDateTime,
 });
 export type OrganizationSettings = z.infer<typeof organizationSettings>;
@@ -40,6 +62,15 @@ export const updateOrganizationInput = z.object({
   sessionAudience: claimValue.nullish(),
   sessionIssuer: claimValue.nullish(),
   sessionRequireJti: z.boolean().optional(),
+  locale: z.enum(organizationLocales).optional(),
+  timeZone: timeZoneName.optional(),
+  phoneCountry: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, { message: "must be a two-letter country code (e.g. DE)" })
+    .transform((code) => code.toUpperCase())
+    .optional(),
+  signedCopyDays: z.number().int().min(0).max(3650).optional(),
 });
 export type UpdateOrganizationInput = z.input<typeof updateOrganizationInput>;
 

@@ -44,6 +44,14 @@ export const organizations = pgTable("organizations", {
   sessionIssuer: text("session_issuer"),
   /** A4: refuse session tokens without a `jti` (so every token is single-use). */
   sessionRequireJti: boolean("session_require_jti").notNull().default(false),
+  /** Language of what the clinic's outputs say (PDF, CSV, SMS texts): `de` or `en`. */
+  locale: text("locale").$type<"de" | "en">().notNull().default("de"),
+  /** IANA time zone in which dates and times are written for the clinic and its patients. */
+  timeZone: text("time_zone").notNull().default("Europe/Berlin"),
+  /** ISO 3166 country whose national phone numbers ("0170 …") staff and patients may type. */
+  phoneCountry: text("phone_country").notNull().default("DE"),
+  /** How long a signer may still download their signed copy through the signing link. */
+  signedCopyDays: integer("signed_copy_days").notNull().default(30),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -37,6 +37,16 @@ describe("organization settings", () => {
     await expect(admin.organization.update.mutate({ sessionAudience: "  " })).rejects.toMatchObject({ data: { httpStatus: 400 } });
   });
 
+  it("keeps the clinic's language, time zone, phone country and signed-copy period, German by default", async () => {
+    const fresh = await api.createOrg();
+    const other = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
+    expect(await other.organization.settings.query()).toMatchObject({ locale: "de", timeZone: "Europe/Berlin", phoneCountry: "DE", signedCopyDays: 30 });
+    const saved = await other.organization.update.mutate({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "at", signedCopyDays: 90 });
+    expect(saved).toMatchObject({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: 90 });
+    await expect(other.organization.update.mutate({ timeZone: "Mars/Olympus" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(other.organization.update.mutate({ phoneCountry: "DEU" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+  });
+
   it("rotates the webhook signing secret and shows the new one once", async () => {
     const { secret } = await admin.organization.rotateWebhookSecret.mutate();
     expect(secret).toMatch(/^whsec_/);

@@ -25,6 +25,10 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     sessionAudience: row.sessionAudience,
     sessionIssuer: row.sessionIssuer,
     sessionRequireJti: row.sessionRequireJti,
+    locale: row.locale,
+    timeZone: row.timeZone,
+    phoneCountry: row.phoneCountry,
+    signedCopyDays: row.signedCopyDays,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -58,6 +62,10 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.sessionAudience !== undefined && { sessionAudience: input.sessionAudience }),
       ...(input.sessionIssuer !== undefined && { sessionIssuer: input.sessionIssuer }),
       ...(input.sessionRequireJti !== undefined && { sessionRequireJti: input.sessionRequireJti }),
+      ...(input.locale !== undefined && { locale: input.locale }),
+      ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
+      ...(input.phoneCountry !== undefined && { phoneCountry: input.phoneCountry }),
+      ...(input.signedCopyDays !== undefined && { signedCopyDays: input.signedCopyDays }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

@@ -17,6 +17,10 @@ const settings: OrganizationSettings = {
   sessionAudience: null,
   sessionIssuer: null,
   sessionRequireJti: false,
+  locale: "de",
+  timeZone: "Europe/Berlin",
+  phoneCountry: "DE",
+  signedCopyDays: 30,
   updatedAt: "2025-11-21T10:00:00.000Z",
 };
 
