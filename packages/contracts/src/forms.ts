@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { httpUrl, isoDateTime, listLimit } from "./common";
+import { listInput } from "./lists";
 import { branding } from "./signatures";
 import { templateIdentifier } from "./templates";
 
@@ -12,10 +13,20 @@ const text = (min: number, max: number, what = "characters") =>
     .min(min, { message: min === max ? `must be ${min} ${what}` : `must be ${min} to ${max} ${what}` })
     .max(max, { message: `must be ${min} to ${max} ${what}` });
 
+/**
+ * Prefixes of the keys the service stores drafts under for its own credentials: an embed
+ * session's namespace (`session:<id>:…`) and an SMS form request's draft (`form-request:<id>`).
+ * No caller may name them, or a token call or a pinned session key could reach a patient's draft.
+ */
+export const RESERVED_DRAFT_KEY_PREFIXES = ["session:", "form-request:"] as const;
+
 export const draftKey = z
   .string({ message: "is required" })
   .min(1, { message: "is required" })
-  .max(200, { message: "must be at most 200 characters" });
+  .max(200, { message: "must be at most 200 characters" })
+  .refine((key) => !RESERVED_DRAFT_KEY_PREFIXES.some((prefix) => key.toLowerCase().startsWith(prefix)), {
+    message: `must not start with ${RESERVED_DRAFT_KEY_PREFIXES.join(" or ")} (reserved)`,
+  });
 
 /** Field values keyed by field key. */
 export const formValues = z.record(
@@ -98,18 +109,59 @@ export const sessionInfo = z.object({
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
-/** Staff: the organization's embed sessions that are still valid, newest first. */
-export const listSessionsInput = z.object({ limit: listLimit(50, 200) });
-export const activeSession = z.object({
+/**
+ * Staff: the personal links of a template (sessions made for one patient, by staff or a hospital
+ * system) that are still valid, newest first, on the staff list contract. Visitors' sessions of
+ * a public embed are not listed: they belong to anonymous browsers.
+ */
+export const listSessionsInput = listInput({ templateIdentifier: templateIdentifier.optional() });
+export const personalLink = z.object({
   id: z.uuid(),
   templateIdentifier: z.string(),
+  /** The patient's case number, when the link was made with one. */
+  rnummer: z.string().nullable(),
   draftKey: z.string().nullable(),
   createdAt: isoDateTime,
   expiresAt: isoDateTime,
 });
-export type ActiveSession = z.infer<typeof activeSession>;
+export type PersonalLink = z.infer<typeof personalLink>;
 /** Staff: ends an embed session now (by its record id; the sessionId itself is never stored). */
 export const revokeSessionInput = z.object({ id: z.uuid() });
+
+/**
+ * A template's public embed: the permanent snippet for a clinic's website. Each visitor's
+ * browser starts a session of its own from the code; only pages on `allowedOrigins` may frame it.
+ */
+export const publicEmbed = z.object({
+  templateIdentifier: z.string(),
+  code: z.string(),
+  allowedOrigins: z.array(z.string()),
+  enabled: z.boolean(),
+  /** The form page the snippet frames: `${PUBLIC_WEB_URL}/embed/<identifier>?embed=<code>`. */
+  embedUrl: z.string(),
+  updatedAt: isoDateTime,
+});
+export type PublicEmbed = z.infer<typeof publicEmbed>;
+
+export const publicEmbedRef = z.object({ templateIdentifier });
+
+export const savePublicEmbedInput = z.object({
+  templateIdentifier,
+  allowedOrigins: z.array(webOrigin).max(10, { message: "at most 10 origins" }),
+  enabled: z.boolean(),
+});
+export type SavePublicEmbedInput = z.input<typeof savePublicEmbedInput>;
+
+/** A public embed code as the form page carries it (`?embed=`). */
+export const publicEmbedCode = z.string().regex(/^pe_[A-Za-z0-9_-]{16,64}$/, { message: "is not an embed code" });
+
+/** What the form page (and the web server's CSP) may learn about a public embed. */
+export const publicEmbedInfo = z.object({ enabled: z.boolean(), allowedOrigins: z.array(z.string()) });
+export type PublicEmbedInfo = z.infer<typeof publicEmbedInfo>;
+
+/** A visitor's own session, started from a public embed; kept in that browser's storage only. */
+export const startedVisitorSession = z.object({ sessionId: z.string(), expiresAt: isoDateTime });
+export type StartedVisitorSession = z.infer<typeof startedVisitorSession>;
 
 // ---- drafts -----------------------------------------------------------------------------------
 

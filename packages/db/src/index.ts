@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
-import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from "drizzle-orm/pg-core";
+import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -241,7 +241,8 @@ export class OrgScope {
       .values({ ...values, organizationId: this.organizationId } as T["$inferInsert"]);
   }
 
-  update<T extends TenantTable>(table: T, values: Partial<Omit<T["$inferInsert"], "organizationId">>, ...conditions: (SQL | undefined)[]) {
+  /** `values` may set a column to an SQL expression (e.g. a jsonb merge) as drizzle's `set` does. */
+  update<T extends TenantTable>(table: T, values: Omit<PgUpdateSetSource<T>, "organizationId">, ...conditions: (SQL | undefined)[]) {
     return (this.db as Db)
       .update(table)
       .set(values as never)

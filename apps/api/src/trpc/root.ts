@@ -1,5 +1,5 @@
 import { authRouter } from "./routers/auth";
-import { auditRouter, draftsRouter, formsRouter, messagesRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
+import { auditRouter, draftsRouter, formsRouter, messagesRouter, publicEmbedsRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
 import { organizationRouter } from "./routers/organization";
@@ -20,6 +20,7 @@ export const appRouter = router({
   templates: templatesRouter,
   tokens: tokensRouter,
   sessions: sessionsRouter,
+  publicEmbeds: publicEmbedsRouter,
   forms: formsRouter,
   drafts: draftsRouter,
   submissions: submissionsRouter,

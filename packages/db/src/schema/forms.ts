@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./core";
 
@@ -26,7 +27,32 @@ export interface FormSessionConfig {
   allowedOrigins?: string[];
 }
 
-/** A bearer credential for one template; only the SHA-256 of the sessionId is stored. */
+/**
+ * A template's public embed: the permanent code a clinic pastes on its website. Anyone may fill
+ * the form, so the code is no credential to anyone's answers: every visitor's browser starts an
+ * embed session of its own from it (`public_embed_id` below), and only pages on
+ * `allowed_origins` may frame it. One per template; turning it off ends every visitor's session.
+ */
+export const publicEmbeds = pgTable(
+  "public_embeds",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    templateIdentifier: text("template_identifier").notNull(),
+    code: text("code").notNull(),
+    allowedOrigins: jsonb("allowed_origins").$type<string[]>().notNull().default([]),
+    enabled: boolean("enabled").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("public_embeds_code_uq").on(t.code), uniqueIndex("public_embeds_org_template_uq").on(t.organizationId, t.templateIdentifier)],
+);
+
+/**
+ * A bearer credential for one template; only the SHA-256 of the sessionId is stored. A personal
+ * session (staff or a hospital system made it for one patient) has no `public_embed_id`; a
+ * visitor's session started from a public embed has one.
+ */
 export const formSessions = pgTable(
   "form_sessions",
   {
@@ -35,10 +61,17 @@ export const formSessions = pgTable(
     templateIdentifier: text("template_identifier").notNull(),
     tokenHash: text("token_hash").notNull(),
     config: jsonb("config").$type<FormSessionConfig>().notNull().default({}),
+    publicEmbedId: uuid("public_embed_id").references(() => publicEmbeds.id, { onDelete: "cascade" }),
     expiresAt: ts("expires_at").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("form_sessions_hash_uq").on(t.tokenHash), index("form_sessions_org_idx").on(t.organizationId, t.createdAt)],
+  (t) => [
+    uniqueIndex("form_sessions_hash_uq").on(t.tokenHash),
+    index("form_sessions_org_idx").on(t.organizationId, t.createdAt),
+    // The console's personal links of a template, newest first (keyset pages).
+    index("form_sessions_personal_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.id).where(sql`${t.publicEmbedId} is null`),
+    index("form_sessions_public_embed_idx").on(t.publicEmbedId).where(sql`${t.publicEmbedId} is not null`),
+  ],
 );
 
 /** One draft per (organization, template, draftKey); values are merged with `||` in the database. */

@@ -1,10 +1,11 @@
-import { createSessionInput, type ActiveSession, type CreatedSession, type CreateSessionInput, type SessionInfo } from "@clinsign/contracts";
-import { desc, eq, formSessions, gt, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
+import { createSessionInput, type CreatedSession, type CreateSessionInput, type ListPage, type ListSort, type PersonalLink, type SessionInfo } from "@clinsign/contracts";
+import { eq, formSessions, getTableColumns, gt, isNull, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getDefaultBranding } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound, unauthorized } from "../errors";
+import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
 import { resolveFormTemplate } from "../forms/form-template";
 
@@ -50,19 +51,42 @@ async function assertMayChooseWebhookUrl(ctx: OrgContext, webhookUrl: string): P
   });
 }
 
-/** Staff: the embed sessions of the organization that are still valid, newest first. */
-export async function listFormSessions(ctx: OrgContext, input: { limit: number }): Promise<ActiveSession[]> {
-  const rows = await ctx.scope
-    .select(formSessions, gt(formSessions.expiresAt, new Date()))
-    .orderBy(desc(formSessions.createdAt))
-    .limit(input.limit);
-  return rows.map((row) => ({
-    id: row.id,
-    templateIdentifier: row.templateIdentifier,
-    draftKey: row.config.draftKey ?? null,
-    createdAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
-  }));
+/**
+ * Staff: the personal links that are still valid (of one template, or all), newest first, in
+ * keyset pages. Visitors' sessions of a public embed are anonymous and not listed.
+ */
+export async function listPersonalLinks(
+  ctx: OrgContext,
+  input: { templateIdentifier?: string; cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<PersonalLink>> {
+  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
+  const rows = await ctx.scope.db
+    .select({ ...getTableColumns(formSessions), cursorAt: exactTimestamp(formSessions.createdAt) })
+    .from(formSessions)
+    .where(
+      ctx.scope.owns(
+        formSessions,
+        isNull(formSessions.publicEmbedId),
+      gt(formSessions.expiresAt, new Date()),
+      input.templateIdentifier === undefined ? undefined : eq(formSessions.templateIdentifier, input.templateIdentifier),
+        after && afterKey([formSessions.createdAt, formSessions.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort),
+      ),
+    )
+    .orderBy(...keyOrder([formSessions.createdAt, formSessions.id], input.sort))
+    .limit(input.limit + 1);
+  return toPage(
+    rows,
+    input.limit,
+    (row) => ({
+      id: row.id,
+      templateIdentifier: row.templateIdentifier,
+      rnummer: row.config.rnummer ?? null,
+      draftKey: row.config.draftKey ?? null,
+      createdAt: row.createdAt.toISOString(),
+      expiresAt: row.expiresAt.toISOString(),
+    }),
+    (row) => [row.cursorAt, row.id],
+  );
 }
 
 /**

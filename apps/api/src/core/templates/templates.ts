@@ -13,6 +13,7 @@ import {
 } from "@clinsign/contracts";
 import { count, desc, eq, getTableColumns, ilike, inArray, scopedQuery, sql, submissions, templates, type Db } from "@clinsign/db";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { deletePublicEmbedOf } from "../sessions/public-embeds";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { notFound } from "../errors";
@@ -162,6 +163,7 @@ export async function deleteTemplate(ctx: OrgContext, input: { identifier: strin
   await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope.delete(templates, eq(templates.identifier, input.identifier)).returning();
     if (!row) throw notFound("template", { field: "identifier" });
+    await deletePublicEmbedOf(tx, input.identifier);
     await recordAudit(tx, { action: "template.deleted", templateIdentifier: input.identifier, metadata: { title: row.title } });
   });
 }

@@ -8,9 +8,12 @@ import {
   listAuditLogsInput,
   listMessagesInput,
   listSessionsInput,
+  publicEmbedCode,
+  publicEmbedRef,
   listSubmissionsInput,
   revokeSessionInput,
   saveDraftInput,
+  savePublicEmbedInput,
   submitInput,
   templateIdentifier,
 } from "@clinsign/contracts";
@@ -20,24 +23,35 @@ import { AppError } from "../../core/errors";
 import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { listMessages } from "../../core/messaging/messaging";
-import { createFormSession, describeSession, listFormSessions, revokeFormSession } from "../../core/sessions/sessions";
+import { describePublicEmbed, getPublicEmbed, savePublicEmbed, startVisitorSession } from "../../core/sessions/public-embeds";
+import { createFormSession, describeSession, listPersonalLinks, revokeFormSession } from "../../core/sessions/sessions";
 import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
-import { formProcedure, orgProcedure, staffProcedure } from "../trpc";
+import { formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
 
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
   create: orgProcedure.input(createSessionInput).mutation(({ ctx, input }) => createFormSession(ctx.org, input)),
-  /** Staff: the organization's valid embed sessions, and ending one now. */
-  list: staffProcedure.input(listSessionsInput).query(({ ctx, input }) => listFormSessions(ctx.org, input)),
+  /** Staff: the valid personal links (sessions made for one patient), and ending one now. */
+  list: staffProcedure.input(listSessionsInput).query(({ ctx, input }) => listPersonalLinks(ctx.org, input)),
   revoke: staffProcedure.input(revokeSessionInput).mutation(({ ctx, input }) => revokeFormSession(ctx.org, input)),
   /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
   current: formProcedure.query(({ ctx }) => {
     if (!ctx.org.session) throw new AppError("unauthorized", "this call needs a sessionId");
     return describeSession(ctx.org, ctx.org.session);
   }),
+} satisfies TRPCRouterRecord;
+
+/** A template's public embed (the website snippet) and the sessions visitors start from it. */
+export const publicEmbedsRouter = {
+  get: staffProcedure.input(publicEmbedRef).query(({ ctx, input }) => getPublicEmbed(ctx.org, input)),
+  save: staffProcedure.input(savePublicEmbedInput).mutation(({ ctx, input }) => savePublicEmbed(ctx.org, input)),
+  /** The form page and the web server's CSP: is it on, which origins may frame it. */
+  describe: publicProcedure.input(z.object({ code: publicEmbedCode })).query(({ ctx, input }) => describePublicEmbed(ctx.services, input.code)),
+  /** A visitor's browser starts its own session; the sessionId stays in that browser. */
+  start: publicProcedure.input(z.object({ code: publicEmbedCode })).mutation(({ ctx, input }) => startVisitorSession(ctx.services, input.code, ctx.request)),
 } satisfies TRPCRouterRecord;
 
 export const formsRouter = {

@@ -1,0 +1,133 @@
+import type { PublicEmbed, PublicEmbedInfo, SavePublicEmbedInput, StartedVisitorSession } from "@clinsign/contracts";
+import { and, eq, formSessions, gt, publicEmbeds, sql, templates } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
+import { randomSecret, sha256Hex } from "../crypto";
+import { AppError, notFound } from "../errors";
+import { resolveFormTemplate } from "../forms/form-template";
+import { consumeRateLimit } from "../rate-limit";
+
+/**
+ * How long a visitor's session lives. The draft is reachable only with the sessionId the
+ * visitor's browser holds, so it lasts as long as both: that storage and this lifetime (a shared
+ * waiting-room tablet forgets an unfinished form by the next day).
+ */
+export const VISITOR_SESSION_HOURS = 24;
+
+/**
+ * Sessions one address may start from one public embed in `VISITOR_START_WINDOW_SECONDS`. A
+ * clinic's waiting room shares one address, so the bound is generous; it stops a script from
+ * filling the sessions table, not a family filling forms.
+ */
+export const VISITOR_STARTS_PER_WINDOW = 60;
+const VISITOR_START_WINDOW_SECONDS = 10 * 60;
+
+type PublicEmbedRow = typeof publicEmbeds.$inferSelect;
+
+function toPublicEmbed(ctx: OrgContext, row: PublicEmbedRow): PublicEmbed {
+  return {
+    templateIdentifier: row.templateIdentifier,
+    code: row.code,
+    allowedOrigins: row.allowedOrigins,
+    enabled: row.enabled,
+    embedUrl: `${ctx.services.config.publicWebUrl}/embed/${encodeURIComponent(row.templateIdentifier)}?embed=${encodeURIComponent(row.code)}`,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Staff: the template's public embed, or null before one was set up. */
+export async function getPublicEmbed(ctx: OrgContext, input: { templateIdentifier: string }): Promise<PublicEmbed | null> {
+  const [row] = await ctx.scope.select(publicEmbeds, eq(publicEmbeds.templateIdentifier, input.templateIdentifier)).limit(1);
+  return row ? toPublicEmbed(ctx, row) : null;
+}
+
+/**
+ * Staff: sets up, changes or turns off a template's public embed. The code stays the same for the
+ * template's life, so the snippet on the clinic's website keeps working through every change.
+ * Turning it off ends every visitor's session at once; new origins reach live sessions too.
+ */
+export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInput): Promise<PublicEmbed> {
+  const allowedOrigins = [...new Set(input.allowedOrigins)];
+  if (input.enabled && allowedOrigins.length === 0) {
+    throw new AppError("invalid_request", "allowedOrigins: name the website (origin) that embeds the form", { field: "allowedOrigins" }, [
+      { key: "allowedOrigins", message: "name at least one origin, e.g. https://clinic.example" },
+    ]);
+  }
+  return inTransaction(ctx, async (tx) => {
+    const [template] = await tx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
+    if (!template) throw notFound("template", { field: "templateIdentifier" });
+    const now = new Date();
+    const [row] = await tx.scope
+      .insert(publicEmbeds, { templateIdentifier: template.identifier, code: `pe_${randomSecret(18)}`, allowedOrigins, enabled: input.enabled })
+      .onConflictDoUpdate({
+        target: [publicEmbeds.organizationId, publicEmbeds.templateIdentifier],
+        set: { allowedOrigins, enabled: input.enabled, updatedAt: now },
+      })
+      .returning();
+    const live = and(eq(formSessions.publicEmbedId, row!.id), gt(formSessions.expiresAt, now));
+    if (!input.enabled) {
+      await tx.scope.update(formSessions, { expiresAt: now }, live);
+    } else {
+      await tx.scope.update(formSessions, { config: sql`${formSessions.config} || jsonb_build_object('allowedOrigins', ${JSON.stringify(allowedOrigins)}::jsonb)` }, live);
+    }
+    await recordAudit(tx, {
+      action: "config.updated",
+      templateIdentifier: template.identifier,
+      metadata: { kind: "public_embed", enabled: input.enabled, allowedOrigins },
+    });
+    return toPublicEmbed(tx, row!);
+  });
+}
+
+/** Removes a deleted template's public embed (its visitors' sessions go with it). */
+export async function deletePublicEmbedOf(tx: OrgContext, templateIdentifier: string): Promise<void> {
+  await tx.scope.delete(publicEmbeds, eq(publicEmbeds.templateIdentifier, templateIdentifier));
+}
+
+/**
+ * The public embed a code names, across organizations: the code is how an anonymous visitor's
+ * page learns its organization, as a token or a sessionId is for other callers.
+ */
+async function findByCode(services: Services, code: string): Promise<PublicEmbedRow | null> {
+  const [row] = await services.db.select().from(publicEmbeds).where(eq(publicEmbeds.code, code)).limit(1);
+  return row ?? null;
+}
+
+/**
+ * For the form page and the web server's CSP: whether the embed is on and which origins may
+ * frame it. An unknown code is 404; a turned-off embed still names its origins, so the page can
+ * tell the visitor in the frame that the form is not available.
+ */
+export async function describePublicEmbed(services: Services, code: string): Promise<PublicEmbedInfo> {
+  const row = await findByCode(services, code);
+  if (!row) throw notFound("form");
+  return { enabled: row.enabled, allowedOrigins: row.allowedOrigins };
+}
+
+/**
+ * A visitor's browser starts its own embed session from the public code: a fresh sessionId that
+ * only this browser holds (its storage, never a URL), whose drafts live in the session's own
+ * namespace, so no visitor can reach another's answers. Turned off, unknown or an inactive
+ * template: 404; more than `VISITOR_STARTS_PER_WINDOW` starts from one address: 429.
+ */
+export async function startVisitorSession(services: Services, code: string, request: RequestMeta): Promise<StartedVisitorSession> {
+  const embed = await findByCode(services, code);
+  if (!embed || !embed.enabled) throw notFound("form");
+  const ctx: OrgContext = { ...systemContext(services, embed.organizationId, request.requestId), actor: { type: "session", id: null }, request };
+  await consumeRateLimit(services.db, {
+    key: `public-embed:${embed.id}:${request.ip ?? "unknown"}`,
+    limit: VISITOR_STARTS_PER_WINDOW,
+    windowSeconds: VISITOR_START_WINDOW_SECONDS,
+  });
+  const template = await resolveFormTemplate(ctx, embed.templateIdentifier);
+  const sessionId = `fs_${randomSecret(32)}`;
+  const expiresAt = new Date(Date.now() + VISITOR_SESSION_HOURS * 3_600_000);
+  await ctx.scope.insert(formSessions, {
+    templateIdentifier: template.identifier,
+    tokenHash: sha256Hex(sessionId),
+    config: { allowedOrigins: embed.allowedOrigins },
+    publicEmbedId: embed.id,
+    expiresAt,
+  });
+  return { sessionId, expiresAt: expiresAt.toISOString() };
+}
