@@ -28,7 +28,7 @@ export async function proxy(request: NextRequest) {
 
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   // Portal pages show the institution's logo, an https URL on the institution's own host.
-  const frameAncestors = pathname.startsWith("/embed/") ? await embedFrameAncestors(request.nextUrl.searchParams.get("session")) : [];
+  const frameAncestors = pathname.startsWith("/embed/") ? await embedFrameAncestors(request.nextUrl.searchParams) : [];
   const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", { httpsImages: portal, frameAncestors });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);

@@ -36,6 +36,8 @@ const PUBLIC_PROCEDURES = [
   "portal.loadDraft",
   "portal.saveDraft",
   "portal.submit",
+  "publicEmbeds.describe",
+  "publicEmbeds.start",
 ];
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */

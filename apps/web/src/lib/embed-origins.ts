@@ -9,18 +9,22 @@ export function isSafeOrigin(value: unknown): value is string {
 }
 
 /**
- * The origins an embed session allows to frame its form (`config.allowedOrigins`), for the
- * embed page's `frame-ancestors`. An unknown or expired session, a session without allowed
- * origins, or an API that does not answer in time all mean: no framing.
+ * The origins that may frame an embed page, for its `frame-ancestors`: a public embed's
+ * (`?embed=<code>`) or a personal link's session's (`?session=…`, `config.allowedOrigins`). An
+ * unknown code or session, one without allowed origins, or an API that does not answer in time
+ * all mean: no framing.
  */
-export async function embedFrameAncestors(sessionId: string | null): Promise<string[]> {
+export async function embedFrameAncestors(params: URLSearchParams): Promise<string[]> {
+  const code = params.get("embed");
+  const sessionId = params.get("session");
+  if (code) return code.length <= 100 ? allowedOrigins(`/trpc/publicEmbeds.describe?input=${encodeURIComponent(JSON.stringify({ code }))}`, {}) : [];
   if (!sessionId || sessionId.length > 200) return [];
+  return allowedOrigins("/trpc/sessions.current", { "x-session-id": sessionId });
+}
+
+async function allowedOrigins(path: string, headers: Record<string, string>): Promise<string[]> {
   try {
-    const response = await fetch(`${apiOrigin()}/trpc/sessions.current`, {
-      headers: { "x-session-id": sessionId },
-      cache: "no-store",
-      signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS),
-    });
+    const response = await fetch(`${apiOrigin()}${path}`, { headers, cache: "no-store", signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
     if (!response.ok) return [];
     const body = (await response.json()) as { result?: { data?: { allowedOrigins?: unknown } } };
     const origins = body.result?.data?.allowedOrigins;

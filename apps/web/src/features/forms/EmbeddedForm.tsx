@@ -13,6 +13,7 @@ import { StatusCard } from "../patient/StatusCard";
 import { createEmbedBridge, type EmbedBridge } from "./embed-bridge";
 import { FormFill } from "./FormFill";
 import { uploadFormFile } from "./uploads";
+import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } from "./visitor-session";
 
 /** The draft of a session that names none (drafts of such a session are its own, see forms-api.md). */
 const DEFAULT_DRAFT_KEY = "embedded-form";
@@ -47,12 +48,30 @@ function navigateTop(url: string) {
 }
 
 /**
- * `/embed/<identifier>?session=…`: the form an external site embeds. It loads the template through
- * the session, restores the draft (prefill underneath), saves as the patient types, reports to
- * the host page, and submits through F10.
+ * What opens the form: a personal link's sessionId (`?session=`, made for one patient), or a
+ * public embed's code (`?embed=`, on a clinic's website), from which this browser starts a
+ * session of its own.
  */
-export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionId: string; draftKeyParam: string | null; langParam: string | null }) {
+export type EmbedCredential = { kind: "session"; sessionId: string } | { kind: "public"; code: string };
+
+/** The visitor's own session of a public embed: the one this browser keeps, or a new one. */
+async function visitorSessionId(code: string): Promise<string> {
+  const kept = storedVisitorSession(code);
+  if (kept) return kept;
+  const started = await createPatientApi().call("publicEmbeds.start", { code });
+  rememberVisitorSession(code, started);
+  return started.sessionId;
+}
+
+/**
+ * `/embed/<identifier>?session=…` or `?embed=…`: the form an external site embeds. It loads the
+ * template through the session, restores the draft (prefill underneath), saves as the patient
+ * types, reports to the host page, and submits through F10.
+ */
+export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credential: EmbedCredential; draftKeyParam: string | null; langParam: string | null }) {
   const { t, lang, setLang } = usePatientI18n();
+  const publicCode = credential.kind === "public" ? credential.code : null;
+  const [sessionId, setSessionId] = useState(credential.kind === "session" ? credential.sessionId : "");
   const api = useMemo(() => createPatientApi({ sessionId }), [sessionId]);
   const [screen, setScreen] = useState<Screen>({ kind: "opening" });
   const [framed, setFramed] = useState(false);
@@ -60,6 +79,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
   const [branding, setBranding] = useState<Branding | null>(null);
   const [attempt, setAttempt] = useState(0);
   const bridge = useRef<EmbedBridge | null>(null);
+  const replacedVisitorSession = useRef(false);
 
   useEffect(() => {
     setFramed(window.parent !== window);
@@ -73,12 +93,18 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
     let stopHeight = () => {};
     let stopLanguage = () => {};
     (async () => {
+      if (publicCode !== null && !sessionId) {
+        const id = await visitorSessionId(publicCode);
+        if (active) setSessionId(id);
+        return;
+      }
       const [info, template] = await Promise.all([api.call("sessions.current", undefined), api.call("forms.template", {})]);
       const host = createEmbedBridge(info.allowedOrigins);
       bridge.current = host;
       stopHeight = host.reportHeight();
       stopLanguage = host.onHostLanguage((next) => isLang(next) && setLang(next));
-      const draftKey = info.draftKey ?? draftKeyParam ?? DEFAULT_DRAFT_KEY;
+      // A visitor's session is its own draft's namespace; a name from the URL adds nothing there.
+      const draftKey = info.draftKey ?? (publicCode === null ? draftKeyParam : null) ?? DEFAULT_DRAFT_KEY;
       const draft = await api.call("drafts.get", { draftKey });
       if (!active) return;
       setBranding(info.branding);
@@ -88,6 +114,13 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
     })().catch((error: unknown) => {
       if (!active) return;
       const code = readApiError(error).code;
+      if (publicCode !== null && code === "UNAUTHORIZED" && !replacedVisitorSession.current) {
+        // The session this browser kept has ended: start a fresh one (an empty form), once.
+        replacedVisitorSession.current = true;
+        forgetVisitorSession(publicCode);
+        setSessionId("");
+        return;
+      }
       const kind = code === "UNAUTHORIZED" ? "session_ended" : code === "NOT_FOUND" || code === "FORBIDDEN" ? "unavailable" : "failed";
       setScreen(kind === "failed" ? { kind, error } : { kind });
       bridge.current?.post({ type: "error", code: kind === "failed" ? "load_failed" : kind });
@@ -97,7 +130,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
       stopHeight();
       stopLanguage();
     };
-  }, [api, draftKeyParam, setLang, attempt]);
+  }, [api, sessionId, publicCode, draftKeyParam, setLang, attempt]);
 
   // form.closed when the page is left: a keepalive request outlives the page, and carries the
   // session header that sendBeacon cannot.
@@ -118,6 +151,7 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
 
   const onRejected = (error: unknown) => {
     const code = readApiError(error).code;
+    if (publicCode !== null && code === "UNAUTHORIZED") forgetVisitorSession(publicCode);
     setScreen({ kind: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
     bridge.current?.post({ type: "error", code: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
   };
@@ -172,6 +206,8 @@ export function EmbeddedForm({ sessionId, draftKeyParam, langParam }: { sessionI
           }
           submit={async (visible) => {
             const result = await api.call("submissions.submit", { values: visible, draftKey });
+            // The next person on this device (a waiting-room tablet) starts with an empty form.
+            if (publicCode !== null) forgetVisitorSession(publicCode);
             setScreen({ kind: "done", result });
             bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
             const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);

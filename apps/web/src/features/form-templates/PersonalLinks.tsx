@@ -1,0 +1,169 @@
+"use client";
+
+import type { CreatedSession, PersonalLink, Template } from "@clinsign/contracts";
+import { Button, Card, CopyField, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { ListPager } from "../../components/lists/ListPager";
+import { LoadFailed } from "../../components/LoadFailed";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { originLines } from "./PublicEmbedCard";
+
+/** How long a new personal link stays valid, in minutes: the choices staff get. */
+const LIFETIMES = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60] as const;
+
+/**
+ * Personal links of a template: made for one known patient (their answers live with the link
+ * only), shown once at creation, listed with case number and expiry, and ended at any time.
+ * Where answers are sent besides the organization's webhooks (another webhook URL, e-mail) is an
+ * administrator's choice, so only they see those fields.
+ */
+export function PersonalLinks({ template }: { template: Template }) {
+  const { t, locale } = useI18n();
+  const e = t.formTemplates.embed;
+  const admin = canAdminister(useSession());
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [rnummer, setRnummer] = useState("");
+  const [webhookUrl, setWebhookUrl] = useState("");
+  const [redirectUrl, setRedirectUrl] = useState("");
+  const [emailTo, setEmailTo] = useState("");
+  const [origins, setOrigins] = useState("");
+  const [lifetime, setLifetime] = useState<number>(24 * 60);
+  const [created, setCreated] = useState<CreatedSession | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const listInput = { templateIdentifier: template.identifier, limit: 20 };
+  const links = useInfiniteQuery(trpc.sessions.list.infiniteQueryOptions(listInput, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sessions.list.infiniteQueryKey(listInput) });
+  const create = useMutation(
+    trpc.sessions.create.mutationOptions({
+      onSuccess: (session) => {
+        setCreated(session);
+        void refresh();
+      },
+    }),
+  );
+  const revoke = useMutation(
+    trpc.sessions.revoke.mutationOptions({
+      onSuccess: () => {
+        setAnnouncement(e.revoked);
+        void refresh();
+      },
+    }),
+  );
+  const fieldErrors = new Map(readApiError(create.error).fieldErrors.map((issue) => [issue.key.replace(/^config\./, "").replace(/\.\d+$/, ""), issue.message]));
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setCreated(null);
+    const emails = originLines(emailTo);
+    create.mutate({
+      templateIdentifier: template.identifier,
+      config: {
+        ...(rnummer.trim() && { rnummer: rnummer.trim() }),
+        ...(webhookUrl.trim() && { webhookUrl: webhookUrl.trim() }),
+        ...(redirectUrl.trim() && { redirectUrl: redirectUrl.trim() }),
+        ...(emails.length > 0 && { emailTo: emails }),
+        ...(originLines(origins).length > 0 && { allowedOrigins: originLines(origins) }),
+        expiresInMinutes: lifetime,
+      },
+    });
+  }
+
+  const rows = links.data?.pages.flatMap((page) => page.items) ?? [];
+  const columns: TableColumn<PersonalLink>[] = [
+    { key: "case", header: e.caseNumber, render: (link) => link.rnummer ?? <span className="cs-hint">{e.noCaseNumber}</span> },
+    { key: "created", header: e.createdAt, render: (link) => formatDateTime(link.createdAt, locale) },
+    { key: "expires", header: e.validUntil, render: (link) => formatDateTime(link.expiresAt, locale) },
+    {
+      key: "actions",
+      header: e.actions,
+      end: true,
+      render: (link) => (
+        <Button
+          size="small"
+          onClick={() => revoke.mutate({ id: link.id })}
+          busy={revoke.isPending && revoke.variables?.id === link.id}
+          aria-label={format(e.revokeNamed, { name: link.rnummer ?? formatDateTime(link.createdAt, locale) })}
+        >
+          {e.revoke}
+        </Button>
+      ),
+    },
+  ];
+
+  let list;
+  if (links.isPending) list = <Skeleton label={t.common.loading} lines={2} />;
+  else if (links.isError) list = <LoadFailed query={links} />;
+  else if (rows.length === 0) list = <EmptyState title={e.noLinks} level={3} />;
+  else
+    list = (
+      <>
+        <Table caption={e.activeLinks} columns={columns} rows={rows} rowKey={(link) => link.id} />
+        <ListPager shown={format(t.formTemplates.shown, { count: rows.length })} hasMore={links.hasNextPage} loading={links.isFetchingNextPage} onMore={() => void links.fetchNextPage()} labels={{ loadMore: t.formTemplates.loadMore }} />
+      </>
+    );
+
+  return (
+    <>
+    <Card title={e.personalTitle} description={e.personalDescription}>
+      <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.personalTitle}>
+        <TextField label={e.rnummer} value={rnummer} onChange={(event) => setRnummer(event.target.value)} error={fieldErrors.get("rnummer")} autoComplete="off" />
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="personal-link-lifetime">
+            {e.lifetime}
+          </label>
+          <select id="personal-link-lifetime" className="cs-input" value={lifetime} onChange={(event) => setLifetime(Number(event.target.value))}>
+            {LIFETIMES.map((minutes) => (
+              <option key={minutes} value={minutes}>
+                {e.lifetimes[String(minutes) as keyof typeof e.lifetimes]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <TextField label={e.redirectUrl} type="url" value={redirectUrl} onChange={(event) => setRedirectUrl(event.target.value)} error={fieldErrors.get("redirectUrl")} />
+        <TextField label={e.allowedOrigins} hint={e.personalOriginsHint} value={origins} onChange={(event) => setOrigins(event.target.value)} error={fieldErrors.get("allowedOrigins")} />
+        {admin ? (
+          <>
+            <TextField label={e.webhookUrl} type="url" value={webhookUrl} onChange={(event) => setWebhookUrl(event.target.value)} error={fieldErrors.get("webhookUrl")} />
+            <TextField label={e.emailTo} type="email" value={emailTo} onChange={(event) => setEmailTo(event.target.value)} error={fieldErrors.get("emailTo")} />
+          </>
+        ) : null}
+        {create.isError && fieldErrors.size === 0 ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(create.error), t)}
+          </Notice>
+        ) : null}
+        <div>
+          <Button type="submit" variant="primary" busy={create.isPending}>
+            {e.create}
+          </Button>
+        </div>
+        {created ? (
+          <div className="cs-stack" role="status">
+            <CopyField
+              label={e.link}
+              value={created.embedUrl}
+              labels={copyLabels}
+              hint={`${format(e.expires, { date: formatDateTime(created.expiresAt, locale) })} ${e.linkOnce}`}
+              testId="embed-link"
+            />
+          </div>
+        ) : null}
+      </form>
+    </Card>
+    <Card title={e.activeLinks} description={e.activeLinksHint} flush>
+      <p className="cs-visually-hidden" role="status">
+        {announcement}
+      </p>
+      {list}
+    </Card>
+    </>
+  );
+}

@@ -1,0 +1,104 @@
+"use client";
+
+import type { PublicEmbed, Template } from "@clinsign/contracts";
+import { Badge, Button, Card, CopyField, Notice, Skeleton, Switch, TextField } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent } from "react";
+import { LoadFailed } from "../../components/LoadFailed";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { embedSnippet } from "./EmbedPanel";
+
+export const originLines = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/**
+ * The template's public embed: which websites may show it and whether it is on, saved with an
+ * explicit Save; then the snippet to paste, which stays the same through every change.
+ */
+export function PublicEmbedCard({ template }: { template: Template }) {
+  const { t } = useI18n();
+  const e = t.formTemplates.embed;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ref = { templateIdentifier: template.identifier };
+  const current = useQuery(trpc.publicEmbeds.get.queryOptions(ref));
+  const [origins, setOrigins] = useState("");
+  const [enabled, setEnabled] = useState(true);
+  const [savedOnce, setSavedOnce] = useState(false);
+  const loaded = current.data;
+  useEffect(() => {
+    if (loaded === undefined) return;
+    setOrigins((loaded?.allowedOrigins ?? []).join(", "));
+    setEnabled(loaded?.enabled ?? true);
+  }, [loaded]);
+  const save = useMutation(
+    trpc.publicEmbeds.save.mutationOptions({
+      onSuccess: (saved: PublicEmbed) => {
+        setSavedOnce(true);
+        queryClient.setQueryData(trpc.publicEmbeds.get.queryKey(ref), saved);
+      },
+    }),
+  );
+  const apiError = readApiError(save.error);
+  const originError = apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+  const dirty = loaded !== undefined && (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") || enabled !== (loaded?.enabled ?? true));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSavedOnce(false);
+    save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled });
+  }
+
+  let body;
+  if (current.isPending) body = <Skeleton label={t.common.loading} lines={3} />;
+  else if (current.isError) body = <LoadFailed query={current} />;
+  else
+    body = (
+      <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.publicTitle}>
+        <TextField
+          label={e.allowedOrigins}
+          hint={e.allowedOriginsHint}
+          value={origins}
+          onChange={(event) => setOrigins(event.target.value)}
+          error={originError}
+        />
+        <Switch label={e.publicOn} description={e.publicOnHint} checked={enabled} onChange={setEnabled} />
+        {save.isError && !originError ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(apiError, t)}
+          </Notice>
+        ) : null}
+        <div className="cs-row">
+          <Button type="submit" variant="primary" busy={save.isPending} disabled={loaded !== null && !dirty}>
+            {loaded ? e.savePublic : e.createPublic}
+          </Button>
+          <span className="cs-hint" role="status">
+            {dirty ? e.unsaved : savedOnce ? e.publicSaved : ""}
+          </span>
+        </div>
+        {loaded ? (
+          loaded.enabled ? (
+            <CopyField label={e.snippet} value={embedSnippet(loaded.embedUrl, template.title)} labels={copyLabels} hint={e.snippetHint} testId="public-embed-snippet" />
+          ) : (
+            <Notice tone="info">{e.publicOffNotice}</Notice>
+          )
+        ) : null}
+      </form>
+    );
+
+  return (
+    <Card
+      title={e.publicTitle}
+      description={e.publicDescription}
+      actions={loaded ? <Badge tone={loaded.enabled ? "success" : "neutral"}>{loaded.enabled ? e.stateOn : e.stateOff}</Badge> : undefined}
+    >
+      {body}
+    </Card>
+  );
+}
