@@ -66,16 +66,30 @@ test("a website snippet gives every visitor an empty form of their own, and staf
   await expect(form(second.page).getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
   await expectAccessible(second.page, "public embed (framed, phone)");
 
-  // The first patient comes back: their own answers, untouched by the second.
+  // The first patient reloads. This browser (like any private window) denies storage to
+  // third-party frames, so the framed form cannot keep its session: it starts a new, empty one,
+  // and never shows the second patient's answers.
   await first.page.reload();
-  await expect(form(first.page).getByLabel(/^Full name/)).toHaveValue("Erika Mustermann");
-  await expect(form(first.page).getByLabel(/^Allergies/)).toHaveValue("Penicillin");
+  await expect(form(first.page).getByRole("heading", { level: 1, name: title })).toBeVisible();
+  await expect(form(first.page).getByLabel(/^Full name/)).toHaveValue("");
+
+  // Where the browser lets the page keep it (the form opened as a page of its own, or a frame in
+  // a browser that allows it), the patient who comes back finds their own answers again.
+  const embedUrl = /<iframe src="([^"]+)"/.exec(snippet)![1]!;
+  const third = await visitor(browser);
+  await third.page.goto(embedUrl);
+  await third.page.getByLabel(/^Full name/).fill("Erika Mustermann");
+  await third.page.getByLabel(/^Allergies/).fill("Penicillin");
+  await expect(third.page.getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
+  await third.page.reload();
+  await expect(third.page.getByLabel(/^Full name/)).toHaveValue("Erika Mustermann");
+  await expect(third.page.getByLabel(/^Allergies/)).toHaveValue("Penicillin");
 
   // After sending, the device starts empty for the next person.
-  await form(first.page).getByRole("button", { name: "Send form" }).click();
-  await expect(form(first.page).getByRole("heading", { name: "Thank you — your form was sent" })).toBeVisible();
-  await first.page.reload();
-  await expect(form(first.page).getByLabel(/^Full name/)).toHaveValue("");
+  await third.page.getByRole("button", { name: "Send form" }).click();
+  await expect(third.page.getByRole("heading", { name: "Thank you — your form was sent" })).toBeVisible();
+  await third.page.reload();
+  await expect(third.page.getByLabel(/^Full name/)).toHaveValue("");
 
   // Staff turn it off: the form in progress ends and the site says the form is not available.
   await website.getByRole("switch", { name: "Visitors can fill in the form" }).setChecked(false);
@@ -84,7 +98,7 @@ test("a website snippet gives every visitor an empty form of their own, and staf
   await second.page.reload();
   await expect(form(second.page).getByRole("heading", { name: "This form is not available" })).toBeVisible();
 
-  await Promise.all([first.close(), second.close()]);
+  await Promise.all([first.close(), second.close(), third.close()]);
 });
 
 test("a personal link is made for one patient, listed with its case number and expiry, and ended in the console", async ({ browser, request }) => {

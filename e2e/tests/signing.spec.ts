@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { PNG } from "pngjs";
-import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
+import { hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations } from "./support";
 import {
   A4,
   createApiToken,
@@ -69,7 +69,7 @@ test.describe("patient signature portal on a phone", () => {
     const patientId = `P-e2e-${Date.now()}`;
     const { signatureId } = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId });
     const redirectUrl = await verifySession(request, token, { patientId, signatureId, sessionToken: await patientSessionJwt(JWT_SECRET, patientId) });
-    expect(redirectUrl.startsWith("http://localhost:3100/sign/ticket/")).toBe(true);
+    expect(redirectUrl.startsWith(`http://localhost:${WEB_PORT}/sign/ticket/`)).toBe(true);
 
     const cspViolations = watchCspViolations(page);
     await page.goto(redirectUrl);

@@ -1,18 +1,24 @@
 import { expect, type Page } from "@playwright/test";
 
+/**
+ * Every port below moves by `E2E_PORT_OFFSET` (default 0), so two checkouts on one machine can
+ * run the suite at the same time.
+ */
+const OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 0);
+
 /** The stack playwright.config.ts starts. */
-export const WEB_PORT = 3100;
-export const API_PORT = 4100;
+export const WEB_PORT = 3100 + OFFSET;
+export const API_PORT = 4100 + OFFSET;
 export const API_URL = `http://127.0.0.1:${API_PORT}`;
 /** signing.spec.ts serves the PDFs the API fetches from here (allowed in OUTBOUND_ALLOW_HOSTS). */
-export const FILE_SERVER_PORT = 4199;
+export const FILE_SERVER_PORT = 4199 + OFFSET;
 /** The form tests' stand-ins, all on 127.0.0.1: a host page that embeds a form (its origin is allowed by the session), a host page whose origin is not, a webhook receiver (allowed in OUTBOUND_ALLOW_HOSTS) and an SMTP server (SMTP_URL). */
-export const HOST_PAGE_PORT = 4201;
-export const FOREIGN_HOST_PAGE_PORT = 4202;
-export const WEBHOOK_RECEIVER_PORT = 4203;
-export const SMTP_PORT = 4225;
+export const HOST_PAGE_PORT = 4201 + OFFSET;
+export const FOREIGN_HOST_PAGE_PORT = 4202 + OFFSET;
+export const WEBHOOK_RECEIVER_PORT = 4203 + OFFSET;
+export const SMTP_PORT = 4225 + OFFSET;
 /** A Twilio-compatible SMS gateway the SMS tests run (TWILIO_API_URL): SMS texts, secrets included, are read here, not from the staff outbox, which never shows them. */
-export const SMS_GATEWAY_PORT = 4226;
+export const SMS_GATEWAY_PORT = 4226 + OFFSET;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 

@@ -418,6 +418,7 @@ export const de: Dictionary = {
         "Ein Code für Ihre Website. Jede Besucherin und jeder Besucher bekommt ein eigenes, leeres Formular; angefangene Antworten bleiben nur im Browser dieser Person, höchstens 24 Stunden.",
       allowedOrigins: "Websites, die das Formular zeigen dürfen",
       allowedOriginsHint: "Die Adresse Ihrer Website, z. B. https://www.ihre-klinik.example; mehrere durch Kommas getrennt.",
+      originRequired: "Geben Sie die Adresse der Website an, die das Formular zeigt, z. B. https://www.ihre-klinik.example.",
       publicOn: "Besucher können das Formular ausfüllen",
       publicOnHint: "Ausschalten nimmt das Formular sofort von Ihrer Website: angefangene Formulare enden.",
       createPublic: "Website-Formular einrichten",

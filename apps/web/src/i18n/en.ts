@@ -419,6 +419,7 @@ export const en = {
         "One snippet for your website. Every visitor gets an empty form of their own; unfinished answers stay in that visitor's browser only, for up to 24 hours.",
       allowedOrigins: "Websites that may show the form",
       allowedOriginsHint: "The address of your website, e.g. https://www.your-clinic.example; separate several with commas.",
+      originRequired: "Enter the address of the website that shows the form, e.g. https://www.your-clinic.example.",
       publicOn: "Visitors can fill in the form",
       publicOnHint: "Turn it off to take the form off your website at once: forms in progress end.",
       createPublic: "Set up the website form",

@@ -30,6 +30,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
   const [origins, setOrigins] = useState("");
   const [enabled, setEnabled] = useState(true);
   const [savedOnce, setSavedOnce] = useState(false);
+  const [missingOrigin, setMissingOrigin] = useState(false);
   const loaded = current.data;
   useEffect(() => {
     if (loaded === undefined) return;
@@ -45,14 +46,17 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     }),
   );
   const apiError = readApiError(save.error);
-  const originError = apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
+  const originError = missingOrigin ? e.originRequired : apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
   const dirty = loaded !== undefined && (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") || enabled !== (loaded?.enabled ?? true));
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setSavedOnce(false);
-    save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled });
+    // A website form that is on must name the site that shows it; said here in the page's language.
+    const missing = enabled && originLines(origins).length === 0;
+    setMissingOrigin(missing);
+    if (!missing) save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled });
   }
 
   let body;
