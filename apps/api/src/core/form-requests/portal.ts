@@ -306,8 +306,8 @@ export async function portalSubmit(services: Services, request: RequestMeta, inp
   try {
     const result = await submitForm(
       ctx,
-      { templateIdentifier: row.templateIdentifier, values: input.values, draftKey: draftKeyOf(row) },
-      { formRequestId: row.id, rnummer: row.rnummer, phone: row.phone, emailTo: row.emailTo, emailSubject: row.emailSubject },
+      { templateIdentifier: row.templateIdentifier, values: input.values },
+      { formRequestId: row.id, draftKey: draftKeyOf(row), rnummer: row.rnummer, phone: row.phone, emailTo: row.emailTo, emailSubject: row.emailSubject },
     );
     await linkSubmission(services, row.id, result.submissionId);
     return { ok: true as const, submissionId: result.submissionId, rnummer: row.rnummer };

@@ -12,6 +12,8 @@ import { validateSubmission } from "./validate";
 /** Extra context when the submission comes through the SMS portal (F1 request). */
 export interface PortalSubmission {
   formRequestId: string;
+  /** The request's own draft (a reserved key no caller may name, so it never passes `submitInput`). */
+  draftKey: string;
   rnummer: string;
   phone: string;
   emailTo: string[];
@@ -55,7 +57,7 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   const config = ctx.session?.config ?? {};
   const rnummer = portal?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
   const phone = portal?.phone ?? input.phone ?? config.phone ?? null;
-  const draftKey = resolveDraftKey(ctx, input.draftKey);
+  const draftKey = portal?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
   const emailTo = portal?.emailTo ?? config.emailTo ?? [];
   const emailSubject = portal?.emailSubject ?? config.emailSubject ?? null;
   // Fields hidden by their visibleWhen were neither required nor validated; they are not kept either.
