@@ -290,6 +290,12 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     // The document scrolls sideways inside its frame; the page itself does not.
     expect(await hasHorizontalScroll(page)).toBe(false);
     expect(await viewer.evaluate((v) => v.scrollWidth > v.clientWidth)).toBe(true);
+    // Keyboard users scroll the zoomed pages sideways with the arrow keys.
+    const pages = page.getByRole("region", { name: /^The document’s pages/ });
+    await pages.focus();
+    const before = await viewer.evaluate((v) => v.scrollLeft);
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => viewer.evaluate((v) => v.scrollLeft)).toBeGreaterThan(before);
     await expectAccessible(page, "signing portal: document zoomed");
     await page.screenshot({ path: test.info().outputPath("reading-zoom-200-en.png") });
 

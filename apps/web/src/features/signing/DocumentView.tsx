@@ -106,7 +106,14 @@ export function DocumentView({ view, sessionToken, onGoToSignature }: { view: Si
           {t.signing.pdfFailed}
         </Notice>
       ) : bytes && near ? (
-        <div ref={viewerRef} className={styles.pdf} data-testid="document-viewer" data-zoom={zoom}>
+        <div
+          ref={viewerRef}
+          className={styles.pdf}
+          data-testid="document-viewer"
+          data-zoom={zoom}
+          // Zoomed, the pages scroll sideways here: keyboard users scroll it with the arrow keys.
+          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
+        >
           <div ref={contentRef} className={styles.zoomed}>
             <Suspense fallback={placeholder}>
               <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} />

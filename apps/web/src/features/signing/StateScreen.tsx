@@ -26,7 +26,7 @@ function describe(state: EndState, t: PatientDictionary): { title: string; body:
     case "already_signed":
       return { title: s.alreadySignedTitle, body: s.alreadySignedBody, tone: "success", icon: <CheckIcon /> };
     case "copy_expired":
-      return { title: s.copyExpiredTitle, body: `${s.alreadySignedBody} ${s.copyExpiredBody}`, tone: "success", icon: <CheckIcon /> };
+      return { title: s.copyExpiredTitle, body: s.copyExpiredBody, tone: "success", icon: <CheckIcon /> };
     case "unavailable":
       return { title: s.unavailableTitle, body: s.unavailableBody, tone: "neutral", icon: <PauseIcon /> };
     case "verification_required":
