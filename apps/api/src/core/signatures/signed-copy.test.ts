@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
-import { auditLog, eq, signatureRequests } from "@clinsign/db";
+import { auditLog, documentVersions, eq, signatureRequests } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer, makeSignaturePng, pngDataUrl, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
 import { sha256Hex } from "../crypto";
@@ -89,6 +89,21 @@ describe("the signer's copy through the signing link", () => {
     expect(await copyDownloads(request.id)).toHaveLength(1);
     // The copy session cannot sign again or decline.
     await expect(signing().decline.mutate({ sessionToken: view.sessionToken! })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+  });
+
+  it("while sealing still runs, the reopened link says the copy is being prepared (no PDF yet, nothing audited)", async () => {
+    const documentId = await registerDocument(api, files, org, { fields: FIELD });
+    const request = await requestSignature(api, org, documentId, "P-copy-sealing");
+    const [version] = await api.services.db.select().from(documentVersions).where(eq(documentVersions.documentId, documentId));
+    // The stored original is briefly unavailable: sealing fails now and the job retries later.
+    await api.services.storage.delete(version!.storageKey);
+    const first = await signing().open.mutate({ token: request.token });
+    expect(await signing().sign.mutate({ sessionToken: first.sessionToken!, consent: true, signature: { kind: "typed", name: "Erika Mustermann" } })).toEqual({ state: "sealing" });
+    const view = await signing().open.mutate({ token: request.token });
+    expect(view).toMatchObject({ state: "sealing", signedCopy: "preparing", sessionToken: expect.any(String) });
+    expect(await signing().status.query({ sessionToken: view.sessionToken! })).toMatchObject({ state: "sealing", signedCopy: "preparing" });
+    expect(await signing().signedDocument.query({ sessionToken: view.sessionToken! })).toMatchObject({ state: "sealing", base64: null });
+    expect(await copyDownloads(request.id)).toHaveLength(0);
   });
 
   it("after the period the link says expired, opens no session, and a session still held is refused", async () => {
