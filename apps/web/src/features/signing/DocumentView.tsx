@@ -61,7 +61,8 @@ export function DocumentView({ view, sessionToken, onGoToSignature }: { view: Si
   const [zoom, setZoom] = useState(MIN_ZOOM);
   const viewerRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
-  useDocumentZoom(viewerRef, contentRef, zoom, setZoom);
+  const showPages = Boolean(bytes && near && !document.isError);
+  useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
   const percent = Math.round(zoom * 100);
   const placeholder = (
     <div className={styles.pdfPlaceholder} aria-busy="true">

@@ -38,13 +38,15 @@ interface Anchor {
  * pinches inside `viewer` scale the content with a transform while the fingers move (cheap) and
  * commit the zoom when they lift (the pages then redraw sharp at their new width). One finger
  * still scrolls; `touch-action: pan-x pan-y` on the viewer keeps the browser's own page zoom out
- * of this area.
+ * of this area. `mounted` says that both elements are in the page (the viewer appears only once
+ * the PDF has arrived), so the listeners attach to it then.
  */
 export function useDocumentZoom(
   viewer: RefObject<HTMLElement | null>,
   content: RefObject<HTMLElement | null>,
   zoom: number,
   setZoom: (zoom: number) => void,
+  mounted: boolean,
 ) {
   const previous = useRef(zoom);
   const anchor = useRef<Anchor | null>(null);
@@ -66,7 +68,7 @@ export function useDocumentZoom(
     box.scrollLeft = anchoredScroll(box.scrollLeft, at.x, ratio);
     // Vertically the page itself scrolls: what lay above the anchor inside the viewer grew.
     window.scrollBy(0, at.y * (ratio - 1));
-  }, [zoom, viewer, content]);
+  }, [zoom, viewer, content, mounted]);
 
   useEffect(() => {
     const box = viewer.current;
@@ -122,5 +124,5 @@ export function useDocumentZoom(
       box.removeEventListener("touchend", onEnd);
       box.removeEventListener("touchcancel", onEnd);
     };
-  }, [viewer, content]);
+  }, [viewer, content, mounted]);
 }
