@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { PNG } from "pngjs";
+import { expectAccessible, staffSignIn } from "./forms-support";
 import { hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations } from "./support";
 import {
   A4,
@@ -150,15 +151,15 @@ test.describe("patient signature portal on a phone", () => {
 
     // While the sealed PDF is still being made the page says so, and asks again every 2 s.
     let sealingAnswers = 0;
-    await page.route("**/trpc/signing.signedDocument?**", async (route) => {
+    await page.route("**/trpc/signing.status?**", async (route) => {
       sealingAnswers++;
-      await route.fulfill({ json: [{ result: { data: { state: "sealing", contentType: "application/pdf", base64: null, sha256: null } } }] });
+      await route.fulfill({ json: [{ result: { data: { state: "sealing", signedCopy: "preparing", signedCopyUntil: new Date(Date.now() + 30 * 86_400_000).toISOString() } } }] });
     });
     await page.getByRole("button", { name: "Sign document" }).press("Enter");
     await expect(page.getByRole("heading", { level: 1, name: "Finishing your document…" })).toBeFocused();
     await expect(page.getByRole("status").filter({ hasText: "Your signature has been received." })).toBeVisible();
     await expect.poll(() => sealingAnswers, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
-    await page.unroute("**/trpc/signing.signedDocument?**");
+    await page.unroute("**/trpc/signing.status?**");
     await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
     await expect(page.getByRole("button", { name: "Download signed PDF" })).toBeVisible();
@@ -175,6 +176,151 @@ test.describe("patient signature portal on a phone", () => {
     await page.reload();
     await expect(page.getByRole("heading", { level: 1, name: "You declined to sign" })).toBeVisible();
     expect(cspViolations).toEqual([]);
+  });
+});
+
+/** Two fingers on the element moving apart (a pinch-out), as touch events through CDP. */
+async function pinchOut(page: Page, target: Locator): Promise<void> {
+  const box = (await target.boundingBox())!;
+  const viewport = page.viewportSize()!;
+  const cx = box.x + box.width / 2;
+  const cy = Math.min(box.y + box.height / 2, viewport.height / 2);
+  const cdp = await page.context().newCDPSession(page);
+  const points = (spread: number) => [
+    { x: cx - spread, y: cy, id: 1 },
+    { x: cx + spread, y: cy, id: 2 },
+  ];
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: points(40) });
+  for (let spread = 45; spread <= 120; spread += 5) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: points(spread) });
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  await cdp.detach();
+}
+
+test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+
+  test("the link opened again after signing offers the copy until a date; after the period it says whom to ask", async ({ page, request, browser }) => {
+    const staff = await staffSignIn(browser, "E2E signed copy");
+    try {
+      const signed = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Copy consent", patientId: `P-e2e-copy-${Date.now()}` });
+      await page.goto(signed.signingLink);
+      await expect(page.getByRole("heading", { level: 1, name: "Copy consent" })).toBeVisible();
+      await page.getByRole("radio", { name: "Type your name" }).check();
+      await page.getByLabel("Your full name").fill("Erika Mustermann");
+      await page.getByLabel("I have read the document and agree to sign it electronically.").check();
+      await page.getByRole("button", { name: "Sign document" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByRole("status").filter({ hasText: /You can download your signed copy here until/ })).toBeVisible();
+      await page.screenshot({ path: test.info().outputPath("copy-done-en.png"), fullPage: true });
+
+      // Days later, on another phone: the same link, no session in this tab.
+      const later = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
+      const patient = await later.newPage();
+      await patient.goto(signed.signingLink);
+      await expect(patient.getByRole("heading", { level: 1, name: "This document is already signed" })).toBeVisible();
+      await expect(patient.getByText(/You can download your signed copy here until/)).toBeVisible();
+      const [download] = await Promise.all([patient.waitForEvent("download"), patient.getByRole("button", { name: "Download signed PDF" }).click()]);
+      expect(download.suggestedFilename()).toBe("signed-Copy consent.pdf");
+      const file = join(work, "copy.pdf");
+      await download.saveAs(file);
+      expect(readFileSync(file).subarray(0, 5).toString()).toBe("%PDF-");
+      expect(await hasHorizontalScroll(patient)).toBe(false);
+      await expectAccessible(patient, "signing portal: already signed, copy available");
+      await patient.screenshot({ path: test.info().outputPath("copy-already-signed-en.png"), fullPage: true });
+      await patient.getByRole("button", { name: "Deutsch" }).click();
+      await expect(patient.getByRole("heading", { level: 1, name: "Dieses Dokument ist bereits unterschrieben" })).toBeVisible();
+      await expect(patient.getByRole("button", { name: "Unterschriebenes PDF herunterladen" })).toBeVisible();
+      await patient.screenshot({ path: test.info().outputPath("copy-already-signed-de.png"), fullPage: true });
+      await patient.getByRole("button", { name: "English" }).click();
+
+      // The download is in the audit log: who (the portal, for this request) and when.
+      const audit = await staff.context.request.get("/trpc/audit.entries", { params: { input: JSON.stringify({ action: "signature.copy_downloaded" }) } });
+      expect(audit.status(), await audit.text()).toBe(200);
+      expect(await audit.text()).toContain(signed.signatureId);
+
+      // After the period (the organization's signedCopyDays; 0 = no online copy): whom to ask.
+      const setDays = async (days: number) => {
+        const response = await staff.context.request.post("/trpc/organization.update", { data: { signedCopyDays: days } });
+        expect(response.status(), await response.text()).toBe(200);
+      };
+      await setDays(0);
+      try {
+        await patient.goto(signed.signingLink);
+        await expect(patient.getByRole("heading", { level: 1, name: "Your signed copy is no longer available here" })).toBeVisible();
+        await expect(patient.getByText(/please ask the practice or clinic that sent you this link/)).toBeVisible();
+        await expect(patient.getByRole("button", { name: "Download signed PDF" })).toHaveCount(0);
+        await expectAccessible(patient, "signing portal: copy expired");
+        await patient.screenshot({ path: test.info().outputPath("copy-expired-en.png"), fullPage: true });
+        await patient.getByRole("button", { name: "Deutsch" }).click();
+        await expect(patient.getByRole("heading", { level: 1, name: "Ihre unterschriebene Kopie ist hier nicht mehr verfügbar" })).toBeVisible();
+        await patient.screenshot({ path: test.info().outputPath("copy-expired-de.png"), fullPage: true });
+        await patient.getByRole("button", { name: "English" }).click();
+      } finally {
+        await setDays(30);
+        await later.close();
+      }
+    } finally {
+      await staff.context.close();
+    }
+  });
+
+  test("reading the document: zoom buttons and pinch enlarge the text, Go to the signature skips the pages; axe-clean", async ({ page, request, browser }) => {
+    const staff = await staffSignIn(browser, "E2E reading");
+    await staff.context.close();
+    const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId: `P-e2e-zoom-${Date.now()}` });
+    await page.goto(signing.signingLink);
+    const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
+    await expect(firstPage).toHaveAttribute("data-rendered", "true");
+    const viewer = page.getByTestId("document-viewer");
+    const canvas = firstPage.locator("canvas");
+    const fitWidth = (await canvas.boundingBox())!.width;
+    expect(fitWidth).toBeLessThanOrEqual(390);
+    // At the screen's width, 11 pt body text is about 6 px: far too small to read.
+    expect((11 * fitWidth) / A4.width).toBeLessThan(7);
+
+    const tools = page.getByRole("group", { name: "Reading tools" });
+    await expect(tools.getByRole("button", { name: "Zoom out" })).toBeDisabled();
+    await tools.getByRole("button", { name: "Zoom in" }).click();
+    await tools.getByRole("button", { name: "Zoom in" }).press("Enter");
+    await expect(viewer).toHaveAttribute("data-zoom", "2");
+    await expect(tools.getByText("Zoom 200 %")).toBeVisible();
+    await expect.poll(async () => (await canvas.boundingBox())!.width).toBeCloseTo(fitWidth * 2, -1);
+    // The canvas is redrawn for its new width (sharp), not stretched.
+    await expect.poll(() => canvas.evaluate((c: HTMLCanvasElement) => c.width)).toBeGreaterThanOrEqual(Math.floor(fitWidth * 2 * 2) - 2);
+    // The document scrolls sideways inside its frame; the page itself does not.
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    expect(await viewer.evaluate((v) => v.scrollWidth > v.clientWidth)).toBe(true);
+    // Keyboard users scroll the zoomed pages sideways with the arrow keys.
+    const pages = page.getByRole("region", { name: /^The document’s pages/ });
+    await pages.focus();
+    const before = await viewer.evaluate((v) => v.scrollLeft);
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => viewer.evaluate((v) => v.scrollLeft)).toBeGreaterThan(before);
+    await expectAccessible(page, "signing portal: document zoomed");
+    await page.screenshot({ path: test.info().outputPath("reading-zoom-200-en.png") });
+
+    await tools.getByRole("button", { name: "Fit to width" }).click();
+    await expect(viewer).toHaveAttribute("data-zoom", "1");
+    // Two fingers apart inside the document zoom it (and not the page).
+    await firstPage.scrollIntoViewIfNeeded();
+    await pinchOut(page, viewer);
+    await expect.poll(async () => Number(await viewer.getAttribute("data-zoom"))).toBeGreaterThan(1.5);
+    expect(await hasHorizontalScroll(page)).toBe(false);
+
+    // "Go to the signature" skips the pages and puts the focus on the signature form.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await tools.getByRole("button", { name: "Go to the signature" }).click();
+    const signHeading = page.getByRole("heading", { level: 2, name: "Your signature" });
+    await expect(signHeading).toBeFocused();
+    await expect(signHeading).toBeInViewport();
+
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const werkzeuge = page.getByRole("group", { name: "Lesehilfen" });
+    await expect(werkzeuge.getByRole("button", { name: "Vergrößern" })).toBeVisible();
+    await expect(werkzeuge.getByRole("button", { name: "Zur Unterschrift" })).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath("reading-de.png") });
+    await page.getByRole("button", { name: "English" }).click();
   });
 });
 

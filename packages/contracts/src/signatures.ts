@@ -303,6 +303,14 @@ export const signingState = z.enum([
 ]);
 export type SigningState = z.infer<typeof signingState>;
 
+/**
+ * The signer's own copy of the sealed PDF (§630e BGB): `preparing` while it is being sealed,
+ * `available` until the organization's `signedCopyDays` after signing have passed, then
+ * `expired` (the clinic hands it out). Null for requests that were not signed.
+ */
+export const signedCopyState = z.enum(["preparing", "available", "expired"]);
+export type SignedCopyState = z.infer<typeof signedCopyState>;
+
 export const signingView = z.object({
   state: signingState,
   sessionToken: z.string().nullable(),
@@ -315,8 +323,19 @@ export const signingView = z.object({
   pageSizes: z.array(z.object({ width: z.number(), height: z.number() })).nullable(),
   fields: z.array(signingFieldRect).nullable(),
   expiresAt: isoDateTime.nullable(),
+  signedCopy: signedCopyState.nullable(),
+  /** Until when the signed copy can be downloaded through this link (set once signed). */
+  signedCopyUntil: isoDateTime.nullable(),
 });
 export type SigningView = z.infer<typeof signingView>;
+
+/** `signing.status`: where the request and the signer's copy stand (the page polls it while sealing). */
+export const signingStatus = z.object({
+  state: signingState,
+  signedCopy: signedCopyState.nullable(),
+  signedCopyUntil: isoDateTime.nullable(),
+});
+export type SigningStatus = z.infer<typeof signingStatus>;
 
 export const signingSessionInput = z.object({ sessionToken: secret });
 
@@ -328,9 +347,10 @@ export const signingDocument = z.object({
 });
 
 /**
- * `signing.signedDocument`: the sealed PDF for the confirmation page. `state` is the request's
- * state as the portal shows it; `base64`/`sha256` are set only once it is `completed` (while it
- * is `sealing` the page asks again).
+ * `signing.signedDocument`: the sealed PDF, the signer's copy (each answer with the PDF is
+ * audited as `signature.copy_downloaded`). `state` is the request's state as the portal shows it;
+ * `base64`/`sha256` are set only once it is `completed`. After the copy period: 409
+ * `signed_copy_expired`.
  */
 export const signedSigningDocument = z.object({
   state: signingState,

@@ -1,4 +1,4 @@
-import { declineInput, openSigningInput, signInput, type SignedSigningDocument, type SigningState, type SigningView } from "@clinsign/contracts";
+import { declineInput, openSigningInput, signInput, type SignedSigningDocument, type SigningState, type SigningStatus, type SigningView } from "@clinsign/contracts";
 import { and, eq, gt, isNull, organizations, OrgScope, signatureRequests, signingCredentials } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
@@ -10,6 +10,7 @@ import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
 import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, isPastExpiry, versionOf, type SignatureRequestRow } from "./requests";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealSignatureRequest } from "./seal";
+import { signedCopyOf } from "./signed-copy";
 
 /** How long the portal page may act after opening a link (never beyond the request's expiry). */
 const SESSION_MINUTES = 60;
@@ -75,7 +76,18 @@ const emptyView = (state: SigningState): SigningView => ({
   pageSizes: null,
   fields: null,
   expiresAt: null,
+  signedCopy: null,
+  signedCopyUntil: null,
 });
+
+/** The organization's signed-copy period, in days (the request's organization, from its scope). */
+async function signedCopyDaysOf(ctx: OrgContext): Promise<number> {
+  const [org] = await ctx.scope.db
+    .select({ signedCopyDays: organizations.signedCopyDays })
+    .from(organizations)
+    .where(eq(organizations.id, ctx.scope.organizationId));
+  return org?.signedCopyDays ?? 0;
+}
 
 function stateOf(row: SignatureRequestRow): SigningState {
   if (row.visibility === "draft") return "unavailable";
@@ -91,7 +103,9 @@ function stateOf(row: SignatureRequestRow): SigningState {
 /**
  * `signing.open`: a signing link (unless the organization requires A4 verification) or a
  * one-time ticket from A4. A `ready` request is marked `opened` with its document version pinned,
- * and a signing session is issued for the page to keep.
+ * and a signing session is issued for the page to keep. A signed request whose copy period has
+ * not ended also gets a session: it serves only the signer's copy (`signing.status`,
+ * `signing.signedDocument`); signing and declining refuse it.
  */
 export async function openSigning(services: Services, request: RequestMeta, raw: unknown): Promise<SigningView> {
   const input = openSigningInput.parse(raw);
@@ -129,11 +143,14 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
       );
     }
     const version = await versionOf(tx, row);
+    const copy = signedCopyOf(row, await signedCopyDaysOf(tx));
     let sessionToken: string | null = null;
     let sessionExpiresAt: Date | null = null;
-    if (state === "ready") {
+    if (state === "ready" || (copy.until && copy.state !== "expired")) {
+      // A session to sign ends with the request's expiry; one for the copy with the copy period.
+      const end = state === "ready" ? row.expiresAt : copy.until!;
       sessionToken = randomSecret(32);
-      sessionExpiresAt = new Date(Math.min(Date.now() + SESSION_MINUTES * 60_000, row.expiresAt.getTime()));
+      sessionExpiresAt = new Date(Math.min(Date.now() + SESSION_MINUTES * 60_000, end.getTime()));
       await tx.scope.insert(signingCredentials, {
         requestId: row.id,
         kind: "session",
@@ -155,6 +172,8 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
       pageSizes: version.pageSizes,
       fields: version.fields,
       expiresAt: row.expiresAt.toISOString(),
+      signedCopy: copy.state,
+      signedCopyUntil: copy.until?.toISOString() ?? null,
     };
   });
 }
@@ -187,23 +206,51 @@ export async function getSigningDocument(services: Services, request: RequestMet
   return { contentType: "application/pdf" as const, base64: bytes.toString("base64"), sha256: version.sha256, version: version.version };
 }
 
+/** The request a session belongs to, as it stands now (an open request past its expiry is expired first). */
+async function currentRequest(ctx: OrgContext, requestId: string): Promise<SignatureRequestRow> {
+  // A plain read (the page polls); only an open request past its expiry needs the locked path.
+  const row = await findSignatureRequest(ctx, requestId);
+  if (!isPastExpiry(row)) return row;
+  return inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, requestId, true)));
+}
+
 /**
- * `signing.signedDocument`: the sealed PDF for the page's confirmation. The signing session that
- * signed keeps working for this until it ends (60 minutes after opening, never past the
- * request's expiry). Until sealing has finished the state is `sealing` and there is no PDF yet:
- * the page asks again. Any other state (declined, expired, …) answers without a PDF, so the page
- * can also use this to learn where a request it knows stands.
+ * `signing.status`: the request's state and the signer's copy, for the page to poll while the
+ * request is `sealing` and to learn where a request it knows stands. Reads only.
+ */
+export async function getSigningStatus(services: Services, request: RequestMeta, raw: { sessionToken: string }): Promise<SigningStatus> {
+  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
+  const row = await currentRequest(ctx, credential.requestId);
+  const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
+  return { state: stateOf(row), signedCopy: copy.state, signedCopyUntil: copy.until?.toISOString() ?? null };
+}
+
+/**
+ * `signing.signedDocument`: the sealed PDF, the signer's copy, while the organization's copy
+ * period lasts (`signedCopyDays` after signing; 409 `signed_copy_expired` after it). The session
+ * is one the page got from `signing.open` (by link, or by A4 ticket where the organization
+ * requires it), so the copy sits behind the same checks as signing. Each answer with the PDF is
+ * audited as `signature.copy_downloaded` (actor `portal`, with IP and user agent). Until sealing
+ * has finished the state is `sealing` and there is no PDF yet; other states (declined, expired,
+ * …) answer without a PDF.
  */
 export async function getSignedSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }): Promise<SignedSigningDocument> {
   const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
-  // A plain read (the page polls this); only an open request past its expiry needs the locked path.
-  let row = await findSignatureRequest(ctx, credential.requestId);
-  if (isPastExpiry(row)) row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)));
+  const row = await currentRequest(ctx, credential.requestId);
   const state = stateOf(row);
   if (state !== "completed" || !row.signedPdfKey) return { state, contentType: "application/pdf", base64: null, sha256: null };
+  const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
+  if (copy.state === "expired") {
+    throw new AppError("conflict", "the signed copy is no longer available here; the clinic can provide it", {
+      reason: "signed_copy_expired",
+      signedCopyUntil: copy.until!.toISOString(),
+    });
+  }
   const bytes = await services.storage.get(row.signedPdfKey);
   if (!bytes) throw new Error(`stored signed PDF of signature request ${row.id} is missing`);
-  return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256: row.signedPdfSha256 ?? sha256Hex(bytes) };
+  const sha256 = row.signedPdfSha256 ?? sha256Hex(bytes);
+  await recordAudit(ctx, { action: "signature.copy_downloaded", metadata: { signatureId: row.id, documentId: row.documentId, sha256 } });
+  return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256 };
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

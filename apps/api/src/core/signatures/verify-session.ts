@@ -8,6 +8,7 @@ import { isUuid } from "../documents/documents";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import { NotAKeySet, sessionJwksCache, type FetchedJwks, type KeyResolver } from "./jwks-cache";
 import { expireIfDue, ticketLink } from "./requests";
+import { signedCopyOf } from "./signed-copy";
 
 /** A session token may live at most this long (from now, and from its `iat`). */
 export const MAX_SESSION_TOKEN_SECONDS = 600;
@@ -195,7 +196,11 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
 
   const outcome = await inTransaction(ctx, async (tx) => {
     const row = await expireIfDue(tx, (await tx.scope.select(signatureRequests, eq(signatureRequests.id, found.id)).limit(1).for("update"))[0]!);
-    if (row.visibility !== "active" || (row.status !== "pending" && row.status !== "opened")) {
+    // Open requests, and signed ones while the signer may still fetch their copy (the ticket
+    // then opens the page with the download, behind the same verification as signing).
+    const copyOpen = signedCopyOf(row, org!.signedCopyDays).state;
+    const usable = row.status === "pending" || row.status === "opened" || copyOpen === "preparing" || copyOpen === "available";
+    if (row.visibility !== "active" || !usable) {
       return new Refusal("request_not_open", `${row.visibility}/${row.status}`);
     }
     if (claims.jti !== null) {

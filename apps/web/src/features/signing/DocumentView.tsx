@@ -1,16 +1,17 @@
 "use client";
 
 import type { SigningView } from "@clinsign/contracts";
-import { Notice } from "@clinsign/ui";
+import { Button, Notice } from "@clinsign/ui";
 import type { PdfPagesLabels, PdfPagesProps } from "@clinsign/ui/pdf-pages";
 import { useQuery } from "@tanstack/react-query";
-import { lazy, Suspense, useMemo } from "react";
+import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { base64ToBytes } from "./download";
 import { useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
+import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
 
 /** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
@@ -35,8 +36,13 @@ function ViewerUnavailable({ labels }: PdfPagesProps) {
   );
 }
 
-/** The pinned document version, page by page, with the signature fields outlined. */
-export function DocumentView({ view, sessionToken }: { view: SigningView; sessionToken: string }) {
+/**
+ * The pinned document version, page by page, with the signature fields outlined. On a phone a
+ * page at the screen's width has tiny text: the reading tools zoom it (buttons, or a two-finger
+ * pinch inside the document; the document then scrolls sideways within its frame, never the
+ * page), and "Go to the signature" skips the pages.
+ */
+export function DocumentView({ view, sessionToken, onGoToSignature }: { view: SigningView; sessionToken: string; onGoToSignature(): void }) {
   const { t } = usePatientI18n();
   const trpc = useTRPC();
   const document = useQuery(trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }));
@@ -52,6 +58,12 @@ export function DocumentView({ view, sessionToken }: { view: SigningView; sessio
   );
   const pageCount = view.pageCount ?? 0;
   const { ref: sectionRef, near } = useNearViewport<HTMLElement>();
+  const [zoom, setZoom] = useState(MIN_ZOOM);
+  const viewerRef = useRef<HTMLDivElement>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  const showPages = Boolean(bytes && near && !document.isError);
+  useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
+  const percent = Math.round(zoom * 100);
   const placeholder = (
     <div className={styles.pdfPlaceholder} aria-busy="true">
       <p role="status" className={styles.pdfPlaceholderText}>
@@ -68,14 +80,47 @@ export function DocumentView({ view, sessionToken }: { view: SigningView; sessio
         {pageCount > 0 ? <p className="cs-hint">{pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}</p> : null}
       </div>
       {view.fields && view.fields.length > 0 ? <p className="cs-hint">{t.signing.fieldsHint}</p> : null}
+      <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
+        <div className={styles.zoomControls}>
+          <Button iconOnly aria-label={t.signing.zoomOut} onClick={() => setZoom(stepZoom(zoom, -1))} disabled={zoom <= MIN_ZOOM}>
+            <span aria-hidden="true">−</span>
+          </Button>
+          <output className={styles.zoomLevel} aria-live="polite">
+            {format(t.signing.zoomLevel, { percent })}
+          </output>
+          <Button iconOnly aria-label={t.signing.zoomIn} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= MAX_ZOOM}>
+            <span aria-hidden="true">+</span>
+          </Button>
+          {zoom > MIN_ZOOM ? (
+            <Button size="small" variant="ghost" onClick={() => setZoom(MIN_ZOOM)}>
+              {t.signing.zoomFit}
+            </Button>
+          ) : null}
+        </div>
+        <Button size="small" variant="primary" onClick={onGoToSignature}>
+          {t.signing.goToSignature}
+        </Button>
+      </div>
+      <p className="cs-hint">{t.signing.zoomHint}</p>
       {document.isError ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>
       ) : bytes && near ? (
-        <Suspense fallback={placeholder}>
-          <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} className={styles.pdf} />
-        </Suspense>
+        <div
+          ref={viewerRef}
+          className={styles.pdf}
+          data-testid="document-viewer"
+          data-zoom={zoom}
+          // Zoomed, the pages scroll sideways here: keyboard users scroll it with the arrow keys.
+          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
+        >
+          <div ref={contentRef} className={styles.zoomed}>
+            <Suspense fallback={placeholder}>
+              <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} />
+            </Suspense>
+          </div>
+        </div>
       ) : (
         placeholder
       )}

@@ -99,7 +99,10 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
 
   return (
     <section className={styles.section} aria-labelledby="sign-heading">
-      <h2 id="sign-heading">{t.signing.signHeading}</h2>
+      {/* Focusable for "Go to the signature" (DocumentView). */}
+      <h2 id="sign-heading" tabIndex={-1} className={styles.focusTarget}>
+        {t.signing.signHeading}
+      </h2>
       <form className={styles.signForm} onSubmit={onSubmit} noValidate>
         <fieldset className={styles.methods}>
           <legend className="cs-label">{t.signing.methodLegend}</legend>

@@ -1,6 +1,6 @@
 "use client";
 
-import type { SigningState, SigningView } from "@clinsign/contracts";
+import type { SignedCopyState, SigningState, SigningStatus, SigningView } from "@clinsign/contracts";
 import { useEffect, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -22,13 +22,15 @@ type Screen =
   | { kind: "opening" }
   | { kind: "open-failed"; error: unknown }
   | { kind: "ready" }
-  | { kind: "confirmation" }
+  | { kind: "confirmation"; justSigned: boolean }
   | { kind: "end"; state: EndState };
 
 /**
  * The patient's signing page: opens the link (or exchanges the A4 ticket, once), shows the
- * document, takes the signature, and confirms with the signed PDF to download. Every other
- * outcome (expired, declined, withdrawn, unknown link, ended session) gets its own screen.
+ * document, takes the signature, and confirms with the signed PDF to download. Opened again
+ * after signing, it offers the signer's copy while the organization's copy period lasts (the API
+ * issues a session for that), and says whom to ask after it. Every other outcome (expired,
+ * declined, withdrawn, unknown link, ended session) gets its own screen.
  */
 export function SigningFlow({ credential }: { credential: SigningCredential }) {
   const { t, locale } = usePatientI18n();
@@ -44,6 +46,8 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
   // Focus follows the patient's own actions (sign, decline), not the first load.
   const [acted, setActed] = useState(false);
   const [attempt, setAttempt] = useState(0);
+  // What the page last learnt about the signed copy (from open or status), shown at once.
+  const [copyStatus, setCopyStatus] = useState<SigningStatus | null>(null);
 
   useEffect(() => {
     if (!plausible) return;
@@ -52,9 +56,10 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
     const stored = loadStoredSigning(current);
     const endedState: EndState = kind === "ticket" ? "session_ended_ticket" : "session_ended";
 
-    const show = (state: SigningState, token: string | null) => {
+    const show = (state: SigningState, token: string | null, signedCopy: SignedCopyState | null) => {
       if (state === "ready") setScreen(token ? { kind: "ready" } : { kind: "end", state: endedState });
-      else if ((state === "sealing" || state === "completed") && token) setScreen({ kind: "confirmation" });
+      else if (signedCopy === "expired") setScreen({ kind: "end", state: "copy_expired" });
+      else if ((state === "sealing" || state === "completed") && token) setScreen({ kind: "confirmation", justSigned: false });
       else if (state === "sealing") setScreen({ kind: "end", state: "sealing_elsewhere" });
       else if (state === "completed") setScreen({ kind: "end", state: "already_signed" });
       else setScreen({ kind: "end", state });
@@ -64,9 +69,13 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
       // A reload after the ticket was exchanged: continue with this tab's session.
       setView(stored.view);
       setSessionToken(stored.sessionToken);
-      client.signing.signedDocument
+      client.signing.status
         .query({ sessionToken: stored.sessionToken })
-        .then((result) => active && show(result.state, stored.sessionToken))
+        .then((result) => {
+          if (!active) return;
+          setCopyStatus(result);
+          show(result.state, stored.sessionToken, result.signedCopy);
+        })
         .catch((error: unknown) => {
           if (!active) return;
           if (isUnauthorized(error)) setScreen({ kind: "end", state: endedState });
@@ -81,12 +90,11 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
       .then((opened) => {
         if (!active) return;
         setView(opened);
-        let token = opened.sessionToken;
+        const token = opened.sessionToken;
         if (token) storeSigning(current, { view: opened, sessionToken: token });
-        // Signed earlier in this tab: that session can still fetch the signed PDF.
-        else if ((opened.state === "sealing" || opened.state === "completed") && stored) token = stored.sessionToken;
         setSessionToken(token);
-        show(opened.state, token);
+        setCopyStatus({ state: opened.state, signedCopy: opened.signedCopy, signedCopyUntil: opened.signedCopyUntil });
+        show(opened.state, token, opened.signedCopy);
       })
       .catch((error: unknown) => {
         if (active) setScreen({ kind: "open-failed", error });
@@ -95,6 +103,15 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
       active = false;
     };
   }, [client, kind, secret, plausible, attempt]);
+
+  /** Skips the pages: scrolls to the signature form and moves the focus to its heading. */
+  const goToSignature = () => {
+    const heading = document.getElementById("sign-heading");
+    if (!heading) return;
+    const reduce = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+    heading.scrollIntoView({ behavior: reduce ? "auto" : "smooth", block: "start" });
+    heading.focus({ preventScroll: true });
+  };
 
   const endWith = (state: EndState) => {
     setActed(true);
@@ -106,7 +123,7 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
     if (state === "sealing" || state === "completed") {
       setActed(true);
       setDeclineOpen(false);
-      setScreen({ kind: "confirmation" });
+      setScreen({ kind: "confirmation", justSigned: false });
     } else endWith(state === "ready" ? "unknown" : state);
   };
 
@@ -121,7 +138,16 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
     const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} />;
   } else if (screen.kind === "confirmation" && sessionToken) {
-    content = <Confirmation sessionToken={sessionToken} title={view?.documentTitle ?? null} focus={acted} />;
+    content = (
+      <Confirmation
+        sessionToken={sessionToken}
+        title={view?.documentTitle ?? null}
+        focus={acted}
+        justSigned={screen.justSigned}
+        ticket={kind === "ticket"}
+        initial={!screen.justSigned && copyStatus?.signedCopy ? copyStatus : undefined}
+      />
+    );
   } else if (screen.kind === "ready" && view && sessionToken) {
     content = (
       <div className={styles.flow}>
@@ -132,12 +158,12 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
           <p className={styles.steps}>{t.signing.steps}</p>
           {view.expiresAt ? <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p> : null}
         </header>
-        <DocumentView view={view} sessionToken={sessionToken} />
+        <DocumentView view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm
           sessionToken={sessionToken}
           onSigned={() => {
             setActed(true);
-            setScreen({ kind: "confirmation" });
+            setScreen({ kind: "confirmation", justSigned: true });
           }}
           onClosed={closedWith}
           onSessionEnded={sessionEnded}

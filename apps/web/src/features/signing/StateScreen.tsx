@@ -9,7 +9,7 @@ import { CheckIcon, ClockIcon, CrossIcon, LinkIcon, LockIcon, PauseIcon } from "
 import { StatusCard, type StatusTone } from "../patient/StatusCard";
 
 /** Screens that end the flow (or cannot start it), each with a plain explanation. */
-export type EndState = Exclude<SigningState, "ready"> | "session_ended" | "session_ended_ticket" | "already_signed" | "sealing_elsewhere";
+export type EndState = Exclude<SigningState, "ready"> | "session_ended" | "session_ended_ticket" | "already_signed" | "sealing_elsewhere" | "copy_expired";
 
 
 function describe(state: EndState, t: PatientDictionary): { title: string; body: string; tone: StatusTone; icon: ReactNode } {
@@ -25,6 +25,8 @@ function describe(state: EndState, t: PatientDictionary): { title: string; body:
     case "completed":
     case "already_signed":
       return { title: s.alreadySignedTitle, body: s.alreadySignedBody, tone: "success", icon: <CheckIcon /> };
+    case "copy_expired":
+      return { title: s.copyExpiredTitle, body: s.copyExpiredBody, tone: "success", icon: <CheckIcon /> };
     case "unavailable":
       return { title: s.unavailableTitle, body: s.unavailableBody, tone: "neutral", icon: <PauseIcon /> };
     case "verification_required":

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SigningView } from "@clinsign/contracts";
 import { base64ToBytes, signedFileName } from "./download";
+import { anchoredScroll, clampZoom, MAX_ZOOM, MIN_ZOOM, stepZoom } from "./zoom";
 import { forgetOpenCalls, isPlausibleSecret, loadStoredSigning, openOnce, storeSigning } from "./session";
 
 const view = (overrides: Partial<SigningView> = {}): SigningView => ({
@@ -15,6 +16,8 @@ const view = (overrides: Partial<SigningView> = {}): SigningView => ({
   pageSizes: [{ width: 595, height: 842 }],
   fields: [{ page: 1, x: 50, y: 600, width: 200, height: 60 }],
   expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  signedCopy: null,
+  signedCopyUntil: null,
   ...overrides,
 });
 
@@ -74,5 +77,26 @@ describe("download helpers", () => {
 
   it("decodes base64 to bytes", () => {
     expect([...base64ToBytes(Buffer.from("%PDF-1.7").toString("base64"))]).toEqual([...Buffer.from("%PDF-1.7")]);
+  });
+});
+
+describe("document zoom", () => {
+  it("steps between fit-to-width and 300 %, from any zoom a pinch left", () => {
+    expect(stepZoom(MIN_ZOOM, 1)).toBe(1.5);
+    expect(stepZoom(1.5, 1)).toBe(2);
+    expect(stepZoom(1.7, 1)).toBe(2);
+    expect(stepZoom(1.7, -1)).toBe(1.5);
+    expect(stepZoom(MAX_ZOOM, 1)).toBe(MAX_ZOOM);
+    expect(stepZoom(MIN_ZOOM, -1)).toBe(MIN_ZOOM);
+  });
+
+  it("clamps pinches and keeps the zoomed point in place", () => {
+    expect(clampZoom(0.4)).toBe(MIN_ZOOM);
+    expect(clampZoom(7)).toBe(MAX_ZOOM);
+    expect(clampZoom(Number.NaN)).toBe(MIN_ZOOM);
+    expect(clampZoom(1.234)).toBe(1.23);
+    // At 2x, the point 100 px into a viewer scrolled by 50 px moves from 150 to 300: scroll 200.
+    expect(anchoredScroll(50, 100, 2)).toBe(200);
+    expect(anchoredScroll(0, 100, 0.5)).toBe(0);
   });
 });
