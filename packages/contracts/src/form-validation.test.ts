@@ -150,13 +150,44 @@ describe("choices", () => {
 describe("signatures", () => {
   const f: FormField = { id: "s", key: "s", label: "S", type: "signature" };
   const prefix = "data:image/png;base64,";
+  /** A PNG signature and IHDR of the given size, then `rest` base64 characters of "pixels". */
+  const png = (width: number, height: number, rest = "") => {
+    const header = Buffer.alloc(33);
+    header.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    header.writeUInt32BE(width, 16);
+    header.writeUInt32BE(height, 20);
+    header.set([8, 6], 24);
+    return prefix + header.toString("base64") + rest;
+  };
+  const jpeg = (width: number, height: number) => {
+    const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0, 17, 8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xda]);
+    return `data:image/jpeg;base64,${bytes.toString("base64")}`;
+  };
 
-  it("accepts image data URLs up to MAX_SIGNATURE_CHARS", () => {
-    expect(code(f, `${prefix}iVBORw0KGgo=`)).toBeNull();
-    expect(code(f, "data:image/svg+xml;base64,PHN2Zz4=")).toBeNull();
-    expect(code(f, prefix + "A".repeat(MAX_SIGNATURE_CHARS - prefix.length))).toBeNull();
-    expect(code(f, prefix + "A".repeat(MAX_SIGNATURE_CHARS - prefix.length + 1))).toBe("signature_too_large");
-    for (const bad of ["data:image/gif;base64,R0lG", "https://x.test/s.png", `${prefix}not base64!`, 1]) expect(code(f, bad), String(bad)).toBe("signature_invalid");
+  it("accepts PNG and JPEG data URLs up to MAX_SIGNATURE_CHARS and the pixel budget", () => {
+    expect(code(f, png(1170, 600))).toBeNull();
+    expect(code(f, jpeg(1600, 400))).toBeNull();
+    expect(code(f, png(4000, 1000))).toBeNull();
+    const long = png(300, 100, "AAAA");
+    expect(code(f, long + "A".repeat(MAX_SIGNATURE_CHARS - long.length))).toBeNull();
+    expect(code(f, long + "A".repeat(MAX_SIGNATURE_CHARS - long.length + 1))).toBe("signature_too_large");
+  });
+
+  it("refuses SVG, other formats, bytes that are not the declared image, and broken base64", () => {
+    const svg = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString("base64")}`;
+    const notPng = `${prefix}${Buffer.from("not a png at all, definitely not a png image").toString("base64")}`;
+    for (const bad of [svg, "data:image/gif;base64,R0lG", "https://x.test/s.png", `${prefix}not base64!`, notPng, png(300, 100).replace("image/png", "image/jpeg"), 1]) {
+      expect(code(f, bad), String(bad)).toBe("signature_invalid");
+    }
+  });
+
+  it("refuses images over 4000 pixels a side or 4 megapixels, with their size in the message", () => {
+    for (const [width, height] of [[10000, 10000], [4001, 100], [100, 4001], [2500, 2000]] as const) {
+      expect(code(f, png(width, height)), `${width}x${height}`).toBe("signature_too_large");
+    }
+    expect(code(f, jpeg(5000, 5000))).toBe("signature_too_large");
+    const found = checkFieldValue(f, png(10000, 10000))!;
+    expect(fieldProblemMessage(found)).toBe("the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted");
   });
 });
 

@@ -7,6 +7,7 @@
 import { isValidPhoneNumber } from "libphonenumber-js/min";
 import type { Attachment } from "./forms";
 import { isBlankValue, takesValue, visibleFieldKeys } from "./form-conditions";
+import { dataUrlImageSize, fitsPixelBudget, SIGNATURE_IMAGE_LIMITS } from "./image-header";
 import { matchesPattern } from "./pattern";
 import type { FormField, TemplateSchema } from "./templates";
 
@@ -60,7 +61,8 @@ const MAX_TEXT_CHARS = 10_000;
 const MAX_TEXTAREA_CHARS = 100_000;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const SIGNATURE_DATA_URL = /^data:image\/(png|svg\+xml|jpeg);base64,[A-Za-z0-9+/=]+$/;
+/** PNG or JPEG only: an SVG is a document (scripts, external references), not a picture of ink. */
+const SIGNATURE_DATA_URL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/;
 
 type Params = Record<string, string | number>;
 const messages: Record<FieldProblemCode, (p: Params) => string> = {
@@ -82,8 +84,11 @@ const messages: Record<FieldProblemCode, (p: Params) => string> = {
   not_options: () => "must contain only the options",
   duplicate_option: () => "must not repeat an option",
   not_boolean: () => "must be true or false",
-  signature_invalid: () => "must be a signature image (data URL)",
-  signature_too_large: () => "the signature image is too large",
+  signature_invalid: () => "must be a PNG or JPEG signature image (data URL)",
+  signature_too_large: (p) =>
+    p.width !== undefined
+      ? `the signature image is ${p.width} × ${p.height} pixels; at most ${p.maxSide} × ${p.maxSide} and ${p.maxMegapixels} megapixels are accepted`
+      : "the signature image is too large",
   files_invalid: () => "must be a list of uploaded files, each {name, path, url, size, type}",
   too_many_files: (p) => `at most ${p.max} files`,
   file_too_large: (p) => `files must be at most ${p.maxMb} MB`,
@@ -174,6 +179,22 @@ function checkFiles(field: Extract<FormField, { type: "file" }>, value: unknown)
   return null;
 }
 
+/**
+ * A signature is a PNG or JPEG data URL whose header (read without decoding the image) declares
+ * at most SIGNATURE_IMAGE_LIMITS: whoever renders it (the submission PDF) decodes every pixel.
+ */
+function checkSignature(value: unknown): FieldProblem | null {
+  if (typeof value !== "string" || !SIGNATURE_DATA_URL.test(value)) return problem("signature_invalid");
+  if (value.length > MAX_SIGNATURE_CHARS) return problem("signature_too_large");
+  const size = dataUrlImageSize(value);
+  if (!size) return problem("signature_invalid");
+  if (!fitsPixelBudget(size)) {
+    const { maxSide, maxPixels } = SIGNATURE_IMAGE_LIMITS;
+    return problem("signature_too_large", { width: size.width, height: size.height, maxSide, maxMegapixels: maxPixels / 1_000_000 });
+  }
+  return null;
+}
+
 /** The problem with a value that is not blank. */
 function checkPresentValue(field: FormField, value: unknown): FieldProblem | null {
   switch (field.type) {
@@ -203,8 +224,7 @@ function checkPresentValue(field: FormField, value: unknown): FieldProblem | nul
     case "checkbox":
       return typeof value === "boolean" ? null : problem("not_boolean");
     case "signature":
-      if (typeof value !== "string" || !SIGNATURE_DATA_URL.test(value)) return problem("signature_invalid");
-      return value.length > MAX_SIGNATURE_CHARS ? problem("signature_too_large") : null;
+      return checkSignature(value);
     case "file":
       return checkFiles(field, value);
     case "heading":

@@ -15,3 +15,4 @@ export * from "./submissions";
 export * from "./audit";
 export * from "./form-requests";
 export * from "./webhooks";
+export * from "./image-header";

@@ -55,6 +55,24 @@ export function makeSignaturePng(width = 300, height = 100): Buffer {
   ]);
 }
 
+/**
+ * A blank 1-bit greyscale PNG: a few KB that declare width × height pixels, which a decoder
+ * expands to 4 bytes each (10000 × 10000 is about 12 KB on the wire and 400 MB decoded).
+ */
+export function makeBilevelPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([1, 0, 0, 0, 0], 8);
+  const row = 1 + Math.ceil(width / 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.alloc(row * height), { level: 9 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
 export const pngDataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
 
 export interface FileServer {

@@ -34,7 +34,7 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
 }
 
 // The organizations table is the tenant itself: its row is addressed by the scope's own id.
-async function loadOrganization(ctx: OrgContext) {
+export async function loadOrganization(ctx: OrgContext) {
   const [row] = await ctx.scope.db.select().from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
   if (!row) throw notFound("organization");
   return row;

@@ -5,12 +5,15 @@
 import { PDFDocument } from "pdf-lib";
 import { readPdfPages } from "../documents/pdf-pages";
 import { prepareSeal } from "../signatures/seal-pdf";
+import { layoutSubmissionPdf } from "../submissions/pdf-layout";
 
 export const pdfTasks = {
   /** A6: is it a PDF we can stamp and seal later, and what are its page sizes? */
   readPages: (input: { bytes: Uint8Array }) => readPdfPages(input.bytes),
   /** Sealing: stamp, audit page and signature placeholder (the signature itself stays outside). */
   prepareSeal,
+  /** A submission as a PDF for staff: it decodes the patient's signature image. */
+  renderSubmissionPdf: layoutSubmissionPdf,
 };
 
 /**

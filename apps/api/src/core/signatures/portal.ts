@@ -1,4 +1,15 @@
-import { declineInput, openSigningInput, signInput, type SignedSigningDocument, type SigningState, type SigningStatus, type SigningView } from "@clinsign/contracts";
+import {
+  declineInput,
+  fitsPixelBudget,
+  openSigningInput,
+  readImageSize,
+  SIGNATURE_IMAGE_LIMITS,
+  signInput,
+  type SignedSigningDocument,
+  type SigningState,
+  type SigningStatus,
+  type SigningView,
+} from "@clinsign/contracts";
 import { and, eq, gt, isNull, organizations, OrgScope, signatureRequests, signingCredentials } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
@@ -253,20 +264,21 @@ export async function getSignedSigningDocument(services: Services, request: Requ
   return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256 };
 }
 
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 function decodeSignaturePng(dataUrl: string): Buffer {
   const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
   if (bytes.length > MAX_SIGNATURE_PNG_BYTES) {
     throw new AppError("payload_too_large", "the signature image exceeds 1 MB", { field: "signature.dataUrl" });
   }
-  if (bytes.length < 60 || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
-    throw new AppError("invalid_request", "the signature is not a PNG image", { field: "signature.dataUrl" });
-  }
-  const width = bytes.readUInt32BE(16);
-  const height = bytes.readUInt32BE(20);
-  if (width < 1 || height < 1 || width > 4000 || height > 4000) {
-    throw new AppError("invalid_request", "the signature image must be between 1 and 4000 pixels wide and high", { field: "signature.dataUrl" });
+  // Sealing decodes every pixel the header declares: measure it from the IHDR first, without decoding.
+  const size = readImageSize(bytes);
+  if (!size || size.format !== "png") throw new AppError("invalid_request", "the signature is not a PNG image", { field: "signature.dataUrl" });
+  if (!fitsPixelBudget(size)) {
+    const { maxSide, maxPixels } = SIGNATURE_IMAGE_LIMITS;
+    throw new AppError(
+      "invalid_request",
+      `the signature image is ${size.width} × ${size.height} pixels; at most ${maxSide} × ${maxSide} and ${maxPixels / 1_000_000} megapixels are accepted`,
+      { field: "signature.dataUrl" },
+    );
   }
   return bytes;
 }

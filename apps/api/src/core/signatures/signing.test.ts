@@ -10,6 +10,7 @@ import {
   backdateExpiry,
   bearer,
   makePdf,
+  makeBilevelPng,
   makeSignaturePng,
   pngDataUrl,
   registerDocument,
@@ -144,6 +145,10 @@ describe("signing.sign and completion", () => {
     await expect(
       signing().sign.mutate({ sessionToken, consent: true, signature: { kind: "drawn", dataUrl: `data:image/png;base64,${Buffer.from("not a png at all, definitely not a png image file!!!!!!!!!!!!").toString("base64")}` } }),
     ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "signature.dataUrl" } } });
+    // Within 4000 pixels a side but 9 megapixels: a few KB that sealing would decode to 36 MB.
+    await expect(
+      signing().sign.mutate({ sessionToken, consent: true, signature: { kind: "drawn", dataUrl: pngDataUrl(makeBilevelPng(3000, 3000)) } }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "signature.dataUrl" } }, message: expect.stringContaining("3000 × 3000 pixels") });
     await expect(signing().sign.mutate({ sessionToken, consent: true, signature: { kind: "typed", name: "  " } })).rejects.toMatchObject({ data: { httpStatus: 400 } });
     const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
     expect(row!.status).toBe("opened");

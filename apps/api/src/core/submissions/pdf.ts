@@ -1,138 +1,132 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+/**
+ * One submission as a PDF (the staff download): gathered and worded here, in the organization's
+ * language and time zone, and laid out in the PDF worker (pdf-layout.ts), because drawing the
+ * signature decodes an image a patient sent. The request thread only reads image headers.
+ */
+import { dataUrlImageSize, fitsPixelBudget, type OrganizationLocale, type SubmissionAnswer } from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
+import { loadOrganization } from "../organizations/organizations";
+import { runPdfTask } from "../pdf-worker/run";
 import { describeAnswers } from "./answers";
+import type { SubmissionPdfAnswer, SubmissionPdfContent } from "./pdf-layout";
 import { canonicalSubmission, findSubmission } from "./staff";
 
-const A4: [number, number] = [595.28, 841.89];
-const MARGIN = 56;
-const FOOTER_SPACE = 48;
-const WIDTH = A4[0] - 2 * MARGIN;
-
-/** Standard fonts speak WinAnsi: anything else (emoji, CJK, controls) becomes "?". */
-const printable = (text: string) => text.normalize("NFC").replace(/[^\x20-\x7E\xA0-\xFF]/g, "?");
-
-function wrap(text: string, font: PDFFont, size: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split(/\r\n?|\n/)) {
-    let line = "";
-    for (const word of printable(paragraph).split(" ")) {
-      const candidate = line ? `${line} ${word}` : word;
-      if (font.widthOfTextAtSize(candidate, size) <= WIDTH) {
-        line = candidate;
-        continue;
-      }
-      if (line) lines.push(line);
-      // A word wider than the page (an id, a URL) is cut where it reaches the margin.
-      let rest = word;
-      while (font.widthOfTextAtSize(rest, size) > WIDTH) {
-        let cut = rest.length - 1;
-        while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > WIDTH) cut--;
-        lines.push(rest.slice(0, cut));
-        rest = rest.slice(cut);
-      }
-      line = rest;
-    }
-    lines.push(line);
-  }
-  return lines;
+interface PdfWords {
+  /** Intl locale for dates and numbers. */
+  intl: string;
+  submitted: string;
+  reference: string;
+  formVersion: string;
+  yes: string;
+  no: string;
+  signature: string;
+  signatureNotShown: string;
+  attachment: (name: string, type: string, kb: number) => string;
+  /** `{page}` and `{pages}` are filled in per page. */
+  pageFooter: (id: string) => string;
 }
 
-/** Writes top to bottom, starting a new page when the next block does not fit. */
-class Writer {
-  page: PDFPage;
-  y = A4[1] - MARGIN;
-  constructor(readonly doc: PDFDocument) {
-    this.page = doc.addPage(A4);
-  }
-  room(height: number) {
-    if (this.y - height < MARGIN + FOOTER_SPACE) {
-      this.page = this.doc.addPage(A4);
-      this.y = A4[1] - MARGIN;
-    }
-  }
-  text(text: string, font: PDFFont, size: number, color = rgb(0, 0, 0)) {
-    for (const line of wrap(text, font, size)) {
-      this.room(size + 4);
-      this.page.drawText(line, { x: MARGIN, y: this.y - size, size, font, color });
-      this.y -= size + 4;
-    }
-  }
-  image(image: PDFImage, maxWidth: number, maxHeight: number) {
-    const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1);
-    const width = image.width * scale;
-    const height = image.height * scale;
-    this.room(height + 4);
-    this.page.drawRectangle({ x: MARGIN, y: this.y - height - 4, width: width + 8, height: height + 8, borderColor: rgb(0.8, 0.8, 0.8), borderWidth: 0.5 });
-    this.page.drawImage(image, { x: MARGIN + 4, y: this.y - height, width, height });
-    this.y -= height + 12;
-  }
-  gap(points: number) {
-    this.y -= points;
-  }
+const words: Record<OrganizationLocale, PdfWords> = {
+  de: {
+    intl: "de-DE",
+    submitted: "Eingereicht",
+    reference: "Referenz",
+    formVersion: "Formularversion",
+    yes: "Ja",
+    no: "Nein",
+    signature: "[Unterschrift]",
+    signatureNotShown: "[Unterschrift als Bild nicht darstellbar]",
+    attachment: (name, type, kb) => `Anhang: ${name} (${type}, ${kb} KB)`,
+    pageFooter: (id) => `Einreichung ${id}  -  Seite {page} von {pages}`,
+  },
+  en: {
+    intl: "en-GB",
+    submitted: "Submitted",
+    reference: "Reference",
+    formVersion: "Form version",
+    yes: "Yes",
+    no: "No",
+    signature: "[signature]",
+    signatureNotShown: "[signature image cannot be shown]",
+    attachment: (name, type, kb) => `Attachment: ${name} (${type}, ${kb} KB)`,
+    pageFooter: (id) => `Submission ${id}  -  page {page} of {pages}`,
+  },
+};
+
+/** A moment as the clinic reads it: "26.11.2026, 14:03:05 (Europe/Berlin)". */
+export function formatDateTime(at: Date, intl: string, timeZone: string): string {
+  return `${new Intl.DateTimeFormat(intl, { dateStyle: "medium", timeStyle: "medium", timeZone }).format(at)} (${timeZone})`;
 }
 
-async function embedSignature(doc: PDFDocument, dataUrl: unknown): Promise<PDFImage | null> {
-  if (typeof dataUrl !== "string") return null;
-  const match = /^data:image\/(png|jpeg);base64,(.+)$/.exec(dataUrl);
-  if (!match) return null;
-  const bytes = Buffer.from(match[2]!, "base64");
-  try {
-    return match[1] === "png" ? await doc.embedPng(bytes) : await doc.embedJpg(bytes);
-  } catch {
-    return null;
+/** A calendar date answer ("2024-03-01") in the clinic's language; it has no time zone. */
+function formatDate(value: string, intl: string): string {
+  const at = new Date(`${value}T00:00:00Z`);
+  return Number.isNaN(at.getTime()) ? value : new Intl.DateTimeFormat(intl, { dateStyle: "medium", timeZone: "UTC" }).format(at);
+}
+
+/** A signature data URL as image bytes, when its header fits the budget (checked again in the worker). */
+function signatureImage(value: unknown): SubmissionPdfAnswer["image"] {
+  if (typeof value !== "string") return undefined;
+  const size = dataUrlImageSize(value);
+  if (!size || !fitsPixelBudget(size)) return undefined;
+  return { format: size.format, bytes: new Uint8Array(Buffer.from(value.slice(value.indexOf(",") + 1), "base64")) };
+}
+
+function pdfAnswer(answer: SubmissionAnswer, w: PdfWords): SubmissionPdfAnswer {
+  const { label, value } = answer;
+  if (answer.type === "signature") {
+    if (!value) return { label, texts: ["-"] };
+    const image = signatureImage(value);
+    return image ? { label, texts: [w.signatureNotShown], image } : { label, texts: [w.signatureNotShown] };
   }
+  if (answer.files) {
+    if (answer.files.length === 0) return { label, texts: ["-"] };
+    return { label, texts: answer.files.map((file) => w.attachment(file.name, file.type, Math.max(1, Math.round(file.size / 1024)))) };
+  }
+  if (typeof value === "boolean") return { label, texts: [value ? w.yes : w.no] };
+  if (answer.type === "date" && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { label, texts: [formatDate(value, w.intl)] };
+  if (answer.type === "number" && typeof value === "number") {
+    return { label, texts: [new Intl.NumberFormat(w.intl, { maximumFractionDigits: 20, useGrouping: false }).format(value)] };
+  }
+  return { label, texts: [answer.text || "-"] };
+}
+
+/** What the PDF of one submission shows, worded for its organization. */
+export async function submissionPdfContent(ctx: OrgContext, input: { id: string }): Promise<SubmissionPdfContent> {
+  const row = await findSubmission(ctx, input.id);
+  const organization = await loadOrganization(ctx);
+  const w = words[organization.locale] ?? words.de;
+  const answers = describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values);
+  return {
+    documentTitle: `${row.templateTitle} - ${row.id}`,
+    createdAt: row.createdAt,
+    organizationName: organization.name,
+    title: row.templateTitle,
+    facts: [
+      `${w.submitted}: ${formatDateTime(row.createdAt, w.intl, organization.timeZone)}`,
+      ...(row.rnummer ? [`${w.reference}: ${row.rnummer}`] : []),
+      `${w.formVersion}: ${row.templateSchema.version}`,
+    ],
+    answers: answers.map((answer) => pdfAnswer(answer, w)),
+    pageFooter: w.pageFooter(row.id),
+    sha256: sha256Hex(canonicalSubmission(row)),
+  };
 }
 
 /**
- * One submission as a PDF a clinic files in the patient record: the form's title and reference,
- * each field label with its value (in the template version submitted), attachments listed by
- * name, the signature image, and on every page a footer with the submission id and the SHA-256
- * of its canonical JSON (the same hash the detail view shows).
+ * The submission PDF, laid out in the PDF worker under its memory limit and deadline. If the
+ * worker cannot finish it (an image that still costs more than the limits), the PDF is made
+ * again without images, so staff always get the answers.
  */
 export async function renderSubmissionPdf(ctx: OrgContext, input: { id: string }): Promise<Uint8Array> {
-  const row = await findSubmission(ctx, input.id);
-  const answers = describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values);
-  const sha256 = sha256Hex(canonicalSubmission(row));
-
-  const doc = await PDFDocument.create();
-  doc.setTitle(`${row.templateTitle} - ${row.id}`);
-  doc.setCreator("ClinSign");
-  doc.setCreationDate(row.createdAt);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
-  const grey = rgb(0.35, 0.35, 0.35);
-  const w = new Writer(doc);
-
-  w.text(row.templateTitle, bold, 18);
-  w.gap(4);
-  w.text(`Submitted (UTC): ${row.createdAt.toISOString()}`, regular, 10, grey);
-  if (row.rnummer) w.text(`Reference (rnummer): ${row.rnummer}`, regular, 10, grey);
-  w.text(`Form: ${row.templateIdentifier}, version ${row.templateSchema.version}`, regular, 10, grey);
-  w.gap(14);
-
-  for (const answer of answers) {
-    w.room(32);
-    w.text(answer.label, bold, 10, grey);
-    if (answer.type === "signature") {
-      const image = await embedSignature(doc, answer.value);
-      if (image) w.image(image, 240, 100);
-      else w.text(answer.text || "-", regular, 11);
-    } else if (answer.files) {
-      if (answer.files.length === 0) w.text("-", regular, 11);
-      for (const file of answer.files) w.text(`Attachment: ${file.name} (${file.type}, ${Math.max(1, Math.round(file.size / 1024))} KB)`, regular, 11);
-    } else {
-      w.text(answer.text || "-", regular, 11);
-    }
-    w.gap(8);
+  const content = await submissionPdfContent(ctx, input);
+  const limits = ctx.services.config.pdfWorker;
+  try {
+    return await runPdfTask(limits, "renderSubmissionPdf", content);
+  } catch (error) {
+    if (!content.answers.some((answer) => answer.image)) throw error;
+    ctx.services.log.warn({ submissionId: input.id, err: error instanceof Error ? error.message : String(error) }, "submission PDF made again without images");
+    return runPdfTask(limits, "renderSubmissionPdf", { ...content, answers: content.answers.map(({ image: _image, ...answer }) => answer) });
   }
-
-  const pages = doc.getPages();
-  pages.forEach((page, index) => {
-    page.drawLine({ start: { x: MARGIN, y: MARGIN + 22 }, end: { x: A4[0] - MARGIN, y: MARGIN + 22 }, thickness: 0.5, color: rgb(0.8, 0.8, 0.8) });
-    page.drawText(`Submission ${row.id}  -  page ${index + 1} of ${pages.length}`, { x: MARGIN, y: MARGIN + 10, size: 8, font: regular, color: grey });
-    page.drawText(`SHA-256 ${sha256}`, { x: MARGIN, y: MARGIN, size: 7, font: mono, color: grey });
-  });
-  return doc.save();
 }

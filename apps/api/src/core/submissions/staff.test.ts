@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
-import { submissions } from "@clinsign/db";
+import { eq, organizations, submissions } from "@clinsign/db";
 import { createStaffUser } from "../staff/staff";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, newSession, query } from "../../testing/forms";
 import { pdfText } from "../../testing/pdf-text";
+import { makeBilevelPng, makeSignaturePng, pngDataUrl } from "../../testing/signature-fixtures";
 import { encodeCursor } from "../lists/keyset";
+import { spareWorkerId } from "../pdf-worker/run";
 
 let api: TestApi;
 let org: TestOrg;
@@ -33,12 +35,12 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** A stored submission with a chosen time (several may share one, as rows of one second do). */
-async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; at?: Date } = {}) {
+async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; at?: Date; fields?: FormField[] } = {}) {
   const [row] = await o.ctx.scope
     .insert(submissions, {
       templateIdentifier: options.template ?? "anamnese",
       templateTitle: "Anamnese",
-      templateSchema: { version: 3, fields },
+      templateSchema: { version: 3, fields: options.fields ?? fields },
       values,
       rnummer: options.rnummer ?? null,
       phone: null,
@@ -162,18 +164,78 @@ describe("staff submission detail, exports and PDF", () => {
     expect((await download(`/staff/submissions/export?format=xml`)).status).toBe(400);
   });
 
-  it("renders one submission as a PDF with labels, values, signature and a hashed footer", async () => {
-    const id = await insert(org, { name: "Erika Mustermann", insurance: "gesetzlich", sig: PNG_1x1 }, { rnummer: "R-5" });
+  it("renders one submission as a PDF with the clinic's name, labels, values, signature and a hashed footer", async () => {
+    const id = await insert(org, { name: "Erika Mustermann", insurance: "gesetzlich", sig: PNG_1x1 }, { rnummer: "R-5", at: new Date("2024-03-01T10:00:00.000Z") });
     const res = await download(`/staff/submissions/${id}/pdf`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/pdf");
     const text = await pdfText(new Uint8Array(await res.arrayBuffer()));
-    for (const expected of ["Anamnese", "Vollständiger Name", "Erika Mustermann", "Versichert", "gesetzlich", "Unterschrift", "R-5", `Submission ${id}`]) {
+    // A new organization writes German, in Europe/Berlin (UTC+1 in March).
+    for (const expected of ["Klinik Nord", "Anamnese", "Vollständiger Name", "Erika Mustermann", "Versichert", "gesetzlich", "Unterschrift", "Referenz: R-5"]) {
       expect(text).toContain(expected);
     }
+    expect(text).toContain("Eingereicht: 01.03.2024, 11:00:00 (Europe/Berlin)");
+    expect(text).toContain(`Einreichung ${id}  -  Seite 1 von 1`);
+    expect(text).not.toContain("rnummer");
     const { sha256 } = await api.trpc({ cookie }).submissions.get.query({ id });
     expect(text).toContain(`SHA-256 ${sha256}`);
     expect((await download(`/staff/submissions/${id}/pdf`, otherCookie)).status).toBe(404);
+  });
+
+  it("writes dates, times, numbers and yes/no in the organization's language and time zone", async () => {
+    const typed: FormField[] = [
+      { id: "1", type: "date", key: "born", label: "Born" },
+      { id: "2", type: "checkbox", key: "consent", label: "Consent" },
+      { id: "3", type: "checkbox", key: "photos", label: "Photos" },
+      { id: "4", type: "number", key: "weight", label: "Weight" },
+    ];
+    const values = { born: "1980-12-24", consent: true, photos: false, weight: 72.5 };
+    const at = new Date("2024-07-01T02:30:00.000Z");
+    const german = await pdfText(new Uint8Array(await (await download(`/staff/submissions/${await insert(org, values, { fields: typed, at })}/pdf`)).arrayBuffer()));
+    for (const expected of ["Eingereicht: 01.07.2024, 04:30:00 (Europe/Berlin)", "24.12.1980", "Ja", "Nein", "72,5", "Formularversion: 3"]) expect(german).toContain(expected);
+
+    const clinic = await api.createOrg("Riverside Clinic");
+    await api.services.db.update(organizations).set({ locale: "en", timeZone: "America/New_York" }).where(eq(organizations.id, clinic.orgId));
+    const clinicCookie = await logInCookie(api, clinic.ownerEmail, clinic.ownerPassword);
+    const id = await insert(clinic, values, { fields: typed, at });
+    const english = await pdfText(new Uint8Array(await (await download(`/staff/submissions/${id}/pdf`, clinicCookie)).arrayBuffer()));
+    for (const expected of ["Riverside Clinic", "Submitted: 30 Jun 2024, 22:30:00 (America/New_York)", "24 Dec 1980", "Yes", "No", "72.5", "Form version: 3", `Submission ${id}  -  page 1 of 1`]) {
+      expect(english).toContain(expected);
+    }
+    expect(english).not.toMatch(/\b(true|false|1980-12-24)\b/);
+  });
+
+  it("lays the PDF out in the PDF worker, signature image included", async () => {
+    const id = await insert(org, { name: "Worker", sig: pngDataUrl(makeSignaturePng(1200, 400)) });
+    const before = spareWorkerId();
+    const res = await download(`/staff/submissions/${id}/pdf`);
+    expect(res.status).toBe(200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    // Each PDF task takes a worker and starts the next spare: a new one means the work ran there.
+    expect(spareWorkerId()).not.toBeNull();
+    expect(spareWorkerId()).not.toBe(before);
+    expect(Buffer.from(bytes).toString("latin1")).toMatch(/\/Subtype\s*\/Image/);
+    expect(await pdfText(bytes)).not.toContain("[Unterschrift als Bild nicht darstellbar]");
+  });
+
+  it("keeps /healthz answering while it builds the PDF of a stored hostile signature (10000x10000 px in 12 KB), shown as text", async () => {
+    // Stored as a submission accepted before signatures were measured at submit.
+    const hostile = makeBilevelPng(10_000, 10_000);
+    expect(hostile.length).toBeLessThan(20_000);
+    const id = await insert(org, { name: "Hostile", sig: pngDataUrl(hostile) });
+    let settled = false;
+    const pending = download(`/staff/submissions/${id}/pdf`).finally(() => (settled = true));
+    const latencies: number[] = [];
+    do {
+      const started = performance.now();
+      expect((await api.request("GET", "/healthz")).status).toBe(200);
+      latencies.push(performance.now() - started);
+    } while (!settled);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    // Decoding it on the request thread stalled everything for seconds; generous for a busy CI machine.
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+    expect(await pdfText(new Uint8Array(await res.arrayBuffer()))).toContain("[Unterschrift als Bild nicht darstellbar]");
   });
 
   it("lets staff export submissions (not only admins)", async () => {

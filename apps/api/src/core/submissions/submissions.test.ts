@@ -6,6 +6,7 @@ import { and, auditLog, drafts, eq, messages, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
+import { makeBilevelPng, makeSignaturePng, pngDataUrl } from "../../testing/signature-fixtures";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
@@ -169,6 +170,27 @@ describe("F10 POST /api/embed/submit", () => {
     expect((await submit({ sessionId })).status).toBe(400);
     expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
     expect((await api.request("GET", `/api/embed/drafts?sessionId=${encodeURIComponent(sessionId)}`)).body.draft.values).toEqual({ name: "x" });
+  });
+
+  it("takes a PNG or JPEG signature within 4000 px a side and 4 megapixels; refuses SVG and larger images with 400", async () => {
+    const t = await activeTemplate(org, [{ id: "1", type: "signature", key: "sig", label: "Unterschrift", required: true }]);
+    const sessionId = await newSession(api, org, t.identifier, {});
+    const svg = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString("base64")}`;
+    const refused = [
+      [svg, "must be a PNG or JPEG signature image (data URL)", "signature_invalid"],
+      // 12 KB declaring 10000 x 10000 pixels: the PDF of the submission would decode all of them.
+      [pngDataUrl(makeBilevelPng(10_000, 10_000)), "the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted", "signature_too_large"],
+      [pngDataUrl(makeBilevelPng(2500, 2000)), "the signature image is 2500 × 2000 pixels; at most 4000 × 4000 and 4 megapixels are accepted", "signature_too_large"],
+    ] as const;
+    for (const [value, message, code] of refused) {
+      const res = await submit({ sessionId, values: { sig: value } });
+      expect(res.status).toBe(400);
+      expect(res.body.fieldErrors).toHaveLength(1);
+      expect(res.body.fieldErrors[0]).toMatchObject({ key: "sig", message, code });
+    }
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
+    const signed = await submit({ sessionId, values: { sig: pngDataUrl(makeSignaturePng(1170, 600)) } });
+    expect(signed.status).toBe(200);
   });
 
   it("keeps the submission when the webhook fails, and retries the webhook later", async () => {
