@@ -4,7 +4,7 @@ import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { CSV_BOM, csvRow } from "../lists/csv";
 import { answerFields, answerText } from "./answers";
-import { rowKey, submissionConditions, submissionRows, type SubmissionFilter, type SubmissionRow } from "./staff";
+import { rowKey, submissionConditions, submissionRows, type SubmissionFilter, type SubmissionKey, type SubmissionRow } from "./staff";
 
 /** Rows fetched per round trip: pages keep memory flat however many submissions match. */
 export const EXPORT_PAGE_SIZE = 500;
@@ -13,14 +13,14 @@ const FIXED_COLUMNS = ["submission_id", "submitted_at", "template", "template_ve
 
 /** Every matching submission, page by page along the keyset, never all at once. */
 async function* matchingRows(ctx: OrgContext, filter: SubmissionFilter, sort: ListSort): AsyncGenerator<SubmissionRow> {
-  let after: { at: string; id: string } | undefined;
+  let after: SubmissionKey | undefined;
   for (;;) {
     const rows = await submissionRows(ctx, filter, sort, after, EXPORT_PAGE_SIZE);
     const page = rows.slice(0, EXPORT_PAGE_SIZE);
     yield* page;
     if (rows.length <= EXPORT_PAGE_SIZE) return;
-    const [at, id] = rowKey(page[page.length - 1]!);
-    after = { at, id };
+    const [at, seq] = rowKey(page[page.length - 1]!);
+    after = { at, seq };
   }
 }
 

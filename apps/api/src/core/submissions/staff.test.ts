@@ -87,6 +87,31 @@ describe("staff submissions list (the list contract)", () => {
     expect(oldest.items.every((s) => s.createdAt === t0.toISOString())).toBe(true);
   });
 
+  it("orders rows of the same instant by creation, the same way in every page, both sorts and the exports", async () => {
+    const template = `ties-${Date.now()}`;
+    const at = new Date("2024-05-01T10:00:00.000Z");
+    const ids: string[] = [];
+    // Eight rows of one instant: a random tie-break would put them in creation order once in 40320.
+    for (let i = 0; i < 8; i++) ids.push(await insert(org, { name: `T${i}` }, { template, at }));
+    const client = api.trpc({ cookie });
+    const all = async (sort: "newest" | "oldest") => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.submissions.list.query({ templateIdentifier: template, limit: 3, sort, cursor });
+        seen.push(...page.items.map((s) => s.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    expect(await all("oldest")).toEqual(ids);
+    expect(await all("newest")).toEqual([...ids].reverse());
+    const json = (await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "json", sort: "oldest" })}`)).json()) as Array<{ id: string }>;
+    expect(json.map((s) => s.id)).toEqual(ids);
+    const csv = await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "csv" })}`)).text();
+    expect(csv.split("\r\n").slice(1, -1).map((line) => line.slice(0, 36))).toEqual([...ids].reverse());
+  });
+
   it("filters by template, rnummer and time range, and never shows another organization's rows", async () => {
     const template = `filter-${Date.now()}`;
     const a = await insert(org, { name: "A" }, { template, rnummer: "R-1", at: new Date("2024-01-10T08:00:00Z") });
