@@ -68,6 +68,8 @@ export const submissionDetail = submission.extend({
   answers: z.array(submissionAnswer),
   webhooks: z.array(submissionWebhookOutcome),
   emails: z.array(submissionEmailOutcome),
+  /** The organization's IANA time zone: the detail page shows times on the clinic's clock. */
+  timeZone: z.string(),
   /** SHA-256 (hex) of the canonical JSON of the submission, as the PDF's footer prints it. */
   sha256: z.string(),
 });

@@ -19,6 +19,8 @@ const fields: FormField[] = [
   { id: "3", type: "select", key: "insurance", label: "Versichert", options: ["gesetzlich", { value: "privat", label: "Privat versichert" }] },
   { id: "4", type: "textarea", key: "notes", label: "Anmerkungen" },
   { id: "5", type: "signature", key: "sig", label: "Unterschrift" },
+  { id: "6", type: "checkbox", key: "consent", label: "Einwilligung" },
+  { id: "7", type: "date", key: "born", label: "Geburtsdatum" },
 ];
 // A 1×1 PNG, as the signature pad would send a (very small) drawing.
 const PNG_1x1 = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -33,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** A stored submission with a chosen time (several may share one, as rows of one second do). */
-async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; at?: Date } = {}) {
+async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; phone?: string; at?: Date } = {}) {
   const [row] = await o.ctx.scope
     .insert(submissions, {
       templateIdentifier: options.template ?? "anamnese",
@@ -41,7 +43,7 @@ async function insert(o: TestOrg, values: Record<string, unknown>, options: { te
       templateSchema: { version: 3, fields },
       values,
       rnummer: options.rnummer ?? null,
-      phone: null,
+      phone: options.phone ?? null,
       actorType: "session",
       actorId: null,
       ...(options.at && { createdAt: options.at }),
@@ -152,7 +154,7 @@ describe("staff submission detail, exports and PDF", () => {
     expect(detail.answers.map((a) => [a.label, a.text])).toEqual([
       ["Vollständiger Name", "Erika"],
       ["Versichert", "Privat versichert"],
-      ["Unterschrift", "[signature image]"],
+      ["Unterschrift", "[Unterschrift]"],
     ]);
     expect(detail.answers[2]!.value).toBe(PNG_1x1);
     expect(detail.emails).toEqual([expect.objectContaining({ recipients: ["records@clinic.test"], status: expect.any(String) })]);
@@ -173,11 +175,9 @@ describe("staff submission detail, exports and PDF", () => {
     const bytes = new Uint8Array(await csv.arrayBuffer());
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = new TextDecoder().decode(bytes.slice(3));
-    const [header, ...rest] = text.split("\r\n").filter(Boolean);
-    expect(header).toBe("submission_id,submitted_at,template,template_version,rnummer,phone,actor_type,name,insurance,notes");
-    expect(text).toContain(`,'=cmd|' /C calc'!A0,Privat versichert,"zwei\nZeilen"\r\n`);
+    expect(text).toContain(`;'=cmd|' /C calc'!A0;Privat versichert;"zwei\nZeilen"\r\n`);
     expect(text).not.toContain("foreign");
-    expect(rest.join("\n")).toContain("Zweite");
+    expect(text).toContain("Zweite");
 
     const json = await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "json", sort: "oldest" })}`);
     const items = (await json.json()) as Array<{ values: Record<string, unknown> }>;
@@ -185,6 +185,42 @@ describe("staff submission detail, exports and PDF", () => {
 
     expect((await download(`/staff/submissions/export`, "")).status).toBe(401);
     expect((await download(`/staff/submissions/export?format=xml`)).status).toBe(400);
+  });
+
+  it("writes the CSV for the clinic's spreadsheet: labels, its language, time zone, separator and phone numbers", async () => {
+    const template = `clinic-${Date.now()}`;
+    const at = new Date("2024-03-01T10:05:09.000Z");
+    const values = { name: "Erika", consent: true, born: "1980-07-14", insurance: "gesetzlich", old: "x;=1+1" };
+    await insert(org, values, { template, rnummer: "R-1", phone: "+491701234567", at });
+    await insert(org, { consent: false }, { template, phone: "+436601234567", at: new Date(at.getTime() + 1000) });
+    const lines = async (c: string) => {
+      const text = (await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "csv", sort: "oldest" })}`, c)).text()).replace(/^\uFEFF/, "");
+      return text.split("\r\n").filter(Boolean);
+    };
+
+    // The default organization writes German, on the Berlin clock, ;-separated for German Excel.
+    const [header, first, second] = await lines(cookie);
+    expect(header).toBe("Einreichungs-ID;Eingereicht (Europe/Berlin);Formular;Formularversion;Fallnummer;Mobilnummer;Quelle;Vollständiger Name;Versichert;Einwilligung;Geburtsdatum;old");
+    expect(first!.split(";").slice(1)).toEqual(["01.03.2024 11:05:09", "Anamnese", "3", "R-1", "0170 1234567", "Eingebettetes Formular", "Erika", "gesetzlich", "ja", "14.07.1980", '"x', '=1+1"']);
+    expect(first).toContain(';"x;=1+1"');
+    expect(second!.split(";").slice(5, 10)).toEqual(["+43 660 1234567", "Eingebettetes Formular", "", "", "nein"]);
+
+    // An English clinic in another time zone.
+    await api.trpc({ cookie }).organization.update.mutate({ locale: "en", timeZone: "America/New_York" });
+    try {
+      const [enHeader, enFirst] = await lines(cookie);
+      expect(enHeader).toBe("Submission ID,Submitted (America/New_York),Form,Form version,Case number,Mobile number,Source,Vollständiger Name,Versichert,Einwilligung,Geburtsdatum,old");
+      expect(enFirst!.split(",").slice(1, 11)).toEqual(["2024-03-01 05:05:09", "Anamnese", "3", "R-1", "0170 1234567", "Embedded form", "Erika", "gesetzlich", "yes", "1980-07-14"]);
+      const id = (await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: template, sort: "oldest" })).items[0]!.id;
+      const detail = await api.trpc({ cookie }).submissions.get.query({ id });
+      expect(detail.timeZone).toBe("America/New_York");
+      expect(detail.answers.find((a) => a.key === "consent")?.text).toBe("yes");
+    } finally {
+      await api.trpc({ cookie }).organization.update.mutate({ locale: "de", timeZone: "Europe/Berlin" });
+    }
+    const id = (await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: template, sort: "oldest" })).items[0]!.id;
+    const detail = await api.trpc({ cookie }).submissions.get.query({ id });
+    expect(detail.answers.map((a) => [a.key, a.text])).toEqual(expect.arrayContaining([["consent", "ja"], ["born", "14.07.1980"]]));
   });
 
   it("renders one submission as a PDF with labels, values, signature and a hashed footer", async () => {

@@ -5,6 +5,7 @@ import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { notFound } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeSeqKey, toPage } from "../lists/keyset";
+import { loadOutputFormat } from "../organizations/output-format";
 import { describeAnswers } from "./answers";
 
 /** The filters of the staff list and its exports (contracts: submissionFilters). */
@@ -99,13 +100,14 @@ export async function findSubmission(ctx: OrgContext, id: string): Promise<typeo
 
 /**
  * Staff: one submission with each value under its field label in the template version it was
- * submitted with, fresh signed URLs for attachments, and what became of its webhook deliveries
+ * submitted with (as text in the organization's language; `timeZone` is the clock its pages show), fresh signed URLs for attachments, and what became of its webhook deliveries
  * and result e-mail. F10 writes those in the submission's own transaction, so they carry its
  * exact `created_at` (PostgreSQL's now() is the transaction's start): that, plus the submission
  * id in the webhook body, finds them without a column of their own.
  */
 export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }): Promise<SubmissionDetail> {
   const row = await findSubmission(ctx, input.id);
+  const format = await loadOutputFormat(ctx);
   const sameTransaction = (column: typeof webhookDeliveries.createdAt | typeof messages.createdAt) =>
     sql`${column} = (select ${submissions.createdAt} from ${submissions} where ${submissions.id} = ${row.id})`;
 
@@ -134,7 +136,8 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     actorType: row.actorType,
     createdAt: row.createdAt.toISOString(),
     schemaVersion: row.templateSchema.version,
-    answers: describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values),
+    answers: describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values, format),
+    timeZone: format.timeZone,
     webhooks: deliveries.map((d) => {
       const last = attempts.find((a) => a.deliveryId === d.id);
       return {
