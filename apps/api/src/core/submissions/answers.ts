@@ -27,6 +27,26 @@ export function answerFields(schema: { fields: unknown[] }): Array<Required<Pick
   return fields;
 }
 
+/** Field keys (lower case, without `_ . -`) and labels that name the patient, in many forms' words. */
+const NAME_KEYS = new Set(["name", "fullname", "patientname", "patient", "vorname", "nachname", "firstname", "lastname", "givenname", "familyname", "surname"]);
+const NAME_LABEL = /^(?:(?:vollständiger|voller|full|patient(?:en)?)\s*)?(?:name|vorname|nachname|first name|last name|given name|family name|surname)(?:\s*\(.*\))?\s*[:*]?$/i;
+
+/**
+ * The patient's name as the submission's form asked for it, for the staff list: the text answers
+ * of the fields whose key or label says "name" (`name`, `vorname` + `nachname`, "Vollständiger
+ * Name", "Name (wie auf der Karte)"; not "Name des Hausarztes"), at most two, in form order; null
+ * when the form asked for none.
+ */
+export function patientName(schema: { fields: unknown[] }, values: Record<string, unknown>): string | null {
+  const parts = answerFields(schema)
+    .filter((f) => f.type === "text" && (NAME_KEYS.has(f.key.toLowerCase().replace(/[_.-]/g, "")) || NAME_LABEL.test(f.label.trim())))
+    .map((f) => values[f.key])
+    .filter((v): v is string => typeof v === "string" && v.trim() !== "")
+    .slice(0, 2)
+    .map((v) => v.trim());
+  return parts.length > 0 ? parts.join(" ").slice(0, 200) : null;
+}
+
 interface StoredFile {
   name: string;
   path: string;

@@ -124,6 +124,11 @@ describe("staff submissions list (the list contract)", () => {
     const ids = async (input: Parameters<typeof client.submissions.list.query>[0]) => (await client.submissions.list.query(input)).items.map((s) => s.id);
 
     expect(await ids({ templateIdentifier: template })).toEqual([b, a]);
+    // The list names the patient (the form's name field) beside the case number.
+    expect((await client.submissions.list.query({ templateIdentifier: template })).items.map((s) => [s.patientName, s.rnummer])).toEqual([
+      ["B", "R-2"],
+      ["A", "R-1"],
+    ]);
     expect(await ids({ templateIdentifier: template, rnummer: "R-1" })).toEqual([a]);
     expect(await ids({ templateIdentifier: template, createdFrom: "2024-02-01T00:00:00Z" })).toEqual([b]);
     expect(await ids({ templateIdentifier: template, createdTo: "2024-02-01T00:00:00+01:00" })).toEqual([a]);

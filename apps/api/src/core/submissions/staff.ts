@@ -6,7 +6,7 @@ import { sha256Hex } from "../crypto";
 import { notFound } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeSeqKey, toPage } from "../lists/keyset";
 import { loadOutputFormat } from "../organizations/output-format";
-import { describeAnswers } from "./answers";
+import { describeAnswers, patientName } from "./answers";
 
 /** The filters of the staff list and its exports (contracts: submissionFilters). */
 export interface SubmissionFilter {
@@ -64,6 +64,7 @@ function toListItem(row: SubmissionRow): SubmissionListItem {
     actorType: row.actorType,
     createdAt: row.createdAt.toISOString(),
     fieldCount: Object.keys(row.values).length,
+    patientName: patientName(row.templateSchema, row.values),
   };
 }
 
