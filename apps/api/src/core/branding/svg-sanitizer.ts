@@ -8,7 +8,7 @@ import { AppError } from "../errors";
  * Removed: scripts, `foreignObject`, `style` elements and attributes (CSS can fetch), event
  * handlers (`on*`), links and `use`/gradient references to anything but a fragment of the same
  * document (`#id`), `url(...)` (and other fetching CSS functions) other than `url(#id)`, also
- * when CSS escapes or comments spell it (`u\\rl(`), `javascript:` anywhere, namespaced editor
+ * when CSS escapes or comments spell it (`u\rl(`), `javascript:` anywhere, namespaced editor
  * elements. A DOCTYPE (entities) is refused outright.
  */
 
