@@ -8,13 +8,17 @@ function readCells(line: string, separator: string): string[] {
   let quoted = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === separator) cells.push(cell), (cell = "");
-    else cell += c;
+    if (quoted && c === '"' && line[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (c === '"') {
+      quoted = !quoted;
+    } else if (c === separator && !quoted) {
+      cells.push(cell);
+      cell = "";
+    } else {
+      cell += c;
+    }
   }
   cells.push(cell);
   return cells;
