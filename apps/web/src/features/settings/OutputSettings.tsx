@@ -67,7 +67,7 @@ export function OutputSettings({ form, errors, disabled, change, t, uiLocale }: 
     .sort((a, b) => a.name.localeCompare(b.name, uiLocale));
   return (
     <Card title={t.outputsTitle} description={t.outputsDescription}>
-      <div className={styles.outputGrid}>
+      <div className={styles.outputFields}>
         <SelectField label={t.localeLabel} hint={t.localeHint} name="locale" value={form.locale} disabled={disabled} error={errors.locale} onChange={(value) => change("locale", value === "en" ? "en" : "de")}>
           <option value="de">{t.localeDe}</option>
           <option value="en">{t.localeEn}</option>

@@ -19,6 +19,18 @@ import pageStyles from "./submissions.module.css";
 
 const FILTER_KEYS = ["template", "rnummer", "from", "to"] as const;
 
+/** "Case number R-2024-001", the number itself never broken at its hyphens. */
+function CaseNumber({ text, rnummer }: { text: string; rnummer: string }) {
+  const [before = "", after = ""] = text.split("{rnummer}");
+  return (
+    <span className="cs-hint">
+      {before}
+      <span className={pageStyles.caseNumber}>{rnummer}</span>
+      {after}
+    </span>
+  );
+}
+
 /**
  * Submissions: filters in the URL (form, case number, date range), a cursor-paged table that
  * names each patient (the form's name field, and the case number), and
@@ -66,7 +78,7 @@ export function SubmissionsPage() {
         row.patientName || row.rnummer ? (
           <span className={pageStyles.patient}>
             {row.patientName ? <span className={pageStyles.patientName}>{row.patientName}</span> : null}
-            {row.rnummer ? <span className="cs-hint">{format(s.caseNumber, { rnummer: row.rnummer })}</span> : null}
+            {row.rnummer ? <CaseNumber text={s.caseNumber} rnummer={row.rnummer} /> : null}
           </span>
         ) : (
           "–"
