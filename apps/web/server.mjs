@@ -1,7 +1,7 @@
 // The web app's HTTP server: Next's request handler, with X-Forwarded-For set to the client this
 // server saw. Next only fills that header when a request arrives without one, so under `next start`
 // a visitor could name any address, and the API's per-IP rate limits, audit entries and sealed
-// PDFs would record it. WEB_HOST and WEB_PORT say where to listen; TRUST_PROXY as for the API.
+// PDFs would record it. Every response also gets the security headers (src/lib/security-headers.mjs). WEB_HOST and WEB_PORT say where to listen; TRUST_PROXY as for the API.
 import { createReadStream } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import next from "next";
 import { clientAddress } from "./src/lib/client-address.mjs";
 import { precompressedFile } from "./src/lib/precompressed.mjs";
+import { withSecurityHeaders } from "./src/lib/security-headers.mjs";
 
 const hostname = process.env.WEB_HOST || "127.0.0.1";
 const port = Number(process.env.WEB_PORT || 3000);
@@ -39,6 +40,8 @@ async function servePrecompressed(req, res) {
 }
 
 const server = createServer((req, res) => {
+  // CSP, X-Frame-Options and nosniff on every response, also those the proxy never saw.
+  withSecurityHeaders(req, res);
   const client = clientAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress, trustProxy);
   if (client) req.headers["x-forwarded-for"] = client;
   else delete req.headers["x-forwarded-for"];

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { createActiveTemplate, createEmbedSession, expectAccessible, staffSignIn, type Staff } from "./forms-support";
-import { API_URL, hasHorizontalScroll } from "./support";
+import { API_URL, hasHorizontalScroll, WEB_PORT } from "./support";
 
 let staff: Staff;
 let identifier: string;
@@ -37,7 +37,7 @@ async function findSubmission(page: Page) {
   await page.goto("/submissions");
   await expect(page.getByRole("heading", { level: 1, name: "Submissions" })).toBeVisible();
   await page.getByLabel("Form", { exact: true }).selectOption(identifier);
-  await page.getByLabel("Case number (rnummer)").fill(rnummer);
+  await page.getByLabel("Case number", { exact: true }).fill(rnummer);
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page).toHaveURL(new RegExp(`template=${identifier}`));
   const table = page.getByRole("table", { name: "Submissions, newest first" });
@@ -53,7 +53,12 @@ for (const viewport of [
     const page = await staff.context.newPage();
     await page.setViewportSize(viewport);
     const table = await findSubmission(page);
-    await expect(table.getByText("Max Muster")).toHaveCount(0); // the list shows facts, not answers
+    // The list names the patient (the form's name field) with the case number, not other answers.
+    const maxRow = table.getByRole("row").filter({ hasText: "Max Muster" });
+    await expect(maxRow).toContainText(`Max MusterCase number ${rnummer}`);
+    await expect(table.getByRole("columnheader", { name: "Name / case number" })).toBeVisible();
+    await expect(table.getByText("Gesetzlich")).toHaveCount(0);
+    await expect(table.getByText("rnummer")).toHaveCount(0);
     await expectAccessible(page, `submissions list ${viewport.width}`);
     expect(await hasHorizontalScroll(page)).toBe(false);
 
@@ -66,9 +71,19 @@ for (const viewport of [
 
     await page.goBack();
     await expect(page).toHaveURL(new RegExp(`rnummer=${rnummer}`));
-    await expect(page.getByLabel("Case number (rnummer)")).toHaveValue(rnummer);
+    await expect(page.getByLabel("Case number", { exact: true })).toHaveValue(rnummer);
     await page.close();
   });
+}
+
+/** Clicks "Export CSV" and reads the file: its BOM, then its lines. */
+async function downloadCsv(page: Page, path: string): Promise<string[]> {
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Export CSV" }).click();
+  await (await download).saveAs(path);
+  const bytes = readFileSync(path);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  return bytes.subarray(3).toString("utf8").split("\r\n").filter(Boolean);
 }
 
 test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF", async () => {
@@ -77,17 +92,14 @@ test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF"
   await findSubmission(page);
   const dir = mkdtempSync(join(tmpdir(), "clinsign-e2e-"));
 
-  const csvDownload = page.waitForEvent("download");
-  await page.getByRole("link", { name: "Export CSV" }).click();
-  const csvPath = join(dir, "export.csv");
-  await (await csvDownload).saveAs(csvPath);
-  const bytes = readFileSync(csvPath);
-  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  const lines = bytes.subarray(3).toString("utf8").split("\r\n").filter(Boolean);
-  expect(lines[0]).toBe("submission_id,submitted_at,template,template_version,rnummer,phone,actor_type,fullName,insurance,notes");
+  // The organization writes German (the default): ;-separated for German Excel, labels as headers,
+  // times on the Berlin clock.
+  const lines = await downloadCsv(page, join(dir, "export.csv"));
+  expect(lines[0]).toBe("Einreichungs-ID;Eingereicht (Europe/Berlin);Formular;Formularversion;Fallnummer;Mobilnummer;Quelle;Vollständiger Name;Versicherung;Anmerkungen");
   expect(lines).toHaveLength(3);
-  expect(lines.some((line) => line.endsWith(`,Erika Mustermann,Privat,'=cmd|' /C calc'!A0`))).toBe(true);
-  expect(lines.some((line) => line.includes(",Max Muster,Gesetzlich,"))).toBe(true);
+  expect(lines.some((line) => line.endsWith(`;Erika Mustermann;Privat;'=cmd|' /C calc'!A0`))).toBe(true);
+  expect(lines.some((line) => line.includes(`;${title};1;${rnummer};;Eingebettetes Formular;Max Muster;Gesetzlich;`))).toBe(true);
+  expect(lines[1]).toMatch(/^[0-9a-f-]{36};\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2};/);
 
   await page.getByRole("link", { name: /^Open the submission of/ }).last().click();
   await expect(page.getByRole("heading", { level: 1, name: /^Submission of/ })).toBeVisible();
@@ -103,3 +115,88 @@ test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF"
   expect(text).toMatch(/SHA-256 [0-9a-f]{64}/);
   await page.close();
 });
+
+test("the clinic's output language and time zone, set on the Settings page, shape the CSV and the detail", async () => {
+  const page = await staff.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const dir = mkdtempSync(join(tmpdir(), "clinsign-e2e-"));
+  const setOutputs = async (language: string, zone: string, days: string) => {
+    await page.goto("/settings");
+    await page.getByLabel("Language of outputs").selectOption({ label: language });
+    await page.getByLabel("Time zone").selectOption(zone);
+    await page.getByLabel("Download period of the signed copy (days)").fill(days);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
+  };
+  await setOutputs("English", "America/New_York", "90");
+  try {
+    await page.reload();
+    await expect(page.getByLabel("Language of outputs")).toHaveValue("en");
+    await expect(page.getByLabel("Time zone")).toHaveValue("America/New_York");
+    await expect(page.getByLabel("Country of national phone numbers")).toHaveValue("DE");
+    await expect(page.getByLabel("Download period of the signed copy (days)")).toHaveValue("90");
+    await expectAccessible(page, "settings with outputs");
+    await page.screenshot({ path: join(dir, "settings-en.png"), fullPage: true });
+
+    await findSubmission(page);
+    const lines = await downloadCsv(page, join(dir, "export-en.csv"));
+    expect(lines[0]).toBe("Submission ID,Submitted (America/New_York),Form,Form version,Case number,Mobile number,Source,Vollständiger Name,Versicherung,Anmerkungen");
+    expect(lines[1]).toMatch(/^[0-9a-f-]{36},\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},/);
+    expect(lines.some((line) => line.includes(",Embedded form,Max Muster,Gesetzlich,"))).toBe(true);
+
+    // The detail shows the submission on the clinic's clock, with the zone named.
+    await page.getByRole("link", { name: /^Open the submission of/ }).last().click();
+    await expect(page.getByRole("heading", { level: 1, name: /^Submission of/ })).toBeVisible();
+    await expect(page.getByRole("definition").filter({ hasText: /EST|EDT|GMT-[45]/ })).toBeVisible();
+  } finally {
+    await setOutputs("German", "Europe/Berlin", "30");
+  }
+  await page.close();
+});
+
+test("pages fetched as prefetches carry their CSP and X-Frame-Options", async () => {
+  for (const headers of [{ purpose: "prefetch" }, { "sec-purpose": "prefetch" }] as Record<string, string>[]) {
+    const response = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers, maxRedirects: 0 });
+    expect(response.status(), JSON.stringify(headers)).toBe(200);
+    expect(response.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/);
+    expect(response.headers()["x-frame-options"]).toBe("DENY");
+  }
+  // The router's own prefetch (an RSC request; Next first redirects it to its cache-busting URL).
+  const router = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers: { "next-router-prefetch": "1", rsc: "1" } });
+  expect(router.status()).toBe(200);
+  expect(router.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/);
+  expect(router.headers()["x-frame-options"]).toBe("DENY");
+  // Signed out, a prefetch is sent to the login page like any other request, with the headers too.
+  const signedOut = await staff.context.browser()!.newContext();
+  const response = await signedOut.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers: { purpose: "prefetch" }, maxRedirects: 0 });
+  expect(response.status()).toBe(307);
+  expect(response.headers()["location"]).toContain("/login");
+  expect(response.headers()["content-security-policy"]).toBeTruthy();
+  expect(response.headers()["x-frame-options"]).toBe("DENY");
+  await signedOut.close();
+});
+
+for (const lang of ["en", "de"] as const) {
+  test(`screenshots of the submissions list, a detail and the settings (${lang}, 1280×800)`, async ({ browser }) => {
+    const context = await browser.newContext({ baseURL: `http://localhost:${WEB_PORT}`, locale: lang === "de" ? "de-DE" : "en-GB", storageState: await staff.context.storageState() });
+    await context.addCookies([{ name: "lang", value: lang, url: `http://localhost:${WEB_PORT}` }]);
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const dir = process.env.E2E_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "clinsign-shots-"));
+    await page.goto(`/submissions?template=${identifier}`);
+    const table = page.getByRole("table");
+    await expect(table.getByText("Max Muster")).toBeVisible();
+    await expect(table.getByRole("columnheader", { name: lang === "de" ? "Name / Fallnummer" : "Name / case number" })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await page.screenshot({ path: join(dir, `submissions-${lang}.png`) });
+    await table.getByRole("row").filter({ hasText: "Erika Mustermann" }).getByRole("link").click();
+    await expect(page).toHaveURL(/\/submissions\/[0-9a-f-]{36}$/);
+    await expect(page.getByRole("heading", { level: 1, name: lang === "de" ? /^Einsendung vom/ : /^Submission of/ })).toBeVisible();
+    await page.screenshot({ path: join(dir, `submission-${lang}.png`), fullPage: true });
+    await page.goto("/settings");
+    await expect(page.getByLabel(lang === "de" ? "Sprache der Ausgaben" : "Language of outputs")).toHaveValue("de");
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await page.screenshot({ path: join(dir, `settings-${lang}.png`), fullPage: true });
+    await context.close();
+  });
+}

@@ -43,11 +43,10 @@ export const config = {
   matcher: [
     {
       // Pages only: not the tRPC proxy, Next's assets, the icon, or uploaded logos (public images).
+      // Prefetches too: a page fetched with `Purpose: prefetch` is shown later as it came, so it
+      // needs its CSP and the session redirect like any other (server.mjs adds a fallback CSP
+      // and X-Frame-Options to whatever does not pass here).
       source: "/((?!trpc/|api/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
-      missing: [
-        { type: "header", key: "next-router-prefetch" },
-        { type: "header", key: "purpose", value: "prefetch" },
-      ],
     },
   ],
 };

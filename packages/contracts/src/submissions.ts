@@ -17,7 +17,11 @@ export const submissionFilters = {
 export const listSubmissionsInput = listInput(submissionFilters);
 export type ListSubmissionsInput = z.input<typeof listSubmissionsInput>;
 
-export const submissionListItem = submission.omit({ values: true }).extend({ fieldCount: z.number().int() });
+export const submissionListItem = submission.omit({ values: true }).extend({
+  fieldCount: z.number().int(),
+  /** The patient's name from the form's name field(s) (`name`, `vorname` + `nachname`, …), if it asked for one. */
+  patientName: z.string().nullable(),
+});
 export type SubmissionListItem = z.infer<typeof submissionListItem>;
 export const submissionListPage = listPage(submissionListItem);
 
@@ -68,6 +72,8 @@ export const submissionDetail = submission.extend({
   answers: z.array(submissionAnswer),
   webhooks: z.array(submissionWebhookOutcome),
   emails: z.array(submissionEmailOutcome),
+  /** The organization's IANA time zone: the detail page shows times on the clinic's clock. */
+  timeZone: z.string(),
   /** SHA-256 (hex) of the canonical JSON of the submission, as the PDF's footer prints it. */
   sha256: z.string(),
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./core";
 
 // Area B: embed sessions, drafts, submissions, uploads, webhooks, form requests by SMS, messages.
@@ -105,12 +105,17 @@ export const submissions = pgTable(
     actorId: text("actor_id"),
     formRequestId: uuid("form_request_id"),
     createdAt: createdAt(),
+    /**
+     * Insertion order: breaks ties of `created_at` (rows of one transaction, or of one
+     * millisecond where the clock has no finer grain) in creation order, not by a random id.
+     */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
   },
-  // The staff list pages by the keyset (created_at, id), under each of its filters.
+  // The staff list and its exports page by one total order, the keyset (created_at, seq), under each filter.
   (t) => [
-    index("submissions_org_created_idx").on(t.organizationId, t.createdAt, t.id),
-    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.id),
-    index("submissions_org_rnummer_idx").on(t.organizationId, t.rnummer, t.createdAt, t.id),
+    index("submissions_org_created_idx").on(t.organizationId, t.createdAt, t.seq),
+    index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.seq),
+    index("submissions_org_rnummer_idx").on(t.organizationId, t.rnummer, t.createdAt, t.seq),
   ],
 );
 

@@ -7,7 +7,8 @@ import { AppError } from "../errors";
  *
  * Removed: scripts, `foreignObject`, `style` elements and attributes (CSS can fetch), event
  * handlers (`on*`), links and `use`/gradient references to anything but a fragment of the same
- * document (`#id`), `url(...)` other than `url(#id)`, `javascript:` anywhere, namespaced editor
+ * document (`#id`), `url(...)` (and other fetching CSS functions) other than `url(#id)`, also
+ * when CSS escapes or comments spell it (`u\rl(`), `javascript:` anywhere, namespaced editor
  * elements. A DOCTYPE (entities) is refused outright.
  */
 
@@ -128,17 +129,44 @@ function decodeEntities(text: string): string {
 const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, "&quot;");
 
-/** A value is kept only when nothing in it can reach outside the document or run. */
-function safeValue(name: string, value: string): string | null {
+/**
+ * A value as CSS reads it: comments removed and escapes decoded (`u\rl(` is `url(`, `\75 rl(`
+ * too), because presentation attributes are CSS and browsers decode both before they fetch.
+ */
+export function decodeCss(value: string): string {
+  return value
+    .replace(/\/\*[\s\S]*?(?:\*\/|$)/g, "")
+    .replace(/\\(?:([0-9a-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))/gi, (_, hex: string | undefined, newline: string | undefined, char: string | undefined) => {
+      if (hex !== undefined) {
+        const code = parseInt(hex, 16);
+        return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(code);
+      }
+      return newline !== undefined ? "" : (char ?? "");
+    });
+}
+
+/** CSS functions that fetch; of them only `url(#id)`, a fragment of the same document, is kept. */
+const FETCHING_FUNCTION = /(?:url|src|image|image-set|cross-fade|element)\s*\(/gi;
+const LOCAL_URL = /^url\s*\(\s*['"]?#[A-Za-z_][\w.-]*['"]?\s*\)$/i;
+
+/**
+ * A value is kept only when nothing in it can reach outside the document or run. It is checked
+ * and written out as CSS reads it (escapes decoded, comments gone), so the browser reads exactly
+ * what was checked; a value that still holds a backslash after decoding (`\5c 75rl(` decodes to
+ * `\75rl(`, which a second reading turns into `url(`) is dropped.
+ */
+function safeValue(name: string, raw: string): string | null {
+  if (name === "href" || name === "xlink:href") return /^#[A-Za-z_][\w.-]*$/.test(raw.trim()) ? raw.trim() : null;
+  const value = decodeCss(raw);
+  if (value.includes("\\")) return null;
   // Control characters and whitespace inside a scheme ("java\tscript:") are how filters are fooled.
   // eslint-disable-next-line no-control-regex -- matching control characters is the point here
   const squashed = value.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase();
   if (squashed.includes("javascript:") || squashed.includes("vbscript:") || squashed.includes("data:") || squashed.includes("expression(")) return null;
-  if (name === "href" || name === "xlink:href") return /^#[A-Za-z_][\w.-]*$/.test(value.trim()) ? value.trim() : null;
-  if (/url\s*\(/i.test(value)) {
+  const functions = value.match(FETCHING_FUNCTION) ?? [];
+  if (functions.length > 0) {
     const urls = value.match(/url\s*\(([^)]*)\)/gi) ?? [];
-    const local = urls.every((u) => /^url\s*\(\s*['"]?#[A-Za-z_][\w.-]*['"]?\s*\)$/i.test(u));
-    return local ? value : null;
+    if (urls.length !== functions.length || !urls.every((u) => LOCAL_URL.test(u))) return null;
   }
   return value;
 }

@@ -66,6 +66,13 @@ export function parseTimeIdKey(parts: unknown[]): { at: string; id: string } | n
   return { at, id };
 }
 
+/** The `[createdAt, seq]` key of a cursor (a time, then the row's insertion number), or null. */
+export function parseTimeSeqKey(parts: unknown[]): { at: string; seq: number } | null {
+  const [at, seq] = parts;
+  if (parts.length !== 2 || typeof at !== "string" || !EXACT_TIMESTAMP.test(at) || parseSeqKey([seq]) === null) return null;
+  return { at, seq: seq as number };
+}
+
 /** The `[seq]` key of a cursor, or null. */
 export function parseSeqKey(parts: unknown[]): number | null {
   const [seq] = parts;

@@ -1,5 +1,6 @@
 import type { SubmissionAnswer } from "@clinsign/contracts";
 import type { Services } from "../context";
+import { NEUTRAL_OUTPUT, outputDate, outputPhone, outputTexts, type OutputFormat } from "../organizations/output-format";
 import { signedFileUrl } from "../uploads/uploads";
 
 /**
@@ -26,6 +27,26 @@ export function answerFields(schema: { fields: unknown[] }): Array<Required<Pick
   return fields;
 }
 
+/** Field keys (lower case, without `_ . -`) and labels that name the patient, in many forms' words. */
+const NAME_KEYS = new Set(["name", "fullname", "patientname", "patient", "vorname", "nachname", "firstname", "lastname", "givenname", "familyname", "surname"]);
+const NAME_LABEL = /^(?:(?:vollständiger|voller|full|patient(?:en)?)\s*)?(?:name|vorname|nachname|first name|last name|given name|family name|surname)(?:\s*\(.*\))?\s*[:*]?$/i;
+
+/**
+ * The patient's name as the submission's form asked for it, for the staff list: the text answers
+ * of the fields whose key or label says "name" (`name`, `vorname` + `nachname`, "Vollständiger
+ * Name", "Name (wie auf der Karte)"; not "Name des Hausarztes"), at most two, in form order; null
+ * when the form asked for none.
+ */
+export function patientName(schema: { fields: unknown[] }, values: Record<string, unknown>): string | null {
+  const parts = answerFields(schema)
+    .filter((f) => f.type === "text" && (NAME_KEYS.has(f.key.toLowerCase().replace(/[_.-]/g, "")) || NAME_LABEL.test(f.label.trim())))
+    .map((f) => values[f.key])
+    .filter((v): v is string => typeof v === "string" && v.trim() !== "")
+    .slice(0, 2)
+    .map((v) => v.trim());
+  return parts.length > 0 ? parts.join(" ").slice(0, 200) : null;
+}
+
 interface StoredFile {
   name: string;
   path: string;
@@ -36,16 +57,22 @@ interface StoredFile {
 const isStoredFile = (v: unknown): v is StoredFile =>
   !!v && typeof v === "object" && typeof (v as StoredFile).name === "string" && typeof (v as StoredFile).path === "string";
 
-/** A value as a person reads it: option labels, yes/no, file names; a signature as a marker. */
-export function answerText(field: StoredField | undefined, value: unknown): string {
+/**
+ * A value as a person reads it, in the organization's language: option labels, yes/no, dates
+ * and phone numbers as the clinic writes them, file names; a signature as a marker.
+ */
+export function answerText(field: StoredField | undefined, value: unknown, format: OutputFormat = NEUTRAL_OUTPUT): string {
   if (value === null || value === undefined) return "";
-  if (field?.type === "signature") return value ? "[signature image]" : "";
+  const texts = outputTexts(format);
+  if (field?.type === "signature") return value ? texts.signature : "";
+  if (field?.type === "date" && typeof value === "string") return outputDate(value, format);
+  if (field?.type === "phone" && typeof value === "string") return outputPhone(value, format);
   const optionLabel = (v: unknown) => {
     const option = field?.options?.find((o) => (typeof o === "string" ? o : o.value) === v);
     return option === undefined ? String(v) : typeof option === "string" ? option : option.label;
   };
   if (Array.isArray(value)) return value.map((v) => (isStoredFile(v) ? v.name : optionLabel(v))).join("; ");
-  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "boolean") return value ? texts.yes : texts.no;
   if (typeof value === "object") return JSON.stringify(value);
   return field?.options ? optionLabel(value) : String(value);
 }
@@ -55,7 +82,13 @@ export function answerText(field: StoredField | undefined, value: unknown): stri
  * Attachments get signed URLs of the organization's own storage (the path is only ever looked
  * up under that organization, so a stored path cannot reach another tenant's file).
  */
-export function describeAnswers(services: Services, organizationId: string, schema: { fields: unknown[] }, values: Record<string, unknown>): SubmissionAnswer[] {
+export function describeAnswers(
+  services: Services,
+  organizationId: string,
+  schema: { fields: unknown[] },
+  values: Record<string, unknown>,
+  format: OutputFormat = NEUTRAL_OUTPUT,
+): SubmissionAnswer[] {
   const fields = answerFields(schema);
   const known = new Set(fields.map((f) => f.key));
   const extra = Object.keys(values)
@@ -65,7 +98,7 @@ export function describeAnswers(services: Services, organizationId: string, sche
   for (const field of [...fields, ...extra]) {
     if (!(field.key in values)) continue;
     const value = values[field.key];
-    const answer: SubmissionAnswer = { key: field.key, label: field.label, type: field.type, value, text: answerText(field, value) };
+    const answer: SubmissionAnswer = { key: field.key, label: field.label, type: field.type, value, text: answerText(field, value, format) };
     if (field.type === "file" && Array.isArray(value)) {
       answer.files = value.filter(isStoredFile).map((file) => ({
         name: file.name,

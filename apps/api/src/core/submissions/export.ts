@@ -2,66 +2,104 @@ import type { ListSort } from "@clinsign/contracts";
 import { sql, submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
-import { CSV_BOM, csvRow } from "../lists/csv";
+import { CSV_BOM, csvRow, type CsvSeparator } from "../lists/csv";
+import { loadOutputFormat, outputDateTime, outputPhone, type OutputFormat } from "../organizations/output-format";
 import { answerFields, answerText } from "./answers";
-import { rowKey, submissionConditions, submissionRows, type SubmissionFilter, type SubmissionRow } from "./staff";
+import { rowKey, submissionConditions, submissionRows, type SubmissionFilter, type SubmissionKey, type SubmissionRow } from "./staff";
 
 /** Rows fetched per round trip: pages keep memory flat however many submissions match. */
 export const EXPORT_PAGE_SIZE = 500;
 
-const FIXED_COLUMNS = ["submission_id", "submitted_at", "template", "template_version", "rnummer", "phone", "actor_type"] as const;
+/** The CSV's own columns and the sources of a submission, in the organization's language. */
+const CSV_TEXTS = {
+  de: {
+    columns: ["Einreichungs-ID", "Eingereicht ({timeZone})", "Formular", "Formularversion", "Fallnummer", "Mobilnummer", "Quelle"],
+    sources: { session: "Eingebettetes Formular", portal: "SMS-Link", api_key: "API", user: "Mitarbeitende", system: "System" } as Record<string, string>,
+  },
+  en: {
+    columns: ["Submission ID", "Submitted ({timeZone})", "Form", "Form version", "Case number", "Mobile number", "Source"],
+    sources: { session: "Embedded form", portal: "SMS link", api_key: "API", user: "Staff", system: "System" } as Record<string, string>,
+  },
+};
+
+/** `;` for German spreadsheets (Excel splits at the locale's list separator), `,` otherwise. */
+export const csvSeparatorFor = (format: OutputFormat): CsvSeparator => (format.locale === "de" ? ";" : ",");
 
 /** Every matching submission, page by page along the keyset, never all at once. */
 async function* matchingRows(ctx: OrgContext, filter: SubmissionFilter, sort: ListSort): AsyncGenerator<SubmissionRow> {
-  let after: { at: string; id: string } | undefined;
+  let after: SubmissionKey | undefined;
   for (;;) {
     const rows = await submissionRows(ctx, filter, sort, after, EXPORT_PAGE_SIZE);
     const page = rows.slice(0, EXPORT_PAGE_SIZE);
     yield* page;
     if (rows.length <= EXPORT_PAGE_SIZE) return;
-    const [at, id] = rowKey(page[page.length - 1]!);
-    after = { at, id };
+    const [at, seq] = rowKey(page[page.length - 1]!);
+    after = { at, seq };
   }
 }
 
 /**
  * The CSV's field columns: every key the matching submissions hold, in the order of the newest
- * matching submission's form, then keys only older versions had (alphabetically). Asked of the
- * database first, so the header is known before the first row streams.
+ * matching submission's form, then keys only older versions had (alphabetically), each headed by
+ * its label (the newest form's label; for older keys the label of the newest submission whose
+ * form had it; the key when no form named it). Asked of the database first, so the header is
+ * known before the first row streams.
  */
-async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<string[]> {
+async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<Array<{ key: string; label: string }>> {
   const [newest] = await submissionRows(ctx, filter, "newest", undefined, 0);
   const keyRows = await ctx.scope.db
     .selectDistinct({ key: sql<string>`jsonb_object_keys(${submissions.values})` })
     .from(submissions)
     .where(ctx.scope.owns(submissions, ...submissionConditions(filter)));
   const keys = new Set(keyRows.map((r) => r.key));
-  const ordered = newest ? answerFields(newest.templateSchema).map((f) => f.key).filter((k) => keys.has(k)) : [];
-  const rest = [...keys].filter((k) => !ordered.includes(k)).sort();
-  return [...ordered, ...rest];
+  const labels = new Map(newest ? answerFields(newest.templateSchema).map((f) => [f.key, f.label]) : []);
+  const ordered = [...labels.keys()].filter((k) => keys.has(k));
+  const rest = [...keys].filter((k) => !labels.has(k)).sort();
+  if (rest.length > 0) {
+    const older = await ctx.scope.db
+      .selectDistinctOn([sql`field->>'key'`], { key: sql<string>`field->>'key'`, label: sql<string | null>`field->>'label'` })
+      .from(sql`${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field`)
+      .where(ctx.scope.owns(submissions, ...submissionConditions(filter), sql`field->>'key' in (${sql.join(rest.map((k) => sql`${k}`), sql`, `)})`))
+      .orderBy(sql`field->>'key'`, sql`${submissions.createdAt} desc`, sql`${submissions.seq} desc`);
+    for (const row of older) if (row.label) labels.set(row.key, row.label);
+  }
+  const columns = [...ordered, ...rest].map((key) => ({ key, label: labels.get(key) || key }));
+  // Two fields with one label would be two columns nobody can tell apart: name the key too.
+  const seen = new Map<string, number>();
+  for (const c of columns) seen.set(c.label, (seen.get(c.label) ?? 0) + 1);
+  return columns.map((c) => ((seen.get(c.label) ?? 0) > 1 ? { ...c, label: `${c.label} (${c.key})` } : c));
 }
 
 /**
- * The current filter as CSV: a BOM, one header row, one row per submission with one column per
- * field key (values as a person reads them; cells Excel would run as formulas are escaped).
+ * The current filter as CSV for the clinic's spreadsheet: a BOM, one header row of labels, one
+ * row per submission with one column per field, written in the organization's language and time
+ * zone (`;`-separated for German Excel; values as a person reads them; cells Excel would run as
+ * formulas are escaped). The JSON export keeps the raw keys, ISO times and E.164 numbers.
  */
 export async function* exportSubmissionsCsv(ctx: OrgContext, filter: SubmissionFilter, sort: ListSort): AsyncGenerator<string> {
-  const keys = await fieldColumns(ctx, filter);
+  const format = await loadOutputFormat(ctx);
+  const texts = CSV_TEXTS[format.locale];
+  const separator = csvSeparatorFor(format);
+  const columns = await fieldColumns(ctx, filter);
   await recordExport(ctx, filter, "csv");
-  yield CSV_BOM + csvRow([...FIXED_COLUMNS, ...keys]);
+  const fixed = texts.columns.map((c) => c.replace("{timeZone}", format.timeZone));
+  yield CSV_BOM + csvRow([...fixed, ...columns.map((c) => c.label)], separator);
   let chunk = "";
   for await (const row of matchingRows(ctx, filter, sort)) {
     const fields = new Map(answerFields(row.templateSchema).map((f) => [f.key, f]));
-    chunk += csvRow([
-      row.id,
-      row.createdAt.toISOString(),
-      row.templateIdentifier,
-      row.templateSchema.version,
-      row.rnummer,
-      row.phone,
-      row.actorType,
-      ...keys.map((key) => (key in row.values ? answerText(fields.get(key), row.values[key]) : null)),
-    ]);
+    chunk += csvRow(
+      [
+        row.id,
+        outputDateTime(row.createdAt, format),
+        row.templateTitle,
+        row.templateSchema.version,
+        row.rnummer,
+        row.phone === null ? null : outputPhone(row.phone, format),
+        texts.sources[row.actorType] ?? row.actorType,
+        ...columns.map(({ key }) => (key in row.values ? answerText(fields.get(key), row.values[key], format) : null)),
+      ],
+      separator,
+    );
     if (chunk.length >= 64 * 1024) {
       yield chunk;
       chunk = "";

@@ -21,6 +21,8 @@ const fields: FormField[] = [
   { id: "3", type: "select", key: "insurance", label: "Versichert", options: ["gesetzlich", { value: "privat", label: "Privat versichert" }] },
   { id: "4", type: "textarea", key: "notes", label: "Anmerkungen" },
   { id: "5", type: "signature", key: "sig", label: "Unterschrift" },
+  { id: "6", type: "checkbox", key: "consent", label: "Einwilligung" },
+  { id: "7", type: "date", key: "born", label: "Geburtsdatum" },
 ];
 // A 1×1 PNG, as the signature pad would send a (very small) drawing.
 const PNG_1x1 = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -35,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** A stored submission with a chosen time (several may share one, as rows of one second do). */
-async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; at?: Date; fields?: FormField[] } = {}) {
+async function insert(o: TestOrg, values: Record<string, unknown>, options: { template?: string; rnummer?: string; phone?: string; at?: Date; fields?: FormField[] } = {}) {
   const [row] = await o.ctx.scope
     .insert(submissions, {
       templateIdentifier: options.template ?? "anamnese",
@@ -43,7 +45,7 @@ async function insert(o: TestOrg, values: Record<string, unknown>, options: { te
       templateSchema: { version: 3, fields: options.fields ?? fields },
       values,
       rnummer: options.rnummer ?? null,
-      phone: null,
+      phone: options.phone ?? null,
       actorType: "session",
       actorId: null,
       ...(options.at && { createdAt: options.at }),
@@ -89,6 +91,31 @@ describe("staff submissions list (the list contract)", () => {
     expect(oldest.items.every((s) => s.createdAt === t0.toISOString())).toBe(true);
   });
 
+  it("orders rows of the same instant by creation, the same way in every page, both sorts and the exports", async () => {
+    const template = `ties-${Date.now()}`;
+    const at = new Date("2024-05-01T10:00:00.000Z");
+    const ids: string[] = [];
+    // Eight rows of one instant: a random tie-break would put them in creation order once in 40320.
+    for (let i = 0; i < 8; i++) ids.push(await insert(org, { name: `T${i}` }, { template, at }));
+    const client = api.trpc({ cookie });
+    const all = async (sort: "newest" | "oldest") => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.submissions.list.query({ templateIdentifier: template, limit: 3, sort, cursor });
+        seen.push(...page.items.map((s) => s.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    expect(await all("oldest")).toEqual(ids);
+    expect(await all("newest")).toEqual([...ids].reverse());
+    const json = (await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "json", sort: "oldest" })}`)).json()) as Array<{ id: string }>;
+    expect(json.map((s) => s.id)).toEqual(ids);
+    const csv = await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "csv" })}`)).text();
+    expect(csv.split("\r\n").slice(1, -1).map((line) => line.slice(0, 36))).toEqual([...ids].reverse());
+  });
+
   it("filters by template, rnummer and time range, and never shows another organization's rows", async () => {
     const template = `filter-${Date.now()}`;
     const a = await insert(org, { name: "A" }, { template, rnummer: "R-1", at: new Date("2024-01-10T08:00:00Z") });
@@ -99,6 +126,11 @@ describe("staff submissions list (the list contract)", () => {
     const ids = async (input: Parameters<typeof client.submissions.list.query>[0]) => (await client.submissions.list.query(input)).items.map((s) => s.id);
 
     expect(await ids({ templateIdentifier: template })).toEqual([b, a]);
+    // The list names the patient (the form's name field) beside the case number.
+    expect((await client.submissions.list.query({ templateIdentifier: template })).items.map((s) => [s.patientName, s.rnummer])).toEqual([
+      ["B", "R-2"],
+      ["A", "R-1"],
+    ]);
     expect(await ids({ templateIdentifier: template, rnummer: "R-1" })).toEqual([a]);
     expect(await ids({ templateIdentifier: template, createdFrom: "2024-02-01T00:00:00Z" })).toEqual([b]);
     expect(await ids({ templateIdentifier: template, createdTo: "2024-02-01T00:00:00+01:00" })).toEqual([a]);
@@ -129,7 +161,7 @@ describe("staff submission detail, exports and PDF", () => {
     expect(detail.answers.map((a) => [a.label, a.text])).toEqual([
       ["Vollständiger Name", "Erika"],
       ["Versichert", "Privat versichert"],
-      ["Unterschrift", "[signature image]"],
+      ["Unterschrift", "[Unterschrift]"],
     ]);
     expect(detail.answers[2]!.value).toBe(PNG_1x1);
     expect(detail.emails).toEqual([expect.objectContaining({ recipients: ["records@clinic.test"], status: expect.any(String) })]);
@@ -150,11 +182,9 @@ describe("staff submission detail, exports and PDF", () => {
     const bytes = new Uint8Array(await csv.arrayBuffer());
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = new TextDecoder().decode(bytes.slice(3));
-    const [header, ...rest] = text.split("\r\n").filter(Boolean);
-    expect(header).toBe("submission_id,submitted_at,template,template_version,rnummer,phone,actor_type,name,insurance,notes");
-    expect(text).toContain(`,'=cmd|' /C calc'!A0,Privat versichert,"zwei\nZeilen"\r\n`);
+    expect(text).toContain(`;'=cmd|' /C calc'!A0;Privat versichert;"zwei\nZeilen"\r\n`);
     expect(text).not.toContain("foreign");
-    expect(rest.join("\n")).toContain("Zweite");
+    expect(text).toContain("Zweite");
 
     const json = await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "json", sort: "oldest" })}`);
     const items = (await json.json()) as Array<{ values: Record<string, unknown> }>;
@@ -162,6 +192,42 @@ describe("staff submission detail, exports and PDF", () => {
 
     expect((await download(`/staff/submissions/export`, "")).status).toBe(401);
     expect((await download(`/staff/submissions/export?format=xml`)).status).toBe(400);
+  });
+
+  it("writes the CSV for the clinic's spreadsheet: labels, its language, time zone, separator and phone numbers", async () => {
+    const template = `clinic-${Date.now()}`;
+    const at = new Date("2024-03-01T10:05:09.000Z");
+    const values = { name: "Erika", consent: true, born: "1980-07-14", insurance: "gesetzlich", old: "x;=1+1" };
+    await insert(org, values, { template, rnummer: "R-1", phone: "+491701234567", at });
+    await insert(org, { consent: false }, { template, phone: "+436601234567", at: new Date(at.getTime() + 1000) });
+    const lines = async (c: string) => {
+      const text = (await (await download(`/staff/submissions/export?${query({ templateIdentifier: template, format: "csv", sort: "oldest" })}`, c)).text()).replace(/^\uFEFF/, "");
+      return text.split("\r\n").filter(Boolean);
+    };
+
+    // The default organization writes German, on the Berlin clock, ;-separated for German Excel.
+    const [header, first, second] = await lines(cookie);
+    expect(header).toBe("Einreichungs-ID;Eingereicht (Europe/Berlin);Formular;Formularversion;Fallnummer;Mobilnummer;Quelle;Vollständiger Name;Versichert;Einwilligung;Geburtsdatum;old");
+    expect(first!.split(";").slice(1)).toEqual(["01.03.2024 11:05:09", "Anamnese", "3", "R-1", "0170 1234567", "Eingebettetes Formular", "Erika", "gesetzlich", "ja", "14.07.1980", '"x', '=1+1"']);
+    expect(first).toContain(';"x;=1+1"');
+    expect(second!.split(";").slice(5, 10)).toEqual(["+43 660 1234567", "Eingebettetes Formular", "", "", "nein"]);
+
+    // An English clinic in another time zone.
+    await api.trpc({ cookie }).organization.update.mutate({ locale: "en", timeZone: "America/New_York" });
+    try {
+      const [enHeader, enFirst] = await lines(cookie);
+      expect(enHeader).toBe("Submission ID,Submitted (America/New_York),Form,Form version,Case number,Mobile number,Source,Vollständiger Name,Versichert,Einwilligung,Geburtsdatum,old");
+      expect(enFirst!.split(",").slice(1, 11)).toEqual(["2024-03-01 05:05:09", "Anamnese", "3", "R-1", "0170 1234567", "Embedded form", "Erika", "gesetzlich", "yes", "1980-07-14"]);
+      const id = (await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: template, sort: "oldest" })).items[0]!.id;
+      const detail = await api.trpc({ cookie }).submissions.get.query({ id });
+      expect(detail.timeZone).toBe("America/New_York");
+      expect(detail.answers.find((a) => a.key === "consent")?.text).toBe("yes");
+    } finally {
+      await api.trpc({ cookie }).organization.update.mutate({ locale: "de", timeZone: "Europe/Berlin" });
+    }
+    const id = (await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: template, sort: "oldest" })).items[0]!.id;
+    const detail = await api.trpc({ cookie }).submissions.get.query({ id });
+    expect(detail.answers.map((a) => [a.key, a.text])).toEqual(expect.arrayContaining([["consent", "ja"], ["born", "14.07.1980"]]));
   });
 
   it("renders one submission as a PDF with the clinic's name, labels, values, signature and a hashed footer", async () => {

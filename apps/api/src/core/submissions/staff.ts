@@ -4,8 +4,9 @@ import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { notFound } from "../errors";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
-import { describeAnswers } from "./answers";
+import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeSeqKey, toPage } from "../lists/keyset";
+import { loadOutputFormat } from "../organizations/output-format";
+import { describeAnswers, patientName } from "./answers";
 
 /** The filters of the staff list and its exports (contracts: submissionFilters). */
 export interface SubmissionFilter {
@@ -26,28 +27,32 @@ export function submissionConditions(filter: SubmissionFilter): (SQL | undefined
   ];
 }
 
+export type SubmissionKey = { at: string; seq: number };
+
 /**
- * One keyset page of the organization's submissions: the rows after `after` in (created_at, id)
- * order, `limit + 1` of them so the caller can tell whether more follow. Each filter has an index
- * ending in (created_at, id) (migration 0006).
+ * One keyset page of the organization's submissions: the rows after `after` in (created_at, seq)
+ * order, `limit + 1` of them so the caller can tell whether more follow. The list and both
+ * exports share this one total order: time, then insertion order for rows of the same time
+ * (never a random id, which would put two rows of one millisecond in a random order). Each
+ * filter has an index ending in (created_at, seq) (migration 0013).
  */
 export async function submissionRows(
   ctx: OrgContext,
   filter: SubmissionFilter,
   sort: ListSort,
-  after: { at: string; id: string } | undefined,
+  after: SubmissionKey | undefined,
   limit: number,
 ): Promise<SubmissionRow[]> {
-  const keyset = after ? afterKey([submissions.createdAt, submissions.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort) : undefined;
+  const keyset = after ? afterKey([submissions.createdAt, submissions.seq], [sql`${after.at}::timestamptz`, sql`${after.seq}::bigint`], sort) : undefined;
   return ctx.scope.db
     .select({ ...getTableColumns(submissions), cursorAt: exactTimestamp(submissions.createdAt) })
     .from(submissions)
     .where(ctx.scope.owns(submissions, ...submissionConditions(filter), keyset))
-    .orderBy(...keyOrder([submissions.createdAt, submissions.id], sort))
+    .orderBy(...keyOrder([submissions.createdAt, submissions.seq], sort))
     .limit(limit + 1);
 }
 
-export const rowKey = (row: SubmissionRow) => [row.cursorAt, row.id] as const;
+export const rowKey = (row: SubmissionRow) => [row.cursorAt, row.seq] as const;
 
 function toListItem(row: SubmissionRow): SubmissionListItem {
   return {
@@ -59,6 +64,7 @@ function toListItem(row: SubmissionRow): SubmissionListItem {
     actorType: row.actorType,
     createdAt: row.createdAt.toISOString(),
     fieldCount: Object.keys(row.values).length,
+    patientName: patientName(row.templateSchema, row.values),
   };
 }
 
@@ -67,7 +73,7 @@ export async function listSubmissionPage(
   ctx: OrgContext,
   input: SubmissionFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<SubmissionListItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
+  const after = input.cursor ? decodeCursor(input.cursor, parseTimeSeqKey) : undefined;
   const rows = await submissionRows(ctx, input, input.sort, after, input.limit);
   return toPage(rows, input.limit, toListItem, rowKey);
 }
@@ -95,13 +101,14 @@ export async function findSubmission(ctx: OrgContext, id: string): Promise<typeo
 
 /**
  * Staff: one submission with each value under its field label in the template version it was
- * submitted with, fresh signed URLs for attachments, and what became of its webhook deliveries
+ * submitted with (as text in the organization's language; `timeZone` is the clock its pages show), fresh signed URLs for attachments, and what became of its webhook deliveries
  * and result e-mail. F10 writes those in the submission's own transaction, so they carry its
  * exact `created_at` (PostgreSQL's now() is the transaction's start): that, plus the submission
  * id in the webhook body, finds them without a column of their own.
  */
 export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }): Promise<SubmissionDetail> {
   const row = await findSubmission(ctx, input.id);
+  const format = await loadOutputFormat(ctx);
   const sameTransaction = (column: typeof webhookDeliveries.createdAt | typeof messages.createdAt) =>
     sql`${column} = (select ${submissions.createdAt} from ${submissions} where ${submissions.id} = ${row.id})`;
 
@@ -130,7 +137,8 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     actorType: row.actorType,
     createdAt: row.createdAt.toISOString(),
     schemaVersion: row.templateSchema.version,
-    answers: describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values),
+    answers: describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values, format),
+    timeZone: format.timeZone,
     webhooks: deliveries.map((d) => {
       const last = attempts.find((a) => a.deliveryId === d.id);
       return {

@@ -21,13 +21,14 @@ import {
   type SettingsErrors,
   type SettingsFormState,
 } from "./settings-form";
+import { OutputSettings } from "./OutputSettings";
 import styles from "./settings.module.css";
 import { WebhookSecret } from "./WebhookSecret";
 
 type Feedback = { tone: "success" | "danger"; text: string } | null;
 
 export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canEdit = canAdminister(useSession());
@@ -147,6 +148,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
           onChange={(event) => change("name", event.currentTarget.value)}
         />
       </Card>
+
+      <OutputSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} uiLocale={locale} />
 
       <Card title={t.settings.webhooksTitle} description={t.settings.webhooksDescription}>
         <div className="cs-stack cs-stack--lg">

@@ -1,7 +1,7 @@
 import type { OrganizationSettings } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
 import { en } from "../../i18n/en";
-import { buildPayload, errorsFromFieldErrors, formStateFrom, isDirty, validate } from "./settings-form";
+import { buildPayload, errorsFromFieldErrors, formStateFrom, isDirty, PHONE_COUNTRIES, TIME_ZONES, validate, withCurrent } from "./settings-form";
 
 const settings: OrganizationSettings = {
   id: "3f1c8f5e-8a56-4d7e-9d8e-2d0f7d3c1a10",
@@ -76,5 +76,25 @@ describe("settings form", () => {
 
     const short = { ...formStateFrom(settings), sessionMethod: "hs256" as const, sessionJwtSecret: "short" };
     expect(validate(short, buildPayload(short), settings, en).sessionJwtSecret).toBe(en.validation.secretLength);
+  });
+
+  it("edits the clinic's output language, time zone, phone country and signed-copy days", () => {
+    const form = formStateFrom(settings);
+    expect(form).toMatchObject({ locale: "de", timeZone: "Europe/Berlin", phoneCountry: "DE", signedCopyDays: "30" });
+    for (const change of [{ locale: "en" as const }, { timeZone: "Europe/Vienna" }, { phoneCountry: "AT" }, { signedCopyDays: "90" }]) {
+      expect(isDirty({ ...form, ...change }, settings)).toBe(true);
+    }
+    const changed = { ...form, locale: "en" as const, timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: " 90 " };
+    expect(buildPayload(changed).input).toMatchObject({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: 90 });
+    expect(validate(changed, buildPayload(changed), settings, en).signedCopyDays).toBeUndefined();
+    for (const days of ["", "-1", "2.5", "3651", "abc"]) {
+      const bad = { ...form, signedCopyDays: days };
+      expect(validate(bad, buildPayload(bad), settings, en).signedCopyDays).toBe(en.settings.signedCopyDaysInvalid);
+    }
+  });
+
+  it("always offers the saved time zone and phone country, even ones the picker does not list", () => {
+    expect(withCurrent(TIME_ZONES, "Asia/Tokyo")[0]).toBe("Asia/Tokyo");
+    expect(withCurrent(PHONE_COUNTRIES, "DE").filter((c) => c === "DE")).toHaveLength(1);
   });
 });

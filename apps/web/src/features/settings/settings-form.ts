@@ -17,7 +17,49 @@ export interface SettingsFormState {
   sessionAudience: string;
   sessionIssuer: string;
   sessionRequireJti: boolean;
+  locale: OrganizationSettings["locale"];
+  timeZone: string;
+  phoneCountry: string;
+  /** As typed: checked to be a whole number of days before it is sent. */
+  signedCopyDays: string;
 }
+
+export const MAX_SIGNED_COPY_DAYS = 3650;
+
+/** Time zones offered in the picker (the clinic's region first); the saved one is always offered too. */
+export const TIME_ZONES = [
+  "Europe/Berlin",
+  "Europe/Vienna",
+  "Europe/Zurich",
+  "Europe/Luxembourg",
+  "Europe/Amsterdam",
+  "Europe/Brussels",
+  "Europe/Paris",
+  "Europe/Rome",
+  "Europe/Madrid",
+  "Europe/Lisbon",
+  "Europe/London",
+  "Europe/Dublin",
+  "Europe/Copenhagen",
+  "Europe/Stockholm",
+  "Europe/Oslo",
+  "Europe/Helsinki",
+  "Europe/Warsaw",
+  "Europe/Prague",
+  "Europe/Budapest",
+  "Europe/Athens",
+  "Europe/Istanbul",
+  "UTC",
+  "America/New_York",
+  "America/Chicago",
+  "America/Los_Angeles",
+] as const;
+
+/** Countries offered for national phone numbers; the saved one is always offered too. */
+export const PHONE_COUNTRIES = ["DE", "AT", "CH", "LI", "LU", "NL", "BE", "FR", "IT", "ES", "PT", "GB", "IE", "DK", "SE", "NO", "FI", "PL", "CZ", "HU", "GR", "TR", "US"] as const;
+
+/** `list` with `current` added when an API client saved a value the picker does not offer. */
+export const withCurrent = (list: readonly string[], current: string): string[] => (list.includes(current) ? [...list] : [current, ...list]);
 
 /** Field key (as the API reports it, e.g. `webhookUrls.2`) → message. */
 export type SettingsErrors = Record<string, string>;
@@ -37,6 +79,10 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     sessionAudience: settings.sessionAudience ?? "",
     sessionIssuer: settings.sessionIssuer ?? "",
     sessionRequireJti: settings.sessionRequireJti,
+    locale: settings.locale,
+    timeZone: settings.timeZone,
+    phoneCountry: settings.phoneCountry,
+    signedCopyDays: String(settings.signedCopyDays),
   };
 }
 
@@ -54,7 +100,11 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.requireSessionVerification !== saved.requireSessionVerification ||
     form.sessionAudience.trim() !== saved.sessionAudience ||
     form.sessionIssuer.trim() !== saved.sessionIssuer ||
-    form.sessionRequireJti !== saved.sessionRequireJti
+    form.sessionRequireJti !== saved.sessionRequireJti ||
+    form.locale !== saved.locale ||
+    form.timeZone !== saved.timeZone ||
+    form.phoneCountry !== saved.phoneCountry ||
+    form.signedCopyDays.trim() !== saved.signedCopyDays
   );
 }
 
@@ -80,7 +130,12 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     sessionAudience: form.sessionAudience.trim() || null,
     sessionIssuer: form.sessionIssuer.trim() || null,
     sessionRequireJti: form.sessionRequireJti,
+    locale: form.locale,
+    timeZone: form.timeZone,
+    phoneCountry: form.phoneCountry,
   };
+  // Only a whole number goes out; anything else is caught by `validate` before sending.
+  if (/^\d{1,4}$/.test(form.signedCopyDays.trim())) input.signedCopyDays = Number(form.signedCopyDays.trim());
   if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
   if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
   if (form.sessionMethod === "introspection") input.sessionIntrospectionUrl = form.sessionIntrospectionUrl.trim() || null;
@@ -136,5 +191,7 @@ export function validate(form: SettingsFormState, payload: SettingsPayload, sett
     errors.sessionIntrospectionUrl ??= t.settings.introspectionUrlRequired;
   }
   if (form.requireSessionVerification && method === "none") errors.sessionMethod ??= t.settings.requireNeedsMethod;
+  const days = form.signedCopyDays.trim();
+  if (!/^\d{1,4}$/.test(days) || Number(days) > MAX_SIGNED_COPY_DAYS) errors.signedCopyDays = t.settings.signedCopyDaysInvalid;
   return errors;
 }

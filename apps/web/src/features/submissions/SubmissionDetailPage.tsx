@@ -42,7 +42,7 @@ function Answer({ answer, s }: { answer: Omit<SubmissionAnswer, "value"> & { val
   return answer.text ? <span className={styles.value}>{answer.text}</span> : <span className="cs-hint">{s.noAnswer}</span>;
 }
 
-function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webhooks" | "emails">; s: Dictionary["submissionsPage"]; locale: string }) {
+function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webhooks" | "emails" | "timeZone">; s: Dictionary["submissionsPage"]; locale: string }) {
   return (
     <Card title={s.deliveryTitle}>
       <div className="cs-stack">
@@ -57,7 +57,7 @@ function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webho
                 <div className="cs-hint">
                   {format(s.attempts, { count: String(hook.attempts) })}
                   {hook.lastStatusCode !== null ? ` · ${format(s.lastStatus, { code: String(hook.lastStatusCode) })}` : ""}
-                  {hook.lastError ? ` · ${hook.lastError}` : ""} · {formatDateTime(hook.updatedAt, locale)}
+                  {hook.lastError ? ` · ${hook.lastError}` : ""} · {formatDateTime(hook.updatedAt, locale, detail.timeZone)}
                 </div>
               </li>
             ))}
@@ -73,7 +73,7 @@ function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webho
                 <Badge tone={tones[mail.status] ?? "neutral"}>{statusText(mail.status, s)}</Badge> {mail.recipients.join(", ")}
                 <div className="cs-hint">
                   {mail.subject ?? ""}
-                  {mail.sentAt ? ` · ${formatDateTime(mail.sentAt, locale)}` : ""}
+                  {mail.sentAt ? ` · ${formatDateTime(mail.sentAt, locale, detail.timeZone)}` : ""}
                   {mail.lastError ? ` · ${mail.lastError}` : ""}
                 </div>
               </li>
@@ -85,7 +85,11 @@ function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webho
   );
 }
 
-/** One submission: each answer under its label, attachments, signature, facts, webhook and e-mail outcome, PDF. */
+/**
+ * One submission: each answer under its label, attachments, signature, facts, webhook and e-mail
+ * outcome, PDF. Times are on the clinic's clock (the organization's time zone), answers in its
+ * language, as the CSV and the PDF write them.
+ */
 export function SubmissionDetailPage({ id }: { id: string }) {
   const { t, locale } = useI18n();
   const s = t.submissionsPage;
@@ -105,7 +109,7 @@ export function SubmissionDetailPage({ id }: { id: string }) {
     <>
       {back}
       <PageHeader
-        title={format(s.detailTitle, { date: formatDateTime(d.createdAt, locale) })}
+        title={format(s.detailTitle, { date: formatDateTime(d.createdAt, locale, d.timeZone) })}
         description={d.templateTitle}
         actions={
           <a className="cs-button cs-button--primary" href={`/staff/submissions/${d.id}/pdf`} download>
@@ -131,7 +135,7 @@ export function SubmissionDetailPage({ id }: { id: string }) {
           <Card title={s.factsTitle}>
             <dl className={styles.facts}>
               <dt>{s.submittedAt}</dt>
-              <dd>{formatDateTime(d.createdAt, locale)}</dd>
+              <dd>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</dd>
               <dt>{s.columnRnummer}</dt>
               <dd>{d.rnummer ?? "–"}</dd>
               {d.phone ? (

@@ -15,11 +15,25 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { sourceLabel } from "./source";
+import pageStyles from "./submissions.module.css";
 
 const FILTER_KEYS = ["template", "rnummer", "from", "to"] as const;
 
+/** "Case number R-2024-001", the number itself never broken at its hyphens. */
+function CaseNumber({ text, rnummer }: { text: string; rnummer: string }) {
+  const [before = "", after = ""] = text.split("{rnummer}");
+  return (
+    <span className="cs-hint">
+      {before}
+      <span className={pageStyles.caseNumber}>{rnummer}</span>
+      {after}
+    </span>
+  );
+}
+
 /**
- * Submissions: filters in the URL (form, case number, date range), a cursor-paged table, and
+ * Submissions: filters in the URL (form, case number, date range), a cursor-paged table that
+ * names each patient (the form's name field, and the case number), and
  * exports of the whole filter as CSV or JSON (streamed by the API, not only the rows shown).
  */
 export function SubmissionsPage() {
@@ -57,7 +71,19 @@ export function SubmissionsPage() {
   const columns: TableColumn<SubmissionListItem>[] = [
     { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
     { key: "form", header: s.columnForm, render: (row) => row.templateTitle },
-    { key: "rnummer", header: s.columnRnummer, render: (row) => row.rnummer ?? "–" },
+    {
+      key: "patient",
+      header: s.columnPatient,
+      render: (row) =>
+        row.patientName || row.rnummer ? (
+          <span className={pageStyles.patient}>
+            {row.patientName ? <span className={pageStyles.patientName}>{row.patientName}</span> : null}
+            {row.rnummer ? <CaseNumber text={s.caseNumber} rnummer={row.rnummer} /> : null}
+          </span>
+        ) : (
+          "–"
+        ),
+    },
     { key: "source", header: s.columnSource, render: (row) => sourceLabel(row.actorType, s) },
     { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
     {
