@@ -108,7 +108,7 @@ describe("text, email and phone", () => {
     expect(checkFieldValue(phone, "0664 1234567", { phoneCountry: "CH" })?.code).toBe("phone");
     expect(checkFieldValue(phone, "0664 1234567", { phoneCountry: "DE" })).toBeNull();
     expect(checkFieldValue(phone, "+44 20 7946 0958", { phoneCountry: "CH" })).toBeNull();
-    const schema: TemplateSchema = { fields: [phone, text()] };
+    const schema: TemplateSchema = { version: 1, fields: [phone, text()] };
     expect(validateFormValues(schema, { p: "0664 1234567" }, { phoneCountry: "CH" })).toEqual([{ key: "p", code: "phone" }]);
     expect(normalizePhoneValues(schema, { p: "079 123 45 67", t: "079 123 45 67" }, { phoneCountry: "CH" })).toEqual({ p: "+41791234567", t: "079 123 45 67" });
     expect(normalizePhoneValues(schema, { p: "0049 170 1234567" })).toEqual({ p: "+491701234567" });
