@@ -11,10 +11,12 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
 
-/** The organization's country (DE): the phone field starts with its calling code. */
-const DEFAULT_CALLING_CODE = "+49 ";
-
-const empty = { templateIdentifier: "", phone: DEFAULT_CALLING_CODE, rnummer: "", from: "", emailTo: "", emailSubject: "" };
+/**
+ * The phone field starts empty: staff type the number as the patient gave it, nationally
+ * ("0170 7654321", read in the organization's phone country) or internationally; the API
+ * answers it in E.164, which the confirmation shows.
+ */
+const empty = { templateIdentifier: "", phone: "", rnummer: "", from: "", emailTo: "", emailSubject: "" };
 type Draft = typeof empty;
 
 /** Sends a form by SMS through F1's service; shows the number as the API normalised it. */
@@ -93,7 +95,7 @@ export function SendRequestForm() {
             </span>
           ) : null}
         </div>
-        <TextField label={f.phone} hint={f.phoneHint} type="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
+        <TextField label={f.phone} hint={f.phoneHint} type="tel" inputMode="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
         <TextField label={f.rnummer} hint={f.rnummerHint} value={draft.rnummer} onChange={(e) => change("rnummer", e.target.value)} required minLength={2} maxLength={64} error={fieldError("rnummer")} />
         <TextField label={f.from} hint={f.fromHint} value={draft.from} onChange={(e) => change("from", e.target.value)} maxLength={32} error={fieldError("from")} />
         <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
