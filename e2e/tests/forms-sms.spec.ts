@@ -186,6 +186,9 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
+    // Without an institution's brand the header still says who is asking (not only "ClinSign").
+    expect(await patientBand(page)).toMatchObject({ name: clinic, plate: null });
+    await shot(page, "sms-identify-unbranded-en-390");
     for (const left of [4, 3, 2]) {
       await identify(page, "R-WRONG", phone.national);
       await expect(page.getByRole("main").getByRole("alert")).toHaveText(`Case number and mobile number do not match. ${left} tries left.`);
@@ -272,7 +275,7 @@ async function whoIsAskingOn(page: Page, request: import("@playwright/test").API
   await shot(page, `sms-form-de-${viewport.width}`);
   await page.getByRole("button", { name: "English" }).click();
   // A number that is none is still refused in the browser.
-  await contact.fill("0170 12");
+  await contact.fill("12");
   await contact.blur();
   await expect(page.getByLabel(/^Phone for questions/)).toHaveAttribute("aria-invalid", "true");
   await contact.fill("0170 7654321");
