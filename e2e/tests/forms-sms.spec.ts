@@ -187,7 +187,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
     // Without an institution's brand the header still says who is asking (not only "ClinSign").
-    expect(await patientBand(page)).toMatchObject({ name: clinic, plate: null });
+    expect((await patientBand(page)).name).toBe(clinic);
     await shot(page, "sms-identify-unbranded-en-390");
     for (const left of [4, 3, 2]) {
       await identify(page, "R-WRONG", phone.national);
