@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
+import { and, auditLog, drafts, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
@@ -257,6 +257,9 @@ describe("the SMS portal", () => {
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
     expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
+    // The request's own draft (a namespace no caller may name) went with the submission.
+    const [request] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-P1"));
+    expect(await api.services.db.select().from(drafts).where(eq(drafts.draftKey, `form-request:${request!.id}`))).toEqual([]);
     const [audit] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
     expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
     const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email"), eq(messages.subject, "Bogen R-P1")));
