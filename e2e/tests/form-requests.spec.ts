@@ -24,8 +24,8 @@ async function sendInUi(page: Page, phone: string, rnummer: string) {
   await expect(page.getByRole("heading", { level: 1, name: "Form requests (SMS)" })).toBeVisible();
   const form = page.getByRole("form", { name: "Send a form by SMS" });
   await form.getByLabel("Form", { exact: true }).selectOption(identifier);
-  // The field starts with the organization's country code; staff type the rest with spaces.
-  await expect(form.getByLabel("Mobile number")).toHaveValue("+49 ");
+  // The field starts empty; staff type the number as the patient gave it, nationally or not.
+  await expect(form.getByLabel("Mobile number")).toHaveValue("");
   await form.getByLabel("Mobile number").fill(phone);
   await form.getByLabel("Case number (rnummer)").fill(rnummer);
   await form.getByLabel("Sender name (optional)").fill("KlinikNord");
@@ -43,7 +43,8 @@ for (const [index, viewport] of [
     await page.setViewportSize(viewport);
     const e164 = `+4917099911${index}0`;
     const rnummer = `SMS-${Date.now()}`;
-    await sendInUi(page, `+49 170 999 11${index}0`, rnummer);
+    // At the desk a national number ("0170 …", the organization's country DE), on the phone an international one.
+    await sendInUi(page, index === 0 ? `0170 999 11${index}0` : `+49 170 999 11${index}0`, rnummer);
     // The number as the API normalised it (E.164).
     await expect(page.getByRole("status").filter({ hasText: `Sent to ${e164}.` })).toBeVisible();
 
@@ -54,7 +55,8 @@ for (const [index, viewport] of [
 
     const outbox = page.getByRole("table", { name: "SMS in the outbox, newest first" });
     const sent = outbox.getByRole("row").filter({ hasText: e164 }).first();
-    await expect(sent).toContainText(`please fill in the form "${title}"`);
+    // In the organization's language (German by default), with the clinic's name first.
+    await expect(sent).toContainText(`Bitte füllen Sie das Formular „${title}“ aus`);
     // The link opens the patient's form: staff see that it went out, not the link itself.
     await expect(sent).toContainText("/f/••••••");
     expect((await smsPortalLink(sms, e164)).length).toBeGreaterThan(40);

@@ -1,7 +1,20 @@
 import { expect, test, type FrameLocator, type Page } from "@playwright/test";
 import { PDFDocument } from "pdf-lib";
-import { createActiveTemplate, createEmbedSession, expectAccessible, listen, staffSignIn, type FieldSpec, type LocalServer, type Staff } from "./forms-support";
-import { API_URL, FOREIGN_HOST_PAGE_PORT, HOST_PAGE_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./support";
+import {
+  brandInstitution,
+  createActiveTemplate,
+  createEmbedSession,
+  darkLogoPng,
+  expectAccessible,
+  listen,
+  organizationName,
+  patientBand,
+  staffSignIn,
+  type FieldSpec,
+  type LocalServer,
+  type Staff,
+} from "./forms-support";
+import { API_URL, FOREIGN_HOST_PAGE_PORT, hasHorizontalScroll, HOST_PAGE_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./support";
 
 /** The form pages' origin: every message from the form must come from here. */
 const FORM_ORIGIN = `http://localhost:${WEB_PORT}`;
@@ -243,7 +256,8 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     await expect.poll(() => webhookBodies.filter((body) => body.event === "form.submitted").length).toBe(1);
     const submitted = webhookBodies.find((body) => body.event === "form.submitted")!;
     expect(submitted.data.submissionId).toBe(submissionId);
-    expect(submitted.data.values).toMatchObject(ANSWERS);
+    // Phone answers arrive in E.164 however they were typed.
+    expect(submitted.data.values).toMatchObject({ ...ANSWERS, phone: "+491701234567" });
     expect.soft(submitted.data.values.insuranceCard, "the uploaded file is part of the submission").toEqual([expect.objectContaining({ name: "insurance-card.pdf", type: "application/pdf" })]);
     expect(submitted.data.values.signature).toMatch(/^data:image\/png;base64,/);
 
@@ -273,3 +287,50 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     expect((await rawMessages(page)).filter((message) => (message.data as { source?: string } | null)?.source === "clinsign-form")).toEqual([]);
   });
 });
+
+/**
+ * The form page opened on its own (a link from the clinic's patient portal): the session names an
+ * institution, whose brand the page shows beside the clinic's name; phone fields take national
+ * numbers and file fields name their kinds in words.
+ */
+for (const viewport of [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+]) {
+  test(`who is asking and input that forgives on the form page (${viewport.width}×${viewport.height})`, async ({ browser, request }) => {
+    const run = Date.now();
+    const institutionId = `e2e-embed-house-${run}`;
+    await brandInstitution(request, staff, institutionId, "#5b1a3a", darkLogoPng());
+    const clinic = await organizationName(staff);
+    const title = `Referral form ${run}`;
+    const identifier = await createActiveTemplate(request, staff, title, [
+      { id: "1", type: "phone", key: "contactPhone", label: "Phone for questions", required: true },
+      { id: "2", type: "file", key: "referral", label: "Referral letter", accept: ".pdf,image/*" },
+    ]);
+    const session = await createEmbedSession(request, staff, identifier, { institutionId });
+    const context = await browser.newContext({ viewport, locale: "en-GB", ...(viewport.width < 500 && { isMobile: true, hasTouch: true }) });
+    const page = await context.newPage();
+    await page.goto(session.embedUrl);
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    expect(await patientBand(page)).toEqual({ colour: "rgb(91, 26, 58)", name: clinic, plate: "rgb(255, 255, 255)" });
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    const contact = page.getByLabel(/^Phone for questions/);
+    await contact.fill("0170 7654321");
+    await contact.blur();
+    await expect(contact).not.toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByText("Accepted: PDF, images (JPG, PNG …)")).toBeVisible();
+    await expectAccessible(page, "form page: branded");
+    await page.screenshot({ path: test.info().outputPath(`embed-form-en-${viewport.width}.png`), fullPage: true });
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await expect(page.getByText("Erlaubt: PDF, Bilder (JPG, PNG …)")).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath(`embed-form-de-${viewport.width}.png`), fullPage: true });
+    await page.getByRole("button", { name: "Formular senden" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" })).toBeVisible();
+    // Stored as E.164 whatever was typed.
+    const exported = await staff.context.request.get("/staff/submissions/export", { params: { templateIdentifier: identifier, format: "json" } });
+    const body = await exported.text();
+    expect(exported.status(), body).toBe(200);
+    expect(body).toContain("+491707654321");
+    await context.close();
+  });
+}

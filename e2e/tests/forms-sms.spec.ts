@@ -1,9 +1,13 @@
 import { expect, test, type Page } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
 import {
+  brandInstitution,
   createActiveTemplate,
+  darkLogoPng,
   expectAccessible,
   latestSms,
+  organizationName,
+  patientBand,
   requestFormBySms,
   setSmsOtp,
   smsPortalLink,
@@ -13,7 +17,7 @@ import {
   type SmsGateway,
   type Staff,
 } from "./forms-support";
-import { SMTP_PORT } from "./support";
+import { hasHorizontalScroll, SMTP_PORT } from "./support";
 
 interface ReceivedMail {
   to: string[];
@@ -26,6 +30,8 @@ let smtp: SMTPServer;
 let staff: Staff;
 /** The SMS, with their links and codes, arrive here (playwright.config.ts sets TWILIO_API_URL to it). */
 let sms: SmsGateway;
+/** Who is asking: the demo organization's name, as its patient pages and SMS show it. */
+let clinic: string;
 
 test.beforeAll(async ({ browser }) => {
   smtp = new SMTPServer({
@@ -48,6 +54,7 @@ test.beforeAll(async ({ browser }) => {
   sms = await startSmsGateway();
   staff = await staffSignIn(browser, "E2E SMS portal");
   await setSmsOtp(staff, true);
+  clinic = await organizationName(staff);
 });
 test.afterAll(async () => {
   await staff?.context.close();
@@ -105,14 +112,16 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await expect(codeField).toHaveAttribute("inputmode", "numeric");
     await expect(page.getByRole("button", { name: "Send a new code" })).toBeDisabled();
     await expectAccessible(page, "SMS portal: one-time code");
-    const otpSms = await latestSms(sms, phone.international, /Your code: \d{6}/);
-    const code = /Your code: (\d{6})/.exec(otpSms.body)![1]!;
+    // The code's SMS names the clinic and is written in the request's language (German by default).
+    const otpSms = await latestSms(sms, phone.international, /Ihr Code lautet \d{6}/);
+    expect(otpSms.body.startsWith(`${clinic}: Ihr Code lautet `), otpSms.body).toBe(true);
+    const code = /Ihr Code lautet (\d{6})/.exec(otpSms.body)![1]!;
     // Staff see in the outbox that the link and the code went out, never the link or the code.
     const outbox = await staffSmsList(staff, phone.international);
     expect(outbox.map((message) => [message.purpose, message.status])).toEqual(expect.arrayContaining([["portal.otp", "sent"], ["form_request.link", "sent"]]));
-    expect(outbox.find((message) => message.purpose === "portal.otp")!.body).toBe("Your code: •••••• (valid for 10 minutes)");
+    expect(outbox.find((message) => message.purpose === "portal.otp")!.body).toBe(`${clinic}: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter.`);
     expect(JSON.stringify(outbox)).not.toContain(link.split("/f/")[1]!);
-    expect(JSON.stringify(outbox)).not.toContain(`Your code: ${code}`);
+    expect(JSON.stringify(outbox)).not.toContain(code);
     await codeField.fill(code);
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
@@ -177,6 +186,9 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
+    // Without an institution's brand the header still says who is asking (not only "ClinSign").
+    expect((await patientBand(page)).name).toBe(clinic);
+    await shot(page, "sms-identify-unbranded-en-390");
     for (const left of [4, 3, 2]) {
       await identify(page, "R-WRONG", phone.national);
       await expect(page.getByRole("main").getByRole("alert")).toHaveText(`Case number and mobile number do not match. ${left} tries left.`);
@@ -196,5 +208,91 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await expectAccessible(page, "SMS portal: unknown link");
     await page.getByRole("button", { name: "Deutsch" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Dieser Link funktioniert nicht" })).toBeVisible();
+  });
+});
+
+/** Fields that ask for a phone number and a file, as a clinic's intake form does. */
+const INTAKE_FIELDS = [
+  { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
+  { id: "2", type: "phone", key: "contactPhone", label: "Phone for questions", required: true },
+  { id: "3", type: "file", key: "referral", label: "Referral letter", accept: ".pdf,image/*", maxSizeMb: 10 },
+];
+
+/** Screenshots of what the patient sees, kept with the test's results for people to look at. */
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
+}
+
+/**
+ * Who is asking and forgiving input, on a phone: the institution's brand with the clinic's name
+ * and its dark logo on a white plate, the SMS in German with the clinic's name, the case number in
+ * lower case with spaces, the number typed nationally, the file kinds in words.
+ */
+async function whoIsAskingOn(page: Page, request: import("@playwright/test").APIRequestContext, viewport: { width: number; height: number }, suffix: number) {
+  const run = Date.now();
+  const institutionId = `e2e-sms-house-${run}`;
+  await brandInstitution(request, staff, institutionId, "#0b2545", darkLogoPng());
+  const title = `Intake ${run}`;
+  const identifier = await createActiveTemplate(request, staff, title, INTAKE_FIELDS);
+  const phone = mobile(suffix);
+  const rnummer = `RX-${run}`;
+  await requestFormBySms(request, staff, { phone: phone.international, rnummer, templateIdentifier: identifier, institutionId });
+  const linkSms = await latestSms(sms, phone.international, /\/f\//);
+  expect(linkSms.body.startsWith(`${clinic}: Bitte füllen Sie das Formular „${title}“ aus: http://`), linkSms.body).toBe(true);
+  const link = await smsPortalLink(sms, phone.international);
+
+  await page.goto(link);
+  await expect(identifyHeading(page)).toBeVisible();
+  // The clinic's name beside the institution's logo, on the institution's colour; the logo has a white surface.
+  expect(await patientBand(page)).toEqual({ colour: "rgb(11, 37, 69)", name: clinic, plate: "rgb(255, 255, 255)" });
+  expect(await hasHorizontalScroll(page)).toBe(false);
+  await shot(page, `sms-identify-en-${viewport.width}`);
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Bitte bestätigen Sie, wer Sie sind" })).toBeVisible();
+  await shot(page, `sms-identify-de-${viewport.width}`);
+  await page.getByRole("button", { name: "English" }).click();
+
+  // The case number as a person types it (lower case, spaces around it): no try is lost.
+  await identify(page, `  ${rnummer.toLowerCase()} `, phone.national);
+  await expect(page.getByRole("heading", { level: 1, name: "Enter your code" })).toBeVisible();
+  const otp = await latestSms(sms, phone.international, /Ihr Code lautet \d{6}/);
+  await page.getByLabel(/^6-digit code/).fill(/(\d{6})/.exec(otp.body)![1]!);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+  expect(await patientBand(page)).toEqual({ colour: "rgb(11, 37, 69)", name: clinic, plate: "rgb(255, 255, 255)" });
+
+  // The phone field takes the national number; the file field names its kinds in words.
+  await page.getByLabel(/^Full name/).fill("Max Mustermann");
+  const contact = page.getByLabel(/^Phone for questions/);
+  await contact.fill("0170 7654321");
+  await contact.blur();
+  await expect(contact).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("Accepted: PDF, images (JPG, PNG …)")).toBeVisible();
+  await expectAccessible(page, "SMS portal: branded form");
+  await shot(page, `sms-form-en-${viewport.width}`);
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.getByText("Erlaubt: PDF, Bilder (JPG, PNG …)")).toBeVisible();
+  await shot(page, `sms-form-de-${viewport.width}`);
+  await page.getByRole("button", { name: "English" }).click();
+  // A number that is none is still refused in the browser.
+  await contact.fill("12");
+  await contact.blur();
+  await expect(page.getByLabel(/^Phone for questions/)).toHaveAttribute("aria-invalid", "true");
+  await contact.fill("0170 7654321");
+  await page.getByRole("button", { name: "Send form" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Thank you — your form was sent" })).toBeVisible();
+}
+
+test.describe("who is asking, and input that forgives", () => {
+  test("on a phone (390 × 844)", async ({ browser, request }) => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-GB" });
+    await whoIsAskingOn(await context.newPage(), request, { width: 390, height: 844 }, 11);
+    await context.close();
+  });
+
+  test("at a desk (1280 × 800)", async ({ browser, request }) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-GB" });
+    await whoIsAskingOn(await context.newPage(), request, { width: 1280, height: 800 }, 12);
+    await context.close();
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import AxeBuilder from "@axe-core/playwright";
+import { PNG } from "pngjs";
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { createApiToken } from "./signing-support";
 import { API_URL, signIn, SMS_GATEWAY_PORT, WEB_PORT } from "./support";
@@ -81,10 +82,66 @@ export async function createEmbedSession(request: APIRequestContext, staff: Staf
 export async function requestFormBySms(
   request: APIRequestContext,
   staff: Staff,
-  input: { phone: string; rnummer: string; templateIdentifier: string; emailTo?: string; emailSubject?: string },
+  input: { phone: string; rnummer: string; templateIdentifier: string; emailTo?: string; emailSubject?: string; institutionId?: string; locale?: "de" | "en" },
 ): Promise<void> {
   const response = await request.post(`${API_URL}/api/portal/request`, { data: { token: staff.token, orgId: staff.orgId, ...input } });
   expect(response.status(), await response.text()).toBe(200);
+}
+
+/** The organization's name as staff set it (the patient pages show it as who is asking). */
+export async function organizationName(staff: Staff): Promise<string> {
+  return (await staffQuery<{ name: string }>(staff, "organization.settings", undefined)).name;
+}
+
+/**
+ * A dark logo as most clinics have one: dark marks on a transparent background, 160×48 (it would
+ * vanish on a dark colour band without a surface of its own).
+ */
+export function darkLogoPng(): Buffer {
+  const png = new PNG({ width: 160, height: 48 });
+  for (let y = 0; y < 48; y++) {
+    for (let x = 0; x < 160; x++) {
+      const mark = (y >= 10 && y < 38 && ((x >= 8 && x < 36) || (x >= 46 && x < 152 && y % 9 < 5)));
+      png.data.set(mark ? [0x0b, 0x25, 0x45, 0xff] : [0, 0, 0, 0], (y * 160 + x) * 4);
+    }
+  }
+  return PNG.sync.write(png);
+}
+
+/**
+ * An institution's branding (A5 `POST /design`), with an uploaded logo when one is given: staff
+ * upload it as the branding page does, and the design names the stored logo's path.
+ */
+export async function brandInstitution(request: APIRequestContext, staff: Staff, institutionId: string, primaryColor: string, logo?: Buffer): Promise<string | null> {
+  let logoUrl: string | null = null;
+  if (logo) {
+    const uploaded = await staff.context.request.post("/staff/branding/logo", {
+      headers: { origin: `http://localhost:${WEB_PORT}` },
+      multipart: { file: { name: "logo.png", mimeType: "image/png", buffer: logo } },
+    });
+    expect(uploaded.status(), await uploaded.text()).toBe(201);
+    logoUrl = ((await uploaded.json()) as { logoUrl: string }).logoUrl;
+  }
+  const response = await request.post(`${API_URL}/design`, {
+    headers: { authorization: `Bearer ${staff.token}` },
+    data: { institution_id: institutionId, ...(logoUrl && { logo_url: logoUrl }), design_parameters: { primaryColor } },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  return logoUrl;
+}
+
+/** The header band of a patient page: its colour, the organization's name, and the logo's surface. */
+export async function patientBand(page: Page): Promise<{ colour: string; name: string; plate: string | null }> {
+  const band = page.getByRole("banner");
+  const colour = await band.evaluate((element) => getComputedStyle(element).backgroundColor);
+  const name = (await band.getByTestId("patient-organization").textContent()) ?? "";
+  const logo = band.getByRole("img");
+  let plate: string | null = null;
+  if ((await logo.count()) > 0) {
+    await expect.poll(() => logo.first().evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    plate = await logo.first().evaluate((image) => getComputedStyle(image.parentElement!).backgroundColor);
+  }
+  return { colour, name, plate };
 }
 
 /** An SMS as the gateway received it. */

@@ -10,6 +10,7 @@ import {
   matchesPattern,
   MAX_FILES_PER_FIELD,
   MAX_SIGNATURE_CHARS,
+  normalizePhoneValues,
   templateSchema,
   validateFormValues,
   visibleFieldKeys,
@@ -99,6 +100,20 @@ describe("text, email and phone", () => {
     for (const good of ["+491701234567", "0170 1234567", "0221 1234567", "+44 20 7946 0958"]) expect(code(phone, good), good).toBeNull();
     for (const bad of ["12", "+49 170", "0000000000"]) expect(code(phone, bad), bad).toBe("phone");
     expect(code(phone, "+49 170 1234567 0000000")).toBe("too_long");
+  });
+  it("reads national phone numbers as numbers of the organization's country, and normalizes them to E.164", () => {
+    const phone: FormField = { id: "p", key: "p", label: "P", type: "phone" };
+    // A Swiss clinic's patients type Swiss numbers; the same digits are not a Swiss number read as German.
+    expect(checkFieldValue(phone, "079 123 45 67", { phoneCountry: "CH" })).toBeNull();
+    expect(checkFieldValue(phone, "0664 1234567", { phoneCountry: "CH" })?.code).toBe("phone");
+    expect(checkFieldValue(phone, "0664 1234567", { phoneCountry: "DE" })).toBeNull();
+    expect(checkFieldValue(phone, "+44 20 7946 0958", { phoneCountry: "CH" })).toBeNull();
+    const schema: TemplateSchema = { version: 1, fields: [phone, text()] };
+    expect(validateFormValues(schema, { p: "0664 1234567" }, { phoneCountry: "CH" })).toEqual([{ key: "p", code: "phone" }]);
+    expect(normalizePhoneValues(schema, { p: "079 123 45 67", t: "079 123 45 67" }, { phoneCountry: "CH" })).toEqual({ p: "+41791234567", t: "079 123 45 67" });
+    expect(normalizePhoneValues(schema, { p: "0049 170 1234567" })).toEqual({ p: "+491701234567" });
+    // An unknown country falls back to DE rather than refusing every national number.
+    expect(normalizePhoneValues(schema, { p: "0170 1234567" }, { phoneCountry: "XX" })).toEqual({ p: "+491701234567" });
   });
 });
 

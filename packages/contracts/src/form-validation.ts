@@ -4,7 +4,7 @@
  * libphonenumber-js with the "min" metadata (the same numbers validate as with the default build).
  * The server adds what only it can know (file references belong to an upload of this form).
  */
-import { isValidPhoneNumber } from "libphonenumber-js/min";
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
 import type { Attachment } from "./forms";
 import { isBlankValue, takesValue, visibleFieldKeys } from "./form-conditions";
 import { dataUrlImageSize, fitsPixelBudget, SIGNATURE_IMAGE_LIMITS } from "./image-header";
@@ -104,6 +104,40 @@ export function fieldProblemMessage(problem: FieldProblem): string {
 
 const problem = (code: FieldProblemCode, params?: Params): FieldProblem => (params ? { code, params } : { code });
 
+/** What the checks need to know of the organization whose form it is. */
+export interface FormValidationOptions {
+  /**
+   * ISO 3166 country whose national numbers ("0170 7654321") phone fields accept, besides
+   * international ones; the organization's `phoneCountry`. DE when absent or unknown.
+   */
+  phoneCountry?: string;
+}
+
+function countryOf(options: FormValidationOptions | undefined): CountryCode {
+  const code = (options?.phoneCountry ?? "DE").toUpperCase();
+  return isSupportedCountry(code) ? code : "DE";
+}
+
+/** A phone number as typed (national or international, 00 or +), in E.164; null when it is not a valid number. */
+export function normalizePhoneNumber(value: string, options?: FormValidationOptions): string | null {
+  const parsed = parsePhoneNumberFromString(value.trim().replace(/^00/, "+"), countryOf(options));
+  return parsed?.isValid() ? parsed.number : null;
+}
+
+/**
+ * The values with each valid answer of a phone field in E.164, so that stored submissions and
+ * webhooks carry one format whatever the patient typed. Other values are returned as they are.
+ */
+export function normalizePhoneValues(schema: TemplateSchema, values: Record<string, unknown>, options?: FormValidationOptions): Record<string, unknown> {
+  const out = { ...values };
+  for (const field of schema.fields) {
+    if (field.type !== "phone" || typeof out[field.key] !== "string") continue;
+    const normalized = normalizePhoneNumber(out[field.key] as string, options);
+    if (normalized) out[field.key] = normalized;
+  }
+  return out;
+}
+
 
 
 /** Does a file match an `accept` list such as ".pdf,image/*,application/pdf"? No list accepts all. */
@@ -156,7 +190,7 @@ function isAttachment(value: unknown): value is Attachment {
 
 const optionValues = (options: (string | { value: string })[]) => options.map((o) => (typeof o === "string" ? o : o.value));
 
-function checkText(field: Extract<FormField, { type: "text" | "textarea" | "email" | "phone" }>, value: unknown): FieldProblem | null {
+function checkText(field: Extract<FormField, { type: "text" | "textarea" | "email" | "phone" }>, value: unknown, options?: FormValidationOptions): FieldProblem | null {
   if (typeof value !== "string") return problem("not_text");
   if (field.minLength !== undefined && value.length < field.minLength) return problem("too_short", { min: field.minLength });
   if (field.maxLength !== undefined && value.length > field.maxLength) return problem("too_long", { max: field.maxLength });
@@ -164,7 +198,7 @@ function checkText(field: Extract<FormField, { type: "text" | "textarea" | "emai
   if (value.length > cap) return problem("too_long", { max: cap });
   if (field.pattern !== undefined && !matchesPattern(field.pattern, value)) return problem("pattern");
   if (field.type === "email" && !isEmailAddress(value)) return problem("email");
-  if (field.type === "phone" && !isValidPhoneNumber(value, "DE")) return problem("phone");
+  if (field.type === "phone" && normalizePhoneNumber(value, options) === null) return problem("phone");
   return null;
 }
 
@@ -196,13 +230,13 @@ function checkSignature(value: unknown): FieldProblem | null {
 }
 
 /** The problem with a value that is not blank. */
-function checkPresentValue(field: FormField, value: unknown): FieldProblem | null {
+function checkPresentValue(field: FormField, value: unknown, options?: FormValidationOptions): FieldProblem | null {
   switch (field.type) {
     case "text":
     case "textarea":
     case "email":
     case "phone":
-      return checkText(field, value);
+      return checkText(field, value, options);
     case "number":
       if (typeof value !== "number" || !Number.isFinite(value)) return problem("not_number");
       if (field.min !== undefined && value < field.min) return problem("too_small", { min: field.min });
@@ -234,7 +268,7 @@ function checkPresentValue(field: FormField, value: unknown): FieldProblem | nul
 }
 
 /** One field's value, required and blank handling included; null when fine. Visibility is the caller's. */
-export function checkFieldValue(field: FormField, value: unknown): FieldProblem | null {
+export function checkFieldValue(field: FormField, value: unknown, options?: FormValidationOptions): FieldProblem | null {
   const isDisplay = field.type === "heading" || field.type === "paragraph";
   if (isDisplay) return value === undefined ? null : problem("display_only");
   // An unchecked required checkbox is an unanswered one.
@@ -242,7 +276,7 @@ export function checkFieldValue(field: FormField, value: unknown): FieldProblem 
     if (!field.required) return null;
     return problem(field.type === "checkbox" ? "must_be_checked" : "required");
   }
-  return checkPresentValue(field, value);
+  return checkPresentValue(field, value, options);
 }
 
 
@@ -251,7 +285,7 @@ export function checkFieldValue(field: FormField, value: unknown): FieldProblem 
  * (display_only) first, then each visible field in schema order. Hidden fields are neither
  * required nor validated.
  */
-export function validateFormValues(schema: TemplateSchema, values: Record<string, unknown>): FieldIssue[] {
+export function validateFormValues(schema: TemplateSchema, values: Record<string, unknown>, options?: FormValidationOptions): FieldIssue[] {
   const byKey = new Map<string, FormField>();
   for (const field of schema.fields) if (field.key !== undefined) byKey.set(field.key, field);
   const issues: FieldIssue[] = [];
@@ -263,7 +297,7 @@ export function validateFormValues(schema: TemplateSchema, values: Record<string
   const visible = visibleFieldKeys(schema, values);
   for (const field of schema.fields) {
     if (!takesValue(field) || !visible.has(field.key)) continue;
-    const found = checkFieldValue(field, values[field.key]);
+    const found = checkFieldValue(field, values[field.key], options);
     if (found) issues.push({ key: field.key, ...found });
   }
   return issues;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { httpUrl, isoDateTime, listLimit } from "./common";
 import { listInput } from "./lists";
+import { organizationLocales } from "./organizations";
 import { branding } from "./signatures";
 import { templateIdentifier } from "./templates";
 
@@ -67,6 +68,12 @@ export const webOrigin = z
     { message: "must be an origin such as https://clinic.example (scheme, host and port; no path, no trailing slash)" },
   );
 
+/**
+ * The caller's own institution id (as A1's `institution_id` and `/design` name it): the form page
+ * shows that institution's branding. It must be one the organization already knows.
+ */
+const institutionRef = text(1, 200);
+
 export const sessionConfig = z.strictObject({
   webhookUrl: httpUrl.optional(),
   draftKey: draftKey.optional(),
@@ -78,6 +85,7 @@ export const sessionConfig = z.strictObject({
   prefill: formValues.optional(),
   /** Pages on these origins may frame the form and receive its events; none: it may not be framed. */
   allowedOrigins: z.array(webOrigin).max(10, { message: "at most 10 origins" }).optional(),
+  institutionId: institutionRef.optional(),
   expiresInMinutes: z
     .number({ message: "must be a number of minutes" })
     .int({ message: "must be a whole number" })
@@ -104,8 +112,12 @@ export const sessionInfo = z.object({
   redirectUrl: z.string().nullable(),
   prefill: formValues,
   allowedOrigins: z.array(z.string()),
-  /** The organization's default branding, for the form page. */
+  /** The branding of the session's institution, else the organization's default. */
   branding: branding.nullable(),
+  /** Who is asking: the page names the organization whatever the branding. */
+  organizationName: z.string(),
+  /** ISO country whose national phone numbers ("0170 …") phone fields accept. */
+  phoneCountry: z.string(),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
@@ -303,6 +315,10 @@ export const createFormRequestInput = z.object({
   from: text(1, 32).optional(),
   emailTo: emailRecipients.optional(),
   emailSubject: emailSubject.optional(),
+  /** The institution whose branding the portal shows (one the organization knows). */
+  institutionId: institutionRef.optional(),
+  /** Language of the SMS texts (link, OTP code); the organization's `locale` by default. */
+  locale: z.enum(organizationLocales, { message: "must be de or en" }).optional(),
 });
 export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
 

@@ -318,6 +318,8 @@ export const signingView = z.object({
   documentTitle: z.string().nullable(),
   documentDescription: z.string().nullable(),
   institutionId: z.string().nullable(),
+  /** Who is asking: the page names the organization whatever the branding (null for an unknown link). */
+  organizationName: z.string().nullable(),
   branding: branding.nullable(),
   pageCount: z.number().nullable(),
   pageSizes: z.array(z.object({ width: z.number(), height: z.number() })).nullable(),

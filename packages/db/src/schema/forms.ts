@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organizations } from "./core";
+import { institutions, organizations } from "./core";
 
 // Area B: embed sessions, drafts, submissions, uploads, webhooks, form requests by SMS, messages.
 
@@ -25,6 +25,8 @@ export interface FormSessionConfig {
   prefill?: Record<string, unknown>;
   /** Origins (`https://host[:port]`) whose pages may frame the embedded form and get its events. */
   allowedOrigins?: string[];
+  /** The caller's `institution_id` whose branding the form page shows (validated on creation). */
+  institutionId?: string;
 }
 
 /**
@@ -203,6 +205,10 @@ export const formRequests = pgTable(
     smsFrom: text("sms_from"),
     emailTo: jsonb("email_to").$type<string[]>().notNull().default([]),
     emailSubject: text("email_subject"),
+    /** The institution whose branding the portal shows; the organization's default when null. */
+    institutionId: uuid("institution_id").references(() => institutions.id, { onDelete: "set null" }),
+    /** Language of the request's SMS texts (link, OTP); null: the organization's `locale`. */
+    locale: text("locale").$type<"de" | "en">(),
     linkTokenHash: text("link_token_hash").notNull(),
     status: text("status").$type<FormRequestStatus>().notNull().default("sent"),
     smsMessageId: uuid("sms_message_id"),

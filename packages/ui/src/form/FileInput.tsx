@@ -5,6 +5,7 @@ import { useRef, useState } from "react";
 import { Button } from "../Button";
 import { cx } from "../cx";
 import { loadFormValidation, type FileField, type UploadFile } from "./FormRenderer";
+import { describeAcceptedKinds } from "./file-kinds";
 import type { FormRendererLabels } from "./labels";
 import styles from "./FormRenderer.module.css";
 
@@ -60,7 +61,7 @@ export function FileInput({
   latest.current = files;
 
   const rules = [
-    field.accept ? labels.file.accepts.replace("{types}", field.accept) : null,
+    field.accept ? labels.file.accepts.replace("{types}", describeAcceptedKinds(field.accept, labels.file.kinds)) : null,
     field.maxSizeMb ? labels.file.maxSize.replace("{size}", `${field.maxSizeMb} MB`) : null,
   ].filter(Boolean);
 

@@ -45,6 +45,8 @@ export interface FormRendererProps {
   actions?: ReactNode;
   /** Prefix of element ids, when more than one form is on a page. */
   idPrefix?: string;
+  /** ISO country whose national phone numbers ("0170 …") phone fields accept: the organization's (DE by default). */
+  phoneCountry?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export function FormRenderer({
   disabled = false,
   actions,
   idPrefix = "cs-form",
+  phoneCountry,
 }: FormRendererProps) {
   const [validation, setValidation] = useState<FormValidation | null>(null);
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
@@ -106,7 +109,7 @@ export function FormRenderer({
     const server = serverProblems.get(field.key);
     if (server) return server;
     if (!validation || !(attempted || touched.has(field.key))) return null;
-    return validation.checkFieldValue(field, values[field.key]);
+    return validation.checkFieldValue(field, values[field.key], { phoneCountry });
   }
 
   function change(key: string, value: unknown) {
@@ -127,7 +130,7 @@ export function FormRenderer({
     setValidation(loaded);
     setAttempted(true);
     const visibleKeys = new Set(shown.map((field) => field.key).filter(Boolean));
-    const issues = loaded.validateFormValues(schema, values).filter((issue) => visibleKeys.has(issue.key));
+    const issues = loaded.validateFormValues(schema, values, { phoneCountry }).filter((issue) => visibleKeys.has(issue.key));
     setSummary(issues);
     if (issues.length > 0) {
       setFocusRequest((n) => n + 1);

@@ -3,3 +3,4 @@
 export { FormRenderer, loadFormValidation, type FileField, type FormRendererProps, type UploadFile } from "./FormRenderer";
 export { fieldControlId } from "./FieldControl";
 export type { FormRendererLabels } from "./labels";
+export { describeAcceptedKinds, type FileKindLabels } from "./file-kinds";

@@ -1,5 +1,6 @@
 import type { FieldProblem, FormField } from "@clinsign/contracts";
 import type { SignaturePadLabels } from "../SignaturePad";
+import type { FileKindLabels } from "./file-kinds";
 
 /**
  * Every text the form renderer shows besides the template's own labels, in the page's
@@ -23,8 +24,9 @@ export interface FormRendererLabels {
     /** `{name}` of the file being sent. */
     uploading: string;
     uploadFailed: string;
-    /** `{types}`, `{size}`: what the field accepts. */
+    /** `{types}`, `{size}`: what the field accepts; `{types}` in words (`kinds`), never MIME types. */
     accepts: string;
+    kinds: FileKindLabels;
     maxSize: string;
     listLabel: string;
   };

@@ -107,3 +107,16 @@ export async function getDesign(ctx: OrgContext, input: { institution_id: string
   if (!found) throw notFound("design of this institution", { field: "institution_id" });
   return found;
 }
+
+/**
+ * The organization's institution with the caller's id (as A1 and `/design` named it), for a form
+ * page's branding; 400 when the organization has none of that id (a typo would otherwise silently
+ * show the default branding).
+ */
+export async function knownInstitution(ctx: OrgContext, externalId: string, field = "institutionId"): Promise<string> {
+  const row = await findInstitution(ctx, externalId);
+  if (!row) {
+    throw new AppError("invalid_request", `${field}: unknown institution`, { field }, [{ key: field, message: "is not an institution of this organization" }]);
+  }
+  return row.id;
+}

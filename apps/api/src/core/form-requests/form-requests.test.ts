@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { and, auditLog, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
+import { and, auditLog, drafts, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
+import { saveDefaultBranding, saveDesign } from "../branding/branding";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { createTemplate } from "../templates/templates";
 
@@ -41,6 +42,8 @@ beforeEach(() => {
 const request = (body: Record<string, unknown>) => api.request("POST", "/api/portal/request", { body });
 const smsBody = (i = -1) => new URLSearchParams(twilio.requests.at(i)!.body);
 const linkTokenFrom = (text: string) => /\/f\/([A-Za-z0-9_-]+)/.exec(text)![1]!;
+/** The OTP code in an SMS text, in either language. */
+const codeIn = /\b(\d{6})\b/;
 
 describe("F1 POST /api/portal/request", () => {
   it("stores the request, normalises the phone to E.164 and sends the portal link by SMS", async () => {
@@ -68,7 +71,7 @@ describe("F1 POST /api/portal/request", () => {
     const base = { ...creds(org), phone: MOBILE, rnummer: "R-1", templateIdentifier: t.identifier };
     for (const [body, key] of [
       [{ phone: "12345" }, "phone"],
-      [{ phone: "0170 1234567" }, "phone"], // not international
+      [{ phone: "0170 12" }, "phone"], // too short, nationally too
       [{ phone: "+49 30 1234567" }, "phone"], // fixed line, not mobile
       [{ phone: undefined }, "phone"],
       [{ rnummer: "R" }, "rnummer"],
@@ -87,6 +90,64 @@ describe("F1 POST /api/portal/request", () => {
     }
     expect((await request({ ...base, rnummer: "RR", from: "x".repeat(32), emailSubject: "s".repeat(200), emailTo: ["a@b.test", "c@d.test"] })).status).toBe(200);
     expect((await request({ ...base, rnummer: "x".repeat(64), from: "A" })).status).toBe(200);
+  });
+
+  it("accepts a national mobile number of the organization's phone country and answers E.164", async () => {
+    const t = await activeTemplate(org);
+    const res = await request({ ...creds(org), phone: "0170 7654321", rnummer: "R-NAT", templateIdentifier: t.identifier });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.phone).toBe("+491707654321");
+    expect(smsBody().get("To")).toBe("+491707654321");
+    // An Austrian clinic's staff type Austrian numbers nationally; a German fixed line stays refused.
+    const vienna = await api.createOrg("Klinik Wien");
+    await updateOrganizationSettings(vienna.ctx, { phoneCountry: "AT" });
+    const theirs = await activeTemplate(vienna);
+    const austrian = await request({ ...creds(vienna), phone: "0664 1234567", rnummer: "R-AT", templateIdentifier: theirs.identifier });
+    expect(austrian.body).toMatchObject({ ok: true, phone: "+436641234567" });
+    const fixed = await request({ ...creds(org), phone: "030 1234567", rnummer: "R-FIX", templateIdentifier: t.identifier });
+    expect(fixed.status).toBe(400);
+    expect(fixed.body.fieldErrors).toEqual([{ key: "phone", message: "must be a mobile number" }]);
+  });
+
+  it("writes the link SMS in the request's language with the clinic's name: German by default, else the organization's or the request's", async () => {
+    const t = await activeTemplate(org);
+    await request({ ...creds(org), phone: MOBILE, rnummer: "R-DE", templateIdentifier: t.identifier });
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: Bitte füllen Sie das Formular „Anamnese“ aus: https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}$/);
+    await request({ ...creds(org), phone: MOBILE, rnummer: "R-EN", templateIdentifier: t.identifier, locale: "en" });
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: please fill in the form "Anamnese": https:\/\/forms\.test\/f\//);
+    const english = await api.createOrg("London Clinic");
+    await updateOrganizationSettings(english.ctx, { locale: "en" });
+    const theirs = await activeTemplate(english);
+    await request({ ...creds(english), phone: MOBILE, rnummer: "R-ORG-EN", templateIdentifier: theirs.identifier });
+    expect(smsBody().get("Body")).toMatch(/^London Clinic: please fill in the form/);
+    await request({ ...creds(english), phone: MOBILE, rnummer: "R-ORG-DE", templateIdentifier: theirs.identifier, locale: "de" });
+    expect(smsBody().get("Body")).toMatch(/^London Clinic: Bitte füllen Sie/);
+    expect((await request({ ...creds(org), phone: MOBILE, rnummer: "R-FR", templateIdentifier: t.identifier, locale: "fr" })).status).toBe(400);
+    // A resent link keeps the request's language.
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-EN"));
+    const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    await api.trpc({ cookie }).formRequests.resend.mutate({ id: row!.id });
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: please fill in the form "Anamnese"/);
+  });
+
+  it("may name an institution of the organization, whose branding the portal then shows", async () => {
+    const t = await activeTemplate(org);
+    await saveDefaultBranding(org.ctx, { design_parameters: { primaryColor: "#222222" } });
+    await saveDesign(org.ctx, { institution_id: "klinik-ost", design_parameters: { primaryColor: "#0a5c36" } }, "create");
+    await saveDesign(other.ctx, { institution_id: "their-clinic", design_parameters: { primaryColor: "#990000" } }, "create");
+    const base = { ...creds(org), phone: MOBILE, templateIdentifier: t.identifier };
+    for (const institutionId of ["unknown-clinic", "their-clinic", ""]) {
+      const refused = await request({ ...base, rnummer: "R-INST-X", institutionId });
+      expect(refused.status, institutionId).toBe(400);
+      expect(refused.body.fieldErrors[0].key).toBe("institutionId");
+    }
+    expect(await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-INST-X"))).toEqual([]);
+    expect((await request({ ...base, rnummer: "R-INST", institutionId: "klinik-ost" })).status).toBe(200);
+    const withInstitution = await api.trpc({}).portal.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
+    expect(withInstitution).toMatchObject({ organizationName: "Klinik Nord", branding: { primaryColor: "#0a5c36" } });
+    await request({ ...base, rnummer: "R-DEFAULT" });
+    const withDefault = await api.trpc({}).portal.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
+    expect(withDefault).toMatchObject({ organizationName: "Klinik Nord", branding: { primaryColor: "#222222" } });
   });
 
   it("answers 401 for a bad token, 403 for another organization's template, 404 without or for an inactive template", async () => {
@@ -196,6 +257,9 @@ describe("the SMS portal", () => {
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
     expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
+    // The request's own draft (a namespace no caller may name) went with the submission.
+    const [request] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-P1"));
+    expect(await api.services.db.select().from(drafts).where(eq(drafts.draftKey, `form-request:${request!.id}`))).toEqual([]);
     const [audit] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
     expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
     const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email"), eq(messages.subject, "Bogen R-P1")));
@@ -214,6 +278,38 @@ describe("the SMS portal", () => {
     // Submitted once; the access token is spent.
     await expect(portal(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+  });
+
+  it("compares the case number without letter case or surrounding spaces, and such an entry costs no try", async () => {
+    const { linkToken } = await start("R-Case 7");
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-CASE 8", phone: MOBILE })).rejects.toMatchObject({ data: { details: { attemptsLeft: 4 } } });
+    expect(await portal().verify.mutate({ linkToken, rnummer: "  r-case 7 ", phone: " 0170 123 4567 " })).toMatchObject({ otpRequired: false });
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-Case 7"));
+    expect(row).toMatchObject({ status: "verified", failedChecks: 0 });
+  });
+
+  it("names the organization and its phone country; the recipient may type the number nationally in that country", async () => {
+    const vienna = await api.createOrg("Klinik Wien Portal");
+    await updateOrganizationSettings(vienna.ctx, { phoneCountry: "AT" });
+    const t = await activeTemplate(vienna);
+    await request({ ...creds(vienna), phone: "+43 664 1234567", rnummer: "R-WIEN", templateIdentifier: t.identifier });
+    const linkToken = linkTokenFrom(smsBody().get("Body")!);
+    expect(await portal().open.query({ linkToken })).toMatchObject({ organizationName: "Klinik Wien Portal", phoneCountry: "AT", branding: null });
+    expect(await portal().verify.mutate({ linkToken, rnummer: "R-WIEN", phone: "0664 1234567" })).toMatchObject({ otpRequired: false });
+    // An expired link still says who sent it (whom to ask for a new one).
+    await api.services.db.update(formRequests).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(formRequests.rnummer, "R-WIEN"));
+    expect(await portal().open.query({ linkToken })).toMatchObject({ status: "expired", organizationName: "Klinik Wien Portal" });
+  });
+
+  it("sends the OTP code in the request's language with the clinic's name", async () => {
+    const otpOrg = await api.createOrg("Praxis Dr. Weiß");
+    await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+    const { linkToken } = await start("R-OTP-DE", {}, otpOrg);
+    await portal().verify.mutate({ linkToken, rnummer: "R-OTP-DE", phone: MOBILE });
+    expect(smsBody().get("Body")).toMatch(/^Praxis Dr\. Weiß: Ihr Code lautet \d{6} \(10 Minuten gültig\)\. Geben Sie ihn nicht weiter\.$/);
+    const english = await start("R-OTP-EN", { locale: "en" }, otpOrg);
+    await portal().verify.mutate({ linkToken: english.linkToken, rnummer: "R-OTP-EN", phone: MOBILE });
+    expect(smsBody().get("Body")).toMatch(/^Praxis Dr\. Weiß: your code is \d{6} \(valid for 10 minutes\)\. Do not share it\.$/);
   });
 
   it("locks the request after 5 wrong entries, even with the right ones afterwards", async () => {
@@ -282,13 +378,13 @@ describe("the SMS portal", () => {
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-SECRET", {}, otpOrg);
     await portalStep("verify", { linkToken, rnummer: "R-SECRET", phone: MOBILE });
-    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     // The provider got both secrets; nothing the service keeps, or shows staff, holds either.
     const stored = await api.services.db.select().from(messages).where(eq(messages.organizationId, otpOrg.orgId));
     expect(stored.map((m) => [m.purpose, m.status, m.body])).toEqual(
       expect.arrayContaining([
-        ["form_request.link", "sent", 'Outbox clinic: please fill in the form "Anamnese": https://forms.test/f/••••••'],
-        ["portal.otp", "sent", "Your code: •••••• (valid for 10 minutes)"],
+        ["form_request.link", "sent", "Outbox clinic: Bitte füllen Sie das Formular „Anamnese“ aus: https://forms.test/f/••••••"],
+        ["portal.otp", "sent", "Outbox clinic: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter."],
       ]),
     );
     const cookie = await logInCookie(api, otpOrg.ownerEmail, otpOrg.ownerPassword);
@@ -296,7 +392,7 @@ describe("the SMS portal", () => {
     const jobRows = JSON.stringify(await api.services.db.select().from(jobs).where(eq(jobs.organizationId, otpOrg.orgId)));
     for (const text of [JSON.stringify(stored), listed, jobRows]) {
       expect(text).not.toContain(linkToken);
-      expect(text).not.toMatch(new RegExp(`Your code: ${code}`));
+      expect(text).not.toContain(code);
     }
     expect(jobRows).not.toContain("sealedBody");
   });
@@ -310,7 +406,7 @@ describe("the SMS portal", () => {
     const step = await portalStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
     expect(step.data).toEqual({ otpRequired: true, accessExpiresAt: null });
     expect(step.setCookie).toBeUndefined();
-    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(challenge!.codeHash).not.toContain(code);
     expect(Math.abs(challenge!.expiresAt.getTime() - challenge!.createdAt.getTime() - 10 * 60_000)).toBeLessThan(2000);
@@ -326,7 +422,7 @@ describe("the SMS portal", () => {
     // 30 s later a new code may be sent, and it works.
     await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     await portal().resendOtp.mutate({ linkToken });
-    const second = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const second = codeIn.exec(smsBody().get("Body")!)![1]!;
     const access = await portalStep("checkOtp", { linkToken, code: second });
     expect(access.data).toMatchObject({ otpRequired: false });
     expect(access.cookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}$/);
@@ -341,7 +437,7 @@ describe("the SMS portal", () => {
     await request({ ...creds(otpOrg), phone, rnummer: "R-EXP", templateIdentifier: t.identifier });
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
     await portal().verify.mutate({ linkToken, rnummer: "R-EXP", phone });
-    const code = /Your code: (\d{6})/.exec(smsBody().get("Body")!)![1]!;
+    const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     await api.services.db.update(otpChallenges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     await expect(portal().checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ data: { httpStatus: 401 }, message: "no valid code: request a new one" });
     // Sends 2 to 5 are allowed (30 s apart), the 6th within the hour is refused.

@@ -1,11 +1,14 @@
 import { createFormRequestInput, type CreateFormRequestInput } from "@clinsign/contracts";
-import { eq, formRequests, messages, organizations, templates } from "@clinsign/db";
+import { eq, formRequests, messages, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { knownInstitution } from "../branding/branding";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
+import { formLinkSms } from "../messaging/sms-texts";
+import { organizationProfile } from "../organizations/profile";
 import { normaliseMobile } from "./phone";
 
 /** How long an SMS portal link opens. */
@@ -21,12 +24,12 @@ export const portalLink = (publicWebUrl: string, linkToken: string) => `${public
  */
 export async function queueLinkSms(
   tx: OrgContext,
-  request: { id: string; phone: string; smsFrom: string | null },
+  request: { id: string; phone: string; smsFrom: string | null; locale: "de" | "en" | null },
   templateTitle: string,
   linkToken: string,
 ): Promise<{ messageId: string; jobId: string }> {
-  const [org] = await tx.scope.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, tx.scope.organizationId));
-  const text = (link: string) => `${org?.name ?? "Your clinic"}: please fill in the form "${templateTitle}": ${link}`;
+  const org = await organizationProfile(tx);
+  const text = (link: string) => formLinkSms(request.locale ?? org.locale, { organization: org.name, title: templateTitle, link });
   const { publicWebUrl } = tx.services.config;
   const sms = await queueMessage(tx, {
     channel: "sms",
@@ -55,12 +58,14 @@ export async function linkMessageToRequest(tx: OrgContext, messageId: string, fo
  */
 export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestInput) {
   const input = createFormRequestInput.parse(raw);
-  const phone = normaliseMobile(input.phone);
+  const org = await organizationProfile(ctx);
+  const phone = normaliseMobile(input.phone, org.phoneCountry);
   if (!phone) {
-    throw new AppError("invalid_request", "phone: must be a mobile number in international format (e.g. +491701234567)", { field: "phone" }, [
-      { key: "phone", message: "must be a mobile number in international format" },
+    throw new AppError("invalid_request", "phone: must be a mobile number (e.g. +491701234567, or 0170 1234567 in the organization's country)", { field: "phone" }, [
+      { key: "phone", message: "must be a mobile number" },
     ]);
   }
+  const institutionId = input.institutionId === undefined ? null : await knownInstitution(ctx, input.institutionId);
   if (!input.templateIdentifier) throw new AppError("not_found", "no form assigned: name a templateIdentifier", { field: "templateIdentifier" });
   const [template] = await ctx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
   if (!template) {
@@ -81,11 +86,13 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
         smsFrom: input.from ?? null,
         emailTo: input.emailTo ?? [],
         emailSubject: input.emailSubject ?? null,
+        institutionId,
+        locale: input.locale ?? org.locale,
         linkTokenHash: sha256Hex(linkToken),
         expiresAt: new Date(Date.now() + FORM_REQUEST_LIFETIME_MS),
       })
       .returning({ id: formRequests.id });
-    const sms = await queueLinkSms(tx, { id: row!.id, phone, smsFrom: input.from ?? null }, template.title, linkToken);
+    const sms = await queueLinkSms(tx, { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? org.locale }, template.title, linkToken);
     await recordAudit(tx, {
       action: "form_request.created",
       templateIdentifier: template.identifier,

@@ -2,18 +2,20 @@ import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, Template } from "@clinsign/contracts";
 import { and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { getDefaultBranding } from "../branding/branding";
+import { getBranding, getDefaultBranding } from "../branding/branding";
 import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
+import { otpSms } from "../messaging/sms-texts";
+import { organizationProfile } from "../organizations/profile";
 import { consumeRateLimit } from "../rate-limit";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
 import { linkMessageToRequest } from "./form-requests";
-import { normaliseEntered } from "./phone";
+import { normaliseEntered, phoneCountryOf } from "./phone";
 
 /**
  * The recipient's access after identification: an HTTP-only, SameSite=Strict cookie scoped to
@@ -55,25 +57,51 @@ function usable(row: RequestRow) {
   if (row.status === "submitted") throw new AppError("conflict", "this form was already submitted");
 }
 
+/**
+ * A case number as people type it: surrounding spaces and letter case do not matter ("r-12345 "
+ * is "R-12345"), so a wrong case never costs one of the five tries.
+ */
+export function normaliseCaseNumber(value: string): string {
+  return value.normalize("NFKC").trim().toUpperCase();
+}
+
+/** The branding the request's pages show: its institution's, else the organization's default. */
+async function requestBranding(ctx: OrgContext, row: RequestRow) {
+  return row.institutionId ? getBranding(ctx, row.institutionId) : getDefaultBranding(ctx);
+}
+
 /** Step 1: what the portal page shows before identification (no personal data). */
 export async function openFormRequest(services: Services, input: { linkToken: string; accessToken?: string }) {
   const [row] = await services.db.select().from(formRequests).where(eq(formRequests.linkTokenHash, sha256Hex(input.linkToken))).limit(1);
   if (!row) throw gone();
-  // Whoever holds the link may learn that it expired or staff cancelled it (every other step just refuses it).
+  const ctx = portalContext(services, row, { requestId: "", ip: null, userAgent: null });
+  const org = await organizationProfile(ctx);
+  const branding = await requestBranding(ctx, row);
+  // Whoever holds the link may learn that it expired or staff cancelled it (every other step just
+  // refuses it), and who sent it: the clinic to ask for a new one.
   if ((row.expiresAt.getTime() < Date.now() || row.status === "cancelled") && row.status !== "submitted") {
-    return { status: "expired" as const, branding: null, templateTitle: null, organizationName: null, otpRequired: false, hasAccess: false, expiresAt: row.expiresAt.toISOString() };
+    return {
+      status: "expired" as const,
+      branding,
+      templateTitle: null,
+      organizationName: org.name,
+      phoneCountry: phoneCountryOf(org.phoneCountry),
+      otpRequired: false,
+      hasAccess: false,
+      expiresAt: row.expiresAt.toISOString(),
+    };
   }
   if (row.status === "sent") await markOpened(services, row);
-  const [template] = await new OrgScope(services.db, row.organizationId).select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
-  const [org] = await services.db.select({ name: organizations.name, otp: organizations.otpEnabled }).from(organizations).where(eq(organizations.id, row.organizationId));
-  const branding = await getDefaultBranding(portalContext(services, row, { requestId: "", ip: null, userAgent: null }));
+  const [template] = await ctx.scope.select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
   return {
     branding,
     status: row.status,
     templateTitle: template?.title ?? null,
-    /** Whom a locked-out recipient should contact. */
-    organizationName: org?.name ?? null,
-    otpRequired: org?.otp ?? false,
+    /** Who is asking (the page's header), and whom a locked-out recipient should contact. */
+    organizationName: org.name,
+    /** The country whose national numbers ("0170 …") the phone fields accept. */
+    phoneCountry: phoneCountryOf(org.phoneCountry),
+    otpRequired: await otpEnabled(services, row.organizationId),
     /** The recipient already identified in this browser (a reload): the form opens directly. */
     hasAccess: input.accessToken !== undefined && holdsAccess(row, input.accessToken),
     expiresAt: row.expiresAt.toISOString(),
@@ -137,14 +165,15 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
   const row = await byLink(services, input.linkToken);
   usable(row);
   const ctx = portalContext(services, row, request);
-  const entered = normaliseEntered(input.phone) ?? input.phone.trim();
+  const { phoneCountry } = await organizationProfile(ctx);
+  const entered = normaliseEntered(input.phone, phoneCountry) ?? input.phone.trim();
   // Checked and counted under the row's lock, on the row as it is now: parallel guesses cannot
   // all pass a check made on an earlier read, so at most 5 are ever compared, and a correct
   // entry cannot clear a lock that a parallel wrong one set.
   const outcome = await inTransaction(ctx, async (tx) => {
     const current = (await lockedRow(tx, row.id)) ?? row;
     usable(current);
-    const rnummerOk = safeEqual(input.rnummer.trim(), current.rnummer);
+    const rnummerOk = safeEqual(normaliseCaseNumber(input.rnummer), normaliseCaseNumber(current.rnummer));
     const phoneOk = safeEqual(entered, current.phone);
     if (rnummerOk && phoneOk) {
       await tx.scope.update(formRequests, { identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }, eq(formRequests.id, row.id));
@@ -184,6 +213,8 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
   }
   await consumeRateLimit(services.db, { key: `otp-sms:${row.phone}`, limit: OTP_SENDS_PER_PHONE_HOUR, windowSeconds: 3600 });
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  const org = await organizationProfile(ctx);
+  const text = (shown: string) => otpSms(row.locale ?? org.locale, { organization: org.name, code: shown, minutes: OTP_LIFETIME_MS / 60_000 });
   const { jobId } = await ctx.scope.transaction(async (scope) => {
     const tx = { ...ctx, scope };
     await scope.update(otpChallenges, { endedAt: new Date() }, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt));
@@ -192,8 +223,8 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
       channel: "sms",
       recipients: [row.phone],
       sender: row.smsFrom,
-      body: `Your code: ${code} (valid for 10 minutes)`,
-      redactedBody: `Your code: ${REDACTED} (valid for 10 minutes)`,
+      body: text(code),
+      redactedBody: text(REDACTED),
       purpose: "portal.otp",
     });
     await linkMessageToRequest(tx, sms.messageId, row.id);

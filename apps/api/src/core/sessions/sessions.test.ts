@@ -5,6 +5,8 @@ import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { createTemplate } from "../templates/templates";
 import { createStaffUser } from "../staff/staff";
+import { saveDefaultBranding, saveDesign } from "../branding/branding";
+import { updateOrganizationSettings } from "../organizations/organizations";
 import { sha256Hex } from "../crypto";
 
 let api: TestApi;
@@ -121,6 +123,8 @@ describe("the tRPC door", () => {
       prefill: { name: "Erika" },
       allowedOrigins: [],
       branding: null,
+      organizationName: "Klinik Nord",
+      phoneCountry: "DE",
     });
     expect((await client.forms.template.query({})).identifier).toBe(t.identifier);
     await expect(client.sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({ data: { httpStatus: 401 } });
@@ -128,6 +132,30 @@ describe("the tRPC door", () => {
     await expect(api.trpc({ bearer: other.token }).sessions.create.mutate({ templateIdentifier: t.identifier })).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
+  });
+});
+
+describe("the institution of a session", () => {
+  it("must be one of the organization's institutions; its branding reaches the form page, with the organization's name", async () => {
+    const branded = await api.createOrg("Klinikverbund West");
+    await updateOrganizationSettings(branded.ctx, { phoneCountry: "AT" });
+    const t = await activeTemplate(branded);
+    await saveDefaultBranding(branded.ctx, { design_parameters: { primaryColor: "#333333" } });
+    await saveDesign(branded.ctx, { institution_id: "haus-b", design_parameters: { primaryColor: "#0a5c36", font: "Georgia" } }, "create");
+    await saveDesign(other.ctx, { institution_id: "fremd", design_parameters: {} }, "create");
+    for (const institutionId of ["haus-x", "fremd", ""]) {
+      const bad = await api.request("POST", "/api/embed/sessions", { body: { ...creds(branded), templateIdentifier: t.identifier, config: { institutionId } } });
+      expect(bad.status, institutionId).toBe(400);
+      expect(bad.body.fieldErrors[0].key).toBe("config.institutionId");
+    }
+    const withInstitution = await newSession(api, branded, t.identifier, { institutionId: "haus-b" });
+    expect(await api.trpc({ sessionId: withInstitution }).sessions.current.query()).toMatchObject({
+      organizationName: "Klinikverbund West",
+      phoneCountry: "AT",
+      branding: { primaryColor: "#0a5c36", font: "Georgia" },
+    });
+    const plain = await newSession(api, branded, t.identifier);
+    expect(await api.trpc({ sessionId: plain }).sessions.current.query()).toMatchObject({ branding: { primaryColor: "#333333" } });
   });
 });
 

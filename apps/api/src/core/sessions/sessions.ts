@@ -1,13 +1,15 @@
 import { createSessionInput, type CreatedSession, type CreateSessionInput, type ListPage, type ListSort, type PersonalLink, type SessionInfo } from "@clinsign/contracts";
-import { eq, formSessions, getTableColumns, gt, isNull, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
+import { eq, formSessions, getTableColumns, gt, institutions, isNull, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { getDefaultBranding } from "../branding/branding";
+import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound, unauthorized } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
 import { resolveFormTemplate } from "../forms/form-template";
+import { phoneCountryOf } from "../form-requests/phone";
+import { organizationProfile } from "../organizations/profile";
 
 const DEFAULT_LIFETIME_MINUTES = 24 * 60;
 
@@ -19,6 +21,7 @@ export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput
   const input = createSessionInput.parse(raw);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   if (input.config.webhookUrl !== undefined) await assertMayChooseWebhookUrl(ctx, input.config.webhookUrl);
+  if (input.config.institutionId !== undefined) await knownInstitution(ctx, input.config.institutionId, "config.institutionId");
   const { expiresInMinutes, ...config } = input.config;
   const sessionId = `fs_${randomSecret(32)}`;
   const expiresAt = new Date(Date.now() + (expiresInMinutes ?? DEFAULT_LIFETIME_MINUTES) * 60_000);
@@ -149,10 +152,18 @@ interface SessionRow {
   expires_at: string;
 }
 
-/** What the embedded form needs to know about its session, and the organization's branding. */
+/**
+ * What the embedded form needs to know about its session: who is asking, and the branding of the
+ * session's institution (else the organization's default).
+ */
 export async function describeSession(ctx: OrgContext, session: FormSession): Promise<SessionInfo> {
+  const org = await organizationProfile(ctx);
+  const institution = session.config.institutionId;
+  const institutionId = institution === undefined ? undefined : await findInstitutionId(ctx, institution);
   return {
-    branding: await getDefaultBranding(ctx),
+    branding: institutionId ? await getBranding(ctx, institutionId) : await getDefaultBranding(ctx),
+    organizationName: org.name,
+    phoneCountry: phoneCountryOf(org.phoneCountry),
     templateIdentifier: session.templateIdentifier,
     expiresAt: session.expiresAt.toISOString(),
     draftKey: session.config.draftKey ?? null,
@@ -160,4 +171,10 @@ export async function describeSession(ctx: OrgContext, session: FormSession): Pr
     prefill: session.config.prefill ?? {},
     allowedOrigins: session.config.allowedOrigins ?? [],
   };
+}
+
+/** The institution a session names, if the organization still has it. */
+async function findInstitutionId(ctx: OrgContext, externalId: string): Promise<string | undefined> {
+  const [row] = await ctx.scope.select(institutions, eq(institutions.externalId, externalId)).limit(1);
+  return row?.id;
 }

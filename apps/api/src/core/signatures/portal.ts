@@ -17,6 +17,7 @@ import { inTransaction, type OrgContext, type RequestMeta, type Services } from 
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument } from "../documents/documents";
 import { AppError } from "../errors";
+import { organizationNameOf } from "../organizations/profile";
 import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
 import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, isPastExpiry, versionOf, type SignatureRequestRow } from "./requests";
@@ -82,6 +83,7 @@ const emptyView = (state: SigningState): SigningView => ({
   documentTitle: null,
   documentDescription: null,
   institutionId: null,
+  organizationName: null,
   branding: null,
   pageCount: null,
   pageSizes: null,
@@ -178,6 +180,7 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
       documentTitle: version.title,
       documentDescription: version.description,
       institutionId: row.institutionExternalId,
+      organizationName: await organizationNameOf(tx),
       branding: await getBranding(tx, row.institutionId),
       pageCount: version.pageCount,
       pageSizes: version.pageSizes,

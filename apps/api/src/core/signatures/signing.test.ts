@@ -72,6 +72,8 @@ describe("signing.open", () => {
       sessionToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       documentTitle: "Narkose",
       institutionId: "clinic-a",
+      // Who is asking: the page names the organization whatever the branding.
+      organizationName: "Klinik Nord",
       branding: { logoUrl: "https://cdn.example.org/logo.png", primaryColor: "#0a7f5a", accentColor: null, font: "Inter" },
       pageCount: 1,
       pageSizes: [{ width: 595.28, height: 841.89 }],

@@ -237,6 +237,27 @@ describe("F10 POST /api/embed/submit", () => {
     await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 
+  it("takes phone answers typed nationally in the organization's phone country and stores them in E.164", async () => {
+    const phoneFields: FormField[] = [{ id: "1", type: "phone", key: "mobile", label: "Mobil", required: true }];
+    const t = await activeTemplate(org, phoneFields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const res = await submit({ sessionId, values: { mobile: "0170 7654321" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
+    expect(stored!.values).toEqual({ mobile: "+491707654321" });
+    // An Austrian organization's national numbers are Austrian.
+    const vienna = await api.createOrg("Klinik Wien F10");
+    await updateOrganizationSettings(vienna.ctx, { phoneCountry: "AT" });
+    const theirs = await activeTemplate(vienna, phoneFields);
+    const theirSession = await newSession(api, vienna, theirs.identifier);
+    const austrian = await submit({ sessionId: theirSession, values: { mobile: "0664 1234567" } });
+    expect(austrian.status).toBe(200);
+    const [kept] = await api.services.db.select().from(submissions).where(eq(submissions.id, austrian.body.submissionId));
+    expect(kept!.values).toEqual({ mobile: "+436641234567" });
+    const refused = await submit({ sessionId: theirSession, values: { mobile: "12" } });
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ fieldErrors: [{ key: "mobile", message: "must be a valid phone number", code: "phone" }] });
+  });
+
   it("skips fields hidden by their conditions: not required, not validated, not stored, not sent", async () => {
     const conditional: FormField[] = [
       { id: "1", type: "radio", key: "pregnant", label: "Schwanger?", options: ["yes", "no"], required: true },

@@ -1,4 +1,4 @@
-import { submitInput, visibleValues, type FormField, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
+import { normalizePhoneValues, submitInput, visibleValues, type FormField, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
 import { submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
 import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
+import { organizationProfile } from "../organizations/profile";
 import { deliverNow, emitWebhookEvent } from "../webhooks/webhooks";
 import { validateSubmission } from "./validate";
 
@@ -50,7 +51,9 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   const input = submitInput.parse(raw);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const schema = template.schema as TemplateSchema;
-  const fieldErrors = await validateSubmission(ctx, template.identifier, schema, input.values);
+  // Phone fields take the organization's national numbers ("0170 …") as well as international ones.
+  const { phoneCountry } = await organizationProfile(ctx);
+  const fieldErrors = await validateSubmission(ctx, template.identifier, schema, input.values, { phoneCountry });
   if (fieldErrors.length > 0) {
     throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
   }
@@ -60,8 +63,9 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   const draftKey = portal?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
   const emailTo = portal?.emailTo ?? config.emailTo ?? [];
   const emailSubject = portal?.emailSubject ?? config.emailSubject ?? null;
-  // Fields hidden by their visibleWhen were neither required nor validated; they are not kept either.
-  const values = visibleValues(schema, input.values);
+  // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
+  // either. Phone answers are kept in E.164, however they were typed.
+  const values = normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry });
 
   const { submissionId, queued } = await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope

@@ -6,6 +6,7 @@ import {
   visibleFieldKeys,
   type Attachment,
   type FieldError,
+  type FormValidationOptions,
   type FormValues,
   type TemplateSchema,
 } from "@clinsign/contracts";
@@ -20,8 +21,14 @@ export const acceptsType = acceptsFileType;
  * plus what only the server knows: file values must reference uploads of this organization and
  * template, and their stored size and type are what count, not what the caller claims.
  */
-export async function validateSubmission(ctx: OrgContext, templateIdentifier: string, schema: TemplateSchema, values: FormValues): Promise<FieldError[]> {
-  const issues = validateFormValues(schema, values);
+export async function validateSubmission(
+  ctx: OrgContext,
+  templateIdentifier: string,
+  schema: TemplateSchema,
+  values: FormValues,
+  options?: FormValidationOptions,
+): Promise<FieldError[]> {
+  const issues = validateFormValues(schema, values, options);
   const errors: FieldError[] = issues.map((issue) => ({ ...issue, message: fieldProblemMessage(issue) }));
   const failed = new Set(issues.map((issue) => issue.key));
   const visible = visibleFieldKeys(schema, values);

@@ -278,7 +278,7 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
         </form>
       </Card>
       <Card title={b.previewTitle} description={b.previewDescription}>
-        <BrandPreview branding={previewBranding(draft)} institutionId={target.kind === "default" ? null : institutionId} />
+        <BrandPreview branding={previewBranding(draft)} />
       </Card>
     </div>
   );

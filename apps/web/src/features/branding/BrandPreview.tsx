@@ -6,6 +6,7 @@ import { FormRenderer } from "@clinsign/ui/form";
 import { useMemo, useState } from "react";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
+import { useSession } from "../../components/admin-shell/SessionContext";
 import { rendererLabels } from "../forms/renderer-labels";
 import { PatientShell } from "../patient/PatientShell";
 import styles from "./branding.module.css";
@@ -69,8 +70,10 @@ function SigningSample({ t }: { t: Dictionary }) {
  * at phone width: the signing page or a form page. It follows every keystroke; nothing in it can
  * be used (it is inert), so it never submits or switches the admin page's language.
  */
-export function BrandPreview({ branding, institutionId }: { branding: Branding; institutionId: string | null }) {
+export function BrandPreview({ branding }: { branding: Branding }) {
   const { t, locale } = useI18n();
+  // Patients see the organization's name beside every brand's logo.
+  const organizationName = useSession().organization.name;
   const b = t.brandingPage;
   const [screen, setScreen] = useState<Screen>("signing");
   const schema = useMemo(() => sampleSchema(b), [b]);
@@ -91,7 +94,7 @@ export function BrandPreview({ branding, institutionId }: { branding: Branding; 
         {/* Scrolls like a phone screen; focusable so keyboard users can scroll it (its content is inert). */}
         <div className={styles.phoneScreen} tabIndex={0}>
           <div inert>
-            <PatientShell preview branding={branding} institutionId={institutionId} footer={screen === "form" ? t.patient.formsFooter : undefined}>
+            <PatientShell preview branding={branding} organizationName={organizationName} footer={screen === "form" ? t.patient.formsFooter : undefined}>
               {screen === "signing" ? (
                 <SigningSample t={t} />
               ) : (

@@ -1,7 +1,7 @@
 "use client";
 
 import { Button, Notice, TextField } from "@clinsign/ui";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import lists from "../../components/lists/lists.module.css";
 import { format } from "../../i18n";
@@ -11,10 +11,12 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
 
-/** The organization's country (DE): the phone field starts with its calling code. */
-const DEFAULT_CALLING_CODE = "+49 ";
-
-const empty = { templateIdentifier: "", phone: DEFAULT_CALLING_CODE, rnummer: "", from: "", emailTo: "", emailSubject: "" };
+/**
+ * The phone field starts empty: staff type the number as the patient gave it, nationally
+ * ("0170 7654321", read in the organization's phone country) or internationally; the API
+ * answers it in E.164, which the confirmation shows.
+ */
+const empty = { templateIdentifier: "", phone: "", rnummer: "", from: "", emailTo: "", emailSubject: "", institutionId: "", locale: "" };
 type Draft = typeof empty;
 
 /** Sends a form by SMS through F1's service; shows the number as the API normalised it. */
@@ -25,6 +27,9 @@ export function SendRequestForm() {
   const queryClient = useQueryClient();
   const templates = useTemplateOptions();
   const active = (templates ?? []).filter((item) => item.status === "active");
+  // Institutions with their own branding: naming one shows its brand on the patient's form page.
+  const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
+  const branded = (institutions.data?.items ?? []).filter((item) => item.hasBranding);
   const [draft, setDraft] = useState<Draft>(empty);
   const [sentTo, setSentTo] = useState<string | null>(null);
 
@@ -32,7 +37,7 @@ export function SendRequestForm() {
     trpc.formRequests.create.mutationOptions({
       onSuccess: (result) => {
         setSentTo(result.phone);
-        setDraft((current) => ({ ...empty, templateIdentifier: current.templateIdentifier, from: current.from }));
+        setDraft((current) => ({ ...empty, templateIdentifier: current.templateIdentifier, from: current.from, institutionId: current.institutionId, locale: current.locale }));
         void queryClient.invalidateQueries({ queryKey: trpc.formRequests.list.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.messages.list.pathKey() });
       },
@@ -59,6 +64,8 @@ export function SendRequestForm() {
       ...(draft.from.trim() && { from: draft.from.trim() }),
       ...(emailTo.length > 0 && { emailTo }),
       ...(draft.emailSubject.trim() && { emailSubject: draft.emailSubject.trim() }),
+      ...(draft.institutionId && { institutionId: draft.institutionId }),
+      ...((draft.locale === "de" || draft.locale === "en") && { locale: draft.locale }),
     });
   }
 
@@ -93,11 +100,51 @@ export function SendRequestForm() {
             </span>
           ) : null}
         </div>
-        <TextField label={f.phone} hint={f.phoneHint} type="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
+        <TextField label={f.phone} hint={f.phoneHint} type="tel" inputMode="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
         <TextField label={f.rnummer} hint={f.rnummerHint} value={draft.rnummer} onChange={(e) => change("rnummer", e.target.value)} required minLength={2} maxLength={64} error={fieldError("rnummer")} />
         <TextField label={f.from} hint={f.fromHint} value={draft.from} onChange={(e) => change("from", e.target.value)} maxLength={32} error={fieldError("from")} />
         <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
         <TextField label={f.emailSubject} value={draft.emailSubject} onChange={(e) => change("emailSubject", e.target.value)} maxLength={200} error={fieldError("emailSubject")} />
+        {branded.length > 0 ? (
+          <div className="cs-field">
+            <label className="cs-label" htmlFor="send-institution">
+              {f.institution}
+            </label>
+            <span id="send-institution-hint" className="cs-hint">
+              {f.institutionHint}
+            </span>
+            <select
+              id="send-institution"
+              className={`cs-input ${lists.select}`}
+              value={draft.institutionId}
+              onChange={(e) => change("institutionId", e.target.value)}
+              aria-describedby={fieldError("institutionId") ? "send-institution-hint send-institution-error" : "send-institution-hint"}
+              aria-invalid={fieldError("institutionId") ? true : undefined}
+            >
+              <option value="">{f.institutionDefault}</option>
+              {branded.map((item) => (
+                <option key={item.institutionId} value={item.institutionId}>
+                  {item.institutionId}
+                </option>
+              ))}
+            </select>
+            {fieldError("institutionId") ? (
+              <span id="send-institution-error" className="cs-field-error">
+                {fieldError("institutionId")}
+              </span>
+            ) : null}
+          </div>
+        ) : null}
+        <div className="cs-field">
+          <label className="cs-label" htmlFor="send-locale">
+            {f.smsLanguage}
+          </label>
+          <select id="send-locale" className={`cs-input ${lists.select}`} value={draft.locale} onChange={(e) => change("locale", e.target.value)}>
+            <option value="">{f.smsLanguageDefault}</option>
+            <option value="de" lang="de">Deutsch</option>
+            <option value="en" lang="en">English</option>
+          </select>
+        </div>
       </div>
       <div role="status" aria-live="polite">
         {sentTo ? <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice> : null}

@@ -77,6 +77,7 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
   const [framed, setFramed] = useState(false);
   // Kept apart from the screen: the confirmation shows the same brand as the form.
   const [branding, setBranding] = useState<Branding | null>(null);
+  const [organizationName, setOrganizationName] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const bridge = useRef<EmbedBridge | null>(null);
   const replacedVisitorSession = useRef(false);
@@ -108,6 +109,7 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
       const draft = await api.call("drafts.get", { draftKey });
       if (!active) return;
       setBranding(info.branding);
+      setOrganizationName(info.organizationName);
       setScreen({ kind: "ready", info, template, draftKey, values: { ...info.prefill, ...(draft?.values ?? {}) } });
       host.post({ type: "ready" });
       void api.call("forms.event", { event: "form.opened" }).catch(() => {});
@@ -198,6 +200,7 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
           template={template}
           initialValues={values}
           expiresAt={null}
+          phoneCountry={info.phoneCountry}
           saveDraft={(changed) => api.call("drafts.save", { draftKey, values: changed })}
           onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
           onRejected={onRejected}
@@ -220,7 +223,7 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
   }
 
   return (
-    <PatientShell branding={branding} institutionId={null} compact={framed} footer={t.patient.formsFooter}>
+    <PatientShell branding={branding} organizationName={organizationName} compact={framed} footer={t.patient.formsFooter}>
       {content}
     </PatientShell>
   );

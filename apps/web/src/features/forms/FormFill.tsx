@@ -25,6 +25,8 @@ export interface FormFillProps {
   onDraftSaved?(savedAt: Date): void;
   /** A draft save or the submission was refused for good (session ended, link locked). */
   onRejected?(error: unknown): void;
+  /** The organization's phone country: phone fields accept its national numbers. */
+  phoneCountry?: string;
 }
 
 function SaveStatus({ state }: { state: SaveState }) {
@@ -51,7 +53,7 @@ function SaveStatus({ state }: { state: SaveState }) {
  * shared renderer, autosave with its visible state, and the submission with the server's own
  * field problems shown where they belong.
  */
-export function FormFill({ template, initialValues, saveDraft, submit, uploadFile, expiresAt, onDraftSaved, onRejected }: FormFillProps) {
+export function FormFill({ template, initialValues, saveDraft, submit, uploadFile, expiresAt, onDraftSaved, onRejected, phoneCountry }: FormFillProps) {
   const { t, locale } = usePatientI18n();
   const labels = useMemo(() => rendererLabels(t, locale), [t, locale]);
   const [values, setValues] = useState<FormValues>(initialValues);
@@ -111,6 +113,7 @@ export function FormFill({ template, initialValues, saveDraft, submit, uploadFil
         submitting={submitting}
         serverIssues={serverIssues}
         uploadFile={uploadFile}
+        phoneCountry={phoneCountry}
         actions={saveDraft ? <SaveStatus state={autosave.state} /> : null}
       />
     </article>

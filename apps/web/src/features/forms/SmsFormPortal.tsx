@@ -57,6 +57,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   const [organizationName, setOrganizationName] = useState<string | null>(null);
   const [branding, setBranding] = useState<Branding | null>(null);
   const [expiresAt, setExpiresAt] = useState<string | null>(null);
+  const [phoneCountry, setPhoneCountry] = useState<string | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [acted, setActed] = useState(false);
   const s = t.forms.sms;
@@ -79,6 +80,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
         setOrganizationName(opened.organizationName);
         setBranding(opened.branding);
         setExpiresAt(opened.expiresAt);
+        setPhoneCountry(opened.phoneCountry);
         if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted") setStep({ kind: "end", end: opened.status });
         else if (opened.hasAccess) await openForm();
         else setStep({ kind: "identify" });
@@ -146,6 +148,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           template={step.template}
           initialValues={step.values}
           expiresAt={expiresAt}
+          phoneCountry={phoneCountry}
           saveDraft={(values) => api.call("portal.saveDraft", { linkToken, values })}
           onRejected={refused}
           uploadFile={(file, field, onProgress) =>
@@ -181,7 +184,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   }
 
   return (
-    <PatientShell branding={branding} institutionId={organizationName} footer={t.patient.formsFooter}>
+    <PatientShell branding={branding} organizationName={organizationName} footer={t.patient.formsFooter}>
       {content}
     </PatientShell>
   );

@@ -10,23 +10,26 @@ import { applyBranding, safeLogoUrl } from "./branding";
 import styles from "./patient.module.css";
 
 /**
- * The frame of every patient page (signing portal, SMS form portal, embedded form): the
- * organization's or institution's logo and colours (or ClinSign's while the page is opening or
- * when none is set), the language switch, and a short footer. `compact` drops the header band and
+ * The frame of every patient page (signing portal, SMS form portal, embedded form): who is asking
+ * (the organization's name, always, beside the organization's or institution's logo), their
+ * colours, the language switch, and a short footer. ClinSign's own logo shows only while the page
+ * does not know the organization yet (opening, an unknown link). The logo sits on a white plate
+ * inside the colour band: most logos are dark on transparent and would vanish on a dark band. `compact` drops the header band and
  * footer for a form embedded in another site's page, which has its own. `preview` is the branding
  * editor's in-page copy: the branding goes on this element only (the admin page around it keeps
  * its look), and header, main and footer are plain boxes, not a second set of page landmarks.
  */
 export function PatientShell({
   branding,
-  institutionId,
+  organizationName,
   footer,
   compact = false,
   preview = false,
   children,
 }: {
   branding: Branding | null;
-  institutionId: string | null;
+  /** Who is asking; null while the page does not know yet. */
+  organizationName: string | null;
   /** The footer's line; the signing portal's by default. */
   footer?: string;
   compact?: boolean;
@@ -64,21 +67,27 @@ export function PatientShell({
       ) : (
       <Header className={styles.band}>
         <div className={styles.bandInner}>
-          {showLogo ? (
-            // The institution's own https logo; no referrer is sent (the page URL holds the link).
-            <img
-              src={logoUrl}
-              alt={institutionId ? format(t.patient.logoAlt, { institution: institutionId }) : t.patient.logoAltGeneric}
-              className={styles.logo}
-              referrerPolicy="no-referrer"
-              onError={() => setLogoFailed(logoUrl)}
-            />
-          ) : branding?.primaryColor && institutionId ? (
-            // On the institution's colour the product logo's text colours may not read well.
-            <span className={styles.institution}>{institutionId}</span>
-          ) : (
-            <Logo name={t.common.productName} />
-          )}
+          <div className={styles.identity}>
+            {showLogo ? (
+              <span className={styles.logoPlate}>
+                {/* The institution's own https logo; no referrer is sent (the page URL holds the link). */}
+                <img
+                  src={logoUrl}
+                  alt={organizationName ? format(t.patient.logoAlt, { institution: organizationName }) : t.patient.logoAltGeneric}
+                  className={styles.logo}
+                  referrerPolicy="no-referrer"
+                  onError={() => setLogoFailed(logoUrl)}
+                />
+              </span>
+            ) : null}
+            {organizationName ? (
+              <span className={styles.organization} data-testid="patient-organization">
+                {organizationName}
+              </span>
+            ) : showLogo ? null : (
+              <Logo name={t.common.productName} />
+            )}
+          </div>
           <LanguageSwitch />
         </div>
       </Header>

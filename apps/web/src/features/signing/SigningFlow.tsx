@@ -182,7 +182,7 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
   }
 
   return (
-    <PatientShell branding={view?.branding ?? null} institutionId={view?.institutionId ?? null}>
+    <PatientShell branding={view?.branding ?? null} organizationName={view?.organizationName ?? null}>
       {content}
     </PatientShell>
   );

@@ -11,6 +11,7 @@ const view = (overrides: Partial<SigningView> = {}): SigningView => ({
   documentTitle: "Einwilligung",
   documentDescription: null,
   institutionId: "clinic-a",
+  organizationName: "Klinik Nord",
   branding: null,
   pageCount: 1,
   pageSizes: [{ width: 595, height: 842 }],

@@ -1,0 +1,18 @@
+/**
+ * The texts of the SMS the service sends to patients, in the request's language. Each names the
+ * clinic first, so the recipient knows who is asking before they read on (and before they type a
+ * code into a page).
+ */
+export type SmsLocale = "de" | "en";
+
+export function formLinkSms(locale: SmsLocale, values: { organization: string; title: string; link: string }): string {
+  return locale === "en"
+    ? `${values.organization}: please fill in the form "${values.title}": ${values.link}`
+    : `${values.organization}: Bitte füllen Sie das Formular „${values.title}“ aus: ${values.link}`;
+}
+
+export function otpSms(locale: SmsLocale, values: { organization: string; code: string; minutes: number }): string {
+  return locale === "en"
+    ? `${values.organization}: your code is ${values.code} (valid for ${values.minutes} minutes). Do not share it.`
+    : `${values.organization}: Ihr Code lautet ${values.code} (${values.minutes} Minuten gültig). Geben Sie ihn nicht weiter.`;
+}
