@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import { organizations } from "./core";
 
 // Area B: embed sessions, drafts, submissions, uploads, webhooks, form requests by SMS, messages.
@@ -134,13 +135,16 @@ export const formUploads = pgTable(
     uploaderKey: text("uploader_key"),
     /** Set when the orphan sweep claimed the upload for deletion (jobs/upload-sweeper.ts). */
     deletingSince: ts("deleting_since"),
+    /** Set when the orphan sweep found a submission referencing the upload: it is kept for good. */
+    keptAt: ts("kept_at"),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("form_uploads_key_uq").on(t.storageKey),
     index("form_uploads_org_template_idx").on(t.organizationId, t.templateIdentifier),
     index("form_uploads_uploader_idx").on(t.uploaderKey),
-    index("form_uploads_created_idx").on(t.createdAt),
+    // The orphan sweep's candidates: uploads not yet found referenced, oldest first.
+    index("form_uploads_sweep_idx").on(t.createdAt).where(sql`${t.keptAt} is null`),
   ],
 );
 
