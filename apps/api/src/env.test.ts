@@ -22,6 +22,7 @@ describe("configuration", () => {
       publicApiUrl: "http://127.0.0.1:4000",
       publicWebUrl: "http://localhost:3000",
       storage: "fs",
+      uploads: { maxBytesPerForm: 100 * 1024 * 1024, orphanAfterMs: 168 * 3600_000 },
       sms: { provider: "outbox" },
       allowInsecureHttp: false,
       trustProxy: false,
@@ -42,6 +43,8 @@ describe("configuration", () => {
     expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
     expect(problems({ PDF_WORKER_MEMORY_MB: "10" })).toEqual(["PDF_WORKER_MEMORY_MB must be at least 64"]);
     expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual(["PDF_WORKER_TIMEOUT_SECONDS must be a whole number"]);
+    expect(problems({ UPLOAD_ORPHAN_HOURS: "0" })).toEqual(["UPLOAD_ORPHAN_HOURS must be at least 1"]);
+    expect(loadConfig({ UPLOAD_MAX_MB_PER_FORM: "5", UPLOAD_ORPHAN_HOURS: "2" }).uploads).toEqual({ maxBytesPerForm: 5 * 1024 * 1024, orphanAfterMs: 2 * 3600_000 });
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
     expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);

@@ -65,6 +65,8 @@ const schema = z
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
     STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
+    UPLOAD_MAX_MB_PER_FORM: count(100, 1, 10_240),
+    UPLOAD_ORPHAN_HOURS: count(168, 1, 87_600),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be a pino level" })
       .optional()
@@ -120,6 +122,11 @@ export interface Config {
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
   storage: "fs" | "db";
+  /**
+   * Uploads: all files one embed session or SMS-portal access may upload together, and how long an
+   * upload no submission references is kept (jobs/upload-sweeper.ts).
+   */
+  uploads: { maxBytesPerForm: number; orphanAfterMs: number };
   logLevel: string;
   encryptionKey: string | undefined;
   previousEncryptionKeys: string[];
@@ -172,6 +179,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
     pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
     storage: env.STORAGE,
+    uploads: { maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024, orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000 },
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
     previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,

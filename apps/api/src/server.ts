@@ -9,6 +9,7 @@ import { pruneRateLimits } from "./core/rate-limit";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
+import { sweepOrphanUploads } from "./jobs/upload-sweeper";
 import { createLogger, createServices } from "./services";
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -44,6 +45,11 @@ async function main() {
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
   }, 60_000);
   expirySweep.unref();
+  // Uploads no submission references are deleted UPLOAD_ORPHAN_HOURS after their upload.
+  const uploadSweep = setInterval(() => {
+    sweepOrphanUploads(services).catch((error) => log.error({ err: error }, "sweeping orphaned uploads failed"));
+  }, 10 * 60_000);
+  uploadSweep.unref();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -82,6 +88,7 @@ async function main() {
     server.close();
     server.closeIdleConnections();
     clearInterval(expirySweep);
+    clearInterval(uploadSweep);
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     // The job runner and the chainer finish their current pass before the database closes under them.
     Promise.all([runner.stop(), auditChainer.stop()])

@@ -250,9 +250,17 @@ export type UploadedFile = z.infer<typeof uploadedFile>;
 // ---- events and webhooks ----------------------------------------------------------------------
 
 export const formBrowserEvents = ["form.opened", "form.closed"] as const;
+/** Cap of a browser event's `data` as JSON text: a note about the page, not a store. */
+export const MAX_FORM_EVENT_DATA_BYTES = 2048;
 export const formEventInput = z.object({
   event: z.enum(formBrowserEvents, { message: "must be form.opened or form.closed" }),
-  data: z.record(z.string(), z.unknown()).optional(),
+  /** Whatever the browser says; webhooks carry it only under `untrustedClientData`. */
+  data: z
+    .record(z.string(), z.unknown(), { message: "must be an object" })
+    .refine((data) => new TextEncoder().encode(JSON.stringify(data)).length <= MAX_FORM_EVENT_DATA_BYTES, {
+      message: `must be at most ${MAX_FORM_EVENT_DATA_BYTES} bytes as JSON`,
+    })
+    .optional(),
 });
 
 export const testWebhookEvents = ["form.opened", "form.closed", "form.draft_saved"] as const;

@@ -14,7 +14,7 @@ import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
-import { PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
+import { PORTAL_ACCESS_COOKIE, PORTAL_IDENTITY_COOKIE } from "../core/form-requests/portal";
 import { bearerToken, parseCookies, sendJson } from "./io";
 import { handleBrandingLogos } from "./branding-logos";
 import { handleStaffDocuments } from "./staff-documents";
@@ -125,6 +125,7 @@ export function createRequestListener(services: Services): RequestListener {
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
         portalAccess: cookies[PORTAL_ACCESS_COOKIE],
+        portalIdentity: cookies[PORTAL_IDENTITY_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };

@@ -4,13 +4,21 @@
  * long strings, bad JSON, bad multipart, hostile path segments. The service must answer each with
  * a 4xx (or a success), never a 5xx or a stack trace, and stay healthy.
  *
+ * The SMS portal's door (the `portal.*` procedures the web app serves under /f/trpc, and its upload
+ * door: /api/embed/uploads with `x-portal-link` and the access cookie) and the events endpoint
+ * (REST and `forms.event`) are also fuzzed past their credentials: with a live link, access and
+ * identification cookie, and a live embed session, so hostile values reach the checks behind them.
+ *
  * The generator is a seeded PRNG: a failure prints its seed; FUZZ_SEED=<n> replays the run, and
  * FUZZ_REQUESTS=<n> changes how many requests it sends.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { rateLimits } from "@clinsign/db";
+import { updateOrganizationSettings } from "../core/organizations/organizations";
 import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
-import { activeTemplate, newSession } from "../testing/forms";
+import { activeTemplate, creds as orgCreds, newSession } from "../testing/forms";
+import { startReceiver, twilioEnv, type Receiver } from "../testing/receiver";
 import { appRouter } from "../trpc/root";
 import { routes, type Route } from "./routes";
 
@@ -137,6 +145,10 @@ interface Credentials {
   org: TestOrg;
   sessionId: string;
   templateIdentifier: string;
+  /** A live SMS-portal request after identification: its link and access cookie. */
+  portal: { linkToken: string; accessCookie: string };
+  /** A live SMS-portal request of a two-factor organization, identified and waiting for its code. */
+  otpPortal: { linkToken: string; identityCookie: string };
 }
 
 function hostileObject(rng: Rng, keys: string[], creds: Credentials | null): Record<string, unknown> {
@@ -213,6 +225,8 @@ function multipart(rng: Rng, creds: Credentials | null): { body: string; content
 }
 
 interface FuzzRequest {
+  /** The door a request is aimed past, for the doors whose credentials the fuzz holds. */
+  door?: "portal" | "portal-upload" | "events";
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -244,50 +258,134 @@ const procedureTypes = Object.fromEntries(
 );
 
 function trpcRequest(rng: Rng, procedure: string, creds: Credentials): FuzzRequest {
-  const keys = ["token", "linkToken", "sessionToken", "email", "password", "rnummer", "phone", "code", "values", "consent", "signature", "reason", "draftKey", "next"];
+  const keys = ["token", "linkToken", "sessionToken", "email", "password", "rnummer", "phone", "code", "values", "consent", "signature", "reason", "draftKey", "next", "event", "data", "templateIdentifier"];
   const input = rng.chance(0.15) ? hostileValue(rng) : hostileObject(rng, keys.filter(() => rng.chance(0.4)), null);
   const headers: Record<string, string> = {};
-  if (rng.chance(0.2)) headers.cookie = rng.pick(["cs_form_access=%ZZ", `cs_session=${"c".repeat(500)}`, "cs_form_access=%00\u00ff", "a=b; =; ;;"]);
-  if (rng.chance(0.1)) headers["x-session-id"] = rng.chance(0.5) ? creds.sessionId : "%00\u00ff";
+  if (rng.chance(0.2)) headers.cookie = rng.pick(["cs_form_access=%ZZ", `cs_session=${"c".repeat(500)}`, "cs_form_access=%00\u00ff", "cs_form_identified=%ZZ", "a=b; =; ;;"]);
+  if (rng.chance(0.1) || (procedure === "forms.event" && rng.chance(0.8))) headers["x-session-id"] = rng.chance(0.5) ? creds.sessionId : "%00\u00ff";
+  if (procedure === "forms.event" && isObject(input) && rng.chance(0.7)) input.event = rng.pick(["form.opened", "form.closed", "form.submitted"]);
+  // The SMS portal's door past its credentials: a live link with its access or identification cookie.
+  if (procedure.startsWith("portal.") && isObject(input) && rng.chance(0.7)) {
+    const otpStep = procedure === "portal.checkOtp" || procedure === "portal.resendOtp";
+    input.linkToken = otpStep ? creds.otpPortal.linkToken : creds.portal.linkToken;
+    headers.cookie = [otpStep ? creds.otpPortal.identityCookie : creds.portal.accessCookie, headers.cookie].filter(Boolean).join("; ");
+    if (procedure === "portal.checkOtp" && rng.chance(0.5)) input.code = String(rng.int(1_000_000)).padStart(6, "0");
+  }
+  const door = procedure.startsWith("portal.") ? ("portal" as const) : procedure === "forms.event" ? ("events" as const) : undefined;
   if (procedureTypes[procedure] === "query") {
     const raw = rng.chance(0.8) ? JSON.stringify(input) ?? "" : hostileJsonText(rng, input);
-    return { method: "GET", path: `/trpc/${procedure}?input=${encodeSegment(raw)}`, headers };
+    return { door, method: "GET", path: `/trpc/${procedure}?input=${encodeSegment(raw)}`, headers };
   }
   headers["content-type"] = "application/json";
-  return { method: "POST", path: `/trpc/${procedure}${rng.chance(0.05) ? "?batch=1" : ""}`, headers, body: hostileJsonText(rng, input) };
+  return { door, method: "POST", path: `/trpc/${procedure}${rng.chance(0.05) ? "?batch=1" : ""}`, headers, body: hostileJsonText(rng, input) };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The SMS portal's upload door: `x-portal-link` and the access cookie (live or hostile), a hostile multipart body. */
+function portalUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
+  const { body, contentType } = rng.chance(0.4) ? wellFormedUpload(rng) : multipart(rng, null);
+  const headers: Record<string, string> = { "content-type": contentType };
+  headers["x-portal-link"] = rng.chance(0.8) ? creds.portal.linkToken : rng.pick(["", "%00", "x".repeat(300), creds.otpPortal.linkToken]);
+  headers.cookie = rng.chance(0.8) ? creds.portal.accessCookie : rng.pick(["cs_form_access=%ZZ", "cs_form_access=", "cs_form_access=" + "A".repeat(43), creds.otpPortal.identityCookie]);
+  const path = "/api/embed/uploads" + (rng.chance(0.3) ? `?${query(rng, { fieldKey: hostileValue(rng) })}` : "");
+  return { door: "portal-upload", method: "POST", path, headers, body };
+}
+
+/** A well-formed multipart upload of a small PDF whose names and fieldKey may still be hostile. */
+function wellFormedUpload(rng: Rng): { body: string; contentType: string } {
+  const boundary = "----fuzz" + rng.int(1e9);
+  const field = rng.chance(0.5) ? `--${boundary}\r\ncontent-disposition: form-data; name="fieldKey"\r\n\r\n${rng.pick(["befund", "name", "\u202e", "x".repeat(300)])}\r\n` : "";
+  const name = rng.chance(0.5) ? "befund.pdf" : rng.pick([ "\u202e.pdf", `${"x".repeat(300)}.pdf`, "../../a.pdf", "a\\b.pdf", "💥.pdf"]);
+  const file = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/pdf\r\n\r\n%PDF-1.7 ${"z".repeat(rng.int(2000))}\r\n`;
+  return { body: `${field}${file}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** POST /api/embed/events with a live session and a valid event, so `data` reaches its checks. */
+function eventRequest(rng: Rng, creds: Credentials): FuzzRequest {
+  const data = rng.chance(0.5)
+    ? Object.fromEntries(Array.from({ length: rng.int(5) }, () => [rng.pick(STRINGS) || "k", rng.pick([...STRINGS, 1e308, null, true, [], {}])]))
+    : hostileValue(rng);
+  const body = { sessionId: creds.sessionId, event: rng.pick(["form.opened", "form.closed"]), data, ...(rng.chance(0.15) && { templateIdentifier: hostileValue(rng) }) };
+  const text = rng.chance(0.8) ? JSON.stringify(body) : hostileJsonText(rng, body);
+  return { door: "events", method: "POST", path: "/api/embed/events", headers: { "content-type": "application/json" }, body: text };
 }
 
 /** Anything that looks like a stack trace or an internal path. */
 const STACK = /\n\s+at |at [\w.<>]+ \(|node_modules|\/src\/[\w/-]+\.ts|\.js:\d+:\d+/;
 
 let api: TestApi;
+let twilio: Receiver;
 let creds: Credentials;
 
+/** Starts an SMS-portal request and identifies for it: its link and the cookie the answer set. */
+async function identifiedPortal(org: TestOrg, templateIdentifier: string, rnummer: string): Promise<{ linkToken: string; cookie: string }> {
+  const phone = "+491701234567";
+  const started = await api.request("POST", "/api/portal/request", { body: { ...orgCreds(org), templateIdentifier, rnummer, phone } });
+  if (started.status !== 200) throw new Error(`form request: ${started.status}`);
+  const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!)![1]!;
+  const verified = await fetch(`${api.baseUrl}/trpc/portal.verify`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ linkToken, rnummer, phone }),
+  });
+  const cookie = verified.headers.getSetCookie()[0]?.split(";")[0];
+  if (!cookie) throw new Error(`portal.verify: ${verified.status}`);
+  return { linkToken, cookie };
+}
+
 beforeAll(async () => {
-  api = await startTestApi();
+  twilio = await startReceiver();
+  twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SMfuzz" }) });
+  api = await startTestApi(twilioEnv(twilio));
   const org = await api.createOrg("Klinik Fuzz");
-  const template = await activeTemplate(org, [
+  const fields = [
     { id: "1", type: "text", key: "name", label: "Name", pattern: "[A-Za-z ]{1,40}" },
     { id: "2", type: "email", key: "mail", label: "Mail" },
     { id: "3", type: "file", key: "befund", label: "Befund", accept: ".pdf", maxSizeMb: 1 },
-  ]);
-  creds = { org, templateIdentifier: template.identifier, sessionId: await newSession(api, org, template.identifier) };
+  ] as const;
+  const template = await activeTemplate(org, [...fields]);
+  // The portal's form requires an answer fuzzing will not guess, so its access stays open throughout.
+  const portalTemplate = await activeTemplate(org, [{ ...fields[0], required: true, pattern: "Fuzz-[0-9]{12}" }, fields[1], fields[2]]);
+  const portal = await identifiedPortal(org, portalTemplate.identifier, "R-FUZZ");
+  const otpOrg = await api.createOrg("Klinik Fuzz OTP");
+  await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+  const otpPortal = await identifiedPortal(otpOrg, (await activeTemplate(otpOrg)).identifier, "R-FUZZ-OTP");
+  creds = {
+    org,
+    templateIdentifier: template.identifier,
+    sessionId: await newSession(api, org, template.identifier, { rnummer: "R-SESSION" }),
+    portal: { linkToken: portal.linkToken, accessCookie: portal.cookie },
+    otpPortal: { linkToken: otpPortal.linkToken, identityCookie: otpPortal.cookie },
+  };
 });
-afterAll(() => api?.close());
+afterAll(async () => {
+  await api?.close();
+  await twilio?.close();
+});
 
 describe("fuzz: hostile requests on every REST path and the public tRPC procedures", () => {
   it(`answers each with 4xx or success, never 5xx or a stack trace (seed ${SEED})`, async () => {
     const rng = prng(SEED);
+    expect(creds.portal.accessCookie).toMatch(/^cs_form_access=/);
+    expect(creds.otpPortal.identityCookie).toMatch(/^cs_form_identified=/);
     const targets: (() => FuzzRequest)[] = [
       ...routes.map((route) => () => restRequest(rng, route, creds)),
-      ...PUBLIC_PROCEDURES.map((procedure) => () => trpcRequest(rng, procedure, creds)),
+      ...[...PUBLIC_PROCEDURES, "forms.event"].map((procedure) => () => trpcRequest(rng, procedure, creds)),
+      // Weighted like a few paths each: one door stands for many kinds of hostile upload and event.
+      ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),
+      ...Array.from({ length: 2 }, () => () => eventRequest(rng, creds)),
     ];
-    for (const procedure of PUBLIC_PROCEDURES) expect(procedureTypes[procedure], procedure).toBeDefined();
+    for (const procedure of [...PUBLIC_PROCEDURES, "forms.event"]) expect(procedureTypes[procedure], procedure).toBeDefined();
     // Every target first, then at random: each path is hit many times whatever the seed.
     const plan = Array.from({ length: REQUESTS }, (_, i) => (i < targets.length ? targets[i]! : rng.pick(targets))());
     const failures: string[] = [];
     const statuses = new Map<number, number>();
+    const doors = new Map<string, Map<number, number>>();
     for (let i = 0; i < plan.length; i += PARALLEL) {
+      // Rate limits would soon answer every portal, session and event call with 429: reset them,
+      // so hostile values keep reaching the checks behind the limits.
+      if (i % (PARALLEL * 20) === 0) await api.services.db.delete(rateLimits);
       await Promise.all(
         plan.slice(i, i + PARALLEL).map(async (req) => {
           const response = await fetch(`${api.baseUrl}${req.path}`, { method: req.method, headers: req.headers, body: req.body }).catch((error: Error) => error);
@@ -300,16 +398,24 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
           }
           const text = await response.text().catch(() => "");
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          if (req.door) {
+            const seen = doors.get(req.door) ?? new Map<number, number>();
+            seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
+            doors.set(req.door, seen);
+          }
           if (response.status >= 500) failures.push(`${where}: ${response.status} ${text.slice(0, 300)}`);
           else if (STACK.test(text)) failures.push(`${where}: stack trace in ${text.slice(0, 300)}`);
         }),
       );
     }
     const health = await api.request("GET", "/healthz");
-    const summary = `seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${plan.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`;
+    const byDoor = Object.fromEntries([...doors].map(([door, seen]) => [door, Object.fromEntries(seen)]));
+    const summary = `seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${plan.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}; doors ${JSON.stringify(byDoor)}`;
     console.log(`fuzz: ${summary}`);
     expect(failures, summary).toEqual([]);
     expect(health.status, summary).toBe(200);
     expect(plan.length).toBeGreaterThanOrEqual(1000);
+    // The credentialed doors were passed, not just knocked on: each answered some calls with success.
+    for (const door of ["portal", "portal-upload", "events"]) expect(doors.get(door)?.get(200) ?? 0, `${door}: ${summary}`).toBeGreaterThan(0);
   }, 120_000);
 });

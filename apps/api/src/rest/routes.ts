@@ -249,6 +249,8 @@ export const routes: Route[] = [
     area: "B",
     auth: "orgTokenOrSession",
     summary: "Report form.opened or form.closed from the embedded form",
+    description:
+      "`data` (at most 2 KiB as JSON) is passed on in the webhook only as `data.untrustedClientData`, never beside the fields the service vouches for. An embed session may report 20 events per 10 minutes (429 with `Retry-After`).",
     input: formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({ ok }),
     status: 200,

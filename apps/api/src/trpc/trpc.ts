@@ -27,6 +27,8 @@ export interface TrpcContext {
   sessionCookie?: string;
   /** The SMS portal's access cookie (`PORTAL_ACCESS_COOKIE`), sent only on the portal's paths. */
   portalAccess?: string;
+  /** The SMS portal's identification cookie (`PORTAL_IDENTITY_COOKIE`), for the OTP steps. */
+  portalIdentity?: string;
   /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
   formSessionId?: string;
   /** Adds a Set-Cookie header to the response. */

@@ -134,9 +134,24 @@ export const formUploads = pgTable(
     size: integer("size").notNull(),
     type: text("type").notNull(),
     sha256: text("sha256").notNull(),
+    /**
+     * The browser credential that uploaded it (`session:<id>` or `portal:<formRequestId>`), whose
+     * uploads together are capped; null for organization credentials.
+     */
+    uploaderKey: text("uploader_key"),
+    /** Set when the orphan sweep claimed the upload for deletion (jobs/upload-sweeper.ts). */
+    deletingSince: ts("deleting_since"),
+    /** Set when the orphan sweep found a submission referencing the upload: it is kept for good. */
+    keptAt: ts("kept_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("form_uploads_key_uq").on(t.storageKey), index("form_uploads_org_template_idx").on(t.organizationId, t.templateIdentifier)],
+  (t) => [
+    uniqueIndex("form_uploads_key_uq").on(t.storageKey),
+    index("form_uploads_org_template_idx").on(t.organizationId, t.templateIdentifier),
+    index("form_uploads_uploader_idx").on(t.uploaderKey),
+    // The orphan sweep's candidates: uploads not yet found referenced, oldest first.
+    index("form_uploads_sweep_idx").on(t.createdAt).where(sql`${t.keptAt} is null`),
+  ],
 );
 
 export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";
@@ -214,6 +229,8 @@ export const formRequests = pgTable(
     smsMessageId: uuid("sms_message_id"),
     failedChecks: integer("failed_checks").notNull().default(0),
     identityVerifiedAt: ts("identity_verified_at"),
+    /** The identification cookie of the browser that passed identification: only it may take the OTP step. */
+    identityTokenHash: text("identity_token_hash"),
     accessTokenHash: text("access_token_hash"),
     accessExpiresAt: ts("access_expires_at"),
     submissionId: uuid("submission_id"),

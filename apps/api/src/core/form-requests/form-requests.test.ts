@@ -211,15 +211,16 @@ describe("the SMS portal", () => {
   const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).portal;
 
   /** An identification step over HTTP: its answer and the access cookie it set (if any). */
-  async function portalStep(procedure: "verify" | "checkOtp", input: Record<string, string>) {
+  async function portalStep(procedure: "verify" | "checkOtp", input: Record<string, string>, cookie?: string) {
     const response = await fetch(`${api.baseUrl}/trpc/portal.${procedure}`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...(cookie && { cookie }) },
       body: JSON.stringify(input),
     });
     const body = (await response.json()) as { result?: { data: Record<string, unknown> } };
     const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("cs_form_access="));
-    return { status: response.status, data: body.result?.data, setCookie, cookie: setCookie?.split(";")[0] };
+    const setIdentity = response.headers.getSetCookie().find((c) => c.startsWith("cs_form_identified="));
+    return { status: response.status, data: body.result?.data, setCookie, cookie: setCookie?.split(";")[0], setIdentity, identity: setIdentity?.split(";")[0] };
   }
 
   it("without two-factor: rnummer + phone give access; the form is filled, saved and submitted with actor portal", async () => {
@@ -406,26 +407,31 @@ describe("the SMS portal", () => {
     const step = await portalStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
     expect(step.data).toEqual({ otpRequired: true, accessExpiresAt: null });
     expect(step.setCookie).toBeUndefined();
+    // This browser is identified for the OTP step, with a cookie of its own.
+    expect(step.setIdentity).toMatch(/^cs_form_identified=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=1800/);
+    const identified = step.identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(challenge!.codeHash).not.toContain(code);
     expect(Math.abs(challenge!.expiresAt.getTime() - challenge!.createdAt.getTime() - 10 * 60_000)).toBeLessThan(2000);
     // Resend too early.
-    await expect(portal().resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
     const wrong = code === "000000" ? "111111" : "000000";
     for (let i = 1; i <= 4; i++) {
-      await expect(portal().checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401, details: { attemptsLeft: 5 - i } } });
+      await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401, details: { attemptsLeft: 5 - i } } });
     }
-    await expect(portal().checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ message: "too many wrong codes: request a new one" });
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ message: "too many wrong codes: request a new one" });
     // The right code no longer works: the challenge has ended.
-    await expect(portal().checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ message: "no valid code: request a new one" });
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ message: "no valid code: request a new one" });
     // 30 s later a new code may be sent, and it works.
     await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await portal().resendOtp.mutate({ linkToken });
+    await portal(identified).resendOtp.mutate({ linkToken });
     const second = codeIn.exec(smsBody().get("Body")!)![1]!;
-    const access = await portalStep("checkOtp", { linkToken, code: second });
+    const access = await portalStep("checkOtp", { linkToken, code: second }, identified);
     expect(access.data).toMatchObject({ otpRequired: false });
     expect(access.cookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}$/);
+    // The identification cookie has served its purpose.
+    expect(access.setIdentity).toMatch(/^cs_form_identified=; .*Max-Age=0/);
     expect((await portal(access.cookie).template.query({ linkToken })).title).toBe("Anamnese");
   });
 
@@ -436,18 +442,71 @@ describe("the SMS portal", () => {
     const t = await activeTemplate(otpOrg);
     await request({ ...creds(otpOrg), phone, rnummer: "R-EXP", templateIdentifier: t.identifier });
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
-    await portal().verify.mutate({ linkToken, rnummer: "R-EXP", phone });
+    const identified = (await portalStep("verify", { linkToken, rnummer: "R-EXP", phone })).identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     await api.services.db.update(otpChallenges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal().checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ data: { httpStatus: 401 }, message: "no valid code: request a new one" });
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ data: { httpStatus: 401 }, message: "no valid code: request a new one" });
     // Sends 2 to 5 are allowed (30 s apart), the 6th within the hour is refused.
     for (let i = 2; i <= 5; i++) {
       await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-      await portal().resendOtp.mutate({ linkToken });
+      await portal(identified).resendOtp.mutate({ linkToken });
     }
     await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal().resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
     const sends = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(sends).toHaveLength(5);
+  });
+
+  it("binds the OTP step to the browser that passed identification: others with the link cannot burn its tries", async () => {
+    const otpOrg = await api.createOrg("OTP binding");
+    await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
+    // A phone of its own: the earlier tests used up MOBILE's five code SMS of this hour.
+    const phone = "+491761234599";
+    const { linkToken } = await start("R-BIND", { phone }, otpOrg);
+    const identified = (await portalStep("verify", { linkToken, rnummer: "R-BIND", phone })).identity!;
+    const code = codeIn.exec(smsBody().get("Body")!)![1]!;
+    const wrong = code === "000000" ? "111111" : "000000";
+    // Another browser with the link, without or with a made-up identification cookie, is refused
+    // before any code is compared: the recipient's five tries stay untouched.
+    for (const cookie of [undefined, "cs_form_identified=" + "A".repeat(43), "cs_form_identified=%ZZ"]) {
+      for (let i = 0; i < 6; i++) {
+        await expect(portal(cookie).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+          data: { httpStatus: 401 },
+          message: "enter the case number and phone number first",
+        });
+      }
+      await expect(portal(cookie).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    }
+    const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    expect(challenge).toMatchObject({ failedAttempts: 0, endedAt: null });
+    // The identified browser's cookie does not open another link's OTP step either.
+    const other = await start("R-BIND-2", {}, otpOrg);
+    await expect(portal(identified).checkOtp.mutate({ linkToken: other.linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    const access = await portalStep("checkOtp", { linkToken, code }, identified);
+    expect(access.cookie).toMatch(/^cs_form_access=/);
+    // Used up: the cookie does not start an OTP step again.
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+  });
+
+  it("holds an access to 120 calls a minute across the form, drafts, uploads and submit (429 with Retry-After)", async () => {
+    const { linkToken } = await start("R-RATE");
+    const accessCookie = (await portalStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
+    const client = portal(accessCookie);
+    await client.template.query({ linkToken });
+    for (let i = 2; i <= 60; i++) await client.saveDraft.mutate({ linkToken, values: { name: `N${i}` } });
+    for (let i = 61; i <= 120; i++) await client.loadDraft.query({ linkToken });
+    await expect(client.saveDraft.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({ data: { httpStatus: 429, details: { retryAfterSeconds: expect.any(Number) } } });
+    await expect(client.submit.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    const form = new FormData();
+    form.append("fieldKey", "befund");
+    form.append("file", new Blob(["%PDF-1.4\n%%EOF\n"], { type: "application/pdf" }), "befund.pdf");
+    const upload = await fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers: { cookie: accessCookie, "x-portal-link": linkToken }, body: form });
+    expect(upload.status).toBe(429);
+    expect(Number(upload.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The last saved draft is the one before the limit; the request is still open.
+    expect((await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RATE")))[0]).toMatchObject({ status: "verified" });
+    // Identifying again does not start a fresh count: the limit is the request's.
+    const again = (await portalStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
+    await expect(portal(again).loadDraft.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
   });
 });

@@ -22,6 +22,12 @@ import { normaliseEntered, phoneCountryOf } from "./phone";
  * the portal's pages (`/f/`), never a value the page's script can read or a URL carries.
  */
 export const PORTAL_ACCESS_COOKIE = "cs_form_access";
+/**
+ * The browser that passed identification (rnummer and phone) while two-factor is on: an HTTP-only
+ * cookie like the access one; only that browser may ask for a code or enter one, so whoever else
+ * holds the link cannot burn the recipient's OTP tries.
+ */
+export const PORTAL_IDENTITY_COOKIE = "cs_form_identified";
 
 export const MAX_IDENTITY_TRIES = 5;
 export const MAX_OTP_TRIES = 5;
@@ -29,7 +35,12 @@ export const OTP_LIFETIME_MS = 10 * 60_000;
 export const OTP_RESEND_AFTER_MS = 30_000;
 export const OTP_SENDS_PER_PHONE_HOUR = 5;
 /** After rnummer and phone matched, the OTP step must follow within this time. */
-const IDENTITY_WINDOW_MS = 30 * 60_000;
+export const IDENTITY_WINDOW_MS = 30 * 60_000;
+/**
+ * Calls one recipient's access may make per minute (form, drafts, uploads, submit), as an embed
+ * session may (FORM_SESSION_CALLS_PER_MINUTE): autosave every 1.5 s stays far below it.
+ */
+export const PORTAL_ACCESS_CALLS_PER_MINUTE = 120;
 const ACCESS_LIFETIME_MS = 2 * 3600_000;
 
 type RequestRow = typeof formRequests.$inferSelect;
@@ -136,7 +147,7 @@ async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessTo
   const [granted] = await ctx.scope
     .update(
       formRequests,
-      { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", updatedAt: new Date() },
+      { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", identityTokenHash: null, updatedAt: new Date() },
       eq(formRequests.id, row.id),
       notInArray(formRequests.status, ["locked", "submitted", "cancelled"]),
     )
@@ -170,13 +181,18 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
   // Checked and counted under the row's lock, on the row as it is now: parallel guesses cannot
   // all pass a check made on an earlier read, so at most 5 are ever compared, and a correct
   // entry cannot clear a lock that a parallel wrong one set.
+  const identityToken = randomSecret(32);
   const outcome = await inTransaction(ctx, async (tx) => {
     const current = (await lockedRow(tx, row.id)) ?? row;
     usable(current);
     const rnummerOk = safeEqual(normaliseCaseNumber(input.rnummer), normaliseCaseNumber(current.rnummer));
     const phoneOk = safeEqual(entered, current.phone);
     if (rnummerOk && phoneOk) {
-      await tx.scope.update(formRequests, { identityVerifiedAt: new Date(), failedChecks: 0, updatedAt: new Date() }, eq(formRequests.id, row.id));
+      await tx.scope.update(
+        formRequests,
+        { identityVerifiedAt: new Date(), identityTokenHash: sha256Hex(identityToken), failedChecks: 0, updatedAt: new Date() },
+        eq(formRequests.id, row.id),
+      );
       return { matched: true as const };
     }
     const failedChecks = current.failedChecks + 1;
@@ -195,9 +211,9 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
   }
   if (await otpEnabled(services, row.organizationId)) {
     await sendOtpFor(ctx, row);
-    return { otpRequired: true as const, accessToken: null, expiresAt: null };
+    return { otpRequired: true as const, accessToken: null, expiresAt: null, identityToken };
   }
-  return { otpRequired: false as const, ...(await issueAccess(ctx, row)) };
+  return { otpRequired: false as const, identityToken: null, ...(await issueAccess(ctx, row)) };
 }
 
 function otpHash(services: Services, challengeOwner: string, code: string): string {
@@ -235,25 +251,38 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
   return { sent: true, resendAfterSeconds: OTP_RESEND_AFTER_MS / 1000 };
 }
 
-function identityChecked(row: RequestRow) {
-  if (!row.identityVerifiedAt || Date.now() - row.identityVerifiedAt.getTime() > IDENTITY_WINDOW_MS) {
+/** Identification passed in the last 30 minutes, in this browser (its identification cookie). */
+function identityChecked(row: RequestRow, identityToken: string | undefined) {
+  if (
+    !row.identityVerifiedAt ||
+    Date.now() - row.identityVerifiedAt.getTime() > IDENTITY_WINDOW_MS ||
+    !row.identityTokenHash ||
+    !identityToken ||
+    !safeEqual(sha256Hex(identityToken), row.identityTokenHash)
+  ) {
     throw new AppError("unauthorized", "enter the case number and phone number first");
   }
 }
 
+/** The OTP steps: the link, and the identification cookie of the browser that passed identification. */
+export interface OtpStepAccess {
+  linkToken: string;
+  identityToken: string | undefined;
+}
+
 /** Sends a new OTP: only after identification, 30 s after the last one, at most 5 per phone and hour. */
-export async function resendOtp(services: Services, request: RequestMeta, input: { linkToken: string }) {
+export async function resendOtp(services: Services, request: RequestMeta, input: OtpStepAccess) {
   const row = await byLink(services, input.linkToken);
   usable(row);
-  identityChecked(row);
+  identityChecked(row, input.identityToken);
   return sendOtpFor(portalContext(services, row, request), row);
 }
 
 /** Step 3 with two-factor on: the code of the newest challenge; 5 wrong codes end it. */
-export async function checkOtp(services: Services, request: RequestMeta, input: { linkToken: string; code: string }) {
+export async function checkOtp(services: Services, request: RequestMeta, input: OtpStepAccess & { code: string }) {
   const row = await byLink(services, input.linkToken);
   usable(row);
-  identityChecked(row);
+  identityChecked(row, input.identityToken);
   const ctx = portalContext(services, row, request);
   // As with identification: the newest open challenge is read and counted under its row lock, so
   // a burst of parallel codes is compared one after another and ends after 5 wrong ones.
@@ -287,6 +316,9 @@ async function byAccess(services: Services, request: RequestMeta, accessToken: s
   // The access of one link does not open another link's page.
   if (linkToken !== undefined && !safeEqual(sha256Hex(linkToken), row.linkTokenHash)) throw new AppError("unauthorized", "please identify again");
   usable(row);
+  // Each of these calls may write (drafts, uploads, audit entries, webhooks): one pace per
+  // recipient, kept across re-identification, shared by every API instance.
+  await consumeRateLimit(services.db, { key: `portal-access:${row.id}`, limit: PORTAL_ACCESS_CALLS_PER_MINUTE, windowSeconds: 60 });
   return { row, ctx: portalContext(services, row, request) };
 }
 

@@ -10,7 +10,7 @@ import {
   type FormValues,
   type TemplateSchema,
 } from "@clinsign/contracts";
-import { and, eq, formUploads, inArray } from "@clinsign/db";
+import { and, eq, formUploads, inArray, isNull } from "@clinsign/db";
 import type { OrgContext } from "../context";
 
 /** Uploads check a file against its field's `accept` the same way a submission does. */
@@ -40,7 +40,8 @@ export async function validateSubmission(
   if (claimed.size === 0) return errors;
   const found = await ctx.scope.select(
     formUploads,
-    and(eq(formUploads.templateIdentifier, templateIdentifier), inArray(formUploads.storageKey, [...claimed.keys()])),
+    // An upload the orphan sweep claimed is being deleted (jobs/upload-sweeper.ts): as good as gone.
+    and(eq(formUploads.templateIdentifier, templateIdentifier), inArray(formUploads.storageKey, [...claimed.keys()]), isNull(formUploads.deletingSince)),
   );
   const stored = new Map(found.map((f) => [f.storageKey, f]));
   const reported = new Set<string>();

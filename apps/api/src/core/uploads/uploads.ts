@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { FormField, TemplateSchema, UploadedFile } from "@clinsign/contracts";
-import { eq, formUploads, OrgScope } from "@clinsign/db";
+import { eq, formUploads, OrgScope, sql, sum } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
 import { safeEqual } from "../crypto";
@@ -82,7 +82,7 @@ const safeName = (name: string) => [...name].map((c) => (c === "/" || c === "\\"
  * oversized part is refused while it arrives, not after it was buffered. Keeps the leading bytes
  * for the type check.
  */
-async function* limited(part: IncomingFilePart, name: string, limit: number, field: string, head: { bytes: Buffer }): AsyncGenerator<Buffer> {
+async function* limited(part: IncomingFilePart, name: string, limit: PartLimit, field: string, head: { bytes: Buffer }): AsyncGenerator<Buffer> {
   let size = 0;
   const chunks = part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   for (;;) {
@@ -97,14 +97,42 @@ async function* limited(part: IncomingFilePart, name: string, limit: number, fie
     if (next.done) break;
     const chunk = next.value;
     size += chunk.length;
-    if (size > limit) throw new AppError("payload_too_large", `${name} is larger than ${limit / 1024 / 1024} MB`, { field });
+    if (size > limit.bytes) throw limit.tooLarge(name, field);
     if (head.bytes.length < SNIFF_BYTES) head.bytes = Buffer.concat([head.bytes, chunk.subarray(0, SNIFF_BYTES - head.bytes.length)]);
     yield chunk;
   }
 }
 
+/** How many bytes one part may have, and the 413 for one more. */
+interface PartLimit {
+  bytes: number;
+  tooLarge(name: string, field: string): AppError;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
+
+/** Uploads of one browser credential together may not pass `cap` bytes (UPLOAD_MAX_MB_PER_FORM). */
+const totalTooLarge = (cap: number) => (_name: string, field: string) =>
+  new AppError("payload_too_large", `the files of this form may total at most ${mb(cap)} MB`, { field, reason: "upload_total_exceeded" });
+
+/**
+ * Whose uploads are capped together: the browser credentials (an embed session, an SMS portal's
+ * access), never an organization credential (API token, staff), which speaks for the clinic.
+ */
+export function uploaderKeyOf(ctx: OrgContext): string | null {
+  return ctx.session && (ctx.actor.type === "session" || ctx.actor.type === "portal") ? `${ctx.actor.type}:${ctx.actor.id}` : null;
+}
+
+async function uploadedBytes(ctx: OrgContext, uploaderKey: string): Promise<number> {
+  const [row] = await ctx.scope.db
+    .select({ total: sum(formUploads.size) })
+    .from(formUploads)
+    .where(ctx.scope.owns(formUploads, eq(formUploads.uploaderKey, uploaderKey)));
+  return Number(row?.total ?? 0);
+}
+
 /** Streams one part into storage, then checks it: not empty, and its type as `accept` and its bytes say. */
-async function storePart(ctx: OrgContext, field: Extract<FormField, { type: "file" }>, limit: number, part: IncomingFilePart): Promise<StoredUpload> {
+async function storePart(ctx: OrgContext, field: Extract<FormField, { type: "file" }>, limit: PartLimit, part: IncomingFilePart): Promise<StoredUpload> {
   const name = safeName(part.name);
   const head = { bytes: Buffer.alloc(0) };
   const stored = await ctx.services.storage.putStream(STORAGE_PREFIX, limited(part, name, limit, field.key, head));
@@ -131,21 +159,40 @@ type StoredUpload = StoredFile & { name: string; type: string };
 /**
  * Stores files for one file field of an active template: size against the field's maxSizeMb
  * (25 MB at most) while each part streams in, type against its `accept`, and for PDF/PNG/JPEG
- * the bytes must really be one. The template and field are resolved before the first file byte
+ * the bytes must really be one. A browser credential's uploads together are held to
+ * UPLOAD_MAX_MB_PER_FORM: the part that would pass it is 413 while it arrives, and the total is
+ * checked again, serialized per credential, when the rows are written (parallel uploads cannot
+ * each spend the same remainder). The template and field are resolved before the first file byte
  * is read; on any failure the files already stored are removed again.
  */
 export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?: string; fieldKey?: string; files: AsyncIterable<IncomingFilePart> }): Promise<UploadedFile[]> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const field = fileField(template.schema as TemplateSchema, input.fieldKey);
-  const limit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
+  const fieldLimit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
+  const uploaderKey = uploaderKeyOf(ctx);
+  const cap = ctx.services.config.uploads.maxBytesPerForm;
+  let remaining = uploaderKey === null ? Infinity : cap - (await uploadedBytes(ctx, uploaderKey));
+  if (remaining <= 0) throw totalTooLarge(cap)("", field.key);
   const stored: StoredUpload[] = [];
   try {
     for await (const part of input.files) {
       if (stored.length === MAX_FILES_PER_UPLOAD) throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, { field: "files" });
-      stored.push(await storePart(ctx, field, limit, part));
+      const limit: PartLimit =
+        remaining < fieldLimit
+          ? { bytes: remaining, tooLarge: totalTooLarge(cap) }
+          : { bytes: fieldLimit, tooLarge: (name, key) => new AppError("payload_too_large", `${name} is larger than ${mb(fieldLimit)} MB`, { field: key }) };
+      const file = await storePart(ctx, field, limit, part);
+      stored.push(file);
+      remaining -= file.size;
     }
     if (stored.length === 0) throw new AppError("invalid_request", "files: send at least one file", { field: "files" });
     return await inTransaction(ctx, async (tx) => {
+      if (uploaderKey !== null) {
+        // One credential's uploads are counted one transaction after another.
+        await tx.scope.db.execute(sql`select pg_advisory_xact_lock(hashtext(${`form-uploads:${uploaderKey}`}))`);
+        const total = (await uploadedBytes(tx, uploaderKey)) + stored.reduce((n, f) => n + f.size, 0);
+        if (total > cap) throw totalTooLarge(cap)("", field.key);
+      }
       for (const file of stored) {
         await tx.scope.insert(formUploads, {
           templateIdentifier: template.identifier,
@@ -155,6 +202,7 @@ export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?:
           size: file.size,
           type: file.type,
           sha256: file.sha256,
+          uploaderKey,
         });
       }
       await recordAudit(tx, {

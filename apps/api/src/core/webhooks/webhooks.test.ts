@@ -180,7 +180,7 @@ describe("POST /api/embed/events", () => {
     // One batch delivers in parallel, so arrival order is not fixed.
     const received = receiver.requests.map((r) => [r.path, JSON.parse(r.body).event, JSON.parse(r.body).data]);
     expect(received.sort((x, y) => String(x[1]).localeCompare(String(y[1])))).toEqual([
-      ["/session-hook", "form.closed", { reason: "tab", rnummer: "R-1" }],
+      ["/session-hook", "form.closed", { rnummer: "R-1", untrustedClientData: { reason: "tab" } }],
       ["/session-hook", "form.opened", { rnummer: "R-1" }],
     ]);
     const actions = await api.services.db
@@ -190,6 +190,39 @@ describe("POST /api/embed/events", () => {
       .orderBy(auditLog.seq);
     expect(actions.map((a) => a.action)).toEqual(["template.created", "config.updated", "form.opened", "webhook.dispatched", "form.closed", "webhook.dispatched"]);
     expect(actions[2]!.actorType).toBe("session");
+  });
+
+  it("never lets the browser's data into the signed fields: it arrives only under untrustedClientData", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/forged`, rnummer: "R-TRUE" });
+    const forged = { rnummer: "R-FORGED", submissionId: "00000000-0000-4000-8000-000000000000", values: { diagnosis: "none" }, test: true };
+    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: forged } })).status).toBe(200);
+    // Without a session rnummer nothing trusted is there to keep, and still nothing is merged.
+    const bare = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/forged` });
+    expect((await api.request("POST", "/api/embed/events", { body: { sessionId: bare, event: "form.closed", data: forged } })).status).toBe(200);
+    await runner().runDue();
+    const bodies = receiver.requests.map((r) => JSON.parse(r.body)).sort((a, b) => String(a.event).localeCompare(String(b.event)));
+    expect(bodies.map((b) => b.data)).toEqual([{ untrustedClientData: forged }, { rnummer: "R-TRUE", untrustedClientData: forged }]);
+  });
+
+  it("caps the browser's data at 2 KiB and a session at 20 events per 10 minutes (429 with Retry-After)", async () => {
+    const t = await activeTemplate(org);
+    const sessionId = await newSession(api, org, t.identifier);
+    const big = await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: { note: "x".repeat(2100) } } });
+    expect(big.status).toBe(400);
+    expect(big.body.fieldErrors[0].key).toBe("data");
+    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: { note: "x".repeat(2000) } } })).status).toBe(200);
+    for (let i = 2; i <= 20; i++) expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed" } })).status).toBe(200);
+    const limited = await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed" } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Over tRPC (the embedded form's own door) the same session is refused too, and nothing more was recorded.
+    await expect(api.trpc({ sessionId }).forms.event.mutate({ event: "form.opened" })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    const recorded = await api.services.db
+      .select({ action: auditLog.action })
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.templateIdentifier, t.identifier)));
+    expect(recorded.filter((a) => a.action === "form.opened" || a.action === "form.closed")).toHaveLength(20);
   });
 });
 

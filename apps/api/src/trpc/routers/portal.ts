@@ -11,7 +11,9 @@ import {
 import {
   checkOtp,
   openFormRequest,
+  IDENTITY_WINDOW_MS,
   PORTAL_ACCESS_COOKIE,
+  PORTAL_IDENTITY_COOKIE,
   portalLoadDraft,
   portalSaveDraft,
   portalSubmit,
@@ -24,15 +26,26 @@ import { publicProcedure, type TrpcContext } from "../trpc";
 /** The portal's pages and their tRPC door live under /f/ (the web app's /f/trpc proxy). */
 const PORTAL_COOKIE_PATH = "/f/";
 
-function setPortalAccess(ctx: TrpcContext, access: { accessToken: string; expiresAt: string } | { accessToken: null }) {
+function setPortalCookie(ctx: TrpcContext, name: string, value: string | null, maxAgeSeconds: number) {
   const secure = ctx.services.config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
-  const maxAge = access.accessToken ? Math.max(0, Math.floor((Date.parse(access.expiresAt) - Date.now()) / 1000)) : 0;
-  ctx.setCookie(`${PORTAL_ACCESS_COOKIE}=${access.accessToken ?? ""}; Path=${PORTAL_COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`);
+  const maxAge = value ? Math.max(0, Math.floor(maxAgeSeconds)) : 0;
+  ctx.setCookie(`${name}=${value ?? ""}; Path=${PORTAL_COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`);
 }
 
-/** Identification answered: the access goes into the cookie, the page only learns what is next. */
-function grantAccess(ctx: TrpcContext, step: { otpRequired: boolean; accessToken: string | null; expiresAt: string | null }) {
-  if (step.accessToken && step.expiresAt) setPortalAccess(ctx, { accessToken: step.accessToken, expiresAt: step.expiresAt });
+function setPortalAccess(ctx: TrpcContext, access: { accessToken: string; expiresAt: string } | { accessToken: null }) {
+  setPortalCookie(ctx, PORTAL_ACCESS_COOKIE, access.accessToken, access.accessToken ? (Date.parse(access.expiresAt) - Date.now()) / 1000 : 0);
+}
+
+/**
+ * Identification answered: the access (or, before the OTP, the identification of this browser)
+ * goes into a cookie; the page only learns what is next.
+ */
+function grantAccess(ctx: TrpcContext, step: { otpRequired: boolean; accessToken: string | null; expiresAt: string | null; identityToken?: string | null }) {
+  if (step.identityToken) setPortalCookie(ctx, PORTAL_IDENTITY_COOKIE, step.identityToken, IDENTITY_WINDOW_MS / 1000);
+  if (step.accessToken && step.expiresAt) {
+    setPortalAccess(ctx, { accessToken: step.accessToken, expiresAt: step.expiresAt });
+    if (ctx.portalIdentity) setPortalCookie(ctx, PORTAL_IDENTITY_COOKIE, null, 0);
+  }
   return { otpRequired: step.otpRequired, accessExpiresAt: step.expiresAt };
 }
 
@@ -42,10 +55,14 @@ export const portalRouter = {
   verify: publicProcedure
     .input(portalVerifyInput)
     .mutation(async ({ ctx, input }) => grantAccess(ctx, await verifyIdentity(ctx.services, ctx.request, input))),
-  resendOtp: publicProcedure.input(portalLinkInput).mutation(({ ctx, input }) => resendOtp(ctx.services, ctx.request, input)),
+  resendOtp: publicProcedure
+    .input(portalLinkInput)
+    .mutation(({ ctx, input }) => resendOtp(ctx.services, ctx.request, { ...input, identityToken: ctx.portalIdentity })),
   checkOtp: publicProcedure
     .input(portalOtpInput)
-    .mutation(async ({ ctx, input }) => grantAccess(ctx, { otpRequired: false, ...(await checkOtp(ctx.services, ctx.request, input)) })),
+    .mutation(async ({ ctx, input }) =>
+      grantAccess(ctx, { otpRequired: false, ...(await checkOtp(ctx.services, ctx.request, { ...input, identityToken: ctx.portalIdentity })) }),
+    ),
   template: publicProcedure
     .input(portalAccessInput)
     .query(({ ctx, input }) => portalTemplate(ctx.services, ctx.request, { ...input, accessToken: ctx.portalAccess })),

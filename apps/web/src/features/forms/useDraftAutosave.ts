@@ -2,7 +2,7 @@
 
 import type { FormValues } from "@clinsign/contracts";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { isClientError } from "../../trpc/errors";
+import { isClientError, readApiError } from "../../trpc/errors";
 
 /** What the patient sees beside the submit button. */
 export type SaveState =
@@ -16,6 +16,20 @@ export type SaveState =
 
 export const AUTOSAVE_INTERVAL_MS = 1_500;
 const BACKOFF_MS = [2_000, 4_000, 8_000, 15_000, 30_000];
+
+/**
+ * After a failed save: how long to wait before the next try, or null when saving stops. A 4xx is a
+ * refusal (the session ended, say), except 429: too many calls, so the answers wait for the
+ * limit's window (Retry-After) and then go, instead of the page ending the recipient's access.
+ */
+export function nextSaveDelayMs(error: unknown, failures: number): number | null {
+  const api = readApiError(error);
+  const limited = api.code === "TOO_MANY_REQUESTS";
+  if (isClientError(error) && !limited) return null;
+  const backoff = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)]!;
+  const retryAfterSeconds = api.details.retryAfterSeconds;
+  return Math.max(backoff, limited && typeof retryAfterSeconds === "number" ? retryAfterSeconds * 1000 : 0);
+}
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
@@ -34,7 +48,7 @@ export function useDraftAutosave({
   /** Null: this form keeps no draft. */
   save: ((values: FormValues) => Promise<{ savedAt: string }>) | null;
   onSaved?(savedAt: Date): void;
-  /** A 4xx answer (the session ended, say): saving stops; the page explains. */
+  /** A 4xx answer other than 429 (the session ended, say): saving stops; the page explains. */
   onRejected?(error: unknown): void;
 }) {
   const [state, setState] = useState<SaveState>({ kind: "idle" });
@@ -71,13 +85,14 @@ export function useDraftAutosave({
       .catch((error: unknown) => {
         // Answers changed meanwhile are newer than the batch that failed.
         for (const [key, value] of batch) if (!changed.current.has(key)) changed.current.set(key, value);
-        if (isClientError(error)) {
+        const delay = nextSaveDelayMs(error, failures.current);
+        if (delay === null) {
           stopped.current = true;
           setState({ kind: "idle" });
           callbacks.current.onRejected?.(error);
           return;
         }
-        nextAttemptAt.current = Date.now() + BACKOFF_MS[Math.min(failures.current, BACKOFF_MS.length - 1)]!;
+        nextAttemptAt.current = Date.now() + delay;
         failures.current += 1;
         setState({ kind: typeof navigator !== "undefined" && !navigator.onLine ? "offline" : "retrying" });
       })
