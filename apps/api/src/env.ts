@@ -62,6 +62,8 @@ const schema = z
     PDF_WORKER_MEMORY_MB: count(512, 64, 8192),
     PDF_WORKER_TIMEOUT_SECONDS: count(30, 1, 600),
     PDF_WORKER_CONCURRENCY: count(2, 1, 64),
+    /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
+    AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
     STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
@@ -120,6 +122,8 @@ export interface Config {
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
   storage: "fs" | "db";
+  /** The chainer chains past writing transactions open longer; verify fails on entries unchained longer. */
+  auditMaxUnchainedSeconds: number;
   logLevel: string;
   encryptionKey: string | undefined;
   previousEncryptionKeys: string[];
@@ -172,6 +176,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
     pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
     storage: env.STORAGE,
+    auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
     previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,
