@@ -25,6 +25,7 @@ describe("configuration", () => {
       sms: { provider: "outbox" },
       allowInsecureHttp: false,
       trustProxy: false,
+      auditMaxUnchainedSeconds: 60,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -42,6 +43,8 @@ describe("configuration", () => {
     expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
     expect(problems({ PDF_WORKER_MEMORY_MB: "10" })).toEqual(["PDF_WORKER_MEMORY_MB must be at least 64"]);
     expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual(["PDF_WORKER_TIMEOUT_SECONDS must be a whole number"]);
+    expect(problems({ AUDIT_MAX_UNCHAINED_SECONDS: "0" })).toEqual(["AUDIT_MAX_UNCHAINED_SECONDS must be at least 1"]);
+    expect(loadConfig({ AUDIT_MAX_UNCHAINED_SECONDS: "300" }).auditMaxUnchainedSeconds).toBe(300);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
     expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);
