@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, auditChainGaps, auditChainHeads, auditLog, count, eq, gt, isNotNull, isNull, lt, lte, max, min, notInArray, or, sql, rowsOf, type Executor, type OrgScope, type SQL } from "@clinsign/db";
+import { and, auditChainGaps, auditChainHeads, auditLog, count, gt, isNotNull, isNull, lt, lte, max, min, notInArray, or, rowsOf, sql, type Executor, type OrgScope, type SQL } from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
