@@ -19,7 +19,8 @@ export const auditFilters = {
 export const listAuditEntriesInput = listInput(auditFilters);
 export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
 
-export const auditListItem = auditLogEntry.extend({ seq: z.number().int() });
+/** `chained`: linked into the hash chain yet (until then a change to the entry would not show). */
+export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), chained: z.boolean() });
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);
 

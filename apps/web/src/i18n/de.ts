@@ -687,6 +687,7 @@ export const de: Dictionary = {
     columnForm: "Formular",
     columnDetails: "Details",
     seq: "Nr. {seq}",
+    notChained: "Noch nicht verkettet",
     showDetails: "Details zu Eintrag {seq}",
     metadata: "Metadaten",
     address: "IP-Adresse",

@@ -688,6 +688,7 @@ export const en = {
     columnForm: "Form",
     columnDetails: "Details",
     seq: "No. {seq}",
+    notChained: "Not chained yet",
     showDetails: "Details of entry {seq}",
     metadata: "Metadata",
     address: "IP address",

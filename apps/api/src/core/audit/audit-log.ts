@@ -60,7 +60,7 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
     .limit(limit + 1);
 }
 
-const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq });
+const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq, chained: r.chainPos !== null });
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
 export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {

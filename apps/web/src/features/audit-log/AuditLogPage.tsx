@@ -111,6 +111,7 @@ export function AuditLogPage() {
         <>
           {formatDateTime(entry.createdAt, locale)}
           <div className="cs-hint">{format(a.seq, { seq: String(entry.seq) })}</div>
+          {entry.chained ? null : <div className="cs-hint">{a.notChained}</div>}
         </>
       ),
     },
