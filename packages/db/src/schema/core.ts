@@ -172,7 +172,7 @@ export const auditLog = pgTable(
     hash: text("hash"),
     /**
      * The writing transaction's xid (`pg_current_xact_id()`), null for entries before migration
-     * 0012. Not hashed: it only lets the chainer tell an entry of a transaction it chained past
+     * 0013. Not hashed: it only lets the chainer tell an entry of a transaction it chained past
      * (`audit_chain_gaps`) from one slipped in later.
      */
     xactId: bigint("xact_id", { mode: "number" }).default(sql`(pg_current_xact_id()::text)::bigint`),

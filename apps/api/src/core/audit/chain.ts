@@ -16,7 +16,7 @@ import { DEFAULT_MAX_UNCHAINED_SECONDS, entryHash, GENESIS, sequenceHighWater } 
  * progress any more, every entry with seq ≤ W is final. With no write transaction in progress
  * (always so on PGlite, often so on PostgreSQL) W is final at once.
  *
- * The bound (migration 0012): a writer still open after AUDIT_MAX_UNCHAINED_SECONDS no longer holds
+ * The bound (migration 0013): a writer still open after AUDIT_MAX_UNCHAINED_SECONDS no longer holds
  * W back. It is skipped and recorded as a gap of each organization whose head moves past it, and its
  * entries, once committed, are appended at the end of the chain ("late").
  */
