@@ -22,7 +22,8 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   token create --org ID [--name N]            → {id, token}
   token revoke --org ID --id TOKEN_ID         → {ok:true}
   user create --org ID --email E --password P [--role owner|admin|staff] → {userId}
-  audit verify --org ID                       → {ok, entries, brokenAt}
+  audit verify --org ID                       → {ok, entries, brokenAt, problem, lateEntries,
+      unchained: {count, oldestAgeSeconds, maxAgeSeconds}, warnings}; exits 1 when not ok
   migrate                                     → {ok:true}
 `;
 
@@ -152,8 +153,9 @@ async function main(): Promise<number> {
   try {
     const result = await run(services, command, values);
     if (json) process.stdout.write(JSON.stringify(result) + "\n");
-    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${value}\n`);
-    return 0;
+    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : value}\n`);
+    // A failed check (audit verify) exits non-zero, so scripts and monitoring notice it.
+    return "ok" in result && result.ok === false ? 1 : 0;
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\n\n${USAGE}`, 2);
     if (error instanceof AppError) return fail(error.message);

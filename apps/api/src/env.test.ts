@@ -26,6 +26,7 @@ describe("configuration", () => {
       sms: { provider: "outbox" },
       allowInsecureHttp: false,
       trustProxy: false,
+      auditMaxUnchainedSeconds: 60,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -45,6 +46,8 @@ describe("configuration", () => {
     expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual(["PDF_WORKER_TIMEOUT_SECONDS must be a whole number"]);
     expect(problems({ UPLOAD_ORPHAN_HOURS: "0" })).toEqual(["UPLOAD_ORPHAN_HOURS must be at least 1"]);
     expect(loadConfig({ UPLOAD_MAX_MB_PER_FORM: "5", UPLOAD_ORPHAN_HOURS: "2" }).uploads).toEqual({ maxBytesPerForm: 5 * 1024 * 1024, orphanAfterMs: 2 * 3600_000 });
+    expect(problems({ AUDIT_MAX_UNCHAINED_SECONDS: "0" })).toEqual(["AUDIT_MAX_UNCHAINED_SECONDS must be at least 1"]);
+    expect(loadConfig({ AUDIT_MAX_UNCHAINED_SECONDS: "300" }).auditMaxUnchainedSeconds).toBe(300);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
     expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);

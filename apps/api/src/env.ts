@@ -62,6 +62,8 @@ const schema = z
     PDF_WORKER_MEMORY_MB: count(512, 64, 8192),
     PDF_WORKER_TIMEOUT_SECONDS: count(30, 1, 600),
     PDF_WORKER_CONCURRENCY: count(2, 1, 64),
+    /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
+    AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
     STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
@@ -127,6 +129,8 @@ export interface Config {
    * upload no submission references is kept (jobs/upload-sweeper.ts).
    */
   uploads: { maxBytesPerForm: number; orphanAfterMs: number };
+  /** The chainer chains past writing transactions open longer; verify fails on entries unchained longer. */
+  auditMaxUnchainedSeconds: number;
   logLevel: string;
   encryptionKey: string | undefined;
   previousEncryptionKeys: string[];
@@ -180,6 +184,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
     storage: env.STORAGE,
     uploads: { maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024, orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000 },
+    auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
     previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,

@@ -19,7 +19,8 @@ export const auditFilters = {
 export const listAuditEntriesInput = listInput(auditFilters);
 export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
 
-export const auditListItem = auditLogEntry.extend({ seq: z.number().int() });
+/** `chained`: linked into the hash chain yet (until then a change to the entry would not show). */
+export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), chained: z.boolean() });
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);
 
@@ -27,6 +28,21 @@ export const auditListPage = listPage(auditListItem);
 export const auditExportQuery = z.object({ ...auditFilters, sort: listSort.default("newest") });
 export type AuditExportQuery = z.input<typeof auditExportQuery>;
 
-/** The chain check: ok, or the seq of the first entry that was edited, inserted or removed. */
-export const auditChainVerdict = z.object({ ok: z.boolean(), entries: z.number().int(), brokenAt: z.number().int().nullable() });
+export const auditChainProblems = ["chain_broken", "head_mismatch", "slipped_in", "seq_out_of_range", "unchained_overdue"] as const;
+export const auditChainWarnings = ["unchained_pending", "late_entries"] as const;
+
+/**
+ * The chain check: ok, or the seq of the first entry that was edited, inserted or removed and why;
+ * with the entries not chained yet (until chained, an edit or delete of them is not detectable) and
+ * those chained late (their transaction was open when the chain passed their seq).
+ */
+export const auditChainVerdict = z.object({
+  ok: z.boolean(),
+  entries: z.number().int(),
+  brokenAt: z.number().int().nullable(),
+  problem: z.enum(auditChainProblems).nullable(),
+  lateEntries: z.number().int(),
+  unchained: z.object({ count: z.number().int(), oldestAgeSeconds: z.number().int().nullable(), maxAgeSeconds: z.number().int() }),
+  warnings: z.array(z.enum(auditChainWarnings)),
+});
 export type AuditChainVerdict = z.infer<typeof auditChainVerdict>;

@@ -170,6 +170,12 @@ export const auditLog = pgTable(
     chainPos: bigint("chain_pos", { mode: "number" }),
     prevHash: text("prev_hash"),
     hash: text("hash"),
+    /**
+     * The writing transaction's xid (`pg_current_xact_id()`), null for entries before migration
+     * 0013. Not hashed: it only lets the chainer tell an entry of a transaction it chained past
+     * (`audit_chain_gaps`) from one slipped in later.
+     */
+    xactId: bigint("xact_id", { mode: "number" }).default(sql`(pg_current_xact_id()::text)::bigint`),
   },
   (t) => [
     // F13 reads newest first by seq under each combination of its filters; each has its index.
@@ -205,6 +211,26 @@ export const auditChainHeads = pgTable("audit_chain_heads", {
   hash: text("hash").notNull(),
   chainedAt: timestamp("chained_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
+
+/**
+ * Transactions the chainer chained past while they were still open (after AUDIT_MAX_UNCHAINED_SECONDS):
+ * their entries with a seq the chain already passed are appended to the chain when they commit
+ * ("late" entries), and verify accepts a chained entry out of seq order only for an xid listed here.
+ * docs/architecture.md ("The audit chain", bounded lag) has the design and its tamper argument.
+ */
+export const auditChainGaps = pgTable(
+  "audit_chain_gaps",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    xactId: bigint("xact_id", { mode: "number" }).notNull(),
+    /** The watermark the chainer chained up to while the transaction was open. */
+    throughSeq: bigint("through_seq", { mode: "number" }).notNull(),
+    recordedAt: timestamp("recorded_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.xactId] })],
+);
 
 export type TemplateStatus = "draft" | "active" | "archived";
 

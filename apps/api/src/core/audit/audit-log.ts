@@ -60,7 +60,7 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
     .limit(limit + 1);
 }
 
-const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq });
+const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq, chained: r.chainPos !== null });
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
 export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
@@ -71,18 +71,24 @@ export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { c
 
 /**
  * Staff and `cli audit verify`: chains what the background chainer has not reached yet (so the
- * verdict covers every entry written before the call), then walks the organization's whole chain.
+ * verdict covers every entry committed before the call; writers still open after a few seconds are
+ * chained past, their entries come late), then walks the organization's whole chain and reports
+ * what is still unchained, failing past AUDIT_MAX_UNCHAINED_SECONDS.
  */
-export async function verifyOrganizationChain(ctx: OrgContext): Promise<ChainVerdict> {
-  await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId);
-  return verifyAuditChain(ctx.scope);
+export async function verifyOrganizationChain(ctx: OrgContext, options: { waitMs?: number } = {}): Promise<ChainVerdict> {
+  await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId, options);
+  return verifyAuditChain(ctx.scope, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
 }
 
 const AUDIT_EXPORT_PAGE = 1000;
-const AUDIT_COLUMNS = ["seq", "created_at", "action", "template", "actor_type", "actor_id", "ip", "user_agent", "metadata", "hash"];
+const AUDIT_COLUMNS = ["seq", "created_at", "action", "template", "actor_type", "actor_id", "ip", "user_agent", "metadata", "hash", "chain_pos"];
+/** The hash cell of an entry the chainer has not linked yet: never an empty cell that looks like a hash is missing. */
+export const UNCHAINED_HASH_CELL = "pending (unchained)";
 
 /**
- * Owners and admins: the filtered audit log as CSV, page by page (a BOM, formula-safe cells).
+ * Owners and admins: the filtered audit log as CSV, page by page (a BOM, formula-safe cells). Each
+ * row carries its chain position and hash, so the newest chained (chain_pos, hash) is a copy of the
+ * head to keep outside the database; entries not chained yet say so in the hash cell.
  * Staff get 403: the log names who did what, beyond the forms they work with.
  */
 export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort: ListSort): AsyncGenerator<string> {
@@ -94,7 +100,7 @@ export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort
     const rows = await auditRows(ctx, filter, sort, afterSeq, AUDIT_EXPORT_PAGE);
     const page = rows.slice(0, AUDIT_EXPORT_PAGE);
     yield page
-      .map((r) => csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, r.ip, r.userAgent, JSON.stringify(r.metadata), r.hash]))
+      .map((r) => csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, r.ip, r.userAgent, JSON.stringify(r.metadata), r.hash ?? UNCHAINED_HASH_CELL, r.chainPos]))
       .join("");
     if (rows.length <= AUDIT_EXPORT_PAGE) return;
     afterSeq = page[page.length - 1]!.seq;

@@ -4,6 +4,7 @@ import { createStaffUser } from "../staff/staff";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, newSession, query } from "../../testing/forms";
 import { recordAudit } from "./audit";
+import { chainOrganizationNow } from "./chain";
 
 let api: TestApi;
 let org: TestOrg;
@@ -31,7 +32,8 @@ describe("staff audit log (the list contract)", () => {
     const client = api.trpc({ cookie });
 
     const submitted = await client.audit.entries.query({ action: "form.submitted", templateIdentifier: t.identifier });
-    expect(submitted.items).toEqual([expect.objectContaining({ action: "form.submitted", actorType: "session", templateIdentifier: t.identifier })]);
+    // No chainer runs in tests unless asked: the list says the entry is not chained yet.
+    expect(submitted.items).toEqual([expect.objectContaining({ action: "form.submitted", actorType: "session", templateIdentifier: t.identifier, chained: false })]);
     expect((await client.audit.entries.query({ actorType: "system", action: "test.step" })).items).toHaveLength(4);
     expect((await client.audit.entries.query({ actorType: "session", action: "test.step" })).items).toHaveLength(0);
 
@@ -64,15 +66,25 @@ describe("staff audit log (the list contract)", () => {
   });
 
   it("exports CSV for owners and admins only: staff get 403", async () => {
+    // Entries so far were chained by the verify above; this one is not yet (no chainer runs in tests unless asked).
+    await recordAudit(org.ctx, { action: "test.step", metadata: { i: "unchained" } });
     const download = (c: string) => fetch(`${api.baseUrl}/staff/audit-log/export?${query({ action: "test.step" })}`, { headers: { cookie: c } });
     const res = await download(cookie);
     expect(res.status).toBe(200);
     const text = new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(3));
     const lines = text.split("\r\n").filter(Boolean);
-    expect(lines[0]).toBe("seq,created_at,action,template,actor_type,actor_id,ip,user_agent,metadata,hash");
+    expect(lines[0]).toBe("seq,created_at,action,template,actor_type,actor_id,ip,user_agent,metadata,hash,chain_pos");
     expect(lines.slice(1).every((l) => l.includes(",test.step,"))).toBe(true);
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(7);
     expect(text).not.toContain("foreign");
+    // Newest first: the unchained entry says so instead of an empty hash; the chained ones carry (hash, chain_pos).
+    expect(lines[1]).toContain('"{""i"":""unchained""}",pending (unchained),');
+    expect(lines[1]!.endsWith(",pending (unchained),")).toBe(true);
+    expect(lines.slice(2).every((l) => /,[0-9a-f]{64},\d+$/.test(l))).toBe(true);
+
+    await chainOrganizationNow(api.services.db, org.orgId);
+    const chained = new TextDecoder().decode(new Uint8Array(await (await download(cookie)).arrayBuffer()).slice(3)).split("\r\n").filter(Boolean);
+    expect(chained.slice(1).every((l) => /,[0-9a-f]{64},\d+$/.test(l))).toBe(true);
 
     const refused = await download(staffCookie);
     expect(refused.status).toBe(403);

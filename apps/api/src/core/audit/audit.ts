@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { auditChainHeads, auditLog, gt, isNotNull, isNull, or, lte, sql, type OrgScope, type SQL } from "@clinsign/db";
+import { and, auditChainGaps, auditChainHeads, auditLog, count, gt, isNotNull, isNull, lt, lte, max, min, notInArray, or, rowsOf, sql, type Executor, type OrgScope, type SQL } from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
@@ -76,51 +76,160 @@ export function auditInsertFrom(ctx: OrgContext, input: AuditInput, source: SQL)
     from ${source}`;
 }
 
+/** Why a verdict is not ok. */
+export type ChainProblem =
+  /** A chained entry does not match its position, link, hash or seq order (edited, deleted, inserted, reordered). */
+  | "chain_broken"
+  /** The chain does not end where its head row says (the newest entries cut off, or the head changed). */
+  | "head_mismatch"
+  /** An unchained entry claims a seq inside the chained part, or carries chain fields. */
+  | "slipped_in"
+  /** An entry's seq was never handed out by the sequence (above its current value, or below 1). */
+  | "seq_out_of_range"
+  /** An entry is unchained for longer than the configured bound (AUDIT_MAX_UNCHAINED_SECONDS). */
+  | "unchained_overdue";
+
+/** What verify reports without failing. */
+export type ChainWarning =
+  /** Entries not chained yet (younger than the bound): until chained, an edit or delete of them is not detectable. */
+  | "unchained_pending"
+  /** Entries chained out of seq order because their transaction was still open when the chain passed their seq. */
+  | "late_entries";
+
 export interface ChainVerdict {
   ok: boolean;
   /** Chained entries that verified (entries still waiting for the chainer are not counted). */
   entries: number;
-  /** seq of the first entry that does not match its chain (for a cut-off chain: the head's seq), or null. */
+  /** seq of the first entry that fails (for a cut-off chain: the head's seq), or null. */
   brokenAt: number | null;
+  problem: ChainProblem | null;
+  /** Chained entries appended after their seq's place (see `audit_chain_gaps`). */
+  lateEntries: number;
+  /** Entries not in the chain when verify ran, and how old the oldest is (by its created_at). */
+  unchained: { count: number; oldestAgeSeconds: number | null; maxAgeSeconds: number };
+  warnings: ChainWarning[];
+}
+
+/** The sequence's current value: the largest seq handed out so far. */
+export async function sequenceHighWater(db: Executor): Promise<number> {
+  const [row] = rowsOf<{ last_value: string | number; is_called: boolean }>(await db.execute(sql`select last_value, is_called from audit_log_seq`));
+  return row!.is_called ? Number(row!.last_value) : Number(row!.last_value) - 1;
+}
+
+/** The default of AUDIT_MAX_UNCHAINED_SECONDS (apps/api/src/env.ts). */
+export const DEFAULT_MAX_UNCHAINED_SECONDS = 60;
+
+export interface VerifyOptions {
+  /** An entry unchained for longer fails verify. */
+  maxUnchainedSeconds?: number;
+  batchSize?: number;
 }
 
 /**
  * Verifies the organization's audit log: walks the chain in position order and checks each entry's
- * position, link and hash and that seq rises along it; checks that the chain ends where the head
- * row says (the newest entries were not cut off); and checks that no unchained entry claims a seq
- * inside the chained part (the chainer links in seq order, so such a row was slipped in later).
+ * position, link and hash and that seq rises along it (except for late entries of a recorded gap);
+ * checks that the chain ends where the head row says (the newest entries were not cut off); that no
+ * unchained entry claims a seq inside the chained part (the chainer links in seq order, so such a
+ * row was slipped in later); that every seq was handed out by the sequence; and reports the entries
+ * not chained yet, failing when one is older than `maxUnchainedSeconds`.
  */
-export async function verifyAuditChain(scope: OrgScope, batchSize = 1000): Promise<ChainVerdict> {
+export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions = {}): Promise<ChainVerdict> {
+  const maxAgeSeconds = options.maxUnchainedSeconds ?? DEFAULT_MAX_UNCHAINED_SECONDS;
+  const batchSize = options.batchSize ?? 1000;
+  const gaps = new Set((await scope.select(auditChainGaps)).map((gap) => gap.xactId));
+  const isLate = (xactId: number | null) => xactId !== null && gaps.has(xactId);
+
   let prevHash = GENESIS;
   let lastSeq = 0;
+  let maxSeq = 0;
   let entries = 0;
-  for (;;) {
+  let lateEntries = 0;
+  let failure: { problem: ChainProblem; brokenAt: number } | null = null;
+  const notInGap = or(isNull(auditLog.xactId), notInArray(auditLog.xactId, gaps.size ? [...gaps] : [-1]));
+  walk: for (;;) {
     const batch = await scope
       .select(auditLog, isNotNull(auditLog.chainPos), gt(auditLog.chainPos, entries))
       .orderBy(auditLog.chainPos)
       .limit(batchSize);
     for (const row of batch) {
       const expectedPos = entries + 1;
-      if (row.chainPos !== expectedPos || row.prevHash !== prevHash || row.seq <= lastSeq || entryHash(prevHash, row) !== row.hash) {
-        return { ok: false, entries, brokenAt: row.seq };
+      const late = row.seq <= maxSeq;
+      if (row.chainPos !== expectedPos || row.prevHash !== prevHash || (late && !isLate(row.xactId)) || entryHash(prevHash, row) !== row.hash) {
+        failure = { problem: "chain_broken", brokenAt: row.seq };
+        break walk;
       }
+      if (late) lateEntries += 1;
       prevHash = row.hash;
       lastSeq = row.seq;
+      maxSeq = Math.max(maxSeq, row.seq);
       entries += 1;
     }
     if (batch.length < batchSize) break;
   }
 
-  const [head] = await scope.select(auditChainHeads).limit(1);
-  if ((head?.chainPos ?? 0) !== entries || (head ? head.hash !== prevHash || head.seq !== lastSeq : entries > 0)) {
-    // Entries after the last one found were deleted (or the head row was).
-    return { ok: false, entries, brokenAt: head && head.chainPos > entries ? head.seq : lastSeq };
+  if (!failure) {
+    const [head] = await scope.select(auditChainHeads).limit(1);
+    if ((head?.chainPos ?? 0) !== entries || (head ? head.hash !== prevHash || head.seq !== maxSeq : entries > 0)) {
+      // Entries after the last one found were deleted (or the head row was).
+      failure = { problem: "head_mismatch", brokenAt: head && head.chainPos > entries ? head.seq : lastSeq };
+    }
   }
 
-  const [slippedIn] = await scope
-    .select(auditLog, isNull(auditLog.chainPos), or(lte(auditLog.seq, lastSeq), isNotNull(auditLog.hash), isNotNull(auditLog.prevHash)))
-    .orderBy(auditLog.seq)
-    .limit(1);
-  if (slippedIn) return { ok: false, entries, brokenAt: slippedIn.seq };
-  return { ok: true, entries, brokenAt: null };
+  if (!failure) {
+    // Late entries of a recorded gap may still be waiting for the chainer; anything else below the head was slipped in.
+    const [slippedIn] = await scope
+      .select(
+        auditLog,
+        isNull(auditLog.chainPos),
+        or(
+          and(lte(auditLog.seq, maxSeq), notInGap),
+          isNotNull(auditLog.hash),
+          isNotNull(auditLog.prevHash),
+        ),
+      )
+      .orderBy(auditLog.seq)
+      .limit(1);
+    if (slippedIn) failure = { problem: "slipped_in", brokenAt: slippedIn.seq };
+  }
+
+  if (!failure) {
+    // Read the entries' range before the sequence: every seq visible here was drawn before it is read.
+    const [range] = await scope.db
+      .select({ max: max(auditLog.seq) })
+      .from(auditLog)
+      .where(scope.owns(auditLog));
+    const highWater = await sequenceHighWater(scope.db);
+    // (A seq below 1, which the sequence never hands out either, lies below the head: refused above as slipped in.)
+    if (range?.max != null && Number(range.max) > highWater) failure = { problem: "seq_out_of_range", brokenAt: Number(range.max) };
+  }
+
+  const [pending] = await scope.db
+    .select({ count: count(), oldest: min(auditLog.createdAt) })
+    .from(auditLog)
+    .where(scope.owns(auditLog, isNull(auditLog.chainPos)));
+  const unchainedCount = Number(pending?.count ?? 0);
+  const oldest = pending?.oldest ? new Date(pending.oldest) : null;
+  const oldestAgeSeconds = oldest ? Math.max(0, Math.floor((Date.now() - oldest.getTime()) / 1000)) : null;
+
+  if (!failure && oldestAgeSeconds !== null && oldestAgeSeconds > maxAgeSeconds) {
+    const [overdue] = await scope
+      // A late entry's created_at is when its long transaction wrote it, not when it became visible.
+      .select(auditLog, isNull(auditLog.chainPos), lt(auditLog.createdAt, new Date(Date.now() - maxAgeSeconds * 1000)), notInGap)
+      .orderBy(auditLog.seq)
+      .limit(1);
+    if (overdue) failure = { problem: "unchained_overdue", brokenAt: overdue.seq };
+  }
+
+  const warnings: ChainWarning[] = [];
+  if (unchainedCount > 0) warnings.push("unchained_pending");
+  if (lateEntries > 0) warnings.push("late_entries");
+  return {
+    ok: failure === null,
+    entries,
+    brokenAt: failure?.brokenAt ?? null,
+    problem: failure?.problem ?? null,
+    lateEntries,
+    unchained: { count: unchainedCount, oldestAgeSeconds, maxAgeSeconds },
+    warnings,
+  };
 }

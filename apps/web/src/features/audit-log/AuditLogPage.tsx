@@ -1,6 +1,6 @@
 "use client";
 
-import { auditActorTypes, type AuditListItem } from "@clinsign/contracts";
+import { auditActorTypes, type AuditChainVerdict, type AuditListItem } from "@clinsign/contracts";
 import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -22,6 +22,22 @@ type ActorType = (typeof auditActorTypes)[number];
 function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
   const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, user: a.actorUser, system: a.actorSystem };
   return labels[type] ?? type;
+}
+
+/** Why the chain check failed, in words: which entry, and what that kind of break means. */
+function verdictProblem(verdict: AuditChainVerdict, a: Dictionary["auditLogPage"]): string {
+  const texts: Record<NonNullable<AuditChainVerdict["problem"]>, string> = {
+    chain_broken: a.verifyBroken,
+    head_mismatch: a.verifyHeadMismatch,
+    slipped_in: a.verifySlippedIn,
+    seq_out_of_range: a.verifySeqOutOfRange,
+    unchained_overdue: a.verifyUnchainedOverdue,
+  };
+  return format(texts[verdict.problem ?? "chain_broken"], {
+    seq: String(verdict.brokenAt),
+    count: String(verdict.entries),
+    max: String(verdict.unchained.maxAgeSeconds),
+  });
 }
 
 function EntryDetails({ entry, a }: { entry: AuditListItem; a: Dictionary["auditLogPage"] }) {
@@ -95,6 +111,7 @@ export function AuditLogPage() {
         <>
           {formatDateTime(entry.createdAt, locale)}
           <div className="cs-hint">{format(a.seq, { seq: String(entry.seq) })}</div>
+          {entry.chained ? null : <div className="cs-hint">{a.notChained}</div>}
         </>
       ),
     },
@@ -142,9 +159,17 @@ export function AuditLogPage() {
         >
           <div role="status" aria-live="polite">
             {verify.data?.ok ? <Notice tone="success">{format(a.verifyOk, { count: String(verify.data.entries) })}</Notice> : null}
-            {verify.data && !verify.data.ok ? (
-              <Notice tone="danger">{format(a.verifyBroken, { seq: String(verify.data.brokenAt), count: String(verify.data.entries) })}</Notice>
+            {verify.data && !verify.data.ok ? <Notice tone="danger">{verdictProblem(verify.data, a)}</Notice> : null}
+            {verify.data && verify.data.problem !== "unchained_overdue" && verify.data.unchained.count > 0 ? (
+              <Notice tone="info">
+                {format(a.verifyUnchainedPending, {
+                  count: String(verify.data.unchained.count),
+                  age: String(verify.data.unchained.oldestAgeSeconds ?? 0),
+                  max: String(verify.data.unchained.maxAgeSeconds),
+                })}
+              </Notice>
             ) : null}
+            {verify.data && verify.data.lateEntries > 0 ? <Notice tone="warning">{format(a.verifyLateEntries, { count: String(verify.data.lateEntries) })}</Notice> : null}
             {verify.error ? <Notice tone="danger">{describeApiError(readApiError(verify.error), t)}</Notice> : null}
           </div>
           {!canAdminister(me) ? <p className="cs-hint">{a.exportAdminOnly}</p> : null}
