@@ -1117,6 +1117,7 @@ export const de: Dictionary = {
     defaultDescription: "Gilt für jede Einrichtung ohne eigenes Erscheinungsbild und für die Formularseiten.",
     defaultNotSet: "Nicht gesetzt: Patientenseiten zeigen das Aussehen von ClinSign.",
     editDefault: "Standard bearbeiten",
+    adminOnly: "Nur Inhaber und Admins ändern das Erscheinungsbild. Sie sehen, was Patientinnen und Patienten sehen.",
     institutionsTitle: "Einrichtungen mit eigenem Erscheinungsbild",
     institutionsDescription: "Eine Signaturanfrage zeigt das Erscheinungsbild ihrer Einrichtung (institution_id), sonst den Standard.",
     addInstitution: "Erscheinungsbild einer Einrichtung hinzufügen",

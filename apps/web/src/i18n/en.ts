@@ -1118,6 +1118,7 @@ export const en = {
     defaultDescription: "Used by every institution without its own branding, and by the form pages.",
     defaultNotSet: "Not set: patient pages show ClinSign's own look.",
     editDefault: "Edit default",
+    adminOnly: "Only owners and admins change branding. You can see what patients see.",
     institutionsTitle: "Institutions with their own branding",
     institutionsDescription: "A signature request shows the branding of its institution (institution_id), or else the default.",
     addInstitution: "Add institution branding",
