@@ -17,6 +17,7 @@ export interface SettingsFormState {
   sessionAudience: string;
   sessionIssuer: string;
   sessionRequireJti: boolean;
+  sessionAcceptMissingAudIss: boolean;
 }
 
 /** Field key (as the API reports it, e.g. `webhookUrls.2`) → message. */
@@ -37,6 +38,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     sessionAudience: settings.sessionAudience ?? "",
     sessionIssuer: settings.sessionIssuer ?? "",
     sessionRequireJti: settings.sessionRequireJti,
+    sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,
   };
 }
 
@@ -54,7 +56,8 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.requireSessionVerification !== saved.requireSessionVerification ||
     form.sessionAudience.trim() !== saved.sessionAudience ||
     form.sessionIssuer.trim() !== saved.sessionIssuer ||
-    form.sessionRequireJti !== saved.sessionRequireJti
+    form.sessionRequireJti !== saved.sessionRequireJti ||
+    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss
   );
 }
 
@@ -80,6 +83,7 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     sessionAudience: form.sessionAudience.trim() || null,
     sessionIssuer: form.sessionIssuer.trim() || null,
     sessionRequireJti: form.sessionRequireJti,
+    sessionAcceptMissingAudIss: form.sessionAcceptMissingAudIss,
   };
   if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
   if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
