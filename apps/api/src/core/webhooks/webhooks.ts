@@ -41,11 +41,7 @@ export interface QueuedDelivery {
 /** The session config's webhookUrl, else the organization's default URLs; may be empty. */
 export async function webhookUrlsFor(ctx: OrgContext): Promise<string[]> {
   if (ctx.session?.config.webhookUrl) return [ctx.session.config.webhookUrl];
-  const [org] = await ctx.scope.db
-    .select({ urls: organizations.webhookUrls })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return org?.urls ?? [];
+  return defaultWebhookUrls(ctx);
 }
 
 /**
