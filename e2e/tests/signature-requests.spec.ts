@@ -74,7 +74,11 @@ test("detail: facts and timeline; change the expiry and the visibility", async (
   await expect(page.getByText(INSTITUTION, { exact: true })).toBeVisible();
   const timeline = page.getByRole("list", { name: "Timeline" });
   await expect(timeline.getByText("Created", { exact: true })).toBeVisible();
+  // The link is a bearer credential: shown on request, and the view is on the timeline.
+  await expect(page.getByTestId("signing-link")).toHaveCount(0);
+  await page.getByRole("button", { name: "Show signing link" }).click();
   await expect(page.getByTestId("signing-link")).toHaveValue(/\/sign\/[A-Za-z0-9_-]+$/);
+  await expect(timeline.getByText("Signing link viewed")).toBeVisible();
   await expectAccessible(page, "signature request detail");
 
   const nextMonth = new Date(Date.now() + 30 * 86_400_000);
@@ -132,6 +136,7 @@ test("create a request in the UI and hand it over by link or QR code", async () 
   await handOver.getByRole("link", { name: "Open the request" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Signature request" })).toBeVisible();
   await expect(page.getByText(patient, { exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Show signing link" }).click();
   await expect(page.getByTestId("signing-link")).toHaveValue(link);
 
   await page.getByRole("button", { name: "Show QR code" }).click();

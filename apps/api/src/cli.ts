@@ -17,7 +17,7 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   org configure --org ID [--webhook-url U]... [--webhook-secret S] [--otp on|off]
       [--session-jwt-secret S] [--session-jwks-url U] [--session-introspection-url U]
       [--require-session-verification on|off]
-      [--session-audience A] [--session-issuer I] [--require-jti on|off]   → {ok:true}
+      [--session-audience A] [--session-issuer I] [--require-jti on|off] [--accept-missing-aud-iss on|off]   → {ok:true}
       (an empty --session-audience / --session-issuer clears the check)
   token create --org ID [--name N]            → {id, token}
   token revoke --org ID --id TOKEN_ID         → {ok:true}
@@ -73,6 +73,9 @@ async function run(services: Services, command: string, values: Record<string, s
         ...(str("session-audience") !== undefined && { sessionAudience: str("session-audience") || null }),
         ...(str("session-issuer") !== undefined && { sessionIssuer: str("session-issuer") || null }),
         ...(str("require-jti") !== undefined && { sessionRequireJti: onOff(str("require-jti"), "--require-jti") }),
+        ...(str("accept-missing-aud-iss") !== undefined && {
+          sessionAcceptMissingAudIss: onOff(str("accept-missing-aud-iss"), "--accept-missing-aud-iss"),
+        }),
       };
       if (Object.keys(input).length === 0) throw new UsageError("org configure needs at least one setting");
       await updateOrganizationSettings(systemContext(services, org()), parseInput(updateOrganizationInput, input));
@@ -126,6 +129,7 @@ async function main(): Promise<number> {
       "session-audience": { type: "string" },
       "session-issuer": { type: "string" },
       "require-jti": { type: "string" },
+      "accept-missing-aud-iss": { type: "string" },
     },
   });
   const json = Boolean(values.json);

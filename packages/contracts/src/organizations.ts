@@ -35,6 +35,7 @@ export const organizationSettings = z.object({
   sessionAudience: z.string().nullable(),
   sessionIssuer: z.string().nullable(),
   sessionRequireJti: z.boolean(),
+  sessionAcceptMissingAudIss: z.boolean(),
   locale: z.enum(organizationLocales),
   timeZone: z.string(),
   phoneCountry: z.string(),
@@ -62,6 +63,11 @@ export const updateOrganizationInput = z.object({
   sessionAudience: claimValue.nullish(),
   sessionIssuer: claimValue.nullish(),
   sessionRequireJti: z.boolean().optional(),
+  /**
+   * With an audience or issuer configured, a token without that claim is refused unless this is
+   * true (some introspection endpoints omit them); a claim that is present must still match.
+   */
+  sessionAcceptMissingAudIss: z.boolean().optional(),
   locale: z.enum(organizationLocales).optional(),
   timeZone: timeZoneName.optional(),
   phoneCountry: z

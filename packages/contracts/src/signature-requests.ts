@@ -71,6 +71,8 @@ export const signatureTimelineKinds = [
   "visibility_changed",
   "expiry_changed",
   "link_replaced",
+  /** A staff member fetched the signing link (`signatures.revealLink`, or A2 with a staff session). */
+  "link_viewed",
   "webhook_delivery",
 ] as const;
 export type SignatureTimelineKind = (typeof signatureTimelineKinds)[number];
@@ -100,9 +102,12 @@ export const signatureTimelineEvent = z.object({
 });
 export type SignatureTimelineEvent = z.infer<typeof signatureTimelineEvent>;
 
+/**
+ * The detail carries no signing link: it is a bearer credential, fetched through
+ * `signatures.revealLink`, which writes an audit entry. `assignmentUrl` is the caller's own
+ * replacement address (A7), already in the audit log when it was set.
+ */
 export const signatureRequestDetail = signatureRequestListItem.extend({
-  /** The link the patient is given now: `assignmentUrl` when set, else the /sign/<token> link. */
-  signingUrl: z.string(),
   assignmentUrl: z.string().nullable(),
   declineReason: z.string().nullable(),
   sealError: z.string().nullable(),
@@ -115,6 +120,10 @@ export const signatureRequestDetail = signatureRequestListItem.extend({
   timeline: z.array(signatureTimelineEvent),
 });
 export type SignatureRequestDetail = z.infer<typeof signatureRequestDetail>;
+
+/** `signatures.revealLink`: the link the patient is given now: `assignmentUrl` when set, else the /sign/<token> link. */
+export const revealedSigningLink = z.object({ signingUrl: z.string() });
+export type RevealedSigningLink = z.infer<typeof revealedSigningLink>;
 
 const futureInstant = z
   .string({ message: "must be an ISO 8601 date-time string" })

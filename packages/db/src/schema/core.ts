@@ -44,6 +44,11 @@ export const organizations = pgTable("organizations", {
   sessionIssuer: text("session_issuer"),
   /** A4: refuse session tokens without a `jti` (so every token is single-use). */
   sessionRequireJti: boolean("session_require_jti").notNull().default(false),
+  /**
+   * A4: accept session tokens (or introspection answers) that carry no `aud` / `iss` although an
+   * audience / issuer is configured. Off: a configured check with the claim missing refuses.
+   */
+  sessionAcceptMissingAudIss: boolean("session_accept_missing_aud_iss").notNull().default(false),
   /** Language of what the clinic's outputs say (PDF, CSV, SMS texts): `de` or `en`. */
   locale: text("locale").$type<"de" | "en">().notNull().default("de"),
   /** IANA time zone in which dates and times are written for the clinic and its patients. */

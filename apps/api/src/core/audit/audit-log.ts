@@ -2,6 +2,7 @@ import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign
 import { auditLog, desc, eq, gte, lt, sql, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
+import { actsForOrganization } from "../permissions";
 import { CSV_BOM, csvRow } from "../lists/csv";
 import { afterKey, decodeCursor, keyOrder, parseSeqKey, toPage } from "../lists/keyset";
 import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
@@ -18,18 +19,27 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
     // seq rises with time (and is the chain order), and every filter has an index ending in it.
     .orderBy(desc(auditLog.seq))
     .limit(input.limit);
-  return rows.map(toEntry);
+  return rows.map((r) => toEntry(ctx, r));
 }
 
-const toEntry = (r: typeof auditLog.$inferSelect): AuditLogEntry => ({
+/**
+ * The one rule for the network data of audit entries (IP address, user agent), used by the lists
+ * and the CSV export alike: those who act for the organization (owners, admins, API tokens) see
+ * it; the staff role gets null. Addresses and user agents identify patients' and colleagues'
+ * devices, beyond what the staff role needs to follow the forms it works with.
+ */
+export function networkDataFor(ctx: OrgContext, r: { ip: string | null; userAgent: string | null }): { ip: string | null; userAgent: string | null } {
+  return actsForOrganization(ctx.actor) ? { ip: r.ip, userAgent: r.userAgent } : { ip: null, userAgent: null };
+}
+
+const toEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   id: r.id,
   action: r.action,
   templateIdentifier: r.templateIdentifier,
   actorType: r.actorType,
   actorId: r.actorId,
   metadata: r.metadata,
-  ip: r.ip,
-  userAgent: r.userAgent,
+  ...networkDataFor(ctx, r),
   createdAt: r.createdAt.toISOString(),
 });
 
@@ -60,13 +70,13 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
     .limit(limit + 1);
 }
 
-const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq, chained: r.chainPos !== null });
+const toListItem = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(ctx, r), seq: r.seq, chained: r.chainPos !== null });
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
 export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
   const rows = await auditRows(ctx, input, input.sort, after, input.limit);
-  return toPage(rows, input.limit, toListItem, (r) => [r.seq]);
+  return toPage(rows, input.limit, (r) => toListItem(ctx, r), (r) => [r.seq]);
 }
 
 /**
@@ -100,7 +110,10 @@ export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort
     const rows = await auditRows(ctx, filter, sort, afterSeq, AUDIT_EXPORT_PAGE);
     const page = rows.slice(0, AUDIT_EXPORT_PAGE);
     yield page
-      .map((r) => csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, r.ip, r.userAgent, JSON.stringify(r.metadata), r.hash ?? UNCHAINED_HASH_CELL, r.chainPos]))
+      .map((r) => {
+        const { ip, userAgent } = networkDataFor(ctx, r);
+        return csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, ip, userAgent, JSON.stringify(r.metadata), r.hash ?? UNCHAINED_HASH_CELL, r.chainPos]);
+      })
       .join("");
     if (rows.length <= AUDIT_EXPORT_PAGE) return;
     afterSeq = page[page.length - 1]!.seq;

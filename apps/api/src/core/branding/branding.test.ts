@@ -102,4 +102,28 @@ describe("the organization's default branding", () => {
     await expect(api.trpc({ cookie: staff }).organization.setDefaultBranding.mutate({ design_parameters: {} })).rejects.toMatchObject({ data: { httpStatus: 403 } });
     expect(await api.trpc({ cookie: staff }).organization.defaultBranding.query()).toBeNull();
   });
+
+  it("an institution's design and a logo upload follow the same rule: the staff role may look, not change", async () => {
+    const o = await api.createOrg("Brand roles institutions");
+    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "staff@inst-brand.test", password: "staff-password-123", role: "staff" });
+    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "admin@inst-brand.test", password: "admin-password-123", role: "admin" });
+    const staff = api.trpc({ cookie: await logInCookie(api, "staff@inst-brand.test", "staff-password-123") });
+    const admin = api.trpc({ cookie: await logInCookie(api, "admin@inst-brand.test", "admin-password-123") });
+    const brand = { institution_id: "station-7", logo_url: "https://cdn.example.org/station.svg", design_parameters: { primaryColor: "#0A7F5A" } };
+
+    await expect(staff.signatures.createDesign.mutate(brand)).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect(await api.services.db.select().from(institutionBranding).where(eq(institutionBranding.organizationId, o.orgId))).toHaveLength(0);
+    await admin.signatures.createDesign.mutate(brand);
+    await expect(staff.signatures.replaceDesign.mutate({ ...brand, logo_url: "https://attacker.example.org/logo.svg" })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect(await staff.signatures.getDesign.query({ institution_id: "station-7" })).toMatchObject({ logoUrl: "https://cdn.example.org/station.svg" });
+    // The API token (A5) and owners keep changing it.
+    expect((await design("PUT", { ...brand, design_parameters: { primaryColor: "#112233" } }, o)).status).toBe(200);
+    await api.trpc({ cookie: await logInCookie(api, o.ownerEmail, o.ownerPassword) }).signatures.replaceDesign.mutate(brand);
+
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
+    const staffCookie = await logInCookie(api, "staff@inst-brand.test", "staff-password-123");
+    const upload = await fetch(`${api.baseUrl}/staff/branding/logo`, { method: "POST", headers: { cookie: staffCookie, "content-type": "image/png" }, body: png });
+    expect(upload.status).toBe(403);
+    expect(await api.services.db.select().from(auditLog).where(eq(auditLog.action, "branding.logo_uploaded"))).toHaveLength(0);
+  });
 });

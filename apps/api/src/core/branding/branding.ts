@@ -3,6 +3,7 @@ import { eq, institutionBranding, institutions, organizationBranding } from "@cl
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
+import { actsForOrganization } from "../permissions";
 
 /** The caller's `institution_id` inside this organization, created on first use. */
 export async function ensureInstitution(ctx: OrgContext, externalId: string): Promise<string> {
@@ -17,6 +18,17 @@ async function findInstitution(ctx: OrgContext, externalId: string) {
 }
 
 const DESIGN_SAVED = "Design saved successfully";
+
+/**
+ * The one rule for changing branding (an institution's design, the default, an uploaded logo):
+ * what every patient of the organization sees, under its name, is an administrator's decision.
+ * Owners, admins and API tokens (A5 is an organization credential's path) may; the staff role
+ * may look, not change (403).
+ */
+export function assertMayChangeBranding(ctx: OrgContext): void {
+  if (actsForOrganization(ctx.actor)) return;
+  throw new AppError("forbidden", "changing branding needs the admin or owner role");
+}
 
 /**
  * A5. POST creates an institution's branding (409 if it exists), PUT replaces it (404 if none).
@@ -42,6 +54,7 @@ const toBranding = (row: { logoUrl: string | null; primaryColor: string | null; 
 });
 
 export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "create" | "replace"): Promise<{ message: string }> {
+  assertMayChangeBranding(ctx);
   const input = designInput.parse(raw);
   const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
@@ -91,6 +104,7 @@ export async function getDefaultBranding(ctx: OrgContext): Promise<Branding | nu
 
 /** Sets the organization's default branding, with the same validation as `/design`. */
 export async function saveDefaultBranding(ctx: OrgContext, raw: DefaultBrandingInput): Promise<Branding> {
+  assertMayChangeBranding(ctx);
   const values = brandingValues(defaultBrandingInput.parse(raw));
   return inTransaction(ctx, async (tx) => {
     await tx.scope

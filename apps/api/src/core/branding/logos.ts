@@ -2,6 +2,7 @@ import { LOGO_MAX_BYTES, type UploadedLogo } from "@clinsign/contracts";
 import { recordAudit } from "../audit/audit";
 import type { OrgContext, Services } from "../context";
 import { AppError } from "../errors";
+import { assertMayChangeBranding } from "./branding";
 import { sanitizeSvg } from "./svg-sanitizer";
 
 /**
@@ -53,6 +54,7 @@ export const logoTooLarge = () => new AppError("payload_too_large", `file: the l
 
 /** Stores a logo for the caller's organization and answers the path to put into `logo_url`. */
 export async function storeLogo(ctx: OrgContext, raw: Buffer): Promise<UploadedLogo> {
+  assertMayChangeBranding(ctx);
   const logo = prepareLogo(raw);
   const stored = await ctx.services.storage.put(`logo-${ctx.scope.organizationId}`, logo.bytes);
   const logoUrl = `${LOGO_PATH_PREFIX}${stored.key.slice("logo-".length)}`;

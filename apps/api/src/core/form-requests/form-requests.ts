@@ -5,6 +5,7 @@ import { knownInstitution } from "../branding/branding";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
+import { assertMayChooseDestinations } from "../forms/destinations";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
 import { formLinkSms } from "../messaging/sms-texts";
@@ -75,6 +76,7 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
     throw notFound("template", { field: "templateIdentifier" });
   }
   if (template.status !== "active") throw new AppError("not_found", "template is not active", { field: "templateIdentifier" });
+  await assertMayChooseDestinations(ctx, { emailTo: input.emailTo });
 
   const linkToken = randomSecret(32);
   const { jobId } = await inTransaction(ctx, async (tx) => {

@@ -47,6 +47,28 @@ async function send(templateIdentifier: string, rnummer: string, c = cookie) {
   return { id: row!.id, linkToken: linkTokenOf() };
 }
 
+describe("who may choose where a request's answers are e-mailed", () => {
+  it("staff with the staff role may not name addresses (403, nothing stored or sent); owners and API tokens may", async () => {
+    const t = await activeTemplate(org, undefined, "Anamnese Mail");
+    const mailTo = { phone: MOBILE, templateIdentifier: t.identifier, emailTo: ["collector@elsewhere.test"] };
+    await expect(api.trpc({ cookie: staffCookie }).formRequests.create.mutate({ ...mailTo, rnummer: "MAIL-staff" })).rejects.toMatchObject({
+      data: { httpStatus: 403 },
+    });
+    expect(await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "MAIL-staff"))).toHaveLength(0);
+    expect(twilio.requests).toHaveLength(0);
+    // Without addresses the staff role sends requests as before.
+    await api.trpc({ cookie: staffCookie }).formRequests.create.mutate({ phone: MOBILE, templateIdentifier: t.identifier, rnummer: "MAIL-plain" });
+    await api.trpc({ cookie }).formRequests.create.mutate({ ...mailTo, rnummer: "MAIL-owner" });
+    await api.trpc({ bearer: org.token }).formRequests.create.mutate({ ...mailTo, rnummer: "MAIL-token" });
+    const rows = await api.services.db.select().from(formRequests).where(sql`${formRequests.rnummer} like 'MAIL-%'`);
+    expect(rows.map((r) => [r.rnummer, r.emailTo]).sort()).toEqual([
+      ["MAIL-owner", ["collector@elsewhere.test"]],
+      ["MAIL-plain", []],
+      ["MAIL-token", ["collector@elsewhere.test"]],
+    ]);
+  });
+});
+
 describe("staff form requests list (the list contract)", () => {
   it("pages through every request once, filters by template, case number, state and time, and never shows another organization's", async () => {
     const t = await activeTemplate(org, undefined, "Anamnese Paging");

@@ -250,4 +250,20 @@ describe("who may choose a session's webhookUrl", () => {
     const rest = await api.request("POST", "/api/embed/sessions", { body: { ...creds(org), ...elsewhere } });
     expect(rest.status).toBe(200);
   });
+
+  it("staff with the staff role may not name e-mail addresses for the answers; owners, admins and API tokens may", async () => {
+    const t = await activeTemplate(org);
+    const staff = api.trpc({ cookie: await logInCookie(api, "staff@webhook.test", "a long enough password") });
+    const mailed = { templateIdentifier: t.identifier, config: { emailTo: ["collector@elsewhere.test"] } };
+    await expect(staff.sessions.create.mutate(mailed)).rejects.toMatchObject({ data: { httpStatus: 403 }, message: expect.stringContaining("e-mail") });
+    expect(await api.services.db.select().from(formSessions).where(sql`${formSessions.config}->'emailTo' ? 'collector@elsewhere.test'`)).toHaveLength(0);
+    for (const allowed of [
+      api.trpc({ cookie: await logInCookie(api, "admin@webhook.test", "a long enough password") }),
+      api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) }),
+      api.trpc({ bearer: org.token }),
+    ]) {
+      expect((await allowed.sessions.create.mutate(mailed)).sessionId).toMatch(/^fs_/);
+    }
+    expect(await api.services.db.select().from(formSessions).where(sql`${formSessions.config}->'emailTo' ? 'collector@elsewhere.test'`)).toHaveLength(3);
+  });
 });

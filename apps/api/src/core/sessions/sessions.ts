@@ -1,10 +1,11 @@
 import { createSessionInput, type CreatedSession, type CreateSessionInput, type ListPage, type ListSort, type PersonalLink, type SessionInfo } from "@clinsign/contracts";
-import { eq, formSessions, getTableColumns, gt, institutions, isNull, organizations, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
+import { eq, formSessions, getTableColumns, gt, institutions, isNull, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { AppError, notFound, unauthorized } from "../errors";
+import { notFound, unauthorized } from "../errors";
+import { assertMayChooseDestinations } from "../forms/destinations";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
 import { resolveFormTemplate } from "../forms/form-template";
@@ -20,7 +21,7 @@ const DEFAULT_LIFETIME_MINUTES = 24 * 60;
 export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput): Promise<CreatedSession> {
   const input = createSessionInput.parse(raw);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
-  if (input.config.webhookUrl !== undefined) await assertMayChooseWebhookUrl(ctx, input.config.webhookUrl);
+  await assertMayChooseDestinations(ctx, { webhookUrl: input.config.webhookUrl, emailTo: input.config.emailTo }, "config.");
   if (input.config.institutionId !== undefined) await knownInstitution(ctx, input.config.institutionId, "config.institutionId");
   const { expiresInMinutes, ...config } = input.config;
   const sessionId = `fs_${randomSecret(32)}`;
@@ -37,20 +38,6 @@ export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput
     });
     const embedUrl = `${ctx.services.config.publicWebUrl}/embed/${encodeURIComponent(template.identifier)}?session=${encodeURIComponent(sessionId)}`;
     return { sessionId, expiresAt: expiresAt.toISOString(), embedUrl };
-  });
-}
-
-/**
- * A session's webhookUrl receives the patient's answers, so naming a URL of one's own choosing is
- * an administrator's decision: staff with the `staff` role may only name one of the
- * organization's default URLs. API tokens are organization credentials and may name any.
- */
-async function assertMayChooseWebhookUrl(ctx: OrgContext, webhookUrl: string): Promise<void> {
-  if (ctx.actor.type !== "user" || ctx.actor.role === "owner" || ctx.actor.role === "admin") return;
-  const [org] = await ctx.scope.db.select({ urls: organizations.webhookUrls }).from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
-  if (org?.urls.includes(webhookUrl)) return;
-  throw new AppError("forbidden", "only owners and admins may send a session's webhook to a URL other than the organization's default URLs", {
-    field: "config.webhookUrl",
   });
 }
 

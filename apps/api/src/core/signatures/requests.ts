@@ -145,6 +145,7 @@ export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_i
   // One query: the title comes from the pinned version, or the newest one while not started.
   const rows = await ctx.scope.db
     .select({
+      id: signatureRequests.id,
       documentId: signatureRequests.documentId,
       title: documentVersions.title,
       assignmentUrl: signatureRequests.assignmentUrl,
@@ -172,6 +173,13 @@ export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_i
     )
     .orderBy(signatureRequests.expiresAt, signatureRequests.id)
     .limit(LIST_LIMIT);
+  // A2 hands out signing links (bearer credentials). Called with a staff session rather than an
+  // API token, each link it shows is recorded as the console's revealLink records it.
+  if (ctx.actor.type === "user" && rows.length > 0) {
+    await inTransaction(ctx, async (tx) => {
+      for (const row of rows) await recordAudit(tx, { action: "signature.link_viewed", metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null, via: "A2" } });
+    });
+  }
   return rows.map((row) => ({
     document_id: row.documentId,
     document_title: row.title,

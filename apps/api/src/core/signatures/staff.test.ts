@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, eq, organizations, signatureRequests, sql } from "@clinsign/db";
+import { auditLog, eq, organizations, signatureRequests, sql, users } from "@clinsign/db";
 import { ensureInstitution } from "../branding/branding";
 import { sha256Hex } from "../crypto";
 import { encodeCursor } from "../lists/keyset";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { inOneHour, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import { createStaffUser } from "../staff/staff";
 import { markSealGaveUp } from "./seal";
 
 let api: TestApi;
@@ -160,7 +161,7 @@ describe("signatures.list (the organization-wide request list)", () => {
 });
 
 describe("signatures.detail and signatures.update", () => {
-  it("shows the timeline of open, sign and the webhook deliveries, the current link, and never the token hash", async () => {
+  it("shows the timeline of open, sign and the webhook deliveries, and never the link, the token or its hash", async () => {
     await api.services.db.update(organizations).set({ webhookUrls: [`${files.origin}/hook`] }).where(eq(organizations.id, org.orgId));
     files.set("/hook", (_req, res) => res.writeHead(204).end());
     try {
@@ -177,7 +178,6 @@ describe("signatures.detail and signatures.update", () => {
         institutionId: "station-9",
         orderBy: "dr.staff",
         documentName: "Narkose",
-        signingUrl: created.signing_link,
         assignmentUrl: null,
         signatureMethod: "typed",
         canSealAgain: false,
@@ -195,12 +195,42 @@ describe("signatures.detail and signatures.update", () => {
       const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, created.signature_id));
       expect(text).not.toContain(row!.tokenHash);
       expect(text).not.toContain(row!.tokenEnc);
+      expect(text).not.toContain(token);
+      expect(detail).not.toHaveProperty("signingUrl");
       // The timeline's times are in order.
       const times = detail.timeline.map((e) => Date.parse(e.at));
       expect([...times].sort((a, b) => a - b)).toEqual(times);
     } finally {
       await api.services.db.update(organizations).set({ webhookUrls: [] }).where(eq(organizations.id, org.orgId));
     }
+  });
+
+  it("hands the signing link out only through revealLink, to every staff role, and audits each view with its viewer", async () => {
+    const request = await requestSignature(api, org, docA, "P-reveal", "station-5");
+    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "desk@reveal.test", password: "desk-password-123", role: "staff" });
+    const desk = api.trpc({ cookie: await logInCookie(api, "desk@reveal.test", "desk-password-123") });
+    const [deskUser] = await api.services.db.select({ id: users.id }).from(users).where(eq(users.email, "desk@reveal.test"));
+
+    // Neither the list nor the detail carries the link.
+    const listed = await desk.signatures.list.query({ patientId: "P-reveal" });
+    const detail = await desk.signatures.detail.query({ id: request.id });
+    expect(JSON.stringify([listed, detail])).not.toContain(request.token);
+    expect(await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`)).toHaveLength(0);
+
+    expect(await desk.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: request.link });
+    const views = await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`);
+    expect(views).toEqual([expect.objectContaining({ actorType: "user", actorId: deskUser!.id, metadata: { signatureId: request.id, replaced: false } })]);
+    expect((await desk.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind)).toEqual(["created", "link_viewed"]);
+
+    // Another organization's staff and strangers get nothing, and nothing is recorded.
+    await expect(otherStaff.signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(api.trpc({}).signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    // A2 called with a staff session hands out links too: each one is recorded the same way.
+    const open = await desk.signatures.listOpen.query({ patient_id: "P-reveal" });
+    expect(open.map((l) => l.signing_link)).toEqual([request.link]);
+    // An API token (the integration A2 is for) is not a person viewing a link: nothing extra.
+    await api.trpc({ bearer: org.token }).signatures.listOpen.query({ patient_id: "P-reveal" });
+    expect(await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`)).toHaveLength(2);
   });
 
   it("records a decline with its reason", async () => {
@@ -218,13 +248,16 @@ describe("signatures.detail and signatures.update", () => {
     const request = await requestSignature(api, org, docA, "P-update", "station-4");
     const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const updated = await staff.signatures.update.mutate({ id: request.id, visibility: "draft", expiresAt, assignmentUrl: "https://his.example.org/sign/42" });
-    expect(updated).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: "https://his.example.org/sign/42", signingUrl: "https://his.example.org/sign/42" });
+    expect(updated).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: "https://his.example.org/sign/42" });
+    expect(await staff.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: "https://his.example.org/sign/42" });
     expect(updated.timeline.map((e) => e.kind)).toEqual(["created", "visibility_changed", "expiry_changed", "link_replaced"]);
+    expect((await staff.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind).at(-1)).toBe("link_viewed");
     expect(updated.timeline[1]).toMatchObject({ actorType: "user", detail: "active → draft" });
 
     // Clearing the link brings the signing link back; only what is sent changes.
     const cleared = await staff.signatures.update.mutate({ id: request.id, assignmentUrl: null });
-    expect(cleared).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: null, signingUrl: request.link });
+    expect(cleared).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: null });
+    expect(await staff.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: request.link });
     const entries = await api.services.db.select().from(auditLog).where(sql`${auditLog.metadata}->>'signatureId' = ${request.id} and ${auditLog.action} = 'signature.assignment_updated'`);
     expect(entries.map((e) => e.metadata)).toEqual([
       expect.objectContaining({ visibility: { from: "active", to: "draft" }, expiresAt: expect.objectContaining({ to: expiresAt }), assignmentUrl: "https://his.example.org/sign/42" }),

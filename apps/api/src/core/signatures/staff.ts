@@ -1,5 +1,6 @@
 import type {
   ListPage,
+  RevealedSigningLink,
   ListSort,
   SignatureRequestDetail,
   SignatureRequestListItem,
@@ -25,7 +26,8 @@ import {
   webhookDeliveries,
   type SQL,
 } from "@clinsign/db";
-import type { OrgContext } from "../context";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { changeSignatureRequest, findSignatureRequest, isPastExpiry, signingLink, type SignatureRequestChange, type SignatureRequestRow } from "./requests";
 import { latestSealJob } from "./seal";
@@ -194,6 +196,8 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
       if ("assignmentUrl" in m) events.push({ at, kind: "link_replaced", actorType, detail: text(m.assignmentUrl) ?? "cleared: the signing link is used again" });
       return events;
     }
+    case "signature.link_viewed":
+      return [{ at, kind: "link_viewed", actorType }];
     case "webhook.dispatched":
       return typeof m.deliveryId === "string" ? [{ at, kind: "webhook_delivery", actorType, detail: text(m.event), deliveryId: m.deliveryId }] : [];
     default:
@@ -231,8 +235,8 @@ async function timelineOf(ctx: OrgContext, row: SignatureRequestRow): Promise<Si
 }
 
 /**
- * Staff: one request with its current link and its timeline. The link is the one the patient is
- * given now (A2's rule); the token's hash and the signer's network data stay out.
+ * Staff: one request with its timeline. The signing link stays out (see revealSigningLink), as do
+ * the token's hash and the signer's network data.
  */
 export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: string }): Promise<SignatureRequestDetail> {
   const row = await findSignatureRequest(ctx, input.id);
@@ -244,7 +248,6 @@ export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: st
   return {
     ...item,
     status: sealGaveUp ? "failed" : item.status,
-    signingUrl: row.assignmentUrl ?? signingLink(ctx, ctx.services.secrets.open(row.tokenEnc)),
     assignmentUrl: row.assignmentUrl,
     declineReason: row.declineReason,
     sealError: row.sealError,
@@ -253,6 +256,21 @@ export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: st
     hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
     timeline: await timelineOf(ctx, row),
   };
+}
+
+/**
+ * Staff: the link the patient is given now (A2's rule: the caller's `assignmentUrl` when set,
+ * else the /sign/<token> link), to copy or show as a QR code at the desk. The link is a bearer
+ * credential: whoever holds it can open the patient's document and sign. Every role may fetch it,
+ * because handing it over is the desk's work, but only through this call, and each call is an
+ * audit entry `signature.link_viewed` naming the staff member (the request's timeline shows it).
+ */
+export async function revealSigningLink(ctx: OrgContext, input: { id: string }): Promise<RevealedSigningLink> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await findSignatureRequest(tx, input.id);
+    await recordAudit(tx, { action: "signature.link_viewed", metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null } });
+    return { signingUrl: row.assignmentUrl ?? signingLink(tx, tx.services.secrets.open(row.tokenEnc)) };
+  });
 }
 
 /**

@@ -248,16 +248,16 @@ describe("A4 audience, issuer and required jti", () => {
   const AUDIENCE = "clinsign-verify";
   const ISSUER = "https://portal.example";
 
-  it("HS256: aud must contain the audience and iss equal the issuer when configured", async () => {
+  it("HS256: aud must contain the audience and iss equal the issuer when configured; a missing one is refused", async () => {
     const org = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET, sessionAudience: AUDIENCE, sessionIssuer: ISSUER });
     const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
     const good = await hs256({ sub: "P-A", aud: ["other", AUDIENCE], iss: ISSUER });
     expect((await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: good })).body.valid).toBe(true);
     const cases: [string, string][] = [
       ["audience_mismatch", await hs256({ sub: "P-A", aud: "someone-else", iss: ISSUER })],
-      ["audience_mismatch", await hs256({ sub: "P-A", iss: ISSUER })],
+      ["audience_missing", await hs256({ sub: "P-A", iss: ISSUER })],
       ["issuer_mismatch", await hs256({ sub: "P-A", aud: AUDIENCE, iss: "https://evil.example" })],
-      ["issuer_mismatch", await hs256({ sub: "P-A", aud: AUDIENCE })],
+      ["issuer_missing", await hs256({ sub: "P-A", aud: AUDIENCE })],
     ];
     for (const [reason, token] of cases) {
       const res = await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: token });
@@ -275,13 +275,14 @@ describe("A4 audience, issuer and required jti", () => {
     expect(await refusalReasons(org)).toEqual(["audience_mismatch", "issuer_mismatch"]);
   });
 
-  it("introspection: aud and iss of the answer are compared when present (RFC 7662)", async () => {
+  it("introspection: aud and iss of the answer are compared, and a missing one is refused unless explicitly accepted", async () => {
     const now = Math.floor(Date.now() / 1000);
     const answers: Record<string, Record<string, unknown>> = {
       "ok-bare": { active: true, sub: "P-A", exp: now + 300 },
       "ok-claims": { active: true, sub: "P-A", exp: now + 300, aud: [AUDIENCE], iss: ISSUER },
       "wrong-aud": { active: true, sub: "P-A", exp: now + 300, aud: "someone-else" },
-      "wrong-iss": { active: true, sub: "P-A", exp: now + 300, iss: "https://evil.example" },
+      "wrong-iss": { active: true, sub: "P-A", exp: now + 300, aud: AUDIENCE, iss: "https://evil.example" },
+      "no-iss": { active: true, sub: "P-A", exp: now + 300, aud: AUDIENCE },
     };
     files.set("/introspect-claims", (_req, res, body) => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answers[new URLSearchParams(body).get("token") ?? ""] ?? { active: false }));
@@ -289,10 +290,38 @@ describe("A4 audience, issuer and required jti", () => {
     const org = await orgWith({ sessionMethod: "introspection", sessionIntrospectionUrl: `${files.origin}/introspect-claims`, sessionAudience: AUDIENCE, sessionIssuer: ISSUER });
     const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
     const valid = async (token: string) => (await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: token })).body.valid;
-    expect(await valid("ok-bare")).toBe(true);
     expect(await valid("ok-claims")).toBe(true);
+    expect(await valid("ok-bare")).toBe(false);
+    expect(await valid("no-iss")).toBe(false);
     expect(await valid("wrong-aud")).toBe(false);
     expect(await valid("wrong-iss")).toBe(false);
+    expect(await refusalReasons(org)).toEqual(["audience_missing", "issuer_missing", "audience_mismatch", "issuer_mismatch"]);
+
+    // Accepting tokens without the claims is an explicit setting; a claim that is present still has to match.
+    const lenient = await orgWith({
+      sessionMethod: "introspection",
+      sessionIntrospectionUrl: `${files.origin}/introspect-claims`,
+      sessionAudience: AUDIENCE,
+      sessionIssuer: ISSUER,
+      sessionAcceptMissingAudIss: true,
+    });
+    const other = await requestSignature(api, lenient, documentIds[lenient.orgId]!, "P-A");
+    const validThere = async (token: string) => (await verify(lenient, { patient_id: "P-A", signature_id: other.id, session_token: token })).body.valid;
+    expect(await validThere("ok-bare")).toBe(true);
+    expect(await validThere("no-iss")).toBe(true);
+    expect(await validThere("wrong-aud")).toBe(false);
+    expect(await validThere("wrong-iss")).toBe(false);
+    expect(await refusalReasons(lenient)).toEqual(["audience_mismatch", "issuer_mismatch"]);
+  });
+
+  it("JWT: accepting tokens without aud/iss is the same explicit setting", async () => {
+    const org = await orgWith({ sessionMethod: "hs256", sessionJwtSecret: SECRET, sessionAudience: AUDIENCE, sessionIssuer: ISSUER, sessionAcceptMissingAudIss: true });
+    const request = await requestSignature(api, org, documentIds[org.orgId]!, "P-A");
+    const check = async (claims: Record<string, unknown>) => (await verify(org, { patient_id: "P-A", signature_id: request.id, session_token: await hs256({ sub: "P-A", ...claims }) })).body.valid;
+    expect(await check({})).toBe(true);
+    expect(await check({ aud: AUDIENCE })).toBe(true);
+    expect(await check({ aud: "someone-else" })).toBe(false);
+    expect(await check({ iss: "https://evil.example" })).toBe(false);
     expect(await refusalReasons(org)).toEqual(["audience_mismatch", "issuer_mismatch"]);
   });
 

@@ -30,7 +30,9 @@ export type RefusalReason =
   | "jti_replayed"
   | "jti_missing"
   | "audience_mismatch"
+  | "audience_missing"
   | "issuer_mismatch"
+  | "issuer_missing"
   | "jwks_unavailable"
   | "introspection_unavailable"
   | "inactive_token";
@@ -57,8 +59,6 @@ type OrgRow = typeof organizations.$inferSelect;
 
 function joseRefusal(error: unknown): Refusal {
   if (error instanceof joseErrors.JWTExpired) return new Refusal("token_expired");
-  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") return new Refusal("audience_mismatch");
-  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "iss") return new Refusal("issuer_mismatch");
   return new Refusal("bad_token", error instanceof Error ? error.message.slice(0, 200) : undefined);
 }
 
@@ -85,23 +85,49 @@ async function jwksKeys(ctx: OrgContext, url: string, refresh: boolean): Promise
   }
 }
 
-/** RFC 7662 answers carry `aud`/`iss` optionally; when present they must match the organization's. */
-function checkIntrospectedIssuer(org: OrgRow, answer: JWTPayload) {
-  if (org.sessionAudience !== null && answer.aud !== undefined) {
-    const audiences = Array.isArray(answer.aud) ? answer.aud : [answer.aud];
-    if (!audiences.includes(org.sessionAudience)) throw new Refusal("audience_mismatch");
+/**
+ * `aud` and `iss` against the organization's configured audience and issuer, one check for every
+ * method (JWTs and RFC 7662 answers alike): `aud` (a string or a list) must contain the audience,
+ * `iss` must equal the issuer. A configured check whose claim is missing refuses, unless the
+ * organization explicitly accepts such tokens (`sessionAcceptMissingAudIss`, off by default; RFC
+ * 7662 makes both optional, so some introspection endpoints omit them). A present claim is always
+ * compared. Nothing is checked where nothing is configured.
+ */
+function checkAudienceAndIssuer(
+  org: Pick<OrgRow, "sessionAudience" | "sessionIssuer" | "sessionAcceptMissingAudIss">,
+  claims: Pick<SessionClaims, "aud" | "iss">,
+): void {
+  if (org.sessionAudience !== null) {
+    if (claims.aud === undefined) {
+      if (!org.sessionAcceptMissingAudIss) throw new Refusal("audience_missing");
+    } else {
+      const audiences: unknown[] = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+      if (!audiences.includes(org.sessionAudience)) throw new Refusal("audience_mismatch");
+    }
   }
-  if (org.sessionIssuer !== null && answer.iss !== undefined && answer.iss !== org.sessionIssuer) throw new Refusal("issuer_mismatch");
+  if (org.sessionIssuer !== null) {
+    if (claims.iss === undefined) {
+      if (!org.sessionAcceptMissingAudIss) throw new Refusal("issuer_missing");
+    } else if (claims.iss !== org.sessionIssuer) {
+      throw new Refusal("issuer_mismatch");
+    }
+  }
 }
 
-/** Confirms the session token with the organization's configured method and returns its claims. */
+/**
+ * Confirms the session token with the organization's configured method and returns its claims,
+ * with `aud` and `iss` checked (checkAudienceAndIssuer).
+ */
 async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
-  const options: JWTVerifyOptions = {
-    requiredClaims: ["exp", "sub"],
-    clockTolerance: CLOCK_TOLERANCE_SECONDS,
-    ...(org.sessionAudience !== null && { audience: org.sessionAudience }),
-    ...(org.sessionIssuer !== null && { issuer: org.sessionIssuer }),
-  };
+  const claims = await confirmedClaims(ctx, org, token);
+  checkAudienceAndIssuer(org, claims);
+  return claims;
+}
+
+/** The token's claims as the configured method confirms them (signature, `exp`, an active introspection answer). */
+async function confirmedClaims(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
+  // `aud` and `iss` are compared by checkAudienceAndIssuer, the same way for every method.
+  const options: JWTVerifyOptions = { requiredClaims: ["exp", "sub"], clockTolerance: CLOCK_TOLERANCE_SECONDS };
   switch (org.sessionMethod) {
     case "hs256": {
       if (!org.sessionJwtSecretEnc) throw new Refusal("no_method_configured");
@@ -140,7 +166,6 @@ async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promis
         active?: unknown;
       };
       if (!answer || typeof answer !== "object" || answer.active !== true) throw new Refusal("inactive_token");
-      checkIntrospectedIssuer(org, answer);
       if (typeof answer.exp !== "number") throw new Refusal("bad_token", "introspection answer has no exp");
       if (answer.exp * 1000 <= Date.now() - CLOCK_TOLERANCE_SECONDS * 1000) throw new Refusal("token_expired");
       return answer;

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eq, jobs } from "@clinsign/db";
+import { eq, jobs, webhookDeliveries } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { activeTemplate } from "../../testing/forms";
+import { activeTemplate, newSession } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
 import { createStaffUser } from "../staff/staff";
@@ -87,6 +87,38 @@ describe("staff webhook delivery log (the list contract)", () => {
 
     await expect(api.trpc({ cookie: otherCookie }).webhooks.delivery.query({ deliveryId: delivery.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
     await expect(api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: delivery.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+
+  it("resends only to a URL that is still configured: a default URL, or a valid session's", async () => {
+    const client = api.trpc({ cookie });
+    const t = await activeTemplate(org);
+    await client.webhooks.test.mutate({ templateIdentifier: t.identifier, event: "form.closed" });
+    const [toDefault] = (await client.webhooks.attempts.query({ templateIdentifier: t.identifier })).items;
+    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/session-hook` });
+    await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } });
+    // The event is queued for the background runner: its delivery row names the session's URL.
+    const [toSession] = await api.services.db.select({ deliveryId: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.url, `${receiver.url}/session-hook`));
+    receiver.requests.length = 0;
+
+    // The default URL was removed from the settings: its stored bodies no longer go there.
+    await updateOrganizationSettings(org.ctx, { webhookUrls: [`${receiver.url}/new-hook`] });
+    try {
+      await expect(client.webhooks.resend.mutate({ deliveryId: toDefault!.deliveryId })).rejects.toMatchObject({
+        data: { httpStatus: 409 },
+        message: expect.stringContaining("no longer configured"),
+      });
+    } finally {
+      await updateOrganizationSettings(org.ctx, { webhookUrls: [`${receiver.url}/hook`] });
+    }
+    // The session still names its URL: the resend goes there, until the session is revoked.
+    expect((await client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).delivered).toBe(true);
+    expect(receiver.requests.map((r) => r.path)).toEqual(["/session-hook"]);
+    const [session] = (await api.trpc({ cookie }).sessions.list.query({ templateIdentifier: t.identifier })).items;
+    await api.trpc({ cookie }).sessions.revoke.mutate({ id: session!.id });
+    await expect(client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+    expect(receiver.requests).toHaveLength(1);
+    // Back among the defaults, the first delivery may be resent again.
+    expect((await client.webhooks.resend.mutate({ deliveryId: toDefault!.deliveryId })).delivered).toBe(true);
   });
 
   it("shows every role the URLs and only the secret's prefix", async () => {

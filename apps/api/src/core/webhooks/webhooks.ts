@@ -1,9 +1,10 @@
 import { createHmac } from "node:crypto";
 import type { WebhookLogEntry } from "@clinsign/contracts";
-import { desc, eq, organizations, OrgScope, webhookAttempts, webhookDeliveries } from "@clinsign/db";
+import { desc, eq, formSessions, gt, organizations, OrgScope, sql, webhookAttempts, webhookDeliveries } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
+import { defaultWebhookUrls } from "../forms/destinations";
 import { runJobNow, type JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
@@ -40,11 +41,7 @@ export interface QueuedDelivery {
 /** The session config's webhookUrl, else the organization's default URLs; may be empty. */
 export async function webhookUrlsFor(ctx: OrgContext): Promise<string[]> {
   if (ctx.session?.config.webhookUrl) return [ctx.session.config.webhookUrl];
-  const [org] = await ctx.scope.db
-    .select({ urls: organizations.webhookUrls })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return org?.urls ?? [];
+  return defaultWebhookUrls(ctx);
 }
 
 /**
@@ -240,10 +237,42 @@ export async function listWebhookLog(
   }));
 }
 
-/** Staff: sends a logged event again to its URL, as a new delivery with the same body. */
+/**
+ * Whether a URL is still a configured destination for a template's events: one of the
+ * organization's default URLs now, or the webhookUrl of an embed session for that template that
+ * is still valid (neither expired nor revoked). A delivery does not record the session it came
+ * from, so any such session counts: whoever created it was allowed to name that URL
+ * (forms/destinations.ts) and its answers go there today.
+ */
+async function isConfiguredWebhookUrl(ctx: OrgContext, url: string, templateIdentifier: string | null): Promise<boolean> {
+  if ((await defaultWebhookUrls(ctx)).includes(url)) return true;
+  if (templateIdentifier === null) return false;
+  const [session] = await ctx.scope
+    .select(
+      formSessions,
+      eq(formSessions.templateIdentifier, templateIdentifier),
+      gt(formSessions.expiresAt, new Date()),
+      sql`${formSessions.config}->>'webhookUrl' = ${url}`,
+    )
+    .limit(1);
+  return session !== undefined;
+}
+
+/**
+ * Staff: sends a logged event again to its URL, as a new delivery with the same body. The body
+ * carries the patient's answers, so it goes only to a URL that is still configured (409
+ * `webhook_url_not_configured` otherwise): removing a URL from the settings, or a session
+ * expiring or being revoked, ends every delivery to it, resends included.
+ */
 export async function resendWebhook(ctx: OrgContext, input: { deliveryId: string }): Promise<{ deliveryId: string; delivered: boolean }> {
   const [original] = await ctx.scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
   if (!original) throw notFound("webhook delivery", { field: "deliveryId" });
+  if (!(await isConfiguredWebhookUrl(ctx, original.url, original.templateIdentifier))) {
+    throw new AppError("conflict", "this delivery's URL is no longer configured: it is neither a default webhook URL nor that of a valid session", {
+      field: "deliveryId",
+      reason: "webhook_url_not_configured",
+    });
+  }
   const { eventType, templateIdentifier, url, body } = original;
   const queued = await inTransaction(ctx, (tx) =>
     queueDelivery(tx, { eventType, templateIdentifier, url, body }, true, { resentFrom: original.id }),

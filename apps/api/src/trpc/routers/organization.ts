@@ -10,5 +10,6 @@ export const organizationRouter = {
   rotateWebhookSecret: adminProcedure.mutation(({ ctx }) => rotateWebhookSecret(ctx.org)),
   /** The default branding: institutions without their own, and the form pages. */
   defaultBranding: staffProcedure.query(({ ctx }) => getDefaultBranding(ctx.org)),
-  setDefaultBranding: adminProcedure.input(defaultBrandingInput).mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
+  /** Owners and admins: the service's one branding rule (assertMayChangeBranding) decides, as for `/design`. */
+  setDefaultBranding: staffProcedure.input(defaultBrandingInput).mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
 } satisfies TRPCRouterRecord;

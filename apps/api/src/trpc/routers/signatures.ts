@@ -23,7 +23,7 @@ import {
   updateAssignment,
 } from "../../core/signatures/requests";
 import { sealAgain } from "../../core/signatures/seal";
-import { getSignatureRequestDetail, listSignatureRequestPage, updateSignatureRequest } from "../../core/signatures/staff";
+import { getSignatureRequestDetail, listSignatureRequestPage, revealSigningLink, updateSignatureRequest } from "../../core/signatures/staff";
 import { verifySession } from "../../core/signatures/verify-session";
 import { orgProcedure, staffProcedure } from "../trpc";
 
@@ -45,8 +45,10 @@ export const signaturesRouter = {
   replaceDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "replace")),
   /** Staff: the organization's requests under the list contract (status incl. `failed`, visibility, patient, document, institution, time). */
   list: staffProcedure.input(listSignatureRequestsInput).query(({ ctx, input }) => listSignatureRequestPage(ctx.org, input)),
-  /** Staff: one request with its current link and its timeline (audit entries and webhook deliveries). */
+  /** Staff: one request with its timeline (audit entries and webhook deliveries); no signing link. */
   detail: staffProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequestDetail(ctx.org, input)),
+  /** Staff: the signing link, for the desk; each call is an audit entry `signature.link_viewed`. */
+  revealLink: staffProcedure.input(signatureRequestIdInput).mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
   /** Staff: visibility, expiry and link (the service A7 uses); answers the detail. */
   update: staffProcedure.input(updateSignatureRequestInput).mutation(({ ctx, input }) => updateSignatureRequest(ctx.org, input)),
   /** Staff: institutions with their own branding; the others show the organization default. */

@@ -6,6 +6,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { ListBody } from "../../components/lists/ListBody";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
@@ -64,14 +65,17 @@ function DefaultCard() {
   const b = t.brandingPage;
   const trpc = useTRPC();
   const current = useQuery(trpc.organization.defaultBranding.queryOptions());
+  const canEdit = canAdminister(useSession());
   return (
     <Card
       title={b.defaultTitle}
       description={b.defaultDescription}
       actions={
-        <Link className="cs-button cs-button--secondary" href={editHref({ kind: "default" })}>
-          {b.editDefault}
-        </Link>
+        canEdit ? (
+          <Link className="cs-button cs-button--secondary" href={editHref({ kind: "default" })}>
+            {b.editDefault}
+          </Link>
+        ) : undefined
       }
     >
       {current.isPending ? (
@@ -95,6 +99,7 @@ function InstitutionsCard() {
   const trpc = useTRPC();
   const list = useInfiniteQuery(trpc.signatures.brandings.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const canEdit = canAdminister(useSession());
   const columns: TableColumn<InstitutionBrandingItem>[] = [
     { key: "institution", header: b.columnInstitution, render: (row) => <strong>{row.institutionId}</strong> },
     { key: "primary", header: b.primaryColor, render: (row) => <Swatch color={row.primaryColor} /> },
@@ -102,7 +107,9 @@ function InstitutionsCard() {
     { key: "font", header: b.font, render: (row) => row.font ?? b.fontDefault },
     { key: "logo", header: b.logo, render: (row) => (row.logoUrl ? b.logoSet : b.logoNone) },
     { key: "updated", header: b.columnUpdated, render: (row) => formatDateTime(row.updatedAt, locale) },
-    {
+  ];
+  if (canEdit)
+    columns.push({
       key: "edit",
       header: b.edit,
       end: true,
@@ -111,17 +118,18 @@ function InstitutionsCard() {
           {b.edit}
         </Link>
       ),
-    },
-  ];
+    });
   return (
     <Card
       title={b.institutionsTitle}
       description={b.institutionsDescription}
       flush
       actions={
-        <Link className="cs-button cs-button--primary" href={editHref({ kind: "new" })}>
-          {b.addInstitution}
-        </Link>
+        canEdit ? (
+          <Link className="cs-button cs-button--primary" href={editHref({ kind: "new" })}>
+            {b.addInstitution}
+          </Link>
+        ) : undefined
       }
     >
       <ListBody
@@ -147,6 +155,9 @@ function EditorLoader({ target, onSaved, created }: { target: EditTarget; onSave
   const defaults = useQuery({ ...trpc.organization.defaultBranding.queryOptions(), enabled: isDefault });
   const design = useQuery({ ...trpc.signatures.getDesign.queryOptions({ institution_id: institutionId }), enabled: target.kind === "institution" && !created, retry: false });
   const query = isDefault ? defaults : design;
+  const canEdit = canAdminister(useSession());
+  // Changing branding is for owners and admins (the API's one rule); the overview shows the rest.
+  if (!canEdit) return <Notice tone="info">{b.adminOnly}</Notice>;
   const waiting = target.kind !== "new" && !created && query.isPending;
   if (waiting) return <Skeleton label={t.common.loading} lines={6} />;
   const error = target.kind !== "new" && !created && query.error ? readApiError(query.error) : null;
@@ -170,12 +181,14 @@ export function BrandingPage() {
   // A branding created here: the editor stays as it is (with its "saved" notice) while the URL
   // switches to that institution.
   const [createdId, setCreatedId] = useState<string | null>(null);
+  const canEdit = canAdminister(useSession());
 
   if (!target)
     return (
       <>
         <PageHeader title={b.pageTitle} description={b.description} />
         <div className="cs-stack cs-stack--lg">
+          {canEdit ? null : <Notice tone="info">{b.adminOnly}</Notice>}
           <DefaultCard />
           <InstitutionsCard />
         </div>

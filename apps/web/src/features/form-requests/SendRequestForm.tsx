@@ -3,6 +3,7 @@
 import { Button, Notice, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import lists from "../../components/lists/lists.module.css";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -32,6 +33,7 @@ export function SendRequestForm() {
   const branded = (institutions.data?.items ?? []).filter((item) => item.hasBranding);
   const [draft, setDraft] = useState<Draft>(empty);
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const mayChooseDestinations = canAdminister(useSession());
 
   const create = useMutation(
     trpc.formRequests.create.mutationOptions({
@@ -103,8 +105,15 @@ export function SendRequestForm() {
         <TextField label={f.phone} hint={f.phoneHint} type="tel" inputMode="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
         <TextField label={f.rnummer} hint={f.rnummerHint} value={draft.rnummer} onChange={(e) => change("rnummer", e.target.value)} required minLength={2} maxLength={64} error={fieldError("rnummer")} />
         <TextField label={f.from} hint={f.fromHint} value={draft.from} onChange={(e) => change("from", e.target.value)} maxLength={32} error={fieldError("from")} />
-        <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
-        <TextField label={f.emailSubject} value={draft.emailSubject} onChange={(e) => change("emailSubject", e.target.value)} maxLength={200} error={fieldError("emailSubject")} />
+        {/* Where the result is e-mailed is an administrator's choice (the API refuses it from the staff role). */}
+        {mayChooseDestinations ? (
+          <>
+            <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
+            <TextField label={f.emailSubject} value={draft.emailSubject} onChange={(e) => change("emailSubject", e.target.value)} maxLength={200} error={fieldError("emailSubject")} />
+          </>
+        ) : (
+          <p className="cs-hint">{f.emailToAdminOnly}</p>
+        )}
         {branded.length > 0 ? (
           <div className="cs-field">
             <label className="cs-label" htmlFor="send-institution">

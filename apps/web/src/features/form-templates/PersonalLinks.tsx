@@ -134,7 +134,10 @@ export function PersonalLinks({ template }: { template: Template }) {
             <TextField label={e.webhookUrl} type="url" value={webhookUrl} onChange={(event) => setWebhookUrl(event.target.value)} error={fieldErrors.get("webhookUrl")} />
             <TextField label={e.emailTo} type="email" value={emailTo} onChange={(event) => setEmailTo(event.target.value)} error={fieldErrors.get("emailTo")} />
           </>
-        ) : null}
+        ) : (
+          // Where the answers go is an administrator's choice (core/forms/destinations.ts refuses it from the staff role).
+          <p className="cs-hint">{e.destinationsAdminOnly}</p>
+        )}
         {create.isError && fieldErrors.size === 0 ? (
           <Notice tone="danger" role="alert">
             {describeApiError(readApiError(create.error), t)}

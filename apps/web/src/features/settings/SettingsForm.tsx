@@ -300,6 +300,16 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
                 disabled={disabled}
                 onChange={(checked) => change("sessionRequireJti", checked)}
               />
+              {form.sessionAudience.trim() || form.sessionIssuer.trim() ? (
+                <Switch
+                  label={t.settings.acceptMissingAudIssLabel}
+                  description={t.settings.acceptMissingAudIssDescription}
+                  name="sessionAcceptMissingAudIss"
+                  checked={form.sessionAcceptMissingAudIss}
+                  disabled={disabled}
+                  onChange={(checked) => change("sessionAcceptMissingAudIss", checked)}
+                />
+              ) : null}
             </>
           ) : null}
           <div className={styles.divider} />

@@ -17,6 +17,7 @@ const settings: OrganizationSettings = {
   sessionAudience: null,
   sessionIssuer: null,
   sessionRequireJti: false,
+  sessionAcceptMissingAudIss: false,
   locale: "de",
   timeZone: "Europe/Berlin",
   phoneCountry: "DE",
@@ -49,6 +50,8 @@ describe("settings form", () => {
     expect(isDirty(form, saved)).toBe(false);
     expect(isDirty({ ...form, sessionAudience: " clinsign " }, saved)).toBe(false);
     expect(isDirty({ ...form, sessionRequireJti: true }, saved)).toBe(true);
+    expect(isDirty({ ...form, sessionAcceptMissingAudIss: true }, saved)).toBe(true);
+    expect(buildPayload({ ...form, sessionAcceptMissingAudIss: true }).input).toMatchObject({ sessionAcceptMissingAudIss: true });
     const { input } = buildPayload({ ...form, sessionAudience: " api ", sessionIssuer: "  ", sessionRequireJti: true });
     expect(input).toMatchObject({ sessionAudience: "api", sessionIssuer: null, sessionRequireJti: true });
   });

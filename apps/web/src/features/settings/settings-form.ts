@@ -22,6 +22,7 @@ export interface SettingsFormState {
   phoneCountry: string;
   /** As typed: checked to be a whole number of days before it is sent. */
   signedCopyDays: string;
+  sessionAcceptMissingAudIss: boolean;
 }
 
 export const MAX_SIGNED_COPY_DAYS = 3650;
@@ -83,6 +84,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     timeZone: settings.timeZone,
     phoneCountry: settings.phoneCountry,
     signedCopyDays: String(settings.signedCopyDays),
+    sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,
   };
 }
 
@@ -104,7 +106,8 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.locale !== saved.locale ||
     form.timeZone !== saved.timeZone ||
     form.phoneCountry !== saved.phoneCountry ||
-    form.signedCopyDays.trim() !== saved.signedCopyDays
+    form.signedCopyDays.trim() !== saved.signedCopyDays ||
+    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss
   );
 }
 
@@ -133,6 +136,7 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     locale: form.locale,
     timeZone: form.timeZone,
     phoneCountry: form.phoneCountry,
+    sessionAcceptMissingAudIss: form.sessionAcceptMissingAudIss,
   };
   // Only a whole number goes out; anything else is caught by `validate` before sending.
   if (/^\d{1,4}$/.test(form.signedCopyDays.trim())) input.signedCopyDays = Number(form.signedCopyDays.trim());

@@ -144,23 +144,53 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
   );
 }
 
-/** The link the patient gets now, to copy or to show as a QR code at the desk. */
+/**
+ * The link the patient gets now, to copy or to show as a QR code at the desk. The link is a bearer
+ * credential: the detail does not carry it, and fetching it (`signatures.revealLink`) is an audit
+ * entry that the timeline shows.
+ */
 function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
   const { t } = useI18n();
   const s = t.signatureRequestsPage;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [qrOpen, setQrOpen] = useState(false);
+  const reveal = useMutation(
+    trpc.signatures.revealLink.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: request.id }) }) }),
+  );
+  const signingUrl = reveal.data?.signingUrl;
   return (
     <div className="cs-stack">
       {request.visibility === "draft" ? <Notice tone="warning">{s.draftLinkHint}</Notice> : null}
-      <CopyField label={s.signingLink} hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint} value={request.signingUrl} labels={t.common} testId="signing-link" />
-      <div>
-        <Button onClick={() => setQrOpen(true)}>{s.showQr}</Button>
+      {signingUrl ? (
+        <>
+          <CopyField label={s.signingLink} hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint} value={signingUrl} labels={t.common} testId="signing-link" />
+          <div>
+            <Button onClick={() => setQrOpen(true)}>{s.showQr}</Button>
+          </div>
+          <Dialog open={qrOpen} onClose={() => setQrOpen(false)} title={s.qrTitle} description={s.qrCaption} closeLabel={t.common.close}>
+            <div className={styles.qrFigure}>
+              <QrCode value={signingUrl} label={s.qrLabel} />
+            </div>
+          </Dialog>
+        </>
+      ) : (
+        <>
+          <p className="cs-hint">{s.revealLinkHint}</p>
+          <div>
+            <Button onClick={() => reveal.mutate({ id: request.id })} busy={reveal.isPending}>
+              {s.revealLink}
+            </Button>
+          </div>
+        </>
+      )}
+      <div role="status" aria-live="polite">
+        {reveal.error ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(reveal.error), t)}
+          </Notice>
+        ) : null}
       </div>
-      <Dialog open={qrOpen} onClose={() => setQrOpen(false)} title={s.qrTitle} description={s.qrCaption} closeLabel={t.common.close}>
-        <div className={styles.qrFigure}>
-          <QrCode value={request.signingUrl} label={s.qrLabel} />
-        </div>
-      </Dialog>
     </div>
   );
 }

@@ -21,6 +21,7 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
     visibility_changed: s.eventVisibilityChanged,
     expiry_changed: s.eventExpiryChanged,
     link_replaced: s.eventLinkReplaced,
+    link_viewed: s.eventLinkViewed,
     webhook_delivery: s.eventWebhookDelivery,
   };
   return labels[kind];

@@ -1,0 +1,1 @@
+ALTER TABLE "organizations" ADD COLUMN "session_accept_missing_aud_iss" boolean DEFAULT false NOT NULL;
