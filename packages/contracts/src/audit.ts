@@ -5,7 +5,8 @@ import { templateIdentifier } from "./templates";
 
 // ---- staff: the audit log section --------------------------------------------------------------
 
-export const auditActorTypes = ["api_key", "session", "portal", "user", "system"] as const;
+/** Who acted: `portal` is the SMS form portal's recipient, `signer` the patient on the signing portal. */
+export const auditActorTypes = ["api_key", "session", "portal", "signer", "user", "system"] as const;
 
 /** The filters of the staff audit list, shared by the list and its CSV export. */
 export const auditFilters = {
@@ -19,7 +20,8 @@ export const auditFilters = {
 export const listAuditEntriesInput = listInput(auditFilters);
 export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
 
-export const auditListItem = auditLogEntry.extend({ seq: z.number().int() });
+/** `actorName`: the staff member's name (or e-mail) when a member of the organization acted. */
+export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), actorName: z.string().nullable() });
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);
 

@@ -1,5 +1,5 @@
 import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import { auditLog, desc, eq, gte, lt, sql, type ActorType, type SQL } from "@clinsign/db";
+import { and, auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { CSV_BOM, csvRow } from "../lists/csv";
@@ -18,8 +18,14 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
     // seq rises with time (and is the chain order), and every filter has an index ending in it.
     .orderBy(desc(auditLog.seq))
     .limit(input.limit);
-  return rows.map(toEntry);
+  return rows.map(toAreaBEntry);
 }
+
+/**
+ * F13 answers with the interface document's actor types: the patient signing (`signer`, the
+ * console's distinct type) is reported there as `portal`, the patient-facing door they used.
+ */
+const toAreaBEntry = (r: typeof auditLog.$inferSelect): AuditLogEntry => ({ ...toEntry(r), actorType: r.actorType === "signer" ? "portal" : r.actorType });
 
 const toEntry = (r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   id: r.id,
@@ -60,13 +66,32 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
     .limit(limit + 1);
 }
 
-const toListItem = (r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(r), seq: r.seq });
+/**
+ * The names of the staff members among the entries' actors (their e-mail when they have no name),
+ * members of this organization only: an id alone does not say who acted.
+ */
+async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.filter((r) => r.actorType === "user" && r.actorId).map((r) => r.actorId!))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  if (ids.length === 0) return new Map();
+  const found = await ctx.scope.db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.organizationId, ctx.scope.organizationId)))
+    .where(inArray(users.id, ids));
+  return new Map(found.map((u) => [u.id, u.name?.trim() || u.email]));
+}
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
 export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
   const rows = await auditRows(ctx, input, input.sort, after, input.limit);
-  return toPage(rows, input.limit, toListItem, (r) => [r.seq]);
+  const names = await staffNames(ctx, rows.slice(0, input.limit));
+  return toPage(
+    rows,
+    input.limit,
+    (r): AuditListItem => ({ ...toEntry(r), seq: r.seq, actorName: r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : null }),
+    (r) => [r.seq],
+  );
 }
 
 /**
