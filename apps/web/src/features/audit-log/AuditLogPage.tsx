@@ -20,8 +20,13 @@ const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
 type ActorType = (typeof auditActorTypes)[number];
 
 function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
-  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, user: a.actorUser, system: a.actorSystem };
+  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, signer: a.actorSigner, user: a.actorUser, system: a.actorSystem };
   return labels[type] ?? type;
+}
+
+/** What happened, in words; the code stays beside it (it is what the action filter takes). */
+export function actionLabel(action: string, a: Dictionary["auditLogPage"]): string | null {
+  return (a.actions as Record<string, string>)[action] ?? null;
 }
 
 function EntryDetails({ entry, a }: { entry: AuditListItem; a: Dictionary["auditLogPage"] }) {
@@ -98,8 +103,32 @@ export function AuditLogPage() {
         </>
       ),
     },
-    { key: "action", header: a.columnAction, render: (entry) => <code className="cs-mono">{entry.action}</code> },
-    { key: "actor", header: a.columnActor, render: (entry) => actorLabel(entry.actorType, a) },
+    {
+      key: "action",
+      header: a.columnAction,
+      render: (entry) => {
+        const label = actionLabel(entry.action, a);
+        return (
+          <>
+            {label ?? <code className="cs-mono">{entry.action}</code>}
+            {label ? <div className={`cs-hint cs-mono ${styles.wrap}`}>{entry.action}</div> : null}
+          </>
+        );
+      },
+    },
+    {
+      key: "actor",
+      header: a.columnActor,
+      render: (entry) =>
+        entry.actorName ? (
+          <>
+            {entry.actorName}
+            <div className="cs-hint">{actorLabel(entry.actorType, a)}</div>
+          </>
+        ) : (
+          actorLabel(entry.actorType, a)
+        ),
+    },
     { key: "form", header: a.columnForm, render: (entry) => (entry.templateIdentifier ? <code className={`cs-mono ${styles.wrap}`}>{entry.templateIdentifier}</code> : "–") },
     { key: "details", header: a.columnDetails, render: (entry) => <EntryDetails entry={entry} a={a} /> },
   ];

@@ -32,6 +32,7 @@ export function SendRequestForm() {
   const branded = (institutions.data?.items ?? []).filter((item) => item.hasBranding);
   const [draft, setDraft] = useState<Draft>(empty);
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const providers = useQuery(trpc.messages.providers.queryOptions());
 
   const create = useMutation(
     trpc.formRequests.create.mutationOptions({
@@ -147,7 +148,13 @@ export function SendRequestForm() {
         </div>
       </div>
       <div role="status" aria-live="polite">
-        {sentTo ? <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice> : null}
+        {sentTo ? (
+          providers.data?.sms === "outbox" ? (
+            <Notice tone="warning">{format(f.sentToOutbox, { phone: sentTo })}</Notice>
+          ) : (
+            <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice>
+          )
+        ) : null}
         {apiError ? (
           <Notice tone="danger" role="alert">
             {describeApiError(apiError, t)}
