@@ -5,6 +5,7 @@ import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { DownloadButton } from "../../components/DownloadButton";
 import { ListBody } from "../../components/lists/ListBody";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
@@ -153,9 +154,9 @@ export function AuditLogPage() {
         description={a.description}
         actions={
           canAdminister(me) ? (
-            <a className="cs-button cs-button--secondary" href={exportHref} download>
+            <DownloadButton href={exportHref} fileName="audit-log.csv">
               {a.exportCsv}
-            </a>
+            </DownloadButton>
           ) : null
         }
       />

@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { DetailStates, retryDetail } from "../../components/DetailStates";
+import { NewRequestDialog } from "../signature-requests/NewRequestDialog";
 import { PageHeader } from "../../components/PageHeader";
 import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { format } from "../../i18n";
@@ -150,9 +151,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
         actions={
           <>
             {doc.availability === "active" ? (
-              <Link className="cs-button cs-button--primary" href={`/signature-requests?document=${doc.id}`}>
-                {d.newRequest}
-              </Link>
+              <NewRequestDialog documentId={doc.id} label={d.newRequest} />
             ) : null}
             <Button variant="danger-outline" onClick={() => setDeleting(true)}>
               {d.delete}
