@@ -169,7 +169,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
           </Notice>
         ) : null}
 
-        <Card title={d.availabilityTitle}>
+        <Card title={d.availabilityTitle} description={d.availabilityApplies}>
           <RadioCards
             legend={d.availabilityTitle}
             name="availability"
@@ -181,6 +181,9 @@ export function DocumentDetailPage({ id }: { id: string }) {
               setAvailability.mutate({ id, availability });
             }}
           />
+          <p role="status" className="cs-hint" data-testid="availability-state">
+            {setAvailability.isPending ? d.availabilitySaving : setAvailability.isSuccess ? d.availabilitySaved : null}
+          </p>
         </Card>
 
         <Card title={d.contentTitle} description={d.contentDescription}>
@@ -216,7 +219,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
               <Button type="submit" variant="primary" busy={save.isPending} disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}>
                 {format(d.save, { version: doc.currentVersion + 1 })}
               </Button>
-              {!dirty ? <span className="cs-hint">{d.unchanged}</span> : null}
+              {dirty ? <Badge tone="warning">{d.unsaved}</Badge> : <span className="cs-hint">{d.unchanged}</span>}
             </div>
           </form>
         </Card>
