@@ -103,18 +103,29 @@ test.describe("Documents section", () => {
     await expect(page.getByRole("figure", { name: "Page 2 of 2" }).getByTestId("placed-field")).toHaveCount(1);
     expect(await fieldNumbers(page.getByRole("complementary", { name: "Signature fields" }))).toEqual(field);
 
+    // One decision: it applies at once and says so under the choice (no Save button).
+    await expect(page.getByText("Applies as soon as you choose: no Save needed.")).toBeVisible();
     await page.getByRole("radio", { name: /^Active/ }).check();
     await expect(page.getByText("Availability changed to “Active”.")).toBeVisible();
+    await expect(page.getByTestId("availability-state")).toHaveText("Saved.");
     await expectAccessible(page, "document detail");
 
-    // A request from the UI, for a patient at the desk.
-    await page.getByRole("link", { name: "New signature request" }).click();
-    await expect(page).toHaveURL(new RegExp(`/signature-requests\\?document=${documentId}`));
-    await page.getByRole("button", { name: "New request" }).click();
+    // A request from the UI, for a patient at the desk: the dialog opens here, this document chosen.
+    const documentUrl = page.url();
+    await page.getByRole("button", { name: "New signature request" }).click();
     const dialog = page.getByRole("dialog", { name: "New signature request" });
+    await expect(dialog).toBeVisible();
+    expect(page.url()).toBe(documentUrl);
+    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
     const patientId = `P-doc-${Date.now()}`;
     await dialog.getByLabel("Patient ID").fill(patientId);
-    await dialog.getByLabel("Document").selectOption({ label: `${name} (v1)` });
+    // Institutions used before are offered; a new one is typed after "Another institution…".
+    const institution = dialog.getByLabel("Institution", { exact: true });
+    await expect(institution.or(dialog.getByLabel("Institution ID"))).toBeVisible();
+    if (await institution.isVisible()) {
+      await institution.selectOption({ label: "Another institution…" });
+      await expect(dialog.getByLabel("Institution ID")).toBeFocused();
+    }
     await dialog.getByLabel("Institution ID").fill("station-3");
     await dialog.getByLabel("Ordered by").fill("Dr. Weber");
     await dialog.getByRole("button", { name: "Create request" }).click();
@@ -124,6 +135,11 @@ test.describe("Documents section", () => {
     expect(link).toMatch(/\/sign\/[A-Za-z0-9_-]+$/);
     await expect(handOver.getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
     await handOver.getByRole("button", { name: "Done" }).click();
+    // The next request offers the institution just used.
+    await page.getByRole("button", { name: "New signature request" }).click();
+    await expect(dialog.getByLabel("Institution", { exact: true }).getByRole("option", { name: "station-3" })).toBeAttached();
+    await expect(dialog.getByText("The institutions you used before or gave their own branding.", { exact: false })).toBeVisible();
+    await dialog.getByRole("button", { name: "Close" }).click();
 
     // The patient signs on their phone.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
