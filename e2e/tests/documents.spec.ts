@@ -6,7 +6,7 @@ import { expect, test, type Locator } from "@playwright/test";
 import { PNG } from "pngjs";
 import { expectAccessible } from "./forms-support";
 import { A4, darkShare, drawWithMouse, makeConsentPdf } from "./signing-support";
-import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
+import { hasHorizontalScroll, shot, signIn, watchCspViolations } from "./support";
 
 /**
  * The Documents section end to end, as a clinic without an integration uses it: upload a PDF,
@@ -197,6 +197,24 @@ test.describe("Documents section", () => {
     const first = page.getByRole("table", { name: "Documents" }).getByRole("link").first();
     await first.click();
     await expect(page.getByRole("heading", { level: 2, name: "Version history" })).toBeVisible();
+    // At the desk's phone width too: the request dialog opens here with this document chosen.
+    const documentId = /\/documents\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.getByRole("button", { name: "New signature request" }).click();
+    const dialog = page.getByRole("dialog", { name: "New signature request" });
+    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
+    await shot(page, "document-new-request-en-390");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("button", { name: "Neue Unterschriftsanfrage" }).click();
+    const dialogDe = page.getByRole("dialog", { name: "Neue Signaturanfrage" });
+    await expect(dialogDe.getByLabel("Dokument", { exact: true })).toHaveValue(documentId);
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await shot(page, "document-new-request-de-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shot(page, "document-new-request-de-1280");
+    await dialogDe.getByRole("button", { name: "Schließen" }).click();
+    await page.getByRole("button", { name: "English" }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Delete" }).click();
     const confirm = page.getByRole("alertdialog");
     await confirm.getByRole("button", { name: "Delete document" }).click();
