@@ -93,15 +93,17 @@ test("sign-ins and wrong passwords are logged with the staff member's name; Germ
     await login.goto("/audit-log?action=staff.signed_in");
     await expect(table.getByRole("row").filter({ hasText: "Staff sign-in" }).first()).toContainText("Demo Admin");
     expect(await hasHorizontalScroll(login)).toBe(false);
+    await table.scrollIntoViewIfNeeded();
     await shot(login, `audit-log-en-${viewport.width}`);
 
     await login.getByRole("button", { name: "Deutsch" }).click();
     await expect(login.getByRole("heading", { level: 1, name: "Audit-Protokoll" })).toBeVisible();
     if (viewport.width < 800) await login.getByRole("button", { name: /Menü/ }).click();
     await expect(login.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Audit-Protokoll" })).toBeVisible();
-    await expect(login.getByText("Anmeldung von Mitarbeitenden").first()).toBeVisible();
-    await shot(login, `audit-log-de-${viewport.width}`);
     if (viewport.width < 800) await login.getByRole("button", { name: "Menü schließen" }).click();
+    await expect(login.getByText("Anmeldung von Mitarbeitenden").first()).toBeVisible();
+    await login.getByRole("table").scrollIntoViewIfNeeded();
+    await shot(login, `audit-log-de-${viewport.width}`);
     await login.getByRole("button", { name: "English" }).click();
     await expect(login.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
   }

@@ -205,7 +205,7 @@ test.describe("Documents section", () => {
     await shot(page, "document-new-request-en-390");
     await dialog.getByRole("button", { name: "Close" }).click();
     await page.getByRole("button", { name: "Deutsch" }).click();
-    await page.getByRole("button", { name: "Neue Unterschriftsanfrage" }).click();
+    await page.getByRole("button", { name: "Neue Signaturanfrage" }).click();
     const dialogDe = page.getByRole("dialog", { name: "Neue Signaturanfrage" });
     await expect(dialogDe.getByLabel("Dokument", { exact: true })).toHaveValue(documentId);
     expect(await hasHorizontalScroll(page)).toBe(false);

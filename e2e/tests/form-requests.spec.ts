@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createActiveTemplate, expectAccessible, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
+import { createActiveTemplate, expectAccessible, latestSms, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
 import { hasHorizontalScroll, shot, WEB_PORT } from "./support";
 
 let staff: Staff;
@@ -167,7 +167,8 @@ test("without an SMS gateway: 'in outbox, not sent', the banner, and an admin re
   await page.setViewportSize({ width: 1280, height: 800 });
   const e164 = "+491709991300";
   const rnummer = `SMS-OUTBOX-${Date.now()}`;
-  await playOutboxInstall(page, () => smsPortalLink(sms, e164));
+  // What the patient's phone got: the reveal answers with the whole SMS, link included.
+  await playOutboxInstall(page, async () => (await latestSms(sms, e164, /\/f\/[A-Za-z0-9_-]+/)).body);
   await sendInUi(page, e164, rnummer);
   await expect(page.getByRole("status").filter({ hasText: `Kept in the outbox for ${e164}, not sent: no SMS gateway is configured.` })).toBeVisible();
   const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });

@@ -1190,7 +1190,7 @@ export const de: Dictionary = {
       expired: "Abgelaufen",
     },
     showRequests: "Anfragen anzeigen",
-    newRequest: "Neue Unterschriftsanfrage",
+    newRequest: "Neue Signaturanfrage",
     versionsTitle: "Versionsverlauf",
     columnCreated: "Gespeichert",
     columnPinned: "Mit dieser Version geöffnet",

@@ -111,7 +111,7 @@ export function AuditLogPage() {
         const label = actionLabel(entry.action, a);
         return (
           <>
-            {label ?? <code className="cs-mono">{entry.action}</code>}
+            {label ? <span>{label}</span> : <code className="cs-mono">{entry.action}</code>}
             {label ? <div className={`cs-hint cs-mono ${styles.wrap}`}>{entry.action}</div> : null}
           </>
         );
@@ -123,7 +123,7 @@ export function AuditLogPage() {
       render: (entry) =>
         entry.actorName ? (
           <>
-            {entry.actorName}
+            <span className={styles.wrap}>{entry.actorName}</span>
             <div className="cs-hint">{actorLabel(entry.actorType, a)}</div>
           </>
         ) : (

@@ -72,6 +72,8 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
     trpc.signatures.create.mutationOptions({
       onSuccess: (result) => {
         void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
+        // The institution just used is offered next time.
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.institutions.pathKey() });
         onCreated({ id: result.signature_id, link: result.signing_link, expiresAt: result.expiration_date });
       },
     }),
