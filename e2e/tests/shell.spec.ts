@@ -57,10 +57,15 @@ test("the language switch changes the page in place: no reload, no server round 
   await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
   await expect(page).toHaveTitle("Audit log · ClinSign");
   await page.evaluate(() => Object.assign(window, { stillThisPage: true }));
-  // Documents and React Server Component payloads: what a reload or router.refresh() fetches.
+  // A reload (a document) or router.refresh() (this page's React Server Component payload, not a
+  // link's prefetch): what switching used to cost.
   const serverRenders: string[] = [];
   page.on("request", (request) => {
-    if (request.resourceType() === "document" || request.headers()["rsc"] === "1" || request.url().includes("_rsc=")) serverRenders.push(request.url());
+    const headers = request.headers();
+    const thisPage = new URL(request.url()).pathname === "/audit-log";
+    if (request.resourceType() === "document" || (thisPage && (headers["rsc"] === "1" || request.url().includes("_rsc=")) && !headers["next-router-prefetch"])) {
+      serverRenders.push(request.url());
+    }
   });
 
   await page.getByRole("button", { name: "Deutsch" }).click();
