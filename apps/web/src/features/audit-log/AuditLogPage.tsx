@@ -110,10 +110,10 @@ export function AuditLogPage() {
       render: (entry) => {
         const label = actionLabel(entry.action, a);
         return (
-          <>
+          <div>
             {label ? <span>{label}</span> : <code className="cs-mono">{entry.action}</code>}
             {label ? <div className={`cs-hint cs-mono ${styles.wrap}`}>{entry.action}</div> : null}
-          </>
+          </div>
         );
       },
     },
@@ -122,10 +122,10 @@ export function AuditLogPage() {
       header: a.columnActor,
       render: (entry) =>
         entry.actorName ? (
-          <>
+          <div>
             <span className={styles.wrap}>{entry.actorName}</span>
             <div className="cs-hint">{actorLabel(entry.actorType, a)}</div>
-          </>
+          </div>
         ) : (
           actorLabel(entry.actorType, a)
         ),
