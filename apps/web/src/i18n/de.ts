@@ -757,6 +757,7 @@ export const de: Dictionary = {
       "message.revealed": "Nachricht im Postausgang angezeigt",
       "signature.assignment_updated": "Signaturanfrage geändert",
       "signature.completed": "Signiertes Dokument bereit",
+      "signature.copy_downloaded": "Signierte Kopie von Patient/in heruntergeladen",
       "signature.created": "Signaturanfrage angelegt",
       "signature.declined": "Unterschrift abgelehnt",
       "signature.expired": "Signaturanfrage abgelaufen",

@@ -758,6 +758,7 @@ export const en = {
       "message.revealed": "Outbox message shown once",
       "signature.assignment_updated": "Signature request changed",
       "signature.completed": "Signed document ready",
+      "signature.copy_downloaded": "Signed copy downloaded by the patient",
       "signature.created": "Signature request created",
       "signature.declined": "Signing declined",
       "signature.expired": "Signature request expired",
