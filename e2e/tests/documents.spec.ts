@@ -6,7 +6,7 @@ import { expect, test, type Locator } from "@playwright/test";
 import { PNG } from "pngjs";
 import { expectAccessible } from "./forms-support";
 import { A4, darkShare, drawWithMouse, makeConsentPdf } from "./signing-support";
-import { hasHorizontalScroll, signIn, watchCspViolations } from "./support";
+import { hasHorizontalScroll, shot, signIn, watchCspViolations } from "./support";
 
 /**
  * The Documents section end to end, as a clinic without an integration uses it: upload a PDF,
@@ -103,18 +103,29 @@ test.describe("Documents section", () => {
     await expect(page.getByRole("figure", { name: "Page 2 of 2" }).getByTestId("placed-field")).toHaveCount(1);
     expect(await fieldNumbers(page.getByRole("complementary", { name: "Signature fields" }))).toEqual(field);
 
+    // One decision: it applies at once and says so under the choice (no Save button).
+    await expect(page.getByText("Applies as soon as you choose: no Save needed.")).toBeVisible();
     await page.getByRole("radio", { name: /^Active/ }).check();
     await expect(page.getByText("Availability changed to “Active”.")).toBeVisible();
+    await expect(page.getByTestId("availability-state")).toHaveText("Saved.");
     await expectAccessible(page, "document detail");
 
-    // A request from the UI, for a patient at the desk.
-    await page.getByRole("link", { name: "New signature request" }).click();
-    await expect(page).toHaveURL(new RegExp(`/signature-requests\\?document=${documentId}`));
-    await page.getByRole("button", { name: "New request" }).click();
+    // A request from the UI, for a patient at the desk: the dialog opens here, this document chosen.
+    const documentUrl = page.url();
+    await page.getByRole("button", { name: "New signature request" }).click();
     const dialog = page.getByRole("dialog", { name: "New signature request" });
+    await expect(dialog).toBeVisible();
+    expect(page.url()).toBe(documentUrl);
+    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
     const patientId = `P-doc-${Date.now()}`;
     await dialog.getByLabel("Patient ID").fill(patientId);
-    await dialog.getByLabel("Document").selectOption({ label: `${name} (v1)` });
+    // Institutions used before are offered; a new one is typed after "Another institution…".
+    const institution = dialog.getByLabel("Institution", { exact: true });
+    await expect(institution.or(dialog.getByLabel("Institution ID"))).toBeVisible();
+    if (await institution.isVisible()) {
+      await institution.selectOption({ label: "Another institution…" });
+      await expect(dialog.getByLabel("Institution ID")).toBeFocused();
+    }
     await dialog.getByLabel("Institution ID").fill("station-3");
     await dialog.getByLabel("Ordered by").fill("Dr. Weber");
     await dialog.getByRole("button", { name: "Create request" }).click();
@@ -124,6 +135,11 @@ test.describe("Documents section", () => {
     expect(link).toMatch(/\/sign\/[A-Za-z0-9_-]+$/);
     await expect(handOver.getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
     await handOver.getByRole("button", { name: "Done" }).click();
+    // The next request offers the institution just used.
+    await page.getByRole("button", { name: "New signature request" }).click();
+    await expect(dialog.getByLabel("Institution", { exact: true }).getByRole("option", { name: "station-3" })).toBeAttached();
+    await expect(dialog.getByText("The institutions you used before or gave their own branding.", { exact: false })).toBeVisible();
+    await dialog.getByRole("button", { name: "Close" }).click();
 
     // The patient signs on their phone.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
@@ -181,6 +197,24 @@ test.describe("Documents section", () => {
     const first = page.getByRole("table", { name: "Documents" }).getByRole("link").first();
     await first.click();
     await expect(page.getByRole("heading", { level: 2, name: "Version history" })).toBeVisible();
+    // At the desk's phone width too: the request dialog opens here with this document chosen.
+    const documentId = /\/documents\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.getByRole("button", { name: "New signature request" }).click();
+    const dialog = page.getByRole("dialog", { name: "New signature request" });
+    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
+    await shot(page, "document-new-request-en-390");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("button", { name: "Neue Signaturanfrage" }).click();
+    const dialogDe = page.getByRole("dialog", { name: "Neue Signaturanfrage" });
+    await expect(dialogDe.getByLabel("Dokument", { exact: true })).toHaveValue(documentId);
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await shot(page, "document-new-request-de-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shot(page, "document-new-request-de-1280");
+    await dialogDe.getByRole("button", { name: "Schließen" }).click();
+    await page.getByRole("button", { name: "English" }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Delete" }).click();
     const confirm = page.getByRole("alertdialog");
     await confirm.getByRole("button", { name: "Delete document" }).click();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { expectAccessible } from "./forms-support";
-import { signIn } from "./support";
+import { hasHorizontalScroll, shot, signIn } from "./support";
 
 /** Adds a field of `type` (its name in the "Field type" list) and gives it a label. */
 async function addField(page: Page, type: string, label: string) {
@@ -132,3 +132,69 @@ test.describe("the form template list (phone)", () => {
     await expect(page.getByText("No template matches these filters.")).toBeVisible();
   });
 });
+
+for (const viewport of [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+]) {
+  test(`a new field takes the focus below the header; conditions, keys, options and file types fit the card (${viewport.width}×${viewport.height})`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    await signIn(page);
+    await page.goto("/form-templates");
+    await page.getByLabel("Title of the new form").fill(`Builder fit ${viewport.width} ${Date.now()}`);
+    await page.getByRole("button", { name: "Create and edit" }).click();
+    await expect(page).toHaveURL(/\/form-templates\/builder-fit-/);
+
+    for (const label of ["Name", "Vorname", "Geburtsdatum", "Station", "Zimmer"]) await addField(page, "Short text", label);
+    await page.getByLabel("Field type").selectOption({ label: "Single choice" });
+    await page.getByRole("button", { name: "Add a field" }).click();
+    // The new field is named after its type, and its label has the focus with the text selected:
+    // typing names it.
+    const label = page.locator("[id^=editor-]").getByLabel("Label", { exact: true });
+    await expect(label).toBeFocused();
+    await expect(label).toHaveValue("New field: Single choice");
+    await page.keyboard.type("Rauchen Sie?");
+    await expect(label).toHaveValue("Rauchen Sie?");
+    // Its card starts below the sticky header (64 px), not under it.
+    const card = page.locator("li[data-open]");
+    expect((await card.boundingBox())!.y).toBeGreaterThanOrEqual(64);
+
+    // Advanced options wait behind "More options".
+    const editor = page.locator("[id^=editor-]");
+    await expect(editor.getByLabel("Key (in the submitted data)")).toBeHidden();
+    await editor.getByText("More options").click();
+    await expect(editor.getByLabel("Key (in the submitted data)")).toBeVisible();
+    await expect(editor.getByLabel("Key (in the submitted data)")).toHaveValue("rauchenSie");
+
+    // A long question makes a short key, and the key stays inside its card.
+    const long = await addField(page, "Number", "Wie viele Zigaretten rauchen Sie an einem gewöhnlichen Werktag ungefähr, wenn Sie an die letzten vier Wochen denken?");
+    await long.getByText("More options").click();
+    const key = await long.getByLabel("Key (in the submitted data)").inputValue();
+    expect(key.length).toBeLessThanOrEqual(32);
+    const longCard = page.locator("li[data-open]");
+    const cardBox = (await longCard.boundingBox())!;
+    const keyBox = (await longCard.locator("code").first().boundingBox())!;
+    expect(keyBox.x + keyBox.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
+
+    // The condition's selects keep room for their words.
+    await long.getByRole("button", { name: "Add a condition" }).click();
+    await long.getByLabel("Field 1").selectOption({ label: "Rauchen Sie?" });
+    for (const select of [long.getByLabel("Field 1"), long.getByLabel("Condition 1")]) {
+      const width = (await select.boundingBox())!.width;
+      expect(width).toBeGreaterThanOrEqual(Math.min(192, cardBox.width - 60));
+    }
+    await shot(page, `builder-condition-${viewport.width}`);
+
+    // File types are ticked, not typed as MIME patterns.
+    const upload = await addField(page, "File upload", "Befunde");
+    await upload.getByLabel("PDF", { exact: true }).check();
+    await upload.getByLabel("Images (JPEG, PNG, …)").check();
+    await upload.getByText("More options").click();
+    await expect(upload.getByLabel("Other file types")).toHaveValue("");
+    const preview = page.getByRole("complementary", { name: "Live preview" });
+    await expect(preview.getByText(/Accepted: .*pdf.*image/i)).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await expectAccessible(page, `builder fit ${viewport.width}`);
+    await shot(page, `builder-filetypes-${viewport.width}`);
+  });
+}

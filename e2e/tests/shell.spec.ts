@@ -50,3 +50,41 @@ test("settings: field errors show at their field, a valid change is saved", asyn
   await expect(page.getByLabel("Webhook URL 1", { exact: true })).toHaveValue("https://hooks.example.org/clinsign");
   await expect(page.getByLabel("Require a one-time code")).toBeChecked();
 });
+
+test("the language switch changes the page in place: no reload, no server round trip, the title translated; the cookie keeps it for the next page", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/audit-log");
+  await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+  await expect(page).toHaveTitle("Audit log · ClinSign");
+  await page.evaluate(() => Object.assign(window, { stillThisPage: true }));
+  // A reload (a document) or router.refresh() (this page's React Server Component payload, not a
+  // link's prefetch): what switching used to cost.
+  const serverRenders: string[] = [];
+  page.on("request", (request) => {
+    const headers = request.headers();
+    const thisPage = new URL(request.url()).pathname === "/audit-log";
+    if (request.resourceType() === "document" || (thisPage && (headers["rsc"] === "1" || request.url().includes("_rsc=")) && !headers["next-router-prefetch"])) {
+      serverRenders.push(request.url());
+    }
+  });
+
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Audit-Protokoll" })).toBeVisible();
+  await expect(page).toHaveTitle("Audit-Protokoll · ClinSign");
+  await page.getByRole("button", { name: "English" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+  await expect(page).toHaveTitle("Audit log · ClinSign");
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Audit-Protokoll" })).toBeVisible();
+  // Give a late refresh the chance to show up.
+  await page.waitForTimeout(1000);
+  expect(serverRenders).toEqual([]);
+  expect(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage)).toBe(true);
+
+  // The next server-rendered page comes in German (the cookie).
+  await page.goto("/documents");
+  await expect(page.locator("html")).toHaveAttribute("lang", "de");
+  await expect(page).toHaveTitle(/^Dokumente · ClinSign$/);
+  await page.getByRole("button", { name: "English" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+});

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 
 /**
  * Every port below moves by `E2E_PORT_OFFSET` (default 0), so two checkouts on one machine can
@@ -44,4 +44,13 @@ export function watchCspViolations(page: Page): string[] {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   return violations;
+}
+
+/**
+ * A screenshot for looking at a page as staff or patients see it: into the test's output folder
+ * (test-results/…), or into E2E_SHOTS when set.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SHOTS;
+  await page.screenshot({ path: dir ? `${dir}/${name}.png` : test.info().outputPath(`${name}.png`) });
 }

@@ -5,7 +5,8 @@ import { templateIdentifier } from "./templates";
 
 // ---- staff: the audit log section --------------------------------------------------------------
 
-export const auditActorTypes = ["api_key", "session", "portal", "user", "system"] as const;
+/** Who acted: `portal` is the SMS form portal's recipient, `signer` the patient on the signing portal. */
+export const auditActorTypes = ["api_key", "session", "portal", "signer", "user", "system"] as const;
 
 /** The filters of the staff audit list, shared by the list and its CSV export. */
 export const auditFilters = {
@@ -19,8 +20,11 @@ export const auditFilters = {
 export const listAuditEntriesInput = listInput(auditFilters);
 export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
 
-/** `chained`: linked into the hash chain yet (until then a change to the entry would not show). */
-export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), chained: z.boolean() });
+/**
+ * `chained`: linked into the hash chain yet (until then a change to the entry would not show);
+ * `actorName`: the staff member's name (or e-mail) when a member of the organization acted.
+ */
+export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), chained: z.boolean(), actorName: z.string().nullable() });
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);
 

@@ -8,11 +8,12 @@ import { templateIdentifier } from "./templates";
 
 /**
  * What staff see of a request, derived from its stored status, its lifetime and its link SMS:
- * `sending` (first attempt not made yet), `sent`, `sms_retrying` (an attempt failed, more follow),
+ * `sending` (first attempt not made yet), `sent`, `in_outbox` (kept by the outbox provider: no
+ * gateway is configured, so nothing was sent), `sms_retrying` (an attempt failed, more follow),
  * `sms_failed` (the provider gave up), then the recipient's steps `opened`, `verified`, `locked`,
  * `submitted`, and the ends `expired` (the link's lifetime passed) and `cancelled` (by staff).
  */
-export const formRequestStates = ["sending", "sent", "sms_retrying", "sms_failed", "opened", "verified", "locked", "submitted", "expired", "cancelled"] as const;
+export const formRequestStates = ["sending", "sent", "in_outbox", "sms_retrying", "sms_failed", "opened", "verified", "locked", "submitted", "expired", "cancelled"] as const;
 export type FormRequestState = (typeof formRequestStates)[number];
 
 export const formRequestFilters = {

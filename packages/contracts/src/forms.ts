@@ -347,11 +347,22 @@ export const messageSummary = z.object({
   purpose: z.string(),
   status: z.string(),
   provider: z.string().nullable(),
+  /** The outbox keeps the hidden link or code of this message: an admin may reveal it once. */
+  revealable: z.boolean(),
+  revealedAt: isoDateTime.nullable(),
   attempts: z.number(),
   lastError: z.string().nullable(),
   createdAt: isoDateTime,
   sentAt: isoDateTime.nullable(),
 });
 export type MessageSummary = z.infer<typeof messageSummary>;
+
+/** The providers of this install: `outbox` keeps messages in the admin UI instead of sending them. */
+export const messageProviders = z.object({ sms: z.enum(["outbox", "twilio"]), email: z.enum(["outbox", "smtp"]) });
+export type MessageProviders = z.infer<typeof messageProviders>;
+
+export const revealMessageInput = z.object({ id: z.uuid() });
+export const revealedMessage = z.object({ id: z.uuid(), body: z.string(), revealedAt: isoDateTime });
+export type RevealedMessage = z.infer<typeof revealedMessage>;
 
 export const listMessagesInput = z.object({ channel: z.enum(["sms", "email"]).optional(), limit: listLimit(50, 200) });

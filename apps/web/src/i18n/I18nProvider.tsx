@@ -1,8 +1,7 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
-import { LANG_COOKIE, locales, type Dictionary, type Lang, type PatientDictionary } from "./index";
+import { LANG_COOKIE, locales, translateTitle, type Dictionary, type Lang, type PatientDictionary } from "./index";
 
 /**
  * Staff pages get the whole dictionary; patient pages only their slice (`PatientDictionary`),
@@ -22,21 +21,21 @@ const I18nContext = createContext<(I18nContextValue<PatientDictionary> & { scope
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 export function I18nProvider({ lang: initialLang, children, ...texts }: { lang: Lang; children: ReactNode } & Scope) {
-  const router = useRouter();
   const [lang, setLangState] = useState(initialLang);
-  const { scope } = texts;
+  const { scope, dictionaries } = texts;
 
   const setLang = useCallback(
     (next: Lang) => {
+      // The cookie makes the next server-rendered page (and a reload) come in this language.
       document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
       document.documentElement.lang = next;
+      // Every page switches in the browser, at once: the dictionaries are here already, and the
+      // only server-rendered text of a page, its title, is translated in place. (A refresh of the
+      // server parts took over a second, and an embedded form's iframe may not keep cookies.)
+      document.title = translateTitle(document.title, dictionaries[lang], dictionaries[next]);
       setLangState(next);
-      // Staff pages re-render their server parts (page titles). Patient pages switch in the
-      // browser alone: an embedded form's iframe may not keep cookies, and the patient's
-      // answers must not wait for a server round trip.
-      if (scope === "staff") router.refresh();
     },
-    [router, scope],
+    [lang, dictionaries],
   );
 
   const value = useMemo(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { de } from "./de";
 import { en } from "./en";
-import { format, resolveLang } from "./index";
+import { format, resolveLang, translateTitle } from "./index";
 
 type Tree = { [key: string]: string | Tree };
 
@@ -58,5 +58,26 @@ describe("resolveLang", () => {
 describe("format", () => {
   it("fills placeholders and leaves unknown ones visible", () => {
     expect(format("Hi {name}, {missing}", { name: "Ada" })).toBe("Hi Ada, {missing}");
+  });
+});
+
+describe("wording", () => {
+  const texts = (tree: object) => [...leaves(tree as Tree).entries()];
+
+  it("calls the rnummer a case number (Fallnummer) in every text staff and patients read", () => {
+    for (const [key, text] of [...texts(en), ...texts(de)]) expect(text.replace(/\{rnummer\}/g, ""), key).not.toMatch(/rnummer/i);
+  });
+
+  it("names the audit log one way in German: Audit-Protokoll, in the menu and on the page", () => {
+    expect(de.nav.auditLog).toBe("Audit-Protokoll");
+    expect(de.auditLogPage.pageTitle).toBe(de.nav.auditLog);
+    for (const [key, text] of texts(de)) expect(text, key).not.toMatch(/Audit-Log/);
+  });
+});
+
+describe("translateTitle", () => {
+  it("translates the parts of a page title that are dictionary texts and keeps the rest", () => {
+    expect(translateTitle(`${en.auditLogPage.pageTitle} · ${en.common.productName}`, en, de)).toBe(`Audit-Protokoll · ${de.common.productName}`);
+    expect(translateTitle("Narkose-Aufklärung · ClinSign", en, de)).toBe("Narkose-Aufklärung · ClinSign");
   });
 });

@@ -52,3 +52,32 @@ export function resolveLang(cookieValue: string | undefined, acceptLanguage: str
 export function format(text: string, values: Record<string, string | number>): string {
   return text.replace(/\{(\w+)\}/g, (match, key: string) => (key in values ? String(values[key]) : match));
 }
+
+type TextTree = { [key: string]: string | TextTree };
+
+function findPath(tree: TextTree, text: string): string[] | null {
+  for (const [key, value] of Object.entries(tree)) {
+    if (value === text) return [key];
+    if (typeof value === "object") {
+      const rest = findPath(value, text);
+      if (rest) return [key, ...rest];
+    }
+  }
+  return null;
+}
+
+/**
+ * The document title in another language, without asking the server: each part of
+ * "Audit log · ClinSign" that is a text of `from` becomes the text at the same place in `to`;
+ * anything else (a patient's name, a document title) stays as it is.
+ */
+export function translateTitle(title: string, from: object, to: object): string {
+  return title
+    .split(" · ")
+    .map((part) => {
+      const path = findPath(from as TextTree, part);
+      const translated = path?.reduce<string | TextTree | undefined>((node, key) => (typeof node === "object" ? node[key] : undefined), to as TextTree);
+      return typeof translated === "string" ? translated : part;
+    })
+    .join(" · ");
+}

@@ -141,7 +141,11 @@ export const staffSessions = pgTable(
   (t) => [uniqueIndex("staff_sessions_hash_uq").on(t.tokenHash), index("staff_sessions_user_idx").on(t.userId)],
 );
 
-export type ActorType = "api_key" | "session" | "portal" | "user" | "system";
+/**
+ * Who acted. `portal` is the SMS form portal's recipient, `signer` the patient on the signing portal
+ * (F13 of area B reports `signer` as `portal`, the interface document's list).
+ */
+export type ActorType = "api_key" | "session" | "portal" | "signer" | "user" | "system";
 
 /**
  * Numbers audit entries across all organizations. Drawn by `audit_log_next_seq()` (migration 0010),

@@ -285,6 +285,14 @@ export const messages = pgTable(
     lastError: text("last_error"),
     /** The SMS form request a message belongs to (its link SMS, resent links, OTP codes): its delivery history. */
     formRequestId: uuid("form_request_id"),
+    /**
+     * The full body of a redacted message (a portal link, an OTP code), SecretBox-sealed, kept only
+     * while the message sits in the outbox provider (never with a real gateway): an admin may reveal
+     * it once (audited), to try the flow on an install without a gateway. Cleared by that reveal.
+     */
+    revealableBody: text("revealable_body"),
+    /** When an admin revealed the body above (it is gone since). */
+    revealedAt: ts("revealed_at"),
     createdAt: createdAt(),
     sentAt: ts("sent_at"),
   },

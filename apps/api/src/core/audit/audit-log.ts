@@ -1,5 +1,5 @@
 import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import { auditLog, desc, eq, gte, lt, sql, type ActorType, type SQL } from "@clinsign/db";
+import { and, auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
@@ -19,7 +19,7 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
     // seq rises with time (and is the chain order), and every filter has an index ending in it.
     .orderBy(desc(auditLog.seq))
     .limit(input.limit);
-  return rows.map((r) => toEntry(ctx, r));
+  return rows.map((r) => toAreaBEntry(ctx, r));
 }
 
 /**
@@ -31,6 +31,12 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
 export function networkDataFor(ctx: OrgContext, r: { ip: string | null; userAgent: string | null }): { ip: string | null; userAgent: string | null } {
   return actsForOrganization(ctx.actor) ? { ip: r.ip, userAgent: r.userAgent } : { ip: null, userAgent: null };
 }
+
+/**
+ * F13 answers with the interface document's actor types: the patient signing (`signer`, the
+ * console's distinct type) is reported there as `portal`, the patient-facing door they used.
+ */
+const toAreaBEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({ ...toEntry(ctx, r), actorType: r.actorType === "signer" ? "portal" : r.actorType });
 
 const toEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   id: r.id,
@@ -70,13 +76,32 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
     .limit(limit + 1);
 }
 
-const toListItem = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditListItem => ({ ...toEntry(ctx, r), seq: r.seq, chained: r.chainPos !== null });
+/**
+ * The names of the staff members among the entries' actors (their e-mail when they have no name),
+ * members of this organization only: an id alone does not say who acted.
+ */
+async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.filter((r) => r.actorType === "user" && r.actorId).map((r) => r.actorId!))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  if (ids.length === 0) return new Map();
+  const found = await ctx.scope.db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.organizationId, ctx.scope.organizationId)))
+    .where(inArray(users.id, ids));
+  return new Map(found.map((u) => [u.id, u.name?.trim() || u.email]));
+}
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
 export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
   const rows = await auditRows(ctx, input, input.sort, after, input.limit);
-  return toPage(rows, input.limit, (r) => toListItem(ctx, r), (r) => [r.seq]);
+  const names = await staffNames(ctx, rows.slice(0, input.limit));
+  return toPage(
+    rows,
+    input.limit,
+    (r): AuditListItem => ({ ...toEntry(ctx, r), seq: r.seq, chained: r.chainPos !== null, actorName: r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : null }),
+    (r) => [r.seq],
+  );
 }
 
 /**

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, sql } from "@clinsign/db";
 import { createStaffUser } from "../staff/staff";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { activeTemplate, newSession, query } from "../../testing/forms";
+import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, creds, newSession, query } from "../../testing/forms";
+import type { OrgContext } from "../context";
 import { recordAudit } from "./audit";
 import { chainOrganizationNow } from "./chain";
 
@@ -11,13 +12,14 @@ let org: TestOrg;
 let other: TestOrg;
 let cookie: string;
 let staffCookie: string;
+const log = logSink();
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({}, { logSink: log.sink });
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-  await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@audit.test", password: "nurse-password-1", role: "staff" });
+  await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@audit.test", password: "nurse-password-1", role: "staff", name: "Nina Nurse" });
   staffCookie = await logInCookie(api, "nurse@audit.test", "nurse-password-1");
 });
 afterAll(() => api?.close());
@@ -109,5 +111,50 @@ describe("staff audit log (the list contract)", () => {
     const refused = await download(staffCookie);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: "forbidden" } });
+  });
+});
+
+describe("who acted, as the console shows it", () => {
+  const login = (email: string, password: string) =>
+    fetch(`${api.baseUrl}/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json", "user-agent": "desk-browser" }, body: JSON.stringify({ email, password }) });
+  const entries = async (action: string) =>
+    api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, action)));
+
+  it("records sign-ins and wrong passwords with the staff member's name, never the password, and nothing that tells unknown addresses apart", async () => {
+    const signedInBefore = (await entries("staff.signed_in")).length;
+    expect((await login("nurse@audit.test", "nurse-password-1")).status).toBe(200);
+    expect((await login("nurse@audit.test", "wrong-password-42")).status).toBe(401);
+    const unknown = await login("nobody-here@audit.test", "wrong-password-43");
+    expect(unknown.status).toBe(401);
+
+    const signedIn = await entries("staff.signed_in");
+    expect(signedIn.length).toBe(signedInBefore + 1);
+    expect(signedIn.at(-1)).toMatchObject({ organizationId: org.orgId, actorType: "user", userAgent: "desk-browser" });
+    const failed = await entries("staff.sign_in_failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ organizationId: org.orgId, actorType: "user", actorId: signedIn.at(-1)!.actorId });
+
+    const listed = await api.trpc({ cookie }).audit.entries.query({ action: "staff.sign_in_failed" });
+    expect(listed.items[0]).toMatchObject({ actorType: "user", actorName: "Nina Nurse" });
+    const own = await api.trpc({ cookie }).audit.entries.query({ action: "staff.signed_in", limit: 1 });
+    expect(own.items[0]!.actorName).toBe("Nina Nurse");
+
+    const everything = JSON.stringify(await api.services.db.select().from(auditLog)) + log.lines.join("\n");
+    for (const secret of ["nurse-password-1", "wrong-password-42", "wrong-password-43", "nobody-here@audit.test"]) expect(everything).not.toContain(secret);
+    expect(log.lines.filter((line) => line.includes("staff.sign_in_failed"))).toHaveLength(2);
+  });
+
+  it("lists the patient who signs as `signer` in the console and as `portal` in F13", async () => {
+    const signerCtx: OrgContext = { ...org.ctx, actor: { type: "signer", id: null } };
+    await recordAudit(signerCtx, { action: "signature.signed", metadata: { signatureId: "s-1" } });
+    const staffView = await api.trpc({ cookie }).audit.entries.query({ action: "signature.signed", actorType: "signer" });
+    expect(staffView.items).toEqual([expect.objectContaining({ actorType: "signer", actorName: null })]);
+    const f13 = await api.request("GET", `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "signature.signed" })}`);
+    expect(f13.status).toBe(200);
+    expect(JSON.stringify(f13.body)).toContain('"actorType":"portal"');
+    expect(JSON.stringify(f13.body)).not.toContain("signer");
   });
 });

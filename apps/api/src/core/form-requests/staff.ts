@@ -32,6 +32,7 @@ function stateOf(now: Date): SQL<FormRequestState> {
     when ${messages.status} = 'failed' then 'sms_failed'
     when ${messages.status} = 'queued' and ${messages.attempts} > 0 then 'sms_retrying'
     when ${messages.status} = 'queued' then 'sending'
+    when ${messages.provider} = 'outbox' then 'in_outbox'
     else 'sent' end`;
 }
 

@@ -1,7 +1,9 @@
 import nodemailer, { type Transporter } from "nodemailer";
-import type { MessageSummary } from "@clinsign/contracts";
+import type { MessageProviders, MessageSummary, RevealedMessage } from "@clinsign/contracts";
 import { desc, eq, jobs, messages, OrgScope, type MessageChannel } from "@clinsign/db";
-import type { OrgContext, Services } from "../context";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext, type Services } from "../context";
+import { AppError, notFound } from "../errors";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
 
@@ -31,6 +33,13 @@ export interface MessageInput {
 /** How a secret looks in a stored message body. */
 export const REDACTED = "••••••";
 
+/** Which provider a channel uses on this install: `outbox` keeps messages here instead of sending them. */
+export function channelProviders(services: Services): MessageProviders {
+  return { sms: services.config.sms.provider, email: services.config.smtpUrl ? "smtp" : "outbox" };
+}
+
+const usesOutbox = (services: Services, channel: MessageChannel) => channelProviders(services)[channel] === "outbox";
+
 interface MessageJobPayload {
   messageId: string;
   /** SecretBox-sealed full body of a message whose stored body is redacted. */
@@ -50,6 +59,9 @@ export async function queueMessage(ctx: OrgContext, input: MessageInput): Promis
       subject: input.subject ?? null,
       sender: input.sender ?? null,
       purpose: input.purpose,
+      // Only the outbox keeps a revealable copy: with a real gateway the secret reaches its recipient
+      // and nobody else.
+      ...(input.redactedBody !== undefined && usesOutbox(ctx.services, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
     })
     .returning({ id: messages.id });
   const job = await enqueueJob(ctx.scope.db, {
@@ -136,7 +148,16 @@ export async function deliverMessage(
         : await sendEmail(services, message.recipients, message.subject ?? "", body);
     await scope.update(
       messages,
-      { status: "sent", provider: sent.provider, providerMessageId: sent.id, attempts: attempt, lastError: null, sentAt: new Date() },
+      {
+        status: "sent",
+        provider: sent.provider,
+        providerMessageId: sent.id,
+        attempts: attempt,
+        lastError: null,
+        sentAt: new Date(),
+        // A gateway configured since the message was queued sent it: no copy stays behind.
+        ...(sent.provider !== "outbox" && { revealableBody: null }),
+      },
       eq(messages.id, messageId),
     );
   } catch (error) {
@@ -178,6 +199,8 @@ export function toSummary(row: typeof messages.$inferSelect): MessageSummary {
     purpose: row.purpose,
     status: row.status,
     provider: row.provider,
+    revealable: row.revealableBody !== null,
+    revealedAt: row.revealedAt?.toISOString() ?? null,
     attempts: row.attempts,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),
@@ -192,4 +215,31 @@ export async function listMessages(ctx: OrgContext, input: { channel?: MessageCh
     .orderBy(desc(messages.createdAt))
     .limit(input.limit);
   return rows.map(toSummary);
+}
+
+/**
+ * Owners and admins, outbox only: the full body of a message stored redacted (its portal link or
+ * one-time code), so the SMS flow can be tried on an install without a gateway. Once per message:
+ * the sealed copy is deleted as it is read, and the reveal is audited (without the secret). With a
+ * gateway configured now, nothing is revealed, even of messages kept before.
+ */
+export async function revealOutboxMessage(ctx: OrgContext, input: { id: string }): Promise<RevealedMessage> {
+  if (ctx.actor.type !== "user" || ctx.actor.role === "staff") throw new AppError("forbidden", "revealing a message needs the admin or owner role");
+  return inTransaction(ctx, async (tx) => {
+    const [message] = await tx.scope.select(messages, eq(messages.id, input.id)).for("update").limit(1);
+    if (!message) throw notFound("message", { field: "id" });
+    if (!usesOutbox(tx.services, message.channel)) {
+      throw new AppError("conflict", "a gateway sends these messages: their links and codes are never revealed", { reason: "gateway_configured" });
+    }
+    if (message.revealedAt) throw new AppError("conflict", "this message was revealed already", { reason: "already_revealed" });
+    if (!message.revealableBody) throw new AppError("conflict", "this message has nothing hidden to reveal", { reason: "not_revealable" });
+    const body = tx.services.secrets.open(message.revealableBody);
+    const revealedAt = new Date();
+    await tx.scope.update(messages, { revealableBody: null, revealedAt }, eq(messages.id, message.id));
+    await recordAudit(tx, {
+      action: "message.revealed",
+      metadata: { messageId: message.id, channel: message.channel, purpose: message.purpose, formRequestId: message.formRequestId },
+    });
+    return { id: message.id, body, revealedAt: revealedAt.toISOString() };
+  });
 }

@@ -32,7 +32,7 @@ const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
 
 /** The patient acting through the portal, in the request's organization. */
 function portalContext(services: Services, request: RequestMeta, row: { organizationId: string; id: string }): OrgContext {
-  return { services, scope: new OrgScope(services.db, row.organizationId), actor: { type: "portal", id: row.id }, request };
+  return { services, scope: new OrgScope(services.db, row.organizationId), actor: { type: "signer", id: row.id }, request };
 }
 
 /*

@@ -78,7 +78,7 @@ describe("the signer's copy through the signing link", () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       organizationId: org.orgId,
-      actorType: "portal",
+      actorType: "signer",
       actorId: request.id,
       ip: expect.stringMatching(/127\.0\.0\.1/),
       userAgent: expect.any(String),

@@ -82,7 +82,7 @@ describe("signing.open", () => {
     const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
     expect(row).toMatchObject({ status: "opened", pinnedVersion: 1 });
     const opened = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.opened"));
-    expect(opened.find((e) => e.metadata.signatureId === request.id)).toMatchObject({ actorType: "portal" });
+    expect(opened.find((e) => e.metadata.signatureId === request.id)).toMatchObject({ actorType: "signer" });
     const doc = await signing().document.query({ sessionToken: view.sessionToken! });
     expect(doc).toMatchObject({ contentType: "application/pdf", version: 1 });
     expect(sha256Hex(Buffer.from(doc.base64, "base64"))).toBe(doc.sha256);
@@ -110,7 +110,7 @@ describe("signing.open", () => {
     });
     await expect(signing().document.query({ sessionToken: "z".repeat(43) })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     const entry = (await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.declined")))[0];
-    expect(entry).toMatchObject({ actorType: "portal", metadata: expect.objectContaining({ reason: "Ich möchte erst mit dem Arzt sprechen" }) });
+    expect(entry).toMatchObject({ actorType: "signer", metadata: expect.objectContaining({ reason: "Ich möchte erst mit dem Arzt sprechen" }) });
   });
 
   it("an opened request that expires can no longer be signed (expiry enforced at write)", async () => {
@@ -165,7 +165,7 @@ describe("signing.sign and completion", () => {
     expect(await signing().sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: drawn() })).toEqual({ state: "completed" });
     const signedEntries = (await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.signed"))).filter((e) => e.metadata.signatureId === request.id);
     expect(signedEntries).toHaveLength(1);
-    expect(signedEntries[0]).toMatchObject({ actorType: "portal", userAgent: expect.any(String) });
+    expect(signedEntries[0]).toMatchObject({ actorType: "signer", userAgent: expect.any(String) });
 
     const completed = await api.request("GET", "/signature-requests/completed?patient_id=P-complete", { headers: bearer(org) });
     expect(completed.status).toBe(200);

@@ -241,7 +241,7 @@ describe("signatures.detail and signatures.update", () => {
     const detail = await staff.signatures.detail.query({ id: request.id });
     expect(detail).toMatchObject({ status: "declined", declineReason: "möchte erst sprechen", declinedAt: expect.any(String) });
     expect(detail.timeline.map((e) => e.kind)).toEqual(["created", "opened", "declined"]);
-    expect(detail.timeline[2]).toMatchObject({ actorType: "portal", detail: "möchte erst sprechen" });
+    expect(detail.timeline[2]).toMatchObject({ actorType: "signer", detail: "möchte erst sprechen" });
   });
 
   it("changes visibility, expiry and link (audited, on the timeline) and refuses what cannot change", async () => {

@@ -1,6 +1,7 @@
 import type { Me } from "@clinsign/contracts";
 import { and, asc, eq, gt, memberships, organizations, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
-import type { RequestMeta } from "../context";
+import { recordAudit } from "../audit/audit";
+import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
 import { AppError, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
@@ -28,23 +29,47 @@ export async function createStaffUser(
 }
 
 /**
- * Checks e-mail and password and opens a session. Attempts are limited per address and per IP,
- * and a missing user costs the same time as a wrong password.
+ * A sign-in or a failed one, in the audit log of each organization the account belongs to, with
+ * the account as actor (its name shows in the console). Never the password or the typed e-mail.
  */
-export async function logIn(db: Db, input: { email: string; password: string }, request: RequestMeta) {
+async function auditSignIn(services: Services, organizationIds: string[], userId: string, request: RequestMeta, action: "staff.signed_in" | "staff.sign_in_failed") {
+  for (const organizationId of organizationIds) {
+    await recordAudit({ ...systemContext(services, organizationId), actor: { type: "user", id: userId }, request }, { action });
+  }
+}
+
+/**
+ * Checks e-mail and password and opens a session. Attempts are limited per address and per IP,
+ * and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
+ * audited in the account's organizations; an unknown address has no organization, so it is only
+ * counted by the rate limits and noted in the process log (without the address). The answer is
+ * the same either way.
+ */
+export async function logIn(services: Services, input: { email: string; password: string }, request: RequestMeta) {
+  const { db } = services;
   const email = input.email.trim().toLowerCase();
   const emailKey = `login:email:${sha256Hex(email)}`;
   await consumeRateLimit(db, { key: emailKey, limit: 10, windowSeconds: 15 * 60 });
   await consumeRateLimit(db, { key: `login:ip:${request.ip ?? "unknown"}`, limit: 50, windowSeconds: 15 * 60 });
   const [user] = await db.select().from(users).where(eq(users.email, email));
   const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
-  if (!user || !passwordOk) throw unauthorized("wrong e-mail or password");
-  const [membership] = await db
-    .select()
-    .from(memberships)
-    .where(eq(memberships.userId, user.id))
-    .orderBy(asc(memberships.createdAt))
-    .limit(1);
+  if (!user) {
+    services.log.warn({ event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip }, "staff sign-in failed");
+    throw unauthorized("wrong e-mail or password");
+  }
+  const joined = await db.select().from(memberships).where(eq(memberships.userId, user.id)).orderBy(asc(memberships.createdAt));
+  if (!passwordOk) {
+    services.log.warn({ event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip }, "staff sign-in failed");
+    await auditSignIn(
+      services,
+      joined.map((m) => m.organizationId),
+      user.id,
+      request,
+      "staff.sign_in_failed",
+    );
+    throw unauthorized("wrong e-mail or password");
+  }
+  const membership = joined[0];
   if (!membership) throw unauthorized("this account belongs to no organization");
   await resetRateLimit(db, emailKey);
   const token = randomSecret(32);
@@ -57,6 +82,7 @@ export async function logIn(db: Db, input: { email: string; password: string }, 
     userAgent: request.userAgent,
     expiresAt,
   });
+  await auditSignIn(services, [membership.organizationId], user.id, request, "staff.signed_in");
   return { token, expiresAt, userId: user.id };
 }
 

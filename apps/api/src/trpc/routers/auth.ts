@@ -10,7 +10,7 @@ function sessionCookie(ctx: TrpcContext, value: string, maxAgeSeconds: number): 
 
 export const authRouter = {
   login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => {
-    const session = await logIn(ctx.services.db, input, ctx.request);
+    const session = await logIn(ctx.services, input, ctx.request);
     ctx.setCookie(sessionCookie(ctx, session.token, SESSION_TTL_SECONDS));
     return { ok: true as const };
   }),

@@ -7,6 +7,7 @@ import {
   listAuditEntriesInput,
   listAuditLogsInput,
   listMessagesInput,
+  revealMessageInput,
   listSessionsInput,
   publicEmbedCode,
   publicEmbedRef,
@@ -22,14 +23,14 @@ import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
 import { AppError } from "../../core/errors";
 import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
-import { listMessages } from "../../core/messaging/messaging";
+import { channelProviders, listMessages, revealOutboxMessage } from "../../core/messaging/messaging";
 import { describePublicEmbed, getPublicEmbed, savePublicEmbed, startVisitorSession } from "../../core/sessions/public-embeds";
 import { createFormSession, describeSession, listPersonalLinks, revokeFormSession } from "../../core/sessions/sessions";
 import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
-import { formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
+import { adminProcedure, formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
 
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
@@ -90,6 +91,10 @@ export const auditRouter = {
 export const messagesRouter = {
   /** Staff: sent and queued SMS and e-mail (the outbox in development). */
   list: staffProcedure.input(listMessagesInput).query(({ ctx, input }) => listMessages(ctx.org, input)),
+  /** Staff: which providers send SMS and e-mail here (outbox: nothing leaves the service). */
+  providers: staffProcedure.query(({ ctx }) => channelProviders(ctx.services)),
+  /** Owners and admins, outbox only: a kept message's hidden link or code, once, audited. */
+  reveal: adminProcedure.input(revealMessageInput).mutation(({ ctx, input }) => revealOutboxMessage(ctx.org, input)),
 } satisfies TRPCRouterRecord;
 
 /**

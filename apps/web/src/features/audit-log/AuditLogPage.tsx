@@ -5,6 +5,7 @@ import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { DownloadButton } from "../../components/DownloadButton";
 import { ListBody } from "../../components/lists/ListBody";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
@@ -20,7 +21,7 @@ const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
 type ActorType = (typeof auditActorTypes)[number];
 
 function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
-  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, user: a.actorUser, system: a.actorSystem };
+  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, signer: a.actorSigner, user: a.actorUser, system: a.actorSystem };
   return labels[type] ?? type;
 }
 
@@ -38,6 +39,11 @@ function verdictProblem(verdict: AuditChainVerdict, a: Dictionary["auditLogPage"
     count: String(verdict.entries),
     max: String(verdict.unchained.maxAgeSeconds),
   });
+}
+
+/** What happened, in words; the code stays beside it (it is what the action filter takes). */
+export function actionLabel(action: string, a: Dictionary["auditLogPage"]): string | null {
+  return (a.actions as Record<string, string>)[action] ?? null;
 }
 
 function EntryDetails({ entry, a }: { entry: AuditListItem; a: Dictionary["auditLogPage"] }) {
@@ -115,8 +121,32 @@ export function AuditLogPage() {
         </>
       ),
     },
-    { key: "action", header: a.columnAction, render: (entry) => <code className="cs-mono">{entry.action}</code> },
-    { key: "actor", header: a.columnActor, render: (entry) => actorLabel(entry.actorType, a) },
+    {
+      key: "action",
+      header: a.columnAction,
+      render: (entry) => {
+        const label = actionLabel(entry.action, a);
+        return (
+          <div>
+            {label ? <span>{label}</span> : <code className="cs-mono">{entry.action}</code>}
+            {label ? <div className={`cs-hint cs-mono ${styles.wrap}`}>{entry.action}</div> : null}
+          </div>
+        );
+      },
+    },
+    {
+      key: "actor",
+      header: a.columnActor,
+      render: (entry) =>
+        entry.actorName ? (
+          <div>
+            <span className={styles.wrap}>{entry.actorName}</span>
+            <div className="cs-hint">{actorLabel(entry.actorType, a)}</div>
+          </div>
+        ) : (
+          actorLabel(entry.actorType, a)
+        ),
+    },
     { key: "form", header: a.columnForm, render: (entry) => (entry.templateIdentifier ? <code className={`cs-mono ${styles.wrap}`}>{entry.templateIdentifier}</code> : "–") },
     { key: "details", header: a.columnDetails, render: (entry) => <EntryDetails entry={entry} a={a} /> },
   ];
@@ -141,9 +171,9 @@ export function AuditLogPage() {
         description={a.description}
         actions={
           canAdminister(me) ? (
-            <a className="cs-button cs-button--secondary" href={exportHref} download>
+            <DownloadButton href={exportHref} fileName="audit-log.csv">
               {a.exportCsv}
-            </a>
+            </DownloadButton>
           ) : null
         }
       />

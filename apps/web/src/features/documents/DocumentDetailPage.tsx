@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { DetailStates, retryDetail } from "../../components/DetailStates";
+import { NewRequestDialog } from "../signature-requests/NewRequestDialog";
 import { PageHeader } from "../../components/PageHeader";
 import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { format } from "../../i18n";
@@ -150,9 +151,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
         actions={
           <>
             {doc.availability === "active" ? (
-              <Link className="cs-button cs-button--primary" href={`/signature-requests?document=${doc.id}`}>
-                {d.newRequest}
-              </Link>
+              <NewRequestDialog documentId={doc.id} label={d.newRequest} />
             ) : null}
             <Button variant="danger-outline" onClick={() => setDeleting(true)}>
               {d.delete}
@@ -170,7 +169,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
           </Notice>
         ) : null}
 
-        <Card title={d.availabilityTitle}>
+        <Card title={d.availabilityTitle} description={d.availabilityApplies}>
           <RadioCards
             legend={d.availabilityTitle}
             name="availability"
@@ -182,6 +181,9 @@ export function DocumentDetailPage({ id }: { id: string }) {
               setAvailability.mutate({ id, availability });
             }}
           />
+          <p role="status" className="cs-hint" data-testid="availability-state">
+            {setAvailability.isPending ? d.availabilitySaving : setAvailability.isSuccess ? d.availabilitySaved : null}
+          </p>
         </Card>
 
         <Card title={d.contentTitle} description={d.contentDescription}>
@@ -217,7 +219,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
               <Button type="submit" variant="primary" busy={save.isPending} disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}>
                 {format(d.save, { version: doc.currentVersion + 1 })}
               </Button>
-              {!dirty ? <span className="cs-hint">{d.unchanged}</span> : null}
+              {dirty ? <Badge tone="warning">{d.unsaved}</Badge> : <span className="cs-hint">{d.unchanged}</span>}
             </div>
           </form>
         </Card>

@@ -9,35 +9,51 @@ import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
+import { RevealMessage } from "./RevealMessage";
 
 const OUTBOX_SIZE = 20;
 
 /**
  * The newest SMS and their delivery state. With the outbox provider they are kept here instead of
  * being sent (a demo works without an SMS gateway). Bodies are shown as stored: links and
- * one-time codes are hidden there (core/messaging).
+ * one-time codes are hidden there (core/messaging); an admin may show each one once (RevealMessage).
  */
 export function Outbox() {
   const { t, locale } = useI18n();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const outbox = useQuery(trpc.messages.list.queryOptions({ channel: "sms", limit: OUTBOX_SIZE }));
+  const providers = useQuery(trpc.messages.providers.queryOptions());
   const rows = outbox.data ?? [];
-  // Only the outbox provider marks messages "outbox": then nothing leaves the service, and staff are told so.
-  const keptHere = rows.some((message) => message.provider === "outbox");
+  // What this install does now decides the description, not what older messages went through.
+  const keptHere = providers.data?.sms === "outbox";
 
   const columns: TableColumn<MessageSummary>[] = [
     { key: "time", header: f.columnTime, render: (m) => formatDateTime(m.createdAt, locale) },
     { key: "to", header: f.columnTo, render: (m) => <span className="cs-mono">{m.recipients.join(", ")}</span> },
-    { key: "message", header: f.columnMessage, render: (m) => <span className={styles.body}>{m.body}</span> },
+    {
+      key: "message",
+      header: f.columnMessage,
+      render: (m) => (
+        <div className="cs-stack">
+          <span className={styles.body}>{m.body}</span>
+          <RevealMessage message={m} />
+        </div>
+      ),
+    },
     {
       key: "status",
       header: f.columnStatus,
-      render: (m) => <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? (m.provider === "outbox" ? f.statusKept : f.stateSent) : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>,
+      render: (m) =>
+        m.status === "sent" && m.provider === "outbox" ? (
+          <Badge tone="warning">{f.statusKept}</Badge>
+        ) : (
+          <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? f.stateSent : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>
+        ),
     },
   ];
   return (
-    <Card title={f.outboxTitle} description={keptHere ? f.outboxDescription : f.outboxGatewayDescription} flush>
+    <Card title={f.outboxTitle} description={providers.data ? (keptHere ? f.outboxDescription : f.outboxGatewayDescription) : undefined} flush>
       {outbox.isPending ? (
         <div className="cs-card__body">
           <Skeleton label={t.common.loading} lines={3} />

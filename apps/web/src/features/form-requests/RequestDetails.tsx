@@ -12,6 +12,7 @@ import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
+import { RevealMessage } from "./RevealMessage";
 import { isOpen } from "./states";
 
 type Texts = Dictionary["formRequestsPage"];
@@ -26,7 +27,9 @@ function purposeLabel(purpose: string, f: Texts): string {
 export function MessageOutcome({ message, f, locale }: { message: MessageSummary; f: Texts; locale: string }) {
   const status =
     message.status === "sent" && message.sentAt ? (
-      <Badge tone="success">{format(message.provider === "outbox" ? f.messageKept : f.messageSent, { date: formatDateTime(message.sentAt, locale) })}</Badge>
+      <Badge tone={message.provider === "outbox" ? "warning" : "success"}>
+        {format(message.provider === "outbox" ? f.messageKept : f.messageSent, { date: formatDateTime(message.sentAt, locale) })}
+      </Badge>
     ) : message.status === "failed" ? (
       <Badge tone="danger">{f.messageFailed}</Badge>
     ) : (
@@ -40,6 +43,7 @@ export function MessageOutcome({ message, f, locale }: { message: MessageSummary
         <span className="cs-hint">{format(f.attempts, { count: String(message.attempts) })}</span>
       </div>
       <p className={styles.body}>{message.body}</p>
+      <RevealMessage message={message} />
       {message.lastError ? <p className={lists.error}>{format(f.lastError, { error: message.lastError })}</p> : null}
     </li>
   );

@@ -34,6 +34,7 @@ export function SendRequestForm() {
   const [draft, setDraft] = useState<Draft>(empty);
   const [sentTo, setSentTo] = useState<string | null>(null);
   const mayChooseDestinations = canAdminister(useSession());
+  const providers = useQuery(trpc.messages.providers.queryOptions());
 
   const create = useMutation(
     trpc.formRequests.create.mutationOptions({
@@ -156,7 +157,13 @@ export function SendRequestForm() {
         </div>
       </div>
       <div role="status" aria-live="polite">
-        {sentTo ? <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice> : null}
+        {sentTo ? (
+          providers.data?.sms === "outbox" ? (
+            <Notice tone="warning">{format(f.sentToOutbox, { phone: sentTo })}</Notice>
+          ) : (
+            <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice>
+          )
+        ) : null}
         {apiError ? (
           <Notice tone="danger" role="alert">
             {describeApiError(apiError, t)}

@@ -9,6 +9,7 @@ export function stateLabel(state: FormRequestState, f: Texts): string {
   const labels: Record<FormRequestState, string> = {
     sending: f.stateSending,
     sent: f.stateSent,
+    in_outbox: f.stateInOutbox,
     sms_retrying: f.stateSmsRetrying,
     sms_failed: f.stateSmsFailed,
     opened: f.stateOpened,
@@ -29,6 +30,7 @@ export function stateTone(state: FormRequestState): BadgeTone {
     case "locked":
       return "danger";
     case "sms_retrying":
+    case "in_outbox":
       return "warning";
     case "opened":
     case "verified":

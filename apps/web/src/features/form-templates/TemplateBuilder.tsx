@@ -11,7 +11,7 @@ import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { describeApiError, isClientError, readApiError } from "../../trpc/errors";
 import { addField, createField, dependents, duplicateField, fieldTypes, isDisplayType, moveField, removeField, replaceField, type FieldType } from "./builder-model";
 import { EmbedPanel } from "./EmbedPanel";
-import { describeCondition, FieldEditor } from "./FieldEditor";
+import { describeCondition, FieldEditor, labelInputId } from "./FieldEditor";
 import { PreviewPane } from "./PreviewPane";
 import { statusHelp, statusLabel } from "./status";
 import styles from "./builder.module.css";
@@ -114,10 +114,19 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   }
 
   function add() {
-    const field = createField(newType, isDisplayType(newType) ? b.types[newType] : b.newLabel, fields);
+    const field = createField(newType, isDisplayType(newType) ? b.types[newType] : format(b.newLabel, { type: b.types[newType] }), fields);
     setSchema(addField(draft!.schema, field));
     setOpen(field.id);
-    window.requestAnimationFrame(() => document.getElementById(`card-${field.id}`)?.scrollIntoView({ block: "nearest" }));
+    // The new field's label takes the focus, its text selected: typing names the field at once.
+    // (The card's scroll-margin keeps it clear of the sticky header.)
+    window.requestAnimationFrame(() => {
+      document.getElementById(`card-${field.id}`)?.scrollIntoView({ block: "start" });
+      const input = document.getElementById(labelInputId(field.id));
+      if (input instanceof HTMLInputElement || input instanceof HTMLTextAreaElement) {
+        input.focus({ preventScroll: true });
+        input.select();
+      }
+    });
   }
 
   function exportJson() {

@@ -1,7 +1,7 @@
 import type { TemplateSchema } from "@clinsign/contracts";
 import { templateSchema } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
-import { addField, createField, dependents, duplicateField, keyFromLabel, moveField, optionsToText, removeField, replaceField, textToOptions, uniqueKey } from "./builder-model";
+import { addField, createField, DERIVED_KEY_LENGTH, dependents, duplicateField, keyFromLabel, moveField, optionsToText, readAccept, removeField, replaceField, textToOptions, uniqueKey, writeAccept } from "./builder-model";
 
 const schema = (): TemplateSchema => ({
   version: 1,
@@ -52,5 +52,21 @@ describe("the form builder's model", () => {
     const options = textToOptions("yes\n no | Nein \n\n|\ngkv | Gesetzlich");
     expect(options).toEqual(["yes", { value: "no", label: "Nein" }, { value: "gkv", label: "Gesetzlich" }]);
     expect(optionsToText(options)).toBe("yes\nno | Nein\ngkv | Gesetzlich");
+  });
+
+  it("derives a short key of whole words from a long question", () => {
+    const key = keyFromLabel("Nehmen Sie regelmäßig Medikamente ein, die die Blutgerinnung beeinflussen (z. B. Marcumar, ASS)?");
+    expect(key).toBe("nehmenSieRegelmaessigMedikamente");
+    expect(key.length).toBeLessThanOrEqual(DERIVED_KEY_LENGTH);
+    expect(keyFromLabel("Donaudampfschifffahrtsgesellschaftskapitaenswitwenrente").length).toBe(DERIVED_KEY_LENGTH);
+  });
+
+  it("turns ticked file types into an accept list the schema takes, and reads it back", () => {
+    const accept = writeAccept(new Set(["pdf", "images"]), " .ODT ");
+    expect(accept).toBe("application/pdf,.pdf,image/*,.odt");
+    expect(templateSchema.safeParse({ version: 1, fields: [{ id: "f", type: "file", key: "f", label: "F", accept }] }).success).toBe(true);
+    expect(readAccept(accept)).toEqual({ choices: new Set(["pdf", "images"]), other: ".odt" });
+    expect(readAccept(".docx")).toEqual({ choices: new Set(["word"]), other: "" });
+    expect(writeAccept(new Set(), "")).toBeUndefined();
   });
 });

@@ -22,6 +22,9 @@ export type FieldType = (typeof fieldTypes)[number];
 export const isDisplayType = (type: FieldType) => type === "heading" || type === "paragraph";
 export const hasOptions = (type: FieldType) => type === "select" || type === "radio" || type === "multiselect";
 
+/** The longest key derived from a label: it must read well in the field list and the submitted data. */
+export const DERIVED_KEY_LENGTH = 32;
+
 /** A field key from a label: ASCII letters, digits and _ (umlauts spelled out), starting with a letter. */
 export function keyFromLabel(label: string): string {
   const ascii = label
@@ -36,8 +39,14 @@ export function keyFromLabel(label: string): string {
     .replace(/[\u0300-\u036f]/g, "");
   const words = ascii.split(/[^A-Za-z0-9]+/).filter(Boolean);
   while (words.length > 0 && !/^[A-Za-z]/.test(words[0]!)) words.shift();
-  const camel = words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase())).join("");
-  const key = camel.replace(/^[^A-Za-z]+/, "").slice(0, 60);
+  const parts = words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase()));
+  // A long question makes a short key: whole words up to DERIVED_KEY_LENGTH (the first one cut if it alone is longer).
+  let camel = parts[0] ?? "";
+  for (const part of parts.slice(1)) {
+    if (camel.length + part.length > DERIVED_KEY_LENGTH) break;
+    camel += part;
+  }
+  const key = camel.replace(/^[^A-Za-z]+/, "").slice(0, DERIVED_KEY_LENGTH);
   return key || "field";
 }
 
@@ -156,4 +165,41 @@ export function textToOptions(text: string): (string | { value: string; label: s
       return label && value ? { value, label } : value || label;
     })
     .filter((option) => option !== "");
+}
+
+/**
+ * The file types staff tick instead of typing MIME patterns, each with the `accept` entries it
+ * stands for (extensions and types, as the server's check matches both).
+ */
+export const fileTypeChoices = {
+  pdf: ["application/pdf", ".pdf"],
+  images: ["image/*"],
+  word: [".doc", ".docx", "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+  excel: [".xls", ".xlsx", "application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+  text: ["text/plain", ".txt"],
+} as const;
+export type FileTypeChoice = keyof typeof fileTypeChoices;
+
+const acceptEntries = (accept: string | undefined) =>
+  (accept ?? "")
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
+
+/** An `accept` list as ticked choices (a choice counts when any of its entries is listed) and the rest, as typed. */
+export function readAccept(accept: string | undefined): { choices: Set<FileTypeChoice>; other: string } {
+  const entries = acceptEntries(accept);
+  const choices = new Set<FileTypeChoice>();
+  const known = new Set<string>();
+  for (const [choice, list] of Object.entries(fileTypeChoices) as [FileTypeChoice, readonly string[]][]) {
+    if (list.some((entry) => entries.includes(entry))) choices.add(choice);
+    for (const entry of list) known.add(entry);
+  }
+  return { choices, other: entries.filter((entry) => !known.has(entry)).join(",") };
+}
+
+/** The `accept` list for ticked choices plus other entries; undefined when nothing is limited. */
+export function writeAccept(choices: ReadonlySet<FileTypeChoice>, other: string): string | undefined {
+  const entries = [...(Object.keys(fileTypeChoices) as FileTypeChoice[]).filter((choice) => choices.has(choice)).flatMap((choice) => fileTypeChoices[choice]), ...acceptEntries(other)];
+  return entries.length > 0 ? [...new Set(entries)].join(",") : undefined;
 }

@@ -20,7 +20,10 @@ import styles from "./signature-requests.module.css";
 const DEFAULT_EXPIRY_DAYS = 14;
 const FIELDS = ["patient_id", "document_id", "institution_id", "expiration_date", "order_by"] as const;
 
-const emptyDraft = () => ({ patient_id: "", document_id: "", institution_id: "", expiry: dayFromNow(DEFAULT_EXPIRY_DAYS), order_by: "" });
+/** The institution select's choice that shows a text field for an institution not used before. */
+const OTHER_INSTITUTION = "\u0000other";
+
+const emptyDraft = (documentId = "") => ({ patient_id: "", document_id: documentId, institution_id: "", expiry: dayFromNow(DEFAULT_EXPIRY_DAYS), order_by: "" });
 type Draft = ReturnType<typeof emptyDraft>;
 
 interface Created {
@@ -47,21 +50,30 @@ export function HandOver({ link, expiresAt }: { link: string; expiresAt: string 
   );
 }
 
-/** The create form (A1 through the staff session), then the hand-over of the new link. */
-function NewRequestForm({ onCreated }: { onCreated(created: Created): void }) {
+/**
+ * The create form (A1 through the staff session), then the hand-over of the new link. `documentId`
+ * preselects the document (the dialog opened from a document's page).
+ */
+function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created): void; documentId?: string }) {
   const { t } = useI18n();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<Draft>(emptyDraft);
+  const [draft, setDraft] = useState<Draft>(() => emptyDraft(documentId));
+  // Known institutions are offered in a select; "another" opens a text field for a new id.
+  const [otherInstitution, setOtherInstitution] = useState(false);
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
   const active = (documents.data ?? []).filter((doc) => doc.availability === "active");
   const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
+  const knownInstitutions = institutions.data?.items ?? [];
+  const typingInstitution = otherInstitution || (institutions.isSuccess && knownInstitutions.length === 0);
 
   const create = useMutation(
     trpc.signatures.create.mutationOptions({
       onSuccess: (result) => {
         void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
+        // The institution just used is offered next time.
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.institutions.pathKey() });
         onCreated({ id: result.signature_id, link: result.signing_link, expiresAt: result.expiration_date });
       },
     }),
@@ -115,22 +127,52 @@ function NewRequestForm({ onCreated }: { onCreated(created: Created): void }) {
             </span>
           ) : null}
         </div>
-        <TextField
-          label={s.institutionId}
-          hint={s.institutionIdHint}
-          value={draft.institution_id}
-          onChange={(e) => set("institution_id", e.target.value)}
-          required
-          maxLength={200}
-          autoComplete="off"
-          list="new-request-institutions"
-          error={message("institution_id")}
-        />
-        <datalist id="new-request-institutions">
-          {(institutions.data?.items ?? []).map((item) => (
-            <option key={item.institutionId} value={item.institutionId} />
-          ))}
-        </datalist>
+        {knownInstitutions.length > 0 ? (
+          <div className="cs-field">
+            <label className="cs-label" htmlFor="new-request-institution">
+              {s.institution}
+            </label>
+            <select
+              id="new-request-institution"
+              className={`cs-input ${lists.select}`}
+              value={otherInstitution ? OTHER_INSTITUTION : draft.institution_id}
+              onChange={(e) => {
+                const other = e.target.value === OTHER_INSTITUTION;
+                setOtherInstitution(other);
+                set("institution_id", other ? "" : e.target.value);
+              }}
+              required
+              aria-describedby="new-request-institution-hint"
+            >
+              <option value="">{s.chooseInstitution}</option>
+              {knownInstitutions.map((item) => (
+                <option key={item.institutionId} value={item.institutionId}>
+                  {item.institutionId}
+                </option>
+              ))}
+              <option value={OTHER_INSTITUTION}>{s.otherInstitution}</option>
+            </select>
+            {!otherInstitution ? (
+              <span id="new-request-institution-hint" className="cs-hint">
+                {s.institutionKnownHint}
+              </span>
+            ) : null}
+            {!otherInstitution && message("institution_id") ? <span className="cs-field-error">{message("institution_id")}</span> : null}
+          </div>
+        ) : null}
+        {typingInstitution ? (
+          <TextField
+            label={s.institutionId}
+            hint={s.institutionNewHint}
+            value={draft.institution_id}
+            onChange={(e) => set("institution_id", e.target.value)}
+            required
+            maxLength={200}
+            autoComplete="off"
+            autoFocus={otherInstitution}
+            error={message("institution_id")}
+          />
+        ) : null}
         <TextField label={s.expiry} hint={s.expiryHint} type="date" min={dayFromNow(0)} value={draft.expiry} onChange={(e) => set("expiry", e.target.value)} required error={message("expiration_date")} />
         <TextField label={s.orderBy} hint={s.orderByHint} value={draft.order_by} onChange={(e) => set("order_by", e.target.value)} required maxLength={200} autoComplete="off" error={message("order_by")} />
       </div>
@@ -150,8 +192,11 @@ function NewRequestForm({ onCreated }: { onCreated(created: Created): void }) {
   );
 }
 
-/** "New request": a dialog with the form, then the link to hand over (copy or QR code). */
-export function NewRequestDialog() {
+/**
+ * "New request": a dialog with the form, then the link to hand over (copy or QR code). On a
+ * document's page it opens there, with that document chosen.
+ */
+export function NewRequestDialog({ documentId, label }: { documentId?: string; label?: string } = {}) {
   const { t } = useI18n();
   const s = t.signatureRequestsPage;
   const [open, setOpen] = useState(false);
@@ -168,7 +213,7 @@ export function NewRequestDialog() {
   return (
     <>
       <Button variant="primary" onClick={() => setOpen(true)}>
-        {s.newRequest}
+        {label ?? s.newRequest}
       </Button>
       <Dialog
         open={open}
@@ -197,7 +242,7 @@ export function NewRequestDialog() {
           ) : undefined
         }
       >
-        {created ? <HandOver link={created.link} expiresAt={created.expiresAt} /> : <NewRequestForm key={formKey} onCreated={setCreated} />}
+        {created ? <HandOver link={created.link} expiresAt={created.expiresAt} /> : <NewRequestForm key={formKey} onCreated={setCreated} documentId={documentId} />}
       </Dialog>
     </>
   );

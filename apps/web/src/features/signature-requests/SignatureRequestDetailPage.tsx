@@ -45,6 +45,7 @@ function Downloads({ request }: { request: SignatureRequestDetail }) {
         </Button>
       </div>
       <div role="status" aria-live="polite">
+        {download.isPending ? <p className="cs-hint">{t.common.downloading}</p> : download.isSuccess ? <p className="cs-hint">{t.common.downloaded}</p> : null}
         {download.error ? (
           <Notice tone="danger" role="alert">
             {describeApiError(readApiError(download.error), t)}

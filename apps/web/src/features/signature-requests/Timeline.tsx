@@ -28,7 +28,7 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
 }
 
 function actorLabel(actor: string | undefined, s: Texts): string | null {
-  const labels: Record<string, string> = { api_key: s.actorApiKey, session: s.actorSession, portal: s.actorPortal, user: s.actorUser, system: s.actorSystem };
+  const labels: Record<string, string> = { api_key: s.actorApiKey, session: s.actorSession, portal: s.actorPortal, signer: s.actorPortal, user: s.actorUser, system: s.actorSystem };
   return actor ? (labels[actor] ?? actor) : null;
 }
 
