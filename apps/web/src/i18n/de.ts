@@ -992,7 +992,7 @@ export const de: Dictionary = {
     signingLinkHint: "Persönlich: Wer den Link hat, kann das Dokument öffnen.",
     signingLinkReplaced: "Ihre eigene Link-URL ersetzt für diese Anfrage den Signaturlink.",
     revealLink: "Signaturlink zeigen",
-    revealLinkHint: "Das Anzeigen des Links wird im Audit-Log und im Verlauf dieser Anfrage vermerkt.",
+    revealLinkHint: "Das Anzeigen des Links wird im Audit-Protokoll und im Verlauf dieser Anfrage vermerkt.",
     draftLinkHint: "Diese Anfrage ist ein Entwurf: Ihr Link öffnet sich erst, wenn Sie sie wieder aktiv schalten.",
     linkExpires: "Der Link gilt bis {date}.",
     qrLabel: "QR-Code des Signaturlinks",
