@@ -67,6 +67,8 @@ for (const viewport of [
     await expect(page.getByText("Vollständiger Name")).toBeVisible();
     await expect(page.getByText("Erika Mustermann")).toBeVisible();
     await expect(page.getByText("Privat", { exact: true })).toBeVisible();
+    // After a client-side navigation Next.js streams the page title in after the content.
+    await expect(page).toHaveTitle(/\S/);
     await expectAccessible(page, `submission detail ${viewport.width}`);
 
     await page.goBack();
@@ -109,7 +111,7 @@ test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF"
   const pdfPath = join(dir, "submission.pdf");
   await (await pdfDownload).saveAs(pdfPath);
   const text = execFileSync("pdftotext", ["-layout", pdfPath, "-"], { encoding: "utf8" });
-  for (const expected of [title, "Vollständiger Name", "Erika Mustermann", "Versicherung", "Privat", "Anmerkungen", rnummer, `Submission ${id}`]) {
+  for (const expected of [title, "Vollständiger Name", "Erika Mustermann", "Versicherung", "Privat", "Anmerkungen", rnummer, `Einreichung ${id}`, "Demo Clinic"]) {
     expect(text).toContain(expected);
   }
   expect(text).toMatch(/SHA-256 [0-9a-f]{64}/);
