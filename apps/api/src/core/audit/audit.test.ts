@@ -32,6 +32,31 @@ async function chainedOrg(steps = 3): Promise<{ org: TestOrg; rows: (typeof audi
 }
 
 /** Swaps a unique column's values between two rows (through a free value: the index is not deferrable). */
+type Tx = Parameters<Parameters<TestApi["services"]["db"]["transaction"]>[0]>[0];
+
+/**
+ * A transaction that does `work` and then stays open (holding its xid) until `end()`: what a
+ * long-open writer elsewhere in the cluster looks like to the chainer.
+ */
+async function holdOpen(work: (tx: Tx) => Promise<unknown>): Promise<{ end(): Promise<void> }> {
+  let release!: () => void;
+  let begun!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const begunOnce = new Promise<void>((resolve) => (begun = resolve));
+  const open = api.services.db.transaction(async (tx) => {
+    await work(tx);
+    begun();
+    await held;
+  });
+  await Promise.race([begunOnce, open]);
+  return {
+    end: async () => {
+      release();
+      await open;
+    },
+  };
+}
+
 async function swap(column: "seq" | "chain_pos", a: typeof auditLog.$inferSelect, b: typeof auditLog.$inferSelect) {
   const { db } = api.services;
   const [col, valueOf] = [sql.identifier(column), (row: typeof auditLog.$inferSelect) => (column === "seq" ? row.seq : row.chainPos!)];
@@ -170,17 +195,8 @@ describe("the chainer's watermark", () => {
     const org = await api.createOrg();
     const { db } = api.services;
     await chain(org);
-    let release!: () => void;
-    let inserted!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const insertedOnce = new Promise<void>((resolve) => (inserted = resolve));
     // Entry A draws its seq first but commits last.
-    const slow = db.transaction(async (tx) => {
-      await recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" });
-      inserted();
-      await held;
-    });
-    await insertedOnce;
+    const slow = await holdOpen((tx) => recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }));
     await recordAudit(org.ctx, { action: "test.fast" });
 
     const watermark = new ChainWatermark();
@@ -190,8 +206,7 @@ describe("the chainer's watermark", () => {
     expect(await chainBatch(db, org.orgId, blocked)).toBe(0);
     expect(await settledWatermark(db, 50)).toBeNull();
 
-    release();
-    await slow;
+    await slow.end();
     await vi.waitFor(async () => expect((await watermark.advance(db)).seq).toBeGreaterThanOrEqual(fast.seq), { timeout: 10_000, interval: 20 });
     await chain(org);
     const rows = await entriesOf(org);
@@ -275,18 +290,9 @@ describe("the chain's bounded lag", () => {
     const { db } = api.services;
     await chain(org);
     await chain(bystander);
-    let release!: () => void;
-    let inserted!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const insertedOnce = new Promise<void>((resolve) => (inserted = resolve));
     // A long transaction: it writes an entry of `org` and then stays open.
-    const slow = db.transaction(async (tx) => {
-      await recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" });
-      inserted();
-      await held;
-    });
+    const slow = await holdOpen((tx) => recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }));
     try {
-      await insertedOnce;
       await recordAudit(org.ctx, { action: "test.fast" });
       await recordAudit(bystander.ctx, { action: "test.bystander" });
       const chainer = new AuditChainer(api.services, { maxLagMs: 300 });
@@ -302,8 +308,7 @@ describe("the chain's bounded lag", () => {
       expect(await verify(org)).toMatchObject({ ok: true, entries: 2, unchained: { count: 0 } });
       expect(await verify(bystander)).toMatchObject({ ok: true, entries: 2 });
     } finally {
-      release();
-      await slow;
+      await slow.end();
     }
     // The long transaction's entry is late: its seq is below the head; it is appended at the end.
     expect(await chain(org)).toBe(1);
@@ -319,23 +324,13 @@ describe("the chain's bounded lag", () => {
 
   it.skipIf(!process.env.DATABASE_URL)("staff verify chains past a writer still open after its wait, so its verdict covers what was committed (PostgreSQL only: PGlite has one connection)", async () => {
     const org = await api.createOrg();
-    const { db } = api.services;
-    let release!: () => void;
-    let begun!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const begunOnce = new Promise<void>((resolve) => (begun = resolve));
-    const other = db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_current_xact_id()`); // a writer: it holds an xid, and no audit entry
-      begun();
-      await held;
-    });
+    // A writer: it holds an xid, and no audit entry.
+    const other = await holdOpen((tx) => tx.execute(sql`select pg_current_xact_id()`));
     try {
-      await begunOnce;
       await recordAudit(org.ctx, { action: "test.committed" });
       expect(await verifyOrganizationChain(org.ctx, { waitMs: 50 })).toMatchObject({ ok: true, entries: 2, unchained: { count: 0 } });
     } finally {
-      release();
-      await other;
+      await other.end();
     }
   });
 });
