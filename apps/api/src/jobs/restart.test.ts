@@ -100,10 +100,16 @@ describe("webhook deliveries survive the API process", () => {
 
     server = await startServer(port);
     await waitFor(() => receiver.requests.length >= 2, 30_000);
-    const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json() as Promise<{ events: unknown[] }>);
-    const attempts = (log.events as { attempt: number; delivered: boolean; statusCode: number | null }[])
-      .map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode }))
-      .sort((a, b) => a.attempt - b.attempt);
+    // The attempt's log row is written after the receiver has answered: read until it is there.
+    type LoggedAttempt = { attempt: number; delivered: boolean; statusCode: number | null };
+    let attempts: LoggedAttempt[] = [];
+    const deadline = Date.now() + 10_000;
+    do {
+      const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json() as Promise<{ events: LoggedAttempt[] }>);
+      attempts = log.events.map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode })).sort((a, b) => a.attempt - b.attempt);
+      if (attempts.length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } while (Date.now() < deadline);
     expect(attempts).toEqual([
       { attempt: 1, delivered: false, statusCode: 500 },
       { attempt: 2, delivered: true, statusCode: 200 },
