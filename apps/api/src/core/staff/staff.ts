@@ -72,18 +72,26 @@ export async function logIn(services: Services, input: { email: string; password
   const membership = joined[0];
   if (!membership) throw unauthorized("this account belongs to no organization");
   await resetRateLimit(db, emailKey);
+  return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request);
+}
+
+/**
+ * Opens a staff session for an account whose identity is proven (password, second factor, single
+ * sign-on): the one place a session cookie's value is made, stored (hashed) and audited.
+ */
+export async function openStaffSession(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta) {
   const token = randomSecret(32);
   const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
-  await db.insert(staffSessions).values({
+  await services.db.insert(staffSessions).values({
     tokenHash: sha256Hex(token),
-    userId: user.id,
-    organizationId: membership.organizationId,
+    userId: member.userId,
+    organizationId: member.organizationId,
     ip: request.ip,
     userAgent: request.userAgent,
     expiresAt,
   });
-  await auditSignIn(services, [membership.organizationId], user.id, request, "staff.signed_in");
-  return { token, expiresAt, userId: user.id };
+  await auditSignIn(services, [member.organizationId], member.userId, request, "staff.signed_in");
+  return { token, expiresAt, userId: member.userId };
 }
 
 export async function logOut(db: Db, token: string | undefined): Promise<void> {
