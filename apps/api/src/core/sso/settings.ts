@@ -56,6 +56,7 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
   const domains = [...new Set(input.allowedDomains)];
   await inTransaction(ctx, async (tx) => {
     const [current] = await tx.scope.select(organizationSso);
+    const currentDomains = (await tx.scope.select(ssoDomains).orderBy(asc(ssoDomains.domain))).map((d) => d.domain);
     if (!current && !input.clientSecret) throw new AppError("invalid_request", "the client secret is required", { field: "clientSecret" });
     if (input.ssoOnly) {
       if (!input.breakGlassUserId) throw new AppError("invalid_request", "SSO only needs a break-glass owner who may still use a password", { field: "breakGlassUserId" });
@@ -86,13 +87,11 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
     await tx.scope.delete(ssoDomains);
     const organizationId = tx.scope.organizationId;
     await tx.scope.db.insert(ssoDomains).values(domains.map((domain) => ({ domain, organizationId })));
-    const changed = current
-      ? Object.keys(input).filter((key) => {
-          if (key === "clientSecret") return input.clientSecret !== undefined;
-          if (key === "allowedDomains") return true;
-          return JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify((input as Record<string, unknown>)[key]);
-        })
-      : Object.keys(input);
+    const before: Record<string, unknown> = current
+      ? { ...current, clientSecret: undefined, allowedDomains: currentDomains, roleMapping: current.roleMapping.map(({ value, role }) => ({ value, role })) }
+      : {};
+    const after: Record<string, unknown> = { ...input, issuer, allowedDomains: [...domains].sort(), roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })) };
+    const changed = Object.keys(input).filter((key) => (key === "clientSecret" ? input.clientSecret !== undefined : JSON.stringify(before[key]) !== JSON.stringify(after[key])));
     // Which settings changed (and the domains, which are public), never the secret.
     await recordAudit(tx, { action: "sso.settings_updated", metadata: { changed: changed.sort(), enabled: input.enabled, ssoOnly: input.ssoOnly, allowedDomains: domains } });
   });
