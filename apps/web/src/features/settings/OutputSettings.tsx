@@ -8,7 +8,7 @@ import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
 
-function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
+export function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
   label: string;
   hint: string;
   value: string;
