@@ -31,6 +31,8 @@ export const ssoSettings = z.object({
   breakGlassUserId: z.uuid().nullable(),
   /** The redirect URI to register at the provider. */
   redirectUri: z.string(),
+  /** The organization's login URL, which offers its provider whatever address is typed. */
+  loginUrl: z.string(),
   /** Owners who may be named the break-glass account. */
   owners: z.array(z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() })),
   updatedAt: isoDateTime.nullable(),

@@ -70,6 +70,8 @@ export const de: Dictionary = {
     enabledLabel: "Single Sign-on anbieten",
     enabledDescription: "Die Anmeldeseite zeigt die Schaltfläche des Anbieters für Adressen der Domains unten und unter der Anmelde-URL Ihrer Organisation.",
     redirectUriLabel: "Redirect-URI",
+    loginUrlLabel: "Anmelde-URL Ihrer Organisation",
+    loginUrlHint: "Zeigt den Anbieter auf der Anmeldeseite unabhängig von der eingegebenen Adresse; geben Sie sie an Ihre Mitarbeitenden weiter oder setzen Sie ein Lesezeichen.",
     redirectUriHint: "Tragen Sie diese Adresse beim Anbieter als Redirect-URI (Antwort-URL) der Anwendung ein.",
     displayNameLabel: "Name des Anbieters",
     displayNameHint: "Auf der Anmeldeseite: „Mit … anmelden“.",

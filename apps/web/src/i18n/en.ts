@@ -73,6 +73,8 @@ export const en = {
     enabledLabel: "Offer single sign-on",
     enabledDescription: "The login page shows the provider's button to addresses of the domains below and on your organization's login URL.",
     redirectUriLabel: "Redirect URI",
+    loginUrlLabel: "Your organization's login URL",
+    loginUrlHint: "Offers the provider on the login page whatever address is typed; share it with your staff or bookmark it.",
     redirectUriHint: "Register this address at the provider as the application's redirect (reply) URI.",
     displayNameLabel: "Provider name",
     displayNameHint: "Shown on the login page: “Sign in with …”.",

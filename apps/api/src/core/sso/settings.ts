@@ -32,6 +32,7 @@ export async function getSsoSettings(ctx: OrgContext): Promise<SsoSettings> {
     ssoOnly: config?.ssoOnly ?? false,
     breakGlassUserId: config?.breakGlassUserId ?? null,
     redirectUri: ssoRedirectUri(ctx.services),
+    loginUrl: `${ctx.services.config.publicWebUrl}/login/${ctx.scope.organizationId}`,
     owners: await owners(ctx),
     updatedAt: config?.updatedAt.toISOString() ?? null,
   };

@@ -275,7 +275,7 @@ describe("single sign-on with OpenID Connect", () => {
     const entry = await lastEntry(org.orgId, "sso.settings_updated");
     expect(JSON.stringify(entry?.metadata)).not.toContain(idp.clientSecret);
 
-    const { configured: _c, hasClientSecret: _h, redirectUri: _r, owners: _o, updatedAt: _u, ...input } = settings;
+    const { configured: _c, hasClientSecret: _h, redirectUri: _r, loginUrl: _l, owners: _o, updatedAt: _u, ...input } = settings;
     // Another organization's domain, and an issuer that is not an OpenID provider.
     await ssoOrg("nachbar-praxis.example");
     await expect(owner.organization.saveSso.mutate({ ...input, allowedDomains: ["nachbar-praxis.example"] })).rejects.toMatchObject({ data: { httpStatus: 409 } });

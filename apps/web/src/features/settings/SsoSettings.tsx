@@ -119,6 +119,7 @@ function SsoForm({ settings }: { settings: Settings }) {
     });
   }
 
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
   const setMapping = (row: number, patch: Partial<FormState["roleMapping"][number]>) =>
     change(
       "roleMapping",
@@ -133,7 +134,8 @@ function SsoForm({ settings }: { settings: Settings }) {
         </Notice>
       ) : null}
       <Switch label={s.enabledLabel} description={s.enabledDescription} name="ssoEnabled" checked={form.enabled} onChange={(checked) => change("enabled", checked)} />
-      <CopyField label={s.redirectUriLabel} hint={s.redirectUriHint} value={settings.redirectUri} labels={{ copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually }} testId="sso-redirect-uri" />
+      <CopyField label={s.redirectUriLabel} hint={s.redirectUriHint} value={settings.redirectUri} labels={copyLabels} testId="sso-redirect-uri" />
+      <CopyField label={s.loginUrlLabel} hint={s.loginUrlHint} value={settings.loginUrl} labels={copyLabels} testId="sso-login-url" />
       <TextField label={s.displayNameLabel} hint={s.displayNameHint} name="ssoDisplayName" maxLength={80} value={form.displayName} error={errors.displayName} onChange={(e) => change("displayName", e.currentTarget.value)} />
       <TextField label={s.issuerLabel} hint={s.issuerHint} name="ssoIssuer" type="url" inputMode="url" placeholder="https://" spellCheck={false} value={form.issuer} error={errors.issuer} onChange={(e) => change("issuer", e.currentTarget.value)} />
       <TextField label={s.clientIdLabel} name="ssoClientId" spellCheck={false} mono value={form.clientId} error={errors.clientId} onChange={(e) => change("clientId", e.currentTarget.value)} />
