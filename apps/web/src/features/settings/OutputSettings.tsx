@@ -10,7 +10,7 @@ type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFor
 
 export function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
   label: string;
-  hint: string;
+  hint?: string;
   value: string;
   disabled: boolean;
   error?: string;
@@ -24,16 +24,18 @@ export function SelectField({ label, hint, value, disabled, error, name, onChang
       <label className="cs-label" htmlFor={id}>
         {label}
       </label>
-      <span id={`${id}-hint`} className="cs-hint">
-        {hint}
-      </span>
+      {hint ? (
+        <span id={`${id}-hint`} className="cs-hint">
+          {hint}
+        </span>
+      ) : null}
       <select
         id={id}
         name={name}
         className={`cs-input ${styles.select}`}
         value={value}
         disabled={disabled}
-        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+        aria-describedby={[hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined}
         aria-invalid={error ? true : undefined}
         onChange={(event) => onChange(event.currentTarget.value)}
       >

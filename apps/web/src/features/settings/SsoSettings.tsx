@@ -162,7 +162,7 @@ function SsoForm({ settings }: { settings: Settings }) {
           {form.roleMapping.map((m, row) => (
             <li key={row} className={styles.mappingRow}>
               <TextField className={styles.urlField} label={format(s.mappingValueLabel, { number: row + 1 })} name={`ssoMappingValue-${row}`} spellCheck={false} mono value={m.value} onChange={(e) => setMapping(row, { value: e.currentTarget.value })} />
-              <SelectField label={format(s.mappingRoleLabel, { number: row + 1 })} hint="" name={`ssoMappingRole-${row}`} value={m.role} disabled={false} onChange={(value) => setMapping(row, { role: value as Role })}>
+              <SelectField label={format(s.mappingRoleLabel, { number: row + 1 })} name={`ssoMappingRole-${row}`} value={m.role} disabled={false} onChange={(value) => setMapping(row, { role: value as Role })}>
                 {roles.map((role) => (
                   <option key={role} value={role}>
                     {(t.roles as Record<string, string>)[role] ?? role}
