@@ -85,6 +85,8 @@ test("the single sign-on settings in German, on a desktop and a phone", async ({
     await expect(german.getByLabel("Issuer-URL")).toHaveValue(idp.issuer);
     await german.scrollIntoViewIfNeeded();
     await shot(page, `sso-settings-de-${viewport.width}`);
+    await german.getByLabel("Rolle 2").scrollIntoViewIfNeeded();
+    await shot(page, `sso-settings-mapping-de-${viewport.width}`);
   }
   await page.context().addCookies([{ name: "lang", value: "en", url: WEB }]);
 });

@@ -15,6 +15,21 @@ import { parseCookies } from "./io";
  */
 export async function handleSso(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
   if (url.pathname !== "/sso/start" && url.pathname !== "/sso/callback") return false;
+  try {
+    await route(services, req, res, url, request);
+  } catch (error) {
+    // Whatever broke (the database, a sealed value the key cannot open), the person sees the login page with a message.
+    services.log.error({ err: error, requestId: request.requestId }, "single sign-on failed");
+    if (res.headersSent) res.destroy();
+    else {
+      res.writeHead(303, { location: `${services.config.publicWebUrl}/login?sso_error=failed` });
+      res.end();
+    }
+  }
+  return true;
+}
+
+async function route(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<void> {
   const web = services.config.publicWebUrl;
   const secure = web.startsWith("https:") ? "; Secure" : "";
   const bindingCookie = (value: string, maxAge: number) => `${SSO_COOKIE}=${value}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
@@ -26,15 +41,12 @@ export async function handleSso(services: Services, req: IncomingMessage, res: S
   if (req.method !== "GET") {
     res.writeHead(405, { allow: "GET" });
     res.end();
-    return true;
+    return;
   }
 
   if (url.pathname === "/sso/start") {
     const organizationId = url.searchParams.get("org") ?? "";
-    if (!isUuid(organizationId)) {
-      redirect(loginPage("unavailable", null), []);
-      return true;
-    }
+    if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
     try {
       const started = await startSsoSignIn(services, { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined }, request);
       redirect(started.location, [bindingCookie(started.browserSecret, SSO_ATTEMPT_SECONDS)]);
@@ -42,7 +54,7 @@ export async function handleSso(services: Services, req: IncomingMessage, res: S
       if (!(error instanceof AppError)) throw error;
       redirect(loginPage(error.code === "rate_limited" ? "failed" : "unavailable", organizationId), []);
     }
-    return true;
+    return;
   }
 
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
@@ -55,5 +67,4 @@ export async function handleSso(services: Services, req: IncomingMessage, res: S
   const cleared = bindingCookie("", 0);
   if (result.ok) redirect(`${web}/`, [cleared, sessionCookieHeader(services.config, result.token, SESSION_TTL_SECONDS)]);
   else redirect(loginPage(result.error, result.organizationId), [cleared]);
-  return true;
 }

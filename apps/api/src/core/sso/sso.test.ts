@@ -136,6 +136,16 @@ describe("single sign-on with OpenID Connect", () => {
     expect((await callback(back.toString(), started.binding)).session).toBeNull();
   });
 
+  it("refuses a state older than ten minutes", async () => {
+    const org = await ssoOrg("praxis-dreizehn.example");
+    idp.users.set("lena", { email: "lena@praxis-dreizehn.example", groups: ["cs-staff"] });
+    const started = await start(org.orgId);
+    const back = await idp.signIn(started.location, "lena");
+    await api.services.db.update(ssoSignInAttempts).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(ssoSignInAttempts.organizationId, org.orgId));
+    expect(await callback(back, started.binding)).toEqual({ location: refusedTo(org.orgId, "expired"), session: null });
+    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "state_expired" });
+  });
+
   it("refuses a replayed callback, and the provider refuses a code redeemed twice", async () => {
     const org = await ssoOrg("praxis-drei.example");
     idp.users.set("carla", { email: "carla@praxis-drei.example", groups: ["cs-staff"] });
