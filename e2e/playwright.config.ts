@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, FILE_SERVER_PORT, SMS_GATEWAY_PORT, SMTP_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./tests/support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, FILE_SERVER_PORT, IDP_PORT, SMS_GATEWAY_PORT, SMTP_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./tests/support";
 
 // One fresh data folder per run, removed when the run ends (E2E_KEEP_DATA=1 keeps it). The
 // config is also loaded by the worker processes: they inherit the variable, so only the
@@ -54,7 +54,7 @@ export default defineConfig({
       WEB_PORT: String(WEB_PORT),
       PUBLIC_WEB_URL: `http://localhost:${WEB_PORT}`,
       ALLOW_INSECURE_HTTP: "true",
-      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${FILE_SERVER_PORT},127.0.0.1:${WEBHOOK_RECEIVER_PORT}`,
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${FILE_SERVER_PORT},127.0.0.1:${WEBHOOK_RECEIVER_PORT},127.0.0.1:${IDP_PORT}`,
       // forms-sms.spec.ts runs this SMTP server; when it is not running, mails just wait for retry.
       SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,
       // SMS go to a Twilio-compatible gateway the SMS tests run (forms-support.ts startSmsGateway);

@@ -19,6 +19,8 @@ export const WEBHOOK_RECEIVER_PORT = 4203 + OFFSET;
 export const SMTP_PORT = 4225 + OFFSET;
 /** A Twilio-compatible SMS gateway the SMS tests run (TWILIO_API_URL): SMS texts, secrets included, are read here, not from the staff outbox, which never shows them. */
 export const SMS_GATEWAY_PORT = 4226 + OFFSET;
+/** sso.spec.ts runs an OpenID Provider here (allowed in OUTBOUND_ALLOW_HOSTS). */
+export const IDP_PORT = 4227 + OFFSET;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 

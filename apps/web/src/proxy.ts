@@ -13,6 +13,8 @@ const PUBLIC_PATHS = new Set(["/login"]);
 const PORTAL_PREFIXES = ["/sign/", "/f/", "/embed/"];
 
 const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => pathname.startsWith(prefix));
+/** An organization's login URL (/login/<id>), offering its single sign-on. */
+const isPublicPath = (pathname: string) => PUBLIC_PATHS.has(pathname) || /^\/login\/[^/]+$/.test(pathname);
 
 /**
  * Runs before every page: sends visitors without a session cookie to /login (an optimistic
@@ -22,7 +24,7 @@ const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => path
 export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const portal = isPortalPath(pathname);
-  if (!PUBLIC_PATHS.has(pathname) && !portal && !request.cookies.has(SESSION_COOKIE)) {
+  if (!isPublicPath(pathname) && !portal && !request.cookies.has(SESSION_COOKIE)) {
     return NextResponse.redirect(new URL(loginPath(pathname + search), request.url));
   }
 
@@ -42,11 +44,11 @@ export async function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      // Pages only: not the tRPC proxy, Next's assets, the icon, or uploaded logos (public images).
+      // Pages only: not the tRPC proxy, single sign-on's redirects, Next's assets, the icon, or uploaded logos (public images).
       // Prefetches too: a page fetched with `Purpose: prefetch` is shown later as it came, so it
       // needs its CSP and the session redirect like any other (server.mjs adds a fallback CSP
       // and X-Frame-Options to whatever does not pass here).
-      source: "/((?!trpc/|api/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      source: "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
     },
   ],
 };

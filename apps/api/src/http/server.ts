@@ -17,6 +17,7 @@ import { appRouter } from "../trpc/root";
 import { PORTAL_ACCESS_COOKIE, PORTAL_IDENTITY_COOKIE } from "../core/form-requests/portal";
 import { bearerToken, parseCookies, sendJson } from "./io";
 import { handleBrandingLogos } from "./branding-logos";
+import { handleSso } from "./sso";
 import { handleStaffDocuments } from "./staff-documents";
 import { handleStaffDownload, STAFF_DOWNLOAD_PREFIX } from "./staff-downloads";
 
@@ -197,6 +198,7 @@ export function createRequestListener(services: Services): RequestListener {
         if (await handleBrandingLogos(services, req, res, url, request)) return;
         if (await handleStaffDownload(services, req, res, url, request)) return;
       }
+      if (url.pathname.startsWith("/sso/") && (await handleSso(services, req, res, url, request))) return;
       // Public: the signing portal and form pages show uploaded logos to patients.
       if (url.pathname.startsWith("/branding/logos/") && (await handleBrandingLogos(services, req, res, url, request))) return;
       if (isAreaAPath(url.pathname) && !secure) {

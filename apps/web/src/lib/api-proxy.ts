@@ -9,7 +9,8 @@ import { apiOrigin } from "./api-origin";
 
 // `origin` and `sec-fetch-site` let the API refuse cross-site calls that carry the cookie (CSRF).
 const FORWARDED_REQUEST_HEADERS = ["cookie", "content-type", "accept", "user-agent", "accept-language", "x-session-id", "x-portal-link", "origin", "sec-fetch-site"] as const;
-const RETURNED_RESPONSE_HEADERS = ["content-type", "cache-control", "retry-after", "x-request-id", "vary"] as const;
+// `location`: the API's own redirects (single sign-on), which fetch leaves unfollowed here.
+const RETURNED_RESPONSE_HEADERS = ["content-type", "cache-control", "retry-after", "x-request-id", "vary", "location"] as const;
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 /**

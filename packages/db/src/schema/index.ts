@@ -4,3 +4,4 @@ export * from "./jobs";
 export * from "./files";
 export * from "./forms";
 export * from "./signatures";
+export * from "./sso";

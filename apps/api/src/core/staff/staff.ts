@@ -5,9 +5,16 @@ import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
 import { AppError, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
+import { organizationsRequiringSso } from "../sso/sso-only";
 
 export const SESSION_COOKIE = "clinsign_session";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+/** The staff session's Set-Cookie value (empty with max-age 0 clears it); Secure when the web app is https. */
+export function sessionCookieHeader(config: Pick<Services["config"], "publicWebUrl">, value: string, maxAgeSeconds: number): string {
+  const secure = config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
 
 /** Creates a staff user (or adds an existing one) as a member of the organization. */
 export async function createStaffUser(
@@ -32,9 +39,16 @@ export async function createStaffUser(
  * A sign-in or a failed one, in the audit log of each organization the account belongs to, with
  * the account as actor (its name shows in the console). Never the password or the typed e-mail.
  */
-async function auditSignIn(services: Services, organizationIds: string[], userId: string, request: RequestMeta, action: "staff.signed_in" | "staff.sign_in_failed") {
+async function auditSignIn(
+  services: Services,
+  organizationIds: string[],
+  userId: string,
+  request: RequestMeta,
+  action: "staff.signed_in" | "staff.sign_in_failed" | "staff.sign_in_refused",
+  metadata?: Record<string, unknown>,
+) {
   for (const organizationId of organizationIds) {
-    await recordAudit({ ...systemContext(services, organizationId), actor: { type: "user", id: userId }, request }, { action });
+    await recordAudit({ ...systemContext(services, organizationId), actor: { type: "user", id: userId }, request }, { action, metadata });
   }
 }
 
@@ -69,17 +83,29 @@ export async function logIn(services: Services, input: { email: string; password
     );
     throw unauthorized("wrong e-mail or password");
   }
-  const membership = joined[0];
+  // Organizations that sign in with single sign-on only take no password (but their break-glass owner's).
+  const ssoOnly = await organizationsRequiringSso(services, user.id);
+  const membership = joined.find((m) => !ssoOnly.has(m.organizationId));
+  if (!membership && ssoOnly.size > 0) {
+    await auditSignIn(services, [...ssoOnly], user.id, request, "staff.sign_in_refused", { reason: "sso_only" });
+    throw new AppError("forbidden", "your organization signs in with single sign-on", { reason: "sso_only" });
+  }
   if (!membership) throw unauthorized("this account belongs to no organization");
   await resetRateLimit(db, emailKey);
-  return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request);
+  return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request, { method: "password" });
 }
 
 /**
  * Opens a staff session for an account whose identity is proven (password, second factor, single
  * sign-on): the one place a session cookie's value is made, stored (hashed) and audited.
  */
-export async function openStaffSession(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta) {
+export async function openStaffSession(
+  services: Services,
+  member: { userId: string; organizationId: string },
+  request: RequestMeta,
+  /** How the identity was proven, recorded in the sign-in's audit entry. */
+  proof?: { method: "password" | "sso" },
+) {
   const token = randomSecret(32);
   const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
   await services.db.insert(staffSessions).values({
@@ -90,7 +116,7 @@ export async function openStaffSession(services: Services, member: { userId: str
     userAgent: request.userAgent,
     expiresAt,
   });
-  await auditSignIn(services, [member.organizationId], member.userId, request, "staff.signed_in");
+  await auditSignIn(services, [member.organizationId], member.userId, request, "staff.signed_in", proof);
   return { token, expiresAt, userId: member.userId };
 }
 

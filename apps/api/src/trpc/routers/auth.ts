@@ -1,12 +1,10 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { loginInput } from "@clinsign/contracts";
-import { describeStaff, logIn, logOut, SESSION_COOKIE, SESSION_TTL_SECONDS } from "../../core/staff/staff";
+import { loginInput, ssoLookupInput } from "@clinsign/contracts";
+import { describeStaff, logIn, logOut, sessionCookieHeader, SESSION_TTL_SECONDS } from "../../core/staff/staff";
+import { lookupSsoProvider } from "../../core/sso/sign-in";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
-function sessionCookie(ctx: TrpcContext, value: string, maxAgeSeconds: number): string {
-  const secure = ctx.services.config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
-}
+const sessionCookie = (ctx: TrpcContext, value: string, maxAgeSeconds: number) => sessionCookieHeader(ctx.services.config, value, maxAgeSeconds);
 
 export const authRouter = {
   login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => {
@@ -19,5 +17,7 @@ export const authRouter = {
     ctx.setCookie(sessionCookie(ctx, "", 0));
     return { ok: true as const };
   }),
+  /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
+  ssoProvider: publicProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.services, input, ctx.request)),
   me: staffProcedure.query(({ ctx }) => describeStaff(ctx.staff, ctx.services.devCertificate)),
 } satisfies TRPCRouterRecord;

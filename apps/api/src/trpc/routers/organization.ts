@@ -1,7 +1,8 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { defaultBrandingInput, updateOrganizationInput } from "@clinsign/contracts";
+import { defaultBrandingInput, saveSsoSettingsInput, updateOrganizationInput } from "@clinsign/contracts";
 import { getDefaultBranding, saveDefaultBranding } from "../../core/branding/branding";
 import { getOrganizationSettings, rotateWebhookSecret, updateOrganizationSettings } from "../../core/organizations/organizations";
+import { getSsoSettings, saveSsoSettings } from "../../core/sso/settings";
 import { adminProcedure, staffProcedure } from "../trpc";
 
 export const organizationRouter = {
@@ -12,4 +13,7 @@ export const organizationRouter = {
   defaultBranding: staffProcedure.query(({ ctx }) => getDefaultBranding(ctx.org)),
   /** Owners and admins: the service's one branding rule (assertMayChangeBranding) decides, as for `/design`. */
   setDefaultBranding: staffProcedure.input(defaultBrandingInput).mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
+  /** Single sign-on (OpenID Connect): admins only; the client secret is never returned. */
+  sso: adminProcedure.query(({ ctx }) => getSsoSettings(ctx.org)),
+  saveSso: adminProcedure.input(saveSsoSettingsInput).mutation(({ ctx, input }) => saveSsoSettings(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -1,9 +1,10 @@
 "use client";
 
 import { Button, Notice, TextField } from "@clinsign/ui";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { SsoErrorCode } from "@clinsign/contracts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { LanguageSwitch } from "../../components/LanguageSwitch";
 import { Logo } from "../../components/Logo";
 import { format } from "../../i18n";
@@ -17,7 +18,25 @@ interface FieldErrors {
   password?: string;
 }
 
-export function LoginForm({ next, reason }: { next: string; reason: "expired" | "signed-out" | null }) {
+/** The domain of a typed address once it looks complete (`name@host.tld`), else null. */
+function typedDomain(email: string): string | null {
+  const match = /^[^\s@]+@([^\s@]+\.[a-z]{2,})$/i.exec(email.trim());
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+export function LoginForm({
+  next,
+  reason,
+  organizationId = null,
+  ssoError = null,
+}: {
+  next: string;
+  reason: "expired" | "signed-out" | null;
+  /** From an organization's login URL (/login/<id>): its provider is offered straight away. */
+  organizationId?: string | null;
+  /** Why single sign-on brought the browser back here. */
+  ssoError?: SsoErrorCode | null;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const router = useRouter();
@@ -28,6 +47,7 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
   const [formError, setFormError] = useState<string | null>(null);
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
+  const sso = useSsoProvider(organizationId, email);
 
   const login = useMutation(
     trpc.auth.login.mutationOptions({
@@ -38,7 +58,10 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
       },
       onError: (error) => {
         const apiError = readApiError(error);
-        if (apiError.code === "UNAUTHORIZED") {
+        if (apiError.code === "FORBIDDEN" && apiError.details?.reason === "sso_only") {
+          setFormError(t.login.ssoOnly);
+          setPassword("");
+        } else if (apiError.code === "UNAUTHORIZED") {
           setFormError(t.login.wrongCredentials);
           setPassword("");
           passwordRef.current?.focus();
@@ -90,6 +113,11 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
             <p className={styles.subtitle}>{t.login.subtitle}</p>
           </div>
 
+          {ssoError && !formError ? (
+            <Notice tone="danger" role="alert">
+              <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
+            </Notice>
+          ) : null}
           {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
           {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
           <div aria-live="assertive" className={styles.alertSlot}>
@@ -99,6 +127,17 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
               </Notice>
             ) : null}
           </div>
+
+          {sso ? (
+            <div className={styles.sso}>
+              <a className="cs-button cs-button--primary cs-button--block" href={ssoStartUrl(sso.organizationId, email)}>
+                {format(t.login.ssoButton, { provider: sso.displayName })}
+              </a>
+              <p className={styles.divider}>
+                <span>{t.login.orPassword}</span>
+              </p>
+            </div>
+          ) : null}
 
           {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
           <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
@@ -127,7 +166,7 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
               onChange={(event) => setPassword(event.currentTarget.value)}
               error={fieldErrors.password}
             />
-            <Button type="submit" variant="primary" block busy={busy}>
+            <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
               {t.login.submit}
             </Button>
           </form>
@@ -136,4 +175,27 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
       </main>
     </div>
   );
+}
+
+function ssoStartUrl(organizationId: string, email: string): string {
+  const params = new URLSearchParams({ org: organizationId });
+  if (typedDomain(email)) params.set("login_hint", email.trim());
+  return `/sso/start?${params}`;
+}
+
+/**
+ * The provider to offer: the organization's of the login URL, else the one whose e-mail domain the
+ * typed address has (asked once typing pauses). Only domains named for single sign-on answer, so
+ * this reveals nothing about accounts.
+ */
+function useSsoProvider(organizationId: string | null, email: string) {
+  const trpc = useTRPC();
+  const [domain, setDomain] = useState<string | null>(null);
+  useEffect(() => {
+    const timer = setTimeout(() => setDomain(typedDomain(email)), 300);
+    return () => clearTimeout(timer);
+  }, [email]);
+  const byOrganization = useQuery({ ...trpc.auth.ssoProvider.queryOptions({ organizationId: organizationId ?? "" }), enabled: organizationId !== null, staleTime: 60_000 });
+  const byDomain = useQuery({ ...trpc.auth.ssoProvider.queryOptions({ email: `x@${domain ?? ""}` }), enabled: domain !== null, staleTime: 60_000 });
+  return byDomain.data?.provider ?? byOrganization.data?.provider ?? null;
 }

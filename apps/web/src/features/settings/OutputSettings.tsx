@@ -8,9 +8,9 @@ import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
 
-function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
+export function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
   label: string;
-  hint: string;
+  hint?: string;
   value: string;
   disabled: boolean;
   error?: string;
@@ -24,16 +24,18 @@ function SelectField({ label, hint, value, disabled, error, name, onChange, chil
       <label className="cs-label" htmlFor={id}>
         {label}
       </label>
-      <span id={`${id}-hint`} className="cs-hint">
-        {hint}
-      </span>
+      {hint ? (
+        <span id={`${id}-hint`} className="cs-hint">
+          {hint}
+        </span>
+      ) : null}
       <select
         id={id}
         name={name}
         className={`cs-input ${styles.select}`}
         value={value}
         disabled={disabled}
-        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+        aria-describedby={[hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined}
         aria-invalid={error ? true : undefined}
         onChange={(event) => onChange(event.currentTarget.value)}
       >

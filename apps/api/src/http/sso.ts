@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SsoErrorCode } from "@clinsign/contracts";
+import type { RequestMeta, Services } from "../core/context";
+import { AppError } from "../core/errors";
+import { isUuid } from "../core/documents/documents";
+import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/sso/sign-in";
+import { sessionCookieHeader, SESSION_TTL_SECONDS } from "../core/staff/staff";
+import { parseCookies } from "./io";
+
+/**
+ * The browser's way through single sign-on, on the web origin (the web app passes /sso/* on):
+ * `/sso/start?org=<id>` sends it to the provider with a browser-binding cookie, and
+ * `/sso/callback` (the redirect URI) opens the staff session and sends it to the console. Every
+ * failure lands on the login page with a coarse reason, never an error page.
+ */
+export async function handleSso(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+  if (url.pathname !== "/sso/start" && url.pathname !== "/sso/callback") return false;
+  try {
+    await route(services, req, res, url, request);
+  } catch (error) {
+    // Whatever broke (the database, a sealed value the key cannot open), the person sees the login page with a message.
+    services.log.error({ err: error, requestId: request.requestId }, "single sign-on failed");
+    if (res.headersSent) res.destroy();
+    else {
+      res.writeHead(303, { location: `${services.config.publicWebUrl}/login?sso_error=failed` });
+      res.end();
+    }
+  }
+  return true;
+}
+
+async function route(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<void> {
+  const web = services.config.publicWebUrl;
+  const secure = web.startsWith("https:") ? "; Secure" : "";
+  const bindingCookie = (value: string, maxAge: number) => `${SSO_COOKIE}=${value}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+  const loginPage = (error: SsoErrorCode, organizationId: string | null) => `${web}/login${organizationId ? `/${organizationId}` : ""}?sso_error=${error}`;
+  const redirect = (location: string, cookies: string[]) => {
+    res.writeHead(303, { location, "set-cookie": cookies });
+    res.end();
+  };
+  if (req.method !== "GET") {
+    res.writeHead(405, { allow: "GET" });
+    res.end();
+    return;
+  }
+
+  if (url.pathname === "/sso/start") {
+    const organizationId = url.searchParams.get("org") ?? "";
+    if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
+    try {
+      const started = await startSsoSignIn(services, { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined }, request);
+      redirect(started.location, [bindingCookie(started.browserSecret, SSO_ATTEMPT_SECONDS)]);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      redirect(loginPage(error.code === "rate_limited" ? "failed" : "unavailable", organizationId), []);
+    }
+    return;
+  }
+
+  const param = (name: string) => url.searchParams.get(name) ?? undefined;
+  const result = await finishSsoSignIn(
+    services,
+    { state: param("state"), code: param("code"), error: param("error"), browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE] },
+    request,
+  );
+  // The binding cookie is spent either way.
+  const cleared = bindingCookie("", 0);
+  if (result.ok) redirect(`${web}/`, [cleared, sessionCookieHeader(services.config, result.token, SESSION_TTL_SECONDS)]);
+  else redirect(loginPage(result.error, result.organizationId), [cleared]);
+}
