@@ -114,6 +114,15 @@ export const signatureRequestDetail = signatureRequestListItem.extend({
   signatureMethod: z.enum(["drawn", "typed"]).nullable(),
   /** Sealing gave up: `signatures.sealAgain` may start it over. */
   canSealAgain: z.boolean(),
+  /**
+   * Signed, still `sealing`, and the last attempt failed (e.g. the time-stamping authority did
+   * not answer): the seal job retries; `sealError` says why.
+   */
+  sealDelayed: z.boolean(),
+  /** The PAdES level of the sealed PDF (B-B, B-T, B-LT, B-LTA); null until sealed. */
+  sealLevel: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).nullable(),
+  /** The trusted time of the seal (the signature time stamp's genTime); null without one. */
+  timestampedAt: z.string().nullable(),
   /** The signed PDF and its metadata JSON can be downloaded (`signatures.signedArtifact`). */
   hasSignedPdf: z.boolean(),
   /** Oldest first. */

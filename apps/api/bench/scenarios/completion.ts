@@ -66,6 +66,7 @@ async function pipelineOnce(original: Buffer, signing: SigningConfig) {
       originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
+      trustedTime: "none",
     },
     placeholder: { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date(), name: identity.subject },
   });

@@ -1,4 +1,4 @@
-import { and, auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
+import { and, auditLog, desc, eq, jobs, signatureRequests, sql, type PadesLevel } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
@@ -7,6 +7,7 @@ import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
 import { loadSigningIdentity, signSealPlaceholder } from "./pades";
+import { requestTimestamp, type Timestamp } from "./tsa";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
@@ -72,6 +73,11 @@ export async function markSealGaveUp(services: Services, organizationId: string,
     if (!updated) return;
     await recordAudit(tx, { action: "signature.seal_failed", metadata: { signatureId: requestId, error: error.slice(0, 500) } });
   });
+}
+
+/** A time stamp as the metadata JSON names it. */
+function timestampFacts(stamp: Timestamp, url: string) {
+  return { gen_time: stamp.genTime.toISOString(), tsa: stamp.tsa, tsa_url: url, serial_number: stamp.serialNumber, policy: stamp.policy };
 }
 
 /** The request's own steps (not the webhook entries that name it) for the metadata JSON. */
@@ -148,6 +154,9 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
+      trustedTime: config.tsa
+        ? `RFC 3161 time stamp from ${new URL(config.tsa.url).host}; it follows this page (in the seal), see the signature panel or the metadata JSON`
+        : "none: PAdES B-B, the signing time is the service's own clock",
     },
     placeholder: {
       reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
@@ -157,7 +166,15 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       name: identity.subject,
     },
   });
-  const signed = await signSealPlaceholder(prepared, identity);
+  // With a TSA the seal is time-stamped (B-T); a TSA that does not give a valid token throws here
+  // and nothing is stored: the request stays `sealing` and the job retries.
+  let signatureTimestamp: Timestamp | undefined;
+  const signed = await signSealPlaceholder(
+    prepared,
+    identity,
+    config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
+  );
+  const level: PadesLevel = signatureTimestamp ? "B-T" : "B-B";
   const signedSha256 = sha256Hex(signed);
   const completedAt = new Date();
   const metadata = {
@@ -178,7 +195,12 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     sha256: { original: originalSha256, stamped: stampedSha256, signed_pdf: signedSha256 },
     signature_fields: version.fields,
     certificate: { sha256_fingerprint: identity.fingerprint, subject: identity.subject, development: identity.development },
-    seal: { format: "PAdES", sub_filter: "ETSI.CAdES.detached" },
+    seal: {
+      format: "PAdES",
+      sub_filter: "ETSI.CAdES.detached",
+      level,
+      signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
+    },
     events: [...(await eventsOf(ctx, row.id)), { action: "signature.completed", at: completedAt.toISOString(), actor_type: "system", ip: null, user_agent: null }],
   };
   const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
@@ -201,6 +223,8 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           metadataSha256: metadataFile!.sha256,
           sealError: null,
           sealFailedAt: null,
+          sealLevel: level,
+          timestampedAt: signatureTimestamp?.genTime ?? null,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),

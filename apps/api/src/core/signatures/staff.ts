@@ -253,6 +253,9 @@ export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: st
     sealError: row.sealError,
     signatureMethod: row.signatureMethod,
     canSealAgain: sealGaveUp,
+    sealDelayed: row.status === "sealing" && !sealGaveUp && row.sealError !== null,
+    sealLevel: row.sealLevel,
+    timestampedAt: row.timestampedAt?.toISOString() ?? null,
     hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
     timeline: await timelineOf(ctx, row),
   };

@@ -19,5 +19,5 @@ export const authRouter = {
     ctx.setCookie(sessionCookie(ctx, "", 0));
     return { ok: true as const };
   }),
-  me: staffProcedure.query(({ ctx }) => describeStaff(ctx.staff, ctx.services.devCertificate)),
+  me: staffProcedure.query(({ ctx }) => ({ ...describeStaff(ctx.staff, ctx.services.devCertificate), sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const) })),
 } satisfies TRPCRouterRecord;
