@@ -34,7 +34,7 @@ export const OID = {
 
 const DIGESTS: Record<string, string> = { [OID.sha1]: "sha1", [OID.sha256]: "sha256", [OID.sha384]: "sha384", [OID.sha512]: "sha512" };
 /** Signature algorithm OIDs whose hash is named by the OID itself (RSA PKCS#1 v1.5, ECDSA). */
-const SIGNATURE_DIGESTS: Record<string, string> = {
+export const SIGNATURE_DIGESTS: Record<string, string> = {
   "1.2.840.113549.1.1.5": "sha1",
   "1.2.840.113549.1.1.11": "sha256",
   "1.2.840.113549.1.1.12": "sha384",

@@ -8,6 +8,8 @@ import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
 import { loadSigningIdentity, signSealPlaceholder } from "./pades";
 import { requestTimestamp, type Timestamp } from "./tsa";
+import { extendToLongTerm, x509Of } from "./ltv";
+import { scheduleRetimestamp } from "./retimestamp";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
@@ -169,12 +171,15 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   // With a TSA the seal is time-stamped (B-T); a TSA that does not give a valid token throws here
   // and nothing is stored: the request stays `sealing` and the job retries.
   let signatureTimestamp: Timestamp | undefined;
-  const signed = await signSealPlaceholder(
+  let signed = await signSealPlaceholder(
     prepared,
     identity,
     config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
   );
-  const level: PadesLevel = signatureTimestamp ? "B-T" : "B-B";
+  // B-T → B-LTA: validation data and a document time stamp, each an incremental update.
+  const longTerm = signatureTimestamp ? await extendToLongTerm(config, signed, identity.chain.map(x509Of), signatureTimestamp) : null;
+  const level: PadesLevel = longTerm?.level ?? "B-B";
+  if (longTerm) signed = longTerm.pdf;
   const signedSha256 = sha256Hex(signed);
   const completedAt = new Date();
   const metadata = {
@@ -200,6 +205,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       sub_filter: "ETSI.CAdES.detached",
       level,
       signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
+      document_timestamps: longTerm?.documentTimestamp ? [timestampFacts(longTerm.documentTimestamp, config.tsa!.url)] : [],
     },
     events: [...(await eventsOf(ctx, row.id)), { action: "signature.completed", at: completedAt.toISOString(), actor_type: "system", ip: null, user_agent: null }],
   };
@@ -225,6 +231,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           sealFailedAt: null,
           sealLevel: level,
           timestampedAt: signatureTimestamp?.genTime ?? null,
+          timestampExpiresAt: longTerm?.timestampExpiresAt ?? null,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),
@@ -232,6 +239,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       )
       .returning({ id: signatureRequests.id });
     if (!updated) return false;
+    if (longTerm?.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, longTerm.timestampExpiresAt);
     await recordSignatureEvent(
       tx,
       "signature.completed",
