@@ -82,6 +82,24 @@ export interface VerifiedSignedData {
   certificates: Buffer[];
 }
 
+/**
+ * Parsed certificates by DER. Parsing one (node:crypto) costs more than the rest of a time stamp's
+ * check, and every seal meets the same few again (the TSA's, the CA's, the seal's own).
+ */
+const parsedCertificates = new Map<string, X509Certificate>();
+const PARSED_CERTIFICATES_MAX = 256;
+
+export function certificateOf(bytes: Buffer): X509Certificate {
+  const key = bytes.toString("base64");
+  let certificate = parsedCertificates.get(key);
+  if (!certificate) {
+    if (parsedCertificates.size >= PARSED_CERTIFICATES_MAX) parsedCertificates.clear();
+    certificate = new X509Certificate(bytes);
+    parsedCertificates.set(key, certificate);
+  }
+  return certificate;
+}
+
 const serialHex = (bytes: string) => Buffer.from(bytes, "binary").toString("hex").replace(/^0+/, "").toUpperCase();
 
 /**
@@ -114,7 +132,7 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
   if (!isContext(signedAttrs, 0)) throw new CmsError("no signed attributes");
   const signatureAlgorithm = info[4];
   const signature = toBuffer(bytesOf(info[5]));
-  const parsed = certificates.map((c) => new X509Certificate(c));
+  const parsed = certificates.map(certificateOf);
   let signer: X509Certificate | undefined;
   if (isContext(sid, 0)) {
     const keyId = Buffer.from(bytesOf(sid), "binary").toString("hex").toUpperCase();

@@ -17,8 +17,9 @@ import { PDFDict, PDFName, PDFNumber, PDFRef, PDFString } from "pdf-lib";
 import type { PadesLevel } from "@clinsign/db";
 import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { algorithm, bytesOf, children, der, fromDer, isContext, OID, octets, oidOf, seq, SIGNATURE_DIGESTS, toBuffer, verifySignedData, U, T } from "./cms";
+import { algorithm, bytesOf, certificateOf, children, der, fromDer, isContext, OID, octets, oidOf, seq, SIGNATURE_DIGESTS, toBuffer, verifySignedData, U, T } from "./cms";
 import { arrayOf, IncrementalPdf } from "./pdf-incremental";
+import { signSealPlaceholder, type SigningIdentity } from "./pades";
 import { requestTimestamp, type Timestamp } from "./tsa";
 
 /** Revocation data could not be had or says "revoked": the seal does not reach B-LT(A). */
@@ -30,6 +31,8 @@ export interface ValidationData {
   certificates: Buffer[];
   ocsps: Buffer[];
   crls: Buffer[];
+  /** Milliseconds spent waiting for OCSP responders and CRL servers. */
+  waitMs: number;
 }
 
 type LtvConfig = Pick<Config, "tsa" | "outboundAllowHosts">;
@@ -41,9 +44,23 @@ const OCSP_SIGNING = "1.3.6.1.5.5.7.3.9";
 const DOC_TIMESTAMP_BYTES = 16_384;
 
 /** A node-forge certificate (as the signing identity holds them) for node:crypto. */
-export const x509Of = (certificate: forge.pki.Certificate) => new X509Certificate(toBuffer(der(forge.pki.certificateToAsn1(certificate))));
+const converted = new WeakMap<forge.pki.Certificate, X509Certificate>();
+export function x509Of(certificate: forge.pki.Certificate): X509Certificate {
+  let x509 = converted.get(certificate);
+  if (!x509) converted.set(certificate, (x509 = certificateOf(toBuffer(der(forge.pki.certificateToAsn1(certificate))))));
+  return x509;
+}
 
-const isSelfSigned = (c: X509Certificate) => c.subject === c.issuer && c.verify(c.publicKey);
+const isSelfSigned = memo((c) => c.subject === c.issuer && c.verify(c.publicKey));
+
+/** Per certificate object (certificateOf keeps them): parsing them again costs on every seal. */
+function memo<R>(compute: (c: X509Certificate) => R): (c: X509Certificate) => R {
+  const cache = new WeakMap<X509Certificate, R>();
+  return (c) => {
+    if (!cache.has(c)) cache.set(c, compute(c));
+    return cache.get(c)!;
+  };
+}
 
 /** URIs (GeneralName [6]) in an extension of a certificate, per access method where it has one. */
 function extensionUris(certificate: X509Certificate, extensionOid: string, method?: string): string[] {
@@ -66,11 +83,19 @@ function extensionUris(certificate: X509Certificate, extensionOid: string, metho
   return uris.filter((u) => /^https?:\/\//i.test(u));
 }
 
-const ocspUrls = (c: X509Certificate) => extensionUris(c, "1.3.6.1.5.5.7.1.1", "1.3.6.1.5.5.7.48.1");
-const crlUrls = (c: X509Certificate) => extensionUris(c, "2.5.29.31");
+const ocspUrls = memo((c) => extensionUris(c, "1.3.6.1.5.5.7.1.1", "1.3.6.1.5.5.7.48.1"));
+const crlUrls = memo((c) => extensionUris(c, "2.5.29.31"));
+
+/** Issued-by checks, per pair of certificate objects (a signature verification each). */
+const issuedBy = memo(() => new WeakMap<X509Certificate, boolean>());
+function isIssuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  const known = issuedBy(certificate);
+  if (!known.has(issuer)) known.set(issuer, certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey));
+  return known.get(issuer)!;
+}
 
 function issuerOf(certificate: X509Certificate, pool: X509Certificate[]): X509Certificate | undefined {
-  return pool.find((c) => c.subject === certificate.issuer && certificate.checkIssued(c) && certificate.verify(c.publicKey));
+  return pool.find((c) => c.subject === certificate.issuer && isIssuedBy(certificate, c));
 }
 
 /** The certificate and its issuers up to a self-signed one, from the pool. */
@@ -85,7 +110,8 @@ export function chainOf(certificate: X509Certificate, pool: X509Certificate[]): 
   return chain;
 }
 
-async function fetchRevocation(config: LtvConfig, url: string, init: { method: string; body?: Buffer; contentType?: string }): Promise<Buffer> {
+async function fetchRevocation(config: LtvConfig, url: string, init: { method: string; body?: Buffer; contentType?: string }, clock: { waitMs: number }): Promise<Buffer> {
+  const started = performance.now();
   try {
     const response = await guardedFetch(
       url,
@@ -97,16 +123,18 @@ async function fetchRevocation(config: LtvConfig, url: string, init: { method: s
   } catch (error) {
     if (error instanceof RevocationError) throw error;
     throw new RevocationError(`${url}: ${error instanceof OutboundError ? `${error.reason}: ${error.message}` : String(error)}`);
+  } finally {
+    clock.waitMs += performance.now() - started;
   }
 }
 
 const sha1 = (bytes: Buffer | string) => createHash("sha1").update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes).digest();
 
-/** The subjectPublicKey bits of a certificate (for the OCSP issuerKeyHash). */
-function publicKeyBits(certificate: X509Certificate): Buffer {
+/** SHA-1 of the subjectPublicKey bits of a certificate (the OCSP issuerKeyHash). */
+const issuerKeyHash = memo((certificate) => {
   const spki = fromDer(certificate.publicKey.export({ type: "spki", format: "der" }));
-  return toBuffer(bytesOf(children(spki)[1]).slice(1));
-}
+  return sha1(toBuffer(bytesOf(children(spki)[1]).slice(1)));
+});
 
 function verifyWith(signatureAlgorithm: forge.asn1.Asn1 | undefined, signed: Buffer, signatureBits: forge.asn1.Asn1 | undefined, key: X509Certificate): boolean {
   const hash = SIGNATURE_DIGESTS[oidOf(children(signatureAlgorithm)[0])];
@@ -115,13 +143,13 @@ function verifyWith(signatureAlgorithm: forge.asn1.Asn1 | undefined, signed: Buf
 }
 
 /** Asks the certificate's OCSP responder; returns the checked OCSPResponse DER. */
-async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string): Promise<{ response: Buffer; responder: Buffer[] }> {
+async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string, clock: { waitMs: number }): Promise<{ response: Buffer; responder: Buffer[] }> {
   const serial = Buffer.from(certificate.serialNumber.length % 2 ? `0${certificate.serialNumber}` : certificate.serialNumber, "hex");
   const serialBytes = serial[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), serial]) : serial;
   const issuerNameHash = sha1(toBuffer(der(issuerName(certificate))));
-  const certId = seq([algorithm(OID.sha1), octets(issuerNameHash.toString("binary")), octets(sha1(publicKeyBits(issuer)).toString("binary")), forge.asn1.create(U, T.INTEGER, false, serialBytes.toString("binary"))]);
+  const certId = seq([algorithm(OID.sha1), octets(issuerNameHash.toString("binary")), octets(issuerKeyHash(issuer).toString("binary")), forge.asn1.create(U, T.INTEGER, false, serialBytes.toString("binary"))]);
   const request = toBuffer(der(seq([seq([seq([seq([certId])])])])));
-  const body = await fetchRevocation(config, url, { method: "POST", body: request, contentType: "application/ocsp-request" });
+  const body = await fetchRevocation(config, url, { method: "POST", body: request, contentType: "application/ocsp-request" }, clock);
   let root;
   try {
     root = fromDer(body);
@@ -134,10 +162,10 @@ async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: 
   if (oidOf(typeNode) !== OID.ocspBasic) throw new RevocationError(`${url}: not a basic OCSP response`);
   const basic = children(fromDer(bytesOf(basicOctets)));
   const [tbs, sigAlg, sigBits, certsNode] = basic;
-  const included = children(children(certsNode)[0]).map((c) => new X509Certificate(toBuffer(der(c))));
+  const included = children(children(certsNode)[0]).map((c) => certificateOf(toBuffer(der(c))));
   const tbsBytes = toBuffer(der(tbs!));
   // Signed by the issuer itself, or by a responder certificate the issuer gave id-kp-OCSPSigning.
-  const signer = [issuer, ...included.filter((c) => c.checkIssued(issuer) && c.verify(issuer.publicKey) && (c.keyUsage ?? []).includes(OCSP_SIGNING))].find((c) =>
+  const signer = [issuer, ...included.filter((c) => isIssuedBy(c, issuer) && (c.keyUsage ?? []).includes(OCSP_SIGNING))].find((c) =>
     verifyWith(sigAlg, tbsBytes, sigBits, c),
   );
   if (!signer) throw new RevocationError(`${url}: the OCSP response's signature does not verify`);
@@ -159,8 +187,8 @@ function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
 }
 
 /** Fetches the CRL, checks its signature and that the certificate is not on it. */
-async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string): Promise<Buffer> {
-  const body = await fetchRevocation(config, url, { method: "GET" });
+async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string, clock: { waitMs: number }): Promise<Buffer> {
+  const body = await fetchRevocation(config, url, { method: "GET" }, clock);
   let list;
   try {
     list = children(fromDer(body));
@@ -183,7 +211,7 @@ async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X
  * (distribution points) — when it has neither, or none can be had, this throws.
  */
 export async function collectValidationData(config: LtvConfig, leaves: X509Certificate[], pool: X509Certificate[]): Promise<ValidationData> {
-  const data: ValidationData = { certificates: [], ocsps: [], crls: [] };
+  const data: ValidationData = { certificates: [], ocsps: [], crls: [], waitMs: 0 };
   const seen = new Set<string>();
   const add = (list: Buffer[], bytes: Buffer) => {
     const key = createHash("sha256").update(bytes).digest("hex");
@@ -201,11 +229,11 @@ export async function collectValidationData(config: LtvConfig, leaves: X509Certi
       const ocsp = ocspUrls(certificate);
       const crl = crlUrls(certificate);
       if (ocsp.length) {
-        const { response, responder } = await ocspFor(config, certificate, issuer, ocsp[0]!);
+        const { response, responder } = await ocspFor(config, certificate, issuer, ocsp[0]!, data);
         add(data.ocsps, response);
         for (const r of responder) add(data.certificates, r);
       } else if (crl.length) {
-        add(data.crls, await crlFor(config, certificate, issuer, crl[0]!));
+        add(data.crls, await crlFor(config, certificate, issuer, crl[0]!, data));
       } else {
         throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" names no OCSP responder or CRL`);
       }
@@ -341,14 +369,12 @@ export interface LongTermSeal {
 export async function extendToLongTerm(config: LtvConfig, signed: Buffer, sealChain: X509Certificate[], signatureTimestamp: Timestamp): Promise<LongTermSeal> {
   const sealCertificate = sealChain[0]!;
   if (isSelfSigned(sealCertificate)) return { pdf: signed, level: "B-T", documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
-  const started = performance.now();
-  const pool = [...sealChain, ...signatureTimestamp.certificates.map((c) => new X509Certificate(c))];
+  const pool = [...sealChain, ...signatureTimestamp.certificates.map(certificateOf)];
   const data = await collectValidationData(config, [sealCertificate, signatureTimestamp.signer], pool);
   const contents = signatureContents(signed);
   const withDss = addDss(signed, data, contents[contents.length - 1]!);
-  const fetchMs = performance.now() - started;
   const { pdf, timestamp } = await addDocumentTimestamp(config, withDss);
-  return { pdf, level: "B-LTA", documentTimestamp: timestamp, timestampExpiresAt: new Date(timestamp.signer.validTo), waitMs: fetchMs + timestamp.waitMs };
+  return { pdf, level: "B-LTA", documentTimestamp: timestamp, timestampExpiresAt: new Date(timestamp.signer.validTo), waitMs: data.waitMs + timestamp.waitMs };
 }
 
 /**
@@ -363,7 +389,7 @@ export async function retimestamp(config: LtvConfig, pdfBytes: Buffer): Promise<
   const token = toBuffer(der(fromDer(last.toString("binary").slice(0, derLength(last)))));
   const verified = verifySignedData(token);
   if (verified.contentType !== OID.tstInfo) throw new Error("the newest signature is not a document time stamp");
-  const data = await collectValidationData(config, [verified.signer], verified.certificates.map((c) => new X509Certificate(c)));
+  const data = await collectValidationData(config, [verified.signer], verified.certificates.map(certificateOf));
   return addDocumentTimestamp(config, addDss(pdfBytes, data, last));
 }
 
@@ -375,4 +401,31 @@ function derLength(bytes: Buffer): number {
   let length = 0;
   for (let i = 0; i < count; i++) length = length * 256 + bytes[2 + i]!;
   return 2 + count + length;
+}
+
+export interface Seal extends LongTermSeal {
+  signatureTimestamp: Timestamp | null;
+}
+
+/**
+ * The seal of a prepared document at the highest level the configuration allows: B-B without a
+ * TSA; with one, the signature time stamp (B-T) and, for a CA-issued certificate, validation
+ * data and a document time stamp (B-LTA). Throws (nothing to store) when any step fails.
+ */
+export async function sealWithTime(config: LtvConfig, prepared: Uint8Array, identity: SigningIdentity): Promise<Seal> {
+  let signatureTimestamp: Timestamp | null = null;
+  const signed = await signSealPlaceholder(
+    prepared,
+    identity,
+    config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
+  );
+  const stamp = signatureTimestamp as Timestamp | null;
+  if (!stamp) return { pdf: signed, level: "B-B", signatureTimestamp: null, documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
+  const longTerm = await extendToLongTerm(config, signed, identity.chain.map(x509Of), stamp);
+  return { ...longTerm, signatureTimestamp: stamp, waitMs: longTerm.waitMs + stamp.waitMs };
+}
+
+/** A time stamp as the metadata JSON names it (`seal.signature_timestamp`, `seal.document_timestamps`). */
+export function timestampFacts(stamp: Timestamp, url: string) {
+  return { gen_time: stamp.genTime.toISOString(), tsa: stamp.tsa, tsa_url: url, serial_number: stamp.serialNumber, policy: stamp.policy };
 }

@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { enqueueJob } from "../jobs/queue";
-import { retimestamp } from "./ltv";
+import { retimestamp, timestampFacts } from "./ltv";
 
 /** Job kind: a new document time stamp for one sealed request (B-LTA renewal). */
 export const RETIMESTAMP_JOB = "signature.retimestamp";
@@ -54,7 +54,7 @@ export async function retimestampSignatureRequest(services: Services, organizati
   metadata.sha256.signed_pdf = pdfSha256;
   metadata.seal.document_timestamps = [
     ...(metadata.seal.document_timestamps ?? []),
-    { gen_time: timestamp.genTime.toISOString(), tsa: timestamp.tsa, tsa_url: config.tsa.url, serial_number: timestamp.serialNumber, policy: timestamp.policy },
+    timestampFacts(timestamp, config.tsa.url),
   ];
   const newMetadata = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
   const [pdfFile, metadataFile] = await Promise.all([storage.put("signed", pdf), storage.put("signed", newMetadata)]);

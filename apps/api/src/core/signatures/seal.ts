@@ -1,4 +1,4 @@
-import { and, auditLog, desc, eq, jobs, signatureRequests, sql, type PadesLevel } from "@clinsign/db";
+import { and, auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
@@ -6,9 +6,8 @@ import { inTransaction, systemContext, type OrgContext, type Services } from "..
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
-import { loadSigningIdentity, signSealPlaceholder } from "./pades";
-import { requestTimestamp, type Timestamp } from "./tsa";
-import { extendToLongTerm, x509Of } from "./ltv";
+import { loadSigningIdentity } from "./pades";
+import { sealWithTime, timestampFacts } from "./ltv";
 import { scheduleRetimestamp } from "./retimestamp";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
@@ -75,11 +74,6 @@ export async function markSealGaveUp(services: Services, organizationId: string,
     if (!updated) return;
     await recordAudit(tx, { action: "signature.seal_failed", metadata: { signatureId: requestId, error: error.slice(0, 500) } });
   });
-}
-
-/** A time stamp as the metadata JSON names it. */
-function timestampFacts(stamp: Timestamp, url: string) {
-  return { gen_time: stamp.genTime.toISOString(), tsa: stamp.tsa, tsa_url: url, serial_number: stamp.serialNumber, policy: stamp.policy };
 }
 
 /** The request's own steps (not the webhook entries that name it) for the metadata JSON. */
@@ -168,18 +162,11 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       name: identity.subject,
     },
   });
-  // With a TSA the seal is time-stamped (B-T); a TSA that does not give a valid token throws here
-  // and nothing is stored: the request stays `sealing` and the job retries.
-  let signatureTimestamp: Timestamp | undefined;
-  let signed = await signSealPlaceholder(
-    prepared,
-    identity,
-    config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
-  );
-  // B-T → B-LTA: validation data and a document time stamp, each an incremental update.
-  const longTerm = signatureTimestamp ? await extendToLongTerm(config, signed, identity.chain.map(x509Of), signatureTimestamp) : null;
-  const level: PadesLevel = longTerm?.level ?? "B-B";
-  if (longTerm) signed = longTerm.pdf;
+  // With a TSA the seal is time-stamped (B-T) and, with a CA-issued certificate, extended to
+  // B-LTA. A TSA or responder that fails throws here and nothing is stored: the request stays
+  // `sealing` and the job retries.
+  const seal = await sealWithTime(config, prepared, identity);
+  const { pdf: signed, level, signatureTimestamp } = seal;
   const signedSha256 = sha256Hex(signed);
   const completedAt = new Date();
   const metadata = {
@@ -205,7 +192,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       sub_filter: "ETSI.CAdES.detached",
       level,
       signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
-      document_timestamps: longTerm?.documentTimestamp ? [timestampFacts(longTerm.documentTimestamp, config.tsa!.url)] : [],
+      document_timestamps: seal.documentTimestamp ? [timestampFacts(seal.documentTimestamp, config.tsa!.url)] : [],
     },
     events: [...(await eventsOf(ctx, row.id)), { action: "signature.completed", at: completedAt.toISOString(), actor_type: "system", ip: null, user_agent: null }],
   };
@@ -231,7 +218,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           sealFailedAt: null,
           sealLevel: level,
           timestampedAt: signatureTimestamp?.genTime ?? null,
-          timestampExpiresAt: longTerm?.timestampExpiresAt ?? null,
+          timestampExpiresAt: seal.timestampExpiresAt,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),
@@ -239,7 +226,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       )
       .returning({ id: signatureRequests.id });
     if (!updated) return false;
-    if (longTerm?.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, longTerm.timestampExpiresAt);
+    if (seal.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, seal.timestampExpiresAt);
     await recordSignatureEvent(
       tx,
       "signature.completed",
