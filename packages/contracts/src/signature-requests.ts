@@ -66,6 +66,8 @@ export const signatureTimelineKinds = [
   "seal_failed",
   /** Staff started sealing over ("seal again"). */
   "seal_again",
+  /** The sealed PDF got a new document time stamp (B-LTA renewal). */
+  "retimestamped",
   "declined",
   "expired",
   "visibility_changed",

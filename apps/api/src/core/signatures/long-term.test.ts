@@ -27,13 +27,15 @@ let files: FileServer;
 let api: TestApi;
 let org: TestOrg;
 const work = mkdtempSync(join(tmpdir(), "clinsign-lt-"));
+/** Each test seals one or more documents against openssl-backed TSA/OCSP: slow on a shared machine. */
+const SLOW = 180_000;
 
 beforeAll(async () => {
   pki = await startTestPki();
   files = await startFileServer();
   api = await startTestApi(pki.env({ OUTBOUND_ALLOW_HOSTS: `${pki.hostPort},${files.hostPort}`, RETIMESTAMP_WINDOW_DAYS: "30" }));
   org = await api.createOrg("Klinik Zeit");
-});
+}, SLOW);
 afterAll(async () => {
   await api?.close();
   await files?.close();
@@ -152,7 +154,7 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
     const staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
     expect(await staff.signatures.detail.query({ id: request.id })).toMatchObject({ status: "completed", sealLevel: "B-LTA", timestampedAt: metadata.seal.signature_timestamp.gen_time, sealDelayed: false });
     expect(await staff.auth.me.query()).toMatchObject({ sealLevel: "B-LTA" });
-  });
+  }, SLOW);
 
   it("re-time-stamps before the newest time stamp's certificate expires, keeping every earlier signature", async () => {
     const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, requestId));
@@ -193,7 +195,10 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
     // The next renewal is queued, once.
     const pending = await api.services.db.select().from(jobs).where(sql`${jobs.kind} = ${RETIMESTAMP_JOB} and ${jobs.payload}->>'signatureId' = ${requestId} and ${jobs.status} = 'pending'`);
     expect(pending).toHaveLength(1);
-  });
+    const staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+    const detail = await staff.signatures.detail.query({ id: requestId });
+    expect(detail.timeline.map((e) => e.kind)).toContain("retimestamped");
+  }, SLOW);
 });
 
 const readCrl = () => readFileSync(join(pki.dir, "ca.crl")).toString("hex");
@@ -224,7 +229,7 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
       await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
       expect(await staff.signatures.detail.query({ id })).toMatchObject({ status: "completed", sealDelayed: false, sealLevel: "B-LTA" });
       expect((await a3()).body.map((p: { signature_id: string }) => p.signature_id)).toEqual([id]);
-    });
+    }, SLOW);
   }
 
   it("OCSP responder down: fail closed (no B-T-only seal of a CA certificate), sealed once it answers", async () => {
@@ -242,14 +247,14 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
     await api.services.db.execute(sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${id}`);
     await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
     expect(await staff.signatures.detail.query({ id })).toMatchObject({ status: "completed", sealLevel: "B-LTA" });
-  });
+  }, SLOW);
 });
 
 describe("a TSA with the self-signed development certificate", () => {
   let dev: TestApi;
   beforeAll(async () => {
     dev = await startTestApi({ TSA_URL: pki.tsaUrl, OUTBOUND_ALLOW_HOSTS: `${pki.hostPort},${files.hostPort}` });
-  });
+  }, SLOW);
   afterAll(async () => {
     await dev?.close();
   });
@@ -269,5 +274,5 @@ describe("a TSA with the self-signed development certificate", () => {
     expect(signatureBlocks(sig)).toHaveLength(1);
     expect(sig).toContain("Signature is Valid.");
     expect(sig).toContain("Total document signed");
-  });
+  }, SLOW);
 });
