@@ -10,7 +10,7 @@ import { createHash, randomBytes, X509Certificate } from "node:crypto";
 import forge from "node-forge";
 import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { algorithm, bool, bytesOf, children, CmsError, der, digestName, fromDer, int, isContext, OID, oidOf, seq, subjectText, toBuffer, verifySignedData, U, T, octets } from "./cms";
+import { algorithm, bool, bytesOf, children, CmsError, der, digestName, fromDer, int, OID, oidOf, seq, subjectText, toBuffer, verifySignedData, U, T, octets } from "./cms";
 
 export type TimestampFailure = "unreachable" | "timeout" | "http_status" | "malformed" | "rejected" | "imprint_mismatch" | "nonce_mismatch" | "bad_signature" | "not_a_tsa";
 
@@ -110,7 +110,6 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
   // RFC 3161 2.3: the TSA's certificate has the one extended key usage timeStamping, critical.
   if (!(signer.keyUsage ?? []).includes(OID.timeStamping)) throw new TimestampError("not_a_tsa", "the token's signer is not a time-stamping certificate");
   if (genTime < new Date(signer.validFrom) || genTime > new Date(signer.validTo)) throw new TimestampError("not_a_tsa", "the TSA certificate was not valid at genTime");
-  void isContext;
   return {
     token,
     genTime,
