@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPki, type TestPki, type TsaMode } from "../../testing/pki";
-import { requestTimestamp, TimestampError } from "./tsa";
+import { der, int, seq, toBuffer } from "./cms";
+import { checkTimestampReply, requestTimestamp, TimestampError } from "./tsa";
 
 const run = promisify(execFile);
 let pki: TestPki;
@@ -59,4 +60,21 @@ describe("requestTimestamp", () => {
       }
     });
   }
+
+  it("refuses a token whose signature does not verify, and a refusal status, with their reasons", async () => {
+    const stamp = await requestTimestamp(config(), Buffer.from("to be tampered"));
+    // TimeStampResp ::= SEQUENCE { status PKIStatusInfo (granted), timeStampToken }
+    const granted = (token: Buffer) => {
+      const body = Buffer.concat([toBuffer(der(seq([int(0)]))), token]);
+      return Buffer.concat([Buffer.from([0x30, 0x82, body.length >> 8, body.length & 0xff]), body]);
+    };
+    const tampered = Buffer.from(stamp.token);
+    tampered[tampered.length - 1] ^= 1;
+    const digest = Buffer.alloc(32);
+    const nonce = Buffer.from([0x40]);
+    expect(() => checkTimestampReply(granted(stamp.token), digest, nonce)).toThrow(expect.objectContaining({ reason: "imprint_mismatch" }));
+    expect(() => checkTimestampReply(granted(tampered), digest, nonce)).toThrow(expect.objectContaining({ reason: "bad_signature" }));
+    const refusal = toBuffer(der(seq([seq([int(2)])])));
+    expect(() => checkTimestampReply(refusal, digest, nonce)).toThrow(expect.objectContaining({ reason: "rejected" }));
+  });
 });
