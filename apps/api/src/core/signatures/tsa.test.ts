@@ -69,7 +69,7 @@ describe("requestTimestamp", () => {
       return Buffer.concat([Buffer.from([0x30, 0x82, body.length >> 8, body.length & 0xff]), body]);
     };
     const tampered = Buffer.from(stamp.token);
-    tampered[tampered.length - 1] ^= 1;
+    tampered[tampered.length - 1] = tampered.at(-1)! ^ 1;
     const digest = Buffer.alloc(32);
     const nonce = Buffer.from([0x40]);
     expect(() => checkTimestampReply(granted(stamp.token), digest, nonce)).toThrow(expect.objectContaining({ reason: "imprint_mismatch" }));
