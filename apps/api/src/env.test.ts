@@ -60,6 +60,16 @@ describe("configuration", () => {
     expect(loadConfig({ ALLOW_INSECURE_HTTP: "true" }).allowInsecureHttp).toBe(true);
   });
 
+  it("configures the time-stamping authority; its credentials only over https", () => {
+    expect(loadConfig({}).tsa).toBeUndefined();
+    expect(loadConfig({ TSA_URL: "http://timestamp.example.org/tsa" }).tsa).toEqual({ url: "http://timestamp.example.org/tsa", username: undefined, password: undefined, timeoutMs: 10_000 });
+    expect(loadConfig({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p", TSA_TIMEOUT_SECONDS: "3" }).tsa).toMatchObject({ username: "u", password: "p", timeoutMs: 3000 });
+    expect(problems({ TSA_URL: "http://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual(["TSA_URL must be https when TSA_USERNAME is set"]);
+    expect(problems({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u" })).toEqual(["TSA_PASSWORD TSA_USERNAME and TSA_PASSWORD must be set together"]);
+    expect(problems({ TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual(["TSA_URL is required when TSA_USERNAME is set"]);
+    expect(loadConfig({ RETIMESTAMP_WINDOW_DAYS: "30" }).retimestampWindowMs).toBe(30 * 24 * 3600_000);
+  });
+
   it("requires ENCRYPTION_KEY where instances share state or run in production", () => {
     const key = "11".repeat(32);
     const missing = "ENCRYPTION_KEY is required with DATABASE_URL or NODE_ENV=production, the same on every instance";

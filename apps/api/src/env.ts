@@ -66,6 +66,14 @@ const schema = z
     AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
+    /** RFC 3161 time-stamping authority for every seal (PAdES B-T and up); unset: B-B. */
+    TSA_URL: url(/^https?$/, "http(s)"),
+    /** HTTP basic credentials of the TSA (https only). */
+    TSA_USERNAME: z.string().optional(),
+    TSA_PASSWORD: z.string().optional(),
+    TSA_TIMEOUT_SECONDS: count(10, 1, 120),
+    /** Sealed documents get a new document time stamp this many days before the newest one's certificate expires. */
+    RETIMESTAMP_WINDOW_DAYS: count(90, 1, 3650),
     STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
     UPLOAD_MAX_MB_PER_FORM: count(100, 1, 10_240),
     UPLOAD_ORPHAN_HOURS: count(168, 1, 87_600),
@@ -96,6 +104,13 @@ const schema = z
     // Each instance generating its own key would make every other instance's secrets unreadable.
     if (!env.ENCRYPTION_KEY && (env.DATABASE_URL || env.NODE_ENV === "production"))
       ctx.addIssue({ code: "custom", path: ["ENCRYPTION_KEY"], message: "is required with DATABASE_URL or NODE_ENV=production, the same on every instance" });
+    if (Boolean(env.TSA_USERNAME) !== Boolean(env.TSA_PASSWORD))
+      ctx.addIssue({ code: "custom", path: ["TSA_PASSWORD"], message: "TSA_USERNAME and TSA_PASSWORD must be set together" });
+    // Basic credentials over plain http would be readable on the way.
+    if (env.TSA_USERNAME && env.TSA_URL?.startsWith("http:"))
+      ctx.addIssue({ code: "custom", path: ["TSA_URL"], message: "must be https when TSA_USERNAME is set" });
+    if (env.TSA_USERNAME && !env.TSA_URL)
+      ctx.addIssue({ code: "custom", path: ["TSA_URL"], message: "is required when TSA_USERNAME is set" });
     if (Boolean(env.SEED_ADMIN_EMAIL) !== Boolean(env.SEED_ADMIN_PASSWORD))
       ctx.addIssue({ code: "custom", path: ["SEED_ADMIN_PASSWORD"], message: "SEED_ADMIN_EMAIL and SEED_ADMIN_PASSWORD must be set together" });
   });
@@ -121,6 +136,10 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   signingP12: { file: string; password: string } | undefined;
+  /** The RFC 3161 time-stamping authority (core/signatures/tsa.ts); undefined: seals are PAdES B-B. */
+  tsa: { url: string; username: string | undefined; password: string | undefined; timeoutMs: number } | undefined;
+  /** Re-time-stamp sealed documents this long before the newest time stamp's certificate expires. */
+  retimestampWindowMs: number;
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
   storage: "fs" | "db";
@@ -181,6 +200,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
     signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
+    tsa: env.TSA_URL ? { url: env.TSA_URL, username: env.TSA_USERNAME, password: env.TSA_PASSWORD, timeoutMs: env.TSA_TIMEOUT_SECONDS * 1000 } : undefined,
+    retimestampWindowMs: env.RETIMESTAMP_WINDOW_DAYS * 24 * 3600_000,
     pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
     storage: env.STORAGE,
     uploads: { maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024, orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000 },

@@ -14,5 +14,10 @@ export const me = z.object({
   role,
   /** True while completion seals with a generated development certificate. */
   devCertificate: z.boolean(),
+  /**
+   * The PAdES level new seals aim for: `B-B` without a time-stamping authority (TSA_URL unset:
+   * the signing time is only the service's clock), else `B-LTA` (docs/signatures.md).
+   */
+  sealLevel: z.enum(["B-B", "B-LTA"]),
 });
 export type Me = z.infer<typeof me>;

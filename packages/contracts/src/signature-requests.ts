@@ -66,6 +66,8 @@ export const signatureTimelineKinds = [
   "seal_failed",
   /** Staff started sealing over ("seal again"). */
   "seal_again",
+  /** The sealed PDF got a new document time stamp (B-LTA renewal). */
+  "retimestamped",
   "declined",
   "expired",
   "visibility_changed",
@@ -114,6 +116,15 @@ export const signatureRequestDetail = signatureRequestListItem.extend({
   signatureMethod: z.enum(["drawn", "typed"]).nullable(),
   /** Sealing gave up: `signatures.sealAgain` may start it over. */
   canSealAgain: z.boolean(),
+  /**
+   * Signed, still `sealing`, and the last attempt failed (e.g. the time-stamping authority did
+   * not answer): the seal job retries; `sealError` says why.
+   */
+  sealDelayed: z.boolean(),
+  /** The PAdES level of the sealed PDF (B-B, B-T, B-LT, B-LTA); null until sealed. */
+  sealLevel: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).nullable(),
+  /** The trusted time of the seal (the signature time stamp's genTime); null without one. */
+  timestampedAt: z.string().nullable(),
   /** The signed PDF and its metadata JSON can be downloaded (`signatures.signedArtifact`). */
   hasSignedPdf: z.boolean(),
   /** Oldest first. */

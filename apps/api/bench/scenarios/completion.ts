@@ -2,9 +2,12 @@
  * The completion pipeline, in-process (no HTTP, no database): what produceSealedResult in
  * src/core/signatures/seal.ts does to the bytes of one document — prepareSeal (one pdf-lib load:
  * draw the signature into the field, save the stamped file, add the audit page and the PAdES
- * placeholder, save again; in the service this runs in the PDF worker), signSealPlaceholder (CMS
- * signature with the development certificate) and the SHA-256 hashes —
- * timed against the plainest pdf-lib work on the same file: PDFDocument.load(bytes) + save().
+ * placeholder, save again; in the service this runs in the PDF worker), sealWithTime (CMS
+ * signature with a CA-issued test certificate, its RFC 3161 time stamp, DSS with chains and
+ * OCSP/CRL, a document time stamp: PAdES B-LTA, against the local test PKI of src/testing/pki.ts)
+ * and the SHA-256 hashes — timed against the plainest pdf-lib work on the same file:
+ * PDFDocument.load(bytes) + save(). The time spent waiting for the TSA's and the OCSP/CRL
+ * servers' answers (network and their signing) is left out of the pipeline and reported apart.
  *
  * Not included: the PDF worker thread the service runs prepareSeal in (its start-up and the copy
  * of the bytes in and out), reading the original and writing the three result files to storage,
@@ -16,7 +19,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
-import { loadSigningIdentity, signSealPlaceholder } from "../../src/core/signatures/pades";
+import { sealWithTime } from "../../src/core/signatures/ltv";
+import { loadSigningIdentity } from "../../src/core/signatures/pades";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { prepareSeal } from "../../src/core/signatures/seal-pdf";
 import { makePdf } from "./fixtures";
 
@@ -28,6 +34,11 @@ export interface CompletionRow {
   /** Mean ms per document of each step and of the whole pipeline. */
   prepareMs: number;
   signMs: number;
+  /** Mean ms per document spent waiting for the local TSA and OCSP/CRL answers (excluded from pipelineMs). */
+  waitMs: number;
+  /** PAdES level of the output. */
+  level: string;
+  /** The whole pipeline minus waitMs. */
   pipelineMs: number;
   /** Mean ms of PDFDocument.load + save on the same input. */
   bareMs: number;
@@ -37,7 +48,7 @@ export interface CompletionRow {
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-type SigningConfig = Parameters<typeof loadSigningIdentity>[0];
+type SigningConfig = Parameters<typeof loadSigningIdentity>[0] & Parameters<typeof sealWithTime>[0];
 
 async function pipelineOnce(original: Buffer, signing: SigningConfig) {
   const t0 = performance.now();
@@ -66,14 +77,15 @@ async function pipelineOnce(original: Buffer, signing: SigningConfig) {
       originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
+      trustedTime: "none",
     },
     placeholder: { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date(), name: identity.subject },
   });
   const t1 = performance.now();
-  const signed = await signSealPlaceholder(prepared, identity);
-  sha256(signed);
+  const seal = await sealWithTime(signing, prepared, identity);
+  sha256(seal.pdf);
   const t2 = performance.now();
-  return { prepare: t1 - t0, sign: t2 - t1, total: t2 - t0, outputBytes: signed.length };
+  return { prepare: t1 - t0, sign: t2 - t1 - seal.waitMs, wait: seal.waitMs, total: t2 - t0 - seal.waitMs, outputBytes: seal.pdf.length, level: seal.level };
 }
 
 async function bareOnce(original: Buffer): Promise<number> {
@@ -83,14 +95,39 @@ async function bareOnce(original: Buffer): Promise<number> {
   return performance.now() - t0;
 }
 
+/** bench/pki-process.ts as a child process: its URLs and the sealing certificate; close() ends it. */
+async function startPkiProcess() {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "pki-process.ts")], { stdio: ["pipe", "pipe", "inherit"] });
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the test PKI process ended (${code})`)));
+  });
+  const info = JSON.parse(first) as { tsaUrl: string; hostPort: string; sealP12: { file: string; password: string } };
+  return {
+    ...info,
+    close: () => new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.stdin!.end();
+    }),
+  };
+}
+
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** `runs` measured documents per page count, after 2 unmeasured ones each (JIT, font caches). */
 export async function measureCompletion(pageCounts: number[], runs: number, log: (message: string) => void): Promise<CompletionRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "clinsign-bench-seal-"));
+  // A local test PKI (openssl CA, TSA, OCSP responder on loopback): the seal is PAdES B-LTA as in
+  // production with TSA_URL and a CA-issued certificate. Waiting for its answers is reported apart.
+  const pki = await startPkiProcess();
   try {
-    // The development certificate, generated once under dataDir, as the API does without SIGNING_P12_FILE.
-    const signing: SigningConfig = { signingP12: undefined, dataDir };
+    const signing: SigningConfig = {
+      signingP12: pki.sealP12,
+      dataDir,
+      tsa: { url: pki.tsaUrl, username: undefined, password: undefined, timeoutMs: 10_000 },
+      outboundAllowHosts: [pki.hostPort],
+    };
     loadSigningIdentity(signing);
     const rows: CompletionRow[] = [];
     for (const pages of pageCounts) {
@@ -116,6 +153,8 @@ export async function measureCompletion(pageCounts: number[], runs: number, log:
         runs,
         prepareMs: mean(samples.map((s) => s.prepare)),
         signMs: mean(samples.map((s) => s.sign)),
+        waitMs: mean(samples.map((s) => s.wait)),
+        level: samples[0]!.level,
         pipelineMs,
         bareMs,
         ratio: pipelineMs / bareMs,
@@ -123,20 +162,23 @@ export async function measureCompletion(pageCounts: number[], runs: number, log:
     }
     return rows;
   } finally {
+    await pki.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 export function formatCompletionTable(rows: CompletionRow[]): string {
-  const header = ["pages", "in KiB", "out KiB", "docs", "prepare ms", "sign ms", "pipeline ms/doc", "pdf-lib load+save ms", "vs bare"];
+  const header = ["pages", "level", "in KiB", "out KiB", "docs", "prepare ms", "sign+LTV ms", "pipeline ms/doc", "TSA/OCSP wait ms (apart)", "pdf-lib load+save ms", "vs bare"];
   const body = rows.map((r) => [
     String(r.pages),
+    r.level,
     (r.inputBytes / 1024).toFixed(0),
     (r.outputBytes / 1024).toFixed(0),
     String(r.runs),
     r.prepareMs.toFixed(1),
     r.signMs.toFixed(1),
     r.pipelineMs.toFixed(1),
+    r.waitMs.toFixed(1),
     r.bareMs.toFixed(1),
     `${r.ratio.toFixed(2)}x slower`,
   ]);

@@ -1,6 +1,7 @@
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
 import type { JobHandler } from "./runner";
+import { RETIMESTAMP_JOB, retimestampJobHandler } from "./retimestamp";
 import { SEAL_JOB, sealJobHandler } from "./seal";
 
 /** Every background job kind and its handler; server.ts runs them in one JobRunner. */
@@ -8,4 +9,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [WEBHOOK_JOB]: webhookJobHandler,
   [MESSAGE_JOB]: messageJobHandler,
   [SEAL_JOB]: sealJobHandler,
+  [RETIMESTAMP_JOB]: retimestampJobHandler,
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { institutions, organizations } from "./core";
 
@@ -68,6 +69,9 @@ export type AssignmentVisibility = "draft" | "active";
  * `sealing`: the patient signed; the stamped and sealed PDF is still being produced (retried
  * by a job until it succeeds). It becomes `completed` once the signed PDF is stored.
  */
+/** PAdES baseline levels (ETSI EN 319 142-1): B-B signature only, B-T with trusted time, B-LT with validation data, B-LTA with a document time stamp. */
+export type PadesLevel = "B-B" | "B-T" | "B-LT" | "B-LTA";
+
 export type SignatureRequestStatus = "pending" | "opened" | "sealing" | "completed" | "declined" | "expired";
 
 /** A signature request (A1) = an assignment (A7); its id is the `signature_id`. */
@@ -123,6 +127,15 @@ export const signatureRequests = pgTable(
      * staff see it as `failed` until "seal again" (which clears it) or a late success.
      */
     sealFailedAt: at("seal_failed_at"),
+    /** The PAdES baseline level the stored signed PDF reaches (docs/signatures.md, "Long-term signatures"). */
+    sealLevel: text("seal_level").$type<PadesLevel>(),
+    /** genTime of the signature time stamp (B-T and up): the trusted time of the seal. */
+    timestampedAt: at("timestamped_at"),
+    /**
+     * When the certificate of the newest time stamp in the signed PDF expires (B-LTA): the
+     * re-time-stamp job adds a new document time stamp before then.
+     */
+    timestampExpiresAt: at("timestamp_expires_at"),
     createdAt: createdAt(),
     updatedAt: at("updated_at").notNull().defaultNow(),
   },
@@ -137,6 +150,7 @@ export const signatureRequests = pgTable(
     index("signature_requests_org_institution_idx").on(t.organizationId, t.institutionExternalId, t.createdAt, t.id),
     index("signature_requests_org_visibility_idx").on(t.organizationId, t.visibility, t.createdAt, t.id),
     index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
+    index("signature_requests_timestamp_expiry_idx").on(t.timestampExpiresAt).where(sql`${t.timestampExpiresAt} is not null`),
   ],
 );
 

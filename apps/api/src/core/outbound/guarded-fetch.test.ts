@@ -49,6 +49,13 @@ describe("outbound guard", () => {
     await expect(guardedFetch(`https://localhost:1/x`, open, fetchOpts)).rejects.toMatchObject({ reason: "blocked_address" });
   });
 
+  it("allowPlainHttp (signed answers: time stamps, OCSP, CRLs) admits http, but never a private address", async () => {
+    const signedAnswers = { ...open, allowPlainHttp: true };
+    expect(checkOutboundUrl("http://timestamp.example.org/tsa", signedAnswers).url.protocol).toBe("http:");
+    expect(() => checkOutboundUrl("http://10.0.0.5/ocsp", signedAnswers)).toThrow(OutboundError);
+    await expect(guardedFetch(`http://localhost:1/crl`, signedAnswers, fetchOpts)).rejects.toMatchObject({ reason: "blocked_address" });
+  });
+
   it("reaches an allow-listed loopback host over http", async () => {
     const res = await guardedFetch(`${origin}/`, { allowHosts: [hostPort] }, fetchOpts);
     expect(res.status).toBe(200);

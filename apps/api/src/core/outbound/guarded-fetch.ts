@@ -19,6 +19,12 @@ export class OutboundError extends Error {
 export interface OutboundPolicy {
   /** `host` or `host:port` entries that may be reached over http and on private addresses. */
   allowHosts: string[];
+  /**
+   * Plain http to public addresses too. Only for answers that are signed themselves and carry no
+   * secret on the way out (RFC 3161 time stamps, OCSP responses, CRLs: their responders are
+   * usually http by design); private addresses stay refused unless allow-listed.
+   */
+  allowPlainHttp?: boolean;
 }
 
 export interface GuardedRequest {
@@ -112,7 +118,7 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy): { url: UR
   }
   if (url.username || url.password) throw new OutboundError("invalid_url", "URLs with credentials are not allowed");
   const allowListed = isAllowListed(url, policy);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowListed)) {
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && (allowListed || policy.allowPlainHttp))) {
     throw new OutboundError("invalid_url", "only https URLs are allowed");
   }
   const literal = url.hostname.replace(/^\[|\]$/g, "");

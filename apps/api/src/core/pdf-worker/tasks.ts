@@ -46,6 +46,7 @@ export async function warmUp(): Promise<void> {
       originalSha256: "-",
       certificate: "-",
       development: true,
+      trustedTime: "-",
     },
     placeholder: { reason: "-", location: "-", contactInfo: "-", signingTime: at, name: "-" },
   });

@@ -5,6 +5,7 @@ import forge from "node-forge";
 import { SignPdf } from "@signpdf/signpdf";
 import { Signer } from "@signpdf/utils";
 import type { Config } from "../../env";
+import { algorithm, der, int, OID, octets, oid, seq, set } from "./cms";
 
 /** The key and certificate chain that seal completed documents. */
 export interface SigningIdentity {
@@ -118,33 +119,15 @@ export function loadSigningIdentity(config: Pick<Config, "signingP12" | "dataDir
   return identity;
 }
 
-// ---------------------------------------------------------------- CMS (CAdES-BES) for PAdES B-B
+// ---------------------------------------------------------------- CMS (CAdES-BES) for PAdES B-B/B-T
 
 const { asn1 } = forge;
-const U = asn1.Class.UNIVERSAL;
-const T = asn1.Type;
-const OID = {
-  data: "1.2.840.113549.1.7.1",
-  signedData: "1.2.840.113549.1.7.2",
-  contentType: "1.2.840.113549.1.9.3",
-  messageDigest: "1.2.840.113549.1.9.4",
-  signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
-  sha256: "2.16.840.1.101.3.4.2.1",
-  rsaEncryption: "1.2.840.113549.1.1.1",
-};
-const oid = (value: string) => asn1.create(U, T.OID, false, asn1.oidToDer(value).getBytes());
-const seq = (items: forge.asn1.Asn1[]) => asn1.create(U, T.SEQUENCE, true, items);
-const set = (items: forge.asn1.Asn1[]) => asn1.create(U, T.SET, true, items);
-const octets = (bytes: string) => asn1.create(U, T.OCTETSTRING, false, bytes);
-const int = (n: number) => asn1.create(U, T.INTEGER, false, asn1.integerToDer(n).getBytes());
-const algorithm = (value: string) => seq([oid(value), asn1.create(U, T.NULL, false, "")]);
-const attribute = (type: string, value: forge.asn1.Asn1) => seq([oid(type), set([value])]);
-const der = (node: forge.asn1.Asn1) => asn1.toDer(node).getBytes();
 const sha256Binary = (bytes: string | Buffer) =>
   createHash("sha256")
     .update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes)
     .digest()
     .toString("binary");
+const attribute = (type: string, value: forge.asn1.Asn1) => seq([oid(type), set([value])]);
 
 /** The parts of the CMS that depend only on the signing identity, encoded once per identity. */
 interface IdentityCmsParts {
@@ -180,12 +163,31 @@ function cmsPartsOf(identity: SigningIdentity): IdentityCmsParts {
 }
 
 /**
+ * Makes the signature time stamp (PAdES B-T) for a signature value: the RFC 3161 token over it,
+ * DER. Throws when no valid token can be had; then nothing is sealed.
+ */
+export type SignatureTimestamper = (signatureValue: Buffer) => Promise<Buffer>;
+
+/**
  * Detached CMS signature as PAdES baseline B-B expects it: content type, message digest and the
  * ESS signing-certificate-v2 attribute, no signing-time attribute (the time is the
- * signature dictionary's /M).
+ * signature dictionary's /M). With a timestamper, the signer info also carries the signature
+ * time stamp (unsigned attribute id-aa-signatureTimeStampToken over the signature value): B-T.
  */
+export async function cadesSignature(content: Buffer, identity: SigningIdentity, timestamper?: SignatureTimestamper): Promise<Buffer> {
+  const { attributes, signature } = signAttributes(content, identity);
+  const unsigned = timestamper ? [attribute(OID.timeStampToken, asn1.fromDer((await timestamper(signature)).toString("binary")))] : [];
+  return assembleCms(identity, attributes, signature, unsigned);
+}
+
+/** B-B only (no time stamp), synchronously. */
 export function cadesDetachedSignature(content: Buffer, identity: SigningIdentity): Buffer {
-  const { signerId, certificateSha256, certificates } = cmsPartsOf(identity);
+  const { attributes, signature } = signAttributes(content, identity);
+  return assembleCms(identity, attributes, signature, []);
+}
+
+function signAttributes(content: Buffer, identity: SigningIdentity) {
+  const { certificateSha256 } = cmsPartsOf(identity);
   const attributes = [
     attribute(OID.contentType, oid(OID.data)),
     attribute(OID.messageDigest, octets(sha256Binary(content))),
@@ -196,6 +198,11 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
     .sort((a, b) => (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0))
     .map((a) => a.node);
   const signature = cryptoSign("sha256", Buffer.from(der(set(attributes)), "binary"), identity.privateKey);
+  return { attributes, signature };
+}
+
+function assembleCms(identity: SigningIdentity, attributes: forge.asn1.Asn1[], signature: Buffer, unsigned: forge.asn1.Asn1[]): Buffer {
+  const { signerId, certificates } = cmsPartsOf(identity);
   const signerInfo = seq([
     int(1),
     signerId,
@@ -203,6 +210,7 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
     asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes),
     algorithm(OID.rsaEncryption),
     octets(signature.toString("binary")),
+    ...(unsigned.length ? [asn1.create(asn1.Class.CONTEXT_SPECIFIC, 1, true, unsigned)] : []),
   ]);
   const signedData = seq([
     int(1),
@@ -216,19 +224,22 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
 }
 
 class PadesSigner extends Signer {
-  constructor(private readonly identity: SigningIdentity) {
+  constructor(
+    private readonly identity: SigningIdentity,
+    private readonly timestamper: SignatureTimestamper | undefined,
+  ) {
     super();
   }
   override async sign(pdfBuffer: Buffer): Promise<Buffer> {
-    return cadesDetachedSignature(pdfBuffer, this.identity);
+    return cadesSignature(pdfBuffer, this.identity, this.timestamper);
   }
 }
 
 /**
  * Signs a document prepared by `addSealPlaceholder` (in the PDF worker): a detached CMS over its
- * byte range, written into the placeholder. Byte work only, no PDF parsing, so the private key
- * never leaves this thread.
+ * byte range (time-stamped when a timestamper is given), written into the placeholder. Byte work
+ * only, no PDF parsing, so the private key never leaves this thread.
  */
-export async function signSealPlaceholder(prepared: Uint8Array, identity: SigningIdentity): Promise<Buffer> {
-  return new SignPdf().sign(Buffer.from(prepared), new PadesSigner(identity));
+export async function signSealPlaceholder(prepared: Uint8Array, identity: SigningIdentity, timestamper?: SignatureTimestamper): Promise<Buffer> {
+  return new SignPdf().sign(Buffer.from(prepared), new PadesSigner(identity, timestamper));
 }

@@ -207,6 +207,8 @@ export interface AuditPageFacts {
   stampedSha256: string;
   certificate: string;
   development: boolean;
+  /** What trusted time the seal carries (the time stamp is made after this page is drawn). */
+  trustedTime: string;
 }
 
 /** Appends the audit page (who, when, from where, hashes before and after stamping); returns it. */
@@ -237,6 +239,7 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
     ["SHA-256 of the original", facts.originalSha256, mono],
     ["SHA-256 after stamping", facts.stampedSha256, mono],
     ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
+    ["Trusted time", facts.trustedTime],
   ];
   for (const [label, value, font] of rows) {
     text.write(label, { x: left, y, size: 9, font: bold, color: [0.3, 0.3, 0.3] });

@@ -6,7 +6,9 @@ import { inTransaction, systemContext, type OrgContext, type Services } from "..
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
-import { loadSigningIdentity, signSealPlaceholder } from "./pades";
+import { loadSigningIdentity } from "./pades";
+import { sealWithTime, timestampFacts } from "./ltv";
+import { scheduleRetimestamp } from "./retimestamp";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
@@ -148,6 +150,9 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
+      trustedTime: config.tsa
+        ? `RFC 3161 time stamp from ${new URL(config.tsa.url).host}; it follows this page (in the seal), see the signature panel or the metadata JSON`
+        : "none: PAdES B-B, the signing time is the service's own clock",
     },
     placeholder: {
       reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
@@ -157,7 +162,11 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       name: identity.subject,
     },
   });
-  const signed = await signSealPlaceholder(prepared, identity);
+  // With a TSA the seal is time-stamped (B-T) and, with a CA-issued certificate, extended to
+  // B-LTA. A TSA or responder that fails throws here and nothing is stored: the request stays
+  // `sealing` and the job retries.
+  const seal = await sealWithTime(config, prepared, identity);
+  const { pdf: signed, level, signatureTimestamp } = seal;
   const signedSha256 = sha256Hex(signed);
   const completedAt = new Date();
   const metadata = {
@@ -178,7 +187,13 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     sha256: { original: originalSha256, stamped: stampedSha256, signed_pdf: signedSha256 },
     signature_fields: version.fields,
     certificate: { sha256_fingerprint: identity.fingerprint, subject: identity.subject, development: identity.development },
-    seal: { format: "PAdES", sub_filter: "ETSI.CAdES.detached" },
+    seal: {
+      format: "PAdES",
+      sub_filter: "ETSI.CAdES.detached",
+      level,
+      signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
+      document_timestamps: seal.documentTimestamp ? [timestampFacts(seal.documentTimestamp, config.tsa!.url)] : [],
+    },
     events: [...(await eventsOf(ctx, row.id)), { action: "signature.completed", at: completedAt.toISOString(), actor_type: "system", ip: null, user_agent: null }],
   };
   const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
@@ -201,6 +216,9 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           metadataSha256: metadataFile!.sha256,
           sealError: null,
           sealFailedAt: null,
+          sealLevel: level,
+          timestampedAt: signatureTimestamp?.genTime ?? null,
+          timestampExpiresAt: seal.timestampExpiresAt,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),
@@ -208,6 +226,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       )
       .returning({ id: signatureRequests.id });
     if (!updated) return false;
+    if (seal.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, seal.timestampExpiresAt);
     await recordSignatureEvent(
       tx,
       "signature.completed",

@@ -183,6 +183,8 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
       return [{ at, kind: "seal_failed", actorType, detail: text(m.error) }];
     case "signature.seal_requeued":
       return [{ at, kind: "seal_again", actorType }];
+    case "signature.retimestamped":
+      return [{ at, kind: "retimestamped", actorType, detail: text(m.genTime) }];
     case "signature.declined":
       return [{ at, kind: "declined", actorType, detail: text(m.reason) }];
     case "signature.expired":
@@ -253,6 +255,9 @@ export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: st
     sealError: row.sealError,
     signatureMethod: row.signatureMethod,
     canSealAgain: sealGaveUp,
+    sealDelayed: row.status === "sealing" && !sealGaveUp && row.sealError !== null,
+    sealLevel: row.sealLevel,
+    timestampedAt: row.timestampedAt?.toISOString() ?? null,
     hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
     timeline: await timelineOf(ctx, row),
   };

@@ -154,7 +154,7 @@ export async function resolveStaffSession(db: Db, token: string | undefined): Pr
   return row ?? null;
 }
 
-export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Me {
+export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Omit<Me, "sealLevel"> {
   return {
     user: { id: principal.userId, email: principal.email, name: principal.name },
     organization: { id: principal.organizationId, name: principal.organizationName },

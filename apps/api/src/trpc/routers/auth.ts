@@ -19,5 +19,5 @@ export const authRouter = {
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
   ssoProvider: publicProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.services, input, ctx.request)),
-  me: staffProcedure.query(({ ctx }) => describeStaff(ctx.staff, ctx.services.devCertificate)),
+  me: staffProcedure.query(({ ctx }) => ({ ...describeStaff(ctx.staff, ctx.services.devCertificate), sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const) })),
 } satisfies TRPCRouterRecord;

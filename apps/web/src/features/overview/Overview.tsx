@@ -37,6 +37,11 @@ export function Overview() {
             <span data-testid="dev-certificate-notice">{t.overview.devCertificateBody}</span>
           </Notice>
         ) : null}
+        {me.sealLevel === "B-B" ? (
+          <Notice tone="warning" title={t.overview.noTrustedTimeTitle}>
+            <span data-testid="no-trusted-time-notice">{t.overview.noTrustedTimeBody}</span>
+          </Notice>
+        ) : null}
 
         <Card title={t.overview.organizationTitle}>
           <div className={styles.orgGrid}>

@@ -93,6 +93,20 @@ function SealAgain({ request }: { request: SignatureRequestDetail }) {
   );
 }
 
+/** Signed, and the last sealing attempt failed (e.g. no time stamp yet): the job retries by itself. */
+function SealDelayed({ request }: { request: SignatureRequestDetail }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  return (
+    <Notice tone="warning" title={s.sealDelayedTitle}>
+      <div className="cs-stack" data-testid="seal-delayed">
+        <p className={styles.flat}>{s.sealDelayedBody}</p>
+        {request.sealError ? <p className={`${styles.flat} cs-mono ${styles.detail}`}>{request.sealError}</p> : null}
+      </div>
+    </Notice>
+  );
+}
+
 function Facts({ request }: { request: SignatureRequestDetail }) {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
@@ -135,6 +149,15 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
         <>
           <dt>{s.signatureMethod}</dt>
           <dd>{request.signatureMethod === "drawn" ? s.methodDrawn : s.methodTyped}</dd>
+        </>
+      ) : null}
+      {request.sealLevel ? (
+        <>
+          <dt>{s.sealLevel}</dt>
+          <dd data-testid="seal-level">
+            PAdES {request.sealLevel}
+            <span className={`cs-hint ${styles.detail}`}> · {request.timestampedAt ? format(s.trustedTimeAt, { time: when(request.timestampedAt) }) : s.noTrustedTime}</span>
+          </dd>
         </>
       ) : null}
       <dt>{s.requestId}</dt>
@@ -219,6 +242,7 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
       <PageHeader title={s.detailTitle} description={format(s.detailDescription, { document: request.documentName, patient: request.patientId })} />
       <div className="cs-stack cs-stack--lg">
         {request.canSealAgain ? <SealAgain request={request} /> : null}
+        {request.sealDelayed ? <SealDelayed request={request} /> : null}
         <div className={styles.layout}>
           <div className="cs-stack cs-stack--lg">
             <Card title={s.factsTitle}>

@@ -16,6 +16,7 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
     sealed: s.eventSealed,
     seal_failed: s.eventSealFailed,
     seal_again: s.eventSealAgain,
+    retimestamped: s.eventRetimestamped,
     declined: s.eventDeclined,
     expired: s.eventExpired,
     visibility_changed: s.eventVisibilityChanged,
