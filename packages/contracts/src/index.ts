@@ -16,3 +16,4 @@ export * from "./audit";
 export * from "./form-requests";
 export * from "./webhooks";
 export * from "./image-header";
+export * from "./seals";

@@ -6,7 +6,9 @@ import { inTransaction, systemContext, type OrgContext, type Services } from "..
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
-import { loadSigningIdentity, signSealPlaceholder } from "./pades";
+import { findSignatureBytes, signedContentSha256 } from "./byte-range";
+import { sealingIdentity } from "./org-seal";
+import { signSealPlaceholder } from "./pades";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
@@ -122,7 +124,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   const png = row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
   if (row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
-  const identity = loadSigningIdentity(config);
+  const identity = await sealingIdentity(ctx);
   const signer = row.signatureMethod === "typed" ? `${row.typedName} (typed name)` : `Patient ${row.patientId} (handwritten signature)`;
   // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
   // signature itself is made here, so the private key stays in this thread.
@@ -159,6 +161,9 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   });
   const signed = await signSealPlaceholder(prepared, identity);
   const signedSha256 = sha256Hex(signed);
+  // The seal's message digest: how `/verify` finds this request from a dropped copy.
+  const seal = findSignatureBytes(signed).find((s) => s.wellFormed && s.range[2] + s.range[3] === signed.length);
+  const sealedContentSha256 = seal ? signedContentSha256(signed, seal.range).toString("hex") : null;
   const completedAt = new Date();
   const metadata = {
     signature_id: row.id,
@@ -197,6 +202,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           stampedSha256,
           signedPdfKey: signedFile!.key,
           signedPdfSha256: signedSha256,
+          sealedContentSha256,
           metadataKey: metadataFile!.key,
           metadataSha256: metadataFile!.sha256,
           sealError: null,

@@ -1,7 +1,8 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { defaultBrandingInput, updateOrganizationInput } from "@clinsign/contracts";
+import { defaultBrandingInput, updateOrganizationInput, uploadOrganizationSealInput } from "@clinsign/contracts";
 import { getDefaultBranding, saveDefaultBranding } from "../../core/branding/branding";
 import { getOrganizationSettings, rotateWebhookSecret, updateOrganizationSettings } from "../../core/organizations/organizations";
+import { getOrganizationSeal, removeOrganizationSeal, uploadOrganizationSeal } from "../../core/signatures/org-seal";
 import { adminProcedure, staffProcedure } from "../trpc";
 
 export const organizationRouter = {
@@ -12,4 +13,8 @@ export const organizationRouter = {
   defaultBranding: staffProcedure.query(({ ctx }) => getDefaultBranding(ctx.org)),
   /** Owners and admins: the service's one branding rule (assertMayChangeBranding) decides, as for `/design`. */
   setDefaultBranding: staffProcedure.input(defaultBrandingInput).mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
+  /** The organization's own seal (PKCS#12) and the service's default certificate. */
+  seal: adminProcedure.query(({ ctx }) => getOrganizationSeal(ctx.org)),
+  uploadSeal: adminProcedure.input(uploadOrganizationSealInput).mutation(({ ctx, input }) => uploadOrganizationSeal(ctx.org, input)),
+  removeSeal: adminProcedure.mutation(({ ctx }) => removeOrganizationSeal(ctx.org)),
 } satisfies TRPCRouterRecord;
