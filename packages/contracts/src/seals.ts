@@ -98,3 +98,6 @@ export const verifyResult = z.object({
   signatureCount: z.number().int(),
 });
 export type VerifyResult = z.infer<typeof verifyResult>;
+
+/** `/verify`'s input as the REST door hands it on: the PDF's bytes. */
+export const verifyPdfInput = z.object({ pdf: z.instanceof(Uint8Array, { message: "send a PDF file" }) });
