@@ -5,6 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
+import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { OrganizationSealCard } from "./OrganizationSealCard";
 import { SettingsForm } from "./SettingsForm";
 import { LoadFailed } from "../../components/LoadFailed";
 
@@ -12,6 +14,7 @@ export function SettingsPage() {
   const { t } = useI18n();
   const trpc = useTRPC();
   const settings = useQuery(trpc.organization.settings.queryOptions());
+  const isAdmin = canAdminister(useSession());
 
   return (
     <>
@@ -23,7 +26,10 @@ export function SettingsPage() {
       ) : settings.error ? (
         <LoadFailed query={settings} />
       ) : (
-        <SettingsForm settings={settings.data} />
+        <div className="cs-stack cs-stack--lg">
+          {isAdmin ? <OrganizationSealCard /> : null}
+          <SettingsForm settings={settings.data} />
+        </div>
       )}
     </>
   );
