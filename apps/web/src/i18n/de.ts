@@ -879,6 +879,8 @@ export const de: Dictionary = {
       "signature.opened": "Signaturseite geöffnet",
       "signature.seal_failed": "Versiegeln fehlgeschlagen",
       "signature.seal_requeued": "Versiegeln neu gestartet",
+      "seal.uploaded": "Siegel der Organisation hochgeladen",
+      "seal.removed": "Siegel der Organisation entfernt",
       "signature.session_refused": "Portal-Sitzung abgelehnt",
       "signature.session_verified": "Portal-Sitzung bestätigt",
       "signature.signed": "Dokument unterschrieben",

@@ -880,6 +880,8 @@ export const en = {
       "signature.opened": "Signing page opened",
       "signature.seal_failed": "Sealing failed",
       "signature.seal_requeued": "Sealing started again",
+      "seal.uploaded": "Organization seal uploaded",
+      "seal.removed": "Organization seal removed",
       "signature.session_refused": "Portal session refused",
       "signature.session_verified": "Portal session confirmed",
       "signature.signed": "Document signed",
