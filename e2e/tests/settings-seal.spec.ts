@@ -1,0 +1,81 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./forms-support";
+import { hasHorizontalScroll, shot, signIn } from "./support";
+
+let work: string;
+let p12: string;
+let expiredP12: string;
+
+/** A CA and a seal certificate it issued (valid `days` days), as a PKCS#12 with its chain (openssl). */
+function makeP12(name: string, days: number, password: string): string {
+  const run = (...args: string[]) => execFileSync("openssl", args, { cwd: work, stdio: "ignore" });
+  run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}-ca.key`, "-out", `${name}-ca.crt`, "-days", "3650", "-subj", "/CN=E2E Test CA/O=E2E Trust", "-addext", "basicConstraints=critical,CA:TRUE");
+  run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", "/CN=Demo Clinic Seal/O=Demo Clinic");
+  writeFileSync(join(work, `${name}.ext`), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,nonRepudiation\n");
+  const validity = days > 0 ? ["-days", String(days)] : ["-not_before", "20200101000000Z", "-not_after", "20210101000000Z"];
+  run("x509", "-req", "-in", `${name}.csr`, "-CA", `${name}-ca.crt`, "-CAkey", `${name}-ca.key`, "-CAcreateserial", "-out", `${name}.crt`, "-extfile", `${name}.ext`, ...validity);
+  run("pkcs12", "-export", "-inkey", `${name}.key`, "-in", `${name}.crt`, "-certfile", `${name}-ca.crt`, "-out", `${name}.p12`, "-passout", `pass:${password}`);
+  return join(work, `${name}.p12`);
+}
+
+test.beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "clinsign-e2e-seal-"));
+  p12 = makeP12("seal", 30, "seal-pass");
+  expiredP12 = makeP12("old", 0, "old-pass");
+});
+test.afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+for (const viewport of [
+  { name: "phone", size: { width: 390, height: 844 } },
+  { name: "desktop", size: { width: 1280, height: 800 } },
+]) {
+  test(`organization seal in Settings (${viewport.name}): refusals, chain, expiry warning, removal`, async ({ page }) => {
+    await page.setViewportSize(viewport.size);
+    await signIn(page);
+    await page.goto("/settings");
+    const card = page.getByTestId("organization-seal");
+    await expect(card.getByRole("heading", { name: "Organization seal" })).toBeVisible();
+    await expect(card.getByText(/sealed with the development certificate/)).toBeVisible();
+
+    // Wrong password: the password field says so.
+    await card.getByLabel("PKCS#12 file (.p12, .pfx)").setInputFiles(p12);
+    await card.getByLabel("Password of the file").fill("not-the-password");
+    await card.getByRole("button", { name: "Upload and check" }).click();
+    await expect(card.getByText("The password does not open this file.")).toBeVisible();
+    await expect(card.getByLabel("Password of the file")).toHaveAttribute("aria-invalid", "true");
+
+    // An expired certificate: the file field says so.
+    await card.getByLabel("PKCS#12 file (.p12, .pfx)").setInputFiles(expiredP12);
+    await card.getByLabel("Password of the file").fill("old-pass");
+    await card.getByRole("button", { name: "Upload and check" }).click();
+    await expect(card.getByRole("alert").filter({ hasText: "The certificate has expired." })).toBeVisible();
+    await expectAccessible(page, "seal refused");
+    await shot(page, `settings-seal-refused-${viewport.name}`);
+
+    await card.getByLabel("PKCS#12 file (.p12, .pfx)").setInputFiles(p12);
+    await card.getByLabel("Password of the file").fill("seal-pass");
+    await card.getByRole("button", { name: "Upload and check" }).click();
+    await expect(card.getByRole("status").filter({ hasText: "now used for new seals" })).toBeVisible();
+    await expect(card.getByText("CN=Demo Clinic Seal, O=Demo Clinic").first()).toBeVisible();
+    await expect(card.getByText("Certificate chain")).toBeVisible();
+    await expect(card.getByText("CN=E2E Test CA, O=E2E Trust").first()).toBeVisible();
+    await expect(card.getByRole("status").filter({ hasText: /expires in (29|30) days/ })).toBeVisible();
+    await expect(card.getByLabel("Password of the file")).toHaveValue("");
+    await expectAccessible(page, "seal uploaded");
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, `settings-seal-uploaded-${viewport.name}`);
+
+    // Removed again, so the other specs seal with the default certificate.
+    await card.getByRole("button", { name: "Remove certificate" }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Remove the organization's certificate?" });
+    await dialog.getByRole("button", { name: "Remove", exact: true }).click();
+    await expect(card.getByText(/sealed with the development certificate/)).toBeVisible();
+  });
+}
