@@ -8,24 +8,26 @@ import { hasHorizontalScroll, shot, signIn } from "./support";
 
 let work: string;
 let p12: string;
-let expiredP12: string;
+let caP12: string;
 
-/** A CA and a seal certificate it issued (valid `days` days), as a PKCS#12 with its chain (openssl). */
-function makeP12(name: string, days: number, password: string): string {
+/**
+ * A CA and a seal certificate it issued (valid `days` days), as a PKCS#12 with its chain
+ * (openssl); also the CA itself as a PKCS#12, which must be refused.
+ */
+function makeP12(name: string, days: number, password: string): { seal: string; ca: string } {
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: work, stdio: "ignore" });
   run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}-ca.key`, "-out", `${name}-ca.crt`, "-days", "3650", "-subj", "/CN=E2E Test CA/O=E2E Trust", "-addext", "basicConstraints=critical,CA:TRUE");
   run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", "/CN=Demo Clinic Seal/O=Demo Clinic");
   writeFileSync(join(work, `${name}.ext`), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,nonRepudiation\n");
-  const validity = days > 0 ? ["-days", String(days)] : ["-not_before", "20200101000000Z", "-not_after", "20210101000000Z"];
-  run("x509", "-req", "-in", `${name}.csr`, "-CA", `${name}-ca.crt`, "-CAkey", `${name}-ca.key`, "-CAcreateserial", "-out", `${name}.crt`, "-extfile", `${name}.ext`, ...validity);
+  run("x509", "-req", "-in", `${name}.csr`, "-CA", `${name}-ca.crt`, "-CAkey", `${name}-ca.key`, "-CAcreateserial", "-out", `${name}.crt`, "-extfile", `${name}.ext`, "-days", String(days));
   run("pkcs12", "-export", "-inkey", `${name}.key`, "-in", `${name}.crt`, "-certfile", `${name}-ca.crt`, "-out", `${name}.p12`, "-passout", `pass:${password}`);
-  return join(work, `${name}.p12`);
+  run("pkcs12", "-export", "-inkey", `${name}-ca.key`, "-in", `${name}-ca.crt`, "-out", `${name}-ca.p12`, "-passout", `pass:${password}`);
+  return { seal: join(work, `${name}.p12`), ca: join(work, `${name}-ca.p12`) };
 }
 
 test.beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "clinsign-e2e-seal-"));
-  p12 = makeP12("seal", 30, "seal-pass");
-  expiredP12 = makeP12("old", 0, "old-pass");
+  ({ seal: p12, ca: caP12 } = makeP12("seal", 30, "seal-pass"));
 });
 test.afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -50,11 +52,11 @@ for (const viewport of [
     await expect(card.getByText("The password does not open this file.")).toBeVisible();
     await expect(card.getByLabel("Password of the file")).toHaveAttribute("aria-invalid", "true");
 
-    // An expired certificate: the file field says so.
-    await card.getByLabel("PKCS#12 file (.p12, .pfx)").setInputFiles(expiredP12);
-    await card.getByLabel("Password of the file").fill("old-pass");
+    // A CA certificate: the file field says so (every refusal is covered in org-seal.test.ts).
+    await card.getByLabel("PKCS#12 file (.p12, .pfx)").setInputFiles(caP12);
+    await card.getByLabel("Password of the file").fill("seal-pass");
     await card.getByRole("button", { name: "Upload and check" }).click();
-    await expect(card.getByRole("alert").filter({ hasText: "The certificate has expired." })).toBeVisible();
+    await expect(card.getByRole("alert").filter({ hasText: "This is a CA certificate." })).toBeVisible();
     await expectAccessible(page, "seal refused");
     await shot(page, `settings-seal-refused-${viewport.name}`);
 

@@ -51,6 +51,8 @@ export function OrganizationSealCard() {
   const [password, setPassword] = useState("");
   const [fileError, setFileError] = useState<string | null>(null);
   const [confirmingRemoval, setConfirmingRemoval] = useState(false);
+  // A new key empties the file input after an upload (its value cannot be set).
+  const [inputKey, setInputKey] = useState(0);
   const formatDate = (iso: string) => new Intl.DateTimeFormat(locale, { dateStyle: "medium" }).format(new Date(iso));
 
   const saved = (data: OrganizationSeal) => queryClient.setQueryData(trpc.organization.seal.queryKey(), data);
@@ -60,6 +62,7 @@ export function OrganizationSealCard() {
         saved(data);
         setFile(null);
         setPassword("");
+        setInputKey((key) => key + 1);
       },
     }),
   );
@@ -149,6 +152,7 @@ export function OrganizationSealCard() {
               {s.fileHint}
             </span>
             <input
+              key={inputKey}
               id="seal-file"
               name="p12"
               className="cs-input"
