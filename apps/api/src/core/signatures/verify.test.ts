@@ -3,6 +3,7 @@ import { P12Signer } from "@signpdf/signer-p12";
 import { SignPdf } from "@signpdf/signpdf";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from "pdf-lib";
+import { deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCertificate, makeP12 } from "../../testing/certificates";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
@@ -144,6 +145,21 @@ describe("POST /verify", () => {
   it("keeps a seal intact when an update only adds a DSS (without a timestamp it stays B-B)", async () => {
     const { body } = await verify(new Uint8Array(await appendDss(sealed.pdf)));
     expect(body).toMatchObject({ status: "sealed", intact: true, updatedAfterSealing: false, modifiedAfterSealing: false, padesLevel: "B-B", sealedByThisService: true });
+  });
+
+  it("answers a compression bomb appended after the seal without a 500: updated after sealing", async () => {
+    // 300 MB of zeros in an object stream: more than the worker may decode (half its 512 MB).
+    const bomb = deflateSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
+    const appended = Buffer.concat([
+      sealed.pdf,
+      Buffer.from(`\n90 0 obj\n<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`),
+      bomb,
+      Buffer.from("\nendstream\nendobj\n%%EOF\n"),
+    ]);
+    const { status, body } = await verify(new Uint8Array(appended), "application/pdf", "203.0.113.12");
+    expect([200, 400]).toContain(status);
+    if (status === 200) expect(body).toMatchObject({ status: "sealed", intact: false, updatedAfterSealing: true });
+    else expect(body.error.details).toMatchObject({ reason: "pdf_limits" });
   });
 
   it("tells a PDF sealed elsewhere: intact, but not this service's, with the signer's claimed time", async () => {

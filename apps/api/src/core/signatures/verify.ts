@@ -9,7 +9,7 @@ import type { VerifyResult } from "@clinsign/contracts";
 import { and, eq, signatureRequests } from "@clinsign/db";
 import type { RequestMeta, Services } from "../context";
 import { AppError } from "../errors";
-import { PdfLimitError, runPdfTask } from "../pdf-worker/run";
+import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
 import { consumeRateLimit } from "../rate-limit";
 import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
 import type { InspectedSignature, PdfInspection } from "./inspect-pdf";
@@ -64,7 +64,8 @@ export async function verifySealedPdf(services: Services, input: { pdf: Uint8Arr
   try {
     inspection = await runPdfTask(services.config.pdfWorker, "inspectSignedPdf", { bytes: input.pdf });
   } catch (error) {
-    if (error instanceof PdfLimitError) throw new AppError("invalid_request", "the PDF could not be read within the limits", { field: "file", reason: "pdf_limits" });
+    // A hostile or broken file is the sender's problem, never a 500.
+    if (error instanceof PdfLimitError || error instanceof PdfTaskError) throw new AppError("invalid_request", "the PDF could not be read within the limits", { field: "file", reason: "pdf_limits" });
     throw error;
   }
   if (!inspection.isPdf) throw notPdf();
