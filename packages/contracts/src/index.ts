@@ -17,3 +17,4 @@ export * from "./form-requests";
 export * from "./webhooks";
 export * from "./image-header";
 export * from "./sso";
+export * from "./seals";

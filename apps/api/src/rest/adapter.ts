@@ -8,11 +8,12 @@ import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/tokens/tokens";
-import { bearerToken, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
+import { bearerToken, MAX_JSON_BODY_BYTES, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
 import { openMultipart, type MultipartBody } from "./multipart";
+import { readPdfBody } from "./pdf-body";
 import { RestReply, routes, type Route } from "./routes";
 import { parseInput } from "./validation";
 
@@ -135,6 +136,8 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   if (candidates.length === 0) return false;
   const area = candidates[0]!.route.area;
   let multipart: MultipartBody | undefined;
+  /** A body we stopped reading (too large): answer, then close the connection. */
+  let bodyUnread = false;
   try {
     const match = candidates.find((c) => c.route.method === method);
     if (!match) {
@@ -148,7 +151,14 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!, name)]));
     let fields: Record<string, unknown>;
     let principal: Principal | undefined;
-    if (route.body === "multipart") {
+    await route.admit?.(services, request);
+    if (route.body === "pdf") {
+      bodyUnread = true;
+      const body = await readPdfBody(req, route.maxBodyBytes ?? MAX_JSON_BODY_BYTES);
+      multipart = body.multipart;
+      bodyUnread = false;
+      fields = { ...queryObject(url), pdf: body.bytes };
+    } else if (route.body === "multipart") {
       // Uploads are large: credentials in the query or headers are checked before a byte of the
       // body is read, and otherwise those in the text fields that precede the first file part.
       const early: Record<string, string> = { ...queryObject(url), ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }) };
@@ -157,16 +167,16 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
       multipart = await openMultipart(req);
       fields = { ...early, ...multipart.fields };
     } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
-    principal ??= await authenticate(services, route, req, fields);
+    if (route.auth !== "public") principal ??= await authenticate(services, route, req, fields);
     const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
     checkBodyEchoes(route, inputFields, pathParams);
-    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(multipart && { files: multipart.files }) });
+    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(multipart && route.body === "multipart" && { files: multipart.files }) });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);
     if (result instanceof RestReply) sendReply(res, result);
     else sendJson(res, route.status, result);
   } catch (error) {
-    if (req.headers["content-type"]?.toLowerCase().startsWith("multipart/") && !multipart?.finished) {
+    if (bodyUnread || (req.headers["content-type"]?.toLowerCase().startsWith("multipart/") && !multipart?.finished)) {
       // The rest of an upload we refused is not read: answer, then close the connection.
       multipart?.abort();
       res.setHeader("connection", "close");

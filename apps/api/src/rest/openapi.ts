@@ -23,13 +23,16 @@ function operation(route: Route) {
   const inPath = new Set(pathParams(route.path));
   const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
   const required = (input.required ?? []).filter((name) => !inPath.has(name));
-  const withCredentials = route.auth !== "bearer";
+  const withCredentials = route.auth !== "bearer" && route.auth !== "public";
   const withSession = route.auth === "orgTokenOrSession";
   const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
   const credentialsRequired = withSession ? [] : ["token", "orgId"];
   const parameters: unknown[] = [...inPath].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
   let requestBody: unknown;
-  if (route.method === "GET") {
+  if (route.body === "pdf") {
+    const file = { type: "string", format: "binary" };
+    requestBody = { required: true, content: { "application/pdf": { schema: file }, "multipart/form-data": { schema: { type: "object", properties: { file }, required: ["file"] } } } };
+  } else if (route.method === "GET") {
     const query = withCredentials ? { ...credentials, ...properties } : properties;
     const requiredQuery = withCredentials ? [...credentialsRequired, ...required] : required;
     for (const [name, schema] of Object.entries(query)) {
@@ -51,7 +54,7 @@ function operation(route: Route) {
     operationId: `${route.ref}_${route.method.toLowerCase()}`,
     summary: `${route.ref}: ${route.summary}`,
     ...(route.description && { description: route.description }),
-    tags: [route.area === "A" ? "Signatures (area A)" : "Forms (area B)"],
+    tags: [route.auth === "public" ? "Verification" : route.area === "A" ? "Signatures (area A)" : "Forms (area B)"],
     ...(route.auth === "bearer" && { security: [{ bearer: [] }] }),
     parameters,
     ...(requestBody !== undefined && { requestBody }),
@@ -65,6 +68,7 @@ function operation(route: Route) {
       "404": errorResponse("not found, or another organization's"),
       ...(route.area === "A" && { "403": errorResponse("plain HTTP (`https_required`) or forbidden") }),
       ...(route.area === "A" && { "409": errorResponse("conflict; details.reason says why (A9 answers {deleted:false, reason} instead)") }),
+      ...(route.body === "pdf" && { "413": errorResponse("the file is larger than the cap"), "415": errorResponse("neither application/pdf nor multipart/form-data") }),
       "429": errorResponse("rate limited; see Retry-After"),
       "500": errorResponse("internal error (body carries the request id)"),
     },

@@ -36,6 +36,8 @@ const documented = [
   // A3's signed_pdf_url and metadata_json_url (DESIGN.md: API URLs behind the same bearer token).
   "A3 GET /signature-requests/{id}/signed.pdf",
   "A3 GET /signature-requests/{id}/metadata.json",
+  // Issue 15: anyone checks a sealed PDF (docs/signatures.md, "Verifying a sealed PDF").
+  "verify POST /verify",
 ];
 
 /** Endpoints of later issues, by name. Remove a name when its endpoint lands. */

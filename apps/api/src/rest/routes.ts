@@ -37,6 +37,8 @@ import {
   updateDocumentOutput,
   verifySessionInput,
   verifySessionOutput,
+  verifyPdfInput,
+  verifyResult,
   listTemplatesInput,
   template,
   templateIdentifier,
@@ -44,6 +46,8 @@ import {
   updateTemplateInput,
 } from "@clinsign/contracts";
 import { uploadFilesInput } from "../trpc/routers/forms";
+import type { RequestMeta, Services } from "../core/context";
+import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verify";
 import type { createCaller } from "../trpc/root";
 import type { Area } from "./envelopes";
 
@@ -54,9 +58,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * How a route authenticates:
  * - `bearer`: `Authorization: Bearer <token>` (area A);
  * - `orgToken`: `token` + `orgId` in the body, or the query for GET (area B);
- * - `orgTokenOrSession`: the same, or an embed `sessionId` alone (F3, F7–F10, uploads, events).
+ * - `orgTokenOrSession`: the same, or an embed `sessionId` alone (F3, F7–F10, uploads, events);
+ * - `public`: no credentials (`/verify`).
  */
-export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession";
+export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession" | "public";
 
 /**
  * A response other than "the route's status with a JSON body": another status (A9's 409 body
@@ -87,8 +92,15 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   /** The success body, for the OpenAPI document. */
   output: z.ZodType;
   status: 200 | 201;
-  /** How the body arrives (POST/PATCH/DELETE): JSON by default, or multipart/form-data with files. */
-  body?: "json" | "multipart";
+  /**
+   * How the body arrives (POST/PATCH/DELETE): JSON by default, multipart/form-data with files, or
+   * one PDF (`pdf`: raw `application/pdf`, or the first file of a multipart body) as `input.pdf`.
+   */
+  body?: "json" | "multipart" | "pdf";
+  /** The largest `pdf` body read (413 beyond). */
+  maxBodyBytes?: number;
+  /** Runs before the body is read (a public route's rate limit), so a refused caller costs no upload. */
+  admit?(services: Services, request: RequestMeta): Promise<void>;
   /** Path parameters the body must repeat with the same value (A7 `id`). */
   bodyEchoes?: string[];
   /** Media type of a non-JSON success body, for the OpenAPI document. */
@@ -493,5 +505,27 @@ export const routes: Route[] = [
     output: availabilityOutput,
     status: 200,
     call: (caller, input) => caller.documents.setAvailability(input),
+  }),
+  route({
+    ref: "verify",
+    method: "POST",
+    path: "/verify",
+    area: "A",
+    auth: "public",
+    summary: "Check a sealed PDF: sealed by this service, intact, who sealed it and when, PAdES level, what changed",
+    description: [
+      "No credentials. Send the PDF as the raw body (`Content-Type: application/pdf`) or as the first file of a",
+      "`multipart/form-data` body. At most 25 MB (413 beyond, refused before more is read); at most 30 checks per",
+      "address in 10 minutes (429). Nothing is stored. A file that is not a PDF is 400 with `details.reason` `not_pdf`.",
+      "`sealedAt.source` says where the time comes from: an RFC 3161 timestamp (`signature_timestamp`,",
+      "`document_timestamp`) or the signer's own claim (`claimed`). See docs/signatures.md (\"Verifying a sealed PDF\").",
+    ].join("\n"),
+    body: "pdf",
+    maxBodyBytes: MAX_VERIFY_BYTES,
+    admit: consumeVerifyAttempt,
+    input: verifyPdfInput,
+    output: verifyResult,
+    status: 200,
+    call: (caller, input) => caller.verify.check(input),
   }),
 ];

@@ -162,3 +162,16 @@ export async function requestSignature(api: TestApi, org: TestOrg, documentId: s
 export async function backdateExpiry(api: TestApi, id: string) {
   await api.services.db.update(signatureRequests).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(signatureRequests.id, id));
 }
+
+/** Registers a document, requests a signature, signs it (drawn) and returns the sealed PDF (A3's bytes). */
+export async function signAndSeal(api: TestApi, files: FileServer, org: TestOrg, patientId = "P-1"): Promise<{ id: string; documentId: string; pdf: Buffer }> {
+  const documentId = await registerDocument(api, files, org);
+  const request = await requestSignature(api, org, documentId, patientId);
+  const signing = api.trpc({}).signing;
+  const view = await signing.open.mutate({ token: request.token });
+  const result = await signing.sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: { kind: "drawn", dataUrl: pngDataUrl(makeSignaturePng()) } });
+  if (result.state !== "completed") throw new Error(`signing ended ${result.state}`);
+  const response = await fetch(`${api.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(org) });
+  if (response.status !== 200) throw new Error(`A3 download failed: ${response.status}`);
+  return { id: request.id, documentId, pdf: Buffer.from(await response.arrayBuffer()) };
+}

@@ -9,6 +9,7 @@ import { signaturesRouter } from "./routers/signatures";
 import { signingRouter } from "./routers/signing";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
+import { verifyRouter } from "./routers/verify";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -30,6 +31,7 @@ export const appRouter = router({
   uploads: uploadsRouter,
   formRequests: formRequestsRouter,
   portal: portalRouter,
+  verify: verifyRouter,
 });
 
 export type AppRouter = typeof appRouter;

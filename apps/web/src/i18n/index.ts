@@ -19,8 +19,8 @@ export const languageNames: Record<Lang, string> = { en: "English", de: "Deutsch
  * The texts of patient-facing pages (signing portal, form pages): a slice of the dictionary, so
  * those pages carry neither the admin texts nor a staff-only provider.
  */
-export type PatientDictionary = Pick<Dictionary, "common" | "errors" | "validation" | "shell" | "signing" | "patient" | "forms">;
-export const patientSections = ["common", "errors", "validation", "shell", "signing", "patient", "forms"] as const satisfies readonly (keyof PatientDictionary)[];
+export type PatientDictionary = Pick<Dictionary, "common" | "errors" | "validation" | "shell" | "signing" | "patient" | "forms" | "verify">;
+export const patientSections = ["common", "errors", "validation", "shell", "signing", "patient", "forms", "verify"] as const satisfies readonly (keyof PatientDictionary)[];
 
 /** BCP 47 locale used for dates and numbers. */
 export const locales: Record<Lang, string> = { en: "en-GB", de: "de-DE" };

@@ -120,6 +120,11 @@ export const signatureRequests = pgTable(
     signedPdfSha256: text("signed_pdf_sha256"),
     metadataKey: text("metadata_key"),
     metadataSha256: text("metadata_sha256"),
+    /**
+     * SHA-256 (hex) of the byte ranges the seal signs (the CMS message digest), so `/verify` can
+     * tell which request a dropped PDF belongs to without storing or comparing the whole file.
+     */
+    sealedContentSha256: text("sealed_content_sha256"),
     sealAttempts: integer("seal_attempts").notNull().default(0),
     sealError: text("seal_error"),
     /**
@@ -151,7 +156,36 @@ export const signatureRequests = pgTable(
     index("signature_requests_org_visibility_idx").on(t.organizationId, t.visibility, t.createdAt, t.id),
     index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
     index("signature_requests_timestamp_expiry_idx").on(t.timestampExpiresAt).where(sql`${t.timestampExpiresAt} is not null`),
+    index("signature_requests_sealed_content_idx").on(t.sealedContentSha256),
   ],
+);
+
+/**
+ * An organization's own sealing identity (its PKCS#12, uploaded by an admin): sealed documents
+ * carry its name instead of the environment's certificate. The key and chain are kept only
+ * SecretBox-sealed (`identityEnc`: JSON of a PKCS#8 key PEM and the chain's PEMs); the P12's
+ * password is used once at upload and never stored. The other columns are what the settings page
+ * and `/verify` show and look up, none of them secret.
+ */
+export const organizationSeals = pgTable(
+  "organization_seals",
+  {
+    organizationId: uuid("organization_id")
+      .primaryKey()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    identityEnc: text("identity_enc").notNull(),
+    /** SHA-256 (hex) of the signing certificate's DER. */
+    fingerprint: text("fingerprint").notNull(),
+    subject: text("subject").notNull(),
+    issuer: text("issuer").notNull(),
+    notBefore: at("not_before").notNull(),
+    notAfter: at("not_after").notNull(),
+    /** The chain as shown: signing certificate first. */
+    chain: jsonb("chain").$type<{ subject: string; issuer: string; notBefore: string; notAfter: string; fingerprint: string }[]>().notNull(),
+    uploadedBy: uuid("uploaded_by"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("organization_seals_fingerprint_idx").on(t.fingerprint)],
 );
 
 /**

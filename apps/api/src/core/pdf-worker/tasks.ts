@@ -4,6 +4,7 @@
  */
 import { PDFDocument } from "pdf-lib";
 import { readPdfPages } from "../documents/pdf-pages";
+import { inspectSignedPdf } from "../signatures/inspect-pdf";
 import { prepareSeal } from "../signatures/seal-pdf";
 import { layoutSubmissionPdf } from "../submissions/pdf-layout";
 
@@ -14,6 +15,8 @@ export const pdfTasks = {
   prepareSeal,
   /** A submission as a PDF for staff: it decodes the patient's signature image. */
   renderSubmissionPdf: layoutSubmissionPdf,
+  /** `/verify`: signatures, timestamps, DSS and later updates of a PDF anyone may send. */
+  inspectSignedPdf,
 };
 
 /**

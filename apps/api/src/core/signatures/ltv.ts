@@ -405,6 +405,8 @@ function derLength(bytes: Buffer): number {
 
 export interface Seal extends LongTermSeal {
   signatureTimestamp: Timestamp | null;
+  /** The file as the seal signed it (B-B or B-T), a prefix of `pdf`. */
+  sealRevision: Uint8Array;
 }
 
 /**
@@ -420,9 +422,9 @@ export async function sealWithTime(config: LtvConfig, prepared: Uint8Array, iden
     config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
   );
   const stamp = signatureTimestamp as Timestamp | null;
-  if (!stamp) return { pdf: signed, level: "B-B", signatureTimestamp: null, documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
+  if (!stamp) return { pdf: signed, sealRevision: signed, level: "B-B", signatureTimestamp: null, documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
   const longTerm = await extendToLongTerm(config, signed, identity.chain.map(x509Of), stamp);
-  return { ...longTerm, signatureTimestamp: stamp, waitMs: longTerm.waitMs + stamp.waitMs };
+  return { ...longTerm, sealRevision: signed, signatureTimestamp: stamp, waitMs: longTerm.waitMs + stamp.waitMs };
 }
 
 /** A time stamp as the metadata JSON names it (`seal.signature_timestamp`, `seal.document_timestamps`). */

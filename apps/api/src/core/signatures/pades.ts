@@ -83,15 +83,21 @@ export function identityFromP12(p12: Buffer, password: string, development: bool
     return pub.n?.equals(key.n) && pub.e?.equals(key.e);
   });
   if (!certificate) throw new Error("the PKCS#12 file holds no certificate for its private key");
-  const der = forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes();
-  return {
-    privateKey: createPrivateKey(forge.pki.privateKeyToPem(key)),
-    certificate,
-    chain: [certificate, ...certs.filter((c: forge.pki.Certificate) => c !== certificate)],
-    fingerprint: createHash("sha256").update(Buffer.from(der, "binary")).digest("hex"),
-    subject: certificate.subject.attributes.map((a: forge.pki.CertificateField) => `${a.shortName ?? a.name}=${String(a.value)}`).join(", "),
-    development,
-  };
+  return identityOf(createPrivateKey(forge.pki.privateKeyToPem(key)), [certificate, ...certs.filter((c: forge.pki.Certificate) => c !== certificate)], development);
+}
+
+/** "CN=…, O=…" of a certificate's subject or issuer. */
+export const distinguishedName = (name: forge.pki.Certificate["subject"]) =>
+  name.attributes.map((a: forge.pki.CertificateField) => `${a.shortName ?? a.name}=${String(a.value)}`).join(", ");
+
+/** SHA-256 of a certificate's DER, hex: how the service names a certificate everywhere. */
+export const certificateFingerprint = (certificate: forge.pki.Certificate) =>
+  createHash("sha256").update(Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), "binary")).digest("hex");
+
+/** An identity from its key and chain (signing certificate first). */
+export function identityOf(privateKey: KeyObject, chain: forge.pki.Certificate[], development: boolean): SigningIdentity {
+  const certificate = chain[0]!;
+  return { privateKey, certificate, chain, fingerprint: certificateFingerprint(certificate), subject: distinguishedName(certificate.subject), development };
 }
 
 /**

@@ -6,9 +6,10 @@ import { inTransaction, systemContext, type OrgContext, type Services } from "..
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
-import { loadSigningIdentity } from "./pades";
 import { sealWithTime, timestampFacts } from "./ltv";
 import { scheduleRetimestamp } from "./retimestamp";
+import { findSignatureBytes, signedContentSha256 } from "./byte-range";
+import { sealingIdentity } from "./org-seal";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
@@ -124,7 +125,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   const png = row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
   if (row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
-  const identity = loadSigningIdentity(config);
+  const identity = await sealingIdentity(ctx);
   const signer = row.signatureMethod === "typed" ? `${row.typedName} (typed name)` : `Patient ${row.patientId} (handwritten signature)`;
   // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
   // signature itself is made here, so the private key stays in this thread.
@@ -168,6 +169,10 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   const seal = await sealWithTime(config, prepared, identity);
   const { pdf: signed, level, signatureTimestamp } = seal;
   const signedSha256 = sha256Hex(signed);
+  // The seal's message digest: how `/verify` finds this request from a dropped copy. The seal
+  // covers its own revision; validation data and document time stamps come after it.
+  const sealSignature = findSignatureBytes(seal.sealRevision).find((s) => s.wellFormed && s.range[2] + s.range[3] === seal.sealRevision.length);
+  const sealedContentSha256 = sealSignature ? signedContentSha256(seal.sealRevision, sealSignature.range).toString("hex") : null;
   const completedAt = new Date();
   const metadata = {
     signature_id: row.id,
@@ -212,6 +217,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           stampedSha256,
           signedPdfKey: signedFile!.key,
           signedPdfSha256: signedSha256,
+          sealedContentSha256,
           metadataKey: metadataFile!.key,
           metadataSha256: metadataFile!.sha256,
           sealError: null,

@@ -1,7 +1,8 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { defaultBrandingInput, saveSsoSettingsInput, updateOrganizationInput } from "@clinsign/contracts";
+import { defaultBrandingInput, saveSsoSettingsInput, updateOrganizationInput, uploadOrganizationSealInput } from "@clinsign/contracts";
 import { getDefaultBranding, saveDefaultBranding } from "../../core/branding/branding";
 import { getOrganizationSettings, rotateWebhookSecret, updateOrganizationSettings } from "../../core/organizations/organizations";
+import { getOrganizationSeal, removeOrganizationSeal, uploadOrganizationSeal } from "../../core/signatures/org-seal";
 import { getSsoSettings, saveSsoSettings } from "../../core/sso/settings";
 import { adminProcedure, staffProcedure } from "../trpc";
 
@@ -16,4 +17,8 @@ export const organizationRouter = {
   /** Single sign-on (OpenID Connect): admins only; the client secret is never returned. */
   sso: adminProcedure.query(({ ctx }) => getSsoSettings(ctx.org)),
   saveSso: adminProcedure.input(saveSsoSettingsInput).mutation(({ ctx, input }) => saveSsoSettings(ctx.org, input)),
+  /** The organization's own seal (PKCS#12) and the service's default certificate. */
+  seal: adminProcedure.query(({ ctx }) => getOrganizationSeal(ctx.org)),
+  uploadSeal: adminProcedure.input(uploadOrganizationSealInput).mutation(({ ctx, input }) => uploadOrganizationSeal(ctx.org, input)),
+  removeSeal: adminProcedure.mutation(({ ctx }) => removeOrganizationSeal(ctx.org)),
 } satisfies TRPCRouterRecord;

@@ -6,6 +6,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { OrganizationSealCard } from "./OrganizationSealCard";
 import { SettingsForm } from "./SettingsForm";
 import { SsoSettings } from "./SsoSettings";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -27,6 +28,7 @@ export function SettingsPage() {
         <LoadFailed query={settings} />
       ) : (
         <div className="cs-stack cs-stack--lg">
+          {admin ? <OrganizationSealCard /> : null}
           <SettingsForm settings={settings.data} />
           {admin ? <SsoSettings /> : null}
         </div>

@@ -1,0 +1,107 @@
+/**
+ * `/verify`: anyone drops a PDF and learns whether this service sealed it, whether it is intact,
+ * who sealed it and when, the PAdES level it reaches, the request it belongs to, and what changed
+ * after sealing. Nothing is stored. The file is parsed in the PDF worker (inspect-pdf.ts); this
+ * adds what the database knows: the service's certificates and the request whose seal signed
+ * that content (signature_requests.sealed_content_sha256, recorded at seal time).
+ */
+import type { VerifyResult } from "@clinsign/contracts";
+import { and, eq, signatureRequests } from "@clinsign/db";
+import type { RequestMeta, Services } from "../context";
+import { AppError } from "../errors";
+import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
+import { consumeRateLimit } from "../rate-limit";
+import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
+import type { InspectedSignature, PdfInspection } from "./inspect-pdf";
+import { isServiceCertificate } from "./org-seal";
+
+/** Checks one address may run per 10 minutes: each costs a PDF worker. */
+export const VERIFY_PER_ADDRESS = 30;
+/** The largest PDF /verify reads: the upload cap. */
+export const MAX_VERIFY_BYTES = MAX_UPLOAD_BYTES;
+
+/** Counts one check for the caller's address (before its body is read). */
+export async function consumeVerifyAttempt(services: Services, request: RequestMeta): Promise<void> {
+  await consumeRateLimit(services.db, { key: `verify:ip:${request.ip ?? "unknown"}`, limit: VERIFY_PER_ADDRESS, windowSeconds: 600 });
+}
+
+const notPdf = () => new AppError("invalid_request", "the file is not a PDF", { field: "file", reason: "not_pdf" }, [{ key: "file", message: "the file is not a PDF" }]);
+
+/** The PAdES baseline level the seal reaches, from what the file carries. */
+function padesLevel(seal: InspectedSignature, inspection: PdfInspection, intact: boolean): VerifyResult["padesLevel"] {
+  if (!intact) return null;
+  const stamps = inspection.signatures.filter((s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end);
+  const timestamped = !!seal.timestamp?.valid || stamps.length > 0;
+  if (!timestamped) return "B-B";
+  const dss = inspection.dss;
+  if (!dss || dss.certificates === 0 || dss.revocation === 0) return "B-T";
+  return dss.coveredByDocumentTimestamp ? "B-LTA" : "B-LT";
+}
+
+function sealedAt(seal: InspectedSignature, inspection: PdfInspection): VerifyResult["sealedAt"] {
+  if (seal.timestamp?.valid) return { at: seal.timestamp.genTime, source: "signature_timestamp" };
+  const stamp = inspection.signatures.find((s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end && s.timestamp);
+  if (stamp?.timestamp) return { at: stamp.timestamp.genTime, source: "document_timestamp" };
+  return seal.claimedTime ? { at: seal.claimedTime, source: "claimed" } : null;
+}
+
+/** The request whose seal signed this content (its metadata JSON's ids; no patient data). */
+async function requestOf(services: Services, messageDigest: string | null): Promise<VerifyResult["request"]> {
+  if (!messageDigest || !/^[0-9a-f]{64}$/.test(messageDigest)) return null;
+  // Across organizations by design: the digest is only known to whoever holds the sealed file.
+  const [row] = await services.db
+    .select({ id: signatureRequests.id, documentId: signatureRequests.documentId, version: signatureRequests.pinnedVersion, completedAt: signatureRequests.completedAt })
+    .from(signatureRequests)
+    .where(and(eq(signatureRequests.sealedContentSha256, messageDigest), eq(signatureRequests.status, "completed")))
+    .limit(1);
+  return row ? { signatureId: row.id, documentId: row.documentId, documentVersion: row.version ?? 1, completedAt: row.completedAt?.toISOString() ?? null } : null;
+}
+
+export async function verifySealedPdf(services: Services, input: { pdf: Uint8Array }): Promise<VerifyResult> {
+  if (input.pdf.byteLength > MAX_VERIFY_BYTES) throw new AppError("payload_too_large", `the file exceeds ${MAX_VERIFY_BYTES / 1024 / 1024} MB`);
+  if (!Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.byteLength, 1024)).includes("%PDF-")) throw notPdf();
+  let inspection: PdfInspection;
+  try {
+    inspection = await runPdfTask(services.config.pdfWorker, "inspectSignedPdf", { bytes: input.pdf });
+  } catch (error) {
+    // A hostile or broken file is the sender's problem, never a 500.
+    if (error instanceof PdfLimitError || error instanceof PdfTaskError) throw new AppError("invalid_request", "the PDF could not be read within the limits", { field: "file", reason: "pdf_limits" });
+    throw error;
+  }
+  if (!inspection.isPdf) throw notPdf();
+  const seal = inspection.signatures.find((s) => s.kind === "signature" && s.wellFormed) ?? null;
+  const base: VerifyResult = {
+    status: "unsigned",
+    sealedByThisService: false,
+    intact: false,
+    modifiedAfterSealing: false,
+    updatedAfterSealing: false,
+    changes: null,
+    signer: null,
+    sealedAt: null,
+    padesLevel: null,
+    request: null,
+    signatureCount: inspection.signatures.length,
+  };
+  if (!seal) return base;
+  const request = await requestOf(services, seal.messageDigest);
+  const ours = (seal.signer && seal.signatureValid && (await isServiceCertificate(services, seal.signer.fingerprint))) || request !== null;
+  const modifiedAfterSealing = !seal.digestMatches || !seal.signatureValid;
+  const changes = inspection.changes;
+  const updatedAfterSealing =
+    changes === null ? seal.end !== inspection.length : Object.values(changes).some((count) => count > 0) || inspection.signatures.some((s) => s.end > seal.end && !s.signatureValid);
+  const intact = !modifiedAfterSealing && !updatedAfterSealing;
+  return {
+    ...base,
+    status: "sealed",
+    sealedByThisService: ours,
+    intact,
+    modifiedAfterSealing,
+    updatedAfterSealing,
+    changes,
+    signer: seal.signer,
+    sealedAt: sealedAt(seal, inspection),
+    padesLevel: padesLevel(seal, inspection, intact),
+    request,
+  };
+}
