@@ -16,3 +16,5 @@ export * from "./audit";
 export * from "./form-requests";
 export * from "./webhooks";
 export * from "./image-header";
+export * from "./permissions";
+export * from "./users";

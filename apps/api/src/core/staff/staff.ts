@@ -1,5 +1,5 @@
 import type { Me } from "@clinsign/contracts";
-import { and, asc, eq, gt, memberships, organizations, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
+import { and, asc, eq, gt, isNull, lt, memberships, organizations, sql, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
@@ -7,7 +7,10 @@ import { AppError, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
 
 export const SESSION_COOKIE = "clinsign_session";
-export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** The longest a staff session can last (the largest `staffSessionMaxHours`); the cookie's own end is the session's. */
+export const SESSION_TTL_SECONDS = 720 * 60 * 60;
+/** `lastSeenAt` is written at most this often per session, so busy consoles do not write on every request. */
+export const STAFF_SESSION_TOUCH_SECONDS = 60;
 
 /** Creates a staff user (or adds an existing one) as a member of the organization. */
 export async function createStaffUser(
@@ -69,8 +72,8 @@ export async function logIn(services: Services, input: { email: string; password
     );
     throw unauthorized("wrong e-mail or password");
   }
-  const membership = joined[0];
-  if (!membership) throw unauthorized("this account belongs to no organization");
+  const membership = joined.find((m) => m.deactivatedAt === null);
+  if (!membership) throw unauthorized(joined.length ? "this account is deactivated: ask an admin of your organization" : "this account belongs to no organization");
   await resetRateLimit(db, emailKey);
   return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request);
 }
@@ -81,7 +84,12 @@ export async function logIn(services: Services, input: { email: string; password
  */
 export async function openStaffSession(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta) {
   const token = randomSecret(32);
-  const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
+  const [org] = await services.db
+    .select({ maxHours: organizations.staffSessionMaxHours })
+    .from(organizations)
+    .where(eq(organizations.id, member.organizationId));
+  if (!org) throw unauthorized("this account belongs to no organization");
+  const expiresAt = new Date(Date.now() + org.maxHours * 60 * 60 * 1000);
   await services.db.insert(staffSessions).values({
     tokenHash: sha256Hex(token),
     userId: member.userId,
@@ -99,6 +107,8 @@ export async function logOut(db: Db, token: string | undefined): Promise<void> {
 }
 
 export interface StaffPrincipal {
+  /** The staff session (row id, never its secret) the request came with. */
+  sessionId: string;
   userId: string;
   organizationId: string;
   role: MembershipRole;
@@ -107,11 +117,18 @@ export interface StaffPrincipal {
   organizationName: string;
 }
 
-/** Resolves a session cookie; null when absent, unknown, expired, or the membership is gone. */
+/**
+ * Resolves a session cookie; null when absent, unknown, past its absolute end (sign-in plus the
+ * organization's `staffSessionMaxHours`, as set now) or idle end (`staffSessionIdleMinutes` since
+ * the last request), or when the membership is gone or deactivated: a role change or deactivation
+ * holds from the very next request. Marks the session seen, at most once a minute.
+ */
 export async function resolveStaffSession(db: Db, token: string | undefined): Promise<StaffPrincipal | null> {
   if (!token || token.length > 200) return null;
   const [row] = await db
     .select({
+      sessionId: staffSessions.id,
+      lastSeenAt: staffSessions.lastSeenAt,
       userId: users.id,
       email: users.email,
       name: users.name,
@@ -123,9 +140,27 @@ export async function resolveStaffSession(db: Db, token: string | undefined): Pr
     .innerJoin(users, eq(users.id, staffSessions.userId))
     .innerJoin(organizations, eq(organizations.id, staffSessions.organizationId))
     .innerJoin(memberships, and(eq(memberships.userId, staffSessions.userId), eq(memberships.organizationId, staffSessions.organizationId)))
-    .where(and(eq(staffSessions.tokenHash, sha256Hex(token)), gt(staffSessions.expiresAt, new Date())))
+    .where(
+      and(
+        eq(staffSessions.tokenHash, sha256Hex(token)),
+        gt(staffSessions.expiresAt, new Date()),
+        sql`${staffSessions.createdAt} > now() - make_interval(hours => ${organizations.staffSessionMaxHours})`,
+        sql`${staffSessions.lastSeenAt} > now() - make_interval(mins => ${organizations.staffSessionIdleMinutes})`,
+        isNull(memberships.deactivatedAt),
+      ),
+    )
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const { lastSeenAt, ...principal } = row;
+  const touchBefore = new Date(Date.now() - STAFF_SESSION_TOUCH_SECONDS * 1000);
+  if (lastSeenAt < touchBefore) {
+    // Conditional, so concurrent requests of one session write once.
+    await db
+      .update(staffSessions)
+      .set({ lastSeenAt: sql`now()` })
+      .where(and(eq(staffSessions.id, row.sessionId), lt(staffSessions.lastSeenAt, touchBefore)));
+  }
+  return principal;
 }
 
 export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Me {

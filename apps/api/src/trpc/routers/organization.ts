@@ -2,12 +2,12 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { defaultBrandingInput, updateOrganizationInput } from "@clinsign/contracts";
 import { getDefaultBranding, saveDefaultBranding } from "../../core/branding/branding";
 import { getOrganizationSettings, rotateWebhookSecret, updateOrganizationSettings } from "../../core/organizations/organizations";
-import { adminProcedure, staffProcedure } from "../trpc";
+import { staffProcedure } from "../trpc";
 
 export const organizationRouter = {
   settings: staffProcedure.query(({ ctx }) => getOrganizationSettings(ctx.org)),
-  update: adminProcedure.input(updateOrganizationInput).mutation(({ ctx, input }) => updateOrganizationSettings(ctx.org, input)),
-  rotateWebhookSecret: adminProcedure.mutation(({ ctx }) => rotateWebhookSecret(ctx.org)),
+  update: staffProcedure.input(updateOrganizationInput).mutation(({ ctx, input }) => updateOrganizationSettings(ctx.org, input)),
+  rotateWebhookSecret: staffProcedure.mutation(({ ctx }) => rotateWebhookSecret(ctx.org)),
   /** The default branding: institutions without their own, and the form pages. */
   defaultBranding: staffProcedure.query(({ ctx }) => getDefaultBranding(ctx.org)),
   /** Owners and admins: the service's one branding rule (assertMayChangeBranding) decides, as for `/design`. */
