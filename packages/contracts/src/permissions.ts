@@ -3,7 +3,7 @@ import type { Role } from "./auth";
 const everyone = ["owner", "admin", "staff", "viewer"] as const satisfies readonly Role[];
 /** The daily work: creating and changing documents, requests, templates, forms. */
 const workers = ["owner", "admin", "staff"] as const satisfies readonly Role[];
-/** Running the organization: tokens, settings, users, outbox secrets. */
+/** Running the organization: tokens, settings, users, branding, outbox secrets. */
 const admins = ["owner", "admin"] as const satisfies readonly Role[];
 
 /**
@@ -35,7 +35,8 @@ export const staffPermissions = {
   "organization.update": admins,
   "organization.rotateWebhookSecret": admins,
   "organization.defaultBranding": everyone,
-  "organization.setDefaultBranding": workers,
+  // What every patient sees under the clinic's name (core/branding: assertMayChangeBranding).
+  "organization.setDefaultBranding": admins,
 
   "tokens.list": admins,
   "tokens.create": admins,
@@ -58,8 +59,8 @@ export const staffPermissions = {
   "signatures.updateAssignment": workers,
   "signatures.signedArtifact": everyone,
   "signatures.verifySession": workers,
-  "signatures.createDesign": workers,
-  "signatures.replaceDesign": workers,
+  "signatures.createDesign": admins,
+  "signatures.replaceDesign": admins,
   "signatures.list": everyone,
   "signatures.detail": everyone,
   // A signing link opens the patient's document: handing it out is work, not reading.
