@@ -2,7 +2,8 @@
 
 import { Card, CopyField, Notice } from "@clinsign/ui";
 import { useEffect, useState } from "react";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { can } from "@clinsign/contracts";
+import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
 import { CreateTokenForm } from "./CreateTokenForm";
@@ -33,7 +34,7 @@ export function TokensPage() {
           <CopyField label={t.tokens.orgIdLabel} hint={t.tokens.orgIdHint} value={me.organization.id} labels={copyLabels} testId="org-id" />
         </Card>
 
-        {canAdminister(me) ? (
+        {can(me.role, "tokens.create") ? (
           <>
             <CreateTokenForm organizationId={me.organization.id} copyLabels={copyLabels} onAnnounce={setAnnouncement} />
             <TokenList onAnnounce={setAnnouncement} />
