@@ -1,7 +1,7 @@
 import { SMTPServer } from "smtp-server";
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { expectAccessible } from "./forms-support";
-import { hasHorizontalScroll, shot, signIn, SMTP_PORT, WEB_PORT } from "./support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, SMTP_PORT, WEB_PORT } from "./support";
 
 /**
  * Users, roles and sessions as an admin and an invited colleague live them: the invitation
@@ -38,7 +38,7 @@ async function signInAs(page: Page, email: string, password: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-test.describe.configure({ mode: "serial" });
+test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 test.beforeAll(async ({ browser }) => {
   smtp = new SMTPServer({
@@ -60,7 +60,9 @@ test.beforeAll(async ({ browser }) => {
   });
   const context = await newContext(browser);
   admin = { context, page: await context.newPage() };
-  await signIn(admin.page);
+  // The first sign-in meets a cold server: give it longer than the shared helper does.
+  await signInAs(admin.page, ADMIN_EMAIL, ADMIN_PASSWORD);
+  await expect(admin.page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible({ timeout: 30_000 });
 });
 
 test.afterAll(async () => {
@@ -92,7 +94,7 @@ test("an admin invites a colleague by e-mail; the link opens once, sets name and
   await colleague.page.getByLabel("Your name").fill(invitee.name);
   await colleague.page.getByLabel("Password").fill(invitee.password);
   await colleague.page.getByRole("button", { name: "Accept and sign in" }).click();
-  await expect(colleague.page.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible();
+  await expect(colleague.page.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
 
   // Used once: the same link now says so, in a fresh browser too.
   const other = await newContext(browser);
@@ -136,7 +138,7 @@ test("a colleague sees their own sessions, the current one marked, and ends anot
   const secondContext = await newContext(browser, "en-GB", { width: 390, height: 844 });
   const second = await secondContext.newPage();
   await signInAs(second, invitee.email, invitee.password);
-  await expect(second.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible();
+  await expect(second.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
 
   const mine = colleague.page;
   await mine.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Account & sessions" }).click();
@@ -154,7 +156,7 @@ test("a colleague sees their own sessions, the current one marked, and ends anot
 
   // The ended browser is out at its next request.
   await second.goto("/documents");
-  await expect(second).toHaveURL(/\/login/);
+  await expect(second).toHaveURL(/\/login/, { timeout: 30_000 });
   await secondContext.close();
 });
 
@@ -173,14 +175,14 @@ test("deactivating a colleague ends their open session at its next request, and 
   const status = await mine.evaluate(() => fetch("/trpc/auth.me").then((r) => r.status));
   expect(status).toBe(401);
   await mine.goto("/documents");
-  await expect(mine).toHaveURL(/\/login/);
+  await expect(mine).toHaveURL(/\/login/, { timeout: 30_000 });
   await signInAs(mine, invitee.email, invitee.password);
   await expect(mine.getByTestId("login-error")).toBeVisible();
 
   await row.getByRole("button", { name: `Reactivate ${invitee.name}` }).click();
   await expect(row).toContainText("Active");
   await signInAs(mine, invitee.email, invitee.password);
-  await expect(mine.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible();
+  await expect(mine.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
 });
 
 test("the users, account and invite pages at phone and desktop width, in German and English", async ({ browser }) => {
