@@ -186,6 +186,7 @@ test("deactivating a colleague ends their open session at its next request, and 
 });
 
 test("the users, account and invite pages at phone and desktop width, in German and English", async ({ browser }) => {
+  test.setTimeout(300_000);
   for (const lang of ["en", "de"] as const) {
     for (const viewport of [
       { width: 390, height: 844 },
