@@ -119,7 +119,7 @@ export function AccountPage() {
           {announcement ? <Notice tone="success">{announcement}</Notice> : null}
         </div>
         <Card title={t.account.profileTitle}>
-          <dl className="cs-stack">
+          <dl className={`cs-stack ${styles.profile}`}>
             <div>
               <dt className="cs-hint">{t.users.columnName}</dt>
               <dd className={styles.name}>{me.user.name || me.user.email}</dd>
