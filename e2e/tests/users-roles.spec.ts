@@ -1,7 +1,6 @@
-import { SMTPServer } from "smtp-server";
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { expectAccessible } from "./forms-support";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, SMTP_PORT, WEB_PORT } from "./support";
+import { expectAccessible, startMailbox, type Mailbox } from "./forms-support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, WEB_PORT } from "./support";
 
 /**
  * Users, roles and sessions as an admin and an invited colleague live them: the invitation
@@ -9,12 +8,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, SMTP_PORT, WEB_
  * change to viewer, the colleague's own sessions, and deactivation ending the colleague's session.
  */
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-const mails: Mail[] = [];
-let smtp: SMTPServer;
+let mailbox: Mailbox;
 
 const invitee = { email: `colleague-${Date.now()}@example.org`, name: "Dr. Eva Beispiel", password: "invited-password-1" };
 let admin: { context: BrowserContext; page: Page };
@@ -25,8 +19,8 @@ const newContext = (browser: Browser, locale: "en-GB" | "de-DE" = "en-GB", viewp
 
 /** The invite link of the newest mail to `to`, quoted-printable decoded. */
 async function inviteLink(to: string): Promise<string> {
-  await expect.poll(() => mails.some((mail) => mail.to.includes(to)), { timeout: 20_000 }).toBe(true);
-  const raw = mails.filter((mail) => mail.to.includes(to)).at(-1)!.raw;
+  await expect.poll(() => mailbox.mails.some((mail) => mail.to.includes(to)), { timeout: 20_000 }).toBe(true);
+  const raw = mailbox.mails.filter((mail) => mail.to.includes(to)).at(-1)!.raw;
   const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
   return /https?:\/\/[^\s]+\/invite#[A-Za-z0-9_-]+/.exec(text)![0];
 }
@@ -41,23 +35,7 @@ async function signInAs(page: Page, email: string, password: string) {
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 test.beforeAll(async ({ browser }) => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    smtp.server.once("error", reject);
-    smtp.listen(SMTP_PORT, "127.0.0.1", () => resolve());
-  });
+  mailbox = await startMailbox();
   const context = await newContext(browser);
   admin = { context, page: await context.newPage() };
   // The first sign-in meets a cold server: give it longer than the shared helper does.
@@ -68,7 +46,7 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await admin?.context.close();
   await colleague?.context.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await mailbox?.close();
 });
 
 test("an admin invites a colleague by e-mail; the link opens once, sets name and password, and signs in", async ({ browser }) => {

@@ -1,12 +1,12 @@
 import type { ListPage, ListSort, Role, StaffInviteItem, StaffUserItem } from "@clinsign/contracts";
-import { eq, isNull, memberships, sql, staffInvites, staffSessions, users, type MembershipRole } from "@clinsign/db";
+import { eq, isNull, memberships, staffInvites, staffSessions, users, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { afterTimeIdCursor, exactTimestamp, keyOrder, toPage } from "../lists/keyset";
 import { organizationProfile } from "../organizations/profile";
 import { inviteEmail } from "./invite-texts";
 
@@ -33,8 +33,7 @@ function requireOwnerFor(ctx: OrgContext, what: string): void {
 
 export async function listUsers(ctx: OrgContext, input: { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<StaffUserItem>> {
   const m = memberships;
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after ? afterKey([m.createdAt, m.userId], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined;
+  const keyset = afterTimeIdCursor([m.createdAt, m.userId], input.cursor, input.sort);
   const rows = await ctx.scope.db
     .select({
       id: users.id,
@@ -67,8 +66,7 @@ export async function listUsers(ctx: OrgContext, input: { cursor?: string; limit
 
 export async function listInvites(ctx: OrgContext, input: { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<StaffInviteItem>> {
   const i = staffInvites;
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after ? afterKey([i.createdAt, i.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined;
+  const keyset = afterTimeIdCursor([i.createdAt, i.id], input.cursor, input.sort);
   const rows = await ctx.scope.db
     .select({ id: i.id, email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt, cursorAt: exactTimestamp(i.createdAt) })
     .from(i)

@@ -7,11 +7,13 @@ import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { LoadFailed } from "../../components/LoadFailed";
 import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
+import { CardError } from "../users/UsersPage";
 import styles from "../users/users.module.css";
 
 /** The signed-in member's account: who they are, and their sessions (end one, or all others). */
@@ -22,7 +24,7 @@ export function AccountPage() {
   const queryClient = useQueryClient();
   const sessions = useQuery(trpc.account.sessions.queryOptions());
   const settings = useQuery(trpc.organization.settings.queryOptions());
-  const [announcement, setAnnouncement] = useState("");
+  const [announcement, setAnnouncement] = useAnnouncement();
   const [error, setError] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.sessions.queryKey() });
   const deviceOf = (session: StaffSessionItem) => session.device ?? t.account.unknownDevice;
@@ -135,13 +137,7 @@ export function AccountPage() {
           </dl>
         </Card>
         <Card title={t.account.sessionsTitle} description={t.account.sessionsDescription} flush>
-          {error ? (
-            <div className="cs-card__body">
-              <Notice tone="danger" role="alert">
-                {error}
-              </Notice>
-            </div>
-          ) : null}
+          <CardError message={error} />
           {body}
         </Card>
       </div>

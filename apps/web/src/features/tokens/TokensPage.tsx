@@ -1,10 +1,10 @@
 "use client";
 
 import { Card, CopyField, Notice } from "@clinsign/ui";
-import { useEffect, useState } from "react";
 import { can } from "@clinsign/contracts";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
 import { useI18n } from "../../i18n/I18nProvider";
 import { CreateTokenForm } from "./CreateTokenForm";
 import { TokenList } from "./TokenList";
@@ -13,14 +13,8 @@ import { TokenList } from "./TokenList";
 export function TokensPage() {
   const { t } = useI18n();
   const me = useSession();
-  const [announcement, setAnnouncement] = useState("");
+  const [announcement, setAnnouncement] = useAnnouncement();
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
-
-  useEffect(() => {
-    if (!announcement) return;
-    const timer = window.setTimeout(() => setAnnouncement(""), 6000);
-    return () => window.clearTimeout(timer);
-  }, [announcement]);
 
   return (
     <>

@@ -3,10 +3,11 @@
 import { inviteUserInput, roles, type Role, type StaffInviteItem, type StaffUserItem } from "@clinsign/contracts";
 import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { useCan, useSession } from "../../components/admin-shell/SessionContext";
 import { ListBody } from "../../components/lists/ListBody";
 import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -32,13 +33,7 @@ function assignableRoles(me: Role): readonly Role[] {
 export function UsersPage() {
   const { t } = useI18n();
   const can = useCan();
-  const [announcement, setAnnouncement] = useState("");
-
-  useEffect(() => {
-    if (!announcement) return;
-    const timer = window.setTimeout(() => setAnnouncement(""), 6000);
-    return () => window.clearTimeout(timer);
-  }, [announcement]);
+  const [announcement, setAnnouncement] = useAnnouncement();
 
   return (
     <>
@@ -204,13 +199,7 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
   ];
   return (
     <Card title={t.users.invitesTitle} flush>
-      {error ? (
-        <div className="cs-card__body">
-          <Notice tone="danger" role="alert">
-            {error}
-          </Notice>
-        </div>
-      ) : null}
+      <CardError message={error} />
       <ListBody
         list={list}
         rows={rows}
@@ -344,13 +333,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
 
   return (
     <Card title={t.users.listTitle} flush>
-      {error ? (
-        <div className="cs-card__body">
-          <Notice tone="danger" role="alert">
-            {error}
-          </Notice>
-        </div>
-      ) : null}
+      <CardError message={error} />
       <ListBody
         list={list}
         rows={rows}
@@ -385,5 +368,17 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
         ) : null}
       </Dialog>
     </Card>
+  );
+}
+
+/** A failed action's message at the top of a flush card. */
+export function CardError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <div className="cs-card__body">
+      <Notice tone="danger" role="alert">
+        {message}
+      </Notice>
+    </div>
   );
 }
