@@ -16,7 +16,7 @@ const PUBLIC = [/^auth\.(login|logout)$/, /^invitations\./, /^signing\./, /^port
 interface ProcedureDef {
   _def: { type: "query" | "mutation" | "subscription" };
 }
-const procedures = Object.entries(appRouter._def.procedures as Record<string, ProcedureDef>).map(([path, p]) => ({ path, type: p._def.type }));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>).map(([path, p]) => ({ path, type: p._def.type }));
 const staffReachable = procedures.filter((p) => !PUBLIC.some((re) => re.test(p.path)));
 
 let api: TestApi;

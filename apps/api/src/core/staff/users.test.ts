@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function member(role: "owner" | "admin" | "staff" | "viewer", tag = role) {
+async function member(role: "owner" | "admin" | "staff" | "viewer", tag: string = role) {
   const email = `${tag}-${Math.random().toString(36).slice(2, 8)}@example.org`;
   const { userId } = await createStaffUser(api.services.db, { organizationId: org.orgId, email, password: "long enough pw", role });
   return { userId, email, cookie: await logInCookie(api, email, "long enough pw") };
