@@ -268,14 +268,15 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
     {
       key: "name",
       header: t.users.columnName,
+      // One block, so the stacked (phone) table keeps the address under the name.
       render: (user) => (
-        <>
+        <div>
           <span className={styles.name}>
             {user.name || user.email}
             {user.id === me.user.id ? ` (${t.users.you})` : ""}
           </span>
           {user.name ? <span className={styles.email}>{user.email}</span> : null}
-        </>
+        </div>
       ),
     },
     {
