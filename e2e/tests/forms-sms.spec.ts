@@ -1,5 +1,4 @@
 import { expect, test, type Page } from "@playwright/test";
-import { SMTPServer } from "smtp-server";
 import {
   brandInstitution,
   createActiveTemplate,
@@ -13,20 +12,16 @@ import {
   smsPortalLink,
   staffSignIn,
   staffSmsList,
+  startMailbox,
   startSmsGateway,
+  type Mailbox,
   type SmsGateway,
   type Staff,
 } from "./forms-support";
-import { hasHorizontalScroll, SMTP_PORT } from "./support";
-
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
+import { hasHorizontalScroll } from "./support";
 
 /** The result e-mails of submitted forms arrive here (playwright.config.ts sets SMTP_URL to it). */
-const mails: ReceivedMail[] = [];
-let smtp: SMTPServer;
+let mailbox: Mailbox;
 let staff: Staff;
 /** The SMS, with their links and codes, arrive here (playwright.config.ts sets TWILIO_API_URL to it). */
 let sms: SmsGateway;
@@ -34,23 +29,7 @@ let sms: SmsGateway;
 let clinic: string;
 
 test.beforeAll(async ({ browser }) => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    smtp.server.once("error", reject);
-    smtp.listen(SMTP_PORT, "127.0.0.1", () => resolve());
-  });
+  mailbox = await startMailbox();
   sms = await startSmsGateway();
   staff = await staffSignIn(browser, "E2E SMS portal");
   await setSmsOtp(staff, true);
@@ -58,7 +37,7 @@ test.beforeAll(async ({ browser }) => {
 });
 test.afterAll(async () => {
   await staff?.context.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await mailbox?.close();
   await sms?.close();
 });
 
@@ -159,8 +138,8 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await expectAccessible(page, "SMS portal: done");
 
     // The result e-mail reached emailTo through SMTP.
-    await expect.poll(() => mails.filter((mail) => mail.to.includes(emailTo)).length, { timeout: 20_000 }).toBe(1);
-    const mail = mails.find((candidate) => candidate.to.includes(emailTo))!;
+    await expect.poll(() => mailbox.mails.filter((mail) => mail.to.includes(emailTo)).length, { timeout: 20_000 }).toBe(1);
+    const mail = mailbox.mails.find((candidate) => candidate.to.includes(emailTo))!;
     expect(mail.raw).toContain("Subject: SMS questionnaire received");
     expect(mail.raw).toContain(`Form: ${title}`);
     expect(mail.raw).toContain(`Reference (rnummer): ${rnummer}`);

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import AxeBuilder from "@axe-core/playwright";
+import { SMTPServer } from "smtp-server";
 import { PNG } from "pngjs";
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { createApiToken } from "./signing-support";
-import { API_URL, signIn, SMS_GATEWAY_PORT, WEB_PORT } from "./support";
+import { API_URL, signIn, SMS_GATEWAY_PORT, SMTP_PORT, WEB_PORT } from "./support";
 
 /** Area B credentials of the demo organization, and the staff member's signed-in browser context. */
 export interface Staff {
@@ -230,4 +231,37 @@ export async function listen(port: number, handler: (req: IncomingMessage, body:
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** The SMTP server the API delivers e-mail to (playwright.config.ts sets SMTP_URL to it): `mails` fills as they arrive. */
+export interface Mailbox {
+  mails: ReceivedMail[];
+  close(): Promise<void>;
+}
+
+export async function startMailbox(): Promise<Mailbox> {
+  const mails: ReceivedMail[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    smtp.server.once("error", reject);
+    smtp.listen(SMTP_PORT, "127.0.0.1", () => resolve());
+  });
+  return { mails, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
 }

@@ -5,7 +5,7 @@ import { SESSION_COOKIE } from "./lib/cookies";
 import { embedFrameAncestors } from "./lib/embed-origins";
 
 /** Pages anyone may open. Everything else is the admin area. */
-const PUBLIC_PATHS = new Set(["/login", "/verify"]);
+const PUBLIC_PATHS = new Set(["/login", "/verify", "/invite"]);
 /**
  * Patient pages: a signing link or ticket, an SMS form link or an embed session is the
  * credential, not a staff session.

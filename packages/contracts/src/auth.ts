@@ -1,7 +1,13 @@
 import { z } from "zod";
 
-export const roles = ["owner", "admin", "staff"] as const;
+/**
+ * Staff roles, strongest first. What each may call is the one table in `permissions.ts`: owners
+ * and admins run the organization (tokens, settings, users), staff do the daily work, viewers
+ * only read (lists, details, downloads).
+ */
+export const roles = ["owner", "admin", "staff", "viewer"] as const;
 export const role = z.enum(roles);
+export type Role = z.infer<typeof role>;
 
 export const loginInput = z.object({
   email: z.string().trim().toLowerCase().max(320).pipe(z.email({ message: "enter a valid e-mail address" })),

@@ -18,3 +18,5 @@ export * from "./webhooks";
 export * from "./image-header";
 export * from "./sso";
 export * from "./seals";
+export * from "./permissions";
+export * from "./users";

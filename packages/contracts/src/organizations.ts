@@ -40,6 +40,8 @@ export const organizationSettings = z.object({
   timeZone: z.string(),
   phoneCountry: z.string(),
   signedCopyDays: z.number().int(),
+  staffSessionIdleMinutes: z.number().int(),
+  staffSessionMaxHours: z.number().int(),
   updatedAt: isoDateTime,
 });
 export type OrganizationSettings = z.infer<typeof organizationSettings>;
@@ -77,6 +79,10 @@ export const updateOrganizationInput = z.object({
     .transform((code) => code.toUpperCase())
     .optional(),
   signedCopyDays: z.number().int().min(0).max(3650).optional(),
+  /** A staff session ends after this many minutes without a request (5 min to 24 h). */
+  staffSessionIdleMinutes: z.number().int().min(5).max(1440).optional(),
+  /** A staff session ends this many hours after sign-in, however busy (1 h to 30 days). */
+  staffSessionMaxHours: z.number().int().min(1).max(720).optional(),
 });
 export type UpdateOrganizationInput = z.input<typeof updateOrganizationInput>;
 

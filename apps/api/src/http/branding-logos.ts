@@ -3,10 +3,10 @@ import { LOGO_MAX_BYTES } from "@clinsign/contracts";
 import type { RequestMeta, Services } from "../core/context";
 import { LOGO_PATH_PREFIX, logoTooLarge, readLogo, storeLogo } from "../core/branding/logos";
 import { AppError } from "../core/errors";
-import { resolveStaffSession, SESSION_COOKIE } from "../core/staff/staff";
+import { SESSION_COOKIE } from "../core/staff/staff";
 import { renderError } from "../rest/envelopes";
 import { openMultipart, type MultipartBody } from "../rest/multipart";
-import { orgContext } from "../trpc/trpc";
+import { staffRouteContext } from "../trpc/trpc";
 import { parseCookies, sendJson } from "./io";
 
 /**
@@ -47,9 +47,7 @@ async function firstFilePart(body: MultipartBody): Promise<Buffer> {
 
 async function uploadLogo(services: Services, req: IncomingMessage, res: ServerResponse, request: RequestMeta): Promise<void> {
   // Who is asking is settled before a byte of the body is read.
-  const staff = await resolveStaffSession(services.db, parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-  if (!staff) throw new AppError("unauthorized", "please sign in");
-  const ctx = orgContext({ services, request }, { kind: "staff", ...staff });
+  const ctx = await staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, "organization.setDefaultBranding");
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const multipart = type === "multipart/form-data";
   if (!multipart && !type.startsWith("image/") && type !== "application/octet-stream") {

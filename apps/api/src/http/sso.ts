@@ -4,7 +4,7 @@ import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
 import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/sso/sign-in";
-import { sessionCookieHeader, SESSION_TTL_SECONDS } from "../core/staff/staff";
+import { openedSessionCookie } from "../core/staff/staff";
 import { parseCookies } from "./io";
 
 /**
@@ -65,6 +65,6 @@ async function route(services: Services, req: IncomingMessage, res: ServerRespon
   );
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
-  if (result.ok) redirect(`${web}/`, [cleared, sessionCookieHeader(services.config, result.token, SESSION_TTL_SECONDS)]);
+  if (result.ok) redirect(`${web}/`, [cleared, openedSessionCookie(services.config, result)]);
   else redirect(loginPage(result.error, result.organizationId), [cleared]);
 }

@@ -4,11 +4,11 @@ import type { RequestMeta, Services } from "../core/context";
 import { MAX_PDF_BYTES, registerDocument } from "../core/documents/documents";
 import { readDocumentPdf } from "../core/documents/staff";
 import { AppError } from "../core/errors";
-import { resolveStaffSession, SESSION_COOKIE } from "../core/staff/staff";
+import { SESSION_COOKIE } from "../core/staff/staff";
 import { assertStorableInput } from "../core/storable-text";
 import { renderError } from "../rest/envelopes";
 import { openMultipart, type MultipartBody } from "../rest/multipart";
-import { orgContext } from "../trpc/trpc";
+import { staffRouteContext } from "../trpc/trpc";
 import { parseCookies, sendJson } from "./io";
 
 /**
@@ -27,10 +27,8 @@ const MAX_UPLOAD_REQUEST_BYTES = MAX_PDF_BYTES + 64 * 1024;
 
 const tooLarge = () => new AppError("payload_too_large", `the file exceeds ${MAX_PDF_BYTES / (1024 * 1024)} MB`, { field: "file" });
 
-async function staffContext(services: Services, req: IncomingMessage, request: RequestMeta) {
-  const staff = await resolveStaffSession(services.db, parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-  if (!staff) throw new AppError("unauthorized", "please sign in");
-  return orgContext({ services, request }, { kind: "staff", ...staff });
+function staffContext(services: Services, req: IncomingMessage, request: RequestMeta, procedure: "documents.create" | "documents.detail") {
+  return staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, procedure);
 }
 
 function parseMetadata(raw: string | undefined) {
@@ -69,7 +67,7 @@ async function readPdfPart(body: MultipartBody): Promise<Buffer> {
 }
 
 async function uploadDocument(services: Services, req: IncomingMessage, res: ServerResponse, request: RequestMeta): Promise<void> {
-  const ctx = await staffContext(services, req, request);
+  const ctx = await staffContext(services, req, request, "documents.create");
   if (Number(req.headers["content-length"] ?? 0) > MAX_UPLOAD_REQUEST_BYTES) throw tooLarge();
   let body: MultipartBody | undefined;
   try {
@@ -100,7 +98,7 @@ async function uploadDocument(services: Services, req: IncomingMessage, res: Ser
 }
 
 async function sendDocumentPdf(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, id: string, request: RequestMeta): Promise<void> {
-  const ctx = await staffContext(services, req, request);
+  const ctx = await staffContext(services, req, request, "documents.detail");
   const rawVersion = url.searchParams.get("version");
   const version = rawVersion === null || rawVersion === "" ? undefined : /^\d{1,9}$/.test(rawVersion) ? Number(rawVersion) : NaN;
   if (Number.isNaN(version)) throw new AppError("invalid_request", "version: must be a whole number", { field: "version" });

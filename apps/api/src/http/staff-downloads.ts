@@ -5,11 +5,11 @@ import type { z } from "zod";
 import { exportAuditCsv } from "../core/audit/audit-log";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { resolveStaffSession, SESSION_COOKIE } from "../core/staff/staff";
+import { SESSION_COOKIE } from "../core/staff/staff";
 import { assertStorableInput } from "../core/storable-text";
 import { exportSubmissionsCsv, exportSubmissionsJson } from "../core/submissions/export";
 import { renderSubmissionPdf } from "../core/submissions/pdf";
-import { orgContext } from "../trpc/trpc";
+import { staffRouteContext } from "../trpc/trpc";
 import { renderError } from "../rest/envelopes";
 import { parseCookies, sendJson } from "./io";
 
@@ -93,9 +93,8 @@ async function serveDownload(services: Services, req: IncomingMessage, res: Serv
     url.pathname === "/staff/submissions/export" ? "submissions" : url.pathname === "/staff/audit-log/export" ? "audit" : pdf ? "pdf" : null;
   if (!route) return false;
   if (req.method !== "GET") throw new AppError("not_found", "no such endpoint");
-  const staff = await resolveStaffSession(services.db, parseCookies(req.headers.cookie)[SESSION_COOKIE]);
-  if (!staff) throw new AppError("unauthorized", "please sign in");
-  const ctx = orgContext({ services, request }, { kind: "staff", ...staff });
+  const procedure = route === "audit" ? "audit.entries" : route === "pdf" ? "submissions.get" : "submissions.list";
+  const ctx = await staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, procedure);
 
   if (route === "pdf") {
     const bytes = await renderSubmissionPdf(ctx, { id: pdf![1]!.toLowerCase() });

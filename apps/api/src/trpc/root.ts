@@ -1,4 +1,5 @@
-import { authRouter } from "./routers/auth";
+import { authRouter, invitationsRouter } from "./routers/auth";
+import { accountRouter, usersRouter } from "./routers/users";
 import { auditRouter, draftsRouter, formsRouter, messagesRouter, publicEmbedsRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
@@ -14,6 +15,9 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   auth: authRouter,
+  invitations: invitationsRouter,
+  users: usersRouter,
+  account: accountRouter,
   documents: documentsRouter,
   organization: organizationRouter,
   signatures: signaturesRouter,

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { can, type StaffProcedure } from "@clinsign/contracts";
 import { OrgScope } from "@clinsign/db";
 import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
@@ -106,21 +107,49 @@ export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, princ
   };
 }
 
-/** A staff member signed into the admin UI. */
-export const staffProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/**
+ * The permission table (`staffPermissions` in contracts) for a staff principal: 403 `forbidden`
+ * when the member's role may not call `procedure` (a tRPC path, or the procedure a staff HTTP route
+ * stands for). API tokens, embed sessions and portal recipients are not staff: it does not apply.
+ */
+export function assertStaffMay(principal: Principal, procedure: StaffProcedure | (string & {})): void {
+  if (principal.kind === "staff" && !can(principal.role, procedure)) {
+    throw new AppError("forbidden", `the ${principal.role} role may not do this; ask an owner or admin of your organization`, { procedure });
+  }
+}
+
+/** A staff member signed into the admin UI, held to the permission table. */
+export const staffProcedure = publicProcedure.use(async ({ ctx, path, next }) => {
   const staff =
     ctx.principal?.kind === "staff"
       ? ctx.principal
       : await resolveStaffSession(ctx.services.db, ctx.sessionCookie).then((s) => (s ? { kind: "staff" as const, ...s } : null));
   if (!staff) throw new AppError("unauthorized", "please sign in");
+  assertStaffMay(staff, path);
   return next({ ctx: { staff, org: orgContext(ctx, staff) } });
 });
 
-/** Owners and admins: tokens and organization settings. */
-export const adminProcedure = staffProcedure.use(async ({ ctx, next }) => {
-  if (ctx.staff.role === "staff") throw new AppError("forbidden", "this needs the admin or owner role");
-  return next();
-});
+/**
+ * The staff HTTP routes beside /trpc (file uploads and downloads): the session cookie, then the
+ * table entry of the procedure the route stands for (an upload is that procedure's change, a
+ * download its read).
+ */
+export async function staffRouteContext(
+  ctx: Pick<TrpcContext, "services" | "request" | "sessionCookie">,
+  procedure: StaffProcedure,
+): Promise<OrgContext> {
+  const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
+  if (!staff) throw new AppError("unauthorized", "please sign in");
+  const principal = { kind: "staff" as const, ...staff };
+  assertStaffMay(principal, procedure);
+  return orgContext(ctx, principal);
+}
+
+/**
+ * Owners and admins. The table says so (its entry for the procedure); this name only tells the
+ * reader of a router, and keeps routers written before the table working.
+ */
+export const adminProcedure = staffProcedure;
 
 /**
  * The principal of a request: what the REST adapter already checked, else the credentials of a
@@ -143,15 +172,19 @@ async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Pr
 }
 
 /** Anyone acting for an organization: an API token (REST, or Bearer on /trpc) or a staff session. */
-export const orgProcedure = publicProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, false)) } }),
-);
+export const orgProcedure = publicProcedure.use(async ({ ctx, path, next }) => {
+  const principal = await resolvePrincipal(ctx, false);
+  assertStaffMay(principal, path);
+  return next({ ctx: { org: orgContext(ctx, principal) } });
+});
 
 /**
  * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
  * `x-session-id` header on /trpc) or anyone `orgProcedure` admits. A session's calls are held to
  * FORM_SESSION_CALLS_PER_MINUTE by `authenticateFormSession`, in the statement that looks it up.
  */
-export const formProcedure = publicProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { org: orgContext(ctx, await resolvePrincipal(ctx, true)) } }),
-);
+export const formProcedure = publicProcedure.use(async ({ ctx, path, next }) => {
+  const principal = await resolvePrincipal(ctx, true);
+  assertStaffMay(principal, path);
+  return next({ ctx: { org: orgContext(ctx, principal) } });
+});

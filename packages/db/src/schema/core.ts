@@ -57,6 +57,10 @@ export const organizations = pgTable("organizations", {
   phoneCountry: text("phone_country").notNull().default("DE"),
   /** How long a signer may still download their signed copy through the signing link. */
   signedCopyDays: integer("signed_copy_days").notNull().default(30),
+  /** A staff session ends after this long without a request (docs/operations.md, "Staff sessions"). */
+  staffSessionIdleMinutes: integer("staff_session_idle_minutes").notNull().default(60),
+  /** A staff session ends this long after sign-in, however busy: one clinical shift. */
+  staffSessionMaxHours: integer("staff_session_max_hours").notNull().default(12),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
@@ -108,7 +112,7 @@ export const users = pgTable(
   (t) => [uniqueIndex("users_email_uq").on(t.email)],
 );
 
-export type MembershipRole = "owner" | "admin" | "staff";
+export type MembershipRole = "owner" | "admin" | "staff" | "viewer";
 
 export const memberships = pgTable(
   "memberships",
@@ -119,6 +123,8 @@ export const memberships = pgTable(
     organizationId: organizationId(),
     role: text("role").$type<MembershipRole>().notNull(),
     createdAt: createdAt(),
+    /** Set while an admin has deactivated the member: sign-in and every session are refused. */
+    deactivatedAt: timestamp("deactivated_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [primaryKey({ columns: [t.userId, t.organizationId] }), index("memberships_org_idx").on(t.organizationId)],
 );
@@ -136,9 +142,33 @@ export const staffSessions = pgTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     createdAt: createdAt(),
+    /** The absolute end (sign-in plus the organization's maximum); the idle end follows `lastSeenAt`. */
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** The last request, written at most once a minute (STAFF_SESSION_TOUCH_SECONDS). */
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("staff_sessions_hash_uq").on(t.tokenHash), index("staff_sessions_user_idx").on(t.userId)],
+);
+
+/**
+ * An invitation to join an organization: a single-use link (its secret stored as SHA-256) that
+ * expires; accepting it creates the account (or adds the membership) with `role`.
+ */
+export const staffInvites = pgTable(
+  "staff_invites",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    email: text("email").notNull(),
+    role: text("role").$type<MembershipRole>().notNull(),
+    tokenHash: text("token_hash").notNull(),
+    invitedByUserId: uuid("invited_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true, mode: "date" }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [uniqueIndex("staff_invites_hash_uq").on(t.tokenHash), index("staff_invites_org_idx").on(t.organizationId, t.createdAt)],
 );
 
 /**

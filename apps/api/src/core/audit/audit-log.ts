@@ -127,7 +127,7 @@ export const UNCHAINED_HASH_CELL = "pending (unchained)";
  * Staff get 403: the log names who did what, beyond the forms they work with.
  */
 export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort: ListSort): AsyncGenerator<string> {
-  if (ctx.actor.type !== "user" || ctx.actor.role === "staff") throw new AppError("forbidden", "exporting the audit log needs the admin or owner role");
+  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor)) throw new AppError("forbidden", "exporting the audit log needs the admin or owner role");
   await recordAudit(ctx, { action: "audit.exported", templateIdentifier: filter.templateIdentifier ?? null, metadata: { filter: { ...filter } } });
   yield CSV_BOM + csvRow(AUDIT_COLUMNS);
   let afterSeq: number | undefined;

@@ -78,3 +78,13 @@ export function parseSeqKey(parts: unknown[]): number | null {
   const [seq] = parts;
   return parts.length === 1 && typeof seq === "number" && Number.isSafeInteger(seq) && seq > 0 ? seq : null;
 }
+
+/**
+ * The keyset condition of a list ordered by `(time, id)` (a uuid): rows after the cursor's row, or
+ * undefined on the first page. 400 for a cursor the service did not issue.
+ */
+export function afterTimeIdCursor(columns: readonly [Column, Column], cursor: string | undefined, sort: ListSort): SQL | undefined {
+  if (!cursor) return undefined;
+  const after = decodeCursor(cursor, parseTimeIdKey);
+  return afterKey(columns, [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort);
+}

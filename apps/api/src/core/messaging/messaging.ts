@@ -4,6 +4,7 @@ import { desc, eq, jobs, messages, OrgScope, type MessageChannel } from "@clinsi
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
 import { AppError, notFound } from "../errors";
+import { actsForOrganization } from "../permissions";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
 
@@ -224,7 +225,7 @@ export async function listMessages(ctx: OrgContext, input: { channel?: MessageCh
  * gateway configured now, nothing is revealed, even of messages kept before.
  */
 export async function revealOutboxMessage(ctx: OrgContext, input: { id: string }): Promise<RevealedMessage> {
-  if (ctx.actor.type !== "user" || ctx.actor.role === "staff") throw new AppError("forbidden", "revealing a message needs the admin or owner role");
+  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor)) throw new AppError("forbidden", "revealing a message needs the admin or owner role");
   return inTransaction(ctx, async (tx) => {
     const [message] = await tx.scope.select(messages, eq(messages.id, input.id)).for("update").limit(1);
     if (!message) throw notFound("message", { field: "id" });

@@ -30,6 +30,8 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     timeZone: row.timeZone,
     phoneCountry: row.phoneCountry,
     signedCopyDays: row.signedCopyDays,
+    staffSessionIdleMinutes: row.staffSessionIdleMinutes,
+    staffSessionMaxHours: row.staffSessionMaxHours,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -68,6 +70,8 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
       ...(input.phoneCountry !== undefined && { phoneCountry: input.phoneCountry }),
       ...(input.signedCopyDays !== undefined && { signedCopyDays: input.signedCopyDays }),
+      ...(input.staffSessionIdleMinutes !== undefined && { staffSessionIdleMinutes: input.staffSessionIdleMinutes }),
+      ...(input.staffSessionMaxHours !== undefined && { staffSessionMaxHours: input.staffSessionMaxHours }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

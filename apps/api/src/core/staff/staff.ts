@@ -1,5 +1,5 @@
 import type { Me } from "@clinsign/contracts";
-import { and, asc, eq, gt, memberships, organizations, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
+import { and, asc, eq, gt, isNull, lt, memberships, organizations, sql, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
@@ -8,12 +8,25 @@ import { consumeRateLimit, resetRateLimit } from "../rate-limit";
 import { organizationsRequiringSso } from "../sso/sso-only";
 
 export const SESSION_COOKIE = "clinsign_session";
-export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** The longest a staff session can last (the largest `staffSessionMaxHours`); the cookie's own end is the session's. */
+export const SESSION_TTL_SECONDS = 720 * 60 * 60;
+/** `lastSeenAt` is written at most this often per session, so busy consoles do not write on every request. */
+export const STAFF_SESSION_TOUCH_SECONDS = 60;
 
-/** The staff session's Set-Cookie value (empty with max-age 0 clears it); Secure when the web app is https. */
+/**
+ * The staff session's Set-Cookie value (empty with max-age 0 clears it): HTTP-only, SameSite=Lax
+ * (sent on top-level navigation to the console, never on cross-site subrequests), Secure when the
+ * console is served over HTTPS, and ending with the session's absolute end (the idle end is the
+ * server's to check).
+ */
 export function sessionCookieHeader(config: Pick<Services["config"], "publicWebUrl">, value: string, maxAgeSeconds: number): string {
   const secure = config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+/** The Set-Cookie value of a session `openStaffSession` opened: it ends with the session's absolute end. */
+export function openedSessionCookie(config: Pick<Services["config"], "publicWebUrl">, session: { token: string; expiresAt: Date }): string {
+  return sessionCookieHeader(config, session.token, Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)));
 }
 
 /** Creates a staff user (or adds an existing one) as a member of the organization. */
@@ -83,14 +96,16 @@ export async function logIn(services: Services, input: { email: string; password
     );
     throw unauthorized("wrong e-mail or password");
   }
-  // Organizations that sign in with single sign-on only take no password (but their break-glass owner's).
+  // Deactivated memberships take no sign-in; organizations that sign in with single sign-on only
+  // take no password (but their break-glass owner's).
+  const active = joined.filter((m) => m.deactivatedAt === null);
   const ssoOnly = await organizationsRequiringSso(services, user.id);
-  const membership = joined.find((m) => !ssoOnly.has(m.organizationId));
-  if (!membership && ssoOnly.size > 0) {
+  const membership = active.find((m) => !ssoOnly.has(m.organizationId));
+  if (!membership && active.length > 0) {
     await auditSignIn(services, [...ssoOnly], user.id, request, "staff.sign_in_refused", { reason: "sso_only" });
     throw new AppError("forbidden", "your organization signs in with single sign-on", { reason: "sso_only" });
   }
-  if (!membership) throw unauthorized("this account belongs to no organization");
+  if (!membership) throw unauthorized(joined.length ? "this account is deactivated: ask an admin of your organization" : "this account belongs to no organization");
   await resetRateLimit(db, emailKey);
   return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request, { method: "password" });
 }
@@ -107,7 +122,12 @@ export async function openStaffSession(
   proof?: { method: "password" | "sso" },
 ) {
   const token = randomSecret(32);
-  const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
+  const [org] = await services.db
+    .select({ maxHours: organizations.staffSessionMaxHours })
+    .from(organizations)
+    .where(eq(organizations.id, member.organizationId));
+  if (!org) throw unauthorized("this account belongs to no organization");
+  const expiresAt = new Date(Date.now() + org.maxHours * 60 * 60 * 1000);
   await services.db.insert(staffSessions).values({
     tokenHash: sha256Hex(token),
     userId: member.userId,
@@ -125,6 +145,8 @@ export async function logOut(db: Db, token: string | undefined): Promise<void> {
 }
 
 export interface StaffPrincipal {
+  /** The staff session (row id, never its secret) the request came with. */
+  sessionId: string;
   userId: string;
   organizationId: string;
   role: MembershipRole;
@@ -133,11 +155,18 @@ export interface StaffPrincipal {
   organizationName: string;
 }
 
-/** Resolves a session cookie; null when absent, unknown, expired, or the membership is gone. */
+/**
+ * Resolves a session cookie; null when absent, unknown, past its absolute end (sign-in plus the
+ * organization's `staffSessionMaxHours`, as set now) or idle end (`staffSessionIdleMinutes` since
+ * the last request), or when the membership is gone or deactivated: a role change or deactivation
+ * holds from the very next request. Marks the session seen, at most once a minute.
+ */
 export async function resolveStaffSession(db: Db, token: string | undefined): Promise<StaffPrincipal | null> {
   if (!token || token.length > 200) return null;
   const [row] = await db
     .select({
+      sessionId: staffSessions.id,
+      lastSeenAt: staffSessions.lastSeenAt,
       userId: users.id,
       email: users.email,
       name: users.name,
@@ -149,9 +178,27 @@ export async function resolveStaffSession(db: Db, token: string | undefined): Pr
     .innerJoin(users, eq(users.id, staffSessions.userId))
     .innerJoin(organizations, eq(organizations.id, staffSessions.organizationId))
     .innerJoin(memberships, and(eq(memberships.userId, staffSessions.userId), eq(memberships.organizationId, staffSessions.organizationId)))
-    .where(and(eq(staffSessions.tokenHash, sha256Hex(token)), gt(staffSessions.expiresAt, new Date())))
+    .where(
+      and(
+        eq(staffSessions.tokenHash, sha256Hex(token)),
+        gt(staffSessions.expiresAt, new Date()),
+        sql`${staffSessions.createdAt} > now() - make_interval(hours => ${organizations.staffSessionMaxHours})`,
+        sql`${staffSessions.lastSeenAt} > now() - make_interval(mins => ${organizations.staffSessionIdleMinutes})`,
+        isNull(memberships.deactivatedAt),
+      ),
+    )
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const { lastSeenAt, ...principal } = row;
+  const touchBefore = new Date(Date.now() - STAFF_SESSION_TOUCH_SECONDS * 1000);
+  if (lastSeenAt < touchBefore) {
+    // Conditional, so concurrent requests of one session write once.
+    await db
+      .update(staffSessions)
+      .set({ lastSeenAt: sql`now()` })
+      .where(and(eq(staffSessions.id, row.sessionId), lt(staffSessions.lastSeenAt, touchBefore)));
+  }
+  return principal;
 }
 
 export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Omit<Me, "sealLevel"> {

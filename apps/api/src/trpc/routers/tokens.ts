@@ -1,10 +1,10 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { createTokenInput, revokeTokenInput } from "@clinsign/contracts";
 import { createApiToken, listApiTokens, revokeApiToken } from "../../core/tokens/tokens";
-import { adminProcedure } from "../trpc";
+import { staffProcedure } from "../trpc";
 
 export const tokensRouter = {
-  list: adminProcedure.query(({ ctx }) => listApiTokens(ctx.org.scope)),
-  create: adminProcedure.input(createTokenInput).mutation(({ ctx, input }) => createApiToken(ctx.org, input)),
-  revoke: adminProcedure.input(revokeTokenInput).mutation(({ ctx, input }) => revokeApiToken(ctx.org, input)),
+  list: staffProcedure.query(({ ctx }) => listApiTokens(ctx.org.scope)),
+  create: staffProcedure.input(createTokenInput).mutation(({ ctx, input }) => createApiToken(ctx.org, input)),
+  revoke: staffProcedure.input(revokeTokenInput).mutation(({ ctx, input }) => revokeApiToken(ctx.org, input)),
 } satisfies TRPCRouterRecord;

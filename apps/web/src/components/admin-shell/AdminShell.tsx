@@ -1,6 +1,6 @@
 "use client";
 
-import type { Me } from "@clinsign/contracts";
+import { can, type Me } from "@clinsign/contracts";
 import { Button, Icon, Notice } from "@clinsign/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -140,7 +140,7 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
                 <div key={group.label ?? index} className={styles.navGroup}>
                   {group.label ? <p className={styles.navGroupLabel}>{t.nav[group.label]}</p> : null}
                   <ul className={styles.navList}>
-                    {group.items.map((item) => {
+                    {group.items.filter((item) => !item.requires || can(session.role, item.requires)).map((item) => {
                       const active = isActive(item, pathname);
                       return (
                         <li key={item.key}>

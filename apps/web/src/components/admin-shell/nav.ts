@@ -1,3 +1,4 @@
+import type { StaffProcedure } from "@clinsign/contracts";
 import type { IconName } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 
@@ -9,6 +10,8 @@ export interface NavItem {
   icon: IconName;
   /** False while the section shows its "coming soon" page. */
   ready: boolean;
+  /** The procedure the section's page is built on: the entry shows only to roles that may call it. */
+  requires?: StaffProcedure;
 }
 
 export interface NavGroup {
@@ -39,16 +42,18 @@ export const navigation: NavGroup[] = [
     label: "groupIntegration",
     items: [
       { key: "webhooks", href: "/webhooks", icon: "webhook", ready: true },
-      { key: "tokens", href: "/tokens", icon: "key", ready: true },
+      { key: "tokens", href: "/tokens", icon: "key", ready: true, requires: "tokens.list" },
     ],
   },
   {
     label: "groupOrganization",
     items: [
+      { key: "users", href: "/users", icon: "users", ready: true, requires: "users.list" },
       { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
     ],
   },
+  { label: "groupAccount", items: [{ key: "account", href: "/account", icon: "user", ready: true }] },
 ];
 
 export function isActive(item: NavItem, pathname: string): boolean {

@@ -6,7 +6,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { useCan } from "../../components/admin-shell/SessionContext";
 import { ListBody } from "../../components/lists/ListBody";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
@@ -65,7 +65,7 @@ function DefaultCard() {
   const b = t.brandingPage;
   const trpc = useTRPC();
   const current = useQuery(trpc.organization.defaultBranding.queryOptions());
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.setDefaultBranding");
   return (
     <Card
       title={b.defaultTitle}
@@ -99,7 +99,7 @@ function InstitutionsCard() {
   const trpc = useTRPC();
   const list = useInfiniteQuery(trpc.signatures.brandings.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.setDefaultBranding");
   const columns: TableColumn<InstitutionBrandingItem>[] = [
     { key: "institution", header: b.columnInstitution, render: (row) => <strong>{row.institutionId}</strong> },
     { key: "primary", header: b.primaryColor, render: (row) => <Swatch color={row.primaryColor} /> },
@@ -155,7 +155,7 @@ function EditorLoader({ target, onSaved, created }: { target: EditTarget; onSave
   const defaults = useQuery({ ...trpc.organization.defaultBranding.queryOptions(), enabled: isDefault });
   const design = useQuery({ ...trpc.signatures.getDesign.queryOptions({ institution_id: institutionId }), enabled: target.kind === "institution" && !created, retry: false });
   const query = isDefault ? defaults : design;
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.setDefaultBranding");
   // Changing branding is for owners and admins (the API's one rule); the overview shows the rest.
   if (!canEdit) return <Notice tone="info">{b.adminOnly}</Notice>;
   const waiting = target.kind !== "new" && !created && query.isPending;
@@ -181,7 +181,7 @@ export function BrandingPage() {
   // A branding created here: the editor stays as it is (with its "saved" notice) while the URL
   // switches to that institution.
   const [createdId, setCreatedId] = useState<string | null>(null);
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.setDefaultBranding");
 
   if (!target)
     return (

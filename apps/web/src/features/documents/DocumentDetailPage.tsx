@@ -20,6 +20,7 @@ import { describeApiError, readApiError } from "../../trpc/errors";
 import { availabilityTone } from "./DocumentsPage";
 import styles from "./documents.module.css";
 import { AVAILABILITIES, fieldEditorLabels, REQUEST_STATUSES as STATUSES } from "./labels";
+import { useCan } from "../../components/admin-shell/SessionContext";
 
 const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), { ssr: false });
 
@@ -48,6 +49,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
   const { t, locale } = useI18n();
   const d = t.documentsPage;
   const trpc = useTRPC();
+  const can = useCan();
   const queryClient = useQueryClient();
   const router = useRouter();
   const justCreated = useSearchParams().get("created") === "1";
@@ -153,9 +155,11 @@ export function DocumentDetailPage({ id }: { id: string }) {
             {doc.availability === "active" ? (
               <NewRequestDialog documentId={doc.id} label={d.newRequest} />
             ) : null}
-            <Button variant="danger-outline" onClick={() => setDeleting(true)}>
-              {d.delete}
-            </Button>
+            {can("documents.delete") ? (
+              <Button variant="danger-outline" onClick={() => setDeleting(true)}>
+                {d.delete}
+              </Button>
+            ) : null}
           </>
         }
       />
@@ -174,7 +178,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
             legend={d.availabilityTitle}
             name="availability"
             value={chosenAvailability ?? doc.availability}
-            disabled={setAvailability.isPending}
+            disabled={setAvailability.isPending || !can("documents.setAvailability")}
             options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a], description: d.availabilityHelp[a] }))}
             onChange={(availability) => {
               setChosenAvailability(availability);
@@ -215,7 +219,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
                 {d.needAField}
               </Notice>
             ) : null}
-            <div className={styles.actions}>
+            <div className={styles.actions} hidden={!can("documents.update")}>
               <Button type="submit" variant="primary" busy={save.isPending} disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}>
                 {format(d.save, { version: doc.currentVersion + 1 })}
               </Button>

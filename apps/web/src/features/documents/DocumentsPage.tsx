@@ -4,6 +4,7 @@ import type { DocumentListItem } from "@clinsign/contracts";
 import { Badge, Card, EmptyState, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useCan } from "../../components/admin-shell/SessionContext";
 import { ListBody } from "../../components/lists/ListBody";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -23,6 +24,7 @@ export function DocumentsPage() {
   const { t, locale } = useI18n();
   const d = t.documentsPage;
   const trpc = useTRPC();
+  const mayAdd = useCan()("documents.create");
   const { values, apply } = useUrlFilters(["q", "availability"] as const);
   const availability = AVAILABILITIES.find((a) => a === values.availability);
   const list = useInfiniteQuery(
@@ -74,9 +76,11 @@ export function DocumentsPage() {
         title={d.pageTitle}
         description={d.description}
         actions={
-          <Link className="cs-button cs-button--primary" href="/documents/new">
-            {d.addDocument}
-          </Link>
+          mayAdd ? (
+            <Link className="cs-button cs-button--primary" href="/documents/new">
+              {d.addDocument}
+            </Link>
+          ) : null
         }
       />
       <Card flush>
@@ -118,9 +122,11 @@ export function DocumentsPage() {
                 title={d.empty}
                 description={d.emptyBody}
                 action={
-                  <Link className="cs-button cs-button--primary" href="/documents/new">
-                    {d.addDocument}
-                  </Link>
+                  mayAdd ? (
+                    <Link className="cs-button cs-button--primary" href="/documents/new">
+                      {d.addDocument}
+                    </Link>
+                  ) : undefined
                 }
               />
             )

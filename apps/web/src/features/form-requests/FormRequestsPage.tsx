@@ -16,6 +16,7 @@ import { Outbox } from "./Outbox";
 import { RequestDetails } from "./RequestDetails";
 import { SendRequestForm } from "./SendRequestForm";
 import { stateLabel, stateTone } from "./states";
+import { useCan } from "../../components/admin-shell/SessionContext";
 
 const FILTER_KEYS = ["state", "template", "rnummer", "from", "to"] as const;
 
@@ -27,6 +28,7 @@ export function FormRequestsPage() {
   const { t, locale } = useI18n();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
+  const can = useCan();
   const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
   const filter = {
     state: formRequestStates.find((state) => state === values.state) as FormRequestState | undefined,
@@ -65,9 +67,11 @@ export function FormRequestsPage() {
     <>
       <PageHeader title={f.pageTitle} description={f.description} />
       <div className="cs-stack cs-stack--lg">
-        <Card title={f.sendTitle} description={f.sendDescription}>
-          <SendRequestForm />
-        </Card>
+        {can("formRequests.create") ? (
+          <Card title={f.sendTitle} description={f.sendDescription}>
+            <SendRequestForm />
+          </Card>
+        ) : null}
         <Card title={f.filtersTitle}>
           <form className={lists.filters} onSubmit={submit} role="search" aria-label={f.filtersTitle}>
             <div className="cs-field">

@@ -3,7 +3,8 @@
 import type { MessageSummary } from "@clinsign/contracts";
 import { Button, CopyField, Notice } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { can } from "@clinsign/contracts";
+import { useSession } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -38,7 +39,7 @@ export function RevealMessage({ message }: { message: MessageSummary }) {
     );
   }
   if (message.revealedAt) return <span className="cs-hint">{format(f.revealedAlready, { date: formatDateTime(message.revealedAt, locale) })}</span>;
-  if (!message.revealable || !canAdminister(me)) return null;
+  if (!message.revealable || !can(me.role, "messages.reveal")) return null;
   return (
     <div className="cs-stack">
       <div>

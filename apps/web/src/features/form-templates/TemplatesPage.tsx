@@ -15,6 +15,7 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { statusLabel } from "./status";
 import styles from "./templates.module.css";
+import { useCan } from "../../components/admin-shell/SessionContext";
 
 const STATUSES = ["draft", "active", "archived"] as const;
 const statusTone: Record<TemplateOverviewItem["status"], BadgeTone> = { draft: "neutral", active: "success", archived: "warning" };
@@ -28,6 +29,7 @@ export function TemplatesPage() {
   const { t, locale } = useI18n();
   const f = t.formTemplates;
   const trpc = useTRPC();
+  const can = useCan();
   const queryClient = useQueryClient();
   const router = useRouter();
   const { values, apply } = useUrlFilters(["q", "status"] as const);
@@ -94,17 +96,21 @@ export function TemplatesPage() {
           <a className="cs-button cs-button--secondary cs-button--small" href={`/form-templates/${encodeURIComponent(item.identifier)}/preview`} aria-label={`${f.previewAction}: ${item.title}`}>
             {f.previewAction}
           </a>
-          <Button size="small" variant="ghost" aria-label={`${f.duplicate}: ${item.title}`} onClick={() => void duplicateTemplate(item)}>
-            {f.duplicate}
-          </Button>
-          {item.status !== "archived" ? (
+          {can("templates.create") ? (
+            <Button size="small" variant="ghost" aria-label={`${f.duplicate}: ${item.title}`} onClick={() => void duplicateTemplate(item)}>
+              {f.duplicate}
+            </Button>
+          ) : null}
+          {item.status !== "archived" && can("templates.update") ? (
             <Button size="small" variant="ghost" aria-label={`${f.archive}: ${item.title}`} onClick={() => update.mutate({ identifier: item.identifier, status: "archived" })}>
               {f.archive}
             </Button>
           ) : null}
-          <Button size="small" variant="danger-outline" aria-label={`${f.delete}: ${item.title}`} onClick={() => setDeleting(item)}>
-            {f.delete}
-          </Button>
+          {can("templates.delete") ? (
+            <Button size="small" variant="danger-outline" aria-label={`${f.delete}: ${item.title}`} onClick={() => setDeleting(item)}>
+              {f.delete}
+            </Button>
+          ) : null}
         </div>
       ),
     },
@@ -122,14 +128,16 @@ export function TemplatesPage() {
             {describeApiError(readApiError(failure), t)}
           </Notice>
         ) : null}
-        <Card title={f.create}>
-          <form className={styles.createRow} onSubmit={submit}>
-            <TextField label={f.createTitle} value={title} maxLength={120} onChange={(event) => setTitle(event.target.value)} />
-            <Button type="submit" variant="primary" busy={create.isPending} disabled={!title.trim()}>
-              {f.createButton}
-            </Button>
-          </form>
-        </Card>
+        {can("templates.create") ? (
+          <Card title={f.create}>
+            <form className={styles.createRow} onSubmit={submit}>
+              <TextField label={f.createTitle} value={title} maxLength={120} onChange={(event) => setTitle(event.target.value)} />
+              <Button type="submit" variant="primary" busy={create.isPending} disabled={!title.trim()}>
+                {f.createButton}
+              </Button>
+            </form>
+          </Card>
+        ) : null}
         <Card flush>
           <div className={styles.toolbar}>
             <TextField label={f.search} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} />

@@ -1,8 +1,9 @@
 "use client";
 
+import { can, type StaffProcedure } from "@clinsign/contracts";
 import { Card, CopyField, Icon, Notice, type IconName } from "@clinsign/ui";
 import Link from "next/link";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -13,11 +14,12 @@ interface QuickLink {
   icon: IconName;
   title: keyof Dictionary["overview"];
   body: keyof Dictionary["overview"];
-  adminOnly?: boolean;
+  /** Shown only to roles that may call this procedure (the permission table). */
+  requires?: StaffProcedure;
 }
 
 const quickLinks: QuickLink[] = [
-  { href: "/tokens", icon: "key", title: "tokensLink", body: "tokensLinkBody", adminOnly: true },
+  { href: "/tokens", icon: "key", title: "tokensLink", body: "tokensLinkBody", requires: "tokens.create" },
   { href: "/settings", icon: "settings", title: "settingsLink", body: "settingsLinkBody" },
   { href: "/form-templates", icon: "template", title: "templatesLink", body: "templatesLinkBody" },
   { href: "/documents", icon: "document", title: "documentsLink", body: "documentsLinkBody" },
@@ -26,7 +28,7 @@ const quickLinks: QuickLink[] = [
 export function Overview() {
   const { t } = useI18n();
   const me = useSession();
-  const links = quickLinks.filter((link) => !link.adminOnly || canAdminister(me));
+  const links = quickLinks.filter((link) => !link.requires || can(me.role, link.requires));
 
   return (
     <>

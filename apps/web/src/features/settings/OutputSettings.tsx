@@ -3,7 +3,7 @@
 import { Card, TextField } from "@clinsign/ui";
 import { useId } from "react";
 import type { Dictionary } from "../../i18n";
-import { MAX_SIGNED_COPY_DAYS, PHONE_COUNTRIES, TIME_ZONES, withCurrent, type SettingsErrors, type SettingsFormState } from "./settings-form";
+import { MAX_SIGNED_COPY_DAYS, PHONE_COUNTRIES, TIME_ZONES, WHOLE_NUMBER_FIELDS, withCurrent, type SettingsErrors, type SettingsFormState } from "./settings-form";
 import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
@@ -103,6 +103,44 @@ export function OutputSettings({ form, errors, disabled, change, t, uiLocale }: 
           error={errors.signedCopyDays}
           onChange={(event) => change("signedCopyDays", event.currentTarget.value)}
         />
+      </div>
+    </Card>
+  );
+}
+
+/** How long a staff sign-in lasts: the idle and the absolute end (core/staff: resolveStaffSession). */
+export function StaffSessionSettings({ form, errors, disabled, change, t }: {
+  form: SettingsFormState;
+  errors: SettingsErrors;
+  disabled: boolean;
+  change: Change;
+  t: Dictionary["settings"];
+}) {
+  const fields = [
+    { key: "staffSessionIdleMinutes", label: t.staffSessionIdleMinutesLabel, hint: t.staffSessionIdleMinutesHint },
+    { key: "staffSessionMaxHours", label: t.staffSessionMaxHoursLabel, hint: t.staffSessionMaxHoursHint },
+  ] as const;
+  return (
+    <Card title={t.staffSessionsTitle} description={t.staffSessionsDescription}>
+      <div className={styles.outputFields}>
+        {fields.map(({ key, label, hint }) => (
+          <TextField
+            key={key}
+            label={label}
+            hint={hint}
+            name={key}
+            type="number"
+            inputMode="numeric"
+            min={WHOLE_NUMBER_FIELDS[key].min}
+            max={WHOLE_NUMBER_FIELDS[key].max}
+            step={1}
+            className={styles.daysField}
+            value={form[key]}
+            disabled={disabled}
+            error={errors[key]}
+            onChange={(event) => change(key, event.currentTarget.value)}
+          />
+        ))}
       </div>
     </Card>
   );

@@ -4,7 +4,7 @@ import type { OrganizationSettings } from "@clinsign/contracts";
 import { Button, Card, Icon, Notice, RadioCards, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -21,7 +21,7 @@ import {
   type SettingsErrors,
   type SettingsFormState,
 } from "./settings-form";
-import { OutputSettings } from "./OutputSettings";
+import { OutputSettings, StaffSessionSettings } from "./OutputSettings";
 import styles from "./settings.module.css";
 import { WebhookSecret } from "./WebhookSecret";
 
@@ -31,7 +31,7 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.update");
   const formRef = useRef<HTMLFormElement>(null);
 
   const [form, setForm] = useState<SettingsFormState>(() => formStateFrom(settings));
@@ -150,6 +150,7 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
       </Card>
 
       <OutputSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} uiLocale={locale} />
+      <StaffSessionSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} />
 
       <Card title={t.settings.webhooksTitle} description={t.settings.webhooksDescription}>
         <div className="cs-stack cs-stack--lg">

@@ -22,6 +22,8 @@ const settings: OrganizationSettings = {
   timeZone: "Europe/Berlin",
   phoneCountry: "DE",
   signedCopyDays: 30,
+  staffSessionIdleMinutes: 60,
+  staffSessionMaxHours: 12,
   updatedAt: "2025-11-21T10:00:00.000Z",
 };
 

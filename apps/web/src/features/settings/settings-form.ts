@@ -22,10 +22,29 @@ export interface SettingsFormState {
   phoneCountry: string;
   /** As typed: checked to be a whole number of days before it is sent. */
   signedCopyDays: string;
+  /** As typed, like the other whole numbers (WHOLE_NUMBER_FIELDS). */
+  staffSessionIdleMinutes: string;
+  staffSessionMaxHours: string;
   sessionAcceptMissingAudIss: boolean;
 }
 
 export const MAX_SIGNED_COPY_DAYS = 3650;
+
+/** The settings typed as whole numbers, with the range the API accepts (contracts: updateOrganizationInput). */
+export const WHOLE_NUMBER_FIELDS = {
+  signedCopyDays: { min: 0, max: MAX_SIGNED_COPY_DAYS },
+  staffSessionIdleMinutes: { min: 5, max: 1440 },
+  staffSessionMaxHours: { min: 1, max: 720 },
+} as const;
+type WholeNumberField = keyof typeof WHOLE_NUMBER_FIELDS;
+const wholeNumberFields = Object.keys(WHOLE_NUMBER_FIELDS) as WholeNumberField[];
+
+/** The typed value as a number when it is a whole number in its field's range, else null. */
+function wholeNumber(form: SettingsFormState, field: WholeNumberField): number | null {
+  const text = form[field].trim();
+  const { min, max } = WHOLE_NUMBER_FIELDS[field];
+  return /^\d{1,5}$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
+}
 
 /** Time zones offered in the picker (the clinic's region first); the saved one is always offered too. */
 export const TIME_ZONES = [
@@ -84,6 +103,8 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     timeZone: settings.timeZone,
     phoneCountry: settings.phoneCountry,
     signedCopyDays: String(settings.signedCopyDays),
+    staffSessionIdleMinutes: String(settings.staffSessionIdleMinutes),
+    staffSessionMaxHours: String(settings.staffSessionMaxHours),
     sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,
   };
 }
@@ -106,7 +127,7 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.locale !== saved.locale ||
     form.timeZone !== saved.timeZone ||
     form.phoneCountry !== saved.phoneCountry ||
-    form.signedCopyDays.trim() !== saved.signedCopyDays ||
+    wholeNumberFields.some((field) => form[field].trim() !== saved[field]) ||
     form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss
   );
 }
@@ -139,7 +160,10 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     sessionAcceptMissingAudIss: form.sessionAcceptMissingAudIss,
   };
   // Only a whole number goes out; anything else is caught by `validate` before sending.
-  if (/^\d{1,4}$/.test(form.signedCopyDays.trim())) input.signedCopyDays = Number(form.signedCopyDays.trim());
+  for (const field of wholeNumberFields) {
+    const value = wholeNumber(form, field);
+    if (value !== null) input[field] = value;
+  }
   if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
   if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
   if (form.sessionMethod === "introspection") input.sessionIntrospectionUrl = form.sessionIntrospectionUrl.trim() || null;
@@ -195,7 +219,6 @@ export function validate(form: SettingsFormState, payload: SettingsPayload, sett
     errors.sessionIntrospectionUrl ??= t.settings.introspectionUrlRequired;
   }
   if (form.requireSessionVerification && method === "none") errors.sessionMethod ??= t.settings.requireNeedsMethod;
-  const days = form.signedCopyDays.trim();
-  if (!/^\d{1,4}$/.test(days) || Number(days) > MAX_SIGNED_COPY_DAYS) errors.signedCopyDays = t.settings.signedCopyDaysInvalid;
+  for (const field of wholeNumberFields) if (wholeNumber(form, field) === null) errors[field] = t.settings[`${field}Invalid`];
   return errors;
 }

@@ -15,6 +15,7 @@ import { errorOnAField, fieldMessage } from "../../trpc/field-errors";
 import { QrCode } from "./QrCode";
 import { dayFromNow, endOfDayInstant } from "./states";
 import styles from "./signature-requests.module.css";
+import { useCan } from "../../components/admin-shell/SessionContext";
 
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
@@ -203,6 +204,7 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
   const [created, setCreated] = useState<Created | null>(null);
   // A new form each time the dialog opens (and after "Another request").
   const [formKey, setFormKey] = useState(0);
+  const mayCreate = useCan()("signatures.create");
 
   function close() {
     setOpen(false);
@@ -210,6 +212,7 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
     setFormKey((key) => key + 1);
   }
 
+  if (!mayCreate) return null;
   return (
     <>
       <Button variant="primary" onClick={() => setOpen(true)}>

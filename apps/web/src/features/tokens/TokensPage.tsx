@@ -1,9 +1,10 @@
 "use client";
 
 import { Card, CopyField, Notice } from "@clinsign/ui";
-import { useEffect, useState } from "react";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { can } from "@clinsign/contracts";
+import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
 import { useI18n } from "../../i18n/I18nProvider";
 import { CreateTokenForm } from "./CreateTokenForm";
 import { TokenList } from "./TokenList";
@@ -12,14 +13,8 @@ import { TokenList } from "./TokenList";
 export function TokensPage() {
   const { t } = useI18n();
   const me = useSession();
-  const [announcement, setAnnouncement] = useState("");
+  const [announcement, setAnnouncement] = useAnnouncement();
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
-
-  useEffect(() => {
-    if (!announcement) return;
-    const timer = window.setTimeout(() => setAnnouncement(""), 6000);
-    return () => window.clearTimeout(timer);
-  }, [announcement]);
 
   return (
     <>
@@ -33,7 +28,7 @@ export function TokensPage() {
           <CopyField label={t.tokens.orgIdLabel} hint={t.tokens.orgIdHint} value={me.organization.id} labels={copyLabels} testId="org-id" />
         </Card>
 
-        {canAdminister(me) ? (
+        {can(me.role, "tokens.create") ? (
           <>
             <CreateTokenForm organizationId={me.organization.id} copyLabels={copyLabels} onAnnounce={setAnnouncement} />
             <TokenList onAnnounce={setAnnouncement} />

@@ -3,7 +3,7 @@
 import { Badge, Card, Notice, Skeleton } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -15,7 +15,7 @@ export function WebhookSettingsCard() {
   const { t } = useI18n();
   const w = t.webhooksPage;
   const trpc = useTRPC();
-  const canEdit = canAdminister(useSession());
+  const canEdit = useCan()("organization.update");
   const overview = useQuery(trpc.webhooks.overview.queryOptions());
 
   let body;

@@ -1,0 +1,94 @@
+import type { StaffSessionItem } from "@clinsign/contracts";
+import { and, desc, eq, gt, ne, staffSessions } from "@clinsign/db";
+import { recordAudit } from "../audit/audit";
+import { inTransaction, type OrgContext } from "../context";
+import { AppError, notFound } from "../errors";
+
+/**
+ * A staff member's own sessions (the Account page): every one they have open in this organization,
+ * and ending one, or all but the current. Only the member themselves: the actor's user id scopes
+ * every query. An admin ends someone's sessions by deactivating them (users.ts).
+ */
+
+/** The most sessions a member sees; more than this open at once is not a person's browsers. */
+const MAX_LISTED_SESSIONS = 100;
+
+function me(ctx: OrgContext, currentSessionId: string) {
+  if (ctx.actor.type !== "user" || !ctx.actor.id) throw new AppError("forbidden", "only a signed-in staff member has sessions");
+  return { userId: ctx.actor.id, currentSessionId };
+}
+
+/** "Firefox on Windows" from a user agent: enough to tell one's devices apart, nothing more. */
+export function describeDevice(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /OPR\//.test(userAgent)
+      ? "Opera"
+      : /Firefox\//.test(userAgent)
+        ? "Firefox"
+        : /Chrome\/|Chromium\/|CriOS\//.test(userAgent)
+          ? "Chrome"
+          : /Safari\//.test(userAgent)
+            ? "Safari"
+            : null;
+  const os = /iPhone|iPad|iPod/.test(userAgent)
+    ? "iOS"
+    : /Android/.test(userAgent)
+      ? "Android"
+      : /Windows/.test(userAgent)
+        ? "Windows"
+        : /Mac OS X|Macintosh/.test(userAgent)
+          ? "macOS"
+          : /CrOS/.test(userAgent)
+            ? "ChromeOS"
+            : /Linux/.test(userAgent)
+              ? "Linux"
+              : null;
+  if (browser && os) return `${browser} on ${os}`;
+  return browser ?? os ?? null;
+}
+
+export async function listOwnSessions(ctx: OrgContext, currentSessionId: string): Promise<{ items: StaffSessionItem[] }> {
+  const { userId } = me(ctx, currentSessionId);
+  const rows = await ctx.scope
+    .select(staffSessions, eq(staffSessions.userId, userId), gt(staffSessions.expiresAt, new Date()))
+    .orderBy(desc(staffSessions.lastSeenAt))
+    .limit(MAX_LISTED_SESSIONS);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      device: describeDevice(row.userAgent),
+      userAgent: row.userAgent,
+      ip: row.ip,
+      createdAt: row.createdAt.toISOString(),
+      lastSeenAt: row.lastSeenAt.toISOString(),
+      current: row.id === currentSessionId,
+    })),
+  };
+}
+
+/** Ends one of the member's own sessions (the current one too: that is signing out). */
+export async function endOwnSession(ctx: OrgContext, currentSessionId: string, input: { id: string }): Promise<{ ok: true }> {
+  const { userId } = me(ctx, currentSessionId);
+  return inTransaction(ctx, async (tx) => {
+    const ended = await tx.scope
+      .delete(staffSessions, and(eq(staffSessions.id, input.id), eq(staffSessions.userId, userId)))
+      .returning({ id: staffSessions.id });
+    if (!ended.length) throw notFound("session", { field: "id" });
+    await recordAudit(tx, { action: "staff.session_ended", metadata: { sessionId: input.id, by: "user", current: input.id === currentSessionId } });
+    return { ok: true as const };
+  });
+}
+
+/** "Sign out everywhere else": every session of the member here but the one asking. */
+export async function endOtherSessions(ctx: OrgContext, currentSessionId: string): Promise<{ ended: number }> {
+  const { userId } = me(ctx, currentSessionId);
+  return inTransaction(ctx, async (tx) => {
+    const ended = await tx.scope
+      .delete(staffSessions, and(eq(staffSessions.userId, userId), ne(staffSessions.id, currentSessionId)))
+      .returning({ id: staffSessions.id });
+    if (ended.length) await recordAudit(tx, { action: "staff.session_ended", metadata: { sessionIds: ended.map((r) => r.id), by: "user", others: true } });
+    return { ended: ended.length };
+  });
+}

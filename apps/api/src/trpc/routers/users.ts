@@ -1,0 +1,23 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { changeRoleInput, endSessionInput, inviteRef, inviteUserInput, listInvitesInput, listUsersInput, userRef } from "@clinsign/contracts";
+import { endOtherSessions, endOwnSession, listOwnSessions } from "../../core/staff/account-sessions";
+import { changeRole, deactivateUser, inviteUser, listInvites, listUsers, reactivateUser, revokeInvite } from "../../core/staff/users";
+import { staffProcedure } from "../trpc";
+
+/** The Users page: owners and admins (the permission table). */
+export const usersRouter = {
+  list: staffProcedure.input(listUsersInput).query(({ ctx, input }) => listUsers(ctx.org, input)),
+  invites: staffProcedure.input(listInvitesInput).query(({ ctx, input }) => listInvites(ctx.org, input)),
+  invite: staffProcedure.input(inviteUserInput).mutation(({ ctx, input }) => inviteUser(ctx.org, input)),
+  revokeInvite: staffProcedure.input(inviteRef).mutation(({ ctx, input }) => revokeInvite(ctx.org, input)),
+  changeRole: staffProcedure.input(changeRoleInput).mutation(({ ctx, input }) => changeRole(ctx.org, input)),
+  deactivate: staffProcedure.input(userRef).mutation(({ ctx, input }) => deactivateUser(ctx.org, input)),
+  reactivate: staffProcedure.input(userRef).mutation(({ ctx, input }) => reactivateUser(ctx.org, input)),
+} satisfies TRPCRouterRecord;
+
+/** The signed-in member's own account: their sessions. */
+export const accountRouter = {
+  sessions: staffProcedure.query(({ ctx }) => listOwnSessions(ctx.org, ctx.staff.sessionId)),
+  endSession: staffProcedure.input(endSessionInput).mutation(({ ctx, input }) => endOwnSession(ctx.org, ctx.staff.sessionId, input)),
+  endOtherSessions: staffProcedure.mutation(({ ctx }) => endOtherSessions(ctx.org, ctx.staff.sessionId)),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,146 @@
+"use client";
+
+import type { StaffSessionItem } from "@clinsign/contracts";
+import { Badge, Button, Card, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useSession } from "../../components/admin-shell/SessionContext";
+import { LoadFailed } from "../../components/LoadFailed";
+import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { CardError } from "../users/UsersPage";
+import styles from "../users/users.module.css";
+
+/** The signed-in member's account: who they are, and their sessions (end one, or all others). */
+export function AccountPage() {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const me = useSession();
+  const queryClient = useQueryClient();
+  const sessions = useQuery(trpc.account.sessions.queryOptions());
+  const settings = useQuery(trpc.organization.settings.queryOptions());
+  const [announcement, setAnnouncement] = useAnnouncement();
+  const [error, setError] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.sessions.queryKey() });
+  const deviceOf = (session: StaffSessionItem) => session.device ?? t.account.unknownDevice;
+
+  const end = useMutation(
+    trpc.account.endSession.mutationOptions({
+      onSuccess: (_result, { id }) => {
+        const session = sessions.data?.items.find((s) => s.id === id);
+        if (session?.current) return window.location.assign("/login?reason=signed-out");
+        setAnnouncement(format(t.account.ended, { device: session ? deviceOf(session) : "" }));
+        setError(null);
+        void refresh();
+      },
+      onError: (e) => setError(describeApiError(readApiError(e), t)),
+    }),
+  );
+  const endOthers = useMutation(
+    trpc.account.endOtherSessions.mutationOptions({
+      onSuccess: ({ ended }) => {
+        setAnnouncement(format(t.account.endedOthers, { count: String(ended) }));
+        setError(null);
+        void refresh();
+      },
+      onError: (e) => setError(describeApiError(readApiError(e), t)),
+    }),
+  );
+
+  const columns: TableColumn<StaffSessionItem>[] = [
+    {
+      key: "device",
+      header: t.account.columnDevice,
+      render: (session) => (
+        <>
+          <span className={styles.name} title={session.userAgent ?? undefined}>
+            {deviceOf(session)}
+          </span>{" "}
+          {session.current ? <Badge tone="success">{t.account.current}</Badge> : null}
+        </>
+      ),
+    },
+    { key: "ip", header: t.account.columnAddress, render: (session) => session.ip ?? "—" },
+    { key: "created", header: t.account.columnCreated, render: (session) => formatDateTime(session.createdAt, locale) },
+    { key: "lastSeen", header: t.account.columnLastSeen, render: (session) => formatDateTime(session.lastSeenAt, locale) },
+    {
+      key: "actions",
+      header: t.account.columnActions,
+      end: true,
+      render: (session) => (
+        <Button size="small" variant="danger-outline" aria-label={format(t.account.endLabel, { device: deviceOf(session) })} busy={end.isPending && end.variables?.id === session.id} onClick={() => end.mutate({ id: session.id })}>
+          {session.current ? t.shell.logout : t.account.end}
+        </Button>
+      ),
+    },
+  ];
+
+  let body;
+  if (sessions.isPending)
+    body = (
+      <div className="cs-card__body">
+        <Skeleton label={t.common.loading} lines={2} />
+      </div>
+    );
+  else if (sessions.error) body = <LoadFailed query={sessions} className="cs-card__body cs-stack" />;
+  else {
+    const others = sessions.data.items.filter((s) => !s.current).length;
+    body = (
+      <>
+        <div className="cs-card__body">
+          <Table caption={t.account.sessionsCaption} columns={columns} rows={sessions.data.items} rowKey={(s) => s.id} />
+        </div>
+        <div className="cs-card__body cs-stack">
+          {others > 0 ? (
+            <div>
+              <Button variant="danger-outline" busy={endOthers.isPending} onClick={() => endOthers.mutate()}>
+                {t.account.endOthers}
+              </Button>
+            </div>
+          ) : (
+            <p className="cs-hint">{t.account.noOthers}</p>
+          )}
+          {settings.data ? (
+            <p className="cs-hint">{format(t.account.lifetime, { idle: String(settings.data.staffSessionIdleMinutes), max: String(settings.data.staffSessionMaxHours) })}</p>
+          ) : null}
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title={t.account.pageTitle} description={t.account.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div role="status" aria-live="polite">
+          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
+        </div>
+        <Card title={t.account.profileTitle}>
+          <dl className={`cs-stack ${styles.profile}`}>
+            <div>
+              <dt className="cs-hint">{t.users.columnName}</dt>
+              <dd className={styles.name}>{me.user.name || me.user.email}</dd>
+            </div>
+            <div>
+              <dt className="cs-hint">{t.users.emailLabel}</dt>
+              <dd>{me.user.email}</dd>
+            </div>
+            <div>
+              <dt className="cs-hint">{t.users.roleLabel}</dt>
+              <dd>{t.roles[me.role]}</dd>
+            </div>
+          </dl>
+        </Card>
+        <Card title={t.account.sessionsTitle} description={t.account.sessionsDescription} flush>
+          <CardError message={error} />
+          {body}
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+"use client";
+
+import { Button, Notice, TextField } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { LanguageSwitch } from "../../components/LanguageSwitch";
+import { Logo } from "../../components/Logo";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import styles from "./LoginForm.module.css";
+
+/** Accepting an invitation: the invite's organization, role and address, then name and password. */
+export function AcceptInvite() {
+  const { t } = useI18n();
+  // The fragment is only readable in the browser; null until then, "" when there is none.
+  const [token, setToken] = useState<string | null>(null);
+  useEffect(() => setToken(window.location.hash.slice(1)), []);
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.topBar}>
+        <LanguageSwitch />
+      </div>
+      <main className={styles.main}>
+        <div className={styles.card}>
+          <div className={styles.brand}>
+            <Logo name={t.common.productName} size="large" />
+            <p className={styles.tagline}>{t.common.productTagline}</p>
+          </div>
+          {token === null ? <Checking /> : token === "" ? <Invalid title={t.invite.missingTitle} body={t.invite.missingBody} /> : <InviteForm token={token} />}
+        </div>
+      </main>
+    </div>
+  );
+}
+
+function Checking() {
+  const { t } = useI18n();
+  return (
+    <p role="status" aria-live="polite">
+      <span className="cs-spinner" aria-hidden="true" /> {t.invite.checking}
+    </p>
+  );
+}
+
+function Invalid({ title, body, children }: { title: string; body: string; children?: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <div className="cs-stack">
+      <h1>{title}</h1>
+      <Notice tone="warning" role="alert">
+        {body}
+      </Notice>
+      {children}
+      <a className="cs-button" href="/login">
+        {t.invite.toLogin}
+      </a>
+    </div>
+  );
+}
+
+function InviteForm({ token }: { token: string }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const invite = useQuery({ ...trpc.invitations.describe.queryOptions({ token }), retry: false });
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState<{ name?: string; password?: string }>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  const accept = useMutation(
+    trpc.invitations.accept.mutationOptions({
+      onSuccess: () => {
+        queryClient.clear();
+        // The link's secret is spent; leave it out of the history.
+        window.history.replaceState(null, "", "/invite");
+        router.replace("/");
+      },
+      onError: (error) => {
+        const apiError = readApiError(error);
+        if (apiError.code === "UNAUTHORIZED") {
+          setFormError(t.invite.wrongPassword);
+          passwordRef.current?.focus();
+        } else if (apiError.code === "NOT_FOUND") void invite.refetch();
+        else setFormError(describeApiError(apiError, t));
+      },
+    }),
+  );
+
+  if (invite.isPending) return <Checking />;
+  if (invite.error) {
+    const apiError = readApiError(invite.error);
+    if (apiError.code === "NOT_FOUND" || apiError.code === "BAD_REQUEST") return <Invalid title={t.invite.invalidTitle} body={t.invite.invalidBody} />;
+    return (
+      <Invalid title={t.errors.loadFailed} body={describeApiError(apiError, t)}>
+        <Button onClick={() => invite.refetch()}>{t.common.retry}</Button>
+      </Invalid>
+    );
+  }
+  const { organization, email, role, existingAccount } = invite.data;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError(null);
+    const next: typeof errors = {};
+    if (!name.trim()) next.name = t.validation.required;
+    if (password.length < 8) next.password = existingAccount ? t.validation.password : t.invite.passwordTooShort;
+    setErrors(next);
+    if (next.name) return nameRef.current?.focus();
+    if (next.password) return passwordRef.current?.focus();
+    accept.mutate({ token, name: name.trim(), password });
+  }
+
+  return (
+    <>
+      <div className={styles.heading}>
+        <h1>{format(t.invite.title, { organization })}</h1>
+        <p className={styles.subtitle}>{format(t.invite.subtitle, { role: t.roles[role], email })}</p>
+      </div>
+      {existingAccount ? <Notice tone="info">{format(t.invite.existingAccount, { organization })}</Notice> : null}
+      <div aria-live="assertive" className={styles.alertSlot}>
+        {formError ? (
+          <Notice tone="danger" role="alert">
+            {formError}
+          </Notice>
+        ) : null}
+      </div>
+      <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
+        {/* For password managers: the account the new password belongs to. */}
+        <input type="hidden" name="username" autoComplete="username" value={email} />
+        <TextField ref={nameRef} label={t.invite.name} name="name" autoComplete="name" required value={name} error={errors.name} onChange={(event) => setName(event.currentTarget.value)} />
+        <TextField
+          ref={passwordRef}
+          label={t.invite.password}
+          hint={existingAccount ? undefined : t.invite.passwordHint}
+          name="password"
+          type="password"
+          autoComplete={existingAccount ? "current-password" : "new-password"}
+          required
+          value={password}
+          error={errors.password}
+          onChange={(event) => setPassword(event.currentTarget.value)}
+        />
+        <Button type="submit" variant="primary" block busy={accept.isPending || accept.isSuccess}>
+          {t.invite.submit}
+        </Button>
+      </form>
+    </>
+  );
+}
