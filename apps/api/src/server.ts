@@ -6,6 +6,7 @@ import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
+import { pruneSignInLeftovers } from "./core/staff/second-factor";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
@@ -43,6 +44,7 @@ async function main() {
   const expirySweep = setInterval(() => {
     expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
+    pruneSignInLeftovers(services.db).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));
   }, 60_000);
   expirySweep.unref();
   // Uploads no submission references are deleted UPLOAD_ORPHAN_HOURS after their upload.

@@ -40,6 +40,8 @@ export const organizationSettings = z.object({
   timeZone: z.string(),
   phoneCountry: z.string(),
   signedCopyDays: z.number().int(),
+  /** Everyone who signs in with a password needs a second factor (authenticator app or passkey). */
+  requireSecondFactor: z.boolean(),
   updatedAt: isoDateTime,
 });
 export type OrganizationSettings = z.infer<typeof organizationSettings>;
@@ -77,6 +79,7 @@ export const updateOrganizationInput = z.object({
     .transform((code) => code.toUpperCase())
     .optional(),
   signedCopyDays: z.number().int().min(0).max(3650).optional(),
+  requireSecondFactor: z.boolean().optional(),
 });
 export type UpdateOrganizationInput = z.input<typeof updateOrganizationInput>;
 

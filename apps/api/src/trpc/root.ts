@@ -1,3 +1,4 @@
+import { accountSecurityRouter } from "./routers/account-security";
 import { authRouter } from "./routers/auth";
 import { auditRouter, draftsRouter, formsRouter, messagesRouter, publicEmbedsRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
@@ -13,6 +14,7 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   auth: authRouter,
+  accountSecurity: accountSecurityRouter,
   documents: documentsRouter,
   organization: organizationRouter,
   signatures: signaturesRouter,

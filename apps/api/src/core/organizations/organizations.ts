@@ -30,6 +30,7 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     timeZone: row.timeZone,
     phoneCountry: row.phoneCountry,
     signedCopyDays: row.signedCopyDays,
+    requireSecondFactor: row.requireSecondFactor,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -68,6 +69,7 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
       ...(input.phoneCountry !== undefined && { phoneCountry: input.phoneCountry }),
       ...(input.signedCopyDays !== undefined && { signedCopyDays: input.signedCopyDays }),
+      ...(input.requireSecondFactor !== undefined && { requireSecondFactor: input.requireSecondFactor }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

@@ -5,6 +5,7 @@ import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
 import { AppError, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
+import { afterPassword } from "./second-factor";
 
 export const SESSION_COOKIE = "clinsign_session";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -39,8 +40,8 @@ async function auditSignIn(services: Services, organizationIds: string[], userId
 }
 
 /**
- * Checks e-mail and password and opens a session. Attempts are limited per address and per IP,
- * and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
+ * Checks e-mail and password, then opens a session or, with a second factor, a pending sign-in.
+ * Attempts are limited per address and per IP, and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
  * audited in the account's organizations; an unknown address has no organization, so it is only
  * counted by the rate limits and noted in the process log (without the address). The answer is
  * the same either way.
@@ -72,7 +73,8 @@ export async function logIn(services: Services, input: { email: string; password
   const membership = joined[0];
   if (!membership) throw unauthorized("this account belongs to no organization");
   await resetRateLimit(db, emailKey);
-  return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request);
+  // With a second factor (or one required) the session opens only after the next step.
+  return afterPassword(services, { userId: user.id, organizationId: membership.organizationId }, request);
 }
 
 /**
