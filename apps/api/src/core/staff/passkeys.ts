@@ -9,6 +9,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
+import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
 import { and, asc, eq, gt, isNull, lt, staffPasskeys, users, webauthnChallenges, type Executor, type WebauthnChallengePurpose } from "@clinsign/db";
 import type { Config } from "../../env";
 import type { Services } from "../context";
@@ -60,6 +61,22 @@ export async function pruneWebauthnChallenges(db: Executor): Promise<void> {
   await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date()));
 }
 
+/**
+ * The challenge an answer claims to answer, taken out of the store before anything else is checked,
+ * so every answer uses its challenge up, whether it then passes or not. Null when it was not ours.
+ */
+async function takeAnsweredChallenge(db: Executor, response: { response?: unknown }, purpose: WebauthnChallengePurpose, userId: string | null): Promise<string | null> {
+  const clientDataJSON = (response.response as { clientDataJSON?: unknown } | undefined)?.clientDataJSON;
+  if (typeof clientDataJSON !== "string") return null;
+  let challenge: string;
+  try {
+    challenge = decodeClientDataJSON(clientDataJSON).challenge;
+  } catch {
+    return null;
+  }
+  return typeof challenge === "string" && (await consumeChallenge(db, challenge, purpose, userId)) ? challenge : null;
+}
+
 /** A user id as WebAuthn's user handle: the UUID's 16 bytes. */
 const userHandle = (userId: string) => Uint8Array.from(Buffer.from(userId.replace(/-/g, ""), "hex"));
 
@@ -89,21 +106,18 @@ export async function passkeyRegistrationOptions(services: Services, userId: str
 }
 
 /**
- * Checks a registration answer (challenge once, origin, rpID, user verification, signature of the
- * attestation) and stores the credential, in the caller's transaction.
+ * Checks a registration answer: its challenge (used up first, whatever follows), origin, rpID, user
+ * verification and attestation. Returns the credential's row values, for the caller to store.
  */
-export async function registerPasskey(
-  services: Services,
-  tx: Executor,
-  userId: string,
-  input: { name: string; response: Record<string, unknown> },
-): Promise<{ id: string; name: string }> {
+export async function verifyPasskeyRegistration(services: Services, userId: string, input: { name: string; response: Record<string, unknown> }) {
   const { rpID, origin } = relyingParty(services.config);
+  const challenge = await takeAnsweredChallenge(services.db, input.response, "register", userId);
+  if (!challenge) throw new AppError("invalid_request", "this passkey request has expired or was already answered; try again", { field: "response", reason: "challenge_expired" });
   let verified;
   try {
     verified = await verifyRegistrationResponse({
       response: input.response as unknown as RegistrationResponseJSON,
-      expectedChallenge: (challenge) => consumeChallenge(tx, challenge, "register", userId),
+      expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
       requireUserVerification: true,
@@ -113,21 +127,23 @@ export async function registerPasskey(
   }
   if (!verified.verified) throw new AppError("invalid_request", "the passkey could not be registered", { field: "response" });
   const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
-  const [taken] = await tx.select({ id: staffPasskeys.id }).from(staffPasskeys).where(eq(staffPasskeys.credentialId, credential.id));
+  return {
+    userId,
+    name: input.name,
+    credentialId: credential.id,
+    publicKey: Buffer.from(credential.publicKey).toString("base64url"),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    deviceType: credentialDeviceType,
+    backedUp: credentialBackedUp,
+  };
+}
+
+/** Stores a verified credential, in the caller's transaction; a credential is registered once. */
+export async function storePasskey(tx: Executor, values: Awaited<ReturnType<typeof verifyPasskeyRegistration>>): Promise<{ id: string; name: string }> {
+  const [taken] = await tx.select({ id: staffPasskeys.id }).from(staffPasskeys).where(eq(staffPasskeys.credentialId, values.credentialId));
   if (taken) throw new AppError("conflict", "this passkey is already registered", { reason: "passkey_exists" });
-  const [row] = await tx
-    .insert(staffPasskeys)
-    .values({
-      userId,
-      name: input.name,
-      credentialId: credential.id,
-      publicKey: Buffer.from(credential.publicKey).toString("base64url"),
-      counter: credential.counter,
-      transports: credential.transports ?? [],
-      deviceType: credentialDeviceType,
-      backedUp: credentialBackedUp,
-    })
-    .returning({ id: staffPasskeys.id, name: staffPasskeys.name });
+  const [row] = await tx.insert(staffPasskeys).values(values).returning({ id: staffPasskeys.id, name: staffPasskeys.name });
   return row!;
 }
 
@@ -163,6 +179,8 @@ export async function passkeyAuthenticationOptions(services: Services, userId: s
 export async function authenticatePasskey(services: Services, response: Record<string, unknown>, userId: string | null): Promise<{ userId: string; passkeyId: string } | null> {
   const { db, config } = services;
   const answer = response as unknown as AuthenticationResponseJSON;
+  const challenge = await takeAnsweredChallenge(db, answer, "authenticate", userId);
+  if (!challenge) return null;
   const [passkey] = await db.select().from(staffPasskeys).where(eq(staffPasskeys.credentialId, String(answer.id)));
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   // A discoverable passkey names its account: it must be the one the credential was registered to.
@@ -172,7 +190,7 @@ export async function authenticatePasskey(services: Services, response: Record<s
   try {
     const result = await verifyAuthenticationResponse({
       response: answer,
-      expectedChallenge: (challenge) => consumeChallenge(db, challenge, "authenticate", userId),
+      expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
       requireUserVerification: true,

@@ -25,7 +25,7 @@ import type { RequestMeta, Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
-import { authenticatePasskey, pruneWebauthnChallenges, registerPasskey } from "./passkeys";
+import { authenticatePasskey, pruneWebauthnChallenges, storePasskey, verifyPasskeyRegistration } from "./passkeys";
 import { openStaffSession } from "./staff";
 import { confirmTotp, useTotpCode } from "./totp";
 
@@ -245,8 +245,9 @@ export async function addTotpFactor(services: Services, userId: string, code: st
 }
 
 export async function addPasskeyFactor(services: Services, userId: string, input: { name: string; response: Record<string, unknown> }, request: RequestMeta) {
+  const verified = await verifyPasskeyRegistration(services, userId, input);
   return services.db.transaction(async (tx) => {
-    const passkey = await registerPasskey(services, tx, userId, input);
+    const passkey = await storePasskey(tx, verified);
     const recoveryCodes = await recoveryCodesForNewFactor(tx, userId);
     await auditAccount(services, tx, userId, request, "staff.factor_added", { factor: "passkey", passkeyId: passkey.id, name: passkey.name });
     return { recoveryCodes };
