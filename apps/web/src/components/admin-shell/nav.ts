@@ -47,6 +47,7 @@ export const navigation: NavGroup[] = [
     items: [
       { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
+      { key: "security", href: "/security", icon: "shield", ready: true },
     ],
   },
 ];
