@@ -263,12 +263,18 @@ async function assertNotLastRequiredFactor(tx: Executor, member: { userId: strin
   if (org?.required) throw new AppError("conflict", "your organization requires a second factor: add another before removing this one", { reason: "second_factor_required" });
 }
 
+/** Recovery codes stand in for a factor: with the last factor gone they go too, and the next factor brings new ones. */
+async function dropRecoveryCodesWithoutFactor(tx: Executor, userId: string) {
+  if (!hasFactor(await factorsOf(tx, userId))) await tx.delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
+}
+
 export async function removeTotpFactor(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta) {
   await services.db.transaction(async (tx) => {
     const [row] = await tx.select().from(staffTotp).where(and(eq(staffTotp.userId, member.userId), isNotNull(staffTotp.confirmedAt)));
     if (!row) throw notFound("authenticator app");
     await assertNotLastRequiredFactor(tx, member, "totp");
     await tx.delete(staffTotp).where(eq(staffTotp.userId, member.userId));
+    await dropRecoveryCodesWithoutFactor(tx, member.userId);
     await auditAccount(services, tx, member.userId, request, "staff.factor_removed", { factor: "totp" });
   });
 }
@@ -279,6 +285,7 @@ export async function removePasskeyFactor(services: Services, member: { userId: 
     if (!row) throw notFound("passkey");
     await assertNotLastRequiredFactor(tx, member, "passkey");
     await tx.delete(staffPasskeys).where(eq(staffPasskeys.id, passkeyId));
+    await dropRecoveryCodesWithoutFactor(tx, member.userId);
     await auditAccount(services, tx, member.userId, request, "staff.factor_removed", { factor: "passkey", passkeyId, name: row.name });
   });
 }

@@ -1,0 +1,150 @@
+import { createHmac } from "node:crypto";
+import { expect, test, type Page } from "@playwright/test";
+import { expectAccessible } from "./forms-support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, signIn } from "./support";
+
+/** RFC 6238 (SHA-1, 30 s, 6 digits), computed here from the secret the page shows, as an app would. */
+function totp(secretBase32: string, stepOffset = 0): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = "";
+  for (const char of secretBase32.replace(/\s/g, "")) bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((byte) => parseInt(byte, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + stepOffset));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
+async function openSecurity(page: Page) {
+  await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Account security" }).click();
+  await expect(page).toHaveURL(/\/security$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Account security" })).toBeVisible();
+}
+
+async function signOut(page: Page) {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login/);
+}
+
+async function passwordStep(page: Page) {
+  await page.getByLabel("E-mail address").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** Screenshots at phone and desk width, in English and German, for looking at the page. */
+async function shots(page: Page, name: string) {
+  for (const lang of ["en", "de"] as const) {
+    await page.context().addCookies([{ name: "lang", value: lang, url: page.url() }]);
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("lang", lang);
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.waitForLoadState("networkidle");
+      expect(await hasHorizontalScroll(page), `${name} ${lang} ${width}`).toBe(false);
+      await shot(page, `${name}-${lang}-${width}`);
+    }
+  }
+  await page.context().addCookies([{ name: "lang", value: "en", url: page.url() }]);
+  await page.reload();
+}
+
+test.describe("second factors", () => {
+  test("an authenticator app is set up from its QR code, asked for after the password, and removed", async ({ page }) => {
+    await signIn(page);
+    await openSecurity(page);
+    await expect(page.getByText("You sign in with your password only.")).toBeVisible();
+    await expectAccessible(page, "account security without factors");
+    await shots(page, "security-empty");
+
+    await page.getByRole("button", { name: "Set up the authenticator app" }).click();
+    await expect(page.getByRole("img", { name: "QR code for the authenticator app" })).toBeVisible();
+    const secret = (await page.getByTestId("totp-secret").inputValue()).replace(/\s/g, "");
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await expectAccessible(page, "authenticator set-up");
+    await shot(page, "security-totp-setup");
+
+    // A wrong code is refused with a message; the right one turns the app on.
+    await page.getByLabel("Code from the app").fill(totp(secret, 5));
+    await page.getByRole("button", { name: "Confirm and turn on" }).click();
+    await expect(page.getByText("This code is not valid.")).toBeVisible();
+    await page.getByLabel("Code from the app").fill(totp(secret));
+    await page.getByRole("button", { name: "Confirm and turn on" }).click();
+    await expect(page.getByRole("status").getByText("The authenticator app is set up.")).toBeVisible();
+    const codes = page.getByTestId("recovery-codes").getByRole("listitem");
+    await expect(codes).toHaveCount(10);
+    await expectAccessible(page, "recovery codes");
+    await shots(page, "security-recovery-codes");
+    await page.getByRole("button", { name: "I have saved the codes" }).click();
+    await expect(page.getByText("10 of 10 codes left")).toBeVisible();
+
+    // Next sign-in: password, then the code (of the next time step: the set-up used this one).
+    await signOut(page);
+    await passwordStep(page);
+    await expect(page.getByRole("heading", { level: 1, name: "Confirm it's you" })).toBeVisible();
+    await expectAccessible(page, "second step");
+    await shots(page, "login-second-step");
+    await page.getByLabel("Code from your authenticator app").fill("000000" === totp(secret, 1) ? "111111" : "000000");
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByTestId("login-error")).toHaveText("This code is not valid. Check it and try again.");
+    await page.getByLabel("Code from your authenticator app").fill(totp(secret, 1));
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+
+    await openSecurity(page);
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByRole("status").getByText("The authenticator app was removed.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Set up the authenticator app" })).toBeVisible();
+  });
+
+  test("a passkey is registered with a name, signs in without a password and as the second step, and is removed", async ({ page }) => {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+
+    await signIn(page);
+    await openSecurity(page);
+    await page.getByLabel("Name of the passkey").fill("E2E laptop");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await expect(page.getByRole("status").getByText("Passkey \"E2E laptop\" added.")).toBeVisible();
+    await expect(page.getByTestId("passkey-row")).toHaveCount(1);
+    await expect(page.getByTestId("passkey-row")).toContainText("E2E laptop");
+    await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
+    await page.getByRole("button", { name: "I have saved the codes" }).click();
+    await expectAccessible(page, "passkey listed");
+    await shots(page, "security-passkey");
+
+    // Passwordless: the discoverable passkey names the account.
+    await signOut(page);
+    await expectAccessible(page, "login with passkey button");
+    await shots(page, "login");
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+
+    // After the password, the passkey is the second step.
+    await signOut(page);
+    await passwordStep(page);
+    await expect(page.getByRole("heading", { level: 1, name: "Confirm it's you" })).toBeVisible();
+    await page.getByRole("button", { name: "Use a passkey" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+
+    await openSecurity(page);
+    await expect(page.getByTestId("passkey-row")).toContainText("last used");
+    await page.getByRole("button", { name: "Remove passkey E2E laptop" }).click();
+    await page.getByTestId("passkey-row").getByRole("button", { name: "Remove", exact: true }).click();
+    await expect(page.getByRole("status").getByText("Passkey \"E2E laptop\" removed.")).toBeVisible();
+    await expect(page.getByText("No passkeys yet.")).toBeVisible();
+
+    // Without a factor the password alone signs in again.
+    await signOut(page);
+    await passwordStep(page);
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+  });
+});
