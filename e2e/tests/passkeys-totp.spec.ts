@@ -33,7 +33,29 @@ async function passwordStep(page: Page) {
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
-/** Screenshots at phone and desk width, in English and German, for looking at the page. */
+/** Both languages through the language switch, which keeps the page's state (recovery codes shown once, a sign-in step). */
+async function bothLanguages(page: Page, name: string) {
+  await widths(page, `${name}-en`);
+  await page.getByRole("button", { name: "Deutsch" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "de");
+  await widths(page, `${name}-de`);
+  await page.getByRole("button", { name: "English" }).click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+async function widths(page: Page, name: string) {
+  for (const [width, height] of [
+    [390, 844],
+    [1280, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    expect(await hasHorizontalScroll(page), `${name} ${width}`).toBe(false);
+    await shot(page, `${name}-${width}`);
+  }
+}
+
+/** Screenshots at phone and desk width, in English and German, for looking at the page (reloads it). */
 async function shots(page: Page, name: string) {
   for (const lang of ["en", "de"] as const) {
     await page.context().addCookies([{ name: "lang", value: lang, url: page.url() }]);
@@ -55,6 +77,7 @@ async function shots(page: Page, name: string) {
 
 test.describe("second factors", () => {
   test("an authenticator app is set up from its QR code, asked for after the password, and removed", async ({ page }) => {
+    test.setTimeout(240_000);
     await signIn(page);
     await openSecurity(page);
     await expect(page.getByText("You sign in with your password only.")).toBeVisible();
@@ -66,7 +89,7 @@ test.describe("second factors", () => {
     const secret = (await page.getByTestId("totp-secret").inputValue()).replace(/\s/g, "");
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await expectAccessible(page, "authenticator set-up");
-    await shot(page, "security-totp-setup");
+    await bothLanguages(page, "security-totp-setup");
 
     // A wrong code is refused with a message; the right one turns the app on.
     await page.getByLabel("Code from the app").fill(totp(secret, 5));
@@ -78,7 +101,7 @@ test.describe("second factors", () => {
     const codes = page.getByTestId("recovery-codes").getByRole("listitem");
     await expect(codes).toHaveCount(10);
     await expectAccessible(page, "recovery codes");
-    await shots(page, "security-recovery-codes");
+    await bothLanguages(page, "security-recovery-codes");
     await page.getByRole("button", { name: "I have saved the codes" }).click();
     await expect(page.getByText("10 of 10 codes left")).toBeVisible();
 
@@ -87,7 +110,7 @@ test.describe("second factors", () => {
     await passwordStep(page);
     await expect(page.getByRole("heading", { level: 1, name: "Confirm it's you" })).toBeVisible();
     await expectAccessible(page, "second step");
-    await shots(page, "login-second-step");
+    await bothLanguages(page, "login-second-step");
     await page.getByLabel("Code from your authenticator app").fill("000000" === totp(secret, 1) ? "111111" : "000000");
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByTestId("login-error")).toHaveText("This code is not valid. Check it and try again.");
@@ -103,6 +126,7 @@ test.describe("second factors", () => {
   });
 
   test("a passkey is registered with a name, signs in without a password and as the second step, and is removed", async ({ page }) => {
+    test.setTimeout(240_000);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("WebAuthn.enable");
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
@@ -118,6 +142,7 @@ test.describe("second factors", () => {
     await expect(page.getByTestId("passkey-row")).toContainText("E2E laptop");
     await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
     await page.getByRole("button", { name: "I have saved the codes" }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
     await expectAccessible(page, "passkey listed");
     await shots(page, "security-passkey");
 
