@@ -13,7 +13,7 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { RecoveryCodes } from "./RecoveryCodes";
 import { TotpSetup } from "./TotpSetup";
-import { createPasskey } from "./webauthn";
+import { createPasskey, passkeyProblem } from "./webauthn";
 import styles from "./account-security.module.css";
 
 /** The signed-in member's own second factors: authenticator app, passkeys, recovery codes. */
@@ -177,8 +177,7 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
       const optionsJSON = await options.mutateAsync();
       const outcome = await createPasskey(optionsJSON);
       if (!outcome.ok) {
-        const text = outcome.reason === "cancelled" ? t.security.passkeyCancelled : outcome.reason === "unsupported" ? t.login.passkeyUnsupported : t.security.passkeyFailed;
-        onAnnounce({ tone: "danger", text });
+        onAnnounce({ tone: "danger", text: passkeyProblem(outcome.reason, t, "security") });
         return;
       }
       const added = await register.mutateAsync({ name: chosen, response: outcome.response as never });

@@ -1,7 +1,7 @@
 "use client";
 
 import type { TotpSetup as TotpSetupData } from "@clinsign/contracts";
-import { Button, Icon, Notice } from "@clinsign/ui";
+import { Button, Icon } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -9,7 +9,8 @@ import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
 import { RecoveryCodes } from "../account-security/RecoveryCodes";
 import { TotpSetup } from "../account-security/TotpSetup";
-import { createPasskey } from "../account-security/webauthn";
+import { createPasskey, passkeyProblem } from "../account-security/webauthn";
+import { SignInAlert } from "./SignInAlert";
 import styles from "./LoginForm.module.css";
 
 /**
@@ -48,7 +49,7 @@ export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; 
     try {
       const outcome = await createPasskey(await passkeyOptions.mutateAsync());
       if (!outcome.ok) {
-        setError(outcome.reason === "cancelled" ? t.security.passkeyCancelled : outcome.reason === "unsupported" ? t.login.passkeyUnsupported : t.security.passkeyFailed);
+        setError(passkeyProblem(outcome.reason, t, "security"));
         return;
       }
       const done = await passkeyVerify.mutateAsync({ name: t.security.passkeyNameDefault, response: outcome.response as never });
@@ -79,13 +80,7 @@ export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; 
         <h1>{t.login.enrollTitle}</h1>
         <p className={styles.subtitle}>{t.login.enrollSubtitle}</p>
       </div>
-      <div aria-live="assertive" className={styles.alertSlot}>
-        {error ? (
-          <Notice tone="danger" role="alert">
-            <span data-testid="login-error">{error}</span>
-          </Notice>
-        ) : null}
-      </div>
+      <SignInAlert message={error} />
       {setup ? (
         <TotpSetup setup={setup} busy={confirm.isPending} error={codeError} onConfirm={(code) => confirm.mutate({ code })} onCancel={() => setSetup(null)} />
       ) : (

@@ -11,9 +11,10 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, retryAfterMinutes, translateValidationMessage } from "../../trpc/errors";
-import { getPasskeyAssertion } from "../account-security/webauthn";
+import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
 import { EnrollStep } from "./EnrollStep";
 import { SecondFactorStep } from "./SecondFactorStep";
+import { SignInAlert } from "./SignInAlert";
 import styles from "./LoginForm.module.css";
 
 type Stage = { step: "password" } | { step: "second_factor"; methods: NonNullable<LoginResult["methods"]> } | { step: "enroll" };
@@ -61,7 +62,7 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
     try {
       const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync());
       if (!outcome.ok) {
-        setFormError(outcome.reason === "cancelled" ? t.login.passkeyCancelled : outcome.reason === "unsupported" ? t.login.passkeyUnsupported : t.login.passkeyFailed);
+        setFormError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
       await passkeySignIn.mutateAsync({ response: outcome.response as never });
@@ -146,13 +147,7 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
 
           {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
           {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-          <div aria-live="assertive" className={styles.alertSlot}>
-            {formError ? (
-              <Notice tone="danger" role="alert">
-                <span data-testid="login-error">{formError}</span>
-              </Notice>
-            ) : null}
-          </div>
+          <SignInAlert message={formError} />
 
           {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
           <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>

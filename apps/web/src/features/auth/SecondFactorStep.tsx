@@ -1,14 +1,15 @@
 "use client";
 
 import type { LoginResult } from "@clinsign/contracts";
-import { Button, Icon, Notice, TextField } from "@clinsign/ui";
+import { Button, Icon, TextField } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { readApiError, retryAfterMinutes } from "../../trpc/errors";
-import { getPasskeyAssertion } from "../account-security/webauthn";
+import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
+import { SignInAlert } from "./SignInAlert";
 import styles from "./LoginForm.module.css";
 
 type Methods = NonNullable<LoginResult["methods"]>;
@@ -66,7 +67,7 @@ export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: 
     try {
       const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync());
       if (!outcome.ok) {
-        setError(outcome.reason === "cancelled" ? t.login.passkeyCancelled : outcome.reason === "unsupported" ? t.login.passkeyUnsupported : t.login.passkeyFailed);
+        setError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
       await verifyPasskey.mutateAsync({ response: outcome.response as never });
@@ -86,13 +87,7 @@ export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: 
         <h1>{t.login.secondStepTitle}</h1>
         <p className={styles.subtitle}>{t.login.secondStepSubtitle}</p>
       </div>
-      <div aria-live="assertive" className={styles.alertSlot}>
-        {error ? (
-          <Notice tone="danger" role="alert">
-            <span data-testid="login-error">{error}</span>
-          </Notice>
-        ) : null}
-      </div>
+      <SignInAlert message={error} />
       {methods.passkey ? (
         <Button variant={methods.totp ? "secondary" : "primary"} block icon={<Icon name="key" />} busy={passkeyBusy} onClick={withPasskey}>
           {t.login.usePasskey}
