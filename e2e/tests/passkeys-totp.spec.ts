@@ -172,4 +172,45 @@ test.describe("second factors", () => {
     await passwordStep(page);
     await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
   });
+
+  test("where the organization requires a second factor, a member without one sets it up right after the password", async ({ page }) => {
+    test.setTimeout(240_000);
+    const setRequired = async (on: boolean) => {
+      await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Settings" }).click();
+      const toggle = page.getByRole("switch", { name: "Require a second factor" });
+      await expect(toggle).toBeVisible();
+      if ((await toggle.isChecked()) !== on) await toggle.click();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await expect(page.getByText("Settings saved.")).toBeVisible();
+    };
+    await signIn(page);
+    await setRequired(true);
+    await signOut(page);
+
+    await passwordStep(page);
+    await expect(page.getByRole("heading", { level: 1, name: "Set up a second factor" })).toBeVisible();
+    await expectAccessible(page, "enrolment choice");
+    await bothLanguages(page, "login-enroll");
+    await page.getByRole("button", { name: "Set up the authenticator app" }).click();
+    const secret = (await page.getByTestId("totp-secret").inputValue()).replace(/\s/g, "");
+    await expectAccessible(page, "enrolment with the app");
+    await bothLanguages(page, "login-enroll-totp");
+    await page.getByLabel("Code from the app").fill(totp(secret));
+    await page.getByRole("button", { name: "Confirm and turn on" }).click();
+    await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
+    await page.getByRole("button", { name: "Continue to the console" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+
+    // The last factor stays while the requirement is on; off again, it can go.
+    await openSecurity(page);
+    await expect(page.getByText("Your organization requires a second factor. Keep at least one.")).toBeVisible();
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByRole("status").getByText("add another one before removing this")).toBeVisible();
+    await setRequired(false);
+    await openSecurity(page);
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByRole("status").getByText("The authenticator app was removed.")).toBeVisible();
+  });
 });
