@@ -60,6 +60,9 @@ export const passkeyRegistrationInput = z.object({
   response: webauthnCredentialJson,
 });
 
+/** Passkey options for the second step (the pending sign-in's account) or for a passwordless sign-in. */
+export const passkeyOptionsInput = z.object({ secondStep: z.boolean() });
+
 export const passkeyAuthenticationInput = z.object({ response: webauthnCredentialJson });
 
 export const passkeyIdInput = z.object({ id: z.uuid() });

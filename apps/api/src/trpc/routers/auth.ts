@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { loginInput, passkeyAuthenticationInput, passkeyRegistrationInput, secondFactorCodeInput, totpCodeInput, type LoginResult } from "@clinsign/contracts";
+import { loginInput, passkeyAuthenticationInput, passkeyOptionsInput, passkeyRegistrationInput, secondFactorCodeInput, totpCodeInput, type LoginResult } from "@clinsign/contracts";
 import type { RequestMeta } from "../../core/context";
 import { passkeyAuthenticationOptions, passkeyRegistrationOptions } from "../../core/staff/passkeys";
 import {
@@ -49,9 +49,12 @@ export const authRouter = {
   verifyCode: publicProcedure
     .input(secondFactorCodeInput)
     .mutation(async ({ ctx, input }) => signedIn(ctx, await verifySecondFactorCode(ctx.services, ctx.pendingSignIn, input, meta(ctx)))),
-  /** Passkey options: for the account of the pending sign-in, else passwordless (discoverable). */
-  passkeyOptions: publicProcedure.mutation(async ({ ctx }) => {
-    const pending = ctx.pendingSignIn ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor") : null;
+  /**
+   * Passkey options: for the second step, the pending sign-in's account's passkeys; passwordless,
+   * any discoverable passkey (a leftover pending cookie does not matter then).
+   */
+  passkeyOptions: publicProcedure.input(passkeyOptionsInput).mutation(async ({ ctx, input }) => {
+    const pending = input.secondStep ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor") : null;
     return passkeyAuthenticationOptions(ctx.services, pending?.userId ?? null);
   }),
   verifyPasskey: publicProcedure

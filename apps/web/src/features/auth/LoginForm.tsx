@@ -60,7 +60,7 @@ export function LoginForm({ next, reason }: { next: string; reason: "expired" | 
     setFormError(null);
     setPasskeyBusy(true);
     try {
-      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync());
+      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync({ secondStep: false }));
       if (!outcome.ok) {
         setFormError(passkeyProblem(outcome.reason, t, "login"));
         return;

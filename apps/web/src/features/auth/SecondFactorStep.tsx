@@ -65,7 +65,7 @@ export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: 
     setError(null);
     setPasskeyBusy(true);
     try {
-      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync());
+      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync({ secondStep: true }));
       if (!outcome.ok) {
         setError(passkeyProblem(outcome.reason, t, "login"));
         return;
