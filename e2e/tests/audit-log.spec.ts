@@ -74,12 +74,12 @@ test("sign-ins and wrong passwords are logged with the staff member's name; Germ
   await login.goto("/login");
   await login.getByLabel("E-mail address").fill(ADMIN_EMAIL);
   await login.getByLabel("Password").fill("not-the-password-1");
-  await login.getByRole("button", { name: "Sign in" }).click();
+  await login.getByRole("button", { name: "Sign in", exact: true }).click();
   // The refusal has arrived (and the form has emptied the password field) before the retry.
   await expect(login.getByRole("alert").filter({ hasText: /password/i })).toBeVisible();
   await expect(login.getByLabel("Password")).toHaveValue("");
   await login.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await login.getByRole("button", { name: "Sign in" }).click();
+  await login.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(login).toHaveURL(/\/$/);
 
   for (const viewport of [

@@ -29,7 +29,7 @@ export async function signIn(page: Page): Promise<void> {
   await page.goto("/login");
   await page.getByLabel("E-mail address").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
 }

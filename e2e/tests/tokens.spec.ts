@@ -60,7 +60,7 @@ test.describe("API tokens", () => {
     await page.goto("/login");
     await page.getByLabel("E-mail address").fill("admin@demo.clinic");
     await page.getByLabel("Password").fill("not-the-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByTestId("login-error")).toHaveText("Wrong e-mail address or password.");
     await expect(page.getByLabel("Password")).toBeFocused();
     await expect(page).toHaveURL(/\/login$/);
@@ -78,7 +78,7 @@ test.describe("on a phone (360 × 740)", () => {
 
   test("login and tokens pages fit without horizontal scrolling", async ({ page }) => {
     await page.goto("/login");
-    await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
     expect(await hasHorizontalScroll(page)).toBe(false);
 
     await signIn(page);

@@ -7,6 +7,7 @@ import { loadSigningIdentity } from "./core/signatures/pades";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
 import { pruneSsoAttempts } from "./core/sso/sign-in";
+import { pruneSignInLeftovers } from "./core/staff/second-factor";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
@@ -45,6 +46,7 @@ async function main() {
     expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
     pruneSsoAttempts(services).catch((error) => log.error({ err: error }, "pruning single sign-on attempts failed"));
+    pruneSignInLeftovers(services.db).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));
   }, 60_000);
   expirySweep.unref();
   // Uploads no submission references are deleted UPLOAD_ORPHAN_HOURS after their upload.

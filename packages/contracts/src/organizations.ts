@@ -42,6 +42,8 @@ export const organizationSettings = z.object({
   signedCopyDays: z.number().int(),
   staffSessionIdleMinutes: z.number().int(),
   staffSessionMaxHours: z.number().int(),
+  /** Everyone who signs in with a password needs a second factor (authenticator app or passkey). */
+  requireSecondFactor: z.boolean(),
   updatedAt: isoDateTime,
 });
 export type OrganizationSettings = z.infer<typeof organizationSettings>;
@@ -83,6 +85,7 @@ export const updateOrganizationInput = z.object({
   staffSessionIdleMinutes: z.number().int().min(5).max(1440).optional(),
   /** A staff session ends this many hours after sign-in, however busy (1 h to 30 days). */
   staffSessionMaxHours: z.number().int().min(1).max(720).optional(),
+  requireSecondFactor: z.boolean().optional(),
 });
 export type UpdateOrganizationInput = z.input<typeof updateOrganizationInput>;
 

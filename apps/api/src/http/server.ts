@@ -9,6 +9,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { SESSION_COOKIE } from "../core/staff/staff";
+import { PENDING_SIGN_IN_COOKIE } from "../core/staff/second-factor";
 import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
@@ -125,6 +126,7 @@ export function createRequestListener(services: Services): RequestListener {
         request: requestMeta.get(req)!,
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
+        pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE],
         portalAccess: cookies[PORTAL_ACCESS_COOKIE],
         portalIdentity: cookies[PORTAL_IDENTITY_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,

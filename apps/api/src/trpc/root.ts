@@ -1,5 +1,6 @@
 import { authRouter, invitationsRouter } from "./routers/auth";
 import { accountRouter, usersRouter } from "./routers/users";
+import { accountSecurityRouter } from "./routers/account-security";
 import { auditRouter, draftsRouter, formsRouter, messagesRouter, publicEmbedsRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
@@ -18,6 +19,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   users: usersRouter,
   account: accountRouter,
+  accountSecurity: accountSecurityRouter,
   documents: documentsRouter,
   organization: organizationRouter,
   signatures: signaturesRouter,

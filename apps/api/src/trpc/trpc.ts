@@ -26,6 +26,8 @@ export interface TrpcContext {
   /** From the HTTP request, for callers of /trpc itself. */
   bearerToken?: string;
   sessionCookie?: string;
+  /** The pending sign-in cookie (`PENDING_SIGN_IN_COOKIE`) between the password and the second step. */
+  pendingSignIn?: string;
   /** The SMS portal's access cookie (`PORTAL_ACCESS_COOKIE`), sent only on the portal's paths. */
   portalAccess?: string;
   /** The SMS portal's identification cookie (`PORTAL_IDENTITY_COOKIE`), for the OTP steps. */

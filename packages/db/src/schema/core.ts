@@ -61,6 +61,8 @@ export const organizations = pgTable("organizations", {
   staffSessionIdleMinutes: integer("staff_session_idle_minutes").notNull().default(60),
   /** A staff session ends this long after sign-in, however busy: one clinical shift. */
   staffSessionMaxHours: integer("staff_session_max_hours").notNull().default(12),
+  /** Everyone who signs in with a password needs a second factor (TOTP or passkey). */
+  requireSecondFactor: boolean("require_second_factor").notNull().default(false),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
@@ -298,3 +300,99 @@ export const rateLimits = pgTable("rate_limits", {
   count: integer("count").notNull(),
   resetAt: timestamp("reset_at", { withTimezone: true, mode: "date" }).notNull(),
 });
+
+/**
+ * A staff account's authenticator app (TOTP, RFC 6238: SHA-1, 30 s, 6 digits). The secret is
+ * sealed with the service key (SecretBox). `confirmedAt` null while set-up waits for the first
+ * code; `lastUsedStep` is the newest time step accepted, so a code is never accepted twice.
+ */
+export const staffTotp = pgTable("staff_totp", {
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secretEnc: text("secret_enc").notNull(),
+  confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
+  lastUsedStep: bigint("last_used_step", { mode: "number" }),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes of a staff account: SHA-256 of each (high-entropy) code, never the code. */
+export const staffRecoveryCodes = pgTable(
+  "staff_recovery_codes",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("staff_recovery_codes_user_hash_uq").on(t.userId, t.codeHash)],
+);
+
+/** A staff account's WebAuthn credential (passkey). */
+export const staffPasskeys = pgTable(
+  "staff_passkeys",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** The credential id, base64url, as the authenticator names it. */
+    credentialId: text("credential_id").notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text("public_key").notNull(),
+    counter: bigint("counter", { mode: "number" }).notNull().default(0),
+    transports: jsonb("transports").$type<string[]>().notNull().default([]),
+    /** `singleDevice` or `multiDevice` (synced passkey). */
+    deviceType: text("device_type").notNull(),
+    backedUp: boolean("backed_up").notNull().default(false),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [uniqueIndex("staff_passkeys_credential_uq").on(t.credentialId), index("staff_passkeys_user_idx").on(t.userId, t.createdAt)],
+);
+
+export type WebauthnChallengePurpose = "register" | "authenticate";
+
+/**
+ * WebAuthn challenges handed out and not yet answered: single-use (deleted when answered),
+ * short-lived, in the database so any API instance can check the answer. `userId` null for a
+ * passwordless sign-in, where the authenticator names the account.
+ */
+export const webauthnChallenges = pgTable(
+  "webauthn_challenges",
+  {
+    /** SHA-256 (hex) of the challenge (base64url). */
+    challengeHash: text("challenge_hash").primaryKey(),
+    purpose: text("purpose").$type<WebauthnChallengePurpose>().notNull(),
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [index("webauthn_challenges_expires_idx").on(t.expiresAt)],
+);
+
+/** `second_factor`: the password was right, a factor must follow; `enroll`: one must be set up first. */
+export type PendingSignInStep = "second_factor" | "enroll";
+
+/**
+ * A password step passed, the session not yet opened: the HTTP-only cookie's value hashed
+ * (SHA-256). Short-lived, deleted when the session opens. Not a session: it opens nothing but
+ * the second step.
+ */
+export const staffPendingSignIns = pgTable(
+  "staff_pending_sign_ins",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: organizationId(),
+    step: text("step").$type<PendingSignInStep>().notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("staff_pending_sign_ins_user_idx").on(t.userId), index("staff_pending_sign_ins_expires_idx").on(t.expiresAt)],
+);

@@ -32,6 +32,7 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     signedCopyDays: row.signedCopyDays,
     staffSessionIdleMinutes: row.staffSessionIdleMinutes,
     staffSessionMaxHours: row.staffSessionMaxHours,
+    requireSecondFactor: row.requireSecondFactor,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -72,6 +73,7 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.signedCopyDays !== undefined && { signedCopyDays: input.signedCopyDays }),
       ...(input.staffSessionIdleMinutes !== undefined && { staffSessionIdleMinutes: input.staffSessionIdleMinutes }),
       ...(input.staffSessionMaxHours !== undefined && { staffSessionMaxHours: input.staffSessionMaxHours }),
+      ...(input.requireSecondFactor !== undefined && { requireSecondFactor: input.requireSecondFactor }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

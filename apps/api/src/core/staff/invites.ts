@@ -68,5 +68,5 @@ export async function acceptInvite(services: Services, input: { token: string; n
     await recordAudit(ctx, { action: "staff.invite_accepted", metadata: { inviteId: invite.id, userId: id, role: invite.role } });
     return id;
   });
-  return openStaffSession(services, { userId, organizationId: invite.organizationId }, request);
+  return openStaffSession(services, { userId, organizationId: invite.organizationId }, request, { method: "invitation" });
 }

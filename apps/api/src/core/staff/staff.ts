@@ -6,6 +6,7 @@ import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPasswor
 import { AppError, unauthorized } from "../errors";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
 import { organizationsRequiringSso } from "../sso/sso-only";
+import { afterPassword } from "./second-factor";
 
 export const SESSION_COOKIE = "clinsign_session";
 /** The longest a staff session can last (the largest `staffSessionMaxHours`); the cookie's own end is the session's. */
@@ -14,14 +15,18 @@ export const SESSION_TTL_SECONDS = 720 * 60 * 60;
 export const STAFF_SESSION_TOUCH_SECONDS = 60;
 
 /**
- * The staff session's Set-Cookie value (empty with max-age 0 clears it): HTTP-only, SameSite=Lax
+ * A staff cookie's Set-Cookie value (empty with max-age 0 clears it): HTTP-only, SameSite=Lax
  * (sent on top-level navigation to the console, never on cross-site subrequests), Secure when the
- * console is served over HTTPS, and ending with the session's absolute end (the idle end is the
- * server's to check).
+ * console is served over HTTPS.
  */
-export function sessionCookieHeader(config: Pick<Services["config"], "publicWebUrl">, value: string, maxAgeSeconds: number): string {
+export function httpOnlyCookie(config: Pick<Services["config"], "publicWebUrl">, name: string, value: string, maxAgeSeconds: number): string {
   const secure = config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+/** The staff session cookie; it ends with the session's absolute end (the idle end is the server's to check). */
+export function sessionCookieHeader(config: Pick<Services["config"], "publicWebUrl">, value: string, maxAgeSeconds: number): string {
+  return httpOnlyCookie(config, SESSION_COOKIE, value, maxAgeSeconds);
 }
 
 /** The Set-Cookie value of a session `openStaffSession` opened: it ends with the session's absolute end. */
@@ -66,8 +71,8 @@ async function auditSignIn(
 }
 
 /**
- * Checks e-mail and password and opens a session. Attempts are limited per address and per IP,
- * and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
+ * Checks e-mail and password, then opens a session or, with a second factor, a pending sign-in.
+ * Attempts are limited per address and per IP, and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
  * audited in the account's organizations; an unknown address has no organization, so it is only
  * counted by the rate limits and noted in the process log (without the address). The answer is
  * the same either way.
@@ -107,7 +112,8 @@ export async function logIn(services: Services, input: { email: string; password
   }
   if (!membership) throw unauthorized(joined.length ? "this account is deactivated: ask an admin of your organization" : "this account belongs to no organization");
   await resetRateLimit(db, emailKey);
-  return openStaffSession(services, { userId: user.id, organizationId: membership.organizationId }, request, { method: "password" });
+  // With a second factor (or one required) the session opens only after the next step.
+  return afterPassword(services, { userId: user.id, organizationId: membership.organizationId }, request);
 }
 
 /**
@@ -119,7 +125,7 @@ export async function openStaffSession(
   member: { userId: string; organizationId: string },
   request: RequestMeta,
   /** How the identity was proven, recorded in the sign-in's audit entry. */
-  proof?: { method: "password" | "sso" },
+  proof?: { method: "password" | "password_and_second_factor" | "passkey" | "sso" | "invitation" },
 ) {
   const token = randomSecret(32);
   const [org] = await services.db

@@ -1,25 +1,97 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { acceptInviteInput, describeInviteInput, loginInput, ssoLookupInput } from "@clinsign/contracts";
+import {
+  acceptInviteInput,
+  describeInviteInput,
+  loginInput,
+  passkeyAuthenticationInput,
+  passkeyOptionsInput,
+  passkeyRegistrationInput,
+  secondFactorCodeInput,
+  ssoLookupInput,
+  totpCodeInput,
+  type LoginResult,
+} from "@clinsign/contracts";
+import type { RequestMeta } from "../../core/context";
 import { acceptInvite, describeInvite } from "../../core/staff/invites";
-import { describeStaff, logIn, logOut, openedSessionCookie, sessionCookieHeader } from "../../core/staff/staff";
+import { passkeyAuthenticationOptions, passkeyRegistrationOptions } from "../../core/staff/passkeys";
+import {
+  addPasskeyFactor,
+  addTotpFactor,
+  enrollAndSignIn,
+  PENDING_SIGN_IN_COOKIE,
+  readPendingSignIn,
+  signInWithPasskey,
+  verifySecondFactorCode,
+  verifySecondFactorPasskey,
+  type PasswordStepResult,
+} from "../../core/staff/second-factor";
+import { describeStaff, httpOnlyCookie, logIn, logOut, openedSessionCookie, sessionCookieHeader } from "../../core/staff/staff";
 import { lookupSsoProvider } from "../../core/sso/sign-in";
+import { totpSetupFor } from "../../core/staff/totp";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
-
-const sessionCookie = (ctx: TrpcContext, value: string, maxAgeSeconds: number) => sessionCookieHeader(ctx.services.config, value, maxAgeSeconds);
 
 /** Sets the cookie of a session `openStaffSession` opened. */
 export function setStaffSessionCookie(ctx: TrpcContext, session: { token: string; expiresAt: Date }): void {
   ctx.setCookie(openedSessionCookie(ctx.services.config, session));
 }
 
+/** Sets the session cookie and ends the pending sign-in's. */
+function signedIn(ctx: TrpcContext, session: { token: string; expiresAt: Date }): LoginResult {
+  setStaffSessionCookie(ctx, session);
+  if (ctx.pendingSignIn) ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, "", 0));
+  return { ok: true, step: "done" };
+}
+
+function afterPasswordStep(ctx: TrpcContext, result: PasswordStepResult): LoginResult {
+  if (result.step === "done") return signedIn(ctx, result.session);
+  const seconds = Math.round((result.pending.expiresAt.getTime() - Date.now()) / 1000);
+  ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, result.pending.token, seconds));
+  return { ok: true, step: result.step, ...(result.methods && { methods: result.methods }) };
+}
+
+const pendingEnrollment = (ctx: TrpcContext) => readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "enroll");
+const meta = (ctx: TrpcContext): RequestMeta => ctx.request;
+
+/**
+ * Signing in: the password step, then (with a factor) the second step on the pending sign-in
+ * cookie, or (where one is required and none exists) setting up a first factor. Passwordless
+ * passkey sign-in is its own door.
+ */
 export const authRouter = {
-  login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => {
-    setStaffSessionCookie(ctx, await logIn(ctx.services, input, ctx.request));
-    return { ok: true as const };
+  login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, input, ctx.request))),
+  verifyCode: publicProcedure
+    .input(secondFactorCodeInput)
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await verifySecondFactorCode(ctx.services, ctx.pendingSignIn, input, meta(ctx)))),
+  /**
+   * Passkey options: for the second step, the pending sign-in's account's passkeys; passwordless,
+   * any discoverable passkey (a leftover pending cookie does not matter then).
+   */
+  passkeyOptions: publicProcedure.input(passkeyOptionsInput).mutation(async ({ ctx, input }) => {
+    const pending = input.secondStep ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor") : null;
+    return passkeyAuthenticationOptions(ctx.services, pending?.userId ?? null);
+  }),
+  verifyPasskey: publicProcedure
+    .input(passkeyAuthenticationInput)
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await verifySecondFactorPasskey(ctx.services, ctx.pendingSignIn, input.response, meta(ctx)))),
+  passkeySignIn: publicProcedure
+    .input(passkeyAuthenticationInput)
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await signInWithPasskey(ctx.services, input.response, meta(ctx)))),
+  /** Setting up a first factor where the organization requires one (pending `enroll` sign-in). */
+  enrollTotpStart: publicProcedure.mutation(async ({ ctx }) => totpSetupFor(ctx.services, (await pendingEnrollment(ctx)).userId)),
+  enrollTotpConfirm: publicProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
+    const pending = await pendingEnrollment(ctx);
+    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () => addTotpFactor(ctx.services, pending.userId, input.code, meta(ctx)));
+    return { ...signedIn(ctx, session), recoveryCodes };
+  }),
+  enrollPasskeyOptions: publicProcedure.mutation(async ({ ctx }) => passkeyRegistrationOptions(ctx.services, (await pendingEnrollment(ctx)).userId)),
+  enrollPasskeyVerify: publicProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
+    const pending = await pendingEnrollment(ctx);
+    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () => addPasskeyFactor(ctx.services, pending.userId, input, meta(ctx)));
+    return { ...signedIn(ctx, session), recoveryCodes };
   }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
     await logOut(ctx.services.db, ctx.sessionCookie);
-    ctx.setCookie(sessionCookie(ctx, "", 0));
+    ctx.setCookie(sessionCookieHeader(ctx.services.config, "", 0));
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */

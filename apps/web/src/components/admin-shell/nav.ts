@@ -51,6 +51,7 @@ export const navigation: NavGroup[] = [
       { key: "users", href: "/users", icon: "users", ready: true, requires: "users.list" },
       { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
+      { key: "security", href: "/security", icon: "shield", ready: true },
     ],
   },
   { label: "groupAccount", items: [{ key: "account", href: "/account", icon: "user", ready: true }] },

@@ -1,7 +1,7 @@
 "use client";
 
-import { Button, Notice, TextField } from "@clinsign/ui";
-import type { SsoErrorCode } from "@clinsign/contracts";
+import { Button, cx, Icon, Notice, TextField } from "@clinsign/ui";
+import type { LoginResult, SsoErrorCode } from "@clinsign/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
@@ -11,7 +11,13 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, retryAfterMinutes, translateValidationMessage } from "../../trpc/errors";
+import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
+import { EnrollStep } from "./EnrollStep";
+import { SecondFactorStep } from "./SecondFactorStep";
+import { SignInAlert } from "./SignInAlert";
 import styles from "./LoginForm.module.css";
+
+type Stage = { step: "password" } | { step: "second_factor"; methods: NonNullable<LoginResult["methods"]> } | { step: "enroll" };
 
 interface FieldErrors {
   email?: string;
@@ -48,13 +54,55 @@ export function LoginForm({
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const sso = useSsoProvider(organizationId, email);
+  const [stage, setStage] = useState<Stage>({ step: "password" });
+  const [passkeyBusy, setPasskeyBusy] = useState(false);
+  const [entering, setEntering] = useState(false);
+
+  function enter() {
+    setEntering(true);
+    // Forget answers cached while signed out (e.g. a failed auth.me) before entering.
+    queryClient.clear();
+    router.replace(next);
+  }
+
+  function restart(expired: boolean) {
+    setStage({ step: "password" });
+    setPassword("");
+    setFormError(expired ? t.login.pendingExpired : null);
+  }
+
+  const passkeyOptions = useMutation(trpc.auth.passkeyOptions.mutationOptions());
+  const passkeySignIn = useMutation(trpc.auth.passkeySignIn.mutationOptions());
+
+  /** Passwordless: a discoverable passkey names the account and is both factors at once. */
+  async function signInWithPasskey() {
+    setFormError(null);
+    setPasskeyBusy(true);
+    try {
+      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync({ secondStep: false }));
+      if (!outcome.ok) {
+        setFormError(passkeyProblem(outcome.reason, t, "login"));
+        return;
+      }
+      await passkeySignIn.mutateAsync({ response: outcome.response as never });
+      enter();
+    } catch (error) {
+      const apiError = readApiError(error);
+      if (apiError.code === "TOO_MANY_REQUESTS") {
+        const minutes = retryAfterMinutes(apiError);
+        setFormError(minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited);
+      } else setFormError(apiError.code === "UNAUTHORIZED" ? t.login.passkeyFailed : describeApiError(apiError, t));
+    } finally {
+      setPasskeyBusy(false);
+    }
+  }
 
   const login = useMutation(
     trpc.auth.login.mutationOptions({
-      onSuccess: () => {
-        // Forget answers cached while signed out (e.g. a failed auth.me) before entering.
-        queryClient.clear();
-        router.replace(next);
+      onSuccess: (result) => {
+        if (result.step === "second_factor" && result.methods) setStage({ step: "second_factor", methods: result.methods });
+        else if (result.step === "enroll") setStage({ step: "enroll" });
+        else enter();
       },
       onError: (error) => {
         const apiError = readApiError(error);
@@ -95,7 +143,7 @@ export function LoginForm({
     login.mutate({ email: email.trim(), password });
   }
 
-  const busy = login.isPending || login.isSuccess;
+  const busy = login.isPending || (login.isSuccess && stage.step === "password") || entering;
 
   return (
     <div className={styles.page}>
@@ -103,11 +151,17 @@ export function LoginForm({
         <LanguageSwitch />
       </div>
       <main className={styles.main}>
-        <div className={styles.card}>
+        <div className={cx(styles.card, stage.step === "enroll" && styles.cardWide)}>
           <div className={styles.brand}>
             <Logo name={t.common.productName} size="large" />
             <p className={styles.tagline}>{t.common.productTagline}</p>
           </div>
+          {stage.step === "second_factor" ? (
+            <SecondFactorStep methods={stage.methods} onSignedIn={enter} onRestart={restart} />
+          ) : stage.step === "enroll" ? (
+            <EnrollStep onSignedIn={enter} onRestart={restart} />
+          ) : (
+            <>
           <div className={styles.heading}>
             <h1>{t.login.title}</h1>
             <p className={styles.subtitle}>{t.login.subtitle}</p>
@@ -120,13 +174,7 @@ export function LoginForm({
           ) : null}
           {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
           {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-          <div aria-live="assertive" className={styles.alertSlot}>
-            {formError ? (
-              <Notice tone="danger" role="alert">
-                <span data-testid="login-error">{formError}</span>
-              </Notice>
-            ) : null}
-          </div>
+          <SignInAlert message={formError} />
 
           {sso ? (
             <div className={styles.sso}>
@@ -170,6 +218,12 @@ export function LoginForm({
               {t.login.submit}
             </Button>
           </form>
+          <div className={styles.divider}>{t.login.or}</div>
+          <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
+            {t.login.passkeySignIn}
+          </Button>
+            </>
+          )}
         </div>
         <p className={styles.footer}>{t.login.footer}</p>
       </main>

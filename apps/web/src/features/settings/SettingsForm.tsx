@@ -204,6 +204,17 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         </div>
       </Card>
 
+      <Card title={t.settings.secondFactorTitle}>
+        <Switch
+          label={t.settings.secondFactorLabel}
+          description={t.settings.secondFactorDescription}
+          name="requireSecondFactor"
+          checked={form.requireSecondFactor}
+          disabled={disabled}
+          onChange={(checked) => change("requireSecondFactor", checked)}
+        />
+      </Card>
+
       <Card title={t.settings.otpTitle}>
         <Switch
           label={t.settings.otpLabel}

@@ -9,6 +9,7 @@ const settings: OrganizationSettings = {
   webhookUrls: ["https://hooks.example.org/a"],
   hasWebhookSecret: true,
   otpEnabled: false,
+  requireSecondFactor: false,
   sessionMethod: "none",
   hasSessionJwtSecret: false,
   sessionJwksUrl: null,

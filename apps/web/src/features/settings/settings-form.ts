@@ -9,6 +9,7 @@ export interface SettingsFormState {
   name: string;
   webhookUrls: string[];
   otpEnabled: boolean;
+  requireSecondFactor: boolean;
   sessionMethod: SessionMethod;
   sessionJwtSecret: string;
   sessionJwksUrl: string;
@@ -91,6 +92,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     name: settings.name,
     webhookUrls: [...settings.webhookUrls],
     otpEnabled: settings.otpEnabled,
+    requireSecondFactor: settings.requireSecondFactor,
     sessionMethod: settings.sessionMethod,
     sessionJwtSecret: "",
     sessionJwksUrl: settings.sessionJwksUrl ?? "",
@@ -116,6 +118,7 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.name !== saved.name ||
     JSON.stringify(trimmedUrls(form.webhookUrls)) !== JSON.stringify(saved.webhookUrls) ||
     form.otpEnabled !== saved.otpEnabled ||
+    form.requireSecondFactor !== saved.requireSecondFactor ||
     form.sessionMethod !== saved.sessionMethod ||
     form.sessionJwtSecret !== "" ||
     (form.sessionMethod === "jwks" && form.sessionJwksUrl.trim() !== saved.sessionJwksUrl) ||
@@ -148,6 +151,7 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     name: form.name,
     webhookUrls: rows.map((entry) => entry.url),
     otpEnabled: form.otpEnabled,
+    requireSecondFactor: form.requireSecondFactor,
     sessionMethod: form.sessionMethod,
     requireSessionVerification: form.requireSessionVerification,
     // An emptied field clears the check.

@@ -1,0 +1,329 @@
+"use client";
+
+import type { AccountSecurity, PasskeySummary, TotpSetup as TotpSetupData } from "@clinsign/contracts";
+import { Badge, Button, Card, Icon, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { LoadFailed } from "../../components/LoadFailed";
+import { PageHeader } from "../../components/PageHeader";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { describeApiError, readApiError } from "../../trpc/errors";
+import { RecoveryCodes } from "./RecoveryCodes";
+import { TotpSetup } from "./TotpSetup";
+import { createPasskey, passkeyProblem } from "./webauthn";
+import styles from "./account-security.module.css";
+
+/** The signed-in member's own second factors: authenticator app, passkeys, recovery codes. */
+export function SecurityPage() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const overview = useQuery(trpc.accountSecurity.overview.queryOptions());
+  const [announcement, setAnnouncement] = useState<{ tone: "success" | "danger"; text: string } | null>(null);
+  const [newCodes, setNewCodes] = useState<string[] | null>(null);
+
+  return (
+    <>
+      <PageHeader title={t.security.pageTitle} description={t.security.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div role="status" aria-live="polite">
+          {announcement ? <Notice tone={announcement.tone}>{announcement.text}</Notice> : null}
+        </div>
+        {overview.isPending ? (
+          <Card>
+            <Skeleton label={t.common.loading} lines={4} />
+          </Card>
+        ) : overview.error ? (
+          <LoadFailed query={overview} />
+        ) : (
+          <>
+            {newCodes ? (
+              <Card title={t.security.recoveryTitle}>
+                <RecoveryCodes codes={newCodes} onDone={() => setNewCodes(null)} />
+              </Card>
+            ) : null}
+            {overview.data.totp === null && overview.data.passkeys.length === 0 ? (
+              <Notice tone={overview.data.required ? "warning" : "info"}>{overview.data.required ? t.security.required : t.security.noFactor}</Notice>
+            ) : overview.data.required ? (
+              <Notice tone="info">{t.security.required}</Notice>
+            ) : null}
+            <TotpCard security={overview.data} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
+            <PasskeysCard security={overview.data} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
+            <RecoveryCard security={overview.data} onCodes={setNewCodes} onAnnounce={setAnnouncement} />
+          </>
+        )}
+      </div>
+    </>
+  );
+}
+
+interface CardProps {
+  security: AccountSecurity;
+  onAnnounce: (announcement: { tone: "success" | "danger"; text: string } | null) => void;
+  onCodes: (codes: string[] | null) => void;
+}
+
+function useRefresh() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: trpc.accountSecurity.overview.queryKey() });
+}
+
+function useErrorText() {
+  const { t } = useI18n();
+  return (error: unknown) => {
+    const apiError = readApiError(error);
+    if (apiError.details.reason === "second_factor_required") return t.security.lastFactorRequired;
+    if (apiError.details.reason === "passkey_exists") return t.security.passkeyExists;
+    return describeApiError(apiError, t);
+  };
+}
+
+function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const refresh = useRefresh();
+  const errorText = useErrorText();
+  const [setup, setSetup] = useState<TotpSetupData | null>(null);
+  const [codeError, setCodeError] = useState<string | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+
+  const start = useMutation(trpc.accountSecurity.totpStart.mutationOptions({ onSuccess: (data) => setSetup(data), onError: (e) => onAnnounce({ tone: "danger", text: errorText(e) }) }));
+  const confirm = useMutation(
+    trpc.accountSecurity.totpConfirm.mutationOptions({
+      onSuccess: async (data) => {
+        setSetup(null);
+        setCodeError(null);
+        onAnnounce({ tone: "success", text: t.security.totpAdded });
+        if (data.recoveryCodes) onCodes(data.recoveryCodes);
+        await refresh();
+      },
+      onError: (e) => setCodeError(readApiError(e).code === "BAD_REQUEST" ? t.login.wrongCode : errorText(e)),
+    }),
+  );
+  const remove = useMutation(
+    trpc.accountSecurity.totpRemove.mutationOptions({
+      onSuccess: async () => {
+        setConfirmRemove(false);
+        onAnnounce({ tone: "success", text: t.security.totpRemoved });
+        await refresh();
+      },
+      onError: (e) => {
+        setConfirmRemove(false);
+        onAnnounce({ tone: "danger", text: errorText(e) });
+      },
+    }),
+  );
+
+  return (
+    <Card title={t.security.totpTitle} description={t.security.totpDescription} data-testid="totp-card">
+      {setup ? (
+        <TotpSetup setup={setup} busy={confirm.isPending} error={codeError} onConfirm={(code) => confirm.mutate({ code })} onCancel={() => setSetup(null)} />
+      ) : security.totp ? (
+        <div className={styles.passkey}>
+          <span className={styles.status}>
+            <Icon name="check" />
+            {format(t.security.totpOn, { date: formatDateTime(security.totp.createdAt, locale) })}
+          </span>
+          {confirmRemove ? (
+            <span className="cs-row">
+              <span>{t.security.totpRemoveConfirm}</span>
+              <Button variant="danger" size="small" busy={remove.isPending} onClick={() => remove.mutate()}>
+                {t.security.totpRemove}
+              </Button>
+              <Button size="small" onClick={() => setConfirmRemove(false)}>
+                {t.common.cancel}
+              </Button>
+            </span>
+          ) : (
+            <Button variant="danger-outline" size="small" icon={<Icon name="trash" />} onClick={() => setConfirmRemove(true)}>
+              {t.security.totpRemove}
+            </Button>
+          )}
+        </div>
+      ) : (
+        <div className={styles.passkey}>
+          <span className={styles.muted}>{t.security.totpOff}</span>
+          <Button variant="primary" icon={<Icon name="plus" />} busy={start.isPending} onClick={() => start.mutate()}>
+            {t.security.totpAdd}
+          </Button>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const refresh = useRefresh();
+  const errorText = useErrorText();
+  const [name, setName] = useState("");
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
+  const options = useMutation(trpc.accountSecurity.passkeyOptions.mutationOptions());
+  const register = useMutation(trpc.accountSecurity.passkeyRegister.mutationOptions());
+
+  async function add(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const chosen = name.trim() || t.security.passkeyNameDefault;
+    if (chosen.length > 60) return setNameError(t.validation.tooLong);
+    setNameError(null);
+    onAnnounce(null);
+    setAdding(true);
+    try {
+      const optionsJSON = await options.mutateAsync();
+      const outcome = await createPasskey(optionsJSON);
+      if (!outcome.ok) {
+        onAnnounce({ tone: "danger", text: passkeyProblem(outcome.reason, t, "security") });
+        return;
+      }
+      const added = await register.mutateAsync({ name: chosen, response: outcome.response as never });
+      setName("");
+      onAnnounce({ tone: "success", text: format(t.security.passkeyAdded, { name: chosen }) });
+      if (added.recoveryCodes) onCodes(added.recoveryCodes);
+      await refresh();
+    } catch (error) {
+      onAnnounce({ tone: "danger", text: readApiError(error).code === "BAD_REQUEST" ? t.security.passkeyFailed : errorText(error) });
+    } finally {
+      setAdding(false);
+    }
+  }
+
+  return (
+    <Card title={t.security.passkeysTitle} description={t.security.passkeysDescription} data-testid="passkeys-card">
+      <div className="cs-stack cs-stack--lg">
+        {security.passkeys.length === 0 ? (
+          <p className={styles.muted}>{t.security.passkeysEmpty}</p>
+        ) : (
+          <ul className={styles.passkeys}>
+            {security.passkeys.map((passkey) => (
+              <PasskeyRow key={passkey.id} passkey={passkey} onAnnounce={onAnnounce} />
+            ))}
+          </ul>
+        )}
+        <form className={styles.addPasskey} onSubmit={add} noValidate>
+          <TextField
+            label={t.security.passkeyName}
+            hint={t.security.passkeyNameHint}
+            name="passkey-name"
+            placeholder={t.security.passkeyNameDefault}
+            maxLength={60}
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+            error={nameError ?? undefined}
+          />
+          <Button type="submit" icon={<Icon name="plus" />} busy={adding}>
+            {t.security.passkeyAdd}
+          </Button>
+        </form>
+      </div>
+    </Card>
+  );
+}
+
+function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnounce: CardProps["onAnnounce"] }) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const refresh = useRefresh();
+  const errorText = useErrorText();
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation(
+    trpc.accountSecurity.passkeyRemove.mutationOptions({
+      onSuccess: async () => {
+        onAnnounce({ tone: "success", text: format(t.security.passkeyRemoved, { name: passkey.name }) });
+        await refresh();
+      },
+      onError: (e) => {
+        setConfirming(false);
+        onAnnounce({ tone: "danger", text: errorText(e) });
+      },
+    }),
+  );
+  const used = passkey.lastUsedAt ? format(t.security.passkeyLastUsed, { date: formatDateTime(passkey.lastUsedAt, locale) }) : t.security.passkeyNeverUsed;
+  return (
+    <li className={styles.passkey} data-testid="passkey-row">
+      <div>
+        <div className={styles.status}>
+          <Icon name="key" />
+          <span className={styles.passkeyName}>{passkey.name}</span>
+          {passkey.backedUp ? <Badge tone="accent">{t.security.passkeySynced}</Badge> : null}
+        </div>
+        <div className={styles.muted}>
+          {format(t.security.passkeyCreated, { date: formatDateTime(passkey.createdAt, locale) })} · {used}
+        </div>
+      </div>
+      {confirming ? (
+        <span className="cs-row">
+          <span>{format(t.security.passkeyRemoveConfirm, { name: passkey.name })}</span>
+          <Button variant="danger" size="small" busy={remove.isPending} onClick={() => remove.mutate({ id: passkey.id })}>
+            {t.security.passkeyRemove}
+          </Button>
+          <Button size="small" onClick={() => setConfirming(false)}>
+            {t.common.cancel}
+          </Button>
+        </span>
+      ) : (
+        <Button
+          variant="danger-outline"
+          size="small"
+          icon={<Icon name="trash" />}
+          aria-label={format(t.security.passkeyRemoveLabel, { name: passkey.name })}
+          onClick={() => setConfirming(true)}
+        >
+          {t.security.passkeyRemove}
+        </Button>
+      )}
+    </li>
+  );
+}
+
+function RecoveryCard({ security, onCodes, onAnnounce }: Omit<CardProps, "onAnnounce"> & { onAnnounce: CardProps["onAnnounce"] }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const refresh = useRefresh();
+  const errorText = useErrorText();
+  const [confirming, setConfirming] = useState(false);
+  const hasFactor = security.totp !== null || security.passkeys.length > 0;
+  const regenerate = useMutation(
+    trpc.accountSecurity.regenerateRecoveryCodes.mutationOptions({
+      onSuccess: async (data) => {
+        setConfirming(false);
+        onCodes(data.recoveryCodes);
+        await refresh();
+      },
+      onError: (e) => {
+        setConfirming(false);
+        onAnnounce({ tone: "danger", text: errorText(e) });
+      },
+    }),
+  );
+  return (
+    <Card title={t.security.recoveryTitle} description={t.security.recoveryDescription} data-testid="recovery-card">
+      {hasFactor ? (
+        <div className={styles.passkey}>
+          <span>{format(t.security.recoveryLeft, { count: security.recoveryCodesLeft })}</span>
+          {confirming ? (
+            <span className="cs-row">
+              <span>{t.security.recoveryRegenerateConfirm}</span>
+              <Button variant="primary" size="small" busy={regenerate.isPending} onClick={() => regenerate.mutate()}>
+                {t.security.recoveryRegenerate}
+              </Button>
+              <Button size="small" onClick={() => setConfirming(false)}>
+                {t.common.cancel}
+              </Button>
+            </span>
+          ) : (
+            <Button size="small" icon={<Icon name="refresh" />} onClick={() => setConfirming(true)}>
+              {t.security.recoveryRegenerate}
+            </Button>
+          )}
+        </div>
+      ) : (
+        <p className={styles.muted}>{t.security.recoveryNone}</p>
+      )}
+    </Card>
+  );
+}
