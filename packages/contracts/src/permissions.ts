@@ -23,6 +23,17 @@ export const staffPermissions = {
   "account.endSession": everyone,
   "account.endOtherSessions": everyone,
 
+  // Each member's own sign-in factors (authenticator app, passkeys, recovery codes).
+  "accountSecurity.overview": everyone,
+  "accountSecurity.totpStart": everyone,
+  "accountSecurity.totpConfirm": everyone,
+  "accountSecurity.totpRemove": everyone,
+  "accountSecurity.passkeyOptions": everyone,
+  "accountSecurity.passkeyRegister": everyone,
+  "accountSecurity.passkeyRename": everyone,
+  "accountSecurity.passkeyRemove": everyone,
+  "accountSecurity.regenerateRecoveryCodes": everyone,
+
   "users.list": admins,
   "users.invites": admins,
   "users.invite": admins,
