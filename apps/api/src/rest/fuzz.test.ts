@@ -145,6 +145,11 @@ interface Credentials {
   org: TestOrg;
   sessionId: string;
   templateIdentifier: string;
+  /**
+   * The template path parameters name (F4–F6): another one, so a hostile F6 with the real token may
+   * delete it without taking the session's template, and the event door, along with it.
+   */
+  pathTemplateIdentifier: string;
   /** A live SMS-portal request after identification: its link and access cookie. */
   portal: { linkToken: string; accessCookie: string };
   /** A live SMS-portal request of a two-factor organization, identified and waiting for its code. */
@@ -187,7 +192,7 @@ const encodeSegment = (text: string) => encodeURIComponent(text.replace(/[\ud800
 
 function fillPath(rng: Rng, path: string, creds: Credentials): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === "identifier" && rng.chance(0.3) ? creds.templateIdentifier : rng.chance(0.8) ? rng.pick(SEGMENTS) : encodeSegment(String(hostileValue(rng))),
+    name === "identifier" && rng.chance(0.3) ? creds.pathTemplateIdentifier : rng.chance(0.8) ? rng.pick(SEGMENTS) : encodeSegment(String(hostileValue(rng))),
   );
 }
 
@@ -354,6 +359,7 @@ beforeAll(async () => {
   creds = {
     org,
     templateIdentifier: template.identifier,
+    pathTemplateIdentifier: (await activeTemplate(org, [...fields])).identifier,
     sessionId: await newSession(api, org, template.identifier, { rnummer: "R-SESSION" }),
     portal: { linkToken: portal.linkToken, accessCookie: portal.cookie },
     otpPortal: { linkToken: otpPortal.linkToken, identityCookie: otpPortal.cookie },
