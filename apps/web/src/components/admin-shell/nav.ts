@@ -51,10 +51,16 @@ export const navigation: NavGroup[] = [
       { key: "users", href: "/users", icon: "users", ready: true, requires: "users.list" },
       { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
+    ],
+  },
+  {
+    // The signed-in member's own: sessions, and the factors they sign in with.
+    label: "groupAccount",
+    items: [
+      { key: "account", href: "/account", icon: "user", ready: true },
       { key: "security", href: "/security", icon: "shield", ready: true },
     ],
   },
-  { label: "groupAccount", items: [{ key: "account", href: "/account", icon: "user", ready: true }] },
 ];
 
 export function isActive(item: NavItem, pathname: string): boolean {
