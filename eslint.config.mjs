@@ -8,11 +8,25 @@ export default tseslint.config(
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration from src/env.ts." }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read configuration from src/env.ts." },
+      ],
     },
   },
   {
-    files: ["**/env.ts", "**/testing.ts", "**/testing/**", "**/*.config.*", "scripts/**", "e2e/**", "**/*.test.ts", "**/test/**", "**/bench/**", "apps/web/**"],
+    files: [
+      "**/env.ts",
+      "**/testing.ts",
+      "**/testing/**",
+      "**/*.config.*",
+      "scripts/**",
+      "e2e/**",
+      "**/*.test.ts",
+      "**/test/**",
+      "**/bench/**",
+      "apps/web/**",
+    ],
     rules: { "no-restricted-properties": "off" },
   },
 );

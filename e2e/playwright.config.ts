@@ -2,7 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API_PORT, FILE_SERVER_PORT, IDP_PORT, SMS_GATEWAY_PORT, SMTP_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./tests/support";
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  API_PORT,
+  FILE_SERVER_PORT,
+  IDP_PORT,
+  SMS_GATEWAY_PORT,
+  SMTP_PORT,
+  WEB_PORT,
+  WEBHOOK_RECEIVER_PORT,
+} from "./tests/support";
 
 // One fresh data folder per run, removed when the run ends (E2E_KEEP_DATA=1 keeps it). The
 // config is also loaded by the worker processes: they inherit the variable, so only the

@@ -11,7 +11,13 @@ export function childEnv(base, { apiOnly, root }) {
   const env = { ...base, NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: resolve(base.DATA_DIR || join(root, ".data")) };
   const host = env.API_HOST || "127.0.0.1";
   const isLoopback = host === "localhost" || host === "::1" || /^127\./.test(host);
-  if (!apiOnly && env.ALLOW_INSECURE_HTTP === undefined && !env.TLS_CERT_FILE && isLoopback && env.NODE_ENV !== "production") {
+  if (
+    !apiOnly &&
+    env.ALLOW_INSECURE_HTTP === undefined &&
+    !env.TLS_CERT_FILE &&
+    isLoopback &&
+    env.NODE_ENV !== "production"
+  ) {
     env.ALLOW_INSECURE_HTTP = "true";
   }
   return env;

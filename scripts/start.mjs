@@ -16,7 +16,11 @@ const host = env.API_HOST || "127.0.0.1";
 const turbo = join(root, "node_modules", ".bin", "turbo");
 const filters = apiOnly ? ["--filter=@clinsign/api"] : ["--filter=@clinsign/api", "--filter=@clinsign/web"];
 console.log(`Building ${apiOnly ? "the API" : "the API and the web app"} (cached when nothing changed)…`);
-const built = spawnSync(turbo, ["run", "build", ...filters, "--output-logs=errors-only"], { cwd: root, env, stdio: "inherit" });
+const built = spawnSync(turbo, ["run", "build", ...filters, "--output-logs=errors-only"], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
 if (built.status !== 0) {
   console.error("The build failed; see the output above.");
   process.exit(built.status ?? 1);
@@ -43,10 +47,12 @@ function stop(code = 0) {
   const deadline = setTimeout(() => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   }, 10_000);
-  Promise.all(children.map((child) => (child.exitCode !== null ? null : new Promise((r) => child.on("exit", r))))).then(() => {
-    clearTimeout(deadline);
-    process.exit(code);
-  });
+  Promise.all(children.map((child) => (child.exitCode !== null ? null : new Promise((r) => child.on("exit", r))))).then(
+    () => {
+      clearTimeout(deadline);
+      process.exit(code);
+    },
+  );
 }
 
 process.on("SIGINT", () => stop(0));
@@ -56,5 +62,8 @@ const apiArgs = ["--enable-source-maps", "dist/server.js", ...(apiOnly ? [] : ["
 run("API", process.execPath, apiArgs, join(root, "apps", "api"));
 if (!apiOnly) {
   // apps/web/server.mjs: Next's handler behind a server that tells the API which client it saw.
-  run("Web", process.execPath, ["server.mjs"], join(root, "apps", "web"), { WEB_HOST: host, WEB_PORT: env.WEB_PORT || "3000" });
+  run("Web", process.execPath, ["server.mjs"], join(root, "apps", "web"), {
+    WEB_HOST: host,
+    WEB_PORT: env.WEB_PORT || "3000",
+  });
 }

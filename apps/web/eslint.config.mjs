@@ -15,7 +15,9 @@ export default [
   // The host page's embed script is plain browser JavaScript.
   {
     files: ["public/**/*.js"],
-    languageOptions: { globals: { window: "readonly", document: "readonly", URL: "readonly", CustomEvent: "readonly" } },
+    languageOptions: {
+      globals: { window: "readonly", document: "readonly", URL: "readonly", CustomEvent: "readonly" },
+    },
   },
   // The root config exempts apps/web/** by path; seen from here that path is ".".
   { rules: { "no-restricted-properties": "off" } },

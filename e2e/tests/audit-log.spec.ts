@@ -7,7 +7,9 @@ let identifier: string;
 
 test.beforeAll(async ({ browser, request }) => {
   staff = await staffSignIn(browser, "E2E audit");
-  identifier = await createActiveTemplate(request, staff, `Audit ${Date.now()}`, [{ id: "1", type: "text", key: "name", label: "Name" }]);
+  identifier = await createActiveTemplate(request, staff, `Audit ${Date.now()}`, [
+    { id: "1", type: "text", key: "name", label: "Name" },
+  ]);
 });
 test.afterAll(async () => {
   await staff?.context.close();
@@ -67,7 +69,9 @@ test("the admin downloads the filtered audit log as CSV", async () => {
   await page.close();
 });
 
-test("sign-ins and wrong passwords are logged with the staff member's name; German calls it Audit-Protokoll on menu and page", async ({ browser }) => {
+test("sign-ins and wrong passwords are logged with the staff member's name; German calls it Audit-Protokoll on menu and page", async ({
+  browser,
+}) => {
   // A wrong password first, then the right one, through the login form.
   const context = await browser.newContext({ baseURL: `http://localhost:${WEB_PORT}`, locale: "en-GB" });
   const login = await context.newPage();
@@ -101,7 +105,9 @@ test("sign-ins and wrong passwords are logged with the staff member's name; Germ
     await login.getByRole("button", { name: "Deutsch" }).click();
     await expect(login.getByRole("heading", { level: 1, name: "Audit-Protokoll" })).toBeVisible();
     if (viewport.width < 800) await login.getByRole("button", { name: /Menü/ }).click();
-    await expect(login.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Audit-Protokoll" })).toBeVisible();
+    await expect(
+      login.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Audit-Protokoll" }),
+    ).toBeVisible();
     if (viewport.width < 800) await login.getByRole("button", { name: "Menü schließen" }).click();
     await expect(login.getByText("Anmeldung von Mitarbeitenden").first()).toBeVisible();
     await login.getByRole("table").scrollIntoViewIfNeeded();

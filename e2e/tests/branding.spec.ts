@@ -21,7 +21,9 @@ test.beforeAll(async ({ browser }) => {
 /** The default brand is the organization's: the other specs' portal pages get theirs back. */
 test.afterAll(async () => {
   if (staff) {
-    const response = await staff.context.request.post("/trpc/organization.setDefaultBranding", { data: { logo_url: null, design_parameters: {} } });
+    const response = await staff.context.request.post("/trpc/organization.setDefaultBranding", {
+      data: { logo_url: null, design_parameters: {} },
+    });
     expect(response.status(), await response.text()).toBe(200);
   }
   await files?.close();
@@ -49,7 +51,13 @@ async function portalBrand(browser: Browser, link: string): Promise<{ colour: st
   let logo: string | null = null;
   if ((await images.count()) > 0) {
     // Loaded, not only present: a logo that fails to load is taken out of the band.
-    await expect.poll(() => images.first().evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    await expect
+      .poll(() =>
+        images
+          .first()
+          .evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0),
+      )
+      .toBe(true);
     logo = await images.first().getAttribute("src");
   }
   await context.close();
@@ -62,7 +70,10 @@ async function fillColour(page: Page, name: string, hex: string) {
   return field;
 }
 
-test("the organization default and an institution brand reach their requests' signing pages", async ({ browser, request }) => {
+test("the organization default and an institution brand reach their requests' signing pages", async ({
+  browser,
+  request,
+}) => {
   const page = staff.page;
   await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -76,10 +87,18 @@ test("the organization default and an institution brand reach their requests' si
   await page.getByLabel("Font").selectOption("Georgia");
   // The preview follows the edit: the phone's band takes the colour.
   const preview = page.getByTestId("brand-preview");
-  await expect.poll(() => preview.locator("[data-preview]").evaluate((element) => getComputedStyle(element).getPropertyValue("--portal-band"))).toBe(DEFAULT_PRIMARY);
+  await expect
+    .poll(() =>
+      preview
+        .locator("[data-preview]")
+        .evaluate((element) => getComputedStyle(element).getPropertyValue("--portal-band")),
+    )
+    .toBe(DEFAULT_PRIMARY);
   await expectAccessible(page, "branding editor (default)");
   await page.getByRole("button", { name: "Save branding" }).click();
-  await expect(page.getByText("Saved. Patient pages without an institution branding use it from now on.")).toBeVisible();
+  await expect(
+    page.getByText("Saved. Patient pages without an institution branding use it from now on."),
+  ).toBeVisible();
 
   // An institution's own brand, created from the list.
   await page.getByRole("link", { name: "All brandings" }).click();
@@ -97,12 +116,26 @@ test("the organization default and an institution brand reach their requests' si
   await expect(page.getByText(`Saved. Signing pages of ${BRANDED} use it from now on.`)).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`institution=${BRANDED}`));
   await page.goto("/branding");
-  await expect(page.getByRole("table", { name: "Institutions with their own branding" }).getByText(BRANDED)).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Institutions with their own branding" }).getByText(BRANDED),
+  ).toBeVisible();
 
   // One request per institution: the branded one shows its own colour, the other the default.
   const pdfUrl = files.url("/consent.pdf");
-  const own = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Brand ${run}`, patientId: `B-${run}`, institutionId: BRANDED });
-  const fallback = await requestSignature(request, staff.token, { pdfUrl, field: FIELD, title: `Default ${run}`, patientId: `D-${run}`, institutionId: UNBRANDED });
+  const own = await requestSignature(request, staff.token, {
+    pdfUrl,
+    field: FIELD,
+    title: `Brand ${run}`,
+    patientId: `B-${run}`,
+    institutionId: BRANDED,
+  });
+  const fallback = await requestSignature(request, staff.token, {
+    pdfUrl,
+    field: FIELD,
+    title: `Default ${run}`,
+    patientId: `D-${run}`,
+    institutionId: UNBRANDED,
+  });
   expect(await portalBrand(browser, own.signingLink)).toEqual({ colour: rgb(INSTITUTION_PRIMARY), logo: logoUrl });
   expect(await portalBrand(browser, fallback.signingLink)).toEqual({ colour: rgb(DEFAULT_PRIMARY), logo: null });
 });
@@ -115,7 +148,9 @@ test("a low-contrast colour shows the warning, and saving stays possible", async
   await expect(page.getByLabel("Primary colour as hex value")).toHaveValue(INSTITUTION_PRIMARY);
   await expect(page.getByText("Low contrast")).toHaveCount(1); // the yellow accent
   const primary = await fillColour(page, "Primary colour", "#ffff66");
-  await expect(page.getByRole("list", { name: "Contrast of the Primary colour" }).getByText("Below 4.5:1")).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Contrast of the Primary colour" }).getByText("Below 4.5:1"),
+  ).toBeVisible();
   await expect(page.getByText("Low contrast")).toHaveCount(2);
   await expect(page.getByText(/You can still save it/).first()).toBeVisible();
   expect(await hasHorizontalScroll(page)).toBe(false);

@@ -32,13 +32,22 @@ async function numberOf(editor: Locator, label: string): Promise<number> {
 }
 
 async function fieldNumbers(editor: Locator) {
-  return { page: await numberOf(editor, "Page"), x: await numberOf(editor, "x"), y: await numberOf(editor, "y"), width: await numberOf(editor, "Width"), height: await numberOf(editor, "Height") };
+  return {
+    page: await numberOf(editor, "Page"),
+    x: await numberOf(editor, "x"),
+    y: await numberOf(editor, "y"),
+    width: await numberOf(editor, "Width"),
+    height: await numberOf(editor, "Height"),
+  };
 }
 
 test.describe("Documents section", () => {
   test.use({ viewport: { width: 1280, height: 800 } });
 
-  test("upload, draw a field on page 2, activate, request in the UI, sign on a phone, sealed PDF with the ink in the field", async ({ page, browser }) => {
+  test("upload, draw a field on page 2, activate, request in the UI, sign on a phone, sealed PDF with the ink in the field", async ({
+    page,
+    browser,
+  }) => {
     test.setTimeout(180_000);
     const cspViolations = watchCspViolations(page);
     await signIn(page);
@@ -49,12 +58,16 @@ test.describe("Documents section", () => {
     await page.getByRole("link", { name: "Add document" }).first().click();
     await expect(page.getByRole("heading", { level: 1, name: "Add a document" })).toBeVisible();
     // A file that is not a PDF is refused before anything is sent.
-    await page.getByLabel("PDF file").setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just text") });
+    await page
+      .getByLabel("PDF file")
+      .setInputFiles({ name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from("just text") });
     await expect(page.getByText("This file is not a PDF.")).toBeVisible();
 
     const pdf = await makeConsentPdf({ x: 60, y: 640, width: 240, height: 80 });
     const upload = page.getByRole("form", { name: "Upload a PDF" });
-    await page.getByLabel("PDF file").setInputFiles({ name: "Narkose-Aufklaerung.pdf", mimeType: "application/pdf", buffer: pdf });
+    await page
+      .getByLabel("PDF file")
+      .setInputFiles({ name: "Narkose-Aufklaerung.pdf", mimeType: "application/pdf", buffer: pdf });
     const name = `Anaesthesia consent ${Date.now()}`;
     await upload.getByLabel("Name", { exact: true }).fill(name);
 
@@ -137,12 +150,22 @@ test.describe("Documents section", () => {
     await handOver.getByRole("button", { name: "Done" }).click();
     // The next request offers the institution just used.
     await page.getByRole("button", { name: "New signature request" }).click();
-    await expect(dialog.getByLabel("Institution", { exact: true }).getByRole("option", { name: "station-3" })).toBeAttached();
-    await expect(dialog.getByText("The institutions you used before or gave their own branding.", { exact: false })).toBeVisible();
+    await expect(
+      dialog.getByLabel("Institution", { exact: true }).getByRole("option", { name: "station-3" }),
+    ).toBeAttached();
+    await expect(
+      dialog.getByText("The institutions you used before or gave their own branding.", { exact: false }),
+    ).toBeVisible();
     await dialog.getByRole("button", { name: "Close" }).click();
 
     // The patient signs on their phone.
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      locale: "en-GB",
+    });
     const patient = await phone.newPage();
     await patient.goto(link);
     await expect(patient.getByRole("heading", { level: 1, name })).toBeVisible();
@@ -153,7 +176,9 @@ test.describe("Documents section", () => {
     await drawWithMouse(patient, canvas);
     await patient.getByLabel("I have read the document and agree to sign it electronically.").check();
     await patient.getByRole("button", { name: "Sign document" }).click();
-    await expect(patient.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 60_000 });
+    await expect(patient.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({
+      timeout: 60_000,
+    });
     await phone.close();
 
     // Back at the desk: completed in the list and in the timeline.
@@ -166,25 +191,34 @@ test.describe("Documents section", () => {
     await expect(timeline.getByText("Signed", { exact: true })).toBeVisible();
     await expect(timeline.getByText("Sealed", { exact: true })).toBeVisible();
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download signed PDF" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download signed PDF" }).click(),
+    ]);
     const file = join(work, "signed.pdf");
     await download.saveAs(file);
     const sig = spawnSync("pdfsig", [file], { encoding: "utf8" });
     expect(sig.stdout, sig.stderr).toContain("Signature is Valid");
     expect(sig.stdout).toContain("Total document signed");
     const prefix = join(work, "page");
-    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "2", "-l", "2", "-png", file, prefix], { encoding: "utf8" });
+    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "2", "-l", "2", "-png", file, prefix], {
+      encoding: "utf8",
+    });
     expect(render.status, render.stderr).toBe(0);
     const pngFile = ["page-2.png", "page-02.png"].map((n) => join(work, n)).find((path) => existsSync(path))!;
     const png = PNG.sync.read(readFileSync(pngFile));
     // 72 dpi: one PDF point is one pixel, origin top-left, as the field was placed.
     expect(darkShare(png, field.x, field.y, field.width, field.height)).toBeGreaterThan(0.01);
     // Beside the field the page stays blank.
-    expect(darkShare(png, field.x + field.width + 10, field.y, A4.width - field.x - field.width - 20, field.height)).toBe(0);
+    expect(
+      darkShare(png, field.x + field.width + 10, field.y, A4.width - field.x - field.width - 20, field.height),
+    ).toBe(0);
     expect(cspViolations).toEqual([]);
   });
 
-  test("the list at phone width, filters in the URL, and the refusal to delete a document with requests", async ({ page }) => {
+  test("the list at phone width, filters in the URL, and the refusal to delete a document with requests", async ({
+    page,
+  }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(page);
     await page.goto("/documents?availability=active");

@@ -17,7 +17,10 @@ const fieldOrder = (page: Page) => page.locator("[data-field-label]").allInnerTe
 test.describe("the form builder (desktop)", () => {
   test.use({ viewport: { width: 1280, height: 800 } });
 
-  test("builds a template of eight field types, reorders by keyboard, previews, activates, embeds, and a patient submits it", async ({ page, browser }) => {
+  test("builds a template of eight field types, reorders by keyboard, previews, activates, embeds, and a patient submits it", async ({
+    page,
+    browser,
+  }) => {
     await signIn(page);
     await page.goto("/form-templates");
     await expect(page.getByRole("heading", { level: 1, name: "Form templates" })).toBeVisible();
@@ -70,9 +73,14 @@ test.describe("the form builder (desktop)", () => {
     // The live preview validates with the patients' rules.
     const preview = page.getByRole("complementary", { name: "Live preview" });
     await preview.getByRole("button", { name: "Send form" }).click();
-    await expect(preview.getByRole("alert").filter({ hasText: "Please check these answers:" })).toContainText("Full name: Please answer this question.");
+    await expect(preview.getByRole("alert").filter({ hasText: "Please check these answers:" })).toContainText(
+      "Full name: Please answer this question.",
+    );
     await expect(preview.getByLabel(/^Cigarettes per day/)).toHaveCount(0);
-    await preview.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "Yes" }).check();
+    await preview
+      .getByRole("group", { name: /^Do you smoke\?/ })
+      .getByRole("radio", { name: "Yes" })
+      .check();
     await expect(preview.getByLabel(/^Cigarettes per day/)).toBeVisible();
 
     await page.getByLabel("Status", { exact: true }).selectOption("active");
@@ -91,7 +99,10 @@ test.describe("the form builder (desktop)", () => {
     await patient.goto(link);
     await expect(patient.getByRole("heading", { level: 1, name: title })).toBeVisible();
     await patient.getByLabel(/^Full name/).fill("Erika Mustermann");
-    await patient.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "No" }).check();
+    await patient
+      .getByRole("group", { name: /^Do you smoke\?/ })
+      .getByRole("radio", { name: "No" })
+      .check();
     await patient.getByRole("checkbox", { name: /^I agree/ }).check();
     await patient.getByText("Type your name", { exact: true }).click();
     await patient.getByLabel("Your full name").fill("Erika Mustermann");
@@ -137,7 +148,9 @@ for (const viewport of [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ]) {
-  test(`a new field takes the focus below the header; conditions, keys, options and file types fit the card (${viewport.width}×${viewport.height})`, async ({ page }) => {
+  test(`a new field takes the focus below the header; conditions, keys, options and file types fit the card (${viewport.width}×${viewport.height})`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport);
     await signIn(page);
     await page.goto("/form-templates");
@@ -145,7 +158,8 @@ for (const viewport of [
     await page.getByRole("button", { name: "Create and edit" }).click();
     await expect(page).toHaveURL(/\/form-templates\/builder-fit-/);
 
-    for (const label of ["Name", "Vorname", "Geburtsdatum", "Station", "Zimmer"]) await addField(page, "Short text", label);
+    for (const label of ["Name", "Vorname", "Geburtsdatum", "Station", "Zimmer"])
+      await addField(page, "Short text", label);
     await page.getByLabel("Field type").selectOption({ label: "Single choice" });
     await page.getByRole("button", { name: "Add a field" }).click();
     // The new field is named after its type, and its label has the focus with the text selected:
@@ -167,7 +181,11 @@ for (const viewport of [
     await expect(editor.getByLabel("Key (in the submitted data)")).toHaveValue("rauchenSie");
 
     // A long question makes a short key, and the key stays inside its card.
-    const long = await addField(page, "Number", "Wie viele Zigaretten rauchen Sie an einem gewöhnlichen Werktag ungefähr, wenn Sie an die letzten vier Wochen denken?");
+    const long = await addField(
+      page,
+      "Number",
+      "Wie viele Zigaretten rauchen Sie an einem gewöhnlichen Werktag ungefähr, wenn Sie an die letzten vier Wochen denken?",
+    );
     await long.getByText("More options").click();
     const key = await long.getByLabel("Key (in the submitted data)").inputValue();
     expect(key.length).toBeLessThanOrEqual(32);

@@ -1,5 +1,14 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createActiveTemplate, expectAccessible, latestSms, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
+import {
+  createActiveTemplate,
+  expectAccessible,
+  latestSms,
+  smsPortalLink,
+  staffSignIn,
+  startSmsGateway,
+  type SmsGateway,
+  type Staff,
+} from "./forms-support";
 import { hasHorizontalScroll, shot, WEB_PORT } from "./support";
 
 let staff: Staff;
@@ -11,7 +20,9 @@ test.beforeAll(async ({ browser, request }) => {
   sms = await startSmsGateway();
   staff = await staffSignIn(browser, "E2E form requests");
   title = `Aufnahme per SMS ${Date.now()}`;
-  identifier = await createActiveTemplate(request, staff, title, [{ id: "1", type: "text", key: "fullName", label: "Full name", required: true }]);
+  identifier = await createActiveTemplate(request, staff, title, [
+    { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
+  ]);
 });
 test.afterAll(async () => {
   await staff?.context.close();
@@ -70,7 +81,9 @@ for (const [index, viewport] of [
   });
 }
 
-test("filter by case number in the URL, send the link again (the old one stops working), cancel the request", async ({ browser }) => {
+test("filter by case number in the URL, send the link again (the old one stops working), cancel the request", async ({
+  browser,
+}) => {
   const page = await staff.context.newPage();
   await page.setViewportSize({ width: 1280, height: 800 });
   const e164 = "+491709991200";
@@ -117,7 +130,9 @@ test("filter by case number in the URL, send the link again (the old one stops w
 
   // The back button and a reload keep the filter.
   await page.reload();
-  await expect(page.getByRole("search", { name: "Filter requests" }).getByLabel("Case number", { exact: true })).toHaveValue(rnummer);
+  await expect(
+    page.getByRole("search", { name: "Filter requests" }).getByLabel("Case number", { exact: true }),
+  ).toHaveValue(rnummer);
   await page.close();
 });
 
@@ -152,7 +167,8 @@ async function playOutboxInstall(page: Page, revealBody: () => Promise<string>) 
       const result = results[i]?.result;
       if (!result) return;
       if (path === "messages.providers") result.data = { sms: "outbox", email: "outbox" };
-      if (path === "messages.list" || path === "formRequests.messages") result.data = (result.data as Record<string, unknown>[]).map(asOutbox);
+      if (path === "messages.list" || path === "formRequests.messages")
+        result.data = (result.data as Record<string, unknown>[]).map(asOutbox);
       if (path === "formRequests.list") {
         const page = result.data as { items: { state: string }[] };
         page.items = page.items.map((item) => (item.state === "sent" ? { ...item, state: "in_outbox" } : item));
@@ -170,10 +186,16 @@ test("without an SMS gateway: 'in outbox, not sent', the banner, and an admin re
   // What the patient's phone got: the reveal answers with the whole SMS, link included.
   await playOutboxInstall(page, async () => (await latestSms(sms, e164, /\/f\/[A-Za-z0-9_-]+/)).body);
   await sendInUi(page, e164, rnummer);
-  await expect(page.getByRole("status").filter({ hasText: `Kept in the outbox for ${e164}, not sent: no SMS gateway is configured.` })).toBeVisible();
+  await expect(
+    page
+      .getByRole("status")
+      .filter({ hasText: `Kept in the outbox for ${e164}, not sent: no SMS gateway is configured.` }),
+  ).toBeVisible();
   const row = requestsTable(page).getByRole("row").filter({ hasText: rnummer });
   await expect(row.getByText("In outbox, not sent", { exact: true })).toBeVisible();
-  await expect(page.getByText("No SMS gateway is configured: messages are kept here instead of being sent.", { exact: false })).toBeVisible();
+  await expect(
+    page.getByText("No SMS gateway is configured: messages are kept here instead of being sent.", { exact: false }),
+  ).toBeVisible();
 
   const outbox = page.getByRole("table", { name: "SMS in the outbox, newest first" });
   const kept = outbox.getByRole("row").filter({ hasText: e164 }).first();

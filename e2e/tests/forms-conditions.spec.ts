@@ -18,10 +18,23 @@ interface Submission {
 test.describe("conditional fields (visibleWhen), in German", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  test("a question shown only after “Ja” appears and disappears, is required while shown, and a hidden answer is not sent", async ({ page, request }) => {
+  test("a question shown only after “Ja” appears and disappears, is required while shown, and a hidden answer is not sent", async ({
+    page,
+    request,
+  }) => {
     const identifier = await createActiveTemplate(request, staff, `Anamnese ${Date.now()}`, [
       { id: "1", type: "text", key: "fullName", label: "Vollständiger Name", required: true },
-      { id: "2", type: "radio", key: "medication", label: "Nehmen Sie Medikamente ein?", required: true, options: [{ value: "yes", label: "Ja" }, { value: "no", label: "Nein" }] },
+      {
+        id: "2",
+        type: "radio",
+        key: "medication",
+        label: "Nehmen Sie Medikamente ein?",
+        required: true,
+        options: [
+          { value: "yes", label: "Ja" },
+          { value: "no", label: "Nein" },
+        ],
+      },
       {
         id: "3",
         type: "textarea",
@@ -52,17 +65,24 @@ test.describe("conditional fields (visibleWhen), in German", () => {
     await expect(summary).toContainText("Welche Medikamente nehmen Sie ein?");
     await expect(summary).toContainText("Bitte beantworten Sie diese Frage.");
     await expect(which).toBeFocused();
-    await expect(page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" })).toHaveCount(0);
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" }),
+    ).toHaveCount(0);
 
     // An answer typed and then hidden again: the question goes away and no longer blocks.
     await which.fill("Ibuprofen 400");
     await medication.getByRole("radio", { name: "Nein" }).check();
     await expect(which).toHaveCount(0);
     await page.getByRole("button", { name: "Formular senden" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" })).toBeVisible();
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" }),
+    ).toBeVisible();
 
     // The stored submission holds the visible answers only.
-    const { items: submissions } = await staffQuery<{ items: Submission[] }>(staff, "submissions.list", { templateIdentifier: identifier, limit: 10 });
+    const { items: submissions } = await staffQuery<{ items: Submission[] }>(staff, "submissions.list", {
+      templateIdentifier: identifier,
+      limit: 10,
+    });
     expect(submissions).toHaveLength(1);
     const stored = await staffQuery<Submission>(staff, "submissions.get", { id: submissions[0]!.id });
     expect(stored.values).toEqual({ fullName: "Erika Mustermann", medication: "no" });

@@ -14,7 +14,14 @@ import {
   type LocalServer,
   type Staff,
 } from "./forms-support";
-import { API_URL, FOREIGN_HOST_PAGE_PORT, hasHorizontalScroll, HOST_PAGE_PORT, WEB_PORT, WEBHOOK_RECEIVER_PORT } from "./support";
+import {
+  API_URL,
+  FOREIGN_HOST_PAGE_PORT,
+  hasHorizontalScroll,
+  HOST_PAGE_PORT,
+  WEB_PORT,
+  WEBHOOK_RECEIVER_PORT,
+} from "./support";
 
 /** The form pages' origin: every message from the form must come from here. */
 const FORM_ORIGIN = `http://localhost:${WEB_PORT}`;
@@ -29,11 +36,37 @@ const FIELDS: FieldSpec[] = [
   { id: "4", type: "phone", key: "phone", label: "Mobile number" },
   { id: "5", type: "number", key: "weight", label: "Weight in kg", min: 1, max: 400 },
   { id: "6", type: "date", key: "birthDate", label: "Date of birth", max: "2024-12-31" },
-  { id: "7", type: "select", key: "insurance", label: "Insurance", options: [{ value: "public", label: "Public" }, { value: "private", label: "Private" }] },
-  { id: "8", type: "radio", key: "smoker", label: "Do you smoke?", required: true, options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] },
+  {
+    id: "7",
+    type: "select",
+    key: "insurance",
+    label: "Insurance",
+    options: [
+      { value: "public", label: "Public" },
+      { value: "private", label: "Private" },
+    ],
+  },
+  {
+    id: "8",
+    type: "radio",
+    key: "smoker",
+    label: "Do you smoke?",
+    required: true,
+    options: [
+      { value: "yes", label: "Yes" },
+      { value: "no", label: "No" },
+    ],
+  },
   { id: "9", type: "multiselect", key: "allergies", label: "Allergies", options: ["Latex", "Iodine", "Penicillin"] },
   { id: "10", type: "checkbox", key: "privacy", label: "I agree that the clinic processes my answers", required: true },
-  { id: "11", type: "file", key: "insuranceCard", label: "Insurance card", accept: "application/pdf,image/png", maxSizeMb: 5 },
+  {
+    id: "11",
+    type: "file",
+    key: "insuranceCard",
+    label: "Insurance card",
+    accept: "application/pdf,image/png",
+    maxSizeMb: 5,
+  },
   { id: "12", type: "signature", key: "signature", label: "Signature", required: true },
 ];
 
@@ -113,11 +146,18 @@ test.afterAll(async () => {
 });
 
 const hostEvents = (page: Page) => page.evaluate(() => (window as unknown as { hostEvents: HostEvent[] }).hostEvents);
-const rawMessages = (page: Page) => page.evaluate(() => (window as unknown as { rawMessages: RawMessage[] }).rawMessages);
+const rawMessages = (page: Page) =>
+  page.evaluate(() => (window as unknown as { rawMessages: RawMessage[] }).rawMessages);
 const eventTypes = async (page: Page) => (await hostEvents(page)).map((event) => event.type);
 
-async function draftValues(request: import("@playwright/test").APIRequestContext, templateIdentifier: string, draftKey: string) {
-  const response = await request.get(`${API_URL}/api/embed/drafts`, { params: { token: staff.token, orgId: staff.orgId, templateIdentifier, draftKey } });
+async function draftValues(
+  request: import("@playwright/test").APIRequestContext,
+  templateIdentifier: string,
+  draftKey: string,
+) {
+  const response = await request.get(`${API_URL}/api/embed/drafts`, {
+    params: { token: staff.token, orgId: staff.orgId, templateIdentifier, draftKey },
+  });
   expect(response.status(), await response.text()).toBe(200);
   return ((await response.json()) as { draft: { values: Record<string, unknown> } | null }).draft;
 }
@@ -130,7 +170,10 @@ async function fillEveryAnswer(form: FrameLocator) {
   await form.getByLabel(/^Weight in kg/).fill(String(ANSWERS.weight));
   await form.getByLabel(/^Date of birth/).fill(ANSWERS.birthDate);
   await form.getByLabel(/^Insurance \(/).selectOption(ANSWERS.insurance);
-  await form.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "No" }).check();
+  await form
+    .getByRole("group", { name: /^Do you smoke\?/ })
+    .getByRole("radio", { name: "No" })
+    .check();
   const allergies = form.getByRole("group", { name: /^Allergies/ });
   await allergies.getByRole("checkbox", { name: "Latex" }).check();
   await allergies.getByRole("checkbox", { name: "Penicillin" }).check();
@@ -146,7 +189,9 @@ async function expectEveryAnswer(form: FrameLocator) {
   await expect(form.getByLabel(/^Date of birth/)).toHaveValue(ANSWERS.birthDate);
   await expect(form.getByLabel(/^Insurance \(/)).toHaveValue(ANSWERS.insurance);
   await expect(form.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "No" })).toBeChecked();
-  await expect(form.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "Yes" })).not.toBeChecked();
+  await expect(
+    form.getByRole("group", { name: /^Do you smoke\?/ }).getByRole("radio", { name: "Yes" }),
+  ).not.toBeChecked();
   const allergies = form.getByRole("group", { name: /^Allergies/ });
   await expect(allergies.getByRole("checkbox", { name: "Latex" })).toBeChecked();
   await expect(allergies.getByRole("checkbox", { name: "Iodine" })).not.toBeChecked();
@@ -178,7 +223,10 @@ async function smallPdf(): Promise<Buffer> {
 test.describe("embedded form on a phone (390 × 844), framed by a host page on another origin", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  test("every field type, autosave and restore, upload, signature, submit: the host page gets the events, the webhook the answers", async ({ page, request }) => {
+  test("every field type, autosave and restore, upload, signature, submit: the host page gets the events, the webhook the answers", async ({
+    page,
+    request,
+  }) => {
     const title = `Pre-admission questionnaire ${Date.now()}`;
     const identifier = await createActiveTemplate(request, staff, title, FIELDS);
     const draftKey = `e2e-embed-${Date.now()}`;
@@ -195,15 +243,21 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     await expect(form.getByRole("heading", { level: 1, name: title })).toBeVisible();
     await expect.poll(() => eventTypes(page)).toContain("ready");
     // embed.js sizes the frame to the form (an iframe is 150 px tall by default).
-    await expect.poll(async () => (await page.locator("iframe[data-clinsign-form]").boundingBox())?.height ?? 0).toBeGreaterThan(1000);
-    expect(await form.locator("html").evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await expect
+      .poll(async () => (await page.locator("iframe[data-clinsign-form]").boundingBox())?.height ?? 0)
+      .toBeGreaterThan(1000);
+    expect(await form.locator("html").evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
+      true,
+    );
     await expect(form.getByRole("heading", { level: 2, name: "About you" })).toBeVisible();
     await expect(form.getByText("Please answer every question before your appointment.")).toBeVisible();
     await expectAccessible(page, "embedded form (framed)");
 
     await fillEveryAnswer(form);
     await expect(form.getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
-    await expect.poll(async () => (await hostEvents(page)).find((event) => event.type === "draftSaved")?.detail.savedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    await expect
+      .poll(async () => (await hostEvents(page)).find((event) => event.type === "draftSaved")?.detail.savedAt)
+      .toMatch(/^\d{4}-\d{2}-\d{2}T/);
     // F8 (the token caller's view of the same draftKey) holds every answer.
     await expect.poll(async () => (await draftValues(request, identifier, draftKey))?.values).toEqual(ANSWERS);
 
@@ -223,10 +277,14 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
       await uploadHeld;
       await route.continue();
     });
-    await cardField.locator("input[type=file]").setInputFiles({ name: "insurance-card.pdf", mimeType: "application/pdf", buffer: await smallPdf() });
+    await cardField
+      .locator("input[type=file]")
+      .setInputFiles({ name: "insurance-card.pdf", mimeType: "application/pdf", buffer: await smallPdf() });
     await expect.soft(cardField.getByRole("progressbar", { name: "Uploading insurance-card.pdf" })).toBeVisible();
     releaseUpload();
-    await expect.soft(cardField.getByRole("list", { name: "Uploaded files" }).getByRole("listitem")).toHaveText([/insurance-card\.pdf/]);
+    await expect
+      .soft(cardField.getByRole("list", { name: "Uploaded files" }).getByRole("listitem"))
+      .toHaveText([/insurance-card\.pdf/]);
     await expect(cardField.getByRole("progressbar")).toHaveCount(0);
     await page.unroute("**/api/embed/uploads");
 
@@ -244,11 +302,23 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     expect(submissionId).toMatch(/^[0-9a-f-]{36}$/);
 
     // The raw messages: all from the form's origin, none with an answer or the session in it.
-    const messages = (await rawMessages(page)).filter((message) => (message.data as { source?: string } | null)?.source === "clinsign-form");
+    const messages = (await rawMessages(page)).filter(
+      (message) => (message.data as { source?: string } | null)?.source === "clinsign-form",
+    );
     expect(messages.length).toBeGreaterThan(0);
     expect(new Set(messages.map((message) => message.origin))).toEqual(new Set([FORM_ORIGIN]));
     const sent = JSON.stringify(messages);
-    for (const value of [ANSWERS.fullName, ANSWERS.notes, ANSWERS.email, "1234567", ANSWERS.birthDate, "Penicillin", "insurance-card", "data:image", session.sessionId]) {
+    for (const value of [
+      ANSWERS.fullName,
+      ANSWERS.notes,
+      ANSWERS.email,
+      "1234567",
+      ANSWERS.birthDate,
+      "Penicillin",
+      "insurance-card",
+      "data:image",
+      session.sessionId,
+    ]) {
       expect(sent, `a message to the host page carries ${value}`).not.toContain(value);
     }
 
@@ -258,7 +328,9 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     expect(submitted.data.submissionId).toBe(submissionId);
     // Phone answers arrive in E.164 however they were typed.
     expect(submitted.data.values).toMatchObject({ ...ANSWERS, phone: "+491701234567" });
-    expect.soft(submitted.data.values.insuranceCard, "the uploaded file is part of the submission").toEqual([expect.objectContaining({ name: "insurance-card.pdf", type: "application/pdf" })]);
+    expect
+      .soft(submitted.data.values.insuranceCard, "the uploaded file is part of the submission")
+      .toEqual([expect.objectContaining({ name: "insurance-card.pdf", type: "application/pdf" })]);
     expect(submitted.data.values.signature).toMatch(/^data:image\/png;base64,/);
 
     // F8: the draft is gone.
@@ -267,12 +339,16 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
 
   test("a page on an origin the session does not allow cannot frame the form", async ({ page, request }) => {
     const title = `Framing check ${Date.now()}`;
-    const identifier = await createActiveTemplate(request, staff, title, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
+    const identifier = await createActiveTemplate(request, staff, title, [
+      { id: "1", type: "text", key: "fullName", label: "Full name" },
+    ]);
     const session = await createEmbedSession(request, staff, identifier, { allowedOrigins: [allowedHost.origin] });
 
     // The control: the allowed origin shows the form.
     await page.goto(`${allowedHost.origin}/?embed=${encodeURIComponent(session.embedUrl)}`);
-    await expect(page.frameLocator("iframe[data-clinsign-form]").getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await expect(
+      page.frameLocator("iframe[data-clinsign-form]").getByRole("heading", { level: 1, name: title }),
+    ).toBeVisible();
     await expect.poll(() => eventTypes(page)).toContain("ready");
 
     // Another origin, same snippet, same session: the browser refuses to render the form.
@@ -284,7 +360,11 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     await expect(page.frameLocator("iframe[data-clinsign-form]").getByRole("heading", { name: title })).toHaveCount(0);
     await expect(page.frameLocator("iframe[data-clinsign-form]").getByLabel(/^Full name/)).toHaveCount(0);
     expect(await eventTypes(page)).toEqual([]);
-    expect((await rawMessages(page)).filter((message) => (message.data as { source?: string } | null)?.source === "clinsign-form")).toEqual([]);
+    expect(
+      (await rawMessages(page)).filter(
+        (message) => (message.data as { source?: string } | null)?.source === "clinsign-form",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -297,7 +377,10 @@ for (const viewport of [
   { width: 390, height: 844 },
   { width: 1280, height: 800 },
 ]) {
-  test(`who is asking and input that forgives on the form page (${viewport.width}×${viewport.height})`, async ({ browser, request }) => {
+  test(`who is asking and input that forgives on the form page (${viewport.width}×${viewport.height})`, async ({
+    browser,
+    request,
+  }) => {
     const run = Date.now();
     const institutionId = `e2e-embed-house-${run}`;
     await brandInstitution(request, staff, institutionId, "#5b1a3a", darkLogoPng());
@@ -308,7 +391,11 @@ for (const viewport of [
       { id: "2", type: "file", key: "referral", label: "Referral letter", accept: ".pdf,image/*" },
     ]);
     const session = await createEmbedSession(request, staff, identifier, { institutionId });
-    const context = await browser.newContext({ viewport, locale: "en-GB", ...(viewport.width < 500 && { isMobile: true, hasTouch: true }) });
+    const context = await browser.newContext({
+      viewport,
+      locale: "en-GB",
+      ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
+    });
     const page = await context.newPage();
     await page.goto(session.embedUrl);
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
@@ -325,9 +412,13 @@ for (const viewport of [
     await expect(page.getByText("Erlaubt: PDF, Bilder (JPG, PNG …)")).toBeVisible();
     await page.screenshot({ path: test.info().outputPath(`embed-form-de-${viewport.width}.png`), fullPage: true });
     await page.getByRole("button", { name: "Formular senden" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" })).toBeVisible();
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Vielen Dank – Ihr Formular wurde gesendet" }),
+    ).toBeVisible();
     // Stored as E.164 whatever was typed.
-    const exported = await staff.context.request.get("/staff/submissions/export", { params: { templateIdentifier: identifier, format: "json" } });
+    const exported = await staff.context.request.get("/staff/submissions/export", {
+      params: { templateIdentifier: identifier, format: "json" },
+    });
     const body = await exported.text();
     expect(exported.status(), body).toBe(200);
     expect(body).toContain("+491707654321");

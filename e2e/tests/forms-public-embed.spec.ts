@@ -1,5 +1,12 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createActiveTemplate, expectAccessible, listen, staffSignIn, type LocalServer, type Staff } from "./forms-support";
+import {
+  createActiveTemplate,
+  expectAccessible,
+  listen,
+  staffSignIn,
+  type LocalServer,
+  type Staff,
+} from "./forms-support";
 import { HOST_PAGE_PORT } from "./support";
 
 // The website snippet: one code on a clinic's public page, and every visitor with a form (and a
@@ -30,7 +37,10 @@ async function visitor(browser: Browser): Promise<{ page: Page; close(): Promise
 
 const form = (page: Page) => page.frameLocator("iframe[data-clinsign-form]");
 
-test("a website snippet gives every visitor an empty form of their own, and staff can take it off the site", async ({ browser, request }) => {
+test("a website snippet gives every visitor an empty form of their own, and staff can take it off the site", async ({
+  browser,
+  request,
+}) => {
   const title = `Registration ${Date.now()}`;
   const identifier = await createActiveTemplate(request, staff, title, [
     { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
@@ -52,9 +62,17 @@ test("a website snippet gives every visitor an empty form of their own, and staf
   // The first patient starts filling in; the draft is saved.
   const first = await visitor(browser);
   await first.page.goto(clinicSite.origin);
-  await form(first.page).getByLabel(/^Full name/).fill("Erika Mustermann");
-  await form(first.page).getByLabel(/^Allergies/).fill("Penicillin");
-  await expect(form(first.page).getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
+  await form(first.page)
+    .getByLabel(/^Full name/)
+    .fill("Erika Mustermann");
+  await form(first.page)
+    .getByLabel(/^Allergies/)
+    .fill("Penicillin");
+  await expect(
+    form(first.page)
+      .getByRole("status")
+      .filter({ hasText: /^Saved \d{2}:\d{2}$/ }),
+  ).toBeVisible();
 
   // The second patient, on another device, gets an empty form and saves answers of their own.
   const second = await visitor(browser);
@@ -62,8 +80,14 @@ test("a website snippet gives every visitor an empty form of their own, and staf
   await expect(form(second.page).getByRole("heading", { level: 1, name: title })).toBeVisible();
   await expect(form(second.page).getByLabel(/^Full name/)).toHaveValue("");
   await expect(form(second.page).getByLabel(/^Allergies/)).toHaveValue("");
-  await form(second.page).getByLabel(/^Full name/).fill("Max Muster");
-  await expect(form(second.page).getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
+  await form(second.page)
+    .getByLabel(/^Full name/)
+    .fill("Max Muster");
+  await expect(
+    form(second.page)
+      .getByRole("status")
+      .filter({ hasText: /^Saved \d{2}:\d{2}$/ }),
+  ).toBeVisible();
   await expectAccessible(second.page, "public embed (framed, phone)");
 
   // The first patient reloads. This browser (like any private window) denies storage to
@@ -101,9 +125,14 @@ test("a website snippet gives every visitor an empty form of their own, and staf
   await Promise.all([first.close(), second.close(), third.close()]);
 });
 
-test("a personal link is made for one patient, listed with its case number and expiry, and ended in the console", async ({ browser, request }) => {
+test("a personal link is made for one patient, listed with its case number and expiry, and ended in the console", async ({
+  browser,
+  request,
+}) => {
   const title = `Personal ${Date.now()}`;
-  const identifier = await createActiveTemplate(request, staff, title, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
+  const identifier = await createActiveTemplate(request, staff, title, [
+    { id: "1", type: "text", key: "fullName", label: "Full name" },
+  ]);
   const page = staff.page;
   await page.goto(`/form-templates/${identifier}`);
   const personal = page.getByRole("form", { name: "Personal link for one patient" });

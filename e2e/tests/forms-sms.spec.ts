@@ -42,7 +42,10 @@ test.afterAll(async () => {
 });
 
 /** A mobile number of its own per test: the OTP sends are limited per number and hour. */
-const mobile = (suffix: number) => ({ international: `+4917012345${String(suffix).padStart(2, "0")}`, national: `0170 12345${String(suffix).padStart(2, "0")}` });
+const mobile = (suffix: number) => ({
+  international: `+4917012345${String(suffix).padStart(2, "0")}`,
+  national: `0170 12345${String(suffix).padStart(2, "0")}`,
+});
 
 async function identify(page: Page, rnummer: string, phone: string) {
   await page.getByLabel(/^Case number/).fill(rnummer);
@@ -55,17 +58,43 @@ const identifyHeading = (page: Page) => page.getByRole("heading", { level: 1, na
 test.describe("SMS form portal on a phone (390 × 844)", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  test("F1 link from the SMS, a wrong case number, the code from the second SMS, the form, the e-mail; the link is then used up", async ({ page, request }) => {
+  test("F1 link from the SMS, a wrong case number, the code from the second SMS, the form, the e-mail; the link is then used up", async ({
+    page,
+    request,
+  }) => {
     const title = `Anaesthesia questionnaire ${Date.now()}`;
     const identifier = await createActiveTemplate(request, staff, title, [
       { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
-      { id: "2", type: "radio", key: "allergic", label: "Do you have allergies?", required: true, options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] },
-      { id: "3", type: "text", key: "allergies", label: "Which allergies?", required: true, visibleWhen: { field: "allergic", operator: "equals", value: "yes" } },
+      {
+        id: "2",
+        type: "radio",
+        key: "allergic",
+        label: "Do you have allergies?",
+        required: true,
+        options: [
+          { value: "yes", label: "Yes" },
+          { value: "no", label: "No" },
+        ],
+      },
+      {
+        id: "3",
+        type: "text",
+        key: "allergies",
+        label: "Which allergies?",
+        required: true,
+        visibleWhen: { field: "allergic", operator: "equals", value: "yes" },
+      },
     ]);
     const phone = mobile(1);
     const rnummer = `R-${Date.now()}`;
     const emailTo = "ward7@clinic.example";
-    await requestFormBySms(request, staff, { phone: phone.international, rnummer, templateIdentifier: identifier, emailTo, emailSubject: "SMS questionnaire received" });
+    await requestFormBySms(request, staff, {
+      phone: phone.international,
+      rnummer,
+      templateIdentifier: identifier,
+      emailTo,
+      emailSubject: "SMS questionnaire received",
+    });
     const link = await smsPortalLink(sms, phone.international);
 
     await page.goto(link);
@@ -74,7 +103,9 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
 
     // A wrong case number: how many tries remain.
     await identify(page, "R-0000-WRONG", phone.national);
-    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Case number and mobile number do not match. 4 tries left.");
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+      "Case number and mobile number do not match. 4 tries left.",
+    );
 
     // The page in German, and back.
     await page.getByRole("button", { name: "Deutsch" }).click();
@@ -97,8 +128,15 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     const code = /Ihr Code lautet (\d{6})/.exec(otpSms.body)![1]!;
     // Staff see in the outbox that the link and the code went out, never the link or the code.
     const outbox = await staffSmsList(staff, phone.international);
-    expect(outbox.map((message) => [message.purpose, message.status])).toEqual(expect.arrayContaining([["portal.otp", "sent"], ["form_request.link", "sent"]]));
-    expect(outbox.find((message) => message.purpose === "portal.otp")!.body).toBe(`${clinic}: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter.`);
+    expect(outbox.map((message) => [message.purpose, message.status])).toEqual(
+      expect.arrayContaining([
+        ["portal.otp", "sent"],
+        ["form_request.link", "sent"],
+      ]),
+    );
+    expect(outbox.find((message) => message.purpose === "portal.otp")!.body).toBe(
+      `${clinic}: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter.`,
+    );
     expect(JSON.stringify(outbox)).not.toContain(link.split("/f/")[1]!);
     expect(JSON.stringify(outbox)).not.toContain(code);
     await codeField.fill(code);
@@ -114,7 +152,10 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     expect(access!.value.length).toBeGreaterThan(20);
     expect(page.url()).toBe(link);
     const visibleToScript = await page.evaluate(() => {
-      const dump = (storage: Storage) => Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i)!)}`).join("\n");
+      const dump = (storage: Storage) =>
+        Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i)!)}`).join(
+          "\n",
+        );
       return { cookie: document.cookie, local: dump(localStorage), session: dump(sessionStorage) };
     });
     expect(visibleToScript.cookie).not.toContain("cs_form_access");
@@ -138,7 +179,9 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await expectAccessible(page, "SMS portal: done");
 
     // The result e-mail reached emailTo through SMTP.
-    await expect.poll(() => mailbox.mails.filter((mail) => mail.to.includes(emailTo)).length, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(() => mailbox.mails.filter((mail) => mail.to.includes(emailTo)).length, { timeout: 20_000 })
+      .toBe(1);
     const mail = mailbox.mails.find((candidate) => candidate.to.includes(emailTo))!;
     expect(mail.raw).toContain("Subject: SMS questionnaire received");
     expect(mail.raw).toContain(`Form: ${title}`);
@@ -150,17 +193,29 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await page.goto(link);
     await expect(page.getByRole("heading", { level: 1, name: "This form was already sent" })).toBeVisible();
     await expectAccessible(page, "SMS portal: already sent");
-    const fresh = await page.context().browser()!.newContext({ viewport: { width: 390, height: 844 } });
+    const fresh = await page
+      .context()
+      .browser()!
+      .newContext({ viewport: { width: 390, height: 844 } });
     const other = await fresh.newPage();
     await other.goto(link);
     await expect(other.getByRole("heading", { level: 1, name: "This form was already sent" })).toBeVisible();
     await fresh.close();
   });
 
-  test("five wrong entries lock the link and say whom to contact; an unknown link gets its own page", async ({ page, request }) => {
-    const identifier = await createActiveTemplate(request, staff, `Locked questionnaire ${Date.now()}`, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
+  test("five wrong entries lock the link and say whom to contact; an unknown link gets its own page", async ({
+    page,
+    request,
+  }) => {
+    const identifier = await createActiveTemplate(request, staff, `Locked questionnaire ${Date.now()}`, [
+      { id: "1", type: "text", key: "fullName", label: "Full name" },
+    ]);
     const phone = mobile(2);
-    await requestFormBySms(request, staff, { phone: phone.international, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
+    await requestFormBySms(request, staff, {
+      phone: phone.international,
+      rnummer: `R-${Date.now()}`,
+      templateIdentifier: identifier,
+    });
     const link = await smsPortalLink(sms, phone.international);
 
     await page.goto(link);
@@ -170,10 +225,14 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await shot(page, "sms-identify-unbranded-en-390");
     for (const left of [4, 3, 2]) {
       await identify(page, "R-WRONG", phone.national);
-      await expect(page.getByRole("main").getByRole("alert")).toHaveText(`Case number and mobile number do not match. ${left} tries left.`);
+      await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+        `Case number and mobile number do not match. ${left} tries left.`,
+      );
     }
     await identify(page, "R-WRONG", phone.national);
-    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Case number and mobile number do not match. 1 try left before the link is locked.");
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+      "Case number and mobile number do not match. 1 try left before the link is locked.",
+    );
     await identify(page, "R-WRONG", phone.national);
     await expect(page.getByRole("heading", { level: 1, name: "This link is locked" })).toBeVisible();
     await expect(page.getByText(/Please contact .+ for a new link\./)).toBeVisible();
@@ -207,7 +266,12 @@ async function shot(page: Page, name: string) {
  * and its dark logo on a white plate, the SMS in German with the clinic's name, the case number in
  * lower case with spaces, the number typed nationally, the file kinds in words.
  */
-async function whoIsAskingOn(page: Page, request: import("@playwright/test").APIRequestContext, viewport: { width: number; height: number }, suffix: number) {
+async function whoIsAskingOn(
+  page: Page,
+  request: import("@playwright/test").APIRequestContext,
+  viewport: { width: number; height: number },
+  suffix: number,
+) {
   const run = Date.now();
   const institutionId = `e2e-sms-house-${run}`;
   await brandInstitution(request, staff, institutionId, "#0b2545", darkLogoPng());
@@ -215,9 +279,17 @@ async function whoIsAskingOn(page: Page, request: import("@playwright/test").API
   const identifier = await createActiveTemplate(request, staff, title, INTAKE_FIELDS);
   const phone = mobile(suffix);
   const rnummer = `RX-${run}`;
-  await requestFormBySms(request, staff, { phone: phone.international, rnummer, templateIdentifier: identifier, institutionId });
+  await requestFormBySms(request, staff, {
+    phone: phone.international,
+    rnummer,
+    templateIdentifier: identifier,
+    institutionId,
+  });
   const linkSms = await latestSms(sms, phone.international, /\/f\//);
-  expect(linkSms.body.startsWith(`${clinic}: Bitte füllen Sie das Formular „${title}“ aus: http://`), linkSms.body).toBe(true);
+  expect(
+    linkSms.body.startsWith(`${clinic}: Bitte füllen Sie das Formular „${title}“ aus: http://`),
+    linkSms.body,
+  ).toBe(true);
   const link = await smsPortalLink(sms, phone.international);
 
   await page.goto(link);
@@ -264,7 +336,12 @@ async function whoIsAskingOn(page: Page, request: import("@playwright/test").API
 
 test.describe("who is asking, and input that forgives", () => {
   test("on a phone (390 × 844)", async ({ browser, request }) => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-GB" });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: "en-GB",
+    });
     await whoIsAskingOn(await context.newPage(), request, { width: 390, height: 844 }, 11);
     await context.close();
   });

@@ -54,7 +54,12 @@ export async function setSmsOtp(staff: Staff, on: boolean): Promise<void> {
 export type FieldSpec = Record<string, unknown> & { id: string; type: string; label: string; key?: string };
 
 /** F2 with status active: the template is ready for sessions and SMS requests at once. */
-export async function createActiveTemplate(request: APIRequestContext, staff: Staff, title: string, fields: FieldSpec[]): Promise<string> {
+export async function createActiveTemplate(
+  request: APIRequestContext,
+  staff: Staff,
+  title: string,
+  fields: FieldSpec[],
+): Promise<string> {
   const response = await request.post(`${API_URL}/api/embed/templates`, {
     data: { token: staff.token, orgId: staff.orgId, title, status: "active", schema: { version: 1, fields } },
   });
@@ -70,8 +75,15 @@ export interface EmbedSession {
 }
 
 /** `POST /api/embed/sessions`. */
-export async function createEmbedSession(request: APIRequestContext, staff: Staff, templateIdentifier: string, config: Record<string, unknown> = {}): Promise<EmbedSession> {
-  const response = await request.post(`${API_URL}/api/embed/sessions`, { data: { token: staff.token, orgId: staff.orgId, templateIdentifier, config } });
+export async function createEmbedSession(
+  request: APIRequestContext,
+  staff: Staff,
+  templateIdentifier: string,
+  config: Record<string, unknown> = {},
+): Promise<EmbedSession> {
+  const response = await request.post(`${API_URL}/api/embed/sessions`, {
+    data: { token: staff.token, orgId: staff.orgId, templateIdentifier, config },
+  });
   expect(response.status(), await response.text()).toBe(200);
   const body = (await response.json()) as EmbedSession;
   expect(body.embedUrl).toContain(`/embed/`);
@@ -83,9 +95,19 @@ export async function createEmbedSession(request: APIRequestContext, staff: Staf
 export async function requestFormBySms(
   request: APIRequestContext,
   staff: Staff,
-  input: { phone: string; rnummer: string; templateIdentifier: string; emailTo?: string; emailSubject?: string; institutionId?: string; locale?: "de" | "en" },
+  input: {
+    phone: string;
+    rnummer: string;
+    templateIdentifier: string;
+    emailTo?: string;
+    emailSubject?: string;
+    institutionId?: string;
+    locale?: "de" | "en";
+  },
 ): Promise<void> {
-  const response = await request.post(`${API_URL}/api/portal/request`, { data: { token: staff.token, orgId: staff.orgId, ...input } });
+  const response = await request.post(`${API_URL}/api/portal/request`, {
+    data: { token: staff.token, orgId: staff.orgId, ...input },
+  });
   expect(response.status(), await response.text()).toBe(200);
 }
 
@@ -102,7 +124,7 @@ export function darkLogoPng(): Buffer {
   const png = new PNG({ width: 160, height: 48 });
   for (let y = 0; y < 48; y++) {
     for (let x = 0; x < 160; x++) {
-      const mark = (y >= 10 && y < 38 && ((x >= 8 && x < 36) || (x >= 46 && x < 152 && y % 9 < 5)));
+      const mark = y >= 10 && y < 38 && ((x >= 8 && x < 36) || (x >= 46 && x < 152 && y % 9 < 5));
       png.data.set(mark ? [0x0b, 0x25, 0x45, 0xff] : [0, 0, 0, 0], (y * 160 + x) * 4);
     }
   }
@@ -113,7 +135,13 @@ export function darkLogoPng(): Buffer {
  * An institution's branding (A5 `POST /design`), with an uploaded logo when one is given: staff
  * upload it as the branding page does, and the design names the stored logo's path.
  */
-export async function brandInstitution(request: APIRequestContext, staff: Staff, institutionId: string, primaryColor: string, logo?: Buffer): Promise<string | null> {
+export async function brandInstitution(
+  request: APIRequestContext,
+  staff: Staff,
+  institutionId: string,
+  primaryColor: string,
+  logo?: Buffer,
+): Promise<string | null> {
   let logoUrl: string | null = null;
   if (logo) {
     const uploaded = await staff.context.request.post("/staff/branding/logo", {
@@ -139,7 +167,13 @@ export async function patientBand(page: Page): Promise<{ colour: string; name: s
   const logo = band.getByRole("img");
   let plate: string | null = null;
   if ((await logo.count()) > 0) {
-    await expect.poll(() => logo.first().evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    await expect
+      .poll(() =>
+        logo
+          .first()
+          .evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0),
+      )
+      .toBe(true);
     plate = await logo.first().evaluate((image) => getComputedStyle(image.parentElement!).backgroundColor);
   }
   return { colour, name, plate };
@@ -162,13 +196,21 @@ export async function startSmsGateway(): Promise<SmsGateway> {
   const messages: ReceivedSms[] = [];
   const server = await listen(SMS_GATEWAY_PORT, (req, body, res) => {
     const auth = `Basic ${Buffer.from("ACe2e:e2e-gateway-token").toString("base64")}`;
-    if (req.method !== "POST" || req.url !== "/2010-04-01/Accounts/ACe2e/Messages.json" || req.headers.authorization !== auth) {
-      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ code: 20003, message: "Authenticate" }));
+    if (
+      req.method !== "POST" ||
+      req.url !== "/2010-04-01/Accounts/ACe2e/Messages.json" ||
+      req.headers.authorization !== auth
+    ) {
+      res
+        .writeHead(401, { "content-type": "application/json" })
+        .end(JSON.stringify({ code: 20003, message: "Authenticate" }));
       return;
     }
     const form = new URLSearchParams(body);
     messages.push({ to: form.get("To") ?? "", from: form.get("From") ?? "", body: form.get("Body") ?? "" });
-    res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `SM${messages.length.toString(16).padStart(32, "0")}` }));
+    res
+      .writeHead(201, { "content-type": "application/json" })
+      .end(JSON.stringify({ sid: `SM${messages.length.toString(16).padStart(32, "0")}` }));
   });
   return { messages, close: server.close };
 }
@@ -189,8 +231,15 @@ export async function smsPortalLink(gateway: SmsGateway, phone: string): Promise
 }
 
 /** The organization's SMS as staff see them in the outbox (`messages.list`), newest first. */
-export async function staffSmsList(staff: Staff, phone: string): Promise<{ body: string; purpose: string; status: string }[]> {
-  const messages = await staffQuery<{ recipients: string[]; body: string; purpose: string; status: string }[]>(staff, "messages.list", { channel: "sms", limit: 50 });
+export async function staffSmsList(
+  staff: Staff,
+  phone: string,
+): Promise<{ body: string; purpose: string; status: string }[]> {
+  const messages = await staffQuery<{ recipients: string[]; body: string; purpose: string; status: string }[]>(
+    staff,
+    "messages.list",
+    { channel: "sms", limit: 50 },
+  );
   return messages.filter((message) => message.recipients.includes(phone));
 }
 
@@ -200,12 +249,20 @@ export async function staffSmsList(staff: Staff, phone: string): Promise<{ body:
  */
 export async function expectAccessible(page: Page, state: string): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  const serious = results.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
   const report = serious
-    .map((v) => `[${v.impact}] ${v.id}: ${v.help}\n${v.nodes.map((node) => `    ${node.target.join(" ")} — ${node.failureSummary?.replace(/\n/g, " ")}`).join("\n")}`)
+    .map(
+      (v) =>
+        `[${v.impact}] ${v.id}: ${v.help}\n${v.nodes.map((node) => `    ${node.target.join(" ")} — ${node.failureSummary?.replace(/\n/g, " ")}`).join("\n")}`,
+    )
     .join("\n");
   if (report) console.log(`axe violations on ${state}:\n${report}`);
-  expect(serious.map((v) => v.id), `axe: serious or critical violations on ${state}\n${report}`).toEqual([]);
+  expect(
+    serious.map((v) => v.id),
+    `axe: serious or critical violations on ${state}\n${report}`,
+  ).toEqual([]);
 }
 
 /** A small HTTP server on 127.0.0.1 that the test closes in afterAll. */
@@ -214,7 +271,10 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function listen(port: number, handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void): Promise<LocalServer> {
+export async function listen(
+  port: number,
+  handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void,
+): Promise<LocalServer> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -254,7 +314,10 @@ export async function startMailbox(): Promise<Mailbox> {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
+        mails.push({
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks).toString("utf8"),
+        });
         callback();
       });
     },

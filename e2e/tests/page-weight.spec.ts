@@ -1,5 +1,14 @@
 import { expect, test, type Browser } from "@playwright/test";
-import { createActiveTemplate, createEmbedSession, requestFormBySms, smsPortalLink, staffSignIn, startSmsGateway, type SmsGateway, type Staff } from "./forms-support";
+import {
+  createActiveTemplate,
+  createEmbedSession,
+  requestFormBySms,
+  smsPortalLink,
+  staffSignIn,
+  startSmsGateway,
+  type SmsGateway,
+  type Staff,
+} from "./forms-support";
 import { makeConsentPdf, requestSignature, startFileServer, type FileServer } from "./signing-support";
 
 /** The issue's budget for JavaScript on the first load of a form page, encoded bytes. */
@@ -52,7 +61,11 @@ async function firstLoadJsBytes(
     });
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const html = (await response?.text()) ?? "";
-    const named = new Set([...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((match) => new URL(match[1]!.replaceAll("&amp;", "&"), page.url()).href));
+    const named = new Set(
+      [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map(
+        (match) => new URL(match[1]!.replaceAll("&amp;", "&"), page.url()).href,
+      ),
+    );
     await expect(page.getByRole("heading", { level: 1, name: ready })).toBeVisible();
     await page.waitForLoadState("networkidle");
     if (scrollThrough) {
@@ -64,14 +77,19 @@ async function firstLoadJsBytes(
     return {
       bytes: sum(measured.filter((script) => named.has(script.url))),
       total: sum(measured),
-      scripts: measured.map((script) => `${named.has(script.url) ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`),
+      scripts: measured.map(
+        (script) => `${named.has(script.url) ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`,
+      ),
     };
   } finally {
     await context.close();
   }
 }
 
-test("JavaScript on the first load: the form pages stay within 150 KB, the signing portal within 180 KB", async ({ browser, request }) => {
+test("JavaScript on the first load: the form pages stay within 150 KB, the signing portal within 180 KB", async ({
+  browser,
+  request,
+}) => {
   const title = `Page weight form ${Date.now()}`;
   const identifier = await createActiveTemplate(request, staff, title, [
     { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
@@ -82,15 +100,33 @@ test("JavaScript on the first load: the form pages stay within 150 KB, the signi
   const phone = "+491701234590";
   await requestFormBySms(request, staff, { phone, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
   const smsLink = await smsPortalLink(sms, phone);
-  const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Consent to anaesthesia", patientId: `P-weight-${Date.now()}` });
+  const signing = await requestSignature(request, staff.token, {
+    pdfUrl: files.url("/consent.pdf"),
+    field: FIELD,
+    title: "Consent to anaesthesia",
+    patientId: `P-weight-${Date.now()}`,
+  });
 
   const pages = [
     // The form pages' budget covers every script until the page is idle (as first set).
     { name: "/embed", url: session.embedUrl, ready: title, budget: FORM_PAGE_JS_BUDGET, budgetOn: "total" as const },
-    { name: "/f", url: smsLink, ready: "Please confirm who you are", budget: FORM_PAGE_JS_BUDGET, budgetOn: "total" as const },
+    {
+      name: "/f",
+      url: smsLink,
+      ready: "Please confirm who you are",
+      budget: FORM_PAGE_JS_BUDGET,
+      budgetOn: "total" as const,
+    },
     // The portal's covers its first load; pdf.js (~120 KB) and its worker (~300 KB) follow once
     // the document is on the screen, and are reported.
-    { name: "/sign", url: signing.signingLink, ready: "Consent to anaesthesia", budget: SIGNING_PORTAL_JS_BUDGET, budgetOn: "firstLoad" as const, scrollThrough: true },
+    {
+      name: "/sign",
+      url: signing.signingLink,
+      ready: "Consent to anaesthesia",
+      budget: SIGNING_PORTAL_JS_BUDGET,
+      budgetOn: "firstLoad" as const,
+      scrollThrough: true,
+    },
   ];
   const results: Array<{ name: string; bytes: number; total: number; budget: number; scripts: string[] }> = [];
   for (const { name, url, ready, budget, budgetOn, scrollThrough } of pages) {
@@ -104,6 +140,8 @@ test("JavaScript on the first load: the form pages stay within 150 KB, the signi
   }
   for (const { name, bytes, budget, scripts } of results) {
     expect(bytes, `${name}: no script measured`).toBeGreaterThan(0);
-    expect.soft(bytes, `${name} loads ${bytes} bytes of JavaScript (budget ${budget}):\n${scripts.join("\n")}`).toBeLessThanOrEqual(budget);
+    expect
+      .soft(bytes, `${name} loads ${bytes} bytes of JavaScript (budget ${budget}):\n${scripts.join("\n")}`)
+      .toBeLessThanOrEqual(budget);
   }
 });

@@ -17,7 +17,10 @@ function totp(secretBase32: string, stepOffset = 0): string {
 }
 
 async function openSecurity(page: Page) {
-  await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Account security" }).click();
+  await page
+    .getByRole("navigation", { name: "Main navigation" })
+    .getByRole("link", { name: "Account security" })
+    .click();
   await expect(page).toHaveURL(/\/security$/);
   await expect(page.getByRole("heading", { level: 1, name: "Account security" })).toBeVisible();
 }
@@ -76,7 +79,9 @@ async function shots(page: Page, name: string) {
 }
 
 test.describe("second factors", () => {
-  test("an authenticator app is set up from its QR code, asked for after the password, and removed", async ({ page }) => {
+  test("an authenticator app is set up from its QR code, asked for after the password, and removed", async ({
+    page,
+  }) => {
     test.setTimeout(240_000);
     await signIn(page);
     await openSecurity(page);
@@ -125,19 +130,27 @@ test.describe("second factors", () => {
     await expect(page.getByRole("button", { name: "Set up the authenticator app" })).toBeVisible();
   });
 
-  test("a passkey is registered with a name, signs in without a password and as the second step, and is removed", async ({ page }) => {
+  test("a passkey is registered with a name, signs in without a password and as the second step, and is removed", async ({
+    page,
+  }) => {
     test.setTimeout(240_000);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("WebAuthn.enable");
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
     });
 
     await signIn(page);
     await openSecurity(page);
     await page.getByLabel("Name of the passkey").fill("E2E laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
-    await expect(page.getByRole("status").getByText("Passkey \"E2E laptop\" added.")).toBeVisible();
+    await expect(page.getByRole("status").getByText('Passkey "E2E laptop" added.')).toBeVisible();
     await expect(page.getByTestId("passkey-row")).toHaveCount(1);
     await expect(page.getByTestId("passkey-row")).toContainText("E2E laptop");
     await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
@@ -164,7 +177,7 @@ test.describe("second factors", () => {
     await expect(page.getByTestId("passkey-row")).toContainText("last used");
     await page.getByRole("button", { name: "Remove passkey E2E laptop" }).click();
     await page.getByTestId("passkey-row").getByRole("button", { name: "Remove", exact: true }).click();
-    await expect(page.getByRole("status").getByText("Passkey \"E2E laptop\" removed.")).toBeVisible();
+    await expect(page.getByRole("status").getByText('Passkey "E2E laptop" removed.')).toBeVisible();
     await expect(page.getByText("No passkeys yet.")).toBeVisible();
 
     // Without a factor the password alone signs in again.
@@ -173,7 +186,9 @@ test.describe("second factors", () => {
     await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
   });
 
-  test("where the organization requires a second factor, a member without one sets it up right after the password", async ({ page }) => {
+  test("where the organization requires a second factor, a member without one sets it up right after the password", async ({
+    page,
+  }) => {
     test.setTimeout(240_000);
     const setRequired = async (on: boolean) => {
       await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Settings" }).click();

@@ -25,7 +25,14 @@ test.describe("patient pages have no serious or critical axe violation (390 × 8
   test("embedded form opened directly, with an ended session, and withdrawn", async ({ page, request }) => {
     const title = `Accessibility form ${Date.now()}`;
     const identifier = await createActiveTemplate(request, staff, title, [
-      { id: "1", type: "text", key: "fullName", label: "Full name", required: true, helpText: "As on your insurance card." },
+      {
+        id: "1",
+        type: "text",
+        key: "fullName",
+        label: "Full name",
+        required: true,
+        helpText: "As on your insurance card.",
+      },
       { id: "2", type: "select", key: "ward", label: "Ward", options: ["Surgery", "Cardiology"] },
       { id: "3", type: "signature", key: "signature", label: "Signature" },
     ]);
@@ -44,7 +51,9 @@ test.describe("patient pages have no serious or critical axe violation (390 × 8
     await expectAccessible(page, "embedded form: session expired");
 
     // The clinic withdrew the form (template archived).
-    const archived = await request.patch(`${API_URL}/api/embed/templates/${encodeURIComponent(identifier)}`, { data: { token: staff.token, orgId: staff.orgId, status: "archived" } });
+    const archived = await request.patch(`${API_URL}/api/embed/templates/${encodeURIComponent(identifier)}`, {
+      data: { token: staff.token, orgId: staff.orgId, status: "archived" },
+    });
     expect(archived.status(), await archived.text()).toBe(200);
     await page.goto(session.embedUrl);
     await expect(page.getByRole("heading", { level: 1, name: "This form is not available" })).toBeVisible();
@@ -52,7 +61,12 @@ test.describe("patient pages have no serious or critical axe violation (390 × 8
   });
 
   test("signing portal: the document and an unknown link", async ({ page, request }) => {
-    const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Consent to anaesthesia", patientId: `P-a11y-${Date.now()}` });
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: "Consent to anaesthesia",
+      patientId: `P-a11y-${Date.now()}`,
+    });
     await page.goto(signing.signingLink);
     await expect(page.getByRole("heading", { level: 1, name: "Consent to anaesthesia" })).toBeVisible();
     await expect(page.getByRole("figure", { name: "Page 1 of 2" })).toHaveAttribute("data-rendered", "true");

@@ -16,12 +16,79 @@ let caP12: string;
  */
 function makeP12(name: string, days: number, password: string): { seal: string; ca: string } {
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: work, stdio: "ignore" });
-  run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}-ca.key`, "-out", `${name}-ca.crt`, "-days", "3650", "-subj", "/CN=E2E Test CA/O=E2E Trust", "-addext", "basicConstraints=critical,CA:TRUE");
-  run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", "/CN=Demo Clinic Seal/O=Demo Clinic");
+  run(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    `${name}-ca.key`,
+    "-out",
+    `${name}-ca.crt`,
+    "-days",
+    "3650",
+    "-subj",
+    "/CN=E2E Test CA/O=E2E Trust",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+  );
+  run(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    `${name}.key`,
+    "-out",
+    `${name}.csr`,
+    "-subj",
+    "/CN=Demo Clinic Seal/O=Demo Clinic",
+  );
   writeFileSync(join(work, `${name}.ext`), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,nonRepudiation\n");
-  run("x509", "-req", "-in", `${name}.csr`, "-CA", `${name}-ca.crt`, "-CAkey", `${name}-ca.key`, "-CAcreateserial", "-out", `${name}.crt`, "-extfile", `${name}.ext`, "-days", String(days));
-  run("pkcs12", "-export", "-inkey", `${name}.key`, "-in", `${name}.crt`, "-certfile", `${name}-ca.crt`, "-out", `${name}.p12`, "-passout", `pass:${password}`);
-  run("pkcs12", "-export", "-inkey", `${name}-ca.key`, "-in", `${name}-ca.crt`, "-out", `${name}-ca.p12`, "-passout", `pass:${password}`);
+  run(
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    `${name}-ca.crt`,
+    "-CAkey",
+    `${name}-ca.key`,
+    "-CAcreateserial",
+    "-out",
+    `${name}.crt`,
+    "-extfile",
+    `${name}.ext`,
+    "-days",
+    String(days),
+  );
+  run(
+    "pkcs12",
+    "-export",
+    "-inkey",
+    `${name}.key`,
+    "-in",
+    `${name}.crt`,
+    "-certfile",
+    `${name}-ca.crt`,
+    "-out",
+    `${name}.p12`,
+    "-passout",
+    `pass:${password}`,
+  );
+  run(
+    "pkcs12",
+    "-export",
+    "-inkey",
+    `${name}-ca.key`,
+    "-in",
+    `${name}-ca.crt`,
+    "-out",
+    `${name}-ca.p12`,
+    "-passout",
+    `pass:${password}`,
+  );
   return { seal: join(work, `${name}.p12`), ca: join(work, `${name}-ca.p12`) };
 }
 
@@ -37,7 +104,9 @@ for (const viewport of [
   { name: "phone", size: { width: 390, height: 844 } },
   { name: "desktop", size: { width: 1280, height: 800 } },
 ]) {
-  test(`organization seal in Settings (${viewport.name}): refusals, chain, expiry warning, removal`, async ({ page }) => {
+  test(`organization seal in Settings (${viewport.name}): refusals, chain, expiry warning, removal`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport.size);
     await signIn(page);
     await page.goto("/settings");

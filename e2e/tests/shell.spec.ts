@@ -7,7 +7,9 @@ test("the language switch turns the admin area German and back, and sign-out end
 
   await page.getByRole("button", { name: "Deutsch" }).click();
   await expect(page.locator("html")).toHaveAttribute("lang", "de");
-  await expect(page.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Einstellungen" })).toBeVisible();
+  await expect(
+    page.getByRole("navigation", { name: "Hauptnavigation" }).getByRole("link", { name: "Einstellungen" }),
+  ).toBeVisible();
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("lang", "de");
   await expect(page.getByRole("heading", { level: 1, name: /^Willkommen, / })).toBeVisible();
@@ -51,7 +53,9 @@ test("settings: field errors show at their field, a valid change is saved", asyn
   await expect(page.getByLabel("Require a one-time code")).toBeChecked();
 });
 
-test("the language switch changes the page in place: no reload, no server round trip, the title translated; the cookie keeps it for the next page", async ({ page }) => {
+test("the language switch changes the page in place: no reload, no server round trip, the title translated; the cookie keeps it for the next page", async ({
+  page,
+}) => {
   await signIn(page);
   await page.goto("/audit-log");
   await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
@@ -63,7 +67,10 @@ test("the language switch changes the page in place: no reload, no server round 
   page.on("request", (request) => {
     const headers = request.headers();
     const thisPage = new URL(request.url()).pathname === "/audit-log";
-    if (request.resourceType() === "document" || (thisPage && (headers["rsc"] === "1" || request.url().includes("_rsc=")) && !headers["next-router-prefetch"])) {
+    if (
+      request.resourceType() === "document" ||
+      (thisPage && (headers["rsc"] === "1" || request.url().includes("_rsc=")) && !headers["next-router-prefetch"])
+    ) {
       serverRenders.push(request.url());
     }
   });

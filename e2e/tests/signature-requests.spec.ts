@@ -17,7 +17,13 @@ let signatureId: string;
 test.beforeAll(async ({ browser, request }) => {
   files = await startFileServer({ "/consent.pdf": await makeConsentPdf(FIELD) });
   staff = await staffSignIn(browser, "E2E signature requests");
-  ({ signatureId } = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId: PATIENT, institutionId: INSTITUTION }));
+  ({ signatureId } = await requestSignature(request, staff.token, {
+    pdfUrl: files.url("/consent.pdf"),
+    field: FIELD,
+    title: TITLE,
+    patientId: PATIENT,
+    institutionId: INSTITUTION,
+  }));
 });
 test.afterAll(async () => {
   await files?.close();
@@ -144,7 +150,9 @@ test("create a request in the UI and hand it over by link or QR code", async () 
   await expect(page.getByTestId("signing-link")).toHaveValue(link);
 
   await page.getByRole("button", { name: "Show QR code" }).click();
-  await expect(page.getByRole("dialog", { name: "Scan to sign" }).getByRole("img", { name: "QR code of the signing link" })).toBeVisible();
+  await expect(
+    page.getByRole("dialog", { name: "Scan to sign" }).getByRole("img", { name: "QR code of the signing link" }),
+  ).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog", { name: "Scan to sign" })).toBeHidden();
   await page.close();

@@ -31,7 +31,12 @@ export async function makeConsentPdf(field: { x: number; y: number; width: numbe
   ];
   lines.forEach((line, i) => first.drawText(line, { x: 60, y: top(140 + i * 22), size: 11, font }));
   first.drawText("Signature of the patient:", { x: field.x, y: top(field.y - 12), size: 10, font });
-  first.drawLine({ start: { x: field.x, y: top(field.y + field.height + 2) }, end: { x: field.x + field.width, y: top(field.y + field.height + 2) }, thickness: 0.5, color: rgb(0.4, 0.4, 0.4) });
+  first.drawLine({
+    start: { x: field.x, y: top(field.y + field.height + 2) },
+    end: { x: field.x + field.width, y: top(field.y + field.height + 2) },
+    thickness: 0.5,
+    color: rgb(0.4, 0.4, 0.4),
+  });
   const second = doc.addPage([A4.width, A4.height]);
   second.drawText("Information sheet (page 2)", { x: 60, y: top(90), size: 16, font: bold });
   second.drawText("Please keep a copy of this document for your records.", { x: 60, y: top(130), size: 11, font });
@@ -95,7 +100,14 @@ export interface SigningRequest {
 export async function requestSignature(
   request: APIRequestContext,
   token: string,
-  options: { pdfUrl: string; field: { page: number; x: number; y: number; width: number; height: number }; title: string; patientId: string; institutionId?: string; expiresInMs?: number },
+  options: {
+    pdfUrl: string;
+    field: { page: number; x: number; y: number; width: number; height: number };
+    title: string;
+    patientId: string;
+    institutionId?: string;
+    expiresInMs?: number;
+  },
 ): Promise<SigningRequest> {
   const headers = { authorization: `Bearer ${token}` };
   const document = await request.post(`${API_URL}/documents`, {
@@ -138,7 +150,11 @@ export async function patientSessionJwt(secret: string, patientId: string): Prom
 }
 
 /** A4: confirms the patient's portal session and returns the one-time link into the signing page. */
-export async function verifySession(request: APIRequestContext, token: string, input: { patientId: string; signatureId: string; sessionToken: string }): Promise<string> {
+export async function verifySession(
+  request: APIRequestContext,
+  token: string,
+  input: { patientId: string; signatureId: string; sessionToken: string },
+): Promise<string> {
   const response = await request.post(`${API_URL}/signature-requests/verify-session`, {
     headers: { authorization: `Bearer ${token}` },
     data: { patient_id: input.patientId, signature_id: input.signatureId, session_token: input.sessionToken },

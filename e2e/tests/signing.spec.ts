@@ -65,11 +65,23 @@ async function drawWithFinger(page: Page, canvas: Locator): Promise<void> {
 test.describe("patient signature portal on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
 
-  test("A4 ticket → read → draw → consent → sign → download a sealed PDF with the ink in the field", async ({ page, request }) => {
+  test("A4 ticket → read → draw → consent → sign → download a sealed PDF with the ink in the field", async ({
+    page,
+    request,
+  }) => {
     const token = await adminSetup(page);
     const patientId = `P-e2e-${Date.now()}`;
-    const { signatureId } = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId });
-    const redirectUrl = await verifySession(request, token, { patientId, signatureId, sessionToken: await patientSessionJwt(JWT_SECRET, patientId) });
+    const { signatureId } = await requestSignature(request, token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId,
+    });
+    const redirectUrl = await verifySession(request, token, {
+      patientId,
+      signatureId,
+      sessionToken: await patientSessionJwt(JWT_SECRET, patientId),
+    });
     expect(redirectUrl.startsWith(`http://localhost:${WEB_PORT}/sign/ticket/`)).toBe(true);
 
     const cspViolations = watchCspViolations(page);
@@ -105,7 +117,9 @@ test.describe("patient signature portal on a phone", () => {
 
     // A double tap submits once (the API would sign only once anyway).
     await signButton.dblclick();
-    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({
+      timeout: 30_000,
+    });
     const downloadButton = page.getByRole("button", { name: "Download signed PDF" });
     const [download] = await Promise.all([page.waitForEvent("download"), downloadButton.click()]);
     expect(download.suggestedFilename()).toBe(`signed-${TITLE}.pdf`);
@@ -125,9 +139,13 @@ test.describe("patient signature portal on a phone", () => {
     const check = spawnSync("qpdf", ["--check", file], { encoding: "utf8" });
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const prefix = join(work, "page");
-    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "1", "-l", "1", "-png", file, prefix], { encoding: "utf8" });
+    const render = spawnSync("pdftoppm", ["-r", "72", "-f", "1", "-l", "1", "-png", file, prefix], {
+      encoding: "utf8",
+    });
     expect(render.status, render.stderr).toBe(0);
-    const pngFile = ["page-1.png", "page-01.png"].map((name) => join(work, name)).find((path) => spawnSync("test", ["-f", path]).status === 0)!;
+    const pngFile = ["page-1.png", "page-01.png"]
+      .map((name) => join(work, name))
+      .find((path) => spawnSync("test", ["-f", path]).status === 0)!;
     const png = PNG.sync.read(readFileSync(pngFile));
     expect(Math.abs(png.width - A4.width)).toBeLessThan(1);
     // 72 dpi: one PDF point is one pixel, origin top-left, like the field's coordinates.
@@ -137,9 +155,17 @@ test.describe("patient signature portal on a phone", () => {
     expect(darkShare(png, FIELD.x + FIELD.width + 20, FIELD.y, FIELD.width, FIELD.height)).toBe(0);
   });
 
-  test("typed name is the keyboard path; declining asks for confirmation and ends the request", async ({ page, request }) => {
+  test("typed name is the keyboard path; declining asks for confirmation and ends the request", async ({
+    page,
+    request,
+  }) => {
     const token = await adminSetup(page);
-    const signed = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Typed consent", patientId: "P-e2e-typed" });
+    const signed = await requestSignature(request, token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: "Typed consent",
+      patientId: "P-e2e-typed",
+    });
     const cspViolations = watchCspViolations(page);
 
     // The bare signing link (verification is configured but not required here).
@@ -153,18 +179,37 @@ test.describe("patient signature portal on a phone", () => {
     let sealingAnswers = 0;
     await page.route("**/trpc/signing.status?**", async (route) => {
       sealingAnswers++;
-      await route.fulfill({ json: [{ result: { data: { state: "sealing", signedCopy: "preparing", signedCopyUntil: new Date(Date.now() + 30 * 86_400_000).toISOString() } } }] });
+      await route.fulfill({
+        json: [
+          {
+            result: {
+              data: {
+                state: "sealing",
+                signedCopy: "preparing",
+                signedCopyUntil: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+              },
+            },
+          },
+        ],
+      });
     });
     await page.getByRole("button", { name: "Sign document" }).press("Enter");
     await expect(page.getByRole("heading", { level: 1, name: "Finishing your document…" })).toBeFocused();
     await expect(page.getByRole("status").filter({ hasText: "Your signature has been received." })).toBeVisible();
     await expect.poll(() => sealingAnswers, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     await page.unroute("**/trpc/signing.status?**");
-    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({
+      timeout: 30_000,
+    });
     await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
     await expect(page.getByRole("button", { name: "Download signed PDF" })).toBeVisible();
 
-    const declined = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Declined consent", patientId: "P-e2e-decline" });
+    const declined = await requestSignature(request, token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: "Declined consent",
+      patientId: "P-e2e-decline",
+    });
     await page.goto(declined.signingLink);
     await expect(page.getByRole("heading", { level: 1, name: "Declined consent" })).toBeVisible();
     await page.getByRole("button", { name: "Decline to sign" }).click();
@@ -191,7 +236,8 @@ async function pinchOut(page: Page, target: Locator): Promise<void> {
     { x: cx + spread, y: cy, id: 2 },
   ];
   await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: points(40) });
-  for (let spread = 45; spread <= 120; spread += 5) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: points(spread) });
+  for (let spread = 45; spread <= 120; spread += 5)
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: points(spread) });
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
 }
@@ -199,27 +245,49 @@ async function pinchOut(page: Page, target: Locator): Promise<void> {
 test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
   test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
 
-  test("the link opened again after signing offers the copy until a date; after the period it says whom to ask", async ({ page, request, browser }) => {
+  test("the link opened again after signing offers the copy until a date; after the period it says whom to ask", async ({
+    page,
+    request,
+    browser,
+  }) => {
     const staff = await staffSignIn(browser, "E2E signed copy");
     try {
-      const signed = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Copy consent", patientId: `P-e2e-copy-${Date.now()}` });
+      const signed = await requestSignature(request, staff.token, {
+        pdfUrl: files.url("/consent.pdf"),
+        field: FIELD,
+        title: "Copy consent",
+        patientId: `P-e2e-copy-${Date.now()}`,
+      });
       await page.goto(signed.signingLink);
       await expect(page.getByRole("heading", { level: 1, name: "Copy consent" })).toBeVisible();
       await page.getByRole("radio", { name: "Type your name" }).check();
       await page.getByLabel("Your full name").fill("Erika Mustermann");
       await page.getByLabel("I have read the document and agree to sign it electronically.").check();
       await page.getByRole("button", { name: "Sign document" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({ timeout: 30_000 });
-      await expect(page.getByRole("status").filter({ hasText: /You can download your signed copy here until/ })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1, name: "Thank you — your document is signed" })).toBeVisible({
+        timeout: 30_000,
+      });
+      await expect(
+        page.getByRole("status").filter({ hasText: /You can download your signed copy here until/ }),
+      ).toBeVisible();
       await page.screenshot({ path: test.info().outputPath("copy-done-en.png"), fullPage: true });
 
       // Days later, on another phone: the same link, no session in this tab.
-      const later = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
+      const later = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+        isMobile: true,
+        hasTouch: true,
+        locale: "en-GB",
+      });
       const patient = await later.newPage();
       await patient.goto(signed.signingLink);
       await expect(patient.getByRole("heading", { level: 1, name: "This document is already signed" })).toBeVisible();
       await expect(patient.getByText(/You can download your signed copy here until/)).toBeVisible();
-      const [download] = await Promise.all([patient.waitForEvent("download"), patient.getByRole("button", { name: "Download signed PDF" }).click()]);
+      const [download] = await Promise.all([
+        patient.waitForEvent("download"),
+        patient.getByRole("button", { name: "Download signed PDF" }).click(),
+      ]);
       expect(download.suggestedFilename()).toBe("signed-Copy consent.pdf");
       const file = join(work, "copy.pdf");
       await download.saveAs(file);
@@ -228,31 +296,41 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
       await expectAccessible(patient, "signing portal: already signed, copy available");
       await patient.screenshot({ path: test.info().outputPath("copy-already-signed-en.png"), fullPage: true });
       await patient.getByRole("button", { name: "Deutsch" }).click();
-      await expect(patient.getByRole("heading", { level: 1, name: "Dieses Dokument ist bereits unterschrieben" })).toBeVisible();
+      await expect(
+        patient.getByRole("heading", { level: 1, name: "Dieses Dokument ist bereits unterschrieben" }),
+      ).toBeVisible();
       await expect(patient.getByRole("button", { name: "Unterschriebenes PDF herunterladen" })).toBeVisible();
       await patient.screenshot({ path: test.info().outputPath("copy-already-signed-de.png"), fullPage: true });
       await patient.getByRole("button", { name: "English" }).click();
 
       // The download is in the audit log: who (the portal, for this request) and when.
-      const audit = await staff.context.request.get("/trpc/audit.entries", { params: { input: JSON.stringify({ action: "signature.copy_downloaded" }) } });
+      const audit = await staff.context.request.get("/trpc/audit.entries", {
+        params: { input: JSON.stringify({ action: "signature.copy_downloaded" }) },
+      });
       expect(audit.status(), await audit.text()).toBe(200);
       expect(await audit.text()).toContain(signed.signatureId);
 
       // After the period (the organization's signedCopyDays; 0 = no online copy): whom to ask.
       const setDays = async (days: number) => {
-        const response = await staff.context.request.post("/trpc/organization.update", { data: { signedCopyDays: days } });
+        const response = await staff.context.request.post("/trpc/organization.update", {
+          data: { signedCopyDays: days },
+        });
         expect(response.status(), await response.text()).toBe(200);
       };
       await setDays(0);
       try {
         await patient.goto(signed.signingLink);
-        await expect(patient.getByRole("heading", { level: 1, name: "Your signed copy is no longer available here" })).toBeVisible();
+        await expect(
+          patient.getByRole("heading", { level: 1, name: "Your signed copy is no longer available here" }),
+        ).toBeVisible();
         await expect(patient.getByText(/please ask the practice or clinic that sent you this link/)).toBeVisible();
         await expect(patient.getByRole("button", { name: "Download signed PDF" })).toHaveCount(0);
         await expectAccessible(patient, "signing portal: copy expired");
         await patient.screenshot({ path: test.info().outputPath("copy-expired-en.png"), fullPage: true });
         await patient.getByRole("button", { name: "Deutsch" }).click();
-        await expect(patient.getByRole("heading", { level: 1, name: "Ihre unterschriebene Kopie ist hier nicht mehr verfügbar" })).toBeVisible();
+        await expect(
+          patient.getByRole("heading", { level: 1, name: "Ihre unterschriebene Kopie ist hier nicht mehr verfügbar" }),
+        ).toBeVisible();
         await patient.screenshot({ path: test.info().outputPath("copy-expired-de.png"), fullPage: true });
         await patient.getByRole("button", { name: "English" }).click();
       } finally {
@@ -264,10 +342,19 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     }
   });
 
-  test("reading the document: zoom buttons and pinch enlarge the text, Go to the signature skips the pages; axe-clean", async ({ page, request, browser }) => {
+  test("reading the document: zoom buttons and pinch enlarge the text, Go to the signature skips the pages; axe-clean", async ({
+    page,
+    request,
+    browser,
+  }) => {
     const staff = await staffSignIn(browser, "E2E reading");
     await staff.context.close();
-    const signing = await requestSignature(request, staff.token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: TITLE, patientId: `P-e2e-zoom-${Date.now()}` });
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId: `P-e2e-zoom-${Date.now()}`,
+    });
     await page.goto(signing.signingLink);
     const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
     await expect(firstPage).toHaveAttribute("data-rendered", "true");
@@ -286,7 +373,9 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await expect(tools.getByText("Zoom 200 %")).toBeVisible();
     await expect.poll(async () => (await canvas.boundingBox())!.width).toBeCloseTo(fitWidth * 2, -1);
     // The canvas is redrawn for its new width (sharp), not stretched.
-    await expect.poll(() => canvas.evaluate((c: HTMLCanvasElement) => c.width)).toBeGreaterThanOrEqual(Math.floor(fitWidth * 2 * 2) - 2);
+    await expect
+      .poll(() => canvas.evaluate((c: HTMLCanvasElement) => c.width))
+      .toBeGreaterThanOrEqual(Math.floor(fitWidth * 2 * 2) - 2);
     // The document scrolls sideways inside its frame; the page itself does not.
     expect(await hasHorizontalScroll(page)).toBe(false);
     expect(await viewer.evaluate((v) => v.scrollWidth > v.clientWidth)).toBe(true);
@@ -327,7 +416,10 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
 test.describe("link problems, on a small phone (360 × 740)", () => {
   test.use({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
 
-  test("unknown links, used tickets and expired links get clear pages, in English and German", async ({ page, request }) => {
+  test("unknown links, used tickets and expired links get clear pages, in English and German", async ({
+    page,
+    request,
+  }) => {
     await page.goto(`/sign/${"x".repeat(43)}`);
     await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
     expect(await hasHorizontalScroll(page)).toBe(false);
@@ -340,16 +432,29 @@ test.describe("link problems, on a small phone (360 × 740)", () => {
     await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
 
     const token = await adminSetup(page);
-    const expiring = await requestSignature(request, token, { pdfUrl: files.url("/consent.pdf"), field: FIELD, title: "Short-lived consent", patientId: "P-e2e-expired", expiresInMs: 3_000 });
+    const expiring = await requestSignature(request, token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: "Short-lived consent",
+      patientId: "P-e2e-expired",
+      expiresInMs: 3_000,
+    });
     // A ticket works once: a second visit with the same ticket is an unknown link.
-    const ticketUrl = await verifySession(request, token, { patientId: "P-e2e-expired", signatureId: expiring.signatureId, sessionToken: await patientSessionJwt(JWT_SECRET, "P-e2e-expired") });
+    const ticketUrl = await verifySession(request, token, {
+      patientId: "P-e2e-expired",
+      signatureId: expiring.signatureId,
+      sessionToken: await patientSessionJwt(JWT_SECRET, "P-e2e-expired"),
+    });
     await page.goto(ticketUrl);
     await expect(page.getByRole("heading", { level: 1, name: "Short-lived consent" })).toBeVisible();
-    await page.context().newPage().then(async (other) => {
-      await other.goto(ticketUrl);
-      await expect(other.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
-      await other.close();
-    });
+    await page
+      .context()
+      .newPage()
+      .then(async (other) => {
+        await other.goto(ticketUrl);
+        await expect(other.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
+        await other.close();
+      });
 
     await page.waitForTimeout(3_500);
     await page.goto(expiring.signingLink);

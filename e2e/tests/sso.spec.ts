@@ -17,7 +17,11 @@ let loginUrl: string;
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  idp = await startTestIdentityProvider({ redirectUris: [`${WEB}/sso/callback`], port: IDP_PORT, clientId: "clinsign-e2e" });
+  idp = await startTestIdentityProvider({
+    redirectUris: [`${WEB}/sso/callback`],
+    port: IDP_PORT,
+    clientId: "clinsign-e2e",
+  });
   idp.users.set("nora", { email: `nora@${DOMAIN}`, name: "Nora Schmidt", groups: ["cs-staff"] });
   idp.users.set("olaf", { email: `olaf@${DOMAIN}`, name: "Olaf Weber", groups: ["cs-admins"] });
   idp.users.set("paul", { email: `paul@${DOMAIN}`, name: "Paul Ohne", groups: ["visitors"] });
@@ -26,7 +30,11 @@ test.afterAll(async () => {
   await idp?.close();
 });
 
-async function freshPage(browser: Browser, viewport: { width: number; height: number }, lang: "en" | "de" = "en"): Promise<Page> {
+async function freshPage(
+  browser: Browser,
+  viewport: { width: number; height: number },
+  lang: "en" | "de" = "en",
+): Promise<Page> {
   const context = await browser.newContext({ viewport, locale: lang === "de" ? "de-DE" : "en-GB" });
   await context.addCookies([{ name: "lang", value: lang, url: WEB }]);
   return context.newPage();
@@ -128,7 +136,9 @@ test("someone whose groups map to no role lands on the login page with the reaso
   ] as const) {
     const page = await freshPage(browser, viewport, lang);
     await page.goto(loginUrl);
-    await page.getByRole("link", { name: lang === "en" ? "Sign in with Klinik-Login" : "Mit Klinik-Login anmelden" }).click();
+    await page
+      .getByRole("link", { name: lang === "en" ? "Sign in with Klinik-Login" : "Mit Klinik-Login anmelden" })
+      .click();
     await signInAtProvider(page, "paul");
     await expect(page).toHaveURL(/\/login\/[0-9a-f-]{36}\?sso_error=no_role$/);
     await expect(page.getByTestId("sso-error")).toContainText(message);

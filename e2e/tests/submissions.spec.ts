@@ -17,7 +17,16 @@ test.beforeAll(async ({ browser, request }) => {
   title = `Aufnahmebogen ${Date.now()}`;
   identifier = await createActiveTemplate(request, staff, title, [
     { id: "1", type: "text", key: "fullName", label: "Vollständiger Name", required: true },
-    { id: "2", type: "select", key: "insurance", label: "Versicherung", options: [{ value: "public", label: "Gesetzlich" }, { value: "private", label: "Privat" }] },
+    {
+      id: "2",
+      type: "select",
+      key: "insurance",
+      label: "Versicherung",
+      options: [
+        { value: "public", label: "Gesetzlich" },
+        { value: "private", label: "Privat" },
+      ],
+    },
     { id: "3", type: "textarea", key: "notes", label: "Anmerkungen" },
   ]);
   for (const values of [
@@ -62,7 +71,10 @@ for (const viewport of [
     await expectAccessible(page, `submissions list ${viewport.width}`);
     expect(await hasHorizontalScroll(page)).toBe(false);
 
-    await table.getByRole("link", { name: /^Open the submission of/ }).last().click();
+    await table
+      .getByRole("link", { name: /^Open the submission of/ })
+      .last()
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: /^Submission of/ })).toBeVisible();
     await expect(page.getByText("Vollständiger Name")).toBeVisible();
     await expect(page.getByText("Erika Mustermann")).toBeVisible();
@@ -97,13 +109,20 @@ test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF"
   // The organization writes German (the default): ;-separated for German Excel, labels as headers,
   // times on the Berlin clock.
   const lines = await downloadCsv(page, join(dir, "export.csv"));
-  expect(lines[0]).toBe("Einreichungs-ID;Eingereicht (Europe/Berlin);Formular;Formularversion;Fallnummer;Mobilnummer;Quelle;Vollständiger Name;Versicherung;Anmerkungen");
+  expect(lines[0]).toBe(
+    "Einreichungs-ID;Eingereicht (Europe/Berlin);Formular;Formularversion;Fallnummer;Mobilnummer;Quelle;Vollständiger Name;Versicherung;Anmerkungen",
+  );
   expect(lines).toHaveLength(3);
   expect(lines.some((line) => line.endsWith(`;Erika Mustermann;Privat;'=cmd|' /C calc'!A0`))).toBe(true);
-  expect(lines.some((line) => line.includes(`;${title};1;${rnummer};;Eingebettetes Formular;Max Muster;Gesetzlich;`))).toBe(true);
+  expect(
+    lines.some((line) => line.includes(`;${title};1;${rnummer};;Eingebettetes Formular;Max Muster;Gesetzlich;`)),
+  ).toBe(true);
   expect(lines[1]).toMatch(/^[0-9a-f-]{36};\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2};/);
 
-  await page.getByRole("link", { name: /^Open the submission of/ }).last().click();
+  await page
+    .getByRole("link", { name: /^Open the submission of/ })
+    .last()
+    .click();
   await expect(page.getByRole("heading", { level: 1, name: /^Submission of/ })).toBeVisible();
   const id = page.url().split("/").pop()!;
   const pdfDownload = page.waitForEvent("download");
@@ -111,7 +130,17 @@ test("download the filter as CSV (rows, Excel-safe) and one submission as a PDF"
   const pdfPath = join(dir, "submission.pdf");
   await (await pdfDownload).saveAs(pdfPath);
   const text = execFileSync("pdftotext", ["-layout", pdfPath, "-"], { encoding: "utf8" });
-  for (const expected of [title, "Vollständiger Name", "Erika Mustermann", "Versicherung", "Privat", "Anmerkungen", rnummer, `Einreichung ${id}`, "Demo Clinic"]) {
+  for (const expected of [
+    title,
+    "Vollständiger Name",
+    "Erika Mustermann",
+    "Versicherung",
+    "Privat",
+    "Anmerkungen",
+    rnummer,
+    `Einreichung ${id}`,
+    "Demo Clinic",
+  ]) {
     expect(text).toContain(expected);
   }
   expect(text).toMatch(/SHA-256 [0-9a-f]{64}/);
@@ -142,12 +171,17 @@ test("the clinic's output language and time zone, set on the Settings page, shap
 
     await findSubmission(page);
     const lines = await downloadCsv(page, join(dir, "export-en.csv"));
-    expect(lines[0]).toBe("Submission ID,Submitted (America/New_York),Form,Form version,Case number,Mobile number,Source,Vollständiger Name,Versicherung,Anmerkungen");
+    expect(lines[0]).toBe(
+      "Submission ID,Submitted (America/New_York),Form,Form version,Case number,Mobile number,Source,Vollständiger Name,Versicherung,Anmerkungen",
+    );
     expect(lines[1]).toMatch(/^[0-9a-f-]{36},\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},/);
     expect(lines.some((line) => line.includes(",Embedded form,Max Muster,Gesetzlich,"))).toBe(true);
 
     // The detail shows the submission on the clinic's clock, with the zone named.
-    await page.getByRole("link", { name: /^Open the submission of/ }).last().click();
+    await page
+      .getByRole("link", { name: /^Open the submission of/ })
+      .last()
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: /^Submission of/ })).toBeVisible();
     await expect(page.getByRole("definition").filter({ hasText: /EST|EDT|GMT-[45]/ })).toBeVisible();
   } finally {
@@ -158,19 +192,27 @@ test("the clinic's output language and time zone, set on the Settings page, shap
 
 test("pages fetched as prefetches carry their CSP and X-Frame-Options", async () => {
   for (const headers of [{ purpose: "prefetch" }, { "sec-purpose": "prefetch" }] as Record<string, string>[]) {
-    const response = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers, maxRedirects: 0 });
+    const response = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, {
+      headers,
+      maxRedirects: 0,
+    });
     expect(response.status(), JSON.stringify(headers)).toBe(200);
     expect(response.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/);
     expect(response.headers()["x-frame-options"]).toBe("DENY");
   }
   // The router's own prefetch (an RSC request; Next first redirects it to its cache-busting URL).
-  const router = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers: { "next-router-prefetch": "1", rsc: "1" } });
+  const router = await staff.context.request.get(`http://localhost:${WEB_PORT}/submissions`, {
+    headers: { "next-router-prefetch": "1", rsc: "1" },
+  });
   expect(router.status()).toBe(200);
   expect(router.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+'/);
   expect(router.headers()["x-frame-options"]).toBe("DENY");
   // Signed out, a prefetch is sent to the login page like any other request, with the headers too.
   const signedOut = await staff.context.browser()!.newContext();
-  const response = await signedOut.request.get(`http://localhost:${WEB_PORT}/submissions`, { headers: { purpose: "prefetch" }, maxRedirects: 0 });
+  const response = await signedOut.request.get(`http://localhost:${WEB_PORT}/submissions`, {
+    headers: { purpose: "prefetch" },
+    maxRedirects: 0,
+  });
   expect(response.status()).toBe(307);
   expect(response.headers()["location"]).toContain("/login");
   expect(response.headers()["content-security-policy"]).toBeTruthy();
@@ -180,7 +222,11 @@ test("pages fetched as prefetches carry their CSP and X-Frame-Options", async ()
 
 for (const lang of ["en", "de"] as const) {
   test(`screenshots of the submissions list, a detail and the settings (${lang}, 1280×800)`, async ({ browser }) => {
-    const context = await browser.newContext({ baseURL: `http://localhost:${WEB_PORT}`, locale: lang === "de" ? "de-DE" : "en-GB", storageState: await staff.context.storageState() });
+    const context = await browser.newContext({
+      baseURL: `http://localhost:${WEB_PORT}`,
+      locale: lang === "de" ? "de-DE" : "en-GB",
+      storageState: await staff.context.storageState(),
+    });
     await context.addCookies([{ name: "lang", value: lang, url: `http://localhost:${WEB_PORT}` }]);
     const page = await context.newPage();
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -188,12 +234,16 @@ for (const lang of ["en", "de"] as const) {
     await page.goto(`/submissions?template=${identifier}`);
     const table = page.getByRole("table");
     await expect(table.getByText("Max Muster")).toBeVisible();
-    await expect(table.getByRole("columnheader", { name: lang === "de" ? "Name / Fallnummer" : "Name / case number" })).toBeVisible();
+    await expect(
+      table.getByRole("columnheader", { name: lang === "de" ? "Name / Fallnummer" : "Name / case number" }),
+    ).toBeVisible();
     expect(await hasHorizontalScroll(page)).toBe(false);
     await page.screenshot({ path: join(dir, `submissions-${lang}.png`) });
     await table.getByRole("row").filter({ hasText: "Erika Mustermann" }).getByRole("link").click();
     await expect(page).toHaveURL(/\/submissions\/[0-9a-f-]{36}$/);
-    await expect(page.getByRole("heading", { level: 1, name: lang === "de" ? /^Einsendung vom/ : /^Submission of/ })).toBeVisible();
+    await expect(
+      page.getByRole("heading", { level: 1, name: lang === "de" ? /^Einsendung vom/ : /^Submission of/ }),
+    ).toBeVisible();
     await page.screenshot({ path: join(dir, `submission-${lang}.png`), fullPage: true });
     await page.goto("/settings");
     await expect(page.getByLabel(lang === "de" ? "Sprache der Ausgaben" : "Language of outputs")).toHaveValue("de");

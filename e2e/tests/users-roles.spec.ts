@@ -10,7 +10,11 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, WEB_PORT } from
 
 let mailbox: Mailbox;
 
-const invitee = { email: `colleague-${Date.now()}@example.org`, name: "Dr. Eva Beispiel", password: "invited-password-1" };
+const invitee = {
+  email: `colleague-${Date.now()}@example.org`,
+  name: "Dr. Eva Beispiel",
+  password: "invited-password-1",
+};
 let admin: { context: BrowserContext; page: Page };
 let colleague: { context: BrowserContext; page: Page };
 
@@ -49,7 +53,9 @@ test.afterAll(async () => {
   await mailbox?.close();
 });
 
-test("an admin invites a colleague by e-mail; the link opens once, sets name and password, and signs in", async ({ browser }) => {
+test("an admin invites a colleague by e-mail; the link opens once, sets name and password, and signs in", async ({
+  browser,
+}) => {
   const page = admin.page;
   await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
@@ -60,7 +66,12 @@ test("an admin invites a colleague by e-mail; the link opens once, sets name and
   await page.getByLabel("Role", { exact: true }).selectOption({ label: "Staff" });
   await page.getByRole("button", { name: "Send invitation" }).click();
   await expect(page.getByRole("status").filter({ hasText: `Invitation sent to ${invitee.email}.` })).toBeVisible();
-  await expect(page.getByRole("table", { name: "Invitations not yet accepted" }).getByRole("row").filter({ hasText: invitee.email })).toContainText("Open");
+  await expect(
+    page
+      .getByRole("table", { name: "Invitations not yet accepted" })
+      .getByRole("row")
+      .filter({ hasText: invitee.email }),
+  ).toContainText("Open");
 
   const link = await inviteLink(invitee.email);
   const context = await newContext(browser);
@@ -72,7 +83,9 @@ test("an admin invites a colleague by e-mail; the link opens once, sets name and
   await colleague.page.getByLabel("Your name").fill(invitee.name);
   await colleague.page.getByLabel("Password").fill(invitee.password);
   await colleague.page.getByRole("button", { name: "Accept and sign in" }).click();
-  await expect(colleague.page.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
+  await expect(colleague.page.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({
+    timeout: 30_000,
+  });
 
   // Used once: the same link now says so, in a fresh browser too.
   const other = await newContext(browser);
@@ -83,12 +96,20 @@ test("an admin invites a colleague by e-mail; the link opens once, sets name and
   await other.close();
 
   await page.reload();
-  await expect(page.getByRole("table", { name: "Members of the organization" }).getByRole("row").filter({ hasText: invitee.email })).toContainText("Active");
+  await expect(
+    page
+      .getByRole("table", { name: "Members of the organization" })
+      .getByRole("row")
+      .filter({ hasText: invitee.email }),
+  ).toContainText("Active");
 });
 
 test("a colleague made viewer sees no edit buttons, and the API refuses a direct call with 403", async () => {
   const page = admin.page;
-  const row = page.getByRole("table", { name: "Members of the organization" }).getByRole("row").filter({ hasText: invitee.email });
+  const row = page
+    .getByRole("table", { name: "Members of the organization" })
+    .getByRole("row")
+    .filter({ hasText: invitee.email });
   await row.getByLabel(`Role of ${invitee.name}`).selectOption({ label: "Viewer" });
   await expect(page.getByRole("status").filter({ hasText: `${invitee.name} is now Viewer.` })).toBeVisible();
 
@@ -104,11 +125,17 @@ test("a colleague made viewer sees no edit buttons, and the API refuses a direct
   await expect(mine.getByRole("button", { name: "Create and edit" })).toHaveCount(0);
 
   const status = await mine.evaluate(() =>
-    fetch("/trpc/documents.create", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x" }) }).then((r) => r.status),
+    fetch("/trpc/documents.create", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x" }),
+    }).then((r) => r.status),
   );
   expect(status).toBe(403);
   // Reading stays open to a viewer.
-  const readStatus = await mine.evaluate(() => fetch(`/trpc/documents.overview?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}`).then((r) => r.status));
+  const readStatus = await mine.evaluate(() =>
+    fetch(`/trpc/documents.overview?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}`).then((r) => r.status),
+  );
   expect(readStatus).toBe(200);
 });
 
@@ -116,10 +143,15 @@ test("a colleague sees their own sessions, the current one marked, and ends anot
   const secondContext = await newContext(browser, "en-GB", { width: 390, height: 844 });
   const second = await secondContext.newPage();
   await signInAs(second, invitee.email, invitee.password);
-  await expect(second.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
+  await expect(second.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({
+    timeout: 30_000,
+  });
 
   const mine = colleague.page;
-  await mine.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Account & sessions" }).click();
+  await mine
+    .getByRole("navigation", { name: "Main navigation" })
+    .getByRole("link", { name: "Account & sessions" })
+    .click();
   await expect(mine.getByRole("heading", { level: 1, name: "Your account" })).toBeVisible();
   const table = mine.getByRole("table", { name: "Your open sessions" });
   await expect(table.getByRole("row")).toHaveCount(3); // header + two sessions
@@ -141,7 +173,10 @@ test("a colleague sees their own sessions, the current one marked, and ends anot
 test("deactivating a colleague ends their open session at its next request, and reactivating lets them back", async () => {
   const page = admin.page;
   await page.reload();
-  const row = page.getByRole("table", { name: "Members of the organization" }).getByRole("row").filter({ hasText: invitee.email });
+  const row = page
+    .getByRole("table", { name: "Members of the organization" })
+    .getByRole("row")
+    .filter({ hasText: invitee.email });
   await row.getByRole("button", { name: `Deactivate ${invitee.name}` }).click();
   const confirm = page.getByRole("alertdialog", { name: `Deactivate ${invitee.name}?` });
   await expectAccessible(page, "deactivate dialog");
@@ -160,7 +195,9 @@ test("deactivating a colleague ends their open session at its next request, and 
   await row.getByRole("button", { name: `Reactivate ${invitee.name}` }).click();
   await expect(row).toContainText("Active");
   await signInAs(mine, invitee.email, invitee.password);
-  await expect(mine.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({ timeout: 30_000 });
+  await expect(mine.getByRole("heading", { level: 1, name: `Welcome, ${invitee.name}` })).toBeVisible({
+    timeout: 30_000,
+  });
 });
 
 test("the users, account and invite pages at phone and desktop width, in German and English", async ({ browser }) => {
@@ -185,7 +222,11 @@ test("the users, account and invite pages at phone and desktop width, in German 
         expect(await hasHorizontalScroll(page), `${path} ${lang} ${viewport.width}`).toBe(false);
         await shot(page, `${path.slice(1)}-${lang}-${viewport.width}`);
       }
-      const anonymous = await browser.newContext({ baseURL: `http://localhost:${WEB_PORT}`, locale: lang === "de" ? "de-DE" : "en-GB", viewport });
+      const anonymous = await browser.newContext({
+        baseURL: `http://localhost:${WEB_PORT}`,
+        locale: lang === "de" ? "de-DE" : "en-GB",
+        viewport,
+      });
       const invitePage = await anonymous.newPage();
       await invitePage.goto("/invite#not-a-real-invitation-token-at-all");
       await expect(invitePage.getByRole("heading", { level: 1 })).toBeVisible();

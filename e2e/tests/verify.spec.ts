@@ -11,7 +11,13 @@ const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
 
 let files: FileServer;
 let work: string;
-const pdfs: Record<"sealed" | "changed" | "foreign" | "text" | "huge", string> = { sealed: "", changed: "", foreign: "", text: "", huge: "" };
+const pdfs: Record<"sealed" | "changed" | "foreign" | "text" | "huge", string> = {
+  sealed: "",
+  changed: "",
+  foreign: "",
+  text: "",
+  huge: "",
+};
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
@@ -86,7 +92,9 @@ for (const viewport of [
   { name: "desktop", size: { width: 1280, height: 800 } },
 ]) {
   for (const lang of ["en", "de"] as const) {
-    test(`verify page (${viewport.name}, ${lang}): sealed, changed, sealed elsewhere, not a PDF, too large`, async ({ page }) => {
+    test(`verify page (${viewport.name}, ${lang}): sealed, changed, sealed elsewhere, not a PDF, too large`, async ({
+      page,
+    }) => {
       test.setTimeout(120_000);
       const t = TEXTS[lang];
       await page.setViewportSize(viewport.size);
@@ -100,7 +108,8 @@ for (const viewport of [
 
       // The drop zone is a real file input: the keyboard reaches it.
       const input = page.getByLabel(t.input);
-      for (let i = 0; i < 10 && !(await input.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+      for (let i = 0; i < 10 && !(await input.evaluate((el) => el === document.activeElement)); i++)
+        await page.keyboard.press("Tab");
       await expect(input).toBeFocused();
 
       await choose(page, lang, pdfs.sealed);

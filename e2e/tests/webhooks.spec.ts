@@ -1,6 +1,14 @@
 import { createHmac } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { createActiveTemplate, createEmbedSession, expectAccessible, listen, staffSignIn, type LocalServer, type Staff } from "./forms-support";
+import {
+  createActiveTemplate,
+  createEmbedSession,
+  expectAccessible,
+  listen,
+  staffSignIn,
+  type LocalServer,
+  type Staff,
+} from "./forms-support";
 import { API_URL, hasHorizontalScroll, WEBHOOK_RECEIVER_PORT } from "./support";
 
 interface Delivery {
@@ -35,10 +43,14 @@ test.beforeAll(async ({ browser, request }) => {
   await staffMutation("organization.update", { webhookUrls: [`${receiver.origin}/clinsign`] });
   secret = (await staffMutation<{ secret: string }>("organization.rotateWebhookSecret")).secret;
   title = `Webhook form ${Date.now()}`;
-  identifier = await createActiveTemplate(request, staff, title, [{ id: "1", type: "text", key: "fullName", label: "Full name" }]);
+  identifier = await createActiveTemplate(request, staff, title, [
+    { id: "1", type: "text", key: "fullName", label: "Full name" },
+  ]);
   // A real event: a submission through an embed session (F10's form.submitted).
   const { sessionId } = await createEmbedSession(request, staff, identifier);
-  const submitted = await request.post(`${API_URL}/api/embed/submit`, { data: { sessionId, values: { fullName: "Erika Mustermann" } } });
+  const submitted = await request.post(`${API_URL}/api/embed/submit`, {
+    data: { sessionId, values: { fullName: "Erika Mustermann" } },
+  });
   expect(submitted.status(), await submitted.text()).toBe(200);
 });
 test.afterAll(async () => {
@@ -92,7 +104,11 @@ test("see a webhook delivery and its signed body, resend it, send a test event (
   await testForm.getByLabel("Event").selectOption("form.closed");
   await testForm.getByRole("button", { name: "Send test event" }).click();
   await expect(page.getByRole("status").filter({ hasText: "The test event was delivered." })).toBeVisible();
-  expect(JSON.parse(received.at(-1)!.body)).toMatchObject({ event: "form.closed", templateIdentifier: identifier, data: { test: true } });
+  expect(JSON.parse(received.at(-1)!.body)).toMatchObject({
+    event: "form.closed",
+    templateIdentifier: identifier,
+    data: { test: true },
+  });
   await page.goto(`/webhooks?event=form.closed&template=${identifier}`);
   await expect(table.getByRole("row")).toHaveCount(2);
   await page.goto(`/webhooks?template=${identifier}&outcome=failed`);
@@ -108,7 +124,10 @@ test("the delivery log on a phone (390×844)", async () => {
   await page.goto(`/webhooks?template=${identifier}`);
   const table = page.getByRole("table", { name: "Delivery attempts, newest first" });
   await expect(table.getByText("form.submitted").first()).toBeVisible();
-  await table.getByRole("button", { name: /^Body and attempts of the form\.submitted delivery/ }).first().click();
+  await table
+    .getByRole("button", { name: /^Body and attempts of the form\.submitted delivery/ })
+    .first()
+    .click();
   await expect(page.getByRole("dialog", { name: "form.submitted" }).getByTestId("delivery-body")).toBeVisible();
   await expectAccessible(page, "webhook log 390");
   expect(await hasHorizontalScroll(page)).toBe(false);

@@ -59,11 +59,15 @@ function safeEqual(a: string, b: string): boolean {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+  });
   res.end(payload);
 }
 
-const unauthorized = (res: ServerResponse) => send(res, 401, { ok: false, error: { code: "unauthorized", message: "invalid API token" } });
+const unauthorized = (res: ServerResponse) =>
+  send(res, 401, { ok: false, error: { code: "unauthorized", message: "invalid API token" } });
 
 /** The organization the token belongs to, or null; the same two statements as authenticateApiToken. */
 async function authenticate(token: string, orgId: string): Promise<string | null> {
@@ -87,7 +91,12 @@ async function listTemplates(organizationId: string, limit: number) {
   const rows = await sql<TemplateRow[]>`
     select * from templates where organization_id = ${organizationId}
     order by updated_at desc, id desc limit ${limit}`;
-  return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updated_at.toISOString() }));
+  return rows.map((row) => ({
+    identifier: row.identifier,
+    title: row.title,
+    status: row.status,
+    updatedAt: row.updated_at.toISOString(),
+  }));
 }
 
 async function handleF4(url: URL, res: ServerResponse): Promise<void> {
@@ -114,7 +123,9 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
   }
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -129,10 +140,22 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
 async function handleF7(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readJson(req);
   const { token, orgId, templateIdentifier, draftKey, values } = body ?? {};
-  if (typeof templateIdentifier !== "string" || typeof draftKey !== "string" || typeof values !== "object" || values === null || Array.isArray(values)) {
-    return send(res, 400, { ok: false, error: { code: "invalid_request", message: "templateIdentifier, draftKey and values are required" } });
+  if (
+    typeof templateIdentifier !== "string" ||
+    typeof draftKey !== "string" ||
+    typeof values !== "object" ||
+    values === null ||
+    Array.isArray(values)
+  ) {
+    return send(res, 400, {
+      ok: false,
+      error: { code: "invalid_request", message: "templateIdentifier, draftKey and values are required" },
+    });
   }
-  const organizationId = await authenticate(typeof token === "string" ? token : "", typeof orgId === "string" ? orgId : "");
+  const organizationId = await authenticate(
+    typeof token === "string" ? token : "",
+    typeof orgId === "string" ? orgId : "",
+  );
   if (!organizationId) return unauthorized(res);
   const [template] = await sql<{ identifier: string; status: string }[]>`
     select * from templates where organization_id = ${organizationId} and identifier = ${templateIdentifier} limit 1`;

@@ -5,7 +5,10 @@ import { BENCH_DATABASE_PREFIX } from "./database";
 function machineJiffies(): { busy: number; total: number } {
   const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
-  return { busy: user + nice + system + irq + softirq + steal, total: user + nice + system + idle + iowait + irq + softirq + steal };
+  return {
+    busy: user + nice + system + irq + softirq + steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
 }
 
 /** utime + stime of a process (all its threads), or 0 once it is gone. */
@@ -32,7 +35,8 @@ function benchBackendPids(): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(` ${BENCH_DATABASE_PREFIX}`)) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(` ${BENCH_DATABASE_PREFIX}`))
+        pids.push(Number(entry));
     } catch {
       // Exited while we looked.
     }
@@ -53,7 +57,10 @@ export interface CpuUse {
   seconds: number;
 }
 
-const cpuCount = () => readFileSync("/proc/stat", "utf8").split("\n").filter((line) => /^cpu\d+ /.test(line)).length;
+const cpuCount = () =>
+  readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .filter((line) => /^cpu\d+ /.test(line)).length;
 
 /**
  * Where the CPU went during one scenario, in percent of one core (the machine has

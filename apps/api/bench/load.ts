@@ -33,7 +33,14 @@ export async function runLoad(
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolveResult, reject) => {
     const instance = autocannon(
-      { url, connections: options.connections, duration: options.durationSeconds, pipelining: 1, timeout: 10, ...extra },
+      {
+        url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        pipelining: 1,
+        timeout: 10,
+        ...extra,
+      },
       (error: unknown, finished: autocannon.Result) => (error ? reject(error) : resolveResult(finished)),
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {

@@ -4,7 +4,15 @@ import { parseArgs } from "node:util";
 export const SCENARIOS = ["healthz", "f4"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** bench/scenarios/extended.ts; the *-scale ones bulk-load PostgreSQL and only run when asked (--scale or --only). */
-export const EXTENDED_SCENARIOS = ["a1", "f7", "f10", "completion", "a2-scale", "f13-scale", "staff-lists-scale"] as const;
+export const EXTENDED_SCENARIOS = [
+  "a1",
+  "f7",
+  "f10",
+  "completion",
+  "a2-scale",
+  "f13-scale",
+  "staff-lists-scale",
+] as const;
 export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
 const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale", "staff-lists-scale"];
 /** bench/scenarios/portal-weight.ts: the signing portal's JavaScript in Chromium, on a production web build. */
@@ -64,11 +72,21 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
-function scenarioList(raw: string | undefined, scale: boolean): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean } {
+function scenarioList(
+  raw: string | undefined,
+  scale: boolean,
+): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean } {
   if (raw === undefined) {
-    return { scenarios: [...SCENARIOS], extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)), portalWeight: true };
+    return {
+      scenarios: [...SCENARIOS],
+      extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)),
+      portalWeight: true,
+    };
   }
-  const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((n) => !ALL_NAMES.includes(n));
   if (names.length === 0 || unknown.length > 0) {
     throw new UsageError(`--only takes ${ALL_NAMES.join(", ")}; got "${raw}"`);

@@ -32,7 +32,9 @@ export async function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -49,7 +51,15 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /** Runs `node <nodeArgs> <script> <args>` in `cwd`; the child's pid is the server itself, whose /proc we read. */
-function startNodeServer(options: { name: string; nodeArgs: string[]; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; port: number }): ServerProcess {
+function startNodeServer(options: {
+  name: string;
+  nodeArgs: string[];
+  script: string;
+  args?: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  port: number;
+}): ServerProcess {
   const child = spawn(process.execPath, [...options.nodeArgs, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
@@ -89,7 +99,14 @@ function startNodeServer(options: { name: string; nodeArgs: string[]; script: st
  * Runs a TypeScript file under `node --import tsx` rather than `npx tsx`: the child's pid is then
  * the server itself. For bench helpers (the bare baseline); the API runs from its bundle.
  */
-export function startTsServer(options: { name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; port: number }): ServerProcess {
+export function startTsServer(options: {
+  name: string;
+  script: string;
+  args?: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  port: number;
+}): ServerProcess {
   return startNodeServer({ ...options, nodeArgs: ["--import", "tsx"] });
 }
 
@@ -104,7 +121,9 @@ let bundleBuilt: Promise<void> | undefined;
  * would measure the wrong code.
  */
 export function buildApiBundle(): Promise<void> {
-  bundleBuilt ??= promisify(execFile)(process.execPath, ["build.mjs"], { cwd: API_DIR, timeout: 120_000 }).then(() => undefined);
+  bundleBuilt ??= promisify(execFile)(process.execPath, ["build.mjs"], { cwd: API_DIR, timeout: 120_000 }).then(
+    () => undefined,
+  );
   return bundleBuilt;
 }
 
@@ -122,7 +141,12 @@ export async function startApiServer(options: {
   nodeArgs?: string[];
 }): Promise<ServerProcess> {
   await buildApiBundle();
-  return startNodeServer({ ...options, nodeArgs: ["--enable-source-maps", ...(options.nodeArgs ?? [])], script: "dist/server.js", cwd: API_DIR });
+  return startNodeServer({
+    ...options,
+    nodeArgs: ["--enable-source-maps", ...(options.nodeArgs ?? [])],
+    script: "dist/server.js",
+    cwd: API_DIR,
+  });
 }
 
 /** Last resort on process exit: only our own children, by pid. */
@@ -153,7 +177,11 @@ export async function waitUntilReady(server: ServerProcess, path: string, timeou
 }
 
 /** Waits until the child's output matches `pattern` (output arrives on a pipe, possibly after /readyz answers). */
-export async function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
+export async function waitForOutput(
+  server: ServerProcess,
+  pattern: RegExp,
+  timeoutMs = 10_000,
+): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = server.output().match(pattern);
@@ -171,7 +199,12 @@ const BENCH_ENCRYPTION_KEY = randomBytes(32).toString("hex");
  * would change what is measured (TLS, a proxy, another database). `allowHosts` are the loopback
  * servers (PDF files, webhook receiver) the API may call.
  */
-export function apiEnv(port: number, dataDir: string, databaseUrl: string | undefined, allowHosts: string[] = []): NodeJS.ProcessEnv {
+export function apiEnv(
+  port: number,
+  dataDir: string,
+  databaseUrl: string | undefined,
+  allowHosts: string[] = [],
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "development",
@@ -181,7 +214,15 @@ export function apiEnv(port: number, dataDir: string, databaseUrl: string | unde
     LOG_LEVEL: "warn",
     ALLOW_INSECURE_HTTP: "true",
   };
-  for (const key of ["DATABASE_URL", "TLS_CERT_FILE", "TLS_KEY_FILE", "TRUST_PROXY", "PUBLIC_API_URL", "OUTBOUND_ALLOW_HOSTS"]) delete env[key];
+  for (const key of [
+    "DATABASE_URL",
+    "TLS_CERT_FILE",
+    "TLS_KEY_FILE",
+    "TRUST_PROXY",
+    "PUBLIC_API_URL",
+    "OUTBOUND_ALLOW_HOSTS",
+  ])
+    delete env[key];
   if (databaseUrl) {
     env.DATABASE_URL = databaseUrl;
     // Required with DATABASE_URL; every process of one benchmark run shares it.

@@ -42,7 +42,13 @@ export interface MachineInfo {
 
 function gitCommit(cwd: string): string | null {
   try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || null;
+    return (
+      execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+        cwd,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim() || null
+    );
   } catch {
     return null;
   }
@@ -64,9 +70,11 @@ export function machineInfo(postgresVersion: string | null, repoDir: string): Ma
 export function rateRows(rows: ResultRow[]): RatedRow[] {
   return rows.map((row) => {
     const bare = rows.find((r) => r.stack === "bare" && r.scenario === row.scenario);
-    const ratioToBare = bare && bare.load.requestsPerSecond > 0 ? row.load.requestsPerSecond / bare.load.requestsPerSecond : null;
+    const ratioToBare =
+      bare && bare.load.requestsPerSecond > 0 ? row.load.requestsPerSecond / bare.load.requestsPerSecond : null;
     const crossEngine = !!bare && bare.engine !== row.engine && row.scenario !== "healthz";
-    const serverCpuMicrosPerRequest = row.load.ok > 0 ? ((row.cpu.server / 100) * row.cpu.seconds * 1e6) / row.load.ok : null;
+    const serverCpuMicrosPerRequest =
+      row.load.ok > 0 ? ((row.cpu.server / 100) * row.cpu.seconds * 1e6) / row.load.ok : null;
     return { ...row, ratioToBare, crossEngine, serverCpuMicrosPerRequest };
   });
 }
@@ -84,11 +92,25 @@ function ratioLabel(row: RatedRow): string {
 
 const ms = (value: number) => (Number.isNaN(value) ? "n/a" : value.toFixed(2));
 const mib = (bytes: number) => (bytes / 1024 ** 2).toFixed(0);
-const cpuLabel = (cpu: CpuUse) => [cpu.server, cpu.loadGenerator, cpu.postgres, cpu.other].map((v) => v.toFixed(0)).join("/");
+const cpuLabel = (cpu: CpuUse) =>
+  [cpu.server, cpu.loadGenerator, cpu.postgres, cpu.other].map((v) => v.toFixed(0)).join("/");
 
 /** A plain-text table; the same columns as the one in docs/performance.md. */
 export function formatTable(rows: RatedRow[], machine: MachineInfo): string {
-  const header = ["scenario", "stack", "engine", "req/s", "p50 ms", "p99 ms", "RSS start MiB", "peak RSS MiB", "CPU% srv/gen/pg/other", "srv µs/req", "vs bare", "failed"];
+  const header = [
+    "scenario",
+    "stack",
+    "engine",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "RSS start MiB",
+    "peak RSS MiB",
+    "CPU% srv/gen/pg/other",
+    "srv µs/req",
+    "vs bare",
+    "failed",
+  ];
   const body = rows.map((row) => [
     row.scenario === "f4" ? "F4 list templates" : row.scenario === "healthz" ? "/healthz" : row.scenario,
     stackLabel(row.stack),
@@ -106,7 +128,10 @@ export function formatTable(rows: RatedRow[], machine: MachineInfo): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const numeric = new Set([3, 4, 5, 6, 7, 8, 9, 11]);
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+    cells
+      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
 }
 
@@ -120,7 +145,10 @@ export function formatMachine(machine: MachineInfo): string {
   ].join("\n");
 }
 
-export function writeJsonReport(file: string, report: { machine: MachineInfo; options: BenchOptions; rows: RatedRow[]; notes: string[] }): void {
+export function writeJsonReport(
+  file: string,
+  report: { machine: MachineInfo; options: BenchOptions; rows: RatedRow[]; notes: string[] },
+): void {
   // The database URL may carry a password; the report only says which kind of run it was.
   const { databaseUrl, ...options } = report.options;
   const safe = { ...report, options: { ...options, engine: databaseUrl ? "postgres (DATABASE_URL)" : "pglite" } };

@@ -58,7 +58,11 @@ export class PeakRssProbe {
     clearInterval(this.timer);
     const sampled = Math.max(this.sampledMax, statusField(this.pid, "VmRSS") ?? 0);
     if (this.method === "VmHWM") {
-      return { startBytes: this.startBytes, bytes: Math.max(statusField(this.pid, "VmHWM") ?? 0, sampled), method: "VmHWM" };
+      return {
+        startBytes: this.startBytes,
+        bytes: Math.max(statusField(this.pid, "VmHWM") ?? 0, sampled),
+        method: "VmHWM",
+      };
     }
     return { startBytes: this.startBytes, bytes: sampled, method: "sampled" };
   }

@@ -29,7 +29,16 @@ import {
   waitUntilReady,
   type ServerProcess,
 } from "./processes";
-import { formatMachine, formatTable, machineInfo, rateRows, writeJsonReport, type EngineKind, type ResultRow, type Stack } from "./report";
+import {
+  formatMachine,
+  formatTable,
+  machineInfo,
+  rateRows,
+  writeJsonReport,
+  type EngineKind,
+  type ResultRow,
+  type Stack,
+} from "./report";
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { runExtended } from "./scenarios/extended";
@@ -84,7 +93,12 @@ function tempDir(cleanup: Cleanup, prefix: string): string {
 async function startApi(engine: EngineKind, databaseUrl: string | undefined, cleanup: Cleanup): Promise<ServerProcess> {
   const dataDir = tempDir(cleanup, "clinsign-bench-");
   const port = await freePort();
-  const server = await startApiServer({ name: `clinsign API on ${engine}`, args: ["--seed-demo"], env: apiEnv(port, dataDir, databaseUrl), port });
+  const server = await startApiServer({
+    name: `clinsign API on ${engine}`,
+    args: ["--seed-demo"],
+    env: apiEnv(port, dataDir, databaseUrl),
+    port,
+  });
   cleanup.defer(`stop ${server.name}`, () => server.stop());
   log(`started ${server.name} (pid ${server.pid}); waiting for /readyz (migrations, seeding)`);
   await waitUntilReady(server, "/readyz");
@@ -132,7 +146,9 @@ const scenarioPath = (target: Target, scenario: ScenarioName) => (scenario === "
 async function measure(target: Target, scenario: ScenarioName, options: BenchOptions): Promise<ResultRow> {
   const url = target.server.baseUrl + scenarioPath(target, scenario);
   const load = { connections: options.connections, durationSeconds: options.durationSeconds };
-  log(`${scenario} on ${target.stack}/${target.engine}: ${options.warmupSeconds}s warm-up, ${options.durationSeconds}s measured`);
+  log(
+    `${scenario} on ${target.stack}/${target.engine}: ${options.warmupSeconds}s warm-up, ${options.durationSeconds}s measured`,
+  );
   if (options.warmupSeconds > 0) await runLoad(url, { ...load, durationSeconds: options.warmupSeconds });
   const rss = new PeakRssProbe(target.server.pid);
   const cpu = new CpuProbe(target.server.pid);
@@ -152,7 +168,13 @@ async function measureAll(target: Target, scenarios: ScenarioName[], options: Be
 }
 
 /** Our stack on one engine: start, seed, check F4, measure, stop. Returns what the bare server needs to do the same. */
-async function benchApi(engine: EngineKind, databaseUrl: string | undefined, scenarios: ScenarioName[], options: BenchOptions, cleanup: Cleanup) {
+async function benchApi(
+  engine: EngineKind,
+  databaseUrl: string | undefined,
+  scenarios: ScenarioName[],
+  options: BenchOptions,
+  cleanup: Cleanup,
+) {
   const server = await startApi(engine, databaseUrl, cleanup);
   const credentials = await readDemoCredentials(server);
   await createTemplates(server, credentials, options.rows);
@@ -165,7 +187,13 @@ async function benchApi(engine: EngineKind, databaseUrl: string | undefined, sce
 }
 
 /** The baseline on the database our API just seeded; it must answer F4 exactly as the API did. */
-async function benchBare(database: BenchDatabase, credentials: Credentials, apiF4Body: unknown, options: BenchOptions, cleanup: Cleanup): Promise<ResultRow[]> {
+async function benchBare(
+  database: BenchDatabase,
+  credentials: Credentials,
+  apiF4Body: unknown,
+  options: BenchOptions,
+  cleanup: Cleanup,
+): Promise<ResultRow[]> {
   const port = await freePort();
   const server = startTsServer({
     name: "bare baseline",
@@ -179,7 +207,10 @@ async function benchBare(database: BenchDatabase, credentials: Credentials, apiF
   await waitUntilReady(server, "/healthz");
   const target: Target = { server, stack: "bare", engine: "postgres", f4Path: f4Path(credentials, options.rows) };
   if (!isDeepStrictEqual(await fetchF4(target, options.rows), apiF4Body)) {
-    throw describeFailure(server, "its F4 answer differs from the API's, so it would not be a baseline for the same work");
+    throw describeFailure(
+      server,
+      "its F4 answer differs from the API's, so it would not be a baseline for the same work",
+    );
   }
   const rows = await measureAll(target, options.scenarios, options);
   await server.stop();
@@ -196,7 +227,9 @@ async function openBenchDatabase(options: BenchOptions, cleanup: Cleanup): Promi
     return database;
   } catch (error) {
     if (options.databaseUrl) throw error;
-    log(`no PostgreSQL at ${serverUrl} (${error instanceof Error ? error.message : String(error)}): the bare baseline and all PostgreSQL rows are skipped`);
+    log(
+      `no PostgreSQL at ${serverUrl} (${error instanceof Error ? error.message : String(error)}): the bare baseline and all PostgreSQL rows are skipped`,
+    );
     return null;
   }
 }
@@ -210,14 +243,21 @@ function runNotes(rows: ResultRow[]): string[] {
   ];
   const busy = rows.filter((r) => r.cpu.other > OTHER_CPU_WARNING_PERCENT);
   for (const row of busy) {
-    notes.push(`WARNING: other processes used ${row.cpu.other.toFixed(0)}% of a core during ${row.scenario} on ${row.stack}/${row.engine}; that row is disturbed.`);
+    notes.push(
+      `WARNING: other processes used ${row.cpu.other.toFixed(0)}% of a core during ${row.scenario} on ${row.stack}/${row.engine}; that row is disturbed.`,
+    );
   }
   if (rows.some((r) => r.engine === "pglite" && r.scenario === "f4") && rows.some((r) => r.stack === "bare")) {
-    notes.push("x-engine: the ratio compares our stack on PGlite with the bare server on PostgreSQL, so it mixes stack and database.");
+    notes.push(
+      "x-engine: the ratio compares our stack on PGlite with the bare server on PostgreSQL, so it mixes stack and database.",
+    );
   }
-  if (rows.some((r) => r.peakRss.method === "sampled")) notes.push("~: clear_refs was refused, peak RSS is the max of 100 ms VmRSS samples.");
+  if (rows.some((r) => r.peakRss.method === "sampled"))
+    notes.push("~: clear_refs was refused, peak RSS is the max of 100 ms VmRSS samples.");
   for (const row of rows.filter((r) => r.load.failed > 0)) {
-    notes.push(`WARNING: ${row.scenario} on ${row.stack}/${row.engine} had ${row.load.failed} failed requests; treat that row as invalid.`);
+    notes.push(
+      `WARNING: ${row.scenario} on ${row.stack}/${row.engine} had ${row.load.failed} failed requests; treat that row as invalid.`,
+    );
   }
   return notes;
 }
@@ -247,7 +287,11 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
   const settings = `${options.connections} connections, ${options.durationSeconds}s per scenario after ${options.warmupSeconds}s warm-up; our API and the bare server on PostgreSQL (scale data inserted with SQL)`;
   const sections = [`\nextended scenarios\n${formatMachine(machine)}\nload      ${settings}`];
   const rated = rateRows(result.rows);
-  if (rated.length > 0) sections.push(formatTable(rated, machine), [...runNotes(result.rows), ...result.notes].map((n) => `- ${n}`).join("\n"));
+  if (rated.length > 0)
+    sections.push(
+      formatTable(rated, machine),
+      [...runNotes(result.rows), ...result.notes].map((n) => `- ${n}`).join("\n"),
+    );
   if (result.completion.length > 0) {
     sections.push(
       `completion pipeline, in-process (stamp + audit page + PAdES seal + SHA-256s; no HTTP, storage or SQL) vs pdf-lib load + save of the same file\n${formatCompletionTable(result.completion)}`,
@@ -258,7 +302,14 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
     const staffLists = result.staffLists && { ratios: result.staffLists.ratios, exports: result.staffLists.exports };
-    writeFileSync(file, JSON.stringify({ machine, rows: rated, completion: result.completion, staffLists, notes: result.notes }, null, 2) + "\n");
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { machine, rows: rated, completion: result.completion, staffLists, notes: result.notes },
+        null,
+        2,
+      ) + "\n",
+    );
     log(`wrote ${file}`);
   }
 }
@@ -267,7 +318,8 @@ async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   const database = await openBenchDatabase(options, cleanup);
   const machine = machineInfo(database?.serverVersion ?? null, API_DIR);
   const rows: ResultRow[] = [];
-  if (!options.databaseUrl) rows.push(...(await benchApi("pglite", undefined, options.scenarios, options, cleanup)).rows);
+  if (!options.databaseUrl)
+    rows.push(...(await benchApi("pglite", undefined, options.scenarios, options, cleanup)).rows);
   if (database) {
     // On a PGlite run, our F4 is repeated on PostgreSQL so one ratio compares like with like;
     // /healthz never reaches the database, so once is enough. This phase also seeds the bare server's data.
@@ -279,7 +331,9 @@ async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   const rated = rateRows(rows);
   const notes = runNotes(rows);
   const settings = `${options.connections} connections, ${options.durationSeconds}s per scenario after ${options.warmupSeconds}s warm-up, F4 lists ${options.rows} rows`;
-  process.stdout.write(`\n${formatMachine(machine)}\nload      ${settings}\n\n${formatTable(rated, machine)}\n\n${notes.map((n) => `- ${n}`).join("\n")}\n`);
+  process.stdout.write(
+    `\n${formatMachine(machine)}\nload      ${settings}\n\n${formatTable(rated, machine)}\n\n${notes.map((n) => `- ${n}`).join("\n")}\n`,
+  );
   if (options.jsonFile) {
     writeJsonReport(options.jsonFile, { machine, options, rows: rated, notes });
     log(`wrote ${options.jsonFile}`);

@@ -9,5 +9,8 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const env = { ...process.env, DATA_DIR: resolve(process.env.DATA_DIR || join(root, ".data")) };
 const tsx = join(root, "apps", "api", "node_modules", ".bin", "tsx");
-const result = spawnSync(tsx, [join(root, "apps", "api", "src", "cli.ts"), ...process.argv.slice(2)], { env, stdio: "inherit" });
+const result = spawnSync(tsx, [join(root, "apps", "api", "src", "cli.ts"), ...process.argv.slice(2)], {
+  env,
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);

@@ -15,7 +15,12 @@ let database: (Database & { url?: string }) | undefined;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  env = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, LOG_LEVEL: "silent", ENCRYPTION_KEY: randomBytes(32).toString("hex") };
+  env = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  };
   if (process.env.DATABASE_URL) {
     // A database of its own, so the CLI's writes meet no other test.
     database = await createTestDb();
@@ -46,35 +51,93 @@ describe("pnpm cli", () => {
 
     const token = await cli("token", "create", "--org", orgId, "--name", "HIS");
     expect(token.json).toEqual({ id: expect.any(String), token: expect.stringMatching(/^cs_/) });
-    expect(await cli("token", "revoke", "--org", orgId, "--id", token.json.id as string)).toMatchObject({ code: 0, json: { ok: true } });
+    expect(await cli("token", "revoke", "--org", orgId, "--id", token.json.id as string)).toMatchObject({
+      code: 0,
+      json: { ok: true },
+    });
 
-    expect(await cli("user", "create", "--org", orgId, "--email", "chef@example.org", "--password", "long-password", "--role", "admin")).toMatchObject({
+    expect(
+      await cli(
+        "user",
+        "create",
+        "--org",
+        orgId,
+        "--email",
+        "chef@example.org",
+        "--password",
+        "long-password",
+        "--role",
+        "admin",
+      ),
+    ).toMatchObject({
       code: 0,
       json: { userId: expect.any(String) },
     });
-    const duplicate = await cli("user", "create", "--org", orgId, "--email", "chef@example.org", "--password", "long-password");
+    const duplicate = await cli(
+      "user",
+      "create",
+      "--org",
+      orgId,
+      "--email",
+      "chef@example.org",
+      "--password",
+      "long-password",
+    );
     expect(duplicate).toMatchObject({ code: 1, json: { ok: false, error: "a user with this e-mail already exists" } });
 
     const configured = await cli(
-      "org", "configure", "--org", orgId,
-      "--webhook-url", "https://a.example.org/hook", "--webhook-url", "https://b.example.org/hook",
-      "--webhook-secret", "0123456789abcdef0123", "--otp", "on",
-      "--session-jwt-secret", "jwt-secret-of-enough-length", "--require-session-verification", "on",
-      "--session-audience", "clinsign", "--session-issuer", "https://portal.example", "--require-jti", "on",
+      "org",
+      "configure",
+      "--org",
+      orgId,
+      "--webhook-url",
+      "https://a.example.org/hook",
+      "--webhook-url",
+      "https://b.example.org/hook",
+      "--webhook-secret",
+      "0123456789abcdef0123",
+      "--otp",
+      "on",
+      "--session-jwt-secret",
+      "jwt-secret-of-enough-length",
+      "--require-session-verification",
+      "on",
+      "--session-audience",
+      "clinsign",
+      "--session-issuer",
+      "https://portal.example",
+      "--require-jti",
+      "on",
     );
     expect(configured).toMatchObject({ code: 0, json: { ok: true } });
 
     // org created + 2 tokens (create, revoke) + config change: every step left a verifiable trail.
     expect(await cli("audit", "verify", "--org", orgId)).toMatchObject({
       code: 0,
-      json: { ok: true, entries: 4, brokenAt: null, problem: null, unchained: { count: 0, oldestAgeSeconds: null, maxAgeSeconds: 60 }, warnings: [] },
+      json: {
+        ok: true,
+        entries: 4,
+        brokenAt: null,
+        problem: null,
+        unchained: { count: 0, oldestAgeSeconds: null, maxAgeSeconds: 60 },
+        warnings: [],
+      },
     });
   }, 120_000);
 
   it("explains usage mistakes", async () => {
-    expect(await cli("token", "create")).toMatchObject({ code: 2, json: { ok: false, error: expect.stringContaining("--org is required") } });
-    expect(await cli("org", "configure", "--org", "nope", "--otp", "on")).toMatchObject({ code: 2, json: { error: expect.stringContaining("UUID") } });
-    expect(await cli("frobnicate", "now")).toMatchObject({ code: 2, json: { error: expect.stringContaining("unknown command") } });
+    expect(await cli("token", "create")).toMatchObject({
+      code: 2,
+      json: { ok: false, error: expect.stringContaining("--org is required") },
+    });
+    expect(await cli("org", "configure", "--org", "nope", "--otp", "on")).toMatchObject({
+      code: 2,
+      json: { error: expect.stringContaining("UUID") },
+    });
+    expect(await cli("frobnicate", "now")).toMatchObject({
+      code: 2,
+      json: { error: expect.stringContaining("unknown command") },
+    });
   }, 60_000);
 
   it("refuses the embedded database while a server holds it, but works against PostgreSQL at any time", async () => {

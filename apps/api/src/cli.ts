@@ -1,5 +1,10 @@
 import { parseArgs } from "node:util";
-import { createOrganizationInput, roles, updateOrganizationInput, type UpdateOrganizationInput } from "@clinsign/contracts";
+import {
+  createOrganizationInput,
+  roles,
+  updateOrganizationInput,
+  type UpdateOrganizationInput,
+} from "@clinsign/contracts";
 import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
@@ -41,11 +46,16 @@ function required(value: string | undefined, flag: string): string {
   return value;
 }
 
-async function run(services: Services, command: string, values: Record<string, string | string[] | boolean | undefined>) {
+async function run(
+  services: Services,
+  command: string,
+  values: Record<string, string | string[] | boolean | undefined>,
+) {
   const str = (name: string) => values[name] as string | undefined;
   const org = () => {
     const id = required(str("org"), "--org");
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new UsageError("--org must be an organization UUID");
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+      throw new UsageError("--org must be an organization UUID");
     return id.toLowerCase();
   };
   switch (command) {
@@ -61,8 +71,14 @@ async function run(services: Services, command: string, values: Record<string, s
         ...(webhookUrls?.length && { webhookUrls }),
         ...(str("webhook-secret") !== undefined && { webhookSecret: str("webhook-secret") }),
         ...(str("otp") !== undefined && { otpEnabled: onOff(str("otp"), "--otp") }),
-        ...(str("session-jwt-secret") !== undefined && { sessionJwtSecret: str("session-jwt-secret"), sessionMethod: "hs256" as const }),
-        ...(str("session-jwks-url") !== undefined && { sessionJwksUrl: str("session-jwks-url"), sessionMethod: "jwks" as const }),
+        ...(str("session-jwt-secret") !== undefined && {
+          sessionJwtSecret: str("session-jwt-secret"),
+          sessionMethod: "hs256" as const,
+        }),
+        ...(str("session-jwks-url") !== undefined && {
+          sessionJwksUrl: str("session-jwks-url"),
+          sessionMethod: "jwks" as const,
+        }),
         ...(str("session-introspection-url") !== undefined && {
           sessionIntrospectionUrl: str("session-introspection-url"),
           sessionMethod: "introspection" as const,
@@ -157,7 +173,11 @@ async function main(): Promise<number> {
   try {
     const result = await run(services, command, values);
     if (json) process.stdout.write(JSON.stringify(result) + "\n");
-    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : value}\n`);
+    else
+      for (const [key, value] of Object.entries(result))
+        process.stdout.write(
+          `${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : value}\n`,
+        );
     // A failed check (audit verify) exits non-zero, so scripts and monitoring notice it.
     return "ok" in result && result.ok === false ? 1 : 0;
   } catch (error) {

@@ -32,7 +32,11 @@ describe("configuration", () => {
   });
 
   it("parses lists and switches as documented", () => {
-    const config = loadConfig({ OUTBOUND_ALLOW_HOSTS: "127.0.0.1:8443, files.example.org", TRUST_PROXY: "1", PUBLIC_WEB_URL: "https://sign.example.org/" });
+    const config = loadConfig({
+      OUTBOUND_ALLOW_HOSTS: "127.0.0.1:8443, files.example.org",
+      TRUST_PROXY: "1",
+      PUBLIC_WEB_URL: "https://sign.example.org/",
+    });
     expect(config.outboundAllowHosts).toEqual(["127.0.0.1:8443", "files.example.org"]);
     expect(config.trustProxy).toBe(true);
     expect(config.publicWebUrl).toBe("https://sign.example.org");
@@ -40,16 +44,25 @@ describe("configuration", () => {
 
   it("names each wrong value clearly", () => {
     expect(problems({ API_PORT: "eighty" })).toEqual(["API_PORT must be a port number"]);
-    expect(problems({ DATABASE_URL: "mysql://x", ENCRYPTION_KEY: "11".repeat(32) })).toEqual(["DATABASE_URL must be a postgres:// URL"]);
+    expect(problems({ DATABASE_URL: "mysql://x", ENCRYPTION_KEY: "11".repeat(32) })).toEqual([
+      "DATABASE_URL must be a postgres:// URL",
+    ]);
     expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
     expect(problems({ PDF_WORKER_MEMORY_MB: "10" })).toEqual(["PDF_WORKER_MEMORY_MB must be at least 64"]);
-    expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual(["PDF_WORKER_TIMEOUT_SECONDS must be a whole number"]);
+    expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual([
+      "PDF_WORKER_TIMEOUT_SECONDS must be a whole number",
+    ]);
     expect(problems({ UPLOAD_ORPHAN_HOURS: "0" })).toEqual(["UPLOAD_ORPHAN_HOURS must be at least 1"]);
-    expect(loadConfig({ UPLOAD_MAX_MB_PER_FORM: "5", UPLOAD_ORPHAN_HOURS: "2" }).uploads).toEqual({ maxBytesPerForm: 5 * 1024 * 1024, orphanAfterMs: 2 * 3600_000 });
+    expect(loadConfig({ UPLOAD_MAX_MB_PER_FORM: "5", UPLOAD_ORPHAN_HOURS: "2" }).uploads).toEqual({
+      maxBytesPerForm: 5 * 1024 * 1024,
+      orphanAfterMs: 2 * 3600_000,
+    });
     expect(problems({ AUDIT_MAX_UNCHAINED_SECONDS: "0" })).toEqual(["AUDIT_MAX_UNCHAINED_SECONDS must be at least 1"]);
     expect(loadConfig({ AUDIT_MAX_UNCHAINED_SECONDS: "300" }).auditMaxUnchainedSeconds).toBe(300);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);
-    expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual(["TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together"]);
+    expect(problems({ TLS_CERT_FILE: "/x.pem" })).toEqual([
+      "TLS_KEY_FILE TLS_CERT_FILE and TLS_KEY_FILE must be set together",
+    ]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);
     expect(problems({ OUTBOUND_ALLOW_HOSTS: "http://x" })[0]).toContain("OUTBOUND_ALLOW_HOSTS");
   });
@@ -62,11 +75,25 @@ describe("configuration", () => {
 
   it("configures the time-stamping authority; its credentials only over https", () => {
     expect(loadConfig({}).tsa).toBeUndefined();
-    expect(loadConfig({ TSA_URL: "http://timestamp.example.org/tsa" }).tsa).toEqual({ url: "http://timestamp.example.org/tsa", username: undefined, password: undefined, timeoutMs: 10_000 });
-    expect(loadConfig({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p", TSA_TIMEOUT_SECONDS: "3" }).tsa).toMatchObject({ username: "u", password: "p", timeoutMs: 3000 });
-    expect(problems({ TSA_URL: "http://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual(["TSA_URL must be https when TSA_USERNAME is set"]);
-    expect(problems({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u" })).toEqual(["TSA_PASSWORD TSA_USERNAME and TSA_PASSWORD must be set together"]);
-    expect(problems({ TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual(["TSA_URL is required when TSA_USERNAME is set"]);
+    expect(loadConfig({ TSA_URL: "http://timestamp.example.org/tsa" }).tsa).toEqual({
+      url: "http://timestamp.example.org/tsa",
+      username: undefined,
+      password: undefined,
+      timeoutMs: 10_000,
+    });
+    expect(
+      loadConfig({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p", TSA_TIMEOUT_SECONDS: "3" })
+        .tsa,
+    ).toMatchObject({ username: "u", password: "p", timeoutMs: 3000 });
+    expect(problems({ TSA_URL: "http://tsa.example.org", TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual([
+      "TSA_URL must be https when TSA_USERNAME is set",
+    ]);
+    expect(problems({ TSA_URL: "https://tsa.example.org", TSA_USERNAME: "u" })).toEqual([
+      "TSA_PASSWORD TSA_USERNAME and TSA_PASSWORD must be set together",
+    ]);
+    expect(problems({ TSA_USERNAME: "u", TSA_PASSWORD: "p" })).toEqual([
+      "TSA_URL is required when TSA_USERNAME is set",
+    ]);
     expect(loadConfig({ RETIMESTAMP_WINDOW_DAYS: "30" }).retimestampWindowMs).toBe(30 * 24 * 3600_000);
   });
 
@@ -75,7 +102,12 @@ describe("configuration", () => {
     const missing = "ENCRYPTION_KEY is required with DATABASE_URL or NODE_ENV=production, the same on every instance";
     expect(problems({ DATABASE_URL: "postgres://db.internal/clinsign" })).toEqual([missing]);
     expect(problems({ NODE_ENV: "production" })).toEqual([missing]);
-    expect(problems({ DATABASE_URL: "postgres://db.internal/clinsign", NODE_ENV: "production", ENCRYPTION_KEY: key })).toEqual([]);
-    expect(loadConfig({ ENCRYPTION_KEY: key, ENCRYPTION_KEYS_PREVIOUS: `${"22".repeat(32)}, ${"33".repeat(32)}` }).previousEncryptionKeys).toHaveLength(2);
+    expect(
+      problems({ DATABASE_URL: "postgres://db.internal/clinsign", NODE_ENV: "production", ENCRYPTION_KEY: key }),
+    ).toEqual([]);
+    expect(
+      loadConfig({ ENCRYPTION_KEY: key, ENCRYPTION_KEYS_PREVIOUS: `${"22".repeat(32)}, ${"33".repeat(32)}` })
+        .previousEncryptionKeys,
+    ).toHaveLength(2);
   });
 });

@@ -22,7 +22,13 @@ const count = (fallback: number, min: number, max: number) =>
     .string()
     .regex(/^\d+$/, { message: "must be a whole number" })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `must be at least ${min}` })
+        .max(max, { message: `must be at most ${max}` }),
+    )
     .optional()
     .transform((v) => v ?? fallback);
 
@@ -33,9 +39,16 @@ const url = (protocols: RegExp, what: string) =>
 const list = z
   .string()
   .optional()
-  .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
-const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { message: "must be host or host:port" });
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { message: "must be host or host:port" });
 
 const schema = z
   .object({
@@ -93,26 +106,50 @@ const schema = z
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE))
-      ctx.addIssue({ code: "custom", path: ["TLS_KEY_FILE"], message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["TLS_KEY_FILE"],
+        message: "TLS_CERT_FILE and TLS_KEY_FILE must be set together",
+      });
     if (env.ALLOW_INSECURE_HTTP && env.NODE_ENV === "production")
-      ctx.addIssue({ code: "custom", path: ["ALLOW_INSECURE_HTTP"], message: "is for loopback development only and cannot be used with NODE_ENV=production" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["ALLOW_INSECURE_HTTP"],
+        message: "is for loopback development only and cannot be used with NODE_ENV=production",
+      });
     if (env.ALLOW_INSECURE_HTTP && !isLoopbackHost(env.API_HOST))
-      ctx.addIssue({ code: "custom", path: ["ALLOW_INSECURE_HTTP"], message: `is for loopback development only, but API_HOST is ${env.API_HOST}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["ALLOW_INSECURE_HTTP"],
+        message: `is for loopback development only, but API_HOST is ${env.API_HOST}`,
+      });
     if (env.SMS_PROVIDER === "twilio")
       for (const key of ["TWILIO_API_URL", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] as const)
         if (!env[key]) ctx.addIssue({ code: "custom", path: [key], message: "is required when SMS_PROVIDER=twilio" });
     // Each instance generating its own key would make every other instance's secrets unreadable.
     if (!env.ENCRYPTION_KEY && (env.DATABASE_URL || env.NODE_ENV === "production"))
-      ctx.addIssue({ code: "custom", path: ["ENCRYPTION_KEY"], message: "is required with DATABASE_URL or NODE_ENV=production, the same on every instance" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["ENCRYPTION_KEY"],
+        message: "is required with DATABASE_URL or NODE_ENV=production, the same on every instance",
+      });
     if (Boolean(env.TSA_USERNAME) !== Boolean(env.TSA_PASSWORD))
-      ctx.addIssue({ code: "custom", path: ["TSA_PASSWORD"], message: "TSA_USERNAME and TSA_PASSWORD must be set together" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["TSA_PASSWORD"],
+        message: "TSA_USERNAME and TSA_PASSWORD must be set together",
+      });
     // Basic credentials over plain http would be readable on the way.
     if (env.TSA_USERNAME && env.TSA_URL?.startsWith("http:"))
       ctx.addIssue({ code: "custom", path: ["TSA_URL"], message: "must be https when TSA_USERNAME is set" });
     if (env.TSA_USERNAME && !env.TSA_URL)
       ctx.addIssue({ code: "custom", path: ["TSA_URL"], message: "is required when TSA_USERNAME is set" });
     if (Boolean(env.SEED_ADMIN_EMAIL) !== Boolean(env.SEED_ADMIN_PASSWORD))
-      ctx.addIssue({ code: "custom", path: ["SEED_ADMIN_PASSWORD"], message: "SEED_ADMIN_EMAIL and SEED_ADMIN_PASSWORD must be set together" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["SEED_ADMIN_PASSWORD"],
+        message: "SEED_ADMIN_EMAIL and SEED_ADMIN_PASSWORD must be set together",
+      });
   });
 
 export function isLoopbackHost(host: string): boolean {
@@ -132,7 +169,9 @@ export interface Config {
   trustProxy: boolean;
   allowInsecureHttp: boolean;
   outboundAllowHosts: string[];
-  sms: { provider: "outbox" } | { provider: "twilio"; apiUrl: string; accountSid: string; authToken: string; from: string };
+  sms:
+    | { provider: "outbox" }
+    | { provider: "twilio"; apiUrl: string; accountSid: string; authToken: string; from: string };
   smtpUrl: string | undefined;
   mailFrom: string;
   signingP12: { file: string; password: string } | undefined;
@@ -169,7 +208,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const cleaned = Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v === "" ? undefined : v]));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"} ${issue.message}`));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"} ${issue.message}`),
+    );
   }
   const env = parsed.data;
   const scheme = env.TLS_CERT_FILE ? "https" : "http";
@@ -199,16 +240,35 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         : { provider: "outbox" },
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
-    signingP12: env.SIGNING_P12_FILE ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" } : undefined,
-    tsa: env.TSA_URL ? { url: env.TSA_URL, username: env.TSA_USERNAME, password: env.TSA_PASSWORD, timeoutMs: env.TSA_TIMEOUT_SECONDS * 1000 } : undefined,
+    signingP12: env.SIGNING_P12_FILE
+      ? { file: env.SIGNING_P12_FILE, password: env.SIGNING_P12_PASSWORD ?? "" }
+      : undefined,
+    tsa: env.TSA_URL
+      ? {
+          url: env.TSA_URL,
+          username: env.TSA_USERNAME,
+          password: env.TSA_PASSWORD,
+          timeoutMs: env.TSA_TIMEOUT_SECONDS * 1000,
+        }
+      : undefined,
     retimestampWindowMs: env.RETIMESTAMP_WINDOW_DAYS * 24 * 3600_000,
-    pdfWorker: { memoryMb: env.PDF_WORKER_MEMORY_MB, timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000, concurrency: env.PDF_WORKER_CONCURRENCY },
+    pdfWorker: {
+      memoryMb: env.PDF_WORKER_MEMORY_MB,
+      timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000,
+      concurrency: env.PDF_WORKER_CONCURRENCY,
+    },
     storage: env.STORAGE,
-    uploads: { maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024, orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000 },
+    uploads: {
+      maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024,
+      orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000,
+    },
     auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
     previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,
-    seedAdmin: env.SEED_ADMIN_EMAIL && env.SEED_ADMIN_PASSWORD ? { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD } : undefined,
+    seedAdmin:
+      env.SEED_ADMIN_EMAIL && env.SEED_ADMIN_PASSWORD
+        ? { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD }
+        : undefined,
   };
 }

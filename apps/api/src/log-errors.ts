@@ -40,7 +40,11 @@ function databaseFailure(error: unknown): DatabaseFailure | null {
       found = true;
       statement ??= statementName(fields.query);
     }
-    if (typeof fields.code === "string" && SQLSTATE.test(fields.code) && (fields.severity !== undefined || fields.routine !== undefined)) {
+    if (
+      typeof fields.code === "string" &&
+      SQLSTATE.test(fields.code) &&
+      (fields.severity !== undefined || fields.routine !== undefined)
+    ) {
       found = true;
       code ??= fields.code;
     }
@@ -72,6 +76,7 @@ export function serializeError(error: unknown): unknown {
 /** A one-line description of an error for job records and their log lines, equally safe. */
 export function describeError(error: unknown): string {
   const failure = databaseFailure(error);
-  if (failure) return `database query failed (${failure.code ?? "no code"}${failure.statement ? ` in ${failure.statement}` : ""})`;
+  if (failure)
+    return `database query failed (${failure.code ?? "no code"}${failure.statement ? ` in ${failure.statement}` : ""})`;
   return error instanceof Error ? error.message : String(error);
 }

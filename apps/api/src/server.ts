@@ -30,7 +30,9 @@ async function main() {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const services = await createServices(config, log);
   if (config.allowInsecureHttp) {
-    log.warn("ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.");
+    log.warn(
+      "ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.",
+    );
   }
   // Loads SIGNING_P12_FILE, or generates the development certificate on first start.
   const identity = loadSigningIdentity(config);
@@ -39,7 +41,11 @@ async function main() {
       { dataDir: join(config.dataDir, "signing"), fingerprint: identity.fingerprint },
       "no SIGNING_P12_FILE: signed PDFs are sealed with a self-signed development certificate",
     );
-  } else log.info({ subject: identity.subject, fingerprint: identity.fingerprint }, "sealing signed PDFs with SIGNING_P12_FILE");
+  } else
+    log.info(
+      { subject: identity.subject, fingerprint: identity.fingerprint },
+      "sealing signed PDFs with SIGNING_P12_FILE",
+    );
   // Expiry is enforced on every read and write; this sweep also records it for untouched requests,
   // and drops rate-limit counters whose window has ended.
   const expirySweep = setInterval(() => {

@@ -25,9 +25,15 @@ describe("logs of failing queries", () => {
       { id: "2", type: "text", key: "phone", label: "Telefon" },
       { id: "3", type: "text", key: "rnummer", label: "Fall" },
     ]);
-    const rest = await api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "case-4711", values: personal } });
+    const rest = await api.request("POST", "/api/embed/drafts", {
+      body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "case-4711", values: personal },
+    });
     expect(rest.status).toBe(500);
-    await expect(api.trpc({ bearer: org.token }).drafts.save.mutate({ templateIdentifier: t.identifier, draftKey: "case-4711", values: personal })).rejects.toThrow();
+    await expect(
+      api
+        .trpc({ bearer: org.token })
+        .drafts.save.mutate({ templateIdentifier: t.identifier, draftKey: "case-4711", values: personal }),
+    ).rejects.toThrow();
     const log = lines.join("");
     const failures = lines.filter((line) => line.includes('"level":50'));
     expect(failures.length).toBe(2);
@@ -39,13 +45,21 @@ describe("logs of failing queries", () => {
   });
 
   it("describe a failed job's query without the values PostgreSQL quotes in its message", async () => {
-    const error = await api.services.db.execute(sql`select ${personal.name}::uuid`).then(() => null, (e: unknown) => e);
+    const error = await api.services.db.execute(sql`select ${personal.name}::uuid`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     expect(describeError(error)).toBe("database query failed (22P02 in select)");
     // A statement that changes in a WITH is named by its change, not by the first table it reads.
     const inWith = await api.services.db
-      .execute(sql`with found as (select id from organizations where name = ${personal.name}), changed as (update "drafts" set values = ${personal.phone}::jsonb where false) select 1`)
-      .then(() => null, (e: unknown) => e);
+      .execute(
+        sql`with found as (select id from organizations where name = ${personal.name}), changed as (update "drafts" set values = ${personal.phone}::jsonb where false) select 1`,
+      )
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(describeError(inWith)).toBe('database query failed (22P02 in update "drafts")');
     expect(JSON.stringify(serializeError(error))).not.toContain(personal.name);
   });

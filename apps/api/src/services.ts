@@ -62,7 +62,10 @@ export async function createServices(
   log: Logger = createLogger(config),
   database?: Database,
 ): Promise<Services> {
-  database ??= await openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite") });
+  database ??= await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"),
+  });
   await database.migrate();
   return {
     config,

@@ -48,7 +48,8 @@
 
   window.ClinSignForms = {
     setLanguage: function (frame, lang) {
-      if (frame && frame.contentWindow) frame.contentWindow.postMessage({ source: "clinsign-host", type: "setLanguage", lang: lang }, formOrigin);
+      if (frame && frame.contentWindow)
+        frame.contentWindow.postMessage({ source: "clinsign-host", type: "setLanguage", lang: lang }, formOrigin);
     },
   };
 })();

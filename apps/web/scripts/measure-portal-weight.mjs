@@ -77,10 +77,12 @@ async function createSigningLink(api, token, pdfUrl) {
 /** Script URLs the HTML document names: `<script src>`, `<link rel=preload|modulepreload>`. */
 function scriptsNamedIn(html, base) {
   const urls = new Set();
-  for (const match of html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)) urls.add(new URL(match[1].replaceAll("&amp;", "&"), base).href);
+  for (const match of html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g))
+    urls.add(new URL(match[1].replaceAll("&amp;", "&"), base).href);
   for (const match of html.matchAll(/<link\b[^>]*>/g)) {
     const tag = match[0];
-    if (!/\brel="(preload|modulepreload)"/.test(tag) || (/\brel="preload"/.test(tag) && !/\bas="script"/.test(tag))) continue;
+    if (!/\brel="(preload|modulepreload)"/.test(tag) || (/\brel="preload"/.test(tag) && !/\bas="script"/.test(tag)))
+      continue;
     const href = /\bhref="([^"]+)"/.exec(tag);
     if (href) urls.add(new URL(href[1].replaceAll("&amp;", "&"), base).href);
   }
@@ -88,14 +90,21 @@ function scriptsNamedIn(html, base) {
 }
 
 const isJavaScript = (request) =>
-  request.resourceType() === "script" || /\.(m?js)(\?|$)/.test(new URL(request.url()).pathname) || (request.headers()["sec-fetch-dest"] ?? "").endsWith("worker");
+  request.resourceType() === "script" ||
+  /\.(m?js)(\?|$)/.test(new URL(request.url()).pathname) ||
+  (request.headers()["sec-fetch-dest"] ?? "").endsWith("worker");
 
 /**
  * One cold visit: the page until `ready` (a level-1 heading) is visible and the network is
  * idle, then scrolled to the end (so everything a visitor would reach loads) until idle again.
  */
 async function measurePage(browser, url, ready) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-GB" });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    locale: "en-GB",
+  });
   try {
     const page = await context.newPage();
     const sizes = [];
@@ -111,7 +120,8 @@ async function measurePage(browser, url, ready) {
     });
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const named = scriptsNamedIn((await response?.text()) ?? "", page.url());
-    if (ready) await page.getByRole("heading", { level: 1, name: ready }).waitFor({ state: "visible", timeout: 30_000 });
+    if (ready)
+      await page.getByRole("heading", { level: 1, name: ready }).waitFor({ state: "visible", timeout: 30_000 });
     await page.waitForLoadState("networkidle");
     await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
     await page.waitForLoadState("networkidle");
@@ -120,7 +130,12 @@ async function measurePage(browser, url, ready) {
     const firstLoad = scripts.filter((script) => named.has(script.url));
     const later = scripts.filter((script) => !named.has(script.url));
     const sum = (list) => list.reduce((total, script) => total + script.bytes, 0);
-    return { firstLoad: sum(firstLoad), later: sum(later), total: sum(scripts), scripts: scripts.map((script) => ({ ...script, firstLoad: named.has(script.url) })) };
+    return {
+      firstLoad: sum(firstLoad),
+      later: sum(later),
+      total: sum(scripts),
+      scripts: scripts.map((script) => ({ ...script, firstLoad: named.has(script.url) })),
+    };
   } finally {
     await context.close();
   }
@@ -139,18 +154,39 @@ if (!signUrl) {
 const signPath = new URL(signUrl, web);
 const signTarget = `${web}${signPath.pathname}${signPath.search}`;
 
-const browser = await chromium.launch({ executablePath: options.chromium, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+const browser = await chromium.launch({
+  executablePath: options.chromium,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+  ],
+});
 try {
   const baseline = await measurePage(browser, `${web}${options.baseline}`, null);
   const portal = await measurePage(browser, signTarget, /.+/);
   const ratio = (bytes) => (baseline.firstLoad > 0 ? bytes / baseline.firstLoad : Number.NaN);
   const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
   console.log(`baseline (not-found page) first load: ${baseline.firstLoad} B (${kb(baseline.firstLoad)})`);
-  console.log(`signing portal first load: ${portal.firstLoad} B (${kb(portal.firstLoad)}), ${ratio(portal.firstLoad).toFixed(2)}× the baseline`);
-  console.log(`signing portal loaded later (PDF viewer, pdf.js and its worker, signature pad): ${portal.later} B (${kb(portal.later)})`);
-  console.log(`signing portal in all: ${portal.total} B (${kb(portal.total)}), ${ratio(portal.total).toFixed(2)}× the baseline`);
-  if (options.details) for (const script of baseline.scripts) console.log(`  baseline ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`);
-  if (options.details) for (const script of portal.scripts) console.log(`  ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`);
+  console.log(
+    `signing portal first load: ${portal.firstLoad} B (${kb(portal.firstLoad)}), ${ratio(portal.firstLoad).toFixed(2)}× the baseline`,
+  );
+  console.log(
+    `signing portal loaded later (PDF viewer, pdf.js and its worker, signature pad): ${portal.later} B (${kb(portal.later)})`,
+  );
+  console.log(
+    `signing portal in all: ${portal.total} B (${kb(portal.total)}), ${ratio(portal.total).toFixed(2)}× the baseline`,
+  );
+  if (options.details)
+    for (const script of baseline.scripts)
+      console.log(
+        `  baseline ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`,
+      );
+  if (options.details)
+    for (const script of portal.scripts)
+      console.log(`  ${script.firstLoad ? "first" : "later"}\t${script.bytes}\t${new URL(script.url).pathname}`);
   console.log(
     JSON.stringify({
       metric: "signing-portal-js",

@@ -31,7 +31,10 @@ export async function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   // Portal pages show the institution's logo, an https URL on the institution's own host.
   const frameAncestors = pathname.startsWith("/embed/") ? await embedFrameAncestors(request.nextUrl.searchParams) : [];
-  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", { httpsImages: portal, frameAncestors });
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", {
+    httpsImages: portal,
+    frameAncestors,
+  });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set(PATH_HEADER, pathname + search);
@@ -48,7 +51,8 @@ export const config = {
       // Prefetches too: a page fetched with `Purpose: prefetch` is shown later as it came, so it
       // needs its CSP and the session redirect like any other (server.mjs adds a fallback CSP
       // and X-Frame-Options to whatever does not pass here).
-      source: "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+      source:
+        "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
     },
   ],
 };

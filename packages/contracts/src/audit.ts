@@ -24,7 +24,11 @@ export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
  * `chained`: linked into the hash chain yet (until then a change to the entry would not show);
  * `actorName`: the staff member's name (or e-mail) when a member of the organization acted.
  */
-export const auditListItem = auditLogEntry.extend({ seq: z.number().int(), chained: z.boolean(), actorName: z.string().nullable() });
+export const auditListItem = auditLogEntry.extend({
+  seq: z.number().int(),
+  chained: z.boolean(),
+  actorName: z.string().nullable(),
+});
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);
 
@@ -32,7 +36,13 @@ export const auditListPage = listPage(auditListItem);
 export const auditExportQuery = z.object({ ...auditFilters, sort: listSort.default("newest") });
 export type AuditExportQuery = z.input<typeof auditExportQuery>;
 
-export const auditChainProblems = ["chain_broken", "head_mismatch", "slipped_in", "seq_out_of_range", "unchained_overdue"] as const;
+export const auditChainProblems = [
+  "chain_broken",
+  "head_mismatch",
+  "slipped_in",
+  "seq_out_of_range",
+  "unchained_overdue",
+] as const;
 export const auditChainWarnings = ["unchained_pending", "late_entries"] as const;
 
 /**
@@ -46,7 +56,11 @@ export const auditChainVerdict = z.object({
   brokenAt: z.number().int().nullable(),
   problem: z.enum(auditChainProblems).nullable(),
   lateEntries: z.number().int(),
-  unchained: z.object({ count: z.number().int(), oldestAgeSeconds: z.number().int().nullable(), maxAgeSeconds: z.number().int() }),
+  unchained: z.object({
+    count: z.number().int(),
+    oldestAgeSeconds: z.number().int().nullable(),
+    maxAgeSeconds: z.number().int(),
+  }),
   warnings: z.array(z.enum(auditChainWarnings)),
 });
 export type AuditChainVerdict = z.infer<typeof auditChainVerdict>;

@@ -10,7 +10,12 @@ export const role = z.enum(roles);
 export type Role = z.infer<typeof role>;
 
 export const loginInput = z.object({
-  email: z.string().trim().toLowerCase().max(320).pipe(z.email({ message: "enter a valid e-mail address" })),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(320)
+    .pipe(z.email({ message: "enter a valid e-mail address" })),
   password: z.string().min(1, { message: "enter your password" }).max(1024),
 });
 

@@ -7,7 +7,12 @@ import type { FieldCondition, FormField, TemplateSchema } from "./templates";
 
 /** No answer: absent, null, empty or blank text, an empty list. */
 export function isBlankValue(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0);
+  return (
+    value === undefined ||
+    value === null ||
+    (typeof value === "string" && value.trim() === "") ||
+    (Array.isArray(value) && value.length === 0)
+  );
 }
 
 /**
@@ -61,14 +66,16 @@ export function visibleFieldKeys(schema: TemplateSchema, values: Record<string, 
   return visible;
 }
 
-
 /** The fields shown, in order: display elements (heading, paragraph) follow their conditions too. */
 export function visibleFields(schema: TemplateSchema, values: Record<string, unknown>): FormField[] {
   const visible = visibleFieldKeys(schema, values);
-  return schema.fields.filter((field) => (field.key !== undefined ? visible.has(field.key) : isFieldVisible(field, values, visible)));
+  return schema.fields.filter((field) =>
+    field.key !== undefined ? visible.has(field.key) : isFieldVisible(field, values, visible),
+  );
 }
 
-export const takesValue = (field: FormField): field is FormField & { key: string } => field.key !== undefined && field.type !== "heading" && field.type !== "paragraph";
+export const takesValue = (field: FormField): field is FormField & { key: string } =>
+  field.key !== undefined && field.type !== "heading" && field.type !== "paragraph";
 
 /** What gets stored: the values of visible fields only (hidden and display-only keys removed). */
 export function visibleValues(schema: TemplateSchema, values: Record<string, unknown>): Record<string, unknown> {

@@ -13,13 +13,30 @@ import { templateIdentifier } from "./templates";
  * `sms_failed` (the provider gave up), then the recipient's steps `opened`, `verified`, `locked`,
  * `submitted`, and the ends `expired` (the link's lifetime passed) and `cancelled` (by staff).
  */
-export const formRequestStates = ["sending", "sent", "in_outbox", "sms_retrying", "sms_failed", "opened", "verified", "locked", "submitted", "expired", "cancelled"] as const;
+export const formRequestStates = [
+  "sending",
+  "sent",
+  "in_outbox",
+  "sms_retrying",
+  "sms_failed",
+  "opened",
+  "verified",
+  "locked",
+  "submitted",
+  "expired",
+  "cancelled",
+] as const;
 export type FormRequestState = (typeof formRequestStates)[number];
 
 export const formRequestFilters = {
   state: z.enum(formRequestStates).optional(),
   templateIdentifier: templateIdentifier.optional(),
-  rnummer: z.string().trim().min(1, { message: "is required" }).max(64, { message: "must be at most 64 characters" }).optional(),
+  rnummer: z
+    .string()
+    .trim()
+    .min(1, { message: "is required" })
+    .max(64, { message: "must be at most 64 characters" })
+    .optional(),
   ...createdRange,
 };
 
@@ -50,4 +67,9 @@ export const formRequestRef = z.object({ id: uuid });
 /** The SMS a request caused (link, resent links, OTP codes), oldest first, bodies as stored. */
 export const formRequestMessages = z.array(messageSummary);
 
-export const resentFormRequestLink = z.object({ id: uuid, messageId: uuid, smsStatus: z.enum(["queued", "sent", "failed"]), expiresAt: isoDateTime });
+export const resentFormRequestLink = z.object({
+  id: uuid,
+  messageId: uuid,
+  smsStatus: z.enum(["queued", "sent", "failed"]),
+  expiresAt: isoDateTime,
+});

@@ -19,9 +19,21 @@ import {
   type TemplateSchema,
 } from "./index";
 
-const text = (extra: Partial<Extract<FormField, { type: "text" }>> = {}): FormField => ({ id: "t", key: "t", label: "T", type: "text", ...extra });
+const text = (extra: Partial<Extract<FormField, { type: "text" }>> = {}): FormField => ({
+  id: "t",
+  key: "t",
+  label: "T",
+  type: "text",
+  ...extra,
+});
 const code = (field: FormField, value: unknown) => checkFieldValue(field, value)?.code ?? null;
-const file = (extra: Record<string, unknown> = {}) => ({ name: "befund.pdf", path: "form-uploads/1/abc", size: 100, type: "application/pdf", ...extra });
+const file = (extra: Record<string, unknown> = {}) => ({
+  name: "befund.pdf",
+  path: "form-uploads/1/abc",
+  size: 100,
+  type: "application/pdf",
+  ...extra,
+});
 const MB = 1024 * 1024;
 
 describe("blank values and required", () => {
@@ -95,9 +107,11 @@ describe("text, email and phone", () => {
     expect(code(email, "erika@example.org")).toBeNull();
     for (const bad of ["erika", "erika@example", "er ika@example.org"]) expect(code(email, bad), bad).toBe("email");
     for (const good of ["a@b.c", "a.b@c.d.e", "x@.a.b", "x@a..b"]) expect(code(email, good), good).toBeNull();
-    for (const bad of ["@b.c", "a@b.", "a@.b", "a@b@c.d", "a@b.c\n", `a@${".".repeat(9_000)} `]) expect(code(email, bad), bad).toBe("email");
+    for (const bad of ["@b.c", "a@b.", "a@.b", "a@b@c.d", "a@b.c\n", `a@${".".repeat(9_000)} `])
+      expect(code(email, bad), bad).toBe("email");
     const phone: FormField = { id: "p", key: "p", label: "P", type: "phone", maxLength: 20 };
-    for (const good of ["+491701234567", "0170 1234567", "0221 1234567", "+44 20 7946 0958"]) expect(code(phone, good), good).toBeNull();
+    for (const good of ["+491701234567", "0170 1234567", "0221 1234567", "+44 20 7946 0958"])
+      expect(code(phone, good), good).toBeNull();
     for (const bad of ["12", "+49 170", "0000000000"]) expect(code(phone, bad), bad).toBe("phone");
     expect(code(phone, "+49 170 1234567 0000000")).toBe("too_long");
   });
@@ -109,8 +123,13 @@ describe("text, email and phone", () => {
     expect(checkFieldValue(phone, "0664 1234567", { phoneCountry: "DE" })).toBeNull();
     expect(checkFieldValue(phone, "+44 20 7946 0958", { phoneCountry: "CH" })).toBeNull();
     const schema: TemplateSchema = { version: 1, fields: [phone, text()] };
-    expect(validateFormValues(schema, { p: "0664 1234567" }, { phoneCountry: "CH" })).toEqual([{ key: "p", code: "phone" }]);
-    expect(normalizePhoneValues(schema, { p: "079 123 45 67", t: "079 123 45 67" }, { phoneCountry: "CH" })).toEqual({ p: "+41791234567", t: "079 123 45 67" });
+    expect(validateFormValues(schema, { p: "0664 1234567" }, { phoneCountry: "CH" })).toEqual([
+      { key: "p", code: "phone" },
+    ]);
+    expect(normalizePhoneValues(schema, { p: "079 123 45 67", t: "079 123 45 67" }, { phoneCountry: "CH" })).toEqual({
+      p: "+41791234567",
+      t: "079 123 45 67",
+    });
     expect(normalizePhoneValues(schema, { p: "0049 170 1234567" })).toEqual({ p: "+491701234567" });
     // An unknown country falls back to DE rather than refusing every national number.
     expect(normalizePhoneValues(schema, { p: "0170 1234567" }, { phoneCountry: "XX" })).toEqual({ p: "+491701234567" });
@@ -126,14 +145,16 @@ describe("numbers and dates", () => {
     expect(code(number, 130)).toBeNull();
     expect(checkFieldValue(number, -0.5)).toEqual({ code: "too_small", params: { min: 0 } });
     expect(checkFieldValue(number, 130.01)).toEqual({ code: "too_large", params: { max: 130 } });
-    for (const bad of ["5", Number.NaN, Number.POSITIVE_INFINITY, true]) expect(code(number, bad), String(bad)).toBe("not_number");
+    for (const bad of ["5", Number.NaN, Number.POSITIVE_INFINITY, true])
+      expect(code(number, bad), String(bad)).toBe("not_number");
   });
 
   it("accepts only real calendar dates and holds min and max inclusively", () => {
     expect(code(date, "1900-01-01")).toBeNull();
     expect(code(date, "2024-12-31")).toBeNull();
     expect(code(date, "2024-02-29")).toBeNull();
-    for (const bad of ["2023-02-29", "2024-13-01", "2024-1-01", "01.05.1983", "2024-04-31", 20240101]) expect(code(date, bad), String(bad)).toBe("not_date");
+    for (const bad of ["2023-02-29", "2024-13-01", "2024-1-01", "01.05.1983", "2024-04-31", 20240101])
+      expect(code(date, bad), String(bad)).toBe("not_date");
     expect(checkFieldValue(date, "1899-12-31")).toEqual({ code: "date_too_early", params: { min: "1900-01-01" } });
     expect(checkFieldValue(date, "2025-01-01")).toEqual({ code: "date_too_late", params: { max: "2024-12-31" } });
   });
@@ -175,7 +196,31 @@ describe("signatures", () => {
     return prefix + header.toString("base64") + rest;
   };
   const jpeg = (width: number, height: number) => {
-    const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0, 17, 8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xda]);
+    const bytes = Buffer.from([
+      0xff,
+      0xd8,
+      0xff,
+      0xc0,
+      0,
+      17,
+      8,
+      height >> 8,
+      height & 255,
+      width >> 8,
+      width & 255,
+      3,
+      1,
+      0x22,
+      0,
+      2,
+      0x11,
+      1,
+      3,
+      0x11,
+      1,
+      0xff,
+      0xda,
+    ]);
     return `data:image/jpeg;base64,${bytes.toString("base64")}`;
   };
 
@@ -191,18 +236,33 @@ describe("signatures", () => {
   it("refuses SVG, other formats, bytes that are not the declared image, and broken base64", () => {
     const svg = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString("base64")}`;
     const notPng = `${prefix}${Buffer.from("not a png at all, definitely not a png image").toString("base64")}`;
-    for (const bad of [svg, "data:image/gif;base64,R0lG", "https://x.test/s.png", `${prefix}not base64!`, notPng, png(300, 100).replace("image/png", "image/jpeg"), 1]) {
+    for (const bad of [
+      svg,
+      "data:image/gif;base64,R0lG",
+      "https://x.test/s.png",
+      `${prefix}not base64!`,
+      notPng,
+      png(300, 100).replace("image/png", "image/jpeg"),
+      1,
+    ]) {
       expect(code(f, bad), String(bad)).toBe("signature_invalid");
     }
   });
 
   it("refuses images over 4000 pixels a side or 4 megapixels, with their size in the message", () => {
-    for (const [width, height] of [[10000, 10000], [4001, 100], [100, 4001], [2500, 2000]] as const) {
+    for (const [width, height] of [
+      [10000, 10000],
+      [4001, 100],
+      [100, 4001],
+      [2500, 2000],
+    ] as const) {
       expect(code(f, png(width, height)), `${width}x${height}`).toBe("signature_too_large");
     }
     expect(code(f, jpeg(5000, 5000))).toBe("signature_too_large");
     const found = checkFieldValue(f, png(10000, 10000))!;
-    expect(fieldProblemMessage(found)).toBe("the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted");
+    expect(fieldProblemMessage(found)).toBe(
+      "the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted",
+    );
   });
 });
 
@@ -216,11 +276,22 @@ describe("files", () => {
     expect(code(f, [file({ name: "SCAN.PDF", type: "application/octet-stream" })])).toBeNull();
     expect(code(f, [file({ name: "foto", type: "image/jpeg" })])).toBeNull();
     expect(code(f, [file({ name: "notes", type: "TEXT/PLAIN" })])).toBeNull();
-    expect(checkFieldValue(f, [file({ name: "x.docx", type: "application/msword" })])).toEqual({ code: "file_type", params: { type: "application/msword" } });
+    expect(checkFieldValue(f, [file({ name: "x.docx", type: "application/msword" })])).toEqual({
+      code: "file_type",
+      params: { type: "application/msword" },
+    });
   });
 
   it("refuses what is not a list of upload references, and more than MAX_FILES_PER_FIELD", () => {
-    for (const bad of [file(), "befund.pdf", [file({ extra: 1 })], [file({ size: -1 })], [file({ size: 1.5 })], [file({ name: "" })], [{ path: "x" }]])
+    for (const bad of [
+      file(),
+      "befund.pdf",
+      [file({ extra: 1 })],
+      [file({ size: -1 })],
+      [file({ size: 1.5 })],
+      [file({ name: "" })],
+      [{ path: "x" }],
+    ])
       expect(code(f, bad), JSON.stringify(bad)).toBe("files_invalid");
     const many = Array.from({ length: MAX_FILES_PER_FIELD + 1 }, (_, i) => file({ path: `p${i}` }));
     expect(checkFieldValue(f, many)).toEqual({ code: "too_many_files", params: { max: MAX_FILES_PER_FIELD } });
@@ -228,8 +299,20 @@ describe("files", () => {
   });
 
   it("agrees with the attachment contract", () => {
-    const samples = [file(), file({ url: "https://x.test/a" }), file({ url: 3 }), file({ type: "t".repeat(256) }), file({ path: "p".repeat(301) }), file({ name: 5 }), file({ more: true }), null];
-    for (const sample of samples) expect(code({ ...f, accept: undefined, maxSizeMb: undefined }, [sample]) === null, JSON.stringify(sample)).toBe(attachment.safeParse(sample).success);
+    const samples = [
+      file(),
+      file({ url: "https://x.test/a" }),
+      file({ url: 3 }),
+      file({ type: "t".repeat(256) }),
+      file({ path: "p".repeat(301) }),
+      file({ name: 5 }),
+      file({ more: true }),
+      null,
+    ];
+    for (const sample of samples)
+      expect(code({ ...f, accept: undefined, maxSizeMb: undefined }, [sample]) === null, JSON.stringify(sample)).toBe(
+        attachment.safeParse(sample).success,
+      );
   });
 
   it("matches accept lists by extension, wildcard and exact type, ignoring case and spaces", () => {
@@ -265,13 +348,19 @@ describe("validateFormValues", () => {
   });
 
   it("has an English message for every code, with its params filled in", () => {
-    const messages = fieldProblemCodes.map((c) => fieldProblemMessage({ code: c, params: { min: 2, max: 20, maxMb: 5, type: "image/gif" } }));
+    const messages = fieldProblemCodes.map((c) =>
+      fieldProblemMessage({ code: c, params: { min: 2, max: 20, maxMb: 5, type: "image/gif" } }),
+    );
     expect(new Set(messages).size).toBe(fieldProblemCodes.length);
     for (const m of messages) expect(m).not.toMatch(/undefined/);
     expect(fieldProblemMessage({ code: "too_long", params: { max: 20 } })).toBe("must be at most 20 characters");
     expect(fieldProblemMessage({ code: "required" })).toBe("is required");
-    expect(fieldProblemMessage({ code: "date_too_early", params: { min: "1900-01-01" } })).toBe("must be on or after 1900-01-01");
-    expect(fieldProblemMessage({ code: "file_type", params: { type: "image/gif" } })).toBe("file type image/gif is not accepted");
+    expect(fieldProblemMessage({ code: "date_too_early", params: { min: "1900-01-01" } })).toBe(
+      "must be on or after 1900-01-01",
+    );
+    expect(fieldProblemMessage({ code: "file_type", params: { type: "image/gif" } })).toBe(
+      "file type image/gif is not accepted",
+    );
   });
 });
 
@@ -325,8 +414,14 @@ describe("conditional fields", () => {
       [box, true, true],
       [num, 0, true],
     ] as const) {
-      expect(when({ field: field.key, operator: "filled" }, field, value), `${field.type} ${JSON.stringify(value)}`).toBe(filled);
-      expect(when({ field: field.key, operator: "empty" }, field, value), `${field.type} ${JSON.stringify(value)}`).toBe(!filled);
+      expect(
+        when({ field: field.key, operator: "filled" }, field, value),
+        `${field.type} ${JSON.stringify(value)}`,
+      ).toBe(filled);
+      expect(
+        when({ field: field.key, operator: "empty" }, field, value),
+        `${field.type} ${JSON.stringify(value)}`,
+      ).toBe(!filled);
     }
   });
 
@@ -336,11 +431,28 @@ describe("conditional fields", () => {
       fields: [
         radio,
         multi,
-        { ...text({ id: "all", key: "all" }), visibleWhen: { all: [{ field: "r", operator: "equals", value: "yes" }, { field: "m", operator: "equals", value: "a" }] } },
-        { ...text({ id: "any", key: "any" }), visibleWhen: { any: [{ field: "r", operator: "equals", value: "yes" }, { field: "m", operator: "equals", value: "a" }] } },
+        {
+          ...text({ id: "all", key: "all" }),
+          visibleWhen: {
+            all: [
+              { field: "r", operator: "equals", value: "yes" },
+              { field: "m", operator: "equals", value: "a" },
+            ],
+          },
+        },
+        {
+          ...text({ id: "any", key: "any" }),
+          visibleWhen: {
+            any: [
+              { field: "r", operator: "equals", value: "yes" },
+              { field: "m", operator: "equals", value: "a" },
+            ],
+          },
+        },
       ],
     };
-    const keys = (values: Record<string, unknown>) => [...visibleFieldKeys(schema, values)].filter((k) => k === "all" || k === "any");
+    const keys = (values: Record<string, unknown>) =>
+      [...visibleFieldKeys(schema, values)].filter((k) => k === "all" || k === "any");
     expect(keys({ r: "yes", m: ["a"] })).toEqual(["all", "any"]);
     expect(keys({ r: "yes", m: ["b"] })).toEqual(["any"]);
     expect(keys({ r: "no", m: ["a"] })).toEqual(["any"]);
@@ -351,8 +463,21 @@ describe("conditional fields", () => {
     version: 1,
     fields: [
       radio,
-      { id: "h", type: "heading", label: "Schwangerschaft", visibleWhen: { field: "r", operator: "equals", value: "yes" } },
-      { id: "w", type: "number", key: "week", label: "Woche", required: true, max: 42, visibleWhen: { field: "r", operator: "equals", value: "yes" } },
+      {
+        id: "h",
+        type: "heading",
+        label: "Schwangerschaft",
+        visibleWhen: { field: "r", operator: "equals", value: "yes" },
+      },
+      {
+        id: "w",
+        type: "number",
+        key: "week",
+        label: "Woche",
+        required: true,
+        max: 42,
+        visibleWhen: { field: "r", operator: "equals", value: "yes" },
+      },
       { ...text({ id: "note", key: "note", required: true }), visibleWhen: { field: "week", operator: "filled" } },
       text({ id: "always", key: "always" }),
     ],
@@ -382,7 +507,10 @@ describe("conditional fields", () => {
 describe("visibleWhen in the template schema", () => {
   const radio = { id: "1", type: "radio", key: "r", label: "R", options: ["yes", "no"] };
   const parse = (visibleWhen: unknown, before: unknown[] = [radio], after: unknown[] = []) =>
-    templateSchema.safeParse({ version: 1, fields: [...before, { id: "x", type: "text", key: "x", label: "X", visibleWhen }, ...after] });
+    templateSchema.safeParse({
+      version: 1,
+      fields: [...before, { id: "x", type: "text", key: "x", label: "X", visibleWhen }, ...after],
+    });
   const issue = (visibleWhen: unknown, before?: unknown[], after?: unknown[]) => {
     const result = parse(visibleWhen, before, after);
     expect(result.success, JSON.stringify(visibleWhen)).toBe(false);
@@ -392,20 +520,44 @@ describe("visibleWhen in the template schema", () => {
 
   it("accepts conditions on earlier fields, on display elements too", () => {
     expect(parse({ field: "r", operator: "equals", value: "yes" }).success).toBe(true);
-    expect(parse({ any: [{ field: "r", operator: "filled" }, { field: "r", operator: "in", value: ["yes", "no"] }] }).success).toBe(true);
-    const heading = templateSchema.safeParse({ version: 1, fields: [radio, { id: "h", type: "heading", label: "H", visibleWhen: { field: "r", operator: "empty" } }] });
+    expect(
+      parse({
+        any: [
+          { field: "r", operator: "filled" },
+          { field: "r", operator: "in", value: ["yes", "no"] },
+        ],
+      }).success,
+    ).toBe(true);
+    const heading = templateSchema.safeParse({
+      version: 1,
+      fields: [radio, { id: "h", type: "heading", label: "H", visibleWhen: { field: "r", operator: "empty" } }],
+    });
     expect(heading.success).toBe(true);
   });
 
   it("refuses unknown, later, own and display-only keys, naming the path", () => {
-    expect(issue({ field: "nope", operator: "filled" })).toBe('fields.1.visibleWhen.field: refers to unknown field "nope"');
-    expect(issue({ field: "later", operator: "filled" }, [radio], [{ id: "9", type: "text", key: "later", label: "L" }])).toBe(
+    expect(issue({ field: "nope", operator: "filled" })).toBe(
+      'fields.1.visibleWhen.field: refers to unknown field "nope"',
+    );
+    expect(
+      issue({ field: "later", operator: "filled" }, [radio], [{ id: "9", type: "text", key: "later", label: "L" }]),
+    ).toBe(
       'fields.1.visibleWhen.field: refers to "later", which comes later; conditions may only refer to earlier fields',
     );
-    expect(issue({ field: "x", operator: "filled" })).toBe("fields.1.visibleWhen.field: a field cannot depend on itself");
-    expect(issue({ all: [{ field: "r", operator: "filled" }, { field: "h", operator: "filled" }] }, [radio, { id: "h", type: "heading", key: "h", label: "H" }])).toBe(
-      'fields.2.visibleWhen.all.1.field: refers to "h", a display element without a value',
+    expect(issue({ field: "x", operator: "filled" })).toBe(
+      "fields.1.visibleWhen.field: a field cannot depend on itself",
     );
+    expect(
+      issue(
+        {
+          all: [
+            { field: "r", operator: "filled" },
+            { field: "h", operator: "filled" },
+          ],
+        },
+        [radio, { id: "h", type: "heading", key: "h", label: "H" }],
+      ),
+    ).toBe('fields.2.visibleWhen.all.1.field: refers to "h", a display element without a value');
   });
 
   it("refuses missing, superfluous and ill-typed values", () => {
@@ -414,21 +566,70 @@ describe("visibleWhen in the template schema", () => {
     const upload = { id: "f", type: "file", key: "f", label: "F" };
     const cases: [unknown, unknown[], string][] = [
       [{ field: "r", operator: "equals" }, [radio], "fields.1.visibleWhen.value: is required for equals"],
-      [{ field: "r", operator: "filled", value: "yes" }, [radio], "fields.1.visibleWhen.value: must be left out for filled"],
+      [
+        { field: "r", operator: "filled", value: "yes" },
+        [radio],
+        "fields.1.visibleWhen.value: must be left out for filled",
+      ],
       [{ field: "r", operator: "in", value: "yes" }, [radio], "fields.1.visibleWhen.value: must be a list for in"],
-      [{ field: "r", operator: "notEquals", value: ["yes"] }, [radio], "fields.1.visibleWhen.value: must be a single value for notEquals; use in for a list"],
-      [{ field: "r", operator: "equals", value: "maybe" }, [radio], 'fields.1.visibleWhen.value: "maybe" is not an option of "r"'],
-      [{ field: "n", operator: "equals", value: "3" }, [number], 'fields.1.visibleWhen.value: must be a number like the values of "n"'],
-      [{ field: "n", operator: "in", value: [1, "2"] }, [number], 'fields.1.visibleWhen.value: must be a number like the values of "n"'],
-      [{ field: "c", operator: "equals", value: "true" }, [box], 'fields.1.visibleWhen.value: must be a boolean like the values of "c"'],
-      [{ field: "c", operator: "in", value: [1] }, [box], "fields.1.visibleWhen.operator: use equals or notEquals for checkbox fields"],
-      [{ field: "f", operator: "equals", value: "a" }, [upload], "fields.1.visibleWhen.operator: only filled and empty apply to file fields"],
-      [{ field: "r", operator: "equal", value: "yes" }, [radio], "fields.1.visibleWhen: operator: must be one of equals, notEquals, in, filled, empty"],
-      [{ all: [{ field: "r", operator: "filled", extra: 1 }] }, [radio], 'fields.1.visibleWhen.all.0: Unrecognized key: "extra"'],
+      [
+        { field: "r", operator: "notEquals", value: ["yes"] },
+        [radio],
+        "fields.1.visibleWhen.value: must be a single value for notEquals; use in for a list",
+      ],
+      [
+        { field: "r", operator: "equals", value: "maybe" },
+        [radio],
+        'fields.1.visibleWhen.value: "maybe" is not an option of "r"',
+      ],
+      [
+        { field: "n", operator: "equals", value: "3" },
+        [number],
+        'fields.1.visibleWhen.value: must be a number like the values of "n"',
+      ],
+      [
+        { field: "n", operator: "in", value: [1, "2"] },
+        [number],
+        'fields.1.visibleWhen.value: must be a number like the values of "n"',
+      ],
+      [
+        { field: "c", operator: "equals", value: "true" },
+        [box],
+        'fields.1.visibleWhen.value: must be a boolean like the values of "c"',
+      ],
+      [
+        { field: "c", operator: "in", value: [1] },
+        [box],
+        "fields.1.visibleWhen.operator: use equals or notEquals for checkbox fields",
+      ],
+      [
+        { field: "f", operator: "equals", value: "a" },
+        [upload],
+        "fields.1.visibleWhen.operator: only filled and empty apply to file fields",
+      ],
+      [
+        { field: "r", operator: "equal", value: "yes" },
+        [radio],
+        "fields.1.visibleWhen: operator: must be one of equals, notEquals, in, filled, empty",
+      ],
+      [
+        { all: [{ field: "r", operator: "filled", extra: 1 }] },
+        [radio],
+        'fields.1.visibleWhen.all.0: Unrecognized key: "extra"',
+      ],
       [{ any: [] }, [radio], "fields.1.visibleWhen.any: needs 1 to 20 conditions"],
-      [{ all: Array.from({ length: 21 }, () => ({ field: "r", operator: "filled" })) }, [radio], "fields.1.visibleWhen: all: needs 1 to 20 conditions"],
-      ["r == yes", [radio], "fields.1.visibleWhen: must be a condition {field, operator, value} or {all: [...]} or {any: [...]}"],
+      [
+        { all: Array.from({ length: 21 }, () => ({ field: "r", operator: "filled" })) },
+        [radio],
+        "fields.1.visibleWhen: all: needs 1 to 20 conditions",
+      ],
+      [
+        "r == yes",
+        [radio],
+        "fields.1.visibleWhen: must be a condition {field, operator, value} or {all: [...]} or {any: [...]}",
+      ],
     ];
-    for (const [visibleWhen, before, expected] of cases) expect(issue(visibleWhen, before), JSON.stringify(visibleWhen)).toBe(expected);
+    for (const [visibleWhen, before, expected] of cases)
+      expect(issue(visibleWhen, before), JSON.stringify(visibleWhen)).toBe(expected);
   });
 });

@@ -128,7 +128,11 @@ export function normalizePhoneNumber(value: string, options?: FormValidationOpti
  * The values with each valid answer of a phone field in E.164, so that stored submissions and
  * webhooks carry one format whatever the patient typed. Other values are returned as they are.
  */
-export function normalizePhoneValues(schema: TemplateSchema, values: Record<string, unknown>, options?: FormValidationOptions): Record<string, unknown> {
+export function normalizePhoneValues(
+  schema: TemplateSchema,
+  values: Record<string, unknown>,
+  options?: FormValidationOptions,
+): Record<string, unknown> {
   const out = { ...values };
   for (const field of schema.fields) {
     if (field.type !== "phone" || typeof out[field.key] !== "string") continue;
@@ -137,8 +141,6 @@ export function normalizePhoneValues(schema: TemplateSchema, values: Record<stri
   }
   return out;
 }
-
-
 
 /** Does a file match an `accept` list such as ".pdf,image/*,application/pdf"? No list accepts all. */
 export function acceptsFileType(accept: string | undefined, type: string, name: string): boolean {
@@ -149,7 +151,13 @@ export function acceptsFileType(accept: string | undefined, type: string, name: 
     .split(",")
     .map((a) => a.trim().toLowerCase())
     .filter(Boolean)
-    .some((a) => (a.startsWith(".") ? lowerName.endsWith(a) : a.endsWith("/*") ? lowerType.startsWith(a.slice(0, -1)) : lowerType === a));
+    .some((a) =>
+      a.startsWith(".")
+        ? lowerName.endsWith(a)
+        : a.endsWith("/*")
+          ? lowerType.startsWith(a.slice(0, -1))
+          : lowerType === a,
+    );
 }
 
 /**
@@ -171,7 +179,8 @@ function isValidDate(value: string): boolean {
 }
 
 const ATTACHMENT_KEYS = new Set(["name", "path", "url", "size", "type"]);
-const isString = (v: unknown, min: number, max: number): v is string => typeof v === "string" && v.length >= min && v.length <= max;
+const isString = (v: unknown, min: number, max: number): v is string =>
+  typeof v === "string" && v.length >= min && v.length <= max;
 
 /** The `attachment` contract (forms.ts) without zod, so that this module stays small. */
 function isAttachment(value: unknown): value is Attachment {
@@ -188,12 +197,19 @@ function isAttachment(value: unknown): value is Attachment {
   );
 }
 
-const optionValues = (options: (string | { value: string })[]) => options.map((o) => (typeof o === "string" ? o : o.value));
+const optionValues = (options: (string | { value: string })[]) =>
+  options.map((o) => (typeof o === "string" ? o : o.value));
 
-function checkText(field: Extract<FormField, { type: "text" | "textarea" | "email" | "phone" }>, value: unknown, options?: FormValidationOptions): FieldProblem | null {
+function checkText(
+  field: Extract<FormField, { type: "text" | "textarea" | "email" | "phone" }>,
+  value: unknown,
+  options?: FormValidationOptions,
+): FieldProblem | null {
   if (typeof value !== "string") return problem("not_text");
-  if (field.minLength !== undefined && value.length < field.minLength) return problem("too_short", { min: field.minLength });
-  if (field.maxLength !== undefined && value.length > field.maxLength) return problem("too_long", { max: field.maxLength });
+  if (field.minLength !== undefined && value.length < field.minLength)
+    return problem("too_short", { min: field.minLength });
+  if (field.maxLength !== undefined && value.length > field.maxLength)
+    return problem("too_long", { max: field.maxLength });
   const cap = field.type === "textarea" ? MAX_TEXTAREA_CHARS : MAX_TEXT_CHARS;
   if (value.length > cap) return problem("too_long", { max: cap });
   if (field.pattern !== undefined && !matchesPattern(field.pattern, value)) return problem("pattern");
@@ -207,7 +223,8 @@ function checkFiles(field: Extract<FormField, { type: "file" }>, value: unknown)
   if (value.length > MAX_FILES_PER_FIELD) return problem("too_many_files", { max: MAX_FILES_PER_FIELD });
   for (const item of value) {
     if (!isAttachment(item)) return problem("files_invalid");
-    if (field.maxSizeMb !== undefined && item.size > field.maxSizeMb * 1024 * 1024) return problem("file_too_large", { maxMb: field.maxSizeMb });
+    if (field.maxSizeMb !== undefined && item.size > field.maxSizeMb * 1024 * 1024)
+      return problem("file_too_large", { maxMb: field.maxSizeMb });
     if (!acceptsFileType(field.accept, item.type, item.name)) return problem("file_type", { type: item.type });
   }
   return null;
@@ -224,7 +241,12 @@ function checkSignature(value: unknown): FieldProblem | null {
   if (!size) return problem("signature_invalid");
   if (!fitsPixelBudget(size)) {
     const { maxSide, maxPixels } = SIGNATURE_IMAGE_LIMITS;
-    return problem("signature_too_large", { width: size.width, height: size.height, maxSide, maxMegapixels: maxPixels / 1_000_000 });
+    return problem("signature_too_large", {
+      width: size.width,
+      height: size.height,
+      maxSide,
+      maxMegapixels: maxPixels / 1_000_000,
+    });
   }
   return null;
 }
@@ -252,7 +274,8 @@ function checkPresentValue(field: FormField, value: unknown, options?: FormValid
       return typeof value === "string" && optionValues(field.options).includes(value) ? null : problem("not_option");
     case "multiselect": {
       const allowed = optionValues(field.options);
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && allowed.includes(v))) return problem("not_options");
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && allowed.includes(v)))
+        return problem("not_options");
       return new Set(value).size === value.length ? null : problem("duplicate_option");
     }
     case "checkbox":
@@ -268,7 +291,11 @@ function checkPresentValue(field: FormField, value: unknown, options?: FormValid
 }
 
 /** One field's value, required and blank handling included; null when fine. Visibility is the caller's. */
-export function checkFieldValue(field: FormField, value: unknown, options?: FormValidationOptions): FieldProblem | null {
+export function checkFieldValue(
+  field: FormField,
+  value: unknown,
+  options?: FormValidationOptions,
+): FieldProblem | null {
   const isDisplay = field.type === "heading" || field.type === "paragraph";
   if (isDisplay) return value === undefined ? null : problem("display_only");
   // An unchecked required checkbox is an unanswered one.
@@ -279,13 +306,16 @@ export function checkFieldValue(field: FormField, value: unknown, options?: Form
   return checkPresentValue(field, value, options);
 }
 
-
 /**
  * Every problem of a submission: keys that are not fields (unknown_field) or display elements
  * (display_only) first, then each visible field in schema order. Hidden fields are neither
  * required nor validated.
  */
-export function validateFormValues(schema: TemplateSchema, values: Record<string, unknown>, options?: FormValidationOptions): FieldIssue[] {
+export function validateFormValues(
+  schema: TemplateSchema,
+  values: Record<string, unknown>,
+  options?: FormValidationOptions,
+): FieldIssue[] {
   const byKey = new Map<string, FormField>();
   for (const field of schema.fields) if (field.key !== undefined) byKey.set(field.key, field);
   const issues: FieldIssue[] = [];
@@ -302,4 +332,3 @@ export function validateFormValues(schema: TemplateSchema, values: Record<string
   }
   return issues;
 }
-

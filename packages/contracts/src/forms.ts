@@ -40,12 +40,20 @@ export type FormValues = z.infer<typeof formValues>;
 const email = z.email({ message: "must be a valid e-mail address" }).max(320);
 /** One address or an array of 1 to 20; normalised to an array. */
 export const emailRecipients = z
-  .union([email, z.array(email).min(1, { message: "must name at least one address" }).max(20, { message: "at most 20 addresses" })], {
-    message: "must be an e-mail address or an array of them",
-  })
+  .union(
+    [
+      email,
+      z.array(email).min(1, { message: "must name at least one address" }).max(20, { message: "at most 20 addresses" }),
+    ],
+    {
+      message: "must be an e-mail address or an array of them",
+    },
+  )
   .transform((v) => (Array.isArray(v) ? v : [v]));
 
-export const emailSubject = z.string({ message: "must be a string" }).max(200, { message: "must be at most 200 characters" });
+export const emailSubject = z
+  .string({ message: "must be a string" })
+  .max(200, { message: "must be at most 200 characters" });
 
 // ---- sessions ---------------------------------------------------------------------------------
 
@@ -244,7 +252,13 @@ export type Submission = z.infer<typeof submission>;
 
 // ---- uploads ----------------------------------------------------------------------------------
 
-export const uploadedFile = z.object({ name: z.string(), path: z.string(), url: z.string(), size: z.number(), type: z.string() });
+export const uploadedFile = z.object({
+  name: z.string(),
+  path: z.string(),
+  url: z.string(),
+  size: z.number(),
+  type: z.string(),
+});
 export type UploadedFile = z.infer<typeof uploadedFile>;
 
 // ---- events and webhooks ----------------------------------------------------------------------
@@ -317,7 +331,10 @@ export const listAuditLogsInput = z.object({
 // ---- form requests (F1) and the SMS portal ----------------------------------------------------
 
 export const createFormRequestInput = z.object({
-  phone: z.string({ message: "is required" }).min(1, { message: "is required" }).max(40, { message: "is not a valid mobile number" }),
+  phone: z
+    .string({ message: "is required" })
+    .min(1, { message: "is required" })
+    .max(40, { message: "is not a valid mobile number" }),
   rnummer: text(2, 64),
   templateIdentifier: templateIdentifier.optional(),
   from: text(1, 32).optional(),
@@ -331,8 +348,13 @@ export const createFormRequestInput = z.object({
 export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
 
 export const portalLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
-export const portalVerifyInput = portalLinkInput.extend({ rnummer: z.string().min(1).max(64), phone: z.string().min(1).max(40) });
-export const portalOtpInput = portalLinkInput.extend({ code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }) });
+export const portalVerifyInput = portalLinkInput.extend({
+  rnummer: z.string().min(1).max(64),
+  phone: z.string().min(1).max(40),
+});
+export const portalOtpInput = portalLinkInput.extend({
+  code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }),
+});
 /** After identification the access lives in an HTTP-only cookie; the page names its link. */
 export const portalAccessInput = portalLinkInput;
 export const portalSaveDraftInput = portalLinkInput.extend({ values: formValues });

@@ -22,7 +22,8 @@ type ByteReader = (offset: number, length: number) => Uint8Array | null;
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const IHDR = [0x49, 0x48, 0x44, 0x52];
 
-const uint32 = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+const uint32 = (b: Uint8Array, at: number) =>
+  ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
 const uint16 = (b: Uint8Array, at: number) => (b[at]! << 8) | b[at + 1]!;
 const startsWith = (b: Uint8Array, at: number, expected: number[]) => expected.every((value, i) => b[at + i] === value);
 
@@ -39,7 +40,8 @@ function readPng(read: ByteReader): ImageSize | null {
 }
 
 /** Start-of-frame markers (baseline, progressive, lossless, arithmetic); C4, C8 and CC are not frames. */
-const isStartOfFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+const isStartOfFrame = (marker: number) =>
+  marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 
 const MAX_JPEG_STEPS = 1000;
 
@@ -79,7 +81,8 @@ function readJpeg(read: ByteReader): ImageSize | null {
 
 /** The size of a PNG or JPEG in `bytes`, or null when it is neither or its header is malformed. */
 export function readImageSize(bytes: Uint8Array): ImageSize | null {
-  const read: ByteReader = (offset, length) => (offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null);
+  const read: ByteReader = (offset, length) =>
+    offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null;
   return bytes[0] === 0x89 ? readPng(read) : readJpeg(read);
 }
 
@@ -116,6 +119,9 @@ export function dataUrlImageSize(dataUrl: string): ImageSize | null {
 }
 
 /** Does an image fit the budget: each side at most `maxSide`, and at most `maxPixels` in all? */
-export function fitsPixelBudget(size: Pick<ImageSize, "width" | "height">, limits: { maxSide: number; maxPixels: number } = SIGNATURE_IMAGE_LIMITS): boolean {
+export function fitsPixelBudget(
+  size: Pick<ImageSize, "width" | "height">,
+  limits: { maxSide: number; maxPixels: number } = SIGNATURE_IMAGE_LIMITS,
+): boolean {
   return size.width <= limits.maxSide && size.height <= limits.maxSide && size.width * size.height <= limits.maxPixels;
 }

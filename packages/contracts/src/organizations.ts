@@ -12,14 +12,17 @@ export const timeZoneName = z
   .string()
   .trim()
   .max(64)
-  .refine((name) => {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: name });
-      return true;
-    } catch {
-      return false;
-    }
-  }, { message: "is not a known time zone (e.g. Europe/Berlin)" });
+  .refine(
+    (name) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: name });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "is not a known time zone (e.g. Europe/Berlin)" },
+  );
 
 export const organizationSettings = z.object({
   id: z.uuid(),

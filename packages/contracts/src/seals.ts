@@ -91,10 +91,19 @@ export const verifyResult = z.object({
    * timestamp), `claimed` the signer's own signingTime claim (CMS attribute or the signature
    * dictionary's /M), `null` when the file says neither.
    */
-  sealedAt: z.object({ at: z.string(), source: z.enum(["signature_timestamp", "document_timestamp", "claimed"]) }).nullable(),
+  sealedAt: z
+    .object({ at: z.string(), source: z.enum(["signature_timestamp", "document_timestamp", "claimed"]) })
+    .nullable(),
   padesLevel: z.enum(padesLevels).nullable(),
   /** The request it belongs to, as its metadata JSON shows it. */
-  request: z.object({ signatureId: z.string(), documentId: z.string(), documentVersion: z.number().int(), completedAt: z.string().nullable() }).nullable(),
+  request: z
+    .object({
+      signatureId: z.string(),
+      documentId: z.string(),
+      documentVersion: z.number().int(),
+      completedAt: z.string().nullable(),
+    })
+    .nullable(),
   signatureCount: z.number().int(),
 });
 export type VerifyResult = z.infer<typeof verifyResult>;

@@ -10,9 +10,19 @@ import { assignmentVisibility, brandingFonts } from "./signatures";
  * seal job gave up (its error is kept and no further attempt is scheduled); "seal again" starts
  * over. `sealing` is only the requests whose sealing is still under way.
  */
-export const signatureRequestStates = ["pending", "opened", "sealing", "completed", "declined", "expired", "failed"] as const;
+export const signatureRequestStates = [
+  "pending",
+  "opened",
+  "sealing",
+  "completed",
+  "declined",
+  "expired",
+  "failed",
+] as const;
 export type SignatureRequestState = (typeof signatureRequestStates)[number];
-export const signatureRequestState = z.enum(signatureRequestStates, { message: `must be one of ${signatureRequestStates.join(", ")}` });
+export const signatureRequestState = z.enum(signatureRequestStates, {
+  message: `must be one of ${signatureRequestStates.join(", ")}`,
+});
 
 const exactText = (max: number) =>
   z
@@ -138,7 +148,12 @@ export type RevealedSigningLink = z.infer<typeof revealedSigningLink>;
 
 const futureInstant = z
   .string({ message: "must be an ISO 8601 date-time string" })
-  .pipe(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z" }))
+  .pipe(
+    z.iso.datetime({
+      offset: true,
+      message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z",
+    }),
+  )
   .refine((v) => Date.parse(v) > Date.now(), { message: "must be in the future" });
 
 /**
@@ -183,8 +198,17 @@ export const institutionBrandingPage = listPage(institutionBrandingItem);
 
 /** Staff: the organization's known institution ids (for pickers), alphabetical, by prefix. */
 export const listInstitutionIdsInput = z.object({
-  prefix: z.string({ message: "must be a string" }).trim().max(200, { message: "must be at most 200 characters" }).optional(),
-  limit: z.number().int({ message: "must be a whole number" }).min(1, { message: "must be at least 1" }).max(200, { message: "must be at most 200" }).default(50),
+  prefix: z
+    .string({ message: "must be a string" })
+    .trim()
+    .max(200, { message: "must be at most 200 characters" })
+    .optional(),
+  limit: z
+    .number()
+    .int({ message: "must be a whole number" })
+    .min(1, { message: "must be at least 1" })
+    .max(200, { message: "must be at most 200" })
+    .default(50),
 });
 export type ListInstitutionIdsInput = z.input<typeof listInstitutionIdsInput>;
 

@@ -16,14 +16,23 @@ export const resourceId = requiredText(100);
 /** ISO 8601 date-time with a zone (`Z` or an offset): local times would be ambiguous. */
 const futureTimestamp = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be an ISO 8601 date-time string") })
-  .pipe(z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z" }))
+  .pipe(
+    z.iso.datetime({
+      offset: true,
+      message: "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T12:00:00Z",
+    }),
+  )
   .refine((v) => Date.parse(v) > Date.now(), { message: "must be in the future" });
 
 const pdfPoints = z.number({ message: "must be a number (PDF points)" }).finite({ message: "must be a finite number" });
 
 /** A signature field: PDF points (1/72 inch), origin at the top-left corner, `page` counted from 1. */
 export const signingFieldRect = z.strictObject({
-  page: z.number({ message: "must be a whole number" }).int({ message: "must be a whole number" }).min(1, { message: "must be at least 1" }).max(100_000),
+  page: z
+    .number({ message: "must be a whole number" })
+    .int({ message: "must be a whole number" })
+    .min(1, { message: "must be at least 1" })
+    .max(100_000),
   x: pdfPoints.min(0, { message: "must not be negative" }),
   y: pdfPoints.min(0, { message: "must not be negative" }),
   width: pdfPoints.positive({ message: "must be greater than 0" }),
@@ -31,7 +40,10 @@ export const signingFieldRect = z.strictObject({
 });
 export type SigningFieldRect = z.infer<typeof signingFieldRect>;
 
-const rectList = z.union([signingFieldRect.transform((r) => [r]), z.array(signingFieldRect).min(1, { message: "needs at least one field" }).max(20, { message: "at most 20 fields" })]);
+const rectList = z.union([
+  signingFieldRect.transform((r) => [r]),
+  z.array(signingFieldRect).min(1, { message: "needs at least one field" }).max(20, { message: "at most 20 fields" }),
+]);
 
 /**
  * One rectangle or an array of them. Problems are reported on the field itself (details.field
@@ -43,12 +55,20 @@ function fieldRects() {
       ctx.addIssue({ code: "custom", message: "is required" });
       return z.NEVER;
     }
-    const parsed = (Array.isArray(value) ? z.array(signingFieldRect).min(1, { message: "needs at least one field" }).max(20, { message: "at most 20 fields" }) : rectList).safeParse(value);
+    const parsed = (
+      Array.isArray(value)
+        ? z
+            .array(signingFieldRect)
+            .min(1, { message: "needs at least one field" })
+            .max(20, { message: "at most 20 fields" })
+        : rectList
+    ).safeParse(value);
     if (parsed.success) return Array.isArray(parsed.data) ? parsed.data : [parsed.data];
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length ? `${issue.path.join(".")} ` : "";
     const message =
-      issue.code === "unrecognized_keys" || (issue.code === "invalid_union" && !Array.isArray(value) && (typeof value !== "object" || value === null))
+      issue.code === "unrecognized_keys" ||
+      (issue.code === "invalid_union" && !Array.isArray(value) && (typeof value !== "object" || value === null))
         ? "must be an object {page, x, y, width, height} or an array of them"
         : `${where}${issue.message}`;
     ctx.addIssue({ code: "custom", message });
@@ -61,12 +81,20 @@ export const signingFieldKoordinates = fieldRects();
 // ---------------------------------------------------------------- documents (A6, A8, A9, A10)
 
 export const documentAvailabilities = ["draft", "active", "inactive"] as const;
-export const documentAvailability = z.enum(documentAvailabilities, { message: "must be one of draft, active, inactive" });
+export const documentAvailability = z.enum(documentAvailabilities, {
+  message: "must be one of draft, active, inactive",
+});
 
 export const createDocumentInput = z.object({
   document_name: requiredText(200),
-  document_description: z.string({ message: "must be a string" }).max(2000, { message: "must be at most 2000 characters" }).nullish(),
-  account_name: z.string({ message: "must be a string" }).max(200, { message: "must be at most 200 characters" }).nullish(),
+  document_description: z
+    .string({ message: "must be a string" })
+    .max(2000, { message: "must be at most 2000 characters" })
+    .nullish(),
+  account_name: z
+    .string({ message: "must be a string" })
+    .max(200, { message: "must be at most 200 characters" })
+    .nullish(),
   signingfield_koordinates: signingFieldKoordinates,
   document_bloburl: z
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
@@ -88,7 +116,10 @@ export const createDocumentOutput = z.object({
 const updateFields = z.unknown().transform((value, ctx): SigningFieldRect[] | undefined => {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
-  const inner = typeof value === "object" && !Array.isArray(value) && "signature" in value ? (value as { signature: unknown }).signature : value;
+  const inner =
+    typeof value === "object" && !Array.isArray(value) && "signature" in value
+      ? (value as { signature: unknown }).signature
+      : value;
   if (typeof value === "object" && !Array.isArray(value) && "signature" in value && Object.keys(value).length > 1) {
     ctx.addIssue({ code: "custom", message: "only a signature entry is supported" });
     return z.NEVER;
@@ -104,7 +135,10 @@ export const updateDocumentInput = z.object({
   /** Optional repetition of the path id; must match it when sent. */
   document_id: z.string().optional(),
   title: requiredText(200).optional(),
-  description: z.string({ message: "must be a string" }).max(2000, { message: "must be at most 2000 characters" }).nullish(),
+  description: z
+    .string({ message: "must be a string" })
+    .max(2000, { message: "must be at most 2000 characters" })
+    .nullish(),
   fields: updateFields.optional(),
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInput>;
@@ -224,7 +258,14 @@ export const designParameters = z.strictObject(
     accentColor: hexColor.optional(),
     font: z.enum(brandingFonts, { message: `must be one of ${brandingFonts.join(", ")}` }).optional(),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.join(", ")}; allowed: primaryColor, accentColor, font` : issue.code === "invalid_type" ? "must be an object" : undefined) },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown key(s) ${issue.keys.join(", ")}; allowed: primaryColor, accentColor, font`
+        : issue.code === "invalid_type"
+          ? "must be an object"
+          : undefined,
+  },
 );
 export type DesignParameters = z.infer<typeof designParameters>;
 
@@ -232,7 +273,8 @@ export type DesignParameters = z.infer<typeof designParameters>;
  * The path of a logo uploaded through `POST /staff/branding/logo`. The API serves it and the web
  * app passes it through from its own origin, so pages show it as a same-origin image.
  */
-export const uploadedLogoPath = /^\/branding\/logos\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9]{6}\/[A-Za-z0-9_-]{32,64}$/;
+export const uploadedLogoPath =
+  /^\/branding\/logos\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9]{6}\/[A-Za-z0-9_-]{32,64}$/;
 
 const httpsUrl = z.url({ protocol: /^https$/ });
 
@@ -242,7 +284,9 @@ export const designInput = z.object({
   logo_url: z
     .string({ message: "must be a string" })
     .max(2048, { message: "must be at most 2048 characters" })
-    .refine((v) => uploadedLogoPath.test(v) || httpsUrl.safeParse(v).success, { message: "must be an https URL (or the logoUrl of an uploaded logo)" })
+    .refine((v) => uploadedLogoPath.test(v) || httpsUrl.safeParse(v).success, {
+      message: "must be an https URL (or the logoUrl of an uploaded logo)",
+    })
     .nullish(),
   design_parameters: designParameters.default({}),
 });

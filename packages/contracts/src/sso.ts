@@ -8,7 +8,14 @@ export const emailDomain = z
   .trim()
   .toLowerCase()
   .transform((value) => value.replace(/^@/, ""))
-  .pipe(z.string().max(253).regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, { message: "is not an e-mail domain (e.g. klinik.example)" }));
+  .pipe(
+    z
+      .string()
+      .max(253)
+      .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+        message: "is not an e-mail domain (e.g. klinik.example)",
+      }),
+  );
 
 export const ssoRoleMapping = z.object({
   value: z.string().trim().min(1, { message: "is required" }).max(256),

@@ -9,7 +9,12 @@ import { templateIdentifier } from "./templates";
 /** The filters of the submissions list, shared by the list and its exports. */
 export const submissionFilters = {
   templateIdentifier: templateIdentifier.optional(),
-  rnummer: z.string().trim().min(1, { message: "is required" }).max(64, { message: "must be at most 64 characters" }).optional(),
+  rnummer: z
+    .string()
+    .trim()
+    .min(1, { message: "is required" })
+    .max(64, { message: "must be at most 64 characters" })
+    .optional(),
   ...createdRange,
 };
 
@@ -26,7 +31,11 @@ export type SubmissionListItem = z.infer<typeof submissionListItem>;
 export const submissionListPage = listPage(submissionListItem);
 
 /** GET /staff/submissions/export: the list's filters, streamed as CSV or JSON. */
-export const submissionExportQuery = z.object({ ...submissionFilters, sort: listSort.default("newest"), format: z.enum(["csv", "json"]).default("csv") });
+export const submissionExportQuery = z.object({
+  ...submissionFilters,
+  sort: listSort.default("newest"),
+  format: z.enum(["csv", "json"]).default("csv"),
+});
 export type SubmissionExportQuery = z.input<typeof submissionExportQuery>;
 
 export const submissionAttachment = z.object({ name: z.string(), size: z.number(), type: z.string(), url: z.string() });

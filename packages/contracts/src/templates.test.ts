@@ -7,7 +7,16 @@ const field = (extra: Record<string, unknown>) => ({ id: "f", key: "k", label: "
 describe("template schema", () => {
   it("accepts every documented field type with its attributes", () => {
     const fields = [
-      field({ id: "1", key: "a", type: "text", minLength: 1, maxLength: 5, pattern: "^[a-z]+$", placeholder: "x", helpText: "y" }),
+      field({
+        id: "1",
+        key: "a",
+        type: "text",
+        minLength: 1,
+        maxLength: 5,
+        pattern: "^[a-z]+$",
+        placeholder: "x",
+        helpText: "y",
+      }),
       field({ id: "2", key: "b", type: "textarea" }),
       field({ id: "3", key: "c", type: "email", required: true }),
       field({ id: "4", key: "d", type: "phone" }),
@@ -39,12 +48,19 @@ describe("template schema", () => {
       field({ type: "file", maxSizeMb: 500 }),
       field({ type: "text", key: "1starts-with-digit" }),
     ];
-    for (const f of bad) expect(templateSchema.safeParse({ version: 1, fields: [f] }).success, JSON.stringify(f)).toBe(false);
+    for (const f of bad)
+      expect(templateSchema.safeParse({ version: 1, fields: [f] }).success, JSON.stringify(f)).toBe(false);
   });
 
   it("documents visibleWhen in the JSON schema the OpenAPI document is generated from", () => {
-    const json = z.toJSONSchema(templateSchema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as unknown as {
-      properties: { fields: { items: { oneOf?: { properties: Record<string, { description?: string; anyOf?: unknown[] }> }[] } } };
+    const json = z.toJSONSchema(templateSchema, {
+      io: "input",
+      unrepresentable: "any",
+      target: "draft-2020-12",
+    }) as unknown as {
+      properties: {
+        fields: { items: { oneOf?: { properties: Record<string, { description?: string; anyOf?: unknown[] }> }[] } };
+      };
     };
     const variants = json.properties.fields.items.oneOf ?? [];
     expect(variants).toHaveLength(14);
@@ -55,7 +71,11 @@ describe("template schema", () => {
   });
 
   it("defaults status to draft and the schema to an empty one, and trims titles", () => {
-    expect(createTemplateInput.parse({ title: "  Aufnahme  " })).toEqual({ title: "Aufnahme", status: "draft", schema: { version: 1, fields: [] } });
+    expect(createTemplateInput.parse({ title: "  Aufnahme  " })).toEqual({
+      title: "Aufnahme",
+      status: "draft",
+      schema: { version: 1, fields: [] },
+    });
     expect(createTemplateInput.safeParse({ title: "   " }).success).toBe(false);
   });
 });
@@ -66,6 +86,7 @@ describe("list limits", () => {
     expect(limit.parse(undefined)).toBe(50);
     expect(limit.parse("200")).toBe(200);
     expect(limit.parse(7)).toBe(7);
-    for (const bad of ["201", "0", "1.5", "-3", "ten", 201, 0.5]) expect(limit.safeParse(bad).success, String(bad)).toBe(false);
+    for (const bad of ["201", "0", "1.5", "-3", "ten", 201, 0.5])
+      expect(limit.safeParse(bad).success, String(bad)).toBe(false);
   });
 });

@@ -6,16 +6,11 @@ import { patternProblem } from "./pattern";
 export const templateStatuses = ["draft", "active", "archived"] as const;
 export const templateStatus = z.enum(templateStatuses, { message: "must be one of draft, active, archived" });
 
-const fieldKey = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,99}$/, {
-    message: "must start with a letter and contain only letters, digits, _ . - (at most 100)",
-  });
+const fieldKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,99}$/, {
+  message: "must start with a letter and contain only letters, digits, _ . - (at most 100)",
+});
 const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
-const option = z.union([
-  text(200),
-  z.strictObject({ value: text(200), label: text(500) }),
-]);
+const option = z.union([text(200), z.strictObject({ value: text(200), label: text(500) })]);
 
 export const conditionOperators = ["equals", "notEquals", "in", "filled", "empty"] as const;
 export type ConditionOperator = (typeof conditionOperators)[number];
@@ -25,9 +20,20 @@ export const fieldCondition = z.strictObject({
   field: fieldKey,
   operator: z.enum(conditionOperators, { message: "must be one of equals, notEquals, in, filled, empty" }),
   value: z
-    .union([text(500), z.number(), z.boolean(), z.array(z.union([text(500), z.number()])).min(1).max(100)], {
-      message: "must be a string, number, boolean or a list of strings and numbers",
-    })
+    .union(
+      [
+        text(500),
+        z.number(),
+        z.boolean(),
+        z
+          .array(z.union([text(500), z.number()]))
+          .min(1)
+          .max(100),
+      ],
+      {
+        message: "must be a string, number, boolean or a list of strings and numbers",
+      },
+    )
     .optional(),
 });
 export type FieldCondition = z.infer<typeof fieldCondition>;
@@ -36,16 +42,25 @@ const conditionList = z
   .array(fieldCondition)
   .min(1, { message: "needs 1 to 20 conditions" })
   .max(20, { message: "needs 1 to 20 conditions" });
-const visibleWhenShapes = [fieldCondition, z.strictObject({ all: conditionList }), z.strictObject({ any: conditionList })] as const;
+const visibleWhenShapes = [
+  fieldCondition,
+  z.strictObject({ all: conditionList }),
+  z.strictObject({ any: conditionList }),
+] as const;
 
 /**
  * A union only says "Invalid input"; report the problem of the shape the input was meant to
  * have instead (`{all}`, `{any}` or one condition), e.g. "operator: must be one of …".
  */
-function visibleWhenError(issue: { code: string; input?: unknown; errors?: { path: PropertyKey[]; message: string }[][] }) {
+function visibleWhenError(issue: {
+  code: string;
+  input?: unknown;
+  errors?: { path: PropertyKey[]; message: string }[][];
+}) {
   if (issue.code !== "invalid_union") return undefined;
   const input = issue.input;
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return "must be a condition {field, operator, value} or {all: [...]} or {any: [...]}";
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    return "must be a condition {field, operator, value} or {all: [...]} or {any: [...]}";
   const branch = "all" in input ? 1 : "any" in input ? 2 : 0;
   const first = issue.errors?.[branch]?.[0];
   return first ? `${first.path.length > 0 ? `${first.path.join(".")}: ` : ""}${first.message}` : undefined;
@@ -129,23 +144,32 @@ function conditionValueType(field: FormField): "string" | "number" | "boolean" |
  * Only keys of earlier fields may be named: evaluation then runs in one pass in schema order, and
  * no cycle (a ↔ b, or a field hiding itself) can be written down.
  */
-function conditionProblem(condition: FieldCondition, index: number, fields: FormField[], indexByKey: Map<string, number>): [string[], string] | null {
+function conditionProblem(
+  condition: FieldCondition,
+  index: number,
+  fields: FormField[],
+  indexByKey: Map<string, number>,
+): [string[], string] | null {
   const { field: key, operator, value } = condition;
   const targetIndex = indexByKey.get(key);
   if (fields[index]!.key === key) return [["field"], "a field cannot depend on itself"];
   if (targetIndex === undefined) return [["field"], `refers to unknown field "${key}"`];
   const target = fields[targetIndex]!;
   if (isDisplay(target)) return [["field"], `refers to "${key}", a display element without a value`];
-  if (targetIndex > index) return [["field"], `refers to "${key}", which comes later; conditions may only refer to earlier fields`];
-  if (operator === "filled" || operator === "empty") return value === undefined ? null : [["value"], `must be left out for ${operator}`];
+  if (targetIndex > index)
+    return [["field"], `refers to "${key}", which comes later; conditions may only refer to earlier fields`];
+  if (operator === "filled" || operator === "empty")
+    return value === undefined ? null : [["value"], `must be left out for ${operator}`];
   if (value === undefined) return [["value"], `is required for ${operator}`];
   if (operator === "in" && !Array.isArray(value)) return [["value"], "must be a list for in"];
-  if (operator !== "in" && Array.isArray(value)) return [["value"], `must be a single value for ${operator}; use in for a list`];
+  if (operator !== "in" && Array.isArray(value))
+    return [["value"], `must be a single value for ${operator}; use in for a list`];
   const expected = conditionValueType(target);
   if (expected === null) return [["operator"], `only filled and empty apply to ${target.type} fields`];
   if (expected === "boolean" && operator === "in") return [["operator"], "use equals or notEquals for checkbox fields"];
   const candidates = Array.isArray(value) ? value : [value];
-  if (candidates.some((v) => typeof v !== expected)) return [["value"], `must be ${expected === "string" ? "text" : `a ${expected}`} like the values of "${key}"`];
+  if (candidates.some((v) => typeof v !== expected))
+    return [["value"], `must be ${expected === "string" ? "text" : `a ${expected}`} like the values of "${key}"`];
   if ("options" in target) {
     const options = target.options.map((o) => (typeof o === "string" ? o : o.value));
     const unknown = candidates.find((v) => !options.includes(v as string));
@@ -168,26 +192,41 @@ export const templateSchema = z
       const when = field.visibleWhen;
       if (!when) return;
       const list: [(string | number)[], FieldCondition][] =
-        "all" in when ? when.all.map((c, i) => [["all", i], c]) : "any" in when ? when.any.map((c, i) => [["any", i], c]) : [[[], when]];
+        "all" in when
+          ? when.all.map((c, i) => [["all", i], c])
+          : "any" in when
+            ? when.any.map((c, i) => [["any", i], c])
+            : [[[], when]];
       for (const [at, condition] of list) {
         const problem = conditionProblem(condition, index, schema.fields, indexByKey);
-        if (problem) ctx.addIssue({ code: "custom", path: ["fields", index, "visibleWhen", ...at, ...problem[0]], message: problem[1] });
+        if (problem)
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index, "visibleWhen", ...at, ...problem[0]],
+            message: problem[1],
+          });
       }
     });
     const keys = new Set<string>();
     const ids = new Set<string>();
     schema.fields.forEach((field, index) => {
       if (field.key !== undefined) {
-        if (keys.has(field.key)) ctx.addIssue({ code: "custom", path: ["fields", index, "key"], message: `duplicate key "${field.key}"` });
+        if (keys.has(field.key))
+          ctx.addIssue({ code: "custom", path: ["fields", index, "key"], message: `duplicate key "${field.key}"` });
         keys.add(field.key);
       }
-      if (ids.has(field.id)) ctx.addIssue({ code: "custom", path: ["fields", index, "id"], message: `duplicate id "${field.id}"` });
+      if (ids.has(field.id))
+        ctx.addIssue({ code: "custom", path: ["fields", index, "id"], message: `duplicate id "${field.id}"` });
       ids.add(field.id);
       const range = field as { min?: number | string; max?: number | string; minLength?: number; maxLength?: number };
       if (range.min !== undefined && range.max !== undefined && range.min > range.max)
         ctx.addIssue({ code: "custom", path: ["fields", index, "min"], message: "min must not exceed max" });
       if (range.minLength !== undefined && range.maxLength !== undefined && range.minLength > range.maxLength)
-        ctx.addIssue({ code: "custom", path: ["fields", index, "minLength"], message: "minLength must not exceed maxLength" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["fields", index, "minLength"],
+          message: "minLength must not exceed maxLength",
+        });
     });
   });
 export type TemplateSchema = z.infer<typeof templateSchema>;
@@ -201,10 +240,7 @@ const title = z
   .max(120, { message: "must be 1 to 120 characters" });
 const description = z.string().max(1000, { message: "must be at most 1000 characters" });
 
-export const templateIdentifier = z
-  .string({ message: "is required" })
-  .min(1, { message: "is required" })
-  .max(200);
+export const templateIdentifier = z.string({ message: "is required" }).min(1, { message: "is required" }).max(200);
 
 export const createTemplateInput = z.object({
   title,

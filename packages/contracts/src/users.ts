@@ -32,7 +32,12 @@ export const staffInviteItem = z.object({
 export type StaffInviteItem = z.infer<typeof staffInviteItem>;
 export const staffInvitePage = listPage(staffInviteItem);
 
-const email = z.string().trim().toLowerCase().max(320).pipe(z.email({ message: "enter a valid e-mail address" }));
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(320)
+  .pipe(z.email({ message: "enter a valid e-mail address" }));
 
 export const inviteUserInput = z.object({ email, role });
 export const inviteRef = z.object({ id: z.uuid({ message: "must be a UUID" }) });
@@ -40,7 +45,10 @@ export const userRef = z.object({ userId: z.uuid({ message: "must be a UUID" }) 
 export const changeRoleInput = z.object({ userId: z.uuid({ message: "must be a UUID" }), role });
 
 /** The invite link's secret (from the link's fragment). */
-const inviteToken = z.string().min(20, { message: "is not a valid invitation" }).max(200, { message: "is not a valid invitation" });
+const inviteToken = z
+  .string()
+  .min(20, { message: "is not a valid invitation" })
+  .max(200, { message: "is not a valid invitation" });
 export const describeInviteInput = z.object({ token: inviteToken });
 export const inviteDescription = z.object({
   organization: z.string(),
@@ -55,7 +63,10 @@ export type InviteDescription = z.infer<typeof inviteDescription>;
 export const acceptInviteInput = z.object({
   token: inviteToken,
   name: z.string().trim().min(1, { message: "is required" }).max(200, { message: "must be at most 200 characters" }),
-  password: z.string().min(8, { message: "must be at least 8 characters" }).max(1024, { message: "must be at most 1024 characters" }),
+  password: z
+    .string()
+    .min(8, { message: "must be at least 8 characters" })
+    .max(1024, { message: "must be at most 1024 characters" }),
 });
 
 /** One of the signed-in user's own staff sessions. */

@@ -11,7 +11,10 @@ let orgB: string;
 
 beforeAll(async () => {
   database = await createTestDb();
-  const rows = await database.db.insert(organizations).values([{ name: "A" }, { name: "B" }]).returning({ id: organizations.id });
+  const rows = await database.db
+    .insert(organizations)
+    .values([{ name: "A" }, { name: "B" }])
+    .returning({ id: organizations.id });
   [orgA, orgB] = rows.map((r) => r.id) as [string, string];
 });
 afterAll(() => database?.close());
@@ -44,7 +47,9 @@ describe.skipIf(process.env.DATABASE_URL)("openDb on a PGlite data directory", (
       await first.migrate();
       await first.db.insert(organizations).values({ name: "kept" });
       const settings = rowsOf<{ name: string; setting: string }>(
-        await first.db.execute(sql`select name, setting from pg_settings where name in ('shared_buffers', 'max_connections') order by name`),
+        await first.db.execute(
+          sql`select name, setting from pg_settings where name in ('shared_buffers', 'max_connections') order by name`,
+        ),
       );
       // shared_buffers is counted in 8 kB pages: 2048 pages = 16 MB.
       expect(settings).toEqual([
@@ -78,7 +83,9 @@ describe("OrgScope keeps every query inside its organization", () => {
     const a = new OrgScope(database.db, orgA);
     const b = new OrgScope(database.db, orgB);
     await b.insert(templates, { identifier: "b-only", title: "B only", schema });
-    expect(await a.update(templates, { title: "hijacked" }, eq(templates.identifier, "b-only")).returning()).toEqual([]);
+    expect(await a.update(templates, { title: "hijacked" }, eq(templates.identifier, "b-only")).returning()).toEqual(
+      [],
+    );
     expect(await a.delete(templates, eq(templates.identifier, "b-only")).returning()).toEqual([]);
     const [row] = await b.select(templates, eq(templates.identifier, "b-only"));
     expect(row!.title).toBe("B only");
@@ -128,7 +135,10 @@ describe("OrgScope keeps every query inside its organization", () => {
   it("orders and limits like a normal select", async () => {
     const a = new OrgScope(database.db, orgA);
     for (const n of [1, 2, 3]) await a.insert(templates, { identifier: `order-${n}`, title: `T${n}`, schema });
-    const rows = await a.select(templates, sql`${templates.identifier} like 'order-%'`).orderBy(templates.identifier).limit(2);
+    const rows = await a
+      .select(templates, sql`${templates.identifier} like 'order-%'`)
+      .orderBy(templates.identifier)
+      .limit(2);
     expect(rows.map((r) => r.identifier)).toEqual(["order-1", "order-2"]);
   });
 });

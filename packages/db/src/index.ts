@@ -5,7 +5,14 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
-import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable, PgTransaction, PgUpdateSetSource } from "drizzle-orm/pg-core";
+import type {
+  PgColumn,
+  PgDatabase,
+  PgQueryResultHKT,
+  PgTable,
+  PgTransaction,
+  PgUpdateSetSource,
+} from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -58,7 +65,15 @@ export const migrationsFolder = join(
  * process tables either.
  */
 export const pgliteOptions: PGliteOptions = {
-  startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "max_connections=10", "-c", "wal_buffers=1MB"],
+  startParams: [
+    ...PGlite.defaultStartParams,
+    "-c",
+    "shared_buffers=16MB",
+    "-c",
+    "max_connections=10",
+    "-c",
+    "wal_buffers=1MB",
+  ],
 };
 
 /**
@@ -78,11 +93,15 @@ export async function initPgliteDataDir(dataDir: string): Promise<void> {
     "await pg.close();",
   ].join("\n");
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script, pgliteUrl, dataDir, JSON.stringify(pgliteOptions)], {
-      stdio: ["ignore", "ignore", "pipe"],
-      // Nothing inherited: the parent's NODE_OPTIONS (a tsx loader, an inspector port) are not for this child.
-      env: {} as NodeJS.ProcessEnv,
-    });
+    const child = spawn(
+      process.execPath,
+      ["--input-type=module", "-e", script, pgliteUrl, dataDir, JSON.stringify(pgliteOptions)],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        // Nothing inherited: the parent's NODE_OPTIONS (a tsx loader, an inspector port) are not for this child.
+        env: {} as NodeJS.ProcessEnv,
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString("utf8");
@@ -90,7 +109,10 @@ export async function initPgliteDataDir(dataDir: string): Promise<void> {
     child.once("error", reject);
     child.once("exit", (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`PGlite initdb in ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-2000)}`));
+      else
+        reject(
+          new Error(`PGlite initdb in ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-2000)}`),
+        );
     });
   });
 }
@@ -119,12 +141,22 @@ export function createDb(options: CreateDbOptions = {}): Database {
       onnotice: () => {},
     });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return finish(db, "postgres", () => migratePostgres(db as never, { migrationsFolder }), () => client.end({ timeout: 5 }));
+    return finish(
+      db,
+      "postgres",
+      () => migratePostgres(db as never, { migrationsFolder }),
+      () => client.end({ timeout: 5 }),
+    );
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const client = new PGlite(options.dataDir, pgliteOptions);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
-  return finish(db, "pglite", () => migratePglite(db as never, { migrationsFolder }), () => client.close());
+  return finish(
+    db,
+    "pglite",
+    () => migratePglite(db as never, { migrationsFolder }),
+    () => client.close(),
+  );
 }
 
 function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close: () => Promise<void>): Database {
@@ -134,10 +166,10 @@ function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close:
     migrate: runMigrations,
     async ready() {
       try {
-        const rows = await db.execute<{ n: number }>(
-          sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+        const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+        const applied = Number(
+          (rows as unknown as { n: number }[])[0]?.n ?? (rows as { rows?: { n: number }[] }).rows?.[0]?.n ?? 0,
         );
-        const applied = Number((rows as unknown as { n: number }[])[0]?.n ?? (rows as { rows?: { n: number }[] }).rows?.[0]?.n ?? 0);
         return { reachable: true, migrationsCurrent: applied >= migrationCount() };
       } catch {
         try {
@@ -175,7 +207,10 @@ export interface Preparable<R> {
  * placeholder's value is sent as it is, without the column's own encoding: use them for text,
  * uuids and numbers.
  */
-export function preparedQuery<R>(name: string, build: (db: Db) => Preparable<R>): (db: Executor) => PreparedStatement<R> {
+export function preparedQuery<R>(
+  name: string,
+  build: (db: Db) => Preparable<R>,
+): (db: Executor) => PreparedStatement<R> {
   const byHandle = new WeakMap<Executor, PreparedStatement<R>>();
   return (db) => {
     let prepared = byHandle.get(db);
@@ -199,7 +234,10 @@ export type ScopedQuery<R> = ((db: Executor) => PreparedStatement<R>) & { readon
  * filter by it (checked when the query is first built), and only `OrgScope.run`, which fills it
  * with the scope's own organization, runs the result.
  */
-export function scopedQuery<R>(name: string, build: (db: Db, organizationId: Placeholder<"organizationId">) => Preparable<R>): ScopedQuery<R> {
+export function scopedQuery<R>(
+  name: string,
+  build: (db: Db, organizationId: Placeholder<"organizationId">) => Preparable<R>,
+): ScopedQuery<R> {
   return preparedQuery(name, (db) => {
     const query = build(db, ORGANIZATION_ID);
     if (!query.toSQL().params.includes(ORGANIZATION_ID)) {
@@ -242,7 +280,11 @@ export class OrgScope {
   }
 
   /** `values` may set a column to an SQL expression (e.g. a jsonb merge) as drizzle's `set` does. */
-  update<T extends TenantTable>(table: T, values: Omit<PgUpdateSetSource<T>, "organizationId">, ...conditions: (SQL | undefined)[]) {
+  update<T extends TenantTable>(
+    table: T,
+    values: Omit<PgUpdateSetSource<T>, "organizationId">,
+    ...conditions: (SQL | undefined)[]
+  ) {
     return (this.db as Db)
       .update(table)
       .set(values as never)

@@ -14,7 +14,17 @@ export interface CardProps extends Omit<HTMLAttributes<HTMLElement>, "title"> {
 }
 
 /** A white surface with an optional titled header and a footer for actions. */
-export function Card({ title, description, actions, footer, level = 2, flush, className, children, ...rest }: CardProps) {
+export function Card({
+  title,
+  description,
+  actions,
+  footer,
+  level = 2,
+  flush,
+  className,
+  children,
+  ...rest
+}: CardProps) {
   const Heading = level === 2 ? "h2" : "h3";
   return (
     <section className={cx("cs-card", className)} {...rest}>

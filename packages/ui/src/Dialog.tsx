@@ -24,7 +24,16 @@ export interface DialogProps {
  * returns focus to the element that opened it. It is rendered into <body>, so a dialog opened
  * from inside a <form> never submits that form (Enter in a dialog field).
  */
-export function Dialog({ open, onClose, title, description, closeLabel, children, footer, role = "dialog" }: DialogProps) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  description,
+  closeLabel,
+  children,
+  footer,
+  role = "dialog",
+}: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();

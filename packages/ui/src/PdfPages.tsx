@@ -71,7 +71,17 @@ const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;
  * the document. Geometry is set through CSS custom properties with `style.setProperty` (no
  * inline style attributes, which a strict Content-Security-Policy refuses).
  */
-export function PdfPages({ data, fields = [], labels, workerSrc, assetsUrl, pageOverlay, onLoad, onError, className }: PdfPagesProps) {
+export function PdfPages({
+  data,
+  fields = [],
+  labels,
+  workerSrc,
+  assetsUrl,
+  pageOverlay,
+  onLoad,
+  onError,
+  className,
+}: PdfPagesProps) {
   const [loaded, setLoaded] = useState<Loaded>({ status: "loading" });
   const callbacks = useRef({ onLoad, onError });
 
@@ -233,7 +243,12 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
       .then((content) => {
         if (!active) return;
         const words = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : " ") : ""));
-        setText(words.join("").replace(/[ \t]+/g, " ").trim());
+        setText(
+          words
+            .join("")
+            .replace(/[ \t]+/g, " ")
+            .trim(),
+        );
       })
       .catch(() => {});
     return () => {
@@ -248,9 +263,21 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
         <canvas ref={canvasRef} className={styles.canvas} aria-hidden="true" />
         {!rendered ? <span className={cx("cs-spinner", styles.pageSpinner)} aria-hidden="true" /> : null}
         {fields.map((field, index) => (
-          <FieldBox key={index} box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)} label={labels.field} />
+          <FieldBox
+            key={index}
+            box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)}
+            label={labels.field}
+          />
         ))}
-        {overlay ? overlay({ number, count, width: page.view[2]! - page.view[0]!, height: page.view[3]! - page.view[1]!, rotate: page.rotate }) : null}
+        {overlay
+          ? overlay({
+              number,
+              count,
+              width: page.view[2]! - page.view[0]!,
+              height: page.view[3]! - page.view[1]!,
+              rotate: page.rotate,
+            })
+          : null}
       </div>
       <figcaption className={styles.caption} aria-hidden="true">
         {name}

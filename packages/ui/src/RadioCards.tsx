@@ -19,7 +19,15 @@ export interface RadioCardsProps<Value extends string> {
 }
 
 /** A single choice among a few options, shown as bordered cards inside a fieldset. */
-export function RadioCards<Value extends string>({ legend, name, value, options, onChange, disabled, error }: RadioCardsProps<Value>) {
+export function RadioCards<Value extends string>({
+  legend,
+  name,
+  value,
+  options,
+  onChange,
+  disabled,
+  error,
+}: RadioCardsProps<Value>) {
   const errorId = error ? `${name}-error` : undefined;
   return (
     <fieldset className="cs-fieldset" aria-describedby={errorId} disabled={disabled}>

@@ -27,12 +27,28 @@ export interface SegmentedProps<V extends string> {
  * A choice of two or three, shown as joined buttons: real radio inputs (arrow keys move between
  * them, screen readers announce a radio group) with 44 px targets.
  */
-export function Segmented<V extends string>({ label, name, options, value, onChange, disabled, id, className }: SegmentedProps<V>) {
+export function Segmented<V extends string>({
+  label,
+  name,
+  options,
+  value,
+  onChange,
+  disabled,
+  id,
+  className,
+}: SegmentedProps<V>) {
   return (
     <div role="radiogroup" aria-label={label} className={cx(styles.group, className)}>
       {options.map((option, index) => (
         <label key={option.value} className={styles.option} lang={option.lang}>
-          <input type="radio" id={index === 0 ? id : undefined} name={name} checked={value === option.value} disabled={disabled} onChange={() => onChange(option.value)} />
+          <input
+            type="radio"
+            id={index === 0 ? id : undefined}
+            name={name}
+            checked={value === option.value}
+            disabled={disabled}
+            onChange={() => onChange(option.value)}
+          />
           <span>{option.label}</span>
         </label>
       ))}

@@ -45,7 +45,10 @@ const MAX_EXPORT_SIDE = 1600;
 
 function scalePoints(groups: PointGroup[], factor: number): PointGroup[] {
   if (factor === 1) return groups;
-  return groups.map((group) => ({ ...group, points: group.points.map((p) => ({ ...p, x: p.x * factor, y: p.y * factor })) }));
+  return groups.map((group) => ({
+    ...group,
+    points: group.points.map((p) => ({ ...p, x: p.x * factor, y: p.y * factor })),
+  }));
 }
 
 /** Crops a canvas to the bounding box of its non-transparent pixels. */
@@ -88,7 +91,15 @@ function cropToInk(canvas: HTMLCanvasElement, margin: number): string | null {
  * Drawing is not possible without a pointer, so pages using this must offer a typed name as
  * the keyboard and screen-reader path; the canvas carries an accessible name and description.
  */
-export function SignaturePad({ labels, hint, onChange, disabled = false, penColor = "#10213f", className, ref }: SignaturePadProps) {
+export function SignaturePad({
+  labels,
+  hint,
+  onChange,
+  disabled = false,
+  penColor = "#10213f",
+  className,
+  ref,
+}: SignaturePadProps) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const padRef = useRef<SignaturePadEngine | null>(null);
   // Read by the pad's listeners, which live as long as the pad (created once).
@@ -107,7 +118,12 @@ export function SignaturePad({ labels, hint, onChange, disabled = false, penColo
   useEffect(() => {
     const canvas = canvasRef.current;
     if (!canvas) return;
-    const pad = new SignaturePadEngine(canvas, { penColor: penColorRef.current, minWidth: 0.8, maxWidth: 2.8, backgroundColor: "rgba(0,0,0,0)" });
+    const pad = new SignaturePadEngine(canvas, {
+      penColor: penColorRef.current,
+      minWidth: 0.8,
+      maxWidth: 2.8,
+      backgroundColor: "rgba(0,0,0,0)",
+    });
     padRef.current = pad;
     let cssWidth = 0;
     let cssHeight = 0;

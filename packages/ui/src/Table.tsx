@@ -40,7 +40,12 @@ export function Table<Row>({ caption, columns, rows, rowKey, rowMuted }: TablePr
           {rows.map((row) => (
             <tr key={rowKey(row)} role="row" data-muted={rowMuted?.(row) ? "true" : undefined}>
               {columns.map((column) => (
-                <td key={column.key} role="cell" data-label={column.end ? "" : column.header} className={column.end ? "cs-table__end" : undefined}>
+                <td
+                  key={column.key}
+                  role="cell"
+                  data-label={column.end ? "" : column.header}
+                  className={column.end ? "cs-table__end" : undefined}
+                >
                   {column.render(row)}
                 </td>
               ))}

@@ -7,7 +7,14 @@ export { Dialog, type DialogProps } from "./Dialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
 export { Icon, type IconName, type IconProps } from "./Icon";
 export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
-export { fieldBox, PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels, type PdfPagesProps } from "./PdfPages";
+export {
+  fieldBox,
+  PdfPages,
+  type PdfFieldRect,
+  type PdfPageGeometry,
+  type PdfPagesLabels,
+  type PdfPagesProps,
+} from "./PdfPages";
 export { RadioCards, type RadioCardOption, type RadioCardsProps } from "./RadioCards";
 export { SignaturePad, type SignaturePadHandle, type SignaturePadLabels, type SignaturePadProps } from "./SignaturePad";
 export { Segmented, type SegmentedOption, type SegmentedProps } from "./Segmented";

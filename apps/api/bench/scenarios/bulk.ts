@@ -17,7 +17,9 @@ export interface BulkOrg {
 export async function createFillerOrgs(sql: postgres.Sql): Promise<BulkOrg[]> {
   const orgs: BulkOrg[] = [];
   for (let i = 1; i <= FILLER_ORGS; i++) {
-    const [org] = await sql<{ id: string }[]>`insert into organizations (id, name) values (gen_random_uuid(), ${`Bench filler ${i}`}) returning id`;
+    const [org] = await sql<
+      { id: string }[]
+    >`insert into organizations (id, name) values (gen_random_uuid(), ${`Bench filler ${i}`}) returning id`;
     const [doc] = await sql<{ id: string }[]>`
       insert into documents (id, organization_id, name, source_url) values (gen_random_uuid(), ${org!.id}, 'Bulk document', 'http://127.0.0.1/bulk.pdf') returning id`;
     const [inst] = await sql<{ id: string }[]>`
@@ -36,7 +38,12 @@ const countRows = async (sql: postgres.Sql, table: "signature_requests" | "audit
  * (40% pending, 10% opened, 35% completed, 5% declined, 10% expired) and created_at over a year.
  * Filler rows carry a dummy token_enc: A2 never returns them.
  */
-export async function growSignatureRequests(sql: postgres.Sql, orgs: BulkOrg[], total: number, stage: string): Promise<number> {
+export async function growSignatureRequests(
+  sql: postgres.Sql,
+  orgs: BulkOrg[],
+  total: number,
+  stage: string,
+): Promise<number> {
   const missing = total - (await countRows(sql, "signature_requests"));
   if (missing <= 0) return countRows(sql, "signature_requests");
   const perOrg = Math.ceil(missing / orgs.length);
@@ -76,9 +83,12 @@ export const F13_TEMPLATE = "bulk-tpl-3";
 async function waitUntilChained(sql: postgres.Sql, orgId: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from audit_log where organization_id = ${orgId} and chain_pos is null`;
+    const [row] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from audit_log where organization_id = ${orgId} and chain_pos is null`;
     if (row!.n === 0) return;
-    if (Date.now() > deadline) throw new Error(`${row!.n} audit entries of ${orgId} are still unchained after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${row!.n} audit entries of ${orgId} are still unchained after ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -97,7 +107,9 @@ export async function growAuditLog(sql: postgres.Sql, orgIds: string[], total: n
   const perOrg = Math.ceil(missing / orgIds.length);
   for (const orgId of orgIds) {
     await waitUntilChained(sql, orgId);
-    const [head] = await sql<{ pos: string }[]>`select coalesce(max(chain_pos), 0)::text as pos from audit_log where organization_id = ${orgId}`;
+    const [head] = await sql<
+      { pos: string }[]
+    >`select coalesce(max(chain_pos), 0)::text as pos from audit_log where organization_id = ${orgId}`;
     const headPos = Number(head!.pos);
     await sql.begin(async (tx) => {
       // generate_series yields g in order, so nextval hands out seq in the order of chain_pos.

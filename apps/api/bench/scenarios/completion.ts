@@ -79,13 +79,26 @@ async function pipelineOnce(original: Buffer, signing: SigningConfig) {
       development: identity.development,
       trustedTime: "none",
     },
-    placeholder: { reason: "bench", location: "bench", contactInfo: "ClinSign", signingTime: new Date(), name: identity.subject },
+    placeholder: {
+      reason: "bench",
+      location: "bench",
+      contactInfo: "ClinSign",
+      signingTime: new Date(),
+      name: identity.subject,
+    },
   });
   const t1 = performance.now();
   const seal = await sealWithTime(signing, prepared, identity);
   sha256(seal.pdf);
   const t2 = performance.now();
-  return { prepare: t1 - t0, sign: t2 - t1 - seal.waitMs, wait: seal.waitMs, total: t2 - t0 - seal.waitMs, outputBytes: seal.pdf.length, level: seal.level };
+  return {
+    prepare: t1 - t0,
+    sign: t2 - t1 - seal.waitMs,
+    wait: seal.waitMs,
+    total: t2 - t0 - seal.waitMs,
+    outputBytes: seal.pdf.length,
+    level: seal.level,
+  };
 }
 
 async function bareOnce(original: Buffer): Promise<number> {
@@ -97,7 +110,9 @@ async function bareOnce(original: Buffer): Promise<number> {
 
 /** bench/pki-process.ts as a child process: its URLs and the sealing certificate; close() ends it. */
 async function startPkiProcess() {
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "pki-process.ts")], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "pki-process.ts")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const first = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", resolve);
@@ -106,17 +121,22 @@ async function startPkiProcess() {
   const info = JSON.parse(first) as { tsaUrl: string; hostPort: string; sealP12: { file: string; password: string } };
   return {
     ...info,
-    close: () => new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.stdin!.end();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.stdin!.end();
+      }),
   };
 }
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** `runs` measured documents per page count, after 2 unmeasured ones each (JIT, font caches). */
-export async function measureCompletion(pageCounts: number[], runs: number, log: (message: string) => void): Promise<CompletionRow[]> {
+export async function measureCompletion(
+  pageCounts: number[],
+  runs: number,
+  log: (message: string) => void,
+): Promise<CompletionRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "clinsign-bench-seal-"));
   // A local test PKI (openssl CA, TSA, OCSP responder on loopback): the seal is PAdES B-LTA as in
   // production with TSA_URL and a CA-issued certificate. Waiting for its answers is reported apart.
@@ -132,7 +152,9 @@ export async function measureCompletion(pageCounts: number[], runs: number, log:
     const rows: CompletionRow[] = [];
     for (const pages of pageCounts) {
       const original = await makePdf(pages);
-      log(`completion, ${pages} page(s) (${(original.length / 1024).toFixed(0)} KiB): 2 warm-up + ${runs} measured documents, each followed by a pdf-lib load+save`);
+      log(
+        `completion, ${pages} page(s) (${(original.length / 1024).toFixed(0)} KiB): 2 warm-up + ${runs} measured documents, each followed by a pdf-lib load+save`,
+      );
       for (let i = 0; i < 2; i++) {
         await pipelineOnce(original, signing);
         await bareOnce(original);
@@ -168,7 +190,19 @@ export async function measureCompletion(pageCounts: number[], runs: number, log:
 }
 
 export function formatCompletionTable(rows: CompletionRow[]): string {
-  const header = ["pages", "level", "in KiB", "out KiB", "docs", "prepare ms", "sign+LTV ms", "pipeline ms/doc", "TSA/OCSP wait ms (apart)", "pdf-lib load+save ms", "vs bare"];
+  const header = [
+    "pages",
+    "level",
+    "in KiB",
+    "out KiB",
+    "docs",
+    "prepare ms",
+    "sign+LTV ms",
+    "pipeline ms/doc",
+    "TSA/OCSP wait ms (apart)",
+    "pdf-lib load+save ms",
+    "vs bare",
+  ];
   const body = rows.map((r) => [
     String(r.pages),
     r.level,

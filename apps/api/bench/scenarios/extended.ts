@@ -14,7 +14,16 @@ import postgres from "postgres";
 import { CpuProbe } from "../cpu";
 import { createBenchDatabase, LOCAL_POSTGRES_URL, type BenchDatabase } from "../database";
 import type { BenchOptions, ExtendedScenarioName } from "../options";
-import { apiEnv, describeFailure, freePort, startApiServer, startTsServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
+import {
+  apiEnv,
+  describeFailure,
+  freePort,
+  startApiServer,
+  startTsServer,
+  waitForOutput,
+  waitUntilReady,
+  type ServerProcess,
+} from "../processes";
 import type { ResultRow, Stack } from "../report";
 import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
@@ -62,7 +71,14 @@ const F7_DRAFT_KEYS = 500;
 
 const future = () => new Date(Date.now() + 30 * 86_400_000).toISOString();
 
-async function call(server: ServerProcess, method: "GET" | "POST", path: string, body: unknown, headers: Record<string, string> = {}, expect = [200, 201]) {
+async function call(
+  server: ServerProcess,
+  method: "GET" | "POST",
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  expect = [200, 201],
+) {
   const response = await fetch(server.baseUrl + path, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -70,7 +86,8 @@ async function call(server: ServerProcess, method: "GET" | "POST", path: string,
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
-  if (!expect.includes(response.status)) throw describeFailure(server, `${method} ${path.split("?")[0]} answered ${response.status}: ${text.slice(0, 300)}`);
+  if (!expect.includes(response.status))
+    throw describeFailure(server, `${method} ${path.split("?")[0]} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -110,7 +127,12 @@ class ExtendedRun {
     this.defer(`remove ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
     this.apiEnvironment = apiEnv(port, dataDir, this.database.url, [this.files.host, this.hooks.host]);
-    this.api = await startApiServer({ name: "clinsign API on postgres (extended)", args: ["--seed-demo"], env: this.apiEnvironment, port });
+    this.api = await startApiServer({
+      name: "clinsign API on postgres (extended)",
+      args: ["--seed-demo"],
+      env: this.apiEnvironment,
+      port,
+    });
     this.defer(`stop ${this.api.name}`, () => this.api.stop());
     this.log(`started ${this.api.name} (pid ${this.api.pid}); waiting for /readyz`);
     await waitUntilReady(this.api, "/readyz");
@@ -137,7 +159,8 @@ class ExtendedRun {
       schema: { version: 1, fields: [field("name"), field("birthDate"), field("notes")] },
     });
     const template = (body.template ?? body) as { identifier?: string };
-    if (!template.identifier) throw describeFailure(this.api, `F2 gave no identifier: ${JSON.stringify(body).slice(0, 300)}`);
+    if (!template.identifier)
+      throw describeFailure(this.api, `F2 gave no identifier: ${JSON.stringify(body).slice(0, 300)}`);
     this.templateIdentifier = template.identifier;
   }
 
@@ -160,15 +183,29 @@ class ExtendedRun {
   }
 
   private a1Body(patient: string) {
-    return { patient_id: patient, document_id: this.documentId, institution_id: "bench-inst", expiration_date: future(), order_by: "Dr. Bench" };
+    return {
+      patient_id: patient,
+      document_id: this.documentId,
+      institution_id: "bench-inst",
+      expiration_date: future(),
+      order_by: "Dr. Bench",
+    };
   }
 
   /** Warm-up, then the measured run with RSS and CPU probes, as bench/run.ts measures F4. */
-  private async measure(server: ServerProcess, stack: Stack, scenario: Scenario, connections = this.options.connections): Promise<ResultRow> {
+  private async measure(
+    server: ServerProcess,
+    stack: Stack,
+    scenario: Scenario,
+    connections = this.options.connections,
+  ): Promise<ResultRow> {
     const warmupSeconds = this.options.warmupSeconds;
     const load = { connections, durationSeconds: this.options.durationSeconds, maxRequests: 1_000_000 };
-    this.log(`${scenario.label} on ${stack}/postgres, ${connections} connections: ${warmupSeconds}s warm-up, ${load.durationSeconds}s measured`);
-    if (warmupSeconds > 0) await runRequestLoad(server.baseUrl, scenario.spec, { ...load, durationSeconds: warmupSeconds });
+    this.log(
+      `${scenario.label} on ${stack}/postgres, ${connections} connections: ${warmupSeconds}s warm-up, ${load.durationSeconds}s measured`,
+    );
+    if (warmupSeconds > 0)
+      await runRequestLoad(server.baseUrl, scenario.spec, { ...load, durationSeconds: warmupSeconds });
     const rss = new PeakRssProbe(server.pid);
     const cpu = new CpuProbe(server.pid);
     rss.start();
@@ -187,7 +224,12 @@ class ExtendedRun {
     let patient = 0;
     await this.measure(this.api, "clinsign", {
       label: "A1 create request",
-      spec: { method: "POST", path: "/signature-requests", headers: this.bearer, body: () => this.a1Body(`a1-patient-${patient++}`) },
+      spec: {
+        method: "POST",
+        path: "/signature-requests",
+        headers: this.bearer,
+        body: () => this.a1Body(`a1-patient-${patient++}`),
+      },
     });
   }
 
@@ -240,7 +282,17 @@ class ExtendedRun {
   async f10(): Promise<void> {
     await run(
       process.execPath,
-      ["--import", "tsx", "src/cli.ts", "org", "configure", "--org", this.credentials.orgId, "--webhook-url", this.hooks.url("/hook")],
+      [
+        "--import",
+        "tsx",
+        "src/cli.ts",
+        "org",
+        "configure",
+        "--org",
+        this.credentials.orgId,
+        "--webhook-url",
+        this.hooks.url("/hook"),
+      ],
       { cwd: API_DIR, env: this.apiEnvironment, timeout: 60_000 },
     );
     const body = (n: number) => ({
@@ -250,9 +302,13 @@ class ExtendedRun {
       rnummer: `R${n}`,
     });
     const check = await call(this.api, "POST", "/api/embed/submit", body(0));
-    if (check.webhookDelivered !== true) throw describeFailure(this.api, `F10 did not deliver its webhook: ${JSON.stringify(check).slice(0, 300)}`);
+    if (check.webhookDelivered !== true)
+      throw describeFailure(this.api, `F10 did not deliver its webhook: ${JSON.stringify(check).slice(0, 300)}`);
     const before = this.hooks.received();
-    const row = await this.measure(this.api, "clinsign", { label: "F10 submit + webhook", spec: { method: "POST", path: "/api/embed/submit", body } });
+    const row = await this.measure(this.api, "clinsign", {
+      label: "F10 submit + webhook",
+      spec: { method: "POST", path: "/api/embed/submit", body },
+    });
     const hooks = this.hooks.received() - before;
     this.notes.push(
       `F10: the receiver got ${hooks} webhook POSTs during warm-up + measured run (${row.load.ok} measured 2xx submissions); delivery is inline, so each submission's latency includes its webhook round trip.`,
@@ -275,20 +331,36 @@ class ExtendedRun {
 
   /** A2 for a patient with exactly 50 open links (made through A1), with the table grown to each step. */
   async a2Scale(): Promise<void> {
-    for (let i = 0; i < A2_OPEN_LINKS; i++) await call(this.api, "POST", "/signature-requests", this.a1Body(A2_PATIENT), this.bearer);
+    for (let i = 0; i < A2_OPEN_LINKS; i++)
+      await call(this.api, "POST", "/signature-requests", this.a1Body(A2_PATIENT), this.bearer);
     const orgs = await this.fillerOrgs();
     const own = await this.bulkSql(async (sql) => {
-      const [row] = await sql<{ institution_id: string }[]>`select institution_id from signature_requests where patient_id = ${A2_PATIENT} limit 1`;
+      const [row] = await sql<
+        { institution_id: string }[]
+      >`select institution_id from signature_requests where patient_id = ${A2_PATIENT} limit 1`;
       return { id: this.credentials.orgId, documentId: this.documentId, institutionId: row!.institution_id };
     });
     const path = `/signature-requests?${new URLSearchParams({ patient_id: A2_PATIENT })}`;
     for (const step of A2_STEPS) {
       const started = Date.now();
       const rows = await this.bulkSql((sql) => growSignatureRequests(sql, [own, ...orgs], step, `s${step}`));
-      this.log(`signature_requests now holds ${rows} rows (${((Date.now() - started) / 1000).toFixed(1)}s incl. ANALYZE)`);
-      const links = await fetch(this.api.baseUrl + path, { headers: this.bearer }).then((r) => r.json() as Promise<unknown[]>);
-      if (links.length !== A2_OPEN_LINKS) throw describeFailure(this.api, `A2 returned ${links.length} links, expected ${A2_OPEN_LINKS}`);
-      await this.measure(this.api, "clinsign", { label: `A2 50 open links @${rows} rows (${SCALE_CONNECTIONS} conn)`, spec: { method: "GET", path, headers: this.bearer } }, SCALE_CONNECTIONS);
+      this.log(
+        `signature_requests now holds ${rows} rows (${((Date.now() - started) / 1000).toFixed(1)}s incl. ANALYZE)`,
+      );
+      const links = await fetch(this.api.baseUrl + path, { headers: this.bearer }).then(
+        (r) => r.json() as Promise<unknown[]>,
+      );
+      if (links.length !== A2_OPEN_LINKS)
+        throw describeFailure(this.api, `A2 returned ${links.length} links, expected ${A2_OPEN_LINKS}`);
+      await this.measure(
+        this.api,
+        "clinsign",
+        {
+          label: `A2 50 open links @${rows} rows (${SCALE_CONNECTIONS} conn)`,
+          spec: { method: "GET", path, headers: this.bearer },
+        },
+        SCALE_CONNECTIONS,
+      );
     }
   }
 
@@ -302,8 +374,14 @@ class ExtendedRun {
       const rows = await this.bulkSql((sql) => growAuditLog(sql, orgIds, step));
       this.log(`audit_log now holds ${rows} rows (${((Date.now() - started) / 1000).toFixed(1)}s incl. ANALYZE)`);
       const body = await call(this.api, "GET", path, undefined);
-      if ((body.logs as unknown[]).length !== F13_LIMIT) throw describeFailure(this.api, `F13 returned ${(body.logs as unknown[]).length} rows`);
-      await this.measure(this.api, "clinsign", { label: `F13 action+template @${rows} rows (${SCALE_CONNECTIONS} conn)`, spec: { method: "GET", path } }, SCALE_CONNECTIONS);
+      if ((body.logs as unknown[]).length !== F13_LIMIT)
+        throw describeFailure(this.api, `F13 returned ${(body.logs as unknown[]).length} rows`);
+      await this.measure(
+        this.api,
+        "clinsign",
+        { label: `F13 action+template @${rows} rows (${SCALE_CONNECTIONS} conn)`, spec: { method: "GET", path } },
+        SCALE_CONNECTIONS,
+      );
     }
   }
 }

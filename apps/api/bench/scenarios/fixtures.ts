@@ -14,12 +14,15 @@ export async function makePdf(pages: number): Promise<Buffer> {
     const page = doc.addPage([595.28, 841.89]);
     page.drawText(`Consent form, page ${p} of ${pages}`, { x: 56, y: 780, size: 16, font });
     for (let line = 0; line < 40; line++) {
-      page.drawText(`${p}.${line + 1} The patient confirms having read and understood this paragraph of the information sheet.`, {
-        x: 56,
-        y: 740 - line * 16,
-        size: 9,
-        font,
-      });
+      page.drawText(
+        `${p}.${line + 1} The patient confirms having read and understood this paragraph of the information sheet.`,
+        {
+          x: 56,
+          y: 740 - line * 16,
+          size: 9,
+          font,
+        },
+      );
     }
   }
   return Buffer.from(await doc.save());

@@ -17,7 +17,15 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createBenchDatabase, redactUrl } from "../database";
 import type { BenchOptions } from "../options";
-import { apiEnv, describeFailure, freePort, startApiServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
+import {
+  apiEnv,
+  describeFailure,
+  freePort,
+  startApiServer,
+  waitForOutput,
+  waitUntilReady,
+  type ServerProcess,
+} from "../processes";
 import type { EngineKind } from "../report";
 import type { Defer } from "./extended";
 import { makePdf, startFileServer } from "./fixtures";
@@ -79,14 +87,21 @@ const tail = (text: string) => text.slice(-OUTPUT_TAIL_CHARS).trimEnd();
  * failure's output when the build is not possible.
  */
 function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: string }> {
-  if (!existsSync(TURBO)) return Promise.resolve({ ok: false, reason: `turbo is not installed (${TURBO}); run pnpm install` });
-  log("portal-weight: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)");
+  if (!existsSync(TURBO))
+    return Promise.resolve({ ok: false, reason: `turbo is not installed (${TURBO}); run pnpm install` });
+  log(
+    "portal-weight: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)",
+  );
   return new Promise((done) => {
-    const child = spawn(TURBO, ["run", "build", "--filter=@clinsign/api", "--filter=@clinsign/web", "--output-logs=errors-only"], {
-      cwd: REPO_DIR,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      TURBO,
+      ["run", "build", "--filter=@clinsign/api", "--filter=@clinsign/web", "--output-logs=errors-only"],
+      {
+        cwd: REPO_DIR,
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     const collect = (chunk: Buffer) => {
       output = tail(output + chunk.toString("utf8"));
@@ -101,7 +116,8 @@ function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: stri
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
       if (code === 0 && existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) done({ ok: true });
-      else if (/package manager binary/.test(output)) done({ ok: false, reason: "turbo found no pnpm on PATH; run the bench as `pnpm bench`" });
+      else if (/package manager binary/.test(output))
+        done({ ok: false, reason: "turbo found no pnpm on PATH; run the bench as `pnpm bench`" });
       else done({ ok: false, reason: `turbo build ended with ${signal ?? `exit ${code}`}:\n${tail(output)}` });
     });
   });
@@ -114,10 +130,21 @@ function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: stri
  */
 function startWebServer(port: number, api: ServerProcess, defer: Defer): ServerProcess {
   const apiPort = new URL(api.baseUrl).port;
-  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", WEB_HOST: "127.0.0.1", WEB_PORT: String(port), API_HOST: "127.0.0.1", API_PORT: apiPort };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: "1",
+    WEB_HOST: "127.0.0.1",
+    WEB_PORT: String(port),
+    API_HOST: "127.0.0.1",
+    API_PORT: apiPort,
+  };
   // Next picks production itself; nothing inherited may change what is served (proxy trust, a database).
   for (const key of ["NODE_ENV", "TRUST_PROXY", "DATABASE_URL"]) delete env[key];
-  const child: ChildProcess = spawn(process.execPath, ["server.mjs"], { cwd: WEB_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, ["server.mjs"], {
+    cwd: WEB_DIR,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   if (child.pid === undefined) throw new Error("could not start the web app (apps/web/server.mjs)");
   let output = "";
   const collect = (chunk: Buffer) => {
@@ -155,15 +182,25 @@ function startWebServer(port: number, api: ServerProcess, defer: Defer): ServerP
 async function runMeasureScript(args: string[], log: Log): Promise<ScriptFigures> {
   let stdout: string;
   try {
-    ({ stdout } = await promisify(execFile)(process.execPath, [MEASURE_SCRIPT, ...args], { cwd: REPO_DIR, timeout: MEASURE_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }));
+    ({ stdout } = await promisify(execFile)(process.execPath, [MEASURE_SCRIPT, ...args], {
+      cwd: REPO_DIR,
+      timeout: MEASURE_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+    }));
   } catch (error) {
     const failure = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(`measure-portal-weight.mjs failed: ${failure.message}\n${tail(`${failure.stdout ?? ""}${failure.stderr ?? ""}`)}`);
+    throw new Error(
+      `measure-portal-weight.mjs failed: ${failure.message}\n${tail(`${failure.stdout ?? ""}${failure.stderr ?? ""}`)}`,
+    );
   }
   const lines = stdout.trim().split("\n");
   for (const line of lines.slice(0, -1)) log(`portal-weight: ${line}`);
   const figures = JSON.parse(lines.at(-1) ?? "") as ScriptFigures;
-  if (figures.metric !== "signing-portal-js" || !(figures.baselineFirstLoadBytes > 0) || !(figures.firstLoadBytes > 0)) {
+  if (
+    figures.metric !== "signing-portal-js" ||
+    !(figures.baselineFirstLoadBytes > 0) ||
+    !(figures.firstLoadBytes > 0)
+  ) {
     throw new Error(`measure-portal-weight.mjs printed no usable figures:\n${tail(stdout)}`);
   }
   return figures;
@@ -199,8 +236,17 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
   const [apiPort, webPort] = [await freePort(), await freePort()];
   const webUrl = `http://127.0.0.1:${webPort}`;
   // Signing links (A1's signing_link) name the web app the script then visits.
-  const env = { ...apiEnv(apiPort, dataDir, databaseUrl, [files.host]), PUBLIC_WEB_URL: webUrl, WEB_PORT: String(webPort) };
-  const api = await startApiServer({ name: `clinsign API on ${engine} (portal-weight)`, args: ["--seed-demo"], env, port: apiPort });
+  const env = {
+    ...apiEnv(apiPort, dataDir, databaseUrl, [files.host]),
+    PUBLIC_WEB_URL: webUrl,
+    WEB_PORT: String(webPort),
+  };
+  const api = await startApiServer({
+    name: `clinsign API on ${engine} (portal-weight)`,
+    args: ["--seed-demo"],
+    env,
+    port: apiPort,
+  });
   defer(`stop ${api.name}`, () => api.stop());
   log(`portal-weight: started ${api.name} (pid ${api.pid}); waiting for /readyz`);
   await waitUntilReady(api, "/readyz");
@@ -212,7 +258,21 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
 
   let figures: ScriptFigures;
   try {
-    figures = await runMeasureScript(["--web", webUrl, "--api", api.baseUrl, "--token", token!, "--pdf-url", files.url("/consent.pdf"), "--chromium", chromium], log);
+    figures = await runMeasureScript(
+      [
+        "--web",
+        webUrl,
+        "--api",
+        api.baseUrl,
+        "--token",
+        token!,
+        "--pdf-url",
+        files.url("/consent.pdf"),
+        "--chromium",
+        chromium,
+      ],
+      log,
+    );
   } catch (error) {
     // The servers' last words usually say why the page did not render.
     const message = error instanceof Error ? error.message : String(error);
@@ -243,7 +303,8 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
 /** The section `pnpm bench` prints: one row per figure, each as a ratio to the baseline. */
 export function formatPortalWeight(result: PortalWeightResult): string {
-  const title = "signing portal JavaScript (issue 11), encoded bytes in Chromium, vs the not-found page of the same build";
+  const title =
+    "signing portal JavaScript (issue 11), encoded bytes in Chromium, vs the not-found page of the same build";
   if (result.status === "skipped") return `${title}\nskipped: ${result.reason}`;
   const rows: [string, number, string, string][] = [
     ["baseline: not-found page, first load", result.baselineFirstLoadBytes, "1.00 (base)", ""],
@@ -253,7 +314,12 @@ export function formatPortalWeight(result: PortalWeightResult): string {
       result.firstLoadRatio.toFixed(2),
       `goal ≤ ${bytes(result.goalBytes)} B (180 KB): ${result.goalMet ? "met" : `NOT met (${bytes(result.firstLoadBytes - result.goalBytes)} B over)`}`,
     ],
-    ["signing portal, loaded later (lazy)", result.laterBytes, (result.laterBytes / result.baselineFirstLoadBytes).toFixed(2), ""],
+    [
+      "signing portal, loaded later (lazy)",
+      result.laterBytes,
+      (result.laterBytes / result.baselineFirstLoadBytes).toFixed(2),
+      "",
+    ],
     ["signing portal, every script of the visit", result.totalBytes, result.totalRatio.toFixed(2), ""],
   ];
   const header = ["what", "bytes", "KB", "× baseline", ""];
@@ -261,7 +327,9 @@ export function formatPortalWeight(result: PortalWeightResult): string {
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   const lines = cells.map((row) =>
     row
-      .map((cell, column) => (column === 0 || column === row.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .map((cell, column) =>
+        column === 0 || column === row.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+      )
       .join("  ")
       .trimEnd(),
   );

@@ -20,14 +20,20 @@ export interface RequestLoadOptions {
   maxRequests?: number;
 }
 
-export async function runRequestLoad(baseUrl: string, spec: RequestSpec, options: RequestLoadOptions): Promise<LoadResult> {
+export async function runRequestLoad(
+  baseUrl: string,
+  spec: RequestSpec,
+  options: RequestLoadOptions,
+): Promise<LoadResult> {
   let counter = 0;
   const headers = { ...(spec.body ? { "content-type": "application/json" } : {}), ...spec.headers };
   const request: autocannon.Request = {
     method: spec.method,
     path: spec.path,
     headers,
-    ...(spec.body && { setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(spec.body!(counter++)) }) }),
+    ...(spec.body && {
+      setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(spec.body!(counter++)) }),
+    }),
   };
   return runLoad(baseUrl, options, {
     requests: [request],

@@ -21,14 +21,19 @@ function shares(ownOrgId: string, fillerIds: string[], total: number): { orgId: 
   const rest = total - own;
   return [
     { orgId: ownOrgId, target: own },
-    ...fillerIds.map((orgId, i) => ({ orgId, target: Math.floor(rest / fillerIds.length) + (i < rest % fillerIds.length ? 1 : 0) })),
+    ...fillerIds.map((orgId, i) => ({
+      orgId,
+      target: Math.floor(rest / fillerIds.length) + (i < rest % fillerIds.length ? 1 : 0),
+    })),
   ];
 }
 
 type ScaleTable = "submissions" | "audit_log";
 
 const countOrgRows = async (sql: postgres.Sql, table: ScaleTable, orgId: string) =>
-  Number((await sql<{ n: string }[]>`select count(*)::text as n from ${sql(table)} where organization_id = ${orgId}`)[0]!.n);
+  Number(
+    (await sql<{ n: string }[]>`select count(*)::text as n from ${sql(table)} where organization_id = ${orgId}`)[0]!.n,
+  );
 
 export const countRows = async (sql: postgres.Sql, table: ScaleTable) =>
   Number((await sql<{ n: string }[]>`select count(*)::text as n from ${sql(table)}`)[0]!.n);
@@ -178,9 +183,18 @@ function weightedForms(): BulkTemplate[] {
  * way CSV cells need escaping), an R-number on most rows, a phone on SMS ones, actor type by the
  * door the form came through, created_at uniform over the past year.
  */
-export async function growSubmissions(sql: postgres.Sql, ownOrgId: string, fillers: BulkOrg[], total: number): Promise<number> {
+export async function growSubmissions(
+  sql: postgres.Sql,
+  ownOrgId: string,
+  fillers: BulkOrg[],
+  total: number,
+): Promise<number> {
   const forms = weightedForms().map((f) => ({ identifier: f.identifier, title: f.title, schema: f.schema }));
-  for (const { orgId, target } of shares(ownOrgId, fillers.map((f) => f.id), total)) {
+  for (const { orgId, target } of shares(
+    ownOrgId,
+    fillers.map((f) => f.id),
+    total,
+  )) {
     const missing = target - (await countOrgRows(sql, "submissions", orgId));
     if (missing <= 0) continue;
     // `g` is offset by a random base so rows of later steps get other names and R-numbers.
@@ -243,9 +257,12 @@ export const FILTER_ACTOR_TYPE = "user";
 async function waitUntilChained(sql: postgres.Sql, orgId: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from audit_log where organization_id = ${orgId} and chain_pos is null`;
+    const [row] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from audit_log where organization_id = ${orgId} and chain_pos is null`;
     if (row!.n === 0) return;
-    if (Date.now() > deadline) throw new Error(`${row!.n} audit entries of ${orgId} are still unchained after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${row!.n} audit entries of ${orgId} are still unchained after ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -260,13 +277,24 @@ async function waitUntilChained(sql: postgres.Sql, orgId: string, timeoutMs = 30
  * hash: otherwise it would spend minutes of the measured process's CPU on 900,000 SHA-256s. The
  * chain does not verify past the filler rows; the bench never asks it to.
  */
-export async function growStaffAuditLog(sql: postgres.Sql, ownOrgId: string, fillers: BulkOrg[], total: number): Promise<number> {
+export async function growStaffAuditLog(
+  sql: postgres.Sql,
+  ownOrgId: string,
+  fillers: BulkOrg[],
+  total: number,
+): Promise<number> {
   const forms = weightedForms().map((f) => f.identifier);
-  for (const { orgId, target } of shares(ownOrgId, fillers.map((f) => f.id), total)) {
+  for (const { orgId, target } of shares(
+    ownOrgId,
+    fillers.map((f) => f.id),
+    total,
+  )) {
     const missing = target - (await countOrgRows(sql, "audit_log", orgId));
     if (missing <= 0) continue;
     await waitUntilChained(sql, orgId);
-    const [head] = await sql<{ pos: string }[]>`select coalesce(max(chain_pos), 0)::text as pos from audit_log where organization_id = ${orgId}`;
+    const [head] = await sql<
+      { pos: string }[]
+    >`select coalesce(max(chain_pos), 0)::text as pos from audit_log where organization_id = ${orgId}`;
     const headPos = Number(head!.pos);
     await sql.begin(async (tx) => {
       // generate_series yields g in order, so nextval hands out seq in the order of chain_pos.
@@ -329,10 +357,26 @@ export async function createRequestParents(sql: postgres.Sql, orgId: string): Pr
  * draft, created_at uniform over the past year with expiry and the status timestamps after it.
  * token_enc is filler: the list never decrypts it.
  */
-export async function growSignatureRequestList(sql: postgres.Sql, parents: RequestParents[], total: number): Promise<number> {
+export async function growSignatureRequestList(
+  sql: postgres.Sql,
+  parents: RequestParents[],
+  total: number,
+): Promise<number> {
   const byOrg = new Map(parents.map((p) => [p.orgId, p]));
-  for (const { orgId, target } of shares(parents[0]!.orgId, parents.slice(1).map((p) => p.orgId), total)) {
-    const missing = target - Number((await sql<{ n: string }[]>`select count(*)::text as n from signature_requests where organization_id = ${orgId}`)[0]!.n);
+  for (const { orgId, target } of shares(
+    parents[0]!.orgId,
+    parents.slice(1).map((p) => p.orgId),
+    total,
+  )) {
+    const missing =
+      target -
+      Number(
+        (
+          await sql<
+            { n: string }[]
+          >`select count(*)::text as n from signature_requests where organization_id = ${orgId}`
+        )[0]!.n,
+      );
     if (missing <= 0) continue;
     const { documentIds, institutionIds } = byOrg.get(orgId)!;
     const base = Math.floor(Math.random() * 1e6);

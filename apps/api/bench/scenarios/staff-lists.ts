@@ -24,7 +24,15 @@ import postgres from "postgres";
 import { CpuProbe } from "../cpu";
 import { createBenchDatabase, LOCAL_POSTGRES_URL } from "../database";
 import type { BenchOptions } from "../options";
-import { apiEnv, describeFailure, freePort, startApiServer, waitForOutput, waitUntilReady, type ServerProcess } from "../processes";
+import {
+  apiEnv,
+  describeFailure,
+  freePort,
+  startApiServer,
+  waitForOutput,
+  waitUntilReady,
+  type ServerProcess,
+} from "../processes";
 import type { ResultRow } from "../report";
 import { PeakRssProbe, type RssMethod } from "../rss";
 import { createFillerOrgs, type BulkOrg } from "./bulk";
@@ -94,10 +102,28 @@ function listCases(requestDocumentId: string, now: number): ListCase[] {
   });
   return [
     { procedure: "submissions.list", table: "submissions", filterLabel: "all", filter: {}, pages: forms },
-    { procedure: "submissions.list", table: "submissions", filterLabel: `template=${FILTER_TEMPLATE}`, filter: { templateIdentifier: FILTER_TEMPLATE }, pages: forms },
+    {
+      procedure: "submissions.list",
+      table: "submissions",
+      filterLabel: `template=${FILTER_TEMPLATE}`,
+      filter: { templateIdentifier: FILTER_TEMPLATE },
+      pages: forms,
+    },
     { procedure: "audit.entries", table: "audit_log", filterLabel: "all", filter: {}, pages: forms },
-    { procedure: "audit.entries", table: "audit_log", filterLabel: `template=${FILTER_TEMPLATE}`, filter: { templateIdentifier: FILTER_TEMPLATE }, pages: forms },
-    { procedure: "audit.entries", table: "audit_log", filterLabel: `actorType=${FILTER_ACTOR_TYPE}`, filter: { actorType: FILTER_ACTOR_TYPE }, pages: forms },
+    {
+      procedure: "audit.entries",
+      table: "audit_log",
+      filterLabel: `template=${FILTER_TEMPLATE}`,
+      filter: { templateIdentifier: FILTER_TEMPLATE },
+      pages: forms,
+    },
+    {
+      procedure: "audit.entries",
+      table: "audit_log",
+      filterLabel: `actorType=${FILTER_ACTOR_TYPE}`,
+      filter: { actorType: FILTER_ACTOR_TYPE },
+      pages: forms,
+    },
     request("all", {}),
     request("status=pending", { status: "pending" }),
     request("visibility=draft", { visibility: "draft" }),
@@ -149,7 +175,8 @@ interface Page {
   hasMore: boolean;
 }
 
-const trpcPath = (procedure: string, input: Record<string, unknown>) => `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
+const trpcPath = (procedure: string, input: Record<string, unknown>) =>
+  `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
 const mib = (bytes: number) => bytes / 1024 / 1024;
 
 /** Counts CSV records as RFC 4180 reads them (a line break inside quotes is part of a cell), chunk by chunk. */
@@ -170,7 +197,13 @@ class StaffListsRun {
   readonly rows: ResultRow[] = [];
   readonly notes: string[] = [];
   readonly exports: ExportMeasurement[] = [];
-  private readonly measured: { listCase: ListCase; page: PageName; tableRows: number; ownRows: number; row: ResultRow }[] = [];
+  private readonly measured: {
+    listCase: ListCase;
+    page: PageName;
+    tableRows: number;
+    ownRows: number;
+    row: ResultRow;
+  }[] = [];
   private api!: ServerProcess;
   private orgId = "";
   private cookie = "";
@@ -199,7 +232,12 @@ class StaffListsRun {
     const dataDir = mkdtempSync(join(tmpdir(), "clinsign-bench-lists-"));
     this.defer(`remove ${dataDir}`, () => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
-    this.api = await startApiServer({ name: "clinsign API on postgres (staff lists)", args: ["--seed-demo"], env: apiEnv(port, dataDir, this.databaseUrl), port });
+    this.api = await startApiServer({
+      name: "clinsign API on postgres (staff lists)",
+      args: ["--seed-demo"],
+      env: apiEnv(port, dataDir, this.databaseUrl),
+      port,
+    });
     this.defer(`stop ${this.api.name}`, () => this.api.stop());
     this.log(`started ${this.api.name} (pid ${this.api.pid}); waiting for /readyz`);
     await waitUntilReady(this.api, "/readyz");
@@ -213,12 +251,17 @@ class StaffListsRun {
       signal: AbortSignal.timeout(30_000),
     });
     const session = response.headers.getSetCookie().find((c) => c.startsWith("clinsign_session="));
-    if (response.status !== 200 || !session) throw describeFailure(this.api, `auth.login answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    if (response.status !== 200 || !session)
+      throw describeFailure(
+        this.api,
+        `auth.login answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+      );
     this.cookie = session.split(";")[0]!;
     this.fillers = await this.withSql(createFillerOrgs);
     this.requestParents = await this.withSql(async (sql) => {
       const parents: RequestParents[] = [];
-      for (const orgId of [this.orgId, ...this.fillers.map((f) => f.id)]) parents.push(await createRequestParents(sql, orgId));
+      for (const orgId of [this.orgId, ...this.fillers.map((f) => f.id)])
+        parents.push(await createRequestParents(sql, orgId));
       return parents;
     });
     // Fixed once, so both steps ask for the same date range.
@@ -230,9 +273,13 @@ class StaffListsRun {
   }
 
   private async query<T>(procedure: string, input: Record<string, unknown>): Promise<T> {
-    const response = await fetch(this.api.baseUrl + trpcPath(procedure, input), { headers: { cookie: this.cookie }, signal: AbortSignal.timeout(60_000) });
+    const response = await fetch(this.api.baseUrl + trpcPath(procedure, input), {
+      headers: { cookie: this.cookie },
+      signal: AbortSignal.timeout(60_000),
+    });
     const text = await response.text();
-    if (response.status !== 200) throw describeFailure(this.api, `${procedure} answered ${response.status}: ${text.slice(0, 300)}`);
+    if (response.status !== 200)
+      throw describeFailure(this.api, `${procedure} answered ${response.status}: ${text.slice(0, 300)}`);
     return (JSON.parse(text) as { result: { data: T } }).result.data;
   }
 
@@ -240,14 +287,25 @@ class StaffListsRun {
   private async checkPage(listCase: ListCase, page: PageName, answer: Page): Promise<void> {
     const where = `${listCase.procedure} ${listCase.filterLabel} ${page}`;
     if (answer.items.length !== PAGE_SIZE || !answer.hasMore || !answer.nextCursor) {
-      throw describeFailure(this.api, `${where}: ${answer.items.length} items, hasMore ${answer.hasMore}; expected a full page with more after it`);
+      throw describeFailure(
+        this.api,
+        `${where}: ${answer.items.length} items, hasMore ${answer.hasMore}; expected a full page with more after it`,
+      );
     }
     const ids = answer.items.map((i) => i.id);
     const own = await this.withSql(
       async (sql) =>
-        (await sql<{ n: number }[]>`select count(*)::int as n from ${sql(listCase.table)} where id = any(${ids}::uuid[]) and organization_id = ${this.orgId}`)[0]!.n,
+        (
+          await sql<
+            { n: number }[]
+          >`select count(*)::int as n from ${sql(listCase.table)} where id = any(${ids}::uuid[]) and organization_id = ${this.orgId}`
+        )[0]!.n,
     );
-    if (own !== PAGE_SIZE) throw describeFailure(this.api, `${where}: ${PAGE_SIZE - own} of ${PAGE_SIZE} items are not the organization's own`);
+    if (own !== PAGE_SIZE)
+      throw describeFailure(
+        this.api,
+        `${where}: ${PAGE_SIZE - own} of ${PAGE_SIZE} items are not the organization's own`,
+      );
   }
 
   /**
@@ -265,21 +323,28 @@ class StaffListsRun {
       await this.checkPage(listCase, n === 1 ? "first" : `page ${n}`, page);
       cursor = page.nextCursor;
     }
-    const oldest = listCase.pages.includes("deep") ? await this.query<Page>(listCase.procedure, { ...first, sort: "oldest", limit: 2 * PAGE_SIZE }) : null;
+    const oldest = listCase.pages.includes("deep")
+      ? await this.query<Page>(listCase.procedure, { ...first, sort: "oldest", limit: 2 * PAGE_SIZE })
+      : null;
     const inputs: { page: PageName; input: Record<string, unknown> }[] = [
       { page: "first", input: first },
       { page: LATER, input: { ...first, cursor } },
       { page: "deep", input: { ...first, cursor: oldest?.nextCursor } },
     ];
     const wanted = inputs.filter((i) => listCase.pages.includes(i.page));
-    for (const { page, input } of wanted.slice(1)) await this.checkPage(listCase, page, await this.query<Page>(listCase.procedure, input));
+    for (const { page, input } of wanted.slice(1))
+      await this.checkPage(listCase, page, await this.query<Page>(listCase.procedure, input));
     return wanted;
   }
 
   private async measurePage(label: string, path: string): Promise<ResultRow> {
     const spec = { method: "GET" as const, path, headers: { cookie: this.cookie } };
     if (this.options.warmupSeconds > 0) {
-      await runRequestLoad(this.api.baseUrl, spec, { connections: CONNECTIONS, durationSeconds: this.options.warmupSeconds, maxRequests: WARMUP_REQUESTS });
+      await runRequestLoad(this.api.baseUrl, spec, {
+        connections: CONNECTIONS,
+        durationSeconds: this.options.warmupSeconds,
+        maxRequests: WARMUP_REQUESTS,
+      });
     }
     const rss = new PeakRssProbe(this.api.pid);
     const cpu = new CpuProbe(this.api.pid);
@@ -299,7 +364,12 @@ class StaffListsRun {
   }
 
   private async ownRows(table: ListTable): Promise<number> {
-    return this.withSql(async (sql) => (await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)} where organization_id = ${this.orgId}`)[0]!.n);
+    return this.withSql(
+      async (sql) =>
+        (
+          await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)} where organization_id = ${this.orgId}`
+        )[0]!.n,
+    );
   }
 
   async measureLists(tableRows: number): Promise<void> {
@@ -329,7 +399,9 @@ class StaffListsRun {
       const rows = await this.withSql(grow);
       const seconds = (Date.now() - started) / 1000;
       this.log(`${table} now holds ${rows.toLocaleString("en")} rows (${seconds.toFixed(1)} s incl. ANALYZE)`);
-      this.notes.push(`staff lists: ${table} grown to ${rows.toLocaleString("en")} rows in ${seconds.toFixed(0)} s (SQL insert + ANALYZE).`);
+      this.notes.push(
+        `staff lists: ${table} grown to ${rows.toLocaleString("en")} rows in ${seconds.toFixed(0)} s (SQL insert + ANALYZE).`,
+      );
     }
   }
 
@@ -340,7 +412,9 @@ class StaffListsRun {
    */
   async measureCsvExport(tableRows: number): Promise<void> {
     const expected = await this.ownRows("submissions");
-    this.log(`CSV export of ${expected.toLocaleString("en")} submissions (${tableRows.toLocaleString("en")} in the table)`);
+    this.log(
+      `CSV export of ${expected.toLocaleString("en")} submissions (${tableRows.toLocaleString("en")} in the table)`,
+    );
     const rss = new PeakRssProbe(this.api.pid);
     const cpu = new CpuProbe(this.api.pid);
     rss.start();
@@ -350,7 +424,11 @@ class StaffListsRun {
       headers: { cookie: this.cookie },
       signal: AbortSignal.timeout(15 * 60_000),
     });
-    if (response.status !== 200 || !response.body) throw describeFailure(this.api, `the CSV export answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    if (response.status !== 200 || !response.body)
+      throw describeFailure(
+        this.api,
+        `the CSV export answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+      );
     const counter = new CsvRecordCounter();
     // ignoreBOM keeps the byte order mark in the text, so the check below sees it.
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -366,9 +444,11 @@ class StaffListsRun {
     const seconds = (performance.now() - started) / 1000;
     const cpuUse = cpu.stop();
     const peak = rss.stop();
-    if (!head.startsWith("\uFEFFsubmission_id,submitted_at,template,")) throw describeFailure(this.api, `the CSV export starts with ${JSON.stringify(head.slice(0, 80))}`);
+    if (!head.startsWith("\uFEFFsubmission_id,submitted_at,template,"))
+      throw describeFailure(this.api, `the CSV export starts with ${JSON.stringify(head.slice(0, 80))}`);
     const csvRows = counter.records - 1;
-    if (csvRows !== expected) throw describeFailure(this.api, `the CSV export has ${csvRows} rows, the organization ${expected} submissions`);
+    if (csvRows !== expected)
+      throw describeFailure(this.api, `the CSV export has ${csvRows} rows, the organization ${expected} submissions`);
     this.exports.push({
       tableRows,
       csvRows,
@@ -394,11 +474,18 @@ class StaffListsRun {
             tableRows: m.tableRows,
             ownRows: m.ownRows,
             p99Ms: m.row.load.p99Ms,
-            postgresMsPerRequest: m.row.load.ok > 0 ? ((m.row.cpu.postgres / 100) * m.row.cpu.seconds * 1000) / m.row.load.ok : Number.NaN,
+            postgresMsPerRequest:
+              m.row.load.ok > 0 ? ((m.row.cpu.postgres / 100) * m.row.cpu.seconds * 1000) / m.row.load.ok : Number.NaN,
             otherCpuPercent: m.row.cpu.other,
           }));
         if (steps.length < 2) continue;
-        ratios.push({ procedure: listCase.procedure, filter: listCase.filterLabel, page, steps, ratio: steps.at(-1)!.p99Ms / steps[0]!.p99Ms });
+        ratios.push({
+          procedure: listCase.procedure,
+          filter: listCase.filterLabel,
+          page,
+          steps,
+          ratio: steps.at(-1)!.p99Ms / steps[0]!.p99Ms,
+        });
       }
     }
     return ratios;
@@ -432,7 +519,11 @@ export async function runStaffListsScale(options: BenchOptions, defer: Defer, lo
 
 const pad = (cells: string[][], right: Set<number>) => {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
 };
 
@@ -468,7 +559,19 @@ export function formatStaffLists(result: StaffListsResult): string {
     );
   }
   if (result.exports.length > 0) {
-    const header = ["export", "table rows", "CSV rows", "MiB", "s", "rows/s", "RSS before MiB", "peak MiB", "growth MiB", "goal ≤100 MiB", "other CPU %"];
+    const header = [
+      "export",
+      "table rows",
+      "CSV rows",
+      "MiB",
+      "s",
+      "rows/s",
+      "RSS before MiB",
+      "peak MiB",
+      "growth MiB",
+      "goal ≤100 MiB",
+      "other CPU %",
+    ];
     const body = result.exports.map((e) => [
       "submissions CSV",
       e.tableRows.toLocaleString("en"),
@@ -482,7 +585,9 @@ export function formatStaffLists(result: StaffListsResult): string {
       e.rssGrowthBytes <= EXPORT_RSS_GOAL_BYTES ? "met" : "MISSED",
       e.otherCpuPercent.toFixed(0),
     ]);
-    sections.push(`CSV export through GET /staff/submissions/export (API process RSS; growth = peak − before)\n${pad([header, ...body], new Set([1, 2, 3, 4, 5, 6, 7, 8, 10]))}`);
+    sections.push(
+      `CSV export through GET /staff/submissions/export (API process RSS; growth = peak − before)\n${pad([header, ...body], new Set([1, 2, 3, 4, 5, 6, 7, 8, 10]))}`,
+    );
   }
   return sections.join("\n\n");
 }

@@ -1,5 +1,12 @@
 import type { Logger } from "pino";
-import { OrgScope, type ActorType, type Database, type Db, type FormSessionConfig, type MembershipRole } from "@clinsign/db";
+import {
+  OrgScope,
+  type ActorType,
+  type Database,
+  type Db,
+  type FormSessionConfig,
+  type MembershipRole,
+} from "@clinsign/db";
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";

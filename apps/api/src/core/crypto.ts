@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from "node:crypto";
 
 /** URL-safe random secret with `bytes` of entropy (default 32 bytes = 256 bits). */
 export function randomSecret(bytes = 32): string {
@@ -21,8 +29,12 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1, keyLength: 64, maxmem: 64 * 1024 * 1024
 
 function scryptAsync(password: string, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, params.keyLength, { N: params.N, r: params.r, p: params.p, maxmem: params.maxmem }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      password,
+      salt,
+      params.keyLength,
+      { N: params.N, r: params.r, p: params.p, maxmem: params.maxmem },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
 }
@@ -73,7 +85,13 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return ["v2", keyId(this.key), iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(".");
+    return [
+      "v2",
+      keyId(this.key),
+      iv.toString("base64"),
+      cipher.getAuthTag().toString("base64"),
+      body.toString("base64"),
+    ].join(".");
   }
   open(sealed: string): string {
     const parts = sealed.split(".");

@@ -12,9 +12,14 @@ afterAll(() => database?.close());
 describe("rate-limit counters", () => {
   it("count per window, and are pruned once their window has ended", async () => {
     const { db } = database;
-    for (let i = 0; i < 3; i++) await consumeRateLimit(db, { key: "login:ip:198.51.100.1", limit: 3, windowSeconds: 600 });
-    await expect(consumeRateLimit(db, { key: "login:ip:198.51.100.1", limit: 3, windowSeconds: 600 })).rejects.toMatchObject({ code: "rate_limited" });
-    await db.execute(sql`insert into ${rateLimits} (key, count, reset_at) values ('login:ip:203.0.113.1', 1, now() - interval '1 second'), ('login:ip:203.0.113.2', 9, now() - interval '1 day')`);
+    for (let i = 0; i < 3; i++)
+      await consumeRateLimit(db, { key: "login:ip:198.51.100.1", limit: 3, windowSeconds: 600 });
+    await expect(
+      consumeRateLimit(db, { key: "login:ip:198.51.100.1", limit: 3, windowSeconds: 600 }),
+    ).rejects.toMatchObject({ code: "rate_limited" });
+    await db.execute(
+      sql`insert into ${rateLimits} (key, count, reset_at) values ('login:ip:203.0.113.1', 1, now() - interval '1 second'), ('login:ip:203.0.113.2', 9, now() - interval '1 day')`,
+    );
     expect(await pruneRateLimits(db)).toBe(2);
     const keys = (await db.select({ key: rateLimits.key }).from(rateLimits)).map((r) => r.key);
     expect(keys).toEqual(["login:ip:198.51.100.1"]);

@@ -42,7 +42,9 @@ export function countAttempt(keys: SQL, windowSeconds: number): SQL {
 /** Throws 429 `rate_limited` once the window's count is past `limit`. */
 export function assertWithinLimit(counted: WindowCount, limit: number): void {
   if (counted.count > limit) {
-    throw new AppError("rate_limited", "too many attempts; try again later", { retryAfterSeconds: Number(counted.retry_after_seconds) });
+    throw new AppError("rate_limited", "too many attempts; try again later", {
+      retryAfterSeconds: Number(counted.retry_after_seconds),
+    });
   }
 }
 

@@ -33,19 +33,32 @@ describe("NUL and unpaired surrogates", () => {
     const t = await activeTemplate(org);
     const template = await api.request("POST", "/api/embed/templates", { body: { ...creds(org), title: NUL } });
     expect(template.status).toBe(400);
-    expect(template.body).toMatchObject({ ok: false, error: expect.stringContaining("title"), fieldErrors: [{ key: "title" }] });
+    expect(template.body).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("title"),
+      fieldErrors: [{ key: "title" }],
+    });
     for (const [values, field] of [
       [{ name: LONE }, "values.name"],
       [{ name: NUL }, "values.name"],
       [{ [`na${"\u0000"}me`]: "x" }, "values.?"],
     ] as const) {
-      const draft = await api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "k1", values } });
+      const draft = await api.request("POST", "/api/embed/drafts", {
+        body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "k1", values },
+      });
       expect(draft.status, field).toBe(400);
-      expect(draft.body.fieldErrors, field).toEqual([{ key: field, message: "must not contain NUL characters or unpaired surrogates" }]);
+      expect(draft.body.fieldErrors, field).toEqual([
+        { key: field, message: "must not contain NUL characters or unpaired surrogates" },
+      ]);
     }
-    const submit = await api.request("POST", "/api/embed/submit", { body: { ...creds(org), templateIdentifier: t.identifier, values: { name: LONE } } });
+    const submit = await api.request("POST", "/api/embed/submit", {
+      body: { ...creds(org), templateIdentifier: t.identifier, values: { name: LONE } },
+    });
     expect(submit.status).toBe(400);
-    const get = await api.request("GET", `/api/embed/drafts?${query({ ...creds(org), templateIdentifier: t.identifier, draftKey: NUL })}`);
+    const get = await api.request(
+      "GET",
+      `/api/embed/drafts?${query({ ...creds(org), templateIdentifier: t.identifier, draftKey: NUL })}`,
+    );
     expect(get.status).toBe(400);
     expect(get.body.fieldErrors).toEqual([{ key: "draftKey", message: expect.any(String) }]);
     const audit = await api.request("GET", `/api/embed/audit-logs?${query({ ...creds(org), action: NUL })}`);
@@ -57,17 +70,26 @@ describe("NUL and unpaired surrogates", () => {
   it("area A: 400 invalid_request in its envelope for bodies, query parameters and path segments", async () => {
     const a6 = await api.request("POST", "/documents", {
       headers: bearer(org),
-      body: { document_name: NUL, signingfield_koordinates: { page: 1, x: 1, y: 1, width: 10, height: 10 }, document_bloburl: "https://example.org/x.pdf" },
+      body: {
+        document_name: NUL,
+        signingfield_koordinates: { page: 1, x: 1, y: 1, width: 10, height: 10 },
+        document_bloburl: "https://example.org/x.pdf",
+      },
     });
     expect(a6.status).toBe(400);
     expect(a6.body.error).toMatchObject({ code: "invalid_request", details: { field: "document_name" } });
-    const a3 = await api.request("GET", `/signature-requests/completed?patient_id=${encodeURIComponent(NUL)}`, { headers: bearer(org) });
+    const a3 = await api.request("GET", `/signature-requests/completed?patient_id=${encodeURIComponent(NUL)}`, {
+      headers: bearer(org),
+    });
     expect(a3.status).toBe(400);
     expect(a3.body.error).toMatchObject({ code: "invalid_request", details: { field: "patient_id" } });
     const a8 = await api.request("PUT", "/documents/%00", { headers: bearer(org), body: { title: "x" } });
     expect(a8.status).toBe(400);
     expect(a8.body.error).toMatchObject({ code: "invalid_request", details: { field: "id" } });
-    const design = await api.request("POST", "/design", { headers: bearer(org), body: { institution_id: LONE, design_parameters: {} } });
+    const design = await api.request("POST", "/design", {
+      headers: bearer(org),
+      body: { institution_id: LONE, design_parameters: {} },
+    });
     expect(design.status).toBe(400);
     expect(design.body.error.details.field).toBe("institution_id");
   });
@@ -87,12 +109,16 @@ describe("NUL and unpaired surrogates", () => {
     let deep: unknown = "x";
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(() => assertStorableInput({ values: { name: deep } })).toThrow("nests deeper than 64 levels");
-    const res = await api.request("POST", "/api/embed/drafts", { body: `{"token":"${org.token}","orgId":"${org.orgId}","templateIdentifier":"${t.identifier}","draftKey":"k","values":{"name":${"[".repeat(5000)}1${"]".repeat(5000)}}}` });
+    const res = await api.request("POST", "/api/embed/drafts", {
+      body: `{"token":"${org.token}","orgId":"${org.orgId}","templateIdentifier":"${t.identifier}","draftKey":"k","values":{"name":${"[".repeat(5000)}1${"]".repeat(5000)}}}`,
+    });
     expect(res.status).toBe(400);
     expect(res.body.fieldErrors[0].message).toContain("nests deeper");
   });
 
   it("lets ordinary text through, paired surrogates included", () => {
-    expect(() => assertStorableInput({ title: "Anamnese 👩‍⚕️ ü", list: ["a", { b: "c" }], bytes: Buffer.from([0]) })).not.toThrow();
+    expect(() =>
+      assertStorableInput({ title: "Anamnese 👩‍⚕️ ü", list: ["a", { b: "c" }], bytes: Buffer.from([0]) }),
+    ).not.toThrow();
   });
 });

@@ -35,7 +35,9 @@ export function assertStorableInput(input: unknown, prefix: string[] = []): void
     if (!value || typeof value !== "object" || !(Array.isArray(value) || isPlainObject(value))) continue;
     if (path.length - prefix.length >= MAX_INPUT_DEPTH) {
       const field = path.join(".") || "body";
-      throw new AppError("invalid_request", `${field}: nests deeper than ${MAX_INPUT_DEPTH} levels`, { field }, [{ key: field, message: `nests deeper than ${MAX_INPUT_DEPTH} levels` }]);
+      throw new AppError("invalid_request", `${field}: nests deeper than ${MAX_INPUT_DEPTH} levels`, { field }, [
+        { key: field, message: `nests deeper than ${MAX_INPUT_DEPTH} levels` },
+      ]);
     }
     // Pushed in reverse so the first offending field in input order is the one reported.
     for (const [key, item] of Object.entries(value).reverse()) {

@@ -45,15 +45,27 @@ async function firstFilePart(body: MultipartBody): Promise<Buffer> {
   throw new AppError("invalid_request", "file: is required (the logo image)", { field: "file" });
 }
 
-async function uploadLogo(services: Services, req: IncomingMessage, res: ServerResponse, request: RequestMeta): Promise<void> {
+async function uploadLogo(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: RequestMeta,
+): Promise<void> {
   // Who is asking is settled before a byte of the body is read.
-  const ctx = await staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, "organization.setDefaultBranding");
+  const ctx = await staffRouteContext(
+    { services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] },
+    "organization.setDefaultBranding",
+  );
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const multipart = type === "multipart/form-data";
   if (!multipart && !type.startsWith("image/") && type !== "application/octet-stream") {
-    throw new AppError("unsupported_media_type", "send the logo as the body (Content-Type image/png, image/jpeg, image/webp or image/svg+xml) or as multipart/form-data");
+    throw new AppError(
+      "unsupported_media_type",
+      "send the logo as the body (Content-Type image/png, image/jpeg, image/webp or image/svg+xml) or as multipart/form-data",
+    );
   }
-  if (Number(req.headers["content-length"] ?? 0) > (multipart ? MAX_LOGO_REQUEST_BYTES : LOGO_MAX_BYTES)) throw logoTooLarge();
+  if (Number(req.headers["content-length"] ?? 0) > (multipart ? MAX_LOGO_REQUEST_BYTES : LOGO_MAX_BYTES))
+    throw logoTooLarge();
   let body: MultipartBody | undefined;
   let finished = false;
   try {
@@ -95,7 +107,13 @@ async function serveLogo(services: Services, req: IncomingMessage, res: ServerRe
 }
 
 /** Serves the logo routes; false when the path is not one of them. */
-export async function handleBrandingLogos(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+export async function handleBrandingLogos(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<boolean> {
   const upload = url.pathname === LOGO_UPLOAD_PATH;
   if (!upload && !url.pathname.startsWith(LOGO_PATH_PREFIX)) return false;
   try {

@@ -94,7 +94,9 @@ describe("the HTTP surface", () => {
   it("renders unknown paths and bad methods in the envelope of their area", async () => {
     const a = await api.request("GET", "/nothing-here");
     expect(a.status).toBe(404);
-    expect(a.body).toEqual({ error: { code: "not_found", message: "no such endpoint", details: { requestId: expect.any(String) } } });
+    expect(a.body).toEqual({
+      error: { code: "not_found", message: "no such endpoint", details: { requestId: expect.any(String) } },
+    });
     const b = await api.request("GET", "/api/nothing-here");
     expect(b.status).toBe(404);
     expect(b.body).toEqual({ ok: false, error: "no such endpoint", requestId: expect.any(String) });
@@ -104,7 +106,9 @@ describe("the HTTP surface", () => {
   });
 
   it("answers a malformed path escape with 400, not 500", async () => {
-    const res = await api.request("DELETE", "/api/embed/templates/%E0%A4%A", { body: { token: org.token, orgId: org.orgId } });
+    const res = await api.request("DELETE", "/api/embed/templates/%E0%A4%A", {
+      body: { token: org.token, orgId: org.orgId },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ ok: false, error: "the path is not valid percent-encoding" });
   });
@@ -120,21 +124,32 @@ describe("the HTTP surface", () => {
   it("refuses cross-site /trpc calls that carry a cookie, and only those (CSRF)", async () => {
     const session = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const createToken = (headers: Record<string, string>) =>
-      fetch(`${api.baseUrl}/trpc/tokens.create`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ name: "csrf" }) }).then(
-        (res) => res.status,
-      );
+      fetch(`${api.baseUrl}/trpc/tokens.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ name: "csrf" }),
+      }).then((res) => res.status);
     expect(await createToken({ cookie: session, origin: "https://evil.example" })).toBe(403);
     expect(await createToken({ cookie: session, origin: "null" })).toBe(403);
-    expect(await createToken({ cookie: session, "sec-fetch-site": "cross-site", origin: api.services.config.publicWebUrl })).toBe(403);
+    expect(
+      await createToken({ cookie: session, "sec-fetch-site": "cross-site", origin: api.services.config.publicWebUrl }),
+    ).toBe(403);
     expect(await createToken({ cookie: session, "sec-fetch-site": "same-site" })).toBe(403);
-    expect(await createToken({ cookie: session, "sec-fetch-site": "same-origin", origin: api.services.config.publicWebUrl })).toBe(200);
+    expect(
+      await createToken({ cookie: session, "sec-fetch-site": "same-origin", origin: api.services.config.publicWebUrl }),
+    ).toBe(200);
     expect(await createToken({ cookie: session, origin: api.services.config.publicWebUrl })).toBe(200);
     // Not a browser: no Origin, no Sec-Fetch-Site.
     expect(await createToken({ cookie: session })).toBe(200);
     // No ambient credential, nothing to forge: a Bearer call from anywhere is the token holder's.
     const templates = await fetch(`${api.baseUrl}/trpc/templates.create`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${org.token}`, origin: "https://his.example", "sec-fetch-site": "cross-site" },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${org.token}`,
+        origin: "https://his.example",
+        "sec-fetch-site": "cross-site",
+      },
       body: JSON.stringify({ title: "from the HIS" }),
     });
     expect(templates.status).toBe(200);
@@ -147,7 +162,9 @@ describe("the HTTP surface", () => {
   });
 
   it("refuses bodies over 1 MiB with 413", async () => {
-    const res = await api.request("POST", "/api/embed/templates", { body: { token: org.token, orgId: org.orgId, title: "x", pad: "y".repeat(1024 * 1024) } });
+    const res = await api.request("POST", "/api/embed/templates", {
+      body: { token: org.token, orgId: org.orgId, title: "x", pad: "y".repeat(1024 * 1024) },
+    });
     expect(res.status).toBe(413);
     expect(res.body.ok).toBe(false);
   });
@@ -177,7 +194,10 @@ describe("the HTTP surface", () => {
 
 describe("client addresses", () => {
   const from = (remoteAddress: string, forwardedFor?: string | string[]) =>
-    ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } }) as unknown as Parameters<typeof clientIp>[0];
+    ({
+      socket: { remoteAddress },
+      headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor },
+    }) as unknown as Parameters<typeof clientIp>[0];
 
   it("take the right-most address a trusted proxy appended, never what the client wrote further left", () => {
     // Our own web server on loopback forwards what it saw; the client's own header stays on the left.
@@ -202,7 +222,14 @@ describe("logging", () => {
   it("blanks tokens, passwords and secrets wherever they appear", () => {
     const { sink, lines } = logSink();
     const log = pino({ redact: { paths: redactedPaths, censor: "[redacted]" } }, sink);
-    log.info({ token: "cs_secret1", body: { password: "hunter22", webhookSecret: "whsec_x" }, headers: { authorization: "Bearer cs_secret2" } }, "x");
+    log.info(
+      {
+        token: "cs_secret1",
+        body: { password: "hunter22", webhookSecret: "whsec_x" },
+        headers: { authorization: "Bearer cs_secret2" },
+      },
+      "x",
+    );
     const text = lines.join("");
     for (const secret of ["cs_secret1", "hunter22", "whsec_x", "cs_secret2"]) expect(text).not.toContain(secret);
     expect(text).toContain("[redacted]");

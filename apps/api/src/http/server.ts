@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { isIP } from "node:net";
 import type { TLSSocket } from "node:tls";
@@ -98,7 +104,10 @@ const originOf = (url: string) => {
  * without a cookie (a Bearer token, an embed session header) carry no ambient credential, and
  * clients that send neither header are not browsers that could be tricked.
  */
-export function isCrossSiteRequest(req: Pick<IncomingMessage, "method" | "headers">, config: Pick<Services["config"], "publicWebUrl" | "publicApiUrl">): boolean {
+export function isCrossSiteRequest(
+  req: Pick<IncomingMessage, "method" | "headers">,
+  config: Pick<Services["config"], "publicWebUrl" | "publicApiUrl">,
+): boolean {
   if (req.method === "GET" || req.method === "HEAD" || !req.headers.cookie) return false;
   const fetchSite = req.headers["sec-fetch-site"];
   if (typeof fetchSite === "string") return fetchSite !== "same-origin" && fetchSite !== "none";
@@ -119,7 +128,8 @@ export function createRequestListener(services: Services): RequestListener {
     // The signing portal sends its queries as POST, so session tokens never sit in a URL.
     allowMethodOverride: true,
     createContext: ({ req, res }) => {
-      if (isCrossSiteRequest(req, config)) throw new TRPCError({ code: "FORBIDDEN", message: "cross-site requests are refused" });
+      if (isCrossSiteRequest(req, config))
+        throw new TRPCError({ code: "FORBIDDEN", message: "cross-site requests are refused" });
       const cookies = parseCookies(req.headers.cookie);
       return {
         services,
@@ -157,7 +167,11 @@ export function createRequestListener(services: Services): RequestListener {
       url = new URL(req.url ?? "/", "http://internal");
     } catch {
       // An absolute-form request target that is no URL: nothing to route, and no reason to crash.
-      const { status, body } = renderError("A", new AppError("invalid_request", "the request target is not a valid URL"), requestId);
+      const { status, body } = renderError(
+        "A",
+        new AppError("invalid_request", "the request target is not a valid URL"),
+        requestId,
+      );
       return sendJson(res, status, body, { "x-request-id": requestId });
     }
     const secure = isSecureRequest(req, config);
@@ -172,7 +186,13 @@ export function createRequestListener(services: Services): RequestListener {
       res.on("finish", () => {
         // The path only: area B carries tokens in query strings, which must never reach a log.
         log.info(
-          { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+          {
+            requestId,
+            method: req.method,
+            path: url.pathname,
+            status: res.statusCode,
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+          },
           "request",
         );
       });
@@ -183,7 +203,11 @@ export function createRequestListener(services: Services): RequestListener {
       if (url.pathname === "/readyz") {
         const ready = await services.database.ready();
         const ok = ready.reachable && ready.migrationsCurrent;
-        return sendJson(res, ok ? 200 : 503, { ok, database: ready.reachable ? "reachable" : "unreachable", migrationsCurrent: ready.migrationsCurrent });
+        return sendJson(res, ok ? 200 : 503, {
+          ok,
+          database: ready.reachable ? "reachable" : "unreachable",
+          migrationsCurrent: ready.migrationsCurrent,
+        });
       }
       if (url.pathname === "/openapi.json") return sendJson(res, 200, openApiDocument(config.publicApiUrl));
       if (url.pathname === "/docs" || url.pathname === "/docs/") {
@@ -193,7 +217,11 @@ export function createRequestListener(services: Services): RequestListener {
       if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
       if (url.pathname.startsWith(STAFF_DOWNLOAD_PREFIX)) {
         if (isCrossSiteRequest(req, config)) {
-          const { status, body } = renderError("A", new AppError("forbidden", "cross-site requests are refused"), requestId);
+          const { status, body } = renderError(
+            "A",
+            new AppError("forbidden", "cross-site requests are refused"),
+            requestId,
+          );
           return sendJson(res, status, body, { connection: "close" });
         }
         if (await handleStaffDocuments(services, req, res, url, request)) return;
@@ -202,20 +230,34 @@ export function createRequestListener(services: Services): RequestListener {
       }
       if (url.pathname.startsWith("/sso/") && (await handleSso(services, req, res, url, request))) return;
       // Public: the signing portal and form pages show uploaded logos to patients.
-      if (url.pathname.startsWith("/branding/logos/") && (await handleBrandingLogos(services, req, res, url, request))) return;
+      if (url.pathname.startsWith("/branding/logos/") && (await handleBrandingLogos(services, req, res, url, request)))
+        return;
       if (isAreaAPath(url.pathname) && !secure) {
         // No redirect: by now the bearer token has already crossed the wire in clear.
-        const { status, body } = renderError("A", new AppError("https_required", "this endpoint is served over HTTPS only"), requestId);
+        const { status, body } = renderError(
+          "A",
+          new AppError("https_required", "this endpoint is served over HTTPS only"),
+          requestId,
+        );
         return sendJson(res, status, body);
       }
-      if (url.pathname.startsWith("/api/embed/files/") && req.method === "GET") return void (await serveSignedFile(services, { req, res, url, request }));
+      if (url.pathname.startsWith("/api/embed/files/") && req.method === "GET")
+        return void (await serveSignedFile(services, { req, res, url, request }));
       if (await handleRest(services, { req, res, url, request })) return;
-      const { status, body } = renderError(areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);
+      const { status, body } = renderError(
+        areaOf(url.pathname),
+        new AppError("not_found", "no such endpoint"),
+        requestId,
+      );
       sendJson(res, status, body);
     } catch (error) {
       log.error({ err: error, requestId }, "unhandled request error");
       if (!res.headersSent) {
-        const { status, body } = renderError(areaOf(url.pathname), new AppError("internal_error", "internal error"), requestId);
+        const { status, body } = renderError(
+          areaOf(url.pathname),
+          new AppError("internal_error", "internal error"),
+          requestId,
+        );
         sendJson(res, status, body);
       } else res.destroy();
     }

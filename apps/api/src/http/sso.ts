@@ -13,7 +13,13 @@ import { parseCookies } from "./io";
  * `/sso/callback` (the redirect URI) opens the staff session and sends it to the console. Every
  * failure lands on the login page with a coarse reason, never an error page.
  */
-export async function handleSso(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+export async function handleSso(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<boolean> {
   if (url.pathname !== "/sso/start" && url.pathname !== "/sso/callback") return false;
   try {
     await route(services, req, res, url, request);
@@ -29,11 +35,19 @@ export async function handleSso(services: Services, req: IncomingMessage, res: S
   return true;
 }
 
-async function route(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<void> {
+async function route(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<void> {
   const web = services.config.publicWebUrl;
   const secure = web.startsWith("https:") ? "; Secure" : "";
-  const bindingCookie = (value: string, maxAge: number) => `${SSO_COOKIE}=${value}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
-  const loginPage = (error: SsoErrorCode, organizationId: string | null) => `${web}/login${organizationId ? `/${organizationId}` : ""}?sso_error=${error}`;
+  const bindingCookie = (value: string, maxAge: number) =>
+    `${SSO_COOKIE}=${value}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+  const loginPage = (error: SsoErrorCode, organizationId: string | null) =>
+    `${web}/login${organizationId ? `/${organizationId}` : ""}?sso_error=${error}`;
   const redirect = (location: string, cookies: string[]) => {
     res.writeHead(303, { location, "set-cookie": cookies });
     res.end();
@@ -48,7 +62,11 @@ async function route(services: Services, req: IncomingMessage, res: ServerRespon
     const organizationId = url.searchParams.get("org") ?? "";
     if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
     try {
-      const started = await startSsoSignIn(services, { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined }, request);
+      const started = await startSsoSignIn(
+        services,
+        { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined },
+        request,
+      );
       redirect(started.location, [bindingCookie(started.browserSecret, SSO_ATTEMPT_SECONDS)]);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -60,7 +78,12 @@ async function route(services: Services, req: IncomingMessage, res: ServerRespon
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
   const result = await finishSsoSignIn(
     services,
-    { state: param("state"), code: param("code"), error: param("error"), browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE] },
+    {
+      state: param("state"),
+      code: param("code"),
+      error: param("error"),
+      browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE],
+    },
     request,
   );
   // The binding cookie is spent either way.

@@ -25,14 +25,26 @@ const DOCUMENT_PDF = /^\/staff\/documents\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-
 /** The PDF cap plus room for the metadata part and the multipart framing. */
 const MAX_UPLOAD_REQUEST_BYTES = MAX_PDF_BYTES + 64 * 1024;
 
-const tooLarge = () => new AppError("payload_too_large", `the file exceeds ${MAX_PDF_BYTES / (1024 * 1024)} MB`, { field: "file" });
+const tooLarge = () =>
+  new AppError("payload_too_large", `the file exceeds ${MAX_PDF_BYTES / (1024 * 1024)} MB`, { field: "file" });
 
-function staffContext(services: Services, req: IncomingMessage, request: RequestMeta, procedure: "documents.create" | "documents.detail") {
-  return staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, procedure);
+function staffContext(
+  services: Services,
+  req: IncomingMessage,
+  request: RequestMeta,
+  procedure: "documents.create" | "documents.detail",
+) {
+  return staffRouteContext(
+    { services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] },
+    procedure,
+  );
 }
 
 function parseMetadata(raw: string | undefined) {
-  if (raw === undefined) throw new AppError("invalid_request", "metadata: is required (a JSON part sent before the file)", { field: "metadata" });
+  if (raw === undefined)
+    throw new AppError("invalid_request", "metadata: is required (a JSON part sent before the file)", {
+      field: "metadata",
+    });
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -43,7 +55,12 @@ function parseMetadata(raw: string | undefined) {
   const parsed = uploadDocumentMetadata.safeParse(value);
   if (!parsed.success) {
     const fieldErrors = parsed.error.issues.map((i) => ({ key: i.path.join(".") || "metadata", message: i.message }));
-    throw new AppError("invalid_request", `${fieldErrors[0]!.key}: ${fieldErrors[0]!.message}`, { field: fieldErrors[0]!.key }, fieldErrors);
+    throw new AppError(
+      "invalid_request",
+      `${fieldErrors[0]!.key}: ${fieldErrors[0]!.message}`,
+      { field: fieldErrors[0]!.key },
+      fieldErrors,
+    );
   }
   return parsed.data;
 }
@@ -66,7 +83,12 @@ async function readPdfPart(body: MultipartBody): Promise<Buffer> {
   throw new AppError("invalid_request", "file: is required (the PDF)", { field: "file" });
 }
 
-async function uploadDocument(services: Services, req: IncomingMessage, res: ServerResponse, request: RequestMeta): Promise<void> {
+async function uploadDocument(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: RequestMeta,
+): Promise<void> {
   const ctx = await staffContext(services, req, request, "documents.create");
   if (Number(req.headers["content-length"] ?? 0) > MAX_UPLOAD_REQUEST_BYTES) throw tooLarge();
   let body: MultipartBody | undefined;
@@ -97,11 +119,20 @@ async function uploadDocument(services: Services, req: IncomingMessage, res: Ser
   }
 }
 
-async function sendDocumentPdf(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, id: string, request: RequestMeta): Promise<void> {
+async function sendDocumentPdf(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  id: string,
+  request: RequestMeta,
+): Promise<void> {
   const ctx = await staffContext(services, req, request, "documents.detail");
   const rawVersion = url.searchParams.get("version");
-  const version = rawVersion === null || rawVersion === "" ? undefined : /^\d{1,9}$/.test(rawVersion) ? Number(rawVersion) : NaN;
-  if (Number.isNaN(version)) throw new AppError("invalid_request", "version: must be a whole number", { field: "version" });
+  const version =
+    rawVersion === null || rawVersion === "" ? undefined : /^\d{1,9}$/.test(rawVersion) ? Number(rawVersion) : NaN;
+  if (Number.isNaN(version))
+    throw new AppError("invalid_request", "version: must be a whole number", { field: "version" });
   const pdf = await readDocumentPdf(ctx, { id, version });
   res.writeHead(200, {
     "content-type": "application/pdf",
@@ -113,11 +144,18 @@ async function sendDocumentPdf(services: Services, req: IncomingMessage, res: Se
 }
 
 /** Serves the Documents file routes; false when the path is not one of them. */
-export async function handleStaffDocuments(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+export async function handleStaffDocuments(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<boolean> {
   const pdf = DOCUMENT_PDF.exec(url.pathname);
   if (url.pathname !== "/staff/documents" && !pdf) return false;
   try {
-    if (pdf && (req.method === "GET" || req.method === "HEAD")) await sendDocumentPdf(services, req, res, url, pdf[1]!.toLowerCase(), request);
+    if (pdf && (req.method === "GET" || req.method === "HEAD"))
+      await sendDocumentPdf(services, req, res, url, pdf[1]!.toLowerCase(), request);
     else if (!pdf && req.method === "POST") await uploadDocument(services, req, res, request);
     else throw new AppError("not_found", "no such endpoint");
   } catch (error) {

@@ -30,7 +30,12 @@ function parseQuery<Schema extends z.ZodType>(schema: Schema, url: URL): z.infer
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const fieldErrors = parsed.error.issues.map((i) => ({ key: i.path.join(".") || "query", message: i.message }));
-    throw new AppError("invalid_request", `${fieldErrors[0]!.key}: ${fieldErrors[0]!.message}`, { field: fieldErrors[0]!.key }, fieldErrors);
+    throw new AppError(
+      "invalid_request",
+      `${fieldErrors[0]!.key}: ${fieldErrors[0]!.message}`,
+      { field: fieldErrors[0]!.key },
+      fieldErrors,
+    );
   }
   return parsed.data;
 }
@@ -42,7 +47,10 @@ function parseQuery<Schema extends z.ZodType>(schema: Schema, url: URL): z.infer
 async function drainedOrClosed(res: ServerResponse): Promise<void> {
   const settled = new AbortController();
   try {
-    await Promise.race([once(res, "drain", { signal: settled.signal }), once(res, "close", { signal: settled.signal })]);
+    await Promise.race([
+      once(res, "drain", { signal: settled.signal }),
+      once(res, "close", { signal: settled.signal }),
+    ]);
   } finally {
     settled.abort();
   }
@@ -53,7 +61,11 @@ async function drainedOrClosed(res: ServerResponse): Promise<void> {
  * so a refusal (403) or bad filter (400) still becomes a proper error answer; a failure after
  * that can only cut the download short, which the client sees as an incomplete transfer.
  */
-async function stream(res: ServerResponse, headers: Record<string, string>, body: AsyncGenerator<string>): Promise<void> {
+async function stream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  body: AsyncGenerator<string>,
+): Promise<void> {
   const first = await body.next();
   res.writeHead(200, headers);
   if (!first.done) res.write(first.value);
@@ -76,7 +88,13 @@ async function stream(res: ServerResponse, headers: Record<string, string>, body
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** Serves the staff download routes; false when the path is not one of them. */
-export async function handleStaffDownload(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+export async function handleStaffDownload(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<boolean> {
   try {
     return await serveDownload(services, req, res, url, request);
   } catch (error) {
@@ -87,14 +105,29 @@ export async function handleStaffDownload(services: Services, req: IncomingMessa
   }
 }
 
-async function serveDownload(services: Services, req: IncomingMessage, res: ServerResponse, url: URL, request: RequestMeta): Promise<boolean> {
+async function serveDownload(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  request: RequestMeta,
+): Promise<boolean> {
   const pdf = SUBMISSION_PDF.exec(url.pathname);
   const route =
-    url.pathname === "/staff/submissions/export" ? "submissions" : url.pathname === "/staff/audit-log/export" ? "audit" : pdf ? "pdf" : null;
+    url.pathname === "/staff/submissions/export"
+      ? "submissions"
+      : url.pathname === "/staff/audit-log/export"
+        ? "audit"
+        : pdf
+          ? "pdf"
+          : null;
   if (!route) return false;
   if (req.method !== "GET") throw new AppError("not_found", "no such endpoint");
   const procedure = route === "audit" ? "audit.entries" : route === "pdf" ? "submissions.get" : "submissions.list";
-  const ctx = await staffRouteContext({ services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] }, procedure);
+  const ctx = await staffRouteContext(
+    { services, request, sessionCookie: parseCookies(req.headers.cookie)[SESSION_COOKIE] },
+    procedure,
+  );
 
   if (route === "pdf") {
     const bytes = await renderSubmissionPdf(ctx, { id: pdf![1]!.toLowerCase() });
@@ -120,6 +153,13 @@ async function serveDownload(services: Services, req: IncomingMessage, res: Serv
     return true;
   }
   const { sort, ...filter } = parseQuery(auditExportQuery, url);
-  await stream(res, { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="audit-log-${today()}.csv"` }, exportAuditCsv(ctx, filter, sort));
+  await stream(
+    res,
+    {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="audit-log-${today()}.csv"`,
+    },
+    exportAuditCsv(ctx, filter, sort),
+  );
   return true;
 }

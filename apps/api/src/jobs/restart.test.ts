@@ -35,7 +35,9 @@ async function startServer(port: number): Promise<ChildProcess> {
     stdio: "ignore",
   });
   for (let i = 0; i < 150; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok).catch(() => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ready) return child;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -75,7 +77,10 @@ afterAll(async () => {
 describe("webhook deliveries survive the API process", () => {
   it("delivers after the process is killed between attempts and started again", async () => {
     const cli = async (...args: string[]) =>
-      JSON.parse((await run(tsx, [join(__dirname, "..", "cli.ts"), ...args, "--json"], { env })).stdout) as Record<string, string>;
+      JSON.parse((await run(tsx, [join(__dirname, "..", "cli.ts"), ...args, "--json"], { env })).stdout) as Record<
+        string,
+        string
+      >;
     const { orgId, token } = await cli("org", "create", "--name", "Restart Klinik");
     await cli("org", "configure", "--org", orgId!, "--webhook-url", `${receiver.url}/hook`);
 
@@ -84,9 +89,19 @@ describe("webhook deliveries survive the API process", () => {
     const port = await freePort();
     server = await startServer(port);
     const post = (path: string, body: Record<string, unknown>) =>
-      fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, orgId, ...body }) });
-    const created = (await (await post("/api/embed/templates", { title: "Restart", status: "active" })).json()) as { template: { identifier: string } };
-    const sent = await post("/api/embed/webhook-event", { templateIdentifier: created.template.identifier, event: "form.opened", data: { n: 1 } });
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token, orgId, ...body }),
+      });
+    const created = (await (await post("/api/embed/templates", { title: "Restart", status: "active" })).json()) as {
+      template: { identifier: string };
+    };
+    const sent = await post("/api/embed/webhook-event", {
+      templateIdentifier: created.template.identifier,
+      event: "form.opened",
+      data: { n: 1 },
+    });
     const answer = await sent.json();
     expect(answer, JSON.stringify(answer)).toEqual({ ok: true, delivered: false });
     expect(receiver.requests).toHaveLength(1);
@@ -95,7 +110,12 @@ describe("webhook deliveries survive the API process", () => {
     server.kill("SIGKILL");
     await new Promise((resolve) => server!.once("exit", resolve));
     // Nothing answers any more: the next answers come from a new process.
-    expect(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
     expect(receiver.requests).toHaveLength(1);
 
     server = await startServer(port);
@@ -105,8 +125,12 @@ describe("webhook deliveries survive the API process", () => {
     let attempts: LoggedAttempt[] = [];
     const deadline = Date.now() + 10_000;
     do {
-      const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then((r) => r.json() as Promise<{ events: LoggedAttempt[] }>);
-      attempts = log.events.map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode })).sort((a, b) => a.attempt - b.attempt);
+      const log = await fetch(`http://127.0.0.1:${port}/api/embed/webhook-events?token=${token}&orgId=${orgId}`).then(
+        (r) => r.json() as Promise<{ events: LoggedAttempt[] }>,
+      );
+      attempts = log.events
+        .map(({ attempt, delivered, statusCode }) => ({ attempt, delivered, statusCode }))
+        .sort((a, b) => a.attempt - b.attempt);
       if (attempts.length >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     } while (Date.now() < deadline);

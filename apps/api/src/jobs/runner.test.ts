@@ -13,7 +13,12 @@ afterAll(() => api?.close());
 describe("durable jobs", () => {
   it("retries a failing job until it succeeds, and records the last error", async () => {
     const { orgId } = await api.createOrg();
-    const job = await enqueueJob(api.services.db, { organizationId: orgId, kind: "flaky", payload: { n: 1 }, maxAttempts: 5 });
+    const job = await enqueueJob(api.services.db, {
+      organizationId: orgId,
+      kind: "flaky",
+      payload: { n: 1 },
+      maxAttempts: 5,
+    });
     let calls = 0;
     const runner = new JobRunner(api.services, {
       flaky: {
@@ -35,7 +40,12 @@ describe("durable jobs", () => {
   });
 
   it("gives up after maxAttempts and keeps the job as failed", async () => {
-    const job = await enqueueJob(api.services.db, { organizationId: null, kind: "doomed", payload: {}, maxAttempts: 2 });
+    const job = await enqueueJob(api.services.db, {
+      organizationId: null,
+      kind: "doomed",
+      payload: {},
+      maxAttempts: 2,
+    });
     const runner = new JobRunner(api.services, {
       doomed: { run: async () => Promise.reject(new Error("always")), retryDelayMs: () => 0 },
     });
@@ -54,23 +64,39 @@ describe("durable jobs", () => {
     ]);
     expect(first!.length + second!.length).toBe(1);
     // A worker that died: expire its lease and the job is claimable again.
-    await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, job.id));
+    await api.services.db
+      .update(jobs)
+      .set({ lockedUntil: new Date(Date.now() - 1000) })
+      .where(eq(jobs.id, job.id));
     const again = await claimDueJobs(api.services.db, ["lease"], 10, 60);
     expect(again.map((j) => j.id)).toEqual([job.id]);
     expect(again[0]!.attempts).toBe(2);
   });
 
   it("ends as failed, instead of being taken again, a job whose worker died during its last attempt", async () => {
-    const job = await enqueueJob(api.services.db, { organizationId: null, kind: "killer", payload: {}, maxAttempts: 2 });
+    const job = await enqueueJob(api.services.db, {
+      organizationId: null,
+      kind: "killer",
+      payload: {},
+      maxAttempts: 2,
+    });
     for (const attempt of [1, 2]) {
       // The claimer takes it, then dies (e.g. the document it works on kills the process).
       const [claimed] = await claimDueJobs(api.services.db, ["killer"], 10, 60);
       expect(claimed).toMatchObject({ id: job.id, attempts: attempt });
-      await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, job.id));
+      await api.services.db
+        .update(jobs)
+        .set({ lockedUntil: new Date(Date.now() - 1000) })
+        .where(eq(jobs.id, job.id));
     }
     expect(await claimDueJobs(api.services.db, ["killer"], 10, 60)).toEqual([]);
     const [row] = await api.services.db.select().from(jobs).where(eq(jobs.id, job.id));
-    expect(row).toMatchObject({ status: "failed", attempts: 2, lockedUntil: null, lastError: expect.stringContaining("worker stopped") });
+    expect(row).toMatchObject({
+      status: "failed",
+      attempts: 2,
+      lockedUntil: null,
+      lastError: expect.stringContaining("worker stopped"),
+    });
   });
 
   it("tells the handler that it gave up, after a failed last attempt and after a worker died in its last attempt", async () => {
@@ -84,13 +110,26 @@ describe("durable jobs", () => {
         gaveUp.push({ id: job.id, error });
       },
     };
-    const failing = await enqueueJob(api.services.db, { organizationId: null, kind: "give-up", payload: {}, maxAttempts: 1 });
+    const failing = await enqueueJob(api.services.db, {
+      organizationId: null,
+      kind: "give-up",
+      payload: {},
+      maxAttempts: 1,
+    });
     await new JobRunner(api.services, { "give-up": handler }).runDue();
     expect(gaveUp).toEqual([{ id: failing.id, error: "always" }]);
 
-    const abandoned = await enqueueJob(api.services.db, { organizationId: null, kind: "give-up-died", payload: {}, maxAttempts: 1 });
+    const abandoned = await enqueueJob(api.services.db, {
+      organizationId: null,
+      kind: "give-up-died",
+      payload: {},
+      maxAttempts: 1,
+    });
     await claimDueJobs(api.services.db, ["give-up-died"], 10, 60);
-    await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, abandoned.id));
+    await api.services.db
+      .update(jobs)
+      .set({ lockedUntil: new Date(Date.now() - 1000) })
+      .where(eq(jobs.id, abandoned.id));
     const runner = new JobRunner(api.services, { "give-up-died": handler });
     await runner.runDue();
     await runner.runDue();

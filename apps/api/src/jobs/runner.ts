@@ -52,9 +52,11 @@ export class JobRunner {
     for (const [kind, handler] of Object.entries(this.handlers)) {
       // Jobs whose worker died in their last attempt never reach executeJob: their handler hears of it here.
       for (const job of await failAbandonedJobs(db, [kind])) {
-        await handler.gaveUp?.(job, this.services, job.lastError ?? "the worker stopped during the last attempt").catch((err: unknown) =>
-          this.services.log.error({ jobId: job.id, kind, err: describeError(err) }, "job give-up hook failed"),
-        );
+        await handler
+          .gaveUp?.(job, this.services, job.lastError ?? "the worker stopped during the last attempt")
+          .catch((err: unknown) =>
+            this.services.log.error({ jobId: job.id, kind, err: describeError(err) }, "job give-up hook failed"),
+          );
       }
       for (;;) {
         const claimed = await claimDueJobs(db, [kind], batchSize, handler.leaseSeconds ?? 60);

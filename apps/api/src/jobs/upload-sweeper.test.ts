@@ -43,15 +43,30 @@ describe.each(["fs", "db"] as const)("the orphaned-upload sweep (STORAGE=%s)", (
 
   /** Lets `hours` pass for these uploads. */
   const age = (files: Uploaded[], hours: number) =>
-    api.services.db.update(formUploads).set({ createdAt: new Date(Date.now() - hours * HOUR) }).where(inArray(formUploads.storageKey, files.map((f) => f.path)));
-  const row = async (file: Uploaded) => (await api.services.db.select().from(formUploads).where(eq(formUploads.storageKey, file.path)))[0];
+    api.services.db
+      .update(formUploads)
+      .set({ createdAt: new Date(Date.now() - hours * HOUR) })
+      .where(
+        inArray(
+          formUploads.storageKey,
+          files.map((f) => f.path),
+        ),
+      );
+  const row = async (file: Uploaded) =>
+    (await api.services.db.select().from(formUploads).where(eq(formUploads.storageKey, file.path)))[0];
 
   it("deletes files and rows of uploads no submission references once they are older than UPLOAD_ORPHAN_HOURS, batch by batch", async () => {
     const { sessionId } = await form();
     const submitted = await upload(sessionId, "submitted.pdf");
-    const orphans = [await upload(sessionId, "a.pdf"), await upload(sessionId, "b.pdf"), await upload(sessionId, "c.pdf")];
+    const orphans = [
+      await upload(sessionId, "a.pdf"),
+      await upload(sessionId, "b.pdf"),
+      await upload(sessionId, "c.pdf"),
+    ];
     const recent = await upload(sessionId, "recent.pdf");
-    expect((await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [submitted] } } })).status).toBe(200);
+    expect(
+      (await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [submitted] } } })).status,
+    ).toBe(200);
     await age([submitted, ...orphans], 2);
 
     expect(await sweepOrphanUploads(api.services, { batchSize: 2 })).toBe(3);
@@ -66,9 +81,13 @@ describe.each(["fs", "db"] as const)("the orphaned-upload sweep (STORAGE=%s)", (
     expect(await api.services.storage.get(recent.path)).not.toBeNull();
     expect(await sweepOrphanUploads(api.services)).toBe(0);
     // A draft that still names a deleted file cannot submit it.
-    const late = await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [orphans[0]] } } });
+    const late = await api.request("POST", "/api/embed/submit", {
+      body: { sessionId, values: { scan: [orphans[0]] } },
+    });
     expect(late.status).toBe(400);
-    expect(late.body.fieldErrors).toEqual([{ key: "scan", message: "references a file that was not uploaded for this form" }]);
+    expect(late.body.fieldErrors).toEqual([
+      { key: "scan", message: "references a file that was not uploaded for this form" },
+    ]);
   });
 
   it("keeps the row of a file whose deletion failed, refuses it to submissions, and finishes it on a later sweep", async () => {
@@ -87,7 +106,9 @@ describe.each(["fs", "db"] as const)("the orphaned-upload sweep (STORAGE=%s)", (
     // Still a row for the bytes (no file without a row), claimed, and no longer usable.
     expect(await row(file)).toMatchObject({ deletingSince: expect.any(Date) });
     expect(await api.services.storage.get(file.path)).not.toBeNull();
-    expect((await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [file] } } })).status).toBe(400);
+    expect(
+      (await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [file] } } })).status,
+    ).toBe(400);
     // The claim is taken again only after it lapsed.
     expect(await sweepOrphanUploads(api.services)).toBe(0);
     expect(await sweepOrphanUploads(api.services, { claimSeconds: 0 })).toBe(1);

@@ -63,11 +63,16 @@ export async function sweepOrphanUploads(services: Services, options: UploadSwee
         await services.storage.delete(upload.storage_key);
         gone.push(upload.id);
       } catch (error) {
-        services.log.error({ uploadId: upload.id, err: describeError(error) }, "deleting an orphaned upload's file failed; retried later");
+        services.log.error(
+          { uploadId: upload.id, err: describeError(error) },
+          "deleting an orphaned upload's file failed; retried later",
+        );
       }
     }
     if (gone.length > 0) {
-      await services.db.delete(formUploads).where(and(inArray(formUploads.id, gone), isNotNull(formUploads.deletingSince)));
+      await services.db
+        .delete(formUploads)
+        .where(and(inArray(formUploads.id, gone), isNotNull(formUploads.deletingSince)));
       deleted += gone.length;
     }
     if (candidates.length < batchSize) break;

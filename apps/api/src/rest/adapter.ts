@@ -79,7 +79,12 @@ function decodePath(raw: string, field: string): string {
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function authenticate(services: Services, route: Route, req: IncomingMessage, fields: Record<string, unknown>): Promise<Principal> {
+async function authenticate(
+  services: Services,
+  route: Route,
+  req: IncomingMessage,
+  fields: Record<string, unknown>,
+): Promise<Principal> {
   if (route.auth === "bearer") {
     return { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req))) };
   }
@@ -89,7 +94,12 @@ async function authenticate(services: Services, route: Route, req: IncomingMessa
     return { kind: "session", ...(await authenticateFormSession(services.db, sessionId)) };
   }
   if (typeof token !== "string" || typeof orgId !== "string") {
-    throw new AppError("unauthorized", route.auth === "orgTokenOrSession" ? "sessionId, or token and orgId, are required" : "token and orgId are required");
+    throw new AppError(
+      "unauthorized",
+      route.auth === "orgTokenOrSession"
+        ? "sessionId, or token and orgId, are required"
+        : "token and orgId are required",
+    );
   }
   if (!ORG_ID.test(orgId)) throw new AppError("unauthorized", "invalid API token for this orgId");
   return { kind: "token", ...(await authenticateApiToken(services.db, token, orgId.toLowerCase())) };
@@ -111,7 +121,8 @@ function checkBodyEchoes(route: Route, body: Record<string, unknown>, pathParams
   if (route.area !== "A") return;
   for (const [name, value] of Object.entries(pathParams)) {
     if (body[name] === undefined) {
-      if (route.bodyEchoes?.includes(name)) throw new AppError("invalid_request", `${name}: is required`, { field: name });
+      if (route.bodyEchoes?.includes(name))
+        throw new AppError("invalid_request", `${name}: is required`, { field: name });
     } else if (body[name] !== value) {
       throw new AppError("invalid_request", `${name}: must equal the ${name} in the path`, { field: name });
     }
@@ -142,7 +153,11 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const match = candidates.find((c) => c.route.method === method);
     if (!match) {
       const allow = [...new Set(candidates.map((c) => c.route.method))].sort().join(", ");
-      const { body } = renderError(area, new AppError("invalid_request", `method ${method} is not allowed here`), request.requestId);
+      const { body } = renderError(
+        area,
+        new AppError("invalid_request", `method ${method} is not allowed here`),
+        request.requestId,
+      );
       sendJson(res, 405, body, { allow });
       return true;
     }
@@ -161,8 +176,12 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     } else if (route.body === "multipart") {
       // Uploads are large: credentials in the query or headers are checked before a byte of the
       // body is read, and otherwise those in the text fields that precede the first file part.
-      const early: Record<string, string> = { ...queryObject(url), ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }) };
-      if (early.sessionId !== undefined || early.token !== undefined) principal = await authenticate(services, route, req, early);
+      const early: Record<string, string> = {
+        ...queryObject(url),
+        ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }),
+      };
+      if (early.sessionId !== undefined || early.token !== undefined)
+        principal = await authenticate(services, route, req, early);
       else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
       multipart = await openMultipart(req);
       fields = { ...early, ...multipart.fields };
@@ -170,7 +189,11 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     if (route.auth !== "public") principal ??= await authenticate(services, route, req, fields);
     const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
     checkBodyEchoes(route, inputFields, pathParams);
-    const input = parseInput(route.input, { ...inputFields, ...pathParams, ...(multipart && route.body === "multipart" && { files: multipart.files }) });
+    const input = parseInput(route.input, {
+      ...inputFields,
+      ...pathParams,
+      ...(multipart && route.body === "multipart" && { files: multipart.files }),
+    });
     const caller = createCaller({ services, request, principal, setCookie: () => {} });
     const result = await route.call(caller, input);
     if (result instanceof RestReply) sendReply(res, result);
@@ -210,7 +233,8 @@ export async function serveSignedFile(services: Services, rest: RestRequest): Pr
     res.end(file.bytes);
   } catch (error) {
     const app = toAppError(error) ?? new AppError("internal_error", "internal error");
-    if (app.code === "internal_error") services.log.error({ err: error, requestId: request.requestId }, "file download failed");
+    if (app.code === "internal_error")
+      services.log.error({ err: error, requestId: request.requestId }, "file download failed");
     const { status, body } = renderError("B", app, request.requestId);
     sendJson(res, status, body);
   }

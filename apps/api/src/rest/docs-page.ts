@@ -27,12 +27,18 @@ export function renderDocsPage(serverUrl: string): string {
     .map(({ path, method, op }) => {
       const params = op.parameters.length
         ? `<table><thead><tr><th>name</th><th>in</th><th>required</th><th>schema</th></tr></thead><tbody>${op.parameters
-            .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${json(p.schema)}</td></tr>`)
+            .map(
+              (p) =>
+                `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${json(p.schema)}</td></tr>`,
+            )
             .join("")}</tbody></table>`
         : "";
       const body = op.requestBody ? `<h4>Request body</h4>${firstSchema(op.requestBody.content)}` : "";
       const responses = Object.entries(op.responses)
-        .map(([status, r]) => `<details><summary><b>${status}</b> ${escapeHtml(r.description)}</summary>${r.content ? firstSchema(r.content) : ""}</details>`)
+        .map(
+          ([status, r]) =>
+            `<details><summary><b>${status}</b> ${escapeHtml(r.description)}</summary>${r.content ? firstSchema(r.content) : ""}</details>`,
+        )
         .join("");
       return `<section id="${escapeHtml(op.summary.split(":")[0]!)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3><p>${escapeHtml(op.summary)} <small>(${escapeHtml(op.tags[0] ?? "")})</small></p>${params}${body}<h4>Responses</h4>${responses}</section>`;
     })

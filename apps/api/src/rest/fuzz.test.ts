@@ -117,7 +117,11 @@ function hostileValue(rng: Rng, depth = 0): unknown {
       return Array.from({ length }, () => (depth < 2 && length <= 50 ? hostileValue(rng, depth + 1) : rng.int(10)));
     }
     case 8:
-      return depth < 2 ? Object.fromEntries(Array.from({ length: rng.int(6) }, () => [rng.pick(STRINGS), hostileValue(rng, depth + 1)])) : {};
+      return depth < 2
+        ? Object.fromEntries(
+            Array.from({ length: rng.int(6) }, () => [rng.pick(STRINGS), hostileValue(rng, depth + 1)]),
+          )
+        : {};
     case 9:
       return { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } };
     case 10:
@@ -125,7 +129,18 @@ function hostileValue(rng: Rng, depth = 0): unknown {
     case 11:
       return rng.pick(["draft", "active", "archived", "pdf", "metadata", "sms", "email"]);
     case 12:
-      return { version: hostileValue(rng, depth + 1), fields: [{ id: "1", type: rng.pick(["text", "file", "x"]), key: rng.pick(STRINGS), label: "L", pattern: rng.pick(["(a+)+b", "(?=a)", "[", "\\1"]) }] };
+      return {
+        version: hostileValue(rng, depth + 1),
+        fields: [
+          {
+            id: "1",
+            type: rng.pick(["text", "file", "x"]),
+            key: rng.pick(STRINGS),
+            label: "L",
+            pattern: rng.pick(["(a+)+b", "(?=a)", "[", "\\1"]),
+          },
+        ],
+      };
     case 13:
       return { page: hostileValue(rng, depth + 1), x: -1, y: 1e308, width: "10", height: null };
     case 14:
@@ -173,26 +188,57 @@ function hostileObject(rng: Rng, keys: string[], creds: Credentials | null): Rec
 function hostileJsonText(rng: Rng, body: unknown): string {
   switch (rng.int(10)) {
     case 0:
-      return rng.pick(["{", "[1,", "{\"a\":}", "nul", "\"\\ud800\"", "{\"a\":1}}", "\u0000", "{\"a\":\"\\u0000\"}", "[]", "123", "\"text\"", ""]);
+      return rng.pick([
+        "{",
+        "[1,",
+        '{"a":}',
+        "nul",
+        '"\\ud800"',
+        '{"a":1}}',
+        "\u0000",
+        '{"a":"\\u0000"}',
+        "[]",
+        "123",
+        '"text"',
+        "",
+      ]);
     case 1:
       return "[".repeat(rng.pick([100, 10_000])) + "]".repeat(rng.pick([0, 100]));
     case 2:
       return (JSON.stringify(body) ?? "undefined").replace(/"/, "'");
     case 3:
-      return "{\"a\":" + "9".repeat(rng.pick([400, 5000])) + "}";
+      return '{"a":' + "9".repeat(rng.pick([400, 5000])) + "}";
     default:
       return JSON.stringify(body) ?? "null";
   }
 }
 
-const SEGMENTS = ["%00", "%ZZ", "%ED%A0%80", "%F0%9F%92", "..%2F..", "a".repeat(300), "00000000-0000-4000-8000-000000000000", "x", "%20", "💥", "1e309", "-1"];
+const SEGMENTS = [
+  "%00",
+  "%ZZ",
+  "%ED%A0%80",
+  "%F0%9F%92",
+  "..%2F..",
+  "a".repeat(300),
+  "00000000-0000-4000-8000-000000000000",
+  "x",
+  "%20",
+  "💥",
+  "1e309",
+  "-1",
+];
 
 /** encodeURIComponent, except that a lone surrogate (which it refuses) becomes its UTF-8-like bytes. */
-const encodeSegment = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "\u0000")).replaceAll("%00", "%ED%A0%80");
+const encodeSegment = (text: string) =>
+  encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "\u0000")).replaceAll("%00", "%ED%A0%80");
 
 function fillPath(rng: Rng, path: string, creds: Credentials): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === "identifier" && rng.chance(0.3) ? creds.pathTemplateIdentifier : rng.chance(0.8) ? rng.pick(SEGMENTS) : encodeSegment(String(hostileValue(rng))),
+    name === "identifier" && rng.chance(0.3)
+      ? creds.pathTemplateIdentifier
+      : rng.chance(0.8)
+        ? rng.pick(SEGMENTS)
+        : encodeSegment(String(hostileValue(rng))),
   );
 }
 
@@ -200,7 +246,7 @@ function query(rng: Rng, values: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined) continue;
-    params.append(key, typeof value === "string" ? value : JSON.stringify(value) ?? "");
+    params.append(key, typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
     if (rng.chance(0.1)) params.append(key, "again");
   }
   const text = params.toString();
@@ -213,7 +259,11 @@ function multipart(rng: Rng, creds: Credentials | null): { body: string; content
     `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${file ? `; filename="${file}"\r\ncontent-type: ${rng.pick(["application/pdf", "image/png", "text/x\u0000"])}` : ""}\r\n\r\n${value}\r\n`;
   const parts = [
     creds && rng.chance(0.6) ? part("sessionId", creds.sessionId) : part("token", String(hostileValue(rng))),
-    part(rng.pick(["befund", "files", "\u0000", ""]), "%PDF-1.7 " + "z".repeat(rng.int(5000)), rng.pick(["a.pdf", "../../x", "\ud800.pdf", ""])),
+    part(
+      rng.pick(["befund", "files", "\u0000", ""]),
+      "%PDF-1.7 " + "z".repeat(rng.int(5000)),
+      rng.pick(["a.pdf", "../../x", "\ud800.pdf", ""]),
+    ),
   ];
   switch (rng.int(5)) {
     case 0:
@@ -225,7 +275,10 @@ function multipart(rng: Rng, creds: Credentials | null): { body: string; content
     case 3:
       return { body: parts.join("").replaceAll("\r\n", "\n"), contentType: `multipart/form-data; boundary=other` };
     default:
-      return { body: "--" + boundary + "\r\ncontent-disposition: form-data\r\n\r\n", contentType: `multipart/form-data; boundary=${boundary}` };
+      return {
+        body: "--" + boundary + "\r\ncontent-disposition: form-data\r\n\r\n",
+        contentType: `multipart/form-data; boundary=${boundary}`,
+      };
   }
 }
 
@@ -242,7 +295,14 @@ function restRequest(rng: Rng, route: Route, creds: Credentials): FuzzRequest {
   const withCreds = rng.chance(0.7) ? creds : null;
   const headers: Record<string, string> = {};
   if (route.area === "A" && withCreds && rng.chance(0.8)) headers.authorization = `Bearer ${creds.org.token}`;
-  else if (rng.chance(0.2)) headers.authorization = rng.pick(["Bearer", "Bearer %00", "Bearer \u00ff\u00fe", "Basic x", `Bearer ${"t".repeat(5000)}`]);
+  else if (rng.chance(0.2))
+    headers.authorization = rng.pick([
+      "Bearer",
+      "Bearer %00",
+      "Bearer \u00ff\u00fe",
+      "Basic x",
+      `Bearer ${"t".repeat(5000)}`,
+    ]);
   let path = fillPath(rng, route.path, creds);
   const values = hostileObject(rng, knownKeys(route.input), withCreds);
   if (route.method === "GET") {
@@ -254,45 +314,109 @@ function restRequest(rng: Rng, route: Route, creds: Credentials): FuzzRequest {
     if (rng.chance(0.3) && withCreds) headers["x-session-id"] = creds.sessionId;
     return { method: route.method, path, headers: { ...headers, "content-type": contentType }, body };
   }
-  headers["content-type"] = rng.pick(["application/json", "application/json", "application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1"]);
+  headers["content-type"] = rng.pick([
+    "application/json",
+    "application/json",
+    "application/json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "application/json; charset=latin1",
+  ]);
   return { method: route.method, path, headers, body: hostileJsonText(rng, values) };
 }
 
 const procedureTypes = Object.fromEntries(
-  Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures).map(([path, p]) => [path, p._def.type]),
+  Object.entries(
+    (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
+  ).map(([path, p]) => [path, p._def.type]),
 );
 
 function trpcRequest(rng: Rng, procedure: string, creds: Credentials): FuzzRequest {
-  const keys = ["token", "linkToken", "sessionToken", "email", "password", "rnummer", "phone", "code", "values", "consent", "signature", "reason", "draftKey", "next", "event", "data", "templateIdentifier"];
-  const input = rng.chance(0.15) ? hostileValue(rng) : hostileObject(rng, keys.filter(() => rng.chance(0.4)), null);
+  const keys = [
+    "token",
+    "linkToken",
+    "sessionToken",
+    "email",
+    "password",
+    "rnummer",
+    "phone",
+    "code",
+    "values",
+    "consent",
+    "signature",
+    "reason",
+    "draftKey",
+    "next",
+    "event",
+    "data",
+    "templateIdentifier",
+  ];
+  const input = rng.chance(0.15)
+    ? hostileValue(rng)
+    : hostileObject(
+        rng,
+        keys.filter(() => rng.chance(0.4)),
+        null,
+      );
   const headers: Record<string, string> = {};
-  if (rng.chance(0.2)) headers.cookie = rng.pick(["cs_form_access=%ZZ", `cs_session=${"c".repeat(500)}`, "cs_form_access=%00\u00ff", "cs_form_identified=%ZZ", "a=b; =; ;;"]);
-  if (rng.chance(0.1) || (procedure === "forms.event" && rng.chance(0.8))) headers["x-session-id"] = rng.chance(0.5) ? creds.sessionId : "%00\u00ff";
-  if (procedure === "forms.event" && isObject(input) && rng.chance(0.7)) input.event = rng.pick(["form.opened", "form.closed", "form.submitted"]);
+  if (rng.chance(0.2))
+    headers.cookie = rng.pick([
+      "cs_form_access=%ZZ",
+      `cs_session=${"c".repeat(500)}`,
+      "cs_form_access=%00\u00ff",
+      "cs_form_identified=%ZZ",
+      "a=b; =; ;;",
+    ]);
+  if (rng.chance(0.1) || (procedure === "forms.event" && rng.chance(0.8)))
+    headers["x-session-id"] = rng.chance(0.5) ? creds.sessionId : "%00\u00ff";
+  if (procedure === "forms.event" && isObject(input) && rng.chance(0.7))
+    input.event = rng.pick(["form.opened", "form.closed", "form.submitted"]);
   // The SMS portal's door past its credentials: a live link with its access or identification cookie.
   if (procedure.startsWith("portal.") && isObject(input) && rng.chance(0.7)) {
     const otpStep = procedure === "portal.checkOtp" || procedure === "portal.resendOtp";
     input.linkToken = otpStep ? creds.otpPortal.linkToken : creds.portal.linkToken;
-    headers.cookie = [otpStep ? creds.otpPortal.identityCookie : creds.portal.accessCookie, headers.cookie].filter(Boolean).join("; ");
+    headers.cookie = [otpStep ? creds.otpPortal.identityCookie : creds.portal.accessCookie, headers.cookie]
+      .filter(Boolean)
+      .join("; ");
     if (procedure === "portal.checkOtp" && rng.chance(0.5)) input.code = String(rng.int(1_000_000)).padStart(6, "0");
   }
-  const door = procedure.startsWith("portal.") ? ("portal" as const) : procedure === "forms.event" ? ("events" as const) : undefined;
+  const door = procedure.startsWith("portal.")
+    ? ("portal" as const)
+    : procedure === "forms.event"
+      ? ("events" as const)
+      : undefined;
   if (procedureTypes[procedure] === "query") {
-    const raw = rng.chance(0.8) ? JSON.stringify(input) ?? "" : hostileJsonText(rng, input);
+    const raw = rng.chance(0.8) ? (JSON.stringify(input) ?? "") : hostileJsonText(rng, input);
     return { door, method: "GET", path: `/trpc/${procedure}?input=${encodeSegment(raw)}`, headers };
   }
   headers["content-type"] = "application/json";
-  return { door, method: "POST", path: `/trpc/${procedure}${rng.chance(0.05) ? "?batch=1" : ""}`, headers, body: hostileJsonText(rng, input) };
+  return {
+    door,
+    method: "POST",
+    path: `/trpc/${procedure}${rng.chance(0.05) ? "?batch=1" : ""}`,
+    headers,
+    body: hostileJsonText(rng, input),
+  };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The SMS portal's upload door: `x-portal-link` and the access cookie (live or hostile), a hostile multipart body. */
 function portalUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
   const { body, contentType } = rng.chance(0.4) ? wellFormedUpload(rng) : multipart(rng, null);
   const headers: Record<string, string> = { "content-type": contentType };
-  headers["x-portal-link"] = rng.chance(0.8) ? creds.portal.linkToken : rng.pick(["", "%00", "x".repeat(300), creds.otpPortal.linkToken]);
-  headers.cookie = rng.chance(0.8) ? creds.portal.accessCookie : rng.pick(["cs_form_access=%ZZ", "cs_form_access=", "cs_form_access=" + "A".repeat(43), creds.otpPortal.identityCookie]);
+  headers["x-portal-link"] = rng.chance(0.8)
+    ? creds.portal.linkToken
+    : rng.pick(["", "%00", "x".repeat(300), creds.otpPortal.linkToken]);
+  headers.cookie = rng.chance(0.8)
+    ? creds.portal.accessCookie
+    : rng.pick([
+        "cs_form_access=%ZZ",
+        "cs_form_access=",
+        "cs_form_access=" + "A".repeat(43),
+        creds.otpPortal.identityCookie,
+      ]);
   const path = "/api/embed/uploads" + (rng.chance(0.3) ? `?${query(rng, { fieldKey: hostileValue(rng) })}` : "");
   return { door: "portal-upload", method: "POST", path, headers, body };
 }
@@ -300,8 +424,12 @@ function portalUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
 /** A well-formed multipart upload of a small PDF whose names and fieldKey may still be hostile. */
 function wellFormedUpload(rng: Rng): { body: string; contentType: string } {
   const boundary = "----fuzz" + rng.int(1e9);
-  const field = rng.chance(0.5) ? `--${boundary}\r\ncontent-disposition: form-data; name="fieldKey"\r\n\r\n${rng.pick(["befund", "name", "\u202e", "x".repeat(300)])}\r\n` : "";
-  const name = rng.chance(0.5) ? "befund.pdf" : rng.pick([ "\u202e.pdf", `${"x".repeat(300)}.pdf`, "../../a.pdf", "a\\b.pdf", "💥.pdf"]);
+  const field = rng.chance(0.5)
+    ? `--${boundary}\r\ncontent-disposition: form-data; name="fieldKey"\r\n\r\n${rng.pick(["befund", "name", "\u202e", "x".repeat(300)])}\r\n`
+    : "";
+  const name = rng.chance(0.5)
+    ? "befund.pdf"
+    : rng.pick(["\u202e.pdf", `${"x".repeat(300)}.pdf`, "../../a.pdf", "a\\b.pdf", "💥.pdf"]);
   const file = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/pdf\r\n\r\n%PDF-1.7 ${"z".repeat(rng.int(2000))}\r\n`;
   return { body: `${field}${file}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
 }
@@ -309,11 +437,27 @@ function wellFormedUpload(rng: Rng): { body: string; contentType: string } {
 /** POST /api/embed/events with a live session and a valid event, so `data` reaches its checks. */
 function eventRequest(rng: Rng, creds: Credentials): FuzzRequest {
   const data = rng.chance(0.5)
-    ? Object.fromEntries(Array.from({ length: rng.int(5) }, () => [rng.pick(STRINGS) || "k", rng.pick([...STRINGS, 1e308, null, true, [], {}])]))
+    ? Object.fromEntries(
+        Array.from({ length: rng.int(5) }, () => [
+          rng.pick(STRINGS) || "k",
+          rng.pick([...STRINGS, 1e308, null, true, [], {}]),
+        ]),
+      )
     : hostileValue(rng);
-  const body = { sessionId: creds.sessionId, event: rng.pick(["form.opened", "form.closed"]), data, ...(rng.chance(0.15) && { templateIdentifier: hostileValue(rng) }) };
+  const body = {
+    sessionId: creds.sessionId,
+    event: rng.pick(["form.opened", "form.closed"]),
+    data,
+    ...(rng.chance(0.15) && { templateIdentifier: hostileValue(rng) }),
+  };
   const text = rng.chance(0.8) ? JSON.stringify(body) : hostileJsonText(rng, body);
-  return { door: "events", method: "POST", path: "/api/embed/events", headers: { "content-type": "application/json" }, body: text };
+  return {
+    door: "events",
+    method: "POST",
+    path: "/api/embed/events",
+    headers: { "content-type": "application/json" },
+    body: text,
+  };
 }
 
 /** Anything that looks like a stack trace or an internal path. */
@@ -324,9 +468,15 @@ let twilio: Receiver;
 let creds: Credentials;
 
 /** Starts an SMS-portal request and identifies for it: its link and the cookie the answer set. */
-async function identifiedPortal(org: TestOrg, templateIdentifier: string, rnummer: string): Promise<{ linkToken: string; cookie: string }> {
+async function identifiedPortal(
+  org: TestOrg,
+  templateIdentifier: string,
+  rnummer: string,
+): Promise<{ linkToken: string; cookie: string }> {
   const phone = "+491701234567";
-  const started = await api.request("POST", "/api/portal/request", { body: { ...orgCreds(org), templateIdentifier, rnummer, phone } });
+  const started = await api.request("POST", "/api/portal/request", {
+    body: { ...orgCreds(org), templateIdentifier, rnummer, phone },
+  });
   if (started.status !== 200) throw new Error(`form request: ${started.status}`);
   const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!)![1]!;
   const verified = await fetch(`${api.baseUrl}/trpc/portal.verify`, {
@@ -351,7 +501,11 @@ beforeAll(async () => {
   ] as const;
   const template = await activeTemplate(org, [...fields]);
   // The portal's form requires an answer fuzzing will not guess, so its access stays open throughout.
-  const portalTemplate = await activeTemplate(org, [{ ...fields[0], required: true, pattern: "Fuzz-[0-9]{12}" }, fields[1], fields[2]]);
+  const portalTemplate = await activeTemplate(org, [
+    { ...fields[0], required: true, pattern: "Fuzz-[0-9]{12}" },
+    fields[1],
+    fields[2],
+  ]);
   const portal = await identifiedPortal(org, portalTemplate.identifier, "R-FUZZ");
   const otpOrg = await api.createOrg("Klinik Fuzz OTP");
   await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
@@ -382,7 +536,8 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
       ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),
       ...Array.from({ length: 2 }, () => () => eventRequest(rng, creds)),
     ];
-    for (const procedure of [...PUBLIC_PROCEDURES, "forms.event"]) expect(procedureTypes[procedure], procedure).toBeDefined();
+    for (const procedure of [...PUBLIC_PROCEDURES, "forms.event"])
+      expect(procedureTypes[procedure], procedure).toBeDefined();
     // Every target first, then at random: each path is hit many times whatever the seed.
     const plan = Array.from({ length: REQUESTS }, (_, i) => (i < targets.length ? targets[i]! : rng.pick(targets))());
     const failures: string[] = [];
@@ -394,7 +549,11 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
       if (i % (PARALLEL * 20) === 0) await api.services.db.delete(rateLimits);
       await Promise.all(
         plan.slice(i, i + PARALLEL).map(async (req) => {
-          const response = await fetch(`${api.baseUrl}${req.path}`, { method: req.method, headers: req.headers, body: req.body }).catch((error: Error) => error);
+          const response = await fetch(`${api.baseUrl}${req.path}`, {
+            method: req.method,
+            headers: req.headers,
+            body: req.body,
+          }).catch((error: Error) => error);
           const where = `${req.method} ${req.path.slice(0, 120)} ${JSON.stringify(req.body?.slice(0, 120) ?? "")}`;
           if (response instanceof Error) {
             // The server may close an upload it refuses before reading it; any other failure counts.
@@ -422,6 +581,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     expect(health.status, summary).toBe(200);
     expect(plan.length).toBeGreaterThanOrEqual(1000);
     // The credentialed doors were passed, not just knocked on: each answered some calls with success.
-    for (const door of ["portal", "portal-upload", "events"]) expect(doors.get(door)?.get(200) ?? 0, `${door}: ${summary}`).toBeGreaterThan(0);
+    for (const door of ["portal", "portal-upload", "events"])
+      expect(doors.get(door)?.get(200) ?? 0, `${door}: ${summary}`).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -2,7 +2,12 @@ import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { AppError } from "../core/errors";
-import { MAX_FILES_PER_UPLOAD, MAX_UPLOAD_BYTES, MAX_UPLOAD_REQUEST_BYTES, type IncomingFilePart } from "../core/uploads/uploads";
+import {
+  MAX_FILES_PER_UPLOAD,
+  MAX_UPLOAD_BYTES,
+  MAX_UPLOAD_REQUEST_BYTES,
+  type IncomingFilePart,
+} from "../core/uploads/uploads";
 
 /** A multipart/form-data body being read: the text fields sent before the first file, then the files one by one. */
 export interface MultipartBody {
@@ -19,7 +24,8 @@ export interface MultipartBody {
   abort(): void;
 }
 
-const tooLarge = () => new AppError("payload_too_large", `the upload exceeds ${MAX_UPLOAD_REQUEST_BYTES / 1024 / 1024} MB in total`);
+const tooLarge = () =>
+  new AppError("payload_too_large", `the upload exceeds ${MAX_UPLOAD_REQUEST_BYTES / 1024 / 1024} MB in total`);
 const malformed = () => new AppError("invalid_request", "malformed multipart body", { field: "body" });
 
 /**
@@ -37,7 +43,10 @@ export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
   let parser: busboy.Busboy;
   try {
     // One byte over the hard cap lets the consumer see that a part is too large.
-    parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: MAX_FILES_PER_UPLOAD + 1, fields: 20, fieldSize: 10_000 } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: MAX_FILES_PER_UPLOAD + 1, fields: 20, fieldSize: 10_000 },
+    });
   } catch {
     return Promise.reject(malformed());
   }

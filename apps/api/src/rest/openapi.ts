@@ -2,7 +2,12 @@ import { z } from "zod";
 import { areaAErrorBody, areaBErrorBody } from "@clinsign/contracts";
 import { routes, type Route } from "./routes";
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  [key: string]: unknown;
+};
 
 const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
@@ -27,11 +32,22 @@ function operation(route: Route) {
   const withSession = route.auth === "orgTokenOrSession";
   const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
   const credentialsRequired = withSession ? [] : ["token", "orgId"];
-  const parameters: unknown[] = [...inPath].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  const parameters: unknown[] = [...inPath].map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
   let requestBody: unknown;
   if (route.body === "pdf") {
     const file = { type: "string", format: "binary" };
-    requestBody = { required: true, content: { "application/pdf": { schema: file }, "multipart/form-data": { schema: { type: "object", properties: { file }, required: ["file"] } } } };
+    requestBody = {
+      required: true,
+      content: {
+        "application/pdf": { schema: file },
+        "multipart/form-data": { schema: { type: "object", properties: { file }, required: ["file"] } },
+      },
+    };
   } else if (route.method === "GET") {
     const query = withCredentials ? { ...credentials, ...properties } : properties;
     const requiredQuery = withCredentials ? [...credentialsRequired, ...required] : required;
@@ -45,11 +61,15 @@ function operation(route: Route) {
       required: withCredentials ? [...credentialsRequired, ...required] : required,
     };
     const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
-    if (route.body === "multipart") body.properties = { ...body.properties, files: { type: "array", items: { type: "string", format: "binary" } } };
+    if (route.body === "multipart")
+      body.properties = { ...body.properties, files: { type: "array", items: { type: "string", format: "binary" } } };
     requestBody = { required: true, content: { [media]: { schema: body } } };
   }
   const errorSchema = route.area === "A" ? toSchema(areaAErrorBody, "output") : toSchema(areaBErrorBody, "output");
-  const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: errorSchema } } });
+  const errorResponse = (description: string) => ({
+    description,
+    content: { "application/json": { schema: errorSchema } },
+  });
   return {
     operationId: `${route.ref}_${route.method.toLowerCase()}`,
     summary: `${route.ref}: ${route.summary}`,
@@ -61,14 +81,23 @@ function operation(route: Route) {
     responses: {
       [String(route.status)]: {
         description: "success",
-        content: { [route.produces ?? "application/json"]: { schema: route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output") } },
+        content: {
+          [route.produces ?? "application/json"]: {
+            schema: route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output"),
+          },
+        },
       },
       "400": errorResponse("invalid input"),
       "401": errorResponse("missing or invalid credentials"),
       "404": errorResponse("not found, or another organization's"),
       ...(route.area === "A" && { "403": errorResponse("plain HTTP (`https_required`) or forbidden") }),
-      ...(route.area === "A" && { "409": errorResponse("conflict; details.reason says why (A9 answers {deleted:false, reason} instead)") }),
-      ...(route.body === "pdf" && { "413": errorResponse("the file is larger than the cap"), "415": errorResponse("neither application/pdf nor multipart/form-data") }),
+      ...(route.area === "A" && {
+        "409": errorResponse("conflict; details.reason says why (A9 answers {deleted:false, reason} instead)"),
+      }),
+      ...(route.body === "pdf" && {
+        "413": errorResponse("the file is larger than the cap"),
+        "415": errorResponse("neither application/pdf nor multipart/form-data"),
+      }),
       "429": errorResponse("rate limited; see Retry-After"),
       "500": errorResponse("internal error (body carries the request id)"),
     },
@@ -101,7 +130,8 @@ function buildPaths() {
   for (const route of routes) {
     const op = operation(route);
     // One documented number can cover several paths (A3 and its downloads).
-    for (let n = 2; operationIds.has(op.operationId); n++) op.operationId = `${route.ref}_${route.method.toLowerCase()}_${n}`;
+    for (let n = 2; operationIds.has(op.operationId); n++)
+      op.operationId = `${route.ref}_${route.method.toLowerCase()}_${n}`;
     operationIds.add(op.operationId);
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = op;

@@ -2,7 +2,8 @@ import type { IncomingMessage } from "node:http";
 import { AppError } from "../core/errors";
 import { openMultipart, type MultipartBody } from "./multipart";
 
-const tooLarge = (limit: number) => new AppError("payload_too_large", `the file exceeds ${limit / 1024 / 1024} MB`, { field: "file", limitBytes: limit });
+const tooLarge = (limit: number) =>
+  new AppError("payload_too_large", `the file exceeds ${limit / 1024 / 1024} MB`, { field: "file", limitBytes: limit });
 
 async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -22,7 +23,10 @@ async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise
  * read: a declared larger body is refused before its first byte, a longer one as soon as it
  * passes the cap.
  */
-export async function readPdfBody(req: IncomingMessage, limit: number): Promise<{ bytes: Buffer; multipart?: MultipartBody }> {
+export async function readPdfBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ bytes: Buffer; multipart?: MultipartBody }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "multipart/form-data") {
     if (Number(req.headers["content-length"] ?? 0) > limit + 64 * 1024) throw tooLarge(limit);

@@ -66,7 +66,9 @@ describe("the REST route table", () => {
     if (!existsSync(doc)) return;
     const text = readFileSync(doc, "utf8");
     const fromTable = [...text.matchAll(/^\| (A\d+) \| ([A-Z]+) (\/[^ |]+)/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-    const fromHeadings = [...text.matchAll(/^\*\*(F\d+) ([A-Z]+) (\/[^*]+)\*\*/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]!.replace("<identifier>", "{identifier}")}`);
+    const fromHeadings = [...text.matchAll(/^\*\*(F\d+) ([A-Z]+) (\/[^*]+)\*\*/gm)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]!.replace("<identifier>", "{identifier}")}`,
+    );
     const expected = [...fromTable, ...fromHeadings].filter((line) => !line.startsWith("A5 "));
     expect(expected.length).toBeGreaterThanOrEqual(22);
     for (const line of expected) expect(documented, line).toContain(line);
@@ -75,7 +77,9 @@ describe("the REST route table", () => {
 
 describe("the OpenAPI document", () => {
   it("says on both /design operations how an institution's design relates to the organization default", () => {
-    const doc = openApiDocument("https://api.test") as { paths: Record<string, Record<string, { description?: string }>> };
+    const doc = openApiDocument("https://api.test") as {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
     for (const method of ["post", "put"]) {
       const description = doc.paths["/design"]![method]!.description ?? "";
       expect(description, method).toContain("default branding");

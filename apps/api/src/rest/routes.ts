@@ -147,7 +147,10 @@ export const routes: Route[] = [
     auth: "orgTokenOrSession",
     summary: "Load one active template",
     input: z.object({ templateIdentifier: templateIdentifier.optional() }),
-    output: z.object({ ok, template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }) }),
+    output: z.object({
+      ok,
+      template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }),
+    }),
     status: 200,
     call: async (caller, input) => {
       const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
@@ -518,7 +521,7 @@ export const routes: Route[] = [
       "`multipart/form-data` body. At most 25 MB (413 beyond, refused before more is read); at most 30 checks per",
       "address in 10 minutes (429). Nothing is stored. A file that is not a PDF is 400 with `details.reason` `not_pdf`.",
       "`sealedAt.source` says where the time comes from: an RFC 3161 timestamp (`signature_timestamp`,",
-      "`document_timestamp`) or the signer's own claim (`claimed`). See docs/signatures.md (\"Verifying a sealed PDF\").",
+      '`document_timestamp`) or the signer\'s own claim (`claimed`). See docs/signatures.md ("Verifying a sealed PDF").',
     ].join("\n"),
     body: "pdf",
     maxBodyBytes: MAX_VERIFY_BYTES,

@@ -18,7 +18,12 @@ export interface CertificateOptions {
   notBefore?: Date;
   notAfter?: Date;
   /** Default: digitalSignature and nonRepudiation. `null` leaves the extension out. */
-  keyUsage?: { digitalSignature?: boolean; nonRepudiation?: boolean; keyEncipherment?: boolean; keyCertSign?: boolean } | null;
+  keyUsage?: {
+    digitalSignature?: boolean;
+    nonRepudiation?: boolean;
+    keyEncipherment?: boolean;
+    keyCertSign?: boolean;
+  } | null;
   /** Extended key usage names as forge knows them (emailProtection, serverAuth …). */
   extKeyUsage?: Record<string, boolean>;
   ca?: boolean;
@@ -30,7 +35,9 @@ const DAY = 24 * 3600 * 1000;
 
 function rsaKey(): forge.pki.rsa.PrivateKey {
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  return forge.pki.privateKeyFromPem(privateKey.export({ type: "pkcs1", format: "pem" }).toString()) as forge.pki.rsa.PrivateKey;
+  return forge.pki.privateKeyFromPem(
+    privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+  ) as forge.pki.rsa.PrivateKey;
 }
 
 export function makeCertificate(options: CertificateOptions): TestCertificate {
@@ -47,16 +54,30 @@ export function makeCertificate(options: CertificateOptions): TestCertificate {
   cert.setSubject(name);
   cert.setIssuer(options.issuer ? options.issuer.certificate.subject.attributes : name);
   const extensions: object[] = [{ name: "basicConstraints", cA: options.ca ?? false }];
-  const keyUsage = options.keyUsage === undefined ? (options.ca ? { keyCertSign: true, digitalSignature: true } : { digitalSignature: true, nonRepudiation: true }) : options.keyUsage;
+  const keyUsage =
+    options.keyUsage === undefined
+      ? options.ca
+        ? { keyCertSign: true, digitalSignature: true }
+        : { digitalSignature: true, nonRepudiation: true }
+      : options.keyUsage;
   if (keyUsage) extensions.push({ name: "keyUsage", ...keyUsage });
   if (options.extKeyUsage) extensions.push({ name: "extKeyUsage", ...options.extKeyUsage });
   cert.setExtensions(extensions);
   cert.sign(options.issuer?.key ?? key, forge.md.sha256.create());
-  return { key, certificate: cert, keyPem: forge.pki.privateKeyToPem(key), certificatePem: forge.pki.certificateToPem(cert) };
+  return {
+    key,
+    certificate: cert,
+    keyPem: forge.pki.privateKeyToPem(key),
+    certificatePem: forge.pki.certificateToPem(cert),
+  };
 }
 
 /** A PKCS#12 holding `key` (default: the certificate's own) and the certificates, base64. */
-export function makeP12(password: string, certificates: TestCertificate[], key: forge.pki.rsa.PrivateKey = certificates[0]!.key): string {
+export function makeP12(
+  password: string,
+  certificates: TestCertificate[],
+  key: forge.pki.rsa.PrivateKey = certificates[0]!.key,
+): string {
   const asn1 = forge.pkcs12.toPkcs12Asn1(
     key,
     certificates.map((c) => c.certificate),

@@ -23,9 +23,17 @@ export interface TestApi {
   /** A new organization with an API token and an owner account. */
   createOrg(name?: string): Promise<TestOrg>;
   /** JSON request; returns status, parsed body and headers. */
-  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   /** A tRPC client acting with the given Authorization bearer token or session cookie. */
-  trpc(credentials: { bearer?: string; cookie?: string; sessionId?: string }): ReturnType<typeof createTRPCClient<AppRouter>>;
+  trpc(credentials: {
+    bearer?: string;
+    cookie?: string;
+    sessionId?: string;
+  }): ReturnType<typeof createTRPCClient<AppRouter>>;
   close(): Promise<void>;
 }
 
@@ -48,7 +56,10 @@ export interface TestResponse {
  * Starts the real HTTP server on a fresh database (PGlite in memory, or a new PostgreSQL
  * database when DATABASE_URL is set) on a random loopback port.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { logSink?: Writable } = {}): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: { logSink?: Writable } = {},
+): Promise<TestApi> {
   const dataDir = mkdtempSync(join(tmpdir(), "clinsign-test-"));
   const config = loadConfig({
     NODE_ENV: "test",
@@ -79,14 +90,24 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       const token = await createApiToken(ctx, { name: "test token" });
       const ownerEmail = `owner-${randomBytes(4).toString("hex")}@example.org`;
       const ownerPassword = "correct horse battery";
-      await createStaffUser(services.db, { organizationId: org.id, email: ownerEmail, password: ownerPassword, role: "owner" });
+      await createStaffUser(services.db, {
+        organizationId: org.id,
+        email: ownerEmail,
+        password: ownerPassword,
+        role: "owner",
+      });
       return { orgId: org.id, token: token.token, ownerEmail, ownerPassword, ctx };
     },
     async request(method, path, options = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
         headers: { ...(options.body !== undefined && { "content-type": "application/json" }), ...options.headers },
-        body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+        body:
+          options.body === undefined
+            ? undefined
+            : typeof options.body === "string"
+              ? options.body
+              : JSON.stringify(options.body),
       });
       const text = await response.text();
       let body: unknown = text;

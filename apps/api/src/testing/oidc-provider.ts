@@ -1,6 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
+import {
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+} from "jose";
 import Provider, { type Configuration } from "oidc-provider";
 
 /**
@@ -40,7 +49,12 @@ async function newSigningKey(): Promise<JWK> {
   return { ...jwk, kid: `k-${Math.random().toString(36).slice(2, 10)}`, alg: "RS256", use: "sig" };
 }
 
-export async function startTestIdentityProvider(options: { redirectUris: string[]; port?: number; clientId?: string; clientSecret?: string }): Promise<TestIdentityProvider> {
+export async function startTestIdentityProvider(options: {
+  redirectUris: string[];
+  port?: number;
+  clientId?: string;
+  clientSecret?: string;
+}): Promise<TestIdentityProvider> {
   const clientId = options.clientId ?? "clinsign-test";
   const clientSecret = options.clientSecret ?? "test-client-secret-0123456789abcdef";
   const users = new Map<string, TestIdpUser>();
@@ -62,7 +76,9 @@ export async function startTestIdentityProvider(options: { redirectUris: string[
           if (body.id_token) {
             const jwk = active.key === "foreign" ? foreignKey : signingKey;
             const claims = active.change(decodeJwt(body.id_token));
-            body.id_token = await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: jwk.kid, typ: decodeProtectedHeader(body.id_token).typ }).sign(await importJWK(jwk, "RS256"));
+            body.id_token = await new SignJWT(claims)
+              .setProtectedHeader({ alg: "RS256", kid: jwk.kid, typ: decodeProtectedHeader(body.id_token).typ })
+              .sign(await importJWK(jwk, "RS256"));
           }
           const text = JSON.stringify(body);
           res.setHeader("content-length", Buffer.byteLength(text));
@@ -80,7 +96,15 @@ export async function startTestIdentityProvider(options: { redirectUris: string[
 
   const build = () => {
     const configuration: Configuration = {
-      clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ["authorization_code"], response_types: ["code"] }],
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          redirect_uris: options.redirectUris,
+          grant_types: ["authorization_code"],
+          response_types: ["code"],
+        },
+      ],
       jwks: { keys: [signingKey] },
       claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
       // Scope claims go into the ID token (as Keycloak's and Entra's group claims do).
@@ -94,12 +118,21 @@ export async function startTestIdentityProvider(options: { redirectUris: string[
         if (!user) return undefined;
         return {
           accountId: sub,
-          claims: () => ({ sub, email: user.email, email_verified: user.emailVerified ?? true, name: user.name ?? sub, groups: user.groups }),
+          claims: () => ({
+            sub,
+            email: user.email,
+            email_verified: user.emailVerified ?? true,
+            name: user.name ?? sub,
+            groups: user.groups,
+          }),
         };
       },
       // First-party client: no consent screen.
       loadExistingGrant: async (ctx) => {
-        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
+        const grant = new ctx.oidc.provider.Grant({
+          clientId: ctx.oidc.client!.clientId,
+          accountId: ctx.oidc.session!.accountId!,
+        });
         grant.addOIDCScope("openid email profile");
         await grant.save();
         return grant;
@@ -146,7 +179,8 @@ export async function startTestIdentityProvider(options: { redirectUris: string[
         }
         const html = await response.text();
         const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-        if (response.status !== 200 || !action) throw new Error(`the provider answered ${response.status} without a sign-in form`);
+        if (response.status !== 200 || !action)
+          throw new Error(`the provider answered ${response.status} without a sign-in form`);
         const posted = await fetch(new URL(action, url), {
           method: "POST",
           redirect: "manual",

@@ -18,7 +18,8 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
       const filter = stream.dict.get(PDFName.of("Filter"));
       const raw = Buffer.from(stream.contents);
       const decoded = filter === PDFName.of("FlateDecode") ? inflateSync(raw) : raw;
-      for (const match of decoded.toString("latin1").matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)) lines.push(Buffer.from(match[1]!, "hex").toString("latin1"));
+      for (const match of decoded.toString("latin1").matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g))
+        lines.push(Buffer.from(match[1]!, "hex").toString("latin1"));
     }
   }
   return lines.join("\n");

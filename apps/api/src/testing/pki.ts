@@ -63,7 +63,10 @@ function rsaKey(path: string): string {
 function tamperQuery(query: Buffer, what: "imprint" | "nonce"): Buffer {
   const root = forge.asn1.fromDer(query.toString("binary"));
   const fields = root.value as forge.asn1.Asn1[];
-  const node = what === "imprint" ? ((fields[1]!.value as forge.asn1.Asn1[])[1] as forge.asn1.Asn1) : fields.find((f) => f.type === forge.asn1.Type.INTEGER && f !== fields[0])!;
+  const node =
+    what === "imprint"
+      ? ((fields[1]!.value as forge.asn1.Asn1[])[1] as forge.asn1.Asn1)
+      : fields.find((f) => f.type === forge.asn1.Type.INTEGER && f !== fields[0])!;
   const bytes = node.value as string;
   node.value = bytes.slice(0, -1) + String.fromCharCode(bytes.charCodeAt(bytes.length - 1) ^ 1);
   return Buffer.from(forge.asn1.toDer(root).getBytes(), "binary");
@@ -85,7 +88,9 @@ export async function startTestPki(): Promise<TestPki> {
       void answer(path, body, req.socket)
         .then((reply) => {
           if (!reply) return;
-          res.writeHead(reply.status, { "content-type": reply.type, "content-length": reply.body.length }).end(reply.body);
+          res
+            .writeHead(reply.status, { "content-type": reply.type, "content-length": reply.body.length })
+            .end(reply.body);
         })
         .catch((error: unknown) => res.writeHead(500).end(String(error)));
     });
@@ -117,11 +122,54 @@ authorityKeyIdentifier = keyid
 authorityInfoAccess = OCSP;URI:${origin}/ocsp, caIssuers;URI:${origin}/ca.crt
 `,
   );
-  await openssl(["req", "-x509", "-new", "-key", "ca.key", "-subj", "/O=ClinSign test PKI/CN=ClinSign Test Root CA", "-days", "3650", "-sha256", "-config", "ext.cnf", "-extensions", "ca_ext", "-out", "ca.crt"], dir);
+  await openssl(
+    [
+      "req",
+      "-x509",
+      "-new",
+      "-key",
+      "ca.key",
+      "-subj",
+      "/O=ClinSign test PKI/CN=ClinSign Test Root CA",
+      "-days",
+      "3650",
+      "-sha256",
+      "-config",
+      "ext.cnf",
+      "-extensions",
+      "ca_ext",
+      "-out",
+      "ca.crt",
+    ],
+    dir,
+  );
   const issue = async (name: string, subject: string, serial: string, ext: string) => {
     rsaKey(join(dir, `${name}.key`));
     await openssl(["req", "-new", "-key", `${name}.key`, "-subj", subject, "-out", `${name}.csr`], dir);
-    await openssl(["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", `0x${serial}`, "-days", "825", "-sha256", "-extfile", "ext.cnf", "-extensions", ext, "-out", `${name}.crt`], dir);
+    await openssl(
+      [
+        "x509",
+        "-req",
+        "-in",
+        `${name}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-set_serial",
+        `0x${serial}`,
+        "-days",
+        "825",
+        "-sha256",
+        "-extfile",
+        "ext.cnf",
+        "-extensions",
+        ext,
+        "-out",
+        `${name}.crt`,
+      ],
+      dir,
+    );
   };
   await issue("tsa", "/O=ClinSign test PKI/CN=ClinSign Test TSA", "1001", "tsa_ext");
   await issue("seal", "/O=Klinik Test/CN=Klinik Test seal", "1002", "seal_ext");
@@ -132,7 +180,10 @@ authorityInfoAccess = OCSP;URI:${origin}/ocsp, caIssuers;URI:${origin}/ca.crt
     const notAfter = forge.pki.certificateFromPem(pem).validity.notAfter;
     return notAfter.toISOString().replace(/[-:T]/g, "").slice(2, 14) + "Z";
   };
-  writeFileSync(join(dir, "index.txt"), `V\t${enddate("tsa.crt")}\t\t1001\tunknown\t/CN=ClinSign Test TSA\nV\t${enddate("seal.crt")}\t\t1002\tunknown\t/CN=Klinik Test seal\n`);
+  writeFileSync(
+    join(dir, "index.txt"),
+    `V\t${enddate("tsa.crt")}\t\t1001\tunknown\t/CN=ClinSign Test TSA\nV\t${enddate("seal.crt")}\t\t1002\tunknown\t/CN=Klinik Test seal\n`,
+  );
   writeFileSync(join(dir, "index.txt.attr"), "unique_subject = no\n");
   writeFileSync(join(dir, "crlnumber"), "01\n");
   writeFileSync(join(dir, "tsaserial"), "01\n");
@@ -207,8 +258,10 @@ ess_cert_id_alg = sha256
 
   type Reply = { status: number; type: string; body: Buffer } | null;
   async function answer(path: string, body: Buffer, socket: import("node:net").Socket): Promise<Reply> {
-    if (path === "/ca.crl") return { status: 200, type: "application/pkix-crl", body: readFileSync(join(dir, "ca.crl")) };
-    if (path === "/ca.crt") return { status: 200, type: "application/pkix-cert", body: readFileSync(join(dir, "ca.crt")) };
+    if (path === "/ca.crl")
+      return { status: 200, type: "application/pkix-crl", body: readFileSync(join(dir, "ca.crl")) };
+    if (path === "/ca.crt")
+      return { status: 200, type: "application/pkix-cert", body: readFileSync(join(dir, "ca.crt")) };
     if (path === "/ocsp") {
       if (pki.ocspDown) {
         socket.destroy();
@@ -217,7 +270,26 @@ ess_cert_id_alg = sha256
       const reqFile = scratch();
       const respFile = scratch();
       writeFileSync(reqFile, body);
-      await openssl(["ocsp", "-index", "index.txt", "-CA", "ca.crt", "-rsigner", "ca.crt", "-rkey", "ca.key", "-reqin", reqFile, "-respout", respFile, "-ndays", "1"], dir);
+      await openssl(
+        [
+          "ocsp",
+          "-index",
+          "index.txt",
+          "-CA",
+          "ca.crt",
+          "-rsigner",
+          "ca.crt",
+          "-rkey",
+          "ca.key",
+          "-reqin",
+          reqFile,
+          "-respout",
+          respFile,
+          "-ndays",
+          "1",
+        ],
+        dir,
+      );
       return { status: 200, type: "application/ocsp-response", body: readFileSync(respFile) };
     }
     if (path === "/tsa") {
@@ -235,7 +307,12 @@ ess_cert_id_alg = sha256
         default:
           break;
       }
-      const query = pki.tsaMode === "wrong-imprint" ? tamperQuery(body, "imprint") : pki.tsaMode === "wrong-nonce" ? tamperQuery(body, "nonce") : body;
+      const query =
+        pki.tsaMode === "wrong-imprint"
+          ? tamperQuery(body, "imprint")
+          : pki.tsaMode === "wrong-nonce"
+            ? tamperQuery(body, "nonce")
+            : body;
       const queryFile = scratch();
       const replyFile = scratch();
       writeFileSync(queryFile, query);

@@ -13,7 +13,10 @@ export interface Receiver {
   port: number;
   requests: ReceivedRequest[];
   /** Decides each answer; by default 200. */
-  respond: (req: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+  respond: (
+    req: ReceivedRequest,
+    index: number,
+  ) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
   close(): Promise<void>;
 }
 
@@ -30,7 +33,12 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const recorded = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const recorded = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       receiver.requests.push(recorded);
       const answer = receiver.respond(recorded, receiver.requests.length - 1);
       const send = () => {

@@ -9,7 +9,9 @@ import type { TestApi, TestOrg } from "./harness";
 export async function makePdf(sizes: [number, number][] = [[595.28, 841.89]]): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  sizes.forEach(([w, h], i) => doc.addPage([w, h]).drawText(`Test document, page ${i + 1}`, { x: 40, y: h - 60, size: 14, font }));
+  sizes.forEach(([w, h], i) =>
+    doc.addPage([w, h]).drawText(`Test document, page ${i + 1}`, { x: 40, y: h - 60, size: 14, font }),
+  );
   return Buffer.from(await doc.save());
 }
 
@@ -79,14 +81,21 @@ export interface FileServer {
   origin: string;
   hostPort: string;
   /** Serves `body` at `path` (or a custom handler). */
-  set(path: string, body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void), contentType?: string): void;
+  set(
+    path: string,
+    body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void),
+    contentType?: string,
+  ): void;
   requests: { path: string; method: string; headers: IncomingMessage["headers"]; body: string }[];
   close(): Promise<void>;
 }
 
 /** A loopback HTTP server standing in for the caller's blob store, JWKS or introspection endpoint. */
 export async function startFileServer(): Promise<FileServer> {
-  const routes = new Map<string, { body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void); contentType: string }>();
+  const routes = new Map<
+    string,
+    { body: Buffer | ((req: IncomingMessage, res: ServerResponse, body: string) => void); contentType: string }
+  >();
   const requests: FileServer["requests"] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -148,10 +157,22 @@ export async function registerDocument(
 }
 
 /** Creates a signature request through A1; returns the body plus the token from its link. */
-export async function requestSignature(api: TestApi, org: TestOrg, documentId: string, patientId = "P-1", institutionId = "clinic-a") {
+export async function requestSignature(
+  api: TestApi,
+  org: TestOrg,
+  documentId: string,
+  patientId = "P-1",
+  institutionId = "clinic-a",
+) {
   const res = await api.request("POST", "/signature-requests", {
     headers: bearer(org),
-    body: { patient_id: patientId, document_id: documentId, institution_id: institutionId, expiration_date: inOneHour(), order_by: "dr.house" },
+    body: {
+      patient_id: patientId,
+      document_id: documentId,
+      institution_id: institutionId,
+      expiration_date: inOneHour(),
+      order_by: "dr.house",
+    },
   });
   if (res.status !== 201) throw new Error(`A1 failed: ${res.status} ${JSON.stringify(res.body)}`);
   const link = res.body.signing_link as string;
@@ -160,16 +181,28 @@ export async function requestSignature(api: TestApi, org: TestOrg, documentId: s
 
 /** Moves a request's expiry into the past directly in the database (no background job runs). */
 export async function backdateExpiry(api: TestApi, id: string) {
-  await api.services.db.update(signatureRequests).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(signatureRequests.id, id));
+  await api.services.db
+    .update(signatureRequests)
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(signatureRequests.id, id));
 }
 
 /** Registers a document, requests a signature, signs it (drawn) and returns the sealed PDF (A3's bytes). */
-export async function signAndSeal(api: TestApi, files: FileServer, org: TestOrg, patientId = "P-1"): Promise<{ id: string; documentId: string; pdf: Buffer }> {
+export async function signAndSeal(
+  api: TestApi,
+  files: FileServer,
+  org: TestOrg,
+  patientId = "P-1",
+): Promise<{ id: string; documentId: string; pdf: Buffer }> {
   const documentId = await registerDocument(api, files, org);
   const request = await requestSignature(api, org, documentId, patientId);
   const signing = api.trpc({}).signing;
   const view = await signing.open.mutate({ token: request.token });
-  const result = await signing.sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: { kind: "drawn", dataUrl: pngDataUrl(makeSignaturePng()) } });
+  const result = await signing.sign.mutate({
+    sessionToken: view.sessionToken!,
+    consent: true,
+    signature: { kind: "drawn", dataUrl: pngDataUrl(makeSignaturePng()) },
+  });
   if (result.state !== "completed") throw new Error(`signing ended ${result.state}`);
   const response = await fetch(`${api.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(org) });
   if (response.status !== 200) throw new Error(`A3 download failed: ${response.status}`);

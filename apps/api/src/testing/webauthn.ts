@@ -7,7 +7,9 @@ import { isoCBOR } from "@simplewebauthn/server/helpers";
  */
 export class SoftwareAuthenticator {
   readonly credentialId = randomBytes(32);
-  private readonly keys: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  private readonly keys: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync("ec", {
+    namedCurve: "P-256",
+  });
   private signCount = 0;
   private userHandle: string | null = null;
 
@@ -21,7 +23,12 @@ export class SoftwareAuthenticator {
     const flags = 0x01 | 0x04 | (attested ? 0x40 : 0); // user present, user verified, attested credential data
     const count = Buffer.alloc(4);
     count.writeUInt32BE(++this.signCount);
-    return Buffer.concat([createHash("sha256").update(rpId).digest(), Buffer.from([flags]), count, attested ?? Buffer.alloc(0)]);
+    return Buffer.concat([
+      createHash("sha256").update(rpId).digest(),
+      Buffer.from([flags]),
+      count,
+      attested ?? Buffer.alloc(0),
+    ]);
   }
 
   private clientData(type: "webauthn.create" | "webauthn.get", challenge: string, origin = this.origin): Buffer {
@@ -29,7 +36,10 @@ export class SoftwareAuthenticator {
   }
 
   /** Answers `navigator.credentials.create()` options as the browser would hand them to the page. */
-  register(options: { challenge: string; rp: { id?: string }; user: { id: string } }, overrides: { origin?: string } = {}) {
+  register(
+    options: { challenge: string; rp: { id?: string }; user: { id: string } },
+    overrides: { origin?: string } = {},
+  ) {
     const jwk = this.keys.publicKey.export({ format: "jwk" });
     const cose = new Map<number, number | Uint8Array>([
       [1, 2], // kty: EC2
@@ -42,7 +52,13 @@ export class SoftwareAuthenticator {
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, Buffer.from(isoCBOR.encode(cose))]);
     const authData = this.authenticatorData(options.rp.id!, attested);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", authData],
+      ]) as never,
+    );
     this.userHandle = options.user.id;
     return {
       id: this.id,
@@ -62,7 +78,11 @@ export class SoftwareAuthenticator {
   assert(options: { challenge: string; rpId?: string }, overrides: { origin?: string } = {}) {
     const authData = this.authenticatorData(options.rpId!, null);
     const clientDataJSON = this.clientData("webauthn.get", options.challenge, overrides.origin);
-    const signature = sign("sha256", Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()]), this.keys.privateKey);
+    const signature = sign(
+      "sha256",
+      Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()]),
+      this.keys.privateKey,
+    );
     return {
       id: this.id,
       rawId: this.id,

@@ -26,7 +26,9 @@ const PUBLIC = [
 interface ProcedureDef {
   _def: { type: "query" | "mutation" | "subscription" };
 }
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>).map(([path, p]) => ({ path, type: p._def.type }));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>).map(
+  ([path, p]) => ({ path, type: p._def.type }),
+);
 const staffReachable = procedures.filter((p) => !PUBLIC.some((re) => re.test(p.path)));
 
 let api: TestApi;
@@ -50,7 +52,11 @@ async function call(path: string, type: string, cookie: string): Promise<number>
   const response =
     type === "query"
       ? await fetch(`${api.baseUrl}/trpc/${path}?input=${input}`, { headers: { cookie } })
-      : await fetch(`${api.baseUrl}/trpc/${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" });
+      : await fetch(`${api.baseUrl}/trpc/${path}`, {
+          method: "POST",
+          headers: { cookie, "content-type": "application/json" },
+          body: "{}",
+        });
   await response.arrayBuffer();
   return response.status;
 }
@@ -62,7 +68,9 @@ describe("the permission table", () => {
   });
 
   it("keeps viewers to reading: every change is refused but to their own sessions and sign-in factors", () => {
-    const viewerMutations = staffReachable.filter((p) => p.type === "mutation" && (staffPermissions as Record<string, readonly Role[]>)[p.path]!.includes("viewer"));
+    const viewerMutations = staffReachable.filter(
+      (p) => p.type === "mutation" && (staffPermissions as Record<string, readonly Role[]>)[p.path]!.includes("viewer"),
+    );
     const ownAccount = /^(account|accountSecurity)\./;
     expect(viewerMutations.filter((p) => !ownAccount.test(p.path)).map((p) => p.path)).toEqual(["audit.verify"]);
   });
@@ -73,7 +81,8 @@ describe("the permission table", () => {
       for (const { path, type } of staffReachable) {
         const status = await call(path, type, cookies[role]);
         const allowed = (staffPermissions as Record<string, readonly Role[]>)[path]!.includes(role);
-        if (allowed === (status === 403)) mismatches.push(`${path}: ${status} (table: ${allowed ? "allowed" : "refused"})`);
+        if (allowed === (status === 403))
+          mismatches.push(`${path}: ${status} (table: ${allowed ? "allowed" : "refused"})`);
       }
       expect(mismatches).toEqual([]);
       // The walk's own session lived through it (ending one's other sessions leaves this one).
@@ -82,9 +91,15 @@ describe("the permission table", () => {
   }
 
   it("refuses a viewer's file routes that change data and lets them download", async () => {
-    const upload = await fetch(`${api.baseUrl}/staff/documents`, { method: "POST", headers: { cookie: cookies.viewer, "content-type": "multipart/form-data; boundary=x", origin: api.baseUrl }, body: "--x--\r\n" });
+    const upload = await fetch(`${api.baseUrl}/staff/documents`, {
+      method: "POST",
+      headers: { cookie: cookies.viewer, "content-type": "multipart/form-data; boundary=x", origin: api.baseUrl },
+      body: "--x--\r\n",
+    });
     expect(upload.status).toBe(403);
-    const exportCsv = await fetch(`${api.baseUrl}/staff/submissions/export?format=csv`, { headers: { cookie: cookies.viewer } });
+    const exportCsv = await fetch(`${api.baseUrl}/staff/submissions/export?format=csv`, {
+      headers: { cookie: cookies.viewer },
+    });
     expect(exportCsv.status).toBe(200);
     await exportCsv.arrayBuffer();
   });

@@ -1,7 +1,16 @@
 import { authRouter, invitationsRouter } from "./routers/auth";
 import { accountRouter, usersRouter } from "./routers/users";
 import { accountSecurityRouter } from "./routers/account-security";
-import { auditRouter, draftsRouter, formsRouter, messagesRouter, publicEmbedsRouter, sessionsRouter, submissionsRouter, uploadsRouter } from "./routers/forms";
+import {
+  auditRouter,
+  draftsRouter,
+  formsRouter,
+  messagesRouter,
+  publicEmbedsRouter,
+  sessionsRouter,
+  submissionsRouter,
+  uploadsRouter,
+} from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
 import { organizationRouter } from "./routers/organization";

@@ -16,7 +16,13 @@ export type Principal =
   /** An embed sessionId: one template of one organization, for the form calls only. */
   | { kind: "session"; organizationId: string; session: FormSession }
   /** An SMS portal recipient, for uploads only: the REST door checks the access cookie and link. */
-  | { kind: "portal"; organizationId: string; formRequestId: string; templateIdentifier: string; accessExpiresAt: Date };
+  | {
+      kind: "portal";
+      organizationId: string;
+      formRequestId: string;
+      templateIdentifier: string;
+      accessExpiresAt: Date;
+    };
 
 export interface TrpcContext {
   services: Services;
@@ -50,7 +56,8 @@ const t = initTRPC.context<TrpcContext>().create({
         httpStatus: shape.data.httpStatus,
         appCode: app?.code ?? (zod ? "invalid_request" : undefined),
         details: app?.details,
-        fieldErrors: zod?.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })) ?? app?.fieldErrors,
+        fieldErrors:
+          zod?.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })) ?? app?.fieldErrors,
       },
     };
   },
@@ -77,7 +84,8 @@ const baseMiddleware = t.middleware(async ({ getRawInput, next }) => {
     throw error instanceof AppError ? toTrpcError(error) : error;
   }
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) return { ...result, error: toTrpcError(result.error.cause) };
+  if (!result.ok && result.error.cause instanceof AppError)
+    return { ...result, error: toTrpcError(result.error.cause) };
   return result;
 });
 
@@ -104,7 +112,12 @@ export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, princ
     ...(principal.kind === "session" && { session: principal.session }),
     // A portal recipient is held to the request's template as a session is to its own.
     ...(principal.kind === "portal" && {
-      session: { id: principal.formRequestId, templateIdentifier: principal.templateIdentifier, config: {}, expiresAt: principal.accessExpiresAt },
+      session: {
+        id: principal.formRequestId,
+        templateIdentifier: principal.templateIdentifier,
+        config: {},
+        expiresAt: principal.accessExpiresAt,
+      },
     }),
   };
 }
@@ -116,7 +129,11 @@ export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, princ
  */
 export function assertStaffMay(principal: Principal, procedure: StaffProcedure | (string & {})): void {
   if (principal.kind === "staff" && !can(principal.role, procedure)) {
-    throw new AppError("forbidden", `the ${principal.role} role may not do this; ask an owner or admin of your organization`, { procedure });
+    throw new AppError(
+      "forbidden",
+      `the ${principal.role} role may not do this; ask an owner or admin of your organization`,
+      { procedure },
+    );
   }
 }
 
@@ -125,7 +142,9 @@ export const staffProcedure = publicProcedure.use(async ({ ctx, path, next }) =>
   const staff =
     ctx.principal?.kind === "staff"
       ? ctx.principal
-      : await resolveStaffSession(ctx.services.db, ctx.sessionCookie).then((s) => (s ? { kind: "staff" as const, ...s } : null));
+      : await resolveStaffSession(ctx.services.db, ctx.sessionCookie).then((s) =>
+          s ? { kind: "staff" as const, ...s } : null,
+        );
   if (!staff) throw new AppError("unauthorized", "please sign in");
   assertStaffMay(staff, path);
   return next({ ctx: { staff, org: orgContext(ctx, staff) } });
@@ -166,7 +185,8 @@ async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Pr
     }
     return ctx.principal;
   }
-  if (allowFormSession && ctx.formSessionId) return { kind: "session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
+  if (allowFormSession && ctx.formSessionId)
+    return { kind: "session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
   if (ctx.bearerToken) return { kind: "token", ...(await authenticateApiToken(db, ctx.bearerToken)) };
   const staff = await resolveStaffSession(db, ctx.sessionCookie);
   if (staff) return { kind: "staff", ...staff };

@@ -39,7 +39,9 @@ export function Providers({ lang, children }: { lang: Lang; children: ReactNode 
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <I18nProvider lang={lang} scope="staff" dictionaries={dictionaries}>{children}</I18nProvider>
+        <I18nProvider lang={lang} scope="staff" dictionaries={dictionaries}>
+          {children}
+        </I18nProvider>
       </TRPCProvider>
     </QueryClientProvider>
   );

@@ -59,4 +59,5 @@ export function DetailStates({
 }
 
 /** Whether a failed detail query is worth asking again: not for an unknown id. */
-export const retryDetail = (count: number, error: unknown) => !["NOT_FOUND", "BAD_REQUEST"].includes(readApiError(error).code ?? "") && count < 2;
+export const retryDetail = (count: number, error: unknown) =>
+  !["NOT_FOUND", "BAD_REQUEST"].includes(readApiError(error).code ?? "") && count < 2;

@@ -5,7 +5,11 @@ import { useState } from "react";
 import { format } from "../i18n";
 import { useI18n } from "../i18n/I18nProvider";
 
-type Progress = { phase: "idle" } | { phase: "loading"; received: number; total: number | null } | { phase: "done" } | { phase: "failed"; status: number | null };
+type Progress =
+  | { phase: "idle" }
+  | { phase: "loading"; received: number; total: number | null }
+  | { phase: "done" }
+  | { phase: "failed"; status: number | null };
 
 function formatSize(bytes: number, locale: string): string {
   const units = ["B", "KB", "MB", "GB"];
@@ -31,7 +35,17 @@ function fileNameOf(response: Response, fallback: string): string {
  * arrived (a share of the whole when the server says its length), then "Downloaded." A plain
  * `<a download>` gives no sign in the page until the browser's own download bar appears.
  */
-export function DownloadButton({ href, fileName, children, variant = "secondary" }: { href: string; fileName: string; children: string; variant?: ButtonVariant }) {
+export function DownloadButton({
+  href,
+  fileName,
+  children,
+  variant = "secondary",
+}: {
+  href: string;
+  fileName: string;
+  children: string;
+  variant?: ButtonVariant;
+}) {
   const { t, locale } = useI18n();
   const [progress, setProgress] = useState<Progress>({ phase: "idle" });
 
@@ -55,7 +69,9 @@ export function DownloadButton({ href, fileName, children, variant = "secondary"
         received += value.byteLength;
         setProgress({ phase: "loading", received, total });
       }
-      const url = URL.createObjectURL(new Blob(chunks, { type: response.headers.get("content-type") ?? "application/octet-stream" }));
+      const url = URL.createObjectURL(
+        new Blob(chunks, { type: response.headers.get("content-type") ?? "application/octet-stream" }),
+      );
       const link = document.createElement("a");
       link.href = url;
       link.download = fileNameOf(response, fileName);
@@ -73,7 +89,9 @@ export function DownloadButton({ href, fileName, children, variant = "secondary"
   const status =
     progress.phase === "loading"
       ? progress.total
-        ? format(t.common.downloadingPercent, { percent: Math.min(100, Math.round((progress.received / progress.total) * 100)) })
+        ? format(t.common.downloadingPercent, {
+            percent: Math.min(100, Math.round((progress.received / progress.total) * 100)),
+          })
         : progress.received > 0
           ? format(t.common.downloadingSize, { size: formatSize(progress.received, locale) })
           : t.common.downloading
@@ -90,7 +108,11 @@ export function DownloadButton({ href, fileName, children, variant = "secondary"
       </span>
       {progress.phase === "failed" ? (
         <Notice tone="danger" role="alert">
-          {progress.status === null ? t.errors.network : progress.status === 403 ? t.errors.forbidden : t.errors.generic}
+          {progress.status === null
+            ? t.errors.network
+            : progress.status === 403
+              ? t.errors.forbidden
+              : t.errors.generic}
         </Notice>
       ) : null}
     </span>

@@ -2,7 +2,15 @@ import type { ReactNode } from "react";
 import styles from "./PageHeader.module.css";
 
 /** The title block at the top of every admin page. */
-export function PageHeader({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <header className={styles.header}>
       <div className={styles.text}>

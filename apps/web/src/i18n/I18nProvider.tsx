@@ -7,7 +7,9 @@ import { LANG_COOKIE, locales, translateTitle, type Dictionary, type Lang, type 
  * Staff pages get the whole dictionary; patient pages only their slice (`PatientDictionary`),
  * handed over as props so their bundle carries no texts of the admin UI.
  */
-type Scope = { scope: "staff"; dictionaries: Record<Lang, Dictionary> } | { scope: "patient"; dictionaries: Record<Lang, PatientDictionary> };
+type Scope =
+  | { scope: "staff"; dictionaries: Record<Lang, Dictionary> }
+  | { scope: "patient"; dictionaries: Record<Lang, PatientDictionary> };
 
 interface I18nContextValue<T> {
   lang: Lang;

@@ -53,7 +53,8 @@ export const de: Dictionary = {
     sessionExpired: "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an.",
     passkeySignIn: "Mit Passkey anmelden",
     or: "oder",
-    passkeyFailed: "Der Passkey konnte nicht bestätigt werden. Versuchen Sie es erneut oder melden Sie sich mit Passwort an.",
+    passkeyFailed:
+      "Der Passkey konnte nicht bestätigt werden. Versuchen Sie es erneut oder melden Sie sich mit Passwort an.",
     passkeyCancelled: "Die Passkey-Abfrage wurde geschlossen. Versuchen Sie es erneut, wenn Sie bereit sind.",
     passkeyUnsupported: "Dieser Browser kann keine Passkeys verwenden.",
     pendingExpired: "Diese Anmeldung ist abgelaufen. Bitte geben Sie Ihr Passwort erneut ein.",
@@ -70,34 +71,44 @@ export const de: Dictionary = {
     useTotp: "Stattdessen die Authenticator-App verwenden",
     backToPassword: "Zurück zu E-Mail und Passwort",
     enrollTitle: "Zweiten Faktor einrichten",
-    enrollSubtitle: "Ihre Organisation verlangt für jede Anmeldung einen zweiten Faktor. Richten Sie einen ein, um fortzufahren.",
+    enrollSubtitle:
+      "Ihre Organisation verlangt für jede Anmeldung einen zweiten Faktor. Richten Sie einen ein, um fortzufahren.",
     enrollChoose: "Wählen Sie, womit Sie Anmeldungen bestätigen",
     enrollTotp: "Authenticator-App",
-    enrollTotpBody: "Ein 6-stelliger Code aus einer App wie Google Authenticator, Microsoft Authenticator oder 1Password.",
+    enrollTotpBody:
+      "Ein 6-stelliger Code aus einer App wie Google Authenticator, Microsoft Authenticator oder 1Password.",
     enrollPasskey: "Passkey",
     enrollPasskeyBody: "Fingerabdruck, Gesicht oder PIN Ihres Geräts, oder ein Sicherheitsschlüssel.",
     continueToConsole: "Weiter zur Konsole",
     footer: "Geschützter Bereich. Anmeldungen werden protokolliert.",
     ssoButton: "Mit {provider} anmelden",
     orPassword: "oder mit Ihrem Passwort",
-    ssoOnly: "Ihre Organisation meldet sich per Single Sign-on an. Nutzen Sie die Schaltfläche oben, um sich mit dem Konto Ihrer Organisation anzumelden.",
+    ssoOnly:
+      "Ihre Organisation meldet sich per Single Sign-on an. Nutzen Sie die Schaltfläche oben, um sich mit dem Konto Ihrer Organisation anzumelden.",
     ssoErrors: {
-      expired: "Die Anmeldung hat zu lange gedauert oder wurde in einem anderen Browser geöffnet. Bitte starten Sie sie erneut.",
+      expired:
+        "Die Anmeldung hat zu lange gedauert oder wurde in einem anderen Browser geöffnet. Bitte starten Sie sie erneut.",
       cancelled: "Die Anmeldung wurde beim Identitätsanbieter Ihrer Organisation abgebrochen.",
       domain: "Ihre E-Mail-Adresse gehört nicht zu den Domains, die Ihre Organisation für ClinSign zulässt.",
-      no_role: "Ihr Konto hat keine Rolle in ClinSign. Bitten Sie Ihre Administration, Sie der richtigen Gruppe hinzuzufügen.",
-      unavailable: "Single Sign-on ist für diese Organisation gerade nicht verfügbar. Versuchen Sie es später erneut oder wenden Sie sich an Ihre Administration.",
-      failed: "Die Anmeldung per Single Sign-on ist fehlgeschlagen. Bitte versuchen Sie es erneut; wenn der Fehler bleibt, wenden Sie sich an Ihre Administration.",
+      no_role:
+        "Ihr Konto hat keine Rolle in ClinSign. Bitten Sie Ihre Administration, Sie der richtigen Gruppe hinzuzufügen.",
+      unavailable:
+        "Single Sign-on ist für diese Organisation gerade nicht verfügbar. Versuchen Sie es später erneut oder wenden Sie sich an Ihre Administration.",
+      failed:
+        "Die Anmeldung per Single Sign-on ist fehlgeschlagen. Bitte versuchen Sie es erneut; wenn der Fehler bleibt, wenden Sie sich an Ihre Administration.",
     },
   },
   sso: {
     title: "Single Sign-on (OpenID Connect)",
-    description: "Mitarbeitende melden sich über den Identitätsanbieter Ihrer Organisation an (z. B. Microsoft Entra ID oder Keycloak). Zugang und Rolle folgen bei jeder Anmeldung den Gruppen beim Anbieter.",
+    description:
+      "Mitarbeitende melden sich über den Identitätsanbieter Ihrer Organisation an (z. B. Microsoft Entra ID oder Keycloak). Zugang und Rolle folgen bei jeder Anmeldung den Gruppen beim Anbieter.",
     enabledLabel: "Single Sign-on anbieten",
-    enabledDescription: "Die Anmeldeseite zeigt die Schaltfläche des Anbieters für Adressen der Domains unten und unter der Anmelde-URL Ihrer Organisation.",
+    enabledDescription:
+      "Die Anmeldeseite zeigt die Schaltfläche des Anbieters für Adressen der Domains unten und unter der Anmelde-URL Ihrer Organisation.",
     redirectUriLabel: "Redirect-URI",
     loginUrlLabel: "Anmelde-URL Ihrer Organisation",
-    loginUrlHint: "Zeigt den Anbieter auf der Anmeldeseite unabhängig von der eingegebenen Adresse; geben Sie sie an Ihre Mitarbeitenden weiter oder setzen Sie ein Lesezeichen.",
+    loginUrlHint:
+      "Zeigt den Anbieter auf der Anmeldeseite unabhängig von der eingegebenen Adresse; geben Sie sie an Ihre Mitarbeitenden weiter oder setzen Sie ein Lesezeichen.",
     redirectUriHint: "Tragen Sie diese Adresse beim Anbieter als Redirect-URI (Antwort-URL) der Anwendung ein.",
     displayNameLabel: "Name des Anbieters",
     displayNameHint: "Auf der Anmeldeseite: „Mit … anmelden“.",
@@ -106,7 +117,8 @@ export const de: Dictionary = {
     issuerInvalid: "Geben Sie den Issuer als https-URL ein.",
     clientIdLabel: "Client-ID",
     clientSecretLabel: "Client-Secret",
-    clientSecretHintSet: "Ein Secret ist gespeichert und wird nie angezeigt. Geben Sie ein neues ein, um es zu ersetzen.",
+    clientSecretHintSet:
+      "Ein Secret ist gespeichert und wird nie angezeigt. Geben Sie ein neues ein, um es zu ersetzen.",
     clientSecretHintUnset: "Wird verschlüsselt gespeichert und nie wieder angezeigt.",
     domainsLabel: "Zugelassene E-Mail-Domains",
     domainsHint: "Durch Kommas getrennt, z. B. klinik.example. Nur Adressen dieser Domains können sich anmelden.",
@@ -121,7 +133,8 @@ export const de: Dictionary = {
     addMapping: "Zuordnung hinzufügen",
     mappingRequired: "Ordnen Sie mindestens einem Claim-Wert eine Rolle zu.",
     ssoOnlyLabel: "Nur Single Sign-on",
-    ssoOnlyDescription: "Mitglieder können sich nicht mehr mit Passwort anmelden, außer der unten gewählten Notfall-Inhaberin bzw. dem Notfall-Inhaber.",
+    ssoOnlyDescription:
+      "Mitglieder können sich nicht mehr mit Passwort anmelden, außer der unten gewählten Notfall-Inhaberin bzw. dem Notfall-Inhaber.",
     breakGlassLabel: "Notfallzugang (Inhaber/in)",
     breakGlassHint: "Diese Person darf sich weiter mit Passwort anmelden, falls der Anbieter nicht erreichbar ist.",
     breakGlassNone: "Inhaber/in wählen",
@@ -131,9 +144,11 @@ export const de: Dictionary = {
   },
   security: {
     pageTitle: "Kontosicherheit",
-    description: "Wie Sie Ihre Anmeldungen bestätigen. Diese Einstellungen gehören nur Ihnen und gelten in allen Ihren Organisationen.",
+    description:
+      "Wie Sie Ihre Anmeldungen bestätigen. Diese Einstellungen gehören nur Ihnen und gelten in allen Ihren Organisationen.",
     required: "Ihre Organisation verlangt einen zweiten Faktor. Behalten Sie mindestens einen.",
-    noFactor: "Sie melden sich nur mit Passwort an. Fügen Sie eine Authenticator-App oder einen Passkey hinzu, um Ihr Konto zu schützen.",
+    noFactor:
+      "Sie melden sich nur mit Passwort an. Fügen Sie eine Authenticator-App oder einen Passkey hinzu, um Ihr Konto zu schützen.",
     totpTitle: "Authenticator-App",
     totpDescription: "Ein 6-stelliger Code, der alle 30 Sekunden wechselt.",
     totpOn: "Eingerichtet am {date}",
@@ -151,7 +166,8 @@ export const de: Dictionary = {
     totpAdded: "Die Authenticator-App ist eingerichtet.",
     totpRemoved: "Die Authenticator-App wurde entfernt.",
     passkeysTitle: "Passkeys",
-    passkeysDescription: "Anmelden mit Fingerabdruck, Gesicht oder PIN Ihres Geräts oder mit einem Sicherheitsschlüssel. Ein Passkey funktioniert auch ohne Passwort.",
+    passkeysDescription:
+      "Anmelden mit Fingerabdruck, Gesicht oder PIN Ihres Geräts oder mit einem Sicherheitsschlüssel. Ein Passkey funktioniert auch ohne Passwort.",
     passkeysEmpty: "Noch keine Passkeys.",
     passkeyName: "Name des Passkeys",
     passkeyNameHint: "Damit Sie sie unterscheiden können, z. B. „Büro-Laptop“.",
@@ -170,7 +186,8 @@ export const de: Dictionary = {
     passkeyCancelled: "Die Passkey-Abfrage wurde geschlossen. Es wurde nichts hinzugefügt.",
     passkeyExists: "Dieser Passkey ist bereits registriert.",
     recoveryTitle: "Wiederherstellungscodes",
-    recoveryDescription: "Wenn Sie Ihr Telefon oder Ihren Passkey verlieren, können Sie sich mit einem Wiederherstellungscode einmal anmelden.",
+    recoveryDescription:
+      "Wenn Sie Ihr Telefon oder Ihren Passkey verlieren, können Sie sich mit einem Wiederherstellungscode einmal anmelden.",
     recoveryLeft: "{count} von 10 Codes übrig",
     recoveryNone: "Wiederherstellungscodes erhalten Sie mit Ihrem ersten zweiten Faktor.",
     recoveryRegenerate: "Neue Codes erstellen",
@@ -228,7 +245,8 @@ export const de: Dictionary = {
     devCertificateBody:
       "Signierte PDFs werden mit einem Entwicklungszertifikat versiegelt; konfigurieren Sie SIGNING_P12_FILE für den Produktivbetrieb.",
     noTrustedTimeTitle: "Siegel ohne vertrauenswürdige Zeit (PAdES B-B)",
-    noTrustedTimeBody: "Signierte PDFs tragen keinen Zeitstempel eines Zeitstempeldienstes: Ihre Signaturzeit beruht auf der Uhr dieses Servers, und sie sind nicht langzeitprüfbar. Konfigurieren Sie TSA_URL für den Betrieb.",
+    noTrustedTimeBody:
+      "Signierte PDFs tragen keinen Zeitstempel eines Zeitstempeldienstes: Ihre Signaturzeit beruht auf der Uhr dieses Servers, und sie sind nicht langzeitprüfbar. Konfigurieren Sie TSA_URL für den Betrieb.",
     organizationTitle: "Ihre Organisation",
     organizationName: "Name",
     yourRole: "Ihre Rolle",
@@ -253,7 +271,8 @@ export const de: Dictionary = {
     orgIdHint: "Aufrufe der Formular-API (unter /api/) senden diese ID als orgId zusammen mit dem Token.",
     usageHint: "Aufrufe der Signatur-API senden das Token als „Authorization: Bearer <Token>“.",
     createTitle: "Token erstellen",
-    createDescription: "Benennen Sie es nach dem System, das es nutzt – dann wissen Sie später, welches Sie widerrufen.",
+    createDescription:
+      "Benennen Sie es nach dem System, das es nutzt – dann wissen Sie später, welches Sie widerrufen.",
     nameLabel: "Name des Tokens",
     namePlaceholder: "z. B. Patientenportal Produktion",
     createButton: "Token erstellen",
@@ -296,13 +315,16 @@ export const de: Dictionary = {
       description:
         "Abgeschlossene Dokumente werden mit einer digitalen Signatur versiegelt. Laden Sie das eigene Zertifikat Ihrer Organisation (PKCS#12) hoch, damit PDF-Programme Ihre Organisation als Siegelnde zeigen.",
       usingDefault: "Dokumente werden mit dem Zertifikat des Dienstes versiegelt ({subject}).",
-      usingDevelopment: "Dokumente werden mit dem Entwicklungszertifikat versiegelt ({subject}), dem kein PDF-Programm vertraut. Laden Sie das Zertifikat Ihrer Organisation hoch.",
+      usingDevelopment:
+        "Dokumente werden mit dem Entwicklungszertifikat versiegelt ({subject}), dem kein PDF-Programm vertraut. Laden Sie das Zertifikat Ihrer Organisation hoch.",
       ownTitle: "Ihr Zertifikat",
       active: "In Verwendung",
       expiresSoonBadge: "Läuft bald ab",
       expired: "Abgelaufen",
-      expiresSoon: "Das Zertifikat läuft in {days} Tagen ab ({date}). Laden Sie vorher das Nachfolgezertifikat hoch; danach wird mit dem Zertifikat des Dienstes versiegelt.",
-      expiredNotice: "Das Zertifikat ist abgelaufen. Bis Sie ein gültiges hochladen, wird mit dem Zertifikat des Dienstes versiegelt.",
+      expiresSoon:
+        "Das Zertifikat läuft in {days} Tagen ab ({date}). Laden Sie vorher das Nachfolgezertifikat hoch; danach wird mit dem Zertifikat des Dienstes versiegelt.",
+      expiredNotice:
+        "Das Zertifikat ist abgelaufen. Bis Sie ein gültiges hochladen, wird mit dem Zertifikat des Dienstes versiegelt.",
       subject: "Inhaber",
       issuer: "Aussteller",
       validity: "Gültig",
@@ -322,7 +344,8 @@ export const de: Dictionary = {
       chooseFileFirst: "Wählen Sie eine PKCS#12-Datei.",
       remove: "Zertifikat entfernen",
       removeTitle: "Zertifikat der Organisation entfernen?",
-      removeBody: "Neue Dokumente werden dann mit dem Zertifikat des Dienstes versiegelt. Bereits versiegelte Dokumente behalten ihr Siegel.",
+      removeBody:
+        "Neue Dokumente werden dann mit dem Zertifikat des Dienstes versiegelt. Bereits versiegelte Dokumente behalten ihr Siegel.",
       removeConfirm: "Entfernen",
       reasons: {
         not_pkcs12: "Das ist keine PKCS#12-Datei (.p12 oder .pfx).",
@@ -363,7 +386,8 @@ export const de: Dictionary = {
     secretLabel: "Webhook-Signaturschlüssel",
     secondFactorTitle: "Anmeldung der Mitarbeitenden",
     secondFactorLabel: "Zweiten Faktor verlangen",
-    secondFactorDescription: "Wer sich mit Passwort anmeldet, bestätigt zusätzlich mit einer Authenticator-App oder einem Passkey. Wer noch keinen hat, richtet ihn direkt nach dem Passwort ein.",
+    secondFactorDescription:
+      "Wer sich mit Passwort anmeldet, bestätigt zusätzlich mit einer Authenticator-App oder einem Passkey. Wer noch keinen hat, richtet ihn direkt nach dem Passwort ein.",
     otpTitle: "SMS-Formularportal",
     otpLabel: "Einmalcode verlangen",
     otpDescription:
@@ -381,7 +405,8 @@ export const de: Dictionary = {
     methodIntrospection: "Introspection-URL",
     methodIntrospectionHint: "Tokens, geprüft von Ihrem OAuth-Server (RFC 7662).",
     jwtSecretLabel: "Gemeinsamer Schlüssel",
-    jwtSecretHintSet: "Ein Schlüssel ist gespeichert und wird nie angezeigt. Geben Sie einen neuen ein, um ihn zu ersetzen.",
+    jwtSecretHintSet:
+      "Ein Schlüssel ist gespeichert und wird nie angezeigt. Geben Sie einen neuen ein, um ihn zu ersetzen.",
     jwtSecretHintUnset: "Mindestens 16 Zeichen. Er wird verschlüsselt gespeichert und nie wieder angezeigt.",
     jwtSecretRequired: "Geben Sie den gemeinsamen Schlüssel für dieses Verfahren ein.",
     jwksUrlLabel: "JWKS-URL",
@@ -392,9 +417,11 @@ export const de: Dictionary = {
     requireDescription: "Signaturlinks öffnen sich dann nur mit einem Ticket aus einer geprüften Portalsitzung.",
     requireNeedsMethod: "Wählen Sie zuerst ein Prüfverfahren.",
     audienceLabel: "Erwartete Zielgruppe (aud)",
-    audienceHint: "Optional. Wenn gesetzt, muss der aud-Claim des Tokens diesen Wert enthalten; ein Token ohne aud wird abgelehnt, außer Sie lassen es unten zu.",
+    audienceHint:
+      "Optional. Wenn gesetzt, muss der aud-Claim des Tokens diesen Wert enthalten; ein Token ohne aud wird abgelehnt, außer Sie lassen es unten zu.",
     issuerLabel: "Erwarteter Aussteller (iss)",
-    issuerHint: "Optional. Wenn gesetzt, muss der iss-Claim des Tokens genau diesem Wert entsprechen; ein Token ohne iss wird abgelehnt, außer Sie lassen es unten zu.",
+    issuerHint:
+      "Optional. Wenn gesetzt, muss der iss-Claim des Tokens genau diesem Wert entsprechen; ein Token ohne iss wird abgelehnt, außer Sie lassen es unten zu.",
     acceptMissingAudIssLabel: "Tokens ohne aud/iss annehmen",
     acceptMissingAudIssDescription:
       "Aus (empfohlen): Ein Token oder eine Introspection-Antwort ohne einen oben gesetzten Claim wird abgelehnt. An: Es wird ohne diese Prüfung angenommen; ein vorhandener Claim muss trotzdem passen.",
@@ -403,23 +430,29 @@ export const de: Dictionary = {
     outputsTitle: "Sprache, Zeit und Telefonnummern",
     outputsDescription: "Wie ClinSign für Ihre Klinik schreibt: Exporte, PDFs und Texte an Patientinnen und Patienten.",
     localeLabel: "Sprache der Ausgaben",
-    localeHint: "CSV-Exporte, PDFs von Einsendungen und Texte an Patientinnen und Patienten. Deutsche CSV-Dateien sind mit ; getrennt, wie das deutsche Excel es erwartet.",
+    localeHint:
+      "CSV-Exporte, PDFs von Einsendungen und Texte an Patientinnen und Patienten. Deutsche CSV-Dateien sind mit ; getrennt, wie das deutsche Excel es erwartet.",
     localeDe: "Deutsch",
     localeEn: "Englisch",
     timeZoneLabel: "Zeitzone",
     timeZoneHint: "Datum und Uhrzeit in Exporten, PDFs und auf den Einsendungsseiten stehen in dieser Zeitzone.",
     phoneCountryLabel: "Land nationaler Telefonnummern",
-    phoneCountryHint: "Nummern ohne Ländervorwahl (z. B. 0170 …) gehören zu diesem Land; Exporte schreiben Nummern dieses Landes so.",
+    phoneCountryHint:
+      "Nummern ohne Ländervorwahl (z. B. 0170 …) gehören zu diesem Land; Exporte schreiben Nummern dieses Landes so.",
     signedCopyDaysLabel: "Download der unterschriebenen Kopie (Tage)",
-    signedCopyDaysHint: "So viele Tage nach der Unterschrift kann die Person ihre unterschriebene Kopie über den Signatur-Link noch herunterladen.",
+    signedCopyDaysHint:
+      "So viele Tage nach der Unterschrift kann die Person ihre unterschriebene Kopie über den Signatur-Link noch herunterladen.",
     signedCopyDaysInvalid: "Geben Sie eine ganze Zahl von 0 bis 3650 Tagen ein.",
     staffSessionsTitle: "Sitzungen der Mitarbeitenden",
-    staffSessionsDescription: "Wie lange eine Anmeldung an dieser Konsole gilt. Klinischer Standard: 60 Minuten ohne Aktivität, höchstens 12 Stunden (eine Schicht).",
+    staffSessionsDescription:
+      "Wie lange eine Anmeldung an dieser Konsole gilt. Klinischer Standard: 60 Minuten ohne Aktivität, höchstens 12 Stunden (eine Schicht).",
     staffSessionIdleMinutesLabel: "Ende nach Inaktivität (Minuten)",
-    staffSessionIdleMinutesHint: "Eine Sitzung ohne Anfrage in dieser Zeit endet; der nächste Klick führt zur Anmeldung.",
+    staffSessionIdleMinutesHint:
+      "Eine Sitzung ohne Anfrage in dieser Zeit endet; der nächste Klick führt zur Anmeldung.",
     staffSessionIdleMinutesInvalid: "Geben Sie eine ganze Zahl von 5 bis 1440 Minuten ein.",
     staffSessionMaxHoursLabel: "Ende spätestens nach (Stunden)",
-    staffSessionMaxHoursHint: "Ab der Anmeldung gezählt, egal wie aktiv die Sitzung ist. Gilt auch für offene Sitzungen.",
+    staffSessionMaxHoursHint:
+      "Ab der Anmeldung gezählt, egal wie aktiv die Sitzung ist. Gilt auch für offene Sitzungen.",
     staffSessionMaxHoursInvalid: "Geben Sie eine ganze Zahl von 1 bis 720 Stunden ein.",
     save: "Änderungen speichern",
     saved: "Einstellungen gespeichert.",
@@ -460,7 +493,8 @@ export const de: Dictionary = {
     consent: "Ich habe das Dokument gelesen und bin einverstanden, es elektronisch zu unterschreiben.",
     signButton: "Dokument unterschreiben",
     signing: "Wird unterschrieben…",
-    signRequirements: "Zeichnen Sie Ihre Unterschrift oder tippen Sie Ihren Namen ein und setzen Sie oben das Häkchen, um zu unterschreiben.",
+    signRequirements:
+      "Zeichnen Sie Ihre Unterschrift oder tippen Sie Ihren Namen ein und setzen Sie oben das Häkchen, um zu unterschreiben.",
     nameRequired: "Geben Sie Ihren Namen ein.",
     signFailed: "Ihre Unterschrift wurde nicht gespeichert.",
     declineButton: "Unterschrift ablehnen",
@@ -471,25 +505,33 @@ export const de: Dictionary = {
     declineConfirm: "Ablehnen",
     declineFailed: "Das Ablehnen hat nicht funktioniert.",
     sessionEnded: "Diese Sitzung ist abgelaufen",
-    sessionEndedBody: "Zu Ihrer Sicherheit bleibt eine Unterschriftsseite nur begrenzte Zeit offen. Öffnen Sie den Link erneut, um fortzufahren.",
-    sessionEndedTicketBody: "Zu Ihrer Sicherheit bleibt eine Unterschriftsseite nur begrenzte Zeit offen. Bitte öffnen Sie das Dokument erneut über Ihr Patientenportal.",
+    sessionEndedBody:
+      "Zu Ihrer Sicherheit bleibt eine Unterschriftsseite nur begrenzte Zeit offen. Öffnen Sie den Link erneut, um fortzufahren.",
+    sessionEndedTicketBody:
+      "Zu Ihrer Sicherheit bleibt eine Unterschriftsseite nur begrenzte Zeit offen. Bitte öffnen Sie das Dokument erneut über Ihr Patientenportal.",
     reload: "Erneut öffnen",
     sealingTitle: "Ihr Dokument wird fertiggestellt…",
-    sealingBody: "Ihre Unterschrift ist eingegangen. Wir fügen sie in das Dokument ein und versiegeln es. Das dauert meist nur wenige Sekunden.",
+    sealingBody:
+      "Ihre Unterschrift ist eingegangen. Wir fügen sie in das Dokument ein und versiegeln es. Das dauert meist nur wenige Sekunden.",
     completedTitle: "Vielen Dank – Ihr Dokument ist unterschrieben",
-    completedBody: "Ihre Klinik hat das unterschriebene Dokument erhalten. Sie können eine Kopie für Ihre Unterlagen herunterladen.",
+    completedBody:
+      "Ihre Klinik hat das unterschriebene Dokument erhalten. Sie können eine Kopie für Ihre Unterlagen herunterladen.",
     completedNoDownload: "Ihre Klinik hat das unterschriebene Dokument erhalten.",
     download: "Unterschriebenes PDF herunterladen",
     downloadReady: "Ihr unterschriebenes Dokument steht zum Herunterladen bereit.",
     downloadFailed: "Das unterschriebene Dokument konnte nicht geladen werden. Bitte versuchen Sie es noch einmal.",
     alreadySignedTitle: "Dieses Dokument ist bereits unterschrieben",
     alreadySignedBody: "Sie haben dieses Dokument bereits unterschrieben. Ihre Klinik hat die unterschriebene Fassung.",
-    copyUntil: "Sie können Ihre unterschriebene Kopie hier bis {date} herunterladen. Bewahren Sie sie für Ihre Unterlagen auf.",
+    copyUntil:
+      "Sie können Ihre unterschriebene Kopie hier bis {date} herunterladen. Bewahren Sie sie für Ihre Unterlagen auf.",
     copyPreparing: "Ihre unterschriebene Kopie wird vorbereitet. Sie können sie hier gleich herunterladen.",
     copyExpiredTitle: "Ihre unterschriebene Kopie ist hier nicht mehr verfügbar",
-    copyExpiredBody: "Sie haben dieses Dokument unterschrieben. Die Frist zum Herunterladen Ihrer Kopie über diesen Link ist abgelaufen. Sie haben Anspruch auf eine Kopie: Bitte wenden Sie sich an die Praxis oder Klinik, die Ihnen diesen Link geschickt hat.",
-    copySessionEnded: "Diese Seite ist schon länger geöffnet. Öffnen Sie den Link erneut, um Ihre Kopie herunterzuladen.",
-    copySessionEndedTicket: "Diese Seite ist schon länger geöffnet. Öffnen Sie das Dokument erneut über Ihr Patientenportal, um Ihre Kopie herunterzuladen.",
+    copyExpiredBody:
+      "Sie haben dieses Dokument unterschrieben. Die Frist zum Herunterladen Ihrer Kopie über diesen Link ist abgelaufen. Sie haben Anspruch auf eine Kopie: Bitte wenden Sie sich an die Praxis oder Klinik, die Ihnen diesen Link geschickt hat.",
+    copySessionEnded:
+      "Diese Seite ist schon länger geöffnet. Öffnen Sie den Link erneut, um Ihre Kopie herunterzuladen.",
+    copySessionEndedTicket:
+      "Diese Seite ist schon länger geöffnet. Öffnen Sie das Dokument erneut über Ihr Patientenportal, um Ihre Kopie herunterzuladen.",
     zoomToolbar: "Lesehilfen",
     documentPages: "Die Seiten des Dokuments (seitlich blättern mit den Pfeiltasten)",
     zoomIn: "Vergrößern",
@@ -499,21 +541,27 @@ export const de: Dictionary = {
     zoomHint: "Vergrößern Sie den Text mit + oder mit zwei Fingern.",
     goToSignature: "Zur Unterschrift",
     sealingElsewhereTitle: "Ihre Unterschrift wird verarbeitet",
-    sealingElsewhereBody: "Dieses Dokument wurde unterschrieben und wird gerade fertiggestellt. Ihre Klinik erhält es in Kürze.",
+    sealingElsewhereBody:
+      "Dieses Dokument wurde unterschrieben und wird gerade fertiggestellt. Ihre Klinik erhält es in Kürze.",
     declinedTitle: "Sie haben die Unterschrift abgelehnt",
-    declinedBody: "Dieses Dokument wurde nicht unterschrieben. Falls das ein Versehen war, wenden Sie sich bitte an Ihre Klinik.",
+    declinedBody:
+      "Dieses Dokument wurde nicht unterschrieben. Falls das ein Versehen war, wenden Sie sich bitte an Ihre Klinik.",
     expiredTitle: "Dieser Link ist abgelaufen",
     expiredBody: "Die Frist zum Unterschreiben ist vorbei. Bitte wenden Sie sich für einen neuen Link an Ihre Klinik.",
     unavailableTitle: "Dieses Dokument ist nicht verfügbar",
-    unavailableBody: "Ihre Klinik hat dieses Dokument vorübergehend zurückgezogen. Bei Fragen wenden Sie sich bitte an sie.",
+    unavailableBody:
+      "Ihre Klinik hat dieses Dokument vorübergehend zurückgezogen. Bei Fragen wenden Sie sich bitte an sie.",
     verificationTitle: "Bitte öffnen Sie dies über Ihr Patientenportal",
-    verificationBody: "Zu Ihrer Sicherheit lässt sich dieses Dokument nur öffnen, nachdem Sie sich in Ihrem Patientenportal angemeldet haben. Melden Sie sich dort an und öffnen Sie das Dokument aus Ihrer Liste.",
+    verificationBody:
+      "Zu Ihrer Sicherheit lässt sich dieses Dokument nur öffnen, nachdem Sie sich in Ihrem Patientenportal angemeldet haben. Melden Sie sich dort an und öffnen Sie das Dokument aus Ihrer Liste.",
     unknownTitle: "Dieser Link funktioniert nicht",
-    unknownBody: "Der Link ist vielleicht unvollständig, bereits benutzt oder nicht mehr gültig. Bitte prüfen Sie die Adresse oder bitten Sie Ihre Klinik um einen neuen Link.",
+    unknownBody:
+      "Der Link ist vielleicht unvollständig, bereits benutzt oder nicht mehr gültig. Bitte prüfen Sie die Adresse oder bitten Sie Ihre Klinik um einen neuen Link.",
   },
   formTemplates: {
     pageTitle: "Formularvorlagen",
-    description: "Erstellen Sie die Formulare, die Patientinnen und Patienten ausfüllen, binden Sie sie in Ihre Website ein oder versenden Sie sie per SMS.",
+    description:
+      "Erstellen Sie die Formulare, die Patientinnen und Patienten ausfüllen, binden Sie sie in Ihre Website ein oder versenden Sie sie per SMS.",
     create: "Neue Vorlage",
     createTitle: "Titel des neuen Formulars",
     createButton: "Anlegen und bearbeiten",
@@ -538,7 +586,8 @@ export const de: Dictionary = {
     delete: "Löschen",
     copyOf: "Kopie von {title}",
     deleteTitle: "„{title}“ löschen?",
-    deleteBody: "Die Vorlage wird entfernt. Bereits eingegangene Einsendungen bleiben erhalten und in der Liste der Einsendungen.",
+    deleteBody:
+      "Die Vorlage wird entfernt. Bereits eingegangene Einsendungen bleiben erhalten und in der Liste der Einsendungen.",
     deleteConfirm: "Vorlage löschen",
     empty: "Noch keine Formularvorlagen",
     emptyBody: "Erstellen Sie Ihr erstes Formular: eine Anamnese, eine Einwilligung oder eine Anmeldung.",
@@ -579,7 +628,8 @@ export const de: Dictionary = {
       placeholder: "Platzhalter",
       helpText: "Hilfetext",
       options: "Antwortmöglichkeiten",
-      optionsHint: "Eine pro Zeile. Schreiben Sie „Wert | Beschriftung“, wenn der gespeicherte Wert anders lauten soll als der angezeigte.",
+      optionsHint:
+        "Eine pro Zeile. Schreiben Sie „Wert | Beschriftung“, wenn der gespeicherte Wert anders lauten soll als der angezeigte.",
       min: "Minimum",
       max: "Maximum",
       minLength: "Mindestlänge",
@@ -647,14 +697,17 @@ export const de: Dictionary = {
     },
     embed: {
       title: "Einbetten und teilen",
-      description: "Stellen Sie das Formular für alle auf Ihre Website oder erstellen Sie einen persönlichen Link für eine Patientin oder einen Patienten.",
+      description:
+        "Stellen Sie das Formular für alle auf Ihre Website oder erstellen Sie einen persönlichen Link für eine Patientin oder einen Patienten.",
       onlyActive: "Aktivieren Sie die Vorlage, um sie einzubetten oder zu versenden.",
       publicTitle: "Auf Ihrer Website",
       publicDescription:
         "Ein Code für Ihre Website. Jede Besucherin und jeder Besucher bekommt ein eigenes, leeres Formular; angefangene Antworten bleiben nur im Browser dieser Person, höchstens 24 Stunden.",
       allowedOrigins: "Websites, die das Formular zeigen dürfen",
-      allowedOriginsHint: "Die Adresse Ihrer Website, z. B. https://www.ihre-klinik.example; mehrere durch Kommas getrennt.",
-      originRequired: "Geben Sie die Adresse der Website an, die das Formular zeigt, z. B. https://www.ihre-klinik.example.",
+      allowedOriginsHint:
+        "Die Adresse Ihrer Website, z. B. https://www.ihre-klinik.example; mehrere durch Kommas getrennt.",
+      originRequired:
+        "Geben Sie die Adresse der Website an, die das Formular zeigt, z. B. https://www.ihre-klinik.example.",
       publicOn: "Besucher können das Formular ausfüllen",
       publicOnHint: "Ausschalten nimmt das Formular sofort von Ihrer Website: angefangene Formulare enden.",
       createPublic: "Website-Formular einrichten",
@@ -664,18 +717,23 @@ export const de: Dictionary = {
       stateOn: "An",
       stateOff: "Aus",
       snippet: "Code für Ihre Website",
-      snippetHint: "Fügen Sie ihn dort ein, wo das Formular erscheinen soll. Er bleibt gleich, wenn Sie die Einstellungen oben ändern.",
-      publicOffNotice: "Das Website-Formular ist ausgeschaltet: Ihre Website zeigt „Dieses Formular ist nicht verfügbar“.",
+      snippetHint:
+        "Fügen Sie ihn dort ein, wo das Formular erscheinen soll. Er bleibt gleich, wenn Sie die Einstellungen oben ändern.",
+      publicOffNotice:
+        "Das Website-Formular ist ausgeschaltet: Ihre Website zeigt „Dieses Formular ist nicht verfügbar“.",
       personalTitle: "Persönlicher Link für eine Patientin oder einen Patienten",
-      personalDescription: "Für eine bekannte Person: angefangene Antworten gehören nur zu diesem Link. Senden Sie ihn nur an diese Person.",
+      personalDescription:
+        "Für eine bekannte Person: angefangene Antworten gehören nur zu diesem Link. Senden Sie ihn nur an diese Person.",
       rnummer: "Fallnummer (optional)",
       lifetime: "Gültig für",
       lifetimes: { "60": "1 Stunde", "1440": "1 Tag", "10080": "7 Tage", "43200": "30 Tage" },
       redirectUrl: "Weiterleitung nach dem Senden (optional)",
-      personalOriginsHint: "Nur wenn Ihr Patientenportal den Link in einer eigenen Seite zeigt; mehrere durch Kommas getrennt.",
+      personalOriginsHint:
+        "Nur wenn Ihr Patientenportal den Link in einer eigenen Seite zeigt; mehrere durch Kommas getrennt.",
       webhookUrl: "Webhook-URL (optional; sonst die der Organisation)",
       emailTo: "Ergebnis per E-Mail an (optional)",
-      destinationsAdminOnly: "Antworten gehen an die Standard-Webhook-URLs der Organisation. Nur Inhaber und Admins wählen einen anderen Webhook oder E-Mail-Adressen.",
+      destinationsAdminOnly:
+        "Antworten gehen an die Standard-Webhook-URLs der Organisation. Nur Inhaber und Admins wählen einen anderen Webhook oder E-Mail-Adressen.",
       create: "Persönlichen Link erstellen",
       link: "Persönlicher Link",
       linkOnce: "Kopieren Sie ihn jetzt: er wird nur einmal angezeigt.",
@@ -695,7 +753,8 @@ export const de: Dictionary = {
     preview: {
       pageTitle: "Vorschau von {title}",
       heading: "Vorschau",
-      intro: "So sehen Patientinnen und Patienten das Formular. Was Sie hier eingeben, wird weder gespeichert noch gesendet.",
+      intro:
+        "So sehen Patientinnen und Patienten das Formular. Was Sie hier eingeben, wird weder gespeichert noch gesendet.",
       phone: "Smartphone",
       desktop: "Desktop",
       width: "Breite",
@@ -715,7 +774,8 @@ export const de: Dictionary = {
   verify: {
     pageTitle: "Versiegeltes Dokument prüfen",
     heading: "Versiegeltes Dokument prüfen",
-    intro: "Wählen Sie ein PDF, um zu erfahren, ob ClinSign es versiegelt hat, wer es wann versiegelt hat und ob es seitdem verändert wurde. Die Datei wird nur geprüft, nie gespeichert.",
+    intro:
+      "Wählen Sie ein PDF, um zu erfahren, ob ClinSign es versiegelt hat, wer es wann versiegelt hat und ob es seitdem verändert wurde. Die Datei wird nur geprüft, nie gespeichert.",
     fileLabel: "Zu prüfendes PDF",
     dropHint: "Datei wählen oder hier ablegen. PDF, höchstens {size} MB.",
     checking: "{name} wird geprüft…",
@@ -730,7 +790,8 @@ export const de: Dictionary = {
     },
     bodies: {
       intact: "Das Siegel ist gültig und umfasst das ganze Dokument: Es ist genau so, wie es versiegelt wurde.",
-      intactForeign: "Das Siegel ist gültig, stammt aber nicht von diesem Dienst. Fragen Sie bei der versiegelnden Stelle nach.",
+      intactForeign:
+        "Das Siegel ist gültig, stammt aber nicht von diesem Dienst. Fragen Sie bei der versiegelnden Stelle nach.",
       modified: "Im versiegelten Teil des Dokuments wurden Bytes verändert. Der Inhalt ist nicht mehr der versiegelte.",
       updated: "Der versiegelte Teil ist unverändert, aber nach dem Versiegeln wurde der Datei etwas hinzugefügt:",
       unsigned: "Das Dokument trägt kein digitales Siegel; über seine Herkunft lässt sich nichts sagen.",
@@ -857,13 +918,15 @@ export const de: Dictionary = {
     },
     states: {
       sessionEndedTitle: "Dieser Formular-Link ist abgelaufen",
-      sessionEndedBody: "Zu Ihrer Sicherheit gelten Formular-Links nur begrenzte Zeit. Bitte fragen Sie die Klinik oder die Website, die Ihnen dieses Formular gezeigt hat, nach einem neuen.",
+      sessionEndedBody:
+        "Zu Ihrer Sicherheit gelten Formular-Links nur begrenzte Zeit. Bitte fragen Sie die Klinik oder die Website, die Ihnen dieses Formular gezeigt hat, nach einem neuen.",
       unavailableTitle: "Dieses Formular ist nicht verfügbar",
       unavailableBody: "Die Klinik hat dieses Formular zurückgezogen. Bitte wenden Sie sich bei Fragen an sie.",
     },
     sms: {
       identifyTitle: "Bitte bestätigen Sie, wer Sie sind",
-      identifyIntro: "Geben Sie die Fallnummer aus Ihrem Schreiben oder Termin und die Handynummer ein, an die dieser Link geschickt wurde.",
+      identifyIntro:
+        "Geben Sie die Fallnummer aus Ihrem Schreiben oder Termin und die Handynummer ein, an die dieser Link geschickt wurde.",
       rnummerLabel: "Fallnummer",
       rnummerHint: "So, wie Ihre Klinik sie schreibt, z. B. R-2024-001.",
       phoneLabel: "Handynummer",
@@ -882,20 +945,25 @@ export const de: Dictionary = {
       wrongCode: "Dieser Code stimmt nicht. Noch {count} Versuche.",
       codeEnded: "Dieser Code kann nicht mehr verwendet werden. Bitte fordern Sie einen neuen an.",
       lockedTitle: "Dieser Link ist gesperrt",
-      lockedBody: "Fallnummer oder Handynummer wurden zu oft falsch eingegeben. Zu Ihrer Sicherheit öffnet sich der Link nicht mehr. Bitte wenden Sie sich an {organization}, um einen neuen Link zu erhalten.",
-      lockedBodyGeneric: "Fallnummer oder Handynummer wurden zu oft falsch eingegeben. Zu Ihrer Sicherheit öffnet sich der Link nicht mehr. Bitte wenden Sie sich an Ihre Klinik, um einen neuen Link zu erhalten.",
+      lockedBody:
+        "Fallnummer oder Handynummer wurden zu oft falsch eingegeben. Zu Ihrer Sicherheit öffnet sich der Link nicht mehr. Bitte wenden Sie sich an {organization}, um einen neuen Link zu erhalten.",
+      lockedBodyGeneric:
+        "Fallnummer oder Handynummer wurden zu oft falsch eingegeben. Zu Ihrer Sicherheit öffnet sich der Link nicht mehr. Bitte wenden Sie sich an Ihre Klinik, um einen neuen Link zu erhalten.",
       submittedTitle: "Dieses Formular wurde bereits gesendet",
       submittedBody: "Ihre Klinik hat Ihre Angaben erhalten. Sie müssen nichts weiter tun.",
       expiredTitle: "Dieser Link ist abgelaufen",
-      expiredBody: "Die Zeit zum Ausfüllen dieses Formulars ist abgelaufen. Bitte wenden Sie sich an Ihre Klinik, um einen neuen Link zu erhalten.",
+      expiredBody:
+        "Die Zeit zum Ausfüllen dieses Formulars ist abgelaufen. Bitte wenden Sie sich an Ihre Klinik, um einen neuen Link zu erhalten.",
       unknownTitle: "Dieser Link funktioniert nicht",
-      unknownBody: "Der Link ist vielleicht unvollständig oder nicht mehr gültig. Bitte prüfen Sie die SMS oder fragen Sie Ihre Klinik nach einem neuen Link.",
+      unknownBody:
+        "Der Link ist vielleicht unvollständig oder nicht mehr gültig. Bitte prüfen Sie die SMS oder fragen Sie Ihre Klinik nach einem neuen Link.",
       accessEnded: "Bitte bestätigen Sie zu Ihrer Sicherheit erneut, wer Sie sind.",
     },
   },
   submissionsPage: {
     pageTitle: "Einsendungen",
-    description: "Die Formulare, die Patientinnen und Patienten gesendet haben: nach Formular, Fallnummer oder Datum finden, öffnen, die Liste exportieren.",
+    description:
+      "Die Formulare, die Patientinnen und Patienten gesendet haben: nach Formular, Fallnummer oder Datum finden, öffnen, die Liste exportieren.",
     filtersTitle: "Einsendungen filtern",
     template: "Formular",
     allTemplates: "Alle Formulare",
@@ -959,7 +1027,8 @@ export const de: Dictionary = {
   },
   auditLogPage: {
     pageTitle: "Audit-Protokoll",
-    description: "Jede Aktion in Ihrer Organisation, der Reihe nach. Jeder Eintrag ist per Hash mit dem vorigen verkettet, so fallen Änderungen und Lücken auf.",
+    description:
+      "Jede Aktion in Ihrer Organisation, der Reihe nach. Jeder Eintrag ist per Hash mit dem vorigen verkettet, so fallen Änderungen und Lücken auf.",
     filtersTitle: "Audit-Protokoll filtern",
     action: "Aktion",
     actionPlaceholder: "z. B. form.submitted",
@@ -1059,24 +1128,34 @@ export const de: Dictionary = {
       "webhook.dispatched": "Webhook eingereiht",
     },
     verifyTitle: "Kette prüfen",
-    verifyBody: "Berechnet den Hash jedes Eintrags vom ersten bis zum letzten neu. Jeder geänderte, eingefügte oder entfernte Eintrag bricht die Kette.",
+    verifyBody:
+      "Berechnet den Hash jedes Eintrags vom ersten bis zum letzten neu. Jeder geänderte, eingefügte oder entfernte Eintrag bricht die Kette.",
     verify: "Kette prüfen",
     verifyOk: "Die Kette ist intakt: {count} Einträge geprüft.",
-    verifyBroken: "Die Kette bricht bei Eintrag Nr. {seq}: Dieser oder der vorige Eintrag wurde geändert, eingefügt oder entfernt. Die {count} Einträge davor sind intakt.",
-    verifyHeadMismatch: "Die Kette endet nicht dort, wo sie enden sollte (bei Eintrag Nr. {seq}): Die neuesten verketteten Einträge wurden entfernt oder das Kettenende wurde geändert. {count} Einträge sind intakt.",
-    verifySlippedIn: "Eintrag Nr. {seq} wurde nachträglich in den bereits verketteten Teil des Protokolls eingefügt. {count} verkettete Einträge sind intakt.",
-    verifySeqOutOfRange: "Eintrag Nr. {seq} trägt eine Nummer, die das Protokoll nie vergeben hat: Er wurde direkt in die Datenbank geschrieben. {count} verkettete Einträge sind intakt.",
-    verifyUnchainedOverdue: "Eintrag Nr. {seq} wartet seit mehr als {max} Sekunden auf die Verkettung; bis dahin bliebe eine Änderung an ihm unbemerkt. Prüfen Sie, ob der API-Dienst läuft. {count} verkettete Einträge sind intakt.",
-    verifyUnchainedPending: "{count} neueste Einträge sind noch nicht verkettet (der älteste wurde vor {age} Sekunden geschrieben); Einträge werden innerhalb von etwa {max} Sekunden verkettet. Bis dahin bliebe eine Änderung an ihnen unbemerkt.",
-    verifyLateEntries: "{count} Einträge wurden nach späteren verkettet, weil der Vorgang, der sie schrieb, noch lief, als die Kette ihre Stelle passierte. Nach lang laufenden Vorgängen ist das zu erwarten.",
+    verifyBroken:
+      "Die Kette bricht bei Eintrag Nr. {seq}: Dieser oder der vorige Eintrag wurde geändert, eingefügt oder entfernt. Die {count} Einträge davor sind intakt.",
+    verifyHeadMismatch:
+      "Die Kette endet nicht dort, wo sie enden sollte (bei Eintrag Nr. {seq}): Die neuesten verketteten Einträge wurden entfernt oder das Kettenende wurde geändert. {count} Einträge sind intakt.",
+    verifySlippedIn:
+      "Eintrag Nr. {seq} wurde nachträglich in den bereits verketteten Teil des Protokolls eingefügt. {count} verkettete Einträge sind intakt.",
+    verifySeqOutOfRange:
+      "Eintrag Nr. {seq} trägt eine Nummer, die das Protokoll nie vergeben hat: Er wurde direkt in die Datenbank geschrieben. {count} verkettete Einträge sind intakt.",
+    verifyUnchainedOverdue:
+      "Eintrag Nr. {seq} wartet seit mehr als {max} Sekunden auf die Verkettung; bis dahin bliebe eine Änderung an ihm unbemerkt. Prüfen Sie, ob der API-Dienst läuft. {count} verkettete Einträge sind intakt.",
+    verifyUnchainedPending:
+      "{count} neueste Einträge sind noch nicht verkettet (der älteste wurde vor {age} Sekunden geschrieben); Einträge werden innerhalb von etwa {max} Sekunden verkettet. Bis dahin bliebe eine Änderung an ihnen unbemerkt.",
+    verifyLateEntries:
+      "{count} Einträge wurden nach späteren verkettet, weil der Vorgang, der sie schrieb, noch lief, als die Kette ihre Stelle passierte. Nach lang laufenden Vorgängen ist das zu erwarten.",
     exportCsv: "CSV exportieren",
     exportAdminOnly: "Nur Inhaber und Admins können das Audit-Protokoll exportieren.",
   },
   formRequestsPage: {
     pageTitle: "Formularanfragen (SMS)",
-    description: "Senden Sie Patientinnen und Patienten ein Formular per SMS mit sicherem Link, verfolgen Sie, was daraus wurde, senden Sie den Link erneut oder widerrufen Sie ihn.",
+    description:
+      "Senden Sie Patientinnen und Patienten ein Formular per SMS mit sicherem Link, verfolgen Sie, was daraus wurde, senden Sie den Link erneut oder widerrufen Sie ihn.",
     sendTitle: "Formular per SMS senden",
-    sendDescription: "Die Person öffnet den Link und bestätigt Fallnummer und Mobilnummer, bevor sich das Formular öffnet.",
+    sendDescription:
+      "Die Person öffnet den Link und bestätigt Fallnummer und Mobilnummer, bevor sich das Formular öffnet.",
     template: "Formular",
     chooseTemplate: "Formular wählen",
     noActiveTemplates: "Noch kein Formular ist aktiv. Aktivieren Sie zuerst eines unter Formularvorlagen.",
@@ -1097,7 +1176,8 @@ export const de: Dictionary = {
     smsLanguageDefault: "Sprache der Organisation",
     send: "SMS senden",
     sent: "Gesendet an {phone}.",
-    sentFailedSms: "Die Anfrage ist für {phone} gespeichert, die SMS ging aber noch nicht hinaus: Sie wird automatisch erneut versucht.",
+    sentFailedSms:
+      "Die Anfrage ist für {phone} gespeichert, die SMS ging aber noch nicht hinaus: Sie wird automatisch erneut versucht.",
     filtersTitle: "Anfragen filtern",
     state: "Status",
     allStates: "Alle Status",
@@ -1154,17 +1234,21 @@ export const de: Dictionary = {
     lastError: "Letzter Fehler: {error}",
     viewSubmission: "Einsendung öffnen",
     resend: "SMS erneut senden",
-    resendHint: "Sendet einen neuen Link: Der alte Link funktioniert nicht mehr, eine Sperre nach Falscheingaben endet, und der Link gilt wieder 7 Tage.",
+    resendHint:
+      "Sendet einen neuen Link: Der alte Link funktioniert nicht mehr, eine Sperre nach Falscheingaben endet, und der Link gilt wieder 7 Tage.",
     resent: "Ein neuer Link wurde gesendet.",
     cancel: "Anfrage widerrufen",
     cancelTitle: "Diese Anfrage widerrufen?",
-    cancelBody: "Der Link funktioniert ab sofort nicht mehr; die Person sieht, dass er abgelaufen ist. Das lässt sich nicht rückgängig machen: Senden Sie bei Bedarf eine neue Anfrage.",
+    cancelBody:
+      "Der Link funktioniert ab sofort nicht mehr; die Person sieht, dass er abgelaufen ist. Das lässt sich nicht rückgängig machen: Senden Sie bei Bedarf eine neue Anfrage.",
     cancelConfirm: "Anfrage widerrufen",
     keep: "Behalten",
     cancelled: "Die Anfrage wurde widerrufen.",
     outboxTitle: "SMS-Postausgang",
-    outboxDescription: "Kein SMS-Gateway ist eingerichtet: Nachrichten werden hier abgelegt statt gesendet. Links und Einmalcodes sind verborgen, so wie sie gespeichert sind; Admins können jeden einmal anzeigen, um den Ablauf auszuprobieren.",
-    outboxGatewayDescription: "Jede SMS, die der Dienst gesendet hat oder senden wird. Links und Einmalcodes sind verborgen, so wie sie gespeichert sind.",
+    outboxDescription:
+      "Kein SMS-Gateway ist eingerichtet: Nachrichten werden hier abgelegt statt gesendet. Links und Einmalcodes sind verborgen, so wie sie gespeichert sind; Admins können jeden einmal anzeigen, um den Ablauf auszuprobieren.",
+    outboxGatewayDescription:
+      "Jede SMS, die der Dienst gesendet hat oder senden wird. Links und Einmalcodes sind verborgen, so wie sie gespeichert sind.",
     outboxCaption: "SMS im Postausgang, neueste zuerst",
     outboxEmpty: "Der Postausgang ist leer.",
     columnTime: "Zeit",
@@ -1174,9 +1258,11 @@ export const de: Dictionary = {
   },
   webhooksPage: {
     pageTitle: "Webhooks",
-    description: "Wohin der Dienst Ereignisse meldet, jeder Zustellversuch mit der Antwort des Empfängers, und wie Empfänger die Signatur prüfen.",
+    description:
+      "Wohin der Dienst Ereignisse meldet, jeder Zustellversuch mit der Antwort des Empfängers, und wie Empfänger die Signatur prüfen.",
     endpointsTitle: "Endpunkte und Signaturgeheimnis",
-    endpointsDescription: "Ereignisse gehen an diese Standard-URLs, sofern eine Einbettungs-Sitzung keine eigene nennt.",
+    endpointsDescription:
+      "Ereignisse gehen an diese Standard-URLs, sofern eine Einbettungs-Sitzung keine eigene nennt.",
     noUrls: "Keine Webhook-URL gesetzt: Ereignisse werden nicht gesendet.",
     urls: "Standard-URLs",
     secret: "Signaturgeheimnis",
@@ -1185,7 +1271,8 @@ export const de: Dictionary = {
     editInSettings: "URLs und Geheimnis in den Einstellungen ändern",
     adminOnly: "Nur Inhaber und Admins ändern die URLs und das Geheimnis.",
     testTitle: "Testereignis senden",
-    testDescription: "Sendet ein signiertes Ereignis mit \"test\": true an die URLs oben und verzeichnet es unten im Protokoll.",
+    testDescription:
+      'Sendet ein signiertes Ereignis mit "test": true an die URLs oben und verzeichnet es unten im Protokoll.',
     testTemplate: "Formular",
     chooseTemplate: "Formular wählen",
     testEvent: "Ereignis",
@@ -1233,18 +1320,24 @@ export const de: Dictionary = {
     emptyFilteredTitle: "Keine Zustellung passt zu diesen Filtern",
     emptyFilteredBody: "Ändern oder löschen Sie die Filter, um mehr zu sehen.",
     verifyTitle: "Die Signatur prüfen",
-    verifyIntro: "Jede Zustellung trägt zwei Signaturen; prüfen Sie eine davon über den unveränderten Anfrageinhalt, bevor Sie ihn parsen.",
-    verifyServiceHeader: "X-Service-Signature: der hexadezimale HMAC-SHA256 des Inhalts, mit dem Geheimnis als Schlüssel.",
-    verifyStandardHeaders: "webhook-id, webhook-timestamp und webhook-signature (Standard Webhooks, v1): ein Base64-HMAC-SHA256 von \"id.timestamp.body\"; bei einem whsec_-Geheimnis sind die dekodierten Bytes der Schlüssel, die standardwebhooks-Bibliotheken nehmen das Geheimnis also unverändert.",
-    verifyRetry: "webhook-id bleibt über die Wiederholungen einer Zustellung gleich: Damit lassen sich Duplikate erkennen.",
+    verifyIntro:
+      "Jede Zustellung trägt zwei Signaturen; prüfen Sie eine davon über den unveränderten Anfrageinhalt, bevor Sie ihn parsen.",
+    verifyServiceHeader:
+      "X-Service-Signature: der hexadezimale HMAC-SHA256 des Inhalts, mit dem Geheimnis als Schlüssel.",
+    verifyStandardHeaders:
+      'webhook-id, webhook-timestamp und webhook-signature (Standard Webhooks, v1): ein Base64-HMAC-SHA256 von "id.timestamp.body"; bei einem whsec_-Geheimnis sind die dekodierten Bytes der Schlüssel, die standardwebhooks-Bibliotheken nehmen das Geheimnis also unverändert.',
+    verifyRetry:
+      "webhook-id bleibt über die Wiederholungen einer Zustellung gleich: Damit lassen sich Duplikate erkennen.",
     codeCaption: "Node.js, Prüfung von X-Service-Signature",
   },
   signatureRequestsPage: {
     pageTitle: "Signaturanfragen",
-    description: "Alle Anfragen der Organisation, ein Dokument zu unterschreiben: für wen, wie weit, und was damit geschah.",
+    description:
+      "Alle Anfragen der Organisation, ein Dokument zu unterschreiben: für wen, wie weit, und was damit geschah.",
     newRequest: "Neue Anfrage",
     newTitle: "Neue Signaturanfrage",
-    newDescription: "Die Patientin oder der Patient unterschreibt ein aktives Dokument über einen persönlichen Link. Es wird nichts verschickt: Sie geben den Link weiter.",
+    newDescription:
+      "Die Patientin oder der Patient unterschreibt ein aktives Dokument über einen persönlichen Link. Es wird nichts verschickt: Sie geben den Link weiter.",
     patientId: "Patienten-ID",
     patientIdHint: "Wie Ihr Kliniksystem die Person kennt.",
     document: "Dokument",
@@ -1255,15 +1348,18 @@ export const de: Dictionary = {
     institution: "Einrichtung",
     chooseInstitution: "Einrichtung wählen",
     otherInstitution: "Andere Einrichtung …",
-    institutionKnownHint: "Die Einrichtungen, die Sie schon verwendet oder mit eigenem Erscheinungsbild versehen haben. Bestimmt, was die Patientin oder der Patient sieht.",
-    institutionNewHint: "Die Kennung der Klinik oder des Standorts in Ihrem Kliniksystem, z. B. kardiologie-nord. Bestimmt das Erscheinungsbild für Patientinnen und Patienten.",
+    institutionKnownHint:
+      "Die Einrichtungen, die Sie schon verwendet oder mit eigenem Erscheinungsbild versehen haben. Bestimmt, was die Patientin oder der Patient sieht.",
+    institutionNewHint:
+      "Die Kennung der Klinik oder des Standorts in Ihrem Kliniksystem, z. B. kardiologie-nord. Bestimmt das Erscheinungsbild für Patientinnen und Patienten.",
     expiry: "Ablauf",
     expiryHint: "Der Link gilt bis zum Ende dieses Tages.",
     orderBy: "Angeordnet von",
     orderByHint: "Die Person, die um die Unterschrift bittet.",
     create: "Anfrage erstellen",
     createdTitle: "Anfrage übergeben",
-    createdDescription: "Kopieren Sie den Link in eine Nachricht, oder lassen Sie den QR-Code mit dem eigenen Handy scannen.",
+    createdDescription:
+      "Kopieren Sie den Link in eine Nachricht, oder lassen Sie den QR-Code mit dem eigenen Handy scannen.",
     signingLink: "Signaturlink",
     signingLinkHint: "Persönlich: Wer den Link hat, kann das Dokument öffnen.",
     signingLinkReplaced: "Ihre eigene Link-URL ersetzt für diese Anfrage den Signaturlink.",
@@ -1328,7 +1424,8 @@ export const de: Dictionary = {
     requestId: "Anfrage-ID (signature_id)",
     handOverTitle: "Übergabe",
     timelineTitle: "Verlauf",
-    timelineDescription: "Älteste zuerst: Ereignisse der Anfrage, Änderungen durch Personal und API, Webhook-Zustellungen.",
+    timelineDescription:
+      "Älteste zuerst: Ereignisse der Anfrage, Änderungen durch Personal und API, Webhook-Zustellungen.",
     timelineEmpty: "Noch ist nichts geschehen.",
     eventCreated: "Erstellt",
     eventOpened: "Von der Person geöffnet",
@@ -1359,10 +1456,12 @@ export const de: Dictionary = {
     downloadPdf: "Unterschriebenes PDF laden",
     downloadMetadata: "Metadaten (JSON) laden",
     sealFailedTitle: "Versiegeln fehlgeschlagen",
-    sealFailedBody: "Die Person hat unterschrieben, aber das PDF konnte nicht versiegelt werden, und es ist kein weiterer Versuch geplant. Beheben Sie die Ursache (z. B. das Zertifikat) und starten Sie das Versiegeln neu.",
+    sealFailedBody:
+      "Die Person hat unterschrieben, aber das PDF konnte nicht versiegelt werden, und es ist kein weiterer Versuch geplant. Beheben Sie die Ursache (z. B. das Zertifikat) und starten Sie das Versiegeln neu.",
     sealAgain: "Erneut versiegeln",
     sealDelayedTitle: "Versiegeln verzögert",
-    sealDelayedBody: "Die Person hat unterschrieben. Der letzte Versuch, das PDF zu versiegeln, ist nicht gelungen (zum Beispiel hat der Zeitstempeldienst nicht geantwortet); er wird automatisch wiederholt. Die Anfrage gilt als abgeschlossen, sobald sie versiegelt ist.",
+    sealDelayedBody:
+      "Die Person hat unterschrieben. Der letzte Versuch, das PDF zu versiegeln, ist nicht gelungen (zum Beispiel hat der Zeitstempeldienst nicht geantwortet); er wird automatisch wiederholt. Die Anfrage gilt als abgeschlossen, sobald sie versiegelt ist.",
     sealLevel: "Signaturniveau",
     trustedTimeAt: "vertrauenswürdige Zeit {time}",
     noTrustedTime: "kein vertrauenswürdiger Zeitstempel (Signaturzeit nach der Uhr des Dienstes)",
@@ -1378,7 +1477,8 @@ export const de: Dictionary = {
     saveExpiry: "Ablauf speichern",
     expirySaved: "Gespeichert: Der Link gilt jetzt bis {date}.",
     linkUrl: "Link-URL",
-    linkUrlHint: "Ihre eigene Adresse für diese Anfrage (z. B. ein Kurzlink Ihrer Domain), angezeigt statt des Signaturlinks.",
+    linkUrlHint:
+      "Ihre eigene Adresse für diese Anfrage (z. B. ein Kurzlink Ihrer Domain), angezeigt statt des Signaturlinks.",
     linkUrlField: "URL",
     saveLink: "Link-URL speichern",
     clearLink: "Wieder den Signaturlink verwenden",
@@ -1387,7 +1487,8 @@ export const de: Dictionary = {
   },
   documentsPage: {
     pageTitle: "Dokumente",
-    description: "Die PDFs, die Patientinnen und Patienten unterschreiben: hochladen, Unterschriftsfelder platzieren und für Anfragen freigeben.",
+    description:
+      "Die PDFs, die Patientinnen und Patienten unterschreiben: hochladen, Unterschriftsfelder platzieren und für Anfragen freigeben.",
     addDocument: "Dokument hinzufügen",
     search: "Nach Name suchen",
     availabilityFilter: "Verfügbarkeit",
@@ -1416,10 +1517,12 @@ export const de: Dictionary = {
       inactive: "Außer Betrieb: keine neuen Anfragen; bereits gesendete können weiter unterschrieben werden.",
     },
     newTitle: "Dokument hinzufügen",
-    newDescription: "Laden Sie ein PDF von diesem Computer hoch oder registrieren Sie eines, das Ihre Systeme unter einer URL bereitstellen.",
+    newDescription:
+      "Laden Sie ein PDF von diesem Computer hoch oder registrieren Sie eines, das Ihre Systeme unter einer URL bereitstellen.",
     uploadTitle: "PDF hochladen",
     chooseFile: "PDF-Datei",
-    chooseFileHint: "Ein PDF mit höchstens 20 MB. ClinSign prüft und speichert es; Patientinnen und Patienten sehen nie, woher es stammt.",
+    chooseFileHint:
+      "Ein PDF mit höchstens 20 MB. ClinSign prüft und speichert es; Patientinnen und Patienten sehen nie, woher es stammt.",
     notPdf: "Diese Datei ist kein PDF.",
     fileTooLarge: "Die Datei ist größer als 20 MB.",
     name: "Name",
@@ -1431,14 +1534,17 @@ export const de: Dictionary = {
     creating: "Wird hochgeladen …",
     createdNotice: "Das Dokument wurde als Entwurf angelegt. Prüfen Sie die Felder und schalten Sie es dann aktiv.",
     urlTitle: "Oder per URL registrieren",
-    urlDescription: "ClinSign lädt das PDF einmal über die Ausgangsprüfung und behält eine eigene Kopie. Das Feld platzieren Sie danach visuell.",
+    urlDescription:
+      "ClinSign lädt das PDF einmal über die Ausgangsprüfung und behält eine eigene Kopie. Das Feld platzieren Sie danach visuell.",
     urlLabel: "PDF-URL (https)",
     firstField: "Erstes Unterschriftsfeld (PDF-Punkte, ab der oberen linken Ecke)",
     register: "Dokument registrieren",
     fieldEditor: {
       fieldName: "Unterschriftsfeld {number} auf Seite {page}",
-      keyboardHelp: "Feld auswählen, dann mit den Pfeiltasten verschieben (Umschalt: 10 Punkte), mit Alt + Pfeiltasten die Größe ändern und mit Entf entfernen.",
-      drawHint: "Auf einer Seite ziehen, um ein Feld zu zeichnen. Ein Feld ziehen, um es zu verschieben, an der Ecke ziehen, um die Größe zu ändern.",
+      keyboardHelp:
+        "Feld auswählen, dann mit den Pfeiltasten verschieben (Umschalt: 10 Punkte), mit Alt + Pfeiltasten die Größe ändern und mit Entf entfernen.",
+      drawHint:
+        "Auf einer Seite ziehen, um ein Feld zu zeichnen. Ein Feld ziehen, um es zu verschieben, an der Ecke ziehen, um die Größe zu ändern.",
       touchDraw: "Mit dem Finger zeichnen",
       touchDrawOn: "Zeichnen mit dem Finger: an",
       addField: "Feld hinzufügen",
@@ -1452,7 +1558,8 @@ export const de: Dictionary = {
       y: "y",
       width: "Breite",
       height: "Höhe",
-      pointsHint: "In PDF-Punkten (1/72 Zoll), gemessen ab der oberen linken Ecke der Seite, Seiten ab 1 gezählt: genau das, was die API speichert.",
+      pointsHint:
+        "In PDF-Punkten (1/72 Zoll), gemessen ab der oberen linken Ecke der Seite, Seiten ab 1 gezählt: genau das, was die API speichert.",
       added: "Feld {number} auf Seite {page} hinzugefügt.",
       removed: "Feld {number} entfernt.",
     },
@@ -1476,7 +1583,8 @@ export const de: Dictionary = {
     saved: "Als Version {version} gespeichert.",
     unchanged: "Keine Änderungen zu speichern.",
     leaveWarning: "Sie haben ungespeicherte Änderungen an diesem Dokument. Trotzdem verlassen?",
-    followNotice: "{following} noch nicht geöffnete Anfrage(n) verwenden die neue Version. {pinned} bereits geöffnete Anfrage(n) behalten die Version, mit der sie geöffnet wurden.",
+    followNotice:
+      "{following} noch nicht geöffnete Anfrage(n) verwenden die neue Version. {pinned} bereits geöffnete Anfrage(n) behalten die Version, mit der sie geöffnet wurden.",
     requestsTitle: "Unterschriftsanfragen",
     requestsDescription: "Anfragen zu diesem Dokument nach Status.",
     status: {
@@ -1495,7 +1603,8 @@ export const de: Dictionary = {
     currentVersion: "aktuell",
     delete: "Löschen",
     deleteTitle: "„{name}“ löschen?",
-    deleteBody: "Das Dokument und alle Versionen werden entfernt. Ein Dokument mit Unterschriftsanfragen kann nicht gelöscht werden: schalten Sie es stattdessen inaktiv.",
+    deleteBody:
+      "Das Dokument und alle Versionen werden entfernt. Ein Dokument mit Unterschriftsanfragen kann nicht gelöscht werden: schalten Sie es stattdessen inaktiv.",
     deleteConfirm: "Dokument löschen",
     deleteRefused: "Nicht gelöscht: {reason}",
     deleted: "Das Dokument wurde gelöscht.",
@@ -1504,14 +1613,16 @@ export const de: Dictionary = {
   },
   brandingPage: {
     pageTitle: "Erscheinungsbild",
-    description: "Wie Signatur- und Formularseiten für Patientinnen und Patienten aussehen: Logo, Farben und Schrift, für die Organisation und einzelne Einrichtungen.",
+    description:
+      "Wie Signatur- und Formularseiten für Patientinnen und Patienten aussehen: Logo, Farben und Schrift, für die Organisation und einzelne Einrichtungen.",
     defaultTitle: "Standard der Organisation",
     defaultDescription: "Gilt für jede Einrichtung ohne eigenes Erscheinungsbild und für die Formularseiten.",
     defaultNotSet: "Nicht gesetzt: Patientenseiten zeigen das Aussehen von ClinSign.",
     editDefault: "Standard bearbeiten",
     adminOnly: "Nur Inhaber und Admins ändern das Erscheinungsbild. Sie sehen, was Patientinnen und Patienten sehen.",
     institutionsTitle: "Einrichtungen mit eigenem Erscheinungsbild",
-    institutionsDescription: "Eine Signaturanfrage zeigt das Erscheinungsbild ihrer Einrichtung (institution_id), sonst den Standard.",
+    institutionsDescription:
+      "Eine Signaturanfrage zeigt das Erscheinungsbild ihrer Einrichtung (institution_id), sonst den Standard.",
     addInstitution: "Erscheinungsbild einer Einrichtung hinzufügen",
     columnInstitution: "Einrichtung",
     columnUpdated: "Geändert",
@@ -1522,13 +1633,16 @@ export const de: Dictionary = {
     loadMore: "Mehr laden",
     shown: "{count} angezeigt",
     emptyTitle: "Keine Einrichtung hat ein eigenes Erscheinungsbild",
-    emptyBody: "Alle Signaturseiten nutzen den Standard der Organisation. Fügen Sie eines hinzu, wenn eine Klinik ihr eigenes Aussehen braucht.",
+    emptyBody:
+      "Alle Signaturseiten nutzen den Standard der Organisation. Fügen Sie eines hinzu, wenn eine Klinik ihr eigenes Aussehen braucht.",
     back: "Alle Erscheinungsbilder",
     newTitle: "Neues Erscheinungsbild einer Einrichtung",
     institutionTitle: "Erscheinungsbild von {institution}",
-    institutionDescription: "Signaturseiten der Anfragen dieser Einrichtung zeigen es; die Formularseiten behalten den Standard.",
+    institutionDescription:
+      "Signaturseiten der Anfragen dieser Einrichtung zeigen es; die Formularseiten behalten den Standard.",
     notFoundTitle: "Kein Erscheinungsbild für diese Einrichtung",
-    notFoundBody: "{institution} hat kein eigenes Erscheinungsbild (mehr). Ihre Anfragen nutzen den Standard der Organisation.",
+    notFoundBody:
+      "{institution} hat kein eigenes Erscheinungsbild (mehr). Ihre Anfragen nutzen den Standard der Organisation.",
     institutionHint: "Wie Ihre Systeme sie in institution_id senden.",
     editTitle: "Marke",
     logo: "Logo",
@@ -1558,7 +1672,8 @@ export const de: Dictionary = {
     contrastPass: "AA erfüllt",
     contrastFail: "Unter 4,5:1",
     lowContrastTitle: "Geringer Kontrast",
-    lowContrastBody: "Vielen Patientinnen und Patienten fällt Text in dieser Farbe schwer zu lesen (WCAG AA verlangt 4,5:1). Speichern ist trotzdem möglich: Das Portal behält dann seine eigene Farbe für Schaltflächen und Links und nutzt Ihre nur für die Kopfleiste.",
+    lowContrastBody:
+      "Vielen Patientinnen und Patienten fällt Text in dieser Farbe schwer zu lesen (WCAG AA verlangt 4,5:1). Speichern ist trotzdem möglich: Das Portal behält dann seine eigene Farbe für Schaltflächen und Links und nutzt Ihre nur für die Kopfleiste.",
     font: "Schrift",
     fontDefault: "ClinSign-Standard",
     save: "Erscheinungsbild speichern",
@@ -1585,11 +1700,14 @@ export const de: Dictionary = {
   },
   users: {
     pageTitle: "Benutzer",
-    description: "Wer mit welcher Rolle in der Konsole dieser Organisation arbeitet. Kolleginnen und Kollegen einladen, Rollen ändern, Konten deaktivieren.",
+    description:
+      "Wer mit welcher Rolle in der Konsole dieser Organisation arbeitet. Kolleginnen und Kollegen einladen, Rollen ändern, Konten deaktivieren.",
     rolesTitle: "Was die Rollen dürfen",
-    rolesBody: "Inhaber und Admins führen die Organisation (Benutzer, Tokens, Einstellungen, Erscheinungsbild). Mitarbeitende arbeiten mit Dokumenten, Anfragen und Formularen. Lesende sehen und laden nur herunter. Nur Inhaber ernennen Inhaber; der letzte Inhaber bleibt Inhaber.",
+    rolesBody:
+      "Inhaber und Admins führen die Organisation (Benutzer, Tokens, Einstellungen, Erscheinungsbild). Mitarbeitende arbeiten mit Dokumenten, Anfragen und Formularen. Lesende sehen und laden nur herunter. Nur Inhaber ernennen Inhaber; der letzte Inhaber bleibt Inhaber.",
     inviteTitle: "Kollegin oder Kollegen einladen",
-    inviteDescription: "Sie erhalten eine E-Mail mit einem Link (7 Tage gültig, einmal verwendbar), um Namen und Passwort festzulegen.",
+    inviteDescription:
+      "Sie erhalten eine E-Mail mit einem Link (7 Tage gültig, einmal verwendbar), um Namen und Passwort festzulegen.",
     emailLabel: "E-Mail-Adresse",
     roleLabel: "Rolle",
     invite: "Einladung senden",
@@ -1609,13 +1727,15 @@ export const de: Dictionary = {
     deactivate: "Deaktivieren",
     deactivateLabel: "{name} deaktivieren",
     deactivateTitle: "{name} deaktivieren?",
-    deactivateBody: "Offene Sitzungen enden sofort, und eine Anmeldung ist erst nach Reaktivierung durch einen Admin wieder möglich. Frühere Aktionen bleiben im Audit-Protokoll.",
+    deactivateBody:
+      "Offene Sitzungen enden sofort, und eine Anmeldung ist erst nach Reaktivierung durch einen Admin wieder möglich. Frühere Aktionen bleiben im Audit-Protokoll.",
     deactivateConfirm: "Deaktivieren",
     deactivatedAnnouncement: "{name} ist deaktiviert; die Sitzungen sind beendet.",
     reactivate: "Reaktivieren",
     reactivateLabel: "{name} reaktivieren",
     reactivatedAnnouncement: "{name} kann sich wieder anmelden.",
-    lastOwner: "Der letzte Inhaber kann weder herabgestuft noch deaktiviert werden. Ernennen Sie zuerst ein anderes Mitglied zum Inhaber.",
+    lastOwner:
+      "Der letzte Inhaber kann weder herabgestuft noch deaktiviert werden. Ernennen Sie zuerst ein anderes Mitglied zum Inhaber.",
     ownerRequired: "Das darf nur ein Inhaber.",
     alreadyMember: "Diese Adresse gehört bereits zu einem Mitglied.",
     emptyTitle: "Noch keine Mitglieder",
@@ -1641,7 +1761,8 @@ export const de: Dictionary = {
     description: "Ihre Anmeldung und die Browser, in denen Sie angemeldet sind.",
     profileTitle: "Angemeldet als",
     sessionsTitle: "Ihre Sitzungen",
-    sessionsDescription: "Jeder Browser, der mit Ihrem Konto bei dieser Organisation angemeldet ist. Beenden Sie alle, die Sie nicht kennen.",
+    sessionsDescription:
+      "Jeder Browser, der mit Ihrem Konto bei dieser Organisation angemeldet ist. Beenden Sie alle, die Sie nicht kennen.",
     sessionsCaption: "Ihre offenen Sitzungen",
     columnDevice: "Gerät",
     columnAddress: "Adresse",
@@ -1662,7 +1783,8 @@ export const de: Dictionary = {
     pageTitle: "Einladung annehmen",
     title: "{organization} beitreten",
     subtitle: "Sie wurden als {role} mit {email} eingeladen.",
-    existingAccount: "Für diese Adresse gibt es bereits ein ClinSign-Konto. Geben Sie dessen Passwort ein, um {organization} hinzuzufügen.",
+    existingAccount:
+      "Für diese Adresse gibt es bereits ein ClinSign-Konto. Geben Sie dessen Passwort ein, um {organization} hinzuzufügen.",
     name: "Ihr Name",
     password: "Passwort",
     passwordHint: "Mindestens 8 Zeichen.",
@@ -1670,7 +1792,8 @@ export const de: Dictionary = {
     submit: "Annehmen und anmelden",
     checking: "Einladung wird geprüft…",
     invalidTitle: "Dieser Einladungslink ist nicht gültig",
-    invalidBody: "Er wurde bereits verwendet, zurückgezogen oder ist abgelaufen. Bitten Sie die einladende Person um eine neue Einladung.",
+    invalidBody:
+      "Er wurde bereits verwendet, zurückgezogen oder ist abgelaufen. Bitten Sie die einladende Person um eine neue Einladung.",
     missingTitle: "Kein Einladungslink",
     missingBody: "Öffnen Sie den Link aus der Einladungs-E-Mail vollständig.",
     wrongPassword: "Falsches Passwort für das bestehende Konto.",

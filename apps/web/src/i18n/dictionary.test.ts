@@ -27,7 +27,10 @@ describe("i18n dictionaries", () => {
   });
 
   it("have no empty texts", () => {
-    for (const [lang, map] of [["en", english], ["de", german]] as const) {
+    for (const [lang, map] of [
+      ["en", english],
+      ["de", german],
+    ] as const) {
       for (const [key, text] of map) expect(text.trim(), `${lang}: ${key}`).not.toBe("");
     }
   });
@@ -65,7 +68,8 @@ describe("wording", () => {
   const texts = (tree: object) => [...leaves(tree as Tree).entries()];
 
   it("calls the rnummer a case number (Fallnummer) in every text staff and patients read", () => {
-    for (const [key, text] of [...texts(en), ...texts(de)]) expect(text.replace(/\{rnummer\}/g, ""), key).not.toMatch(/rnummer/i);
+    for (const [key, text] of [...texts(en), ...texts(de)])
+      expect(text.replace(/\{rnummer\}/g, ""), key).not.toMatch(/rnummer/i);
   });
 
   it("names the audit log one way in German: Audit-Protokoll, in the menu and on the page", () => {
@@ -77,7 +81,9 @@ describe("wording", () => {
 
 describe("translateTitle", () => {
   it("translates the parts of a page title that are dictionary texts and keeps the rest", () => {
-    expect(translateTitle(`${en.auditLogPage.pageTitle} · ${en.common.productName}`, en, de)).toBe(`Audit-Protokoll · ${de.common.productName}`);
+    expect(translateTitle(`${en.auditLogPage.pageTitle} · ${en.common.productName}`, en, de)).toBe(
+      `Audit-Protokoll · ${de.common.productName}`,
+    );
     expect(translateTitle("Narkose-Aufklärung · ClinSign", en, de)).toBe("Narkose-Aufklärung · ClinSign");
   });
 });

@@ -83,24 +83,29 @@ export const en = {
     footer: "Protected area. Sign-ins are logged.",
     ssoButton: "Sign in with {provider}",
     orPassword: "or with your password",
-    ssoOnly: "Your organization signs in with single sign-on. Use the button above to sign in with your organization's account.",
+    ssoOnly:
+      "Your organization signs in with single sign-on. Use the button above to sign in with your organization's account.",
     ssoErrors: {
       expired: "The sign-in took too long or was opened in another browser. Please start it again.",
       cancelled: "The sign-in was cancelled at your organization's identity provider.",
       domain: "Your e-mail address is not one your organization allows for ClinSign.",
       no_role: "Your account has no role in ClinSign. Ask your administrator to add you to the right group.",
-      unavailable: "Single sign-on is not available for this organization right now. Try again later or contact your administrator.",
+      unavailable:
+        "Single sign-on is not available for this organization right now. Try again later or contact your administrator.",
       failed: "Single sign-on did not succeed. Please try again; if it keeps failing, contact your administrator.",
     },
   },
   sso: {
     title: "Single sign-on (OpenID Connect)",
-    description: "Staff sign in with your organization's identity provider (e.g. Microsoft Entra ID or Keycloak). Access and role follow the provider's groups at every sign-in.",
+    description:
+      "Staff sign in with your organization's identity provider (e.g. Microsoft Entra ID or Keycloak). Access and role follow the provider's groups at every sign-in.",
     enabledLabel: "Offer single sign-on",
-    enabledDescription: "The login page shows the provider's button to addresses of the domains below and on your organization's login URL.",
+    enabledDescription:
+      "The login page shows the provider's button to addresses of the domains below and on your organization's login URL.",
     redirectUriLabel: "Redirect URI",
     loginUrlLabel: "Your organization's login URL",
-    loginUrlHint: "Offers the provider on the login page whatever address is typed; share it with your staff or bookmark it.",
+    loginUrlHint:
+      "Offers the provider on the login page whatever address is typed; share it with your staff or bookmark it.",
     redirectUriHint: "Register this address at the provider as the application's redirect (reply) URI.",
     displayNameLabel: "Provider name",
     displayNameHint: "Shown on the login page: “Sign in with …”.",
@@ -134,7 +139,8 @@ export const en = {
   },
   security: {
     pageTitle: "Account security",
-    description: "How you confirm your sign-ins. These settings are yours alone and apply in every organization you belong to.",
+    description:
+      "How you confirm your sign-ins. These settings are yours alone and apply in every organization you belong to.",
     required: "Your organization requires a second factor. Keep at least one.",
     noFactor: "You sign in with your password only. Add an authenticator app or a passkey to protect your account.",
     totpTitle: "Authenticator app",
@@ -154,17 +160,18 @@ export const en = {
     totpAdded: "The authenticator app is set up.",
     totpRemoved: "The authenticator app was removed.",
     passkeysTitle: "Passkeys",
-    passkeysDescription: "Sign in with your device's fingerprint, face or PIN, or with a security key. A passkey also works without your password.",
+    passkeysDescription:
+      "Sign in with your device's fingerprint, face or PIN, or with a security key. A passkey also works without your password.",
     passkeysEmpty: "No passkeys yet.",
     passkeyName: "Name of the passkey",
-    passkeyNameHint: "So you can tell them apart, e.g. \"Office laptop\".",
+    passkeyNameHint: 'So you can tell them apart, e.g. "Office laptop".',
     passkeyNameDefault: "My passkey",
     passkeyAdd: "Add a passkey",
-    passkeyAdded: "Passkey \"{name}\" added.",
+    passkeyAdded: 'Passkey "{name}" added.',
     passkeyRemove: "Remove",
     passkeyRemoveLabel: "Remove passkey {name}",
-    passkeyRemoveConfirm: "Remove the passkey \"{name}\"? It can no longer sign in.",
-    passkeyRemoved: "Passkey \"{name}\" removed.",
+    passkeyRemoveConfirm: 'Remove the passkey "{name}"? It can no longer sign in.',
+    passkeyRemoved: 'Passkey "{name}" removed.',
     passkeyCreated: "Added {date}",
     passkeyLastUsed: "last used {date}",
     passkeyNeverUsed: "not used yet",
@@ -231,7 +238,8 @@ export const en = {
     devCertificateBody:
       "Signed PDFs are sealed with a development certificate; configure SIGNING_P12_FILE for production.",
     noTrustedTimeTitle: "Seals without trusted time (PAdES B-B)",
-    noTrustedTimeBody: "Signed PDFs carry no time stamp from a time-stamping authority, so their signing time rests on this server's clock and they cannot be validated long-term; configure TSA_URL for production.",
+    noTrustedTimeBody:
+      "Signed PDFs carry no time stamp from a time-stamping authority, so their signing time rests on this server's clock and they cannot be validated long-term; configure TSA_URL for production.",
     organizationTitle: "Your organization",
     organizationName: "Name",
     yourRole: "Your role",
@@ -249,8 +257,7 @@ export const en = {
   },
   tokens: {
     pageTitle: "API tokens",
-    description:
-      "Tokens let external systems call ClinSign for your organization. Treat them like passwords.",
+    description: "Tokens let external systems call ClinSign for your organization. Treat them like passwords.",
     orgIdTitle: "Connect a system",
     orgIdLabel: "Organization ID",
     orgIdHint: "Form API calls (under /api/) send this as orgId together with the token.",
@@ -262,7 +269,8 @@ export const en = {
     createButton: "Create token",
     createdTitle: "Your new API token",
     createdWarning: "Copy it now: you will not see this token again.",
-    createdBody: "ClinSign stores only a fingerprint of the token. If it is lost, create a new one and revoke this one.",
+    createdBody:
+      "ClinSign stores only a fingerprint of the token. If it is lost, create a new one and revoke this one.",
     tokenLabel: "API token",
     createdDone: "I have copied it",
     createdAnnouncement: "Token “{name}” created.",
@@ -298,13 +306,16 @@ export const en = {
       description:
         "Completed documents are sealed with a digital signature. Upload your organization's own certificate (PKCS#12) so that readers show your organization as the sealer.",
       usingDefault: "Documents are sealed with the service's certificate ({subject}).",
-      usingDevelopment: "Documents are sealed with the development certificate ({subject}), which no PDF reader trusts. Upload your organization's certificate.",
+      usingDevelopment:
+        "Documents are sealed with the development certificate ({subject}), which no PDF reader trusts. Upload your organization's certificate.",
       ownTitle: "Your certificate",
       active: "In use",
       expiresSoonBadge: "Expires soon",
       expired: "Expired",
-      expiresSoon: "The certificate expires in {days} days ({date}). Upload its successor before then; after that date documents are sealed with the service's certificate.",
-      expiredNotice: "The certificate has expired. Documents are sealed with the service's certificate until you upload a valid one.",
+      expiresSoon:
+        "The certificate expires in {days} days ({date}). Upload its successor before then; after that date documents are sealed with the service's certificate.",
+      expiredNotice:
+        "The certificate has expired. Documents are sealed with the service's certificate until you upload a valid one.",
       subject: "Subject",
       issuer: "Issuer",
       validity: "Valid",
@@ -324,7 +335,8 @@ export const en = {
       chooseFileFirst: "Choose a PKCS#12 file.",
       remove: "Remove certificate",
       removeTitle: "Remove the organization's certificate?",
-      removeBody: "New documents are then sealed with the service's certificate. Documents sealed so far keep their seal.",
+      removeBody:
+        "New documents are then sealed with the service's certificate. Documents sealed so far keep their seal.",
       removeConfirm: "Remove",
       reasons: {
         not_pkcs12: "This is not a PKCS#12 file (.p12 or .pfx).",
@@ -365,13 +377,13 @@ export const en = {
     secretLabel: "Webhook signing secret",
     secondFactorTitle: "Staff sign-in",
     secondFactorLabel: "Require a second factor",
-    secondFactorDescription: "Everyone who signs in with a password also confirms with an authenticator app or a passkey. Members without one set it up right after their password.",
+    secondFactorDescription:
+      "Everyone who signs in with a password also confirms with an authenticator app or a passkey. Members without one set it up right after their password.",
     otpTitle: "SMS form portal",
     otpLabel: "Require a one-time code",
     otpDescription: "Recipients of SMS form links confirm their phone with a 6-digit code before they see the form.",
     sessionTitle: "Session verification",
-    sessionDescription:
-      "How ClinSign confirms the session token your patient portal sends before a patient signs.",
+    sessionDescription: "How ClinSign confirms the session token your patient portal sends before a patient signs.",
     methodLegend: "Verification method",
     methodNone: "None",
     methodNoneHint: "Session tokens are not checked.",
@@ -393,9 +405,11 @@ export const en = {
     requireDescription: "Signing links then only open with a ticket from a verified portal session.",
     requireNeedsMethod: "Choose a verification method first.",
     audienceLabel: "Expected audience (aud)",
-    audienceHint: "Optional. When set, the token's aud claim must contain this value; a token without aud is refused unless accepted below.",
+    audienceHint:
+      "Optional. When set, the token's aud claim must contain this value; a token without aud is refused unless accepted below.",
     issuerLabel: "Expected issuer (iss)",
-    issuerHint: "Optional. When set, the token's iss claim must be exactly this value; a token without iss is refused unless accepted below.",
+    issuerHint:
+      "Optional. When set, the token's iss claim must be exactly this value; a token without iss is refused unless accepted below.",
     acceptMissingAudIssLabel: "Accept tokens without aud/iss",
     acceptMissingAudIssDescription:
       "Off (recommended): a token or introspection answer that lacks a claim you set above is refused. On: it is accepted without that check; a claim that is present must still match.",
@@ -404,18 +418,22 @@ export const en = {
     outputsTitle: "Language, time and phone numbers",
     outputsDescription: "How ClinSign writes for your clinic: exports, PDFs and texts to patients.",
     localeLabel: "Language of outputs",
-    localeHint: "CSV exports, submission PDFs and texts to patients. German CSV files are separated by ; as German Excel expects.",
+    localeHint:
+      "CSV exports, submission PDFs and texts to patients. German CSV files are separated by ; as German Excel expects.",
     localeDe: "German",
     localeEn: "English",
     timeZoneLabel: "Time zone",
     timeZoneHint: "Dates and times in exports, PDFs and on the submission pages are on this clock.",
     phoneCountryLabel: "Country of national phone numbers",
-    phoneCountryHint: "Numbers without a country code (e.g. 0170 …) belong to this country; exports write this country's numbers that way.",
+    phoneCountryHint:
+      "Numbers without a country code (e.g. 0170 …) belong to this country; exports write this country's numbers that way.",
     signedCopyDaysLabel: "Download period of the signed copy (days)",
-    signedCopyDaysHint: "How many days after signing a patient can still download their signed copy through the signing link.",
+    signedCopyDaysHint:
+      "How many days after signing a patient can still download their signed copy through the signing link.",
     signedCopyDaysInvalid: "Enter a whole number of days from 0 to 3650.",
     staffSessionsTitle: "Staff sessions",
-    staffSessionsDescription: "How long a sign-in to this console lasts. Clinical default: 60 minutes without activity, at most 12 hours (one shift).",
+    staffSessionsDescription:
+      "How long a sign-in to this console lasts. Clinical default: 60 minutes without activity, at most 12 hours (one shift).",
     staffSessionIdleMinutesLabel: "End after inactivity (minutes)",
     staffSessionIdleMinutesHint: "A session without a request for this long ends; the next click leads to sign-in.",
     staffSessionIdleMinutesInvalid: "Enter a whole number of minutes from 5 to 1440.",
@@ -472,11 +490,14 @@ export const en = {
     declineConfirm: "Decline",
     declineFailed: "Declining did not work.",
     sessionEnded: "This signing session has ended",
-    sessionEndedBody: "For your security, a signing page stays open for a limited time. Open the link again to continue.",
-    sessionEndedTicketBody: "For your security, a signing page stays open for a limited time. Please open the document again from your patient portal.",
+    sessionEndedBody:
+      "For your security, a signing page stays open for a limited time. Open the link again to continue.",
+    sessionEndedTicketBody:
+      "For your security, a signing page stays open for a limited time. Please open the document again from your patient portal.",
     reload: "Open again",
     sealingTitle: "Finishing your document…",
-    sealingBody: "Your signature has been received. We are adding it to the document and sealing it. This usually takes a few seconds.",
+    sealingBody:
+      "Your signature has been received. We are adding it to the document and sealing it. This usually takes a few seconds.",
     completedTitle: "Thank you — your document is signed",
     completedBody: "Your clinic has received the signed document. You can download a copy for your records.",
     completedNoDownload: "Your clinic has received the signed document.",
@@ -488,9 +509,11 @@ export const en = {
     copyUntil: "You can download your signed copy here until {date}. Keep it for your records.",
     copyPreparing: "Your signed copy is being prepared. You can download it here in a moment.",
     copyExpiredTitle: "Your signed copy is no longer available here",
-    copyExpiredBody: "You signed this document. The time to download your copy through this link has passed. You are entitled to a copy: please ask the practice or clinic that sent you this link.",
+    copyExpiredBody:
+      "You signed this document. The time to download your copy through this link has passed. You are entitled to a copy: please ask the practice or clinic that sent you this link.",
     copySessionEnded: "This page has been open for a while. Open the link again to download your copy.",
-    copySessionEndedTicket: "This page has been open for a while. Open the document again from your patient portal to download your copy.",
+    copySessionEndedTicket:
+      "This page has been open for a while. Open the document again from your patient portal to download your copy.",
     zoomToolbar: "Reading tools",
     documentPages: "The document’s pages (scroll sideways with the arrow keys)",
     zoomIn: "Zoom in",
@@ -508,9 +531,11 @@ export const en = {
     unavailableTitle: "This document is not available",
     unavailableBody: "Your clinic has withdrawn this document for now. Please contact them if you have questions.",
     verificationTitle: "Please open this from your patient portal",
-    verificationBody: "For your security, this document can only be opened after you sign in to your patient portal. Sign in there and open the document from your list.",
+    verificationBody:
+      "For your security, this document can only be opened after you sign in to your patient portal. Sign in there and open the document from your list.",
     unknownTitle: "This link does not work",
-    unknownBody: "The link may be incomplete, already used, or no longer valid. Please check the address or ask your clinic for a new link.",
+    unknownBody:
+      "The link may be incomplete, already used, or no longer valid. Please check the address or ask your clinic for a new link.",
   },
   formTemplates: {
     pageTitle: "Form templates",
@@ -654,7 +679,8 @@ export const en = {
       publicDescription:
         "One snippet for your website. Every visitor gets an empty form of their own; unfinished answers stay in that visitor's browser only, for up to 24 hours.",
       allowedOrigins: "Websites that may show the form",
-      allowedOriginsHint: "The address of your website, e.g. https://www.your-clinic.example; separate several with commas.",
+      allowedOriginsHint:
+        "The address of your website, e.g. https://www.your-clinic.example; separate several with commas.",
       originRequired: "Enter the address of the website that shows the form, e.g. https://www.your-clinic.example.",
       publicOn: "Visitors can fill in the form",
       publicOnHint: "Turn it off to take the form off your website at once: forms in progress end.",
@@ -668,15 +694,18 @@ export const en = {
       snippetHint: "Paste it where the form should appear. It stays the same when you change the settings above.",
       publicOffNotice: "The website form is off: your website shows “This form is not available”.",
       personalTitle: "Personal link for one patient",
-      personalDescription: "For one known patient: the answers in progress belong to this link alone. Send it to that patient only.",
+      personalDescription:
+        "For one known patient: the answers in progress belong to this link alone. Send it to that patient only.",
       rnummer: "Case number (optional)",
       lifetime: "Valid for",
       lifetimes: { "60": "1 hour", "1440": "1 day", "10080": "7 days", "43200": "30 days" },
       redirectUrl: "Redirect after submitting (optional)",
-      personalOriginsHint: "Only if your patient portal shows the link inside its own page; separate several with commas.",
+      personalOriginsHint:
+        "Only if your patient portal shows the link inside its own page; separate several with commas.",
       webhookUrl: "Webhook URL (optional; the organization's default otherwise)",
       emailTo: "E-mail the result to (optional)",
-      destinationsAdminOnly: "Answers go to the organization's default webhook URLs. Only owners and admins choose another webhook or e-mail addresses.",
+      destinationsAdminOnly:
+        "Answers go to the organization's default webhook URLs. Only owners and admins choose another webhook or e-mail addresses.",
       create: "Create personal link",
       link: "Personal link",
       linkOnce: "Copy it now: it is shown only once.",
@@ -716,7 +745,8 @@ export const en = {
   verify: {
     pageTitle: "Check a sealed document",
     heading: "Check a sealed document",
-    intro: "Choose a PDF to learn whether ClinSign sealed it, who sealed it and when, and whether it has changed since. The file is only checked, never stored.",
+    intro:
+      "Choose a PDF to learn whether ClinSign sealed it, who sealed it and when, and whether it has changed since. The file is only checked, never stored.",
     fileLabel: "PDF to check",
     dropHint: "Choose a file or drop it here. PDF, at most {size} MB.",
     checking: "Checking {name}…",
@@ -732,7 +762,8 @@ export const en = {
     bodies: {
       intact: "The seal is valid and covers the whole document: it is exactly as it was sealed.",
       intactForeign: "The seal is valid, but it was not made by this service. Ask whoever sealed it.",
-      modified: "Bytes inside the sealed part of the document were changed. Its content is not the one that was sealed.",
+      modified:
+        "Bytes inside the sealed part of the document were changed. Its content is not the one that was sealed.",
       updated: "The sealed part is unchanged, but something was added to the file after sealing:",
       unsigned: "The document carries no digital seal, so nothing can be said about where it comes from.",
       notOurs: "The seal was not made by this service.",
@@ -858,13 +889,15 @@ export const en = {
     },
     states: {
       sessionEndedTitle: "This form link has expired",
-      sessionEndedBody: "For your security, form links are valid for a limited time. Please ask the clinic or the website that showed you this form for a new one.",
+      sessionEndedBody:
+        "For your security, form links are valid for a limited time. Please ask the clinic or the website that showed you this form for a new one.",
       unavailableTitle: "This form is not available",
       unavailableBody: "The clinic has withdrawn this form. Please contact them if you have questions.",
     },
     sms: {
       identifyTitle: "Please confirm who you are",
-      identifyIntro: "Enter the case number from your letter or appointment and the mobile number this link was sent to.",
+      identifyIntro:
+        "Enter the case number from your letter or appointment and the mobile number this link was sent to.",
       rnummerLabel: "Case number",
       rnummerHint: "As written by your clinic, e.g. R-2024-001.",
       phoneLabel: "Mobile number",
@@ -883,14 +916,17 @@ export const en = {
       wrongCode: "This code is not right. {count} tries left.",
       codeEnded: "This code can no longer be used. Please ask for a new one.",
       lockedTitle: "This link is locked",
-      lockedBody: "The case number or mobile number was entered wrongly too often. For your security the link no longer opens. Please contact {organization} for a new link.",
-      lockedBodyGeneric: "The case number or mobile number was entered wrongly too often. For your security the link no longer opens. Please contact your clinic for a new link.",
+      lockedBody:
+        "The case number or mobile number was entered wrongly too often. For your security the link no longer opens. Please contact {organization} for a new link.",
+      lockedBodyGeneric:
+        "The case number or mobile number was entered wrongly too often. For your security the link no longer opens. Please contact your clinic for a new link.",
       submittedTitle: "This form was already sent",
       submittedBody: "Your clinic has received your answers. There is nothing more to do.",
       expiredTitle: "This link has expired",
       expiredBody: "The time to fill in this form has passed. Please contact your clinic for a new link.",
       unknownTitle: "This link does not work",
-      unknownBody: "The link may be incomplete or no longer valid. Please check the text message or ask your clinic for a new link.",
+      unknownBody:
+        "The link may be incomplete or no longer valid. Please check the text message or ask your clinic for a new link.",
       accessEnded: "For your security, please confirm who you are again.",
     },
   },
@@ -960,7 +996,8 @@ export const en = {
   },
   auditLogPage: {
     pageTitle: "Audit log",
-    description: "Every action in your organization, in order. Each entry is chained to the one before by a hash, so edits and gaps show.",
+    description:
+      "Every action in your organization, in order. Each entry is chained to the one before by a hash, so edits and gaps show.",
     filtersTitle: "Filter the audit log",
     action: "Action",
     actionPlaceholder: "e.g. form.submitted",
@@ -1060,22 +1097,31 @@ export const en = {
       "webhook.dispatched": "Webhook queued",
     },
     verifyTitle: "Chain verification",
-    verifyBody: "Recomputes every entry's hash from the first to the last. Any edited, inserted or removed entry breaks the chain.",
+    verifyBody:
+      "Recomputes every entry's hash from the first to the last. Any edited, inserted or removed entry breaks the chain.",
     verify: "Verify the chain",
     verifyOk: "The chain is intact: {count} entries checked.",
-    verifyBroken: "The chain breaks at entry no. {seq}: that entry or the one before it was changed, inserted or removed. {count} entries before it are intact.",
-    verifyHeadMismatch: "The chain does not end where it should (at entry no. {seq}): the newest chained entries were removed, or the record of the chain's end was changed. {count} entries are intact.",
-    verifySlippedIn: "Entry no. {seq} was added afterwards into the part of the log that was already chained. {count} chained entries are intact.",
-    verifySeqOutOfRange: "Entry no. {seq} carries a number the log never handed out: it was written directly into the database. {count} chained entries are intact.",
-    verifyUnchainedOverdue: "Entry no. {seq} has waited longer than {max} seconds to be chained; until it is, a change to it would not show. Check that the API service is running. {count} chained entries are intact.",
-    verifyUnchainedPending: "{count} newest entries are not chained yet (the oldest was written {age} seconds ago); entries are chained within about {max} seconds. Until then, a change to them would not show.",
-    verifyLateEntries: "{count} entries were chained after later ones, because the operation that wrote them was still running when the chain passed their place. Expected after long-running operations.",
+    verifyBroken:
+      "The chain breaks at entry no. {seq}: that entry or the one before it was changed, inserted or removed. {count} entries before it are intact.",
+    verifyHeadMismatch:
+      "The chain does not end where it should (at entry no. {seq}): the newest chained entries were removed, or the record of the chain's end was changed. {count} entries are intact.",
+    verifySlippedIn:
+      "Entry no. {seq} was added afterwards into the part of the log that was already chained. {count} chained entries are intact.",
+    verifySeqOutOfRange:
+      "Entry no. {seq} carries a number the log never handed out: it was written directly into the database. {count} chained entries are intact.",
+    verifyUnchainedOverdue:
+      "Entry no. {seq} has waited longer than {max} seconds to be chained; until it is, a change to it would not show. Check that the API service is running. {count} chained entries are intact.",
+    verifyUnchainedPending:
+      "{count} newest entries are not chained yet (the oldest was written {age} seconds ago); entries are chained within about {max} seconds. Until then, a change to them would not show.",
+    verifyLateEntries:
+      "{count} entries were chained after later ones, because the operation that wrote them was still running when the chain passed their place. Expected after long-running operations.",
     exportCsv: "Export CSV",
     exportAdminOnly: "Only owners and admins can export the audit log.",
   },
   formRequestsPage: {
     pageTitle: "Form requests (SMS)",
-    description: "Send a patient a form by SMS with a secure link, follow what became of it, send the link again or cancel it.",
+    description:
+      "Send a patient a form by SMS with a secure link, follow what became of it, send the link again or cancel it.",
     sendTitle: "Send a form by SMS",
     sendDescription: "The patient opens the link and confirms the case number and mobile number before the form opens.",
     template: "Form",
@@ -1155,17 +1201,21 @@ export const en = {
     lastError: "Last error: {error}",
     viewSubmission: "Open the submission",
     resend: "Send the SMS again",
-    resendHint: "Sends a new link: the old link stops working, a lock after wrong entries ends, and the link is valid for 7 days again.",
+    resendHint:
+      "Sends a new link: the old link stops working, a lock after wrong entries ends, and the link is valid for 7 days again.",
     resent: "A new link was sent.",
     cancel: "Cancel request",
     cancelTitle: "Cancel this request?",
-    cancelBody: "The link stops working now; the patient sees that it expired. This cannot be undone: send a new request if needed.",
+    cancelBody:
+      "The link stops working now; the patient sees that it expired. This cannot be undone: send a new request if needed.",
     cancelConfirm: "Cancel request",
     keep: "Keep it",
     cancelled: "The request was cancelled.",
     outboxTitle: "SMS outbox",
-    outboxDescription: "No SMS gateway is configured: messages are kept here instead of being sent. Links and one-time codes are hidden, as they are stored; an admin can show each one once, to try the flow.",
-    outboxGatewayDescription: "Every SMS the service sent or is about to send. Links and one-time codes are hidden, as they are stored.",
+    outboxDescription:
+      "No SMS gateway is configured: messages are kept here instead of being sent. Links and one-time codes are hidden, as they are stored; an admin can show each one once, to try the flow.",
+    outboxGatewayDescription:
+      "Every SMS the service sent or is about to send. Links and one-time codes are hidden, as they are stored.",
     outboxCaption: "SMS in the outbox, newest first",
     outboxEmpty: "The outbox is empty.",
     columnTime: "Time",
@@ -1175,7 +1225,8 @@ export const en = {
   },
   webhooksPage: {
     pageTitle: "Webhooks",
-    description: "Where the service reports events, every delivery attempt and the receiver's answer, and how receivers check the signature.",
+    description:
+      "Where the service reports events, every delivery attempt and the receiver's answer, and how receivers check the signature.",
     endpointsTitle: "Endpoints and signing secret",
     endpointsDescription: "Events go to these default URLs unless an embed session names its own.",
     noUrls: "No webhook URL is set: events are not sent.",
@@ -1186,7 +1237,7 @@ export const en = {
     editInSettings: "Change URLs and secret in Settings",
     adminOnly: "Only owners and admins change the URLs and the secret.",
     testTitle: "Send a test event",
-    testDescription: "Sends a signed event with \"test\": true to the URLs above and records it in the log below.",
+    testDescription: 'Sends a signed event with "test": true to the URLs above and records it in the log below.',
     testTemplate: "Form",
     chooseTemplate: "Choose a form",
     testEvent: "Event",
@@ -1234,18 +1285,22 @@ export const en = {
     emptyFilteredTitle: "No delivery matches these filters",
     emptyFilteredBody: "Change or reset the filters to see more.",
     verifyTitle: "Verifying the signature",
-    verifyIntro: "Every delivery carries two signatures; check either one over the raw request body, before parsing it.",
+    verifyIntro:
+      "Every delivery carries two signatures; check either one over the raw request body, before parsing it.",
     verifyServiceHeader: "X-Service-Signature: the hex HMAC-SHA256 of the raw body, keyed with the secret.",
-    verifyStandardHeaders: "webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks, v1): a base64 HMAC-SHA256 of \"id.timestamp.body\"; a whsec_ secret's decoded bytes are the key, so the standardwebhooks libraries take the secret as it is.",
+    verifyStandardHeaders:
+      'webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks, v1): a base64 HMAC-SHA256 of "id.timestamp.body"; a whsec_ secret\'s decoded bytes are the key, so the standardwebhooks libraries take the secret as it is.',
     verifyRetry: "webhook-id stays the same across the retries of one delivery: use it to ignore duplicates.",
     codeCaption: "Node.js, checking X-Service-Signature",
   },
   signatureRequestsPage: {
     pageTitle: "Signature requests",
-    description: "Every request of the organization to sign a document: who it is for, where it stands, and what happened to it.",
+    description:
+      "Every request of the organization to sign a document: who it is for, where it stands, and what happened to it.",
     newRequest: "New request",
     newTitle: "New signature request",
-    newDescription: "The patient signs an active document through a personal link. Nothing is sent: you hand the link over.",
+    newDescription:
+      "The patient signs an active document through a personal link. Nothing is sent: you hand the link over.",
     patientId: "Patient ID",
     patientIdHint: "As your hospital system knows the patient.",
     document: "Document",
@@ -1256,15 +1311,18 @@ export const en = {
     institution: "Institution",
     chooseInstitution: "Choose an institution",
     otherInstitution: "Another institution…",
-    institutionKnownHint: "The institutions you used before or gave their own branding. Decides the branding the patient sees.",
-    institutionNewHint: "Your hospital system's id of the clinic or site, e.g. cardiology-north. Decides the branding the patient sees.",
+    institutionKnownHint:
+      "The institutions you used before or gave their own branding. Decides the branding the patient sees.",
+    institutionNewHint:
+      "Your hospital system's id of the clinic or site, e.g. cardiology-north. Decides the branding the patient sees.",
     expiry: "Expiry",
     expiryHint: "The link works until the end of this day.",
     orderBy: "Ordered by",
     orderByHint: "The person who asks for the signature.",
     create: "Create request",
     createdTitle: "Hand the request over",
-    createdDescription: "Copy the link into a message to the patient, or let the patient scan the QR code with their own phone.",
+    createdDescription:
+      "Copy the link into a message to the patient, or let the patient scan the QR code with their own phone.",
     signingLink: "Signing link",
     signingLinkHint: "Personal to this patient: anyone with the link can open the document.",
     signingLinkReplaced: "Your own link URL replaces the signing link for this request.",
@@ -1360,10 +1418,12 @@ export const en = {
     downloadPdf: "Download signed PDF",
     downloadMetadata: "Download metadata JSON",
     sealFailedTitle: "Sealing failed",
-    sealFailedBody: "The patient signed, but the signed PDF could not be sealed and no further attempt is planned. Fix the cause (e.g. the certificate), then start sealing again.",
+    sealFailedBody:
+      "The patient signed, but the signed PDF could not be sealed and no further attempt is planned. Fix the cause (e.g. the certificate), then start sealing again.",
     sealAgain: "Seal again",
     sealDelayedTitle: "Sealing delayed",
-    sealDelayedBody: "The patient signed. The last attempt to seal the PDF did not succeed (for example, the time-stamping authority did not answer); it is tried again automatically. The request counts as completed once it is sealed.",
+    sealDelayedBody:
+      "The patient signed. The last attempt to seal the PDF did not succeed (for example, the time-stamping authority did not answer); it is tried again automatically. The request counts as completed once it is sealed.",
     sealLevel: "Signature level",
     trustedTimeAt: "trusted time {time}",
     noTrustedTime: "no trusted time stamp (signing time from the service's clock)",
@@ -1379,7 +1439,8 @@ export const en = {
     saveExpiry: "Save expiry",
     expirySaved: "Saved: the link now works until {date}.",
     linkUrl: "Link URL",
-    linkUrlHint: "Your own address for this request (e.g. a short link in your domain), shown instead of the signing link.",
+    linkUrlHint:
+      "Your own address for this request (e.g. a short link in your domain), shown instead of the signing link.",
     linkUrlField: "URL",
     saveLink: "Save link URL",
     clearLink: "Use the signing link again",
@@ -1420,7 +1481,8 @@ export const en = {
     newDescription: "Upload a PDF from this computer, or register one your systems publish at a URL.",
     uploadTitle: "Upload a PDF",
     chooseFile: "PDF file",
-    chooseFileHint: "A PDF of at most 20 MB. It is checked and stored by ClinSign; patients never see where it came from.",
+    chooseFileHint:
+      "A PDF of at most 20 MB. It is checked and stored by ClinSign; patients never see where it came from.",
     notPdf: "This file is not a PDF.",
     fileTooLarge: "The file is larger than 20 MB.",
     name: "Name",
@@ -1432,13 +1494,15 @@ export const en = {
     creating: "Uploading…",
     createdNotice: "The document was created as a draft. Check its fields, then make it active.",
     urlTitle: "Or register by URL",
-    urlDescription: "ClinSign fetches the PDF once, through the outbound guard, and keeps its own copy. Place the field visually afterwards.",
+    urlDescription:
+      "ClinSign fetches the PDF once, through the outbound guard, and keeps its own copy. Place the field visually afterwards.",
     urlLabel: "PDF URL (https)",
     firstField: "First signature field (PDF points, from the top-left corner)",
     register: "Register document",
     fieldEditor: {
       fieldName: "Signature field {number} on page {page}",
-      keyboardHelp: "Select a field, then use the arrow keys to move it (Shift: 10 points), Alt + arrow keys to resize it, and Delete to remove it.",
+      keyboardHelp:
+        "Select a field, then use the arrow keys to move it (Shift: 10 points), Alt + arrow keys to resize it, and Delete to remove it.",
       drawHint: "Drag on a page to draw a field. Drag a field to move it, its corner to resize it.",
       touchDraw: "Draw with a finger",
       touchDrawOn: "Drawing with a finger: on",
@@ -1453,7 +1517,8 @@ export const en = {
       y: "y",
       width: "Width",
       height: "Height",
-      pointsHint: "In PDF points (1/72 inch), measured from the page's top-left corner, pages counted from 1: exactly what the API stores.",
+      pointsHint:
+        "In PDF points (1/72 inch), measured from the page's top-left corner, pages counted from 1: exactly what the API stores.",
       added: "Field {number} added on page {page}.",
       removed: "Field {number} removed.",
     },
@@ -1477,7 +1542,8 @@ export const en = {
     saved: "Saved as version {version}.",
     unchanged: "No changes to save.",
     leaveWarning: "You have unsaved changes to this document. Leave anyway?",
-    followNotice: "{following} request(s) not yet opened will use the new version. {pinned} request(s) already opened keep the version they were opened with.",
+    followNotice:
+      "{following} request(s) not yet opened will use the new version. {pinned} request(s) already opened keep the version they were opened with.",
     requestsTitle: "Signature requests",
     requestsDescription: "Requests for this document by status.",
     status: {
@@ -1496,7 +1562,8 @@ export const en = {
     currentVersion: "current",
     delete: "Delete",
     deleteTitle: "Delete “{name}”?",
-    deleteBody: "The document and all its versions are removed. A document with signature requests cannot be deleted: make it inactive instead.",
+    deleteBody:
+      "The document and all its versions are removed. A document with signature requests cannot be deleted: make it inactive instead.",
     deleteConfirm: "Delete document",
     deleteRefused: "Not deleted: {reason}",
     deleted: "The document was deleted.",
@@ -1505,14 +1572,16 @@ export const en = {
   },
   brandingPage: {
     pageTitle: "Branding",
-    description: "How the signing pages and form pages look to patients: logo, colours and font, for the organization and for single institutions.",
+    description:
+      "How the signing pages and form pages look to patients: logo, colours and font, for the organization and for single institutions.",
     defaultTitle: "Organization default",
     defaultDescription: "Used by every institution without its own branding, and by the form pages.",
     defaultNotSet: "Not set: patient pages show ClinSign's own look.",
     editDefault: "Edit default",
     adminOnly: "Only owners and admins change branding. You can see what patients see.",
     institutionsTitle: "Institutions with their own branding",
-    institutionsDescription: "A signature request shows the branding of its institution (institution_id), or else the default.",
+    institutionsDescription:
+      "A signature request shows the branding of its institution (institution_id), or else the default.",
     addInstitution: "Add institution branding",
     columnInstitution: "Institution",
     columnUpdated: "Changed",
@@ -1559,7 +1628,8 @@ export const en = {
     contrastPass: "AA passed",
     contrastFail: "Below 4.5:1",
     lowContrastTitle: "Low contrast",
-    lowContrastBody: "Many patients will find text in this colour hard to read (WCAG AA asks for 4.5:1). You can still save it: the portal then keeps its own colour for buttons and links and only uses yours for the header.",
+    lowContrastBody:
+      "Many patients will find text in this colour hard to read (WCAG AA asks for 4.5:1). You can still save it: the portal then keeps its own colour for buttons and links and only uses yours for the header.",
     font: "Font",
     fontDefault: "ClinSign default",
     save: "Save branding",
@@ -1586,11 +1656,14 @@ export const en = {
   },
   users: {
     pageTitle: "Users",
-    description: "Who works in this organization's console, with which role. Invite colleagues, change roles, deactivate accounts.",
+    description:
+      "Who works in this organization's console, with which role. Invite colleagues, change roles, deactivate accounts.",
     rolesTitle: "What the roles may do",
-    rolesBody: "Owners and admins run the organization (users, tokens, settings, branding). Staff work with documents, requests and forms. Viewers only read and download. Only owners make owners; the last owner stays owner.",
+    rolesBody:
+      "Owners and admins run the organization (users, tokens, settings, branding). Staff work with documents, requests and forms. Viewers only read and download. Only owners make owners; the last owner stays owner.",
     inviteTitle: "Invite a colleague",
-    inviteDescription: "They receive an e-mail with a link, valid for 7 days and usable once, to choose their name and password.",
+    inviteDescription:
+      "They receive an e-mail with a link, valid for 7 days and usable once, to choose their name and password.",
     emailLabel: "E-mail address",
     roleLabel: "Role",
     invite: "Send invitation",
@@ -1610,7 +1683,8 @@ export const en = {
     deactivate: "Deactivate",
     deactivateLabel: "Deactivate {name}",
     deactivateTitle: "Deactivate {name}?",
-    deactivateBody: "Their open sessions end at once and they cannot sign in until an admin reactivates them. Their past actions stay in the audit log.",
+    deactivateBody:
+      "Their open sessions end at once and they cannot sign in until an admin reactivates them. Their past actions stay in the audit log.",
     deactivateConfirm: "Deactivate",
     deactivatedAnnouncement: "{name} is deactivated; their sessions have ended.",
     reactivate: "Reactivate",
@@ -1642,7 +1716,8 @@ export const en = {
     description: "Your sign-in and the browsers where you are signed in.",
     profileTitle: "Signed in as",
     sessionsTitle: "Your sessions",
-    sessionsDescription: "Every browser signed in to this organization with your account. End any you do not recognise.",
+    sessionsDescription:
+      "Every browser signed in to this organization with your account. End any you do not recognise.",
     sessionsCaption: "Your open sessions",
     columnDevice: "Device",
     columnAddress: "Address",
@@ -1671,7 +1746,8 @@ export const en = {
     submit: "Accept and sign in",
     checking: "Checking the invitation…",
     invalidTitle: "This invitation link is not valid",
-    invalidBody: "It was used already, withdrawn, or it has expired. Ask the person who invited you for a new invitation.",
+    invalidBody:
+      "It was used already, withdrawn, or it has expired. Ask the person who invited you for a new invitation.",
     missingTitle: "No invitation in this link",
     missingBody: "Open the link from the invitation e-mail in full.",
     wrongPassword: "Wrong password for the existing account.",

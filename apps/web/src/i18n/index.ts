@@ -19,8 +19,20 @@ export const languageNames: Record<Lang, string> = { en: "English", de: "Deutsch
  * The texts of patient-facing pages (signing portal, form pages): a slice of the dictionary, so
  * those pages carry neither the admin texts nor a staff-only provider.
  */
-export type PatientDictionary = Pick<Dictionary, "common" | "errors" | "validation" | "shell" | "signing" | "patient" | "forms" | "verify">;
-export const patientSections = ["common", "errors", "validation", "shell", "signing", "patient", "forms", "verify"] as const satisfies readonly (keyof PatientDictionary)[];
+export type PatientDictionary = Pick<
+  Dictionary,
+  "common" | "errors" | "validation" | "shell" | "signing" | "patient" | "forms" | "verify"
+>;
+export const patientSections = [
+  "common",
+  "errors",
+  "validation",
+  "shell",
+  "signing",
+  "patient",
+  "forms",
+  "verify",
+] as const satisfies readonly (keyof PatientDictionary)[];
 
 /** BCP 47 locale used for dates and numbers. */
 export const locales: Record<Lang, string> = { en: "en-GB", de: "de-DE" };
@@ -41,7 +53,11 @@ export function resolveLang(cookieValue: string | undefined, acceptLanguage: str
       const [tag = "", ...params] = part.trim().split(";");
       const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
       const quality = q ? Number(q.slice(2)) : 1;
-      return { primary: tag.trim().toLowerCase().split("-")[0] ?? "", quality: Number.isFinite(quality) ? quality : 0, index };
+      return {
+        primary: tag.trim().toLowerCase().split("-")[0] ?? "",
+        quality: Number.isFinite(quality) ? quality : 0,
+        index,
+      };
     })
     .filter((entry) => entry.primary && entry.quality > 0)
     .sort((a, b) => b.quality - a.quality || a.index - b.index);
@@ -76,7 +92,10 @@ export function translateTitle(title: string, from: object, to: object): string 
     .split(" · ")
     .map((part) => {
       const path = findPath(from as TextTree, part);
-      const translated = path?.reduce<string | TextTree | undefined>((node, key) => (typeof node === "object" ? node[key] : undefined), to as TextTree);
+      const translated = path?.reduce<string | TextTree | undefined>(
+        (node, key) => (typeof node === "object" ? node[key] : undefined),
+        to as TextTree,
+      );
       return typeof translated === "string" ? translated : part;
     })
     .join(" · ");

@@ -8,9 +8,26 @@ import { apiOrigin } from "./api-origin";
  */
 
 // `origin` and `sec-fetch-site` let the API refuse cross-site calls that carry the cookie (CSRF).
-const FORWARDED_REQUEST_HEADERS = ["cookie", "content-type", "accept", "user-agent", "accept-language", "x-session-id", "x-portal-link", "origin", "sec-fetch-site"] as const;
+const FORWARDED_REQUEST_HEADERS = [
+  "cookie",
+  "content-type",
+  "accept",
+  "user-agent",
+  "accept-language",
+  "x-session-id",
+  "x-portal-link",
+  "origin",
+  "sec-fetch-site",
+] as const;
 // `location`: the API's own redirects (single sign-on), which fetch leaves unfollowed here.
-const RETURNED_RESPONSE_HEADERS = ["content-type", "cache-control", "retry-after", "x-request-id", "vary", "location"] as const;
+const RETURNED_RESPONSE_HEADERS = [
+  "content-type",
+  "cache-control",
+  "retry-after",
+  "x-request-id",
+  "vary",
+  "location",
+] as const;
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 /**
@@ -19,7 +36,10 @@ const UPSTREAM_TIMEOUT_MS = 30_000;
  */
 export async function forwardToApi(request: NextRequest, pathPrefix = ""): Promise<Response> {
   const incoming = new URL(request.url);
-  const path = pathPrefix && incoming.pathname.startsWith(`${pathPrefix}/`) ? incoming.pathname.slice(pathPrefix.length) : incoming.pathname;
+  const path =
+    pathPrefix && incoming.pathname.startsWith(`${pathPrefix}/`)
+      ? incoming.pathname.slice(pathPrefix.length)
+      : incoming.pathname;
   const target = `${apiOrigin()}${path}${incoming.search}`;
 
   const headers = new Headers();
@@ -46,8 +66,14 @@ export async function forwardToApi(request: NextRequest, pathPrefix = ""): Promi
       signal: AbortSignal.any([request.signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]),
     } as RequestInit);
   } catch (error) {
-    console.error(`api proxy: the API at ${apiOrigin()} did not answer`, error instanceof Error ? error.message : error);
-    return Response.json({ error: "the API is not reachable" }, { status: 502, headers: { "cache-control": "no-store" } });
+    console.error(
+      `api proxy: the API at ${apiOrigin()} did not answer`,
+      error instanceof Error ? error.message : error,
+    );
+    return Response.json(
+      { error: "the API is not reachable" },
+      { status: 502, headers: { "cache-control": "no-store" } },
+    );
   }
 
   const responseHeaders = new Headers();
@@ -58,6 +84,9 @@ export async function forwardToApi(request: NextRequest, pathPrefix = ""): Promi
   // Each cookie is its own header: joining them with commas would break their Expires dates.
   for (const cookie of upstream.headers.getSetCookie()) responseHeaders.append("set-cookie", cookie);
 
-  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders });
+  return new Response(upstream.body, {
+    status: upstream.status,
+    statusText: upstream.statusText,
+    headers: responseHeaders,
+  });
 }
-

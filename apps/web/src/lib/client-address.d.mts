@@ -1,1 +1,5 @@
-export function clientAddress(forwardedFor: string | string[] | undefined, peer: string | undefined, trustProxy: boolean): string | undefined;
+export function clientAddress(
+  forwardedFor: string | string[] | undefined,
+  peer: string | undefined,
+  trustProxy: boolean,
+): string | undefined;

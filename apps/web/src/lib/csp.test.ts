@@ -13,7 +13,9 @@ describe("contentSecurityPolicy", () => {
 
   it("allows https images only where asked (the portal's institution logo)", () => {
     expect(contentSecurityPolicy("abc123", false)).toContain("img-src 'self' blob: data:;");
-    expect(contentSecurityPolicy("abc123", false, { httpsImages: true })).toContain("img-src 'self' blob: data: https:;");
+    expect(contentSecurityPolicy("abc123", false, { httpsImages: true })).toContain(
+      "img-src 'self' blob: data: https:;",
+    );
   });
 
   it("relaxes eval and inline styles for the development server only", () => {

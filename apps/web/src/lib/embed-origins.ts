@@ -17,14 +17,21 @@ export function isSafeOrigin(value: unknown): value is string {
 export async function embedFrameAncestors(params: URLSearchParams): Promise<string[]> {
   const code = params.get("embed");
   const sessionId = params.get("session");
-  if (code) return code.length <= 100 ? allowedOrigins(`/trpc/publicEmbeds.describe?input=${encodeURIComponent(JSON.stringify({ code }))}`, {}) : [];
+  if (code)
+    return code.length <= 100
+      ? allowedOrigins(`/trpc/publicEmbeds.describe?input=${encodeURIComponent(JSON.stringify({ code }))}`, {})
+      : [];
   if (!sessionId || sessionId.length > 200) return [];
   return allowedOrigins("/trpc/sessions.current", { "x-session-id": sessionId });
 }
 
 async function allowedOrigins(path: string, headers: Record<string, string>): Promise<string[]> {
   try {
-    const response = await fetch(`${apiOrigin()}${path}`, { headers, cache: "no-store", signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+    const response = await fetch(`${apiOrigin()}${path}`, {
+      headers,
+      cache: "no-store",
+      signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS),
+    });
     if (!response.ok) return [];
     const body = (await response.json()) as { result?: { data?: { allowedOrigins?: unknown } } };
     const origins = body.result?.data?.allowedOrigins;

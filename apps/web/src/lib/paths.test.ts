@@ -8,13 +8,28 @@ describe("safeNextPath", () => {
   });
 
   it("refuses other origins and loops", () => {
-    for (const value of ["//evil.example", "/\\evil.example", "https://evil.example", "", null, "/login", "/trpc/auth.me"]) {
+    for (const value of [
+      "//evil.example",
+      "/\\evil.example",
+      "https://evil.example",
+      "",
+      null,
+      "/login",
+      "/trpc/auth.me",
+    ]) {
       expect(safeNextPath(value)).toBe("/");
     }
   });
 
   it("refuses paths a browser would turn into another origin", () => {
-    for (const value of ["/\t/evil.example", "/\n/evil.example", "/\r//evil.example", "/x\\..\\\\evil.example", "/\u0000", "/\u007f/x"]) {
+    for (const value of [
+      "/\t/evil.example",
+      "/\n/evil.example",
+      "/\r//evil.example",
+      "/x\\..\\\\evil.example",
+      "/\u0000",
+      "/\u007f/x",
+    ]) {
       expect(safeNextPath(value), JSON.stringify(value)).toBe("/");
     }
     // Encoded, the same characters are only text in a path.

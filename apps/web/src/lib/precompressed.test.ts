@@ -21,7 +21,10 @@ describe("brotli copies of the build's static assets", () => {
 
   it("serves it only to browsers that accept br, for GET and HEAD of /_next/static", async () => {
     const found = await precompressedFile(staticDir, "GET", "/_next/static/chunks/app.js", "gzip, deflate, br, zstd");
-    expect(found).toMatchObject({ file: join(staticDir, "chunks", "app.js.br"), type: "application/javascript; charset=UTF-8" });
+    expect(found).toMatchObject({
+      file: join(staticDir, "chunks", "app.js.br"),
+      type: "application/javascript; charset=UTF-8",
+    });
     expect(await precompressedFile(staticDir, "GET", "/_next/static/chunks/app.js", "gzip")).toBeNull();
     expect(await precompressedFile(staticDir, "POST", "/_next/static/chunks/app.js", "br")).toBeNull();
     expect(await precompressedFile(staticDir, "GET", "/chunks/app.js", "br")).toBeNull();
@@ -29,7 +32,12 @@ describe("brotli copies of the build's static assets", () => {
   });
 
   it("never leaves the static folder, whatever the path says", async () => {
-    for (const url of ["/_next/static/../secret.js", "/_next/static/%2e%2e/secret.js", "/_next/static/chunks/%2e%2e%2f..%2fsecret.js", "/_next/static/%E0%A4%A.js"]) {
+    for (const url of [
+      "/_next/static/../secret.js",
+      "/_next/static/%2e%2e/secret.js",
+      "/_next/static/chunks/%2e%2e%2f..%2fsecret.js",
+      "/_next/static/%E0%A4%A.js",
+    ]) {
       expect(await precompressedFile(staticDir, "GET", url, "br")).toBeNull();
     }
   });

@@ -47,7 +47,9 @@ describe("security headers on every response of the web server", () => {
   });
 
   it("keeps the headers a handler set itself, and lets the CSP decide framing of embedded forms", async () => {
-    expect((await fetch(`${base}/own-csp`, { headers: PREFETCH })).headers.get("content-security-policy")).toBe("default-src 'self'");
+    expect((await fetch(`${base}/own-csp`, { headers: PREFETCH })).headers.get("content-security-policy")).toBe(
+      "default-src 'self'",
+    );
     const head = await fetch(`${base}/write-head`);
     expect(head.headers.get("x-frame-options")).toBe("SAMEORIGIN");
     expect(head.headers.get("content-security-policy")).toBe(FALLBACK_CSP);

@@ -38,7 +38,10 @@ export function isUnauthorized(error: unknown): boolean {
 /** A 4xx answer will not change by asking again. */
 export function isClientError(error: unknown): boolean {
   const code = readApiError(error).code;
-  return code !== undefined && !["INTERNAL_SERVER_ERROR", "BAD_GATEWAY", "SERVICE_UNAVAILABLE", "GATEWAY_TIMEOUT", "TIMEOUT"].includes(code);
+  return (
+    code !== undefined &&
+    !["INTERNAL_SERVER_ERROR", "BAD_GATEWAY", "SERVICE_UNAVAILABLE", "GATEWAY_TIMEOUT", "TIMEOUT"].includes(code)
+  );
 }
 
 /** Minutes to wait, from a rate-limit answer's details.retryAfterSeconds. */

@@ -15,7 +15,10 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const id = () =>
+  uuid("id")
+    .primaryKey()
+    .$defaultFn(() => randomUUID());
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 const organizationId = () =>
   uuid("organization_id")
@@ -170,7 +173,10 @@ export const staffInvites = pgTable(
     acceptedAt: timestamp("accepted_at", { withTimezone: true, mode: "date" }),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("staff_invites_hash_uq").on(t.tokenHash), index("staff_invites_org_idx").on(t.organizationId, t.createdAt)],
+  (t) => [
+    uniqueIndex("staff_invites_hash_uq").on(t.tokenHash),
+    index("staff_invites_org_idx").on(t.organizationId, t.createdAt),
+  ],
 );
 
 /**
@@ -198,7 +204,9 @@ export const auditLog = pgTable(
     id: id(),
     organizationId: organizationId(),
     /** Increasing with time, unique; gaps are normal (other organizations, rolled-back writes). */
-    seq: bigint("seq", { mode: "number" }).notNull().default(sql`audit_log_next_seq()`),
+    seq: bigint("seq", { mode: "number" })
+      .notNull()
+      .default(sql`audit_log_next_seq()`),
     action: text("action").notNull(),
     templateIdentifier: text("template_identifier"),
     actorType: text("actor_type").$type<ActorType>().notNull(),
@@ -234,7 +242,9 @@ export const auditLog = pgTable(
     // The chain walk of `audit verify`.
     uniqueIndex("audit_log_org_chain_pos_uq").on(t.organizationId, t.chainPos),
     // The chainer's work list: only the few entries not yet chained are in it.
-    index("audit_log_unchained_idx").on(t.organizationId, t.seq).where(sql`${t.chainPos} is null`),
+    index("audit_log_unchained_idx")
+      .on(t.organizationId, t.seq)
+      .where(sql`${t.chainPos} is null`),
   ],
 );
 
@@ -352,7 +362,10 @@ export const staffPasskeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("staff_passkeys_credential_uq").on(t.credentialId), index("staff_passkeys_user_idx").on(t.userId, t.createdAt)],
+  (t) => [
+    uniqueIndex("staff_passkeys_credential_uq").on(t.credentialId),
+    index("staff_passkeys_user_idx").on(t.userId, t.createdAt),
+  ],
 );
 
 export type WebauthnChallengePurpose = "register" | "authenticate";
@@ -394,5 +407,8 @@ export const staffPendingSignIns = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("staff_pending_sign_ins_user_idx").on(t.userId), index("staff_pending_sign_ins_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("staff_pending_sign_ins_user_idx").on(t.userId),
+    index("staff_pending_sign_ins_expires_idx").on(t.expiresAt),
+  ],
 );

@@ -1,11 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { institutions, organizations } from "./core";
 
 // Area B: embed sessions, drafts, submissions, uploads, webhooks, form requests by SMS, messages.
 
-const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const id = () =>
+  uuid("id")
+    .primaryKey()
+    .$defaultFn(() => randomUUID());
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 const createdAt = () => ts("created_at").notNull().defaultNow();
 const organizationId = () =>
@@ -47,7 +61,10 @@ export const publicEmbeds = pgTable(
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("public_embeds_code_uq").on(t.code), uniqueIndex("public_embeds_org_template_uq").on(t.organizationId, t.templateIdentifier)],
+  (t) => [
+    uniqueIndex("public_embeds_code_uq").on(t.code),
+    uniqueIndex("public_embeds_org_template_uq").on(t.organizationId, t.templateIdentifier),
+  ],
 );
 
 /**
@@ -71,8 +88,12 @@ export const formSessions = pgTable(
     uniqueIndex("form_sessions_hash_uq").on(t.tokenHash),
     index("form_sessions_org_idx").on(t.organizationId, t.createdAt),
     // The console's personal links of a template, newest first (keyset pages).
-    index("form_sessions_personal_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.id).where(sql`${t.publicEmbedId} is null`),
-    index("form_sessions_public_embed_idx").on(t.publicEmbedId).where(sql`${t.publicEmbedId} is not null`),
+    index("form_sessions_personal_idx")
+      .on(t.organizationId, t.templateIdentifier, t.createdAt, t.id)
+      .where(sql`${t.publicEmbedId} is null`),
+    index("form_sessions_public_embed_idx")
+      .on(t.publicEmbedId)
+      .where(sql`${t.publicEmbedId} is not null`),
   ],
 );
 
@@ -150,7 +171,9 @@ export const formUploads = pgTable(
     index("form_uploads_org_template_idx").on(t.organizationId, t.templateIdentifier),
     index("form_uploads_uploader_idx").on(t.uploaderKey),
     // The orphan sweep's candidates: uploads not yet found referenced, oldest first.
-    index("form_uploads_sweep_idx").on(t.createdAt).where(sql`${t.keptAt} is null`),
+    index("form_uploads_sweep_idx")
+      .on(t.createdAt)
+      .where(sql`${t.keptAt} is null`),
   ],
 );
 

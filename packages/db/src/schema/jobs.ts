@@ -11,7 +11,9 @@ export type JobStatus = "pending" | "running" | "done" | "failed";
 export const jobs = pgTable(
   "jobs",
   {
-    id: uuid("id").primaryKey().$defaultFn(() => randomUUID()),
+    id: uuid("id")
+      .primaryKey()
+      .$defaultFn(() => randomUUID()),
     organizationId: uuid("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),

@@ -3,7 +3,10 @@ import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { institutions, organizations } from "./core";
 
-const id = () => uuid("id").primaryKey().$defaultFn(() => randomUUID());
+const id = () =>
+  uuid("id")
+    .primaryKey()
+    .$defaultFn(() => randomUUID());
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 const createdAt = () => at("created_at").notNull().defaultNow();
 const organizationId = () =>
@@ -155,7 +158,9 @@ export const signatureRequests = pgTable(
     index("signature_requests_org_institution_idx").on(t.organizationId, t.institutionExternalId, t.createdAt, t.id),
     index("signature_requests_org_visibility_idx").on(t.organizationId, t.visibility, t.createdAt, t.id),
     index("signature_requests_status_expiry_idx").on(t.status, t.expiresAt),
-    index("signature_requests_timestamp_expiry_idx").on(t.timestampExpiresAt).where(sql`${t.timestampExpiresAt} is not null`),
+    index("signature_requests_timestamp_expiry_idx")
+      .on(t.timestampExpiresAt)
+      .where(sql`${t.timestampExpiresAt} is not null`),
     index("signature_requests_sealed_content_idx").on(t.sealedContentSha256),
   ],
 );
@@ -181,7 +186,9 @@ export const organizationSeals = pgTable(
     notBefore: at("not_before").notNull(),
     notAfter: at("not_after").notNull(),
     /** The chain as shown: signing certificate first. */
-    chain: jsonb("chain").$type<{ subject: string; issuer: string; notBefore: string; notAfter: string; fingerprint: string }[]>().notNull(),
+    chain: jsonb("chain")
+      .$type<{ subject: string; issuer: string; notBefore: string; notAfter: string; fingerprint: string }[]>()
+      .notNull(),
     uploadedBy: uuid("uploaded_by"),
     createdAt: createdAt(),
   },
@@ -208,7 +215,10 @@ export const signingCredentials = pgTable(
     userAgent: text("user_agent"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("signing_credentials_hash_uq").on(t.secretHash), index("signing_credentials_request_idx").on(t.requestId)],
+  (t) => [
+    uniqueIndex("signing_credentials_hash_uq").on(t.secretHash),
+    index("signing_credentials_request_idx").on(t.requestId),
+  ],
 );
 
 /** `jti` values of session tokens already accepted by A4, kept until the token would expire. */

@@ -42,7 +42,17 @@ function parseNumber(text: string): number | string | null {
  * One field: its label, help text and error around the control of its type. Choice groups are a
  * fieldset with a legend; errors and help are tied to the control with aria-describedby.
  */
-export function FieldControl({ field, idPrefix, value, problem, labels, disabled, onChange, onBlur, uploadFile }: FieldControlProps) {
+export function FieldControl({
+  field,
+  idPrefix,
+  value,
+  problem,
+  labels,
+  disabled,
+  onChange,
+  onBlur,
+  uploadFile,
+}: FieldControlProps) {
   const generated = useId();
   if (field.type === "heading") return <h2 className={styles.heading}>{field.label}</h2>;
   if (field.type === "paragraph") return <p className={styles.paragraph}>{field.label}</p>;
@@ -104,7 +114,13 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
   );
 
   const group = (children: ReactNode) => (
-    <fieldset className={cx(styles.group, styles.field)} data-field-key={key} data-field-type={field.type} aria-describedby={describedBy} aria-invalid={invalid}>
+    <fieldset
+      className={cx(styles.group, styles.field)}
+      data-field-key={key}
+      data-field-type={field.type}
+      aria-describedby={describedBy}
+      aria-invalid={invalid}
+    >
       <legend className={cx("cs-label", styles.legend)}>{labelText}</legend>
       {hint}
       <div className={styles.choices}>{children}</div>
@@ -142,7 +158,9 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
           />
           {field.maxLength ? (
             <p className={cx("cs-hint", styles.counter)} aria-live="off">
-              {labels.characterCount.replace("{count}", String(typeof value === "string" ? value.length : 0)).replace("{max}", String(field.maxLength))}
+              {labels.characterCount
+                .replace("{count}", String(typeof value === "string" ? value.length : 0))
+                .replace("{max}", String(field.maxLength))}
             </p>
           ) : null}
         </>,
@@ -163,7 +181,12 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
       );
     case "select":
       return wrap(
-        <select {...common} className="cs-input" value={typeof value === "string" ? value : ""} onChange={(event) => onChange(event.target.value)}>
+        <select
+          {...common}
+          className="cs-input"
+          value={typeof value === "string" ? value : ""}
+          onChange={(event) => onChange(event.target.value)}
+        >
           <option value="">{field.placeholder ?? labels.selectPlaceholder}</option>
           {field.options.map((option) => (
             <option key={optionValue(option)} value={optionValue(option)}>
@@ -206,7 +229,9 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
                 checked={selected.includes(v)}
                 disabled={disabled}
                 aria-invalid={invalid}
-                onChange={(event) => onChange(event.target.checked ? [...selected, v] : selected.filter((s) => s !== v))}
+                onChange={(event) =>
+                  onChange(event.target.checked ? [...selected, v] : selected.filter((s) => s !== v))
+                }
                 onBlur={onBlur}
               />
               <span>{optionLabel(option)}</span>
@@ -219,7 +244,12 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
       return (
         <div className={cx("cs-field", styles.field)} data-field-key={key} data-field-type="checkbox">
           <label className={cx(styles.choice, styles.single)}>
-            <input {...common} type="checkbox" checked={value === true} onChange={(event) => onChange(event.target.checked)} />
+            <input
+              {...common}
+              type="checkbox"
+              checked={value === true}
+              onChange={(event) => onChange(event.target.checked)}
+            />
             <span>{labelText}</span>
           </label>
           {hint}
@@ -242,7 +272,16 @@ export function FieldControl({ field, idPrefix, value, problem, labels, disabled
         />,
       );
     case "signature":
-      return group(<SignatureInput id={id} value={value} labels={labels.signature} disabled={disabled} onChange={onChange} onBlur={onBlur} />);
+      return group(
+        <SignatureInput
+          id={id}
+          value={value}
+          labels={labels.signature}
+          disabled={disabled}
+          onChange={onChange}
+          onBlur={onBlur}
+        />,
+      );
   }
 }
 
@@ -260,7 +299,7 @@ function NumberInput({
 }) {
   const external = typeof value === "number" ? String(value) : typeof value === "string" ? value : "";
   const [text, setText] = useState(external);
-  const shownText = parseNumber(text) === (typeof value === "number" ? value : value ?? null) ? text : external;
+  const shownText = parseNumber(text) === (typeof value === "number" ? value : (value ?? null)) ? text : external;
   return (
     <input
       {...common}

@@ -22,7 +22,10 @@ function formatSize(bytes: number): string {
 }
 
 const isAttachment = (item: unknown): item is Attachment =>
-  typeof item === "object" && item !== null && typeof (item as Attachment).name === "string" && typeof (item as Attachment).path === "string";
+  typeof item === "object" &&
+  item !== null &&
+  typeof (item as Attachment).name === "string" &&
+  typeof (item as Attachment).path === "string";
 
 /**
  * A file field: the browser's own file picker (keyboard and screen readers know it), the field's
@@ -61,7 +64,9 @@ export function FileInput({
   latest.current = files;
 
   const rules = [
-    field.accept ? labels.file.accepts.replace("{types}", describeAcceptedKinds(field.accept, labels.file.kinds)) : null,
+    field.accept
+      ? labels.file.accepts.replace("{types}", describeAcceptedKinds(field.accept, labels.file.kinds))
+      : null,
     field.maxSizeMb ? labels.file.maxSize.replace("{size}", `${field.maxSizeMb} MB`) : null,
   ].filter(Boolean);
 
@@ -72,18 +77,25 @@ export function FileInput({
     const accepted: File[] = [];
     for (const file of chosen) {
       if (files.length + accepted.length >= validation.MAX_FILES_PER_FIELD) {
-        problems.push(`${file.name}: ${labels.problem({ code: "too_many_files", params: { max: validation.MAX_FILES_PER_FIELD } }, field)}`);
+        problems.push(
+          `${file.name}: ${labels.problem({ code: "too_many_files", params: { max: validation.MAX_FILES_PER_FIELD } }, field)}`,
+        );
       } else if (!validation.acceptsFileType(field.accept, file.type, file.name)) {
-        problems.push(`${file.name}: ${labels.problem({ code: "file_type", params: { type: file.type || file.name } }, field)}`);
+        problems.push(
+          `${file.name}: ${labels.problem({ code: "file_type", params: { type: file.type || file.name } }, field)}`,
+        );
       } else if (field.maxSizeMb !== undefined && file.size > field.maxSizeMb * 1024 * 1024) {
-        problems.push(`${file.name}: ${labels.problem({ code: "file_too_large", params: { maxMb: field.maxSizeMb } }, field)}`);
+        problems.push(
+          `${file.name}: ${labels.problem({ code: "file_too_large", params: { maxMb: field.maxSizeMb } }, field)}`,
+        );
       } else accepted.push(file);
     }
     setRejected(problems);
     for (const file of accepted) {
       const entry: Sending = { id: ++counter.current, name: file.name, progress: 0, error: null };
       setSending((previous) => [...previous, entry]);
-      const update = (patch: Partial<Sending>) => setSending((previous) => previous.map((s) => (s.id === entry.id ? { ...s, ...patch } : s)));
+      const update = (patch: Partial<Sending>) =>
+        setSending((previous) => previous.map((s) => (s.id === entry.id ? { ...s, ...patch } : s)));
       try {
         const attachment = await uploadFile(file, field, (progress) => update({ progress }));
         setSending((previous) => previous.filter((s) => s.id !== entry.id));
@@ -123,10 +135,19 @@ export function FileInput({
           {entry.error ? (
             <span className="cs-field-error">{entry.error}</span>
           ) : (
-            <progress className={styles.progress} max={1} value={entry.progress} aria-label={labels.file.uploading.replace("{name}", entry.name)} />
+            <progress
+              className={styles.progress}
+              max={1}
+              value={entry.progress}
+              aria-label={labels.file.uploading.replace("{name}", entry.name)}
+            />
           )}
           {entry.error ? (
-            <Button size="small" variant="ghost" onClick={() => setSending((previous) => previous.filter((s) => s.id !== entry.id))}>
+            <Button
+              size="small"
+              variant="ghost"
+              onClick={() => setSending((previous) => previous.filter((s) => s.id !== entry.id))}
+            >
               {labels.file.remove}
             </Button>
           ) : null}

@@ -22,7 +22,8 @@ export function loadFormValidation(): Promise<FormValidation> {
 }
 
 /** "Name: Please answer…", or without the colon after a label that ends a question. */
-const summaryLine = (label: string, message: string) => (/[?:!.]$/.test(label.trim()) ? `${label.trim()} ${message}` : `${label}: ${message}`);
+const summaryLine = (label: string, message: string) =>
+  /[?:!.]$/.test(label.trim()) ? `${label.trim()} ${message}` : `${label}: ${message}`;
 
 export type FileField = Extract<FormField, { type: "file" }>;
 export type UploadFile = (file: File, field: FileField, onProgress: (fraction: number) => void) => Promise<Attachment>;
@@ -83,7 +84,8 @@ export function FormRenderer({
 
   const serverProblems = useMemo(() => {
     const map = new Map<string, FieldProblem>();
-    for (const issue of serverIssues ?? []) if (!changedSinceServer.has(issue.key) && !map.has(issue.key)) map.set(issue.key, issue);
+    for (const issue of serverIssues ?? [])
+      if (!changedSinceServer.has(issue.key) && !map.has(issue.key)) map.set(issue.key, issue);
     return map;
   }, [serverIssues, changedSinceServer]);
 
@@ -130,13 +132,17 @@ export function FormRenderer({
     setValidation(loaded);
     setAttempted(true);
     const visibleKeys = new Set(shown.map((field) => field.key).filter(Boolean));
-    const issues = loaded.validateFormValues(schema, values, { phoneCountry }).filter((issue) => visibleKeys.has(issue.key));
+    const issues = loaded
+      .validateFormValues(schema, values, { phoneCountry })
+      .filter((issue) => visibleKeys.has(issue.key));
     setSummary(issues);
     if (issues.length > 0) {
       setFocusRequest((n) => n + 1);
       return;
     }
-    const submitted = Object.fromEntries(Object.entries(loaded.visibleValues(schema, values)).filter(([, value]) => !loaded.isBlankValue(value)));
+    const submitted = Object.fromEntries(
+      Object.entries(loaded.visibleValues(schema, values)).filter(([, value]) => !loaded.isBlankValue(value)),
+    );
     await onSubmit(submitted);
   }
 
@@ -149,7 +155,13 @@ export function FormRenderer({
   return (
     <form className={styles.form} onSubmit={submit} noValidate aria-busy={submitting || undefined}>
       {openSummary.length > 0 ? (
-        <div ref={summaryRef} className={styles.summary} role="alert" tabIndex={-1} aria-labelledby={`${idPrefix}-summary-title`}>
+        <div
+          ref={summaryRef}
+          className={styles.summary}
+          role="alert"
+          tabIndex={-1}
+          aria-labelledby={`${idPrefix}-summary-title`}
+        >
           <p id={`${idPrefix}-summary-title`} className={styles.summaryTitle}>
             {labels.errorSummaryTitle}
           </p>

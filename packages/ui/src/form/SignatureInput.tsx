@@ -21,7 +21,10 @@ function useNearViewport() {
     const element = ref.current;
     if (!element || near) return;
     if (typeof IntersectionObserver === "undefined") return setNear(true);
-    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: "25% 0px" });
+    const observer = new IntersectionObserver(
+      (entries) => entries.some((entry) => entry.isIntersecting) && setNear(true),
+      { rootMargin: "25% 0px" },
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, [near]);
@@ -74,7 +77,6 @@ export function SignatureInput({
   // A signature from an earlier visit cannot go back into the pad as strokes: show it instead.
   const [showStored, setShowStored] = useState(() => typeof value === "string" && SIGNATURE_DATA_URL.test(value));
   const stored = showStored && typeof value === "string" && SIGNATURE_DATA_URL.test(value) ? value : null;
-
 
   if (stored) {
     return (
@@ -148,7 +150,11 @@ export function SignatureInput({
             }}
             onBlur={onBlur}
           />
-          {typedName.trim() ? <p className={styles.typedPreview} aria-hidden="true">{typedName.trim()}</p> : null}
+          {typedName.trim() ? (
+            <p className={styles.typedPreview} aria-hidden="true">
+              {typedName.trim()}
+            </p>
+          ) : null}
         </div>
       )}
     </div>

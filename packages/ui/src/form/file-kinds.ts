@@ -12,7 +12,12 @@ export interface FileKindLabels {
 }
 
 const PDF = new Set([".pdf", "application/pdf"]);
-const WORD = new Set([".doc", ".docx", "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"]);
+const WORD = new Set([
+  ".doc",
+  ".docx",
+  "application/msword",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+]);
 /** Single image formats, as people know them from file names. */
 const IMAGE_NAMES: Record<string, string> = {
   ".jpg": "JPG",

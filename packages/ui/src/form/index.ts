@@ -1,6 +1,12 @@
 // The form renderer, its own entry point: patient pages import it without the rest of the
 // component library (the PDF viewer above all).
-export { FormRenderer, loadFormValidation, type FileField, type FormRendererProps, type UploadFile } from "./FormRenderer";
+export {
+  FormRenderer,
+  loadFormValidation,
+  type FileField,
+  type FormRendererProps,
+  type UploadFile,
+} from "./FormRenderer";
 export { fieldControlId } from "./FieldControl";
 export type { FormRendererLabels } from "./labels";
 export { describeAcceptedKinds, type FileKindLabels } from "./file-kinds";

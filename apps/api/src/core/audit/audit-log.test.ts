@@ -16,17 +16,24 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const logs = (params: Record<string, string | number | undefined>) => api.request("GET", `/api/embed/audit-logs?${query(params)}`);
+const logs = (params: Record<string, string | number | undefined>) =>
+  api.request("GET", `/api/embed/audit-logs?${query(params)}`);
 
 describe("F13 GET /api/embed/audit-logs", () => {
   it("lists entries newest first with the documented fields, filtered by action and template", async () => {
     const t = await activeTemplate(org);
     const sessionId = await newSession(api, org, t.identifier);
-    await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { name: "Erika" }, rnummer: "R-13", phone: "+491701234567" } });
+    await api.request("POST", "/api/embed/submit", {
+      body: { sessionId, values: { name: "Erika" }, rnummer: "R-13", phone: "+491701234567" },
+    });
     const res = await logs({ ...creds(org), templateIdentifier: t.identifier });
     expect(res.status).toBe(200);
     expect(res.body.ok).toBe(true);
-    expect(res.body.logs.map((l: { action: string }) => l.action)).toEqual(["form.submitted", "config.updated", "template.created"]);
+    expect(res.body.logs.map((l: { action: string }) => l.action)).toEqual([
+      "form.submitted",
+      "config.updated",
+      "template.created",
+    ]);
     const submitted = res.body.logs[0];
     expect(submitted).toEqual({
       id: expect.any(String),
@@ -49,10 +56,16 @@ describe("F13 GET /api/embed/audit-logs", () => {
     const busy = await api.createOrg("Busy");
     const t = await activeTemplate(busy);
     for (let i = 0; i < 51; i++) {
-      await api.request("POST", "/api/embed/drafts", { body: { ...creds(busy), templateIdentifier: t.identifier, draftKey: `k${i}`, values: { name: "x" } } });
+      await api.request("POST", "/api/embed/drafts", {
+        body: { ...creds(busy), templateIdentifier: t.identifier, draftKey: `k${i}`, values: { name: "x" } },
+      });
     }
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => api.request("POST", "/api/embed/drafts", { body: { ...creds(busy), templateIdentifier: t.identifier, draftKey: `p${i}`, values: { name: "y" } } })),
+      Array.from({ length: 50 }, (_, i) =>
+        api.request("POST", "/api/embed/drafts", {
+          body: { ...creds(busy), templateIdentifier: t.identifier, draftKey: `p${i}`, values: { name: "y" } },
+        }),
+      ),
     );
     expect((await logs(creds(busy))).body.logs).toHaveLength(100);
     expect((await logs({ ...creds(busy), limit: 500 })).body.logs).toHaveLength(103); // token.created, template.created, 101 drafts
@@ -79,7 +92,9 @@ describe("F13 GET /api/embed/audit-logs", () => {
     const t = await activeTemplate(org);
     const list = await api.trpc({ bearer: org.token }).audit.list.query({ templateIdentifier: t.identifier });
     expect(list.map((l) => l.action)).toEqual(["template.created"]);
-    await expect(api.trpc({ bearer: org.token }).audit.list.query({ limit: 501 })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(api.trpc({ bearer: org.token }).audit.list.query({ limit: 501 })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
   });
 });
 
@@ -97,7 +112,9 @@ describe("the hash chain", () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.action, "form.submitted")));
-    await api.services.db.execute(sql`update audit_log set metadata = jsonb_set(metadata, '{rnummer}', '"R-2"') where id = ${target!.id}`);
+    await api.services.db.execute(
+      sql`update audit_log set metadata = jsonb_set(metadata, '{rnummer}', '"R-2"') where id = ${target!.id}`,
+    );
     expect(await verifyAuditChain(fresh.ctx.scope)).toMatchObject({ ok: false, brokenAt: target!.seq });
     // Other organizations' chains are unaffected.
     expect((await verifyAuditChain(org.ctx.scope)).ok).toBe(true);

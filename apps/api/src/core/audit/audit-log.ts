@@ -1,5 +1,18 @@
 import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import { and, auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
+import {
+  and,
+  auditLog,
+  desc,
+  eq,
+  gte,
+  inArray,
+  lt,
+  memberships,
+  sql,
+  users,
+  type ActorType,
+  type SQL,
+} from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
@@ -9,7 +22,10 @@ import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
 import { chainOrganizationNow } from "./chain";
 
 /** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
-export async function listAuditLog(ctx: OrgContext, input: { action?: string; templateIdentifier?: string; limit: number }): Promise<AuditLogEntry[]> {
+export async function listAuditLog(
+  ctx: OrgContext,
+  input: { action?: string; templateIdentifier?: string; limit: number },
+): Promise<AuditLogEntry[]> {
   const rows = await ctx.scope
     .select(
       auditLog,
@@ -28,7 +44,10 @@ export async function listAuditLog(ctx: OrgContext, input: { action?: string; te
  * it; the staff role gets null. Addresses and user agents identify patients' and colleagues'
  * devices, beyond what the staff role needs to follow the forms it works with.
  */
-export function networkDataFor(ctx: OrgContext, r: { ip: string | null; userAgent: string | null }): { ip: string | null; userAgent: string | null } {
+export function networkDataFor(
+  ctx: OrgContext,
+  r: { ip: string | null; userAgent: string | null },
+): { ip: string | null; userAgent: string | null } {
   return actsForOrganization(ctx.actor) ? { ip: r.ip, userAgent: r.userAgent } : { ip: null, userAgent: null };
 }
 
@@ -36,7 +55,10 @@ export function networkDataFor(ctx: OrgContext, r: { ip: string | null; userAgen
  * F13 answers with the interface document's actor types: the patient signing (`signer`, the
  * console's distinct type) is reported there as `portal`, the patient-facing door they used.
  */
-const toAreaBEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({ ...toEntry(ctx, r), actorType: r.actorType === "signer" ? "portal" : r.actorType });
+const toAreaBEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
+  ...toEntry(ctx, r),
+  actorType: r.actorType === "signer" ? "portal" : r.actorType,
+});
 
 const toEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   id: r.id,
@@ -69,9 +91,19 @@ function auditConditions(filter: AuditFilter): (SQL | undefined)[] {
 }
 
 /** One keyset page along the chain's seq (unique per organization, so it alone is the key). */
-async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, afterSeq: number | undefined, limit: number) {
+async function auditRows(
+  ctx: OrgContext,
+  filter: AuditFilter,
+  sort: ListSort,
+  afterSeq: number | undefined,
+  limit: number,
+) {
   return ctx.scope
-    .select(auditLog, ...auditConditions(filter), afterSeq === undefined ? undefined : afterKey([auditLog.seq], [sql`${afterSeq}`], sort))
+    .select(
+      auditLog,
+      ...auditConditions(filter),
+      afterSeq === undefined ? undefined : afterKey([auditLog.seq], [sql`${afterSeq}`], sort),
+    )
     .orderBy(...keyOrder([auditLog.seq], sort))
     .limit(limit + 1);
 }
@@ -81,25 +113,38 @@ async function auditRows(ctx: OrgContext, filter: AuditFilter, sort: ListSort, a
  * members of this organization only: an id alone does not say who acted.
  */
 async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[]): Promise<Map<string, string>> {
-  const ids = [...new Set(rows.filter((r) => r.actorType === "user" && r.actorId).map((r) => r.actorId!))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  const ids = [...new Set(rows.filter((r) => r.actorType === "user" && r.actorId).map((r) => r.actorId!))].filter(
+    (id) => /^[0-9a-f-]{36}$/i.test(id),
+  );
   if (ids.length === 0) return new Map();
   const found = await ctx.scope.db
     .select({ id: users.id, name: users.name, email: users.email })
     .from(users)
-    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.organizationId, ctx.scope.organizationId)))
+    .innerJoin(
+      memberships,
+      and(eq(memberships.userId, users.id), eq(memberships.organizationId, ctx.scope.organizationId)),
+    )
     .where(inArray(users.id, ids));
   return new Map(found.map((u) => [u.id, u.name?.trim() || u.email]));
 }
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
-export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<AuditListItem>> {
+export async function listAuditEntries(
+  ctx: OrgContext,
+  input: AuditFilter & { cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<AuditListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
   const rows = await auditRows(ctx, input, input.sort, after, input.limit);
   const names = await staffNames(ctx, rows.slice(0, input.limit));
   return toPage(
     rows,
     input.limit,
-    (r): AuditListItem => ({ ...toEntry(ctx, r), seq: r.seq, chained: r.chainPos !== null, actorName: r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : null }),
+    (r): AuditListItem => ({
+      ...toEntry(ctx, r),
+      seq: r.seq,
+      chained: r.chainPos !== null,
+      actorName: r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : null,
+    }),
     (r) => [r.seq],
   );
 }
@@ -110,13 +155,28 @@ export async function listAuditEntries(ctx: OrgContext, input: AuditFilter & { c
  * chained past, their entries come late), then walks the organization's whole chain and reports
  * what is still unchained, failing past AUDIT_MAX_UNCHAINED_SECONDS.
  */
-export async function verifyOrganizationChain(ctx: OrgContext, options: { waitMs?: number } = {}): Promise<ChainVerdict> {
+export async function verifyOrganizationChain(
+  ctx: OrgContext,
+  options: { waitMs?: number } = {},
+): Promise<ChainVerdict> {
   await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId, options);
   return verifyAuditChain(ctx.scope, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
 }
 
 const AUDIT_EXPORT_PAGE = 1000;
-const AUDIT_COLUMNS = ["seq", "created_at", "action", "template", "actor_type", "actor_id", "ip", "user_agent", "metadata", "hash", "chain_pos"];
+const AUDIT_COLUMNS = [
+  "seq",
+  "created_at",
+  "action",
+  "template",
+  "actor_type",
+  "actor_id",
+  "ip",
+  "user_agent",
+  "metadata",
+  "hash",
+  "chain_pos",
+];
 /** The hash cell of an entry the chainer has not linked yet: never an empty cell that looks like a hash is missing. */
 export const UNCHAINED_HASH_CELL = "pending (unchained)";
 
@@ -127,8 +187,13 @@ export const UNCHAINED_HASH_CELL = "pending (unchained)";
  * Staff get 403: the log names who did what, beyond the forms they work with.
  */
 export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort: ListSort): AsyncGenerator<string> {
-  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor)) throw new AppError("forbidden", "exporting the audit log needs the admin or owner role");
-  await recordAudit(ctx, { action: "audit.exported", templateIdentifier: filter.templateIdentifier ?? null, metadata: { filter: { ...filter } } });
+  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor))
+    throw new AppError("forbidden", "exporting the audit log needs the admin or owner role");
+  await recordAudit(ctx, {
+    action: "audit.exported",
+    templateIdentifier: filter.templateIdentifier ?? null,
+    metadata: { filter: { ...filter } },
+  });
   yield CSV_BOM + csvRow(AUDIT_COLUMNS);
   let afterSeq: number | undefined;
   for (;;) {
@@ -137,7 +202,19 @@ export async function* exportAuditCsv(ctx: OrgContext, filter: AuditFilter, sort
     yield page
       .map((r) => {
         const { ip, userAgent } = networkDataFor(ctx, r);
-        return csvRow([r.seq, r.createdAt.toISOString(), r.action, r.templateIdentifier, r.actorType, r.actorId, ip, userAgent, JSON.stringify(r.metadata), r.hash ?? UNCHAINED_HASH_CELL, r.chainPos]);
+        return csvRow([
+          r.seq,
+          r.createdAt.toISOString(),
+          r.action,
+          r.templateIdentifier,
+          r.actorType,
+          r.actorId,
+          ip,
+          userAgent,
+          JSON.stringify(r.metadata),
+          r.hash ?? UNCHAINED_HASH_CELL,
+          r.chainPos,
+        ]);
       })
       .join("");
     if (rows.length <= AUDIT_EXPORT_PAGE) return;

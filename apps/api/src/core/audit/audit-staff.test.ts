@@ -19,7 +19,13 @@ beforeAll(async () => {
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-  await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@audit.test", password: "nurse-password-1", role: "staff", name: "Nina Nurse" });
+  await createStaffUser(api.services.db, {
+    organizationId: org.orgId,
+    email: "nurse@audit.test",
+    password: "nurse-password-1",
+    role: "staff",
+    name: "Nina Nurse",
+  });
   staffCookie = await logInCookie(api, "nurse@audit.test", "nurse-password-1");
 });
 afterAll(() => api?.close());
@@ -35,7 +41,14 @@ describe("staff audit log (the list contract)", () => {
 
     const submitted = await client.audit.entries.query({ action: "form.submitted", templateIdentifier: t.identifier });
     // No chainer runs in tests unless asked: the list says the entry is not chained yet.
-    expect(submitted.items).toEqual([expect.objectContaining({ action: "form.submitted", actorType: "session", templateIdentifier: t.identifier, chained: false })]);
+    expect(submitted.items).toEqual([
+      expect.objectContaining({
+        action: "form.submitted",
+        actorType: "session",
+        templateIdentifier: t.identifier,
+        chained: false,
+      }),
+    ]);
     expect((await client.audit.entries.query({ actorType: "system", action: "test.step" })).items).toHaveLength(4);
     expect((await client.audit.entries.query({ actorType: "session", action: "test.step" })).items).toHaveLength(0);
 
@@ -48,7 +61,12 @@ describe("staff audit log (the list contract)", () => {
 
     const future = await client.audit.entries.query({ createdFrom: new Date(Date.now() + 60_000).toISOString() });
     expect(future.items).toEqual([]);
-    const past = await client.audit.entries.query({ createdTo: new Date(Date.now() + 60_000).toISOString(), action: "test.step", sort: "oldest", limit: 1 });
+    const past = await client.audit.entries.query({
+      createdTo: new Date(Date.now() + 60_000).toISOString(),
+      action: "test.step",
+      sort: "oldest",
+      limit: 1,
+    });
     expect(past.items[0]!.metadata.i).toBe(0);
     await expect(client.audit.entries.query({ cursor: "bad" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
   });
@@ -60,37 +78,66 @@ describe("staff audit log (the list contract)", () => {
     expect(ok).toMatchObject({ ok: true, brokenAt: null });
     expect(ok.entries).toBeGreaterThan(0);
 
-    const [victim] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.verify")));
-    await api.services.db.execute(sql`update audit_log set metadata = '{"edited": true}'::jsonb where id = ${victim!.id}`);
+    const [victim] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.verify")));
+    await api.services.db.execute(
+      sql`update audit_log set metadata = '{"edited": true}'::jsonb where id = ${victim!.id}`,
+    );
     expect(await client.audit.verify.mutate()).toMatchObject({ ok: false, brokenAt: victim!.seq });
     // Another organization's chain is its own, and untouched.
-    expect(await api.trpc({ cookie: await logInCookie(api, other.ownerEmail, other.ownerPassword) }).audit.verify.mutate()).toMatchObject({ ok: true });
+    expect(
+      await api.trpc({ cookie: await logInCookie(api, other.ownerEmail, other.ownerPassword) }).audit.verify.mutate(),
+    ).toMatchObject({ ok: true });
   });
 
   it("shows addresses and user agents to owners, admins and API tokens only: the staff role gets null in every list", async () => {
-    const from = { ...org.ctx, request: { requestId: "r-net", ip: "203.0.113.7", userAgent: "Mozilla/5.0 (Patient Phone)" } };
+    const from = {
+      ...org.ctx,
+      request: { requestId: "r-net", ip: "203.0.113.7", userAgent: "Mozilla/5.0 (Patient Phone)" },
+    };
     await recordAudit(from, { action: "test.network" });
     const network = { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (Patient Phone)" };
     const hidden = { ip: null, userAgent: null };
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "admin@audit.test", password: "admin-password-1", role: "admin" });
+    await createStaffUser(api.services.db, {
+      organizationId: org.orgId,
+      email: "admin@audit.test",
+      password: "admin-password-1",
+      role: "admin",
+    });
     const adminCookie = await logInCookie(api, "admin@audit.test", "admin-password-1");
     for (const c of [cookie, adminCookie]) {
-      expect((await api.trpc({ cookie: c }).audit.entries.query({ action: "test.network" })).items[0]).toMatchObject(network);
+      expect((await api.trpc({ cookie: c }).audit.entries.query({ action: "test.network" })).items[0]).toMatchObject(
+        network,
+      );
       expect((await api.trpc({ cookie: c }).audit.list.query({ action: "test.network" }))[0]).toMatchObject(network);
     }
-    expect((await api.trpc({ bearer: org.token }).audit.list.query({ action: "test.network" }))[0]).toMatchObject(network);
-    const f13 = await api.request("GET", `/api/embed/audit-logs?${query({ token: org.token, orgId: org.orgId, action: "test.network" })}`);
+    expect((await api.trpc({ bearer: org.token }).audit.list.query({ action: "test.network" }))[0]).toMatchObject(
+      network,
+    );
+    const f13 = await api.request(
+      "GET",
+      `/api/embed/audit-logs?${query({ token: org.token, orgId: org.orgId, action: "test.network" })}`,
+    );
     expect(f13.body.logs[0]).toMatchObject(network);
 
     const staff = api.trpc({ cookie: staffCookie });
-    expect((await staff.audit.entries.query({ action: "test.network" })).items[0]).toMatchObject({ action: "test.network", ...hidden });
-    expect((await staff.audit.list.query({ action: "test.network" }))[0]).toMatchObject({ action: "test.network", ...hidden });
+    expect((await staff.audit.entries.query({ action: "test.network" })).items[0]).toMatchObject({
+      action: "test.network",
+      ...hidden,
+    });
+    expect((await staff.audit.list.query({ action: "test.network" }))[0]).toMatchObject({
+      action: "test.network",
+      ...hidden,
+    });
   });
 
   it("exports CSV for owners and admins only: staff get 403", async () => {
     // Entries so far were chained by the verify above; this one is not yet (no chainer runs in tests unless asked).
     await recordAudit(org.ctx, { action: "test.step", metadata: { i: "unchained" } });
-    const download = (c: string) => fetch(`${api.baseUrl}/staff/audit-log/export?${query({ action: "test.step" })}`, { headers: { cookie: c } });
+    const download = (c: string) =>
+      fetch(`${api.baseUrl}/staff/audit-log/export?${query({ action: "test.step" })}`, { headers: { cookie: c } });
     const res = await download(cookie);
     expect(res.status).toBe(200);
     const text = new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(3));
@@ -105,7 +152,10 @@ describe("staff audit log (the list contract)", () => {
     expect(lines.slice(2).every((l) => /,[0-9a-f]{64},\d+$/.test(l))).toBe(true);
 
     await chainOrganizationNow(api.services.db, org.orgId);
-    const chained = new TextDecoder().decode(new Uint8Array(await (await download(cookie)).arrayBuffer()).slice(3)).split("\r\n").filter(Boolean);
+    const chained = new TextDecoder()
+      .decode(new Uint8Array(await (await download(cookie)).arrayBuffer()).slice(3))
+      .split("\r\n")
+      .filter(Boolean);
     expect(chained.slice(1).every((l) => /,[0-9a-f]{64},\d+$/.test(l))).toBe(true);
 
     const refused = await download(staffCookie);
@@ -116,7 +166,11 @@ describe("staff audit log (the list contract)", () => {
 
 describe("who acted, as the console shows it", () => {
   const login = (email: string, password: string) =>
-    fetch(`${api.baseUrl}/trpc/auth.login`, { method: "POST", headers: { "content-type": "application/json", "user-agent": "desk-browser" }, body: JSON.stringify({ email, password }) });
+    fetch(`${api.baseUrl}/trpc/auth.login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": "desk-browser" },
+      body: JSON.stringify({ email, password }),
+    });
   const entries = async (action: string) =>
     api.services.db
       .select()
@@ -135,7 +189,11 @@ describe("who acted, as the console shows it", () => {
     expect(signedIn.at(-1)).toMatchObject({ organizationId: org.orgId, actorType: "user", userAgent: "desk-browser" });
     const failed = await entries("staff.sign_in_failed");
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ organizationId: org.orgId, actorType: "user", actorId: signedIn.at(-1)!.actorId });
+    expect(failed[0]).toMatchObject({
+      organizationId: org.orgId,
+      actorType: "user",
+      actorId: signedIn.at(-1)!.actorId,
+    });
 
     const listed = await api.trpc({ cookie }).audit.entries.query({ action: "staff.sign_in_failed" });
     expect(listed.items[0]).toMatchObject({ actorType: "user", actorName: "Nina Nurse" });
@@ -143,16 +201,22 @@ describe("who acted, as the console shows it", () => {
     expect(own.items[0]!.actorName).toBe("Nina Nurse");
 
     const everything = JSON.stringify(await api.services.db.select().from(auditLog)) + log.lines.join("\n");
-    for (const secret of ["nurse-password-1", "wrong-password-42", "wrong-password-43", "nobody-here@audit.test"]) expect(everything).not.toContain(secret);
+    for (const secret of ["nurse-password-1", "wrong-password-42", "wrong-password-43", "nobody-here@audit.test"])
+      expect(everything).not.toContain(secret);
     expect(log.lines.filter((line) => line.includes("staff.sign_in_failed"))).toHaveLength(2);
   });
 
   it("lists the patient who signs as `signer` in the console and as `portal` in F13", async () => {
     const signerCtx: OrgContext = { ...org.ctx, actor: { type: "signer", id: null } };
     await recordAudit(signerCtx, { action: "signature.signed", metadata: { signatureId: "s-1" } });
-    const staffView = await api.trpc({ cookie }).audit.entries.query({ action: "signature.signed", actorType: "signer" });
+    const staffView = await api
+      .trpc({ cookie })
+      .audit.entries.query({ action: "signature.signed", actorType: "signer" });
     expect(staffView.items).toEqual([expect.objectContaining({ actorType: "signer", actorName: null })]);
-    const f13 = await api.request("GET", `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "signature.signed" })}`);
+    const f13 = await api.request(
+      "GET",
+      `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "signature.signed" })}`,
+    );
     expect(f13.status).toBe(200);
     expect(JSON.stringify(f13.body)).toContain('"actorType":"portal"');
     expect(JSON.stringify(f13.body)).not.toContain("signer");

@@ -16,11 +16,14 @@ afterAll(() => api?.close());
 
 const chain = (org: TestOrg) => chainOrganizationNow(api.services.db, org.orgId);
 const verify = (org: TestOrg) => verifyAuditChain(org.ctx.scope);
-const entriesOf = (org: TestOrg) => api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.seq));
-const headOf = async (org: TestOrg) => (await api.services.db.select().from(auditChainHeads).where(eq(auditChainHeads.organizationId, org.orgId)))[0];
+const entriesOf = (org: TestOrg) =>
+  api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.seq));
+const headOf = async (org: TestOrg) =>
+  (await api.services.db.select().from(auditChainHeads).where(eq(auditChainHeads.organizationId, org.orgId)))[0];
 
 /** A seq drawn from the sequence, as a writer does before it commits. */
-const drawSeq = async () => Number(rowsOf<{ seq: string }>(await api.services.db.execute(sql`select nextval('audit_log_seq') as seq`))[0]!.seq);
+const drawSeq = async () =>
+  Number(rowsOf<{ seq: string }>(await api.services.db.execute(sql`select nextval('audit_log_seq') as seq`))[0]!.seq);
 
 /** An organization with a template and `steps` further audited changes, all chained. */
 async function chainedOrg(steps = 3): Promise<{ org: TestOrg; rows: (typeof auditLog.$inferSelect)[] }> {
@@ -59,7 +62,10 @@ async function holdOpen(work: (tx: Tx) => Promise<unknown>): Promise<{ end(): Pr
 
 async function swap(column: "seq" | "chain_pos", a: typeof auditLog.$inferSelect, b: typeof auditLog.$inferSelect) {
   const { db } = api.services;
-  const [col, valueOf] = [sql.identifier(column), (row: typeof auditLog.$inferSelect) => (column === "seq" ? row.seq : row.chainPos!)];
+  const [col, valueOf] = [
+    sql.identifier(column),
+    (row: typeof auditLog.$inferSelect) => (column === "seq" ? row.seq : row.chainPos!),
+  ];
   await db.execute(sql`update audit_log set ${col} = -1 where id = ${a.id}`);
   await db.execute(sql`update audit_log set ${col} = ${valueOf(a)} where id = ${b.id}`);
   await db.execute(sql`update audit_log set ${col} = ${valueOf(b)} where id = ${a.id}`);
@@ -88,7 +94,9 @@ describe("the audit hash chain", () => {
 
   it("detects an edited entry", async () => {
     const { org, rows } = await chainedOrg();
-    await api.services.db.execute(sql`update audit_log set metadata = '{"changed":["description"]}'::jsonb where id = ${rows[2]!.id}`);
+    await api.services.db.execute(
+      sql`update audit_log set metadata = '{"changed":["description"]}'::jsonb where id = ${rows[2]!.id}`,
+    );
     expect(await verify(org)).toMatchObject({ ok: false, entries: 2, brokenAt: rows[2]!.seq });
   });
 
@@ -111,21 +119,44 @@ describe("the audit hash chain", () => {
   it("detects an entry slipped into the chained past, and never chains it", async () => {
     const { org, rows } = await chainedOrg();
     const forgedSeq = rows[0]!.seq - 1;
-    await api.services.db.insert(auditLog).values({ organizationId: org.orgId, seq: forgedSeq, action: "template.deleted", actorType: "system", createdAt: rows[0]!.createdAt });
+    await api.services.db.insert(auditLog).values({
+      organizationId: org.orgId,
+      seq: forgedSeq,
+      action: "template.deleted",
+      actorType: "system",
+      createdAt: rows[0]!.createdAt,
+    });
     expect(await verify(org)).toMatchObject({ ok: false, entries: rows.length, brokenAt: forgedSeq });
     await chain(org);
-    const [forged] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forgedSeq)));
+    const [forged] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forgedSeq)));
     expect(forged!.chainPos).toBeNull();
   });
 
   it("detects an entry inserted into the chain, with a wrong hash or with a right one but no head", async () => {
     const { org, rows } = await chainedOrg();
     const last = rows[rows.length - 1]!;
-    const forged = { organizationId: org.orgId, seq: last.seq + 1_000_000, action: "test.forged", actorType: "system" as const, metadata: {}, createdAt: new Date(), chainPos: last.chainPos! + 1, prevHash: last.hash };
+    const forged = {
+      organizationId: org.orgId,
+      seq: last.seq + 1_000_000,
+      action: "test.forged",
+      actorType: "system" as const,
+      metadata: {},
+      createdAt: new Date(),
+      chainPos: last.chainPos! + 1,
+      prevHash: last.hash,
+    };
     await api.services.db.insert(auditLog).values({ ...forged, hash: "f".repeat(64) });
     expect(await verify(org)).toMatchObject({ ok: false, entries: rows.length, brokenAt: forged.seq });
 
-    await api.services.db.update(auditLog).set({ hash: entryHash(last.hash!, { ...forged, templateIdentifier: null, actorId: null, ip: null, userAgent: null }) }).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forged.seq)));
+    await api.services.db
+      .update(auditLog)
+      .set({
+        hash: entryHash(last.hash!, { ...forged, templateIdentifier: null, actorId: null, ip: null, userAgent: null }),
+      })
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, forged.seq)));
     // The links hold now, but the chain runs past its recorded head.
     expect(await verify(org)).toMatchObject({ ok: false, entries: rows.length + 1, brokenAt: forged.seq });
   });
@@ -145,7 +176,9 @@ describe("the audit hash chain", () => {
     const t = await activeTemplate(org);
     await Promise.all([
       ...Array.from({ length: 30 }, (_, i) =>
-        api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: `k${i % 5}`, values: { name: `v${i}` } } }),
+        api.request("POST", "/api/embed/drafts", {
+          body: { ...creds(org), templateIdentifier: t.identifier, draftKey: `k${i % 5}`, values: { name: `v${i}` } },
+        }),
       ),
       ...Array.from({ length: 10 }, (_, i) => recordAudit(org.ctx, { action: "test.parallel", metadata: { i } })),
     ]);
@@ -154,7 +187,12 @@ describe("the audit hash chain", () => {
     await vi.waitFor(
       async () => {
         await Promise.all([one.runOnce(), two.runOnce()]);
-        expect(await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), isNull(auditLog.chainPos)))).toEqual([]);
+        expect(
+          await api.services.db
+            .select()
+            .from(auditLog)
+            .where(and(eq(auditLog.organizationId, org.orgId), isNull(auditLog.chainPos))),
+        ).toEqual([]);
       },
       { timeout: 20_000, interval: 50 },
     );
@@ -167,12 +205,20 @@ describe("the audit hash chain", () => {
   it("lists an entry in F13 as soon as the request that wrote it returns, before it is chained", async () => {
     const org = await api.createOrg();
     const t = await activeTemplate(org);
-    const saved = await api.request("POST", "/api/embed/drafts", { body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "now", values: { name: "Erika" } } });
+    const saved = await api.request("POST", "/api/embed/drafts", {
+      body: { ...creds(org), templateIdentifier: t.identifier, draftKey: "now", values: { name: "Erika" } },
+    });
     expect(saved.status).toBe(200);
-    const logs = await api.request("GET", `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "form.draft_saved" })}`);
+    const logs = await api.request(
+      "GET",
+      `/api/embed/audit-logs?${new URLSearchParams({ ...creds(org), action: "form.draft_saved" })}`,
+    );
     expect(logs.body.logs).toHaveLength(1);
     // No chainer runs in tests unless asked, so the entry is listed while still unchained.
-    const [row] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "form.draft_saved")));
+    const [row] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "form.draft_saved")));
     expect(row!.chainPos).toBeNull();
   });
 
@@ -191,32 +237,40 @@ describe("the audit hash chain", () => {
 });
 
 describe("the chainer's watermark", () => {
-  it.skipIf(!process.env.DATABASE_URL)("does not chain past an entry whose transaction is still open (PostgreSQL: seq order ≠ commit order)", async () => {
-    const org = await api.createOrg();
-    const { db } = api.services;
-    await chain(org);
-    // Entry A draws its seq first but commits last.
-    const slow = await holdOpen((tx) => recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }));
-    await recordAudit(org.ctx, { action: "test.fast" });
+  it.skipIf(!process.env.DATABASE_URL)(
+    "does not chain past an entry whose transaction is still open (PostgreSQL: seq order ≠ commit order)",
+    async () => {
+      const org = await api.createOrg();
+      const { db } = api.services;
+      await chain(org);
+      // Entry A draws its seq first but commits last.
+      const slow = await holdOpen((tx) =>
+        recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }),
+      );
+      await recordAudit(org.ctx, { action: "test.fast" });
 
-    const watermark = new ChainWatermark();
-    const blocked = await watermark.advance(db);
-    const fast = (await entriesOf(org)).find((r) => r.action === "test.fast")!;
-    expect(blocked.seq).toBeLessThan(fast.seq);
-    expect(await chainBatch(db, org.orgId, blocked)).toBe(0);
-    expect(await settledWatermark(db, 50)).toBeNull();
+      const watermark = new ChainWatermark();
+      const blocked = await watermark.advance(db);
+      const fast = (await entriesOf(org)).find((r) => r.action === "test.fast")!;
+      expect(blocked.seq).toBeLessThan(fast.seq);
+      expect(await chainBatch(db, org.orgId, blocked)).toBe(0);
+      expect(await settledWatermark(db, 50)).toBeNull();
 
-    await slow.end();
-    await vi.waitFor(async () => expect((await watermark.advance(db)).seq).toBeGreaterThanOrEqual(fast.seq), { timeout: 10_000, interval: 20 });
-    await chain(org);
-    const rows = await entriesOf(org);
-    expect(rows.map((r) => [r.action, r.chainPos])).toEqual([
-      ["token.created", 1],
-      ["test.slow", 2],
-      ["test.fast", 3],
-    ]);
-    expect(await verify(org)).toMatchObject({ ok: true, entries: 3, brokenAt: null });
-  });
+      await slow.end();
+      await vi.waitFor(async () => expect((await watermark.advance(db)).seq).toBeGreaterThanOrEqual(fast.seq), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      await chain(org);
+      const rows = await entriesOf(org);
+      expect(rows.map((r) => [r.action, r.chainPos])).toEqual([
+        ["token.created", 1],
+        ["test.slow", 2],
+        ["test.fast", 3],
+      ]);
+      expect(await verify(org)).toMatchObject({ ok: true, entries: 3, brokenAt: null });
+    },
+  );
 });
 
 describe("the chain's bounded lag", () => {
@@ -263,19 +317,43 @@ describe("the chain's bounded lag", () => {
     ]);
 
     // The writer commits: its entry's seq lies below the head, and it is chained at the end.
-    await db.insert(auditLog).values({ organizationId: org.orgId, seq: lateSeq, xactId: skippedXid, action: "test.late", actorType: "system", createdAt: new Date() });
+    await db.insert(auditLog).values({
+      organizationId: org.orgId,
+      seq: lateSeq,
+      xactId: skippedXid,
+      action: "test.late",
+      actorType: "system",
+      createdAt: new Date(),
+    });
     expect(await verify(org)).toMatchObject({ ok: true, unchained: { count: 1 }, warnings: ["unchained_pending"] });
     await chain(org);
-    const rows = await db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.chainPos));
+    const rows = await db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.organizationId, org.orgId))
+      .orderBy(asc(auditLog.chainPos));
     expect(rows.map((r) => r.action)).toEqual(["token.created", "test.after", "test.late"]);
     expect((await headOf(org))!.seq).toBe(watermark.seq);
-    expect(await verify(org)).toMatchObject({ ok: true, entries: 3, lateEntries: 1, unchained: { count: 0 }, warnings: ["late_entries"] });
+    expect(await verify(org)).toMatchObject({
+      ok: true,
+      entries: 3,
+      lateEntries: 1,
+      unchained: { count: 0 },
+      warnings: ["late_entries"],
+    });
 
     // The same with an xid the chain never skipped: slipped in, refused and never chained.
     const forgedSeq = await drawSeq();
     await recordAudit(org.ctx, { action: "test.after2" });
     await chain(org);
-    await db.insert(auditLog).values({ organizationId: org.orgId, seq: forgedSeq, xactId: skippedXid + 1, action: "test.forged", actorType: "system", createdAt: new Date() });
+    await db.insert(auditLog).values({
+      organizationId: org.orgId,
+      seq: forgedSeq,
+      xactId: skippedXid + 1,
+      action: "test.forged",
+      actorType: "system",
+      createdAt: new Date(),
+    });
     await chain(org);
     expect(await verify(org)).toMatchObject({ ok: false, problem: "slipped_in", brokenAt: forgedSeq });
 
@@ -284,55 +362,71 @@ describe("the chain's bounded lag", () => {
     expect(await verify(org)).toMatchObject({ ok: false, problem: "chain_broken", brokenAt: lateSeq });
   });
 
-  it.skipIf(!process.env.DATABASE_URL)("chains past a writing transaction held open in another connection beyond the bound, and appends its entry when it commits (PostgreSQL only: PGlite has one connection, so no transaction can stay open beside others)", async () => {
-    const org = await api.createOrg();
-    const bystander = await api.createOrg();
-    const { db } = api.services;
-    await chain(org);
-    await chain(bystander);
-    // A long transaction: it writes an entry of `org` and then stays open.
-    const slow = await holdOpen((tx) => recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }));
-    try {
-      await recordAudit(org.ctx, { action: "test.fast" });
-      await recordAudit(bystander.ctx, { action: "test.bystander" });
-      const chainer = new AuditChainer(api.services, { maxLagMs: 300 });
-      // Without the bound, neither organization would be chained until the transaction ends.
-      await vi.waitFor(
-        async () => {
-          await chainer.runOnce();
-          expect((await entriesOf(org)).find((r) => r.action === "test.fast")!.chainPos).toBe(2);
-          expect((await entriesOf(bystander)).find((r) => r.action === "test.bystander")!.chainPos).toBe(2);
-        },
-        { timeout: 15_000, interval: 100 },
+  it.skipIf(!process.env.DATABASE_URL)(
+    "chains past a writing transaction held open in another connection beyond the bound, and appends its entry when it commits (PostgreSQL only: PGlite has one connection, so no transaction can stay open beside others)",
+    async () => {
+      const org = await api.createOrg();
+      const bystander = await api.createOrg();
+      const { db } = api.services;
+      await chain(org);
+      await chain(bystander);
+      // A long transaction: it writes an entry of `org` and then stays open.
+      const slow = await holdOpen((tx) =>
+        recordAudit({ ...org.ctx, scope: new OrgScope(tx, org.orgId) }, { action: "test.slow" }),
       );
-      expect(await verify(org)).toMatchObject({ ok: true, entries: 2, unchained: { count: 0 } });
-      expect(await verify(bystander)).toMatchObject({ ok: true, entries: 2 });
-    } finally {
-      await slow.end();
-    }
-    // The long transaction's entry is late: its seq is below the head; it is appended at the end.
-    expect(await chain(org)).toBe(1);
-    const rows = await db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.chainPos));
-    expect(rows.map((r) => [r.action, r.chainPos])).toEqual([
-      ["token.created", 1],
-      ["test.fast", 2],
-      ["test.slow", 3],
-    ]);
-    expect(rows[2]!.seq).toBeLessThan(rows[1]!.seq);
-    expect(await verify(org)).toMatchObject({ ok: true, entries: 3, lateEntries: 1, warnings: ["late_entries"] });
-  });
+      try {
+        await recordAudit(org.ctx, { action: "test.fast" });
+        await recordAudit(bystander.ctx, { action: "test.bystander" });
+        const chainer = new AuditChainer(api.services, { maxLagMs: 300 });
+        // Without the bound, neither organization would be chained until the transaction ends.
+        await vi.waitFor(
+          async () => {
+            await chainer.runOnce();
+            expect((await entriesOf(org)).find((r) => r.action === "test.fast")!.chainPos).toBe(2);
+            expect((await entriesOf(bystander)).find((r) => r.action === "test.bystander")!.chainPos).toBe(2);
+          },
+          { timeout: 15_000, interval: 100 },
+        );
+        expect(await verify(org)).toMatchObject({ ok: true, entries: 2, unchained: { count: 0 } });
+        expect(await verify(bystander)).toMatchObject({ ok: true, entries: 2 });
+      } finally {
+        await slow.end();
+      }
+      // The long transaction's entry is late: its seq is below the head; it is appended at the end.
+      expect(await chain(org)).toBe(1);
+      const rows = await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.organizationId, org.orgId))
+        .orderBy(asc(auditLog.chainPos));
+      expect(rows.map((r) => [r.action, r.chainPos])).toEqual([
+        ["token.created", 1],
+        ["test.fast", 2],
+        ["test.slow", 3],
+      ]);
+      expect(rows[2]!.seq).toBeLessThan(rows[1]!.seq);
+      expect(await verify(org)).toMatchObject({ ok: true, entries: 3, lateEntries: 1, warnings: ["late_entries"] });
+    },
+  );
 
-  it.skipIf(!process.env.DATABASE_URL)("staff verify chains past a writer still open after its wait, so its verdict covers what was committed (PostgreSQL only: PGlite has one connection)", async () => {
-    const org = await api.createOrg();
-    // A writer: it holds an xid, and no audit entry.
-    const other = await holdOpen((tx) => tx.execute(sql`select pg_current_xact_id()`));
-    try {
-      await recordAudit(org.ctx, { action: "test.committed" });
-      expect(await verifyOrganizationChain(org.ctx, { waitMs: 50 })).toMatchObject({ ok: true, entries: 2, unchained: { count: 0 } });
-    } finally {
-      await other.end();
-    }
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    "staff verify chains past a writer still open after its wait, so its verdict covers what was committed (PostgreSQL only: PGlite has one connection)",
+    async () => {
+      const org = await api.createOrg();
+      // A writer: it holds an xid, and no audit entry.
+      const other = await holdOpen((tx) => tx.execute(sql`select pg_current_xact_id()`));
+      try {
+        await recordAudit(org.ctx, { action: "test.committed" });
+        expect(await verifyOrganizationChain(org.ctx, { waitMs: 50 })).toMatchObject({
+          ok: true,
+          entries: 2,
+          unchained: { count: 0 },
+        });
+      } finally {
+        await other.end();
+      }
+    },
+  );
 });
 
 describe("what verify reports beyond the chain", () => {
@@ -340,9 +434,15 @@ describe("what verify reports beyond the chain", () => {
     const org = await api.createOrg();
     await chain(org);
     await recordAudit(org.ctx, { action: "test.unchained" });
-    const [entry] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.unchained")));
+    const [entry] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.unchained")));
     // An unchained entry can be edited unnoticed by the chain: verify says how many there are, and how old.
-    await api.services.db.update(auditLog).set({ metadata: { edited: true } }).where(eq(auditLog.id, entry!.id));
+    await api.services.db
+      .update(auditLog)
+      .set({ metadata: { edited: true } })
+      .where(eq(auditLog.id, entry!.id));
     expect(await verifyAuditChain(org.ctx.scope, { maxUnchainedSeconds: 60 })).toEqual({
       ok: true,
       entries: 1,
@@ -353,9 +453,17 @@ describe("what verify reports beyond the chain", () => {
       warnings: ["unchained_pending"],
     });
     // Left unchained longer than the bound (the chainer stopped, or cannot reach it): verify fails.
-    await api.services.db.update(auditLog).set({ createdAt: new Date(Date.now() - 120_000) }).where(eq(auditLog.id, entry!.id));
+    await api.services.db
+      .update(auditLog)
+      .set({ createdAt: new Date(Date.now() - 120_000) })
+      .where(eq(auditLog.id, entry!.id));
     const overdue = await verifyAuditChain(org.ctx.scope, { maxUnchainedSeconds: 60 });
-    expect(overdue).toMatchObject({ ok: false, problem: "unchained_overdue", brokenAt: entry!.seq, unchained: { count: 1 } });
+    expect(overdue).toMatchObject({
+      ok: false,
+      problem: "unchained_overdue",
+      brokenAt: entry!.seq,
+      unchained: { count: 1 },
+    });
     expect(overdue.unchained.oldestAgeSeconds).toBeGreaterThanOrEqual(120);
   });
 
@@ -364,9 +472,15 @@ describe("what verify reports beyond the chain", () => {
     await chain(org);
     await recordAudit(org.ctx, { action: "test.doomed" });
     expect((await verifyAuditChain(org.ctx.scope)).unchained.count).toBe(1);
-    await api.services.db.delete(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.doomed")));
+    await api.services.db
+      .delete(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.doomed")));
     // Undetectable by the chain (it never held the entry); what verify can say is that nothing is pending.
-    expect(await verifyAuditChain(org.ctx.scope)).toMatchObject({ ok: true, unchained: { count: 0, oldestAgeSeconds: null }, warnings: [] });
+    expect(await verifyAuditChain(org.ctx.scope)).toMatchObject({
+      ok: true,
+      unchained: { count: 0, oldestAgeSeconds: null },
+      warnings: [],
+    });
   });
 
   it("fails on a seq the sequence never handed out (far in the future), and never chains it", async () => {
@@ -374,11 +488,24 @@ describe("what verify reports beyond the chain", () => {
     const { db } = api.services;
     const highWater = await sequenceHighWater(db);
     const farFuture = highWater + 1_000_000;
-    await db.insert(auditLog).values({ organizationId: org.orgId, seq: farFuture, action: "template.deleted", actorType: "system", createdAt: new Date() });
+    await db.insert(auditLog).values({
+      organizationId: org.orgId,
+      seq: farFuture,
+      action: "template.deleted",
+      actorType: "system",
+      createdAt: new Date(),
+    });
     // Listed first (newest by seq), but verify names it.
-    expect(await verifyOrganizationChain(org.ctx)).toMatchObject({ ok: false, problem: "seq_out_of_range", brokenAt: farFuture, unchained: { count: 1 } });
-    const [forged] = await db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, farFuture)));
+    expect(await verifyOrganizationChain(org.ctx)).toMatchObject({
+      ok: false,
+      problem: "seq_out_of_range",
+      brokenAt: farFuture,
+      unchained: { count: 1 },
+    });
+    const [forged] = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.seq, farFuture)));
     expect(forged!.chainPos).toBeNull();
-
   });
 });

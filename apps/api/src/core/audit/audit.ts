@@ -1,5 +1,25 @@
 import { randomUUID } from "node:crypto";
-import { and, auditChainGaps, auditChainHeads, auditLog, count, gt, isNotNull, isNull, lt, lte, max, min, notInArray, or, rowsOf, sql, type Executor, type OrgScope, type SQL } from "@clinsign/db";
+import {
+  and,
+  auditChainGaps,
+  auditChainHeads,
+  auditLog,
+  count,
+  gt,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  max,
+  min,
+  notInArray,
+  or,
+  rowsOf,
+  sql,
+  type Executor,
+  type OrgScope,
+  type SQL,
+} from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
@@ -15,7 +35,16 @@ export const GENESIS = "0".repeat(64);
 
 type ChainedFields = Pick<
   typeof auditLog.$inferSelect,
-  "organizationId" | "seq" | "action" | "templateIdentifier" | "actorType" | "actorId" | "metadata" | "ip" | "userAgent" | "createdAt"
+  | "organizationId"
+  | "seq"
+  | "action"
+  | "templateIdentifier"
+  | "actorType"
+  | "actorId"
+  | "metadata"
+  | "ip"
+  | "userAgent"
+  | "createdAt"
 >;
 
 /**
@@ -112,7 +141,9 @@ export interface ChainVerdict {
 
 /** The sequence's current value: the largest seq handed out so far. */
 export async function sequenceHighWater(db: Executor): Promise<number> {
-  const [row] = rowsOf<{ last_value: string | number; is_called: boolean }>(await db.execute(sql`select last_value, is_called from audit_log_seq`));
+  const [row] = rowsOf<{ last_value: string | number; is_called: boolean }>(
+    await db.execute(sql`select last_value, is_called from audit_log_seq`),
+  );
   return row!.is_called ? Number(row!.last_value) : Number(row!.last_value) - 1;
 }
 
@@ -154,7 +185,12 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
     for (const row of batch) {
       const expectedPos = entries + 1;
       const late = row.seq <= maxSeq;
-      if (row.chainPos !== expectedPos || row.prevHash !== prevHash || (late && !isLate(row.xactId)) || entryHash(prevHash, row) !== row.hash) {
+      if (
+        row.chainPos !== expectedPos ||
+        row.prevHash !== prevHash ||
+        (late && !isLate(row.xactId)) ||
+        entryHash(prevHash, row) !== row.hash
+      ) {
         failure = { problem: "chain_broken", brokenAt: row.seq };
         break walk;
       }
@@ -181,11 +217,7 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
       .select(
         auditLog,
         isNull(auditLog.chainPos),
-        or(
-          and(lte(auditLog.seq, maxSeq), notInGap),
-          isNotNull(auditLog.hash),
-          isNotNull(auditLog.prevHash),
-        ),
+        or(and(lte(auditLog.seq, maxSeq), notInGap), isNotNull(auditLog.hash), isNotNull(auditLog.prevHash)),
       )
       .orderBy(auditLog.seq)
       .limit(1);
@@ -200,7 +232,8 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
       .where(scope.owns(auditLog));
     const highWater = await sequenceHighWater(scope.db);
     // (A seq below 1, which the sequence never hands out either, lies below the head: refused above as slipped in.)
-    if (range?.max != null && Number(range.max) > highWater) failure = { problem: "seq_out_of_range", brokenAt: Number(range.max) };
+    if (range?.max != null && Number(range.max) > highWater)
+      failure = { problem: "seq_out_of_range", brokenAt: Number(range.max) };
   }
 
   const [pending] = await scope.db
@@ -214,7 +247,12 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
   if (!failure && oldestAgeSeconds !== null && oldestAgeSeconds > maxAgeSeconds) {
     const [overdue] = await scope
       // A late entry's created_at is when its long transaction wrote it, not when it became visible.
-      .select(auditLog, isNull(auditLog.chainPos), lt(auditLog.createdAt, new Date(Date.now() - maxAgeSeconds * 1000)), notInGap)
+      .select(
+        auditLog,
+        isNull(auditLog.chainPos),
+        lt(auditLog.createdAt, new Date(Date.now() - maxAgeSeconds * 1000)),
+        notInGap,
+      )
       .orderBy(auditLog.seq)
       .limit(1);
     if (overdue) failure = { problem: "unchained_overdue", brokenAt: overdue.seq };

@@ -1,4 +1,19 @@
-import { and, auditChainGaps, auditChainHeads, auditLog, eq, gt, inArray, isNull, lte, OrgScope, rowsOf, sql, type Db, type Executor } from "@clinsign/db";
+import {
+  and,
+  auditChainGaps,
+  auditChainHeads,
+  auditLog,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  OrgScope,
+  rowsOf,
+  sql,
+  type Db,
+  type Executor,
+} from "@clinsign/db";
 import { DEFAULT_MAX_UNCHAINED_SECONDS, entryHash, GENESIS, sequenceHighWater } from "./audit";
 
 /**
@@ -89,7 +104,8 @@ export class ChainWatermark {
     for (let i = this.proposals.length - 1; i >= 0; i--) {
       const proposal = this.proposals[i]!;
       if (at - proposal.at >= this.maxLagMs) {
-        if (proposal.seq >= this.settled.seq) this.settled = { seq: proposal.seq, skipped: stillRunning(proposal.xids, now) };
+        if (proposal.seq >= this.settled.seq)
+          this.settled = { seq: proposal.seq, skipped: stillRunning(proposal.xids, now) };
         this.proposals = this.proposals.slice(i + 1);
         break;
       }
@@ -97,7 +113,8 @@ export class ChainWatermark {
     // Keep one proposal per maxLag/16 (and always the newest), so the oldest ones live long enough
     // to reach the bound while a long transaction holds every one of them back.
     const spacing = this.maxLagMs / 16;
-    while (this.proposals.length >= 3 && this.proposals.at(-1)!.at - this.proposals.at(-3)!.at < spacing) this.proposals.splice(-2, 1);
+    while (this.proposals.length >= 3 && this.proposals.at(-1)!.at - this.proposals.at(-3)!.at < spacing)
+      this.proposals.splice(-2, 1);
     if (this.proposals.length > 64) this.proposals.splice(1, 1);
     this.settled = { seq: this.settled.seq, skipped: stillRunning(this.settled.skipped, now) };
     return this.settled;
@@ -141,7 +158,12 @@ export interface ChainOptions {
  * advisory lock, never taken by requests); returns how many were chained (0 also when another
  * chainer holds the organization).
  */
-export async function chainBatch(db: Db, organizationId: string, watermark: number | Watermark, options: ChainOptions = {}): Promise<number> {
+export async function chainBatch(
+  db: Db,
+  organizationId: string,
+  watermark: number | Watermark,
+  options: ChainOptions = {},
+): Promise<number> {
   const batchSize = options.batchSize ?? 500;
   const { seq: through, skipped } = typeof watermark === "number" ? { seq: watermark, skipped: [] } : watermark;
   return db.transaction(async (tx) => {
@@ -150,7 +172,9 @@ export async function chainBatch(db: Db, organizationId: string, watermark: numb
     if (options.wait) {
       await tx.execute(sql`select pg_advisory_xact_lock(${lock})`);
     } else {
-      const [got] = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${lock}) as locked`));
+      const [got] = rowsOf<{ locked: boolean }>(
+        await tx.execute(sql`select pg_try_advisory_xact_lock(${lock}) as locked`),
+      );
       if (!got?.locked) return 0;
     }
     const scope = new OrgScope(tx, organizationId);
@@ -162,7 +186,13 @@ export async function chainBatch(db: Db, organizationId: string, watermark: numb
             auditLog,
             isNull(auditLog.chainPos),
             lte(auditLog.seq, headSeq),
-            inArray(auditLog.xactId, tx.select({ xactId: auditChainGaps.xactId }).from(auditChainGaps).where(eq(auditChainGaps.organizationId, organizationId))),
+            inArray(
+              auditLog.xactId,
+              tx
+                .select({ xactId: auditChainGaps.xactId })
+                .from(auditChainGaps)
+                .where(eq(auditChainGaps.organizationId, organizationId)),
+            ),
           )
           .orderBy(auditLog.seq)
           .limit(batchSize)
@@ -179,7 +209,8 @@ export async function chainBatch(db: Db, organizationId: string, watermark: numb
 
     if (skipped.length > 0) {
       // Before the head passes their seqs: their entries may still commit, and will then be late.
-      for (const xactId of skipped) await scope.insert(auditChainGaps, { xactId, throughSeq: through }).onConflictDoNothing();
+      for (const xactId of skipped)
+        await scope.insert(auditChainGaps, { xactId, throughSeq: through }).onConflictDoNothing();
     }
     let pos = head?.chainPos ?? 0;
     let prevHash = head?.hash ?? GENESIS;
@@ -195,8 +226,15 @@ export async function chainBatch(db: Db, organizationId: string, watermark: numb
       from (values ${sql.join(links, sql`, `)}) as v(id, pos, prev, hash)
       where a.id = v.id and a.organization_id = ${organizationId} and a.chain_pos is null`);
     // The head's seq is the largest chained seq (the tail check's bound), not a late entry's.
-    const newHead = { chainPos: pos, seq: Math.max(headSeq, inOrder.at(-1)?.seq ?? 0), hash: prevHash, chainedAt: new Date() };
-    await scope.insert(auditChainHeads, newHead).onConflictDoUpdate({ target: auditChainHeads.organizationId, set: newHead });
+    const newHead = {
+      chainPos: pos,
+      seq: Math.max(headSeq, inOrder.at(-1)?.seq ?? 0),
+      hash: prevHash,
+      chainedAt: new Date(),
+    };
+    await scope
+      .insert(auditChainHeads, newHead)
+      .onConflictDoUpdate({ target: auditChainHeads.organizationId, set: newHead });
     return rows.length;
   });
 }
@@ -214,7 +252,11 @@ export async function organizationsToChain(db: Db, watermark: number): Promise<s
  * Chains everything of the organization committed before the call, waiting for a running chainer
  * and (up to `waitMs`) for open writers, then chaining past those still open; for verify.
  */
-export async function chainOrganizationNow(db: Db, organizationId: string, options: { waitMs?: number } = {}): Promise<number> {
+export async function chainOrganizationNow(
+  db: Db,
+  organizationId: string,
+  options: { waitMs?: number } = {},
+): Promise<number> {
   const watermark = await currentWatermark(db, options.waitMs);
   let chained = 0;
   for (;;) {

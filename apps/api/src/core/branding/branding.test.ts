@@ -16,23 +16,39 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const design = (method: "POST" | "PUT", body: Record<string, unknown>, o: TestOrg = org) => api.request(method, "/design", { headers: bearer(o), body });
+const design = (method: "POST" | "PUT", body: Record<string, unknown>, o: TestOrg = org) =>
+  api.request(method, "/design", { headers: bearer(o), body });
 
 describe("A5 /design", () => {
   it("POST creates (201), a second POST is 409; PUT replaces (200), PUT without a design is 404", async () => {
-    const body = { institution_id: "clinic-1", logo_url: "https://cdn.example.org/logo.svg", design_parameters: { primaryColor: "#0A7F5A", accentColor: "#fc0", font: "Georgia" } };
-    expect(await design("PUT", body)).toMatchObject({ status: 404, body: { error: { code: "not_found", details: { field: "institution_id" } } } });
+    const body = {
+      institution_id: "clinic-1",
+      logo_url: "https://cdn.example.org/logo.svg",
+      design_parameters: { primaryColor: "#0A7F5A", accentColor: "#fc0", font: "Georgia" },
+    };
+    expect(await design("PUT", body)).toMatchObject({
+      status: 404,
+      body: { error: { code: "not_found", details: { field: "institution_id" } } },
+    });
     const created = await design("POST", body);
     expect(created).toMatchObject({ status: 201, body: { message: "Design saved successfully" } });
     const again = await design("POST", body);
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: "conflict", details: { reason: "design_exists" } });
-    const replaced = await design("PUT", { institution_id: "clinic-1", design_parameters: { primaryColor: "#112233" } });
+    const replaced = await design("PUT", {
+      institution_id: "clinic-1",
+      design_parameters: { primaryColor: "#112233" },
+    });
     expect(replaced).toMatchObject({ status: 200, body: { message: "Design saved successfully" } });
-    const [row] = await api.services.db.select().from(institutionBranding).where(eq(institutionBranding.organizationId, org.orgId));
+    const [row] = await api.services.db
+      .select()
+      .from(institutionBranding)
+      .where(eq(institutionBranding.organizationId, org.orgId));
     // PUT replaces everything: what is not sent is cleared.
     expect(row).toMatchObject({ logoUrl: null, primaryColor: "#112233", accentColor: null, font: null });
-    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map((e) => e.action);
+    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(expect.arrayContaining(["branding.created", "branding.updated"]));
   });
 
@@ -72,7 +88,10 @@ describe("the organization's default branding", () => {
   it("is what institutions without their own show, while /design stays per institution", async () => {
     const o = await api.createOrg("Default brand clinic");
     const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
-    const brand = { logo_url: "https://cdn.example.org/org.svg", design_parameters: { primaryColor: "#0A7F5A", font: "Georgia" as const } };
+    const brand = {
+      logo_url: "https://cdn.example.org/org.svg",
+      design_parameters: { primaryColor: "#0A7F5A", font: "Georgia" as const },
+    };
     expect(await api.trpc({ cookie }).organization.defaultBranding.query()).toBeNull();
     expect(await api.trpc({ cookie }).organization.setDefaultBranding.mutate(brand)).toEqual({
       logoUrl: "https://cdn.example.org/org.svg",
@@ -84,9 +103,14 @@ describe("the organization's default branding", () => {
     const own = await ensureInstitution(o.ctx, "own-brand");
     const plain = await ensureInstitution(o.ctx, "no-brand");
     expect(await getBranding(o.ctx, own)).toMatchObject({ primaryColor: "#112233", logoUrl: null });
-    expect(await getBranding(o.ctx, plain)).toMatchObject({ primaryColor: "#0a7f5a", logoUrl: "https://cdn.example.org/org.svg" });
+    expect(await getBranding(o.ctx, plain)).toMatchObject({
+      primaryColor: "#0a7f5a",
+      logoUrl: "https://cdn.example.org/org.svg",
+    });
     // GET /design names an institution's own design only.
-    await expect(api.trpc({ bearer: o.token }).signatures.getDesign.query({ institution_id: "no-brand" })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(
+      api.trpc({ bearer: o.token }).signatures.getDesign.query({ institution_id: "no-brand" }),
+    ).rejects.toMatchObject({ data: { httpStatus: 404 } });
     // Another organization sees none of it.
     expect(await getBranding(other.ctx, plain)).toBeNull();
   });
@@ -94,36 +118,75 @@ describe("the organization's default branding", () => {
   it("takes the same validation as /design and only from owners and admins", async () => {
     const o = await api.createOrg("Brand roles");
     const owner = await logInCookie(api, o.ownerEmail, o.ownerPassword);
-    await expect(api.trpc({ cookie: owner }).organization.setDefaultBranding.mutate({ design_parameters: { primaryColor: "red" } })).rejects.toMatchObject({
+    await expect(
+      api
+        .trpc({ cookie: owner })
+        .organization.setDefaultBranding.mutate({ design_parameters: { primaryColor: "red" } }),
+    ).rejects.toMatchObject({
       data: { httpStatus: 400 },
     });
-    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "staff@brand.test", password: "staff-password-123", role: "staff" });
+    await createStaffUser(api.services.db, {
+      organizationId: o.orgId,
+      email: "staff@brand.test",
+      password: "staff-password-123",
+      role: "staff",
+    });
     const staff = await logInCookie(api, "staff@brand.test", "staff-password-123");
-    await expect(api.trpc({ cookie: staff }).organization.setDefaultBranding.mutate({ design_parameters: {} })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(
+      api.trpc({ cookie: staff }).organization.setDefaultBranding.mutate({ design_parameters: {} }),
+    ).rejects.toMatchObject({ data: { httpStatus: 403 } });
     expect(await api.trpc({ cookie: staff }).organization.defaultBranding.query()).toBeNull();
   });
 
   it("an institution's design and a logo upload follow the same rule: the staff role may look, not change", async () => {
     const o = await api.createOrg("Brand roles institutions");
-    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "staff@inst-brand.test", password: "staff-password-123", role: "staff" });
-    await createStaffUser(api.services.db, { organizationId: o.orgId, email: "admin@inst-brand.test", password: "admin-password-123", role: "admin" });
+    await createStaffUser(api.services.db, {
+      organizationId: o.orgId,
+      email: "staff@inst-brand.test",
+      password: "staff-password-123",
+      role: "staff",
+    });
+    await createStaffUser(api.services.db, {
+      organizationId: o.orgId,
+      email: "admin@inst-brand.test",
+      password: "admin-password-123",
+      role: "admin",
+    });
     const staff = api.trpc({ cookie: await logInCookie(api, "staff@inst-brand.test", "staff-password-123") });
     const admin = api.trpc({ cookie: await logInCookie(api, "admin@inst-brand.test", "admin-password-123") });
-    const brand = { institution_id: "station-7", logo_url: "https://cdn.example.org/station.svg", design_parameters: { primaryColor: "#0A7F5A" } };
+    const brand = {
+      institution_id: "station-7",
+      logo_url: "https://cdn.example.org/station.svg",
+      design_parameters: { primaryColor: "#0A7F5A" },
+    };
 
     await expect(staff.signatures.createDesign.mutate(brand)).rejects.toMatchObject({ data: { httpStatus: 403 } });
-    expect(await api.services.db.select().from(institutionBranding).where(eq(institutionBranding.organizationId, o.orgId))).toHaveLength(0);
+    expect(
+      await api.services.db.select().from(institutionBranding).where(eq(institutionBranding.organizationId, o.orgId)),
+    ).toHaveLength(0);
     await admin.signatures.createDesign.mutate(brand);
-    await expect(staff.signatures.replaceDesign.mutate({ ...brand, logo_url: "https://attacker.example.org/logo.svg" })).rejects.toMatchObject({ data: { httpStatus: 403 } });
-    expect(await staff.signatures.getDesign.query({ institution_id: "station-7" })).toMatchObject({ logoUrl: "https://cdn.example.org/station.svg" });
+    await expect(
+      staff.signatures.replaceDesign.mutate({ ...brand, logo_url: "https://attacker.example.org/logo.svg" }),
+    ).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    expect(await staff.signatures.getDesign.query({ institution_id: "station-7" })).toMatchObject({
+      logoUrl: "https://cdn.example.org/station.svg",
+    });
     // The API token (A5) and owners keep changing it.
     expect((await design("PUT", { ...brand, design_parameters: { primaryColor: "#112233" } }, o)).status).toBe(200);
-    await api.trpc({ cookie: await logInCookie(api, o.ownerEmail, o.ownerPassword) }).signatures.replaceDesign.mutate(brand);
+    await api
+      .trpc({ cookie: await logInCookie(api, o.ownerEmail, o.ownerPassword) })
+      .signatures.replaceDesign.mutate(brand);
 
     const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
     const staffCookie = await logInCookie(api, "staff@inst-brand.test", "staff-password-123");
-    const upload = await fetch(`${api.baseUrl}/staff/branding/logo`, { method: "POST", headers: { cookie: staffCookie, "content-type": "image/png" }, body: png });
+    const upload = await fetch(`${api.baseUrl}/staff/branding/logo`, {
+      method: "POST",
+      headers: { cookie: staffCookie, "content-type": "image/png" },
+      body: png,
+    });
     expect(upload.status).toBe(403);
-    expect(await api.services.db.select().from(auditLog).where(eq(auditLog.action, "branding.logo_uploaded"))).toHaveLength(0);
+    expect(
+      await api.services.db.select().from(auditLog).where(eq(auditLog.action, "branding.logo_uploaded")),
+    ).toHaveLength(0);
   });
 });

@@ -1,4 +1,10 @@
-import { defaultBrandingInput, designInput, type Branding, type DefaultBrandingInput, type DesignInput } from "@clinsign/contracts";
+import {
+  defaultBrandingInput,
+  designInput,
+  type Branding,
+  type DefaultBrandingInput,
+  type DesignInput,
+} from "@clinsign/contracts";
 import { eq, institutionBranding, institutions, organizationBranding } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -36,7 +42,10 @@ export function assertMayChangeBranding(ctx: OrgContext): void {
  * nothing a caller sends can carry markup or CSS into the portal.
  */
 /** The stored columns of a validated branding (an institution's or the default). */
-function brandingValues(input: { logo_url?: string | null; design_parameters: { primaryColor?: string; accentColor?: string; font?: string } }) {
+function brandingValues(input: {
+  logo_url?: string | null;
+  design_parameters: { primaryColor?: string; accentColor?: string; font?: string };
+}) {
   return {
     // An uploaded logo's path is kept as it is; a URL in its normalized form.
     logoUrl: input.logo_url ? (input.logo_url.startsWith("/") ? input.logo_url : new URL(input.logo_url).href) : null,
@@ -46,22 +55,36 @@ function brandingValues(input: { logo_url?: string | null; design_parameters: { 
   };
 }
 
-const toBranding = (row: { logoUrl: string | null; primaryColor: string | null; accentColor: string | null; font: string | null }): Branding => ({
+const toBranding = (row: {
+  logoUrl: string | null;
+  primaryColor: string | null;
+  accentColor: string | null;
+  font: string | null;
+}): Branding => ({
   logoUrl: row.logoUrl,
   primaryColor: row.primaryColor,
   accentColor: row.accentColor,
   font: row.font,
 });
 
-export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "create" | "replace"): Promise<{ message: string }> {
+export async function saveDesign(
+  ctx: OrgContext,
+  raw: DesignInput,
+  mode: "create" | "replace",
+): Promise<{ message: string }> {
   assertMayChangeBranding(ctx);
   const input = designInput.parse(raw);
   const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
     const institutionId =
-      mode === "create" ? await ensureInstitution(tx, input.institution_id) : (await findInstitution(tx, input.institution_id))?.id;
+      mode === "create"
+        ? await ensureInstitution(tx, input.institution_id)
+        : (await findInstitution(tx, input.institution_id))?.id;
     const [existing] = institutionId
-      ? await tx.scope.select(institutionBranding, eq(institutionBranding.institutionId, institutionId)).limit(1).for("update")
+      ? await tx.scope
+          .select(institutionBranding, eq(institutionBranding.institutionId, institutionId))
+          .limit(1)
+          .for("update")
       : [];
     if (mode === "create") {
       if (existing) {
@@ -73,7 +96,11 @@ export async function saveDesign(ctx: OrgContext, raw: DesignInput, mode: "creat
       await tx.scope.insert(institutionBranding, { institutionId: institutionId!, ...values });
     } else {
       if (!existing) throw notFound("design of this institution", { field: "institution_id" });
-      await tx.scope.update(institutionBranding, { ...values, updatedAt: new Date() }, eq(institutionBranding.id, existing.id));
+      await tx.scope.update(
+        institutionBranding,
+        { ...values, updatedAt: new Date() },
+        eq(institutionBranding.id, existing.id),
+      );
     }
     await recordAudit(tx, {
       action: mode === "create" ? "branding.created" : "branding.updated",
@@ -92,7 +119,9 @@ export async function getBranding(ctx: OrgContext, institutionId: string): Promi
 }
 
 async function institutionOwnBranding(ctx: OrgContext, institutionId: string): Promise<Branding | null> {
-  const [row] = await ctx.scope.select(institutionBranding, eq(institutionBranding.institutionId, institutionId)).limit(1);
+  const [row] = await ctx.scope
+    .select(institutionBranding, eq(institutionBranding.institutionId, institutionId))
+    .limit(1);
   return row ? toBranding(row) : null;
 }
 
@@ -130,7 +159,9 @@ export async function getDesign(ctx: OrgContext, input: { institution_id: string
 export async function knownInstitution(ctx: OrgContext, externalId: string, field = "institutionId"): Promise<string> {
   const row = await findInstitution(ctx, externalId);
   if (!row) {
-    throw new AppError("invalid_request", `${field}: unknown institution`, { field }, [{ key: field, message: "is not an institution of this organization" }]);
+    throw new AppError("invalid_request", `${field}: unknown institution`, { field }, [
+      { key: field, message: "is not an institution of this organization" },
+    ]);
   }
   return row.id;
 }

@@ -7,10 +7,15 @@ import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPag
  * Staff: the institutions that have their own branding (A5), most recently changed first; the
  * others show the organization default. Keyset pages on (updated_at, id) (migration 0009).
  */
-export async function listInstitutionBrandingPage(ctx: OrgContext, input: { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<InstitutionBrandingItem>> {
+export async function listInstitutionBrandingPage(
+  ctx: OrgContext,
+  input: { cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<InstitutionBrandingItem>> {
   const b = institutionBranding;
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after ? afterKey([b.updatedAt, b.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined;
+  const keyset = after
+    ? afterKey([b.updatedAt, b.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort)
+    : undefined;
   const rows = await ctx.scope.db
     .select({
       id: b.id,
@@ -23,7 +28,10 @@ export async function listInstitutionBrandingPage(ctx: OrgContext, input: { curs
       cursorAt: exactTimestamp(b.updatedAt),
     })
     .from(b)
-    .innerJoin(institutions, and(eq(institutions.id, b.institutionId), eq(institutions.organizationId, ctx.scope.organizationId)))
+    .innerJoin(
+      institutions,
+      and(eq(institutions.id, b.institutionId), eq(institutions.organizationId, ctx.scope.organizationId)),
+    )
     .where(ctx.scope.owns(b, keyset))
     .orderBy(...keyOrder([b.updatedAt, b.id], input.sort))
     .limit(input.limit + 1);
@@ -47,10 +55,16 @@ export async function listInstitutionBrandingPage(ctx: OrgContext, input: { curs
  * alphabetical, those starting with `prefix` (case as stored), at most `limit`. The range
  * condition lets the (organization_id, external_id) index start at the prefix.
  */
-export async function listInstitutionIds(ctx: OrgContext, input: { prefix?: string; limit: number }): Promise<InstitutionIdList> {
+export async function listInstitutionIds(
+  ctx: OrgContext,
+  input: { prefix?: string; limit: number },
+): Promise<InstitutionIdList> {
   const prefix = input.prefix ?? "";
   const rows = await ctx.scope.db
-    .select({ institutionId: institutions.externalId, hasBranding: sql<boolean>`${institutionBranding.id} is not null` })
+    .select({
+      institutionId: institutions.externalId,
+      hasBranding: sql<boolean>`${institutionBranding.id} is not null`,
+    })
     .from(institutions)
     .leftJoin(institutionBranding, eq(institutionBranding.institutionId, institutions.id))
     .where(
@@ -62,5 +76,10 @@ export async function listInstitutionIds(ctx: OrgContext, input: { prefix?: stri
     )
     .orderBy(institutions.externalId)
     .limit(input.limit + 1);
-  return { items: rows.slice(0, input.limit).map((r) => ({ institutionId: r.institutionId, hasBranding: Boolean(r.hasBranding) })), hasMore: rows.length > input.limit };
+  return {
+    items: rows
+      .slice(0, input.limit)
+      .map((r) => ({ institutionId: r.institutionId, hasBranding: Boolean(r.hasBranding) })),
+    hasMore: rows.length > input.limit,
+  };
 }

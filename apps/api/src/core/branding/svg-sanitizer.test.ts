@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeCss, sanitizeSvg } from "./svg-sanitizer";
 
-const svg = (attributes: string) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" ${attributes}/></svg>`;
+const svg = (attributes: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" ${attributes}/></svg>`;
 
 describe("svg sanitizer: CSS in presentation attributes", () => {
   it("decodes CSS escapes and comments as a browser does", () => {

@@ -117,7 +117,8 @@ function decodeEntities(text: string): string {
     if (ref === undefined) throw invalid("the SVG has a bare & (not well-formed XML)");
     if (ref.startsWith("#")) {
       const code = ref[1] === "x" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!Number.isInteger(code) || code <= 0 || code > 0x10ffff) throw invalid("the SVG has an invalid character reference");
+      if (!Number.isInteger(code) || code <= 0 || code > 0x10ffff)
+        throw invalid("the SVG has an invalid character reference");
       return String.fromCodePoint(code);
     }
     const named = NAMED_ENTITIES[ref];
@@ -136,13 +137,18 @@ const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, "&quot;
 export function decodeCss(value: string): string {
   return value
     .replace(/\/\*[\s\S]*?(?:\*\/|$)/g, "")
-    .replace(/\\(?:([0-9a-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))/gi, (_, hex: string | undefined, newline: string | undefined, char: string | undefined) => {
-      if (hex !== undefined) {
-        const code = parseInt(hex, 16);
-        return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(code);
-      }
-      return newline !== undefined ? "" : (char ?? "");
-    });
+    .replace(
+      /\\(?:([0-9a-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))/gi,
+      (_, hex: string | undefined, newline: string | undefined, char: string | undefined) => {
+        if (hex !== undefined) {
+          const code = parseInt(hex, 16);
+          return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)
+            ? "\uFFFD"
+            : String.fromCodePoint(code);
+        }
+        return newline !== undefined ? "" : (char ?? "");
+      },
+    );
 }
 
 /** CSS functions that fetch; of them only `url(#id)`, a fragment of the same document, is kept. */
@@ -162,7 +168,13 @@ function safeValue(name: string, raw: string): string | null {
   // Control characters and whitespace inside a scheme ("java\tscript:") are how filters are fooled.
   // eslint-disable-next-line no-control-regex -- matching control characters is the point here
   const squashed = value.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase();
-  if (squashed.includes("javascript:") || squashed.includes("vbscript:") || squashed.includes("data:") || squashed.includes("expression(")) return null;
+  if (
+    squashed.includes("javascript:") ||
+    squashed.includes("vbscript:") ||
+    squashed.includes("data:") ||
+    squashed.includes("expression(")
+  )
+    return null;
   const functions = value.match(FETCHING_FUNCTION) ?? [];
   if (functions.length > 0) {
     const urls = value.match(/url\s*\(([^)]*)\)/gi) ?? [];
@@ -171,7 +183,8 @@ function safeValue(name: string, raw: string): string | null {
   return value;
 }
 
-const TOKEN = /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[([\s\S]*?)\]\]>|<!([^>]*)>|<\/\s*([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)|</g;
+const TOKEN =
+  /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[([\s\S]*?)\]\]>|<!([^>]*)>|<\/\s*([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)|</g;
 const ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 
 /** Sanitizes SVG text; 400 when it is not an SVG document this parser can read. */
@@ -214,7 +227,8 @@ export function sanitizeSvg(source: string): string {
     const kept = skipping === 0 && ELEMENTS.has(name);
     if (kept) {
       const attributes: string[] = stack.length === 0 ? ['xmlns="http://www.w3.org/2000/svg"'] : [];
-      if (stack.length === 0 && /\sxlink:href\s*=/.test(source)) attributes.push('xmlns:xlink="http://www.w3.org/1999/xlink"');
+      if (stack.length === 0 && /\sxlink:href\s*=/.test(source))
+        attributes.push('xmlns:xlink="http://www.w3.org/1999/xlink"');
       ATTRIBUTE.lastIndex = 0;
       for (let a = ATTRIBUTE.exec(rawAttributes ?? ""); a !== null; a = ATTRIBUTE.exec(rawAttributes ?? "")) {
         const attributeName = a[1]!;

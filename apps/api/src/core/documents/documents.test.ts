@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, desc, documentVersions, eq } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { bearer, makePdf, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import {
+  bearer,
+  makePdf,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
 import { sha256Hex } from "../crypto";
 
 let api: TestApi;
@@ -37,19 +44,47 @@ describe("A6 POST /documents", () => {
     ]);
     files.set("/consent.pdf", pdf);
     const url = `${files.origin}/consent.pdf`;
-    const res = await a6({ document_description: "Aufklärung OP", account_name: "acct-1", document_bloburl: url, signingfield_koordinates: [field, { ...field, page: 2 }] });
+    const res = await a6({
+      document_description: "Aufklärung OP",
+      account_name: "acct-1",
+      document_bloburl: url,
+      signingfield_koordinates: [field, { ...field, page: 2 }],
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ document_name: "Einwilligung", document_id: expect.stringMatching(/^[0-9a-f-]{36}$/), document_bloburl: url });
-    const [version] = await api.services.db.select().from(documentVersions).where(eq(documentVersions.documentId, res.body.document_id));
-    expect(version).toMatchObject({ version: 1, pageCount: 2, sha256: sha256Hex(pdf), size: pdf.length, title: "Einwilligung", description: "Aufklärung OP" });
+    expect(res.body).toEqual({
+      document_name: "Einwilligung",
+      document_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      document_bloburl: url,
+    });
+    const [version] = await api.services.db
+      .select()
+      .from(documentVersions)
+      .where(eq(documentVersions.documentId, res.body.document_id));
+    expect(version).toMatchObject({
+      version: 1,
+      pageCount: 2,
+      sha256: sha256Hex(pdf),
+      size: pdf.length,
+      title: "Einwilligung",
+      description: "Aufklärung OP",
+    });
     expect(version!.pageSizes).toEqual([
       { width: 595.28, height: 841.89 },
       { width: 612, height: 792 },
     ]);
     const stored = await api.services.storage.get(version!.storageKey);
     expect(sha256Hex(stored!)).toBe(sha256Hex(pdf));
-    const [entry] = await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(desc(auditLog.seq)).limit(1);
-    expect(entry).toMatchObject({ action: "document.created", actorType: "api_key", metadata: expect.objectContaining({ documentId: res.body.document_id }) });
+    const [entry] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.organizationId, org.orgId))
+      .orderBy(desc(auditLog.seq))
+      .limit(1);
+    expect(entry).toMatchObject({
+      action: "document.created",
+      actorType: "api_key",
+      metadata: expect.objectContaining({ documentId: res.body.document_id }),
+    });
     expect(entry!.ip).toMatch(/127\.0\.0\.1/);
     expect(entry!.userAgent).toBeTruthy();
   });
@@ -73,7 +108,11 @@ describe("A6 POST /documents", () => {
     for (const [body, fieldName] of cases) {
       const res = await a6(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "invalid_request", message: expect.any(String), details: { field: fieldName } });
+      expect(res.body.error).toMatchObject({
+        code: "invalid_request",
+        message: expect.any(String),
+        details: { field: fieldName },
+      });
     }
   });
 
@@ -96,7 +135,10 @@ describe("A6 POST /documents", () => {
     files.set("/page.html", Buffer.from("<html>hi</html>"), "text/html");
     const html = await a6({ document_bloburl: `${files.origin}/page.html` });
     expect(html.status).toBe(400);
-    expect(html.body.error).toMatchObject({ details: { field: "document_bloburl" }, message: expect.stringContaining("not a PDF") });
+    expect(html.body.error).toMatchObject({
+      details: { field: "document_bloburl" },
+      message: expect.stringContaining("not a PDF"),
+    });
     const missing = await a6({ document_bloburl: `${files.origin}/nothing.pdf` });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain("404");
@@ -118,7 +160,9 @@ describe("A6 POST /documents", () => {
     // 127.0.0.1 on another port than the allow-listed file server: not allow-listed.
     const loopbackHttps = await a6({ document_bloburl: `https://127.0.0.1:9/ok.pdf` });
     expect(loopbackHttps.status).toBe(400);
-    expect(loopbackHttps.body.error).toMatchObject({ details: { field: "document_bloburl", reason: "blocked_address" } });
+    expect(loopbackHttps.body.error).toMatchObject({
+      details: { field: "document_bloburl", reason: "blocked_address" },
+    });
     const byName = await a6({ document_bloburl: `https://localhost:${port}/ok.pdf` });
     expect(byName.status).toBe(400);
     expect(byName.body.error.details.reason).toBe("blocked_address");
@@ -141,7 +185,10 @@ describe("A6 POST /documents", () => {
     expect(none.body.error.code).toBe("unauthorized");
     const wrong = await api.request("POST", "/documents", { headers: { authorization: "Bearer cs_nope" }, body: {} });
     expect(wrong.status).toBe(401);
-    const form = await api.request("POST", "/documents", { headers: { ...bearer(org), "content-type": "text/plain" }, body: "x" });
+    const form = await api.request("POST", "/documents", {
+      headers: { ...bearer(org), "content-type": "text/plain" },
+      body: "x",
+    });
     expect(form.status).toBe(415);
     expect(form.body.error.code).toBe("unsupported_media_type");
   });
@@ -152,10 +199,19 @@ describe("A8 PUT /documents/{id}", () => {
     const id = await registerDocument(api, files, org);
     const res = await api.request("PUT", `/documents/${id}`, {
       headers: bearer(org),
-      body: { document_id: id, title: "Einwilligung v2", description: "neu", fields: { signature: { page: 1, x: 300, y: 700, width: 150, height: 50 } } },
+      body: {
+        document_id: id,
+        title: "Einwilligung v2",
+        description: "neu",
+        fields: { signature: { page: 1, x: 300, y: 700, width: 150, height: 50 } },
+      },
     });
     expect(res).toMatchObject({ status: 200, body: { id, modified: true } });
-    const versions = await api.services.db.select().from(documentVersions).where(eq(documentVersions.documentId, id)).orderBy(documentVersions.version);
+    const versions = await api.services.db
+      .select()
+      .from(documentVersions)
+      .where(eq(documentVersions.documentId, id))
+      .orderBy(documentVersions.version);
     expect(versions.map((v) => [v.version, v.title, v.description])).toEqual([
       [1, "Einwilligung", "Aufklärung"],
       [2, "Einwilligung v2", "neu"],
@@ -168,26 +224,44 @@ describe("A8 PUT /documents/{id}", () => {
 
   it("treats fields: {} as no change to the fields", async () => {
     const id = await registerDocument(api, files, org);
-    const res = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { title: "Neu", description: "d", fields: {} } });
+    const res = await api.request("PUT", `/documents/${id}`, {
+      headers: bearer(org),
+      body: { title: "Neu", description: "d", fields: {} },
+    });
     expect(res).toMatchObject({ status: 200, body: { id, modified: true } });
-    const versions = await api.services.db.select().from(documentVersions).where(eq(documentVersions.documentId, id)).orderBy(documentVersions.version);
+    const versions = await api.services.db
+      .select()
+      .from(documentVersions)
+      .where(eq(documentVersions.documentId, id))
+      .orderBy(documentVersions.version);
     expect(versions.map((v) => [v.version, v.title, v.fields])).toEqual([
       [1, "Einwilligung", [field]],
       [2, "Neu", [field]],
     ]);
     // With nothing else to change it is still "send at least one of …".
-    expect((await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: {} } })).status).toBe(400);
+    expect((await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: {} } })).status).toBe(
+      400,
+    );
   });
 
   it("validates: fields inside the page, document_id equal to the path, something to change; 404 for unknown or foreign ids", async () => {
     const id = await registerDocument(api, files, org);
-    const outside = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: { signature: { page: 1, x: 500, y: 0, width: 200, height: 10 } } } });
+    const outside = await api.request("PUT", `/documents/${id}`, {
+      headers: bearer(org),
+      body: { fields: { signature: { page: 1, x: 500, y: 0, width: 200, height: 10 } } },
+    });
     expect(outside.status).toBe(400);
     expect(outside.body.error.details.field).toBe("fields");
-    const badShape = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { fields: { signature: { page: 1 } } } });
+    const badShape = await api.request("PUT", `/documents/${id}`, {
+      headers: bearer(org),
+      body: { fields: { signature: { page: 1 } } },
+    });
     expect(badShape.status).toBe(400);
     expect(badShape.body.error.details.field).toBe("fields");
-    const mismatch = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { document_id: "00000000-0000-4000-8000-000000000000", title: "x" } });
+    const mismatch = await api.request("PUT", `/documents/${id}`, {
+      headers: bearer(org),
+      body: { document_id: "00000000-0000-4000-8000-000000000000", title: "x" },
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.details.field).toBe("document_id");
     const empty = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: {} });
@@ -195,7 +269,9 @@ describe("A8 PUT /documents/{id}", () => {
     const emptyTitle = await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { title: "" } });
     expect(emptyTitle.status).toBe(400);
     expect(emptyTitle.body.error.details.field).toBe("title");
-    expect((await api.request("PUT", `/documents/not-a-uuid`, { headers: bearer(org), body: { title: "x" } })).status).toBe(404);
+    expect(
+      (await api.request("PUT", `/documents/not-a-uuid`, { headers: bearer(org), body: { title: "x" } })).status,
+    ).toBe(404);
     const foreign = await api.request("PUT", `/documents/${id}`, { headers: bearer(other), body: { title: "hijack" } });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("not_found");
@@ -219,29 +295,60 @@ describe("A9 DELETE /documents/{id} and A10 PATCH /documents/{id}/availability",
     const res = await api.request("DELETE", `/documents/${id}`, { headers: bearer(org) });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ deleted: false, reason: expect.stringContaining("signature requests") });
-    expect((await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { title: "still here" } })).status).toBe(200);
+    expect(
+      (await api.request("PUT", `/documents/${id}`, { headers: bearer(org), body: { title: "still here" } })).status,
+    ).toBe(200);
   });
 
   it("sets availability, refuses unknown values, and only active documents accept requests (409 document_not_active)", async () => {
     const id = await registerDocument(api, files, org);
     for (const availability of ["draft", "inactive"]) {
-      const res = await api.request("PATCH", `/documents/${id}/availability`, { headers: bearer(org), body: { availability } });
+      const res = await api.request("PATCH", `/documents/${id}/availability`, {
+        headers: bearer(org),
+        body: { availability },
+      });
       expect(res).toMatchObject({ status: 200, body: { id, availability } });
       const a1 = await api.request("POST", "/signature-requests", {
         headers: bearer(org),
-        body: { patient_id: "P", document_id: id, institution_id: "i", expiration_date: new Date(Date.now() + 60_000).toISOString(), order_by: "me" },
+        body: {
+          patient_id: "P",
+          document_id: id,
+          institution_id: "i",
+          expiration_date: new Date(Date.now() + 60_000).toISOString(),
+          order_by: "me",
+        },
       });
       expect(a1.status).toBe(409);
-      expect(a1.body.error).toMatchObject({ code: "conflict", details: { reason: "document_not_active", field: "document_id" } });
+      expect(a1.body.error).toMatchObject({
+        code: "conflict",
+        details: { reason: "document_not_active", field: "document_id" },
+      });
     }
-    const bad = await api.request("PATCH", `/documents/${id}/availability`, { headers: bearer(org), body: { availability: "archived" } });
+    const bad = await api.request("PATCH", `/documents/${id}/availability`, {
+      headers: bearer(org),
+      body: { availability: "archived" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.field).toBe("availability");
-    expect((await api.request("PATCH", `/documents/${id}/availability`, { headers: bearer(other), body: { availability: "active" } })).status).toBe(404);
-    await api.request("PATCH", `/documents/${id}/availability`, { headers: bearer(org), body: { availability: "active" } });
+    expect(
+      (
+        await api.request("PATCH", `/documents/${id}/availability`, {
+          headers: bearer(other),
+          body: { availability: "active" },
+        })
+      ).status,
+    ).toBe(404);
+    await api.request("PATCH", `/documents/${id}/availability`, {
+      headers: bearer(org),
+      body: { availability: "active" },
+    });
     expect((await requestSignature(api, org, id)).id).toMatch(/^[0-9a-f-]{36}$/);
-    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(["document.availability_changed", "document.updated", "document.deleted"]));
+    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map(
+      (e) => e.action,
+    );
+    expect(actions).toEqual(
+      expect.arrayContaining(["document.availability_changed", "document.updated", "document.deleted"]),
+    );
   });
 });
 
@@ -264,7 +371,10 @@ describe("HTTPS only", () => {
         ["POST", "/design"],
         ["PUT", "/design"],
       ] as const) {
-        const res = await strict.request(method, path, { headers: bearer(strictOrg), ...(method !== "GET" && { body: {} }) });
+        const res = await strict.request(method, path, {
+          headers: bearer(strictOrg),
+          ...(method !== "GET" && { body: {} }),
+        });
         expect(res.status, `${method} ${path}`).toBe(403);
         expect(res.body.error.code).toBe("https_required");
         expect(res.headers.get("location")).toBeNull();

@@ -50,7 +50,10 @@ async function fetchPdf(ctx: OrgContext, url: string): Promise<Buffer> {
     return response.body;
   } catch (error) {
     if (error instanceof OutboundError) {
-      throw new AppError("invalid_request", `document_bloburl ${FETCH_FAILURES[error.reason] ?? error.message}`, { field, reason: error.reason });
+      throw new AppError("invalid_request", `document_bloburl ${FETCH_FAILURES[error.reason] ?? error.message}`, {
+        field,
+        reason: error.reason,
+      });
     }
     throw error;
   }
@@ -208,11 +211,17 @@ export async function deleteDocument(ctx: OrgContext, input: { id: string }): Pr
     if (attached) return null;
     const versions = await tx.scope.select(documentVersions, eq(documentVersions.documentId, doc.id));
     await tx.scope.delete(documents, eq(documents.id, doc.id));
-    await recordAudit(tx, { action: "document.deleted", metadata: { documentId: doc.id, name: doc.name, versions: versions.length } });
+    await recordAudit(tx, {
+      action: "document.deleted",
+      metadata: { documentId: doc.id, name: doc.name, versions: versions.length },
+    });
     return [...new Set(versions.map((v) => v.storageKey))];
   });
   if (!keys) {
-    return { deleted: false, reason: "the document has signature requests (assignments); set its availability to inactive instead" };
+    return {
+      deleted: false,
+      reason: "the document has signature requests (assignments); set its availability to inactive instead",
+    };
   }
   // After commit: a failed file removal leaves an orphan file, never a document without its file.
   await Promise.all(keys.map((key) => ctx.services.storage.delete(key).catch(() => {})));
@@ -220,11 +229,18 @@ export async function deleteDocument(ctx: OrgContext, input: { id: string }): Pr
 }
 
 /** A10: only `active` documents accept new signature requests. */
-export async function setDocumentAvailability(ctx: OrgContext, input: { id: string; availability: DocumentAvailability }) {
+export async function setDocumentAvailability(
+  ctx: OrgContext,
+  input: { id: string; availability: DocumentAvailability },
+) {
   return inTransaction(ctx, async (tx) => {
     const doc = await findDocument(tx, input.id, true);
     if (doc.availability !== input.availability) {
-      await tx.scope.update(documents, { availability: input.availability, updatedAt: new Date() }, eq(documents.id, doc.id));
+      await tx.scope.update(
+        documents,
+        { availability: input.availability, updatedAt: new Date() },
+        eq(documents.id, doc.id),
+      );
     }
     await recordAudit(tx, {
       action: "document.availability_changed",

@@ -9,7 +9,8 @@ export interface PageSize {
   height: number;
 }
 
-export type PdfPagesOutcome = { ok: true; pageSizes: PageSize[] } | { ok: false; reason: "encrypted" | "unreadable" | "no_pages" };
+export type PdfPagesOutcome =
+  { ok: true; pageSizes: PageSize[] } | { ok: false; reason: "encrypted" | "unreadable" | "no_pages" };
 
 const round = (n: number) => Math.round(n * 100) / 100;
 

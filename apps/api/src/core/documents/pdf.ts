@@ -32,7 +32,10 @@ export async function inspectPdf(services: Services, bytes: Buffer, field: strin
     outcome = await runPdfTask(services.config.pdfWorker, "readPages", { bytes });
   } catch (error) {
     const limit = error instanceof PdfLimitError ? error.limit : "crash";
-    services.log.warn({ limit, err: error instanceof Error ? error.message : String(error) }, "a PDF was refused by the PDF worker");
+    services.log.warn(
+      { limit, err: error instanceof Error ? error.message : String(error) },
+      "a PDF was refused by the PDF worker",
+    );
     const message =
       limit === "memory"
         ? "the PDF needs more memory to read than the service allows (damaged or hostile)"
@@ -50,7 +53,11 @@ export function checkFieldsFit(fields: SigningFieldRect[], info: PdfInfo, field:
   fields.forEach((rect, index) => {
     const where = fields.length > 1 ? `field ${index + 1}: ` : "";
     if (rect.page > info.pageCount) {
-      throw new AppError("invalid_request", `${where}page ${rect.page} does not exist; the PDF has ${info.pageCount} page(s)`, { field });
+      throw new AppError(
+        "invalid_request",
+        `${where}page ${rect.page} does not exist; the PDF has ${info.pageCount} page(s)`,
+        { field },
+      );
     }
     const size = info.pageSizes[rect.page - 1]!;
     if (rect.x + rect.width > size.width + 0.01 || rect.y + rect.height > size.height + 0.01) {

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signatureRequests, eq } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { makePdf, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import {
+  makePdf,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
 
 let api: TestApi;
 let files: FileServer;
@@ -27,24 +33,43 @@ const A4: [number, number] = [595.28, 841.89];
 const field = { page: 2, x: 300, y: 700, width: 200, height: 60 };
 
 /** POST /staff/documents as the browser sends it: the metadata part, then the PDF. */
-function upload(pdf: Buffer | Uint8Array, metadata: unknown, options: { cookie?: string; headers?: Record<string, string>; metadataRaw?: string } = {}) {
+function upload(
+  pdf: Buffer | Uint8Array,
+  metadata: unknown,
+  options: { cookie?: string; headers?: Record<string, string>; metadataRaw?: string } = {},
+) {
   const form = new FormData();
   form.append("metadata", options.metadataRaw ?? JSON.stringify(metadata));
   form.append("file", new Blob([pdf], { type: "application/pdf" }), "einwilligung.pdf");
-  return fetch(`${api.baseUrl}/staff/documents`, { method: "POST", body: form, headers: { cookie: options.cookie ?? cookie, ...options.headers } });
+  return fetch(`${api.baseUrl}/staff/documents`, {
+    method: "POST",
+    body: form,
+    headers: { cookie: options.cookie ?? cookie, ...options.headers },
+  });
 }
 
 describe("browser upload of a document (POST /staff/documents)", () => {
   it("stores the PDF with its fields as a draft version 1 that staff can fetch back byte for byte", async () => {
     const pdf = await makePdf([A4, A4]);
-    const res = await upload(pdf, { document_name: "Aufklärung Narkose", document_description: "Anästhesie", signingfield_koordinates: [field] });
+    const res = await upload(pdf, {
+      document_name: "Aufklärung Narkose",
+      document_description: "Anästhesie",
+      signingfield_koordinates: [field],
+    });
     expect(res.status).toBe(201);
     const created = (await res.json()) as { id: string; version: number };
     expect(created.version).toBe(1);
 
     const client = api.trpc({ cookie });
     const detail = await client.documents.detail.query({ id: created.id });
-    expect(detail).toMatchObject({ name: "Aufklärung Narkose", availability: "draft", currentVersion: 1, pageCount: 2, fields: [field], description: "Anästhesie" });
+    expect(detail).toMatchObject({
+      name: "Aufklärung Narkose",
+      availability: "draft",
+      currentVersion: 1,
+      pageCount: 2,
+      fields: [field],
+      description: "Anästhesie",
+    });
     expect(detail.versions.map((v) => v.version)).toEqual([1]);
 
     const back = await fetch(`${api.baseUrl}/staff/documents/${created.id}/pdf`, { headers: { cookie } });
@@ -52,11 +77,16 @@ describe("browser upload of a document (POST /staff/documents)", () => {
     expect(back.headers.get("content-type")).toBe("application/pdf");
     expect(Buffer.from(await back.arrayBuffer()).equals(pdf)).toBe(true);
     // Another organization's staff cannot read it.
-    expect((await fetch(`${api.baseUrl}/staff/documents/${created.id}/pdf`, { headers: { cookie: otherCookie } })).status).toBe(404);
+    expect(
+      (await fetch(`${api.baseUrl}/staff/documents/${created.id}/pdf`, { headers: { cookie: otherCookie } })).status,
+    ).toBe(404);
   });
 
   it("refuses what A6 refuses, with the field named: not a PDF, a field off the page, bad metadata", async () => {
-    const notPdf = await upload(Buffer.from("hello, not a pdf"), { document_name: "X", signingfield_koordinates: [field] });
+    const notPdf = await upload(Buffer.from("hello, not a pdf"), {
+      document_name: "X",
+      signingfield_koordinates: [field],
+    });
     expect(notPdf.status).toBe(400);
     expect(((await notPdf.json()) as { error: { message: string } }).error.message).toMatch(/not a PDF/);
 
@@ -66,7 +96,9 @@ describe("browser upload of a document (POST /staff/documents)", () => {
 
     const noName = await upload(await makePdf([A4]), { signingfield_koordinates: [{ ...field, page: 1 }] });
     expect(noName.status).toBe(400);
-    expect(((await noName.json()) as { error: { details: { field: string } } }).error.details.field).toBe("document_name");
+    expect(((await noName.json()) as { error: { details: { field: string } } }).error.details.field).toBe(
+      "document_name",
+    );
 
     const broken = await upload(await makePdf([A4]), null, { metadataRaw: "{not json" });
     expect(broken.status).toBe(400);
@@ -79,7 +111,11 @@ describe("browser upload of a document (POST /staff/documents)", () => {
     expect((await upload(pdf, meta, { headers: { "sec-fetch-site": "cross-site" } })).status).toBe(403);
     const tooBig = await fetch(`${api.baseUrl}/staff/documents`, {
       method: "POST",
-      headers: { cookie, "content-type": "multipart/form-data; boundary=x", "content-length": String(30 * 1024 * 1024) },
+      headers: {
+        cookie,
+        "content-type": "multipart/form-data; boundary=x",
+        "content-length": String(30 * 1024 * 1024),
+      },
       body: "--x--",
     }).catch(() => null);
     // Either the API answered 413 from the declared length, or it closed the connection early.
@@ -102,7 +138,9 @@ describe("documents list and detail (staff)", () => {
     expect(all.items[1]!.requestCounts).toMatchObject({ pending: 2, completed: 0 });
     expect(all.items[1]).toMatchObject({ fieldCount: 1, pageCount: 1, currentVersion: 1, availability: "active" });
     // `%` is a character of the search, not a wildcard.
-    expect((await client.documents.overview.query({ search: `${marker} Beta 100%` })).items.map((d) => d.id)).toEqual([b]);
+    expect((await client.documents.overview.query({ search: `${marker} Beta 100%` })).items.map((d) => d.id)).toEqual([
+      b,
+    ]);
     expect((await client.documents.overview.query({ search: "100%x" })).items).toEqual([]);
 
     const paged = await client.documents.overview.query({ search: marker, limit: 1 });
@@ -112,7 +150,9 @@ describe("documents list and detail (staff)", () => {
     expect(second.hasMore).toBe(false);
 
     await client.documents.setAvailability.mutate({ id: b, availability: "inactive" });
-    expect((await client.documents.overview.query({ search: marker, availability: "inactive" })).items.map((d) => d.id)).toEqual([b]);
+    expect(
+      (await client.documents.overview.query({ search: marker, availability: "inactive" })).items.map((d) => d.id),
+    ).toEqual([b]);
     await expect(client.documents.overview.query({ cursor: "bm9wZQ" })).rejects.toThrow(/cursor/);
   });
 
@@ -121,9 +161,16 @@ describe("documents list and detail (staff)", () => {
     const follows = await requestSignature(api, org, id, "P-follow");
     const keeps = await requestSignature(api, org, id, "P-keep");
     // Opening pins the version (as the signing portal does).
-    await api.services.db.update(signatureRequests).set({ pinnedVersion: 1, status: "opened" }).where(eq(signatureRequests.id, keeps.id));
+    await api.services.db
+      .update(signatureRequests)
+      .set({ pinnedVersion: 1, status: "opened" })
+      .where(eq(signatureRequests.id, keeps.id));
     const client = api.trpc({ cookie });
-    await client.documents.update.mutate({ id, title: "Versionen v2", fields: { signature: { page: 1, x: 10, y: 10, width: 100, height: 40 } } });
+    await client.documents.update.mutate({
+      id,
+      title: "Versionen v2",
+      fields: { signature: { page: 1, x: 10, y: 10, width: 100, height: 40 } },
+    });
 
     const detail = await client.documents.detail.query({ id });
     expect(detail.currentVersion).toBe(2);
@@ -138,8 +185,12 @@ describe("documents list and detail (staff)", () => {
     // An older version's PDF is still there.
     const v1 = await fetch(`${api.baseUrl}/staff/documents/${id}/pdf?version=1`, { headers: { cookie } });
     expect(v1.status).toBe(200);
-    expect((await fetch(`${api.baseUrl}/staff/documents/${id}/pdf?version=3`, { headers: { cookie } })).status).toBe(404);
-    expect((await fetch(`${api.baseUrl}/staff/documents/${id}/pdf?version=abc`, { headers: { cookie } })).status).toBe(400);
+    expect((await fetch(`${api.baseUrl}/staff/documents/${id}/pdf?version=3`, { headers: { cookie } })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${api.baseUrl}/staff/documents/${id}/pdf?version=abc`, { headers: { cookie } })).status).toBe(
+      400,
+    );
     await expect(api.trpc({ cookie: otherCookie }).documents.detail.query({ id })).rejects.toThrow(/not found/);
   });
 });

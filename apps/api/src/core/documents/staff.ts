@@ -1,5 +1,26 @@
-import type { DocumentDetail, DocumentListItem, DocumentRequestCounts, ListDocumentsInput, ListPage, ListSort } from "@clinsign/contracts";
-import { and, count, documents, documentVersions, eq, getTableColumns, ilike, inArray, isNotNull, isNull, or, signatureRequests, sql } from "@clinsign/db";
+import type {
+  DocumentDetail,
+  DocumentListItem,
+  DocumentRequestCounts,
+  ListDocumentsInput,
+  ListPage,
+  ListSort,
+} from "@clinsign/contracts";
+import {
+  and,
+  count,
+  documents,
+  documentVersions,
+  eq,
+  getTableColumns,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  or,
+  signatureRequests,
+  sql,
+} from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
@@ -13,7 +34,14 @@ import { findDocument, findVersion, toSummary } from "./documents";
 
 type Status = keyof DocumentRequestCounts;
 const STATUSES: Status[] = ["pending", "opened", "sealing", "completed", "declined", "expired"];
-const noRequests = (): DocumentRequestCounts => ({ pending: 0, opened: 0, sealing: 0, completed: 0, declined: 0, expired: 0 });
+const noRequests = (): DocumentRequestCounts => ({
+  pending: 0,
+  opened: 0,
+  sealing: 0,
+  completed: 0,
+  declined: 0,
+  expired: 0,
+});
 
 /** `%`, `_` and `\` in a search are text, not wildcards. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -35,9 +63,15 @@ async function requestCountsOf(ctx: OrgContext, documentIds: string[]): Promise<
 }
 
 /** Staff: the organization's documents, newest first, by name/title search and availability. */
-export async function listDocumentPage(ctx: OrgContext, input: ListDocumentsInput & { limit: number; sort: ListSort }): Promise<ListPage<DocumentListItem>> {
+export async function listDocumentPage(
+  ctx: OrgContext,
+  input: ListDocumentsInput & { limit: number; sort: ListSort },
+): Promise<ListPage<DocumentListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const current = and(eq(documentVersions.documentId, documents.id), eq(documentVersions.version, documents.currentVersion));
+  const current = and(
+    eq(documentVersions.documentId, documents.id),
+    eq(documentVersions.version, documents.currentVersion),
+  );
   const search = input.search ? likePattern(input.search) : undefined;
   const rows = await ctx.scope.db
     .select({
@@ -54,7 +88,13 @@ export async function listDocumentPage(ctx: OrgContext, input: ListDocumentsInpu
         documents,
         input.availability ? eq(documents.availability, input.availability) : undefined,
         search ? or(ilike(documents.name, search), ilike(documentVersions.title, search)) : undefined,
-        after ? afterKey([documents.createdAt, documents.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined,
+        after
+          ? afterKey(
+              [documents.createdAt, documents.id],
+              [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
+              input.sort,
+            )
+          : undefined,
       ),
     )
     .orderBy(...keyOrder([documents.createdAt, documents.id], input.sort))
@@ -94,11 +134,20 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
   const doc = await findDocument(ctx, input.id);
   const [current, versions, pinned, counts] = await Promise.all([
     findVersion(ctx, doc.id, doc.currentVersion),
-    ctx.scope.select(documentVersions, eq(documentVersions.documentId, doc.id)).orderBy(sql`${documentVersions.version} desc`).limit(MAX_VERSIONS_SHOWN),
+    ctx.scope
+      .select(documentVersions, eq(documentVersions.documentId, doc.id))
+      .orderBy(sql`${documentVersions.version} desc`)
+      .limit(MAX_VERSIONS_SHOWN),
     ctx.scope.db
       .select({ version: signatureRequests.pinnedVersion, n: count() })
       .from(signatureRequests)
-      .where(ctx.scope.owns(signatureRequests, eq(signatureRequests.documentId, doc.id), isNotNull(signatureRequests.pinnedVersion)))
+      .where(
+        ctx.scope.owns(
+          signatureRequests,
+          eq(signatureRequests.documentId, doc.id),
+          isNotNull(signatureRequests.pinnedVersion),
+        ),
+      )
       .groupBy(signatureRequests.pinnedVersion),
     requestCountsOf(ctx, [doc.id]),
   ]);
@@ -106,11 +155,25 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
   const [following] = await ctx.scope.db
     .select({ n: count() })
     .from(signatureRequests)
-    .where(ctx.scope.owns(signatureRequests, eq(signatureRequests.documentId, doc.id), eq(signatureRequests.status, "pending"), isNull(signatureRequests.pinnedVersion)));
+    .where(
+      ctx.scope.owns(
+        signatureRequests,
+        eq(signatureRequests.documentId, doc.id),
+        eq(signatureRequests.status, "pending"),
+        isNull(signatureRequests.pinnedVersion),
+      ),
+    );
   const [pinnedOpen] = await ctx.scope.db
     .select({ n: count() })
     .from(signatureRequests)
-    .where(ctx.scope.owns(signatureRequests, eq(signatureRequests.documentId, doc.id), inArray(signatureRequests.status, ["pending", "opened"]), isNotNull(signatureRequests.pinnedVersion)));
+    .where(
+      ctx.scope.owns(
+        signatureRequests,
+        eq(signatureRequests.documentId, doc.id),
+        inArray(signatureRequests.status, ["pending", "opened"]),
+        isNotNull(signatureRequests.pinnedVersion),
+      ),
+    );
   const pinnedByVersion = new Map(pinned.map((row) => [row.version, Number(row.n)]));
   return {
     ...toSummary(doc, current),
@@ -129,7 +192,10 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
 }
 
 /** Staff: the stored PDF of a document version (the current one by default), for the field editor. */
-export async function readDocumentPdf(ctx: OrgContext, input: { id: string; version?: number }): Promise<{ bytes: Buffer; version: number; sha256: string }> {
+export async function readDocumentPdf(
+  ctx: OrgContext,
+  input: { id: string; version?: number },
+): Promise<{ bytes: Buffer; version: number; sha256: string }> {
   const doc = await findDocument(ctx, input.id);
   const version = input.version ?? doc.currentVersion;
   if (!Number.isSafeInteger(version) || version < 1 || version > doc.currentVersion) {

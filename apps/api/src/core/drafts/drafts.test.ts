@@ -42,7 +42,13 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
     expect(loaded.status).toBe(200);
     expect(loaded.body).toEqual({
       ok: true,
-      draft: { id: expect.any(String), draftKey: "case-7", templateIdentifier: t.identifier, values: { name: "Erika", age: 42, city: "Köln" }, updatedAt: expect.any(String) },
+      draft: {
+        id: expect.any(String),
+        draftKey: "case-7",
+        templateIdentifier: t.identifier,
+        values: { name: "Erika", age: 42, city: "Köln" },
+        updatedAt: expect.any(String),
+      },
     });
     const removed = await api.request("DELETE", "/api/embed/drafts", { body: { sessionId, draftKey: "case-7" } });
     expect(removed.status).toBe(200);
@@ -73,10 +79,16 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
     for (const values of [{}, { name: "" }, { name: null, list: [] }]) {
       const res = await save({ sessionId, draftKey: "empty", values });
       expect(res.status, JSON.stringify(values)).toBe(400);
-      expect(res.body).toMatchObject({ ok: false, fieldErrors: [{ key: "values", message: "must contain at least one value" }] });
+      expect(res.body).toMatchObject({
+        ok: false,
+        fieldErrors: [{ key: "values", message: "must contain at least one value" }],
+      });
     }
     expect((await load({ sessionId, draftKey: "empty" })).body.draft).toBeNull();
-    expect((await save({ sessionId, values: { a: 1 } })).body).toMatchObject({ ok: false, error: "draftKey: is required" });
+    expect((await save({ sessionId, values: { a: 1 } })).body).toMatchObject({
+      ok: false,
+      error: "draftKey: is required",
+    });
     expect((await save({ sessionId, draftKey: "x", values: "text" })).status).toBe(400);
     expect((await save({ sessionId, draftKey: "x" })).status).toBe(400);
     expect((await load({ sessionId })).body.error).toBe("draftKey: is required");
@@ -87,8 +99,12 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
     const second = await activeTemplate(org, undefined, "Second");
     const sessionId = await newSession(api, org, t.identifier);
     expect((await save({ sessionId: "fs_bad", draftKey: "k", values: { a: 1 } })).status).toBe(401);
-    expect((await save({ sessionId, templateIdentifier: second.identifier, draftKey: "k", values: { a: 1 } })).status).toBe(403);
-    expect((await api.request("DELETE", "/api/embed/drafts", { body: { sessionId: "fs_bad", draftKey: "k" } })).status).toBe(401);
+    expect(
+      (await save({ sessionId, templateIdentifier: second.identifier, draftKey: "k", values: { a: 1 } })).status,
+    ).toBe(403);
+    expect(
+      (await api.request("DELETE", "/api/embed/drafts", { body: { sessionId: "fs_bad", draftKey: "k" } })).status,
+    ).toBe(401);
   });
 });
 
@@ -113,7 +129,9 @@ describe("one patient's session never reaches another patient's draft", () => {
     expect(theirs.body.draft.values).toEqual({ name: "B" });
     // Its own draftKey, named or not, still works, and a token caller reaches it under the same name.
     expect((await save({ sessionId: sessionA, draftKey: "patient-a", values: { name: "A" } })).status).toBe(200);
-    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "patient-a" })).body.draft.values).toEqual({ name: "A" });
+    expect(
+      (await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "patient-a" })).body.draft.values,
+    ).toEqual({ name: "A" });
   });
 
   it("a session without one keeps the drafts it names in its own namespace, transparently", async () => {
@@ -128,12 +146,16 @@ describe("one patient's session never reaches another patient's draft", () => {
     const mine = await load({ sessionId: first, draftKey: "abc" });
     expect(mine.body.draft).toMatchObject({ draftKey: "abc", values: { name: "first" } });
     expect((await load({ sessionId: second, draftKey: "abc" })).body.draft.values).toEqual({ name: "second" });
-    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values).toEqual({ name: "token draft" });
+    expect(
+      (await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values,
+    ).toEqual({ name: "token draft" });
     // F10 through the same session and name deletes that session's draft, and only it.
     expect((await submit({ sessionId: first, draftKey: "abc", values: { name: "first" } })).status).toBe(200);
     expect((await load({ sessionId: first, draftKey: "abc" })).body.draft).toBeNull();
     expect((await load({ sessionId: second, draftKey: "abc" })).body.draft.values).toEqual({ name: "second" });
-    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values).toEqual({ name: "token draft" });
+    expect(
+      (await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "abc" })).body.draft.values,
+    ).toEqual({ name: "token draft" });
   });
 });
 
@@ -142,24 +164,51 @@ describe("drafts with token, orgId and templateIdentifier", () => {
     const t = await activeTemplate(org);
     const res = await save({ ...creds(org), templateIdentifier: t.identifier, draftKey: "tok", values: { name: "B" } });
     expect(res.status).toBe(200);
-    expect((await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "tok" })).body.draft.values).toEqual({ name: "B" });
-    expect((await save({ ...creds(org), draftKey: "tok", values: { name: "B" } })).body.error).toBe("templateIdentifier: is required");
+    expect(
+      (await load({ ...creds(org), templateIdentifier: t.identifier, draftKey: "tok" })).body.draft.values,
+    ).toEqual({ name: "B" });
+    expect((await save({ ...creds(org), draftKey: "tok", values: { name: "B" } })).body.error).toBe(
+      "templateIdentifier: is required",
+    );
     // Another organization's token: its own scope has no such template.
-    expect((await save({ ...creds(other), templateIdentifier: t.identifier, draftKey: "tok", values: { name: "X" } })).status).toBe(404);
+    expect(
+      (await save({ ...creds(other), templateIdentifier: t.identifier, draftKey: "tok", values: { name: "X" } }))
+        .status,
+    ).toBe(404);
     expect((await load({ ...creds(other), templateIdentifier: t.identifier, draftKey: "tok" })).status).toBe(404);
-    expect((await api.request("DELETE", "/api/embed/drafts", { body: { ...creds(other), templateIdentifier: t.identifier, draftKey: "tok" } })).status).toBe(404);
-    expect((await save({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier, draftKey: "tok", values: { a: 1 } })).status).toBe(401);
+    expect(
+      (
+        await api.request("DELETE", "/api/embed/drafts", {
+          body: { ...creds(other), templateIdentifier: t.identifier, draftKey: "tok" },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await save({
+          token: other.token,
+          orgId: org.orgId,
+          templateIdentifier: t.identifier,
+          draftKey: "tok",
+          values: { a: 1 },
+        })
+      ).status,
+    ).toBe(401);
     // The other organization's session for its own template cannot reach this draft either.
     const theirs = await activeTemplate(other);
     const theirSession = await newSession(api, other, theirs.identifier);
-    expect((await load({ sessionId: theirSession, templateIdentifier: t.identifier, draftKey: "tok" })).status).toBe(403);
+    expect((await load({ sessionId: theirSession, templateIdentifier: t.identifier, draftKey: "tok" })).status).toBe(
+      403,
+    );
     expect((await load({ sessionId: theirSession, draftKey: "tok" })).body.draft).toBeNull();
   });
 
   it("answers 404 for a template that is not active", async () => {
     const t = await activeTemplate(org);
     await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), status: "draft" } });
-    expect((await save({ ...creds(org), templateIdentifier: t.identifier, draftKey: "k", values: { a: 1 } })).status).toBe(404);
+    expect(
+      (await save({ ...creds(org), templateIdentifier: t.identifier, draftKey: "k", values: { a: 1 } })).status,
+    ).toBe(404);
   });
 });
 
@@ -168,13 +217,21 @@ describe("draft_saved webhook", () => {
     const t = await activeTemplate(org);
     const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/hook` });
     await save({ sessionId, draftKey: "wh", values: { name: "C" } });
-    const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.templateIdentifier, t.identifier));
+    const [delivery] = await api.services.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.templateIdentifier, t.identifier));
     expect(delivery).toMatchObject({ eventType: "form.draft_saved", url: `${receiver.url}/hook`, status: "pending" });
     receiver.requests.length = 0;
     await new JobRunner(api.services, jobHandlers).runDue();
     expect(receiver.requests).toHaveLength(1);
     const payload = JSON.parse(receiver.requests[0]!.body);
-    expect(payload).toMatchObject({ event: "form.draft_saved", organizationId: org.orgId, templateIdentifier: t.identifier, data: { draftKey: "wh", keys: ["name"] } });
+    expect(payload).toMatchObject({
+      event: "form.draft_saved",
+      organizationId: org.orgId,
+      templateIdentifier: t.identifier,
+      data: { draftKey: "wh", keys: ["name"] },
+    });
   });
 
   it("sends no webhook when neither the session nor the organization has a URL", async () => {
@@ -184,7 +241,10 @@ describe("draft_saved webhook", () => {
     expect(await api.services.db.select().from(jobs).where(eq(jobs.organizationId, fresh.orgId))).toEqual([]);
     await updateOrganizationSettings(fresh.ctx, { webhookUrls: [`${receiver.url}/default`] });
     await save({ ...creds(fresh), templateIdentifier: t.identifier, draftKey: "n", values: { b: 2 } });
-    const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, fresh.orgId));
+    const [delivery] = await api.services.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.organizationId, fresh.orgId));
     expect(delivery!.url).toBe(`${receiver.url}/default`);
   });
 });
@@ -207,7 +267,12 @@ describe("concurrency", () => {
 describe("draft size", () => {
   it("caps the merged draft, not only each save, and keeps the draft as it was", async () => {
     const t = await activeTemplate(org);
-    const body = (key: string) => ({ ...creds(org), templateIdentifier: t.identifier, draftKey: "big", values: { [key]: "x".repeat(300 * 1024) } });
+    const body = (key: string) => ({
+      ...creds(org),
+      templateIdentifier: t.identifier,
+      draftKey: "big",
+      values: { [key]: "x".repeat(300 * 1024) },
+    });
     expect((await save(body("a"))).status).toBe(200);
     const merged = await save(body("b"));
     expect(merged.status).toBe(413);
@@ -222,25 +287,54 @@ describe("the audit entry of a save", () => {
     api.services.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, orgId), eq(auditLog.templateIdentifier, templateIdentifier), eq(auditLog.action, "form.draft_saved")))
+      .where(
+        and(
+          eq(auditLog.organizationId, orgId),
+          eq(auditLog.templateIdentifier, templateIdentifier),
+          eq(auditLog.action, "form.draft_saved"),
+        ),
+      )
       .orderBy(auditLog.seq);
 
   it("is written once per save, never for a refused one, and chains and verifies like any entry", async () => {
     const fresh = await api.createOrg("Audited drafts");
     const t = await activeTemplate(fresh);
-    const body = (values: Record<string, unknown>) => ({ ...creds(fresh), templateIdentifier: t.identifier, draftKey: "aud", values });
-    const saved = await api.request("POST", "/api/embed/drafts", { body: body({ name: "Erika", age: 41 }), headers: { "user-agent": "bench-agent/1" } });
+    const body = (values: Record<string, unknown>) => ({
+      ...creds(fresh),
+      templateIdentifier: t.identifier,
+      draftKey: "aud",
+      values,
+    });
+    const saved = await api.request("POST", "/api/embed/drafts", {
+      body: body({ name: "Erika", age: 41 }),
+      headers: { "user-agent": "bench-agent/1" },
+    });
     expect(saved.status).toBe(200);
     expect((await save(body({ big: "x".repeat(300 * 1024) }))).status).toBe(200);
     expect((await save(body({ bigger: "x".repeat(300 * 1024) }))).status).toBe(413);
-    expect((await save({ ...creds(fresh), templateIdentifier: "no-such-template", draftKey: "aud", values: { a: 1 } })).status).toBe(404);
+    expect(
+      (await save({ ...creds(fresh), templateIdentifier: "no-such-template", draftKey: "aud", values: { a: 1 } }))
+        .status,
+    ).toBe(404);
 
     const entries = await draftEntries(fresh.orgId, t.identifier);
     expect(entries).toHaveLength(2);
-    expect(entries[0]).toMatchObject({ actorType: "api_key", userAgent: "bench-agent/1", metadata: { draftKey: "aud", keys: ["age", "name"] } });
-    expect(await api.services.db.select().from(auditLog).where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.templateIdentifier, "no-such-template")))).toEqual([]);
+    expect(entries[0]).toMatchObject({
+      actorType: "api_key",
+      userAgent: "bench-agent/1",
+      metadata: { draftKey: "aud", keys: ["age", "name"] },
+    });
+    expect(
+      await api.services.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.templateIdentifier, "no-such-template"))),
+    ).toEqual([]);
     // F13 lists the entry as soon as the save has answered.
-    const f13 = await api.request("GET", `/api/embed/audit-logs?${query({ ...creds(fresh), action: "form.draft_saved" })}`);
+    const f13 = await api.request(
+      "GET",
+      `/api/embed/audit-logs?${query({ ...creds(fresh), action: "form.draft_saved" })}`,
+    );
     expect(f13.status).toBe(200);
     expect(JSON.stringify(f13.body)).toContain("form.draft_saved");
 
@@ -252,10 +346,18 @@ describe("the audit entry of a save", () => {
     const hooked = await api.createOrg("Hooked drafts");
     await updateOrganizationSettings(hooked.ctx, { webhookUrls: [`${receiver.url}/org-default`] });
     const t = await activeTemplate(hooked);
-    const res = await save({ ...creds(hooked), templateIdentifier: t.identifier, draftKey: "h", values: { name: "D" } });
+    const res = await save({
+      ...creds(hooked),
+      templateIdentifier: t.identifier,
+      draftKey: "h",
+      values: { name: "D" },
+    });
     expect(res.status).toBe(200);
     expect(await draftEntries(hooked.orgId, t.identifier)).toHaveLength(1);
-    const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, hooked.orgId));
+    const [delivery] = await api.services.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.organizationId, hooked.orgId));
     expect(delivery).toMatchObject({ eventType: "form.draft_saved", url: `${receiver.url}/org-default` });
     const [row] = await api.services.db.select().from(drafts).where(eq(drafts.organizationId, hooked.orgId));
     expect(JSON.parse(delivery!.body)).toMatchObject({ data: { draftKey: "h", draftId: row!.id, keys: ["name"] } });
@@ -269,10 +371,16 @@ describe("the tRPC door", () => {
     const sessionId = await newSession(api, org, t.identifier, { draftKey: "rpc" });
     const client = api.trpc({ sessionId });
     await client.drafts.save.mutate({ draftKey: "rpc", values: { a: 1 } });
-    await api.trpc({ bearer: org.token }).drafts.save.mutate({ templateIdentifier: t.identifier, draftKey: "rpc", values: { b: 2 } });
+    await api
+      .trpc({ bearer: org.token })
+      .drafts.save.mutate({ templateIdentifier: t.identifier, draftKey: "rpc", values: { b: 2 } });
     expect((await client.drafts.get.query({ draftKey: "rpc" }))!.values).toEqual({ a: 1, b: 2 });
-    await expect(client.drafts.save.mutate({ draftKey: "rpc", values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    await expect(api.trpc({ bearer: other.token }).drafts.get.query({ templateIdentifier: t.identifier, draftKey: "rpc" })).rejects.toMatchObject({
+    await expect(client.drafts.save.mutate({ draftKey: "rpc", values: {} })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await expect(
+      api.trpc({ bearer: other.token }).drafts.get.query({ templateIdentifier: t.identifier, draftKey: "rpc" }),
+    ).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
     await client.drafts.delete.mutate({ draftKey: "rpc" });

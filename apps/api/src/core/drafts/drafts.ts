@@ -12,7 +12,13 @@ const isEmptyValue = (v: unknown) => v === null || v === undefined || v === "" |
 
 /** `draftKey` is the name the caller used, not the session-namespaced key it is stored under. */
 function toDraft(row: typeof drafts.$inferSelect, draftKey: string): Draft {
-  return { id: row.id, draftKey, templateIdentifier: row.templateIdentifier, values: row.values, updatedAt: row.updatedAt.toISOString() };
+  return {
+    id: row.id,
+    draftKey,
+    templateIdentifier: row.templateIdentifier,
+    values: row.values,
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }
 
 /** What the draft statement found: saved, or why not. */
@@ -48,7 +54,11 @@ async function saveDraftStatement(
   const unlessWebhooks = save.unlessWebhooks ? sql`where jsonb_array_length(target.urls) = 0` : sql``;
   const audit = auditInsertFrom(
     ctx,
-    { action: "form.draft_saved", templateIdentifier: save.templateIdentifier, metadata: { draftKey: save.storedKey, keys: save.keys } },
+    {
+      action: "form.draft_saved",
+      templateIdentifier: save.templateIdentifier,
+      metadata: { draftKey: save.storedKey, keys: save.keys },
+    },
     sql`saved`,
   );
   const result = await ctx.scope.db.execute(sql`
@@ -74,7 +84,11 @@ async function saveDraftStatement(
   const [row] = rowsOf<{ webhook_urls: string; draft_id: string | null; saved_at: string | null }>(result);
   if (!row) return { outcome: "no_template", draftId: null, savedAt: null, webhookUrls: [] };
   const webhookUrls = row.webhook_urls === "[]" ? [] : (JSON.parse(row.webhook_urls) as string[]);
-  const outcome: DraftStatementOutcome = row.draft_id ? "saved" : save.unlessWebhooks && webhookUrls.length > 0 ? "webhooks" : "too_large";
+  const outcome: DraftStatementOutcome = row.draft_id
+    ? "saved"
+    : save.unlessWebhooks && webhookUrls.length > 0
+      ? "webhooks"
+      : "too_large";
   return { outcome, draftId: row.draft_id, savedAt: row.saved_at, webhookUrls };
 }
 
@@ -89,10 +103,15 @@ async function saveDraftStatement(
  * BEGIN/COMMIT round trips, no query building beyond one `sql` template. With a webhook, the
  * save, its audit entry and the queued deliveries commit together in one transaction.
  */
-export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise<{ draftKey: string; savedAt: string }> {
+export async function saveDraft(
+  ctx: OrgContext,
+  input: SaveDraftInput,
+): Promise<{ draftKey: string; savedAt: string }> {
   const entries = Object.entries(input.values);
   if (entries.length === 0 || entries.every(([, v]) => isEmptyValue(v))) {
-    throw new AppError("invalid_request", "values: an empty form is not saved", { field: "values" }, [{ key: "values", message: "must contain at least one value" }]);
+    throw new AppError("invalid_request", "values: an empty form is not saved", { field: "values" }, [
+      { key: "values", message: "must contain at least one value" },
+    ]);
   }
   // Serialized once: for the size check and as the statement's parameter.
   const valuesJson = JSON.stringify(input.values);
@@ -129,7 +148,8 @@ export async function saveDraft(ctx: OrgContext, input: SaveDraftInput): Promise
 /** F7's answer for a statement that saved, or the error for one that did not. */
 function answer(draftKey: string, result: DraftStatementResult): { draftKey: string; savedAt: string } {
   if (result.outcome === "no_template") throw notFound("active template", { field: "templateIdentifier" });
-  if (result.outcome !== "saved") throw new AppError("payload_too_large", `the draft would exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
+  if (result.outcome !== "saved")
+    throw new AppError("payload_too_large", `the draft would exceed ${MAX_DRAFT_BYTES} bytes`, { field: "values" });
   return { draftKey, savedAt: result.savedAt! };
 }
 
@@ -162,7 +182,12 @@ export async function deleteDraft(ctx: OrgContext, input: DraftRefInput): Promis
 }
 
 /** Deletes a draft inside the caller's transaction and audits it; used by F9 and after submit. */
-export async function deleteDraftIn(tx: OrgContext, templateIdentifier: string, draftKey: string, reason: "deleted" | "submitted"): Promise<boolean> {
+export async function deleteDraftIn(
+  tx: OrgContext,
+  templateIdentifier: string,
+  draftKey: string,
+  reason: "deleted" | "submitted",
+): Promise<boolean> {
   const rows = await tx.scope
     .delete(drafts, and(eq(drafts.templateIdentifier, templateIdentifier), eq(drafts.draftKey, draftKey)))
     .returning({ id: drafts.id });

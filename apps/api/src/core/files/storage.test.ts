@@ -43,7 +43,8 @@ describe.each([
     expect(stored).toMatchObject({ size: 17, sha256: sha256Hex(Buffer.from("%PDF-1.7 streamed")) });
     expect((await storage.get(stored.key))!.toString()).toBe("%PDF-1.7 streamed");
     await expect(storage.putStream("form-uploads", chunks(true))).rejects.toThrow("too large");
-    if (storage instanceof FsStorage) expect(readdirSync(dirname(join(dir, "files", stored.key)))).toEqual([basename(stored.key)]);
+    if (storage instanceof FsStorage)
+      expect(readdirSync(dirname(join(dir, "files", stored.key)))).toEqual([basename(stored.key)]);
   });
 
   it("refuses keys that try to leave the storage area", async () => {

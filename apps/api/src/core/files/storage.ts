@@ -112,7 +112,10 @@ export class DbStorage implements FileStorage {
     return this.put(prefix, Buffer.concat(parts));
   }
   async get(key: string): Promise<Buffer | null> {
-    const [row] = await this.db.select({ bytes: blobs.bytes }).from(blobs).where(eq(blobs.key, checkKey(key)));
+    const [row] = await this.db
+      .select({ bytes: blobs.bytes })
+      .from(blobs)
+      .where(eq(blobs.key, checkKey(key)));
     return row?.bytes ?? null;
   }
   async delete(key: string): Promise<void> {

@@ -48,12 +48,22 @@ const codeIn = /\b(\d{6})\b/;
 describe("F1 POST /api/portal/request", () => {
   it("stores the request, normalises the phone to E.164 and sends the portal link by SMS", async () => {
     const t = await activeTemplate(org);
-    const res = await request({ ...creds(org), phone: MOBILE, rnummer: "R-100", templateIdentifier: t.identifier, from: "KlinikNord", emailTo: "doc@clinic.test", emailSubject: "Ergebnis" });
+    const res = await request({
+      ...creds(org),
+      phone: MOBILE,
+      rnummer: "R-100",
+      templateIdentifier: t.identifier,
+      from: "KlinikNord",
+      emailTo: "doc@clinic.test",
+      emailSubject: "Ergebnis",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true, rnummer: "R-100", phone: E164, templateIdentifier: t.identifier });
     expect(twilio.requests).toHaveLength(1);
     expect(twilio.requests[0]!.path).toBe("/2010-04-01/Accounts/AC123/Messages.json");
-    expect(twilio.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from("AC123:secret-token").toString("base64")}`);
+    expect(twilio.requests[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from("AC123:secret-token").toString("base64")}`,
+    );
     const sms = smsBody();
     expect(sms.get("To")).toBe(E164);
     expect(sms.get("From")).toBe("KlinikNord");
@@ -88,13 +98,28 @@ describe("F1 POST /api/portal/request", () => {
       expect(res.body.ok).toBe(false);
       expect(res.body.fieldErrors[0].key.startsWith(key), JSON.stringify(res.body)).toBe(true);
     }
-    expect((await request({ ...base, rnummer: "RR", from: "x".repeat(32), emailSubject: "s".repeat(200), emailTo: ["a@b.test", "c@d.test"] })).status).toBe(200);
+    expect(
+      (
+        await request({
+          ...base,
+          rnummer: "RR",
+          from: "x".repeat(32),
+          emailSubject: "s".repeat(200),
+          emailTo: ["a@b.test", "c@d.test"],
+        })
+      ).status,
+    ).toBe(200);
     expect((await request({ ...base, rnummer: "x".repeat(64), from: "A" })).status).toBe(200);
   });
 
   it("accepts a national mobile number of the organization's phone country and answers E.164", async () => {
     const t = await activeTemplate(org);
-    const res = await request({ ...creds(org), phone: "0170 7654321", rnummer: "R-NAT", templateIdentifier: t.identifier });
+    const res = await request({
+      ...creds(org),
+      phone: "0170 7654321",
+      rnummer: "R-NAT",
+      templateIdentifier: t.identifier,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.phone).toBe("+491707654321");
     expect(smsBody().get("To")).toBe("+491707654321");
@@ -102,9 +127,19 @@ describe("F1 POST /api/portal/request", () => {
     const vienna = await api.createOrg("Klinik Wien");
     await updateOrganizationSettings(vienna.ctx, { phoneCountry: "AT" });
     const theirs = await activeTemplate(vienna);
-    const austrian = await request({ ...creds(vienna), phone: "0664 1234567", rnummer: "R-AT", templateIdentifier: theirs.identifier });
+    const austrian = await request({
+      ...creds(vienna),
+      phone: "0664 1234567",
+      rnummer: "R-AT",
+      templateIdentifier: theirs.identifier,
+    });
     expect(austrian.body).toMatchObject({ ok: true, phone: "+436641234567" });
-    const fixed = await request({ ...creds(org), phone: "030 1234567", rnummer: "R-FIX", templateIdentifier: t.identifier });
+    const fixed = await request({
+      ...creds(org),
+      phone: "030 1234567",
+      rnummer: "R-FIX",
+      templateIdentifier: t.identifier,
+    });
     expect(fixed.status).toBe(400);
     expect(fixed.body.fieldErrors).toEqual([{ key: "phone", message: "must be a mobile number" }]);
   });
@@ -112,17 +147,30 @@ describe("F1 POST /api/portal/request", () => {
   it("writes the link SMS in the request's language with the clinic's name: German by default, else the organization's or the request's", async () => {
     const t = await activeTemplate(org);
     await request({ ...creds(org), phone: MOBILE, rnummer: "R-DE", templateIdentifier: t.identifier });
-    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: Bitte füllen Sie das Formular „Anamnese“ aus: https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}$/);
+    expect(smsBody().get("Body")).toMatch(
+      /^Klinik Nord: Bitte füllen Sie das Formular „Anamnese“ aus: https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}$/,
+    );
     await request({ ...creds(org), phone: MOBILE, rnummer: "R-EN", templateIdentifier: t.identifier, locale: "en" });
-    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: please fill in the form "Anamnese": https:\/\/forms\.test\/f\//);
+    expect(smsBody().get("Body")).toMatch(
+      /^Klinik Nord: please fill in the form "Anamnese": https:\/\/forms\.test\/f\//,
+    );
     const english = await api.createOrg("London Clinic");
     await updateOrganizationSettings(english.ctx, { locale: "en" });
     const theirs = await activeTemplate(english);
     await request({ ...creds(english), phone: MOBILE, rnummer: "R-ORG-EN", templateIdentifier: theirs.identifier });
     expect(smsBody().get("Body")).toMatch(/^London Clinic: please fill in the form/);
-    await request({ ...creds(english), phone: MOBILE, rnummer: "R-ORG-DE", templateIdentifier: theirs.identifier, locale: "de" });
+    await request({
+      ...creds(english),
+      phone: MOBILE,
+      rnummer: "R-ORG-DE",
+      templateIdentifier: theirs.identifier,
+      locale: "de",
+    });
     expect(smsBody().get("Body")).toMatch(/^London Clinic: Bitte füllen Sie/);
-    expect((await request({ ...creds(org), phone: MOBILE, rnummer: "R-FR", templateIdentifier: t.identifier, locale: "fr" })).status).toBe(400);
+    expect(
+      (await request({ ...creds(org), phone: MOBILE, rnummer: "R-FR", templateIdentifier: t.identifier, locale: "fr" }))
+        .status,
+    ).toBe(400);
     // A resent link keeps the request's language.
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-EN"));
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
@@ -133,8 +181,16 @@ describe("F1 POST /api/portal/request", () => {
   it("may name an institution of the organization, whose branding the portal then shows", async () => {
     const t = await activeTemplate(org);
     await saveDefaultBranding(org.ctx, { design_parameters: { primaryColor: "#222222" } });
-    await saveDesign(org.ctx, { institution_id: "klinik-ost", design_parameters: { primaryColor: "#0a5c36" } }, "create");
-    await saveDesign(other.ctx, { institution_id: "their-clinic", design_parameters: { primaryColor: "#990000" } }, "create");
+    await saveDesign(
+      org.ctx,
+      { institution_id: "klinik-ost", design_parameters: { primaryColor: "#0a5c36" } },
+      "create",
+    );
+    await saveDesign(
+      other.ctx,
+      { institution_id: "their-clinic", design_parameters: { primaryColor: "#990000" } },
+      "create",
+    );
     const base = { ...creds(org), phone: MOBILE, templateIdentifier: t.identifier };
     for (const institutionId of ["unknown-clinic", "their-clinic", ""]) {
       const refused = await request({ ...base, rnummer: "R-INST-X", institutionId });
@@ -155,8 +211,12 @@ describe("F1 POST /api/portal/request", () => {
     const theirs = await activeTemplate(other);
     const draft = await createTemplate(org.ctx, { title: "draft" });
     const base = { phone: MOBILE, rnummer: "R-2" };
-    expect((await request({ token: "cs_wrong", orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status).toBe(401);
-    expect((await request({ token: other.token, orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status).toBe(401);
+    expect(
+      (await request({ token: "cs_wrong", orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status,
+    ).toBe(401);
+    expect(
+      (await request({ token: other.token, orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status,
+    ).toBe(401);
     const forbidden = await request({ ...creds(org), ...base, templateIdentifier: theirs.identifier });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toMatchObject({ ok: false, error: "this template does not belong to the organization" });
@@ -175,10 +235,17 @@ describe("F1 POST /api/portal/request", () => {
     expect(row).toBeTruthy();
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const [listed] = (await api.trpc({ cookie }).formRequests.list.query({})).items;
-    expect(listed).toMatchObject({ rnummer: "R-FAIL", state: "sms_retrying", smsError: expect.stringContaining("HTTP 500") });
+    expect(listed).toMatchObject({
+      rnummer: "R-FAIL",
+      state: "sms_retrying",
+      smsError: expect.stringContaining("HTTP 500"),
+    });
     // The provider recovers; the retry sends the same SMS.
     twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SMok" }) });
-    await api.services.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(and(eq(jobs.organizationId, org.orgId), eq(jobs.status, "pending")));
+    await api.services.db
+      .update(jobs)
+      .set({ runAt: new Date(Date.now() - 1000) })
+      .where(and(eq(jobs.organizationId, org.orgId), eq(jobs.status, "pending")));
     await new JobRunner(api.services, jobHandlers).runDue();
     const [after] = (await api.trpc({ cookie }).formRequests.list.query({})).items;
     expect(after).toMatchObject({ state: "sent", smsError: null });
@@ -186,14 +253,22 @@ describe("F1 POST /api/portal/request", () => {
     expect(smsBody(0).get("Body")).toBe(smsBody(1).get("Body"));
     // Staff of another organization see none of it.
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect((await api.trpc({ cookie: otherCookie }).formRequests.list.query({})).items.some((r) => r.rnummer === "R-FAIL")).toBe(false);
+    expect(
+      (await api.trpc({ cookie: otherCookie }).formRequests.list.query({})).items.some((r) => r.rnummer === "R-FAIL"),
+    ).toBe(false);
   });
 
   it("is the same procedure over tRPC", async () => {
     const t = await activeTemplate(org);
-    const out = await api.trpc({ bearer: org.token }).formRequests.create.mutate({ phone: MOBILE, rnummer: "R-RPC", templateIdentifier: t.identifier });
+    const out = await api
+      .trpc({ bearer: org.token })
+      .formRequests.create.mutate({ phone: MOBILE, rnummer: "R-RPC", templateIdentifier: t.identifier });
     expect(out).toEqual({ rnummer: "R-RPC", phone: E164, templateIdentifier: t.identifier });
-    await expect(api.trpc({ bearer: org.token }).formRequests.create.mutate({ phone: "1", rnummer: "R-RPC", templateIdentifier: t.identifier })).rejects.toMatchObject({
+    await expect(
+      api
+        .trpc({ bearer: org.token })
+        .formRequests.create.mutate({ phone: "1", rnummer: "R-RPC", templateIdentifier: t.identifier }),
+    ).rejects.toMatchObject({
       data: { httpStatus: 400 },
     });
   });
@@ -220,23 +295,42 @@ describe("the SMS portal", () => {
     const body = (await response.json()) as { result?: { data: Record<string, unknown> } };
     const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("cs_form_access="));
     const setIdentity = response.headers.getSetCookie().find((c) => c.startsWith("cs_form_identified="));
-    return { status: response.status, data: body.result?.data, setCookie, cookie: setCookie?.split(";")[0], setIdentity, identity: setIdentity?.split(";")[0] };
+    return {
+      status: response.status,
+      data: body.result?.data,
+      setCookie,
+      cookie: setCookie?.split(";")[0],
+      setIdentity,
+      identity: setIdentity?.split(";")[0],
+    };
   }
 
   it("without two-factor: rnummer + phone give access; the form is filled, saved and submitted with actor portal", async () => {
     const { t, linkToken } = await start("R-P1", { emailTo: "doc@clinic.test", emailSubject: "Bogen R-P1" });
-    expect(await portal().open.query({ linkToken })).toMatchObject({ status: "sent", templateTitle: "Anamnese", otpRequired: false });
+    expect(await portal().open.query({ linkToken })).toMatchObject({
+      status: "sent",
+      templateTitle: "Anamnese",
+      otpRequired: false,
+    });
     const access = await portalStep("verify", { linkToken, rnummer: "R-P1", phone: "0170 1234567" });
     expect(access.data).toMatchObject({ otpRequired: false });
     // The access is an HTTP-only cookie for the portal's pages; the page's script never sees it.
     expect(JSON.stringify(access.data)).not.toMatch(/accessToken/);
-    expect(access.setCookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=\d+/);
+    expect(access.setCookie).toMatch(
+      /^cs_form_access=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=\d+/,
+    );
     const accessCookie = access.cookie!;
     // Without the cookie, or with it for another link, nothing opens.
     await expect(portal().template.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     const otherLink = await start("R-P1-OTHER");
-    await expect(portal(accessCookie).template.query({ linkToken: otherLink.linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
-    expect(await portal(accessCookie).open.query({ linkToken })).toMatchObject({ status: "verified", hasAccess: true, organizationName: "Klinik Nord" });
+    await expect(portal(accessCookie).template.query({ linkToken: otherLink.linkToken })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
+    expect(await portal(accessCookie).open.query({ linkToken })).toMatchObject({
+      status: "verified",
+      hasAccess: true,
+      organizationName: "Klinik Nord",
+    });
     expect(await portal().open.query({ linkToken })).toMatchObject({ hasAccess: false });
     expect((await portal(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
     // Uploads of the portal's form: the access cookie and the link, nothing else.
@@ -253,17 +347,32 @@ describe("the SMS portal", () => {
     expect((await upload({ cookie: accessCookie, "x-portal-link": otherLink.linkToken })).status).toBe(401);
     await portal(accessCookie).saveDraft.mutate({ linkToken, values: { name: "Eri" } });
     expect((await portal(accessCookie).loadDraft.query({ linkToken }))!.values).toEqual({ name: "Eri" });
-    await expect(portal(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(portal(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
     const result = await portal(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
     expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
     // The request's own draft (a namespace no caller may name) went with the submission.
     const [request] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-P1"));
-    expect(await api.services.db.select().from(drafts).where(eq(drafts.draftKey, `form-request:${request!.id}`))).toEqual([]);
-    const [audit] = await api.services.db.select().from(auditLog).where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
+    expect(
+      await api.services.db
+        .select()
+        .from(drafts)
+        .where(eq(drafts.draftKey, `form-request:${request!.id}`)),
+    ).toEqual([]);
+    const [audit] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
     expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
-    const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email"), eq(messages.subject, "Bogen R-P1")));
+    const [mail] = await api.services.db
+      .select()
+      .from(messages)
+      .where(
+        and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email"), eq(messages.subject, "Bogen R-P1")),
+      );
     expect(mail).toMatchObject({ recipients: ["doc@clinic.test"] });
     await new JobRunner(api.services, jobHandlers).runDue();
     const [sent] = await api.services.db.select().from(messages).where(eq(messages.id, mail!.id));
@@ -271,20 +380,38 @@ describe("the SMS portal", () => {
     // Staff see the SMS and the e-mail in their organization's message list; others see none.
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const listed = await api.trpc({ cookie }).messages.list.query({});
-    expect(listed.find((m) => m.id === mail!.id)).toMatchObject({ channel: "email", status: "sent", subject: "Bogen R-P1" });
-    expect((await api.trpc({ cookie }).messages.list.query({ channel: "sms" })).every((m) => m.channel === "sms")).toBe(true);
+    expect(listed.find((m) => m.id === mail!.id)).toMatchObject({
+      channel: "email",
+      status: "sent",
+      subject: "Bogen R-P1",
+    });
+    expect((await api.trpc({ cookie }).messages.list.query({ channel: "sms" })).every((m) => m.channel === "sms")).toBe(
+      true,
+    );
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect((await api.trpc({ cookie: otherCookie }).messages.list.query({})).some((m) => m.id === mail!.id)).toBe(false);
-    await expect(api.trpc({ bearer: org.token }).messages.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    expect((await api.trpc({ cookie: otherCookie }).messages.list.query({})).some((m) => m.id === mail!.id)).toBe(
+      false,
+    );
+    await expect(api.trpc({ bearer: org.token }).messages.list.query({})).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
     // Submitted once; the access token is spent.
-    await expect(portal(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+    await expect(portal(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({
+      data: { httpStatus: 409 },
+    });
   });
 
   it("compares the case number without letter case or surrounding spaces, and such an entry costs no try", async () => {
     const { linkToken } = await start("R-Case 7");
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-CASE 8", phone: MOBILE })).rejects.toMatchObject({ data: { details: { attemptsLeft: 4 } } });
-    expect(await portal().verify.mutate({ linkToken, rnummer: "  r-case 7 ", phone: " 0170 123 4567 " })).toMatchObject({ otpRequired: false });
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-CASE 8", phone: MOBILE })).rejects.toMatchObject({
+      data: { details: { attemptsLeft: 4 } },
+    });
+    expect(await portal().verify.mutate({ linkToken, rnummer: "  r-case 7 ", phone: " 0170 123 4567 " })).toMatchObject(
+      { otpRequired: false },
+    );
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-Case 7"));
     expect(row).toMatchObject({ status: "verified", failedChecks: 0 });
   });
@@ -295,11 +422,23 @@ describe("the SMS portal", () => {
     const t = await activeTemplate(vienna);
     await request({ ...creds(vienna), phone: "+43 664 1234567", rnummer: "R-WIEN", templateIdentifier: t.identifier });
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
-    expect(await portal().open.query({ linkToken })).toMatchObject({ organizationName: "Klinik Wien Portal", phoneCountry: "AT", branding: null });
-    expect(await portal().verify.mutate({ linkToken, rnummer: "R-WIEN", phone: "0664 1234567" })).toMatchObject({ otpRequired: false });
+    expect(await portal().open.query({ linkToken })).toMatchObject({
+      organizationName: "Klinik Wien Portal",
+      phoneCountry: "AT",
+      branding: null,
+    });
+    expect(await portal().verify.mutate({ linkToken, rnummer: "R-WIEN", phone: "0664 1234567" })).toMatchObject({
+      otpRequired: false,
+    });
     // An expired link still says who sent it (whom to ask for a new one).
-    await api.services.db.update(formRequests).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(formRequests.rnummer, "R-WIEN"));
-    expect(await portal().open.query({ linkToken })).toMatchObject({ status: "expired", organizationName: "Klinik Wien Portal" });
+    await api.services.db
+      .update(formRequests)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(formRequests.rnummer, "R-WIEN"));
+    expect(await portal().open.query({ linkToken })).toMatchObject({
+      status: "expired",
+      organizationName: "Klinik Wien Portal",
+    });
   });
 
   it("sends the OTP code in the request's language with the clinic's name", async () => {
@@ -307,10 +446,14 @@ describe("the SMS portal", () => {
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-OTP-DE", {}, otpOrg);
     await portal().verify.mutate({ linkToken, rnummer: "R-OTP-DE", phone: MOBILE });
-    expect(smsBody().get("Body")).toMatch(/^Praxis Dr\. Weiß: Ihr Code lautet \d{6} \(10 Minuten gültig\)\. Geben Sie ihn nicht weiter\.$/);
+    expect(smsBody().get("Body")).toMatch(
+      /^Praxis Dr\. Weiß: Ihr Code lautet \d{6} \(10 Minuten gültig\)\. Geben Sie ihn nicht weiter\.$/,
+    );
     const english = await start("R-OTP-EN", { locale: "en" }, otpOrg);
     await portal().verify.mutate({ linkToken: english.linkToken, rnummer: "R-OTP-EN", phone: MOBILE });
-    expect(smsBody().get("Body")).toMatch(/^Praxis Dr\. Weiß: your code is \d{6} \(valid for 10 minutes\)\. Do not share it\.$/);
+    expect(smsBody().get("Body")).toMatch(
+      /^Praxis Dr\. Weiß: your code is \d{6} \(valid for 10 minutes\)\. Do not share it\.$/,
+    );
   });
 
   it("locks the request after 5 wrong entries, even with the right ones afterwards", async () => {
@@ -320,10 +463,16 @@ describe("the SMS portal", () => {
         data: { httpStatus: 401, details: { attemptsLeft: 5 - i } },
       });
     }
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: "+491709999999" })).rejects.toMatchObject({ data: { httpStatus: 403 } });
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(
+      portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: "+491709999999" }),
+    ).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({
+      data: { httpStatus: 403 },
+    });
     expect((await portal().open.query({ linkToken })).status).toBe("locked");
-    await expect(portal().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(portal().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
   });
 
   /** portal.verify from a client address of its own, as an attacker with many addresses would. */
@@ -336,19 +485,30 @@ describe("the SMS portal", () => {
 
   it("counts parallel wrong entries atomically: 20 at once from 20 addresses are 5 tries, then the link is locked", async () => {
     const { linkToken } = await start("R-RACE");
-    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => verifyFrom(`198.51.100.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE })));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        verifyFrom(`198.51.100.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE }),
+      ),
+    );
     expect(statuses.filter((s) => s === 401)).toHaveLength(4);
     expect(statuses.filter((s) => s === 403)).toHaveLength(16);
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RACE"));
     expect(row).toMatchObject({ status: "locked", failedChecks: 5 });
-    const failures = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "form_request.identity_failed"));
-    expect(failures.filter((e) => (e.metadata as { formRequestId?: string }).formRequestId === row!.id)).toHaveLength(5);
+    const failures = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "form_request.identity_failed"));
+    expect(failures.filter((e) => (e.metadata as { formRequestId?: string }).formRequestId === row!.id)).toHaveLength(
+      5,
+    );
   });
 
   it("a correct entry racing wrong ones never clears the lock they set", async () => {
     const { linkToken } = await start("R-RACE2");
     const statuses = await Promise.all([
-      ...Array.from({ length: 10 }, (_, i) => verifyFrom(`203.0.113.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        verifyFrom(`203.0.113.${i + 1}`, { linkToken, rnummer: "R-WRONG", phone: MOBILE }),
+      ),
       verifyFrom("203.0.113.99", { linkToken, rnummer: "R-RACE2", phone: MOBILE }),
     ]);
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RACE2"));
@@ -361,17 +521,23 @@ describe("the SMS portal", () => {
     const { linkToken } = await start("R-ONCE");
     const { cookie } = await portalStep("verify", { linkToken, rnummer: "R-ONCE", phone: MOBILE });
     // Linking the stored submission to its request now fails: a step after the commit.
-    await api.services.db.execute(sql.raw("alter table form_requests add constraint refuse_link check (submission_id is null) not valid"));
+    await api.services.db.execute(
+      sql.raw("alter table form_requests add constraint refuse_link check (submission_id is null) not valid"),
+    );
     try {
       const first = await portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
       expect(first).toMatchObject({ ok: true, rnummer: "R-ONCE" });
-      await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+      await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
+        data: { httpStatus: 401 },
+      });
     } finally {
       await api.services.db.execute(sql.raw("alter table form_requests drop constraint refuse_link"));
     }
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-ONCE"));
     expect(row!.status).toBe("submitted");
-    expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, row!.id))).toHaveLength(1);
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, row!.id))).toHaveLength(
+      1,
+    );
   });
 
   it("keeps the link token and the OTP code out of the stored messages, the staff list and the jobs", async () => {
@@ -384,13 +550,23 @@ describe("the SMS portal", () => {
     const stored = await api.services.db.select().from(messages).where(eq(messages.organizationId, otpOrg.orgId));
     expect(stored.map((m) => [m.purpose, m.status, m.body])).toEqual(
       expect.arrayContaining([
-        ["form_request.link", "sent", "Outbox clinic: Bitte füllen Sie das Formular „Anamnese“ aus: https://forms.test/f/••••••"],
-        ["portal.otp", "sent", "Outbox clinic: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter."],
+        [
+          "form_request.link",
+          "sent",
+          "Outbox clinic: Bitte füllen Sie das Formular „Anamnese“ aus: https://forms.test/f/••••••",
+        ],
+        [
+          "portal.otp",
+          "sent",
+          "Outbox clinic: Ihr Code lautet •••••• (10 Minuten gültig). Geben Sie ihn nicht weiter.",
+        ],
       ]),
     );
     const cookie = await logInCookie(api, otpOrg.ownerEmail, otpOrg.ownerPassword);
     const listed = JSON.stringify(await api.trpc({ cookie }).messages.list.query({}));
-    const jobRows = JSON.stringify(await api.services.db.select().from(jobs).where(eq(jobs.organizationId, otpOrg.orgId)));
+    const jobRows = JSON.stringify(
+      await api.services.db.select().from(jobs).where(eq(jobs.organizationId, otpOrg.orgId)),
+    );
     for (const text of [JSON.stringify(stored), listed, jobRows]) {
       expect(text).not.toContain(linkToken);
       expect(text).not.toContain(code);
@@ -398,33 +574,50 @@ describe("the SMS portal", () => {
     expect(jobRows).not.toContain("sealedBody");
   });
 
-
   it("with two-factor: a 6-digit OTP by SMS, stored hashed; 5 wrong codes end it; resend after 30 s", async () => {
     const otpOrg = await api.createOrg("OTP clinic");
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-OTP", {}, otpOrg);
-    await expect(portal().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(portal().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
     const step = await portalStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
     expect(step.data).toEqual({ otpRequired: true, accessExpiresAt: null });
     expect(step.setCookie).toBeUndefined();
     // This browser is identified for the OTP step, with a cookie of its own.
-    expect(step.setIdentity).toMatch(/^cs_form_identified=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=1800/);
+    expect(step.setIdentity).toMatch(
+      /^cs_form_identified=[A-Za-z0-9_-]{43}; Path=\/f\/; HttpOnly; SameSite=Strict; Max-Age=1800/,
+    );
     const identified = step.identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
-    const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    const [challenge] = await api.services.db
+      .select()
+      .from(otpChallenges)
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(challenge!.codeHash).not.toContain(code);
     expect(Math.abs(challenge!.expiresAt.getTime() - challenge!.createdAt.getTime() - 10 * 60_000)).toBeLessThan(2000);
     // Resend too early.
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+      data: { httpStatus: 429 },
+    });
     const wrong = code === "000000" ? "111111" : "000000";
     for (let i = 1; i <= 4; i++) {
-      await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401, details: { attemptsLeft: 5 - i } } });
+      await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+        data: { httpStatus: 401, details: { attemptsLeft: 5 - i } },
+      });
     }
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({ message: "too many wrong codes: request a new one" });
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+      message: "too many wrong codes: request a new one",
+    });
     // The right code no longer works: the challenge has ended.
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ message: "no valid code: request a new one" });
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
+      message: "no valid code: request a new one",
+    });
     // 30 s later a new code may be sent, and it works.
-    await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await api.services.db
+      .update(otpChallenges)
+      .set({ createdAt: new Date(Date.now() - 31_000) })
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
     await portal(identified).resendOtp.mutate({ linkToken });
     const second = codeIn.exec(smsBody().get("Body")!)![1]!;
     const access = await portalStep("checkOtp", { linkToken, code: second }, identified);
@@ -444,16 +637,33 @@ describe("the SMS portal", () => {
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
     const identified = (await portalStep("verify", { linkToken, rnummer: "R-EXP", phone })).identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
-    await api.services.db.update(otpChallenges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({ data: { httpStatus: 401 }, message: "no valid code: request a new one" });
+    await api.services.db
+      .update(otpChallenges)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+      message: "no valid code: request a new one",
+    });
     // Sends 2 to 5 are allowed (30 s apart), the 6th within the hour is refused.
     for (let i = 2; i <= 5; i++) {
-      await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+      await api.services.db
+        .update(otpChallenges)
+        .set({ createdAt: new Date(Date.now() - 31_000) })
+        .where(eq(otpChallenges.organizationId, otpOrg.orgId));
       await portal(identified).resendOtp.mutate({ linkToken });
     }
-    await api.services.db.update(otpChallenges).set({ createdAt: new Date(Date.now() - 31_000) }).where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
-    const sends = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await api.services.db
+      .update(otpChallenges)
+      .set({ createdAt: new Date(Date.now() - 31_000) })
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+      data: { httpStatus: 429 },
+    });
+    const sends = await api.services.db
+      .select()
+      .from(otpChallenges)
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(sends).toHaveLength(5);
   });
 
@@ -477,15 +687,22 @@ describe("the SMS portal", () => {
       }
       await expect(portal(cookie).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     }
-    const [challenge] = await api.services.db.select().from(otpChallenges).where(eq(otpChallenges.organizationId, otpOrg.orgId));
+    const [challenge] = await api.services.db
+      .select()
+      .from(otpChallenges)
+      .where(eq(otpChallenges.organizationId, otpOrg.orgId));
     expect(challenge).toMatchObject({ failedAttempts: 0, endedAt: null });
     // The identified browser's cookie does not open another link's OTP step either.
     const other = await start("R-BIND-2", {}, otpOrg);
-    await expect(portal(identified).checkOtp.mutate({ linkToken: other.linkToken, code: wrong })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(portal(identified).checkOtp.mutate({ linkToken: other.linkToken, code: wrong })).rejects.toMatchObject(
+      { data: { httpStatus: 401 } },
+    );
     const access = await portalStep("checkOtp", { linkToken, code }, identified);
     expect(access.cookie).toMatch(/^cs_form_access=/);
     // Used up: the cookie does not start an OTP step again.
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
   });
 
   it("holds an access to 120 calls a minute across the form, drafts, uploads and submit (429 with Retry-After)", async () => {
@@ -495,16 +712,26 @@ describe("the SMS portal", () => {
     await client.template.query({ linkToken });
     for (let i = 2; i <= 60; i++) await client.saveDraft.mutate({ linkToken, values: { name: `N${i}` } });
     for (let i = 61; i <= 120; i++) await client.loadDraft.query({ linkToken });
-    await expect(client.saveDraft.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({ data: { httpStatus: 429, details: { retryAfterSeconds: expect.any(Number) } } });
-    await expect(client.submit.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    await expect(client.saveDraft.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({
+      data: { httpStatus: 429, details: { retryAfterSeconds: expect.any(Number) } },
+    });
+    await expect(client.submit.mutate({ linkToken, values: { name: "late" } })).rejects.toMatchObject({
+      data: { httpStatus: 429 },
+    });
     const form = new FormData();
     form.append("fieldKey", "befund");
     form.append("file", new Blob(["%PDF-1.4\n%%EOF\n"], { type: "application/pdf" }), "befund.pdf");
-    const upload = await fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers: { cookie: accessCookie, "x-portal-link": linkToken }, body: form });
+    const upload = await fetch(`${api.baseUrl}/api/embed/uploads`, {
+      method: "POST",
+      headers: { cookie: accessCookie, "x-portal-link": linkToken },
+      body: form,
+    });
     expect(upload.status).toBe(429);
     expect(Number(upload.headers.get("retry-after"))).toBeGreaterThan(0);
     // The last saved draft is the one before the limit; the request is still open.
-    expect((await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RATE")))[0]).toMatchObject({ status: "verified" });
+    expect(
+      (await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RATE")))[0],
+    ).toMatchObject({ status: "verified" });
     // Identifying again does not start a fresh count: the limit is the request's.
     const again = (await portalStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
     await expect(portal(again).loadDraft.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });

@@ -30,7 +30,8 @@ export async function queueLinkSms(
   linkToken: string,
 ): Promise<{ messageId: string; jobId: string }> {
   const org = await organizationProfile(tx);
-  const text = (link: string) => formLinkSms(request.locale ?? org.locale, { organization: org.name, title: templateTitle, link });
+  const text = (link: string) =>
+    formLinkSms(request.locale ?? org.locale, { organization: org.name, title: templateTitle, link });
   const { publicWebUrl } = tx.services.config;
   const sms = await queueMessage(tx, {
     channel: "sms",
@@ -62,20 +63,32 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
   const org = await organizationProfile(ctx);
   const phone = normaliseMobile(input.phone, org.phoneCountry);
   if (!phone) {
-    throw new AppError("invalid_request", "phone: must be a mobile number (e.g. +491701234567, or 0170 1234567 in the organization's country)", { field: "phone" }, [
-      { key: "phone", message: "must be a mobile number" },
-    ]);
+    throw new AppError(
+      "invalid_request",
+      "phone: must be a mobile number (e.g. +491701234567, or 0170 1234567 in the organization's country)",
+      { field: "phone" },
+      [{ key: "phone", message: "must be a mobile number" }],
+    );
   }
   const institutionId = input.institutionId === undefined ? null : await knownInstitution(ctx, input.institutionId);
-  if (!input.templateIdentifier) throw new AppError("not_found", "no form assigned: name a templateIdentifier", { field: "templateIdentifier" });
+  if (!input.templateIdentifier)
+    throw new AppError("not_found", "no form assigned: name a templateIdentifier", { field: "templateIdentifier" });
   const [template] = await ctx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
   if (!template) {
     // Identifiers are unique per organization only; one that exists elsewhere is someone else's form.
-    const [foreign] = await ctx.scope.db.select({ id: templates.id }).from(templates).where(eq(templates.identifier, input.templateIdentifier)).limit(1);
-    if (foreign) throw new AppError("forbidden", "this template does not belong to the organization", { field: "templateIdentifier" });
+    const [foreign] = await ctx.scope.db
+      .select({ id: templates.id })
+      .from(templates)
+      .where(eq(templates.identifier, input.templateIdentifier))
+      .limit(1);
+    if (foreign)
+      throw new AppError("forbidden", "this template does not belong to the organization", {
+        field: "templateIdentifier",
+      });
     throw notFound("template", { field: "templateIdentifier" });
   }
-  if (template.status !== "active") throw new AppError("not_found", "template is not active", { field: "templateIdentifier" });
+  if (template.status !== "active")
+    throw new AppError("not_found", "template is not active", { field: "templateIdentifier" });
   await assertMayChooseDestinations(ctx, { emailTo: input.emailTo });
 
   const linkToken = randomSecret(32);
@@ -94,7 +107,12 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
         expiresAt: new Date(Date.now() + FORM_REQUEST_LIFETIME_MS),
       })
       .returning({ id: formRequests.id });
-    const sms = await queueLinkSms(tx, { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? org.locale }, template.title, linkToken);
+    const sms = await queueLinkSms(
+      tx,
+      { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? org.locale },
+      template.title,
+      linkToken,
+    );
     await recordAudit(tx, {
       action: "form_request.created",
       templateIdentifier: template.identifier,

@@ -1,6 +1,19 @@
 import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, Template } from "@clinsign/contracts";
-import { and, desc, eq, formRequests, gt, isNull, notInArray, organizations, OrgScope, otpChallenges, submissions, templates } from "@clinsign/db";
+import {
+  and,
+  desc,
+  eq,
+  formRequests,
+  gt,
+  isNull,
+  notInArray,
+  organizations,
+  OrgScope,
+  otpChallenges,
+  submissions,
+  templates,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding } from "../branding/branding";
 import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
@@ -48,23 +61,36 @@ type RequestRow = typeof formRequests.$inferSelect;
 const gone = () => new AppError("not_found", "this link is unknown or has expired");
 
 async function byLink(services: Services, linkToken: string): Promise<RequestRow> {
-  const [row] = await services.db.select().from(formRequests).where(eq(formRequests.linkTokenHash, sha256Hex(linkToken))).limit(1);
+  const [row] = await services.db
+    .select()
+    .from(formRequests)
+    .where(eq(formRequests.linkTokenHash, sha256Hex(linkToken)))
+    .limit(1);
   if (!row || row.expiresAt.getTime() < Date.now()) throw gone();
   return row;
 }
 
 function portalContext(services: Services, row: RequestRow, request: RequestMeta): OrgContext {
-  return { services, scope: new OrgScope(services.db, row.organizationId), actor: { type: "portal", id: row.id }, request };
+  return {
+    services,
+    scope: new OrgScope(services.db, row.organizationId),
+    actor: { type: "portal", id: row.id },
+    request,
+  };
 }
 
 async function otpEnabled(services: Services, organizationId: string): Promise<boolean> {
-  const [org] = await services.db.select({ otp: organizations.otpEnabled }).from(organizations).where(eq(organizations.id, organizationId));
+  const [org] = await services.db
+    .select({ otp: organizations.otpEnabled })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
   return org?.otp ?? false;
 }
 
 function usable(row: RequestRow) {
   if (row.status === "cancelled") throw gone();
-  if (row.status === "locked") throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
+  if (row.status === "locked")
+    throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
   if (row.status === "submitted") throw new AppError("conflict", "this form was already submitted");
 }
 
@@ -83,7 +109,11 @@ async function requestBranding(ctx: OrgContext, row: RequestRow) {
 
 /** Step 1: what the portal page shows before identification (no personal data). */
 export async function openFormRequest(services: Services, input: { linkToken: string; accessToken?: string }) {
-  const [row] = await services.db.select().from(formRequests).where(eq(formRequests.linkTokenHash, sha256Hex(input.linkToken))).limit(1);
+  const [row] = await services.db
+    .select()
+    .from(formRequests)
+    .where(eq(formRequests.linkTokenHash, sha256Hex(input.linkToken)))
+    .limit(1);
   if (!row) throw gone();
   const ctx = portalContext(services, row, { requestId: "", ip: null, userAgent: null });
   const org = await organizationProfile(ctx);
@@ -124,9 +154,19 @@ async function markOpened(services: Services, row: RequestRow): Promise<void> {
   const ctx = portalContext(services, row, { requestId: "", ip: null, userAgent: null });
   await inTransaction(ctx, async (tx) => {
     const [opened] = await tx.scope
-      .update(formRequests, { status: "opened", updatedAt: new Date() }, eq(formRequests.id, row.id), eq(formRequests.status, "sent"))
+      .update(
+        formRequests,
+        { status: "opened", updatedAt: new Date() },
+        eq(formRequests.id, row.id),
+        eq(formRequests.status, "sent"),
+      )
       .returning({ id: formRequests.id });
-    if (opened) await recordAudit(tx, { action: "form_request.opened", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id } });
+    if (opened)
+      await recordAudit(tx, {
+        action: "form_request.opened",
+        templateIdentifier: row.templateIdentifier,
+        metadata: { formRequestId: row.id },
+      });
   });
 }
 
@@ -147,7 +187,13 @@ async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessTo
   const [granted] = await ctx.scope
     .update(
       formRequests,
-      { accessTokenHash: sha256Hex(accessToken), accessExpiresAt: expiresAt, status: "verified", identityTokenHash: null, updatedAt: new Date() },
+      {
+        accessTokenHash: sha256Hex(accessToken),
+        accessExpiresAt: expiresAt,
+        status: "verified",
+        identityTokenHash: null,
+        updatedAt: new Date(),
+      },
       eq(formRequests.id, row.id),
       notInArray(formRequests.status, ["locked", "submitted", "cancelled"]),
     )
@@ -157,7 +203,11 @@ async function issueAccess(ctx: OrgContext, row: RequestRow): Promise<{ accessTo
     if (current) usable(current);
     throw gone();
   }
-  await recordAudit(ctx, { action: "form_request.verified", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id } });
+  await recordAudit(ctx, {
+    action: "form_request.verified",
+    templateIdentifier: row.templateIdentifier,
+    metadata: { formRequestId: row.id },
+  });
   return { accessToken, expiresAt: expiresAt.toISOString() };
 }
 
@@ -171,8 +221,16 @@ async function lockedRow(ctx: OrgContext, id: string): Promise<RequestRow | unde
  * Step 2: the recipient enters rnummer and phone. Both are compared in constant time; the fifth
  * wrong entry locks the request. With two-factor on, a match sends an OTP instead of access.
  */
-export async function verifyIdentity(services: Services, request: RequestMeta, input: { linkToken: string; rnummer: string; phone: string }) {
-  await consumeRateLimit(services.db, { key: `portal-verify:ip:${request.ip ?? "unknown"}`, limit: 30, windowSeconds: 600 });
+export async function verifyIdentity(
+  services: Services,
+  request: RequestMeta,
+  input: { linkToken: string; rnummer: string; phone: string },
+) {
+  await consumeRateLimit(services.db, {
+    key: `portal-verify:ip:${request.ip ?? "unknown"}`,
+    limit: 30,
+    windowSeconds: 600,
+  });
   const row = await byLink(services, input.linkToken);
   usable(row);
   const ctx = portalContext(services, row, request);
@@ -190,7 +248,12 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
     if (rnummerOk && phoneOk) {
       await tx.scope.update(
         formRequests,
-        { identityVerifiedAt: new Date(), identityTokenHash: sha256Hex(identityToken), failedChecks: 0, updatedAt: new Date() },
+        {
+          identityVerifiedAt: new Date(),
+          identityTokenHash: sha256Hex(identityToken),
+          failedChecks: 0,
+          updatedAt: new Date(),
+        },
         eq(formRequests.id, row.id),
       );
       return { matched: true as const };
@@ -202,11 +265,16 @@ export async function verifyIdentity(services: Services, request: RequestMeta, i
       eq(formRequests.id, row.id),
     );
     const left = Math.max(0, MAX_IDENTITY_TRIES - failedChecks);
-    await recordAudit(tx, { action: "form_request.identity_failed", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, attemptsLeft: left } });
+    await recordAudit(tx, {
+      action: "form_request.identity_failed",
+      templateIdentifier: row.templateIdentifier,
+      metadata: { formRequestId: row.id, attemptsLeft: left },
+    });
     return { matched: false as const, left };
   });
   if (!outcome.matched) {
-    if (outcome.left === 0) throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
+    if (outcome.left === 0)
+      throw new AppError("forbidden", "this link is locked after too many wrong entries; ask the clinic for a new one");
     throw new AppError("unauthorized", "case number and phone number do not match", { attemptsLeft: outcome.left });
   }
   if (await otpEnabled(services, row.organizationId)) {
@@ -222,19 +290,36 @@ function otpHash(services: Services, challengeOwner: string, code: string): stri
 
 async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: true; resendAfterSeconds: number }> {
   const { services } = ctx;
-  const [last] = await ctx.scope.select(otpChallenges, eq(otpChallenges.formRequestId, row.id)).orderBy(desc(otpChallenges.createdAt)).limit(1);
+  const [last] = await ctx.scope
+    .select(otpChallenges, eq(otpChallenges.formRequestId, row.id))
+    .orderBy(desc(otpChallenges.createdAt))
+    .limit(1);
   if (last && Date.now() - last.createdAt.getTime() < OTP_RESEND_AFTER_MS) {
     const wait = Math.ceil((OTP_RESEND_AFTER_MS - (Date.now() - last.createdAt.getTime())) / 1000);
     throw new AppError("rate_limited", `a new code can be sent in ${wait} s`, { retryAfterSeconds: wait });
   }
-  await consumeRateLimit(services.db, { key: `otp-sms:${row.phone}`, limit: OTP_SENDS_PER_PHONE_HOUR, windowSeconds: 3600 });
+  await consumeRateLimit(services.db, {
+    key: `otp-sms:${row.phone}`,
+    limit: OTP_SENDS_PER_PHONE_HOUR,
+    windowSeconds: 3600,
+  });
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const org = await organizationProfile(ctx);
-  const text = (shown: string) => otpSms(row.locale ?? org.locale, { organization: org.name, code: shown, minutes: OTP_LIFETIME_MS / 60_000 });
+  const text = (shown: string) =>
+    otpSms(row.locale ?? org.locale, { organization: org.name, code: shown, minutes: OTP_LIFETIME_MS / 60_000 });
   const { jobId } = await ctx.scope.transaction(async (scope) => {
     const tx = { ...ctx, scope };
-    await scope.update(otpChallenges, { endedAt: new Date() }, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt));
-    await scope.insert(otpChallenges, { formRequestId: row.id, codeHash: otpHash(services, row.id, code), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) });
+    await scope.update(
+      otpChallenges,
+      { endedAt: new Date() },
+      eq(otpChallenges.formRequestId, row.id),
+      isNull(otpChallenges.endedAt),
+    );
+    await scope.insert(otpChallenges, {
+      formRequestId: row.id,
+      codeHash: otpHash(services, row.id, code),
+      expiresAt: new Date(Date.now() + OTP_LIFETIME_MS),
+    });
     const sms = await queueMessage(tx, {
       channel: "sms",
       recipients: [row.phone],
@@ -244,7 +329,11 @@ async function sendOtpFor(ctx: OrgContext, row: RequestRow): Promise<{ sent: tru
       purpose: "portal.otp",
     });
     await linkMessageToRequest(tx, sms.messageId, row.id);
-    await recordAudit(tx, { action: "form_request.otp_sent", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, messageId: sms.messageId } });
+    await recordAudit(tx, {
+      action: "form_request.otp_sent",
+      templateIdentifier: row.templateIdentifier,
+      metadata: { formRequestId: row.id, messageId: sms.messageId },
+    });
     return sms;
   });
   await runJobNow(services, jobId, messageJobHandler);
@@ -288,7 +377,12 @@ export async function checkOtp(services: Services, request: RequestMeta, input: 
   // a burst of parallel codes is compared one after another and ends after 5 wrong ones.
   const outcome = await inTransaction(ctx, async (tx) => {
     const [challenge] = await tx.scope
-      .select(otpChallenges, eq(otpChallenges.formRequestId, row.id), isNull(otpChallenges.endedAt), gt(otpChallenges.expiresAt, new Date()))
+      .select(
+        otpChallenges,
+        eq(otpChallenges.formRequestId, row.id),
+        isNull(otpChallenges.endedAt),
+        gt(otpChallenges.expiresAt, new Date()),
+      )
       .orderBy(desc(otpChallenges.createdAt))
       .limit(1)
       .for("update");
@@ -298,27 +392,48 @@ export async function checkOtp(services: Services, request: RequestMeta, input: 
       return { result: "matched" as const };
     }
     const failed = challenge.failedAttempts + 1;
-    await tx.scope.update(otpChallenges, { failedAttempts: failed, ...(failed >= MAX_OTP_TRIES && { endedAt: new Date() }) }, eq(otpChallenges.id, challenge.id));
+    await tx.scope.update(
+      otpChallenges,
+      { failedAttempts: failed, ...(failed >= MAX_OTP_TRIES && { endedAt: new Date() }) },
+      eq(otpChallenges.id, challenge.id),
+    );
     return { result: "wrong" as const, left: Math.max(0, MAX_OTP_TRIES - failed) };
   });
   if (outcome.result === "none") throw new AppError("unauthorized", "no valid code: request a new one");
   if (outcome.result === "wrong") {
-    throw new AppError("unauthorized", outcome.left === 0 ? "too many wrong codes: request a new one" : "wrong code", { attemptsLeft: outcome.left });
+    throw new AppError("unauthorized", outcome.left === 0 ? "too many wrong codes: request a new one" : "wrong code", {
+      attemptsLeft: outcome.left,
+    });
   }
   return issueAccess(ctx, row);
 }
 
 /** The request and a portal context for a valid access token (after identification and OTP). */
-async function byAccess(services: Services, request: RequestMeta, accessToken: string | undefined, linkToken?: string): Promise<{ row: RequestRow; ctx: OrgContext }> {
+async function byAccess(
+  services: Services,
+  request: RequestMeta,
+  accessToken: string | undefined,
+  linkToken?: string,
+): Promise<{ row: RequestRow; ctx: OrgContext }> {
   if (!accessToken) throw new AppError("unauthorized", "please identify again");
-  const [row] = await services.db.select().from(formRequests).where(eq(formRequests.accessTokenHash, sha256Hex(accessToken))).limit(1);
-  if (!row || !row.accessExpiresAt || row.accessExpiresAt.getTime() < Date.now()) throw new AppError("unauthorized", "please identify again");
+  const [row] = await services.db
+    .select()
+    .from(formRequests)
+    .where(eq(formRequests.accessTokenHash, sha256Hex(accessToken)))
+    .limit(1);
+  if (!row || !row.accessExpiresAt || row.accessExpiresAt.getTime() < Date.now())
+    throw new AppError("unauthorized", "please identify again");
   // The access of one link does not open another link's page.
-  if (linkToken !== undefined && !safeEqual(sha256Hex(linkToken), row.linkTokenHash)) throw new AppError("unauthorized", "please identify again");
+  if (linkToken !== undefined && !safeEqual(sha256Hex(linkToken), row.linkTokenHash))
+    throw new AppError("unauthorized", "please identify again");
   usable(row);
   // Each of these calls may write (drafts, uploads, audit entries, webhooks): one pace per
   // recipient, kept across re-identification, shared by every API instance.
-  await consumeRateLimit(services.db, { key: `portal-access:${row.id}`, limit: PORTAL_ACCESS_CALLS_PER_MINUTE, windowSeconds: 60 });
+  await consumeRateLimit(services.db, {
+    key: `portal-access:${row.id}`,
+    limit: PORTAL_ACCESS_CALLS_PER_MINUTE,
+    windowSeconds: 60,
+  });
   return { row, ctx: portalContext(services, row, request) };
 }
 
@@ -327,8 +442,18 @@ async function byAccess(services: Services, request: RequestMeta, accessToken: s
  * and template (the REST upload door has no other credential for a recipient).
  */
 export async function authenticatePortalUpload(services: Services, input: Required<PortalAccess>) {
-  const { row } = await byAccess(services, { requestId: "", ip: null, userAgent: null }, input.accessToken, input.linkToken);
-  return { organizationId: row.organizationId, formRequestId: row.id, templateIdentifier: row.templateIdentifier, accessExpiresAt: row.accessExpiresAt! };
+  const { row } = await byAccess(
+    services,
+    { requestId: "", ip: null, userAgent: null },
+    input.accessToken,
+    input.linkToken,
+  );
+  return {
+    organizationId: row.organizationId,
+    formRequestId: row.id,
+    templateIdentifier: row.templateIdentifier,
+    accessExpiresAt: row.accessExpiresAt!,
+  };
 }
 
 /** The recipient's access (from the portal's HTTP-only cookie) and, from the page, its link. */
@@ -346,9 +471,17 @@ export async function portalTemplate(services: Services, request: RequestMeta, i
   return toTemplate(template);
 }
 
-export async function portalSaveDraft(services: Services, request: RequestMeta, input: PortalAccess & { values: FormValues }) {
+export async function portalSaveDraft(
+  services: Services,
+  request: RequestMeta,
+  input: PortalAccess & { values: FormValues },
+) {
   const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
-  return saveDraft(ctx, { templateIdentifier: row.templateIdentifier, draftKey: draftKeyOf(row), values: input.values });
+  return saveDraft(ctx, {
+    templateIdentifier: row.templateIdentifier,
+    draftKey: draftKeyOf(row),
+    values: input.values,
+  });
 }
 
 export async function portalLoadDraft(services: Services, request: RequestMeta, input: PortalAccess) {
@@ -357,7 +490,11 @@ export async function portalLoadDraft(services: Services, request: RequestMeta, 
 }
 
 /** Submits through the F10 pipeline (actor `portal`), then e-mails the result to emailTo. */
-export async function portalSubmit(services: Services, request: RequestMeta, input: PortalAccess & { values: FormValues }) {
+export async function portalSubmit(
+  services: Services,
+  request: RequestMeta,
+  input: PortalAccess & { values: FormValues },
+) {
   const { row, ctx } = await byAccess(services, request, input.accessToken, input.linkToken);
   // Claim the request first, so two tabs cannot submit it twice.
   const [claimed] = await services.db
@@ -370,7 +507,14 @@ export async function portalSubmit(services: Services, request: RequestMeta, inp
     const result = await submitForm(
       ctx,
       { templateIdentifier: row.templateIdentifier, values: input.values },
-      { formRequestId: row.id, draftKey: draftKeyOf(row), rnummer: row.rnummer, phone: row.phone, emailTo: row.emailTo, emailSubject: row.emailSubject },
+      {
+        formRequestId: row.id,
+        draftKey: draftKeyOf(row),
+        rnummer: row.rnummer,
+        phone: row.phone,
+        emailTo: row.emailTo,
+        emailSubject: row.emailSubject,
+      },
     );
     await linkSubmission(services, row.id, result.submissionId);
     return { ok: true as const, submissionId: result.submissionId, rnummer: row.rnummer };
@@ -378,7 +522,11 @@ export async function portalSubmit(services: Services, request: RequestMeta, inp
     // Only what did not commit is rolled back. If the submission is stored (the error came after
     // its commit), the request stays submitted, or a retry would store it twice; if that cannot
     // even be checked, it stays claimed too: staff can send a new link, a duplicate cannot be undone.
-    const [stored] = await services.db.select({ id: submissions.id }).from(submissions).where(eq(submissions.formRequestId, row.id)).limit(1);
+    const [stored] = await services.db
+      .select({ id: submissions.id })
+      .from(submissions)
+      .where(eq(submissions.formRequestId, row.id))
+      .limit(1);
     if (stored) {
       services.log.warn({ err: error, formRequestId: row.id }, "portal submission stored; a later step failed");
       await linkSubmission(services, row.id, stored.id);
@@ -399,5 +547,7 @@ async function linkSubmission(services: Services, formRequestId: string, submiss
     .update(formRequests)
     .set({ submissionId })
     .where(eq(formRequests.id, formRequestId))
-    .catch((error: unknown) => services.log.warn({ err: error, formRequestId }, "linking the submission to its form request failed"));
+    .catch((error: unknown) =>
+      services.log.warn({ err: error, formRequestId }, "linking the submission to its form request failed"),
+    );
 }

@@ -1,5 +1,18 @@
 import type { FormRequestListItem, FormRequestState, ListPage, ListSort, MessageSummary } from "@clinsign/contracts";
-import { and, asc, eq, formRequests, getTableColumns, gte, lt, messages, ne, sql, templates, type SQL } from "@clinsign/db";
+import {
+  and,
+  asc,
+  eq,
+  formRequests,
+  getTableColumns,
+  gte,
+  lt,
+  messages,
+  ne,
+  sql,
+  templates,
+  type SQL,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
@@ -53,7 +66,13 @@ export async function listFormRequestPage(
 ): Promise<ListPage<FormRequestListItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
   const state = stateOf(new Date());
-  const keyset = after ? afterKey([formRequests.createdAt, formRequests.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined;
+  const keyset = after
+    ? afterKey(
+        [formRequests.createdAt, formRequests.id],
+        [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
+        input.sort,
+      )
+    : undefined;
   const rows = await ctx.scope.db
     .select({
       ...getTableColumns(formRequests),
@@ -64,8 +83,17 @@ export async function listFormRequestPage(
       cursorAt: exactTimestamp(formRequests.createdAt),
     })
     .from(formRequests)
-    .leftJoin(messages, and(eq(messages.id, formRequests.smsMessageId), eq(messages.organizationId, formRequests.organizationId)))
-    .leftJoin(templates, and(eq(templates.organizationId, formRequests.organizationId), eq(templates.identifier, formRequests.templateIdentifier)))
+    .leftJoin(
+      messages,
+      and(eq(messages.id, formRequests.smsMessageId), eq(messages.organizationId, formRequests.organizationId)),
+    )
+    .leftJoin(
+      templates,
+      and(
+        eq(templates.organizationId, formRequests.organizationId),
+        eq(templates.identifier, formRequests.templateIdentifier),
+      ),
+    )
     .where(ctx.scope.owns(formRequests, ...conditions(input, state), keyset))
     .orderBy(...keyOrder([formRequests.createdAt, formRequests.id], input.sort))
     .limit(input.limit + 1);
@@ -101,7 +129,9 @@ async function findRequest(ctx: OrgContext, id: string, lock = false): Promise<t
 /** Staff: the SMS of one request (its links, resent links and OTP codes), oldest first, bodies as stored. */
 export async function listFormRequestMessages(ctx: OrgContext, input: { id: string }): Promise<MessageSummary[]> {
   const request = await findRequest(ctx, input.id);
-  const rows = await ctx.scope.select(messages, eq(messages.formRequestId, request.id)).orderBy(asc(messages.createdAt), asc(messages.id));
+  const rows = await ctx.scope
+    .select(messages, eq(messages.formRequestId, request.id))
+    .orderBy(asc(messages.createdAt), asc(messages.id));
   return rows.map(toSummary);
 }
 
@@ -117,7 +147,8 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
     if (row.status === "submitted") throw new AppError("conflict", "this form was already submitted");
     if (row.status === "cancelled") throw new AppError("conflict", "this request was cancelled; send a new one");
     const [template] = await tx.scope.select(templates, eq(templates.identifier, row.templateIdentifier)).limit(1);
-    if (!template || template.status !== "active") throw new AppError("conflict", "the form of this request is no longer active", { field: "templateIdentifier" });
+    if (!template || template.status !== "active")
+      throw new AppError("conflict", "the form of this request is no longer active", { field: "templateIdentifier" });
     const expiresAt = new Date(Date.now() + FORM_REQUEST_LIFETIME_MS);
     await tx.scope.update(
       formRequests,
@@ -143,14 +174,22 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
   });
   await runJobNow(ctx.services, queued.jobId, messageJobHandler);
   const [sms] = await ctx.scope.select(messages, eq(messages.id, queued.messageId)).limit(1);
-  return { id: input.id, messageId: queued.messageId, smsStatus: sms?.status ?? "queued", expiresAt: queued.expiresAt.toISOString() };
+  return {
+    id: input.id,
+    messageId: queued.messageId,
+    smsStatus: sms?.status ?? "queued",
+    expiresAt: queued.expiresAt.toISOString(),
+  };
 }
 
 /**
  * Staff: ends a request now. Its link no longer opens (the portal says it expired) and an access
  * already granted ends with it. A submitted request cannot be cancelled (409); cancelling twice is fine.
  */
-export async function cancelFormRequest(ctx: OrgContext, input: { id: string }): Promise<{ id: string; status: "cancelled" }> {
+export async function cancelFormRequest(
+  ctx: OrgContext,
+  input: { id: string },
+): Promise<{ id: string; status: "cancelled" }> {
   await inTransaction(ctx, async (tx) => {
     const row = await findRequest(tx, input.id, true);
     if (row.status === "cancelled") return;
@@ -162,7 +201,11 @@ export async function cancelFormRequest(ctx: OrgContext, input: { id: string }):
       eq(formRequests.id, row.id),
       ne(formRequests.status, "submitted"),
     );
-    await recordAudit(tx, { action: "form_request.cancelled", templateIdentifier: row.templateIdentifier, metadata: { formRequestId: row.id, previousStatus: row.status } });
+    await recordAudit(tx, {
+      action: "form_request.cancelled",
+      templateIdentifier: row.templateIdentifier,
+      metadata: { formRequestId: row.id, previousStatus: row.status },
+    });
   });
   return { id: input.id, status: "cancelled" };
 }

@@ -18,21 +18,36 @@ export interface AnswerDestinations {
  * default webhook URLs, and no e-mail address (the organization has no default addresses).
  * `fieldPrefix` names the fields as the caller's input does (`config.` for sessions).
  */
-export async function assertMayChooseDestinations(ctx: OrgContext, destinations: AnswerDestinations, fieldPrefix = ""): Promise<void> {
+export async function assertMayChooseDestinations(
+  ctx: OrgContext,
+  destinations: AnswerDestinations,
+  fieldPrefix = "",
+): Promise<void> {
   if (actsForOrganization(ctx.actor)) return;
   if (destinations.emailTo !== undefined && destinations.emailTo.length > 0) {
-    throw new AppError("forbidden", "only owners and admins may choose e-mail addresses that receive a form's answers", { field: `${fieldPrefix}emailTo` });
+    throw new AppError(
+      "forbidden",
+      "only owners and admins may choose e-mail addresses that receive a form's answers",
+      { field: `${fieldPrefix}emailTo` },
+    );
   }
   if (destinations.webhookUrl === undefined) return;
   const defaults = await defaultWebhookUrls(ctx);
   if (defaults.includes(destinations.webhookUrl)) return;
-  throw new AppError("forbidden", "only owners and admins may send a form's answers to a URL other than the organization's default webhook URLs", {
-    field: `${fieldPrefix}webhookUrl`,
-  });
+  throw new AppError(
+    "forbidden",
+    "only owners and admins may send a form's answers to a URL other than the organization's default webhook URLs",
+    {
+      field: `${fieldPrefix}webhookUrl`,
+    },
+  );
 }
 
 /** The organization's default webhook URLs (settings), possibly none. */
 export async function defaultWebhookUrls(ctx: OrgContext): Promise<string[]> {
-  const [org] = await ctx.scope.db.select({ urls: organizations.webhookUrls }).from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
+  const [org] = await ctx.scope.db
+    .select({ urls: organizations.webhookUrls })
+    .from(organizations)
+    .where(eq(organizations.id, ctx.scope.organizationId));
   return org?.urls ?? [];
 }

@@ -34,7 +34,11 @@ export async function recordFormEvent(
   const rnummer = ctx.session?.config.rnummer;
   const data = { ...(rnummer && { rnummer }), ...(input.data && { untrustedClientData: input.data }) };
   await inTransaction(ctx, async (tx) => {
-    await recordAudit(tx, { action: input.event, templateIdentifier: template.identifier, metadata: { source: ctx.actor.type } });
+    await recordAudit(tx, {
+      action: input.event,
+      templateIdentifier: template.identifier,
+      metadata: { source: ctx.actor.type },
+    });
     await emitWebhookEvent(tx, { event: input.event, templateIdentifier: template.identifier, data });
   });
   return { recorded: true };
@@ -44,7 +48,10 @@ export async function recordFormEvent(
  * F11: sends a test event to the organization's webhook URLs now and reports whether every
  * URL took it. Any status of the template is fine, but it must be the organization's.
  */
-export async function sendTestWebhook(ctx: OrgContext, input: z.output<typeof webhookTestInput>): Promise<{ delivered: boolean }> {
+export async function sendTestWebhook(
+  ctx: OrgContext,
+  input: z.output<typeof webhookTestInput>,
+): Promise<{ delivered: boolean }> {
   await getTemplate(ctx, { identifier: input.templateIdentifier, activeOnly: false });
   const queued = await emitWebhookEvent(ctx, {
     event: input.event,

@@ -26,7 +26,8 @@ export function formTemplateIdentifier(ctx: OrgContext, identifier: string | und
     }
     return ctx.session.templateIdentifier;
   }
-  if (!identifier) throw new AppError("invalid_request", "templateIdentifier: is required", { field: "templateIdentifier" });
+  if (!identifier)
+    throw new AppError("invalid_request", "templateIdentifier: is required", { field: "templateIdentifier" });
   return identifier;
 }
 

@@ -24,10 +24,17 @@ export async function executeJob(services: Services, job: Job, handler: JobHandl
     // Stored in the job row (staff see it) and logged: never a failed query's parameters.
     const message = describeError(error);
     const retryAt = job.attempts < job.maxAttempts ? new Date(Date.now() + handler.retryDelayMs(job.attempts)) : null;
-    services.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message }, "job attempt failed");
+    services.log.warn(
+      { jobId: job.id, kind: job.kind, attempt: job.attempts, retryAt, err: message },
+      "job attempt failed",
+    );
     await failJob(services.db, job.id, message, retryAt);
     if (!retryAt && handler.gaveUp) {
-      await handler.gaveUp(job, services, message).catch((err: unknown) => services.log.error({ jobId: job.id, kind: job.kind, err: describeError(err) }, "job give-up hook failed"));
+      await handler
+        .gaveUp(job, services, message)
+        .catch((err: unknown) =>
+          services.log.error({ jobId: job.id, kind: job.kind, err: describeError(err) }, "job give-up hook failed"),
+        );
     }
     return false;
   }

@@ -36,7 +36,10 @@ export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job
  */
 export async function claimDueJobs(db: Executor, kinds: string[], limit: number, leaseSeconds: number): Promise<Job[]> {
   if (kinds.length === 0) return [];
-  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  const kindList = sql.join(
+    kinds.map((k) => sql`${k}`),
+    sql`, `,
+  );
   await failAbandonedJobs(db, kinds);
   const result = await db.execute(sql`
     update ${jobs} set
@@ -55,7 +58,15 @@ export async function claimDueJobs(db: Executor, kinds: string[], limit: number,
     returning id`);
   const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
   if (ids.length === 0) return [];
-  return db.select().from(jobs).where(sql`${jobs.id} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      sql`${jobs.id} in (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    );
 }
 
 /**
@@ -65,7 +76,10 @@ export async function claimDueJobs(db: Executor, kinds: string[], limit: number,
  */
 export async function failAbandonedJobs(db: Executor, kinds: string[]): Promise<Job[]> {
   if (kinds.length === 0) return [];
-  const kindList = sql.join(kinds.map((k) => sql`${k}`), sql`, `);
+  const kindList = sql.join(
+    kinds.map((k) => sql`${k}`),
+    sql`, `,
+  );
   const result = await db.execute(sql`
     update ${jobs} set
       status = 'failed',
@@ -76,11 +90,22 @@ export async function failAbandonedJobs(db: Executor, kinds: string[]): Promise<
     returning id`);
   const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
   if (ids.length === 0) return [];
-  return db.select().from(jobs).where(sql`${jobs.id} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      sql`${jobs.id} in (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    );
 }
 
 export async function completeJob(db: Executor, id: string): Promise<void> {
-  await db.update(jobs).set({ status: "done", lockedUntil: null, lastError: null, updatedAt: new Date() }).where(eq(jobs.id, id));
+  await db
+    .update(jobs)
+    .set({ status: "done", lockedUntil: null, lastError: null, updatedAt: new Date() })
+    .where(eq(jobs.id, id));
 }
 
 /** Records a failed attempt: runs again at `retryAt`, or ends as `failed` when that is null. */

@@ -26,7 +26,8 @@ function readCells(line: string, separator: string): string[] {
 
 describe("csv", () => {
   it("escapes cells a spreadsheet would run as a formula", () => {
-    for (const text of ["=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "+1+cmd", "+49 170 =1"]) expect(csvCell(text).replace(/^"/, "")).toMatch(/^'/);
+    for (const text of ["=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "+1+cmd", "+49 170 =1"])
+      expect(csvCell(text).replace(/^"/, "")).toMatch(/^'/);
     expect(csvCell("=cmd")).toBe("'=cmd");
     expect(csvCell("harmless = text")).toBe("harmless = text");
     // A number is data: -5 stays a negative number.
@@ -50,7 +51,8 @@ describe("csv", () => {
     for (const separator of [",", ";"] as const) {
       const line = csvRow(["id", ...hostile], separator).replace(/\r\n$/, "");
       for (const reader of [",", ";"]) {
-        for (const cell of readCells(line, reader)) expect(cell, `${separator}-file read with ${reader}`).not.toMatch(/^[=+\-@\t\r]/);
+        for (const cell of readCells(line, reader))
+          expect(cell, `${separator}-file read with ${reader}`).not.toMatch(/^[=+\-@\t\r]/);
       }
       // Read with its own separator, the cells are exactly what was written.
       expect(readCells(line, separator)).toEqual(["id", ...hostile]);

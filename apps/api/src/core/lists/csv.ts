@@ -28,6 +28,9 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function csvRow(cells: ReadonlyArray<string | number | boolean | null | undefined>, separator: CsvSeparator = ","): string {
+export function csvRow(
+  cells: ReadonlyArray<string | number | boolean | null | undefined>,
+  separator: CsvSeparator = ",",
+): string {
   return `${cells.map(csvCell).join(separator)}\r\n`;
 }

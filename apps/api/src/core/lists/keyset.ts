@@ -16,7 +16,10 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
 }
 
-const invalidCursor = () => new AppError("invalid_request", "cursor: is not a valid cursor (pass nextCursor of the previous page)", { field: "cursor" });
+const invalidCursor = () =>
+  new AppError("invalid_request", "cursor: is not a valid cursor (pass nextCursor of the previous page)", {
+    field: "cursor",
+  });
 
 /** The key a cursor carries, checked by `parse` (which answers null for a key of the wrong shape); 400 otherwise. */
 export function decodeCursor<Key>(cursor: string, parse: (parts: unknown[]) => Key | null): Key {
@@ -36,7 +39,10 @@ export function decodeCursor<Key>(cursor: string, parse: (parts: unknown[]) => K
  * index on the same columns (after the organization) answers as one range.
  */
 export function afterKey(columns: ReadonlyArray<Column | SQL>, values: ReadonlyArray<SQL>, sort: ListSort): SQL {
-  const left = sql.join(columns.map((c) => sql`${c}`), sql`, `);
+  const left = sql.join(
+    columns.map((c) => sql`${c}`),
+    sql`, `,
+  );
   const right = sql.join([...values], sql`, `);
   return sort === "newest" ? sql`(${left}) < (${right})` : sql`(${left}) > (${right})`;
 }
@@ -46,15 +52,25 @@ export function keyOrder(columns: ReadonlyArray<Column>, sort: ListSort): SQL[] 
 }
 
 /** Turns `limit + 1` fetched rows into a page: one row more than asked for means there is more. */
-export function toPage<Row, Item>(rows: Row[], limit: number, toItem: (row: Row) => Item, keyOf: (row: Row) => CursorKey): ListPage<Item> {
+export function toPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  keyOf: (row: Row) => CursorKey,
+): ListPage<Item> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
-  return { items: pageRows.map(toItem), nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null, hasMore };
+  return {
+    items: pageRows.map(toItem),
+    nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null,
+    hasMore,
+  };
 }
 
 /** A timestamp with all six fractional digits as PostgreSQL keeps them (a JS Date has three). */
-export const exactTimestamp = (column: Column) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const exactTimestamp = (column: Column) =>
+  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 const EXACT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,14 +78,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The `[createdAt, id]` key of a cursor, or null. */
 export function parseTimeIdKey(parts: unknown[]): { at: string; id: string } | null {
   const [at, id] = parts;
-  if (parts.length !== 2 || typeof at !== "string" || typeof id !== "string" || !EXACT_TIMESTAMP.test(at) || !UUID.test(id)) return null;
+  if (
+    parts.length !== 2 ||
+    typeof at !== "string" ||
+    typeof id !== "string" ||
+    !EXACT_TIMESTAMP.test(at) ||
+    !UUID.test(id)
+  )
+    return null;
   return { at, id };
 }
 
 /** The `[createdAt, seq]` key of a cursor (a time, then the row's insertion number), or null. */
 export function parseTimeSeqKey(parts: unknown[]): { at: string; seq: number } | null {
   const [at, seq] = parts;
-  if (parts.length !== 2 || typeof at !== "string" || !EXACT_TIMESTAMP.test(at) || parseSeqKey([seq]) === null) return null;
+  if (parts.length !== 2 || typeof at !== "string" || !EXACT_TIMESTAMP.test(at) || parseSeqKey([seq]) === null)
+    return null;
   return { at, seq: seq as number };
 }
 
@@ -83,7 +107,11 @@ export function parseSeqKey(parts: unknown[]): number | null {
  * The keyset condition of a list ordered by `(time, id)` (a uuid): rows after the cursor's row, or
  * undefined on the first page. 400 for a cursor the service did not issue.
  */
-export function afterTimeIdCursor(columns: readonly [Column, Column], cursor: string | undefined, sort: ListSort): SQL | undefined {
+export function afterTimeIdCursor(
+  columns: readonly [Column, Column],
+  cursor: string | undefined,
+  sort: ListSort,
+): SQL | undefined {
   if (!cursor) return undefined;
   const after = decodeCursor(cursor, parseTimeIdKey);
   return afterKey(columns, [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort);

@@ -19,7 +19,12 @@ describe("the SMS outbox on an install without a gateway", () => {
     org = await api.createOrg("Outbox clinic");
     other = await api.createOrg("Other clinic");
     cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "nurse@outbox.test", password: "nurse-password-1", role: "staff" });
+    await createStaffUser(api.services.db, {
+      organizationId: org.orgId,
+      email: "nurse@outbox.test",
+      password: "nurse-password-1",
+      role: "staff",
+    });
     staffCookie = await logInCookie(api, "nurse@outbox.test", "nurse-password-1");
   });
   afterAll(() => api?.close());
@@ -30,7 +35,9 @@ describe("the SMS outbox on an install without a gateway", () => {
     await client.formRequests.create.mutate({ templateIdentifier: t.identifier, phone: MOBILE, rnummer: "R-KEPT" });
     const [item] = (await client.formRequests.list.query({ rnummer: "R-KEPT" })).items;
     expect(item!.state).toBe("in_outbox");
-    expect((await client.formRequests.list.query({ state: "in_outbox" })).items.map((i) => i.rnummer)).toContain("R-KEPT");
+    expect((await client.formRequests.list.query({ state: "in_outbox" })).items.map((i) => i.rnummer)).toContain(
+      "R-KEPT",
+    );
     expect((await client.formRequests.list.query({ state: "sent", rnummer: "R-KEPT" })).items).toHaveLength(0);
     expect(await client.messages.providers.query()).toEqual({ sms: "outbox", email: "outbox" });
   });
@@ -41,29 +48,47 @@ describe("the SMS outbox on an install without a gateway", () => {
     await client.formRequests.create.mutate({ templateIdentifier: t.identifier, phone: MOBILE, rnummer: "R-REVEAL" });
     const [request] = (await client.formRequests.list.query({ rnummer: "R-REVEAL" })).items;
     const [link] = await client.formRequests.messages.query({ id: request!.id });
-    expect(link).toMatchObject({ purpose: "form_request.link", revealable: true, revealedAt: null, body: expect.stringContaining("••••••") });
+    expect(link).toMatchObject({
+      purpose: "form_request.link",
+      revealable: true,
+      revealedAt: null,
+      body: expect.stringContaining("••••••"),
+    });
 
-    await expect(api.trpc({ cookie: staffCookie }).messages.reveal.mutate({ id: link!.id })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(api.trpc({ cookie: staffCookie }).messages.reveal.mutate({ id: link!.id })).rejects.toMatchObject({
+      data: { httpStatus: 403 },
+    });
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    await expect(api.trpc({ cookie: otherCookie }).messages.reveal.mutate({ id: link!.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(api.trpc({ cookie: otherCookie }).messages.reveal.mutate({ id: link!.id })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
 
     const revealed = await client.messages.reveal.mutate({ id: link!.id });
     const token = /https:\/\/forms\.test\/f\/([A-Za-z0-9_-]{20,})/.exec(revealed.body)?.[1];
     expect(token).toBeDefined();
     // The revealed link is the one the patient would get: it opens the request.
-    expect(await api.trpc({}).portal.open.query({ linkToken: token! })).toMatchObject({ status: "sent", templateTitle: "Anamnese" });
+    expect(await api.trpc({}).portal.open.query({ linkToken: token! })).toMatchObject({
+      status: "sent",
+      templateTitle: "Anamnese",
+    });
 
     await expect(client.messages.reveal.mutate({ id: link!.id })).rejects.toMatchObject({ data: { httpStatus: 409 } });
     const [row] = await api.services.db.select().from(messages).where(eq(messages.id, link!.id));
     expect(row).toMatchObject({ revealableBody: null, revealedAt: expect.any(Date) });
-    expect((await client.formRequests.messages.query({ id: request!.id }))[0]).toMatchObject({ revealable: false, revealedAt: expect.any(String) });
+    expect((await client.formRequests.messages.query({ id: request!.id }))[0]).toMatchObject({
+      revealable: false,
+      revealedAt: expect.any(String),
+    });
 
     const entries = await api.services.db
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "message.revealed")));
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actorType: "user", metadata: { messageId: link!.id, purpose: "form_request.link", formRequestId: request!.id } });
+    expect(entries[0]).toMatchObject({
+      actorType: "user",
+      metadata: { messageId: link!.id, purpose: "form_request.link", formRequestId: request!.id },
+    });
     expect(JSON.stringify(entries)).not.toContain(token);
   });
 });

@@ -51,7 +51,10 @@ interface MessageJobPayload {
  * Stores a message and its delivery job in the caller's transaction: the message exists exactly
  * when the change that sends it does, and a provider failure only delays it.
  */
-export async function queueMessage(ctx: OrgContext, input: MessageInput): Promise<{ messageId: string; jobId: string }> {
+export async function queueMessage(
+  ctx: OrgContext,
+  input: MessageInput,
+): Promise<{ messageId: string; jobId: string }> {
   const [row] = await ctx.scope
     .insert(messages, {
       channel: input.channel,
@@ -62,7 +65,8 @@ export async function queueMessage(ctx: OrgContext, input: MessageInput): Promis
       purpose: input.purpose,
       // Only the outbox keeps a revealable copy: with a real gateway the secret reaches its recipient
       // and nobody else.
-      ...(input.redactedBody !== undefined && usesOutbox(ctx.services, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
+      ...(input.redactedBody !== undefined &&
+        usesOutbox(ctx.services, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
     })
     .returning({ id: messages.id });
   const job = await enqueueJob(ctx.scope.db, {
@@ -77,7 +81,12 @@ export async function queueMessage(ctx: OrgContext, input: MessageInput): Promis
   return { messageId: row!.id, jobId: job.id };
 }
 
-async function sendSms(services: Services, to: string, body: string, sender: string | null): Promise<{ provider: string; id: string | null }> {
+async function sendSms(
+  services: Services,
+  to: string,
+  body: string,
+  sender: string | null,
+): Promise<{ provider: string; id: string | null }> {
   const sms = services.config.sms;
   if (sms.provider === "outbox") return { provider: "outbox", id: null };
   // Twilio's Messages API (TWILIO_API_URL is its origin, so a local stand-in works the same way).
@@ -109,7 +118,12 @@ async function sendSms(services: Services, to: string, body: string, sender: str
 
 let transport: { url: string; transporter: Transporter } | undefined;
 
-async function sendEmail(services: Services, to: string[], subject: string, body: string): Promise<{ provider: string; id: string | null }> {
+async function sendEmail(
+  services: Services,
+  to: string[],
+  subject: string,
+  body: string,
+): Promise<{ provider: string; id: string | null }> {
   const { smtpUrl, mailFrom } = services.config;
   if (!smtpUrl) return { provider: "outbox", id: null };
   if (transport?.url !== smtpUrl) {
@@ -122,7 +136,9 @@ async function sendEmail(services: Services, to: string[], subject: string, body
       } as object),
     };
   }
-  const info = (await transport.transporter.sendMail({ from: mailFrom, to, subject, text: body })) as { messageId?: string };
+  const info = (await transport.transporter.sendMail({ from: mailFrom, to, subject, text: body })) as {
+    messageId?: string;
+  };
   return { provider: "smtp", id: info.messageId ?? null };
 }
 
@@ -177,16 +193,27 @@ export const messageJobHandler: JobHandler = {
     const payload = job.payload as unknown as MessageJobPayload;
     let finished = false;
     try {
-      await deliverMessage(services, job.organizationId!, String(payload.messageId), job.attempts, job.maxAttempts, payload.sealedBody);
+      await deliverMessage(
+        services,
+        job.organizationId!,
+        String(payload.messageId),
+        job.attempts,
+        job.maxAttempts,
+        payload.sealedBody,
+      );
       finished = true;
     } finally {
       // The secret is needed only until the message is sent, or given up.
       if (payload.sealedBody && (finished || job.attempts >= job.maxAttempts)) {
-        await services.db.update(jobs).set({ payload: { messageId: payload.messageId } }).where(eq(jobs.id, job.id));
+        await services.db
+          .update(jobs)
+          .set({ payload: { messageId: payload.messageId } })
+          .where(eq(jobs.id, job.id));
       }
     }
   },
-  retryDelayMs: (attempt) => Math.round((MESSAGE_SCHEDULE_MS[attempt] ?? MESSAGE_SCHEDULE_MS.at(-1)!) * (0.8 + Math.random() * 0.4)),
+  retryDelayMs: (attempt) =>
+    Math.round((MESSAGE_SCHEDULE_MS[attempt] ?? MESSAGE_SCHEDULE_MS.at(-1)!) * (0.8 + Math.random() * 0.4)),
   leaseSeconds: 60,
 };
 
@@ -210,7 +237,10 @@ export function toSummary(row: typeof messages.$inferSelect): MessageSummary {
 }
 
 /** Staff: the organization's messages, newest first (with the outbox providers, the outbox). */
-export async function listMessages(ctx: OrgContext, input: { channel?: MessageChannel; limit: number }): Promise<MessageSummary[]> {
+export async function listMessages(
+  ctx: OrgContext,
+  input: { channel?: MessageChannel; limit: number },
+): Promise<MessageSummary[]> {
   const rows = await ctx.scope
     .select(messages, input.channel ? eq(messages.channel, input.channel) : undefined)
     .orderBy(desc(messages.createdAt))
@@ -225,21 +255,31 @@ export async function listMessages(ctx: OrgContext, input: { channel?: MessageCh
  * gateway configured now, nothing is revealed, even of messages kept before.
  */
 export async function revealOutboxMessage(ctx: OrgContext, input: { id: string }): Promise<RevealedMessage> {
-  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor)) throw new AppError("forbidden", "revealing a message needs the admin or owner role");
+  if (ctx.actor.type !== "user" || !actsForOrganization(ctx.actor))
+    throw new AppError("forbidden", "revealing a message needs the admin or owner role");
   return inTransaction(ctx, async (tx) => {
     const [message] = await tx.scope.select(messages, eq(messages.id, input.id)).for("update").limit(1);
     if (!message) throw notFound("message", { field: "id" });
     if (!usesOutbox(tx.services, message.channel)) {
-      throw new AppError("conflict", "a gateway sends these messages: their links and codes are never revealed", { reason: "gateway_configured" });
+      throw new AppError("conflict", "a gateway sends these messages: their links and codes are never revealed", {
+        reason: "gateway_configured",
+      });
     }
-    if (message.revealedAt) throw new AppError("conflict", "this message was revealed already", { reason: "already_revealed" });
-    if (!message.revealableBody) throw new AppError("conflict", "this message has nothing hidden to reveal", { reason: "not_revealable" });
+    if (message.revealedAt)
+      throw new AppError("conflict", "this message was revealed already", { reason: "already_revealed" });
+    if (!message.revealableBody)
+      throw new AppError("conflict", "this message has nothing hidden to reveal", { reason: "not_revealable" });
     const body = tx.services.secrets.open(message.revealableBody);
     const revealedAt = new Date();
     await tx.scope.update(messages, { revealableBody: null, revealedAt }, eq(messages.id, message.id));
     await recordAudit(tx, {
       action: "message.revealed",
-      metadata: { messageId: message.id, channel: message.channel, purpose: message.purpose, formRequestId: message.formRequestId },
+      metadata: {
+        messageId: message.id,
+        channel: message.channel,
+        purpose: message.purpose,
+        formRequestId: message.formRequestId,
+      },
     });
     return { id: message.id, body, revealedAt: revealedAt.toISOString() };
   });

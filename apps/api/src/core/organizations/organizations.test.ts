@@ -21,7 +21,13 @@ describe("organization settings", () => {
       sessionMethod: "hs256",
       sessionJwtSecret: "a-very-long-shared-secret-123",
     });
-    expect(updated).toMatchObject({ name: "Klinikum Ost", webhookUrls: ["https://his.example.org/hooks"], otpEnabled: true, sessionMethod: "hs256", hasSessionJwtSecret: true });
+    expect(updated).toMatchObject({
+      name: "Klinikum Ost",
+      webhookUrls: ["https://his.example.org/hooks"],
+      otpEnabled: true,
+      sessionMethod: "hs256",
+      hasSessionJwtSecret: true,
+    });
     expect(JSON.stringify(updated)).not.toContain("a-very-long-shared-secret-123");
     const [row] = await api.services.db.select().from(organizations).where(eq(organizations.id, org.orgId));
     expect(row!.sessionJwtSecretEnc).not.toContain("a-very-long-shared-secret-123");
@@ -29,22 +35,54 @@ describe("organization settings", () => {
   });
 
   it("saves the A4 audience, issuer and required jti, and clears them with null", async () => {
-    const saved = await admin.organization.update.mutate({ sessionAudience: " clinsign ", sessionIssuer: "https://portal.example", sessionRequireJti: true });
-    expect(saved).toMatchObject({ sessionAudience: "clinsign", sessionIssuer: "https://portal.example", sessionRequireJti: true });
-    expect(await admin.organization.settings.query()).toMatchObject({ sessionAudience: "clinsign", sessionIssuer: "https://portal.example", sessionRequireJti: true });
-    const cleared = await admin.organization.update.mutate({ sessionAudience: null, sessionIssuer: null, sessionRequireJti: false });
+    const saved = await admin.organization.update.mutate({
+      sessionAudience: " clinsign ",
+      sessionIssuer: "https://portal.example",
+      sessionRequireJti: true,
+    });
+    expect(saved).toMatchObject({
+      sessionAudience: "clinsign",
+      sessionIssuer: "https://portal.example",
+      sessionRequireJti: true,
+    });
+    expect(await admin.organization.settings.query()).toMatchObject({
+      sessionAudience: "clinsign",
+      sessionIssuer: "https://portal.example",
+      sessionRequireJti: true,
+    });
+    const cleared = await admin.organization.update.mutate({
+      sessionAudience: null,
+      sessionIssuer: null,
+      sessionRequireJti: false,
+    });
     expect(cleared).toMatchObject({ sessionAudience: null, sessionIssuer: null, sessionRequireJti: false });
-    await expect(admin.organization.update.mutate({ sessionAudience: "  " })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(admin.organization.update.mutate({ sessionAudience: "  " })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
   });
 
   it("keeps the clinic's language, time zone, phone country and signed-copy period, German by default", async () => {
     const fresh = await api.createOrg();
     const other = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
-    expect(await other.organization.settings.query()).toMatchObject({ locale: "de", timeZone: "Europe/Berlin", phoneCountry: "DE", signedCopyDays: 30 });
-    const saved = await other.organization.update.mutate({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "at", signedCopyDays: 90 });
+    expect(await other.organization.settings.query()).toMatchObject({
+      locale: "de",
+      timeZone: "Europe/Berlin",
+      phoneCountry: "DE",
+      signedCopyDays: 30,
+    });
+    const saved = await other.organization.update.mutate({
+      locale: "en",
+      timeZone: "Europe/Vienna",
+      phoneCountry: "at",
+      signedCopyDays: 90,
+    });
     expect(saved).toMatchObject({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: 90 });
-    await expect(other.organization.update.mutate({ timeZone: "Mars/Olympus" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    await expect(other.organization.update.mutate({ phoneCountry: "DEU" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(other.organization.update.mutate({ timeZone: "Mars/Olympus" })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await expect(other.organization.update.mutate({ phoneCountry: "DEU" })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
   });
 
   it("rotates the webhook signing secret and shows the new one once", async () => {
@@ -63,7 +101,11 @@ describe("organization settings", () => {
     await expect(other.organization.update.mutate({ sessionMethod: "jwks" })).rejects.toMatchObject({
       data: { httpStatus: 400, details: { field: "sessionJwksUrl" } },
     });
-    await expect(other.organization.update.mutate({ requireSessionVerification: true })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    await expect(other.organization.update.mutate({ webhookUrls: ["javascript:alert(1)"] })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(other.organization.update.mutate({ requireSessionVerification: true })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await expect(other.organization.update.mutate({ webhookUrls: ["javascript:alert(1)"] })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
   });
 });

@@ -49,7 +49,10 @@ export async function getOrganizationSettings(ctx: OrgContext): Promise<Organiza
 }
 
 /** Changes settings; secrets are encrypted before they reach the database. */
-export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateOrganizationInput): Promise<OrganizationSettings> {
+export async function updateOrganizationSettings(
+  ctx: OrgContext,
+  input: UpdateOrganizationInput,
+): Promise<OrganizationSettings> {
   const { secrets } = ctx.services;
   return inTransaction(ctx, async (tx) => {
     const current = await loadOrganization(tx);
@@ -62,11 +65,15 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       ...(input.sessionJwtSecret !== undefined && { sessionJwtSecretEnc: secrets.seal(input.sessionJwtSecret) }),
       ...(input.sessionJwksUrl !== undefined && { sessionJwksUrl: input.sessionJwksUrl }),
       ...(input.sessionIntrospectionUrl !== undefined && { sessionIntrospectionUrl: input.sessionIntrospectionUrl }),
-      ...(input.requireSessionVerification !== undefined && { requireSessionVerification: input.requireSessionVerification }),
+      ...(input.requireSessionVerification !== undefined && {
+        requireSessionVerification: input.requireSessionVerification,
+      }),
       ...(input.sessionAudience !== undefined && { sessionAudience: input.sessionAudience }),
       ...(input.sessionIssuer !== undefined && { sessionIssuer: input.sessionIssuer }),
       ...(input.sessionRequireJti !== undefined && { sessionRequireJti: input.sessionRequireJti }),
-      ...(input.sessionAcceptMissingAudIss !== undefined && { sessionAcceptMissingAudIss: input.sessionAcceptMissingAudIss }),
+      ...(input.sessionAcceptMissingAudIss !== undefined && {
+        sessionAcceptMissingAudIss: input.sessionAcceptMissingAudIss,
+      }),
       ...(input.locale !== undefined && { locale: input.locale }),
       ...(input.timeZone !== undefined && { timeZone: input.timeZone }),
       ...(input.phoneCountry !== undefined && { phoneCountry: input.phoneCountry }),
@@ -83,11 +90,18 @@ export async function updateOrganizationSettings(ctx: OrgContext, input: UpdateO
       introspection: Boolean(next.sessionIntrospectionUrl ?? current.sessionIntrospectionUrl),
     }[method];
     if (!ready) {
-      const field = { none: "", hs256: "sessionJwtSecret", jwks: "sessionJwksUrl", introspection: "sessionIntrospectionUrl" }[method];
+      const field = {
+        none: "",
+        hs256: "sessionJwtSecret",
+        jwks: "sessionJwksUrl",
+        introspection: "sessionIntrospectionUrl",
+      }[method];
       throw new AppError("invalid_request", `session verification method ${method} needs ${field}`, { field });
     }
     if ((next.requireSessionVerification ?? current.requireSessionVerification) && method === "none") {
-      throw new AppError("invalid_request", "requiring session verification needs a verification method", { field: "sessionMethod" });
+      throw new AppError("invalid_request", "requiring session verification needs a verification method", {
+        field: "sessionMethod",
+      });
     }
     const [row] = await tx.scope.db
       .update(organizations)

@@ -20,7 +20,11 @@ export const NEUTRAL_OUTPUT: OutputFormat = { locale: "en", timeZone: "UTC", pho
 export async function loadOutputFormat(ctx: OrgContext): Promise<OutputFormat> {
   // The organizations table is the tenant itself: its row is addressed by the scope's own id.
   const [row] = await ctx.scope.db
-    .select({ locale: organizations.locale, timeZone: organizations.timeZone, phoneCountry: organizations.phoneCountry })
+    .select({
+      locale: organizations.locale,
+      timeZone: organizations.timeZone,
+      phoneCountry: organizations.phoneCountry,
+    })
     .from(organizations)
     .where(eq(organizations.id, ctx.scope.organizationId));
   return row ?? NEUTRAL_OUTPUT;

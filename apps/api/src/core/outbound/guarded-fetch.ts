@@ -4,7 +4,8 @@ import { request as httpsRequest } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /** Why an outbound request did not produce a response. */
-export type OutboundFailure = "invalid_url" | "blocked_address" | "timeout" | "too_large" | "network" | "too_many_redirects";
+export type OutboundFailure =
+  "invalid_url" | "blocked_address" | "timeout" | "too_large" | "network" | "too_many_redirects";
 
 export class OutboundError extends Error {
   constructor(
@@ -138,9 +139,14 @@ function guardedLookup(allowListed: boolean): LookupFunction {
       if (error) return callback(error, "", 0);
       const usable = allowListed ? addresses : addresses.filter((a) => !isBlockedAddress(a.address));
       if (usable.length === 0) {
-        return callback(new OutboundError("blocked_address", `${hostname} resolves to a private or loopback address`), "", 0);
+        return callback(
+          new OutboundError("blocked_address", `${hostname} resolves to a private or loopback address`),
+          "",
+          0,
+        );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);
     });
   };
@@ -168,7 +174,8 @@ function once(url: URL, allowListed: boolean, init: GuardedRequest): Promise<Gua
         let size = 0;
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > init.maxBytes) req.destroy(new OutboundError("too_large", `response exceeds ${init.maxBytes} bytes`));
+          if (size > init.maxBytes)
+            req.destroy(new OutboundError("too_large", `response exceeds ${init.maxBytes} bytes`));
           else chunks.push(chunk);
         });
         res.on("end", () =>
@@ -183,7 +190,10 @@ function once(url: URL, allowListed: boolean, init: GuardedRequest): Promise<Gua
         res.on("error", reject);
       },
     );
-    const deadline = setTimeout(() => req.destroy(new OutboundError("timeout", `no complete answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+    const deadline = setTimeout(
+      () => req.destroy(new OutboundError("timeout", `no complete answer within ${init.timeoutMs} ms`)),
+      init.timeoutMs,
+    );
     req.on("timeout", () => req.destroy(new OutboundError("timeout", `no answer within ${init.timeoutMs} ms`)));
     req.on("error", (error) => {
       clearTimeout(deadline);
@@ -199,7 +209,11 @@ function once(url: URL, allowListed: boolean, init: GuardedRequest): Promise<Gua
  * webhooks): https or an allow-listed host, never a private address unless allow-listed,
  * bounded in size and time, redirects re-checked hop by hop.
  */
-export async function guardedFetch(raw: string, policy: OutboundPolicy, init: GuardedRequest): Promise<GuardedResponse> {
+export async function guardedFetch(
+  raw: string,
+  policy: OutboundPolicy,
+  init: GuardedRequest,
+): Promise<GuardedResponse> {
   let target = raw;
   for (let hop = 0; ; hop++) {
     const { url, allowListed } = checkOutboundUrl(target, policy);

@@ -9,7 +9,11 @@ let org: TestOrg;
 
 beforeAll(async () => {
   files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PDF_WORKER_MEMORY_MB: "96", PDF_WORKER_TIMEOUT_SECONDS: "10" });
+  api = await startTestApi({
+    OUTBOUND_ALLOW_HOSTS: files.hostPort,
+    PDF_WORKER_MEMORY_MB: "96",
+    PDF_WORKER_TIMEOUT_SECONDS: "10",
+  });
   org = await api.createOrg("Klinik Süd");
 });
 afterAll(async () => {
@@ -40,7 +44,11 @@ function pdfWithObjectStream(objects: Buffer, kids = "[3 0 R]"): Buffer {
 async function a6(path: string) {
   return api.request("POST", "/documents", {
     headers: bearer(org),
-    body: { document_name: "Hostile", signingfield_koordinates: { page: 1, x: 10, y: 10, width: 100, height: 40 }, document_bloburl: `${files.origin}${path}` },
+    body: {
+      document_name: "Hostile",
+      signingfield_koordinates: { page: 1, x: 10, y: 10, width: 100, height: 40 },
+      document_bloburl: `${files.origin}${path}`,
+    },
   });
 }
 

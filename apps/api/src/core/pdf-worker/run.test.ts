@@ -27,7 +27,9 @@ describe("runPdfTask", () => {
 
   it("reads the next document normally after one that could not be read", async () => {
     const bytes = await makePdf();
-    await expect(runPdfTask(limits, "readPages", { bytes: new Uint8Array([1, 2, 3]) })).resolves.toMatchObject({ ok: false });
+    await expect(runPdfTask(limits, "readPages", { bytes: new Uint8Array([1, 2, 3]) })).resolves.toMatchObject({
+      ok: false,
+    });
     expect(await runPdfTask(limits, "readPages", { bytes })).toMatchObject({ ok: true });
   });
 });

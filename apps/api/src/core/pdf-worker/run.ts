@@ -46,7 +46,11 @@ export type PdfWorkerLimits = Config["pdfWorker"];
 function workerEntry(): URL {
   if (!import.meta.url.endsWith(".ts")) return new URL("./pdf-worker.js", import.meta.url);
   // require.resolve finds the CommonJS build of tsx/esm/api; the ES module sits beside it.
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
+  const tsxApi = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
   const source = new URL("./worker.ts", import.meta.url).href;
   const bootstrap = `import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(source)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
@@ -58,7 +62,11 @@ export const SPARE_IDLE_MS = 60_000;
 function startWorker(limits: PdfWorkerLimits, spare = false): Worker {
   return new Worker(workerEntry(), {
     workerData: { warmUp: spare },
-    resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(32, limits.memoryMb / 4), stackSizeMb: 4 },
+    resourceLimits: {
+      maxOldGenerationSizeMb: limits.memoryMb,
+      maxYoungGenerationSizeMb: Math.min(32, limits.memoryMb / 4),
+      stackSizeMb: 4,
+    },
   });
 }
 
@@ -129,10 +137,18 @@ async function slot(limits: PdfWorkerLimits): Promise<() => void> {
   };
 }
 
-export async function runPdfTask<K extends PdfTaskName>(limits: PdfWorkerLimits, task: K, input: PdfTaskInput<K>): Promise<PdfTaskOutput<K>> {
+export async function runPdfTask<K extends PdfTaskName>(
+  limits: PdfWorkerLimits,
+  task: K,
+  input: PdfTaskInput<K>,
+): Promise<PdfTaskOutput<K>> {
   const release = await slot(limits);
   try {
-    return (await runInWorker(limits, { task, input, maxDecodedBytes: (limits.memoryMb / 2) * 1024 * 1024 })) as PdfTaskOutput<K>;
+    return (await runInWorker(limits, {
+      task,
+      input,
+      maxDecodedBytes: (limits.memoryMb / 2) * 1024 * 1024,
+    })) as PdfTaskOutput<K>;
   } finally {
     release();
     startSpare(limits);
@@ -151,14 +167,21 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
       outcome();
     };
     const deadline = setTimeout(
-      () => finish(() => reject(new PdfLimitError("time", `reading the PDF took longer than ${limits.timeoutMs / 1000} s`))),
+      () =>
+        finish(() =>
+          reject(new PdfLimitError("time", `reading the PDF took longer than ${limits.timeoutMs / 1000} s`)),
+        ),
       limits.timeoutMs,
     );
     worker.once("message", (reply: PdfWorkerReply) =>
       finish(() =>
         reply.ok
           ? resolve(reply.output)
-          : reject(reply.limit ? new PdfLimitError(reply.limit, `reading the PDF needed too much memory: ${reply.message}`) : new PdfTaskError(reply.message)),
+          : reject(
+              reply.limit
+                ? new PdfLimitError(reply.limit, `reading the PDF needed too much memory: ${reply.message}`)
+                : new PdfTaskError(reply.message),
+            ),
       ),
     );
     worker.once("error", (error: Error & { code?: string }) =>
@@ -170,7 +193,9 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
         ),
       ),
     );
-    worker.once("exit", (code) => finish(() => reject(new PdfLimitError("crash", `the PDF worker stopped (exit code ${code}) without an answer`))));
+    worker.once("exit", (code) =>
+      finish(() => reject(new PdfLimitError("crash", `the PDF worker stopped (exit code ${code}) without an answer`))),
+    );
     // The deadline runs from here: a spare had loaded its code before the document was there.
     worker.postMessage(data);
   });

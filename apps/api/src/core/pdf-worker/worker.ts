@@ -16,7 +16,11 @@ import { pdfTasks, warmUp, type PdfWorkerData, type PdfWorkerReply } from "./tas
  */
 function capDecodedStreams(maxBytes: number): void {
   const require = createRequire(import.meta.url);
-  const DecodeStream = (require("pdf-lib/cjs/core/streams/DecodeStream.js") as { default: { prototype: { ensureBuffer(requested: number): Uint8Array } } }).default;
+  const DecodeStream = (
+    require("pdf-lib/cjs/core/streams/DecodeStream.js") as {
+      default: { prototype: { ensureBuffer(requested: number): Uint8Array } };
+    }
+  ).default;
   const ensureBuffer = DecodeStream.prototype.ensureBuffer;
   DecodeStream.prototype.ensureBuffer = function (requested: number) {
     if (requested > maxBytes) {
@@ -34,7 +38,12 @@ async function main(data: PdfWorkerData): Promise<PdfWorkerReply> {
     capDecodedStreams(data.maxDecodedBytes);
     const task = pdfTasks[data.task] as (input: unknown) => Promise<unknown>;
     const output = await task(data.input);
-    if (decodeCapExceeded) return { ok: false, limit: "memory", message: `a stream of the PDF decodes to more than ${data.maxDecodedBytes} bytes` };
+    if (decodeCapExceeded)
+      return {
+        ok: false,
+        limit: "memory",
+        message: `a stream of the PDF decodes to more than ${data.maxDecodedBytes} bytes`,
+      };
     return { ok: true, output };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -20,7 +20,13 @@ export async function seedDemoIfEmpty(services: Services): Promise<DemoCredentia
   const adminEmail = seed?.email ?? "admin@demo.clinic";
   const adminPassword = seed?.password ?? randomSecret(12);
   const org = await createOrganization(services.db, { name: "Demo Clinic" });
-  await createStaffUser(services.db, { organizationId: org.id, email: adminEmail, password: adminPassword, role: "owner", name: "Demo Admin" });
+  await createStaffUser(services.db, {
+    organizationId: org.id,
+    email: adminEmail,
+    password: adminPassword,
+    role: "owner",
+    name: "Demo Admin",
+  });
   const token = await createApiToken(systemContext(services, org.id), { name: "Demo token" });
   return { organizationId: org.id, adminEmail, adminPassword, apiToken: token.token };
 }

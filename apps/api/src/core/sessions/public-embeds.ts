@@ -36,8 +36,13 @@ function toPublicEmbed(ctx: OrgContext, row: PublicEmbedRow): PublicEmbed {
 }
 
 /** Staff: the template's public embed, or null before one was set up. */
-export async function getPublicEmbed(ctx: OrgContext, input: { templateIdentifier: string }): Promise<PublicEmbed | null> {
-  const [row] = await ctx.scope.select(publicEmbeds, eq(publicEmbeds.templateIdentifier, input.templateIdentifier)).limit(1);
+export async function getPublicEmbed(
+  ctx: OrgContext,
+  input: { templateIdentifier: string },
+): Promise<PublicEmbed | null> {
+  const [row] = await ctx.scope
+    .select(publicEmbeds, eq(publicEmbeds.templateIdentifier, input.templateIdentifier))
+    .limit(1);
   return row ? toPublicEmbed(ctx, row) : null;
 }
 
@@ -49,16 +54,24 @@ export async function getPublicEmbed(ctx: OrgContext, input: { templateIdentifie
 export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInput): Promise<PublicEmbed> {
   const allowedOrigins = [...new Set(input.allowedOrigins)];
   if (input.enabled && allowedOrigins.length === 0) {
-    throw new AppError("invalid_request", "allowedOrigins: name the website (origin) that embeds the form", { field: "allowedOrigins" }, [
-      { key: "allowedOrigins", message: "name at least one origin, e.g. https://clinic.example" },
-    ]);
+    throw new AppError(
+      "invalid_request",
+      "allowedOrigins: name the website (origin) that embeds the form",
+      { field: "allowedOrigins" },
+      [{ key: "allowedOrigins", message: "name at least one origin, e.g. https://clinic.example" }],
+    );
   }
   return inTransaction(ctx, async (tx) => {
     const [template] = await tx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
     if (!template) throw notFound("template", { field: "templateIdentifier" });
     const now = new Date();
     const [row] = await tx.scope
-      .insert(publicEmbeds, { templateIdentifier: template.identifier, code: `pe_${randomSecret(18)}`, allowedOrigins, enabled: input.enabled })
+      .insert(publicEmbeds, {
+        templateIdentifier: template.identifier,
+        code: `pe_${randomSecret(18)}`,
+        allowedOrigins,
+        enabled: input.enabled,
+      })
       .onConflictDoUpdate({
         target: [publicEmbeds.organizationId, publicEmbeds.templateIdentifier],
         set: { allowedOrigins, enabled: input.enabled, updatedAt: now },
@@ -68,7 +81,13 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
     if (!input.enabled) {
       await tx.scope.update(formSessions, { expiresAt: now }, live);
     } else {
-      await tx.scope.update(formSessions, { config: sql`${formSessions.config} || jsonb_build_object('allowedOrigins', ${JSON.stringify(allowedOrigins)}::jsonb)` }, live);
+      await tx.scope.update(
+        formSessions,
+        {
+          config: sql`${formSessions.config} || jsonb_build_object('allowedOrigins', ${JSON.stringify(allowedOrigins)}::jsonb)`,
+        },
+        live,
+      );
     }
     await recordAudit(tx, {
       action: "config.updated",
@@ -110,10 +129,18 @@ export async function describePublicEmbed(services: Services, code: string): Pro
  * namespace, so no visitor can reach another's answers. Turned off, unknown or an inactive
  * template: 404; more than `VISITOR_STARTS_PER_WINDOW` starts from one address: 429.
  */
-export async function startVisitorSession(services: Services, code: string, request: RequestMeta): Promise<StartedVisitorSession> {
+export async function startVisitorSession(
+  services: Services,
+  code: string,
+  request: RequestMeta,
+): Promise<StartedVisitorSession> {
   const embed = await findByCode(services, code);
   if (!embed || !embed.enabled) throw notFound("form");
-  const ctx: OrgContext = { ...systemContext(services, embed.organizationId, request.requestId), actor: { type: "session", id: null }, request };
+  const ctx: OrgContext = {
+    ...systemContext(services, embed.organizationId, request.requestId),
+    actor: { type: "session", id: null },
+    request,
+  };
   await consumeRateLimit(services.db, {
     key: `public-embed:${embed.id}:${request.ip ?? "unknown"}`,
     limit: VISITOR_STARTS_PER_WINDOW,

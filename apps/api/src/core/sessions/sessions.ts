@@ -1,5 +1,24 @@
-import { createSessionInput, type CreatedSession, type CreateSessionInput, type ListPage, type ListSort, type PersonalLink, type SessionInfo } from "@clinsign/contracts";
-import { eq, formSessions, getTableColumns, gt, institutions, isNull, rowsOf, sql, type Db, type FormSessionConfig } from "@clinsign/db";
+import {
+  createSessionInput,
+  type CreatedSession,
+  type CreateSessionInput,
+  type ListPage,
+  type ListSort,
+  type PersonalLink,
+  type SessionInfo,
+} from "@clinsign/contracts";
+import {
+  eq,
+  formSessions,
+  getTableColumns,
+  gt,
+  institutions,
+  isNull,
+  rowsOf,
+  sql,
+  type Db,
+  type FormSessionConfig,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
 import { inTransaction, type FormSession, type OrgContext } from "../context";
@@ -21,20 +40,35 @@ const DEFAULT_LIFETIME_MINUTES = 24 * 60;
 export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput): Promise<CreatedSession> {
   const input = createSessionInput.parse(raw);
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
-  await assertMayChooseDestinations(ctx, { webhookUrl: input.config.webhookUrl, emailTo: input.config.emailTo }, "config.");
-  if (input.config.institutionId !== undefined) await knownInstitution(ctx, input.config.institutionId, "config.institutionId");
+  await assertMayChooseDestinations(
+    ctx,
+    { webhookUrl: input.config.webhookUrl, emailTo: input.config.emailTo },
+    "config.",
+  );
+  if (input.config.institutionId !== undefined)
+    await knownInstitution(ctx, input.config.institutionId, "config.institutionId");
   const { expiresInMinutes, ...config } = input.config;
   const sessionId = `fs_${randomSecret(32)}`;
   const expiresAt = new Date(Date.now() + (expiresInMinutes ?? DEFAULT_LIFETIME_MINUTES) * 60_000);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
-      .insert(formSessions, { templateIdentifier: template.identifier, tokenHash: sha256Hex(sessionId), config: config as FormSessionConfig, expiresAt })
+      .insert(formSessions, {
+        templateIdentifier: template.identifier,
+        tokenHash: sha256Hex(sessionId),
+        config: config as FormSessionConfig,
+        expiresAt,
+      })
       .returning({ id: formSessions.id });
     // Which settings the session carries, not their values (URLs and addresses stay out of the log).
     await recordAudit(tx, {
       action: "config.updated",
       templateIdentifier: template.identifier,
-      metadata: { kind: "session", sessionRecordId: row!.id, configKeys: Object.keys(config).sort(), expiresAt: expiresAt.toISOString() },
+      metadata: {
+        kind: "session",
+        sessionRecordId: row!.id,
+        configKeys: Object.keys(config).sort(),
+        expiresAt: expiresAt.toISOString(),
+      },
     });
     const embedUrl = `${ctx.services.config.publicWebUrl}/embed/${encodeURIComponent(template.identifier)}?session=${encodeURIComponent(sessionId)}`;
     return { sessionId, expiresAt: expiresAt.toISOString(), embedUrl };
@@ -57,9 +91,16 @@ export async function listPersonalLinks(
       ctx.scope.owns(
         formSessions,
         isNull(formSessions.publicEmbedId),
-      gt(formSessions.expiresAt, new Date()),
-      input.templateIdentifier === undefined ? undefined : eq(formSessions.templateIdentifier, input.templateIdentifier),
-        after && afterKey([formSessions.createdAt, formSessions.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort),
+        gt(formSessions.expiresAt, new Date()),
+        input.templateIdentifier === undefined
+          ? undefined
+          : eq(formSessions.templateIdentifier, input.templateIdentifier),
+        after &&
+          afterKey(
+            [formSessions.createdAt, formSessions.id],
+            [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
+            input.sort,
+          ),
       ),
     )
     .orderBy(...keyOrder([formSessions.createdAt, formSessions.id], input.sort))
@@ -86,10 +127,19 @@ export async function listPersonalLinks(
 export async function revokeFormSession(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
-      .update(formSessions, { expiresAt: new Date() }, eq(formSessions.id, input.id), gt(formSessions.expiresAt, new Date()))
+      .update(
+        formSessions,
+        { expiresAt: new Date() },
+        eq(formSessions.id, input.id),
+        gt(formSessions.expiresAt, new Date()),
+      )
       .returning({ id: formSessions.id, templateIdentifier: formSessions.templateIdentifier });
     if (!row) throw notFound("active session");
-    await recordAudit(tx, { action: "config.updated", templateIdentifier: row.templateIdentifier, metadata: { kind: "session", sessionRecordId: row.id, revoked: true } });
+    await recordAudit(tx, {
+      action: "config.updated",
+      templateIdentifier: row.templateIdentifier,
+      metadata: { kind: "session", sessionRecordId: row.id, revoked: true },
+    });
     return { ok: true as const };
   });
 }
@@ -108,7 +158,10 @@ export const FORM_SESSION_CALLS_PER_MINUTE = 120;
  * unknown or expired is 401 and counts nothing; past the limit is 429. Nothing is cached, so a
  * revoked session is refused by every process from the revoking commit on.
  */
-export async function authenticateFormSession(db: Db, sessionId: string | undefined): Promise<{ organizationId: string; session: FormSession }> {
+export async function authenticateFormSession(
+  db: Db,
+  sessionId: string | undefined,
+): Promise<{ organizationId: string; session: FormSession }> {
   if (!sessionId || sessionId.length > 200) throw unauthorized("invalid or expired session");
   const result = await db.execute(sql`
     with session as (
@@ -126,7 +179,12 @@ export async function authenticateFormSession(db: Db, sessionId: string | undefi
   assertWithinLimit(row, FORM_SESSION_CALLS_PER_MINUTE);
   return {
     organizationId: row.organization_id,
-    session: { id: row.id, templateIdentifier: row.template_identifier, config: JSON.parse(row.config) as FormSessionConfig, expiresAt: new Date(row.expires_at) },
+    session: {
+      id: row.id,
+      templateIdentifier: row.template_identifier,
+      config: JSON.parse(row.config) as FormSessionConfig,
+      expiresAt: new Date(row.expires_at),
+    },
   };
 }
 

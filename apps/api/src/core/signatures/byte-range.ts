@@ -27,7 +27,14 @@ export function findSignatureBytes(pdf: Uint8Array): SignatureBytes[] {
     const range = match.slice(1, 5).map(Number) as [number, number, number, number];
     const [a, b, c, d] = range;
     const gapStart = a + b;
-    const wellFormed = a === 0 && b > 0 && c > gapStart + 1 && d >= 0 && c + d <= bytes.length && bytes[gapStart] === 0x3c && bytes[c - 1] === 0x3e;
+    const wellFormed =
+      a === 0 &&
+      b > 0 &&
+      c > gapStart + 1 &&
+      d >= 0 &&
+      c + d <= bytes.length &&
+      bytes[gapStart] === 0x3c &&
+      bytes[c - 1] === 0x3e;
     const hex = wellFormed ? bytes.subarray(gapStart + 1, c - 1).toString("latin1") : "";
     const contents = /^[0-9a-fA-F\s]*$/.test(hex) ? Buffer.from(hex.replace(/\s+/g, ""), "hex") : Buffer.alloc(0);
     found.push({ at, range, contents, wellFormed: wellFormed && contents.length > 0 });
@@ -38,5 +45,8 @@ export function findSignatureBytes(pdf: Uint8Array): SignatureBytes[] {
 /** SHA-256 of the bytes a signature's ranges cover (what its CMS message digest must equal). */
 export function signedContentSha256(pdf: Uint8Array, range: SignatureBytes["range"]): Buffer {
   const [a, b, c, d] = range;
-  return createHash("sha256").update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+  return createHash("sha256")
+    .update(pdf.subarray(a, a + b))
+    .update(pdf.subarray(c, c + d))
+    .digest();
 }

@@ -35,7 +35,7 @@ function readOne(bytes: Buffer, offset: number, depth: number): Der {
   const content = bytes.subarray(offset + header, end);
   const children: Der[] = [];
   if (tag & 0x20) {
-    for (let at = 0; at < content.length; ) {
+    for (let at = 0; at < content.length;) {
       const child = readOne(content, at, depth + 1);
       children.push(child);
       at += child.raw.length;
@@ -66,11 +66,17 @@ export function oidOf(node: Der | undefined): string {
 export function timeOf(node: Der | undefined): Date | null {
   if (!node || (node.tag !== 0x17 && node.tag !== 0x18)) return null;
   const text = node.content.toString("latin1");
-  const m = (node.tag === 0x17 ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?Z$/ : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?Z$/).exec(text);
+  const m = (
+    node.tag === 0x17
+      ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?Z$/
+      : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?Z$/
+  ).exec(text);
   if (!m) return null;
   const year = node.tag === 0x17 ? (Number(m[1]) < 50 ? 2000 : 1900) + Number(m[1]) : Number(m[1]);
   const ms = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
-  const date = new Date(Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0), ms));
+  const date = new Date(
+    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0), ms),
+  );
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
@@ -165,10 +171,12 @@ export function checkSignedData(contentInfo: Buffer, content: Buffer | null): Ch
     if (type === OID.signingTime) result.signingTime = timeOf(value);
   }
   for (const attribute of unsignedAttrs?.children ?? []) {
-    if (oidOf(attribute.children[0]) === OID.signatureTimeStampToken) result.timestampToken = attribute.children[1]?.children[0]?.raw ?? null;
+    if (oidOf(attribute.children[0]) === OID.signatureTimeStampToken)
+      result.timestampToken = attribute.children[1]?.children[0]?.raw ?? null;
   }
   const signed = content ?? result.encapsulated;
-  if (signed && result.messageDigest) result.digestMatches = createHash(result.hash).update(signed).digest("hex") === result.messageDigest;
+  if (signed && result.messageDigest)
+    result.digestMatches = createHash(result.hash).update(signed).digest("hex") === result.messageDigest;
 
   // The signed attributes are signed as a SET OF (tag 0x31), not with their [0] tag.
   const toVerify = Buffer.concat([Buffer.from([0x31]), signedAttrs.raw.subarray(1)]);
@@ -181,17 +189,31 @@ export function checkSignedData(contentInfo: Buffer, content: Buffer | null): Ch
     } catch {
       continue;
     }
-    result.signer ??= { subject: describeName(certificate.subject), issuer: describeName(certificate.issuer), fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase() };
+    result.signer ??= {
+      subject: describeName(certificate.subject),
+      issuer: describeName(certificate.issuer),
+      fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase(),
+    };
     let valid = false;
     try {
-      const key = pss ? { key: certificate.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO } : certificate.publicKey;
+      const key = pss
+        ? {
+            key: certificate.publicKey,
+            padding: constants.RSA_PKCS1_PSS_PADDING,
+            saltLength: constants.RSA_PSS_SALTLEN_AUTO,
+          }
+        : certificate.publicKey;
       valid = cryptoVerify(result.hash, toVerify, key, signatureValue.content);
     } catch {
       valid = false;
     }
     if (valid) {
       result.signatureValid = true;
-      result.signer = { subject: describeName(certificate.subject), issuer: describeName(certificate.issuer), fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase() };
+      result.signer = {
+        subject: describeName(certificate.subject),
+        issuer: describeName(certificate.issuer),
+        fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase(),
+      };
       break;
     }
   }

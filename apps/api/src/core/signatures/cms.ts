@@ -32,7 +32,12 @@ export const OID = {
   ocspNonce: "1.3.6.1.5.5.7.48.1.2",
 } as const;
 
-const DIGESTS: Record<string, string> = { [OID.sha1]: "sha1", [OID.sha256]: "sha256", [OID.sha384]: "sha384", [OID.sha512]: "sha512" };
+const DIGESTS: Record<string, string> = {
+  [OID.sha1]: "sha1",
+  [OID.sha256]: "sha256",
+  [OID.sha384]: "sha384",
+  [OID.sha512]: "sha512",
+};
 /** Signature algorithm OIDs whose hash is named by the OID itself (RSA PKCS#1 v1.5, ECDSA). */
 export const SIGNATURE_DIGESTS: Record<string, string> = {
   "1.2.840.113549.1.1.5": "sha1",
@@ -55,7 +60,10 @@ export const explicit = (tag: number, node: Asn1) => asn1.create(CTX, tag, true,
 export const der = (node: Asn1) => asn1.toDer(node).getBytes();
 export const toBuffer = (binary: string) => Buffer.from(binary, "binary");
 export const fromDer = (bytes: Buffer | string): Asn1 =>
-  asn1.fromDer(typeof bytes === "string" ? bytes : bytes.toString("binary"), { strict: true, decodeBitStrings: false } as never);
+  asn1.fromDer(typeof bytes === "string" ? bytes : bytes.toString("binary"), {
+    strict: true,
+    decodeBitStrings: false,
+  } as never);
 
 export const children = (node: Asn1 | undefined): Asn1[] => (Array.isArray(node?.value) ? (node.value as Asn1[]) : []);
 export const bytesOf = (node: Asn1 | undefined): string => (typeof node?.value === "string" ? node.value : "");
@@ -140,16 +148,23 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
   } else {
     const [issuer, serial] = children(sid);
     const issuerDer = toBuffer(der(issuer!));
-    signer = parsed.find((c) => c.serialNumber.replace(/^0+/, "").toUpperCase() === serialHex(bytesOf(serial)) && issuerDerOf(c).equals(issuerDer));
+    signer = parsed.find(
+      (c) =>
+        c.serialNumber.replace(/^0+/, "").toUpperCase() === serialHex(bytesOf(serial)) &&
+        issuerDerOf(c).equals(issuerDer),
+    );
   }
   if (!signer) throw new CmsError("the signer's certificate is not in the token");
 
   const hash = digestName(digestAlgorithm);
   const attributes = children(signedAttrs);
-  const attributeValue = (type: string) => children(children(attributes.find((a) => oidOf(children(a)[0]) === type))[1])[0];
+  const attributeValue = (type: string) =>
+    children(children(attributes.find((a) => oidOf(children(a)[0]) === type))[1])[0];
   const messageDigest = bytesOf(attributeValue(OID.messageDigest));
-  if (!messageDigest || !createHash(hash).update(content).digest().equals(toBuffer(messageDigest))) throw new CmsError("message digest does not match the content");
-  if (oidOf(attributeValue(OID.contentType)) !== oidOf(eType)) throw new CmsError("content type attribute does not match");
+  if (!messageDigest || !createHash(hash).update(content).digest().equals(toBuffer(messageDigest)))
+    throw new CmsError("message digest does not match the content");
+  if (oidOf(attributeValue(OID.contentType)) !== oidOf(eType))
+    throw new CmsError("content type attribute does not match");
   const essV2 = attributeValue(OID.signingCertificateV2);
   const essV1 = attributeValue(OID.signingCertificate);
   const ess = essV2 ?? essV1;
@@ -157,16 +172,29 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
     // SigningCertificate(V2) { certs SEQUENCE OF ESSCertID(v2) }: the first names the signer.
     const certId = children(children(ess)[0])[0];
     const parts = children(certId);
-    const explicitAlg = essV2 && parts[0]?.type === T.SEQUENCE && parts[0].tagClass === U && parts.length > 1 && parts[1]?.type === T.OCTETSTRING;
+    const explicitAlg =
+      essV2 &&
+      parts[0]?.type === T.SEQUENCE &&
+      parts[0].tagClass === U &&
+      parts.length > 1 &&
+      parts[1]?.type === T.OCTETSTRING;
     const alg = essV2 ? (explicitAlg ? digestName(parts[0]) : "sha256") : "sha1";
     const hashNode = explicitAlg ? parts[1] : parts[0];
-    if (!createHash(alg).update(signer.raw).digest().equals(toBuffer(bytesOf(hashNode)))) throw new CmsError("the signing-certificate attribute names another certificate");
+    if (
+      !createHash(alg)
+        .update(signer.raw)
+        .digest()
+        .equals(toBuffer(bytesOf(hashNode)))
+    )
+      throw new CmsError("the signing-certificate attribute names another certificate");
   }
   const signedBytes = toBuffer(der(set(attributes)));
   const sigAlg = oidOf(children(signatureAlgorithm)[0]);
-  const verifyHash = SIGNATURE_DIGESTS[sigAlg] ?? (sigAlg === OID.rsaEncryption || sigAlg === "1.2.840.10045.2.1" ? hash : undefined);
+  const verifyHash =
+    SIGNATURE_DIGESTS[sigAlg] ?? (sigAlg === OID.rsaEncryption || sigAlg === "1.2.840.10045.2.1" ? hash : undefined);
   if (!verifyHash) throw new CmsError("unsupported signature algorithm");
-  if (!cryptoVerify(verifyHash, signedBytes, signer.publicKey, signature)) throw new CmsError("the signature does not verify");
+  if (!cryptoVerify(verifyHash, signedBytes, signer.publicKey, signature))
+    throw new CmsError("the signature does not verify");
   return { contentType: oidOf(eType), content, signer, certificates };
 }
 

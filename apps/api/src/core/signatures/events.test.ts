@@ -5,7 +5,15 @@ import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { startReceiver, type Receiver } from "../../testing/receiver";
-import { backdateExpiry, makeSignaturePng, pngDataUrl, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import {
+  backdateExpiry,
+  makeSignaturePng,
+  pngDataUrl,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
 
 let api: TestApi;
@@ -33,7 +41,10 @@ const events = () =>
   receiver.requests.map((r) => {
     // Every delivery verifies against the organization's secret, both ways.
     expect(r.headers["x-service-signature"]).toBe(createHmac("sha256", secret).update(r.body).digest("hex"));
-    return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { event: string; data: Record<string, unknown> };
+    return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as {
+      event: string;
+      data: Record<string, unknown>;
+    };
   });
 
 describe("signature.* webhooks", () => {
@@ -48,21 +59,27 @@ describe("signature.* webhooks", () => {
     });
     const declined = await requestSignature(api, org, documentId, "P-78");
     const declinedView = await api.trpc({}).signing.open.mutate({ token: declined.token });
-    await api.trpc({}).signing.decline.mutate({ sessionToken: declinedView.sessionToken!, reason: "Möchte erst mit dem Arzt sprechen" });
+    await api.trpc({}).signing.decline.mutate({
+      sessionToken: declinedView.sessionToken!,
+      reason: "Möchte erst mit dem Arzt sprechen",
+    });
     const expired = await requestSignature(api, org, documentId, "P-79");
     await backdateExpiry(api, expired.id);
     expect((await api.trpc({}).signing.open.mutate({ token: expired.token })).state).toBe("expired");
 
     await deliverAll();
     const received = events();
-    const byEvent = (event: string, id: string) => received.find((e) => e.event === event && e.data.signature_id === id);
+    const byEvent = (event: string, id: string) =>
+      received.find((e) => e.event === event && e.data.signature_id === id);
     expect(byEvent("signature.opened", signed.id)?.data).toMatchObject({ document_id: documentId, patient_id: "P-77" });
     expect(byEvent("signature.completed", signed.id)?.data).toMatchObject({
       patient_id: "P-77",
       signed_pdf_url: expect.stringContaining(`/signature-requests/${signed.id}/signed.pdf`),
       metadata_json_url: expect.stringContaining(`/signature-requests/${signed.id}/metadata.json`),
     });
-    expect(byEvent("signature.declined", declined.id)?.data).toMatchObject({ reason: "Möchte erst mit dem Arzt sprechen" });
+    expect(byEvent("signature.declined", declined.id)?.data).toMatchObject({
+      reason: "Möchte erst mit dem Arzt sprechen",
+    });
     expect(byEvent("signature.expired", expired.id)?.data).toMatchObject({ patient_id: "P-79" });
     expect(receiver.requests.every((r) => r.path === "/his")).toBe(true);
   });

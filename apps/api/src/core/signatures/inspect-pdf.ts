@@ -44,7 +44,8 @@ function dictionaryText(bytes: Buffer, signature: SignatureBytes): string {
   const stop = bytes.indexOf("endobj", Math.max(signature.at, c));
   const end = stop === -1 ? Math.min(bytes.length, c + 4096) : stop;
   const gapStart = a + b;
-  if (signature.wellFormed && gapStart > start && c < end) return bytes.subarray(start, gapStart).toString("latin1") + bytes.subarray(c, end).toString("latin1");
+  if (signature.wellFormed && gapStart > start && c < end)
+    return bytes.subarray(start, gapStart).toString("latin1") + bytes.subarray(c, end).toString("latin1");
   return bytes.subarray(start, Math.min(end, signature.at + 4096)).toString("latin1");
 }
 
@@ -52,8 +53,16 @@ function dictionaryText(bytes: Buffer, signature: SignatureBytes): string {
 function pdfDate(text: string | undefined): string | null {
   const m = text && /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?/.exec(text);
   if (!m) return null;
-  const utc = Date.UTC(Number(m[1]), Number(m[2] ?? 1) - 1, Number(m[3] ?? 1), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-  const offset = m[7] === "+" || m[7] === "-" ? (m[7] === "+" ? 1 : -1) * (Number(m[8] ?? 0) * 60 + Number(m[9] ?? 0)) : 0;
+  const utc = Date.UTC(
+    Number(m[1]),
+    Number(m[2] ?? 1) - 1,
+    Number(m[3] ?? 1),
+    Number(m[4] ?? 0),
+    Number(m[5] ?? 0),
+    Number(m[6] ?? 0),
+  );
+  const offset =
+    m[7] === "+" || m[7] === "-" ? (m[7] === "+" ? 1 : -1) * (Number(m[8] ?? 0) * 60 + Number(m[9] ?? 0)) : 0;
   const date = new Date(utc - offset * 60_000);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
@@ -61,7 +70,8 @@ function pdfDate(text: string | undefined): string | null {
 function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSignature {
   const dict = dictionaryText(bytes, signature);
   const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.#_-]+)/.exec(dict)?.[1] ?? "";
-  const kind = subFilter === "ETSI.RFC3161" || /\/Type\s*\/DocTimeStamp/.test(dict) ? "document_timestamp" : "signature";
+  const kind =
+    subFilter === "ETSI.RFC3161" || /\/Type\s*\/DocTimeStamp/.test(dict) ? "document_timestamp" : "signature";
   const [a, b, c, d] = signature.range;
   const inspected: InspectedSignature = {
     kind,
@@ -81,13 +91,22 @@ function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSi
     if (kind === "document_timestamp") {
       const checked = checkSignedData(signature.contents, null);
       const stamp = checkTimestampToken(signature.contents, content);
-      Object.assign(inspected, { signer: checked.signer, signatureValid: checked.signatureValid && !!stamp?.valid, digestMatches: !!stamp?.valid });
+      Object.assign(inspected, {
+        signer: checked.signer,
+        signatureValid: checked.signatureValid && !!stamp?.valid,
+        digestMatches: !!stamp?.valid,
+      });
       inspected.messageDigest = createHash("sha256").update(content).digest("hex");
       if (stamp) inspected.timestamp = { genTime: stamp.genTime.toISOString(), valid: stamp.valid };
       return inspected;
     }
     const checked = checkSignedData(signature.contents, content);
-    Object.assign(inspected, { messageDigest: checked.messageDigest, digestMatches: checked.digestMatches, signatureValid: checked.signatureValid, signer: checked.signer });
+    Object.assign(inspected, {
+      messageDigest: checked.messageDigest,
+      digestMatches: checked.digestMatches,
+      signatureValid: checked.signatureValid,
+      signer: checked.signer,
+    });
     if (checked.signingTime) inspected.claimedTime = checked.signingTime.toISOString();
     if (checked.timestampToken && checked.signatureValue) {
       const stamp = checkTimestampToken(checked.timestampToken, checked.signatureValue);
@@ -109,7 +128,8 @@ interface Census {
   signatureFields: Set<string>;
 }
 
-const keyOf = (value: PDFObject | undefined, fallback: string) => (value instanceof PDFRef ? value.toString() : fallback);
+const keyOf = (value: PDFObject | undefined, fallback: string) =>
+  value instanceof PDFRef ? value.toString() : fallback;
 
 function census(doc: PDFDocument): Census {
   const pages = doc.getPages();
@@ -119,7 +139,9 @@ function census(doc: PDFDocument): Census {
     for (let i = 0; i < (annots?.size() ?? 0); i++) {
       const ref = annots!.get(i);
       const annot = doc.context.lookupMaybe(ref, PDFDict);
-      const isSignatureWidget = annot?.get(PDFName.of("Subtype"))?.toString() === "/Widget" && annot.get(PDFName.of("FT"))?.toString() === "/Sig";
+      const isSignatureWidget =
+        annot?.get(PDFName.of("Subtype"))?.toString() === "/Widget" &&
+        annot.get(PDFName.of("FT"))?.toString() === "/Sig";
       if (!isSignatureWidget) annotations.add(keyOf(ref, `${p}:${i}`));
     }
   });
@@ -134,7 +156,8 @@ function census(doc: PDFDocument): Census {
       const kids = field.lookupMaybe(PDFName.of("Kids"), PDFArray);
       const key = keyOf(ref, `${depth}:${i}`);
       if (field.get(PDFName.of("FT"))?.toString() === "/Sig") signatureFields.add(key);
-      else if (kids && kids.size() > 0 && doc.context.lookupMaybe(kids.get(0), PDFDict)?.has(PDFName.of("T"))) walk(kids, depth + 1);
+      else if (kids && kids.size() > 0 && doc.context.lookupMaybe(kids.get(0), PDFDict)?.has(PDFName.of("T")))
+        walk(kids, depth + 1);
       else fields.add(key);
     }
   };
@@ -154,7 +177,8 @@ function reachable(doc: PDFDocument, start: PDFObject | undefined, into: Set<str
       if (target) stack.push(target);
     } else if (value instanceof PDFDict || value instanceof PDFStream) {
       const dict = value instanceof PDFStream ? value.dict : value;
-      for (const [key, child] of dict.entries()) if (key.asString() !== "/Parent" && key.asString() !== "/P") stack.push(child);
+      for (const [key, child] of dict.entries())
+        if (key.asString() !== "/Parent" && key.asString() !== "/P") stack.push(child);
     } else if (value instanceof PDFArray) {
       for (let i = 0; i < value.size(); i++) stack.push(value.get(i));
     }
@@ -163,7 +187,8 @@ function reachable(doc: PDFDocument, start: PDFObject | undefined, into: Set<str
 
 /** An object's content for comparison across revisions (a stream's bytes included). */
 function serialise(value: PDFObject, leaveOut?: string): string {
-  if (value instanceof PDFRawStream) return `${serialise(value.dict, leaveOut)}${Buffer.from(value.contents).toString("latin1")}`;
+  if (value instanceof PDFRawStream)
+    return `${serialise(value.dict, leaveOut)}${Buffer.from(value.contents).toString("latin1")}`;
   if (value instanceof PDFDict && leaveOut) {
     const copy = value.clone();
     copy.delete(PDFName.of(leaveOut));
@@ -179,7 +204,9 @@ function changesSince(sealed: PDFDocument, final: PDFDocument): VerifyChanges {
   const added = <T>(a: Set<T>, b: Set<T>) => [...b].filter((x) => !a.has(x));
   const newAnnotations = added(before.annotations, after.annotations);
   const newFields = added(before.fields, after.fields);
-  const newPages = after.pages.filter((ref) => !before.pages.some((old) => old === ref || old.toString() === ref.toString()));
+  const newPages = after.pages.filter(
+    (ref) => !before.pages.some((old) => old === ref || old.toString() === ref.toString()),
+  );
 
   // Objects that the counts above, the DSS or a (signature, timestamp) field already account for.
   const explained = new Set<string>();
@@ -189,7 +216,8 @@ function changesSince(sealed: PDFDocument, final: PDFDocument): VerifyChanges {
   const acroForm = final.catalog.get(PDFName.of("AcroForm"));
   if (acroForm instanceof PDFRef) explained.add(acroForm.toString());
   for (const key of [...newAnnotations, ...newFields, ...added(before.signatureFields, after.signatureFields)]) {
-    if (/^\d+ \d+ R$/.test(key)) reachable(final, PDFRef.of(Number(key.split(" ")[0]), Number(key.split(" ")[1])), explained);
+    if (/^\d+ \d+ R$/.test(key))
+      reachable(final, PDFRef.of(Number(key.split(" ")[0]), Number(key.split(" ")[1])), explained);
   }
   for (const ref of newPages) reachable(final, ref, explained);
   const info = final.context.trailerInfo.Info;
@@ -200,7 +228,8 @@ function changesSince(sealed: PDFDocument, final: PDFDocument): VerifyChanges {
   for (const [ref, object] of final.context.enumerateIndirectObjects()) {
     const key = ref.toString();
     if (explained.has(key)) continue;
-    if (object instanceof PDFStream && ["/XRef", "/ObjStm"].includes(String(object.dict.get(PDFName.of("Type"))))) continue;
+    if (object instanceof PDFStream && ["/XRef", "/ObjStm"].includes(String(object.dict.get(PDFName.of("Type")))))
+      continue;
     const old = sealed.context.lookup(ref);
     if (!old) {
       // A new object nothing counted refers to is harmless unless something uses it: count it.
@@ -231,7 +260,13 @@ function dssOf(doc: PDFDocument): { certificates: number; revocation: number } |
 export async function inspectSignedPdf(input: { bytes: Uint8Array }): Promise<PdfInspection> {
   const bytes = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
   const head = bytes.subarray(0, 1024).toString("latin1");
-  const inspection: PdfInspection = { isPdf: head.includes("%PDF-"), length: bytes.length, signatures: [], dss: null, changes: null };
+  const inspection: PdfInspection = {
+    isPdf: head.includes("%PDF-"),
+    length: bytes.length,
+    signatures: [],
+    dss: null,
+    changes: null,
+  };
   if (!inspection.isPdf) return inspection;
   inspection.signatures = findSignatureBytes(bytes)
     .map((signature) => inspectSignature(bytes, signature))
@@ -246,18 +281,33 @@ export async function inspectSignedPdf(input: { bytes: Uint8Array }): Promise<Pd
   const dss = dssOf(final);
   if (dss) {
     let covered = false;
-    for (const stamp of inspection.signatures.filter((s) => s.kind === "document_timestamp" && s.signatureValid && (!seal || s.end > seal.end))) {
+    for (const stamp of inspection.signatures.filter(
+      (s) => s.kind === "document_timestamp" && s.signatureValid && (!seal || s.end > seal.end),
+    )) {
       const revision = await PDFDocument.load(bytes.subarray(0, stamp.end), LOAD).catch(() => null);
       if (revision && dssOf(revision)) covered = true;
     }
     inspection.dss = { ...dss, coveredByDocumentTimestamp: covered };
   }
   if (seal && seal.end <= bytes.length) {
-    const sealed = seal.end === bytes.length ? final : await PDFDocument.load(bytes.subarray(0, seal.end), LOAD).catch(() => null);
+    const sealed =
+      seal.end === bytes.length ? final : await PDFDocument.load(bytes.subarray(0, seal.end), LOAD).catch(() => null);
     if (sealed) {
       try {
-        const changes = sealed === final ? { pagesAdded: 0, pagesRemoved: 0, annotationsAdded: 0, formFieldsAdded: 0, signaturesAdded: 0, otherObjectsChanged: 0 } : changesSince(sealed, final);
-        changes.signaturesAdded = inspection.signatures.filter((s) => s.kind === "signature" && s.end > seal.end).length;
+        const changes =
+          sealed === final
+            ? {
+                pagesAdded: 0,
+                pagesRemoved: 0,
+                annotationsAdded: 0,
+                formFieldsAdded: 0,
+                signaturesAdded: 0,
+                otherObjectsChanged: 0,
+              }
+            : changesSince(sealed, final);
+        changes.signaturesAdded = inspection.signatures.filter(
+          (s) => s.kind === "signature" && s.end > seal.end,
+        ).length;
         inspection.changes = changes;
       } catch {
         // An object graph pdf-lib cannot walk: the changes stay unknown (verify.ts then goes by coverage).

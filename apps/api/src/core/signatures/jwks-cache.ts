@@ -31,7 +31,10 @@ interface Entry {
  */
 export function jwksCacheSeconds(cacheControl: string | undefined): number {
   if (cacheControl === undefined || cacheControl.trim() === "") return JWKS_DEFAULT_CACHE_SECONDS;
-  const directives = cacheControl.toLowerCase().split(",").map((d) => d.trim());
+  const directives = cacheControl
+    .toLowerCase()
+    .split(",")
+    .map((d) => d.trim());
   if (directives.some((d) => d === "no-store" || d === "no-cache" || d.startsWith("no-cache="))) return 0;
   const maxAge = directives.map((d) => /^max-age\s*=\s*"?(\d+)"?$/.exec(d)).find(Boolean);
   if (!maxAge) return JWKS_DEFAULT_CACHE_SECONDS;

@@ -17,7 +17,24 @@ import { PDFDict, PDFName, PDFNumber, PDFRef, PDFString } from "pdf-lib";
 import type { PadesLevel } from "@clinsign/db";
 import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { algorithm, bytesOf, certificateOf, children, der, fromDer, isContext, OID, octets, oidOf, seq, SIGNATURE_DIGESTS, toBuffer, verifySignedData, U, T } from "./cms";
+import {
+  algorithm,
+  bytesOf,
+  certificateOf,
+  children,
+  der,
+  fromDer,
+  isContext,
+  OID,
+  octets,
+  oidOf,
+  seq,
+  SIGNATURE_DIGESTS,
+  toBuffer,
+  verifySignedData,
+  U,
+  T,
+} from "./cms";
 import { arrayOf, IncrementalPdf } from "./pdf-incremental";
 import { signSealPlaceholder, type SigningIdentity } from "./pades";
 import { requestTimestamp, type Timestamp } from "./tsa";
@@ -47,7 +64,8 @@ const DOC_TIMESTAMP_BYTES = 16_384;
 const converted = new WeakMap<forge.pki.Certificate, X509Certificate>();
 export function x509Of(certificate: forge.pki.Certificate): X509Certificate {
   let x509 = converted.get(certificate);
-  if (!x509) converted.set(certificate, (x509 = certificateOf(toBuffer(der(forge.pki.certificateToAsn1(certificate))))));
+  if (!x509)
+    converted.set(certificate, (x509 = certificateOf(toBuffer(der(forge.pki.certificateToAsn1(certificate))))));
   return x509;
 }
 
@@ -71,7 +89,8 @@ function extensionUris(certificate: X509Certificate, extensionOid: string, metho
   const value = fromDer(bytesOf(children(extension)[children(extension).length - 1]));
   const uris: string[] = [];
   const walk = (node: forge.asn1.Asn1, inMethod: boolean) => {
-    if (node.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && node.type === 6 && !node.constructed && inMethod) uris.push(bytesOf(node));
+    if (node.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && node.type === 6 && !node.constructed && inMethod)
+      uris.push(bytesOf(node));
     else if (Array.isArray(node.value)) {
       const parts = node.value as forge.asn1.Asn1[];
       // AccessDescription: SEQUENCE { accessMethod OID, accessLocation GeneralName }
@@ -101,34 +120,53 @@ function issuerOf(certificate: X509Certificate, pool: X509Certificate[]): X509Ce
 /** The certificate and its issuers up to a self-signed one, from the pool. */
 export function chainOf(certificate: X509Certificate, pool: X509Certificate[]): X509Certificate[] {
   const chain = [certificate];
-  for (let current = certificate; !isSelfSigned(current) && chain.length < 10; ) {
+  for (let current = certificate; !isSelfSigned(current) && chain.length < 10;) {
     const issuer = issuerOf(current, pool);
-    if (!issuer) throw new RevocationError(`the issuer of "${current.subject.replace(/\n/g, ", ")}" is not known (add the CA certificates to the certificate file)`);
+    if (!issuer)
+      throw new RevocationError(
+        `the issuer of "${current.subject.replace(/\n/g, ", ")}" is not known (add the CA certificates to the certificate file)`,
+      );
     chain.push(issuer);
     current = issuer;
   }
   return chain;
 }
 
-async function fetchRevocation(config: LtvConfig, url: string, init: { method: string; body?: Buffer; contentType?: string }, clock: { waitMs: number }): Promise<Buffer> {
+async function fetchRevocation(
+  config: LtvConfig,
+  url: string,
+  init: { method: string; body?: Buffer; contentType?: string },
+  clock: { waitMs: number },
+): Promise<Buffer> {
   const started = performance.now();
   try {
     const response = await guardedFetch(
       url,
       { allowHosts: config.outboundAllowHosts, allowPlainHttp: true },
-      { method: init.method, body: init.body, headers: init.contentType ? { "content-type": init.contentType } : {}, timeoutMs: REVOCATION_TIMEOUT_MS, maxBytes: REVOCATION_MAX_BYTES },
+      {
+        method: init.method,
+        body: init.body,
+        headers: init.contentType ? { "content-type": init.contentType } : {},
+        timeoutMs: REVOCATION_TIMEOUT_MS,
+        maxBytes: REVOCATION_MAX_BYTES,
+      },
     );
     if (response.status !== 200) throw new RevocationError(`${url} answered HTTP ${response.status}`);
     return response.body;
   } catch (error) {
     if (error instanceof RevocationError) throw error;
-    throw new RevocationError(`${url}: ${error instanceof OutboundError ? `${error.reason}: ${error.message}` : String(error)}`);
+    throw new RevocationError(
+      `${url}: ${error instanceof OutboundError ? `${error.reason}: ${error.message}` : String(error)}`,
+    );
   } finally {
     clock.waitMs += performance.now() - started;
   }
 }
 
-const sha1 = (bytes: Buffer | string) => createHash("sha1").update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes).digest();
+const sha1 = (bytes: Buffer | string) =>
+  createHash("sha1")
+    .update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes)
+    .digest();
 
 /** SHA-1 of the subjectPublicKey bits of a certificate (the OCSP issuerKeyHash). */
 const issuerKeyHash = memo((certificate) => {
@@ -136,20 +174,44 @@ const issuerKeyHash = memo((certificate) => {
   return sha1(toBuffer(bytesOf(children(spki)[1]).slice(1)));
 });
 
-function verifyWith(signatureAlgorithm: forge.asn1.Asn1 | undefined, signed: Buffer, signatureBits: forge.asn1.Asn1 | undefined, key: X509Certificate): boolean {
+function verifyWith(
+  signatureAlgorithm: forge.asn1.Asn1 | undefined,
+  signed: Buffer,
+  signatureBits: forge.asn1.Asn1 | undefined,
+  key: X509Certificate,
+): boolean {
   const hash = SIGNATURE_DIGESTS[oidOf(children(signatureAlgorithm)[0])];
   if (!hash) return false;
   return cryptoVerify(hash, signed, key.publicKey, toBuffer(bytesOf(signatureBits).slice(1)));
 }
 
 /** Asks the certificate's OCSP responder; returns the checked OCSPResponse DER. */
-async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string, clock: { waitMs: number }): Promise<{ response: Buffer; responder: Buffer[] }> {
-  const serial = Buffer.from(certificate.serialNumber.length % 2 ? `0${certificate.serialNumber}` : certificate.serialNumber, "hex");
+async function ocspFor(
+  config: LtvConfig,
+  certificate: X509Certificate,
+  issuer: X509Certificate,
+  url: string,
+  clock: { waitMs: number },
+): Promise<{ response: Buffer; responder: Buffer[] }> {
+  const serial = Buffer.from(
+    certificate.serialNumber.length % 2 ? `0${certificate.serialNumber}` : certificate.serialNumber,
+    "hex",
+  );
   const serialBytes = serial[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), serial]) : serial;
   const issuerNameHash = sha1(toBuffer(der(issuerName(certificate))));
-  const certId = seq([algorithm(OID.sha1), octets(issuerNameHash.toString("binary")), octets(issuerKeyHash(issuer).toString("binary")), forge.asn1.create(U, T.INTEGER, false, serialBytes.toString("binary"))]);
+  const certId = seq([
+    algorithm(OID.sha1),
+    octets(issuerNameHash.toString("binary")),
+    octets(issuerKeyHash(issuer).toString("binary")),
+    forge.asn1.create(U, T.INTEGER, false, serialBytes.toString("binary")),
+  ]);
   const request = toBuffer(der(seq([seq([seq([seq([certId])])])])));
-  const body = await fetchRevocation(config, url, { method: "POST", body: request, contentType: "application/ocsp-request" }, clock);
+  const body = await fetchRevocation(
+    config,
+    url,
+    { method: "POST", body: request, contentType: "application/ocsp-request" },
+    clock,
+  );
   let root;
   try {
     root = fromDer(body);
@@ -157,7 +219,8 @@ async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: 
     throw new RevocationError(`${url}: not an OCSP response`);
   }
   const [statusNode, bytesNode] = children(root);
-  if (bytesOf(statusNode) !== "\x00") throw new RevocationError(`${url}: OCSP status ${bytesOf(statusNode).charCodeAt(0)}`);
+  if (bytesOf(statusNode) !== "\x00")
+    throw new RevocationError(`${url}: OCSP status ${bytesOf(statusNode).charCodeAt(0)}`);
   const [typeNode, basicOctets] = children(children(bytesNode)[0]);
   if (oidOf(typeNode) !== OID.ocspBasic) throw new RevocationError(`${url}: not a basic OCSP response`);
   const basic = children(fromDer(bytesOf(basicOctets)));
@@ -165,19 +228,25 @@ async function ocspFor(config: LtvConfig, certificate: X509Certificate, issuer: 
   const included = children(children(certsNode)[0]).map((c) => certificateOf(toBuffer(der(c))));
   const tbsBytes = toBuffer(der(tbs!));
   // Signed by the issuer itself, or by a responder certificate the issuer gave id-kp-OCSPSigning.
-  const signer = [issuer, ...included.filter((c) => isIssuedBy(c, issuer) && (c.keyUsage ?? []).includes(OCSP_SIGNING))].find((c) =>
-    verifyWith(sigAlg, tbsBytes, sigBits, c),
-  );
+  const signer = [
+    issuer,
+    ...included.filter((c) => isIssuedBy(c, issuer) && (c.keyUsage ?? []).includes(OCSP_SIGNING)),
+  ].find((c) => verifyWith(sigAlg, tbsBytes, sigBits, c));
   if (!signer) throw new RevocationError(`${url}: the OCSP response's signature does not verify`);
   const tbsFields = children(tbs);
-  const responses = children(tbsFields.find((n) => n.tagClass === U && n.type === T.SEQUENCE && children(n).every((r) => r.type === T.SEQUENCE)));
+  const responses = children(
+    tbsFields.find((n) => n.tagClass === U && n.type === T.SEQUENCE && children(n).every((r) => r.type === T.SEQUENCE)),
+  );
   const mine = responses.find((r) => {
     const id = children(children(r)[0]);
     return toBuffer(bytesOf(id[3])).equals(serialBytes) && toBuffer(bytesOf(id[1])).equals(issuerNameHash);
   });
   if (!mine) throw new RevocationError(`${url}: the OCSP response does not answer for this certificate`);
   const status = children(mine)[1];
-  if (!isContext(status, 0)) throw new RevocationError(`${url}: the certificate "${certificate.subject.replace(/\n/g, ", ")}" is ${isContext(status, 1) ? "revoked" : "unknown to its OCSP responder"}`);
+  if (!isContext(status, 0))
+    throw new RevocationError(
+      `${url}: the certificate "${certificate.subject.replace(/\n/g, ", ")}" is ${isContext(status, 1) ? "revoked" : "unknown to its OCSP responder"}`,
+    );
   return { response: body, responder: signer === issuer ? [] : [signer.raw] };
 }
 
@@ -187,7 +256,13 @@ function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
 }
 
 /** Fetches the CRL, checks its signature and that the certificate is not on it. */
-async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X509Certificate, url: string, clock: { waitMs: number }): Promise<Buffer> {
+async function crlFor(
+  config: LtvConfig,
+  certificate: X509Certificate,
+  issuer: X509Certificate,
+  url: string,
+  clock: { waitMs: number },
+): Promise<Buffer> {
   const body = await fetchRevocation(config, url, { method: "GET" }, clock);
   let list;
   try {
@@ -196,11 +271,23 @@ async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X
     throw new RevocationError(`${url}: not a DER CRL`);
   }
   const [tbs, sigAlg, sigBits] = list;
-  if (!verifyWith(sigAlg, toBuffer(der(tbs!)), sigBits, issuer)) throw new RevocationError(`${url}: the CRL's signature does not verify`);
+  if (!verifyWith(sigAlg, toBuffer(der(tbs!)), sigBits, issuer))
+    throw new RevocationError(`${url}: the CRL's signature does not verify`);
   const serial = certificate.serialNumber.replace(/^0+/, "").toUpperCase();
-  const revoked = children(tbs).find((n) => n.tagClass === U && n.type === T.SEQUENCE && children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER));
+  const revoked = children(tbs).find(
+    (n) =>
+      n.tagClass === U &&
+      n.type === T.SEQUENCE &&
+      children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER),
+  );
   for (const entry of children(revoked)) {
-    if (toBuffer(bytesOf(children(entry)[0])).toString("hex").replace(/^0+/, "").toUpperCase() === serial) throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" is revoked (${url})`);
+    if (
+      toBuffer(bytesOf(children(entry)[0]))
+        .toString("hex")
+        .replace(/^0+/, "")
+        .toUpperCase() === serial
+    )
+      throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" is revoked (${url})`);
   }
   return body;
 }
@@ -210,7 +297,11 @@ async function crlFor(config: LtvConfig, certificate: X509Certificate, issuer: X
  * a trust anchor and needs none; every other certificate needs an OCSP answer (AIA) or a CRL
  * (distribution points) — when it has neither, or none can be had, this throws.
  */
-export async function collectValidationData(config: LtvConfig, leaves: X509Certificate[], pool: X509Certificate[]): Promise<ValidationData> {
+export async function collectValidationData(
+  config: LtvConfig,
+  leaves: X509Certificate[],
+  pool: X509Certificate[],
+): Promise<ValidationData> {
   const data: ValidationData = { certificates: [], ocsps: [], crls: [], waitMs: 0 };
   const seen = new Set<string>();
   const add = (list: Buffer[], bytes: Buffer) => {
@@ -235,7 +326,9 @@ export async function collectValidationData(config: LtvConfig, leaves: X509Certi
       } else if (crl.length) {
         add(data.crls, await crlFor(config, certificate, issuer, crl[0]!, data));
       } else {
-        throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" names no OCSP responder or CRL`);
+        throw new RevocationError(
+          `the certificate "${certificate.subject.replace(/\n/g, ", ")}" names no OCSP responder or CRL`,
+        );
       }
     }
   }
@@ -288,7 +381,10 @@ export function addDss(pdfBytes: Buffer, data: ValidationData, forSignature: Buf
   pdf.set(dssRef, dss);
   catalog.set(PDFName.of("DSS"), dssRef);
   // ISO 32000-1 extension level of PAdES (ETSI EN 319 142-1, 5.4.1).
-  catalog.set(PDFName.of("Extensions"), pdf.context.obj({ ESIC: { BaseVersion: PDFName.of("1.7"), ExtensionLevel: 5 } }));
+  catalog.set(
+    PDFName.of("Extensions"),
+    pdf.context.obj({ ESIC: { BaseVersion: PDFName.of("1.7"), ExtensionLevel: 5 } }),
+  );
   pdf.set(pdf.catalogRef, catalog);
   return pdf.save();
 }
@@ -297,15 +393,20 @@ export function addDss(pdfBytes: Buffer, data: ValidationData, forSignature: Buf
  * Appends a document time stamp over the whole file: an invisible signature field on the page of
  * the first signature, its /DocTimeStamp dictionary, and the RFC 3161 token in /Contents.
  */
-export async function addDocumentTimestamp(config: LtvConfig, pdfBytes: Buffer): Promise<{ pdf: Buffer; timestamp: Timestamp }> {
+export async function addDocumentTimestamp(
+  config: LtvConfig,
+  pdfBytes: Buffer,
+): Promise<{ pdf: Buffer; timestamp: Timestamp }> {
   const pdf = new IncrementalPdf(pdfBytes);
   const catalog = (pdf.get(pdf.catalogRef) as PDFDict).clone(pdf.context);
   const acroFormEntry = catalog.get(PDFName.of("AcroForm"));
-  const acroForm = (pdf.resolve(acroFormEntry) as PDFDict | undefined)?.clone(pdf.context) ?? PDFDict.withContext(pdf.context);
+  const acroForm =
+    (pdf.resolve(acroFormEntry) as PDFDict | undefined)?.clone(pdf.context) ?? PDFDict.withContext(pdf.context);
   const fields = arrayOf(pdf, acroForm, "Fields");
   const firstField = fields.size() ? (pdf.resolve(fields.get(0)) as PDFDict) : undefined;
   const pageRef = firstField?.get(PDFName.of("P"));
-  if (!(pageRef instanceof PDFRef)) throw new Error("the sealed PDF has no signature field to place the document time stamp beside");
+  if (!(pageRef instanceof PDFRef))
+    throw new Error("the sealed PDF has no signature field to place the document time stamp beside");
   const page = (pdf.get(pageRef) as PDFDict).clone(pdf.context);
   const annots = arrayOf(pdf, page, "Annots");
 
@@ -334,7 +435,10 @@ export async function addDocumentTimestamp(config: LtvConfig, pdfBytes: Buffer):
     pdf.set(pdf.catalogRef, catalog);
   }
   const byteRangeSlot = "/ByteRange [0 0000000000 0000000000 0000000000]";
-  pdf.set(sigRef, `<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 ${byteRangeSlot} /Contents <${"0".repeat(DOC_TIMESTAMP_BYTES * 2)}> >>`);
+  pdf.set(
+    sigRef,
+    `<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 ${byteRangeSlot} /Contents <${"0".repeat(DOC_TIMESTAMP_BYTES * 2)}> >>`,
+  );
   const out = pdf.save();
 
   const slotAt = out.lastIndexOf(byteRangeSlot, undefined, "latin1");
@@ -343,8 +447,12 @@ export async function addDocumentTimestamp(config: LtvConfig, pdfBytes: Buffer):
   const range = [0, contentsAt, contentsEnd, out.length - contentsEnd];
   const rangeText = `/ByteRange [${range.join(" ")}]`.padEnd(byteRangeSlot.length, " ");
   out.write(rangeText, slotAt, "latin1");
-  const timestamp = await requestTimestamp(config, Buffer.concat([out.subarray(0, contentsAt), out.subarray(contentsEnd)]));
-  if (timestamp.token.length > DOC_TIMESTAMP_BYTES) throw new Error("the document time stamp does not fit its placeholder");
+  const timestamp = await requestTimestamp(
+    config,
+    Buffer.concat([out.subarray(0, contentsAt), out.subarray(contentsEnd)]),
+  );
+  if (timestamp.token.length > DOC_TIMESTAMP_BYTES)
+    throw new Error("the document time stamp does not fit its placeholder");
   out.write(timestamp.token.toString("hex"), contentsAt + 1, "latin1");
   return { pdf: out, timestamp };
 }
@@ -366,15 +474,27 @@ export interface LongTermSeal {
  * (the development one) has no revocation data to give: the seal stays B-T. Otherwise every
  * failure (a responder down, a revoked certificate) throws: fail closed, the job retries.
  */
-export async function extendToLongTerm(config: LtvConfig, signed: Buffer, sealChain: X509Certificate[], signatureTimestamp: Timestamp): Promise<LongTermSeal> {
+export async function extendToLongTerm(
+  config: LtvConfig,
+  signed: Buffer,
+  sealChain: X509Certificate[],
+  signatureTimestamp: Timestamp,
+): Promise<LongTermSeal> {
   const sealCertificate = sealChain[0]!;
-  if (isSelfSigned(sealCertificate)) return { pdf: signed, level: "B-T", documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
+  if (isSelfSigned(sealCertificate))
+    return { pdf: signed, level: "B-T", documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
   const pool = [...sealChain, ...signatureTimestamp.certificates.map(certificateOf)];
   const data = await collectValidationData(config, [sealCertificate, signatureTimestamp.signer], pool);
   const contents = signatureContents(signed);
   const withDss = addDss(signed, data, contents[contents.length - 1]!);
   const { pdf, timestamp } = await addDocumentTimestamp(config, withDss);
-  return { pdf, level: "B-LTA", documentTimestamp: timestamp, timestampExpiresAt: new Date(timestamp.signer.validTo), waitMs: data.waitMs + timestamp.waitMs };
+  return {
+    pdf,
+    level: "B-LTA",
+    documentTimestamp: timestamp,
+    timestampExpiresAt: new Date(timestamp.signer.validTo),
+    waitMs: data.waitMs + timestamp.waitMs,
+  };
 }
 
 /**
@@ -422,12 +542,27 @@ export async function sealWithTime(config: LtvConfig, prepared: Uint8Array, iden
     config.tsa ? async (value) => (signatureTimestamp = await requestTimestamp(config, value)).token : undefined,
   );
   const stamp = signatureTimestamp as Timestamp | null;
-  if (!stamp) return { pdf: signed, sealRevision: signed, level: "B-B", signatureTimestamp: null, documentTimestamp: null, timestampExpiresAt: null, waitMs: 0 };
+  if (!stamp)
+    return {
+      pdf: signed,
+      sealRevision: signed,
+      level: "B-B",
+      signatureTimestamp: null,
+      documentTimestamp: null,
+      timestampExpiresAt: null,
+      waitMs: 0,
+    };
   const longTerm = await extendToLongTerm(config, signed, identity.chain.map(x509Of), stamp);
   return { ...longTerm, sealRevision: signed, signatureTimestamp: stamp, waitMs: longTerm.waitMs + stamp.waitMs };
 }
 
 /** A time stamp as the metadata JSON names it (`seal.signature_timestamp`, `seal.document_timestamps`). */
 export function timestampFacts(stamp: Timestamp, url: string) {
-  return { gen_time: stamp.genTime.toISOString(), tsa: stamp.tsa, tsa_url: url, serial_number: stamp.serialNumber, policy: stamp.policy };
+  return {
+    gen_time: stamp.genTime.toISOString(),
+    tsa: stamp.tsa,
+    tsa_url: url,
+    serial_number: stamp.serialNumber,
+    policy: stamp.policy,
+  };
 }

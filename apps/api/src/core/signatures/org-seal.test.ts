@@ -46,28 +46,77 @@ const refusal = (p12Base64: string, password: string) => adminA.organization.upl
 
 describe("organization seal upload", () => {
   it.each<[string, () => { p12: string; password?: string }, string, string]>([
-    ["an expired certificate", () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Old", notBefore: daysFromNow(-400), notAfter: daysFromNow(-1) })]) }), "expired", "file"],
-    ["a not-yet-valid certificate", () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Future", notBefore: daysFromNow(10), notAfter: daysFromNow(400) })]) }), "not_yet_valid", "file"],
-    ["a CA certificate", () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Root", ca: true })]) }), "ca_certificate", "file"],
-    ["a key usage without signatures", () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Enc", keyUsage: { keyEncipherment: true } })]) }), "key_usage", "file"],
-    ["an extended key usage for TLS servers only", () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "TLS", extKeyUsage: { serverAuth: true } })]) }), "extended_key_usage", "file"],
+    [
+      "an expired certificate",
+      () => ({
+        p12: makeP12("pw", [
+          makeCertificate({ commonName: "Old", notBefore: daysFromNow(-400), notAfter: daysFromNow(-1) }),
+        ]),
+      }),
+      "expired",
+      "file",
+    ],
+    [
+      "a not-yet-valid certificate",
+      () => ({
+        p12: makeP12("pw", [
+          makeCertificate({ commonName: "Future", notBefore: daysFromNow(10), notAfter: daysFromNow(400) }),
+        ]),
+      }),
+      "not_yet_valid",
+      "file",
+    ],
+    [
+      "a CA certificate",
+      () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Root", ca: true })]) }),
+      "ca_certificate",
+      "file",
+    ],
+    [
+      "a key usage without signatures",
+      () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Enc", keyUsage: { keyEncipherment: true } })]) }),
+      "key_usage",
+      "file",
+    ],
+    [
+      "an extended key usage for TLS servers only",
+      () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "TLS", extKeyUsage: { serverAuth: true } })]) }),
+      "extended_key_usage",
+      "file",
+    ],
     [
       "a key that does not match the certificate",
-      () => ({ p12: makeP12("pw", [makeCertificate({ commonName: "Mismatch" })], makeCertificate({ commonName: "Other" }).key) }),
+      () => ({
+        p12: makeP12("pw", [makeCertificate({ commonName: "Mismatch" })], makeCertificate({ commonName: "Other" }).key),
+      }),
       "key_mismatch",
       "file",
     ],
-    ["a wrong password", () => ({ p12: makeP12("right", [makeCertificate({ commonName: "Pw" })]), password: "wrong" }), "wrong_password", "password"],
-    ["a file that is not PKCS#12", () => ({ p12: Buffer.from("%PDF-1.7 not a key store").toString("base64") }), "not_pkcs12", "file"],
+    [
+      "a wrong password",
+      () => ({ p12: makeP12("right", [makeCertificate({ commonName: "Pw" })]), password: "wrong" }),
+      "wrong_password",
+      "password",
+    ],
+    [
+      "a file that is not PKCS#12",
+      () => ({ p12: Buffer.from("%PDF-1.7 not a key store").toString("base64") }),
+      "not_pkcs12",
+      "file",
+    ],
   ])("refuses %s with a reason naming the field", async (_name, make, reason, field) => {
     const { p12, password = "pw" } = make();
-    await expect(refusal(p12, password)).rejects.toMatchObject({ data: { httpStatus: 400, details: { reason, field }, fieldErrors: [{ key: field }] } });
+    await expect(refusal(p12, password)).rejects.toMatchObject({
+      data: { httpStatus: 400, details: { reason, field }, fieldErrors: [{ key: field }] },
+    });
     expect((await adminA.organization.seal.query()).own).toBeNull();
   });
 
   it("is for owners and admins only, and not for API tokens", async () => {
     const p12 = makeP12("pw", [makeCertificate({ commonName: "Token" })]);
-    await expect(api.trpc({ bearer: orgA.token }).organization.uploadSeal.mutate({ p12Base64: p12, password: "pw" })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(
+      api.trpc({ bearer: orgA.token }).organization.uploadSeal.mutate({ p12Base64: p12, password: "pw" }),
+    ).rejects.toMatchObject({ data: { httpStatus: 401 } });
   });
 });
 
@@ -77,7 +126,13 @@ describe("organization seal", () => {
 
   it("shows subject, issuer, validity and chain, warns within 60 days, and keeps the key encrypted", async () => {
     ca = makeCertificate({ commonName: "Nord Test CA", ca: true });
-    leaf = makeCertificate({ commonName: "Klinikum Nord Siegel", organization: "Klinikum Nord", issuer: ca, notAfter: daysFromNow(30), extKeyUsage: { emailProtection: true } });
+    leaf = makeCertificate({
+      commonName: "Klinikum Nord Siegel",
+      organization: "Klinikum Nord",
+      issuer: ca,
+      notAfter: daysFromNow(30),
+      extKeyUsage: { emailProtection: true },
+    });
     const password = "p12-password-never-stored";
     const seal = await adminA.organization.uploadSeal.mutate({ p12Base64: makeP12(password, [leaf, ca]), password });
     expect(seal.own).toMatchObject({
@@ -87,10 +142,16 @@ describe("organization seal", () => {
     });
     expect(seal.own!.daysLeft).toBeGreaterThanOrEqual(29);
     expect(seal.own!.daysLeft).toBeLessThanOrEqual(30);
-    expect(seal.own!.chain.map((c) => c.subject)).toEqual(["CN=Klinikum Nord Siegel, O=Klinikum Nord", "CN=Nord Test CA, O=Nord Test CA"]);
+    expect(seal.own!.chain.map((c) => c.subject)).toEqual([
+      "CN=Klinikum Nord Siegel, O=Klinikum Nord",
+      "CN=Nord Test CA, O=Nord Test CA",
+    ]);
     expect(seal.default.development).toBe(true);
 
-    const [row] = await api.services.db.select().from(organizationSeals).where(eq(organizationSeals.organizationId, orgA.orgId));
+    const [row] = await api.services.db
+      .select()
+      .from(organizationSeals)
+      .where(eq(organizationSeals.organizationId, orgA.orgId));
     const stored = JSON.stringify(row);
     // Neither the key (PEM or its base64 body) nor the password is in the row in clear.
     const keyBody = leaf.keyPem.split("\n")[5]!;
@@ -99,14 +160,19 @@ describe("organization seal", () => {
     expect(stored).not.toContain(password);
     expect(JSON.parse(api.services.secrets.open(row!.identityEnc)).key).toContain("PRIVATE KEY");
 
-    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, orgA.orgId))).map((r) => r.action);
+    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, orgA.orgId))).map(
+      (r) => r.action,
+    );
     expect(actions).toContain("seal.uploaded");
   });
 
   it("does not warn with more than 60 days left", async () => {
     const cert = makeCertificate({ commonName: "Klinikum Süd Siegel", notAfter: daysFromNow(200) });
     const seal = await adminB.organization.uploadSeal.mutate({ p12Base64: makeP12("pw", [cert]), password: "pw" });
-    expect(seal.own).toMatchObject({ expiresSoon: false, certificate: { subject: "CN=Klinikum Süd Siegel, O=Klinikum Süd Siegel" } });
+    expect(seal.own).toMatchObject({
+      expiresSoon: false,
+      certificate: { subject: "CN=Klinikum Süd Siegel, O=Klinikum Süd Siegel" },
+    });
   });
 
   it("seals each organization's documents with its own identity, isolated from the other", async () => {
@@ -130,7 +196,9 @@ describe("organization seal", () => {
     const report = pdfsigSigners(sealed.pdf);
     expect(report).toContain("ClinSign development seal");
     expect(report).not.toContain("Klinikum Nord Siegel");
-    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, orgA.orgId))).map((r) => r.action);
+    const actions = (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, orgA.orgId))).map(
+      (r) => r.action,
+    );
     expect(actions).toContain("seal.removed");
     // Organization B keeps its own.
     expect((await adminB.organization.seal.query()).own).not.toBeNull();

@@ -18,7 +18,14 @@ import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
-import { certificateFingerprint, distinguishedName, identityFromP12, identityOf, loadSigningIdentity, type SigningIdentity } from "./pades";
+import {
+  certificateFingerprint,
+  distinguishedName,
+  identityFromP12,
+  identityOf,
+  loadSigningIdentity,
+  type SigningIdentity,
+} from "./pades";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -61,15 +68,18 @@ function openP12(p12: Buffer, password: string): SigningIdentity {
     forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (error) {
     const message = error instanceof Error ? error.message : "";
-    if (/password|MAC could not be verified|decrypt/i.test(message)) throw refuse("wrong_password", "password", "the password does not open this file");
-    if (/Unknown OID|private key/i.test(message)) throw refuse("unsupported_key", "file", "the file's private key is not an RSA key");
+    if (/password|MAC could not be verified|decrypt/i.test(message))
+      throw refuse("wrong_password", "password", "the password does not open this file");
+    if (/Unknown OID|private key/i.test(message))
+      throw refuse("unsupported_key", "file", "the file's private key is not an RSA key");
     throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
   }
   try {
     return identityFromP12(p12, password, false);
   } catch (error) {
     const message = error instanceof Error ? error.message : "";
-    if (/no certificate for its private key/.test(message)) throw refuse("key_mismatch", "file", "the private key does not belong to the certificate in the file");
+    if (/no certificate for its private key/.test(message))
+      throw refuse("key_mismatch", "file", "the private key does not belong to the certificate in the file");
     if (/no \(RSA\) private key/.test(message)) throw refuse("no_private_key", "file", "the file holds no private key");
     throw refuse("unsupported_key", "file", "the file's private key is not an RSA key");
   }
@@ -78,22 +88,44 @@ function openP12(p12: Buffer, password: string): SigningIdentity {
 /** Refuses a certificate that cannot seal documents now. */
 function checkUsable(certificate: forge.pki.Certificate, now: Date): void {
   if (certificate.validity.notAfter.getTime() <= now.getTime()) {
-    throw refuse("expired", "file", `the certificate expired on ${certificate.validity.notAfter.toISOString().slice(0, 10)}`);
+    throw refuse(
+      "expired",
+      "file",
+      `the certificate expired on ${certificate.validity.notAfter.toISOString().slice(0, 10)}`,
+    );
   }
   if (certificate.validity.notBefore.getTime() > now.getTime()) {
-    throw refuse("not_yet_valid", "file", `the certificate is valid only from ${certificate.validity.notBefore.toISOString().slice(0, 10)}`);
+    throw refuse(
+      "not_yet_valid",
+      "file",
+      `the certificate is valid only from ${certificate.validity.notBefore.toISOString().slice(0, 10)}`,
+    );
   }
   const basic = certificate.getExtension("basicConstraints") as { cA?: boolean } | null;
-  if (basic?.cA) throw refuse("ca_certificate", "file", "this is a CA certificate; upload the certificate that signs documents");
-  const keyUsage = certificate.getExtension("keyUsage") as { digitalSignature?: boolean; nonRepudiation?: boolean } | null;
+  if (basic?.cA)
+    throw refuse("ca_certificate", "file", "this is a CA certificate; upload the certificate that signs documents");
+  const keyUsage = certificate.getExtension("keyUsage") as {
+    digitalSignature?: boolean;
+    nonRepudiation?: boolean;
+  } | null;
   if (keyUsage && !keyUsage.digitalSignature && !keyUsage.nonRepudiation) {
-    throw refuse("key_usage", "file", "the certificate's key usage allows neither digital signatures nor non-repudiation");
+    throw refuse(
+      "key_usage",
+      "file",
+      "the certificate's key usage allows neither digital signatures nor non-repudiation",
+    );
   }
   const eku = certificate.getExtension("extKeyUsage") as { value?: string } | null;
   if (eku?.value !== undefined) {
-    const purposes = (forge.asn1.fromDer(eku.value).value as forge.asn1.Asn1[]).map((node) => forge.asn1.derToOid(node.value as string));
+    const purposes = (forge.asn1.fromDer(eku.value).value as forge.asn1.Asn1[]).map((node) =>
+      forge.asn1.derToOid(node.value as string),
+    );
     if (!purposes.some((purpose) => DOCUMENT_SIGNING_EKUS.has(purpose))) {
-      throw refuse("extended_key_usage", "file", "the certificate's extended key usage does not include signing documents");
+      throw refuse(
+        "extended_key_usage",
+        "file",
+        "the certificate's extended key usage does not include signing documents",
+      );
     }
   }
 }
@@ -108,7 +140,13 @@ interface StoredIdentity {
 function toView(row: typeof organizationSeals.$inferSelect, now: Date): NonNullable<OrganizationSeal["own"]> {
   const daysLeft = Math.floor((row.notAfter.getTime() - now.getTime()) / DAY_MS);
   return {
-    certificate: { subject: row.subject, issuer: row.issuer, notBefore: row.notBefore.toISOString(), notAfter: row.notAfter.toISOString(), fingerprint: row.fingerprint },
+    certificate: {
+      subject: row.subject,
+      issuer: row.issuer,
+      notBefore: row.notBefore.toISOString(),
+      notAfter: row.notAfter.toISOString(),
+      fingerprint: row.fingerprint,
+    },
     chain: row.chain,
     uploadedAt: row.createdAt.toISOString(),
     daysLeft,
@@ -118,11 +156,16 @@ function toView(row: typeof organizationSeals.$inferSelect, now: Date): NonNulla
 }
 
 function assertAdmin(ctx: OrgContext) {
-  if (!actsForOrganization(ctx.actor)) throw new AppError("forbidden", "only owners and admins manage the organization's seal");
+  if (!actsForOrganization(ctx.actor))
+    throw new AppError("forbidden", "only owners and admins manage the organization's seal");
 }
 
 async function findSealRow(ctx: OrgContext) {
-  const [row] = await ctx.scope.db.select().from(organizationSeals).where(eq(organizationSeals.organizationId, ctx.scope.organizationId)).limit(1);
+  const [row] = await ctx.scope.db
+    .select()
+    .from(organizationSeals)
+    .where(eq(organizationSeals.organizationId, ctx.scope.organizationId))
+    .limit(1);
   return row ?? null;
 }
 
@@ -137,7 +180,10 @@ export async function getOrganizationSeal(ctx: OrgContext): Promise<Organization
 }
 
 /** Checks and stores an uploaded PKCS#12 as the organization's seal (replacing an earlier one). */
-export async function uploadOrganizationSeal(ctx: OrgContext, input: UploadOrganizationSealInput): Promise<OrganizationSeal> {
+export async function uploadOrganizationSeal(
+  ctx: OrgContext,
+  input: UploadOrganizationSealInput,
+): Promise<OrganizationSeal> {
   assertAdmin(ctx);
   const p12 = Buffer.from(input.p12Base64, "base64");
   if (p12.length === 0) throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
@@ -164,7 +210,14 @@ export async function uploadOrganizationSeal(ctx: OrgContext, input: UploadOrgan
       .insert(organizationSeals)
       .values({ organizationId: tx.scope.organizationId, ...values })
       .onConflictDoUpdate({ target: organizationSeals.organizationId, set: values });
-    await recordAudit(tx, { action: "seal.uploaded", metadata: { fingerprint: identity.fingerprint, subject: identity.subject, notAfter: values.notAfter.toISOString() } });
+    await recordAudit(tx, {
+      action: "seal.uploaded",
+      metadata: {
+        fingerprint: identity.fingerprint,
+        subject: identity.subject,
+        notAfter: values.notAfter.toISOString(),
+      },
+    });
   });
   return getOrganizationSeal(ctx);
 }
@@ -194,13 +247,21 @@ export async function sealingIdentity(ctx: OrgContext): Promise<SigningIdentity>
   const row = await findSealRow(ctx);
   const now = Date.now();
   if (!row || row.notAfter.getTime() <= now || row.notBefore.getTime() > now) {
-    if (row) ctx.services.log.warn({ organizationId: ctx.scope.organizationId, fingerprint: row.fingerprint }, "organization seal is not valid now; sealing with the default certificate");
+    if (row)
+      ctx.services.log.warn(
+        { organizationId: ctx.scope.organizationId, fingerprint: row.fingerprint },
+        "organization seal is not valid now; sealing with the default certificate",
+      );
     return loadSigningIdentity(ctx.services.config);
   }
   const cached = opened.get(ctx.scope.organizationId);
   if (cached?.identityEnc === row.identityEnc) return cached.identity;
   const stored = JSON.parse(ctx.services.secrets.open(row.identityEnc)) as StoredIdentity;
-  const identity = identityOf(createPrivateKey(stored.key), stored.chain.map((pem) => forge.pki.certificateFromPem(pem)), false);
+  const identity = identityOf(
+    createPrivateKey(stored.key),
+    stored.chain.map((pem) => forge.pki.certificateFromPem(pem)),
+    false,
+  );
   opened.set(ctx.scope.organizationId, { identityEnc: row.identityEnc, identity });
   return identity;
 }
@@ -212,6 +273,10 @@ export async function sealingIdentity(ctx: OrgContext): Promise<SigningIdentity>
  */
 export async function isServiceCertificate(services: Services, fingerprint: string): Promise<boolean> {
   if (loadSigningIdentity(services.config).fingerprint === fingerprint) return true;
-  const [row] = await services.db.select({ fingerprint: organizationSeals.fingerprint }).from(organizationSeals).where(eq(organizationSeals.fingerprint, fingerprint)).limit(1);
+  const [row] = await services.db
+    .select({ fingerprint: organizationSeals.fingerprint })
+    .from(organizationSeals)
+    .where(eq(organizationSeals.fingerprint, fingerprint))
+    .limit(1);
   return !!row;
 }

@@ -13,10 +13,14 @@ function makeP12(name: string) {
   const dataDir = join(work, name);
   loadSigningIdentity({ signingP12: undefined, dataDir });
   const dir = devSigningDir(dataDir);
-  return { file: join(dir, "dev-signing.p12"), password: readFileSync(join(dir, "dev-signing.password"), "utf8").trim() };
+  return {
+    file: join(dir, "dev-signing.p12"),
+    password: readFileSync(join(dir, "dev-signing.password"), "utf8").trim(),
+  };
 }
 
-const certificateDer = (identity: SigningIdentity) => Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(identity.certificate)).getBytes(), "binary");
+const certificateDer = (identity: SigningIdentity) =>
+  Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(identity.certificate)).getBytes(), "binary");
 
 describe("loadSigningIdentity", () => {
   it("parses a P12 file once, and again when the file is replaced by another certificate", () => {
@@ -32,7 +36,9 @@ describe("loadSigningIdentity", () => {
     const b = loadSigningIdentity({ signingP12: { file: configured, password: second.password }, dataDir: work });
     expect(b).not.toBe(a);
     expect(b.fingerprint).not.toBe(a.fingerprint);
-    expect(b.fingerprint).toBe(loadSigningIdentity({ signingP12: { file: second.file, password: second.password }, dataDir: work }).fingerprint);
+    expect(b.fingerprint).toBe(
+      loadSigningIdentity({ signingP12: { file: second.file, password: second.password }, dataDir: work }).fingerprint,
+    );
   });
 
   it("fails clearly when the configured file is gone, instead of sealing with a stale certificate", () => {
@@ -59,10 +65,22 @@ describe("cadesDetachedSignature", () => {
       expect(cms.includes(certificateDer(identity))).toBe(true);
       expect(cms.includes(certificateDer(other))).toBe(false);
       // The signed attributes verify with this identity's public key.
-      const signed = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(cms.toString("binary"))) as unknown as { rawCapture: { signature: string; authenticatedAttributes: forge.asn1.Asn1[] } };
-      const attributes = forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SET, true, signed.rawCapture.authenticatedAttributes);
+      const signed = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(cms.toString("binary"))) as unknown as {
+        rawCapture: { signature: string; authenticatedAttributes: forge.asn1.Asn1[] };
+      };
+      const attributes = forge.asn1.create(
+        forge.asn1.Class.UNIVERSAL,
+        forge.asn1.Type.SET,
+        true,
+        signed.rawCapture.authenticatedAttributes,
+      );
       const digest = forge.md.sha256.create().update(forge.asn1.toDer(attributes).getBytes());
-      expect((identity.certificate.publicKey as forge.pki.rsa.PublicKey).verify(digest.digest().getBytes(), signed.rawCapture.signature)).toBe(true);
+      expect(
+        (identity.certificate.publicKey as forge.pki.rsa.PublicKey).verify(
+          digest.digest().getBytes(),
+          signed.rawCapture.signature,
+        ),
+      ).toBe(true);
     }
   });
 });

@@ -1,4 +1,11 @@
-import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign as cryptoSign, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign as cryptoSign,
+  type KeyObject,
+} from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import forge from "node-forge";
@@ -61,7 +68,10 @@ function ensureDevP12(dataDir: string): { p12: Buffer; password: string } {
     ]);
     cert.sign(key, forge.md.sha256.create());
     const password = randomBytes(24).toString("base64url");
-    const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], password, { algorithm: "aes256", friendlyName: "clinsign-dev" });
+    const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], password, {
+      algorithm: "aes256",
+      friendlyName: "clinsign-dev",
+    });
     writeAtomic(passwordPath, password);
     writeAtomic(p12Path, Buffer.from(forge.asn1.toDer(asn1).getBytes(), "binary"));
     chmodSync(dir, 0o700);
@@ -83,7 +93,11 @@ export function identityFromP12(p12: Buffer, password: string, development: bool
     return pub.n?.equals(key.n) && pub.e?.equals(key.e);
   });
   if (!certificate) throw new Error("the PKCS#12 file holds no certificate for its private key");
-  return identityOf(createPrivateKey(forge.pki.privateKeyToPem(key)), [certificate, ...certs.filter((c: forge.pki.Certificate) => c !== certificate)], development);
+  return identityOf(
+    createPrivateKey(forge.pki.privateKeyToPem(key)),
+    [certificate, ...certs.filter((c: forge.pki.Certificate) => c !== certificate)],
+    development,
+  );
 }
 
 /** "CN=…, O=…" of a certificate's subject or issuer. */
@@ -92,12 +106,25 @@ export const distinguishedName = (name: forge.pki.Certificate["subject"]) =>
 
 /** SHA-256 of a certificate's DER, hex: how the service names a certificate everywhere. */
 export const certificateFingerprint = (certificate: forge.pki.Certificate) =>
-  createHash("sha256").update(Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), "binary")).digest("hex");
+  createHash("sha256")
+    .update(Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), "binary"))
+    .digest("hex");
 
 /** An identity from its key and chain (signing certificate first). */
-export function identityOf(privateKey: KeyObject, chain: forge.pki.Certificate[], development: boolean): SigningIdentity {
+export function identityOf(
+  privateKey: KeyObject,
+  chain: forge.pki.Certificate[],
+  development: boolean,
+): SigningIdentity {
   const certificate = chain[0]!;
-  return { privateKey, certificate, chain, fingerprint: certificateFingerprint(certificate), subject: distinguishedName(certificate.subject), development };
+  return {
+    privateKey,
+    certificate,
+    chain,
+    fingerprint: certificateFingerprint(certificate),
+    subject: distinguishedName(certificate.subject),
+    development,
+  };
 }
 
 /**
@@ -117,7 +144,9 @@ export function loadSigningIdentity(config: Pick<Config, "signingP12" | "dataDir
   const cached = identities.get(source);
   // The development certificate is ours and never replaced while running; a configured file may be.
   if (cached && !config.signingP12) return cached.identity;
-  const p12 = config.signingP12 ? { p12: readFileSync(config.signingP12.file), password: config.signingP12.password } : ensureDevP12(config.dataDir);
+  const p12 = config.signingP12
+    ? { p12: readFileSync(config.signingP12.file), password: config.signingP12.password }
+    : ensureDevP12(config.dataDir);
   const version = createHash("sha256").update(p12.p12).update("\0").update(p12.password).digest("hex");
   if (cached?.version === version) return cached.identity;
   const identity = identityFromP12(p12.p12, p12.password, !config.signingP12);
@@ -180,9 +209,15 @@ export type SignatureTimestamper = (signatureValue: Buffer) => Promise<Buffer>;
  * signature dictionary's /M). With a timestamper, the signer info also carries the signature
  * time stamp (unsigned attribute id-aa-signatureTimeStampToken over the signature value): B-T.
  */
-export async function cadesSignature(content: Buffer, identity: SigningIdentity, timestamper?: SignatureTimestamper): Promise<Buffer> {
+export async function cadesSignature(
+  content: Buffer,
+  identity: SigningIdentity,
+  timestamper?: SignatureTimestamper,
+): Promise<Buffer> {
   const { attributes, signature } = signAttributes(content, identity);
-  const unsigned = timestamper ? [attribute(OID.timeStampToken, asn1.fromDer((await timestamper(signature)).toString("binary")))] : [];
+  const unsigned = timestamper
+    ? [attribute(OID.timeStampToken, asn1.fromDer((await timestamper(signature)).toString("binary")))]
+    : [];
   return assembleCms(identity, attributes, signature, unsigned);
 }
 
@@ -207,7 +242,12 @@ function signAttributes(content: Buffer, identity: SigningIdentity) {
   return { attributes, signature };
 }
 
-function assembleCms(identity: SigningIdentity, attributes: forge.asn1.Asn1[], signature: Buffer, unsigned: forge.asn1.Asn1[]): Buffer {
+function assembleCms(
+  identity: SigningIdentity,
+  attributes: forge.asn1.Asn1[],
+  signature: Buffer,
+  unsigned: forge.asn1.Asn1[],
+): Buffer {
   const { signerId, certificates } = cmsPartsOf(identity);
   const signerInfo = seq([
     int(1),
@@ -246,6 +286,10 @@ class PadesSigner extends Signer {
  * byte range (time-stamped when a timestamper is given), written into the placeholder. Byte work
  * only, no PDF parsing, so the private key never leaves this thread.
  */
-export async function signSealPlaceholder(prepared: Uint8Array, identity: SigningIdentity, timestamper?: SignatureTimestamper): Promise<Buffer> {
+export async function signSealPlaceholder(
+  prepared: Uint8Array,
+  identity: SigningIdentity,
+  timestamper?: SignatureTimestamper,
+): Promise<Buffer> {
   return new SignPdf().sign(Buffer.from(prepared), new PadesSigner(identity, timestamper));
 }

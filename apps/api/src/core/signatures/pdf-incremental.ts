@@ -25,7 +25,7 @@ export class IncrementalPdf {
     this.startxref = Number(match[1]);
     let trailer: PDFDict | undefined;
     const seen = new Set<number>();
-    for (let at: number | undefined = this.startxref; at !== undefined && !seen.has(at); ) {
+    for (let at: number | undefined = this.startxref; at !== undefined && !seen.has(at);) {
       seen.add(at);
       const section = this.readXrefSection(at);
       trailer ??= section.trailer;
@@ -39,8 +39,10 @@ export class IncrementalPdf {
   private readXrefSection(at: number): { trailer: PDFDict } {
     const end = this.bytes.indexOf("trailer", at, "latin1");
     if (latin1(this.bytes, at, at + 4) !== "xref" || end < 0) throw new Error("only classic xref tables are supported");
-    const tokens = latin1(this.bytes, at + 4, end).trim().split(/\s+/);
-    for (let i = 0; i < tokens.length; ) {
+    const tokens = latin1(this.bytes, at + 4, end)
+      .trim()
+      .split(/\s+/);
+    for (let i = 0; i < tokens.length;) {
       const start = Number(tokens[i]);
       const count = Number(tokens[i + 1]);
       i += 2;
@@ -79,7 +81,10 @@ export class IncrementalPdf {
 
   /** Sets (or replaces) an object in this update. */
   set(ref: PDFRef, object: PDFObject | string): void {
-    this.added.set(ref.objectNumber, Buffer.from(`${ref.objectNumber} 0 obj\n${object.toString()}\nendobj\n`, "latin1"));
+    this.added.set(
+      ref.objectNumber,
+      Buffer.from(`${ref.objectNumber} 0 obj\n${object.toString()}\nendobj\n`, "latin1"),
+    );
   }
 
   /** A stream object with the given bytes (stored as they are). */
@@ -87,7 +92,11 @@ export class IncrementalPdf {
     const ref = this.allocate();
     this.added.set(
       ref.objectNumber,
-      Buffer.concat([Buffer.from(`${ref.objectNumber} 0 obj\n<< /Length ${bytes.length} >>\nstream\n`, "latin1"), bytes, Buffer.from("\nendstream\nendobj\n", "latin1")]),
+      Buffer.concat([
+        Buffer.from(`${ref.objectNumber} 0 obj\n<< /Length ${bytes.length} >>\nstream\n`, "latin1"),
+        bytes,
+        Buffer.from("\nendstream\nendobj\n", "latin1"),
+      ]),
     );
     return ref;
   }
@@ -110,7 +119,7 @@ export class IncrementalPdf {
     }
     const xrefAt = offset;
     let xref = "xref\n";
-    for (let i = 0; i < entries.length; ) {
+    for (let i = 0; i < entries.length;) {
       let j = i;
       while (j + 1 < entries.length && entries[j + 1] === entries[j]! + 1) j++;
       xref += `${entries[i]} ${j - i + 1}\n`;

@@ -20,7 +20,14 @@ import { AppError } from "../errors";
 import { organizationNameOf } from "../organizations/profile";
 import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
-import { expireIfDue, findSignatureRequest, inTransactionThenRefuse, isPastExpiry, versionOf, type SignatureRequestRow } from "./requests";
+import {
+  expireIfDue,
+  findSignatureRequest,
+  inTransactionThenRefuse,
+  isPastExpiry,
+  versionOf,
+  type SignatureRequestRow,
+} from "./requests";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
 
@@ -31,8 +38,17 @@ const SEAL_JOB_DELAY_MS = 30_000;
 const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
 
 /** The patient acting through the portal, in the request's organization. */
-function portalContext(services: Services, request: RequestMeta, row: { organizationId: string; id: string }): OrgContext {
-  return { services, scope: new OrgScope(services.db, row.organizationId), actor: { type: "signer", id: row.id }, request };
+function portalContext(
+  services: Services,
+  request: RequestMeta,
+  row: { organizationId: string; id: string },
+): OrgContext {
+  return {
+    services,
+    scope: new OrgScope(services.db, row.organizationId),
+    actor: { type: "signer", id: row.id },
+    request,
+  };
 }
 
 /*
@@ -41,7 +57,11 @@ function portalContext(services: Services, request: RequestMeta, row: { organiza
  * outside an OrgScope, and everything after them runs in the found organization's scope.
  */
 async function requestByTokenHash(services: Services, tokenHash: string) {
-  const [row] = await services.db.select().from(signatureRequests).where(eq(signatureRequests.tokenHash, tokenHash)).limit(1);
+  const [row] = await services.db
+    .select()
+    .from(signatureRequests)
+    .where(eq(signatureRequests.tokenHash, tokenHash))
+    .limit(1);
   return row;
 }
 
@@ -145,13 +165,22 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
     if (row.status === "pending") {
       const doc = await findDocument(tx, row.documentId);
       const [opened] = await tx.scope
-        .update(signatureRequests, { status: "opened", pinnedVersion: doc.currentVersion, openedAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, row.id))
+        .update(
+          signatureRequests,
+          { status: "opened", pinnedVersion: doc.currentVersion, openedAt: new Date(), updatedAt: new Date() },
+          eq(signatureRequests.id, row.id),
+        )
         .returning();
       row = opened!;
       await recordSignatureEvent(
         tx,
         "signature.opened",
-        { signatureId: row.id, documentId: row.documentId, version: doc.currentVersion, via: "ticket" in input ? "ticket" : "link" },
+        {
+          signatureId: row.id,
+          documentId: row.documentId,
+          version: doc.currentVersion,
+          via: "ticket" in input ? "ticket" : "link",
+        },
         { patient_id: row.patientId },
       );
     }
@@ -196,14 +225,21 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
 async function resolveSession(services: Services, request: RequestMeta, sessionToken: string) {
   const credential = await sessionCredential(services, sessionToken);
   if (!credential) throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
-  return { credential, ctx: portalContext(services, request, { organizationId: credential.organizationId, id: credential.requestId }) };
+  return {
+    credential,
+    ctx: portalContext(services, request, { organizationId: credential.organizationId, id: credential.requestId }),
+  };
 }
 
 /** Why the patient cannot act on this request now, or null when it is open for signing. */
 function refusal(row: SignatureRequestRow): AppError | null {
-  if (row.visibility === "draft") return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
+  if (row.visibility === "draft")
+    return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
   if (row.status !== "opened") {
-    return new AppError("conflict", `this signature request is ${row.status}`, { reason: `request_${row.status}`, status: row.status });
+    return new AppError("conflict", `this signature request is ${row.status}`, {
+      reason: `request_${row.status}`,
+      status: row.status,
+    });
   }
   return null;
 }
@@ -211,13 +247,20 @@ function refusal(row: SignatureRequestRow): AppError | null {
 /** `signing.document`: the pinned PDF version the patient is asked to sign, as base64. */
 export async function getSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }) {
   const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
-  const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)));
+  const row = await inTransaction(ctx, async (tx) =>
+    expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)),
+  );
   const refused = refusal(row);
   if (refused) throw refused;
   const version = await versionOf(ctx, row);
   const bytes = await services.storage.get(version.storageKey);
   if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
-  return { contentType: "application/pdf" as const, base64: bytes.toString("base64"), sha256: version.sha256, version: version.version };
+  return {
+    contentType: "application/pdf" as const,
+    base64: bytes.toString("base64"),
+    sha256: version.sha256,
+    version: version.version,
+  };
 }
 
 /** The request a session belongs to, as it stands now (an open request past its expiry is expired first). */
@@ -232,7 +275,11 @@ async function currentRequest(ctx: OrgContext, requestId: string): Promise<Signa
  * `signing.status`: the request's state and the signer's copy, for the page to poll while the
  * request is `sealing` and to learn where a request it knows stands. Reads only.
  */
-export async function getSigningStatus(services: Services, request: RequestMeta, raw: { sessionToken: string }): Promise<SigningStatus> {
+export async function getSigningStatus(
+  services: Services,
+  request: RequestMeta,
+  raw: { sessionToken: string },
+): Promise<SigningStatus> {
   const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
   const row = await currentRequest(ctx, credential.requestId);
   const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
@@ -248,11 +295,16 @@ export async function getSigningStatus(services: Services, request: RequestMeta,
  * has finished the state is `sealing` and there is no PDF yet; other states (declined, expired,
  * …) answer without a PDF.
  */
-export async function getSignedSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }): Promise<SignedSigningDocument> {
+export async function getSignedSigningDocument(
+  services: Services,
+  request: RequestMeta,
+  raw: { sessionToken: string },
+): Promise<SignedSigningDocument> {
   const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
   const row = await currentRequest(ctx, credential.requestId);
   const state = stateOf(row);
-  if (state !== "completed" || !row.signedPdfKey) return { state, contentType: "application/pdf", base64: null, sha256: null };
+  if (state !== "completed" || !row.signedPdfKey)
+    return { state, contentType: "application/pdf", base64: null, sha256: null };
   const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
   if (copy.state === "expired") {
     throw new AppError("conflict", "the signed copy is no longer available here; the clinic can provide it", {
@@ -263,7 +315,10 @@ export async function getSignedSigningDocument(services: Services, request: Requ
   const bytes = await services.storage.get(row.signedPdfKey);
   if (!bytes) throw new Error(`stored signed PDF of signature request ${row.id} is missing`);
   const sha256 = row.signedPdfSha256 ?? sha256Hex(bytes);
-  await recordAudit(ctx, { action: "signature.copy_downloaded", metadata: { signatureId: row.id, documentId: row.documentId, sha256 } });
+  await recordAudit(ctx, {
+    action: "signature.copy_downloaded",
+    metadata: { signatureId: row.id, documentId: row.documentId, sha256 },
+  });
   return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256 };
 }
 
@@ -274,7 +329,8 @@ function decodeSignaturePng(dataUrl: string): Buffer {
   }
   // Sealing decodes every pixel the header declares: measure it from the IHDR first, without decoding.
   const size = readImageSize(bytes);
-  if (!size || size.format !== "png") throw new AppError("invalid_request", "the signature is not a PNG image", { field: "signature.dataUrl" });
+  if (!size || size.format !== "png")
+    throw new AppError("invalid_request", "the signature is not a PNG image", { field: "signature.dataUrl" });
   if (!fitsPixelBudget(size)) {
     const { maxSide, maxPixels } = SIGNATURE_IMAGE_LIMITS;
     throw new AppError(
@@ -292,7 +348,11 @@ function decodeSignaturePng(dataUrl: string): Buffer {
  * finds the request already signed and signs nothing. If sealing fails, the request stays
  * visibly `sealing` and the job retries it.
  */
-export async function signRequest(services: Services, request: RequestMeta, raw: unknown): Promise<{ state: "sealing" | "completed" }> {
+export async function signRequest(
+  services: Services,
+  request: RequestMeta,
+  raw: unknown,
+): Promise<{ state: "sealing" | "completed" }> {
   const input = signInput.parse(raw);
   const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
   const png = input.signature.kind === "drawn" ? decodeSignaturePng(input.signature.dataUrl) : null;
@@ -357,7 +417,11 @@ export async function signRequest(services: Services, request: RequestMeta, raw:
 }
 
 /** `signing.decline`: the patient declines; repeated calls answer the same. */
-export async function declineRequest(services: Services, request: RequestMeta, raw: unknown): Promise<{ state: "declined" }> {
+export async function declineRequest(
+  services: Services,
+  request: RequestMeta,
+  raw: unknown,
+): Promise<{ state: "declined" }> {
   const input = declineInput.parse(raw);
   const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
   return inTransactionThenRefuse(ctx, async (tx) => {

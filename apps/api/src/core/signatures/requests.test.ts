@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, signatureRequests } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { backdateExpiry, bearer, inOneHour, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import {
+  backdateExpiry,
+  bearer,
+  inOneHour,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
 import { sha256Hex } from "../crypto";
 
 let api: TestApi;
@@ -12,7 +20,11 @@ let documentId: string;
 
 beforeAll(async () => {
   files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PUBLIC_WEB_URL: "https://portal.test", PUBLIC_API_URL: "https://api.test" });
+  api = await startTestApi({
+    OUTBOUND_ALLOW_HOSTS: files.hostPort,
+    PUBLIC_WEB_URL: "https://portal.test",
+    PUBLIC_API_URL: "https://api.test",
+  });
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   documentId = await registerDocument(api, files, org, { name: "Aufklärung Narkose" });
@@ -25,23 +37,49 @@ afterAll(async () => {
 const a1 = (body: Record<string, unknown>, o: TestOrg = org) =>
   api.request("POST", "/signature-requests", {
     headers: bearer(o),
-    body: { patient_id: "P-100", document_id: documentId, institution_id: "clinic-a", expiration_date: inOneHour(), order_by: "dr.who", ...body },
+    body: {
+      patient_id: "P-100",
+      document_id: documentId,
+      institution_id: "clinic-a",
+      expiration_date: inOneHour(),
+      order_by: "dr.who",
+      ...body,
+    },
   });
-const a2 = (patientId: string, o: TestOrg = org) => api.request("GET", `/signature-requests?patient_id=${encodeURIComponent(patientId)}`, { headers: bearer(o) });
-const a7 = (id: string, body: Record<string, unknown>, o: TestOrg = org) => api.request("PUT", `/assignments/${id}`, { headers: bearer(o), body: { id, ...body } });
+const a2 = (patientId: string, o: TestOrg = org) =>
+  api.request("GET", `/signature-requests?patient_id=${encodeURIComponent(patientId)}`, { headers: bearer(o) });
+const a7 = (id: string, body: Record<string, unknown>, o: TestOrg = org) =>
+  api.request("PUT", `/assignments/${id}`, { headers: bearer(o), body: { id, ...body } });
 
 describe("A1 POST /signature-requests", () => {
   it("creates a request with an unguessable link (stored hashed) and answers 201", async () => {
     const expiration = new Date(Date.now() + 86_400_000).toISOString();
     const res = await a1({ expiration_date: expiration });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ signing_link: expect.stringMatching(/^https:\/\/portal\.test\/sign\/[A-Za-z0-9_-]{43}$/), signature_id: expect.stringMatching(/^[0-9a-f-]{36}$/), expiration_date: expiration });
+    expect(res.body).toEqual({
+      signing_link: expect.stringMatching(/^https:\/\/portal\.test\/sign\/[A-Za-z0-9_-]{43}$/),
+      signature_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      expiration_date: expiration,
+    });
     const token = res.body.signing_link.split("/").pop();
-    const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, res.body.signature_id));
-    expect(row).toMatchObject({ tokenHash: sha256Hex(token), status: "pending", visibility: "active", pinnedVersion: null, patientId: "P-100", orderBy: "dr.who" });
+    const [row] = await api.services.db
+      .select()
+      .from(signatureRequests)
+      .where(eq(signatureRequests.id, res.body.signature_id));
+    expect(row).toMatchObject({
+      tokenHash: sha256Hex(token),
+      status: "pending",
+      visibility: "active",
+      pinnedVersion: null,
+      patientId: "P-100",
+      orderBy: "dr.who",
+    });
     expect(JSON.stringify(row)).not.toContain(token);
     const [entry] = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.created"));
-    expect(entry).toMatchObject({ actorType: "api_key", metadata: expect.objectContaining({ signatureId: expect.any(String) }) });
+    expect(entry).toMatchObject({
+      actorType: "api_key",
+      metadata: expect.objectContaining({ signatureId: expect.any(String) }),
+    });
     expect(entry!.ip).toBeTruthy();
   });
 
@@ -84,7 +122,15 @@ describe("A2 GET /signature-requests", () => {
     await backdateExpiry(api, expired.id);
     const res = await a2(patient);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{ document_id: documentId, document_title: "Aufklärung Narkose", signing_link: open.link, status: "pending", expiration_date: expect.any(String) }]);
+    expect(res.body).toEqual([
+      {
+        document_id: documentId,
+        document_title: "Aufklärung Narkose",
+        signing_link: open.link,
+        status: "pending",
+        expiration_date: expect.any(String),
+      },
+    ]);
     expect((await a2(patient, other)).body).toEqual([]);
     // Back to active: listed again.
     await a7(hidden.id, { status: "active" });
@@ -114,13 +160,19 @@ describe("A7 PUT /assignments/{id}", () => {
     const later = new Date(Date.now() + 7 * 86_400_000).toISOString();
     const res = await a7(id, { status: "draft", expiration_timestamp: later });
     expect(res).toMatchObject({ status: 200, body: { id, status: "draft", expiration_timestamp: later } });
-    const [entry] = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.assignment_updated"));
+    const [entry] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "signature.assignment_updated"));
     expect(entry!.metadata).toMatchObject({ signatureId: expect.any(String), visibility: expect.any(Object) });
   });
 
   it("validates: body id equals path id, status draft|active, future expiry, http(s) URL; 404 unknown or foreign", async () => {
     const { id } = await requestSignature(api, org, documentId, "P-A7b");
-    const mismatch = await api.request("PUT", `/assignments/${id}`, { headers: bearer(org), body: { id: "00000000-0000-4000-8000-000000000000", status: "active" } });
+    const mismatch = await api.request("PUT", `/assignments/${id}`, {
+      headers: bearer(org),
+      body: { id: "00000000-0000-4000-8000-000000000000", status: "active" },
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.details.field).toBe("id");
     const noId = await api.request("PUT", `/assignments/${id}`, { headers: bearer(org), body: { status: "active" } });
@@ -149,7 +201,10 @@ describe("A7 PUT /assignments/{id}", () => {
     expect(res.body.error).toMatchObject({ code: "conflict", details: { reason: "request_expired" } });
     const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, id));
     expect(row!.status).toBe("expired");
-    const expiredEntries = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.expired"));
+    const expiredEntries = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "signature.expired"));
     expect(expiredEntries.some((e) => e.metadata.signatureId === id)).toBe(true);
     // Visibility may still change.
     expect((await a7(id, { status: "draft" })).status).toBe(200);
@@ -169,7 +224,9 @@ describe("A3 GET /signature-requests/completed", () => {
       const res = await api.request("GET", `/signature-requests/${id}/${suffix}`, { headers: bearer(org) });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("not_found");
-      expect((await api.request("GET", `/signature-requests/${id}/${suffix}`, { headers: bearer(other) })).status).toBe(404);
+      expect((await api.request("GET", `/signature-requests/${id}/${suffix}`, { headers: bearer(other) })).status).toBe(
+        404,
+      );
       expect((await api.request("GET", `/signature-requests/${id}/${suffix}`)).status).toBe(401);
     }
   });
@@ -182,7 +239,10 @@ describe("expiry sweep", () => {
     const { id: fresh } = await requestSignature(api, org, documentId, "P-sweep");
     await backdateExpiry(api, id);
     expect(await expireDueRequests(api.services)).toBeGreaterThanOrEqual(1);
-    const rows = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.patientId, "P-sweep"));
+    const rows = await api.services.db
+      .select()
+      .from(signatureRequests)
+      .where(eq(signatureRequests.patientId, "P-sweep"));
     expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [id]: "expired", [fresh]: "pending" });
     const entries = await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.expired"));
     expect(entries.find((e) => e.metadata.signatureId === id)).toMatchObject({ actorType: "system" });

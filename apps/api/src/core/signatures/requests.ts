@@ -6,7 +6,19 @@ import {
   updateAssignmentInput,
   type UpdateAssignmentInput,
 } from "@clinsign/contracts";
-import { and, desc, documents, documentVersions, eq, gt, inArray, lte, signatureRequests, sql, type SignatureRequestStatus } from "@clinsign/db";
+import {
+  and,
+  desc,
+  documents,
+  documentVersions,
+  eq,
+  gt,
+  inArray,
+  lte,
+  signatureRequests,
+  sql,
+  type SignatureRequestStatus,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
 import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
@@ -21,7 +33,8 @@ export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
 /** Statuses in which the patient can still act; only these expire. */
 export const OPEN_STATUSES: SignatureRequestStatus[] = ["pending", "opened"];
 
-export const signingLink = (ctx: Pick<OrgContext, "services">, token: string) => `${ctx.services.config.publicWebUrl}/sign/${token}`;
+export const signingLink = (ctx: Pick<OrgContext, "services">, token: string) =>
+  `${ctx.services.config.publicWebUrl}/sign/${token}`;
 export const ticketLink = (ctx: Pick<OrgContext, "services">, ticket: string) =>
   `${ctx.services.config.publicWebUrl}/sign/ticket/${ticket}`;
 
@@ -37,13 +50,23 @@ export function isPastExpiry(row: SignatureRequestRow, now = new Date()): boolea
 export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Promise<SignatureRequestRow> {
   if (!isPastExpiry(row)) return row;
   const [updated] = await tx.scope
-    .update(signatureRequests, { status: "expired", expiredAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, row.id), inArray(signatureRequests.status, OPEN_STATUSES))
+    .update(
+      signatureRequests,
+      { status: "expired", expiredAt: new Date(), updatedAt: new Date() },
+      eq(signatureRequests.id, row.id),
+      inArray(signatureRequests.status, OPEN_STATUSES),
+    )
     .returning();
   if (!updated) return row;
   await recordSignatureEvent(
     tx,
     "signature.expired",
-    { signatureId: row.id, documentId: row.documentId, expiresAt: row.expiresAt.toISOString(), previousStatus: row.status },
+    {
+      signatureId: row.id,
+      documentId: row.documentId,
+      expiresAt: row.expiresAt.toISOString(),
+      previousStatus: row.status,
+    },
     { patient_id: row.patientId, expiration_date: row.expiresAt.toISOString() },
   );
   return updated;
@@ -76,13 +99,20 @@ export async function expireDueRequests(services: Services, batchSize = 200): Pr
  * A transaction whose refusal must not undo what it recorded first (an expiry mark and its
  * audit entry): `work` returns the AppError instead of throwing it, and it is thrown after commit.
  */
-export async function inTransactionThenRefuse<R>(ctx: OrgContext, work: (tx: OrgContext) => Promise<R | AppError>): Promise<R> {
+export async function inTransactionThenRefuse<R>(
+  ctx: OrgContext,
+  work: (tx: OrgContext) => Promise<R | AppError>,
+): Promise<R> {
   const result = await inTransaction(ctx, work);
   if (result instanceof AppError) throw result;
   return result;
 }
 
-export async function findSignatureRequest(ctx: OrgContext, id: string, forUpdate = false): Promise<SignatureRequestRow> {
+export async function findSignatureRequest(
+  ctx: OrgContext,
+  id: string,
+  forUpdate = false,
+): Promise<SignatureRequestRow> {
   if (!isUuid(id)) throw notFound("signature request", { field: "id" });
   const query = ctx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1);
   const [row] = await (forUpdate ? query.for("update") : query);
@@ -104,11 +134,15 @@ export async function createSignatureRequest(ctx: OrgContext, raw: CreateSignatu
   return inTransaction(ctx, async (tx) => {
     const doc = await findDocument(tx, input.document_id);
     if (doc.availability !== "active") {
-      throw new AppError("conflict", `the document is ${doc.availability}; only active documents accept new signature requests`, {
-        field: "document_id",
-        reason: "document_not_active",
-        availability: doc.availability,
-      });
+      throw new AppError(
+        "conflict",
+        `the document is ${doc.availability}; only active documents accept new signature requests`,
+        {
+          field: "document_id",
+          reason: "document_not_active",
+          availability: doc.availability,
+        },
+      );
     }
     const institutionId = await ensureInstitution(tx, input.institution_id);
     const [row] = await tx.scope
@@ -134,14 +168,21 @@ export async function createSignatureRequest(ctx: OrgContext, raw: CreateSignatu
         expiresAt: row!.expiresAt.toISOString(),
       },
     });
-    return { signing_link: signingLink(ctx, token), signature_id: row!.id, expiration_date: row!.expiresAt.toISOString() };
+    return {
+      signing_link: signingLink(ctx, token),
+      signature_id: row!.id,
+      expiration_date: row!.expiresAt.toISOString(),
+    };
   });
 }
 
 const LIST_LIMIT = 500;
 
 /** A2: active-visibility requests of a patient that are pending or opened and not expired. */
-export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_id: string }): Promise<OpenSignatureLink[]> {
+export async function listOpenSignatureLinks(
+  ctx: OrgContext,
+  input: { patient_id: string },
+): Promise<OpenSignatureLink[]> {
   // One query: the title comes from the pinned version, or the newest one while not started.
   const rows = await ctx.scope.db
     .select({
@@ -154,7 +195,10 @@ export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_i
       expiresAt: signatureRequests.expiresAt,
     })
     .from(signatureRequests)
-    .innerJoin(documents, and(eq(documents.id, signatureRequests.documentId), eq(documents.organizationId, ctx.scope.organizationId)))
+    .innerJoin(
+      documents,
+      and(eq(documents.id, signatureRequests.documentId), eq(documents.organizationId, ctx.scope.organizationId)),
+    )
     .innerJoin(
       documentVersions,
       and(
@@ -177,7 +221,11 @@ export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_i
   // API token, each link it shows is recorded as the console's revealLink records it.
   if (ctx.actor.type === "user" && rows.length > 0) {
     await inTransaction(ctx, async (tx) => {
-      for (const row of rows) await recordAudit(tx, { action: "signature.link_viewed", metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null, via: "A2" } });
+      for (const row of rows)
+        await recordAudit(tx, {
+          action: "signature.link_viewed",
+          metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null, via: "A2" },
+        });
     });
   }
   return rows.map((row) => ({
@@ -189,13 +237,22 @@ export async function listOpenSignatureLinks(ctx: OrgContext, input: { patient_i
   }));
 }
 
-export const signedPdfUrl = (ctx: OrgContext, id: string) => `${ctx.services.config.publicApiUrl}/signature-requests/${id}/signed.pdf`;
-export const metadataJsonUrl = (ctx: OrgContext, id: string) => `${ctx.services.config.publicApiUrl}/signature-requests/${id}/metadata.json`;
+export const signedPdfUrl = (ctx: OrgContext, id: string) =>
+  `${ctx.services.config.publicApiUrl}/signature-requests/${id}/signed.pdf`;
+export const metadataJsonUrl = (ctx: OrgContext, id: string) =>
+  `${ctx.services.config.publicApiUrl}/signature-requests/${id}/metadata.json`;
 
 /** A3: completed (signed and sealed) processes of a patient, newest first. */
-export async function listCompletedProcesses(ctx: OrgContext, input: { patient_id: string }): Promise<CompletedProcess[]> {
+export async function listCompletedProcesses(
+  ctx: OrgContext,
+  input: { patient_id: string },
+): Promise<CompletedProcess[]> {
   const rows = await ctx.scope
-    .select(signatureRequests, eq(signatureRequests.patientId, input.patient_id), eq(signatureRequests.status, "completed"))
+    .select(
+      signatureRequests,
+      eq(signatureRequests.patientId, input.patient_id),
+      eq(signatureRequests.status, "completed"),
+    )
     .orderBy(desc(signatureRequests.completedAt), desc(signatureRequests.id))
     .limit(LIST_LIMIT);
   return rows.map((row) => ({
@@ -222,7 +279,11 @@ export interface SignatureRequestChange {
  * while the request is still open) and the link A2 shows instead of ours. The change and its
  * audit entry share one transaction; a refused expiry still records an expiry it noticed.
  */
-export async function changeSignatureRequest(ctx: OrgContext, change: SignatureRequestChange, fields = { expiresAt: "expiresAt" }): Promise<SignatureRequestRow> {
+export async function changeSignatureRequest(
+  ctx: OrgContext,
+  change: SignatureRequestChange,
+  fields = { expiresAt: "expiresAt" },
+): Promise<SignatureRequestRow> {
   return inTransactionThenRefuse(ctx, async (tx) => {
     const row = await expireIfDue(tx, await findSignatureRequest(tx, change.id, true));
     if (change.expiresAt !== undefined && !OPEN_STATUSES.includes(row.status)) {
@@ -245,7 +306,9 @@ export async function changeSignatureRequest(ctx: OrgContext, change: SignatureR
       metadata: {
         signatureId: row.id,
         ...(changes.visibility && { visibility: { from: row.visibility, to: changes.visibility } }),
-        ...(changes.expiresAt && { expiresAt: { from: row.expiresAt.toISOString(), to: changes.expiresAt.toISOString() } }),
+        ...(changes.expiresAt && {
+          expiresAt: { from: row.expiresAt.toISOString(), to: changes.expiresAt.toISOString() },
+        }),
         ...(changes.assignmentUrl !== undefined && { assignmentUrl: changes.assignmentUrl }),
       },
     });
@@ -258,14 +321,22 @@ export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInp
   const input = updateAssignmentInput.parse(raw);
   const updated = await changeSignatureRequest(
     ctx,
-    { id: input.id, visibility: input.status, expiresAt: input.expiration_timestamp, assignmentUrl: input.assigment_url },
+    {
+      id: input.id,
+      visibility: input.status,
+      expiresAt: input.expiration_timestamp,
+      assignmentUrl: input.assigment_url,
+    },
     { expiresAt: "expiration_timestamp" },
   );
   return { id: updated.id, status: updated.visibility, expiration_timestamp: updated.expiresAt.toISOString() };
 }
 
 /** The stored signed PDF or metadata JSON of a completed request of this organization. */
-export async function getSignedArtifact(ctx: OrgContext, input: { id: string; kind: "pdf" | "metadata" }): Promise<Buffer> {
+export async function getSignedArtifact(
+  ctx: OrgContext,
+  input: { id: string; kind: "pdf" | "metadata" },
+): Promise<Buffer> {
   const row = await findSignatureRequest(ctx, input.id);
   const key = input.kind === "pdf" ? row.signedPdfKey : row.metadataKey;
   if (row.status !== "completed" || !key) {

@@ -33,24 +33,41 @@ export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, ti
  * revision (a new storage key; the old file is deleted after commit), the metadata JSON names
  * the new time stamp and the new SHA-256. Skips what is not (or no longer) due.
  */
-export async function retimestampSignatureRequest(services: Services, organizationId: string, requestId: string, now = new Date()): Promise<"renewed" | "skipped"> {
+export async function retimestampSignatureRequest(
+  services: Services,
+  organizationId: string,
+  requestId: string,
+  now = new Date(),
+): Promise<"renewed" | "skipped"> {
   const ctx = systemContext(services, organizationId, `retimestamp-${requestId}`);
   const { config, storage } = services;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
-  if (!row || row.status !== "completed" || row.sealLevel !== "B-LTA" || !row.timestampExpiresAt || !row.signedPdfKey || !row.metadataKey) return "skipped";
+  if (
+    !row ||
+    row.status !== "completed" ||
+    row.sealLevel !== "B-LTA" ||
+    !row.timestampExpiresAt ||
+    !row.signedPdfKey ||
+    !row.metadataKey
+  )
+    return "skipped";
   if (row.timestampExpiresAt.getTime() - config.retimestampWindowMs > now.getTime()) {
     // Not due (e.g. renewed meanwhile): the job that renewed it queued the next one.
     return "skipped";
   }
   if (!config.tsa) throw new Error("TSA_URL is not configured: sealed documents cannot be re-time-stamped");
   const current = await storage.get(row.signedPdfKey);
-  if (!current || sha256Hex(current) !== row.signedPdfSha256) throw new Error("the stored signed PDF is missing or does not match its SHA-256");
+  if (!current || sha256Hex(current) !== row.signedPdfSha256)
+    throw new Error("the stored signed PDF is missing or does not match its SHA-256");
   const metadataBytes = await storage.get(row.metadataKey);
   if (!metadataBytes) throw new Error("the stored metadata JSON is missing");
 
   const { pdf, timestamp } = await retimestamp(config, current);
   const pdfSha256 = sha256Hex(pdf);
-  const metadata = JSON.parse(metadataBytes.toString("utf8")) as { sha256: Record<string, string>; seal: { document_timestamps?: unknown[] } };
+  const metadata = JSON.parse(metadataBytes.toString("utf8")) as {
+    sha256: Record<string, string>;
+    seal: { document_timestamps?: unknown[] };
+  };
   metadata.sha256.signed_pdf = pdfSha256;
   metadata.seal.document_timestamps = [
     ...(metadata.seal.document_timestamps ?? []),
@@ -63,7 +80,14 @@ export async function retimestampSignatureRequest(services: Services, organizati
     const [updated] = await tx.scope
       .update(
         signatureRequests,
-        { signedPdfKey: pdfFile!.key, signedPdfSha256: pdfSha256, metadataKey: metadataFile!.key, metadataSha256: metadataFile!.sha256, timestampExpiresAt: expiresAt, updatedAt: new Date() },
+        {
+          signedPdfKey: pdfFile!.key,
+          signedPdfSha256: pdfSha256,
+          metadataKey: metadataFile!.key,
+          metadataSha256: metadataFile!.sha256,
+          timestampExpiresAt: expiresAt,
+          updatedAt: new Date(),
+        },
         eq(signatureRequests.id, row.id),
         and(eq(signatureRequests.signedPdfKey, row.signedPdfKey!), eq(signatureRequests.status, "completed"))!,
       )
@@ -72,7 +96,12 @@ export async function retimestampSignatureRequest(services: Services, organizati
     await scheduleRetimestamp(tx, row.id, expiresAt);
     await recordAudit(tx, {
       action: "signature.retimestamped",
-      metadata: { signatureId: row.id, genTime: timestamp.genTime.toISOString(), previousSha256: row.signedPdfSha256, sha256: pdfSha256 },
+      metadata: {
+        signatureId: row.id,
+        genTime: timestamp.genTime.toISOString(),
+        previousSha256: row.signedPdfSha256,
+        sha256: pdfSha256,
+      },
     });
     return true;
   });

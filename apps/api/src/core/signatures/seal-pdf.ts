@@ -10,7 +10,16 @@
  */
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
+import {
+  ParseSpeeds,
+  PDFContentStream,
+  PDFDocument,
+  PDFName,
+  PDFRawStream,
+  StandardFonts,
+  type PDFFont,
+  type PDFPage,
+} from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { SignatureFieldRect } from "@clinsign/db";
@@ -171,7 +180,12 @@ async function drawSignature(doc: PDFDocument, input: StampInput): Promise<void>
       const scale = Math.min(box.width / image.width, box.height / image.height);
       const width = image.width * scale;
       const height = image.height * scale;
-      page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height });
+      page.drawImage(image, {
+        x: box.x + (box.width - width) / 2,
+        y: box.y + (box.height - height) / 2,
+        width,
+        height,
+      });
     }
     return;
   }
@@ -184,7 +198,13 @@ async function drawSignature(doc: PDFDocument, input: StampInput): Promise<void>
     const box = fieldBox(page, rect);
     const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(nameWidth, 1)));
     const text = texts.get(page) ?? texts.set(page, new PageText(page)).get(page)!;
-    text.write(name, { x: box.x + (box.width - nameWidth * size) / 2, y: box.y + (box.height - size * 0.7) / 2, size, font, color: INK });
+    text.write(name, {
+      x: box.x + (box.width - nameWidth * size) / 2,
+      y: box.y + (box.height - size * 0.7) / 2,
+      size,
+      font,
+      color: INK,
+    });
   }
   for (const text of texts.values()) text.finish(doc);
 }

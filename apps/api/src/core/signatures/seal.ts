@@ -24,7 +24,13 @@ export async function latestSealJob(ctx: OrgContext, signatureId: string) {
   const [job] = await ctx.scope.db
     .select()
     .from(jobs)
-    .where(and(eq(jobs.kind, SEAL_JOB), eq(jobs.organizationId, ctx.scope.organizationId), sql`${jobs.payload}->>'signatureId' = ${signatureId}`))
+    .where(
+      and(
+        eq(jobs.kind, SEAL_JOB),
+        eq(jobs.organizationId, ctx.scope.organizationId),
+        sql`${jobs.payload}->>'signatureId' = ${signatureId}`,
+      ),
+    )
     .orderBy(desc(jobs.createdAt))
     .limit(1);
   return job ?? null;
@@ -38,13 +44,23 @@ export async function latestSealJob(ctx: OrgContext, signatureId: string) {
 export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise<{ queued: true }> {
   const queued = await inTransaction(ctx, async (tx) => {
     const row = await findSignatureRequest(tx, input.id, true);
-    if (row.status !== "sealing") throw new AppError("conflict", "only a signed request that is still being sealed can be sealed again", { reason: `status_${row.status}` });
+    if (row.status !== "sealing")
+      throw new AppError("conflict", "only a signed request that is still being sealed can be sealed again", {
+        reason: `status_${row.status}`,
+      });
     const job = await latestSealJob(tx, row.id);
     if (job && job.status !== "failed" && job.status !== "done") return false;
     if (job?.status === "failed") {
       await tx.scope.db
         .update(jobs)
-        .set({ status: "pending", attempts: 0, runAt: new Date(), lockedUntil: null, lastError: null, updatedAt: new Date() })
+        .set({
+          status: "pending",
+          attempts: 0,
+          runAt: new Date(),
+          lockedUntil: null,
+          lastError: null,
+          updatedAt: new Date(),
+        })
         .where(and(eq(jobs.id, job.id), eq(jobs.status, "failed")));
     } else {
       await enqueueJob(tx.scope.db, {
@@ -54,8 +70,15 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
         maxAttempts: SEAL_MAX_ATTEMPTS,
       });
     }
-    await tx.scope.update(signatureRequests, { sealAttempts: 0, sealFailedAt: null, updatedAt: new Date() }, eq(signatureRequests.id, row.id));
-    await recordAudit(tx, { action: "signature.seal_requeued", metadata: { signatureId: row.id, previousError: row.sealError } });
+    await tx.scope.update(
+      signatureRequests,
+      { sealAttempts: 0, sealFailedAt: null, updatedAt: new Date() },
+      eq(signatureRequests.id, row.id),
+    );
+    await recordAudit(tx, {
+      action: "signature.seal_requeued",
+      metadata: { signatureId: row.id, previousError: row.sealError },
+    });
     return true;
   });
   if (queued) ctx.services.jobs?.wake();
@@ -66,21 +89,38 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
  * The seal job used up its attempts: the request stays `sealing` (its signature is valid and kept)
  * and is marked, so staff find it as `failed` and may seal it again. Audited for its timeline.
  */
-export async function markSealGaveUp(services: Services, organizationId: string, requestId: string, error: string): Promise<void> {
+export async function markSealGaveUp(
+  services: Services,
+  organizationId: string,
+  requestId: string,
+  error: string,
+): Promise<void> {
   const ctx = systemContext(services, organizationId, `seal-${requestId}`);
   await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
-      .update(signatureRequests, { sealFailedAt: new Date(), updatedAt: new Date() }, eq(signatureRequests.id, requestId), eq(signatureRequests.status, "sealing"))
+      .update(
+        signatureRequests,
+        { sealFailedAt: new Date(), updatedAt: new Date() },
+        eq(signatureRequests.id, requestId),
+        eq(signatureRequests.status, "sealing"),
+      )
       .returning({ id: signatureRequests.id });
     if (!updated) return;
-    await recordAudit(tx, { action: "signature.seal_failed", metadata: { signatureId: requestId, error: error.slice(0, 500) } });
+    await recordAudit(tx, {
+      action: "signature.seal_failed",
+      metadata: { signatureId: requestId, error: error.slice(0, 500) },
+    });
   });
 }
 
 /** The request's own steps (not the webhook entries that name it) for the metadata JSON. */
 async function eventsOf(ctx: OrgContext, signatureId: string) {
   const rows = await ctx.scope
-    .select(auditLog, sql`(${auditLog.metadata}->>'signatureId') = ${signatureId}`, sql`${auditLog.action} like 'signature.%'`)
+    .select(
+      auditLog,
+      sql`(${auditLog.metadata}->>'signatureId') = ${signatureId}`,
+      sql`${auditLog.action} like 'signature.%'`,
+    )
     .orderBy(auditLog.seq);
   return rows.map((row) => ({
     action: row.action,
@@ -97,7 +137,11 @@ async function eventsOf(ctx: OrgContext, signatureId: string) {
  * JSON, and marks the request `completed`. Safe to call twice: only one call can complete it,
  * a late one removes its files again. Throws when anything fails (the job retries).
  */
-export async function sealSignatureRequest(services: Services, organizationId: string, requestId: string): Promise<"completed" | "skipped"> {
+export async function sealSignatureRequest(
+  services: Services,
+  organizationId: string,
+  requestId: string,
+): Promise<"completed" | "skipped"> {
   const ctx: OrgContext = systemContext(services, organizationId, `seal-${requestId}`);
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
   if (!row || row.status !== "sealing") return "skipped";
@@ -107,7 +151,11 @@ export async function sealSignatureRequest(services: Services, organizationId: s
     const message = error instanceof Error ? error.message : String(error);
     await ctx.scope.update(
       signatureRequests,
-      { sealAttempts: sql`${signatureRequests.sealAttempts} + 1`, sealError: message.slice(0, 1000), updatedAt: new Date() } as never,
+      {
+        sealAttempts: sql`${signatureRequests.sealAttempts} + 1`,
+        sealError: message.slice(0, 1000),
+        updatedAt: new Date(),
+      } as never,
       eq(signatureRequests.id, row.id),
     );
     throw error;
@@ -126,7 +174,10 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   if (row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
   const identity = await sealingIdentity(ctx);
-  const signer = row.signatureMethod === "typed" ? `${row.typedName} (typed name)` : `Patient ${row.patientId} (handwritten signature)`;
+  const signer =
+    row.signatureMethod === "typed"
+      ? `${row.typedName} (typed name)`
+      : `Patient ${row.patientId} (handwritten signature)`;
   // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
   // signature itself is made here, so the private key stays in this thread.
   const { stamped, stampedSha256, prepared } = await runPdfTask(config.pdfWorker, "prepareSeal", {
@@ -171,13 +222,23 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   const signedSha256 = sha256Hex(signed);
   // The seal's message digest: how `/verify` finds this request from a dropped copy. The seal
   // covers its own revision; validation data and document time stamps come after it.
-  const sealSignature = findSignatureBytes(seal.sealRevision).find((s) => s.wellFormed && s.range[2] + s.range[3] === seal.sealRevision.length);
-  const sealedContentSha256 = sealSignature ? signedContentSha256(seal.sealRevision, sealSignature.range).toString("hex") : null;
+  const sealSignature = findSignatureBytes(seal.sealRevision).find(
+    (s) => s.wellFormed && s.range[2] + s.range[3] === seal.sealRevision.length,
+  );
+  const sealedContentSha256 = sealSignature
+    ? signedContentSha256(seal.sealRevision, sealSignature.range).toString("hex")
+    : null;
   const completedAt = new Date();
   const metadata = {
     signature_id: row.id,
     status: "completed",
-    document: { id: row.documentId, name: doc?.name ?? null, title: version.title, version: version.version, page_count: version.pageCount },
+    document: {
+      id: row.documentId,
+      name: doc?.name ?? null,
+      title: version.title,
+      version: version.version,
+      page_count: version.pageCount,
+    },
     patient_id: row.patientId,
     institution_id: row.institutionExternalId,
     order_by: row.orderBy,
@@ -188,10 +249,19 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       completed: completedAt.toISOString(),
       expires: row.expiresAt.toISOString(),
     },
-    signer: { method: row.signatureMethod, typed_name: row.typedName, ip: row.signerIp, user_agent: row.signerUserAgent },
+    signer: {
+      method: row.signatureMethod,
+      typed_name: row.typedName,
+      ip: row.signerIp,
+      user_agent: row.signerUserAgent,
+    },
     sha256: { original: originalSha256, stamped: stampedSha256, signed_pdf: signedSha256 },
     signature_fields: version.fields,
-    certificate: { sha256_fingerprint: identity.fingerprint, subject: identity.subject, development: identity.development },
+    certificate: {
+      sha256_fingerprint: identity.fingerprint,
+      subject: identity.subject,
+      development: identity.development,
+    },
     seal: {
       format: "PAdES",
       sub_filter: "ETSI.CAdES.detached",
@@ -199,11 +269,24 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
       document_timestamps: seal.documentTimestamp ? [timestampFacts(seal.documentTimestamp, config.tsa!.url)] : [],
     },
-    events: [...(await eventsOf(ctx, row.id)), { action: "signature.completed", at: completedAt.toISOString(), actor_type: "system", ip: null, user_agent: null }],
+    events: [
+      ...(await eventsOf(ctx, row.id)),
+      {
+        action: "signature.completed",
+        at: completedAt.toISOString(),
+        actor_type: "system",
+        ip: null,
+        user_agent: null,
+      },
+    ],
   };
   const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
 
-  const files = await Promise.all([storage.put("signed", Buffer.from(stamped)), storage.put("signed", signed), storage.put("signed", metadataBytes)]);
+  const files = await Promise.all([
+    storage.put("signed", Buffer.from(stamped)),
+    storage.put("signed", signed),
+    storage.put("signed", metadataBytes),
+  ]);
   const [stampedFile, signedFile, metadataFile] = files;
   const done = await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope

@@ -14,7 +14,11 @@ export function signedCopyUntil(row: SignatureRequestRow, signedCopyDays: number
 }
 
 /** `preparing` while sealing, `available` once sealed, `expired` after the period; null if unsigned. */
-export function signedCopyState(row: SignatureRequestRow, until: Date | null, now = new Date()): SignedCopyState | null {
+export function signedCopyState(
+  row: SignatureRequestRow,
+  until: Date | null,
+  now = new Date(),
+): SignedCopyState | null {
   if (!until) return null;
   if (until.getTime() <= now.getTime()) return "expired";
   return row.status === "completed" && row.signedPdfKey ? "available" : "preparing";

@@ -50,7 +50,6 @@ async function seed(o: TestOrg, rows: number): Promise<string[]> {
   return docs;
 }
 
-
 const filters: [string, SignatureRequestFilter][] = [
   ["none", {}],
   ["status pending", { status: "pending" }],
@@ -62,7 +61,13 @@ const filters: [string, SignatureRequestFilter][] = [
   ["patient", { patientId: "P-many" }],
   ["document", { documentId: "" }],
   ["institution", { institutionId: "station-7" }],
-  ["date range", { createdFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(), createdTo: new Date(Date.now() - 86_400_000).toISOString() }],
+  [
+    "date range",
+    {
+      createdFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+      createdTo: new Date(Date.now() - 86_400_000).toISOString(),
+    },
+  ],
   ["document and status", { documentId: "", status: "completed" }],
 ];
 
@@ -77,25 +82,34 @@ describe.skipIf(!process.env.DATABASE_URL)("signatures.list query plans with 10â
   }, 300_000);
   afterAll(() => api?.close());
 
-  it.each(filters)("%s: an index scan of signature_requests in key order, no sort, first and later pages", async (_name, raw) => {
-    const filter = { ...raw, ...(raw.documentId !== undefined && { documentId: documentIds[2]! }) };
-    // A later page: after a row deep in the list.
-    const after = { at: new Date(Date.now() - 40_000 * 60_000).toISOString().replace("Z", "000Z"), id: "ffffffff-ffff-4fff-bfff-ffffffffffff" };
-    for (const sort of ["newest", "oldest"] as const) {
-      for (const cursor of [undefined, after]) {
-        const query = signatureRequestQuery(org.ctx, filter, sort, cursor, 50);
-        const result = await api.services.db.execute(sql`explain (format json) ${query}`);
-        const [first] = rowsOf<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(result);
-        const planJson = first!["QUERY PLAN"];
-        const plan = (typeof planJson === "string" ? JSON.parse(planJson) : planJson)[0].Plan as PlanNode;
-        const nodes = nodesOf(plan);
-        const where = `${sort}${cursor ? " after a cursor" : ""}: ${JSON.stringify(nodes.map((n) => [n["Node Type"], n["Relation Name"], n["Index Name"]]))}`;
-        expect(nodes.some((n) => n["Node Type"].includes("Sort")), where).toBe(false);
-        const requestScans = nodes.filter((n) => n["Relation Name"] === "signature_requests");
-        expect(requestScans.length, where).toBe(1);
-        expect(requestScans[0]!["Node Type"], where).toMatch(/^Index( Only)? Scan$/);
-        expect(requestScans[0]!["Index Name"], where).toMatch(/^signature_requests_org_/);
+  it.each(filters)(
+    "%s: an index scan of signature_requests in key order, no sort, first and later pages",
+    async (_name, raw) => {
+      const filter = { ...raw, ...(raw.documentId !== undefined && { documentId: documentIds[2]! }) };
+      // A later page: after a row deep in the list.
+      const after = {
+        at: new Date(Date.now() - 40_000 * 60_000).toISOString().replace("Z", "000Z"),
+        id: "ffffffff-ffff-4fff-bfff-ffffffffffff",
+      };
+      for (const sort of ["newest", "oldest"] as const) {
+        for (const cursor of [undefined, after]) {
+          const query = signatureRequestQuery(org.ctx, filter, sort, cursor, 50);
+          const result = await api.services.db.execute(sql`explain (format json) ${query}`);
+          const [first] = rowsOf<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(result);
+          const planJson = first!["QUERY PLAN"];
+          const plan = (typeof planJson === "string" ? JSON.parse(planJson) : planJson)[0].Plan as PlanNode;
+          const nodes = nodesOf(plan);
+          const where = `${sort}${cursor ? " after a cursor" : ""}: ${JSON.stringify(nodes.map((n) => [n["Node Type"], n["Relation Name"], n["Index Name"]]))}`;
+          expect(
+            nodes.some((n) => n["Node Type"].includes("Sort")),
+            where,
+          ).toBe(false);
+          const requestScans = nodes.filter((n) => n["Relation Name"] === "signature_requests");
+          expect(requestScans.length, where).toBe(1);
+          expect(requestScans[0]!["Node Type"], where).toMatch(/^Index( Only)? Scan$/);
+          expect(requestScans[0]!["Index Name"], where).toMatch(/^signature_requests_org_/);
+        }
       }
-    }
-  });
+    },
+  );
 });

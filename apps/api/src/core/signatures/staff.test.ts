@@ -4,7 +4,13 @@ import { ensureInstitution } from "../branding/branding";
 import { sha256Hex } from "../crypto";
 import { encodeCursor } from "../lists/keyset";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { inOneHour, registerDocument, requestSignature, startFileServer, type FileServer } from "../../testing/signature-fixtures";
+import {
+  inOneHour,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
 import { createStaffUser } from "../staff/staff";
 import { markSealGaveUp } from "./seal";
 
@@ -20,7 +26,11 @@ let otherDoc: string;
 
 beforeAll(async () => {
   files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PUBLIC_WEB_URL: "https://portal.test", PUBLIC_API_URL: "https://api.test" });
+  api = await startTestApi({
+    OUTBOUND_ALLOW_HOSTS: files.hostPort,
+    PUBLIC_WEB_URL: "https://portal.test",
+    PUBLIC_API_URL: "https://api.test",
+  });
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
@@ -78,15 +88,30 @@ describe("signatures.list (the organization-wide request list)", () => {
       pending: await insertRequest(org, docA, { createdAt: at(1), patientId: "P-7" }),
       opened: await insertRequest(org, docA, { createdAt: at(2), status: "opened", institution: "station-2" }),
       sealing: await insertRequest(org, docA, { createdAt: at(3), status: "sealing", sealError: "transient" }),
-      failed: await insertRequest(org, docB, { createdAt: at(4), status: "sealing", sealError: "certificate missing", sealFailedAt: at(5) }),
+      failed: await insertRequest(org, docB, {
+        createdAt: at(4),
+        status: "sealing",
+        sealError: "certificate missing",
+        sealFailedAt: at(5),
+      }),
       completed: await insertRequest(org, docB, { createdAt: at(5), status: "completed", completedAt: at(6) }),
-      declined: await insertRequest(org, docB, { createdAt: at(6), status: "declined", declinedAt: at(6), visibility: "draft" }),
+      declined: await insertRequest(org, docB, {
+        createdAt: at(6),
+        status: "declined",
+        declinedAt: at(6),
+        visibility: "draft",
+      }),
       expired: await insertRequest(org, docA, { createdAt: at(7), status: "expired", expiresAt: at(8) }),
       // Past its expiry but not swept yet: shown as expired, never as pending.
       lapsed: await insertRequest(org, docA, { createdAt: at(8), expiresAt: new Date(Date.now() - 1000) }),
     };
     // The other organization: same patient, same institution id, same time.
-    const foreign = await insertRequest(other, otherDoc, { createdAt: at(3), patientId: "P-7", status: "sealing", sealFailedAt: at(4) });
+    const foreign = await insertRequest(other, otherDoc, {
+      createdAt: at(3),
+      patientId: "P-7",
+      status: "sealing",
+      sealFailedAt: at(4),
+    });
 
     const byStatus = async (status: string) => allIds({ ...range, status });
     expect(await byStatus("pending")).toEqual([ids.pending]);
@@ -98,17 +123,52 @@ describe("signatures.list (the organization-wide request list)", () => {
     expect(await byStatus("expired")).toEqual([ids.expired]);
 
     const all = await allIds(range);
-    expect(all).toEqual([ids.lapsed, ids.expired, ids.declined, ids.completed, ids.failed, ids.sealing, ids.opened, ids.pending]);
+    expect(all).toEqual([
+      ids.lapsed,
+      ids.expired,
+      ids.declined,
+      ids.completed,
+      ids.failed,
+      ids.sealing,
+      ids.opened,
+      ids.pending,
+    ]);
     expect(await allIds({ ...range, sort: "oldest" })).toEqual([...all].reverse());
     expect(all).not.toContain(foreign);
 
     const page = await staff.signatures.list.query({ ...range, limit: 50 });
     const item = (id: string) => page.items.find((i) => i.id === id)!;
-    expect(item(ids.failed)).toMatchObject({ status: "failed", documentId: docB, documentName: "Impfung", documentVersion: 1, institutionId: "station-1", orderBy: "dr.who" });
+    expect(item(ids.failed)).toMatchObject({
+      status: "failed",
+      documentId: docB,
+      documentName: "Impfung",
+      documentVersion: 1,
+      institutionId: "station-1",
+      orderBy: "dr.who",
+    });
     expect(item(ids.lapsed).status).toBe("expired");
-    expect(item(ids.completed)).toMatchObject({ status: "completed", completedAt: at(6).toISOString(), createdAt: at(5).toISOString() });
+    expect(item(ids.completed)).toMatchObject({
+      status: "completed",
+      completedAt: at(6).toISOString(),
+      createdAt: at(5).toISOString(),
+    });
     expect(Object.keys(item(ids.pending)).sort()).toEqual(
-      ["id", "patientId", "documentId", "documentName", "documentVersion", "institutionId", "orderBy", "status", "visibility", "createdAt", "expiresAt", "openedAt", "completedAt", "declinedAt"].sort(),
+      [
+        "id",
+        "patientId",
+        "documentId",
+        "documentName",
+        "documentVersion",
+        "institutionId",
+        "orderBy",
+        "status",
+        "visibility",
+        "createdAt",
+        "expiresAt",
+        "openedAt",
+        "completedAt",
+        "declinedAt",
+      ].sort(),
     );
 
     expect(await allIds({ ...range, visibility: "draft" })).toEqual([ids.declined]);
@@ -116,7 +176,10 @@ describe("signatures.list (the organization-wide request list)", () => {
     expect(await allIds({ ...range, patientId: "P-7" })).toEqual([ids.pending]);
     expect(await allIds({ ...range, documentId: docB })).toEqual([ids.declined, ids.completed, ids.failed]);
     expect(await allIds({ ...range, institutionId: "station-2" })).toEqual([ids.opened]);
-    expect(await allIds({ createdFrom: at(3).toISOString(), createdTo: at(5).toISOString() })).toEqual([ids.failed, ids.sealing]);
+    expect(await allIds({ createdFrom: at(3).toISOString(), createdTo: at(5).toISOString() })).toEqual([
+      ids.failed,
+      ids.sealing,
+    ]);
     expect(await allIds({ ...range, documentId: docA, status: "pending" })).toEqual([ids.pending]);
 
     // The other organization sees only its own, and cannot reach ours by our document's id.
@@ -129,7 +192,13 @@ describe("signatures.list (the organization-wide request list)", () => {
     const t0 = new Date("2022-06-01T10:00:00.000Z");
     const range = { createdFrom: "2022-06-01T00:00:00Z", createdTo: "2022-06-02T00:00:00Z" };
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await insertRequest(org, docA, { createdAt: i < 3 ? t0 : new Date(t0.getTime() + i * 1000), institution: "paging" }));
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        await insertRequest(org, docA, {
+          createdAt: i < 3 ? t0 : new Date(t0.getTime() + i * 1000),
+          institution: "paging",
+        }),
+      );
     // Newest first: the two later rows, then the three of t0 by id, descending.
     const expected = [ids[4]!, ids[3]!, ...ids.slice(0, 3).sort().reverse()];
     const first = await staff.signatures.list.query({ ...range, limit: 2 });
@@ -147,29 +216,52 @@ describe("signatures.list (the organization-wide request list)", () => {
     }
     expect(seen).toEqual(expected);
     // The same under a filter whose index is used (institution), oldest first.
-    expect((await allIds({ ...range, institutionId: "paging", sort: "oldest" })).slice(0, 5)).toEqual([...expected].reverse());
+    expect((await allIds({ ...range, institutionId: "paging", sort: "oldest" })).slice(0, 5)).toEqual(
+      [...expected].reverse(),
+    );
   });
 
   it("refuses a cursor it did not issue (400) and needs a staff session (401 for a token)", async () => {
     for (const cursor of ["not-ours", encodeCursor(["yesterday", "x"]), encodeCursor([1])]) {
-      await expect(staff.signatures.list.query({ cursor })).rejects.toMatchObject({ data: { httpStatus: 400, appCode: "invalid_request" } });
+      await expect(staff.signatures.list.query({ cursor })).rejects.toMatchObject({
+        data: { httpStatus: 400, appCode: "invalid_request" },
+      });
     }
-    await expect(staff.signatures.list.query({ status: "lost" as never })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    await expect(staff.signatures.list.query({ documentId: "not-a-uuid" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
-    await expect(api.trpc({ bearer: org.token }).signatures.list.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(staff.signatures.list.query({ status: "lost" as never })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await expect(staff.signatures.list.query({ documentId: "not-a-uuid" })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+    await expect(api.trpc({ bearer: org.token }).signatures.list.query({})).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
   });
 });
 
 describe("signatures.detail and signatures.update", () => {
   it("shows the timeline of open, sign and the webhook deliveries, and never the link, the token or its hash", async () => {
-    await api.services.db.update(organizations).set({ webhookUrls: [`${files.origin}/hook`] }).where(eq(organizations.id, org.orgId));
+    await api.services.db
+      .update(organizations)
+      .set({ webhookUrls: [`${files.origin}/hook`] })
+      .where(eq(organizations.id, org.orgId));
     files.set("/hook", (_req, res) => res.writeHead(204).end());
     try {
-      const created = await staff.signatures.create.mutate({ patient_id: "P-timeline", document_id: docA, institution_id: "station-9", expiration_date: inOneHour(), order_by: "dr.staff" });
+      const created = await staff.signatures.create.mutate({
+        patient_id: "P-timeline",
+        document_id: docA,
+        institution_id: "station-9",
+        expiration_date: inOneHour(),
+        order_by: "dr.staff",
+      });
       const token = created.signing_link.slice(created.signing_link.lastIndexOf("/") + 1);
       const signing = api.trpc({}).signing;
       const { sessionToken } = await signing.open.mutate({ token });
-      const signed = await signing.sign.mutate({ sessionToken: sessionToken!, consent: true, signature: { kind: "typed", name: "Erika Mustermann" } });
+      const signed = await signing.sign.mutate({
+        sessionToken: sessionToken!,
+        consent: true,
+        signature: { kind: "typed", name: "Erika Mustermann" },
+      });
 
       const detail = await staff.signatures.detail.query({ id: created.signature_id });
       expect(detail).toMatchObject({
@@ -189,10 +281,17 @@ describe("signatures.detail and signatures.update", () => {
       expect(kinds).toContain("signed");
       if (signed.state === "completed") expect(kinds).toContain("sealed");
       const delivery = detail.timeline.find((e) => e.kind === "webhook_delivery")!;
-      expect(delivery.delivery).toMatchObject({ eventType: "signature.opened", url: `${files.origin}/hook`, status: expect.stringMatching(/pending|delivered|failed/) });
+      expect(delivery.delivery).toMatchObject({
+        eventType: "signature.opened",
+        url: `${files.origin}/hook`,
+        status: expect.stringMatching(/pending|delivered|failed/),
+      });
       expect(detail.timeline.find((e) => e.kind === "created")).toMatchObject({ actorType: "user" });
       const text = JSON.stringify(detail);
-      const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, created.signature_id));
+      const [row] = await api.services.db
+        .select()
+        .from(signatureRequests)
+        .where(eq(signatureRequests.id, created.signature_id));
       expect(text).not.toContain(row!.tokenHash);
       expect(text).not.toContain(row!.tokenEnc);
       expect(text).not.toContain(token);
@@ -207,30 +306,70 @@ describe("signatures.detail and signatures.update", () => {
 
   it("hands the signing link out only through revealLink, to every staff role, and audits each view with its viewer", async () => {
     const request = await requestSignature(api, org, docA, "P-reveal", "station-5");
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "desk@reveal.test", password: "desk-password-123", role: "staff" });
+    await createStaffUser(api.services.db, {
+      organizationId: org.orgId,
+      email: "desk@reveal.test",
+      password: "desk-password-123",
+      role: "staff",
+    });
     const desk = api.trpc({ cookie: await logInCookie(api, "desk@reveal.test", "desk-password-123") });
-    const [deskUser] = await api.services.db.select({ id: users.id }).from(users).where(eq(users.email, "desk@reveal.test"));
+    const [deskUser] = await api.services.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, "desk@reveal.test"));
 
     // Neither the list nor the detail carries the link.
     const listed = await desk.signatures.list.query({ patientId: "P-reveal" });
     const detail = await desk.signatures.detail.query({ id: request.id });
     expect(JSON.stringify([listed, detail])).not.toContain(request.token);
-    expect(await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`)).toHaveLength(0);
+    expect(
+      await api.services.db
+        .select()
+        .from(auditLog)
+        .where(
+          sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`,
+        ),
+    ).toHaveLength(0);
 
     expect(await desk.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: request.link });
-    const views = await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`);
-    expect(views).toEqual([expect.objectContaining({ actorType: "user", actorId: deskUser!.id, metadata: { signatureId: request.id, replaced: false } })]);
-    expect((await desk.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind)).toEqual(["created", "link_viewed"]);
+    const views = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(
+        sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`,
+      );
+    expect(views).toEqual([
+      expect.objectContaining({
+        actorType: "user",
+        actorId: deskUser!.id,
+        metadata: { signatureId: request.id, replaced: false },
+      }),
+    ]);
+    expect((await desk.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind)).toEqual([
+      "created",
+      "link_viewed",
+    ]);
 
     // Another organization's staff and strangers get nothing, and nothing is recorded.
-    await expect(otherStaff.signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
-    await expect(api.trpc({}).signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(otherStaff.signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
+    await expect(api.trpc({}).signatures.revealLink.mutate({ id: request.id })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
     // A2 called with a staff session hands out links too: each one is recorded the same way.
     const open = await desk.signatures.listOpen.query({ patient_id: "P-reveal" });
     expect(open.map((l) => l.signing_link)).toEqual([request.link]);
     // An API token (the integration A2 is for) is not a person viewing a link: nothing extra.
     await api.trpc({ bearer: org.token }).signatures.listOpen.query({ patient_id: "P-reveal" });
-    expect(await api.services.db.select().from(auditLog).where(sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`)).toHaveLength(2);
+    expect(
+      await api.services.db
+        .select()
+        .from(auditLog)
+        .where(
+          sql`${auditLog.action} = 'signature.link_viewed' and ${auditLog.metadata}->>'signatureId' = ${request.id}`,
+        ),
+    ).toHaveLength(2);
   });
 
   it("records a decline with its reason", async () => {
@@ -239,7 +378,11 @@ describe("signatures.detail and signatures.update", () => {
     const { sessionToken } = await signing.open.mutate({ token: request.token });
     await signing.decline.mutate({ sessionToken: sessionToken!, reason: "möchte erst sprechen" });
     const detail = await staff.signatures.detail.query({ id: request.id });
-    expect(detail).toMatchObject({ status: "declined", declineReason: "möchte erst sprechen", declinedAt: expect.any(String) });
+    expect(detail).toMatchObject({
+      status: "declined",
+      declineReason: "möchte erst sprechen",
+      declinedAt: expect.any(String),
+    });
     expect(detail.timeline.map((e) => e.kind)).toEqual(["created", "opened", "declined"]);
     expect(detail.timeline[2]).toMatchObject({ actorType: "signer", detail: "möchte erst sprechen" });
   });
@@ -247,25 +390,50 @@ describe("signatures.detail and signatures.update", () => {
   it("changes visibility, expiry and link (audited, on the timeline) and refuses what cannot change", async () => {
     const request = await requestSignature(api, org, docA, "P-update", "station-4");
     const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
-    const updated = await staff.signatures.update.mutate({ id: request.id, visibility: "draft", expiresAt, assignmentUrl: "https://his.example.org/sign/42" });
+    const updated = await staff.signatures.update.mutate({
+      id: request.id,
+      visibility: "draft",
+      expiresAt,
+      assignmentUrl: "https://his.example.org/sign/42",
+    });
     expect(updated).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: "https://his.example.org/sign/42" });
-    expect(await staff.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: "https://his.example.org/sign/42" });
-    expect(updated.timeline.map((e) => e.kind)).toEqual(["created", "visibility_changed", "expiry_changed", "link_replaced"]);
-    expect((await staff.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind).at(-1)).toBe("link_viewed");
+    expect(await staff.signatures.revealLink.mutate({ id: request.id })).toEqual({
+      signingUrl: "https://his.example.org/sign/42",
+    });
+    expect(updated.timeline.map((e) => e.kind)).toEqual([
+      "created",
+      "visibility_changed",
+      "expiry_changed",
+      "link_replaced",
+    ]);
+    expect((await staff.signatures.detail.query({ id: request.id })).timeline.map((e) => e.kind).at(-1)).toBe(
+      "link_viewed",
+    );
     expect(updated.timeline[1]).toMatchObject({ actorType: "user", detail: "active → draft" });
 
     // Clearing the link brings the signing link back; only what is sent changes.
     const cleared = await staff.signatures.update.mutate({ id: request.id, assignmentUrl: null });
     expect(cleared).toMatchObject({ visibility: "draft", expiresAt, assignmentUrl: null });
     expect(await staff.signatures.revealLink.mutate({ id: request.id })).toEqual({ signingUrl: request.link });
-    const entries = await api.services.db.select().from(auditLog).where(sql`${auditLog.metadata}->>'signatureId' = ${request.id} and ${auditLog.action} = 'signature.assignment_updated'`);
+    const entries = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(
+        sql`${auditLog.metadata}->>'signatureId' = ${request.id} and ${auditLog.action} = 'signature.assignment_updated'`,
+      );
     expect(entries.map((e) => e.metadata)).toEqual([
-      expect.objectContaining({ visibility: { from: "active", to: "draft" }, expiresAt: expect.objectContaining({ to: expiresAt }), assignmentUrl: "https://his.example.org/sign/42" }),
+      expect.objectContaining({
+        visibility: { from: "active", to: "draft" },
+        expiresAt: expect.objectContaining({ to: expiresAt }),
+        assignmentUrl: "https://his.example.org/sign/42",
+      }),
       { signatureId: request.id, assignmentUrl: null },
     ]);
 
     const refuse = (input: Record<string, unknown>, status: number) =>
-      expect(staff.signatures.update.mutate({ id: request.id, ...input } as never)).rejects.toMatchObject({ data: { httpStatus: status } });
+      expect(staff.signatures.update.mutate({ id: request.id, ...input } as never)).rejects.toMatchObject({
+        data: { httpStatus: status },
+      });
     await refuse({ expiresAt: new Date(Date.now() - 60_000).toISOString() }, 400);
     await refuse({ expiresAt: "next week" }, 400);
     await refuse({ assignmentUrl: "javascript:alert(1)" }, 400);
@@ -278,12 +446,20 @@ describe("signatures.detail and signatures.update", () => {
       data: { httpStatus: 409, details: { field: "expiresAt", reason: "request_closed" } },
     });
     // Another organization's request is not found, and nothing changes.
-    await expect(otherStaff.signatures.update.mutate({ id: request.id, visibility: "active" })).rejects.toMatchObject({ data: { httpStatus: 404 } });
-    await expect(otherStaff.signatures.detail.query({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(otherStaff.signatures.update.mutate({ id: request.id, visibility: "active" })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
+    await expect(otherStaff.signatures.detail.query({ id: request.id })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
   });
 
   it("shows a seal job that gave up as failed, with seal again allowed and on the timeline", async () => {
-    const id = await insertRequest(org, docA, { status: "sealing", signedAt: new Date(), sealError: "the stored PDF is missing" });
+    const id = await insertRequest(org, docA, {
+      status: "sealing",
+      signedAt: new Date(),
+      sealError: "the stored PDF is missing",
+    });
     expect((await staff.signatures.detail.query({ id })).status).toBe("sealing");
     await markSealGaveUp(api.services, org.orgId, id, "the stored PDF is missing");
     const detail = await staff.signatures.detail.query({ id });
@@ -300,15 +476,36 @@ describe("signatures.detail and signatures.update", () => {
 
 describe("signatures.brandings and signatures.institutions", () => {
   it("lists institutions with their own branding and the known institution ids by prefix, own organization only", async () => {
-    await staff.signatures.createDesign.mutate({ institution_id: "brand-a", logo_url: "https://cdn.example.org/a.png", design_parameters: { primaryColor: "#112233", font: "Inter" } });
-    await staff.signatures.createDesign.mutate({ institution_id: "brand-b", design_parameters: { accentColor: "#ABCDEF" } });
+    await staff.signatures.createDesign.mutate({
+      institution_id: "brand-a",
+      logo_url: "https://cdn.example.org/a.png",
+      design_parameters: { primaryColor: "#112233", font: "Inter" },
+    });
+    await staff.signatures.createDesign.mutate({
+      institution_id: "brand-b",
+      design_parameters: { accentColor: "#ABCDEF" },
+    });
     await otherStaff.signatures.createDesign.mutate({ institution_id: "brand-z", design_parameters: {} });
     await ensureInstitution(org.ctx, "brand-c");
 
     const first = await staff.signatures.brandings.query({ limit: 1 });
-    expect(first.items).toEqual([{ institutionId: "brand-b", logoUrl: null, primaryColor: null, accentColor: "#abcdef", font: null, updatedAt: expect.any(String) }]);
+    expect(first.items).toEqual([
+      {
+        institutionId: "brand-b",
+        logoUrl: null,
+        primaryColor: null,
+        accentColor: "#abcdef",
+        font: null,
+        updatedAt: expect.any(String),
+      },
+    ]);
     const second = await staff.signatures.brandings.query({ limit: 1, cursor: first.nextCursor! });
-    expect(second.items[0]).toMatchObject({ institutionId: "brand-a", logoUrl: "https://cdn.example.org/a.png", primaryColor: "#112233", font: "Inter" });
+    expect(second.items[0]).toMatchObject({
+      institutionId: "brand-a",
+      logoUrl: "https://cdn.example.org/a.png",
+      primaryColor: "#112233",
+      font: "Inter",
+    });
     const everything = await staff.signatures.brandings.query({ limit: 200 });
     expect(everything.items.map((i) => i.institutionId)).not.toContain("brand-z");
 
@@ -320,8 +517,15 @@ describe("signatures.brandings and signatures.institutions", () => {
       ],
       hasMore: false,
     });
-    expect(await staff.signatures.institutions.query({ prefix: "brand-", limit: 2 })).toMatchObject({ hasMore: true, items: [{ institutionId: "brand-a" }, { institutionId: "brand-b" }] });
-    expect((await otherStaff.signatures.institutions.query({ prefix: "brand" })).items).toEqual([{ institutionId: "brand-z", hasBranding: true }]);
-    await expect(staff.signatures.brandings.query({ cursor: "bad!" })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    expect(await staff.signatures.institutions.query({ prefix: "brand-", limit: 2 })).toMatchObject({
+      hasMore: true,
+      items: [{ institutionId: "brand-a" }, { institutionId: "brand-b" }],
+    });
+    expect((await otherStaff.signatures.institutions.query({ prefix: "brand" })).items).toEqual([
+      { institutionId: "brand-z", hasBranding: true },
+    ]);
+    await expect(staff.signatures.brandings.query({ cursor: "bad!" })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
   });
 });

@@ -29,7 +29,14 @@ import {
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
-import { changeSignatureRequest, findSignatureRequest, isPastExpiry, signingLink, type SignatureRequestChange, type SignatureRequestRow } from "./requests";
+import {
+  changeSignatureRequest,
+  findSignatureRequest,
+  isPastExpiry,
+  signingLink,
+  type SignatureRequestChange,
+  type SignatureRequestRow,
+} from "./requests";
 import { latestSealJob } from "./seal";
 
 /** The filters of the organization-wide list (contracts: signatureRequestFilters). */
@@ -48,7 +55,10 @@ export interface SignatureRequestFilter {
  * even before the expiry sweep marked it, and a `sealing` request whose seal job gave up is
  * `failed`.
  */
-export function stateOf(row: Pick<SignatureRequestRow, "status" | "expiresAt" | "sealFailedAt">, now = new Date()): SignatureRequestState {
+export function stateOf(
+  row: Pick<SignatureRequestRow, "status" | "expiresAt" | "sealFailedAt">,
+  now = new Date(),
+): SignatureRequestState {
   if (isPastExpiry(row as SignatureRequestRow, now)) return "expired";
   if (row.status === "sealing" && row.sealFailedAt !== null) return "failed";
   return row.status;
@@ -99,9 +109,17 @@ type ListRow = PageRow & { documentName: string; documentVersion: number };
  * statistics on the (small, rarely changing) documents table would read every request of the
  * organization document by document and sort them.
  */
-export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestFilter, sort: ListSort, after: { at: string; id: string } | undefined, limit: number) {
+export function signatureRequestQuery(
+  ctx: OrgContext,
+  filter: SignatureRequestFilter,
+  sort: ListSort,
+  after: { at: string; id: string } | undefined,
+  limit: number,
+) {
   const s = signatureRequests;
-  const keyset = after ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort) : undefined;
+  const keyset = after
+    ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort)
+    : undefined;
   return ctx.scope.db
     .select({ ...getTableColumns(s), cursorAt: exactTimestamp(s.createdAt) })
     .from(s)
@@ -113,7 +131,13 @@ export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestF
 /** The name and current version of the documents of one page of requests. */
 async function withDocuments(ctx: OrgContext, rows: PageRow[]): Promise<ListRow[]> {
   const ids = [...new Set(rows.map((row) => row.documentId))];
-  const docs = ids.length === 0 ? [] : await ctx.scope.db.select({ id: documents.id, name: documents.name, currentVersion: documents.currentVersion }).from(documents).where(ctx.scope.owns(documents, inArray(documents.id, ids)));
+  const docs =
+    ids.length === 0
+      ? []
+      : await ctx.scope.db
+          .select({ id: documents.id, name: documents.name, currentVersion: documents.currentVersion })
+          .from(documents)
+          .where(ctx.scope.owns(documents, inArray(documents.id, ids)));
   const byId = new Map(docs.map((doc) => [doc.id, doc]));
   return rows.map((row) => {
     const doc = byId.get(row.documentId);
@@ -174,7 +198,9 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
     case "signature.created":
       return [{ at, kind: "created", actorType }];
     case "signature.opened":
-      return [{ at, kind: "opened", actorType, detail: typeof m.version === "number" ? `version ${m.version}` : undefined }];
+      return [
+        { at, kind: "opened", actorType, detail: typeof m.version === "number" ? `version ${m.version}` : undefined },
+      ];
     case "signature.signed":
       return [{ at, kind: "signed", actorType, detail: text(m.method) }];
     case "signature.completed":
@@ -192,16 +218,31 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
     case "signature.assignment_updated": {
       const events: TimelineDraft[] = [];
       const visibility = fromTo(m.visibility);
-      if (visibility && visibility.from !== visibility.to) events.push({ at, kind: "visibility_changed", actorType, detail: `${String(visibility.from)} → ${String(visibility.to)}` });
+      if (visibility && visibility.from !== visibility.to)
+        events.push({
+          at,
+          kind: "visibility_changed",
+          actorType,
+          detail: `${String(visibility.from)} → ${String(visibility.to)}`,
+        });
       const expiry = fromTo(m.expiresAt);
-      if (expiry) events.push({ at, kind: "expiry_changed", actorType, detail: `${String(expiry.from)} → ${String(expiry.to)}` });
-      if ("assignmentUrl" in m) events.push({ at, kind: "link_replaced", actorType, detail: text(m.assignmentUrl) ?? "cleared: the signing link is used again" });
+      if (expiry)
+        events.push({ at, kind: "expiry_changed", actorType, detail: `${String(expiry.from)} → ${String(expiry.to)}` });
+      if ("assignmentUrl" in m)
+        events.push({
+          at,
+          kind: "link_replaced",
+          actorType,
+          detail: text(m.assignmentUrl) ?? "cleared: the signing link is used again",
+        });
       return events;
     }
     case "signature.link_viewed":
       return [{ at, kind: "link_viewed", actorType }];
     case "webhook.dispatched":
-      return typeof m.deliveryId === "string" ? [{ at, kind: "webhook_delivery", actorType, detail: text(m.event), deliveryId: m.deliveryId }] : [];
+      return typeof m.deliveryId === "string"
+        ? [{ at, kind: "webhook_delivery", actorType, detail: text(m.event), deliveryId: m.deliveryId }]
+        : [];
     default:
       return [];
   }
@@ -209,12 +250,18 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
 
 /** The request's events, oldest first: its audit entries (by index) and its webhook deliveries as they stand now. */
 async function timelineOf(ctx: OrgContext, row: SignatureRequestRow): Promise<SignatureTimelineEvent[]> {
-  const entries = await ctx.scope.select(auditLog, sql`(${auditLog.metadata}->>'signatureId') = ${row.id}`).orderBy(auditLog.seq);
+  const entries = await ctx.scope
+    .select(auditLog, sql`(${auditLog.metadata}->>'signatureId') = ${row.id}`)
+    .orderBy(auditLog.seq);
   const drafts = entries.flatMap(eventsOfEntry);
   const deliveryIds = drafts.flatMap((d) => (d.deliveryId ? [d.deliveryId] : []));
-  const deliveries = deliveryIds.length ? await ctx.scope.select(webhookDeliveries, inArray(webhookDeliveries.id, deliveryIds)) : [];
+  const deliveries = deliveryIds.length
+    ? await ctx.scope.select(webhookDeliveries, inArray(webhookDeliveries.id, deliveryIds))
+    : [];
   const attempts = deliveryIds.length
-    ? await ctx.scope.select(webhookAttempts, inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(desc(webhookAttempts.attempt))
+    ? await ctx.scope
+        .select(webhookAttempts, inArray(webhookAttempts.deliveryId, deliveryIds))
+        .orderBy(desc(webhookAttempts.attempt))
     : [];
   return drafts.map(({ deliveryId, ...event }) => {
     if (!deliveryId) return event;
@@ -240,13 +287,22 @@ async function timelineOf(ctx: OrgContext, row: SignatureRequestRow): Promise<Si
  * Staff: one request with its timeline. The signing link stays out (see revealSigningLink), as do
  * the token's hash and the signer's network data.
  */
-export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: string }): Promise<SignatureRequestDetail> {
+export async function getSignatureRequestDetail(
+  ctx: OrgContext,
+  input: { id: string },
+): Promise<SignatureRequestDetail> {
   const row = await findSignatureRequest(ctx, input.id);
   const [doc] = await ctx.scope.select(documents, eq(documents.id, row.documentId)).limit(1);
   // The list reads seal_failed_at; a seal job whose worker died on its last attempt is failed
   // without the handler having run, so the detail asks the job as well.
-  const sealGaveUp = row.status === "sealing" && (row.sealFailedAt !== null || (await latestSealJob(ctx, row.id))?.status === "failed");
-  const item = toListItem({ ...row, cursorAt: "", documentName: doc?.name ?? "", documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1 });
+  const sealGaveUp =
+    row.status === "sealing" && (row.sealFailedAt !== null || (await latestSealJob(ctx, row.id))?.status === "failed");
+  const item = toListItem({
+    ...row,
+    cursorAt: "",
+    documentName: doc?.name ?? "",
+    documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1,
+  });
   return {
     ...item,
     status: sealGaveUp ? "failed" : item.status,
@@ -273,7 +329,10 @@ export async function getSignatureRequestDetail(ctx: OrgContext, input: { id: st
 export async function revealSigningLink(ctx: OrgContext, input: { id: string }): Promise<RevealedSigningLink> {
   return inTransaction(ctx, async (tx) => {
     const row = await findSignatureRequest(tx, input.id);
-    await recordAudit(tx, { action: "signature.link_viewed", metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null } });
+    await recordAudit(tx, {
+      action: "signature.link_viewed",
+      metadata: { signatureId: row.id, replaced: row.assignmentUrl !== null },
+    });
     return { signingUrl: row.assignmentUrl ?? signingLink(tx, tx.services.secrets.open(row.tokenEnc)) };
   });
 }
@@ -282,7 +341,10 @@ export async function revealSigningLink(ctx: OrgContext, input: { id: string }):
  * Staff: visibility, expiry and link of a request, through the same service as A7, then the
  * request as the detail shows it.
  */
-export async function updateSignatureRequest(ctx: OrgContext, input: SignatureRequestChange): Promise<SignatureRequestDetail> {
+export async function updateSignatureRequest(
+  ctx: OrgContext,
+  input: SignatureRequestChange,
+): Promise<SignatureRequestDetail> {
   await changeSignatureRequest(ctx, input);
   return getSignatureRequestDetail(ctx, { id: input.id });
 }

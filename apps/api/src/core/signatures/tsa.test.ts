@@ -18,7 +18,10 @@ afterAll(async () => {
   await pki?.close();
 });
 
-const config = () => ({ tsa: { url: pki.tsaUrl, username: undefined, password: undefined, timeoutMs: 1000 }, outboundAllowHosts: [pki.hostPort] });
+const config = () => ({
+  tsa: { url: pki.tsaUrl, username: undefined, password: undefined, timeoutMs: 1000 },
+  outboundAllowHosts: [pki.hostPort],
+});
 
 describe("requestTimestamp", () => {
   it("gets a token over the data's SHA-256 that openssl ts -verify accepts against the CA", async () => {
@@ -31,12 +34,27 @@ describe("requestTimestamp", () => {
     expect(stamp.policy).toBe("1.3.6.1.4.1.99999.1");
     const tokenFile = join(pki.dir, "token.der");
     writeFileSync(tokenFile, stamp.token);
-    const { stdout } = await run("openssl", ["ts", "-verify", "-token_in", "-in", tokenFile, "-digest", createHash("sha256").update(data).digest("hex"), "-CAfile", pki.caFile, "-untrusted", pki.tsaCertFile]);
+    const { stdout } = await run("openssl", [
+      "ts",
+      "-verify",
+      "-token_in",
+      "-in",
+      tokenFile,
+      "-digest",
+      createHash("sha256").update(data).digest("hex"),
+      "-CAfile",
+      pki.caFile,
+      "-untrusted",
+      pki.tsaCertFile,
+    ]);
     expect(stdout).toContain("Verification: OK");
   });
 
   it("refuses the TSA's private address unless OUTBOUND_ALLOW_HOSTS lists it", async () => {
-    await expect(requestTimestamp({ ...config(), outboundAllowHosts: [] }, Buffer.from("x"))).rejects.toMatchObject({ reason: "unreachable", message: expect.stringContaining("blocked_address") });
+    await expect(requestTimestamp({ ...config(), outboundAllowHosts: [] }, Buffer.from("x"))).rejects.toMatchObject({
+      reason: "unreachable",
+      message: expect.stringContaining("blocked_address"),
+    });
   });
 
   const failures: [TsaMode, string][] = [
@@ -72,8 +90,12 @@ describe("requestTimestamp", () => {
     tampered[tampered.length - 1] = tampered.at(-1)! ^ 1;
     const digest = Buffer.alloc(32);
     const nonce = Buffer.from([0x40]);
-    expect(() => checkTimestampReply(granted(stamp.token), digest, nonce)).toThrow(expect.objectContaining({ reason: "imprint_mismatch" }));
-    expect(() => checkTimestampReply(granted(tampered), digest, nonce)).toThrow(expect.objectContaining({ reason: "bad_signature" }));
+    expect(() => checkTimestampReply(granted(stamp.token), digest, nonce)).toThrow(
+      expect.objectContaining({ reason: "imprint_mismatch" }),
+    );
+    expect(() => checkTimestampReply(granted(tampered), digest, nonce)).toThrow(
+      expect.objectContaining({ reason: "bad_signature" }),
+    );
     const refusal = toBuffer(der(seq([seq([int(2)])])));
     expect(() => checkTimestampReply(refusal, digest, nonce)).toThrow(expect.objectContaining({ reason: "rejected" }));
   });

@@ -10,9 +10,37 @@ import { createHash, randomBytes, X509Certificate } from "node:crypto";
 import forge from "node-forge";
 import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { algorithm, bool, bytesOf, children, CmsError, der, digestName, fromDer, int, OID, oidOf, seq, subjectText, toBuffer, verifySignedData, U, T, octets } from "./cms";
+import {
+  algorithm,
+  bool,
+  bytesOf,
+  children,
+  CmsError,
+  der,
+  digestName,
+  fromDer,
+  int,
+  OID,
+  oidOf,
+  seq,
+  subjectText,
+  toBuffer,
+  verifySignedData,
+  U,
+  T,
+  octets,
+} from "./cms";
 
-export type TimestampFailure = "unreachable" | "timeout" | "http_status" | "malformed" | "rejected" | "imprint_mismatch" | "nonce_mismatch" | "bad_signature" | "not_a_tsa";
+export type TimestampFailure =
+  | "unreachable"
+  | "timeout"
+  | "http_status"
+  | "malformed"
+  | "rejected"
+  | "imprint_mismatch"
+  | "nonce_mismatch"
+  | "bad_signature"
+  | "not_a_tsa";
 
 export class TimestampError extends Error {
   override name = "TimestampError";
@@ -89,7 +117,10 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
     verified = verifySignedData(token);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new TimestampError(error instanceof CmsError && /signature|digest|signing-certificate/.test(detail) ? "bad_signature" : "malformed", `token: ${detail}`);
+    throw new TimestampError(
+      error instanceof CmsError && /signature|digest|signing-certificate/.test(detail) ? "bad_signature" : "malformed",
+      `token: ${detail}`,
+    );
   }
   if (verified.contentType !== OID.tstInfo) throw new TimestampError("malformed", "the token does not hold TSTInfo");
   let info;
@@ -101,15 +132,19 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
   // TSTInfo: version, policy, messageImprint, serialNumber, genTime, accuracy?, ordering?, nonce?, tsa [0]?, extensions [1]?
   const [, policyNode, imprint, serialNode, genTimeNode, ...rest] = info;
   const [imprintAlg, imprintHash] = children(imprint);
-  if (digestName(imprintAlg) !== "sha256" || !toBuffer(bytesOf(imprintHash)).equals(digest)) throw new TimestampError("imprint_mismatch", "the token stamps another message");
+  if (digestName(imprintAlg) !== "sha256" || !toBuffer(bytesOf(imprintHash)).equals(digest))
+    throw new TimestampError("imprint_mismatch", "the token stamps another message");
   const nonceNode = rest.find((n) => n.tagClass === U && n.type === T.INTEGER);
-  if (!nonceNode || !toBuffer(bytesOf(nonceNode)).equals(nonce)) throw new TimestampError("nonce_mismatch", "the token does not answer this request (nonce)");
+  if (!nonceNode || !toBuffer(bytesOf(nonceNode)).equals(nonce))
+    throw new TimestampError("nonce_mismatch", "the token does not answer this request (nonce)");
   const genTime = forge.asn1.generalizedTimeToDate(bytesOf(genTimeNode));
   if (Number.isNaN(genTime.getTime())) throw new TimestampError("malformed", "genTime is not a time");
   const signer = verified.signer;
   // RFC 3161 2.3: the TSA's certificate has the one extended key usage timeStamping, critical.
-  if (!(signer.keyUsage ?? []).includes(OID.timeStamping)) throw new TimestampError("not_a_tsa", "the token's signer is not a time-stamping certificate");
-  if (genTime < new Date(signer.validFrom) || genTime > new Date(signer.validTo)) throw new TimestampError("not_a_tsa", "the TSA certificate was not valid at genTime");
+  if (!(signer.keyUsage ?? []).includes(OID.timeStamping))
+    throw new TimestampError("not_a_tsa", "the token's signer is not a time-stamping certificate");
+  if (genTime < new Date(signer.validFrom) || genTime > new Date(signer.validTo))
+    throw new TimestampError("not_a_tsa", "the TSA certificate was not valid at genTime");
   return {
     token,
     genTime,
@@ -126,19 +161,40 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
  * Through the outbound guard: https, or http (time stamps are signed answers); private and
  * loopback addresses only when OUTBOUND_ALLOW_HOSTS lists the TSA's host.
  */
-export async function requestTimestamp(config: Pick<Config, "tsa" | "outboundAllowHosts">, data: Buffer): Promise<Timestamp> {
+export async function requestTimestamp(
+  config: Pick<Config, "tsa" | "outboundAllowHosts">,
+  data: Buffer,
+): Promise<Timestamp> {
   const tsa = config.tsa;
   if (!tsa) throw new Error("no TSA_URL configured");
   const digest = createHash("sha256").update(data).digest();
   const nonce = makeNonce();
-  const headers: Record<string, string> = { "content-type": "application/timestamp-query", accept: "application/timestamp-reply" };
-  if (tsa.username) headers.authorization = `Basic ${Buffer.from(`${tsa.username}:${tsa.password ?? ""}`).toString("base64")}`;
+  const headers: Record<string, string> = {
+    "content-type": "application/timestamp-query",
+    accept: "application/timestamp-reply",
+  };
+  if (tsa.username)
+    headers.authorization = `Basic ${Buffer.from(`${tsa.username}:${tsa.password ?? ""}`).toString("base64")}`;
   const started = performance.now();
   let response;
   try {
-    response = await guardedFetch(tsa.url, { allowHosts: config.outboundAllowHosts, allowPlainHttp: true }, { method: "POST", headers, body: timestampRequest(digest, nonce), timeoutMs: tsa.timeoutMs, maxBytes: REPLY_MAX_BYTES });
+    response = await guardedFetch(
+      tsa.url,
+      { allowHosts: config.outboundAllowHosts, allowPlainHttp: true },
+      {
+        method: "POST",
+        headers,
+        body: timestampRequest(digest, nonce),
+        timeoutMs: tsa.timeoutMs,
+        maxBytes: REPLY_MAX_BYTES,
+      },
+    );
   } catch (error) {
-    if (error instanceof OutboundError) throw new TimestampError(error.reason === "timeout" ? "timeout" : "unreachable", `${error.reason}: ${error.message}`);
+    if (error instanceof OutboundError)
+      throw new TimestampError(
+        error.reason === "timeout" ? "timeout" : "unreachable",
+        `${error.reason}: ${error.message}`,
+      );
     throw new TimestampError("unreachable", error instanceof Error ? error.message : String(error));
   }
   const waitMs = performance.now() - started;

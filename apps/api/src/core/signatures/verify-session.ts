@@ -62,9 +62,18 @@ function joseRefusal(error: unknown): Refusal {
   return new Refusal("bad_token", error instanceof Error ? error.message.slice(0, 200) : undefined);
 }
 
-async function fetchJson(ctx: OrgContext, url: string, init: { method?: string; headers?: Record<string, string>; body?: string }, failure: RefusalReason) {
+async function fetchJson(
+  ctx: OrgContext,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+  failure: RefusalReason,
+) {
   try {
-    const response = await guardedFetch(url, { allowHosts: ctx.services.config.outboundAllowHosts }, { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } });
+    const response = await guardedFetch(
+      url,
+      { allowHosts: ctx.services.config.outboundAllowHosts },
+      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } },
+    );
     if (response.status !== 200) throw new Refusal(failure, `HTTP ${response.status}`);
     const cacheControl = response.headers["cache-control"];
     return { body: JSON.parse(response.body.toString("utf8")) as unknown, cacheControl };
@@ -160,9 +169,17 @@ async function confirmedClaims(ctx: OrgContext, org: OrgRow, token: string): Pro
       if (!org.sessionIntrospectionUrl) throw new Refusal("no_method_configured");
       // RFC 7662: form-encoded token; the organization's shared secret, when set, authenticates us.
       const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-      if (org.sessionJwtSecretEnc) headers.authorization = `Bearer ${ctx.services.secrets.open(org.sessionJwtSecretEnc)}`;
+      if (org.sessionJwtSecretEnc)
+        headers.authorization = `Bearer ${ctx.services.secrets.open(org.sessionJwtSecretEnc)}`;
       const body = new URLSearchParams({ token, token_type_hint: "access_token" }).toString();
-      const answer = (await fetchJson(ctx, org.sessionIntrospectionUrl, { method: "POST", headers, body }, "introspection_unavailable")).body as JWTPayload & {
+      const answer = (
+        await fetchJson(
+          ctx,
+          org.sessionIntrospectionUrl,
+          { method: "POST", headers, body },
+          "introspection_unavailable",
+        )
+      ).body as JWTPayload & {
         active?: unknown;
       };
       if (!answer || typeof answer !== "object" || answer.active !== true) throw new Refusal("inactive_token");
@@ -180,9 +197,14 @@ function checkClaims(org: OrgRow, claims: SessionClaims, patientId: string): { e
   if (typeof claims.sub !== "string" || claims.sub !== patientId) throw new Refusal("patient_mismatch");
   const exp = claims.exp as number;
   const now = Date.now() / 1000;
-  if (exp - now > MAX_SESSION_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS) throw new Refusal("lifetime_too_long", "exp is too far ahead");
-  if (typeof claims.iat === "number" && exp - claims.iat > MAX_SESSION_TOKEN_SECONDS) throw new Refusal("lifetime_too_long", "exp - iat exceeds 10 minutes");
-  if (claims.jti !== undefined && (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)) {
+  if (exp - now > MAX_SESSION_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS)
+    throw new Refusal("lifetime_too_long", "exp is too far ahead");
+  if (typeof claims.iat === "number" && exp - claims.iat > MAX_SESSION_TOKEN_SECONDS)
+    throw new Refusal("lifetime_too_long", "exp - iat exceeds 10 minutes");
+  if (
+    claims.jti !== undefined &&
+    (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)
+  ) {
     throw new Refusal("bad_token", "jti must be a non-empty string");
   }
   if (org.sessionRequireJti && claims.jti === undefined) throw new Refusal("jti_missing");
@@ -200,7 +222,11 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
   const refuse = async (refusal: Refusal) => {
     await recordAudit(ctx, {
       action: "signature.session_refused",
-      metadata: { signatureId: input.signature_id, reason: refusal.reason, ...(refusal.detail && { detail: refusal.detail }) },
+      metadata: {
+        signatureId: input.signature_id,
+        reason: refusal.reason,
+        ...(refusal.detail && { detail: refusal.detail }),
+      },
     });
     return invalid;
   };
@@ -220,18 +246,25 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
   }
 
   const outcome = await inTransaction(ctx, async (tx) => {
-    const row = await expireIfDue(tx, (await tx.scope.select(signatureRequests, eq(signatureRequests.id, found.id)).limit(1).for("update"))[0]!);
+    const row = await expireIfDue(
+      tx,
+      (await tx.scope.select(signatureRequests, eq(signatureRequests.id, found.id)).limit(1).for("update"))[0]!,
+    );
     // Open requests, and signed ones while the signer may still fetch their copy (the ticket
     // then opens the page with the download, behind the same verification as signing).
     const copyOpen = signedCopyOf(row, org!.signedCopyDays).state;
-    const usable = row.status === "pending" || row.status === "opened" || copyOpen === "preparing" || copyOpen === "available";
+    const usable =
+      row.status === "pending" || row.status === "opened" || copyOpen === "preparing" || copyOpen === "available";
     if (row.visibility !== "active" || !usable) {
       return new Refusal("request_not_open", `${row.visibility}/${row.status}`);
     }
     if (claims.jti !== null) {
       await tx.scope.delete(usedSessionJtis, lt(usedSessionJtis.expiresAt, new Date()));
       const inserted = await tx.scope
-        .insert(usedSessionJtis, { jti: claims.jti, expiresAt: new Date(claims.exp * 1000 + CLOCK_TOLERANCE_SECONDS * 1000) })
+        .insert(usedSessionJtis, {
+          jti: claims.jti,
+          expiresAt: new Date(claims.exp * 1000 + CLOCK_TOLERANCE_SECONDS * 1000),
+        })
         .onConflictDoNothing()
         .returning();
       if (inserted.length === 0) return new Refusal("jti_replayed");

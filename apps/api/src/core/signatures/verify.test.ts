@@ -26,7 +26,11 @@ afterAll(async () => {
 });
 
 async function verify(body: Uint8Array | string, contentType = "application/pdf", ip = "203.0.113.7") {
-  const response = await fetch(`${api.baseUrl}/verify`, { method: "POST", body, headers: { "content-type": contentType, "x-forwarded-for": ip } });
+  const response = await fetch(`${api.baseUrl}/verify`, {
+    method: "POST",
+    body,
+    headers: { "content-type": contentType, "x-forwarded-for": ip },
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -34,17 +38,30 @@ async function verify(body: Uint8Array | string, contentType = "application/pdf"
 /** A PDF signed elsewhere: @signpdf with a certificate of another organization. */
 async function foreignSignedPdf(): Promise<Buffer> {
   const doc = await PDFDocument.load(await makePdf());
-  pdflibAddPlaceholder({ pdfDoc: doc, reason: "Approved", contactInfo: "x", name: "Elsewhere", location: "Somewhere", subFilter: SUBFILTER_ETSI_CADES_DETACHED });
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: "Approved",
+    contactInfo: "x",
+    name: "Elsewhere",
+    location: "Somewhere",
+    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+  });
   const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
   const foreign = makeCertificate({ commonName: "Other Hospital Seal", organization: "Other Hospital" });
-  return new SignPdf().sign(prepared, new P12Signer(Buffer.from(makeP12("pw", [foreign]), "base64"), { passphrase: "pw" }));
+  return new SignPdf().sign(
+    prepared,
+    new P12Signer(Buffer.from(makeP12("pw", [foreign]), "base64"), { passphrase: "pw" }),
+  );
 }
 
 /**
  * Appends an incremental update to `pdf`, as an editor's "save" would: the objects `build` returns
  * (new ones, or new versions of existing ones) and their own xref section.
  */
-async function appendUpdate(pdf: Buffer, build: (doc: PDFDocument, next: () => number) => [number, string][]): Promise<Buffer> {
+async function appendUpdate(
+  pdf: Buffer,
+  build: (doc: PDFDocument, next: () => number) => [number, string][],
+): Promise<Buffer> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   let size = doc.context.largestObjectNumber + 1;
   const objects = build(doc, () => size++);
@@ -57,7 +74,8 @@ async function appendUpdate(pdf: Buffer, build: (doc: PDFDocument, next: () => n
   }
   const xrefAt = pdf.length + Buffer.byteLength(body, "latin1");
   body += "xref\n0 1\n0000000000 65535 f \n";
-  for (const [num, offset] of offsets.sort((a, b) => a[0] - b[0])) body += `${num} 1\n${String(offset).padStart(10, "0")} 00000 n \n`;
+  for (const [num, offset] of offsets.sort((a, b) => a[0] - b[0]))
+    body += `${num} 1\n${String(offset).padStart(10, "0")} 00000 n \n`;
   body += `trailer\n<< /Size ${size} /Root ${doc.context.trailerInfo.Root!.toString()} /Prev ${startxref} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
   return Buffer.concat([pdf, Buffer.from(body, "latin1")]);
 }
@@ -83,7 +101,10 @@ const appendDss = (pdf: Buffer) =>
     const [cert, ocsp, dss] = [next(), next(), next()];
     const catalog = doc.catalog.clone();
     catalog.set(PDFName.of("DSS"), PDFRef.of(dss));
-    const der = Buffer.from(makeCertificate({ commonName: "Some CA", ca: true }).certificatePem.split("\n").slice(1, -2).join(""), "base64").toString("latin1");
+    const der = Buffer.from(
+      makeCertificate({ commonName: "Some CA", ca: true }).certificatePem.split("\n").slice(1, -2).join(""),
+      "base64",
+    ).toString("latin1");
     return [
       [cert, `<< /Length ${der.length} >>\nstream\n${der}\nendstream`],
       [ocsp, "<< /Length 4 >>\nstream\n0\u0003\n\u0001\nendstream"],
@@ -114,7 +135,11 @@ describe("POST /verify", () => {
   it("accepts the PDF as a multipart file too", async () => {
     const form = new FormData();
     form.append("file", new Blob([new Uint8Array(sealed.pdf)], { type: "application/pdf" }), "sealed.pdf");
-    const response = await fetch(`${api.baseUrl}/verify`, { method: "POST", body: form, headers: { "x-forwarded-for": "203.0.113.8" } });
+    const response = await fetch(`${api.baseUrl}/verify`, {
+      method: "POST",
+      body: form,
+      headers: { "x-forwarded-for": "203.0.113.8" },
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ intact: true, sealedByThisService: true });
   });
@@ -127,7 +152,14 @@ describe("POST /verify", () => {
     changed[at] = "B".charCodeAt(0);
     const { status, body } = await verify(new Uint8Array(changed));
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: "sealed", intact: false, modifiedAfterSealing: true, padesLevel: null, sealedByThisService: true, request: { signatureId: sealed.id } });
+    expect(body).toMatchObject({
+      status: "sealed",
+      intact: false,
+      modifiedAfterSealing: true,
+      padesLevel: null,
+      sealedByThisService: true,
+      request: { signatureId: sealed.id },
+    });
   });
 
   it("lists what an incremental update appended after the seal adds", async () => {
@@ -144,7 +176,14 @@ describe("POST /verify", () => {
 
   it("keeps a seal intact when an update only adds a DSS (without a timestamp it stays B-B)", async () => {
     const { body } = await verify(new Uint8Array(await appendDss(sealed.pdf)));
-    expect(body).toMatchObject({ status: "sealed", intact: true, updatedAfterSealing: false, modifiedAfterSealing: false, padesLevel: "B-B", sealedByThisService: true });
+    expect(body).toMatchObject({
+      status: "sealed",
+      intact: true,
+      updatedAfterSealing: false,
+      modifiedAfterSealing: false,
+      padesLevel: "B-B",
+      sealedByThisService: true,
+    });
   });
 
   it("answers a compression bomb appended after the seal without a 500: updated after sealing", async () => {
@@ -152,7 +191,9 @@ describe("POST /verify", () => {
     const bomb = deflateSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
     const appended = Buffer.concat([
       sealed.pdf,
-      Buffer.from(`\n90 0 obj\n<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`),
+      Buffer.from(
+        `\n90 0 obj\n<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`,
+      ),
       bomb,
       Buffer.from("\nendstream\nendobj\n%%EOF\n"),
     ]);
@@ -205,9 +246,16 @@ describe("POST /verify", () => {
       duplex: "half",
     } as RequestInit);
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { error: unknown }).error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining("25 MB") });
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      code: "payload_too_large",
+      message: expect.stringContaining("25 MB"),
+    });
 
-    const declared = await fetch(`${api.baseUrl}/verify`, { method: "POST", body: new Uint8Array(26 * 1024 * 1024), headers: { "content-type": "application/pdf", "x-forwarded-for": "203.0.113.10" } });
+    const declared = await fetch(`${api.baseUrl}/verify`, {
+      method: "POST",
+      body: new Uint8Array(26 * 1024 * 1024),
+      headers: { "content-type": "application/pdf", "x-forwarded-for": "203.0.113.10" },
+    });
     expect(declared.status).toBe(413);
   });
 

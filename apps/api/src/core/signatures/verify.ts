@@ -22,15 +22,24 @@ export const MAX_VERIFY_BYTES = MAX_UPLOAD_BYTES;
 
 /** Counts one check for the caller's address (before its body is read). */
 export async function consumeVerifyAttempt(services: Services, request: RequestMeta): Promise<void> {
-  await consumeRateLimit(services.db, { key: `verify:ip:${request.ip ?? "unknown"}`, limit: VERIFY_PER_ADDRESS, windowSeconds: 600 });
+  await consumeRateLimit(services.db, {
+    key: `verify:ip:${request.ip ?? "unknown"}`,
+    limit: VERIFY_PER_ADDRESS,
+    windowSeconds: 600,
+  });
 }
 
-const notPdf = () => new AppError("invalid_request", "the file is not a PDF", { field: "file", reason: "not_pdf" }, [{ key: "file", message: "the file is not a PDF" }]);
+const notPdf = () =>
+  new AppError("invalid_request", "the file is not a PDF", { field: "file", reason: "not_pdf" }, [
+    { key: "file", message: "the file is not a PDF" },
+  ]);
 
 /** The PAdES baseline level the seal reaches, from what the file carries. */
 function padesLevel(seal: InspectedSignature, inspection: PdfInspection, intact: boolean): VerifyResult["padesLevel"] {
   if (!intact) return null;
-  const stamps = inspection.signatures.filter((s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end);
+  const stamps = inspection.signatures.filter(
+    (s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end,
+  );
   const timestamped = !!seal.timestamp?.valid || stamps.length > 0;
   if (!timestamped) return "B-B";
   const dss = inspection.dss;
@@ -40,7 +49,9 @@ function padesLevel(seal: InspectedSignature, inspection: PdfInspection, intact:
 
 function sealedAt(seal: InspectedSignature, inspection: PdfInspection): VerifyResult["sealedAt"] {
   if (seal.timestamp?.valid) return { at: seal.timestamp.genTime, source: "signature_timestamp" };
-  const stamp = inspection.signatures.find((s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end && s.timestamp);
+  const stamp = inspection.signatures.find(
+    (s) => s.kind === "document_timestamp" && s.signatureValid && s.end > seal.end && s.timestamp,
+  );
   if (stamp?.timestamp) return { at: stamp.timestamp.genTime, source: "document_timestamp" };
   return seal.claimedTime ? { at: seal.claimedTime, source: "claimed" } : null;
 }
@@ -50,22 +61,40 @@ async function requestOf(services: Services, messageDigest: string | null): Prom
   if (!messageDigest || !/^[0-9a-f]{64}$/.test(messageDigest)) return null;
   // Across organizations by design: the digest is only known to whoever holds the sealed file.
   const [row] = await services.db
-    .select({ id: signatureRequests.id, documentId: signatureRequests.documentId, version: signatureRequests.pinnedVersion, completedAt: signatureRequests.completedAt })
+    .select({
+      id: signatureRequests.id,
+      documentId: signatureRequests.documentId,
+      version: signatureRequests.pinnedVersion,
+      completedAt: signatureRequests.completedAt,
+    })
     .from(signatureRequests)
     .where(and(eq(signatureRequests.sealedContentSha256, messageDigest), eq(signatureRequests.status, "completed")))
     .limit(1);
-  return row ? { signatureId: row.id, documentId: row.documentId, documentVersion: row.version ?? 1, completedAt: row.completedAt?.toISOString() ?? null } : null;
+  return row
+    ? {
+        signatureId: row.id,
+        documentId: row.documentId,
+        documentVersion: row.version ?? 1,
+        completedAt: row.completedAt?.toISOString() ?? null,
+      }
+    : null;
 }
 
 export async function verifySealedPdf(services: Services, input: { pdf: Uint8Array }): Promise<VerifyResult> {
-  if (input.pdf.byteLength > MAX_VERIFY_BYTES) throw new AppError("payload_too_large", `the file exceeds ${MAX_VERIFY_BYTES / 1024 / 1024} MB`);
-  if (!Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.byteLength, 1024)).includes("%PDF-")) throw notPdf();
+  if (input.pdf.byteLength > MAX_VERIFY_BYTES)
+    throw new AppError("payload_too_large", `the file exceeds ${MAX_VERIFY_BYTES / 1024 / 1024} MB`);
+  if (!Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.byteLength, 1024)).includes("%PDF-"))
+    throw notPdf();
   let inspection: PdfInspection;
   try {
     inspection = await runPdfTask(services.config.pdfWorker, "inspectSignedPdf", { bytes: input.pdf });
   } catch (error) {
     // A hostile or broken file is the sender's problem, never a 500.
-    if (error instanceof PdfLimitError || error instanceof PdfTaskError) throw new AppError("invalid_request", "the PDF could not be read within the limits", { field: "file", reason: "pdf_limits" });
+    if (error instanceof PdfLimitError || error instanceof PdfTaskError)
+      throw new AppError("invalid_request", "the PDF could not be read within the limits", {
+        field: "file",
+        reason: "pdf_limits",
+      });
     throw error;
   }
   if (!inspection.isPdf) throw notPdf();
@@ -85,11 +114,16 @@ export async function verifySealedPdf(services: Services, input: { pdf: Uint8Arr
   };
   if (!seal) return base;
   const request = await requestOf(services, seal.messageDigest);
-  const ours = (seal.signer && seal.signatureValid && (await isServiceCertificate(services, seal.signer.fingerprint))) || request !== null;
+  const ours =
+    (seal.signer && seal.signatureValid && (await isServiceCertificate(services, seal.signer.fingerprint))) ||
+    request !== null;
   const modifiedAfterSealing = !seal.digestMatches || !seal.signatureValid;
   const changes = inspection.changes;
   const updatedAfterSealing =
-    changes === null ? seal.end !== inspection.length : Object.values(changes).some((count) => count > 0) || inspection.signatures.some((s) => s.end > seal.end && !s.signatureValid);
+    changes === null
+      ? seal.end !== inspection.length
+      : Object.values(changes).some((count) => count > 0) ||
+        inspection.signatures.some((s) => s.end > seal.end && !s.signatureValid);
   const intact = !modifiedAfterSealing && !updatedAfterSealing;
   return {
     ...base,

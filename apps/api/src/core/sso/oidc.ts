@@ -56,10 +56,19 @@ export function clearOidcCaches(): void {
   oidcJwksCache.clear();
 }
 
-async function fetchProvider(services: Services, url: string, init: { method?: string; headers?: Record<string, string>; body?: string }, failure: OidcFailure) {
+async function fetchProvider(
+  services: Services,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+  failure: OidcFailure,
+) {
   let response;
   try {
-    response = await guardedFetch(url, { allowHosts: services.config.outboundAllowHosts }, { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } });
+    response = await guardedFetch(
+      url,
+      { allowHosts: services.config.outboundAllowHosts },
+      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } },
+    );
   } catch (error) {
     throw new OidcError(failure, error instanceof OutboundError ? error.reason : "request failed");
   }
@@ -94,7 +103,11 @@ export async function discoverProvider(services: Services, issuer: string): Prom
   const metadata = body as Partial<ProviderMetadata> | null;
   if (!metadata || typeof metadata !== "object") throw new OidcError("discovery_failed", "not a discovery document");
   if (metadata.issuer !== issuer) throw new OidcError("discovery_failed", "the document names another issuer");
-  if (!isHttpUrl(metadata.authorization_endpoint) || !isHttpUrl(metadata.token_endpoint) || !isHttpUrl(metadata.jwks_uri)) {
+  if (
+    !isHttpUrl(metadata.authorization_endpoint) ||
+    !isHttpUrl(metadata.token_endpoint) ||
+    !isHttpUrl(metadata.jwks_uri)
+  ) {
     throw new OidcError("discovery_failed", "authorization_endpoint, token_endpoint or jwks_uri missing");
   }
   const checked = metadata as ProviderMetadata;
@@ -113,7 +126,14 @@ export function codeChallengeS256(verifier: string): string {
 
 export function authorizationUrl(
   metadata: ProviderMetadata,
-  params: { clientId: string; redirectUri: string; state: string; nonce: string; codeVerifier: string; loginHint?: string },
+  params: {
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    nonce: string;
+    codeVerifier: string;
+    loginHint?: string;
+  },
 ): string {
   const url = new URL(metadata.authorization_endpoint);
   url.searchParams.set("response_type", "code");
@@ -138,7 +158,12 @@ export async function exchangeCode(
   metadata: ProviderMetadata,
   params: { clientId: string; clientSecret: string; code: string; codeVerifier: string; redirectUri: string },
 ): Promise<string> {
-  const form = new URLSearchParams({ grant_type: "authorization_code", code: params.code, redirect_uri: params.redirectUri, code_verifier: params.codeVerifier });
+  const form = new URLSearchParams({
+    grant_type: "authorization_code",
+    code: params.code,
+    redirect_uri: params.redirectUri,
+    code_verifier: params.codeVerifier,
+  });
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   const methods = metadata.token_endpoint_auth_methods_supported;
   if (methods && !methods.includes("client_secret_basic") && methods.includes("client_secret_post")) {
@@ -146,12 +171,23 @@ export async function exchangeCode(
     form.set("client_secret", params.clientSecret);
   } else {
     // RFC 6749 §2.3.1: both parts form-encoded before they are joined.
-    const basic = Buffer.from(`${encodeURIComponent(params.clientId)}:${encodeURIComponent(params.clientSecret)}`).toString("base64");
+    const basic = Buffer.from(
+      `${encodeURIComponent(params.clientId)}:${encodeURIComponent(params.clientSecret)}`,
+    ).toString("base64");
     headers.authorization = `Basic ${basic}`;
   }
-  const { status, body } = await fetchProvider(services, metadata.token_endpoint, { method: "POST", headers, body: form.toString() }, "token_exchange_failed");
+  const { status, body } = await fetchProvider(
+    services,
+    metadata.token_endpoint,
+    { method: "POST", headers, body: form.toString() },
+    "token_exchange_failed",
+  );
   const answer = body as { id_token?: unknown; error?: unknown } | null;
-  if (status !== 200) throw new OidcError("token_exchange_failed", typeof answer?.error === "string" ? answer.error.slice(0, 100) : `HTTP ${status}`);
+  if (status !== 200)
+    throw new OidcError(
+      "token_exchange_failed",
+      typeof answer?.error === "string" ? answer.error.slice(0, 100) : `HTTP ${status}`,
+    );
   if (typeof answer?.id_token !== "string") throw new OidcError("token_exchange_failed", "no id_token in the answer");
   return answer.id_token;
 }
@@ -196,7 +232,13 @@ export async function verifyIdToken(
   } catch {
     throw new OidcError("bad_id_token", "not a JWT");
   }
-  const options = { issuer: expected.issuer, audience: expected.clientId, algorithms: ID_TOKEN_ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ["exp", "iat", "sub"] };
+  const options = {
+    issuer: expected.issuer,
+    audience: expected.clientId,
+    algorithms: ID_TOKEN_ALGORITHMS,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ["exp", "iat", "sub"],
+  };
   let payload: JWTPayload;
   const keys = (await providerKeys(services, metadata.jwks_uri, false))!;
   try {
@@ -213,7 +255,9 @@ export async function verifyIdToken(
     }
   }
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (payload.azp !== undefined ? payload.azp !== expected.clientId : audiences.length > 1) throw new OidcError("azp_mismatch");
-  if (typeof payload.nonce !== "string" || !safeEqual(payload.nonce, expected.nonce)) throw new OidcError("nonce_mismatch");
+  if (payload.azp !== undefined ? payload.azp !== expected.clientId : audiences.length > 1)
+    throw new OidcError("azp_mismatch");
+  if (typeof payload.nonce !== "string" || !safeEqual(payload.nonce, expected.nonce))
+    throw new OidcError("nonce_mismatch");
   return payload;
 }

@@ -51,26 +51,41 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
       await discoverProvider(ctx.services, issuer);
     } catch (error) {
       if (!(error instanceof OidcError)) throw error;
-      throw new AppError("invalid_request", `the provider's discovery document could not be read (${error.detail ?? error.reason})`, { field: "issuer" });
+      throw new AppError(
+        "invalid_request",
+        `the provider's discovery document could not be read (${error.detail ?? error.reason})`,
+        { field: "issuer" },
+      );
     }
   }
   const domains = [...new Set(input.allowedDomains)];
   await inTransaction(ctx, async (tx) => {
     const [current] = await tx.scope.select(organizationSso);
     const currentDomains = (await tx.scope.select(ssoDomains).orderBy(asc(ssoDomains.domain))).map((d) => d.domain);
-    if (!current && !input.clientSecret) throw new AppError("invalid_request", "the client secret is required", { field: "clientSecret" });
+    if (!current && !input.clientSecret)
+      throw new AppError("invalid_request", "the client secret is required", { field: "clientSecret" });
     if (input.ssoOnly) {
-      if (!input.breakGlassUserId) throw new AppError("invalid_request", "SSO only needs a break-glass owner who may still use a password", { field: "breakGlassUserId" });
+      if (!input.breakGlassUserId)
+        throw new AppError("invalid_request", "SSO only needs a break-glass owner who may still use a password", {
+          field: "breakGlassUserId",
+        });
     }
     if (input.breakGlassUserId && !(await owners(tx)).some((o) => o.id === input.breakGlassUserId)) {
-      throw new AppError("invalid_request", "the break-glass account must be an owner of this organization", { field: "breakGlassUserId" });
+      throw new AppError("invalid_request", "the break-glass account must be an owner of this organization", {
+        field: "breakGlassUserId",
+      });
     }
     const [taken] = await tx.scope.db
       .select({ domain: ssoDomains.domain })
       .from(ssoDomains)
       .where(and(inArray(ssoDomains.domain, domains), ne(ssoDomains.organizationId, tx.scope.organizationId)))
       .limit(1);
-    if (taken) throw new AppError("conflict", `the domain ${taken.domain} is already used for single sign-on by another organization`, { field: "allowedDomains" });
+    if (taken)
+      throw new AppError(
+        "conflict",
+        `the domain ${taken.domain} is already used for single sign-on by another organization`,
+        { field: "allowedDomains" },
+      );
     const values = {
       enabled: input.enabled,
       displayName: input.displayName,
@@ -89,12 +104,29 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
     const organizationId = tx.scope.organizationId;
     await tx.scope.db.insert(ssoDomains).values(domains.map((domain) => ({ domain, organizationId })));
     const before: Record<string, unknown> = current
-      ? { ...current, clientSecret: undefined, allowedDomains: currentDomains, roleMapping: current.roleMapping.map(({ value, role }) => ({ value, role })) }
+      ? {
+          ...current,
+          clientSecret: undefined,
+          allowedDomains: currentDomains,
+          roleMapping: current.roleMapping.map(({ value, role }) => ({ value, role })),
+        }
       : {};
-    const after: Record<string, unknown> = { ...input, issuer, allowedDomains: [...domains].sort(), roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })) };
-    const changed = Object.keys(input).filter((key) => (key === "clientSecret" ? input.clientSecret !== undefined : JSON.stringify(before[key]) !== JSON.stringify(after[key])));
+    const after: Record<string, unknown> = {
+      ...input,
+      issuer,
+      allowedDomains: [...domains].sort(),
+      roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })),
+    };
+    const changed = Object.keys(input).filter((key) =>
+      key === "clientSecret"
+        ? input.clientSecret !== undefined
+        : JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+    );
     // Which settings changed (and the domains, which are public), never the secret.
-    await recordAudit(tx, { action: "sso.settings_updated", metadata: { changed: changed.sort(), enabled: input.enabled, ssoOnly: input.ssoOnly, allowedDomains: domains } });
+    await recordAudit(tx, {
+      action: "sso.settings_updated",
+      metadata: { changed: changed.sort(), enabled: input.enabled, ssoOnly: input.ssoOnly, allowedDomains: domains },
+    });
   });
   return getSsoSettings(ctx);
 }

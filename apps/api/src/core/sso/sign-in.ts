@@ -1,5 +1,15 @@
 import { roles, type SsoErrorCode, type SsoLookupOutput } from "@clinsign/contracts";
-import { and, eq, lt, memberships, organizationSso, ssoDomains, ssoSignInAttempts, users, type MembershipRole } from "@clinsign/db";
+import {
+  and,
+  eq,
+  lt,
+  memberships,
+  organizationSso,
+  ssoDomains,
+  ssoSignInAttempts,
+  users,
+  type MembershipRole,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { hashPassword, randomSecret, safeEqual, sha256Hex } from "../crypto";
@@ -17,7 +27,17 @@ export const SSO_ATTEMPT_SECONDS = 600;
 export const ssoRedirectUri = (services: Services) => `${services.config.publicWebUrl}/sso/callback`;
 
 /** Why a callback did not open a session; audited in the organization when it is known. */
-export type SsoRefusal = OidcFailure | "state_unknown" | "state_expired" | "browser_mismatch" | "provider_error" | "not_configured" | "no_email" | "email_unverified" | "domain_not_allowed" | "no_role";
+export type SsoRefusal =
+  | OidcFailure
+  | "state_unknown"
+  | "state_expired"
+  | "browser_mismatch"
+  | "provider_error"
+  | "not_configured"
+  | "no_email"
+  | "email_unverified"
+  | "domain_not_allowed"
+  | "no_role";
 
 const MESSAGE_FOR: Record<SsoRefusal, SsoErrorCode> = {
   state_unknown: "expired",
@@ -55,7 +75,10 @@ export function mappedRole(claim: unknown, mapping: { value: string; role: Membe
 }
 
 async function enabledConfig(services: Services, organizationId: string) {
-  const [config] = await services.db.select().from(organizationSso).where(and(eq(organizationSso.organizationId, organizationId), eq(organizationSso.enabled, true)));
+  const [config] = await services.db
+    .select()
+    .from(organizationSso)
+    .where(and(eq(organizationSso.organizationId, organizationId), eq(organizationSso.enabled, true)));
   return config ?? null;
 }
 
@@ -64,13 +87,24 @@ async function enabledConfig(services: Services, organizationId: string) {
  * domain), or this organization's login URL. Reveals only domains organizations have named for
  * single sign-on, never whether an account exists.
  */
-export async function lookupSsoProvider(services: Services, input: { email: string } | { organizationId: string }, request: RequestMeta): Promise<SsoLookupOutput> {
-  await consumeRateLimit(services.db, { key: `sso:lookup:ip:${request.ip ?? "unknown"}`, limit: 300, windowSeconds: 15 * 60 });
+export async function lookupSsoProvider(
+  services: Services,
+  input: { email: string } | { organizationId: string },
+  request: RequestMeta,
+): Promise<SsoLookupOutput> {
+  await consumeRateLimit(services.db, {
+    key: `sso:lookup:ip:${request.ip ?? "unknown"}`,
+    limit: 300,
+    windowSeconds: 15 * 60,
+  });
   let organizationId: string;
   if ("email" in input) {
     const domain = input.email.split("@")[1]?.trim();
     if (!domain) return { provider: null };
-    const [row] = await services.db.select({ organizationId: ssoDomains.organizationId }).from(ssoDomains).where(eq(ssoDomains.domain, domain));
+    const [row] = await services.db
+      .select({ organizationId: ssoDomains.organizationId })
+      .from(ssoDomains)
+      .where(eq(ssoDomains.domain, domain));
     if (!row) return { provider: null };
     organizationId = row.organizationId;
   } else organizationId = input.organizationId;
@@ -83,8 +117,16 @@ export async function lookupSsoProvider(services: Services, input: { email: stri
  * stored (the verifier sealed) under the state's hash with the hash of a browser secret that goes
  * into an HTTP-only cookie. Returns where to send the browser and that secret.
  */
-export async function startSsoSignIn(services: Services, input: { organizationId: string; loginHint?: string }, request: RequestMeta) {
-  await consumeRateLimit(services.db, { key: `sso:start:ip:${request.ip ?? "unknown"}`, limit: 60, windowSeconds: 15 * 60 });
+export async function startSsoSignIn(
+  services: Services,
+  input: { organizationId: string; loginHint?: string },
+  request: RequestMeta,
+) {
+  await consumeRateLimit(services.db, {
+    key: `sso:start:ip:${request.ip ?? "unknown"}`,
+    limit: 60,
+    windowSeconds: 15 * 60,
+  });
   const config = await enabledConfig(services, input.organizationId);
   if (!config) throw new AppError("not_found", "single sign-on is not set up for this organization");
   let metadata;
@@ -92,7 +134,15 @@ export async function startSsoSignIn(services: Services, input: { organizationId
     metadata = await discoverProvider(services, config.issuer);
   } catch (error) {
     if (!(error instanceof OidcError)) throw error;
-    services.log.warn({ event: "sso.discovery_failed", organizationId: input.organizationId, detail: error.detail, requestId: request.requestId }, "OpenID provider discovery failed");
+    services.log.warn(
+      {
+        event: "sso.discovery_failed",
+        organizationId: input.organizationId,
+        detail: error.detail,
+        requestId: request.requestId,
+      },
+      "OpenID provider discovery failed",
+    );
     throw new AppError("conflict", "the identity provider cannot be reached", { reason: "discovery_failed" });
   }
   const state = randomSecret(32);
@@ -107,11 +157,23 @@ export async function startSsoSignIn(services: Services, input: { organizationId
     codeVerifierEnc: services.secrets.seal(codeVerifier),
     expiresAt: new Date(Date.now() + SSO_ATTEMPT_SECONDS * 1000),
   });
-  const loginHint = input.loginHint && /^[^\s@]{1,64}@[^\s@]{1,253}$/.test(input.loginHint) ? input.loginHint : undefined;
-  return { location: authorizationUrl(metadata, { clientId: config.clientId, redirectUri: ssoRedirectUri(services), state, nonce, codeVerifier, loginHint }), browserSecret };
+  const loginHint =
+    input.loginHint && /^[^\s@]{1,64}@[^\s@]{1,253}$/.test(input.loginHint) ? input.loginHint : undefined;
+  return {
+    location: authorizationUrl(metadata, {
+      clientId: config.clientId,
+      redirectUri: ssoRedirectUri(services),
+      state,
+      nonce,
+      codeVerifier,
+      loginHint,
+    }),
+    browserSecret,
+  };
 }
 
-export type SsoCallbackResult = { ok: true; token: string; expiresAt: Date } | { ok: false; error: SsoErrorCode; organizationId: string | null };
+export type SsoCallbackResult =
+  { ok: true; token: string; expiresAt: Date } | { ok: false; error: SsoErrorCode; organizationId: string | null };
 
 class Refused extends Error {
   constructor(
@@ -135,11 +197,17 @@ export async function finishSsoSignIn(
 ): Promise<SsoCallbackResult> {
   const [attempt] =
     input.state && input.state.length <= 200
-      ? await services.db.delete(ssoSignInAttempts).where(eq(ssoSignInAttempts.stateHash, sha256Hex(input.state))).returning()
+      ? await services.db
+          .delete(ssoSignInAttempts)
+          .where(eq(ssoSignInAttempts.stateHash, sha256Hex(input.state)))
+          .returning()
       : [];
   if (!attempt) {
     // Forged, replayed or long gone: no organization to audit in.
-    services.log.warn({ event: "sso.refused", reason: "state_unknown", requestId: request.requestId, ip: request.ip }, "single sign-on refused");
+    services.log.warn(
+      { event: "sso.refused", reason: "state_unknown", requestId: request.requestId, ip: request.ip },
+      "single sign-on refused",
+    );
     return { ok: false, error: MESSAGE_FOR.state_unknown, organizationId: null };
   }
   const ctx = { ...systemContext(services, attempt.organizationId, request.requestId), request };
@@ -155,11 +223,16 @@ export async function finishSsoSignIn(
   }
 }
 
-async function completeAttempt(ctx: OrgContext, attempt: typeof ssoSignInAttempts.$inferSelect, input: { code?: string; error?: string; browserSecret?: string }) {
+async function completeAttempt(
+  ctx: OrgContext,
+  attempt: typeof ssoSignInAttempts.$inferSelect,
+  input: { code?: string; error?: string; browserSecret?: string },
+) {
   const { services } = ctx;
   if (attempt.expiresAt.getTime() <= Date.now()) throw new Refused("state_expired");
   if (!safeEqual(sha256Hex(input.browserSecret ?? ""), attempt.browserHash)) throw new Refused("browser_mismatch");
-  if (input.error !== undefined) throw new Refused("provider_error", { error: input.error.replace(/[^a-z0-9_.-]/gi, "").slice(0, 64) });
+  if (input.error !== undefined)
+    throw new Refused("provider_error", { error: input.error.replace(/[^a-z0-9_.-]/gi, "").slice(0, 64) });
   if (!input.code || input.code.length > 2048) throw new Refused("provider_error", { error: "no_code" });
   const config = await enabledConfig(services, attempt.organizationId);
   if (!config) throw new Refused("not_configured");
@@ -171,10 +244,16 @@ async function completeAttempt(ctx: OrgContext, attempt: typeof ssoSignInAttempt
     codeVerifier: services.secrets.open(attempt.codeVerifierEnc),
     redirectUri: ssoRedirectUri(services),
   });
-  const claims = await verifyIdToken(services, metadata, idToken, { issuer: config.issuer, clientId: config.clientId, nonce: attempt.nonce });
+  const claims = await verifyIdToken(services, metadata, idToken, {
+    issuer: config.issuer,
+    clientId: config.clientId,
+    nonce: attempt.nonce,
+  });
 
   // Entra ID sends `email` only when the mailbox is set and otherwise the sign-in name (a UPN).
-  const rawEmail = [claims.email, claims.preferred_username, claims.upn].find((v): v is string => typeof v === "string" && /^[^\s@]+@[^\s@]+$/.test(v));
+  const rawEmail = [claims.email, claims.preferred_username, claims.upn].find(
+    (v): v is string => typeof v === "string" && /^[^\s@]+@[^\s@]+$/.test(v),
+  );
   if (!rawEmail) throw new Refused("no_email", { subject: claims.sub });
   if (claims.email_verified === false) throw new Refused("email_unverified", { subject: claims.sub });
   const email = rawEmail.trim().toLowerCase();
@@ -183,7 +262,12 @@ async function completeAttempt(ctx: OrgContext, attempt: typeof ssoSignInAttempt
   if (!allowed) throw new Refused("domain_not_allowed", { domain });
 
   const role = mappedRole(claims[config.roleClaim], config.roleMapping);
-  const userId = await applyMembership(ctx, { email, role, name: typeof claims.name === "string" ? claims.name.slice(0, 200) : null, breakGlassUserId: config.breakGlassUserId });
+  const userId = await applyMembership(ctx, {
+    email,
+    role,
+    name: typeof claims.name === "string" ? claims.name.slice(0, 200) : null,
+    breakGlassUserId: config.breakGlassUserId,
+  });
   return openStaffSession(services, { userId, organizationId: attempt.organizationId }, ctx.request, { method: "sso" });
 }
 
@@ -193,7 +277,10 @@ async function completeAttempt(ctx: OrgContext, attempt: typeof ssoSignInAttempt
  * sign-in. The break-glass owner's membership is never changed this way. Returns the user's id;
  * refuses (after recording the removal) when no role maps.
  */
-async function applyMembership(ctx: OrgContext, who: { email: string; role: MembershipRole | null; name: string | null; breakGlassUserId: string | null }): Promise<string> {
+async function applyMembership(
+  ctx: OrgContext,
+  who: { email: string; role: MembershipRole | null; name: string | null; breakGlassUserId: string | null },
+): Promise<string> {
   // An unusable password: the hash of a secret nobody keeps, so password sign-in costs the usual time and fails.
   const unusablePassword = await hashPassword(randomSecret());
   const organizationId = ctx.scope.organizationId;
@@ -202,30 +289,53 @@ async function applyMembership(ctx: OrgContext, who: { email: string; role: Memb
     let [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, who.email));
     if (!user) {
       if (!who.role) return { refused: true as const, audit: { email: who.email } };
-      [user] = await db.insert(users).values({ email: who.email, name: who.name, passwordHash: unusablePassword }).returning({ id: users.id });
+      [user] = await db
+        .insert(users)
+        .values({ email: who.email, name: who.name, passwordHash: unusablePassword })
+        .returning({ id: users.id });
       await db.insert(memberships).values({ userId: user!.id, organizationId, role: who.role });
-      await recordAudit({ ...tx, actor: { type: "user", id: user!.id } }, { action: "staff.member_added", metadata: { via: "sso", role: who.role, created: true } });
+      await recordAudit(
+        { ...tx, actor: { type: "user", id: user!.id } },
+        { action: "staff.member_added", metadata: { via: "sso", role: who.role, created: true } },
+      );
       return { userId: user!.id };
     }
     const actorCtx = { ...tx, actor: { type: "user" as const, id: user.id } };
-    const [current] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+    const [current] = await db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
     if (user.id === who.breakGlassUserId) {
       if (!current) return { refused: true as const, audit: { email: who.email } };
       return { userId: user.id };
     }
     if (!who.role) {
       if (current) {
-        await db.delete(memberships).where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
-        await recordAudit(actorCtx, { action: "staff.member_removed", metadata: { via: "sso", reason: "no_mapped_role", role: current.role } });
+        await db
+          .delete(memberships)
+          .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+        await recordAudit(actorCtx, {
+          action: "staff.member_removed",
+          metadata: { via: "sso", reason: "no_mapped_role", role: current.role },
+        });
       }
       return { refused: true as const, audit: { email: who.email, userId: user.id } };
     }
     if (!current) {
       await db.insert(memberships).values({ userId: user.id, organizationId, role: who.role });
-      await recordAudit(actorCtx, { action: "staff.member_added", metadata: { via: "sso", role: who.role, created: false } });
+      await recordAudit(actorCtx, {
+        action: "staff.member_added",
+        metadata: { via: "sso", role: who.role, created: false },
+      });
     } else if (current.role !== who.role) {
-      await db.update(memberships).set({ role: who.role }).where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
-      await recordAudit(actorCtx, { action: "staff.role_changed", metadata: { via: "sso", from: current.role, to: who.role } });
+      await db
+        .update(memberships)
+        .set({ role: who.role })
+        .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+      await recordAudit(actorCtx, {
+        action: "staff.role_changed",
+        metadata: { via: "sso", from: current.role, to: who.role },
+      });
     }
     return { userId: user.id };
   });

@@ -9,7 +9,10 @@ export async function organizationsRequiringSso(services: Services, userId: stri
   const rows = await services.db
     .select({ organizationId: organizationSso.organizationId, breakGlassUserId: organizationSso.breakGlassUserId })
     .from(organizationSso)
-    .innerJoin(memberships, and(eq(memberships.organizationId, organizationSso.organizationId), eq(memberships.userId, userId)))
+    .innerJoin(
+      memberships,
+      and(eq(memberships.organizationId, organizationSso.organizationId), eq(memberships.userId, userId)),
+    )
     .where(and(eq(organizationSso.enabled, true), eq(organizationSso.ssoOnly, true)));
   return new Set(rows.filter((r) => r.breakGlassUserId !== userId).map((r) => r.organizationId));
 }

@@ -69,7 +69,10 @@ interface Landed {
 async function callback(callbackUrl: string, binding: string | null): Promise<Landed> {
   const url = new URL(callbackUrl);
   expect(url.origin + url.pathname).toBe(`${WEB}/sso/callback`);
-  const response = await fetch(`${api.baseUrl}/sso/callback${url.search}`, { redirect: "manual", headers: binding ? { cookie: binding } : {} });
+  const response = await fetch(`${api.baseUrl}/sso/callback${url.search}`, {
+    redirect: "manual",
+    headers: binding ? { cookie: binding } : {},
+  });
   expect(response.status).toBe(303);
   const session = response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
   return { location: response.headers.get("location")!, session: session ? session.split(";")[0]! : null };
@@ -95,7 +98,11 @@ const refusedTo = (orgId: string, error: string) => `${WEB}/login/${orgId}?sso_e
 describe("single sign-on with OpenID Connect", () => {
   it("signs a new member in through the provider: PKCE S256, state and nonce, a JIT account with the mapped role", async () => {
     const org = await ssoOrg("praxis-eins.example");
-    idp.users.set("anna", { email: "Anna.Berg@praxis-eins.example", name: "Anna Berg", groups: ["other", "cs-admins"] });
+    idp.users.set("anna", {
+      email: "Anna.Berg@praxis-eins.example",
+      name: "Anna Berg",
+      groups: ["other", "cs-admins"],
+    });
     const started = await start(org.orgId);
     const authorize = new URL(started.location);
     expect(authorize.origin).toBe(idp.issuer);
@@ -108,14 +115,24 @@ describe("single sign-on with OpenID Connect", () => {
     const landed = await callback(await idp.signIn(started.location, "anna"), started.binding);
     expect(landed.location).toBe(`${WEB}/`);
     const me = await api.trpc({ cookie: landed.session! }).auth.me.query();
-    expect(me).toMatchObject({ user: { email: "anna.berg@praxis-eins.example", name: "Anna Berg" }, organization: { id: org.orgId }, role: "admin" });
+    expect(me).toMatchObject({
+      user: { email: "anna.berg@praxis-eins.example", name: "Anna Berg" },
+      organization: { id: org.orgId },
+      role: "admin",
+    });
     expect((await lastEntry(org.orgId, "staff.signed_in"))?.metadata).toEqual({ method: "sso" });
-    expect((await lastEntry(org.orgId, "staff.member_added"))?.metadata).toEqual({ via: "sso", role: "admin", created: true });
+    expect((await lastEntry(org.orgId, "staff.member_added"))?.metadata).toEqual({
+      via: "sso",
+      role: "admin",
+      created: true,
+    });
     // The account has no password anyone knows.
     const [user] = await api.services.db.select().from(users).where(eq(users.email, "anna.berg@praxis-eins.example"));
     expect(user!.passwordHash).toMatch(/^scrypt\$/);
     // The state was single use and is gone.
-    expect(await api.services.db.select().from(ssoSignInAttempts).where(eq(ssoSignInAttempts.organizationId, org.orgId))).toEqual([]);
+    expect(
+      await api.services.db.select().from(ssoSignInAttempts).where(eq(ssoSignInAttempts.organizationId, org.orgId)),
+    ).toEqual([]);
   });
 
   it("refuses a forged state and a state brought back by another browser", async () => {
@@ -141,7 +158,10 @@ describe("single sign-on with OpenID Connect", () => {
     idp.users.set("lena", { email: "lena@praxis-dreizehn.example", groups: ["cs-staff"] });
     const started = await start(org.orgId);
     const back = await idp.signIn(started.location, "lena");
-    await api.services.db.update(ssoSignInAttempts).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(ssoSignInAttempts.organizationId, org.orgId));
+    await api.services.db
+      .update(ssoSignInAttempts)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(ssoSignInAttempts.organizationId, org.orgId));
     expect(await callback(back, started.binding)).toEqual({ location: refusedTo(org.orgId, "expired"), session: null });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "state_expired" });
   });
@@ -152,14 +172,22 @@ describe("single sign-on with OpenID Connect", () => {
     const started = await start(org.orgId);
     const back = await idp.signIn(started.location, "carla");
     expect((await callback(back, started.binding)).session).not.toBeNull();
-    expect(await callback(back, started.binding)).toEqual({ location: `${WEB}/login?sso_error=expired`, session: null });
+    expect(await callback(back, started.binding)).toEqual({
+      location: `${WEB}/login?sso_error=expired`,
+      session: null,
+    });
 
     // The same code under a fresh state of this browser: the provider will not hand out a second token.
     const again = await start(org.orgId);
     const replay = new URL(back);
     replay.searchParams.set("state", new URL(again.location).searchParams.get("state")!);
-    expect(await callback(replay.toString(), again.binding)).toEqual({ location: refusedTo(org.orgId, "failed"), session: null });
-    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({ reason: "token_exchange_failed" });
+    expect(await callback(replay.toString(), again.binding)).toEqual({
+      location: refusedTo(org.orgId, "failed"),
+      session: null,
+    });
+    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({
+      reason: "token_exchange_failed",
+    });
   });
 
   describe("ID tokens the provider's token endpoint answers with changes", () => {
@@ -171,13 +199,33 @@ describe("single sign-on with OpenID Connect", () => {
     afterAll(() => idp.tamperIdToken(null));
 
     const cases = [
-      { name: "a wrong nonce", change: (c: Record<string, unknown>) => ({ ...c, nonce: "not-the-nonce-we-sent" }), reason: "nonce_mismatch" },
-      { name: "another issuer", change: (c: Record<string, unknown>) => ({ ...c, iss: "https://evil.example" }), reason: "issuer_mismatch" },
-      { name: "another audience", change: (c: Record<string, unknown>) => ({ ...c, aud: "someone-else" }), reason: "audience_mismatch" },
-      { name: "our client among audiences, issued to another party", change: (c: Record<string, unknown>) => ({ ...c, aud: [idp.clientId, "other"], azp: "other" }), reason: "azp_mismatch" },
+      {
+        name: "a wrong nonce",
+        change: (c: Record<string, unknown>) => ({ ...c, nonce: "not-the-nonce-we-sent" }),
+        reason: "nonce_mismatch",
+      },
+      {
+        name: "another issuer",
+        change: (c: Record<string, unknown>) => ({ ...c, iss: "https://evil.example" }),
+        reason: "issuer_mismatch",
+      },
+      {
+        name: "another audience",
+        change: (c: Record<string, unknown>) => ({ ...c, aud: "someone-else" }),
+        reason: "audience_mismatch",
+      },
+      {
+        name: "our client among audiences, issued to another party",
+        change: (c: Record<string, unknown>) => ({ ...c, aud: [idp.clientId, "other"], azp: "other" }),
+        reason: "azp_mismatch",
+      },
       {
         name: "an expired token",
-        change: (c: Record<string, unknown>) => ({ ...c, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 }),
+        change: (c: Record<string, unknown>) => ({
+          ...c,
+          iat: Math.floor(Date.now() / 1000) - 7200,
+          exp: Math.floor(Date.now() / 1000) - 3600,
+        }),
         reason: "token_expired",
       },
     ];
@@ -221,7 +269,10 @@ describe("single sign-on with OpenID Connect", () => {
     const org = await ssoOrg("praxis-sechs.example");
     idp.users.set("fritz", { email: "fritz@elsewhere.example", groups: ["cs-owners"] });
     expect(await signIn(org.orgId, "fritz")).toEqual({ location: refusedTo(org.orgId, "domain"), session: null });
-    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "domain_not_allowed", domain: "elsewhere.example" });
+    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({
+      reason: "domain_not_allowed",
+      domain: "elsewhere.example",
+    });
     expect(await api.services.db.select().from(users).where(eq(users.email, "fritz@elsewhere.example"))).toEqual([]);
   });
 
@@ -234,14 +285,27 @@ describe("single sign-on with OpenID Connect", () => {
     idp.users.set("greta", { email: "greta@praxis-sieben.example", groups: ["cs-admins", "cs-staff"] });
     const promoted = await signIn(org.orgId, "greta");
     expect((await api.trpc({ cookie: promoted.session! }).auth.me.query()).role).toBe("admin");
-    expect((await lastEntry(org.orgId, "staff.role_changed"))?.metadata).toEqual({ via: "sso", from: "staff", to: "admin" });
+    expect((await lastEntry(org.orgId, "staff.role_changed"))?.metadata).toEqual({
+      via: "sso",
+      from: "staff",
+      to: "admin",
+    });
 
     idp.users.set("greta", { email: "greta@praxis-sieben.example", groups: ["somewhere-else"] });
     expect(await signIn(org.orgId, "greta")).toEqual({ location: refusedTo(org.orgId, "no_role"), session: null });
-    expect((await lastEntry(org.orgId, "staff.member_removed"))?.metadata).toEqual({ via: "sso", reason: "no_mapped_role", role: "admin" });
-    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({ reason: "no_role", email: "greta@praxis-sieben.example" });
+    expect((await lastEntry(org.orgId, "staff.member_removed"))?.metadata).toEqual({
+      via: "sso",
+      reason: "no_mapped_role",
+      role: "admin",
+    });
+    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({
+      reason: "no_role",
+      email: "greta@praxis-sieben.example",
+    });
     // The sessions opened before end with the membership.
-    await expect(api.trpc({ cookie: promoted.session! }).auth.me.query()).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(api.trpc({ cookie: promoted.session! }).auth.me.query()).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
   });
 
   it("gives no account to someone whose groups map to no role", async () => {
@@ -253,14 +317,21 @@ describe("single sign-on with OpenID Connect", () => {
 
   it("SSO only: members' passwords are refused, the break-glass owner's still works", async () => {
     const org = await ssoOrg("praxis-neun.example", { ssoOnly: true });
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "ida@praxis-neun.example", password: "ida-password-1", role: "admin" });
+    await createStaffUser(api.services.db, {
+      organizationId: org.orgId,
+      email: "ida@praxis-neun.example",
+      password: "ida-password-1",
+      role: "admin",
+    });
     const refused = await fetch(`${api.baseUrl}/trpc/auth.login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email: "ida@praxis-neun.example", password: "ida-password-1" }),
     });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe("your organization signs in with single sign-on");
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "your organization signs in with single sign-on",
+    );
     expect((await lastEntry(org.orgId, "staff.sign_in_refused"))?.metadata).toEqual({ reason: "sso_only" });
     // A wrong password still reads as a wrong password: SSO-only reveals nothing before the password is right.
     const wrong = await fetch(`${api.baseUrl}/trpc/auth.login`, {
@@ -274,23 +345,47 @@ describe("single sign-on with OpenID Connect", () => {
 
   it("lets admins only read and change the settings; the client secret never comes back; each change is audited", async () => {
     const org = await ssoOrg("praxis-zehn.example");
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email: "jana@praxis-zehn.example", password: "jana-password-1", role: "staff" });
+    await createStaffUser(api.services.db, {
+      organizationId: org.orgId,
+      email: "jana@praxis-zehn.example",
+      password: "jana-password-1",
+      role: "staff",
+    });
     const staff = api.trpc({ cookie: await logInCookie(api, "jana@praxis-zehn.example", "jana-password-1") });
     await expect(staff.organization.sso.query()).rejects.toMatchObject({ data: { httpStatus: 403 } });
 
     const owner = api.trpc({ cookie: org.ownerCookie });
     const settings = await owner.organization.sso.query();
-    expect(settings).toMatchObject({ enabled: true, hasClientSecret: true, allowedDomains: ["praxis-zehn.example"], redirectUri: `${WEB}/sso/callback` });
+    expect(settings).toMatchObject({
+      enabled: true,
+      hasClientSecret: true,
+      allowedDomains: ["praxis-zehn.example"],
+      redirectUri: `${WEB}/sso/callback`,
+    });
     expect(JSON.stringify(settings)).not.toContain(idp.clientSecret);
     const entry = await lastEntry(org.orgId, "sso.settings_updated");
     expect(JSON.stringify(entry?.metadata)).not.toContain(idp.clientSecret);
 
-    const { configured: _c, hasClientSecret: _h, redirectUri: _r, loginUrl: _l, owners: _o, updatedAt: _u, ...input } = settings;
+    const {
+      configured: _c,
+      hasClientSecret: _h,
+      redirectUri: _r,
+      loginUrl: _l,
+      owners: _o,
+      updatedAt: _u,
+      ...input
+    } = settings;
     // Another organization's domain, and an issuer that is not an OpenID provider.
     await ssoOrg("nachbar-praxis.example");
-    await expect(owner.organization.saveSso.mutate({ ...input, allowedDomains: ["nachbar-praxis.example"] })).rejects.toMatchObject({ data: { httpStatus: 409 } });
-    await expect(owner.organization.saveSso.mutate({ ...input, issuer: `${idp.issuer}/not-here` })).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "issuer" } } });
-    await expect(owner.organization.saveSso.mutate({ ...input, ssoOnly: true, breakGlassUserId: null })).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await expect(
+      owner.organization.saveSso.mutate({ ...input, allowedDomains: ["nachbar-praxis.example"] }),
+    ).rejects.toMatchObject({ data: { httpStatus: 409 } });
+    await expect(
+      owner.organization.saveSso.mutate({ ...input, issuer: `${idp.issuer}/not-here` }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "issuer" } } });
+    await expect(
+      owner.organization.saveSso.mutate({ ...input, ssoOnly: true, breakGlassUserId: null }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400 } });
     // Saved without a new secret: the stored one stays and still works.
     await owner.organization.saveSso.mutate({ ...input, displayName: "Zehn-Login" });
     expect((await lastEntry(org.orgId, "sso.settings_updated"))?.metadata).toMatchObject({ changed: ["displayName"] });
@@ -301,9 +396,13 @@ describe("single sign-on with OpenID Connect", () => {
   it("tells the login page the provider of an e-mail domain or an organization, and nothing about accounts", async () => {
     const org = await ssoOrg("praxis-elf.example");
     const anyone = api.trpc({});
-    expect(await anyone.auth.ssoProvider.query({ email: "whoever@praxis-elf.example" })).toEqual({ provider: { organizationId: org.orgId, displayName: "Klinik-Login" } });
+    expect(await anyone.auth.ssoProvider.query({ email: "whoever@praxis-elf.example" })).toEqual({
+      provider: { organizationId: org.orgId, displayName: "Klinik-Login" },
+    });
     expect(await anyone.auth.ssoProvider.query({ email: "whoever@unknown.example" })).toEqual({ provider: null });
-    expect(await anyone.auth.ssoProvider.query({ organizationId: org.orgId })).toEqual({ provider: { organizationId: org.orgId, displayName: "Klinik-Login" } });
+    expect(await anyone.auth.ssoProvider.query({ organizationId: org.orgId })).toEqual({
+      provider: { organizationId: org.orgId, displayName: "Klinik-Login" },
+    });
     const plain = await api.createOrg();
     expect(await anyone.auth.ssoProvider.query({ organizationId: plain.orgId })).toEqual({ provider: null });
     // Starting where no provider is set up lands on the login page, not an error.
@@ -315,7 +414,13 @@ describe("single sign-on with OpenID Connect", () => {
     const org = await ssoOrg("praxis-zwoelf.example");
     const started = await start(org.orgId);
     const state = new URL(started.location).searchParams.get("state")!;
-    expect(await callback(`${WEB}/sso/callback?error=access_denied&state=${state}`, started.binding)).toEqual({ location: refusedTo(org.orgId, "cancelled"), session: null });
-    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "provider_error", error: "access_denied" });
+    expect(await callback(`${WEB}/sso/callback?error=access_denied&state=${state}`, started.binding)).toEqual({
+      location: refusedTo(org.orgId, "cancelled"),
+      session: null,
+    });
+    expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({
+      reason: "provider_error",
+      error: "access_denied",
+    });
   });
 });

@@ -14,7 +14,8 @@ import { AppError, notFound } from "../errors";
 const MAX_LISTED_SESSIONS = 100;
 
 function me(ctx: OrgContext, currentSessionId: string) {
-  if (ctx.actor.type !== "user" || !ctx.actor.id) throw new AppError("forbidden", "only a signed-in staff member has sessions");
+  if (ctx.actor.type !== "user" || !ctx.actor.id)
+    throw new AppError("forbidden", "only a signed-in staff member has sessions");
   return { userId: ctx.actor.id, currentSessionId };
 }
 
@@ -49,7 +50,10 @@ export function describeDevice(userAgent: string | null): string | null {
   return browser ?? os ?? null;
 }
 
-export async function listOwnSessions(ctx: OrgContext, currentSessionId: string): Promise<{ items: StaffSessionItem[] }> {
+export async function listOwnSessions(
+  ctx: OrgContext,
+  currentSessionId: string,
+): Promise<{ items: StaffSessionItem[] }> {
   const { userId } = me(ctx, currentSessionId);
   const rows = await ctx.scope
     .select(staffSessions, eq(staffSessions.userId, userId), gt(staffSessions.expiresAt, new Date()))
@@ -69,14 +73,21 @@ export async function listOwnSessions(ctx: OrgContext, currentSessionId: string)
 }
 
 /** Ends one of the member's own sessions (the current one too: that is signing out). */
-export async function endOwnSession(ctx: OrgContext, currentSessionId: string, input: { id: string }): Promise<{ ok: true }> {
+export async function endOwnSession(
+  ctx: OrgContext,
+  currentSessionId: string,
+  input: { id: string },
+): Promise<{ ok: true }> {
   const { userId } = me(ctx, currentSessionId);
   return inTransaction(ctx, async (tx) => {
     const ended = await tx.scope
       .delete(staffSessions, and(eq(staffSessions.id, input.id), eq(staffSessions.userId, userId)))
       .returning({ id: staffSessions.id });
     if (!ended.length) throw notFound("session", { field: "id" });
-    await recordAudit(tx, { action: "staff.session_ended", metadata: { sessionId: input.id, by: "user", current: input.id === currentSessionId } });
+    await recordAudit(tx, {
+      action: "staff.session_ended",
+      metadata: { sessionId: input.id, by: "user", current: input.id === currentSessionId },
+    });
     return { ok: true as const };
   });
 }
@@ -88,7 +99,11 @@ export async function endOtherSessions(ctx: OrgContext, currentSessionId: string
     const ended = await tx.scope
       .delete(staffSessions, and(eq(staffSessions.userId, userId), ne(staffSessions.id, currentSessionId)))
       .returning({ id: staffSessions.id });
-    if (ended.length) await recordAudit(tx, { action: "staff.session_ended", metadata: { sessionIds: ended.map((r) => r.id), by: "user", others: true } });
+    if (ended.length)
+      await recordAudit(tx, {
+        action: "staff.session_ended",
+        metadata: { sessionIds: ended.map((r) => r.id), by: "user", others: true },
+      });
     return { ended: ended.length };
   });
 }

@@ -1,5 +1,8 @@
 /** The invitation e-mail, in the organization's language. The link is the only secret in it. */
-export function inviteEmail(locale: "de" | "en", values: { organization: string; link: string; days: number }): { subject: string; body: string } {
+export function inviteEmail(
+  locale: "de" | "en",
+  values: { organization: string; link: string; days: number },
+): { subject: string; body: string } {
   return locale === "en"
     ? {
         subject: `Invitation to ${values.organization} on ClinSign`,

@@ -10,7 +10,19 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
-import { and, asc, eq, gt, isNull, lt, staffPasskeys, users, webauthnChallenges, type Executor, type WebauthnChallengePurpose } from "@clinsign/db";
+import {
+  and,
+  asc,
+  eq,
+  gt,
+  isNull,
+  lt,
+  staffPasskeys,
+  users,
+  webauthnChallenges,
+  type Executor,
+  type WebauthnChallengePurpose,
+} from "@clinsign/db";
 import type { Config } from "../../env";
 import type { Services } from "../context";
 import { sha256Hex } from "../crypto";
@@ -28,7 +40,12 @@ export function relyingParty(config: Config) {
   return { rpID: url.hostname, origin: url.origin, rpName: "ClinSign" };
 }
 
-async function storeChallenge(db: Executor, challenge: string, purpose: WebauthnChallengePurpose, userId: string | null) {
+async function storeChallenge(
+  db: Executor,
+  challenge: string,
+  purpose: WebauthnChallengePurpose,
+  userId: string | null,
+) {
   await db.insert(webauthnChallenges).values({
     challengeHash: sha256Hex(challenge),
     purpose,
@@ -41,7 +58,12 @@ async function storeChallenge(db: Executor, challenge: string, purpose: Webauthn
  * Takes a challenge out of the store: true only once, only before it expires, only for the
  * purpose and account it was handed out for (null: a passwordless sign-in).
  */
-async function consumeChallenge(db: Executor, challenge: string, purpose: WebauthnChallengePurpose, userId: string | null): Promise<boolean> {
+async function consumeChallenge(
+  db: Executor,
+  challenge: string,
+  purpose: WebauthnChallengePurpose,
+  userId: string | null,
+): Promise<boolean> {
   const taken = await db
     .delete(webauthnChallenges)
     .where(
@@ -65,7 +87,12 @@ export async function pruneWebauthnChallenges(db: Executor): Promise<void> {
  * The challenge an answer claims to answer, taken out of the store before anything else is checked,
  * so every answer uses its challenge up, whether it then passes or not. Null when it was not ours.
  */
-async function takeAnsweredChallenge(db: Executor, response: { response?: unknown }, purpose: WebauthnChallengePurpose, userId: string | null): Promise<string | null> {
+async function takeAnsweredChallenge(
+  db: Executor,
+  response: { response?: unknown },
+  purpose: WebauthnChallengePurpose,
+  userId: string | null,
+): Promise<string | null> {
   const clientDataJSON = (response.response as { clientDataJSON?: unknown } | undefined)?.clientDataJSON;
   if (typeof clientDataJSON !== "string") return null;
   let challenge: string;
@@ -84,11 +111,17 @@ const userHandle = (userId: string) => Uint8Array.from(Buffer.from(userId.replac
  * Options for registering a new passkey. Discoverable (resident) and user-verified, so the same
  * passkey can later sign in without the password; the account's existing passkeys are excluded.
  */
-export async function passkeyRegistrationOptions(services: Services, userId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function passkeyRegistrationOptions(
+  services: Services,
+  userId: string,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const { db, config } = services;
   const [user] = await db.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
   if (!user) throw new AppError("unauthorized", "please sign in");
-  const existing = await db.select({ credentialId: staffPasskeys.credentialId, transports: staffPasskeys.transports }).from(staffPasskeys).where(eq(staffPasskeys.userId, userId));
+  const existing = await db
+    .select({ credentialId: staffPasskeys.credentialId, transports: staffPasskeys.transports })
+    .from(staffPasskeys)
+    .where(eq(staffPasskeys.userId, userId));
   const { rpID, rpName } = relyingParty(config);
   const options = await generateRegistrationOptions({
     rpName,
@@ -98,7 +131,10 @@ export async function passkeyRegistrationOptions(services: Services, userId: str
     userID: userHandle(userId),
     attestationType: "none",
     timeout: WEBAUTHN_CHALLENGE_SECONDS * 1000,
-    excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports as AuthenticatorTransport[] })),
+    excludeCredentials: existing.map((c) => ({
+      id: c.credentialId,
+      transports: c.transports as AuthenticatorTransport[],
+    })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
   await storeChallenge(db, options.challenge, "register", userId);
@@ -109,10 +145,18 @@ export async function passkeyRegistrationOptions(services: Services, userId: str
  * Checks a registration answer: its challenge (used up first, whatever follows), origin, rpID, user
  * verification and attestation. Returns the credential's row values, for the caller to store.
  */
-export async function verifyPasskeyRegistration(services: Services, userId: string, input: { name: string; response: Record<string, unknown> }) {
+export async function verifyPasskeyRegistration(
+  services: Services,
+  userId: string,
+  input: { name: string; response: Record<string, unknown> },
+) {
   const { rpID, origin } = relyingParty(services.config);
   const challenge = await takeAnsweredChallenge(services.db, input.response, "register", userId);
-  if (!challenge) throw new AppError("invalid_request", "this passkey request has expired or was already answered; try again", { field: "response", reason: "challenge_expired" });
+  if (!challenge)
+    throw new AppError("invalid_request", "this passkey request has expired or was already answered; try again", {
+      field: "response",
+      reason: "challenge_expired",
+    });
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -123,9 +167,12 @@ export async function verifyPasskeyRegistration(services: Services, userId: stri
       requireUserVerification: true,
     });
   } catch (error) {
-    throw new AppError("invalid_request", `the passkey could not be registered: ${(error as Error).message}`, { field: "response" });
+    throw new AppError("invalid_request", `the passkey could not be registered: ${(error as Error).message}`, {
+      field: "response",
+    });
   }
-  if (!verified.verified) throw new AppError("invalid_request", "the passkey could not be registered", { field: "response" });
+  if (!verified.verified)
+    throw new AppError("invalid_request", "the passkey could not be registered", { field: "response" });
   const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
   return {
     userId,
@@ -140,10 +187,19 @@ export async function verifyPasskeyRegistration(services: Services, userId: stri
 }
 
 /** Stores a verified credential, in the caller's transaction; a credential is registered once. */
-export async function storePasskey(tx: Executor, values: Awaited<ReturnType<typeof verifyPasskeyRegistration>>): Promise<{ id: string; name: string }> {
-  const [taken] = await tx.select({ id: staffPasskeys.id }).from(staffPasskeys).where(eq(staffPasskeys.credentialId, values.credentialId));
+export async function storePasskey(
+  tx: Executor,
+  values: Awaited<ReturnType<typeof verifyPasskeyRegistration>>,
+): Promise<{ id: string; name: string }> {
+  const [taken] = await tx
+    .select({ id: staffPasskeys.id })
+    .from(staffPasskeys)
+    .where(eq(staffPasskeys.credentialId, values.credentialId));
   if (taken) throw new AppError("conflict", "this passkey is already registered", { reason: "passkey_exists" });
-  const [row] = await tx.insert(staffPasskeys).values(values).returning({ id: staffPasskeys.id, name: staffPasskeys.name });
+  const [row] = await tx
+    .insert(staffPasskeys)
+    .values(values)
+    .returning({ id: staffPasskeys.id, name: staffPasskeys.name });
   return row!;
 }
 
@@ -151,7 +207,10 @@ export async function storePasskey(tx: Executor, values: Awaited<ReturnType<type
  * Options for signing in with a passkey: for one account after its password (`userId`), or
  * passwordless (`null`: no allow-list, the authenticator offers its discoverable passkeys).
  */
-export async function passkeyAuthenticationOptions(services: Services, userId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function passkeyAuthenticationOptions(
+  services: Services,
+  userId: string | null,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const { db, config } = services;
   const allow = userId
     ? await db
@@ -176,12 +235,19 @@ export async function passkeyAuthenticationOptions(services: Services, userId: s
  * verification, the counter not gone back. Returns the account; null when any check fails (the
  * caller counts the failure).
  */
-export async function authenticatePasskey(services: Services, response: Record<string, unknown>, userId: string | null): Promise<{ userId: string; passkeyId: string } | null> {
+export async function authenticatePasskey(
+  services: Services,
+  response: Record<string, unknown>,
+  userId: string | null,
+): Promise<{ userId: string; passkeyId: string } | null> {
   const { db, config } = services;
   const answer = response as unknown as AuthenticationResponseJSON;
   const challenge = await takeAnsweredChallenge(db, answer, "authenticate", userId);
   if (!challenge) return null;
-  const [passkey] = await db.select().from(staffPasskeys).where(eq(staffPasskeys.credentialId, String(answer.id)));
+  const [passkey] = await db
+    .select()
+    .from(staffPasskeys)
+    .where(eq(staffPasskeys.credentialId, String(answer.id)));
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   // A discoverable passkey names its account: it must be the one the credential was registered to.
   const handle = typeof answer.response?.userHandle === "string" ? answer.response.userHandle : null;
@@ -204,11 +270,18 @@ export async function authenticatePasskey(services: Services, response: Record<s
     if (!result.verified) return null;
     await db
       .update(staffPasskeys)
-      .set({ counter: result.authenticationInfo.newCounter, lastUsedAt: new Date(), backedUp: result.authenticationInfo.credentialBackedUp })
+      .set({
+        counter: result.authenticationInfo.newCounter,
+        lastUsedAt: new Date(),
+        backedUp: result.authenticationInfo.credentialBackedUp,
+      })
       .where(eq(staffPasskeys.id, passkey.id));
     return { userId: passkey.userId, passkeyId: passkey.id };
   } catch (error) {
-    services.log.info({ event: "staff.passkey_refused", reason: (error as Error).message }, "passkey assertion refused");
+    services.log.info(
+      { event: "staff.passkey_refused", reason: (error as Error).message },
+      "passkey assertion refused",
+    );
     return null;
   }
 }

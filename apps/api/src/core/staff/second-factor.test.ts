@@ -79,7 +79,12 @@ async function withTotp(member: { email: string; password: string }) {
 }
 
 const auditActions = async (userId: string) =>
-  (await api.services.db.select().from(auditLog).where(and(eq(auditLog.actorId, userId), eq(auditLog.organizationId, org.orgId)))).map((e) => ({
+  (
+    await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, userId), eq(auditLog.organizationId, org.orgId)))
+  ).map((e) => ({
     action: e.action,
     metadata: e.metadata,
   }));
@@ -108,18 +113,30 @@ describe("authenticator app (TOTP)", () => {
     expect(stored!.secretEnc).toMatch(/^v2\./);
     expect(stored!.secretEnc).not.toContain(setup.data.secret);
     expect(api.services.secrets.open(stored!.secretEnc)).toBe(setup.data.secret);
-    const hashes = JSON.stringify(await api.services.db.select().from(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, member.userId)));
+    const hashes = JSON.stringify(
+      await api.services.db.select().from(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, member.userId)),
+    );
     for (const code of codes) expect(hashes).not.toContain(code.replace("-", ""));
 
-    expect((await query("accountSecurity.overview", jar)).data).toMatchObject({ totp: { createdAt: expect.any(String) }, recoveryCodesLeft: 10 });
-    expect(await auditActions(member.userId)).toContainEqual({ action: "staff.factor_added", metadata: { factor: "totp" } });
+    expect((await query("accountSecurity.overview", jar)).data).toMatchObject({
+      totp: { createdAt: expect.any(String) },
+      recoveryCodesLeft: 10,
+    });
+    expect(await auditActions(member.userId)).toContainEqual({
+      action: "staff.factor_added",
+      metadata: { factor: "totp" },
+    });
   });
 
   it("makes sign-in two steps: the password yields only a pending sign-in cookie, the right code opens the session", async () => {
     const member = await newMember();
     const { secret } = await withTotp(member);
     const { jar, answer } = await signInWithPassword(member);
-    expect(answer.data).toEqual({ ok: true, step: "second_factor", methods: { totp: true, passkey: false, recoveryCode: true } });
+    expect(answer.data).toEqual({
+      ok: true,
+      step: "second_factor",
+      methods: { totp: true, passkey: false, recoveryCode: true },
+    });
     expect(jar[SESSION_COOKIE]).toBeUndefined();
     const pendingCookie = answer.setCookies.find((c) => c.startsWith(`${PENDING_SIGN_IN_COOKIE}=`))!;
     expect(pendingCookie).toContain("HttpOnly");
@@ -128,7 +145,10 @@ describe("authenticator app (TOTP)", () => {
     // The pending sign-in is not a session, and is stored only as a hash.
     expect((await query("auth.me", { [SESSION_COOKIE]: jar[PENDING_SIGN_IN_COOKIE]! })).status).toBe(401);
     expect((await query("auth.me", jar)).status).toBe(401);
-    const rows = await api.services.db.select().from(staffPendingSignIns).where(eq(staffPendingSignIns.userId, member.userId));
+    const rows = await api.services.db
+      .select()
+      .from(staffPendingSignIns)
+      .where(eq(staffPendingSignIns.userId, member.userId));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).not.toBe(jar[PENDING_SIGN_IN_COOKIE]);
 
@@ -136,7 +156,9 @@ describe("authenticator app (TOTP)", () => {
     expect(done.data).toEqual({ ok: true, step: "done" });
     expect(jar[PENDING_SIGN_IN_COOKIE]).toBeUndefined();
     expect((await query("auth.me", jar)).data).toMatchObject({ user: { email: member.email } });
-    expect(await api.services.db.select().from(staffPendingSignIns).where(eq(staffPendingSignIns.userId, member.userId))).toHaveLength(0);
+    expect(
+      await api.services.db.select().from(staffPendingSignIns).where(eq(staffPendingSignIns.userId, member.userId)),
+    ).toHaveLength(0);
   });
 
   it("refuses a code of a time step already used, and accepts the next step's", async () => {
@@ -149,7 +171,10 @@ describe("authenticator app (TOTP)", () => {
     expect(jar[SESSION_COOKIE]).toBeUndefined();
     const next = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, step + 1) });
     expect(next.data).toEqual({ ok: true, step: "done" });
-    expect(await auditActions(member.userId)).toContainEqual({ action: "staff.second_factor_failed", metadata: { method: "totp" } });
+    expect(await auditActions(member.userId)).toContainEqual({
+      action: "staff.second_factor_failed",
+      metadata: { method: "totp" },
+    });
   });
 
   it("accepts one step either side of now and refuses codes two steps away", async () => {
@@ -157,22 +182,40 @@ describe("authenticator app (TOTP)", () => {
     const { jar: signedIn } = await signInWithPassword(member);
     const setup = await call("accountSecurity.totpStart", signedIn);
     // Confirm with the previous step, so the steps after it are still unused.
-    expect((await call("accountSecurity.totpConfirm", signedIn, { code: totpCode(setup.data.secret, totpStep() - 1) })).status).toBe(200);
+    expect(
+      (await call("accountSecurity.totpConfirm", signedIn, { code: totpCode(setup.data.secret, totpStep() - 1) }))
+        .status,
+    ).toBe(200);
     const { jar } = await signInWithPassword(member);
-    expect((await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() + 2) })).status).toBe(401);
-    expect((await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() - 3) })).status).toBe(401);
+    expect(
+      (await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() + 2) }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() - 3) }))
+        .status,
+    ).toBe(401);
     expect((await call("auth.verifyCode", jar, { method: "totp", code: "12345" })).status).toBe(401);
-    expect((await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() + 1) })).data).toEqual({ ok: true, step: "done" });
+    expect(
+      (await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() + 1) })).data,
+    ).toEqual({ ok: true, step: "done" });
   });
 
   it("takes each recovery code once, and audits their use", async () => {
     const member = await newMember();
     const { recoveryCodes } = await withTotp(member);
     const first = await signInWithPassword(member);
-    expect((await call("auth.verifyCode", first.jar, { method: "recovery", code: recoveryCodes[0]!.toUpperCase() })).data).toEqual({ ok: true, step: "done" });
+    expect(
+      (await call("auth.verifyCode", first.jar, { method: "recovery", code: recoveryCodes[0]!.toUpperCase() })).data,
+    ).toEqual({ ok: true, step: "done" });
     const again = await signInWithPassword(member);
-    expect((await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[0]! })).status).toBe(401);
-    expect((await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[1]!.replace("-", " ") })).data).toEqual({ ok: true, step: "done" });
+    expect((await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[0]! })).status).toBe(
+      401,
+    );
+    expect(
+      (await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[1]!.replace("-", " ") }))
+        .data,
+    ).toEqual({ ok: true, step: "done" });
     expect((await query("accountSecurity.overview", again.jar)).data).toMatchObject({ recoveryCodesLeft: 8 });
     const actions = await auditActions(member.userId);
     expect(actions).toContainEqual({ action: "staff.recovery_code_used", metadata: { remaining: 9 } });
@@ -183,9 +226,17 @@ describe("authenticator app (TOTP)", () => {
     const regenerated = await call("accountSecurity.regenerateRecoveryCodes", again.jar);
     expect(regenerated.data.recoveryCodes).toHaveLength(10);
     const third = await signInWithPassword(member);
-    expect((await call("auth.verifyCode", third.jar, { method: "recovery", code: recoveryCodes[2]! })).status).toBe(401);
-    expect((await call("auth.verifyCode", third.jar, { method: "recovery", code: regenerated.data.recoveryCodes[0] })).status).toBe(200);
-    expect(await auditActions(member.userId)).toContainEqual({ action: "staff.recovery_codes_regenerated", metadata: {} });
+    expect((await call("auth.verifyCode", third.jar, { method: "recovery", code: recoveryCodes[2]! })).status).toBe(
+      401,
+    );
+    expect(
+      (await call("auth.verifyCode", third.jar, { method: "recovery", code: regenerated.data.recoveryCodes[0] }))
+        .status,
+    ).toBe(200);
+    expect(await auditActions(member.userId)).toContainEqual({
+      action: "staff.recovery_codes_regenerated",
+      metadata: {},
+    });
   });
 
   it("limits failed second steps per account: the 11th attempt is 429 even with the right code", async () => {
@@ -193,10 +244,20 @@ describe("authenticator app (TOTP)", () => {
     const { secret } = await withTotp(member);
     const { jar } = await signInWithPassword(member);
     for (let i = 0; i < 10; i++) {
-      const wrong = await call("auth.verifyCode", jar, { method: "totp", code: String(100000 + i) }, `203.0.113.${i + 1}`);
+      const wrong = await call(
+        "auth.verifyCode",
+        jar,
+        { method: "totp", code: String(100000 + i) },
+        `203.0.113.${i + 1}`,
+      );
       expect(wrong.status).toBe(401);
     }
-    const blocked = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, totpStep() + 1) }, "203.0.113.99");
+    const blocked = await call(
+      "auth.verifyCode",
+      jar,
+      { method: "totp", code: totpCode(secret, totpStep() + 1) },
+      "203.0.113.99",
+    );
     expect(blocked.status).toBe(429);
     expect(blocked.error.data.details.retryAfterSeconds).toBeGreaterThan(0);
     expect(jar[SESSION_COOKIE]).toBeUndefined();
@@ -205,7 +266,11 @@ describe("authenticator app (TOTP)", () => {
   it("refuses a forged or expired pending sign-in like an ended one", async () => {
     const member = await newMember();
     const { secret } = await withTotp(member);
-    const forged = await call("auth.verifyCode", { [PENDING_SIGN_IN_COOKIE]: "A".repeat(43) }, { method: "totp", code: totpCode(secret, totpStep() + 1) });
+    const forged = await call(
+      "auth.verifyCode",
+      { [PENDING_SIGN_IN_COOKIE]: "A".repeat(43) },
+      { method: "totp", code: totpCode(secret, totpStep() + 1) },
+    );
     expect(forged.status).toBe(401);
     expect(forged.error.data.details.reason).toBe("sign_in_expired");
     const missing = await call("auth.verifyCode", {}, { method: "totp", code: totpCode(secret, totpStep() + 1) });
@@ -227,7 +292,9 @@ describe("required second factor", () => {
   it("leads a member without a factor to set one up after the password, before any session", async () => {
     const clinic = await api.createOrg("Pflichtpraxis");
     const owner = await signInWithPassword({ email: clinic.ownerEmail, password: clinic.ownerPassword });
-    expect((await call("organization.update", owner.jar, { requireSecondFactor: true })).data).toMatchObject({ requireSecondFactor: true });
+    expect((await call("organization.update", owner.jar, { requireSecondFactor: true })).data).toMatchObject({
+      requireSecondFactor: true,
+    });
 
     const member = await newMember(clinic.orgId);
     const { jar, answer } = await signInWithPassword(member);
@@ -239,11 +306,20 @@ describe("required second factor", () => {
     expect((await query("accountSecurity.overview", jar)).status).toBe(401);
 
     const setup = await call("auth.enrollTotpStart", jar);
-    expect((await call("auth.enrollTotpConfirm", jar, { code: "000000" === totpCode(setup.data.secret, totpStep()) ? "111111" : "000000" })).status).toBe(400);
+    expect(
+      (
+        await call("auth.enrollTotpConfirm", jar, {
+          code: "000000" === totpCode(setup.data.secret, totpStep()) ? "111111" : "000000",
+        })
+      ).status,
+    ).toBe(400);
     const done = await call("auth.enrollTotpConfirm", jar, { code: totpCode(setup.data.secret, totpStep()) });
     expect(done.data).toMatchObject({ ok: true, step: "done", recoveryCodes: expect.any(Array) });
     expect((await query("auth.me", jar)).data).toMatchObject({ user: { email: member.email } });
-    expect((await query("accountSecurity.overview", jar)).data).toMatchObject({ required: true, totp: { createdAt: expect.any(String) } });
+    expect((await query("accountSecurity.overview", jar)).data).toMatchObject({
+      required: true,
+      totp: { createdAt: expect.any(String) },
+    });
     // The last factor stays while the organization requires one.
     expect((await call("accountSecurity.totpRemove", jar)).status).toBe(409);
     // Next time: the usual second step.
@@ -259,8 +335,14 @@ describe("passkeys", () => {
     const authenticator = new SoftwareAuthenticator(origin());
     const options = await call("accountSecurity.passkeyOptions", jar);
     expect(options.data.rp.id).toBe(new URL(api.services.config.publicWebUrl).hostname);
-    expect(options.data.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
-    const added = await call("accountSecurity.passkeyRegister", jar, { name: "Praxis-Laptop", response: authenticator.register(options.data) });
+    expect(options.data.authenticatorSelection).toMatchObject({
+      residentKey: "required",
+      userVerification: "required",
+    });
+    const added = await call("accountSecurity.passkeyRegister", jar, {
+      name: "Praxis-Laptop",
+      response: authenticator.register(options.data),
+    });
     expect(added.status).toBe(200);
     return { authenticator, jar, recoveryCodes: added.data.recoveryCodes as string[] | null };
   }
@@ -269,27 +351,48 @@ describe("passkeys", () => {
     const member = await newMember();
     const { authenticator, jar, recoveryCodes } = await registered(member);
     expect(recoveryCodes).toHaveLength(10);
-    const overview = (await query("accountSecurity.overview", jar)).data as { passkeys: { id: string; name: string }[] };
+    const overview = (await query("accountSecurity.overview", jar)).data as {
+      passkeys: { id: string; name: string }[];
+    };
     expect(overview.passkeys).toEqual([expect.objectContaining({ name: "Praxis-Laptop", lastUsedAt: null })]);
 
     // A registration for another origin, or a second answer to a used challenge, is refused.
     const other = new SoftwareAuthenticator(origin());
     const options = await call("accountSecurity.passkeyOptions", jar);
-    expect((await call("accountSecurity.passkeyRegister", jar, { name: "Fremd", response: other.register(options.data, { origin: "https://evil.example" }) })).status).toBe(400);
-    expect((await call("accountSecurity.passkeyRegister", jar, { name: "Fremd", response: other.register(options.data) })).status).toBe(400);
+    expect(
+      (
+        await call("accountSecurity.passkeyRegister", jar, {
+          name: "Fremd",
+          response: other.register(options.data, { origin: "https://evil.example" }),
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call("accountSecurity.passkeyRegister", jar, { name: "Fremd", response: other.register(options.data) }))
+        .status,
+    ).toBe(400);
 
     const { jar: signIn, answer } = await signInWithPassword(member);
-    expect(answer.data).toMatchObject({ step: "second_factor", methods: { totp: false, passkey: true, recoveryCode: true } });
+    expect(answer.data).toMatchObject({
+      step: "second_factor",
+      methods: { totp: false, passkey: true, recoveryCode: true },
+    });
     const request = await call("auth.passkeyOptions", signIn, { secondStep: true });
     expect(request.data.allowCredentials).toEqual([expect.objectContaining({ id: authenticator.id })]);
     const assertion = authenticator.assert(request.data);
-    expect((await call("auth.verifyPasskey", signIn, { response: assertion })).data).toEqual({ ok: true, step: "done" });
+    expect((await call("auth.verifyPasskey", signIn, { response: assertion })).data).toEqual({
+      ok: true,
+      step: "done",
+    });
     expect((await query("auth.me", signIn)).data).toMatchObject({ user: { email: member.email } });
 
     // The same assertion again (its challenge is used) opens nothing.
     const replay = await signInWithPassword(member);
     expect((await call("auth.verifyPasskey", replay.jar, { response: assertion })).status).toBe(401);
-    expect(await auditActions(member.userId)).toContainEqual({ action: "staff.second_factor_failed", metadata: { method: "passkey" } });
+    expect(await auditActions(member.userId)).toContainEqual({
+      action: "staff.second_factor_failed",
+      metadata: { method: "passkey" },
+    });
   });
 
   it("signs in without a password with a discoverable passkey, and not after the passkey is removed", async () => {
@@ -302,20 +405,36 @@ describe("passkeys", () => {
     const options = await call("auth.passkeyOptions", fresh, { secondStep: false });
     expect(options.data.allowCredentials ?? []).toEqual([]);
     expect(options.data.userVerification).toBe("required");
-    expect((await call("auth.passkeySignIn", fresh, { response: authenticator.assert(options.data) })).data).toEqual({ ok: true, step: "done" });
+    expect((await call("auth.passkeySignIn", fresh, { response: authenticator.assert(options.data) })).data).toEqual({
+      ok: true,
+      step: "done",
+    });
     expect((await query("auth.me", fresh)).data).toMatchObject({ user: { email: member.email } });
 
     // Another origin's assertion is refused.
     const stranger: Jar = {};
     const strangerOptions = await call("auth.passkeyOptions", stranger, { secondStep: false });
-    expect((await call("auth.passkeySignIn", stranger, { response: authenticator.assert(strangerOptions.data, { origin: "https://evil.example" }) })).status).toBe(401);
+    expect(
+      (
+        await call("auth.passkeySignIn", stranger, {
+          response: authenticator.assert(strangerOptions.data, { origin: "https://evil.example" }),
+        })
+      ).status,
+    ).toBe(401);
 
     const { passkeys } = (await query("accountSecurity.overview", jar)).data as { passkeys: { id: string }[] };
     expect((await call("accountSecurity.passkeyRemove", jar, { id: passkeys[0]!.id })).status).toBe(200);
-    expect(await auditActions(member.userId)).toContainEqual(expect.objectContaining({ action: "staff.factor_removed", metadata: expect.objectContaining({ factor: "passkey", name: "Praxis-Laptop" }) }));
+    expect(await auditActions(member.userId)).toContainEqual(
+      expect.objectContaining({
+        action: "staff.factor_removed",
+        metadata: expect.objectContaining({ factor: "passkey", name: "Praxis-Laptop" }),
+      }),
+    );
     const after: Jar = {};
     const afterOptions = await call("auth.passkeyOptions", after, { secondStep: false });
-    expect((await call("auth.passkeySignIn", after, { response: authenticator.assert(afterOptions.data) })).status).toBe(401);
+    expect(
+      (await call("auth.passkeySignIn", after, { response: authenticator.assert(afterOptions.data) })).status,
+    ).toBe(401);
     // Without factors the password alone signs in again.
     expect((await signInWithPassword(member)).answer.data).toEqual({ ok: true, step: "done" });
   });

@@ -50,18 +50,37 @@ export type AccountAuditAction =
   | "staff.second_factor_failed";
 
 /** An account's own change (or failure), in the audit log of each organization it belongs to. */
-async function auditAccount(services: Services, db: Executor, userId: string, request: RequestMeta, action: AccountAuditAction, metadata: Record<string, unknown> = {}) {
-  const joined = await db.select({ organizationId: memberships.organizationId }).from(memberships).where(eq(memberships.userId, userId));
+async function auditAccount(
+  services: Services,
+  db: Executor,
+  userId: string,
+  request: RequestMeta,
+  action: AccountAuditAction,
+  metadata: Record<string, unknown> = {},
+) {
+  const joined = await db
+    .select({ organizationId: memberships.organizationId })
+    .from(memberships)
+    .where(eq(memberships.userId, userId));
   for (const { organizationId } of joined) {
-    await recordAudit({ services, scope: new OrgScope(db, organizationId), actor: { type: "user", id: userId }, request }, { action, metadata });
+    await recordAudit(
+      { services, scope: new OrgScope(db, organizationId), actor: { type: "user", id: userId }, request },
+      { action, metadata },
+    );
   }
 }
 
 /** What an account can use as a second factor. */
 export async function factorsOf(db: Executor, userId: string) {
-  const [totp] = await db.select({ createdAt: staffTotp.createdAt }).from(staffTotp).where(and(eq(staffTotp.userId, userId), isNotNull(staffTotp.confirmedAt)));
+  const [totp] = await db
+    .select({ createdAt: staffTotp.createdAt })
+    .from(staffTotp)
+    .where(and(eq(staffTotp.userId, userId), isNotNull(staffTotp.confirmedAt)));
   const [passkeys] = await db.select({ n: count() }).from(staffPasskeys).where(eq(staffPasskeys.userId, userId));
-  const [codes] = await db.select({ n: count() }).from(staffRecoveryCodes).where(and(eq(staffRecoveryCodes.userId, userId), isNull(staffRecoveryCodes.usedAt)));
+  const [codes] = await db
+    .select({ n: count() })
+    .from(staffRecoveryCodes)
+    .where(and(eq(staffRecoveryCodes.userId, userId), isNull(staffRecoveryCodes.usedAt)));
   return { totp: totp ?? null, passkeys: Number(passkeys?.n ?? 0), recoveryCodesLeft: Number(codes?.n ?? 0) };
 }
 
@@ -76,20 +95,37 @@ export type PasswordStepResult =
  * organization does not require one; otherwise hands out a pending sign-in (the cookie's value,
  * stored hashed) for the second step, or for setting up a first factor.
  */
-export async function afterPassword(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta): Promise<PasswordStepResult> {
+export async function afterPassword(
+  services: Services,
+  member: { userId: string; organizationId: string },
+  request: RequestMeta,
+): Promise<PasswordStepResult> {
   const { db } = services;
   const factors = await factorsOf(db, member.userId);
   let step: PendingSignInStep;
   if (hasFactor(factors)) step = "second_factor";
   else {
-    const [org] = await db.select({ required: organizations.requireSecondFactor }).from(organizations).where(eq(organizations.id, member.organizationId));
-    if (!org?.required) return { step: "done", session: await openStaffSession(services, member, request, { method: "password" }) };
+    const [org] = await db
+      .select({ required: organizations.requireSecondFactor })
+      .from(organizations)
+      .where(eq(organizations.id, member.organizationId));
+    if (!org?.required)
+      return { step: "done", session: await openStaffSession(services, member, request, { method: "password" }) };
     step = "enroll";
   }
   const token = randomSecret(32);
   const expiresAt = new Date(Date.now() + (step === "enroll" ? ENROLL_SECONDS : SECOND_FACTOR_SECONDS) * 1000);
-  await db.insert(staffPendingSignIns).values({ tokenHash: sha256Hex(token), userId: member.userId, organizationId: member.organizationId, step, expiresAt });
-  const methods = step === "second_factor" ? { totp: factors.totp !== null, passkey: factors.passkeys > 0, recoveryCode: factors.recoveryCodesLeft > 0 } : undefined;
+  await db.insert(staffPendingSignIns).values({
+    tokenHash: sha256Hex(token),
+    userId: member.userId,
+    organizationId: member.organizationId,
+    step,
+    expiresAt,
+  });
+  const methods =
+    step === "second_factor"
+      ? { totp: factors.totp !== null, passkey: factors.passkeys > 0, recoveryCode: factors.recoveryCodesLeft > 0 }
+      : undefined;
   return { step, pending: { token, expiresAt }, ...(methods && { methods }) };
 }
 
@@ -101,7 +137,11 @@ export interface PendingSignIn {
 }
 
 /** The pending sign-in a cookie names, at the step expected; 401 when missing, forged or expired. */
-export async function readPendingSignIn(db: Executor, token: string | undefined, step: PendingSignInStep): Promise<PendingSignIn> {
+export async function readPendingSignIn(
+  db: Executor,
+  token: string | undefined,
+  step: PendingSignInStep,
+): Promise<PendingSignIn> {
   if (token && token.length <= 200) {
     const [row] = await db
       .select()
@@ -109,34 +149,62 @@ export async function readPendingSignIn(db: Executor, token: string | undefined,
       .where(and(eq(staffPendingSignIns.tokenHash, sha256Hex(token)), gt(staffPendingSignIns.expiresAt, new Date())));
     if (row && row.step === step) return row;
   }
-  throw new AppError("unauthorized", "this sign-in has expired; enter your password again", { reason: "sign_in_expired" });
+  throw new AppError("unauthorized", "this sign-in has expired; enter your password again", {
+    reason: "sign_in_expired",
+  });
 }
 
 /** Ends the pending sign-in (once: a second use finds nothing) and opens the session. */
 async function completeSignIn(services: Services, pending: PendingSignIn, request: RequestMeta) {
-  const taken = await services.db.delete(staffPendingSignIns).where(eq(staffPendingSignIns.tokenHash, pending.tokenHash)).returning({ userId: staffPendingSignIns.userId });
-  if (taken.length !== 1) throw new AppError("unauthorized", "this sign-in has expired; enter your password again", { reason: "sign_in_expired" });
-  return openStaffSession(services, { userId: pending.userId, organizationId: pending.organizationId }, request, { method: "password_and_second_factor" });
+  const taken = await services.db
+    .delete(staffPendingSignIns)
+    .where(eq(staffPendingSignIns.tokenHash, pending.tokenHash))
+    .returning({ userId: staffPendingSignIns.userId });
+  if (taken.length !== 1)
+    throw new AppError("unauthorized", "this sign-in has expired; enter your password again", {
+      reason: "sign_in_expired",
+    });
+  return openStaffSession(services, { userId: pending.userId, organizationId: pending.organizationId }, request, {
+    method: "password_and_second_factor",
+  });
 }
 
 /** Counts one second-step attempt for the account and the address (429 past the limits). */
 async function countFactorAttempt(services: Services, userId: string | null, request: RequestMeta) {
-  await consumeRateLimit(services.db, { key: `factor:ip:${request.ip ?? "unknown"}`, limit: FACTOR_LIMIT_PER_IP, windowSeconds: FACTOR_WINDOW_SECONDS });
-  if (userId) await consumeRateLimit(services.db, { key: `factor:user:${userId}`, limit: FACTOR_LIMIT_PER_ACCOUNT, windowSeconds: FACTOR_WINDOW_SECONDS });
+  await consumeRateLimit(services.db, {
+    key: `factor:ip:${request.ip ?? "unknown"}`,
+    limit: FACTOR_LIMIT_PER_IP,
+    windowSeconds: FACTOR_WINDOW_SECONDS,
+  });
+  if (userId)
+    await consumeRateLimit(services.db, {
+      key: `factor:user:${userId}`,
+      limit: FACTOR_LIMIT_PER_ACCOUNT,
+      windowSeconds: FACTOR_WINDOW_SECONDS,
+    });
 }
 
 async function refuseFactor(services: Services, userId: string, request: RequestMeta, method: string): Promise<never> {
-  services.log.warn({ event: "staff.second_factor_failed", requestId: request.requestId, ip: request.ip, method }, "second factor refused");
+  services.log.warn(
+    { event: "staff.second_factor_failed", requestId: request.requestId, ip: request.ip, method },
+    "second factor refused",
+  );
   await auditAccount(services, services.db, userId, request, "staff.second_factor_failed", { method });
   throw unauthorized(method === "passkey" ? "this passkey could not be confirmed" : "this code is not valid");
 }
 
 /** The second step with a code: the authenticator app's, or a recovery code (each works once). */
-export async function verifySecondFactorCode(services: Services, token: string | undefined, input: { method: "totp" | "recovery"; code: string }, request: RequestMeta) {
+export async function verifySecondFactorCode(
+  services: Services,
+  token: string | undefined,
+  input: { method: "totp" | "recovery"; code: string },
+  request: RequestMeta,
+) {
   const pending = await readPendingSignIn(services.db, token, "second_factor");
   await countFactorAttempt(services, pending.userId, request);
   if (input.method === "totp") {
-    if (!(await useTotpCode(services, services.db, pending.userId, input.code))) await refuseFactor(services, pending.userId, request, "totp");
+    if (!(await useTotpCode(services, services.db, pending.userId, input.code)))
+      await refuseFactor(services, pending.userId, request, "totp");
   } else {
     const used = await useRecoveryCode(services.db, pending.userId, input.code);
     if (used === null) await refuseFactor(services, pending.userId, request, "recovery");
@@ -147,7 +215,12 @@ export async function verifySecondFactorCode(services: Services, token: string |
 }
 
 /** The second step with a passkey of the account that gave its password. */
-export async function verifySecondFactorPasskey(services: Services, token: string | undefined, response: Record<string, unknown>, request: RequestMeta) {
+export async function verifySecondFactorPasskey(
+  services: Services,
+  token: string | undefined,
+  response: Record<string, unknown>,
+  request: RequestMeta,
+) {
   const pending = await readPendingSignIn(services.db, token, "second_factor");
   await countFactorAttempt(services, pending.userId, request);
   const passkey = await authenticatePasskey(services, response, pending.userId);
@@ -166,7 +239,10 @@ export async function signInWithPasskey(services: Services, response: Record<str
   await countFactorAttempt(services, null, request);
   const passkey = await authenticatePasskey(services, response, null);
   if (!passkey) {
-    services.log.warn({ event: "staff.passkey_sign_in_failed", requestId: request.requestId, ip: request.ip }, "passkey sign-in failed");
+    services.log.warn(
+      { event: "staff.passkey_sign_in_failed", requestId: request.requestId, ip: request.ip },
+      "passkey sign-in failed",
+    );
     throw unauthorized("this passkey could not be confirmed");
   }
   const [membership] = await services.db
@@ -176,7 +252,9 @@ export async function signInWithPasskey(services: Services, response: Record<str
     .orderBy(asc(memberships.createdAt))
     .limit(1);
   if (!membership) throw unauthorized("this account belongs to no active organization");
-  return openStaffSession(services, { userId: passkey.userId, organizationId: membership.organizationId }, request, { method: "passkey" });
+  return openStaffSession(services, { userId: passkey.userId, organizationId: membership.organizationId }, request, {
+    method: "passkey",
+  });
 }
 
 // ---- Recovery codes ----
@@ -206,7 +284,13 @@ async function useRecoveryCode(db: Executor, userId: string, code: string): Prom
   const used = await db
     .update(staffRecoveryCodes)
     .set({ usedAt: new Date() })
-    .where(and(eq(staffRecoveryCodes.userId, userId), eq(staffRecoveryCodes.codeHash, hashRecoveryCode(code)), isNull(staffRecoveryCodes.usedAt)))
+    .where(
+      and(
+        eq(staffRecoveryCodes.userId, userId),
+        eq(staffRecoveryCodes.codeHash, hashRecoveryCode(code)),
+        isNull(staffRecoveryCodes.usedAt),
+      ),
+    )
     .returning({ id: staffRecoveryCodes.id });
   if (used.length !== 1) return null;
   return (await factorsOf(db, userId)).recoveryCodesLeft;
@@ -214,17 +298,30 @@ async function useRecoveryCode(db: Executor, userId: string, code: string): Prom
 
 /** The first factor brings recovery codes; later ones keep the codes the member already has. */
 async function recoveryCodesForNewFactor(tx: Executor, userId: string): Promise<string[] | null> {
-  const [existing] = await tx.select({ n: count() }).from(staffRecoveryCodes).where(and(eq(staffRecoveryCodes.userId, userId), isNull(staffRecoveryCodes.usedAt)));
+  const [existing] = await tx
+    .select({ n: count() })
+    .from(staffRecoveryCodes)
+    .where(and(eq(staffRecoveryCodes.userId, userId), isNull(staffRecoveryCodes.usedAt)));
   return Number(existing?.n ?? 0) > 0 ? null : replaceRecoveryCodes(tx, userId);
 }
 
 // ---- The member's own factors ----
 
-export async function getAccountSecurity(services: Services, member: { userId: string; organizationId: string }): Promise<AccountSecurity> {
+export async function getAccountSecurity(
+  services: Services,
+  member: { userId: string; organizationId: string },
+): Promise<AccountSecurity> {
   const { db } = services;
   const factors = await factorsOf(db, member.userId);
-  const passkeys = await db.select().from(staffPasskeys).where(eq(staffPasskeys.userId, member.userId)).orderBy(desc(staffPasskeys.createdAt));
-  const [org] = await db.select({ required: organizations.requireSecondFactor }).from(organizations).where(eq(organizations.id, member.organizationId));
+  const passkeys = await db
+    .select()
+    .from(staffPasskeys)
+    .where(eq(staffPasskeys.userId, member.userId))
+    .orderBy(desc(staffPasskeys.createdAt));
+  const [org] = await db
+    .select({ required: organizations.requireSecondFactor })
+    .from(organizations)
+    .where(eq(organizations.id, member.organizationId));
   return {
     totp: factors.totp ? { createdAt: factors.totp.createdAt.toISOString() } : null,
     passkeys: passkeys.map((p) => ({
@@ -249,33 +346,62 @@ export async function addTotpFactor(services: Services, userId: string, code: st
   });
 }
 
-export async function addPasskeyFactor(services: Services, userId: string, input: { name: string; response: Record<string, unknown> }, request: RequestMeta) {
+export async function addPasskeyFactor(
+  services: Services,
+  userId: string,
+  input: { name: string; response: Record<string, unknown> },
+  request: RequestMeta,
+) {
   const verified = await verifyPasskeyRegistration(services, userId, input);
   return services.db.transaction(async (tx) => {
     const passkey = await storePasskey(tx, verified);
     const recoveryCodes = await recoveryCodesForNewFactor(tx, userId);
-    await auditAccount(services, tx, userId, request, "staff.factor_added", { factor: "passkey", passkeyId: passkey.id, name: passkey.name });
+    await auditAccount(services, tx, userId, request, "staff.factor_added", {
+      factor: "passkey",
+      passkeyId: passkey.id,
+      name: passkey.name,
+    });
     return { recoveryCodes };
   });
 }
 
 /** Where a second factor is required, the last one cannot be removed (the member would be led to set one up again). */
-async function assertNotLastRequiredFactor(tx: Executor, member: { userId: string; organizationId: string }, removing: "totp" | "passkey") {
+async function assertNotLastRequiredFactor(
+  tx: Executor,
+  member: { userId: string; organizationId: string },
+  removing: "totp" | "passkey",
+) {
   const factors = await factorsOf(tx, member.userId);
-  const left = (removing === "totp" ? 0 : factors.totp ? 1 : 0) + (removing === "passkey" ? factors.passkeys - 1 : factors.passkeys);
+  const left =
+    (removing === "totp" ? 0 : factors.totp ? 1 : 0) +
+    (removing === "passkey" ? factors.passkeys - 1 : factors.passkeys);
   if (left > 0) return;
-  const [org] = await tx.select({ required: organizations.requireSecondFactor }).from(organizations).where(eq(organizations.id, member.organizationId));
-  if (org?.required) throw new AppError("conflict", "your organization requires a second factor: add another before removing this one", { reason: "second_factor_required" });
+  const [org] = await tx
+    .select({ required: organizations.requireSecondFactor })
+    .from(organizations)
+    .where(eq(organizations.id, member.organizationId));
+  if (org?.required)
+    throw new AppError("conflict", "your organization requires a second factor: add another before removing this one", {
+      reason: "second_factor_required",
+    });
 }
 
 /** Recovery codes stand in for a factor: with the last factor gone they go too, and the next factor brings new ones. */
 async function dropRecoveryCodesWithoutFactor(tx: Executor, userId: string) {
-  if (!hasFactor(await factorsOf(tx, userId))) await tx.delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
+  if (!hasFactor(await factorsOf(tx, userId)))
+    await tx.delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
 }
 
-export async function removeTotpFactor(services: Services, member: { userId: string; organizationId: string }, request: RequestMeta) {
+export async function removeTotpFactor(
+  services: Services,
+  member: { userId: string; organizationId: string },
+  request: RequestMeta,
+) {
   await services.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(staffTotp).where(and(eq(staffTotp.userId, member.userId), isNotNull(staffTotp.confirmedAt)));
+    const [row] = await tx
+      .select()
+      .from(staffTotp)
+      .where(and(eq(staffTotp.userId, member.userId), isNotNull(staffTotp.confirmedAt)));
     if (!row) throw notFound("authenticator app");
     await assertNotLastRequiredFactor(tx, member, "totp");
     await tx.delete(staffTotp).where(eq(staffTotp.userId, member.userId));
@@ -284,14 +410,26 @@ export async function removeTotpFactor(services: Services, member: { userId: str
   });
 }
 
-export async function removePasskeyFactor(services: Services, member: { userId: string; organizationId: string }, passkeyId: string, request: RequestMeta) {
+export async function removePasskeyFactor(
+  services: Services,
+  member: { userId: string; organizationId: string },
+  passkeyId: string,
+  request: RequestMeta,
+) {
   await services.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(staffPasskeys).where(and(eq(staffPasskeys.id, passkeyId), eq(staffPasskeys.userId, member.userId)));
+    const [row] = await tx
+      .select()
+      .from(staffPasskeys)
+      .where(and(eq(staffPasskeys.id, passkeyId), eq(staffPasskeys.userId, member.userId)));
     if (!row) throw notFound("passkey");
     await assertNotLastRequiredFactor(tx, member, "passkey");
     await tx.delete(staffPasskeys).where(eq(staffPasskeys.id, passkeyId));
     await dropRecoveryCodesWithoutFactor(tx, member.userId);
-    await auditAccount(services, tx, member.userId, request, "staff.factor_removed", { factor: "passkey", passkeyId, name: row.name });
+    await auditAccount(services, tx, member.userId, request, "staff.factor_removed", {
+      factor: "passkey",
+      passkeyId,
+      name: row.name,
+    });
   });
 }
 
@@ -307,7 +445,8 @@ export async function renamePasskey(services: Services, userId: string, input: {
 /** New recovery codes (the old ones stop working); only for an account with a factor. */
 export async function regenerateRecoveryCodes(services: Services, userId: string, request: RequestMeta) {
   return services.db.transaction(async (tx) => {
-    if (!hasFactor(await factorsOf(tx, userId))) throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
+    if (!hasFactor(await factorsOf(tx, userId)))
+      throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
     const recoveryCodes = await replaceRecoveryCodes(tx, userId);
     await auditAccount(services, tx, userId, request, "staff.recovery_codes_regenerated");
     return { recoveryCodes };

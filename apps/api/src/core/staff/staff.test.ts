@@ -38,16 +38,25 @@ describe("staff login", () => {
     expect(cookie).toContain("SameSite=Lax");
     const pair = cookie.split(";")[0]!;
     const me = await api.trpc({ cookie: pair }).auth.me.query();
-    expect(me).toMatchObject({ user: { email: org.ownerEmail }, organization: { id: org.orgId, name: "Praxis am Park" }, role: "owner" });
+    expect(me).toMatchObject({
+      user: { email: org.ownerEmail },
+      organization: { id: org.orgId, name: "Praxis am Park" },
+      role: "owner",
+    });
 
-    const out = await fetch(`${api.baseUrl}/trpc/auth.logout`, { method: "POST", headers: { cookie: pair, "content-type": "application/json" } });
+    const out = await fetch(`${api.baseUrl}/trpc/auth.logout`, {
+      method: "POST",
+      headers: { cookie: pair, "content-type": "application/json" },
+    });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie()[0]).toContain("Max-Age=0");
     await expect(api.trpc({ cookie: pair }).auth.me.query()).rejects.toMatchObject({ data: { httpStatus: 401 } });
   });
 
   it("gives the same answer for an unknown user and a wrong password", async () => {
-    const unknown = (await (await login("nobody@example.org", "whatever-pass", "198.51.100.8")).json()) as TrpcErrorBody;
+    const unknown = (await (
+      await login("nobody@example.org", "whatever-pass", "198.51.100.8")
+    ).json()) as TrpcErrorBody;
     const wrong = (await (await login(org.ownerEmail, "wrong-password", "198.51.100.8")).json()) as TrpcErrorBody;
     expect(unknown.error.message).toBe("wrong e-mail or password");
     expect(wrong.error.message).toBe("wrong e-mail or password");
@@ -56,7 +65,8 @@ describe("staff login", () => {
 
   it("limits attempts per address: the 11th try in 15 minutes is 429 even with the right password", async () => {
     const victim = await api.createOrg();
-    for (let i = 0; i < 10; i++) expect((await login(victim.ownerEmail, "guess-" + i, "203.0.113.50")).status).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await login(victim.ownerEmail, "guess-" + i, "203.0.113.50")).status).toBe(401);
     const blocked = await login(victim.ownerEmail, victim.ownerPassword, "203.0.113.50");
     expect(blocked.status).toBe(429);
     expect(((await blocked.json()) as TrpcErrorBody).error.data.details.retryAfterSeconds).toBeGreaterThan(0);

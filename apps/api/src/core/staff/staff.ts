@@ -1,5 +1,19 @@
 import type { Me } from "@clinsign/contracts";
-import { and, asc, eq, gt, isNull, lt, memberships, organizations, sql, staffSessions, users, type Db, type MembershipRole } from "@clinsign/db";
+import {
+  and,
+  asc,
+  eq,
+  gt,
+  isNull,
+  lt,
+  memberships,
+  organizations,
+  sql,
+  staffSessions,
+  users,
+  type Db,
+  type MembershipRole,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, hashPassword, randomSecret, sha256Hex, verifyPassword } from "../crypto";
@@ -19,19 +33,35 @@ export const STAFF_SESSION_TOUCH_SECONDS = 60;
  * (sent on top-level navigation to the console, never on cross-site subrequests), Secure when the
  * console is served over HTTPS.
  */
-export function httpOnlyCookie(config: Pick<Services["config"], "publicWebUrl">, name: string, value: string, maxAgeSeconds: number): string {
+export function httpOnlyCookie(
+  config: Pick<Services["config"], "publicWebUrl">,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+): string {
   const secure = config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
   return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 /** The staff session cookie; it ends with the session's absolute end (the idle end is the server's to check). */
-export function sessionCookieHeader(config: Pick<Services["config"], "publicWebUrl">, value: string, maxAgeSeconds: number): string {
+export function sessionCookieHeader(
+  config: Pick<Services["config"], "publicWebUrl">,
+  value: string,
+  maxAgeSeconds: number,
+): string {
   return httpOnlyCookie(config, SESSION_COOKIE, value, maxAgeSeconds);
 }
 
 /** The Set-Cookie value of a session `openStaffSession` opened: it ends with the session's absolute end. */
-export function openedSessionCookie(config: Pick<Services["config"], "publicWebUrl">, session: { token: string; expiresAt: Date }): string {
-  return sessionCookieHeader(config, session.token, Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)));
+export function openedSessionCookie(
+  config: Pick<Services["config"], "publicWebUrl">,
+  session: { token: string; expiresAt: Date },
+): string {
+  return sessionCookieHeader(
+    config,
+    session.token,
+    Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)),
+  );
 }
 
 /** Creates a staff user (or adds an existing one) as a member of the organization. */
@@ -40,14 +70,21 @@ export async function createStaffUser(
   input: { organizationId: string; email: string; password: string; role: MembershipRole; name?: string },
 ): Promise<{ userId: string }> {
   const email = input.email.trim().toLowerCase();
-  if (input.password.length < 8) throw new AppError("invalid_request", "password must be at least 8 characters", { field: "password" });
-  const [org] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.organizationId));
+  if (input.password.length < 8)
+    throw new AppError("invalid_request", "password must be at least 8 characters", { field: "password" });
+  const [org] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, input.organizationId));
   if (!org) throw new AppError("not_found", "organization not found", { field: "org" });
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const [existing] = await tx.select().from(users).where(eq(users.email, email));
     if (existing) throw new AppError("conflict", "a user with this e-mail already exists", { field: "email" });
-    const [user] = await tx.insert(users).values({ email, passwordHash, name: input.name ?? null }).returning({ id: users.id });
+    const [user] = await tx
+      .insert(users)
+      .values({ email, passwordHash, name: input.name ?? null })
+      .returning({ id: users.id });
     await tx.insert(memberships).values({ userId: user!.id, organizationId: input.organizationId, role: input.role });
     return { userId: user!.id };
   });
@@ -66,7 +103,10 @@ async function auditSignIn(
   metadata?: Record<string, unknown>,
 ) {
   for (const organizationId of organizationIds) {
-    await recordAudit({ ...systemContext(services, organizationId), actor: { type: "user", id: userId }, request }, { action, metadata });
+    await recordAudit(
+      { ...systemContext(services, organizationId), actor: { type: "user", id: userId }, request },
+      { action, metadata },
+    );
   }
 }
 
@@ -86,12 +126,22 @@ export async function logIn(services: Services, input: { email: string; password
   const [user] = await db.select().from(users).where(eq(users.email, email));
   const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
   if (!user) {
-    services.log.warn({ event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip }, "staff sign-in failed");
+    services.log.warn(
+      { event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip },
+      "staff sign-in failed",
+    );
     throw unauthorized("wrong e-mail or password");
   }
-  const joined = await db.select().from(memberships).where(eq(memberships.userId, user.id)).orderBy(asc(memberships.createdAt));
+  const joined = await db
+    .select()
+    .from(memberships)
+    .where(eq(memberships.userId, user.id))
+    .orderBy(asc(memberships.createdAt));
   if (!passwordOk) {
-    services.log.warn({ event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip }, "staff sign-in failed");
+    services.log.warn(
+      { event: "staff.sign_in_failed", requestId: request.requestId, ip: request.ip },
+      "staff sign-in failed",
+    );
     await auditSignIn(
       services,
       joined.map((m) => m.organizationId),
@@ -110,7 +160,12 @@ export async function logIn(services: Services, input: { email: string; password
     await auditSignIn(services, [...ssoOnly], user.id, request, "staff.sign_in_refused", { reason: "sso_only" });
     throw new AppError("forbidden", "your organization signs in with single sign-on", { reason: "sso_only" });
   }
-  if (!membership) throw unauthorized(joined.length ? "this account is deactivated: ask an admin of your organization" : "this account belongs to no organization");
+  if (!membership)
+    throw unauthorized(
+      joined.length
+        ? "this account is deactivated: ask an admin of your organization"
+        : "this account belongs to no organization",
+    );
   await resetRateLimit(db, emailKey);
   // With a second factor (or one required) the session opens only after the next step.
   return afterPassword(services, { userId: user.id, organizationId: membership.organizationId }, request);
@@ -183,7 +238,10 @@ export async function resolveStaffSession(db: Db, token: string | undefined): Pr
     .from(staffSessions)
     .innerJoin(users, eq(users.id, staffSessions.userId))
     .innerJoin(organizations, eq(organizations.id, staffSessions.organizationId))
-    .innerJoin(memberships, and(eq(memberships.userId, staffSessions.userId), eq(memberships.organizationId, staffSessions.organizationId)))
+    .innerJoin(
+      memberships,
+      and(eq(memberships.userId, staffSessions.userId), eq(memberships.organizationId, staffSessions.organizationId)),
+    )
     .where(
       and(
         eq(staffSessions.tokenHash, sha256Hex(token)),

@@ -76,7 +76,13 @@ export const newTotpSecret = () => base32Encode(randomBytes(20));
 /** The `otpauth://` URI an authenticator app reads from the QR code. */
 export function otpauthUri(secretBase32: string, account: string, issuer: string): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const params = new URLSearchParams({ secret: secretBase32, issuer, algorithm: "SHA1", digits: String(TOTP_DIGITS), period: String(TOTP_PERIOD_SECONDS) });
+  const params = new URLSearchParams({
+    secret: secretBase32,
+    issuer,
+    algorithm: "SHA1",
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_PERIOD_SECONDS),
+  });
   return `otpauth://totp/${label}?${params.toString()}`;
 }
 
@@ -110,14 +116,23 @@ export async function useTotpCode(services: Services, db: Executor, userId: stri
 
 /** Starts (or restarts) set-up: a new secret, unconfirmed until `confirmTotp` sees its first code. */
 export async function startTotp(services: Services, userId: string): Promise<{ secret: string }> {
-  const [existing] = await services.db.select({ confirmedAt: staffTotp.confirmedAt }).from(staffTotp).where(eq(staffTotp.userId, userId));
-  if (existing?.confirmedAt) throw new AppError("conflict", "an authenticator app is already set up; remove it first", { reason: "totp_exists" });
+  const [existing] = await services.db
+    .select({ confirmedAt: staffTotp.confirmedAt })
+    .from(staffTotp)
+    .where(eq(staffTotp.userId, userId));
+  if (existing?.confirmedAt)
+    throw new AppError("conflict", "an authenticator app is already set up; remove it first", {
+      reason: "totp_exists",
+    });
   const secret = newTotpSecret();
   const secretEnc = services.secrets.seal(secret);
   await services.db
     .insert(staffTotp)
     .values({ userId, secretEnc })
-    .onConflictDoUpdate({ target: staffTotp.userId, set: { secretEnc, confirmedAt: null, lastUsedStep: null, createdAt: new Date() } });
+    .onConflictDoUpdate({
+      target: staffTotp.userId,
+      set: { secretEnc, confirmedAt: null, lastUsedStep: null, createdAt: new Date() },
+    });
   return { secret };
 }
 
@@ -135,9 +150,11 @@ export async function totpSetupFor(services: Services, userId: string): Promise<
  */
 export async function confirmTotp(services: Services, tx: Executor, userId: string, code: string): Promise<void> {
   const [row] = await tx.select().from(staffTotp).where(eq(staffTotp.userId, userId));
-  if (!row || row.confirmedAt) throw new AppError("conflict", "start the authenticator set-up first", { reason: "totp_not_started" });
+  if (!row || row.confirmedAt)
+    throw new AppError("conflict", "start the authenticator set-up first", { reason: "totp_not_started" });
   const digits = normalizeTotpCode(code);
   const step = digits ? matchTotpStep(services.secrets.open(row.secretEnc), digits) : null;
-  if (step === null) throw new AppError("invalid_request", "this code is not the one the app shows now", { field: "code" });
+  if (step === null)
+    throw new AppError("invalid_request", "this code is not the one the app shows now", { field: "code" });
   await tx.update(staffTotp).set({ confirmedAt: new Date(), lastUsedStep: step }).where(eq(staffTotp.userId, userId));
 }

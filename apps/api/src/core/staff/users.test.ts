@@ -17,7 +17,12 @@ afterAll(() => api?.close());
 
 async function member(role: "owner" | "admin" | "staff" | "viewer", tag: string = role) {
   const email = `${tag}-${Math.random().toString(36).slice(2, 8)}@example.org`;
-  const { userId } = await createStaffUser(api.services.db, { organizationId: org.orgId, email, password: "long enough pw", role });
+  const { userId } = await createStaffUser(api.services.db, {
+    organizationId: org.orgId,
+    email,
+    password: "long enough pw",
+    role,
+  });
   return { userId, email, cookie: await logInCookie(api, email, "long enough pw") };
 }
 
@@ -28,12 +33,19 @@ const statusOf = (promise: Promise<unknown>) =>
   );
 
 async function auditActions(): Promise<string[]> {
-  const rows = await api.services.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.organizationId, org.orgId));
+  const rows = await api.services.db
+    .select({ action: auditLog.action })
+    .from(auditLog)
+    .where(eq(auditLog.organizationId, org.orgId));
   return rows.map((r) => r.action);
 }
 
 /** The invite link from the outbox, revealed once by the owner as the console does. */
-async function inviteLinkToken(email: string, role: "owner" | "admin" | "staff" | "viewer", cookie = owner): Promise<string> {
+async function inviteLinkToken(
+  email: string,
+  role: "owner" | "admin" | "staff" | "viewer",
+  cookie = owner,
+): Promise<string> {
   await api.trpc({ cookie }).users.invite.mutate({ email, role });
   const messages = await api.trpc({ cookie: owner }).messages.list.query({ channel: "email", limit: 5 });
   const mail = messages.find((m) => m.recipients.includes(email))!;
@@ -47,7 +59,12 @@ describe("invitations", () => {
     const token = await inviteLinkToken("new.colleague@example.org", "staff");
     const anonymous = api.trpc({});
     const described = await anonymous.invitations.describe.query({ token });
-    expect(described).toMatchObject({ organization: "Klinik Nord", email: "new.colleague@example.org", role: "staff", existingAccount: false });
+    expect(described).toMatchObject({
+      organization: "Klinik Nord",
+      email: "new.colleague@example.org",
+      role: "staff",
+      existingAccount: false,
+    });
 
     const accepted = await fetch(`${api.baseUrl}/trpc/invitations.accept`, {
       method: "POST",
@@ -63,7 +80,11 @@ describe("invitations", () => {
 
     // Used once: the same link is refused, for describing and accepting alike.
     expect(await statusOf(anonymous.invitations.describe.query({ token }))).toBe(404);
-    expect(await statusOf(anonymous.invitations.accept.mutate({ token, name: "Zweiter Versuch", password: "another password" }))).toBe(404);
+    expect(
+      await statusOf(
+        anonymous.invitations.accept.mutate({ token, name: "Zweiter Versuch", password: "another password" }),
+      ),
+    ).toBe(404);
     expect(await auditActions()).toEqual(expect.arrayContaining(["staff.invited", "staff.invite_accepted"]));
   });
 
@@ -72,16 +93,27 @@ describe("invitations", () => {
     const second = await inviteLinkToken("late@example.org", "viewer");
     const anonymous = api.trpc({});
     expect(await statusOf(anonymous.invitations.describe.query({ token: first }))).toBe(404);
-    await api.services.db.update(staffInvites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(staffInvites.tokenHash, sha256Hex(second)));
-    expect(await statusOf(anonymous.invitations.accept.mutate({ token: second, name: "Spät", password: "late password" }))).toBe(404);
+    await api.services.db
+      .update(staffInvites)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(staffInvites.tokenHash, sha256Hex(second)));
+    expect(
+      await statusOf(anonymous.invitations.accept.mutate({ token: second, name: "Spät", password: "late password" })),
+    ).toBe(404);
     const [user] = await api.services.db.select().from(users).where(eq(users.email, "late@example.org"));
     expect(user).toBeUndefined();
   });
 
   it("lets only owners invite owners, and refuses inviting a current member", async () => {
     const admin = await member("admin");
-    expect(await statusOf(api.trpc({ cookie: admin.cookie }).users.invite.mutate({ email: "boss@example.org", role: "owner" }))).toBe(403);
-    expect(await statusOf(api.trpc({ cookie: owner }).users.invite.mutate({ email: org.ownerEmail, role: "staff" }))).toBe(409);
+    expect(
+      await statusOf(
+        api.trpc({ cookie: admin.cookie }).users.invite.mutate({ email: "boss@example.org", role: "owner" }),
+      ),
+    ).toBe(403);
+    expect(
+      await statusOf(api.trpc({ cookie: owner }).users.invite.mutate({ email: org.ownerEmail, role: "staff" })),
+    ).toBe(409);
   });
 });
 
@@ -106,8 +138,13 @@ describe("roles", () => {
 
   it("answers 404 for a user of another organization", async () => {
     const other = await api.createOrg("Andere Klinik");
-    const [foreign] = await api.services.db.select().from(memberships).where(eq(memberships.organizationId, other.orgId));
-    expect(await statusOf(api.trpc({ cookie: owner }).users.changeRole.mutate({ userId: foreign!.userId, role: "viewer" }))).toBe(404);
+    const [foreign] = await api.services.db
+      .select()
+      .from(memberships)
+      .where(eq(memberships.organizationId, other.orgId));
+    expect(
+      await statusOf(api.trpc({ cookie: owner }).users.changeRole.mutate({ userId: foreign!.userId, role: "viewer" })),
+    ).toBe(404);
     expect(await statusOf(api.trpc({ cookie: owner }).users.deactivate.mutate({ userId: foreign!.userId }))).toBe(404);
   });
 
@@ -133,7 +170,9 @@ describe("deactivation", () => {
     await api.trpc({ cookie: owner }).users.reactivate.mutate({ userId: nurse.userId });
     const again = await logInCookie(api, nurse.email, "long enough pw");
     expect((await api.trpc({ cookie: again }).auth.me.query()).user.email).toBe(nurse.email);
-    expect(await auditActions()).toEqual(expect.arrayContaining(["staff.deactivated", "staff.reactivated", "staff.session_ended"]));
+    expect(await auditActions()).toEqual(
+      expect.arrayContaining(["staff.deactivated", "staff.reactivated", "staff.session_ended"]),
+    );
   });
 
   it("refuses deactivating oneself and the last owner", async () => {
@@ -158,11 +197,17 @@ describe("session lifetimes", () => {
     await api.trpc({ cookie }).auth.me.query();
     expect((await sessionOf(cookie)).lastSeenAt.getTime()).toBe(recent.getTime());
     // Seen 59 min ago (idle time 60 min): the request counts and moves last seen to now.
-    await api.services.db.update(staffSessions).set({ lastSeenAt: new Date(Date.now() - 59 * 60_000) }).where(eq(staffSessions.id, session.id));
+    await api.services.db
+      .update(staffSessions)
+      .set({ lastSeenAt: new Date(Date.now() - 59 * 60_000) })
+      .where(eq(staffSessions.id, session.id));
     await api.trpc({ cookie }).auth.me.query();
     expect(Date.now() - (await sessionOf(cookie)).lastSeenAt.getTime()).toBeLessThan(10_000);
     // Idle 61 minutes: over.
-    await api.services.db.update(staffSessions).set({ lastSeenAt: new Date(Date.now() - 61 * 60_000) }).where(eq(staffSessions.id, session.id));
+    await api.services.db
+      .update(staffSessions)
+      .set({ lastSeenAt: new Date(Date.now() - 61 * 60_000) })
+      .where(eq(staffSessions.id, session.id));
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);
   });
 
@@ -170,12 +215,18 @@ describe("session lifetimes", () => {
     const { cookie } = await member("staff", "busy");
     const session = await sessionOf(cookie);
     expect(session.expiresAt.getTime() - session.createdAt.getTime()).toBeCloseTo(12 * 3600_000, -4);
-    await api.services.db.update(staffSessions).set({ createdAt: new Date(Date.now() - 5 * 3600_000) }).where(eq(staffSessions.id, session.id));
+    await api.services.db
+      .update(staffSessions)
+      .set({ createdAt: new Date(Date.now() - 5 * 3600_000) })
+      .where(eq(staffSessions.id, session.id));
     expect((await api.trpc({ cookie }).auth.me.query()).role).toBe("staff");
     await api.trpc({ cookie: owner }).organization.update.mutate({ staffSessionMaxHours: 4 });
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);
     await api.trpc({ cookie: owner }).organization.update.mutate({ staffSessionMaxHours: 12 });
-    expect((await api.trpc({ cookie: owner }).organization.settings.query())).toMatchObject({ staffSessionIdleMinutes: 60, staffSessionMaxHours: 12 });
+    expect(await api.trpc({ cookie: owner }).organization.settings.query()).toMatchObject({
+      staffSessionIdleMinutes: 60,
+      staffSessionMaxHours: 12,
+    });
   });
 });
 
@@ -189,7 +240,9 @@ describe("own sessions", () => {
         body: JSON.stringify({ email, password: "long enough pw" }),
       }).then((r) => r.headers.getSetCookie()[0]!.split(";")[0]!);
     const firefox = await login("Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0");
-    const iphone = await login("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1");
+    const iphone = await login(
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    );
     const mine = api.trpc({ cookie: firefox });
     const { items } = await mine.account.sessions.query();
     expect(items).toHaveLength(3);

@@ -21,7 +21,8 @@ export const INVITE_LIFETIME_DAYS = 7;
  */
 
 function actingUserId(ctx: OrgContext): string {
-  if (ctx.actor.type !== "user" || !ctx.actor.id) throw new AppError("forbidden", "managing users needs a signed-in owner or admin");
+  if (ctx.actor.type !== "user" || !ctx.actor.id)
+    throw new AppError("forbidden", "managing users needs a signed-in owner or admin");
   return ctx.actor.id;
 }
 
@@ -31,7 +32,10 @@ function requireOwnerFor(ctx: OrgContext, what: string): void {
   if (!actorIsOwner(ctx)) throw new AppError("forbidden", `only an owner may ${what}`, { reason: "owner_required" });
 }
 
-export async function listUsers(ctx: OrgContext, input: { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<StaffUserItem>> {
+export async function listUsers(
+  ctx: OrgContext,
+  input: { cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<StaffUserItem>> {
   const m = memberships;
   const keyset = afterTimeIdCursor([m.createdAt, m.userId], input.cursor, input.sort);
   const rows = await ctx.scope.db
@@ -64,11 +68,21 @@ export async function listUsers(ctx: OrgContext, input: { cursor?: string; limit
   );
 }
 
-export async function listInvites(ctx: OrgContext, input: { cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<StaffInviteItem>> {
+export async function listInvites(
+  ctx: OrgContext,
+  input: { cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<StaffInviteItem>> {
   const i = staffInvites;
   const keyset = afterTimeIdCursor([i.createdAt, i.id], input.cursor, input.sort);
   const rows = await ctx.scope.db
-    .select({ id: i.id, email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt, cursorAt: exactTimestamp(i.createdAt) })
+    .select({
+      id: i.id,
+      email: i.email,
+      role: i.role,
+      createdAt: i.createdAt,
+      expiresAt: i.expiresAt,
+      cursorAt: exactTimestamp(i.createdAt),
+    })
     .from(i)
     .where(ctx.scope.owns(i, isNull(i.acceptedAt), isNull(i.revokedAt), keyset))
     .orderBy(...keyOrder([i.createdAt, i.id], input.sort))
@@ -94,7 +108,10 @@ export async function listInvites(ctx: OrgContext, input: { cursor?: string; lim
  * the messaging providers (SMTP, or the outbox where staff can reveal it once). A new invite for
  * the same address replaces the open one, so only the newest link works.
  */
-export async function inviteUser(ctx: OrgContext, input: { email: string; role: Role }): Promise<{ id: string; expiresAt: string }> {
+export async function inviteUser(
+  ctx: OrgContext,
+  input: { email: string; role: Role },
+): Promise<{ id: string; expiresAt: string }> {
   const invitedBy = actingUserId(ctx);
   if (input.role === "owner") requireOwnerFor(ctx, "invite an owner");
   const token = randomSecret(32);
@@ -105,14 +122,31 @@ export async function inviteUser(ctx: OrgContext, input: { email: string; role: 
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
       .where(tx.scope.owns(memberships, eq(users.email, input.email)));
-    if (member) throw new AppError("conflict", "this address already belongs to a member of the organization", { reason: "already_member", field: "email" });
-    await tx.scope.update(staffInvites, { revokedAt: new Date() }, eq(staffInvites.email, input.email), isNull(staffInvites.acceptedAt), isNull(staffInvites.revokedAt));
+    if (member)
+      throw new AppError("conflict", "this address already belongs to a member of the organization", {
+        reason: "already_member",
+        field: "email",
+      });
+    await tx.scope.update(
+      staffInvites,
+      { revokedAt: new Date() },
+      eq(staffInvites.email, input.email),
+      isNull(staffInvites.acceptedAt),
+      isNull(staffInvites.revokedAt),
+    );
     const [invite] = await tx.scope
-      .insert(staffInvites, { email: input.email, role: input.role, tokenHash: sha256Hex(token), invitedByUserId: invitedBy, expiresAt })
+      .insert(staffInvites, {
+        email: input.email,
+        role: input.role,
+        tokenHash: sha256Hex(token),
+        invitedByUserId: invitedBy,
+        expiresAt,
+      })
       .returning({ id: staffInvites.id });
     const org = await organizationProfile(tx);
     const link = (secret: string) => `${tx.services.config.publicWebUrl}/invite#${secret}`;
-    const mail = (secret: string) => inviteEmail(org.locale, { organization: org.name, link: link(secret), days: INVITE_LIFETIME_DAYS });
+    const mail = (secret: string) =>
+      inviteEmail(org.locale, { organization: org.name, link: link(secret), days: INVITE_LIFETIME_DAYS });
     const message = await queueMessage(tx, {
       channel: "email",
       recipients: [input.email],
@@ -121,7 +155,10 @@ export async function inviteUser(ctx: OrgContext, input: { email: string; role: 
       redactedBody: mail(REDACTED).body,
       purpose: "staff.invite",
     });
-    await recordAudit(tx, { action: "staff.invited", metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId } });
+    await recordAudit(tx, {
+      action: "staff.invited",
+      metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId },
+    });
     return { invite: invite!, jobId: message.jobId };
   });
   await runJobNow(ctx.services, jobId, messageJobHandler);
@@ -132,7 +169,13 @@ export async function revokeInvite(ctx: OrgContext, input: { id: string }): Prom
   actingUserId(ctx);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
-      .update(staffInvites, { revokedAt: new Date() }, eq(staffInvites.id, input.id), isNull(staffInvites.acceptedAt), isNull(staffInvites.revokedAt))
+      .update(
+        staffInvites,
+        { revokedAt: new Date() },
+        eq(staffInvites.id, input.id),
+        isNull(staffInvites.acceptedAt),
+        isNull(staffInvites.revokedAt),
+      )
       .returning({ id: staffInvites.id, role: staffInvites.role });
     if (!row) throw notFound("open invitation", { field: "id" });
     if (row.role === "owner") requireOwnerFor(tx, "withdraw an owner's invitation");
@@ -150,13 +193,20 @@ async function lockMember(tx: OrgContext, userId: string) {
 
 /** Conflict when `userId` is the organization's last active owner (owner rows locked, so two demotions cannot both pass). */
 async function assertNotLastOwner(tx: OrgContext, userId: string, what: string): Promise<void> {
-  const owners = await tx.scope.select(memberships, eq(memberships.role, "owner"), isNull(memberships.deactivatedAt)).for("update");
+  const owners = await tx.scope
+    .select(memberships, eq(memberships.role, "owner"), isNull(memberships.deactivatedAt))
+    .for("update");
   if (owners.length === 1 && owners[0]!.userId === userId) {
-    throw new AppError("conflict", `the last owner cannot be ${what}: make another member owner first`, { reason: "last_owner" });
+    throw new AppError("conflict", `the last owner cannot be ${what}: make another member owner first`, {
+      reason: "last_owner",
+    });
   }
 }
 
-export async function changeRole(ctx: OrgContext, input: { userId: string; role: MembershipRole }): Promise<{ ok: true }> {
+export async function changeRole(
+  ctx: OrgContext,
+  input: { userId: string; role: MembershipRole },
+): Promise<{ ok: true }> {
   actingUserId(ctx);
   return inTransaction(ctx, async (tx) => {
     const member = await lockMember(tx, input.userId);
@@ -164,13 +214,19 @@ export async function changeRole(ctx: OrgContext, input: { userId: string; role:
     if (input.role === "owner" || member.role === "owner") requireOwnerFor(tx, "make owners or change an owner's role");
     if (member.role === "owner") await assertNotLastOwner(tx, member.userId, "demoted");
     await tx.scope.update(memberships, { role: input.role }, eq(memberships.userId, member.userId));
-    await recordAudit(tx, { action: "staff.role_changed", metadata: { userId: member.userId, from: member.role, to: input.role } });
+    await recordAudit(tx, {
+      action: "staff.role_changed",
+      metadata: { userId: member.userId, from: member.role, to: input.role },
+    });
     return { ok: true as const };
   });
 }
 
 /** Deactivates a member: every session of theirs here ends now, and sign-in is refused until reactivated. */
-export async function deactivateUser(ctx: OrgContext, input: { userId: string }): Promise<{ ok: true; endedSessions: number }> {
+export async function deactivateUser(
+  ctx: OrgContext,
+  input: { userId: string },
+): Promise<{ ok: true; endedSessions: number }> {
   const self = actingUserId(ctx);
   if (input.userId === self) throw new AppError("conflict", "you cannot deactivate yourself", { reason: "self" });
   return inTransaction(ctx, async (tx) => {
@@ -181,9 +237,18 @@ export async function deactivateUser(ctx: OrgContext, input: { userId: string })
       await assertNotLastOwner(tx, member.userId, "deactivated");
     }
     await tx.scope.update(memberships, { deactivatedAt: new Date() }, eq(memberships.userId, member.userId));
-    const ended = await tx.scope.delete(staffSessions, eq(staffSessions.userId, member.userId)).returning({ id: staffSessions.id });
-    await recordAudit(tx, { action: "staff.deactivated", metadata: { userId: member.userId, endedSessions: ended.length } });
-    if (ended.length) await recordAudit(tx, { action: "staff.session_ended", metadata: { userId: member.userId, sessionIds: ended.map((r) => r.id), by: "admin" } });
+    const ended = await tx.scope
+      .delete(staffSessions, eq(staffSessions.userId, member.userId))
+      .returning({ id: staffSessions.id });
+    await recordAudit(tx, {
+      action: "staff.deactivated",
+      metadata: { userId: member.userId, endedSessions: ended.length },
+    });
+    if (ended.length)
+      await recordAudit(tx, {
+        action: "staff.session_ended",
+        metadata: { userId: member.userId, sessionIds: ended.map((r) => r.id), by: "admin" },
+      });
     return { ok: true as const, endedSessions: ended.length };
   });
 }

@@ -1,6 +1,12 @@
 import type { SubmissionAnswer } from "@clinsign/contracts";
 import type { Services } from "../context";
-import { NEUTRAL_OUTPUT, outputDate, outputPhone, outputTexts, type OutputFormat } from "../organizations/output-format";
+import {
+  NEUTRAL_OUTPUT,
+  outputDate,
+  outputPhone,
+  outputTexts,
+  type OutputFormat,
+} from "../organizations/output-format";
 import { signedFileUrl } from "../uploads/uploads";
 
 /**
@@ -17,7 +23,9 @@ interface StoredField {
 const DISPLAY_TYPES = new Set(["heading", "paragraph"]);
 
 /** The fields that hold answers, in the order of the form, from a stored schema. */
-export function answerFields(schema: { fields: unknown[] }): Array<Required<Pick<StoredField, "key" | "label" | "type">> & StoredField> {
+export function answerFields(schema: {
+  fields: unknown[];
+}): Array<Required<Pick<StoredField, "key" | "label" | "type">> & StoredField> {
   const fields: Array<Required<Pick<StoredField, "key" | "label" | "type">> & StoredField> = [];
   for (const raw of schema.fields ?? []) {
     const field = raw as StoredField;
@@ -28,8 +36,21 @@ export function answerFields(schema: { fields: unknown[] }): Array<Required<Pick
 }
 
 /** Field keys (lower case, without `_ . -`) and labels that name the patient, in many forms' words. */
-const NAME_KEYS = new Set(["name", "fullname", "patientname", "patient", "vorname", "nachname", "firstname", "lastname", "givenname", "familyname", "surname"]);
-const NAME_LABEL = /^(?:(?:vollständiger|voller|full|patient(?:en)?)\s*)?(?:name|vorname|nachname|first name|last name|given name|family name|surname)(?:\s*\(.*\))?\s*[:*]?$/i;
+const NAME_KEYS = new Set([
+  "name",
+  "fullname",
+  "patientname",
+  "patient",
+  "vorname",
+  "nachname",
+  "firstname",
+  "lastname",
+  "givenname",
+  "familyname",
+  "surname",
+]);
+const NAME_LABEL =
+  /^(?:(?:vollständiger|voller|full|patient(?:en)?)\s*)?(?:name|vorname|nachname|first name|last name|given name|family name|surname)(?:\s*\(.*\))?\s*[:*]?$/i;
 
 /**
  * The patient's name as the submission's form asked for it, for the staff list: the text answers
@@ -39,7 +60,11 @@ const NAME_LABEL = /^(?:(?:vollständiger|voller|full|patient(?:en)?)\s*)?(?:nam
  */
 export function patientName(schema: { fields: unknown[] }, values: Record<string, unknown>): string | null {
   const parts = answerFields(schema)
-    .filter((f) => f.type === "text" && (NAME_KEYS.has(f.key.toLowerCase().replace(/[_.-]/g, "")) || NAME_LABEL.test(f.label.trim())))
+    .filter(
+      (f) =>
+        f.type === "text" &&
+        (NAME_KEYS.has(f.key.toLowerCase().replace(/[_.-]/g, "")) || NAME_LABEL.test(f.label.trim())),
+    )
     .map((f) => values[f.key])
     .filter((v): v is string => typeof v === "string" && v.trim() !== "")
     .slice(0, 2)
@@ -55,13 +80,20 @@ interface StoredFile {
 }
 
 const isStoredFile = (v: unknown): v is StoredFile =>
-  !!v && typeof v === "object" && typeof (v as StoredFile).name === "string" && typeof (v as StoredFile).path === "string";
+  !!v &&
+  typeof v === "object" &&
+  typeof (v as StoredFile).name === "string" &&
+  typeof (v as StoredFile).path === "string";
 
 /**
  * A value as a person reads it, in the organization's language: option labels, yes/no, dates
  * and phone numbers as the clinic writes them, file names; a signature as a marker.
  */
-export function answerText(field: StoredField | undefined, value: unknown, format: OutputFormat = NEUTRAL_OUTPUT): string {
+export function answerText(
+  field: StoredField | undefined,
+  value: unknown,
+  format: OutputFormat = NEUTRAL_OUTPUT,
+): string {
   if (value === null || value === undefined) return "";
   const texts = outputTexts(format);
   if (field?.type === "signature") return value ? texts.signature : "";
@@ -98,7 +130,13 @@ export function describeAnswers(
   for (const field of [...fields, ...extra]) {
     if (!(field.key in values)) continue;
     const value = values[field.key];
-    const answer: SubmissionAnswer = { key: field.key, label: field.label, type: field.type, value, text: answerText(field, value, format) };
+    const answer: SubmissionAnswer = {
+      key: field.key,
+      label: field.label,
+      type: field.type,
+      value,
+      text: answerText(field, value, format),
+    };
     if (field.type === "file" && Array.isArray(value)) {
       answer.files = value.filter(isStoredFile).map((file) => ({
         name: file.name,

@@ -5,7 +5,14 @@ import type { OrgContext } from "../context";
 import { CSV_BOM, csvRow, type CsvSeparator } from "../lists/csv";
 import { loadOutputFormat, outputDateTime, outputPhone, type OutputFormat } from "../organizations/output-format";
 import { answerFields, answerText } from "./answers";
-import { rowKey, submissionConditions, submissionRows, type SubmissionFilter, type SubmissionKey, type SubmissionRow } from "./staff";
+import {
+  rowKey,
+  submissionConditions,
+  submissionRows,
+  type SubmissionFilter,
+  type SubmissionKey,
+  type SubmissionRow,
+} from "./staff";
 
 /** Rows fetched per round trip: pages keep memory flat however many submissions match. */
 export const EXPORT_PAGE_SIZE = 500;
@@ -13,12 +20,40 @@ export const EXPORT_PAGE_SIZE = 500;
 /** The CSV's own columns and the sources of a submission, in the organization's language. */
 const CSV_TEXTS = {
   de: {
-    columns: ["Einreichungs-ID", "Eingereicht ({timeZone})", "Formular", "Formularversion", "Fallnummer", "Mobilnummer", "Quelle"],
-    sources: { session: "Eingebettetes Formular", portal: "SMS-Link", api_key: "API", user: "Mitarbeitende", system: "System" } as Record<string, string>,
+    columns: [
+      "Einreichungs-ID",
+      "Eingereicht ({timeZone})",
+      "Formular",
+      "Formularversion",
+      "Fallnummer",
+      "Mobilnummer",
+      "Quelle",
+    ],
+    sources: {
+      session: "Eingebettetes Formular",
+      portal: "SMS-Link",
+      api_key: "API",
+      user: "Mitarbeitende",
+      system: "System",
+    } as Record<string, string>,
   },
   en: {
-    columns: ["Submission ID", "Submitted ({timeZone})", "Form", "Form version", "Case number", "Mobile number", "Source"],
-    sources: { session: "Embedded form", portal: "SMS link", api_key: "API", user: "Staff", system: "System" } as Record<string, string>,
+    columns: [
+      "Submission ID",
+      "Submitted ({timeZone})",
+      "Form",
+      "Form version",
+      "Case number",
+      "Mobile number",
+      "Source",
+    ],
+    sources: {
+      session: "Embedded form",
+      portal: "SMS link",
+      api_key: "API",
+      user: "Staff",
+      system: "System",
+    } as Record<string, string>,
   },
 };
 
@@ -57,9 +92,23 @@ async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<
   const rest = [...keys].filter((k) => !labels.has(k)).sort();
   if (rest.length > 0) {
     const older = await ctx.scope.db
-      .selectDistinctOn([sql`field->>'key'`], { key: sql<string>`field->>'key'`, label: sql<string | null>`field->>'label'` })
-      .from(sql`${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field`)
-      .where(ctx.scope.owns(submissions, ...submissionConditions(filter), sql`field->>'key' in (${sql.join(rest.map((k) => sql`${k}`), sql`, `)})`))
+      .selectDistinctOn([sql`field->>'key'`], {
+        key: sql<string>`field->>'key'`,
+        label: sql<string | null>`field->>'label'`,
+      })
+      .from(
+        sql`${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field`,
+      )
+      .where(
+        ctx.scope.owns(
+          submissions,
+          ...submissionConditions(filter),
+          sql`field->>'key' in (${sql.join(
+            rest.map((k) => sql`${k}`),
+            sql`, `,
+          )})`,
+        ),
+      )
       .orderBy(sql`field->>'key'`, sql`${submissions.createdAt} desc`, sql`${submissions.seq} desc`);
     for (const row of older) if (row.label) labels.set(row.key, row.label);
   }
@@ -76,7 +125,11 @@ async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<
  * zone (`;`-separated for German Excel; values as a person reads them; cells Excel would run as
  * formulas are escaped). The JSON export keeps the raw keys, ISO times and E.164 numbers.
  */
-export async function* exportSubmissionsCsv(ctx: OrgContext, filter: SubmissionFilter, sort: ListSort): AsyncGenerator<string> {
+export async function* exportSubmissionsCsv(
+  ctx: OrgContext,
+  filter: SubmissionFilter,
+  sort: ListSort,
+): AsyncGenerator<string> {
   const format = await loadOutputFormat(ctx);
   const texts = CSV_TEXTS[format.locale];
   const separator = csvSeparatorFor(format);
@@ -109,12 +162,17 @@ export async function* exportSubmissionsCsv(ctx: OrgContext, filter: SubmissionF
 }
 
 /** The current filter as one JSON array of submissions with their raw values, streamed element by element. */
-export async function* exportSubmissionsJson(ctx: OrgContext, filter: SubmissionFilter, sort: ListSort): AsyncGenerator<string> {
+export async function* exportSubmissionsJson(
+  ctx: OrgContext,
+  filter: SubmissionFilter,
+  sort: ListSort,
+): AsyncGenerator<string> {
   await recordExport(ctx, filter, "json");
   let chunk = "[";
   let first = true;
   for await (const row of matchingRows(ctx, filter, sort)) {
-    chunk += (first ? "\n" : ",\n") +
+    chunk +=
+      (first ? "\n" : ",\n") +
       JSON.stringify({
         id: row.id,
         templateIdentifier: row.templateIdentifier,

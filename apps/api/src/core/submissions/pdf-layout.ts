@@ -3,7 +3,12 @@
  * signature image, so it runs only in the PDF worker (core/pdf-worker, task
  * `renderSubmissionPdf`), never on the request thread; pdf.ts gathers and words what it shows.
  */
-import { fitsPixelBudget, readImageSize, SIGNATURE_IMAGE_LIMITS, type ImageFormat } from "@clinsign/contracts/image-header";
+import {
+  fitsPixelBudget,
+  readImageSize,
+  SIGNATURE_IMAGE_LIMITS,
+  type ImageFormat,
+} from "@clinsign/contracts/image-header";
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
 
 /** Everything the PDF shows, already in the organization's language and time zone. */
@@ -87,7 +92,14 @@ class Writer {
     const width = image.width * scale;
     const height = image.height * scale;
     this.room(height + 4);
-    this.page.drawRectangle({ x: MARGIN, y: this.y - height - 4, width: width + 8, height: height + 8, borderColor: rgb(0.8, 0.8, 0.8), borderWidth: 0.5 });
+    this.page.drawRectangle({
+      x: MARGIN,
+      y: this.y - height - 4,
+      width: width + 8,
+      height: height + 8,
+      borderColor: rgb(0.8, 0.8, 0.8),
+      borderWidth: 0.5,
+    });
     this.page.drawImage(image, { x: MARGIN + 4, y: this.y - height, width, height });
     this.y -= height + 12;
   }
@@ -100,7 +112,10 @@ class Writer {
  * The image, or null when it is not one we draw: its header is measured before anything decodes
  * it (submissions stored before the budget was checked at submit may hold any size).
  */
-async function embedImage(doc: PDFDocument, image: NonNullable<SubmissionPdfAnswer["image"]>): Promise<PDFImage | null> {
+async function embedImage(
+  doc: PDFDocument,
+  image: NonNullable<SubmissionPdfAnswer["image"]>,
+): Promise<PDFImage | null> {
   const size = readImageSize(image.bytes);
   if (!size || size.format !== image.format || !fitsPixelBudget(size, SIGNATURE_IMAGE_LIMITS)) return null;
   try {
@@ -146,7 +161,12 @@ export async function layoutSubmissionPdf(content: SubmissionPdfContent): Promis
   const pages = doc.getPages();
   pages.forEach((page, index) => {
     const footer = content.pageFooter.replace("{page}", String(index + 1)).replace("{pages}", String(pages.length));
-    page.drawLine({ start: { x: MARGIN, y: MARGIN + 22 }, end: { x: A4[0] - MARGIN, y: MARGIN + 22 }, thickness: 0.5, color: rgb(0.8, 0.8, 0.8) });
+    page.drawLine({
+      start: { x: MARGIN, y: MARGIN + 22 },
+      end: { x: A4[0] - MARGIN, y: MARGIN + 22 },
+      thickness: 0.5,
+      color: rgb(0.8, 0.8, 0.8),
+    });
     page.drawText(wrap(footer, regular, 8)[0]!, { x: MARGIN, y: MARGIN + 10, size: 8, font: regular, color: grey });
     page.drawText(`SHA-256 ${content.sha256}`, { x: MARGIN, y: MARGIN, size: 7, font: mono, color: grey });
   });

@@ -62,7 +62,9 @@ export function formatDateTime(at: Date, intl: string, timeZone: string): string
 /** A calendar date answer ("2024-03-01") in the clinic's language; it has no time zone. */
 function formatDate(value: string, intl: string): string {
   const at = new Date(`${value}T00:00:00Z`);
-  return Number.isNaN(at.getTime()) ? value : new Intl.DateTimeFormat(intl, { dateStyle: "medium", timeZone: "UTC" }).format(at);
+  return Number.isNaN(at.getTime())
+    ? value
+    : new Intl.DateTimeFormat(intl, { dateStyle: "medium", timeZone: "UTC" }).format(at);
 }
 
 /** A signature data URL as image bytes, when its header fits the budget (checked again in the worker). */
@@ -82,12 +84,19 @@ function pdfAnswer(answer: SubmissionAnswer, w: PdfWords): SubmissionPdfAnswer {
   }
   if (answer.files) {
     if (answer.files.length === 0) return { label, texts: ["-"] };
-    return { label, texts: answer.files.map((file) => w.attachment(file.name, file.type, Math.max(1, Math.round(file.size / 1024)))) };
+    return {
+      label,
+      texts: answer.files.map((file) => w.attachment(file.name, file.type, Math.max(1, Math.round(file.size / 1024)))),
+    };
   }
   if (typeof value === "boolean") return { label, texts: [value ? w.yes : w.no] };
-  if (answer.type === "date" && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { label, texts: [formatDate(value, w.intl)] };
+  if (answer.type === "date" && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value))
+    return { label, texts: [formatDate(value, w.intl)] };
   if (answer.type === "number" && typeof value === "number") {
-    return { label, texts: [new Intl.NumberFormat(w.intl, { maximumFractionDigits: 20, useGrouping: false }).format(value)] };
+    return {
+      label,
+      texts: [new Intl.NumberFormat(w.intl, { maximumFractionDigits: 20, useGrouping: false }).format(value)],
+    };
   }
   return { label, texts: [answer.text || "-"] };
 }
@@ -126,7 +135,13 @@ export async function renderSubmissionPdf(ctx: OrgContext, input: { id: string }
     return await runPdfTask(limits, "renderSubmissionPdf", content);
   } catch (error) {
     if (!content.answers.some((answer) => answer.image)) throw error;
-    ctx.services.log.warn({ submissionId: input.id, err: error instanceof Error ? error.message : String(error) }, "submission PDF made again without images");
-    return runPdfTask(limits, "renderSubmissionPdf", { ...content, answers: content.answers.map(({ image: _image, ...answer }) => answer) });
+    ctx.services.log.warn(
+      { submissionId: input.id, err: error instanceof Error ? error.message : String(error) },
+      "submission PDF made again without images",
+    );
+    return runPdfTask(limits, "renderSubmissionPdf", {
+      ...content,
+      answers: content.answers.map(({ image: _image, ...answer }) => answer),
+    });
   }
 }

@@ -1,5 +1,18 @@
 import type { ListPage, ListSort, SubmissionDetail, SubmissionListItem } from "@clinsign/contracts";
-import { desc, eq, getTableColumns, gte, inArray, lt, messages, sql, submissions, webhookAttempts, webhookDeliveries, type SQL } from "@clinsign/db";
+import {
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  lt,
+  messages,
+  sql,
+  submissions,
+  webhookAttempts,
+  webhookDeliveries,
+  type SQL,
+} from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
@@ -43,7 +56,13 @@ export async function submissionRows(
   after: SubmissionKey | undefined,
   limit: number,
 ): Promise<SubmissionRow[]> {
-  const keyset = after ? afterKey([submissions.createdAt, submissions.seq], [sql`${after.at}::timestamptz`, sql`${after.seq}::bigint`], sort) : undefined;
+  const keyset = after
+    ? afterKey(
+        [submissions.createdAt, submissions.seq],
+        [sql`${after.at}::timestamptz`, sql`${after.seq}::bigint`],
+        sort,
+      )
+    : undefined;
   return ctx.scope.db
     .select({ ...getTableColumns(submissions), cursorAt: exactTimestamp(submissions.createdAt) })
     .from(submissions)
@@ -122,10 +141,20 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     .orderBy(webhookDeliveries.createdAt);
   const attempts = deliveries.length
     ? await ctx.scope
-        .select(webhookAttempts, inArray(webhookAttempts.deliveryId, deliveries.map((d) => d.id)))
+        .select(
+          webhookAttempts,
+          inArray(
+            webhookAttempts.deliveryId,
+            deliveries.map((d) => d.id),
+          ),
+        )
         .orderBy(desc(webhookAttempts.attempt))
     : [];
-  const emails = await ctx.scope.select(messages, eq(messages.purpose, "submission.email"), sameTransaction(messages.createdAt));
+  const emails = await ctx.scope.select(
+    messages,
+    eq(messages.purpose, "submission.email"),
+    sameTransaction(messages.createdAt),
+  );
 
   return {
     id: row.id,
@@ -163,5 +192,3 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     sha256: sha256Hex(canonicalSubmission(row)),
   };
 }
-
-

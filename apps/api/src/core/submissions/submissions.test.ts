@@ -23,7 +23,13 @@ const fields: FormField[] = [
   { id: "2", type: "email", key: "email", label: "E-Mail" },
   { id: "3", type: "number", key: "age", label: "Alter", min: 0, max: 130 },
   { id: "4", type: "date", key: "born", label: "Geburtsdatum", min: "1900-01-01" },
-  { id: "5", type: "select", key: "insurance", label: "Versicherung", options: ["gesetzlich", { value: "privat", label: "Privat" }] },
+  {
+    id: "5",
+    type: "select",
+    key: "insurance",
+    label: "Versicherung",
+    options: ["gesetzlich", { value: "privat", label: "Privat" }],
+  },
   { id: "6", type: "multiselect", key: "allergies", label: "Allergien", options: ["pollen", "nuts"] },
   { id: "7", type: "checkbox", key: "consent", label: "Einwilligung", required: true },
   { id: "8", type: "text", key: "zip", label: "PLZ", pattern: "[0-9]{5}" },
@@ -32,7 +38,18 @@ const fields: FormField[] = [
   { id: "11", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 },
   { id: "12", type: "radio", key: "gender", label: "Geschlecht", options: ["f", "m", "d"] },
 ];
-const valid = { name: "Erika Muster", email: "erika@example.org", age: 41, born: "1983-05-01", insurance: "privat", allergies: ["nuts"], consent: true, zip: "50667", mobile: "+491701234567", gender: "f" };
+const valid = {
+  name: "Erika Muster",
+  email: "erika@example.org",
+  age: 41,
+  born: "1983-05-01",
+  insurance: "privat",
+  allergies: ["nuts"],
+  consent: true,
+  zip: "50667",
+  mobile: "+491701234567",
+  gender: "f",
+};
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -44,7 +61,11 @@ beforeAll(async () => {
       let raw = "";
       stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
       stream.on("end", () => {
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+        });
         callback();
       });
     },
@@ -85,19 +106,39 @@ describe("F10 POST /api/embed/submit", () => {
       rnummer: "R-2024-1",
       phone: "+491701234567",
     });
-    await api.request("POST", "/api/embed/drafts", { body: { sessionId, draftKey: "case-10", values: { name: "Eri" } } });
+    await api.request("POST", "/api/embed/drafts", {
+      body: { sessionId, draftKey: "case-10", values: { name: "Eri" } },
+    });
 
     const res = await submit({ sessionId, values: valid });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, rnummer: "R-2024-1", webhookDelivered: true, submissionId: expect.any(String), redirectUrl: "https://clinic.test/thanks" });
+    expect(res.body).toEqual({
+      ok: true,
+      rnummer: "R-2024-1",
+      webhookDelivered: true,
+      submissionId: expect.any(String),
+      redirectUrl: "https://clinic.test/thanks",
+    });
 
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
-    expect(stored).toMatchObject({ organizationId: org.orgId, templateIdentifier: t.identifier, values: valid, rnummer: "R-2024-1", phone: "+491701234567", actorType: "session" });
+    expect(stored).toMatchObject({
+      organizationId: org.orgId,
+      templateIdentifier: t.identifier,
+      values: valid,
+      rnummer: "R-2024-1",
+      phone: "+491701234567",
+      actorType: "session",
+    });
     expect(await api.services.db.select().from(drafts).where(eq(drafts.templateIdentifier, t.identifier))).toEqual([]);
 
     expect(receiver.requests).toHaveLength(1);
     const payload = JSON.parse(receiver.requests[0]!.body);
-    expect(payload).toMatchObject({ event: "form.submitted", organizationId: org.orgId, templateIdentifier: t.identifier, data: { rnummer: "R-2024-1", phone: "+491701234567", values: valid } });
+    expect(payload).toMatchObject({
+      event: "form.submitted",
+      organizationId: org.orgId,
+      templateIdentifier: t.identifier,
+      data: { rnummer: "R-2024-1", phone: "+491701234567", values: valid },
+    });
 
     const actions = await api.services.db
       .select({ action: auditLog.action, metadata: auditLog.metadata, actorType: auditLog.actorType })
@@ -118,7 +159,10 @@ describe("F10 POST /api/embed/submit", () => {
     expect(mails[0]!.to.sort()).toEqual(["desk@clinic.test", "doc@clinic.test"]);
     expect(mails[0]!.raw).toContain("Subject: Neuer Anamnesebogen");
     expect(mails[0]!.raw).toContain("Name: Erika Muster");
-    const [mail] = await api.services.db.select().from(messages).where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email")));
+    const [mail] = await api.services.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.organizationId, org.orgId), eq(messages.channel, "email")));
     expect(mail).toMatchObject({ status: "sent", provider: "smtp", attempts: 1 });
   });
 
@@ -140,13 +184,22 @@ describe("F10 POST /api/embed/submit", () => {
         mobile: "12",
         gender: 3,
         shoeSize: 42,
-        scan: [{ name: "x.pdf", path: "form-uploads/202401/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", size: 10, type: "application/pdf" }],
+        scan: [
+          {
+            name: "x.pdf",
+            path: "form-uploads/202401/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            size: 10,
+            type: "application/pdf",
+          },
+        ],
       },
     });
     expect(res.status).toBe(400);
     expect(res.body.ok).toBe(false);
     expect(res.body.error).toBe("validation failed");
-    const byKey = Object.fromEntries(res.body.fieldErrors.map((e: { key: string; message: string }) => [e.key, e.message]));
+    const byKey = Object.fromEntries(
+      res.body.fieldErrors.map((e: { key: string; message: string }) => [e.key, e.message]),
+    );
     expect(byKey).toEqual({
       shoeSize: "is not a field of this form",
       name: "must be at least 2 characters",
@@ -166,21 +219,37 @@ describe("F10 POST /api/embed/submit", () => {
       { key: "name", message: "is required", code: "required" },
       { key: "consent", message: "must be checked", code: "must_be_checked" },
     ]);
-    expect((await submit({ sessionId, values: { ...valid, Abschnitt: "x" } })).body.fieldErrors).toEqual([{ key: "Abschnitt", message: "is not a field of this form", code: "unknown_field" }]);
+    expect((await submit({ sessionId, values: { ...valid, Abschnitt: "x" } })).body.fieldErrors).toEqual([
+      { key: "Abschnitt", message: "is not a field of this form", code: "unknown_field" },
+    ]);
     expect((await submit({ sessionId })).status).toBe(400);
-    expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
-    expect((await api.request("GET", `/api/embed/drafts?sessionId=${encodeURIComponent(sessionId)}`)).body.draft.values).toEqual({ name: "x" });
+    expect(
+      await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier)),
+    ).toEqual([]);
+    expect(
+      (await api.request("GET", `/api/embed/drafts?sessionId=${encodeURIComponent(sessionId)}`)).body.draft.values,
+    ).toEqual({ name: "x" });
   });
 
   it("takes a PNG or JPEG signature within 4000 px a side and 4 megapixels; refuses SVG and larger images with 400", async () => {
-    const t = await activeTemplate(org, [{ id: "1", type: "signature", key: "sig", label: "Unterschrift", required: true }]);
+    const t = await activeTemplate(org, [
+      { id: "1", type: "signature", key: "sig", label: "Unterschrift", required: true },
+    ]);
     const sessionId = await newSession(api, org, t.identifier, {});
     const svg = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString("base64")}`;
     const refused = [
       [svg, "must be a PNG or JPEG signature image (data URL)", "signature_invalid"],
       // 12 KB declaring 10000 x 10000 pixels: the PDF of the submission would decode all of them.
-      [pngDataUrl(makeBilevelPng(10_000, 10_000)), "the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted", "signature_too_large"],
-      [pngDataUrl(makeBilevelPng(2500, 2000)), "the signature image is 2500 × 2000 pixels; at most 4000 × 4000 and 4 megapixels are accepted", "signature_too_large"],
+      [
+        pngDataUrl(makeBilevelPng(10_000, 10_000)),
+        "the signature image is 10000 × 10000 pixels; at most 4000 × 4000 and 4 megapixels are accepted",
+        "signature_too_large",
+      ],
+      [
+        pngDataUrl(makeBilevelPng(2500, 2000)),
+        "the signature image is 2500 × 2000 pixels; at most 4000 × 4000 and 4 megapixels are accepted",
+        "signature_too_large",
+      ],
     ] as const;
     for (const [value, message, code] of refused) {
       const res = await submit({ sessionId, values: { sig: value } });
@@ -188,7 +257,9 @@ describe("F10 POST /api/embed/submit", () => {
       expect(res.body.fieldErrors).toHaveLength(1);
       expect(res.body.fieldErrors[0]).toMatchObject({ key: "sig", message, code });
     }
-    expect(await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier))).toEqual([]);
+    expect(
+      await api.services.db.select().from(submissions).where(eq(submissions.templateIdentifier, t.identifier)),
+    ).toEqual([]);
     const signed = await submit({ sessionId, values: { sig: pngDataUrl(makeSignaturePng(1170, 600)) } });
     expect(signed.status).toBe(200);
   });
@@ -200,21 +271,36 @@ describe("F10 POST /api/embed/submit", () => {
     const res = await submit({ sessionId, values: valid, rnummer: "R-9" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, rnummer: "R-9", webhookDelivered: false, redirectUrl: null });
-    expect(await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId))).toHaveLength(1);
-    const log = await api.request("GET", `/api/embed/webhook-events?token=${org.token}&orgId=${org.orgId}&templateIdentifier=${t.identifier}`);
-    expect(log.body.events).toMatchObject([{ eventType: "form.submitted", delivered: false, statusCode: 503, attempt: 1 }]);
+    expect(
+      await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId)),
+    ).toHaveLength(1);
+    const log = await api.request(
+      "GET",
+      `/api/embed/webhook-events?token=${org.token}&orgId=${org.orgId}&templateIdentifier=${t.identifier}`,
+    );
+    expect(log.body.events).toMatchObject([
+      { eventType: "form.submitted", delivered: false, statusCode: 503, attempt: 1 },
+    ]);
   });
 
   it("works with token, orgId and templateIdentifier (actor api_key), and keeps organizations apart", async () => {
     const t = await activeTemplate(org, fields);
     const plain = await api.createOrg("Plain");
     const pt = await activeTemplate(plain, fields);
-    const res = await submit({ ...creds(plain), templateIdentifier: pt.identifier, values: valid, rnummer: "A-1", phone: "+491701234567" });
+    const res = await submit({
+      ...creds(plain),
+      templateIdentifier: pt.identifier,
+      values: valid,
+      rnummer: "A-1",
+      phone: "+491701234567",
+    });
     expect(res.body).toMatchObject({ ok: true, rnummer: "A-1", webhookDelivered: false });
     const [row] = await api.services.db.select().from(submissions).where(eq(submissions.id, res.body.submissionId));
     expect(row).toMatchObject({ actorType: "api_key", organizationId: plain.orgId });
     expect((await submit({ ...creds(other), templateIdentifier: t.identifier, values: valid })).status).toBe(404);
-    expect((await submit({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier, values: valid })).status).toBe(401);
+    expect(
+      (await submit({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier, values: valid })).status,
+    ).toBe(401);
     expect((await submit({ sessionId: "fs_bad", values: valid })).status).toBe(401);
     expect((await submit({ ...creds(org), values: valid })).body.error).toBe("templateIdentifier: is required");
     const sessionId = await newSession(api, org, t.identifier);
@@ -227,14 +313,23 @@ describe("F10 POST /api/embed/submit", () => {
     const result = await api.trpc({ sessionId }).submissions.submit.mutate({ values: valid });
     expect(result).toMatchObject({ webhookDelivered: false, rnummer: null });
     await expect(api.trpc({ sessionId }).submissions.submit.mutate({ values: { name: "E" } })).rejects.toMatchObject({
-      data: { httpStatus: 400, fieldErrors: expect.arrayContaining([{ key: "name", message: "must be at least 2 characters", code: "too_short", params: { min: 2 } }]) },
+      data: {
+        httpStatus: 400,
+        fieldErrors: expect.arrayContaining([
+          { key: "name", message: "must be at least 2 characters", code: "too_short", params: { min: 2 } },
+        ]),
+      },
     });
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const list = await api.trpc({ cookie }).submissions.list.query({ templateIdentifier: t.identifier });
     expect(list.items.map((s) => s.id)).toEqual([result.submissionId]);
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect(await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier })).toEqual({ items: [], nextCursor: null, hasMore: false });
-    await expect(api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    expect(
+      await api.trpc({ cookie: otherCookie }).submissions.list.query({ templateIdentifier: t.identifier }),
+    ).toEqual({ items: [], nextCursor: null, hasMore: false });
+    await expect(
+      api.trpc({ cookie: otherCookie }).submissions.get.query({ id: result.submissionId }),
+    ).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 
   it("takes phone answers typed nationally in the organization's phone country and stores them in E.164", async () => {
@@ -252,17 +347,42 @@ describe("F10 POST /api/embed/submit", () => {
     const theirSession = await newSession(api, vienna, theirs.identifier);
     const austrian = await submit({ sessionId: theirSession, values: { mobile: "0664 1234567" } });
     expect(austrian.status).toBe(200);
-    const [kept] = await api.services.db.select().from(submissions).where(eq(submissions.id, austrian.body.submissionId));
+    const [kept] = await api.services.db
+      .select()
+      .from(submissions)
+      .where(eq(submissions.id, austrian.body.submissionId));
     expect(kept!.values).toEqual({ mobile: "+436641234567" });
     const refused = await submit({ sessionId: theirSession, values: { mobile: "12" } });
-    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ fieldErrors: [{ key: "mobile", message: "must be a valid phone number", code: "phone" }] });
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({
+      fieldErrors: [{ key: "mobile", message: "must be a valid phone number", code: "phone" }],
+    });
   });
 
   it("skips fields hidden by their conditions: not required, not validated, not stored, not sent", async () => {
     const conditional: FormField[] = [
       { id: "1", type: "radio", key: "pregnant", label: "Schwanger?", options: ["yes", "no"], required: true },
-      { id: "2", type: "number", key: "week", label: "Woche", required: true, min: 1, max: 42, visibleWhen: { field: "pregnant", operator: "equals", value: "yes" } },
-      { id: "3", type: "text", key: "note", label: "Notiz", visibleWhen: { all: [{ field: "pregnant", operator: "equals", value: "yes" }, { field: "week", operator: "filled" }] } },
+      {
+        id: "2",
+        type: "number",
+        key: "week",
+        label: "Woche",
+        required: true,
+        min: 1,
+        max: 42,
+        visibleWhen: { field: "pregnant", operator: "equals", value: "yes" },
+      },
+      {
+        id: "3",
+        type: "text",
+        key: "note",
+        label: "Notiz",
+        visibleWhen: {
+          all: [
+            { field: "pregnant", operator: "equals", value: "yes" },
+            { field: "week", operator: "filled" },
+          ],
+        },
+      },
     ];
     const t = await activeTemplate(org, conditional);
     const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/conditional` });
@@ -276,7 +396,9 @@ describe("F10 POST /api/embed/submit", () => {
     const shown = await submit({ sessionId, values: { pregnant: "yes", note: "x" } });
     expect(shown.body.fieldErrors).toEqual([{ key: "week", message: "is required", code: "required" }]);
     const bounded = await submit({ sessionId, values: { pregnant: "yes", week: 43 } });
-    expect(bounded.body.fieldErrors).toEqual([{ key: "week", message: "must be at most 42", code: "too_large", params: { max: 42 } }]);
+    expect(bounded.body.fieldErrors).toEqual([
+      { key: "week", message: "must be at most 42", code: "too_large", params: { max: 42 } },
+    ]);
   });
 
   it("records a failing e-mail provider on the message and retries it", async () => {
@@ -286,11 +408,19 @@ describe("F10 POST /api/embed/submit", () => {
       const t = await activeTemplate(o, fields);
       await updateOrganizationSettings(o.ctx, {});
       const sessionId = await newSession(broken, o, t.identifier, { emailTo: "doc@clinic.test" });
-      expect((await broken.request("POST", "/api/embed/submit", { body: { sessionId, values: valid } })).status).toBe(200);
+      expect((await broken.request("POST", "/api/embed/submit", { body: { sessionId, values: valid } })).status).toBe(
+        200,
+      );
       await new JobRunner(broken.services, jobHandlers).runDue();
       const [mail] = await broken.services.db.select().from(messages).where(eq(messages.organizationId, o.orgId));
-      expect(mail).toMatchObject({ status: "queued", attempts: 1, lastError: expect.stringMatching(/ECONNREFUSED|connect/i) });
-      expect(await broken.services.db.select().from(submissions).where(eq(submissions.organizationId, o.orgId))).toHaveLength(1);
+      expect(mail).toMatchObject({
+        status: "queued",
+        attempts: 1,
+        lastError: expect.stringMatching(/ECONNREFUSED|connect/i),
+      });
+      expect(
+        await broken.services.db.select().from(submissions).where(eq(submissions.organizationId, o.orgId)),
+      ).toHaveLength(1);
     } finally {
       await broken.close();
     }
@@ -299,9 +429,18 @@ describe("F10 POST /api/embed/submit", () => {
 
 describe("F2/F5 templates with visibleWhen", () => {
   const name = { id: "1", type: "text", key: "name", label: "Name" };
-  const detail = { id: "2", type: "text", key: "detail", label: "Detail", visibleWhen: { field: "reason", operator: "filled" } };
+  const detail = {
+    id: "2",
+    type: "text",
+    key: "detail",
+    label: "Detail",
+    visibleWhen: { field: "reason", operator: "filled" },
+  };
   const reason = { id: "3", type: "text", key: "reason", label: "Grund" };
-  const create = (fields: unknown[]) => api.request("POST", "/api/embed/templates", { body: { ...creds(org), title: "Bedingt", schema: { version: 1, fields } } });
+  const create = (fields: unknown[]) =>
+    api.request("POST", "/api/embed/templates", {
+      body: { ...creds(org), title: "Bedingt", schema: { version: 1, fields } },
+    });
 
   it("refuses a condition on a field defined later, naming the field, and keeps one on an earlier field", async () => {
     const res = await create([name, detail, reason]);

@@ -1,4 +1,12 @@
-import { normalizePhoneValues, submitInput, visibleValues, type FormField, type SubmitInput, type SubmitResult, type TemplateSchema } from "@clinsign/contracts";
+import {
+  normalizePhoneValues,
+  submitInput,
+  visibleValues,
+  type FormField,
+  type SubmitInput,
+  type SubmitResult,
+  type TemplateSchema,
+} from "@clinsign/contracts";
 import { submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -22,14 +30,23 @@ export interface PortalSubmission {
 }
 
 function renderValue(field: FormField | undefined, value: unknown): string {
-  if (Array.isArray(value)) return value.map((v) => (v && typeof v === "object" && "name" in v ? String((v as { name: unknown }).name) : String(v))).join(", ");
+  if (Array.isArray(value))
+    return value
+      .map((v) => (v && typeof v === "object" && "name" in v ? String((v as { name: unknown }).name) : String(v)))
+      .join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (field?.type === "signature") return "(signature image)";
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 /** The plain-text e-mail of a submission: reference, time, then each answered field by label. */
-export function submissionEmailBody(title: string, schema: TemplateSchema, values: Record<string, unknown>, rnummer: string | null, at: Date): string {
+export function submissionEmailBody(
+  title: string,
+  schema: TemplateSchema,
+  values: Record<string, unknown>,
+  rnummer: string | null,
+  at: Date,
+): string {
   const lines = [`Form: ${title}`, `Submitted: ${at.toISOString()}`];
   if (rnummer) lines.push(`Reference (rnummer): ${rnummer}`);
   lines.push("");

@@ -34,14 +34,19 @@ export async function validateSubmission(
   const visible = visibleFieldKeys(schema, values);
   const claimed = new Map<string, { key: string; item: Attachment }>();
   for (const field of schema.fields) {
-    if (field.type !== "file" || !visible.has(field.key) || failed.has(field.key) || isBlankValue(values[field.key])) continue;
+    if (field.type !== "file" || !visible.has(field.key) || failed.has(field.key) || isBlankValue(values[field.key]))
+      continue;
     for (const item of values[field.key] as Attachment[]) claimed.set(item.path, { key: field.key, item });
   }
   if (claimed.size === 0) return errors;
   const found = await ctx.scope.select(
     formUploads,
     // An upload the orphan sweep claimed is being deleted (jobs/upload-sweeper.ts): as good as gone.
-    and(eq(formUploads.templateIdentifier, templateIdentifier), inArray(formUploads.storageKey, [...claimed.keys()]), isNull(formUploads.deletingSince)),
+    and(
+      eq(formUploads.templateIdentifier, templateIdentifier),
+      inArray(formUploads.storageKey, [...claimed.keys()]),
+      isNull(formUploads.deletingSince),
+    ),
   );
   const stored = new Map(found.map((f) => [f.storageKey, f]));
   const reported = new Set<string>();
@@ -49,7 +54,11 @@ export async function validateSubmission(
     if (reported.has(key)) continue;
     const upload = stored.get(path);
     // The shared check has already held the claimed size to maxSizeMb; a match makes it the stored size.
-    const message = !upload ? "references a file that was not uploaded for this form" : upload.size !== item.size || upload.type !== item.type ? "does not match the uploaded file" : null;
+    const message = !upload
+      ? "references a file that was not uploaded for this form"
+      : upload.size !== item.size || upload.type !== item.type
+        ? "does not match the uploaded file"
+        : null;
     if (message) {
       errors.push({ key, message });
       reported.add(key);

@@ -16,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const creds = (o: TestOrg) => ({ token: o.token, orgId: o.orgId });
-const query = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const query = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 async function create(body: Record<string, unknown>, o: TestOrg = org) {
   return api.request("POST", "/api/embed/templates", { body: { ...creds(o), ...body } });
@@ -28,7 +29,12 @@ describe("F2 POST /api/embed/templates", () => {
     expect(res.status).toBe(201);
     expect(res.body.ok).toBe(true);
     const t = res.body.template;
-    expect(t).toMatchObject({ title: "Anamnesebogen", description: null, status: "draft", schema: { version: 1, fields: [] } });
+    expect(t).toMatchObject({
+      title: "Anamnesebogen",
+      description: null,
+      status: "draft",
+      schema: { version: 1, fields: [] },
+    });
     expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(t.identifier).toMatch(/^anamnesebogen-[a-z0-9]+$/);
     expect(Date.parse(t.createdAt)).not.toBeNaN();
@@ -87,7 +93,10 @@ describe("F2 POST /api/embed/templates", () => {
     for (const pattern of ["(a)\\1", "(?=a)a", "a(?!b)", "(?<=a)b", "(?<!a)b"]) {
       const res = await create({ title: "p", schema: { version: 1, fields: [{ ...field, pattern }] } });
       expect(res.status, pattern).toBe(400);
-      expect(res.body.fieldErrors[0], pattern).toMatchObject({ key: "schema.fields.0.pattern", message: expect.stringContaining("lookahead") });
+      expect(res.body.fieldErrors[0], pattern).toMatchObject({
+        key: "schema.fields.0.pattern",
+        message: expect.stringContaining("lookahead"),
+      });
     }
     const ok = await create({ title: "p", schema: { version: 1, fields: [{ ...field, pattern: "(a+)+b" }] } });
     expect(ok.status).toBe(201);
@@ -99,12 +108,23 @@ describe("F2 POST /api/embed/templates", () => {
   });
 
   it("answers 401 for a wrong token, a token of another organization, or missing credentials", async () => {
-    expect((await api.request("POST", "/api/embed/templates", { body: { token: "cs_nope", orgId: org.orgId, title: "x" } })).status).toBe(401);
-    const foreign = await api.request("POST", "/api/embed/templates", { body: { token: other.token, orgId: org.orgId, title: "x" } });
+    expect(
+      (await api.request("POST", "/api/embed/templates", { body: { token: "cs_nope", orgId: org.orgId, title: "x" } }))
+        .status,
+    ).toBe(401);
+    const foreign = await api.request("POST", "/api/embed/templates", {
+      body: { token: other.token, orgId: org.orgId, title: "x" },
+    });
     expect(foreign.status).toBe(401);
     expect(foreign.body).toMatchObject({ ok: false, error: expect.any(String) });
     expect((await api.request("POST", "/api/embed/templates", { body: { title: "x" } })).status).toBe(401);
-    expect((await api.request("POST", "/api/embed/templates", { body: { token: org.token, orgId: "not-a-uuid", title: "x" } })).status).toBe(401);
+    expect(
+      (
+        await api.request("POST", "/api/embed/templates", {
+          body: { token: org.token, orgId: "not-a-uuid", title: "x" },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("writes a template.created audit entry with the API token as actor", async () => {
@@ -119,10 +139,16 @@ describe("F2 POST /api/embed/templates", () => {
   });
 
   it("refuses malformed JSON and non-JSON bodies with clear errors", async () => {
-    const bad = await api.request("POST", "/api/embed/templates", { body: "{not json", headers: { "content-type": "application/json" } });
+    const bad = await api.request("POST", "/api/embed/templates", {
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("the body is not valid JSON");
-    const form = await api.request("POST", "/api/embed/templates", { body: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await api.request("POST", "/api/embed/templates", {
+      body: "title=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
   });
 });
@@ -131,14 +157,33 @@ describe("F3 GET /api/embed/template", () => {
   it("returns only active templates, and 404 for other statuses and other organizations", async () => {
     const active = (await create({ title: "Aktiv", status: "active" })).body.template;
     const draft = (await create({ title: "Entwurf" })).body.template;
-    const ok = await api.request("GET", `/api/embed/template?${query({ ...creds(org), templateIdentifier: active.identifier })}`);
+    const ok = await api.request(
+      "GET",
+      `/api/embed/template?${query({ ...creds(org), templateIdentifier: active.identifier })}`,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({
       ok: true,
-      template: { identifier: active.identifier, title: "Aktiv", description: null, status: "active", schema: { version: 1, fields: [] } },
+      template: {
+        identifier: active.identifier,
+        title: "Aktiv",
+        description: null,
+        status: "active",
+        schema: { version: 1, fields: [] },
+      },
     });
-    expect((await api.request("GET", `/api/embed/template?${query({ ...creds(org), templateIdentifier: draft.identifier })}`)).status).toBe(404);
-    const foreign = await api.request("GET", `/api/embed/template?${query({ ...creds(other), templateIdentifier: active.identifier })}`);
+    expect(
+      (
+        await api.request(
+          "GET",
+          `/api/embed/template?${query({ ...creds(org), templateIdentifier: draft.identifier })}`,
+        )
+      ).status,
+    ).toBe(404);
+    const foreign = await api.request(
+      "GET",
+      `/api/embed/template?${query({ ...creds(other), templateIdentifier: active.identifier })}`,
+    );
     expect(foreign.status).toBe(404);
   });
 
@@ -146,7 +191,10 @@ describe("F3 GET /api/embed/template", () => {
     const missing = await api.request("GET", `/api/embed/template?${query(creds(org))}`);
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe("templateIdentifier: is required");
-    const bad = await api.request("GET", `/api/embed/template?${query({ token: "cs_wrong", orgId: org.orgId, templateIdentifier: "x" })}`);
+    const bad = await api.request(
+      "GET",
+      `/api/embed/template?${query({ token: "cs_wrong", orgId: org.orgId, templateIdentifier: "x" })}`,
+    );
     expect(bad.status).toBe(401);
   });
 });
@@ -169,7 +217,9 @@ describe("F4 GET /api/embed/templates", () => {
     for (let i = 0; i < 301; i++) await createTemplate(big.ctx, { title: `T${i}` });
     const all = await api.request("GET", `/api/embed/templates?${query(creds(big))}`);
     expect(all.body.templates).toHaveLength(300);
-    expect((await api.request("GET", `/api/embed/templates?${query({ ...creds(big), limit: 300 })}`)).body.templates).toHaveLength(300);
+    expect(
+      (await api.request("GET", `/api/embed/templates?${query({ ...creds(big), limit: 300 })}`)).body.templates,
+    ).toHaveLength(300);
     for (const limit of ["301", "0", "-1", "2.5", "abc"]) {
       const res = await api.request("GET", `/api/embed/templates?${query({ ...creds(big), limit })}`);
       expect(res.status, `limit=${limit}`).toBe(400);
@@ -180,29 +230,48 @@ describe("F4 GET /api/embed/templates", () => {
   it("never shows another organization's templates", async () => {
     const res = await api.request("GET", `/api/embed/templates?${query(creds(other))}`);
     expect(res.body.templates).toEqual([]);
-    expect((await api.request("GET", `/api/embed/templates?${query({ token: other.token, orgId: org.orgId })}`)).status).toBe(401);
+    expect(
+      (await api.request("GET", `/api/embed/templates?${query({ token: other.token, orgId: org.orgId })}`)).status,
+    ).toBe(401);
   });
 });
 
 describe("F5 PATCH and F6 DELETE /api/embed/templates/{identifier}", () => {
   it("changes only the fields sent and answers with the whole template", async () => {
     const t = (await create({ title: "Before", description: "keep me" })).body.template;
-    const res = await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), status: "active" } });
+    const res = await api.request("PATCH", `/api/embed/templates/${t.identifier}`, {
+      body: { ...creds(org), status: "active" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.ok).toBe(true);
-    expect(res.body.template).toMatchObject({ identifier: t.identifier, title: "Before", description: "keep me", status: "active" });
+    expect(res.body.template).toMatchObject({
+      identifier: t.identifier,
+      title: "Before",
+      description: "keep me",
+      status: "active",
+    });
     expect(Date.parse(res.body.template.updatedAt)).toBeGreaterThanOrEqual(Date.parse(t.updatedAt));
-    expect((await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), title: "" } })).status).toBe(400);
-    expect((await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), status: "gone" } })).status).toBe(400);
+    expect(
+      (await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), title: "" } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), status: "gone" } }))
+        .status,
+    ).toBe(400);
   });
 
   it("answers 404 for another organization's template and leaves it untouched", async () => {
     const t = (await create({ title: "Mine" })).body.template;
-    const patch = await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(other), title: "Hijacked" } });
+    const patch = await api.request("PATCH", `/api/embed/templates/${t.identifier}`, {
+      body: { ...creds(other), title: "Hijacked" },
+    });
     expect(patch.status).toBe(404);
     const del = await api.request("DELETE", `/api/embed/templates/${t.identifier}`, { body: creds(other) });
     expect(del.status).toBe(404);
-    const still = await api.trpc({ bearer: org.token }).templates.get.query({ identifier: t.identifier, activeOnly: false });
+    const still = await api
+      .trpc({ bearer: org.token })
+      .templates.get.query({ identifier: t.identifier, activeOnly: false });
     expect(still.title).toBe("Mine");
   });
 
@@ -211,7 +280,9 @@ describe("F5 PATCH and F6 DELETE /api/embed/templates/{identifier}", () => {
     await api.request("PATCH", `/api/embed/templates/${t.identifier}`, { body: { ...creds(org), title: "Doomed 2" } });
     const res = await api.request("DELETE", `/api/embed/templates/${t.identifier}`, { body: creds(org) });
     expect(res).toMatchObject({ status: 200, body: { ok: true } });
-    expect((await api.request("DELETE", `/api/embed/templates/${t.identifier}`, { body: creds(org) })).status).toBe(404);
+    expect((await api.request("DELETE", `/api/embed/templates/${t.identifier}`, { body: creds(org) })).status).toBe(
+      404,
+    );
     const actions = await api.services.db
       .select({ action: auditLog.action, metadata: auditLog.metadata })
       .from(auditLog)
@@ -238,7 +309,9 @@ describe("the tRPC door runs the same procedures", () => {
     expect(updated.status).toBe("active");
 
     const foreign = api.trpc({ bearer: other.token });
-    await expect(foreign.templates.get.query({ identifier: viaToken.identifier, activeOnly: false })).rejects.toMatchObject({
+    await expect(
+      foreign.templates.get.query({ identifier: viaToken.identifier, activeOnly: false }),
+    ).rejects.toMatchObject({
       data: { code: "NOT_FOUND", httpStatus: 404 },
     });
   });
@@ -275,26 +348,41 @@ describe("the staff console's template list", () => {
     const used = (await create({ title: "Used", status: "active", schema }, o)).body.template;
     const unused = (await create({ title: "Unused", status: "draft" }, o)).body.template;
     for (const name of ["A", "B"]) {
-      const sent = await api.request("POST", "/api/embed/submit", { body: { ...creds(o), templateIdentifier: used.identifier, values: { name } } });
+      const sent = await api.request("POST", "/api/embed/submit", {
+        body: { ...creds(o), templateIdentifier: used.identifier, values: { name } },
+      });
       expect(sent.status).toBe(200);
     }
     const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
     const { items } = await api.trpc({ cookie }).templates.overview.query({});
-    expect(items.find((i) => i.identifier === used.identifier)).toMatchObject({ title: "Used", status: "active", fieldCount: 2, submissionCount: 2 });
+    expect(items.find((i) => i.identifier === used.identifier)).toMatchObject({
+      title: "Used",
+      status: "active",
+      fieldCount: 2,
+      submissionCount: 2,
+    });
     expect(items.find((i) => i.identifier === unused.identifier)).toMatchObject({ fieldCount: 0, submissionCount: 0 });
     expect(items).toHaveLength(2);
     // Another organization's staff see none of them; an API token is not a staff session.
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    expect((await api.trpc({ cookie: otherCookie }).templates.overview.query({})).items.some((i) => i.identifier === used.identifier)).toBe(false);
-    await expect(api.trpc({ bearer: o.token }).templates.overview.query({})).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    expect(
+      (await api.trpc({ cookie: otherCookie }).templates.overview.query({})).items.some(
+        (i) => i.identifier === used.identifier,
+      ),
+    ).toBe(false);
+    await expect(api.trpc({ bearer: o.token }).templates.overview.query({})).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
   });
 
   it("pages with the list contract, searches titles (wildcards taken literally) and filters by status", async () => {
     const o = await api.createOrg("Paging clinic");
-    for (const title of ["Anamnese A", "Anamnese B", "Consent 100%", "Consent_x"]) await create({ title, status: "draft" }, o);
+    for (const title of ["Anamnese A", "Anamnese B", "Consent 100%", "Consent_x"])
+      await create({ title, status: "draft" }, o);
     await create({ title: "Anamnese active", status: "active" }, o);
     const cookie = await logInCookie(api, o.ownerEmail, o.ownerPassword);
-    const overview = (input: Parameters<ReturnType<typeof api.trpc>["templates"]["overview"]["query"]>[0]) => api.trpc({ cookie }).templates.overview.query(input);
+    const overview = (input: Parameters<ReturnType<typeof api.trpc>["templates"]["overview"]["query"]>[0]) =>
+      api.trpc({ cookie }).templates.overview.query(input);
     const first = await overview({ limit: 2 });
     expect(first.items).toHaveLength(2);
     expect(first.hasMore).toBe(true);
@@ -306,7 +394,11 @@ describe("the staff console's template list", () => {
     expect(new Set(seen).size).toBe(5);
     expect(seen).not.toContain("Newest");
     expect(third.nextCursor).toBeNull();
-    expect((await overview({ q: "anamnese" })).items.map((i) => i.title).sort()).toEqual(["Anamnese A", "Anamnese B", "Anamnese active"]);
+    expect((await overview({ q: "anamnese" })).items.map((i) => i.title).sort()).toEqual([
+      "Anamnese A",
+      "Anamnese B",
+      "Anamnese active",
+    ]);
     expect((await overview({ q: "100%" })).items.map((i) => i.title)).toEqual(["Consent 100%"]);
     expect((await overview({ q: "_" })).items.map((i) => i.title)).toEqual(["Consent_x"]);
     expect((await overview({ status: "active" })).items.map((i) => i.title)).toEqual(["Anamnese active"]);

@@ -11,7 +11,19 @@ import {
   updateTemplateInput,
   type UpdateTemplateInput,
 } from "@clinsign/contracts";
-import { count, desc, eq, getTableColumns, ilike, inArray, scopedQuery, sql, submissions, templates, type Db } from "@clinsign/db";
+import {
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  ilike,
+  inArray,
+  scopedQuery,
+  sql,
+  submissions,
+  templates,
+  type Db,
+} from "@clinsign/db";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
 import { deletePublicEmbedOf } from "../sessions/public-embeds";
 import { recordAudit } from "../audit/audit";
@@ -75,7 +87,10 @@ async function findTemplate(ctx: OrgContext, identifier: string): Promise<Templa
 }
 
 /** F3: only `active` templates unless staff ask for any status; another organization's is not found. */
-export async function getTemplate(ctx: OrgContext, input: { identifier: string; activeOnly: boolean }): Promise<Template> {
+export async function getTemplate(
+  ctx: OrgContext,
+  input: { identifier: string; activeOnly: boolean },
+): Promise<Template> {
   const row = await findTemplate(ctx, input.identifier);
   if (!row || (input.activeOnly && row.status !== "active")) {
     throw notFound(input.activeOnly ? "active template" : "template", { field: "templateIdentifier" });
@@ -95,7 +110,12 @@ const latestTemplates = scopedQuery("latest_templates", (db, organizationId) =>
 
 export async function listTemplates(ctx: OrgContext, input: { limit: number }): Promise<TemplateListItem[]> {
   const rows = await ctx.scope.run(latestTemplates, { limit: input.limit });
-  return rows.map((row) => ({ identifier: row.identifier, title: row.title, status: row.status, updatedAt: row.updatedAt.toISOString() }));
+  return rows.map((row) => ({
+    identifier: row.identifier,
+    title: row.title,
+    status: row.status,
+    updatedAt: row.updatedAt.toISOString(),
+  }));
 }
 
 /**
@@ -103,7 +123,10 @@ export async function listTemplates(ctx: OrgContext, input: { limit: number }): 
  * first, each template with its number of questions and of submissions (one grouped count over
  * the submissions index for the templates on the page).
  */
-export async function templateOverview(ctx: OrgContext, input: { q?: string; status?: Template["status"]; cursor?: string; limit: number; sort: ListSort }): Promise<ListPage<TemplateOverviewItem>> {
+export async function templateOverview(
+  ctx: OrgContext,
+  input: { q?: string; status?: Template["status"]; cursor?: string; limit: number; sort: ListSort },
+): Promise<ListPage<TemplateOverviewItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
   const order = [templates.updatedAt, templates.id];
   const rows = await (ctx.scope.db as Db)
@@ -119,12 +142,25 @@ export async function templateOverview(ctx: OrgContext, input: { q?: string; sta
     )
     .orderBy(...keyOrder(order, input.sort))
     .limit(input.limit + 1);
-  const page = toPage(rows, input.limit, (row) => row, (row) => [row.cursorAt, row.id]);
+  const page = toPage(
+    rows,
+    input.limit,
+    (row) => row,
+    (row) => [row.cursorAt, row.id],
+  );
   const counts = page.items.length
     ? await (ctx.scope.db as Db)
         .select({ identifier: submissions.templateIdentifier, count: count() })
         .from(submissions)
-        .where(ctx.scope.owns(submissions, inArray(submissions.templateIdentifier, page.items.map((row) => row.identifier))))
+        .where(
+          ctx.scope.owns(
+            submissions,
+            inArray(
+              submissions.templateIdentifier,
+              page.items.map((row) => row.identifier),
+            ),
+          ),
+        )
         .groupBy(submissions.templateIdentifier)
     : [];
   const byIdentifier = new Map(counts.map((row) => [row.identifier, Number(row.count)]));
@@ -135,7 +171,9 @@ export async function templateOverview(ctx: OrgContext, input: { q?: string; sta
       title: row.title,
       status: row.status,
       updatedAt: row.updatedAt.toISOString(),
-      fieldCount: (row.schema as TemplateSchema).fields.filter((field) => field.type !== "heading" && field.type !== "paragraph").length,
+      fieldCount: (row.schema as TemplateSchema).fields.filter(
+        (field) => field.type !== "heading" && field.type !== "paragraph",
+      ).length,
       submissionCount: byIdentifier.get(row.identifier) ?? 0,
     })),
   };
@@ -164,6 +202,10 @@ export async function deleteTemplate(ctx: OrgContext, input: { identifier: strin
     const [row] = await tx.scope.delete(templates, eq(templates.identifier, input.identifier)).returning();
     if (!row) throw notFound("template", { field: "identifier" });
     await deletePublicEmbedOf(tx, input.identifier);
-    await recordAudit(tx, { action: "template.deleted", templateIdentifier: input.identifier, metadata: { title: row.title } });
+    await recordAudit(tx, {
+      action: "template.deleted",
+      templateIdentifier: input.identifier,
+      metadata: { title: row.title },
+    });
   });
 }

@@ -63,7 +63,12 @@ export async function revokeApiToken(ctx: OrgContext, input: { id: string }): Pr
 /** Every API call looks its token up: built once, run with the hash. */
 const activeTokenByHash = preparedQuery("active_token_by_hash", (db) =>
   db
-    .select({ id: apiTokens.id, organizationId: apiTokens.organizationId, tokenHash: apiTokens.tokenHash, lastUsedAt: apiTokens.lastUsedAt })
+    .select({
+      id: apiTokens.id,
+      organizationId: apiTokens.organizationId,
+      tokenHash: apiTokens.tokenHash,
+      lastUsedAt: apiTokens.lastUsedAt,
+    })
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
     .limit(1),
@@ -78,7 +83,11 @@ export interface TokenPrincipal {
  * Resolves a bearer token to its organization. Unknown, revoked, or (when `organizationId` is
  * given) another organization's token: 401, with one message for all, so callers learn nothing.
  */
-export async function authenticateApiToken(db: Db, token: string | undefined, organizationId?: string): Promise<TokenPrincipal> {
+export async function authenticateApiToken(
+  db: Db,
+  token: string | undefined,
+  organizationId?: string,
+): Promise<TokenPrincipal> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) throw unauthorized("invalid API token");
   const hash = sha256Hex(token);
   const [row] = await activeTokenByHash(db).execute({ hash });

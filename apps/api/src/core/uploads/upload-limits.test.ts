@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function upload(fields: Record<string, string>, size: number): Promise<{ status: number; body: { ok: boolean; error?: string } }> {
+async function upload(
+  fields: Record<string, string>,
+  size: number,
+): Promise<{ status: number; body: { ok: boolean; error?: string } }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append("file", new Blob([new Uint8Array(pdf(size))], { type: "application/pdf" }), "scan.pdf");
@@ -37,13 +40,18 @@ function storedFiles(): number {
 }
 
 async function rows(uploaderKey: string) {
-  const [row] = await api.services.db.select({ total: sum(formUploads.size) }).from(formUploads).where(eq(formUploads.uploaderKey, uploaderKey));
+  const [row] = await api.services.db
+    .select({ total: sum(formUploads.size) })
+    .from(formUploads)
+    .where(eq(formUploads.uploaderKey, uploaderKey));
   return Number(row?.total ?? 0);
 }
 
 describe("total upload bytes per embed session (UPLOAD_MAX_MB_PER_FORM)", () => {
   it("refuses the part that would pass the session's total with 413 while it arrives, and keeps nothing of it", async () => {
-    const t = await activeTemplate(org, [{ id: "1", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 }]);
+    const t = await activeTemplate(org, [
+      { id: "1", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 },
+    ]);
     const sessionId = await newSession(api, org, t.identifier);
     expect((await upload({ sessionId }, 600 * KB)).status).toBe(200);
     const before = storedFiles();
@@ -56,23 +64,34 @@ describe("total upload bytes per embed session (UPLOAD_MAX_MB_PER_FORM)", () => 
     expect((await upload({ sessionId }, 100 * KB)).status).toBe(413);
     expect((await upload({ sessionId }, 48 * KB)).status).toBe(200);
     expect((await upload({ sessionId }, 600)).status).toBe(413);
-    const [{ id }] = (await api.services.db.select({ id: formUploads.uploaderKey }).from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier)).limit(1)) as [{ id: string }];
+    const [{ id }] = (await api.services.db
+      .select({ id: formUploads.uploaderKey })
+      .from(formUploads)
+      .where(eq(formUploads.templateIdentifier, t.identifier))
+      .limit(1)) as [{ id: string }];
     expect(id).toMatch(/^session:/);
     expect(await rows(id)).toBe(1048 * KB);
     // Another session has a budget of its own; the organization's token is not capped this way.
     expect((await upload({ sessionId: await newSession(api, org, t.identifier) }, 600 * KB)).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await upload({ ...creds(org), templateIdentifier: t.identifier }, 600 * KB)).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await upload({ ...creds(org), templateIdentifier: t.identifier }, 600 * KB)).status).toBe(200);
   });
 
   it("holds parallel uploads of one session to the total together", async () => {
-    const t = await activeTemplate(org, [{ id: "1", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 }]);
+    const t = await activeTemplate(org, [
+      { id: "1", type: "file", key: "scan", label: "Befund", accept: "application/pdf", maxSizeMb: 1 },
+    ]);
     const sessionId = await newSession(api, org, t.identifier);
     const before = storedFiles();
     const results = await Promise.all(Array.from({ length: 6 }, () => upload({ sessionId }, 300 * KB)));
     const accepted = results.filter((r) => r.status === 200).length;
     expect(results.every((r) => r.status === 200 || r.status === 413)).toBe(true);
     expect(accepted).toBe(3);
-    const [row] = await api.services.db.select({ key: formUploads.uploaderKey }).from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier)).limit(1);
+    const [row] = await api.services.db
+      .select({ key: formUploads.uploaderKey })
+      .from(formUploads)
+      .where(eq(formUploads.templateIdentifier, t.identifier))
+      .limit(1);
     expect(await rows(row!.key!)).toBeLessThanOrEqual(CAP);
     expect(storedFiles()).toBe(before + 3);
   });

@@ -24,7 +24,10 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-async function upload(fieldsIn: Record<string, string>, files: { name: string; type: string; bytes: Buffer }[]): Promise<Pick<TestResponse, "status" | "body">> {
+async function upload(
+  fieldsIn: Record<string, string>,
+  files: { name: string; type: string; bytes: Buffer }[],
+): Promise<Pick<TestResponse, "status" | "body">> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fieldsIn)) form.append(k, v);
   for (const f of files) form.append("file", new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name);
@@ -45,7 +48,13 @@ describe("POST /api/embed/uploads", () => {
     expect(res.status).toBe(200);
     expect(res.body.ok).toBe(true);
     expect(res.body.files).toEqual([
-      { name: "befund.pdf", path: expect.stringMatching(/^form-uploads\//), url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/api\/embed\/files\//), size: PDF.length, type: "application/pdf" },
+      {
+        name: "befund.pdf",
+        path: expect.stringMatching(/^form-uploads\//),
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:1\/api\/embed\/files\//),
+        size: PDF.length,
+        type: "application/pdf",
+      },
       { name: "foto.png", path: expect.any(String), url: expect.any(String), size: PNG.length, type: "image/png" },
     ]);
     const download = await fetch(local(res.body.files[0].url));
@@ -62,10 +71,15 @@ describe("POST /api/embed/uploads", () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "file.uploaded")));
-    expect(entry).toMatchObject({ actorType: "session", metadata: { fieldKey: "scan", files: [{ name: "befund.pdf" }, { name: "foto.png" }] } });
+    expect(entry).toMatchObject({
+      actorType: "session",
+      metadata: { fieldKey: "scan", files: [{ name: "befund.pdf" }, { name: "foto.png" }] },
+    });
 
     // The uploaded file is accepted as an attachment value by F10.
-    const submit = await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { scan: [res.body.files[0]] } } });
+    const submit = await api.request("POST", "/api/embed/submit", {
+      body: { sessionId, values: { scan: [res.body.files[0]] } },
+    });
     expect(submit.status).toBe(200);
   });
 
@@ -75,7 +89,11 @@ describe("POST /api/embed/uploads", () => {
     const boundary = "----cut";
     const head = `--${boundary}\r\ncontent-disposition: form-data; name="sessionId"\r\n\r\n${sessionId}\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.pdf"\r\n`;
     const send = (body: string) =>
-      fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
+      fetch(`${api.baseUrl}/api/embed/uploads`, {
+        method: "POST",
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
     const cut = await send(`${head}content-type: application/pdf\r\n\r\n%PDF-1.4 and then nothing`);
     expect(cut.status).toBe(400);
     // Whichever notices first, the parser (malformed body) or the file's reader (ended mid-file).
@@ -85,45 +103,79 @@ describe("POST /api/embed/uploads", () => {
   it("refuses files larger than the field allows (413), wrong types and fake PDFs (400)", async () => {
     const t = await activeTemplate(org, fields);
     const sessionId = await newSession(api, org, t.identifier);
-    const big = await upload({ sessionId }, [{ name: "big.pdf", type: "application/pdf", bytes: Buffer.concat([PDF, Buffer.alloc(1024 * 1024)]) }]);
+    const big = await upload({ sessionId }, [
+      { name: "big.pdf", type: "application/pdf", bytes: Buffer.concat([PDF, Buffer.alloc(1024 * 1024)]) },
+    ]);
     expect(big.status).toBe(413);
     expect(big.body.ok).toBe(false);
     const text = await upload({ sessionId }, [{ name: "notes.txt", type: "text/plain", bytes: Buffer.from("hello") }]);
     expect(text.status).toBe(400);
     expect(text.body.error).toContain("not accepted");
-    const fake = await upload({ sessionId }, [{ name: "evil.pdf", type: "application/pdf", bytes: Buffer.from("<html>") }]);
+    const fake = await upload({ sessionId }, [
+      { name: "evil.pdf", type: "application/pdf", bytes: Buffer.from("<html>") },
+    ]);
     expect(fake.status).toBe(400);
     expect(fake.body.error).toContain("not a valid application/pdf");
     expect((await upload({ sessionId }, [])).status).toBe(400);
-    expect((await upload({ sessionId, fieldKey: "note" }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status).toBe(400);
+    expect(
+      (await upload({ sessionId, fieldKey: "note" }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status,
+    ).toBe(400);
     const json = await api.request("POST", "/api/embed/uploads", { body: { sessionId } });
     expect(json.status).toBe(415);
-    expect(await api.services.db.select().from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier))).toEqual([]);
+    expect(
+      await api.services.db.select().from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier)),
+    ).toEqual([]);
   });
 
   it("a file counts only for the organization and template it was uploaded for", async () => {
     const t = await activeTemplate(org, fields);
     const second = await activeTemplate(org, fields, "Second");
-    const uploaded = await upload({ ...creds(org), templateIdentifier: t.identifier }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }]);
+    const uploaded = await upload({ ...creds(org), templateIdentifier: t.identifier }, [
+      { name: "a.pdf", type: "application/pdf", bytes: PDF },
+    ]);
     expect(uploaded.status).toBe(200);
     const file = uploaded.body.files[0];
-    const wrongTemplate = await api.request("POST", "/api/embed/submit", { body: { ...creds(org), templateIdentifier: second.identifier, values: { scan: [file] } } });
+    const wrongTemplate = await api.request("POST", "/api/embed/submit", {
+      body: { ...creds(org), templateIdentifier: second.identifier, values: { scan: [file] } },
+    });
     expect(wrongTemplate.status).toBe(400);
-    expect(wrongTemplate.body.fieldErrors).toEqual([{ key: "scan", message: "references a file that was not uploaded for this form" }]);
-    const liedSize = await api.request("POST", "/api/embed/submit", { body: { ...creds(org), templateIdentifier: t.identifier, values: { scan: [{ ...file, size: 1 }] } } });
+    expect(wrongTemplate.body.fieldErrors).toEqual([
+      { key: "scan", message: "references a file that was not uploaded for this form" },
+    ]);
+    const liedSize = await api.request("POST", "/api/embed/submit", {
+      body: { ...creds(org), templateIdentifier: t.identifier, values: { scan: [{ ...file, size: 1 }] } },
+    });
     expect(liedSize.body.fieldErrors).toEqual([{ key: "scan", message: "does not match the uploaded file" }]);
     const theirs = await activeTemplate(other, fields);
-    const foreign = await api.request("POST", "/api/embed/submit", { body: { ...creds(other), templateIdentifier: theirs.identifier, values: { scan: [file] } } });
+    const foreign = await api.request("POST", "/api/embed/submit", {
+      body: { ...creds(other), templateIdentifier: theirs.identifier, values: { scan: [file] } },
+    });
     expect(foreign.status).toBe(400);
-    expect((await upload({ ...creds(other), templateIdentifier: t.identifier }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status).toBe(404);
-    expect((await upload({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status).toBe(401);
-    expect((await upload({ sessionId: "fs_bad" }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status).toBe(401);
+    expect(
+      (
+        await upload({ ...creds(other), templateIdentifier: t.identifier }, [
+          { name: "a.pdf", type: "application/pdf", bytes: PDF },
+        ])
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await upload({ token: other.token, orgId: org.orgId, templateIdentifier: t.identifier }, [
+          { name: "a.pdf", type: "application/pdf", bytes: PDF },
+        ])
+      ).status,
+    ).toBe(401);
+    expect(
+      (await upload({ sessionId: "fs_bad" }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }])).status,
+    ).toBe(401);
   });
 
   it("signed URLs expire", async () => {
     const { signedFileUrl } = await import("./uploads");
     const t = await activeTemplate(org, fields);
-    const uploaded = await upload({ ...creds(org), templateIdentifier: t.identifier }, [{ name: "a.pdf", type: "application/pdf", bytes: PDF }]);
+    const uploaded = await upload({ ...creds(org), templateIdentifier: t.identifier }, [
+      { name: "a.pdf", type: "application/pdf", bytes: PDF },
+    ]);
     const expired = signedFileUrl(api.services, org.orgId, uploaded.body.files[0].path, -1);
     const res = await fetch(local(expired));
     expect(res.status).toBe(401);
@@ -140,12 +192,18 @@ describe("POST /api/embed/uploads", () => {
  * `fileBytes` zero bytes sent in 64 KiB chunks, stopping as soon as the server answers or closes.
  * `sent` tells how much of the body had gone out by then.
  */
-function rawUpload(options: { fields?: Record<string, string>; fileBytes: number; search?: string; headers?: Record<string, string> }) {
+function rawUpload(options: {
+  fields?: Record<string, string>;
+  fileBytes: number;
+  search?: string;
+  headers?: Record<string, string>;
+}) {
   const boundary = "----clinsign-test-boundary";
   const preamble = Buffer.from(
     Object.entries(options.fields ?? {})
       .map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-      .join("") + `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+      .join("") +
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
   );
   const ending = Buffer.from(`\r\n--${boundary}--\r\n`);
   const total = preamble.length + options.fileBytes + ending.length;
@@ -156,7 +214,11 @@ function rawUpload(options: { fields?: Record<string, string>; fileBytes: number
     let body = "";
     const req = httpRequest(`${api.baseUrl}/api/embed/uploads${options.search ?? ""}`, {
       method: "POST",
-      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(total), ...options.headers },
+      headers: {
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(total),
+        ...options.headers,
+      },
     });
     const finish = () => resolve({ status, body, sent });
     req.on("response", (res) => {
@@ -210,7 +272,9 @@ describe("uploads from strangers and oversized uploads", () => {
     const huge = await rawUpload({ headers: { "x-session-id": sessionId }, fileBytes: MAX_UPLOAD_REQUEST_BYTES + 1 });
     expect(huge.status).toBe(413);
     expect(huge.sent).toBeLessThan(FILE_BYTES);
-    expect(await api.services.db.select().from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier))).toEqual([]);
+    expect(
+      await api.services.db.select().from(formUploads).where(eq(formUploads.templateIdentifier, t.identifier)),
+    ).toEqual([]);
     // The session still works for a file within the limit, sent with the credentials in the header.
     const fine = await fetch(`${api.baseUrl}/api/embed/uploads`, {
       method: "POST",
@@ -229,7 +293,9 @@ describe("uploads from strangers and oversized uploads", () => {
     global.gc?.();
     const before = process.memoryUsage().rss;
     const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 20);
-    const results = await Promise.all(Array.from({ length: 20 }, () => rawUpload({ fields: { sessionId: "fs_bad" }, fileBytes: 100_000_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => rawUpload({ fields: { sessionId: "fs_bad" }, fileBytes: 100_000_000 })),
+    );
     clearInterval(sampler);
     samples.push(process.memoryUsage().rss);
     const growthMiB = (Math.max(...samples) - before) / 1024 / 1024;

@@ -39,12 +39,19 @@ function fileField(schema: TemplateSchema, fieldKey: string | undefined): Extrac
   const files = schema.fields.filter((f): f is Extract<FormField, { type: "file" }> => f.type === "file");
   if (fieldKey === undefined) {
     if (files.length === 1) return files[0]!;
-    throw new AppError("invalid_request", files.length === 0 ? "this form has no file field" : "fieldKey: is required (the form has several file fields)", {
-      field: "fieldKey",
-    });
+    throw new AppError(
+      "invalid_request",
+      files.length === 0 ? "this form has no file field" : "fieldKey: is required (the form has several file fields)",
+      {
+        field: "fieldKey",
+      },
+    );
   }
   const field = files.find((f) => f.key === fieldKey);
-  if (!field) throw new AppError("invalid_request", `fieldKey: ${fieldKey} is not a file field of this form`, { field: "fieldKey" });
+  if (!field)
+    throw new AppError("invalid_request", `fieldKey: ${fieldKey} is not a file field of this form`, {
+      field: "fieldKey",
+    });
   return field;
 }
 
@@ -53,14 +60,24 @@ function signature(services: Services, path: string, exp: number): string {
 }
 
 /** A URL that serves the private file until it expires; `path` is `<orgId>/<storage key>`. */
-export function signedFileUrl(services: Services, organizationId: string, storageKey: string, lifetimeSeconds = URL_LIFETIME_SECONDS): string {
+export function signedFileUrl(
+  services: Services,
+  organizationId: string,
+  storageKey: string,
+  lifetimeSeconds = URL_LIFETIME_SECONDS,
+): string {
   const path = `${organizationId}/${storageKey}`;
   const exp = Math.floor(Date.now() / 1000) + lifetimeSeconds;
   return `${services.config.publicApiUrl}/api/embed/files/${path}?exp=${exp}&sig=${signature(services, path, exp)}`;
 }
 
 /** Checks a signed file URL and returns the file; 401 for a bad or expired signature, 404 when gone. */
-export async function openSignedFile(services: Services, path: string, exp: string | null, sig: string | null): Promise<{ name: string; type: string; bytes: Buffer }> {
+export async function openSignedFile(
+  services: Services,
+  path: string,
+  exp: string | null,
+  sig: string | null,
+): Promise<{ name: string; type: string; bytes: Buffer }> {
   const expiry = Number(exp);
   if (!exp || !sig || !Number.isInteger(expiry) || !safeEqual(sig, signature(services, path, expiry))) {
     throw new AppError("unauthorized", "invalid file link");
@@ -75,14 +92,24 @@ export async function openSignedFile(services: Services, path: string, exp: stri
 }
 
 /** A file name safe to store and show: no path separators or control characters, at most 255 characters. */
-const safeName = (name: string) => [...name].map((c) => (c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 ? "_" : c)).join("").slice(0, 255) || "file";
+const safeName = (name: string) =>
+  [...name]
+    .map((c) => (c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 ? "_" : c))
+    .join("")
+    .slice(0, 255) || "file";
 
 /**
  * The part's bytes for storage, counted as they pass: 413 at the first byte over `limit`, so an
  * oversized part is refused while it arrives, not after it was buffered. Keeps the leading bytes
  * for the type check.
  */
-async function* limited(part: IncomingFilePart, name: string, limit: PartLimit, field: string, head: { bytes: Buffer }): AsyncGenerator<Buffer> {
+async function* limited(
+  part: IncomingFilePart,
+  name: string,
+  limit: PartLimit,
+  field: string,
+  head: { bytes: Buffer },
+): AsyncGenerator<Buffer> {
   let size = 0;
   const chunks = part.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   for (;;) {
@@ -98,7 +125,8 @@ async function* limited(part: IncomingFilePart, name: string, limit: PartLimit, 
     const chunk = next.value;
     size += chunk.length;
     if (size > limit.bytes) throw limit.tooLarge(name, field);
-    if (head.bytes.length < SNIFF_BYTES) head.bytes = Buffer.concat([head.bytes, chunk.subarray(0, SNIFF_BYTES - head.bytes.length)]);
+    if (head.bytes.length < SNIFF_BYTES)
+      head.bytes = Buffer.concat([head.bytes, chunk.subarray(0, SNIFF_BYTES - head.bytes.length)]);
     yield chunk;
   }
 }
@@ -113,14 +141,19 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
 
 /** Uploads of one browser credential together may not pass `cap` bytes (UPLOAD_MAX_MB_PER_FORM). */
 const totalTooLarge = (cap: number) => (_name: string, field: string) =>
-  new AppError("payload_too_large", `the files of this form may total at most ${mb(cap)} MB`, { field, reason: "upload_total_exceeded" });
+  new AppError("payload_too_large", `the files of this form may total at most ${mb(cap)} MB`, {
+    field,
+    reason: "upload_total_exceeded",
+  });
 
 /**
  * Whose uploads are capped together: the browser credentials (an embed session, an SMS portal's
  * access), never an organization credential (API token, staff), which speaks for the clinic.
  */
 export function uploaderKeyOf(ctx: OrgContext): string | null {
-  return ctx.session && (ctx.actor.type === "session" || ctx.actor.type === "portal") ? `${ctx.actor.type}:${ctx.actor.id}` : null;
+  return ctx.session && (ctx.actor.type === "session" || ctx.actor.type === "portal")
+    ? `${ctx.actor.type}:${ctx.actor.id}`
+    : null;
 }
 
 async function uploadedBytes(ctx: OrgContext, uploaderKey: string): Promise<number> {
@@ -132,7 +165,12 @@ async function uploadedBytes(ctx: OrgContext, uploaderKey: string): Promise<numb
 }
 
 /** Streams one part into storage, then checks it: not empty, and its type as `accept` and its bytes say. */
-async function storePart(ctx: OrgContext, field: Extract<FormField, { type: "file" }>, limit: PartLimit, part: IncomingFilePart): Promise<StoredUpload> {
+async function storePart(
+  ctx: OrgContext,
+  field: Extract<FormField, { type: "file" }>,
+  limit: PartLimit,
+  part: IncomingFilePart,
+): Promise<StoredUpload> {
   const name = safeName(part.name);
   const head = { bytes: Buffer.alloc(0) };
   const stored = await ctx.services.storage.putStream(STORAGE_PREFIX, limited(part, name, limit, field.key, head));
@@ -145,7 +183,9 @@ async function storePart(ctx: OrgContext, field: Extract<FormField, { type: "fil
     }
     const type = sniffed ?? declared;
     if (!acceptsType(field.accept, type, name)) {
-      throw new AppError("invalid_request", `${name}: type ${type} is not accepted (${field.accept})`, { field: field.key });
+      throw new AppError("invalid_request", `${name}: type ${type} is not accepted (${field.accept})`, {
+        field: field.key,
+      });
     }
     return { ...stored, name, type };
   } catch (error) {
@@ -165,7 +205,10 @@ type StoredUpload = StoredFile & { name: string; type: string };
  * each spend the same remainder). The template and field are resolved before the first file byte
  * is read; on any failure the files already stored are removed again.
  */
-export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?: string; fieldKey?: string; files: AsyncIterable<IncomingFilePart> }): Promise<UploadedFile[]> {
+export async function uploadFiles(
+  ctx: OrgContext,
+  input: { templateIdentifier?: string; fieldKey?: string; files: AsyncIterable<IncomingFilePart> },
+): Promise<UploadedFile[]> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const field = fileField(template.schema as TemplateSchema, input.fieldKey);
   const fieldLimit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
@@ -176,11 +219,18 @@ export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?:
   const stored: StoredUpload[] = [];
   try {
     for await (const part of input.files) {
-      if (stored.length === MAX_FILES_PER_UPLOAD) throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, { field: "files" });
+      if (stored.length === MAX_FILES_PER_UPLOAD)
+        throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, {
+          field: "files",
+        });
       const limit: PartLimit =
         remaining < fieldLimit
           ? { bytes: remaining, tooLarge: totalTooLarge(cap) }
-          : { bytes: fieldLimit, tooLarge: (name, key) => new AppError("payload_too_large", `${name} is larger than ${mb(fieldLimit)} MB`, { field: key }) };
+          : {
+              bytes: fieldLimit,
+              tooLarge: (name, key) =>
+                new AppError("payload_too_large", `${name} is larger than ${mb(fieldLimit)} MB`, { field: key }),
+            };
       const file = await storePart(ctx, field, limit, part);
       stored.push(file);
       remaining -= file.size;
@@ -208,9 +258,18 @@ export async function uploadFiles(ctx: OrgContext, input: { templateIdentifier?:
       await recordAudit(tx, {
         action: "file.uploaded",
         templateIdentifier: template.identifier,
-        metadata: { fieldKey: field.key, files: stored.map((f) => ({ name: f.name, size: f.size, type: f.type, sha256: f.sha256 })) },
+        metadata: {
+          fieldKey: field.key,
+          files: stored.map((f) => ({ name: f.name, size: f.size, type: f.type, sha256: f.sha256 })),
+        },
       });
-      return stored.map((f) => ({ name: f.name, path: f.key, url: signedFileUrl(ctx.services, tx.scope.organizationId, f.key), size: f.size, type: f.type }));
+      return stored.map((f) => ({
+        name: f.name,
+        path: f.key,
+        url: signedFileUrl(ctx.services, tx.scope.organizationId, f.key),
+        size: f.size,
+        type: f.type,
+      }));
     });
   } catch (error) {
     // Nothing references the bytes when the rows were not written.

@@ -23,7 +23,12 @@ beforeAll(async () => {
   secret = (await rotateWebhookSecret(org.ctx)).secret;
   await updateOrganizationSettings(org.ctx, { webhookUrls: [`${receiver.url}/hook`] });
   await updateOrganizationSettings(other.ctx, { webhookUrls: [`${receiver.url}/other`] });
-  await createStaffUser(api.services.db, { organizationId: org.orgId, email: "staff@nord.test", password: "correct horse battery", role: "staff" });
+  await createStaffUser(api.services.db, {
+    organizationId: org.orgId,
+    email: "staff@nord.test",
+    password: "correct horse battery",
+    role: "staff",
+  });
   cookie = await logInCookie(api, "staff@nord.test", "correct horse battery");
   otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
 });
@@ -33,7 +38,10 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   // Retries of earlier tests wait for tomorrow: each test sees only its own attempts.
-  await api.services.db.update(jobs).set({ runAt: new Date(Date.now() + 86_400_000) }).where(eq(jobs.status, "pending"));
+  await api.services.db
+    .update(jobs)
+    .set({ runAt: new Date(Date.now() + 86_400_000) })
+    .where(eq(jobs.status, "pending"));
   receiver.requests.length = 0;
   receiver.respond = () => ({ status: 200, body: "ok" });
 });
@@ -43,11 +51,14 @@ describe("staff webhook delivery log (the list contract)", () => {
     const client = api.trpc({ cookie });
     const t = await activeTemplate(org);
     const u = await activeTemplate(org);
-    for (const event of ["form.opened", "form.closed", "form.draft_saved"] as const) await client.webhooks.test.mutate({ templateIdentifier: t.identifier, event });
+    for (const event of ["form.opened", "form.closed", "form.draft_saved"] as const)
+      await client.webhooks.test.mutate({ templateIdentifier: t.identifier, event });
     receiver.respond = () => ({ status: 503, body: "busy" });
     await client.webhooks.test.mutate({ templateIdentifier: u.identifier, event: "form.opened" });
     const foreignTemplate = await activeTemplate(other);
-    await api.trpc({ cookie: otherCookie }).webhooks.test.mutate({ templateIdentifier: foreignTemplate.identifier, event: "form.opened" });
+    await api
+      .trpc({ cookie: otherCookie })
+      .webhooks.test.mutate({ templateIdentifier: foreignTemplate.identifier, event: "form.opened" });
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -56,15 +67,28 @@ describe("staff webhook delivery log (the list contract)", () => {
       seen.push(...page.items.map((item) => `${item.eventType}:${item.templateIdentifier}`));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
-    expect(seen).toEqual([`form.opened:${u.identifier}`, `form.draft_saved:${t.identifier}`, `form.closed:${t.identifier}`, `form.opened:${t.identifier}`]);
+    expect(seen).toEqual([
+      `form.opened:${u.identifier}`,
+      `form.draft_saved:${t.identifier}`,
+      `form.closed:${t.identifier}`,
+      `form.opened:${t.identifier}`,
+    ]);
 
     expect((await client.webhooks.attempts.query({ eventType: "form.closed" })).items).toHaveLength(1);
     expect((await client.webhooks.attempts.query({ templateIdentifier: t.identifier })).items).toHaveLength(3);
     const failed = await client.webhooks.attempts.query({ outcome: "failed" });
     expect(failed.items).toHaveLength(1);
-    expect(failed.items[0]).toMatchObject({ templateIdentifier: u.identifier, delivered: false, statusCode: 503, errorMessage: "HTTP 503", attempt: 1 });
+    expect(failed.items[0]).toMatchObject({
+      templateIdentifier: u.identifier,
+      delivered: false,
+      statusCode: 503,
+      errorMessage: "HTTP 503",
+      attempt: 1,
+    });
     expect((await client.webhooks.attempts.query({ outcome: "delivered" })).items).toHaveLength(3);
-    expect((await client.webhooks.attempts.query({ templateIdentifier: foreignTemplate.identifier })).items).toEqual([]);
+    expect((await client.webhooks.attempts.query({ templateIdentifier: foreignTemplate.identifier })).items).toEqual(
+      [],
+    );
     const foreign = await api.trpc({ cookie: otherCookie }).webhooks.attempts.query({});
     expect(foreign.items.map((item) => item.templateIdentifier)).toEqual([foreignTemplate.identifier]);
   });
@@ -76,17 +100,25 @@ describe("staff webhook delivery log (the list contract)", () => {
     const [attempt] = (await client.webhooks.attempts.query({ templateIdentifier: t.identifier })).items;
     const delivery = await client.webhooks.delivery.query({ deliveryId: attempt!.deliveryId });
     expect(delivery.body).toBe(receiver.requests[0]!.body);
-    expect(createHmac("sha256", secret).update(delivery.body).digest("hex")).toBe(receiver.requests[0]!.headers["x-service-signature"]);
+    expect(createHmac("sha256", secret).update(delivery.body).digest("hex")).toBe(
+      receiver.requests[0]!.headers["x-service-signature"],
+    );
     expect(delivery).toMatchObject({ status: "delivered", eventType: "form.closed", url: `${receiver.url}/hook` });
     expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
 
     const resent = await client.webhooks.resend.mutate({ deliveryId: delivery.id });
     expect(resent.delivered).toBe(true);
     expect(receiver.requests[1]!.body).toBe(delivery.body);
-    expect((await client.webhooks.attempts.query({ templateIdentifier: t.identifier })).items.map((a) => a.deliveryId)).toEqual([resent.deliveryId, delivery.id]);
+    expect(
+      (await client.webhooks.attempts.query({ templateIdentifier: t.identifier })).items.map((a) => a.deliveryId),
+    ).toEqual([resent.deliveryId, delivery.id]);
 
-    await expect(api.trpc({ cookie: otherCookie }).webhooks.delivery.query({ deliveryId: delivery.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
-    await expect(api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: delivery.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(
+      api.trpc({ cookie: otherCookie }).webhooks.delivery.query({ deliveryId: delivery.id }),
+    ).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(
+      api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: delivery.id }),
+    ).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 
   it("resends only to a URL that is still configured: a default URL, or a valid session's", async () => {
@@ -97,7 +129,10 @@ describe("staff webhook delivery log (the list contract)", () => {
     const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/session-hook` });
     await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } });
     // The event is queued for the background runner: its delivery row names the session's URL.
-    const [toSession] = await api.services.db.select({ deliveryId: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.url, `${receiver.url}/session-hook`));
+    const [toSession] = await api.services.db
+      .select({ deliveryId: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.url, `${receiver.url}/session-hook`));
     receiver.requests.length = 0;
 
     // The default URL was removed from the settings: its stored bodies no longer go there.
@@ -115,7 +150,9 @@ describe("staff webhook delivery log (the list contract)", () => {
     expect(receiver.requests.map((r) => r.path)).toEqual(["/session-hook"]);
     const [session] = (await api.trpc({ cookie }).sessions.list.query({ templateIdentifier: t.identifier })).items;
     await api.trpc({ cookie }).sessions.revoke.mutate({ id: session!.id });
-    await expect(client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).rejects.toMatchObject({ data: { httpStatus: 409 } });
+    await expect(client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).rejects.toMatchObject({
+      data: { httpStatus: 409 },
+    });
     expect(receiver.requests).toHaveLength(1);
     // Back among the defaults, the first delivery may be resent again.
     expect((await client.webhooks.resend.mutate({ deliveryId: toDefault!.deliveryId })).delivered).toBe(true);
@@ -123,11 +160,20 @@ describe("staff webhook delivery log (the list contract)", () => {
 
   it("shows every role the URLs and only the secret's prefix", async () => {
     const overview = await api.trpc({ cookie }).webhooks.overview.query();
-    expect(overview).toEqual({ webhookUrls: [`${receiver.url}/hook`], hasSecret: true, secretPrefix: secret.slice(0, "whsec_".length + 4) });
+    expect(overview).toEqual({
+      webhookUrls: [`${receiver.url}/hook`],
+      hasSecret: true,
+      secretPrefix: secret.slice(0, "whsec_".length + 4),
+    });
     expect(secret.length).toBeGreaterThan(overview.secretPrefix!.length + 16);
-    expect(await api.trpc({ cookie: otherCookie }).webhooks.overview.query()).toMatchObject({ hasSecret: false, secretPrefix: null });
+    expect(await api.trpc({ cookie: otherCookie }).webhooks.overview.query()).toMatchObject({
+      hasSecret: false,
+      secretPrefix: null,
+    });
     // Changing them stays with owners and admins.
-    await expect(api.trpc({ cookie }).organization.update.mutate({ webhookUrls: [] })).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(api.trpc({ cookie }).organization.update.mutate({ webhookUrls: [] })).rejects.toMatchObject({
+      data: { httpStatus: 403 },
+    });
   });
 
   it("answers 401 without a staff session, also to an API token", async () => {

@@ -1,5 +1,22 @@
-import type { ListPage, ListSort, WebhookAttemptItem, WebhookDeliveryDetail, WebhookOverview } from "@clinsign/contracts";
-import { asc, eq, gte, lt, organizations, sql, webhookAttempts, webhookDeliveries, getTableColumns, type SQL } from "@clinsign/db";
+import type {
+  ListPage,
+  ListSort,
+  WebhookAttemptItem,
+  WebhookDeliveryDetail,
+  WebhookOverview,
+} from "@clinsign/contracts";
+import {
+  asc,
+  eq,
+  gte,
+  lt,
+  organizations,
+  sql,
+  webhookAttempts,
+  webhookDeliveries,
+  getTableColumns,
+  type SQL,
+} from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { notFound } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
@@ -45,7 +62,13 @@ export async function listWebhookAttemptPage(
   input: WebhookAttemptFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<WebhookAttemptItem>> {
   const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after ? afterKey([webhookAttempts.createdAt, webhookAttempts.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined;
+  const keyset = after
+    ? afterKey(
+        [webhookAttempts.createdAt, webhookAttempts.id],
+        [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
+        input.sort,
+      )
+    : undefined;
   const rows = await ctx.scope.db
     .select({ ...getTableColumns(webhookAttempts), cursorAt: exactTimestamp(webhookAttempts.createdAt) })
     .from(webhookAttempts)
@@ -56,10 +79,15 @@ export async function listWebhookAttemptPage(
 }
 
 /** Staff: one delivery with the exact body that was signed and sent, and every attempt, first to last. */
-export async function getWebhookDelivery(ctx: OrgContext, input: { deliveryId: string }): Promise<WebhookDeliveryDetail> {
+export async function getWebhookDelivery(
+  ctx: OrgContext,
+  input: { deliveryId: string },
+): Promise<WebhookDeliveryDetail> {
   const [delivery] = await ctx.scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
   if (!delivery) throw notFound("webhook delivery", { field: "deliveryId" });
-  const attempts = await ctx.scope.select(webhookAttempts, eq(webhookAttempts.deliveryId, delivery.id)).orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.createdAt));
+  const attempts = await ctx.scope
+    .select(webhookAttempts, eq(webhookAttempts.deliveryId, delivery.id))
+    .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.createdAt));
   return {
     id: delivery.id,
     eventType: delivery.eventType,
@@ -85,6 +113,8 @@ export async function getWebhookOverview(ctx: OrgContext): Promise<WebhookOvervi
     .from(organizations)
     .where(eq(organizations.id, ctx.scope.organizationId));
   const secret = org?.secret ? ctx.services.secrets.open(org.secret) : null;
-  const prefix = secret ? secret.slice(0, (secret.startsWith("whsec_") ? "whsec_".length : 0) + SECRET_PREFIX_CHARS) : null;
+  const prefix = secret
+    ? secret.slice(0, (secret.startsWith("whsec_") ? "whsec_".length : 0) + SECRET_PREFIX_CHARS)
+    : null;
   return { webhookUrls: org?.urls ?? [], hasSecret: secret !== null, secretPrefix: prefix };
 }

@@ -31,7 +31,10 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   // Each test sees only its own jobs: retries left over from earlier tests wait for tomorrow.
-  await api.services.db.update(jobs).set({ runAt: new Date(Date.now() + 86_400_000) }).where(eq(jobs.status, "pending"));
+  await api.services.db
+    .update(jobs)
+    .set({ runAt: new Date(Date.now() + 86_400_000) })
+    .where(eq(jobs.status, "pending"));
   receiver.requests.length = 0;
   receiver.respond = () => ({ status: 200, body: "ok" });
 });
@@ -39,9 +42,14 @@ beforeEach(async () => {
 const runner = () => new JobRunner(api.services, jobHandlers);
 /** Lets time pass for one organization's waiting webhook jobs. */
 const makeDue = (orgId: string) =>
-  api.services.db.update(jobs).set({ runAt: new Date(Date.now() - 1000) }).where(and(eq(jobs.organizationId, orgId), eq(jobs.status, "pending")));
+  api.services.db
+    .update(jobs)
+    .set({ runAt: new Date(Date.now() - 1000) })
+    .where(and(eq(jobs.organizationId, orgId), eq(jobs.status, "pending")));
 const testEvent = (o: TestOrg, templateIdentifier: string, extra: Record<string, unknown> = {}) =>
-  api.request("POST", "/api/embed/webhook-event", { body: { ...creds(o), templateIdentifier, event: "form.opened", ...extra } });
+  api.request("POST", "/api/embed/webhook-event", {
+    body: { ...creds(o), templateIdentifier, event: "form.opened", ...extra },
+  });
 
 describe("F11 POST /api/embed/webhook-event", () => {
   it("delivers a signed test event: X-Service-Signature and Standard Webhooks headers verify", async () => {
@@ -60,11 +68,16 @@ describe("F11 POST /api/embed/webhook-event", () => {
       templateIdentifier: t.identifier,
       data: { hello: "world", test: true },
     });
-    expect(received.headers["x-service-signature"]).toBe(createHmac("sha256", secret).update(received.body).digest("hex"));
+    expect(received.headers["x-service-signature"]).toBe(
+      createHmac("sha256", secret).update(received.body).digest("hex"),
+    );
     // The generated secret is in Standard Webhooks format: the library takes it as it is.
     const verified = new Webhook(secret).verify(received.body, received.headers as Record<string, string>);
     expect(verified).toEqual(payload);
-    const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, String(received.headers["webhook-id"])));
+    const [delivery] = await api.services.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, String(received.headers["webhook-id"])));
     expect(delivery).toMatchObject({ status: "delivered", attempts: 1 });
   });
 
@@ -85,9 +98,17 @@ describe("F11 POST /api/embed/webhook-event", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain("event");
     expect((await testEvent(org, t.identifier, { data: "x" })).status).toBe(400);
-    expect((await api.request("POST", "/api/embed/webhook-event", { body: { ...creds(org), event: "form.opened" } })).status).toBe(400);
+    expect(
+      (await api.request("POST", "/api/embed/webhook-event", { body: { ...creds(org), event: "form.opened" } })).status,
+    ).toBe(400);
     expect((await testEvent(other, t.identifier)).status).toBe(404);
-    expect((await api.request("POST", "/api/embed/webhook-event", { body: { token: "cs_x", orgId: org.orgId, templateIdentifier: t.identifier, event: "form.opened" } })).status).toBe(401);
+    expect(
+      (
+        await api.request("POST", "/api/embed/webhook-event", {
+          body: { token: "cs_x", orgId: org.orgId, templateIdentifier: t.identifier, event: "form.opened" },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -97,7 +118,10 @@ describe("delivery attempts and retries", () => {
     receiver.respond = (_req, i) => (i < 2 ? { status: 500, body: "down" } : { status: 204 });
     const res = await testEvent(org, t.identifier);
     expect(res.body.delivered).toBe(false);
-    const [job] = await api.services.db.select().from(jobs).where(and(eq(jobs.organizationId, org.orgId), eq(jobs.kind, WEBHOOK_JOB), eq(jobs.status, "pending")));
+    const [job] = await api.services.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.organizationId, org.orgId), eq(jobs.kind, WEBHOOK_JOB), eq(jobs.status, "pending")));
     // Second attempt after about 5 s (jittered), not at once.
     const wait = job!.runAt.getTime() - Date.now();
     expect(wait).toBeGreaterThan(WEBHOOK_SCHEDULE_MS[1]! * 0.7);
@@ -111,13 +135,27 @@ describe("delivery attempts and retries", () => {
     expect(await runner().runDue()).toBe(0);
     expect(receiver.requests).toHaveLength(3);
     expect(new Set(receiver.requests.map((r) => r.headers["webhook-id"])).size).toBe(1);
-    const log = await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(org), templateIdentifier: t.identifier })}`);
-    expect(log.body.events.map((e: { attempt: number; delivered: boolean; statusCode: number }) => [e.attempt, e.delivered, e.statusCode])).toEqual([
+    const log = await api.request(
+      "GET",
+      `/api/embed/webhook-events?${query({ ...creds(org), templateIdentifier: t.identifier })}`,
+    );
+    expect(
+      log.body.events.map((e: { attempt: number; delivered: boolean; statusCode: number }) => [
+        e.attempt,
+        e.delivered,
+        e.statusCode,
+      ]),
+    ).toEqual([
       [3, true, 204],
       [2, false, 500],
       [1, false, 500],
     ]);
-    expect(log.body.events[2]).toMatchObject({ eventType: "form.opened", webhookUrl: `${receiver.url}/org-hook`, errorMessage: "HTTP 500", durationMs: expect.any(Number) });
+    expect(log.body.events[2]).toMatchObject({
+      eventType: "form.opened",
+      webhookUrl: `${receiver.url}/org-hook`,
+      errorMessage: "HTTP 500",
+      durationMs: expect.any(Number),
+    });
   });
 
   it("treats a redirect as a failure and does not follow it", async () => {
@@ -125,8 +163,15 @@ describe("delivery attempts and retries", () => {
     receiver.respond = () => ({ status: 302, headers: { location: `${receiver.url}/elsewhere` } });
     expect((await testEvent(org, t.identifier)).body.delivered).toBe(false);
     expect(receiver.requests.map((r) => r.path)).toEqual(["/org-hook"]);
-    const [row] = await api.services.db.select().from(webhookAttempts).where(eq(webhookAttempts.templateIdentifier, t.identifier));
-    expect(row).toMatchObject({ delivered: false, statusCode: 302, errorMessage: "redirects are not followed (HTTP 302)" });
+    const [row] = await api.services.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.templateIdentifier, t.identifier));
+    expect(row).toMatchObject({
+      delivered: false,
+      statusCode: 302,
+      errorMessage: "redirects are not followed (HTTP 302)",
+    });
   });
 
   it("treats a receiver slower than the timeout as a failure", async () => {
@@ -135,20 +180,29 @@ describe("delivery attempts and retries", () => {
     const started = Date.now();
     expect((await testEvent(org, t.identifier)).body.delivered).toBe(false);
     expect(Date.now() - started).toBeLessThan(5900);
-    const [row] = await api.services.db.select().from(webhookAttempts).where(eq(webhookAttempts.templateIdentifier, t.identifier));
+    const [row] = await api.services.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.templateIdentifier, t.identifier));
     expect(row!.errorMessage).toMatch(/^timeout/);
   }, 15_000);
 
   it("refuses and logs a loopback URL that is not allow-listed", async () => {
     const guarded = await api.createOrg("Guarded");
     const t = await activeTemplate(guarded);
-    const sessionId = await newSession(api, guarded, t.identifier, { webhookUrl: `https://127.0.0.1:${receiver.port + 1}/hook` });
+    const sessionId = await newSession(api, guarded, t.identifier, {
+      webhookUrl: `https://127.0.0.1:${receiver.port + 1}/hook`,
+    });
     await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } });
     await runner().runDue();
     expect(receiver.requests).toHaveLength(0);
     const log = await api.request("GET", `/api/embed/webhook-events?${query(creds(guarded))}`);
     expect(log.body.events).toHaveLength(1);
-    expect(log.body.events[0]).toMatchObject({ delivered: false, statusCode: null, errorMessage: expect.stringContaining("blocked_address") });
+    expect(log.body.events[0]).toMatchObject({
+      delivered: false,
+      statusCode: null,
+      errorMessage: expect.stringContaining("blocked_address"),
+    });
   });
 
   it("a job leased by a worker that died is delivered by a fresh runner on the same database", async () => {
@@ -159,11 +213,17 @@ describe("delivery attempts and retries", () => {
     const claimed = await claimDueJobs(api.services.db, [WEBHOOK_JOB], 10, 60);
     expect(claimed).toHaveLength(1);
     expect(await runner().runDue()).toBe(0); // still leased
-    await api.services.db.update(jobs).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(jobs.id, claimed[0]!.id));
+    await api.services.db
+      .update(jobs)
+      .set({ lockedUntil: new Date(Date.now() - 1000) })
+      .where(eq(jobs.id, claimed[0]!.id));
     expect(await runner().runDue()).toBe(1);
     expect(receiver.requests).toHaveLength(1);
     expect(JSON.parse(receiver.requests[0]!.body).event).toBe("form.closed");
-    const [row] = await api.services.db.select().from(webhookAttempts).where(eq(webhookAttempts.templateIdentifier, t.identifier));
+    const [row] = await api.services.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.templateIdentifier, t.identifier));
     expect(row).toMatchObject({ attempt: 2, delivered: true });
   });
 });
@@ -171,11 +231,26 @@ describe("delivery attempts and retries", () => {
 describe("POST /api/embed/events", () => {
   it("records form.opened and form.closed from a session, with audit entries and webhooks", async () => {
     const t = await activeTemplate(org);
-    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/session-hook`, rnummer: "R-1" });
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } })).body).toEqual({ ok: true });
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed", data: { reason: "tab" } } })).status).toBe(200);
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.submitted" } })).status).toBe(400);
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId: "fs_bad", event: "form.opened" } })).status).toBe(401);
+    const sessionId = await newSession(api, org, t.identifier, {
+      webhookUrl: `${receiver.url}/session-hook`,
+      rnummer: "R-1",
+    });
+    expect(
+      (await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } })).body,
+    ).toEqual({ ok: true });
+    expect(
+      (
+        await api.request("POST", "/api/embed/events", {
+          body: { sessionId, event: "form.closed", data: { reason: "tab" } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.submitted" } })).status,
+    ).toBe(400);
+    expect(
+      (await api.request("POST", "/api/embed/events", { body: { sessionId: "fs_bad", event: "form.opened" } })).status,
+    ).toBe(401);
     await runner().runDue();
     // One batch delivers in parallel, so arrival order is not fixed.
     const received = receiver.requests.map((r) => [r.path, JSON.parse(r.body).event, JSON.parse(r.body).data]);
@@ -188,36 +263,78 @@ describe("POST /api/embed/events", () => {
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.templateIdentifier, t.identifier)))
       .orderBy(auditLog.seq);
-    expect(actions.map((a) => a.action)).toEqual(["template.created", "config.updated", "form.opened", "webhook.dispatched", "form.closed", "webhook.dispatched"]);
+    expect(actions.map((a) => a.action)).toEqual([
+      "template.created",
+      "config.updated",
+      "form.opened",
+      "webhook.dispatched",
+      "form.closed",
+      "webhook.dispatched",
+    ]);
     expect(actions[2]!.actorType).toBe("session");
   });
 
   it("never lets the browser's data into the signed fields: it arrives only under untrustedClientData", async () => {
     const t = await activeTemplate(org);
-    const sessionId = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/forged`, rnummer: "R-TRUE" });
-    const forged = { rnummer: "R-FORGED", submissionId: "00000000-0000-4000-8000-000000000000", values: { diagnosis: "none" }, test: true };
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: forged } })).status).toBe(200);
+    const sessionId = await newSession(api, org, t.identifier, {
+      webhookUrl: `${receiver.url}/forged`,
+      rnummer: "R-TRUE",
+    });
+    const forged = {
+      rnummer: "R-FORGED",
+      submissionId: "00000000-0000-4000-8000-000000000000",
+      values: { diagnosis: "none" },
+      test: true,
+    };
+    expect(
+      (await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: forged } }))
+        .status,
+    ).toBe(200);
     // Without a session rnummer nothing trusted is there to keep, and still nothing is merged.
     const bare = await newSession(api, org, t.identifier, { webhookUrl: `${receiver.url}/forged` });
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId: bare, event: "form.closed", data: forged } })).status).toBe(200);
+    expect(
+      (
+        await api.request("POST", "/api/embed/events", {
+          body: { sessionId: bare, event: "form.closed", data: forged },
+        })
+      ).status,
+    ).toBe(200);
     await runner().runDue();
-    const bodies = receiver.requests.map((r) => JSON.parse(r.body)).sort((a, b) => String(a.event).localeCompare(String(b.event)));
-    expect(bodies.map((b) => b.data)).toEqual([{ untrustedClientData: forged }, { rnummer: "R-TRUE", untrustedClientData: forged }]);
+    const bodies = receiver.requests
+      .map((r) => JSON.parse(r.body))
+      .sort((a, b) => String(a.event).localeCompare(String(b.event)));
+    expect(bodies.map((b) => b.data)).toEqual([
+      { untrustedClientData: forged },
+      { rnummer: "R-TRUE", untrustedClientData: forged },
+    ]);
   });
 
   it("caps the browser's data at 2 KiB and a session at 20 events per 10 minutes (429 with Retry-After)", async () => {
     const t = await activeTemplate(org);
     const sessionId = await newSession(api, org, t.identifier);
-    const big = await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: { note: "x".repeat(2100) } } });
+    const big = await api.request("POST", "/api/embed/events", {
+      body: { sessionId, event: "form.opened", data: { note: "x".repeat(2100) } },
+    });
     expect(big.status).toBe(400);
     expect(big.body.fieldErrors[0].key).toBe("data");
-    expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened", data: { note: "x".repeat(2000) } } })).status).toBe(200);
-    for (let i = 2; i <= 20; i++) expect((await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed" } })).status).toBe(200);
+    expect(
+      (
+        await api.request("POST", "/api/embed/events", {
+          body: { sessionId, event: "form.opened", data: { note: "x".repeat(2000) } },
+        })
+      ).status,
+    ).toBe(200);
+    for (let i = 2; i <= 20; i++)
+      expect(
+        (await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed" } })).status,
+      ).toBe(200);
     const limited = await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.closed" } });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     // Over tRPC (the embedded form's own door) the same session is refused too, and nothing more was recorded.
-    await expect(api.trpc({ sessionId }).forms.event.mutate({ event: "form.opened" })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    await expect(api.trpc({ sessionId }).forms.event.mutate({ event: "form.opened" })).rejects.toMatchObject({
+      data: { httpStatus: 429 },
+    });
     const recorded = await api.services.db
       .select({ action: auditLog.action })
       .from(auditLog)
@@ -237,20 +354,51 @@ describe("F12 GET /api/embed/webhook-events", () => {
     const all = await api.request("GET", `/api/embed/webhook-events?${query(creds(busy))}`);
     expect(all.status).toBe(200);
     expect(all.body.events).toHaveLength(50);
-    expect(all.body.events[0]).toMatchObject({ eventType: "form.closed", templateIdentifier: b.identifier, delivered: true, statusCode: 200, errorMessage: null });
-    expect(Object.keys(all.body.events[0]).sort()).toEqual(
-      ["attempt", "createdAt", "delivered", "deliveryId", "durationMs", "errorMessage", "eventType", "id", "statusCode", "templateIdentifier", "webhookUrl"],
-    );
-    expect((await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), limit: 200 })}`)).body.events).toHaveLength(53);
-    expect((await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), eventType: "form.closed" })}`)).body.events).toHaveLength(1);
-    expect((await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), templateIdentifier: a.identifier, limit: 3 })}`)).body.events).toHaveLength(3);
+    expect(all.body.events[0]).toMatchObject({
+      eventType: "form.closed",
+      templateIdentifier: b.identifier,
+      delivered: true,
+      statusCode: 200,
+      errorMessage: null,
+    });
+    expect(Object.keys(all.body.events[0]).sort()).toEqual([
+      "attempt",
+      "createdAt",
+      "delivered",
+      "deliveryId",
+      "durationMs",
+      "errorMessage",
+      "eventType",
+      "id",
+      "statusCode",
+      "templateIdentifier",
+      "webhookUrl",
+    ]);
+    expect(
+      (await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), limit: 200 })}`)).body.events,
+    ).toHaveLength(53);
+    expect(
+      (await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), eventType: "form.closed" })}`))
+        .body.events,
+    ).toHaveLength(1);
+    expect(
+      (
+        await api.request(
+          "GET",
+          `/api/embed/webhook-events?${query({ ...creds(busy), templateIdentifier: a.identifier, limit: 3 })}`,
+        )
+      ).body.events,
+    ).toHaveLength(3);
     for (const limit of ["201", "0", "1.5", "x"]) {
       const res = await api.request("GET", `/api/embed/webhook-events?${query({ ...creds(busy), limit })}`);
       expect(res.status, limit).toBe(400);
       expect(res.body.fieldErrors[0].key).toBe("limit");
     }
     expect((await api.request("GET", `/api/embed/webhook-events?${query(creds(other))}`)).body.events).toEqual([]);
-    expect((await api.request("GET", `/api/embed/webhook-events?${query({ token: other.token, orgId: busy.orgId })}`)).status).toBe(401);
+    expect(
+      (await api.request("GET", `/api/embed/webhook-events?${query({ token: other.token, orgId: busy.orgId })}`))
+        .status,
+    ).toBe(401);
   });
 
   it("is the same list over tRPC, and staff can resend a logged event", async () => {
@@ -264,8 +412,12 @@ describe("F12 GET /api/embed/webhook-events", () => {
     const resent = await api.trpc({ cookie }).webhooks.resend.mutate({ deliveryId: entry!.deliveryId });
     expect(resent.delivered).toBe(true);
     expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
-    await expect(api.trpc({ bearer: other.token }).webhooks.log.query({ templateIdentifier: t.identifier })).resolves.toEqual([]);
+    await expect(
+      api.trpc({ bearer: other.token }).webhooks.log.query({ templateIdentifier: t.identifier }),
+    ).resolves.toEqual([]);
     const otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-    await expect(api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: entry!.deliveryId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(
+      api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: entry!.deliveryId }),
+    ).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 });

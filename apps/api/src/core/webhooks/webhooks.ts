@@ -1,6 +1,16 @@
 import { createHmac } from "node:crypto";
 import type { WebhookLogEntry } from "@clinsign/contracts";
-import { desc, eq, formSessions, gt, organizations, OrgScope, sql, webhookAttempts, webhookDeliveries } from "@clinsign/db";
+import {
+  desc,
+  eq,
+  formSessions,
+  gt,
+  organizations,
+  OrgScope,
+  sql,
+  webhookAttempts,
+  webhookDeliveries,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
 import { AppError, notFound } from "../errors";
@@ -91,7 +101,12 @@ export async function emitWebhookEvent(ctx: OrgContext, input: WebhookEventInput
     const queued: QueuedDelivery[] = [];
     for (const url of urls) {
       queued.push(
-        await queueDelivery(tx, { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body }, input.inline ?? false, input.auditMetadata),
+        await queueDelivery(
+          tx,
+          { eventType: input.event, templateIdentifier: input.templateIdentifier, url, body },
+          input.inline ?? false,
+          input.auditMetadata,
+        ),
       );
     }
     return queued;
@@ -124,11 +139,20 @@ export interface AttemptResult {
 }
 
 /** One delivery attempt; always writes one webhook log row (F12). */
-export async function attemptDelivery(services: Services, organizationId: string, deliveryId: string, attempt: number, timeoutMs: number): Promise<AttemptResult> {
+export async function attemptDelivery(
+  services: Services,
+  organizationId: string,
+  deliveryId: string,
+  attempt: number,
+  timeoutMs: number,
+): Promise<AttemptResult> {
   const scope = new OrgScope(services.db, organizationId);
   const [delivery] = await scope.select(webhookDeliveries, eq(webhookDeliveries.id, deliveryId)).limit(1);
   if (!delivery) return { delivered: true, statusCode: null, error: null }; // organization deleted meanwhile: nothing to send
-  const [org] = await services.db.select({ secret: organizations.webhookSecretEnc }).from(organizations).where(eq(organizations.id, organizationId));
+  const [org] = await services.db
+    .select({ secret: organizations.webhookSecretEnc })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
   const secret = org?.secret ? services.secrets.open(org.secret) : null;
   const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
@@ -156,7 +180,12 @@ export async function attemptDelivery(services: Services, organizationId: string
       error: ok ? null : redirect ? `redirects are not followed (HTTP ${response.status})` : `HTTP ${response.status}`,
     };
   } catch (error) {
-    const message = error instanceof OutboundError ? `${error.reason}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof OutboundError
+        ? `${error.reason}: ${error.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     result = { delivered: false, statusCode: null, error: message.slice(0, 1000) };
   }
   const durationMs = Math.round(performance.now() - started);
@@ -175,7 +204,11 @@ export async function attemptDelivery(services: Services, organizationId: string
     });
     await tx.update(
       webhookDeliveries,
-      { attempts: attempt, status: result.delivered ? "delivered" : finalFailure ? "failed" : "pending", updatedAt: new Date() },
+      {
+        attempts: attempt,
+        status: result.delivered ? "delivered" : finalFailure ? "failed" : "pending",
+        updatedAt: new Date(),
+      },
       eq(webhookDeliveries.id, delivery.id),
     );
   });
@@ -244,7 +277,11 @@ export async function listWebhookLog(
  * from, so any such session counts: whoever created it was allowed to name that URL
  * (forms/destinations.ts) and its answers go there today.
  */
-async function isConfiguredWebhookUrl(ctx: OrgContext, url: string, templateIdentifier: string | null): Promise<boolean> {
+async function isConfiguredWebhookUrl(
+  ctx: OrgContext,
+  url: string,
+  templateIdentifier: string | null,
+): Promise<boolean> {
   if ((await defaultWebhookUrls(ctx)).includes(url)) return true;
   if (templateIdentifier === null) return false;
   const [session] = await ctx.scope
@@ -264,14 +301,21 @@ async function isConfiguredWebhookUrl(ctx: OrgContext, url: string, templateIden
  * `webhook_url_not_configured` otherwise): removing a URL from the settings, or a session
  * expiring or being revoked, ends every delivery to it, resends included.
  */
-export async function resendWebhook(ctx: OrgContext, input: { deliveryId: string }): Promise<{ deliveryId: string; delivered: boolean }> {
+export async function resendWebhook(
+  ctx: OrgContext,
+  input: { deliveryId: string },
+): Promise<{ deliveryId: string; delivered: boolean }> {
   const [original] = await ctx.scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
   if (!original) throw notFound("webhook delivery", { field: "deliveryId" });
   if (!(await isConfiguredWebhookUrl(ctx, original.url, original.templateIdentifier))) {
-    throw new AppError("conflict", "this delivery's URL is no longer configured: it is neither a default webhook URL nor that of a valid session", {
-      field: "deliveryId",
-      reason: "webhook_url_not_configured",
-    });
+    throw new AppError(
+      "conflict",
+      "this delivery's URL is no longer configured: it is neither a default webhook URL nor that of a valid session",
+      {
+        field: "deliveryId",
+        reason: "webhook_url_not_configured",
+      },
+    );
   }
   const { eventType, templateIdentifier, url, body } = original;
   const queued = await inTransaction(ctx, (tx) =>
@@ -280,4 +324,3 @@ export async function resendWebhook(ctx: OrgContext, input: { deliveryId: string
   const delivered = await deliverNow(ctx.services, [queued]);
   return { deliveryId: queued.deliveryId, delivered };
 }
-

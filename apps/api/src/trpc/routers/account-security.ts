@@ -17,13 +17,17 @@ import { staffProcedure } from "../trpc";
 export const accountSecurityRouter = {
   overview: staffProcedure.query(({ ctx }) => getAccountSecurity(ctx.services, ctx.staff)),
   totpStart: staffProcedure.mutation(({ ctx }) => totpSetupFor(ctx.services, ctx.staff.userId)),
-  totpConfirm: staffProcedure.input(totpCodeInput).mutation(({ ctx, input }) => addTotpFactor(ctx.services, ctx.staff.userId, input.code, ctx.request)),
+  totpConfirm: staffProcedure
+    .input(totpCodeInput)
+    .mutation(({ ctx, input }) => addTotpFactor(ctx.services, ctx.staff.userId, input.code, ctx.request)),
   totpRemove: staffProcedure.mutation(async ({ ctx }) => {
     await removeTotpFactor(ctx.services, ctx.staff, ctx.request);
     return { ok: true as const };
   }),
   passkeyOptions: staffProcedure.mutation(({ ctx }) => passkeyRegistrationOptions(ctx.services, ctx.staff.userId)),
-  passkeyRegister: staffProcedure.input(passkeyRegistrationInput).mutation(({ ctx, input }) => addPasskeyFactor(ctx.services, ctx.staff.userId, input, ctx.request)),
+  passkeyRegister: staffProcedure
+    .input(passkeyRegistrationInput)
+    .mutation(({ ctx, input }) => addPasskeyFactor(ctx.services, ctx.staff.userId, input, ctx.request)),
   passkeyRename: staffProcedure.input(renamePasskeyInput).mutation(async ({ ctx, input }) => {
     await renamePasskey(ctx.services, ctx.staff.userId, input);
     return { ok: true as const };
@@ -32,5 +36,7 @@ export const accountSecurityRouter = {
     await removePasskeyFactor(ctx.services, ctx.staff, input.id, ctx.request);
     return { ok: true as const };
   }),
-  regenerateRecoveryCodes: staffProcedure.mutation(({ ctx }) => regenerateRecoveryCodes(ctx.services, ctx.staff.userId, ctx.request)),
+  regenerateRecoveryCodes: staffProcedure.mutation(({ ctx }) =>
+    regenerateRecoveryCodes(ctx.services, ctx.staff.userId, ctx.request),
+  ),
 } satisfies TRPCRouterRecord;

@@ -25,7 +25,14 @@ import {
   verifySecondFactorPasskey,
   type PasswordStepResult,
 } from "../../core/staff/second-factor";
-import { describeStaff, httpOnlyCookie, logIn, logOut, openedSessionCookie, sessionCookieHeader } from "../../core/staff/staff";
+import {
+  describeStaff,
+  httpOnlyCookie,
+  logIn,
+  logOut,
+  openedSessionCookie,
+  sessionCookieHeader,
+} from "../../core/staff/staff";
 import { lookupSsoProvider } from "../../core/sso/sign-in";
 import { totpSetupFor } from "../../core/staff/totp";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
@@ -58,35 +65,53 @@ const meta = (ctx: TrpcContext): RequestMeta => ctx.request;
  * passkey sign-in is its own door.
  */
 export const authRouter = {
-  login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, input, ctx.request))),
+  login: publicProcedure
+    .input(loginInput)
+    .mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, input, ctx.request))),
   verifyCode: publicProcedure
     .input(secondFactorCodeInput)
-    .mutation(async ({ ctx, input }) => signedIn(ctx, await verifySecondFactorCode(ctx.services, ctx.pendingSignIn, input, meta(ctx)))),
+    .mutation(async ({ ctx, input }) =>
+      signedIn(ctx, await verifySecondFactorCode(ctx.services, ctx.pendingSignIn, input, meta(ctx))),
+    ),
   /**
    * Passkey options: for the second step, the pending sign-in's account's passkeys; passwordless,
    * any discoverable passkey (a leftover pending cookie does not matter then).
    */
   passkeyOptions: publicProcedure.input(passkeyOptionsInput).mutation(async ({ ctx, input }) => {
-    const pending = input.secondStep ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor") : null;
+    const pending = input.secondStep
+      ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor")
+      : null;
     return passkeyAuthenticationOptions(ctx.services, pending?.userId ?? null);
   }),
   verifyPasskey: publicProcedure
     .input(passkeyAuthenticationInput)
-    .mutation(async ({ ctx, input }) => signedIn(ctx, await verifySecondFactorPasskey(ctx.services, ctx.pendingSignIn, input.response, meta(ctx)))),
+    .mutation(async ({ ctx, input }) =>
+      signedIn(ctx, await verifySecondFactorPasskey(ctx.services, ctx.pendingSignIn, input.response, meta(ctx))),
+    ),
   passkeySignIn: publicProcedure
     .input(passkeyAuthenticationInput)
-    .mutation(async ({ ctx, input }) => signedIn(ctx, await signInWithPasskey(ctx.services, input.response, meta(ctx)))),
+    .mutation(async ({ ctx, input }) =>
+      signedIn(ctx, await signInWithPasskey(ctx.services, input.response, meta(ctx))),
+    ),
   /** Setting up a first factor where the organization requires one (pending `enroll` sign-in). */
-  enrollTotpStart: publicProcedure.mutation(async ({ ctx }) => totpSetupFor(ctx.services, (await pendingEnrollment(ctx)).userId)),
+  enrollTotpStart: publicProcedure.mutation(async ({ ctx }) =>
+    totpSetupFor(ctx.services, (await pendingEnrollment(ctx)).userId),
+  ),
   enrollTotpConfirm: publicProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
     const pending = await pendingEnrollment(ctx);
-    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () => addTotpFactor(ctx.services, pending.userId, input.code, meta(ctx)));
+    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () =>
+      addTotpFactor(ctx.services, pending.userId, input.code, meta(ctx)),
+    );
     return { ...signedIn(ctx, session), recoveryCodes };
   }),
-  enrollPasskeyOptions: publicProcedure.mutation(async ({ ctx }) => passkeyRegistrationOptions(ctx.services, (await pendingEnrollment(ctx)).userId)),
+  enrollPasskeyOptions: publicProcedure.mutation(async ({ ctx }) =>
+    passkeyRegistrationOptions(ctx.services, (await pendingEnrollment(ctx)).userId),
+  ),
   enrollPasskeyVerify: publicProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
     const pending = await pendingEnrollment(ctx);
-    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () => addPasskeyFactor(ctx.services, pending.userId, input, meta(ctx)));
+    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () =>
+      addPasskeyFactor(ctx.services, pending.userId, input, meta(ctx)),
+    );
     return { ...signedIn(ctx, session), recoveryCodes };
   }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
@@ -95,13 +120,20 @@ export const authRouter = {
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
-  ssoProvider: publicProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.services, input, ctx.request)),
-  me: staffProcedure.query(({ ctx }) => ({ ...describeStaff(ctx.staff, ctx.services.devCertificate), sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const) })),
+  ssoProvider: publicProcedure
+    .input(ssoLookupInput)
+    .query(({ ctx, input }) => lookupSsoProvider(ctx.services, input, ctx.request)),
+  me: staffProcedure.query(({ ctx }) => ({
+    ...describeStaff(ctx.staff, ctx.services.devCertificate),
+    sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const),
+  })),
 } satisfies TRPCRouterRecord;
 
 /** The invite link's page: public, the link's secret is the credential. */
 export const invitationsRouter = {
-  describe: publicProcedure.input(describeInviteInput).query(({ ctx, input }) => describeInvite(ctx.services, input, ctx.request)),
+  describe: publicProcedure
+    .input(describeInviteInput)
+    .query(({ ctx, input }) => describeInvite(ctx.services, input, ctx.request)),
   accept: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
     setStaffSessionCookie(ctx, await acceptInvite(ctx.services, input, ctx.request));
     return { ok: true as const };

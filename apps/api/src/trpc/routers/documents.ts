@@ -1,6 +1,12 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createDocumentInput, documentIdInput, listDocumentsInput, setAvailabilityInput, updateDocumentInput } from "@clinsign/contracts";
+import {
+  createDocumentInput,
+  documentIdInput,
+  listDocumentsInput,
+  setAvailabilityInput,
+  updateDocumentInput,
+} from "@clinsign/contracts";
 import {
   createDocument,
   deleteDocument,
@@ -16,7 +22,9 @@ export const documentsRouter = {
   create: orgProcedure.input(createDocumentInput).mutation(({ ctx, input }) => createDocument(ctx.org, input)),
   update: orgProcedure.input(updateDocumentInput).mutation(({ ctx, input }) => updateDocument(ctx.org, input)),
   delete: orgProcedure.input(documentIdInput).mutation(({ ctx, input }) => deleteDocument(ctx.org, input)),
-  setAvailability: orgProcedure.input(setAvailabilityInput).mutation(({ ctx, input }) => setDocumentAvailability(ctx.org, input)),
+  setAvailability: orgProcedure
+    .input(setAvailabilityInput)
+    .mutation(({ ctx, input }) => setDocumentAvailability(ctx.org, input)),
   get: orgProcedure.input(documentIdInput).query(({ ctx, input }) => getDocument(ctx.org, input)),
   list: orgProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).default(100) }))

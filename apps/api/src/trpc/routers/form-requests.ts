@@ -1,7 +1,12 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { createFormRequestInput, formRequestRef, listFormRequestsPageInput } from "@clinsign/contracts";
 import { createFormRequest } from "../../core/form-requests/form-requests";
-import { cancelFormRequest, listFormRequestMessages, listFormRequestPage, resendFormRequestLink } from "../../core/form-requests/staff";
+import {
+  cancelFormRequest,
+  listFormRequestMessages,
+  listFormRequestPage,
+  resendFormRequestLink,
+} from "../../core/form-requests/staff";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 export const formRequestsRouter = {

@@ -24,7 +24,12 @@ import { AppError } from "../../core/errors";
 import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { channelProviders, listMessages, revealOutboxMessage } from "../../core/messaging/messaging";
-import { describePublicEmbed, getPublicEmbed, savePublicEmbed, startVisitorSession } from "../../core/sessions/public-embeds";
+import {
+  describePublicEmbed,
+  getPublicEmbed,
+  savePublicEmbed,
+  startVisitorSession,
+} from "../../core/sessions/public-embeds";
 import { createFormSession, describeSession, listPersonalLinks, revokeFormSession } from "../../core/sessions/sessions";
 import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
 import { submitForm } from "../../core/submissions/submissions";
@@ -50,9 +55,13 @@ export const publicEmbedsRouter = {
   get: staffProcedure.input(publicEmbedRef).query(({ ctx, input }) => getPublicEmbed(ctx.org, input)),
   save: staffProcedure.input(savePublicEmbedInput).mutation(({ ctx, input }) => savePublicEmbed(ctx.org, input)),
   /** The form page and the web server's CSP: is it on, which origins may frame it. */
-  describe: publicProcedure.input(z.object({ code: publicEmbedCode })).query(({ ctx, input }) => describePublicEmbed(ctx.services, input.code)),
+  describe: publicProcedure
+    .input(z.object({ code: publicEmbedCode }))
+    .query(({ ctx, input }) => describePublicEmbed(ctx.services, input.code)),
   /** A visitor's browser starts its own session; the sessionId stays in that browser. */
-  start: publicProcedure.input(z.object({ code: publicEmbedCode })).mutation(({ ctx, input }) => startVisitorSession(ctx.services, input.code, ctx.request)),
+  start: publicProcedure
+    .input(z.object({ code: publicEmbedCode }))
+    .mutation(({ ctx, input }) => startVisitorSession(ctx.services, input.code, ctx.request)),
 } satisfies TRPCRouterRecord;
 
 export const formsRouter = {
@@ -104,9 +113,12 @@ export const messagesRouter = {
 export const uploadFilesInput = z.object({
   templateIdentifier: templateIdentifier.optional(),
   fieldKey: z.string().max(100).optional(),
-  files: z.custom<AsyncIterable<IncomingFilePart>>((value) => typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === "function", {
-    message: "send the files as multipart/form-data",
-  }),
+  files: z.custom<AsyncIterable<IncomingFilePart>>(
+    (value) => typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === "function",
+    {
+      message: "send the files as multipart/form-data",
+    },
+  ),
 });
 
 export const uploadsRouter = {

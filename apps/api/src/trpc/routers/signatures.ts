@@ -23,19 +23,28 @@ import {
   updateAssignment,
 } from "../../core/signatures/requests";
 import { sealAgain } from "../../core/signatures/seal";
-import { getSignatureRequestDetail, listSignatureRequestPage, revealSigningLink, updateSignatureRequest } from "../../core/signatures/staff";
+import {
+  getSignatureRequestDetail,
+  listSignatureRequestPage,
+  revealSigningLink,
+  updateSignatureRequest,
+} from "../../core/signatures/staff";
 import { verifySession } from "../../core/signatures/verify-session";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 /** Signature requests (= assignments), their downloads, A4 verification, and branding. */
 export const signaturesRouter = {
-  create: orgProcedure.input(createSignatureRequestInput).mutation(({ ctx, input }) => createSignatureRequest(ctx.org, input)),
+  create: orgProcedure
+    .input(createSignatureRequestInput)
+    .mutation(({ ctx, input }) => createSignatureRequest(ctx.org, input)),
   listOpen: orgProcedure.input(patientQuery).query(({ ctx, input }) => listOpenSignatureLinks(ctx.org, input)),
   listCompleted: orgProcedure.input(patientQuery).query(({ ctx, input }) => listCompletedProcesses(ctx.org, input)),
   get: orgProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequest(ctx.org, input)),
   /** Staff: start sealing over after the seal job gave up (`get` shows `sealFailed`). */
   sealAgain: staffProcedure.input(signatureRequestIdInput).mutation(({ ctx, input }) => sealAgain(ctx.org, input)),
-  updateAssignment: orgProcedure.input(updateAssignmentInput).mutation(({ ctx, input }) => updateAssignment(ctx.org, input)),
+  updateAssignment: orgProcedure
+    .input(updateAssignmentInput)
+    .mutation(({ ctx, input }) => updateAssignment(ctx.org, input)),
   /** The signed PDF (base64) or the metadata JSON of a completed request. */
   signedArtifact: orgProcedure
     .input(signatureRequestIdInput.extend({ kind: z.enum(["pdf", "metadata"]) }))
@@ -44,16 +53,30 @@ export const signaturesRouter = {
   createDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "create")),
   replaceDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "replace")),
   /** Staff: the organization's requests under the list contract (status incl. `failed`, visibility, patient, document, institution, time). */
-  list: staffProcedure.input(listSignatureRequestsInput).query(({ ctx, input }) => listSignatureRequestPage(ctx.org, input)),
+  list: staffProcedure
+    .input(listSignatureRequestsInput)
+    .query(({ ctx, input }) => listSignatureRequestPage(ctx.org, input)),
   /** Staff: one request with its timeline (audit entries and webhook deliveries); no signing link. */
-  detail: staffProcedure.input(signatureRequestIdInput).query(({ ctx, input }) => getSignatureRequestDetail(ctx.org, input)),
+  detail: staffProcedure
+    .input(signatureRequestIdInput)
+    .query(({ ctx, input }) => getSignatureRequestDetail(ctx.org, input)),
   /** Staff: the signing link, for the desk; each call is an audit entry `signature.link_viewed`. */
-  revealLink: staffProcedure.input(signatureRequestIdInput).mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
+  revealLink: staffProcedure
+    .input(signatureRequestIdInput)
+    .mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
   /** Staff: visibility, expiry and link (the service A7 uses); answers the detail. */
-  update: staffProcedure.input(updateSignatureRequestInput).mutation(({ ctx, input }) => updateSignatureRequest(ctx.org, input)),
+  update: staffProcedure
+    .input(updateSignatureRequestInput)
+    .mutation(({ ctx, input }) => updateSignatureRequest(ctx.org, input)),
   /** Staff: institutions with their own branding; the others show the organization default. */
-  brandings: staffProcedure.input(listInstitutionBrandingsInput).query(({ ctx, input }) => listInstitutionBrandingPage(ctx.org, input)),
+  brandings: staffProcedure
+    .input(listInstitutionBrandingsInput)
+    .query(({ ctx, input }) => listInstitutionBrandingPage(ctx.org, input)),
   /** Staff: the organization's institution ids for pickers, by prefix. */
-  institutions: staffProcedure.input(listInstitutionIdsInput).query(({ ctx, input }) => listInstitutionIds(ctx.org, input)),
-  getDesign: orgProcedure.input(z.object({ institution_id: z.string().min(1).max(200) })).query(({ ctx, input }) => getDesign(ctx.org, input)),
+  institutions: staffProcedure
+    .input(listInstitutionIdsInput)
+    .query(({ ctx, input }) => listInstitutionIds(ctx.org, input)),
+  getDesign: orgProcedure
+    .input(z.object({ institution_id: z.string().min(1).max(200) }))
+    .query(({ ctx, input }) => getDesign(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -1,6 +1,13 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { declineInput, openSigningInput, signingSessionInput, signInput } from "@clinsign/contracts";
-import { declineRequest, getSignedSigningDocument, getSigningDocument, getSigningStatus, openSigning, signRequest } from "../../core/signatures/portal";
+import {
+  declineRequest,
+  getSignedSigningDocument,
+  getSigningDocument,
+  getSigningStatus,
+  openSigning,
+  signRequest,
+} from "../../core/signatures/portal";
 import { publicProcedure } from "../trpc";
 
 /**
@@ -8,12 +15,22 @@ import { publicProcedure } from "../trpc";
  * ticket is the credential, exchanged for a signing-session token the page keeps.
  */
 export const signingRouter = {
-  open: publicProcedure.input(openSigningInput).mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
-  document: publicProcedure.input(signingSessionInput).query(({ ctx, input }) => getSigningDocument(ctx.services, ctx.request, input)),
+  open: publicProcedure
+    .input(openSigningInput)
+    .mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
+  document: publicProcedure
+    .input(signingSessionInput)
+    .query(({ ctx, input }) => getSigningDocument(ctx.services, ctx.request, input)),
   sign: publicProcedure.input(signInput).mutation(({ ctx, input }) => signRequest(ctx.services, ctx.request, input)),
   /** Where the request and the signer's copy stand (the page polls this while `sealing`). */
-  status: publicProcedure.input(signingSessionInput).query(({ ctx, input }) => getSigningStatus(ctx.services, ctx.request, input)),
+  status: publicProcedure
+    .input(signingSessionInput)
+    .query(({ ctx, input }) => getSigningStatus(ctx.services, ctx.request, input)),
   /** The signer's copy of the sealed PDF, within the organization's copy period; audited. */
-  signedDocument: publicProcedure.input(signingSessionInput).query(({ ctx, input }) => getSignedSigningDocument(ctx.services, ctx.request, input)),
-  decline: publicProcedure.input(declineInput).mutation(({ ctx, input }) => declineRequest(ctx.services, ctx.request, input)),
+  signedDocument: publicProcedure
+    .input(signingSessionInput)
+    .query(({ ctx, input }) => getSignedSigningDocument(ctx.services, ctx.request, input)),
+  decline: publicProcedure
+    .input(declineInput)
+    .mutation(({ ctx, input }) => declineRequest(ctx.services, ctx.request, input)),
 } satisfies TRPCRouterRecord;

@@ -7,7 +7,14 @@ import {
   templateOverviewInput,
   updateTemplateInput,
 } from "@clinsign/contracts";
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, templateOverview, updateTemplate } from "../../core/templates/templates";
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  templateOverview,
+  updateTemplate,
+} from "../../core/templates/templates";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 export const templatesRouter = {

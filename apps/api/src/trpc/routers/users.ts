@@ -1,7 +1,23 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { changeRoleInput, endSessionInput, inviteRef, inviteUserInput, listInvitesInput, listUsersInput, userRef } from "@clinsign/contracts";
+import {
+  changeRoleInput,
+  endSessionInput,
+  inviteRef,
+  inviteUserInput,
+  listInvitesInput,
+  listUsersInput,
+  userRef,
+} from "@clinsign/contracts";
 import { endOtherSessions, endOwnSession, listOwnSessions } from "../../core/staff/account-sessions";
-import { changeRole, deactivateUser, inviteUser, listInvites, listUsers, reactivateUser, revokeInvite } from "../../core/staff/users";
+import {
+  changeRole,
+  deactivateUser,
+  inviteUser,
+  listInvites,
+  listUsers,
+  reactivateUser,
+  revokeInvite,
+} from "../../core/staff/users";
 import { staffProcedure } from "../trpc";
 
 /** The Users page: owners and admins (the permission table). */
@@ -18,6 +34,8 @@ export const usersRouter = {
 /** The signed-in member's own account: their sessions. */
 export const accountRouter = {
   sessions: staffProcedure.query(({ ctx }) => listOwnSessions(ctx.org, ctx.staff.sessionId)),
-  endSession: staffProcedure.input(endSessionInput).mutation(({ ctx, input }) => endOwnSession(ctx.org, ctx.staff.sessionId, input)),
+  endSession: staffProcedure
+    .input(endSessionInput)
+    .mutation(({ ctx, input }) => endOwnSession(ctx.org, ctx.staff.sessionId, input)),
   endOtherSessions: staffProcedure.mutation(({ ctx }) => endOtherSessions(ctx.org, ctx.staff.sessionId)),
 } satisfies TRPCRouterRecord;

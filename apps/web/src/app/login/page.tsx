@@ -19,7 +19,9 @@ export async function renderLoginPage(params: SearchParams, organizationId: stri
   // Someone who is still signed in does not need this page.
   if ((await checkSession()).status === "signed-in") redirect(next);
   const reason = params.reason === "expired" || params.reason === "signed-out" ? params.reason : null;
-  const ssoError = (ssoErrorCodes as readonly string[]).includes(String(params.sso_error)) ? (params.sso_error as SsoErrorCode) : null;
+  const ssoError = (ssoErrorCodes as readonly string[]).includes(String(params.sso_error))
+    ? (params.sso_error as SsoErrorCode)
+    : null;
   return <LoginForm next={next} reason={reason} organizationId={organizationId} ssoError={ssoError} />;
 }
 

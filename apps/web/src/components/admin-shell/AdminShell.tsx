@@ -140,25 +140,27 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
                 <div key={group.label ?? index} className={styles.navGroup}>
                   {group.label ? <p className={styles.navGroupLabel}>{t.nav[group.label]}</p> : null}
                   <ul className={styles.navList}>
-                    {group.items.filter((item) => !item.requires || can(session.role, item.requires)).map((item) => {
-                      const active = isActive(item, pathname);
-                      return (
-                        <li key={item.key}>
-                          <Link
-                            href={item.href}
-                            // Placeholder sections are not worth a server round trip per page view.
-                            prefetch={item.ready ? undefined : false}
-                            className={styles.navLink}
-                            aria-current={active ? "page" : undefined}
-                            onClick={() => closeMenu(false)}
-                          >
-                            <Icon name={item.icon} />
-                            <span className={styles.navLabel}>{t.nav[item.key]}</span>
-                            {item.ready ? null : <span className={styles.soon}>{t.shell.soon}</span>}
-                          </Link>
-                        </li>
-                      );
-                    })}
+                    {group.items
+                      .filter((item) => !item.requires || can(session.role, item.requires))
+                      .map((item) => {
+                        const active = isActive(item, pathname);
+                        return (
+                          <li key={item.key}>
+                            <Link
+                              href={item.href}
+                              // Placeholder sections are not worth a server round trip per page view.
+                              prefetch={item.ready ? undefined : false}
+                              className={styles.navLink}
+                              aria-current={active ? "page" : undefined}
+                              onClick={() => closeMenu(false)}
+                            >
+                              <Icon name={item.icon} />
+                              <span className={styles.navLabel}>{t.nav[item.key]}</span>
+                              {item.ready ? null : <span className={styles.soon}>{t.shell.soon}</span>}
+                            </Link>
+                          </li>
+                        );
+                      })}
                   </ul>
                 </div>
               ))}

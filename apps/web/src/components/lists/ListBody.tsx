@@ -33,7 +33,16 @@ export interface ListBodyProps<Row> {
 }
 
 /** The body of a staff list's card: loading, error with retry, empty, or the table with "Load more". */
-export function ListBody<Row>({ list, rows, caption, columns, rowKey, empty, labels, skeletonLines = 4 }: ListBodyProps<Row>) {
+export function ListBody<Row>({
+  list,
+  rows,
+  caption,
+  columns,
+  rowKey,
+  empty,
+  labels,
+  skeletonLines = 4,
+}: ListBodyProps<Row>) {
   const { t } = useI18n();
   if (list.isPending)
     return (
@@ -41,23 +50,34 @@ export function ListBody<Row>({ list, rows, caption, columns, rowKey, empty, lab
         <Skeleton label={t.common.loading} lines={skeletonLines} />
       </div>
     );
-  if (list.error)
-    return (
-      <LoadFailed query={list} className="cs-card__body cs-stack" />
-    );
+  if (list.error) return <LoadFailed query={list} className="cs-card__body cs-stack" />;
   if (rows.length === 0) return <>{empty}</>;
   return (
     <>
       <div className={styles.tableBody}>
         <Table caption={caption} columns={columns} rows={rows} rowKey={rowKey} />
       </div>
-      <ListPager shown={format(labels.shown, { count: String(rows.length) })} hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => void list.fetchNextPage()} labels={labels} />
+      <ListPager
+        shown={format(labels.shown, { count: String(rows.length) })}
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        onMore={() => void list.fetchNextPage()}
+        labels={labels}
+      />
     </>
   );
 }
 
 /** The filter form's buttons: apply, and reset while a filter is set. */
-export function FilterActions({ filtered, onReset, labels }: { filtered: boolean; onReset(): void; labels: { apply: string; reset: string } }) {
+export function FilterActions({
+  filtered,
+  onReset,
+  labels,
+}: {
+  filtered: boolean;
+  onReset(): void;
+  labels: { apply: string; reset: string };
+}) {
   return (
     <div className={styles.filterActions}>
       <Button type="submit" variant="primary">

@@ -72,7 +72,11 @@ export function endOfDay(day: string): string | undefined {
  * so into the query) a moment after typing stops. When the URL changes from outside (back
  * button, a shared link), the box follows it.
  */
-export function useSearchText(applied: string, apply: (text: string) => void, delayMs = 300): [string, (text: string) => void] {
+export function useSearchText(
+  applied: string,
+  apply: (text: string) => void,
+  delayMs = 300,
+): [string, (text: string) => void] {
   const [text, setText] = useState(applied);
   const [seen, setSeen] = useState(applied);
   if (applied !== seen) {

@@ -6,7 +6,15 @@ import { useI18n } from "../../i18n/I18nProvider";
 import styles from "./account-security.module.css";
 
 /** New recovery codes, shown once: a list to write down or copy, and a button to say they are saved. */
-export function RecoveryCodes({ codes, onDone, doneLabel }: { codes: string[]; onDone: () => void; doneLabel?: string }) {
+export function RecoveryCodes({
+  codes,
+  onDone,
+  doneLabel,
+}: {
+  codes: string[];
+  onDone: () => void;
+  doneLabel?: string;
+}) {
   const { t } = useI18n();
   const [copied, setCopied] = useState(false);
   async function copy() {

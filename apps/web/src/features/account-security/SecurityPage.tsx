@@ -45,7 +45,9 @@ export function SecurityPage() {
               </Card>
             ) : null}
             {overview.data.totp === null && overview.data.passkeys.length === 0 ? (
-              <Notice tone={overview.data.required ? "warning" : "info"}>{overview.data.required ? t.security.required : t.security.noFactor}</Notice>
+              <Notice tone={overview.data.required ? "warning" : "info"}>
+                {overview.data.required ? t.security.required : t.security.noFactor}
+              </Notice>
             ) : overview.data.required ? (
               <Notice tone="info">{t.security.required}</Notice>
             ) : null}
@@ -90,7 +92,12 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
   const [codeError, setCodeError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
 
-  const start = useMutation(trpc.accountSecurity.totpStart.mutationOptions({ onSuccess: (data) => setSetup(data), onError: (e) => onAnnounce({ tone: "danger", text: errorText(e) }) }));
+  const start = useMutation(
+    trpc.accountSecurity.totpStart.mutationOptions({
+      onSuccess: (data) => setSetup(data),
+      onError: (e) => onAnnounce({ tone: "danger", text: errorText(e) }),
+    }),
+  );
   const confirm = useMutation(
     trpc.accountSecurity.totpConfirm.mutationOptions({
       onSuccess: async (data) => {
@@ -120,7 +127,13 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
   return (
     <Card title={t.security.totpTitle} description={t.security.totpDescription} data-testid="totp-card">
       {setup ? (
-        <TotpSetup setup={setup} busy={confirm.isPending} error={codeError} onConfirm={(code) => confirm.mutate({ code })} onCancel={() => setSetup(null)} />
+        <TotpSetup
+          setup={setup}
+          busy={confirm.isPending}
+          error={codeError}
+          onConfirm={(code) => confirm.mutate({ code })}
+          onCancel={() => setSetup(null)}
+        />
       ) : security.totp ? (
         <div className={styles.passkey}>
           <span className={styles.status}>
@@ -138,7 +151,12 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
               </Button>
             </span>
           ) : (
-            <Button variant="danger-outline" size="small" icon={<Icon name="trash" />} onClick={() => setConfirmRemove(true)}>
+            <Button
+              variant="danger-outline"
+              size="small"
+              icon={<Icon name="trash" />}
+              onClick={() => setConfirmRemove(true)}
+            >
               {t.security.totpRemove}
             </Button>
           )}
@@ -186,7 +204,10 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
       if (added.recoveryCodes) onCodes(added.recoveryCodes);
       await refresh();
     } catch (error) {
-      onAnnounce({ tone: "danger", text: readApiError(error).code === "BAD_REQUEST" ? t.security.passkeyFailed : errorText(error) });
+      onAnnounce({
+        tone: "danger",
+        text: readApiError(error).code === "BAD_REQUEST" ? t.security.passkeyFailed : errorText(error),
+      });
     } finally {
       setAdding(false);
     }
@@ -242,7 +263,9 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
       },
     }),
   );
-  const used = passkey.lastUsedAt ? format(t.security.passkeyLastUsed, { date: formatDateTime(passkey.lastUsedAt, locale) }) : t.security.passkeyNeverUsed;
+  const used = passkey.lastUsedAt
+    ? format(t.security.passkeyLastUsed, { date: formatDateTime(passkey.lastUsedAt, locale) })
+    : t.security.passkeyNeverUsed;
   return (
     <li className={styles.passkey} data-testid="passkey-row">
       <div>
@@ -258,7 +281,12 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
       {confirming ? (
         <span className="cs-row">
           <span>{format(t.security.passkeyRemoveConfirm, { name: passkey.name })}</span>
-          <Button variant="danger" size="small" busy={remove.isPending} onClick={() => remove.mutate({ id: passkey.id })}>
+          <Button
+            variant="danger"
+            size="small"
+            busy={remove.isPending}
+            onClick={() => remove.mutate({ id: passkey.id })}
+          >
             {t.security.passkeyRemove}
           </Button>
           <Button size="small" onClick={() => setConfirming(false)}>
@@ -280,7 +308,11 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
   );
 }
 
-function RecoveryCard({ security, onCodes, onAnnounce }: Omit<CardProps, "onAnnounce"> & { onAnnounce: CardProps["onAnnounce"] }) {
+function RecoveryCard({
+  security,
+  onCodes,
+  onAnnounce,
+}: Omit<CardProps, "onAnnounce"> & { onAnnounce: CardProps["onAnnounce"] }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const refresh = useRefresh();

@@ -1,7 +1,8 @@
 import type { Dictionary } from "../../i18n";
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 
-export type PasskeyOutcome<T> = { ok: true; response: T } | { ok: false; reason: "cancelled" | "unsupported" | "failed" };
+export type PasskeyOutcome<T> =
+  { ok: true; response: T } | { ok: false; reason: "cancelled" | "unsupported" | "failed" };
 
 /** Runs a browser WebAuthn ceremony; a closed prompt (NotAllowedError, AbortError) is "cancelled", not an error. */
 async function ceremony<T>(run: () => Promise<T>): Promise<PasskeyOutcome<T>> {
@@ -18,11 +19,17 @@ type CreationOptions = Parameters<typeof startRegistration>[0]["optionsJSON"];
 type RequestOptions = Parameters<typeof startAuthentication>[0]["optionsJSON"];
 
 /** Options as the API sent them (JSON through tRPC, so the DOM's literal types are lost on the way). */
-export const createPasskey = (options: object) => ceremony(() => startRegistration({ optionsJSON: options as CreationOptions }));
-export const getPasskeyAssertion = (options: object) => ceremony(() => startAuthentication({ optionsJSON: options as RequestOptions }));
+export const createPasskey = (options: object) =>
+  ceremony(() => startRegistration({ optionsJSON: options as CreationOptions }));
+export const getPasskeyAssertion = (options: object) =>
+  ceremony(() => startAuthentication({ optionsJSON: options as RequestOptions }));
 
 /** What to tell the person when a ceremony did not complete: signing in (`login`) or adding a passkey (`security`). */
-export function passkeyProblem(reason: "cancelled" | "unsupported" | "failed", t: Pick<Dictionary, "login" | "security">, purpose: "login" | "security"): string {
+export function passkeyProblem(
+  reason: "cancelled" | "unsupported" | "failed",
+  t: Pick<Dictionary, "login" | "security">,
+  purpose: "login" | "security",
+): string {
   if (reason === "unsupported") return t.login.passkeyUnsupported;
   if (reason === "cancelled") return purpose === "login" ? t.login.passkeyCancelled : t.security.passkeyCancelled;
   return purpose === "login" ? t.login.passkeyFailed : t.security.passkeyFailed;

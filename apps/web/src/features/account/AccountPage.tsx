@@ -67,13 +67,23 @@ export function AccountPage() {
     },
     { key: "ip", header: t.account.columnAddress, render: (session) => session.ip ?? "—" },
     { key: "created", header: t.account.columnCreated, render: (session) => formatDateTime(session.createdAt, locale) },
-    { key: "lastSeen", header: t.account.columnLastSeen, render: (session) => formatDateTime(session.lastSeenAt, locale) },
+    {
+      key: "lastSeen",
+      header: t.account.columnLastSeen,
+      render: (session) => formatDateTime(session.lastSeenAt, locale),
+    },
     {
       key: "actions",
       header: t.account.columnActions,
       end: true,
       render: (session) => (
-        <Button size="small" variant="danger-outline" aria-label={format(t.account.endLabel, { device: deviceOf(session) })} busy={end.isPending && end.variables?.id === session.id} onClick={() => end.mutate({ id: session.id })}>
+        <Button
+          size="small"
+          variant="danger-outline"
+          aria-label={format(t.account.endLabel, { device: deviceOf(session) })}
+          busy={end.isPending && end.variables?.id === session.id}
+          onClick={() => end.mutate({ id: session.id })}
+        >
           {session.current ? t.shell.logout : t.account.end}
         </Button>
       ),
@@ -93,7 +103,12 @@ export function AccountPage() {
     body = (
       <>
         <div className="cs-card__body">
-          <Table caption={t.account.sessionsCaption} columns={columns} rows={sessions.data.items} rowKey={(s) => s.id} />
+          <Table
+            caption={t.account.sessionsCaption}
+            columns={columns}
+            rows={sessions.data.items}
+            rowKey={(s) => s.id}
+          />
         </div>
         <div className="cs-card__body cs-stack">
           {others > 0 ? (
@@ -106,7 +121,12 @@ export function AccountPage() {
             <p className="cs-hint">{t.account.noOthers}</p>
           )}
           {settings.data ? (
-            <p className="cs-hint">{format(t.account.lifetime, { idle: String(settings.data.staffSessionIdleMinutes), max: String(settings.data.staffSessionMaxHours) })}</p>
+            <p className="cs-hint">
+              {format(t.account.lifetime, {
+                idle: String(settings.data.staffSessionIdleMinutes),
+                max: String(settings.data.staffSessionMaxHours),
+              })}
+            </p>
           ) : null}
         </div>
       </>

@@ -21,7 +21,14 @@ const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
 type ActorType = (typeof auditActorTypes)[number];
 
 function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
-  const labels: Record<string, string> = { api_key: a.actorApiKey, session: a.actorSession, portal: a.actorPortal, signer: a.actorSigner, user: a.actorUser, system: a.actorSystem };
+  const labels: Record<string, string> = {
+    api_key: a.actorApiKey,
+    session: a.actorSession,
+    portal: a.actorPortal,
+    signer: a.actorSigner,
+    user: a.actorUser,
+    system: a.actorSystem,
+  };
   return labels[type] ?? type;
 }
 
@@ -99,7 +106,12 @@ export function AuditLogPage() {
     createdFrom: startOfDay(values.from),
     createdTo: endOfDay(values.to),
   };
-  const list = useInfiniteQuery(trpc.audit.entries.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.audit.entries.infiniteQueryOptions(
+      { ...filter, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const verify = useMutation(trpc.audit.verify.mutationOptions());
   const exportHref = `/staff/audit-log/export?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"))}`;
@@ -147,7 +159,12 @@ export function AuditLogPage() {
           actorLabel(entry.actorType, a)
         ),
     },
-    { key: "form", header: a.columnForm, render: (entry) => (entry.templateIdentifier ? <code className={`cs-mono ${styles.wrap}`}>{entry.templateIdentifier}</code> : "–") },
+    {
+      key: "form",
+      header: a.columnForm,
+      render: (entry) =>
+        entry.templateIdentifier ? <code className={`cs-mono ${styles.wrap}`}>{entry.templateIdentifier}</code> : "–",
+    },
     { key: "details", header: a.columnDetails, render: (entry) => <EntryDetails entry={entry} a={a} /> },
   ];
 
@@ -188,7 +205,9 @@ export function AuditLogPage() {
           }
         >
           <div role="status" aria-live="polite">
-            {verify.data?.ok ? <Notice tone="success">{format(a.verifyOk, { count: String(verify.data.entries) })}</Notice> : null}
+            {verify.data?.ok ? (
+              <Notice tone="success">{format(a.verifyOk, { count: String(verify.data.entries) })}</Notice>
+            ) : null}
             {verify.data && !verify.data.ok ? <Notice tone="danger">{verdictProblem(verify.data, a)}</Notice> : null}
             {verify.data && verify.data.problem !== "unchained_overdue" && verify.data.unchained.count > 0 ? (
               <Notice tone="info">
@@ -199,20 +218,38 @@ export function AuditLogPage() {
                 })}
               </Notice>
             ) : null}
-            {verify.data && verify.data.lateEntries > 0 ? <Notice tone="warning">{format(a.verifyLateEntries, { count: String(verify.data.lateEntries) })}</Notice> : null}
+            {verify.data && verify.data.lateEntries > 0 ? (
+              <Notice tone="warning">{format(a.verifyLateEntries, { count: String(verify.data.lateEntries) })}</Notice>
+            ) : null}
             {verify.error ? <Notice tone="danger">{describeApiError(readApiError(verify.error), t)}</Notice> : null}
           </div>
           {!canAdminister(me) ? <p className="cs-hint">{a.exportAdminOnly}</p> : null}
         </Card>
         <Card title={a.filtersTitle}>
           <form className={lists.filters} onSubmit={submit} role="search" aria-label={a.filtersTitle}>
-            <TextField label={a.action} placeholder={a.actionPlaceholder} value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })} maxLength={100} />
-            <TextField label={a.template} value={draft.template} onChange={(e) => setDraft({ ...draft, template: e.target.value })} maxLength={200} />
+            <TextField
+              label={a.action}
+              placeholder={a.actionPlaceholder}
+              value={draft.action}
+              onChange={(e) => setDraft({ ...draft, action: e.target.value })}
+              maxLength={100}
+            />
+            <TextField
+              label={a.template}
+              value={draft.template}
+              onChange={(e) => setDraft({ ...draft, template: e.target.value })}
+              maxLength={200}
+            />
             <div className="cs-field">
               <label className="cs-label" htmlFor="filter-actor">
                 {a.actorType}
               </label>
-              <select id="filter-actor" className={`cs-input ${lists.select}`} value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })}>
+              <select
+                id="filter-actor"
+                className={`cs-input ${lists.select}`}
+                value={draft.actor}
+                onChange={(e) => setDraft({ ...draft, actor: e.target.value })}
+              >
                 <option value="">{a.allActors}</option>
                 {auditActorTypes.map((type) => (
                   <option key={type} value={type}>
@@ -221,8 +258,18 @@ export function AuditLogPage() {
                 ))}
               </select>
             </div>
-            <TextField label={a.from} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
-            <TextField label={a.to} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+            <TextField
+              label={a.from}
+              type="date"
+              value={draft.from}
+              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+            />
+            <TextField
+              label={a.to}
+              type="date"
+              value={draft.to}
+              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
+            />
             <div className={lists.filterActions}>
               <Button type="submit" variant="primary">
                 {a.apply}

@@ -30,7 +30,13 @@ export function AcceptInvite() {
             <Logo name={t.common.productName} size="large" />
             <p className={styles.tagline}>{t.common.productTagline}</p>
           </div>
-          {token === null ? <Checking /> : token === "" ? <Invalid title={t.invite.missingTitle} body={t.invite.missingBody} /> : <InviteForm token={token} />}
+          {token === null ? (
+            <Checking />
+          ) : token === "" ? (
+            <Invalid title={t.invite.missingTitle} body={t.invite.missingBody} />
+          ) : (
+            <InviteForm token={token} />
+          )}
         </div>
       </main>
     </div>
@@ -97,7 +103,8 @@ function InviteForm({ token }: { token: string }) {
   if (invite.isPending) return <Checking />;
   if (invite.error) {
     const apiError = readApiError(invite.error);
-    if (apiError.code === "NOT_FOUND" || apiError.code === "BAD_REQUEST") return <Invalid title={t.invite.invalidTitle} body={t.invite.invalidBody} />;
+    if (apiError.code === "NOT_FOUND" || apiError.code === "BAD_REQUEST")
+      return <Invalid title={t.invite.invalidTitle} body={t.invite.invalidBody} />;
     return (
       <Invalid title={t.errors.loadFailed} body={describeApiError(apiError, t)}>
         <Button onClick={() => invite.refetch()}>{t.common.retry}</Button>
@@ -135,7 +142,16 @@ function InviteForm({ token }: { token: string }) {
       <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
         {/* For password managers: the account the new password belongs to. */}
         <input type="hidden" name="username" autoComplete="username" value={email} />
-        <TextField ref={nameRef} label={t.invite.name} name="name" autoComplete="name" required value={name} error={errors.name} onChange={(event) => setName(event.currentTarget.value)} />
+        <TextField
+          ref={nameRef}
+          label={t.invite.name}
+          name="name"
+          autoComplete="name"
+          required
+          value={name}
+          error={errors.name}
+          onChange={(event) => setName(event.currentTarget.value)}
+        />
         <TextField
           ref={passwordRef}
           label={t.invite.password}

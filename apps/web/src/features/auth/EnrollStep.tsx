@@ -18,7 +18,13 @@ import styles from "./LoginForm.module.css";
  * after the password. Confirming it opens the session; the recovery codes are shown before the
  * console.
  */
-export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; onRestart: (expired: boolean) => void }) {
+export function EnrollStep({
+  onSignedIn,
+  onRestart,
+}: {
+  onSignedIn: () => void;
+  onRestart: (expired: boolean) => void;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const [setup, setSetup] = useState<TotpSetupData | null>(null);
@@ -33,7 +39,9 @@ export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; 
     return apiError.code === undefined ? t.errors.network : t.errors.generic;
   }
 
-  const start = useMutation(trpc.auth.enrollTotpStart.mutationOptions({ onSuccess: setSetup, onError: (e) => setError(explain(e)) }));
+  const start = useMutation(
+    trpc.auth.enrollTotpStart.mutationOptions({ onSuccess: setSetup, onError: (e) => setError(explain(e)) }),
+  );
   const confirm = useMutation(
     trpc.auth.enrollTotpConfirm.mutationOptions({
       onSuccess: (data) => (data.recoveryCodes ? setCodes(data.recoveryCodes) : onSignedIn()),
@@ -52,7 +60,10 @@ export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; 
         setError(passkeyProblem(outcome.reason, t, "security"));
         return;
       }
-      const done = await passkeyVerify.mutateAsync({ name: t.security.passkeyNameDefault, response: outcome.response as never });
+      const done = await passkeyVerify.mutateAsync({
+        name: t.security.passkeyNameDefault,
+        response: outcome.response as never,
+      });
       if (done.recoveryCodes) setCodes(done.recoveryCodes);
       else onSignedIn();
     } catch (failure) {
@@ -82,7 +93,13 @@ export function EnrollStep({ onSignedIn, onRestart }: { onSignedIn: () => void; 
       </div>
       <SignInAlert message={error} />
       {setup ? (
-        <TotpSetup setup={setup} busy={confirm.isPending} error={codeError} onConfirm={(code) => confirm.mutate({ code })} onCancel={() => setSetup(null)} />
+        <TotpSetup
+          setup={setup}
+          busy={confirm.isPending}
+          error={codeError}
+          onConfirm={(code) => confirm.mutate({ code })}
+          onCancel={() => setSetup(null)}
+        />
       ) : (
         <div className="cs-stack">
           <p className={styles.subtitle}>{t.login.enrollChoose}</p>

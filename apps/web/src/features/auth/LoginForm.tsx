@@ -17,7 +17,8 @@ import { SecondFactorStep } from "./SecondFactorStep";
 import { SignInAlert } from "./SignInAlert";
 import styles from "./LoginForm.module.css";
 
-type Stage = { step: "password" } | { step: "second_factor"; methods: NonNullable<LoginResult["methods"]> } | { step: "enroll" };
+type Stage =
+  { step: "password" } | { step: "second_factor"; methods: NonNullable<LoginResult["methods"]> } | { step: "enroll" };
 
 interface FieldErrors {
   email?: string;
@@ -100,7 +101,8 @@ export function LoginForm({
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (result) => {
-        if (result.step === "second_factor" && result.methods) setStage({ step: "second_factor", methods: result.methods });
+        if (result.step === "second_factor" && result.methods)
+          setStage({ step: "second_factor", methods: result.methods });
         else if (result.step === "enroll") setStage({ step: "enroll" });
         else enter();
       },
@@ -162,66 +164,69 @@ export function LoginForm({
             <EnrollStep onSignedIn={enter} onRestart={restart} />
           ) : (
             <>
-          <div className={styles.heading}>
-            <h1>{t.login.title}</h1>
-            <p className={styles.subtitle}>{t.login.subtitle}</p>
-          </div>
+              <div className={styles.heading}>
+                <h1>{t.login.title}</h1>
+                <p className={styles.subtitle}>{t.login.subtitle}</p>
+              </div>
 
-          {ssoError && !formError ? (
-            <Notice tone="danger" role="alert">
-              <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
-            </Notice>
-          ) : null}
-          {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
-          {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-          <SignInAlert message={formError} />
+              {ssoError && !formError ? (
+                <Notice tone="danger" role="alert">
+                  <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
+                </Notice>
+              ) : null}
+              {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
+              {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
+              <SignInAlert message={formError} />
 
-          {sso ? (
-            <div className={styles.sso}>
-              <a className="cs-button cs-button--primary cs-button--block" href={ssoStartUrl(sso.organizationId, email)}>
-                {format(t.login.ssoButton, { provider: sso.displayName })}
-              </a>
-              <p className={styles.divider}>
-                <span>{t.login.orPassword}</span>
-              </p>
-            </div>
-          ) : null}
+              {sso ? (
+                <div className={styles.sso}>
+                  <a
+                    className="cs-button cs-button--primary cs-button--block"
+                    href={ssoStartUrl(sso.organizationId, email)}
+                  >
+                    {format(t.login.ssoButton, { provider: sso.displayName })}
+                  </a>
+                  <p className={styles.divider}>
+                    <span>{t.login.orPassword}</span>
+                  </p>
+                </div>
+              ) : null}
 
-          {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
-          <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
-            <TextField
-              ref={emailRef}
-              label={t.login.email}
-              name="email"
-              type="email"
-              inputMode="email"
-              autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
-              required
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-              error={fieldErrors.email}
-            />
-            <TextField
-              ref={passwordRef}
-              label={t.login.password}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-              error={fieldErrors.password}
-            />
-            <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
-              {t.login.submit}
-            </Button>
-          </form>
-          <div className={styles.divider}>{t.login.or}</div>
-          <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
-            {t.login.passkeySignIn}
-          </Button>
+              {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
+              <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
+                <TextField
+                  ref={emailRef}
+                  label={t.login.email}
+                  name="email"
+                  type="email"
+                  inputMode="email"
+                  autoComplete="username"
+                  autoCapitalize="none"
+                  spellCheck={false}
+                  required
+                  value={email}
+                  onChange={(event) => setEmail(event.currentTarget.value)}
+                  error={fieldErrors.email}
+                />
+                <TextField
+                  ref={passwordRef}
+                  label={t.login.password}
+                  name="password"
+                  type="password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onChange={(event) => setPassword(event.currentTarget.value)}
+                  error={fieldErrors.password}
+                />
+                <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
+                  {t.login.submit}
+                </Button>
+              </form>
+              <div className={styles.divider}>{t.login.or}</div>
+              <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
+                {t.login.passkeySignIn}
+              </Button>
             </>
           )}
         </div>
@@ -249,7 +254,15 @@ function useSsoProvider(organizationId: string | null, email: string) {
     const timer = setTimeout(() => setDomain(typedDomain(email)), 300);
     return () => clearTimeout(timer);
   }, [email]);
-  const byOrganization = useQuery({ ...trpc.auth.ssoProvider.queryOptions({ organizationId: organizationId ?? "" }), enabled: organizationId !== null, staleTime: 60_000 });
-  const byDomain = useQuery({ ...trpc.auth.ssoProvider.queryOptions({ email: `x@${domain ?? ""}` }), enabled: domain !== null, staleTime: 60_000 });
+  const byOrganization = useQuery({
+    ...trpc.auth.ssoProvider.queryOptions({ organizationId: organizationId ?? "" }),
+    enabled: organizationId !== null,
+    staleTime: 60_000,
+  });
+  const byDomain = useQuery({
+    ...trpc.auth.ssoProvider.queryOptions({ email: `x@${domain ?? ""}` }),
+    enabled: domain !== null,
+    staleTime: 60_000,
+  });
   return byDomain.data?.provider ?? byOrganization.data?.provider ?? null;
 }

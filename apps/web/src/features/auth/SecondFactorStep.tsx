@@ -15,7 +15,15 @@ import styles from "./LoginForm.module.css";
 type Methods = NonNullable<LoginResult["methods"]>;
 
 /** The second step after the password: a code from the app, a passkey, or a recovery code. */
-export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: Methods; onSignedIn: () => void; onRestart: (expired: boolean) => void }) {
+export function SecondFactorStep({
+  methods,
+  onSignedIn,
+  onRestart,
+}: {
+  methods: Methods;
+  onSignedIn: () => void;
+  onRestart: (expired: boolean) => void;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const [method, setMethod] = useState<"totp" | "recovery">(methods.totp ? "totp" : "recovery");
@@ -89,7 +97,13 @@ export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: 
       </div>
       <SignInAlert message={error} />
       {methods.passkey ? (
-        <Button variant={methods.totp ? "secondary" : "primary"} block icon={<Icon name="key" />} busy={passkeyBusy} onClick={withPasskey}>
+        <Button
+          variant={methods.totp ? "secondary" : "primary"}
+          block
+          icon={<Icon name="key" />}
+          busy={passkeyBusy}
+          onClick={withPasskey}
+        >
           {t.login.usePasskey}
         </Button>
       ) : null}
@@ -109,7 +123,12 @@ export function SecondFactorStep({ methods, onSignedIn, onRestart }: { methods: 
             value={code}
             onChange={(event) => setCode(event.currentTarget.value)}
           />
-          <Button type="submit" variant={methods.passkey && !methods.totp ? "secondary" : "primary"} block busy={verifyCode.isPending || verifyCode.isSuccess}>
+          <Button
+            type="submit"
+            variant={methods.passkey && !methods.totp ? "secondary" : "primary"}
+            block
+            busy={verifyCode.isPending || verifyCode.isSuccess}
+          >
             {t.login.verify}
           </Button>
         </form>

@@ -1,6 +1,12 @@
 "use client";
 
-import { brandingFonts, LOGO_MAX_BYTES, logoContentTypes, type Branding, type DesignParameters } from "@clinsign/contracts";
+import {
+  brandingFonts,
+  LOGO_MAX_BYTES,
+  logoContentTypes,
+  type Branding,
+  type DesignParameters,
+} from "@clinsign/contracts";
 import { Badge, Button, Card, Notice, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
@@ -29,7 +35,13 @@ interface Draft {
   font: string;
 }
 
-const FIELDS = ["institution_id", "logo_url", "design_parameters.primaryColor", "design_parameters.accentColor", "design_parameters.font"] as const;
+const FIELDS = [
+  "institution_id",
+  "logo_url",
+  "design_parameters.primaryColor",
+  "design_parameters.accentColor",
+  "design_parameters.font",
+] as const;
 
 function Check({ label, result, locale, b }: { label: string; result: ContrastResult; locale: string; b: Texts }) {
   return (
@@ -44,7 +56,21 @@ function Check({ label, result, locale, b }: { label: string; result: ContrastRe
 }
 
 /** A brand colour: the browser's picker and the hex value, with the contrast check under it. */
-function ColorField({ id, label, hint, value, onChange, error }: { id: string; label: string; hint: string; value: string; onChange(value: string): void; error?: string }) {
+function ColorField({
+  id,
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  onChange(value: string): void;
+  error?: string;
+}) {
   const { t, locale } = useI18n();
   const b = t.brandingPage;
   const check = checkColorContrast(value);
@@ -85,7 +111,12 @@ function ColorField({ id, label, hint, value, onChange, error }: { id: string; l
         {check ? (
           <>
             <ul className={styles.checks} aria-label={format(b.contrastOf, { name: label })}>
-              <Check label={check.text === "#ffffff" ? b.whiteTextOnColor : b.blackTextOnColor} result={check.textOnColor} locale={locale} b={b} />
+              <Check
+                label={check.text === "#ffffff" ? b.whiteTextOnColor : b.blackTextOnColor}
+                result={check.textOnColor}
+                locale={locale}
+                b={b}
+              />
               <Check label={b.colorOnWhite} result={check.colorOnWhite} locale={locale} b={b} />
             </ul>
             {check.passes ? null : (
@@ -126,13 +157,23 @@ function previewBranding(draft: Draft): Branding {
  * of the signing page and a form page. Saves through the same validation as `/design`; the
  * server's objections appear on their fields.
  */
-export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; initial: Branding | null; onSaved(target: EditTarget): void }) {
+export function BrandEditor({
+  target,
+  initial,
+  onSaved,
+}: {
+  target: EditTarget;
+  initial: Branding | null;
+  onSaved(target: EditTarget): void;
+}) {
   const { t } = useI18n();
   const b = t.brandingPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const logoInputId = useId();
-  const [draft, setDraft] = useState<Draft>(() => toDraft(initial, target.kind === "institution" ? target.institutionId : ""));
+  const [draft, setDraft] = useState<Draft>(() =>
+    toDraft(initial, target.kind === "institution" ? target.institutionId : ""),
+  );
   const [saved, setSaved] = useState(false);
   const [logoError, setLogoError] = useState<string | null>(null);
   const set = (key: keyof Draft, value: string) => {
@@ -196,7 +237,16 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
       <Card title={b.editTitle}>
         <form className="cs-stack cs-stack--lg" onSubmit={submit} noValidate aria-label={b.editTitle}>
           {target.kind === "new" ? (
-            <TextField label={t.signatureRequestsPage.institutionId} hint={b.institutionHint} value={draft.institutionId} onChange={(e) => set("institutionId", e.target.value)} required maxLength={200} autoComplete="off" error={message("institution_id")} />
+            <TextField
+              label={t.signatureRequestsPage.institutionId}
+              hint={b.institutionHint}
+              value={draft.institutionId}
+              onChange={(e) => set("institutionId", e.target.value)}
+              required
+              maxLength={200}
+              autoComplete="off"
+              error={message("institution_id")}
+            />
           ) : null}
           <fieldset className={styles.colorField}>
             <legend className="cs-label">{b.logo}</legend>
@@ -227,7 +277,18 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
               </span>
             </div>
             <div className={styles.colorRow}>
-              <TextField label={b.logoUrl} hint={b.logoUrlHint} type="url" inputMode="url" placeholder="https://" value={draft.logoUrl} onChange={(e) => set("logoUrl", e.target.value)} maxLength={2048} error={message("logo_url")} className={styles.grow} />
+              <TextField
+                label={b.logoUrl}
+                hint={b.logoUrlHint}
+                type="url"
+                inputMode="url"
+                placeholder="https://"
+                value={draft.logoUrl}
+                onChange={(e) => set("logoUrl", e.target.value)}
+                maxLength={2048}
+                error={message("logo_url")}
+                className={styles.grow}
+              />
               {draft.logoUrl ? (
                 <Button size="small" variant="ghost" onClick={() => set("logoUrl", "")}>
                   {b.removeLogo}
@@ -235,8 +296,22 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
               ) : null}
             </div>
           </fieldset>
-          <ColorField id="brand-primary" label={b.primaryColor} hint={b.primaryHint} value={draft.primaryColor} onChange={(value) => set("primaryColor", value)} error={message("design_parameters.primaryColor")} />
-          <ColorField id="brand-accent" label={b.accentColor} hint={b.accentHint} value={draft.accentColor} onChange={(value) => set("accentColor", value)} error={message("design_parameters.accentColor")} />
+          <ColorField
+            id="brand-primary"
+            label={b.primaryColor}
+            hint={b.primaryHint}
+            value={draft.primaryColor}
+            onChange={(value) => set("primaryColor", value)}
+            error={message("design_parameters.primaryColor")}
+          />
+          <ColorField
+            id="brand-accent"
+            label={b.accentColor}
+            hint={b.accentHint}
+            value={draft.accentColor}
+            onChange={(value) => set("accentColor", value)}
+            error={message("design_parameters.accentColor")}
+          />
           <div className="cs-field">
             <label className="cs-label" htmlFor="brand-font">
               {b.font}
@@ -263,7 +338,13 @@ export function BrandEditor({ target, initial, onSaved }: { target: EditTarget; 
             ) : null}
           </div>
           <div role="status" aria-live="polite">
-            {saved ? <Notice tone="success">{target.kind === "default" ? b.savedDefault : format(b.savedInstitution, { institution: institutionId ?? "" })}</Notice> : null}
+            {saved ? (
+              <Notice tone="success">
+                {target.kind === "default"
+                  ? b.savedDefault
+                  : format(b.savedInstitution, { institution: institutionId ?? "" })}
+              </Notice>
+            ) : null}
             {apiError ? (
               <Notice tone="danger" role="alert">
                 {errorOnAField(apiError, FIELDS, t) ? t.validation.checkFields : describeApiError(apiError, t)}

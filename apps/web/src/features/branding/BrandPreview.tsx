@@ -90,17 +90,35 @@ export function BrandPreview({ branding }: { branding: Branding }) {
           { value: "form", label: b.previewForm },
         ]}
       />
-      <div className={styles.phone} data-testid="brand-preview" role="group" aria-label={screen === "signing" ? b.previewSigningLabel : b.previewFormLabel}>
+      <div
+        className={styles.phone}
+        data-testid="brand-preview"
+        role="group"
+        aria-label={screen === "signing" ? b.previewSigningLabel : b.previewFormLabel}
+      >
         {/* Scrolls like a phone screen; focusable so keyboard users can scroll it (its content is inert). */}
         <div className={styles.phoneScreen} tabIndex={0}>
           <div inert>
-            <PatientShell preview branding={branding} organizationName={organizationName} footer={screen === "form" ? t.patient.formsFooter : undefined}>
+            <PatientShell
+              preview
+              branding={branding}
+              organizationName={organizationName}
+              footer={screen === "form" ? t.patient.formsFooter : undefined}
+            >
               {screen === "signing" ? (
                 <SigningSample t={t} />
               ) : (
                 <div className={styles.sample}>
                   <h2 className={styles.sampleTitle}>{b.sampleFormTitle}</h2>
-                  <FormRenderer idPrefix="brand-preview" schema={schema} values={{}} onValueChange={() => undefined} onSubmit={() => undefined} labels={labels} submitLabel={t.forms.submit} />
+                  <FormRenderer
+                    idPrefix="brand-preview"
+                    schema={schema}
+                    values={{}}
+                    onValueChange={() => undefined}
+                    onSubmit={() => undefined}
+                    labels={labels}
+                    submitLabel={t.forms.submit}
+                  />
                 </div>
               )}
             </PatientShell>

@@ -26,11 +26,20 @@ function useEditTarget(): [EditTarget | null, (target: EditTarget | null, replac
   const pathname = usePathname();
   const institution = params.get("institution");
   const edit = params.get("edit");
-  const target: EditTarget | null = institution ? { kind: "institution", institutionId: institution } : edit === "default" ? { kind: "default" } : edit === "new" ? { kind: "new" } : null;
+  const target: EditTarget | null = institution
+    ? { kind: "institution", institutionId: institution }
+    : edit === "default"
+      ? { kind: "default" }
+      : edit === "new"
+        ? { kind: "new" }
+        : null;
   return [
     target,
     (next, replace = false) => {
-      const href = next === null ? pathname : `${pathname}?${next.kind === "institution" ? new URLSearchParams({ institution: next.institutionId }) : new URLSearchParams({ edit: next.kind })}`;
+      const href =
+        next === null
+          ? pathname
+          : `${pathname}?${next.kind === "institution" ? new URLSearchParams({ institution: next.institutionId }) : new URLSearchParams({ edit: next.kind })}`;
       if (replace) router.replace(href, { scroll: false });
       else router.push(href);
     },
@@ -97,7 +106,12 @@ function InstitutionsCard() {
   const { t, locale } = useI18n();
   const b = t.brandingPage;
   const trpc = useTRPC();
-  const list = useInfiniteQuery(trpc.signatures.brandings.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.signatures.brandings.infiniteQueryOptions(
+      { limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const canEdit = useCan()("organization.setDefaultBranding");
   const columns: TableColumn<InstitutionBrandingItem>[] = [
@@ -114,7 +128,11 @@ function InstitutionsCard() {
       header: b.edit,
       end: true,
       render: (row) => (
-        <Link className="cs-button cs-button--secondary cs-button--small" href={editHref({ kind: "institution", institutionId: row.institutionId })} aria-label={format(b.editLabel, { institution: row.institutionId })}>
+        <Link
+          className="cs-button cs-button--secondary cs-button--small"
+          href={editHref({ kind: "institution", institutionId: row.institutionId })}
+          aria-label={format(b.editLabel, { institution: row.institutionId })}
+        >
           {b.edit}
         </Link>
       ),
@@ -146,14 +164,26 @@ function InstitutionsCard() {
 }
 
 /** Loads what the editor starts from: the default, an institution's own branding, or nothing. */
-function EditorLoader({ target, onSaved, created }: { target: EditTarget; onSaved(target: EditTarget): void; created: boolean }) {
+function EditorLoader({
+  target,
+  onSaved,
+  created,
+}: {
+  target: EditTarget;
+  onSaved(target: EditTarget): void;
+  created: boolean;
+}) {
   const { t } = useI18n();
   const b = t.brandingPage;
   const trpc = useTRPC();
   const isDefault = target.kind === "default";
   const institutionId = target.kind === "institution" ? target.institutionId : "";
   const defaults = useQuery({ ...trpc.organization.defaultBranding.queryOptions(), enabled: isDefault });
-  const design = useQuery({ ...trpc.signatures.getDesign.queryOptions({ institution_id: institutionId }), enabled: target.kind === "institution" && !created, retry: false });
+  const design = useQuery({
+    ...trpc.signatures.getDesign.queryOptions({ institution_id: institutionId }),
+    enabled: target.kind === "institution" && !created,
+    retry: false,
+  });
   const query = isDefault ? defaults : design;
   const canEdit = useCan()("organization.setDefaultBranding");
   // Changing branding is for owners and admins (the API's one rule); the overview shows the rest.
@@ -162,12 +192,22 @@ function EditorLoader({ target, onSaved, created }: { target: EditTarget; onSave
   if (waiting) return <Skeleton label={t.common.loading} lines={6} />;
   const error = target.kind !== "new" && !created && query.error ? readApiError(query.error) : null;
   if (error && error.code === "NOT_FOUND")
-    return <EmptyState level={2} icon="branding" title={b.notFoundTitle} description={format(b.notFoundBody, { institution: institutionId })} />;
-  if (error)
     return (
-      <LoadFailed query={query} />
+      <EmptyState
+        level={2}
+        icon="branding"
+        title={b.notFoundTitle}
+        description={format(b.notFoundBody, { institution: institutionId })}
+      />
     );
-  return <BrandEditor target={target} initial={target.kind === "new" || created ? null : (query.data ?? null)} onSaved={onSaved} />;
+  if (error) return <LoadFailed query={query} />;
+  return (
+    <BrandEditor
+      target={target}
+      initial={target.kind === "new" || created ? null : (query.data ?? null)}
+      onSaved={onSaved}
+    />
+  );
 }
 
 /**
@@ -195,14 +235,22 @@ export function BrandingPage() {
       </>
     );
 
-  const title = target.kind === "default" ? b.defaultTitle : target.kind === "new" ? b.newTitle : format(b.institutionTitle, { institution: target.institutionId });
+  const title =
+    target.kind === "default"
+      ? b.defaultTitle
+      : target.kind === "new"
+        ? b.newTitle
+        : format(b.institutionTitle, { institution: target.institutionId });
   const created = target.kind === "institution" && target.institutionId === createdId;
   return (
     <>
       <Link href="/branding" className={styles.back}>
         ← {b.back}
       </Link>
-      <PageHeader title={title} description={target.kind === "default" ? b.defaultDescription : b.institutionDescription} />
+      <PageHeader
+        title={title}
+        description={target.kind === "default" ? b.defaultDescription : b.institutionDescription}
+      />
       <EditorLoader
         key={target.kind === "new" || created ? "new" : JSON.stringify(target)}
         target={target}

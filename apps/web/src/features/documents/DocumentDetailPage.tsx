@@ -22,8 +22,9 @@ import styles from "./documents.module.css";
 import { AVAILABILITIES, fieldEditorLabels, REQUEST_STATUSES as STATUSES } from "./labels";
 import { useCan } from "../../components/admin-shell/SessionContext";
 
-const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), { ssr: false });
-
+const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), {
+  ssr: false,
+});
 
 interface Draft {
   title: string;
@@ -31,7 +32,11 @@ interface Draft {
   fields: PdfFieldRect[];
 }
 
-const draftOf = (doc: DocumentDetail): Draft => ({ title: doc.title, description: doc.description ?? "", fields: doc.fields });
+const draftOf = (doc: DocumentDetail): Draft => ({
+  title: doc.title,
+  description: doc.description ?? "",
+  fields: doc.fields,
+});
 
 /** The stored PDF of the current version, for the field editor (GET /staff/documents/<id>/pdf). */
 async function fetchDocumentPdf(id: string, version: number): Promise<Uint8Array> {
@@ -109,7 +114,9 @@ export function DocumentDetailPage({ id }: { id: string }) {
     </Link>
   );
   if (detail.isPending || detail.error || !doc || !draft) {
-    return <DetailStates query={detail} back={back} title={d.pageTitle} icon="document" notFound={{ title: d.notFound }} />;
+    return (
+      <DetailStates query={detail} back={back} title={d.pageTitle} icon="document" notFound={{ title: d.notFound }} />
+    );
   }
 
   function submitSave() {
@@ -146,15 +153,13 @@ export function DocumentDetailPage({ id }: { id: string }) {
         title={doc.name}
         description={
           <>
-            <Badge tone={availabilityTone[doc.availability]}>{d.availability[doc.availability]}</Badge> {format(d.versionBadge, { version: doc.currentVersion })} ·{" "}
-            {d.pages}: {doc.pageCount}
+            <Badge tone={availabilityTone[doc.availability]}>{d.availability[doc.availability]}</Badge>{" "}
+            {format(d.versionBadge, { version: doc.currentVersion })} · {d.pages}: {doc.pageCount}
           </>
         }
         actions={
           <>
-            {doc.availability === "active" ? (
-              <NewRequestDialog documentId={doc.id} label={d.newRequest} />
-            ) : null}
+            {doc.availability === "active" ? <NewRequestDialog documentId={doc.id} label={d.newRequest} /> : null}
             {can("documents.delete") ? (
               <Button variant="danger-outline" onClick={() => setDeleting(true)}>
                 {d.delete}
@@ -165,11 +170,17 @@ export function DocumentDetailPage({ id }: { id: string }) {
       />
       <div className="cs-stack cs-stack--lg">
         <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : justCreated ? <Notice tone="info">{d.createdNotice}</Notice> : null}
+          {announcement ? (
+            <Notice tone="success">{announcement}</Notice>
+          ) : justCreated ? (
+            <Notice tone="info">{d.createdNotice}</Notice>
+          ) : null}
         </div>
         {failure ? (
           <Notice tone="danger" role="alert">
-            {readApiError(failure).code === "BAD_REQUEST" ? readApiError(failure).message : describeApiError(readApiError(failure), t)}
+            {readApiError(failure).code === "BAD_REQUEST"
+              ? readApiError(failure).message
+              : describeApiError(readApiError(failure), t)}
           </Notice>
         ) : null}
 
@@ -179,7 +190,11 @@ export function DocumentDetailPage({ id }: { id: string }) {
             name="availability"
             value={chosenAvailability ?? doc.availability}
             disabled={setAvailability.isPending || !can("documents.setAvailability")}
-            options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a], description: d.availabilityHelp[a] }))}
+            options={AVAILABILITIES.map((a) => ({
+              value: a,
+              label: d.availability[a],
+              description: d.availabilityHelp[a],
+            }))}
             onChange={(availability) => {
               setChosenAvailability(availability);
               setAvailability.mutate({ id, availability });
@@ -199,11 +214,27 @@ export function DocumentDetailPage({ id }: { id: string }) {
             }}
           >
             <div className={styles.formGrid}>
-              <TextField label={d.titleLabel} value={draft.title} maxLength={200} required onChange={(event) => setDraft({ ...draft, title: event.target.value })} />
-              <TextField label={d.descriptionLabel} value={draft.description} maxLength={2000} onChange={(event) => setDraft({ ...draft, description: event.target.value })} />
+              <TextField
+                label={d.titleLabel}
+                value={draft.title}
+                maxLength={200}
+                required
+                onChange={(event) => setDraft({ ...draft, title: event.target.value })}
+              />
+              <TextField
+                label={d.descriptionLabel}
+                value={draft.description}
+                maxLength={2000}
+                onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+              />
             </div>
             {pdf.data ? (
-              <FieldPlacementEditor data={pdf.data} fields={draft.fields} onChange={(fields) => setDraft({ ...draft, fields })} labels={fieldEditorLabels(d)} />
+              <FieldPlacementEditor
+                data={pdf.data}
+                fields={draft.fields}
+                onChange={(fields) => setDraft({ ...draft, fields })}
+                labels={fieldEditorLabels(d)}
+              />
             ) : pdf.isError ? (
               <Notice tone="danger" role="alert">
                 {d.pdfFailed}
@@ -213,14 +244,23 @@ export function DocumentDetailPage({ id }: { id: string }) {
                 {d.pdfLoading}
               </p>
             )}
-            {dirty ? <Notice tone="info">{format(d.followNotice, { following: doc.followingRequests, pinned: doc.pinnedOpenRequests })}</Notice> : null}
+            {dirty ? (
+              <Notice tone="info">
+                {format(d.followNotice, { following: doc.followingRequests, pinned: doc.pinnedOpenRequests })}
+              </Notice>
+            ) : null}
             {draft.fields.length === 0 ? (
               <Notice tone="warning" role="alert">
                 {d.needAField}
               </Notice>
             ) : null}
             <div className={styles.actions} hidden={!can("documents.update")}>
-              <Button type="submit" variant="primary" busy={save.isPending} disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}>
+              <Button
+                type="submit"
+                variant="primary"
+                busy={save.isPending}
+                disabled={!dirty || draft.fields.length === 0 || !draft.title.trim()}
+              >
                 {format(d.save, { version: doc.currentVersion + 1 })}
               </Button>
               {dirty ? <Badge tone="warning">{d.unsaved}</Badge> : <span className="cs-hint">{d.unchanged}</span>}
@@ -232,7 +272,11 @@ export function DocumentDetailPage({ id }: { id: string }) {
           <ul className={styles.counts}>
             {STATUSES.map((status) => (
               <li key={status}>
-                <Link className={styles.count} href={`/signature-requests?document=${doc.id}&status=${status}`} aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}>
+                <Link
+                  className={styles.count}
+                  href={`/signature-requests?document=${doc.id}&status=${status}`}
+                  aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}
+                >
                   <span className={styles.countNumber}>{doc.requestCounts[status]}</span>
                   <span className="cs-hint">{d.status[status]}</span>
                 </Link>
@@ -272,7 +316,12 @@ export function DocumentDetailPage({ id }: { id: string }) {
             >
               {t.common.cancel}
             </Button>
-            <Button variant="danger" busy={remove.isPending} disabled={remove.data?.deleted === false} onClick={() => remove.mutate({ id })}>
+            <Button
+              variant="danger"
+              busy={remove.isPending}
+              disabled={remove.data?.deleted === false}
+              onClick={() => remove.mutate({ id })}
+            >
               {d.deleteConfirm}
             </Button>
           </>

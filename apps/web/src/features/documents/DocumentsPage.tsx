@@ -14,7 +14,11 @@ import { useTRPC } from "../../trpc/client";
 import styles from "./documents.module.css";
 import { AVAILABILITIES, REQUEST_STATUSES as STATUSES } from "./labels";
 
-export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = { draft: "neutral", active: "success", inactive: "warning" };
+export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = {
+  draft: "neutral",
+  active: "success",
+  inactive: "warning",
+};
 
 /**
  * Documents: search and availability filter in the URL, a cursor-paged table with each
@@ -47,7 +51,11 @@ export function DocumentsPage() {
         </Link>
       ),
     },
-    { key: "availability", header: d.columnAvailability, render: (item) => <Badge tone={availabilityTone[item.availability]}>{d.availability[item.availability]}</Badge> },
+    {
+      key: "availability",
+      header: d.columnAvailability,
+      render: (item) => <Badge tone={availabilityTone[item.availability]}>{d.availability[item.availability]}</Badge>,
+    },
     { key: "version", header: d.columnVersion, render: (item) => item.currentVersion },
     { key: "fields", header: d.columnFields, render: (item) => item.fieldCount },
     {
@@ -85,7 +93,13 @@ export function DocumentsPage() {
       />
       <Card flush>
         <div className={styles.toolbar} role="search" aria-label={d.search}>
-          <TextField label={d.search} type="search" value={searchText} maxLength={200} onChange={(event) => setSearchText(event.target.value)} />
+          <TextField
+            label={d.search}
+            type="search"
+            value={searchText}
+            maxLength={200}
+            onChange={(event) => setSearchText(event.target.value)}
+          />
           <div className="cs-field">
             <label className="cs-label" htmlFor="document-availability-filter">
               {d.availabilityFilter}

@@ -4,7 +4,20 @@ import { Button } from "@clinsign/ui";
 import { PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels } from "@clinsign/ui/pdf-pages";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from "react";
 import { format } from "../../i18n";
-import { centredField, clampToPage, dragBox, fromDisplay, isBigEnough, MAX_FIELDS, minBox, moveBox, nudge, resizeBox, toDisplay, type Box } from "./field-geometry";
+import {
+  centredField,
+  clampToPage,
+  dragBox,
+  fromDisplay,
+  isBigEnough,
+  MAX_FIELDS,
+  minBox,
+  moveBox,
+  nudge,
+  resizeBox,
+  toDisplay,
+  type Box,
+} from "./field-geometry";
 import styles from "./field-editor.module.css";
 
 /** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
@@ -149,7 +162,12 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
         }}
       >
         {onPage.map(({ field, index }) => (
-          <Positioned key={index} box={toDisplay(field, page)} className={styles.fieldBox} selected={selected === index}>
+          <Positioned
+            key={index}
+            box={toDisplay(field, page)}
+            className={styles.fieldBox}
+            selected={selected === index}
+          >
             <button
               ref={(element) => {
                 if (element) handles.current.set(index, element);
@@ -198,11 +216,22 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
       <div className={styles.pages}>
         <div className={styles.toolbar}>
           <p className="cs-hint">{labels.drawHint}</p>
-          <Button size="small" variant={touchDraw ? "primary" : "secondary"} aria-pressed={touchDraw} onClick={() => setTouchDraw(!touchDraw)}>
+          <Button
+            size="small"
+            variant={touchDraw ? "primary" : "secondary"}
+            aria-pressed={touchDraw}
+            onClick={() => setTouchDraw(!touchDraw)}
+          >
             {touchDraw ? labels.touchDrawOn : labels.touchDraw}
           </Button>
         </div>
-        <PdfPages data={data} labels={labels.pages} assetsUrl={PDFJS_ASSETS} pageOverlay={overlay} className={styles.document} />
+        <PdfPages
+          data={data}
+          labels={labels.pages}
+          assetsUrl={PDFJS_ASSETS}
+          pageOverlay={overlay}
+          className={styles.document}
+        />
       </div>
       <aside className={styles.panel} aria-label={labels.fieldsTitle}>
         <h3 className={styles.panelTitle}>{labels.fieldsTitle}</h3>
@@ -214,7 +243,13 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
             <label className="cs-label" htmlFor={`${helpId}-add-page`}>
               {labels.addFieldOnPage}
             </label>
-            <select id={`${helpId}-add-page`} className="cs-input" value={addPage} onChange={(event) => setAddPage(Number(event.target.value))} disabled={pageCount === 0}>
+            <select
+              id={`${helpId}-add-page`}
+              className="cs-input"
+              value={addPage}
+              onChange={(event) => setAddPage(Number(event.target.value))}
+              disabled={pageCount === 0}
+            >
               {Array.from({ length: Math.max(pageCount, 1) }, (_, i) => (
                 <option key={i + 1} value={i + 1}>
                   {i + 1}
@@ -222,7 +257,11 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
               ))}
             </select>
           </div>
-          <Button variant="secondary" disabled={full || !geometry[addPage]} onClick={() => geometry[addPage] && add(centredField(addPage, geometry[addPage]!))}>
+          <Button
+            variant="secondary"
+            disabled={full || !geometry[addPage]}
+            onClick={() => geometry[addPage] && add(centredField(addPage, geometry[addPage]!))}
+          >
             {labels.addField}
           </Button>
         </div>
@@ -245,7 +284,10 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
                       onChange={(event) => {
                         const number = Number(event.target.value);
                         const page = geometry[number];
-                        replace(index, page ? clampToPage({ ...field, page: number }, page) : { ...field, page: number });
+                        replace(
+                          index,
+                          page ? clampToPage({ ...field, page: number }, page) : { ...field, page: number },
+                        );
                       }}
                     >
                       {Array.from({ length: Math.max(pageCount, field.page) }, (_, i) => (
@@ -269,7 +311,12 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
                     />
                   ))}
                 </div>
-                <Button size="small" variant="danger-outline" onClick={() => remove(index)} aria-label={`${labels.removeField}: ${nameOf(index)}`}>
+                <Button
+                  size="small"
+                  variant="danger-outline"
+                  onClick={() => remove(index)}
+                  aria-label={`${labels.removeField}: ${nameOf(index)}`}
+                >
                   {labels.removeField}
                 </Button>
               </fieldset>
@@ -325,7 +372,17 @@ function PageSurface({
 }
 
 /** A box placed in fractions of its page, through CSS custom properties (the CSP allows no inline styles). */
-function Positioned({ box, className, selected, children }: { box: Box; className?: string; selected?: boolean; children?: React.ReactNode }) {
+function Positioned({
+  box,
+  className,
+  selected,
+  children,
+}: {
+  box: Box;
+  className?: string;
+  selected?: boolean;
+  children?: React.ReactNode;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const style = ref.current?.style;
@@ -343,7 +400,17 @@ function Positioned({ box, className, selected, children }: { box: Box; classNam
 }
 
 /** A number input that keeps what is typed until it is a number, then commits it. */
-function NumberField({ id, label, value, onCommit }: { id: string; label: string; value: number; onCommit(value: number): void }) {
+function NumberField({
+  id,
+  label,
+  value,
+  onCommit,
+}: {
+  id: string;
+  label: string;
+  value: number;
+  onCommit(value: number): void;
+}) {
   const [text, setText] = useState(String(value));
   const [shown, setShown] = useState(value);
   const [focused, setFocused] = useState(false);

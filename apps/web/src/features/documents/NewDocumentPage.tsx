@@ -16,7 +16,9 @@ import { fieldEditorLabels } from "./labels";
 import { uploadDocument, UploadError } from "./upload";
 
 /** pdf.js comes with the editor, only once a file is chosen. */
-const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), { ssr: false });
+const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), {
+  ssr: false,
+});
 
 const MAX_PDF_BYTES = 20 * 1024 * 1024;
 const DEFAULT_URL_FIELD = { page: 1, x: 50, y: 50, width: 200, height: 60 };
@@ -62,18 +64,28 @@ export function NewDocumentPage() {
     setUploading(true);
     setUploadError(null);
     try {
-      const created = await uploadDocument(file, { document_name: name.trim(), document_description: description.trim() || null, signingfield_koordinates: fields });
+      const created = await uploadDocument(file, {
+        document_name: name.trim(),
+        document_description: description.trim() || null,
+        signingfield_koordinates: fields,
+      });
       router.push(`/documents/${created.id}?created=1`);
     } catch (error) {
       setUploading(false);
-      setUploadError(error instanceof UploadError ? { message: error.message, field: error.field } : { message: t.errors.network });
+      setUploadError(
+        error instanceof UploadError ? { message: error.message, field: error.field } : { message: t.errors.network },
+      );
     }
   }
 
   const [url, setUrl] = useState("");
   const [urlName, setUrlName] = useState("");
   const [urlField, setUrlField] = useState(DEFAULT_URL_FIELD);
-  const register = useMutation(trpc.documents.create.mutationOptions({ onSuccess: (created) => router.push(`/documents/${created.document_id}?created=1`) }));
+  const register = useMutation(
+    trpc.documents.create.mutationOptions({
+      onSuccess: (created) => router.push(`/documents/${created.document_id}?created=1`),
+    }),
+  );
   const registerError = register.error ? readApiError(register.error) : null;
 
   return (
@@ -113,13 +125,27 @@ export function NewDocumentPage() {
                     value={name}
                     maxLength={200}
                     required
-                    error={(tried && !name.trim()) || uploadError?.field === "document_name" ? t.validation.required : undefined}
+                    error={
+                      (tried && !name.trim()) || uploadError?.field === "document_name"
+                        ? t.validation.required
+                        : undefined
+                    }
                     onChange={(event) => setName(event.target.value)}
                   />
-                  <TextField label={d.descriptionLabel} value={description} maxLength={2000} onChange={(event) => setDescription(event.target.value)} />
+                  <TextField
+                    label={d.descriptionLabel}
+                    value={description}
+                    maxLength={2000}
+                    onChange={(event) => setDescription(event.target.value)}
+                  />
                 </div>
                 <h3>{d.placeFieldsTitle}</h3>
-                <FieldPlacementEditor data={file.bytes} fields={fields} onChange={setFields} labels={fieldEditorLabels(d)} />
+                <FieldPlacementEditor
+                  data={file.bytes}
+                  fields={fields}
+                  onChange={setFields}
+                  labels={fieldEditorLabels(d)}
+                />
                 {tried && fields.length === 0 ? (
                   <Notice tone="warning" role="alert">
                     {d.needAField}
@@ -146,12 +172,30 @@ export function NewDocumentPage() {
             aria-label={d.urlTitle}
             onSubmit={(event) => {
               event.preventDefault();
-              register.mutate({ document_name: urlName.trim(), document_bloburl: url.trim(), signingfield_koordinates: urlField });
+              register.mutate({
+                document_name: urlName.trim(),
+                document_bloburl: url.trim(),
+                signingfield_koordinates: urlField,
+              });
             }}
           >
             <div className={styles.formGrid}>
-              <TextField label={d.name} value={urlName} maxLength={200} required onChange={(event) => setUrlName(event.target.value)} />
-              <TextField label={d.urlLabel} type="url" inputMode="url" value={url} maxLength={2048} required onChange={(event) => setUrl(event.target.value)} />
+              <TextField
+                label={d.name}
+                value={urlName}
+                maxLength={200}
+                required
+                onChange={(event) => setUrlName(event.target.value)}
+              />
+              <TextField
+                label={d.urlLabel}
+                type="url"
+                inputMode="url"
+                value={url}
+                maxLength={2048}
+                required
+                onChange={(event) => setUrl(event.target.value)}
+              />
             </div>
             <fieldset className={styles.fieldsetReset}>
               <legend className="cs-label">{d.firstField}</legend>

@@ -21,14 +21,38 @@ describe("field geometry of the document field editor", () => {
   });
 
   it("never lets a field leave its page, whatever the numbers", () => {
-    expect(clampToPage({ page: 1, x: 500, y: 820, width: 200, height: 60 }, A4)).toEqual({ page: 1, x: 395.28, y: 781.89, width: 200, height: 60 });
-    expect(clampToPage({ page: 1, x: -40, y: -1, width: 9999, height: 30 }, A4)).toEqual({ page: 1, x: 0, y: 0, width: 595.28, height: 30 });
-    expect(clampToPage({ page: 1, x: Number.NaN, y: 10, width: 0, height: -5 }, A4)).toMatchObject({ x: 0, width: 1, height: 1 });
+    expect(clampToPage({ page: 1, x: 500, y: 820, width: 200, height: 60 }, A4)).toEqual({
+      page: 1,
+      x: 395.28,
+      y: 781.89,
+      width: 200,
+      height: 60,
+    });
+    expect(clampToPage({ page: 1, x: -40, y: -1, width: 9999, height: 30 }, A4)).toEqual({
+      page: 1,
+      x: 0,
+      y: 0,
+      width: 595.28,
+      height: 30,
+    });
+    expect(clampToPage({ page: 1, x: Number.NaN, y: 10, width: 0, height: -5 }, A4)).toMatchObject({
+      x: 0,
+      width: 1,
+      height: 1,
+    });
   });
 
   it("turns a drag in any direction into the box it spans, and ignores a click", () => {
-    expect(dragBox({ x: 0.6, y: 0.5 }, { x: 0.2, y: 0.4 })).toEqual({ left: 0.2, top: 0.4, width: 0.39999999999999997, height: 0.09999999999999998 });
-    expect(dragBox({ x: 0.9, y: 0.9 }, { x: 1.4, y: 1.2 })).toMatchObject({ width: expect.closeTo(0.1), height: expect.closeTo(0.1) });
+    expect(dragBox({ x: 0.6, y: 0.5 }, { x: 0.2, y: 0.4 })).toEqual({
+      left: 0.2,
+      top: 0.4,
+      width: 0.39999999999999997,
+      height: 0.09999999999999998,
+    });
+    expect(dragBox({ x: 0.9, y: 0.9 }, { x: 1.4, y: 1.2 })).toMatchObject({
+      width: expect.closeTo(0.1),
+      height: expect.closeTo(0.1),
+    });
     expect(isBigEnough(dragBox({ x: 0.5, y: 0.5 }, { x: 0.505, y: 0.505 }), A4)).toBe(false);
     expect(isBigEnough(dragBox({ x: 0.1, y: 0.1 }, { x: 0.4, y: 0.2 }), A4)).toBe(true);
   });

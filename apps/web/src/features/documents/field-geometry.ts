@@ -46,7 +46,10 @@ export function fromDisplay(box: Box, page: Page, pageNumber: number): PdfFieldR
     default:
       [fx, fy, fw, fh] = [box.left, box.top, box.width, box.height];
   }
-  return clampToPage({ page: pageNumber, x: fx * page.width, y: fy * page.height, width: fw * page.width, height: fh * page.height }, page);
+  return clampToPage(
+    { page: pageNumber, x: fx * page.width, y: fy * page.height, width: fw * page.width, height: fh * page.height },
+    page,
+  );
 }
 
 /** Two decimals of a point are far below what anyone can see; stored numbers stay readable. */
@@ -61,7 +64,13 @@ export function clampToPage(field: PdfFieldRect, page: Pick<Page, "width" | "hei
   const height = Math.min(Math.max(finite(field.height, DEFAULT_FIELD.height), 1), page.height);
   const x = Math.min(Math.max(finite(field.x, 0), 0), page.width - width);
   const y = Math.min(Math.max(finite(field.y, 0), 0), page.height - height);
-  return { page: field.page, x: round(x), y: round(y), width: round(Math.min(width, page.width - round(x))), height: round(Math.min(height, page.height - round(y))) };
+  return {
+    page: field.page,
+    x: round(x),
+    y: round(y),
+    width: round(Math.min(width, page.width - round(x))),
+    height: round(Math.min(height, page.height - round(y))),
+  };
 }
 
 const finite = (value: number, fallback: number) => (Number.isFinite(value) ? value : fallback);
@@ -97,7 +106,12 @@ export function resizeBox(box: Box, dw: number, dh: number, min: { width: number
  * with Alt they resize it; Shift makes a step of 10 points instead of 1. Directions are those of
  * the displayed page.
  */
-export function nudge(field: PdfFieldRect, page: Page, key: "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown", options: { large: boolean; resize: boolean }): PdfFieldRect {
+export function nudge(
+  field: PdfFieldRect,
+  page: Page,
+  key: "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown",
+  options: { large: boolean; resize: boolean },
+): PdfFieldRect {
   const step = options.large ? 10 : 1;
   const box = toDisplay(field, page);
   // One point as a fraction of the displayed width and height.
@@ -113,14 +127,20 @@ export function nudge(field: PdfFieldRect, page: Page, key: "ArrowLeft" | "Arrow
 /** The smallest field (MIN_FIELD_POINTS each way) as fractions of the displayed page. */
 export function minBox(page: Page): { width: number; height: number } {
   const rotated = normalizedRotation(page.rotate) % 180 !== 0;
-  return { width: MIN_FIELD_POINTS / (rotated ? page.height : page.width), height: MIN_FIELD_POINTS / (rotated ? page.width : page.height) };
+  return {
+    width: MIN_FIELD_POINTS / (rotated ? page.height : page.width),
+    height: MIN_FIELD_POINTS / (rotated ? page.width : page.height),
+  };
 }
 
 /** A new field centred on the page (or where there is room), for "Add field" without a pointer. */
 export function centredField(pageNumber: number, page: Pick<Page, "width" | "height">): PdfFieldRect {
   const width = Math.min(DEFAULT_FIELD.width, page.width);
   const height = Math.min(DEFAULT_FIELD.height, page.height);
-  return clampToPage({ page: pageNumber, x: (page.width - width) / 2, y: (page.height - height) / 2, width, height }, page);
+  return clampToPage(
+    { page: pageNumber, x: (page.width - width) / 2, y: (page.height - height) / 2, width, height },
+    page,
+  );
 }
 
 /** True when the box is big enough (in points on its page) to be a field rather than a click. */

@@ -38,7 +38,12 @@ export function FormRequestsPage() {
     createdTo: endOfDay(values.to),
   };
   const templates = useTemplateOptions() ?? [];
-  const list = useInfiniteQuery(trpc.formRequests.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.formRequests.list.infiniteQueryOptions(
+      { ...filter, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<FormRequestListItem>[] = [
@@ -53,9 +58,13 @@ export function FormRequestsPage() {
         <div className={lists.stacked}>
           <Badge tone={stateTone(row.state)}>{stateLabel(row.state, f)}</Badge>
           {row.state === "sms_retrying" || row.state === "sms_failed" ? (
-            row.smsError ? <span className={lists.error}>{row.smsError}</span> : null
+            row.smsError ? (
+              <span className={lists.error}>{row.smsError}</span>
+            ) : null
           ) : row.state !== "submitted" && row.state !== "cancelled" ? (
-            <span className="cs-hint">{format(row.state === "expired" ? f.expired : f.expires, { date: formatDateTime(row.expiresAt, locale) })}</span>
+            <span className="cs-hint">
+              {format(row.state === "expired" ? f.expired : f.expires, { date: formatDateTime(row.expiresAt, locale) })}
+            </span>
           ) : null}
         </div>
       ),
@@ -78,7 +87,12 @@ export function FormRequestsPage() {
               <label className="cs-label" htmlFor="filter-state">
                 {f.state}
               </label>
-              <select id="filter-state" className={`cs-input ${lists.select}`} value={draft.state} onChange={(e) => set("state", e.target.value)}>
+              <select
+                id="filter-state"
+                className={`cs-input ${lists.select}`}
+                value={draft.state}
+                onChange={(e) => set("state", e.target.value)}
+              >
                 <option value="">{f.allStates}</option>
                 {formRequestStates.map((state) => (
                   <option key={state} value={state}>
@@ -87,9 +101,26 @@ export function FormRequestsPage() {
                 ))}
               </select>
             </div>
-            <TemplateSelect id="filter-template" label={f.template} allLabel={f.allTemplates} value={draft.template} onChange={(value) => set("template", value)} templates={templates} />
-            <TextField label={f.rnummer} value={draft.rnummer} onChange={(e) => set("rnummer", e.target.value)} maxLength={64} />
-            <TextField label={f.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
+            <TemplateSelect
+              id="filter-template"
+              label={f.template}
+              allLabel={f.allTemplates}
+              value={draft.template}
+              onChange={(value) => set("template", value)}
+              templates={templates}
+            />
+            <TextField
+              label={f.rnummer}
+              value={draft.rnummer}
+              onChange={(e) => set("rnummer", e.target.value)}
+              maxLength={64}
+            />
+            <TextField
+              label={f.fromDate}
+              type="date"
+              value={draft.from}
+              onChange={(e) => set("from", e.target.value)}
+            />
             <TextField label={f.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
             <FilterActions filtered={filtered} onReset={() => apply({})} labels={f} />
           </form>
@@ -102,7 +133,14 @@ export function FormRequestsPage() {
             columns={columns}
             rowKey={(row) => row.id}
             labels={f}
-            empty={<EmptyState icon="send" level={3} title={filtered ? f.emptyFilteredTitle : f.emptyTitle} description={filtered ? f.emptyFilteredBody : f.emptyBody} />}
+            empty={
+              <EmptyState
+                icon="send"
+                level={3}
+                title={filtered ? f.emptyFilteredTitle : f.emptyTitle}
+                description={filtered ? f.emptyFilteredBody : f.emptyBody}
+              />
+            }
           />
         </Card>
         <Outbox />

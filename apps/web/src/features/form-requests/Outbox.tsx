@@ -48,12 +48,18 @@ export function Outbox() {
         m.status === "sent" && m.provider === "outbox" ? (
           <Badge tone="warning">{f.statusKept}</Badge>
         ) : (
-          <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>{m.status === "sent" ? f.stateSent : m.status === "failed" ? f.messageFailed : f.messageQueued}</Badge>
+          <Badge tone={m.status === "sent" ? "success" : m.status === "failed" ? "danger" : "neutral"}>
+            {m.status === "sent" ? f.stateSent : m.status === "failed" ? f.messageFailed : f.messageQueued}
+          </Badge>
         ),
     },
   ];
   return (
-    <Card title={f.outboxTitle} description={providers.data ? (keptHere ? f.outboxDescription : f.outboxGatewayDescription) : undefined} flush>
+    <Card
+      title={f.outboxTitle}
+      description={providers.data ? (keptHere ? f.outboxDescription : f.outboxGatewayDescription) : undefined}
+      flush
+    >
       {outbox.isPending ? (
         <div className="cs-card__body">
           <Skeleton label={t.common.loading} lines={3} />

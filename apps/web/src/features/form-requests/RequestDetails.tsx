@@ -28,7 +28,9 @@ export function MessageOutcome({ message, f, locale }: { message: MessageSummary
   const status =
     message.status === "sent" && message.sentAt ? (
       <Badge tone={message.provider === "outbox" ? "warning" : "success"}>
-        {format(message.provider === "outbox" ? f.messageKept : f.messageSent, { date: formatDateTime(message.sentAt, locale) })}
+        {format(message.provider === "outbox" ? f.messageKept : f.messageSent, {
+          date: formatDateTime(message.sentAt, locale),
+        })}
       </Badge>
     ) : message.status === "failed" ? (
       <Badge tone="danger">{f.messageFailed}</Badge>
@@ -92,7 +94,10 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
       )}
       {request.submissionId ? (
         <div>
-          <Link className="cs-button cs-button--secondary cs-button--small" href={`/submissions/${request.submissionId}`}>
+          <Link
+            className="cs-button cs-button--secondary cs-button--small"
+            href={`/submissions/${request.submissionId}`}
+          >
             {f.viewSubmission}
           </Link>
         </div>
@@ -117,7 +122,12 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
             <Button size="small" onClick={() => setConfirming(false)} disabled={cancel.isPending}>
               {f.keep}
             </Button>
-            <Button size="small" variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate({ id: request.id })}>
+            <Button
+              size="small"
+              variant="danger"
+              busy={cancel.isPending}
+              onClick={() => cancel.mutate({ id: request.id })}
+            >
               {f.cancelConfirm}
             </Button>
           </div>
@@ -126,7 +136,9 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
       <div role="status" aria-live="polite">
         {resend.isSuccess ? <Notice tone="success">{f.resent}</Notice> : null}
         {cancel.isSuccess ? <Notice tone="success">{f.cancelled}</Notice> : null}
-        {resend.error ?? cancel.error ? <Notice tone="danger">{describeApiError(readApiError(resend.error ?? cancel.error), t)}</Notice> : null}
+        {(resend.error ?? cancel.error) ? (
+          <Notice tone="danger">{describeApiError(readApiError(resend.error ?? cancel.error), t)}</Notice>
+        ) : null}
       </div>
     </div>
   );
@@ -139,7 +151,11 @@ export function RequestDetails({ request }: { request: FormRequestListItem }) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button size="small" onClick={() => setOpen(true)} aria-label={format(f.showDetailsLabel, { rnummer: request.rnummer })}>
+      <Button
+        size="small"
+        onClick={() => setOpen(true)}
+        aria-label={format(f.showDetailsLabel, { rnummer: request.rnummer })}
+      >
         {f.showDetails}
       </Button>
       <Dialog

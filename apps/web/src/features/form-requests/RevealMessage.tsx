@@ -34,20 +34,25 @@ export function RevealMessage({ message }: { message: MessageSummary }) {
   if (reveal.data) {
     return (
       <div className="cs-stack" role="status">
-        <CopyField label={f.revealedTitle} hint={f.revealedBody} value={reveal.data.body} labels={t.common} testId="revealed-message" />
+        <CopyField
+          label={f.revealedTitle}
+          hint={f.revealedBody}
+          value={reveal.data.body}
+          labels={t.common}
+          testId="revealed-message"
+        />
       </div>
     );
   }
-  if (message.revealedAt) return <span className="cs-hint">{format(f.revealedAlready, { date: formatDateTime(message.revealedAt, locale) })}</span>;
+  if (message.revealedAt)
+    return (
+      <span className="cs-hint">{format(f.revealedAlready, { date: formatDateTime(message.revealedAt, locale) })}</span>
+    );
   if (!message.revealable || !can(me.role, "messages.reveal")) return null;
   return (
     <div className="cs-stack">
       <div>
-        <Button
-          size="small"
-          onClick={() => reveal.mutate({ id: message.id })}
-          busy={reveal.isPending}
-        >
+        <Button size="small" onClick={() => reveal.mutate({ id: message.id })} busy={reveal.isPending}>
           {message.purpose === "portal.otp" ? f.revealOtp : f.reveal}
         </Button>
       </div>

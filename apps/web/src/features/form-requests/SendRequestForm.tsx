@@ -17,7 +17,16 @@ import styles from "./form-requests.module.css";
  * ("0170 7654321", read in the organization's phone country) or internationally; the API
  * answers it in E.164, which the confirmation shows.
  */
-const empty = { templateIdentifier: "", phone: "", rnummer: "", from: "", emailTo: "", emailSubject: "", institutionId: "", locale: "" };
+const empty = {
+  templateIdentifier: "",
+  phone: "",
+  rnummer: "",
+  from: "",
+  emailTo: "",
+  emailSubject: "",
+  institutionId: "",
+  locale: "",
+};
 type Draft = typeof empty;
 
 /** Sends a form by SMS through F1's service; shows the number as the API normalised it. */
@@ -40,7 +49,13 @@ export function SendRequestForm() {
     trpc.formRequests.create.mutationOptions({
       onSuccess: (result) => {
         setSentTo(result.phone);
-        setDraft((current) => ({ ...empty, templateIdentifier: current.templateIdentifier, from: current.from, institutionId: current.institutionId, locale: current.locale }));
+        setDraft((current) => ({
+          ...empty,
+          templateIdentifier: current.templateIdentifier,
+          from: current.from,
+          institutionId: current.institutionId,
+          locale: current.locale,
+        }));
         void queryClient.invalidateQueries({ queryKey: trpc.formRequests.list.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.messages.list.pathKey() });
       },
@@ -103,14 +118,53 @@ export function SendRequestForm() {
             </span>
           ) : null}
         </div>
-        <TextField label={f.phone} hint={f.phoneHint} type="tel" inputMode="tel" autoComplete="off" value={draft.phone} onChange={(e) => change("phone", e.target.value)} required maxLength={40} error={fieldError("phone")} />
-        <TextField label={f.rnummer} hint={f.rnummerHint} value={draft.rnummer} onChange={(e) => change("rnummer", e.target.value)} required minLength={2} maxLength={64} error={fieldError("rnummer")} />
-        <TextField label={f.from} hint={f.fromHint} value={draft.from} onChange={(e) => change("from", e.target.value)} maxLength={32} error={fieldError("from")} />
+        <TextField
+          label={f.phone}
+          hint={f.phoneHint}
+          type="tel"
+          inputMode="tel"
+          autoComplete="off"
+          value={draft.phone}
+          onChange={(e) => change("phone", e.target.value)}
+          required
+          maxLength={40}
+          error={fieldError("phone")}
+        />
+        <TextField
+          label={f.rnummer}
+          hint={f.rnummerHint}
+          value={draft.rnummer}
+          onChange={(e) => change("rnummer", e.target.value)}
+          required
+          minLength={2}
+          maxLength={64}
+          error={fieldError("rnummer")}
+        />
+        <TextField
+          label={f.from}
+          hint={f.fromHint}
+          value={draft.from}
+          onChange={(e) => change("from", e.target.value)}
+          maxLength={32}
+          error={fieldError("from")}
+        />
         {/* Where the result is e-mailed is an administrator's choice (the API refuses it from the staff role). */}
         {mayChooseDestinations ? (
           <>
-            <TextField label={f.emailTo} hint={f.emailToHint} value={draft.emailTo} onChange={(e) => change("emailTo", e.target.value)} error={fieldError("emailTo")} />
-            <TextField label={f.emailSubject} value={draft.emailSubject} onChange={(e) => change("emailSubject", e.target.value)} maxLength={200} error={fieldError("emailSubject")} />
+            <TextField
+              label={f.emailTo}
+              hint={f.emailToHint}
+              value={draft.emailTo}
+              onChange={(e) => change("emailTo", e.target.value)}
+              error={fieldError("emailTo")}
+            />
+            <TextField
+              label={f.emailSubject}
+              value={draft.emailSubject}
+              onChange={(e) => change("emailSubject", e.target.value)}
+              maxLength={200}
+              error={fieldError("emailSubject")}
+            />
           </>
         ) : (
           <p className="cs-hint">{f.emailToAdminOnly}</p>
@@ -128,7 +182,9 @@ export function SendRequestForm() {
               className={`cs-input ${lists.select}`}
               value={draft.institutionId}
               onChange={(e) => change("institutionId", e.target.value)}
-              aria-describedby={fieldError("institutionId") ? "send-institution-hint send-institution-error" : "send-institution-hint"}
+              aria-describedby={
+                fieldError("institutionId") ? "send-institution-hint send-institution-error" : "send-institution-hint"
+              }
               aria-invalid={fieldError("institutionId") ? true : undefined}
             >
               <option value="">{f.institutionDefault}</option>
@@ -149,10 +205,19 @@ export function SendRequestForm() {
           <label className="cs-label" htmlFor="send-locale">
             {f.smsLanguage}
           </label>
-          <select id="send-locale" className={`cs-input ${lists.select}`} value={draft.locale} onChange={(e) => change("locale", e.target.value)}>
+          <select
+            id="send-locale"
+            className={`cs-input ${lists.select}`}
+            value={draft.locale}
+            onChange={(e) => change("locale", e.target.value)}
+          >
             <option value="">{f.smsLanguageDefault}</option>
-            <option value="de" lang="de">Deutsch</option>
-            <option value="en" lang="en">English</option>
+            <option value="de" lang="de">
+              Deutsch
+            </option>
+            <option value="en" lang="en">
+              English
+            </option>
           </select>
         </div>
       </div>

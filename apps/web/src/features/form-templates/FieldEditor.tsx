@@ -5,14 +5,27 @@ import { Button, TextField } from "@clinsign/ui";
 import { useId, useState } from "react";
 import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { fileTypeChoices, hasOptions, isDisplayType, keyFromLabel, optionsToText, readAccept, textToOptions, uniqueKey, writeAccept, type FieldType, type FileTypeChoice } from "./builder-model";
+import {
+  fileTypeChoices,
+  hasOptions,
+  isDisplayType,
+  keyFromLabel,
+  optionsToText,
+  readAccept,
+  textToOptions,
+  uniqueKey,
+  writeAccept,
+  type FieldType,
+  type FileTypeChoice,
+} from "./builder-model";
 import styles from "./builder.module.css";
 
 type Attrs = Record<string, unknown>;
 
 /** `undefined` for an empty input, so optional attributes disappear instead of being "". */
 const optionalText = (value: string) => (value === "" ? undefined : value);
-const optionalNumber = (value: string) => (value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value));
+const optionalNumber = (value: string) =>
+  value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value);
 
 function withAttr(field: FormField, name: string, value: unknown): FormField {
   const next = { ...field } as Attrs;
@@ -22,7 +35,17 @@ function withAttr(field: FormField, name: string, value: unknown): FormField {
 }
 
 /** Attributes behind "More options": technical or rarely needed; a problem in one opens them. */
-const ADVANCED_ATTRIBUTES = ["key", "placeholder", "min", "max", "minLength", "maxLength", "pattern", "accept", "maxSizeMb"];
+const ADVANCED_ATTRIBUTES = [
+  "key",
+  "placeholder",
+  "min",
+  "max",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "accept",
+  "maxSizeMb",
+];
 
 /** The id of a field's label input: the builder focuses it when the field is added. */
 export const labelInputId = (fieldId: string) => `label-${fieldId}`;
@@ -63,7 +86,8 @@ export function FieldEditor({
 
   function setLabel(label: string) {
     let next = withAttr(field, "label", label);
-    if (keyFollowsLabel && !isDisplayType(type)) next = withAttr(next, "key", uniqueKey(keyFromLabel(label), schema.fields, field.id));
+    if (keyFollowsLabel && !isDisplayType(type))
+      next = withAttr(next, "key", uniqueKey(keyFromLabel(label), schema.fields, field.id));
     onChange(next);
   }
 
@@ -74,26 +98,60 @@ export function FieldEditor({
           <label className="cs-label" htmlFor={labelInputId(field.id)}>
             {b.text}
           </label>
-          <textarea id={labelInputId(field.id)} className="cs-input" rows={3} value={field.label} onChange={(event) => setLabel(event.target.value)} aria-invalid={problems.label ? true : undefined} />
+          <textarea
+            id={labelInputId(field.id)}
+            className="cs-input"
+            rows={3}
+            value={field.label}
+            onChange={(event) => setLabel(event.target.value)}
+            aria-invalid={problems.label ? true : undefined}
+          />
           {problems.label ? <span className="cs-field-error">{problems.label}</span> : null}
         </div>
       ) : (
-        <TextField id={labelInputId(field.id)} label={b.label} value={field.label} onChange={(event) => setLabel(event.target.value)} error={problems.label} />
+        <TextField
+          id={labelInputId(field.id)}
+          label={b.label}
+          value={field.label}
+          onChange={(event) => setLabel(event.target.value)}
+          error={problems.label}
+        />
       )}
       {isDisplayType(type) ? null : (
         <>
           <label className={styles.check}>
-            <input type="checkbox" checked={field.required === true} onChange={(event) => set("required", event.target.checked || undefined)} />
+            <input
+              type="checkbox"
+              checked={field.required === true}
+              onChange={(event) => set("required", event.target.checked || undefined)}
+            />
             <span>{b.required}</span>
           </label>
-          <TextField label={b.helpText} value={text("helpText")} onChange={(event) => set("helpText", optionalText(event.target.value))} error={problems.helpText} />
+          <TextField
+            label={b.helpText}
+            value={text("helpText")}
+            onChange={(event) => set("helpText", optionalText(event.target.value))}
+            error={problems.helpText}
+          />
         </>
       )}
-      {hasOptions(type) ? <OptionsEditor field={field} problem={problems.options} onChange={(options) => set("options", options)} /> : null}
+      {hasOptions(type) ? (
+        <OptionsEditor field={field} problem={problems.options} onChange={(options) => set("options", options)} />
+      ) : null}
       {type === "file" ? <FileTypes accept={text("accept")} onChange={(accept) => set("accept", accept)} /> : null}
-      <ConditionEditor field={field} index={index} schema={schema} problem={problems.visibleWhen} onChange={(when) => set("visibleWhen", when)} />
+      <ConditionEditor
+        field={field}
+        index={index}
+        schema={schema}
+        problem={problems.visibleWhen}
+        onChange={(when) => set("visibleWhen", when)}
+      />
       {isDisplayType(type) ? null : (
-        <details className={styles.advanced} open={advancedOpen || advancedProblem} onToggle={(event) => setAdvancedOpen(event.currentTarget.open)}>
+        <details
+          className={styles.advanced}
+          open={advancedOpen || advancedProblem}
+          onToggle={(event) => setAdvancedOpen(event.currentTarget.open)}
+        >
           <summary>
             {b.advanced} <span className="cs-hint">({b.advancedHint})</span>
           </summary>
@@ -110,27 +168,72 @@ export function FieldEditor({
               error={problems.key}
             />
             {["text", "textarea", "email", "phone", "number", "select"].includes(type) ? (
-              <TextField label={b.placeholder} value={text("placeholder")} onChange={(event) => set("placeholder", optionalText(event.target.value))} error={problems.placeholder} />
+              <TextField
+                label={b.placeholder}
+                value={text("placeholder")}
+                onChange={(event) => set("placeholder", optionalText(event.target.value))}
+                error={problems.placeholder}
+              />
             ) : null}
             {type === "number" ? (
               <div className={styles.pair}>
-                <TextField label={b.min} inputMode="decimal" value={number("min")} onChange={(event) => set("min", optionalNumber(event.target.value))} error={problems.min} />
-                <TextField label={b.max} inputMode="decimal" value={number("max")} onChange={(event) => set("max", optionalNumber(event.target.value))} error={problems.max} />
+                <TextField
+                  label={b.min}
+                  inputMode="decimal"
+                  value={number("min")}
+                  onChange={(event) => set("min", optionalNumber(event.target.value))}
+                  error={problems.min}
+                />
+                <TextField
+                  label={b.max}
+                  inputMode="decimal"
+                  value={number("max")}
+                  onChange={(event) => set("max", optionalNumber(event.target.value))}
+                  error={problems.max}
+                />
               </div>
             ) : null}
             {type === "date" ? (
               <div className={styles.pair}>
-                <TextField label={b.min} type="date" value={text("min")} onChange={(event) => set("min", optionalText(event.target.value))} error={problems.min} />
-                <TextField label={b.max} type="date" value={text("max")} onChange={(event) => set("max", optionalText(event.target.value))} error={problems.max} />
+                <TextField
+                  label={b.min}
+                  type="date"
+                  value={text("min")}
+                  onChange={(event) => set("min", optionalText(event.target.value))}
+                  error={problems.min}
+                />
+                <TextField
+                  label={b.max}
+                  type="date"
+                  value={text("max")}
+                  onChange={(event) => set("max", optionalText(event.target.value))}
+                  error={problems.max}
+                />
               </div>
             ) : null}
             {["text", "textarea", "email", "phone"].includes(type) ? (
               <>
                 <div className={styles.pair}>
-                  <TextField label={b.minLength} inputMode="numeric" value={number("minLength")} onChange={(event) => set("minLength", optionalNumber(event.target.value))} error={problems.minLength} />
-                  <TextField label={b.maxLength} inputMode="numeric" value={number("maxLength")} onChange={(event) => set("maxLength", optionalNumber(event.target.value))} error={problems.maxLength} />
+                  <TextField
+                    label={b.minLength}
+                    inputMode="numeric"
+                    value={number("minLength")}
+                    onChange={(event) => set("minLength", optionalNumber(event.target.value))}
+                    error={problems.minLength}
+                  />
+                  <TextField
+                    label={b.maxLength}
+                    inputMode="numeric"
+                    value={number("maxLength")}
+                    onChange={(event) => set("maxLength", optionalNumber(event.target.value))}
+                    error={problems.maxLength}
+                  />
                 </div>
-                <PatternEditor value={text("pattern")} problem={problems.pattern} onChange={(pattern) => set("pattern", optionalText(pattern))} />
+                <PatternEditor
+                  value={text("pattern")}
+                  problem={problems.pattern}
+                  onChange={(pattern) => set("pattern", optionalText(pattern))}
+                />
               </>
             ) : null}
             {type === "file" ? (
@@ -139,10 +242,18 @@ export function FieldEditor({
                   label={b.acceptOther}
                   hint={b.acceptHint}
                   value={readAccept(text("accept")).other}
-                  onChange={(event) => set("accept", writeAccept(readAccept(text("accept")).choices, event.target.value))}
+                  onChange={(event) =>
+                    set("accept", writeAccept(readAccept(text("accept")).choices, event.target.value))
+                  }
                   error={problems.accept}
                 />
-                <TextField label={b.maxSizeMb} inputMode="decimal" value={number("maxSizeMb")} onChange={(event) => set("maxSizeMb", optionalNumber(event.target.value))} error={problems.maxSizeMb} />
+                <TextField
+                  label={b.maxSizeMb}
+                  inputMode="decimal"
+                  value={number("maxSizeMb")}
+                  onChange={(event) => set("maxSizeMb", optionalNumber(event.target.value))}
+                  error={problems.maxSizeMb}
+                />
               </div>
             ) : null}
           </div>
@@ -158,7 +269,13 @@ function FileTypes({ accept, onChange }: { accept: string; onChange(accept: stri
   const b = t.formTemplates.builder;
   const id = useId();
   const { choices, other } = readAccept(accept);
-  const labels: Record<FileTypeChoice, string> = { pdf: b.fileTypePdf, images: b.fileTypeImages, word: b.fileTypeWord, excel: b.fileTypeExcel, text: b.fileTypeText };
+  const labels: Record<FileTypeChoice, string> = {
+    pdf: b.fileTypePdf,
+    images: b.fileTypeImages,
+    word: b.fileTypeWord,
+    excel: b.fileTypeExcel,
+    text: b.fileTypeText,
+  };
   return (
     <fieldset className={styles.fileTypes} aria-describedby={`${id}-hint`}>
       <legend className="cs-label">{b.fileTypes}</legend>
@@ -186,7 +303,15 @@ function FileTypes({ accept, onChange }: { accept: string; onChange(accept: stri
   );
 }
 
-function OptionsEditor({ field, problem, onChange }: { field: FormField; problem?: string; onChange(options: ReturnType<typeof textToOptions>): void }) {
+function OptionsEditor({
+  field,
+  problem,
+  onChange,
+}: {
+  field: FormField;
+  problem?: string;
+  onChange(options: ReturnType<typeof textToOptions>): void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const options = "options" in field ? field.options : [];
@@ -217,7 +342,15 @@ function OptionsEditor({ field, problem, onChange }: { field: FormField; problem
   );
 }
 
-function PatternEditor({ value, problem, onChange }: { value: string; problem?: string; onChange(pattern: string): void }) {
+function PatternEditor({
+  value,
+  problem,
+  onChange,
+}: {
+  value: string;
+  problem?: string;
+  onChange(pattern: string): void;
+}) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
   const [sample, setSample] = useState("");
@@ -231,9 +364,21 @@ function PatternEditor({ value, problem, onChange }: { value: string; problem?: 
   }
   return (
     <div className={styles.pair}>
-      <TextField label={b.pattern} hint={b.patternHint} mono value={value} onChange={(event) => onChange(event.target.value)} error={problem} />
+      <TextField
+        label={b.pattern}
+        hint={b.patternHint}
+        mono
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        error={problem}
+      />
       <div className="cs-field">
-        <TextField label={b.patternTest} value={sample} onChange={(event) => setSample(event.target.value)} disabled={!value} />
+        <TextField
+          label={b.patternTest}
+          value={sample}
+          onChange={(event) => setSample(event.target.value)}
+          disabled={!value}
+        />
         <span className="cs-hint" role="status">
           {verdict}
         </span>
@@ -258,19 +403,47 @@ function toWhen(mode: "all" | "any", conditions: FieldCondition[]): When | undef
 }
 
 const operatorLabel = (operator: FieldCondition["operator"], b: Dictionary["formTemplates"]["builder"]) =>
-  ({ equals: b.operatorEquals, notEquals: b.operatorNotEquals, in: b.operatorIn, filled: b.operatorFilled, empty: b.operatorEmpty })[operator];
+  ({
+    equals: b.operatorEquals,
+    notEquals: b.operatorNotEquals,
+    in: b.operatorIn,
+    filled: b.operatorFilled,
+    empty: b.operatorEmpty,
+  })[operator];
 
 /** A condition in words, for the field list ("smoker is yes"). */
-export function describeCondition(when: When, schema: TemplateSchema, b: Dictionary["formTemplates"]["builder"]): string {
+export function describeCondition(
+  when: When,
+  schema: TemplateSchema,
+  b: Dictionary["formTemplates"]["builder"],
+): string {
   const { mode, conditions } = conditionList(when);
   const label = (key: string) => schema.fields.find((f) => f.key === key)?.label || key;
   const one = (c: FieldCondition) =>
-    [label(c.field), operatorLabel(c.operator, b), c.value === undefined ? "" : Array.isArray(c.value) ? c.value.join(", ") : String(c.value)].filter(Boolean).join(" ");
+    [
+      label(c.field),
+      operatorLabel(c.operator, b),
+      c.value === undefined ? "" : Array.isArray(c.value) ? c.value.join(", ") : String(c.value),
+    ]
+      .filter(Boolean)
+      .join(" ");
   return conditions.map(one).join(mode === "all" ? " · " : " | ");
 }
 
 /** "Show this field only when…": pick an earlier field, an operator and a value. */
-function ConditionEditor({ field, index, schema, problem, onChange }: { field: FormField; index: number; schema: TemplateSchema; problem?: string; onChange(when: When | undefined): void }) {
+function ConditionEditor({
+  field,
+  index,
+  schema,
+  problem,
+  onChange,
+}: {
+  field: FormField;
+  index: number;
+  schema: TemplateSchema;
+  problem?: string;
+  onChange(when: When | undefined): void;
+}) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
   const { mode, conditions } = conditionList(field.visibleWhen);
@@ -285,7 +458,12 @@ function ConditionEditor({ field, index, schema, problem, onChange }: { field: F
       <legend className="cs-label">{b.conditionToggle}</legend>
       {earlier.length === 0 ? <p className="cs-hint">{b.conditionNoEarlier}</p> : null}
       {conditions.length > 1 ? (
-        <select className="cs-input" aria-label={b.conditionToggle} value={mode} onChange={(event) => update(conditions, event.target.value as "all" | "any")}>
+        <select
+          className="cs-input"
+          aria-label={b.conditionToggle}
+          value={mode}
+          onChange={(event) => update(conditions, event.target.value as "all" | "any")}
+        >
           <option value="all">{b.conditionAll}</option>
           <option value="any">{b.conditionAny}</option>
         </select>
@@ -299,7 +477,12 @@ function ConditionEditor({ field, index, schema, problem, onChange }: { field: F
         };
         return (
           <div key={i} className={styles.conditionRow}>
-            <select className="cs-input" aria-label={`${b.conditionField} ${i + 1}`} value={condition.field} onChange={(event) => change({ field: event.target.value, value: undefined, operator: "filled" })}>
+            <select
+              className="cs-input"
+              aria-label={`${b.conditionField} ${i + 1}`}
+              value={condition.field}
+              onChange={(event) => change({ field: event.target.value, value: undefined, operator: "filled" })}
+            >
               {earlier.map((f) => (
                 <option key={f.key} value={f.key}>
                   {f.label || f.key}
@@ -312,12 +495,27 @@ function ConditionEditor({ field, index, schema, problem, onChange }: { field: F
               value={condition.operator}
               onChange={(event) => {
                 const operator = event.target.value as FieldCondition["operator"];
-                change({ operator, value: operator === "in" ? [] : operator === "equals" || operator === "notEquals" ? defaultValue(target) : undefined });
+                change({
+                  operator,
+                  value:
+                    operator === "in"
+                      ? []
+                      : operator === "equals" || operator === "notEquals"
+                        ? defaultValue(target)
+                        : undefined,
+                });
               }}
             >
               {conditionOperators
                 .filter((operator) => !(target?.type === "checkbox" && operator === "in"))
-                .filter((operator) => !((target?.type === "file" || target?.type === "signature") && operator !== "filled" && operator !== "empty"))
+                .filter(
+                  (operator) =>
+                    !(
+                      (target?.type === "file" || target?.type === "signature") &&
+                      operator !== "filled" &&
+                      operator !== "empty"
+                    ),
+                )
                 .map((operator) => (
                   <option key={operator} value={operator}>
                     {operatorLabel(operator, b)}
@@ -327,7 +525,13 @@ function ConditionEditor({ field, index, schema, problem, onChange }: { field: F
             {condition.operator === "filled" || condition.operator === "empty" ? (
               <span />
             ) : (
-              <ConditionValue key={`${condition.field}:${condition.operator}`} condition={condition} target={target} label={`${b.conditionValue} ${i + 1}`} onChange={(value) => change({ value })} />
+              <ConditionValue
+                key={`${condition.field}:${condition.operator}`}
+                condition={condition}
+                target={target}
+                label={`${b.conditionValue} ${i + 1}`}
+                onChange={(value) => change({ value })}
+              />
             )}
             <Button size="small" variant="ghost" onClick={() => update(conditions.filter((_, j) => j !== i))}>
               {b.conditionRemove}
@@ -337,7 +541,11 @@ function ConditionEditor({ field, index, schema, problem, onChange }: { field: F
       })}
       {earlier.length > 0 ? (
         <div>
-          <Button size="small" onClick={() => update([...conditions, blank()])} aria-describedby={problem ? `${id}-problem` : undefined}>
+          <Button
+            size="small"
+            onClick={() => update([...conditions, blank()])}
+            aria-describedby={problem ? `${id}-problem` : undefined}
+          >
             {b.conditionAdd}
           </Button>
         </div>
@@ -362,12 +570,27 @@ function defaultValue(target: FormField | undefined): FieldCondition["value"] {
   return "";
 }
 
-function ConditionValue({ condition, target, label, onChange }: { condition: FieldCondition; target: FormField | undefined; label: string; onChange(value: FieldCondition["value"]): void }) {
+function ConditionValue({
+  condition,
+  target,
+  label,
+  onChange,
+}: {
+  condition: FieldCondition;
+  target: FormField | undefined;
+  label: string;
+  onChange(value: FieldCondition["value"]): void;
+}) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
   if (target?.type === "checkbox") {
     return (
-      <select className="cs-input" aria-label={label} value={String(condition.value === true)} onChange={(event) => onChange(event.target.value === "true")}>
+      <select
+        className="cs-input"
+        aria-label={label}
+        value={String(condition.value === true)}
+        onChange={(event) => onChange(event.target.value === "true")}
+      >
         <option value="true">{b.yes}</option>
         <option value="false">{b.no}</option>
       </select>
@@ -375,7 +598,12 @@ function ConditionValue({ condition, target, label, onChange }: { condition: Fie
   }
   if (target && "options" in target && condition.operator !== "in") {
     return (
-      <select className="cs-input" aria-label={label} value={String(condition.value ?? "")} onChange={(event) => onChange(event.target.value)}>
+      <select
+        className="cs-input"
+        aria-label={label}
+        value={String(condition.value ?? "")}
+        onChange={(event) => onChange(event.target.value)}
+      >
         {target.options.map((option) => {
           const value = typeof option === "string" ? option : option.value;
           return (
@@ -388,12 +616,38 @@ function ConditionValue({ condition, target, label, onChange }: { condition: Fie
     );
   }
   const asNumber = target?.type === "number";
-  return <FreeConditionValue condition={condition} asNumber={asNumber} label={label} hint={b.conditionValuesHint} onChange={onChange} />;
+  return (
+    <FreeConditionValue
+      condition={condition}
+      asNumber={asNumber}
+      label={label}
+      hint={b.conditionValuesHint}
+      onChange={onChange}
+    />
+  );
 }
 
 /** Typed values ("a, b" for "is one of"): the text as typed stays, the value follows it. */
-function FreeConditionValue({ condition, asNumber, label, hint, onChange }: { condition: FieldCondition; asNumber: boolean; label: string; hint: string; onChange(value: FieldCondition["value"]): void }) {
-  const [text, setText] = useState(() => (Array.isArray(condition.value) ? condition.value.join(", ") : condition.value === undefined ? "" : String(condition.value)));
+function FreeConditionValue({
+  condition,
+  asNumber,
+  label,
+  hint,
+  onChange,
+}: {
+  condition: FieldCondition;
+  asNumber: boolean;
+  label: string;
+  hint: string;
+  onChange(value: FieldCondition["value"]): void;
+}) {
+  const [text, setText] = useState(() =>
+    Array.isArray(condition.value)
+      ? condition.value.join(", ")
+      : condition.value === undefined
+        ? ""
+        : String(condition.value),
+  );
   return (
     <input
       className="cs-input"
@@ -405,8 +659,16 @@ function FreeConditionValue({ condition, asNumber, label, hint, onChange }: { co
       onChange={(event) => {
         const raw = event.target.value;
         setText(raw);
-        const parse = (part: string) => (asNumber && part.trim() !== "" && Number.isFinite(Number(part)) ? Number(part) : part.trim());
-        onChange(condition.operator === "in" ? raw.split(",").map(parse).filter((part) => part !== "") : parse(raw));
+        const parse = (part: string) =>
+          asNumber && part.trim() !== "" && Number.isFinite(Number(part)) ? Number(part) : part.trim();
+        onChange(
+          condition.operator === "in"
+            ? raw
+                .split(",")
+                .map(parse)
+                .filter((part) => part !== "")
+            : parse(raw),
+        );
       }}
     />
   );

@@ -1,7 +1,17 @@
 "use client";
 
 import type { CreatedSession, PersonalLink, Template } from "@clinsign/contracts";
-import { Button, Card, CopyField, EmptyState, Notice, Skeleton, Table, TextField, type TableColumn } from "@clinsign/ui";
+import {
+  Button,
+  Card,
+  CopyField,
+  EmptyState,
+  Notice,
+  Skeleton,
+  Table,
+  TextField,
+  type TableColumn,
+} from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
@@ -38,7 +48,9 @@ export function PersonalLinks({ template }: { template: Template }) {
   const [created, setCreated] = useState<CreatedSession | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const listInput = { templateIdentifier: template.identifier, limit: 20 };
-  const links = useInfiniteQuery(trpc.sessions.list.infiniteQueryOptions(listInput, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const links = useInfiniteQuery(
+    trpc.sessions.list.infiniteQueryOptions(listInput, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+  );
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sessions.list.infiniteQueryKey(listInput) });
   const create = useMutation(
     trpc.sessions.create.mutationOptions({
@@ -56,7 +68,12 @@ export function PersonalLinks({ template }: { template: Template }) {
       },
     }),
   );
-  const fieldErrors = new Map(readApiError(create.error).fieldErrors.map((issue) => [issue.key.replace(/^config\./, "").replace(/\.\d+$/, ""), issue.message]));
+  const fieldErrors = new Map(
+    readApiError(create.error).fieldErrors.map((issue) => [
+      issue.key.replace(/^config\./, "").replace(/\.\d+$/, ""),
+      issue.message,
+    ]),
+  );
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
 
   function submit(event: FormEvent) {
@@ -78,7 +95,11 @@ export function PersonalLinks({ template }: { template: Template }) {
 
   const rows = links.data?.pages.flatMap((page) => page.items) ?? [];
   const columns: TableColumn<PersonalLink>[] = [
-    { key: "case", header: e.caseNumber, render: (link) => link.rnummer ?? <span className="cs-hint">{e.noCaseNumber}</span> },
+    {
+      key: "case",
+      header: e.caseNumber,
+      render: (link) => link.rnummer ?? <span className="cs-hint">{e.noCaseNumber}</span>,
+    },
     { key: "created", header: e.createdAt, render: (link) => formatDateTime(link.createdAt, locale) },
     { key: "expires", header: e.validUntil, render: (link) => formatDateTime(link.expiresAt, locale) },
     {
@@ -106,67 +127,108 @@ export function PersonalLinks({ template }: { template: Template }) {
     list = (
       <>
         <Table caption={e.activeLinks} columns={columns} rows={rows} rowKey={(link) => link.id} />
-        <ListPager shown={format(t.formTemplates.shown, { count: rows.length })} hasMore={links.hasNextPage} loading={links.isFetchingNextPage} onMore={() => void links.fetchNextPage()} labels={{ loadMore: t.formTemplates.loadMore }} />
+        <ListPager
+          shown={format(t.formTemplates.shown, { count: rows.length })}
+          hasMore={links.hasNextPage}
+          loading={links.isFetchingNextPage}
+          onMore={() => void links.fetchNextPage()}
+          labels={{ loadMore: t.formTemplates.loadMore }}
+        />
       </>
     );
 
   return (
     <>
-    <Card title={e.personalTitle} description={e.personalDescription}>
-      <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.personalTitle}>
-        <TextField label={e.rnummer} value={rnummer} onChange={(event) => setRnummer(event.target.value)} error={fieldErrors.get("rnummer")} autoComplete="off" />
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="personal-link-lifetime">
-            {e.lifetime}
-          </label>
-          <select id="personal-link-lifetime" className="cs-input" value={lifetime} onChange={(event) => setLifetime(Number(event.target.value))}>
-            {LIFETIMES.map((minutes) => (
-              <option key={minutes} value={minutes}>
-                {e.lifetimes[String(minutes) as keyof typeof e.lifetimes]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <TextField label={e.redirectUrl} type="url" value={redirectUrl} onChange={(event) => setRedirectUrl(event.target.value)} error={fieldErrors.get("redirectUrl")} />
-        <TextField label={e.allowedOrigins} hint={e.personalOriginsHint} value={origins} onChange={(event) => setOrigins(event.target.value)} error={fieldErrors.get("allowedOrigins")} />
-        {admin ? (
-          <>
-            <TextField label={e.webhookUrl} type="url" value={webhookUrl} onChange={(event) => setWebhookUrl(event.target.value)} error={fieldErrors.get("webhookUrl")} />
-            <TextField label={e.emailTo} type="email" value={emailTo} onChange={(event) => setEmailTo(event.target.value)} error={fieldErrors.get("emailTo")} />
-          </>
-        ) : (
-          // Where the answers go is an administrator's choice (core/forms/destinations.ts refuses it from the staff role).
-          <p className="cs-hint">{e.destinationsAdminOnly}</p>
-        )}
-        {create.isError && fieldErrors.size === 0 ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(create.error), t)}
-          </Notice>
-        ) : null}
-        <div>
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            {e.create}
-          </Button>
-        </div>
-        {created ? (
-          <div className="cs-stack" role="status">
-            <CopyField
-              label={e.link}
-              value={created.embedUrl}
-              labels={copyLabels}
-              hint={`${format(e.expires, { date: formatDateTime(created.expiresAt, locale) })} ${e.linkOnce}`}
-              testId="embed-link"
-            />
+      <Card title={e.personalTitle} description={e.personalDescription}>
+        <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.personalTitle}>
+          <TextField
+            label={e.rnummer}
+            value={rnummer}
+            onChange={(event) => setRnummer(event.target.value)}
+            error={fieldErrors.get("rnummer")}
+            autoComplete="off"
+          />
+          <div className="cs-field">
+            <label className="cs-label" htmlFor="personal-link-lifetime">
+              {e.lifetime}
+            </label>
+            <select
+              id="personal-link-lifetime"
+              className="cs-input"
+              value={lifetime}
+              onChange={(event) => setLifetime(Number(event.target.value))}
+            >
+              {LIFETIMES.map((minutes) => (
+                <option key={minutes} value={minutes}>
+                  {e.lifetimes[String(minutes) as keyof typeof e.lifetimes]}
+                </option>
+              ))}
+            </select>
           </div>
-        ) : null}
-      </form>
-    </Card>
-    <Card title={e.activeLinks} description={e.activeLinksHint} flush>
-      <p className="cs-visually-hidden" role="status">
-        {announcement}
-      </p>
-      {list}
-    </Card>
+          <TextField
+            label={e.redirectUrl}
+            type="url"
+            value={redirectUrl}
+            onChange={(event) => setRedirectUrl(event.target.value)}
+            error={fieldErrors.get("redirectUrl")}
+          />
+          <TextField
+            label={e.allowedOrigins}
+            hint={e.personalOriginsHint}
+            value={origins}
+            onChange={(event) => setOrigins(event.target.value)}
+            error={fieldErrors.get("allowedOrigins")}
+          />
+          {admin ? (
+            <>
+              <TextField
+                label={e.webhookUrl}
+                type="url"
+                value={webhookUrl}
+                onChange={(event) => setWebhookUrl(event.target.value)}
+                error={fieldErrors.get("webhookUrl")}
+              />
+              <TextField
+                label={e.emailTo}
+                type="email"
+                value={emailTo}
+                onChange={(event) => setEmailTo(event.target.value)}
+                error={fieldErrors.get("emailTo")}
+              />
+            </>
+          ) : (
+            // Where the answers go is an administrator's choice (core/forms/destinations.ts refuses it from the staff role).
+            <p className="cs-hint">{e.destinationsAdminOnly}</p>
+          )}
+          {create.isError && fieldErrors.size === 0 ? (
+            <Notice tone="danger" role="alert">
+              {describeApiError(readApiError(create.error), t)}
+            </Notice>
+          ) : null}
+          <div>
+            <Button type="submit" variant="primary" busy={create.isPending}>
+              {e.create}
+            </Button>
+          </div>
+          {created ? (
+            <div className="cs-stack" role="status">
+              <CopyField
+                label={e.link}
+                value={created.embedUrl}
+                labels={copyLabels}
+                hint={`${format(e.expires, { date: formatDateTime(created.expiresAt, locale) })} ${e.linkOnce}`}
+                testId="embed-link"
+              />
+            </div>
+          ) : null}
+        </form>
+      </Card>
+      <Card title={e.activeLinks} description={e.activeLinksHint} flush>
+        <p className="cs-visually-hidden" role="status">
+          {announcement}
+        </p>
+        {list}
+      </Card>
     </>
   );
 }

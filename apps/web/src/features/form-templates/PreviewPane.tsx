@@ -13,14 +13,29 @@ import styles from "./preview.module.css";
 type Width = "phone" | "desktop";
 
 /** A file chosen in the preview: checked like a real one, never sent anywhere. */
-const localAttachment = (file: File): Attachment => ({ name: file.name, path: `preview/${crypto.randomUUID()}`, size: file.size, type: file.type || "application/octet-stream" });
+const localAttachment = (file: File): Attachment => ({
+  name: file.name,
+  path: `preview/${crypto.randomUUID()}`,
+  size: file.size,
+  type: file.type || "application/octet-stream",
+});
 
 /**
  * A template as patients see it, with the patients' renderer and validators, at phone or desktop
  * width and with the page texts in either language. Nothing is saved or submitted. The preview
  * page and the builder show it.
  */
-export function PreviewPane({ title, description, schema, initialWidth = "phone" }: { title: string; description: string | null; schema: TemplateSchema; initialWidth?: Width }) {
+export function PreviewPane({
+  title,
+  description,
+  schema,
+  initialWidth = "phone",
+}: {
+  title: string;
+  description: string | null;
+  schema: TemplateSchema;
+  initialWidth?: Width;
+}) {
   const { t } = useI18n();
   const p = t.formTemplates.preview;
   const [width, setWidth] = useState<Width>(initialWidth);
@@ -47,7 +62,13 @@ export function PreviewPane({ title, description, schema, initialWidth = "phone"
             { value: "desktop", label: p.desktop },
           ]}
         />
-        <Segmented<Lang> label={p.pageLanguage} name="preview-language" value={pageLang} onChange={setPageLang} options={languages.map((code) => ({ value: code, label: languageNames[code], lang: code }))} />
+        <Segmented<Lang>
+          label={p.pageLanguage}
+          name="preview-language"
+          value={pageLang}
+          onChange={setPageLang}
+          options={languages.map((code) => ({ value: code, label: languageNames[code], lang: code }))}
+        />
       </div>
       <div className={styles.stage}>
         <div className={styles.frame} data-width={width} lang={pageLang}>

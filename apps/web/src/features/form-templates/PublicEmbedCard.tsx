@@ -46,9 +46,14 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     }),
   );
   const apiError = readApiError(save.error);
-  const originError = missingOrigin ? e.originRequired : apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
+  const originError = missingOrigin
+    ? e.originRequired
+    : apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
-  const dirty = loaded !== undefined && (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") || enabled !== (loaded?.enabled ?? true));
+  const dirty =
+    loaded !== undefined &&
+    (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
+      enabled !== (loaded?.enabled ?? true));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -88,7 +93,13 @@ export function PublicEmbedCard({ template }: { template: Template }) {
         </div>
         {loaded ? (
           loaded.enabled ? (
-            <CopyField label={e.snippet} value={embedSnippet(loaded.embedUrl, template.title)} labels={copyLabels} hint={e.snippetHint} testId="public-embed-snippet" />
+            <CopyField
+              label={e.snippet}
+              value={embedSnippet(loaded.embedUrl, template.title)}
+              labels={copyLabels}
+              hint={e.snippetHint}
+              testId="public-embed-snippet"
+            />
           ) : (
             <Notice tone="info">{e.publicOffNotice}</Notice>
           )
@@ -100,7 +111,11 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     <Card
       title={e.publicTitle}
       description={e.publicDescription}
-      actions={loaded ? <Badge tone={loaded.enabled ? "success" : "neutral"}>{loaded.enabled ? e.stateOn : e.stateOff}</Badge> : undefined}
+      actions={
+        loaded ? (
+          <Badge tone={loaded.enabled ? "success" : "neutral"}>{loaded.enabled ? e.stateOn : e.stateOff}</Badge>
+        ) : undefined
+      }
     >
       {body}
     </Card>

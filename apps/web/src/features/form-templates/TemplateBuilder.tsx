@@ -9,7 +9,18 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { describeApiError, isClientError, readApiError } from "../../trpc/errors";
-import { addField, createField, dependents, duplicateField, fieldTypes, isDisplayType, moveField, removeField, replaceField, type FieldType } from "./builder-model";
+import {
+  addField,
+  createField,
+  dependents,
+  duplicateField,
+  fieldTypes,
+  isDisplayType,
+  moveField,
+  removeField,
+  replaceField,
+  type FieldType,
+} from "./builder-model";
 import { EmbedPanel } from "./EmbedPanel";
 import { describeCondition, FieldEditor, labelInputId } from "./FieldEditor";
 import { PreviewPane } from "./PreviewPane";
@@ -23,7 +34,12 @@ interface Draft {
   schema: TemplateSchema;
 }
 
-const draftOf = (template: Template): Draft => ({ title: template.title, description: template.description ?? "", status: template.status, schema: template.schema });
+const draftOf = (template: Template): Draft => ({
+  title: template.title,
+  description: template.description ?? "",
+  status: template.status,
+  schema: template.schema,
+});
 
 /** The schema's problems by field index and attribute, in the schema validation's own words. */
 function schemaProblems(schema: TemplateSchema): { byField: Map<number, Record<string, string>>; count: number } {
@@ -51,7 +67,12 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   const b = t.formTemplates.builder;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const template = useQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false }, { retry: (count, error) => !isClientError(error) && count < 2 }));
+  const template = useQuery(
+    trpc.templates.get.queryOptions(
+      { identifier, activeOnly: false },
+      { retry: (count, error) => !isClientError(error) && count < 2 },
+    ),
+  );
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState<Draft | null>(null);
   const [open, setOpen] = useState<string | null>(null);
@@ -72,7 +93,10 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   }, [template.data, draft]);
 
   const dirty = draft !== null && saved !== null && JSON.stringify(draft) !== JSON.stringify(saved);
-  const problems = useMemo(() => (draft ? schemaProblems(draft.schema) : { byField: new Map<number, Record<string, string>>(), count: 0 }), [draft]);
+  const problems = useMemo(
+    () => (draft ? schemaProblems(draft.schema) : { byField: new Map<number, Record<string, string>>(), count: 0 }),
+    [draft],
+  );
 
   useLeaveGuard(dirty, b.leaveWarning);
 
@@ -92,7 +116,14 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
 
   if (template.isPending || (template.data && !draft)) return <Skeleton label={t.common.loading} lines={8} />;
   if (template.isError || !draft) {
-    return <EmptyState level={1} icon="alert" title={t.formTemplates.pageTitle} description={isClientError(template.error) ? t.formTemplates.preview.notFound : t.errors.loadFailed} />;
+    return (
+      <EmptyState
+        level={1}
+        icon="alert"
+        title={t.formTemplates.pageTitle}
+        description={isClientError(template.error) ? t.formTemplates.preview.notFound : t.errors.loadFailed}
+      />
+    );
   }
 
   const fields = draft.schema.fields;
@@ -104,7 +135,9 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
     const label = fields[from]!.label || fields[from]!.key || "";
     setAnnouncement(format(b.moved, { label, position: to + 1 }));
     // Focus stays with the moved field's button so the keyboard can keep moving it.
-    window.requestAnimationFrame(() => document.getElementById(`move-${fields[from]!.id}-${to < from ? "up" : "down"}`)?.focus());
+    window.requestAnimationFrame(() =>
+      document.getElementById(`move-${fields[from]!.id}-${to < from ? "up" : "down"}`)?.focus(),
+    );
   }
 
   function onDrop(event: DragEvent, to: number) {
@@ -114,7 +147,11 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   }
 
   function add() {
-    const field = createField(newType, isDisplayType(newType) ? b.types[newType] : format(b.newLabel, { type: b.types[newType] }), fields);
+    const field = createField(
+      newType,
+      isDisplayType(newType) ? b.types[newType] : format(b.newLabel, { type: b.types[newType] }),
+      fields,
+    );
     setSchema(addField(draft!.schema, field));
     setOpen(field.id);
     // The new field's label takes the focus, its text selected: typing names the field at once.
@@ -130,7 +167,16 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   }
 
   function exportJson() {
-    const blob = new Blob([JSON.stringify({ title: draft!.title, description: draft!.description || null, schema: draft!.schema }, null, 2)], { type: "application/json" });
+    const blob = new Blob(
+      [
+        JSON.stringify(
+          { title: draft!.title, description: draft!.description || null, schema: draft!.schema },
+          null,
+          2,
+        ),
+      ],
+      { type: "application/json" },
+    );
     const url = URL.createObjectURL(blob);
     const link = document.createElement("a");
     link.href = url;
@@ -146,14 +192,20 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
       const parsed = templateSchema.safeParse(raw && typeof raw === "object" && "schema" in raw ? raw.schema : raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        setMessage({ tone: "danger", text: format(b.importFailed, { problem: `${issue.path.join(".")}: ${issue.message}` }) });
+        setMessage({
+          tone: "danger",
+          text: format(b.importFailed, { problem: `${issue.path.join(".")}: ${issue.message}` }),
+        });
         return;
       }
       setSchema({ ...parsed.data, version: draft!.schema.version });
       for (const field of parsed.data.fields) keyEdited.current.add(field.id);
       setMessage({ tone: "info", text: format(b.imported, { count: parsed.data.fields.length }) });
     } catch (error) {
-      setMessage({ tone: "danger", text: format(b.importFailed, { problem: error instanceof Error ? error.message : String(error) }) });
+      setMessage({
+        tone: "danger",
+        text: format(b.importFailed, { problem: error instanceof Error ? error.message : String(error) }),
+      });
     }
   }
 
@@ -171,9 +223,17 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
           <Button onClick={exportJson}>{b.exportJson}</Button>
           <label className="cs-button cs-button--secondary">
             {b.importJson}
-            <input type="file" accept="application/json,.json" className="cs-visually-hidden" onChange={(event) => void importJson(event.target.files?.[0])} />
+            <input
+              type="file"
+              accept="application/json,.json"
+              className="cs-visually-hidden"
+              onChange={(event) => void importJson(event.target.files?.[0])}
+            />
           </label>
-          <a className="cs-button cs-button--secondary" href={`/form-templates/${encodeURIComponent(identifier)}/preview`}>
+          <a
+            className="cs-button cs-button--secondary"
+            href={`/form-templates/${encodeURIComponent(identifier)}/preview`}
+          >
             {t.formTemplates.previewAction}
           </a>
           <Button
@@ -212,19 +272,38 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                 <label className="cs-label" htmlFor="template-title">
                   {b.titleLabel}
                 </label>
-                <input id="template-title" className={`cs-input ${styles.titleInput}`} value={draft.title} maxLength={120} onChange={(event) => setDraft({ ...draft, title: event.target.value })} />
+                <input
+                  id="template-title"
+                  className={`cs-input ${styles.titleInput}`}
+                  value={draft.title}
+                  maxLength={120}
+                  onChange={(event) => setDraft({ ...draft, title: event.target.value })}
+                />
               </div>
               <div className="cs-field">
                 <label className="cs-label" htmlFor="template-description">
                   {b.descriptionLabel}
                 </label>
-                <textarea id="template-description" className="cs-input" rows={2} maxLength={1000} value={draft.description} onChange={(event) => setDraft({ ...draft, description: event.target.value })} />
+                <textarea
+                  id="template-description"
+                  className="cs-input"
+                  rows={2}
+                  maxLength={1000}
+                  value={draft.description}
+                  onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+                />
               </div>
               <div className="cs-field">
                 <label className="cs-label" htmlFor="template-status">
                   {b.status}
                 </label>
-                <select id="template-status" className="cs-input" value={draft.status} aria-describedby="template-status-help" onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}>
+                <select
+                  id="template-status"
+                  className="cs-input"
+                  value={draft.status}
+                  aria-describedby="template-status-help"
+                  onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
+                >
                   {(["draft", "active", "archived"] as const).map((status) => (
                     <option key={status} value={status}>
                       {statusLabel(status, t)}
@@ -281,9 +360,18 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                           {b.types[field.type as FieldType]}
                           {field.key ? <code className={styles.key}>{field.key}</code> : null}
                         </span>
-                        {field.visibleWhen ? <span className={styles.conditionNote}>{format(b.shownWhen, { condition: describeCondition(field.visibleWhen, draft.schema, b) })}</span> : null}
+                        {field.visibleWhen ? (
+                          <span className={styles.conditionNote}>
+                            {format(b.shownWhen, { condition: describeCondition(field.visibleWhen, draft.schema, b) })}
+                          </span>
+                        ) : null}
                         {depending.length > 0 ? (
-                          <span className={styles.dependsNote}>{format(b.dependsOnThis, { count: depending.length, labels: depending.map((f) => f.label || f.key || f.id).join(", ") })}</span>
+                          <span className={styles.dependsNote}>
+                            {format(b.dependsOnThis, {
+                              count: depending.length,
+                              labels: depending.map((f) => f.label || f.key || f.id).join(", "),
+                            })}
+                          </span>
                         ) : null}
                         {Object.values(fieldProblems).map((problem) => (
                           <span key={problem} className="cs-field-error">
@@ -292,7 +380,16 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                         ))}
                       </div>
                       <div className={styles.fieldTools}>
-                        <Button size="small" variant="ghost" iconOnly id={`move-${field.id}-up`} aria-label={`${b.moveUp}: ${field.label}`} title={b.moveUp} disabled={index === 0} onClick={() => move(index, index - 1)}>
+                        <Button
+                          size="small"
+                          variant="ghost"
+                          iconOnly
+                          id={`move-${field.id}-up`}
+                          aria-label={`${b.moveUp}: ${field.label}`}
+                          title={b.moveUp}
+                          disabled={index === 0}
+                          onClick={() => move(index, index - 1)}
+                        >
                           <span aria-hidden="true">↑</span>
                         </Button>
                         <Button
@@ -307,13 +404,32 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                         >
                           <span aria-hidden="true">↓</span>
                         </Button>
-                        <Button size="small" variant="ghost" iconOnly aria-label={`${b.duplicate}: ${field.label}`} title={b.duplicate} onClick={() => setSchema(duplicateField(draft.schema, index))}>
+                        <Button
+                          size="small"
+                          variant="ghost"
+                          iconOnly
+                          aria-label={`${b.duplicate}: ${field.label}`}
+                          title={b.duplicate}
+                          onClick={() => setSchema(duplicateField(draft.schema, index))}
+                        >
                           <Icon name="copy" />
                         </Button>
-                        <Button size="small" variant="ghost" iconOnly aria-label={`${b.remove}: ${field.label}`} title={b.remove} onClick={() => setSchema(removeField(draft.schema, index))}>
+                        <Button
+                          size="small"
+                          variant="ghost"
+                          iconOnly
+                          aria-label={`${b.remove}: ${field.label}`}
+                          title={b.remove}
+                          onClick={() => setSchema(removeField(draft.schema, index))}
+                        >
                           <Icon name="trash" />
                         </Button>
-                        <Button size="small" aria-expanded={isOpen} aria-controls={`editor-${field.id}`} onClick={() => setOpen(isOpen ? null : field.id)}>
+                        <Button
+                          size="small"
+                          aria-expanded={isOpen}
+                          aria-controls={`editor-${field.id}`}
+                          onClick={() => setOpen(isOpen ? null : field.id)}
+                        >
                           {isOpen ? b.closeField : b.editField}
                         </Button>
                       </div>
@@ -340,7 +456,12 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                 <label className="cs-label" htmlFor="new-field-type">
                   {b.addFieldType}
                 </label>
-                <select id="new-field-type" className="cs-input" value={newType} onChange={(event) => setNewType(event.target.value as FieldType)}>
+                <select
+                  id="new-field-type"
+                  className="cs-input"
+                  value={newType}
+                  onChange={(event) => setNewType(event.target.value as FieldType)}
+                >
                   {fieldTypes.map((type) => (
                     <option key={type} value={type}>
                       {b.types[type]}
@@ -358,7 +479,11 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
         </div>
         <aside className={styles.previewColumn} aria-labelledby="preview-heading">
           <h2 id="preview-heading">{b.previewHeading}</h2>
-          <PreviewPane title={draft.title} description={draft.description || null} schema={problems.count === 0 ? draft.schema : (saved?.schema ?? draft.schema)} />
+          <PreviewPane
+            title={draft.title}
+            description={draft.description || null}
+            schema={problems.count === 0 ? draft.schema : (saved?.schema ?? draft.schema)}
+          />
         </aside>
       </div>
     </div>

@@ -14,7 +14,12 @@ import { statusLabel } from "./status";
 export function TemplatePreview({ identifier }: { identifier: string }) {
   const { t } = useI18n();
   const trpc = useTRPC();
-  const template = useQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false }, { retry: (count, error) => !isClientError(error) && count < 2 }));
+  const template = useQuery(
+    trpc.templates.get.queryOptions(
+      { identifier, activeOnly: false },
+      { retry: (count, error) => !isClientError(error) && count < 2 },
+    ),
+  );
   const p = t.formTemplates.preview;
 
   if (template.isPending) {
@@ -25,7 +30,14 @@ export function TemplatePreview({ identifier }: { identifier: string }) {
     );
   }
   if (template.isError) {
-    return <EmptyState level={1} icon="alert" title={p.heading} description={isClientError(template.error) ? p.notFound : t.errors.loadFailed} />;
+    return (
+      <EmptyState
+        level={1}
+        icon="alert"
+        title={p.heading}
+        description={isClientError(template.error) ? p.notFound : t.errors.loadFailed}
+      />
+    );
   }
   const current = template.data;
   return (
@@ -36,7 +48,10 @@ export function TemplatePreview({ identifier }: { identifier: string }) {
         actions={
           <>
             <Badge>{format(p.status, { status: statusLabel(current.status, t) })}</Badge>
-            <a href={`/form-templates/${encodeURIComponent(current.identifier)}`} className="cs-button cs-button--secondary">
+            <a
+              href={`/form-templates/${encodeURIComponent(current.identifier)}`}
+              className="cs-button cs-button--secondary"
+            >
               {t.formTemplates.edit}
             </a>
             <a href="/form-templates" className="cs-button cs-button--secondary">

@@ -1,7 +1,17 @@
 "use client";
 
 import type { TemplateOverviewItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  Dialog,
+  EmptyState,
+  Notice,
+  TextField,
+  type BadgeTone,
+  type TableColumn,
+} from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -18,7 +28,11 @@ import styles from "./templates.module.css";
 import { useCan } from "../../components/admin-shell/SessionContext";
 
 const STATUSES = ["draft", "active", "archived"] as const;
-const statusTone: Record<TemplateOverviewItem["status"], BadgeTone> = { draft: "neutral", active: "success", archived: "warning" };
+const statusTone: Record<TemplateOverviewItem["status"], BadgeTone> = {
+  draft: "neutral",
+  active: "success",
+  archived: "warning",
+};
 
 /**
  * Form templates: search and status filter (kept in the URL, so a filtered list can be shared
@@ -36,7 +50,10 @@ export function TemplatesPage() {
   const search = values.q;
   const status = STATUSES.find((s) => s === values.status) ?? null;
   const list = useInfiniteQuery(
-    trpc.templates.overview.infiniteQueryOptions({ q: search || undefined, status: status ?? undefined, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    trpc.templates.overview.infiniteQueryOptions(
+      { q: search || undefined, status: status ?? undefined, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
   );
   const [title, setTitle] = useState("");
   const [announcement, setAnnouncement] = useState<string | null>(null);
@@ -46,8 +63,15 @@ export function TemplatesPage() {
   const setFilter = (name: "q" | "status", value: string | null) => apply({ ...values, [name]: value ?? "" });
   const [searchText, setSearchText] = useSearchText(search, (q) => setFilter("q", q || null));
 
-  const create = useMutation(trpc.templates.create.mutationOptions({ onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`) }));
-  const getTemplate = useMutation({ mutationFn: (identifier: string) => queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })) });
+  const create = useMutation(
+    trpc.templates.create.mutationOptions({
+      onSuccess: (created) => router.push(`/form-templates/${encodeURIComponent(created.identifier)}`),
+    }),
+  );
+  const getTemplate = useMutation({
+    mutationFn: (identifier: string) =>
+      queryClient.fetchQuery(trpc.templates.get.queryOptions({ identifier, activeOnly: false })),
+  });
   const duplicate = useMutation(trpc.templates.create.mutationOptions({ onSuccess: () => void refresh() }));
   const update = useMutation(trpc.templates.update.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(
@@ -63,7 +87,12 @@ export function TemplatesPage() {
 
   async function duplicateTemplate(item: TemplateOverviewItem) {
     const source = await getTemplate.mutateAsync(item.identifier);
-    duplicate.mutate({ title: format(f.copyOf, { title: source.title }).slice(0, 120), description: source.description, status: "draft", schema: source.schema });
+    duplicate.mutate({
+      title: format(f.copyOf, { title: source.title }).slice(0, 120),
+      description: source.description,
+      status: "draft",
+      schema: source.schema,
+    });
   }
 
   function submit(event: FormEvent) {
@@ -83,7 +112,11 @@ export function TemplatesPage() {
         </a>
       ),
     },
-    { key: "status", header: f.columnStatus, render: (item) => <Badge tone={statusTone[item.status]}>{statusLabel(item.status, t)}</Badge> },
+    {
+      key: "status",
+      header: f.columnStatus,
+      render: (item) => <Badge tone={statusTone[item.status]}>{statusLabel(item.status, t)}</Badge>,
+    },
     { key: "fields", header: f.columnFields, render: (item) => item.fieldCount },
     { key: "submissions", header: t.nav.submissions, render: (item) => item.submissionCount },
     { key: "updated", header: f.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },
@@ -93,21 +126,40 @@ export function TemplatesPage() {
       end: true,
       render: (item) => (
         <div className="cs-row">
-          <a className="cs-button cs-button--secondary cs-button--small" href={`/form-templates/${encodeURIComponent(item.identifier)}/preview`} aria-label={`${f.previewAction}: ${item.title}`}>
+          <a
+            className="cs-button cs-button--secondary cs-button--small"
+            href={`/form-templates/${encodeURIComponent(item.identifier)}/preview`}
+            aria-label={`${f.previewAction}: ${item.title}`}
+          >
             {f.previewAction}
           </a>
           {can("templates.create") ? (
-            <Button size="small" variant="ghost" aria-label={`${f.duplicate}: ${item.title}`} onClick={() => void duplicateTemplate(item)}>
+            <Button
+              size="small"
+              variant="ghost"
+              aria-label={`${f.duplicate}: ${item.title}`}
+              onClick={() => void duplicateTemplate(item)}
+            >
               {f.duplicate}
             </Button>
           ) : null}
           {item.status !== "archived" && can("templates.update") ? (
-            <Button size="small" variant="ghost" aria-label={`${f.archive}: ${item.title}`} onClick={() => update.mutate({ identifier: item.identifier, status: "archived" })}>
+            <Button
+              size="small"
+              variant="ghost"
+              aria-label={`${f.archive}: ${item.title}`}
+              onClick={() => update.mutate({ identifier: item.identifier, status: "archived" })}
+            >
               {f.archive}
             </Button>
           ) : null}
           {can("templates.delete") ? (
-            <Button size="small" variant="danger-outline" aria-label={`${f.delete}: ${item.title}`} onClick={() => setDeleting(item)}>
+            <Button
+              size="small"
+              variant="danger-outline"
+              aria-label={`${f.delete}: ${item.title}`}
+              onClick={() => setDeleting(item)}
+            >
               {f.delete}
             </Button>
           ) : null}
@@ -131,7 +183,12 @@ export function TemplatesPage() {
         {can("templates.create") ? (
           <Card title={f.create}>
             <form className={styles.createRow} onSubmit={submit}>
-              <TextField label={f.createTitle} value={title} maxLength={120} onChange={(event) => setTitle(event.target.value)} />
+              <TextField
+                label={f.createTitle}
+                value={title}
+                maxLength={120}
+                onChange={(event) => setTitle(event.target.value)}
+              />
               <Button type="submit" variant="primary" busy={create.isPending} disabled={!title.trim()}>
                 {f.createButton}
               </Button>
@@ -140,12 +197,22 @@ export function TemplatesPage() {
         ) : null}
         <Card flush>
           <div className={styles.toolbar}>
-            <TextField label={f.search} type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} />
+            <TextField
+              label={f.search}
+              type="search"
+              value={searchText}
+              onChange={(event) => setSearchText(event.target.value)}
+            />
             <div className="cs-field">
               <label className="cs-label" htmlFor="template-status-filter">
                 {f.statusFilter}
               </label>
-              <select id="template-status-filter" className="cs-input" value={status ?? ""} onChange={(event) => setFilter("status", event.target.value || null)}>
+              <select
+                id="template-status-filter"
+                className="cs-input"
+                value={status ?? ""}
+                onChange={(event) => setFilter("status", event.target.value || null)}
+              >
                 <option value="">{f.allStatuses}</option>
                 {STATUSES.map((s) => (
                   <option key={s} value={s}>
@@ -162,7 +229,13 @@ export function TemplatesPage() {
             columns={columns}
             rowKey={(item) => item.identifier}
             labels={{ shown: f.shown, loadMore: f.loadMore }}
-            empty={filtered ? <EmptyState icon="template" level={3} title={f.noMatches} /> : <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />}
+            empty={
+              filtered ? (
+                <EmptyState icon="template" level={3} title={f.noMatches} />
+              ) : (
+                <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />
+              )
+            }
           />
         </Card>
       </div>
@@ -176,7 +249,11 @@ export function TemplatesPage() {
         footer={
           <>
             <Button onClick={() => setDeleting(null)}>{t.common.cancel}</Button>
-            <Button variant="danger" busy={remove.isPending} onClick={() => deleting && remove.mutate({ identifier: deleting.identifier })}>
+            <Button
+              variant="danger"
+              busy={remove.isPending}
+              onClick={() => deleting && remove.mutate({ identifier: deleting.identifier })}
+            >
               {f.deleteConfirm}
             </Button>
           </>

@@ -1,13 +1,34 @@
 import type { TemplateSchema } from "@clinsign/contracts";
 import { templateSchema } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
-import { addField, createField, DERIVED_KEY_LENGTH, dependents, duplicateField, keyFromLabel, moveField, optionsToText, readAccept, removeField, replaceField, textToOptions, uniqueKey, writeAccept } from "./builder-model";
+import {
+  addField,
+  createField,
+  DERIVED_KEY_LENGTH,
+  dependents,
+  duplicateField,
+  keyFromLabel,
+  moveField,
+  optionsToText,
+  readAccept,
+  removeField,
+  replaceField,
+  textToOptions,
+  uniqueKey,
+  writeAccept,
+} from "./builder-model";
 
 const schema = (): TemplateSchema => ({
   version: 1,
   fields: [
     { id: "a", type: "radio", key: "smoker", label: "Do you smoke?", options: ["yes", "no"] },
-    { id: "b", type: "number", key: "perDay", label: "Per day", visibleWhen: { field: "smoker", operator: "equals", value: "yes" } },
+    {
+      id: "b",
+      type: "number",
+      key: "perDay",
+      label: "Per day",
+      visibleWhen: { field: "smoker", operator: "equals", value: "yes" },
+    },
     { id: "c", type: "text", key: "name", label: "Name" },
   ],
 });
@@ -23,7 +44,22 @@ describe("the form builder's model", () => {
 
   it("creates fields the template schema accepts, for every type", () => {
     let s: TemplateSchema = { version: 1, fields: [] };
-    for (const type of ["text", "textarea", "email", "phone", "number", "date", "select", "radio", "checkbox", "multiselect", "file", "signature", "heading", "paragraph"] as const) {
+    for (const type of [
+      "text",
+      "textarea",
+      "email",
+      "phone",
+      "number",
+      "date",
+      "select",
+      "radio",
+      "checkbox",
+      "multiselect",
+      "file",
+      "signature",
+      "heading",
+      "paragraph",
+    ] as const) {
       s = addField(s, createField(type, `My ${type}`, s.fields));
     }
     expect(templateSchema.safeParse(s).success).toBe(true);
@@ -55,7 +91,9 @@ describe("the form builder's model", () => {
   });
 
   it("derives a short key of whole words from a long question", () => {
-    const key = keyFromLabel("Nehmen Sie regelmäßig Medikamente ein, die die Blutgerinnung beeinflussen (z. B. Marcumar, ASS)?");
+    const key = keyFromLabel(
+      "Nehmen Sie regelmäßig Medikamente ein, die die Blutgerinnung beeinflussen (z. B. Marcumar, ASS)?",
+    );
     expect(key).toBe("nehmenSieRegelmaessigMedikamente");
     expect(key.length).toBeLessThanOrEqual(DERIVED_KEY_LENGTH);
     expect(keyFromLabel("Donaudampfschifffahrtsgesellschaftskapitaenswitwenrente").length).toBe(DERIVED_KEY_LENGTH);
@@ -64,7 +102,10 @@ describe("the form builder's model", () => {
   it("turns ticked file types into an accept list the schema takes, and reads it back", () => {
     const accept = writeAccept(new Set(["pdf", "images"]), " .ODT ");
     expect(accept).toBe("application/pdf,.pdf,image/*,.odt");
-    expect(templateSchema.safeParse({ version: 1, fields: [{ id: "f", type: "file", key: "f", label: "F", accept }] }).success).toBe(true);
+    expect(
+      templateSchema.safeParse({ version: 1, fields: [{ id: "f", type: "file", key: "f", label: "F", accept }] })
+        .success,
+    ).toBe(true);
     expect(readAccept(accept)).toEqual({ choices: new Set(["pdf", "images"]), other: ".odt" });
     expect(readAccept(".docx")).toEqual({ choices: new Set(["word"]), other: "" });
     expect(writeAccept(new Set(), "")).toBeUndefined();

@@ -39,7 +39,9 @@ export function keyFromLabel(label: string): string {
     .replace(/[\u0300-\u036f]/g, "");
   const words = ascii.split(/[^A-Za-z0-9]+/).filter(Boolean);
   while (words.length > 0 && !/^[A-Za-z]/.test(words[0]!)) words.shift();
-  const parts = words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase()));
+  const parts = words.map((word, index) =>
+    index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase(),
+  );
   // A long question makes a short key: whole words up to DERIVED_KEY_LENGTH (the first one cut if it alone is longer).
   let camel = parts[0] ?? "";
   for (const part of parts.slice(1)) {
@@ -75,7 +77,11 @@ export function createField(type: FieldType, label: string, fields: readonly For
   return { ...base, type } as FormField;
 }
 
-export function addField(schema: TemplateSchema, field: FormField, afterIndex = schema.fields.length - 1): TemplateSchema {
+export function addField(
+  schema: TemplateSchema,
+  field: FormField,
+  afterIndex = schema.fields.length - 1,
+): TemplateSchema {
   const fields = [...schema.fields];
   fields.splice(afterIndex + 1, 0, field);
   return { ...schema, fields };
@@ -104,7 +110,9 @@ export function duplicateField(schema: TemplateSchema, index: number): TemplateS
 export function removeField(schema: TemplateSchema, index: number): TemplateSchema {
   const removed = schema.fields[index];
   if (!removed) return schema;
-  const fields = schema.fields.filter((_, i) => i !== index).map((field) => (removed.key ? withoutConditionsOn(field, removed.key) : field));
+  const fields = schema.fields
+    .filter((_, i) => i !== index)
+    .map((field) => (removed.key ? withoutConditionsOn(field, removed.key) : field));
   return { ...schema, fields };
 }
 
@@ -112,7 +120,8 @@ export function replaceField(schema: TemplateSchema, index: number, field: FormF
   const previous = schema.fields[index];
   let fields = schema.fields.map((f, i) => (i === index ? field : f));
   // A renamed key: conditions that named the old key follow it.
-  if (previous?.key && field.key && previous.key !== field.key) fields = fields.map((f) => renameConditionKey(f, previous.key!, field.key!));
+  if (previous?.key && field.key && previous.key !== field.key)
+    fields = fields.map((f) => renameConditionKey(f, previous.key!, field.key!));
   return { ...schema, fields };
 }
 
@@ -128,16 +137,19 @@ function withoutConditionsOn(field: FormField, key: string): FormField {
   const kept = conditionsOf(field).filter((condition) => condition.field !== key);
   const next = { ...field } as FormField;
   if (kept.length === 0) delete next.visibleWhen;
-  else next.visibleWhen = "any" in when ? { any: kept } : kept.length === 1 && !("all" in when) ? kept[0]! : { all: kept };
+  else
+    next.visibleWhen = "any" in when ? { any: kept } : kept.length === 1 && !("all" in when) ? kept[0]! : { all: kept };
   return next;
 }
 
 function renameConditionKey(field: FormField, from: string, to: string): FormField {
   const when = field.visibleWhen;
   if (!when) return field;
-  const rename = <C extends { field: string }>(condition: C): C => (condition.field === from ? { ...condition, field: to } : condition);
+  const rename = <C extends { field: string }>(condition: C): C =>
+    condition.field === from ? { ...condition, field: to } : condition;
   const next = { ...field } as FormField;
-  next.visibleWhen = "all" in when ? { all: when.all.map(rename) } : "any" in when ? { any: when.any.map(rename) } : rename(when);
+  next.visibleWhen =
+    "all" in when ? { all: when.all.map(rename) } : "any" in when ? { any: when.any.map(rename) } : rename(when);
   return next;
 }
 
@@ -149,7 +161,15 @@ export function dependents(schema: TemplateSchema, key: string | undefined): For
 
 /** Options as the editor shows them: one per line, `value | label` when they differ. */
 export function optionsToText(options: readonly (string | { value: string; label: string })[]): string {
-  return options.map((option) => (typeof option === "string" ? option : option.label && option.label !== option.value ? `${option.value} | ${option.label}` : option.value)).join("\n");
+  return options
+    .map((option) =>
+      typeof option === "string"
+        ? option
+        : option.label && option.label !== option.value
+          ? `${option.value} | ${option.label}`
+          : option.value,
+    )
+    .join("\n");
 }
 
 export function textToOptions(text: string): (string | { value: string; label: string })[] {
@@ -174,8 +194,18 @@ export function textToOptions(text: string): (string | { value: string; label: s
 export const fileTypeChoices = {
   pdf: ["application/pdf", ".pdf"],
   images: ["image/*"],
-  word: [".doc", ".docx", "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
-  excel: [".xls", ".xlsx", "application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+  word: [
+    ".doc",
+    ".docx",
+    "application/msword",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ],
+  excel: [
+    ".xls",
+    ".xlsx",
+    "application/vnd.ms-excel",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ],
   text: ["text/plain", ".txt"],
 } as const;
 export type FileTypeChoice = keyof typeof fileTypeChoices;
@@ -200,6 +230,11 @@ export function readAccept(accept: string | undefined): { choices: Set<FileTypeC
 
 /** The `accept` list for ticked choices plus other entries; undefined when nothing is limited. */
 export function writeAccept(choices: ReadonlySet<FileTypeChoice>, other: string): string | undefined {
-  const entries = [...(Object.keys(fileTypeChoices) as FileTypeChoice[]).filter((choice) => choices.has(choice)).flatMap((choice) => fileTypeChoices[choice]), ...acceptEntries(other)];
+  const entries = [
+    ...(Object.keys(fileTypeChoices) as FileTypeChoice[])
+      .filter((choice) => choices.has(choice))
+      .flatMap((choice) => fileTypeChoices[choice]),
+    ...acceptEntries(other),
+  ];
   return entries.length > 0 ? [...new Set(entries)].join(",") : undefined;
 }

@@ -68,7 +68,15 @@ async function visitorSessionId(code: string): Promise<string> {
  * template through the session, restores the draft (prefill underneath), saves as the patient
  * types, reports to the host page, and submits through F10.
  */
-export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credential: EmbedCredential; draftKeyParam: string | null; langParam: string | null }) {
+export function EmbeddedForm({
+  credential,
+  draftKeyParam,
+  langParam,
+}: {
+  credential: EmbedCredential;
+  draftKeyParam: string | null;
+  langParam: string | null;
+}) {
   const { t, lang, setLang } = usePatientI18n();
   const publicCode = credential.kind === "public" ? credential.code : null;
   const [sessionId, setSessionId] = useState(credential.kind === "session" ? credential.sessionId : "");
@@ -99,7 +107,10 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
         if (active) setSessionId(id);
         return;
       }
-      const [info, template] = await Promise.all([api.call("sessions.current", undefined), api.call("forms.template", {})]);
+      const [info, template] = await Promise.all([
+        api.call("sessions.current", undefined),
+        api.call("forms.template", {}),
+      ]);
       const host = createEmbedBridge(info.allowedOrigins);
       bridge.current = host;
       stopHeight = host.reportHeight();
@@ -123,7 +134,12 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
         setSessionId("");
         return;
       }
-      const kind = code === "UNAUTHORIZED" ? "session_ended" : code === "NOT_FOUND" || code === "FORBIDDEN" ? "unavailable" : "failed";
+      const kind =
+        code === "UNAUTHORIZED"
+          ? "session_ended"
+          : code === "NOT_FOUND" || code === "FORBIDDEN"
+            ? "unavailable"
+            : "failed";
       setScreen(kind === "failed" ? { kind, error } : { kind });
       bridge.current?.post({ type: "error", code: kind === "failed" ? "load_failed" : kind });
     });
@@ -164,13 +180,35 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
       content = <OpeningScreen text={t.forms.opening} />;
       break;
     case "failed":
-      content = <LoadFailedScreen title={t.forms.openFailed} error={screen.error} onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))} />;
+      content = (
+        <LoadFailedScreen
+          title={t.forms.openFailed}
+          error={screen.error}
+          onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))}
+        />
+      );
       break;
     case "session_ended":
-      content = <StatusCard state="session_ended" tone="warning" icon={<ClockIcon />} title={t.forms.states.sessionEndedTitle} body={t.forms.states.sessionEndedBody} />;
+      content = (
+        <StatusCard
+          state="session_ended"
+          tone="warning"
+          icon={<ClockIcon />}
+          title={t.forms.states.sessionEndedTitle}
+          body={t.forms.states.sessionEndedBody}
+        />
+      );
       break;
     case "unavailable":
-      content = <StatusCard state="unavailable" tone="neutral" icon={<PauseIcon />} title={t.forms.states.unavailableTitle} body={t.forms.states.unavailableBody} />;
+      content = (
+        <StatusCard
+          state="unavailable"
+          tone="neutral"
+          icon={<PauseIcon />}
+          title={t.forms.states.unavailableTitle}
+          body={t.forms.states.unavailableBody}
+        />
+      );
       break;
     case "done": {
       const redirect = safeRedirect(screen.result.redirectUrl);
@@ -205,7 +243,13 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
           onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
           onRejected={onRejected}
           uploadFile={(file, field, onProgress) =>
-            uploadFormFile(file, { url: "/api/embed/uploads", headers: { "x-session-id": sessionId }, fields: { sessionId }, fieldKey: field.key!, onProgress })
+            uploadFormFile(file, {
+              url: "/api/embed/uploads",
+              headers: { "x-session-id": sessionId },
+              fields: { sessionId },
+              fieldKey: field.key!,
+              onProgress,
+            })
           }
           submit={async (visible) => {
             const result = await api.call("submissions.submit", { values: visible, draftKey });
@@ -223,7 +267,12 @@ export function EmbeddedForm({ credential, draftKeyParam, langParam }: { credent
   }
 
   return (
-    <PatientShell branding={branding} organizationName={organizationName} compact={framed} footer={t.patient.formsFooter}>
+    <PatientShell
+      branding={branding}
+      organizationName={organizationName}
+      compact={framed}
+      footer={t.patient.formsFooter}
+    >
       {content}
     </PatientShell>
   );

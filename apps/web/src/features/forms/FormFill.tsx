@@ -35,7 +35,9 @@ function SaveStatus({ state }: { state: SaveState }) {
     state.kind === "saving"
       ? t.forms.saving
       : state.kind === "saved"
-        ? format(t.forms.savedAt, { time: new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit" }).format(state.at) })
+        ? format(t.forms.savedAt, {
+            time: new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit" }).format(state.at),
+          })
         : state.kind === "offline"
           ? t.forms.offline
           : state.kind === "retrying"
@@ -53,7 +55,17 @@ function SaveStatus({ state }: { state: SaveState }) {
  * shared renderer, autosave with its visible state, and the submission with the server's own
  * field problems shown where they belong.
  */
-export function FormFill({ template, initialValues, saveDraft, submit, uploadFile, expiresAt, onDraftSaved, onRejected, phoneCountry }: FormFillProps) {
+export function FormFill({
+  template,
+  initialValues,
+  saveDraft,
+  submit,
+  uploadFile,
+  expiresAt,
+  onDraftSaved,
+  onRejected,
+  phoneCountry,
+}: FormFillProps) {
   const { t, locale } = usePatientI18n();
   const labels = useMemo(() => rendererLabels(t, locale), [t, locale]);
   const [values, setValues] = useState<FormValues>(initialValues);
@@ -81,8 +93,19 @@ export function FormFill({ template, initialValues, saveDraft, submit, uploadFil
       const api = readApiError(error);
       if (api.code === "BAD_REQUEST" && api.fieldErrors.length > 0) {
         // The server sends a code with every problem but the file checks only it can make.
-        setServerIssues(api.fieldErrors.map((issue) => ({ key: issue.key, code: (issue.code as FieldProblemCode | undefined) ?? "files_invalid", params: issue.params })));
-      } else if (api.code === "UNAUTHORIZED" || api.code === "FORBIDDEN" || api.code === "NOT_FOUND" || api.code === "CONFLICT") {
+        setServerIssues(
+          api.fieldErrors.map((issue) => ({
+            key: issue.key,
+            code: (issue.code as FieldProblemCode | undefined) ?? "files_invalid",
+            params: issue.params,
+          })),
+        );
+      } else if (
+        api.code === "UNAUTHORIZED" ||
+        api.code === "FORBIDDEN" ||
+        api.code === "NOT_FOUND" ||
+        api.code === "CONFLICT"
+      ) {
         onRejected?.(error);
       } else {
         setFailure(`${t.forms.submitFailed} ${describeApiError(api, t)}`);
@@ -96,7 +119,9 @@ export function FormFill({ template, initialValues, saveDraft, submit, uploadFil
       <header className={styles.fillHeader}>
         <ScreenHeading>{template.title}</ScreenHeading>
         {template.description ? <p className={styles.description}>{template.description}</p> : null}
-        {expiresAt ? <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p> : null}
+        {expiresAt ? (
+          <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p>
+        ) : null}
       </header>
       {failure ? (
         <Notice tone="danger" role="alert">

@@ -63,7 +63,10 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
   const s = t.forms.sms;
 
   async function openForm() {
-    const [template, draft] = await Promise.all([api.call("portal.template", { linkToken }), api.call("portal.loadDraft", { linkToken })]);
+    const [template, draft] = await Promise.all([
+      api.call("portal.template", { linkToken }),
+      api.call("portal.loadDraft", { linkToken }),
+    ]);
     setStep({ kind: "form", template, values: draft?.values ?? {} });
   }
 
@@ -81,11 +84,15 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
         setBranding(opened.branding);
         setExpiresAt(opened.expiresAt);
         setPhoneCountry(opened.phoneCountry);
-        if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted") setStep({ kind: "end", end: opened.status });
+        if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted")
+          setStep({ kind: "end", end: opened.status });
         else if (opened.hasAccess) await openForm();
         else setStep({ kind: "identify" });
       })
-      .catch((error: unknown) => active && setStep(endFor(error) ? { kind: "end", end: endFor(error)! } : { kind: "failed", error }));
+      .catch(
+        (error: unknown) =>
+          active && setStep(endFor(error) ? { kind: "end", end: endFor(error)! } : { kind: "failed", error }),
+      );
     return () => {
       active = false;
     };
@@ -107,7 +114,13 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
       content = <OpeningScreen text={t.forms.opening} />;
       break;
     case "failed":
-      content = <LoadFailedScreen title={t.forms.openFailed} error={step.error} onRetry={() => (setStep({ kind: "opening" }), setAttempt((n) => n + 1))} />;
+      content = (
+        <LoadFailedScreen
+          title={t.forms.openFailed}
+          error={step.error}
+          onRetry={() => (setStep({ kind: "opening" }), setAttempt((n) => n + 1))}
+        />
+      );
       break;
     case "identify":
       content = (
@@ -152,7 +165,13 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           saveDraft={(values) => api.call("portal.saveDraft", { linkToken, values })}
           onRejected={refused}
           uploadFile={(file, field, onProgress) =>
-            uploadFormFile(file, { url: "/f/api/embed/uploads", headers: { "x-portal-link": linkToken }, fields: {}, fieldKey: field.key!, onProgress })
+            uploadFormFile(file, {
+              url: "/f/api/embed/uploads",
+              headers: { "x-portal-link": linkToken },
+              fields: {},
+              fieldKey: field.key!,
+              onProgress,
+            })
           }
           submit={async (values) => {
             await api.call("portal.submit", { linkToken, values });
@@ -163,10 +182,22 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
       );
       break;
     case "done":
-      content = <StatusCard state="submitted" tone="success" icon={<CheckIcon />} title={t.forms.doneTitle} body={t.forms.doneBody} focus />;
+      content = (
+        <StatusCard
+          state="submitted"
+          tone="success"
+          icon={<CheckIcon />}
+          title={t.forms.doneTitle}
+          body={t.forms.doneBody}
+          focus
+        />
+      );
       break;
     case "end": {
-      const screens: Record<End, { title: string; body: string; tone: "neutral" | "success" | "warning" | "danger"; icon: React.ReactNode }> = {
+      const screens: Record<
+        End,
+        { title: string; body: string; tone: "neutral" | "success" | "warning" | "danger"; icon: React.ReactNode }
+      > = {
         unknown: { title: s.unknownTitle, body: s.unknownBody, tone: "danger", icon: <LinkIcon /> },
         expired: { title: s.expiredTitle, body: s.expiredBody, tone: "warning", icon: <ClockIcon /> },
         locked: {
@@ -176,7 +207,12 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           icon: <LockIcon />,
         },
         submitted: { title: s.submittedTitle, body: s.submittedBody, tone: "success", icon: <CheckIcon /> },
-        unavailable: { title: t.forms.states.unavailableTitle, body: t.forms.states.unavailableBody, tone: "neutral", icon: <PauseIcon /> },
+        unavailable: {
+          title: t.forms.states.unavailableTitle,
+          body: t.forms.states.unavailableBody,
+          tone: "neutral",
+          icon: <PauseIcon />,
+        },
       };
       content = <StatusCard state={step.end} focus={acted} {...screens[step.end]} />;
       break;
@@ -225,7 +261,8 @@ function IdentifyStep({
       const left = api.details.attemptsLeft;
       const end = endFor(caught);
       if (end) onEnd(end);
-      else if (api.code === "UNAUTHORIZED" && typeof left === "number") setError(left === 1 ? s.mismatchOne : format(s.mismatch, { count: left }));
+      else if (api.code === "UNAUTHORIZED" && typeof left === "number")
+        setError(left === 1 ? s.mismatchOne : format(s.mismatch, { count: left }));
       else setError(describeApiError(api, t));
       setBusy(false);
     }
@@ -301,7 +338,9 @@ function OtpStep({
     return () => window.clearInterval(timer);
   }, []);
   const wait = Math.max(0, RESEND_AFTER_SECONDS - Math.floor((now - sentAt) / 1000));
-  const validUntil = new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit" }).format(new Date(sentAt + OTP_LIFETIME_MS));
+  const validUntil = new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit" }).format(
+    new Date(sentAt + OTP_LIFETIME_MS),
+  );
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -320,7 +359,8 @@ function OtpStep({
       const end = endFor(caught);
       if (end) onEnd(end);
       else if (api.code === "UNAUTHORIZED" && api.message.startsWith("enter the case number")) onIdentifyAgain();
-      else if (api.code === "UNAUTHORIZED") setError(typeof left === "number" && left > 0 ? format(s.wrongCode, { count: left }) : s.codeEnded);
+      else if (api.code === "UNAUTHORIZED")
+        setError(typeof left === "number" && left > 0 ? format(s.wrongCode, { count: left }) : s.codeEnded);
       else setError(describeApiError(api, t));
       setBusy(false);
     }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { nextSaveDelayMs } from "./useDraftAutosave";
 
 /** An error as the tRPC client and the patient pages' own client report it. */
-const apiError = (code: string, details: Record<string, unknown> = {}) => Object.assign(new Error(code), { data: { code, details } });
+const apiError = (code: string, details: Record<string, unknown> = {}) =>
+  Object.assign(new Error(code), { data: { code, details } });
 
 describe("autosave after a failed save", () => {
   it("waits out a rate limit (429) instead of stopping, at least as long as Retry-After says", () => {

@@ -27,7 +27,8 @@ export function createEmbedBridge(allowedOrigins: readonly string[], target: Win
   const framed = target !== window;
   const post = (event: EmbedEvent) => {
     if (!framed) return;
-    for (const origin of allowedOrigins) target.postMessage({ source: FORM_MESSAGE_SOURCE, version: 1, ...event }, origin);
+    for (const origin of allowedOrigins)
+      target.postMessage({ source: FORM_MESSAGE_SOURCE, version: 1, ...event }, origin);
   };
   return {
     post,
@@ -50,7 +51,8 @@ export function createEmbedBridge(allowedOrigins: readonly string[], target: Win
       const listener = (event: MessageEvent) => {
         if (event.source !== target || !allowedOrigins.includes(event.origin)) return;
         const data = event.data as { source?: unknown; type?: unknown; lang?: unknown } | null;
-        if (data?.source === HOST_MESSAGE_SOURCE && data.type === "setLanguage" && typeof data.lang === "string") handler(data.lang);
+        if (data?.source === HOST_MESSAGE_SOURCE && data.type === "setLanguage" && typeof data.lang === "string")
+          handler(data.lang);
       };
       window.addEventListener("message", listener);
       return () => window.removeEventListener("message", listener);

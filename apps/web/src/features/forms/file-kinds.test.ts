@@ -13,6 +13,8 @@ describe("a file field's accepted kinds, in the patient's words", () => {
     expect(describeAcceptedKinds("application/pdf, .PDF", en.forms.file.kinds)).toBe("PDF");
     expect(describeAcceptedKinds(".jpg,.jpeg,image/png", en.forms.file.kinds)).toBe("JPG, PNG");
     expect(describeAcceptedKinds("image/*,.jpg,.png", de.forms.file.kinds)).toBe("Bilder (JPG, PNG …)");
-    expect(describeAcceptedKinds(".docx,application/msword,.zip,text/csv,video/*", en.forms.file.kinds)).toBe("Word, ZIP, CSV, video");
+    expect(describeAcceptedKinds(".docx,application/msword,.zip,text/csv,video/*", en.forms.file.kinds)).toBe(
+      "Word, ZIP, CSV, video",
+    );
   });
 });

@@ -34,7 +34,8 @@ export function rendererLabels(t: PatientDictionary, locale: string): FormRender
       if (problem.code === "required") {
         if (field.type === "signature") return f.problems.requiredSignature;
         if (field.type === "file") return f.problems.requiredFile;
-        if (field.type === "radio" || field.type === "select" || field.type === "multiselect") return f.problems.requiredChoice;
+        if (field.type === "radio" || field.type === "select" || field.type === "multiselect")
+          return f.problems.requiredChoice;
       }
       return format(f.problems[problem.code], localParams(problem.params, locale));
     },

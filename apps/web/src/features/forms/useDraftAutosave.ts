@@ -31,7 +31,8 @@ export function nextSaveDelayMs(error: unknown, failures: number): number | null
   return Math.max(backoff, limited && typeof retryAfterSeconds === "number" ? retryAfterSeconds * 1000 : 0);
 }
 
-const isEmpty = (value: unknown) => value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
 /**
  * Saves the changed answers of a form every 1.5 s while something changed (the interface
@@ -63,7 +64,14 @@ export function useDraftAutosave({
 
   const send = useCallback(() => {
     const saveNow = callbacks.current.save;
-    if (!saveNow || stopped.current || inFlight.current || changed.current.size === 0 || Date.now() < nextAttemptAt.current) return;
+    if (
+      !saveNow ||
+      stopped.current ||
+      inFlight.current ||
+      changed.current.size === 0 ||
+      Date.now() < nextAttemptAt.current
+    )
+      return;
     const batch = new Map(changed.current);
     changed.current.clear();
     let values: FormValues = Object.fromEntries([...batch].map(([key, value]) => [key, value ?? null]));
@@ -107,7 +115,8 @@ export function useDraftAutosave({
       nextAttemptAt.current = 0;
       send();
     };
-    const offline = () => setState((current) => (current.kind === "saving" || changed.current.size > 0 ? { kind: "offline" } : current));
+    const offline = () =>
+      setState((current) => (current.kind === "saving" || changed.current.size > 0 ? { kind: "offline" } : current));
     window.addEventListener("online", online);
     window.addEventListener("offline", offline);
     return () => {

@@ -32,7 +32,10 @@ export function Overview() {
 
   return (
     <>
-      <PageHeader title={format(t.overview.welcome, { name: me.user.name || me.user.email })} description={t.overview.intro} />
+      <PageHeader
+        title={format(t.overview.welcome, { name: me.user.name || me.user.email })}
+        description={t.overview.intro}
+      />
       <div className="cs-stack cs-stack--lg">
         {me.devCertificate ? (
           <Notice tone="warning" title={t.overview.devCertificateTitle}>

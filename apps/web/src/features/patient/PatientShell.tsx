@@ -53,7 +53,13 @@ export function PatientShell({
 
   const showLogo = logoUrl !== null && logoFailed !== logoUrl;
   return (
-    <div ref={rootRef} className={styles.portal} data-branded={branding?.primaryColor ? true : undefined} data-compact={compact || undefined} data-preview={preview || undefined}>
+    <div
+      ref={rootRef}
+      className={styles.portal}
+      data-branded={branding?.primaryColor ? true : undefined}
+      data-compact={compact || undefined}
+      data-preview={preview || undefined}
+    >
       {preview ? null : (
         <a href="#portal-main" className={styles.skipLink}>
           {t.shell.skipToContent}
@@ -65,32 +71,36 @@ export function PatientShell({
           <LanguageSwitch />
         </div>
       ) : (
-      <Header className={styles.band}>
-        <div className={styles.bandInner}>
-          <div className={styles.identity}>
-            {showLogo ? (
-              <span className={styles.logoPlate}>
-                {/* The institution's own https logo; no referrer is sent (the page URL holds the link). */}
-                <img
-                  src={logoUrl}
-                  alt={organizationName ? format(t.patient.logoAlt, { institution: organizationName }) : t.patient.logoAltGeneric}
-                  className={styles.logo}
-                  referrerPolicy="no-referrer"
-                  onError={() => setLogoFailed(logoUrl)}
-                />
-              </span>
-            ) : null}
-            {organizationName ? (
-              <span className={styles.organization} data-testid="patient-organization">
-                {organizationName}
-              </span>
-            ) : showLogo ? null : (
-              <Logo name={t.common.productName} />
-            )}
+        <Header className={styles.band}>
+          <div className={styles.bandInner}>
+            <div className={styles.identity}>
+              {showLogo ? (
+                <span className={styles.logoPlate}>
+                  {/* The institution's own https logo; no referrer is sent (the page URL holds the link). */}
+                  <img
+                    src={logoUrl}
+                    alt={
+                      organizationName
+                        ? format(t.patient.logoAlt, { institution: organizationName })
+                        : t.patient.logoAltGeneric
+                    }
+                    className={styles.logo}
+                    referrerPolicy="no-referrer"
+                    onError={() => setLogoFailed(logoUrl)}
+                  />
+                </span>
+              ) : null}
+              {organizationName ? (
+                <span className={styles.organization} data-testid="patient-organization">
+                  {organizationName}
+                </span>
+              ) : showLogo ? null : (
+                <Logo name={t.common.productName} />
+              )}
+            </div>
+            <LanguageSwitch />
           </div>
-          <LanguageSwitch />
-        </div>
-      </Header>
+        </Header>
       )}
       <Main id={preview ? undefined : "portal-main"} className={styles.main} tabIndex={preview ? undefined : -1}>
         {children}

@@ -7,7 +7,15 @@ import { useEffect, useRef, type ReactNode } from "react";
  * patient signs or declines, keyboard and screen-reader users land on the new screen's content
  * (not on the first load, where the browser starts at the top anyway).
  */
-export function ScreenHeading({ children, focus = false, className }: { children: ReactNode; focus?: boolean; className?: string }) {
+export function ScreenHeading({
+  children,
+  focus = false,
+  className,
+}: {
+  children: ReactNode;
+  focus?: boolean;
+  className?: string;
+}) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     if (focus) ref.current?.focus();

@@ -12,8 +12,16 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
 type Procedure = { [R in keyof Inputs & string]: `${R}.${keyof Inputs[R] & string}` }[keyof Inputs & string];
-type InputOf<P extends Procedure> = P extends `${infer R extends keyof Inputs & string}.${infer N}` ? (N extends keyof Inputs[R] ? Inputs[R][N] : never) : never;
-type OutputOf<P extends Procedure> = P extends `${infer R extends keyof Outputs & string}.${infer N}` ? (N extends keyof Outputs[R] ? Outputs[R][N] : never) : never;
+type InputOf<P extends Procedure> = P extends `${infer R extends keyof Inputs & string}.${infer N}`
+  ? N extends keyof Inputs[R]
+    ? Inputs[R][N]
+    : never
+  : never;
+type OutputOf<P extends Procedure> = P extends `${infer R extends keyof Outputs & string}.${infer N}`
+  ? N extends keyof Outputs[R]
+    ? Outputs[R][N]
+    : never
+  : never;
 
 /** A refusal or failure, with the error data the API's formatter sends (see trpc/errors.ts). */
 export class ApiCallError extends Error {
@@ -39,10 +47,16 @@ export function createPatientApi(options: { sessionId?: string; url?: "/trpc" | 
         body: input === undefined ? undefined : JSON.stringify(input),
         cache: "no-store",
       });
-      const body = (await response.json().catch(() => null)) as { result?: { data: unknown }; error?: { message?: string; data?: Record<string, unknown> } } | null;
+      const body = (await response.json().catch(() => null)) as {
+        result?: { data: unknown };
+        error?: { message?: string; data?: Record<string, unknown> };
+      } | null;
       if (response.ok && body?.result) return body.result.data as never;
       // No error body: the web server's proxy or the network answered, not the API.
-      throw new ApiCallError(body?.error?.message ?? `HTTP ${response.status}`, body?.error?.data ?? (response.status >= 500 ? { code: "BAD_GATEWAY" } : undefined));
+      throw new ApiCallError(
+        body?.error?.message ?? `HTTP ${response.status}`,
+        body?.error?.data ?? (response.status >= 500 ? { code: "BAD_GATEWAY" } : undefined),
+      );
     },
   };
 }

@@ -5,7 +5,8 @@ describe("portal branding", () => {
   it("accepts only hex colours and expands the short form", () => {
     expect(normalizeHex("#0A7F5A")).toBe("#0a7f5a");
     expect(normalizeHex("#abc")).toBe("#aabbcc");
-    for (const bad of ["red", "#12345", "#0a7f5a;background:url(x)", "rgb(0,0,0)", "", null, undefined]) expect(normalizeHex(bad)).toBeNull();
+    for (const bad of ["red", "#12345", "#0a7f5a;background:url(x)", "rgb(0,0,0)", "", null, undefined])
+      expect(normalizeHex(bad)).toBeNull();
   });
 
   it("computes WCAG contrast and picks a readable text colour", () => {
@@ -17,14 +18,25 @@ describe("portal branding", () => {
   });
 
   it("uses the primary colour for buttons and links only when it is readable on white", () => {
-    expect(brandingProperties({ logoUrl: null, primaryColor: "#0a4f7a", accentColor: null, font: null })).toMatchObject({
-      "--portal-band": "#0a4f7a",
-      "--portal-band-text": "#ffffff",
-      "--cs-accent": "#0a4f7a",
-      "--cs-accent-contrast": "#ffffff",
+    expect(brandingProperties({ logoUrl: null, primaryColor: "#0a4f7a", accentColor: null, font: null })).toMatchObject(
+      {
+        "--portal-band": "#0a4f7a",
+        "--portal-band-text": "#ffffff",
+        "--cs-accent": "#0a4f7a",
+        "--cs-accent-contrast": "#ffffff",
+      },
+    );
+    const light = brandingProperties({
+      logoUrl: null,
+      primaryColor: "#ffd60a",
+      accentColor: "#00ff00",
+      font: "Georgia",
     });
-    const light = brandingProperties({ logoUrl: null, primaryColor: "#ffd60a", accentColor: "#00ff00", font: "Georgia" });
-    expect(light).toMatchObject({ "--portal-band": "#ffd60a", "--portal-band-text": "#000000", "--portal-accent": "#00ff00" });
+    expect(light).toMatchObject({
+      "--portal-band": "#ffd60a",
+      "--portal-band-text": "#000000",
+      "--portal-accent": "#00ff00",
+    });
     expect(light["--cs-accent"]).toBeUndefined();
     expect(light["--font-sans"]).toContain("Georgia");
     expect(brandingProperties(null)).toEqual({});

@@ -14,18 +14,18 @@ const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 
 /** Font stacks for the branding fonts; the named font first, then close system fallbacks. */
 const FONT_STACKS: Record<(typeof brandingFonts)[number], string> = {
-  "system-ui": "system-ui, -apple-system, \"Segoe UI\", Roboto, \"Noto Sans\", \"Liberation Sans\", Arial, sans-serif",
-  Arial: "Arial, \"Liberation Sans\", Helvetica, sans-serif",
-  Helvetica: "Helvetica, Arial, \"Liberation Sans\", sans-serif",
-  Verdana: "Verdana, \"DejaVu Sans\", Geneva, sans-serif",
-  Tahoma: "Tahoma, Verdana, \"DejaVu Sans\", sans-serif",
-  "Trebuchet MS": "\"Trebuchet MS\", \"Lucida Grande\", \"DejaVu Sans\", sans-serif",
-  Georgia: "Georgia, \"DejaVu Serif\", \"Times New Roman\", serif",
-  "Times New Roman": "\"Times New Roman\", Times, \"Liberation Serif\", serif",
-  Inter: "Inter, system-ui, -apple-system, \"Segoe UI\", Roboto, Arial, sans-serif",
-  Roboto: "Roboto, system-ui, -apple-system, \"Segoe UI\", Arial, sans-serif",
-  "Open Sans": "\"Open Sans\", system-ui, -apple-system, \"Segoe UI\", Arial, sans-serif",
-  "Source Sans 3": "\"Source Sans 3\", \"Source Sans Pro\", system-ui, \"Segoe UI\", Arial, sans-serif",
+  "system-ui": 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Liberation Sans", Arial, sans-serif',
+  Arial: 'Arial, "Liberation Sans", Helvetica, sans-serif',
+  Helvetica: 'Helvetica, Arial, "Liberation Sans", sans-serif',
+  Verdana: 'Verdana, "DejaVu Sans", Geneva, sans-serif',
+  Tahoma: 'Tahoma, Verdana, "DejaVu Sans", sans-serif',
+  "Trebuchet MS": '"Trebuchet MS", "Lucida Grande", "DejaVu Sans", sans-serif',
+  Georgia: 'Georgia, "DejaVu Serif", "Times New Roman", serif',
+  "Times New Roman": '"Times New Roman", Times, "Liberation Serif", serif',
+  Inter: 'Inter, system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif',
+  Roboto: 'Roboto, system-ui, -apple-system, "Segoe UI", Arial, sans-serif',
+  "Open Sans": '"Open Sans", system-ui, -apple-system, "Segoe UI", Arial, sans-serif',
+  "Source Sans 3": '"Source Sans 3", "Source Sans Pro", system-ui, "Segoe UI", Arial, sans-serif',
 };
 
 export function normalizeHex(value: string | null | undefined): string | null {

@@ -4,7 +4,17 @@ import type { ReactNode } from "react";
 
 function Svg({ children }: { children: ReactNode }) {
   return (
-    <svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" focusable="false">
+    <svg
+      viewBox="0 0 24 24"
+      width="28"
+      height="28"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      focusable="false"
+    >
       {children}
     </svg>
   );
@@ -58,7 +68,17 @@ export function LinkIcon() {
 }
 export function DownloadIcon() {
   return (
-    <svg viewBox="0 0 24 24" className="cs-icon" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      viewBox="0 0 24 24"
+      className="cs-icon"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       <path d="M12 3v12M7 10l5 5 5-5M5 21h14" />
     </svg>
   );

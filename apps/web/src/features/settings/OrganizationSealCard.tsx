@@ -21,7 +21,15 @@ async function toBase64(file: File): Promise<string> {
   return btoa(binary);
 }
 
-function CertificateFacts({ certificate, formatDate, t }: { certificate: SealCertificate; formatDate: (iso: string) => string; t: ReturnType<typeof useI18n>["t"]["settings"]["seal"] }) {
+function CertificateFacts({
+  certificate,
+  formatDate,
+  t,
+}: {
+  certificate: SealCertificate;
+  formatDate: (iso: string) => string;
+  t: ReturnType<typeof useI18n>["t"]["settings"]["seal"];
+}) {
   return (
     <dl className={styles.facts}>
       <dt>{t.subject}</dt>
@@ -29,7 +37,9 @@ function CertificateFacts({ certificate, formatDate, t }: { certificate: SealCer
       <dt>{t.issuer}</dt>
       <dd>{certificate.issuer}</dd>
       <dt>{t.validity}</dt>
-      <dd>{format(t.validityRange, { from: formatDate(certificate.notBefore), to: formatDate(certificate.notAfter) })}</dd>
+      <dd>
+        {format(t.validityRange, { from: formatDate(certificate.notBefore), to: formatDate(certificate.notAfter) })}
+      </dd>
       <dt>{t.fingerprint}</dt>
       <dd className={styles.fingerprint}>{certificate.fingerprint}</dd>
     </dl>
@@ -77,7 +87,8 @@ export function OrganizationSealCard() {
 
   const uploadError = upload.error ? readApiError(upload.error) : null;
   const reason = uploadError?.details.reason as SealRefusalReason | undefined;
-  const reasonText = reason && reason in s.reasons ? s.reasons[reason] : uploadError ? describeApiError(uploadError, t) : null;
+  const reasonText =
+    reason && reason in s.reasons ? s.reasons[reason] : uploadError ? describeApiError(uploadError, t) : null;
   const errorField = uploadError?.details.field === "password" ? "password" : uploadError ? "file" : null;
 
   async function submit(event: FormEvent) {
@@ -105,7 +116,9 @@ export function OrganizationSealCard() {
           <>
             <div className="cs-row">
               <h3>{s.ownTitle}</h3>
-              <Badge tone={own.expired ? "danger" : own.expiresSoon ? "warning" : "success"}>{own.expired ? s.expired : own.expiresSoon ? s.expiresSoonBadge : s.active}</Badge>
+              <Badge tone={own.expired ? "danger" : own.expiresSoon ? "warning" : "success"}>
+                {own.expired ? s.expired : own.expiresSoon ? s.expiresSoonBadge : s.active}
+              </Badge>
             </div>
             {own.expired ? (
               <Notice tone="danger" role="alert">
@@ -124,7 +137,14 @@ export function OrganizationSealCard() {
                   {own.chain.map((certificate, index) => (
                     <li key={certificate.fingerprint}>
                       <strong>{index === 0 ? s.chainSigner : s.chainIssuer}</strong> {certificate.subject}
-                      <span className="cs-hint"> · {format(s.validityRange, { from: formatDate(certificate.notBefore), to: formatDate(certificate.notAfter) })}</span>
+                      <span className="cs-hint">
+                        {" "}
+                        ·{" "}
+                        {format(s.validityRange, {
+                          from: formatDate(certificate.notBefore),
+                          to: formatDate(certificate.notAfter),
+                        })}
+                      </span>
                     </li>
                   ))}
                 </ol>
@@ -138,11 +158,18 @@ export function OrganizationSealCard() {
           </>
         ) : (
           <Notice tone="info">
-            {format(seal.data.default.development ? s.usingDevelopment : s.usingDefault, { subject: seal.data.default.subject })}
+            {format(seal.data.default.development ? s.usingDevelopment : s.usingDefault, {
+              subject: seal.data.default.subject,
+            })}
           </Notice>
         )}
 
-        <form className={`cs-stack ${styles.sealForm}`} onSubmit={(event) => void submit(event)} noValidate aria-label={own ? s.replaceTitle : s.uploadTitle}>
+        <form
+          className={`cs-stack ${styles.sealForm}`}
+          onSubmit={(event) => void submit(event)}
+          noValidate
+          aria-label={own ? s.replaceTitle : s.uploadTitle}
+        >
           <h3>{own ? s.replaceTitle : s.uploadTitle}</h3>
           <div className="cs-field">
             <label className="cs-label" htmlFor="seal-file">

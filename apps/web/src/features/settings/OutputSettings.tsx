@@ -3,12 +3,29 @@
 import { Card, TextField } from "@clinsign/ui";
 import { useId } from "react";
 import type { Dictionary } from "../../i18n";
-import { MAX_SIGNED_COPY_DAYS, PHONE_COUNTRIES, TIME_ZONES, WHOLE_NUMBER_FIELDS, withCurrent, type SettingsErrors, type SettingsFormState } from "./settings-form";
+import {
+  MAX_SIGNED_COPY_DAYS,
+  PHONE_COUNTRIES,
+  TIME_ZONES,
+  WHOLE_NUMBER_FIELDS,
+  withCurrent,
+  type SettingsErrors,
+  type SettingsFormState,
+} from "./settings-form";
 import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
 
-export function SelectField({ label, hint, value, disabled, error, name, onChange, children }: {
+export function SelectField({
+  label,
+  hint,
+  value,
+  disabled,
+  error,
+  name,
+  onChange,
+  children,
+}: {
   label: string;
   hint?: string;
   value: string;
@@ -55,7 +72,14 @@ export function SelectField({ label, hint, value, disabled, error, name, onChang
  * clock their times are on, the country of national phone numbers, and how long a signer can
  * download the signed copy.
  */
-export function OutputSettings({ form, errors, disabled, change, t, uiLocale }: {
+export function OutputSettings({
+  form,
+  errors,
+  disabled,
+  change,
+  t,
+  uiLocale,
+}: {
   form: SettingsFormState;
   errors: SettingsErrors;
   disabled: boolean;
@@ -70,18 +94,42 @@ export function OutputSettings({ form, errors, disabled, change, t, uiLocale }: 
   return (
     <Card title={t.outputsTitle} description={t.outputsDescription}>
       <div className={styles.outputFields}>
-        <SelectField label={t.localeLabel} hint={t.localeHint} name="locale" value={form.locale} disabled={disabled} error={errors.locale} onChange={(value) => change("locale", value === "en" ? "en" : "de")}>
+        <SelectField
+          label={t.localeLabel}
+          hint={t.localeHint}
+          name="locale"
+          value={form.locale}
+          disabled={disabled}
+          error={errors.locale}
+          onChange={(value) => change("locale", value === "en" ? "en" : "de")}
+        >
           <option value="de">{t.localeDe}</option>
           <option value="en">{t.localeEn}</option>
         </SelectField>
-        <SelectField label={t.timeZoneLabel} hint={t.timeZoneHint} name="timeZone" value={form.timeZone} disabled={disabled} error={errors.timeZone} onChange={(value) => change("timeZone", value)}>
+        <SelectField
+          label={t.timeZoneLabel}
+          hint={t.timeZoneHint}
+          name="timeZone"
+          value={form.timeZone}
+          disabled={disabled}
+          error={errors.timeZone}
+          onChange={(value) => change("timeZone", value)}
+        >
           {withCurrent(TIME_ZONES, form.timeZone).map((zone) => (
             <option key={zone} value={zone}>
               {zone.replaceAll("_", " ")}
             </option>
           ))}
         </SelectField>
-        <SelectField label={t.phoneCountryLabel} hint={t.phoneCountryHint} name="phoneCountry" value={form.phoneCountry} disabled={disabled} error={errors.phoneCountry} onChange={(value) => change("phoneCountry", value)}>
+        <SelectField
+          label={t.phoneCountryLabel}
+          hint={t.phoneCountryHint}
+          name="phoneCountry"
+          value={form.phoneCountry}
+          disabled={disabled}
+          error={errors.phoneCountry}
+          onChange={(value) => change("phoneCountry", value)}
+        >
           {countries.map(({ code, name }) => (
             <option key={code} value={code}>
               {name} ({code})
@@ -109,7 +157,13 @@ export function OutputSettings({ form, errors, disabled, change, t, uiLocale }: 
 }
 
 /** How long a staff sign-in lasts: the idle and the absolute end (core/staff: resolveStaffSession). */
-export function StaffSessionSettings({ form, errors, disabled, change, t }: {
+export function StaffSessionSettings({
+  form,
+  errors,
+  disabled,
+  change,
+  t,
+}: {
   form: SettingsFormState;
   errors: SettingsErrors;
   disabled: boolean;

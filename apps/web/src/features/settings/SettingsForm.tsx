@@ -43,7 +43,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
 
   useEffect(() => {
     if (!focusRequest || !formRef.current) return;
-    const selector = focusRequest.kind === "error" ? '[aria-invalid="true"]' : `[name="webhookUrl-${focusRequest.row}"]`;
+    const selector =
+      focusRequest.kind === "error" ? '[aria-invalid="true"]' : `[name="webhookUrl-${focusRequest.row}"]`;
     formRef.current.querySelector<HTMLElement>(selector)?.focus();
   }, [focusRequest]);
 
@@ -76,7 +77,9 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
       form.webhookUrls.filter((_, index) => index !== row),
     );
     // Row errors point at positions that just moved.
-    setErrors((current) => Object.fromEntries(Object.entries(current).filter(([key]) => !key.startsWith("webhookUrls"))));
+    setErrors((current) =>
+      Object.fromEntries(Object.entries(current).filter(([key]) => !key.startsWith("webhookUrls"))),
+    );
   }
 
   function addUrl() {
@@ -104,7 +107,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         const apiError = readApiError(error);
         const detailField = typeof apiError.details.field === "string" ? apiError.details.field : undefined;
         const detailMessage = detailField ? messageForDetailField(detailField, t) : undefined;
-        if (apiError.fieldErrors.length > 0) fail(errorsFromFieldErrors(apiError.fieldErrors, payload.urlRows, t), null);
+        if (apiError.fieldErrors.length > 0)
+          fail(errorsFromFieldErrors(apiError.fieldErrors, payload.urlRows, t), null);
         else if (detailField && detailMessage) fail({ [detailField]: detailMessage }, null);
         else fail({}, describeApiError(apiError, t));
       },
@@ -122,7 +126,13 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   const disabled = !canEdit;
 
   return (
-    <form ref={formRef} className="cs-stack cs-stack--lg" onSubmit={onSubmit} noValidate aria-describedby="settings-feedback">
+    <form
+      ref={formRef}
+      className="cs-stack cs-stack--lg"
+      onSubmit={onSubmit}
+      noValidate
+      aria-describedby="settings-feedback"
+    >
       {!canEdit ? <Notice tone="info">{t.settings.readOnly}</Notice> : null}
       {formError ? (
         <Notice tone="danger" role="alert" title={t.settings.saveFailed}>
@@ -149,7 +159,14 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         />
       </Card>
 
-      <OutputSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} uiLocale={locale} />
+      <OutputSettings
+        form={form}
+        errors={errors}
+        disabled={disabled}
+        change={change}
+        t={t.settings}
+        uiLocale={locale}
+      />
       <StaffSessionSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} />
 
       <Card title={t.settings.webhooksTitle} description={t.settings.webhooksDescription}>
@@ -194,7 +211,12 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
             ) : null}
             {canEdit ? (
               <div>
-                <Button size="small" icon={<Icon name="plus" />} onClick={addUrl} disabled={form.webhookUrls.length >= MAX_WEBHOOK_URLS}>
+                <Button
+                  size="small"
+                  icon={<Icon name="plus" />}
+                  onClick={addUrl}
+                  disabled={form.webhookUrls.length >= MAX_WEBHOOK_URLS}
+                >
                   {t.settings.addWebhookUrl}
                 </Button>
               </div>
@@ -333,7 +355,9 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
             disabled={disabled}
             onChange={(checked) => change("requireSessionVerification", checked)}
           />
-          {errors.requireSessionVerification ? <p className="cs-field-error">{errors.requireSessionVerification}</p> : null}
+          {errors.requireSessionVerification ? (
+            <p className="cs-field-error">{errors.requireSessionVerification}</p>
+          ) : null}
         </div>
       </Card>
 

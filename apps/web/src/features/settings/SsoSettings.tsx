@@ -49,7 +49,13 @@ export function SsoSettings() {
   const settings = useQuery(trpc.organization.sso.queryOptions());
   return (
     <Card title={t.sso.title} description={t.sso.description}>
-      {settings.isPending ? <Skeleton label={t.common.loading} lines={4} /> : settings.error ? <LoadFailed query={settings} /> : <SsoForm settings={settings.data} />}
+      {settings.isPending ? (
+        <Skeleton label={t.common.loading} lines={4} />
+      ) : settings.error ? (
+        <LoadFailed query={settings} />
+      ) : (
+        <SsoForm settings={settings.data} />
+      )}
     </Card>
   );
 }
@@ -97,7 +103,10 @@ function SsoForm({ settings }: { settings: Settings }) {
     if (!/^https?:\/\/\S+$/.test(form.issuer.trim())) next.issuer = s.issuerInvalid;
     if (!form.clientId.trim()) next.clientId = t.validation.required;
     if (!settings.hasClientSecret && !form.clientSecret) next.clientSecret = t.validation.required;
-    const domains = form.allowedDomains.split(/[\s,;]+/).map((d) => d.trim()).filter(Boolean);
+    const domains = form.allowedDomains
+      .split(/[\s,;]+/)
+      .map((d) => d.trim())
+      .filter(Boolean);
     if (domains.length === 0) next.allowedDomains = s.domainsRequired;
     if (!form.roleClaim.trim()) next.roleClaim = t.validation.required;
     const mapping = form.roleMapping.filter((m) => m.value.trim());
@@ -133,12 +142,57 @@ function SsoForm({ settings }: { settings: Settings }) {
           {errors.form}
         </Notice>
       ) : null}
-      <Switch label={s.enabledLabel} description={s.enabledDescription} name="ssoEnabled" checked={form.enabled} onChange={(checked) => change("enabled", checked)} />
-      <CopyField label={s.redirectUriLabel} hint={s.redirectUriHint} value={settings.redirectUri} labels={copyLabels} testId="sso-redirect-uri" />
-      <CopyField label={s.loginUrlLabel} hint={s.loginUrlHint} value={settings.loginUrl} labels={copyLabels} testId="sso-login-url" />
-      <TextField label={s.displayNameLabel} hint={s.displayNameHint} name="ssoDisplayName" maxLength={80} value={form.displayName} error={errors.displayName} onChange={(e) => change("displayName", e.currentTarget.value)} />
-      <TextField label={s.issuerLabel} hint={s.issuerHint} name="ssoIssuer" type="url" inputMode="url" placeholder="https://" spellCheck={false} value={form.issuer} error={errors.issuer} onChange={(e) => change("issuer", e.currentTarget.value)} />
-      <TextField label={s.clientIdLabel} name="ssoClientId" spellCheck={false} mono value={form.clientId} error={errors.clientId} onChange={(e) => change("clientId", e.currentTarget.value)} />
+      <Switch
+        label={s.enabledLabel}
+        description={s.enabledDescription}
+        name="ssoEnabled"
+        checked={form.enabled}
+        onChange={(checked) => change("enabled", checked)}
+      />
+      <CopyField
+        label={s.redirectUriLabel}
+        hint={s.redirectUriHint}
+        value={settings.redirectUri}
+        labels={copyLabels}
+        testId="sso-redirect-uri"
+      />
+      <CopyField
+        label={s.loginUrlLabel}
+        hint={s.loginUrlHint}
+        value={settings.loginUrl}
+        labels={copyLabels}
+        testId="sso-login-url"
+      />
+      <TextField
+        label={s.displayNameLabel}
+        hint={s.displayNameHint}
+        name="ssoDisplayName"
+        maxLength={80}
+        value={form.displayName}
+        error={errors.displayName}
+        onChange={(e) => change("displayName", e.currentTarget.value)}
+      />
+      <TextField
+        label={s.issuerLabel}
+        hint={s.issuerHint}
+        name="ssoIssuer"
+        type="url"
+        inputMode="url"
+        placeholder="https://"
+        spellCheck={false}
+        value={form.issuer}
+        error={errors.issuer}
+        onChange={(e) => change("issuer", e.currentTarget.value)}
+      />
+      <TextField
+        label={s.clientIdLabel}
+        name="ssoClientId"
+        spellCheck={false}
+        mono
+        value={form.clientId}
+        error={errors.clientId}
+        onChange={(e) => change("clientId", e.currentTarget.value)}
+      />
       <TextField
         label={s.clientSecretLabel}
         hint={settings.hasClientSecret ? s.clientSecretHintSet : s.clientSecretHintUnset}
@@ -151,9 +205,27 @@ function SsoForm({ settings }: { settings: Settings }) {
         error={errors.clientSecret}
         onChange={(e) => change("clientSecret", e.currentTarget.value)}
       />
-      <TextField label={s.domainsLabel} hint={s.domainsHint} name="ssoDomains" spellCheck={false} autoCapitalize="none" value={form.allowedDomains} error={errors.allowedDomains} onChange={(e) => change("allowedDomains", e.currentTarget.value)} />
+      <TextField
+        label={s.domainsLabel}
+        hint={s.domainsHint}
+        name="ssoDomains"
+        spellCheck={false}
+        autoCapitalize="none"
+        value={form.allowedDomains}
+        error={errors.allowedDomains}
+        onChange={(e) => change("allowedDomains", e.currentTarget.value)}
+      />
       <div className={styles.divider} />
-      <TextField label={s.roleClaimLabel} hint={s.roleClaimHint} name="ssoRoleClaim" spellCheck={false} mono value={form.roleClaim} error={errors.roleClaim} onChange={(e) => change("roleClaim", e.currentTarget.value)} />
+      <TextField
+        label={s.roleClaimLabel}
+        hint={s.roleClaimHint}
+        name="ssoRoleClaim"
+        spellCheck={false}
+        mono
+        value={form.roleClaim}
+        error={errors.roleClaim}
+        onChange={(e) => change("roleClaim", e.currentTarget.value)}
+      />
       <fieldset className={`cs-stack ${styles.fieldset}`}>
         <legend className="cs-label">{s.mappingLegend}</legend>
         <p className="cs-hint">{s.mappingHint}</p>
@@ -161,8 +233,22 @@ function SsoForm({ settings }: { settings: Settings }) {
         <ol className={styles.urlList}>
           {form.roleMapping.map((m, row) => (
             <li key={row} className={styles.mappingRow}>
-              <TextField className={styles.urlField} label={format(s.mappingValueLabel, { number: row + 1 })} name={`ssoMappingValue-${row}`} spellCheck={false} mono value={m.value} onChange={(e) => setMapping(row, { value: e.currentTarget.value })} />
-              <SelectField label={format(s.mappingRoleLabel, { number: row + 1 })} name={`ssoMappingRole-${row}`} value={m.role} disabled={false} onChange={(value) => setMapping(row, { role: value as Role })}>
+              <TextField
+                className={styles.urlField}
+                label={format(s.mappingValueLabel, { number: row + 1 })}
+                name={`ssoMappingValue-${row}`}
+                spellCheck={false}
+                mono
+                value={m.value}
+                onChange={(e) => setMapping(row, { value: e.currentTarget.value })}
+              />
+              <SelectField
+                label={format(s.mappingRoleLabel, { number: row + 1 })}
+                name={`ssoMappingRole-${row}`}
+                value={m.role}
+                disabled={false}
+                onChange={(value) => setMapping(row, { role: value as Role })}
+              >
                 {roles.map((role) => (
                   <option key={role} value={role}>
                     {(t.roles as Record<string, string>)[role] ?? role}
@@ -170,7 +256,18 @@ function SsoForm({ settings }: { settings: Settings }) {
                 ))}
               </SelectField>
               {form.roleMapping.length > 1 ? (
-                <Button className={styles.mappingRemove} variant="ghost" iconOnly aria-label={format(s.removeMapping, { number: row + 1 })} onClick={() => change("roleMapping", form.roleMapping.filter((_, i) => i !== row))}>
+                <Button
+                  className={styles.mappingRemove}
+                  variant="ghost"
+                  iconOnly
+                  aria-label={format(s.removeMapping, { number: row + 1 })}
+                  onClick={() =>
+                    change(
+                      "roleMapping",
+                      form.roleMapping.filter((_, i) => i !== row),
+                    )
+                  }
+                >
                   <Icon name="trash" />
                 </Button>
               ) : null}
@@ -178,15 +275,34 @@ function SsoForm({ settings }: { settings: Settings }) {
           ))}
         </ol>
         <div>
-          <Button size="small" icon={<Icon name="plus" />} disabled={form.roleMapping.length >= 100} onClick={() => change("roleMapping", [...form.roleMapping, { value: "", role: "staff" }])}>
+          <Button
+            size="small"
+            icon={<Icon name="plus" />}
+            disabled={form.roleMapping.length >= 100}
+            onClick={() => change("roleMapping", [...form.roleMapping, { value: "", role: "staff" }])}
+          >
             {s.addMapping}
           </Button>
         </div>
       </fieldset>
       <div className={styles.divider} />
-      <Switch label={s.ssoOnlyLabel} description={s.ssoOnlyDescription} name="ssoOnly" checked={form.ssoOnly} onChange={(checked) => change("ssoOnly", checked)} />
+      <Switch
+        label={s.ssoOnlyLabel}
+        description={s.ssoOnlyDescription}
+        name="ssoOnly"
+        checked={form.ssoOnly}
+        onChange={(checked) => change("ssoOnly", checked)}
+      />
       {form.ssoOnly ? (
-        <SelectField label={s.breakGlassLabel} hint={s.breakGlassHint} name="ssoBreakGlass" value={form.breakGlassUserId} disabled={false} error={errors.breakGlassUserId} onChange={(value) => change("breakGlassUserId", value)}>
+        <SelectField
+          label={s.breakGlassLabel}
+          hint={s.breakGlassHint}
+          name="ssoBreakGlass"
+          value={form.breakGlassUserId}
+          disabled={false}
+          error={errors.breakGlassUserId}
+          onChange={(value) => change("breakGlassUserId", value)}
+        >
           <option value="">{s.breakGlassNone}</option>
           {settings.owners.map((owner) => (
             <option key={owner.id} value={owner.id}>

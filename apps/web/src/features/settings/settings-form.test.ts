@@ -1,7 +1,16 @@
 import type { OrganizationSettings } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
 import { en } from "../../i18n/en";
-import { buildPayload, errorsFromFieldErrors, formStateFrom, isDirty, PHONE_COUNTRIES, TIME_ZONES, validate, withCurrent } from "./settings-form";
+import {
+  buildPayload,
+  errorsFromFieldErrors,
+  formStateFrom,
+  isDirty,
+  PHONE_COUNTRIES,
+  TIME_ZONES,
+  validate,
+  withCurrent,
+} from "./settings-form";
 
 const settings: OrganizationSettings = {
   id: "3f1c8f5e-8a56-4d7e-9d8e-2d0f7d3c1a10",
@@ -38,8 +47,16 @@ describe("settings form", () => {
   });
 
   it("drops empty URL rows, sends the secret only when typed, and only the selected method's URL", () => {
-    const form = { ...formStateFrom(settings), webhookUrls: ["", " https://a.example/h ", ""], sessionMethod: "jwks" as const };
-    const { input, urlRows } = buildPayload({ ...form, sessionJwksUrl: "https://idp.example/jwks", sessionIntrospectionUrl: "https://x" });
+    const form = {
+      ...formStateFrom(settings),
+      webhookUrls: ["", " https://a.example/h ", ""],
+      sessionMethod: "jwks" as const,
+    };
+    const { input, urlRows } = buildPayload({
+      ...form,
+      sessionJwksUrl: "https://idp.example/jwks",
+      sessionIntrospectionUrl: "https://x",
+    });
     expect(input.webhookUrls).toEqual(["https://a.example/h"]);
     expect(urlRows).toEqual([1]);
     expect(input).not.toHaveProperty("sessionJwtSecret");
@@ -48,13 +65,21 @@ describe("settings form", () => {
   });
 
   it("sends the A4 audience and issuer trimmed, an emptied one as null, and notices their changes", () => {
-    const saved = { ...settings, sessionMethod: "hs256" as const, hasSessionJwtSecret: true, sessionAudience: "clinsign", sessionIssuer: "https://portal.example" };
+    const saved = {
+      ...settings,
+      sessionMethod: "hs256" as const,
+      hasSessionJwtSecret: true,
+      sessionAudience: "clinsign",
+      sessionIssuer: "https://portal.example",
+    };
     const form = formStateFrom(saved);
     expect(isDirty(form, saved)).toBe(false);
     expect(isDirty({ ...form, sessionAudience: " clinsign " }, saved)).toBe(false);
     expect(isDirty({ ...form, sessionRequireJti: true }, saved)).toBe(true);
     expect(isDirty({ ...form, sessionAcceptMissingAudIss: true }, saved)).toBe(true);
-    expect(buildPayload({ ...form, sessionAcceptMissingAudIss: true }).input).toMatchObject({ sessionAcceptMissingAudIss: true });
+    expect(buildPayload({ ...form, sessionAcceptMissingAudIss: true }).input).toMatchObject({
+      sessionAcceptMissingAudIss: true,
+    });
     const { input } = buildPayload({ ...form, sessionAudience: " api ", sessionIssuer: "  ", sessionRequireJti: true });
     expect(input).toMatchObject({ sessionAudience: "api", sessionIssuer: null, sessionRequireJti: true });
   });
@@ -87,11 +112,27 @@ describe("settings form", () => {
   it("edits the clinic's output language, time zone, phone country and signed-copy days", () => {
     const form = formStateFrom(settings);
     expect(form).toMatchObject({ locale: "de", timeZone: "Europe/Berlin", phoneCountry: "DE", signedCopyDays: "30" });
-    for (const change of [{ locale: "en" as const }, { timeZone: "Europe/Vienna" }, { phoneCountry: "AT" }, { signedCopyDays: "90" }]) {
+    for (const change of [
+      { locale: "en" as const },
+      { timeZone: "Europe/Vienna" },
+      { phoneCountry: "AT" },
+      { signedCopyDays: "90" },
+    ]) {
       expect(isDirty({ ...form, ...change }, settings)).toBe(true);
     }
-    const changed = { ...form, locale: "en" as const, timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: " 90 " };
-    expect(buildPayload(changed).input).toMatchObject({ locale: "en", timeZone: "Europe/Vienna", phoneCountry: "AT", signedCopyDays: 90 });
+    const changed = {
+      ...form,
+      locale: "en" as const,
+      timeZone: "Europe/Vienna",
+      phoneCountry: "AT",
+      signedCopyDays: " 90 ",
+    };
+    expect(buildPayload(changed).input).toMatchObject({
+      locale: "en",
+      timeZone: "Europe/Vienna",
+      phoneCountry: "AT",
+      signedCopyDays: 90,
+    });
     expect(validate(changed, buildPayload(changed), settings, en).signedCopyDays).toBeUndefined();
     for (const days of ["", "-1", "2.5", "3651", "abc"]) {
       const bad = { ...form, signedCopyDays: days };

@@ -1,4 +1,9 @@
-import { updateOrganizationInput, type FieldError, type OrganizationSettings, type UpdateOrganizationInput } from "@clinsign/contracts";
+import {
+  updateOrganizationInput,
+  type FieldError,
+  type OrganizationSettings,
+  type UpdateOrganizationInput,
+} from "@clinsign/contracts";
 import type { Dictionary } from "../../i18n";
 import { translateValidationMessage } from "../../trpc/errors";
 
@@ -77,10 +82,35 @@ export const TIME_ZONES = [
 ] as const;
 
 /** Countries offered for national phone numbers; the saved one is always offered too. */
-export const PHONE_COUNTRIES = ["DE", "AT", "CH", "LI", "LU", "NL", "BE", "FR", "IT", "ES", "PT", "GB", "IE", "DK", "SE", "NO", "FI", "PL", "CZ", "HU", "GR", "TR", "US"] as const;
+export const PHONE_COUNTRIES = [
+  "DE",
+  "AT",
+  "CH",
+  "LI",
+  "LU",
+  "NL",
+  "BE",
+  "FR",
+  "IT",
+  "ES",
+  "PT",
+  "GB",
+  "IE",
+  "DK",
+  "SE",
+  "NO",
+  "FI",
+  "PL",
+  "CZ",
+  "HU",
+  "GR",
+  "TR",
+  "US",
+] as const;
 
 /** `list` with `current` added when an API client saved a value the picker does not offer. */
-export const withCurrent = (list: readonly string[], current: string): string[] => (list.includes(current) ? [...list] : [current, ...list]);
+export const withCurrent = (list: readonly string[], current: string): string[] =>
+  list.includes(current) ? [...list] : [current, ...list];
 
 /** Field key (as the API reports it, e.g. `webhookUrls.2`) → message. */
 export type SettingsErrors = Record<string, string>;
@@ -170,7 +200,8 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
   }
   if (form.sessionJwtSecret) input.sessionJwtSecret = form.sessionJwtSecret;
   if (form.sessionMethod === "jwks") input.sessionJwksUrl = form.sessionJwksUrl.trim() || null;
-  if (form.sessionMethod === "introspection") input.sessionIntrospectionUrl = form.sessionIntrospectionUrl.trim() || null;
+  if (form.sessionMethod === "introspection")
+    input.sessionIntrospectionUrl = form.sessionIntrospectionUrl.trim() || null;
   return { input, urlRows: rows.map((entry) => entry.row) };
 }
 
@@ -198,7 +229,12 @@ export function messageForDetailField(field: string, t: Dictionary): string | un
 }
 
 /** The same checks the API makes, run before sending so errors show at once. */
-export function validate(form: SettingsFormState, payload: SettingsPayload, settings: OrganizationSettings, t: Dictionary): SettingsErrors {
+export function validate(
+  form: SettingsFormState,
+  payload: SettingsPayload,
+  settings: OrganizationSettings,
+  t: Dictionary,
+): SettingsErrors {
   const parsed = updateOrganizationInput.safeParse(payload.input);
   const errors = parsed.success
     ? {}
@@ -217,12 +253,14 @@ export function validate(form: SettingsFormState, payload: SettingsPayload, sett
   });
 
   const method = form.sessionMethod;
-  if (method === "hs256" && !settings.hasSessionJwtSecret && !form.sessionJwtSecret) errors.sessionJwtSecret ??= t.settings.jwtSecretRequired;
+  if (method === "hs256" && !settings.hasSessionJwtSecret && !form.sessionJwtSecret)
+    errors.sessionJwtSecret ??= t.settings.jwtSecretRequired;
   if (method === "jwks" && !form.sessionJwksUrl.trim()) errors.sessionJwksUrl ??= t.settings.jwksUrlRequired;
   if (method === "introspection" && !form.sessionIntrospectionUrl.trim()) {
     errors.sessionIntrospectionUrl ??= t.settings.introspectionUrlRequired;
   }
   if (form.requireSessionVerification && method === "none") errors.sessionMethod ??= t.settings.requireNeedsMethod;
-  for (const field of wholeNumberFields) if (wholeNumber(form, field) === null) errors[field] = t.settings[`${field}Invalid`];
+  for (const field of wholeNumberFields)
+    if (wholeNumber(form, field) === null) errors[field] = t.settings[`${field}Invalid`];
   return errors;
 }

@@ -24,7 +24,13 @@ const FIELDS = ["patient_id", "document_id", "institution_id", "expiration_date"
 /** The institution select's choice that shows a text field for an institution not used before. */
 const OTHER_INSTITUTION = "\u0000other";
 
-const emptyDraft = (documentId = "") => ({ patient_id: "", document_id: documentId, institution_id: "", expiry: dayFromNow(DEFAULT_EXPIRY_DAYS), order_by: "" });
+const emptyDraft = (documentId = "") => ({
+  patient_id: "",
+  document_id: documentId,
+  institution_id: "",
+  expiry: dayFromNow(DEFAULT_EXPIRY_DAYS),
+  order_by: "",
+});
 type Draft = ReturnType<typeof emptyDraft>;
 
 interface Created {
@@ -40,7 +46,13 @@ export function HandOver({ link, expiresAt }: { link: string; expiresAt: string 
   return (
     <div className={styles.handOver}>
       <div className="cs-stack">
-        <CopyField label={s.signingLink} hint={s.signingLinkHint} value={link} labels={t.common} testId="signing-link" />
+        <CopyField
+          label={s.signingLink}
+          hint={s.signingLinkHint}
+          value={link}
+          labels={t.common}
+          testId="signing-link"
+        />
         <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
       </div>
       <figure className={styles.qrFigure}>
@@ -101,7 +113,16 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
     <form className="cs-stack" onSubmit={submit} aria-label={s.newTitle} noValidate>
       {documents.data && active.length === 0 ? <Notice tone="info">{s.noActiveDocuments}</Notice> : null}
       <div className={styles.formGrid}>
-        <TextField label={s.patientId} hint={s.patientIdHint} value={draft.patient_id} onChange={(e) => set("patient_id", e.target.value)} required maxLength={200} autoComplete="off" error={message("patient_id")} />
+        <TextField
+          label={s.patientId}
+          hint={s.patientIdHint}
+          value={draft.patient_id}
+          onChange={(e) => set("patient_id", e.target.value)}
+          required
+          maxLength={200}
+          autoComplete="off"
+          error={message("patient_id")}
+        />
         <div className="cs-field">
           <label className="cs-label" htmlFor="new-request-document">
             {s.document}
@@ -158,7 +179,9 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
                 {s.institutionKnownHint}
               </span>
             ) : null}
-            {!otherInstitution && message("institution_id") ? <span className="cs-field-error">{message("institution_id")}</span> : null}
+            {!otherInstitution && message("institution_id") ? (
+              <span className="cs-field-error">{message("institution_id")}</span>
+            ) : null}
           </div>
         ) : null}
         {typingInstitution ? (
@@ -174,8 +197,26 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
             error={message("institution_id")}
           />
         ) : null}
-        <TextField label={s.expiry} hint={s.expiryHint} type="date" min={dayFromNow(0)} value={draft.expiry} onChange={(e) => set("expiry", e.target.value)} required error={message("expiration_date")} />
-        <TextField label={s.orderBy} hint={s.orderByHint} value={draft.order_by} onChange={(e) => set("order_by", e.target.value)} required maxLength={200} autoComplete="off" error={message("order_by")} />
+        <TextField
+          label={s.expiry}
+          hint={s.expiryHint}
+          type="date"
+          min={dayFromNow(0)}
+          value={draft.expiry}
+          onChange={(e) => set("expiry", e.target.value)}
+          required
+          error={message("expiration_date")}
+        />
+        <TextField
+          label={s.orderBy}
+          hint={s.orderByHint}
+          value={draft.order_by}
+          onChange={(e) => set("order_by", e.target.value)}
+          required
+          maxLength={200}
+          autoComplete="off"
+          error={message("order_by")}
+        />
       </div>
       <div role="status" aria-live="polite">
         {apiError ? (
@@ -245,7 +286,11 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
           ) : undefined
         }
       >
-        {created ? <HandOver link={created.link} expiresAt={created.expiresAt} /> : <NewRequestForm key={formKey} onCreated={setCreated} documentId={documentId} />}
+        {created ? (
+          <HandOver link={created.link} expiresAt={created.expiresAt} />
+        ) : (
+          <NewRequestForm key={formKey} onCreated={setCreated} documentId={documentId} />
+        )}
       </Dialog>
     </>
   );

@@ -27,7 +27,14 @@ export function qrPath(text: string): { size: number; path: string } {
 export function QrCode({ value, label }: { value: string; label: string }) {
   const { size, path } = useMemo(() => qrPath(value), [value]);
   return (
-    <svg className={styles.qr} viewBox={`0 0 ${size} ${size}`} role="img" aria-label={label} shapeRendering="crispEdges" data-testid="signing-qr">
+    <svg
+      className={styles.qr}
+      viewBox={`0 0 ${size} ${size}`}
+      role="img"
+      aria-label={label}
+      shapeRendering="crispEdges"
+      data-testid="signing-qr"
+    >
       <rect width={size} height={size} fill="#ffffff" />
       <path d={path} fill="#000000" />
     </svg>

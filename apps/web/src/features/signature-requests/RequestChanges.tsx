@@ -85,7 +85,11 @@ function VisibilityForm({ request }: { request: SignatureRequestDetail }) {
           {s.saveVisibility}
         </Button>
       </form>
-      <Outcome update={update} success={value === "draft" ? s.visibilitySavedDraft : s.visibilitySavedActive} fieldShown={false} />
+      <Outcome
+        update={update}
+        success={value === "draft" ? s.visibilitySavedDraft : s.visibilitySavedActive}
+        fieldShown={false}
+      />
     </Section>
   );
 }
@@ -102,7 +106,10 @@ function ExpiryForm({ request }: { request: SignatureRequestDetail }) {
     update.mutate({ id: request.id, expiresAt: endOfDayInstant(day) ?? day });
   }
   return (
-    <Section title={s.expiry} hint={open ? format(s.expiryNow, { date: formatDateTime(request.expiresAt, locale) }) : s.expiryClosed}>
+    <Section
+      title={s.expiry}
+      hint={open ? format(s.expiryNow, { date: formatDateTime(request.expiresAt, locale) }) : s.expiryClosed}
+    >
       {open ? (
         <form className={styles.changeForm} onSubmit={submit}>
           <TextField
@@ -122,7 +129,13 @@ function ExpiryForm({ request }: { request: SignatureRequestDetail }) {
           </Button>
         </form>
       ) : null}
-      <Outcome update={update} success={format(s.expirySaved, { date: update.variables?.expiresAt ? formatDateTime(update.variables.expiresAt, locale) : "" })} fieldShown={Boolean(error)} />
+      <Outcome
+        update={update}
+        success={format(s.expirySaved, {
+          date: update.variables?.expiresAt ? formatDateTime(update.variables.expiresAt, locale) : "",
+        })}
+        fieldShown={Boolean(error)}
+      />
     </Section>
   );
 }
@@ -178,7 +191,11 @@ function LinkForm({ request }: { request: SignatureRequestDetail }) {
           ) : null}
         </div>
       </form>
-      <Outcome update={update} success={last?.assignmentUrl === null ? s.linkCleared : s.linkSaved} fieldShown={Boolean(error)} />
+      <Outcome
+        update={update}
+        success={last?.assignmentUrl === null ? s.linkCleared : s.linkSaved}
+        fieldShown={Boolean(error)}
+      />
     </Section>
   );
 }

@@ -37,15 +37,26 @@ function Downloads({ request }: { request: SignatureRequestDetail }) {
   return (
     <div className="cs-stack">
       <div className="cs-row">
-        <Button variant="primary" onClick={() => download.mutate("pdf")} busy={download.isPending && download.variables === "pdf"}>
+        <Button
+          variant="primary"
+          onClick={() => download.mutate("pdf")}
+          busy={download.isPending && download.variables === "pdf"}
+        >
           {s.downloadPdf}
         </Button>
-        <Button onClick={() => download.mutate("metadata")} busy={download.isPending && download.variables === "metadata"}>
+        <Button
+          onClick={() => download.mutate("metadata")}
+          busy={download.isPending && download.variables === "metadata"}
+        >
           {s.downloadMetadata}
         </Button>
       </div>
       <div role="status" aria-live="polite">
-        {download.isPending ? <p className="cs-hint">{t.common.downloading}</p> : download.isSuccess ? <p className="cs-hint">{t.common.downloaded}</p> : null}
+        {download.isPending ? (
+          <p className="cs-hint">{t.common.downloading}</p>
+        ) : download.isSuccess ? (
+          <p className="cs-hint">{t.common.downloaded}</p>
+        ) : null}
         {download.error ? (
           <Notice tone="danger" role="alert">
             {describeApiError(readApiError(download.error), t)}
@@ -141,7 +152,9 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
           <dt>{s.declinedAt}</dt>
           <dd>
             {when(request.declinedAt)}
-            {request.declineReason ? <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span> : null}
+            {request.declineReason ? (
+              <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span>
+            ) : null}
           </dd>
         </>
       ) : null}
@@ -156,7 +169,11 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
           <dt>{s.sealLevel}</dt>
           <dd data-testid="seal-level">
             PAdES {request.sealLevel}
-            <span className={`cs-hint ${styles.detail}`}> · {request.timestampedAt ? format(s.trustedTimeAt, { time: when(request.timestampedAt) }) : s.noTrustedTime}</span>
+            <span className={`cs-hint ${styles.detail}`}>
+              {" "}
+              ·{" "}
+              {request.timestampedAt ? format(s.trustedTimeAt, { time: when(request.timestampedAt) }) : s.noTrustedTime}
+            </span>
           </dd>
         </>
       ) : null}
@@ -180,7 +197,10 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
   const queryClient = useQueryClient();
   const [qrOpen, setQrOpen] = useState(false);
   const reveal = useMutation(
-    trpc.signatures.revealLink.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: request.id }) }) }),
+    trpc.signatures.revealLink.mutationOptions({
+      onSuccess: () =>
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: request.id }) }),
+    }),
   );
   const signingUrl = reveal.data?.signingUrl;
   return (
@@ -188,11 +208,23 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
       {request.visibility === "draft" ? <Notice tone="warning">{s.draftLinkHint}</Notice> : null}
       {signingUrl ? (
         <>
-          <CopyField label={s.signingLink} hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint} value={signingUrl} labels={t.common} testId="signing-link" />
+          <CopyField
+            label={s.signingLink}
+            hint={request.assignmentUrl ? s.signingLinkReplaced : s.signingLinkHint}
+            value={signingUrl}
+            labels={t.common}
+            testId="signing-link"
+          />
           <div>
             <Button onClick={() => setQrOpen(true)}>{s.showQr}</Button>
           </div>
-          <Dialog open={qrOpen} onClose={() => setQrOpen(false)} title={s.qrTitle} description={s.qrCaption} closeLabel={t.common.close}>
+          <Dialog
+            open={qrOpen}
+            onClose={() => setQrOpen(false)}
+            title={s.qrTitle}
+            description={s.qrCaption}
+            closeLabel={t.common.close}
+          >
             <div className={styles.qrFigure}>
               <QrCode value={signingUrl} label={s.qrLabel} />
             </div>
@@ -232,14 +264,25 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
   );
 
   if (detail.isPending || detail.error)
-    return <DetailStates query={detail} back={back} title={s.detailTitle} icon="signature" notFound={{ title: s.notFoundTitle, body: s.notFoundBody }} />;
+    return (
+      <DetailStates
+        query={detail}
+        back={back}
+        title={s.detailTitle}
+        icon="signature"
+        notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
+      />
+    );
 
   const request = detail.data;
   const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
   return (
     <>
       {back}
-      <PageHeader title={s.detailTitle} description={format(s.detailDescription, { document: request.documentName, patient: request.patientId })} />
+      <PageHeader
+        title={s.detailTitle}
+        description={format(s.detailDescription, { document: request.documentName, patient: request.patientId })}
+      />
       <div className="cs-stack cs-stack--lg">
         {request.canSealAgain ? <SealAgain request={request} /> : null}
         {request.sealDelayed ? <SealDelayed request={request} /> : null}

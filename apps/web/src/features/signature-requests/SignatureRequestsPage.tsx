@@ -1,6 +1,11 @@
 "use client";
 
-import { assignmentVisibility, signatureRequestStates, type SignatureRequestListItem, type SignatureRequestState } from "@clinsign/contracts";
+import {
+  assignmentVisibility,
+  signatureRequestStates,
+  type SignatureRequestListItem,
+  type SignatureRequestState,
+} from "@clinsign/contracts";
 import { Badge, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -41,7 +46,12 @@ export function SignatureRequestsPage() {
   };
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
   const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
-  const list = useInfiniteQuery(trpc.signatures.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.signatures.list.infiniteQueryOptions(
+      { ...filter, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<SignatureRequestListItem>[] = [
@@ -67,8 +77,12 @@ export function SignatureRequestsPage() {
             <Badge tone={statusTone(row.status)}>{statusLabel(row.status, s)}</Badge>
             {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
           </span>
-          {isOpen(row.status) ? <span className="cs-hint">{format(s.expires, { date: formatDateTime(row.expiresAt, locale) })}</span> : null}
-          {row.status === "completed" && row.completedAt ? <span className="cs-hint">{format(s.completedOn, { date: formatDateTime(row.completedAt, locale) })}</span> : null}
+          {isOpen(row.status) ? (
+            <span className="cs-hint">{format(s.expires, { date: formatDateTime(row.expiresAt, locale) })}</span>
+          ) : null}
+          {row.status === "completed" && row.completedAt ? (
+            <span className="cs-hint">{format(s.completedOn, { date: formatDateTime(row.completedAt, locale) })}</span>
+          ) : null}
         </div>
       ),
     },
@@ -77,7 +91,11 @@ export function SignatureRequestsPage() {
       header: s.open,
       end: true,
       render: (row) => (
-        <Link className="cs-button cs-button--secondary cs-button--small" href={`/signature-requests/${row.id}`} aria-label={format(s.openLabel, { patient: row.patientId, document: row.documentName })}>
+        <Link
+          className="cs-button cs-button--secondary cs-button--small"
+          href={`/signature-requests/${row.id}`}
+          aria-label={format(s.openLabel, { patient: row.patientId, document: row.documentName })}
+        >
           {s.open}
         </Link>
       ),
@@ -94,7 +112,12 @@ export function SignatureRequestsPage() {
               <label className="cs-label" htmlFor="filter-status">
                 {s.status}
               </label>
-              <select id="filter-status" className={`cs-input ${lists.select}`} value={draft.status} onChange={(e) => set("status", e.target.value)}>
+              <select
+                id="filter-status"
+                className={`cs-input ${lists.select}`}
+                value={draft.status}
+                onChange={(e) => set("status", e.target.value)}
+              >
                 <option value="">{s.allStatuses}</option>
                 {signatureRequestStates.map((state) => (
                   <option key={state} value={state}>
@@ -107,34 +130,64 @@ export function SignatureRequestsPage() {
               <label className="cs-label" htmlFor="filter-visibility">
                 {s.visibility}
               </label>
-              <select id="filter-visibility" className={`cs-input ${lists.select}`} value={draft.visibility} onChange={(e) => set("visibility", e.target.value)}>
+              <select
+                id="filter-visibility"
+                className={`cs-input ${lists.select}`}
+                value={draft.visibility}
+                onChange={(e) => set("visibility", e.target.value)}
+              >
                 <option value="">{s.allVisibilities}</option>
                 <option value="active">{s.visibilityActive}</option>
                 <option value="draft">{s.visibilityDraft}</option>
               </select>
             </div>
-            <TextField label={s.patientId} value={draft.patient} onChange={(e) => set("patient", e.target.value)} maxLength={200} autoComplete="off" />
+            <TextField
+              label={s.patientId}
+              value={draft.patient}
+              onChange={(e) => set("patient", e.target.value)}
+              maxLength={200}
+              autoComplete="off"
+            />
             <div className="cs-field">
               <label className="cs-label" htmlFor="filter-document">
                 {s.document}
               </label>
-              <select id="filter-document" className={`cs-input ${lists.select}`} value={draft.document} onChange={(e) => set("document", e.target.value)}>
+              <select
+                id="filter-document"
+                className={`cs-input ${lists.select}`}
+                value={draft.document}
+                onChange={(e) => set("document", e.target.value)}
+              >
                 <option value="">{s.allDocuments}</option>
                 {(documents.data ?? []).map((doc) => (
                   <option key={doc.id} value={doc.id}>
                     {doc.title || doc.name}
                   </option>
                 ))}
-                {draft.document && !documents.data?.some((doc) => doc.id === draft.document) ? <option value={draft.document}>{draft.document}</option> : null}
+                {draft.document && !documents.data?.some((doc) => doc.id === draft.document) ? (
+                  <option value={draft.document}>{draft.document}</option>
+                ) : null}
               </select>
             </div>
-            <TextField label={s.institutionId} value={draft.institution} onChange={(e) => set("institution", e.target.value)} maxLength={200} autoComplete="off" list="filter-institutions" />
+            <TextField
+              label={s.institutionId}
+              value={draft.institution}
+              onChange={(e) => set("institution", e.target.value)}
+              maxLength={200}
+              autoComplete="off"
+              list="filter-institutions"
+            />
             <datalist id="filter-institutions">
               {(institutions.data?.items ?? []).map((item) => (
                 <option key={item.institutionId} value={item.institutionId} />
               ))}
             </datalist>
-            <TextField label={s.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
+            <TextField
+              label={s.fromDate}
+              type="date"
+              value={draft.from}
+              onChange={(e) => set("from", e.target.value)}
+            />
             <TextField label={s.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
             <FilterActions filtered={filtered} onReset={() => apply({})} labels={s} />
           </form>
@@ -147,7 +200,14 @@ export function SignatureRequestsPage() {
             columns={columns}
             rowKey={(row) => row.id}
             labels={s}
-            empty={<EmptyState icon="signature" level={3} title={filtered ? s.emptyFilteredTitle : s.emptyTitle} description={filtered ? s.emptyFilteredBody : s.emptyBody} />}
+            empty={
+              <EmptyState
+                icon="signature"
+                level={3}
+                title={filtered ? s.emptyFilteredTitle : s.emptyTitle}
+                description={filtered ? s.emptyFilteredBody : s.emptyBody}
+              />
+            }
           />
         </Card>
       </div>

@@ -29,19 +29,38 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
 }
 
 function actorLabel(actor: string | undefined, s: Texts): string | null {
-  const labels: Record<string, string> = { api_key: s.actorApiKey, session: s.actorSession, portal: s.actorPortal, signer: s.actorPortal, user: s.actorUser, system: s.actorSystem };
+  const labels: Record<string, string> = {
+    api_key: s.actorApiKey,
+    session: s.actorSession,
+    portal: s.actorPortal,
+    signer: s.actorPortal,
+    user: s.actorUser,
+    system: s.actorSystem,
+  };
   return actor ? (labels[actor] ?? actor) : null;
 }
 
 const deliveryTones: Record<string, BadgeTone> = { delivered: "success", failed: "danger", pending: "neutral" };
 
 function deliveryLabel(status: string, s: Texts): string {
-  const labels: Record<string, string> = { delivered: s.deliveryDelivered, failed: s.deliveryFailed, pending: s.deliveryPending };
+  const labels: Record<string, string> = {
+    delivered: s.deliveryDelivered,
+    failed: s.deliveryFailed,
+    pending: s.deliveryPending,
+  };
   return labels[status] ?? status;
 }
 
 /** What happened to a request, oldest first: its own events, staff changes and webhook deliveries. */
-export function Timeline({ events, s, locale }: { events: readonly SignatureTimelineEvent[]; s: Texts; locale: string }) {
+export function Timeline({
+  events,
+  s,
+  locale,
+}: {
+  events: readonly SignatureTimelineEvent[];
+  s: Texts;
+  locale: string;
+}) {
   if (events.length === 0) return <p className="cs-hint">{s.timelineEmpty}</p>;
   return (
     <ol className={styles.timeline} aria-label={s.timelineTitle} data-testid="timeline">
@@ -58,7 +77,9 @@ export function Timeline({ events, s, locale }: { events: readonly SignatureTime
             {event.delivery ? (
               <div className={styles.eventBody}>
                 <span className="cs-row">
-                  <Badge tone={deliveryTones[event.delivery.status] ?? "neutral"}>{deliveryLabel(event.delivery.status, s)}</Badge>
+                  <Badge tone={deliveryTones[event.delivery.status] ?? "neutral"}>
+                    {deliveryLabel(event.delivery.status, s)}
+                  </Badge>
                   <code className="cs-mono">{event.delivery.eventType}</code>
                 </span>
                 <span className={styles.url}>{event.delivery.url}</span>

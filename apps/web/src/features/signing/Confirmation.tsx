@@ -89,7 +89,12 @@ export function Confirmation({
 
   if (finishing) {
     return (
-      <section className={patientStyles.stateCard} data-tone="success" data-state="sealing" aria-labelledby="portal-heading">
+      <section
+        className={patientStyles.stateCard}
+        data-tone="success"
+        data-state="sealing"
+        aria-labelledby="portal-heading"
+      >
         <span className={patientStyles.progress} aria-hidden="true">
           <span className="cs-spinner" />
         </span>
@@ -108,15 +113,23 @@ export function Confirmation({
   let body: string;
   if (expired) body = t.signing.copyExpiredBody;
   else if (sessionEnded) body = ticket ? t.signing.copySessionEndedTicket : t.signing.copySessionEnded;
-  else if (available && data.signedCopyUntil) body = format(t.signing.copyUntil, { date: formatDateTime(data.signedCopyUntil, locale) });
+  else if (available && data.signedCopyUntil)
+    body = format(t.signing.copyUntil, { date: formatDateTime(data.signedCopyUntil, locale) });
   else body = t.signing.completedNoDownload;
 
   return (
-    <section className={patientStyles.stateCard} data-tone="success" data-state={expired ? "copy_expired" : "completed"} aria-labelledby="portal-heading">
+    <section
+      className={patientStyles.stateCard}
+      data-tone="success"
+      data-state={expired ? "copy_expired" : "completed"}
+      aria-labelledby="portal-heading"
+    >
       <span className={patientStyles.stateIcon} aria-hidden="true">
         <CheckIcon />
       </span>
-      <ScreenHeading focus>{justSigned ? t.signing.completedTitle : expired ? t.signing.copyExpiredTitle : t.signing.alreadySignedTitle}</ScreenHeading>
+      <ScreenHeading focus>
+        {justSigned ? t.signing.completedTitle : expired ? t.signing.copyExpiredTitle : t.signing.alreadySignedTitle}
+      </ScreenHeading>
       <p className={patientStyles.stateBody} role="status">
         {justSigned ? `${t.signing.completedNoDownload} ` : null}
         {body}

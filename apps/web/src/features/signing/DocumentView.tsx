@@ -42,10 +42,20 @@ function ViewerUnavailable({ labels }: PdfPagesProps) {
  * pinch inside the document; the document then scrolls sideways within its frame, never the
  * page), and "Go to the signature" skips the pages.
  */
-export function DocumentView({ view, sessionToken, onGoToSignature }: { view: SigningView; sessionToken: string; onGoToSignature(): void }) {
+export function DocumentView({
+  view,
+  sessionToken,
+  onGoToSignature,
+}: {
+  view: SigningView;
+  sessionToken: string;
+  onGoToSignature(): void;
+}) {
   const { t } = usePatientI18n();
   const trpc = useTRPC();
-  const document = useQuery(trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }));
+  const document = useQuery(
+    trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+  );
   const bytes = useMemo(() => (document.data ? base64ToBytes(document.data.base64) : null), [document.data]);
   const labels: PdfPagesLabels = useMemo(
     () => ({
@@ -77,18 +87,32 @@ export function DocumentView({ view, sessionToken, onGoToSignature }: { view: Si
     <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
       <div className={styles.sectionHeader}>
         <h2 id="document-heading">{t.signing.documentHeading}</h2>
-        {pageCount > 0 ? <p className="cs-hint">{pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}</p> : null}
+        {pageCount > 0 ? (
+          <p className="cs-hint">
+            {pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}
+          </p>
+        ) : null}
       </div>
       {view.fields && view.fields.length > 0 ? <p className="cs-hint">{t.signing.fieldsHint}</p> : null}
       <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
         <div className={styles.zoomControls}>
-          <Button iconOnly aria-label={t.signing.zoomOut} onClick={() => setZoom(stepZoom(zoom, -1))} disabled={zoom <= MIN_ZOOM}>
+          <Button
+            iconOnly
+            aria-label={t.signing.zoomOut}
+            onClick={() => setZoom(stepZoom(zoom, -1))}
+            disabled={zoom <= MIN_ZOOM}
+          >
             <span aria-hidden="true">−</span>
           </Button>
           <output className={styles.zoomLevel} aria-live="polite">
             {format(t.signing.zoomLevel, { percent })}
           </output>
-          <Button iconOnly aria-label={t.signing.zoomIn} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= MAX_ZOOM}>
+          <Button
+            iconOnly
+            aria-label={t.signing.zoomIn}
+            onClick={() => setZoom(stepZoom(zoom, 1))}
+            disabled={zoom >= MAX_ZOOM}
+          >
             <span aria-hidden="true">+</span>
           </Button>
           {zoom > MIN_ZOOM ? (

@@ -64,7 +64,13 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
 
   const sign = useMutation(trpc.signing.sign.mutationOptions());
   const padLabels: SignaturePadLabels = useMemo(
-    () => ({ canvas: t.signing.padLabel, clear: t.signing.padClear, undo: t.signing.padUndo, drawn: t.signing.padDrawn, cleared: t.signing.padCleared }),
+    () => ({
+      canvas: t.signing.padLabel,
+      clear: t.signing.padClear,
+      undo: t.signing.padUndo,
+      drawn: t.signing.padDrawn,
+      cleared: t.signing.padCleared,
+    }),
     [t],
   );
 
@@ -76,7 +82,9 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
     event.preventDefault();
     if (!ready || inFlight.current) return;
     const signature =
-      method === "draw" ? { kind: "drawn" as const, dataUrl: padRef.current?.toPng() ?? "" } : { kind: "typed" as const, name: name.trim() };
+      method === "draw"
+        ? { kind: "drawn" as const, dataUrl: padRef.current?.toPng() ?? "" }
+        : { kind: "typed" as const, name: name.trim() };
     if (signature.kind === "drawn" && !signature.dataUrl) return;
     inFlight.current = true;
     setError(null);
@@ -90,7 +98,8 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
           const closed = closedState(apiError);
           if (apiError.code === "UNAUTHORIZED") onSessionEnded();
           else if (closed) onClosed(closed);
-          else if (apiError.fieldErrors.some((issue) => issue.key.startsWith("signature.name"))) setNameError(t.signing.nameRequired);
+          else if (apiError.fieldErrors.some((issue) => issue.key.startsWith("signature.name")))
+            setNameError(t.signing.nameRequired);
           else setError(describeApiError(apiError, t));
         },
       },
@@ -109,7 +118,14 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
           <div className={styles.segmented}>
             {(["draw", "type"] as const).map((value) => (
               <label key={value} className={styles.segment}>
-                <input type="radio" name="signatureMethod" value={value} checked={method === value} onChange={() => setMethod(value)} disabled={busy} />
+                <input
+                  type="radio"
+                  name="signatureMethod"
+                  value={value}
+                  checked={method === value}
+                  onChange={() => setMethod(value)}
+                  disabled={busy}
+                />
                 <span>{value === "draw" ? t.signing.methodDraw : t.signing.methodType}</span>
               </label>
             ))}
@@ -120,7 +136,13 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
         <div ref={padArea} hidden={method !== "draw"}>
           {near || idle ? (
             <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
-              <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={setHasInk} disabled={busy} />
+              <SignaturePad
+                ref={padRef}
+                labels={padLabels}
+                hint={t.signing.padHint}
+                onChange={setHasInk}
+                disabled={busy}
+              />
             </Suspense>
           ) : (
             <div className={styles.padPlaceholder} aria-hidden="true" />
@@ -153,7 +175,13 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
         </div>
 
         <label className={styles.consent}>
-          <input type="checkbox" name="consent" checked={consent} onChange={(event) => setConsent(event.currentTarget.checked)} disabled={busy} />
+          <input
+            type="checkbox"
+            name="consent"
+            checked={consent}
+            onChange={(event) => setConsent(event.currentTarget.checked)}
+            disabled={busy}
+          />
           <span>{t.signing.consent}</span>
         </label>
 
@@ -166,7 +194,14 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
         </div>
 
         <div className={styles.signActions}>
-          <Button type="submit" variant="primary" block busy={busy} disabled={!ready} aria-describedby={!ready ? "sign-requirements" : undefined}>
+          <Button
+            type="submit"
+            variant="primary"
+            block
+            busy={busy}
+            disabled={!ready}
+            aria-describedby={!ready ? "sign-requirements" : undefined}
+          >
             {busy ? t.signing.signing : t.signing.signButton}
           </Button>
           {!ready ? (

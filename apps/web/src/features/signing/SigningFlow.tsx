@@ -59,7 +59,8 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
     const show = (state: SigningState, token: string | null, signedCopy: SignedCopyState | null) => {
       if (state === "ready") setScreen(token ? { kind: "ready" } : { kind: "end", state: endedState });
       else if (signedCopy === "expired") setScreen({ kind: "end", state: "copy_expired" });
-      else if ((state === "sealing" || state === "completed") && token) setScreen({ kind: "confirmation", justSigned: false });
+      else if ((state === "sealing" || state === "completed") && token)
+        setScreen({ kind: "confirmation", justSigned: false });
       else if (state === "sealing") setScreen({ kind: "end", state: "sealing_elsewhere" });
       else if (state === "completed") setScreen({ kind: "end", state: "already_signed" });
       else setScreen({ kind: "end", state });
@@ -133,7 +134,13 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
   } else if (screen.kind === "opening") {
     content = <OpeningScreen text={t.signing.opening} />;
   } else if (screen.kind === "open-failed") {
-    content = <LoadFailedScreen title={t.signing.openFailed} error={screen.error} onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))} />;
+    content = (
+      <LoadFailedScreen
+        title={t.signing.openFailed}
+        error={screen.error}
+        onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))}
+      />
+    );
   } else if (screen.kind === "end") {
     const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} />;
@@ -156,7 +163,9 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
           <ScreenHeading>{view.documentTitle}</ScreenHeading>
           {view.documentDescription ? <p className={styles.description}>{view.documentDescription}</p> : null}
           <p className={styles.steps}>{t.signing.steps}</p>
-          {view.expiresAt ? <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p> : null}
+          {view.expiresAt ? (
+            <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p>
+          ) : null}
         </header>
         <DocumentView view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm

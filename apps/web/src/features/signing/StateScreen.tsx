@@ -9,10 +9,18 @@ import { CheckIcon, ClockIcon, CrossIcon, LinkIcon, LockIcon, PauseIcon } from "
 import { StatusCard, type StatusTone } from "../patient/StatusCard";
 
 /** Screens that end the flow (or cannot start it), each with a plain explanation. */
-export type EndState = Exclude<SigningState, "ready"> | "session_ended" | "session_ended_ticket" | "already_signed" | "sealing_elsewhere" | "copy_expired";
+export type EndState =
+  | Exclude<SigningState, "ready">
+  | "session_ended"
+  | "session_ended_ticket"
+  | "already_signed"
+  | "sealing_elsewhere"
+  | "copy_expired";
 
-
-function describe(state: EndState, t: PatientDictionary): { title: string; body: string; tone: StatusTone; icon: ReactNode } {
+function describe(
+  state: EndState,
+  t: PatientDictionary,
+): { title: string; body: string; tone: StatusTone; icon: ReactNode } {
   const s = t.signing;
   switch (state) {
     case "expired":
@@ -55,4 +63,3 @@ export function ReloadButton() {
     </Button>
   );
 }
-

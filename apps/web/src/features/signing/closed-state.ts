@@ -9,5 +9,7 @@ export function closedState(error: ApiError): SigningState | null {
   if (error.code !== "CONFLICT") return null;
   if (error.details.reason === "request_unavailable") return "unavailable";
   const status = error.details.status;
-  return status === "expired" || status === "declined" || status === "sealing" || status === "completed" ? status : null;
+  return status === "expired" || status === "declined" || status === "sealing" || status === "completed"
+    ? status
+    : null;
 }

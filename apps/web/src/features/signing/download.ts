@@ -1,6 +1,8 @@
 /** `signed-<title>.pdf` with a title that is safe as a file name on every system. */
 export function signedFileName(title: string | null | undefined): string {
-  const safe = Array.from((title ?? "").normalize("NFC"), (char) => (char.charCodeAt(0) < 0x20 || char === "\u007f" ? " " : char))
+  const safe = Array.from((title ?? "").normalize("NFC"), (char) =>
+    char.charCodeAt(0) < 0x20 || char === "\u007f" ? " " : char,
+  )
     .join("")
     .replace(/[\\/:*?"<>|]+/g, " ")
     .replace(/\s+/g, " ")

@@ -14,7 +14,10 @@ export function useNearViewport<T extends Element>(margin = "25% 0px") {
     const element = ref.current;
     if (!element || near) return;
     if (typeof IntersectionObserver === "undefined") return setNear(true);
-    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: margin });
+    const observer = new IntersectionObserver(
+      (entries) => entries.some((entry) => entry.isIntersecting) && setNear(true),
+      { rootMargin: margin },
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, [near, margin]);

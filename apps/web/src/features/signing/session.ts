@@ -19,7 +19,10 @@ const pending = new Map<string, Promise<SigningView>>();
  * runs effects twice in development, and a ticket is single-use: a second call would answer
  * `unknown`). A failed call is forgotten so that "Try again" asks again.
  */
-export function openOnce(credential: SigningCredential, open: (credential: SigningCredential) => Promise<SigningView>): Promise<SigningView> {
+export function openOnce(
+  credential: SigningCredential,
+  open: (credential: SigningCredential) => Promise<SigningView>,
+): Promise<SigningView> {
   const key = credentialKey(credential);
   let promise = pending.get(key);
   if (!promise) {
@@ -47,12 +50,16 @@ export interface StoredSigning {
  * was (a ticket cannot be exchanged twice) and the confirmation can still download the signed
  * PDF. It ends with the tab, and the API ends the session after 60 minutes anyway.
  */
-export function loadStoredSigning(credential: SigningCredential, storage: Pick<Storage, "getItem"> | undefined = safeSessionStorage()): StoredSigning | null {
+export function loadStoredSigning(
+  credential: SigningCredential,
+  storage: Pick<Storage, "getItem"> | undefined = safeSessionStorage(),
+): StoredSigning | null {
   try {
     const raw = storage?.getItem(STORAGE_PREFIX + credentialKey(credential));
     if (!raw) return null;
     const parsed = JSON.parse(raw) as StoredSigning;
-    if (typeof parsed?.sessionToken !== "string" || typeof parsed.view !== "object" || parsed.view === null) return null;
+    if (typeof parsed?.sessionToken !== "string" || typeof parsed.view !== "object" || parsed.view === null)
+      return null;
     if (parsed.view.sessionExpiresAt && Date.parse(parsed.view.sessionExpiresAt) <= Date.now()) return null;
     return parsed;
   } catch {
@@ -60,7 +67,11 @@ export function loadStoredSigning(credential: SigningCredential, storage: Pick<S
   }
 }
 
-export function storeSigning(credential: SigningCredential, value: StoredSigning, storage: Pick<Storage, "setItem"> | undefined = safeSessionStorage()): void {
+export function storeSigning(
+  credential: SigningCredential,
+  value: StoredSigning,
+  storage: Pick<Storage, "setItem"> | undefined = safeSessionStorage(),
+): void {
   try {
     storage?.setItem(STORAGE_PREFIX + credentialKey(credential), JSON.stringify(value));
   } catch {

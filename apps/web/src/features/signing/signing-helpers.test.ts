@@ -32,7 +32,10 @@ afterEach(() => forgetOpenCalls());
 describe("openOnce", () => {
   it("exchanges a ticket only once, however often the effect runs", async () => {
     const open = vi.fn(async () => view());
-    const [a, b] = await Promise.all([openOnce({ ticket: "t".repeat(43) }, open), openOnce({ ticket: "t".repeat(43) }, open)]);
+    const [a, b] = await Promise.all([
+      openOnce({ ticket: "t".repeat(43) }, open),
+      openOnce({ ticket: "t".repeat(43) }, open),
+    ]);
     expect(open).toHaveBeenCalledTimes(1);
     expect(a).toBe(b);
     await openOnce({ ticket: "t".repeat(43) }, open);
@@ -54,7 +57,11 @@ describe("stored signing sessions", () => {
     storeSigning(credential, { view: view(), sessionToken: "s".repeat(43) }, storage);
     expect(loadStoredSigning(credential, storage)?.sessionToken).toBe("s".repeat(43));
     expect(loadStoredSigning({ token: "t".repeat(43) }, storage)).toBeNull();
-    storeSigning(credential, { view: view({ sessionExpiresAt: new Date(Date.now() - 1).toISOString() }), sessionToken: "s".repeat(43) }, storage);
+    storeSigning(
+      credential,
+      { view: view({ sessionExpiresAt: new Date(Date.now() - 1).toISOString() }), sessionToken: "s".repeat(43) },
+      storage,
+    );
     expect(loadStoredSigning(credential, storage)).toBeNull();
     storage.map.set([...storage.map.keys()][0]!, "{not json");
     expect(loadStoredSigning(credential, storage)).toBeNull();
@@ -70,7 +77,7 @@ describe("stored signing sessions", () => {
 describe("download helpers", () => {
   it("names the file signed-<title>.pdf with a safe title", () => {
     expect(signedFileName("Einwilligung Narkose")).toBe("signed-Einwilligung Narkose.pdf");
-    expect(signedFileName("a/b\\c:d*e?\"f<g>h|i")).toBe("signed-a b c d e f g h i.pdf");
+    expect(signedFileName('a/b\\c:d*e?"f<g>h|i')).toBe("signed-a b c d e f g h i.pdf");
     expect(signedFileName("..hidden")).toBe("signed-hidden.pdf");
     expect(signedFileName(null)).toBe("signed-document.pdf");
     expect(signedFileName("   ")).toBe("signed-document.pdf");

@@ -63,7 +63,10 @@ export function useDocumentZoom(
     if (!box || ratio === 1) return;
     const rect = box.getBoundingClientRect();
     // The buttons zoom around the middle of what the viewer shows on the screen.
-    const at = anchor.current ?? { x: box.clientWidth / 2, y: Math.min(Math.max(window.innerHeight / 2 - rect.top, 0), rect.height) };
+    const at = anchor.current ?? {
+      x: box.clientWidth / 2,
+      y: Math.min(Math.max(window.innerHeight / 2 - rect.top, 0), rect.height),
+    };
     anchor.current = null;
     box.scrollLeft = anchoredScroll(box.scrollLeft, at.x, ratio);
     // Vertically the page itself scrolls: what lay above the anchor inside the viewer grew.
@@ -75,7 +78,8 @@ export function useDocumentZoom(
     if (!box) return;
     let pinch: { distance: number; zoom: number; anchor: Anchor; scale: number } | null = null;
 
-    const distance = (touches: TouchList) => Math.hypot(touches[0]!.clientX - touches[1]!.clientX, touches[0]!.clientY - touches[1]!.clientY);
+    const distance = (touches: TouchList) =>
+      Math.hypot(touches[0]!.clientX - touches[1]!.clientX, touches[0]!.clientY - touches[1]!.clientY);
     const showScale = (scale: number, at: Anchor | null) => {
       const style = content.current?.style;
       if (!style) return;

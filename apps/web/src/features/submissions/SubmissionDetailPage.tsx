@@ -13,14 +13,32 @@ import { useTRPC } from "../../trpc/client";
 import { sourceLabel } from "./source";
 import styles from "./submissions.module.css";
 
-const tones: Record<string, BadgeTone> = { delivered: "success", sent: "success", pending: "neutral", queued: "neutral", failed: "danger" };
+const tones: Record<string, BadgeTone> = {
+  delivered: "success",
+  sent: "success",
+  pending: "neutral",
+  queued: "neutral",
+  failed: "danger",
+};
 
 function statusText(status: string, s: Dictionary["submissionsPage"]): string {
-  const labels: Record<string, string> = { delivered: s.statusDelivered, sent: s.statusSent, pending: s.statusPending, queued: s.statusQueued, failed: s.statusFailed };
+  const labels: Record<string, string> = {
+    delivered: s.statusDelivered,
+    sent: s.statusSent,
+    pending: s.statusPending,
+    queued: s.statusQueued,
+    failed: s.statusFailed,
+  };
   return labels[status] ?? status;
 }
 
-function Answer({ answer, s }: { answer: Omit<SubmissionAnswer, "value"> & { value?: unknown }; s: Dictionary["submissionsPage"] }) {
+function Answer({
+  answer,
+  s,
+}: {
+  answer: Omit<SubmissionAnswer, "value"> & { value?: unknown };
+  s: Dictionary["submissionsPage"];
+}) {
   if (answer.type === "signature" && typeof answer.value === "string" && answer.value.startsWith("data:image/")) {
     return <img className={styles.signature} src={answer.value} alt={s.signatureAlt} />;
   }
@@ -39,10 +57,22 @@ function Answer({ answer, s }: { answer: Omit<SubmissionAnswer, "value"> & { val
       </ul>
     );
   }
-  return answer.text ? <span className={styles.value}>{answer.text}</span> : <span className="cs-hint">{s.noAnswer}</span>;
+  return answer.text ? (
+    <span className={styles.value}>{answer.text}</span>
+  ) : (
+    <span className="cs-hint">{s.noAnswer}</span>
+  );
 }
 
-function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webhooks" | "emails" | "timeZone">; s: Dictionary["submissionsPage"]; locale: string }) {
+function Delivery({
+  detail,
+  s,
+  locale,
+}: {
+  detail: Pick<SubmissionDetail, "webhooks" | "emails" | "timeZone">;
+  s: Dictionary["submissionsPage"];
+  locale: string;
+}) {
   return (
     <Card title={s.deliveryTitle}>
       <div className="cs-stack">
@@ -53,11 +83,15 @@ function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webho
           <ul className={styles.outcomes}>
             {detail.webhooks.map((hook) => (
               <li key={hook.id}>
-                <Badge tone={tones[hook.status] ?? "neutral"}>{statusText(hook.status, s)}</Badge> <span className={styles.url}>{hook.url}</span>
+                <Badge tone={tones[hook.status] ?? "neutral"}>{statusText(hook.status, s)}</Badge>{" "}
+                <span className={styles.url}>{hook.url}</span>
                 <div className="cs-hint">
                   {format(s.attempts, { count: String(hook.attempts) })}
-                  {hook.lastStatusCode !== null ? ` · ${format(s.lastStatus, { code: String(hook.lastStatusCode) })}` : ""}
-                  {hook.lastError ? ` · ${hook.lastError}` : ""} · {formatDateTime(hook.updatedAt, locale, detail.timeZone)}
+                  {hook.lastStatusCode !== null
+                    ? ` · ${format(s.lastStatus, { code: String(hook.lastStatusCode) })}`
+                    : ""}
+                  {hook.lastError ? ` · ${hook.lastError}` : ""} ·{" "}
+                  {formatDateTime(hook.updatedAt, locale, detail.timeZone)}
                 </div>
               </li>
             ))}
@@ -70,7 +104,8 @@ function Delivery({ detail, s, locale }: { detail: Pick<SubmissionDetail, "webho
           <ul className={styles.outcomes}>
             {detail.emails.map((mail) => (
               <li key={mail.id}>
-                <Badge tone={tones[mail.status] ?? "neutral"}>{statusText(mail.status, s)}</Badge> {mail.recipients.join(", ")}
+                <Badge tone={tones[mail.status] ?? "neutral"}>{statusText(mail.status, s)}</Badge>{" "}
+                {mail.recipients.join(", ")}
                 <div className="cs-hint">
                   {mail.subject ?? ""}
                   {mail.sentAt ? ` · ${formatDateTime(mail.sentAt, locale, detail.timeZone)}` : ""}
@@ -102,7 +137,15 @@ export function SubmissionDetailPage({ id }: { id: string }) {
   );
 
   if (detail.isPending || detail.error)
-    return <DetailStates query={detail} back={back} title={s.pageTitle} icon="inbox" notFound={{ title: s.notFoundTitle, body: s.notFoundBody }} />;
+    return (
+      <DetailStates
+        query={detail}
+        back={back}
+        title={s.pageTitle}
+        icon="inbox"
+        notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
+      />
+    );
 
   const d = detail.data;
   return (

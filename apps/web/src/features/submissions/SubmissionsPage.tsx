@@ -57,11 +57,19 @@ export function SubmissionsPage() {
   };
   const filtered = Object.values(values).some(Boolean);
   const templates = useTemplateOptions();
-  const list = useInfiniteQuery(trpc.submissions.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.submissions.list.infiniteQueryOptions(
+      { ...filter, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
-  const exportQuery = new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"));
-  const exportHref = (fmt: "csv" | "json") => `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt]])}`;
+  const exportQuery = new URLSearchParams(
+    Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
+  const exportHref = (fmt: "csv" | "json") =>
+    `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt]])}`;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -91,7 +99,11 @@ export function SubmissionsPage() {
       header: s.open,
       end: true,
       render: (row) => (
-        <Link className="cs-button cs-button--secondary cs-button--small" href={`/submissions/${row.id}`} aria-label={format(s.openLabel, { date: formatDateTime(row.createdAt, locale) })}>
+        <Link
+          className="cs-button cs-button--secondary cs-button--small"
+          href={`/submissions/${row.id}`}
+          aria-label={format(s.openLabel, { date: formatDateTime(row.createdAt, locale) })}
+        >
           {s.open}
         </Link>
       ),
@@ -139,19 +151,41 @@ export function SubmissionsPage() {
               <label className="cs-label" htmlFor="filter-template">
                 {s.template}
               </label>
-              <select id="filter-template" className={`cs-input ${styles.select}`} value={draft.template} onChange={(e) => setDraft({ ...draft, template: e.target.value })}>
+              <select
+                id="filter-template"
+                className={`cs-input ${styles.select}`}
+                value={draft.template}
+                onChange={(e) => setDraft({ ...draft, template: e.target.value })}
+              >
                 <option value="">{s.allTemplates}</option>
                 {(templates ?? []).map((item) => (
                   <option key={item.identifier} value={item.identifier}>
                     {item.title}
                   </option>
                 ))}
-                {draft.template && !templates?.some((item) => item.identifier === draft.template) ? <option value={draft.template}>{draft.template}</option> : null}
+                {draft.template && !templates?.some((item) => item.identifier === draft.template) ? (
+                  <option value={draft.template}>{draft.template}</option>
+                ) : null}
               </select>
             </div>
-            <TextField label={s.rnummer} value={draft.rnummer} onChange={(e) => setDraft({ ...draft, rnummer: e.target.value })} maxLength={64} />
-            <TextField label={s.from} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
-            <TextField label={s.to} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+            <TextField
+              label={s.rnummer}
+              value={draft.rnummer}
+              onChange={(e) => setDraft({ ...draft, rnummer: e.target.value })}
+              maxLength={64}
+            />
+            <TextField
+              label={s.from}
+              type="date"
+              value={draft.from}
+              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+            />
+            <TextField
+              label={s.to}
+              type="date"
+              value={draft.to}
+              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
+            />
             <div className={styles.filterActions}>
               <Button type="submit" variant="primary">
                 {s.apply}

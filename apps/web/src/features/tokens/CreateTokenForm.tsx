@@ -80,7 +80,13 @@ export function CreateTokenForm({
           onChange={(event) => setName(event.currentTarget.value)}
           error={nameError}
         />
-        <Button type="submit" variant="primary" icon={<Icon name="plus" />} busy={create.isPending} className={styles.createButton}>
+        <Button
+          type="submit"
+          variant="primary"
+          icon={<Icon name="plus" />}
+          busy={create.isPending}
+          className={styles.createButton}
+        >
           {t.tokens.createButton}
         </Button>
       </form>
@@ -110,7 +116,12 @@ export function CreateTokenForm({
               {t.tokens.createdBody}
             </Notice>
             <CopyField label={t.tokens.tokenLabel} value={created.token} labels={copyLabels} testId="new-token" />
-            <CopyField label={t.tokens.orgIdLabel} hint={t.tokens.orgIdHint} value={organizationId} labels={copyLabels} />
+            <CopyField
+              label={t.tokens.orgIdLabel}
+              hint={t.tokens.orgIdHint}
+              value={organizationId}
+              labels={copyLabels}
+            />
           </>
         ) : null}
       </Dialog>

@@ -31,8 +31,16 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
   );
 
   const columns: Array<TableColumn<ApiTokenSummary>> = [
-    { key: "name", header: t.tokens.columnName, render: (token) => <span className={styles.tokenName}>{token.name}</span> },
-    { key: "prefix", header: t.tokens.columnPrefix, render: (token) => <code className={styles.prefix}>{token.prefix}…</code> },
+    {
+      key: "name",
+      header: t.tokens.columnName,
+      render: (token) => <span className={styles.tokenName}>{token.name}</span>,
+    },
+    {
+      key: "prefix",
+      header: t.tokens.columnPrefix,
+      render: (token) => <code className={styles.prefix}>{token.prefix}…</code>,
+    },
     { key: "created", header: t.tokens.columnCreated, render: (token) => formatDateTime(token.createdAt, locale) },
     {
       key: "lastUsed",
@@ -73,12 +81,15 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
   ];
 
   let body;
-  if (tokens.isPending) body = <div className="cs-card__body"><Skeleton label={t.common.loading} lines={3} /></div>;
-  else if (tokens.error)
+  if (tokens.isPending)
     body = (
-      <LoadFailed query={tokens} className="cs-card__body cs-stack" />
+      <div className="cs-card__body">
+        <Skeleton label={t.common.loading} lines={3} />
+      </div>
     );
-  else if (tokens.data.length === 0) body = <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
+  else if (tokens.error) body = <LoadFailed query={tokens} className="cs-card__body cs-stack" />;
+  else if (tokens.data.length === 0)
+    body = <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
   else
     body = (
       <div className={styles.tableBody}>

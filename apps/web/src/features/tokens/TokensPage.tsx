@@ -25,7 +25,13 @@ export function TokensPage() {
         </div>
 
         <Card title={t.tokens.orgIdTitle} description={t.tokens.usageHint}>
-          <CopyField label={t.tokens.orgIdLabel} hint={t.tokens.orgIdHint} value={me.organization.id} labels={copyLabels} testId="org-id" />
+          <CopyField
+            label={t.tokens.orgIdLabel}
+            hint={t.tokens.orgIdHint}
+            value={me.organization.id}
+            labels={copyLabels}
+            testId="org-id"
+          />
         </Card>
 
         {can(me.role, "tokens.create") ? (

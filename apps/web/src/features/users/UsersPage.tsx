@@ -61,7 +61,16 @@ export function UsersPage() {
   );
 }
 
-function RoleSelect({ id, label, value, options, disabled, onChange, className, hideLabel }: {
+function RoleSelect({
+  id,
+  label,
+  value,
+  options,
+  disabled,
+  onChange,
+  className,
+  hideLabel,
+}: {
   id: string;
   label: string;
   value: Role;
@@ -77,7 +86,13 @@ function RoleSelect({ id, label, value, options, disabled, onChange, className, 
       <label className={hideLabel ? "cs-visually-hidden" : "cs-label"} htmlFor={id}>
         {label}
       </label>
-      <select id={id} className={`cs-input ${styles.roleSelect}`} value={value} disabled={disabled} onChange={(event) => onChange(event.currentTarget.value as Role)}>
+      <select
+        id={id}
+        className={`cs-input ${styles.roleSelect}`}
+        value={value}
+        disabled={disabled}
+        onChange={(event) => onChange(event.currentTarget.value as Role)}
+      >
         {(options.includes(value) ? options : [value, ...options]).map((role) => (
           <option key={role} value={role} disabled={!options.includes(role)}>
             {t.roles[role]}
@@ -149,7 +164,14 @@ function InviteForm({ onAnnounce }: { onAnnounce(text: string): void }) {
           error={emailError ?? undefined}
           onChange={(event) => setEmail(event.currentTarget.value)}
         />
-        <RoleSelect id={roleId} className={styles.inviteRole} label={t.users.roleLabel} value={role} options={assignableRoles(me.role)} onChange={setRole} />
+        <RoleSelect
+          id={roleId}
+          className={styles.inviteRole}
+          label={t.users.roleLabel}
+          value={role}
+          options={assignableRoles(me.role)}
+          onChange={setRole}
+        />
         <Button type="submit" variant="primary" className={styles.inviteButton} busy={invite.isPending}>
           {t.users.invite}
         </Button>
@@ -168,7 +190,12 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const trpc = useTRPC();
   const can = useCan();
   const queryClient = useQueryClient();
-  const list = useInfiniteQuery(trpc.users.invites.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.users.invites.infiniteQueryOptions(
+      { limit: 20 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const [error, setError] = useState<string | null>(null);
   const revoke = useMutation(
@@ -183,7 +210,12 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const columns: TableColumn<StaffInviteItem>[] = [
     { key: "email", header: t.users.columnEmail, render: (row) => <span className={styles.name}>{row.email}</span> },
     { key: "role", header: t.users.columnRole, render: (row) => t.roles[row.role] },
-    { key: "status", header: t.users.columnStatus, render: (row) => (row.expired ? <Badge tone="neutral">{t.users.expired}</Badge> : <Badge tone="accent">{t.users.pending}</Badge>) },
+    {
+      key: "status",
+      header: t.users.columnStatus,
+      render: (row) =>
+        row.expired ? <Badge tone="neutral">{t.users.expired}</Badge> : <Badge tone="accent">{t.users.pending}</Badge>,
+    },
     { key: "expires", header: t.users.columnExpires, render: (row) => formatDateTime(row.expiresAt, locale) },
     {
       key: "actions",
@@ -191,7 +223,13 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
       end: true,
       render: (row) =>
         can("users.revokeInvite") ? (
-          <Button size="small" variant="danger-outline" aria-label={format(t.users.revokeInviteLabel, { email: row.email })} busy={revoke.isPending && revoke.variables?.id === row.id} onClick={() => revoke.mutate({ id: row.id })}>
+          <Button
+            size="small"
+            variant="danger-outline"
+            aria-label={format(t.users.revokeInviteLabel, { email: row.email })}
+            busy={revoke.isPending && revoke.variables?.id === row.id}
+            onClick={() => revoke.mutate({ id: row.id })}
+          >
             {t.users.revokeInvite}
           </Button>
         ) : null,
@@ -206,7 +244,9 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
         caption={t.users.invitesCaption}
         columns={columns}
         rowKey={(row) => row.id}
-        empty={<EmptyState icon="send" level={3} title={t.users.invitesEmptyTitle} description={t.users.invitesEmptyBody} />}
+        empty={
+          <EmptyState icon="send" level={3} title={t.users.invitesEmptyTitle} description={t.users.invitesEmptyBody} />
+        }
         labels={{ shown: t.users.shown, loadMore: t.users.loadMore }}
         skeletonLines={2}
       />
@@ -220,7 +260,9 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const me = useSession();
   const can = useCan();
   const queryClient = useQueryClient();
-  const list = useInfiniteQuery(trpc.users.list.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.users.list.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const [error, setError] = useState<string | null>(null);
   const [toDeactivate, setToDeactivate] = useState<StaffUserItem | null>(null);
@@ -300,7 +342,12 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
     {
       key: "status",
       header: t.users.columnStatus,
-      render: (user) => (user.deactivatedAt ? <Badge tone="neutral">{t.users.deactivated}</Badge> : <Badge tone="success">{t.users.active}</Badge>),
+      render: (user) =>
+        user.deactivatedAt ? (
+          <Badge tone="neutral">{t.users.deactivated}</Badge>
+        ) : (
+          <Badge tone="success">{t.users.active}</Badge>
+        ),
     },
     { key: "since", header: t.users.columnSince, render: (user) => formatDateTime(user.createdAt, locale) },
     {
@@ -311,7 +358,12 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
         if (user.id === me.user.id || (user.role === "owner" && me.role !== "owner")) return null;
         if (user.deactivatedAt)
           return can("users.reactivate") ? (
-            <Button size="small" aria-label={format(t.users.reactivateLabel, { name: nameOf(user) })} busy={reactivate.isPending && reactivate.variables?.userId === user.id} onClick={() => reactivate.mutate({ userId: user.id })}>
+            <Button
+              size="small"
+              aria-label={format(t.users.reactivateLabel, { name: nameOf(user) })}
+              busy={reactivate.isPending && reactivate.variables?.userId === user.id}
+              onClick={() => reactivate.mutate({ userId: user.id })}
+            >
               {t.users.reactivate}
             </Button>
           ) : null;
@@ -356,7 +408,11 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
             <Button onClick={() => setToDeactivate(null)} disabled={deactivate.isPending} data-autofocus>
               {t.common.cancel}
             </Button>
-            <Button variant="danger" busy={deactivate.isPending} onClick={() => toDeactivate && deactivate.mutate({ userId: toDeactivate.id })}>
+            <Button
+              variant="danger"
+              busy={deactivate.isPending}
+              onClick={() => toDeactivate && deactivate.mutate({ userId: toDeactivate.id })}
+            >
               {t.users.deactivateConfirm}
             </Button>
           </>

@@ -38,28 +38,42 @@ export function VerifyPage() {
   const v = t.verify;
   const [state, setState] = useState<State>({ step: "choose", error: null });
   const [dragging, setDragging] = useState(false);
-  const formatTime = (iso: string) => new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "long" }).format(new Date(iso));
+  const formatTime = (iso: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "long" }).format(new Date(iso));
 
   async function check(file: File) {
-    if (file.size > MAX_MB * 1024 * 1024) return setState({ step: "choose", error: format(v.errors.tooLarge, { size: MAX_MB }) });
+    if (file.size > MAX_MB * 1024 * 1024)
+      return setState({ step: "choose", error: format(v.errors.tooLarge, { size: MAX_MB }) });
     setState({ step: "checking", name: file.name });
     let response: Response;
     try {
-      response = await fetch("/api/verify", { method: "POST", body: file, headers: { "content-type": "application/pdf" } });
+      response = await fetch("/api/verify", {
+        method: "POST",
+        body: file,
+        headers: { "content-type": "application/pdf" },
+      });
     } catch {
       return setState({ step: "choose", error: v.errors.failed });
     }
-    if (response.ok) return setState({ step: "done", name: file.name, result: (await response.json()) as VerifyResult });
-    const body = (await response.json().catch(() => null)) as { error?: { code?: string; details?: { reason?: string } } } | null;
+    if (response.ok)
+      return setState({ step: "done", name: file.name, result: (await response.json()) as VerifyResult });
+    const body = (await response.json().catch(() => null)) as {
+      error?: { code?: string; details?: { reason?: string } };
+    } | null;
     const code = body?.error?.code;
     const reason = body?.error?.details?.reason;
     const error =
-      response.status === 413 ? format(v.errors.tooLarge, { size: MAX_MB })
-      : response.status === 429 ? v.errors.rateLimited
-      : reason === "not_pdf" ? v.errors.notPdf
-      : reason === "pdf_limits" ? v.errors.unreadable
-      : code === "unsupported_media_type" ? v.errors.notPdf
-      : v.errors.failed;
+      response.status === 413
+        ? format(v.errors.tooLarge, { size: MAX_MB })
+        : response.status === 429
+          ? v.errors.rateLimited
+          : reason === "not_pdf"
+            ? v.errors.notPdf
+            : reason === "pdf_limits"
+              ? v.errors.unreadable
+              : code === "unsupported_media_type"
+                ? v.errors.notPdf
+                : v.errors.failed;
     setState({ step: "choose", error });
   }
 
@@ -74,7 +88,12 @@ export function VerifyPage() {
     <PatientShell branding={null} organizationName={null}>
       <div className={styles.page}>
         {state.step === "done" ? (
-          <ResultCard name={state.name} result={state.result} formatTime={formatTime} onAnother={() => setState({ step: "choose", error: null })} />
+          <ResultCard
+            name={state.name}
+            result={state.result}
+            formatTime={formatTime}
+            onAnother={() => setState({ step: "choose", error: null })}
+          />
         ) : (
           <section className={styles.card} aria-labelledby="portal-heading">
             <ScreenHeading>{v.heading}</ScreenHeading>
@@ -130,9 +149,26 @@ export function VerifyPage() {
   );
 }
 
-const CHANGE_KEYS: (keyof VerifyChanges)[] = ["pagesAdded", "pagesRemoved", "annotationsAdded", "formFieldsAdded", "signaturesAdded", "otherObjectsChanged"];
+const CHANGE_KEYS: (keyof VerifyChanges)[] = [
+  "pagesAdded",
+  "pagesRemoved",
+  "annotationsAdded",
+  "formFieldsAdded",
+  "signaturesAdded",
+  "otherObjectsChanged",
+];
 
-function ResultCard({ name, result, formatTime, onAnother }: { name: string; result: VerifyResult; formatTime: (iso: string) => string; onAnother(): void }) {
+function ResultCard({
+  name,
+  result,
+  formatTime,
+  onAnother,
+}: {
+  name: string;
+  result: VerifyResult;
+  formatTime: (iso: string) => string;
+  onAnother(): void;
+}) {
   const { t } = usePatientI18n();
   const v = t.verify;
   const outcome = outcomeOf(result);
@@ -158,7 +194,9 @@ function ResultCard({ name, result, formatTime, onAnother }: { name: string; res
           ))}
         </ul>
       ) : null}
-      {result.status === "sealed" && !result.sealedByThisService && outcome !== "intactForeign" ? <p>{v.bodies.notOurs}</p> : null}
+      {result.status === "sealed" && !result.sealedByThisService && outcome !== "intactForeign" ? (
+        <p>{v.bodies.notOurs}</p>
+      ) : null}
       {result.status === "sealed" ? (
         <dl className={styles.facts}>
           <dt>{v.facts.ourService}</dt>
@@ -191,7 +229,12 @@ function ResultCard({ name, result, formatTime, onAnother }: { name: string; res
               <dt>{v.facts.request}</dt>
               <dd className={styles.mono}>{result.request.signatureId}</dd>
               <dt>{v.facts.document}</dt>
-              <dd className={styles.mono}>{format(v.facts.documentVersion, { id: result.request.documentId, version: result.request.documentVersion })}</dd>
+              <dd className={styles.mono}>
+                {format(v.facts.documentVersion, {
+                  id: result.request.documentId,
+                  version: result.request.documentVersion,
+                })}
+              </dd>
             </>
           ) : null}
           {result.signer ? (

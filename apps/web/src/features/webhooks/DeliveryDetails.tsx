@@ -19,10 +19,13 @@ export function AttemptResult({ attempt, w }: { attempt: WebhookAttemptItem; w: 
   return (
     <div className={lists.stacked}>
       <Badge tone={attempt.delivered ? "success" : "danger"}>
-        {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : w.noAnswer} · {attempt.delivered ? w.outcomeDelivered : w.outcomeFailed}
+        {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : w.noAnswer} ·{" "}
+        {attempt.delivered ? w.outcomeDelivered : w.outcomeFailed}
       </Badge>
       {/* The reason, unless the badge already says it all ("HTTP 500"). */}
-      {attempt.errorMessage && !attempt.delivered && attempt.errorMessage !== `HTTP ${attempt.statusCode}` ? <span className={lists.error}>{attempt.errorMessage}</span> : null}
+      {attempt.errorMessage && !attempt.delivered && attempt.errorMessage !== `HTTP ${attempt.statusCode}` ? (
+        <span className={lists.error}>{attempt.errorMessage}</span>
+      ) : null}
     </div>
   );
 }
@@ -51,7 +54,8 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
       <ol className={styles.attempts}>
         {d.attempts.map((attempt) => (
           <li key={attempt.id}>
-            <span>{format(w.attemptNo, { attempt: String(attempt.attempt) })}</span> <span className="cs-hint">{formatDateTime(attempt.createdAt, locale)}</span>{" "}
+            <span>{format(w.attemptNo, { attempt: String(attempt.attempt) })}</span>{" "}
+            <span className="cs-hint">{formatDateTime(attempt.createdAt, locale)}</span>{" "}
             <span className="cs-hint">{format(w.duration, { ms: String(attempt.durationMs) })}</span>
             <AttemptResult attempt={attempt} w={w} />
           </li>
@@ -68,7 +72,11 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
         </Button>
       </div>
       <div role="status" aria-live="polite">
-        {resend.data ? <Notice tone={resend.data.delivered ? "success" : "warning"}>{resend.data.delivered ? w.resentDelivered : w.resentFailed}</Notice> : null}
+        {resend.data ? (
+          <Notice tone={resend.data.delivered ? "success" : "warning"}>
+            {resend.data.delivered ? w.resentDelivered : w.resentFailed}
+          </Notice>
+        ) : null}
         {resend.error ? <Notice tone="danger">{describeApiError(readApiError(resend.error), t)}</Notice> : null}
       </div>
     </div>
@@ -82,10 +90,23 @@ export function DeliveryDetails({ attempt }: { attempt: WebhookAttemptItem }) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button size="small" onClick={() => setOpen(true)} aria-label={format(w.showDetailsLabel, { event: attempt.eventType, date: formatDateTime(attempt.createdAt, locale) })}>
+      <Button
+        size="small"
+        onClick={() => setOpen(true)}
+        aria-label={format(w.showDetailsLabel, {
+          event: attempt.eventType,
+          date: formatDateTime(attempt.createdAt, locale),
+        })}
+      >
         {w.showDetails}
       </Button>
-      <Dialog open={open} onClose={() => setOpen(false)} title={attempt.eventType} description={attempt.webhookUrl} closeLabel={t.common.close}>
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={attempt.eventType}
+        description={attempt.webhookUrl}
+        closeLabel={t.common.close}
+      >
         {open ? <DeliveryPanel deliveryId={attempt.deliveryId} /> : null}
       </Dialog>
     </>

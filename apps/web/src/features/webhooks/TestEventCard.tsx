@@ -41,7 +41,13 @@ export function TestEventCard() {
           <label className="cs-label" htmlFor="test-template">
             {w.testTemplate}
           </label>
-          <select id="test-template" className={`cs-input ${lists.select}`} value={templateIdentifier} onChange={(e) => setTemplateIdentifier(e.target.value)} required>
+          <select
+            id="test-template"
+            className={`cs-input ${lists.select}`}
+            value={templateIdentifier}
+            onChange={(e) => setTemplateIdentifier(e.target.value)}
+            required
+          >
             <option value="">{w.chooseTemplate}</option>
             {templates.map((item) => (
               <option key={item.identifier} value={item.identifier}>
@@ -54,7 +60,12 @@ export function TestEventCard() {
           <label className="cs-label" htmlFor="test-event">
             {w.testEvent}
           </label>
-          <select id="test-event" className={`cs-input ${lists.select}`} value={event} onChange={(e) => setEvent(e.target.value as TestEvent)}>
+          <select
+            id="test-event"
+            className={`cs-input ${lists.select}`}
+            value={event}
+            onChange={(e) => setEvent(e.target.value as TestEvent)}
+          >
             {TEST_EVENTS.map((name) => (
               <option key={name} value={name}>
                 {name}
@@ -70,7 +81,11 @@ export function TestEventCard() {
       </form>
       <div role="status" aria-live="polite">
         {noUrls ? <p className="cs-hint">{w.testNoUrls}</p> : null}
-        {send.data ? <Notice tone={send.data.delivered ? "success" : "warning"}>{send.data.delivered ? w.testDelivered : w.testFailed}</Notice> : null}
+        {send.data ? (
+          <Notice tone={send.data.delivered ? "success" : "warning"}>
+            {send.data.delivered ? w.testDelivered : w.testFailed}
+          </Notice>
+        ) : null}
         {send.error ? <Notice tone="danger">{describeApiError(readApiError(send.error), t)}</Notice> : null}
       </div>
     </Card>

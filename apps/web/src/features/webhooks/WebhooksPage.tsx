@@ -40,7 +40,12 @@ export function WebhooksPage() {
   };
   const templates = useTemplateOptions() ?? [];
   const titles = new Map(templates.map((item) => [item.identifier, item.title]));
-  const list = useInfiniteQuery(trpc.webhooks.attempts.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.webhooks.attempts.infiniteQueryOptions(
+      { ...filter, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<WebhookAttemptItem>[] = [
@@ -64,7 +69,16 @@ export function WebhooksPage() {
         </div>
       ),
     },
-    { key: "form", header: w.columnForm, render: (row) => (row.templateIdentifier ? (titles.get(row.templateIdentifier) ?? <code className={`cs-mono ${styles.wrap}`}>{row.templateIdentifier}</code>) : "–") },
+    {
+      key: "form",
+      header: w.columnForm,
+      render: (row) =>
+        row.templateIdentifier
+          ? (titles.get(row.templateIdentifier) ?? (
+              <code className={`cs-mono ${styles.wrap}`}>{row.templateIdentifier}</code>
+            ))
+          : "–",
+    },
     { key: "result", header: w.columnResult, render: (row) => <AttemptResult attempt={row} w={w} /> },
     { key: "duration", header: w.columnDuration, render: (row) => format(w.duration, { ms: String(row.durationMs) }) },
     { key: "details", header: w.columnDetails, render: (row) => <DeliveryDetails attempt={row} /> },
@@ -80,25 +94,54 @@ export function WebhooksPage() {
         </div>
         <Card title={w.filtersTitle}>
           <form className={lists.filters} onSubmit={submit} role="search" aria-label={w.filtersTitle}>
-            <TextField label={w.eventType} placeholder={w.eventPlaceholder} list="known-events" value={draft.event} onChange={(e) => set("event", e.target.value)} maxLength={100} />
+            <TextField
+              label={w.eventType}
+              placeholder={w.eventPlaceholder}
+              list="known-events"
+              value={draft.event}
+              onChange={(e) => set("event", e.target.value)}
+              maxLength={100}
+            />
             <datalist id="known-events">
               {KNOWN_EVENTS.map((name) => (
                 <option key={name} value={name} />
               ))}
             </datalist>
-            <TemplateSelect id="filter-template" label={w.template} allLabel={w.allTemplates} value={draft.template} onChange={(value) => set("template", value)} templates={templates} />
+            <TemplateSelect
+              id="filter-template"
+              label={w.template}
+              allLabel={w.allTemplates}
+              value={draft.template}
+              onChange={(value) => set("template", value)}
+              templates={templates}
+            />
             <div className="cs-field">
               <label className="cs-label" htmlFor="filter-outcome">
                 {w.outcome}
               </label>
-              <select id="filter-outcome" className={`cs-input ${lists.select}`} value={draft.outcome} onChange={(e) => set("outcome", e.target.value)}>
+              <select
+                id="filter-outcome"
+                className={`cs-input ${lists.select}`}
+                value={draft.outcome}
+                onChange={(e) => set("outcome", e.target.value)}
+              >
                 <option value="">{w.allOutcomes}</option>
                 <option value="delivered">{w.outcomeDelivered}</option>
                 <option value="failed">{w.outcomeFailed}</option>
               </select>
             </div>
-            <TextField label={t.formRequestsPage.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
-            <TextField label={t.formRequestsPage.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+            <TextField
+              label={t.formRequestsPage.fromDate}
+              type="date"
+              value={draft.from}
+              onChange={(e) => set("from", e.target.value)}
+            />
+            <TextField
+              label={t.formRequestsPage.toDate}
+              type="date"
+              value={draft.to}
+              onChange={(e) => set("to", e.target.value)}
+            />
             <FilterActions filtered={filtered} onReset={() => apply({})} labels={w} />
           </form>
         </Card>
@@ -110,7 +153,14 @@ export function WebhooksPage() {
             columns={columns}
             rowKey={(row) => row.id}
             labels={w}
-            empty={<EmptyState icon="webhook" level={3} title={filtered ? w.emptyFilteredTitle : w.emptyTitle} description={filtered ? w.emptyFilteredBody : w.emptyBody} />}
+            empty={
+              <EmptyState
+                icon="webhook"
+                level={3}
+                title={filtered ? w.emptyFilteredTitle : w.emptyTitle}
+                description={filtered ? w.emptyFilteredBody : w.emptyBody}
+              />
+            }
           />
         </Card>
         <VerifyGuide w={w} />

@@ -12,7 +12,16 @@ import { apiOrigin } from "../../../lib/api-origin";
 
 export const dynamic = "force-dynamic";
 
-const FORWARDED = ["cookie", "user-agent", "accept-language", "x-forwarded-for", "content-type", "content-length", "origin", "sec-fetch-site"] as const;
+const FORWARDED = [
+  "cookie",
+  "user-agent",
+  "accept-language",
+  "x-forwarded-for",
+  "content-type",
+  "content-length",
+  "origin",
+  "sec-fetch-site",
+] as const;
 const RETURNED = ["content-type", "content-disposition", "content-length", "cache-control", "x-request-id"] as const;
 /** Until the API starts answering; the body may then take longer. */
 const FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -48,7 +57,10 @@ async function forward(request: NextRequest): Promise<Response> {
       signal: AbortSignal.any([request.signal, firstByte.signal]),
     } as RequestInit);
   } catch {
-    return Response.json({ error: "the API is not reachable" }, { status: 502, headers: { "cache-control": "no-store" } });
+    return Response.json(
+      { error: "the API is not reachable" },
+      { status: 502, headers: { "cache-control": "no-store" } },
+    );
   } finally {
     clearTimeout(timer);
   }

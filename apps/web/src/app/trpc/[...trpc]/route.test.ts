@@ -67,7 +67,10 @@ describe("the /trpc proxy", () => {
     expect(seen?.headers.authorization).toBeUndefined();
 
     expect(response.status).toBe(200);
-    expect(response.headers.getSetCookie()).toEqual(["clinsign_session=abc; Path=/; HttpOnly; SameSite=Lax", "other=1; Path=/"]);
+    expect(response.headers.getSetCookie()).toEqual([
+      "clinsign_session=abc; Path=/; HttpOnly; SameSite=Lax",
+      "other=1; Path=/",
+    ]);
     expect(response.headers.get("x-internal")).toBeNull();
     expect(await response.json()).toEqual({ result: { data: { ok: true } } });
   });

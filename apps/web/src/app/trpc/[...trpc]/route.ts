@@ -7,4 +7,12 @@ export const dynamic = "force-dynamic";
 
 const forward = (request: NextRequest) => forwardToApi(request);
 
-export { forward as GET, forward as POST, forward as PUT, forward as PATCH, forward as DELETE, forward as OPTIONS, forward as HEAD };
+export {
+  forward as GET,
+  forward as POST,
+  forward as PUT,
+  forward as PATCH,
+  forward as DELETE,
+  forward as OPTIONS,
+  forward as HEAD,
+};

@@ -16,7 +16,11 @@ const first = (value: string | string[] | undefined) => (typeof value === "strin
  * own). `lang` picks the page texts. The template comes from the session; the identifier in the
  * path is for people reading URLs.
  */
-export default async function EmbeddedFormPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function EmbeddedFormPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const draftKey = first(params.draftKey);
   const code = first(params.embed);

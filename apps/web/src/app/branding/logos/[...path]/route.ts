@@ -9,14 +9,25 @@ import { apiOrigin } from "../../../../lib/api-origin";
 
 export const dynamic = "force-dynamic";
 
-const RETURNED = ["content-type", "content-length", "cache-control", "content-security-policy", "x-content-type-options", "cross-origin-resource-policy"] as const;
+const RETURNED = [
+  "content-type",
+  "content-length",
+  "cache-control",
+  "content-security-policy",
+  "x-content-type-options",
+  "cross-origin-resource-policy",
+] as const;
 const TIMEOUT_MS = 10_000;
 
 export async function GET(request: NextRequest): Promise<Response> {
   const { pathname } = new URL(request.url);
   let upstream: Response;
   try {
-    upstream = await fetch(`${apiOrigin()}${pathname}`, { redirect: "manual", cache: "no-store", signal: AbortSignal.timeout(TIMEOUT_MS) });
+    upstream = await fetch(`${apiOrigin()}${pathname}`, {
+      redirect: "manual",
+      cache: "no-store",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch {
     return new Response(null, { status: 502, headers: { "cache-control": "no-store" } });
   }

@@ -17,7 +17,8 @@ const TYPES: Record<string, string> = {
 
 export async function GET(_request: Request, { params }: { params: Promise<{ folder: string; file: string }> }) {
   const { folder, file } = await params;
-  if (!FOLDERS.has(folder) || !FILE_NAME.test(file) || file.startsWith("LICENSE")) return new Response("Not found", { status: 404 });
+  if (!FOLDERS.has(folder) || !FILE_NAME.test(file) || file.startsWith("LICENSE"))
+    return new Response("Not found", { status: 404 });
   try {
     // `next start` runs in apps/web, where pdfjs-dist is a dependency.
     const bytes = await readFile(join(process.cwd(), "node_modules", "pdfjs-dist", folder, file));
