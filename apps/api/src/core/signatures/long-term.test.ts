@@ -230,6 +230,32 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
   );
 
   it(
+    "is recognised by /verify as this service's B-LTA seal, sealed at the time stamp's time, with its request",
+    async () => {
+      const response = await fetch(`${api.baseUrl}/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/pdf" },
+        body: sealed,
+      });
+      expect(response.status).toBe(200);
+      const metadata = JSON.parse((await download(requestId, "metadata.json")).toString("utf8"));
+      // The DSS and the document time stamp come after the seal: the request is still found by the
+      // seal's own revision, and the time is the TSA's, not the signer's claim.
+      expect(await response.json()).toMatchObject({
+        status: "sealed",
+        sealedByThisService: true,
+        intact: true,
+        modifiedAfterSealing: false,
+        updatedAfterSealing: false,
+        padesLevel: "B-LTA",
+        sealedAt: { at: metadata.seal.signature_timestamp.gen_time, source: "signature_timestamp" },
+        request: { signatureId: requestId },
+      });
+    },
+    SLOW,
+  );
+
+  it(
     "re-time-stamps before the newest time stamp's certificate expires, keeping every earlier signature",
     async () => {
       const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, requestId));
