@@ -8,6 +8,7 @@ import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
 import { pruneSsoAttempts } from "./core/sso/sign-in";
 import { pruneSignInLeftovers } from "./core/staff/second-factor";
+import { pruneEndedStaffSessions } from "./core/staff/staff";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
@@ -53,6 +54,9 @@ async function main() {
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
     pruneSsoAttempts(services).catch((error) => log.error({ err: error }, "pruning single sign-on attempts failed"));
     pruneSignInLeftovers(services.db).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));
+    pruneEndedStaffSessions(services.db).catch((error) =>
+      log.error({ err: error }, "pruning ended staff sessions failed"),
+    );
   }, 60_000);
   expirySweep.unref();
   // Uploads no submission references are deleted UPLOAD_ORPHAN_HOURS after their upload.

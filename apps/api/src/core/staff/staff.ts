@@ -201,6 +201,22 @@ export async function openStaffSession(
   return { token, expiresAt, userId: member.userId };
 }
 
+/**
+ * Deletes staff sessions past their absolute end or idle past their organization's limits: they no
+ * longer open anything (`resolveStaffSession` checks both), and their address and device should not
+ * outlive them in the Account page's data.
+ */
+export async function pruneEndedStaffSessions(db: Db): Promise<void> {
+  await db.delete(staffSessions).where(
+    sql`${staffSessions.expiresAt} <= now() or exists (
+      select 1 from ${organizations} where ${organizations.id} = ${staffSessions.organizationId} and (
+        ${staffSessions.lastSeenAt} <= now() - make_interval(mins => ${organizations.staffSessionIdleMinutes})
+        or ${staffSessions.createdAt} <= now() - make_interval(hours => ${organizations.staffSessionMaxHours})
+      )
+    )`,
+  );
+}
+
 export async function logOut(db: Db, token: string | undefined): Promise<void> {
   if (token) await db.delete(staffSessions).where(eq(staffSessions.tokenHash, sha256Hex(token)));
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
-import { createStaffUser, SESSION_COOKIE } from "./staff";
+import { createStaffUser, pruneEndedStaffSessions, SESSION_COOKIE } from "./staff";
 
 let api: TestApi;
 let org: TestOrg;
@@ -209,6 +209,11 @@ describe("session lifetimes", () => {
       .set({ lastSeenAt: new Date(Date.now() - 61 * 60_000) })
       .where(eq(staffSessions.id, session.id));
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);
+    // The sweep deletes the ended session (its address and device go with it), and only that one.
+    await pruneEndedStaffSessions(api.services.db);
+    const left = await api.services.db.select({ id: staffSessions.id }).from(staffSessions);
+    expect(left.map((row) => row.id)).not.toContain(session.id);
+    expect(await api.trpc({ cookie: owner }).auth.me.query()).toMatchObject({ role: "owner" });
   });
 
   it("ends a busy session after the absolute lifetime, and a shorter setting applies to open sessions", async () => {
