@@ -167,7 +167,15 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await page.getByLabel(/^Full name/).fill("Max Mustermann");
     const allergic = page.getByRole("group", { name: /^Do you have allergies\?/ });
     await allergic.getByRole("radio", { name: "Yes" }).check();
+    // "Saved" may still stand from the name's save: wait for the save that carries the last answer.
+    const lastAnswerSaved = page.waitForResponse(
+      (response) =>
+        response.url().includes("portal.saveDraft") &&
+        (response.request().postData() ?? "").includes("Latex") &&
+        response.ok(),
+    );
     await page.getByLabel(/^Which allergies\?/).fill("Latex");
+    await lastAnswerSaved;
     await expect(page.getByRole("status").filter({ hasText: /^Saved \d{2}:\d{2}$/ })).toBeVisible();
     await page.reload();
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
