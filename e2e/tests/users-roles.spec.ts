@@ -33,7 +33,7 @@ async function signInAs(page: Page, email: string, password: string) {
   await page.goto("/login");
   await page.getByLabel("E-mail address").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
