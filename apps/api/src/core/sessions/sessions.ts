@@ -25,7 +25,7 @@ import { inTransaction, type FormSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { notFound, unauthorized } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { afterTimeIdCursor, exactTimestamp, keyOrder, toPage } from "../lists/keyset";
 import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
 import { resolveFormTemplate } from "../forms/form-template";
 import { phoneCountryOf } from "../form-requests/phone";
@@ -83,7 +83,7 @@ export async function listPersonalLinks(
   ctx: OrgContext,
   input: { templateIdentifier?: string; cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<PersonalLink>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
+  const keyset = afterTimeIdCursor([formSessions.createdAt, formSessions.id], input.cursor, input.sort);
   const rows = await ctx.scope.db
     .select({ ...getTableColumns(formSessions), cursorAt: exactTimestamp(formSessions.createdAt) })
     .from(formSessions)
@@ -95,12 +95,7 @@ export async function listPersonalLinks(
         input.templateIdentifier === undefined
           ? undefined
           : eq(formSessions.templateIdentifier, input.templateIdentifier),
-        after &&
-          afterKey(
-            [formSessions.createdAt, formSessions.id],
-            [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
-            input.sort,
-          ),
+        keyset,
       ),
     )
     .orderBy(...keyOrder([formSessions.createdAt, formSessions.id], input.sort))
