@@ -15,6 +15,34 @@ export default tseslint.config(
     },
   },
   {
+    // Issue 22: tenant data only through OrgScope. The raw handle is for the credential lookups by
+    // hash (core/credentials) and the job queue (core/jobs), which work across organizations.
+    files: ["apps/api/src/core/**/*.ts"],
+    ignores: [
+      "apps/api/src/core/credentials/**",
+      "apps/api/src/core/jobs/**",
+      "apps/api/src/core/context.ts",
+      "**/*.test.ts",
+    ],
+    rules: {
+      "no-restricted-syntax": [
+        "warn",
+        {
+          selector: "MemberExpression[property.name=/^(db|database)$/][object.property.name=/^(services|scope)$/]",
+          message: "Reach tenant data through ctx.scope (OrgScope); credential lookups live in core/credentials.",
+        },
+        {
+          selector: "MemberExpression[property.name=/^(db|database)$/][object.name=/^(services|scope)$/]",
+          message: "Reach tenant data through ctx.scope (OrgScope); credential lookups live in core/credentials.",
+        },
+        {
+          selector: "MemberExpression[object.name='OrgScope'][property.name='unscoped']",
+          message: "OrgScope.unscoped is for core/credentials and core/jobs only.",
+        },
+      ],
+    },
+  },
+  {
     files: [
       "**/env.ts",
       "**/testing.ts",

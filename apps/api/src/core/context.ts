@@ -10,6 +10,8 @@ import {
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";
+import type { StaffPrincipal } from "./staff/staff";
+import type { TokenPrincipal } from "./tokens/tokens";
 
 /** Where a request came from; written into audit entries. */
 export interface RequestMeta {
@@ -41,6 +43,30 @@ export interface Services {
 }
 
 /**
+ * Who a call acts as, once its credential was checked. Every caller is one of these, and
+ * `contextFor` is the one place that turns it into the services' context.
+ */
+export type Principal =
+  /** A staff member signed into the console (staff session cookie). */
+  | ({ kind: "staff" } & StaffPrincipal)
+  /** An API token (REST, or Bearer on /trpc). */
+  | ({ kind: "token" } & TokenPrincipal)
+  /** An embed session (`sessionId`): one template of one organization, for the form calls only. */
+  | { kind: "embed_session"; organizationId: string; embedSession: EmbedSession }
+  /** The recipient of an SMS form request, after identification (and OTP): that request's form only. */
+  | {
+      kind: "sms_recipient";
+      organizationId: string;
+      formRequestId: string;
+      templateIdentifier: string;
+      accessExpiresAt: Date;
+    }
+  /** A patient signing one signature request (signing link, ticket or signing pass). */
+  | { kind: "signer"; organizationId: string; signatureRequestId: string }
+  /** The service on its own behalf: CLI, seeding, jobs. */
+  | { kind: "system"; organizationId: string };
+
+/**
  * What every tenant service receives: the organization's data scope (there is no other way to
  * reach tenant tables), who acts, and from where.
  */
@@ -49,29 +75,91 @@ export interface OrgContext {
   scope: OrgScope;
   actor: Actor;
   request: RequestMeta;
-  /** Set when the caller authenticated with an embed sessionId: limits it to one template. */
-  session?: FormSession;
+  /** Set for an embed session or an SMS recipient: the one form the caller may fill. */
+  formGrant?: FormGrant;
 }
 
 /** An embed session as the services see it (the sessionId itself is never kept). */
-export interface FormSession {
+export interface EmbedSession {
   id: string;
   templateIdentifier: string;
   config: FormSessionConfig;
   expiresAt: Date;
 }
 
-/** The same context bound to an open transaction. */
+/**
+ * The one form a caller may fill: its embed session (with the session's config), or the SMS form
+ * request it was sent (`id` is the request's, the config empty).
+ */
+export type FormGrant = EmbedSession;
+
+/** The actor an audit entry names for a principal. */
+function actorOf(principal: Principal): Actor {
+  switch (principal.kind) {
+    case "staff":
+      return { type: "user", id: principal.userId, role: principal.role };
+    case "token":
+      return { type: "api_key", id: principal.tokenId };
+    case "embed_session":
+      return { type: "session", id: principal.embedSession.id };
+    case "sms_recipient":
+      return { type: "portal", id: principal.formRequestId };
+    case "signer":
+      return { type: "signer", id: principal.signatureRequestId };
+    case "system":
+      return { type: "system", id: null };
+  }
+}
+
+function formGrantOf(principal: Principal): FormGrant | undefined {
+  if (principal.kind === "embed_session") return principal.embedSession;
+  if (principal.kind === "sms_recipient")
+    return {
+      id: principal.formRequestId,
+      templateIdentifier: principal.templateIdentifier,
+      config: {},
+      expiresAt: principal.accessExpiresAt,
+    };
+  return undefined;
+}
+
+/** The one factory of service contexts, for every kind of caller. */
+export function contextFor(services: Services, principal: Principal, request: RequestMeta): OrgContext {
+  const formGrant = formGrantOf(principal);
+  return {
+    services,
+    scope: new OrgScope(services.db, principal.organizationId),
+    actor: actorOf(principal),
+    request,
+    ...(formGrant && { formGrant }),
+  };
+}
+
+/** The same context bound to an open transaction (or the current one). */
 export function inTransaction<R>(ctx: OrgContext, work: (tx: OrgContext) => Promise<R>): Promise<R> {
   return ctx.scope.transaction((scope) => work({ ...ctx, scope }));
 }
 
+/**
+ * Runs `effect` once the outermost transaction of `ctx` has committed (now, outside one): webhook
+ * deliveries, job wake-ups, the inline seal, OTP texts. The change stands whatever the effect
+ * does, so its failure is logged here, never thrown into the caller's answer; anything that must
+ * not be lost is a job row written inside the transaction, which the effect only hurries along.
+ */
+export function afterCommit(ctx: OrgContext, name: string, effect: () => Promise<unknown> | void): Promise<void> {
+  return ctx.scope.afterCommit(async () => {
+    try {
+      await effect();
+    } catch (error) {
+      ctx.services.log.error(
+        { err: error, effect: name, requestId: ctx.request.requestId },
+        "after-commit effect failed",
+      );
+    }
+  });
+}
+
 /** A context for work the service does on its own behalf (CLI, seeding, jobs). */
 export function systemContext(services: Services, organizationId: string, requestId = "system"): OrgContext {
-  return {
-    services,
-    scope: new OrgScope(services.db, organizationId),
-    actor: { type: "system", id: null },
-    request: { requestId, ip: null, userAgent: null },
-  };
+  return contextFor(services, { kind: "system", organizationId }, { requestId, ip: null, userAgent: null });
 }

@@ -91,7 +91,7 @@ async function authenticate(
   const { token, orgId, sessionId } = fields;
   if (route.auth === "orgTokenOrSession" && sessionId !== undefined && token === undefined) {
     if (typeof sessionId !== "string") throw new AppError("unauthorized", "invalid or expired session");
-    return { kind: "session", ...(await authenticateFormSession(services.db, sessionId)) };
+    return { kind: "embed_session", ...(await authenticateFormSession(services.db, sessionId)) };
   }
   if (typeof token !== "string" || typeof orgId !== "string") {
     throw new AppError(
@@ -110,7 +110,7 @@ async function authenticatePortal(services: Services, req: IncomingMessage): Pro
   const accessToken = parseCookies(req.headers.cookie)[PORTAL_ACCESS_COOKIE];
   const linkToken = String(req.headers["x-portal-link"]);
   if (!accessToken || linkToken.length > 200) throw new AppError("unauthorized", "please identify again");
-  return { kind: "portal", ...(await authenticatePortalUpload(services, { accessToken, linkToken })) };
+  return { kind: "sms_recipient", ...(await authenticatePortalUpload(services, { accessToken, linkToken })) };
 }
 
 /**

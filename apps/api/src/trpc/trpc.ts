@@ -1,28 +1,14 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { can, type StaffProcedure } from "@clinsign/contracts";
-import { OrgScope } from "@clinsign/db";
-import type { FormSession, OrgContext, RequestMeta, Services } from "../core/context";
+import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
-import { resolveStaffSession, type StaffPrincipal } from "../core/staff/staff";
-import { authenticateApiToken, type TokenPrincipal } from "../core/tokens/tokens";
+import { resolveStaffSession } from "../core/staff/staff";
+import { authenticateApiToken } from "../core/tokens/tokens";
 
-/** Who a request acts as, once its credentials were checked. */
-export type Principal =
-  | ({ kind: "token" } & TokenPrincipal)
-  | ({ kind: "staff" } & StaffPrincipal)
-  /** An embed sessionId: one template of one organization, for the form calls only. */
-  | { kind: "session"; organizationId: string; session: FormSession }
-  /** An SMS portal recipient, for uploads only: the REST door checks the access cookie and link. */
-  | {
-      kind: "portal";
-      organizationId: string;
-      formRequestId: string;
-      templateIdentifier: string;
-      accessExpiresAt: Date;
-    };
+export type { Principal } from "../core/context";
 
 export interface TrpcContext {
   services: Services;
@@ -97,29 +83,7 @@ export const publicProcedure = t.procedure.use(baseMiddleware);
 
 /** The service context of an authenticated principal (also used by the staff download routes). */
 export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, principal: Principal): OrgContext {
-  return {
-    services: ctx.services,
-    scope: new OrgScope(ctx.services.db, principal.organizationId),
-    actor:
-      principal.kind === "token"
-        ? { type: "api_key", id: principal.tokenId }
-        : principal.kind === "session"
-          ? { type: "session", id: principal.session.id }
-          : principal.kind === "portal"
-            ? { type: "portal", id: principal.formRequestId }
-            : { type: "user", id: principal.userId, role: principal.role },
-    request: ctx.request,
-    ...(principal.kind === "session" && { session: principal.session }),
-    // A portal recipient is held to the request's template as a session is to its own.
-    ...(principal.kind === "portal" && {
-      session: {
-        id: principal.formRequestId,
-        templateIdentifier: principal.templateIdentifier,
-        config: {},
-        expiresAt: principal.accessExpiresAt,
-      },
-    }),
-  };
+  return contextFor(ctx.services, principal, ctx.request);
 }
 
 /**
@@ -180,13 +144,13 @@ export const adminProcedure = staffProcedure;
 async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Promise<Principal> {
   const { db } = ctx.services;
   if (ctx.principal) {
-    if ((ctx.principal.kind === "session" || ctx.principal.kind === "portal") && !allowFormSession) {
+    if ((ctx.principal.kind === "embed_session" || ctx.principal.kind === "sms_recipient") && !allowFormSession) {
       throw new AppError("unauthorized", "this call needs token and orgId, not a sessionId");
     }
     return ctx.principal;
   }
   if (allowFormSession && ctx.formSessionId)
-    return { kind: "session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
+    return { kind: "embed_session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
   if (ctx.bearerToken) return { kind: "token", ...(await authenticateApiToken(db, ctx.bearerToken)) };
   const staff = await resolveStaffSession(db, ctx.sessionCookie);
   if (staff) return { kind: "staff", ...staff };

@@ -23,7 +23,7 @@ import {
 } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 import { findDocument, findVersion, toSummary } from "./documents";
 
 /**
@@ -67,51 +67,32 @@ export async function listDocumentPage(
   ctx: OrgContext,
   input: ListDocumentsInput & { limit: number; sort: ListSort },
 ): Promise<ListPage<DocumentListItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
   const current = and(
     eq(documentVersions.documentId, documents.id),
     eq(documentVersions.version, documents.currentVersion),
   );
   const search = input.search ? likePattern(input.search) : undefined;
-  const rows = await ctx.scope.db
-    .select({
+  const query = ctx.scope
+    .query({
       doc: getTableColumns(documents),
       title: documentVersions.title,
       pageCount: documentVersions.pageCount,
       fieldCount: sql<number>`jsonb_array_length(${documentVersions.fields})`,
-      cursorAt: exactTimestamp(documents.createdAt),
     })
     .from(documents)
     .innerJoin(documentVersions, current)
     .where(
-      ctx.scope.owns(
-        documents,
-        input.availability ? eq(documents.availability, input.availability) : undefined,
-        search ? or(ilike(documents.name, search), ilike(documentVersions.title, search)) : undefined,
-        after
-          ? afterKey(
-              [documents.createdAt, documents.id],
-              [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
-              input.sort,
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(...keyOrder([documents.createdAt, documents.id], input.sort))
-    .limit(input.limit + 1);
-  const page = toPage(
-    rows,
-    input.limit,
-    (row) => row,
-    (row) => [row.cursorAt, row.doc.id],
-  );
+      input.availability ? eq(documents.availability, input.availability) : undefined,
+      search ? or(ilike(documents.name, search), ilike(documentVersions.title, search)) : undefined,
+    );
+  const found = await page(query, [documents.createdAt, documents.id], input, (row) => row);
   const counts = await requestCountsOf(
     ctx,
-    page.items.map((row) => row.doc.id),
+    found.items.map((row) => row.doc.id),
   );
   return {
-    ...page,
-    items: page.items.map((row) => ({
+    ...found,
+    items: found.items.map((row) => ({
       id: row.doc.id,
       name: row.doc.name,
       title: row.title,

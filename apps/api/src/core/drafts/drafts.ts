@@ -124,7 +124,7 @@ export async function saveDraft(
   const save = { templateIdentifier, storedKey, keys, valuesJson };
 
   // A session's own webhookUrl replaces the organization's: the save always queues an event.
-  const sessionWebhookUrl = ctx.session?.config.webhookUrl;
+  const sessionWebhookUrl = ctx.formGrant?.config.webhookUrl;
   let webhookUrls = sessionWebhookUrl ? [sessionWebhookUrl] : undefined;
   if (!webhookUrls) {
     const attempt = await saveDraftStatement(ctx, { ...save, unlessWebhooks: true });

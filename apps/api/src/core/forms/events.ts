@@ -24,14 +24,14 @@ export async function recordFormEvent(
   input: z.output<typeof formEventInput> & { templateIdentifier?: string },
 ): Promise<{ recorded: true }> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
-  if (ctx.session) {
+  if (ctx.formGrant) {
     await consumeRateLimit(ctx.services.db, {
       key: `form-events:${ctx.actor.type}:${ctx.actor.id}`,
       limit: FORM_EVENTS_PER_WINDOW,
       windowSeconds: FORM_EVENTS_WINDOW_SECONDS,
     });
   }
-  const rnummer = ctx.session?.config.rnummer;
+  const rnummer = ctx.formGrant?.config.rnummer;
   const data = { ...(rnummer && { rnummer }), ...(input.data && { untrustedClientData: input.data }) };
   await inTransaction(ctx, async (tx) => {
     await recordAudit(tx, {

@@ -20,11 +20,11 @@ export async function resolveFormTemplate(ctx: OrgContext, identifier: string | 
  * one a token caller names. For callers that check the template inside their own statement (F7).
  */
 export function formTemplateIdentifier(ctx: OrgContext, identifier: string | undefined): string {
-  if (ctx.session) {
-    if (identifier !== undefined && identifier !== ctx.session.templateIdentifier) {
+  if (ctx.formGrant) {
+    if (identifier !== undefined && identifier !== ctx.formGrant.templateIdentifier) {
       throw new AppError("forbidden", "this session belongs to another template", { field: "templateIdentifier" });
     }
-    return ctx.session.templateIdentifier;
+    return ctx.formGrant.templateIdentifier;
   }
   if (!identifier)
     throw new AppError("invalid_request", "templateIdentifier: is required", { field: "templateIdentifier" });
@@ -39,18 +39,18 @@ export function formTemplateIdentifier(ctx: OrgContext, identifier: string | und
  * caller (F7 to F10 with the same session and name find the same draft).
  */
 export function resolveDraftKey(ctx: OrgContext, draftKey: string | undefined): string | undefined {
-  if (!ctx.session) return draftKey;
-  const pinned = ctx.session.config.draftKey;
+  if (!ctx.formGrant) return draftKey;
+  const pinned = ctx.formGrant.config.draftKey;
   if (pinned !== undefined) {
     if (draftKey !== undefined && draftKey !== pinned) {
       throw new AppError("forbidden", "this session is bound to another draftKey", { field: "draftKey" });
     }
     return pinned;
   }
-  return draftKey === undefined ? undefined : `session:${ctx.session.id}:${draftKey}`;
+  return draftKey === undefined ? undefined : `session:${ctx.formGrant.id}:${draftKey}`;
 }
 
 /** The draftKey as the caller named it (or the session pins it), for answers and webhooks. */
 export function namedDraftKey(ctx: OrgContext, draftKey: string | undefined): string | undefined {
-  return draftKey ?? ctx.session?.config.draftKey;
+  return draftKey ?? ctx.formGrant?.config.draftKey;
 }

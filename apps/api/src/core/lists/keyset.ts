@@ -1,5 +1,15 @@
 import type { ListPage, ListSort } from "@clinsign/contracts";
-import { asc, desc, sql, type Column, type SQL } from "@clinsign/db";
+import {
+  asc,
+  desc,
+  sql,
+  type Column,
+  type PgColumn,
+  type ProjectionRow,
+  type SelectedFields,
+  type SQL,
+  type TenantQuery,
+} from "@clinsign/db";
 import { AppError } from "../errors";
 
 /**
@@ -115,4 +125,28 @@ export function afterTimeIdCursor(
   if (!cursor) return undefined;
   const after = decodeCursor(cursor, parseTimeIdKey);
   return afterKey(columns, [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort);
+}
+
+/**
+ * One page of a staff list ordered by `(time, id)`: the rows of `query` (its fields, joins and
+ * filters) after the cursor's row in `sort` order, at most `limit`, and the next page's cursor.
+ * The one keyset page of the tenant lists; 400 for a cursor the service did not issue.
+ */
+export async function page<F extends SelectedFields, Nullable extends string, Item>(
+  query: TenantQuery<F, Nullable>,
+  key: readonly [time: PgColumn, id: PgColumn],
+  list: { cursor?: string | null; limit: number; sort: ListSort },
+  toItem: (row: ProjectionRow<F, Nullable>) => Item,
+): Promise<ListPage<Item>> {
+  const rows = await query
+    .with({ pageKeyAt: exactTimestamp(key[0]), pageKeyId: sql<string>`${key[1]}::text` })
+    .where(afterTimeIdCursor(key, list.cursor ?? undefined, list.sort))
+    .orderBy(...keyOrder(key, list.sort))
+    .limit(list.limit + 1);
+  // The generic row type cannot see that the two added keys are text; they are.
+  const keyOf = (row: unknown) => {
+    const { pageKeyAt, pageKeyId } = row as { pageKeyAt: string; pageKeyId: string };
+    return [pageKeyAt, pageKeyId];
+  };
+  return toPage(rows, list.limit, toItem, keyOf);
 }

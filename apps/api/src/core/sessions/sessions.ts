@@ -21,7 +21,7 @@ import {
 } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
-import { inTransaction, type FormSession, type OrgContext } from "../context";
+import { inTransaction, type EmbedSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { notFound, unauthorized } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
@@ -156,7 +156,7 @@ export const FORM_SESSION_CALLS_PER_MINUTE = 120;
 export async function authenticateFormSession(
   db: Db,
   sessionId: string | undefined,
-): Promise<{ organizationId: string; session: FormSession }> {
+): Promise<{ organizationId: string; embedSession: EmbedSession }> {
   if (!sessionId || sessionId.length > 200) throw unauthorized("invalid or expired session");
   const result = await db.execute(sql`
     with session as (
@@ -174,7 +174,7 @@ export async function authenticateFormSession(
   assertWithinLimit(row, FORM_SESSION_CALLS_PER_MINUTE);
   return {
     organizationId: row.organization_id,
-    session: {
+    embedSession: {
       id: row.id,
       templateIdentifier: row.template_identifier,
       config: JSON.parse(row.config) as FormSessionConfig,
@@ -196,7 +196,7 @@ interface SessionRow {
  * What the embedded form needs to know about its session: who is asking, and the branding of the
  * session's institution (else the organization's default).
  */
-export async function describeSession(ctx: OrgContext, session: FormSession): Promise<SessionInfo> {
+export async function describeSession(ctx: OrgContext, session: EmbedSession): Promise<SessionInfo> {
   const org = await organizationProfile(ctx);
   const institution = session.config.institutionId;
   const institutionId = institution === undefined ? undefined : await findInstitutionId(ctx, institution);

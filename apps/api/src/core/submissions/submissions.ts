@@ -74,7 +74,7 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
   if (fieldErrors.length > 0) {
     throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
   }
-  const config = ctx.session?.config ?? {};
+  const config = ctx.formGrant?.config ?? {};
   const rnummer = portal?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
   const phone = portal?.phone ?? input.phone ?? config.phone ?? null;
   const draftKey = portal?.draftKey ?? resolveDraftKey(ctx, input.draftKey);

@@ -151,7 +151,7 @@ const totalTooLarge = (cap: number) => (_name: string, field: string) =>
  * access), never an organization credential (API token, staff), which speaks for the clinic.
  */
 export function uploaderKeyOf(ctx: OrgContext): string | null {
-  return ctx.session && (ctx.actor.type === "session" || ctx.actor.type === "portal")
+  return ctx.formGrant && (ctx.actor.type === "session" || ctx.actor.type === "portal")
     ? `${ctx.actor.type}:${ctx.actor.id}`
     : null;
 }

@@ -50,7 +50,7 @@ export interface QueuedDelivery {
 
 /** The session config's webhookUrl, else the organization's default URLs; may be empty. */
 export async function webhookUrlsFor(ctx: OrgContext): Promise<string[]> {
-  if (ctx.session?.config.webhookUrl) return [ctx.session.config.webhookUrl];
+  if (ctx.formGrant?.config.webhookUrl) return [ctx.formGrant.config.webhookUrl];
   return defaultWebhookUrls(ctx);
 }
 

@@ -45,8 +45,8 @@ export const sessionsRouter = {
   revoke: staffProcedure.input(revokeSessionInput).mutation(({ ctx, input }) => revokeFormSession(ctx.org, input)),
   /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
   current: formProcedure.query(({ ctx }) => {
-    if (!ctx.org.session) throw new AppError("unauthorized", "this call needs a sessionId");
-    return describeSession(ctx.org, ctx.org.session);
+    if (!ctx.org.formGrant) throw new AppError("unauthorized", "this call needs a sessionId");
+    return describeSession(ctx.org, ctx.org.formGrant);
   }),
 } satisfies TRPCRouterRecord;
 
