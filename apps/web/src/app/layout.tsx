@@ -20,7 +20,7 @@ export const viewport: Viewport = {
 
 /**
  * The document frame only. Staff pages add their providers in (admin) and login; patient pages
- * in (portal), so a patient's phone downloads nothing of the admin UI.
+ * in (patient), so a patient's phone downloads nothing of the admin UI.
  */
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const lang = await getLang();

@@ -20,7 +20,7 @@ import {
 } from "./field-geometry";
 import styles from "./field-editor.module.css";
 
-/** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
+/** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
 
 export interface FieldEditorLabels {

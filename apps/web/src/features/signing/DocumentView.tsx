@@ -13,7 +13,7 @@ import { useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
 
-/** pdf.js's fonts and decoders, served by this app (app/(portal)/sign/pdfjs). */
+/** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
 
 // The viewer and pdf.js (~120 KB compressed, plus its worker) are not part of the page's first
