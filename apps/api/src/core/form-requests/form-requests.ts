@@ -1,4 +1,5 @@
-import { createFormRequestInput, type CreateFormRequestInput } from "@clinsign/contracts";
+import type { z } from "zod";
+import type { createFormRequestInput } from "@clinsign/contracts";
 import { eq, formRequests, messages, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { knownInstitution } from "../branding/branding";
@@ -58,8 +59,7 @@ export async function linkMessageToRequest(tx: OrgContext, messageId: string, fo
  * right after commit; a provider failure leaves the request in place and the message queued
  * for retries, with its error visible to staff.
  */
-export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestInput) {
-  const input = createFormRequestInput.parse(raw);
+export async function createFormRequest(ctx: OrgContext, input: z.output<typeof createFormRequestInput>) {
   const org = await organizationProfile(ctx);
   const phone = normaliseMobile(input.phone, org.phoneCountry);
   if (!phone) {

@@ -1,7 +1,7 @@
+import type { z } from "zod";
 import {
-  createSessionInput,
+  type createSessionInput,
   type CreatedSession,
-  type CreateSessionInput,
   type ListPage,
   type ListSort,
   type PersonalLink,
@@ -37,8 +37,10 @@ const DEFAULT_LIFETIME_MINUTES = 24 * 60;
  * Creates an embed session for one active template. The sessionId (256 random bits) is returned
  * once; only its SHA-256 is stored, so a database leak does not hand out live sessions.
  */
-export async function createFormSession(ctx: OrgContext, raw: CreateSessionInput): Promise<CreatedSession> {
-  const input = createSessionInput.parse(raw);
+export async function createFormSession(
+  ctx: OrgContext,
+  input: z.output<typeof createSessionInput>,
+): Promise<CreatedSession> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   await assertMayChooseDestinations(
     ctx,
@@ -137,59 +139,6 @@ export async function revokeFormSession(ctx: OrgContext, input: { id: string }):
     });
     return { ok: true as const };
   });
-}
-
-/**
- * Calls one embed session may make per minute (form calls, drafts, uploads, events), counted when
- * its sessionId is authenticated. A sessionId is handed to a browser: whoever holds it is held to
- * a pace a person filling in a form (with autosave every 1.5 s) never reaches, shared by every API
- * instance.
- */
-export const FORM_SESSION_CALLS_PER_MINUTE = 120;
-
-/**
- * Resolves a sessionId to its organization and session and counts the call against the session's
- * rate limit, in one statement (autosave makes this the second most frequent statement there is):
- * unknown or expired is 401 and counts nothing; past the limit is 429. Nothing is cached, so a
- * revoked session is refused by every process from the revoking commit on.
- */
-export async function authenticateFormSession(
-  db: Db,
-  sessionId: string | undefined,
-): Promise<{ organizationId: string; embedSession: EmbedSession }> {
-  if (!sessionId || sessionId.length > 200) throw unauthorized("invalid or expired session");
-  const result = await db.execute(sql`
-    with session as (
-      select id, organization_id, template_identifier, config, expires_at from ${formSessions}
-      where token_hash = ${sha256Hex(sessionId)} and expires_at > now()
-      limit 1
-    ),
-    counted as (${countAttempt(sql`select 'form-session:' || session.id from session`, 60)})
-    select session.id::text, session.organization_id::text, session.template_identifier, session.config::text as config,
-      to_char(session.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as expires_at,
-      counted.count, counted.retry_after_seconds
-    from session cross join counted`);
-  const [row] = rowsOf<SessionRow & WindowCount>(result);
-  if (!row) throw unauthorized("invalid or expired session");
-  assertWithinLimit(row, FORM_SESSION_CALLS_PER_MINUTE);
-  return {
-    organizationId: row.organization_id,
-    embedSession: {
-      id: row.id,
-      templateIdentifier: row.template_identifier,
-      config: JSON.parse(row.config) as FormSessionConfig,
-      expiresAt: new Date(row.expires_at),
-    },
-  };
-}
-
-/** A session as `authenticateFormSession` selects it (text columns: the same on PGlite and postgres.js). */
-interface SessionRow {
-  id: string;
-  organization_id: string;
-  template_identifier: string;
-  config: string;
-  expires_at: string;
 }
 
 /**
