@@ -3,7 +3,8 @@ import type { createFormRequestInput } from "@clinsign/contracts";
 import { eq, formRequests, messages, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { knownInstitution } from "../branding/branding";
-import { inTransaction, type OrgContext } from "../context";
+import { afterCommit, inTransaction, type OrgContext } from "../context";
+import { templateHeldElsewhere } from "../credentials/template-owners";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
@@ -53,7 +54,7 @@ export async function linkMessageToRequest(tx: OrgContext, messageId: string, fo
 }
 
 /**
- * F1: validates (400), finds the template (403 when it exists only in another organization,
+ * F1 (`input` parsed by the door): validates the phone (400), finds the template (403 when it exists only in another organization,
  * 404 when none is named, it does not exist or is not active), stores the request with an
  * unguessable link and queues the SMS in the same transaction. The SMS's first attempt runs
  * right after commit; a provider failure leaves the request in place and the message queued
@@ -76,12 +77,7 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
   const [template] = await ctx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
   if (!template) {
     // Identifiers are unique per organization only; one that exists elsewhere is someone else's form.
-    const [foreign] = await ctx.scope.db
-      .select({ id: templates.id })
-      .from(templates)
-      .where(eq(templates.identifier, input.templateIdentifier))
-      .limit(1);
-    if (foreign)
+    if (await templateHeldElsewhere(ctx.services, ctx.scope.organizationId, input.templateIdentifier))
       throw new AppError("forbidden", "this template does not belong to the organization", {
         field: "templateIdentifier",
       });
@@ -92,7 +88,7 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
   await assertMayChooseDestinations(ctx, { emailTo: input.emailTo });
 
   const linkToken = randomSecret(32);
-  const { jobId } = await inTransaction(ctx, async (tx) => {
+  await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(formRequests, {
         templateIdentifier: template.identifier,
@@ -118,8 +114,8 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
       templateIdentifier: template.identifier,
       metadata: { formRequestId: row!.id, rnummer: input.rnummer, phone, messageId: sms.messageId },
     });
-    return sms;
+    // The SMS's first attempt, once the request and its message are committed.
+    await afterCommit(tx, "form request link SMS", () => runJobNow(tx.services, sms.jobId, messageJobHandler));
   });
-  await runJobNow(ctx.services, jobId, messageJobHandler);
   return { rnummer: input.rnummer, phone, templateIdentifier: template.identifier };
 }

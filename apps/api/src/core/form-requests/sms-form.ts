@@ -13,12 +13,7 @@ import {
   type RequestMeta,
   type Services,
 } from "../context";
-import {
-  assertSmsRequestUsable,
-  countOtpText,
-  linkGone,
-  type SmsFormRequestRow,
-} from "../credentials/sms-links";
+import { assertSmsRequestUsable, countOtpText, linkGone, type SmsFormRequestRow } from "../credentials/sms-links";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
@@ -161,7 +156,10 @@ function holdsAccess(row: SmsFormRequestRow, accessToken: string): boolean {
 }
 
 /** Access after identification (and OTP); never for a request a parallel call locked or submitted meanwhile. */
-async function issueAccess(ctx: OrgContext, row: SmsFormRequestRow): Promise<{ accessToken: string; expiresAt: string }> {
+async function issueAccess(
+  ctx: OrgContext,
+  row: SmsFormRequestRow,
+): Promise<{ accessToken: string; expiresAt: string }> {
   const accessToken = randomSecret(32);
   const expiresAt = new Date(Date.now() + ACCESS_LIFETIME_MS);
   const [granted] = await ctx.scope
@@ -261,7 +259,10 @@ function otpHash(services: Services, challengeOwner: string, code: string): stri
   return createHmac("sha256", services.secrets.deriveKey("otp")).update(`${challengeOwner}:${code}`).digest("hex");
 }
 
-async function sendOtpFor(ctx: OrgContext, row: SmsFormRequestRow): Promise<{ sent: true; resendAfterSeconds: number }> {
+async function sendOtpFor(
+  ctx: OrgContext,
+  row: SmsFormRequestRow,
+): Promise<{ sent: true; resendAfterSeconds: number }> {
   const { services } = ctx;
   const [last] = await ctx.scope
     .select(otpChallenges, eq(otpChallenges.formRequestId, row.id))

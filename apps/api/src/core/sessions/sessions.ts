@@ -1,32 +1,20 @@
 import type { z } from "zod";
-import {
-  type createSessionInput,
-  type CreatedSession,
-  type ListPage,
-  type ListSort,
-  type PersonalLink,
-  type SessionInfo,
+import type {
+  createSessionInput,
+  CreatedSession,
+  ListPage,
+  ListSort,
+  PersonalLink,
+  SessionInfo,
 } from "@clinsign/contracts";
-import {
-  eq,
-  formSessions,
-  getTableColumns,
-  gt,
-  institutions,
-  isNull,
-  rowsOf,
-  sql,
-  type Db,
-  type FormSessionConfig,
-} from "@clinsign/db";
+import { eq, formSessions, getTableColumns, gt, institutions, isNull, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
 import { inTransaction, type EmbedSession, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { notFound, unauthorized } from "../errors";
+import { notFound } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
-import { afterTimeIdCursor, exactTimestamp, keyOrder, toPage } from "../lists/keyset";
-import { assertWithinLimit, countAttempt, type WindowCount } from "../rate-limit";
+import { page } from "../lists/keyset";
 import { resolveFormTemplate } from "../forms/form-template";
 import { phoneCountryOf } from "../form-requests/phone";
 import { organizationProfile } from "../organizations/profile";
@@ -85,36 +73,24 @@ export async function listPersonalLinks(
   ctx: OrgContext,
   input: { templateIdentifier?: string; cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<PersonalLink>> {
-  const keyset = afterTimeIdCursor([formSessions.createdAt, formSessions.id], input.cursor, input.sort);
-  const rows = await ctx.scope.db
-    .select({ ...getTableColumns(formSessions), cursorAt: exactTimestamp(formSessions.createdAt) })
+  const query = ctx.scope
+    .query(getTableColumns(formSessions))
     .from(formSessions)
     .where(
-      ctx.scope.owns(
-        formSessions,
-        isNull(formSessions.publicEmbedId),
-        gt(formSessions.expiresAt, new Date()),
-        input.templateIdentifier === undefined
-          ? undefined
-          : eq(formSessions.templateIdentifier, input.templateIdentifier),
-        keyset,
-      ),
-    )
-    .orderBy(...keyOrder([formSessions.createdAt, formSessions.id], input.sort))
-    .limit(input.limit + 1);
-  return toPage(
-    rows,
-    input.limit,
-    (row) => ({
-      id: row.id,
-      templateIdentifier: row.templateIdentifier,
-      rnummer: row.config.rnummer ?? null,
-      draftKey: row.config.draftKey ?? null,
-      createdAt: row.createdAt.toISOString(),
-      expiresAt: row.expiresAt.toISOString(),
-    }),
-    (row) => [row.cursorAt, row.id],
-  );
+      isNull(formSessions.publicEmbedId),
+      gt(formSessions.expiresAt, new Date()),
+      input.templateIdentifier === undefined
+        ? undefined
+        : eq(formSessions.templateIdentifier, input.templateIdentifier),
+    );
+  return page(query, [formSessions.createdAt, formSessions.id], input, (row) => ({
+    id: row.id,
+    templateIdentifier: row.templateIdentifier,
+    rnummer: row.config.rnummer ?? null,
+    draftKey: row.config.draftKey ?? null,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  }));
 }
 
 /**

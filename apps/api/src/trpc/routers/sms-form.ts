@@ -12,12 +12,7 @@ import {
   submitSmsForm,
   verifyIdentity,
 } from "../../core/form-requests/sms-form";
-import {
-  smsIdentificationProcedure,
-  smsLinkProcedure,
-  smsRecipientProcedure,
-  type TrpcContext,
-} from "../trpc";
+import { smsIdentificationProcedure, smsLinkProcedure, smsRecipientProcedure, type TrpcContext } from "../trpc";
 
 /** The SMS form's pages and their tRPC door live under /f/ (the web app's /f/trpc proxy). */
 const SMS_FORM_COOKIE_PATH = "/f/";
