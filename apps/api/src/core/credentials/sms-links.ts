@@ -63,6 +63,7 @@ export async function findSmsLink(services: Services, linkToken: string): Promis
  */
 export async function countIdentificationAttempt(services: Services, ip: string | null): Promise<void> {
   await consumeRateLimit(services.db, {
+    // The counters keep their stored names (`portal-…`), so a deploy does not reset them.
     key: `portal-verify:ip:${ip ?? "unknown"}`,
     limit: IDENTIFICATION_ATTEMPTS_PER_ADDRESS,
     windowSeconds: 600,

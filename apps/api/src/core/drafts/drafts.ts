@@ -98,7 +98,7 @@ async function saveDraftStatement(
  *
  * The hottest write there is (every 1.5 s per patient filling a form), so it does no more than it
  * must: `input` is already validated by the door it came through (the REST route, the tRPC
- * procedure, the SMS portal's procedure), and when no webhook is to be queued (the usual case)
+ * procedure, the SMS form's procedure), and when no webhook is to be queued (the usual case)
  * the template check, the merge and the audit entry are one statement, atomic on its own: no
  * BEGIN/COMMIT round trips, no query building beyond one `sql` template. With a webhook, the
  * save, its audit entry and the queued deliveries commit together in one transaction.

@@ -14,14 +14,14 @@ import { formLinkSms } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { normaliseMobile } from "./phone";
 
-/** How long an SMS portal link opens. */
+/** How long an SMS form link opens. */
 export const FORM_REQUEST_LIFETIME_MS = 7 * 24 * 3600_000;
 
-/** The portal page the SMS links to. */
-export const portalLink = (publicWebUrl: string, linkToken: string) => `${publicWebUrl}/f/${linkToken}`;
+/** The SMS form page the text links to. */
+export const smsFormLink = (publicWebUrl: string, linkToken: string) => `${publicWebUrl}/f/${linkToken}`;
 
 /**
- * Queues the SMS with a request's portal link, in the caller's transaction, as the request's
+ * Queues the SMS with a request's SMS form link, in the caller's transaction, as the request's
  * current link message. The stored body shows that a link went out, not the link: it opens the
  * patient's form (the full text reaches only the provider, see queueMessage).
  */
@@ -39,8 +39,8 @@ export async function queueLinkSms(
     channel: "sms",
     recipients: [request.phone],
     sender: request.smsFrom,
-    body: text(portalLink(publicWebUrl, linkToken)),
-    redactedBody: text(portalLink(publicWebUrl, REDACTED)),
+    body: text(smsFormLink(publicWebUrl, linkToken)),
+    redactedBody: text(smsFormLink(publicWebUrl, REDACTED)),
     purpose: "form_request.link",
   });
   await linkMessageToRequest(tx, sms.messageId, request.id);

@@ -147,7 +147,7 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
 }
 
 /**
- * Staff: ends a request now. Its link no longer opens (the portal says it expired) and an access
+ * Staff: ends a request now. Its link no longer opens (the SMS form says it expired) and an access
  * already granted ends with it. A submitted request cannot be cancelled (409); cancelling twice is fine.
  */
 export async function cancelFormRequest(

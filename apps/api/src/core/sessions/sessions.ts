@@ -10,9 +10,9 @@ import type {
 import { eq, formSessions, getTableColumns, gt, institutions, isNull, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
-import { inTransaction, type EmbedSession, type OrgContext } from "../context";
+import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { notFound } from "../errors";
+import { notFound, unauthorized } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
 import { page } from "../lists/keyset";
 import { resolveFormTemplate } from "../forms/form-template";
@@ -25,7 +25,7 @@ const DEFAULT_LIFETIME_MINUTES = 24 * 60;
  * Creates an embed session for one active template. The sessionId (256 random bits) is returned
  * once; only its SHA-256 is stored, so a database leak does not hand out live sessions.
  */
-export async function createFormSession(
+export async function createEmbedSession(
   ctx: OrgContext,
   input: z.output<typeof createSessionInput>,
 ): Promise<CreatedSession> {
@@ -97,7 +97,7 @@ export async function listPersonalLinks(
  * Staff: ends an embed session now, e.g. when its link was sent to the wrong patient. Every later
  * call with its sessionId is 401; its drafts stay (and are deleted with the template's data).
  */
-export async function revokeFormSession(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
+export async function revokeEmbedSession(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .update(
@@ -118,10 +118,13 @@ export async function revokeFormSession(ctx: OrgContext, input: { id: string }):
 }
 
 /**
- * What the embedded form needs to know about its session: who is asking, and the branding of the
- * session's institution (else the organization's default).
+ * What the embedded form needs to know about its embed session (the caller's own): who is asking,
+ * and the branding of the session's institution (else the organization's default). 401 for a
+ * caller without one.
  */
-export async function describeSession(ctx: OrgContext, session: EmbedSession): Promise<SessionInfo> {
+export async function describeEmbedSession(ctx: OrgContext): Promise<SessionInfo> {
+  const session = ctx.formGrant;
+  if (!session) throw unauthorized("this call needs a sessionId");
   const org = await organizationProfile(ctx);
   const institution = session.config.institutionId;
   const institutionId = institution === undefined ? undefined : await findInstitutionId(ctx, institution);

@@ -148,7 +148,7 @@ const totalTooLarge = (cap: number) => (_name: string, field: string) =>
   });
 
 /**
- * Whose uploads are capped together: the browser credentials (an embed session, an SMS portal's
+ * Whose uploads are capped together: the browser credentials (an embed session, an SMS recipient's
  * access), never an organization credential (API token, staff), which speaks for the clinic.
  */
 export function uploaderKeyOf(ctx: OrgContext): string | null {
