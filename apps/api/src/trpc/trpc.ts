@@ -23,9 +23,9 @@ export interface TrpcContext {
   sessionCookie?: string;
   /** The pending sign-in cookie (`PENDING_SIGN_IN_COOKIE`) between the password and the second step. */
   pendingSignIn?: string;
-  /** The SMS portal's access cookie (`PORTAL_ACCESS_COOKIE`), sent only on the portal's paths. */
+  /** The SMS portal's access cookie (`SMS_FORM_ACCESS_COOKIE`), sent only on the portal's paths. */
   portalAccess?: string;
-  /** The SMS portal's identification cookie (`PORTAL_IDENTITY_COOKIE`), for the OTP steps. */
+  /** The SMS portal's identification cookie (`SMS_FORM_IDENTITY_COOKIE`), for the OTP steps. */
   portalIdentity?: string;
   /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
   formSessionId?: string;
