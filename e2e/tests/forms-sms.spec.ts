@@ -170,7 +170,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     // "Saved" may still stand from the name's save: wait for the save that carries the last answer.
     const lastAnswerSaved = page.waitForResponse(
       (response) =>
-        response.url().includes("portal.saveDraft") &&
+        response.url().includes("smsForm.saveDraft") &&
         (response.request().postData() ?? "").includes("Latex") &&
         response.ok(),
     );

@@ -120,6 +120,33 @@ describe("OrgScope keeps every query inside its organization", () => {
     await expect(() => new OrgScope(database.db, orgA).run(everything)).toThrow(/does not filter by the organization/);
   });
 
+  it("runs a statement the builders cannot write with the scope's organization, and refuses one without it", async () => {
+    const a = new OrgScope(database.db, orgA);
+    const b = new OrgScope(database.db, orgB);
+    await a.insert(templates, { identifier: "statement-a", title: "statement A", schema });
+    await b.insert(templates, { identifier: "statement-b", title: "statement B", schema });
+    const titles = (scope: OrgScope) =>
+      scope.execute<{ title: string }>(
+        (organizationId) =>
+          sql`select title from ${templates} where organization_id = ${organizationId} and identifier like 'statement-%'`,
+      );
+    expect((await titles(a)).map((row) => row.title)).toEqual(["statement A"]);
+    expect((await titles(b)).map((row) => row.title)).toEqual(["statement B"]);
+    // Nested fragments count; a statement that never uses the organization it was given does not run.
+    expect(
+      await a.execute<{ n: number }>(
+        (organizationId) =>
+          sql`select count(*)::int as n from ${templates} where ${sql`organization_id = ${organizationId}`} and identifier = 'statement-a'`,
+      ),
+    ).toEqual([{ n: 1 }]);
+    await expect(a.execute(() => sql`select title from ${templates}`)).rejects.toThrow(
+      /must filter by the organization/,
+    );
+    await expect(
+      a.execute(() => sql`select title from ${templates} where organization_id = ${orgA}::uuid`),
+    ).rejects.toThrow(/must filter by the organization/);
+  });
+
   it("rolls a transaction back as a whole and keeps the scope inside it", async () => {
     const a = new OrgScope(database.db, orgA);
     await expect(

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
-import { and, eq, getTableColumns, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, is, sql, SQL, type Placeholder } from "drizzle-orm";
 import type {
   PgColumn,
   PgDatabase,
@@ -370,6 +370,20 @@ export class OrgScope {
     await this.#db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${this.organizationId}:${key}`}, 0))`);
   }
 
+  /**
+   * One statement drizzle's builders cannot express (a CTE that merges, checks and audits in one
+   * round trip; a lateral join over a jsonb column). `build` receives this organization's id as a
+   * parameter and must filter by it, which is checked before the statement runs. Prefer `select`,
+   * `query` and `run`; this is for the few statements they cannot write.
+   */
+  async execute<Row>(build: (organizationId: SQL) => SQL): Promise<Row[]> {
+    const organizationId = sql`${this.organizationId}::uuid`;
+    const statement = build(organizationId);
+    if (!containsChunk(statement, organizationId))
+      throw new Error("a statement of an OrgScope must filter by the organization it receives");
+    return rowsOf<Row>(await this.#db.execute(statement));
+  }
+
   /** Runs a tenant query prepared once (`scopedQuery`) for this scope's organization. */
   run<R>(query: ScopedQuery<R>, values: Record<string, unknown> = {}): Promise<R> {
     return query(this.#db).execute({ ...values, organizationId: this.organizationId });
@@ -534,6 +548,11 @@ export class TenantQuery<F extends SelectedFields, Nullable extends string = nev
   ): PromiseLike<A | B> {
     return this.#build().then(onFulfilled, onRejected);
   }
+}
+
+/** Whether `chunk` (that very object) is part of `statement`, however deeply nested. */
+function containsChunk(statement: SQL, chunk: SQL): boolean {
+  return statement.queryChunks.some((part) => part === chunk || (is(part, SQL) && containsChunk(part, chunk)));
 }
 
 function isTransaction(db: Executor): boolean {

@@ -89,7 +89,7 @@ export interface EmbedSession {
 
 /**
  * The one form a caller may fill: its embed session (with the session's config), or the SMS form
- * request it was sent (`id` is the request's, the config empty).
+ * request it was sent (`id` is the request's; the config pins the request's own draft).
  */
 export type FormGrant = EmbedSession;
 
@@ -117,11 +117,17 @@ function formGrantOf(principal: Principal): FormGrant | undefined {
     return {
       id: principal.formRequestId,
       templateIdentifier: principal.templateIdentifier,
-      config: {},
+      config: { draftKey: smsFormDraftKey(principal.formRequestId) },
       expiresAt: principal.accessExpiresAt,
     };
   return undefined;
 }
+
+/**
+ * The draft of an SMS form request: a reserved key (`form-request:`) no caller may name, so only
+ * the request's recipient reaches it.
+ */
+export const smsFormDraftKey = (formRequestId: string) => `form-request:${formRequestId}`;
 
 /** The one factory of service contexts, for every kind of caller. */
 export function contextFor(services: Services, principal: Principal, request: RequestMeta): OrgContext {

@@ -21,7 +21,7 @@ import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
-import { PORTAL_ACCESS_COOKIE, PORTAL_IDENTITY_COOKIE } from "../core/form-requests/portal";
+import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { bearerToken, parseCookies, sendJson } from "./io";
 import { handleBrandingLogos } from "./branding-logos";
 import { handleSso } from "./sso";
@@ -137,8 +137,8 @@ export function createRequestListener(services: Services): RequestListener {
         bearerToken: bearerToken(req),
         sessionCookie: cookies[SESSION_COOKIE],
         pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE],
-        portalAccess: cookies[PORTAL_ACCESS_COOKIE],
-        portalIdentity: cookies[PORTAL_IDENTITY_COOKIE],
+        portalAccess: cookies[SMS_FORM_ACCESS_COOKIE],
+        portalIdentity: cookies[SMS_FORM_IDENTITY_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };

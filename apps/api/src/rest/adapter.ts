@@ -3,8 +3,8 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { authenticatePortalUpload, PORTAL_ACCESS_COOKIE } from "../core/form-requests/portal";
-import { authenticateFormSession } from "../core/sessions/sessions";
+import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
+import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/tokens/tokens";
@@ -91,7 +91,7 @@ async function authenticate(
   const { token, orgId, sessionId } = fields;
   if (route.auth === "orgTokenOrSession" && sessionId !== undefined && token === undefined) {
     if (typeof sessionId !== "string") throw new AppError("unauthorized", "invalid or expired session");
-    return { kind: "embed_session", ...(await authenticateFormSession(services.db, sessionId)) };
+    return { kind: "embed_session", ...(await authenticateEmbedSession(services.db, sessionId)) };
   }
   if (typeof token !== "string" || typeof orgId !== "string") {
     throw new AppError(
@@ -107,10 +107,10 @@ async function authenticate(
 
 /** An SMS portal recipient's upload: the portal's access cookie plus the link it belongs to. */
 async function authenticatePortal(services: Services, req: IncomingMessage): Promise<Principal> {
-  const accessToken = parseCookies(req.headers.cookie)[PORTAL_ACCESS_COOKIE];
+  const accessToken = parseCookies(req.headers.cookie)[SMS_FORM_ACCESS_COOKIE];
   const linkToken = String(req.headers["x-portal-link"]);
   if (!accessToken || linkToken.length > 200) throw new AppError("unauthorized", "please identify again");
-  return { kind: "sms_recipient", ...(await authenticatePortalUpload(services, { accessToken, linkToken })) };
+  return authenticateSmsRecipient(services, { accessToken, linkToken });
 }
 
 /**

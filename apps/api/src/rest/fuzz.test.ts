@@ -36,14 +36,14 @@ const PUBLIC_PROCEDURES = [
   "signing.sign",
   "signing.signedDocument",
   "signing.decline",
-  "portal.open",
-  "portal.verify",
-  "portal.resendOtp",
-  "portal.checkOtp",
-  "portal.template",
-  "portal.loadDraft",
-  "portal.saveDraft",
-  "portal.submit",
+  "smsForm.open",
+  "smsForm.verify",
+  "smsForm.resendOtp",
+  "smsForm.checkOtp",
+  "smsForm.template",
+  "smsForm.loadDraft",
+  "smsForm.saveDraft",
+  "smsForm.submit",
   "publicEmbeds.describe",
   "publicEmbeds.start",
 ];
@@ -372,15 +372,15 @@ function trpcRequest(rng: Rng, procedure: string, creds: Credentials): FuzzReque
   if (procedure === "forms.event" && isObject(input) && rng.chance(0.7))
     input.event = rng.pick(["form.opened", "form.closed", "form.submitted"]);
   // The SMS portal's door past its credentials: a live link with its access or identification cookie.
-  if (procedure.startsWith("portal.") && isObject(input) && rng.chance(0.7)) {
-    const otpStep = procedure === "portal.checkOtp" || procedure === "portal.resendOtp";
+  if (procedure.startsWith("smsForm.") && isObject(input) && rng.chance(0.7)) {
+    const otpStep = procedure === "smsForm.checkOtp" || procedure === "smsForm.resendOtp";
     input.linkToken = otpStep ? creds.otpPortal.linkToken : creds.portal.linkToken;
     headers.cookie = [otpStep ? creds.otpPortal.identityCookie : creds.portal.accessCookie, headers.cookie]
       .filter(Boolean)
       .join("; ");
-    if (procedure === "portal.checkOtp" && rng.chance(0.5)) input.code = String(rng.int(1_000_000)).padStart(6, "0");
+    if (procedure === "smsForm.checkOtp" && rng.chance(0.5)) input.code = String(rng.int(1_000_000)).padStart(6, "0");
   }
-  const door = procedure.startsWith("portal.")
+  const door = procedure.startsWith("smsForm.")
     ? ("portal" as const)
     : procedure === "forms.event"
       ? ("events" as const)
@@ -479,13 +479,13 @@ async function identifiedPortal(
   });
   if (started.status !== 200) throw new Error(`form request: ${started.status}`);
   const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!)![1]!;
-  const verified = await fetch(`${api.baseUrl}/trpc/portal.verify`, {
+  const verified = await fetch(`${api.baseUrl}/trpc/smsForm.verify`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ linkToken, rnummer, phone }),
   });
   const cookie = verified.headers.getSetCookie()[0]?.split(";")[0];
-  if (!cookie) throw new Error(`portal.verify: ${verified.status}`);
+  if (!cookie) throw new Error(`smsForm.verify: ${verified.status}`);
   return { linkToken, cookie };
 }
 

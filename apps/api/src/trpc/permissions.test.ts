@@ -18,7 +18,7 @@ const PUBLIC = [
   /^auth\.(login|logout|ssoProvider|verifyCode|passkeyOptions|verifyPasskey|passkeySignIn|enroll\w+)$/,
   /^invitations\./,
   /^signing\./,
-  /^portal\./,
+  /^smsForm\./,
   /^publicEmbeds\.(describe|start)$/,
   /^verify\.check$/,
 ];

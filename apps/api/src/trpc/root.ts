@@ -14,7 +14,7 @@ import {
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
 import { organizationRouter } from "./routers/organization";
-import { portalRouter } from "./routers/portal";
+import { smsFormRouter } from "./routers/sms-form";
 import { documentsRouter } from "./routers/documents";
 import { signaturesRouter } from "./routers/signatures";
 import { signingRouter } from "./routers/signing";
@@ -45,7 +45,7 @@ export const appRouter = router({
   messages: messagesRouter,
   uploads: uploadsRouter,
   formRequests: formRequestsRouter,
-  portal: portalRouter,
+  smsForm: smsFormRouter,
   verify: verifyRouter,
 });
 

@@ -3,9 +3,12 @@ import { ZodError } from "zod";
 import { can, type StaffProcedure } from "@clinsign/contracts";
 import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
-import { authenticateFormSession } from "../core/sessions/sessions";
+import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession } from "../core/staff/staff";
+import { portalLinkInput } from "@clinsign/contracts";
+import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
+import { smsLinkContext } from "../core/form-requests/sms-form";
 import { authenticateApiToken } from "../core/tokens/tokens";
 
 export type { Principal } from "../core/context";
@@ -20,9 +23,9 @@ export interface TrpcContext {
   sessionCookie?: string;
   /** The pending sign-in cookie (`PENDING_SIGN_IN_COOKIE`) between the password and the second step. */
   pendingSignIn?: string;
-  /** The SMS portal's access cookie (`PORTAL_ACCESS_COOKIE`), sent only on the portal's paths. */
+  /** The SMS portal's access cookie (`SMS_FORM_ACCESS_COOKIE`), sent only on the portal's paths. */
   portalAccess?: string;
-  /** The SMS portal's identification cookie (`PORTAL_IDENTITY_COOKIE`), for the OTP steps. */
+  /** The SMS portal's identification cookie (`SMS_FORM_IDENTITY_COOKIE`), for the OTP steps. */
   portalIdentity?: string;
   /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
   formSessionId?: string;
@@ -49,8 +52,8 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-/** Calls one embed session may make per minute; counted by `authenticateFormSession`. */
-export { FORM_SESSION_CALLS_PER_MINUTE } from "../core/sessions/sessions";
+/** Calls one embed session may make per minute; counted by `authenticateEmbedSession`. */
+export { FORM_SESSION_CALLS_PER_MINUTE } from "../core/credentials/embed-sessions";
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -150,7 +153,7 @@ async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Pr
     return ctx.principal;
   }
   if (allowFormSession && ctx.formSessionId)
-    return { kind: "embed_session", ...(await authenticateFormSession(db, ctx.formSessionId)) };
+    return { kind: "embed_session", ...(await authenticateEmbedSession(db, ctx.formSessionId)) };
   if (ctx.bearerToken) return { kind: "token", ...(await authenticateApiToken(db, ctx.bearerToken)) };
   const staff = await resolveStaffSession(db, ctx.sessionCookie);
   if (staff) return { kind: "staff", ...staff };
@@ -167,10 +170,46 @@ export const orgProcedure = publicProcedure.use(async ({ ctx, path, next }) => {
 /**
  * The form calls (F3, F7–F10, uploads, events): an embed session (REST `sessionId`, or the
  * `x-session-id` header on /trpc) or anyone `orgProcedure` admits. A session's calls are held to
- * FORM_SESSION_CALLS_PER_MINUTE by `authenticateFormSession`, in the statement that looks it up.
+ * FORM_SESSION_CALLS_PER_MINUTE by `authenticateEmbedSession`, in the statement that looks it up.
  */
 export const formProcedure = publicProcedure.use(async ({ ctx, path, next }) => {
   const principal = await resolvePrincipal(ctx, true);
   assertStaffMay(principal, path);
   return next({ ctx: { org: orgContext(ctx, principal) } });
+});
+
+// ---- SMS form (C1): the link holder before identification and the SMS recipient after it ----
+
+/**
+ * The SMS form's steps before identification (open, resendOtp, checkOtp): the request its link
+ * names (404 when none; the step decides about an expired one), and the link holder's context.
+ */
+export const smsLinkProcedure = publicProcedure.input(portalLinkInput).use(async ({ ctx, input, next }) => {
+  const link = await findSmsLink(ctx.services, input.linkToken);
+  return next({ ctx: { link, org: smsLinkContext(ctx.services, link, ctx.request) } });
+});
+
+/** Identification (rnummer and phone): each attempt from an address is counted before the link is looked up. */
+export const smsIdentificationProcedure = publicProcedure
+  .use(async ({ ctx, next }) => {
+    await countIdentificationAttempt(ctx.services, ctx.request.ip);
+    return next();
+  })
+  .input(portalLinkInput)
+  .use(async ({ ctx, input, next }) => {
+    const link = await findSmsLink(ctx.services, input.linkToken);
+    return next({ ctx: { link, org: smsLinkContext(ctx.services, link, ctx.request) } });
+  });
+
+/**
+ * The recipient of an SMS form request after identification: the access cookie, for the page of
+ * the link it names (`authenticateSmsRecipient`, which also paces the calls), as the principal
+ * `sms_recipient` of the one factory.
+ */
+export const smsRecipientProcedure = publicProcedure.input(portalLinkInput).use(async ({ ctx, input, next }) => {
+  const recipient = await authenticateSmsRecipient(ctx.services, {
+    accessToken: ctx.portalAccess,
+    linkToken: input.linkToken,
+  });
+  return next({ ctx: { org: orgContext(ctx, recipient) } });
 });

@@ -1,5 +1,5 @@
 import type { Draft, DraftRefInput, SaveDraftInput } from "@clinsign/contracts";
-import { and, drafts, eq, rowsOf, sql } from "@clinsign/db";
+import { and, drafts, eq, sql } from "@clinsign/db";
 import { auditInsertFrom, recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
@@ -47,7 +47,6 @@ async function saveDraftStatement(
   ctx: OrgContext,
   save: { templateIdentifier: string; storedKey: string; keys: string[]; valuesJson: string; unlessWebhooks: boolean },
 ): Promise<DraftStatementResult> {
-  const organizationId = ctx.scope.organizationId;
   // No row in `target` (no active template) or none passing this filter (webhooks to queue)
   // means the insert selects nothing; the audit entry is one per row `saved` returns, so a save
   // that did not happen is never audited.
@@ -61,15 +60,16 @@ async function saveDraftStatement(
     },
     sql`saved`,
   );
-  const result = await ctx.scope.db.execute(sql`
+  const [row] = await ctx.scope.execute<{ webhook_urls: string; draft_id: string | null; saved_at: string | null }>(
+    (organizationId) => sql`
     with target as (
       select t.identifier, o.webhook_urls as urls
       from templates t join organizations o on o.id = t.organization_id
-      where t.organization_id = ${organizationId}::uuid and t.identifier = ${save.templateIdentifier} and t.status = 'active'
+      where t.organization_id = ${organizationId} and t.identifier = ${save.templateIdentifier} and t.status = 'active'
     ),
     saved as (
       insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values)
-      select gen_random_uuid(), ${organizationId}::uuid, target.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb
+      select gen_random_uuid(), ${organizationId}, target.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb
       from target ${unlessWebhooks}
       on conflict (organization_id, template_identifier, draft_key) do update
         set values = d.values || excluded.values, updated_at = now()
@@ -80,8 +80,8 @@ async function saveDraftStatement(
     audited as (${audit})
     select target.urls::text as webhook_urls, saved.id::text as draft_id,
       to_char(saved.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as saved_at
-    from target left join saved on true`);
-  const [row] = rowsOf<{ webhook_urls: string; draft_id: string | null; saved_at: string | null }>(result);
+    from target left join saved on true`,
+  );
   if (!row) return { outcome: "no_template", draftId: null, savedAt: null, webhookUrls: [] };
   const webhookUrls = row.webhook_urls === "[]" ? [] : (JSON.parse(row.webhook_urls) as string[]);
   const outcome: DraftStatementOutcome = row.draft_id
@@ -98,7 +98,7 @@ async function saveDraftStatement(
  *
  * The hottest write there is (every 1.5 s per patient filling a form), so it does no more than it
  * must: `input` is already validated by the door it came through (the REST route, the tRPC
- * procedure, the SMS portal's procedure), and when no webhook is to be queued (the usual case)
+ * procedure, the SMS form's procedure), and when no webhook is to be queued (the usual case)
  * the template check, the merge and the audit entry are one statement, atomic on its own: no
  * BEGIN/COMMIT round trips, no query building beyond one `sql` template. With a webhook, the
  * save, its audit entry and the queued deliveries commit together in one transaction.

@@ -199,10 +199,10 @@ describe("F1 POST /api/portal/request", () => {
     }
     expect(await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-INST-X"))).toEqual([]);
     expect((await request({ ...base, rnummer: "R-INST", institutionId: "klinik-ost" })).status).toBe(200);
-    const withInstitution = await api.trpc({}).portal.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
+    const withInstitution = await api.trpc({}).smsForm.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
     expect(withInstitution).toMatchObject({ organizationName: "Klinik Nord", branding: { primaryColor: "#0a5c36" } });
     await request({ ...base, rnummer: "R-DEFAULT" });
-    const withDefault = await api.trpc({}).portal.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
+    const withDefault = await api.trpc({}).smsForm.open.query({ linkToken: linkTokenFrom(smsBody().get("Body")!) });
     expect(withDefault).toMatchObject({ organizationName: "Klinik Nord", branding: { primaryColor: "#222222" } });
   });
 
@@ -283,11 +283,11 @@ describe("the SMS portal", () => {
     await request({ ...creds(o), phone: MOBILE, rnummer, templateIdentifier: t.identifier, ...extra });
     return { t, linkToken: linkTokenFrom(smsBody().get("Body")!) };
   }
-  const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).portal;
+  const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
 
   /** An identification step over HTTP: its answer and the access cookie it set (if any). */
   async function portalStep(procedure: "verify" | "checkOtp", input: Record<string, string>, cookie?: string) {
-    const response = await fetch(`${api.baseUrl}/trpc/portal.${procedure}`, {
+    const response = await fetch(`${api.baseUrl}/trpc/smsForm.${procedure}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(cookie && { cookie }) },
       body: JSON.stringify(input),
@@ -477,7 +477,7 @@ describe("the SMS portal", () => {
 
   /** portal.verify from a client address of its own, as an attacker with many addresses would. */
   const verifyFrom = (address: string, input: Record<string, string>) =>
-    fetch(`${api.baseUrl}/trpc/portal.verify`, {
+    fetch(`${api.baseUrl}/trpc/smsForm.verify`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": address },
       body: JSON.stringify(input),
@@ -517,24 +517,46 @@ describe("the SMS portal", () => {
     expect(statuses.filter((s) => s === 401 || s === 200).length).toBeLessThanOrEqual(9);
   });
 
-  it("a failure after the submission committed keeps the request submitted, so a retry cannot store it twice", async () => {
-    const { linkToken } = await start("R-ONCE");
+  it("claims, submits and links in one transaction: a failure in any step rolls all of it back, so the request stays claimable and the retry stores it once", async () => {
+    const { t, linkToken } = await start("R-ONCE");
     const { cookie } = await portalStep("verify", { linkToken, rnummer: "R-ONCE", phone: MOBILE });
-    // Linking the stored submission to its request now fails: a step after the commit.
+    const [before] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-ONCE"));
+    // Linking the stored submission to its request fails: the last step of the transaction.
     await api.services.db.execute(
       sql.raw("alter table form_requests add constraint refuse_link check (submission_id is null) not valid"),
     );
     try {
-      const first = await portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
-      expect(first).toMatchObject({ ok: true, rnummer: "R-ONCE" });
       await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
-        data: { httpStatus: 401 },
+        data: { httpStatus: 500 },
       });
     } finally {
       await api.services.db.execute(sql.raw("alter table form_requests drop constraint refuse_link"));
     }
-    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-ONCE"));
-    expect(row!.status).toBe("submitted");
+    // Nothing of it committed: the claim, the submission, its audit entry and its e-mail are gone.
+    const [during] = await api.services.db.select().from(formRequests).where(eq(formRequests.id, before!.id));
+    expect(during).toMatchObject({
+      status: "verified",
+      submissionId: null,
+      accessTokenHash: before!.accessTokenHash,
+      accessExpiresAt: before!.accessExpiresAt,
+    });
+    expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, before!.id))).toEqual(
+      [],
+    );
+    expect(
+      await api.services.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted"))),
+    ).toEqual([]);
+    // The same access submits again, once.
+    const retry = await portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
+    expect(retry).toMatchObject({ ok: true, rnummer: "R-ONCE" });
+    await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
+    const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.id, before!.id));
+    expect(row).toMatchObject({ status: "submitted", submissionId: retry.submissionId });
     expect(await api.services.db.select().from(submissions).where(eq(submissions.formRequestId, row!.id))).toHaveLength(
       1,
     );

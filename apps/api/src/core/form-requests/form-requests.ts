@@ -1,8 +1,10 @@
-import { createFormRequestInput, type CreateFormRequestInput } from "@clinsign/contracts";
+import type { z } from "zod";
+import type { createFormRequestInput } from "@clinsign/contracts";
 import { eq, formRequests, messages, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { knownInstitution } from "../branding/branding";
-import { inTransaction, type OrgContext } from "../context";
+import { afterCommit, inTransaction, type OrgContext } from "../context";
+import { templateHeldElsewhere } from "../credentials/template-owners";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
@@ -12,14 +14,14 @@ import { formLinkSms } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { normaliseMobile } from "./phone";
 
-/** How long an SMS portal link opens. */
+/** How long an SMS form link opens. */
 export const FORM_REQUEST_LIFETIME_MS = 7 * 24 * 3600_000;
 
-/** The portal page the SMS links to. */
-export const portalLink = (publicWebUrl: string, linkToken: string) => `${publicWebUrl}/f/${linkToken}`;
+/** The SMS form page the text links to. */
+export const smsFormLink = (publicWebUrl: string, linkToken: string) => `${publicWebUrl}/f/${linkToken}`;
 
 /**
- * Queues the SMS with a request's portal link, in the caller's transaction, as the request's
+ * Queues the SMS with a request's SMS form link, in the caller's transaction, as the request's
  * current link message. The stored body shows that a link went out, not the link: it opens the
  * patient's form (the full text reaches only the provider, see queueMessage).
  */
@@ -37,8 +39,8 @@ export async function queueLinkSms(
     channel: "sms",
     recipients: [request.phone],
     sender: request.smsFrom,
-    body: text(portalLink(publicWebUrl, linkToken)),
-    redactedBody: text(portalLink(publicWebUrl, REDACTED)),
+    body: text(smsFormLink(publicWebUrl, linkToken)),
+    redactedBody: text(smsFormLink(publicWebUrl, REDACTED)),
     purpose: "form_request.link",
   });
   await linkMessageToRequest(tx, sms.messageId, request.id);
@@ -52,14 +54,13 @@ export async function linkMessageToRequest(tx: OrgContext, messageId: string, fo
 }
 
 /**
- * F1: validates (400), finds the template (403 when it exists only in another organization,
+ * F1 (`input` parsed by the door): validates the phone (400), finds the template (403 when it exists only in another organization,
  * 404 when none is named, it does not exist or is not active), stores the request with an
  * unguessable link and queues the SMS in the same transaction. The SMS's first attempt runs
  * right after commit; a provider failure leaves the request in place and the message queued
  * for retries, with its error visible to staff.
  */
-export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestInput) {
-  const input = createFormRequestInput.parse(raw);
+export async function createFormRequest(ctx: OrgContext, input: z.output<typeof createFormRequestInput>) {
   const org = await organizationProfile(ctx);
   const phone = normaliseMobile(input.phone, org.phoneCountry);
   if (!phone) {
@@ -76,12 +77,7 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
   const [template] = await ctx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
   if (!template) {
     // Identifiers are unique per organization only; one that exists elsewhere is someone else's form.
-    const [foreign] = await ctx.scope.db
-      .select({ id: templates.id })
-      .from(templates)
-      .where(eq(templates.identifier, input.templateIdentifier))
-      .limit(1);
-    if (foreign)
+    if (await templateHeldElsewhere(ctx.services, ctx.scope.organizationId, input.templateIdentifier))
       throw new AppError("forbidden", "this template does not belong to the organization", {
         field: "templateIdentifier",
       });
@@ -92,7 +88,7 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
   await assertMayChooseDestinations(ctx, { emailTo: input.emailTo });
 
   const linkToken = randomSecret(32);
-  const { jobId } = await inTransaction(ctx, async (tx) => {
+  await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(formRequests, {
         templateIdentifier: template.identifier,
@@ -118,8 +114,8 @@ export async function createFormRequest(ctx: OrgContext, raw: CreateFormRequestI
       templateIdentifier: template.identifier,
       metadata: { formRequestId: row!.id, rnummer: input.rnummer, phone, messageId: sms.messageId },
     });
-    return sms;
+    // The SMS's first attempt, once the request and its message are committed.
+    await afterCommit(tx, "form request link SMS", () => runJobNow(tx.services, sms.jobId, messageJobHandler));
   });
-  await runJobNow(ctx.services, jobId, messageJobHandler);
   return { rnummer: input.rnummer, phone, templateIdentifier: template.identifier };
 }

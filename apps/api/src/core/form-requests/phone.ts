@@ -19,7 +19,7 @@ export function normaliseMobile(raw: string, country: string): string | null {
   return parsed.number;
 }
 
-/** Any valid number the recipient types on the portal (national format of `country` allowed), as E.164. */
+/** Any valid number the recipient types on the SMS form (national format of `country` allowed), as E.164. */
 export function normaliseEntered(raw: string, country: string): string | null {
   const parsed = parsePhoneNumberFromString(raw.trim().replace(/^00/, "+"), phoneCountryOf(country));
   return parsed?.isValid() ? parsed.number : null;

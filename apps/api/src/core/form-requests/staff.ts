@@ -1,24 +1,11 @@
 import type { FormRequestListItem, FormRequestState, ListPage, ListSort, MessageSummary } from "@clinsign/contracts";
-import {
-  and,
-  asc,
-  eq,
-  formRequests,
-  getTableColumns,
-  gte,
-  lt,
-  messages,
-  ne,
-  sql,
-  templates,
-  type SQL,
-} from "@clinsign/db";
+import { asc, eq, formRequests, getTableColumns, gte, lt, messages, ne, sql, templates, type SQL } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext } from "../context";
+import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 import { messageJobHandler, toSummary } from "../messaging/messaging";
 import { FORM_REQUEST_LIFETIME_MS, queueLinkSms } from "./form-requests";
 
@@ -64,59 +51,34 @@ export async function listFormRequestPage(
   ctx: OrgContext,
   input: FormRequestFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<FormRequestListItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
   const state = stateOf(new Date());
-  const keyset = after
-    ? afterKey(
-        [formRequests.createdAt, formRequests.id],
-        [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
-        input.sort,
-      )
-    : undefined;
-  const rows = await ctx.scope.db
-    .select({
+  const query = ctx.scope
+    .query({
       ...getTableColumns(formRequests),
       state,
       templateTitle: templates.title,
       smsAttempts: messages.attempts,
       smsError: messages.lastError,
-      cursorAt: exactTimestamp(formRequests.createdAt),
     })
     .from(formRequests)
-    .leftJoin(
-      messages,
-      and(eq(messages.id, formRequests.smsMessageId), eq(messages.organizationId, formRequests.organizationId)),
-    )
-    .leftJoin(
-      templates,
-      and(
-        eq(templates.organizationId, formRequests.organizationId),
-        eq(templates.identifier, formRequests.templateIdentifier),
-      ),
-    )
-    .where(ctx.scope.owns(formRequests, ...conditions(input, state), keyset))
-    .orderBy(...keyOrder([formRequests.createdAt, formRequests.id], input.sort))
-    .limit(input.limit + 1);
-  return toPage(
-    rows,
-    input.limit,
-    (row): FormRequestListItem => ({
-      id: row.id,
-      templateIdentifier: row.templateIdentifier,
-      templateTitle: row.templateTitle,
-      rnummer: row.rnummer,
-      phone: row.phone,
-      smsFrom: row.smsFrom,
-      emailTo: row.emailTo,
-      state: row.state,
-      smsAttempts: row.smsAttempts ?? 0,
-      smsError: row.smsError,
-      submissionId: row.submissionId,
-      createdAt: row.createdAt.toISOString(),
-      expiresAt: row.expiresAt.toISOString(),
-    }),
-    (row) => [row.cursorAt, row.id],
-  );
+    .leftJoin(messages, eq(messages.id, formRequests.smsMessageId))
+    .leftJoin(templates, eq(templates.identifier, formRequests.templateIdentifier))
+    .where(...conditions(input, state));
+  return page(query, [formRequests.createdAt, formRequests.id], input, (row): FormRequestListItem => ({
+    id: row.id,
+    templateIdentifier: row.templateIdentifier,
+    templateTitle: row.templateTitle,
+    rnummer: row.rnummer,
+    phone: row.phone,
+    smsFrom: row.smsFrom,
+    emailTo: row.emailTo,
+    state: row.state,
+    smsAttempts: row.smsAttempts ?? 0,
+    smsError: row.smsError,
+    submissionId: row.submissionId,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  }));
 }
 
 async function findRequest(ctx: OrgContext, id: string, lock = false): Promise<typeof formRequests.$inferSelect> {
@@ -170,9 +132,11 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
       templateIdentifier: row.templateIdentifier,
       metadata: { formRequestId: row.id, messageId: sms.messageId, previousStatus: row.status },
     });
+    // The SMS's first attempt, once the new link is committed; outside a caller's transaction it has
+    // run when this returns, so the answer shows how it went.
+    await afterCommit(tx, "form request link SMS", () => runJobNow(tx.services, sms.jobId, messageJobHandler));
     return { ...sms, expiresAt };
   });
-  await runJobNow(ctx.services, queued.jobId, messageJobHandler);
   const [sms] = await ctx.scope.select(messages, eq(messages.id, queued.messageId)).limit(1);
   return {
     id: input.id,
@@ -183,7 +147,7 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
 }
 
 /**
- * Staff: ends a request now. Its link no longer opens (the portal says it expired) and an access
+ * Staff: ends a request now. Its link no longer opens (the SMS form says it expired) and an access
  * already granted ends with it. A submitted request cannot be cancelled (409); cancelling twice is fine.
  */
 export async function cancelFormRequest(

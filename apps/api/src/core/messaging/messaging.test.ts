@@ -67,7 +67,7 @@ describe("the SMS outbox on an install without a gateway", () => {
     const token = /https:\/\/forms\.test\/f\/([A-Za-z0-9_-]{20,})/.exec(revealed.body)?.[1];
     expect(token).toBeDefined();
     // The revealed link is the one the patient would get: it opens the request.
-    expect(await api.trpc({}).portal.open.query({ linkToken: token! })).toMatchObject({
+    expect(await api.trpc({}).smsForm.open.query({ linkToken: token! })).toMatchObject({
       status: "sent",
       templateTitle: "Anamnese",
     });

@@ -2,10 +2,10 @@ import type { PublicEmbed, PublicEmbedInfo, SavePublicEmbedInput, StartedVisitor
 import { and, eq, formSessions, gt, publicEmbeds, sql, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
+import { countVisitorStart, findPublicEmbedByCode, type PublicEmbedRow } from "../credentials/embed-sessions";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
-import { consumeRateLimit } from "../rate-limit";
 
 /**
  * How long a visitor's session lives. The draft is reachable only with the sessionId the
@@ -21,8 +21,6 @@ export const VISITOR_SESSION_HOURS = 24;
  */
 export const VISITOR_STARTS_PER_WINDOW = 60;
 const VISITOR_START_WINDOW_SECONDS = 10 * 60;
-
-type PublicEmbedRow = typeof publicEmbeds.$inferSelect;
 
 function toPublicEmbed(ctx: OrgContext, row: PublicEmbedRow): PublicEmbed {
   return {
@@ -104,21 +102,12 @@ export async function deletePublicEmbedOf(tx: OrgContext, templateIdentifier: st
 }
 
 /**
- * The public embed a code names, across organizations: the code is how an anonymous visitor's
- * page learns its organization, as a token or a sessionId is for other callers.
- */
-async function findByCode(services: Services, code: string): Promise<PublicEmbedRow | null> {
-  const [row] = await services.db.select().from(publicEmbeds).where(eq(publicEmbeds.code, code)).limit(1);
-  return row ?? null;
-}
-
-/**
  * For the form page and the web server's CSP: whether the embed is on and which origins may
  * frame it. An unknown code is 404; a turned-off embed still names its origins, so the page can
  * tell the visitor in the frame that the form is not available.
  */
 export async function describePublicEmbed(services: Services, code: string): Promise<PublicEmbedInfo> {
-  const row = await findByCode(services, code);
+  const row = await findPublicEmbedByCode(services, code);
   if (!row) throw notFound("form");
   return { enabled: row.enabled, allowedOrigins: row.allowedOrigins };
 }
@@ -134,15 +123,14 @@ export async function startVisitorSession(
   code: string,
   request: RequestMeta,
 ): Promise<StartedVisitorSession> {
-  const embed = await findByCode(services, code);
+  const embed = await findPublicEmbedByCode(services, code);
   if (!embed || !embed.enabled) throw notFound("form");
   const ctx: OrgContext = {
     ...systemContext(services, embed.organizationId, request.requestId),
     actor: { type: "session", id: null },
     request,
   };
-  await consumeRateLimit(services.db, {
-    key: `public-embed:${embed.id}:${request.ip ?? "unknown"}`,
+  await countVisitorStart(services, embed.id, request.ip, {
     limit: VISITOR_STARTS_PER_WINDOW,
     windowSeconds: VISITOR_START_WINDOW_SECONDS,
   });

@@ -1,5 +1,5 @@
 import type { ListSort } from "@clinsign/contracts";
-import { sql, submissions } from "@clinsign/db";
+import { and, eq, sql, submissions, type SQL } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { CSV_BOM, csvRow, type CsvSeparator } from "../lists/csv";
@@ -82,34 +82,27 @@ async function* matchingRows(ctx: OrgContext, filter: SubmissionFilter, sort: Li
  */
 async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<Array<{ key: string; label: string }>> {
   const [newest] = await submissionRows(ctx, filter, "newest", undefined, 0);
-  const keyRows = await ctx.scope.db
-    .selectDistinct({ key: sql<string>`jsonb_object_keys(${submissions.values})` })
-    .from(submissions)
-    .where(ctx.scope.owns(submissions, ...submissionConditions(filter)));
+  const owned = (organizationId: SQL, ...more: SQL[]) =>
+    and(eq(submissions.organizationId, organizationId), ...submissionConditions(filter), ...more);
+  const keyRows = await ctx.scope.execute<{ key: string }>(
+    (organizationId) =>
+      sql`select distinct jsonb_object_keys(${submissions.values}) as key from ${submissions} where ${owned(organizationId)}`,
+  );
   const keys = new Set(keyRows.map((r) => r.key));
   const labels = new Map(newest ? answerFields(newest.templateSchema).map((f) => [f.key, f.label]) : []);
   const ordered = [...labels.keys()].filter((k) => keys.has(k));
   const rest = [...keys].filter((k) => !labels.has(k)).sort();
   if (rest.length > 0) {
-    const older = await ctx.scope.db
-      .selectDistinctOn([sql`field->>'key'`], {
-        key: sql<string>`field->>'key'`,
-        label: sql<string | null>`field->>'label'`,
-      })
-      .from(
-        sql`${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field`,
-      )
-      .where(
-        ctx.scope.owns(
-          submissions,
-          ...submissionConditions(filter),
-          sql`field->>'key' in (${sql.join(
-            rest.map((k) => sql`${k}`),
-            sql`, `,
-          )})`,
-        ),
-      )
-      .orderBy(sql`field->>'key'`, sql`${submissions.createdAt} desc`, sql`${submissions.seq} desc`);
+    const wanted = sql`field->>'key' in (${sql.join(
+      rest.map((k) => sql`${k}`),
+      sql`, `,
+    )})`;
+    const older = await ctx.scope.execute<{ key: string; label: string | null }>(
+      (organizationId) => sql`select distinct on (field->>'key') field->>'key' as key, field->>'label' as label
+        from ${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field
+        where ${owned(organizationId, wanted)}
+        order by field->>'key', ${submissions.createdAt} desc, ${submissions.seq} desc`,
+    );
     for (const row of older) if (row.label) labels.set(row.key, row.label);
   }
   const columns = [...ordered, ...rest].map((key) => ({ key, label: labels.get(key) || key }));

@@ -63,10 +63,10 @@ export async function submissionRows(
         sort,
       )
     : undefined;
-  return ctx.scope.db
-    .select({ ...getTableColumns(submissions), cursorAt: exactTimestamp(submissions.createdAt) })
+  return ctx.scope
+    .query({ ...getTableColumns(submissions), cursorAt: exactTimestamp(submissions.createdAt) })
     .from(submissions)
-    .where(ctx.scope.owns(submissions, ...submissionConditions(filter), keyset))
+    .where(...submissionConditions(filter), keyset)
     .orderBy(...keyOrder([submissions.createdAt, submissions.seq], sort))
     .limit(limit + 1);
 }

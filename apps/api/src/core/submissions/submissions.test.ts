@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "node:net";
@@ -9,7 +10,9 @@ import { startReceiver, type Receiver } from "../../testing/receiver";
 import { makeBilevelPng, makeSignaturePng, pngDataUrl } from "../../testing/signature-fixtures";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
+import { inTransaction, type OrgContext } from "../context";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
+import { submitForm } from "./submissions";
 
 let api: TestApi;
 let org: TestOrg;
@@ -457,5 +460,59 @@ describe("F2/F5 templates with visibleWhen", () => {
     });
     expect(patched.status).toBe(400);
     expect(patched.body.error).toMatch(/^schema\.fields\.1\.visibleWhen\.field: /);
+  });
+});
+
+describe("submitForm inside a caller's transaction (composable transactions)", () => {
+  it("runs its effects (webhook delivery, job wake-up) only after the outermost commit, and never after a rollback", async () => {
+    const t = await activeTemplate(org, [{ id: "1", type: "text", key: "name", label: "Name" }], "After commit");
+    const wakes: string[] = [];
+    // An embed session's grant with its own webhook, and a job runner that only records its wake-ups.
+    const ctx: OrgContext = {
+      ...org.ctx,
+      services: { ...org.ctx.services, jobs: { wake: () => void wakes.push("wake") } },
+      formGrant: {
+        id: randomUUID(),
+        templateIdentifier: t.identifier,
+        config: { webhookUrl: `${receiver.url}/after-commit` },
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
+    };
+    const stored = () =>
+      api.services.db
+        .select()
+        .from(submissions)
+        .where(and(eq(submissions.organizationId, org.orgId), eq(submissions.templateIdentifier, t.identifier)));
+
+    // Rolled back by the caller after submitForm returned: nothing stored, delivered or woken.
+    await expect(
+      inTransaction(ctx, async (tx) => {
+        await submitForm(tx, { templateIdentifier: t.identifier, values: { name: "Rolled back" } });
+        throw new Error("the caller's next step fails");
+      }),
+    ).rejects.toThrow("the caller's next step fails");
+    expect(await stored()).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
+    expect(wakes).toEqual([]);
+
+    // Committed: the effects wait for the caller's last step and the commit, then run once.
+    const seenInside: unknown[] = [];
+    const result = await inTransaction(ctx, async (tx) => {
+      const submitted = await submitForm(tx, { templateIdentifier: t.identifier, values: { name: "Committed" } });
+      seenInside.push(receiver.requests.length, [...wakes]);
+      return submitted;
+    });
+    expect(seenInside).toEqual([0, []]);
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]!.path).toBe("/after-commit");
+    expect(wakes).toEqual(["wake"]);
+    // Only the call that opens the transaction learns how the first attempt went.
+    expect(result.webhookDelivered).toBe(false);
+    expect((await stored()).map((row) => row.values)).toEqual([{ name: "Committed" }]);
+
+    // Called on its own, submitForm is the outermost transaction: the answer says the webhook arrived.
+    const alone = await submitForm(ctx, { templateIdentifier: t.identifier, values: { name: "Alone" } });
+    expect(alone.webhookDelivered).toBe(true);
+    expect(wakes).toEqual(["wake", "wake"]);
   });
 });

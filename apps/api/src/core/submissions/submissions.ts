@@ -1,15 +1,15 @@
+import type { z } from "zod";
 import {
   normalizePhoneValues,
-  submitInput,
   visibleValues,
   type FormField,
-  type SubmitInput,
+  type submitInput,
   type SubmitResult,
   type TemplateSchema,
 } from "@clinsign/contracts";
 import { submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext } from "../context";
+import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
 import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
 import { deleteDraftIn } from "../drafts/drafts";
@@ -18,8 +18,8 @@ import { organizationProfile } from "../organizations/profile";
 import { deliverNow, emitWebhookEvent } from "../webhooks/webhooks";
 import { validateSubmission } from "./validate";
 
-/** Extra context when the submission comes through the SMS portal (F1 request). */
-export interface PortalSubmission {
+/** What the submission of an SMS form request (F1) takes from the request rather than the input. */
+export interface SmsFormSubmission {
   formRequestId: string;
   /** The request's own draft (a reserved key no caller may name, so it never passes `submitInput`). */
   draftKey: string;
@@ -59,13 +59,18 @@ export function submissionEmailBody(
 
 /**
  * F10, in the document's order. Validation first (400 with fieldErrors; fields hidden by their
- * conditions are skipped and their values dropped). Then one transaction:
- * the submission, the draft's deletion, the webhook deliveries, the `form.submitted` audit entry
- * and the result e-mail. After commit the webhook's first attempt decides `webhookDelivered`;
- * a failed webhook is retried by the job runner and never touches the stored submission.
+ * conditions are skipped and their values dropped). Then one transaction (the caller's, when it
+ * has one, e.g. the SMS form's claim and submit): the submission, the draft's deletion, the
+ * webhook deliveries, the `form.submitted` audit entry and the result e-mail. After the outermost
+ * commit the webhook's first attempt runs (and, when this call opened the transaction, decides
+ * `webhookDelivered`); a failed webhook is retried by the job runner and never touches the stored
+ * submission. `input` was parsed by the door (`submitInput`).
  */
-export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: PortalSubmission): Promise<SubmitResult> {
-  const input = submitInput.parse(raw);
+export async function submitForm(
+  ctx: OrgContext,
+  input: z.output<typeof submitInput>,
+  smsForm?: SmsFormSubmission,
+): Promise<SubmitResult> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const schema = template.schema as TemplateSchema;
   // Phone fields take the organization's national numbers ("0170 …") as well as international ones.
@@ -75,16 +80,18 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
     throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
   }
   const config = ctx.formGrant?.config ?? {};
-  const rnummer = portal?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
-  const phone = portal?.phone ?? input.phone ?? config.phone ?? null;
-  const draftKey = portal?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
-  const emailTo = portal?.emailTo ?? config.emailTo ?? [];
-  const emailSubject = portal?.emailSubject ?? config.emailSubject ?? null;
+  const rnummer = smsForm?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
+  const phone = smsForm?.phone ?? input.phone ?? config.phone ?? null;
+  const draftKey = smsForm?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
+  const emailTo = smsForm?.emailTo ?? config.emailTo ?? [];
+  const emailSubject = smsForm?.emailSubject ?? config.emailSubject ?? null;
   // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
   // either. Phone answers are kept in E.164, however they were typed.
   const values = normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry });
 
-  const { submissionId, queued } = await inTransaction(ctx, async (tx) => {
+  // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
+  let webhookDelivered = false;
+  const submissionId = await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(submissions, {
         templateIdentifier: template.identifier,
@@ -95,7 +102,7 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
         phone,
         actorType: ctx.actor.type,
         actorId: ctx.actor.id,
-        formRequestId: portal?.formRequestId ?? null,
+        formRequestId: smsForm?.formRequestId ?? null,
       })
       .returning({ id: submissions.id, createdAt: submissions.createdAt });
     if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
@@ -119,9 +126,11 @@ export async function submitForm(ctx: OrgContext, raw: SubmitInput, portal?: Por
         purpose: "submission.email",
       });
     }
-    return { submissionId: row!.id, queued: deliveries };
+    await afterCommit(tx, "form.submitted webhook", async () => {
+      webhookDelivered = await deliverNow(tx.services, deliveries);
+    });
+    await afterCommit(tx, "job wake-up", () => tx.services.jobs?.wake());
+    return row!.id;
   });
-  const webhookDelivered = await deliverNow(ctx.services, queued);
-  ctx.services.jobs?.wake();
   return { rnummer, webhookDelivered, submissionId, redirectUrl: config.redirectUrl ?? null };
 }

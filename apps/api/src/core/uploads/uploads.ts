@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import type { FormField, TemplateSchema, UploadedFile } from "@clinsign/contracts";
-import { eq, formUploads, OrgScope, sql, sum } from "@clinsign/db";
+import { eq, formUploads, sum } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext, type Services } from "../context";
+import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { safeEqual } from "../crypto";
 import { AppError } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
@@ -84,7 +84,8 @@ export async function openSignedFile(
   }
   if (expiry < Date.now() / 1000) throw new AppError("unauthorized", "this file link has expired");
   const slash = path.indexOf("/");
-  const scope = new OrgScope(services.db, path.slice(0, slash));
+  // The signature vouches for the path, and so for the organization it starts with.
+  const { scope } = systemContext(services, path.slice(0, slash));
   const [upload] = await scope.select(formUploads, eq(formUploads.storageKey, path.slice(slash + 1))).limit(1);
   const bytes = upload ? await services.storage.get(upload.storageKey) : null;
   if (!upload || !bytes) throw new AppError("not_found", "file not found");
@@ -147,7 +148,7 @@ const totalTooLarge = (cap: number) => (_name: string, field: string) =>
   });
 
 /**
- * Whose uploads are capped together: the browser credentials (an embed session, an SMS portal's
+ * Whose uploads are capped together: the browser credentials (an embed session, an SMS recipient's
  * access), never an organization credential (API token, staff), which speaks for the clinic.
  */
 export function uploaderKeyOf(ctx: OrgContext): string | null {
@@ -157,10 +158,10 @@ export function uploaderKeyOf(ctx: OrgContext): string | null {
 }
 
 async function uploadedBytes(ctx: OrgContext, uploaderKey: string): Promise<number> {
-  const [row] = await ctx.scope.db
-    .select({ total: sum(formUploads.size) })
+  const [row] = await ctx.scope
+    .query({ total: sum(formUploads.size) })
     .from(formUploads)
-    .where(ctx.scope.owns(formUploads, eq(formUploads.uploaderKey, uploaderKey)));
+    .where(eq(formUploads.uploaderKey, uploaderKey));
   return Number(row?.total ?? 0);
 }
 
@@ -239,7 +240,7 @@ export async function uploadFiles(
     return await inTransaction(ctx, async (tx) => {
       if (uploaderKey !== null) {
         // One credential's uploads are counted one transaction after another.
-        await tx.scope.db.execute(sql`select pg_advisory_xact_lock(hashtext(${`form-uploads:${uploaderKey}`}))`);
+        await tx.scope.lock(`form-uploads:${uploaderKey}`);
         const total = (await uploadedBytes(tx, uploaderKey)) + stored.reduce((n, f) => n + f.size, 0);
         if (total > cap) throw totalTooLarge(cap)("", field.key);
       }

@@ -20,7 +20,6 @@ import {
 } from "@clinsign/contracts";
 import { listAuditEntries, listAuditLog, verifyOrganizationChain } from "../../core/audit/audit-log";
 import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
-import { AppError } from "../../core/errors";
 import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { channelProviders, listMessages, revealOutboxMessage } from "../../core/messaging/messaging";
@@ -30,7 +29,12 @@ import {
   savePublicEmbed,
   startVisitorSession,
 } from "../../core/sessions/public-embeds";
-import { createFormSession, describeSession, listPersonalLinks, revokeFormSession } from "../../core/sessions/sessions";
+import {
+  createEmbedSession,
+  describeEmbedSession,
+  listPersonalLinks,
+  revokeEmbedSession,
+} from "../../core/sessions/sessions";
 import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
@@ -39,15 +43,12 @@ import { formProcedure, orgProcedure, publicProcedure, staffProcedure } from "..
 
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
-  create: orgProcedure.input(createSessionInput).mutation(({ ctx, input }) => createFormSession(ctx.org, input)),
+  create: orgProcedure.input(createSessionInput).mutation(({ ctx, input }) => createEmbedSession(ctx.org, input)),
   /** Staff: the valid personal links (sessions made for one patient), and ending one now. */
   list: staffProcedure.input(listSessionsInput).query(({ ctx, input }) => listPersonalLinks(ctx.org, input)),
-  revoke: staffProcedure.input(revokeSessionInput).mutation(({ ctx, input }) => revokeFormSession(ctx.org, input)),
+  revoke: staffProcedure.input(revokeSessionInput).mutation(({ ctx, input }) => revokeEmbedSession(ctx.org, input)),
   /** The embedded form asks what its session allows (draftKey, redirect, prefill). */
-  current: formProcedure.query(({ ctx }) => {
-    if (!ctx.org.formGrant) throw new AppError("unauthorized", "this call needs a sessionId");
-    return describeSession(ctx.org, ctx.org.formGrant);
-  }),
+  current: formProcedure.query(({ ctx }) => describeEmbedSession(ctx.org)),
 } satisfies TRPCRouterRecord;
 
 /** A template's public embed (the website snippet) and the sessions visitors start from it. */

@@ -64,8 +64,8 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
 
   async function openForm() {
     const [template, draft] = await Promise.all([
-      api.call("portal.template", { linkToken }),
-      api.call("portal.loadDraft", { linkToken }),
+      api.call("smsForm.template", { linkToken }),
+      api.call("smsForm.loadDraft", { linkToken }),
     ]);
     setStep({ kind: "form", template, values: draft?.values ?? {} });
   }
@@ -77,7 +77,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
     }
     let active = true;
     api
-      .call("portal.open", { linkToken })
+      .call("smsForm.open", { linkToken })
       .then(async (opened) => {
         if (!active) return;
         setOrganizationName(opened.organizationName);
@@ -130,7 +130,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           focus={acted}
           verify={async (rnummer, phone) => {
             setActed(true);
-            const answer = await api.call("portal.verify", { linkToken, rnummer, phone });
+            const answer = await api.call("smsForm.verify", { linkToken, rnummer, phone });
             if (answer.otpRequired) setStep({ kind: "otp", sentAt: Date.now() });
             else await openForm();
           }}
@@ -143,11 +143,11 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
         <OtpStep
           sentAt={step.sentAt}
           check={async (code) => {
-            await api.call("portal.checkOtp", { linkToken, code });
+            await api.call("smsForm.checkOtp", { linkToken, code });
             await openForm();
           }}
           resend={async () => {
-            await api.call("portal.resendOtp", { linkToken });
+            await api.call("smsForm.resendOtp", { linkToken });
             setStep({ kind: "otp", sentAt: Date.now() });
           }}
           onEnd={(end) => setStep({ kind: "end", end })}
@@ -162,7 +162,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
           initialValues={step.values}
           expiresAt={expiresAt}
           phoneCountry={phoneCountry}
-          saveDraft={(values) => api.call("portal.saveDraft", { linkToken, values })}
+          saveDraft={(values) => api.call("smsForm.saveDraft", { linkToken, values })}
           onRejected={refused}
           uploadFile={(file, field, onProgress) =>
             uploadFormFile(file, {
@@ -174,7 +174,7 @@ export function SmsFormPortal({ linkToken }: { linkToken: string }) {
             })
           }
           submit={async (values) => {
-            await api.call("portal.submit", { linkToken, values });
+            await api.call("smsForm.submit", { linkToken, values });
             setActed(true);
             setStep({ kind: "done" });
           }}

@@ -1,0 +1,83 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { portalOtpInput, portalSaveDraftInput, portalSubmitInput, portalVerifyInput } from "@clinsign/contracts";
+import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../../core/credentials/sms-links";
+import {
+  checkOtp,
+  IDENTITY_WINDOW_MS,
+  loadSmsFormDraft,
+  openSmsForm,
+  resendOtp,
+  saveSmsFormDraft,
+  smsFormTemplate,
+  submitSmsForm,
+  verifyIdentity,
+} from "../../core/form-requests/sms-form";
+import { smsIdentificationProcedure, smsLinkProcedure, smsRecipientProcedure, type TrpcContext } from "../trpc";
+
+/** The SMS form's pages and their tRPC door live under /f/ (the web app's /f/trpc proxy). */
+const SMS_FORM_COOKIE_PATH = "/f/";
+
+function setSmsFormCookie(ctx: TrpcContext, name: string, value: string | null, maxAgeSeconds: number) {
+  const secure = ctx.services.config.publicWebUrl.startsWith("https:") ? "; Secure" : "";
+  const maxAge = value ? Math.max(0, Math.floor(maxAgeSeconds)) : 0;
+  ctx.setCookie(
+    `${name}=${value ?? ""}; Path=${SMS_FORM_COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
+  );
+}
+
+function setAccessCookie(ctx: TrpcContext, access: { accessToken: string; expiresAt: string } | { accessToken: null }) {
+  setSmsFormCookie(
+    ctx,
+    SMS_FORM_ACCESS_COOKIE,
+    access.accessToken,
+    access.accessToken ? (Date.parse(access.expiresAt) - Date.now()) / 1000 : 0,
+  );
+}
+
+/**
+ * Identification answered: the access (or, before the OTP, the identification of this browser)
+ * goes into a cookie; the page only learns what is next.
+ */
+function grantAccess(
+  ctx: TrpcContext,
+  step: { otpRequired: boolean; accessToken: string | null; expiresAt: string | null; identityToken?: string | null },
+) {
+  if (step.identityToken)
+    setSmsFormCookie(ctx, SMS_FORM_IDENTITY_COOKIE, step.identityToken, IDENTITY_WINDOW_MS / 1000);
+  if (step.accessToken && step.expiresAt) {
+    setAccessCookie(ctx, { accessToken: step.accessToken, expiresAt: step.expiresAt });
+    if (ctx.portalIdentity) setSmsFormCookie(ctx, SMS_FORM_IDENTITY_COOKIE, null, 0);
+  }
+  return { otpRequired: step.otpRequired, accessExpiresAt: step.expiresAt };
+}
+
+/**
+ * The SMS form's pages: link → identification → (OTP) → access cookie → form. The steps before
+ * access hold the link only (`smsLinkProcedure`); the form's calls are the SMS recipient's
+ * (`smsRecipientProcedure`).
+ */
+export const smsFormRouter = {
+  open: smsLinkProcedure.query(({ ctx }) => openSmsForm(ctx.org, { link: ctx.link, accessToken: ctx.portalAccess })),
+  verify: smsIdentificationProcedure
+    .input(portalVerifyInput)
+    .mutation(async ({ ctx, input }) => grantAccess(ctx, await verifyIdentity(ctx.org, { ...input, link: ctx.link }))),
+  resendOtp: smsLinkProcedure.mutation(({ ctx }) =>
+    resendOtp(ctx.org, { link: ctx.link, identityToken: ctx.portalIdentity }),
+  ),
+  checkOtp: smsLinkProcedure.input(portalOtpInput).mutation(async ({ ctx, input }) =>
+    grantAccess(ctx, {
+      otpRequired: false,
+      ...(await checkOtp(ctx.org, { link: ctx.link, code: input.code, identityToken: ctx.portalIdentity })),
+    }),
+  ),
+  template: smsRecipientProcedure.query(({ ctx }) => smsFormTemplate(ctx.org)),
+  loadDraft: smsRecipientProcedure.query(({ ctx }) => loadSmsFormDraft(ctx.org)),
+  saveDraft: smsRecipientProcedure
+    .input(portalSaveDraftInput)
+    .mutation(({ ctx, input }) => saveSmsFormDraft(ctx.org, { values: input.values })),
+  submit: smsRecipientProcedure.input(portalSubmitInput).mutation(async ({ ctx, input }) => {
+    const result = await submitSmsForm(ctx.org, { values: input.values });
+    setAccessCookie(ctx, { accessToken: null });
+    return result;
+  }),
+} satisfies TRPCRouterRecord;
