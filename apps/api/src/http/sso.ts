@@ -62,11 +62,10 @@ async function route(
     const organizationId = url.searchParams.get("org") ?? "";
     if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
     try {
-      const started = await startSsoSignIn(
-        services,
-        { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined },
-        request,
-      );
+      const started = await startSsoSignIn(services, request, {
+        organizationId,
+        loginHint: url.searchParams.get("login_hint") ?? undefined,
+      });
       redirect(started.location, [bindingCookie(started.browserSecret, SSO_ATTEMPT_SECONDS)]);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -76,16 +75,12 @@ async function route(
   }
 
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
-  const result = await finishSsoSignIn(
-    services,
-    {
-      state: param("state"),
-      code: param("code"),
-      error: param("error"),
-      browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE],
-    },
-    request,
-  );
+  const result = await finishSsoSignIn(services, request, {
+    state: param("state"),
+    code: param("code"),
+    error: param("error"),
+    browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE],
+  });
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
   if (result.ok) redirect(`${web}/`, [cleared, openedSessionCookie(services.config, result)]);

@@ -3,9 +3,9 @@ import { ZodError } from "zod";
 import { can, type StaffProcedure } from "@clinsign/contracts";
 import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
 import { AppError, errorMapping } from "../core/errors";
+import { resolveStaffSession } from "../core/credentials/staff-sessions";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
-import { resolveStaffSession } from "../core/staff/staff";
 import { authenticateApiToken } from "../core/tokens/tokens";
 
 export type { Principal } from "../core/context";

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
-import { createStaffUser, pruneEndedStaffSessions, SESSION_COOKIE } from "./staff";
+import { pruneEndedStaffSessions } from "../credentials/staff-sessions";
+import { createStaffUser, SESSION_COOKIE } from "./staff";
 
 let api: TestApi;
 let org: TestOrg;
