@@ -4,7 +4,7 @@ import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
 import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/sso/sign-in";
-import { openedSessionCookie } from "../core/staff/staff";
+import { openedStaffSessionCookie } from "../core/staff/staff";
 import { parseCookies } from "./io";
 
 /**
@@ -83,6 +83,6 @@ async function route(
   });
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
-  if (result.ok) redirect(`${web}/`, [cleared, openedSessionCookie(services.config, result)]);
+  if (result.ok) redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result)]);
   else redirect(loginPage(result.error, result.organizationId), [cleared]);
 }

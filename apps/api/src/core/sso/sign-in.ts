@@ -18,7 +18,7 @@ export const SSO_ATTEMPT_SECONDS = 600;
 /** The redirect URI registered at every provider: the web app's callback, which the API serves through it. */
 export const ssoRedirectUri = (services: Services) => `${services.config.publicWebUrl}/sso/callback`;
 
-/** Why a callback did not open a session; audited in the organization when it is known. */
+/** Why a callback did not open a staff session; audited in the organization when it is known. */
 export type SsoRefusal =
   | OidcFailure
   | "state_unknown"
@@ -199,8 +199,8 @@ export async function finishSsoSignIn(
   }
   const ctx = signInContext(services, request, attempt.organizationId);
   try {
-    const session = await completeAttempt(ctx, attempt, input);
-    return { ok: true, ...session };
+    const staffSession = await completeAttempt(ctx, attempt, input);
+    return { ok: true, ...staffSession };
   } catch (error) {
     if (!(error instanceof Refused || error instanceof OidcError)) throw error;
     const reason = error instanceof Refused ? error.reason : error.reason;

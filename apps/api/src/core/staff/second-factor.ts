@@ -67,8 +67,8 @@ function accountOf(ctx: OrgContext): { userId: string; organizationId: string } 
 }
 
 /**
- * The context of an account during a pending sign-in (its password given, its session not yet
- * open): the organization it signs into, with the account as actor.
+ * The context of an account during a pending sign-in (its password given, its staff session not
+ * yet open): the organization it signs into, with the account as actor.
  */
 function pendingAccountContext(services: Services, request: RequestMeta, pending: PendingSignIn): OrgContext {
   return {
@@ -98,11 +98,11 @@ async function auditAccount(
 const hasFactor = (factors: Awaited<ReturnType<typeof factorsOf>>) => factors.totp !== null || factors.passkeys > 0;
 
 export type PasswordStepResult =
-  | { step: "done"; session: Awaited<ReturnType<typeof openStaffSession>> }
+  | { step: "done"; staffSession: Awaited<ReturnType<typeof openStaffSession>> }
   | { step: PendingSignInStep; pending: { token: string; expiresAt: Date }; methods?: LoginResult["methods"] };
 
 /**
- * After a right password: opens the session when the account has no second factor and the
+ * After a right password: opens the staff session when the account has no second factor and the
  * organization does not require one; otherwise hands out a pending sign-in (the cookie's value,
  * stored hashed) for the second step, or for setting up a first factor.
  */
@@ -117,7 +117,7 @@ export async function afterPassword(
   if (hasFactor(factors)) step = "second_factor";
   else {
     if (!(await scope.organization()).requireSecondFactor)
-      return { step: "done", session: await openStaffSession(services, request, member, { method: "password" }) };
+      return { step: "done", staffSession: await openStaffSession(services, request, member, { method: "password" }) };
     step = "enroll";
   }
   const token = randomSecret(32);
@@ -130,7 +130,7 @@ export async function afterPassword(
   return { step, pending: { token, expiresAt }, ...(methods && { methods }) };
 }
 
-/** Ends the pending sign-in (once: a second use finds nothing) and opens the session. */
+/** Ends the pending sign-in (once: a second use finds nothing) and opens the staff session. */
 async function completeSignIn(services: Services, request: RequestMeta, pending: PendingSignIn) {
   await spendPendingSignIn(services, pending);
   return openStaffSession(services, request, pending, { method: "password_and_second_factor" });
@@ -209,8 +209,8 @@ export async function passkeySignInOptions(
 
 /**
  * Passwordless: a discoverable, user-verified passkey is both factors at once (something the
- * member has, unlocked by something they know or are), so it opens the session directly, also
- * where the organization requires a second factor. The session is for the account's first
+ * member has, unlocked by something they know or are), so it opens the staff session directly, also
+ * where the organization requires a second factor. The staff session is for the account's first
  * organization, as after a password.
  */
 export async function signInWithPasskey(
@@ -252,7 +252,7 @@ export async function startTotpEnrollment(
   return totpSetupFor(pendingAccountContext(services, request, pending));
 }
 
-/** Confirms the app during a pending `enroll` sign-in; the session opens once it is confirmed. */
+/** Confirms the app during a pending `enroll` sign-in; the staff session opens once it is confirmed. */
 export async function confirmTotpEnrollment(
   services: Services,
   request: RequestMeta,
@@ -260,7 +260,7 @@ export async function confirmTotpEnrollment(
 ) {
   const pending = await pendingEnrollment(services, input.pendingSignIn);
   const { recoveryCodes } = await addTotpFactor(pendingAccountContext(services, request, pending), input);
-  return { recoveryCodes, session: await completeSignIn(services, request, pending) };
+  return { recoveryCodes, staffSession: await completeSignIn(services, request, pending) };
 }
 
 /** Passkey registration options for the account of a pending `enroll` sign-in. */
@@ -273,7 +273,7 @@ export async function passkeyEnrollmentOptions(
   return passkeyRegistrationOptions(pendingAccountContext(services, request, pending));
 }
 
-/** Registers a passkey during a pending `enroll` sign-in; the session opens once it is stored. */
+/** Registers a passkey during a pending `enroll` sign-in; the staff session opens once it is stored. */
 export async function registerPasskeyEnrollment(
   services: Services,
   request: RequestMeta,
@@ -281,7 +281,7 @@ export async function registerPasskeyEnrollment(
 ) {
   const pending = await pendingEnrollment(services, input.pendingSignIn);
   const { recoveryCodes } = await addPasskeyFactor(pendingAccountContext(services, request, pending), input);
-  return { recoveryCodes, session: await completeSignIn(services, request, pending) };
+  return { recoveryCodes, staffSession: await completeSignIn(services, request, pending) };
 }
 
 // ---- Recovery codes ----

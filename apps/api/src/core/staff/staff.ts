@@ -10,9 +10,10 @@ import { organizationsRequiringSso } from "../credentials/sso-routing";
 import { AppError, unauthorized } from "../errors";
 import { afterPassword, type PasswordStepResult } from "./second-factor";
 
-export const SESSION_COOKIE = "clinsign_session";
-/** The longest a staff session can last (the largest `staffSessionMaxHours`); the cookie's own end is the session's. */
-export const SESSION_TTL_SECONDS = 720 * 60 * 60;
+/** The console's staff session cookie. */
+export const STAFF_SESSION_COOKIE = "clinsign_session";
+/** @deprecated the name of issue 22's staff-session vocabulary is STAFF_SESSION_COOKIE. */
+export const SESSION_COOKIE = STAFF_SESSION_COOKIE;
 
 /**
  * A staff cookie's Set-Cookie value (empty with max-age 0 clears it): HTTP-only, SameSite=Lax
@@ -30,23 +31,23 @@ export function httpOnlyCookie(
 }
 
 /** The staff session cookie; it ends with the session's absolute end (the idle end is the server's to check). */
-export function sessionCookieHeader(
+export function staffSessionCookieHeader(
   config: Pick<Services["config"], "publicWebUrl">,
   value: string,
   maxAgeSeconds: number,
 ): string {
-  return httpOnlyCookie(config, SESSION_COOKIE, value, maxAgeSeconds);
+  return httpOnlyCookie(config, STAFF_SESSION_COOKIE, value, maxAgeSeconds);
 }
 
-/** The Set-Cookie value of a session `openStaffSession` opened: it ends with the session's absolute end. */
-export function openedSessionCookie(
+/** The Set-Cookie value of a staff session `openStaffSession` opened: it ends with the session's absolute end. */
+export function openedStaffSessionCookie(
   config: Pick<Services["config"], "publicWebUrl">,
-  session: { token: string; expiresAt: Date },
+  staffSession: { token: string; expiresAt: Date },
 ): string {
-  return sessionCookieHeader(
+  return staffSessionCookieHeader(
     config,
-    session.token,
-    Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)),
+    staffSession.token,
+    Math.max(0, Math.floor((staffSession.expiresAt.getTime() - Date.now()) / 1000)),
   );
 }
 
@@ -75,7 +76,7 @@ async function auditSignIn(
 }
 
 /**
- * Checks e-mail and password, then opens a session or, with a second factor, a pending sign-in.
+ * Checks e-mail and password, then opens a staff session or, with a second factor, a pending sign-in.
  * Attempts are limited per address and per IP, and a missing user costs the same time as a wrong password. Sign-ins and wrong passwords are
  * audited in the account's organizations; an unknown address has no organization, so it is only
  * counted by the rate limits and noted in the process log (without the address). The answer is
@@ -134,13 +135,13 @@ export async function logIn(
         : "this account belongs to no organization",
     );
   await clearSignInAttempts(services, emailKey);
-  // With a second factor (or one required) the session opens only after the next step.
+  // With a second factor (or one required) the staff session opens only after the next step.
   return afterPassword(services, request, { userId: user.id, organizationId: membership.organizationId });
 }
 
 /**
  * Opens a staff session for an account whose identity is proven (password, second factor, single
- * sign-on): the one place a session cookie's value is made, stored (hashed) and audited.
+ * sign-on): the one place a staff session cookie's value is made, stored (hashed) and audited.
  */
 export async function openStaffSession(
   services: Services,

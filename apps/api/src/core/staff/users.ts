@@ -198,7 +198,7 @@ export async function changeRole(
   });
 }
 
-/** Deactivates a member: every session of theirs here ends now, and sign-in is refused until reactivated. */
+/** Deactivates a member: every staff session of theirs here ends now, and sign-in is refused until reactivated. */
 export async function deactivateUser(
   ctx: OrgContext,
   input: { userId: string },

@@ -29,26 +29,26 @@ import {
   httpOnlyCookie,
   logIn,
   logOut,
-  openedSessionCookie,
-  sessionCookieHeader,
+  openedStaffSessionCookie,
+  staffSessionCookieHeader,
 } from "../../core/staff/staff";
 import { lookupSsoProvider } from "../../core/sso/sign-in";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
-/** Sets the cookie of a session `openStaffSession` opened. */
+/** Sets the cookie of a staff session `openStaffSession` opened. */
 export function setStaffSessionCookie(ctx: TrpcContext, session: { token: string; expiresAt: Date }): void {
-  ctx.setCookie(openedSessionCookie(ctx.services.config, session));
+  ctx.setCookie(openedStaffSessionCookie(ctx.services.config, session));
 }
 
-/** Sets the session cookie and ends the pending sign-in's. */
-function signedIn(ctx: TrpcContext, session: { token: string; expiresAt: Date }): LoginResult {
-  setStaffSessionCookie(ctx, session);
+/** Sets the staff session cookie and ends the pending sign-in's. */
+function signedIn(ctx: TrpcContext, staffSession: { token: string; expiresAt: Date }): LoginResult {
+  setStaffSessionCookie(ctx, staffSession);
   if (ctx.pendingSignIn) ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, "", 0));
   return { ok: true, step: "done" };
 }
 
 function afterPasswordStep(ctx: TrpcContext, result: PasswordStepResult): LoginResult {
-  if (result.step === "done") return signedIn(ctx, result.session);
+  if (result.step === "done") return signedIn(ctx, result.staffSession);
   const seconds = Math.round((result.pending.expiresAt.getTime() - Date.now()) / 1000);
   ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, result.pending.token, seconds));
   return { ok: true, step: result.step, ...(result.methods && { methods: result.methods }) };
@@ -92,25 +92,25 @@ export const authRouter = {
     startTotpEnrollment(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
   ),
   enrollTotpConfirm: publicProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
-    const { session, recoveryCodes } = await confirmTotpEnrollment(ctx.services, ctx.request, {
+    const { staffSession, recoveryCodes } = await confirmTotpEnrollment(ctx.services, ctx.request, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
-    return { ...signedIn(ctx, session), recoveryCodes };
+    return { ...signedIn(ctx, staffSession), recoveryCodes };
   }),
   enrollPasskeyOptions: publicProcedure.mutation(({ ctx }) =>
     passkeyEnrollmentOptions(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
   ),
   enrollPasskeyVerify: publicProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
-    const { session, recoveryCodes } = await registerPasskeyEnrollment(ctx.services, ctx.request, {
+    const { staffSession, recoveryCodes } = await registerPasskeyEnrollment(ctx.services, ctx.request, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
-    return { ...signedIn(ctx, session), recoveryCodes };
+    return { ...signedIn(ctx, staffSession), recoveryCodes };
   }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
     await logOut(ctx.services, ctx.sessionCookie);
-    ctx.setCookie(sessionCookieHeader(ctx.services.config, "", 0));
+    ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
