@@ -10,6 +10,10 @@ import { organizationsRequiringSso } from "../credentials/sso-routing";
 import { AppError, unauthorized } from "../errors";
 import { afterPassword, type PasswordStepResult } from "./second-factor";
 
+/** Staff accounts are made by the CLI, seeding and tests here; the console invites (users.ts). */
+export { createStaffUser } from "../credentials/staff-accounts";
+export type { StaffPrincipal } from "../credentials/staff-sessions";
+
 /** The console's staff session cookie. */
 export const STAFF_SESSION_COOKIE = "clinsign_session";
 /** @deprecated the name of issue 22's staff-session vocabulary is STAFF_SESSION_COOKIE. */
@@ -50,10 +54,6 @@ export function openedStaffSessionCookie(
     Math.max(0, Math.floor((staffSession.expiresAt.getTime() - Date.now()) / 1000)),
   );
 }
-
-/** Staff accounts are made by the CLI, seeding and tests here; the console invites (users.ts). */
-export { createStaffUser } from "../credentials/staff-accounts";
-export type { StaffPrincipal } from "../credentials/staff-sessions";
 
 /**
  * A sign-in or a failed one, in the audit log of each organization the account belongs to, with
