@@ -1,43 +1,27 @@
-import { randomInt } from "node:crypto";
-import type { AccountSecurity, LoginResult } from "@clinsign/contracts";
+import type { LoginResult } from "@clinsign/contracts";
 import { staffPendingSignIns, type PendingSignInStep } from "@clinsign/db";
 import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/server";
-import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
+import { systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { clearSignInAttempts, countSignInAttempt } from "../credentials/sign-in-limits";
-import { membershipsOf, scopesOfAccount, type AccountHandle } from "../credentials/staff-accounts";
-import {
-  deletePasskey,
-  deleteRecoveryCodes,
-  deleteTotp,
-  factorsOf,
-  passkeyOf,
-  passkeysOf,
-  renamePasskeyOf,
-  replaceRecoveryCodeHashes,
-  spendRecoveryCode,
-  totpOf,
-} from "../credentials/staff-factors";
+import { membershipsOf } from "../credentials/staff-accounts";
+import { factorsOf } from "../credentials/staff-factors";
 import { readPendingSignIn, spendPendingSignIn, type PendingSignIn } from "../credentials/staff-sessions";
-import { AppError, notFound, unauthorized } from "../errors";
-import {
-  authenticatePasskey,
-  passkeyAuthenticationOptions,
-  passkeyRegistrationOptions,
-  storePasskey,
-  verifyPasskeyRegistration,
-} from "./passkeys";
+import { unauthorized } from "../errors";
+import { addPasskeyFactor, addTotpFactor, auditAccount, hasFactor } from "./account-security";
+import { authenticatePasskey, passkeyAuthenticationOptions, passkeyRegistrationOptions } from "./passkeys";
+import { useRecoveryCode } from "./recovery-codes";
 import { openStaffSession } from "./staff";
-import { confirmTotp, totpSetupFor, useTotpCode } from "./totp";
+import { totpSetupFor, useTotpCode } from "./totp";
 
 /**
- * Second factors: the sign-in steps after the password (pre-sign-in steps, shaped
- * `(services, request, input)`: no organization context exists yet), and the member's own factors
- * on the Account security page (tenant services, `(ctx, input)`: the staff member's context).
+ * The sign-in steps after the password: the second factor, passwordless passkey sign-in, and
+ * setting up a first factor where the organization requires one. Pre-sign-in steps, shaped
+ * `(services, request, input)`: no organization context exists until the pending sign-in is read.
+ * The member's own factors are account-security.ts.
  */
 
 /** The HTTP-only cookie that carries a pending sign-in between the password and the second step. */
@@ -46,25 +30,11 @@ export const PENDING_SIGN_IN_COOKIE = "clinsign_pending_sign_in";
 export const SECOND_FACTOR_SECONDS = 5 * 60;
 /** Time to set up a first factor (install an app, scan, type) when the organization requires one. */
 export const ENROLL_SECONDS = 15 * 60;
-export const RECOVERY_CODE_COUNT = 10;
 
 /** Failed second steps, per account and per address, in 15 minutes. */
 const FACTOR_LIMIT_PER_ACCOUNT = 10;
 const FACTOR_LIMIT_PER_IP = 50;
 const FACTOR_WINDOW_SECONDS = 15 * 60;
-
-export type AccountAuditAction =
-  | "staff.factor_added"
-  | "staff.factor_removed"
-  | "staff.recovery_codes_regenerated"
-  | "staff.recovery_code_used"
-  | "staff.second_factor_failed";
-
-/** The staff account a context acts as: its own factors are the only ones it may change. */
-function accountOf(ctx: OrgContext): { userId: string; organizationId: string } {
-  if (ctx.actor.type !== "user" || !ctx.actor.id) throw new AppError("unauthorized", "please sign in");
-  return { userId: ctx.actor.id, organizationId: ctx.scope.organizationId };
-}
 
 /**
  * The context of an account during a pending sign-in (its password given, its staff session not
@@ -77,25 +47,6 @@ function pendingAccountContext(services: Services, request: RequestMeta, pending
     request,
   };
 }
-
-/**
- * An account's own change (or failure), in the audit log of each organization it belongs to, in
- * the transaction of `via` when it has one.
- */
-async function auditAccount(
-  services: Services,
-  via: AccountHandle,
-  userId: string,
-  request: RequestMeta,
-  action: AccountAuditAction,
-  metadata: Record<string, unknown> = {},
-) {
-  for (const scope of await scopesOfAccount(via, userId)) {
-    await recordAudit({ services, scope, actor: { type: "user", id: userId }, request }, { action, metadata });
-  }
-}
-
-const hasFactor = (factors: Awaited<ReturnType<typeof factorsOf>>) => factors.totp !== null || factors.passkeys > 0;
 
 export type PasswordStepResult =
   | { step: "done"; staffSession: Awaited<ReturnType<typeof openStaffSession>> }
@@ -282,148 +233,4 @@ export async function registerPasskeyEnrollment(
   const pending = await pendingEnrollment(services, input.pendingSignIn);
   const { recoveryCodes } = await addPasskeyFactor(pendingAccountContext(services, request, pending), input);
   return { recoveryCodes, staffSession: await completeSignIn(services, request, pending) };
-}
-
-// ---- Recovery codes ----
-
-/** `xxxxx-xxxxx` from an alphabet without look-alikes: about 49 bits each, typed easily from paper. */
-const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
-function newRecoveryCode(): string {
-  let code = "";
-  for (let i = 0; i < 10; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
-  return `${code.slice(0, 5)}-${code.slice(5)}`;
-}
-const normalizeRecoveryCode = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, "");
-const hashRecoveryCode = (code: string) => sha256Hex(`clinsign-recovery:${normalizeRecoveryCode(code)}`);
-
-/** Replaces the account's recovery codes with ten new ones; returns them (shown once). */
-async function replaceRecoveryCodes(via: AccountHandle, userId: string): Promise<string[]> {
-  const codes = new Set<string>();
-  while (codes.size < RECOVERY_CODE_COUNT) codes.add(newRecoveryCode());
-  await replaceRecoveryCodeHashes(via, userId, [...codes].map(hashRecoveryCode));
-  return [...codes];
-}
-
-/** Marks a recovery code used; the number left, or null when the code is not an unused one of the account. */
-async function useRecoveryCode(via: AccountHandle, userId: string, code: string): Promise<number | null> {
-  if (normalizeRecoveryCode(code).length !== 10) return null;
-  if (!(await spendRecoveryCode(via, userId, hashRecoveryCode(code)))) return null;
-  return (await factorsOf(via, userId)).recoveryCodesLeft;
-}
-
-/** The first factor brings recovery codes; later ones keep the codes the member already has. */
-async function recoveryCodesForNewFactor(via: AccountHandle, userId: string): Promise<string[] | null> {
-  return (await factorsOf(via, userId)).recoveryCodesLeft > 0 ? null : replaceRecoveryCodes(via, userId);
-}
-
-// ---- The member's own factors ----
-
-export async function getAccountSecurity(ctx: OrgContext): Promise<AccountSecurity> {
-  const { userId } = accountOf(ctx);
-  const factors = await factorsOf(ctx.scope, userId);
-  const passkeys = await passkeysOf(ctx.scope, userId, "newest");
-  const org = await ctx.scope.organization();
-  return {
-    totp: factors.totp ? { createdAt: factors.totp.createdAt.toISOString() } : null,
-    passkeys: passkeys.map((p) => ({
-      id: p.id,
-      name: p.name,
-      createdAt: p.createdAt.toISOString(),
-      lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
-      backedUp: p.backedUp,
-    })),
-    recoveryCodesLeft: factors.recoveryCodesLeft,
-    required: org.requireSecondFactor,
-  };
-}
-
-/** Confirms the authenticator app with its first code; the first factor also brings recovery codes. */
-export async function addTotpFactor(ctx: OrgContext, input: { code: string }) {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    await confirmTotp(tx, { userId, code: input.code });
-    const recoveryCodes = await recoveryCodesForNewFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_added", { factor: "totp" });
-    return { recoveryCodes };
-  });
-}
-
-export async function addPasskeyFactor(ctx: OrgContext, input: { name: string; response: Record<string, unknown> }) {
-  const { userId } = accountOf(ctx);
-  const verified = await verifyPasskeyRegistration(ctx, input);
-  return inTransaction(ctx, async (tx) => {
-    const passkey = await storePasskey(tx, verified);
-    const recoveryCodes = await recoveryCodesForNewFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_added", {
-      factor: "passkey",
-      passkeyId: passkey.id,
-      name: passkey.name,
-    });
-    return { recoveryCodes };
-  });
-}
-
-/** Where a second factor is required, the last one cannot be removed (the member would be led to set one up again). */
-async function assertNotLastRequiredFactor(tx: OrgContext, userId: string, removing: "totp" | "passkey") {
-  const factors = await factorsOf(tx.scope, userId);
-  const left =
-    (removing === "totp" ? 0 : factors.totp ? 1 : 0) +
-    (removing === "passkey" ? factors.passkeys - 1 : factors.passkeys);
-  if (left > 0) return;
-  if ((await tx.scope.organization()).requireSecondFactor)
-    throw new AppError("conflict", "your organization requires a second factor: add another before removing this one", {
-      reason: "second_factor_required",
-    });
-}
-
-/** Recovery codes stand in for a factor: with the last factor gone they go too, and the next factor brings new ones. */
-async function dropRecoveryCodesWithoutFactor(via: AccountHandle, userId: string) {
-  if (!hasFactor(await factorsOf(via, userId))) await deleteRecoveryCodes(via, userId);
-}
-
-export async function removeTotpFactor(ctx: OrgContext): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    if (!(await totpOf(tx.scope, userId, "confirmed"))) throw notFound("authenticator app");
-    await assertNotLastRequiredFactor(tx, userId, "totp");
-    await deleteTotp(tx.scope, userId);
-    await dropRecoveryCodesWithoutFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_removed", { factor: "totp" });
-    return { ok: true as const };
-  });
-}
-
-export async function removePasskeyFactor(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    const row = await passkeyOf(tx.scope, userId, input.id);
-    if (!row) throw notFound("passkey");
-    await assertNotLastRequiredFactor(tx, userId, "passkey");
-    await deletePasskey(tx.scope, input.id);
-    await dropRecoveryCodesWithoutFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_removed", {
-      factor: "passkey",
-      passkeyId: input.id,
-      name: row.name,
-    });
-    return { ok: true as const };
-  });
-}
-
-export async function renamePasskey(ctx: OrgContext, input: { id: string; name: string }): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  if (!(await renamePasskeyOf(ctx.scope, userId, input.id, input.name))) throw notFound("passkey");
-  return { ok: true as const };
-}
-
-/** New recovery codes (the old ones stop working); only for an account with a factor. */
-export async function regenerateRecoveryCodes(ctx: OrgContext) {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    if (!hasFactor(await factorsOf(tx.scope, userId)))
-      throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
-    const recoveryCodes = await replaceRecoveryCodes(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.recovery_codes_regenerated");
-    return { recoveryCodes };
-  });
 }

@@ -9,7 +9,7 @@ import {
   removePasskeyFactor,
   removeTotpFactor,
   renamePasskey,
-} from "../../core/staff/second-factor";
+} from "../../core/staff/account-security";
 import { totpSetupFor } from "../../core/staff/totp";
 import { staffProcedure } from "../trpc";
 
