@@ -4,7 +4,7 @@ import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
 import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/sso/sign-in";
-import { openedSessionCookie } from "../core/staff/staff";
+import { openedStaffSessionCookie } from "../core/staff/staff";
 import { parseCookies } from "./io";
 
 /**
@@ -62,11 +62,10 @@ async function route(
     const organizationId = url.searchParams.get("org") ?? "";
     if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
     try {
-      const started = await startSsoSignIn(
-        services,
-        { organizationId, loginHint: url.searchParams.get("login_hint") ?? undefined },
-        request,
-      );
+      const started = await startSsoSignIn(services, request, {
+        organizationId,
+        loginHint: url.searchParams.get("login_hint") ?? undefined,
+      });
       redirect(started.location, [bindingCookie(started.browserSecret, SSO_ATTEMPT_SECONDS)]);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -76,18 +75,14 @@ async function route(
   }
 
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
-  const result = await finishSsoSignIn(
-    services,
-    {
-      state: param("state"),
-      code: param("code"),
-      error: param("error"),
-      browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE],
-    },
-    request,
-  );
+  const result = await finishSsoSignIn(services, request, {
+    state: param("state"),
+    code: param("code"),
+    error: param("error"),
+    browserSecret: parseCookies(req.headers.cookie)[SSO_COOKIE],
+  });
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
-  if (result.ok) redirect(`${web}/`, [cleared, openedSessionCookie(services.config, result)]);
+  if (result.ok) redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result)]);
   else redirect(loginPage(result.error, result.organizationId), [cleared]);
 }

@@ -5,7 +5,7 @@ import { contextFor, type OrgContext, type Principal, type RequestMeta, type Ser
 import { AppError, errorMapping } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
-import { resolveStaffSession } from "../core/staff/staff";
+import { resolveStaffSession } from "../core/credentials/staff-sessions";
 import { portalLinkInput } from "@clinsign/contracts";
 import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
 import { smsLinkContext } from "../core/form-requests/sms-form";

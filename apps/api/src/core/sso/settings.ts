@@ -1,17 +1,18 @@
 import type { SaveSsoSettingsInput, SsoSettings } from "@clinsign/contracts";
-import { and, asc, eq, inArray, memberships, ne, organizationSso, ssoDomains, users } from "@clinsign/db";
+import { asc, eq, memberships, organizationSso, ssoDomains, users } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
+import { ssoDomainClaimedElsewhere } from "../credentials/sso-routing";
 import { AppError } from "../errors";
 import { discoverProvider, OidcError } from "./oidc";
 import { ssoRedirectUri } from "./sign-in";
 
 async function owners(ctx: OrgContext) {
-  return ctx.scope.db
-    .select({ id: users.id, email: users.email, name: users.name })
+  return ctx.scope
+    .query({ id: users.id, email: users.email, name: users.name })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, ctx.scope.organizationId), eq(memberships.role, "owner")))
+    .where(eq(memberships.role, "owner"))
     .orderBy(asc(users.email));
 }
 
@@ -75,17 +76,12 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
         field: "breakGlassUserId",
       });
     }
-    const [taken] = await tx.scope.db
-      .select({ domain: ssoDomains.domain })
-      .from(ssoDomains)
-      .where(and(inArray(ssoDomains.domain, domains), ne(ssoDomains.organizationId, tx.scope.organizationId)))
-      .limit(1);
+    // Domains are unique across organizations: whether another one named it is not this one's data.
+    const taken = await ssoDomainClaimedElsewhere(tx.scope, tx.scope.organizationId, domains);
     if (taken)
-      throw new AppError(
-        "conflict",
-        `the domain ${taken.domain} is already used for single sign-on by another organization`,
-        { field: "allowedDomains" },
-      );
+      throw new AppError("conflict", `the domain ${taken} is already used for single sign-on by another organization`, {
+        field: "allowedDomains",
+      });
     const values = {
       enabled: input.enabled,
       displayName: input.displayName,
@@ -101,8 +97,11 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
     if (current) await tx.scope.update(organizationSso, values);
     else await tx.scope.insert(organizationSso, { ...values, clientSecretEnc: values.clientSecretEnc! });
     await tx.scope.delete(ssoDomains);
-    const organizationId = tx.scope.organizationId;
-    await tx.scope.db.insert(ssoDomains).values(domains.map((domain) => ({ domain, organizationId })));
+    if (domains.length)
+      await tx.scope.insert(
+        ssoDomains,
+        domains.map((domain) => ({ domain })),
+      );
     const before: Record<string, unknown> = current
       ? {
           ...current,

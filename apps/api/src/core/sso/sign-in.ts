@@ -1,20 +1,12 @@
 import { roles, type SsoErrorCode, type SsoLookupOutput } from "@clinsign/contracts";
-import {
-  and,
-  eq,
-  lt,
-  memberships,
-  organizationSso,
-  ssoDomains,
-  ssoSignInAttempts,
-  users,
-  type MembershipRole,
-} from "@clinsign/db";
+import { eq, memberships, organizationSso, ssoDomains, ssoSignInAttempts, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { hashPassword, randomSecret, safeEqual, sha256Hex } from "../crypto";
+import { countSignInAttempt } from "../credentials/sign-in-limits";
+import { accountByEmail, createAccount } from "../credentials/staff-accounts";
+import { organizationOfSsoDomain, takeSsoSignInAttempt } from "../credentials/sso-routing";
 import { AppError } from "../errors";
-import { consumeRateLimit } from "../rate-limit";
 import { openStaffSession } from "../staff/staff";
 import { authorizationUrl, discoverProvider, exchangeCode, OidcError, verifyIdToken, type OidcFailure } from "./oidc";
 
@@ -26,7 +18,7 @@ export const SSO_ATTEMPT_SECONDS = 600;
 /** The redirect URI registered at every provider: the web app's callback, which the API serves through it. */
 export const ssoRedirectUri = (services: Services) => `${services.config.publicWebUrl}/sso/callback`;
 
-/** Why a callback did not open a session; audited in the organization when it is known. */
+/** Why a callback did not open a staff session; audited in the organization when it is known. */
 export type SsoRefusal =
   | OidcFailure
   | "state_unknown"
@@ -74,13 +66,17 @@ export function mappedRole(claim: unknown, mapping: { value: string; role: Membe
   return granted[0]?.role ?? null;
 }
 
-async function enabledConfig(services: Services, organizationId: string) {
-  const [config] = await services.db
-    .select()
-    .from(organizationSso)
-    .where(and(eq(organizationSso.organizationId, organizationId), eq(organizationSso.enabled, true)));
+/** The organization's provider settings, when single sign-on is on. */
+async function enabledConfig(ctx: OrgContext) {
+  const [config] = await ctx.scope.select(organizationSso, eq(organizationSso.enabled, true));
   return config ?? null;
 }
+
+/** The context of a sign-in step once its organization is known: the service acts, from the caller's request. */
+const signInContext = (services: Services, request: RequestMeta, organizationId: string): OrgContext => ({
+  ...systemContext(services, organizationId, request.requestId),
+  request,
+});
 
 /**
  * The login page's question: which organization's provider serves this e-mail address (by its
@@ -89,10 +85,10 @@ async function enabledConfig(services: Services, organizationId: string) {
  */
 export async function lookupSsoProvider(
   services: Services,
-  input: { email: string } | { organizationId: string },
   request: RequestMeta,
+  input: { email: string } | { organizationId: string },
 ): Promise<SsoLookupOutput> {
-  await consumeRateLimit(services.db, {
+  await countSignInAttempt(services, {
     key: `sso:lookup:ip:${request.ip ?? "unknown"}`,
     limit: 300,
     windowSeconds: 15 * 60,
@@ -101,14 +97,11 @@ export async function lookupSsoProvider(
   if ("email" in input) {
     const domain = input.email.split("@")[1]?.trim();
     if (!domain) return { provider: null };
-    const [row] = await services.db
-      .select({ organizationId: ssoDomains.organizationId })
-      .from(ssoDomains)
-      .where(eq(ssoDomains.domain, domain));
-    if (!row) return { provider: null };
-    organizationId = row.organizationId;
+    const found = await organizationOfSsoDomain(services, domain);
+    if (!found) return { provider: null };
+    organizationId = found;
   } else organizationId = input.organizationId;
-  const config = await enabledConfig(services, organizationId);
+  const config = await enabledConfig(signInContext(services, request, organizationId));
   return { provider: config ? { organizationId, displayName: config.displayName } : null };
 }
 
@@ -119,15 +112,16 @@ export async function lookupSsoProvider(
  */
 export async function startSsoSignIn(
   services: Services,
-  input: { organizationId: string; loginHint?: string },
   request: RequestMeta,
+  input: { organizationId: string; loginHint?: string },
 ) {
-  await consumeRateLimit(services.db, {
+  await countSignInAttempt(services, {
     key: `sso:start:ip:${request.ip ?? "unknown"}`,
     limit: 60,
     windowSeconds: 15 * 60,
   });
-  const config = await enabledConfig(services, input.organizationId);
+  const ctx = signInContext(services, request, input.organizationId);
+  const config = await enabledConfig(ctx);
   if (!config) throw new AppError("not_found", "single sign-on is not set up for this organization");
   let metadata;
   try {
@@ -149,9 +143,8 @@ export async function startSsoSignIn(
   const nonce = randomSecret(32);
   const codeVerifier = randomSecret(48);
   const browserSecret = randomSecret(32);
-  await services.db.insert(ssoSignInAttempts).values({
+  await ctx.scope.insert(ssoSignInAttempts, {
     stateHash: sha256Hex(state),
-    organizationId: input.organizationId,
     browserHash: sha256Hex(browserSecret),
     nonce,
     codeVerifierEnc: services.secrets.seal(codeVerifier),
@@ -192,16 +185,10 @@ class Refused extends Error {
  */
 export async function finishSsoSignIn(
   services: Services,
-  input: { state?: string; code?: string; error?: string; browserSecret?: string },
   request: RequestMeta,
+  input: { state?: string; code?: string; error?: string; browserSecret?: string },
 ): Promise<SsoCallbackResult> {
-  const [attempt] =
-    input.state && input.state.length <= 200
-      ? await services.db
-          .delete(ssoSignInAttempts)
-          .where(eq(ssoSignInAttempts.stateHash, sha256Hex(input.state)))
-          .returning()
-      : [];
+  const attempt = await takeSsoSignInAttempt(services, input.state);
   if (!attempt) {
     // Forged, replayed or long gone: no organization to audit in.
     services.log.warn(
@@ -210,10 +197,10 @@ export async function finishSsoSignIn(
     );
     return { ok: false, error: MESSAGE_FOR.state_unknown, organizationId: null };
   }
-  const ctx = { ...systemContext(services, attempt.organizationId, request.requestId), request };
+  const ctx = signInContext(services, request, attempt.organizationId);
   try {
-    const session = await completeAttempt(ctx, attempt, input);
-    return { ok: true, ...session };
+    const staffSession = await completeAttempt(ctx, attempt, input);
+    return { ok: true, ...staffSession };
   } catch (error) {
     if (!(error instanceof Refused || error instanceof OidcError)) throw error;
     const reason = error instanceof Refused ? error.reason : error.reason;
@@ -234,7 +221,7 @@ async function completeAttempt(
   if (input.error !== undefined)
     throw new Refused("provider_error", { error: input.error.replace(/[^a-z0-9_.-]/gi, "").slice(0, 64) });
   if (!input.code || input.code.length > 2048) throw new Refused("provider_error", { error: "no_code" });
-  const config = await enabledConfig(services, attempt.organizationId);
+  const config = await enabledConfig(ctx);
   if (!config) throw new Refused("not_configured");
   const metadata = await discoverProvider(services, config.issuer);
   const idToken = await exchangeCode(services, metadata, {
@@ -268,7 +255,7 @@ async function completeAttempt(
     name: typeof claims.name === "string" ? claims.name.slice(0, 200) : null,
     breakGlassUserId: config.breakGlassUserId,
   });
-  return openStaffSession(services, { userId, organizationId: attempt.organizationId }, ctx.request, { method: "sso" });
+  return openStaffSession(services, ctx.request, { userId, organizationId: attempt.organizationId }, { method: "sso" });
 }
 
 /**
@@ -283,37 +270,32 @@ async function applyMembership(
 ): Promise<string> {
   // An unusable password: the hash of a secret nobody keeps, so password sign-in costs the usual time and fails.
   const unusablePassword = await hashPassword(randomSecret());
-  const organizationId = ctx.scope.organizationId;
   const outcome = await inTransaction(ctx, async (tx) => {
-    const db = tx.scope.db;
-    let [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, who.email));
+    const ofUser = (userId: string) => eq(memberships.userId, userId);
+    const user = await accountByEmail(tx.scope, who.email);
     if (!user) {
       if (!who.role) return { refused: true as const, audit: { email: who.email } };
-      [user] = await db
-        .insert(users)
-        .values({ email: who.email, name: who.name, passwordHash: unusablePassword })
-        .returning({ id: users.id });
-      await db.insert(memberships).values({ userId: user!.id, organizationId, role: who.role });
+      const created = await createAccount(tx.scope, {
+        email: who.email,
+        name: who.name,
+        passwordHash: unusablePassword,
+      });
+      await tx.scope.insert(memberships, { userId: created.id, role: who.role });
       await recordAudit(
-        { ...tx, actor: { type: "user", id: user!.id } },
+        { ...tx, actor: { type: "user", id: created.id } },
         { action: "staff.member_added", metadata: { via: "sso", role: who.role, created: true } },
       );
-      return { userId: user!.id };
+      return { userId: created.id };
     }
     const actorCtx = { ...tx, actor: { type: "user" as const, id: user.id } };
-    const [current] = await db
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+    const [current] = await tx.scope.select(memberships, ofUser(user.id));
     if (user.id === who.breakGlassUserId) {
       if (!current) return { refused: true as const, audit: { email: who.email } };
       return { userId: user.id };
     }
     if (!who.role) {
       if (current) {
-        await db
-          .delete(memberships)
-          .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+        await tx.scope.delete(memberships, ofUser(user.id));
         await recordAudit(actorCtx, {
           action: "staff.member_removed",
           metadata: { via: "sso", reason: "no_mapped_role", role: current.role },
@@ -322,16 +304,13 @@ async function applyMembership(
       return { refused: true as const, audit: { email: who.email, userId: user.id } };
     }
     if (!current) {
-      await db.insert(memberships).values({ userId: user.id, organizationId, role: who.role });
+      await tx.scope.insert(memberships, { userId: user.id, role: who.role });
       await recordAudit(actorCtx, {
         action: "staff.member_added",
         metadata: { via: "sso", role: who.role, created: false },
       });
     } else if (current.role !== who.role) {
-      await db
-        .update(memberships)
-        .set({ role: who.role })
-        .where(and(eq(memberships.userId, user.id), eq(memberships.organizationId, organizationId)));
+      await tx.scope.update(memberships, { role: who.role }, ofUser(user.id));
       await recordAudit(actorCtx, {
         action: "staff.role_changed",
         metadata: { via: "sso", from: current.role, to: who.role },
@@ -341,9 +320,4 @@ async function applyMembership(
   });
   if ("refused" in outcome) throw new Refused("no_role", outcome.audit);
   return outcome.userId;
-}
-
-/** Drops sign-ins that never came back from the provider. */
-export async function pruneSsoAttempts(services: Services): Promise<void> {
-  await services.db.delete(ssoSignInAttempts).where(lt(ssoSignInAttempts.expiresAt, new Date()));
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, desc, eq, ssoSignInAttempts, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../testing/oidc-provider";
-import { createStaffUser, SESSION_COOKIE } from "../staff/staff";
+import { createStaffUser, STAFF_SESSION_COOKIE } from "../staff/staff";
 import { clearOidcCaches, oidcJwksCache } from "./oidc";
 import { SSO_COOKIE } from "./sign-in";
 
@@ -74,7 +74,7 @@ async function callback(callbackUrl: string, binding: string | null): Promise<La
     headers: binding ? { cookie: binding } : {},
   });
   expect(response.status).toBe(303);
-  const session = response.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  const session = response.headers.getSetCookie().find((c) => c.startsWith(`${STAFF_SESSION_COOKIE}=`));
   return { location: response.headers.get("location")!, session: session ? session.split(";")[0]! : null };
 }
 
@@ -340,7 +340,7 @@ describe("single sign-on with OpenID Connect", () => {
       body: JSON.stringify({ email: "ida@praxis-neun.example", password: "not-her-password" }),
     });
     expect(wrong.status).toBe(401);
-    expect(await logInCookie(api, org.ownerEmail, org.ownerPassword)).toMatch(new RegExp(`^${SESSION_COOKIE}=`));
+    expect(await logInCookie(api, org.ownerEmail, org.ownerPassword)).toMatch(new RegExp(`^${STAFF_SESSION_COOKIE}=`));
   });
 
   it("lets admins only read and change the settings; the client secret never comes back; each change is audited", async () => {

@@ -5,18 +5,19 @@ import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 
 /**
- * A staff member's own sessions (the Account page): every one they have open in this organization,
- * and ending one, or all but the current. Only the member themselves: the actor's user id scopes
- * every query. An admin ends someone's sessions by deactivating them (users.ts).
+ * A staff member's own staff sessions (the Account page): every one they have open in this
+ * organization, and ending one, or all but the current. Only the member themselves: the actor's
+ * user id scopes every query. An admin ends someone's staff sessions by deactivating them
+ * (users.ts). `currentSessionId` is the staff session the request came with (the staff principal's).
  */
 
 /** The most sessions a member sees; more than this open at once is not a person's browsers. */
 const MAX_LISTED_SESSIONS = 100;
 
-function me(ctx: OrgContext, currentSessionId: string) {
+function me(ctx: OrgContext): string {
   if (ctx.actor.type !== "user" || !ctx.actor.id)
     throw new AppError("forbidden", "only a signed-in staff member has sessions");
-  return { userId: ctx.actor.id, currentSessionId };
+  return ctx.actor.id;
 }
 
 /** "Firefox on Windows" from a user agent: enough to tell one's devices apart, nothing more. */
@@ -52,9 +53,9 @@ export function describeDevice(userAgent: string | null): string | null {
 
 export async function listOwnSessions(
   ctx: OrgContext,
-  currentSessionId: string,
+  input: { currentSessionId: string },
 ): Promise<{ items: StaffSessionItem[] }> {
-  const { userId } = me(ctx, currentSessionId);
+  const userId = me(ctx);
   const rows = await ctx.scope
     .select(staffSessions, eq(staffSessions.userId, userId), gt(staffSessions.expiresAt, new Date()))
     .orderBy(desc(staffSessions.lastSeenAt))
@@ -67,7 +68,7 @@ export async function listOwnSessions(
       ip: row.ip,
       createdAt: row.createdAt.toISOString(),
       lastSeenAt: row.lastSeenAt.toISOString(),
-      current: row.id === currentSessionId,
+      current: row.id === input.currentSessionId,
     })),
   };
 }
@@ -75,10 +76,9 @@ export async function listOwnSessions(
 /** Ends one of the member's own sessions (the current one too: that is signing out). */
 export async function endOwnSession(
   ctx: OrgContext,
-  currentSessionId: string,
-  input: { id: string },
+  input: { id: string; currentSessionId: string },
 ): Promise<{ ok: true }> {
-  const { userId } = me(ctx, currentSessionId);
+  const userId = me(ctx);
   return inTransaction(ctx, async (tx) => {
     const ended = await tx.scope
       .delete(staffSessions, and(eq(staffSessions.id, input.id), eq(staffSessions.userId, userId)))
@@ -86,18 +86,21 @@ export async function endOwnSession(
     if (!ended.length) throw notFound("session", { field: "id" });
     await recordAudit(tx, {
       action: "staff.session_ended",
-      metadata: { sessionId: input.id, by: "user", current: input.id === currentSessionId },
+      metadata: { sessionId: input.id, by: "user", current: input.id === input.currentSessionId },
     });
     return { ok: true as const };
   });
 }
 
 /** "Sign out everywhere else": every session of the member here but the one asking. */
-export async function endOtherSessions(ctx: OrgContext, currentSessionId: string): Promise<{ ended: number }> {
-  const { userId } = me(ctx, currentSessionId);
+export async function endOtherSessions(
+  ctx: OrgContext,
+  input: { currentSessionId: string },
+): Promise<{ ended: number }> {
+  const userId = me(ctx);
   return inTransaction(ctx, async (tx) => {
     const ended = await tx.scope
-      .delete(staffSessions, and(eq(staffSessions.userId, userId), ne(staffSessions.id, currentSessionId)))
+      .delete(staffSessions, and(eq(staffSessions.userId, userId), ne(staffSessions.id, input.currentSessionId)))
       .returning({ id: staffSessions.id });
     if (ended.length)
       await recordAudit(tx, {

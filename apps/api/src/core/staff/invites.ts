@@ -1,16 +1,19 @@
 import type { InviteDescription } from "@clinsign/contracts";
-import { and, eq, gt, isNull, memberships, organizations, OrgScope, staffInvites, users } from "@clinsign/db";
+import { eq, gt, isNull, memberships, staffInvites } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { systemContext, type RequestMeta, type Services } from "../context";
-import { hashPassword, sha256Hex, verifyPassword } from "../crypto";
+import { inTransaction, systemContext, type RequestMeta, type Services } from "../context";
+import { hashPassword, verifyPassword } from "../crypto";
+import { countSignInAttempt } from "../credentials/sign-in-limits";
+import { accountByEmail, createAccount } from "../credentials/staff-accounts";
+import { openInviteByToken } from "../credentials/staff-invites";
 import { AppError, unauthorized } from "../errors";
-import { consumeRateLimit } from "../rate-limit";
 import { openStaffSession } from "./staff";
 
 /**
  * The invite link's page (public: the link's secret is the credential). An invitation opens once,
  * before it expires and unless a newer one or an admin withdrew it; every other case is the same
- * 404, so the page cannot tell a used link from a made-up one.
+ * 404, so the page cannot tell a used link from a made-up one. These are pre-sign-in steps,
+ * shaped `(services, request, input)`: the organization is known only once the link is found.
  */
 
 const invalidInvite = () =>
@@ -18,35 +21,23 @@ const invalidInvite = () =>
     reason: "invite_invalid",
   });
 
-async function openInvite(services: Services, token: string, request: RequestMeta) {
-  await consumeRateLimit(services.db, {
+async function openInvite(services: Services, request: RequestMeta, token: string) {
+  await countSignInAttempt(services, {
     key: `invite:ip:${request.ip ?? "unknown"}`,
     limit: 30,
     windowSeconds: 15 * 60,
   });
-  const [row] = await services.db
-    .select({ invite: staffInvites, organization: organizations.name })
-    .from(staffInvites)
-    .innerJoin(organizations, eq(organizations.id, staffInvites.organizationId))
-    .where(
-      and(
-        eq(staffInvites.tokenHash, sha256Hex(token)),
-        isNull(staffInvites.acceptedAt),
-        isNull(staffInvites.revokedAt),
-        gt(staffInvites.expiresAt, new Date()),
-      ),
-    );
+  const row = await openInviteByToken(services, token);
   if (!row) throw invalidInvite();
-  const [account] = await services.db.select().from(users).where(eq(users.email, row.invite.email));
-  return { ...row, account };
+  return { ...row, account: await accountByEmail(services, row.invite.email) };
 }
 
 export async function describeInvite(
   services: Services,
-  input: { token: string },
   request: RequestMeta,
+  input: { token: string },
 ): Promise<InviteDescription> {
-  const { invite, organization, account } = await openInvite(services, input.token, request);
+  const { invite, organization, account } = await openInvite(services, request, input.token);
   return {
     organization,
     email: invite.email,
@@ -64,10 +55,10 @@ export async function describeInvite(
  */
 export async function acceptInvite(
   services: Services,
-  input: { token: string; name: string; password: string },
   request: RequestMeta,
+  input: { token: string; name: string; password: string },
 ) {
-  const { invite, account } = await openInvite(services, input.token, request);
+  const { invite, account } = await openInvite(services, request, input.token);
   let passwordHash: string | undefined;
   if (account) {
     if (!(await verifyPassword(input.password, account.passwordHash)))
@@ -75,50 +66,42 @@ export async function acceptInvite(
   } else {
     passwordHash = await hashPassword(input.password);
   }
-  const userId = await services.db.transaction(async (tx) => {
-    const [spent] = await tx
-      .update(staffInvites)
-      .set({ acceptedAt: new Date() })
-      .where(
-        and(
-          eq(staffInvites.id, invite.id),
-          isNull(staffInvites.acceptedAt),
-          isNull(staffInvites.revokedAt),
-          gt(staffInvites.expiresAt, new Date()),
-        ),
+  const ctx = { ...systemContext(services, invite.organizationId, request.requestId), request };
+  const userId = await inTransaction(ctx, async (tx) => {
+    const [spent] = await tx.scope
+      .update(
+        staffInvites,
+        { acceptedAt: new Date() },
+        eq(staffInvites.id, invite.id),
+        isNull(staffInvites.acceptedAt),
+        isNull(staffInvites.revokedAt),
+        gt(staffInvites.expiresAt, new Date()),
       )
       .returning({ id: staffInvites.id });
     if (!spent) throw invalidInvite();
-    let id = account?.id;
-    if (!id) {
-      const [created] = await tx
-        .insert(users)
-        .values({ email: invite.email, name: input.name, passwordHash: passwordHash! })
-        .returning({ id: users.id });
-      id = created!.id;
-    }
-    const added = await tx
-      .insert(memberships)
-      .values({ userId: id, organizationId: invite.organizationId, role: invite.role })
+    const id =
+      account?.id ??
+      (await createAccount(tx.scope, { email: invite.email, name: input.name, passwordHash: passwordHash! })).id;
+    const added = await tx.scope
+      .insert(memberships, { userId: id, role: invite.role })
       .onConflictDoNothing()
       .returning({ userId: memberships.userId });
     if (!added.length)
       throw new AppError("conflict", "this account is already a member of the organization", {
         reason: "already_member",
       });
-    const ctx = {
-      ...systemContext(services, invite.organizationId),
-      scope: new OrgScope(tx, invite.organizationId),
-      actor: { type: "user" as const, id },
-      request,
-    };
-    await recordAudit(ctx, {
-      action: "staff.invite_accepted",
-      metadata: { inviteId: invite.id, userId: id, role: invite.role },
-    });
+    await recordAudit(
+      { ...tx, actor: { type: "user", id } },
+      { action: "staff.invite_accepted", metadata: { inviteId: invite.id, userId: id, role: invite.role } },
+    );
     return id;
   });
-  return openStaffSession(services, { userId, organizationId: invite.organizationId }, request, {
-    method: "invitation",
-  });
+  return openStaffSession(
+    services,
+    request,
+    { userId, organizationId: invite.organizationId },
+    {
+      method: "invitation",
+    },
+  );
 }

@@ -10,21 +10,18 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
-import {
-  and,
-  asc,
-  eq,
-  gt,
-  isNull,
-  lt,
-  staffPasskeys,
-  users,
-  webauthnChallenges,
-  type Executor,
-  type WebauthnChallengePurpose,
-} from "@clinsign/db";
+import type { WebauthnChallengePurpose } from "@clinsign/db";
 import type { Config } from "../../env";
-import type { Services } from "../context";
+import type { OrgContext, Services } from "../context";
+import { accountById, type AccountHandle } from "../credentials/staff-accounts";
+import {
+  consumeWebauthnChallenge,
+  insertPasskey,
+  passkeyByCredentialId,
+  passkeysOf,
+  recordPasskeyUse,
+  storeWebauthnChallenge,
+} from "../credentials/staff-factors";
 import { sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 
@@ -40,55 +37,26 @@ export function relyingParty(config: Config) {
   return { rpID: url.hostname, origin: url.origin, rpName: "ClinSign" };
 }
 
-async function storeChallenge(
-  db: Executor,
+const storeChallenge = (
+  via: AccountHandle,
   challenge: string,
   purpose: WebauthnChallengePurpose,
   userId: string | null,
-) {
-  await db.insert(webauthnChallenges).values({
-    challengeHash: sha256Hex(challenge),
+) =>
+  storeWebauthnChallenge(
+    via,
+    sha256Hex(challenge),
     purpose,
     userId,
-    expiresAt: new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000),
-  });
-}
-
-/**
- * Takes a challenge out of the store: true only once, only before it expires, only for the
- * purpose and account it was handed out for (null: a passwordless sign-in).
- */
-async function consumeChallenge(
-  db: Executor,
-  challenge: string,
-  purpose: WebauthnChallengePurpose,
-  userId: string | null,
-): Promise<boolean> {
-  const taken = await db
-    .delete(webauthnChallenges)
-    .where(
-      and(
-        eq(webauthnChallenges.challengeHash, sha256Hex(challenge)),
-        eq(webauthnChallenges.purpose, purpose),
-        userId === null ? isNull(webauthnChallenges.userId) : eq(webauthnChallenges.userId, userId),
-        gt(webauthnChallenges.expiresAt, new Date()),
-      ),
-    )
-    .returning({ hash: webauthnChallenges.challengeHash });
-  return taken.length === 1;
-}
-
-/** Drops challenges nobody answered in time. */
-export async function pruneWebauthnChallenges(db: Executor): Promise<void> {
-  await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date()));
-}
+    new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000),
+  );
 
 /**
  * The challenge an answer claims to answer, taken out of the store before anything else is checked,
  * so every answer uses its challenge up, whether it then passes or not. Null when it was not ours.
  */
 async function takeAnsweredChallenge(
-  db: Executor,
+  via: AccountHandle,
   response: { response?: unknown },
   purpose: WebauthnChallengePurpose,
   userId: string | null,
@@ -101,7 +69,9 @@ async function takeAnsweredChallenge(
   } catch {
     return null;
   }
-  return typeof challenge === "string" && (await consumeChallenge(db, challenge, purpose, userId)) ? challenge : null;
+  return typeof challenge === "string" && (await consumeWebauthnChallenge(via, sha256Hex(challenge), purpose, userId))
+    ? challenge
+    : null;
 }
 
 /** A user id as WebAuthn's user handle: the UUID's 16 bytes. */
@@ -111,18 +81,12 @@ const userHandle = (userId: string) => Uint8Array.from(Buffer.from(userId.replac
  * Options for registering a new passkey. Discoverable (resident) and user-verified, so the same
  * passkey can later sign in without the password; the account's existing passkeys are excluded.
  */
-export async function passkeyRegistrationOptions(
-  services: Services,
-  userId: string,
-): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const { db, config } = services;
-  const [user] = await db.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
-  if (!user) throw new AppError("unauthorized", "please sign in");
-  const existing = await db
-    .select({ credentialId: staffPasskeys.credentialId, transports: staffPasskeys.transports })
-    .from(staffPasskeys)
-    .where(eq(staffPasskeys.userId, userId));
-  const { rpID, rpName } = relyingParty(config);
+export async function passkeyRegistrationOptions(ctx: OrgContext): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
+  const user = userId ? await accountById(ctx.scope, userId) : undefined;
+  if (!userId || !user) throw new AppError("unauthorized", "please sign in");
+  const existing = await passkeysOf(ctx.scope, userId, "oldest");
+  const { rpID, rpName } = relyingParty(ctx.services.config);
   const options = await generateRegistrationOptions({
     rpName,
     rpID,
@@ -137,7 +101,7 @@ export async function passkeyRegistrationOptions(
     })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
-  await storeChallenge(db, options.challenge, "register", userId);
+  await storeChallenge(ctx.scope, options.challenge, "register", userId);
   return options;
 }
 
@@ -146,12 +110,13 @@ export async function passkeyRegistrationOptions(
  * verification and attestation. Returns the credential's row values, for the caller to store.
  */
 export async function verifyPasskeyRegistration(
-  services: Services,
-  userId: string,
+  ctx: OrgContext,
   input: { name: string; response: Record<string, unknown> },
 ) {
-  const { rpID, origin } = relyingParty(services.config);
-  const challenge = await takeAnsweredChallenge(services.db, input.response, "register", userId);
+  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
+  if (!userId) throw new AppError("unauthorized", "please sign in");
+  const { rpID, origin } = relyingParty(ctx.services.config);
+  const challenge = await takeAnsweredChallenge(ctx.scope, input.response, "register", userId);
   if (!challenge)
     throw new AppError("invalid_request", "this passkey request has expired or was already answered; try again", {
       field: "response",
@@ -187,20 +152,11 @@ export async function verifyPasskeyRegistration(
 }
 
 /** Stores a verified credential, in the caller's transaction; a credential is registered once. */
-export async function storePasskey(
-  tx: Executor,
+export function storePasskey(
+  tx: OrgContext,
   values: Awaited<ReturnType<typeof verifyPasskeyRegistration>>,
 ): Promise<{ id: string; name: string }> {
-  const [taken] = await tx
-    .select({ id: staffPasskeys.id })
-    .from(staffPasskeys)
-    .where(eq(staffPasskeys.credentialId, values.credentialId));
-  if (taken) throw new AppError("conflict", "this passkey is already registered", { reason: "passkey_exists" });
-  const [row] = await tx
-    .insert(staffPasskeys)
-    .values(values)
-    .returning({ id: staffPasskeys.id, name: staffPasskeys.name });
-  return row!;
+  return insertPasskey(tx.scope, values);
 }
 
 /**
@@ -211,21 +167,15 @@ export async function passkeyAuthenticationOptions(
   services: Services,
   userId: string | null,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const { db, config } = services;
-  const allow = userId
-    ? await db
-        .select({ credentialId: staffPasskeys.credentialId, transports: staffPasskeys.transports })
-        .from(staffPasskeys)
-        .where(eq(staffPasskeys.userId, userId))
-        .orderBy(asc(staffPasskeys.createdAt))
-    : [];
+  const { config } = services;
+  const allow = userId ? await passkeysOf(services, userId, "oldest") : [];
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(config).rpID,
     timeout: WEBAUTHN_CHALLENGE_SECONDS * 1000,
     userVerification: "required",
     allowCredentials: allow.map((c) => ({ id: c.credentialId, transports: c.transports as AuthenticatorTransport[] })),
   });
-  await storeChallenge(db, options.challenge, "authenticate", userId);
+  await storeChallenge(services, options.challenge, "authenticate", userId);
   return options;
 }
 
@@ -240,14 +190,11 @@ export async function authenticatePasskey(
   response: Record<string, unknown>,
   userId: string | null,
 ): Promise<{ userId: string; passkeyId: string } | null> {
-  const { db, config } = services;
+  const { config } = services;
   const answer = response as unknown as AuthenticationResponseJSON;
-  const challenge = await takeAnsweredChallenge(db, answer, "authenticate", userId);
+  const challenge = await takeAnsweredChallenge(services, answer, "authenticate", userId);
   if (!challenge) return null;
-  const [passkey] = await db
-    .select()
-    .from(staffPasskeys)
-    .where(eq(staffPasskeys.credentialId, String(answer.id)));
+  const passkey = await passkeyByCredentialId(services, String(answer.id));
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   // A discoverable passkey names its account: it must be the one the credential was registered to.
   const handle = typeof answer.response?.userHandle === "string" ? answer.response.userHandle : null;
@@ -268,14 +215,10 @@ export async function authenticatePasskey(
       },
     });
     if (!result.verified) return null;
-    await db
-      .update(staffPasskeys)
-      .set({
-        counter: result.authenticationInfo.newCounter,
-        lastUsedAt: new Date(),
-        backedUp: result.authenticationInfo.credentialBackedUp,
-      })
-      .where(eq(staffPasskeys.id, passkey.id));
+    await recordPasskeyUse(services, passkey.id, {
+      counter: result.authenticationInfo.newCounter,
+      backedUp: result.authenticationInfo.credentialBackedUp,
+    });
     return { userId: passkey.userId, passkeyId: passkey.id };
   } catch (error) {
     services.log.info(

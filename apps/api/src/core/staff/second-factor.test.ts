@@ -4,7 +4,7 @@ import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness"
 import { SoftwareAuthenticator } from "../../testing/webauthn";
 import { relyingParty } from "./passkeys";
 import { PENDING_SIGN_IN_COOKIE } from "./second-factor";
-import { createStaffUser, SESSION_COOKIE } from "./staff";
+import { createStaffUser, STAFF_SESSION_COOKIE } from "./staff";
 import { totpCode, totpStep } from "./totp";
 
 let api: TestApi;
@@ -70,7 +70,7 @@ async function signInWithPassword(member: { email: string; password: string }, i
 /** Signs in (no factor yet) and sets up the authenticator app; returns its secret and the recovery codes. */
 async function withTotp(member: { email: string; password: string }) {
   const { jar } = await signInWithPassword(member);
-  expect(jar[SESSION_COOKIE]).toBeDefined();
+  expect(jar[STAFF_SESSION_COOKIE]).toBeDefined();
   const setup = await call("accountSecurity.totpStart", jar);
   const step = totpStep();
   const confirmed = await call("accountSecurity.totpConfirm", jar, { code: totpCode(setup.data.secret, step) });
@@ -137,13 +137,13 @@ describe("authenticator app (TOTP)", () => {
       step: "second_factor",
       methods: { totp: true, passkey: false, recoveryCode: true },
     });
-    expect(jar[SESSION_COOKIE]).toBeUndefined();
+    expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
     const pendingCookie = answer.setCookies.find((c) => c.startsWith(`${PENDING_SIGN_IN_COOKIE}=`))!;
     expect(pendingCookie).toContain("HttpOnly");
     expect(pendingCookie).toContain("SameSite=Lax");
     expect(pendingCookie).toContain("Max-Age=300");
     // The pending sign-in is not a session, and is stored only as a hash.
-    expect((await query("auth.me", { [SESSION_COOKIE]: jar[PENDING_SIGN_IN_COOKIE]! })).status).toBe(401);
+    expect((await query("auth.me", { [STAFF_SESSION_COOKIE]: jar[PENDING_SIGN_IN_COOKIE]! })).status).toBe(401);
     expect((await query("auth.me", jar)).status).toBe(401);
     const rows = await api.services.db
       .select()
@@ -168,7 +168,7 @@ describe("authenticator app (TOTP)", () => {
     const reused = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, step) });
     expect(reused.status).toBe(401);
     expect(reused.error.message).toBe("this code is not valid");
-    expect(jar[SESSION_COOKIE]).toBeUndefined();
+    expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
     const next = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, step + 1) });
     expect(next.data).toEqual({ ok: true, step: "done" });
     expect(await auditActions(member.userId)).toContainEqual({
@@ -260,7 +260,7 @@ describe("authenticator app (TOTP)", () => {
     );
     expect(blocked.status).toBe(429);
     expect(blocked.error.data.details.retryAfterSeconds).toBeGreaterThan(0);
-    expect(jar[SESSION_COOKIE]).toBeUndefined();
+    expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
   });
 
   it("refuses a forged or expired pending sign-in like an ended one", async () => {
@@ -284,7 +284,7 @@ describe("authenticator app (TOTP)", () => {
     const expired = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, totpStep() + 1) });
     expect(expired.status).toBe(401);
     expect(expired.error.data.details.reason).toBe("sign_in_expired");
-    expect(jar[SESSION_COOKIE]).toBeUndefined();
+    expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
   });
 });
 
@@ -299,7 +299,7 @@ describe("required second factor", () => {
     const member = await newMember(clinic.orgId);
     const { jar, answer } = await signInWithPassword(member);
     expect(answer.data).toEqual({ ok: true, step: "enroll" });
-    expect(jar[SESSION_COOKIE]).toBeUndefined();
+    expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
     expect(answer.setCookies.find((c) => c.startsWith(PENDING_SIGN_IN_COOKIE))).toContain("Max-Age=900");
     // An enrolment is not a second step, and opens no console procedure.
     expect((await call("auth.verifyCode", jar, { method: "recovery", code: "aaaaa-aaaaa" })).status).toBe(401);

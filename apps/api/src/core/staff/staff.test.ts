@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, users } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { SESSION_COOKIE } from "./staff";
+import { STAFF_SESSION_COOKIE } from "./staff";
 
 let api: TestApi;
 let org: TestOrg;
@@ -33,7 +33,7 @@ describe("staff login", () => {
     const res = await login(org.ownerEmail.toUpperCase(), org.ownerPassword);
     expect(res.status).toBe(200);
     const cookie = res.headers.getSetCookie()[0]!;
-    expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43};`));
+    expect(cookie).toMatch(new RegExp(`^${STAFF_SESSION_COOKIE}=[A-Za-z0-9_-]{43};`));
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Lax");
     const pair = cookie.split(";")[0]!;

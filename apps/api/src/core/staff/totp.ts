@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { TotpSetup } from "@clinsign/contracts";
-import { and, eq, isNotNull, isNull, lt, or, staffTotp, users, type Executor } from "@clinsign/db";
-import type { Services } from "../context";
+import type { OrgContext, Services } from "../context";
+import { accountById } from "../credentials/staff-accounts";
+import { claimTotpStep, confirmTotpSecret, storeTotpSecret, totpOf } from "../credentials/staff-factors";
 import { safeEqual } from "../crypto";
 import { AppError } from "../errors";
 
@@ -97,64 +98,43 @@ export function normalizeTotpCode(code: string): string | null {
  * that only succeeds while the step is newer than the last one used: a code (or an older one
  * within the window) is accepted once, even when two requests race.
  */
-export async function useTotpCode(services: Services, db: Executor, userId: string, code: string): Promise<boolean> {
+export async function useTotpCode(services: Services, userId: string, code: string): Promise<boolean> {
   const digits = normalizeTotpCode(code);
-  const [row] = await db
-    .select()
-    .from(staffTotp)
-    .where(and(eq(staffTotp.userId, userId), isNotNull(staffTotp.confirmedAt)));
+  const row = await totpOf(services, userId, "confirmed");
   if (!row || !digits) return false;
   const step = matchTotpStep(services.secrets.open(row.secretEnc), digits);
   if (step === null) return false;
-  const claimed = await db
-    .update(staffTotp)
-    .set({ lastUsedStep: step })
-    .where(and(eq(staffTotp.userId, userId), or(isNull(staffTotp.lastUsedStep), lt(staffTotp.lastUsedStep, step))))
-    .returning({ userId: staffTotp.userId });
-  return claimed.length === 1;
+  return claimTotpStep(services, userId, step);
 }
 
-/** Starts (or restarts) set-up: a new secret, unconfirmed until `confirmTotp` sees its first code. */
-export async function startTotp(services: Services, userId: string): Promise<{ secret: string }> {
-  const [existing] = await services.db
-    .select({ confirmedAt: staffTotp.confirmedAt })
-    .from(staffTotp)
-    .where(eq(staffTotp.userId, userId));
-  if (existing?.confirmedAt)
+/**
+ * Starts (or restarts) set-up for the context's account: a new secret, unconfirmed until
+ * `confirmTotp` sees its first code; the secret for manual entry and the URI for the QR code.
+ */
+export async function totpSetupFor(ctx: OrgContext): Promise<TotpSetup> {
+  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
+  const account = userId ? await accountById(ctx.scope, userId) : undefined;
+  if (!account) throw new AppError("unauthorized", "please sign in");
+  if ((await totpOf(ctx.scope, account.id))?.confirmedAt)
     throw new AppError("conflict", "an authenticator app is already set up; remove it first", {
       reason: "totp_exists",
     });
   const secret = newTotpSecret();
-  const secretEnc = services.secrets.seal(secret);
-  await services.db
-    .insert(staffTotp)
-    .values({ userId, secretEnc })
-    .onConflictDoUpdate({
-      target: staffTotp.userId,
-      set: { secretEnc, confirmedAt: null, lastUsedStep: null, createdAt: new Date() },
-    });
-  return { secret };
-}
-
-/** Starts set-up for an account: the secret for manual entry and the URI for the QR code. */
-export async function totpSetupFor(services: Services, userId: string): Promise<TotpSetup> {
-  const [user] = await services.db.select({ email: users.email }).from(users).where(eq(users.id, userId));
-  if (!user) throw new AppError("unauthorized", "please sign in");
-  const { secret } = await startTotp(services, userId);
-  return { secret, uri: otpauthUri(secret, user.email, "ClinSign") };
+  await storeTotpSecret(ctx.scope, account.id, ctx.services.secrets.seal(secret));
+  return { secret, uri: otpauthUri(secret, account.email, "ClinSign") };
 }
 
 /**
  * Confirms set-up with the first code from the app (so the app surely has the secret), in the
  * caller's transaction. Throws 400 `invalid_request` (field `code`) for a wrong code.
  */
-export async function confirmTotp(services: Services, tx: Executor, userId: string, code: string): Promise<void> {
-  const [row] = await tx.select().from(staffTotp).where(eq(staffTotp.userId, userId));
+export async function confirmTotp(tx: OrgContext, input: { userId: string; code: string }): Promise<void> {
+  const row = await totpOf(tx.scope, input.userId);
   if (!row || row.confirmedAt)
     throw new AppError("conflict", "start the authenticator set-up first", { reason: "totp_not_started" });
-  const digits = normalizeTotpCode(code);
-  const step = digits ? matchTotpStep(services.secrets.open(row.secretEnc), digits) : null;
+  const digits = normalizeTotpCode(input.code);
+  const step = digits ? matchTotpStep(tx.services.secrets.open(row.secretEnc), digits) : null;
   if (step === null)
     throw new AppError("invalid_request", "this code is not the one the app shows now", { field: "code" });
-  await tx.update(staffTotp).set({ confirmedAt: new Date(), lastUsedStep: step }).where(eq(staffTotp.userId, userId));
+  await confirmTotpSecret(tx.scope, input.userId, step);
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
-import { createStaffUser, pruneEndedStaffSessions, SESSION_COOKIE } from "./staff";
+import { pruneEndedStaffSessions } from "../credentials/staff-sessions";
+import { createStaffUser, STAFF_SESSION_COOKIE } from "./staff";
 
 let api: TestApi;
 let org: TestOrg;
@@ -183,7 +184,7 @@ describe("deactivation", () => {
 
 describe("session lifetimes", () => {
   const sessionOf = async (cookie: string) => {
-    const hash = sha256Hex(cookie.slice(SESSION_COOKIE.length + 1));
+    const hash = sha256Hex(cookie.slice(STAFF_SESSION_COOKIE.length + 1));
     const [row] = await api.services.db.select().from(staffSessions).where(eq(staffSessions.tokenHash, hash));
     return row!;
   };

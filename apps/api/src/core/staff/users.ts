@@ -1,12 +1,12 @@
 import type { ListPage, ListSort, Role, StaffInviteItem, StaffUserItem } from "@clinsign/contracts";
 import { eq, isNull, memberships, staffInvites, staffSessions, users, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext } from "../context";
+import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { afterTimeIdCursor, exactTimestamp, keyOrder, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 import { organizationProfile } from "../organizations/profile";
 import { inviteEmail } from "./invite-texts";
 
@@ -37,35 +37,25 @@ export async function listUsers(
   input: { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<StaffUserItem>> {
   const m = memberships;
-  const keyset = afterTimeIdCursor([m.createdAt, m.userId], input.cursor, input.sort);
-  const rows = await ctx.scope.db
-    .select({
+  const query = ctx.scope
+    .query({
       id: users.id,
       email: users.email,
       name: users.name,
       role: m.role,
       deactivatedAt: m.deactivatedAt,
       createdAt: m.createdAt,
-      cursorAt: exactTimestamp(m.createdAt),
     })
     .from(m)
-    .innerJoin(users, eq(users.id, m.userId))
-    .where(ctx.scope.owns(m, keyset))
-    .orderBy(...keyOrder([m.createdAt, m.userId], input.sort))
-    .limit(input.limit + 1);
-  return toPage(
-    rows,
-    input.limit,
-    (row) => ({
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      role: row.role,
-      deactivatedAt: row.deactivatedAt?.toISOString() ?? null,
-      createdAt: row.createdAt.toISOString(),
-    }),
-    (row) => [row.cursorAt, row.id],
-  );
+    .innerJoin(users, eq(users.id, m.userId));
+  return page(query, [m.createdAt, m.userId], input, (row) => ({
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    deactivatedAt: row.deactivatedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  }));
 }
 
 export async function listInvites(
@@ -73,34 +63,19 @@ export async function listInvites(
   input: { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<StaffInviteItem>> {
   const i = staffInvites;
-  const keyset = afterTimeIdCursor([i.createdAt, i.id], input.cursor, input.sort);
-  const rows = await ctx.scope.db
-    .select({
-      id: i.id,
-      email: i.email,
-      role: i.role,
-      createdAt: i.createdAt,
-      expiresAt: i.expiresAt,
-      cursorAt: exactTimestamp(i.createdAt),
-    })
+  const query = ctx.scope
+    .query({ id: i.id, email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt })
     .from(i)
-    .where(ctx.scope.owns(i, isNull(i.acceptedAt), isNull(i.revokedAt), keyset))
-    .orderBy(...keyOrder([i.createdAt, i.id], input.sort))
-    .limit(input.limit + 1);
+    .where(isNull(i.acceptedAt), isNull(i.revokedAt));
   const now = Date.now();
-  return toPage(
-    rows,
-    input.limit,
-    (row) => ({
-      id: row.id,
-      email: row.email,
-      role: row.role,
-      createdAt: row.createdAt.toISOString(),
-      expiresAt: row.expiresAt.toISOString(),
-      expired: row.expiresAt.getTime() <= now,
-    }),
-    (row) => [row.cursorAt, row.id],
-  );
+  return page(query, [i.createdAt, i.id], input, (row) => ({
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    expired: row.expiresAt.getTime() <= now,
+  }));
 }
 
 /**
@@ -116,12 +91,12 @@ export async function inviteUser(
   if (input.role === "owner") requireOwnerFor(ctx, "invite an owner");
   const token = randomSecret(32);
   const expiresAt = new Date(Date.now() + INVITE_LIFETIME_DAYS * 24 * 60 * 60 * 1000);
-  const { invite, jobId } = await inTransaction(ctx, async (tx) => {
-    const [member] = await tx.scope.db
-      .select({ userId: memberships.userId })
+  const invite = await inTransaction(ctx, async (tx) => {
+    const [member] = await tx.scope
+      .query({ userId: memberships.userId })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
-      .where(tx.scope.owns(memberships, eq(users.email, input.email)));
+      .where(eq(users.email, input.email));
     if (member)
       throw new AppError("conflict", "this address already belongs to a member of the organization", {
         reason: "already_member",
@@ -159,9 +134,10 @@ export async function inviteUser(
       action: "staff.invited",
       metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId },
     });
-    return { invite: invite!, jobId: message.jobId };
+    // The e-mail goes out once the invitation is committed (its job row is the record if this fails).
+    await afterCommit(tx, "staff.invite e-mail", () => runJobNow(tx.services, message.jobId, messageJobHandler));
+    return invite!;
   });
-  await runJobNow(ctx.services, jobId, messageJobHandler);
   return { id: invite.id, expiresAt: expiresAt.toISOString() };
 }
 
@@ -222,7 +198,7 @@ export async function changeRole(
   });
 }
 
-/** Deactivates a member: every session of theirs here ends now, and sign-in is refused until reactivated. */
+/** Deactivates a member: every staff session of theirs here ends now, and sign-in is refused until reactivated. */
 export async function deactivateUser(
   ctx: OrgContext,
   input: { userId: string },

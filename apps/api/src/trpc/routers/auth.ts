@@ -11,16 +11,15 @@ import {
   totpCodeInput,
   type LoginResult,
 } from "@clinsign/contracts";
-import type { RequestMeta } from "../../core/context";
 import { acceptInvite, describeInvite } from "../../core/staff/invites";
-import { passkeyAuthenticationOptions, passkeyRegistrationOptions } from "../../core/staff/passkeys";
 import {
-  addPasskeyFactor,
-  addTotpFactor,
-  enrollAndSignIn,
+  confirmTotpEnrollment,
   PENDING_SIGN_IN_COOKIE,
-  readPendingSignIn,
+  passkeyEnrollmentOptions,
+  passkeySignInOptions,
+  registerPasskeyEnrollment,
   signInWithPasskey,
+  startTotpEnrollment,
   verifySecondFactorCode,
   verifySecondFactorPasskey,
   type PasswordStepResult,
@@ -30,34 +29,30 @@ import {
   httpOnlyCookie,
   logIn,
   logOut,
-  openedSessionCookie,
-  sessionCookieHeader,
+  openedStaffSessionCookie,
+  staffSessionCookieHeader,
 } from "../../core/staff/staff";
 import { lookupSsoProvider } from "../../core/sso/sign-in";
-import { totpSetupFor } from "../../core/staff/totp";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
-/** Sets the cookie of a session `openStaffSession` opened. */
+/** Sets the cookie of a staff session `openStaffSession` opened. */
 export function setStaffSessionCookie(ctx: TrpcContext, session: { token: string; expiresAt: Date }): void {
-  ctx.setCookie(openedSessionCookie(ctx.services.config, session));
+  ctx.setCookie(openedStaffSessionCookie(ctx.services.config, session));
 }
 
-/** Sets the session cookie and ends the pending sign-in's. */
-function signedIn(ctx: TrpcContext, session: { token: string; expiresAt: Date }): LoginResult {
-  setStaffSessionCookie(ctx, session);
+/** Sets the staff session cookie and ends the pending sign-in's. */
+function signedIn(ctx: TrpcContext, staffSession: { token: string; expiresAt: Date }): LoginResult {
+  setStaffSessionCookie(ctx, staffSession);
   if (ctx.pendingSignIn) ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, "", 0));
   return { ok: true, step: "done" };
 }
 
 function afterPasswordStep(ctx: TrpcContext, result: PasswordStepResult): LoginResult {
-  if (result.step === "done") return signedIn(ctx, result.session);
+  if (result.step === "done") return signedIn(ctx, result.staffSession);
   const seconds = Math.round((result.pending.expiresAt.getTime() - Date.now()) / 1000);
   ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, result.pending.token, seconds));
   return { ok: true, step: result.step, ...(result.methods && { methods: result.methods }) };
 }
-
-const pendingEnrollment = (ctx: TrpcContext) => readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "enroll");
-const meta = (ctx: TrpcContext): RequestMeta => ctx.request;
 
 /**
  * Signing in: the password step, then (with a factor) the second step on the pending sign-in
@@ -67,62 +62,61 @@ const meta = (ctx: TrpcContext): RequestMeta => ctx.request;
 export const authRouter = {
   login: publicProcedure
     .input(loginInput)
-    .mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, input, ctx.request))),
+    .mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, ctx.request, input))),
   verifyCode: publicProcedure
     .input(secondFactorCodeInput)
     .mutation(async ({ ctx, input }) =>
-      signedIn(ctx, await verifySecondFactorCode(ctx.services, ctx.pendingSignIn, input, meta(ctx))),
+      signedIn(
+        ctx,
+        await verifySecondFactorCode(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
+      ),
     ),
-  /**
-   * Passkey options: for the second step, the pending sign-in's account's passkeys; passwordless,
-   * any discoverable passkey (a leftover pending cookie does not matter then).
-   */
-  passkeyOptions: publicProcedure.input(passkeyOptionsInput).mutation(async ({ ctx, input }) => {
-    const pending = input.secondStep
-      ? await readPendingSignIn(ctx.services.db, ctx.pendingSignIn, "second_factor")
-      : null;
-    return passkeyAuthenticationOptions(ctx.services, pending?.userId ?? null);
-  }),
+  passkeyOptions: publicProcedure
+    .input(passkeyOptionsInput)
+    .mutation(({ ctx, input }) =>
+      passkeySignInOptions(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
+    ),
   verifyPasskey: publicProcedure
     .input(passkeyAuthenticationInput)
     .mutation(async ({ ctx, input }) =>
-      signedIn(ctx, await verifySecondFactorPasskey(ctx.services, ctx.pendingSignIn, input.response, meta(ctx))),
+      signedIn(
+        ctx,
+        await verifySecondFactorPasskey(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
+      ),
     ),
   passkeySignIn: publicProcedure
     .input(passkeyAuthenticationInput)
-    .mutation(async ({ ctx, input }) =>
-      signedIn(ctx, await signInWithPasskey(ctx.services, input.response, meta(ctx))),
-    ),
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await signInWithPasskey(ctx.services, ctx.request, input))),
   /** Setting up a first factor where the organization requires one (pending `enroll` sign-in). */
-  enrollTotpStart: publicProcedure.mutation(async ({ ctx }) =>
-    totpSetupFor(ctx.services, (await pendingEnrollment(ctx)).userId),
+  enrollTotpStart: publicProcedure.mutation(({ ctx }) =>
+    startTotpEnrollment(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
   ),
   enrollTotpConfirm: publicProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
-    const pending = await pendingEnrollment(ctx);
-    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () =>
-      addTotpFactor(ctx.services, pending.userId, input.code, meta(ctx)),
-    );
-    return { ...signedIn(ctx, session), recoveryCodes };
+    const { staffSession, recoveryCodes } = await confirmTotpEnrollment(ctx.services, ctx.request, {
+      ...input,
+      pendingSignIn: ctx.pendingSignIn,
+    });
+    return { ...signedIn(ctx, staffSession), recoveryCodes };
   }),
-  enrollPasskeyOptions: publicProcedure.mutation(async ({ ctx }) =>
-    passkeyRegistrationOptions(ctx.services, (await pendingEnrollment(ctx)).userId),
+  enrollPasskeyOptions: publicProcedure.mutation(({ ctx }) =>
+    passkeyEnrollmentOptions(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
   ),
   enrollPasskeyVerify: publicProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
-    const pending = await pendingEnrollment(ctx);
-    const { session, recoveryCodes } = await enrollAndSignIn(ctx.services, pending, meta(ctx), () =>
-      addPasskeyFactor(ctx.services, pending.userId, input, meta(ctx)),
-    );
-    return { ...signedIn(ctx, session), recoveryCodes };
+    const { staffSession, recoveryCodes } = await registerPasskeyEnrollment(ctx.services, ctx.request, {
+      ...input,
+      pendingSignIn: ctx.pendingSignIn,
+    });
+    return { ...signedIn(ctx, staffSession), recoveryCodes };
   }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
-    await logOut(ctx.services.db, ctx.sessionCookie);
-    ctx.setCookie(sessionCookieHeader(ctx.services.config, "", 0));
+    await logOut(ctx.services, ctx.sessionCookie);
+    ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
   ssoProvider: publicProcedure
     .input(ssoLookupInput)
-    .query(({ ctx, input }) => lookupSsoProvider(ctx.services, input, ctx.request)),
+    .query(({ ctx, input }) => lookupSsoProvider(ctx.services, ctx.request, input)),
   me: staffProcedure.query(({ ctx }) => ({
     ...describeStaff(ctx.staff, ctx.services.devCertificate),
     sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const),
@@ -133,9 +127,9 @@ export const authRouter = {
 export const invitationsRouter = {
   describe: publicProcedure
     .input(describeInviteInput)
-    .query(({ ctx, input }) => describeInvite(ctx.services, input, ctx.request)),
+    .query(({ ctx, input }) => describeInvite(ctx.services, ctx.request, input)),
   accept: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
-    setStaffSessionCookie(ctx, await acceptInvite(ctx.services, input, ctx.request));
+    setStaffSessionCookie(ctx, await acceptInvite(ctx.services, ctx.request, input));
     return { ok: true as const };
   }),
 } satisfies TRPCRouterRecord;

@@ -31,11 +31,13 @@ export const usersRouter = {
   reactivate: staffProcedure.input(userRef).mutation(({ ctx, input }) => reactivateUser(ctx.org, input)),
 } satisfies TRPCRouterRecord;
 
-/** The signed-in member's own account: their sessions. */
+/** The signed-in member's own account: their staff sessions (the current one is the request's). */
 export const accountRouter = {
-  sessions: staffProcedure.query(({ ctx }) => listOwnSessions(ctx.org, ctx.staff.sessionId)),
+  sessions: staffProcedure.query(({ ctx }) => listOwnSessions(ctx.org, { currentSessionId: ctx.staff.sessionId })),
   endSession: staffProcedure
     .input(endSessionInput)
-    .mutation(({ ctx, input }) => endOwnSession(ctx.org, ctx.staff.sessionId, input)),
-  endOtherSessions: staffProcedure.mutation(({ ctx }) => endOtherSessions(ctx.org, ctx.staff.sessionId)),
+    .mutation(({ ctx, input }) => endOwnSession(ctx.org, { ...input, currentSessionId: ctx.staff.sessionId })),
+  endOtherSessions: staffProcedure.mutation(({ ctx }) =>
+    endOtherSessions(ctx.org, { currentSessionId: ctx.staff.sessionId }),
+  ),
 } satisfies TRPCRouterRecord;
