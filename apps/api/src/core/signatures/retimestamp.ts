@@ -17,8 +17,7 @@ export const RETIMESTAMP_MAX_ATTEMPTS = 100;
  * instances, and the runner takes due jobs in batches.
  */
 export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, timestampExpiresAt: Date): Promise<void> {
-  await enqueueJob(ctx.scope.db, {
-    organizationId: ctx.scope.organizationId,
+  await enqueueJob(ctx.scope, {
     kind: RETIMESTAMP_JOB,
     payload: { organizationId: ctx.scope.organizationId, signatureId: requestId },
     runAt: new Date(Math.max(Date.now(), timestampExpiresAt.getTime() - ctx.services.config.retimestampWindowMs)),

@@ -1,8 +1,8 @@
-import { and, auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
+import { auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
@@ -21,16 +21,8 @@ export const SEAL_MAX_ATTEMPTS = 12;
 
 /** The newest seal job of a request: its state tells staff whether sealing still retries. */
 export async function latestSealJob(ctx: OrgContext, signatureId: string) {
-  const [job] = await ctx.scope.db
-    .select()
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.kind, SEAL_JOB),
-        eq(jobs.organizationId, ctx.scope.organizationId),
-        sql`${jobs.payload}->>'signatureId' = ${signatureId}`,
-      ),
-    )
+  const [job] = await ctx.scope
+    .select(jobs, eq(jobs.kind, SEAL_JOB), sql`${jobs.payload}->>'signatureId' = ${signatureId}`)
     .orderBy(desc(jobs.createdAt))
     .limit(1);
   return job ?? null;
@@ -42,29 +34,23 @@ export async function latestSealJob(ctx: OrgContext, signatureId: string) {
  * failed job starts over with all its attempts; a job that still retries is left alone.
  */
 export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise<{ queued: true }> {
-  const queued = await inTransaction(ctx, async (tx) => {
+  await inTransaction(ctx, async (tx) => {
     const row = await findSignatureRequest(tx, input.id, true);
     if (row.status !== "sealing")
       throw new AppError("conflict", "only a signed request that is still being sealed can be sealed again", {
         reason: `status_${row.status}`,
       });
     const job = await latestSealJob(tx, row.id);
-    if (job && job.status !== "failed" && job.status !== "done") return false;
+    if (job && job.status !== "failed" && job.status !== "done") return;
     if (job?.status === "failed") {
-      await tx.scope.db
-        .update(jobs)
-        .set({
-          status: "pending",
-          attempts: 0,
-          runAt: new Date(),
-          lockedUntil: null,
-          lastError: null,
-          updatedAt: new Date(),
-        })
-        .where(and(eq(jobs.id, job.id), eq(jobs.status, "failed")));
+      await tx.scope.update(
+        jobs,
+        { status: "pending", attempts: 0, runAt: new Date(), lockedUntil: null, lastError: null, updatedAt: new Date() },
+        eq(jobs.id, job.id),
+        eq(jobs.status, "failed"),
+      );
     } else {
-      await enqueueJob(tx.scope.db, {
-        organizationId: row.organizationId,
+      await enqueueJob(tx.scope, {
         kind: SEAL_JOB,
         payload: { organizationId: row.organizationId, signatureId: row.id },
         maxAttempts: SEAL_MAX_ATTEMPTS,
@@ -79,9 +65,8 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
       action: "signature.seal_requeued",
       metadata: { signatureId: row.id, previousError: row.sealError },
     });
-    return true;
+    await afterCommit(tx, "wake the job runner", () => tx.services.jobs?.wake());
   });
-  if (queued) ctx.services.jobs?.wake();
   return { queued: true };
 }
 
