@@ -45,7 +45,14 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
     if (job?.status === "failed") {
       await tx.scope.update(
         jobs,
-        { status: "pending", attempts: 0, runAt: new Date(), lockedUntil: null, lastError: null, updatedAt: new Date() },
+        {
+          status: "pending",
+          attempts: 0,
+          runAt: new Date(),
+          lockedUntil: null,
+          lastError: null,
+          updatedAt: new Date(),
+        },
         eq(jobs.id, job.id),
         eq(jobs.status, "failed"),
       );

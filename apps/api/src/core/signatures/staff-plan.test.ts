@@ -95,7 +95,11 @@ describe.skipIf(!process.env.DATABASE_URL)("signatures.list query plans with 10â
       for (const sort of ["newest", "oldest"] as const) {
         for (const cursor of [undefined, after]) {
           // The statement `page` runs for the list (signatures.list).
-          const query = pageQuery(signatureRequestQuery(org.ctx, filter), SIGNATURE_LIST_KEY, { cursor, limit: 50, sort });
+          const query = pageQuery(signatureRequestQuery(org.ctx, filter), SIGNATURE_LIST_KEY, {
+            cursor,
+            limit: 50,
+            sort,
+          });
           const result = await api.services.db.execute(sql`explain (format json) ${query}`);
           const [first] = rowsOf<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(result);
           const planJson = first!["QUERY PLAN"];
