@@ -1,6 +1,6 @@
 import { and, eq, signatureRequests } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { inTransaction, type OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { enqueueJob } from "../jobs/queue";
 import { retimestamp, timestampFacts } from "./ltv";
@@ -33,13 +33,11 @@ export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, ti
  * the new time stamp and the new SHA-256. Skips what is not (or no longer) due.
  */
 export async function retimestampSignatureRequest(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-  now = new Date(),
+  ctx: OrgContext,
+  input: { id: string; now?: Date },
 ): Promise<"renewed" | "skipped"> {
-  const ctx = systemContext(services, organizationId, `retimestamp-${requestId}`);
-  const { config, storage } = services;
+  const { id: requestId, now = new Date() } = input;
+  const { config, storage } = ctx.services;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
   if (
     !row ||

@@ -81,13 +81,8 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
  * The seal job used up its attempts: the request stays `sealing` (its signature is valid and kept)
  * and is marked, so staff find it as `failed` and may seal it again. Audited for its timeline.
  */
-export async function markSealGaveUp(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-  error: string,
-): Promise<void> {
-  const ctx = systemContext(services, organizationId, `seal-${requestId}`);
+export async function markSealGaveUp(ctx: OrgContext, input: { id: string; error: string }): Promise<void> {
+  const { id: requestId, error } = input;
   await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
       .update(
@@ -123,18 +118,18 @@ async function eventsOf(ctx: OrgContext, signatureId: string) {
   }));
 }
 
+/** The context sealing runs in: the service on its own behalf, in the request's organization. */
+export const sealContext = (services: Services, organizationId: string, requestId: string): OrgContext =>
+  systemContext(services, organizationId, `seal-${requestId}`);
+
 /**
  * Produces the signed result of a request in `sealing`: stamps the signature into the pinned
  * version, appends the audit page, seals with PAdES, stores the signed PDF and the metadata
  * JSON, and marks the request `completed`. Safe to call twice: only one call can complete it,
  * a late one removes its files again. Throws when anything fails (the job retries).
  */
-export async function sealSignatureRequest(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-): Promise<"completed" | "skipped"> {
-  const ctx: OrgContext = systemContext(services, organizationId, `seal-${requestId}`);
+export async function sealSignatureRequest(ctx: OrgContext, input: { id: string }): Promise<"completed" | "skipped"> {
+  const requestId = input.id;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
   if (!row || row.status !== "sealing") return "skipped";
   try {

@@ -30,7 +30,7 @@ import {
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
-import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealSignatureRequest } from "./seal";
+import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
 
 /**
@@ -342,7 +342,8 @@ export async function signRequest(ctx: OrgContext, input: SignInput): Promise<{ 
       // The inline seal: the job above is the safety net if it fails or the process dies.
       await afterCommit(tx, "seal the signed request", async () => {
         try {
-          sealed = (await sealSignatureRequest(services, row.organizationId, row.id)) === "completed";
+          const sealing = sealContext(services, row.organizationId, row.id);
+          sealed = (await sealSignatureRequest(sealing, { id: row.id })) === "completed";
         } catch (error) {
           services.log.warn({ err: error, signatureId: row.id }, "sealing failed; the seal job will retry");
         }
