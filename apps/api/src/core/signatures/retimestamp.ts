@@ -18,6 +18,7 @@ export const RETIMESTAMP_MAX_ATTEMPTS = 100;
  */
 export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, timestampExpiresAt: Date): Promise<void> {
   await enqueueJob(ctx.scope, {
+    organizationId: ctx.scope.organizationId,
     kind: RETIMESTAMP_JOB,
     payload: { organizationId: ctx.scope.organizationId, signatureId: requestId },
     runAt: new Date(Math.max(Date.now(), timestampExpiresAt.getTime() - ctx.services.config.retimestampWindowMs)),

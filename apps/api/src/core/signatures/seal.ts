@@ -58,6 +58,7 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
       );
     } else {
       await enqueueJob(tx.scope, {
+        organizationId: row.organizationId,
         kind: SEAL_JOB,
         payload: { organizationId: row.organizationId, signatureId: row.id },
         maxAttempts: SEAL_MAX_ATTEMPTS,

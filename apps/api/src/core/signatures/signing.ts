@@ -334,6 +334,7 @@ export async function signRequest(ctx: OrgContext, input: SignInput): Promise<{ 
         },
       });
       await enqueueJob(tx.scope, {
+        organizationId: row.organizationId,
         kind: SEAL_JOB,
         payload: { organizationId: row.organizationId, signatureId: row.id },
         runAt: new Date(Date.now() + SEAL_JOB_DELAY_MS),
