@@ -542,6 +542,11 @@ export class TenantQuery<F extends SelectedFields, Nullable extends string = nev
     return query as unknown as PromiseLike<ProjectionRow<F, Nullable>[]>;
   }
 
+  /** The statement as SQL, to embed it (e.g. `explain ${query}` in a test of its plan). */
+  getSQL(): SQL {
+    return (this.#build() as unknown as { getSQL(): SQL }).getSQL();
+  }
+
   then<A = ProjectionRow<F, Nullable>[], B = never>(
     onFulfilled?: ((rows: ProjectionRow<F, Nullable>[]) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,

@@ -1,3 +1,4 @@
+import { systemContext } from "../core/context";
 import { retimestampSignatureRequest } from "../core/signatures/retimestamp";
 import { jittered, type JobHandler } from "./runner";
 
@@ -10,7 +11,8 @@ const DELAYS_MS = [300_000, 1_800_000, 7_200_000];
 export const retimestampJobHandler: JobHandler = {
   async run(job, services) {
     const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
-    await retimestampSignatureRequest(services, organizationId, signatureId);
+    const ctx = systemContext(services, organizationId, `retimestamp-${signatureId}`);
+    await retimestampSignatureRequest(ctx, { id: signatureId });
   },
   retryDelayMs: (attempt) => jittered(DELAYS_MS[Math.min(attempt - 1, DELAYS_MS.length - 1)] ?? DELAYS_MS[0]!),
   leaseSeconds: 120,

@@ -1,4 +1,4 @@
-import { markSealGaveUp, sealSignatureRequest } from "../core/signatures/seal";
+import { markSealGaveUp, sealContext, sealSignatureRequest } from "../core/signatures/seal";
 
 export { SEAL_JOB } from "../core/signatures/seal";
 import { jittered, type JobHandler } from "./runner";
@@ -13,12 +13,12 @@ const DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
 export const sealJobHandler: JobHandler = {
   async run(job, services) {
     const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
-    await sealSignatureRequest(services, organizationId, signatureId);
+    await sealSignatureRequest(sealContext(services, organizationId, signatureId), { id: signatureId });
   },
   retryDelayMs: (attempt) => jittered(DELAYS_MS[Math.min(attempt - 1, DELAYS_MS.length - 1)] ?? DELAYS_MS[0]!),
   leaseSeconds: 120,
   async gaveUp(job, services, error) {
     const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
-    await markSealGaveUp(services, organizationId, signatureId, error);
+    await markSealGaveUp(sealContext(services, organizationId, signatureId), { id: signatureId, error });
   },
 };

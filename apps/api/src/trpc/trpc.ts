@@ -1,7 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { can, type StaffProcedure } from "@clinsign/contracts";
+import { can, signingSessionInput, type StaffProcedure } from "@clinsign/contracts";
 import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
+import { requestOfSigningPass } from "../core/credentials/signing";
 import { AppError, errorMapping } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
@@ -212,4 +213,19 @@ export const smsRecipientProcedure = publicProcedure.input(portalLinkInput).use(
     linkToken: input.linkToken,
   });
   return next({ ctx: { org: orgContext(ctx, recipient) } });
+});
+
+// ---- Signer procedures (issue 22, C2): the signing page after `signing.open` ----------------------
+
+/**
+ * The signing page's calls after `signing.open`: the signing pass it keeps (`sessionToken` in the
+ * input) resolved, as staff procedures resolve their cookie, to the one request it may act on
+ * (core/credentials/signing.ts); `ctx.signer` is the signer's context in that request's
+ * organization. 401 once the pass has ended: the page must open the link again. A procedure adds
+ * the rest of its input with `.input(…)`.
+ */
+export const signerProcedure = publicProcedure.input(signingSessionInput).use(async ({ ctx, input, next }) => {
+  const grant = await requestOfSigningPass(ctx.services, input.sessionToken);
+  if (!grant) throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
+  return next({ ctx: { signer: orgContext(ctx, { kind: "signer", ...grant }) } });
 });

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import {
+import type { z } from "zod";
+import type {
   createDocumentInput,
-  type CreateDocumentInput,
-  type DeleteDocumentOutput,
-  type DocumentSummary,
-  type SigningFieldRect,
+  DeleteDocumentOutput,
+  DocumentSummary,
+  SigningFieldRect,
   updateDocumentInput,
-  type UpdateDocumentInput,
 } from "@clinsign/contracts";
 import { and, desc, documents, documentVersions, eq, signatureRequests, type DocumentAvailability } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
@@ -20,6 +19,10 @@ export const MAX_PDF_BYTES = 20 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 15_000;
 
 type DocumentRow = typeof documents.$inferSelect;
+/** A6's input as the door parsed it. */
+export type CreateDocumentInput = z.output<typeof createDocumentInput>;
+/** A8's input as the door parsed it. */
+export type UpdateDocumentInput = z.output<typeof updateDocumentInput>;
 type VersionRow = typeof documentVersions.$inferSelect;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -97,8 +100,7 @@ export function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummar
  * A6: fetches the PDF, checks it, validates the field rectangles against its pages, stores our
  * own copy with its SHA-256 and creates version 1. New documents are `active`.
  */
-export async function createDocument(ctx: OrgContext, raw: CreateDocumentInput) {
-  const input = createDocumentInput.parse(raw);
+export async function createDocument(ctx: OrgContext, input: CreateDocumentInput) {
   const bytes = await fetchPdf(ctx, input.document_bloburl);
   const doc = await registerDocument(ctx, {
     name: input.document_name,
@@ -174,8 +176,7 @@ export async function registerDocument(ctx: OrgContext, input: NewDocument): Pro
  * A8: a new version with the changed title, description or fields (same PDF). Requests that
  * have not been opened follow it; opened and completed ones keep the version they pinned.
  */
-export async function updateDocument(ctx: OrgContext, raw: UpdateDocumentInput) {
-  const input = updateDocumentInput.parse(raw);
+export async function updateDocument(ctx: OrgContext, input: UpdateDocumentInput) {
   if (input.document_id !== undefined && input.document_id !== input.id) {
     throw new AppError("invalid_request", "document_id must equal the id in the path", { field: "document_id" });
   }

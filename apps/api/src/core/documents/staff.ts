@@ -50,10 +50,10 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 async function requestCountsOf(ctx: OrgContext, documentIds: string[]): Promise<Map<string, DocumentRequestCounts>> {
   const counts = new Map<string, DocumentRequestCounts>(documentIds.map((id) => [id, noRequests()]));
   if (documentIds.length === 0) return counts;
-  const rows = await ctx.scope.db
-    .select({ documentId: signatureRequests.documentId, status: signatureRequests.status, n: count() })
+  const rows = await ctx.scope
+    .query({ documentId: signatureRequests.documentId, status: signatureRequests.status, n: count() })
     .from(signatureRequests)
-    .where(ctx.scope.owns(signatureRequests, inArray(signatureRequests.documentId, documentIds)))
+    .where(inArray(signatureRequests.documentId, documentIds))
     .groupBy(signatureRequests.documentId, signatureRequests.status);
   for (const row of rows) {
     const entry = counts.get(row.documentId);
@@ -119,41 +119,29 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
       .select(documentVersions, eq(documentVersions.documentId, doc.id))
       .orderBy(sql`${documentVersions.version} desc`)
       .limit(MAX_VERSIONS_SHOWN),
-    ctx.scope.db
-      .select({ version: signatureRequests.pinnedVersion, n: count() })
+    ctx.scope
+      .query({ version: signatureRequests.pinnedVersion, n: count() })
       .from(signatureRequests)
-      .where(
-        ctx.scope.owns(
-          signatureRequests,
-          eq(signatureRequests.documentId, doc.id),
-          isNotNull(signatureRequests.pinnedVersion),
-        ),
-      )
+      .where(eq(signatureRequests.documentId, doc.id), isNotNull(signatureRequests.pinnedVersion))
       .groupBy(signatureRequests.pinnedVersion),
     requestCountsOf(ctx, [doc.id]),
   ]);
   // A request pins its version when the patient opens it; until then it follows the newest one.
-  const [following] = await ctx.scope.db
-    .select({ n: count() })
+  const [following] = await ctx.scope
+    .query({ n: count() })
     .from(signatureRequests)
     .where(
-      ctx.scope.owns(
-        signatureRequests,
-        eq(signatureRequests.documentId, doc.id),
-        eq(signatureRequests.status, "pending"),
-        isNull(signatureRequests.pinnedVersion),
-      ),
+      eq(signatureRequests.documentId, doc.id),
+      eq(signatureRequests.status, "pending"),
+      isNull(signatureRequests.pinnedVersion),
     );
-  const [pinnedOpen] = await ctx.scope.db
-    .select({ n: count() })
+  const [pinnedOpen] = await ctx.scope
+    .query({ n: count() })
     .from(signatureRequests)
     .where(
-      ctx.scope.owns(
-        signatureRequests,
-        eq(signatureRequests.documentId, doc.id),
-        inArray(signatureRequests.status, ["pending", "opened"]),
-        isNotNull(signatureRequests.pinnedVersion),
-      ),
+      eq(signatureRequests.documentId, doc.id),
+      inArray(signatureRequests.status, ["pending", "opened"]),
+      isNotNull(signatureRequests.pinnedVersion),
     );
   const pinnedByVersion = new Map(pinned.map((row) => [row.version, Number(row.n)]));
   return {

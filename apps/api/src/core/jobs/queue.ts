@@ -1,4 +1,4 @@
-import { and, eq, jobs, rowsOf, sql, type Executor } from "@clinsign/db";
+import { and, eq, jobs, OrgScope, rowsOf, sql, type Executor } from "@clinsign/db";
 
 export type Job = typeof jobs.$inferSelect;
 
@@ -11,15 +11,31 @@ export interface EnqueueInput {
   maxAttempts: number;
 }
 
+/** Through a scope the job belongs to the scope's organization; naming another one is an error. */
+export type ScopedEnqueueInput = Omit<EnqueueInput, "organizationId"> & { organizationId?: string | null };
+
 /**
- * Queues background work. Pass the transaction that makes the change the job belongs to, so the
- * job exists exactly when the change does.
+ * Queues background work. Pass the scope (or, for work of no organization, the handle) of the
+ * transaction that makes the change the job belongs to, so the job exists exactly when the change
+ * does. A scope is the usual caller's; the raw `Executor` is kept for callers not yet moved to one.
  */
-export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job> {
+export async function enqueueJob(scope: OrgScope, input: ScopedEnqueueInput): Promise<Job>;
+export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job>;
+export async function enqueueJob(target: OrgScope | Executor, input: ScopedEnqueueInput): Promise<Job> {
+  let organizationId = input.organizationId ?? null;
+  let db: Executor;
+  if (target instanceof OrgScope) {
+    if (input.organizationId !== undefined && input.organizationId !== target.organizationId)
+      throw new Error(`job ${input.kind} names organization ${input.organizationId}, not its scope's`);
+    organizationId = target.organizationId;
+    // The queue is one table for every organization (the runner claims across them): the job
+    // row is written on the scope's own (transaction) handle.
+    db = OrgScope.unscoped(target);
+  } else db = target;
   const [row] = await db
     .insert(jobs)
     .values({
-      organizationId: input.organizationId,
+      organizationId,
       kind: input.kind,
       payload: input.payload,
       maxAttempts: input.maxAttempts,

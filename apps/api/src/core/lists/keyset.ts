@@ -138,15 +138,27 @@ export async function page<F extends SelectedFields, Nullable extends string, It
   list: { cursor?: string | null; limit: number; sort: ListSort },
   toItem: (row: ProjectionRow<F, Nullable>) => Item,
 ): Promise<ListPage<Item>> {
-  const rows = await query
-    .with({ pageKeyAt: exactTimestamp(key[0]), pageKeyId: sql<string>`${key[1]}::text` })
-    .where(afterTimeIdCursor(key, list.cursor ?? undefined, list.sort))
-    .orderBy(...keyOrder(key, list.sort))
-    .limit(list.limit + 1);
+  const rows = await pageQuery(query, key, list);
   // The generic row type cannot see that the two added keys are text; they are.
   const keyOf = (row: unknown) => {
     const { pageKeyAt, pageKeyId } = row as { pageKeyAt: string; pageKeyId: string };
     return [pageKeyAt, pageKeyId];
   };
   return toPage(rows, list.limit, toItem, keyOf);
+}
+
+/**
+ * The statement `page` runs: `query` with the cursor's key, the keyset condition, the key order
+ * and `limit + 1` rows (exported so a test can ask the planner about it).
+ */
+export function pageQuery<F extends SelectedFields, Nullable extends string>(
+  query: TenantQuery<F, Nullable>,
+  key: readonly [time: PgColumn, id: PgColumn],
+  list: { cursor?: string | null; limit: number; sort: ListSort },
+) {
+  return query
+    .with({ pageKeyAt: exactTimestamp(key[0]), pageKeyId: sql<string>`${key[1]}::text` })
+    .where(afterTimeIdCursor(key, list.cursor ?? undefined, list.sort))
+    .orderBy(...keyOrder(key, list.sort))
+    .limit(list.limit + 1);
 }

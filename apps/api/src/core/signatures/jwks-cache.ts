@@ -42,7 +42,7 @@ export function jwksCacheSeconds(cacheControl: string | undefined): number {
 }
 
 /**
- * Key sets of session-token issuers (A4), per URL, in process memory. Each instance of the API
+ * Key sets of host session token issuers (A4), per URL, in process memory. Each instance of the API
  * keeps its own copy; a rotated key reaches it through the unknown-kid refetch.
  */
 export class JwksCache {
@@ -107,5 +107,5 @@ export class JwksCache {
   }
 }
 
-/** The process-wide cache used by session verification. */
-export const sessionJwksCache = new JwksCache();
+/** The process-wide cache used by host session verification (A4). */
+export const hostSessionJwksCache = new JwksCache();

@@ -13,9 +13,10 @@ import {
   type SealRefusalReason,
   type UploadOrganizationSealInput,
 } from "@clinsign/contracts";
-import { eq, organizationSeals } from "@clinsign/db";
+import { organizationSeals } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type Services } from "../context";
+import { isOrganizationSealCertificate } from "../credentials/sealed-copies";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
 import {
@@ -161,11 +162,7 @@ function assertAdmin(ctx: OrgContext) {
 }
 
 async function findSealRow(ctx: OrgContext) {
-  const [row] = await ctx.scope.db
-    .select()
-    .from(organizationSeals)
-    .where(eq(organizationSeals.organizationId, ctx.scope.organizationId))
-    .limit(1);
+  const [row] = await ctx.scope.select(organizationSeals).limit(1);
   return row ?? null;
 }
 
@@ -206,9 +203,8 @@ export async function uploadOrganizationSeal(
     createdAt: now,
   };
   await inTransaction(ctx, async (tx) => {
-    await tx.scope.db
-      .insert(organizationSeals)
-      .values({ organizationId: tx.scope.organizationId, ...values })
+    await tx.scope
+      .insert(organizationSeals, values)
       .onConflictDoUpdate({ target: organizationSeals.organizationId, set: values });
     await recordAudit(tx, {
       action: "seal.uploaded",
@@ -226,9 +222,8 @@ export async function uploadOrganizationSeal(
 export async function removeOrganizationSeal(ctx: OrgContext): Promise<OrganizationSeal> {
   assertAdmin(ctx);
   await inTransaction(ctx, async (tx) => {
-    const [removed] = await tx.scope.db
+    const [removed] = await tx.scope
       .delete(organizationSeals)
-      .where(eq(organizationSeals.organizationId, tx.scope.organizationId))
       .returning({ fingerprint: organizationSeals.fingerprint });
     if (removed) await recordAudit(tx, { action: "seal.removed", metadata: { fingerprint: removed.fingerprint } });
   });
@@ -273,10 +268,5 @@ export async function sealingIdentity(ctx: OrgContext): Promise<SigningIdentity>
  */
 export async function isServiceCertificate(services: Services, fingerprint: string): Promise<boolean> {
   if (loadSigningIdentity(services.config).fingerprint === fingerprint) return true;
-  const [row] = await services.db
-    .select({ fingerprint: organizationSeals.fingerprint })
-    .from(organizationSeals)
-    .where(eq(organizationSeals.fingerprint, fingerprint))
-    .limit(1);
-  return !!row;
+  return isOrganizationSealCertificate(services, fingerprint);
 }

@@ -1,10 +1,9 @@
-import {
+import type { z } from "zod";
+import type {
+  CompletedProcess,
   createSignatureRequestInput,
-  type CompletedProcess,
-  type CreateSignatureRequestInput,
-  type OpenSignatureLink,
+  OpenSignatureLink,
   updateAssignmentInput,
-  type UpdateAssignmentInput,
 } from "@clinsign/contracts";
 import {
   and,
@@ -14,7 +13,6 @@ import {
   eq,
   gt,
   inArray,
-  lte,
   signatureRequests,
   sql,
   type SignatureRequestStatus,
@@ -24,11 +22,16 @@ import { ensureInstitution } from "../branding/branding";
 import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument, findVersion, isUuid } from "../documents/documents";
+import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
 import { latestSealJob } from "./seal";
 import { AppError, notFound } from "../errors";
 
 export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
+/** A1's input as the door parsed it. */
+export type CreateSignatureRequestInput = z.output<typeof createSignatureRequestInput>;
+/** A7's input as the door parsed it. */
+export type UpdateAssignmentInput = z.output<typeof updateAssignmentInput>;
 
 /** Statuses in which the patient can still act; only these expire. */
 export const OPEN_STATUSES: SignatureRequestStatus[] = ["pending", "opened"];
@@ -79,11 +82,7 @@ export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Pro
  */
 export async function expireDueRequests(services: Services, batchSize = 200): Promise<number> {
   // Across organizations by design: a system sweep; each row is then handled in its own scope.
-  const due = await services.db
-    .select({ id: signatureRequests.id, organizationId: signatureRequests.organizationId })
-    .from(signatureRequests)
-    .where(and(inArray(signatureRequests.status, OPEN_STATUSES), lte(signatureRequests.expiresAt, new Date())))
-    .limit(batchSize);
+  const due = await signatureRequestsDueForExpiry(services, OPEN_STATUSES, batchSize);
   let expired = 0;
   for (const { id, organizationId } of due) {
     const ctx = systemContext(services, organizationId, "expiry-sweep");
@@ -128,8 +127,7 @@ export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
 }
 
 /** A1: an assignment of an `active` document to a patient, with an unguessable signing link. */
-export async function createSignatureRequest(ctx: OrgContext, raw: CreateSignatureRequestInput) {
-  const input = createSignatureRequestInput.parse(raw);
+export async function createSignatureRequest(ctx: OrgContext, input: CreateSignatureRequestInput) {
   const token = randomSecret(32);
   return inTransaction(ctx, async (tx) => {
     const doc = await findDocument(tx, input.document_id);
@@ -184,8 +182,8 @@ export async function listOpenSignatureLinks(
   input: { patient_id: string },
 ): Promise<OpenSignatureLink[]> {
   // One query: the title comes from the pinned version, or the newest one while not started.
-  const rows = await ctx.scope.db
-    .select({
+  const rows = await ctx.scope
+    .query({
       id: signatureRequests.id,
       documentId: signatureRequests.documentId,
       title: documentVersions.title,
@@ -195,10 +193,7 @@ export async function listOpenSignatureLinks(
       expiresAt: signatureRequests.expiresAt,
     })
     .from(signatureRequests)
-    .innerJoin(
-      documents,
-      and(eq(documents.id, signatureRequests.documentId), eq(documents.organizationId, ctx.scope.organizationId)),
-    )
+    .innerJoin(documents, eq(documents.id, signatureRequests.documentId))
     .innerJoin(
       documentVersions,
       and(
@@ -207,13 +202,10 @@ export async function listOpenSignatureLinks(
       ),
     )
     .where(
-      ctx.scope.owns(
-        signatureRequests,
-        eq(signatureRequests.patientId, input.patient_id),
-        eq(signatureRequests.visibility, "active"),
-        inArray(signatureRequests.status, OPEN_STATUSES),
-        gt(signatureRequests.expiresAt, new Date()),
-      ),
+      eq(signatureRequests.patientId, input.patient_id),
+      eq(signatureRequests.visibility, "active"),
+      inArray(signatureRequests.status, OPEN_STATUSES),
+      gt(signatureRequests.expiresAt, new Date()),
     )
     .orderBy(signatureRequests.expiresAt, signatureRequests.id)
     .limit(LIST_LIMIT);
@@ -317,8 +309,7 @@ export async function changeSignatureRequest(
 }
 
 /** A7: the documented shape of `changeSignatureRequest` (`status` is the visibility and always sent). */
-export async function updateAssignment(ctx: OrgContext, raw: UpdateAssignmentInput) {
-  const input = updateAssignmentInput.parse(raw);
+export async function updateAssignment(ctx: OrgContext, input: UpdateAssignmentInput) {
   const updated = await changeSignatureRequest(
     ctx,
     {

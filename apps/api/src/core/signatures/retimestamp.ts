@@ -1,6 +1,6 @@
 import { and, eq, signatureRequests } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { inTransaction, type OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { enqueueJob } from "../jobs/queue";
 import { retimestamp, timestampFacts } from "./ltv";
@@ -17,7 +17,7 @@ export const RETIMESTAMP_MAX_ATTEMPTS = 100;
  * instances, and the runner takes due jobs in batches.
  */
 export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, timestampExpiresAt: Date): Promise<void> {
-  await enqueueJob(ctx.scope.db, {
+  await enqueueJob(ctx.scope, {
     organizationId: ctx.scope.organizationId,
     kind: RETIMESTAMP_JOB,
     payload: { organizationId: ctx.scope.organizationId, signatureId: requestId },
@@ -34,13 +34,11 @@ export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, ti
  * the new time stamp and the new SHA-256. Skips what is not (or no longer) due.
  */
 export async function retimestampSignatureRequest(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-  now = new Date(),
+  ctx: OrgContext,
+  input: { id: string; now?: Date },
 ): Promise<"renewed" | "skipped"> {
-  const ctx = systemContext(services, organizationId, `retimestamp-${requestId}`);
-  const { config, storage } = services;
+  const { id: requestId, now = new Date() } = input;
+  const { config, storage } = ctx.services;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
   if (
     !row ||

@@ -1,8 +1,8 @@
-import { and, auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
+import { auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { enqueueJob } from "../jobs/queue";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
@@ -21,16 +21,8 @@ export const SEAL_MAX_ATTEMPTS = 12;
 
 /** The newest seal job of a request: its state tells staff whether sealing still retries. */
 export async function latestSealJob(ctx: OrgContext, signatureId: string) {
-  const [job] = await ctx.scope.db
-    .select()
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.kind, SEAL_JOB),
-        eq(jobs.organizationId, ctx.scope.organizationId),
-        sql`${jobs.payload}->>'signatureId' = ${signatureId}`,
-      ),
-    )
+  const [job] = await ctx.scope
+    .select(jobs, eq(jobs.kind, SEAL_JOB), sql`${jobs.payload}->>'signatureId' = ${signatureId}`)
     .orderBy(desc(jobs.createdAt))
     .limit(1);
   return job ?? null;
@@ -42,28 +34,30 @@ export async function latestSealJob(ctx: OrgContext, signatureId: string) {
  * failed job starts over with all its attempts; a job that still retries is left alone.
  */
 export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise<{ queued: true }> {
-  const queued = await inTransaction(ctx, async (tx) => {
+  await inTransaction(ctx, async (tx) => {
     const row = await findSignatureRequest(tx, input.id, true);
     if (row.status !== "sealing")
       throw new AppError("conflict", "only a signed request that is still being sealed can be sealed again", {
         reason: `status_${row.status}`,
       });
     const job = await latestSealJob(tx, row.id);
-    if (job && job.status !== "failed" && job.status !== "done") return false;
+    if (job && job.status !== "failed" && job.status !== "done") return;
     if (job?.status === "failed") {
-      await tx.scope.db
-        .update(jobs)
-        .set({
+      await tx.scope.update(
+        jobs,
+        {
           status: "pending",
           attempts: 0,
           runAt: new Date(),
           lockedUntil: null,
           lastError: null,
           updatedAt: new Date(),
-        })
-        .where(and(eq(jobs.id, job.id), eq(jobs.status, "failed")));
+        },
+        eq(jobs.id, job.id),
+        eq(jobs.status, "failed"),
+      );
     } else {
-      await enqueueJob(tx.scope.db, {
+      await enqueueJob(tx.scope, {
         organizationId: row.organizationId,
         kind: SEAL_JOB,
         payload: { organizationId: row.organizationId, signatureId: row.id },
@@ -79,9 +73,8 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
       action: "signature.seal_requeued",
       metadata: { signatureId: row.id, previousError: row.sealError },
     });
-    return true;
+    await afterCommit(tx, "wake the job runner", () => tx.services.jobs?.wake());
   });
-  if (queued) ctx.services.jobs?.wake();
   return { queued: true };
 }
 
@@ -89,13 +82,8 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
  * The seal job used up its attempts: the request stays `sealing` (its signature is valid and kept)
  * and is marked, so staff find it as `failed` and may seal it again. Audited for its timeline.
  */
-export async function markSealGaveUp(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-  error: string,
-): Promise<void> {
-  const ctx = systemContext(services, organizationId, `seal-${requestId}`);
+export async function markSealGaveUp(ctx: OrgContext, input: { id: string; error: string }): Promise<void> {
+  const { id: requestId, error } = input;
   await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
       .update(
@@ -131,18 +119,18 @@ async function eventsOf(ctx: OrgContext, signatureId: string) {
   }));
 }
 
+/** The context sealing runs in: the service on its own behalf, in the request's organization. */
+export const sealContext = (services: Services, organizationId: string, requestId: string): OrgContext =>
+  systemContext(services, organizationId, `seal-${requestId}`);
+
 /**
  * Produces the signed result of a request in `sealing`: stamps the signature into the pinned
  * version, appends the audit page, seals with PAdES, stores the signed PDF and the metadata
  * JSON, and marks the request `completed`. Safe to call twice: only one call can complete it,
  * a late one removes its files again. Throws when anything fails (the job retries).
  */
-export async function sealSignatureRequest(
-  services: Services,
-  organizationId: string,
-  requestId: string,
-): Promise<"completed" | "skipped"> {
-  const ctx: OrgContext = systemContext(services, organizationId, `seal-${requestId}`);
+export async function sealSignatureRequest(ctx: OrgContext, input: { id: string }): Promise<"completed" | "skipped"> {
+  const requestId = input.id;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
   if (!row || row.status !== "sealing") return "skipped";
   try {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf, sql } from "@clinsign/db";
 import { ensureInstitution } from "../branding/branding";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { signatureRequestQuery, type SignatureRequestFilter } from "./staff";
+import { encodeCursor, pageQuery } from "../lists/keyset";
+import { SIGNATURE_LIST_KEY, signatureRequestQuery, type SignatureRequestFilter } from "./staff";
 
 /**
  * The organization-wide request list must stay one index range scan without a sort under every
@@ -87,13 +88,18 @@ describe.skipIf(!process.env.DATABASE_URL)("signatures.list query plans with 10â
     async (_name, raw) => {
       const filter = { ...raw, ...(raw.documentId !== undefined && { documentId: documentIds[2]! }) };
       // A later page: after a row deep in the list.
-      const after = {
-        at: new Date(Date.now() - 40_000 * 60_000).toISOString().replace("Z", "000Z"),
-        id: "ffffffff-ffff-4fff-bfff-ffffffffffff",
-      };
+      const after = encodeCursor([
+        new Date(Date.now() - 40_000 * 60_000).toISOString().replace("Z", "000Z"),
+        "ffffffff-ffff-4fff-bfff-ffffffffffff",
+      ]);
       for (const sort of ["newest", "oldest"] as const) {
         for (const cursor of [undefined, after]) {
-          const query = signatureRequestQuery(org.ctx, filter, sort, cursor, 50);
+          // The statement `page` runs for the list (signatures.list).
+          const query = pageQuery(signatureRequestQuery(org.ctx, filter), SIGNATURE_LIST_KEY, {
+            cursor,
+            limit: 50,
+            sort,
+          });
           const result = await api.services.db.execute(sql`explain (format json) ${query}`);
           const [first] = rowsOf<{ "QUERY PLAN": [{ Plan: PlanNode }] | string }>(result);
           const planJson = first!["QUERY PLAN"];

@@ -28,7 +28,7 @@ import {
 } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 import {
   changeSignatureRequest,
   findSignatureRequest,
@@ -98,46 +98,35 @@ export function signatureRequestConditions(filter: SignatureRequestFilter, now =
   ];
 }
 
-type PageRow = SignatureRequestRow & { cursorAt: string };
-type ListRow = PageRow & { documentName: string; documentVersion: number };
+type ListRow = SignatureRequestRow & { documentName: string; documentVersion: number };
+
+/** The list's order: (created_at, id), the key every filter's index ends with. */
+export const SIGNATURE_LIST_KEY = [signatureRequests.createdAt, signatureRequests.id] as const;
 
 /**
- * One keyset page (the query, so its plan can be checked): the rows after `after` in
- * (created_at, id) order, `limit + 1` of them. Each filter has an index ending in
- * (created_at, id) (migration 0009), so a page is one index range scan however deep it is.
- * The page's documents are read afterwards by primary key: joined here, a planner without
- * statistics on the (small, rarely changing) documents table would read every request of the
- * organization document by document and sort them.
+ * The list's query before its page (`page` adds the keyset condition, order and limit). Each
+ * filter has an index ending in (created_at, id) (migration 0009), so a page is one index range
+ * scan however deep it is. The page's documents are read afterwards by primary key: joined here,
+ * a planner without statistics on the (small, rarely changing) documents table would read every
+ * request of the organization document by document and sort them.
  */
-export function signatureRequestQuery(
-  ctx: OrgContext,
-  filter: SignatureRequestFilter,
-  sort: ListSort,
-  after: { at: string; id: string } | undefined,
-  limit: number,
-) {
-  const s = signatureRequests;
-  const keyset = after
-    ? afterKey([s.createdAt, s.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], sort)
-    : undefined;
-  return ctx.scope.db
-    .select({ ...getTableColumns(s), cursorAt: exactTimestamp(s.createdAt) })
-    .from(s)
-    .where(ctx.scope.owns(s, ...signatureRequestConditions(filter), keyset))
-    .orderBy(...keyOrder([s.createdAt, s.id], sort))
-    .limit(limit + 1);
+export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestFilter) {
+  return ctx.scope
+    .query(getTableColumns(signatureRequests))
+    .from(signatureRequests)
+    .where(...signatureRequestConditions(filter));
 }
 
 /** The name and current version of the documents of one page of requests. */
-async function withDocuments(ctx: OrgContext, rows: PageRow[]): Promise<ListRow[]> {
+async function withDocuments(ctx: OrgContext, rows: SignatureRequestRow[]): Promise<ListRow[]> {
   const ids = [...new Set(rows.map((row) => row.documentId))];
   const docs =
     ids.length === 0
       ? []
-      : await ctx.scope.db
-          .select({ id: documents.id, name: documents.name, currentVersion: documents.currentVersion })
+      : await ctx.scope
+          .query({ id: documents.id, name: documents.name, currentVersion: documents.currentVersion })
           .from(documents)
-          .where(ctx.scope.owns(documents, inArray(documents.id, ids)));
+          .where(inArray(documents.id, ids));
   const byId = new Map(docs.map((doc) => [doc.id, doc]));
   return rows.map((row) => {
     const doc = byId.get(row.documentId);
@@ -171,9 +160,8 @@ export async function listSignatureRequestPage(
   ctx: OrgContext,
   input: SignatureRequestFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<SignatureRequestListItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const rows = await signatureRequestQuery(ctx, input, input.sort, after, input.limit);
-  return toPage(await withDocuments(ctx, rows), input.limit, toListItem, (row) => [row.cursorAt, row.id]);
+  const found = await page(signatureRequestQuery(ctx, input), SIGNATURE_LIST_KEY, input, (row) => row);
+  return { ...found, items: (await withDocuments(ctx, found.items)).map(toListItem) };
 }
 
 // ---- detail and timeline -----------------------------------------------------------------------
@@ -299,7 +287,6 @@ export async function getSignatureRequestDetail(
     row.status === "sealing" && (row.sealFailedAt !== null || (await latestSealJob(ctx, row.id))?.status === "failed");
   const item = toListItem({
     ...row,
-    cursorAt: "",
     documentName: doc?.name ?? "",
     documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1,
   });

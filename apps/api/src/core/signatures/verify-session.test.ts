@@ -11,7 +11,7 @@ import {
   type FileServer,
 } from "../../testing/signature-fixtures";
 import { updateOrganizationSettings } from "../organizations/organizations";
-import { JWKS_REFRESH_INTERVAL_SECONDS, sessionJwksCache } from "./jwks-cache";
+import { JWKS_REFRESH_INTERVAL_SECONDS, hostSessionJwksCache } from "./jwks-cache";
 
 let api: TestApi;
 let files: FileServer;
@@ -316,7 +316,7 @@ describe("A4 JWKS cache", () => {
     expect(server.fetches()).toBe(1);
 
     const later = Date.now() + (JWKS_REFRESH_INTERVAL_SECONDS + 1) * 1000;
-    const clock = vi.spyOn(sessionJwksCache, "now").mockReturnValue(later);
+    const clock = vi.spyOn(hostSessionJwksCache, "now").mockReturnValue(later);
     try {
       expect(
         (await verify(org, { patient_id: "P-C", signature_id: request.id, session_token: await withK2("r-3") })).body

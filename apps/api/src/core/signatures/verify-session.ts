@@ -1,17 +1,26 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from "jose";
-import { verifySessionInput, type VerifySessionInput, type VerifySessionOutput } from "@clinsign/contracts";
-import { eq, lt, organizations, signatureRequests, signingCredentials, usedSessionJtis } from "@clinsign/db";
+import type { z } from "zod";
+import type { verifySessionInput, VerifySessionOutput } from "@clinsign/contracts";
+import { eq, lt, type organizations, signatureRequests, signingCredentials, usedSessionJtis } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { isUuid } from "../documents/documents";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { NotAKeySet, sessionJwksCache, type FetchedJwks, type KeyResolver } from "./jwks-cache";
+import { hostSessionJwksCache, NotAKeySet, type FetchedJwks, type KeyResolver } from "./jwks-cache";
 import { expireIfDue, ticketLink } from "./requests";
 import { signedCopyOf } from "./signed-copy";
 
-/** A session token may live at most this long (from now, and from its `iat`). */
-export const MAX_SESSION_TOKEN_SECONDS = 600;
+/**
+ * A4, "host session": the patient portal of the organization (the host) vouches for its
+ * signed-in patient with a short-lived token of its own session (the wire's `session_token`);
+ * confirmed here, it is exchanged for a one-time ticket into the signing page. Code names say
+ * "host session" for that token, never plain "session" (the console's staff session, an embed
+ * session and the signing pass are other things).
+ */
+
+/** A host session token may live at most this long (from now, and from its `iat`). */
+export const MAX_HOST_SESSION_SECONDS = 600;
 /** Lifetime of the one-time ticket in redirect_url. */
 export const TICKET_SECONDS = 300;
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -46,7 +55,7 @@ class Refusal extends Error {
   }
 }
 
-interface SessionClaims {
+interface HostSessionClaims {
   sub?: unknown;
   aud?: unknown;
   iss?: unknown;
@@ -56,6 +65,8 @@ interface SessionClaims {
 }
 
 type OrgRow = typeof organizations.$inferSelect;
+/** A4's input as the door parsed it (`session_token` is the host session token). */
+export type VerifyHostSessionInput = z.output<typeof verifySessionInput>;
 
 function joseRefusal(error: unknown): Refusal {
   if (error instanceof joseErrors.JWTExpired) return new Refusal("token_expired");
@@ -87,7 +98,9 @@ async function fetchJson(
 async function jwksKeys(ctx: OrgContext, url: string, refresh: boolean): Promise<KeyResolver | null> {
   const fetchJwks = (): Promise<FetchedJwks> => fetchJson(ctx, url, {}, "jwks_unavailable");
   try {
-    return refresh ? await sessionJwksCache.refreshed(url, fetchJwks) : await sessionJwksCache.keys(url, fetchJwks);
+    return refresh
+      ? await hostSessionJwksCache.refreshed(url, fetchJwks)
+      : await hostSessionJwksCache.keys(url, fetchJwks);
   } catch (error) {
     if (error instanceof NotAKeySet) throw new Refusal("jwks_unavailable", error.message);
     throw error;
@@ -104,7 +117,7 @@ async function jwksKeys(ctx: OrgContext, url: string, refresh: boolean): Promise
  */
 function checkAudienceAndIssuer(
   org: Pick<OrgRow, "sessionAudience" | "sessionIssuer" | "sessionAcceptMissingAudIss">,
-  claims: Pick<SessionClaims, "aud" | "iss">,
+  claims: Pick<HostSessionClaims, "aud" | "iss">,
 ): void {
   if (org.sessionAudience !== null) {
     if (claims.aud === undefined) {
@@ -124,17 +137,17 @@ function checkAudienceAndIssuer(
 }
 
 /**
- * Confirms the session token with the organization's configured method and returns its claims,
+ * Confirms the host session token with the organization's configured method and returns its claims,
  * with `aud` and `iss` checked (checkAudienceAndIssuer).
  */
-async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
+async function confirmToken(ctx: OrgContext, org: OrgRow, token: string): Promise<HostSessionClaims> {
   const claims = await confirmedClaims(ctx, org, token);
   checkAudienceAndIssuer(org, claims);
   return claims;
 }
 
 /** The token's claims as the configured method confirms them (signature, `exp`, an active introspection answer). */
-async function confirmedClaims(ctx: OrgContext, org: OrgRow, token: string): Promise<SessionClaims> {
+async function confirmedClaims(ctx: OrgContext, org: OrgRow, token: string): Promise<HostSessionClaims> {
   // `aud` and `iss` are compared by checkAudienceAndIssuer, the same way for every method.
   const options: JWTVerifyOptions = { requiredClaims: ["exp", "sub"], clockTolerance: CLOCK_TOLERANCE_SECONDS };
   switch (org.sessionMethod) {
@@ -193,13 +206,13 @@ async function confirmedClaims(ctx: OrgContext, org: OrgRow, token: string): Pro
 }
 
 /** The rules every method shares: the patient, a short lifetime, a well-formed (or required) jti. */
-function checkClaims(org: OrgRow, claims: SessionClaims, patientId: string): { exp: number; jti: string | null } {
+function checkClaims(org: OrgRow, claims: HostSessionClaims, patientId: string): { exp: number; jti: string | null } {
   if (typeof claims.sub !== "string" || claims.sub !== patientId) throw new Refusal("patient_mismatch");
   const exp = claims.exp as number;
   const now = Date.now() / 1000;
-  if (exp - now > MAX_SESSION_TOKEN_SECONDS + CLOCK_TOLERANCE_SECONDS)
+  if (exp - now > MAX_HOST_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS)
     throw new Refusal("lifetime_too_long", "exp is too far ahead");
-  if (typeof claims.iat === "number" && exp - claims.iat > MAX_SESSION_TOKEN_SECONDS)
+  if (typeof claims.iat === "number" && exp - claims.iat > MAX_HOST_SESSION_SECONDS)
     throw new Refusal("lifetime_too_long", "exp - iat exceeds 10 minutes");
   if (
     claims.jti !== undefined &&
@@ -212,12 +225,11 @@ function checkClaims(org: OrgRow, claims: SessionClaims, patientId: string): { e
 }
 
 /**
- * A4. Confirms the patient portal's session token server-side and answers a one-time ticket
+ * A4. Confirms the host session token (the patient portal's) server-side and answers a one-time ticket
  * link (5 minutes) into the signing page. Every failure is `valid: false` with the same shape,
  * so callers learn nothing about which check failed; the audit entry records why.
  */
-export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): Promise<VerifySessionOutput> {
-  const input = verifySessionInput.parse(raw);
+export async function verifyHostSession(ctx: OrgContext, input: VerifyHostSessionInput): Promise<VerifySessionOutput> {
   const invalid: VerifySessionOutput = { valid: false, redirect_url: null, session_token: input.session_token };
   const refuse = async (refusal: Refusal) => {
     await recordAudit(ctx, {
@@ -231,7 +243,7 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
     return invalid;
   };
 
-  const [org] = await ctx.scope.db.select().from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
+  const org = await ctx.scope.organization();
   if (!isUuid(input.signature_id)) return refuse(new Refusal("unknown_signature"));
   const [found] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, input.signature_id)).limit(1);
   if (!found) return refuse(new Refusal("unknown_signature"));
@@ -239,7 +251,7 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
 
   let claims: { exp: number; jti: string | null };
   try {
-    claims = checkClaims(org!, await confirmToken(ctx, org!, input.session_token), input.patient_id);
+    claims = checkClaims(org, await confirmToken(ctx, org, input.session_token), input.patient_id);
   } catch (error) {
     if (error instanceof Refusal) return refuse(error);
     throw error;
@@ -252,7 +264,7 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
     );
     // Open requests, and signed ones while the signer may still fetch their copy (the ticket
     // then opens the page with the download, behind the same verification as signing).
-    const copyOpen = signedCopyOf(row, org!.signedCopyDays).state;
+    const copyOpen = signedCopyOf(row, org.signedCopyDays).state;
     const usable =
       row.status === "pending" || row.status === "opened" || copyOpen === "preparing" || copyOpen === "available";
     if (row.visibility !== "active" || !usable) {
@@ -280,7 +292,7 @@ export async function verifySession(ctx: OrgContext, raw: VerifySessionInput): P
     });
     await recordAudit(tx, {
       action: "signature.session_verified",
-      metadata: { signatureId: row.id, method: org!.sessionMethod, ticketExpiresInSeconds: TICKET_SECONDS },
+      metadata: { signatureId: row.id, method: org.sessionMethod, ticketExpiresInSeconds: TICKET_SECONDS },
     });
     return ticket;
   });

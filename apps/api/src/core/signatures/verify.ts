@@ -6,28 +6,19 @@
  * that content (signature_requests.sealed_content_sha256, recorded at seal time).
  */
 import type { VerifyResult } from "@clinsign/contracts";
-import { and, eq, signatureRequests } from "@clinsign/db";
-import type { RequestMeta, Services } from "../context";
+import { eq, signatureRequests } from "@clinsign/db";
+import { systemContext, type Services } from "../context";
+import { requestOfSealedContent } from "../credentials/sealed-copies";
 import { AppError } from "../errors";
 import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
-import { consumeRateLimit } from "../rate-limit";
 import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
 import type { InspectedSignature, PdfInspection } from "./inspect-pdf";
 import { isServiceCertificate } from "./org-seal";
 
-/** Checks one address may run per 10 minutes: each costs a PDF worker. */
-export const VERIFY_PER_ADDRESS = 30;
+/** The per-address count of checks, the door's admission (core/credentials/sealed-copies.ts). */
+export { consumeVerifyAttempt, VERIFY_PER_ADDRESS } from "../credentials/sealed-copies";
 /** The largest PDF /verify reads: the upload cap. */
 export const MAX_VERIFY_BYTES = MAX_UPLOAD_BYTES;
-
-/** Counts one check for the caller's address (before its body is read). */
-export async function consumeVerifyAttempt(services: Services, request: RequestMeta): Promise<void> {
-  await consumeRateLimit(services.db, {
-    key: `verify:ip:${request.ip ?? "unknown"}`,
-    limit: VERIFY_PER_ADDRESS,
-    windowSeconds: 600,
-  });
-}
 
 const notPdf = () =>
   new AppError("invalid_request", "the file is not a PDF", { field: "file", reason: "not_pdf" }, [
@@ -59,16 +50,20 @@ function sealedAt(seal: InspectedSignature, inspection: PdfInspection): VerifyRe
 /** The request whose seal signed this content (its metadata JSON's ids; no patient data). */
 async function requestOf(services: Services, messageDigest: string | null): Promise<VerifyResult["request"]> {
   if (!messageDigest || !/^[0-9a-f]{64}$/.test(messageDigest)) return null;
-  // Across organizations by design: the digest is only known to whoever holds the sealed file.
-  const [row] = await services.db
-    .select({
+  // Found across organizations by design (the digest is only known to whoever holds the sealed
+  // file), then read in the request's own organization.
+  const grant = await requestOfSealedContent(services, messageDigest);
+  if (!grant) return null;
+  const ctx = systemContext(services, grant.organizationId, "verify");
+  const [row] = await ctx.scope
+    .query({
       id: signatureRequests.id,
       documentId: signatureRequests.documentId,
       version: signatureRequests.pinnedVersion,
       completedAt: signatureRequests.completedAt,
     })
     .from(signatureRequests)
-    .where(and(eq(signatureRequests.sealedContentSha256, messageDigest), eq(signatureRequests.status, "completed")))
+    .where(eq(signatureRequests.id, grant.signatureRequestId))
     .limit(1);
   return row
     ? {

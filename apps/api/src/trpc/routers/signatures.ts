@@ -29,7 +29,7 @@ import {
   revealSigningLink,
   updateSignatureRequest,
 } from "../../core/signatures/staff";
-import { verifySession } from "../../core/signatures/verify-session";
+import { verifyHostSession } from "../../core/signatures/verify-session";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 /** Signature requests (= assignments), their downloads, A4 verification, and branding. */
@@ -49,7 +49,8 @@ export const signaturesRouter = {
   signedArtifact: orgProcedure
     .input(signatureRequestIdInput.extend({ kind: z.enum(["pdf", "metadata"]) }))
     .query(async ({ ctx, input }) => (await getSignedArtifact(ctx.org, input)).toString("base64")),
-  verifySession: orgProcedure.input(verifySessionInput).mutation(({ ctx, input }) => verifySession(ctx.org, input)),
+  /** A4: the host session token (the wire's `session_token`) for a one-time ticket into the signing page. */
+  verifySession: orgProcedure.input(verifySessionInput).mutation(({ ctx, input }) => verifyHostSession(ctx.org, input)),
   createDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "create")),
   replaceDesign: orgProcedure.input(designInput).mutation(({ ctx, input }) => saveDesign(ctx.org, input, "replace")),
   /** Staff: the organization's requests under the list contract (status incl. `failed`, visibility, patient, document, institution, time). */

@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { declineInput, openSigningInput, signingSessionInput, signInput } from "@clinsign/contracts";
+import { declineInput, openSigningInput, signInput } from "@clinsign/contracts";
 import {
   declineRequest,
   getSignedSigningDocument,
@@ -7,30 +7,23 @@ import {
   getSigningStatus,
   openSigning,
   signRequest,
-} from "../../core/signatures/portal";
-import { publicProcedure } from "../trpc";
+} from "../../core/signatures/signing";
+import { publicProcedure, signerProcedure } from "../trpc";
 
 /**
- * The patient's side of signing, used by the portal page: no account, the signing link or an A4
- * ticket is the credential, exchanged for a signing-session token the page keeps.
+ * The signer's side of signing, used by the signing page: no account, the signing link or an A4
+ * ticket is the credential, exchanged by `open` for a signing pass (the wire's `sessionToken`)
+ * that the page keeps and `signerProcedure` resolves on every later call.
  */
 export const signingRouter = {
   open: publicProcedure
     .input(openSigningInput)
     .mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
-  document: publicProcedure
-    .input(signingSessionInput)
-    .query(({ ctx, input }) => getSigningDocument(ctx.services, ctx.request, input)),
-  sign: publicProcedure.input(signInput).mutation(({ ctx, input }) => signRequest(ctx.services, ctx.request, input)),
+  document: signerProcedure.query(({ ctx }) => getSigningDocument(ctx.signer)),
+  sign: signerProcedure.input(signInput).mutation(({ ctx, input }) => signRequest(ctx.signer, input)),
   /** Where the request and the signer's copy stand (the page polls this while `sealing`). */
-  status: publicProcedure
-    .input(signingSessionInput)
-    .query(({ ctx, input }) => getSigningStatus(ctx.services, ctx.request, input)),
+  status: signerProcedure.query(({ ctx }) => getSigningStatus(ctx.signer)),
   /** The signer's copy of the sealed PDF, within the organization's copy period; audited. */
-  signedDocument: publicProcedure
-    .input(signingSessionInput)
-    .query(({ ctx, input }) => getSignedSigningDocument(ctx.services, ctx.request, input)),
-  decline: publicProcedure
-    .input(declineInput)
-    .mutation(({ ctx, input }) => declineRequest(ctx.services, ctx.request, input)),
+  signedDocument: signerProcedure.query(({ ctx }) => getSignedSigningDocument(ctx.signer)),
+  decline: signerProcedure.input(declineInput).mutation(({ ctx, input }) => declineRequest(ctx.signer, input)),
 } satisfies TRPCRouterRecord;

@@ -1,19 +1,21 @@
+import type { z } from "zod";
 import {
-  declineInput,
   fitsPixelBudget,
-  openSigningInput,
   readImageSize,
   SIGNATURE_IMAGE_LIMITS,
-  signInput,
+  type declineInput,
+  type OpenSigningInput,
   type SignedSigningDocument,
+  type signInput,
   type SigningState,
   type SigningStatus,
   type SigningView,
 } from "@clinsign/contracts";
-import { and, eq, gt, isNull, organizations, OrgScope, signatureRequests, signingCredentials } from "@clinsign/db";
+import { eq, signatureRequests, signingCredentials } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
-import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
+import { afterCommit, contextFor, inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
+import { consumeSigningTicket, requestOfSigningLink, SIGNING_PASS_KIND } from "../credentials/signing";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument } from "../documents/documents";
 import { AppError } from "../errors";
@@ -28,72 +30,35 @@ import {
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
-import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealSignatureRequest } from "./seal";
+import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
 
-/** How long the portal page may act after opening a link (never beyond the request's expiry). */
-const SESSION_MINUTES = 60;
+/**
+ * The signer's side of a signature request, behind the signing page: `openSigning` exchanges a
+ * signing link or an A4 ticket for a signing pass (the page's `sessionToken`); every later call
+ * comes through `signerProcedure` (trpc.ts), which resolved that pass to a signer context of the
+ * request's organization, and takes `(ctx, input)`.
+ */
+
+/** `signing.sign`'s input as the door parsed it. */
+export type SignInput = z.output<typeof signInput>;
+/** `signing.decline`'s input as the door parsed it. */
+export type DeclineInput = z.output<typeof declineInput>;
+
+/** How long a signing pass lets the page act after opening a link (never beyond the request's expiry). */
+const SIGNING_PASS_MINUTES = 60;
 /** The sync attempt normally seals at once; the job is the safety net if it fails or the process dies. */
 const SEAL_JOB_DELAY_MS = 30_000;
 const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
 
-/** The patient acting through the portal, in the request's organization. */
-function portalContext(
-  services: Services,
-  request: RequestMeta,
-  row: { organizationId: string; id: string },
-): OrgContext {
-  return {
-    services,
-    scope: new OrgScope(services.db, row.organizationId),
-    actor: { type: "signer", id: row.id },
-    request,
-  };
-}
-
-/*
- * Signing links, tickets and sessions are bearer credentials that name their organization
- * themselves: these lookups by the hash of an unguessable secret are the only tenant reads
- * outside an OrgScope, and everything after them runs in the found organization's scope.
+/**
+ * The request a signer context acts on: the one its signing pass (or link, or ticket) opened. The
+ * signer procedures build such a context only from a valid credential.
  */
-async function requestByTokenHash(services: Services, tokenHash: string) {
-  const [row] = await services.db
-    .select()
-    .from(signatureRequests)
-    .where(eq(signatureRequests.tokenHash, tokenHash))
-    .limit(1);
-  return row;
-}
-
-async function consumeTicket(services: Services, ticket: string) {
-  const [credential] = await services.db
-    .update(signingCredentials)
-    .set({ usedAt: new Date() })
-    .where(
-      and(
-        eq(signingCredentials.secretHash, sha256Hex(ticket)),
-        eq(signingCredentials.kind, "ticket"),
-        isNull(signingCredentials.usedAt),
-        gt(signingCredentials.expiresAt, new Date()),
-      ),
-    )
-    .returning();
-  return credential;
-}
-
-async function sessionCredential(services: Services, sessionToken: string) {
-  const [credential] = await services.db
-    .select()
-    .from(signingCredentials)
-    .where(
-      and(
-        eq(signingCredentials.secretHash, sha256Hex(sessionToken)),
-        eq(signingCredentials.kind, "session"),
-        gt(signingCredentials.expiresAt, new Date()),
-      ),
-    )
-    .limit(1);
-  return credential;
+function signerRequestId(ctx: OrgContext): string {
+  if (ctx.actor.type !== "signer" || !ctx.actor.id)
+    throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
+  return ctx.actor.id;
 }
 
 const emptyView = (state: SigningState): SigningView => ({
@@ -115,11 +80,7 @@ const emptyView = (state: SigningState): SigningView => ({
 
 /** The organization's signed-copy period, in days (the request's organization, from its scope). */
 async function signedCopyDaysOf(ctx: OrgContext): Promise<number> {
-  const [org] = await ctx.scope.db
-    .select({ signedCopyDays: organizations.signedCopyDays })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return org?.signedCopyDays ?? 0;
+  return (await ctx.scope.organization()).signedCopyDays ?? 0;
 }
 
 function stateOf(row: SignatureRequestRow): SigningState {
@@ -135,29 +96,34 @@ function stateOf(row: SignatureRequestRow): SigningState {
 
 /**
  * `signing.open`: a signing link (unless the organization requires A4 verification) or a
- * one-time ticket from A4. A `ready` request is marked `opened` with its document version pinned,
- * and a signing session is issued for the page to keep. A signed request whose copy period has
- * not ended also gets a session: it serves only the signer's copy (`signing.status`,
- * `signing.signedDocument`); signing and declining refuse it.
+ * one-time ticket from A4. The credential exchange before any context exists, hence
+ * `(services, request, input)`; the rest is `openForSigner` in the request's organization.
  */
-export async function openSigning(services: Services, request: RequestMeta, raw: unknown): Promise<SigningView> {
-  const input = openSigningInput.parse(raw);
-  let requestId: string;
-  let organizationId: string;
-  if ("ticket" in input) {
-    const ticket = await consumeTicket(services, input.ticket);
-    if (!ticket) return emptyView("unknown");
-    requestId = ticket.requestId;
-    organizationId = ticket.organizationId;
-  } else {
-    const row = await requestByTokenHash(services, sha256Hex(input.token));
-    if (!row) return emptyView("unknown");
-    const [org] = await services.db.select().from(organizations).where(eq(organizations.id, row.organizationId));
-    if (org?.requireSessionVerification) return emptyView("verification_required");
-    requestId = row.id;
-    organizationId = row.organizationId;
-  }
-  const ctx = portalContext(services, request, { organizationId, id: requestId });
+export async function openSigning(
+  services: Services,
+  request: RequestMeta,
+  input: OpenSigningInput,
+): Promise<SigningView> {
+  const via = "ticket" in input ? ("ticket" as const) : ("link" as const);
+  const grant =
+    "ticket" in input
+      ? await consumeSigningTicket(services, input.ticket)
+      : await requestOfSigningLink(services, input.token);
+  if (!grant) return emptyView("unknown");
+  return openForSigner(contextFor(services, { kind: "signer", ...grant }, request), { via });
+}
+
+/**
+ * A `ready` request is marked `opened` with its document version pinned, and a signing pass is
+ * issued for the page to keep. A signed request whose copy period has not ended also gets a
+ * pass: it serves only the signer's copy (`signing.status`, `signing.signedDocument`); signing
+ * and declining refuse it.
+ */
+async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" }): Promise<SigningView> {
+  if (input.via === "link" && (await ctx.scope.organization()).requireSessionVerification)
+    return emptyView("verification_required");
+  const requestId = signerRequestId(ctx);
+  const { request } = ctx;
   return inTransaction(ctx, async (tx) => {
     let row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
     const state = stateOf(row);
@@ -179,33 +145,34 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
           signatureId: row.id,
           documentId: row.documentId,
           version: doc.currentVersion,
-          via: "ticket" in input ? "ticket" : "link",
+          via: input.via,
         },
         { patient_id: row.patientId },
       );
     }
     const version = await versionOf(tx, row);
     const copy = signedCopyOf(row, await signedCopyDaysOf(tx));
-    let sessionToken: string | null = null;
-    let sessionExpiresAt: Date | null = null;
+    let signingPass: string | null = null;
+    let signingPassExpiresAt: Date | null = null;
     if (state === "ready" || (copy.until && copy.state !== "expired")) {
-      // A session to sign ends with the request's expiry; one for the copy with the copy period.
+      // A pass to sign ends with the request's expiry; one for the copy with the copy period.
       const end = state === "ready" ? row.expiresAt : copy.until!;
-      sessionToken = randomSecret(32);
-      sessionExpiresAt = new Date(Math.min(Date.now() + SESSION_MINUTES * 60_000, end.getTime()));
+      signingPass = randomSecret(32);
+      signingPassExpiresAt = new Date(Math.min(Date.now() + SIGNING_PASS_MINUTES * 60_000, end.getTime()));
       await tx.scope.insert(signingCredentials, {
         requestId: row.id,
-        kind: "session",
-        secretHash: sha256Hex(sessionToken),
-        expiresAt: sessionExpiresAt,
+        kind: SIGNING_PASS_KIND,
+        secretHash: sha256Hex(signingPass),
+        expiresAt: signingPassExpiresAt,
         ip: request.ip,
         userAgent: request.userAgent,
       });
     }
     return {
       state: stateOf(row),
-      sessionToken,
-      sessionExpiresAt: sessionExpiresAt?.toISOString() ?? null,
+      // The wire still calls the signing pass a session token (interface document).
+      sessionToken: signingPass,
+      sessionExpiresAt: signingPassExpiresAt?.toISOString() ?? null,
       documentTitle: version.title,
       documentDescription: version.description,
       institutionId: row.institutionExternalId,
@@ -219,16 +186,6 @@ export async function openSigning(services: Services, request: RequestMeta, raw:
       signedCopyUntil: copy.until?.toISOString() ?? null,
     };
   });
-}
-
-/** Resolves a signing session to its request, or 401: the page must open the link again. */
-async function resolveSession(services: Services, request: RequestMeta, sessionToken: string) {
-  const credential = await sessionCredential(services, sessionToken);
-  if (!credential) throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
-  return {
-    credential,
-    ctx: portalContext(services, request, { organizationId: credential.organizationId, id: credential.requestId }),
-  };
 }
 
 /** Why the patient cannot act on this request now, or null when it is open for signing. */
@@ -245,15 +202,13 @@ function refusal(row: SignatureRequestRow): AppError | null {
 }
 
 /** `signing.document`: the pinned PDF version the patient is asked to sign, as base64. */
-export async function getSigningDocument(services: Services, request: RequestMeta, raw: { sessionToken: string }) {
-  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
-  const row = await inTransaction(ctx, async (tx) =>
-    expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true)),
-  );
+export async function getSigningDocument(ctx: OrgContext) {
+  const requestId = signerRequestId(ctx);
+  const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, requestId, true)));
   const refused = refusal(row);
   if (refused) throw refused;
   const version = await versionOf(ctx, row);
-  const bytes = await services.storage.get(version.storageKey);
+  const bytes = await ctx.services.storage.get(version.storageKey);
   if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
   return {
     contentType: "application/pdf" as const,
@@ -263,7 +218,7 @@ export async function getSigningDocument(services: Services, request: RequestMet
   };
 }
 
-/** The request a session belongs to, as it stands now (an open request past its expiry is expired first). */
+/** The signer's request as it stands now (an open request past its expiry is expired first). */
 async function currentRequest(ctx: OrgContext, requestId: string): Promise<SignatureRequestRow> {
   // A plain read (the page polls); only an open request past its expiry needs the locked path.
   const row = await findSignatureRequest(ctx, requestId);
@@ -275,33 +230,23 @@ async function currentRequest(ctx: OrgContext, requestId: string): Promise<Signa
  * `signing.status`: the request's state and the signer's copy, for the page to poll while the
  * request is `sealing` and to learn where a request it knows stands. Reads only.
  */
-export async function getSigningStatus(
-  services: Services,
-  request: RequestMeta,
-  raw: { sessionToken: string },
-): Promise<SigningStatus> {
-  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
-  const row = await currentRequest(ctx, credential.requestId);
+export async function getSigningStatus(ctx: OrgContext): Promise<SigningStatus> {
+  const row = await currentRequest(ctx, signerRequestId(ctx));
   const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
   return { state: stateOf(row), signedCopy: copy.state, signedCopyUntil: copy.until?.toISOString() ?? null };
 }
 
 /**
  * `signing.signedDocument`: the sealed PDF, the signer's copy, while the organization's copy
- * period lasts (`signedCopyDays` after signing; 409 `signed_copy_expired` after it). The session
- * is one the page got from `signing.open` (by link, or by A4 ticket where the organization
+ * period lasts (`signedCopyDays` after signing; 409 `signed_copy_expired` after it). The signing
+ * pass is one the page got from `signing.open` (by link, or by A4 ticket where the organization
  * requires it), so the copy sits behind the same checks as signing. Each answer with the PDF is
- * audited as `signature.copy_downloaded` (actor `portal`, with IP and user agent). Until sealing
+ * audited as `signature.copy_downloaded` (actor `signer`, with IP and user agent). Until sealing
  * has finished the state is `sealing` and there is no PDF yet; other states (declined, expired,
  * …) answer without a PDF.
  */
-export async function getSignedSigningDocument(
-  services: Services,
-  request: RequestMeta,
-  raw: { sessionToken: string },
-): Promise<SignedSigningDocument> {
-  const { credential, ctx } = await resolveSession(services, request, raw.sessionToken);
-  const row = await currentRequest(ctx, credential.requestId);
+export async function getSignedSigningDocument(ctx: OrgContext): Promise<SignedSigningDocument> {
+  const row = await currentRequest(ctx, signerRequestId(ctx));
   const state = stateOf(row);
   if (state !== "completed" || !row.signedPdfKey)
     return { state, contentType: "application/pdf", base64: null, sha256: null };
@@ -312,7 +257,7 @@ export async function getSignedSigningDocument(
       signedCopyUntil: copy.until!.toISOString(),
     });
   }
-  const bytes = await services.storage.get(row.signedPdfKey);
+  const bytes = await ctx.services.storage.get(row.signedPdfKey);
   if (!bytes) throw new Error(`stored signed PDF of signature request ${row.id} is missing`);
   const sha256 = row.signedPdfSha256 ?? sha256Hex(bytes);
   await recordAudit(ctx, {
@@ -344,24 +289,22 @@ function decodeSignaturePng(dataUrl: string): Buffer {
 
 /**
  * `signing.sign`: records the signature and moves the request to `sealing` in one transaction
- * (with its audit entry and the durable sealing job), then seals right away. A second submission
- * finds the request already signed and signs nothing. If sealing fails, the request stays
- * visibly `sealing` and the job retries it.
+ * (with its audit entry and the durable sealing job); once that commits, sealing starts right
+ * away (an after-commit effect, so a caller's outer transaction that rolls back seals nothing).
+ * A second submission finds the request already signed and signs nothing. If sealing fails, the
+ * request stays visibly `sealing` and the job retries it.
  */
-export async function signRequest(
-  services: Services,
-  request: RequestMeta,
-  raw: unknown,
-): Promise<{ state: "sealing" | "completed" }> {
-  const input = signInput.parse(raw);
-  const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
+export async function signRequest(ctx: OrgContext, input: SignInput): Promise<{ state: "sealing" | "completed" }> {
+  const requestId = signerRequestId(ctx);
+  const { services, request } = ctx;
   const png = input.signature.kind === "drawn" ? decodeSignaturePng(input.signature.dataUrl) : null;
   // Stored before the transaction (file storage must not run inside it); removed if unused.
   const image = png ? await services.storage.put("signatures", png) : null;
+  let sealed = false;
   let outcome: { state: "sealing" | "completed"; fresh: boolean };
   try {
     outcome = await inTransactionThenRefuse(ctx, async (tx) => {
-      const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
+      const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
       if (row.status === "sealing" || row.status === "completed") return { state: row.status, fresh: false };
       const refused = refusal(row);
       if (refused) return refused;
@@ -390,12 +333,21 @@ export async function signRequest(
           ...(image && { signatureImageSha256: image.sha256 }),
         },
       });
-      await enqueueJob(tx.scope.db, {
+      await enqueueJob(tx.scope, {
         organizationId: row.organizationId,
         kind: SEAL_JOB,
         payload: { organizationId: row.organizationId, signatureId: row.id },
         runAt: new Date(Date.now() + SEAL_JOB_DELAY_MS),
         maxAttempts: SEAL_MAX_ATTEMPTS,
+      });
+      // The inline seal: the job above is the safety net if it fails or the process dies.
+      await afterCommit(tx, "seal the signed request", async () => {
+        try {
+          const sealing = sealContext(services, row.organizationId, row.id);
+          sealed = (await sealSignatureRequest(sealing, { id: row.id })) === "completed";
+        } catch (error) {
+          services.log.warn({ err: error, signatureId: row.id }, "sealing failed; the seal job will retry");
+        }
       });
       return { state: "sealing" as const, fresh: true };
     });
@@ -407,25 +359,15 @@ export async function signRequest(
     if (image) await services.storage.delete(image.key).catch(() => {});
     return { state: outcome.state };
   }
-  try {
-    const result = await sealSignatureRequest(services, credential.organizationId, credential.requestId);
-    return { state: result === "completed" ? "completed" : "sealing" };
-  } catch (error) {
-    services.log.warn({ err: error, signatureId: credential.requestId }, "sealing failed; the seal job will retry");
-    return { state: "sealing" };
-  }
+  // Sealed by now unless the seal failed (the job retries) or an outer transaction is still open.
+  return { state: sealed ? "completed" : "sealing" };
 }
 
 /** `signing.decline`: the patient declines; repeated calls answer the same. */
-export async function declineRequest(
-  services: Services,
-  request: RequestMeta,
-  raw: unknown,
-): Promise<{ state: "declined" }> {
-  const input = declineInput.parse(raw);
-  const { credential, ctx } = await resolveSession(services, request, input.sessionToken);
+export async function declineRequest(ctx: OrgContext, input: DeclineInput): Promise<{ state: "declined" }> {
+  const requestId = signerRequestId(ctx);
   return inTransactionThenRefuse(ctx, async (tx) => {
-    const row = await expireIfDue(tx, await findSignatureRequest(tx, credential.requestId, true));
+    const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
     if (row.status === "declined") return { state: "declined" as const };
     const refused = refusal(row);
     if (refused) return refused;

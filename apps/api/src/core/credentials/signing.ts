@@ -1,0 +1,68 @@
+/**
+ * The signer's credentials, looked up by the hash of their secret: the signing link's token, the
+ * one-time ticket A4 hands out, and the signing pass the signing page keeps. Each names its
+ * organization itself, so these are the only reads of signing data outside an OrgScope; each
+ * answers the organization and the signature request, and everything after it runs in that
+ * organization's scope (`contextFor(services, { kind: "signer", … })`).
+ *
+ * Stored names: a signing pass is a `signing_credentials` row of kind `session` (the wire calls
+ * it `sessionToken`); a ticket is a row of kind `ticket`.
+ */
+import { and, eq, gt, isNull, signatureRequests, signingCredentials } from "@clinsign/db";
+import type { Services } from "../context";
+import { sha256Hex } from "../crypto";
+
+/** The request a signing credential opens, in its organization. */
+export interface SignerGrant {
+  organizationId: string;
+  signatureRequestId: string;
+}
+
+/** `signing_credentials.kind` of a signing pass (a stored value; the code says "signing pass"). */
+export const SIGNING_PASS_KIND = "session" as const;
+
+/** The request whose signing link carries `token` (the `/sign/<token>` link), or null. */
+export async function requestOfSigningLink(services: Services, token: string): Promise<SignerGrant | null> {
+  const [row] = await services.db
+    .select({ organizationId: signatureRequests.organizationId, id: signatureRequests.id })
+    .from(signatureRequests)
+    .where(eq(signatureRequests.tokenHash, sha256Hex(token)))
+    .limit(1);
+  return row ? { organizationId: row.organizationId, signatureRequestId: row.id } : null;
+}
+
+/**
+ * Uses up an A4 ticket (once, before it expires): the request it opens, or null for a ticket
+ * that is unknown, used or expired.
+ */
+export async function consumeSigningTicket(services: Services, ticket: string): Promise<SignerGrant | null> {
+  const [credential] = await services.db
+    .update(signingCredentials)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(signingCredentials.secretHash, sha256Hex(ticket)),
+        eq(signingCredentials.kind, "ticket"),
+        isNull(signingCredentials.usedAt),
+        gt(signingCredentials.expiresAt, new Date()),
+      ),
+    )
+    .returning({ organizationId: signingCredentials.organizationId, requestId: signingCredentials.requestId });
+  return credential ? { organizationId: credential.organizationId, signatureRequestId: credential.requestId } : null;
+}
+
+/** The request a signing pass (the page's `sessionToken`) acts on while it lasts, or null. */
+export async function requestOfSigningPass(services: Services, pass: string): Promise<SignerGrant | null> {
+  const [credential] = await services.db
+    .select({ organizationId: signingCredentials.organizationId, requestId: signingCredentials.requestId })
+    .from(signingCredentials)
+    .where(
+      and(
+        eq(signingCredentials.secretHash, sha256Hex(pass)),
+        eq(signingCredentials.kind, SIGNING_PASS_KIND),
+        gt(signingCredentials.expiresAt, new Date()),
+      ),
+    )
+    .limit(1);
+  return credential ? { organizationId: credential.organizationId, signatureRequestId: credential.requestId } : null;
+}
