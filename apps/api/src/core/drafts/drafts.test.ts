@@ -60,9 +60,9 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.organizationId, org.orgId)))
       .orderBy(auditLog.seq);
     expect(actions.filter((a) => a.action.startsWith("form."))).toEqual([
-      { action: "form.draft_saved", actorType: "session" },
-      { action: "form.draft_saved", actorType: "session" },
-      { action: "form.draft_deleted", actorType: "session" },
+      { action: "form.draft_saved", actorType: "embed_session" },
+      { action: "form.draft_saved", actorType: "embed_session" },
+      { action: "form.draft_deleted", actorType: "embed_session" },
     ]);
   });
 

@@ -353,7 +353,12 @@ describe("the SMS portal", () => {
     const result = await portal(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
-    expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
+    expect(stored).toMatchObject({
+      actorType: "sms_recipient",
+      rnummer: "R-P1",
+      phone: E164,
+      values: { name: "Erika" },
+    });
     // The request's own draft (a namespace no caller may name) went with the submission.
     const [request] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-P1"));
     expect(
@@ -366,7 +371,10 @@ describe("the SMS portal", () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
-    expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
+    expect(audit).toMatchObject({
+      actorType: "sms_recipient",
+      metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 },
+    });
     const [mail] = await api.services.db
       .select()
       .from(messages)

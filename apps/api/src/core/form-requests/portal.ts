@@ -74,7 +74,7 @@ function portalContext(services: Services, row: RequestRow, request: RequestMeta
   return {
     services,
     scope: new OrgScope(services.db, row.organizationId),
-    actor: { type: "portal", id: row.id },
+    actor: { type: "sms_recipient", id: row.id },
     request,
   };
 }
