@@ -6,7 +6,7 @@ import { AppError, errorMapping } from "../core/errors";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession } from "../core/staff/staff";
-import { authenticateApiToken } from "../core/tokens/tokens";
+import { authenticateApiToken } from "../core/credentials/api-tokens";
 
 export type { Principal } from "../core/context";
 

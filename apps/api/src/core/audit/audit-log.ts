@@ -1,25 +1,12 @@
 import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import {
-  and,
-  auditLog,
-  desc,
-  eq,
-  gte,
-  inArray,
-  lt,
-  memberships,
-  sql,
-  users,
-  type ActorType,
-  type SQL,
-} from "@clinsign/db";
+import { auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
 import { CSV_BOM, csvRow } from "../lists/csv";
 import { afterKey, decodeCursor, keyOrder, parseSeqKey, toPage } from "../lists/keyset";
 import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
-import { chainOrganizationNow } from "./chain";
+import { chainScopeNow } from "../jobs/audit-chain";
 
 /** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
 export async function listAuditLog(
@@ -164,7 +151,7 @@ export async function verifyOrganizationChain(
   ctx: OrgContext,
   options: { waitMs?: number } = {},
 ): Promise<ChainVerdict> {
-  await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId, options);
+  await chainScopeNow(ctx.scope, options);
   return verifyAuditChain(ctx.scope, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
 }
 

@@ -5,7 +5,7 @@ import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import type { OrgContext } from "../context";
 import { recordAudit } from "./audit";
-import { chainOrganizationNow } from "./chain";
+import { chainOrganizationNow } from "../jobs/audit-chain";
 
 let api: TestApi;
 let org: TestOrg;

@@ -7,7 +7,7 @@ import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { verifyAuditChain } from "../audit/audit";
-import { chainOrganizationNow } from "../audit/chain";
+import { chainOrganizationNow } from "../jobs/audit-chain";
 
 let api: TestApi;
 let org: TestOrg;

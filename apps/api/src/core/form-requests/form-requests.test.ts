@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTemplateInput } from "@clinsign/contracts";
 import { and, auditLog, drafts, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
@@ -209,7 +210,7 @@ describe("F1 POST /api/portal/request", () => {
   it("answers 401 for a bad token, 403 for another organization's template, 404 without or for an inactive template", async () => {
     const t = await activeTemplate(org);
     const theirs = await activeTemplate(other);
-    const draft = await createTemplate(org.ctx, { title: "draft" });
+    const draft = await createTemplate(org.ctx, createTemplateInput.parse({ title: "draft" }));
     const base = { phone: MOBILE, rnummer: "R-2" };
     expect(
       (await request({ token: "cs_wrong", orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status,

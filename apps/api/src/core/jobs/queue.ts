@@ -1,4 +1,4 @@
-import { and, eq, jobs, rowsOf, sql, type Executor } from "@clinsign/db";
+import { and, eq, jobs, OrgScope, rowsOf, sql, type Executor } from "@clinsign/db";
 
 export type Job = typeof jobs.$inferSelect;
 
@@ -12,11 +12,13 @@ export interface EnqueueInput {
 }
 
 /**
- * Queues background work. Pass the transaction that makes the change the job belongs to, so the
- * job exists exactly when the change does.
+ * Queues background work. Pass the transaction that makes the change the job belongs to (or its
+ * scope), so the job exists exactly when the change does. The queue spans organizations: the
+ * job row carries its own.
  */
-export async function enqueueJob(db: Executor, input: EnqueueInput): Promise<Job> {
-  const [row] = await db
+export async function enqueueJob(db: OrgScope | Executor, input: EnqueueInput): Promise<Job> {
+  const handle = db instanceof OrgScope ? OrgScope.unscoped(db) : db;
+  const [row] = await handle
     .insert(jobs)
     .values({
       organizationId: input.organizationId,
