@@ -8,7 +8,8 @@ import {
 import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
-import { createOrganization, updateOrganizationSettings } from "./core/organizations/organizations";
+import { updateOrganizationSettings } from "./core/organizations/organizations";
+import { createOrganization } from "./core/provisioning/organizations";
 import { createStaffUser } from "./core/staff/staff";
 import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
 import { serverHoldingDataDir } from "./data-dir-lock";
@@ -61,7 +62,7 @@ async function run(
   switch (command) {
     case "org create": {
       const { name } = parseInput(createOrganizationInput, { name: required(str("name"), "--name") });
-      const created = await createOrganization(services.db, { name });
+      const created = await createOrganization(services, { name });
       const token = await createApiToken(systemContext(services, created.id), { name: "Initial token" });
       return { orgId: created.id, token: token.token };
     }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "./env";
-import { seedDemoIfEmpty } from "./core/seed/demo";
+import { seedDemoIfEmpty } from "./core/provisioning/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";

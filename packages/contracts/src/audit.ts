@@ -5,14 +5,29 @@ import { templateIdentifier } from "./templates";
 
 // ---- staff: the audit log section --------------------------------------------------------------
 
-/** Who acted: `portal` is the SMS form portal's recipient, `signer` the patient on the signing portal. */
-export const auditActorTypes = ["api_key", "session", "portal", "signer", "user", "system"] as const;
+/**
+ * Who acted, one word per concept: an API token, an embed session, the recipient of an SMS form
+ * request, the patient signing a request, a staff member, the service itself.
+ */
+export const auditActorTypes = ["api_key", "embed_session", "sms_recipient", "signer", "user", "system"] as const;
+export type AuditActorType = (typeof auditActorTypes)[number];
+
+/** The words entries before issue 22 were written with, and what they mean today. */
+export const legacyAuditActorTypes = { session: "embed_session", portal: "sms_recipient" } as const;
+
+/** The actor filter: today's words; the old spellings (bookmarked links) still mean what they meant. */
+const auditActorFilter = z
+  .enum([...auditActorTypes, ...(Object.keys(legacyAuditActorTypes) as (keyof typeof legacyAuditActorTypes)[])])
+  .transform(
+    (type): AuditActorType =>
+      (legacyAuditActorTypes as Record<string, AuditActorType>)[type] ?? (type as AuditActorType),
+  );
 
 /** The filters of the staff audit list, shared by the list and its CSV export. */
 export const auditFilters = {
   action: z.string().trim().min(1).max(100).optional(),
   templateIdentifier: templateIdentifier.optional(),
-  actorType: z.enum(auditActorTypes).optional(),
+  actorType: auditActorFilter.optional(),
   ...createdRange,
 };
 

@@ -101,9 +101,9 @@ function actorOf(principal: Principal): Actor {
     case "token":
       return { type: "api_key", id: principal.tokenId };
     case "embed_session":
-      return { type: "session", id: principal.embedSession.id };
+      return { type: "embed_session", id: principal.embedSession.id };
     case "sms_recipient":
-      return { type: "portal", id: principal.formRequestId };
+      return { type: "sms_recipient", id: principal.formRequestId };
     case "signer":
       return { type: "signer", id: principal.signatureRequestId };
     case "system":

@@ -1,4 +1,4 @@
-import { rateLimits, rowsOf, sql, type Executor, type SQL } from "@clinsign/db";
+import { OrgScope, rateLimits, rowsOf, sql, type Executor, type SQL } from "@clinsign/db";
 import { AppError } from "./errors";
 
 export interface RateLimitRule {
@@ -10,10 +10,12 @@ export interface RateLimitRule {
 
 /**
  * Counts one attempt against a fixed window kept in the database (shared by every API
- * process) and throws 429 `rate_limited` once the window's limit is exceeded.
+ * process) and throws 429 `rate_limited` once the window's limit is exceeded. The counters are
+ * keyed across organizations (addresses, e-mails, credentials), so a tenant caller passes its scope.
  */
-export async function consumeRateLimit(db: Executor, rule: RateLimitRule): Promise<void> {
-  const result = await db.execute(countAttempt(sql`select ${rule.key}::text`, rule.windowSeconds));
+export async function consumeRateLimit(db: OrgScope | Executor, rule: RateLimitRule): Promise<void> {
+  const handle = db instanceof OrgScope ? OrgScope.unscoped(db) : db;
+  const result = await handle.execute(countAttempt(sql`select ${rule.key}::text`, rule.windowSeconds));
   const [row] = rowsOf<WindowCount>(result);
   if (row) assertWithinLimit(row, rule.limit);
 }

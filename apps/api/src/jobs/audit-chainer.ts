@@ -1,4 +1,4 @@
-import { chainBatch, ChainWatermark, organizationsToChain } from "../core/audit/chain";
+import { chainBatch, ChainWatermark, organizationsToChain } from "../core/jobs/audit-chain";
 import type { Services } from "../core/context";
 
 export interface AuditChainerOptions {

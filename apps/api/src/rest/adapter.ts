@@ -7,7 +7,7 @@ import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
-import { authenticateApiToken } from "../core/tokens/tokens";
+import { authenticateApiToken } from "../core/credentials/api-tokens";
 import { bearerToken, MAX_JSON_BODY_BYTES, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";

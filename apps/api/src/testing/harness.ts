@@ -8,7 +8,7 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import pino from "pino";
 import { createTestDb } from "@clinsign/db/testing";
 import { systemContext, type OrgContext, type Services } from "../core/context";
-import { createOrganization } from "../core/organizations/organizations";
+import { createOrganization } from "../core/provisioning/organizations";
 import { createStaffUser } from "../core/staff/staff";
 import { createApiToken } from "../core/tokens/tokens";
 import { loadConfig } from "../env";
@@ -85,7 +85,7 @@ export async function startTestApi(
     baseUrl,
     dataDir,
     async createOrg(name = `Clinic ${++orgCount}`) {
-      const org = await createOrganization(services.db, { name });
+      const org = await createOrganization(services, { name });
       const ctx = systemContext(services, org.id);
       const token = await createApiToken(ctx, { name: "test token" });
       const ownerEmail = `owner-${randomBytes(4).toString("hex")}@example.org`;

@@ -10,7 +10,7 @@ import { resolveStaffSession } from "../core/credentials/staff-sessions";
 import { portalLinkInput } from "@clinsign/contracts";
 import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
 import { smsLinkContext } from "../core/form-requests/sms-form";
-import { authenticateApiToken } from "../core/tokens/tokens";
+import { authenticateApiToken } from "../core/credentials/api-tokens";
 
 export type { Principal } from "../core/context";
 

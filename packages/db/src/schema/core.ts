@@ -180,10 +180,24 @@ export const staffInvites = pgTable(
 );
 
 /**
- * Who acted. `portal` is the SMS form portal's recipient, `signer` the patient on the signing portal
- * (F13 of area B reports `signer` as `portal`, the interface document's list).
+ * Who acted, one word per concept: an API token, an embed session, the recipient of an SMS form
+ * request, the patient signing a request, a staff member, the service itself.
  */
-export type ActorType = "api_key" | "session" | "portal" | "signer" | "user" | "system";
+export type ActorType = "api_key" | "embed_session" | "sms_recipient" | "signer" | "user" | "system";
+
+/**
+ * What entries written before migration 0024 store for the embed session (`session`) and the SMS
+ * recipient (`portal`). Audit entries are hash-chained over `actor_type`, so they are never
+ * rewritten: `actor_kind` (a generated column) reads both spellings as today's `ActorType`.
+ */
+export type LegacyActorType = "session" | "portal";
+export type StoredActorType = ActorType | LegacyActorType;
+
+/** The SQL of `audit_log.actor_kind`: the stored actor type in today's words. */
+const actorKindOf = (actorType: string) =>
+  sql.raw(
+    `case ${actorType} when 'session' then 'embed_session' when 'portal' then 'sms_recipient' else ${actorType} end`,
+  );
 
 /**
  * Numbers audit entries across all organizations. Drawn by `audit_log_next_seq()` (migration 0010),
@@ -209,7 +223,10 @@ export const auditLog = pgTable(
       .default(sql`audit_log_next_seq()`),
     action: text("action").notNull(),
     templateIdentifier: text("template_identifier"),
-    actorType: text("actor_type").$type<ActorType>().notNull(),
+    /** As written (hashed): entries before migration 0024 may carry a `LegacyActorType`. */
+    actorType: text("actor_type").$type<StoredActorType>().notNull(),
+    /** `actor_type` in today's words (legacy spellings mapped): what staff filter by and see. */
+    actorKind: text("actor_kind").$type<ActorType>().notNull().generatedAlwaysAs(actorKindOf('"actor_type"')),
     actorId: text("actor_id"),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     ip: text("ip"),
@@ -235,8 +252,8 @@ export const auditLog = pgTable(
     index("audit_log_org_action_seq_idx").on(t.organizationId, t.action, t.seq),
     index("audit_log_org_template_seq_idx").on(t.organizationId, t.templateIdentifier, t.seq),
     index("audit_log_org_action_template_seq_idx").on(t.organizationId, t.action, t.templateIdentifier, t.seq),
-    // The staff audit list also filters by actor type.
-    index("audit_log_org_actor_type_seq_idx").on(t.organizationId, t.actorType, t.seq),
+    // The staff audit list also filters by actor (in today's words, so old and new spellings meet).
+    index("audit_log_org_actor_kind_seq_idx").on(t.organizationId, t.actorKind, t.seq),
     // A signature request's entries (its timeline, its metadata JSON's events), in chain order.
     index("audit_log_org_signature_seq_idx").on(t.organizationId, sql`(${t.metadata}->>'signatureId')`, t.seq),
     // The chain walk of `audit verify`.

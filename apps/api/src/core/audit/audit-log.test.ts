@@ -3,7 +3,7 @@ import { and, auditLog, eq, sql } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { verifyAuditChain } from "./audit";
-import { chainOrganizationNow } from "./chain";
+import { chainOrganizationNow } from "../jobs/audit-chain";
 
 let api: TestApi;
 let org: TestOrg;

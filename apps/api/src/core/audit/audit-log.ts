@@ -1,25 +1,12 @@
 import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import {
-  and,
-  auditLog,
-  desc,
-  eq,
-  gte,
-  inArray,
-  lt,
-  memberships,
-  sql,
-  users,
-  type ActorType,
-  type SQL,
-} from "@clinsign/db";
+import { auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
 import { CSV_BOM, csvRow } from "../lists/csv";
 import { afterKey, decodeCursor, keyOrder, parseSeqKey, toPage } from "../lists/keyset";
 import { recordAudit, verifyAuditChain, type ChainVerdict } from "./audit";
-import { chainOrganizationNow } from "./chain";
+import { chainScopeNow } from "../jobs/audit-chain";
 
 /** F13: newest first, filtered by action and template (indexes: org + action and/or template + seq). */
 export async function listAuditLog(
@@ -52,19 +39,27 @@ export function networkDataFor(
 }
 
 /**
- * F13 answers with the interface document's actor types: the patient signing (`signer`, the
- * console's distinct type) is reported there as `portal`, the patient-facing door they used.
+ * F13 answers with the interface document's actor types, whatever today's word: an embed session
+ * is `session`, and both patients, the SMS recipient and the one signing, are `portal` (the
+ * patient-facing door they used).
  */
+const AREA_B_ACTOR_TYPES: Partial<Record<ActorType, string>> = {
+  embed_session: "session",
+  sms_recipient: "portal",
+  signer: "portal",
+};
+
 const toAreaBEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   ...toEntry(ctx, r),
-  actorType: r.actorType === "signer" ? "portal" : r.actorType,
+  actorType: AREA_B_ACTOR_TYPES[r.actorKind] ?? r.actorKind,
 });
 
+/** An entry as staff see it: the actor in today's words (`actor_kind`), old spellings included. */
 const toEntry = (ctx: OrgContext, r: typeof auditLog.$inferSelect): AuditLogEntry => ({
   id: r.id,
   action: r.action,
   templateIdentifier: r.templateIdentifier,
-  actorType: r.actorType,
+  actorType: r.actorKind,
   actorId: r.actorId,
   metadata: r.metadata,
   ...networkDataFor(ctx, r),
@@ -84,7 +79,7 @@ function auditConditions(filter: AuditFilter): (SQL | undefined)[] {
   return [
     filter.action ? eq(auditLog.action, filter.action) : undefined,
     filter.templateIdentifier ? eq(auditLog.templateIdentifier, filter.templateIdentifier) : undefined,
-    filter.actorType ? eq(auditLog.actorType, filter.actorType) : undefined,
+    filter.actorType ? eq(auditLog.actorKind, filter.actorType) : undefined,
     filter.createdFrom ? gte(auditLog.createdAt, new Date(filter.createdFrom)) : undefined,
     filter.createdTo ? lt(auditLog.createdAt, new Date(filter.createdTo)) : undefined,
   ];
@@ -117,13 +112,10 @@ async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[
     (id) => /^[0-9a-f-]{36}$/i.test(id),
   );
   if (ids.length === 0) return new Map();
-  const found = await ctx.scope.db
-    .select({ id: users.id, name: users.name, email: users.email })
-    .from(users)
-    .innerJoin(
-      memberships,
-      and(eq(memberships.userId, users.id), eq(memberships.organizationId, ctx.scope.organizationId)),
-    )
+  const found = await ctx.scope
+    .query({ id: users.id, name: users.name, email: users.email })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
     .where(inArray(users.id, ids));
   return new Map(found.map((u) => [u.id, u.name?.trim() || u.email]));
 }
@@ -159,7 +151,7 @@ export async function verifyOrganizationChain(
   ctx: OrgContext,
   options: { waitMs?: number } = {},
 ): Promise<ChainVerdict> {
-  await chainOrganizationNow(ctx.services.db, ctx.scope.organizationId, options);
+  await chainScopeNow(ctx.scope, options);
   return verifyAuditChain(ctx.scope, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
 }
 

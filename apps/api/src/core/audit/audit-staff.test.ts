@@ -5,7 +5,7 @@ import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import type { OrgContext } from "../context";
 import { recordAudit } from "./audit";
-import { chainOrganizationNow } from "./chain";
+import { chainOrganizationNow } from "../jobs/audit-chain";
 
 let api: TestApi;
 let org: TestOrg;
@@ -44,13 +44,15 @@ describe("staff audit log (the list contract)", () => {
     expect(submitted.items).toEqual([
       expect.objectContaining({
         action: "form.submitted",
-        actorType: "session",
+        actorType: "embed_session",
         templateIdentifier: t.identifier,
         chained: false,
       }),
     ]);
     expect((await client.audit.entries.query({ actorType: "system", action: "test.step" })).items).toHaveLength(4);
-    expect((await client.audit.entries.query({ actorType: "session", action: "test.step" })).items).toHaveLength(0);
+    expect((await client.audit.entries.query({ actorType: "embed_session", action: "test.step" })).items).toHaveLength(
+      0,
+    );
 
     const first = await client.audit.entries.query({ action: "test.step", limit: 2 });
     expect(first.items.map((e) => e.metadata.i)).toEqual([3, 2]);
@@ -220,5 +222,55 @@ describe("who acted, as the console shows it", () => {
     expect(f13.status).toBe(200);
     expect(JSON.stringify(f13.body)).toContain('"actorType":"portal"');
     expect(JSON.stringify(f13.body)).not.toContain("signer");
+  });
+  it("shows entries written with the old actor words in today's words, filters them so, and chains them as stored", async () => {
+    // A fresh organization: an earlier test broke the first one's chain on purpose.
+    const fresh = await api.createOrg("Klinik Alt");
+    const at = new Date();
+    // As entries written before the actor types were renamed: never rewritten, the hash covers them.
+    await api.services.db.insert(auditLog).values([
+      { organizationId: fresh.orgId, action: "legacy.step", actorType: "session", actorId: "fs-1", createdAt: at },
+      { organizationId: fresh.orgId, action: "legacy.step", actorType: "portal", actorId: "fr-1", createdAt: at },
+    ]);
+    await recordAudit({ ...fresh.ctx, actor: { type: "embed_session", id: "fs-2" } }, { action: "legacy.step" });
+    await recordAudit({ ...fresh.ctx, actor: { type: "sms_recipient", id: "fr-2" } }, { action: "legacy.step" });
+    const client = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
+    const embedded = await client.audit.entries.query({ action: "legacy.step", actorType: "embed_session" });
+    expect(embedded.items.map((e) => [e.actorType, e.actorId])).toEqual([
+      ["embed_session", "fs-2"],
+      ["embed_session", "fs-1"],
+    ]);
+    // A bookmarked filter with the old word still means the same actors.
+    const recipients = await client.audit.entries.query({ action: "legacy.step", actorType: "portal" });
+    expect(recipients.items.map((e) => [e.actorType, e.actorId])).toEqual([
+      ["sms_recipient", "fr-2"],
+      ["sms_recipient", "fr-1"],
+    ]);
+    const stored = await api.services.db
+      .select({ actorType: auditLog.actorType, actorKind: auditLog.actorKind })
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.action, "legacy.step")))
+      .orderBy(auditLog.seq);
+    expect(stored).toEqual([
+      { actorType: "session", actorKind: "embed_session" },
+      { actorType: "portal", actorKind: "sms_recipient" },
+      { actorType: "embed_session", actorKind: "embed_session" },
+      { actorType: "sms_recipient", actorKind: "sms_recipient" },
+    ]);
+    // F13 keeps the interface document's words for old and new entries alike.
+    const f13 = await api.request(
+      "GET",
+      `/api/embed/audit-logs?${new URLSearchParams({ ...creds(fresh), action: "legacy.step" })}`,
+    );
+    expect(f13.status).toBe(200);
+    expect(f13.body.logs.map((l: { actorType: string; actorId: string }) => [l.actorType, l.actorId])).toEqual([
+      ["portal", "fr-2"],
+      ["session", "fs-2"],
+      ["portal", "fr-1"],
+      ["session", "fs-1"],
+    ]);
+    // The chain covers what was stored: the old words verify as they are.
+    const verdict = await client.audit.verify.mutate();
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({ ok: true });
   });
 });

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTemplateInput } from "@clinsign/contracts";
 import { and, asc, auditChainGaps, auditChainHeads, auditLog, eq, isNull, OrgScope, rowsOf, sql } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
 import { AuditChainer } from "../../jobs/audit-chainer";
 import { createTemplate, updateTemplate } from "../templates/templates";
-import { entryHash, recordAudit, sequenceHighWater, verifyAuditChain } from "./audit";
+import { entryHash, recordAudit, verifyAuditChain } from "./audit";
+import { sequenceHighWater } from "../jobs/audit-sequence";
 import { verifyOrganizationChain } from "./audit-log";
-import { chainBatch, chainOrganizationNow, ChainWatermark, settledWatermark } from "./chain";
+import { chainBatch, chainOrganizationNow, ChainWatermark, settledWatermark } from "../jobs/audit-chain";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -28,7 +30,7 @@ const drawSeq = async () =>
 /** An organization with a template and `steps` further audited changes, all chained. */
 async function chainedOrg(steps = 3): Promise<{ org: TestOrg; rows: (typeof auditLog.$inferSelect)[] }> {
   const org = await api.createOrg();
-  const t = await createTemplate(org.ctx, { title: "Chain" });
+  const t = await createTemplate(org.ctx, createTemplateInput.parse({ title: "Chain" }));
   for (let i = 0; i < steps; i++) await updateTemplate(org.ctx, { identifier: t.identifier, title: `Chain ${i}` });
   await chain(org);
   return { org, rows: await entriesOf(org) };
@@ -74,7 +76,7 @@ async function swap(column: "seq" | "chain_pos", a: typeof auditLog.$inferSelect
 describe("the audit hash chain", () => {
   it("writes entries unchained, chains them in seq order after the head, and verifies the untouched chain", async () => {
     const org = await api.createOrg();
-    const t = await createTemplate(org.ctx, { title: "Chain" });
+    const t = await createTemplate(org.ctx, createTemplateInput.parse({ title: "Chain" }));
     await updateTemplate(org.ctx, { identifier: t.identifier, title: "Chain 2" });
     await updateTemplate(org.ctx, { identifier: t.identifier, status: "active" });
     expect((await entriesOf(org)).every((r) => r.chainPos === null && r.hash === null)).toBe(true);

@@ -14,15 +14,14 @@ import {
   min,
   notInArray,
   or,
-  rowsOf,
   sql,
-  type Executor,
   type OrgScope,
   type SQL,
 } from "@clinsign/db";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
+import { sequenceHighWater } from "../jobs/audit-sequence";
 
 export interface AuditInput {
   action: string;
@@ -73,7 +72,7 @@ export function entryHash(prevHash: string, entry: ChainedFields): string {
  * entry exists exactly when the change does (and F13 lists it as soon as the request returns).
  *
  * The entry is written unchained: one insert, no lock, its `seq` drawn from a sequence. The
- * chainer (core/audit/chain.ts, run by jobs/audit-chainer.ts) links it into the organization's
+ * chainer (core/jobs/audit-chain.ts, run by jobs/audit-chainer.ts) links it into the organization's
  * hash chain shortly after it commits, so concurrent writers of one organization never queue
  * behind each other here.
  */
@@ -137,14 +136,6 @@ export interface ChainVerdict {
   /** Entries not in the chain when verify ran, and how old the oldest is (by its created_at). */
   unchained: { count: number; oldestAgeSeconds: number | null; maxAgeSeconds: number };
   warnings: ChainWarning[];
-}
-
-/** The sequence's current value: the largest seq handed out so far. */
-export async function sequenceHighWater(db: Executor): Promise<number> {
-  const [row] = rowsOf<{ last_value: string | number; is_called: boolean }>(
-    await db.execute(sql`select last_value, is_called from audit_log_seq`),
-  );
-  return row!.is_called ? Number(row!.last_value) : Number(row!.last_value) - 1;
 }
 
 /** The default of AUDIT_MAX_UNCHAINED_SECONDS (apps/api/src/env.ts). */
@@ -226,20 +217,17 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
 
   if (!failure) {
     // Read the entries' range before the sequence: every seq visible here was drawn before it is read.
-    const [range] = await scope.db
-      .select({ max: max(auditLog.seq) })
-      .from(auditLog)
-      .where(scope.owns(auditLog));
-    const highWater = await sequenceHighWater(scope.db);
+    const [range] = await scope.query({ max: max(auditLog.seq) }).from(auditLog);
+    const highWater = await sequenceHighWater(scope);
     // (A seq below 1, which the sequence never hands out either, lies below the head: refused above as slipped in.)
     if (range?.max != null && Number(range.max) > highWater)
       failure = { problem: "seq_out_of_range", brokenAt: Number(range.max) };
   }
 
-  const [pending] = await scope.db
-    .select({ count: count(), oldest: min(auditLog.createdAt) })
+  const [pending] = await scope
+    .query({ count: count(), oldest: min(auditLog.createdAt) })
     .from(auditLog)
-    .where(scope.owns(auditLog, isNull(auditLog.chainPos)));
+    .where(isNull(auditLog.chainPos));
   const unchainedCount = Number(pending?.count ?? 0);
   const oldest = pending?.oldest ? new Date(pending.oldest) : null;
   const oldestAgeSeconds = oldest ? Math.max(0, Math.floor((Date.now() - oldest.getTime()) / 1000)) : null;

@@ -1,10 +1,5 @@
-import {
-  defaultBrandingInput,
-  designInput,
-  type Branding,
-  type DefaultBrandingInput,
-  type DesignInput,
-} from "@clinsign/contracts";
+import type { z } from "zod";
+import type { Branding, defaultBrandingInput, designInput } from "@clinsign/contracts";
 import { eq, institutionBranding, institutions, organizationBranding } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -67,13 +62,17 @@ const toBranding = (row: {
   font: row.font,
 });
 
+/** `/design`'s input as the door parsed it (`designInput`). */
+export type Design = z.output<typeof designInput>;
+/** The default branding's input as the door parsed it (`defaultBrandingInput`). */
+export type DefaultBranding = z.output<typeof defaultBrandingInput>;
+
 export async function saveDesign(
   ctx: OrgContext,
-  raw: DesignInput,
+  input: Design,
   mode: "create" | "replace",
 ): Promise<{ message: string }> {
   assertMayChangeBranding(ctx);
-  const input = designInput.parse(raw);
   const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
     const institutionId =
@@ -132,9 +131,9 @@ export async function getDefaultBranding(ctx: OrgContext): Promise<Branding | nu
 }
 
 /** Sets the organization's default branding, with the same validation as `/design`. */
-export async function saveDefaultBranding(ctx: OrgContext, raw: DefaultBrandingInput): Promise<Branding> {
+export async function saveDefaultBranding(ctx: OrgContext, input: DefaultBranding): Promise<Branding> {
   assertMayChangeBranding(ctx);
-  const values = brandingValues(defaultBrandingInput.parse(raw));
+  const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
     await tx.scope
       .insert(organizationBranding, values)

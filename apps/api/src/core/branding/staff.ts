@@ -1,7 +1,7 @@
 import type { InstitutionBrandingItem, InstitutionIdList, ListPage, ListSort } from "@clinsign/contracts";
-import { and, eq, institutionBranding, institutions, sql } from "@clinsign/db";
+import { eq, institutionBranding, institutions, sql } from "@clinsign/db";
 import type { OrgContext } from "../context";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 
 /**
  * Staff: the institutions that have their own branding (A5), most recently changed first; the
@@ -12,42 +12,25 @@ export async function listInstitutionBrandingPage(
   input: { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<InstitutionBrandingItem>> {
   const b = institutionBranding;
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after
-    ? afterKey([b.updatedAt, b.id], [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort)
-    : undefined;
-  const rows = await ctx.scope.db
-    .select({
-      id: b.id,
+  const query = ctx.scope
+    .query({
       institutionId: institutions.externalId,
       logoUrl: b.logoUrl,
       primaryColor: b.primaryColor,
       accentColor: b.accentColor,
       font: b.font,
       updatedAt: b.updatedAt,
-      cursorAt: exactTimestamp(b.updatedAt),
     })
     .from(b)
-    .innerJoin(
-      institutions,
-      and(eq(institutions.id, b.institutionId), eq(institutions.organizationId, ctx.scope.organizationId)),
-    )
-    .where(ctx.scope.owns(b, keyset))
-    .orderBy(...keyOrder([b.updatedAt, b.id], input.sort))
-    .limit(input.limit + 1);
-  return toPage(
-    rows,
-    input.limit,
-    (row) => ({
-      institutionId: row.institutionId,
-      logoUrl: row.logoUrl,
-      primaryColor: row.primaryColor,
-      accentColor: row.accentColor,
-      font: row.font as InstitutionBrandingItem["font"],
-      updatedAt: row.updatedAt.toISOString(),
-    }),
-    (row) => [row.cursorAt, row.id],
-  );
+    .innerJoin(institutions, eq(institutions.id, b.institutionId));
+  return page(query, [b.updatedAt, b.id], input, (row) => ({
+    institutionId: row.institutionId,
+    logoUrl: row.logoUrl,
+    primaryColor: row.primaryColor,
+    accentColor: row.accentColor,
+    font: row.font as InstitutionBrandingItem["font"],
+    updatedAt: row.updatedAt.toISOString(),
+  }));
 }
 
 /**
@@ -60,19 +43,16 @@ export async function listInstitutionIds(
   input: { prefix?: string; limit: number },
 ): Promise<InstitutionIdList> {
   const prefix = input.prefix ?? "";
-  const rows = await ctx.scope.db
-    .select({
+  const rows = await ctx.scope
+    .query({
       institutionId: institutions.externalId,
       hasBranding: sql<boolean>`${institutionBranding.id} is not null`,
     })
     .from(institutions)
     .leftJoin(institutionBranding, eq(institutionBranding.institutionId, institutions.id))
     .where(
-      ctx.scope.owns(
-        institutions,
-        prefix ? sql`${institutions.externalId} >= ${prefix}` : undefined,
-        prefix ? sql`starts_with(${institutions.externalId}, ${prefix})` : undefined,
-      ),
+      prefix ? sql`${institutions.externalId} >= ${prefix}` : undefined,
+      prefix ? sql`starts_with(${institutions.externalId}, ${prefix})` : undefined,
     )
     .orderBy(institutions.externalId)
     .limit(input.limit + 1);

@@ -7,7 +7,7 @@ import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { verifyAuditChain } from "../audit/audit";
-import { chainOrganizationNow } from "../audit/chain";
+import { chainOrganizationNow } from "../jobs/audit-chain";
 
 let api: TestApi;
 let org: TestOrg;
@@ -60,9 +60,9 @@ describe("F7 F8 F9 drafts with a sessionId", () => {
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.organizationId, org.orgId)))
       .orderBy(auditLog.seq);
     expect(actions.filter((a) => a.action.startsWith("form."))).toEqual([
-      { action: "form.draft_saved", actorType: "session" },
-      { action: "form.draft_saved", actorType: "session" },
-      { action: "form.draft_deleted", actorType: "session" },
+      { action: "form.draft_saved", actorType: "embed_session" },
+      { action: "form.draft_saved", actorType: "embed_session" },
+      { action: "form.draft_deleted", actorType: "embed_session" },
     ]);
   });
 

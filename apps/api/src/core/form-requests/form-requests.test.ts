@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTemplateInput } from "@clinsign/contracts";
 import { and, auditLog, drafts, eq, formRequests, jobs, messages, otpChallenges, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds } from "../../testing/forms";
@@ -209,7 +210,7 @@ describe("F1 POST /api/portal/request", () => {
   it("answers 401 for a bad token, 403 for another organization's template, 404 without or for an inactive template", async () => {
     const t = await activeTemplate(org);
     const theirs = await activeTemplate(other);
-    const draft = await createTemplate(org.ctx, { title: "draft" });
+    const draft = await createTemplate(org.ctx, createTemplateInput.parse({ title: "draft" }));
     const base = { phone: MOBILE, rnummer: "R-2" };
     expect(
       (await request({ token: "cs_wrong", orgId: org.orgId, ...base, templateIdentifier: t.identifier })).status,
@@ -353,7 +354,12 @@ describe("the SMS portal", () => {
     const result = await portal(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
-    expect(stored).toMatchObject({ actorType: "portal", rnummer: "R-P1", phone: E164, values: { name: "Erika" } });
+    expect(stored).toMatchObject({
+      actorType: "sms_recipient",
+      rnummer: "R-P1",
+      phone: E164,
+      values: { name: "Erika" },
+    });
     // The request's own draft (a namespace no caller may name) went with the submission.
     const [request] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-P1"));
     expect(
@@ -366,7 +372,10 @@ describe("the SMS portal", () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
-    expect(audit).toMatchObject({ actorType: "portal", metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 } });
+    expect(audit).toMatchObject({
+      actorType: "sms_recipient",
+      metadata: { rnummer: "R-P1", phone: E164, fieldCount: 1 },
+    });
     const [mail] = await api.services.db
       .select()
       .from(messages)

@@ -1,4 +1,3 @@
-import { eq, organizations } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
@@ -45,9 +44,5 @@ export async function assertMayChooseDestinations(
 
 /** The organization's default webhook URLs (settings), possibly none. */
 export async function defaultWebhookUrls(ctx: OrgContext): Promise<string[]> {
-  const [org] = await ctx.scope.db
-    .select({ urls: organizations.webhookUrls })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return org?.urls ?? [];
+  return (await ctx.scope.organization()).webhookUrls;
 }

@@ -4,7 +4,7 @@ import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { consumeRateLimit } from "../rate-limit";
 import { getTemplate } from "../templates/templates";
-import { deliverNow, emitWebhookEvent } from "../webhooks/webhooks";
+import { deliverAfterCommit, emitWebhookEvent } from "../webhooks/webhooks";
 import { resolveFormTemplate } from "./form-template";
 
 /** Browser events one embed session (or SMS-portal access) may report per window. */
@@ -25,7 +25,7 @@ export async function recordFormEvent(
 ): Promise<{ recorded: true }> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   if (ctx.formGrant) {
-    await consumeRateLimit(ctx.services.db, {
+    await consumeRateLimit(ctx.scope, {
       key: `form-events:${ctx.actor.type}:${ctx.actor.id}`,
       limit: FORM_EVENTS_PER_WINDOW,
       windowSeconds: FORM_EVENTS_WINDOW_SECONDS,
@@ -53,11 +53,14 @@ export async function sendTestWebhook(
   input: z.output<typeof webhookTestInput>,
 ): Promise<{ delivered: boolean }> {
   await getTemplate(ctx, { identifier: input.templateIdentifier, activeOnly: false });
-  const queued = await emitWebhookEvent(ctx, {
-    event: input.event,
-    templateIdentifier: input.templateIdentifier,
-    data: { ...(input.data ?? {}), test: true },
-    inline: true,
+  const first = await inTransaction(ctx, async (tx) => {
+    const queued = await emitWebhookEvent(tx, {
+      event: input.event,
+      templateIdentifier: input.templateIdentifier,
+      data: { ...(input.data ?? {}), test: true },
+      inline: true,
+    });
+    return deliverAfterCommit(tx, queued);
   });
-  return { delivered: await deliverNow(ctx.services, queued) };
+  return { delivered: first.delivered };
 }

@@ -3,7 +3,9 @@ import { and, auditLog, eq, messages } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
+import { inTransaction, type OrgContext } from "../context";
 import { createStaffUser } from "../staff/staff";
+import { queueMessage } from "./messaging";
 
 const MOBILE = "+49 170 1234567";
 
@@ -90,6 +92,24 @@ describe("the SMS outbox on an install without a gateway", () => {
       metadata: { messageId: link!.id, purpose: "form_request.link", formRequestId: request!.id },
     });
     expect(JSON.stringify(entries)).not.toContain(token);
+  });
+
+  it("wakes the job runner only once the transaction that queued the message has committed", async () => {
+    const woken: string[] = [];
+    const ctx: OrgContext = { ...org.ctx, services: { ...org.ctx.services, jobs: { wake: () => woken.push("wake") } } };
+    const message = { channel: "email" as const, recipients: ["doc@clinic.test"], body: "Hallo", purpose: "test" };
+    await inTransaction(ctx, async (tx) => {
+      await queueMessage(tx, message);
+      expect(woken).toEqual([]);
+    });
+    expect(woken).toEqual(["wake"]);
+    await expect(
+      inTransaction(ctx, async (tx) => {
+        await queueMessage(tx, message);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(woken).toEqual(["wake"]);
   });
 });
 

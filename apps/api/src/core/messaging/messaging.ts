@@ -1,8 +1,8 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import type { MessageProviders, MessageSummary, RevealedMessage } from "@clinsign/contracts";
-import { desc, eq, jobs, messages, OrgScope, type MessageChannel } from "@clinsign/db";
+import { desc, eq, jobs, messages, type MessageChannel } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { AppError, notFound } from "../errors";
 import { actsForOrganization } from "../permissions";
 import type { JobHandler } from "../jobs/execute";
@@ -69,7 +69,7 @@ export async function queueMessage(
         usesOutbox(ctx.services, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
     })
     .returning({ id: messages.id });
-  const job = await enqueueJob(ctx.scope.db, {
+  const job = await enqueueJob(ctx.scope, {
     organizationId: ctx.scope.organizationId,
     kind: MESSAGE_JOB,
     payload: {
@@ -78,6 +78,8 @@ export async function queueMessage(
     } satisfies MessageJobPayload,
     maxAttempts: MESSAGE_MAX_ATTEMPTS,
   });
+  // Due now: the background runner sends it once the change is committed, without waiting for its next poll.
+  await afterCommit(ctx, "jobs.wake", () => ctx.services.jobs?.wake());
   return { messageId: row!.id, jobId: job.id };
 }
 
@@ -147,14 +149,11 @@ async function sendEmail(
  * is the full body of a message stored redacted (the provider gets it, the row never does).
  */
 export async function deliverMessage(
-  services: Services,
-  organizationId: string,
-  messageId: string,
-  attempt: number,
-  maxAttempts: number,
-  sealedBody?: string,
+  ctx: OrgContext,
+  input: { messageId: string; attempt: number; maxAttempts: number; sealedBody?: string },
 ): Promise<void> {
-  const scope = new OrgScope(services.db, organizationId);
+  const { services, scope } = ctx;
+  const { messageId, attempt, maxAttempts, sealedBody } = input;
   const [message] = await scope.select(messages, eq(messages.id, messageId)).limit(1);
   if (!message || message.status === "sent") return;
   try {
@@ -191,24 +190,20 @@ export async function deliverMessage(
 export const messageJobHandler: JobHandler = {
   async run(job: Job, services: Services) {
     const payload = job.payload as unknown as MessageJobPayload;
+    const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);
     let finished = false;
     try {
-      await deliverMessage(
-        services,
-        job.organizationId!,
-        String(payload.messageId),
-        job.attempts,
-        job.maxAttempts,
-        payload.sealedBody,
-      );
+      await deliverMessage(ctx, {
+        messageId: String(payload.messageId),
+        attempt: job.attempts,
+        maxAttempts: job.maxAttempts,
+        sealedBody: payload.sealedBody,
+      });
       finished = true;
     } finally {
       // The secret is needed only until the message is sent, or given up.
       if (payload.sealedBody && (finished || job.attempts >= job.maxAttempts)) {
-        await services.db
-          .update(jobs)
-          .set({ payload: { messageId: payload.messageId } })
-          .where(eq(jobs.id, job.id));
+        await ctx.scope.update(jobs, { payload: { messageId: payload.messageId } }, eq(jobs.id, job.id));
       }
     }
   },

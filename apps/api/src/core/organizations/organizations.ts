@@ -1,14 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { OrganizationSettings, UpdateOrganizationInput } from "@clinsign/contracts";
-import { eq, organizations, type Db } from "@clinsign/db";
+import type { organizations } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { AppError, notFound } from "../errors";
-
-export async function createOrganization(db: Db, input: { name: string }): Promise<{ id: string }> {
-  const [row] = await db.insert(organizations).values({ name: input.name }).returning({ id: organizations.id });
-  return row!;
-}
+import { AppError } from "../errors";
 
 function toSettings(row: typeof organizations.$inferSelect): OrganizationSettings {
   return {
@@ -37,11 +32,9 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
   };
 }
 
-// The organizations table is the tenant itself: its row is addressed by the scope's own id.
-export async function loadOrganization(ctx: OrgContext) {
-  const [row] = await ctx.scope.db.select().from(organizations).where(eq(organizations.id, ctx.scope.organizationId));
-  if (!row) throw notFound("organization");
-  return row;
+/** The organization's own row (the tenant itself, addressed by the scope's id). */
+export function loadOrganization(ctx: OrgContext) {
+  return ctx.scope.organization();
 }
 
 export async function getOrganizationSettings(ctx: OrgContext): Promise<OrganizationSettings> {
@@ -103,11 +96,7 @@ export async function updateOrganizationSettings(
         field: "sessionMethod",
       });
     }
-    const [row] = await tx.scope.db
-      .update(organizations)
-      .set({ ...next, updatedAt: new Date() })
-      .where(eq(organizations.id, tx.scope.organizationId))
-      .returning();
+    const [row] = await tx.scope.updateOrganization({ ...next, updatedAt: new Date() }).returning();
     // Which settings changed, never their values: secrets stay out of the audit log.
     await recordAudit(tx, { action: "config.updated", metadata: { changed: Object.keys(input).sort() } });
     return toSettings(row!);

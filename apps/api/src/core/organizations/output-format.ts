@@ -1,5 +1,4 @@
 import type { OrganizationLocale } from "@clinsign/contracts";
-import { eq, organizations } from "@clinsign/db";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { OrgContext } from "../context";
 
@@ -18,16 +17,8 @@ export interface OutputFormat {
 export const NEUTRAL_OUTPUT: OutputFormat = { locale: "en", timeZone: "UTC", phoneCountry: "DE" };
 
 export async function loadOutputFormat(ctx: OrgContext): Promise<OutputFormat> {
-  // The organizations table is the tenant itself: its row is addressed by the scope's own id.
-  const [row] = await ctx.scope.db
-    .select({
-      locale: organizations.locale,
-      timeZone: organizations.timeZone,
-      phoneCountry: organizations.phoneCountry,
-    })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return row ?? NEUTRAL_OUTPUT;
+  const { locale, timeZone, phoneCountry } = await ctx.scope.organization();
+  return { locale, timeZone, phoneCountry };
 }
 
 const TEXTS = {

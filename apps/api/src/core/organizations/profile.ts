@@ -1,4 +1,3 @@
-import { eq, organizations } from "@clinsign/db";
 import type { OrgContext } from "../context";
 
 /** What patient-facing texts need of the organization: who is asking, in which language, from which country. */
@@ -11,11 +10,8 @@ export interface OrganizationProfile {
 
 /** The context's organization as patient pages and messages name it. */
 export async function organizationProfile(ctx: Pick<OrgContext, "scope">): Promise<OrganizationProfile> {
-  const [org] = await ctx.scope.db
-    .select({ name: organizations.name, locale: organizations.locale, phoneCountry: organizations.phoneCountry })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  return { name: org?.name ?? "", locale: org?.locale === "en" ? "en" : "de", phoneCountry: org?.phoneCountry ?? "DE" };
+  const org = await ctx.scope.organization();
+  return { name: org.name, locale: org.locale === "en" ? "en" : "de", phoneCountry: org.phoneCountry };
 }
 
 /** The organization's name, for the header of its patient pages. */

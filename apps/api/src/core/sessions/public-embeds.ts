@@ -127,7 +127,7 @@ export async function startVisitorSession(
   if (!embed || !embed.enabled) throw notFound("form");
   const ctx: OrgContext = {
     ...systemContext(services, embed.organizationId, request.requestId),
-    actor: { type: "session", id: null },
+    actor: { type: "embed_session", id: null },
     request,
   };
   await countVisitorStart(services, embed.id, request.ip, {

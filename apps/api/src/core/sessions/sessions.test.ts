@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTemplateInput } from "@clinsign/contracts";
 import { and, auditLog, eq, formSessions, organizations, rateLimits, sql } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
@@ -87,7 +88,7 @@ describe("POST /api/embed/sessions", () => {
   });
 
   it("answers 404 for a draft or foreign template and 401 for bad credentials", async () => {
-    const draft = await createTemplate(org.ctx, { title: "draft" });
+    const draft = await createTemplate(org.ctx, createTemplateInput.parse({ title: "draft" }));
     expect(
       (
         await api.request("POST", "/api/embed/sessions", {

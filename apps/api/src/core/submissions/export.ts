@@ -30,6 +30,9 @@ const CSV_TEXTS = {
       "Quelle",
     ],
     sources: {
+      embed_session: "Eingebettetes Formular",
+      sms_recipient: "SMS-Link",
+      // Submissions stored before the actor types were renamed.
       session: "Eingebettetes Formular",
       portal: "SMS-Link",
       api_key: "API",
@@ -48,6 +51,9 @@ const CSV_TEXTS = {
       "Source",
     ],
     sources: {
+      embed_session: "Embedded form",
+      sms_recipient: "SMS link",
+      // Submissions stored before the actor types were renamed.
       session: "Embedded form",
       portal: "SMS link",
       api_key: "API",

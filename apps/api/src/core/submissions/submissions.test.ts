@@ -130,7 +130,7 @@ describe("F10 POST /api/embed/submit", () => {
       values: valid,
       rnummer: "R-2024-1",
       phone: "+491701234567",
-      actorType: "session",
+      actorType: "embed_session",
     });
     expect(await api.services.db.select().from(drafts).where(eq(drafts.templateIdentifier, t.identifier))).toEqual([]);
 
@@ -151,7 +151,7 @@ describe("F10 POST /api/embed/submit", () => {
     const after = actions.map((a) => a.action).slice(actions.findIndex((a) => a.action === "form.draft_deleted"));
     expect(after).toEqual(["form.draft_deleted", "webhook.dispatched", "form.submitted"]);
     expect(actions.find((a) => a.action === "form.submitted")).toMatchObject({
-      actorType: "session",
+      actorType: "embed_session",
       metadata: { rnummer: "R-2024-1", phone: "+491701234567", fieldCount: Object.keys(valid).length },
     });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTemplateInput } from "@clinsign/contracts";
 import { TRPCClientError } from "@trpc/client";
 import { auditLog, desc, eq } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
@@ -214,7 +215,7 @@ describe("F4 GET /api/embed/templates", () => {
 
   it("defaults the limit to 300 and caps it at 300", async () => {
     const big = await api.createOrg("Big");
-    for (let i = 0; i < 301; i++) await createTemplate(big.ctx, { title: `T${i}` });
+    for (let i = 0; i < 301; i++) await createTemplate(big.ctx, createTemplateInput.parse({ title: `T${i}` }));
     const all = await api.request("GET", `/api/embed/templates?${query(creds(big))}`);
     expect(all.body.templates).toHaveLength(300);
     expect(

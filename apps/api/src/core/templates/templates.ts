@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
-import {
+import type { z } from "zod";
+import type {
   createTemplateInput,
-  type CreateTemplateInput,
-  type ListPage,
-  type ListSort,
-  type Template,
-  type TemplateListItem,
-  type TemplateOverviewItem,
-  type TemplateSchema,
+  ListPage,
+  ListSort,
+  Template,
+  TemplateListItem,
+  TemplateOverviewItem,
+  TemplateSchema,
   updateTemplateInput,
-  type UpdateTemplateInput,
 } from "@clinsign/contracts";
 import {
   count,
@@ -22,9 +21,8 @@ import {
   sql,
   submissions,
   templates,
-  type Db,
 } from "@clinsign/db";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 import { deletePublicEmbedOf } from "../sessions/public-embeds";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
@@ -60,8 +58,11 @@ export function newTemplateIdentifier(title: string): string {
   return slug ? `${slug}-${suffix}` : `form-${suffix}`;
 }
 
-export async function createTemplate(ctx: OrgContext, raw: CreateTemplateInput): Promise<Template> {
-  const input = createTemplateInput.parse(raw);
+/** Input parsed at the door (`createTemplateInput`): defaults applied, title trimmed. */
+export type NewTemplate = z.output<typeof createTemplateInput>;
+export type TemplateChanges = z.output<typeof updateTemplateInput>;
+
+export async function createTemplate(ctx: OrgContext, input: NewTemplate): Promise<Template> {
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(templates, {
@@ -127,46 +128,30 @@ export async function templateOverview(
   ctx: OrgContext,
   input: { q?: string; status?: Template["status"]; cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<TemplateOverviewItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const order = [templates.updatedAt, templates.id];
-  const rows = await (ctx.scope.db as Db)
-    .select({ ...getTableColumns(templates), cursorAt: exactTimestamp(templates.updatedAt) })
+  const query = ctx.scope
+    .query(getTableColumns(templates))
     .from(templates)
     .where(
-      ctx.scope.owns(
-        templates,
-        input.status ? eq(templates.status, input.status) : undefined,
-        input.q ? ilike(templates.title, `%${input.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
-        after ? afterKey(order, [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`], input.sort) : undefined,
-      ),
-    )
-    .orderBy(...keyOrder(order, input.sort))
-    .limit(input.limit + 1);
-  const page = toPage(
-    rows,
-    input.limit,
-    (row) => row,
-    (row) => [row.cursorAt, row.id],
-  );
-  const counts = page.items.length
-    ? await (ctx.scope.db as Db)
-        .select({ identifier: submissions.templateIdentifier, count: count() })
+      input.status ? eq(templates.status, input.status) : undefined,
+      input.q ? ilike(templates.title, `%${input.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
+    );
+  const found = await page(query, [templates.updatedAt, templates.id], input, (row) => row);
+  const counts = found.items.length
+    ? await ctx.scope
+        .query({ identifier: submissions.templateIdentifier, count: count() })
         .from(submissions)
         .where(
-          ctx.scope.owns(
-            submissions,
-            inArray(
-              submissions.templateIdentifier,
-              page.items.map((row) => row.identifier),
-            ),
+          inArray(
+            submissions.templateIdentifier,
+            found.items.map((row) => row.identifier),
           ),
         )
         .groupBy(submissions.templateIdentifier)
     : [];
   const byIdentifier = new Map(counts.map((row) => [row.identifier, Number(row.count)]));
   return {
-    ...page,
-    items: page.items.map((row) => ({
+    ...found,
+    items: found.items.map((row) => ({
       identifier: row.identifier,
       title: row.title,
       status: row.status,
@@ -179,8 +164,8 @@ export async function templateOverview(
   };
 }
 
-export async function updateTemplate(ctx: OrgContext, raw: UpdateTemplateInput): Promise<Template> {
-  const { identifier, ...changes } = updateTemplateInput.parse(raw);
+export async function updateTemplate(ctx: OrgContext, input: TemplateChanges): Promise<Template> {
+  const { identifier, ...changes } = input;
   const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope

@@ -3,7 +3,7 @@ import { apiTokens, eq } from "@clinsign/db";
 import { createStaffUser } from "../staff/staff";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
-import { authenticateApiToken } from "./tokens";
+import { authenticateApiToken } from "../credentials/api-tokens";
 
 let api: TestApi;
 let org: TestOrg;

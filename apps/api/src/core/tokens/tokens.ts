@@ -1,15 +1,16 @@
 import type { ApiTokenSummary } from "@clinsign/contracts";
-import { and, apiTokens, desc, eq, isNull, lt, or, preparedQuery, sql, type Db, type OrgScope } from "@clinsign/db";
+import { apiTokens, desc, eq, isNull } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { randomSecret, safeEqual, sha256Hex } from "../crypto";
-import { notFound, unauthorized } from "../errors";
+import { API_TOKEN_PREFIX } from "../credentials/api-tokens";
+import { randomSecret, sha256Hex } from "../crypto";
+import { notFound } from "../errors";
 
-const TOKEN_PREFIX = "cs_";
+// Checking a token (by its hash, across organizations) is core/credentials/api-tokens.ts.
+export type { TokenPrincipal } from "../credentials/api-tokens";
+
 /** Characters of the token kept in clear, enough to tell tokens apart in a list. */
-const VISIBLE_PREFIX_LENGTH = TOKEN_PREFIX.length + 8;
-/** lastUsedAt is refreshed at most this often, so authentication stays a read on the hot path. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+const VISIBLE_PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;
 
 function toSummary(row: typeof apiTokens.$inferSelect): ApiTokenSummary {
   return {
@@ -24,7 +25,7 @@ function toSummary(row: typeof apiTokens.$inferSelect): ApiTokenSummary {
 
 /** Issues a token; the clear value is returned here once and only its hash is stored. */
 export async function createApiToken(ctx: OrgContext, input: { name: string }) {
-  const token = `${TOKEN_PREFIX}${randomSecret(32)}`;
+  const token = `${API_TOKEN_PREFIX}${randomSecret(32)}`;
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(apiTokens, {
@@ -40,8 +41,11 @@ export async function createApiToken(ctx: OrgContext, input: { name: string }) {
 }
 
 /** Newest first; bounded, since an organization keeps few tokens. */
-export async function listApiTokens(scope: OrgScope, limit = 200): Promise<ApiTokenSummary[]> {
-  const rows = await scope.select(apiTokens).orderBy(desc(apiTokens.createdAt)).limit(limit);
+export async function listApiTokens(
+  ctx: OrgContext,
+  input: { limit: number } = { limit: 200 },
+): Promise<ApiTokenSummary[]> {
+  const rows = await ctx.scope.select(apiTokens).orderBy(desc(apiTokens.createdAt)).limit(input.limit);
   return rows.map(toSummary);
 }
 
@@ -58,49 +62,4 @@ export async function revokeApiToken(ctx: OrgContext, input: { id: string }): Pr
     await recordAudit(tx, { action: "token.revoked", metadata: { tokenId: row.id, name: row.name } });
     return toSummary(row);
   });
-}
-
-/** Every API call looks its token up: built once, run with the hash. */
-const activeTokenByHash = preparedQuery("active_token_by_hash", (db) =>
-  db
-    .select({
-      id: apiTokens.id,
-      organizationId: apiTokens.organizationId,
-      tokenHash: apiTokens.tokenHash,
-      lastUsedAt: apiTokens.lastUsedAt,
-    })
-    .from(apiTokens)
-    .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
-    .limit(1),
-);
-
-export interface TokenPrincipal {
-  tokenId: string;
-  organizationId: string;
-}
-
-/**
- * Resolves a bearer token to its organization. Unknown, revoked, or (when `organizationId` is
- * given) another organization's token: 401, with one message for all, so callers learn nothing.
- */
-export async function authenticateApiToken(
-  db: Db,
-  token: string | undefined,
-  organizationId?: string,
-): Promise<TokenPrincipal> {
-  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) throw unauthorized("invalid API token");
-  const hash = sha256Hex(token);
-  const [row] = await activeTokenByHash(db).execute({ hash });
-  if (!row || !safeEqual(row.tokenHash, hash)) throw unauthorized("invalid API token");
-  if (organizationId !== undefined && !safeEqual(row.organizationId, organizationId)) {
-    throw unauthorized("invalid API token for this orgId");
-  }
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    const staleBefore = new Date(Date.now() - LAST_USED_RESOLUTION_MS);
-    await db
-      .update(apiTokens)
-      .set({ lastUsedAt: new Date() })
-      .where(and(eq(apiTokens.id, row.id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, staleBefore))));
-  }
-  return { tokenId: row.id, organizationId: row.organizationId };
 }

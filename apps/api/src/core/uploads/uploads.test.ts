@@ -72,7 +72,7 @@ describe("POST /api/embed/uploads", () => {
       .from(auditLog)
       .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "file.uploaded")));
     expect(entry).toMatchObject({
-      actorType: "session",
+      actorType: "embed_session",
       metadata: { fieldKey: "scan", files: [{ name: "befund.pdf" }, { name: "foto.png" }] },
     });
 

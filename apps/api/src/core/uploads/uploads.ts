@@ -152,9 +152,11 @@ const totalTooLarge = (cap: number) => (_name: string, field: string) =>
  * access), never an organization credential (API token, staff), which speaks for the clinic.
  */
 export function uploaderKeyOf(ctx: OrgContext): string | null {
-  return ctx.formGrant && (ctx.actor.type === "session" || ctx.actor.type === "portal")
-    ? `${ctx.actor.type}:${ctx.actor.id}`
-    : null;
+  if (!ctx.formGrant) return null;
+  // The prefixes stored before the actor types were renamed, so a credential's earlier uploads still count.
+  if (ctx.actor.type === "embed_session") return `session:${ctx.actor.id}`;
+  if (ctx.actor.type === "sms_recipient") return `portal:${ctx.actor.id}`;
+  return null;
 }
 
 async function uploadedBytes(ctx: OrgContext, uploaderKey: string): Promise<number> {

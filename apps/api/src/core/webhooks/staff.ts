@@ -5,21 +5,10 @@ import type {
   WebhookDeliveryDetail,
   WebhookOverview,
 } from "@clinsign/contracts";
-import {
-  asc,
-  eq,
-  gte,
-  lt,
-  organizations,
-  sql,
-  webhookAttempts,
-  webhookDeliveries,
-  getTableColumns,
-  type SQL,
-} from "@clinsign/db";
+import { asc, eq, getTableColumns, gte, lt, webhookAttempts, webhookDeliveries, type SQL } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { notFound } from "../errors";
-import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeIdKey, toPage } from "../lists/keyset";
+import { page } from "../lists/keyset";
 
 /** The filters of the staff delivery log (contracts: webhookAttemptFilters). */
 export interface WebhookAttemptFilter {
@@ -61,21 +50,11 @@ export async function listWebhookAttemptPage(
   ctx: OrgContext,
   input: WebhookAttemptFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<WebhookAttemptItem>> {
-  const after = input.cursor ? decodeCursor(input.cursor, parseTimeIdKey) : undefined;
-  const keyset = after
-    ? afterKey(
-        [webhookAttempts.createdAt, webhookAttempts.id],
-        [sql`${after.at}::timestamptz`, sql`${after.id}::uuid`],
-        input.sort,
-      )
-    : undefined;
-  const rows = await ctx.scope.db
-    .select({ ...getTableColumns(webhookAttempts), cursorAt: exactTimestamp(webhookAttempts.createdAt) })
+  const query = ctx.scope
+    .query(getTableColumns(webhookAttempts))
     .from(webhookAttempts)
-    .where(ctx.scope.owns(webhookAttempts, ...conditions(input), keyset))
-    .orderBy(...keyOrder([webhookAttempts.createdAt, webhookAttempts.id], input.sort))
-    .limit(input.limit + 1);
-  return toPage(rows, input.limit, toItem, (row) => [row.cursorAt, row.id]);
+    .where(...conditions(input));
+  return page(query, [webhookAttempts.createdAt, webhookAttempts.id], input, toItem);
 }
 
 /** Staff: one delivery with the exact body that was signed and sent, and every attempt, first to last. */
@@ -108,13 +87,10 @@ const SECRET_PREFIX_CHARS = 4;
  * for every role; changing them stays with owners and admins (organization.update).
  */
 export async function getWebhookOverview(ctx: OrgContext): Promise<WebhookOverview> {
-  const [org] = await ctx.scope.db
-    .select({ urls: organizations.webhookUrls, secret: organizations.webhookSecretEnc })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.scope.organizationId));
-  const secret = org?.secret ? ctx.services.secrets.open(org.secret) : null;
+  const org = await ctx.scope.organization();
+  const secret = org.webhookSecretEnc ? ctx.services.secrets.open(org.webhookSecretEnc) : null;
   const prefix = secret
     ? secret.slice(0, (secret.startsWith("whsec_") ? "whsec_".length : 0) + SECRET_PREFIX_CHARS)
     : null;
-  return { webhookUrls: org?.urls ?? [], hasSecret: secret !== null, secretPrefix: prefix };
+  return { webhookUrls: org.webhookUrls, hasSecret: secret !== null, secretPrefix: prefix };
 }

@@ -9,7 +9,8 @@ import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { claimDueJobs } from "../jobs/queue";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
-import { WEBHOOK_JOB, WEBHOOK_SCHEDULE_MS } from "./webhooks";
+import { inTransaction } from "../context";
+import { deliverAfterCommit, emitWebhookEvent, WEBHOOK_JOB, WEBHOOK_SCHEDULE_MS } from "./webhooks";
 
 let api: TestApi;
 let org: TestOrg;
@@ -271,7 +272,7 @@ describe("POST /api/embed/events", () => {
       "form.closed",
       "webhook.dispatched",
     ]);
-    expect(actions[2]!.actorType).toBe("session");
+    expect(actions[2]!.actorType).toBe("embed_session");
   });
 
   it("never lets the browser's data into the signed fields: it arrives only under untrustedClientData", async () => {
@@ -419,5 +420,35 @@ describe("F12 GET /api/embed/webhook-events", () => {
     await expect(
       api.trpc({ cookie: otherCookie }).webhooks.resend.mutate({ deliveryId: entry!.deliveryId }),
     ).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+});
+
+describe("the first attempt of an inline delivery", () => {
+  it("runs once the outermost transaction has committed, and never when it rolls back", async () => {
+    const t = await activeTemplate(org);
+    const emit = (tx: typeof org.ctx) =>
+      emitWebhookEvent(tx, { event: "form.opened", templateIdentifier: t.identifier, data: { n: 1 }, inline: true });
+    const seenInside: number[] = [];
+    const first = await inTransaction(org.ctx, async (outer) =>
+      inTransaction(outer, async (inner) => {
+        const attempt = await deliverAfterCommit(inner, await emit(inner));
+        seenInside.push(receiver.requests.length);
+        return attempt;
+      }),
+    );
+    expect(seenInside).toEqual([0]);
+    expect(first.delivered).toBe(true);
+    expect(receiver.requests).toHaveLength(1);
+
+    receiver.requests.length = 0;
+    let undelivered: { delivered: boolean } | undefined;
+    await expect(
+      inTransaction(org.ctx, async (tx) => {
+        undelivered = await deliverAfterCommit(tx, await emit(tx));
+        throw new Error("the change fails after queueing");
+      }),
+    ).rejects.toThrow("the change fails");
+    expect(undelivered).toEqual({ delivered: false });
+    expect(receiver.requests).toHaveLength(0);
   });
 });

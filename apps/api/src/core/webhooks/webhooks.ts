@@ -1,18 +1,8 @@
 import { createHmac } from "node:crypto";
 import type { WebhookLogEntry } from "@clinsign/contracts";
-import {
-  desc,
-  eq,
-  formSessions,
-  gt,
-  organizations,
-  OrgScope,
-  sql,
-  webhookAttempts,
-  webhookDeliveries,
-} from "@clinsign/db";
+import { desc, eq, formSessions, gt, sql, webhookAttempts, webhookDeliveries } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { AppError, notFound } from "../errors";
 import { defaultWebhookUrls } from "../forms/destinations";
 import { runJobNow, type JobHandler } from "../jobs/execute";
@@ -37,7 +27,7 @@ export interface WebhookEventInput {
   data: Record<string, unknown>;
   /** Target URLs; by default the session's webhookUrl, else the organization's default URLs. */
   urls?: string[];
-  /** The caller makes the first attempt itself (`deliverNow`) right after its commit. */
+  /** The caller makes the first attempt itself (`deliverAfterCommit`) right after the commit. */
   inline?: boolean;
   /** Added to each `webhook.dispatched` audit entry, e.g. `{signatureId}` so a request's timeline finds its deliveries. */
   auditMetadata?: Record<string, unknown>;
@@ -66,7 +56,7 @@ async function queueDelivery(
   auditExtra: Record<string, unknown> = {},
 ): Promise<QueuedDelivery> {
   const [row] = await tx.scope.insert(webhookDeliveries, delivery).returning({ id: webhookDeliveries.id });
-  const job = await enqueueJob(tx.scope.db, {
+  const job = await enqueueJob(tx.scope, {
     organizationId: tx.scope.organizationId,
     kind: WEBHOOK_JOB,
     payload: { deliveryId: row!.id },
@@ -79,6 +69,8 @@ async function queueDelivery(
     templateIdentifier: delivery.templateIdentifier,
     metadata: { event: delivery.eventType, deliveryId: row!.id, url: delivery.url, ...auditExtra },
   });
+  // Due now: the background runner takes it once the change is committed, without waiting for its next poll.
+  if (!inline) await afterCommit(tx, "jobs.wake", () => tx.services.jobs?.wake());
   return { deliveryId: row!.id, jobId: job.id };
 }
 
@@ -140,20 +132,15 @@ export interface AttemptResult {
 
 /** One delivery attempt; always writes one webhook log row (F12). */
 export async function attemptDelivery(
-  services: Services,
-  organizationId: string,
-  deliveryId: string,
-  attempt: number,
-  timeoutMs: number,
+  ctx: OrgContext,
+  input: { deliveryId: string; attempt: number; timeoutMs: number },
 ): Promise<AttemptResult> {
-  const scope = new OrgScope(services.db, organizationId);
-  const [delivery] = await scope.select(webhookDeliveries, eq(webhookDeliveries.id, deliveryId)).limit(1);
+  const { services, scope } = ctx;
+  const { attempt, timeoutMs } = input;
+  const [delivery] = await scope.select(webhookDeliveries, eq(webhookDeliveries.id, input.deliveryId)).limit(1);
   if (!delivery) return { delivered: true, statusCode: null, error: null }; // organization deleted meanwhile: nothing to send
-  const [org] = await services.db
-    .select({ secret: organizations.webhookSecretEnc })
-    .from(organizations)
-    .where(eq(organizations.id, organizationId));
-  const secret = org?.secret ? services.secrets.open(org.secret) : null;
+  const { webhookSecretEnc } = await scope.organization();
+  const secret = webhookSecretEnc ? services.secrets.open(webhookSecretEnc) : null;
   const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -223,7 +210,8 @@ function handler(timeoutMs: number): JobHandler {
   return {
     async run(job: Job, services: Services) {
       const deliveryId = String(job.payload.deliveryId);
-      const result = await attemptDelivery(services, job.organizationId!, deliveryId, job.attempts, timeoutMs);
+      const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);
+      const result = await attemptDelivery(ctx, { deliveryId, attempt: job.attempts, timeoutMs });
       if (!result.delivered) throw new Error(result.error ?? "not delivered");
     },
     retryDelayMs: (attempt) => jitter(WEBHOOK_SCHEDULE_MS[attempt] ?? WEBHOOK_SCHEDULE_MS.at(-1)!),
@@ -240,6 +228,25 @@ export async function deliverNow(services: Services, queued: QueuedDelivery[]): 
   const inline = handler(INLINE_TIMEOUT_MS);
   const outcomes = await Promise.all(queued.map((q) => runJobNow(services, q.jobId, inline)));
   return outcomes.every(Boolean);
+}
+
+/** What the first attempt of inline deliveries achieved, once it ran after the commit. */
+export interface FirstAttempt {
+  delivered: boolean;
+}
+
+/**
+ * Makes the first attempt of deliveries queued `inline` in `ctx`'s transaction once the outermost
+ * transaction has committed (now, outside one): the attempt must see the committed rows, and a
+ * rollback sends nothing. `delivered` is filled in then: read it after the outermost transaction
+ * returned (false before, when nothing was queued, or when an attempt failed; the job retries).
+ */
+export async function deliverAfterCommit(ctx: OrgContext, queued: QueuedDelivery[]): Promise<FirstAttempt> {
+  const outcome: FirstAttempt = { delivered: false };
+  await afterCommit(ctx, "webhook.first_attempt", async () => {
+    outcome.delivered = await deliverNow(ctx.services, queued);
+  });
+  return outcome;
 }
 
 /** F12: newest attempt first, filtered by event type and template. */
@@ -318,9 +325,11 @@ export async function resendWebhook(
     );
   }
   const { eventType, templateIdentifier, url, body } = original;
-  const queued = await inTransaction(ctx, (tx) =>
-    queueDelivery(tx, { eventType, templateIdentifier, url, body }, true, { resentFrom: original.id }),
-  );
-  const delivered = await deliverNow(ctx.services, [queued]);
-  return { deliveryId: queued.deliveryId, delivered };
+  const { queued, first } = await inTransaction(ctx, async (tx) => {
+    const queued = await queueDelivery(tx, { eventType, templateIdentifier, url, body }, true, {
+      resentFrom: original.id,
+    });
+    return { queued, first: await deliverAfterCommit(tx, [queued]) };
+  });
+  return { deliveryId: queued.deliveryId, delivered: first.delivered };
 }

@@ -1,6 +1,12 @@
 "use client";
 
-import { auditActorTypes, type AuditChainVerdict, type AuditListItem } from "@clinsign/contracts";
+import {
+  auditActorTypes,
+  legacyAuditActorTypes,
+  type AuditActorType,
+  type AuditChainVerdict,
+  type AuditListItem,
+} from "@clinsign/contracts";
 import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -18,18 +24,23 @@ import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./audit-log.module.css";
 
 const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
-type ActorType = (typeof auditActorTypes)[number];
+
+/** The actor filter of a URL: today's word, or an old spelling from a bookmarked link. */
+function actorTypeOf(value: string | undefined): AuditActorType | undefined {
+  const legacy = legacyAuditActorTypes as Record<string, AuditActorType>;
+  return auditActorTypes.find((type) => type === value) ?? (value ? legacy[value] : undefined);
+}
 
 function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
-  const labels: Record<string, string> = {
+  const labels: Record<AuditActorType, string> = {
     api_key: a.actorApiKey,
-    session: a.actorSession,
-    portal: a.actorPortal,
+    embed_session: a.actorEmbedSession,
+    sms_recipient: a.actorSmsRecipient,
     signer: a.actorSigner,
     user: a.actorUser,
     system: a.actorSystem,
   };
-  return labels[type] ?? type;
+  return labels[type as AuditActorType] ?? type;
 }
 
 /** Why the chain check failed, in words: which entry, and what that kind of break means. */
@@ -102,7 +113,7 @@ export function AuditLogPage() {
   const filter = {
     action: values.action || undefined,
     templateIdentifier: values.template || undefined,
-    actorType: auditActorTypes.find((type) => type === values.actor) as ActorType | undefined,
+    actorType: actorTypeOf(values.actor),
     createdFrom: startOfDay(values.from),
     createdTo: endOfDay(values.to),
   };

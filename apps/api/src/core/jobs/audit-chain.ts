@@ -14,10 +14,13 @@ import {
   type Db,
   type Executor,
 } from "@clinsign/db";
-import { DEFAULT_MAX_UNCHAINED_SECONDS, entryHash, GENESIS, sequenceHighWater } from "./audit";
+import { DEFAULT_MAX_UNCHAINED_SECONDS, entryHash, GENESIS } from "../audit/audit";
+import { sequenceHighWater } from "./audit-sequence";
 
 /**
  * Linking audit entries into each organization's hash chain, after the requests that wrote them.
+ * Here, beside the job queue, because it works across organizations: the watermark reads the
+ * cluster's sequence and snapshot, the chainer finds every organization with entries to link.
  *
  * The gap problem: seq numbers are drawn when an entry is inserted but become visible when its
  * transaction commits, so seq 11 may be visible while seq 10 is still in flight. Chaining 11 then
@@ -246,6 +249,11 @@ export async function organizationsToChain(db: Db, watermark: number): Promise<s
     .from(auditLog)
     .where(and(isNull(auditLog.chainPos), lte(auditLog.seq, watermark)));
   return rows.map((r) => r.organizationId);
+}
+
+/** `chainOrganizationNow` for a tenant caller (verify): the scope's organization, on its handle. */
+export function chainScopeNow(scope: OrgScope, options: { waitMs?: number } = {}): Promise<number> {
+  return chainOrganizationNow(OrgScope.unscoped(scope) as Db, scope.organizationId, options);
 }
 
 /**

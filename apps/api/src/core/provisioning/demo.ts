@@ -1,7 +1,7 @@
 import { count, organizations } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
 import { randomSecret } from "../crypto";
-import { createOrganization } from "../organizations/organizations";
+import { createOrganization } from "./organizations";
 import { createStaffUser } from "../staff/staff";
 import { createApiToken } from "../tokens/tokens";
 
@@ -19,7 +19,7 @@ export async function seedDemoIfEmpty(services: Services): Promise<DemoCredentia
   const seed = services.config.seedAdmin;
   const adminEmail = seed?.email ?? "admin@demo.clinic";
   const adminPassword = seed?.password ?? randomSecret(12);
-  const org = await createOrganization(services.db, { name: "Demo Clinic" });
+  const org = await createOrganization(services, { name: "Demo Clinic" });
   await createStaffUser(services.db, {
     organizationId: org.id,
     email: adminEmail,
