@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { can, type StaffProcedure } from "@clinsign/contracts";
 import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
-import { AppError, errorMapping } from "../core/errors";
+import { AppError, errorMapping, fromZodError } from "../core/errors";
 import { authenticateFormSession } from "../core/sessions/sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession } from "../core/staff/staff";
@@ -33,7 +33,8 @@ export interface TrpcContext {
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : undefined;
-    const zod = error.cause instanceof ZodError ? error.cause : undefined;
+    // An input the procedure's schema refused: keys as the form fields name them ("" for the whole input).
+    const zod = error.cause instanceof ZodError ? fromZodError(error.cause, "") : undefined;
     return {
       ...shape,
       message: error.code === "INTERNAL_SERVER_ERROR" ? "internal error" : shape.message,
@@ -42,8 +43,7 @@ const t = initTRPC.context<TrpcContext>().create({
         httpStatus: shape.data.httpStatus,
         appCode: app?.code ?? (zod ? "invalid_request" : undefined),
         details: app?.details,
-        fieldErrors:
-          zod?.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })) ?? app?.fieldErrors,
+        fieldErrors: zod?.fieldErrors ?? app?.fieldErrors,
       },
     };
   },
