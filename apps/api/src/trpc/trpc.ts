@@ -115,9 +115,9 @@ export const staffProcedure = publicProcedure.use(async ({ ctx, path, next }) =>
 });
 
 /**
- * The staff HTTP routes beside /trpc (file uploads and downloads): the session cookie, then the
- * table entry of the procedure the route stands for (an upload is that procedure's change, a
- * download its read).
+ * The console's file routes in the REST route table (rest/console-routes.ts: uploads, PDFs,
+ * exports): the session cookie, then the permission-table entry of the procedure the route
+ * stands for (an upload is that procedure's change, a download its read).
  */
 export async function staffRouteContext(
   ctx: Pick<TrpcContext, "services" | "request" | "sessionCookie">,
