@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { contentSecurityPolicy } from "./lib/csp";
 import { loginPath, PATH_HEADER } from "./lib/paths";
-import { SESSION_COOKIE } from "./lib/cookies";
+import { STAFF_SESSION_COOKIE } from "./lib/cookies";
 import { embedFrameAncestors } from "./lib/embed-origins";
 
 /** Pages anyone may open. Everything else is the admin area. */
@@ -24,7 +24,7 @@ const isPublicPath = (pathname: string) => PUBLIC_PATHS.has(pathname) || /^\/log
 export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const portal = isPortalPath(pathname);
-  if (!isPublicPath(pathname) && !portal && !request.cookies.has(SESSION_COOKIE)) {
+  if (!isPublicPath(pathname) && !portal && !request.cookies.has(STAFF_SESSION_COOKIE)) {
     return NextResponse.redirect(new URL(loginPath(pathname + search), request.url));
   }
 

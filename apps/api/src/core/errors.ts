@@ -32,3 +32,29 @@ export const errorMapping: Record<ErrorCode, { status: number; trpc: TRPC_ERROR_
 export const notFound = (what: string, details: Record<string, unknown> = {}) =>
   new AppError("not_found", `${what} not found`, details);
 export const unauthorized = (message = "invalid or missing credentials") => new AppError("unauthorized", message);
+
+/**
+ * The one translation of a failed zod parse into an AppError, for every door (REST input, the
+ * staff console's file routes, multipart JSON fields, the tRPC error formatter): 400
+ * `invalid_request`, every issue as a field error, the first one in the message and
+ * `details.field`. An issue on the value itself is keyed `root`; the message names the field
+ * unless that is the anonymous `body`.
+ */
+export function fromZodError(error: { issues: readonly ZodIssueLike[] }, root = "body"): AppError {
+  const fieldErrors = error.issues.map((issue) => ({
+    key: issue.path.map(String).join(".") || root,
+    message: issue.message,
+  }));
+  const first = fieldErrors[0] ?? { key: root, message: "invalid input" };
+  return new AppError(
+    "invalid_request",
+    first.key === "body" ? first.message : `${first.key}: ${first.message}`,
+    { field: first.key },
+    fieldErrors,
+  );
+}
+
+interface ZodIssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}

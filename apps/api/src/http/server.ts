@@ -14,7 +14,7 @@ import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { SESSION_COOKIE } from "../core/staff/staff";
+import { STAFF_SESSION_COOKIE } from "../core/staff/staff";
 import { PENDING_SIGN_IN_COOKIE } from "../core/staff/second-factor";
 import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
@@ -23,10 +23,7 @@ import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { bearerToken, parseCookies, sendJson } from "./io";
-import { handleBrandingLogos } from "./branding-logos";
 import { handleSso } from "./sso";
-import { handleStaffDocuments } from "./staff-documents";
-import { handleStaffDownload, STAFF_DOWNLOAD_PREFIX } from "./staff-downloads";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
@@ -116,7 +113,10 @@ export function isCrossSiteRequest(
   return origin !== originOf(config.publicWebUrl) && origin !== originOf(config.publicApiUrl);
 }
 
-/** The one request listener: health, docs, tRPC and the REST route table. */
+/**
+ * The one request listener: health, docs, tRPC, single sign-on and the REST route table (the
+ * documented API, the admin console's file routes and the public logos).
+ */
 export function createRequestListener(services: Services): RequestListener {
   const { config, log } = services;
   const requestMeta = new WeakMap<IncomingMessage, RequestMeta>();
@@ -135,7 +135,7 @@ export function createRequestListener(services: Services): RequestListener {
         services,
         request: requestMeta.get(req)!,
         bearerToken: bearerToken(req),
-        sessionCookie: cookies[SESSION_COOKIE],
+        sessionCookie: cookies[STAFF_SESSION_COOKIE],
         pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE],
         portalAccess: cookies[SMS_FORM_ACCESS_COOKIE],
         portalIdentity: cookies[SMS_FORM_IDENTITY_COOKIE],
@@ -215,23 +215,16 @@ export function createRequestListener(services: Services): RequestListener {
         return void res.end(renderDocsPage(config.publicApiUrl));
       }
       if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
-      if (url.pathname.startsWith(STAFF_DOWNLOAD_PREFIX)) {
-        if (isCrossSiteRequest(req, config)) {
-          const { status, body } = renderError(
-            "A",
-            new AppError("forbidden", "cross-site requests are refused"),
-            requestId,
-          );
-          return sendJson(res, status, body, { connection: "close" });
-        }
-        if (await handleStaffDocuments(services, req, res, url, request)) return;
-        if (await handleBrandingLogos(services, req, res, url, request)) return;
-        if (await handleStaffDownload(services, req, res, url, request)) return;
+      // The admin console's file routes (in the route table) authenticate by the staff cookie.
+      if (url.pathname.startsWith("/staff/") && isCrossSiteRequest(req, config)) {
+        const { status, body } = renderError(
+          "A",
+          new AppError("forbidden", "cross-site requests are refused"),
+          requestId,
+        );
+        return sendJson(res, status, body, { connection: "close" });
       }
       if (url.pathname.startsWith("/sso/") && (await handleSso(services, req, res, url, request))) return;
-      // Public: the signing portal and form pages show uploaded logos to patients.
-      if (url.pathname.startsWith("/branding/logos/") && (await handleBrandingLogos(services, req, res, url, request)))
-        return;
       if (isAreaAPath(url.pathname) && !secure) {
         // No redirect: by now the bearer token has already crossed the wire in clear.
         const { status, body } = renderError(

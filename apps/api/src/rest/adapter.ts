@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
-import { AppError } from "../core/errors";
+import { AppError, fromZodError } from "../core/errors";
+import { STAFF_SESSION_COOKIE } from "../core/staff/staff";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";
@@ -10,11 +11,12 @@ import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import { bearerToken, MAX_JSON_BODY_BYTES, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
 import { createCaller } from "../trpc/root";
-import type { Principal } from "../trpc/trpc";
+import { staffRouteContext, type Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
 import { openMultipart, type MultipartBody } from "./multipart";
 import { readPdfBody } from "./pdf-body";
-import { RestReply, routes, type Route } from "./routes";
+import { RestReply, sendReply, type Reply } from "./replies";
+import { routes, type ApiRoute, type ConsoleRoute, type Route, type UploadBody } from "./routes";
 import { parseInput } from "./validation";
 
 interface CompiledRoute {
@@ -25,11 +27,13 @@ interface CompiledRoute {
 
 function compile(route: Route): CompiledRoute {
   const params: string[] = [];
+  const isConsole = route.kind === "console";
   const source = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_, name: string) => {
     params.push(name);
-    return "([^/]+)";
+    return `(${(isConsole && route.params?.[name]) || "[^/]+"})`;
   });
-  return { route, pattern: new RegExp(`^${source}/?$`), params };
+  // A documented path may end in a slash; a console path is exactly what the web app sends.
+  return { route, pattern: new RegExp(`^${source}${isConsole ? "" : "/?"}$`), params };
 }
 
 // Literal paths before parameterised ones, so `/x/completed` never reads as `/x/{id}`.
@@ -45,15 +49,12 @@ export function areaOf(pathname: string): Area {
   return pathname.startsWith("/api/") ? "B" : "A";
 }
 
+/** The AppError a door renders: a service's own, or a procedure's refused input; else undefined (a 500). */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
-    if (error.cause instanceof ZodError) {
-      const fieldErrors = error.cause.issues.map((i) => ({ key: i.path.join(".") || "body", message: i.message }));
-      const first = fieldErrors[0]!;
-      return new AppError("invalid_request", `${first.key}: ${first.message}`, { field: first.key }, fieldErrors);
-    }
+    if (error.cause instanceof ZodError) return fromZodError(error.cause);
   }
   return undefined;
 }
@@ -81,7 +82,7 @@ const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 async function authenticate(
   services: Services,
-  route: Route,
+  route: ApiRoute,
   req: IncomingMessage,
   fields: Record<string, unknown>,
 ): Promise<Principal> {
@@ -117,7 +118,7 @@ async function authenticatePortal(services: Services, req: IncomingMessage): Pro
  * Area A: a body field named like a path parameter must repeat its value (A7: "the body's id
  * must equal the path's id"), and routes listing it in `bodyEchoes` require it.
  */
-function checkBodyEchoes(route: Route, body: Record<string, unknown>, pathParams: Record<string, string>) {
+function checkBodyEchoes(route: ApiRoute, body: Record<string, unknown>, pathParams: Record<string, string>) {
   if (route.area !== "A") return;
   for (const [name, value] of Object.entries(pathParams)) {
     if (body[name] === undefined) {
@@ -129,16 +130,21 @@ function checkBodyEchoes(route: Route, body: Record<string, unknown>, pathParams
   }
 }
 
-function sendReply(res: ServerResponse, reply: RestReply) {
-  if (!reply.contentType) return sendJson(res, reply.status, reply.body, reply.headers);
-  const body = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(String(reply.body));
-  res.writeHead(reply.status, { "content-type": reply.contentType, "content-length": body.length, ...reply.headers });
-  res.end(body);
+/** How far a request body got, for the error answer: a body we stopped reading closes the connection. */
+interface BodyState {
+  /** Set while a body the route reads has not been read to its end. */
+  unread: boolean;
+  multipart?: MultipartBody;
 }
 
+/** Whether `route` answers `method` (a console route's `head` adds HEAD to its GET). */
+const answers = (route: Route, method: string) =>
+  route.method === method || (method === "HEAD" && route.kind === "console" && route.method === "GET" && !!route.head);
+
 /**
- * Serves a documented REST path, or returns false when the path is not one. Errors are rendered
- * in the envelope of the path's area; anything unexpected is a 500 with only the request id.
+ * Serves a path of the route table, or returns false when the path is not one. Errors are
+ * rendered in the envelope of the path's area; anything unexpected is a 500 with only the
+ * request id.
  */
 export async function handleRest(services: Services, rest: RestRequest): Promise<boolean> {
   const { req, res, url, request } = rest;
@@ -146,62 +152,44 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   const candidates = compiled.filter((c) => c.pattern.test(url.pathname));
   if (candidates.length === 0) return false;
   const area = candidates[0]!.route.area;
-  let multipart: MultipartBody | undefined;
-  /** A body we stopped reading (too large): answer, then close the connection. */
-  let bodyUnread = false;
-  try {
-    const match = candidates.find((c) => c.route.method === method);
-    if (!match) {
-      const allow = [...new Set(candidates.map((c) => c.route.method))].sort().join(", ");
-      const { body } = renderError(
-        area,
-        new AppError("invalid_request", `method ${method} is not allowed here`),
-        request.requestId,
-      );
-      sendJson(res, 405, body, { allow });
+  const match = candidates.find((c) => answers(c.route, method));
+  if (!match) {
+    if (candidates[0]!.route.kind === "console") {
+      // The console's paths are no API: another method is just no such endpoint.
+      const { status, body } = renderError(area, new AppError("not_found", "no such endpoint"), request.requestId);
+      sendJson(res, status, body);
       return true;
     }
+    const allow = [...new Set(candidates.map((c) => c.route.method))].sort().join(", ");
+    const { body } = renderError(
+      area,
+      new AppError("invalid_request", `method ${method} is not allowed here`),
+      request.requestId,
+    );
+    sendJson(res, 405, body, { allow });
+    return true;
+  }
+  const values = match.pattern.exec(url.pathname)!;
+  const rawParams = match.params.map((name, i) => [name, values[i + 1]!] as const);
+  const body: BodyState = { unread: false };
+  try {
     const { route } = match;
-    const values = match.pattern.exec(url.pathname)!;
-    const pathParams = Object.fromEntries(match.params.map((name, i) => [name, decodePath(values[i + 1]!, name)]));
-    let fields: Record<string, unknown>;
-    let principal: Principal | undefined;
-    await route.admit?.(services, request);
-    if (route.body === "pdf") {
-      bodyUnread = true;
-      const body = await readPdfBody(req, route.maxBodyBytes ?? MAX_JSON_BODY_BYTES);
-      multipart = body.multipart;
-      bodyUnread = false;
-      fields = { ...queryObject(url), pdf: body.bytes };
-    } else if (route.body === "multipart") {
-      // Uploads are large: credentials in the query or headers are checked before a byte of the
-      // body is read, and otherwise those in the text fields that precede the first file part.
-      const early: Record<string, string> = {
-        ...queryObject(url),
-        ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }),
-      };
-      if (early.sessionId !== undefined || early.token !== undefined)
-        principal = await authenticate(services, route, req, early);
-      else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
-      multipart = await openMultipart(req);
-      fields = { ...early, ...multipart.fields };
-    } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
-    if (route.auth !== "public") principal ??= await authenticate(services, route, req, fields);
-    const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
-    checkBodyEchoes(route, inputFields, pathParams);
-    const input = parseInput(route.input, {
-      ...inputFields,
-      ...pathParams,
-      ...(multipart && route.body === "multipart" && { files: multipart.files }),
-    });
-    const caller = createCaller({ services, request, principal, setCookie: () => {} });
-    const result = await route.call(caller, input);
-    if (result instanceof RestReply) sendReply(res, result);
-    else sendJson(res, route.status, result);
+    if (route.kind === "console") await serveConsoleRoute(services, rest, route, Object.fromEntries(rawParams), body);
+    else {
+      const pathParams = Object.fromEntries(rawParams.map(([name, raw]) => [name, decodePath(raw, name)]));
+      await serveApiRoute(services, rest, route, pathParams, body);
+    }
   } catch (error) {
-    if (bodyUnread || (req.headers["content-type"]?.toLowerCase().startsWith("multipart/") && !multipart?.finished)) {
+    if (res.headersSent) {
+      // A stream that failed half-way: all the client can see is an incomplete transfer.
+      services.log.error({ err: error, requestId: request.requestId }, "reply failed after its headers");
+      res.destroy();
+      return true;
+    }
+    const multipartType = req.headers["content-type"]?.toLowerCase().startsWith("multipart/") ?? false;
+    if ((body.unread && !body.multipart?.finished) || (multipartType && !body.multipart?.finished)) {
       // The rest of an upload we refused is not read: answer, then close the connection.
-      multipart?.abort();
+      body.multipart?.abort();
       res.setHeader("connection", "close");
     }
     const app = toAppError(error);
@@ -211,11 +199,165 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
       sendJson(res, status, body);
       return true;
     }
-    const { status, body } = renderError(area, app, request.requestId);
+    const { status, body: envelope } = renderError(area, app, request.requestId);
     const retryAfter = app.details.retryAfterSeconds;
-    sendJson(res, status, body, retryAfter ? { "retry-after": String(retryAfter) } : {});
+    sendJson(res, status, envelope, retryAfter ? { "retry-after": String(retryAfter) } : {});
   }
   return true;
+}
+
+/** A documented endpoint: credentials of its area, the body, the input, then its tRPC procedure. */
+async function serveApiRoute(
+  services: Services,
+  rest: RestRequest,
+  route: ApiRoute,
+  pathParams: Record<string, string>,
+  state: BodyState,
+): Promise<void> {
+  const { req, res, url, request } = rest;
+  const method = req.method ?? "GET";
+  let fields: Record<string, unknown>;
+  let principal: Principal | undefined;
+  await route.admit?.(services, request);
+  if (route.body === "pdf") {
+    state.unread = true;
+    const body = await readPdfBody(req, route.maxBodyBytes ?? MAX_JSON_BODY_BYTES);
+    state.multipart = body.multipart;
+    state.unread = false;
+    fields = { ...queryObject(url), pdf: body.bytes };
+  } else if (route.body === "multipart") {
+    // Uploads are large: credentials in the query or headers are checked before a byte of the
+    // body is read, and otherwise those in the text fields that precede the first file part.
+    const early: Record<string, string> = {
+      ...queryObject(url),
+      ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }),
+    };
+    if (early.sessionId !== undefined || early.token !== undefined)
+      principal = await authenticate(services, route, req, early);
+    else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
+    state.multipart = await openMultipart(req);
+    fields = { ...early, ...state.multipart.fields };
+  } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
+  if (route.auth !== "public") principal ??= await authenticate(services, route, req, fields);
+  const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;
+  checkBodyEchoes(route, inputFields, pathParams);
+  const input = parseInput(route.input, {
+    ...inputFields,
+    ...pathParams,
+    ...(state.multipart && route.body === "multipart" && { files: state.multipart.files }),
+  });
+  const caller = createCaller({ services, request, principal, setCookie: () => {} });
+  const result = await route.call(caller, input);
+  await sendReply(res, result instanceof RestReply ? result : new RestReply(route.status, result));
+}
+
+/**
+ * A console route: the staff cookie and the permission table before a byte of the body is read,
+ * then the upload (declared length, media type, the file counted as it arrives), the input, and
+ * the route's reply.
+ */
+async function serveConsoleRoute(
+  services: Services,
+  rest: RestRequest,
+  route: ConsoleRoute,
+  pathParams: Record<string, string>,
+  state: BodyState,
+): Promise<void> {
+  const { req, res, url, request } = rest;
+  if (route.upload) state.unread = true;
+  let serve: (door: ConsoleDoorOf, input: unknown) => Promise<Reply>;
+  if (route.auth === "staffCookie") {
+    const sessionCookie = parseCookies(req.headers.cookie)[STAFF_SESSION_COOKIE];
+    const ctx = await staffRouteContext({ services, request, sessionCookie }, route.procedure);
+    serve = (door, input) => route.serve({ ...door, ctx }, input);
+  } else serve = (door, input) => route.serve(door, input);
+  const upload = route.upload && (await openUpload(req, route.upload, state));
+  const input = route.jsonField
+    ? parseJsonField(route, route.jsonField, upload?.fields ?? {})
+    : parseConsoleQuery(route, url, pathParams);
+  const file = await upload?.file();
+  await sendReply(res, await serve({ services, url, file }, input));
+}
+
+type ConsoleDoorOf = Parameters<Extract<ConsoleRoute, { auth: "public" }>["serve"]>[0];
+
+/** The query (empty values dropped, the last of a repeated name) and the path parameters, parsed once. */
+function parseConsoleQuery(route: ConsoleRoute, url: URL, pathParams: Record<string, string>): unknown {
+  const raw = { ...Object.fromEntries([...url.searchParams].filter(([, value]) => value !== "")), ...pathParams };
+  assertStorableInput(raw);
+  return parseInput(route.input, raw, "query");
+}
+
+/** A multipart text field holding the route's input as JSON (the document upload's `metadata`). */
+function parseJsonField(route: ConsoleRoute, name: string, fields: Record<string, string>): unknown {
+  const raw = fields[name];
+  if (raw === undefined)
+    throw new AppError("invalid_request", `${name}: is required (a JSON part sent before the file)`, { field: name });
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError("invalid_request", `${name}: is not valid JSON`, { field: name });
+  }
+  assertStorableInput(value);
+  return parseInput(route.input, value, name);
+}
+
+/** Reads at most `limit` bytes of a stream, refusing (and stopping it) as soon as it passes them. */
+async function readCapped(
+  stream: AsyncIterable<Buffer>,
+  limit: number,
+  stop: () => void,
+  tooLarge: () => AppError,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > limit) {
+      stop();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Opens a console upload: 415 for a media type the route does not take, 413 for a declared
+ * length beyond its cap, then the multipart text fields (sent before the file); `file()` reads
+ * the file itself.
+ */
+async function openUpload(
+  req: IncomingMessage,
+  spec: UploadBody,
+  state: BodyState,
+): Promise<{ fields: Record<string, string>; file(): Promise<Buffer> }> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const raw = type !== "multipart/form-data" && spec.raw !== undefined;
+  if (raw && !spec.raw!.accepts(type)) throw new AppError("unsupported_media_type", spec.raw!.refusal);
+  const cap = raw ? spec.maxFileBytes : spec.maxFileBytes + spec.multipartOverhead;
+  if (Number(req.headers["content-length"] ?? 0) > cap) throw spec.tooLarge();
+  if (raw) {
+    return {
+      fields: {},
+      file: async () => {
+        const bytes = await readCapped(req, spec.maxFileBytes, () => req.pause(), spec.tooLarge);
+        state.unread = false;
+        return bytes;
+      },
+    };
+  }
+  const body = await openMultipart(req);
+  state.multipart = body;
+  return {
+    fields: body.fields,
+    file: async () => {
+      for await (const part of body.files)
+        return readCapped(part.stream, spec.maxFileBytes, () => part.stream.destroy(), spec.tooLarge);
+      throw new AppError("invalid_request", spec.missingFile, { field: "file" });
+    },
+  };
 }
 
 /** GET /api/embed/files/<orgId>/<key>?exp&sig: a private upload behind its signed, expiring URL. */

@@ -20,7 +20,7 @@ import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { activeTemplate, creds as orgCreds, newSession } from "../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../testing/receiver";
 import { appRouter } from "../trpc/root";
-import { routes, type Route } from "./routes";
+import { documentedRoutes, type ApiRoute } from "./routes";
 
 // The test reads its own knobs; the service itself reads only env.ts.
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -291,7 +291,7 @@ interface FuzzRequest {
   body?: string;
 }
 
-function restRequest(rng: Rng, route: Route, creds: Credentials): FuzzRequest {
+function restRequest(rng: Rng, route: ApiRoute, creds: Credentials): FuzzRequest {
   const withCreds = rng.chance(0.7) ? creds : null;
   const headers: Record<string, string> = {};
   if (route.area === "A" && withCreds && rng.chance(0.8)) headers.authorization = `Bearer ${creds.org.token}`;
@@ -530,7 +530,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     expect(creds.portal.accessCookie).toMatch(/^cs_form_access=/);
     expect(creds.otpPortal.identityCookie).toMatch(/^cs_form_identified=/);
     const targets: (() => FuzzRequest)[] = [
-      ...routes.map((route) => () => restRequest(rng, route, creds)),
+      ...documentedRoutes.map((route) => () => restRequest(rng, route, creds)),
       ...[...PUBLIC_PROCEDURES, "forms.event"].map((procedure) => () => trpcRequest(rng, procedure, creds)),
       // Weighted like a few paths each: one door stands for many kinds of hostile upload and event.
       ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),

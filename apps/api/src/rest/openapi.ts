@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { areaAErrorBody, areaBErrorBody } from "@clinsign/contracts";
-import { routes, type Route } from "./routes";
+import { documentedRoutes, type ApiRoute } from "./routes";
 
 type JsonSchema = {
   type?: string;
@@ -23,7 +23,7 @@ const sessionProperty: Record<string, JsonSchema> = {
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
-function operation(route: Route) {
+function operation(route: ApiRoute) {
   const input = toSchema(route.input, "input");
   const inPath = new Set(pathParams(route.path));
   const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
@@ -106,7 +106,10 @@ function operation(route: Route) {
 
 let cached: unknown;
 
-/** OpenAPI 3.1, generated from the route table and the contracts. */
+/**
+ * OpenAPI 3.1, generated from the route table and the contracts: the interface document's paths
+ * only (the admin console's file routes are no API).
+ */
 export function openApiDocument(serverUrl: string) {
   cached ??= buildPaths();
   return {
@@ -127,7 +130,7 @@ export function openApiDocument(serverUrl: string) {
 function buildPaths() {
   const paths: Record<string, Record<string, unknown>> = {};
   const operationIds = new Set<string>();
-  for (const route of routes) {
+  for (const route of documentedRoutes) {
     const op = operation(route);
     // One documented number can cover several paths (A3 and its downloads).
     for (let n = 2; operationIds.has(op.operationId); n++)

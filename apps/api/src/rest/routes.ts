@@ -46,10 +46,16 @@ import {
   updateTemplateInput,
 } from "@clinsign/contracts";
 import { uploadFilesInput } from "../trpc/routers/forms";
-import type { RequestMeta, Services } from "../core/context";
+import type { StaffProcedure } from "@clinsign/contracts";
+import type { OrgContext, RequestMeta, Services } from "../core/context";
+import type { AppError } from "../core/errors";
 import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verify";
 import type { createCaller } from "../trpc/root";
+import { consoleRoutes } from "./console-routes";
 import type { Area } from "./envelopes";
+import { RestReply, type Reply } from "./replies";
+
+export { RestReply } from "./replies";
 
 export type Caller = ReturnType<typeof createCaller>;
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -63,20 +69,9 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  */
 export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession" | "public";
 
-/**
- * A response other than "the route's status with a JSON body": another status (A9's 409 body
- * is not an error envelope) or raw bytes (signed PDF downloads).
- */
-export class RestReply {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly contentType?: string,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-export interface Route<I extends z.ZodType = z.ZodType> {
+/** A documented endpoint: it calls the tRPC procedure that does the work, as /trpc does. */
+export interface ApiRoute<I extends z.ZodType = z.ZodType> {
+  kind?: "api";
   /** Interface document number (F2, A6 …), for the docs and the coverage test. */
   ref: string;
   method: Method;
@@ -108,7 +103,75 @@ export interface Route<I extends z.ZodType = z.ZodType> {
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
-const route = <I extends z.ZodType>(r: Route<I>) => r as unknown as Route;
+/**
+ * An upload the adapter reads for a console route: the file as a multipart part (text parts sent
+ * before it are the route's fields), or, where `raw` allows, as the body itself. The declared
+ * length is checked before a byte is read and the file counted as it arrives; a refused body is
+ * not read further (the answer closes the connection).
+ */
+export interface UploadBody {
+  /** The largest file (413 `tooLarge()` beyond). */
+  maxFileBytes: number;
+  /** What a multipart body may carry besides the file (framing, the fields before it). */
+  multipartOverhead: number;
+  /** Raw bodies of these media types are the file itself; anything else but multipart is 415 `refusal`. */
+  raw?: { accepts(mediaType: string): boolean; refusal: string };
+  tooLarge(): AppError;
+  /** The 400 message when the body has no file part. */
+  missingFile: string;
+}
+
+/** What a console route's `serve` gets besides its input. */
+export interface ConsoleDoor {
+  services: Services;
+  url: URL;
+  /** The uploaded file, for routes with `upload`. */
+  file: Buffer | undefined;
+}
+
+interface ConsoleRouteBase<I extends z.ZodType> {
+  kind: "console";
+  method: "GET" | "POST";
+  /** Errors use area A's envelope. */
+  area: "A";
+  /**
+   * The path; `{name}` segments are path parameters, matched by `params[name]` (a RegExp source,
+   * `[^/]+` by default) and passed on undecoded. A path that does not fit is not this route, and
+   * a trailing slash is no alias.
+   */
+  path: string;
+  params?: Record<string, string>;
+  /** Also answers HEAD (headers only). */
+  head?: boolean;
+  summary: string;
+  /**
+   * Validated before `serve`: the query (empty values dropped) and path parameters, or with
+   * `jsonField` the JSON of that multipart field (root errors named after it).
+   */
+  input: I;
+  upload?: UploadBody;
+  jsonField?: string;
+}
+
+/**
+ * A file route of the admin console (or the public logo it serves), not in the interface
+ * document: the staff cookie and the permission-table entry the route stands for (an upload is
+ * that procedure's change, a download its read), area A's error envelope, and a reply that is a
+ * file, a stream or JSON. Unknown methods on its path are 404, as any unknown path.
+ */
+export type ConsoleRoute<I extends z.ZodType = z.ZodType> = ConsoleRouteBase<I> &
+  (
+    | { auth: "public"; serve(door: ConsoleDoor, input: z.output<I>): Promise<Reply> }
+    | {
+        auth: "staffCookie";
+        procedure: StaffProcedure;
+        serve(door: ConsoleDoor & { ctx: OrgContext }, input: z.output<I>): Promise<Reply>;
+      }
+  );
+
+export type Route = ApiRoute | ConsoleRoute;
+
+const route = <I extends z.ZodType>(r: ApiRoute<I>) => r as unknown as ApiRoute;
 
 /** How A5 relates to the organization default (DESIGN.md), for both /design operations. */
 const DESIGN_FALLBACK = [
@@ -125,8 +188,8 @@ const DESIGN_FALLBACK = [
 const ok = z.literal(true);
 const identifierParam = z.object({ identifier: templateIdentifier });
 
-/** The REST door: documented paths, each wired to the tRPC procedure that does the work. */
-export const routes: Route[] = [
+/** The interface document's paths, each wired to the tRPC procedure that does the work. */
+export const documentedRoutes: ApiRoute[] = [
   route({
     ref: "F2",
     method: "POST",
@@ -532,3 +595,10 @@ export const routes: Route[] = [
     call: (caller, input) => caller.verify.check(input),
   }),
 ];
+
+/**
+ * The REST door's one route table: the documented paths above (the OpenAPI document shows only
+ * these), then the admin console's file routes (console-routes.ts), which the adapter serves the
+ * same way: method and path, credentials, input parsed once, a reply.
+ */
+export const routes: Route[] = [...documentedRoutes, ...consoleRoutes];

@@ -3,7 +3,7 @@ import { ZodError } from "zod";
 import { can, signingSessionInput, type StaffProcedure } from "@clinsign/contracts";
 import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../core/context";
 import { requestOfSigningPass } from "../core/credentials/signing";
-import { AppError, errorMapping } from "../core/errors";
+import { AppError, errorMapping, fromZodError } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
 import { resolveStaffSession } from "../core/credentials/staff-sessions";
@@ -37,7 +37,8 @@ export interface TrpcContext {
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : undefined;
-    const zod = error.cause instanceof ZodError ? error.cause : undefined;
+    // An input the procedure's schema refused: keys as the form fields name them ("" for the whole input).
+    const zod = error.cause instanceof ZodError ? fromZodError(error.cause, "") : undefined;
     return {
       ...shape,
       message: error.code === "INTERNAL_SERVER_ERROR" ? "internal error" : shape.message,
@@ -46,8 +47,7 @@ const t = initTRPC.context<TrpcContext>().create({
         httpStatus: shape.data.httpStatus,
         appCode: app?.code ?? (zod ? "invalid_request" : undefined),
         details: app?.details,
-        fieldErrors:
-          zod?.issues.map((issue) => ({ key: issue.path.join("."), message: issue.message })) ?? app?.fieldErrors,
+        fieldErrors: zod?.fieldErrors ?? app?.fieldErrors,
       },
     };
   },
@@ -119,9 +119,9 @@ export const staffProcedure = publicProcedure.use(async ({ ctx, path, next }) =>
 });
 
 /**
- * The staff HTTP routes beside /trpc (file uploads and downloads): the session cookie, then the
- * table entry of the procedure the route stands for (an upload is that procedure's change, a
- * download its read).
+ * The console's file routes in the REST route table (rest/console-routes.ts: uploads, PDFs,
+ * exports): the session cookie, then the permission-table entry of the procedure the route
+ * stands for (an upload is that procedure's change, a download its read).
  */
 export async function staffRouteContext(
   ctx: Pick<TrpcContext, "services" | "request" | "sessionCookie">,

@@ -1,7 +1,7 @@
 import { me as meSchema, type Me } from "@clinsign/contracts";
 import { cookies, headers } from "next/headers";
 import { apiOrigin } from "./api-origin";
-import { SESSION_COOKIE } from "./cookies";
+import { STAFF_SESSION_COOKIE } from "./cookies";
 
 export type SessionCheck = { status: "signed-in"; me: Me } | { status: "signed-out" } | { status: "unknown" };
 
@@ -10,10 +10,13 @@ export type SessionCheck = { status: "signed-in"; me: Me } | { status: "signed-o
  * `unknown` when the API could not answer: the page then renders and the client retries.
  */
 export async function checkSession(): Promise<SessionCheck> {
-  const session = (await cookies()).get(SESSION_COOKIE)?.value;
+  const session = (await cookies()).get(STAFF_SESSION_COOKIE)?.value;
   if (!session) return { status: "signed-out" };
   const incoming = await headers();
-  const forwarded: Record<string, string> = { cookie: `${SESSION_COOKIE}=${session}`, accept: "application/json" };
+  const forwarded: Record<string, string> = {
+    cookie: `${STAFF_SESSION_COOKIE}=${session}`,
+    accept: "application/json",
+  };
   for (const name of ["user-agent", "accept-language", "x-forwarded-for"]) {
     const value = incoming.get(name);
     if (value) forwarded[name] = value;

@@ -16,8 +16,6 @@ export type { StaffPrincipal } from "../credentials/staff-sessions";
 
 /** The console's staff session cookie. */
 export const STAFF_SESSION_COOKIE = "clinsign_session";
-/** @deprecated the name of issue 22's staff-session vocabulary is STAFF_SESSION_COOKIE. */
-export const SESSION_COOKIE = STAFF_SESSION_COOKIE;
 
 /**
  * A staff cookie's Set-Cookie value (empty with max-age 0 clears it): HTTP-only, SameSite=Lax

@@ -29,7 +29,7 @@ export const documentsRouter = {
   list: orgProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).default(100) }))
     .query(({ ctx, input }) => listDocuments(ctx.org, input)),
-  /** Staff: the list contract (search, availability); the upload and a version's PDF are /staff/documents routes (http/staff-documents.ts). */
+  /** Staff: the list contract (search, availability); the upload and a version's PDF are /staff/documents routes (rest/console-routes.ts). */
   overview: staffProcedure.input(listDocumentsInput).query(({ ctx, input }) => listDocumentPage(ctx.org, input)),
   /** Staff: one document with its versions and which requests follow the next version. */
   detail: staffProcedure.input(documentIdInput).query(({ ctx, input }) => getDocumentDetail(ctx.org, input)),

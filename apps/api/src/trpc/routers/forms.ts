@@ -84,7 +84,7 @@ export const draftsRouter = {
 
 export const submissionsRouter = {
   submit: formProcedure.input(submitInput).mutation(({ ctx, input }) => submitForm(ctx.org, input)),
-  /** Staff: the list contract (packages/contracts/src/lists.ts); exports and the PDF are GET routes (http/staff-downloads.ts). */
+  /** Staff: the list contract (packages/contracts/src/lists.ts); exports and the PDF are GET routes (rest/console-routes.ts). */
   list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissionPage(ctx.org, input)),
   get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmissionDetail(ctx.org, input)),
 } satisfies TRPCRouterRecord;

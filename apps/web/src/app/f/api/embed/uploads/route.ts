@@ -6,5 +6,5 @@ import { forwardToApi } from "../../../../../lib/api-proxy";
 export const dynamic = "force-dynamic";
 
 export function POST(request: NextRequest) {
-  return forwardToApi(request, "/f");
+  return forwardToApi(request, { pathPrefix: "/f" });
 }
