@@ -30,13 +30,17 @@ export default tseslint.config(
     ],
     rules: {
       "no-restricted-syntax": [
-        "warn",
+        "error",
         {
           selector: "MemberExpression[property.name=/^(db|database)$/][object.property.name=/^(services|scope)$/]",
           message: "Reach tenant data through ctx.scope (OrgScope); credential lookups live in core/credentials.",
         },
         {
           selector: "MemberExpression[property.name=/^(db|database)$/][object.name=/^(services|scope)$/]",
+          message: "Reach tenant data through ctx.scope (OrgScope); credential lookups live in core/credentials.",
+        },
+        {
+          selector: "ObjectPattern > Property[key.name=/^(db|database)$/]",
           message: "Reach tenant data through ctx.scope (OrgScope); credential lookups live in core/credentials.",
         },
         {

@@ -289,14 +289,6 @@ export class OrgScope {
     return scope.#db;
   }
 
-  /**
-   * @deprecated the raw handle is going private (issue 22): use `select`, `query`, `run`,
-   * `organization`, `lock` or `OrgScope.unscoped` in core/credentials.
-   */
-  get db(): Executor {
-    return this.#db;
-  }
-
   /** The where-clause "belongs to this organization, and all `conditions` hold". */
   owns(table: TenantTable, ...conditions: (SQL | undefined)[]): SQL {
     return and(eq(table.organizationId, this.organizationId), ...conditions) as SQL;
