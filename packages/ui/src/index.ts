@@ -7,6 +7,21 @@ export { Dialog, type DialogProps } from "./Dialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
 export { Field, type FieldControlAttributes, type FieldMarks, type FieldProps } from "./Field";
 export { Icon, type IconName, type IconProps } from "./Icon";
+export {
+  StaffListBody,
+  StaffListCard,
+  type StaffListBodyProps,
+  type StaffListCardProps,
+  type StaffListLabels,
+} from "./lists/StaffListCard";
+export {
+  keysetPaging,
+  useStaffList,
+  type KeysetPage,
+  type KeysetQuery,
+  type StaffList,
+  type StaffListState,
+} from "./lists/useStaffList";
 export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
 export {
   fieldBox,
