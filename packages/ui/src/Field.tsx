@@ -21,6 +21,8 @@ export interface FieldProps extends Omit<HTMLAttributes<HTMLElement>, "children"
   /** Hides the label visually; it stays the control's accessible name. */
   hideLabel?: boolean;
   hint?: ReactNode;
+  /** Puts the hint under the control: a note on the value chosen rather than on what to enter. */
+  hintAfter?: boolean;
   error?: ReactNode;
   required?: boolean;
   marks?: FieldMarks;
@@ -47,6 +49,7 @@ export function Field({
   label,
   hideLabel,
   hint,
+  hintAfter,
   error,
   required,
   marks,
@@ -118,8 +121,9 @@ export function Field({
           {labelText}
         </label>
       )}
-      {hintNode}
+      {hintAfter ? null : hintNode}
       {layout === "inline" ? null : control}
+      {hintAfter ? hintNode : null}
       {errorNode}
     </div>
   );

@@ -7,6 +7,8 @@ export interface SelectOption {
   value: string;
   label?: string;
   disabled?: boolean;
+  /** The option's language when it differs from the page's ("Deutsch" on an English page). */
+  lang?: string;
 }
 
 export interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "children"> {
@@ -14,6 +16,8 @@ export interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectEl
   /** Hides the label visually; it stays the select's accessible name. */
   hideLabel?: boolean;
   hint?: ReactNode;
+  /** The hint under the select (a note on the value chosen). */
+  hintAfter?: boolean;
   error?: string | null;
   marks?: FieldMarks;
   id?: string;
@@ -36,6 +40,7 @@ export function SelectField({
   label,
   hideLabel,
   hint,
+  hintAfter,
   error,
   marks,
   id,
@@ -55,6 +60,7 @@ export function SelectField({
       label={label}
       hideLabel={hideLabel}
       hint={hint}
+      hintAfter={hintAfter}
       error={error}
       marks={marks}
       required={select.required}
@@ -64,7 +70,7 @@ export function SelectField({
         <select ref={ref} {...attributes} className={cx("cs-input", selectClassName)} {...select}>
           {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
           {options.map((option) => (
-            <option key={option.value} value={option.value} disabled={option.disabled}>
+            <option key={option.value} value={option.value} disabled={option.disabled} lang={option.lang}>
               {option.label ?? option.value}
             </option>
           ))}

@@ -8,6 +8,7 @@ import {
   EmptyState,
   keysetPaging,
   Notice,
+  SelectField,
   TextField,
   useStaffList,
   type TableColumn,
@@ -126,23 +127,16 @@ export function PersonalLinks({ template }: { template: Template }) {
             error={fieldErrors.get("rnummer")}
             autoComplete="off"
           />
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="personal-link-lifetime">
-              {e.lifetime}
-            </label>
-            <select
-              id="personal-link-lifetime"
-              className="cs-input"
-              value={lifetime}
-              onChange={(event) => setLifetime(Number(event.target.value))}
-            >
-              {LIFETIMES.map((minutes) => (
-                <option key={minutes} value={minutes}>
-                  {e.lifetimes[String(minutes) as keyof typeof e.lifetimes]}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="personal-link-lifetime"
+            label={e.lifetime}
+            options={LIFETIMES.map((minutes) => ({
+              value: String(minutes),
+              label: e.lifetimes[String(minutes) as keyof typeof e.lifetimes],
+            }))}
+            value={String(lifetime)}
+            onChange={(event) => setLifetime(Number(event.target.value))}
+          />
           <TextField
             label={e.redirectUrl}
             type="url"
