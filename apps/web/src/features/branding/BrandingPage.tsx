@@ -7,6 +7,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
+import { BackLink } from "../../components/detail/DetailPage";
 import { ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
@@ -235,9 +236,7 @@ export function BrandingPage() {
   const created = target.kind === "institution" && target.institutionId === createdId;
   return (
     <>
-      <Link href="/branding" className={styles.back}>
-        ← {b.back}
-      </Link>
+      <BackLink href="/branding">{b.back}</BackLink>
       <PageHeader
         title={title}
         description={target.kind === "default" ? b.defaultDescription : b.institutionDescription}
