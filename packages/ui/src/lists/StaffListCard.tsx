@@ -71,7 +71,10 @@ export function StaffListBody<Row>({
 }
 
 export interface StaffListCardProps<Row>
-  extends StaffListBodyProps<Row>, Pick<CardProps, "title" | "description" | "actions" | "className"> {
+  extends Omit<StaffListBodyProps<Row>, "caption">, Pick<CardProps, "description" | "actions" | "className"> {
+  title?: string;
+  /** The table's caption for screen readers; the card's title when left out. */
+  caption?: string;
   /** Inside the card above the list: a search box, a status line. */
   toolbar?: ReactNode;
 }
@@ -83,12 +86,13 @@ export function StaffListCard<Row>({
   actions,
   className,
   toolbar,
+  caption = title ?? "",
   ...body
 }: StaffListCardProps<Row>) {
   return (
     <Card title={title} description={description} actions={actions} className={className} flush>
       {toolbar}
-      <StaffListBody {...body} />
+      <StaffListBody caption={caption} {...body} />
     </Card>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { Button, Card, SelectField } from "@clinsign/ui";
+import { Button, Card, EmptyState, SelectField, TextField, type IconName } from "@clinsign/ui";
 import type { FormEvent, ReactNode } from "react";
 import styles from "./lists.module.css";
 
@@ -85,5 +85,48 @@ export function FilterCard({
         <FilterActions filtered={filtered} onReset={onReset} labels={labels} />
       </form>
     </Card>
+  );
+}
+
+/**
+ * A "created between" filter: two date fields (from, to) editing the filter form's draft; the
+ * list turns them into the start of the first day and the end of the last (startOfDay, endOfDay).
+ */
+export function DateRangeFilter({
+  from,
+  to,
+  onChange,
+  labels,
+}: {
+  from: string;
+  to: string;
+  onChange(key: "from" | "to", value: string): void;
+  labels: { from: string; to: string };
+}) {
+  return (
+    <>
+      <TextField label={labels.from} type="date" value={from} onChange={(e) => onChange("from", e.target.value)} />
+      <TextField label={labels.to} type="date" value={to} onChange={(e) => onChange("to", e.target.value)} />
+    </>
+  );
+}
+
+/** What a filtered list says when nothing matches, and what it says when there is nothing at all. */
+export function ListEmpty({
+  icon,
+  filtered,
+  texts,
+}: {
+  icon: IconName;
+  filtered: boolean;
+  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody: string };
+}) {
+  return (
+    <EmptyState
+      icon={icon}
+      level={3}
+      title={filtered ? texts.emptyFilteredTitle : texts.emptyTitle}
+      description={filtered ? texts.emptyFilteredBody : texts.emptyBody}
+    />
   );
 }

@@ -1,18 +1,9 @@
 "use client";
 
 import { formRequestStates, type FormRequestListItem, type FormRequestState } from "@clinsign/contracts";
-import {
-  Badge,
-  Card,
-  EmptyState,
-  keysetPaging,
-  SelectField,
-  TextField,
-  useStaffList,
-  type TableColumn,
-} from "@clinsign/ui";
+import { Badge, Card, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { FilterCard, TemplateSelect } from "../../components/lists/filters";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
@@ -110,24 +101,15 @@ export function FormRequestsPage() {
             onChange={(e) => set("rnummer", e.target.value)}
             maxLength={64}
           />
-          <TextField label={f.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
-          <TextField label={f.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: f.fromDate, to: f.toDate }} />
         </FilterCard>
         <ListCard
           title={f.listCaption}
           list={list}
-          caption={f.listCaption}
           columns={columns}
           rowKey={(row) => row.id}
           labels={f}
-          empty={
-            <EmptyState
-              icon="send"
-              level={3}
-              title={filtered ? f.emptyFilteredTitle : f.emptyTitle}
-              description={filtered ? f.emptyFilteredBody : f.emptyBody}
-            />
-          }
+          empty={<ListEmpty icon="send" filtered={filtered} texts={f} />}
         />
         <Outbox />
       </div>

@@ -6,10 +6,10 @@ import {
   type SignatureRequestListItem,
   type SignatureRequestState,
 } from "@clinsign/contracts";
-import { Badge, EmptyState, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
+import { Badge, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { FilterCard } from "../../components/lists/filters";
+import { DateRangeFilter, FilterCard, ListEmpty } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
@@ -152,24 +152,15 @@ export function SignatureRequestsPage() {
               <option key={item.institutionId} value={item.institutionId} />
             ))}
           </datalist>
-          <TextField label={s.fromDate} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
-          <TextField label={s.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.fromDate, to: s.toDate }} />
         </FilterCard>
         <ListCard
           title={s.listCaption}
           list={list}
-          caption={s.listCaption}
           columns={columns}
           rowKey={(row) => row.id}
           labels={s}
-          empty={
-            <EmptyState
-              icon="signature"
-              level={3}
-              title={filtered ? s.emptyFilteredTitle : s.emptyTitle}
-              description={filtered ? s.emptyFilteredBody : s.emptyBody}
-            />
-          }
+          empty={<ListEmpty icon="signature" filtered={filtered} texts={s} />}
         />
       </div>
     </>

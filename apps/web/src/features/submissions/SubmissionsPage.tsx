@@ -1,10 +1,10 @@
 "use client";
 
 import type { SubmissionListItem } from "@clinsign/contracts";
-import { EmptyState, keysetPaging, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
+import { keysetPaging, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { FilterCard, TemplateSelect } from "../../components/lists/filters";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
@@ -130,23 +130,15 @@ export function SubmissionsPage() {
             onChange={(e) => set("rnummer", e.target.value)}
             maxLength={64}
           />
-          <TextField label={s.from} type="date" value={draft.from} onChange={(e) => set("from", e.target.value)} />
-          <TextField label={s.to} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.from, to: s.to }} />
         </FilterCard>
         <ListCard
           title={s.listCaption}
           list={list}
-          caption={s.listCaption}
           columns={columns}
           rowKey={(row) => row.id}
           labels={s}
-          empty={
-            filtered ? (
-              <EmptyState icon="inbox" level={3} title={s.emptyFilteredTitle} description={s.emptyFilteredBody} />
-            ) : (
-              <EmptyState icon="inbox" level={3} title={s.emptyTitle} description={s.emptyBody} />
-            )
-          }
+          empty={<ListEmpty icon="inbox" filtered={filtered} texts={s} />}
         />
       </div>
     </>

@@ -1,9 +1,9 @@
 "use client";
 
 import type { WebhookAttemptItem } from "@clinsign/contracts";
-import { EmptyState, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
+import { keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { FilterCard, TemplateSelect } from "../../components/lists/filters";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
@@ -122,34 +122,20 @@ export function WebhooksPage() {
             value={draft.outcome}
             onChange={(e) => set("outcome", e.target.value)}
           />
-          <TextField
-            label={t.formRequestsPage.fromDate}
-            type="date"
-            value={draft.from}
-            onChange={(e) => set("from", e.target.value)}
-          />
-          <TextField
-            label={t.formRequestsPage.toDate}
-            type="date"
-            value={draft.to}
-            onChange={(e) => set("to", e.target.value)}
+          <DateRangeFilter
+            from={draft.from}
+            to={draft.to}
+            onChange={set}
+            labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }}
           />
         </FilterCard>
         <ListCard
           title={w.listCaption}
           list={list}
-          caption={w.listCaption}
           columns={columns}
           rowKey={(row) => row.id}
           labels={w}
-          empty={
-            <EmptyState
-              icon="webhook"
-              level={3}
-              title={filtered ? w.emptyFilteredTitle : w.emptyTitle}
-              description={filtered ? w.emptyFilteredBody : w.emptyBody}
-            />
-          }
+          empty={<ListEmpty icon="webhook" filtered={filtered} texts={w} />}
         />
         <VerifyGuide w={w} />
       </div>
