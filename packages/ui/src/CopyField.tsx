@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Button } from "./Button";
+import { Field } from "./Field";
 import { Icon } from "./Icon";
 
 export interface CopyFieldLabels {
@@ -27,9 +28,6 @@ type Status = { tone: "success" | "danger"; text: string } | null;
 export function CopyField({ label, value, labels, hint, hideLabel, testId }: CopyFieldProps) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [status, setStatus] = useState<Status>(null);
-  const id = useId();
-  const inputId = `copy${id}`;
-  const hintId = hint ? `${inputId}-hint` : undefined;
 
   useEffect(() => {
     if (!status) return;
@@ -58,34 +56,33 @@ export function CopyField({ label, value, labels, hint, hideLabel, testId }: Cop
   }
 
   return (
-    <div className="cs-field">
-      <label htmlFor={inputId} className={hideLabel ? "cs-visually-hidden" : "cs-label"}>
-        {label}
-      </label>
-      {hint ? (
-        <span id={hintId} className="cs-hint">
-          {hint}
-        </span>
-      ) : null}
-      <div className="cs-copy-field__row">
-        <input
-          ref={inputRef}
-          id={inputId}
-          className="cs-input cs-input--mono"
-          value={value}
-          readOnly
-          spellCheck={false}
-          aria-describedby={hintId}
-          data-testid={testId}
-          onFocus={(event) => event.currentTarget.select()}
-        />
-        <Button variant="secondary" icon={<Icon name={status?.tone === "success" ? "check" : "copy"} />} onClick={copy}>
-          {labels.copy}
-        </Button>
-      </div>
-      <span className="cs-copy-field__status" role="status" aria-live="polite" data-tone={status?.tone}>
-        {status?.text ?? ""}
-      </span>
-    </div>
+    <Field label={label} hideLabel={hideLabel} hint={hint}>
+      {(attributes) => (
+        <>
+          <div className="cs-copy-field__row">
+            <input
+              ref={inputRef}
+              {...attributes}
+              className="cs-input cs-input--mono"
+              value={value}
+              readOnly
+              spellCheck={false}
+              data-testid={testId}
+              onFocus={(event) => event.currentTarget.select()}
+            />
+            <Button
+              variant="secondary"
+              icon={<Icon name={status?.tone === "success" ? "check" : "copy"} />}
+              onClick={copy}
+            >
+              {labels.copy}
+            </Button>
+          </div>
+          <span className="cs-copy-field__status" role="status" aria-live="polite" data-tone={status?.tone}>
+            {status?.text ?? ""}
+          </span>
+        </>
+      )}
+    </Field>
   );
 }

@@ -1,5 +1,6 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from "react";
+import type { InputHTMLAttributes, ReactNode, Ref } from "react";
 import { cx } from "./cx";
+import { Field, type FieldMarks } from "./Field";
 
 export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id"> {
   label: ReactNode;
@@ -7,41 +8,40 @@ export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElemen
   hideLabel?: boolean;
   hint?: ReactNode;
   error?: string | null;
+  /** With marks, a required field's label gets "*" (and an optional one its note). */
+  marks?: FieldMarks;
   id?: string;
   mono?: boolean;
   ref?: Ref<HTMLInputElement>;
 }
 
-/** A labelled input with an optional hint and an error message wired up through aria-describedby. */
-export function TextField({ label, hideLabel, hint, error, id, mono, className, ref, ...input }: TextFieldProps) {
-  const generated = useId();
-  const inputId = id ?? `field${generated}`;
-  const hintId = hint ? `${inputId}-hint` : undefined;
-  const errorId = error ? `${inputId}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+/** A labelled input with an optional hint and error message: a Field around an input. */
+export function TextField({
+  label,
+  hideLabel,
+  hint,
+  error,
+  marks,
+  id,
+  mono,
+  className,
+  ref,
+  ...input
+}: TextFieldProps) {
   return (
-    <div className={cx("cs-field", className)}>
-      <label htmlFor={inputId} className={hideLabel ? "cs-visually-hidden" : "cs-label"}>
-        {label}
-      </label>
-      {hint ? (
-        <span id={hintId} className="cs-hint">
-          {hint}
-        </span>
-      ) : null}
-      <input
-        ref={ref}
-        id={inputId}
-        className={cx("cs-input", mono && "cs-input--mono")}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy}
-        {...input}
-      />
-      {error ? (
-        <span id={errorId} className="cs-field-error">
-          {error}
-        </span>
-      ) : null}
-    </div>
+    <Field
+      id={id}
+      label={label}
+      hideLabel={hideLabel}
+      hint={hint}
+      error={error}
+      marks={marks}
+      required={input.required}
+      className={className}
+    >
+      {(attributes) => (
+        <input ref={ref} {...attributes} className={cx("cs-input", mono && "cs-input--mono")} {...input} />
+      )}
+    </Field>
   );
 }

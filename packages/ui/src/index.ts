@@ -5,7 +5,23 @@ export { CopyField, type CopyFieldLabels, type CopyFieldProps } from "./CopyFiel
 export { cx } from "./cx";
 export { Dialog, type DialogProps } from "./Dialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
+export { Field, type FieldControlAttributes, type FieldMarks, type FieldProps } from "./Field";
 export { Icon, type IconName, type IconProps } from "./Icon";
+export {
+  StaffListBody,
+  StaffListCard,
+  type StaffListBodyProps,
+  type StaffListCardProps,
+  type StaffListLabels,
+} from "./lists/StaffListCard";
+export {
+  keysetPaging,
+  useStaffList,
+  type KeysetPage,
+  type KeysetQuery,
+  type StaffList,
+  type StaffListState,
+} from "./lists/useStaffList";
 export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
 export {
   fieldBox,
@@ -17,6 +33,7 @@ export {
 } from "./PdfPages";
 export { RadioCards, type RadioCardOption, type RadioCardsProps } from "./RadioCards";
 export { SignaturePad, type SignaturePadHandle, type SignaturePadLabels, type SignaturePadProps } from "./SignaturePad";
+export { SelectField, type SelectFieldProps, type SelectOption } from "./SelectField";
 export { Segmented, type SegmentedOption, type SegmentedProps } from "./Segmented";
 export { Skeleton } from "./Skeleton";
 export { Switch, type SwitchProps } from "./Switch";

@@ -1,7 +1,8 @@
 "use client";
 
 import type { FieldProblem, FormField } from "@clinsign/contracts";
-import { useId, useState, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { Field, type FieldControlAttributes } from "../Field";
 import { cx } from "../cx";
 import { FileInput } from "./FileInput";
 import type { FileField, UploadFile } from "./FormRenderer";
@@ -53,88 +54,46 @@ export function FieldControl({
   onBlur,
   uploadFile,
 }: FieldControlProps) {
-  const generated = useId();
   if (field.type === "heading") return <h2 className={styles.heading}>{field.label}</h2>;
   if (field.type === "paragraph") return <p className={styles.paragraph}>{field.label}</p>;
 
   const key = field.key!;
-  const id = fieldControlId(idPrefix, key);
-  const hintId = field.helpText ? `${id}-hint${generated}` : undefined;
-  const errorId = problem ? `${id}-error${generated}` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
-  const message = problem ? labels.problem(problem, field) : null;
-  const invalid = problem ? true : undefined;
   const required = field.required ?? false;
-
-  const labelText = (
-    <>
-      {field.label}
-      {required ? (
-        <>
-          <span className={styles.requiredMark} aria-hidden="true">
-            {" *"}
-          </span>
-          <span className="cs-visually-hidden"> ({labels.requiredMark})</span>
-        </>
-      ) : (
-        <span className={styles.optional}> ({labels.optional})</span>
-      )}
-    </>
-  );
-  const hint = field.helpText ? (
-    <p id={hintId} className="cs-hint">
-      {field.helpText}
-    </p>
-  ) : null;
-  const error = message ? (
-    <p id={errorId} className={cx("cs-field-error", styles.error)}>
-      {message}
-    </p>
-  ) : null;
-
-  const common = {
-    id,
-    name: key,
-    disabled,
-    "aria-invalid": invalid,
-    "aria-describedby": describedBy,
-    "aria-required": required || undefined,
-    onBlur,
+  const field_ = {
+    id: fieldControlId(idPrefix, key),
+    label: field.label,
+    hint: field.helpText || undefined,
+    error: problem ? labels.problem(problem, field) : undefined,
+    required,
+    marks: { required: labels.requiredMark, optional: labels.optional },
+    errorClassName: styles.error,
+    "data-field-key": key,
+    "data-field-type": field.type,
   };
+  const rest = { name: key, disabled, "aria-required": required || undefined, onBlur };
 
-  const wrap = (control: ReactNode) => (
-    <div className={cx("cs-field", styles.field)} data-field-key={key} data-field-type={field.type}>
-      <label htmlFor={id} className="cs-label">
-        {labelText}
-      </label>
-      {hint}
+  /** Label, hint, the control, error. */
+  const wrap = (control: (attributes: FieldControlAttributes) => ReactNode) => (
+    <Field {...field_} className={styles.field}>
       {control}
-      {error}
-    </div>
+    </Field>
   );
 
-  const group = (children: ReactNode) => (
-    <fieldset
-      className={cx(styles.group, styles.field)}
-      data-field-key={key}
-      data-field-type={field.type}
-      aria-describedby={describedBy}
-      aria-invalid={invalid}
-    >
-      <legend className={cx("cs-label", styles.legend)}>{labelText}</legend>
-      {hint}
-      <div className={styles.choices}>{children}</div>
-      {error}
-    </fieldset>
+  /** A fieldset: the legend names the choices, which sit in one column. */
+  const group = (children: (attributes: FieldControlAttributes) => ReactNode) => (
+    <Field {...field_} layout="group" className={styles.field}>
+      {(attributes) => <div className={styles.choices}>{children(attributes)}</div>}
+    </Field>
   );
 
   switch (field.type) {
     case "text":
     case "email":
     case "phone":
-      return wrap(
+      return wrap((attributes) => (
         <input
-          {...common}
+          {...attributes}
+          {...rest}
           className="cs-input"
           type={field.type === "phone" ? "tel" : field.type}
           inputMode={field.type === "phone" ? "tel" : field.type === "email" ? "email" : undefined}
@@ -143,13 +102,14 @@ export function FieldControl({
           maxLength={field.maxLength}
           value={typeof value === "string" ? value : ""}
           onChange={(event) => onChange(event.target.value)}
-        />,
-      );
+        />
+      ));
     case "textarea":
-      return wrap(
+      return wrap((attributes) => (
         <>
           <textarea
-            {...common}
+            {...attributes}
+            {...rest}
             className={cx("cs-input", styles.textarea)}
             rows={4}
             placeholder={field.placeholder}
@@ -163,26 +123,35 @@ export function FieldControl({
                 .replace("{max}", String(field.maxLength))}
             </p>
           ) : null}
-        </>,
-      );
+        </>
+      ));
     case "number":
-      return wrap(<NumberInput common={common} placeholder={field.placeholder} value={value} onChange={onChange} />);
+      return wrap((attributes) => (
+        <NumberInput
+          common={{ ...attributes, ...rest }}
+          placeholder={field.placeholder}
+          value={value}
+          onChange={onChange}
+        />
+      ));
     case "date":
-      return wrap(
+      return wrap((attributes) => (
         <input
-          {...common}
+          {...attributes}
+          {...rest}
           className={cx("cs-input", styles.date)}
           type="date"
           min={field.min}
           max={field.max}
           value={typeof value === "string" ? value : ""}
           onChange={(event) => onChange(event.target.value)}
-        />,
-      );
+        />
+      ));
     case "select":
-      return wrap(
+      return wrap((attributes) => (
         <select
-          {...common}
+          {...attributes}
+          {...rest}
           className="cs-input"
           value={typeof value === "string" ? value : ""}
           onChange={(event) => onChange(event.target.value)}
@@ -193,10 +162,10 @@ export function FieldControl({
               {optionLabel(option)}
             </option>
           ))}
-        </select>,
-      );
+        </select>
+      ));
     case "radio":
-      return group(
+      return group(({ id, "aria-invalid": invalid }) =>
         field.options.map((option, index) => (
           <label key={optionValue(option)} className={styles.choice}>
             <input
@@ -216,7 +185,7 @@ export function FieldControl({
       );
     case "multiselect": {
       const selected = Array.isArray(value) ? (value as unknown[]) : [];
-      return group(
+      return group(({ id, "aria-invalid": invalid }) =>
         field.options.map((option, index) => {
           const v = optionValue(option);
           return (
@@ -242,22 +211,20 @@ export function FieldControl({
     }
     case "checkbox":
       return (
-        <div className={cx("cs-field", styles.field)} data-field-key={key} data-field-type="checkbox">
-          <label className={cx(styles.choice, styles.single)}>
+        <Field {...field_} layout="inline" className={styles.field} labelClassName={cx(styles.choice, styles.single)}>
+          {(attributes) => (
             <input
-              {...common}
+              {...attributes}
+              {...rest}
               type="checkbox"
               checked={value === true}
               onChange={(event) => onChange(event.target.checked)}
             />
-            <span>{labelText}</span>
-          </label>
-          {hint}
-          {error}
-        </div>
+          )}
+        </Field>
       );
     case "file":
-      return group(
+      return group(({ id, "aria-describedby": describedBy, "aria-invalid": invalid }) => (
         <FileInput
           field={field as FileField}
           id={id}
@@ -269,10 +236,10 @@ export function FieldControl({
           onChange={onChange}
           onBlur={onBlur}
           uploadFile={uploadFile}
-        />,
-      );
+        />
+      ));
     case "signature":
-      return group(
+      return group(({ id }) => (
         <SignatureInput
           id={id}
           value={value}
@@ -280,8 +247,8 @@ export function FieldControl({
           disabled={disabled}
           onChange={onChange}
           onBlur={onBlur}
-        />,
-      );
+        />
+      ));
   }
 }
 

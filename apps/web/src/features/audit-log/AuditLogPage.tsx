@@ -7,12 +7,21 @@ import {
   type AuditChainVerdict,
   type AuditListItem,
 } from "@clinsign/contracts";
-import { Button, Card, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
+import {
+  Button,
+  Card,
+  EmptyState,
+  keysetPaging,
+  Notice,
+  TextField,
+  useStaffList,
+  type TableColumn,
+} from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { DownloadButton } from "../../components/DownloadButton";
-import { ListBody } from "../../components/lists/ListBody";
+import { ListBody } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -117,13 +126,9 @@ export function AuditLogPage() {
     createdFrom: startOfDay(values.from),
     createdTo: endOfDay(values.to),
   };
-  const list = useInfiniteQuery(
-    trpc.audit.entries.infiniteQueryOptions(
-      { ...filter, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.audit.entries.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const verify = useMutation(trpc.audit.verify.mutationOptions());
   const exportHref = `/staff/audit-log/export?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"))}`;
 
@@ -182,7 +187,6 @@ export function AuditLogPage() {
   const body = (
     <ListBody
       list={list}
-      rows={rows}
       caption={a.listCaption}
       columns={columns}
       rowKey={(entry) => entry.id}

@@ -7,10 +7,9 @@ import {
   type Branding,
   type DesignParameters,
 } from "@clinsign/contracts";
-import { Badge, Button, Card, Notice, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import lists from "../../components/lists/lists.module.css";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -312,31 +311,15 @@ export function BrandEditor({
             onChange={(value) => set("accentColor", value)}
             error={message("design_parameters.accentColor")}
           />
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="brand-font">
-              {b.font}
-            </label>
-            <select
-              id="brand-font"
-              className={`cs-input ${lists.select}`}
-              value={draft.font}
-              onChange={(e) => set("font", e.target.value)}
-              aria-invalid={message("design_parameters.font") ? true : undefined}
-              aria-describedby={message("design_parameters.font") ? "brand-font-error" : undefined}
-            >
-              <option value="">{b.fontDefault}</option>
-              {brandingFonts.map((font) => (
-                <option key={font} value={font}>
-                  {font}
-                </option>
-              ))}
-            </select>
-            {message("design_parameters.font") ? (
-              <span id="brand-font-error" className="cs-field-error">
-                {message("design_parameters.font")}
-              </span>
-            ) : null}
-          </div>
+          <SelectField
+            id="brand-font"
+            label={b.font}
+            placeholder={b.fontDefault}
+            options={brandingFonts.map((font) => ({ value: font }))}
+            value={draft.font}
+            onChange={(e) => set("font", e.target.value)}
+            error={message("design_parameters.font")}
+          />
           <div role="status" aria-live="polite">
             {saved ? (
               <Notice tone="success">

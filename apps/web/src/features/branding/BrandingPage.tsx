@@ -1,13 +1,14 @@
 "use client";
 
 import type { Branding, InstitutionBrandingItem } from "@clinsign/contracts";
-import { Card, EmptyState, Notice, Skeleton, type TableColumn } from "@clinsign/ui";
+import { Card, EmptyState, keysetPaging, Notice, Skeleton, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
-import { ListBody } from "../../components/lists/ListBody";
+import { BackLink } from "../../components/detail/DetailPage";
+import { ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -106,13 +107,9 @@ function InstitutionsCard() {
   const { t, locale } = useI18n();
   const b = t.brandingPage;
   const trpc = useTRPC();
-  const list = useInfiniteQuery(
-    trpc.signatures.brandings.infiniteQueryOptions(
-      { limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.signatures.brandings.infiniteQueryOptions({ limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const canEdit = useCan()("organization.setDefaultBranding");
   const columns: TableColumn<InstitutionBrandingItem>[] = [
     { key: "institution", header: b.columnInstitution, render: (row) => <strong>{row.institutionId}</strong> },
@@ -138,10 +135,9 @@ function InstitutionsCard() {
       ),
     });
   return (
-    <Card
+    <ListCard
       title={b.institutionsTitle}
       description={b.institutionsDescription}
-      flush
       actions={
         canEdit ? (
           <Link className="cs-button cs-button--primary" href={editHref({ kind: "new" })}>
@@ -149,17 +145,13 @@ function InstitutionsCard() {
           </Link>
         ) : undefined
       }
-    >
-      <ListBody
-        list={list}
-        rows={rows}
-        caption={b.institutionsTitle}
-        columns={columns}
-        rowKey={(row) => row.institutionId}
-        labels={b}
-        empty={<EmptyState icon="branding" level={3} title={b.emptyTitle} description={b.emptyBody} />}
-      />
-    </Card>
+      list={list}
+      caption={b.institutionsTitle}
+      columns={columns}
+      rowKey={(row) => row.institutionId}
+      labels={b}
+      empty={<EmptyState icon="branding" level={3} title={b.emptyTitle} description={b.emptyBody} />}
+    />
   );
 }
 
@@ -244,9 +236,7 @@ export function BrandingPage() {
   const created = target.kind === "institution" && target.institutionId === createdId;
   return (
     <>
-      <Link href="/branding" className={styles.back}>
-        ← {b.back}
-      </Link>
+      <BackLink href="/branding">{b.back}</BackLink>
       <PageHeader
         title={title}
         description={target.kind === "default" ? b.defaultDescription : b.institutionDescription}

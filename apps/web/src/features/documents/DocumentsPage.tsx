@@ -1,11 +1,20 @@
 "use client";
 
 import type { DocumentListItem } from "@clinsign/contracts";
-import { Badge, Card, EmptyState, TextField, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import {
+  Badge,
+  EmptyState,
+  keysetPaging,
+  SelectField,
+  TextField,
+  useStaffList,
+  type BadgeTone,
+  type TableColumn,
+} from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCan } from "../../components/admin-shell/SessionContext";
-import { ListBody } from "../../components/lists/ListBody";
+import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -31,15 +40,16 @@ export function DocumentsPage() {
   const mayAdd = useCan()("documents.create");
   const { values, apply } = useUrlFilters(["q", "availability"] as const);
   const availability = AVAILABILITIES.find((a) => a === values.availability);
-  const list = useInfiniteQuery(
-    trpc.documents.overview.infiniteQueryOptions(
-      { search: values.q || undefined, availability, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+  const list = useStaffList(
+    useInfiniteQuery(
+      trpc.documents.overview.infiniteQueryOptions(
+        { search: values.q || undefined, availability, limit: 50 },
+        keysetPaging,
+      ),
     ),
   );
   const [searchText, setSearchText] = useSearchText(values.q, (q) => apply({ ...values, q }));
 
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const filtered = Boolean(values.q || availability);
   const columns: TableColumn<DocumentListItem>[] = [
     {
@@ -91,62 +101,51 @@ export function DocumentsPage() {
           ) : null
         }
       />
-      <Card flush>
-        <div className={styles.toolbar} role="search" aria-label={d.search}>
-          <TextField
-            label={d.search}
-            type="search"
-            value={searchText}
-            maxLength={200}
-            onChange={(event) => setSearchText(event.target.value)}
-          />
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="document-availability-filter">
-              {d.availabilityFilter}
-            </label>
-            <select
+      <ListCard
+        toolbar={
+          <div className={styles.toolbar} role="search" aria-label={d.search}>
+            <TextField
+              label={d.search}
+              type="search"
+              value={searchText}
+              maxLength={200}
+              onChange={(event) => setSearchText(event.target.value)}
+            />
+            <SelectField
               id="document-availability-filter"
-              className="cs-input"
+              label={d.availabilityFilter}
+              placeholder={d.allAvailabilities}
+              options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a] }))}
               value={availability ?? ""}
               onChange={(event) => apply({ ...values, q: searchText, availability: event.target.value })}
-            >
-              <option value="">{d.allAvailabilities}</option>
-              {AVAILABILITIES.map((a) => (
-                <option key={a} value={a}>
-                  {d.availability[a]}
-                </option>
-              ))}
-            </select>
+            />
           </div>
-        </div>
-        <ListBody
-          list={list}
-          rows={rows}
-          caption={d.listCaption}
-          columns={columns}
-          rowKey={(item) => item.id}
-          labels={{ shown: d.shown, loadMore: d.loadMore }}
-          empty={
-            filtered ? (
-              <EmptyState icon="document" level={3} title={d.noMatches} />
-            ) : (
-              <EmptyState
-                icon="document"
-                level={3}
-                title={d.empty}
-                description={d.emptyBody}
-                action={
-                  mayAdd ? (
-                    <Link className="cs-button cs-button--primary" href="/documents/new">
-                      {d.addDocument}
-                    </Link>
-                  ) : undefined
-                }
-              />
-            )
-          }
-        />
-      </Card>
+        }
+        list={list}
+        caption={d.listCaption}
+        columns={columns}
+        rowKey={(item) => item.id}
+        labels={{ shown: d.shown, loadMore: d.loadMore }}
+        empty={
+          filtered ? (
+            <EmptyState icon="document" level={3} title={d.noMatches} />
+          ) : (
+            <EmptyState
+              icon="document"
+              level={3}
+              title={d.empty}
+              description={d.emptyBody}
+              action={
+                mayAdd ? (
+                  <Link className="cs-button cs-button--primary" href="/documents/new">
+                    {d.addDocument}
+                  </Link>
+                ) : undefined
+              }
+            />
+          )
+        }
+      />
     </>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { Button } from "@clinsign/ui";
+import { Button, SelectField } from "@clinsign/ui";
 import { PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels } from "@clinsign/ui/pdf-pages";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from "react";
 import { format } from "../../i18n";
@@ -22,6 +22,9 @@ import styles from "./field-editor.module.css";
 
 /** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
+
+/** 1 to count, the choices of a page select. */
+const pageNumbers = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
 
 export interface FieldEditorLabels {
   pages: PdfPagesLabels;
@@ -239,24 +242,14 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
           {labels.keyboardHelp}
         </p>
         <div className={styles.addRow}>
-          <div className="cs-field">
-            <label className="cs-label" htmlFor={`${helpId}-add-page`}>
-              {labels.addFieldOnPage}
-            </label>
-            <select
-              id={`${helpId}-add-page`}
-              className="cs-input"
-              value={addPage}
-              onChange={(event) => setAddPage(Number(event.target.value))}
-              disabled={pageCount === 0}
-            >
-              {Array.from({ length: Math.max(pageCount, 1) }, (_, i) => (
-                <option key={i + 1} value={i + 1}>
-                  {i + 1}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id={`${helpId}-add-page`}
+            label={labels.addFieldOnPage}
+            options={pageNumbers(Math.max(pageCount, 1)).map((page) => ({ value: String(page) }))}
+            value={String(addPage)}
+            onChange={(event) => setAddPage(Number(event.target.value))}
+            disabled={pageCount === 0}
+          />
           <Button
             variant="secondary"
             disabled={full || !geometry[addPage]}
@@ -273,30 +266,17 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
               <fieldset className={styles.fieldset}>
                 <legend className={styles.legend}>{nameOf(index)}</legend>
                 <div className={styles.numbers}>
-                  <div className="cs-field">
-                    <label className="cs-label" htmlFor={`${helpId}-${index}-page`}>
-                      {labels.page}
-                    </label>
-                    <select
-                      id={`${helpId}-${index}-page`}
-                      className="cs-input"
-                      value={field.page}
-                      onChange={(event) => {
-                        const number = Number(event.target.value);
-                        const page = geometry[number];
-                        replace(
-                          index,
-                          page ? clampToPage({ ...field, page: number }, page) : { ...field, page: number },
-                        );
-                      }}
-                    >
-                      {Array.from({ length: Math.max(pageCount, field.page) }, (_, i) => (
-                        <option key={i + 1} value={i + 1}>
-                          {i + 1}
-                        </option>
-                      ))}
-                    </select>
-                  </div>
+                  <SelectField
+                    id={`${helpId}-${index}-page`}
+                    label={labels.page}
+                    options={pageNumbers(Math.max(pageCount, field.page)).map((page) => ({ value: String(page) }))}
+                    value={String(field.page)}
+                    onChange={(event) => {
+                      const number = Number(event.target.value);
+                      const page = geometry[number];
+                      replace(index, page ? clampToPage({ ...field, page: number }, page) : { ...field, page: number });
+                    }}
+                  />
                   {(["x", "y", "width", "height"] as const).map((key) => (
                     <NumberField
                       key={key}

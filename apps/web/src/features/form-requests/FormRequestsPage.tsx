@@ -1,9 +1,10 @@
 "use client";
 
 import { formRequestStates, type FormRequestListItem, type FormRequestState } from "@clinsign/contracts";
-import { Badge, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { Badge, Card, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { FilterActions, ListBody, TemplateSelect } from "../../components/lists/ListBody";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
+import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -38,13 +39,9 @@ export function FormRequestsPage() {
     createdTo: endOfDay(values.to),
   };
   const templates = useTemplateOptions() ?? [];
-  const list = useInfiniteQuery(
-    trpc.formRequests.list.infiniteQueryOptions(
-      { ...filter, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.formRequests.list.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<FormRequestListItem>[] = [
     { key: "sent", header: f.columnSent, render: (row) => formatDateTime(row.createdAt, locale) },
@@ -81,68 +78,39 @@ export function FormRequestsPage() {
             <SendRequestForm />
           </Card>
         ) : null}
-        <Card title={f.filtersTitle}>
-          <form className={lists.filters} onSubmit={submit} role="search" aria-label={f.filtersTitle}>
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-state">
-                {f.state}
-              </label>
-              <select
-                id="filter-state"
-                className={`cs-input ${lists.select}`}
-                value={draft.state}
-                onChange={(e) => set("state", e.target.value)}
-              >
-                <option value="">{f.allStates}</option>
-                {formRequestStates.map((state) => (
-                  <option key={state} value={state}>
-                    {stateLabel(state, f)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <TemplateSelect
-              id="filter-template"
-              label={f.template}
-              allLabel={f.allTemplates}
-              value={draft.template}
-              onChange={(value) => set("template", value)}
-              templates={templates}
-            />
-            <TextField
-              label={f.rnummer}
-              value={draft.rnummer}
-              onChange={(e) => set("rnummer", e.target.value)}
-              maxLength={64}
-            />
-            <TextField
-              label={f.fromDate}
-              type="date"
-              value={draft.from}
-              onChange={(e) => set("from", e.target.value)}
-            />
-            <TextField label={f.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
-            <FilterActions filtered={filtered} onReset={() => apply({})} labels={f} />
-          </form>
-        </Card>
-        <Card title={f.listCaption} flush>
-          <ListBody
-            list={list}
-            rows={rows}
-            caption={f.listCaption}
-            columns={columns}
-            rowKey={(row) => row.id}
-            labels={f}
-            empty={
-              <EmptyState
-                icon="send"
-                level={3}
-                title={filtered ? f.emptyFilteredTitle : f.emptyTitle}
-                description={filtered ? f.emptyFilteredBody : f.emptyBody}
-              />
-            }
+        <FilterCard title={f.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={f}>
+          <SelectField
+            id="filter-state"
+            label={f.state}
+            placeholder={f.allStates}
+            options={formRequestStates.map((state) => ({ value: state, label: stateLabel(state, f) }))}
+            value={draft.state}
+            onChange={(e) => set("state", e.target.value)}
           />
-        </Card>
+          <TemplateSelect
+            id="filter-template"
+            label={f.template}
+            allLabel={f.allTemplates}
+            value={draft.template}
+            onChange={(value) => set("template", value)}
+            templates={templates}
+          />
+          <TextField
+            label={f.rnummer}
+            value={draft.rnummer}
+            onChange={(e) => set("rnummer", e.target.value)}
+            maxLength={64}
+          />
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: f.fromDate, to: f.toDate }} />
+        </FilterCard>
+        <ListCard
+          title={f.listCaption}
+          list={list}
+          columns={columns}
+          rowKey={(row) => row.id}
+          labels={f}
+          empty={<ListEmpty icon="send" filtered={filtered} texts={f} />}
+        />
         <Outbox />
       </div>
     </>

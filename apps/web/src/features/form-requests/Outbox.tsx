@@ -3,7 +3,6 @@
 import type { MessageSummary } from "@clinsign/contracts";
 import { Badge, Card, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
-import lists from "../../components/lists/lists.module.css";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
@@ -71,7 +70,7 @@ export function Outbox() {
       ) : rows.length === 0 ? (
         <p className={`cs-card__body cs-hint ${styles.flat}`}>{f.outboxEmpty}</p>
       ) : (
-        <div className={lists.tableBody} data-testid="sms-outbox">
+        <div className="cs-list__table" data-testid="sms-outbox">
           <Table caption={f.outboxCaption} columns={columns} rows={rows} rowKey={(m) => m.id} />
         </div>
       )}

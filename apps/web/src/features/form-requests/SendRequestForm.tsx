@@ -1,10 +1,9 @@
 "use client";
 
-import { Button, Notice, TextField } from "@clinsign/ui";
+import { Button, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
-import lists from "../../components/lists/lists.module.css";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTemplateOptions } from "../../components/lists/template-options";
@@ -92,32 +91,16 @@ export function SendRequestForm() {
   return (
     <form className="cs-stack" onSubmit={submit} aria-label={f.sendTitle}>
       <div className={styles.sendGrid}>
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="send-template">
-            {f.template}
-          </label>
-          <select
-            id="send-template"
-            className={`cs-input ${lists.select}`}
-            value={draft.templateIdentifier}
-            onChange={(e) => change("templateIdentifier", e.target.value)}
-            required
-            aria-invalid={fieldError("templateIdentifier") ? true : undefined}
-            aria-describedby={fieldError("templateIdentifier") ? "send-template-error" : undefined}
-          >
-            <option value="">{f.chooseTemplate}</option>
-            {active.map((item) => (
-              <option key={item.identifier} value={item.identifier}>
-                {item.title}
-              </option>
-            ))}
-          </select>
-          {fieldError("templateIdentifier") ? (
-            <span id="send-template-error" className="cs-field-error">
-              {fieldError("templateIdentifier")}
-            </span>
-          ) : null}
-        </div>
+        <SelectField
+          id="send-template"
+          label={f.template}
+          placeholder={f.chooseTemplate}
+          options={active.map((item) => ({ value: item.identifier, label: item.title }))}
+          value={draft.templateIdentifier}
+          onChange={(e) => change("templateIdentifier", e.target.value)}
+          required
+          error={fieldError("templateIdentifier")}
+        />
         <TextField
           label={f.phone}
           hint={f.phoneHint}
@@ -170,56 +153,28 @@ export function SendRequestForm() {
           <p className="cs-hint">{f.emailToAdminOnly}</p>
         )}
         {branded.length > 0 ? (
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="send-institution">
-              {f.institution}
-            </label>
-            <span id="send-institution-hint" className="cs-hint">
-              {f.institutionHint}
-            </span>
-            <select
-              id="send-institution"
-              className={`cs-input ${lists.select}`}
-              value={draft.institutionId}
-              onChange={(e) => change("institutionId", e.target.value)}
-              aria-describedby={
-                fieldError("institutionId") ? "send-institution-hint send-institution-error" : "send-institution-hint"
-              }
-              aria-invalid={fieldError("institutionId") ? true : undefined}
-            >
-              <option value="">{f.institutionDefault}</option>
-              {branded.map((item) => (
-                <option key={item.institutionId} value={item.institutionId}>
-                  {item.institutionId}
-                </option>
-              ))}
-            </select>
-            {fieldError("institutionId") ? (
-              <span id="send-institution-error" className="cs-field-error">
-                {fieldError("institutionId")}
-              </span>
-            ) : null}
-          </div>
+          <SelectField
+            id="send-institution"
+            label={f.institution}
+            hint={f.institutionHint}
+            placeholder={f.institutionDefault}
+            options={branded.map((item) => ({ value: item.institutionId }))}
+            value={draft.institutionId}
+            onChange={(e) => change("institutionId", e.target.value)}
+            error={fieldError("institutionId")}
+          />
         ) : null}
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="send-locale">
-            {f.smsLanguage}
-          </label>
-          <select
-            id="send-locale"
-            className={`cs-input ${lists.select}`}
-            value={draft.locale}
-            onChange={(e) => change("locale", e.target.value)}
-          >
-            <option value="">{f.smsLanguageDefault}</option>
-            <option value="de" lang="de">
-              Deutsch
-            </option>
-            <option value="en" lang="en">
-              English
-            </option>
-          </select>
-        </div>
+        <SelectField
+          id="send-locale"
+          label={f.smsLanguage}
+          placeholder={f.smsLanguageDefault}
+          options={[
+            { value: "de", label: "Deutsch", lang: "de" },
+            { value: "en", label: "English", lang: "en" },
+          ]}
+          value={draft.locale}
+          onChange={(e) => change("locale", e.target.value)}
+        />
       </div>
       <div role="status" aria-live="polite">
         {sentTo ? (

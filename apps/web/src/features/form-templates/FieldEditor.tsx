@@ -1,7 +1,7 @@
 "use client";
 
 import { conditionOperators, type FieldCondition, type FormField, type TemplateSchema } from "@clinsign/contracts";
-import { Button, TextField } from "@clinsign/ui";
+import { Button, SelectField, TextField } from "@clinsign/ui";
 import { useId, useState } from "react";
 import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -458,15 +458,16 @@ function ConditionEditor({
       <legend className="cs-label">{b.conditionToggle}</legend>
       {earlier.length === 0 ? <p className="cs-hint">{b.conditionNoEarlier}</p> : null}
       {conditions.length > 1 ? (
-        <select
-          className="cs-input"
-          aria-label={b.conditionToggle}
+        <SelectField
+          label={b.conditionToggle}
+          hideLabel
+          options={[
+            { value: "all", label: b.conditionAll },
+            { value: "any", label: b.conditionAny },
+          ]}
           value={mode}
           onChange={(event) => update(conditions, event.target.value as "all" | "any")}
-        >
-          <option value="all">{b.conditionAll}</option>
-          <option value="any">{b.conditionAny}</option>
-        </select>
+        />
       ) : null}
       {conditions.map((condition, i) => {
         const target = schema.fields.find((f) => f.key === condition.field);
@@ -477,21 +478,16 @@ function ConditionEditor({
         };
         return (
           <div key={i} className={styles.conditionRow}>
-            <select
-              className="cs-input"
-              aria-label={`${b.conditionField} ${i + 1}`}
+            <SelectField
+              label={`${b.conditionField} ${i + 1}`}
+              hideLabel
+              options={earlier.map((f) => ({ value: f.key!, label: f.label || f.key }))}
               value={condition.field}
               onChange={(event) => change({ field: event.target.value, value: undefined, operator: "filled" })}
-            >
-              {earlier.map((f) => (
-                <option key={f.key} value={f.key}>
-                  {f.label || f.key}
-                </option>
-              ))}
-            </select>
-            <select
-              className="cs-input"
-              aria-label={`${b.conditionOperator} ${i + 1}`}
+            />
+            <SelectField
+              label={`${b.conditionOperator} ${i + 1}`}
+              hideLabel
               value={condition.operator}
               onChange={(event) => {
                 const operator = event.target.value as FieldCondition["operator"];
@@ -505,8 +501,7 @@ function ConditionEditor({
                         : undefined,
                 });
               }}
-            >
-              {conditionOperators
+              options={conditionOperators
                 .filter((operator) => !(target?.type === "checkbox" && operator === "in"))
                 .filter(
                   (operator) =>
@@ -516,12 +511,8 @@ function ConditionEditor({
                       operator !== "empty"
                     ),
                 )
-                .map((operator) => (
-                  <option key={operator} value={operator}>
-                    {operatorLabel(operator, b)}
-                  </option>
-                ))}
-            </select>
+                .map((operator) => ({ value: operator, label: operatorLabel(operator, b) }))}
+            />
             {condition.operator === "filled" || condition.operator === "empty" ? (
               <span />
             ) : (
@@ -585,34 +576,29 @@ function ConditionValue({
   const b = t.formTemplates.builder;
   if (target?.type === "checkbox") {
     return (
-      <select
-        className="cs-input"
-        aria-label={label}
+      <SelectField
+        label={label}
+        hideLabel
+        options={[
+          { value: "true", label: b.yes },
+          { value: "false", label: b.no },
+        ]}
         value={String(condition.value === true)}
         onChange={(event) => onChange(event.target.value === "true")}
-      >
-        <option value="true">{b.yes}</option>
-        <option value="false">{b.no}</option>
-      </select>
+      />
     );
   }
   if (target && "options" in target && condition.operator !== "in") {
     return (
-      <select
-        className="cs-input"
-        aria-label={label}
+      <SelectField
+        label={label}
+        hideLabel
+        options={target.options.map((option) =>
+          typeof option === "string" ? { value: option } : { value: option.value, label: option.label || option.value },
+        )}
         value={String(condition.value ?? "")}
         onChange={(event) => onChange(event.target.value)}
-      >
-        {target.options.map((option) => {
-          const value = typeof option === "string" ? option : option.value;
-          return (
-            <option key={value} value={value}>
-              {typeof option === "string" ? option : option.label || value}
-            </option>
-          );
-        })}
-      </select>
+      />
     );
   }
   const asNumber = target?.type === "number";

@@ -6,17 +6,17 @@ import {
   Card,
   CopyField,
   EmptyState,
+  keysetPaging,
   Notice,
-  Skeleton,
-  Table,
+  SelectField,
   TextField,
+  useStaffList,
   type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
-import { ListPager } from "../../components/lists/ListPager";
-import { LoadFailed } from "../../components/LoadFailed";
+import { ListCard } from "../../components/lists/ListCard";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -48,9 +48,7 @@ export function PersonalLinks({ template }: { template: Template }) {
   const [created, setCreated] = useState<CreatedSession | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const listInput = { templateIdentifier: template.identifier, limit: 20 };
-  const links = useInfiniteQuery(
-    trpc.sessions.list.infiniteQueryOptions(listInput, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
-  );
+  const links = useStaffList(useInfiniteQuery(trpc.sessions.list.infiniteQueryOptions(listInput, keysetPaging)));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sessions.list.infiniteQueryKey(listInput) });
   const create = useMutation(
     trpc.sessions.create.mutationOptions({
@@ -93,7 +91,6 @@ export function PersonalLinks({ template }: { template: Template }) {
     });
   }
 
-  const rows = links.data?.pages.flatMap((page) => page.items) ?? [];
   const columns: TableColumn<PersonalLink>[] = [
     {
       key: "case",
@@ -119,24 +116,6 @@ export function PersonalLinks({ template }: { template: Template }) {
     },
   ];
 
-  let list;
-  if (links.isPending) list = <Skeleton label={t.common.loading} lines={2} />;
-  else if (links.isError) list = <LoadFailed query={links} />;
-  else if (rows.length === 0) list = <EmptyState title={e.noLinks} level={3} />;
-  else
-    list = (
-      <>
-        <Table caption={e.activeLinks} columns={columns} rows={rows} rowKey={(link) => link.id} />
-        <ListPager
-          shown={format(t.formTemplates.shown, { count: rows.length })}
-          hasMore={links.hasNextPage}
-          loading={links.isFetchingNextPage}
-          onMore={() => void links.fetchNextPage()}
-          labels={{ loadMore: t.formTemplates.loadMore }}
-        />
-      </>
-    );
-
   return (
     <>
       <Card title={e.personalTitle} description={e.personalDescription}>
@@ -148,23 +127,16 @@ export function PersonalLinks({ template }: { template: Template }) {
             error={fieldErrors.get("rnummer")}
             autoComplete="off"
           />
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="personal-link-lifetime">
-              {e.lifetime}
-            </label>
-            <select
-              id="personal-link-lifetime"
-              className="cs-input"
-              value={lifetime}
-              onChange={(event) => setLifetime(Number(event.target.value))}
-            >
-              {LIFETIMES.map((minutes) => (
-                <option key={minutes} value={minutes}>
-                  {e.lifetimes[String(minutes) as keyof typeof e.lifetimes]}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="personal-link-lifetime"
+            label={e.lifetime}
+            options={LIFETIMES.map((minutes) => ({
+              value: String(minutes),
+              label: e.lifetimes[String(minutes) as keyof typeof e.lifetimes],
+            }))}
+            value={String(lifetime)}
+            onChange={(event) => setLifetime(Number(event.target.value))}
+          />
           <TextField
             label={e.redirectUrl}
             type="url"
@@ -223,12 +195,22 @@ export function PersonalLinks({ template }: { template: Template }) {
           ) : null}
         </form>
       </Card>
-      <Card title={e.activeLinks} description={e.activeLinksHint} flush>
-        <p className="cs-visually-hidden" role="status">
-          {announcement}
-        </p>
-        {list}
-      </Card>
+      <ListCard
+        title={e.activeLinks}
+        description={e.activeLinksHint}
+        toolbar={
+          <p className="cs-visually-hidden" role="status">
+            {announcement}
+          </p>
+        }
+        list={links}
+        caption={e.activeLinks}
+        columns={columns}
+        rowKey={(link) => link.id}
+        labels={{ shown: t.formTemplates.shown, loadMore: t.formTemplates.loadMore }}
+        skeletonLines={2}
+        empty={<EmptyState title={e.noLinks} level={3} />}
+      />
     </>
   );
 }

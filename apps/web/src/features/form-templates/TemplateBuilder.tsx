@@ -1,7 +1,7 @@
 "use client";
 
 import { templateSchema, type FormField, type Template, type TemplateSchema } from "@clinsign/contracts";
-import { Badge, Button, Card, EmptyState, Icon, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Button, Card, EmptyState, Icon, Notice, SelectField, Skeleton } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { format } from "../../i18n";
@@ -293,27 +293,18 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                   onChange={(event) => setDraft({ ...draft, description: event.target.value })}
                 />
               </div>
-              <div className="cs-field">
-                <label className="cs-label" htmlFor="template-status">
-                  {b.status}
-                </label>
-                <select
-                  id="template-status"
-                  className="cs-input"
-                  value={draft.status}
-                  aria-describedby="template-status-help"
-                  onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
-                >
-                  {(["draft", "active", "archived"] as const).map((status) => (
-                    <option key={status} value={status}>
-                      {statusLabel(status, t)}
-                    </option>
-                  ))}
-                </select>
-                <span id="template-status-help" className="cs-hint">
-                  {statusHelp(draft.status, t)}
-                </span>
-              </div>
+              <SelectField
+                id="template-status"
+                label={b.status}
+                hint={statusHelp(draft.status, t)}
+                hintAfter
+                options={(["draft", "active", "archived"] as const).map((status) => ({
+                  value: status,
+                  label: statusLabel(status, t),
+                }))}
+                value={draft.status}
+                onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
+              />
             </div>
           </Card>
 
@@ -452,23 +443,13 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
               })}
             </ol>
             <div className={styles.addRow}>
-              <div className="cs-field">
-                <label className="cs-label" htmlFor="new-field-type">
-                  {b.addFieldType}
-                </label>
-                <select
-                  id="new-field-type"
-                  className="cs-input"
-                  value={newType}
-                  onChange={(event) => setNewType(event.target.value as FieldType)}
-                >
-                  {fieldTypes.map((type) => (
-                    <option key={type} value={type}>
-                      {b.types[type]}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SelectField
+                id="new-field-type"
+                label={b.addFieldType}
+                options={fieldTypes.map((type) => ({ value: type, label: b.types[type] }))}
+                value={newType}
+                onChange={(event) => setNewType(event.target.value as FieldType)}
+              />
               <Button onClick={add} icon={<Icon name="plus" />}>
                 {b.addField}
               </Button>

@@ -7,15 +7,18 @@ import {
   Card,
   Dialog,
   EmptyState,
+  keysetPaging,
   Notice,
+  SelectField,
   TextField,
+  useStaffList,
   type BadgeTone,
   type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ListBody } from "../../components/lists/ListBody";
+import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
@@ -49,10 +52,12 @@ export function TemplatesPage() {
   const { values, apply } = useUrlFilters(["q", "status"] as const);
   const search = values.q;
   const status = STATUSES.find((s) => s === values.status) ?? null;
-  const list = useInfiniteQuery(
-    trpc.templates.overview.infiniteQueryOptions(
-      { q: search || undefined, status: status ?? undefined, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+  const list = useStaffList(
+    useInfiniteQuery(
+      trpc.templates.overview.infiniteQueryOptions(
+        { q: search || undefined, status: status ?? undefined, limit: 50 },
+        keysetPaging,
+      ),
     ),
   );
   const [title, setTitle] = useState("");
@@ -100,7 +105,6 @@ export function TemplatesPage() {
     if (title.trim()) create.mutate({ title: title.trim() });
   }
 
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
   const filtered = Boolean(search || status);
   const columns: TableColumn<TemplateOverviewItem>[] = [
     {
@@ -195,49 +199,38 @@ export function TemplatesPage() {
             </form>
           </Card>
         ) : null}
-        <Card flush>
-          <div className={styles.toolbar}>
-            <TextField
-              label={f.search}
-              type="search"
-              value={searchText}
-              onChange={(event) => setSearchText(event.target.value)}
-            />
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="template-status-filter">
-                {f.statusFilter}
-              </label>
-              <select
+        <ListCard
+          toolbar={
+            <div className={styles.toolbar}>
+              <TextField
+                label={f.search}
+                type="search"
+                value={searchText}
+                onChange={(event) => setSearchText(event.target.value)}
+              />
+              <SelectField
                 id="template-status-filter"
-                className="cs-input"
+                label={f.statusFilter}
+                placeholder={f.allStatuses}
+                options={STATUSES.map((s) => ({ value: s, label: statusLabel(s, t) }))}
                 value={status ?? ""}
                 onChange={(event) => setFilter("status", event.target.value || null)}
-              >
-                <option value="">{f.allStatuses}</option>
-                {STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {statusLabel(s, t)}
-                  </option>
-                ))}
-              </select>
+              />
             </div>
-          </div>
-          <ListBody
-            list={list}
-            rows={rows}
-            caption={f.pageTitle}
-            columns={columns}
-            rowKey={(item) => item.identifier}
-            labels={{ shown: f.shown, loadMore: f.loadMore }}
-            empty={
-              filtered ? (
-                <EmptyState icon="template" level={3} title={f.noMatches} />
-              ) : (
-                <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />
-              )
-            }
-          />
-        </Card>
+          }
+          list={list}
+          caption={f.pageTitle}
+          columns={columns}
+          rowKey={(item) => item.identifier}
+          labels={{ shown: f.shown, loadMore: f.loadMore }}
+          empty={
+            filtered ? (
+              <EmptyState icon="template" level={3} title={f.noMatches} />
+            ) : (
+              <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />
+            )
+          }
+        />
       </div>
       <Dialog
         open={deleting !== null}

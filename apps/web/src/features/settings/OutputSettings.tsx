@@ -1,7 +1,6 @@
 "use client";
 
-import { Card, TextField } from "@clinsign/ui";
-import { useId } from "react";
+import { Card, SelectField, TextField } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 import {
   MAX_SIGNED_COPY_DAYS,
@@ -15,57 +14,6 @@ import {
 import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
-
-export function SelectField({
-  label,
-  hint,
-  value,
-  disabled,
-  error,
-  name,
-  onChange,
-  children,
-}: {
-  label: string;
-  hint?: string;
-  value: string;
-  disabled: boolean;
-  error?: string;
-  name: string;
-  onChange: (value: string) => void;
-  children: React.ReactNode;
-}) {
-  const id = `select${useId()}`;
-  return (
-    <div className="cs-field">
-      <label className="cs-label" htmlFor={id}>
-        {label}
-      </label>
-      {hint ? (
-        <span id={`${id}-hint`} className="cs-hint">
-          {hint}
-        </span>
-      ) : null}
-      <select
-        id={id}
-        name={name}
-        className={`cs-input ${styles.select}`}
-        value={value}
-        disabled={disabled}
-        aria-describedby={[hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined}
-        aria-invalid={error ? true : undefined}
-        onChange={(event) => onChange(event.currentTarget.value)}
-      >
-        {children}
-      </select>
-      {error ? (
-        <span id={`${id}-error`} className="cs-field-error">
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
-}
 
 /**
  * How the clinic's outputs are written: the language of exports, PDFs and patient texts, the
@@ -101,11 +49,12 @@ export function OutputSettings({
           value={form.locale}
           disabled={disabled}
           error={errors.locale}
-          onChange={(value) => change("locale", value === "en" ? "en" : "de")}
-        >
-          <option value="de">{t.localeDe}</option>
-          <option value="en">{t.localeEn}</option>
-        </SelectField>
+          onChange={(event) => change("locale", event.currentTarget.value === "en" ? "en" : "de")}
+          options={[
+            { value: "de", label: t.localeDe },
+            { value: "en", label: t.localeEn },
+          ]}
+        />
         <SelectField
           label={t.timeZoneLabel}
           hint={t.timeZoneHint}
@@ -113,14 +62,12 @@ export function OutputSettings({
           value={form.timeZone}
           disabled={disabled}
           error={errors.timeZone}
-          onChange={(value) => change("timeZone", value)}
-        >
-          {withCurrent(TIME_ZONES, form.timeZone).map((zone) => (
-            <option key={zone} value={zone}>
-              {zone.replaceAll("_", " ")}
-            </option>
-          ))}
-        </SelectField>
+          onChange={(event) => change("timeZone", event.currentTarget.value)}
+          options={withCurrent(TIME_ZONES, form.timeZone).map((zone) => ({
+            value: zone,
+            label: zone.replaceAll("_", " "),
+          }))}
+        />
         <SelectField
           label={t.phoneCountryLabel}
           hint={t.phoneCountryHint}
@@ -128,14 +75,9 @@ export function OutputSettings({
           value={form.phoneCountry}
           disabled={disabled}
           error={errors.phoneCountry}
-          onChange={(value) => change("phoneCountry", value)}
-        >
-          {countries.map(({ code, name }) => (
-            <option key={code} value={code}>
-              {name} ({code})
-            </option>
-          ))}
-        </SelectField>
+          onChange={(event) => change("phoneCountry", event.currentTarget.value)}
+          options={countries.map(({ code, name }) => ({ value: code, label: `${name} (${code})` }))}
+        />
         <TextField
           label={t.signedCopyDaysLabel}
           hint={t.signedCopyDaysHint}

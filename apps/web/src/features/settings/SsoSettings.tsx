@@ -1,7 +1,7 @@
 "use client";
 
 import { roles, type SsoSettings as Settings } from "@clinsign/contracts";
-import { Button, Card, CopyField, Icon, Notice, Skeleton, Switch, TextField } from "@clinsign/ui";
+import { Button, Card, CopyField, Icon, Notice, SelectField, Skeleton, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -9,7 +9,6 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
-import { SelectField } from "./OutputSettings";
 import styles from "./settings.module.css";
 
 type Role = (typeof roles)[number];
@@ -246,15 +245,12 @@ function SsoForm({ settings }: { settings: Settings }) {
                 label={format(s.mappingRoleLabel, { number: row + 1 })}
                 name={`ssoMappingRole-${row}`}
                 value={m.role}
-                disabled={false}
-                onChange={(value) => setMapping(row, { role: value as Role })}
-              >
-                {roles.map((role) => (
-                  <option key={role} value={role}>
-                    {(t.roles as Record<string, string>)[role] ?? role}
-                  </option>
-                ))}
-              </SelectField>
+                onChange={(event) => setMapping(row, { role: event.currentTarget.value as Role })}
+                options={roles.map((role) => ({
+                  value: role,
+                  label: (t.roles as Record<string, string>)[role] ?? role,
+                }))}
+              />
               {form.roleMapping.length > 1 ? (
                 <Button
                   className={styles.mappingRemove}
@@ -299,17 +295,14 @@ function SsoForm({ settings }: { settings: Settings }) {
           hint={s.breakGlassHint}
           name="ssoBreakGlass"
           value={form.breakGlassUserId}
-          disabled={false}
           error={errors.breakGlassUserId}
-          onChange={(value) => change("breakGlassUserId", value)}
-        >
-          <option value="">{s.breakGlassNone}</option>
-          {settings.owners.map((owner) => (
-            <option key={owner.id} value={owner.id}>
-              {owner.name ? `${owner.name} (${owner.email})` : owner.email}
-            </option>
-          ))}
-        </SelectField>
+          onChange={(event) => change("breakGlassUserId", event.currentTarget.value)}
+          placeholder={s.breakGlassNone}
+          options={settings.owners.map((owner) => ({
+            value: owner.id,
+            label: owner.name ? `${owner.name} (${owner.email})` : owner.email,
+          }))}
+        />
       ) : null}
       <div className={styles.ssoSave}>
         <p className={styles.feedback} role="status" aria-live="polite" data-tone={saved ? "success" : undefined}>

@@ -1,11 +1,10 @@
 "use client";
 
 import type { CreateSignatureRequestInput } from "@clinsign/contracts";
-import { Button, CopyField, Dialog, Notice, TextField } from "@clinsign/ui";
+import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import lists from "../../components/lists/lists.module.css";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -123,66 +122,36 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           autoComplete="off"
           error={message("patient_id")}
         />
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="new-request-document">
-            {s.document}
-          </label>
-          <select
-            id="new-request-document"
-            className={`cs-input ${lists.select}`}
-            value={draft.document_id}
-            onChange={(e) => set("document_id", e.target.value)}
-            required
-            aria-invalid={documentError ? true : undefined}
-            aria-describedby={documentError ? "new-request-document-error" : undefined}
-          >
-            <option value="">{documents.isPending ? t.common.loading : s.chooseDocument}</option>
-            {active.map((doc) => (
-              <option key={doc.id} value={doc.id}>
-                {doc.title || doc.name} (v{doc.currentVersion})
-              </option>
-            ))}
-          </select>
-          {documentError ? (
-            <span id="new-request-document-error" className="cs-field-error">
-              {documentError}
-            </span>
-          ) : null}
-        </div>
+        <SelectField
+          id="new-request-document"
+          label={s.document}
+          placeholder={documents.isPending ? t.common.loading : s.chooseDocument}
+          options={active.map((doc) => ({ value: doc.id, label: `${doc.title || doc.name} (v${doc.currentVersion})` }))}
+          value={draft.document_id}
+          onChange={(e) => set("document_id", e.target.value)}
+          required
+          error={documentError}
+        />
         {knownInstitutions.length > 0 ? (
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="new-request-institution">
-              {s.institution}
-            </label>
-            <select
-              id="new-request-institution"
-              className={`cs-input ${lists.select}`}
-              value={otherInstitution ? OTHER_INSTITUTION : draft.institution_id}
-              onChange={(e) => {
-                const other = e.target.value === OTHER_INSTITUTION;
-                setOtherInstitution(other);
-                set("institution_id", other ? "" : e.target.value);
-              }}
-              required
-              aria-describedby="new-request-institution-hint"
-            >
-              <option value="">{s.chooseInstitution}</option>
-              {knownInstitutions.map((item) => (
-                <option key={item.institutionId} value={item.institutionId}>
-                  {item.institutionId}
-                </option>
-              ))}
-              <option value={OTHER_INSTITUTION}>{s.otherInstitution}</option>
-            </select>
-            {!otherInstitution ? (
-              <span id="new-request-institution-hint" className="cs-hint">
-                {s.institutionKnownHint}
-              </span>
-            ) : null}
-            {!otherInstitution && message("institution_id") ? (
-              <span className="cs-field-error">{message("institution_id")}</span>
-            ) : null}
-          </div>
+          <SelectField
+            id="new-request-institution"
+            label={s.institution}
+            hint={otherInstitution ? undefined : s.institutionKnownHint}
+            hintAfter
+            error={otherInstitution ? undefined : message("institution_id")}
+            placeholder={s.chooseInstitution}
+            options={[
+              ...knownInstitutions.map((item) => ({ value: item.institutionId })),
+              { value: OTHER_INSTITUTION, label: s.otherInstitution },
+            ]}
+            value={otherInstitution ? OTHER_INSTITUTION : draft.institution_id}
+            onChange={(e) => {
+              const other = e.target.value === OTHER_INSTITUTION;
+              setOtherInstitution(other);
+              set("institution_id", other ? "" : e.target.value);
+            }}
+            required
+          />
         ) : null}
         {typingInstitution ? (
           <TextField

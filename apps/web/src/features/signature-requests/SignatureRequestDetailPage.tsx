@@ -3,10 +3,9 @@
 import type { SignatureRequestDetail } from "@clinsign/contracts";
 import { Badge, Button, Card, CopyField, Dialog, Notice } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
-import { DetailStates, retryDetail } from "../../components/DetailStates";
-import { PageHeader } from "../../components/PageHeader";
+import { retryDetail } from "../../components/DetailStates";
+import { DetailColumns, DetailPage } from "../../components/detail/DetailPage";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -257,61 +256,52 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: retryDetail }));
-  const back = (
-    <Link href="/signature-requests" className={styles.back}>
-      ← {s.back}
-    </Link>
-  );
-
-  if (detail.isPending || detail.error)
-    return (
-      <DetailStates
-        query={detail}
-        back={back}
-        title={s.detailTitle}
-        icon="signature"
-        notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
-      />
-    );
-
-  const request = detail.data;
-  const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
   return (
-    <>
-      {back}
-      <PageHeader
-        title={s.detailTitle}
-        description={format(s.detailDescription, { document: request.documentName, patient: request.patientId })}
-      />
-      <div className="cs-stack cs-stack--lg">
-        {request.canSealAgain ? <SealAgain request={request} /> : null}
-        {request.sealDelayed ? <SealDelayed request={request} /> : null}
-        <div className={styles.layout}>
+    <DetailPage
+      query={detail}
+      back={{ href: "/signature-requests", label: s.back }}
+      loadingTitle={s.detailTitle}
+      icon="signature"
+      notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
+      header={(request) => ({
+        title: s.detailTitle,
+        description: format(s.detailDescription, { document: request.documentName, patient: request.patientId }),
+      })}
+    >
+      {(request) => {
+        const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
+        return (
           <div className="cs-stack cs-stack--lg">
-            <Card title={s.factsTitle}>
-              <Facts request={request} />
-            </Card>
-            <Card title={s.timelineTitle} description={s.timelineDescription}>
-              <Timeline events={request.timeline} s={s} locale={locale} />
-            </Card>
+            {request.canSealAgain ? <SealAgain request={request} /> : null}
+            {request.sealDelayed ? <SealDelayed request={request} /> : null}
+            <DetailColumns>
+              <div className="cs-stack cs-stack--lg">
+                <Card title={s.factsTitle}>
+                  <Facts request={request} />
+                </Card>
+                <Card title={s.timelineTitle} description={s.timelineDescription}>
+                  <Timeline events={request.timeline} s={s} locale={locale} />
+                </Card>
+              </div>
+              <div className="cs-stack cs-stack--lg">
+                {request.hasSignedPdf ? (
+                  <Card title={s.downloadsTitle} description={s.downloadsDescription}>
+                    <Downloads request={request} />
+                  </Card>
+                ) : null}
+                {closed ? null : (
+                  <Card title={s.handOverTitle}>
+                    <LinkHandOver request={request} />
+                  </Card>
+                )}
+                <Card title={s.changesTitle}>
+                  <RequestChanges request={request} />
+                </Card>
+              </div>
+            </DetailColumns>
           </div>
-          <div className="cs-stack cs-stack--lg">
-            {request.hasSignedPdf ? (
-              <Card title={s.downloadsTitle} description={s.downloadsDescription}>
-                <Downloads request={request} />
-              </Card>
-            ) : null}
-            {closed ? null : (
-              <Card title={s.handOverTitle}>
-                <LinkHandOver request={request} />
-              </Card>
-            )}
-            <Card title={s.changesTitle}>
-              <RequestChanges request={request} />
-            </Card>
-          </div>
-        </div>
-      </div>
-    </>
+        );
+      }}
+    </DetailPage>
   );
 }

@@ -6,10 +6,11 @@ import {
   type SignatureRequestListItem,
   type SignatureRequestState,
 } from "@clinsign/contracts";
-import { Badge, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { Badge, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { FilterActions, ListBody } from "../../components/lists/ListBody";
+import { DateRangeFilter, FilterCard, ListEmpty } from "../../components/lists/filters";
+import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -46,13 +47,9 @@ export function SignatureRequestsPage() {
   };
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
   const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
-  const list = useInfiniteQuery(
-    trpc.signatures.list.infiniteQueryOptions(
-      { ...filter, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.signatures.list.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<SignatureRequestListItem>[] = [
     { key: "created", header: s.columnCreated, render: (row) => formatDateTime(row.createdAt, locale) },
@@ -106,110 +103,65 @@ export function SignatureRequestsPage() {
     <>
       <PageHeader title={s.pageTitle} description={s.description} actions={<NewRequestDialog />} />
       <div className="cs-stack cs-stack--lg">
-        <Card title={s.filtersTitle}>
-          <form className={lists.filters} onSubmit={submit} role="search" aria-label={s.filtersTitle}>
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-status">
-                {s.status}
-              </label>
-              <select
-                id="filter-status"
-                className={`cs-input ${lists.select}`}
-                value={draft.status}
-                onChange={(e) => set("status", e.target.value)}
-              >
-                <option value="">{s.allStatuses}</option>
-                {signatureRequestStates.map((state) => (
-                  <option key={state} value={state}>
-                    {statusLabel(state, s)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-visibility">
-                {s.visibility}
-              </label>
-              <select
-                id="filter-visibility"
-                className={`cs-input ${lists.select}`}
-                value={draft.visibility}
-                onChange={(e) => set("visibility", e.target.value)}
-              >
-                <option value="">{s.allVisibilities}</option>
-                <option value="active">{s.visibilityActive}</option>
-                <option value="draft">{s.visibilityDraft}</option>
-              </select>
-            </div>
-            <TextField
-              label={s.patientId}
-              value={draft.patient}
-              onChange={(e) => set("patient", e.target.value)}
-              maxLength={200}
-              autoComplete="off"
-            />
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-document">
-                {s.document}
-              </label>
-              <select
-                id="filter-document"
-                className={`cs-input ${lists.select}`}
-                value={draft.document}
-                onChange={(e) => set("document", e.target.value)}
-              >
-                <option value="">{s.allDocuments}</option>
-                {(documents.data ?? []).map((doc) => (
-                  <option key={doc.id} value={doc.id}>
-                    {doc.title || doc.name}
-                  </option>
-                ))}
-                {draft.document && !documents.data?.some((doc) => doc.id === draft.document) ? (
-                  <option value={draft.document}>{draft.document}</option>
-                ) : null}
-              </select>
-            </div>
-            <TextField
-              label={s.institutionId}
-              value={draft.institution}
-              onChange={(e) => set("institution", e.target.value)}
-              maxLength={200}
-              autoComplete="off"
-              list="filter-institutions"
-            />
-            <datalist id="filter-institutions">
-              {(institutions.data?.items ?? []).map((item) => (
-                <option key={item.institutionId} value={item.institutionId} />
-              ))}
-            </datalist>
-            <TextField
-              label={s.fromDate}
-              type="date"
-              value={draft.from}
-              onChange={(e) => set("from", e.target.value)}
-            />
-            <TextField label={s.toDate} type="date" value={draft.to} onChange={(e) => set("to", e.target.value)} />
-            <FilterActions filtered={filtered} onReset={() => apply({})} labels={s} />
-          </form>
-        </Card>
-        <Card title={s.listCaption} flush>
-          <ListBody
-            list={list}
-            rows={rows}
-            caption={s.listCaption}
-            columns={columns}
-            rowKey={(row) => row.id}
-            labels={s}
-            empty={
-              <EmptyState
-                icon="signature"
-                level={3}
-                title={filtered ? s.emptyFilteredTitle : s.emptyTitle}
-                description={filtered ? s.emptyFilteredBody : s.emptyBody}
-              />
-            }
+        <FilterCard title={s.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={s}>
+          <SelectField
+            id="filter-status"
+            label={s.status}
+            placeholder={s.allStatuses}
+            options={signatureRequestStates.map((state) => ({ value: state, label: statusLabel(state, s) }))}
+            value={draft.status}
+            onChange={(e) => set("status", e.target.value)}
           />
-        </Card>
+          <SelectField
+            id="filter-visibility"
+            label={s.visibility}
+            placeholder={s.allVisibilities}
+            options={[
+              { value: "active", label: s.visibilityActive },
+              { value: "draft", label: s.visibilityDraft },
+            ]}
+            value={draft.visibility}
+            onChange={(e) => set("visibility", e.target.value)}
+          />
+          <TextField
+            label={s.patientId}
+            value={draft.patient}
+            onChange={(e) => set("patient", e.target.value)}
+            maxLength={200}
+            autoComplete="off"
+          />
+          <SelectField
+            id="filter-document"
+            label={s.document}
+            placeholder={s.allDocuments}
+            options={(documents.data ?? []).map((doc) => ({ value: doc.id, label: doc.title || doc.name }))}
+            keepUnknownValue
+            value={draft.document}
+            onChange={(e) => set("document", e.target.value)}
+          />
+          <TextField
+            label={s.institutionId}
+            value={draft.institution}
+            onChange={(e) => set("institution", e.target.value)}
+            maxLength={200}
+            autoComplete="off"
+            list="filter-institutions"
+          />
+          <datalist id="filter-institutions">
+            {(institutions.data?.items ?? []).map((item) => (
+              <option key={item.institutionId} value={item.institutionId} />
+            ))}
+          </datalist>
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.fromDate, to: s.toDate }} />
+        </FilterCard>
+        <ListCard
+          title={s.listCaption}
+          list={list}
+          columns={columns}
+          rowKey={(row) => row.id}
+          labels={s}
+          empty={<ListEmpty icon="signature" filtered={filtered} texts={s} />}
+        />
       </div>
     </>
   );

@@ -3,9 +3,8 @@
 import type { SubmissionAnswer, SubmissionDetail } from "@clinsign/contracts";
 import { Badge, Card, type BadgeTone } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { DetailStates, retryDetail } from "../../components/DetailStates";
-import { PageHeader } from "../../components/PageHeader";
+import { retryDetail } from "../../components/DetailStates";
+import { DetailColumns, DetailPage } from "../../components/detail/DetailPage";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -130,82 +129,71 @@ export function SubmissionDetailPage({ id }: { id: string }) {
   const s = t.submissionsPage;
   const trpc = useTRPC();
   const detail = useQuery(trpc.submissions.get.queryOptions({ id }, { retry: retryDetail }));
-  const back = (
-    <Link href="/submissions" className={styles.back}>
-      ← {s.back}
-    </Link>
-  );
-
-  if (detail.isPending || detail.error)
-    return (
-      <DetailStates
-        query={detail}
-        back={back}
-        title={s.pageTitle}
-        icon="inbox"
-        notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
-      />
-    );
-
-  const d = detail.data;
   return (
-    <>
-      {back}
-      <PageHeader
-        title={format(s.detailTitle, { date: formatDateTime(d.createdAt, locale, d.timeZone) })}
-        description={d.templateTitle}
-        actions={
+    <DetailPage
+      query={detail}
+      back={{ href: "/submissions", label: s.back }}
+      loadingTitle={s.pageTitle}
+      icon="inbox"
+      notFound={{ title: s.notFoundTitle, body: s.notFoundBody }}
+      header={(d) => ({
+        title: format(s.detailTitle, { date: formatDateTime(d.createdAt, locale, d.timeZone) }),
+        description: d.templateTitle,
+        actions: (
           <a className="cs-button cs-button--primary" href={`/staff/submissions/${d.id}/pdf`} download>
             {s.downloadPdf}
           </a>
-        }
-      />
-      <div className={styles.layout}>
-        <Card title={s.answersTitle} description={format(s.answersDescription, { version: String(d.schemaVersion) })}>
-          <dl className={styles.answers}>
-            {d.answers.map((answer) => (
-              <div key={answer.key} className={styles.answer}>
-                <dt>{answer.label}</dt>
-                <dd>
-                  <Answer answer={answer} s={s} />
-                </dd>
-              </div>
-            ))}
-          </dl>
-          {d.answers.some((a) => a.files?.length) ? <p className="cs-hint">{s.attachmentsHint}</p> : null}
-        </Card>
-        <div className="cs-stack cs-stack--lg">
-          <Card title={s.factsTitle}>
-            <dl className={styles.facts}>
-              <dt>{s.submittedAt}</dt>
-              <dd>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</dd>
-              <dt>{s.columnRnummer}</dt>
-              <dd>{d.rnummer ?? "–"}</dd>
-              {d.phone ? (
-                <>
-                  <dt>{s.phone}</dt>
-                  <dd>{d.phone}</dd>
-                </>
-              ) : null}
-              <dt>{s.columnSource}</dt>
-              <dd>{sourceLabel(d.actorType, s)}</dd>
-              <dt>{s.formVersion}</dt>
-              <dd>
-                <code className="cs-mono">{d.templateIdentifier}</code> · v{d.schemaVersion}
-              </dd>
-              <dt>{s.submissionId}</dt>
-              <dd>
-                <code className={`cs-mono ${styles.hash}`}>{d.id}</code>
-              </dd>
-              <dt>{s.sha256}</dt>
-              <dd>
-                <code className={`cs-mono ${styles.hash}`}>{d.sha256}</code>
-              </dd>
+        ),
+      })}
+    >
+      {(d) => (
+        <DetailColumns>
+          <Card title={s.answersTitle} description={format(s.answersDescription, { version: String(d.schemaVersion) })}>
+            <dl className={styles.answers}>
+              {d.answers.map((answer) => (
+                <div key={answer.key} className={styles.answer}>
+                  <dt>{answer.label}</dt>
+                  <dd>
+                    <Answer answer={answer} s={s} />
+                  </dd>
+                </div>
+              ))}
             </dl>
+            {d.answers.some((a) => a.files?.length) ? <p className="cs-hint">{s.attachmentsHint}</p> : null}
           </Card>
-          <Delivery detail={d} s={s} locale={locale} />
-        </div>
-      </div>
-    </>
+          <div className="cs-stack cs-stack--lg">
+            <Card title={s.factsTitle}>
+              <dl className={styles.facts}>
+                <dt>{s.submittedAt}</dt>
+                <dd>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</dd>
+                <dt>{s.columnRnummer}</dt>
+                <dd>{d.rnummer ?? "–"}</dd>
+                {d.phone ? (
+                  <>
+                    <dt>{s.phone}</dt>
+                    <dd>{d.phone}</dd>
+                  </>
+                ) : null}
+                <dt>{s.columnSource}</dt>
+                <dd>{sourceLabel(d.actorType, s)}</dd>
+                <dt>{s.formVersion}</dt>
+                <dd>
+                  <code className="cs-mono">{d.templateIdentifier}</code> · v{d.schemaVersion}
+                </dd>
+                <dt>{s.submissionId}</dt>
+                <dd>
+                  <code className={`cs-mono ${styles.hash}`}>{d.id}</code>
+                </dd>
+                <dt>{s.sha256}</dt>
+                <dd>
+                  <code className={`cs-mono ${styles.hash}`}>{d.sha256}</code>
+                </dd>
+              </dl>
+            </Card>
+            <Delivery detail={d} s={s} locale={locale} />
+          </div>
+        </DetailColumns>
+      )}
+    </DetailPage>
   );
 }

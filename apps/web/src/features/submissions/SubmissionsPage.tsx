@@ -1,14 +1,13 @@
 "use client";
 
 import type { SubmissionListItem } from "@clinsign/contracts";
-import { Button, Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { keysetPaging, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { ListBody } from "../../components/lists/ListBody";
-import styles from "../../components/lists/lists.module.css";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
+import { ListCard } from "../../components/lists/ListCard";
 import { useTemplateOptions } from "../../components/lists/template-options";
-import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
+import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -40,41 +39,23 @@ export function SubmissionsPage() {
   const { t, locale } = useI18n();
   const s = t.submissionsPage;
   const trpc = useTRPC();
-  const { values, apply } = useUrlFilters(FILTER_KEYS);
-  const [draft, setDraft] = useState(values);
-  const [appliedKey, setAppliedKey] = useState(JSON.stringify(values));
-  // Keeps the form in step when the URL changes from outside (back button, a shared link).
-  if (JSON.stringify(values) !== appliedKey) {
-    setAppliedKey(JSON.stringify(values));
-    setDraft(values);
-  }
-
+  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
   const filter = {
     templateIdentifier: values.template || undefined,
     rnummer: values.rnummer || undefined,
     createdFrom: startOfDay(values.from),
     createdTo: endOfDay(values.to),
   };
-  const filtered = Object.values(values).some(Boolean);
   const templates = useTemplateOptions();
-  const list = useInfiniteQuery(
-    trpc.submissions.list.infiniteQueryOptions(
-      { ...filter, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.submissions.list.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const exportQuery = new URLSearchParams(
     Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"),
   );
   const exportHref = (fmt: "csv" | "json") =>
     `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt]])}`;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    apply(draft);
-  }
 
   const columns: TableColumn<SubmissionListItem>[] = [
     { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
@@ -110,24 +91,6 @@ export function SubmissionsPage() {
     },
   ];
 
-  const body = (
-    <ListBody
-      list={list}
-      rows={rows}
-      caption={s.listCaption}
-      columns={columns}
-      rowKey={(row) => row.id}
-      labels={s}
-      empty={
-        filtered ? (
-          <EmptyState icon="inbox" level={3} title={s.emptyFilteredTitle} description={s.emptyFilteredBody} />
-        ) : (
-          <EmptyState icon="inbox" level={3} title={s.emptyTitle} description={s.emptyBody} />
-        )
-      }
-    />
-  );
-
   return (
     <>
       <PageHeader
@@ -145,62 +108,38 @@ export function SubmissionsPage() {
         }
       />
       <div className="cs-stack cs-stack--lg">
-        <Card title={s.filtersTitle} description={s.exportHint}>
-          <form className={styles.filters} onSubmit={submit} role="search" aria-label={s.filtersTitle}>
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-template">
-                {s.template}
-              </label>
-              <select
-                id="filter-template"
-                className={`cs-input ${styles.select}`}
-                value={draft.template}
-                onChange={(e) => setDraft({ ...draft, template: e.target.value })}
-              >
-                <option value="">{s.allTemplates}</option>
-                {(templates ?? []).map((item) => (
-                  <option key={item.identifier} value={item.identifier}>
-                    {item.title}
-                  </option>
-                ))}
-                {draft.template && !templates?.some((item) => item.identifier === draft.template) ? (
-                  <option value={draft.template}>{draft.template}</option>
-                ) : null}
-              </select>
-            </div>
-            <TextField
-              label={s.rnummer}
-              value={draft.rnummer}
-              onChange={(e) => setDraft({ ...draft, rnummer: e.target.value })}
-              maxLength={64}
-            />
-            <TextField
-              label={s.from}
-              type="date"
-              value={draft.from}
-              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-            />
-            <TextField
-              label={s.to}
-              type="date"
-              value={draft.to}
-              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-            />
-            <div className={styles.filterActions}>
-              <Button type="submit" variant="primary">
-                {s.apply}
-              </Button>
-              {filtered ? (
-                <Button type="button" onClick={() => apply({})}>
-                  {s.reset}
-                </Button>
-              ) : null}
-            </div>
-          </form>
-        </Card>
-        <Card title={s.listCaption} flush>
-          {body}
-        </Card>
+        <FilterCard
+          title={s.filtersTitle}
+          description={s.exportHint}
+          onSubmit={submit}
+          filtered={filtered}
+          onReset={() => apply({})}
+          labels={s}
+        >
+          <TemplateSelect
+            id="filter-template"
+            label={s.template}
+            allLabel={s.allTemplates}
+            value={draft.template}
+            onChange={(value) => set("template", value)}
+            templates={templates ?? []}
+          />
+          <TextField
+            label={s.rnummer}
+            value={draft.rnummer}
+            onChange={(e) => set("rnummer", e.target.value)}
+            maxLength={64}
+          />
+          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.from, to: s.to }} />
+        </FilterCard>
+        <ListCard
+          title={s.listCaption}
+          list={list}
+          columns={columns}
+          rowKey={(row) => row.id}
+          labels={s}
+          empty={<ListEmpty icon="inbox" filtered={filtered} texts={s} />}
+        />
       </div>
     </>
   );

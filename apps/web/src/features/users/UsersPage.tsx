@@ -1,11 +1,23 @@
 "use client";
 
 import { inviteUserInput, roles, type Role, type StaffInviteItem, type StaffUserItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, EmptyState, Notice, TextField, type TableColumn } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  Dialog,
+  EmptyState,
+  keysetPaging,
+  Notice,
+  SelectField,
+  TextField,
+  useStaffList,
+  type TableColumn,
+} from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { useCan, useSession } from "../../components/admin-shell/SessionContext";
-import { ListBody } from "../../components/lists/ListBody";
+import { ListBody, ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
 import { useAnnouncement } from "../../components/useAnnouncement";
 import { format, type Dictionary } from "../../i18n";
@@ -82,24 +94,21 @@ function RoleSelect({
 }) {
   const { t } = useI18n();
   return (
-    <div className={`cs-field ${className ?? ""}`}>
-      <label className={hideLabel ? "cs-visually-hidden" : "cs-label"} htmlFor={id}>
-        {label}
-      </label>
-      <select
-        id={id}
-        className={`cs-input ${styles.roleSelect}`}
-        value={value}
-        disabled={disabled}
-        onChange={(event) => onChange(event.currentTarget.value as Role)}
-      >
-        {(options.includes(value) ? options : [value, ...options]).map((role) => (
-          <option key={role} value={role} disabled={!options.includes(role)}>
-            {t.roles[role]}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField
+      id={id}
+      label={label}
+      hideLabel={hideLabel}
+      className={className}
+      selectClassName={styles.roleSelect}
+      value={value}
+      disabled={disabled}
+      onChange={(event) => onChange(event.currentTarget.value as Role)}
+      options={(options.includes(value) ? options : [value, ...options]).map((role) => ({
+        value: role,
+        label: t.roles[role],
+        disabled: !options.includes(role),
+      }))}
+    />
   );
 }
 
@@ -190,18 +199,12 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const trpc = useTRPC();
   const can = useCan();
   const queryClient = useQueryClient();
-  const list = useInfiniteQuery(
-    trpc.users.invites.infiniteQueryOptions(
-      { limit: 20 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
-  );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const list = useStaffList(useInfiniteQuery(trpc.users.invites.infiniteQueryOptions({ limit: 20 }, keysetPaging)));
   const [error, setError] = useState<string | null>(null);
   const revoke = useMutation(
     trpc.users.revokeInvite.mutationOptions({
       onSuccess: (_result, { id }) => {
-        onAnnounce(format(t.users.inviteRevoked, { email: rows.find((row) => row.id === id)?.email ?? "" }));
+        onAnnounce(format(t.users.inviteRevoked, { email: list.rows.find((row) => row.id === id)?.email ?? "" }));
         void queryClient.invalidateQueries({ queryKey: trpc.users.invites.pathKey() });
       },
       onError: (e) => setError(describeUsersError(readApiError(e), t)),
@@ -236,21 +239,19 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
     },
   ];
   return (
-    <Card title={t.users.invitesTitle} flush>
-      <CardError message={error} />
-      <ListBody
-        list={list}
-        rows={rows}
-        caption={t.users.invitesCaption}
-        columns={columns}
-        rowKey={(row) => row.id}
-        empty={
-          <EmptyState icon="send" level={3} title={t.users.invitesEmptyTitle} description={t.users.invitesEmptyBody} />
-        }
-        labels={{ shown: t.users.shown, loadMore: t.users.loadMore }}
-        skeletonLines={2}
-      />
-    </Card>
+    <ListCard
+      title={t.users.invitesTitle}
+      toolbar={<CardError message={error} />}
+      list={list}
+      caption={t.users.invitesCaption}
+      columns={columns}
+      rowKey={(row) => row.id}
+      empty={
+        <EmptyState icon="send" level={3} title={t.users.invitesEmptyTitle} description={t.users.invitesEmptyBody} />
+      }
+      labels={{ shown: t.users.shown, loadMore: t.users.loadMore }}
+      skeletonLines={2}
+    />
   );
 }
 
@@ -260,10 +261,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const me = useSession();
   const can = useCan();
   const queryClient = useQueryClient();
-  const list = useInfiniteQuery(
-    trpc.users.list.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
-  );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const list = useStaffList(useInfiniteQuery(trpc.users.list.infiniteQueryOptions({ limit: 50 }, keysetPaging)));
   const [error, setError] = useState<string | null>(null);
   const [toDeactivate, setToDeactivate] = useState<StaffUserItem | null>(null);
   const nameOf = (user: StaffUserItem) => user.name || user.email;
@@ -273,7 +271,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const changeRole = useMutation(
     trpc.users.changeRole.mutationOptions({
       onSuccess: (_result, input) => {
-        const user = rows.find((row) => row.id === input.userId);
+        const user = list.rows.find((row) => row.id === input.userId);
         onAnnounce(format(t.users.roleChanged, { name: user ? nameOf(user) : "", role: t.roles[input.role] }));
         setError(null);
         void refresh();
@@ -297,7 +295,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const reactivate = useMutation(
     trpc.users.reactivate.mutationOptions({
       onSuccess: (_result, input) => {
-        const user = rows.find((row) => row.id === input.userId);
+        const user = list.rows.find((row) => row.id === input.userId);
         onAnnounce(format(t.users.reactivatedAnnouncement, { name: user ? nameOf(user) : "" }));
         setError(null);
         void refresh();
@@ -389,7 +387,6 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
       <CardError message={error} />
       <ListBody
         list={list}
-        rows={rows}
         caption={t.users.listCaption}
         columns={columns}
         rowKey={(user) => user.id}

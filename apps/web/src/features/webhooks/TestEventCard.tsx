@@ -1,6 +1,6 @@
 "use client";
 
-import { Button, Card, Notice } from "@clinsign/ui";
+import { Button, Card, Notice, SelectField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import lists from "../../components/lists/lists.module.css";
@@ -37,42 +37,22 @@ export function TestEventCard() {
   return (
     <Card title={w.testTitle} description={w.testDescription}>
       <form className={lists.filters} onSubmit={submit} aria-label={w.testTitle}>
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="test-template">
-            {w.testTemplate}
-          </label>
-          <select
-            id="test-template"
-            className={`cs-input ${lists.select}`}
-            value={templateIdentifier}
-            onChange={(e) => setTemplateIdentifier(e.target.value)}
-            required
-          >
-            <option value="">{w.chooseTemplate}</option>
-            {templates.map((item) => (
-              <option key={item.identifier} value={item.identifier}>
-                {item.title}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="cs-field">
-          <label className="cs-label" htmlFor="test-event">
-            {w.testEvent}
-          </label>
-          <select
-            id="test-event"
-            className={`cs-input ${lists.select}`}
-            value={event}
-            onChange={(e) => setEvent(e.target.value as TestEvent)}
-          >
-            {TEST_EVENTS.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="test-template"
+          label={w.testTemplate}
+          placeholder={w.chooseTemplate}
+          options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
+          value={templateIdentifier}
+          onChange={(e) => setTemplateIdentifier(e.target.value)}
+          required
+        />
+        <SelectField
+          id="test-event"
+          label={w.testEvent}
+          options={TEST_EVENTS.map((name) => ({ value: name }))}
+          value={event}
+          onChange={(e) => setEvent(e.target.value as TestEvent)}
+        />
         <div className={lists.filterActions}>
           <Button type="submit" variant="primary" busy={send.isPending} disabled={noUrls}>
             {w.sendTest}

@@ -1,9 +1,10 @@
 "use client";
 
 import type { WebhookAttemptItem } from "@clinsign/contracts";
-import { Card, EmptyState, TextField, type TableColumn } from "@clinsign/ui";
+import { keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { FilterActions, ListBody, TemplateSelect } from "../../components/lists/ListBody";
+import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
+import { ListCard } from "../../components/lists/ListCard";
 import lists from "../../components/lists/lists.module.css";
 import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -40,13 +41,9 @@ export function WebhooksPage() {
   };
   const templates = useTemplateOptions() ?? [];
   const titles = new Map(templates.map((item) => [item.identifier, item.title]));
-  const list = useInfiniteQuery(
-    trpc.webhooks.attempts.infiniteQueryOptions(
-      { ...filter, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+  const list = useStaffList(
+    useInfiniteQuery(trpc.webhooks.attempts.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
-  const rows = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   const columns: TableColumn<WebhookAttemptItem>[] = [
     {
@@ -92,77 +89,54 @@ export function WebhooksPage() {
           <WebhookSettingsCard />
           <TestEventCard />
         </div>
-        <Card title={w.filtersTitle}>
-          <form className={lists.filters} onSubmit={submit} role="search" aria-label={w.filtersTitle}>
-            <TextField
-              label={w.eventType}
-              placeholder={w.eventPlaceholder}
-              list="known-events"
-              value={draft.event}
-              onChange={(e) => set("event", e.target.value)}
-              maxLength={100}
-            />
-            <datalist id="known-events">
-              {KNOWN_EVENTS.map((name) => (
-                <option key={name} value={name} />
-              ))}
-            </datalist>
-            <TemplateSelect
-              id="filter-template"
-              label={w.template}
-              allLabel={w.allTemplates}
-              value={draft.template}
-              onChange={(value) => set("template", value)}
-              templates={templates}
-            />
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-outcome">
-                {w.outcome}
-              </label>
-              <select
-                id="filter-outcome"
-                className={`cs-input ${lists.select}`}
-                value={draft.outcome}
-                onChange={(e) => set("outcome", e.target.value)}
-              >
-                <option value="">{w.allOutcomes}</option>
-                <option value="delivered">{w.outcomeDelivered}</option>
-                <option value="failed">{w.outcomeFailed}</option>
-              </select>
-            </div>
-            <TextField
-              label={t.formRequestsPage.fromDate}
-              type="date"
-              value={draft.from}
-              onChange={(e) => set("from", e.target.value)}
-            />
-            <TextField
-              label={t.formRequestsPage.toDate}
-              type="date"
-              value={draft.to}
-              onChange={(e) => set("to", e.target.value)}
-            />
-            <FilterActions filtered={filtered} onReset={() => apply({})} labels={w} />
-          </form>
-        </Card>
-        <Card title={w.listCaption} flush>
-          <ListBody
-            list={list}
-            rows={rows}
-            caption={w.listCaption}
-            columns={columns}
-            rowKey={(row) => row.id}
-            labels={w}
-            empty={
-              <EmptyState
-                icon="webhook"
-                level={3}
-                title={filtered ? w.emptyFilteredTitle : w.emptyTitle}
-                description={filtered ? w.emptyFilteredBody : w.emptyBody}
-              />
-            }
+        <FilterCard title={w.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={w}>
+          <TextField
+            label={w.eventType}
+            placeholder={w.eventPlaceholder}
+            list="known-events"
+            value={draft.event}
+            onChange={(e) => set("event", e.target.value)}
+            maxLength={100}
           />
-        </Card>
+          <datalist id="known-events">
+            {KNOWN_EVENTS.map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
+          <TemplateSelect
+            id="filter-template"
+            label={w.template}
+            allLabel={w.allTemplates}
+            value={draft.template}
+            onChange={(value) => set("template", value)}
+            templates={templates}
+          />
+          <SelectField
+            id="filter-outcome"
+            label={w.outcome}
+            placeholder={w.allOutcomes}
+            options={[
+              { value: "delivered", label: w.outcomeDelivered },
+              { value: "failed", label: w.outcomeFailed },
+            ]}
+            value={draft.outcome}
+            onChange={(e) => set("outcome", e.target.value)}
+          />
+          <DateRangeFilter
+            from={draft.from}
+            to={draft.to}
+            onChange={set}
+            labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }}
+          />
+        </FilterCard>
+        <ListCard
+          title={w.listCaption}
+          list={list}
+          columns={columns}
+          rowKey={(row) => row.id}
+          labels={w}
+          empty={<ListEmpty icon="webhook" filtered={filtered} texts={w} />}
+        />
         <VerifyGuide w={w} />
       </div>
     </>

@@ -1,0 +1,132 @@
+"use client";
+
+import { Button, Card, EmptyState, SelectField, TextField, type IconName } from "@clinsign/ui";
+import type { FormEvent, ReactNode } from "react";
+import styles from "./lists.module.css";
+
+/** The filter form's buttons: apply, and reset while a filter is set. */
+export function FilterActions({
+  filtered,
+  onReset,
+  labels,
+}: {
+  filtered: boolean;
+  onReset(): void;
+  labels: { apply: string; reset: string };
+}) {
+  return (
+    <div className={styles.filterActions}>
+      <Button type="submit" variant="primary">
+        {labels.apply}
+      </Button>
+      {filtered ? (
+        <Button type="button" onClick={onReset}>
+          {labels.reset}
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+/** A form filter: every template by title; a template named in the URL but not (or no longer) listed stays selectable. */
+export function TemplateSelect({
+  id,
+  label,
+  allLabel,
+  value,
+  onChange,
+  templates,
+}: {
+  id: string;
+  label: string;
+  allLabel: string;
+  value: string;
+  onChange(value: string): void;
+  templates: ReadonlyArray<{ identifier: string; title: string }>;
+}) {
+  return (
+    <SelectField
+      id={id}
+      label={label}
+      placeholder={allLabel}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
+      keepUnknownValue
+    />
+  );
+}
+
+/**
+ * The filters card above a staff list: a search form whose fields edit a draft (useFilterForm),
+ * with "Apply" and, while a filter is set, "Reset".
+ */
+export function FilterCard({
+  title,
+  description,
+  onSubmit,
+  filtered,
+  onReset,
+  labels,
+  children,
+}: {
+  title: string;
+  description?: ReactNode;
+  onSubmit(event: FormEvent): void;
+  filtered: boolean;
+  onReset(): void;
+  labels: { apply: string; reset: string };
+  children: ReactNode;
+}) {
+  return (
+    <Card title={title} description={description}>
+      <form className={styles.filters} onSubmit={onSubmit} role="search" aria-label={title}>
+        {children}
+        <FilterActions filtered={filtered} onReset={onReset} labels={labels} />
+      </form>
+    </Card>
+  );
+}
+
+/**
+ * A "created between" filter: two date fields (from, to) editing the filter form's draft; the
+ * list turns them into the start of the first day and the end of the last (startOfDay, endOfDay).
+ */
+export function DateRangeFilter({
+  from,
+  to,
+  onChange,
+  labels,
+}: {
+  from: string;
+  to: string;
+  onChange(key: "from" | "to", value: string): void;
+  labels: { from: string; to: string };
+}) {
+  return (
+    <>
+      <TextField label={labels.from} type="date" value={from} onChange={(e) => onChange("from", e.target.value)} />
+      <TextField label={labels.to} type="date" value={to} onChange={(e) => onChange("to", e.target.value)} />
+    </>
+  );
+}
+
+/** What a filtered list says when nothing matches, and what it says when there is nothing at all. */
+export function ListEmpty({
+  icon,
+  filtered,
+  texts,
+}: {
+  icon: IconName;
+  filtered: boolean;
+  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody: string };
+}) {
+  return (
+    <EmptyState
+      icon={icon}
+      level={3}
+      title={filtered ? texts.emptyFilteredTitle : texts.emptyTitle}
+      description={filtered ? texts.emptyFilteredBody : texts.emptyBody}
+    />
+  );
+}
