@@ -13,6 +13,7 @@ import {
   EmptyState,
   keysetPaging,
   Notice,
+  SelectField,
   TextField,
   useStaffList,
   type TableColumn,
@@ -255,24 +256,14 @@ export function AuditLogPage() {
               onChange={(e) => setDraft({ ...draft, template: e.target.value })}
               maxLength={200}
             />
-            <div className="cs-field">
-              <label className="cs-label" htmlFor="filter-actor">
-                {a.actorType}
-              </label>
-              <select
-                id="filter-actor"
-                className={`cs-input ${lists.select}`}
-                value={draft.actor}
-                onChange={(e) => setDraft({ ...draft, actor: e.target.value })}
-              >
-                <option value="">{a.allActors}</option>
-                {auditActorTypes.map((type) => (
-                  <option key={type} value={type}>
-                    {actorLabel(type, a)}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              id="filter-actor"
+              label={a.actorType}
+              placeholder={a.allActors}
+              options={auditActorTypes.map((type) => ({ value: type, label: actorLabel(type, a) }))}
+              value={draft.actor}
+              onChange={(e) => setDraft({ ...draft, actor: e.target.value })}
+            />
             <TextField
               label={a.from}
               type="date"
