@@ -23,7 +23,7 @@ import {
   templates,
 } from "@clinsign/db";
 import { page } from "../lists/keyset";
-import { deletePublicEmbedOf } from "../sessions/public-embeds";
+import { deletePublicEmbedOf } from "../embed-sessions/public-embeds";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { notFound } from "../errors";

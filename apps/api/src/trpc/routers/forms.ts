@@ -28,13 +28,13 @@ import {
   getPublicEmbed,
   savePublicEmbed,
   startVisitorSession,
-} from "../../core/sessions/public-embeds";
+} from "../../core/embed-sessions/public-embeds";
 import {
   createEmbedSession,
   describeEmbedSession,
   listPersonalLinks,
   revokeEmbedSession,
-} from "../../core/sessions/sessions";
+} from "../../core/embed-sessions/embed-sessions";
 import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
