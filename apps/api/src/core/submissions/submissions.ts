@@ -15,7 +15,7 @@ import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
 import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
 import { organizationProfile } from "../organizations/profile";
-import { deliverNow, emitWebhookEvent } from "../webhooks/webhooks";
+import { deliverAfterCommit, emitWebhookEvent, type FirstAttempt } from "../webhooks/webhooks";
 import { validateSubmission } from "./validate";
 
 /** What the submission of an SMS form request (F1) takes from the request rather than the input. */
@@ -90,7 +90,7 @@ export async function submitForm(
   const values = normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry });
 
   // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
-  let webhookDelivered = false;
+  let firstAttempt: FirstAttempt = { delivered: false };
   const submissionId = await inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(submissions, {
@@ -126,11 +126,10 @@ export async function submitForm(
         purpose: "submission.email",
       });
     }
-    await afterCommit(tx, "form.submitted webhook", async () => {
-      webhookDelivered = await deliverNow(tx.services, deliveries);
-    });
-    await afterCommit(tx, "job wake-up", () => tx.services.jobs?.wake());
+    firstAttempt = await deliverAfterCommit(tx, deliveries);
+    // Then a pass of the job runner, which takes up what the first attempt left (as before issue 22).
+    await afterCommit(tx, "jobs.wake", () => tx.services.jobs?.wake());
     return row!.id;
   });
-  return { rnummer, webhookDelivered, submissionId, redirectUrl: config.redirectUrl ?? null };
+  return { rnummer, webhookDelivered: firstAttempt.delivered, submissionId, redirectUrl: config.redirectUrl ?? null };
 }
