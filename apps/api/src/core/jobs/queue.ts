@@ -1,4 +1,4 @@
-import { and, eq, jobs, OrgScope, rowsOf, sql, type Executor } from "@clinsign/db";
+import { and, eq, inArray, jobs, OrgScope, rowsOf, sql, type Executor } from "@clinsign/db";
 
 export type Job = typeof jobs.$inferSelect;
 
@@ -72,17 +72,14 @@ export async function claimDueJobs(db: Executor, kinds: string[], limit: number,
       for update skip locked
     )
     returning id`);
+  return jobsReturnedBy(db, result);
+}
+
+/** The jobs an `update … returning id` touched, as whole rows. */
+async function jobsReturnedBy(db: Executor, result: unknown): Promise<Job[]> {
   const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
   if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(jobs)
-    .where(
-      sql`${jobs.id} in (${sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
-    );
+  return db.select().from(jobs).where(inArray(jobs.id, ids));
 }
 
 /**
@@ -104,17 +101,7 @@ export async function failAbandonedJobs(db: Executor, kinds: string[]): Promise<
       updated_at = now()
     where kind in (${kindList}) and status = 'running' and locked_until < now() and attempts >= max_attempts
     returning id`);
-  const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(jobs)
-    .where(
-      sql`${jobs.id} in (${sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
-    );
+  return jobsReturnedBy(db, result);
 }
 
 export async function completeJob(db: Executor, id: string): Promise<void> {
