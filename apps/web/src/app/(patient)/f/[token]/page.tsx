@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SmsFormPortal } from "../../../../features/forms/SmsFormPortal";
+import { SmsForm } from "../../../../features/forms/SmsForm";
 import { getDictionary } from "../../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -10,5 +10,5 @@ export async function generateMetadata(): Promise<Metadata> {
 /** The link of an SMS form request (F1): `PUBLIC_WEB_URL/f/<token>`. */
 export default async function SmsFormPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  return <SmsFormPortal linkToken={token} />;
+  return <SmsForm linkToken={token} />;
 }

@@ -50,7 +50,7 @@ function endFor(error: unknown): End | null {
  * renderer and autosave, and submits. The access lives in an HTTP-only cookie, so a reload
  * continues with the form.
  */
-export function SmsFormPortal({ linkToken }: { linkToken: string }) {
+export function SmsForm({ linkToken }: { linkToken: string }) {
   const { t, locale } = usePatientI18n();
   const api = useMemo(() => createPatientApi({ url: "/f/trpc" }), []);
   const [step, setStep] = useState<Step>({ kind: "opening" });
