@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isoDateTime, uuid } from "./common";
 import { messageSummary } from "./forms";
-import { createdRange, listInput, listPage } from "./lists";
+import { createdRange, listInput, listPage, rnummerFilter } from "./lists";
 import { templateIdentifier } from "./templates";
 
 // ---- staff: the form requests (SMS) section ----------------------------------------------------
@@ -31,12 +31,7 @@ export type FormRequestState = (typeof formRequestStates)[number];
 export const formRequestFilters = {
   state: z.enum(formRequestStates).optional(),
   templateIdentifier: templateIdentifier.optional(),
-  rnummer: z
-    .string()
-    .trim()
-    .min(1, { message: "is required" })
-    .max(64, { message: "must be at most 64 characters" })
-    .optional(),
+  rnummer: rnummerFilter,
   ...createdRange,
 };
 

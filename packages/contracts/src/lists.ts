@@ -45,6 +45,14 @@ export const createdRange = {
   createdTo: isoDateTime.optional(),
 };
 
+/** A list filter by patient number (R-Nummer), as staff type it. */
+export const rnummerFilter = z
+  .string()
+  .trim()
+  .min(1, { message: "is required" })
+  .max(64, { message: "must be at most 64 characters" })
+  .optional();
+
 /** One page of a list. */
 export function listPage<Item extends z.ZodType>(item: Item) {
   return z.object({ items: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });

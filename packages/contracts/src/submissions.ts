@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isoDateTime, uuid } from "./common";
 import { submission } from "./forms";
-import { createdRange, listInput, listPage, listSort } from "./lists";
+import { createdRange, listInput, listPage, rnummerFilter, listSort } from "./lists";
 import { templateIdentifier } from "./templates";
 
 // ---- staff: the submissions section ------------------------------------------------------------
@@ -9,12 +9,7 @@ import { templateIdentifier } from "./templates";
 /** The filters of the submissions list, shared by the list and its exports. */
 export const submissionFilters = {
   templateIdentifier: templateIdentifier.optional(),
-  rnummer: z
-    .string()
-    .trim()
-    .min(1, { message: "is required" })
-    .max(64, { message: "must be at most 64 characters" })
-    .optional(),
+  rnummer: rnummerFilter,
   ...createdRange,
 };
 
