@@ -3,7 +3,7 @@
 import type { OrganizationSettings } from "@clinsign/contracts";
 import { Button, Card, Icon, Notice, RadioCards, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -26,6 +26,14 @@ import styles from "./settings.module.css";
 import { WebhookSecret } from "./WebhookSecret";
 
 type Feedback = { tone: "success" | "danger"; text: string } | null;
+
+/** The settings held as text, and those that are on or off. */
+type TextSettingKey = {
+  [K in keyof SettingsFormState]: SettingsFormState[K] extends string ? K : never;
+}[keyof SettingsFormState];
+type SwitchSettingKey = {
+  [K in keyof SettingsFormState]: SettingsFormState[K] extends boolean ? K : never;
+}[keyof SettingsFormState];
 
 export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   const { t, locale } = useI18n();
@@ -62,6 +70,22 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   function change<Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) {
     setForm((current) => ({ ...current, [key]: value }));
     setFeedback(null);
+  }
+
+  /** What every text setting's field takes: its name, value, error and change. */
+  function textSetting(key: TextSettingKey) {
+    return {
+      name: key,
+      value: form[key],
+      disabled,
+      error: errors[key],
+      onChange: (event: ChangeEvent<HTMLInputElement>) => change(key, event.currentTarget.value),
+    };
+  }
+
+  /** What every on/off setting's switch takes. */
+  function switchSetting(key: SwitchSettingKey) {
+    return { name: key, checked: form[key], disabled, onChange: (checked: boolean) => change(key, checked) };
   }
 
   function changeUrl(row: number, value: string) {
@@ -149,13 +173,9 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         <TextField
           label={t.settings.nameLabel}
           hint={t.settings.nameHint}
-          name="name"
           autoComplete="organization"
           maxLength={200}
-          value={form.name}
-          disabled={disabled}
-          error={errors.name}
-          onChange={(event) => change("name", event.currentTarget.value)}
+          {...textSetting("name")}
         />
       </Card>
 
@@ -230,22 +250,12 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         <Switch
           label={t.settings.secondFactorLabel}
           description={t.settings.secondFactorDescription}
-          name="requireSecondFactor"
-          checked={form.requireSecondFactor}
-          disabled={disabled}
-          onChange={(checked) => change("requireSecondFactor", checked)}
+          {...switchSetting("requireSecondFactor")}
         />
       </Card>
 
       <Card title={t.settings.otpTitle}>
-        <Switch
-          label={t.settings.otpLabel}
-          description={t.settings.otpDescription}
-          name="otpEnabled"
-          checked={form.otpEnabled}
-          disabled={disabled}
-          onChange={(checked) => change("otpEnabled", checked)}
-        />
+        <Switch label={t.settings.otpLabel} description={t.settings.otpDescription} {...switchSetting("otpEnabled")} />
       </Card>
 
       <Card title={t.settings.sessionTitle} description={t.settings.sessionDescription}>
@@ -263,43 +273,31 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
             <TextField
               label={t.settings.jwtSecretLabel}
               hint={settings.hasSessionJwtSecret ? t.settings.jwtSecretHintSet : t.settings.jwtSecretHintUnset}
-              name="sessionJwtSecret"
               type="password"
               autoComplete="new-password"
               spellCheck={false}
               mono
-              value={form.sessionJwtSecret}
-              disabled={disabled}
-              error={errors.sessionJwtSecret}
-              onChange={(event) => change("sessionJwtSecret", event.currentTarget.value)}
+              {...textSetting("sessionJwtSecret")}
             />
           ) : null}
           {form.sessionMethod === "jwks" ? (
             <TextField
               label={t.settings.jwksUrlLabel}
-              name="sessionJwksUrl"
               type="url"
               inputMode="url"
               placeholder="https://"
               spellCheck={false}
-              value={form.sessionJwksUrl}
-              disabled={disabled}
-              error={errors.sessionJwksUrl}
-              onChange={(event) => change("sessionJwksUrl", event.currentTarget.value)}
+              {...textSetting("sessionJwksUrl")}
             />
           ) : null}
           {form.sessionMethod === "introspection" ? (
             <TextField
               label={t.settings.introspectionUrlLabel}
-              name="sessionIntrospectionUrl"
               type="url"
               inputMode="url"
               placeholder="https://"
               spellCheck={false}
-              value={form.sessionIntrospectionUrl}
-              disabled={disabled}
-              error={errors.sessionIntrospectionUrl}
-              onChange={(event) => change("sessionIntrospectionUrl", event.currentTarget.value)}
+              {...textSetting("sessionIntrospectionUrl")}
             />
           ) : null}
           {form.sessionMethod !== "none" ? (
@@ -307,41 +305,27 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
               <TextField
                 label={t.settings.audienceLabel}
                 hint={t.settings.audienceHint}
-                name="sessionAudience"
                 spellCheck={false}
                 mono
-                value={form.sessionAudience}
-                disabled={disabled}
-                error={errors.sessionAudience}
-                onChange={(event) => change("sessionAudience", event.currentTarget.value)}
+                {...textSetting("sessionAudience")}
               />
               <TextField
                 label={t.settings.issuerLabel}
                 hint={t.settings.issuerHint}
-                name="sessionIssuer"
                 spellCheck={false}
                 mono
-                value={form.sessionIssuer}
-                disabled={disabled}
-                error={errors.sessionIssuer}
-                onChange={(event) => change("sessionIssuer", event.currentTarget.value)}
+                {...textSetting("sessionIssuer")}
               />
               <Switch
                 label={t.settings.requireJtiLabel}
                 description={t.settings.requireJtiDescription}
-                name="sessionRequireJti"
-                checked={form.sessionRequireJti}
-                disabled={disabled}
-                onChange={(checked) => change("sessionRequireJti", checked)}
+                {...switchSetting("sessionRequireJti")}
               />
               {form.sessionAudience.trim() || form.sessionIssuer.trim() ? (
                 <Switch
                   label={t.settings.acceptMissingAudIssLabel}
                   description={t.settings.acceptMissingAudIssDescription}
-                  name="sessionAcceptMissingAudIss"
-                  checked={form.sessionAcceptMissingAudIss}
-                  disabled={disabled}
-                  onChange={(checked) => change("sessionAcceptMissingAudIss", checked)}
+                  {...switchSetting("sessionAcceptMissingAudIss")}
                 />
               ) : null}
             </>
@@ -350,10 +334,7 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
           <Switch
             label={t.settings.requireLabel}
             description={t.settings.requireDescription}
-            name="requireSessionVerification"
-            checked={form.requireSessionVerification}
-            disabled={disabled}
-            onChange={(checked) => change("requireSessionVerification", checked)}
+            {...switchSetting("requireSessionVerification")}
           />
           {errors.requireSessionVerification ? (
             <p className="cs-field-error">{errors.requireSessionVerification}</p>
