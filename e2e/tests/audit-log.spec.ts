@@ -41,7 +41,7 @@ for (const viewport of [
     expect(await hasHorizontalScroll(page)).toBe(false);
 
     // A filter nothing matches, then back to the one before.
-    await page.getByLabel("Actor", { exact: true }).selectOption("portal");
+    await page.getByLabel("Actor", { exact: true }).selectOption("sms_recipient");
     await page.getByRole("button", { name: "Apply filters" }).click();
     await expect(page.getByText("No entries match these filters")).toBeVisible();
 
