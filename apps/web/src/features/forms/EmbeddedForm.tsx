@@ -6,12 +6,10 @@ import { isLang } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { readApiError } from "../../trpc/errors";
 import { createPatientApi } from "../patient/api";
-import { CheckIcon, ClockIcon, PauseIcon } from "../patient/icons";
 import { PatientShell } from "../patient/PatientShell";
-import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
-import { StatusCard } from "../patient/StatusCard";
 import { createEmbedBridge, type EmbedBridge } from "./embed-bridge";
 import { FormFill } from "./FormFill";
+import { FormStatusScreen, type FormStatus } from "./FormStatusScreen";
 import { uploadFormFile } from "./uploads";
 import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } from "./visitor-session";
 
@@ -19,12 +17,9 @@ import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } fr
 const DEFAULT_DRAFT_KEY = "embedded-form";
 
 type Screen =
-  | { kind: "opening" }
+  | FormStatus
   | { kind: "ready"; info: SessionInfo; template: Template; values: FormValues; draftKey: string }
-  | { kind: "done"; result: SubmitResult }
-  | { kind: "session_ended" }
-  | { kind: "unavailable" }
-  | { kind: "failed"; error: unknown };
+  | { kind: "done"; result: SubmitResult };
 
 /** Only http(s) redirects are followed: a `javascript:` URL must never run on our page. */
 function safeRedirect(url: string | null): string | null {
@@ -140,7 +135,7 @@ export function EmbeddedForm({
           : code === "NOT_FOUND" || code === "FORBIDDEN"
             ? "unavailable"
             : "failed";
-      setScreen(kind === "failed" ? { kind, error } : { kind });
+      setScreen(kind === "failed" ? { kind, error } : { kind: "end", end: kind });
       bridge.current?.post({ type: "error", code: kind === "failed" ? "load_failed" : kind });
     });
     return () => {
@@ -170,56 +165,21 @@ export function EmbeddedForm({
   const onRejected = (error: unknown) => {
     const code = readApiError(error).code;
     if (publicCode !== null && code === "UNAUTHORIZED") forgetVisitorSession(publicCode);
-    setScreen({ kind: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
-    bridge.current?.post({ type: "error", code: code === "UNAUTHORIZED" ? "session_ended" : "unavailable" });
+    const end = code === "UNAUTHORIZED" ? "session_ended" : "unavailable";
+    setScreen({ kind: "end", end });
+    bridge.current?.post({ type: "error", code: end });
   };
+
+  const retry = () => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1));
 
   let content;
   switch (screen.kind) {
-    case "opening":
-      content = <OpeningScreen text={t.forms.opening} />;
-      break;
-    case "failed":
-      content = (
-        <LoadFailedScreen
-          title={t.forms.openFailed}
-          error={screen.error}
-          onRetry={() => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1))}
-        />
-      );
-      break;
-    case "session_ended":
-      content = (
-        <StatusCard
-          state="session_ended"
-          tone="warning"
-          icon={<ClockIcon />}
-          title={t.forms.states.sessionEndedTitle}
-          body={t.forms.states.sessionEndedBody}
-        />
-      );
-      break;
-    case "unavailable":
-      content = (
-        <StatusCard
-          state="unavailable"
-          tone="neutral"
-          icon={<PauseIcon />}
-          title={t.forms.states.unavailableTitle}
-          body={t.forms.states.unavailableBody}
-        />
-      );
-      break;
     case "done": {
       const redirect = safeRedirect(screen.result.redirectUrl);
       content = (
-        <StatusCard
-          state="submitted"
-          tone="success"
-          icon={<CheckIcon />}
-          title={t.forms.doneTitle}
-          body={t.forms.doneBody}
-          focus
+        <FormStatusScreen
+          status={{ kind: "end", end: "done" }}
+          onRetry={retry}
           action={
             redirect ? (
               <a className="cs-button cs-button--primary" href={redirect} target="_top" rel="noopener">
@@ -264,6 +224,8 @@ export function EmbeddedForm({
       );
       break;
     }
+    default:
+      content = <FormStatusScreen status={screen} onRetry={retry} />;
   }
 
   return (

@@ -8,28 +8,24 @@ import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { createPatientApi } from "../patient/api";
-import { CheckIcon, ClockIcon, LinkIcon, LockIcon, PauseIcon } from "../patient/icons";
 import { PatientShell } from "../patient/PatientShell";
-import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
 import { ScreenHeading } from "../patient/ScreenHeading";
-import { StatusCard } from "../patient/StatusCard";
 import { FormFill } from "./FormFill";
+import { FormStatusScreen, type FormEnd, type FormStatus } from "./FormStatusScreen";
 import { uploadFormFile } from "./uploads";
 import styles from "./forms.module.css";
 
 const RESEND_AFTER_SECONDS = 30;
 const OTP_LIFETIME_MS = 10 * 60_000;
 
-type End = "unknown" | "expired" | "locked" | "submitted" | "unavailable";
+/** The ends an SMS link can reach before or instead of a submission made here. */
+type End = Extract<FormEnd, "unknown" | "expired" | "locked" | "submitted" | "unavailable">;
 
 type Step =
-  | { kind: "opening" }
-  | { kind: "failed"; error: unknown }
+  | FormStatus
   | { kind: "identify"; notice?: string }
   | { kind: "otp"; sentAt: number }
-  | { kind: "form"; template: Template; values: FormValues }
-  | { kind: "done" }
-  | { kind: "end"; end: End };
+  | { kind: "form"; template: Template; values: FormValues };
 
 /** Links are 43 URL-safe characters; anything else cannot be one. */
 const plausibleLink = (token: string) => /^[A-Za-z0-9_-]{16,200}$/.test(token);
@@ -110,18 +106,6 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
 
   let content;
   switch (step.kind) {
-    case "opening":
-      content = <OpeningScreen text={t.forms.opening} />;
-      break;
-    case "failed":
-      content = (
-        <LoadFailedScreen
-          title={t.forms.openFailed}
-          error={step.error}
-          onRetry={() => (setStep({ kind: "opening" }), setAttempt((n) => n + 1))}
-        />
-      );
-      break;
     case "identify":
       content = (
         <IdentifyStep
@@ -176,47 +160,20 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
           submit={async (values) => {
             await api.call("smsForm.submit", { linkToken, values });
             setActed(true);
-            setStep({ kind: "done" });
+            setStep({ kind: "end", end: "done" });
           }}
         />
       );
       break;
-    case "done":
+    default:
       content = (
-        <StatusCard
-          state="submitted"
-          tone="success"
-          icon={<CheckIcon />}
-          title={t.forms.doneTitle}
-          body={t.forms.doneBody}
-          focus
+        <FormStatusScreen
+          status={step}
+          onRetry={() => (setStep({ kind: "opening" }), setAttempt((n) => n + 1))}
+          organizationName={organizationName}
+          focus={acted}
         />
       );
-      break;
-    case "end": {
-      const screens: Record<
-        End,
-        { title: string; body: string; tone: "neutral" | "success" | "warning" | "danger"; icon: React.ReactNode }
-      > = {
-        unknown: { title: s.unknownTitle, body: s.unknownBody, tone: "danger", icon: <LinkIcon /> },
-        expired: { title: s.expiredTitle, body: s.expiredBody, tone: "warning", icon: <ClockIcon /> },
-        locked: {
-          title: s.lockedTitle,
-          body: organizationName ? format(s.lockedBody, { organization: organizationName }) : s.lockedBodyGeneric,
-          tone: "danger",
-          icon: <LockIcon />,
-        },
-        submitted: { title: s.submittedTitle, body: s.submittedBody, tone: "success", icon: <CheckIcon /> },
-        unavailable: {
-          title: t.forms.states.unavailableTitle,
-          body: t.forms.states.unavailableBody,
-          tone: "neutral",
-          icon: <PauseIcon />,
-        },
-      };
-      content = <StatusCard state={step.end} focus={acted} {...screens[step.end]} />;
-      break;
-    }
   }
 
   return (
