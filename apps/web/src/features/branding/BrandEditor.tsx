@@ -9,7 +9,7 @@ import {
 } from "@clinsign/contracts";
 import { Badge, Button, Card, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState, type ChangeEvent, type FormEvent } from "react";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -210,6 +210,18 @@ export function BrandEditor({
     if (text && /^must be an https URL/.test(text)) return b.logoNotHttps;
     return text;
   };
+  /** What an input of the draft takes: its value, its change, and the server's message on its field. */
+  const bind = (key: keyof Draft, field: (typeof FIELDS)[number]) => ({
+    value: draft[key],
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(key, e.target.value),
+    error: message(field),
+  });
+  /** The same for a colour, whose field answers the value itself. */
+  const bindColour = (key: "primaryColor" | "accentColor") => ({
+    value: draft[key],
+    onChange: (value: string) => set(key, value),
+    error: message(`design_parameters.${key}`),
+  });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -239,12 +251,10 @@ export function BrandEditor({
             <TextField
               label={t.signatureRequestsPage.institutionId}
               hint={b.institutionHint}
-              value={draft.institutionId}
-              onChange={(e) => set("institutionId", e.target.value)}
               required
               maxLength={200}
               autoComplete="off"
-              error={message("institution_id")}
+              {...bind("institutionId", "institution_id")}
             />
           ) : null}
           <fieldset className={styles.colorField}>
@@ -282,10 +292,8 @@ export function BrandEditor({
                 type="url"
                 inputMode="url"
                 placeholder="https://"
-                value={draft.logoUrl}
-                onChange={(e) => set("logoUrl", e.target.value)}
                 maxLength={2048}
-                error={message("logo_url")}
+                {...bind("logoUrl", "logo_url")}
                 className={styles.grow}
               />
               {draft.logoUrl ? (
@@ -295,30 +303,14 @@ export function BrandEditor({
               ) : null}
             </div>
           </fieldset>
-          <ColorField
-            id="brand-primary"
-            label={b.primaryColor}
-            hint={b.primaryHint}
-            value={draft.primaryColor}
-            onChange={(value) => set("primaryColor", value)}
-            error={message("design_parameters.primaryColor")}
-          />
-          <ColorField
-            id="brand-accent"
-            label={b.accentColor}
-            hint={b.accentHint}
-            value={draft.accentColor}
-            onChange={(value) => set("accentColor", value)}
-            error={message("design_parameters.accentColor")}
-          />
+          <ColorField id="brand-primary" label={b.primaryColor} hint={b.primaryHint} {...bindColour("primaryColor")} />
+          <ColorField id="brand-accent" label={b.accentColor} hint={b.accentHint} {...bindColour("accentColor")} />
           <SelectField
             id="brand-font"
             label={b.font}
             placeholder={b.fontDefault}
             options={brandingFonts.map((font) => ({ value: font }))}
-            value={draft.font}
-            onChange={(e) => set("font", e.target.value)}
-            error={message("design_parameters.font")}
+            {...bind("font", "design_parameters.font")}
           />
           <div role="status" aria-live="polite">
             {saved ? (

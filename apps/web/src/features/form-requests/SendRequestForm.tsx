@@ -2,7 +2,7 @@
 
 import { Button, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState, type ChangeEvent, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -71,6 +71,13 @@ export function SendRequestForm() {
     setSentTo(null);
   }
 
+  /** What an input of the draft takes: its value, its change, and the server's message on it. */
+  const bind = (key: keyof Draft) => ({
+    value: draft[key],
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => change(key, e.target.value),
+    error: fieldError(key),
+  });
+
   function submit(event: FormEvent) {
     event.preventDefault();
     const emailTo = draft.emailTo.split(/[,;\s]+/).filter(Boolean);
@@ -96,10 +103,8 @@ export function SendRequestForm() {
           label={f.template}
           placeholder={f.chooseTemplate}
           options={active.map((item) => ({ value: item.identifier, label: item.title }))}
-          value={draft.templateIdentifier}
-          onChange={(e) => change("templateIdentifier", e.target.value)}
           required
-          error={fieldError("templateIdentifier")}
+          {...bind("templateIdentifier")}
         />
         <TextField
           label={f.phone}
@@ -107,47 +112,17 @@ export function SendRequestForm() {
           type="tel"
           inputMode="tel"
           autoComplete="off"
-          value={draft.phone}
-          onChange={(e) => change("phone", e.target.value)}
           required
           maxLength={40}
-          error={fieldError("phone")}
+          {...bind("phone")}
         />
-        <TextField
-          label={f.rnummer}
-          hint={f.rnummerHint}
-          value={draft.rnummer}
-          onChange={(e) => change("rnummer", e.target.value)}
-          required
-          minLength={2}
-          maxLength={64}
-          error={fieldError("rnummer")}
-        />
-        <TextField
-          label={f.from}
-          hint={f.fromHint}
-          value={draft.from}
-          onChange={(e) => change("from", e.target.value)}
-          maxLength={32}
-          error={fieldError("from")}
-        />
+        <TextField label={f.rnummer} hint={f.rnummerHint} required minLength={2} maxLength={64} {...bind("rnummer")} />
+        <TextField label={f.from} hint={f.fromHint} maxLength={32} {...bind("from")} />
         {/* Where the result is e-mailed is an administrator's choice (the API refuses it from the staff role). */}
         {mayChooseDestinations ? (
           <>
-            <TextField
-              label={f.emailTo}
-              hint={f.emailToHint}
-              value={draft.emailTo}
-              onChange={(e) => change("emailTo", e.target.value)}
-              error={fieldError("emailTo")}
-            />
-            <TextField
-              label={f.emailSubject}
-              value={draft.emailSubject}
-              onChange={(e) => change("emailSubject", e.target.value)}
-              maxLength={200}
-              error={fieldError("emailSubject")}
-            />
+            <TextField label={f.emailTo} hint={f.emailToHint} {...bind("emailTo")} />
+            <TextField label={f.emailSubject} maxLength={200} {...bind("emailSubject")} />
           </>
         ) : (
           <p className="cs-hint">{f.emailToAdminOnly}</p>
@@ -159,9 +134,7 @@ export function SendRequestForm() {
             hint={f.institutionHint}
             placeholder={f.institutionDefault}
             options={branded.map((item) => ({ value: item.institutionId }))}
-            value={draft.institutionId}
-            onChange={(e) => change("institutionId", e.target.value)}
-            error={fieldError("institutionId")}
+            {...bind("institutionId")}
           />
         ) : null}
         <SelectField

@@ -1,9 +1,20 @@
 "use client";
 
 import { templateSchema, type FormField, type Template, type TemplateSchema } from "@clinsign/contracts";
-import { Badge, Button, Card, EmptyState, Icon, Notice, SelectField, Skeleton } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  EmptyState,
+  Field,
+  Icon,
+  Notice,
+  SelectField,
+  Skeleton,
+  type ButtonProps,
+} from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -268,31 +279,29 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
         <div className={styles.editColumn}>
           <Card>
             <div className="cs-stack">
-              <div className="cs-field">
-                <label className="cs-label" htmlFor="template-title">
-                  {b.titleLabel}
-                </label>
-                <input
-                  id="template-title"
-                  className={`cs-input ${styles.titleInput}`}
-                  value={draft.title}
-                  maxLength={120}
-                  onChange={(event) => setDraft({ ...draft, title: event.target.value })}
-                />
-              </div>
-              <div className="cs-field">
-                <label className="cs-label" htmlFor="template-description">
-                  {b.descriptionLabel}
-                </label>
-                <textarea
-                  id="template-description"
-                  className="cs-input"
-                  rows={2}
-                  maxLength={1000}
-                  value={draft.description}
-                  onChange={(event) => setDraft({ ...draft, description: event.target.value })}
-                />
-              </div>
+              <Field id="template-title" label={b.titleLabel}>
+                {(control) => (
+                  <input
+                    {...control}
+                    className={`cs-input ${styles.titleInput}`}
+                    value={draft.title}
+                    maxLength={120}
+                    onChange={(event) => setDraft({ ...draft, title: event.target.value })}
+                  />
+                )}
+              </Field>
+              <Field id="template-description" label={b.descriptionLabel}>
+                {(control) => (
+                  <textarea
+                    {...control}
+                    className="cs-input"
+                    rows={2}
+                    maxLength={1000}
+                    value={draft.description}
+                    onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+                  />
+                )}
+              </Field>
               <SelectField
                 id="template-status"
                 label={b.status}
@@ -371,50 +380,38 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                         ))}
                       </div>
                       <div className={styles.fieldTools}>
-                        <Button
-                          size="small"
-                          variant="ghost"
-                          iconOnly
+                        <FieldTool
+                          action={b.moveUp}
+                          fieldLabel={field.label}
                           id={`move-${field.id}-up`}
-                          aria-label={`${b.moveUp}: ${field.label}`}
-                          title={b.moveUp}
                           disabled={index === 0}
                           onClick={() => move(index, index - 1)}
                         >
                           <span aria-hidden="true">↑</span>
-                        </Button>
-                        <Button
-                          size="small"
-                          variant="ghost"
-                          iconOnly
+                        </FieldTool>
+                        <FieldTool
+                          action={b.moveDown}
+                          fieldLabel={field.label}
                           id={`move-${field.id}-down`}
-                          aria-label={`${b.moveDown}: ${field.label}`}
-                          title={b.moveDown}
                           disabled={index === fields.length - 1}
                           onClick={() => move(index, index + 1)}
                         >
                           <span aria-hidden="true">↓</span>
-                        </Button>
-                        <Button
-                          size="small"
-                          variant="ghost"
-                          iconOnly
-                          aria-label={`${b.duplicate}: ${field.label}`}
-                          title={b.duplicate}
+                        </FieldTool>
+                        <FieldTool
+                          action={b.duplicate}
+                          fieldLabel={field.label}
                           onClick={() => setSchema(duplicateField(draft.schema, index))}
                         >
                           <Icon name="copy" />
-                        </Button>
-                        <Button
-                          size="small"
-                          variant="ghost"
-                          iconOnly
-                          aria-label={`${b.remove}: ${field.label}`}
-                          title={b.remove}
+                        </FieldTool>
+                        <FieldTool
+                          action={b.remove}
+                          fieldLabel={field.label}
                           onClick={() => setSchema(removeField(draft.schema, index))}
                         >
                           <Icon name="trash" />
-                        </Button>
+                        </FieldTool>
                         <Button
                           size="small"
                           aria-expanded={isOpen}
@@ -468,5 +465,19 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
         </aside>
       </div>
     </div>
+  );
+}
+
+/** A small icon button in a field's row, named for its action and the field ("Move up: Name"). */
+function FieldTool({
+  action,
+  fieldLabel,
+  children,
+  ...button
+}: { action: string; fieldLabel: string; children: ReactNode } & Pick<ButtonProps, "id" | "disabled" | "onClick">) {
+  return (
+    <Button size="small" variant="ghost" iconOnly aria-label={`${action}: ${fieldLabel}`} title={action} {...button}>
+      {children}
+    </Button>
   );
 }

@@ -4,7 +4,7 @@ import type { CreateSignatureRequestInput } from "@clinsign/contracts";
 import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState, type ChangeEvent, type FormEvent } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -19,6 +19,9 @@ import { useCan } from "../../components/admin-shell/SessionContext";
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
 const FIELDS = ["patient_id", "document_id", "institution_id", "expiration_date", "order_by"] as const;
+
+/** Patient, institution and orderer are the clinic's own identifiers: typed, never autofilled. */
+const IDENTIFIER_INPUT = { required: true, maxLength: 200, autoComplete: "off" } as const;
 
 /** The institution select's choice that shows a text field for an institution not used before. */
 const OTHER_INSTITUTION = "\u0000other";
@@ -93,6 +96,12 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const apiError = create.error ? readApiError(create.error) : null;
   const message = (key: (typeof FIELDS)[number]) => fieldMessage(apiError, key, t);
   const set = (key: keyof Draft, value: string) => setDraft((current) => ({ ...current, [key]: value }));
+  /** What an input of the draft takes: its value, its change, and the server's message on its field. */
+  const bind = (key: keyof Draft, field: (typeof FIELDS)[number]) => ({
+    value: draft[key],
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(key, e.target.value),
+    error: message(field),
+  });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -107,7 +116,6 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
     create.mutate(input);
   }
 
-  const documentError = message("document_id");
   return (
     <form className="cs-stack" onSubmit={submit} aria-label={s.newTitle} noValidate>
       {documents.data && active.length === 0 ? <Notice tone="info">{s.noActiveDocuments}</Notice> : null}
@@ -115,22 +123,16 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
         <TextField
           label={s.patientId}
           hint={s.patientIdHint}
-          value={draft.patient_id}
-          onChange={(e) => set("patient_id", e.target.value)}
-          required
-          maxLength={200}
-          autoComplete="off"
-          error={message("patient_id")}
+          {...IDENTIFIER_INPUT}
+          {...bind("patient_id", "patient_id")}
         />
         <SelectField
           id="new-request-document"
           label={s.document}
           placeholder={documents.isPending ? t.common.loading : s.chooseDocument}
           options={active.map((doc) => ({ value: doc.id, label: `${doc.title || doc.name} (v${doc.currentVersion})` }))}
-          value={draft.document_id}
-          onChange={(e) => set("document_id", e.target.value)}
           required
-          error={documentError}
+          {...bind("document_id", "document_id")}
         />
         {knownInstitutions.length > 0 ? (
           <SelectField
@@ -157,13 +159,9 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           <TextField
             label={s.institutionId}
             hint={s.institutionNewHint}
-            value={draft.institution_id}
-            onChange={(e) => set("institution_id", e.target.value)}
-            required
-            maxLength={200}
-            autoComplete="off"
+            {...IDENTIFIER_INPUT}
             autoFocus={otherInstitution}
-            error={message("institution_id")}
+            {...bind("institution_id", "institution_id")}
           />
         ) : null}
         <TextField
@@ -171,21 +169,10 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           hint={s.expiryHint}
           type="date"
           min={dayFromNow(0)}
-          value={draft.expiry}
-          onChange={(e) => set("expiry", e.target.value)}
           required
-          error={message("expiration_date")}
+          {...bind("expiry", "expiration_date")}
         />
-        <TextField
-          label={s.orderBy}
-          hint={s.orderByHint}
-          value={draft.order_by}
-          onChange={(e) => set("order_by", e.target.value)}
-          required
-          maxLength={200}
-          autoComplete="off"
-          error={message("order_by")}
-        />
+        <TextField label={s.orderBy} hint={s.orderByHint} {...IDENTIFIER_INPUT} {...bind("order_by", "order_by")} />
       </div>
       <div role="status" aria-live="polite">
         {apiError ? (
