@@ -22,7 +22,7 @@ import {
   type SettingsFormState,
 } from "./settings-form";
 import { OutputSettings, StaffSessionSettings } from "./OutputSettings";
-import { settingBinders } from "./setting-binders";
+import { settingBinders, urlInput } from "./setting-binders";
 import styles from "./settings.module.css";
 import { WebhookSecret } from "./WebhookSecret";
 
@@ -66,7 +66,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   }
 
   const disabled = !canEdit;
-  const { textSetting, switchSetting } = settingBinders({ form, errors, disabled, change });
+  const section = { form, errors, disabled, change, t: t.settings };
+  const { textSetting, switchSetting } = settingBinders(section);
 
   function changeUrl(row: number, value: string) {
     change(
@@ -158,15 +159,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         />
       </Card>
 
-      <OutputSettings
-        form={form}
-        errors={errors}
-        disabled={disabled}
-        change={change}
-        t={t.settings}
-        uiLocale={locale}
-      />
-      <StaffSessionSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} />
+      <OutputSettings {...section} uiLocale={locale} />
+      <StaffSessionSettings {...section} />
 
       <Card title={t.settings.webhooksTitle} description={t.settings.webhooksDescription}>
         <div className="cs-stack cs-stack--lg">
@@ -184,10 +178,7 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
                         label={format(t.settings.webhookUrlLabel, { number })}
                         hideLabel
                         name={`webhookUrl-${row}`}
-                        type="url"
-                        inputMode="url"
-                        placeholder="https://"
-                        spellCheck={false}
+                        {...urlInput}
                         value={url}
                         disabled={disabled}
                         error={errors[`webhookUrls.${row}`]}
@@ -260,22 +251,12 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
             />
           ) : null}
           {form.sessionMethod === "jwks" ? (
-            <TextField
-              label={t.settings.jwksUrlLabel}
-              type="url"
-              inputMode="url"
-              placeholder="https://"
-              spellCheck={false}
-              {...textSetting("sessionJwksUrl")}
-            />
+            <TextField label={t.settings.jwksUrlLabel} {...urlInput} {...textSetting("sessionJwksUrl")} />
           ) : null}
           {form.sessionMethod === "introspection" ? (
             <TextField
               label={t.settings.introspectionUrlLabel}
-              type="url"
-              inputMode="url"
-              placeholder="https://"
-              spellCheck={false}
+              {...urlInput}
               {...textSetting("sessionIntrospectionUrl")}
             />
           ) : null}

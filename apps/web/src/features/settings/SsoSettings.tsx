@@ -9,7 +9,7 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
-import { settingBinders } from "./setting-binders";
+import { settingBinders, urlInput } from "./setting-binders";
 import styles from "./settings.module.css";
 
 type Role = (typeof roles)[number];
@@ -165,15 +165,7 @@ function SsoForm({ settings }: { settings: Settings }) {
         maxLength={80}
         {...textSetting("displayName", "ssoDisplayName")}
       />
-      <TextField
-        label={s.issuerLabel}
-        hint={s.issuerHint}
-        type="url"
-        inputMode="url"
-        placeholder="https://"
-        spellCheck={false}
-        {...textSetting("issuer", "ssoIssuer")}
-      />
+      <TextField label={s.issuerLabel} hint={s.issuerHint} {...urlInput} {...textSetting("issuer", "ssoIssuer")} />
       <TextField label={s.clientIdLabel} spellCheck={false} mono {...textSetting("clientId", "ssoClientId")} />
       <TextField
         label={s.clientSecretLabel}

@@ -7,6 +7,9 @@ export type TextKey<State> = {
   string;
 export type SwitchKey<State> = { [K in keyof State]: State[K] extends boolean ? K : never }[keyof State] & string;
 
+/** How every URL setting is typed: a URL keyboard, the scheme as a placeholder, no spell check. */
+export const urlInput = { type: "url", inputMode: "url", placeholder: "https://", spellCheck: false } as const;
+
 export type ChangeSetting<State> = <Key extends keyof State>(key: Key, value: State[Key]) => void;
 
 /**
