@@ -28,6 +28,29 @@ describe("Field", () => {
     expect(input.hasAttribute("aria-invalid")).toBe(false);
   });
 
+  it("makes the error an alert only when asked to announce it", () => {
+    render(
+      <>
+        <Field label="File" error="Not a PKCS#12 file" announceError>
+          {(attributes) => <input type="file" {...attributes} />}
+        </Field>
+        <TextField label="Password" error="Wrong password" />
+      </>,
+    );
+    expect(screen.getByRole("alert").textContent).toBe("Not a PKCS#12 file");
+    expect(descriptions(screen.getByLabelText("File"))).toEqual(["Not a PKCS#12 file"]);
+  });
+
+  it("passes a TextField's own attributes to the input and its field ones to the wrapper", () => {
+    render(<TextField label="Days" className="narrow" hint="0 to 3650" type="number" required name="days" />);
+    const input = screen.getByLabelText(/Days/);
+    expect(input.getAttribute("name")).toBe("days");
+    expect(input.hasAttribute("required")).toBe(true);
+    expect(input.className).toBe("cs-input");
+    expect(input.closest(".cs-field")?.className).toBe("cs-field narrow");
+    expect(input.hasAttribute("hint")).toBe(false);
+  });
+
   it("keeps a given id and hides the label only visually", () => {
     render(<TextField id="search" label="Search" hideLabel />);
     const input = screen.getByLabelText("Search");

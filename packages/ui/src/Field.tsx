@@ -24,6 +24,8 @@ export interface FieldProps extends Omit<HTMLAttributes<HTMLElement>, "children"
   /** Puts the hint under the control: a note on the value chosen rather than on what to enter. */
   hintAfter?: boolean;
   error?: ReactNode;
+  /** Makes the error an alert, for one that comes from the server after a submit rather than as the person types. */
+  announceError?: boolean;
   required?: boolean;
   marks?: FieldMarks;
   /** The control's id; a generated one when absent. */
@@ -40,6 +42,33 @@ export interface FieldProps extends Omit<HTMLAttributes<HTMLElement>, "children"
   children(control: FieldControlAttributes): ReactNode;
 }
 
+/** What a labelled single control (TextField, SelectField) takes besides its element's attributes. */
+export interface LabelledControlProps {
+  label: ReactNode;
+  /** Hides the label visually; it stays the control's accessible name. */
+  hideLabel?: boolean;
+  hint?: ReactNode;
+  /** The hint under the control (a note on the value chosen). */
+  hintAfter?: boolean;
+  error?: string | null;
+  /** With marks, a required field's label gets "*" (and an optional one its note). */
+  marks?: FieldMarks;
+  /** The control's id; a generated one when absent. */
+  id?: string;
+  /** Extra classes of the field's wrapper, not of the control. */
+  className?: string;
+}
+
+/**
+ * Splits a labelled control's props into what its Field takes and what goes on the element;
+ * `required` goes to both (the Field marks the label, the element is required).
+ */
+export function splitFieldProps<Props extends LabelledControlProps & { required?: boolean }>(props: Props) {
+  const { label, hideLabel, hint, hintAfter, error, marks, id, className, ...control } = props;
+  const field = { label, hideLabel, hint, hintAfter, error, marks, id, className, required: props.required };
+  return { field, control };
+}
+
 /**
  * The one place a form control gets its label, hint, error and required mark, and the ids that
  * tie them together (label `for`, aria-describedby with the hint and the error, aria-invalid).
@@ -51,6 +80,7 @@ export function Field({
   hint,
   hintAfter,
   error,
+  announceError,
   required,
   marks,
   id,
@@ -87,7 +117,7 @@ export function Field({
     </div>
   ) : null;
   const errorNode = error ? (
-    <div id={errorId} className={cx("cs-field-error", errorClassName)}>
+    <div id={errorId} className={cx("cs-field-error", errorClassName)} role={announceError ? "alert" : undefined}>
       {error}
     </div>
   ) : null;

@@ -1,6 +1,6 @@
-import type { ReactNode, Ref, SelectHTMLAttributes } from "react";
+import type { Ref, SelectHTMLAttributes } from "react";
 import { cx } from "./cx";
-import { Field, type FieldMarks } from "./Field";
+import { Field, splitFieldProps, type LabelledControlProps } from "./Field";
 
 /** One choice of a SelectField; `label` defaults to the value. */
 export interface SelectOption {
@@ -11,16 +11,8 @@ export interface SelectOption {
   lang?: string;
 }
 
-export interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "children"> {
-  label: ReactNode;
-  /** Hides the label visually; it stays the select's accessible name. */
-  hideLabel?: boolean;
-  hint?: ReactNode;
-  /** The hint under the select (a note on the value chosen). */
-  hintAfter?: boolean;
-  error?: string | null;
-  marks?: FieldMarks;
-  id?: string;
+export interface SelectFieldProps
+  extends Omit<SelectHTMLAttributes<HTMLSelectElement>, keyof LabelledControlProps | "children">, LabelledControlProps {
   /** The first option, with the empty value: "All statuses", "Choose a document…". */
   placeholder?: string;
   options: ReadonlyArray<SelectOption>;
@@ -29,43 +21,25 @@ export interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectEl
    * filter from a shared link naming a template that was since archived.
    */
   keepUnknownValue?: boolean;
-  /** Extra classes of the field's wrapper (the select itself is `cs-input`). */
-  className?: string;
+  /** Classes of the select itself (which is always `cs-input`). */
   selectClassName?: string;
   ref?: Ref<HTMLSelectElement>;
 }
 
 /** A labelled native select: a Field around a `<select>` built from options. */
 export function SelectField({
-  label,
-  hideLabel,
-  hint,
-  hintAfter,
-  error,
-  marks,
-  id,
   placeholder,
   options,
   keepUnknownValue,
-  className,
   selectClassName,
   ref,
-  ...select
+  ...props
 }: SelectFieldProps) {
+  const { field, control: select } = splitFieldProps(props);
   const value = typeof select.value === "string" ? select.value : undefined;
   const unknown = keepUnknownValue && value && !options.some((option) => option.value === value) ? value : null;
   return (
-    <Field
-      id={id}
-      label={label}
-      hideLabel={hideLabel}
-      hint={hint}
-      hintAfter={hintAfter}
-      error={error}
-      marks={marks}
-      required={select.required}
-      className={className}
-    >
+    <Field {...field}>
       {(attributes) => (
         <select ref={ref} {...attributes} className={cx("cs-input", selectClassName)} {...select}>
           {placeholder !== undefined ? <option value="">{placeholder}</option> : null}

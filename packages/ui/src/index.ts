@@ -5,7 +5,13 @@ export { CopyField, type CopyFieldLabels, type CopyFieldProps } from "./CopyFiel
 export { cx } from "./cx";
 export { Dialog, type DialogProps } from "./Dialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
-export { Field, type FieldControlAttributes, type FieldMarks, type FieldProps } from "./Field";
+export {
+  Field,
+  type FieldControlAttributes,
+  type FieldMarks,
+  type FieldProps,
+  type LabelledControlProps,
+} from "./Field";
 export { Icon, type IconName, type IconProps } from "./Icon";
 export {
   StaffListBody,
@@ -22,6 +28,7 @@ export {
   type StaffList,
   type StaffListState,
 } from "./lists/useStaffList";
+export { useBrowserIdle, useNearViewport } from "./near-viewport";
 export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
 export {
   fieldBox,

@@ -1,7 +1,9 @@
 "use client";
 
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useRef, useState } from "react";
 import { Button } from "../Button";
+import { Field } from "../Field";
+import { useNearViewport } from "../near-viewport";
 import { Segmented } from "../Segmented";
 import type { SignaturePadHandle } from "../SignaturePad";
 import type { FormRendererLabels } from "./labels";
@@ -12,24 +14,6 @@ const SIGNATURE_DATA_URL = /^data:image\/(png|jpeg|svg\+xml);base64,/;
 // The pad and its drawing engine load when the field comes near the screen, not with the page:
 // on a phone the signature is usually far down the form.
 const SignaturePad = lazy(() => import("../SignaturePad").then((module) => ({ default: module.SignaturePad })));
-
-/** True once `element` is within a screen's height of the viewport. */
-function useNearViewport() {
-  const ref = useRef<HTMLDivElement>(null);
-  const [near, setNear] = useState(false);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element || near) return;
-    if (typeof IntersectionObserver === "undefined") return setNear(true);
-    const observer = new IntersectionObserver(
-      (entries) => entries.some((entry) => entry.isIntersecting) && setNear(true),
-      { rootMargin: "25% 0px" },
-    );
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [near]);
-  return { ref, near };
-}
 
 /** A typed name drawn in a handwriting-like font as a PNG, the keyboard path to a signature. */
 function typedSignature(name: string): string | null {
@@ -71,7 +55,7 @@ export function SignatureInput({
   onBlur(): void;
 }) {
   const padRef = useRef<SignaturePadHandle>(null);
-  const { ref: padArea, near } = useNearViewport();
+  const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
   const [method, setMethod] = useState<"draw" | "type">("draw");
   const [typedName, setTypedName] = useState("");
   // A signature from an earlier visit cannot go back into the pad as strokes: show it instead.
@@ -134,28 +118,29 @@ export function SignatureInput({
           )}
         </div>
       ) : (
-        <div className="cs-field">
-          <label htmlFor={`${id}-typed`} className="cs-label">
-            {labels.typedLabel}
-          </label>
-          <input
-            id={`${id}-typed`}
-            className="cs-input"
-            autoComplete="name"
-            value={typedName}
-            disabled={disabled}
-            onChange={(event) => {
-              setTypedName(event.target.value);
-              onChange(typedSignature(event.target.value) ?? "");
-            }}
-            onBlur={onBlur}
-          />
-          {typedName.trim() ? (
-            <p className={styles.typedPreview} aria-hidden="true">
-              {typedName.trim()}
-            </p>
-          ) : null}
-        </div>
+        <Field id={`${id}-typed`} label={labels.typedLabel}>
+          {(attributes) => (
+            <>
+              <input
+                {...attributes}
+                className="cs-input"
+                autoComplete="name"
+                value={typedName}
+                disabled={disabled}
+                onChange={(event) => {
+                  setTypedName(event.target.value);
+                  onChange(typedSignature(event.target.value) ?? "");
+                }}
+                onBlur={onBlur}
+              />
+              {typedName.trim() ? (
+                <p className={styles.typedPreview} aria-hidden="true">
+                  {typedName.trim()}
+                </p>
+              ) : null}
+            </>
+          )}
+        </Field>
       )}
     </div>
   );

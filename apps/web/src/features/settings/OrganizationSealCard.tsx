@@ -1,7 +1,7 @@
 "use client";
 
 import type { OrganizationSeal, SealCertificate, SealRefusalReason } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, Dialog, Field, Notice, Skeleton, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -171,34 +171,29 @@ export function OrganizationSealCard() {
           aria-label={own ? s.replaceTitle : s.uploadTitle}
         >
           <h3>{own ? s.replaceTitle : s.uploadTitle}</h3>
-          <div className="cs-field">
-            <label className="cs-label" htmlFor="seal-file">
-              {s.fileLabel}
-            </label>
-            <span id="seal-file-hint" className="cs-hint">
-              {s.fileHint}
-            </span>
-            <input
-              key={inputKey}
-              id="seal-file"
-              name="p12"
-              className="cs-input"
-              type="file"
-              accept=".p12,.pfx,application/x-pkcs12"
-              aria-describedby={`seal-file-hint${fileError || errorField === "file" ? " seal-file-error" : ""}`}
-              aria-invalid={fileError || errorField === "file" ? true : undefined}
-              onChange={(event) => {
-                setFile(event.target.files?.[0] ?? null);
-                setFileError(null);
-                upload.reset();
-              }}
-            />
-            {fileError || errorField === "file" ? (
-              <span id="seal-file-error" className="cs-field-error" role="alert">
-                {fileError ?? reasonText}
-              </span>
-            ) : null}
-          </div>
+          <Field
+            id="seal-file"
+            label={s.fileLabel}
+            hint={s.fileHint}
+            error={fileError ?? (errorField === "file" ? reasonText : null)}
+            announceError
+          >
+            {(attributes) => (
+              <input
+                key={inputKey}
+                {...attributes}
+                name="p12"
+                className="cs-input"
+                type="file"
+                accept=".p12,.pfx,application/x-pkcs12"
+                onChange={(event) => {
+                  setFile(event.target.files?.[0] ?? null);
+                  setFileError(null);
+                  upload.reset();
+                }}
+              />
+            )}
+          </Field>
           <TextField
             label={s.passwordLabel}
             hint={s.passwordHint}

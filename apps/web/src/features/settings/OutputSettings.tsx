@@ -3,38 +3,40 @@
 import { Card, SelectField, TextField } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 import {
-  MAX_SIGNED_COPY_DAYS,
   PHONE_COUNTRIES,
   TIME_ZONES,
   WHOLE_NUMBER_FIELDS,
   withCurrent,
   type SettingsErrors,
   type SettingsFormState,
+  type WholeNumberField,
 } from "./settings-form";
+import { settingBinders, type ChangeSetting } from "./setting-binders";
 import styles from "./settings.module.css";
 
-type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
+/** What a part of the settings form gets from it: the state, its errors and the way to change it. */
+interface SettingsSectionProps {
+  form: SettingsFormState;
+  errors: SettingsErrors;
+  disabled: boolean;
+  change: ChangeSetting<SettingsFormState>;
+  t: Dictionary["settings"];
+}
+
+/** A whole-number setting's input: the range the API accepts, as narrow as the number it holds. */
+function wholeNumberInput(key: WholeNumberField) {
+  const { min, max } = WHOLE_NUMBER_FIELDS[key];
+  return { type: "number", inputMode: "numeric", min, max, step: 1, className: styles.daysField } as const;
+}
 
 /**
  * How the clinic's outputs are written: the language of exports, PDFs and patient texts, the
  * clock their times are on, the country of national phone numbers, and how long a signer can
  * download the signed copy.
  */
-export function OutputSettings({
-  form,
-  errors,
-  disabled,
-  change,
-  t,
-  uiLocale,
-}: {
-  form: SettingsFormState;
-  errors: SettingsErrors;
-  disabled: boolean;
-  change: Change;
-  t: Dictionary["settings"];
-  uiLocale: string;
-}) {
+export function OutputSettings({ uiLocale, ...section }: SettingsSectionProps & { uiLocale: string }) {
+  const { form, errors, disabled, change, t } = section;
+  const { textSetting } = settingBinders(section);
   const regionName = new Intl.DisplayNames([uiLocale], { type: "region" });
   const countries = withCurrent(PHONE_COUNTRIES, form.phoneCountry)
     .map((code) => ({ code, name: regionName.of(code) ?? code }))
@@ -58,11 +60,7 @@ export function OutputSettings({
         <SelectField
           label={t.timeZoneLabel}
           hint={t.timeZoneHint}
-          name="timeZone"
-          value={form.timeZone}
-          disabled={disabled}
-          error={errors.timeZone}
-          onChange={(event) => change("timeZone", event.currentTarget.value)}
+          {...textSetting("timeZone")}
           options={withCurrent(TIME_ZONES, form.timeZone).map((zone) => ({
             value: zone,
             label: zone.replaceAll("_", " "),
@@ -71,27 +69,14 @@ export function OutputSettings({
         <SelectField
           label={t.phoneCountryLabel}
           hint={t.phoneCountryHint}
-          name="phoneCountry"
-          value={form.phoneCountry}
-          disabled={disabled}
-          error={errors.phoneCountry}
-          onChange={(event) => change("phoneCountry", event.currentTarget.value)}
+          {...textSetting("phoneCountry")}
           options={countries.map(({ code, name }) => ({ value: code, label: `${name} (${code})` }))}
         />
         <TextField
           label={t.signedCopyDaysLabel}
           hint={t.signedCopyDaysHint}
-          name="signedCopyDays"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          max={MAX_SIGNED_COPY_DAYS}
-          step={1}
-          className={styles.daysField}
-          value={form.signedCopyDays}
-          disabled={disabled}
-          error={errors.signedCopyDays}
-          onChange={(event) => change("signedCopyDays", event.currentTarget.value)}
+          {...wholeNumberInput("signedCopyDays")}
+          {...textSetting("signedCopyDays")}
         />
       </div>
     </Card>
@@ -99,19 +84,9 @@ export function OutputSettings({
 }
 
 /** How long a staff sign-in lasts: the idle and the absolute end (core/staff: resolveStaffSession). */
-export function StaffSessionSettings({
-  form,
-  errors,
-  disabled,
-  change,
-  t,
-}: {
-  form: SettingsFormState;
-  errors: SettingsErrors;
-  disabled: boolean;
-  change: Change;
-  t: Dictionary["settings"];
-}) {
+export function StaffSessionSettings(section: SettingsSectionProps) {
+  const { t } = section;
+  const { textSetting } = settingBinders(section);
   const fields = [
     { key: "staffSessionIdleMinutes", label: t.staffSessionIdleMinutesLabel, hint: t.staffSessionIdleMinutesHint },
     { key: "staffSessionMaxHours", label: t.staffSessionMaxHoursLabel, hint: t.staffSessionMaxHoursHint },
@@ -120,22 +95,7 @@ export function StaffSessionSettings({
     <Card title={t.staffSessionsTitle} description={t.staffSessionsDescription}>
       <div className={styles.outputFields}>
         {fields.map(({ key, label, hint }) => (
-          <TextField
-            key={key}
-            label={label}
-            hint={hint}
-            name={key}
-            type="number"
-            inputMode="numeric"
-            min={WHOLE_NUMBER_FIELDS[key].min}
-            max={WHOLE_NUMBER_FIELDS[key].max}
-            step={1}
-            className={styles.daysField}
-            value={form[key]}
-            disabled={disabled}
-            error={errors[key]}
-            onChange={(event) => change(key, event.currentTarget.value)}
-          />
+          <TextField key={key} label={label} hint={hint} {...wholeNumberInput(key)} {...textSetting(key)} />
         ))}
       </div>
     </Card>

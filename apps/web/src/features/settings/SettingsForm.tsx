@@ -3,7 +3,7 @@
 import type { OrganizationSettings } from "@clinsign/contracts";
 import { Button, Card, Icon, Notice, RadioCards, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -22,18 +22,11 @@ import {
   type SettingsFormState,
 } from "./settings-form";
 import { OutputSettings, StaffSessionSettings } from "./OutputSettings";
+import { settingBinders, urlInput } from "./setting-binders";
 import styles from "./settings.module.css";
 import { WebhookSecret } from "./WebhookSecret";
 
 type Feedback = { tone: "success" | "danger"; text: string } | null;
-
-/** The settings held as text, and those that are on or off. */
-type TextSettingKey = {
-  [K in keyof SettingsFormState]: SettingsFormState[K] extends string ? K : never;
-}[keyof SettingsFormState];
-type SwitchSettingKey = {
-  [K in keyof SettingsFormState]: SettingsFormState[K] extends boolean ? K : never;
-}[keyof SettingsFormState];
 
 export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   const { t, locale } = useI18n();
@@ -72,21 +65,9 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
     setFeedback(null);
   }
 
-  /** What every text setting's field takes: its name, value, error and change. */
-  function textSetting(key: TextSettingKey) {
-    return {
-      name: key,
-      value: form[key],
-      disabled,
-      error: errors[key],
-      onChange: (event: ChangeEvent<HTMLInputElement>) => change(key, event.currentTarget.value),
-    };
-  }
-
-  /** What every on/off setting's switch takes. */
-  function switchSetting(key: SwitchSettingKey) {
-    return { name: key, checked: form[key], disabled, onChange: (checked: boolean) => change(key, checked) };
-  }
+  const disabled = !canEdit;
+  const section = { form, errors, disabled, change, t: t.settings };
+  const { textSetting, switchSetting } = settingBinders(section);
 
   function changeUrl(row: number, value: string) {
     change(
@@ -147,7 +128,6 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   ];
 
   const dirty = isDirty(form, settings);
-  const disabled = !canEdit;
 
   return (
     <form
@@ -179,15 +159,8 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
         />
       </Card>
 
-      <OutputSettings
-        form={form}
-        errors={errors}
-        disabled={disabled}
-        change={change}
-        t={t.settings}
-        uiLocale={locale}
-      />
-      <StaffSessionSettings form={form} errors={errors} disabled={disabled} change={change} t={t.settings} />
+      <OutputSettings {...section} uiLocale={locale} />
+      <StaffSessionSettings {...section} />
 
       <Card title={t.settings.webhooksTitle} description={t.settings.webhooksDescription}>
         <div className="cs-stack cs-stack--lg">
@@ -205,10 +178,7 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
                         label={format(t.settings.webhookUrlLabel, { number })}
                         hideLabel
                         name={`webhookUrl-${row}`}
-                        type="url"
-                        inputMode="url"
-                        placeholder="https://"
-                        spellCheck={false}
+                        {...urlInput}
                         value={url}
                         disabled={disabled}
                         error={errors[`webhookUrls.${row}`]}
@@ -281,22 +251,12 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
             />
           ) : null}
           {form.sessionMethod === "jwks" ? (
-            <TextField
-              label={t.settings.jwksUrlLabel}
-              type="url"
-              inputMode="url"
-              placeholder="https://"
-              spellCheck={false}
-              {...textSetting("sessionJwksUrl")}
-            />
+            <TextField label={t.settings.jwksUrlLabel} {...urlInput} {...textSetting("sessionJwksUrl")} />
           ) : null}
           {form.sessionMethod === "introspection" ? (
             <TextField
               label={t.settings.introspectionUrlLabel}
-              type="url"
-              inputMode="url"
-              placeholder="https://"
-              spellCheck={false}
+              {...urlInput}
               {...textSetting("sessionIntrospectionUrl")}
             />
           ) : null}

@@ -9,6 +9,7 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
+import { settingBinders, urlInput } from "./setting-binders";
 import styles from "./settings.module.css";
 
 type Role = (typeof roles)[number];
@@ -127,6 +128,8 @@ function SsoForm({ settings }: { settings: Settings }) {
     });
   }
 
+  // Only admins reach this form, so nothing in it is read-only.
+  const { textSetting, switchSetting } = settingBinders({ form, errors, disabled: false, change });
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
   const setMapping = (row: number, patch: Partial<FormState["roleMapping"][number]>) =>
     change(
@@ -141,13 +144,7 @@ function SsoForm({ settings }: { settings: Settings }) {
           {errors.form}
         </Notice>
       ) : null}
-      <Switch
-        label={s.enabledLabel}
-        description={s.enabledDescription}
-        name="ssoEnabled"
-        checked={form.enabled}
-        onChange={(checked) => change("enabled", checked)}
-      />
+      <Switch label={s.enabledLabel} description={s.enabledDescription} {...switchSetting("enabled", "ssoEnabled")} />
       <CopyField
         label={s.redirectUriLabel}
         hint={s.redirectUriHint}
@@ -165,65 +162,34 @@ function SsoForm({ settings }: { settings: Settings }) {
       <TextField
         label={s.displayNameLabel}
         hint={s.displayNameHint}
-        name="ssoDisplayName"
         maxLength={80}
-        value={form.displayName}
-        error={errors.displayName}
-        onChange={(e) => change("displayName", e.currentTarget.value)}
+        {...textSetting("displayName", "ssoDisplayName")}
       />
-      <TextField
-        label={s.issuerLabel}
-        hint={s.issuerHint}
-        name="ssoIssuer"
-        type="url"
-        inputMode="url"
-        placeholder="https://"
-        spellCheck={false}
-        value={form.issuer}
-        error={errors.issuer}
-        onChange={(e) => change("issuer", e.currentTarget.value)}
-      />
-      <TextField
-        label={s.clientIdLabel}
-        name="ssoClientId"
-        spellCheck={false}
-        mono
-        value={form.clientId}
-        error={errors.clientId}
-        onChange={(e) => change("clientId", e.currentTarget.value)}
-      />
+      <TextField label={s.issuerLabel} hint={s.issuerHint} {...urlInput} {...textSetting("issuer", "ssoIssuer")} />
+      <TextField label={s.clientIdLabel} spellCheck={false} mono {...textSetting("clientId", "ssoClientId")} />
       <TextField
         label={s.clientSecretLabel}
         hint={settings.hasClientSecret ? s.clientSecretHintSet : s.clientSecretHintUnset}
-        name="ssoClientSecret"
         type="password"
         autoComplete="new-password"
         spellCheck={false}
         mono
-        value={form.clientSecret}
-        error={errors.clientSecret}
-        onChange={(e) => change("clientSecret", e.currentTarget.value)}
+        {...textSetting("clientSecret", "ssoClientSecret")}
       />
       <TextField
         label={s.domainsLabel}
         hint={s.domainsHint}
-        name="ssoDomains"
         spellCheck={false}
         autoCapitalize="none"
-        value={form.allowedDomains}
-        error={errors.allowedDomains}
-        onChange={(e) => change("allowedDomains", e.currentTarget.value)}
+        {...textSetting("allowedDomains", "ssoDomains")}
       />
       <div className={styles.divider} />
       <TextField
         label={s.roleClaimLabel}
         hint={s.roleClaimHint}
-        name="ssoRoleClaim"
         spellCheck={false}
         mono
-        value={form.roleClaim}
-        error={errors.roleClaim}
-        onChange={(e) => change("roleClaim", e.currentTarget.value)}
+        {...textSetting("roleClaim", "ssoRoleClaim")}
       />
       <fieldset className={`cs-stack ${styles.fieldset}`}>
         <legend className="cs-label">{s.mappingLegend}</legend>
@@ -282,21 +248,12 @@ function SsoForm({ settings }: { settings: Settings }) {
         </div>
       </fieldset>
       <div className={styles.divider} />
-      <Switch
-        label={s.ssoOnlyLabel}
-        description={s.ssoOnlyDescription}
-        name="ssoOnly"
-        checked={form.ssoOnly}
-        onChange={(checked) => change("ssoOnly", checked)}
-      />
+      <Switch label={s.ssoOnlyLabel} description={s.ssoOnlyDescription} {...switchSetting("ssoOnly")} />
       {form.ssoOnly ? (
         <SelectField
           label={s.breakGlassLabel}
           hint={s.breakGlassHint}
-          name="ssoBreakGlass"
-          value={form.breakGlassUserId}
-          error={errors.breakGlassUserId}
-          onChange={(event) => change("breakGlassUserId", event.currentTarget.value)}
+          {...textSetting("breakGlassUserId", "ssoBreakGlass")}
           placeholder={s.breakGlassNone}
           options={settings.owners.map((owner) => ({
             value: owner.id,

@@ -42,7 +42,7 @@ export const WHOLE_NUMBER_FIELDS = {
   staffSessionIdleMinutes: { min: 5, max: 1440 },
   staffSessionMaxHours: { min: 1, max: 720 },
 } as const;
-type WholeNumberField = keyof typeof WHOLE_NUMBER_FIELDS;
+export type WholeNumberField = keyof typeof WHOLE_NUMBER_FIELDS;
 const wholeNumberFields = Object.keys(WHOLE_NUMBER_FIELDS) as WholeNumberField[];
 
 /** The typed value as a number when it is a whole number in its field's range, else null. */

@@ -1,7 +1,7 @@
 "use client";
 
 import type { SigningView } from "@clinsign/contracts";
-import { Button, Notice } from "@clinsign/ui";
+import { Button, Notice, useNearViewport } from "@clinsign/ui";
 import type { PdfPagesLabels, PdfPagesProps } from "@clinsign/ui/pdf-pages";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
@@ -9,7 +9,6 @@ import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { base64ToBytes } from "./download";
-import { useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import type { SigningState } from "@clinsign/contracts";
-import { Button, Notice, TextField } from "@clinsign/ui";
+import { Button, Notice, TextField, useBrowserIdle, useNearViewport } from "@clinsign/ui";
 import type { SignaturePadHandle, SignaturePadLabels } from "@clinsign/ui/signature-pad";
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState, type FormEvent } from "react";
@@ -9,7 +9,6 @@ import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
-import { useBrowserIdle, useNearViewport } from "./near-viewport";
 import styles from "./signing.module.css";
 
 type Method = "draw" | "type";

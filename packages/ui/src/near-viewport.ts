@@ -3,9 +3,9 @@
 import { useEffect, useRef, useState } from "react";
 
 /**
- * True once the element comes within `margin` of the viewport, and from then on. The signing
- * page loads its heavy parts (pdf.js, the signature pad) through this: a screen that never
- * shows them (an expired link, the confirmation) never downloads them.
+ * True once the element comes within `margin` of the viewport, and from then on. Heavy parts
+ * (pdf.js, the signature pad on the signing page and in the form renderer) load through this: a
+ * screen that never shows them (an expired link, the confirmation) never downloads them.
  */
 export function useNearViewport<T extends Element>(margin = "25% 0px") {
   const ref = useRef<T>(null);
