@@ -4,13 +4,14 @@ import { eq, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { creds, newSession, query } from "../../testing/forms";
 import { pdfText } from "../../testing/pdf-text";
-import { startReceiver, type Receiver } from "../../testing/receiver";
+import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { createTemplate } from "../templates/templates";
 
 let api: TestApi;
 let org: TestOrg;
 let cookie: string;
 let receiver: Receiver;
+let twilio: Receiver;
 let identifier: string;
 
 const phq9 = questionnaireLibrary.find((entry) => entry.id === "phq-9-en")!;
@@ -19,7 +20,13 @@ const answers = Object.fromEntries([3, 3, 2, 2, 1, 1, 0, 0, 1].map((a, i) => [`p
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` });
+  twilio = await startReceiver();
+  twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SM1" }) });
+  api = await startTestApi({
+    ...twilioEnv(twilio),
+    PUBLIC_WEB_URL: "https://forms.test",
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
+  });
   org = await api.createOrg("Praxis Score");
   cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
   const template = await createTemplate(org.ctx, {
@@ -33,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await receiver?.close();
+  await twilio?.close();
 });
 beforeEach(() => {
   receiver.requests.length = 0;
@@ -106,5 +114,28 @@ describe("scored questionnaires at submit", () => {
       "phq9_8",
       "phq9_9",
     ]);
+  });
+
+  it("the SMS form: a score sent with the answers is replaced by the server's", async () => {
+    const requested = await api.request("POST", "/api/portal/request", {
+      body: { ...creds(org), phone: "+49 170 1234567", rnummer: "R-SCORE-1", templateIdentifier: identifier },
+    });
+    expect(requested.status).toBe(200);
+    const sms = new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!;
+    const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(sms)![1]!;
+    const verified = await fetch(`${api.baseUrl}/trpc/smsForm.verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ linkToken, rnummer: "R-SCORE-1", phone: "0170 1234567" }),
+    });
+    expect(verified.status).toBe(200);
+    const access = verified.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("cs_form_access="))!
+      .split(";")[0]!;
+    const result = await api
+      .trpc({ cookie: access })
+      .smsForm.submit.mutate({ linkToken, values: { ...answers, phq9_score: { score: 1, band: "Minimal" } } });
+    expect((await stored(result.submissionId)).phq9_score).toEqual({ score: 13, band: "Moderate" });
   });
 });

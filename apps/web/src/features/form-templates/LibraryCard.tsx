@@ -24,7 +24,7 @@ export function LibraryCard() {
     }),
   );
   return (
-    <Card title={f.libraryTitle} description={f.libraryBody}>
+    <Card title={f.libraryTitle} description={f.libraryBody} aria-label={f.libraryTitle}>
       <ul className={styles.library}>
         {questionnaireLibrary.map((entry) => (
           <li key={entry.id} className={styles.libraryItem}>
