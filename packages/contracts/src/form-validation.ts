@@ -13,6 +13,14 @@ import type { FormField, TemplateSchema } from "./templates";
 
 export { isBlankValue, isFieldVisible, visibleFieldKeys, visibleFields, visibleValues } from "./form-conditions";
 export { matchesPattern, patternProblem } from "./pattern";
+export {
+  computeScore,
+  scoreBandOf,
+  withComputedScores,
+  type ScoreField,
+  type ScoreState,
+  type ScoreValue,
+} from "./form-scores";
 
 /** Every problem a value can have; clients translate these. */
 export const fieldProblemCodes = [
@@ -287,6 +295,8 @@ function checkPresentValue(field: FormField, value: unknown, options?: FormValid
     case "heading":
     case "paragraph":
       return problem("display_only");
+    case "score":
+      return null;
   }
 }
 
@@ -298,6 +308,8 @@ export function checkFieldValue(
 ): FieldProblem | null {
   const isDisplay = field.type === "heading" || field.type === "paragraph";
   if (isDisplay) return value === undefined ? null : problem("display_only");
+  // A score is computed, never answered: the server replaces whatever was sent (form-scores.ts).
+  if (field.type === "score") return null;
   // An unchecked required checkbox is an unanswered one.
   if (isBlankValue(value) || (field.type === "checkbox" && field.required && value === false)) {
     if (!field.required) return null;

@@ -10,6 +10,7 @@ export * from "./signatures";
 export * from "./documents";
 export * from "./signature-requests";
 export * from "./form-validation";
+export * from "./questionnaire-library";
 export * from "./lists";
 export * from "./submissions";
 export * from "./audit";

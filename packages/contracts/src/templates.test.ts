@@ -63,7 +63,7 @@ describe("template schema", () => {
       };
     };
     const variants = json.properties.fields.items.oneOf ?? [];
-    expect(variants).toHaveLength(14);
+    expect(variants).toHaveLength(15);
     for (const variant of variants) {
       expect(variant.properties.visibleWhen?.description).toMatch(/^Show the field only when/);
       expect(variant.properties.visibleWhen?.anyOf).toHaveLength(3);

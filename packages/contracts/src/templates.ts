@@ -10,7 +10,27 @@ const fieldKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,99}$/, {
   message: "must start with a letter and contain only letters, digits, _ . - (at most 100)",
 });
 const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
-const option = z.union([text(200), z.strictObject({ value: text(200), label: text(500) })]);
+/**
+ * A choice's weight: what choosing it adds to a score field's sum (PHQ-9: 0-3). FHIR carries it
+ * as `itemWeight` on the item's `answerOption`.
+ */
+const optionWeight = z
+  .number({ message: "must be a number" })
+  .finite()
+  .min(-1000, { message: "must be between -1000 and 1000" })
+  .max(1000, { message: "must be between -1000 and 1000" });
+const option = z.union([
+  text(200),
+  z.strictObject({ value: text(200), label: text(500), weight: optionWeight.optional() }),
+]);
+
+/** One band of a score field: a score from `min` to `max` (both included) reads as `label`. */
+export const scoreBand = z.strictObject({
+  min: z.number({ message: "must be a number" }).finite(),
+  max: z.number({ message: "must be a number" }).finite(),
+  label: text(200).min(1, { message: "is required" }),
+});
+export type ScoreBand = z.infer<typeof scoreBand>;
 
 export const conditionOperators = ["equals", "notEquals", "in", "filled", "empty"] as const;
 export type ConditionOperator = (typeof conditionOperators)[number];
@@ -119,11 +139,23 @@ export const formField = z.discriminatedUnion(
     z.strictObject({ ...base, type: z.literal("signature") }),
     z.strictObject({ ...base, key: fieldKey.optional(), type: z.literal("heading") }),
     z.strictObject({ ...base, key: fieldKey.optional(), type: z.literal("paragraph") }),
+    // A calculated, read-only field: the sum of the weights of the options chosen in `sources`
+    // (earlier select, radio or multiselect fields), and the band that sum falls into. Computed
+    // by form-scores.ts in the browser and again by the server at submit; never typed in.
+    z.strictObject({
+      ...base,
+      type: z.literal("score"),
+      sources: z
+        .array(fieldKey)
+        .min(1, { message: "needs 1 to 100 source fields" })
+        .max(100, { message: "needs 1 to 100 source fields" }),
+      bands: z.array(scoreBand).max(20, { message: "at most 20 bands" }).optional(),
+    }),
   ],
   {
     error: (issue) =>
       issue.code === "invalid_union"
-        ? "type must be one of text, textarea, email, phone, number, date, select, radio, checkbox, multiselect, file, signature, heading, paragraph"
+        ? "type must be one of text, textarea, email, phone, number, date, select, radio, checkbox, multiselect, file, signature, heading, paragraph, score"
         : undefined,
   },
 );
@@ -156,6 +188,7 @@ function conditionProblem(
   if (targetIndex === undefined) return [["field"], `refers to unknown field "${key}"`];
   const target = fields[targetIndex]!;
   if (isDisplay(target)) return [["field"], `refers to "${key}", a display element without a value`];
+  if (target.type === "score") return [["field"], `refers to "${key}", a calculated score`];
   if (targetIndex > index)
     return [["field"], `refers to "${key}", which comes later; conditions may only refer to earlier fields`];
   if (operator === "filled" || operator === "empty")
@@ -176,6 +209,41 @@ function conditionProblem(
     if (unknown !== undefined) return [["value"], `"${String(unknown)}" is not an option of "${key}"`];
   }
   return null;
+}
+
+const SCORE_SOURCE_TYPES = new Set(["select", "radio", "multiselect"]);
+
+/**
+ * The problems of a score field at `index`, as [path below the field, message]: its sources are
+ * distinct, earlier choice fields (one pass in schema order computes every score), and its bands
+ * do not overlap.
+ */
+function scoreProblems(
+  field: Extract<FormField, { type: "score" }>,
+  index: number,
+  fields: FormField[],
+  indexByKey: Map<string, number>,
+): [(string | number)[], string][] {
+  const problems: [(string | number)[], string][] = [];
+  const seen = new Set<string>();
+  field.sources.forEach((key, i) => {
+    const at = ["sources", i];
+    const targetIndex = indexByKey.get(key);
+    if (seen.has(key)) problems.push([at, `names "${key}" twice`]);
+    else if (targetIndex === undefined) problems.push([at, `refers to unknown field "${key}"`]);
+    else if (!SCORE_SOURCE_TYPES.has(fields[targetIndex]!.type))
+      problems.push([at, `refers to "${key}", which is not a select, radio or multiselect field`]);
+    else if (targetIndex > index)
+      problems.push([at, `refers to "${key}", which comes later; a score may only sum earlier fields`]);
+    seen.add(key);
+  });
+  const bands = field.bands ?? [];
+  bands.forEach((band, i) => {
+    if (band.min > band.max) problems.push([["bands", i, "min"], "min must not exceed max"]);
+    const overlapping = bands.findIndex((other, j) => j < i && band.min <= other.max && other.min <= band.max);
+    if (overlapping !== -1) problems.push([["bands", i], `overlaps band ${overlapping + 1}`]);
+  });
+  return problems;
 }
 
 export const templateSchema = z
@@ -206,6 +274,11 @@ export const templateSchema = z
             message: problem[1],
           });
       }
+    });
+    schema.fields.forEach((field, index) => {
+      if (field.type !== "score") return;
+      for (const [at, problem] of scoreProblems(field, index, schema.fields, indexByKey))
+        ctx.addIssue({ code: "custom", path: ["fields", index, ...at], message: problem });
     });
     const keys = new Set<string>();
     const ids = new Set<string>();

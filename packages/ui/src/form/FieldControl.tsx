@@ -1,6 +1,7 @@
 "use client";
 
 import type { FieldProblem, FormField } from "@clinsign/contracts";
+import type { ScoreState } from "@clinsign/contracts/form-scores";
 import { useState, type ReactNode } from "react";
 import { Field, type FieldControlAttributes } from "../Field";
 import { cx } from "../cx";
@@ -56,6 +57,8 @@ export function FieldControl({
 }: FieldControlProps) {
   if (field.type === "heading") return <h2 className={styles.heading}>{field.label}</h2>;
   if (field.type === "paragraph") return <p className={styles.paragraph}>{field.label}</p>;
+  if (field.type === "score")
+    return <ScoreOutput field={field} idPrefix={idPrefix} state={value as ScoreState | undefined} labels={labels} />;
 
   const key = field.key!;
   const required = field.required ?? false;
@@ -250,6 +253,47 @@ export function FieldControl({
         />
       ));
   }
+}
+
+/**
+ * A score field: read-only, its sum and band as the answers change (the renderer computes it
+ * with form-scores.ts; the server computes it again at submit). Announced politely.
+ */
+function ScoreOutput({
+  field,
+  idPrefix,
+  state,
+  labels,
+}: {
+  field: Extract<FormField, { type: "score" }>;
+  idPrefix: string;
+  state: ScoreState | undefined;
+  labels: FormRendererLabels;
+}) {
+  const id = fieldControlId(idPrefix, field.key);
+  const fill = (text: string, params: Record<string, string | number>) =>
+    text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? ""));
+  const value = state?.value;
+  return (
+    <div className={cx(styles.field, styles.score)} data-field-key={field.key} data-field-type="score">
+      <span id={`${id}-label`} className={styles.scoreLabel}>
+        {field.label}
+      </span>
+      <output id={id} aria-labelledby={`${id}-label`} aria-live="polite" className={styles.scoreValue}>
+        {value ? (
+          <>
+            <strong>{fill(labels.score.points, { score: value.score })}</strong>{" "}
+            {value.band ? <span className={styles.scoreBand}>{value.band}</span> : null}
+          </>
+        ) : (
+          <span className={styles.scorePending}>
+            {fill(labels.score.incomplete, { answered: state?.answered ?? 0, total: state?.total ?? 0 })}
+          </span>
+        )}
+      </output>
+      {field.helpText ? <p className={styles.scoreHint}>{field.helpText}</p> : null}
+    </div>
+  );
 }
 
 /** Keeps what the patient typed ("12," on the way to "12,5") while the value is a number. */

@@ -1,7 +1,8 @@
 "use client";
 
 import type { Attachment, FieldIssue, FieldProblem, FormField, FormValues, TemplateSchema } from "@clinsign/contracts";
-import { visibleFields } from "@clinsign/contracts/form-conditions";
+import { visibleFieldKeys, visibleFields } from "@clinsign/contracts/form-conditions";
+import { computeScore } from "@clinsign/contracts/form-scores";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "../Button";
 import { FieldControl, fieldControlId } from "./FieldControl";
@@ -80,6 +81,14 @@ export function FormRenderer({
   const summaryRef = useRef<HTMLDivElement>(null);
 
   const shown = useMemo(() => visibleFields(schema, values), [schema, values]);
+  // Score fields show what form-scores.ts computes from the answers; they are never typed in.
+  const scores = useMemo(() => {
+    const map = new Map<string, ReturnType<typeof computeScore>>();
+    const visible = visibleFieldKeys(schema, values);
+    for (const field of schema.fields)
+      if (field.type === "score") map.set(field.key, computeScore(schema, field, values, visible));
+    return map;
+  }, [schema, values]);
   const byKey = useMemo(() => new Map(schema.fields.filter((f) => f.key).map((f) => [f.key!, f])), [schema]);
 
   const serverProblems = useMemo(() => {
@@ -192,7 +201,7 @@ export function FormRenderer({
             key={field.id}
             field={field}
             idPrefix={idPrefix}
-            value={field.key ? values[field.key] : undefined}
+            value={field.type === "score" ? scores.get(field.key) : field.key ? values[field.key] : undefined}
             problem={problemOf(field)}
             labels={labels}
             disabled={disabled || submitting}

@@ -41,4 +41,6 @@ export interface FormRendererLabels {
   };
   /** `{count}`, `{max}` under a text area with a length limit. */
   characterCount: string;
+  /** A score field (read-only): `{score}` once complete, `{answered}` of `{total}` before. */
+  score: { points: string; incomplete: string };
 }

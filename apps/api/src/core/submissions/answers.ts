@@ -85,6 +85,14 @@ const isStoredFile = (v: unknown): v is StoredFile =>
   typeof (v as StoredFile).name === "string" &&
   typeof (v as StoredFile).path === "string";
 
+/** A stored score (`{score, band}`, form-scores.ts) as "12 (Moderate)", or "12" without a band. */
+export function scoreText(value: unknown, format: OutputFormat = NEUTRAL_OUTPUT): string {
+  if (!value || typeof value !== "object" || typeof (value as { score?: unknown }).score !== "number") return "";
+  const { score, band } = value as { score: number; band?: unknown };
+  const number = new Intl.NumberFormat(format.locale).format(score);
+  return typeof band === "string" && band ? `${number} (${band})` : number;
+}
+
 /**
  * A value as a person reads it, in the organization's language: option labels, yes/no, dates
  * and phone numbers as the clinic writes them, file names; a signature as a marker.
@@ -97,6 +105,7 @@ export function answerText(
   if (value === null || value === undefined) return "";
   const texts = outputTexts(format);
   if (field?.type === "signature") return value ? texts.signature : "";
+  if (field?.type === "score") return scoreText(value, format);
   if (field?.type === "date" && typeof value === "string") return outputDate(value, format);
   if (field?.type === "phone" && typeof value === "string") return outputPhone(value, format);
   const optionLabel = (v: unknown) => {

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import {
   normalizePhoneValues,
   visibleValues,
+  withComputedScores,
   type FormField,
   type submitInput,
   type SubmitResult,
@@ -16,6 +17,7 @@ import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
 import { organizationProfile } from "../organizations/profile";
 import { deliverAfterCommit, emitWebhookEvent, type FirstAttempt } from "../webhooks/webhooks";
+import { scoreText } from "./answers";
 import { validateSubmission } from "./validate";
 
 /** What the submission of an SMS form request (F1) takes from the request rather than the input. */
@@ -36,6 +38,7 @@ function renderValue(field: FormField | undefined, value: unknown): string {
       .join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (field?.type === "signature") return "(signature image)";
+  if (field?.type === "score") return scoreText(value);
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
@@ -86,8 +89,12 @@ export async function submitForm(
   const emailTo = smsForm?.emailTo ?? config.emailTo ?? [];
   const emailSubject = smsForm?.emailSubject ?? config.emailSubject ?? null;
   // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
-  // either. Phone answers are kept in E.164, however they were typed.
-  const values = normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry });
+  // either. Phone answers are kept in E.164, however they were typed. Score fields get the
+  // score computed here from the answers: whatever the client sent under their keys is dropped.
+  const values = withComputedScores(
+    schema,
+    normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry }),
+  );
 
   // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
   let firstAttempt: FirstAttempt = { delivered: false };

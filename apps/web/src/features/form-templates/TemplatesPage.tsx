@@ -26,6 +26,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
+import { LibraryCard } from "./LibraryCard";
 import { statusLabel } from "./status";
 import styles from "./templates.module.css";
 import { useCan } from "../../components/admin-shell/SessionContext";
@@ -199,6 +200,7 @@ export function TemplatesPage() {
             </form>
           </Card>
         ) : null}
+        {can("templates.create") ? <LibraryCard /> : null}
         <ListCard
           toolbar={
             <div className={styles.toolbar}>

@@ -9,6 +9,7 @@ import {
   duplicateField,
   keyFromLabel,
   moveField,
+  nextBand,
   optionsToText,
   readAccept,
   removeField,
@@ -109,5 +110,35 @@ describe("the form builder's model", () => {
     expect(readAccept(accept)).toEqual({ choices: new Set(["pdf", "images"]), other: ".odt" });
     expect(readAccept(".docx")).toEqual({ choices: new Set(["word"]), other: "" });
     expect(writeAccept(new Set(), "")).toBeUndefined();
+  });
+});
+
+describe("scores in the builder", () => {
+  it("reads and writes option weights as “value | label | weight”", () => {
+    const options = textToOptions("0 | Not at all | 0\n1 | Several days | 1,5\nplain\nA | B | C");
+    expect(options).toEqual([
+      { value: "0", label: "Not at all", weight: 0 },
+      { value: "1", label: "Several days", weight: 1.5 },
+      "plain",
+      { value: "A", label: "B | C" },
+    ]);
+    expect(optionsToText(options)).toBe("0 | Not at all | 0\n1 | Several days | 1.5\nplain\nA | B | C");
+  });
+
+  it("a new score sums the choice fields above; removing or renaming a source follows", () => {
+    let s = schema();
+    const score = createField("score", "Total", s.fields);
+    expect(score).toMatchObject({ type: "score", key: "total", sources: ["smoker"] });
+    s = addField(s, score);
+    expect(templateSchema.safeParse(s).success).toBe(true);
+    s = replaceField(s, 0, { ...s.fields[0]!, key: "smokes" } as (typeof s.fields)[number]);
+    expect(s.fields.at(-1)).toMatchObject({ sources: ["smokes"] });
+    s = removeField(s, 0);
+    expect(s.fields.at(-1)).toMatchObject({ sources: [] });
+  });
+
+  it("suggests the next band above the last", () => {
+    expect(nextBand([])).toEqual({ min: 0, max: 4, label: "" });
+    expect(nextBand([{ min: 0, max: 4, label: "minimal" }])).toEqual({ min: 5, max: 9, label: "" });
   });
 });

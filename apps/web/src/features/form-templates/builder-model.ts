@@ -16,11 +16,16 @@ export const fieldTypes = [
   "signature",
   "heading",
   "paragraph",
+  "score",
 ] as const satisfies readonly FormField["type"][];
 export type FieldType = (typeof fieldTypes)[number];
 
 export const isDisplayType = (type: FieldType) => type === "heading" || type === "paragraph";
 export const hasOptions = (type: FieldType) => type === "select" || type === "radio" || type === "multiselect";
+
+/** The fields a score may sum: choice fields above `index`. */
+export const scoreSourceCandidates = (fields: readonly FormField[], index: number) =>
+  fields.slice(0, index).filter((field) => hasOptions(field.type as FieldType) && field.key);
 
 /** The longest key derived from a label: it must read well in the field list and the submitted data. */
 export const DERIVED_KEY_LENGTH = 32;
@@ -74,6 +79,9 @@ export function createField(type: FieldType, label: string, fields: readonly For
   if (isDisplayType(type)) return { id, type, label } as FormField;
   const base = { id, label, key: uniqueKey(keyFromLabel(label), fields) };
   if (hasOptions(type)) return { ...base, type, options: ["Option 1", "Option 2"] } as FormField;
+  // A new score sums every choice field so far (it is added at the end or below the selection).
+  if (type === "score")
+    return { ...base, type, sources: scoreSourceCandidates(fields, fields.length).map((f) => f.key!) } as FormField;
   return { ...base, type } as FormField;
 }
 
@@ -112,7 +120,7 @@ export function removeField(schema: TemplateSchema, index: number): TemplateSche
   if (!removed) return schema;
   const fields = schema.fields
     .filter((_, i) => i !== index)
-    .map((field) => (removed.key ? withoutConditionsOn(field, removed.key) : field));
+    .map((field) => (removed.key ? withoutSource(withoutConditionsOn(field, removed.key), removed.key) : field));
   return { ...schema, fields };
 }
 
@@ -121,8 +129,24 @@ export function replaceField(schema: TemplateSchema, index: number, field: FormF
   let fields = schema.fields.map((f, i) => (i === index ? field : f));
   // A renamed key: conditions that named the old key follow it.
   if (previous?.key && field.key && previous.key !== field.key)
-    fields = fields.map((f) => renameConditionKey(f, previous.key!, field.key!));
+    fields = fields.map((f) =>
+      renameSource(renameConditionKey(f, previous.key!, field.key!), previous.key!, field.key!),
+    );
   return { ...schema, fields };
+}
+
+/** A score no longer sums a removed field. */
+function withoutSource(field: FormField, key: string): FormField {
+  return field.type === "score" && field.sources.includes(key)
+    ? { ...field, sources: field.sources.filter((source) => source !== key) }
+    : field;
+}
+
+/** A score follows a renamed source key. */
+function renameSource(field: FormField, from: string, to: string): FormField {
+  return field.type === "score" && field.sources.includes(from)
+    ? { ...field, sources: field.sources.map((source) => (source === from ? to : source)) }
+    : field;
 }
 
 function conditionsOf(field: FormField) {
@@ -159,32 +183,56 @@ export function dependents(schema: TemplateSchema, key: string | undefined): For
   return schema.fields.filter((field) => conditionsOf(field).some((condition) => condition.field === key));
 }
 
-/** Options as the editor shows them: one per line, `value | label` when they differ. */
-export function optionsToText(options: readonly (string | { value: string; label: string })[]): string {
+type EditedOption = string | { value: string; label: string; weight?: number };
+
+/**
+ * Options as the editor shows them: one per line, `value | label` when they differ, and
+ * `value | label | weight` when the option has a weight (what it adds to a score).
+ */
+export function optionsToText(options: readonly EditedOption[]): string {
   return options
-    .map((option) =>
-      typeof option === "string"
-        ? option
-        : option.label && option.label !== option.value
-          ? `${option.value} | ${option.label}`
-          : option.value,
-    )
+    .map((option) => {
+      if (typeof option === "string") return option;
+      if (option.weight !== undefined) return `${option.value} | ${option.label || option.value} | ${option.weight}`;
+      return option.label && option.label !== option.value ? `${option.value} | ${option.label}` : option.value;
+    })
     .join("\n");
 }
 
-export function textToOptions(text: string): (string | { value: string; label: string })[] {
+/** A weight after the last bar: a number, "-1" or "1.5" ("1,5" too). */
+const WEIGHT = /^\s*(-?\d+(?:[.,]\d+)?)\s*$/;
+
+export function textToOptions(text: string): EditedOption[] {
   return text
     .split("\n")
     .map((line) => line.trim())
     .filter(Boolean)
-    .map((line) => {
+    .map((line): EditedOption => {
       const bar = line.indexOf("|");
       if (bar < 0) return line;
       const value = line.slice(0, bar).trim();
-      const label = line.slice(bar + 1).trim();
-      return label && value ? { value, label } : value || label;
+      let label = line.slice(bar + 1).trim();
+      let weight: number | undefined;
+      const lastBar = label.lastIndexOf("|");
+      const weightText = lastBar >= 0 ? WEIGHT.exec(label.slice(lastBar + 1)) : null;
+      if (weightText) {
+        weight = Number(weightText[1]!.replace(",", "."));
+        label = label.slice(0, lastBar).trim();
+      }
+      if (!value) return label;
+      if (weight !== undefined) return { value, label: label || value, weight };
+      return label ? { value, label } : value;
     })
     .filter((option) => option !== "");
+}
+
+export type Band = { min: number; max: number; label: string };
+
+/** The next band of a score: from one above the last band's max, five wide. */
+export function nextBand(bands: readonly Band[]): Band {
+  const last = bands[bands.length - 1];
+  const min = last ? last.max + 1 : 0;
+  return { min, max: min + 4, label: "" };
 }
 
 /**

@@ -28,6 +28,7 @@ export function rendererLabels(t: PatientDictionary, locale: string): FormRender
     selectPlaceholder: f.selectPlaceholder,
     errorSummaryTitle: f.errorSummaryTitle,
     characterCount: f.characterCount,
+    score: f.score,
     problem: (problem: FieldProblem, field: FormField) => {
       // A pattern's own explanation (the template's help text) says more than "wrong format".
       if (problem.code === "pattern" && field.helpText) return `${f.problems.pattern} ${field.helpText}`;
