@@ -51,6 +51,12 @@ export function DocumentsPage() {
   const [searchText, setSearchText] = useSearchText(values.q, (q) => apply({ ...values, q }));
 
   const filtered = Boolean(values.q || availability);
+  // Offered twice: in the header, and in the empty list's call to action.
+  const addDocument = mayAdd ? (
+    <Link className="cs-button cs-button--primary" href="/documents/new">
+      {d.addDocument}
+    </Link>
+  ) : null;
   const columns: TableColumn<DocumentListItem>[] = [
     {
       key: "name",
@@ -90,17 +96,7 @@ export function DocumentsPage() {
 
   return (
     <>
-      <PageHeader
-        title={d.pageTitle}
-        description={d.description}
-        actions={
-          mayAdd ? (
-            <Link className="cs-button cs-button--primary" href="/documents/new">
-              {d.addDocument}
-            </Link>
-          ) : null
-        }
-      />
+      <PageHeader title={d.pageTitle} description={d.description} actions={addDocument} />
       <ListCard
         toolbar={
           <div className={styles.toolbar} role="search" aria-label={d.search}>
@@ -135,13 +131,7 @@ export function DocumentsPage() {
               level={3}
               title={d.empty}
               description={d.emptyBody}
-              action={
-                mayAdd ? (
-                  <Link className="cs-button cs-button--primary" href="/documents/new">
-                    {d.addDocument}
-                  </Link>
-                ) : undefined
-              }
+              action={addDocument ?? undefined}
             />
           )
         }
