@@ -1,7 +1,7 @@
 "use client";
 
 import { Button, Card, EmptyState, SelectField, TextField, type IconName } from "@clinsign/ui";
-import type { FormEvent, ReactNode } from "react";
+import type { ChangeEventHandler, ComponentProps, FormEvent, ReactNode } from "react";
 import styles from "./lists.module.css";
 
 /** The filter form's buttons: apply, and reset while a filter is set. */
@@ -41,7 +41,7 @@ export function TemplateSelect({
   label: string;
   allLabel: string;
   value: string;
-  onChange(value: string): void;
+  onChange: ChangeEventHandler<HTMLSelectElement>;
   templates: ReadonlyArray<{ identifier: string; title: string }>;
 }) {
   return (
@@ -50,7 +50,7 @@ export function TemplateSelect({
       label={label}
       placeholder={allLabel}
       value={value}
-      onChange={(e) => onChange(e.target.value)}
+      onChange={onChange}
       options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
       keepUnknownValue
     />
@@ -90,23 +90,19 @@ export function FilterCard({
 
 /**
  * A "created between" filter: two date fields (from, to) editing the filter form's draft; the
- * list turns them into the start of the first day and the end of the last (startOfDay, endOfDay).
+ * list turns them into the start of the first day and the end of the last (createdBetween).
  */
 export function DateRangeFilter({
-  from,
-  to,
-  onChange,
+  form,
   labels,
 }: {
-  from: string;
-  to: string;
-  onChange(key: "from" | "to", value: string): void;
+  form: { field(key: "from" | "to"): Pick<ComponentProps<typeof TextField>, "value" | "onChange"> };
   labels: { from: string; to: string };
 }) {
   return (
     <>
-      <TextField label={labels.from} type="date" value={from} onChange={(e) => onChange("from", e.target.value)} />
-      <TextField label={labels.to} type="date" value={to} onChange={(e) => onChange("to", e.target.value)} />
+      <TextField label={labels.from} type="date" {...form.field("from")} />
+      <TextField label={labels.to} type="date" {...form.field("to")} />
     </>
   );
 }
