@@ -112,17 +112,46 @@ export function ListEmpty({
   icon,
   filtered,
   texts,
+  action,
 }: {
   icon: IconName;
   filtered: boolean;
-  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody: string };
+  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody?: string };
+  /** Offered only when there is nothing at all (e.g. "Add document"): a filter is no reason to add. */
+  action?: ReactNode;
+}) {
+  return filtered ? (
+    <EmptyState icon={icon} level={3} title={texts.emptyFilteredTitle} description={texts.emptyFilteredBody} />
+  ) : (
+    <EmptyState icon={icon} level={3} title={texts.emptyTitle} description={texts.emptyBody} action={action} />
+  );
+}
+
+/**
+ * A list card's toolbar: a search box (its text follows useSearchText) and one select filter.
+ * `landmark` names the toolbar as a search region where the page has no other.
+ */
+export function SearchToolbar({
+  className,
+  landmark,
+  search,
+  select,
+}: {
+  className?: string;
+  landmark?: string;
+  search: { label: string; text: string; onChange(text: string): void; maxLength?: number };
+  select: ComponentProps<typeof SelectField>;
 }) {
   return (
-    <EmptyState
-      icon={icon}
-      level={3}
-      title={filtered ? texts.emptyFilteredTitle : texts.emptyTitle}
-      description={filtered ? texts.emptyFilteredBody : texts.emptyBody}
-    />
+    <div className={className} role={landmark ? "search" : undefined} aria-label={landmark}>
+      <TextField
+        label={search.label}
+        type="search"
+        value={search.text}
+        maxLength={search.maxLength}
+        onChange={(event) => search.onChange(event.target.value)}
+      />
+      <SelectField {...select} />
+    </div>
   );
 }
