@@ -4,11 +4,12 @@ import { Button, Notice, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { LanguageSwitch } from "../../components/LanguageSwitch";
+import { Logo } from "../../components/Logo";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { AuthShell } from "./AuthShell";
 import styles from "./LoginForm.module.css";
 
 /** Accepting an invitation: the invite's organization, role and address, then name and password. */
@@ -19,15 +20,26 @@ export function AcceptInvite() {
   useEffect(() => setToken(window.location.hash.slice(1)), []);
 
   return (
-    <AuthShell>
-      {token === null ? (
-        <Checking />
-      ) : token === "" ? (
-        <Invalid title={t.invite.missingTitle} body={t.invite.missingBody} />
-      ) : (
-        <InviteForm token={token} />
-      )}
-    </AuthShell>
+    <div className={styles.page}>
+      <div className={styles.topBar}>
+        <LanguageSwitch />
+      </div>
+      <main className={styles.main}>
+        <div className={styles.card}>
+          <div className={styles.brand}>
+            <Logo name={t.common.productName} size="large" />
+            <p className={styles.tagline}>{t.common.productTagline}</p>
+          </div>
+          {token === null ? (
+            <Checking />
+          ) : token === "" ? (
+            <Invalid title={t.invite.missingTitle} body={t.invite.missingBody} />
+          ) : (
+            <InviteForm token={token} />
+          )}
+        </div>
+      </main>
+    </div>
   );
 }
 

@@ -1,16 +1,17 @@
 "use client";
 
-import { Button, Icon, Notice, TextField } from "@clinsign/ui";
+import { Button, cx, Icon, Notice, TextField } from "@clinsign/ui";
 import type { LoginResult, SsoErrorCode } from "@clinsign/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { LanguageSwitch } from "../../components/LanguageSwitch";
+import { Logo } from "../../components/Logo";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, retryAfterMinutes, translateValidationMessage } from "../../trpc/errors";
 import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
-import { AuthShell } from "./AuthShell";
 import { EnrollStep } from "./EnrollStep";
 import { SecondFactorStep } from "./SecondFactorStep";
 import { SignInAlert } from "./SignInAlert";
@@ -147,79 +148,91 @@ export function LoginForm({
   const busy = login.isPending || (login.isSuccess && stage.step === "password") || entering;
 
   return (
-    <AuthShell wide={stage.step === "enroll"} footer={<p className={styles.footer}>{t.login.footer}</p>}>
-      {stage.step === "second_factor" ? (
-        <SecondFactorStep methods={stage.methods} onSignedIn={enter} onRestart={restart} />
-      ) : stage.step === "enroll" ? (
-        <EnrollStep onSignedIn={enter} onRestart={restart} />
-      ) : (
-        <>
-          <div className={styles.heading}>
-            <h1>{t.login.title}</h1>
-            <p className={styles.subtitle}>{t.login.subtitle}</p>
+    <div className={styles.page}>
+      <div className={styles.topBar}>
+        <LanguageSwitch />
+      </div>
+      <main className={styles.main}>
+        <div className={cx(styles.card, stage.step === "enroll" && styles.cardWide)}>
+          <div className={styles.brand}>
+            <Logo name={t.common.productName} size="large" />
+            <p className={styles.tagline}>{t.common.productTagline}</p>
           </div>
+          {stage.step === "second_factor" ? (
+            <SecondFactorStep methods={stage.methods} onSignedIn={enter} onRestart={restart} />
+          ) : stage.step === "enroll" ? (
+            <EnrollStep onSignedIn={enter} onRestart={restart} />
+          ) : (
+            <>
+              <div className={styles.heading}>
+                <h1>{t.login.title}</h1>
+                <p className={styles.subtitle}>{t.login.subtitle}</p>
+              </div>
 
-          {ssoError && !formError ? (
-            <Notice tone="danger" role="alert">
-              <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
-            </Notice>
-          ) : null}
-          {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
-          {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-          <SignInAlert message={formError} />
+              {ssoError && !formError ? (
+                <Notice tone="danger" role="alert">
+                  <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
+                </Notice>
+              ) : null}
+              {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
+              {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
+              <SignInAlert message={formError} />
 
-          {sso ? (
-            <div className={styles.sso}>
-              <a
-                className="cs-button cs-button--primary cs-button--block"
-                href={ssoStartUrl(sso.organizationId, email)}
-              >
-                {format(t.login.ssoButton, { provider: sso.displayName })}
-              </a>
-              <p className={styles.divider}>
-                <span>{t.login.orPassword}</span>
-              </p>
-            </div>
-          ) : null}
+              {sso ? (
+                <div className={styles.sso}>
+                  <a
+                    className="cs-button cs-button--primary cs-button--block"
+                    href={ssoStartUrl(sso.organizationId, email)}
+                  >
+                    {format(t.login.ssoButton, { provider: sso.displayName })}
+                  </a>
+                  <p className={styles.divider}>
+                    <span>{t.login.orPassword}</span>
+                  </p>
+                </div>
+              ) : null}
 
-          {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
-          <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
-            <TextField
-              ref={emailRef}
-              label={t.login.email}
-              name="email"
-              type="email"
-              inputMode="email"
-              autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
-              required
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-              error={fieldErrors.email}
-            />
-            <TextField
-              ref={passwordRef}
-              label={t.login.password}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-              error={fieldErrors.password}
-            />
-            <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
-              {t.login.submit}
-            </Button>
-          </form>
-          <div className={styles.divider}>{t.login.or}</div>
-          <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
-            {t.login.passkeySignIn}
-          </Button>
-        </>
-      )}
-    </AuthShell>
+              {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
+              <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
+                <TextField
+                  ref={emailRef}
+                  label={t.login.email}
+                  name="email"
+                  type="email"
+                  inputMode="email"
+                  autoComplete="username"
+                  autoCapitalize="none"
+                  spellCheck={false}
+                  required
+                  value={email}
+                  onChange={(event) => setEmail(event.currentTarget.value)}
+                  error={fieldErrors.email}
+                />
+                <TextField
+                  ref={passwordRef}
+                  label={t.login.password}
+                  name="password"
+                  type="password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onChange={(event) => setPassword(event.currentTarget.value)}
+                  error={fieldErrors.password}
+                />
+                <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
+                  {t.login.submit}
+                </Button>
+              </form>
+              <div className={styles.divider}>{t.login.or}</div>
+              <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
+                {t.login.passkeySignIn}
+              </Button>
+            </>
+          )}
+        </div>
+        <p className={styles.footer}>{t.login.footer}</p>
+      </main>
+    </div>
   );
 }
 
