@@ -1,7 +1,7 @@
 "use client";
 
 import { Button, Card, EmptyState, SelectField, TextField, type IconName } from "@clinsign/ui";
-import type { ChangeEventHandler, ComponentProps, FormEvent, ReactNode } from "react";
+import type { ComponentProps, FormEvent, ReactNode } from "react";
 import styles from "./lists.module.css";
 
 /** The filter form's buttons: apply, and reset while a filter is set. */
@@ -30,27 +30,17 @@ export function FilterActions({
 
 /** A form filter: every template by title; a template named in the URL but not (or no longer) listed stays selectable. */
 export function TemplateSelect({
-  id,
-  label,
   allLabel,
-  value,
-  onChange,
   templates,
-}: {
-  id: string;
-  label: string;
+  ...select
+}: Omit<ComponentProps<typeof SelectField>, "placeholder" | "options" | "keepUnknownValue"> & {
   allLabel: string;
-  value: string;
-  onChange: ChangeEventHandler<HTMLSelectElement>;
   templates: ReadonlyArray<{ identifier: string; title: string }>;
 }) {
   return (
     <SelectField
-      id={id}
-      label={label}
+      {...select}
       placeholder={allLabel}
-      value={value}
-      onChange={onChange}
       options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
       keepUnknownValue
     />
