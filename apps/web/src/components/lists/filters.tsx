@@ -1,7 +1,7 @@
 "use client";
 
 import { Button, Card, EmptyState, SelectField, TextField, type IconName } from "@clinsign/ui";
-import type { FormEvent, ReactNode } from "react";
+import type { ComponentProps, FormEvent, ReactNode } from "react";
 import styles from "./lists.module.css";
 
 /** The filter form's buttons: apply, and reset while a filter is set. */
@@ -30,27 +30,17 @@ export function FilterActions({
 
 /** A form filter: every template by title; a template named in the URL but not (or no longer) listed stays selectable. */
 export function TemplateSelect({
-  id,
-  label,
   allLabel,
-  value,
-  onChange,
   templates,
-}: {
-  id: string;
-  label: string;
+  ...select
+}: Omit<ComponentProps<typeof SelectField>, "placeholder" | "options" | "keepUnknownValue"> & {
   allLabel: string;
-  value: string;
-  onChange(value: string): void;
   templates: ReadonlyArray<{ identifier: string; title: string }>;
 }) {
   return (
     <SelectField
-      id={id}
-      label={label}
+      {...select}
       placeholder={allLabel}
-      value={value}
-      onChange={(e) => onChange(e.target.value)}
       options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
       keepUnknownValue
     />
@@ -90,23 +80,19 @@ export function FilterCard({
 
 /**
  * A "created between" filter: two date fields (from, to) editing the filter form's draft; the
- * list turns them into the start of the first day and the end of the last (startOfDay, endOfDay).
+ * list turns them into the start of the first day and the end of the last (createdBetween).
  */
 export function DateRangeFilter({
-  from,
-  to,
-  onChange,
+  form,
   labels,
 }: {
-  from: string;
-  to: string;
-  onChange(key: "from" | "to", value: string): void;
+  form: { field(key: "from" | "to"): Pick<ComponentProps<typeof TextField>, "value" | "onChange"> };
   labels: { from: string; to: string };
 }) {
   return (
     <>
-      <TextField label={labels.from} type="date" value={from} onChange={(e) => onChange("from", e.target.value)} />
-      <TextField label={labels.to} type="date" value={to} onChange={(e) => onChange("to", e.target.value)} />
+      <TextField label={labels.from} type="date" {...form.field("from")} />
+      <TextField label={labels.to} type="date" {...form.field("to")} />
     </>
   );
 }
@@ -116,17 +102,46 @@ export function ListEmpty({
   icon,
   filtered,
   texts,
+  action,
 }: {
   icon: IconName;
   filtered: boolean;
-  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody: string };
+  texts: { emptyTitle: string; emptyBody: string; emptyFilteredTitle: string; emptyFilteredBody?: string };
+  /** Offered only when there is nothing at all (e.g. "Add document"): a filter is no reason to add. */
+  action?: ReactNode;
+}) {
+  return filtered ? (
+    <EmptyState icon={icon} level={3} title={texts.emptyFilteredTitle} description={texts.emptyFilteredBody} />
+  ) : (
+    <EmptyState icon={icon} level={3} title={texts.emptyTitle} description={texts.emptyBody} action={action} />
+  );
+}
+
+/**
+ * A list card's toolbar: a search box (its text follows useSearchText) and one select filter.
+ * `landmark` names the toolbar as a search region where the page has no other.
+ */
+export function SearchToolbar({
+  className,
+  landmark,
+  search,
+  select,
+}: {
+  className?: string;
+  landmark?: string;
+  search: { label: string; text: string; onChange(text: string): void; maxLength?: number };
+  select: ComponentProps<typeof SelectField>;
 }) {
   return (
-    <EmptyState
-      icon={icon}
-      level={3}
-      title={filtered ? texts.emptyFilteredTitle : texts.emptyTitle}
-      description={filtered ? texts.emptyFilteredBody : texts.emptyBody}
-    />
+    <div className={className} role={landmark ? "search" : undefined} aria-label={landmark}>
+      <TextField
+        label={search.label}
+        type="search"
+        value={search.text}
+        maxLength={search.maxLength}
+        onChange={(event) => search.onChange(event.target.value)}
+      />
+      <SelectField {...select} />
+    </div>
   );
 }

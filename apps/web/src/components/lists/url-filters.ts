@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from "react";
 
 /**
  * A list's filters live in the URL: a filtered list can be shared, reloaded, and the back button
@@ -38,11 +38,17 @@ export function useFilterForm<Key extends string>(keys: readonly Key[]) {
     setAppliedKey(JSON.stringify(values));
     setDraft(values);
   }
+  const set = (key: Key, value: string) => setDraft((current) => ({ ...current, [key]: value }));
   return {
     values,
     apply,
     draft,
-    set: (key: Key, value: string) => setDraft((current) => ({ ...current, [key]: value })),
+    set,
+    /** A text or select field's value and change handler, bound to the draft's `key`. */
+    field: (key: Key) => ({
+      value: draft[key],
+      onChange: (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(key, event.target.value),
+    }),
     filtered: Object.values(values).some(Boolean),
     submit(event: FormEvent) {
       event.preventDefault();
@@ -65,6 +71,11 @@ export function endOfDay(day: string): string | undefined {
   const date = new Date(`${day}T00:00:00`);
   date.setDate(date.getDate() + 1);
   return date.toISOString();
+}
+
+/** A "created between" filter's days (from, to: YYYY-MM-DD) as a list query's bounds. */
+export function createdBetween({ from, to }: { from: string; to: string }) {
+  return { createdFrom: startOfDay(from), createdTo: endOfDay(to) };
 }
 
 /**

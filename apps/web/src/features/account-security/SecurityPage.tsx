@@ -11,6 +11,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
+import { ConfirmInline } from "./ConfirmInline";
 import { RecoveryCodes } from "./RecoveryCodes";
 import { TotpSetup } from "./TotpSetup";
 import { createPasskey, passkeyProblem } from "./webauthn";
@@ -140,26 +141,16 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
             <Icon name="check" />
             {format(t.security.totpOn, { date: formatDateTime(security.totp.createdAt, locale) })}
           </span>
-          {confirmRemove ? (
-            <span className="cs-row">
-              <span>{t.security.totpRemoveConfirm}</span>
-              <Button variant="danger" size="small" busy={remove.isPending} onClick={() => remove.mutate()}>
-                {t.security.totpRemove}
-              </Button>
-              <Button size="small" onClick={() => setConfirmRemove(false)}>
-                {t.common.cancel}
-              </Button>
-            </span>
-          ) : (
-            <Button
-              variant="danger-outline"
-              size="small"
-              icon={<Icon name="trash" />}
-              onClick={() => setConfirmRemove(true)}
-            >
-              {t.security.totpRemove}
-            </Button>
-          )}
+          <ConfirmInline
+            confirming={confirmRemove}
+            onConfirmingChange={setConfirmRemove}
+            question={t.security.totpRemoveConfirm}
+            action={t.security.totpRemove}
+            icon="trash"
+            danger
+            busy={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
         </div>
       ) : (
         <div className={styles.passkey}>
@@ -278,32 +269,17 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
           {format(t.security.passkeyCreated, { date: formatDateTime(passkey.createdAt, locale) })} · {used}
         </div>
       </div>
-      {confirming ? (
-        <span className="cs-row">
-          <span>{format(t.security.passkeyRemoveConfirm, { name: passkey.name })}</span>
-          <Button
-            variant="danger"
-            size="small"
-            busy={remove.isPending}
-            onClick={() => remove.mutate({ id: passkey.id })}
-          >
-            {t.security.passkeyRemove}
-          </Button>
-          <Button size="small" onClick={() => setConfirming(false)}>
-            {t.common.cancel}
-          </Button>
-        </span>
-      ) : (
-        <Button
-          variant="danger-outline"
-          size="small"
-          icon={<Icon name="trash" />}
-          aria-label={format(t.security.passkeyRemoveLabel, { name: passkey.name })}
-          onClick={() => setConfirming(true)}
-        >
-          {t.security.passkeyRemove}
-        </Button>
-      )}
+      <ConfirmInline
+        confirming={confirming}
+        onConfirmingChange={setConfirming}
+        question={format(t.security.passkeyRemoveConfirm, { name: passkey.name })}
+        action={t.security.passkeyRemove}
+        icon="trash"
+        danger
+        ariaLabel={format(t.security.passkeyRemoveLabel, { name: passkey.name })}
+        busy={remove.isPending}
+        onConfirm={() => remove.mutate({ id: passkey.id })}
+      />
     </li>
   );
 }
@@ -337,21 +313,15 @@ function RecoveryCard({
       {hasFactor ? (
         <div className={styles.passkey}>
           <span>{format(t.security.recoveryLeft, { count: security.recoveryCodesLeft })}</span>
-          {confirming ? (
-            <span className="cs-row">
-              <span>{t.security.recoveryRegenerateConfirm}</span>
-              <Button variant="primary" size="small" busy={regenerate.isPending} onClick={() => regenerate.mutate()}>
-                {t.security.recoveryRegenerate}
-              </Button>
-              <Button size="small" onClick={() => setConfirming(false)}>
-                {t.common.cancel}
-              </Button>
-            </span>
-          ) : (
-            <Button size="small" icon={<Icon name="refresh" />} onClick={() => setConfirming(true)}>
-              {t.security.recoveryRegenerate}
-            </Button>
-          )}
+          <ConfirmInline
+            confirming={confirming}
+            onConfirmingChange={setConfirming}
+            question={t.security.recoveryRegenerateConfirm}
+            action={t.security.recoveryRegenerate}
+            icon="refresh"
+            busy={regenerate.isPending}
+            onConfirm={() => regenerate.mutate()}
+          />
         </div>
       ) : (
         <p className={styles.muted}>{t.security.recoveryNone}</p>

@@ -19,12 +19,11 @@ import {
   type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { DownloadButton } from "../../components/DownloadButton";
 import { ListBody } from "../../components/lists/ListCard";
-import lists from "../../components/lists/lists.module.css";
-import { endOfDay, startOfDay, useUrlFilters } from "../../components/lists/url-filters";
+import { DateRangeFilter, FilterCard } from "../../components/lists/filters";
+import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -112,31 +111,20 @@ export function AuditLogPage() {
   const a = t.auditLogPage;
   const trpc = useTRPC();
   const me = useSession();
-  const { values, apply } = useUrlFilters(FILTER_KEYS);
-  const [draft, setDraft] = useState(values);
-  const [appliedKey, setAppliedKey] = useState(JSON.stringify(values));
-  if (JSON.stringify(values) !== appliedKey) {
-    setAppliedKey(JSON.stringify(values));
-    setDraft(values);
-  }
+  const form = useFilterForm(FILTER_KEYS);
+  const { values } = form;
 
   const filter = {
     action: values.action || undefined,
     templateIdentifier: values.template || undefined,
     actorType: actorTypeOf(values.actor),
-    createdFrom: startOfDay(values.from),
-    createdTo: endOfDay(values.to),
+    ...createdBetween(values),
   };
   const list = useStaffList(
     useInfiniteQuery(trpc.audit.entries.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
   const verify = useMutation(trpc.audit.verify.mutationOptions());
   const exportHref = `/staff/audit-log/export?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"))}`;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    apply(draft);
-  }
 
   const columns: TableColumn<AuditListItem>[] = [
     {
@@ -241,53 +229,24 @@ export function AuditLogPage() {
           </div>
           {!canAdminister(me) ? <p className="cs-hint">{a.exportAdminOnly}</p> : null}
         </Card>
-        <Card title={a.filtersTitle}>
-          <form className={lists.filters} onSubmit={submit} role="search" aria-label={a.filtersTitle}>
-            <TextField
-              label={a.action}
-              placeholder={a.actionPlaceholder}
-              value={draft.action}
-              onChange={(e) => setDraft({ ...draft, action: e.target.value })}
-              maxLength={100}
-            />
-            <TextField
-              label={a.template}
-              value={draft.template}
-              onChange={(e) => setDraft({ ...draft, template: e.target.value })}
-              maxLength={200}
-            />
-            <SelectField
-              id="filter-actor"
-              label={a.actorType}
-              placeholder={a.allActors}
-              options={auditActorTypes.map((type) => ({ value: type, label: actorLabel(type, a) }))}
-              value={draft.actor}
-              onChange={(e) => setDraft({ ...draft, actor: e.target.value })}
-            />
-            <TextField
-              label={a.from}
-              type="date"
-              value={draft.from}
-              onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-            />
-            <TextField
-              label={a.to}
-              type="date"
-              value={draft.to}
-              onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-            />
-            <div className={lists.filterActions}>
-              <Button type="submit" variant="primary">
-                {a.apply}
-              </Button>
-              {Object.values(values).some(Boolean) ? (
-                <Button type="button" onClick={() => apply({})}>
-                  {a.reset}
-                </Button>
-              ) : null}
-            </div>
-          </form>
-        </Card>
+        <FilterCard
+          title={a.filtersTitle}
+          onSubmit={form.submit}
+          filtered={form.filtered}
+          onReset={() => form.apply({})}
+          labels={a}
+        >
+          <TextField label={a.action} placeholder={a.actionPlaceholder} {...form.field("action")} maxLength={100} />
+          <TextField label={a.template} {...form.field("template")} maxLength={200} />
+          <SelectField
+            id="filter-actor"
+            label={a.actorType}
+            placeholder={a.allActors}
+            options={auditActorTypes.map((type) => ({ value: type, label: actorLabel(type, a) }))}
+            {...form.field("actor")}
+          />
+          <DateRangeFilter form={form} labels={a} />
+        </FilterCard>
         <Card title={a.listCaption} flush>
           {body}
         </Card>

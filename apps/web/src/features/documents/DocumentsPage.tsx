@@ -1,19 +1,11 @@
 "use client";
 
 import type { DocumentListItem } from "@clinsign/contracts";
-import {
-  Badge,
-  EmptyState,
-  keysetPaging,
-  SelectField,
-  TextField,
-  useStaffList,
-  type BadgeTone,
-  type TableColumn,
-} from "@clinsign/ui";
+import { Badge, keysetPaging, useStaffList, type BadgeTone, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCan } from "../../components/admin-shell/SessionContext";
+import { ListEmpty, SearchToolbar } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -51,6 +43,12 @@ export function DocumentsPage() {
   const [searchText, setSearchText] = useSearchText(values.q, (q) => apply({ ...values, q }));
 
   const filtered = Boolean(values.q || availability);
+  // Offered twice: in the header, and in the empty list's call to action.
+  const addDocument = mayAdd ? (
+    <Link className="cs-button cs-button--primary" href="/documents/new">
+      {d.addDocument}
+    </Link>
+  ) : null;
   const columns: TableColumn<DocumentListItem>[] = [
     {
       key: "name",
@@ -90,36 +88,22 @@ export function DocumentsPage() {
 
   return (
     <>
-      <PageHeader
-        title={d.pageTitle}
-        description={d.description}
-        actions={
-          mayAdd ? (
-            <Link className="cs-button cs-button--primary" href="/documents/new">
-              {d.addDocument}
-            </Link>
-          ) : null
-        }
-      />
+      <PageHeader title={d.pageTitle} description={d.description} actions={addDocument} />
       <ListCard
         toolbar={
-          <div className={styles.toolbar} role="search" aria-label={d.search}>
-            <TextField
-              label={d.search}
-              type="search"
-              value={searchText}
-              maxLength={200}
-              onChange={(event) => setSearchText(event.target.value)}
-            />
-            <SelectField
-              id="document-availability-filter"
-              label={d.availabilityFilter}
-              placeholder={d.allAvailabilities}
-              options={AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a] }))}
-              value={availability ?? ""}
-              onChange={(event) => apply({ ...values, q: searchText, availability: event.target.value })}
-            />
-          </div>
+          <SearchToolbar
+            className={styles.toolbar}
+            landmark={d.search}
+            search={{ label: d.search, text: searchText, onChange: setSearchText, maxLength: 200 }}
+            select={{
+              id: "document-availability-filter",
+              label: d.availabilityFilter,
+              placeholder: d.allAvailabilities,
+              options: AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a] })),
+              value: availability ?? "",
+              onChange: (event) => apply({ ...values, q: searchText, availability: event.target.value }),
+            }}
+          />
         }
         list={list}
         caption={d.listCaption}
@@ -127,23 +111,12 @@ export function DocumentsPage() {
         rowKey={(item) => item.id}
         labels={{ shown: d.shown, loadMore: d.loadMore }}
         empty={
-          filtered ? (
-            <EmptyState icon="document" level={3} title={d.noMatches} />
-          ) : (
-            <EmptyState
-              icon="document"
-              level={3}
-              title={d.empty}
-              description={d.emptyBody}
-              action={
-                mayAdd ? (
-                  <Link className="cs-button cs-button--primary" href="/documents/new">
-                    {d.addDocument}
-                  </Link>
-                ) : undefined
-              }
-            />
-          )
+          <ListEmpty
+            icon="document"
+            filtered={filtered}
+            texts={{ emptyTitle: d.empty, emptyBody: d.emptyBody, emptyFilteredTitle: d.noMatches }}
+            action={addDocument}
+          />
         }
       />
     </>

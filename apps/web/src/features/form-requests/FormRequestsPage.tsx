@@ -3,10 +3,10 @@
 import { formRequestStates, type FormRequestListItem, type FormRequestState } from "@clinsign/contracts";
 import { Badge, Card, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
-import { ListCard } from "../../components/lists/ListCard";
+import { DateRangeFilter, TemplateSelect } from "../../components/lists/filters";
+import { FilteredList } from "../../components/lists/FilteredList";
 import lists from "../../components/lists/lists.module.css";
-import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -30,13 +30,13 @@ export function FormRequestsPage() {
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const can = useCan();
-  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const form = useFilterForm(FILTER_KEYS);
+  const { values } = form;
   const filter = {
     state: formRequestStates.find((state) => state === values.state) as FormRequestState | undefined,
     templateIdentifier: values.template || undefined,
     rnummer: values.rnummer || undefined,
-    createdFrom: startOfDay(values.from),
-    createdTo: endOfDay(values.to),
+    ...createdBetween(values),
   };
   const templates = useTemplateOptions() ?? [];
   const list = useStaffList(
@@ -78,38 +78,32 @@ export function FormRequestsPage() {
             <SendRequestForm />
           </Card>
         ) : null}
-        <FilterCard title={f.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={f}>
-          <SelectField
-            id="filter-state"
-            label={f.state}
-            placeholder={f.allStates}
-            options={formRequestStates.map((state) => ({ value: state, label: stateLabel(state, f) }))}
-            value={draft.state}
-            onChange={(e) => set("state", e.target.value)}
-          />
-          <TemplateSelect
-            id="filter-template"
-            label={f.template}
-            allLabel={f.allTemplates}
-            value={draft.template}
-            onChange={(value) => set("template", value)}
-            templates={templates}
-          />
-          <TextField
-            label={f.rnummer}
-            value={draft.rnummer}
-            onChange={(e) => set("rnummer", e.target.value)}
-            maxLength={64}
-          />
-          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: f.fromDate, to: f.toDate }} />
-        </FilterCard>
-        <ListCard
-          title={f.listCaption}
+        <FilteredList
+          form={form}
+          texts={f}
           list={list}
           columns={columns}
-          rowKey={(row) => row.id}
-          labels={f}
-          empty={<ListEmpty icon="send" filtered={filtered} texts={f} />}
+          emptyIcon="send"
+          filters={
+            <>
+              <SelectField
+                id="filter-state"
+                label={f.state}
+                placeholder={f.allStates}
+                options={formRequestStates.map((state) => ({ value: state, label: stateLabel(state, f) }))}
+                {...form.field("state")}
+              />
+              <TemplateSelect
+                id="filter-template"
+                label={f.template}
+                allLabel={f.allTemplates}
+                {...form.field("template")}
+                templates={templates}
+              />
+              <TextField label={f.rnummer} {...form.field("rnummer")} maxLength={64} />
+              <DateRangeFilter form={form} labels={{ from: f.fromDate, to: f.toDate }} />
+            </>
+          }
         />
         <Outbox />
       </div>

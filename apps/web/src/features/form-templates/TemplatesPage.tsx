@@ -6,10 +6,8 @@ import {
   Button,
   Card,
   Dialog,
-  EmptyState,
   keysetPaging,
   Notice,
-  SelectField,
   TextField,
   useStaffList,
   type BadgeTone,
@@ -18,6 +16,7 @@ import {
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { ListEmpty, SearchToolbar } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
@@ -203,22 +202,18 @@ export function TemplatesPage() {
         {can("templates.create") ? <LibraryCard /> : null}
         <ListCard
           toolbar={
-            <div className={styles.toolbar}>
-              <TextField
-                label={f.search}
-                type="search"
-                value={searchText}
-                onChange={(event) => setSearchText(event.target.value)}
-              />
-              <SelectField
-                id="template-status-filter"
-                label={f.statusFilter}
-                placeholder={f.allStatuses}
-                options={STATUSES.map((s) => ({ value: s, label: statusLabel(s, t) }))}
-                value={status ?? ""}
-                onChange={(event) => setFilter("status", event.target.value || null)}
-              />
-            </div>
+            <SearchToolbar
+              className={styles.toolbar}
+              search={{ label: f.search, text: searchText, onChange: setSearchText }}
+              select={{
+                id: "template-status-filter",
+                label: f.statusFilter,
+                placeholder: f.allStatuses,
+                options: STATUSES.map((s) => ({ value: s, label: statusLabel(s, t) })),
+                value: status ?? "",
+                onChange: (event) => setFilter("status", event.target.value || null),
+              }}
+            />
           }
           list={list}
           caption={f.pageTitle}
@@ -226,11 +221,11 @@ export function TemplatesPage() {
           rowKey={(item) => item.identifier}
           labels={{ shown: f.shown, loadMore: f.loadMore }}
           empty={
-            filtered ? (
-              <EmptyState icon="template" level={3} title={f.noMatches} />
-            ) : (
-              <EmptyState icon="template" level={3} title={f.empty} description={f.emptyBody} />
-            )
+            <ListEmpty
+              icon="template"
+              filtered={filtered}
+              texts={{ emptyTitle: f.empty, emptyBody: f.emptyBody, emptyFilteredTitle: f.noMatches }}
+            />
           }
         />
       </div>

@@ -9,10 +9,10 @@ import {
 import { Badge, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { DateRangeFilter, FilterCard, ListEmpty } from "../../components/lists/filters";
-import { ListCard } from "../../components/lists/ListCard";
+import { DateRangeFilter } from "../../components/lists/filters";
+import { FilteredList } from "../../components/lists/FilteredList";
 import lists from "../../components/lists/lists.module.css";
-import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -34,7 +34,8 @@ export function SignatureRequestsPage() {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
-  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const form = useFilterForm(FILTER_KEYS);
+  const { values } = form;
   const filter = {
     status: signatureRequestStates.find((state) => state === values.status) as SignatureRequestState | undefined,
     visibility: visibilities.find((v) => v === values.visibility),
@@ -42,8 +43,7 @@ export function SignatureRequestsPage() {
     // A document id mistyped into the URL would be a 400 for the whole list: it is left out.
     documentId: UUID.test(values.document) ? values.document : undefined,
     institutionId: values.institution.trim() || undefined,
-    createdFrom: startOfDay(values.from),
-    createdTo: endOfDay(values.to),
+    ...createdBetween(values),
   };
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
   const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
@@ -103,64 +103,55 @@ export function SignatureRequestsPage() {
     <>
       <PageHeader title={s.pageTitle} description={s.description} actions={<NewRequestDialog />} />
       <div className="cs-stack cs-stack--lg">
-        <FilterCard title={s.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={s}>
-          <SelectField
-            id="filter-status"
-            label={s.status}
-            placeholder={s.allStatuses}
-            options={signatureRequestStates.map((state) => ({ value: state, label: statusLabel(state, s) }))}
-            value={draft.status}
-            onChange={(e) => set("status", e.target.value)}
-          />
-          <SelectField
-            id="filter-visibility"
-            label={s.visibility}
-            placeholder={s.allVisibilities}
-            options={[
-              { value: "active", label: s.visibilityActive },
-              { value: "draft", label: s.visibilityDraft },
-            ]}
-            value={draft.visibility}
-            onChange={(e) => set("visibility", e.target.value)}
-          />
-          <TextField
-            label={s.patientId}
-            value={draft.patient}
-            onChange={(e) => set("patient", e.target.value)}
-            maxLength={200}
-            autoComplete="off"
-          />
-          <SelectField
-            id="filter-document"
-            label={s.document}
-            placeholder={s.allDocuments}
-            options={(documents.data ?? []).map((doc) => ({ value: doc.id, label: doc.title || doc.name }))}
-            keepUnknownValue
-            value={draft.document}
-            onChange={(e) => set("document", e.target.value)}
-          />
-          <TextField
-            label={s.institutionId}
-            value={draft.institution}
-            onChange={(e) => set("institution", e.target.value)}
-            maxLength={200}
-            autoComplete="off"
-            list="filter-institutions"
-          />
-          <datalist id="filter-institutions">
-            {(institutions.data?.items ?? []).map((item) => (
-              <option key={item.institutionId} value={item.institutionId} />
-            ))}
-          </datalist>
-          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.fromDate, to: s.toDate }} />
-        </FilterCard>
-        <ListCard
-          title={s.listCaption}
+        <FilteredList
+          form={form}
+          texts={s}
           list={list}
           columns={columns}
-          rowKey={(row) => row.id}
-          labels={s}
-          empty={<ListEmpty icon="signature" filtered={filtered} texts={s} />}
+          emptyIcon="signature"
+          filters={
+            <>
+              <SelectField
+                id="filter-status"
+                label={s.status}
+                placeholder={s.allStatuses}
+                options={signatureRequestStates.map((state) => ({ value: state, label: statusLabel(state, s) }))}
+                {...form.field("status")}
+              />
+              <SelectField
+                id="filter-visibility"
+                label={s.visibility}
+                placeholder={s.allVisibilities}
+                options={[
+                  { value: "active", label: s.visibilityActive },
+                  { value: "draft", label: s.visibilityDraft },
+                ]}
+                {...form.field("visibility")}
+              />
+              <TextField label={s.patientId} {...form.field("patient")} maxLength={200} autoComplete="off" />
+              <SelectField
+                id="filter-document"
+                label={s.document}
+                placeholder={s.allDocuments}
+                options={(documents.data ?? []).map((doc) => ({ value: doc.id, label: doc.title || doc.name }))}
+                keepUnknownValue
+                {...form.field("document")}
+              />
+              <TextField
+                label={s.institutionId}
+                {...form.field("institution")}
+                maxLength={200}
+                autoComplete="off"
+                list="filter-institutions"
+              />
+              <datalist id="filter-institutions">
+                {(institutions.data?.items ?? []).map((item) => (
+                  <option key={item.institutionId} value={item.institutionId} />
+                ))}
+              </datalist>
+              <DateRangeFilter form={form} labels={{ from: s.fromDate, to: s.toDate }} />
+            </>
+          }
         />
       </div>
     </>

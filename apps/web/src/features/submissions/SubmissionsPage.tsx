@@ -4,10 +4,10 @@ import type { SubmissionListItem } from "@clinsign/contracts";
 import { keysetPaging, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
-import { ListCard } from "../../components/lists/ListCard";
+import { DateRangeFilter, TemplateSelect } from "../../components/lists/filters";
+import { FilteredList } from "../../components/lists/FilteredList";
 import { useTemplateOptions } from "../../components/lists/template-options";
-import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -39,12 +39,12 @@ export function SubmissionsPage() {
   const { t, locale } = useI18n();
   const s = t.submissionsPage;
   const trpc = useTRPC();
-  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const form = useFilterForm(FILTER_KEYS);
+  const { values } = form;
   const filter = {
     templateIdentifier: values.template || undefined,
     rnummer: values.rnummer || undefined,
-    createdFrom: startOfDay(values.from),
-    createdTo: endOfDay(values.to),
+    ...createdBetween(values),
   };
   const templates = useTemplateOptions();
   const list = useStaffList(
@@ -108,37 +108,26 @@ export function SubmissionsPage() {
         }
       />
       <div className="cs-stack cs-stack--lg">
-        <FilterCard
-          title={s.filtersTitle}
-          description={s.exportHint}
-          onSubmit={submit}
-          filtered={filtered}
-          onReset={() => apply({})}
-          labels={s}
-        >
-          <TemplateSelect
-            id="filter-template"
-            label={s.template}
-            allLabel={s.allTemplates}
-            value={draft.template}
-            onChange={(value) => set("template", value)}
-            templates={templates ?? []}
-          />
-          <TextField
-            label={s.rnummer}
-            value={draft.rnummer}
-            onChange={(e) => set("rnummer", e.target.value)}
-            maxLength={64}
-          />
-          <DateRangeFilter from={draft.from} to={draft.to} onChange={set} labels={{ from: s.from, to: s.to }} />
-        </FilterCard>
-        <ListCard
-          title={s.listCaption}
+        <FilteredList
+          form={form}
+          texts={s}
+          filtersDescription={s.exportHint}
           list={list}
           columns={columns}
-          rowKey={(row) => row.id}
-          labels={s}
-          empty={<ListEmpty icon="inbox" filtered={filtered} texts={s} />}
+          emptyIcon="inbox"
+          filters={
+            <>
+              <TemplateSelect
+                id="filter-template"
+                label={s.template}
+                allLabel={s.allTemplates}
+                {...form.field("template")}
+                templates={templates ?? []}
+              />
+              <TextField label={s.rnummer} {...form.field("rnummer")} maxLength={64} />
+              <DateRangeFilter form={form} labels={{ from: s.from, to: s.to }} />
+            </>
+          }
         />
       </div>
     </>

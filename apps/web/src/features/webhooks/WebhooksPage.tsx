@@ -3,10 +3,10 @@
 import type { WebhookAttemptItem } from "@clinsign/contracts";
 import { keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { DateRangeFilter, FilterCard, ListEmpty, TemplateSelect } from "../../components/lists/filters";
-import { ListCard } from "../../components/lists/ListCard";
+import { DateRangeFilter, TemplateSelect } from "../../components/lists/filters";
+import { FilteredList } from "../../components/lists/FilteredList";
 import lists from "../../components/lists/lists.module.css";
-import { endOfDay, startOfDay, useFilterForm } from "../../components/lists/url-filters";
+import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -31,13 +31,13 @@ export function WebhooksPage() {
   const { t, locale } = useI18n();
   const w = t.webhooksPage;
   const trpc = useTRPC();
-  const { values, apply, draft, set, filtered, submit } = useFilterForm(FILTER_KEYS);
+  const form = useFilterForm(FILTER_KEYS);
+  const { values } = form;
   const filter = {
     eventType: values.event || undefined,
     templateIdentifier: values.template || undefined,
     outcome: OUTCOMES.find((outcome) => outcome === values.outcome),
-    createdFrom: startOfDay(values.from),
-    createdTo: endOfDay(values.to),
+    ...createdBetween(values),
   };
   const templates = useTemplateOptions() ?? [];
   const titles = new Map(templates.map((item) => [item.identifier, item.title]));
@@ -89,53 +89,49 @@ export function WebhooksPage() {
           <WebhookSettingsCard />
           <TestEventCard />
         </div>
-        <FilterCard title={w.filtersTitle} onSubmit={submit} filtered={filtered} onReset={() => apply({})} labels={w}>
-          <TextField
-            label={w.eventType}
-            placeholder={w.eventPlaceholder}
-            list="known-events"
-            value={draft.event}
-            onChange={(e) => set("event", e.target.value)}
-            maxLength={100}
-          />
-          <datalist id="known-events">
-            {KNOWN_EVENTS.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-          <TemplateSelect
-            id="filter-template"
-            label={w.template}
-            allLabel={w.allTemplates}
-            value={draft.template}
-            onChange={(value) => set("template", value)}
-            templates={templates}
-          />
-          <SelectField
-            id="filter-outcome"
-            label={w.outcome}
-            placeholder={w.allOutcomes}
-            options={[
-              { value: "delivered", label: w.outcomeDelivered },
-              { value: "failed", label: w.outcomeFailed },
-            ]}
-            value={draft.outcome}
-            onChange={(e) => set("outcome", e.target.value)}
-          />
-          <DateRangeFilter
-            from={draft.from}
-            to={draft.to}
-            onChange={set}
-            labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }}
-          />
-        </FilterCard>
-        <ListCard
-          title={w.listCaption}
+        <FilteredList
+          form={form}
+          texts={w}
           list={list}
           columns={columns}
-          rowKey={(row) => row.id}
-          labels={w}
-          empty={<ListEmpty icon="webhook" filtered={filtered} texts={w} />}
+          emptyIcon="webhook"
+          filters={
+            <>
+              <TextField
+                label={w.eventType}
+                placeholder={w.eventPlaceholder}
+                list="known-events"
+                {...form.field("event")}
+                maxLength={100}
+              />
+              <datalist id="known-events">
+                {KNOWN_EVENTS.map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+              <TemplateSelect
+                id="filter-template"
+                label={w.template}
+                allLabel={w.allTemplates}
+                {...form.field("template")}
+                templates={templates}
+              />
+              <SelectField
+                id="filter-outcome"
+                label={w.outcome}
+                placeholder={w.allOutcomes}
+                options={[
+                  { value: "delivered", label: w.outcomeDelivered },
+                  { value: "failed", label: w.outcomeFailed },
+                ]}
+                {...form.field("outcome")}
+              />
+              <DateRangeFilter
+                form={form}
+                labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }}
+              />
+            </>
+          }
         />
         <VerifyGuide w={w} />
       </div>
