@@ -431,6 +431,10 @@ export const en = {
     signedCopyDaysHint:
       "How many days after signing a patient can still download their signed copy through the signing link.",
     signedCopyDaysInvalid: "Enter a whole number of days from 0 to 3650.",
+    signatureReminderDaysLabel: "Remind unsigned requests after (days)",
+    signatureReminderDaysHint:
+      "The patient gets one SMS reminder when a request is still unsigned after this many days and carries a mobile number; 0 = no reminders. A request can set its own.",
+    signatureReminderDaysInvalid: "Enter a whole number of days from 0 to 90.",
     staffSessionsTitle: "Staff sessions",
     staffSessionsDescription:
       "How long a sign-in to this console lasts. Clinical default: 60 minutes without activity, at most 12 hours (one shift).",
@@ -1064,6 +1068,9 @@ export const en = {
       "signature.seal_failed": "Sealing failed",
       "signature.seal_requeued": "Sealing started again",
       "signature.retimestamped": "Signed PDF re-time-stamped",
+      "signature.reminder_sent": "Reminder sent to the signer",
+      "signature.reminder_not_sent": "Reminder not sent (no channel)",
+      "signature.staff_notified": "Staff notified of an ended request",
       "seal.uploaded": "Organization seal uploaded",
       "seal.removed": "Organization seal removed",
       "signature.session_refused": "Portal session refused",
@@ -1403,6 +1410,12 @@ export const en = {
     eventLinkReplaced: "Link URL changed",
     eventLinkViewed: "Signing link viewed",
     eventWebhookDelivery: "Webhook delivery",
+    eventReminderSent: "Reminder sent",
+    eventReminderNotSent: "Reminder not sent",
+    eventStaffNotified: "Staff notified",
+    channelSms: "SMS",
+    channelEmail: "E-mail",
+    channelNone: "no channel",
     by: "by {actor}",
     actorApiKey: "API token",
     actorSession: "embed session",

@@ -17,8 +17,8 @@ type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFor
 
 /**
  * How the clinic's outputs are written: the language of exports, PDFs and patient texts, the
- * clock their times are on, the country of national phone numbers, and how long a signer can
- * download the signed copy.
+ * clock their times are on, the country of national phone numbers, how long a signer can
+ * download the signed copy, and after how many days an unsigned request's signer is reminded.
  */
 export function OutputSettings({
   form,
@@ -92,6 +92,21 @@ export function OutputSettings({
           disabled={disabled}
           error={errors.signedCopyDays}
           onChange={(event) => change("signedCopyDays", event.currentTarget.value)}
+        />
+        <TextField
+          label={t.signatureReminderDaysLabel}
+          hint={t.signatureReminderDaysHint}
+          name="signatureReminderDays"
+          type="number"
+          inputMode="numeric"
+          min={WHOLE_NUMBER_FIELDS.signatureReminderDays.min}
+          max={WHOLE_NUMBER_FIELDS.signatureReminderDays.max}
+          step={1}
+          className={styles.daysField}
+          value={form.signatureReminderDays}
+          disabled={disabled}
+          error={errors.signatureReminderDays}
+          onChange={(event) => change("signatureReminderDays", event.currentTarget.value)}
         />
       </div>
     </Card>

@@ -32,6 +32,7 @@ const settings: OrganizationSettings = {
   timeZone: "Europe/Berlin",
   phoneCountry: "DE",
   signedCopyDays: 30,
+  signatureReminderDays: 0,
   staffSessionIdleMinutes: 60,
   staffSessionMaxHours: 12,
   updatedAt: "2025-11-21T10:00:00.000Z",
