@@ -3,7 +3,6 @@
 import { Card, SelectField, TextField } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 import {
-  MAX_SIGNED_COPY_DAYS,
   PHONE_COUNTRIES,
   TIME_ZONES,
   WHOLE_NUMBER_FIELDS,
@@ -14,6 +13,43 @@ import {
 import styles from "./settings.module.css";
 
 type Change = <Key extends keyof SettingsFormState>(key: Key, value: SettingsFormState[Key]) => void;
+
+/** One whole-number setting (days, minutes, hours) with the range the API accepts (WHOLE_NUMBER_FIELDS). */
+function WholeNumberSetting({
+  field,
+  label,
+  hint,
+  form,
+  errors,
+  disabled,
+  change,
+}: {
+  field: keyof typeof WHOLE_NUMBER_FIELDS;
+  label: string;
+  hint: string;
+  form: SettingsFormState;
+  errors: SettingsErrors;
+  disabled: boolean;
+  change: Change;
+}) {
+  return (
+    <TextField
+      label={label}
+      hint={hint}
+      name={field}
+      type="number"
+      inputMode="numeric"
+      min={WHOLE_NUMBER_FIELDS[field].min}
+      max={WHOLE_NUMBER_FIELDS[field].max}
+      step={1}
+      className={styles.daysField}
+      value={form[field]}
+      disabled={disabled}
+      error={errors[field]}
+      onChange={(event) => change(field, event.currentTarget.value)}
+    />
+  );
+}
 
 /**
  * How the clinic's outputs are written: the language of exports, PDFs and patient texts, the
@@ -78,35 +114,17 @@ export function OutputSettings({
           onChange={(event) => change("phoneCountry", event.currentTarget.value)}
           options={countries.map(({ code, name }) => ({ value: code, label: `${name} (${code})` }))}
         />
-        <TextField
+        <WholeNumberSetting
+          field="signedCopyDays"
           label={t.signedCopyDaysLabel}
           hint={t.signedCopyDaysHint}
-          name="signedCopyDays"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          max={MAX_SIGNED_COPY_DAYS}
-          step={1}
-          className={styles.daysField}
-          value={form.signedCopyDays}
-          disabled={disabled}
-          error={errors.signedCopyDays}
-          onChange={(event) => change("signedCopyDays", event.currentTarget.value)}
+          {...{ form, errors, disabled, change }}
         />
-        <TextField
+        <WholeNumberSetting
+          field="signatureReminderDays"
           label={t.signatureReminderDaysLabel}
           hint={t.signatureReminderDaysHint}
-          name="signatureReminderDays"
-          type="number"
-          inputMode="numeric"
-          min={WHOLE_NUMBER_FIELDS.signatureReminderDays.min}
-          max={WHOLE_NUMBER_FIELDS.signatureReminderDays.max}
-          step={1}
-          className={styles.daysField}
-          value={form.signatureReminderDays}
-          disabled={disabled}
-          error={errors.signatureReminderDays}
-          onChange={(event) => change("signatureReminderDays", event.currentTarget.value)}
+          {...{ form, errors, disabled, change }}
         />
       </div>
     </Card>
@@ -135,22 +153,7 @@ export function StaffSessionSettings({
     <Card title={t.staffSessionsTitle} description={t.staffSessionsDescription}>
       <div className={styles.outputFields}>
         {fields.map(({ key, label, hint }) => (
-          <TextField
-            key={key}
-            label={label}
-            hint={hint}
-            name={key}
-            type="number"
-            inputMode="numeric"
-            min={WHOLE_NUMBER_FIELDS[key].min}
-            max={WHOLE_NUMBER_FIELDS[key].max}
-            step={1}
-            className={styles.daysField}
-            value={form[key]}
-            disabled={disabled}
-            error={errors[key]}
-            onChange={(event) => change(key, event.currentTarget.value)}
-          />
+          <WholeNumberSetting key={key} field={key} label={label} hint={hint} {...{ form, errors, disabled, change }} />
         ))}
       </div>
     </Card>
