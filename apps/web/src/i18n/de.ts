@@ -1363,6 +1363,11 @@ export const de: Dictionary = {
     expiryHint: "Der Link gilt bis zum Ende dieses Tages.",
     orderBy: "Angeordnet von",
     orderByHint: "Die Person, die um die Unterschrift bittet.",
+    patientPhone: "Mobilnummer der Patientin / des Patienten (optional)",
+    patientPhoneHint:
+      "Für eine SMS-Erinnerung, falls die Anfrage noch nicht unterschrieben ist; ohne Nummer wird keine Erinnerung gesendet.",
+    reminderDays: "Erinnern nach (Tagen, optional)",
+    reminderDaysHint: "Leer: Einstellung der Organisation. 0: keine Erinnerung für diese Anfrage.",
     create: "Anfrage erstellen",
     createdTitle: "Anfrage übergeben",
     createdDescription:

@@ -1326,6 +1326,10 @@ export const en = {
     expiryHint: "The link works until the end of this day.",
     orderBy: "Ordered by",
     orderByHint: "The person who asks for the signature.",
+    patientPhone: "Patient's mobile number (optional)",
+    patientPhoneHint: "For one SMS reminder if the request is still unsigned; without a number no reminder is sent.",
+    reminderDays: "Remind after (days, optional)",
+    reminderDaysHint: "Empty: the organization's setting. 0: no reminder for this request.",
     create: "Create request",
     createdTitle: "Hand the request over",
     createdDescription:
