@@ -141,6 +141,21 @@ describe("settings form", () => {
     }
   });
 
+  it("edits the reminder period: whole days from 0 (no reminders) to 90", () => {
+    const form = formStateFrom(settings);
+    expect(form.signatureReminderDays).toBe("0");
+    const changed = { ...form, signatureReminderDays: " 7 " };
+    expect(isDirty(changed, settings)).toBe(true);
+    expect(buildPayload(changed).input.signatureReminderDays).toBe(7);
+    expect(validate(changed, buildPayload(changed), settings, en).signatureReminderDays).toBeUndefined();
+    for (const days of ["", "-1", "1.5", "91", "abc"]) {
+      const bad = { ...form, signatureReminderDays: days };
+      expect(validate(bad, buildPayload(bad), settings, en).signatureReminderDays).toBe(
+        en.settings.signatureReminderDaysInvalid,
+      );
+    }
+  });
+
   it("always offers the saved time zone and phone country, even ones the picker does not list", () => {
     expect(withCurrent(TIME_ZONES, "Asia/Tokyo")[0]).toBe("Asia/Tokyo");
     expect(withCurrent(PHONE_COUNTRIES, "DE").filter((c) => c === "DE")).toHaveLength(1);
