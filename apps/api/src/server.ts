@@ -4,6 +4,7 @@ import { seedDemoIfEmpty } from "./core/provisioning/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
 import { loadSigningIdentity } from "./core/signatures/pades";
+import { queueDueReminders } from "./core/signatures/notices";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
 import { pruneEndedStaffSessions, pruneSignInLeftovers } from "./core/credentials/staff-sessions";
@@ -50,6 +51,8 @@ async function main() {
   // and drops rate-limit counters whose window has ended.
   const expirySweep = setInterval(() => {
     expireDueRequests(services).catch((error) => log.error({ err: error }, "expiry sweep failed"));
+    // Queues the reminders that fell due; the signature.notice jobs send them, once across processes.
+    queueDueReminders(services).catch((error) => log.error({ err: error }, "reminder sweep failed"));
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
     pruneSsoAttempts(services).catch((error) => log.error({ err: error }, "pruning single sign-on attempts failed"));
     pruneSignInLeftovers(services.db).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));

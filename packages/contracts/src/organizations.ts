@@ -24,6 +24,9 @@ export const timeZoneName = z
     { message: "is not a known time zone (e.g. Europe/Berlin)" },
   );
 
+/** The longest wait before a reminder, for the organization and per request. */
+export const MAX_SIGNATURE_REMINDER_DAYS = 90;
+
 export const organizationSettings = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -43,6 +46,8 @@ export const organizationSettings = z.object({
   timeZone: z.string(),
   phoneCountry: z.string(),
   signedCopyDays: z.number().int(),
+  /** Days after which a signer who has not signed is reminded once by SMS; 0 = no reminders. */
+  signatureReminderDays: z.number().int(),
   staffSessionIdleMinutes: z.number().int(),
   staffSessionMaxHours: z.number().int(),
   /** Everyone who signs in with a password needs a second factor (authenticator app or passkey). */
@@ -84,6 +89,8 @@ export const updateOrganizationInput = z.object({
     .transform((code) => code.toUpperCase())
     .optional(),
   signedCopyDays: z.number().int().min(0).max(3650).optional(),
+  /** Remind a signer who has not signed after this many days (0 = never, at most 90). */
+  signatureReminderDays: z.number().int().min(0).max(MAX_SIGNATURE_REMINDER_DAYS).optional(),
   /** A staff session ends after this many minutes without a request (5 min to 24 h). */
   staffSessionIdleMinutes: z.number().int().min(5).max(1440).optional(),
   /** A staff session ends this many hours after sign-in, however busy (1 h to 30 days). */

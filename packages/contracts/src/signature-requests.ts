@@ -86,6 +86,12 @@ export const signatureTimelineKinds = [
   /** A staff member fetched the signing link (`signatures.revealLink`, or A2 with a staff session). */
   "link_viewed",
   "webhook_delivery",
+  /** A reminder went to the signer (detail: the channel, `sms`). */
+  "reminder_sent",
+  /** A reminder was due but had no channel (no phone on the request): nothing was sent. */
+  "reminder_not_sent",
+  /** Staff were told by e-mail that the request expired or was declined (detail: the event). */
+  "staff_notified",
 ] as const;
 export type SignatureTimelineKind = (typeof signatureTimelineKinds)[number];
 

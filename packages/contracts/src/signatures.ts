@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "./common";
+import { MAX_SIGNATURE_REMINDER_DAYS } from "./organizations";
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -179,6 +180,18 @@ export const createSignatureRequestInput = z.object({
   institution_id: requiredText(200),
   expiration_date: futureTimestamp,
   order_by: requiredText(200),
+  /**
+   * Beyond the interface document (optional, so its bodies answer as before): the patient's mobile
+   * number, international or national in the organization's phone country, for reminders by SMS.
+   */
+  patient_phone: z.string({ message: "must be a string" }).trim().min(1).max(40).optional(),
+  /** Beyond the document: remind after this many days instead of the organization's setting (0 = never). */
+  reminder_days: z
+    .number({ message: "must be a whole number of days" })
+    .int({ message: "must be a whole number of days" })
+    .min(0, { message: "must be 0 to 90" })
+    .max(MAX_SIGNATURE_REMINDER_DAYS, { message: "must be 0 to 90" })
+    .optional(),
 });
 export type CreateSignatureRequestInput = z.input<typeof createSignatureRequestInput>;
 

@@ -40,7 +40,12 @@ export interface Services {
   devCertificate: boolean;
   /** The process's job runner, when one runs here: `wake()` starts a pass now instead of at the next poll. */
   jobs?: { wake(): void };
+  /** The time that decides when requests expire and reminders fall due; tests set their own (see `nowOf`). */
+  clock?: () => Date;
 }
+
+/** Now, by the services' clock: the wall clock unless a test set another. */
+export const nowOf = (services: Pick<Services, "clock">): Date => services.clock?.() ?? new Date();
 
 /**
  * Who a call acts as, once its credential was checked. Every caller is one of these, and

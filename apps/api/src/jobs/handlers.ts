@@ -1,4 +1,5 @@
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
+import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
 import type { JobHandler } from "./runner";
 import { RETIMESTAMP_JOB, retimestampJobHandler } from "./retimestamp";
@@ -10,4 +11,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [MESSAGE_JOB]: messageJobHandler,
   [SEAL_JOB]: sealJobHandler,
   [RETIMESTAMP_JOB]: retimestampJobHandler,
+  [NOTICE_JOB]: signatureNoticeJobHandler,
 };

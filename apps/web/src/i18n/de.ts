@@ -443,6 +443,10 @@ export const de: Dictionary = {
     signedCopyDaysHint:
       "So viele Tage nach der Unterschrift kann die Person ihre unterschriebene Kopie über den Signatur-Link noch herunterladen.",
     signedCopyDaysInvalid: "Geben Sie eine ganze Zahl von 0 bis 3650 Tagen ein.",
+    signatureReminderDaysLabel: "Erinnerung an unsignierte Anfragen nach (Tagen)",
+    signatureReminderDaysHint:
+      "Die Patientin oder der Patient erhält eine SMS-Erinnerung, wenn eine Anfrage nach so vielen Tagen noch nicht unterschrieben ist und eine Mobilnummer trägt; 0 = keine Erinnerungen. Eine Anfrage kann einen eigenen Wert haben.",
+    signatureReminderDaysInvalid: "Geben Sie eine ganze Zahl von 0 bis 90 Tagen ein.",
     staffSessionsTitle: "Sitzungen der Mitarbeitenden",
     staffSessionsDescription:
       "Wie lange eine Anmeldung an dieser Konsole gilt. Klinischer Standard: 60 Minuten ohne Aktivität, höchstens 12 Stunden (eine Schicht).",
@@ -1117,6 +1121,9 @@ export const de: Dictionary = {
       "signature.seal_failed": "Versiegeln fehlgeschlagen",
       "signature.seal_requeued": "Versiegeln neu gestartet",
       "signature.retimestamped": "Signiertes PDF neu zeitgestempelt",
+      "signature.reminder_sent": "Erinnerung an Unterzeichnende gesendet",
+      "signature.reminder_not_sent": "Erinnerung nicht gesendet (kein Kanal)",
+      "signature.staff_notified": "Mitarbeitende über beendete Anfrage benachrichtigt",
       "seal.uploaded": "Siegel der Organisation hochgeladen",
       "seal.removed": "Siegel der Organisation entfernt",
       "signature.session_refused": "Portal-Sitzung abgelehnt",
@@ -1378,6 +1385,11 @@ export const de: Dictionary = {
     expiryHint: "Der Link gilt bis zum Ende dieses Tages.",
     orderBy: "Angeordnet von",
     orderByHint: "Die Person, die um die Unterschrift bittet.",
+    patientPhone: "Mobilnummer der Patientin / des Patienten (optional)",
+    patientPhoneHint:
+      "Für eine SMS-Erinnerung, falls die Anfrage noch nicht unterschrieben ist; ohne Nummer wird keine Erinnerung gesendet.",
+    reminderDays: "Erinnern nach (Tagen, optional)",
+    reminderDaysHint: "Leer: Einstellung der Organisation. 0: keine Erinnerung für diese Anfrage.",
     create: "Anfrage erstellen",
     createdTitle: "Anfrage übergeben",
     createdDescription:
@@ -1463,6 +1475,12 @@ export const de: Dictionary = {
     eventLinkReplaced: "Link-URL geändert",
     eventLinkViewed: "Signaturlink angezeigt",
     eventWebhookDelivery: "Webhook-Zustellung",
+    eventReminderSent: "Erinnerung gesendet",
+    eventReminderNotSent: "Erinnerung nicht gesendet",
+    eventStaffNotified: "Mitarbeitende benachrichtigt",
+    channelSms: "SMS",
+    channelEmail: "E-Mail",
+    channelNone: "kein Kanal",
     by: "durch {actor}",
     actorApiKey: "API-Token",
     actorSession: "Einbettungssitzung",

@@ -60,6 +60,8 @@ export const organizations = pgTable("organizations", {
   phoneCountry: text("phone_country").notNull().default("DE"),
   /** How long a signer may still download their signed copy through the signing link. */
   signedCopyDays: integer("signed_copy_days").notNull().default(30),
+  /** Days after which a signer who has not signed is reminded once (SMS); 0 = no reminders. */
+  signatureReminderDays: integer("signature_reminder_days").notNull().default(0),
   /** A staff session ends after this long without a request (docs/operations.md, "Staff sessions"). */
   staffSessionIdleMinutes: integer("staff_session_idle_minutes").notNull().default(60),
   /** A staff session ends this long after sign-in, however busy: one clinical shift. */

@@ -1,6 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { institutions, organizations } from "./core";
 
 const id = () =>
@@ -109,6 +120,10 @@ export const signatureRequests = pgTable(
     completedAt: at("completed_at"),
     declinedAt: at("declined_at"),
     declineReason: text("decline_reason"),
+    /** The patient's mobile number (E.164) for reminders; without one no reminder can be sent. */
+    patientPhone: text("patient_phone"),
+    /** Days after which the signer is reminded; null follows the organization's setting, 0 = none. */
+    reminderDays: integer("reminder_days"),
     expiredAt: at("expired_at"),
     /** drawn (PNG from the signature pad) or typed (name rendered by the service). */
     signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
@@ -162,6 +177,43 @@ export const signatureRequests = pgTable(
       .on(t.timestampExpiresAt)
       .where(sql`${t.timestampExpiresAt} is not null`),
     index("signature_requests_sealed_content_idx").on(t.sealedContentSha256),
+  ],
+);
+
+export type SignatureNoticeKind = "reminder" | "expired" | "declined";
+/** `cancelled`: the request was signed, declined or expired before its reminder went out. */
+export type SignatureNoticeStatus = "queued" | "sent" | "no_channel" | "cancelled";
+export type SignatureNoticeChannel = "sms" | "email" | "none";
+
+/**
+ * A reminder to a signer, or a notice to staff that a request expired or was declined: one row per
+ * (request, kind, signer, sequence), written with its job in one transaction. The unique key is
+ * what makes each notice happen once however many API processes sweep at the same time.
+ * `signerId` stays null for the one-signer requests of today (the patient); a later signer table
+ * can name its signer here without changing the key.
+ */
+export const signatureNotices = pgTable(
+  "signature_notices",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    signatureRequestId: uuid("signature_request_id")
+      .notNull()
+      .references(() => signatureRequests.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<SignatureNoticeKind>().notNull(),
+    signerId: uuid("signer_id"),
+    /** The reminder's number (1 = first); 1 for staff notices. */
+    sequence: integer("sequence").notNull().default(1),
+    status: text("status").$type<SignatureNoticeStatus>().notNull().default("queued"),
+    channel: text("channel").$type<SignatureNoticeChannel>(),
+    /** The outbox message (messages.id) that carries it, once queued for delivery. */
+    messageId: uuid("message_id"),
+    createdAt: createdAt(),
+    handledAt: at("handled_at"),
+  },
+  (t) => [
+    unique("signature_notices_once_uq").on(t.signatureRequestId, t.kind, t.signerId, t.sequence).nullsNotDistinct(),
+    index("signature_notices_org_request_idx").on(t.organizationId, t.signatureRequestId),
   ],
 );
 

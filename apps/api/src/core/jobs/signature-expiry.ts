@@ -1,5 +1,5 @@
 import { and, inArray, lte, signatureRequests, type SignatureRequestStatus } from "@clinsign/db";
-import type { Services } from "../context";
+import { nowOf, type Services } from "../context";
 
 /**
  * The expiry sweep's one read across organizations (a system job, like the queue): open requests
@@ -14,6 +14,6 @@ export async function signatureRequestsDueForExpiry(
   return services.db
     .select({ id: signatureRequests.id, organizationId: signatureRequests.organizationId })
     .from(signatureRequests)
-    .where(and(inArray(signatureRequests.status, openStatuses), lte(signatureRequests.expiresAt, new Date())))
+    .where(and(inArray(signatureRequests.status, openStatuses), lte(signatureRequests.expiresAt, nowOf(services))))
     .limit(batchSize);
 }

@@ -16,3 +16,13 @@ export function otpSms(locale: SmsLocale, values: { organization: string; code: 
     ? `${values.organization}: your code is ${values.code} (valid for ${values.minutes} minutes). Do not share it.`
     : `${values.organization}: Ihr Code lautet ${values.code} (${values.minutes} Minuten gültig). Geben Sie ihn nicht weiter.`;
 }
+
+/** A reminder to a signer who has not signed yet (core/signatures/notices.ts). */
+export function signatureReminderSms(
+  locale: SmsLocale,
+  values: { organization: string; title: string; link: string },
+): string {
+  return locale === "en"
+    ? `${values.organization}: reminder: please sign "${values.title}": ${values.link}`
+    : `${values.organization}: Erinnerung: Bitte unterschreiben Sie „${values.title}“: ${values.link}`;
+}

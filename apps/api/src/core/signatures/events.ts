@@ -1,6 +1,7 @@
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { emitWebhookEvent } from "../webhooks/webhooks";
+import { queueSignatureNotice } from "./notices";
 
 export type SignatureEvent = "signature.opened" | "signature.completed" | "signature.declined" | "signature.expired";
 
@@ -22,4 +23,7 @@ export async function recordSignatureEvent(
     data: { signature_id: metadata.signatureId, document_id: metadata.documentId, ...webhookData },
     auditMetadata: { signatureId: metadata.signatureId },
   });
+  // Staff hear of a request that ended unsigned by e-mail too (the webhook above is the other half).
+  if (event === "signature.expired" || event === "signature.declined")
+    await queueSignatureNotice(tx, metadata.signatureId, event === "signature.expired" ? "expired" : "declined");
 }

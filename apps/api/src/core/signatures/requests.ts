@@ -19,9 +19,11 @@ import {
 } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { inTransaction, nowOf, systemContext, type OrgContext, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument, findVersion, isUuid } from "../documents/documents";
+import { normaliseMobile } from "../form-requests/phone";
+import { organizationProfile } from "../organizations/profile";
 import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
 import { latestSealJob } from "./seal";
@@ -51,11 +53,12 @@ export function isPastExpiry(row: SignatureRequestRow, now = new Date()): boolea
  * the moment anyone touches it. Call inside the transaction that holds the row lock.
  */
 export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Promise<SignatureRequestRow> {
-  if (!isPastExpiry(row)) return row;
+  const now = nowOf(tx.services);
+  if (!isPastExpiry(row, now)) return row;
   const [updated] = await tx.scope
     .update(
       signatureRequests,
-      { status: "expired", expiredAt: new Date(), updatedAt: new Date() },
+      { status: "expired", expiredAt: now, updatedAt: new Date() },
       eq(signatureRequests.id, row.id),
       inArray(signatureRequests.status, OPEN_STATUSES),
     )
@@ -126,6 +129,18 @@ export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
   return findVersion(ctx, doc.id, doc.currentVersion);
 }
 
+/** A1's optional `patient_phone` as E.164: a mobile number, national ones read in the organization's country. */
+async function reminderPhone(ctx: OrgContext, raw: string): Promise<string> {
+  const phone = normaliseMobile(raw, (await organizationProfile(ctx)).phoneCountry);
+  if (!phone)
+    throw new AppError(
+      "invalid_request",
+      "patient_phone: must be a mobile number (e.g. +491701234567, or 0170 1234567 in the organization's country)",
+      { field: "patient_phone" },
+    );
+  return phone;
+}
+
 /** A1: an assignment of an `active` document to a patient, with an unguessable signing link. */
 export async function createSignatureRequest(ctx: OrgContext, input: CreateSignatureRequestInput) {
   const token = randomSecret(32);
@@ -143,8 +158,11 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
       );
     }
     const institutionId = await ensureInstitution(tx, input.institution_id);
+    const patientPhone = input.patient_phone === undefined ? null : await reminderPhone(tx, input.patient_phone);
     const [row] = await tx.scope
       .insert(signatureRequests, {
+        patientPhone,
+        reminderDays: input.reminder_days ?? null,
         documentId: doc.id,
         patientId: input.patient_id,
         institutionId,

@@ -227,6 +227,12 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
     }
     case "signature.link_viewed":
       return [{ at, kind: "link_viewed", actorType }];
+    case "signature.reminder_sent":
+      return [{ at, kind: "reminder_sent", actorType, detail: text(m.channel) }];
+    case "signature.reminder_not_sent":
+      return [{ at, kind: "reminder_not_sent", actorType, detail: text(m.reason) }];
+    case "signature.staff_notified":
+      return [{ at, kind: "staff_notified", actorType, detail: m.channel === "email" ? "email" : "no_channel" }];
     case "webhook.dispatched":
       return typeof m.deliveryId === "string"
         ? [{ at, kind: "webhook_delivery", actorType, detail: text(m.event), deliveryId: m.deliveryId }]

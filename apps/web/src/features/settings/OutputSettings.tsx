@@ -31,8 +31,8 @@ function wholeNumberInput(key: WholeNumberField) {
 
 /**
  * How the clinic's outputs are written: the language of exports, PDFs and patient texts, the
- * clock their times are on, the country of national phone numbers, and how long a signer can
- * download the signed copy.
+ * clock their times are on, the country of national phone numbers, how long a signer can
+ * download the signed copy, and after how many days an unsigned request's signer is reminded.
  */
 export function OutputSettings({ uiLocale, ...section }: SettingsSectionProps & { uiLocale: string }) {
   const { form, errors, disabled, change, t } = section;
@@ -77,6 +77,12 @@ export function OutputSettings({ uiLocale, ...section }: SettingsSectionProps & 
           hint={t.signedCopyDaysHint}
           {...wholeNumberInput("signedCopyDays")}
           {...textSetting("signedCopyDays")}
+        />
+        <TextField
+          label={t.signatureReminderDaysLabel}
+          hint={t.signatureReminderDaysHint}
+          {...wholeNumberInput("signatureReminderDays")}
+          {...textSetting("signatureReminderDays")}
         />
       </div>
     </Card>

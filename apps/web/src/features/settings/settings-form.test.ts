@@ -32,6 +32,7 @@ const settings: OrganizationSettings = {
   timeZone: "Europe/Berlin",
   phoneCountry: "DE",
   signedCopyDays: 30,
+  signatureReminderDays: 0,
   staffSessionIdleMinutes: 60,
   staffSessionMaxHours: 12,
   updatedAt: "2025-11-21T10:00:00.000Z",
@@ -137,6 +138,21 @@ describe("settings form", () => {
     for (const days of ["", "-1", "2.5", "3651", "abc"]) {
       const bad = { ...form, signedCopyDays: days };
       expect(validate(bad, buildPayload(bad), settings, en).signedCopyDays).toBe(en.settings.signedCopyDaysInvalid);
+    }
+  });
+
+  it("edits the reminder period: whole days from 0 (no reminders) to 90", () => {
+    const form = formStateFrom(settings);
+    expect(form.signatureReminderDays).toBe("0");
+    const changed = { ...form, signatureReminderDays: " 7 " };
+    expect(isDirty(changed, settings)).toBe(true);
+    expect(buildPayload(changed).input.signatureReminderDays).toBe(7);
+    expect(validate(changed, buildPayload(changed), settings, en).signatureReminderDays).toBeUndefined();
+    for (const days of ["", "-1", "1.5", "91", "abc"]) {
+      const bad = { ...form, signatureReminderDays: days };
+      expect(validate(bad, buildPayload(bad), settings, en).signatureReminderDays).toBe(
+        en.settings.signatureReminderDaysInvalid,
+      );
     }
   });
 

@@ -1,4 +1,5 @@
 import {
+  MAX_SIGNATURE_REMINDER_DAYS,
   updateOrganizationInput,
   type FieldError,
   type OrganizationSettings,
@@ -28,6 +29,8 @@ export interface SettingsFormState {
   phoneCountry: string;
   /** As typed: checked to be a whole number of days before it is sent. */
   signedCopyDays: string;
+  /** Days until an unsigned request's signer is reminded (0 = never), as typed. */
+  signatureReminderDays: string;
   /** As typed, like the other whole numbers (WHOLE_NUMBER_FIELDS). */
   staffSessionIdleMinutes: string;
   staffSessionMaxHours: string;
@@ -39,6 +42,7 @@ export const MAX_SIGNED_COPY_DAYS = 3650;
 /** The settings typed as whole numbers, with the range the API accepts (contracts: updateOrganizationInput). */
 export const WHOLE_NUMBER_FIELDS = {
   signedCopyDays: { min: 0, max: MAX_SIGNED_COPY_DAYS },
+  signatureReminderDays: { min: 0, max: MAX_SIGNATURE_REMINDER_DAYS },
   staffSessionIdleMinutes: { min: 5, max: 1440 },
   staffSessionMaxHours: { min: 1, max: 720 },
 } as const;
@@ -135,6 +139,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     timeZone: settings.timeZone,
     phoneCountry: settings.phoneCountry,
     signedCopyDays: String(settings.signedCopyDays),
+    signatureReminderDays: String(settings.signatureReminderDays),
     staffSessionIdleMinutes: String(settings.staffSessionIdleMinutes),
     staffSessionMaxHours: String(settings.staffSessionMaxHours),
     sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,

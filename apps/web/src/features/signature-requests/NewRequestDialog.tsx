@@ -1,6 +1,6 @@
 "use client";
 
-import type { CreateSignatureRequestInput } from "@clinsign/contracts";
+import { MAX_SIGNATURE_REMINDER_DAYS, type CreateSignatureRequestInput } from "@clinsign/contracts";
 import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -18,7 +18,15 @@ import { useCan } from "../../components/admin-shell/SessionContext";
 
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
-const FIELDS = ["patient_id", "document_id", "institution_id", "expiration_date", "order_by"] as const;
+const FIELDS = [
+  "patient_id",
+  "document_id",
+  "institution_id",
+  "expiration_date",
+  "order_by",
+  "patient_phone",
+  "reminder_days",
+] as const;
 
 /** Patient, institution and orderer are the clinic's own identifiers: typed, never autofilled. */
 const IDENTIFIER_INPUT = { required: true, maxLength: 200, autoComplete: "off" } as const;
@@ -32,6 +40,9 @@ const emptyDraft = (documentId = "") => ({
   institution_id: "",
   expiry: dayFromNow(DEFAULT_EXPIRY_DAYS),
   order_by: "",
+  /** Optional: the patient's mobile number for reminders, and days until the reminder (empty: the organization's). */
+  patient_phone: "",
+  reminder_days: "",
 });
 type Draft = ReturnType<typeof emptyDraft>;
 
@@ -112,6 +123,11 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
       // An unparsable day goes to the server as typed, which names the problem on the field.
       expiration_date: endOfDayInstant(draft.expiry) ?? draft.expiry,
       order_by: draft.order_by,
+      ...(draft.patient_phone.trim() && { patient_phone: draft.patient_phone.trim() }),
+      // Anything but digits goes out as NaN (null on the wire), which the server refuses on the field.
+      ...(draft.reminder_days.trim() && {
+        reminder_days: /^\d{1,3}$/.test(draft.reminder_days.trim()) ? Number(draft.reminder_days.trim()) : NaN,
+      }),
     };
     create.mutate(input);
   }
@@ -173,6 +189,24 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           {...bind("expiry", "expiration_date")}
         />
         <TextField label={s.orderBy} hint={s.orderByHint} {...IDENTIFIER_INPUT} {...bind("order_by", "order_by")} />
+        <TextField
+          label={s.patientPhone}
+          hint={s.patientPhoneHint}
+          type="tel"
+          maxLength={40}
+          autoComplete="off"
+          {...bind("patient_phone", "patient_phone")}
+        />
+        <TextField
+          label={s.reminderDays}
+          hint={s.reminderDaysHint}
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={MAX_SIGNATURE_REMINDER_DAYS}
+          step={1}
+          {...bind("reminder_days", "reminder_days")}
+        />
       </div>
       <div role="status" aria-live="polite">
         {apiError ? (

@@ -24,8 +24,24 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
     link_replaced: s.eventLinkReplaced,
     link_viewed: s.eventLinkViewed,
     webhook_delivery: s.eventWebhookDelivery,
+    reminder_sent: s.eventReminderSent,
+    reminder_not_sent: s.eventReminderNotSent,
+    staff_notified: s.eventStaffNotified,
   };
   return labels[kind];
+}
+
+const noticeKinds: ReadonlySet<SignatureTimelineKind> = new Set([
+  "reminder_sent",
+  "reminder_not_sent",
+  "staff_notified",
+]);
+
+/** A reminder's or notice's detail is its channel (`sms`, `email`, `no_channel`): said in the reader's language. */
+function detailText(event: SignatureTimelineEvent, s: Texts): string | undefined {
+  if (!event.detail || !noticeKinds.has(event.kind)) return event.detail;
+  const channels: Record<string, string> = { sms: s.channelSms, email: s.channelEmail, no_channel: s.channelNone };
+  return channels[event.detail] ?? event.detail;
 }
 
 function actorLabel(actor: string | undefined, s: Texts): string | null {
@@ -91,7 +107,7 @@ export function Timeline({
             ) : null}
             {event.detail || actor ? (
               <div className={`${styles.eventBody} cs-hint`}>
-                {event.detail ? <span className={styles.detail}>{event.detail}</span> : null}
+                {event.detail ? <span className={styles.detail}>{detailText(event, s)}</span> : null}
                 {actor ? <span>{format(s.by, { actor })}</span> : null}
               </div>
             ) : null}

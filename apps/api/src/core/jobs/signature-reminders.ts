@@ -1,0 +1,43 @@
+import {
+  and,
+  eq,
+  gt,
+  inArray,
+  organizations,
+  signatureNotices,
+  signatureRequests,
+  sql,
+  type SignatureRequestStatus,
+} from "@clinsign/db";
+import type { Services } from "../context";
+
+/**
+ * The reminder sweep's one read across organizations (a system job, like the expiry sweep): open,
+ * active requests whose reminder fell due by `now` (their own `reminder_days`, else their
+ * organization's `signature_reminder_days`; 0 means none) and that have no reminder yet, at most
+ * `batchSize`. Each is then queued in its own organization's scope (core/signatures/notices.ts).
+ */
+export async function signatureRequestsDueForReminder(
+  services: Services,
+  openStatuses: SignatureRequestStatus[],
+  now: Date,
+  batchSize: number,
+): Promise<{ id: string; organizationId: string }[]> {
+  const days = sql`coalesce(${signatureRequests.reminderDays}, ${organizations.signatureReminderDays})`;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return services.db
+    .select({ id: signatureRequests.id, organizationId: signatureRequests.organizationId })
+    .from(signatureRequests)
+    .innerJoin(organizations, eq(organizations.id, signatureRequests.organizationId))
+    .where(
+      and(
+        inArray(signatureRequests.status, openStatuses),
+        eq(signatureRequests.visibility, "active"),
+        gt(signatureRequests.expiresAt, now),
+        sql`${days} > 0`,
+        sql`${signatureRequests.createdAt} + make_interval(days => ${days}) <= ${at}`,
+        sql`not exists (select 1 from ${signatureNotices} where ${signatureNotices.signatureRequestId} = ${signatureRequests.id} and ${signatureNotices.kind} = 'reminder')`,
+      ),
+    )
+    .limit(batchSize);
+}
