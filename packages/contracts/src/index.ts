@@ -20,3 +20,4 @@ export * from "./sso";
 export * from "./seals";
 export * from "./permissions";
 export * from "./users";
+export * from "./fhir";
