@@ -145,7 +145,7 @@ export function fhirError(error: AppError, requestId: string): FhirReply {
 function searchParams(url: URL): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of url.searchParams) {
-    if (name === "authored") (out.authored as string[] | undefined)?.push(value) ?? (out.authored = [value]);
+    if (name === "authored") out.authored = [...((out.authored as string[] | undefined) ?? []), value];
     else if (!(name in out)) out[name] = value;
     else throw new AppError("invalid_request", `${name}: give it once`, { field: name });
   }

@@ -96,7 +96,6 @@ export function linkIds(fields: FormField[]): Map<FormField, string> {
 }
 
 const optionValue = (option: Option) => (typeof option === "string" ? option : option.value);
-const optionLabel = (option: Option) => (typeof option === "string" ? option : option.label);
 
 /**
  * One option as an answerOption. The one place an option becomes FHIR: when templates carry
