@@ -7,6 +7,8 @@ import { eq, submissions } from "@clinsign/db";
 import { expectValidFhir, R4_CODES } from "../testing/fhir";
 import { activeTemplate, creds } from "../testing/forms";
 import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { startReceiver, type Receiver } from "../testing/receiver";
+import { updateOrganizationSettings } from "../core/organizations/organizations";
 import {
   bearer,
   makeSignaturePng,
@@ -20,16 +22,19 @@ let api: TestApi;
 let files: FileServer;
 let org: TestOrg;
 let other: TestOrg;
+let receiver: Receiver;
 
 beforeAll(async () => {
   files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: new URL(files.origin).host });
+  receiver = await startReceiver();
+  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: `${new URL(files.origin).host},127.0.0.1:${receiver.port}` });
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
 });
 afterAll(async () => {
   await api?.close();
   await files?.close();
+  await receiver?.close();
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary FHIR JSON
@@ -86,9 +91,9 @@ const FIELDS: FormField[] = [
 ];
 const PDF = Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(100, 0x20)]);
 
-async function submit(identifier: string, rnummer: string, values: Record<string, unknown>) {
+async function submit(identifier: string, rnummer: string, values: Record<string, unknown>, who = org) {
   const res = await api.request("POST", "/api/embed/submit", {
-    body: { ...creds(org), templateIdentifier: identifier, rnummer, values },
+    body: { ...creds(who), templateIdentifier: identifier, rnummer, values },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.submissionId as string;
@@ -340,5 +345,49 @@ describe("DocumentReference", () => {
     expect((await fhir(`/DocumentReference?patient:identifier=PAT-8`)).body.entry).toBeUndefined();
     await expectOutcome(await fhir(`/DocumentReference/${sealed.id}`, other), 404, "not-found");
     expect((await fhir(`/DocumentReference?patient:identifier=PAT-7`, other)).body.entry).toBeUndefined();
+  });
+});
+
+describe("form.submitted webhooks in the organization's format", () => {
+  it("carries the native body by default, the QuestionnaireResponse instead (fhir), or both", async () => {
+    const clinic = await api.createOrg("Klinik West");
+    const settings = await updateOrganizationSettings(clinic.ctx, {
+      webhookUrls: [`${receiver.url}/hook`],
+      webhookSecret: "a-secret-of-sixteen-chars",
+    });
+    expect(settings.webhookFormat).toBe("native");
+    const t = await activeTemplate(clinic, FIELDS.slice(0, 2), "Kurz");
+    const delivered = async (values: Record<string, unknown>) => {
+      const before = receiver.requests.length;
+      const id = await submit(t.identifier, "R-9", values, clinic);
+      await expect.poll(() => receiver.requests.length).toBe(before + 1);
+      return { id, body: JSON.parse(receiver.requests.at(-1)!.body) as Json };
+    };
+
+    const native = await delivered({ name: "A" });
+    expect(native.body).toMatchObject({
+      event: "form.submitted",
+      data: { submissionId: native.id, values: { name: "A" } },
+    });
+    expect(native.body.data.questionnaireResponse).toBeUndefined();
+
+    await updateOrganizationSettings(clinic.ctx, { webhookFormat: "fhir" });
+    const fhirOnly = await delivered({ name: "B", weight: 70 });
+    await expectValidFhir(fhirOnly.body);
+    expect(fhirOnly.body).toMatchObject({
+      resourceType: "QuestionnaireResponse",
+      id: fhirOnly.id,
+      subject: { identifier: { value: "R-9" } },
+      item: [
+        { linkId: "name", answer: [{ valueString: "B" }] },
+        { linkId: "weight", answer: [{ valueDecimal: 70 }] },
+      ],
+    });
+    expect(receiver.requests.at(-1)!.headers["x-service-signature"]).toMatch(/^[0-9a-f]{64}$/);
+
+    await updateOrganizationSettings(clinic.ctx, { webhookFormat: "both" });
+    const both = await delivered({ name: "C" });
+    expect(both.body.data).toMatchObject({ submissionId: both.id, values: { name: "C" } });
+    expect(both.body.data.questionnaireResponse).toMatchObject({ resourceType: "QuestionnaireResponse", id: both.id });
   });
 });
