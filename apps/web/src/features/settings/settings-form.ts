@@ -32,6 +32,7 @@ export interface SettingsFormState {
   staffSessionIdleMinutes: string;
   staffSessionMaxHours: string;
   sessionAcceptMissingAudIss: boolean;
+  webhookFormat: OrganizationSettings["webhookFormat"];
 }
 
 export const MAX_SIGNED_COPY_DAYS = 3650;
@@ -138,6 +139,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     staffSessionIdleMinutes: String(settings.staffSessionIdleMinutes),
     staffSessionMaxHours: String(settings.staffSessionMaxHours),
     sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,
+    webhookFormat: settings.webhookFormat,
   };
 }
 
@@ -161,7 +163,8 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.timeZone !== saved.timeZone ||
     form.phoneCountry !== saved.phoneCountry ||
     wholeNumberFields.some((field) => form[field].trim() !== saved[field]) ||
-    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss
+    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss ||
+    form.webhookFormat !== saved.webhookFormat
   );
 }
 
@@ -192,6 +195,7 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     timeZone: form.timeZone,
     phoneCountry: form.phoneCountry,
     sessionAcceptMissingAudIss: form.sessionAcceptMissingAudIss,
+    webhookFormat: form.webhookFormat,
   };
   // Only a whole number goes out; anything else is caught by `validate` before sending.
   for (const field of wholeNumberFields) {
