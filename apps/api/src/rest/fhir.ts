@@ -138,7 +138,9 @@ export function fhirError(error: AppError, requestId: string): FhirReply {
   if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="fhir"';
   if (typeof error.details.retryAfterSeconds === "number")
     headers["retry-after"] = String(error.details.retryAfterSeconds);
-  return { status, body: operationOutcome(issue, requestId), headers };
+  // The request id names the outcome where it is a valid FHIR id (a caller's X-Request-Id may not be).
+  const id = /^[A-Za-z0-9.-]{1,64}$/.test(requestId) ? requestId : undefined;
+  return { status, body: operationOutcome(issue, id), headers };
 }
 
 /** Query parameters: `authored` may repeat (a range), others are single. */
