@@ -193,6 +193,20 @@ describe("Questionnaire", () => {
     expect(f3.status).toBe(200);
   });
 
+  it("round trips through HTTP: an exported Questionnaire imports as a template with the same fields", async () => {
+    const t = await activeTemplate(org, FIELDS, "Rundreise");
+    const exported = (await fhir(`/Questionnaire/${t.identifier}`)).body;
+    const res = await fhir("/Questionnaire", org, { method: "POST", body: exported });
+    expect(res.status).toBe(201);
+    expect(res.body.id).not.toBe(t.identifier);
+    const f3 = await api.request(
+      "GET",
+      `/api/embed/template?token=${org.token}&orgId=${org.orgId}&templateIdentifier=${res.body.id}`,
+    );
+    expect(f3.body.template.schema).toEqual(t.schema);
+    expect(f3.body.template.title).toBe("Rundreise");
+  });
+
   it("refuses a Questionnaire it cannot map with 422, naming what is unsupported", async () => {
     const res = await fhir("/Questionnaire", org, {
       method: "POST",
