@@ -50,8 +50,12 @@ export function capabilityStatement(apiUrl: string): FhirJson {
             interaction: [{ code: "read" }, { code: "search-type" }],
             versioning: "no-version",
             searchParam: [
-              searchParam("patient:identifier", "token", "The rnummer (system optional)."),
-              searchParam("subject:identifier", "token", "Same as patient:identifier."),
+              searchParam(
+                "patient",
+                "reference",
+                "Only with the :identifier modifier: patient:identifier=[system|]rnummer.",
+              ),
+              searchParam("subject", "reference", "Only as subject:identifier, the same as patient:identifier."),
               searchParam(
                 "questionnaire",
                 "reference",
@@ -70,11 +74,11 @@ export function capabilityStatement(apiUrl: string): FhirJson {
             versioning: "no-version",
             searchParam: [
               searchParam(
-                "patient:identifier",
-                "token",
-                "The patient_id given when the signature request was created.",
+                "patient",
+                "reference",
+                "Only with the :identifier modifier: patient:identifier=[system|]patient_id as given to A1.",
               ),
-              searchParam("subject:identifier", "token", "Same as patient:identifier."),
+              searchParam("subject", "reference", "Only as subject:identifier, the same as patient:identifier."),
               ...paging,
             ],
           },
