@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./forms-support";
 import { signIn } from "./support";
 
 test("the language switch turns the admin area German and back, and sign-out ends the session", async ({ page }) => {
@@ -45,12 +46,15 @@ test("settings: field errors show at their field, a valid change is saved", asyn
 
   await url.fill("https://hooks.example.org/clinsign");
   await page.getByLabel("Require a one-time code").check();
+  await page.getByLabel("Body for submitted forms").selectOption({ label: "FHIR QuestionnaireResponse only" });
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
 
   await page.reload();
   await expect(page.getByLabel("Webhook URL 1", { exact: true })).toHaveValue("https://hooks.example.org/clinsign");
   await expect(page.getByLabel("Require a one-time code")).toBeChecked();
+  await expect(page.getByLabel("Body for submitted forms")).toHaveValue("fhir");
+  await expectAccessible(page, "settings");
 });
 
 test("the language switch changes the page in place: no reload, no server round trip, the title translated; the cookie keeps it for the next page", async ({

@@ -21,3 +21,4 @@ export * from "./sso";
 export * from "./seals";
 export * from "./permissions";
 export * from "./users";
+export * from "./fhir";

@@ -27,6 +27,14 @@ export const timeZoneName = z
 /** The longest wait before a reminder, for the organization and per request. */
 export const MAX_SIGNATURE_REMINDER_DAYS = 90;
 
+/**
+ * What a `form.submitted` webhook carries: `native` (the interface document's body, the default),
+ * `fhir` (the submission as a FHIR R4 QuestionnaireResponse instead), `both` (the native body with
+ * the QuestionnaireResponse in `data.questionnaireResponse`).
+ */
+export const webhookFormats = ["native", "fhir", "both"] as const;
+export type WebhookFormat = (typeof webhookFormats)[number];
+
 export const organizationSettings = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -52,6 +60,7 @@ export const organizationSettings = z.object({
   staffSessionMaxHours: z.number().int(),
   /** Everyone who signs in with a password needs a second factor (authenticator app or passkey). */
   requireSecondFactor: z.boolean(),
+  webhookFormat: z.enum(webhookFormats),
   updatedAt: isoDateTime,
 });
 export type OrganizationSettings = z.infer<typeof organizationSettings>;
@@ -96,6 +105,7 @@ export const updateOrganizationInput = z.object({
   /** A staff session ends this many hours after sign-in, however busy (1 h to 30 days). */
   staffSessionMaxHours: z.number().int().min(1).max(720).optional(),
   requireSecondFactor: z.boolean().optional(),
+  webhookFormat: z.enum(webhookFormats, { message: "must be one of native, fhir, both" }).optional(),
 });
 export type UpdateOrganizationInput = z.input<typeof updateOrganizationInput>;
 

@@ -113,6 +113,13 @@ export const staffPermissions = {
   "submissions.submit": workers,
   "submissions.list": everyone,
   "submissions.get": everyone,
+  "fhir.questionnaire": everyone,
+  "fhir.questionnaires": everyone,
+  "fhir.importQuestionnaire": workers,
+  "fhir.questionnaireResponse": everyone,
+  "fhir.questionnaireResponses": everyone,
+  "fhir.documentReference": everyone,
+  "fhir.documentReferences": everyone,
 
   "webhooks.test": workers,
   "webhooks.log": everyone,

@@ -19,6 +19,7 @@ import { PENDING_SIGN_IN_COOKIE } from "../core/staff/second-factor";
 import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
+import { handleFhir } from "../rest/fhir";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
@@ -234,6 +235,7 @@ export function createRequestListener(services: Services): RequestListener {
         );
         return sendJson(res, status, body);
       }
+      if (await handleFhir(services, { req, res, url, request }, secure)) return;
       if (url.pathname.startsWith("/api/embed/files/") && req.method === "GET")
         return void (await serveSignedFile(services, { req, res, url, request }));
       if (await handleRest(services, { req, res, url, request })) return;

@@ -21,6 +21,7 @@ import { signingRouter } from "./routers/signing";
 import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
 import { verifyRouter } from "./routers/verify";
+import { fhirRouter } from "./routers/fhir";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -47,6 +48,7 @@ export const appRouter = router({
   formRequests: formRequestsRouter,
   smsForm: smsFormRouter,
   verify: verifyRouter,
+  fhir: fhirRouter,
 });
 
 export type AppRouter = typeof appRouter;

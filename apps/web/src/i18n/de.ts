@@ -369,6 +369,14 @@ export const de: Dictionary = {
     webhookUrlLabel: "Webhook-URL {number}",
     webhookUrlsEmpty: "Keine Standard-Webhook-URL. Ereignisse gehen nur dorthin, wo eine Anfrage eine URL nennt.",
     addWebhookUrl: "URL hinzufügen",
+    webhookFormatLabel: "Inhalt bei eingesendeten Formularen",
+    webhookFormatHint:
+      "Was der Webhook form.submitted mitschickt: die eigenen Felder, die Einsendung als FHIR-R4-QuestionnaireResponse oder beides.",
+    webhookFormats: {
+      native: "ClinSign-Format (Standard)",
+      fhir: "Nur FHIR QuestionnaireResponse",
+      both: "ClinSign-Format mit FHIR QuestionnaireResponse",
+    },
     removeWebhookUrl: "Webhook-URL {number} entfernen",
     secretTitle: "Signaturschlüssel",
     secretDescription:

@@ -360,6 +360,14 @@ export const en = {
     webhookUrlLabel: "Webhook URL {number}",
     webhookUrlsEmpty: "No default webhook URL. Events are only sent where a request names a URL.",
     addWebhookUrl: "Add URL",
+    webhookFormatLabel: "Body for submitted forms",
+    webhookFormatHint:
+      "What the form.submitted webhook carries: ClinSign's own fields, the submission as a FHIR R4 QuestionnaireResponse, or both.",
+    webhookFormats: {
+      native: "ClinSign format (default)",
+      fhir: "FHIR QuestionnaireResponse only",
+      both: "ClinSign format with FHIR QuestionnaireResponse",
+    },
     removeWebhookUrl: "Remove webhook URL {number}",
     secretTitle: "Signing secret",
     secretDescription:

@@ -68,6 +68,11 @@ export const organizations = pgTable("organizations", {
   staffSessionMaxHours: integer("staff_session_max_hours").notNull().default(12),
   /** Everyone who signs in with a password needs a second factor (TOTP or passkey). */
   requireSecondFactor: boolean("require_second_factor").notNull().default(false),
+  /**
+   * What a `form.submitted` webhook carries: the native body (default), the submission as a FHIR R4
+   * QuestionnaireResponse instead (`fhir`), or the native body with it in `data.questionnaireResponse`.
+   */
+  webhookFormat: text("webhook_format").$type<"native" | "fhir" | "both">().notNull().default("native"),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -29,6 +29,7 @@ function toSettings(row: typeof organizations.$inferSelect): OrganizationSetting
     staffSessionIdleMinutes: row.staffSessionIdleMinutes,
     staffSessionMaxHours: row.staffSessionMaxHours,
     requireSecondFactor: row.requireSecondFactor,
+    webhookFormat: row.webhookFormat,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -76,6 +77,7 @@ export async function updateOrganizationSettings(
       ...(input.staffSessionIdleMinutes !== undefined && { staffSessionIdleMinutes: input.staffSessionIdleMinutes }),
       ...(input.staffSessionMaxHours !== undefined && { staffSessionMaxHours: input.staffSessionMaxHours }),
       ...(input.requireSecondFactor !== undefined && { requireSecondFactor: input.requireSecondFactor }),
+      ...(input.webhookFormat !== undefined && { webhookFormat: input.webhookFormat }),
     };
     const method = next.sessionMethod ?? current.sessionMethod;
     const ready = {

@@ -18,6 +18,7 @@ import { queueMessage } from "../messaging/messaging";
 import { organizationProfile } from "../organizations/profile";
 import { deliverAfterCommit, emitWebhookEvent, type FirstAttempt } from "../webhooks/webhooks";
 import { scoreText } from "./answers";
+import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
 import { validateSubmission } from "./validate";
 
 /** What the submission of an SMS form request (F1) takes from the request rather than the input. */
@@ -111,12 +112,18 @@ export async function submitForm(
         actorId: ctx.actor.id,
         formRequestId: smsForm?.formRequestId ?? null,
       })
-      .returning({ id: submissions.id, createdAt: submissions.createdAt });
+      .returning();
     if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
+    const data = { rnummer, phone, values, submissionId: row!.id };
+    // The organization's webhook format (Settings): the native body, the QuestionnaireResponse instead, or both.
+    const { webhookFormat } = await tx.scope.organization();
+    const questionnaireResponse =
+      webhookFormat === "native" ? undefined : await submissionToQuestionnaireResponse(tx, row!);
     const deliveries = await emitWebhookEvent(tx, {
       event: "form.submitted",
       templateIdentifier: template.identifier,
-      data: { rnummer, phone, values, submissionId: row!.id },
+      data: webhookFormat === "both" ? { ...data, questionnaireResponse } : data,
+      ...(webhookFormat === "fhir" && { body: JSON.stringify(questionnaireResponse) }),
       inline: true,
     });
     await recordAudit(tx, {

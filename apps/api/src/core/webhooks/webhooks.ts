@@ -25,6 +25,8 @@ export interface WebhookEventInput {
   event: string;
   templateIdentifier: string | null;
   data: Record<string, unknown>;
+  /** The exact body to send instead of the event envelope (a FHIR resource, by the organization's webhook format). */
+  body?: string;
   /** Target URLs; by default the session's webhookUrl, else the organization's default URLs. */
   urls?: string[];
   /** The caller makes the first attempt itself (`deliverAfterCommit`) right after the commit. */
@@ -83,13 +85,15 @@ export async function emitWebhookEvent(ctx: OrgContext, input: WebhookEventInput
   const urls = input.urls ?? (await webhookUrlsFor(ctx));
   if (urls.length === 0) return [];
   return inTransaction(ctx, async (tx) => {
-    const body = JSON.stringify({
-      event: input.event,
-      createdAt: new Date().toISOString(),
-      organizationId: tx.scope.organizationId,
-      templateIdentifier: input.templateIdentifier,
-      data: input.data,
-    });
+    const body =
+      input.body ??
+      JSON.stringify({
+        event: input.event,
+        createdAt: new Date().toISOString(),
+        organizationId: tx.scope.organizationId,
+        templateIdentifier: input.templateIdentifier,
+        data: input.data,
+      });
     const queued: QueuedDelivery[] = [];
     for (const url of urls) {
       queued.push(

@@ -1,7 +1,7 @@
 "use client";
 
-import type { OrganizationSettings } from "@clinsign/contracts";
-import { Button, Card, Icon, Notice, RadioCards, Switch, TextField } from "@clinsign/ui";
+import { webhookFormats, type OrganizationSettings } from "@clinsign/contracts";
+import { Button, Card, Icon, Notice, RadioCards, SelectField, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
@@ -212,6 +212,18 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
               </div>
             ) : null}
           </div>
+          <SelectField
+            label={t.settings.webhookFormatLabel}
+            hint={t.settings.webhookFormatHint}
+            name="webhookFormat"
+            value={form.webhookFormat}
+            disabled={disabled}
+            error={errors.webhookFormat}
+            onChange={(event) =>
+              change("webhookFormat", webhookFormats.find((f) => f === event.currentTarget.value) ?? "native")
+            }
+            options={webhookFormats.map((value) => ({ value, label: t.settings.webhookFormats[value] }))}
+          />
           <WebhookSecret settings={settings} canEdit={canEdit} />
         </div>
       </Card>

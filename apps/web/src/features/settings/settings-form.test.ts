@@ -35,6 +35,7 @@ const settings: OrganizationSettings = {
   signatureReminderDays: 0,
   staffSessionIdleMinutes: 60,
   staffSessionMaxHours: 12,
+  webhookFormat: "native",
   updatedAt: "2025-11-21T10:00:00.000Z",
 };
 
@@ -45,6 +46,13 @@ describe("settings form", () => {
     expect(isDirty({ ...form, webhookUrls: [...form.webhookUrls, "  "] }, settings)).toBe(false);
     expect(isDirty({ ...form, otpEnabled: true }, settings)).toBe(true);
     expect(isDirty({ ...form, sessionJwtSecret: "x" }, settings)).toBe(true);
+    expect(isDirty({ ...form, webhookFormat: "both" }, settings)).toBe(true);
+  });
+
+  it("sends the webhook format (native, fhir, both)", () => {
+    const form = formStateFrom(settings);
+    expect(buildPayload(form).input.webhookFormat).toBe("native");
+    expect(buildPayload({ ...form, webhookFormat: "fhir" }).input.webhookFormat).toBe("fhir");
   });
 
   it("drops empty URL rows, sends the secret only when typed, and only the selected method's URL", () => {

@@ -35,6 +35,7 @@ export interface SettingsFormState {
   staffSessionIdleMinutes: string;
   staffSessionMaxHours: string;
   sessionAcceptMissingAudIss: boolean;
+  webhookFormat: OrganizationSettings["webhookFormat"];
 }
 
 export const MAX_SIGNED_COPY_DAYS = 3650;
@@ -143,6 +144,7 @@ export function formStateFrom(settings: OrganizationSettings): SettingsFormState
     staffSessionIdleMinutes: String(settings.staffSessionIdleMinutes),
     staffSessionMaxHours: String(settings.staffSessionMaxHours),
     sessionAcceptMissingAudIss: settings.sessionAcceptMissingAudIss,
+    webhookFormat: settings.webhookFormat,
   };
 }
 
@@ -166,7 +168,8 @@ export function isDirty(form: SettingsFormState, settings: OrganizationSettings)
     form.timeZone !== saved.timeZone ||
     form.phoneCountry !== saved.phoneCountry ||
     wholeNumberFields.some((field) => form[field].trim() !== saved[field]) ||
-    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss
+    form.sessionAcceptMissingAudIss !== saved.sessionAcceptMissingAudIss ||
+    form.webhookFormat !== saved.webhookFormat
   );
 }
 
@@ -197,6 +200,7 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
     timeZone: form.timeZone,
     phoneCountry: form.phoneCountry,
     sessionAcceptMissingAudIss: form.sessionAcceptMissingAudIss,
+    webhookFormat: form.webhookFormat,
   };
   // Only a whole number goes out; anything else is caught by `validate` before sending.
   for (const field of wholeNumberFields) {

@@ -1,0 +1,75 @@
+import { and, documentVersions, eq, signatureRequests } from "@clinsign/db";
+import type { OrgContext } from "../context";
+import { metadataJsonUrl, signedPdfUrl } from "../signatures/requests";
+import { attachmentDigests } from "./questionnaire-response";
+import { CLINSIGN, sha256Ni, systems, type FhirJson } from "./resources";
+
+type SignatureRequestRecord = typeof signatureRequests.$inferSelect;
+
+/**
+ * A sealed PDF (a completed signature request) as a DocumentReference: the SHA-256 of the sealed
+ * bytes as its master identifier (RFC 6920 `ni:` name) and as an attachment extension beside
+ * FHIR's SHA-1 `hash`; the signature request as identifier and related reference; the patient
+ * identifier as A1 was given it; the signing time as the attachment's creation.
+ */
+export async function sealedPdfToDocumentReference(ctx: OrgContext, row: SignatureRequestRecord): Promise<FhirJson> {
+  const apiUrl = ctx.services.config.publicApiUrl;
+  const sid = systems(apiUrl);
+  const version = row.pinnedVersion
+    ? await ctx.scope
+        .query({ title: documentVersions.title, description: documentVersions.description })
+        .from(documentVersions)
+        .where(and(eq(documentVersions.documentId, row.documentId), eq(documentVersions.version, row.pinnedVersion)))
+        .limit(1)
+        .then((rows) => rows[0])
+    : undefined;
+  const bytes = row.signedPdfKey ? await ctx.services.storage.get(row.signedPdfKey) : null;
+  const digests = bytes ? attachmentDigests(bytes) : undefined;
+  const signedAt = (row.signedAt ?? row.completedAt)!.toISOString();
+  const requestRef = { system: sid.signatureRequest, value: row.id };
+  return {
+    resourceType: "DocumentReference",
+    id: row.id,
+    meta: { lastUpdated: row.completedAt!.toISOString() },
+    masterIdentifier: { system: "urn:ietf:rfc:3986", value: sha256Ni(row.signedPdfSha256!) },
+    identifier: [requestRef],
+    status: "current",
+    docStatus: "final",
+    type: { text: version?.title ?? "Signed document" },
+    subject: { identifier: { system: sid.patientId, value: row.patientId } },
+    date: row.completedAt!.toISOString(),
+    ...(version?.description && { description: version.description }),
+    content: [
+      {
+        attachment: {
+          contentType: "application/pdf",
+          url: signedPdfUrl(ctx, row.id),
+          ...(bytes && { size: bytes.length }),
+          ...(digests?.hash && { hash: digests.hash }),
+          extension: [{ url: CLINSIGN.sha256, valueString: row.signedPdfSha256! }],
+          title: `signed-${row.id}.pdf`,
+          creation: signedAt,
+        },
+        format: {
+          system: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode",
+          code: "urn:ihe:iti:xds:2017:mimeTypeSufficient",
+        },
+      },
+      {
+        attachment: {
+          contentType: "application/json",
+          url: metadataJsonUrl(ctx, row.id),
+          ...(row.metadataSha256 && {
+            extension: [{ url: CLINSIGN.sha256, valueString: row.metadataSha256 }],
+          }),
+          title: `metadata-${row.id}.json`,
+          creation: signedAt,
+        },
+      },
+    ],
+    context: {
+      period: { end: signedAt },
+      related: [{ identifier: requestRef, display: "signature request" }],
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import type { FormField, TemplateSchema } from "@clinsign/contracts";
+import type { submissions } from "@clinsign/db";
+import type { OrgContext } from "../context";
+import { signedFileUrl } from "../uploads/uploads";
+import { linkIds, questionnaireUrl } from "./questionnaire";
+import { CLINSIGN, systems, type FhirJson } from "./resources";
+
+type SubmissionRecord = typeof submissions.$inferSelect;
+
+/** Digests of stored bytes: FHIR's Attachment.hash is SHA-1 (base64); SHA-256 (hex) rides in an extension. */
+export function attachmentDigests(bytes: Buffer): { hash: string; extension: FhirJson[] } {
+  return {
+    hash: createHash("sha1").update(bytes).digest("base64"),
+    extension: [{ url: CLINSIGN.sha256, valueString: createHash("sha256").update(bytes).digest("hex") }],
+  };
+}
+
+const optionLabel = (field: FormField, value: unknown) => {
+  if (!("options" in field)) return undefined;
+  const option = field.options.find((o) => (typeof o === "string" ? o : o.value) === value);
+  return option && typeof option !== "string" && option.label !== option.value ? option.label : undefined;
+};
+
+/** One stored value as the answers of its item, typed as the Questionnaire's item says. */
+async function answersOf(ctx: OrgContext, field: FormField, value: unknown): Promise<FhirJson[]> {
+  switch (field.type) {
+    case "number":
+      return typeof value === "number" ? [{ valueDecimal: value }] : [];
+    case "date":
+      return typeof value === "string" ? [{ valueDate: value }] : [];
+    case "checkbox":
+      return typeof value === "boolean" ? [{ valueBoolean: value }] : [];
+    case "select":
+    case "radio":
+    case "multiselect":
+      return (Array.isArray(value) ? value : [value])
+        .filter((v) => typeof v === "string")
+        .map((code: string) => {
+          const display = optionLabel(field, code);
+          return { valueCoding: { code, ...(display && { display }) } };
+        });
+    case "file": {
+      const files = Array.isArray(value) ? (value as { name: string; path: string; size: number; type: string }[]) : [];
+      const out: FhirJson[] = [];
+      for (const file of files) {
+        const bytes = await ctx.services.storage.get(file.path);
+        out.push({
+          valueAttachment: {
+            contentType: file.type,
+            // A signed URL of the organization's own storage, valid for a limited time.
+            url: signedFileUrl(ctx.services, ctx.scope.organizationId, file.path),
+            size: file.size,
+            title: file.name,
+            ...(bytes && attachmentDigests(bytes)),
+          },
+        });
+      }
+      return out;
+    }
+    case "signature": {
+      const match = typeof value === "string" ? /^data:(image\/(?:png|jpeg));base64,(.+)$/.exec(value) : null;
+      if (!match) return [];
+      const bytes = Buffer.from(match[2]!, "base64");
+      return [
+        {
+          valueAttachment: {
+            contentType: match[1],
+            data: match[2],
+            size: bytes.length,
+            title: "signature",
+            ...attachmentDigests(bytes),
+          },
+        },
+      ];
+    }
+    default:
+      return typeof value === "string" && value !== "" ? [{ valueString: value }] : [];
+  }
+}
+
+/**
+ * A submission as a QuestionnaireResponse of the template version it was submitted with
+ * (`questionnaire` is `url|version`): one item per answered field, in form order, linkIds as in
+ * that Questionnaire; the patient or case number (`rnummer`) as the subject's identifier.
+ */
+export async function submissionToQuestionnaireResponse(ctx: OrgContext, row: SubmissionRecord): Promise<FhirJson> {
+  const apiUrl = ctx.services.config.publicApiUrl;
+  const schema = row.templateSchema as TemplateSchema;
+  const ids = linkIds(schema.fields);
+  const item: FhirJson[] = [];
+  for (const field of schema.fields) {
+    if (field.key === undefined || field.type === "heading" || field.type === "paragraph") continue;
+    if (!(field.key in row.values)) continue;
+    const answer = await answersOf(ctx, field, row.values[field.key]);
+    if (answer.length) item.push({ linkId: ids.get(field)!, text: field.label, answer });
+  }
+  return {
+    resourceType: "QuestionnaireResponse",
+    id: row.id,
+    meta: { lastUpdated: row.createdAt.toISOString() },
+    identifier: { system: systems(apiUrl).submission, value: row.id },
+    questionnaire: `${questionnaireUrl(apiUrl, row.templateIdentifier)}|${schema.version}`,
+    status: "completed",
+    ...(row.rnummer && { subject: { identifier: { system: systems(apiUrl).rnummer, value: row.rnummer } } }),
+    authored: row.createdAt.toISOString(),
+    ...(item.length && { item }),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The few FHIR R4 shapes this service writes and reads, typed as far as the mapping needs them.
+ * Resources leave the service as plain JSON; tests validate each against the R4 structure
+ * definitions (`@medplum/core` validateResource).
+ */
+
+export type FhirJson = Record<string, unknown>;
+
+export interface Extension {
+  url: string;
+  valueString?: string;
+  valueCode?: string;
+  valueInteger?: number;
+  valueDecimal?: number;
+  valueDate?: string;
+  valueBoolean?: boolean;
+  valueReference?: { reference: string };
+  valueCodeableConcept?: { coding: Coding[]; text?: string };
+  [value: string]: unknown;
+}
+
+export interface Coding {
+  system?: string;
+  code?: string;
+  display?: string;
+}
+
+export type IssueSeverity = "fatal" | "error" | "warning" | "information";
+/** Codes of http://hl7.org/fhir/issue-type used here. */
+export type IssueType =
+  | "invalid"
+  | "structure"
+  | "required"
+  | "value"
+  | "not-supported"
+  | "not-found"
+  | "security"
+  | "login"
+  | "forbidden"
+  | "conflict"
+  | "too-costly"
+  | "throttled"
+  | "exception"
+  | "informational";
+
+export interface OutcomeIssue {
+  severity: IssueSeverity;
+  code: IssueType;
+  diagnostics: string;
+  /** FHIRPath of the element concerned, e.g. `Questionnaire.item[2].enableWhen`. */
+  expression?: string[];
+}
+
+export interface OperationOutcome {
+  resourceType: "OperationOutcome";
+  id?: string;
+  issue: OutcomeIssue[];
+}
+
+export function operationOutcome(issue: OutcomeIssue[], id?: string): OperationOutcome {
+  return {
+    resourceType: "OperationOutcome",
+    ...(id && { id }),
+    issue: issue.length ? issue : [{ severity: "information", code: "informational", diagnostics: "ok" }],
+  };
+}
+
+/** Extensions defined by HL7 (core and SDC) that the mapping reads and writes. */
+export const HL7 = {
+  itemControl: "http://hl7.org/fhir/StructureDefinition/questionnaire-itemControl",
+  itemControlSystem: "http://hl7.org/fhir/questionnaire-item-control",
+  minLength: "http://hl7.org/fhir/StructureDefinition/minLength",
+  regex: "http://hl7.org/fhir/StructureDefinition/regex",
+  entryFormat: "http://hl7.org/fhir/StructureDefinition/entryFormat",
+  minValue: "http://hl7.org/fhir/StructureDefinition/minValue",
+  maxValue: "http://hl7.org/fhir/StructureDefinition/maxValue",
+  maxSize: "http://hl7.org/fhir/StructureDefinition/maxSize",
+  mimeType: "http://hl7.org/fhir/StructureDefinition/mimeType",
+  /** Option scores; emitted by `answerOptionOf` once templates carry weights. */
+  itemWeight: "http://hl7.org/fhir/StructureDefinition/itemWeight",
+  ordinalValue: "http://hl7.org/fhir/StructureDefinition/ordinalValue",
+  calculatedExpression: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression",
+} as const;
+
+/**
+ * ClinSign's own extensions, for what FHIR has no element for (which of our field types an item
+ * is, a field's id, a file field's `accept` as written). URNs: stable across installations, so
+ * a Questionnaire exported by one imports into another.
+ */
+export const CLINSIGN = {
+  fieldType: "urn:clinsign:fhir:extension:field-type",
+  fieldId: "urn:clinsign:fhir:extension:field-id",
+  accept: "urn:clinsign:fhir:extension:accept",
+  helpText: "urn:clinsign:fhir:extension:help-text",
+  /** A condition enableWhen cannot express, as the template's JSON (the importer reads it back). */
+  visibleWhen: "urn:clinsign:fhir:extension:visible-when",
+  /** Points at a contained OperationOutcome naming what the export could not map exactly. */
+  exportIssues: "urn:clinsign:fhir:extension:export-issues",
+  /** SHA-256 (hex) of an attachment's bytes, beside FHIR's SHA-1 `hash`. */
+  sha256: "urn:clinsign:fhir:extension:sha256",
+} as const;
+
+/** Identifier systems: the service's own records, and the caller's patient and case numbers as given. */
+export const systems = (apiUrl: string) => ({
+  template: `${apiUrl}/fhir/r4/sid/template`,
+  submission: `${apiUrl}/fhir/r4/sid/submission`,
+  signatureRequest: `${apiUrl}/fhir/r4/sid/signature-request`,
+  /** F1/F10 `rnummer`: the patient or case number the caller gave. */
+  rnummer: `${apiUrl}/fhir/r4/sid/rnummer`,
+  /** A1 `patient_id`, as the caller gave it. */
+  patientId: `${apiUrl}/fhir/r4/sid/patient-id`,
+});
+
+/** RFC 6920 name of a SHA-256 digest, an identifier value that is the content's fingerprint. */
+export const sha256Ni = (hex: string) => `ni:///sha-256;${Buffer.from(hex, "hex").toString("base64url")}`;
