@@ -74,6 +74,13 @@ async function answersOf(ctx: OrgContext, field: FormField, value: unknown): Pro
         },
       ];
     }
+    case "score": {
+      // The server's sum (form-scores.ts); its band rides along, FHIR having no element for it.
+      const stored = value as { score?: unknown; band?: unknown } | null | undefined;
+      if (typeof stored?.score !== "number") return [];
+      const band = typeof stored.band === "string" ? [{ url: CLINSIGN.scoreBand, valueString: stored.band }] : [];
+      return [{ valueDecimal: stored.score, ...(band.length && { extension: band }) }];
+    }
     default:
       return typeof value === "string" && value !== "" ? [{ valueString: value }] : [];
   }

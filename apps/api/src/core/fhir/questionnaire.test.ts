@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { FormField, Template } from "@clinsign/contracts";
+import fhirpath from "fhirpath";
+import r4 from "fhirpath/fhir-context/r4";
+import {
+  computeScore,
+  questionnaireLibrary,
+  type FormField,
+  type ScoreField,
+  type Template,
+} from "@clinsign/contracts";
 import { expectValidFhir, R4_CODES } from "../../testing/fhir";
 import { questionnaireToTemplate, templateToQuestionnaire } from "./questionnaire";
 import { CLINSIGN, HL7, type FhirJson } from "./resources";
@@ -107,6 +115,27 @@ const EVERY_FIELD: FormField[] = [
         { field: "sex", operator: "in", value: ["d", "f"] },
       ],
     },
+  },
+  {
+    id: "s1",
+    type: "radio",
+    key: "pain",
+    label: "Schmerzen",
+    options: [
+      { value: "none", label: "keine", weight: 0 },
+      { value: "strong", label: "stark", weight: 2.5 },
+    ],
+  },
+  {
+    id: "s2",
+    type: "score",
+    key: "pain-score",
+    label: "Schmerzwert",
+    sources: ["pain"],
+    bands: [
+      { min: 0, max: 1, label: "gering" },
+      { min: 2, max: 3, label: "hoch" },
+    ],
   },
 ];
 
@@ -278,7 +307,6 @@ describe("Questionnaire → template (written elsewhere)", () => {
     });
     const said = issues.map((i) => i.diagnostics).join("\n");
     expect(said).toContain('item "/44249-1/44261-6" is calculated');
-    expect(said).toContain("option scores (ordinalValue/itemWeight) are not kept");
     expect(said).toContain("code is not kept");
     expect(said).toContain("Questionnaire.copyright is not kept");
     expect(said).toContain("http://loinc.org of option");
@@ -385,4 +413,50 @@ describe("Questionnaire → template (written elsewhere)", () => {
       expect.objectContaining({ severity: "error", code: "invalid" }),
     ]);
   });
+});
+
+describe("scored questionnaires (PHQ-9, GAD-7) in FHIR", () => {
+  /** A response as submissionToQuestionnaireResponse writes one: each chosen option a valueCoding. */
+  const responseOf = (fields: FormField[], values: Record<string, string>) => ({
+    resourceType: "QuestionnaireResponse",
+    status: "completed",
+    item: fields
+      .filter((f) => f.key !== undefined && values[f.key] !== undefined)
+      .map((f) => ({ linkId: f.key!, answer: [{ valueCoding: { code: values[f.key!] } }] })),
+  });
+
+  for (const entry of questionnaireLibrary) {
+    it(`${entry.id}: options carry itemWeight, and FHIRPath weight() over the export gives the server's score`, async () => {
+      const tpl = { ...template(entry.schema.fields), schema: entry.schema };
+      const { questionnaire, issues } = templateToQuestionnaire(tpl, API);
+      expect(issues).toEqual([]);
+      await expectValidFhir(questionnaire);
+      const scoreField = entry.schema.fields.find((f): f is ScoreField => f.type === "score")!;
+      const scoreItem = (questionnaire.item as FhirJson[]).find((i) => i.linkId === scoreField.key)!;
+      expect(scoreItem).toMatchObject({ type: "decimal", readOnly: true });
+      const expression = (scoreItem.extension as { url: string; valueExpression?: { expression: string } }[]).find(
+        (e) => e.url === HL7.calculatedExpression,
+      )!.valueExpression!.expression;
+
+      // Three answer patterns: all first options, all last options, and a mix.
+      const sources = scoreField.sources.map((key) => entry.schema.fields.find((f) => f.key === key)!);
+      const optionsOf = (f: FormField) =>
+        ("options" in f ? f.options : []).map((o) => (typeof o === "string" ? o : o.value));
+      for (const pick of [() => 0, (n: number) => n - 1, (_: number, i: number) => i % 4]) {
+        const values = Object.fromEntries(
+          sources.map((f, i) => [f.key!, optionsOf(f)[pick(optionsOf(f).length, i)]!] as const),
+        );
+        const server = computeScore(entry.schema, scoreField, values).value!;
+        // As an SDC form filler evaluates it: %resource is the response, %questionnaire the form.
+        const response = responseOf(entry.schema.fields, values);
+        const evaluated = fhirpath.evaluate(response, expression, { resource: response, questionnaire }, r4);
+        expect(evaluated).toEqual([server.score]);
+      }
+
+      // And back: the copy imports with its weights, sources and bands.
+      const back = questionnaireToTemplate(questionnaire);
+      expect(back.issues).toEqual([]);
+      expect(back.template!.schema).toEqual(entry.schema);
+    });
+  }
 });

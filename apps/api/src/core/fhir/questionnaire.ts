@@ -16,8 +16,9 @@ import { CLINSIGN, HL7, systems, type Coding, type Extension, type FhirJson, typ
  * form's meaning (error).
  */
 
-type Option = string | { value: string; label: string };
+type Option = string | { value: string; label: string; weight?: number };
 type Choice = Extract<FormField, { options: Option[] }>;
+type ScoreField = Extract<FormField, { type: "score" }>;
 
 interface QuestionnaireItem extends FhirJson {
   linkId: string;
@@ -26,6 +27,7 @@ interface QuestionnaireItem extends FhirJson {
   required?: boolean;
   repeats?: boolean;
   maxLength?: number;
+  readOnly?: boolean;
   extension?: Extension[];
   answerOption?: AnswerOption[];
   enableWhen?: EnableWhen[];
@@ -62,6 +64,7 @@ export const ITEM_TYPE: Record<FormField["type"], string> = {
   signature: "attachment",
   heading: "display",
   paragraph: "display",
+  score: "decimal",
 };
 
 /** Item control (SDC) that says how a choice is shown. */
@@ -97,14 +100,35 @@ export function linkIds(fields: FormField[]): Map<FormField, string> {
 
 const optionValue = (option: Option) => (typeof option === "string" ? option : option.value);
 
-/**
- * One option as an answerOption. The one place an option becomes FHIR: when templates carry
- * option weights (scores), emit them here as `HL7.itemWeight` (valueDecimal) on the option.
- */
+/** One option as an answerOption; its score weight (if any) as `itemWeight`, which FHIRPath's `weight()` reads. */
 export function answerOptionOf(option: Option): AnswerOption {
   const coding: Coding = { code: optionValue(option) };
-  if (typeof option !== "string" && option.label !== option.value) coding.display = option.label;
-  return { valueCoding: coding };
+  if (typeof option === "string") return { valueCoding: coding };
+  if (option.label !== option.value) coding.display = option.label;
+  return {
+    valueCoding: coding,
+    ...(option.weight !== undefined && { extension: [{ url: HL7.itemWeight, valueDecimal: option.weight }] }),
+  };
+}
+
+/**
+ * A score field's SDC calculatedExpression: the sum of the weights of the answers of its source
+ * items, as FHIRPath evaluates it on the QuestionnaireResponse (with the Questionnaire as
+ * `%questionnaire`). Bands have no FHIR element; they travel in a ClinSign extension.
+ */
+function scoreExtensions(field: ScoreField): Extension[] {
+  const sources = field.sources.map((key) => `linkId = '${key}'`).join(" or ");
+  return [
+    {
+      url: HL7.calculatedExpression,
+      valueExpression: {
+        language: "text/fhirpath",
+        expression: `%resource.repeat(item).where(${sources}).answer.value.weight().sum()`,
+      },
+    },
+    { url: CLINSIGN.scoreSources, valueString: JSON.stringify(field.sources) },
+    ...(field.bands ? [{ url: CLINSIGN.scoreBands, valueString: JSON.stringify(field.bands) }] : []),
+  ];
 }
 
 /** A condition's value as an enableWhen answer, typed by the field it refers to. */
@@ -184,6 +208,7 @@ function fieldExtensions(field: FormField): Extension[] {
     }
   }
   if (field.type === "signature") ext.push({ url: HL7.mimeType, valueCode: "image/png" });
+  if (field.type === "score") ext.push(...scoreExtensions(field));
   return ext;
 }
 
@@ -205,6 +230,7 @@ export function templateToQuestionnaire(
       extension: fieldExtensions(field),
     };
     if (field.type === "multiselect") item.repeats = true;
+    if (field.type === "score") item.readOnly = true;
     if (field.required !== undefined) {
       if (display)
         issues.push({
@@ -310,6 +336,7 @@ const ITEM_KEYS = new Set([
   "enableBehavior",
   "item",
   "prefix",
+  "readOnly",
 ]);
 const FIELD_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
 
@@ -329,6 +356,7 @@ const KNOWN_ITEM_EXTENSIONS = new Set<string>([
   HL7.maxValue,
   HL7.maxSize,
   HL7.mimeType,
+  HL7.calculatedExpression,
   ...Object.values(CLINSIGN),
 ]);
 
@@ -363,10 +391,12 @@ class Importer {
     if (!item || typeof item !== "object" || typeof item.linkId !== "string" || typeof item.type !== "string")
       return this.refuse(path, "an item needs a linkId and a type", "structure");
     const name = `item "${item.linkId}"`;
-    if (extensionOf(item, HL7.calculatedExpression)) {
+    // A calculated item imports only as one of our score fields (its sources and bands in our
+    // extensions); an arbitrary FHIRPath expression has no field to become.
+    if (extensionOf(item, HL7.calculatedExpression) && !extensionOf(item, CLINSIGN.scoreSources)) {
       this.warn(
         path,
-        `${name} is calculated (SDC calculatedExpression); calculated fields are not supported, the item is left out`,
+        `${name} is calculated (SDC calculatedExpression); only scores exported by ClinSign are kept, the item is left out`,
       );
       return;
     }
@@ -454,6 +484,8 @@ class Importer {
       const regex = extensionOf(item, HL7.regex)?.valueString;
       if (regex !== undefined) base.pattern = regex;
     };
+    if (item.readOnly && !(ours && declared === "score"))
+      this.warn(path, `${name}: readOnly is not kept (the patient can answer it)`);
     if (item.repeats && item.type !== "choice" && item.type !== "open-choice")
       return void this.refuse(path, `${name}: repeating answers are supported for choice items only`);
     switch (item.type) {
@@ -467,6 +499,7 @@ class Importer {
       }
       case "integer":
       case "decimal": {
+        if (ours && declared === "score") return this.score(base, item, path, name);
         if (item.type === "integer")
           this.warn(path, `${name}: integer becomes a number field (whole numbers are not enforced)`);
         const min = extensionOf(item, HL7.minValue);
@@ -530,12 +563,30 @@ class Importer {
     }
   }
 
+  /** One of our score fields: sources and bands from our extensions (the contract checks them). */
+  private score(base: Record<string, unknown>, item: QuestionnaireItem, path: string, name: string) {
+    const parsed = (url: string) => {
+      const raw = extensionOf(item, url)?.valueString;
+      try {
+        return raw === undefined ? undefined : (JSON.parse(raw) as unknown);
+      } catch {
+        this.refuse(path, `${name}: the ${url} extension is not JSON`, "invalid");
+        return undefined;
+      }
+    };
+    const sources = parsed(CLINSIGN.scoreSources);
+    const bands = parsed(CLINSIGN.scoreBands);
+    if (sources === undefined) return undefined;
+    return { ...base, type: "score", sources, ...(bands !== undefined && { bands }) } as FormField;
+  }
+
   private options(item: QuestionnaireItem, path: string, name: string): Option[] | undefined {
     const options: Option[] = [];
-    let scored = false;
     for (const [i, option] of item.answerOption!.entries()) {
       const at = `${path}.answerOption[${i}]`;
-      if (option.extension?.some((e) => e.url === HL7.ordinalValue || e.url === HL7.itemWeight)) scored = true;
+      // itemWeight (SDC, R5) or ordinalValue (R4 core): the option's score weight.
+      const weightExtension = option.extension?.find((e) => e.url === HL7.itemWeight || e.url === HL7.ordinalValue);
+      const weight = weightExtension?.valueDecimal ?? weightExtension?.valueInteger;
       let value: string | undefined;
       let label: string | undefined;
       if (option.valueCoding) {
@@ -551,14 +602,9 @@ class Importer {
       else if (option.valueInteger !== undefined) value = String(option.valueInteger);
       else if (option.valueDate !== undefined) value = option.valueDate;
       if (value === undefined) return void this.refuse(at, `${name}: an answerOption needs a code or a value`);
-      options.push(label && label !== value ? { value, label } : value);
+      if (weight !== undefined) options.push({ value, label: label ?? value, weight });
+      else options.push(label && label !== value ? { value, label } : value);
     }
-    if (scored)
-      this.warn(
-        path,
-        `${name}: option scores (ordinalValue/itemWeight) are not kept; templates have no scores yet`,
-        "not-supported",
-      );
     return options;
   }
 

@@ -76,7 +76,7 @@ export const HL7 = {
   maxValue: "http://hl7.org/fhir/StructureDefinition/maxValue",
   maxSize: "http://hl7.org/fhir/StructureDefinition/maxSize",
   mimeType: "http://hl7.org/fhir/StructureDefinition/mimeType",
-  /** Option scores; emitted by `answerOptionOf` once templates carry weights. */
+  /** An option's score weight (`answerOptionOf`); FHIRPath's `weight()` reads it. */
   itemWeight: "http://hl7.org/fhir/StructureDefinition/itemWeight",
   ordinalValue: "http://hl7.org/fhir/StructureDefinition/ordinalValue",
   calculatedExpression: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression",
@@ -98,6 +98,12 @@ export const CLINSIGN = {
   exportIssues: "urn:clinsign:fhir:extension:export-issues",
   /** SHA-256 (hex) of an attachment's bytes, beside FHIR's SHA-1 `hash`. */
   sha256: "urn:clinsign:fhir:extension:sha256",
+  /** A score field's source keys (JSON), beside its calculatedExpression, so import needs no FHIRPath parser. */
+  scoreSources: "urn:clinsign:fhir:extension:score-sources",
+  /** A score field's bands (JSON): FHIR has no element for "10-14 reads as moderate". */
+  scoreBands: "urn:clinsign:fhir:extension:score-bands",
+  /** On a score's answer in a QuestionnaireResponse: the label of the band its sum fell into. */
+  scoreBand: "urn:clinsign:fhir:extension:score-band",
 } as const;
 
 /** Identifier systems: the service's own records, and the caller's patient and case numbers as given. */
