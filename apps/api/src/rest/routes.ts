@@ -100,6 +100,15 @@ export interface ApiRoute<I extends z.ZodType = z.ZodType> {
   bodyEchoes?: string[];
   /** Media type of a non-JSON success body, for the OpenAPI document. */
   produces?: string;
+  /**
+   * Error answers beyond those its auth, body and path parameters imply (openapi.ts derives
+   * those): status → when. The contract test (contract.test.ts) finds any that is missing.
+   */
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 413 | 429, string>>;
+  /** An answer that is not the error envelope (A9's 409 `{deleted:false, reason}`). */
+  otherReply?: { status: number; description: string; body: z.ZodType };
+  /** Example request fields (credentials left out) and success body, where the schema's own sample would not do. */
+  example?: { request?: Record<string, unknown>; response?: unknown };
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
@@ -186,6 +195,7 @@ const DESIGN_FALLBACK = [
 ].join("\n");
 
 const ok = z.literal(true);
+const NO_ACTIVE_TEMPLATE = "no active template with that identifier (or, without one, none at all)";
 const identifierParam = z.object({ identifier: templateIdentifier });
 
 /** The interface document's paths, each wired to the tRPC procedure that does the work. */
@@ -215,6 +225,7 @@ export const documentedRoutes: ApiRoute[] = [
       template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }),
     }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
       const { identifier, title, description, status, schema } = found;
@@ -267,6 +278,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: createSessionInput,
     output: createdSession.extend({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.sessions.create(input)) }),
   }),
   route({
@@ -279,6 +291,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: saveDraftInput,
     output: savedDraft.extend({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.drafts.save(input)) }),
   }),
   route({
@@ -291,6 +304,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: draftRefInput,
     output: z.object({ ok, draft: draft.nullable() }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, draft: await caller.drafts.get(input) }),
   }),
   route({
@@ -303,6 +317,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: draftRefInput,
     output: z.object({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       await caller.drafts.delete(input);
       return { ok: true };
@@ -318,6 +333,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: submitInput,
     output: submitResult.extend({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.submissions.submit(input)) }),
   }),
   route({
@@ -332,6 +348,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       await caller.forms.event(input);
       return { ok: true };
@@ -347,6 +364,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: webhookTestInput,
     output: z.object({ ok, delivered: z.boolean() }),
     status: 200,
+    errors: { 404: "no template with that identifier" },
     call: async (caller, input) => ({ ok: true, ...(await caller.webhooks.test(input)) }),
   }),
   route({
@@ -384,6 +402,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: uploadFilesInput,
     output: z.object({ ok, files: z.array(uploadedFile) }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, files: await caller.uploads.create(input) }),
   }),
   route({
@@ -396,6 +415,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: createFormRequestInput,
     output: z.object({ ok, rnummer: z.string(), phone: z.string(), templateIdentifier: z.string() }),
     status: 200,
+    errors: { 403: "the template belongs to another organization", 404: "no form assigned (no active template)" },
     call: async (caller, input) => ({ ok: true, ...(await caller.formRequests.create(input)) }),
   }),
 
@@ -410,6 +430,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: createSignatureRequestInput,
     output: createSignatureRequestOutput,
     status: 201,
+    errors: { 404: "no such document, or another organization's" },
     call: (caller, input) => caller.signatures.create(input),
   }),
   route({
@@ -480,6 +501,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: verifySessionInput,
     output: verifySessionOutput,
     status: 200,
+    errors: { 404: "no such signature request, or another organization's" },
     call: (caller, input) => caller.signatures.verifySession(input),
   }),
   route({
@@ -493,6 +515,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: designInput,
     output: designOutput,
     status: 201,
+    errors: { 409: "this institution already has a design (use PUT)" },
     call: (caller, input) => caller.signatures.createDesign(input),
   }),
   route({
@@ -506,6 +529,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: designInput,
     output: designOutput,
     status: 200,
+    errors: { 404: "this institution has no design yet (use POST)" },
     call: (caller, input) => caller.signatures.replaceDesign(input),
   }),
   route({
@@ -530,6 +554,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: updateAssignmentInput,
     output: updateAssignmentOutput,
     status: 200,
+    errors: { 409: "the request is completed, declined or expired: its expiry can no longer change" },
     bodyEchoes: ["id"],
     call: (caller, input) => caller.signatures.updateAssignment(input),
   }),
@@ -555,6 +580,11 @@ export const documentedRoutes: ApiRoute[] = [
     input: documentIdInput,
     output: deleteDocumentOutput,
     status: 200,
+    otherReply: {
+      status: 409,
+      description: "the document has signature requests: `{deleted: false, reason}` (not the error envelope)",
+      body: deleteDocumentOutput,
+    },
     call: async (caller, input) => {
       const result = await caller.documents.delete(input);
       return result.deleted ? result : new RestReply(409, result);
@@ -592,6 +622,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: verifyPdfInput,
     output: verifyResult,
     status: 200,
+    errors: { 429: "more than 30 checks from one address in 10 minutes" },
     call: (caller, input) => caller.verify.check(input),
   }),
 ];
