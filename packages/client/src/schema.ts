@@ -774,10 +774,24 @@ export interface operations {
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "title": "Anamnese",
                  *       "description": "description",
-                 *       "status": "draft",
+                 *       "status": "active",
                  *       "schema": {
                  *         "version": 1,
-                 *         "fields": []
+                 *         "fields": [
+                 *           {
+                 *             "id": "f1",
+                 *             "type": "text",
+                 *             "key": "name",
+                 *             "label": "Name",
+                 *             "required": true
+                 *           },
+                 *           {
+                 *             "id": "f2",
+                 *             "type": "date",
+                 *             "key": "birthDate",
+                 *             "label": "Geburtsdatum"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -4055,19 +4069,8 @@ export interface operations {
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "config": {
-                 *         "webhookUrl": "https://klinik.example/path",
-                 *         "draftKey": "case-100231",
-                 *         "redirectUrl": "https://klinik.example/path",
-                 *         "emailTo": "station4@klinik.example",
-                 *         "emailSubject": "emailSubject",
                  *         "rnummer": "R-2026-0042",
-                 *         "phone": "+491701234567",
-                 *         "prefill": {},
-                 *         "allowedOrigins": [
-                 *           "allowedOrigins"
-                 *         ],
-                 *         "institutionId": "institutionId",
-                 *         "expiresInMinutes": 1
+                 *         "draftKey": "case-100231"
                  *       }
                  *     }
                  */
@@ -4109,10 +4112,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "sessionId": "sessionId",
-                     *       "expiresAt": "2026-03-02T09:30:00.000Z",
-                     *       "embedUrl": "embedUrl",
-                     *       "ok": true
+                     *       "ok": true,
+                     *       "sessionId": "es_3q2x9VnL0pT7wR4yZ1bC8dF6gH5jK2mN",
+                     *       "expiresAt": "2026-03-02T10:30:00.000Z",
+                     *       "embedUrl": "https://portal.klinik.example/embed/es_3q2x9VnL0pT7wR4yZ1bC8dF6gH5jK2mN"
                      *     }
                      */
                     "application/json": {
@@ -4561,7 +4564,9 @@ export interface operations {
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "draftKey": "case-100231",
-                 *       "values": {}
+                 *       "values": {
+                 *         "name": "Erika Muster"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -5157,7 +5162,10 @@ export interface operations {
                  *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
-                 *       "values": {},
+                 *       "values": {
+                 *         "name": "Erika Muster",
+                 *         "birthDate": "1961-04-12"
+                 *       },
                  *       "rnummer": "R-2026-0042",
                  *       "phone": "+491701234567",
                  *       "draftKey": "case-100231"
@@ -5192,11 +5200,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "ok": true,
                      *       "rnummer": "R-2026-0042",
                      *       "webhookDelivered": true,
-                     *       "submissionId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
-                     *       "redirectUrl": "redirectUrl",
-                     *       "ok": true
+                     *       "submissionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "redirectUrl": null
                      *     }
                      */
                     "application/json": {
@@ -7060,10 +7068,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "patient_id": "P-100231",
-                 *       "document_id": "documentid",
+                 *       "document_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                  *       "institution_id": "klinik-nord",
-                 *       "expiration_date": "expirationdate",
-                 *       "order_by": "orderby"
+                 *       "expiration_date": "2026-03-09T18:00:00.000Z",
+                 *       "order_by": "dr.weber"
                  *     }
                  */
                 "application/json": {
@@ -7084,9 +7092,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "signing_link": "signinglink",
-                     *       "signature_id": "signatureid",
-                     *       "expiration_date": "2026-03-02T09:30:00.000Z"
+                     *       "signing_link": "https://portal.klinik.example/sign/4f7Qk2pX9sLmN0aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT",
+                     *       "signature_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "expiration_date": "2026-03-09T18:00:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -7810,8 +7818,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "patient_id": "P-100231",
-                 *       "signature_id": "signatureid",
-                 *       "session_token": "sessiontoken"
+                 *       "signature_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                 *       "session_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQLTEwMDIzMSJ9.c2ln"
                  *     }
                  */
                 "application/json": {
@@ -7831,8 +7839,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "valid": true,
-                     *       "redirect_url": "redirecturl",
-                     *       "session_token": "sessiontoken"
+                     *       "redirect_url": "https://portal.klinik.example/sign/ticket/Zt5cQ1wE8rT2yU6iO0pA4sD9fG3hJ7kL1zX5cV9bN2m",
+                     *       "session_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQLTEwMDIzMSJ9.c2ln"
                      *     }
                      */
                     "application/json": {
@@ -8088,7 +8096,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "message"
+                     *       "message": "Design saved successfully"
                      *     }
                      */
                     "application/json": {
@@ -8342,7 +8350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "message"
+                     *       "message": "Design saved successfully"
                      *     }
                      */
                     "application/json": {
@@ -8566,11 +8574,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "document_name": "documentname",
-                 *       "document_description": "documentdescription",
-                 *       "account_name": "accountname",
-                 *       "signingfield_koordinates": {},
-                 *       "document_bloburl": "documentbloburl"
+                 *       "document_name": "Aufklärung Knie-OP",
+                 *       "document_description": "Aufklärungsbogen Arthroskopie",
+                 *       "account_name": "chirurgie",
+                 *       "signingfield_koordinates": {
+                 *         "page": 2,
+                 *         "x": 72,
+                 *         "y": 96,
+                 *         "width": 220,
+                 *         "height": 60
+                 *       },
+                 *       "document_bloburl": "https://files.klinik.example/aufklaerung-knie.pdf"
                  *     }
                  */
                 "application/json": {
@@ -8591,9 +8605,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "document_name": "documentname",
-                     *       "document_id": "documentid",
-                     *       "document_bloburl": "documentbloburl"
+                     *       "document_name": "Aufklärung Knie-OP",
+                     *       "document_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "document_bloburl": "https://files.klinik.example/aufklaerung-knie.pdf"
                      *     }
                      */
                     "application/json": {
@@ -8784,7 +8798,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example id */
+                /** @example 7c9e6679-7425-40de-944b-e07fc1f90ae7 */
                 id: string;
             };
             cookie?: never;
@@ -8793,12 +8807,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "status": "draft",
-                 *       "expiration_timestamp": "expirationtimestamp",
-                 *       "assigment_url": "assigmenturl"
+                 *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                 *       "status": "active",
+                 *       "expiration_timestamp": "2026-03-16T18:00:00.000Z",
+                 *       "assigment_url": null
                  *     }
                  */
                 "application/json": {
+                    id: string;
                     /** @enum {string} */
                     status: "draft" | "active";
                     expiration_timestamp?: string;
@@ -8815,9 +8831,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "id",
-                     *       "status": "draft",
-                     *       "expiration_timestamp": "2026-03-02T09:30:00.000Z"
+                     *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "status": "active",
+                     *       "expiration_timestamp": "2026-03-16T18:00:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -9078,9 +9094,17 @@ export interface operations {
                 /**
                  * @example {
                  *       "document_id": "documentid",
-                 *       "title": "Anamnese",
+                 *       "title": "Aufklärung Knie-OP (2026)",
                  *       "description": "description",
-                 *       "fields": {}
+                 *       "fields": {
+                 *         "signature": {
+                 *           "page": 2,
+                 *           "x": 72,
+                 *           "y": 96,
+                 *           "width": 220,
+                 *           "height": 60
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -9100,7 +9124,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "id",
+                     *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "modified": true
                      *     }
                      */
@@ -9341,7 +9365,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "deleted": true,
-                     *       "reason": "has_signature_requests"
+                     *       "reason": null
                      *     }
                      */
                     "application/json": {
@@ -9474,8 +9498,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "deleted": true,
-                     *       "reason": "has_signature_requests"
+                     *       "deleted": false,
+                     *       "reason": "the document has signature requests and cannot be deleted"
                      *     }
                      */
                     "application/json": {
@@ -9587,7 +9611,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "availability": "draft"
+                 *       "availability": "active"
                  *     }
                  */
                 "application/json": {
@@ -9852,12 +9876,12 @@ export interface operations {
                      *       "modifiedAfterSealing": true,
                      *       "updatedAfterSealing": true,
                      *       "changes": {
-                     *         "pagesAdded": -9007199254740991,
-                     *         "pagesRemoved": -9007199254740991,
-                     *         "annotationsAdded": -9007199254740991,
-                     *         "formFieldsAdded": -9007199254740991,
-                     *         "signaturesAdded": -9007199254740991,
-                     *         "otherObjectsChanged": -9007199254740991
+                     *         "pagesAdded": 1,
+                     *         "pagesRemoved": 1,
+                     *         "annotationsAdded": 1,
+                     *         "formFieldsAdded": 1,
+                     *         "signaturesAdded": 1,
+                     *         "otherObjectsChanged": 1
                      *       },
                      *       "signer": {
                      *         "subject": "subject",
@@ -9872,10 +9896,10 @@ export interface operations {
                      *       "request": {
                      *         "signatureId": "signatureId",
                      *         "documentId": "documentId",
-                     *         "documentVersion": -9007199254740991,
+                     *         "documentVersion": 1,
                      *         "completedAt": "completedAt"
                      *       },
-                     *       "signatureCount": -9007199254740991
+                     *       "signatureCount": 1
                      *     }
                      */
                     "application/json": {

@@ -82,8 +82,10 @@ export function sampleOf(schema: JsonSchema | undefined, name = "", depth = 0): 
     }
     case "integer":
     case "number": {
-      const low = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 1);
-      return schema.maximum !== undefined ? Math.min(low, schema.maximum) : low;
+      // 1 where allowed: counts and sizes read naturally, and a huge negative bound is no example.
+      const low = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : undefined);
+      const value = Math.max(low ?? 1, 1);
+      return schema.maximum !== undefined ? Math.min(value, schema.maximum) : value;
     }
     case "boolean":
       return true;

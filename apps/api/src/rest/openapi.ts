@@ -123,8 +123,10 @@ function security(route: ApiRoute) {
 function operation(route: ApiRoute) {
   const input = toSchema(route.input, "input");
   const inPath = new Set(pathParams(route.path));
-  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
-  const required = (input.required ?? []).filter((name) => !inPath.has(name));
+  // Path parameters are not body fields, except those the body must repeat (A7 `id`).
+  const inBody = (name: string) => !inPath.has(name) || (route.bodyEchoes?.includes(name) ?? false);
+  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => inBody(name)));
+  const required = (input.required ?? []).filter(inBody);
   const withCredentials = route.auth !== "bearer" && route.auth !== "public";
   const withSession = route.auth === "orgTokenOrSession";
   const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
@@ -163,7 +165,7 @@ function operation(route: ApiRoute) {
       });
     }
   } else {
-    const bodyExample = Object.fromEntries(Object.entries(exampleInput).filter(([name]) => !inPath.has(name)));
+    const bodyExample = Object.fromEntries(Object.entries(exampleInput).filter(([name]) => inBody(name)));
     const body: JsonSchema = {
       type: "object",
       ...(withCredentials && { description: BODY_CREDENTIALS }),
@@ -214,7 +216,7 @@ function operation(route: ApiRoute) {
     const schema = toSchema(route.otherReply.body, "output");
     responses[String(route.otherReply.status)] = {
       description: route.otherReply.description,
-      content: { "application/json": { schema, example: sampleOf(schema) } },
+      content: { "application/json": { schema, example: route.otherReply.example } },
     };
   }
   return {
