@@ -727,6 +727,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -1902,6 +1909,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -2601,6 +2615,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -2829,6 +2850,13 @@ export interface operations {
                         requestId?: string;
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -4022,6 +4050,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -4278,6 +4313,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -4516,6 +4558,13 @@ export interface operations {
                         requestId?: string;
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -4822,6 +4871,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -5115,6 +5171,13 @@ export interface operations {
                         requestId?: string;
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -5430,6 +5493,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -5729,6 +5799,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -5966,6 +6043,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -6126,6 +6210,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -6282,6 +6373,13 @@ export interface operations {
                         requestId?: string;
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -6587,6 +6685,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -6866,6 +6971,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -7024,6 +7136,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -7279,6 +7398,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -7433,6 +7559,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -7604,6 +7737,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -7774,6 +7914,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -8023,6 +8170,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -8278,6 +8432,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -8532,6 +8693,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -8761,6 +8929,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {
@@ -9048,6 +9223,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -9308,6 +9490,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -9566,6 +9755,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -9814,6 +10010,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description internal error (the body carries only the request id) */
             500: {
                 headers: {
@@ -10055,6 +10258,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description internal error (the body carries only the request id) */
             500: {

@@ -212,6 +212,8 @@ function operation(route: ApiRoute) {
   };
   for (const [status, why] of Object.entries(derivedErrors(route)))
     responses[status] = errorResponse(route, Number(status), why);
+  // Node's HTTP parser answers this before the service sees the request: no body.
+  responses["431"] = { description: "the request line or headers exceed 16 KiB (e.g. a very long query); no body" };
   if (route.otherReply) {
     const schema = toSchema(route.otherReply.body, "output");
     responses[String(route.otherReply.status)] = {
