@@ -553,7 +553,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The embedded form was opened or closed (B-events); `test: true` for F11's test events
+         * The embedded form was opened or closed (B-events)
          * @description Events: `form.opened`, `form.closed`.
          *
          *     Each delivery is a POST of the JSON body below to every webhook URL of the organization (or of the embed session).
@@ -569,6 +569,38 @@ export interface webhooks {
          *     anything else (3xx included) is retried: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts).
          */
         post: operations["webhook_form_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event sent with F11 (POST /api/embed/webhook-event)
+         * @description Events: `form.opened`, `form.closed`, `form.draft_saved`.
+         *
+         *     Each delivery is a POST of the JSON body below to every webhook URL of the organization (or of the embed session).
+         *     With a webhook secret configured, it carries two signatures of the exact raw body:
+         *
+         *     - `webhook-signature`: [Standard Webhooks](https://www.standardwebhooks.com/) `v1,<base64 HMAC-SHA256>` over
+         *       `<webhook-id>.<webhook-timestamp>.<body>`; a `whsec_<base64>` secret is base64-decoded to the key, any other secret
+         *       is used as its UTF-8 bytes.
+         *     - `X-Service-Signature`: hex HMAC-SHA256 of the body with the secret's UTF-8 bytes.
+         *
+         *     Compare in constant time and reject timestamps more than 5 minutes off (`verifyWebhook` in `@clinsign/client` does both).
+         *     `webhook-id` is the delivery id, the same on every retry: use it to drop duplicates. Answer 2xx within 5 s;
+         *     anything else (3xx included) is retried: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts).
+         */
+        post: operations["webhook_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10522,8 +10554,86 @@ export interface operations {
                         untrustedClientData?: {
                             [key: string]: unknown;
                         };
-                        /** @description F11's test events (with the caller's own data beside it) */
-                        test?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description taken (any 2xx); anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused by the receiver (e.g. a bad signature); retried as any non-2xx */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description delivery id, stable across retries
+                 * @example 0b9d6f5e-2c1a-4e3b-8d7f-6a5b4c3d2e1f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description seconds since 1970 when this attempt was signed
+                 * @example 1772443800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature; absent without a webhook secret
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature"?: string;
+                /**
+                 * @description hex HMAC-SHA256 of the raw body; absent without a webhook secret
+                 * @example 2b9a197f337de59f5452ed44b1f4267d535086791bda98fda3d20d37f1ffa48e
+                 */
+                "x-service-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "form.opened",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "organizationId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
+                 *       "templateIdentifier": "anamnese-2026",
+                 *       "data": {
+                 *         "test": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    event: "form.opened" | "form.closed" | "form.draft_saved";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @description the form template's identifier */
+                    templateIdentifier: string;
+                    /** @description the `data` the F11 caller sent, plus `test: true` */
+                    data: {
+                        /**
+                         * @description marks the test event
+                         * @constant
+                         */
+                        test: true;
                     } & {
                         [key: string]: unknown;
                     };

@@ -307,6 +307,26 @@ describe("every documented operation through a validating proxy", () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.template.title).toBe("Per Bearer");
+    // An orgId beside it must be the token's; a token field, when sent, counts as before.
+    const other = await api.createOrg("Klinik Andere");
+    expect
+      .soft(
+        (await call({ method: "GET", path: "/api/embed/templates", headers: b(), query: { orgId: other.orgId } }))
+          .status,
+      )
+      .toBe(401);
+    expect
+      .soft(
+        (await call({ method: "GET", path: "/api/embed/templates", headers: b(), query: { orgId: org.orgId } })).status,
+      )
+      .toBe(200);
+    const junk = { authorization: "Bearer cs_nope" };
+    expect
+      .soft((await call({ method: "GET", path: "/api/embed/templates", headers: junk, query: creds() })).status)
+      .toBe(200);
+    expect
+      .soft((await call({ method: "POST", path: "/api/embed/templates", headers: junk, body: { title: "x" } })).status)
+      .toBe(401);
   });
 
   it("area A: documents, signature requests, downloads, design, assignments, verification", async () => {

@@ -115,7 +115,7 @@ const EVENTS: WebhookEvent[] = [
   },
   {
     name: "form.opened",
-    summary: "The embedded form was opened or closed (B-events); `test: true` for F11's test events",
+    summary: "The embedded form was opened or closed (B-events)",
     events: ["form.opened", "form.closed"],
     templateIdentifier: template,
     data: {
@@ -127,11 +127,24 @@ const EVENTS: WebhookEvent[] = [
           additionalProperties: true,
           description: "what the browser said; not vouched for",
         },
-        test: { type: "boolean", description: "F11's test events (with the caller's own data beside it)" },
       },
       additionalProperties: true,
     },
     example: { rnummer: "R-2026-0042" },
+  },
+  {
+    name: "test",
+    summary: "A test event sent with F11 (POST /api/embed/webhook-event)",
+    events: ["form.opened", "form.closed", "form.draft_saved"],
+    templateIdentifier: template,
+    data: {
+      type: "object",
+      required: ["test"],
+      properties: { test: { type: "boolean", const: true, description: "marks the test event" } },
+      additionalProperties: true,
+      description: "the `data` the F11 caller sent, plus `test: true`",
+    },
+    example: { test: true },
   },
   {
     name: "signature.completed",
