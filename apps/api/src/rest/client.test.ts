@@ -30,7 +30,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe("@clinsign/client against the running service", () => {
+describe("@clinsign/client against the running service", { timeout: 60_000 }, () => {
   it("area A: registers a document, requests a signature and finds the open link", async () => {
     const client = createClinSignClient({ baseUrl: api.baseUrl, token: org.token });
     files.set("/aufklaerung.pdf", await makePdf());

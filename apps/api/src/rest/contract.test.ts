@@ -85,7 +85,7 @@ beforeAll(async () => {
     startProxy(documentFile, api.baseUrl, true),
     startProxy(documentFile, api.baseUrl, false),
   ]);
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   strict?.process.kill();
@@ -151,7 +151,7 @@ const b = () => ({ authorization: `Bearer ${org.token}` });
 const creds = () => ({ token: org.token, orgId: org.orgId });
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 
-describe("every documented operation through a validating proxy", () => {
+describe("every documented operation through a validating proxy", { timeout: 90_000 }, () => {
   it("area B: templates, sessions, drafts, submissions, events, uploads, webhooks log, audit log, F1", async () => {
     const fields = [
       { id: "f1", type: "text", key: "name", label: "Name", required: true },
