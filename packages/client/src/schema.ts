@@ -809,7 +809,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "title": "Anamnese",
                  *       "description": "description",
@@ -2700,7 +2700,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f"
                  *     }
                  */
@@ -2936,7 +2936,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "title": "Anamnese",
                  *       "description": "description",
@@ -4132,7 +4132,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "config": {
@@ -4641,7 +4641,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "draftKey": "case-100231",
@@ -4953,7 +4953,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "draftKey": "case-100231"
@@ -5254,7 +5254,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "values": {
@@ -5575,7 +5575,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "event": "form.opened",
                  *       "data": {},
@@ -5881,7 +5881,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "templateIdentifier": "anamnese-2026",
                  *       "event": "form.opened",
@@ -6767,7 +6767,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+                 *       "token": "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
                  *       "orgId": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
                  *       "phone": "+491701234567",
                  *       "rnummer": "R-2026-0042",

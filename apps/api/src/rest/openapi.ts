@@ -130,8 +130,10 @@ function operation(route: ApiRoute) {
   const withCredentials = route.auth !== "bearer" && route.auth !== "public";
   const withSession = route.auth === "orgTokenOrSession";
   const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
-  const sample = { ...(sampleOf({ ...input, required: input.required }) as Record<string, unknown>) };
-  const exampleInput: Record<string, unknown> = { ...sample, ...route.example?.request };
+  const exampleInput: Record<string, unknown> = {
+    ...(sampleOf(input) as Record<string, unknown>),
+    ...route.example?.request,
+  };
   const parameters: unknown[] = [...inPath].map((name) => ({
     name,
     in: "path",
@@ -187,7 +189,7 @@ function operation(route: ApiRoute) {
     }
     const example = withCredentials
       ? {
-          token: "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+          token: "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
           orgId: "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
           ...bodyExample,
         }
