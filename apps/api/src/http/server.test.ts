@@ -180,10 +180,17 @@ describe("the HTTP surface", () => {
     const spec = await api.request("GET", "/openapi.json");
     expect(spec.body.openapi).toBe("3.1.0");
     const f2 = spec.body.paths["/api/embed/templates"].post;
-    expect(f2.requestBody.content["application/json"].schema.required).toEqual(["token", "orgId", "title"]);
+    // Area B's credentials: token + orgId in the body, or Authorization: Bearer instead.
+    expect(f2.requestBody.content["application/json"].schema.required).toEqual(["title"]);
+    expect(Object.keys(f2.requestBody.content["application/json"].schema.properties)).toEqual(
+      expect.arrayContaining(["token", "orgId", "title"]),
+    );
+    expect(f2.security).toEqual([{ bearer: [] }, {}]);
     expect(Object.keys(f2.responses)).toContain("201");
     const f4 = spec.body.paths["/api/embed/templates"].get;
     expect(f4.parameters.map((p: { name: string }) => p.name)).toEqual(["token", "orgId", "limit"]);
+    expect(f4.security).toEqual([{ token: [], orgId: [] }, { bearer: [] }]);
+    expect(Object.keys(spec.body.webhooks)).toContain("form.submitted");
     const docs = await fetch(`${api.baseUrl}/docs`);
     expect(docs.headers.get("content-type")).toContain("text/html");
     const html = await docs.text();

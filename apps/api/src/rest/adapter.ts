@@ -94,6 +94,14 @@ async function authenticate(
     if (typeof sessionId !== "string") throw new AppError("unauthorized", "invalid or expired session");
     return { kind: "embed_session", ...(await authenticateEmbedSession(services.db, sessionId)) };
   }
+  if (token === undefined && bearerToken(req) !== undefined) {
+    // `Authorization: Bearer` as in area A: the token names its organization; an orgId sent
+    // beside it must be that one. A `token` field, when sent, is what counts, as before.
+    if (orgId !== undefined && (typeof orgId !== "string" || !ORG_ID.test(orgId)))
+      throw new AppError("unauthorized", "invalid API token for this orgId");
+    const organizationId = typeof orgId === "string" ? orgId.toLowerCase() : undefined;
+    return { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req), organizationId)) };
+  }
   if (typeof token !== "string" || typeof orgId !== "string") {
     throw new AppError(
       "unauthorized",
@@ -232,7 +240,7 @@ async function serveApiRoute(
       ...queryObject(url),
       ...(typeof req.headers["x-session-id"] === "string" && { sessionId: req.headers["x-session-id"] }),
     };
-    if (early.sessionId !== undefined || early.token !== undefined)
+    if (early.sessionId !== undefined || early.token !== undefined || bearerToken(req) !== undefined)
       principal = await authenticate(services, route, req, early);
     else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
     state.multipart = await openMultipart(req);

@@ -20,6 +20,7 @@ import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { activeTemplate, creds as orgCreds, newSession } from "../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../testing/receiver";
 import { appRouter } from "../trpc/root";
+import { openApiDocument } from "./openapi";
 import { documentedRoutes, type ApiRoute } from "./routes";
 
 // The test reads its own knobs; the service itself reads only env.ts.
@@ -47,6 +48,14 @@ const PUBLIC_PROCEDURES = [
   "publicEmbeds.describe",
   "publicEmbeds.start",
 ];
+
+const documentPaths = openApiDocument("http://127.0.0.1").paths as Record<
+  string,
+  Record<string, { responses: Record<string, unknown> }>
+>;
+/** The statuses the OpenAPI document lists for a route's operation. */
+const documentedStatuses = (route: ApiRoute) =>
+  Object.keys(documentPaths[route.path]![route.method.toLowerCase()]!.responses);
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 function prng(seed: number) {
@@ -285,6 +294,8 @@ function multipart(rng: Rng, creds: Credentials | null): { body: string; content
 interface FuzzRequest {
   /** The door a request is aimed past, for the doors whose credentials the fuzz holds. */
   door?: "portal" | "portal-upload" | "events";
+  /** The documented operation a request calls: its answer must be one the OpenAPI document lists. */
+  route?: ApiRoute;
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -530,7 +541,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     expect(creds.portal.accessCookie).toMatch(/^cs_form_access=/);
     expect(creds.otpPortal.identityCookie).toMatch(/^cs_form_identified=/);
     const targets: (() => FuzzRequest)[] = [
-      ...documentedRoutes.map((route) => () => restRequest(rng, route, creds)),
+      ...documentedRoutes.map((route) => () => ({ ...restRequest(rng, route, creds), route })),
       ...[...PUBLIC_PROCEDURES, "forms.event"].map((procedure) => () => trpcRequest(rng, procedure, creds)),
       // Weighted like a few paths each: one door stands for many kinds of hostile upload and event.
       ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),
@@ -541,6 +552,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     // Every target first, then at random: each path is hit many times whatever the seed.
     const plan = Array.from({ length: REQUESTS }, (_, i) => (i < targets.length ? targets[i]! : rng.pick(targets))());
     const failures: string[] = [];
+    const undocumented = new Set<string>();
     const statuses = new Map<number, number>();
     const doors = new Map<string, Map<number, number>>();
     for (let i = 0; i < plan.length; i += PARALLEL) {
@@ -568,6 +580,8 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
             seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
             doors.set(req.door, seen);
           }
+          if (req.route && !documentedStatuses(req.route).includes(String(response.status)))
+            undocumented.add(`${req.route.method} ${req.route.path}: ${response.status} ${text.slice(0, 160)}`);
           if (response.status >= 500) failures.push(`${where}: ${response.status} ${text.slice(0, 300)}`);
           else if (STACK.test(text)) failures.push(`${where}: stack trace in ${text.slice(0, 300)}`);
         }),
@@ -578,6 +592,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     const summary = `seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${plan.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}; doors ${JSON.stringify(byDoor)}`;
     console.log(`fuzz: ${summary}`);
     expect(failures, summary).toEqual([]);
+    expect([...undocumented], summary).toEqual([]);
     expect(health.status, summary).toBe(200);
     expect(plan.length).toBeGreaterThanOrEqual(1000);
     // The credentialed doors were passed, not just knocked on: each answered some calls with success.

@@ -1,42 +1,145 @@
 import { z } from "zod";
-import { areaAErrorBody, areaBErrorBody } from "@clinsign/contracts";
+import { areaAErrorBody, areaBErrorBody, type ErrorCode } from "@clinsign/contracts";
+import { errorMapping } from "../core/errors";
+import { MAX_JSON_BODY_BYTES } from "../http/io";
+import { sampleOf, type JsonSchema } from "./openapi-examples";
 import { documentedRoutes, type ApiRoute } from "./routes";
-
-type JsonSchema = {
-  type?: string;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  [key: string]: unknown;
-};
+import { webhookSection } from "./openapi-webhooks";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
 
+const BODY_CREDENTIALS =
+  "Area B credentials: `token` (API token) with `orgId` (its organization's UUID); or `Authorization: Bearer <API token>` " +
+  "instead, where the token names the organization (an `orgId` sent with it must be the token's).";
+
 const credentialProperties: Record<string, JsonSchema> = {
-  token: { type: "string", description: "API token of the organization" },
-  orgId: { type: "string", format: "uuid", description: "organization UUID" },
+  token: {
+    type: "string",
+    description: "API token of the organization (a credential; or send `Authorization: Bearer`)",
+  },
+  orgId: { type: "string", format: "uuid", description: "organization UUID, with `token` (a credential)" },
 };
 
 const sessionProperty: Record<string, JsonSchema> = {
-  sessionId: { type: "string", description: "embed session (POST /api/embed/sessions); replaces token and orgId" },
+  sessionId: {
+    type: "string",
+    description: "embed session (POST /api/embed/sessions); a credential that replaces token and orgId",
+  },
 };
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
+const STATUS_CODES = (status: number) =>
+  (Object.entries(errorMapping) as [ErrorCode, { status: number }][])
+    .filter(([, m]) => m.status === status)
+    .map(([c]) => c);
+
+/** Why each error status can come, as far as the route's auth, body and path tell. */
+function derivedErrors(route: ApiRoute): Record<number, string> {
+  const errors: Record<number, string> = {
+    400: "invalid input: `fieldErrors` (area B) or `details.field` (area A) name the field",
+  };
+  if (route.auth !== "public") errors[401] = "missing or invalid credentials";
+  if (route.auth === "bearer") errors[403] = "`https_required`: the request came over plain HTTP";
+  if (route.auth === "orgTokenOrSession")
+    errors[403] = "the embed session belongs to another template, or is bound to another draftKey";
+  if (pathParams(route.path).length) errors[404] = "not found, or another organization's";
+  if (route.body === "pdf" || route.body === "multipart") {
+    errors[413] = "the upload is larger than its cap";
+    errors[415] = "the body is not multipart/form-data" + (route.body === "pdf" ? " or application/pdf" : "");
+  } else if (route.method !== "GET") {
+    errors[413] = `the JSON body is larger than ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB`;
+    errors[415] = "the body is not application/json";
+  }
+  if (route.auth === "orgTokenOrSession") errors[429] = "an embed session calls more than 120 times a minute";
+  errors[500] = "internal error (the body carries only the request id)";
+  for (const [status, why] of Object.entries(route.errors ?? {})) {
+    const code = Number(status);
+    errors[code] = errors[code] ? `${errors[code]}; ${why}` : why;
+  }
+  return errors;
+}
+
+const ERROR_MESSAGES: Record<number, string> = {
+  400: "templateIdentifier: is required",
+  401: "invalid API token",
+  403: "forbidden",
+  404: "template not found",
+  409: "conflict",
+  413: "request body exceeds 1048576 bytes",
+  415: "send the body as application/json",
+  429: "too many attempts; try again later",
+  500: "internal error",
+};
+
+function errorResponse(route: ApiRoute, status: number, description: string) {
+  const codes = STATUS_CODES(status);
+  const message = ERROR_MESSAGES[status] ?? "error";
+  const requestId = "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10";
+  let schema: JsonSchema;
+  let example: unknown;
+  if (route.area === "A") {
+    schema = toSchema(areaAErrorBody, "output");
+    // Each status carries only its own codes.
+    const error = schema.properties!.error!;
+    error.properties!.code = { type: "string", enum: codes };
+    example = { error: { code: codes[0], message, details: { requestId } } };
+  } else {
+    schema = toSchema(areaBErrorBody, "output");
+    example = { ok: false, error: message, requestId };
+  }
+  return {
+    description,
+    ...(status === 429 && {
+      headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } },
+    }),
+    content: { "application/json": { schema, example } },
+  };
+}
+
+const tagOf = (route: ApiRoute) =>
+  route.auth === "public" ? "Verification" : route.area === "A" ? "Signatures (area A)" : "Forms (area B)";
+
+function security(route: ApiRoute) {
+  if (route.auth === "public") return [];
+  if (route.auth === "bearer") return [{ bearer: [] }];
+  const session = route.auth === "orgTokenOrSession";
+  if (route.method === "GET")
+    return [{ token: [], orgId: [] }, { bearer: [] }, ...(session ? [{ sessionId: [] }] : [])];
+  if (route.body === "multipart")
+    return [
+      { token: [], orgId: [] },
+      { bearer: [] },
+      { sessionId: [] },
+      { sessionHeader: [] },
+      // token + orgId or sessionId as text fields of the body.
+      {},
+    ];
+  // token + orgId (or sessionId) in the JSON body: no security scheme can say "in the body".
+  return [{ bearer: [] }, {}];
+}
+
 function operation(route: ApiRoute) {
   const input = toSchema(route.input, "input");
   const inPath = new Set(pathParams(route.path));
-  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !inPath.has(name)));
-  const required = (input.required ?? []).filter((name) => !inPath.has(name));
+  // Path parameters are not body fields, except those the body must repeat (A7 `id`).
+  const inBody = (name: string) => !inPath.has(name) || (route.bodyEchoes?.includes(name) ?? false);
+  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => inBody(name)));
+  const required = (input.required ?? []).filter(inBody);
   const withCredentials = route.auth !== "bearer" && route.auth !== "public";
   const withSession = route.auth === "orgTokenOrSession";
   const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
-  const credentialsRequired = withSession ? [] : ["token", "orgId"];
+  const exampleInput: Record<string, unknown> = {
+    ...(sampleOf(input) as Record<string, unknown>),
+    ...route.example?.request,
+  };
   const parameters: unknown[] = [...inPath].map((name) => ({
     name,
     in: "path",
     required: true,
-    schema: { type: "string" },
+    schema: input.properties?.[name] ?? { type: "string" },
+    example: exampleInput[name] ?? sampleOf(input.properties?.[name], name),
   }));
   let requestBody: unknown;
   if (route.body === "pdf") {
@@ -49,66 +152,97 @@ function operation(route: ApiRoute) {
       },
     };
   } else if (route.method === "GET") {
-    const query = withCredentials ? { ...credentials, ...properties } : properties;
-    const requiredQuery = withCredentials ? [...credentialsRequired, ...required] : required;
-    for (const [name, schema] of Object.entries(query)) {
-      parameters.push({ name, in: "query", required: requiredQuery.includes(name), schema });
+    // Credentials first; optional, since `Authorization: Bearer` (or a sessionId) may stand in for them.
+    if (withCredentials)
+      for (const [name, schema] of Object.entries(credentials))
+        parameters.push({ name, in: "query", required: false, schema, description: schema.description });
+    for (const [name, schema] of Object.entries(properties)) {
+      const example = exampleInput[name];
+      parameters.push({
+        name,
+        in: "query",
+        required: required.includes(name),
+        schema,
+        ...(example !== undefined && { example }),
+      });
     }
   } else {
-    const body = {
+    const bodyExample = Object.fromEntries(Object.entries(exampleInput).filter(([name]) => inBody(name)));
+    const body: JsonSchema = {
       type: "object",
+      ...(withCredentials && { description: BODY_CREDENTIALS }),
       properties: withCredentials ? { ...credentials, ...properties } : properties,
-      required: withCredentials ? [...credentialsRequired, ...required] : required,
+      required,
     };
     const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
-    if (route.body === "multipart")
-      body.properties = { ...body.properties, files: { type: "array", items: { type: "string", format: "binary" } } };
-    requestBody = { required: true, content: { [media]: { schema: body } } };
+    if (route.body === "multipart") {
+      body.properties = {
+        ...body.properties,
+        files: {
+          type: "array",
+          items: { type: "string", format: "binary" },
+          description: "the files, one part each, after the text fields; the parts' name is free (`files`, `file` …)",
+        },
+      };
+      body.required = required.filter((name) => name !== "files");
+      delete bodyExample.files;
+    }
+    const example = withCredentials
+      ? {
+          token: "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
+          orgId: "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
+          ...bodyExample,
+        }
+      : bodyExample;
+    requestBody = {
+      required: required.length > 0 || withCredentials,
+      content: { [media]: { schema: body, ...(route.body !== "multipart" && { example }) } },
+    };
   }
-  const errorSchema = route.area === "A" ? toSchema(areaAErrorBody, "output") : toSchema(areaBErrorBody, "output");
-  const errorResponse = (description: string) => ({
-    description,
-    content: { "application/json": { schema: errorSchema } },
-  });
+  const outputSchema = route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output");
+  const success = route.produces
+    ? { [route.produces]: { schema: outputSchema } }
+    : { "application/json": { schema: outputSchema, example: route.example?.response ?? sampleOf(outputSchema) } };
+  const responses: Record<string, unknown> = {
+    [String(route.status)]: {
+      description: "success",
+      ...(route.produces && {
+        headers: { "Content-Disposition": { schema: { type: "string" }, description: "attachment; filename=…" } },
+      }),
+      content: success,
+    },
+  };
+  for (const [status, why] of Object.entries(derivedErrors(route)))
+    responses[status] = errorResponse(route, Number(status), why);
+  // Node's HTTP parser answers this before the service sees the request: no body.
+  responses["431"] = { description: "the request line or headers exceed 16 KiB (e.g. a very long query); no body" };
+  if (route.otherReply) {
+    const schema = toSchema(route.otherReply.body, "output");
+    responses[String(route.otherReply.status)] = {
+      description: route.otherReply.description,
+      content: { "application/json": { schema, example: route.otherReply.example } },
+    };
+  }
   return {
     operationId: `${route.ref}_${route.method.toLowerCase()}`,
     summary: `${route.ref}: ${route.summary}`,
-    ...(route.description && { description: route.description }),
-    tags: [route.auth === "public" ? "Verification" : route.area === "A" ? "Signatures (area A)" : "Forms (area B)"],
-    ...(route.auth === "bearer" && { security: [{ bearer: [] }] }),
+    ...((route.description || withCredentials) && {
+      description: [route.description, withCredentials && BODY_CREDENTIALS].filter(Boolean).join("\n\n"),
+    }),
+    tags: [tagOf(route)],
+    security: security(route),
     parameters,
     ...(requestBody !== undefined && { requestBody }),
-    responses: {
-      [String(route.status)]: {
-        description: "success",
-        content: {
-          [route.produces ?? "application/json"]: {
-            schema: route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output"),
-          },
-        },
-      },
-      "400": errorResponse("invalid input"),
-      "401": errorResponse("missing or invalid credentials"),
-      "404": errorResponse("not found, or another organization's"),
-      ...(route.area === "A" && { "403": errorResponse("plain HTTP (`https_required`) or forbidden") }),
-      ...(route.area === "A" && {
-        "409": errorResponse("conflict; details.reason says why (A9 answers {deleted:false, reason} instead)"),
-      }),
-      ...(route.body === "pdf" && {
-        "413": errorResponse("the file is larger than the cap"),
-        "415": errorResponse("neither application/pdf nor multipart/form-data"),
-      }),
-      "429": errorResponse("rate limited; see Retry-After"),
-      "500": errorResponse("internal error (body carries the request id)"),
-    },
+    responses,
   };
 }
 
-let cached: unknown;
+let cached: Record<string, Record<string, unknown>> | undefined;
 
 /**
  * OpenAPI 3.1, generated from the route table and the contracts: the interface document's paths
- * only (the admin console's file routes are no API).
+ * only (the admin console's file routes are no API), every status each can answer, and the
+ * webhooks the service sends.
  */
 export function openApiDocument(serverUrl: string) {
   cached ??= buildPaths();
@@ -118,12 +252,54 @@ export function openApiDocument(serverUrl: string) {
       title: "ClinSign API",
       version: "1.0.0",
       description:
-        "Signatures (area A, HTTPS and `Authorization: Bearer`) and forms (area B, `token` + `orgId`). " +
+        "Signatures (area A, HTTPS and `Authorization: Bearer`) and forms (area B, `token` + `orgId`, or `Authorization: Bearer`). " +
         "Area A errors: `{error:{code,message,details}}`; area B errors: `{ok:false,error[,fieldErrors]}`.",
+      license: { name: "Proprietary", identifier: "LicenseRef-ClinSign" },
     },
     servers: [{ url: serverUrl }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    tags: [
+      { name: "Forms (area B)", description: "Form templates, embed sessions, drafts, submissions, webhooks log" },
+      { name: "Signatures (area A)", description: "Documents, signature requests, portal design (HTTPS only)" },
+      { name: "Verification", description: "Checking a sealed PDF, without credentials" },
+      { name: "Webhooks", description: "Events the service POSTs to the organization's webhook URLs" },
+    ],
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "API token (`cs_…`). Area A; area B too, where the token names its organization.",
+        },
+        token: {
+          type: "apiKey",
+          in: "query",
+          name: "token",
+          description:
+            "Area B: the API token as query parameter (GET), with `orgId`. Other methods send `token` and `orgId` in the JSON body (or multipart fields).",
+        },
+        orgId: {
+          type: "apiKey",
+          in: "query",
+          name: "orgId",
+          description: "Area B: the organization's UUID, with `token` (query for GET, body otherwise).",
+        },
+        sessionId: {
+          type: "apiKey",
+          in: "query",
+          name: "sessionId",
+          description:
+            "Area B: an embed session (POST /api/embed/sessions) instead of token + orgId; in the body for non-GET.",
+        },
+        sessionHeader: {
+          type: "apiKey",
+          in: "header",
+          name: "x-session-id",
+          description: "Uploads: the embed session as header, checked before the body is read.",
+        },
+      },
+    },
     paths: cached,
+    webhooks: webhookSection(),
   };
 }
 

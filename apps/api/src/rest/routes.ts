@@ -100,6 +100,15 @@ export interface ApiRoute<I extends z.ZodType = z.ZodType> {
   bodyEchoes?: string[];
   /** Media type of a non-JSON success body, for the OpenAPI document. */
   produces?: string;
+  /**
+   * Error answers beyond those its auth, body and path parameters imply (openapi.ts derives
+   * those): status → when. The contract test (contract.test.ts) finds any that is missing.
+   */
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 413 | 429, string>>;
+  /** An answer that is not the error envelope (A9's 409 `{deleted:false, reason}`). */
+  otherReply?: { status: number; description: string; body: z.ZodType; example: unknown };
+  /** Example request fields (credentials left out) and success body, where the schema's own sample would not do. */
+  example?: { request?: Record<string, unknown>; response?: unknown };
   call(caller: Caller, input: z.output<I>): Promise<unknown>;
 }
 
@@ -185,7 +194,16 @@ const DESIGN_FALLBACK = [
   "from its own origin. Colours are hex (`#rgb` or `#rrggbb`), `font` one of the listed fonts.",
 ].join("\n");
 
+// Examples for the OpenAPI document where the schema's own sample would say nothing (the rest are sampled).
+const EXAMPLE_ID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+const EXAMPLE_FIELDS = [
+  { id: "f1", type: "text", key: "name", label: "Name", required: true },
+  { id: "f2", type: "date", key: "birthDate", label: "Geburtsdatum" },
+];
+const EXAMPLE_LINK = "https://portal.klinik.example/sign/4f7Qk2pX9sLmN0aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT";
+
 const ok = z.literal(true);
+const NO_ACTIVE_TEMPLATE = "no active template with that identifier (or, without one, none at all)";
 const identifierParam = z.object({ identifier: templateIdentifier });
 
 /** The interface document's paths, each wired to the tRPC procedure that does the work. */
@@ -200,6 +218,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: createTemplateInput,
     output: z.object({ ok, template }),
     status: 201,
+    example: { request: { title: "Anamnese", status: "active", schema: { version: 1, fields: EXAMPLE_FIELDS } } },
     call: async (caller, input) => ({ ok: true, template: await caller.templates.create(input) }),
   }),
   route({
@@ -215,6 +234,7 @@ export const documentedRoutes: ApiRoute[] = [
       template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }),
     }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
       const { identifier, title, description, status, schema } = found;
@@ -267,6 +287,16 @@ export const documentedRoutes: ApiRoute[] = [
     input: createSessionInput,
     output: createdSession.extend({ ok }),
     status: 200,
+    example: {
+      request: { templateIdentifier: "anamnese-2026", config: { rnummer: "R-2026-0042", draftKey: "case-100231" } },
+      response: {
+        ok: true,
+        sessionId: "es_3q2x9VnL0pT7wR4yZ1bC8dF6gH5jK2mN",
+        expiresAt: "2026-03-02T10:30:00.000Z",
+        embedUrl: "https://portal.klinik.example/embed/es_3q2x9VnL0pT7wR4yZ1bC8dF6gH5jK2mN",
+      },
+    },
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.sessions.create(input)) }),
   }),
   route({
@@ -279,6 +309,8 @@ export const documentedRoutes: ApiRoute[] = [
     input: saveDraftInput,
     output: savedDraft.extend({ ok }),
     status: 200,
+    example: { request: { values: { name: "Erika Muster" } } },
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.drafts.save(input)) }),
   }),
   route({
@@ -291,6 +323,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: draftRefInput,
     output: z.object({ ok, draft: draft.nullable() }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, draft: await caller.drafts.get(input) }),
   }),
   route({
@@ -303,6 +336,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: draftRefInput,
     output: z.object({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       await caller.drafts.delete(input);
       return { ok: true };
@@ -318,6 +352,17 @@ export const documentedRoutes: ApiRoute[] = [
     input: submitInput,
     output: submitResult.extend({ ok }),
     status: 200,
+    example: {
+      request: { values: { name: "Erika Muster", birthDate: "1961-04-12" } },
+      response: {
+        ok: true,
+        rnummer: "R-2026-0042",
+        webhookDelivered: true,
+        submissionId: EXAMPLE_ID,
+        redirectUrl: null,
+      },
+    },
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, ...(await caller.submissions.submit(input)) }),
   }),
   route({
@@ -332,6 +377,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({ ok }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       await caller.forms.event(input);
       return { ok: true };
@@ -347,6 +393,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: webhookTestInput,
     output: z.object({ ok, delivered: z.boolean() }),
     status: 200,
+    errors: { 404: "no template with that identifier" },
     call: async (caller, input) => ({ ok: true, ...(await caller.webhooks.test(input)) }),
   }),
   route({
@@ -384,6 +431,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: uploadFilesInput,
     output: z.object({ ok, files: z.array(uploadedFile) }),
     status: 200,
+    errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => ({ ok: true, files: await caller.uploads.create(input) }),
   }),
   route({
@@ -396,6 +444,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: createFormRequestInput,
     output: z.object({ ok, rnummer: z.string(), phone: z.string(), templateIdentifier: z.string() }),
     status: 200,
+    errors: { 403: "the template belongs to another organization", 404: "no form assigned (no active template)" },
     call: async (caller, input) => ({ ok: true, ...(await caller.formRequests.create(input)) }),
   }),
 
@@ -410,6 +459,17 @@ export const documentedRoutes: ApiRoute[] = [
     input: createSignatureRequestInput,
     output: createSignatureRequestOutput,
     status: 201,
+    example: {
+      request: {
+        patient_id: "P-100231",
+        document_id: EXAMPLE_ID,
+        institution_id: "klinik-nord",
+        expiration_date: "2026-03-09T18:00:00.000Z",
+        order_by: "dr.weber",
+      },
+      response: { signing_link: EXAMPLE_LINK, signature_id: EXAMPLE_ID, expiration_date: "2026-03-09T18:00:00.000Z" },
+    },
+    errors: { 404: "no such document, or another organization's" },
     call: (caller, input) => caller.signatures.create(input),
   }),
   route({
@@ -480,6 +540,19 @@ export const documentedRoutes: ApiRoute[] = [
     input: verifySessionInput,
     output: verifySessionOutput,
     status: 200,
+    example: {
+      request: {
+        patient_id: "P-100231",
+        signature_id: EXAMPLE_ID,
+        session_token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQLTEwMDIzMSJ9.c2ln",
+      },
+      response: {
+        valid: true,
+        redirect_url: "https://portal.klinik.example/sign/ticket/Zt5cQ1wE8rT2yU6iO0pA4sD9fG3hJ7kL1zX5cV9bN2m",
+        session_token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQLTEwMDIzMSJ9.c2ln",
+      },
+    },
+    errors: { 404: "no such signature request, or another organization's" },
     call: (caller, input) => caller.signatures.verifySession(input),
   }),
   route({
@@ -493,6 +566,8 @@ export const documentedRoutes: ApiRoute[] = [
     input: designInput,
     output: designOutput,
     status: 201,
+    example: { response: { message: "Design saved successfully" } },
+    errors: { 409: "this institution already has a design (use PUT)" },
     call: (caller, input) => caller.signatures.createDesign(input),
   }),
   route({
@@ -506,6 +581,8 @@ export const documentedRoutes: ApiRoute[] = [
     input: designInput,
     output: designOutput,
     status: 200,
+    example: { response: { message: "Design saved successfully" } },
+    errors: { 404: "this institution has no design yet (use POST)" },
     call: (caller, input) => caller.signatures.replaceDesign(input),
   }),
   route({
@@ -518,6 +595,20 @@ export const documentedRoutes: ApiRoute[] = [
     input: createDocumentInput,
     output: createDocumentOutput,
     status: 201,
+    example: {
+      request: {
+        document_name: "Aufklärung Knie-OP",
+        document_description: "Aufklärungsbogen Arthroskopie",
+        account_name: "chirurgie",
+        signingfield_koordinates: { page: 2, x: 72, y: 96, width: 220, height: 60 },
+        document_bloburl: "https://files.klinik.example/aufklaerung-knie.pdf",
+      },
+      response: {
+        document_name: "Aufklärung Knie-OP",
+        document_id: EXAMPLE_ID,
+        document_bloburl: "https://files.klinik.example/aufklaerung-knie.pdf",
+      },
+    },
     call: (caller, input) => caller.documents.create(input),
   }),
   route({
@@ -530,6 +621,16 @@ export const documentedRoutes: ApiRoute[] = [
     input: updateAssignmentInput,
     output: updateAssignmentOutput,
     status: 200,
+    example: {
+      request: {
+        id: EXAMPLE_ID,
+        status: "active",
+        expiration_timestamp: "2026-03-16T18:00:00.000Z",
+        assigment_url: null,
+      },
+      response: { id: EXAMPLE_ID, status: "active", expiration_timestamp: "2026-03-16T18:00:00.000Z" },
+    },
+    errors: { 409: "the request is completed, declined or expired: its expiry can no longer change" },
     bodyEchoes: ["id"],
     call: (caller, input) => caller.signatures.updateAssignment(input),
   }),
@@ -543,6 +644,13 @@ export const documentedRoutes: ApiRoute[] = [
     input: updateDocumentInput,
     output: updateDocumentOutput,
     status: 200,
+    example: {
+      request: {
+        title: "Aufklärung Knie-OP (2026)",
+        fields: { signature: { page: 2, x: 72, y: 96, width: 220, height: 60 } },
+      },
+      response: { id: EXAMPLE_ID, modified: true },
+    },
     call: (caller, input) => caller.documents.update(input),
   }),
   route({
@@ -555,6 +663,13 @@ export const documentedRoutes: ApiRoute[] = [
     input: documentIdInput,
     output: deleteDocumentOutput,
     status: 200,
+    example: { response: { deleted: true, reason: null } },
+    otherReply: {
+      status: 409,
+      description: "the document has signature requests: `{deleted: false, reason}` (not the error envelope)",
+      body: deleteDocumentOutput,
+      example: { deleted: false, reason: "the document has signature requests and cannot be deleted" },
+    },
     call: async (caller, input) => {
       const result = await caller.documents.delete(input);
       return result.deleted ? result : new RestReply(409, result);
@@ -570,6 +685,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: setAvailabilityInput,
     output: availabilityOutput,
     status: 200,
+    example: { request: { availability: "active" } },
     call: (caller, input) => caller.documents.setAvailability(input),
   }),
   route({
@@ -592,6 +708,7 @@ export const documentedRoutes: ApiRoute[] = [
     input: verifyPdfInput,
     output: verifyResult,
     status: 200,
+    errors: { 429: "more than 30 checks from one address in 10 minutes" },
     call: (caller, input) => caller.verify.check(input),
   }),
 ];
