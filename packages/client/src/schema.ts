@@ -1088,6 +1088,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -1122,6 +1123,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -1156,6 +1158,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -1309,6 +1312,42 @@ export interface operations {
                             };
                             /** @constant */
                             type: "paragraph";
+                        } | {
+                            id: string;
+                            key: string;
+                            label: string;
+                            required?: boolean;
+                            placeholder?: string;
+                            helpText?: string;
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            visibleWhen?: {
+                                field: string;
+                                /** @enum {string} */
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                value?: string | number | boolean | (string | number)[];
+                            } | {
+                                all: {
+                                    field: string;
+                                    /** @enum {string} */
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    value?: string | number | boolean | (string | number)[];
+                                }[];
+                            } | {
+                                any: {
+                                    field: string;
+                                    /** @enum {string} */
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    value?: string | number | boolean | (string | number)[];
+                                }[];
+                            };
+                            /** @constant */
+                            type: "score";
+                            sources: string[];
+                            bands?: {
+                                min: number;
+                                max: number;
+                                label: string;
+                            }[];
                         })[];
                     };
                 };
@@ -1590,6 +1629,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -1624,6 +1664,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -1658,6 +1699,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -1811,6 +1853,42 @@ export interface operations {
                                     };
                                     /** @constant */
                                     type: "paragraph";
+                                } | {
+                                    id: string;
+                                    key: string;
+                                    label: string;
+                                    required?: boolean;
+                                    placeholder?: string;
+                                    helpText?: string;
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    visibleWhen?: {
+                                        field: string;
+                                        /** @enum {string} */
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        value?: string | number | boolean | (string | number)[];
+                                    } | {
+                                        all: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    } | {
+                                        any: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    };
+                                    /** @constant */
+                                    type: "score";
+                                    sources: string[];
+                                    bands?: {
+                                        min: number;
+                                        max: number;
+                                        label: string;
+                                    }[];
                                 })[];
                             };
                             /** Format: date-time */
@@ -2268,6 +2346,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -2302,6 +2381,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -2336,6 +2416,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -2489,6 +2570,42 @@ export interface operations {
                                     };
                                     /** @constant */
                                     type: "paragraph";
+                                } | {
+                                    id: string;
+                                    key: string;
+                                    label: string;
+                                    required?: boolean;
+                                    placeholder?: string;
+                                    helpText?: string;
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    visibleWhen?: {
+                                        field: string;
+                                        /** @enum {string} */
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        value?: string | number | boolean | (string | number)[];
+                                    } | {
+                                        all: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    } | {
+                                        any: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    };
+                                    /** @constant */
+                                    type: "score";
+                                    sources: string[];
+                                    bands?: {
+                                        min: number;
+                                        max: number;
+                                        label: string;
+                                    }[];
                                 })[];
                             };
                         };
@@ -3199,6 +3316,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -3233,6 +3351,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -3267,6 +3386,7 @@ export interface operations {
                             options: (string | {
                                 value: string;
                                 label: string;
+                                weight?: number;
                             })[];
                         } | {
                             id: string;
@@ -3420,6 +3540,42 @@ export interface operations {
                             };
                             /** @constant */
                             type: "paragraph";
+                        } | {
+                            id: string;
+                            key: string;
+                            label: string;
+                            required?: boolean;
+                            placeholder?: string;
+                            helpText?: string;
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            visibleWhen?: {
+                                field: string;
+                                /** @enum {string} */
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                value?: string | number | boolean | (string | number)[];
+                            } | {
+                                all: {
+                                    field: string;
+                                    /** @enum {string} */
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    value?: string | number | boolean | (string | number)[];
+                                }[];
+                            } | {
+                                any: {
+                                    field: string;
+                                    /** @enum {string} */
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    value?: string | number | boolean | (string | number)[];
+                                }[];
+                            };
+                            /** @constant */
+                            type: "score";
+                            sources: string[];
+                            bands?: {
+                                min: number;
+                                max: number;
+                                label: string;
+                            }[];
                         })[];
                     };
                 };
@@ -3701,6 +3857,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -3735,6 +3892,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -3769,6 +3927,7 @@ export interface operations {
                                     options: (string | {
                                         value: string;
                                         label: string;
+                                        weight?: number;
                                     })[];
                                 } | {
                                     id: string;
@@ -3922,6 +4081,42 @@ export interface operations {
                                     };
                                     /** @constant */
                                     type: "paragraph";
+                                } | {
+                                    id: string;
+                                    key: string;
+                                    label: string;
+                                    required?: boolean;
+                                    placeholder?: string;
+                                    helpText?: string;
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    visibleWhen?: {
+                                        field: string;
+                                        /** @enum {string} */
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        value?: string | number | boolean | (string | number)[];
+                                    } | {
+                                        all: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    } | {
+                                        any: {
+                                            field: string;
+                                            /** @enum {string} */
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            value?: string | number | boolean | (string | number)[];
+                                        }[];
+                                    };
+                                    /** @constant */
+                                    type: "score";
+                                    sources: string[];
+                                    bands?: {
+                                        min: number;
+                                        max: number;
+                                        label: string;
+                                    }[];
                                 })[];
                             };
                             /** Format: date-time */
@@ -7222,7 +7417,9 @@ export interface operations {
                  *       "document_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                  *       "institution_id": "klinik-nord",
                  *       "expiration_date": "2026-03-09T18:00:00.000Z",
-                 *       "order_by": "dr.weber"
+                 *       "order_by": "dr.weber",
+                 *       "patient_phone": "patientphone",
+                 *       "reminder_days": 1
                  *     }
                  */
                 "application/json": {
@@ -7231,6 +7428,8 @@ export interface operations {
                     institution_id: string;
                     expiration_date: string;
                     order_by: string;
+                    patient_phone?: string;
+                    reminder_days?: number;
                 };
             };
         };
