@@ -13,13 +13,14 @@ import { useId, useState, type ChangeEvent, type FormEvent } from "react";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
-import { errorOnAField, fieldMessage } from "../../trpc/field-errors";
+import { readApiError } from "../../trpc/errors";
+import { fieldMessage } from "../../trpc/field-errors";
 import { normalizeHex } from "../patient/branding";
 import { BrandPreview } from "./BrandPreview";
 import { checkColorContrast, formatRatio, type ContrastResult } from "./contrast";
 import { uploadLogo } from "./logo-upload";
 import styles from "./branding.module.css";
+import { ErrorNotice } from "../../components/ErrorNotice";
 
 type Texts = Dictionary["brandingPage"];
 
@@ -320,11 +321,7 @@ export function BrandEditor({
                   : format(b.savedInstitution, { institution: institutionId ?? "" })}
               </Notice>
             ) : null}
-            {apiError ? (
-              <Notice tone="danger" role="alert">
-                {errorOnAField(apiError, FIELDS, t) ? t.validation.checkFields : describeApiError(apiError, t)}
-              </Notice>
-            ) : null}
+            <ErrorNotice error={save.error} fields={FIELDS} />
           </div>
           <div>
             <Button type="submit" variant="primary" busy={save.isPending}>

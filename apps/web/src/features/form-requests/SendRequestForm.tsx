@@ -8,8 +8,9 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
+import { readApiError, translateValidationMessage } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
+import { ErrorNotice } from "../../components/ErrorNotice";
 
 /**
  * The phone field starts empty: staff type the number as the patient gave it, nationally
@@ -157,11 +158,7 @@ export function SendRequestForm() {
             <Notice tone="success">{format(f.sent, { phone: sentTo })}</Notice>
           )
         ) : null}
-        {apiError ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(apiError, t)}
-          </Notice>
-        ) : null}
+        <ErrorNotice error={create.error} />
       </div>
       <div>
         <Button type="submit" variant="primary" busy={create.isPending}>

@@ -9,12 +9,13 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
-import { errorOnAField, fieldMessage } from "../../trpc/field-errors";
+import { readApiError } from "../../trpc/errors";
+import { fieldMessage } from "../../trpc/field-errors";
 import { QrCode } from "./QrCode";
 import { dayFromNow, endOfDayInstant } from "./states";
 import styles from "./signature-requests.module.css";
 import { useCan } from "../../components/admin-shell/SessionContext";
+import { ErrorNotice } from "../../components/ErrorNotice";
 
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
@@ -209,11 +210,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
         />
       </div>
       <div role="status" aria-live="polite">
-        {apiError ? (
-          <Notice tone="danger" role="alert">
-            {errorOnAField(apiError, FIELDS, t) ? t.validation.checkFields : describeApiError(apiError, t)}
-          </Notice>
-        ) : null}
+        <ErrorNotice error={create.error} fields={FIELDS} />
       </div>
       <div>
         <Button type="submit" variant="primary" busy={create.isPending}>

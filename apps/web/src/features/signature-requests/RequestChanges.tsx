@@ -8,10 +8,11 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
+import { readApiError } from "../../trpc/errors";
 import { fieldMessage } from "../../trpc/field-errors";
 import { dayFromNow, dayOf, endOfDayInstant, isOpen } from "./states";
 import styles from "./signature-requests.module.css";
+import { ErrorNotice } from "../../components/ErrorNotice";
 
 type Visibility = SignatureRequestDetail["visibility"];
 
@@ -33,15 +34,10 @@ type Update = ReturnType<typeof useUpdate>;
 
 /** A change's outcome under its form; field errors stay on the field. */
 function Outcome({ update, success, fieldShown }: { update: Update; success: string; fieldShown: boolean }) {
-  const { t } = useI18n();
   return (
     <div role="status" aria-live="polite">
       {update.isSuccess ? <Notice tone="success">{success}</Notice> : null}
-      {update.error && !fieldShown ? (
-        <Notice tone="danger" role="alert">
-          {describeApiError(readApiError(update.error), t)}
-        </Notice>
-      ) : null}
+      {fieldShown ? null : <ErrorNotice error={update.error} />}
     </div>
   );
 }

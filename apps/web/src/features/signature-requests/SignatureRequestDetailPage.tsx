@@ -10,13 +10,13 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC, useTRPCClient } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
 import { base64ToBytes, saveBytes } from "../signing/download";
 import { QrCode } from "./QrCode";
 import { RequestChanges } from "./RequestChanges";
 import { statusLabel, statusTone } from "./states";
 import { Timeline } from "./Timeline";
 import styles from "./signature-requests.module.css";
+import { ErrorNotice } from "../../components/ErrorNotice";
 
 type Kind = "pdf" | "metadata";
 
@@ -56,11 +56,7 @@ function Downloads({ request }: { request: SignatureRequestDetail }) {
         ) : download.isSuccess ? (
           <p className="cs-hint">{t.common.downloaded}</p>
         ) : null}
-        {download.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(download.error), t)}
-          </Notice>
-        ) : null}
+        <ErrorNotice error={download.error} />
       </div>
     </div>
   );
@@ -92,11 +88,7 @@ function SealAgain({ request }: { request: SignatureRequestDetail }) {
         </div>
         <div role="status" aria-live="polite">
           {seal.isSuccess ? <Notice tone="success">{s.sealAgainStarted}</Notice> : null}
-          {seal.error ? (
-            <Notice tone="danger" role="alert">
-              {describeApiError(readApiError(seal.error), t)}
-            </Notice>
-          ) : null}
+          <ErrorNotice error={seal.error} />
         </div>
       </div>
     </Notice>
@@ -240,11 +232,7 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
         </>
       )}
       <div role="status" aria-live="polite">
-        {reveal.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(reveal.error), t)}
-          </Notice>
-        ) : null}
+        <ErrorNotice error={reveal.error} />
       </div>
     </div>
   );
