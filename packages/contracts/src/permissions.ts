@@ -83,6 +83,7 @@ export const staffPermissions = {
   "signatures.detail": everyone,
   // A signing link opens the patient's document: handing it out is work, not reading.
   "signatures.revealLink": workers,
+  "signatures.startKiosk": workers,
   "signatures.update": workers,
   "signatures.brandings": everyone,
   "signatures.institutions": everyone,

@@ -152,6 +152,13 @@ export type SignatureRequestDetail = z.infer<typeof signatureRequestDetail>;
 export const revealedSigningLink = z.object({ signingUrl: z.string() });
 export type RevealedSigningLink = z.infer<typeof revealedSigningLink>;
 
+/**
+ * `signatures.startKiosk`: the desk hands this browser to the patient. `kioskPath` (on the web
+ * origin) opens the signing page with a one-time ticket; the caller's staff session has ended.
+ */
+export const startedKiosk = z.object({ kioskPath: z.string() });
+export type StartedKiosk = z.infer<typeof startedKiosk>;
+
 const futureInstant = z
   .string({ message: "must be an ISO 8601 date-time string" })
   .pipe(

@@ -1136,6 +1136,7 @@ export const de: Dictionary = {
       "seal.removed": "Siegel der Organisation entfernt",
       "signature.session_refused": "Portal-Sitzung abgelehnt",
       "signature.session_verified": "Portal-Sitzung bestätigt",
+      "signature.kiosk_started": "Unterschrift am Gerät gestartet (Mitarbeitende abgemeldet)",
       "signature.signed": "Dokument unterschrieben",
       "staff.factor_added": "Zweiter Faktor hinzugefügt",
       "staff.factor_removed": "Zweiter Faktor entfernt",

@@ -1104,6 +1104,7 @@ export const en = {
       "seal.removed": "Organization seal removed",
       "signature.session_refused": "Portal session refused",
       "signature.session_verified": "Portal session confirmed",
+      "signature.kiosk_started": "Signing started at the desk (staff signed out)",
       "signature.signed": "Document signed",
       "staff.factor_added": "Second factor added",
       "staff.factor_removed": "Second factor removed",

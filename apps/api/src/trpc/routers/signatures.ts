@@ -22,7 +22,9 @@ import {
   listOpenSignatureLinks,
   updateAssignment,
 } from "../../core/signatures/requests";
+import { startKioskSigning } from "../../core/signatures/kiosk";
 import { sealAgain } from "../../core/signatures/seal";
+import { staffSessionCookieHeader } from "../../core/staff/staff";
 import {
   getSignatureRequestDetail,
   listSignatureRequestPage,
@@ -65,6 +67,15 @@ export const signaturesRouter = {
   revealLink: staffProcedure
     .input(signatureRequestIdInput)
     .mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
+  /**
+   * Staff: sign at the desk. Hands this browser to the patient (a one-time signing ticket) and ends
+   * the caller's staff session, here and in the cookie.
+   */
+  startKiosk: staffProcedure.input(signatureRequestIdInput).mutation(async ({ ctx, input }) => {
+    const started = await startKioskSigning(ctx.org, { id: input.id, staffSessionId: ctx.staff.sessionId });
+    ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
+    return started;
+  }),
   /** Staff: visibility, expiry and link (the service A7 uses); answers the detail. */
   update: staffProcedure
     .input(updateSignatureRequestInput)
