@@ -5,12 +5,12 @@ import { STAFF_SESSION_COOKIE } from "./lib/cookies";
 import { embedFrameAncestors } from "./lib/embed-origins";
 
 /** Pages anyone may open. Everything else is the admin area. */
-const PUBLIC_PATHS = new Set(["/login", "/verify", "/invite"]);
+const PUBLIC_PATHS = new Set(["/login", "/verify", "/invite", "/kiosk"]);
 /**
- * Patient pages: a signing link or ticket, an SMS form link or an embed session is the
- * credential, not a staff session.
+ * Patient pages: a signing link or ticket (also at the desk, `/kiosk/<ticket>`), an SMS form link
+ * or an embed session is the credential, not a staff session.
  */
-const PORTAL_PREFIXES = ["/sign/", "/f/", "/embed/"];
+const PORTAL_PREFIXES = ["/sign/", "/kiosk/", "/f/", "/embed/"];
 
 const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 /** An organization's login URL (/login/<id>), offering its single sign-on. */

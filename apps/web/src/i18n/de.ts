@@ -473,6 +473,13 @@ export const de: Dictionary = {
   },
   signing: {
     pageTitle: "Dokument unterschreiben",
+    kioskLockedTitle: "Bitte geben Sie das Gerät an das Personal zurück",
+    kioskLockedBody: "Dieses Gerät ist gesperrt. Von der letzten Unterschrift wird hier nichts mehr angezeigt.",
+    kioskSignedBody: "Vielen Dank. Ihre Unterschrift wurde gespeichert.",
+    kioskDeclinedBody: "Vielen Dank. Das Personal wurde informiert, dass Sie nicht unterschrieben haben.",
+    kioskTimeoutBody: "Die Unterschrift wurde nach einigen Minuten ohne Aktivität geschlossen.",
+    kioskStaffSignIn: "Anmeldung für Mitarbeitende",
+    kioskIdleWarning: "Keine Aktivität: Diese Seite schließt sich in {seconds} Sekunden.",
     poweredBy: "Sichere E-Signatur von ClinSign",
     sealNote: "Ihre Unterschrift wird in das Dokument eingefügt und mit einem digitalen Zertifikat versiegelt.",
     logoAlt: "Logo von {institution}",
@@ -1466,6 +1473,13 @@ export const de: Dictionary = {
     methodTyped: "Getippter Name",
     requestId: "Anfrage-ID (signature_id)",
     handOverTitle: "Übergabe",
+    kioskStart: "Am Gerät unterschreiben",
+    kioskStartHint:
+      "Geben Sie dieses Gerät der Patientin oder dem Patienten zum Unterschreiben. Sie werden zuerst abgemeldet; melden Sie sich danach neu an.",
+    kioskConfirmTitle: "Am Gerät unterschreiben?",
+    kioskConfirmBody:
+      "Sie werden auf diesem Gerät von der Konsole abgemeldet, und die Patientin oder der Patient sieht nur die Signaturseite dieser Anfrage. Danach sperrt sich das Gerät.",
+    kioskConfirm: "Abmelden und übergeben",
     timelineTitle: "Verlauf",
     timelineDescription:
       "Älteste zuerst: Ereignisse der Anfrage, Änderungen durch Personal und API, Webhook-Zustellungen.",

@@ -1,11 +1,10 @@
 import type { StartedKiosk } from "@clinsign/contracts";
-import { eq, signingCredentials, staffSessions } from "@clinsign/db";
+import { eq, staffSessions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { randomSecret, sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 import { expireIfDue, findSignatureRequest } from "./requests";
-import { TICKET_SECONDS } from "./verify-session";
+import { issueSigningTicket, TICKET_SECONDS } from "./verify-session";
 
 /** `signatures.startKiosk`'s input: the request, and the staff session (row id) that hands the device over. */
 export interface StartKioskInput {
@@ -27,15 +26,7 @@ export async function startKioskSigning(ctx: OrgContext, input: StartKioskInput)
     if (row.visibility !== "active" || (row.status !== "pending" && row.status !== "opened")) {
       return { refused: `the request is ${row.visibility === "active" ? row.status : row.visibility}` };
     }
-    const ticket = randomSecret(32);
-    await tx.scope.insert(signingCredentials, {
-      requestId: row.id,
-      kind: "ticket",
-      secretHash: sha256Hex(ticket),
-      expiresAt: new Date(Date.now() + TICKET_SECONDS * 1000),
-      ip: ctx.request.ip,
-      userAgent: ctx.request.userAgent,
-    });
+    const ticket = await issueSigningTicket(tx, row.id);
     await recordAudit(tx, {
       action: "signature.kiosk_started",
       metadata: { signatureId: row.id, ticketExpiresInSeconds: TICKET_SECONDS, staffSessionEnded: true },

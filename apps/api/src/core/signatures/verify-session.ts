@@ -225,6 +225,24 @@ function checkClaims(org: OrgRow, claims: HostSessionClaims, patientId: string):
 }
 
 /**
+ * A one-time ticket into the signing page for a request (`TICKET_SECONDS` to be opened, stored
+ * hashed); `signing.open` exchanges it for a signing pass once. A4 issues it after confirming the
+ * host session, the desk ("Sign at this device", kiosk.ts) for the patient in front of it.
+ */
+export async function issueSigningTicket(tx: OrgContext, requestId: string): Promise<string> {
+  const ticket = randomSecret(32);
+  await tx.scope.insert(signingCredentials, {
+    requestId,
+    kind: "ticket",
+    secretHash: sha256Hex(ticket),
+    expiresAt: new Date(Date.now() + TICKET_SECONDS * 1000),
+    ip: tx.request.ip,
+    userAgent: tx.request.userAgent,
+  });
+  return ticket;
+}
+
+/**
  * A4. Confirms the host session token (the patient portal's) server-side and answers a one-time ticket
  * link (5 minutes) into the signing page. Every failure is `valid: false` with the same shape,
  * so callers learn nothing about which check failed; the audit entry records why.
@@ -281,15 +299,7 @@ export async function verifyHostSession(ctx: OrgContext, input: VerifyHostSessio
         .returning();
       if (inserted.length === 0) return new Refusal("jti_replayed");
     }
-    const ticket = randomSecret(32);
-    await tx.scope.insert(signingCredentials, {
-      requestId: row.id,
-      kind: "ticket",
-      secretHash: sha256Hex(ticket),
-      expiresAt: new Date(Date.now() + TICKET_SECONDS * 1000),
-      ip: ctx.request.ip,
-      userAgent: ctx.request.userAgent,
-    });
+    const ticket = await issueSigningTicket(tx, row.id);
     await recordAudit(tx, {
       action: "signature.session_verified",
       metadata: { signatureId: row.id, method: org.sessionMethod, ticketExpiresInSeconds: TICKET_SECONDS },

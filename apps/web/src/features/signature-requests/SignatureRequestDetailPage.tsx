@@ -17,6 +17,7 @@ import { statusLabel, statusTone } from "./states";
 import { Timeline } from "./Timeline";
 import styles from "./signature-requests.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { KioskStart } from "../kiosk/KioskStart";
 
 type Kind = "pdf" | "metadata";
 
@@ -280,6 +281,7 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
                 {closed ? null : (
                   <Card title={s.handOverTitle}>
                     <LinkHandOver request={request} />
+                    <KioskStart request={request} />
                   </Card>
                 )}
                 <Card title={s.changesTitle}>

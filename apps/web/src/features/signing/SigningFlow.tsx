@@ -18,6 +18,14 @@ import { SignForm } from "./SignForm";
 import { ReloadButton, StateScreen, type EndState } from "./StateScreen";
 import styles from "./signing.module.css";
 
+/** What signing at the desk (features/kiosk) learns from the flow. */
+export interface KioskHooks {
+  /** The page knows whose page it is: the organization's name and branding (no patient data). */
+  onBranding(organizationName: string | null, branding: SigningView["branding"]): void;
+  /** Signed, declined, or any screen that ends the flow: the desk locks the device. */
+  onFinished(outcome: "signed" | "declined" | "ended"): void;
+}
+
 type Screen =
   | { kind: "opening" }
   | { kind: "open-failed"; error: unknown }
@@ -32,7 +40,14 @@ type Screen =
  * issues a session for that), and says whom to ask after it. Every other outcome (expired,
  * declined, withdrawn, unknown link, ended session) gets its own screen.
  */
-export function SigningFlow({ credential }: { credential: SigningCredential }) {
+export function SigningFlow({
+  credential,
+  kiosk,
+}: {
+  credential: SigningCredential;
+  /** Signing at the desk: told the organization's brand once opened, and when the flow is over. */
+  kiosk?: KioskHooks;
+}) {
   const { t, locale } = usePatientI18n();
   const client = useTRPCClient();
   const kind = "ticket" in credential ? "ticket" : "token";
@@ -104,6 +119,15 @@ export function SigningFlow({ credential }: { credential: SigningCredential }) {
       active = false;
     };
   }, [client, kind, secret, plausible, attempt]);
+
+  useEffect(() => {
+    if (kiosk && view) kiosk.onBranding(view.organizationName, view.branding);
+  }, [kiosk, view]);
+  useEffect(() => {
+    if (!kiosk) return;
+    if (screen.kind === "confirmation") kiosk.onFinished("signed");
+    else if (screen.kind === "end") kiosk.onFinished(screen.state === "declined" ? "declined" : "ended");
+  }, [kiosk, screen]);
 
   /** Skips the pages: scrolls to the signature form and moves the focus to its heading. */
   const goToSignature = () => {

@@ -86,3 +86,33 @@ function safeSessionStorage(): Storage | undefined {
     return undefined;
   }
 }
+
+/**
+ * Removes every signing pass and document view this browser kept (both storages: the signing
+ * page writes sessionStorage only, localStorage is cleared in case an older page wrote there), so
+ * that nothing of the patient outlives the signing at the desk.
+ */
+export function forgetStoredSignings(storages: Storage[] = browserStorages()): void {
+  for (const storage of storages) {
+    try {
+      const keys = Array.from({ length: storage.length }, (_, i) => storage.key(i)).filter(
+        (key): key is string => key?.startsWith(STORAGE_PREFIX) ?? false,
+      );
+      for (const key of keys) storage.removeItem(key);
+    } catch {
+      // A storage the browser refuses holds nothing of ours either.
+    }
+  }
+}
+
+function browserStorages(): Storage[] {
+  const storages: Storage[] = [];
+  const session = safeSessionStorage();
+  if (session) storages.push(session);
+  try {
+    if (typeof window !== "undefined") storages.push(window.localStorage);
+  } catch {
+    // Private mode without localStorage.
+  }
+  return storages;
+}

@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SigningView } from "@clinsign/contracts";
 import { base64ToBytes, signedFileName } from "./download";
 import { anchoredScroll, clampZoom, MAX_ZOOM, MIN_ZOOM, stepZoom } from "./zoom";
-import { forgetOpenCalls, isPlausibleSecret, loadStoredSigning, openOnce, storeSigning } from "./session";
+import {
+  forgetOpenCalls,
+  forgetStoredSignings,
+  isPlausibleSecret,
+  loadStoredSigning,
+  openOnce,
+  storeSigning,
+} from "./session";
 
 const view = (overrides: Partial<SigningView> = {}): SigningView => ({
   state: "ready",
@@ -106,5 +113,34 @@ describe("document zoom", () => {
     // At 2x, the point 100 px into a viewer scrolled by 50 px moves from 150 to 300: scroll 200.
     expect(anchoredScroll(50, 100, 2)).toBe(200);
     expect(anchoredScroll(0, 100, 0.5)).toBe(0);
+  });
+});
+
+describe("forgetStoredSignings (signing at the desk)", () => {
+  /** The part of the Storage interface forgetStoredSignings walks. */
+  function walkableStorage(entries: Record<string, string>) {
+    const map = new Map(Object.entries(entries));
+    return {
+      get length() {
+        return map.size;
+      },
+      key: (i: number) => [...map.keys()][i] ?? null,
+      getItem: (k: string) => map.get(k) ?? null,
+      setItem: (k: string, v: string) => void map.set(k, v),
+      removeItem: (k: string) => void map.delete(k),
+      clear: () => map.clear(),
+      map,
+    };
+  }
+
+  it("removes every signing pass and view from both storages and keeps what is not the signing page's", () => {
+    const session = walkableStorage({ lang: "de", "clinsign.kiosk.brand": "{}" });
+    storeSigning({ ticket: "t".repeat(43) }, { view: view(), sessionToken: "s".repeat(43) }, session);
+    storeSigning({ token: "k".repeat(43) }, { view: view(), sessionToken: "u".repeat(43) }, session);
+    const local = walkableStorage({ "clinsign.signing.token:old": "{}" });
+    forgetStoredSignings([session as unknown as Storage, local as unknown as Storage]);
+    expect([...session.map.keys()]).toEqual(["lang", "clinsign.kiosk.brand"]);
+    expect(local.map.size).toBe(0);
+    expect(JSON.stringify([...session.map.values()])).not.toContain("Einwilligung");
   });
 });

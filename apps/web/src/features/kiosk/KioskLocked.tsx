@@ -1,0 +1,55 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { usePatientI18n } from "../../i18n/I18nProvider";
+import { LockIcon } from "../patient/icons";
+import { PatientShell } from "../patient/PatientShell";
+import { StatusCard } from "../patient/StatusCard";
+import { forgetStoredSignings } from "../signing/session";
+import { kioskBrand, type KioskBrand, type KioskOutcome } from "./kiosk-device";
+import styles from "./kiosk.module.css";
+
+/**
+ * The locked screen of a desk device: the clinic's brand, "please hand the device back", and the
+ * staff sign-in. Nothing of the patient: no name, document or id (the URL carries only how the
+ * signing ended). It also forgets any signing storage, should a page have closed before it could.
+ */
+export function KioskLocked({ outcome }: { outcome: KioskOutcome | null }) {
+  const { t } = usePatientI18n();
+  const s = t.signing;
+  const [brand, setBrand] = useState<KioskBrand | null>(null);
+  useEffect(() => {
+    forgetStoredSignings();
+    setBrand(kioskBrand());
+  }, []);
+  const thanks =
+    outcome === "signed"
+      ? s.kioskSignedBody
+      : outcome === "declined"
+        ? s.kioskDeclinedBody
+        : outcome === "timeout"
+          ? s.kioskTimeoutBody
+          : null;
+  return (
+    <PatientShell branding={brand?.branding ?? null} organizationName={brand?.organizationName ?? null}>
+      <StatusCard
+        state="kiosk_locked"
+        tone="neutral"
+        icon={<LockIcon />}
+        title={s.kioskLockedTitle}
+        body={
+          <>
+            {thanks ? <p>{thanks}</p> : null}
+            <p>{s.kioskLockedBody}</p>
+          </>
+        }
+        action={
+          // A full page load: the console starts from its login with nothing of the patient in memory.
+          <a className={styles.staffLink} href="/login">
+            {s.kioskStaffSignIn}
+          </a>
+        }
+      />
+    </PatientShell>
+  );
+}
