@@ -85,6 +85,8 @@ export const signatureTimelineKinds = [
   "link_replaced",
   /** A staff member fetched the signing link (`signatures.revealLink`, or A2 with a staff session). */
   "link_viewed",
+  /** Staff handed a device to the patient ("Sign at this device"; detail: who, by name or e-mail). */
+  "kiosk_started",
   "webhook_delivery",
   /** A reminder went to the signer (detail: the channel, `sms`). */
   "reminder_sent",

@@ -1497,6 +1497,7 @@ export const de: Dictionary = {
     eventExpiryChanged: "Ablauf geändert",
     eventLinkReplaced: "Link-URL geändert",
     eventLinkViewed: "Signaturlink angezeigt",
+    eventKioskStarted: "Zum Unterschreiben am Gerät übergeben",
     eventWebhookDelivery: "Webhook-Zustellung",
     eventReminderSent: "Erinnerung gesendet",
     eventReminderNotSent: "Erinnerung nicht gesendet",

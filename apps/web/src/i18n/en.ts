@@ -1456,6 +1456,7 @@ export const en = {
     eventExpiryChanged: "Expiry changed",
     eventLinkReplaced: "Link URL changed",
     eventLinkViewed: "Signing link viewed",
+    eventKioskStarted: "Handed over for signing at the desk",
     eventWebhookDelivery: "Webhook delivery",
     eventReminderSent: "Reminder sent",
     eventReminderNotSent: "Reminder not sent",

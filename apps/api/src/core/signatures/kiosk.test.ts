@@ -73,8 +73,18 @@ describe("signing at the desk (signatures.startKiosk)", () => {
       expect.objectContaining({
         actorType: "user",
         actorId: desk!.id,
-        metadata: expect.objectContaining({ signatureId: request.id, staffSessionEnded: true }),
+        metadata: expect.objectContaining({
+          signatureId: request.id,
+          startedBy: "staff@kiosk.test",
+          staffSessionEnded: true,
+        }),
       }),
+    ]);
+    // The request's timeline names the hand-over and who made it (read by another staff session).
+    const owner = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+    const { timeline } = await owner.signatures.detail.query({ id: request.id });
+    expect(timeline.filter((e) => e.kind === "kiosk_started")).toEqual([
+      expect.objectContaining({ actorType: "user", detail: "staff@kiosk.test" }),
     ]);
     // The audit entry carries no credential.
     const ticket = kioskPath.slice("/kiosk/".length);

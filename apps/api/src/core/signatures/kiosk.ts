@@ -10,6 +10,8 @@ import { issueSigningTicket, TICKET_SECONDS } from "./verify-session";
 export interface StartKioskInput {
   id: string;
   staffSessionId: string;
+  /** The staff member's name (or e-mail), for the audit entry and the request's timeline. */
+  startedBy: string;
 }
 
 /**
@@ -29,7 +31,12 @@ export async function startKioskSigning(ctx: OrgContext, input: StartKioskInput)
     const ticket = await issueSigningTicket(tx, row.id);
     await recordAudit(tx, {
       action: "signature.kiosk_started",
-      metadata: { signatureId: row.id, ticketExpiresInSeconds: TICKET_SECONDS, staffSessionEnded: true },
+      metadata: {
+        signatureId: row.id,
+        startedBy: input.startedBy,
+        ticketExpiresInSeconds: TICKET_SECONDS,
+        staffSessionEnded: true,
+      },
     });
     await tx.scope.delete(staffSessions, eq(staffSessions.id, input.staffSessionId));
     return { ticket };

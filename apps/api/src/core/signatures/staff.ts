@@ -227,6 +227,8 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
     }
     case "signature.link_viewed":
       return [{ at, kind: "link_viewed", actorType }];
+    case "signature.kiosk_started":
+      return [{ at, kind: "kiosk_started", actorType, detail: text(m.startedBy) }];
     case "signature.reminder_sent":
       return [{ at, kind: "reminder_sent", actorType, detail: text(m.channel) }];
     case "signature.reminder_not_sent":

@@ -72,7 +72,11 @@ export const signaturesRouter = {
    * the caller's staff session, here and in the cookie.
    */
   startKiosk: staffProcedure.input(signatureRequestIdInput).mutation(async ({ ctx, input }) => {
-    const started = await startKioskSigning(ctx.org, { id: input.id, staffSessionId: ctx.staff.sessionId });
+    const started = await startKioskSigning(ctx.org, {
+      id: input.id,
+      staffSessionId: ctx.staff.sessionId,
+      startedBy: ctx.staff.name ?? ctx.staff.email,
+    });
     ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
     return started;
   }),

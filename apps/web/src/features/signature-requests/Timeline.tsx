@@ -23,6 +23,7 @@ function kindLabel(kind: SignatureTimelineKind, s: Texts): string {
     expiry_changed: s.eventExpiryChanged,
     link_replaced: s.eventLinkReplaced,
     link_viewed: s.eventLinkViewed,
+    kiosk_started: s.eventKioskStarted,
     webhook_delivery: s.eventWebhookDelivery,
     reminder_sent: s.eventReminderSent,
     reminder_not_sent: s.eventReminderNotSent,
