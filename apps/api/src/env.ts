@@ -206,7 +206,7 @@ export interface Config {
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
   storage: "fs" | "db" | "s3";
-  /** STORAGE=s3 (core/files/s3-storage.ts); undefined otherwise. */
+  /** The bucket of STORAGE=s3 and of `storage migrate` (core/files/s3-storage.ts); undefined without S3_BUCKET. */
   s3: S3Settings | undefined;
   /**
    * Uploads: all files one embed session or SMS-portal access may upload together, and how long an
@@ -284,22 +284,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       concurrency: env.PDF_WORKER_CONCURRENCY,
     },
     storage: env.STORAGE,
-    s3:
-      env.STORAGE === "s3"
-        ? {
-            bucket: env.S3_BUCKET!,
-            region: env.S3_REGION,
-            endpoint: env.S3_ENDPOINT,
-            forcePathStyle: env.S3_FORCE_PATH_STYLE,
-            credentials:
-              env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
-                ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
-                : undefined,
-            sse: env.S3_SSE,
-            downloads: env.S3_DOWNLOADS,
-            presignSeconds: env.S3_PRESIGN_SECONDS,
-          }
-        : undefined,
+    s3: env.S3_BUCKET
+      ? {
+          bucket: env.S3_BUCKET!,
+          region: env.S3_REGION,
+          endpoint: env.S3_ENDPOINT,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          credentials:
+            env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+              : undefined,
+          sse: env.S3_SSE,
+          downloads: env.S3_DOWNLOADS,
+          presignSeconds: env.S3_PRESIGN_SECONDS,
+        }
+      : undefined,
     uploads: {
       maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024,
       orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000,
