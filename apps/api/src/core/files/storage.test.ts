@@ -8,7 +8,7 @@ import { sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 import { startTestS3, type TestS3 } from "../../testing/s3-server";
 import { S3Storage } from "./s3-storage";
-import { DbStorage, FsStorage, RangeNotSatisfiable, type FileStorage } from "./storage";
+import { DbStorage, FsStorage, putAll, RangeNotSatisfiable, type FileStorage } from "./storage";
 
 let database: Database;
 let s3: TestS3;
@@ -153,5 +153,30 @@ describe("s3 storage", () => {
     const storage = new S3Storage(s3.settings({ sse: "AES256" }));
     const stored = await storage.put("signed", Buffer.from("sealed"));
     expect((await storage.get(stored.key))!.toString()).toBe("sealed");
+  });
+});
+
+describe("putAll", () => {
+  it("stores a set of files, or on any failure removes the ones already stored", async () => {
+    const fs = new FsStorage(dir);
+    const stored = await putAll(fs, "signed", [Buffer.from("a"), Buffer.from("b")]);
+    expect(await Promise.all(stored.map(async (f) => (await fs.get(f.key))!.toString()))).toEqual(["a", "b"]);
+    const written: string[] = [];
+    let calls = 0;
+    const flaky: FileStorage = Object.assign(Object.create(fs) as FileStorage, {
+      put: async (prefix: string, bytes: Buffer) => {
+        if (++calls === 2) throw new AppError("service_unavailable", "file storage is unavailable, try again later");
+        const file = await fs.put(prefix, bytes);
+        written.push(file.key);
+        return file;
+      },
+    });
+    await expect(putAll(flaky, "signed", [Buffer.from("1"), Buffer.from("2"), Buffer.from("3")])).rejects.toMatchObject(
+      {
+        code: "service_unavailable",
+      },
+    );
+    expect(written.length).toBeGreaterThan(0);
+    for (const key of written) expect(await fs.get(key)).toBeNull();
   });
 });

@@ -288,3 +288,23 @@ export function createStorage(config: StorageConfig, db: Db, log?: Logger): File
   }
   return new FsStorage(config.dataDir);
 }
+
+/**
+ * Stores several files that belong together (a seal's PDF and metadata): when one write fails,
+ * the ones already stored are removed again, so no half set is left behind.
+ */
+export async function putAll(storage: FileStorage, prefix: string, files: Buffer[]): Promise<StoredFile[]> {
+  const results = await Promise.allSettled(files.map((bytes) => storage.put(prefix, bytes)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (!failed) return results.map((r) => (r as PromiseFulfilledResult<StoredFile>).value);
+  await removeFiles(
+    storage,
+    results.flatMap((r) => (r.status === "fulfilled" ? [r.value.key] : [])),
+  );
+  throw failed.reason;
+}
+
+/** Removes files no row points at (after a failed write of the rows); a failure to remove is left to the sweeps. */
+export async function removeFiles(storage: FileStorage, keys: string[]): Promise<void> {
+  await Promise.all(keys.map((key) => storage.delete(key).catch(() => {})));
+}
