@@ -25,7 +25,7 @@ async function uploadPdf(api: TestApi, org: TestOrg) {
   form.append("sessionId", sessionId);
   form.append("file", new Blob([new Uint8Array(PDF)], { type: "application/pdf" }), "befund.pdf");
   const res = await fetch(`${api.baseUrl}/api/embed/uploads`, { method: "POST", body: form });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as { files: { url: string; path: string }[] } };
 }
 const local = (api: TestApi, url: string) => `${api.baseUrl}${new URL(url).pathname}${new URL(url).search}`;
 
@@ -45,7 +45,7 @@ describe.each([
     expect(api.services.storage.kind).toBe(kind);
     const uploaded = await uploadPdf(api, org);
     expect(uploaded.status).toBe(200);
-    const [file] = uploaded.body.files;
+    const file = uploaded.body.files[0]!;
     if (kind === "s3")
       expect(await new S3Storage(s3.settings({ bucket: "api-files" })).stat(file.path)).toMatchObject({
         size: PDF.length,
@@ -86,7 +86,7 @@ describe("STORAGE=s3 with S3_DOWNLOADS=presigned", () => {
     try {
       const org = await api.createOrg();
       const uploaded = await uploadPdf(api, org);
-      const res = await fetch(local(api, uploaded.body.files[0].url), { redirect: "manual" });
+      const res = await fetch(local(api, uploaded.body.files[0]!.url), { redirect: "manual" });
       expect(res.status).toBe(302);
       const location = res.headers.get("location")!;
       expect(location).toMatch(new RegExp(`^${s3.endpoint}/api-files/form-uploads/`));
