@@ -12,19 +12,8 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { Readable } from "node:stream";
 import type { Logger } from "pino";
 import { AppError } from "../errors";
-import {
-  checkKey,
-  clampRange,
-  KEY,
-  measured,
-  newKey,
-  once,
-  RangeNotSatisfiable,
-  type ByteRange,
-  type FileStorage,
-  type FileStream,
-  type StoredFile,
-} from "./storage";
+import type { ByteRange, FileStorage, FileStream, StoredFile } from "./storage";
+import { checkKey, clampRange, KEY, measured, RangeNotSatisfiable, StreamedWrites } from "./stored-bytes";
 
 export interface S3Settings {
   bucket: string;
@@ -54,13 +43,14 @@ const PART_BYTES = 8 * 1024 * 1024;
  * Files as objects of one bucket (AWS S3 or an S3-compatible server), written and read as
  * streams. Keys are the same as on the other backends, so `storage migrate` can copy between them.
  */
-export class S3Storage implements FileStorage {
+export class S3Storage extends StreamedWrites implements FileStorage {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
   constructor(
     private readonly settings: S3Settings,
     private readonly log?: Logger,
   ) {
+    super();
     this.client = new S3Client({
       region: settings.region,
       endpoint: settings.endpoint,
@@ -76,22 +66,12 @@ export class S3Storage implements FileStorage {
     });
   }
 
-  put(prefix: string, bytes: Buffer): Promise<StoredFile> {
-    return this.write(newKey(prefix), once(bytes));
-  }
-  putStream(prefix: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
-    return this.write(newKey(prefix), chunks);
-  }
-  putAs(key: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
-    return this.write(checkKey(key), chunks);
-  }
-
   /**
    * One upload: a single PUT for a file that fits one part, multipart past that. The SHA-256 is
    * known only after the last byte and S3 metadata is fixed when the object is created, so files
    * of one part (nearly all) carry it as `x-amz-meta-sha256`; larger ones carry only their size.
    */
-  private async write(key: string, source: AsyncIterable<Buffer>): Promise<StoredFile> {
+  protected async write(key: string, source: AsyncIterable<Buffer>): Promise<StoredFile> {
     const { chunks, result } = measured(source);
     const head = await firstPart(chunks, PART_BYTES);
     const metadata = head.done ? { [SHA_META]: result.sha256 } : undefined;

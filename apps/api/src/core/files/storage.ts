@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat as fsStat } from "node:fs/promises";
 import { Readable } from "node:stream";
@@ -8,6 +7,9 @@ import type { Logger } from "pino";
 import { asc, blobs, eq, gt, type Db } from "@clinsign/db";
 import { randomSecret, sha256Hex } from "../crypto";
 import { S3Storage, type S3Settings } from "./s3-storage";
+import { checkKey, clampRange, KEY, measured, newKey, RangeNotSatisfiable, StreamedWrites } from "./stored-bytes";
+
+export { RangeNotSatisfiable } from "./stored-bytes";
 
 export interface StoredFile {
   key: string;
@@ -65,56 +67,12 @@ export interface FileStorage {
 
 export type StorageKind = "fs" | "db" | "s3";
 
-export const KEY = /^[a-z0-9-]+\/[0-9]{6}\/[A-Za-z0-9_-]{32,}$/;
-
-export function checkKey(key: string): string {
-  if (!KEY.test(key)) throw new Error("invalid storage key");
-  return key;
-}
-
-export function newKey(prefix: string): string {
-  if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`bad storage prefix ${prefix}`);
-  const month = new Date().toISOString().slice(0, 7).replace("-", "");
-  return `${prefix}/${month}/${randomSecret(24)}`;
-}
-
-/** Passes chunks on while counting them and hashing them (SHA-256). */
-export function measured(chunks: AsyncIterable<Buffer>) {
-  const hash = createHash("sha256");
-  const result = { size: 0, sha256: "" };
-  async function* pass() {
-    for await (const chunk of chunks) {
-      hash.update(chunk);
-      result.size += chunk.length;
-      yield chunk;
-    }
-    result.sha256 = hash.digest("hex");
-  }
-  return { chunks: pass(), result };
-}
-
-export async function* once(bytes: Buffer) {
-  yield bytes;
-}
-
-/** Clamps a requested range to a file of `total` bytes; null when it starts past the end. */
-export function clampRange(range: ByteRange, total: number): { start: number; end: number } | null {
-  if (range.start >= total || range.start < 0) return null;
-  return { start: range.start, end: Math.min(range.end ?? total - 1, total - 1) };
-}
-
-/** Thrown for a range that starts past the end of the file (HTTP 416). */
-export class RangeNotSatisfiable extends Error {
-  constructor(readonly totalSize: number) {
-    super("range not satisfiable");
-  }
-}
-
 /** Files under DATA_DIR/files, written atomically (temp file, then rename). */
-export class FsStorage implements FileStorage {
+export class FsStorage extends StreamedWrites implements FileStorage {
   readonly kind = "fs" as const;
   private readonly root: string;
   constructor(dataDir: string) {
+    super();
     this.root = resolve(dataDir, "files");
   }
   private path(key: string): string {
@@ -122,16 +80,7 @@ export class FsStorage implements FileStorage {
     if (!path.startsWith(this.root + sep)) throw new Error("invalid storage key");
     return path;
   }
-  put(prefix: string, bytes: Buffer): Promise<StoredFile> {
-    return this.write(newKey(prefix), once(bytes));
-  }
-  putStream(prefix: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
-    return this.write(newKey(prefix), chunks);
-  }
-  putAs(key: string, chunks: AsyncIterable<Buffer>): Promise<StoredFile> {
-    return this.write(checkKey(key), chunks);
-  }
-  private async write(key: string, source: AsyncIterable<Buffer>): Promise<StoredFile> {
+  protected async write(key: string, source: AsyncIterable<Buffer>): Promise<StoredFile> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
     const temp = join(dirname(path), `.tmp-${randomSecret(8)}`);
