@@ -285,7 +285,7 @@ async function serveConsoleRoute(
     ? parseJsonField(route, route.jsonField, upload?.fields ?? {})
     : parseConsoleQuery(route, url, pathParams);
   const file = await upload?.file();
-  await sendReply(res, await serve({ services, url, file }, input));
+  await sendReply(res, await serve({ services, url, file }, input), req);
 }
 
 type ConsoleDoorOf = Parameters<Extract<ConsoleRoute, { auth: "public" }>["serve"]>[0];

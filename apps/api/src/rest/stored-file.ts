@@ -8,6 +8,9 @@ export interface StoredFileDownload {
   /** The name the client saves the file as. */
   filename: string;
   contentType: string;
+  /** false: always stream through the API, also with S3_DOWNLOADS=presigned (the console fetches its PDFs from its own origin). */
+  presign?: boolean;
+  /** Added to (or replacing) the download's headers, e.g. an `inline` Content-Disposition. */
   headers?: Record<string, string>;
 }
 
@@ -37,7 +40,10 @@ export async function sendStoredFile(
   file: StoredFileDownload,
 ): Promise<void> {
   const disposition = `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`;
-  const redirect = await storage.downloadUrl(file.key, { filename: file.filename, contentType: file.contentType });
+  const redirect =
+    file.presign === false
+      ? null
+      : await storage.downloadUrl(file.key, { filename: file.filename, contentType: file.contentType });
   if (redirect) {
     res.writeHead(302, { location: redirect, "cache-control": "private, no-store", ...file.headers });
     return void res.end();
@@ -66,6 +72,10 @@ export async function sendStoredFile(
     ...(stream.range && { "content-range": `bytes ${stream.range.start}-${stream.range.end}/${stream.totalSize}` }),
     ...file.headers,
   });
+  if (req.method === "HEAD") {
+    stream.body.destroy();
+    return void res.end();
+  }
   // A failure now can only cut the transfer short; the client sees an incomplete download.
   await pipeline(stream.body, res).catch(() => res.destroy());
 }
