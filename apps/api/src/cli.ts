@@ -8,6 +8,8 @@ import {
 import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
+import { migrateStorage } from "./core/files/migrate";
+import { createStorage, type StorageKind } from "./core/files/storage";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
 import { createStaffUser } from "./core/staff/staff";
@@ -31,6 +33,9 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   audit verify --org ID                       → {ok, entries, brokenAt, problem, lateEntries,
       unchained: {count, oldestAgeSeconds, maxAgeSeconds}, warnings}; exits 1 when not ok
   migrate                                     → {ok:true}
+  storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
+      copies every stored file to the other backend under the same key; resumable (files the
+      target already holds with the same size and hash are skipped); progress on stderr
 `;
 
 class UsageError extends Error {}
@@ -119,6 +124,23 @@ async function run(
       return verifyOrganizationChain(systemContext(services, org()));
     case "migrate":
       return { ok: true };
+    case "storage migrate": {
+      const backend = (flag: string): StorageKind => {
+        const kind = required(str(flag), `--${flag}`);
+        if (kind !== "fs" && kind !== "db" && kind !== "s3") throw new UsageError(`--${flag} must be fs, db or s3`);
+        if (kind === "s3" && !services.config.s3)
+          throw new UsageError("S3_BUCKET (and the other S3_* settings) must be set");
+        return kind;
+      };
+      const [from, to] = [backend("from"), backend("to")];
+      if (from === to) throw new UsageError("--from and --to must differ");
+      const open = (kind: StorageKind) =>
+        createStorage({ kind, dataDir: services.config.dataDir, s3: services.config.s3 }, services.db, services.log);
+      const result = await migrateStorage(open(from), open(to), (p) =>
+        process.stderr.write(`[${p.done}/${p.total}] ${p.action} ${p.key}\n`),
+      );
+      return { ok: true, ...result };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -147,6 +169,8 @@ async function main(): Promise<number> {
       "session-issuer": { type: "string" },
       "require-jti": { type: "string" },
       "accept-missing-aud-iss": { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
     },
   });
   const json = Boolean(values.json);

@@ -47,7 +47,34 @@ describe("configuration", () => {
     expect(problems({ DATABASE_URL: "mysql://x", ENCRYPTION_KEY: "11".repeat(32) })).toEqual([
       "DATABASE_URL must be a postgres:// URL",
     ]);
-    expect(problems({ STORAGE: "s3" })).toEqual(["STORAGE must be fs or db"]);
+    expect(problems({ STORAGE: "blob" })).toEqual(["STORAGE must be fs, db or s3"]);
+    expect(problems({ STORAGE: "s3" })).toEqual(["S3_BUCKET is required when STORAGE=s3"]);
+    expect(problems({ STORAGE: "s3", S3_BUCKET: "b", S3_ACCESS_KEY_ID: "AKIA" })).toEqual([
+      "S3_SECRET_ACCESS_KEY S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together",
+    ]);
+    expect(problems({ STORAGE: "s3", S3_BUCKET: "b", S3_DOWNLOADS: "direct" })).toEqual([
+      "S3_DOWNLOADS must be proxy or presigned",
+    ]);
+    expect(
+      loadConfig({
+        STORAGE: "s3",
+        S3_BUCKET: "clinsign",
+        S3_ENDPOINT: "http://127.0.0.1:9000",
+        S3_FORCE_PATH_STYLE: "true",
+        S3_ACCESS_KEY_ID: "id",
+        S3_SECRET_ACCESS_KEY: "secret",
+        S3_SSE: "AES256",
+      }).s3,
+    ).toEqual({
+      bucket: "clinsign",
+      region: "us-east-1",
+      endpoint: "http://127.0.0.1:9000",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "id", secretAccessKey: "secret" },
+      sse: "AES256",
+      downloads: "proxy",
+      presignSeconds: 300,
+    });
     expect(problems({ PDF_WORKER_MEMORY_MB: "10" })).toEqual(["PDF_WORKER_MEMORY_MB must be at least 64"]);
     expect(problems({ PDF_WORKER_TIMEOUT_SECONDS: "1.5" })).toEqual([
       "PDF_WORKER_TIMEOUT_SECONDS must be a whole number",

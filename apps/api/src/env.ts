@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { S3Settings } from "./core/files/s3-storage";
 
 /** Switches accept true/false and 1/0 (docs: configuration conventions). */
 const bool = (fallback: boolean) =>
@@ -87,7 +88,22 @@ const schema = z
     TSA_TIMEOUT_SECONDS: count(10, 1, 120),
     /** Sealed documents get a new document time stamp this many days before the newest one's certificate expires. */
     RETIMESTAMP_WINDOW_DAYS: count(90, 1, 3650),
-    STORAGE: z.enum(["fs", "db"], { message: "must be fs or db" }).optional().default("fs"),
+    STORAGE: z.enum(["fs", "db", "s3"], { message: "must be fs, db or s3" }).optional().default("fs"),
+    /** STORAGE=s3: the bucket, its region, and for S3-compatible servers their URL (docs/operations.md). */
+    S3_BUCKET: z.string().optional(),
+    S3_REGION: z.string().optional().default("us-east-1"),
+    S3_ENDPOINT: url(/^https?$/, "http(s)"),
+    S3_FORCE_PATH_STYLE: bool(false),
+    /** Unset: the AWS SDK's own chain (AWS_* variables, instance or task role). */
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+    /** Server-side encryption asked for on every object, e.g. AES256 or aws:kms. */
+    S3_SSE: z
+      .enum(["AES256", "aws:kms", "aws:kms:dsse"], { message: "must be AES256, aws:kms or aws:kms:dsse" })
+      .optional(),
+    /** proxy: the API streams downloads; presigned: downloads redirect to a short-lived bucket URL. */
+    S3_DOWNLOADS: z.enum(["proxy", "presigned"], { message: "must be proxy or presigned" }).optional().default("proxy"),
+    S3_PRESIGN_SECONDS: count(300, 10, 3600),
     UPLOAD_MAX_MB_PER_FORM: count(100, 1, 10_240),
     UPLOAD_ORPHAN_HOURS: count(168, 1, 87_600),
     LOG_LEVEL: z
@@ -122,6 +138,14 @@ const schema = z
         code: "custom",
         path: ["ALLOW_INSECURE_HTTP"],
         message: `is for loopback development only, but API_HOST is ${env.API_HOST}`,
+      });
+    if (env.STORAGE === "s3" && !env.S3_BUCKET)
+      ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "is required when STORAGE=s3" });
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+      ctx.addIssue({
+        code: "custom",
+        path: ["S3_SECRET_ACCESS_KEY"],
+        message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together",
       });
     if (env.SMS_PROVIDER === "twilio")
       for (const key of ["TWILIO_API_URL", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] as const)
@@ -181,7 +205,9 @@ export interface Config {
   retimestampWindowMs: number;
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
-  storage: "fs" | "db";
+  storage: "fs" | "db" | "s3";
+  /** The bucket of STORAGE=s3 and of `storage migrate` (core/files/s3-storage.ts); undefined without S3_BUCKET. */
+  s3: S3Settings | undefined;
   /**
    * Uploads: all files one embed session or SMS-portal access may upload together, and how long an
    * upload no submission references is kept (jobs/upload-sweeper.ts).
@@ -258,6 +284,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       concurrency: env.PDF_WORKER_CONCURRENCY,
     },
     storage: env.STORAGE,
+    s3: env.S3_BUCKET
+      ? {
+          bucket: env.S3_BUCKET!,
+          region: env.S3_REGION,
+          endpoint: env.S3_ENDPOINT,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          credentials:
+            env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+              : undefined,
+          sse: env.S3_SSE,
+          downloads: env.S3_DOWNLOADS,
+          presignSeconds: env.S3_PRESIGN_SECONDS,
+        }
+      : undefined,
     uploads: {
       maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024,
       orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000,

@@ -72,7 +72,7 @@ export async function createServices(
     database,
     db: database.db,
     secrets: new SecretBox(loadEncryptionKey(config), config.previousEncryptionKeys.map(parseKey)),
-    storage: createStorage(config.storage, config.dataDir, database.db),
+    storage: createStorage({ kind: config.storage, dataDir: config.dataDir, s3: config.s3 }, database.db, log),
     log,
     devCertificate: !config.signingP12,
   };

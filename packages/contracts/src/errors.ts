@@ -13,6 +13,8 @@ export const errorCodes = [
   "unsupported_media_type",
   "rate_limited",
   "internal_error",
+  /** A backing service (object storage) failed; retrying later may succeed. */
+  "service_unavailable",
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -27,6 +27,7 @@ export const errorMapping: Record<ErrorCode, { status: number; trpc: TRPC_ERROR_
   unsupported_media_type: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   rate_limited: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   internal_error: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  service_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
 };
 
 export const notFound = (what: string, details: Record<string, unknown> = {}) =>

@@ -16,6 +16,7 @@ import { renderError, type Area } from "./envelopes";
 import { openMultipart, type MultipartBody } from "./multipart";
 import { readPdfBody } from "./pdf-body";
 import { RestReply, sendReply, type Reply } from "./replies";
+import { sendStoredFile } from "./stored-file";
 import { routes, type ApiRoute, type ConsoleRoute, type Route, type UploadBody } from "./routes";
 import { parseInput } from "./validation";
 
@@ -284,7 +285,7 @@ async function serveConsoleRoute(
     ? parseJsonField(route, route.jsonField, upload?.fields ?? {})
     : parseConsoleQuery(route, url, pathParams);
   const file = await upload?.file();
-  await sendReply(res, await serve({ services, url, file }, input));
+  await sendReply(res, await serve({ services, url, file }, input), req);
 }
 
 type ConsoleDoorOf = Parameters<Extract<ConsoleRoute, { auth: "public" }>["serve"]>[0];
@@ -368,19 +369,17 @@ async function openUpload(
   };
 }
 
-/** GET /api/embed/files/<orgId>/<key>?exp&sig: a private upload behind its signed, expiring URL. */
+/** GET /api/embed/files/<orgId>/<key>?exp&sig: a private upload behind its signed, expiring URL (ranges; S3_DOWNLOADS=presigned redirects). */
 export async function serveSignedFile(services: Services, rest: RestRequest): Promise<void> {
-  const { res, url, request } = rest;
+  const { req, res, url, request } = rest;
   try {
     const path = decodePath(url.pathname.slice("/api/embed/files/".length), "path");
     const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
-    res.writeHead(200, {
-      "content-type": file.type,
-      "content-length": file.bytes.length,
-      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-      "cache-control": "private, no-store",
+    await sendStoredFile(services.storage, req, res, {
+      key: file.storageKey,
+      filename: file.name,
+      contentType: file.type,
     });
-    res.end(file.bytes);
   } catch (error) {
     const app = toAppError(error) ?? new AppError("internal_error", "internal error");
     if (app.code === "internal_error")

@@ -13,7 +13,7 @@ import { readDocumentPdf } from "../core/documents/staff";
 import { AppError } from "../core/errors";
 import { exportSubmissionsCsv, exportSubmissionsJson } from "../core/submissions/export";
 import { renderSubmissionPdf } from "../core/submissions/pdf";
-import { RestReply, StreamReply } from "./replies";
+import { RestReply, StoredFileReply, StreamReply } from "./replies";
 import type { ConsoleRoute } from "./routes";
 
 /**
@@ -91,9 +91,15 @@ export const consoleRoutes: ConsoleRoute[] = [
     }),
     serve: async ({ ctx }, { id, version }) => {
       const pdf = await readDocumentPdf(ctx, { id, version });
-      return new RestReply(200, pdf.bytes, "application/pdf", {
-        "content-disposition": `inline; filename="document-${id}-v${pdf.version}.pdf"`,
-        "x-document-version": String(pdf.version),
+      return new StoredFileReply(ctx.services.storage, {
+        key: pdf.storageKey,
+        filename: `document-${id}-v${pdf.version}.pdf`,
+        contentType: "application/pdf",
+        presign: false,
+        headers: {
+          "content-disposition": `inline; filename="document-${id}-v${pdf.version}.pdf"`,
+          "x-document-version": String(pdf.version),
+        },
       });
     },
   }),

@@ -103,6 +103,7 @@ const ISSUE_TYPE: Record<AppError["code"], IssueType> = {
   payload_too_large: "too-costly",
   unsupported_media_type: "not-supported",
   rate_limited: "throttled",
+  service_unavailable: "transient",
   internal_error: "exception",
 };
 

@@ -1,6 +1,8 @@
 import { once } from "node:events";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FileStorage } from "../core/files/storage";
 import { sendJson } from "../http/io";
+import { sendStoredFile, type StoredFileDownload } from "./stored-file";
 
 /**
  * A response other than "the route's status with a JSON body": another status (A9's 409 body
@@ -27,10 +29,22 @@ export class StreamReply {
   ) {}
 }
 
-export type Reply = RestReply | StreamReply;
+/** A stored file, streamed from storage (byte ranges) or redirected to a presigned URL (rest/stored-file.ts). */
+export class StoredFileReply {
+  constructor(
+    readonly storage: FileStorage,
+    readonly file: StoredFileDownload,
+  ) {}
+}
 
-export async function sendReply(res: ServerResponse, reply: Reply): Promise<void> {
+export type Reply = RestReply | StreamReply | StoredFileReply;
+
+export async function sendReply(res: ServerResponse, reply: Reply, req?: IncomingMessage): Promise<void> {
   if (reply instanceof StreamReply) return stream(res, reply.headers, reply.body);
+  if (reply instanceof StoredFileReply) {
+    if (!req) throw new Error("a stored file reply needs its request");
+    return sendStoredFile(reply.storage, req, res, reply.file);
+  }
   if (!reply.contentType) return sendJson(res, reply.status, reply.body, reply.headers);
   const body = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(String(reply.body));
   res.writeHead(reply.status, { "content-type": reply.contentType, "content-length": body.length, ...reply.headers });

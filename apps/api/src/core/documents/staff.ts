@@ -164,14 +164,12 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
 export async function readDocumentPdf(
   ctx: OrgContext,
   input: { id: string; version?: number },
-): Promise<{ bytes: Buffer; version: number; sha256: string }> {
+): Promise<{ storageKey: string; version: number; sha256: string }> {
   const doc = await findDocument(ctx, input.id);
   const version = input.version ?? doc.currentVersion;
   if (!Number.isSafeInteger(version) || version < 1 || version > doc.currentVersion) {
     throw new AppError("not_found", `the document has no version ${version}`, { field: "version" });
   }
   const row = await findVersion(ctx, doc.id, version);
-  const bytes = await ctx.services.storage.get(row.storageKey);
-  if (!bytes) throw new Error(`document ${doc.id} version ${version}: stored file ${row.storageKey} is missing`);
-  return { bytes, version, sha256: row.sha256 };
+  return { storageKey: row.storageKey, version, sha256: row.sha256 };
 }

@@ -40,6 +40,7 @@ export type IssueType =
   | "conflict"
   | "too-costly"
   | "throttled"
+  | "transient"
   | "exception"
   | "informational";
 

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { enqueueJob } from "../jobs/queue";
+import { putAll, removeFiles } from "../files/storage";
 import { retimestamp, timestampFacts } from "./ltv";
 
 /** Job kind: a new document time stamp for one sealed request (B-LTA renewal). */
@@ -72,7 +73,7 @@ export async function retimestampSignatureRequest(
     timestampFacts(timestamp, config.tsa.url),
   ];
   const newMetadata = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
-  const [pdfFile, metadataFile] = await Promise.all([storage.put("signed", pdf), storage.put("signed", newMetadata)]);
+  const [pdfFile, metadataFile] = await putAll(storage, "signed", [pdf, newMetadata]);
   const expiresAt = new Date(timestamp.signer.validTo);
   const done = await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
@@ -102,8 +103,11 @@ export async function retimestampSignatureRequest(
       },
     });
     return true;
+  }).catch(async (error: unknown) => {
+    await removeFiles(storage, [pdfFile!.key, metadataFile!.key]);
+    throw error;
   });
   const obsolete = done ? [row.signedPdfKey, row.metadataKey] : [pdfFile!.key, metadataFile!.key];
-  await Promise.all(obsolete.map((key) => storage.delete(key).catch(() => {})));
+  await removeFiles(storage, obsolete);
   return done ? "renewed" : "skipped";
 }

@@ -1,6 +1,7 @@
 import { auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
+import { putAll, removeFiles } from "../files/storage";
 import { enqueueJob } from "../jobs/queue";
 import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
@@ -270,11 +271,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   };
   const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
 
-  const files = await Promise.all([
-    storage.put("signed", Buffer.from(stamped)),
-    storage.put("signed", signed),
-    storage.put("signed", metadataBytes),
-  ]);
+  const files = await putAll(storage, "signed", [Buffer.from(stamped), signed, metadataBytes]);
   const [stampedFile, signedFile, metadataFile] = files;
   const done = await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
@@ -322,9 +319,19 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       },
     );
     return true;
+  }).catch(async (error: unknown) => {
+    // No row points at the new files: remove them, so a failed seal leaves nothing behind.
+    await removeFiles(
+      storage,
+      files.map((f) => f.key),
+    );
+    throw error;
   });
   if (!done) {
-    await Promise.all(files.map((f) => storage.delete(f.key).catch(() => {})));
+    await removeFiles(
+      storage,
+      files.map((f) => f.key),
+    );
     return "skipped";
   }
   return "completed";

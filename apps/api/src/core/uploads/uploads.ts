@@ -71,13 +71,13 @@ export function signedFileUrl(
   return `${services.config.publicApiUrl}/api/embed/files/${path}?exp=${exp}&sig=${signature(services, path, exp)}`;
 }
 
-/** Checks a signed file URL and returns the file; 401 for a bad or expired signature, 404 when gone. */
+/** Checks a signed file URL and returns the upload it names; 401 for a bad or expired signature, 404 when gone. */
 export async function openSignedFile(
   services: Services,
   path: string,
   exp: string | null,
   sig: string | null,
-): Promise<{ name: string; type: string; bytes: Buffer }> {
+): Promise<{ name: string; type: string; storageKey: string }> {
   const expiry = Number(exp);
   if (!exp || !sig || !Number.isInteger(expiry) || !safeEqual(sig, signature(services, path, expiry))) {
     throw new AppError("unauthorized", "invalid file link");
@@ -87,9 +87,8 @@ export async function openSignedFile(
   // The signature vouches for the path, and so for the organization it starts with.
   const { scope } = systemContext(services, path.slice(0, slash));
   const [upload] = await scope.select(formUploads, eq(formUploads.storageKey, path.slice(slash + 1))).limit(1);
-  const bytes = upload ? await services.storage.get(upload.storageKey) : null;
-  if (!upload || !bytes) throw new AppError("not_found", "file not found");
-  return { name: upload.name, type: upload.type, bytes };
+  if (!upload) throw new AppError("not_found", "file not found");
+  return { name: upload.name, type: upload.type, storageKey: upload.storageKey };
 }
 
 /** A file name safe to store and show: no path separators or control characters, at most 255 characters. */
