@@ -55,6 +55,11 @@ test("settings: field errors show at their field, a valid change is saved", asyn
   await expect(page.getByLabel("Require a one-time code")).toBeChecked();
   await expect(page.getByLabel("Body for submitted forms")).toHaveValue("fhir");
   await expectAccessible(page, "settings");
+
+  // The demo organization is shared with the later specs: webhooks.spec reads native bodies.
+  await page.getByLabel("Body for submitted forms").selectOption({ label: "ClinSign format (default)" });
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
 });
 
 test("the language switch changes the page in place: no reload, no server round trip, the title translated; the cookie keeps it for the next page", async ({

@@ -62,7 +62,8 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
         ))}
       </ol>
       <h3 className={lists.detailsHeading}>{w.bodyTitle}</h3>
-      <pre className={styles.json} data-testid="delivery-body">
+      {/* Scrolls when long: focusable and named, so a keyboard can scroll it too. */}
+      <pre className={styles.json} data-testid="delivery-body" tabIndex={0} role="region" aria-label={w.bodyTitle}>
         {d.body}
       </pre>
       <p className="cs-hint">{w.resendHint}</p>
