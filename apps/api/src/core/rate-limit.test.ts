@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateLimits, sql, type Database } from "@clinsign/db";
 import { createTestDb } from "@clinsign/db/testing";
-import { consumeRateLimit, pruneRateLimits } from "./rate-limit";
+import { consumeRateLimit, pruneRateLimits, refundRateLimit } from "./rate-limit";
 
 let database: Database;
 beforeAll(async () => {
@@ -23,5 +23,16 @@ describe("rate-limit counters", () => {
     expect(await pruneRateLimits(db)).toBe(2);
     const keys = (await db.select({ key: rateLimits.key }).from(rateLimits)).map((r) => r.key);
     expect(keys).toEqual(["login:ip:198.51.100.1"]);
+  });
+
+  it("take back a counted attempt: successes between failures never reach the limit", async () => {
+    const { db } = database;
+    const rule = { key: "login:ip:198.51.100.7", limit: 3, windowSeconds: 600 };
+    for (let i = 0; i < 10; i++) {
+      await consumeRateLimit(db, rule);
+      await refundRateLimit(db, rule.key);
+    }
+    for (let i = 0; i < 3; i++) await consumeRateLimit(db, rule);
+    await expect(consumeRateLimit(db, rule)).rejects.toMatchObject({ code: "rate_limited" });
   });
 });

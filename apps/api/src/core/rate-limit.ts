@@ -50,6 +50,16 @@ export function assertWithinLimit(counted: WindowCount, limit: number): void {
   }
 }
 
+/**
+ * Takes one attempt back from a counter's current window: for limits that should count failures
+ * only but must be checked before the work (a password hash) is done.
+ */
+export async function refundRateLimit(db: Executor, key: string): Promise<void> {
+  await db.execute(
+    sql`update ${rateLimits} set count = greatest(${rateLimits.count} - 1, 0) where key = ${key} and reset_at > now()`,
+  );
+}
+
 /** Clears a counter, e.g. after a successful login. */
 export async function resetRateLimit(db: Executor, key: string): Promise<void> {
   await db.execute(sql`delete from ${rateLimits} where key = ${key}`);

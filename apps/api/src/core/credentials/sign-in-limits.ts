@@ -1,5 +1,5 @@
 import type { Services } from "../context";
-import { consumeRateLimit, resetRateLimit, type RateLimitRule } from "../rate-limit";
+import { consumeRateLimit, refundRateLimit, resetRateLimit, type RateLimitRule } from "../rate-limit";
 
 /**
  * The counters of the staff sign-in steps (per IP, per e-mail address, per account): they are kept
@@ -14,4 +14,9 @@ export function countSignInAttempt(services: Services, rule: RateLimitRule): Pro
 /** Clears a counter after the step succeeded. */
 export function clearSignInAttempts(services: Services, key: string): Promise<void> {
   return resetRateLimit(services.db, key);
+}
+
+/** Takes back one counted attempt after it succeeded (a shared counter other callers also count on). */
+export function refundSignInAttempt(services: Services, key: string): Promise<void> {
+  return refundRateLimit(services.db, key);
 }

@@ -5,7 +5,7 @@ import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from "../crypto";
 import { accountByEmail, membershipsOf } from "../credentials/staff-accounts";
 import { endStaffSession, type StaffPrincipal } from "../credentials/staff-sessions";
-import { clearSignInAttempts, countSignInAttempt } from "../credentials/sign-in-limits";
+import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt } from "../credentials/sign-in-limits";
 import { organizationsRequiringSso } from "../credentials/sso-routing";
 import { AppError, unauthorized } from "../errors";
 import { afterPassword, type PasswordStepResult } from "./second-factor";
@@ -88,11 +88,10 @@ export async function logIn(
   // The door lower-cases and trims the address (loginInput).
   const emailKey = `login:email:${sha256Hex(input.email)}`;
   await countSignInAttempt(services, { key: emailKey, limit: 10, windowSeconds: 15 * 60 });
-  await countSignInAttempt(services, {
-    key: `login:ip:${request.ip ?? "unknown"}`,
-    limit: 50,
-    windowSeconds: 15 * 60,
-  });
+  // Per address: a clinic's staff often share one (NAT), so a successful sign-in is taken back below
+  // and only failures use up the 50.
+  const ipKey = `login:ip:${request.ip ?? "unknown"}`;
+  await countSignInAttempt(services, { key: ipKey, limit: 50, windowSeconds: 15 * 60 });
   const user = await accountByEmail(services, input.email);
   const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash));
   if (!user) {
@@ -133,6 +132,7 @@ export async function logIn(
         : "this account belongs to no organization",
     );
   await clearSignInAttempts(services, emailKey);
+  await refundSignInAttempt(services, ipKey);
   // With a second factor (or one required) the staff session opens only after the next step.
   return afterPassword(services, request, { userId: user.id, organizationId: membership.organizationId });
 }
