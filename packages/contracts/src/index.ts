@@ -22,3 +22,4 @@ export * from "./seals";
 export * from "./permissions";
 export * from "./users";
 export * from "./fhir";
+export * from "./languages";
