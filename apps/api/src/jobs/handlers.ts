@@ -1,5 +1,11 @@
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
+import {
+  OBJECT_DELETION_JOB,
+  objectDeletionJobHandler,
+  RETENTION_SWEEP_JOB,
+  retentionSweepJobHandler,
+} from "../core/retention/sweep";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
 import type { JobHandler } from "./runner";
 import { RETIMESTAMP_JOB, retimestampJobHandler } from "./retimestamp";
@@ -12,4 +18,6 @@ export const jobHandlers: Record<string, JobHandler> = {
   [SEAL_JOB]: sealJobHandler,
   [RETIMESTAMP_JOB]: retimestampJobHandler,
   [NOTICE_JOB]: signatureNoticeJobHandler,
+  [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
+  [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
 };
