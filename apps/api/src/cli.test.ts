@@ -205,7 +205,7 @@ describe("pnpm cli storage migrate", () => {
 });
 
 describe("pnpm cli retention", () => {
-  it("sets periods (days, years, keep), previews and runs the sweep", async () => {
+  it("sets periods (days, years, keep), previews and runs the sweep, places and releases a legal hold", async () => {
     const org = await cli("org", "create", "--name", "Klinikum Aufbewahrung");
     const orgId = org.json.orgId as string;
     const set = await cli(
@@ -235,5 +235,14 @@ describe("pnpm cli retention", () => {
     const bad = await cli("retention", "set", "--org", orgId, "--drafts", "forever");
     expect(bad.code).toBe(2);
     expect(bad.json.error).toContain("--drafts must be a number of days or years");
-  }, 180_000);
+    const hold = await cli("hold", "place", "--org", orgId, "--rnummer", "R-77", "--reason", "Court order 12/26");
+    expect(hold.json).toMatchObject({
+      rnummer: "R-77",
+      patientId: null,
+      reason: "Court order 12/26",
+      releasedAt: null,
+    });
+    const released = await cli("hold", "release", "--org", orgId, "--id", hold.json.id as string);
+    expect(released.json.releasedAt).not.toBeNull();
+  }, 240_000);
 });

@@ -1,6 +1,9 @@
 import { parseArgs } from "node:util";
 import {
+  createLegalHoldInput,
   createOrganizationInput,
+  legalHoldListInput,
+  releaseLegalHoldInput,
   retentionKinds,
   roles,
   updateOrganizationInput,
@@ -17,6 +20,7 @@ import { createStorage, type StorageKind } from "./core/files/storage";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
 import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
+import { createLegalHold, listLegalHolds, releaseLegalHold } from "./core/retention/legal-holds";
 import { retentionSettingsOf, updateRetentionPolicy } from "./core/retention/policies";
 import { previewRetention, runRetentionSweep } from "./core/retention/sweep";
 import { createStaffUser } from "./core/staff/staff";
@@ -51,6 +55,10 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
       what the next run would delete now (records past the cutoff; held: kept by a legal hold)
   retention run --org ID | --all              → {ok, runs: [{orgId, status, deleted}]}
       runs the sweep now (resumes an unfinished one; "busy" when another process sweeps)
+  hold place --org ID [--patient-id P] [--rnummer R] [--phone +49…] --reason TEXT → the hold
+      a legal hold: nothing of that patient is deleted (retention, erasure) until it is released
+  hold release --org ID --id HOLD_ID          → the hold
+  hold list --org ID [--all]                  → {items, nextCursor, hasMore} (active ones; --all: released too)
 `;
 
 /** The CLI flag of each retention kind. */
@@ -174,6 +182,25 @@ async function run(
       );
       return { ok: true, ...result };
     }
+    case "hold place":
+      return createLegalHold(
+        systemContext(services, org()),
+        parseInput(createLegalHoldInput, {
+          selector: {
+            ...(str("patient-id") !== undefined && { patientId: str("patient-id") }),
+            ...(str("rnummer") !== undefined && { rnummer: str("rnummer") }),
+            ...(str("phone") !== undefined && { phone: str("phone") }),
+          },
+          reason: required(str("reason"), "--reason"),
+        }),
+      );
+    case "hold release":
+      return releaseLegalHold(systemContext(services, org()), parseInput(releaseLegalHoldInput, { id: str("id") }));
+    case "hold list":
+      return listLegalHolds(
+        systemContext(services, org()),
+        parseInput(legalHoldListInput, { status: values.all ? "all" : "active", limit: 200 }),
+      );
     case "retention show":
       return retentionSettingsOf(systemContext(services, org()));
     case "retention set": {
@@ -224,6 +251,10 @@ async function main(): Promise<number> {
       from: { type: "string" },
       to: { type: "string" },
       all: { type: "boolean" },
+      "patient-id": { type: "string" },
+      rnummer: { type: "string" },
+      phone: { type: "string" },
+      reason: { type: "string" },
       ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
     },
   });
