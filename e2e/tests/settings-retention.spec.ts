@@ -65,6 +65,40 @@ test("an admin sets retention periods and sees what the next run will delete", a
   await restoreDefaults(page);
 });
 
+test("an admin places a legal hold on a patient and releases it", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page);
+  await page.goto("/settings");
+  const form = page.getByRole("form", { name: "Place a legal hold" });
+  const holds = page.getByRole("table", { name: "Active legal holds" });
+  await expect(page.getByText("No active legal holds")).toBeVisible();
+
+  // Nobody named: the first identifier says so and takes the focus; a national number is refused.
+  await form.getByRole("button", { name: "Place hold" }).click();
+  await expect(form.getByText("Enter at least one of patient ID, case number or mobile number.")).toBeVisible();
+  await expect(form.getByLabel("Patient ID")).toBeFocused();
+  await form.getByLabel("Mobile number").fill("0170 1234567");
+  await form.getByLabel("Reason").fill("Court case 4 O 17/26");
+  await form.getByRole("button", { name: "Place hold" }).click();
+  await expect(form.getByLabel("Mobile number")).toHaveAttribute("aria-invalid", "true");
+
+  await form.getByLabel("Mobile number").fill("+491701234567");
+  await form.getByLabel("Case number").fill("R-E2E-17");
+  await form.getByRole("button", { name: "Place hold" }).click();
+  await expect(form.getByRole("status").filter({ hasText: "Legal hold placed." })).toBeVisible();
+  await expect(form.getByLabel("Case number")).toHaveValue("");
+  const row = holds.getByRole("row").filter({ hasText: "Case R-E2E-17" });
+  await expect(row).toContainText("Mobile +491701234567");
+  await expect(row).toContainText("Court case 4 O 17/26");
+  await expect(row).toContainText("Demo Admin");
+  await expectAccessible(page, "legal hold placed");
+  await holds.scrollIntoViewIfNeeded();
+  await shot(page, "settings-legal-holds-en-desktop");
+
+  await row.getByRole("button", { name: "Release the legal hold on Case R-E2E-17 · Mobile +491701234567" }).click();
+  await expect(page.getByText("No active legal holds")).toBeVisible();
+});
+
 test("the retention section on a phone, in German, by keyboard", async ({ page, context }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page);
@@ -83,6 +117,10 @@ test("the retention section on a phone, in German, by keyboard", async ({ page, 
   await expectAccessible(page, "retention in German on a phone");
   await form.scrollIntoViewIfNeeded();
   await shot(page, "settings-retention-de-phone");
-  await page.getByRole("table").last().scrollIntoViewIfNeeded();
+  await page
+    .getByRole("table", { name: "Datensätze, die der nächste Löschlauf löscht, nach Art" })
+    .scrollIntoViewIfNeeded();
   await shot(page, "settings-retention-preview-de-phone");
+  await page.getByRole("form", { name: "Löschsperre setzen" }).scrollIntoViewIfNeeded();
+  await shot(page, "settings-legal-holds-de-phone");
 });

@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { OrganizationSealCard } from "./OrganizationSealCard";
+import { LegalHolds } from "./LegalHolds";
 import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
 import { SsoSettings } from "./SsoSettings";
@@ -32,6 +33,7 @@ export function SettingsPage() {
           {admin ? <OrganizationSealCard /> : null}
           <SettingsForm settings={settings.data} />
           <RetentionSettings />
+          <LegalHolds />
           {admin ? <SsoSettings /> : null}
         </div>
       )}
