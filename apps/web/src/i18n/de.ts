@@ -158,7 +158,7 @@ export const de: Dictionary = {
     patientIdLabel: "Patienten-ID",
     rnummerLabel: "Fallnummer",
     phoneLabel: "Mobilnummer",
-    phoneHint: "International, z. B. +491701234567.",
+    phonePlaceholder: "+491701234567",
     phoneInvalid: "Geben Sie die Nummer international ein, z. B. +491701234567.",
     selectorRequired: "Geben Sie mindestens Patienten-ID, Fallnummer oder Mobilnummer an.",
     reasonLabel: "Grund",

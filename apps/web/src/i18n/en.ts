@@ -155,7 +155,7 @@ export const en = {
     patientIdLabel: "Patient ID",
     rnummerLabel: "Case number",
     phoneLabel: "Mobile number",
-    phoneHint: "International, e.g. +491701234567.",
+    phonePlaceholder: "+491701234567",
     phoneInvalid: "Enter the number internationally, e.g. +491701234567.",
     selectorRequired: "Enter at least one of patient ID, case number or mobile number.",
     reasonLabel: "Reason",

@@ -101,7 +101,7 @@ function PlaceLegalHold() {
           <TextField label={h.rnummerLabel} spellCheck={false} autoComplete="off" {...field("rnummer")} />
           <TextField
             label={h.phoneLabel}
-            hint={h.phoneHint}
+            placeholder={h.phonePlaceholder}
             type="tel"
             inputMode="tel"
             autoComplete="off"
