@@ -243,7 +243,14 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       ...(several && { signers: several.auditPage }),
     },
     placeholder: {
-      reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
+      reason: several
+        ? `Signed by ${printable(
+            signers
+              .filter((s) => s.status === "signed")
+              .map((s) => s.role)
+              .join(", "),
+          )} for patient ${printable(row.patientId)} (signature ${row.id})`
+        : `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
       location: printable(row.institutionExternalId),
       contactInfo: "ClinSign",
       signingTime: new Date(),

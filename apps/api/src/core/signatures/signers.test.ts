@@ -443,7 +443,16 @@ describe("several signers, sequential", () => {
 
 describe("several signers, parallel", () => {
   it("everyone may sign at once, in any order; sealed when the last required signature is in", async () => {
-    const request = await consent({ patient_id: "P-par", signing_order: "parallel" });
+    const request = await consent({
+      patient_id: "P-par",
+      signing_order: "parallel",
+      signers: [
+        { role: "legal_representative", name: "Maria Muster" },
+        { role: "physician", staff_user_id: physician.id },
+        // Optional: the request does not wait for the witness.
+        { role: "witness", name: "Tom Zeuge" },
+      ],
+    });
     expect((await open(request.guardian)).state).toBe("ready");
     expect(
       await staff(physician.cookie).signAsStaff.mutate({ id: request.id, consent: true, signature: drawn() }),
@@ -456,6 +465,12 @@ describe("several signers, parallel", () => {
     const detail = await staff(owner).detail.query({ id: request.id });
     expect(detail.status).toBe("completed");
     expect(detail.signingOrder).toBe("parallel");
+    expect(detail.signers!.map((s) => [s.role, s.required, s.status])).toEqual([
+      ["patient", true, "signed"],
+      ["legal_representative", true, "signed"],
+      ["physician", true, "signed"],
+      ["witness", false, "skipped"],
+    ]);
   });
 });
 
