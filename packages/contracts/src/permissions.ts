@@ -92,6 +92,7 @@ export const staffPermissions = {
   "signatures.signAsStaff": workers,
   "signatures.declineAsStaff": workers,
   "signatures.awaitingMySignature": everyone,
+  "signatures.signerCandidates": workers,
   "signatures.brandings": everyone,
   "signatures.institutions": everyone,
   "signatures.getDesign": everyone,

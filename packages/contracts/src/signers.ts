@@ -200,3 +200,12 @@ export const awaitingStaffSignature = z.object({
   ),
 });
 export type AwaitingStaffSignature = z.infer<typeof awaitingStaffSignature>;
+
+/**
+ * `signatures.signerCandidates`: the organization's active members who may be named as a staff
+ * signer (owners, admins, staff), for the "New request" dialog's picker; by name, then e-mail.
+ */
+export const signerCandidates = z.object({
+  items: z.array(z.object({ userId: uuid, name: z.string().nullable(), email: z.string() })),
+});
+export type SignerCandidates = z.infer<typeof signerCandidates>;

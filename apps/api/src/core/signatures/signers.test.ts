@@ -535,6 +535,12 @@ describe("decline, expiry, isolation", () => {
 
   it("another organization reaches none of it", async () => {
     const request = await consent({ patient_id: "P-iso" });
+    // The picker offers this organization's members only.
+    const candidates = (await staff(colleague.cookie).signerCandidates.query()).items.map((c) => c.email);
+    expect(candidates).toEqual(
+      expect.arrayContaining([org.ownerEmail, "dr.weiss@klinik-nord.test", "dr.roth@klinik-nord.test"]),
+    );
+    expect(candidates).not.toContain(other.ownerEmail);
     await expect(staff(foreign).detail.query({ id: request.id })).rejects.toMatchObject({ data: { httpStatus: 404 } });
     await expect(staff(foreign).staffSigningView.mutate({ id: request.id })).rejects.toMatchObject({
       data: { httpStatus: 404 },

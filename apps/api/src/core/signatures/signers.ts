@@ -39,6 +39,9 @@ import { signingLink, type SignatureRequestRow } from "./requests";
 
 export type SignerRow = typeof signatureSigners.$inferSelect;
 
+/** Roles that may be named as a staff signer (viewers change nothing, so they sign nothing). */
+const SIGNING_ROLES = ["owner", "admin", "staff"] as const;
+
 /** A signer as planned at creation, before it is stored. */
 export interface PlannedSigner {
   role: string;
@@ -116,7 +119,7 @@ export async function planSigners(
         .where(
           inArray(memberships.userId, staffIds),
           isNull(memberships.deactivatedAt),
-          inArray(memberships.role, ["owner", "admin", "staff"]),
+          inArray(memberships.role, [...SIGNING_ROLES]),
         )
     : [];
   const country = ordered.some((s) => s.phone) ? (await organizationProfile(tx)).phoneCountry : "";
@@ -395,6 +398,17 @@ export async function revealSignerLink(
     metadata: { signatureId: request.id, signerId: signer.id, role: signer.role, replaced: false },
   });
   return { signingUrl: url };
+}
+
+/** `signatures.signerCandidates`: active members who may be named as staff signers. */
+export async function signerCandidates(ctx: OrgContext) {
+  const rows = await ctx.scope
+    .query({ userId: users.id, name: users.name, email: users.email })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(isNull(memberships.deactivatedAt), inArray(memberships.role, [...SIGNING_ROLES]));
+  rows.sort((a, b) => (a.name ?? a.email).localeCompare(b.name ?? b.email) || a.email.localeCompare(b.email));
+  return { items: rows };
 }
 
 export type { SignerStatus };

@@ -44,6 +44,7 @@ import {
   staffSigningView,
 } from "../../core/signatures/signing";
 import { verifyHostSession } from "../../core/signatures/verify-session";
+import { signerCandidates } from "../../core/signatures/signers";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 /** Signature requests (= assignments), their downloads, A4 verification, and branding. */
@@ -97,6 +98,8 @@ export const signaturesRouter = {
   declineAsStaff: staffProcedure
     .input(declineAsStaffInput)
     .mutation(({ ctx, input }) => declineAsStaff(ctx.org, input)),
+  /** Staff (several signers): members who may be named as a staff signer (the "New request" picker). */
+  signerCandidates: staffProcedure.query(({ ctx }) => signerCandidates(ctx.org)),
   /** Staff (several signers): requests where it is the caller's turn to sign. */
   awaitingMySignature: staffProcedure.query(({ ctx }) => awaitingMySignature(ctx.org)),
   /**
