@@ -35,7 +35,7 @@ function PadUnavailable() {
 
 export interface SignFormProps {
   sessionToken: string;
-  onSigned(state: "sealing" | "completed"): void;
+  onSigned(state: "sealing" | "completed" | "signed"): void;
   /** The request can no longer be signed (expired, declined, withdrawn meanwhile). */
   onClosed(state: SigningState): void;
   onSessionEnded(): void;
