@@ -576,6 +576,13 @@ export const de: Dictionary = {
     unknownTitle: "Dieser Link funktioniert nicht",
     unknownBody:
       "Der Link ist vielleicht unvollständig, bereits benutzt oder nicht mehr gültig. Bitte prüfen Sie die Adresse oder bitten Sie Ihre Klinik um einen neuen Link.",
+    signerRoles: {
+      patient: "Patient/in",
+      legal_representative: "Gesetzliche Vertretung",
+      witness: "Zeuge/Zeugin",
+      interpreter: "Dolmetscher/in",
+      physician: "Ärztin/Arzt",
+    },
   },
   formTemplates: {
     pageTitle: "Formularvorlagen",
@@ -1625,6 +1632,12 @@ export const de: Dictionary = {
       pointsHint:
         "In PDF-Punkten (1/72 Zoll), gemessen ab der oberen linken Ecke der Seite, Seiten ab 1 gezählt: genau das, was die API speichert.",
       added: "Feld {number} auf Seite {page} hinzugefügt.",
+      role: "Unterzeichnende Rolle",
+      roleOther: "Andere…",
+      roleName: "Name der Rolle",
+      roleNameHint: "Zum Beispiel „Zweiter Elternteil“. Höchstens 60 Zeichen.",
+      required: "Muss unterschrieben werden",
+      optionalTag: "optional",
       removed: "Feld {number} entfernt.",
     },
     pdfLoading: "Dokument wird geladen …",

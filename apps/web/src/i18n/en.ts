@@ -555,6 +555,13 @@ export const en = {
     unknownTitle: "This link does not work",
     unknownBody:
       "The link may be incomplete, already used, or no longer valid. Please check the address or ask your clinic for a new link.",
+    signerRoles: {
+      patient: "Patient",
+      legal_representative: "Legal representative",
+      witness: "Witness",
+      interpreter: "Interpreter",
+      physician: "Physician",
+    },
   },
   formTemplates: {
     pageTitle: "Form templates",
@@ -1581,6 +1588,12 @@ export const en = {
       pointsHint:
         "In PDF points (1/72 inch), measured from the page's top-left corner, pages counted from 1: exactly what the API stores.",
       added: "Field {number} added on page {page}.",
+      role: "Signer",
+      roleOther: "Other…",
+      roleName: "Name of the role",
+      roleNameHint: "For example “Second parent”. At most 60 characters.",
+      required: "Must be signed",
+      optionalTag: "optional",
       removed: "Field {number} removed.",
     },
     pdfLoading: "Loading the document…",
