@@ -193,7 +193,7 @@ export function SigningFlow({
         </header>
         <DocumentView view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm
-          sessionToken={sessionToken}
+          submit={(input) => client.signing.sign.mutate({ sessionToken, ...input })}
           onSigned={() => {
             setActed(true);
             setScreen({ kind: "confirmation", justSigned: true });
@@ -204,7 +204,7 @@ export function SigningFlow({
         />
         <DeclineDialog
           open={declineOpen}
-          sessionToken={sessionToken}
+          submit={(reason) => client.signing.decline.mutate({ sessionToken, reason })}
           onClose={() => setDeclineOpen(false)}
           onDeclined={() => endWith("declined")}
           onClosed={closedWith}
