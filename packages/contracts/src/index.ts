@@ -7,6 +7,7 @@ export * from "./templates";
 export * from "./tokens";
 export * from "./forms";
 export * from "./signatures";
+export * from "./signers";
 export * from "./documents";
 export * from "./signature-requests";
 export * from "./form-validation";

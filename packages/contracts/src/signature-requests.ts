@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isoDateTime, uuid } from "./common";
 import { createdRange, listInput, listPage } from "./lists";
 import { assignmentVisibility, brandingFonts } from "./signatures";
+import { signingOrder, staffSignerItem } from "./signers";
 
 // ---- staff: the signature requests section ----------------------------------------------------
 
@@ -147,6 +148,11 @@ export const signatureRequestDetail = signatureRequestListItem.extend({
   hasSignedPdf: z.boolean(),
   /** Oldest first. */
   timeline: z.array(signatureTimelineEvent),
+  /** Several signers only (absent for one-patient requests): the order and every signer. */
+  signingOrder: signingOrder.optional(),
+  signers: z.array(staffSignerItem).optional(),
+  /** Several signers: the role whose signer declined. */
+  declinedRole: z.string().nullable().optional(),
 });
 export type SignatureRequestDetail = z.infer<typeof signatureRequestDetail>;
 

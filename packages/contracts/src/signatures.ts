@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isoDateTime } from "./common";
 import { MAX_SIGNATURE_REMINDER_DAYS } from "./organizations";
+import { createdSigner, signatureInput, signerRole, signersInput, signingOrder, signingParty } from "./signers";
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -38,6 +39,10 @@ export const signingFieldRect = z.strictObject({
   y: pdfPoints.min(0, { message: "must not be negative" }),
   width: pdfPoints.positive({ message: "must be greater than 0" }),
   height: pdfPoints.positive({ message: "must be greater than 0" }),
+  /** Several signers (issue 20): who signs this field; absent = `patient`. */
+  role: signerRole.optional(),
+  /** Absent = true: sealing waits for this field. */
+  required: z.boolean({ message: "must be true or false" }).optional(),
 });
 export type SigningFieldRect = z.infer<typeof signingFieldRect>;
 
@@ -70,7 +75,7 @@ function fieldRects() {
     const message =
       issue.code === "unrecognized_keys" ||
       (issue.code === "invalid_union" && !Array.isArray(value) && (typeof value !== "object" || value === null))
-        ? "must be an object {page, x, y, width, height} or an array of them"
+        ? "must be an object {page, x, y, width, height, role?, required?} or an array of them"
         : `${where}${issue.message}`;
     ctx.addIssue({ code: "custom", message });
     return z.NEVER;
@@ -192,6 +197,13 @@ export const createSignatureRequestInput = z.object({
     .min(0, { message: "must be 0 to 90" })
     .max(MAX_SIGNATURE_REMINDER_DAYS, { message: "must be 0 to 90" })
     .optional(),
+  /**
+   * Beyond the document (several signers): who signs each role of the document's fields, in
+   * signing order. Needed only when the document has fields of roles other than `patient`.
+   */
+  signers: signersInput.optional(),
+  /** Beyond the document: `sequential` (default) or `parallel`. */
+  signing_order: signingOrder.optional(),
 });
 export type CreateSignatureRequestInput = z.input<typeof createSignatureRequestInput>;
 
@@ -199,6 +211,8 @@ export const createSignatureRequestOutput = z.object({
   signing_link: z.string(),
   signature_id: z.string(),
   expiration_date: isoDateTime,
+  /** Only for a request with several signers: each signer and the link to hand them. */
+  signers: z.array(createdSigner).optional(),
 });
 
 export const patientQuery = z.object({ patient_id: requiredText(200) });
@@ -357,6 +371,10 @@ export const signingState = z.enum([
   "verification_required",
   /** Unknown link, or a used or expired ticket. */
   "unknown",
+  /** Several signers, sequential: an earlier signer has not signed yet (`party.waitingFor`). */
+  "waiting",
+  /** Several signers: this signer signed; others still have to. */
+  "signed",
 ]);
 export type SigningState = z.infer<typeof signingState>;
 
@@ -385,6 +403,11 @@ export const signingView = z.object({
   signedCopy: signedCopyState.nullable(),
   /** Until when the signed copy can be downloaded through this link (set once signed). */
   signedCopyUntil: isoDateTime.nullable(),
+  /**
+   * Only for a request with several signers: the signers, their fields and signatures, whose turn
+   * it is. `fields` above is then the viewer's own fields.
+   */
+  party: signingParty.optional(),
 });
 export type SigningView = z.infer<typeof signingView>;
 
@@ -393,6 +416,8 @@ export const signingStatus = z.object({
   state: signingState,
   signedCopy: signedCopyState.nullable(),
   signedCopyUntil: isoDateTime.nullable(),
+  /** As in `signing.open` (several signers only). */
+  party: signingParty.optional(),
 });
 export type SigningStatus = z.infer<typeof signingStatus>;
 
@@ -419,22 +444,15 @@ export const signedSigningDocument = z.object({
 });
 export type SignedSigningDocument = z.infer<typeof signedSigningDocument>;
 
-const pngDataUrl = z
-  .string()
-  .max(2_000_000, { message: "the signature image is too large" })
-  .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, { message: "must be a PNG data URL" });
-
 export const signInput = z.object({
   sessionToken: secret,
   consent: z.literal(true, { message: "consent is required to sign" }),
-  signature: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("drawn"), dataUrl: pngDataUrl }),
-    z.object({ kind: z.literal("typed"), name: z.string().trim().min(1, { message: "enter your name" }).max(120) }),
-  ]),
+  signature: signatureInput,
 });
 export type SignInput = z.input<typeof signInput>;
 
-export const signResult = z.object({ state: z.enum(["sealing", "completed"]) });
+/** `signed`: several signers, and others still have to sign. */
+export const signResult = z.object({ state: z.enum(["sealing", "completed", "signed"]) });
 
 export const declineInput = z.object({
   sessionToken: secret,

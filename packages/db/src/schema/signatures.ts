@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import {
+  boolean,
   index,
   integer,
   jsonb,
@@ -12,7 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { institutions, organizations } from "./core";
+import { institutions, organizations, users } from "./core";
 
 const id = () =>
   uuid("id")
@@ -32,6 +33,14 @@ export interface SignatureFieldRect {
   y: number;
   width: number;
   height: number;
+  /**
+   * Who signs this field (several signers, issue 20): `patient` (also when absent, as in every
+   * row written before), `legal_representative`, `witness`, `interpreter`, `physician`, or a name
+   * the clinic chose. Stored only when the caller sent it, so older answers echo what they sent.
+   */
+  role?: string;
+  /** Whether the request can be sealed without this field signed; absent = true. */
+  required?: boolean;
 }
 
 export type DocumentAvailability = "draft" | "active" | "inactive";
@@ -125,6 +134,14 @@ export const signatureRequests = pgTable(
     /** Days after which the signer is reminded; null follows the organization's setting, 0 = none. */
     reminderDays: integer("reminder_days"),
     expiredAt: at("expired_at"),
+    /**
+     * Several signers (issue 20): `sequential` (each signer after the one before, in position
+     * order) or `parallel`. Only meaningful for requests with `signature_signers` rows; the
+     * one-patient requests of A1 have none and keep their columns below as the signer's.
+     */
+    signingOrder: text("signing_order").$type<SigningOrder>().notNull().default("sequential"),
+    /** The role whose signer declined (several signers); null for one-patient requests. */
+    declinedRole: text("declined_role"),
     /** drawn (PNG from the signature pad) or typed (name rendered by the service). */
     signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
     signatureImageKey: text("signature_image_key"),
@@ -177,6 +194,68 @@ export const signatureRequests = pgTable(
       .on(t.timestampExpiresAt)
       .where(sql`${t.timestampExpiresAt} is not null`),
     index("signature_requests_sealed_content_idx").on(t.sealedContentSha256),
+  ],
+);
+
+export type SigningOrder = "sequential" | "parallel";
+/** How a signer is reached: the request's patient (A1's link, A4), an own signing link, or a staff user in the console. */
+export type SignerKind = "patient" | "link" | "staff";
+/**
+ * `waiting`: sequential order, an earlier signer has not signed yet; `pending`: it is their turn;
+ * `opened`: they opened their link; `signed`; `declined` (the request stops); `skipped`: an
+ * optional signer who had not signed when the request was sealed.
+ */
+export type SignerStatus = "waiting" | "pending" | "opened" | "signed" | "declined" | "skipped";
+
+/**
+ * One signer of a request with several signers (issue 20): one row per role of the pinned
+ * document version. Requests whose version has only patient fields and that named no signers
+ * (every A1 of the interface document) have no rows here and behave exactly as before.
+ */
+export const signatureSigners = pgTable(
+  "signature_signers",
+  {
+    id: id(),
+    organizationId: organizationId(),
+    signatureRequestId: uuid("signature_request_id")
+      .notNull()
+      .references(() => signatureRequests.id, { onDelete: "cascade" }),
+    role: text("role").notNull(),
+    /** 0-based place in the signing order. */
+    position: integer("position").notNull(),
+    kind: text("kind").$type<SignerKind>().notNull(),
+    /** Whether sealing waits for this signer (any required field of the role). */
+    required: boolean("required").notNull().default(true),
+    /** kind `staff`: the one staff user who may sign this role. */
+    staffUserId: uuid("staff_user_id").references(() => users.id, { onDelete: "restrict" }),
+    /** The signer's name as staff entered it (kind `link`), for the console and the audit page. */
+    name: text("name"),
+    /** kind `link`: SHA-256 of the signer's own signing-link token (the lookup key). */
+    tokenHash: text("token_hash"),
+    /** kind `link`: the token, encrypted with the service key, so staff can hand the link out again. */
+    tokenEnc: text("token_enc"),
+    /** kind `link`: mobile number (E.164) for reminders. */
+    phone: text("phone"),
+    status: text("status").$type<SignerStatus>().notNull(),
+    /** When it became this signer's turn (reminders count from here). */
+    activatedAt: at("activated_at"),
+    openedAt: at("opened_at"),
+    signedAt: at("signed_at"),
+    signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
+    signatureImageKey: text("signature_image_key"),
+    typedName: text("typed_name"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    declinedAt: at("declined_at"),
+    declineReason: text("decline_reason"),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("signature_signers_request_role_uq").on(t.signatureRequestId, t.role),
+    uniqueIndex("signature_signers_token_uq").on(t.tokenHash),
+    index("signature_signers_org_request_idx").on(t.organizationId, t.signatureRequestId, t.position),
+    index("signature_signers_org_staff_idx").on(t.organizationId, t.staffUserId, t.status),
   ],
 );
 
@@ -260,6 +339,8 @@ export const signingCredentials = pgTable(
       .notNull()
       .references(() => signatureRequests.id, { onDelete: "cascade" }),
     kind: text("kind").$type<"ticket" | "session">().notNull(),
+    /** The signer (several signers) this credential acts as; null = the request's patient. */
+    signerId: uuid("signer_id"),
     secretHash: text("secret_hash").notNull(),
     expiresAt: at("expires_at").notNull(),
     usedAt: at("used_at"),
