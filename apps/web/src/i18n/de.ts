@@ -576,6 +576,29 @@ export const de: Dictionary = {
     unknownTitle: "Dieser Link funktioniert nicht",
     unknownBody:
       "Der Link ist vielleicht unvollständig, bereits benutzt oder nicht mehr gültig. Bitte prüfen Sie die Adresse oder bitten Sie Ihre Klinik um einen neuen Link.",
+    signatureOf: "Unterschrift: {role}",
+    partyHeading: "Wer dieses Dokument unterschreibt",
+    partyOrderSequential: "Nacheinander, in dieser Reihenfolge.",
+    partyOrderParallel: "In beliebiger Reihenfolge.",
+    partyYou: "{role} (Sie)",
+    partyOptional: "freiwillig",
+    signerStatusYourTurn: "Sie sind an der Reihe",
+    signerStatusWaiting: "Wartet",
+    signerStatusPending: "Kann jetzt unterschreiben",
+    signerStatusSigned: "Unterschrieben",
+    signerStatusDeclined: "Abgelehnt",
+    signerStatusSkipped: "Nicht unterschrieben (freiwillig)",
+    waitingTitle: "Warten auf: {roles}",
+    waitingBody:
+      "Dieses Dokument wird nacheinander unterschrieben, und Sie sind noch nicht an der Reihe. Sie können unterschreiben, sobald die Personen vor Ihnen unterschrieben haben.",
+    waitingUpdates:
+      "Diese Seite prüft alle paar Sekunden von selbst. Sie können sie auch schließen und Ihren Link später erneut öffnen.",
+    signedOthersTitle: "Vielen Dank – Ihre Unterschrift ist erfasst",
+    signedOthersBody:
+      "Es fehlen noch: {roles}. Sobald alle unterschrieben haben, wird das Dokument versiegelt und Ihre Klinik erhält es.",
+    signedOthersBodyDone: "Das Dokument wird fertiggestellt. Ihre Klinik erhält es, sobald es versiegelt ist.",
+    ownFieldsHint:
+      "Die markierten Felder zeigen, wo Ihre Unterschrift eingefügt wird. Unterschriften anderer, die schon vorliegen, sehen Sie an ihrer Stelle.",
     signerRoles: {
       patient: "Patient/in",
       legal_representative: "Gesetzliche Vertretung",

@@ -555,6 +555,27 @@ export const en = {
     unknownTitle: "This link does not work",
     unknownBody:
       "The link may be incomplete, already used, or no longer valid. Please check the address or ask your clinic for a new link.",
+    signatureOf: "Signature of the {role}",
+    partyHeading: "Who signs this document",
+    partyOrderSequential: "One after the other, in this order.",
+    partyOrderParallel: "In any order.",
+    partyYou: "{role} (you)",
+    partyOptional: "optional",
+    signerStatusYourTurn: "Your turn",
+    signerStatusWaiting: "Waiting",
+    signerStatusPending: "Can sign now",
+    signerStatusSigned: "Signed",
+    signerStatusDeclined: "Declined",
+    signerStatusSkipped: "Not signed (optional)",
+    waitingTitle: "Waiting for: {roles}",
+    waitingBody:
+      "This document is signed one after the other, and it is not your turn yet. You can sign as soon as the signers before you have signed.",
+    waitingUpdates: "This page checks by itself every few seconds. You can also close it and open your link again later.",
+    signedOthersTitle: "Thank you — your signature is recorded",
+    signedOthersBody:
+      "Still to sign: {roles}. Once everyone has signed, the document is sealed and your clinic receives it.",
+    signedOthersBodyDone: "The document is being finished. Your clinic receives it once it is sealed.",
+    ownFieldsHint: "The highlighted boxes show where your signature will be placed. Signatures already made by others are shown in their places.",
     signerRoles: {
       patient: "Patient",
       legal_representative: "Legal representative",

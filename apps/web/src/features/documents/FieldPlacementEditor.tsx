@@ -4,7 +4,8 @@ import { Button, SelectField, TextField } from "@clinsign/ui";
 import { PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels } from "@clinsign/ui/pdf-pages";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from "react";
 import { format } from "../../i18n";
-import { BUILT_IN_SIGNER_ROLES, isBuiltInRole, roleTone, signerRoleLabel, type BuiltInSignerRole } from "../signing/roles";
+import { builtInSignerRoles, type BuiltInSignerRole } from "@clinsign/contracts";
+import { isBuiltInRole, roleTone, signerRoleLabel } from "../signing/roles";
 import {
   centredField,
   clampToPage,
@@ -424,7 +425,7 @@ function RoleChoice({
         id={`${id}-role`}
         label={labels.role}
         options={[
-          ...BUILT_IN_SIGNER_ROLES.map((value) => ({ value, label: labels.roles[value] })),
+          ...builtInSignerRoles.map((value) => ({ value, label: labels.roles[value] })),
           { value: OTHER_ROLE, label: labels.roleOther },
         ]}
         value={custom ? OTHER_ROLE : role}

@@ -1,6 +1,6 @@
 import type { Dictionary } from "../../i18n";
 import { format } from "../../i18n";
-import type { BuiltInSignerRole } from "../signing/roles";
+import type { BuiltInSignerRole } from "@clinsign/contracts";
 import type { FieldEditorLabels } from "./FieldPlacementEditor";
 
 type DocumentsTexts = Dictionary["documentsPage"];
