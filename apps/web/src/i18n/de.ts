@@ -1622,6 +1622,8 @@ export const de: Dictionary = {
     signNowSigned: "Ihre Unterschrift als {role} ist erfasst.",
     signNowStillToSign: "Es fehlen noch: {roles}.",
     declinedByRole: "Abgelehnt von: {role}",
+    signNow: "Jetzt als {role} unterschreiben",
+    signNowClosed: "Diese Anfrage kann nicht mehr unterschrieben werden.",
   },
   documentsPage: {
     pageTitle: "Dokumente",

@@ -1578,6 +1578,8 @@ export const en = {
     signNowSigned: "Your signature as {role} is recorded.",
     signNowStillToSign: "Still to sign: {roles}.",
     declinedByRole: "Declined by the {role}",
+    signNow: "Sign now as {role}",
+    signNowClosed: "This request can no longer be signed.",
   },
   documentsPage: {
     pageTitle: "Documents",
