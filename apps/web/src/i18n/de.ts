@@ -1590,11 +1590,13 @@ export const de: Dictionary = {
     optionalRole: "freiwillig",
     moveUp: "{role} nach oben",
     moveDown: "{role} nach unten",
-    patientSigns: "Die Patientin bzw. der Patient unterschreibt über den Signaturlink dieser Anfrage (oder aus dem Patientenportal).",
+    patientSigns:
+      "Die Patientin bzw. der Patient unterschreibt über den Signaturlink dieser Anfrage (oder aus dem Patientenportal).",
     signedBy: "Wer unterschreibt als {role}",
     signedByLink: "Eine Person mit eigenem Signaturlink",
     signedByMe: "{name} (Sie)",
-    staffSignsHint: "Unterschreibt in der Konsole: Die Seite der Anfrage zeigt „Jetzt unterschreiben“, sobald sie an der Reihe ist.",
+    staffSignsHint:
+      "Unterschreibt in der Konsole: Die Seite der Anfrage zeigt „Jetzt unterschreiben“, sobald sie an der Reihe ist.",
     signerName: "Name – {role} (optional)",
     signerPhone: "Mobilnummer – {role} (optional, für Erinnerungen)",
     signerLink: "Signaturlink – {role}",
@@ -1617,7 +1619,8 @@ export const de: Dictionary = {
     showSignerLink: "Link anzeigen – {role}",
     signerQrTitle: "Signaturlink – {role}",
     signNowTitle: "Ihre Unterschrift als {role}",
-    signNowDescription: "Sie sind in dieser Anfrage als {role} eingetragen. Lesen Sie das Dokument und unterschreiben Sie hier.",
+    signNowDescription:
+      "Sie sind in dieser Anfrage als {role} eingetragen. Lesen Sie das Dokument und unterschreiben Sie hier.",
     signNowWaiting: "Sie unterschreiben als {role}, sobald diese unterschrieben haben: {roles}.",
     signNowSigned: "Ihre Unterschrift als {role} ist erfasst.",
     signNowStillToSign: "Es fehlen noch: {roles}.",

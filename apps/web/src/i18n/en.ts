@@ -570,12 +570,14 @@ export const en = {
     waitingTitle: "Waiting for: {roles}",
     waitingBody:
       "This document is signed one after the other, and it is not your turn yet. You can sign as soon as the signers before you have signed.",
-    waitingUpdates: "This page checks by itself every few seconds. You can also close it and open your link again later.",
+    waitingUpdates:
+      "This page checks by itself every few seconds. You can also close it and open your link again later.",
     signedOthersTitle: "Thank you — your signature is recorded",
     signedOthersBody:
       "Still to sign: {roles}. Once everyone has signed, the document is sealed and your clinic receives it.",
     signedOthersBodyDone: "The document is being finished. Your clinic receives it once it is sealed.",
-    ownFieldsHint: "The highlighted boxes show where your signature will be placed. Signatures already made by others are shown in their places.",
+    ownFieldsHint:
+      "The highlighted boxes show where your signature will be placed. Signatures already made by others are shown in their places.",
     signerRoles: {
       patient: "Patient",
       legal_representative: "Legal representative",
@@ -1541,7 +1543,8 @@ export const en = {
     orderLabel: "Order",
     orderSequential: "One after the other",
     orderParallel: "All at once",
-    orderSequentialHint: "Each signer can sign once those before them have signed. Move a role up or down to change the order.",
+    orderSequentialHint:
+      "Each signer can sign once those before them have signed. Move a role up or down to change the order.",
     orderParallelHint: "Everyone can sign right away, in any order.",
     optionalRole: "optional",
     moveUp: "Move {role} up",

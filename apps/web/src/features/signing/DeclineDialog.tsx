@@ -40,19 +40,16 @@ export function DeclineDialog({
     event.preventDefault();
     if (decline.isPending) return;
     setError(null);
-    decline.mutate(
-      reason.trim() || undefined,
-      {
-        onSuccess: onDeclined,
-        onError: (cause) => {
-          const apiError = readApiError(cause);
-          const closed = closedState(apiError);
-          if (apiError.code === "UNAUTHORIZED") onSessionEnded();
-          else if (closed) onClosed(closed);
-          else setError(describeApiError(apiError, t));
-        },
+    decline.mutate(reason.trim() || undefined, {
+      onSuccess: onDeclined,
+      onError: (cause) => {
+        const apiError = readApiError(cause);
+        const closed = closedState(apiError);
+        if (apiError.code === "UNAUTHORIZED") onSessionEnded();
+        else if (closed) onClosed(closed);
+        else setError(describeApiError(apiError, t));
       },
-    );
+    });
   }
 
   const formId = `${reasonId}-form`;

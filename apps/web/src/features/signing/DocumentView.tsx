@@ -92,9 +92,7 @@ export function DocumentView({
           </p>
         ) : null}
       </div>
-      {fields.length > 0 ? (
-        <p className="cs-hint">{several ? t.signing.ownFieldsHint : t.signing.fieldsHint}</p>
-      ) : null}
+      {fields.length > 0 ? <p className="cs-hint">{several ? t.signing.ownFieldsHint : t.signing.fieldsHint}</p> : null}
       <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
         <div className={styles.zoomControls}>
           <Button

@@ -29,17 +29,15 @@ export function partyFields(view: Pick<SigningView, "fields" | "party">, t: Pati
     const role = signerRoleLabel(signer.role, t.signing.signerRoles);
     const alt = format(t.signing.signatureOf, { role });
     const signature = signer.signature;
-    return signer.fields.map(
-      ({ page, x, y, width, height }): PdfShownField => ({
-        page,
-        x,
-        y,
-        width,
-        height,
-        label: role,
-        signed: signature.kind === "drawn" ? { image: signature.dataUrl, alt } : { text: signature.name, alt },
-      }),
-    );
+    return signer.fields.map(({ page, x, y, width, height }): PdfShownField => ({
+      page,
+      x,
+      y,
+      width,
+      height,
+      label: role,
+      signed: signature.kind === "drawn" ? { image: signature.dataUrl, alt } : { text: signature.name, alt },
+    }));
   });
   return [...own, ...made];
 }
