@@ -150,6 +150,37 @@ test.afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+test("the field editor: each field's role and whether it must be signed, saved as a new version", async ({
+  request,
+}) => {
+  const page = staff.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const id = await registerDocument(request, staff.token);
+  await page.goto(`/documents/${id}`);
+  const panel = page.getByRole("complementary", { name: "Signature fields" });
+  const roles = panel.getByLabel("Signer", { exact: true });
+  await expect(roles).toHaveCount(3);
+  await expect(roles.nth(0)).toHaveValue("patient");
+  await expect(roles.nth(1)).toHaveValue("legal_representative");
+  await expect(roles.nth(2)).toHaveValue("physician");
+  // On the page, each field says whose it is.
+  await expect(page.getByTestId("placed-field").nth(2)).toHaveAccessibleName(/\(Physician\)/);
+
+  // The guardian's field becomes a second parent's, and optional.
+  await roles.nth(1).selectOption({ label: "Other…" });
+  await panel.getByLabel("Name of the role").fill("Second parent");
+  await panel.getByRole("checkbox", { name: "Must be signed" }).nth(1).uncheck();
+  await expect(page.getByTestId("placed-field").nth(1)).toHaveAccessibleName(/\(Second parent, optional\)/);
+  await expectAccessible(page, "field editor with roles");
+  await shot(page, "signers-field-editor-en-1280");
+  await page.getByRole("button", { name: "Save as version 2" }).click();
+  await expect(page.getByText("Saved as version 2.")).toBeVisible();
+  await page.reload();
+  await expect(panel.getByLabel("Name of the role")).toHaveValue("Second parent");
+  await expect(panel.getByRole("checkbox", { name: "Must be signed" }).nth(1)).not.toBeChecked();
+  await expect(panel.getByRole("checkbox", { name: "Must be signed" }).nth(0)).toBeChecked();
+});
+
 test("sequential: the patient and the guardian on their phones, the physician in the console; one sealed PDF with three signatures", async ({
   browser,
 }) => {

@@ -77,7 +77,13 @@ function StaffSigningPanel({ request, role }: { request: SignatureRequestDetail;
   const queryClient = useQueryClient();
   const [declineOpen, setDeclineOpen] = useState(false);
   const id = request.id;
-  const view = useQuery(trpc.signatures.staffSigningView.queryOptions({ id }));
+  // Opening the view is a mutation on the API (it marks the signer as having opened it), read once here.
+  const viewKey = ["signatures.staffSigningView", id] as const;
+  const view = useQuery({
+    queryKey: viewKey,
+    queryFn: () => client.signatures.staffSigningView.mutate({ id }),
+    refetchOnWindowFocus: false,
+  });
   const ready = view.data?.state === "ready";
   const document = useQuery({
     ...trpc.signatures.staffSigningDocument.queryOptions({ id }),
@@ -87,7 +93,7 @@ function StaffSigningPanel({ request, role }: { request: SignatureRequestDetail;
   const fields = useMemo(() => (view.data ? partyFields(view.data, t) : []), [view.data, t]);
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id }) });
-    void queryClient.invalidateQueries({ queryKey: trpc.signatures.staffSigningView.queryKey({ id }) });
+    void queryClient.invalidateQueries({ queryKey: viewKey });
     void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
   };
   const goToSignature = () => {
