@@ -46,7 +46,12 @@ export type SigningOrder = z.infer<typeof signingOrder>;
 export const signerInput = z.strictObject({
   role: signerRole,
   staff_user_id: uuid.optional(),
-  name: z.string({ message: "must be a string" }).trim().min(1).max(200, { message: "must be at most 200 characters" }).optional(),
+  name: z
+    .string({ message: "must be a string" })
+    .trim()
+    .min(1)
+    .max(200, { message: "must be at most 200 characters" })
+    .optional(),
   phone: z.string({ message: "must be a string" }).trim().min(1).max(40).optional(),
 });
 export type SignerInput = z.infer<typeof signerInput>;

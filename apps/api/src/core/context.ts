@@ -67,7 +67,7 @@ export type Principal =
       accessExpiresAt: Date;
     }
   /** A patient signing one signature request (signing link, ticket or signing pass). */
-  | { kind: "signer"; organizationId: string; signatureRequestId: string }
+  | { kind: "signer"; organizationId: string; signatureRequestId: string; signerId?: string | null }
   /** The service on its own behalf: CLI, seeding, jobs. */
   | { kind: "system"; organizationId: string };
 
@@ -82,6 +82,11 @@ export interface OrgContext {
   request: RequestMeta;
   /** Set for an embed session or an SMS recipient: the one form the caller may fill. */
   formGrant?: FormGrant;
+  /**
+   * Several signers (issue 20): the `signature_signers` row a signer context acts as, when its
+   * credential named one (a link signer's own link). Absent: the request's patient.
+   */
+  signerId?: string;
 }
 
 /** An embed session as the services see it (the sessionId itself is never kept). */
@@ -143,6 +148,7 @@ export function contextFor(services: Services, principal: Principal, request: Re
     actor: actorOf(principal),
     request,
     ...(formGrant && { formGrant }),
+    ...(principal.kind === "signer" && principal.signerId && { signerId: principal.signerId }),
   };
 }
 

@@ -8,7 +8,7 @@
  * Stored names: a signing pass is a `signing_credentials` row of kind `session` (the wire calls
  * it `sessionToken`); a ticket is a row of kind `ticket`.
  */
-import { and, eq, gt, isNull, signatureRequests, signingCredentials } from "@clinsign/db";
+import { and, eq, gt, isNull, signatureRequests, signatureSigners, signingCredentials } from "@clinsign/db";
 import type { Services } from "../context";
 import { sha256Hex } from "../crypto";
 
@@ -16,6 +16,8 @@ import { sha256Hex } from "../crypto";
 export interface SignerGrant {
   organizationId: string;
   signatureRequestId: string;
+  /** Several signers: the signer the credential belongs to (absent: the request's patient). */
+  signerId?: string | null;
 }
 
 /** `signing_credentials.kind` of a signing pass (a stored value; the code says "signing pass"). */
@@ -28,7 +30,20 @@ export async function requestOfSigningLink(services: Services, token: string): P
     .from(signatureRequests)
     .where(eq(signatureRequests.tokenHash, sha256Hex(token)))
     .limit(1);
-  return row ? { organizationId: row.organizationId, signatureRequestId: row.id } : null;
+  if (row) return { organizationId: row.organizationId, signatureRequestId: row.id };
+  // Several signers: a legal representative's, witness's or interpreter's own link.
+  const [signer] = await services.db
+    .select({
+      organizationId: signatureSigners.organizationId,
+      requestId: signatureSigners.signatureRequestId,
+      id: signatureSigners.id,
+    })
+    .from(signatureSigners)
+    .where(eq(signatureSigners.tokenHash, sha256Hex(token)))
+    .limit(1);
+  return signer
+    ? { organizationId: signer.organizationId, signatureRequestId: signer.requestId, signerId: signer.id }
+    : null;
 }
 
 /**
@@ -47,14 +62,28 @@ export async function consumeSigningTicket(services: Services, ticket: string): 
         gt(signingCredentials.expiresAt, new Date()),
       ),
     )
-    .returning({ organizationId: signingCredentials.organizationId, requestId: signingCredentials.requestId });
-  return credential ? { organizationId: credential.organizationId, signatureRequestId: credential.requestId } : null;
+    .returning({
+      organizationId: signingCredentials.organizationId,
+      requestId: signingCredentials.requestId,
+      signerId: signingCredentials.signerId,
+    });
+  return credential
+    ? {
+        organizationId: credential.organizationId,
+        signatureRequestId: credential.requestId,
+        signerId: credential.signerId,
+      }
+    : null;
 }
 
 /** The request a signing pass (the page's `sessionToken`) acts on while it lasts, or null. */
 export async function requestOfSigningPass(services: Services, pass: string): Promise<SignerGrant | null> {
   const [credential] = await services.db
-    .select({ organizationId: signingCredentials.organizationId, requestId: signingCredentials.requestId })
+    .select({
+      organizationId: signingCredentials.organizationId,
+      requestId: signingCredentials.requestId,
+      signerId: signingCredentials.signerId,
+    })
     .from(signingCredentials)
     .where(
       and(
@@ -64,5 +93,11 @@ export async function requestOfSigningPass(services: Services, pass: string): Pr
       ),
     )
     .limit(1);
-  return credential ? { organizationId: credential.organizationId, signatureRequestId: credential.requestId } : null;
+  return credential
+    ? {
+        organizationId: credential.organizationId,
+        signatureRequestId: credential.requestId,
+        signerId: credential.signerId,
+      }
+    : null;
 }

@@ -27,6 +27,7 @@ import { organizationProfile } from "../organizations/profile";
 import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
 import { latestSealJob } from "./seal";
+import { createSigners, planSigners } from "./signers";
 import { AppError, notFound } from "../errors";
 
 export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
@@ -157,6 +158,9 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
         },
       );
     }
+    // Several signers (issue 20): the roles of the current version decide; none but the patient's = one signer.
+    const current = await findVersion(tx, doc.id, doc.currentVersion);
+    const planned = await planSigners(tx, current.fields, input.signers);
     const institutionId = await ensureInstitution(tx, input.institution_id);
     const patientPhone = input.patient_phone === undefined ? null : await reminderPhone(tx, input.patient_phone);
     const [row] = await tx.scope
@@ -171,8 +175,11 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
         expiresAt: new Date(input.expiration_date),
         tokenHash: sha256Hex(token),
         tokenEnc: ctx.services.secrets.seal(token),
+        // The signers are bound to this version's roles: it is pinned now, not when first opened.
+        ...(planned && { pinnedVersion: doc.currentVersion, signingOrder: input.signing_order ?? "sequential" }),
       })
       .returning();
+    const signers = planned ? await createSigners(tx, row!, planned, signingLink(ctx, token)) : null;
     await recordAudit(tx, {
       action: "signature.created",
       metadata: {
@@ -182,12 +189,17 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
         institutionId: row!.institutionExternalId,
         orderBy: row!.orderBy,
         expiresAt: row!.expiresAt.toISOString(),
+        ...(signers && {
+          signingOrder: row!.signingOrder,
+          signers: signers.map((s) => ({ signerId: s.signer_id, role: s.role, kind: s.kind })),
+        }),
       },
     });
     return {
       signing_link: signingLink(ctx, token),
       signature_id: row!.id,
       expiration_date: row!.expiresAt.toISOString(),
+      ...(signers && { signers }),
     };
   });
 }

@@ -163,15 +163,29 @@ async function saveForSealing(doc: PDFDocument): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false, objectsPerTick: Infinity, updateFieldAppearances: false });
 }
 
-export interface StampInput {
-  original: Uint8Array;
+/** One signature and the fields it goes into. */
+export interface SignatureStamp {
   fields: SignatureFieldRect[];
   png: Uint8Array | null;
   typedName: string | null;
 }
 
+export interface StampInput extends SignatureStamp {
+  original: Uint8Array;
+  /**
+   * Several signers (issue 20): each signer's signature with that signer's fields; when set, it
+   * replaces `fields`/`png`/`typedName` (a one-patient request stamps those into every field).
+   */
+  stamps?: SignatureStamp[];
+}
+
+/** Draws each signature into its fields. */
+async function drawSignatures(doc: PDFDocument, input: StampInput): Promise<void> {
+  for (const stamp of input.stamps ?? [input]) await drawSignature(doc, stamp);
+}
+
 /** Draws the signature (image, or the typed name) into every field, scaled to fit and centred. */
-async function drawSignature(doc: PDFDocument, input: StampInput): Promise<void> {
+async function drawSignature(doc: PDFDocument, input: SignatureStamp): Promise<void> {
   if (input.png) {
     const image = await doc.embedPng(input.png);
     for (const rect of input.fields) {
@@ -229,6 +243,20 @@ export interface AuditPageFacts {
   development: boolean;
   /** What trusted time the seal carries (the time stamp is made after this page is drawn). */
   trustedTime: string;
+  /** Several signers: every signer, in signing order (replaces the one signer's time and address). */
+  signers?: AuditPageSigner[];
+}
+
+/** One signer on the audit page. */
+export interface AuditPageSigner {
+  role: string;
+  /** The name where known (a link signer's as staff entered it, a staff user's, a typed name). */
+  name: string | null;
+  status: string;
+  method: string | null;
+  signedAt: Date | null;
+  ip: string | null;
+  userAgent: string | null;
 }
 
 /** Appends the audit page (who, when, from where, hashes before and after stamping); returns it. */
@@ -237,42 +265,63 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
   const regular = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
   const mono = await doc.embedFont(StandardFonts.Courier);
-  const text = new PageText(page);
+  let text = new PageText(page);
+  /** Several signers can fill more than a page: continue on another one (the seal's widget stays on the first). */
+  const room = (needed: number) => {
+    if (y - needed >= 48) return;
+    text.finish(doc);
+    text = new PageText(doc.addPage([595.28, 841.89]));
+    y = 780;
+  };
   const left = 56;
   const width = 595.28 - 2 * left;
   let y = 780;
   text.write("Signature audit trail", { x: left, y, size: 18, font: bold });
   y -= 28;
+  const signerRows: [string, string, PDFFont?][] = facts.signers
+    ? facts.signers.map((signer, i) => [
+        `Signer ${i + 1}: ${signer.role}`,
+        signer.signedAt
+          ? `${signer.name ?? "-"}; ${signer.method === "typed" ? "typed name" : "handwritten signature"}; signed ${signer.signedAt.toISOString()} (UTC); IP ${signer.ip ?? "-"}; ${signer.userAgent ?? "-"}`
+          : `${signer.name ?? "-"}; ${signer.status} (not signed)`,
+      ])
+    : [
+        ["Signer", facts.signer],
+        ["Signed (UTC)", facts.signedAt.toISOString()],
+        ["IP address", facts.ip ?? "-"],
+        ["User agent", facts.userAgent ?? "-"],
+      ];
   const rows: [string, string, PDFFont?][] = [
     ["Document", `${facts.title} (version ${facts.version})`],
     ["Document id", facts.documentId],
     ["Signature id", facts.signatureId],
-    ["Signer", facts.signer],
+    ...signerRows.slice(0, facts.signers ? 0 : 1),
     ["Patient id", facts.patientId],
     ["Institution", facts.institutionId],
     ["Ordered by", facts.orderBy],
     ["Requested (UTC)", facts.createdAt.toISOString()],
     ["Opened (UTC)", facts.openedAt?.toISOString() ?? "-"],
-    ["Signed (UTC)", facts.signedAt.toISOString()],
-    ["IP address", facts.ip ?? "-"],
-    ["User agent", facts.userAgent ?? "-"],
+    ...signerRows.slice(facts.signers ? 0 : 1),
     ["SHA-256 of the original", facts.originalSha256, mono],
     ["SHA-256 after stamping", facts.stampedSha256, mono],
     ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
     ["Trusted time", facts.trustedTime],
   ];
   for (const [label, value, font] of rows) {
-    text.write(label, { x: left, y, size: 9, font: bold, color: [0.3, 0.3, 0.3] });
-    y -= 13;
     const valueFont = font ?? regular;
     const size = font ? 8.5 : 10;
-    for (const line of wrap(value, valueFont, size, width)) {
+    const lines = wrap(value, valueFont, size, width);
+    room(13 + lines.length * (size + 4));
+    text.write(printable(label), { x: left, y, size: 9, font: bold, color: [0.3, 0.3, 0.3] });
+    y -= 13;
+    for (const line of lines) {
       text.write(line, { x: left, y, size, font: valueFont });
       y -= size + 4;
     }
     y -= 6;
   }
   y -= 6;
+  room(40);
   for (const line of wrap(
     "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.",
     regular,
@@ -334,7 +383,7 @@ export interface PreparedSeal {
  */
 export async function prepareSeal(input: PrepareSealInput): Promise<PreparedSeal> {
   const doc = await loadForSealing(input.original);
-  await drawSignature(doc, input);
+  await drawSignatures(doc, input);
   const stamped = await saveForSealing(doc);
   const stampedSha256 = createHash("sha256").update(stamped).digest("hex");
   const auditPage = await drawAuditPage(doc, { ...input.facts, stampedSha256 });

@@ -1,4 +1,4 @@
-import { auditLog, desc, eq, jobs, signatureRequests, sql } from "@clinsign/db";
+import { auditLog, desc, eq, jobs, signatureRequests, sql, type SignatureFieldRect } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { putAll, removeFiles } from "../files/storage";
@@ -14,6 +14,7 @@ import { sealingIdentity } from "./org-seal";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
+import { fieldsOfRole, signerLabels, signersOf, type SignerRow } from "./signers";
 
 /** Job kind of sealing retries. */
 export const SEAL_JOB = "signature.seal";
@@ -120,6 +121,46 @@ async function eventsOf(ctx: OrgContext, signatureId: string) {
   }));
 }
 
+/** Several signers: what sealing stamps, writes on the audit page and into the metadata JSON, per signer. */
+async function severalSignersFacts(ctx: OrgContext, signers: SignerRow[], fields: SignatureFieldRect[]) {
+  const labels = await signerLabels(ctx, signers);
+  const stamps = [];
+  for (const signer of signers) {
+    if (signer.status !== "signed") continue;
+    const png = signer.signatureMethod === "drawn" ? await ctx.services.storage.get(signer.signatureImageKey!) : null;
+    if (signer.signatureMethod === "drawn" && !png)
+      throw new Error(`the stored signature image of the ${signer.role} is missing`);
+    stamps.push({ fields: fieldsOfRole(fields, signer.role), png, typedName: signer.typedName });
+  }
+  const nameOf = (s: SignerRow) => labels.get(s.id) ?? (s.signatureMethod === "typed" ? s.typedName : null);
+  return {
+    stamps,
+    auditPage: signers.map((s) => ({
+      role: s.role,
+      name: nameOf(s),
+      status: s.status,
+      method: s.signatureMethod,
+      signedAt: s.signedAt,
+      ip: s.ip,
+      userAgent: s.userAgent,
+    })),
+    metadata: signers.map((s) => ({
+      role: s.role,
+      kind: s.kind,
+      position: s.position,
+      required: s.required,
+      name: nameOf(s),
+      staff_user_id: s.staffUserId,
+      status: s.status,
+      method: s.signatureMethod,
+      typed_name: s.typedName,
+      signed_at: s.signedAt?.toISOString() ?? null,
+      ip: s.ip,
+      user_agent: s.userAgent,
+    })),
+  };
+}
+
 /** The context sealing runs in: the service on its own behalf, in the request's organization. */
 export const sealContext = (services: Services, organizationId: string, requestId: string): OrgContext =>
   systemContext(services, organizationId, `seal-${requestId}`);
@@ -159,12 +200,16 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   if (!original) throw new Error("the document's stored PDF is missing");
   const originalSha256 = sha256Hex(original);
   if (originalSha256 !== version.sha256) throw new Error("the document's stored PDF does not match its SHA-256");
-  const png = row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
-  if (row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
+  // Several signers (issue 20): each signer's signature into that signer's fields.
+  const signers = await signersOf(ctx, row.id);
+  const several = signers.length > 0 ? await severalSignersFacts(ctx, signers, version.fields) : null;
+  const png = !several && row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
+  if (!several && row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
   const identity = await sealingIdentity(ctx);
-  const signer =
-    row.signatureMethod === "typed"
+  const signer = several
+    ? `${signers.length} signers, in ${row.signingOrder} order (see below)`
+    : row.signatureMethod === "typed"
       ? `${row.typedName} (typed name)`
       : `Patient ${row.patientId} (handwritten signature)`;
   // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
@@ -174,6 +219,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     fields: version.fields,
     png,
     typedName: row.typedName,
+    ...(several && { stamps: several.stamps }),
     facts: {
       title: version.title,
       signatureId: row.id,
@@ -194,6 +240,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       trustedTime: config.tsa
         ? `RFC 3161 time stamp from ${new URL(config.tsa.url).host}; it follows this page (in the seal), see the signature panel or the metadata JSON`
         : "none: PAdES B-B, the signing time is the service's own clock",
+      ...(several && { signers: several.auditPage }),
     },
     placeholder: {
       reason: `Signed by patient ${printable(row.patientId)} (signature ${row.id})`,
@@ -244,6 +291,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       ip: row.signerIp,
       user_agent: row.signerUserAgent,
     },
+    ...(several && { signing_order: row.signingOrder, signers: several.metadata }),
     sha256: { original: originalSha256, stamped: stampedSha256, signed_pdf: signedSha256 },
     signature_fields: version.fields,
     certificate: {

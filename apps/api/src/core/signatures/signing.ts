@@ -11,7 +11,16 @@ import {
   type SigningStatus,
   type SigningView,
 } from "@clinsign/contracts";
-import { eq, signatureRequests, signingCredentials } from "@clinsign/db";
+import {
+  and,
+  eq,
+  inArray,
+  signatureRequests,
+  signatureSigners,
+  signingCredentials,
+  documents,
+  documentVersions,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
 import { afterCommit, contextFor, inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
@@ -32,6 +41,20 @@ import {
 } from "./requests";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
+import {
+  advanceTurns,
+  allRequiredSigned,
+  fieldsOfRole,
+  markSignerOpened,
+  partyView,
+  signerOfContext,
+  signersOf,
+  signersOnTurn,
+  skipUnsigned,
+  staffSignerOf,
+  waitingForOf,
+  type SignerRow,
+} from "./signers";
 
 /**
  * The signer's side of a signature request, behind the signing page: `openSigning` exchanges a
@@ -83,15 +106,79 @@ async function signedCopyDaysOf(ctx: OrgContext): Promise<number> {
   return (await ctx.scope.organization()).signedCopyDays ?? 0;
 }
 
-function stateOf(row: SignatureRequestRow): SigningState {
+function stateOf(row: SignatureRequestRow, me: SignerRow | null = null): SigningState {
   if (row.visibility === "draft") return "unavailable";
   switch (row.status) {
     case "pending":
     case "opened":
+      // Several signers: where this signer stands in the order.
+      if (me?.status === "signed") return "signed";
+      if (me?.status === "waiting") return "waiting";
       return "ready";
     default:
       return row.status;
   }
+}
+
+/** The request's signers (several signers) and the one this context acts as; null for a one-patient request. */
+interface Party {
+  signers: SignerRow[];
+  me: SignerRow;
+}
+
+/**
+ * A request with several signers: its signers and the one the caller is. `pick` chooses (the
+ * portal: the link's signer or the patient; the console: the named staff user). A request with
+ * several signers that the caller is no signer of is refused; one-patient requests answer null.
+ */
+async function partyOf(
+  tx: OrgContext,
+  row: SignatureRequestRow,
+  pick: SignerPick,
+  forUpdate = false,
+): Promise<Party | null> {
+  const signers = await signersOf(tx, row.id, forUpdate);
+  if (signers.length === 0) {
+    if (pick === "staff")
+      throw new AppError("forbidden", "this request is signed by the patient alone", {
+        reason: "not_the_named_signer",
+      });
+    return null;
+  }
+  const me = pick === "staff" ? staffSignerOf(tx, signers) : signerOfContext(tx, signers);
+  if (!me) throw new AppError("not_found", "this signing link does not belong to a signer of the request");
+  return { signers, me };
+}
+
+/** Who acts: the portal's signer (link, ticket, pass) or the staff member in the console. */
+type SignerPick = "portal" | "staff";
+
+/** Several signers: the request becomes `opened` when its first signer opens it (the version was pinned at creation). */
+async function openRequestBy(tx: OrgContext, row: SignatureRequestRow, me: SignerRow, via: string) {
+  if (row.status !== "pending") return row;
+  const [opened] = await tx.scope
+    .update(
+      signatureRequests,
+      { status: "opened", openedAt: new Date(), updatedAt: new Date() },
+      eq(signatureRequests.id, row.id),
+      eq(signatureRequests.status, "pending"),
+    )
+    .returning();
+  if (!opened) return row;
+  await recordSignatureEvent(
+    tx,
+    "signature.opened",
+    {
+      signatureId: row.id,
+      documentId: row.documentId,
+      version: row.pinnedVersion,
+      via,
+      role: me.role,
+      signerId: me.id,
+    },
+    { patient_id: row.patientId },
+  );
+  return opened;
 }
 
 /**
@@ -126,9 +213,17 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
   const { request } = ctx;
   return inTransaction(ctx, async (tx) => {
     let row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
-    const state = stateOf(row);
+    const party = await partyOf(tx, row, "portal", true).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === "not_found") return "unknown" as const;
+      throw error;
+    });
+    if (party === "unknown") return emptyView("unknown");
+    const state = stateOf(row, party?.me);
     if (state === "unknown" || state === "unavailable" || state === "expired") return emptyView(state);
-    if (row.status === "pending") {
+    if (party && state === "ready") {
+      await markSignerOpened(tx, row, party.me);
+      row = await openRequestBy(tx, row, party.me, input.via);
+    } else if (!party && row.status === "pending") {
       const doc = await findDocument(tx, row.documentId);
       const [opened] = await tx.scope
         .update(
@@ -154,13 +249,15 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
     const copy = signedCopyOf(row, await signedCopyDaysOf(tx));
     let signingPass: string | null = null;
     let signingPassExpiresAt: Date | null = null;
-    if (state === "ready" || (copy.until && copy.state !== "expired")) {
+    const open = state === "ready" || state === "waiting" || state === "signed";
+    if (open || (copy.until && copy.state !== "expired")) {
       // A pass to sign ends with the request's expiry; one for the copy with the copy period.
-      const end = state === "ready" ? row.expiresAt : copy.until!;
+      const end = open ? row.expiresAt : copy.until!;
       signingPass = randomSecret(32);
       signingPassExpiresAt = new Date(Math.min(Date.now() + SIGNING_PASS_MINUTES * 60_000, end.getTime()));
       await tx.scope.insert(signingCredentials, {
         requestId: row.id,
+        signerId: tx.signerId ?? null,
         kind: SIGNING_PASS_KIND,
         secretHash: sha256Hex(signingPass),
         expiresAt: signingPassExpiresAt,
@@ -169,7 +266,7 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
       });
     }
     return {
-      state: stateOf(row),
+      state: stateOf(row, party?.me),
       // The wire still calls the signing pass a session token (interface document).
       sessionToken: signingPass,
       sessionExpiresAt: signingPassExpiresAt?.toISOString() ?? null,
@@ -180,19 +277,23 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
       branding: await getBranding(tx, row.institutionId),
       pageCount: version.pageCount,
       pageSizes: version.pageSizes,
-      fields: version.fields,
+      fields: party ? fieldsOfRole(version.fields, party.me.role) : version.fields,
       expiresAt: row.expiresAt.toISOString(),
       signedCopy: copy.state,
       signedCopyUntil: copy.until?.toISOString() ?? null,
+      ...(party && { party: await partyView(tx, row, version.fields, party.signers, party.me) }),
     };
   });
 }
 
-/** Why the patient cannot act on this request now, or null when it is open for signing. */
-function refusal(row: SignatureRequestRow): AppError | null {
+/**
+ * Why the patient cannot act on this request now, or null when it is open for signing. A request
+ * with several signers is open from its creation (its version is pinned then): `pending` too.
+ */
+function refusal(row: SignatureRequestRow, party: Party | null = null): AppError | null {
   if (row.visibility === "draft")
     return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
-  if (row.status !== "opened") {
+  if (row.status !== "opened" && !(party && row.status === "pending")) {
     return new AppError("conflict", `this signature request is ${row.status}`, {
       reason: `request_${row.status}`,
       status: row.status,
@@ -203,9 +304,13 @@ function refusal(row: SignatureRequestRow): AppError | null {
 
 /** `signing.document`: the pinned PDF version the patient is asked to sign, as base64. */
 export async function getSigningDocument(ctx: OrgContext) {
-  const requestId = signerRequestId(ctx);
+  return documentFor(ctx, signerRequestId(ctx), "portal");
+}
+
+/** The pinned PDF for a signer (portal) or the named staff signer (console); reading needs no turn. */
+async function documentFor(ctx: OrgContext, requestId: string, pick: SignerPick) {
   const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, requestId, true)));
-  const refused = refusal(row);
+  const refused = refusal(row, await partyOf(ctx, row, pick));
   if (refused) throw refused;
   const version = await versionOf(ctx, row);
   const bytes = await ctx.services.storage.get(version.storageKey);
@@ -233,7 +338,13 @@ async function currentRequest(ctx: OrgContext, requestId: string): Promise<Signa
 export async function getSigningStatus(ctx: OrgContext): Promise<SigningStatus> {
   const row = await currentRequest(ctx, signerRequestId(ctx));
   const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
-  return { state: stateOf(row), signedCopy: copy.state, signedCopyUntil: copy.until?.toISOString() ?? null };
+  const party = await partyOf(ctx, row, "portal");
+  return {
+    state: stateOf(row, party?.me),
+    signedCopy: copy.state,
+    signedCopyUntil: copy.until?.toISOString() ?? null,
+    ...(party && { party: await partyView(ctx, row, (await versionOf(ctx, row)).fields, party.signers, party.me) }),
+  };
 }
 
 /**
@@ -287,68 +398,147 @@ function decodeSignaturePng(dataUrl: string): Buffer {
   return bytes;
 }
 
+/** The signature as the door parsed it (portal and console alike). */
+type SignatureValue = SignInput["signature"];
+type SignOutcome = { state: "sealing" | "completed" | "signed" };
+
 /**
  * `signing.sign`: records the signature and moves the request to `sealing` in one transaction
  * (with its audit entry and the durable sealing job); once that commits, sealing starts right
  * away (an after-commit effect, so a caller's outer transaction that rolls back seals nothing).
  * A second submission finds the request already signed and signs nothing. If sealing fails, the
- * request stays visibly `sealing` and the job retries it.
+ * request stays visibly `sealing` and the job retries it. With several signers, the signature is
+ * the signer's; the request is sealed when the last required one is in (until then: `signed`).
  */
-export async function signRequest(ctx: OrgContext, input: SignInput): Promise<{ state: "sealing" | "completed" }> {
-  const requestId = signerRequestId(ctx);
+export async function signRequest(ctx: OrgContext, input: SignInput): Promise<SignOutcome> {
+  return signAs(ctx, signerRequestId(ctx), "portal", input.signature);
+}
+
+/**
+ * `signatures.signAsStaff`: the named staff signer (e.g. the informing physician) signs in the
+ * console; anyone else is refused (403 `not_the_named_signer`).
+ */
+export async function signAsStaff(
+  ctx: OrgContext,
+  input: { id: string; signature: SignatureValue },
+): Promise<SignOutcome> {
+  return signAs(ctx, input.id, "staff", input.signature);
+}
+
+/** Queues the seal (the durable job) and seals right after commit; `sealed` tells whether that finished. */
+async function startSealing(tx: OrgContext, row: SignatureRequestRow): Promise<{ sealed: boolean }> {
+  const { services } = tx;
+  const outcome = { sealed: false };
+  await enqueueJob(tx.scope, {
+    organizationId: row.organizationId,
+    kind: SEAL_JOB,
+    payload: { organizationId: row.organizationId, signatureId: row.id },
+    runAt: new Date(Date.now() + SEAL_JOB_DELAY_MS),
+    maxAttempts: SEAL_MAX_ATTEMPTS,
+  });
+  // The inline seal: the job above is the safety net if it fails or the process dies.
+  await afterCommit(tx, "seal the signed request", async () => {
+    try {
+      const sealing = sealContext(services, row.organizationId, row.id);
+      outcome.sealed = (await sealSignatureRequest(sealing, { id: row.id })) === "completed";
+    } catch (error) {
+      services.log.warn({ err: error, signatureId: row.id }, "sealing failed; the seal job will retry");
+    }
+  });
+  return outcome;
+}
+
+async function signAs(
+  ctx: OrgContext,
+  requestId: string,
+  pick: SignerPick,
+  signature: SignatureValue,
+): Promise<SignOutcome> {
   const { services, request } = ctx;
-  const png = input.signature.kind === "drawn" ? decodeSignaturePng(input.signature.dataUrl) : null;
+  const png = signature.kind === "drawn" ? decodeSignaturePng(signature.dataUrl) : null;
   // Stored before the transaction (file storage must not run inside it); removed if unused.
   const image = png ? await services.storage.put("signatures", png) : null;
-  let sealed = false;
-  let outcome: { state: "sealing" | "completed"; fresh: boolean };
+  let seal: { sealed: boolean } | null = null;
+  let outcome: SignOutcome & { fresh: boolean };
+  const recorded = {
+    signatureMethod: signature.kind,
+    signatureImageKey: image?.key ?? null,
+    typedName: signature.kind === "typed" ? signature.name : null,
+  };
+  const audited = (row: SignatureRequestRow, extra: Record<string, unknown> = {}) => ({
+    action: "signature.signed",
+    metadata: {
+      signatureId: row.id,
+      documentId: row.documentId,
+      version: row.pinnedVersion,
+      method: signature.kind,
+      consent: true,
+      ...(image && { signatureImageSha256: image.sha256 }),
+      ...extra,
+    },
+  });
   try {
     outcome = await inTransactionThenRefuse(ctx, async (tx) => {
       const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+      const party = await partyOf(tx, row, pick, true);
       if (row.status === "sealing" || row.status === "completed") return { state: row.status, fresh: false };
-      const refused = refusal(row);
+      if (party?.me.status === "signed") return { state: "signed" as const, fresh: false };
+      const refused = refusal(row, party);
       if (refused) return refused;
+      if (!party) {
+        await tx.scope.update(
+          signatureRequests,
+          {
+            status: "sealing",
+            signedAt: new Date(),
+            ...recorded,
+            signerIp: request.ip,
+            signerUserAgent: request.userAgent,
+            updatedAt: new Date(),
+          },
+          eq(signatureRequests.id, row.id),
+        );
+        await recordAudit(tx, audited(row));
+        seal = await startSealing(tx, row);
+        return { state: "sealing" as const, fresh: true };
+      }
+      const { signers, me } = party;
+      if (!signersOnTurn(row.signingOrder, signers).has(me.id)) {
+        const waitingFor = waitingForOf(row.signingOrder, signers, me);
+        return new AppError("conflict", `it is not your turn yet: waiting for ${waitingFor.join(", ")}`, {
+          reason: "not_your_turn",
+          waitingFor,
+        });
+      }
+      const now = new Date();
+      await tx.scope.update(
+        signatureSigners,
+        {
+          status: "signed",
+          signedAt: now,
+          ...recorded,
+          ip: request.ip,
+          userAgent: request.userAgent,
+          updatedAt: now,
+        },
+        eq(signatureSigners.id, me.id),
+      );
+      me.status = "signed";
+      me.signedAt = now;
+      await recordAudit(tx, audited(row, { role: me.role, signerId: me.id }));
+      const opened = await openRequestBy(tx, row, me, pick === "staff" ? "console" : "link");
+      if (!allRequiredSigned(signers)) {
+        await advanceTurns(tx, row.signingOrder, signers);
+        return { state: "signed" as const, fresh: true };
+      }
+      // The last required signature: the request is sealed once, with every signer's fields.
+      await skipUnsigned(tx, signers);
       await tx.scope.update(
         signatureRequests,
-        {
-          status: "sealing",
-          signedAt: new Date(),
-          signatureMethod: input.signature.kind,
-          signatureImageKey: image?.key ?? null,
-          typedName: input.signature.kind === "typed" ? input.signature.name : null,
-          signerIp: request.ip,
-          signerUserAgent: request.userAgent,
-          updatedAt: new Date(),
-        },
-        eq(signatureRequests.id, row.id),
+        { status: "sealing", signedAt: now, updatedAt: now },
+        eq(signatureRequests.id, opened.id),
       );
-      await recordAudit(tx, {
-        action: "signature.signed",
-        metadata: {
-          signatureId: row.id,
-          documentId: row.documentId,
-          version: row.pinnedVersion,
-          method: input.signature.kind,
-          consent: true,
-          ...(image && { signatureImageSha256: image.sha256 }),
-        },
-      });
-      await enqueueJob(tx.scope, {
-        organizationId: row.organizationId,
-        kind: SEAL_JOB,
-        payload: { organizationId: row.organizationId, signatureId: row.id },
-        runAt: new Date(Date.now() + SEAL_JOB_DELAY_MS),
-        maxAttempts: SEAL_MAX_ATTEMPTS,
-      });
-      // The inline seal: the job above is the safety net if it fails or the process dies.
-      await afterCommit(tx, "seal the signed request", async () => {
-        try {
-          const sealing = sealContext(services, row.organizationId, row.id);
-          sealed = (await sealSignatureRequest(sealing, { id: row.id })) === "completed";
-        } catch (error) {
-          services.log.warn({ err: error, signatureId: row.id }, "sealing failed; the seal job will retry");
-        }
-      });
+      seal = await startSealing(tx, opened);
       return { state: "sealing" as const, fresh: true };
     });
   } catch (error) {
@@ -359,29 +549,146 @@ export async function signRequest(ctx: OrgContext, input: SignInput): Promise<{ 
     if (image) await services.storage.delete(image.key).catch(() => {});
     return { state: outcome.state };
   }
+  if (outcome.state === "signed") return { state: "signed" };
   // Sealed by now unless the seal failed (the job retries) or an outer transaction is still open.
-  return { state: sealed ? "completed" : "sealing" };
+  return { state: (seal as { sealed: boolean } | null)?.sealed ? "completed" : "sealing" };
 }
 
-/** `signing.decline`: the patient declines; repeated calls answer the same. */
+/** `signing.decline`: the patient (or, with several signers, the link's signer) declines; repeated calls answer the same. */
 export async function declineRequest(ctx: OrgContext, input: DeclineInput): Promise<{ state: "declined" }> {
-  const requestId = signerRequestId(ctx);
+  return declineAs(ctx, signerRequestId(ctx), "portal", input.reason);
+}
+
+/** `signatures.declineAsStaff`: the named staff signer declines; it stops the request like any signer's decline. */
+export async function declineAsStaff(ctx: OrgContext, input: { id: string; reason?: string }) {
+  return declineAs(ctx, input.id, "staff", input.reason);
+}
+
+async function declineAs(
+  ctx: OrgContext,
+  requestId: string,
+  pick: SignerPick,
+  reason: string | undefined,
+): Promise<{ state: "declined" }> {
   return inTransactionThenRefuse(ctx, async (tx) => {
     const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+    const party = await partyOf(tx, row, pick, true);
     if (row.status === "declined") return { state: "declined" as const };
-    const refused = refusal(row);
+    const refused = refusal(row, party);
     if (refused) return refused;
+    if (party?.me.status === "signed")
+      return new AppError("conflict", "you have already signed this request", { reason: "already_signed" });
+    const now = new Date();
+    if (party)
+      await tx.scope.update(
+        signatureSigners,
+        { status: "declined", declinedAt: now, declineReason: reason || null, updatedAt: now },
+        eq(signatureSigners.id, party.me.id),
+      );
     await tx.scope.update(
       signatureRequests,
-      { status: "declined", declinedAt: new Date(), declineReason: input.reason || null, updatedAt: new Date() },
+      {
+        status: "declined",
+        declinedAt: now,
+        declineReason: reason || null,
+        ...(party && { declinedRole: party.me.role }),
+        updatedAt: now,
+      },
       eq(signatureRequests.id, row.id),
     );
     await recordSignatureEvent(
       tx,
       "signature.declined",
-      { signatureId: row.id, documentId: row.documentId, reason: input.reason || null },
-      { patient_id: row.patientId, reason: input.reason || null },
+      {
+        signatureId: row.id,
+        documentId: row.documentId,
+        reason: reason || null,
+        ...(party && { role: party.me.role, signerId: party.me.id }),
+      },
+      // One-patient requests keep the body they always had; several signers add who declined.
+      { patient_id: row.patientId, reason: reason || null, ...(party && { role: party.me.role }) },
     );
     return { state: "declined" as const };
   });
+}
+
+/**
+ * `signatures.staffSigningView`: what the named staff signer sees in the console, the same view
+ * as the portal's (their fields, the others' signatures, whose turn). Opening it on their turn
+ * counts as opening (`signature.signer_opened`). No signing pass: the staff session is the credential.
+ */
+export async function staffSigningView(ctx: OrgContext, input: { id: string }): Promise<SigningView> {
+  return inTransactionThenRefuse(ctx, async (tx) => {
+    let row = await expireIfDue(tx, await findSignatureRequest(tx, input.id, true));
+    const party = (await partyOf(tx, row, "staff", true))!;
+    const state = stateOf(row, party.me);
+    if (state === "unavailable" || state === "expired")
+      return { ...emptyView(state), expiresAt: row.expiresAt.toISOString() };
+    if (state === "ready") {
+      await markSignerOpened(tx, row, party.me);
+      row = await openRequestBy(tx, row, party.me, "console");
+    }
+    const version = await versionOf(tx, row);
+    return {
+      ...emptyView(stateOf(row, party.me)),
+      documentTitle: version.title,
+      documentDescription: version.description,
+      institutionId: row.institutionExternalId,
+      organizationName: await organizationNameOf(tx),
+      branding: await getBranding(tx, row.institutionId),
+      pageCount: version.pageCount,
+      pageSizes: version.pageSizes,
+      fields: fieldsOfRole(version.fields, party.me.role),
+      expiresAt: row.expiresAt.toISOString(),
+      party: await partyView(tx, row, version.fields, party.signers, party.me),
+    };
+  });
+}
+
+/** `signatures.staffSigningDocument`: the pinned PDF for the named staff signer. */
+export async function staffSigningDocument(ctx: OrgContext, input: { id: string }) {
+  return documentFor(ctx, input.id, "staff");
+}
+
+/** `signatures.awaitingMySignature`: open requests where it is the calling staff member's turn to sign. */
+export async function awaitingMySignature(ctx: OrgContext) {
+  if (ctx.actor.type !== "user" || !ctx.actor.id) return { items: [] };
+  const rows = await ctx.scope
+    .query({
+      id: signatureRequests.id,
+      role: signatureSigners.role,
+      documentName: documents.name,
+      documentTitle: documentVersions.title,
+      patientId: signatureRequests.patientId,
+      activatedAt: signatureSigners.activatedAt,
+      expiresAt: signatureRequests.expiresAt,
+    })
+    .from(signatureSigners)
+    .innerJoin(signatureRequests, eq(signatureRequests.id, signatureSigners.signatureRequestId))
+    .innerJoin(documents, eq(documents.id, signatureRequests.documentId))
+    .innerJoin(
+      documentVersions,
+      and(
+        eq(documentVersions.documentId, signatureRequests.documentId),
+        eq(documentVersions.version, signatureRequests.pinnedVersion),
+      ),
+    )
+    .where(
+      eq(signatureSigners.staffUserId, ctx.actor.id),
+      inArray(signatureSigners.status, ["pending", "opened"]),
+      inArray(signatureRequests.status, ["pending", "opened"]),
+      eq(signatureRequests.visibility, "active"),
+    )
+    .orderBy(signatureRequests.expiresAt, signatureRequests.id)
+    .limit(200);
+  const now = Date.now();
+  return {
+    items: rows
+      .filter((r) => r.expiresAt.getTime() > now)
+      .map((r) => ({
+        ...r,
+        activatedAt: r.activatedAt?.toISOString() ?? null,
+        expiresAt: r.expiresAt.toISOString(),
+      })),
+  };
 }

@@ -38,6 +38,7 @@ import {
   type SignatureRequestRow,
 } from "./requests";
 import { latestSealJob } from "./seal";
+import { revealSignerLink, signersOf, staffSignerItems } from "./signers";
 
 /** The filters of the organization-wide list (contracts: signatureRequestFilters). */
 export interface SignatureRequestFilter {
@@ -190,7 +191,8 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
         { at, kind: "opened", actorType, detail: typeof m.version === "number" ? `version ${m.version}` : undefined },
       ];
     case "signature.signed":
-      return [{ at, kind: "signed", actorType, detail: text(m.method) }];
+      // Several signers: whose signature (the role) and how.
+      return [{ at, kind: "signed", actorType, detail: [text(m.role), text(m.method)].filter(Boolean).join(": ") }];
     case "signature.completed":
       return [{ at, kind: "sealed", actorType }];
     case "signature.seal_failed":
@@ -200,7 +202,14 @@ function eventsOfEntry(entry: AuditRow): TimelineDraft[] {
     case "signature.retimestamped":
       return [{ at, kind: "retimestamped", actorType, detail: text(m.genTime) }];
     case "signature.declined":
-      return [{ at, kind: "declined", actorType, detail: text(m.reason) }];
+      return [
+        {
+          at,
+          kind: "declined",
+          actorType,
+          detail: text(m.role) ? [text(m.role), text(m.reason)].filter(Boolean).join(": ") : text(m.reason),
+        },
+      ];
     case "signature.expired":
       return [{ at, kind: "expired", actorType }];
     case "signature.assignment_updated": {
@@ -311,7 +320,29 @@ export async function getSignatureRequestDetail(
     timestampedAt: row.timestampedAt?.toISOString() ?? null,
     hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
     timeline: await timelineOf(ctx, row),
+    ...(await severalSigners(ctx, row)),
   };
+}
+
+/** Several signers: the order, every signer and who declined (nothing for a one-patient request). */
+async function severalSigners(ctx: OrgContext, row: SignatureRequestRow) {
+  const signers = await signersOf(ctx, row.id);
+  if (signers.length === 0) return {};
+  return {
+    signingOrder: row.signingOrder,
+    signers: await staffSignerItems(ctx, signers),
+    declinedRole: row.declinedRole,
+  };
+}
+
+/** Staff: a signer's own link (several signers), to hand over again; audited as `signature.link_viewed`. */
+export async function revealSignerSigningLink(
+  ctx: OrgContext,
+  input: { id: string; signerId: string },
+): Promise<RevealedSigningLink> {
+  return inTransaction(ctx, async (tx) =>
+    revealSignerLink(tx, await findSignatureRequest(tx, input.id), input.signerId),
+  );
 }
 
 /**

@@ -7,7 +7,11 @@ import {
   listInstitutionIdsInput,
   listSignatureRequestsInput,
   patientQuery,
+  declineAsStaffInput,
+  revealSignerLinkInput,
+  signAsStaffInput,
   signatureRequestIdInput,
+  staffSigningInput,
   updateAssignmentInput,
   updateSignatureRequestInput,
   verifySessionInput,
@@ -28,9 +32,17 @@ import { staffSessionCookieHeader } from "../../core/staff/staff";
 import {
   getSignatureRequestDetail,
   listSignatureRequestPage,
+  revealSignerSigningLink,
   revealSigningLink,
   updateSignatureRequest,
 } from "../../core/signatures/staff";
+import {
+  awaitingMySignature,
+  declineAsStaff,
+  signAsStaff,
+  staffSigningDocument,
+  staffSigningView,
+} from "../../core/signatures/signing";
 import { verifyHostSession } from "../../core/signatures/verify-session";
 import { orgProcedure, staffProcedure } from "../trpc";
 
@@ -67,6 +79,26 @@ export const signaturesRouter = {
   revealLink: staffProcedure
     .input(signatureRequestIdInput)
     .mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
+  /** Staff (several signers): a link signer's own link; audited like `revealLink`. */
+  revealSignerLink: staffProcedure
+    .input(revealSignerLinkInput)
+    .mutation(({ ctx, input }) => revealSignerSigningLink(ctx.org, input)),
+  /** Staff (several signers): what the named staff signer sees (their fields, the others' signatures, whose turn). */
+  staffSigningView: staffProcedure
+    .input(staffSigningInput)
+    .mutation(({ ctx, input }) => staffSigningView(ctx.org, input)),
+  /** Staff (several signers): the pinned PDF for the named staff signer. */
+  staffSigningDocument: staffProcedure
+    .input(staffSigningInput)
+    .query(({ ctx, input }) => staffSigningDocument(ctx.org, input)),
+  /** Staff (several signers): the named staff signer signs; anyone else gets 403 `not_the_named_signer`. */
+  signAsStaff: staffProcedure.input(signAsStaffInput).mutation(({ ctx, input }) => signAsStaff(ctx.org, input)),
+  /** Staff (several signers): the named staff signer declines; the request stops. */
+  declineAsStaff: staffProcedure
+    .input(declineAsStaffInput)
+    .mutation(({ ctx, input }) => declineAsStaff(ctx.org, input)),
+  /** Staff (several signers): requests where it is the caller's turn to sign. */
+  awaitingMySignature: staffProcedure.query(({ ctx }) => awaitingMySignature(ctx.org)),
   /**
    * Staff: sign at the desk. Hands this browser to the patient (a one-time signing ticket) and ends
    * the caller's staff session, here and in the cookie.
