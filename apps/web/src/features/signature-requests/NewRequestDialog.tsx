@@ -165,7 +165,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           link: result.signing_link,
           expiresAt: result.expiration_date,
           // The answer names every signer only for requests with several (absent otherwise).
-          signers: (result as { signers?: CreatedSigner[] }).signers,
+          signers: result.signers,
         });
       },
     }),
