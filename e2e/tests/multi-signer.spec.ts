@@ -222,7 +222,8 @@ test("sequential: the patient and the guardian on their phones, the physician in
   expect(guardianLink).not.toBe(patientLink);
   await expectAccessible(desk, "hand-over with a link per signer");
   await handOver.getByRole("link", { name: "Open the request" }).click();
-  await expect(desk.getByRole("heading", { level: 1, name: "Signature request" })).toBeVisible();
+  await desk.waitForURL(/\/signature-requests\/[0-9a-f-]{36}$/);
+  await expect(desk.getByRole("heading", { level: 1, name: "Signature request", exact: true })).toBeVisible();
   const signatureId = desk.url().split("/").pop()!;
 
   // The guardian opens their link first: not their turn yet, the page says for whom they wait.

@@ -1617,6 +1617,7 @@ export const de: Dictionary = {
       skipped: "Nicht unterschrieben (freiwillig)",
     },
     showSignerLink: "Link anzeigen – {role}",
+    showSignerLinkShort: "Link anzeigen",
     signerQrTitle: "Signaturlink – {role}",
     signNowTitle: "Ihre Unterschrift als {role}",
     signNowDescription:

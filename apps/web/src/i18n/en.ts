@@ -1574,6 +1574,7 @@ export const en = {
       skipped: "Not signed (optional)",
     },
     showSignerLink: "Show the link for the {role}",
+    showSignerLinkShort: "Show link",
     signerQrTitle: "Signing link for the {role}",
     signNowTitle: "Your signature as {role}",
     signNowDescription: "You are named as the {role} of this request. Read the document, then sign here.",

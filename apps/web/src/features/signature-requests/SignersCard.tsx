@@ -58,7 +58,7 @@ export function SignersCard({ request, signers }: { request: SignatureRequestDet
       key: "status",
       header: s.columnStatus,
       render: (signer) => (
-        <span className="cs-stack">
+        <span className={styles.signerStatus}>
           <Badge tone={signerTone(signer.status)}>{s.signerStatus[signer.status]}</Badge>
           {signer.declineReason ? <span className={`cs-hint ${styles.detail}`}>{signer.declineReason}</span> : null}
         </span>
@@ -108,13 +108,14 @@ function SignerLink({ requestId, signer }: { requestId: string; signer: StaffSig
     <>
       <Button
         size="small"
+        aria-label={format(s.showSignerLink, { role })}
         onClick={() => {
           setOpen(true);
           if (!url) reveal.mutate({ id: requestId, signerId: signer.id });
         }}
         busy={reveal.isPending}
       >
-        {format(s.showSignerLink, { role })}
+        {s.showSignerLinkShort}
       </Button>
       <Dialog
         open={open}
