@@ -261,8 +261,13 @@ test("sequential: the patient and the guardian on their phones, the physician in
   expect(guardianCsp).toEqual([]);
   await guardian.context.close();
 
+  // The physician finds it on the overview: their turn now.
+  await desk.goto("/");
+  const awaiting = desk.getByTestId("awaiting-my-signature");
+  await awaiting.getByRole("link", { name: `${TITLE}: sign as Physician` }).click();
+  await desk.waitForURL(`**/signature-requests/${signatureId}`);
+
   // The physician signs in the console, with the same pad and form.
-  await desk.reload();
   const signersCard = desk.getByTestId("signers");
   await expect(signersCard.getByRole("row").filter({ hasText: "Patient" })).toContainText("Signed");
   await expect(signersCard.getByRole("row").filter({ hasText: "Legal representative" })).toContainText("Signed");

@@ -1618,6 +1618,10 @@ export const de: Dictionary = {
     },
     showSignerLink: "Link anzeigen – {role}",
     showSignerLinkShort: "Link anzeigen",
+    awaitingTitle: "Wartet auf Ihre Unterschrift",
+    awaitingDescription: "Anfragen mit mehreren Unterzeichnenden, bei denen Sie an der Reihe sind.",
+    awaitingItem: "{document}: als {role} unterschreiben",
+    awaitingMeta: "Patient/in {patient} · läuft ab am {date}",
     signerQrTitle: "Signaturlink – {role}",
     signNowTitle: "Ihre Unterschrift als {role}",
     signNowDescription:
