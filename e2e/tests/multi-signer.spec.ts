@@ -256,6 +256,8 @@ test("sequential: the patient and the guardian on their phones, the physician in
   await expect(guardian.page.getByTestId("pdf-signed-field")).toHaveCount(1);
   await expect(guardian.page.getByRole("img", { name: "Signature of the Patient" })).toBeVisible();
   await expectAccessible(guardian.page, "signing portal: the guardian's turn, the patient's signature shown");
+  await guardian.page.getByTestId("pdf-signed-field").scrollIntoViewIfNeeded();
+  await shot(guardian.page, "signers-guardian-turn-en-390");
   await drawAndSign(guardian.page);
   await expect(guardian.page.getByText("Still to sign: Physician.")).toBeVisible();
   expect(guardianCsp).toEqual([]);
@@ -277,6 +279,8 @@ test("sequential: the patient and the guardian on their phones, the physician in
   await desk.getByRole("button", { name: "Sign now as Physician" }).click();
   await expect(desk.getByTestId("staff-signing").getByTestId("pdf-signed-field")).toHaveCount(2);
   await expectAccessible(desk, "staff signing in the console");
+  await desk.getByTestId("staff-signing").getByTestId("pdf-signed-field").first().scrollIntoViewIfNeeded();
+  await shot(desk, "signers-staff-signing-en-1280");
   await drawAndSign(desk);
   await expect(desk.getByText("Your signature as Physician is recorded.")).toBeVisible({ timeout: 20_000 });
 
