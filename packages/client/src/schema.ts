@@ -7419,7 +7419,13 @@ export interface operations {
                  *       "expiration_date": "2026-03-09T18:00:00.000Z",
                  *       "order_by": "dr.weber",
                  *       "patient_phone": "patientphone",
-                 *       "reminder_days": 1
+                 *       "reminder_days": 1,
+                 *       "signers": [
+                 *         {
+                 *           "role": "role"
+                 *         }
+                 *       ],
+                 *       "signing_order": "sequential"
                  *     }
                  */
                 "application/json": {
@@ -7430,6 +7436,15 @@ export interface operations {
                     order_by: string;
                     patient_phone?: string;
                     reminder_days?: number;
+                    signers?: {
+                        role: string;
+                        /** Format: uuid */
+                        staff_user_id?: string;
+                        name?: string;
+                        phone?: string;
+                    }[];
+                    /** @enum {string} */
+                    signing_order?: "sequential" | "parallel";
                 };
             };
         };
@@ -7452,6 +7467,14 @@ export interface operations {
                         signature_id: string;
                         /** Format: date-time */
                         expiration_date: string;
+                        signers?: {
+                            /** Format: uuid */
+                            signer_id: string;
+                            role: string;
+                            /** @enum {string} */
+                            kind: "patient" | "link" | "staff";
+                            signing_link: string | null;
+                        }[];
                     };
                 };
             };

@@ -91,6 +91,13 @@ export const staffPermissions = {
   "signatures.awaitingMySignature": everyone,
   "signatures.startKiosk": workers,
   "signatures.update": workers,
+  // Several signers: the named staff signer signs in the console (the service checks it is them).
+  "signatures.revealSignerLink": workers,
+  "signatures.staffSigningView": workers,
+  "signatures.staffSigningDocument": workers,
+  "signatures.signAsStaff": workers,
+  "signatures.declineAsStaff": workers,
+  "signatures.awaitingMySignature": everyone,
   "signatures.brandings": everyone,
   "signatures.institutions": everyone,
   "signatures.getDesign": everyone,

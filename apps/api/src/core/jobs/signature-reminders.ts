@@ -6,6 +6,7 @@ import {
   organizations,
   signatureNotices,
   signatureRequests,
+  signatureSigners,
   sql,
   type SignatureRequestStatus,
 } from "@clinsign/db";
@@ -37,6 +38,43 @@ export async function signatureRequestsDueForReminder(
         sql`${days} > 0`,
         sql`${signatureRequests.createdAt} + make_interval(days => ${days}) <= ${at}`,
         sql`not exists (select 1 from ${signatureNotices} where ${signatureNotices.signatureRequestId} = ${signatureRequests.id} and ${signatureNotices.kind} = 'reminder')`,
+        // Requests with several signers are reminded per signer (below).
+        sql`not exists (select 1 from ${signatureSigners} where ${signatureSigners.signatureRequestId} = ${signatureRequests.id})`,
+      ),
+    )
+    .limit(batchSize);
+}
+
+/**
+ * Several signers (issue 20): signers whose turn came (`activated_at`) the reminder days ago and who
+ * have neither signed nor been reminded, on open, active requests; one reminder per signer.
+ */
+export async function signersDueForReminder(
+  services: Services,
+  openStatuses: SignatureRequestStatus[],
+  now: Date,
+  batchSize: number,
+): Promise<{ id: string; organizationId: string; signerId: string }[]> {
+  const days = sql`coalesce(${signatureRequests.reminderDays}, ${organizations.signatureReminderDays})`;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return services.db
+    .select({
+      id: signatureRequests.id,
+      organizationId: signatureRequests.organizationId,
+      signerId: signatureSigners.id,
+    })
+    .from(signatureSigners)
+    .innerJoin(signatureRequests, eq(signatureRequests.id, signatureSigners.signatureRequestId))
+    .innerJoin(organizations, eq(organizations.id, signatureRequests.organizationId))
+    .where(
+      and(
+        inArray(signatureSigners.status, ["pending", "opened"]),
+        inArray(signatureRequests.status, openStatuses),
+        eq(signatureRequests.visibility, "active"),
+        gt(signatureRequests.expiresAt, now),
+        sql`${days} > 0`,
+        sql`${signatureSigners.activatedAt} + make_interval(days => ${days}) <= ${at}`,
+        sql`not exists (select 1 from ${signatureNotices} where ${signatureNotices.signatureRequestId} = ${signatureRequests.id} and ${signatureNotices.kind} = 'reminder' and ${signatureNotices.signerId} = ${signatureSigners.id})`,
       ),
     )
     .limit(batchSize);

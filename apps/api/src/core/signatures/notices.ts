@@ -4,6 +4,7 @@ import {
   isNull,
   memberships,
   signatureNotices,
+  signatureSigners,
   users,
   type SignatureNoticeChannel,
   type SignatureNoticeKind,
@@ -13,7 +14,7 @@ import { recordAudit } from "../audit/audit";
 import { afterCommit, inTransaction, nowOf, systemContext, type OrgContext, type Services } from "../context";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob } from "../jobs/queue";
-import { signatureRequestsDueForReminder } from "../jobs/signature-reminders";
+import { signatureRequestsDueForReminder, signersDueForReminder } from "../jobs/signature-reminders";
 import { queueMessage, REDACTED } from "../messaging/messaging";
 import { signatureReminderSms } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
@@ -43,10 +44,12 @@ export async function queueSignatureNotice(
   ctx: OrgContext,
   signatureRequestId: string,
   kind: SignatureNoticeKind,
+  /** Several signers: the signer a reminder is for. */
+  signerId: string | null = null,
 ): Promise<boolean> {
   return inTransaction(ctx, async (tx) => {
     const [notice] = await tx.scope
-      .insert(signatureNotices, { signatureRequestId, kind })
+      .insert(signatureNotices, { signatureRequestId, kind, signerId })
       .onConflictDoNothing()
       .returning({ id: signatureNotices.id });
     if (!notice) return false;
@@ -72,6 +75,15 @@ export async function queueDueReminders(services: Services, batchSize = 200): Pr
     const ctx = systemContext(services, organizationId, "reminder-sweep");
     if (await queueSignatureNotice(ctx, id, "reminder")) queued += 1;
   }
+  for (const { id, organizationId, signerId } of await signersDueForReminder(
+    services,
+    OPEN_STATUSES,
+    nowOf(services),
+    batchSize,
+  )) {
+    const ctx = systemContext(services, organizationId, "reminder-sweep");
+    if (await queueSignatureNotice(ctx, id, "reminder", signerId)) queued += 1;
+  }
   return queued;
 }
 
@@ -82,12 +94,28 @@ interface NoticeOutcome {
 }
 
 /** Reminds the signer by SMS when the request carries a phone; otherwise records that there was no channel. */
-async function remindSigner(tx: OrgContext, request: SignatureRequestRow): Promise<NoticeOutcome> {
+async function remindSigner(
+  tx: OrgContext,
+  request: SignatureRequestRow,
+  signerId: string | null,
+): Promise<NoticeOutcome> {
   const row = await expireIfDue(tx, request);
   // Signed, declined or expired since the sweep queued it: nobody is waiting for a signature any more.
   if (!OPEN_STATUSES.includes(row.status) || row.visibility !== "active") return { status: "cancelled", channel: null };
-  const base = { signatureId: row.id, documentId: row.documentId, kind: "reminder" };
-  if (!row.patientPhone) {
+  // Several signers: the signer's own phone and link (the patient's are the request's); staff sign in the console.
+  const [signer] = signerId
+    ? await tx.scope.select(signatureSigners, eq(signatureSigners.id, signerId)).limit(1)
+    : [null];
+  if (signer && signer.status !== "pending" && signer.status !== "opened")
+    return { status: "cancelled", channel: null };
+  const phone = signer && signer.kind !== "patient" ? signer.phone : row.patientPhone;
+  const base = {
+    signatureId: row.id,
+    documentId: row.documentId,
+    kind: "reminder",
+    ...(signer && { signerId: signer.id, role: signer.role }),
+  };
+  if (!phone) {
     await recordAudit(tx, { action: "signature.reminder_not_sent", metadata: { ...base, reason: "no_channel" } });
     return { status: "no_channel", channel: "none" };
   }
@@ -95,10 +123,13 @@ async function remindSigner(tx: OrgContext, request: SignatureRequestRow): Promi
   const title = (await versionOf(tx, row)).title;
   const text = (link: string) => signatureReminderSms(org.locale, { organization: org.name, title, link });
   // The signing link is a bearer credential: staff see the text with the link blanked (as F1's link SMS).
-  const link = row.assignmentUrl ?? signingLink(tx, tx.services.secrets.open(row.tokenEnc));
+  const link =
+    signer?.kind === "link" && signer.tokenEnc
+      ? signingLink(tx, tx.services.secrets.open(signer.tokenEnc))
+      : (row.assignmentUrl ?? signingLink(tx, tx.services.secrets.open(row.tokenEnc)));
   const sms = await queueMessage(tx, {
     channel: "sms",
-    recipients: [row.patientPhone],
+    recipients: [phone],
     body: text(link),
     redactedBody: text(REDACTED),
     purpose: "signature.reminder",
@@ -184,7 +215,9 @@ export async function handleSignatureNotice(services: Services, organizationId: 
     if (!notice || notice.status !== "queued") return;
     const request = await findSignatureRequest(tx, notice.signatureRequestId, true);
     const outcome =
-      notice.kind === "reminder" ? await remindSigner(tx, request) : await noticeStaff(tx, request, notice.kind);
+      notice.kind === "reminder"
+        ? await remindSigner(tx, request, notice.signerId)
+        : await noticeStaff(tx, request, notice.kind);
     await tx.scope.update(
       signatureNotices,
       { status: outcome.status, channel: outcome.channel, messageId: outcome.messageId ?? null, handledAt: new Date() },

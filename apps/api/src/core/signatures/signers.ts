@@ -112,14 +112,22 @@ export async function planSigners(
     ? await tx.scope
         .query({ userId: memberships.userId })
         .from(memberships)
-        .where(inArray(memberships.userId, staffIds), isNull(memberships.deactivatedAt))
+        // Viewers change nothing, so they sign nothing either.
+        .where(
+          inArray(memberships.userId, staffIds),
+          isNull(memberships.deactivatedAt),
+          inArray(memberships.role, ["owner", "admin", "staff"]),
+        )
     : [];
   const country = ordered.some((s) => s.phone) ? (await organizationProfile(tx)).phoneCountry : "";
   return ordered.map((signer) => {
     if (signer.staff_user_id && !members.some((m) => m.userId === signer.staff_user_id))
-      throw invalidSigners(`staff_user_id of "${signer.role}" is not an active member of the organization`, {
-        role: signer.role,
-      });
+      throw invalidSigners(
+        `staff_user_id of "${signer.role}" is not an active member of the organization who may sign (owner, admin or staff)`,
+        {
+          role: signer.role,
+        },
+      );
     let phone: string | null = null;
     if (signer.phone) {
       phone = normaliseMobile(signer.phone, country);
