@@ -83,12 +83,6 @@ export const staffPermissions = {
   "signatures.detail": everyone,
   // A signing link opens the patient's document: handing it out is work, not reading.
   "signatures.revealLink": workers,
-  "signatures.revealSignerLink": workers,
-  "signatures.staffSigningView": workers,
-  "signatures.staffSigningDocument": workers,
-  "signatures.signAsStaff": workers,
-  "signatures.declineAsStaff": workers,
-  "signatures.awaitingMySignature": everyone,
   "signatures.startKiosk": workers,
   "signatures.update": workers,
   // Several signers: the named staff signer signs in the console (the service checks it is them).
