@@ -3,10 +3,10 @@
 import type { PDFPageProxy } from "pdfjs-dist";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
-import { fieldBox, type PdfFieldRect } from "./pdf-geometry";
+import { fieldBox, type PdfFieldRect, type PdfShownField } from "./pdf-geometry";
 import styles from "./PdfPages.module.css";
 
-export { fieldBox, type PdfFieldRect };
+export { fieldBox, type PdfFieldRect, type PdfShownField };
 
 export interface PdfPagesLabels {
   /** Shown while the PDF loads. */
@@ -22,8 +22,8 @@ export interface PdfPagesLabels {
 export interface PdfPagesProps {
   /** The PDF file. Copied before it is handed to pdf.js (which takes ownership of its input). */
   data: Uint8Array;
-  /** Highlighted as outlined rectangles on their pages. */
-  fields?: readonly PdfFieldRect[];
+  /** Highlighted as outlined rectangles on their pages (or, signed, with the signature in them). */
+  fields?: readonly PdfShownField[];
   labels: PdfPagesLabels;
   /** pdf.js worker script; defaults to the copy the app's bundler emits from pdfjs-dist. */
   workerSrc?: string;
@@ -162,7 +162,7 @@ export function PdfPages({
 interface PdfPageProps {
   page: PDFPageProxy;
   count: number;
-  fields: PdfFieldRect[];
+  fields: PdfShownField[];
   labels: PdfPagesLabels;
   overlay?: PdfPagesProps["pageOverlay"];
 }
@@ -266,7 +266,8 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
           <FieldBox
             key={index}
             box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)}
-            label={labels.field}
+            label={field.label ?? labels.field}
+            signed={field.signed}
           />
         ))}
         {overlay
@@ -287,7 +288,15 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
   );
 }
 
-function FieldBox({ box, label }: { box: ReturnType<typeof fieldBox>; label: string }) {
+function FieldBox({
+  box,
+  label,
+  signed,
+}: {
+  box: ReturnType<typeof fieldBox>;
+  label: string;
+  signed?: PdfShownField["signed"];
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const style = ref.current?.style;
@@ -297,6 +306,23 @@ function FieldBox({ box, label }: { box: ReturnType<typeof fieldBox>; label: str
     style.setProperty("--cs-field-width", percent(box.width));
     style.setProperty("--cs-field-height", percent(box.height));
   }, [box.left, box.top, box.width, box.height]);
+  if (signed) {
+    return (
+      <div ref={ref} className={cx(styles.field, styles.signedField)} data-testid="pdf-signed-field">
+        {"image" in signed ? (
+          // A data URL of the signer's drawing (the CSP allows data: images).
+          <img className={styles.signedImage} src={signed.image} alt={signed.alt} />
+        ) : (
+          <span className={styles.signedText} role="img" aria-label={signed.alt}>
+            {signed.text}
+          </span>
+        )}
+        <span className={cx(styles.fieldLabel, styles.signedLabel)} aria-hidden="true">
+          {label}
+        </span>
+      </div>
+    );
+  }
   return (
     <div ref={ref} className={styles.field} data-testid="pdf-field">
       <span className={styles.fieldLabel}>{label}</span>

@@ -34,6 +34,7 @@ export {
   fieldBox,
   PdfPages,
   type PdfFieldRect,
+  type PdfShownField,
   type PdfPageGeometry,
   type PdfPagesLabels,
   type PdfPagesProps,

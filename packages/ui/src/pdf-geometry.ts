@@ -13,6 +13,17 @@ export interface PdfFieldRect {
 }
 
 /**
+ * A field as the page viewer shows it: a field to sign (outlined, with its own tag), or another
+ * signer's signature already made (the image or typed name placed in the field, with a caption).
+ */
+export interface PdfShownField extends PdfFieldRect {
+  /** The field's tag instead of the viewer's `labels.field` ("Sign here: Patient"). */
+  label?: string;
+  /** Set for a signature already made: shown in the field instead of the outline. */
+  signed?: { image: string; alt: string } | { text: string; alt: string };
+}
+
+/**
  * A field rectangle as fractions of the displayed page, for the page's /Rotate (0, 90, 180, 270).
  * Field coordinates are given on the unrotated page, whose size is `width` × `height` points.
  */

@@ -2,7 +2,7 @@
 
 import type { DocumentDetail, DocumentVersionItem } from "@clinsign/contracts";
 import { Badge, Button, Card, Dialog, Notice, RadioCards, Table, TextField, type TableColumn } from "@clinsign/ui";
-import type { PdfFieldRect } from "@clinsign/ui/pdf-pages";
+import type { EditorField } from "./FieldPlacementEditor";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
@@ -29,7 +29,7 @@ const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then
 interface Draft {
   title: string;
   description: string;
-  fields: PdfFieldRect[];
+  fields: EditorField[];
 }
 
 const draftOf = (doc: DocumentDetail): Draft => ({
@@ -233,7 +233,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
                 data={pdf.data}
                 fields={draft.fields}
                 onChange={(fields) => setDraft({ ...draft, fields })}
-                labels={fieldEditorLabels(d)}
+                labels={fieldEditorLabels(d, t.signing.signerRoles)}
               />
             ) : pdf.isError ? (
               <Notice tone="danger" role="alert">

@@ -1,9 +1,11 @@
 "use client";
 
-import { Button, SelectField } from "@clinsign/ui";
+import { Button, SelectField, TextField } from "@clinsign/ui";
 import { PdfPages, type PdfFieldRect, type PdfPageGeometry, type PdfPagesLabels } from "@clinsign/ui/pdf-pages";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from "react";
 import { format } from "../../i18n";
+import { builtInSignerRoles, type BuiltInSignerRole } from "@clinsign/contracts";
+import { isBuiltInRole, roleTone, signerRoleLabel } from "../signing/roles";
 import {
   centredField,
   clampToPage,
@@ -22,6 +24,17 @@ import styles from "./field-editor.module.css";
 
 /** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
+
+/** The role select's choice that shows a text field for the clinic's own role name. */
+const OTHER_ROLE = "\u0000other";
+/** A clinic's own role name is at most this long (the API's limit). */
+const MAX_ROLE_LENGTH = 60;
+
+/**
+ * A signature field as the editor keeps it: the rectangle, whose field it is (`role`, absent: the
+ * patient's) and whether that signer must sign it (`required`, absent: required).
+ */
+export type EditorField = PdfFieldRect & { role?: string; required?: boolean };
 
 /** 1 to count, the choices of a page select. */
 const pageNumbers = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
@@ -49,13 +62,21 @@ export interface FieldEditorLabels {
   pointsHint: string;
   added: string;
   removed: string;
+  /** "Signer" (the role select). */
+  role: string;
+  roleOther: string;
+  roleName: string;
+  roleNameHint: string;
+  required: string;
+  optionalTag: string;
+  roles: Record<BuiltInSignerRole, string>;
 }
 
 export interface FieldPlacementEditorProps {
   /** The PDF: a chosen file before upload, or a stored version. */
   data: Uint8Array;
-  fields: readonly PdfFieldRect[];
-  onChange(fields: PdfFieldRect[]): void;
+  fields: readonly EditorField[];
+  onChange(fields: EditorField[]): void;
   labels: FieldEditorLabels;
 }
 
@@ -89,8 +110,16 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
     focusAfterRender.current = null;
   });
 
-  const replace = (index: number, field: PdfFieldRect) => onChange(fields.map((f, i) => (i === index ? field : f)));
-  const nameOf = (index: number) => format(labels.fieldName, { number: index + 1, page: fields[index]?.page ?? 1 });
+  // Geometry helpers return bare rectangles: the field keeps its role and required flag.
+  const replace = (index: number, field: Partial<EditorField>) =>
+    onChange(fields.map((f, i) => (i === index ? { ...f, ...field } : f)));
+  const roleOf = (field: EditorField | undefined) => signerRoleLabel(field?.role, labels.roles);
+  const nameOf = (index: number) =>
+    `${format(labels.fieldName, { number: index + 1, page: fields[index]?.page ?? 1 })} (${roleOf(fields[index])}${
+      fields[index]?.required === false ? `, ${labels.optionalTag}` : ""
+    })`;
+  // Typing a role of one's own: the select shows "other…" even while the name is still empty.
+  const [typingRole, setTypingRole] = useState<ReadonlySet<number>>(new Set());
 
   function add(field: PdfFieldRect) {
     if (full) return;
@@ -103,6 +132,7 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
 
   function remove(index: number) {
     onChange(fields.filter((_, i) => i !== index));
+    setTypingRole(new Set());
     setSelected(null);
     setAnnouncement(format(labels.removed, { number: index + 1 }));
   }
@@ -170,6 +200,7 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
             box={toDisplay(field, page)}
             className={styles.fieldBox}
             selected={selected === index}
+            tone={roleTone(field.role)}
           >
             <button
               ref={(element) => {
@@ -193,7 +224,8 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
               }}
             >
               <span className={styles.fieldNumber} aria-hidden="true">
-                {index + 1}
+                {index + 1} · {roleOf(field)}
+                {field.required === false ? ` (${labels.optionalTag})` : ""}
               </span>
             </button>
             <span
@@ -265,6 +297,21 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
             <li key={index} className={styles.fieldItem} data-selected={selected === index || undefined}>
               <fieldset className={styles.fieldset}>
                 <legend className={styles.legend}>{nameOf(index)}</legend>
+                <RoleChoice
+                  id={`${helpId}-${index}`}
+                  field={field}
+                  typing={typingRole.has(index)}
+                  labels={labels}
+                  onTyping={(typing) =>
+                    setTypingRole((current) => {
+                      const next = new Set(current);
+                      if (typing) next.add(index);
+                      else next.delete(index);
+                      return next;
+                    })
+                  }
+                  onChange={(change) => replace(index, change)}
+                />
                 <div className={styles.numbers}>
                   <SelectField
                     id={`${helpId}-${index}-page`}
@@ -351,16 +398,81 @@ function PageSurface({
   );
 }
 
+/**
+ * Whose field it is (a built-in role, or "other…" and the clinic's own name) and whether it must
+ * be signed. A role of one's own is kept as typed (trimmed when saved by the API).
+ */
+function RoleChoice({
+  id,
+  field,
+  typing,
+  labels,
+  onTyping,
+  onChange,
+}: {
+  id: string;
+  field: EditorField;
+  typing: boolean;
+  labels: FieldEditorLabels;
+  onTyping(typing: boolean): void;
+  onChange(change: Partial<EditorField>): void;
+}) {
+  const role = field.role ?? "patient";
+  const custom = typing || !isBuiltInRole(role);
+  return (
+    <div className={styles.roleRow}>
+      <SelectField
+        id={`${id}-role`}
+        label={labels.role}
+        options={[
+          ...builtInSignerRoles.map((value) => ({ value, label: labels.roles[value] })),
+          { value: OTHER_ROLE, label: labels.roleOther },
+        ]}
+        value={custom ? OTHER_ROLE : role}
+        onChange={(event) => {
+          const value = event.target.value;
+          onTyping(value === OTHER_ROLE);
+          onChange({ role: value === OTHER_ROLE ? "" : value });
+        }}
+      />
+      {custom ? (
+        <TextField
+          id={`${id}-role-name`}
+          label={labels.roleName}
+          hint={labels.roleNameHint}
+          hintAfter
+          value={role}
+          maxLength={MAX_ROLE_LENGTH}
+          autoComplete="off"
+          autoFocus={typing && role === ""}
+          onChange={(event) => onChange({ role: event.target.value })}
+        />
+      ) : null}
+      <label className={styles.check}>
+        <input
+          type="checkbox"
+          checked={field.required !== false}
+          onChange={(event) => onChange({ required: event.target.checked })}
+        />
+        <span>{labels.required}</span>
+      </label>
+    </div>
+  );
+}
+
 /** A box placed in fractions of its page, through CSS custom properties (the CSP allows no inline styles). */
 function Positioned({
   box,
   className,
   selected,
+  tone,
   children,
 }: {
   box: Box;
   className?: string;
   selected?: boolean;
+  /** The role's colour slot (1–6). */
+  tone?: number;
   children?: React.ReactNode;
 }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -373,7 +485,7 @@ function Positioned({
     style.setProperty("--height", `${(box.height * 100).toFixed(4)}%`);
   }, [box.left, box.top, box.width, box.height]);
   return (
-    <div ref={ref} className={className} data-selected={selected || undefined}>
+    <div ref={ref} className={className} data-selected={selected || undefined} data-tone={tone}>
       {children}
     </div>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import type { PdfFieldRect } from "@clinsign/ui/pdf-pages";
+import type { EditorField } from "./FieldPlacementEditor";
 import { Button, Card, Notice, TextField } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
@@ -37,7 +37,7 @@ export function NewDocumentPage() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
-  const [fields, setFields] = useState<PdfFieldRect[]>([]);
+  const [fields, setFields] = useState<EditorField[]>([]);
   const [uploadError, setUploadError] = useState<{ message: string; field?: string } | null>(null);
   const [uploading, setUploading] = useState(false);
   const [tried, setTried] = useState(false);
@@ -144,7 +144,7 @@ export function NewDocumentPage() {
                   data={file.bytes}
                   fields={fields}
                   onChange={setFields}
-                  labels={fieldEditorLabels(d)}
+                  labels={fieldEditorLabels(d, t.signing.signerRoles)}
                 />
                 {tried && fields.length === 0 ? (
                   <Notice tone="warning" role="alert">

@@ -1,13 +1,15 @@
 import type { Dictionary } from "../../i18n";
 import { format } from "../../i18n";
+import type { BuiltInSignerRole } from "@clinsign/contracts";
 import type { FieldEditorLabels } from "./FieldPlacementEditor";
 
 type DocumentsTexts = Dictionary["documentsPage"];
 
-/** The field editor's texts from the Documents section's dictionary. */
-export function fieldEditorLabels(d: DocumentsTexts): FieldEditorLabels {
+/** The field editor's texts from the Documents section's dictionary (role names: the signing section's). */
+export function fieldEditorLabels(d: DocumentsTexts, roles: Record<BuiltInSignerRole, string>): FieldEditorLabels {
   return {
     ...d.fieldEditor,
+    roles,
     pages: {
       loading: d.pdfLoading,
       failed: d.pdfFailed,

@@ -7,6 +7,7 @@ import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
+import { AwaitingMySignature } from "../signature-requests/AwaitingMySignature";
 import styles from "./Overview.module.css";
 
 interface QuickLink {
@@ -47,6 +48,8 @@ export function Overview() {
             <span data-testid="no-trusted-time-notice">{t.overview.noTrustedTimeBody}</span>
           </Notice>
         ) : null}
+
+        <AwaitingMySignature />
 
         <Card title={t.overview.organizationTitle}>
           <div className={styles.orgGrid}>

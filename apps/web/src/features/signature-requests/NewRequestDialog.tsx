@@ -1,10 +1,15 @@
 "use client";
 
-import { MAX_SIGNATURE_REMINDER_DAYS, type CreateSignatureRequestInput } from "@clinsign/contracts";
+import {
+  MAX_SIGNATURE_REMINDER_DAYS,
+  type CreatedSigner,
+  type CreateSignatureRequestInput,
+  type SigningOrder,
+} from "@clinsign/contracts";
 import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type ChangeEvent, type FormEvent } from "react";
+import { useMemo, useState, type ChangeEvent, type FormEvent } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -14,8 +19,11 @@ import { fieldMessage } from "../../trpc/field-errors";
 import { QrCode } from "./QrCode";
 import { dayFromNow, endOfDayInstant } from "./states";
 import styles from "./signature-requests.module.css";
-import { useCan } from "../../components/admin-shell/SessionContext";
+import { useCan, useSession } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { signerRoleLabel } from "../signing/roles";
+import { defaultChoice, rolesOfFields, signersOf, type SignerChoice } from "./signers";
+import { SignersFieldset } from "./SignersFieldset";
 
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
@@ -27,6 +35,8 @@ const FIELDS = [
   "order_by",
   "patient_phone",
   "reminder_days",
+  "signers",
+  "signing_order",
 ] as const;
 
 /** Patient, institution and orderer are the clinic's own identifiers: typed, never autofilled. */
@@ -51,17 +61,44 @@ interface Created {
   id: string;
   link: string;
   expiresAt: string;
+  /** Several signers: each one, with the link to hand to those who sign by link. */
+  signers?: CreatedSigner[];
 }
 
-/** The link handed to the patient: copy it into a message, or let them scan it at the desk. */
-export function HandOver({ link, expiresAt }: { link: string; expiresAt: string }) {
+/**
+ * The link handed to the patient: copy it into a message, or let them scan it at the desk. With
+ * several signers, each one who signs by link gets their own (staff sign in the console).
+ */
+export function HandOver({
+  link,
+  expiresAt,
+  signers,
+}: {
+  link: string;
+  expiresAt: string;
+  signers?: readonly CreatedSigner[];
+}) {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
+  const others = (signers ?? []).filter((signer) => signer.kind === "link" && signer.signing_link);
   return (
     <div className={styles.handOver}>
       <div className="cs-stack">
+        {others.map((signer) => {
+          const role = signerRoleLabel(signer.role, t.signing.signerRoles);
+          return (
+            <CopyField
+              key={signer.signer_id}
+              label={format(s.signerLink, { role })}
+              hint={s.signerLinkHint}
+              value={signer.signing_link!}
+              labels={t.common}
+              testId={`signing-link-${signer.role}`}
+            />
+          );
+        })}
         <CopyField
-          label={s.signingLink}
+          label={others.length > 0 ? format(s.signerLink, { role: t.signing.signerRoles.patient }) : s.signingLink}
           hint={s.signingLinkHint}
           value={link}
           labels={t.common}
@@ -95,13 +132,41 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const knownInstitutions = institutions.data?.items ?? [];
   const typingInstitution = otherInstitution || (institutions.isSuccess && knownInstitutions.length === 0);
 
+  // The chosen document's roles (its current version's fields): several roles ask who signs each.
+  const me = useSession().user.id;
+  const chosen = useQuery({
+    ...trpc.documents.detail.queryOptions({ id: draft.document_id }),
+    enabled: draft.document_id !== "",
+  });
+  const roles = useMemo(() => {
+    const doc = chosen.data;
+    const current = doc?.versions.find((version) => version.version === doc.currentVersion);
+    return current ? rolesOfFields(current.fields) : [];
+  }, [chosen.data]);
+  const several = roles.length > 1;
+  const [order, setOrder] = useState<SigningOrder>("sequential");
+  const [choices, setChoices] = useState<SignerChoice[]>([]);
+  const rolesKey = roles.map((r) => r.role).join("\u0000");
+  const [choicesFor, setChoicesFor] = useState("");
+  if (rolesKey !== choicesFor) {
+    // Another document: start again from its roles, in the document's order.
+    setChoicesFor(rolesKey);
+    setChoices(roles.map((r) => defaultChoice(r.role, me)));
+  }
+
   const create = useMutation(
     trpc.signatures.create.mutationOptions({
       onSuccess: (result) => {
         void queryClient.invalidateQueries({ queryKey: trpc.signatures.list.pathKey() });
         // The institution just used is offered next time.
         void queryClient.invalidateQueries({ queryKey: trpc.signatures.institutions.pathKey() });
-        onCreated({ id: result.signature_id, link: result.signing_link, expiresAt: result.expiration_date });
+        onCreated({
+          id: result.signature_id,
+          link: result.signing_link,
+          expiresAt: result.expiration_date,
+          // The answer names every signer only for requests with several (absent otherwise).
+          signers: result.signers,
+        });
       },
     }),
   );
@@ -129,6 +194,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
       ...(draft.reminder_days.trim() && {
         reminder_days: /^\d{1,3}$/.test(draft.reminder_days.trim()) ? Number(draft.reminder_days.trim()) : NaN,
       }),
+      ...(several && { signers: signersOf(choices), signing_order: order }),
     };
     create.mutate(input);
   }
@@ -209,6 +275,16 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           {...bind("reminder_days", "reminder_days")}
         />
       </div>
+      {several ? (
+        <SignersFieldset
+          roles={roles}
+          choices={choices}
+          order={order}
+          onChoices={setChoices}
+          onOrder={setOrder}
+          error={message("signers") ?? message("signing_order")}
+        />
+      ) : null}
       <div role="status" aria-live="polite">
         <ErrorNotice error={create.error} fields={FIELDS} />
       </div>
@@ -274,7 +350,7 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
         }
       >
         {created ? (
-          <HandOver link={created.link} expiresAt={created.expiresAt} />
+          <HandOver link={created.link} expiresAt={created.expiresAt} signers={created.signers} />
         ) : (
           <NewRequestForm key={formKey} onCreated={setCreated} documentId={documentId} />
         )}

@@ -18,6 +18,10 @@ import { Timeline } from "./Timeline";
 import styles from "./signature-requests.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { KioskStart } from "../kiosk/KioskStart";
+import { useSession } from "../../components/admin-shell/SessionContext";
+import { signerRoleLabel } from "../signing/roles";
+import { SignersCard } from "./SignersCard";
+import { StaffSigning } from "./StaffSigning";
 
 type Kind = "pdf" | "metadata";
 
@@ -144,6 +148,12 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
           <dt>{s.declinedAt}</dt>
           <dd>
             {when(request.declinedAt)}
+            {request.declinedRole ? (
+              <span className={styles.detail} data-testid="declined-role">
+                {" "}
+                · {format(s.declinedByRole, { role: signerRoleLabel(request.declinedRole, t.signing.signerRoles) })}
+              </span>
+            ) : null}
             {request.declineReason ? (
               <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span>
             ) : null}
@@ -245,6 +255,7 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: retryDetail }));
+  const me = useSession().user.id;
   return (
     <DetailPage
       query={detail}
@@ -259,10 +270,18 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
     >
       {(request) => {
         const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
+        // Several signers: the signed-in member may be the one named to sign a staff role.
+        const mine = request.signers?.find((signer) => signer.kind === "staff" && signer.staffUserId === me);
         return (
           <div className="cs-stack cs-stack--lg">
             {request.canSealAgain ? <SealAgain request={request} /> : null}
             {request.sealDelayed ? <SealDelayed request={request} /> : null}
+            {mine && (!closed || mine.status === "signed") ? <StaffSigning request={request} signer={mine} /> : null}
+            {request.signers && request.signers.length > 0 ? (
+              <Card title={s.signersCardTitle}>
+                <SignersCard request={request} signers={request.signers} />
+              </Card>
+            ) : null}
             <DetailColumns>
               <div className="cs-stack cs-stack--lg">
                 <Card title={s.factsTitle}>

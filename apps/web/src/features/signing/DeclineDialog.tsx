@@ -5,53 +5,51 @@ import { Button, Dialog, Notice } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
-import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
 import styles from "./signing.module.css";
 
 const MAX_REASON = 1000;
 
-/** Confirms declining, with an optional reason for the clinic. */
+/**
+ * Confirms declining, with an optional reason for the clinic. `submit` sends it: the patient page
+ * with its signing pass (`signing.decline`), the console with the staff session.
+ */
 export function DeclineDialog({
   open,
-  sessionToken,
+  submit,
   onClose,
   onDeclined,
   onClosed,
   onSessionEnded,
 }: {
   open: boolean;
-  sessionToken: string;
+  submit(reason: string | undefined): Promise<unknown>;
   onClose(): void;
   onDeclined(): void;
   onClosed(state: SigningState): void;
   onSessionEnded(): void;
 }) {
   const { t } = usePatientI18n();
-  const trpc = useTRPC();
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const reasonId = useId();
-  const decline = useMutation(trpc.signing.decline.mutationOptions());
+  const decline = useMutation({ mutationFn: submit });
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (decline.isPending) return;
     setError(null);
-    decline.mutate(
-      { sessionToken, reason: reason.trim() || undefined },
-      {
-        onSuccess: onDeclined,
-        onError: (cause) => {
-          const apiError = readApiError(cause);
-          const closed = closedState(apiError);
-          if (apiError.code === "UNAUTHORIZED") onSessionEnded();
-          else if (closed) onClosed(closed);
-          else setError(describeApiError(apiError, t));
-        },
+    decline.mutate(reason.trim() || undefined, {
+      onSuccess: onDeclined,
+      onError: (cause) => {
+        const apiError = readApiError(cause);
+        const closed = closedState(apiError);
+        if (apiError.code === "UNAUTHORIZED") onSessionEnded();
+        else if (closed) onClosed(closed);
+        else setError(describeApiError(apiError, t));
       },
-    );
+    });
   }
 
   const formId = `${reasonId}-form`;

@@ -1,13 +1,10 @@
 "use client";
 
-import type { SigningView } from "@clinsign/contracts";
 import { Button, Notice, useNearViewport } from "@clinsign/ui";
-import type { PdfPagesLabels, PdfPagesProps } from "@clinsign/ui/pdf-pages";
-import { useQuery } from "@tanstack/react-query";
+import type { PdfPagesLabels, PdfPagesProps, PdfShownField } from "@clinsign/ui/pdf-pages";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
-import { useTRPC } from "../../trpc/client";
 import { base64ToBytes } from "./download";
 import styles from "./signing.module.css";
 import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
@@ -42,19 +39,22 @@ function ViewerUnavailable({ labels }: PdfPagesProps) {
  * page), and "Go to the signature" skips the pages.
  */
 export function DocumentView({
-  view,
-  sessionToken,
+  pageCount: pages,
+  fields,
+  several,
+  document,
   onGoToSignature,
 }: {
-  view: SigningView;
-  sessionToken: string;
+  pageCount: number | null;
+  /** The viewer's fields to sign, and (several signers) the others' signatures already made. */
+  fields: readonly PdfShownField[];
+  /** Several signers: the hint also explains the others' signatures. */
+  several?: boolean;
+  /** The pinned PDF as the API answers it (the patient's `signing.document`, the console's staff view). */
+  document: { data?: { base64: string }; isError: boolean };
   onGoToSignature(): void;
 }) {
   const { t } = usePatientI18n();
-  const trpc = useTRPC();
-  const document = useQuery(
-    trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
-  );
   const bytes = useMemo(() => (document.data ? base64ToBytes(document.data.base64) : null), [document.data]);
   const labels: PdfPagesLabels = useMemo(
     () => ({
@@ -65,7 +65,7 @@ export function DocumentView({
     }),
     [t],
   );
-  const pageCount = view.pageCount ?? 0;
+  const pageCount = pages ?? 0;
   const { ref: sectionRef, near } = useNearViewport<HTMLElement>();
   const [zoom, setZoom] = useState(MIN_ZOOM);
   const viewerRef = useRef<HTMLDivElement>(null);
@@ -92,7 +92,7 @@ export function DocumentView({
           </p>
         ) : null}
       </div>
-      {view.fields && view.fields.length > 0 ? <p className="cs-hint">{t.signing.fieldsHint}</p> : null}
+      {fields.length > 0 ? <p className="cs-hint">{several ? t.signing.ownFieldsHint : t.signing.fieldsHint}</p> : null}
       <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
         <div className={styles.zoomControls}>
           <Button
@@ -140,7 +140,7 @@ export function DocumentView({
         >
           <div ref={contentRef} className={styles.zoomed}>
             <Suspense fallback={placeholder}>
-              <PdfPages data={bytes} fields={view.fields ?? []} labels={labels} assetsUrl={PDFJS_ASSETS} />
+              <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
             </Suspense>
           </div>
         </div>

@@ -1,12 +1,11 @@
 "use client";
 
-import type { SigningState } from "@clinsign/contracts";
+import type { SignInput, SigningState } from "@clinsign/contracts";
 import { Button, Notice, TextField, useBrowserIdle, useNearViewport } from "@clinsign/ui";
 import type { SignaturePadHandle, SignaturePadLabels } from "@clinsign/ui/signature-pad";
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState, type FormEvent } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
-import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
 import styles from "./signing.module.css";
@@ -33,9 +32,18 @@ function PadUnavailable() {
   );
 }
 
+/** What a signature form sends: the consent and the signature (the caller adds whose it is). */
+export type SignatureSubmission = Pick<SignInput, "consent" | "signature">;
+/** `signed`: several signers, and others still have to sign. */
+export type SignOutcome = "sealing" | "completed" | "signed";
+
 export interface SignFormProps {
-  sessionToken: string;
-  onSigned(state: "sealing" | "completed" | "signed"): void;
+  /**
+   * Sends the signature: the patient page with its signing pass (`signing.sign`), the console
+   * with the staff session (`signatures.signAsStaff`). Errors come back as API errors.
+   */
+  submit(input: SignatureSubmission): Promise<{ state: SignOutcome }>;
+  onSigned(state: SignOutcome): void;
   /** The request can no longer be signed (expired, declined, withdrawn meanwhile). */
   onClosed(state: SigningState): void;
   onSessionEnded(): void;
@@ -47,9 +55,8 @@ export interface SignFormProps {
  * name) and consent; a click while a submission is under way does nothing (and the API signs
  * only once anyway). The typed name is the keyboard and screen-reader path.
  */
-export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onDecline }: SignFormProps) {
+export function SignForm({ submit, onSigned, onClosed, onSessionEnded, onDecline }: SignFormProps) {
   const { t } = usePatientI18n();
-  const trpc = useTRPC();
   const [method, setMethod] = useState<Method>("draw");
   const [hasInk, setHasInk] = useState(false);
   const [name, setName] = useState("");
@@ -61,7 +68,7 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
   const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
   const idle = useBrowserIdle();
 
-  const sign = useMutation(trpc.signing.sign.mutationOptions());
+  const sign = useMutation({ mutationFn: submit });
   const padLabels: SignaturePadLabels = useMemo(
     () => ({
       canvas: t.signing.padLabel,
@@ -88,7 +95,7 @@ export function SignForm({ sessionToken, onSigned, onClosed, onSessionEnded, onD
     inFlight.current = true;
     setError(null);
     sign.mutate(
-      { sessionToken, consent: true, signature },
+      { consent: true, signature },
       {
         onSuccess: (result) => onSigned(result.state),
         onError: (cause) => {

@@ -1,11 +1,12 @@
 "use client";
 
 import type { SignedCopyState, SigningState, SigningStatus, SigningView } from "@clinsign/contracts";
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
-import { useTRPCClient } from "../../trpc/client";
+import { useTRPC, useTRPCClient } from "../../trpc/client";
 import { isUnauthorized } from "../../trpc/errors";
 import { Confirmation } from "./Confirmation";
 import { DeclineDialog } from "./DeclineDialog";
@@ -14,9 +15,13 @@ import { PatientShell } from "../patient/PatientShell";
 import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
 import { ScreenHeading } from "../patient/ScreenHeading";
 import { isPlausibleSecret, loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
+import { partyFields, PartyList, SignedForOthersScreen, WaitingScreen } from "./party";
 import { SignForm } from "./SignForm";
 import { ReloadButton, StateScreen, type EndState } from "./StateScreen";
 import styles from "./signing.module.css";
+
+/** How often a waiting signer's page asks whether it is their turn (and a signer who signed, whether it is sealed). */
+const PARTY_POLL_MS = 4_000;
 
 /** What signing at the desk (features/kiosk) learns from the flow. */
 export interface KioskHooks {
@@ -30,6 +35,10 @@ type Screen =
   | { kind: "opening" }
   | { kind: "open-failed"; error: unknown }
   | { kind: "ready" }
+  /** Several signers, sequential: an earlier signer has not signed yet (the page polls). */
+  | { kind: "waiting" }
+  /** Several signers: this signer signed, others still have to (the page polls). */
+  | { kind: "signed" }
   | { kind: "confirmation"; justSigned: boolean }
   | { kind: "end"; state: EndState };
 
@@ -73,6 +82,8 @@ export function SigningFlow({
 
     const show = (state: SigningState, token: string | null, signedCopy: SignedCopyState | null) => {
       if (state === "ready") setScreen(token ? { kind: "ready" } : { kind: "end", state: endedState });
+      else if (state === "waiting") setScreen(token ? { kind: "waiting" } : { kind: "end", state: endedState });
+      else if (state === "signed") setScreen({ kind: "signed" });
       else if (signedCopy === "expired") setScreen({ kind: "end", state: "copy_expired" });
       else if ((state === "sealing" || state === "completed") && token)
         setScreen({ kind: "confirmation", justSigned: false });
@@ -120,12 +131,45 @@ export function SigningFlow({
     };
   }, [client, kind, secret, plausible, attempt]);
 
+  // Waiting for an earlier signer, or signed and waiting for the others: ask where the request
+  // stands every few seconds, and move on by itself (to signing, or to the signed copy).
+  const polling = screen.kind === "waiting" || screen.kind === "signed" ? screen.kind : null;
+  useEffect(() => {
+    if (!polling || !sessionToken) return;
+    let active = true;
+    const ask = () =>
+      client.signing.status
+        .query({ sessionToken })
+        .then((result) => {
+          if (!active) return;
+          if (result.party) setView((current) => current && { ...current, party: result.party });
+          setCopyStatus(result);
+          if (result.state === polling) return;
+          if (result.state === "ready") setScreen({ kind: "ready" });
+          else if (result.state === "sealing" || result.state === "completed")
+            setScreen({ kind: "confirmation", justSigned: false });
+          else if (result.state === "waiting" || result.state === "signed") setScreen({ kind: result.state });
+          else setScreen({ kind: "end", state: result.state });
+        })
+        .catch((error: unknown) => {
+          // A pass that ended says so; a dropped connection is asked again next time.
+          if (active && isUnauthorized(error))
+            setScreen({ kind: "end", state: kind === "ticket" ? "session_ended_ticket" : "session_ended" });
+        });
+    if (polling === "signed") void ask();
+    const timer = window.setInterval(ask, PARTY_POLL_MS);
+    return () => {
+      active = false;
+      window.clearInterval(timer);
+    };
+  }, [polling, sessionToken, client, kind]);
+
   useEffect(() => {
     if (kiosk && view) kiosk.onBranding(view.organizationName, view.branding);
   }, [kiosk, view]);
   useEffect(() => {
     if (!kiosk) return;
-    if (screen.kind === "confirmation") kiosk.onFinished("signed");
+    if (screen.kind === "confirmation" || screen.kind === "signed") kiosk.onFinished("signed");
     else if (screen.kind === "end") kiosk.onFinished(screen.state === "declined" ? "declined" : "ended");
   }, [kiosk, screen]);
 
@@ -145,11 +189,11 @@ export function SigningFlow({
   };
   const sessionEnded = () => endWith(kind === "ticket" ? "session_ended_ticket" : "session_ended");
   const closedWith = (state: SigningState) => {
-    if (state === "sealing" || state === "completed") {
-      setActed(true);
-      setDeclineOpen(false);
-      setScreen({ kind: "confirmation", justSigned: false });
-    } else endWith(state === "ready" ? "unknown" : state);
+    setActed(true);
+    setDeclineOpen(false);
+    if (state === "sealing" || state === "completed") setScreen({ kind: "confirmation", justSigned: false });
+    else if (state === "waiting" || state === "signed") setScreen({ kind: state });
+    else endWith(state === "ready" ? "unknown" : state);
   };
 
   let content;
@@ -168,6 +212,10 @@ export function SigningFlow({
   } else if (screen.kind === "end") {
     const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} />;
+  } else if (screen.kind === "waiting" && view?.party) {
+    content = <WaitingScreen party={view.party} focus={acted} />;
+  } else if (screen.kind === "signed") {
+    content = <SignedForOthersScreen party={view?.party} focus={acted} />;
   } else if (screen.kind === "confirmation" && sessionToken) {
     content = (
       <Confirmation
@@ -191,12 +239,13 @@ export function SigningFlow({
             <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p>
           ) : null}
         </header>
-        <DocumentView view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
+        {view.party ? <PartyList party={view.party} /> : null}
+        <PatientDocument view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm
-          sessionToken={sessionToken}
-          onSigned={() => {
+          submit={(input) => client.signing.sign.mutate({ sessionToken, ...input })}
+          onSigned={(state) => {
             setActed(true);
-            setScreen({ kind: "confirmation", justSigned: true });
+            setScreen(state === "signed" ? { kind: "signed" } : { kind: "confirmation", justSigned: true });
           }}
           onClosed={closedWith}
           onSessionEnded={sessionEnded}
@@ -204,7 +253,7 @@ export function SigningFlow({
         />
         <DeclineDialog
           open={declineOpen}
-          sessionToken={sessionToken}
+          submit={(reason) => client.signing.decline.mutate({ sessionToken, reason })}
           onClose={() => setDeclineOpen(false)}
           onDeclined={() => endWith("declined")}
           onClosed={closedWith}
@@ -218,5 +267,32 @@ export function SigningFlow({
     <PatientShell branding={view?.branding ?? null} organizationName={view?.organizationName ?? null}>
       {content}
     </PatientShell>
+  );
+}
+
+/** The pinned document through the signing pass, with this signer's fields and the others' signatures. */
+function PatientDocument({
+  view,
+  sessionToken,
+  onGoToSignature,
+}: {
+  view: SigningView;
+  sessionToken: string;
+  onGoToSignature(): void;
+}) {
+  const { t } = usePatientI18n();
+  const trpc = useTRPC();
+  const document = useQuery(
+    trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+  );
+  const fields = useMemo(() => partyFields(view, t), [view, t]);
+  return (
+    <DocumentView
+      pageCount={view.pageCount}
+      fields={fields}
+      several={Boolean(view.party)}
+      document={document}
+      onGoToSignature={onGoToSignature}
+    />
   );
 }

@@ -10,7 +10,7 @@ import { StatusCard, type StatusTone } from "../patient/StatusCard";
 
 /** Screens that end the flow (or cannot start it), each with a plain explanation. */
 export type EndState =
-  | Exclude<SigningState, "ready">
+  | Exclude<SigningState, "ready" | "waiting" | "signed">
   | "session_ended"
   | "session_ended_ticket"
   | "already_signed"
