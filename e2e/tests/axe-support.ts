@@ -28,10 +28,12 @@ export async function expectAxeClean(page: Page, state: string): Promise<void> {
     .join("\n");
   if (report) console.log(`axe violations on ${state}:\n${report}`);
   // Soft: one run reports every state that fails, not only the first.
-  expect.soft(
-    results.violations.map((v) => v.id),
-    `axe: violations on ${state}\n${report}`,
-  ).toEqual([]);
+  expect
+    .soft(
+      results.violations.map((v) => v.id),
+      `axe: violations on ${state}\n${report}`,
+    )
+    .toEqual([]);
 }
 
 /** The patient language for the next page (the `lang` cookie the language switch sets). */

@@ -108,11 +108,19 @@ for (const size of CHECKED_SIZES) {
         await expect(heading(page, title)).toBeVisible();
         await expectAxeClean(page, `embedded form, empty (${lang})`);
         await page.getByRole("button", { name: patientTexts[lang].forms.submit }).click();
-        await expect(page.getByRole("alert").filter({ hasText: patientTexts[lang].forms.errorSummaryTitle })).toBeVisible();
+        await expect(
+          page.getByRole("alert").filter({ hasText: patientTexts[lang].forms.errorSummaryTitle }),
+        ).toBeVisible();
       });
-      await eachLanguage(page, context, "embedded form: ended session", `/embed/${identifier}?session=fs_${"A".repeat(43)}`, async (lang) => {
-        await expect(heading(page, patientTexts[lang].forms.states.sessionEndedTitle)).toBeVisible();
-      });
+      await eachLanguage(
+        page,
+        context,
+        "embedded form: ended session",
+        `/embed/${identifier}?session=fs_${"A".repeat(43)}`,
+        async (lang) => {
+          await expect(heading(page, patientTexts[lang].forms.states.sessionEndedTitle)).toBeVisible();
+        },
+      );
     });
 
     test("SMS form portal: who are you, and an unknown link", async ({ page, context, request }) => {
