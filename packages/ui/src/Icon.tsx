@@ -55,7 +55,9 @@ export function Icon({ name, title, className, ...rest }: IconProps) {
       strokeWidth={1.75}
       strokeLinecap="round"
       strokeLinejoin="round"
-      className={["cs-icon", directional.has(name) ? "cs-icon--directional" : "", className ?? ""].filter(Boolean).join(" ")}
+      className={["cs-icon", directional.has(name) ? "cs-icon--directional" : "", className ?? ""]
+        .filter(Boolean)
+        .join(" ")}
       role={title ? "img" : undefined}
       aria-hidden={title ? undefined : true}
       focusable="false"
