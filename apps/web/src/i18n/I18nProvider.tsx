@@ -1,6 +1,6 @@
 "use client";
 
-import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import {
   LANG_COOKIE,
   locales,
@@ -46,34 +46,38 @@ export function I18nProvider({
   const [loaded, setLoaded] = useState<Partial<Record<PatientLang, PatientDictionary>>>(texts.dictionaries);
   const { scope } = texts;
   const wanted = useRef(initialLang);
+  // setLang stays the same function for the page's life (pages list it in effects' dependencies:
+  // a new identity would reload an embedded form); it reads the current state through refs.
+  const current = useRef({ lang, loaded });
+  useEffect(() => {
+    current.current = { lang, loaded };
+  }, [lang, loaded]);
 
-  const setLang = useCallback(
-    (next: PatientLang) => {
-      wanted.current = next;
-      // The cookie makes the next server-rendered page (and a reload) come in this language.
-      document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
-      const apply = (nextTexts: PatientDictionary) => {
-        if (wanted.current !== next) return; // a later choice won
-        document.documentElement.lang = next;
-        document.documentElement.dir = textDirection(next);
-        // The page switches in the browser, at once: the only server-rendered text of a page, its
-        // title, is translated in place. (A refresh of the server parts took over a second, and
-        // an embedded form's iframe may not keep cookies.)
-        const current = loaded[lang];
-        if (current) document.title = translateTitle(document.title, current, nextTexts);
-        setLoaded((all) => ({ ...all, [next]: nextTexts }));
-        setLangState(next);
-      };
-      const have = loaded[next];
-      if (have) apply(have);
-      else
-        void loadPatientTexts(next).then(apply, () => {
-          // Offline or the server is away: the page stays in its language; the cookie still
-          // brings the chosen one with the next page.
-        });
-    },
-    [lang, loaded],
-  );
+  const setLang = useCallback((next: PatientLang) => {
+    const { loaded } = current.current;
+    wanted.current = next;
+    // The cookie makes the next server-rendered page (and a reload) come in this language.
+    document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
+    const apply = (nextTexts: PatientDictionary) => {
+      if (wanted.current !== next) return; // a later choice won
+      document.documentElement.lang = next;
+      document.documentElement.dir = textDirection(next);
+      // The page switches in the browser, at once: the only server-rendered text of a page, its
+      // title, is translated in place. (A refresh of the server parts took over a second, and
+      // an embedded form's iframe may not keep cookies.)
+      const shown = current.current.loaded[current.current.lang];
+      if (shown) document.title = translateTitle(document.title, shown, nextTexts);
+      setLoaded((all) => ({ ...all, [next]: nextTexts }));
+      setLangState(next);
+    };
+    const have = loaded[next];
+    if (have) apply(have);
+    else
+      void loadPatientTexts(next).then(apply, () => {
+        // Offline or the server is away: the page stays in its language; the cookie still
+        // brings the chosen one with the next page.
+      });
+  }, []);
 
   const t = loaded[lang] ?? loaded[initialLang]!;
   const value = useMemo(

@@ -3,7 +3,7 @@ import {
   patientLanguages,
   textDirection,
   type PatientLanguage,
-} from "@clinsign/contracts/languages";
+} from "@clinsign/contracts/language-list";
 import type { Dictionary } from "./en";
 
 // Language helpers only: client code imports these without pulling in every text of the app
