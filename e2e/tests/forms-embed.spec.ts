@@ -21,6 +21,7 @@ import {
   HOST_PAGE_PORT,
   WEB_PORT,
   WEBHOOK_RECEIVER_PORT,
+  PATIENT_LANGUAGE_SWITCH,
 } from "./support";
 
 /** The form pages' origin: every message from the form must come from here. */
@@ -408,7 +409,7 @@ for (const viewport of [
     await expect(page.getByText("Accepted: PDF, images (JPG, PNG …)")).toBeVisible();
     await expectAccessible(page, "form page: branded");
     await page.screenshot({ path: test.info().outputPath(`embed-form-en-${viewport.width}.png`), fullPage: true });
-    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
     await expect(page.getByText("Erlaubt: PDF, Bilder (JPG, PNG …)")).toBeVisible();
     await page.screenshot({ path: test.info().outputPath(`embed-form-de-${viewport.width}.png`), fullPage: true });
     await page.getByRole("button", { name: "Formular senden" }).click();

@@ -18,7 +18,7 @@ import {
   type SmsGateway,
   type Staff,
 } from "./forms-support";
-import { hasHorizontalScroll } from "./support";
+import { hasHorizontalScroll, PATIENT_LANGUAGE_SWITCH } from "./support";
 
 /** The result e-mails of submitted forms arrive here (playwright.config.ts sets SMTP_URL to it). */
 let mailbox: Mailbox;
@@ -108,10 +108,10 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     );
 
     // The page in German, and back.
-    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
     await expect(page.getByRole("heading", { level: 1, name: "Bitte bestätigen Sie, wer Sie sind" })).toBeVisible();
     await expect(page.getByLabel(/^Fallnummer/)).toBeVisible();
-    await page.getByRole("button", { name: "English" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
     await expect(identifyHeading(page)).toBeVisible();
 
     // The right pair (the number typed nationally), then the code from the second SMS.
@@ -252,7 +252,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
     await page.goto(`/f/${"x".repeat(43)}`);
     await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
     await expectAccessible(page, "SMS portal: unknown link");
-    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
     await expect(page.getByRole("heading", { level: 1, name: "Dieser Link funktioniert nicht" })).toBeVisible();
   });
 });
@@ -306,10 +306,10 @@ async function whoIsAskingOn(
   expect(await patientBand(page)).toEqual({ colour: "rgb(11, 37, 69)", name: clinic, plate: "rgb(255, 255, 255)" });
   expect(await hasHorizontalScroll(page)).toBe(false);
   await shot(page, `sms-identify-en-${viewport.width}`);
-  await page.getByRole("button", { name: "Deutsch" }).click();
+  await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
   await expect(page.getByRole("heading", { level: 1, name: "Bitte bestätigen Sie, wer Sie sind" })).toBeVisible();
   await shot(page, `sms-identify-de-${viewport.width}`);
-  await page.getByRole("button", { name: "English" }).click();
+  await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
 
   // The case number as a person types it (lower case, spaces around it): no try is lost.
   await identify(page, `  ${rnummer.toLowerCase()} `, phone.national);
@@ -329,10 +329,10 @@ async function whoIsAskingOn(
   await expect(page.getByText("Accepted: PDF, images (JPG, PNG …)")).toBeVisible();
   await expectAccessible(page, "SMS portal: branded form");
   await shot(page, `sms-form-en-${viewport.width}`);
-  await page.getByRole("button", { name: "Deutsch" }).click();
+  await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
   await expect(page.getByText("Erlaubt: PDF, Bilder (JPG, PNG …)")).toBeVisible();
   await shot(page, `sms-form-de-${viewport.width}`);
-  await page.getByRole("button", { name: "English" }).click();
+  await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
   // A number that is none is still refused in the browser.
   await contact.fill("12");
   await contact.blur();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { PNG } from "pngjs";
 import { expectAccessible, staffSignIn } from "./forms-support";
-import { hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations } from "./support";
+import { hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations, PATIENT_LANGUAGE_SWITCH } from "./support";
 import {
   A4,
   createApiToken,
@@ -295,13 +295,13 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
       expect(await hasHorizontalScroll(patient)).toBe(false);
       await expectAccessible(patient, "signing portal: already signed, copy available");
       await patient.screenshot({ path: test.info().outputPath("copy-already-signed-en.png"), fullPage: true });
-      await patient.getByRole("button", { name: "Deutsch" }).click();
+      await patient.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
       await expect(
         patient.getByRole("heading", { level: 1, name: "Dieses Dokument ist bereits unterschrieben" }),
       ).toBeVisible();
       await expect(patient.getByRole("button", { name: "Unterschriebenes PDF herunterladen" })).toBeVisible();
       await patient.screenshot({ path: test.info().outputPath("copy-already-signed-de.png"), fullPage: true });
-      await patient.getByRole("button", { name: "English" }).click();
+      await patient.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
 
       // The download is in the audit log: who (the portal, for this request) and when.
       const audit = await staff.context.request.get("/trpc/audit.entries", {
@@ -327,12 +327,12 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
         await expect(patient.getByRole("button", { name: "Download signed PDF" })).toHaveCount(0);
         await expectAccessible(patient, "signing portal: copy expired");
         await patient.screenshot({ path: test.info().outputPath("copy-expired-en.png"), fullPage: true });
-        await patient.getByRole("button", { name: "Deutsch" }).click();
+        await patient.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
         await expect(
           patient.getByRole("heading", { level: 1, name: "Ihre unterschriebene Kopie ist hier nicht mehr verfügbar" }),
         ).toBeVisible();
         await patient.screenshot({ path: test.info().outputPath("copy-expired-de.png"), fullPage: true });
-        await patient.getByRole("button", { name: "English" }).click();
+        await patient.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
       } finally {
         await setDays(30);
         await later.close();
@@ -403,13 +403,13 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await expect(signHeading).toBeFocused();
     await expect(signHeading).toBeInViewport();
 
-    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
     await page.evaluate(() => window.scrollTo(0, 0));
     const werkzeuge = page.getByRole("group", { name: "Lesehilfen" });
     await expect(werkzeuge.getByRole("button", { name: "Vergrößern" })).toBeVisible();
     await expect(werkzeuge.getByRole("button", { name: "Zur Unterschrift" })).toBeVisible();
     await page.screenshot({ path: test.info().outputPath("reading-de.png") });
-    await page.getByRole("button", { name: "English" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
   });
 });
 
@@ -426,9 +426,9 @@ test.describe("link problems, on a small phone (360 × 740)", () => {
     await page.goto("/sign/ticket/not-a-ticket");
     await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
 
-    await page.getByRole("button", { name: "Deutsch" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("de");
     await expect(page.getByRole("heading", { level: 1, name: "Dieser Link funktioniert nicht" })).toBeVisible();
-    await page.getByRole("button", { name: "English" }).click();
+    await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
     await expect(page.getByRole("heading", { level: 1, name: "This link does not work" })).toBeVisible();
 
     const token = await adminSetup(page);

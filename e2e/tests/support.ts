@@ -56,3 +56,6 @@ export async function shot(page: Page, name: string): Promise<void> {
   const dir = process.env.E2E_SHOTS;
   await page.screenshot({ path: dir ? `${dir}/${name}.png` : test.info().outputPath(`${name}.png`) });
 }
+
+/** The patient pages' language select, named "Language" in English and "Sprache" in German. */
+export const PATIENT_LANGUAGE_SWITCH = /^(Language|Sprache)$/;

@@ -37,6 +37,9 @@ const paths = {
 
 export type IconName = keyof typeof paths;
 
+/** Icons that point along the line of text: mirrored on a right-to-left page (styles.css). */
+const directional: ReadonlySet<IconName> = new Set<IconName>(["logout", "send"]);
+
 export interface IconProps extends Omit<SVGProps<SVGSVGElement>, "name"> {
   name: IconName;
   /** An accessible name; without one the icon is decorative and hidden from assistive tech. */
@@ -52,7 +55,9 @@ export function Icon({ name, title, className, ...rest }: IconProps) {
       strokeWidth={1.75}
       strokeLinecap="round"
       strokeLinejoin="round"
-      className={className ? `cs-icon ${className}` : "cs-icon"}
+      className={["cs-icon", directional.has(name) ? "cs-icon--directional" : "", className ?? ""]
+        .filter(Boolean)
+        .join(" ")}
       role={title ? "img" : undefined}
       aria-hidden={title ? undefined : true}
       focusable="false"

@@ -1,10 +1,13 @@
 import "@clinsign/ui/styles.css";
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
-import { getDictionary, getLang } from "../i18n/server";
+import { textDirection } from "../i18n";
+import { patientDictionary } from "../i18n/dictionaries";
+import { getPageLang } from "../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
-  const { t } = await getDictionary();
+  // The title template and tagline are common texts, which every patient language has too.
+  const t = patientDictionary(await getPageLang());
   return {
     title: { template: `%s · ${t.common.productName}`, default: t.common.productName },
     description: t.common.productTagline,
@@ -15,7 +18,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export const viewport: Viewport = {
   width: "device-width",
   initialScale: 1,
-  themeColor: "#0b6a86",
+  themeColor: "#08556c",
 };
 
 /**
@@ -23,9 +26,10 @@ export const viewport: Viewport = {
  * in (patient), so a patient's phone downloads nothing of the admin UI.
  */
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const lang = await getLang();
+  // A patient page in one of seven languages (Arabic right to left), a staff page in en/de.
+  const lang = await getPageLang();
   return (
-    <html lang={lang}>
+    <html lang={lang} dir={textDirection(lang)}>
       <body>{children}</body>
     </html>
   );

@@ -1,48 +1,88 @@
 "use client";
 
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
-import { LANG_COOKIE, locales, translateTitle, type Dictionary, type Lang, type PatientDictionary } from "./index";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  LANG_COOKIE,
+  locales,
+  textDirection,
+  translateTitle,
+  type Dictionary,
+  type Lang,
+  type PatientDictionary,
+  type PatientLang,
+} from "./index";
+import { loadPatientTexts } from "./patient-texts";
 
 /**
- * Staff pages get the whole dictionary; patient pages only their slice (`PatientDictionary`),
- * handed over as props so their bundle carries no texts of the admin UI.
+ * Staff pages get the whole dictionary of both staff languages; patient pages only the patient
+ * slice (`PatientDictionary`) of their own language, handed over as props so their bundle carries
+ * no texts of the admin UI and no other language: another language's texts are fetched when the
+ * patient switches to it (`loadPatientTexts`).
  */
 type Scope =
   | { scope: "staff"; dictionaries: Record<Lang, Dictionary> }
-  | { scope: "patient"; dictionaries: Record<Lang, PatientDictionary> };
+  | { scope: "patient"; dictionaries: Partial<Record<PatientLang, PatientDictionary>> };
 
-interface I18nContextValue<T> {
-  lang: Lang;
+interface I18nContextValue<T, L extends string> {
+  lang: L;
   t: T;
   locale: string;
-  setLang(lang: Lang): void;
+  /** "rtl" for Arabic. */
+  dir: "ltr" | "rtl";
+  setLang(lang: L): void;
 }
 
-const I18nContext = createContext<(I18nContextValue<PatientDictionary> & { scope: Scope["scope"] }) | null>(null);
+type AnyContext = I18nContextValue<PatientDictionary, PatientLang> & { scope: Scope["scope"] };
+const I18nContext = createContext<AnyContext | null>(null);
 
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-export function I18nProvider({ lang: initialLang, children, ...texts }: { lang: Lang; children: ReactNode } & Scope) {
+export function I18nProvider({
+  lang: initialLang,
+  children,
+  ...texts
+}: { lang: PatientLang; children: ReactNode } & Scope) {
   const [lang, setLangState] = useState(initialLang);
-  const { scope, dictionaries } = texts;
+  const [loaded, setLoaded] = useState<Partial<Record<PatientLang, PatientDictionary>>>(texts.dictionaries);
+  const { scope } = texts;
+  const wanted = useRef(initialLang);
+  // setLang stays the same function for the page's life (pages list it in effects' dependencies:
+  // a new identity would reload an embedded form); it reads the current state through refs.
+  const current = useRef({ lang, loaded });
+  useEffect(() => {
+    current.current = { lang, loaded };
+  }, [lang, loaded]);
 
-  const setLang = useCallback(
-    (next: Lang) => {
-      // The cookie makes the next server-rendered page (and a reload) come in this language.
-      document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
+  const setLang = useCallback((next: PatientLang) => {
+    const { loaded } = current.current;
+    wanted.current = next;
+    // The cookie makes the next server-rendered page (and a reload) come in this language.
+    document.cookie = `${LANG_COOKIE}=${next}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`;
+    const apply = (nextTexts: PatientDictionary) => {
+      if (wanted.current !== next) return; // a later choice won
       document.documentElement.lang = next;
-      // Every page switches in the browser, at once: the dictionaries are here already, and the
-      // only server-rendered text of a page, its title, is translated in place. (A refresh of the
-      // server parts took over a second, and an embedded form's iframe may not keep cookies.)
-      document.title = translateTitle(document.title, dictionaries[lang], dictionaries[next]);
+      document.documentElement.dir = textDirection(next);
+      // The page switches in the browser, at once: the only server-rendered text of a page, its
+      // title, is translated in place. (A refresh of the server parts took over a second, and
+      // an embedded form's iframe may not keep cookies.)
+      const shown = current.current.loaded[current.current.lang];
+      if (shown) document.title = translateTitle(document.title, shown, nextTexts);
+      setLoaded((all) => ({ ...all, [next]: nextTexts }));
       setLangState(next);
-    },
-    [lang, dictionaries],
-  );
+    };
+    const have = loaded[next];
+    if (have) apply(have);
+    else
+      void loadPatientTexts(next).then(apply, () => {
+        // Offline or the server is away: the page stays in its language; the cookie still
+        // brings the chosen one with the next page.
+      });
+  }, []);
 
+  const t = loaded[lang] ?? loaded[initialLang]!;
   const value = useMemo(
-    () => ({ scope, lang, t: texts.dictionaries[lang], locale: locales[lang], setLang }),
-    [scope, lang, texts.dictionaries, setLang],
+    () => ({ scope, lang, t, locale: locales[lang], dir: textDirection(lang), setLang }),
+    [scope, lang, t, setLang],
   );
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
@@ -53,14 +93,14 @@ function useI18nContext() {
   return value;
 }
 
-/** Staff pages: every text of the app. */
-export function useI18n(): I18nContextValue<Dictionary> {
+/** Staff pages: every text of the app, in English or German. */
+export function useI18n(): I18nContextValue<Dictionary, Lang> {
   const value = useI18nContext();
   if (value.scope !== "staff") throw new Error("useI18n is for staff pages; patient pages use usePatientI18n");
-  return value as unknown as I18nContextValue<Dictionary>;
+  return value as unknown as I18nContextValue<Dictionary, Lang>;
 }
 
 /** Patient pages and pieces shared with them (language switch): the patient texts. */
-export function usePatientI18n(): I18nContextValue<PatientDictionary> {
+export function usePatientI18n(): I18nContextValue<PatientDictionary, PatientLang> & { scope: Scope["scope"] } {
   return useI18nContext();
 }

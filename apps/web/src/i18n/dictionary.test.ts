@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { de } from "./de";
 import { en } from "./en";
-import { format, resolveLang, translateTitle } from "./index";
+import { patientDictionary } from "./dictionaries";
+import {
+  format,
+  isPatientPath,
+  languageNames,
+  locales,
+  patientLanguages,
+  patientSections,
+  resolveLang,
+  resolvePatientLang,
+  translateTitle,
+} from "./index";
 
 type Tree = { [key: string]: string | Tree };
 
@@ -37,6 +48,91 @@ describe("i18n dictionaries", () => {
 
   it("use the same placeholders in both languages", () => {
     for (const [key, text] of english) expect(placeholders(german.get(key) ?? ""), key).toEqual(placeholders(text));
+  });
+});
+
+describe("patient dictionaries in the seven languages", () => {
+  const english = leaves(patientDictionary("en") as unknown as Tree);
+
+  it("have every patient key of English, and nothing else, in every language", () => {
+    for (const lang of patientLanguages) {
+      const texts = leaves(patientDictionary(lang) as unknown as Tree);
+      expect([...texts.keys()].sort(), lang).toEqual([...english.keys()].sort());
+      expect(Object.keys(patientDictionary(lang)).sort(), lang).toEqual([...patientSections].sort());
+    }
+  });
+
+  it("have no empty texts and the same placeholders as English", () => {
+    for (const lang of patientLanguages) {
+      const texts = leaves(patientDictionary(lang) as unknown as Tree);
+      for (const [key, text] of english) {
+        const translated = texts.get(key) ?? "";
+        expect(translated.trim(), `${lang}: ${key}`).not.toBe("");
+        expect(placeholders(translated), `${lang}: ${key}`).toEqual(placeholders(text));
+      }
+    }
+  });
+
+  it("are translated, not copied: the signing and form texts differ from English", () => {
+    for (const lang of patientLanguages.filter((l) => l !== "en")) {
+      const t = patientDictionary(lang);
+      expect(t.signing.signButton, lang).not.toBe(patientDictionary("en").signing.signButton);
+      expect(t.forms.submit, lang).not.toBe(patientDictionary("en").forms.submit);
+      expect(t.shell.language, lang).not.toBe(patientDictionary("en").shell.language);
+    }
+  });
+
+  it("name each language in itself and format dates with its locale", () => {
+    expect(languageNames).toEqual({
+      de: "Deutsch",
+      en: "English",
+      tr: "Türkçe",
+      ar: "العربية",
+      ru: "Русский",
+      uk: "Українська",
+      pl: "Polski",
+    });
+    const date = new Date(Date.UTC(2026, 2, 5, 12));
+    const day = (lang: (typeof patientLanguages)[number]) =>
+      new Intl.DateTimeFormat(locales[lang], { dateStyle: "long", timeZone: "UTC" }).format(date);
+    expect(day("tr")).toBe("5 Mart 2026");
+    expect(day("pl")).toBe("5 marca 2026");
+    expect(day("uk")).toMatch(/^5 березня 2026/);
+    expect(day("ru")).toMatch(/^5 марта 2026/);
+    // Arabic: Arabic month name, Latin digits (see locales).
+    expect(day("ar")).toContain("مارس");
+    expect(day("ar")).toMatch(/5/);
+    expect(day("ar")).toMatch(/2026/);
+  });
+});
+
+describe("resolvePatientLang", () => {
+  it("takes any of the seven languages from the cookie or Accept-Language", () => {
+    expect(resolvePatientLang("ar", "de")).toBe("ar");
+    expect(resolvePatientLang(undefined, "tr-TR,tr;q=0.9,en;q=0.5")).toBe("tr");
+    expect(resolvePatientLang("xx", "fr, uk-UA;q=0.8, de;q=0.5")).toBe("uk");
+    expect(resolvePatientLang(undefined, "fr")).toBe("en");
+  });
+
+  it("lets a staff page fall back when the cookie holds a patient-only language", () => {
+    expect(resolveLang("tr", "de-DE")).toBe("de");
+    expect(resolveLang("ar", null)).toBe("en");
+  });
+
+  it("knows which pages are patient pages", () => {
+    for (const path of [
+      "/sign/abc",
+      "/sign/ticket/x",
+      "/kiosk",
+      "/kiosk?ended=signed",
+      "/kiosk/t",
+      "/f/tok",
+      "/embed/x?session=1",
+      "/verify",
+    ])
+      expect(isPatientPath(path), path).toBe(true);
+    for (const path of ["/", "/documents", "/login", "/verifyx", "/kiosks", "/settings"])
+      expect(isPatientPath(path), path).toBe(false);
   });
 });
 

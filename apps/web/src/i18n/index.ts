@@ -1,3 +1,9 @@
+import {
+  isPatientLanguage,
+  patientLanguages,
+  textDirection,
+  type PatientLanguage,
+} from "@clinsign/contracts/language-list";
 import type { Dictionary } from "./en";
 
 // Language helpers only: client code imports these without pulling in every text of the app
@@ -5,15 +11,31 @@ import type { Dictionary } from "./en";
 
 export type { Dictionary };
 
+/** Staff pages: English and German. */
 export const languages = ["en", "de"] as const;
 export type Lang = (typeof languages)[number];
 export const defaultLang: Lang = "en";
 
-/** The cookie that remembers the language chosen in the header. */
+/**
+ * Patient pages (signing portal, form pages, SMS portal, kiosk, verify): the seven languages of
+ * `patientLanguages` (packages/contracts). Staff languages are a subset.
+ */
+export { patientLanguages, textDirection, isPatientLanguage };
+export type PatientLang = PatientLanguage;
+
+/** The cookie that remembers the language chosen in the header (staff and patient pages share it). */
 export const LANG_COOKIE = "lang";
 
 /** Each language in its own language, for the switch. */
-export const languageNames: Record<Lang, string> = { en: "English", de: "Deutsch" };
+export const languageNames: Record<PatientLang, string> = {
+  de: "Deutsch",
+  en: "English",
+  tr: "Türkçe",
+  ar: "العربية",
+  ru: "Русский",
+  uk: "Українська",
+  pl: "Polski",
+};
 
 /**
  * The texts of patient-facing pages (signing portal, form pages): a slice of the dictionary, so
@@ -34,20 +56,30 @@ export const patientSections = [
   "verify",
 ] as const satisfies readonly (keyof PatientDictionary)[];
 
-/** BCP 47 locale used for dates and numbers. */
-export const locales: Record<Lang, string> = { en: "en-GB", de: "de-DE" };
+/**
+ * BCP 47 locale used for dates and numbers. Arabic uses Latin digits (`nu-latn`), deliberately:
+ * the case number, the phone number, the SMS code and the sealed PDF are all written in Latin
+ * digits, and a patient compares them with the page (and types them on a Latin-digit keypad);
+ * Arabic-Indic digits on the page would make "valid until 14:30" differ from the SMS. It is also
+ * what Arabic-language services in Germany and the Maghreb use; the month names stay Arabic.
+ */
+export const locales: Record<PatientLang, string> = {
+  en: "en-GB",
+  de: "de-DE",
+  tr: "tr-TR",
+  ar: "ar-u-nu-latn",
+  ru: "ru-RU",
+  uk: "uk-UA",
+  pl: "pl-PL",
+};
 
 export function isLang(value: unknown): value is Lang {
   return typeof value === "string" && (languages as readonly string[]).includes(value);
 }
 
-/**
- * The language for a request: the `lang` cookie when it names a supported language, else the
- * best Accept-Language match (by q-value, primary subtag only), else English.
- */
-export function resolveLang(cookieValue: string | undefined, acceptLanguage: string | null | undefined): Lang {
-  if (isLang(cookieValue)) return cookieValue;
-  const ranked = (acceptLanguage ?? "")
+/** Accept-Language's primary subtags, best first (by q-value, then order). */
+function acceptedLanguages(acceptLanguage: string | null | undefined): string[] {
+  return (acceptLanguage ?? "")
     .split(",")
     .map((part, index) => {
       const [tag = "", ...params] = part.trim().split(";");
@@ -60,8 +92,35 @@ export function resolveLang(cookieValue: string | undefined, acceptLanguage: str
       };
     })
     .filter((entry) => entry.primary && entry.quality > 0)
-    .sort((a, b) => b.quality - a.quality || a.index - b.index);
-  return ranked.map((entry) => entry.primary).find(isLang) ?? defaultLang;
+    .sort((a, b) => b.quality - a.quality || a.index - b.index)
+    .map((entry) => entry.primary);
+}
+
+/**
+ * The language of a staff page: the `lang` cookie when it names a staff language, else the best
+ * Accept-Language match (by q-value, primary subtag only), else English. A patient language in
+ * the cookie (a clinic's desk device that showed a Turkish signing page) falls back the same way.
+ */
+export function resolveLang(cookieValue: string | undefined, acceptLanguage: string | null | undefined): Lang {
+  if (isLang(cookieValue)) return cookieValue;
+  return acceptedLanguages(acceptLanguage).find(isLang) ?? defaultLang;
+}
+
+/** The language of a patient page: the same rule over the seven patient languages. */
+export function resolvePatientLang(
+  cookieValue: string | undefined,
+  acceptLanguage: string | null | undefined,
+): PatientLang {
+  if (isPatientLanguage(cookieValue)) return cookieValue;
+  return acceptedLanguages(acceptLanguage).find(isPatientLanguage) ?? defaultLang;
+}
+
+/** Patient pages: the signing portal, form pages, the kiosk and the seal check (see proxy.ts). */
+export function isPatientPath(pathname: string): boolean {
+  return (
+    ["/sign/", "/kiosk/", "/f/", "/embed/"].some((prefix) => pathname.startsWith(prefix)) ||
+    /^\/(kiosk|verify)(\?|$)/.test(pathname)
+  );
 }
 
 /** Fills `{name}` placeholders; unknown placeholders stay visible so they are noticed. */

@@ -1,16 +1,15 @@
 import type { ReactNode } from "react";
 import { PatientProviders } from "../../features/patient/PatientProviders";
-import { patientDictionary } from "../../i18n/dictionaries";
-import { getLang } from "../../i18n/server";
+import { getPatientDictionary } from "../../i18n/server";
 
 /**
- * Patient-facing pages: no admin shell, no staff session, only the patient texts of both
- * languages (as props: the language switch works without the server); each page brands itself.
+ * Patient-facing pages: no admin shell, no staff session, only the patient texts of the page's
+ * language (one of seven; another is fetched when the patient switches); each page brands itself.
  */
 export default async function PatientLayout({ children }: { children: ReactNode }) {
-  const dictionaries = { en: patientDictionary("en"), de: patientDictionary("de") };
+  const { lang, t } = await getPatientDictionary();
   return (
-    <PatientProviders lang={await getLang()} dictionaries={dictionaries}>
+    <PatientProviders lang={lang} texts={t}>
       {children}
     </PatientProviders>
   );

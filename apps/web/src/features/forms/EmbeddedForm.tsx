@@ -2,7 +2,7 @@
 
 import type { Branding, FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { isLang } from "../../i18n";
+import { isPatientLanguage } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { readApiError } from "../../trpc/errors";
 import { createPatientApi } from "../patient/api";
@@ -87,7 +87,7 @@ export function EmbeddedForm({
 
   useEffect(() => {
     setFramed(window.parent !== window);
-    if (isLang(langParam) && langParam !== lang) setLang(langParam);
+    if (isPatientLanguage(langParam) && langParam !== lang) setLang(langParam);
     // Only the URL's own language, once.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -109,7 +109,7 @@ export function EmbeddedForm({
       const host = createEmbedBridge(info.allowedOrigins);
       bridge.current = host;
       stopHeight = host.reportHeight();
-      stopLanguage = host.onHostLanguage((next) => isLang(next) && setLang(next));
+      stopLanguage = host.onHostLanguage((next) => isPatientLanguage(next) && setLang(next));
       // A visitor's session is its own draft's namespace; a name from the URL adds nothing there.
       const draftKey = info.draftKey ?? (publicCode === null ? draftKeyParam : null) ?? DEFAULT_DRAFT_KEY;
       const draft = await api.call("drafts.get", { draftKey });

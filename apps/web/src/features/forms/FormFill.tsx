@@ -117,7 +117,7 @@ export function FormFill({
   return (
     <article className={styles.fill} aria-labelledby="portal-heading">
       <header className={styles.fillHeader}>
-        <ScreenHeading>{template.title}</ScreenHeading>
+        <ScreenHeading dir="auto">{template.title}</ScreenHeading>
         {template.description ? <p className={styles.description}>{template.description}</p> : null}
         {expiresAt ? (
           <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p>

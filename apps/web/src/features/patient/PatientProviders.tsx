@@ -1,20 +1,21 @@
 "use client";
 
 import type { ReactNode } from "react";
-import type { Lang, PatientDictionary } from "../../i18n";
+import type { PatientDictionary, PatientLang } from "../../i18n";
 import { I18nProvider } from "../../i18n/I18nProvider";
 
 export function PatientProviders({
   lang,
-  dictionaries,
+  texts,
   children,
 }: {
-  lang: Lang;
-  dictionaries: Record<Lang, PatientDictionary>;
+  lang: PatientLang;
+  /** The patient texts of `lang` only; another language's come when the patient switches. */
+  texts: PatientDictionary;
   children: ReactNode;
 }) {
   return (
-    <I18nProvider lang={lang} scope="patient" dictionaries={dictionaries}>
+    <I18nProvider lang={lang} scope="patient" dictionaries={{ [lang]: texts }}>
       {children}
     </I18nProvider>
   );

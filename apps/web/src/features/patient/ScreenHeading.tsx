@@ -11,17 +11,20 @@ export function ScreenHeading({
   children,
   focus = false,
   className,
+  dir,
 }: {
   children: ReactNode;
   focus?: boolean;
   className?: string;
+  /** "auto" for the clinic's own text (a document or form title): its language is not the page's. */
+  dir?: "auto";
 }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     if (focus) ref.current?.focus();
   }, [focus]);
   return (
-    <h1 ref={ref} id="portal-heading" tabIndex={-1} className={className}>
+    <h1 ref={ref} id="portal-heading" tabIndex={-1} className={className} dir={dir}>
       {children}
     </h1>
   );

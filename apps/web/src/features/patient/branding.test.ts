@@ -26,6 +26,10 @@ describe("portal branding", () => {
         "--cs-accent-contrast": "#ffffff",
       },
     );
+    // 6.1:1 on white passes AA but not the 7:1 the patient pages keep (AAA): the band only.
+    const middle = brandingProperties({ logoUrl: null, primaryColor: "#0b6a86", accentColor: null, font: null });
+    expect(middle["--portal-band"]).toBe("#0b6a86");
+    expect(middle["--cs-accent"]).toBeUndefined();
     const light = brandingProperties({
       logoUrl: null,
       primaryColor: "#ffd60a",

@@ -6,8 +6,9 @@ import { brandingFonts, type Branding } from "@clinsign/contracts";
  * `style.setProperty` (a strict CSP refuses inline style attributes, and a value that is not a
  * colour can never become CSS). The font replaces the theme's `--font-sans`. Colours are only
  * used where they keep text readable: the primary
- * colour becomes the accent of buttons and links only when it has 4.5:1 contrast on white; the
- * header band always gets a text colour (black or white) with enough contrast on it.
+ * colour becomes the accent of buttons and links only when it has 7:1 contrast on white (WCAG
+ * AAA, which the patient pages meet: axe runs every rule on them); the header band always gets a
+ * text colour (black or white) with enough contrast on it.
  */
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
@@ -91,7 +92,7 @@ export function brandingProperties(branding: Branding | null): Record<string, st
   if (primary) {
     properties["--portal-band"] = primary;
     properties["--portal-band-text"] = readableOn(primary);
-    if (contrastRatio(primary, "#ffffff") >= 4.5) {
+    if (contrastRatio(primary, "#ffffff") >= 7) {
       properties["--cs-accent"] = primary;
       properties["--cs-accent-hover"] = darken(primary, 0.8);
       properties["--cs-accent-contrast"] = "#ffffff";

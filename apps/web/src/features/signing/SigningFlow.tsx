@@ -232,8 +232,13 @@ export function SigningFlow({
       <div className={styles.flow}>
         <header className={styles.docHeader}>
           <p className={styles.eyebrow}>{t.signing.pageTitle}</p>
-          <ScreenHeading>{view.documentTitle}</ScreenHeading>
-          {view.documentDescription ? <p className={styles.description}>{view.documentDescription}</p> : null}
+          {/* The clinic's own words, in whatever language it wrote them: their direction is their own. */}
+          <ScreenHeading dir="auto">{view.documentTitle}</ScreenHeading>
+          {view.documentDescription ? (
+            <p className={styles.description} dir="auto">
+              {view.documentDescription}
+            </p>
+          ) : null}
           <p className={styles.steps}>{t.signing.steps}</p>
           {view.expiresAt ? (
             <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p>

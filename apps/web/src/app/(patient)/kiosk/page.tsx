@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { KioskLocked } from "../../../features/kiosk/KioskLocked";
 import { kioskOutcomes, type KioskOutcome } from "../../../features/kiosk/kiosk-device";
-import { getDictionary } from "../../../i18n/server";
+import { getPatientDictionary } from "../../../i18n/server";
 
 export const dynamic = "force-dynamic";
 
 export async function generateMetadata(): Promise<Metadata> {
-  const { t } = await getDictionary();
+  const { t } = await getPatientDictionary();
   return { title: t.signing.kioskLockedTitle, referrer: "no-referrer" };
 }
 

@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import { KioskSigning } from "../../../../features/kiosk/KioskSigning";
-import { getDictionary } from "../../../../i18n/server";
+import { getPatientDictionary } from "../../../../i18n/server";
 
 // Rendered per request: the answer is `Cache-Control: no-store`, so neither a cache nor the
 // back-forward cache keeps a patient's signing page.
 export const dynamic = "force-dynamic";
 
 export async function generateMetadata(): Promise<Metadata> {
-  const { t } = await getDictionary();
+  const { t } = await getPatientDictionary();
   return { title: t.signing.pageTitle, referrer: "no-referrer" };
 }
 

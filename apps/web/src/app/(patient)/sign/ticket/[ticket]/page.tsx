@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { SigningFlow } from "../../../../../features/signing/SigningFlow";
-import { getDictionary } from "../../../../../i18n/server";
+import { getPatientDictionary } from "../../../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
-  const { t } = await getDictionary();
+  const { t } = await getPatientDictionary();
   return { title: t.signing.pageTitle, referrer: "no-referrer" };
 }
 

@@ -1,0 +1,57 @@
+import { createRequire } from "node:module";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type BrowserContext, type Page } from "@playwright/test";
+import { WEB_PORT } from "./support";
+
+/** The seven patient languages (packages/contracts/src/languages.ts). */
+export const PATIENT_LANGUAGES = ["de", "en", "tr", "ar", "ru", "uk", "pl"] as const;
+export type PatientLanguage = (typeof PATIENT_LANGUAGES)[number];
+
+/** Every rule the installed axe-core ships: default, best practice, AAA, experimental, deprecated. */
+const require = createRequire(import.meta.url);
+const axeCore = require(require.resolve("axe-core", { paths: [require.resolve("@axe-core/playwright")] })) as {
+  getRules(): { ruleId: string }[];
+};
+export const ALL_AXE_RULES = axeCore.getRules().map((rule) => rule.ruleId);
+
+/**
+ * No axe violation at all, of any impact, with every rule axe ships turned on (experimental ones
+ * included). The failure lists each violation with the elements it was found on.
+ */
+export async function expectAxeClean(page: Page, state: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withRules(ALL_AXE_RULES).analyze();
+  const report = results.violations
+    .map(
+      (v) =>
+        `[${v.impact}] ${v.id}: ${v.help}\n${v.nodes.map((node) => `    ${node.target.join(" ")} — ${node.failureSummary?.replace(/\n/g, " ")}`).join("\n")}`,
+    )
+    .join("\n");
+  if (report) console.log(`axe violations on ${state}:\n${report}`);
+  // Soft: one run reports every state that fails, not only the first.
+  expect
+    .soft(
+      results.violations.map((v) => v.id),
+      `axe: violations on ${state}\n${report}`,
+    )
+    .toEqual([]);
+}
+
+/** The patient language for the next page (the `lang` cookie the language switch sets). */
+export async function useLanguage(context: BrowserContext, lang: PatientLanguage): Promise<void> {
+  await context.addCookies([{ name: "lang", value: lang, url: `http://localhost:${WEB_PORT}` }]);
+}
+
+/** The page came in `lang`: `<html lang dir>` say so (Arabic right to left). */
+export async function expectPageLanguage(page: Page, lang: PatientLanguage): Promise<void> {
+  await expect(page.locator("html")).toHaveAttribute("lang", lang);
+  await expect(page.locator("html")).toHaveAttribute("dir", lang === "ar" ? "rtl" : "ltr");
+}
+
+/**
+ * The two sizes every patient page is checked at: a 320 px wide phone (WCAG reflow) and a
+ * 1280 × 800 desktop window at 200 % zoom (640 × 400 CSS pixels, two device pixels each).
+ */
+export const CHECKED_SIZES = [
+  { name: "320 px", viewport: { width: 320, height: 640 }, deviceScaleFactor: 1 },
+  { name: "200 % zoom", viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 },
+] as const;
