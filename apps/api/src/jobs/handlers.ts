@@ -1,3 +1,4 @@
+import { PAGE_IMAGES_JOB, pageImagesJobHandler } from "../core/documents/page-images";
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
@@ -12,4 +13,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [SEAL_JOB]: sealJobHandler,
   [RETIMESTAMP_JOB]: retimestampJobHandler,
   [NOTICE_JOB]: signatureNoticeJobHandler,
+  [PAGE_IMAGES_JOB]: pageImagesJobHandler,
 };
