@@ -5,9 +5,10 @@
  * images are made once per stored PDF (versions that share a PDF share them) and served with
  * year-long cache lifetimes; the sealed PDF is made from the PDF itself, never from these.
  *
- * Files, beside the PDF's own key in FileStorage: `<pdf key>.pages/<page>-<width>.webp` and, written
- * last, `<pdf key>.pages/manifest.json` (page sizes, rotation, text, widths). No manifest: not
- * (yet) drawn, and the page falls back to pdf.js.
+ * Files in FileStorage, named after the PDF's key `documents/<yyyymm>/<random>`:
+ * `document-pages/<yyyymm>/<random>-<page>-<width>` (WebP) and, written last,
+ * `document-pages/<yyyymm>/<random>-manifest` (JSON: page sizes, rotation, text, widths). No
+ * manifest: not (yet) drawn, and the page falls back to pdf.js.
  */
 import type { Services } from "../context";
 import type { OrgContext } from "../context";
@@ -42,9 +43,10 @@ export interface PageImageManifest {
   }[];
 }
 
-const folderOf = (pdfKey: string) => `${pdfKey}.pages`;
-export const pageImageKey = (pdfKey: string, page: number, width: number) => `${folderOf(pdfKey)}/${page}-${width}.webp`;
-const manifestKey = (pdfKey: string) => `${folderOf(pdfKey)}/manifest.json`;
+/** `documents/202611/abc…` → `document-pages/202611/abc…`: the same month and name, its own prefix. */
+const baseOf = (pdfKey: string) => pdfKey.replace(/^[a-z0-9-]+\//, "document-pages/");
+export const pageImageKey = (pdfKey: string, page: number, width: number) => `${baseOf(pdfKey)}-${page}-${width}`;
+export const pageManifestKey = (pdfKey: string) => `${baseOf(pdfKey)}-manifest`;
 
 async function* once(bytes: Uint8Array): AsyncIterable<Buffer> {
   yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -52,7 +54,7 @@ async function* once(bytes: Uint8Array): AsyncIterable<Buffer> {
 
 /** The manifest of a stored PDF's images, or null while there is none. */
 export async function readPageImageManifest(services: Services, pdfKey: string): Promise<PageImageManifest | null> {
-  const bytes = await services.storage.get(manifestKey(pdfKey));
+  const bytes = await services.storage.get(pageManifestKey(pdfKey));
   return bytes ? (JSON.parse(bytes.toString("utf8")) as PageImageManifest) : null;
 }
 
@@ -98,7 +100,10 @@ export async function renderPageImages(services: Services, pdfKey: string): Prom
     }
   } catch (error) {
     if (!(error instanceof PdfLimitError)) throw error;
-    services.log.warn({ limit: error.limit, err: error.message }, "the page images of a PDF were refused by the PDF worker");
+    services.log.warn(
+      { limit: error.limit, err: error.message },
+      "the page images of a PDF were refused by the PDF worker",
+    );
     manifest.unavailable = `limit_${error.limit}`;
   }
   if (manifest.unavailable) {
@@ -106,7 +111,7 @@ export async function renderPageImages(services: Services, pdfKey: string): Prom
     await Promise.all(written.map((key) => services.storage.delete(key).catch(() => {})));
     manifest.pages = [];
   }
-  await services.storage.putAs(manifestKey(pdfKey), once(Buffer.from(JSON.stringify(manifest))));
+  await services.storage.putAs(pageManifestKey(pdfKey), once(Buffer.from(JSON.stringify(manifest))));
   return manifest;
 }
 
@@ -132,7 +137,7 @@ export async function deletePageImages(services: Services, pdfKey: string): Prom
   const keys = (manifest?.pages ?? []).flatMap((page) =>
     manifest!.widths.map((width) => pageImageKey(pdfKey, page.number, width)),
   );
-  await Promise.all([...keys, manifestKey(pdfKey)].map((key) => services.storage.delete(key).catch(() => {})));
+  await Promise.all([...keys, pageManifestKey(pdfKey)].map((key) => services.storage.delete(key).catch(() => {})));
 }
 
 /**

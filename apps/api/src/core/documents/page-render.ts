@@ -49,8 +49,7 @@ export interface RenderedPage {
 }
 
 export type RenderPagesOutcome =
-  | { ok: true; pageCount: number; pages: RenderedPage[] }
-  | { ok: false; reason: "unreadable" | "page_shape" };
+  { ok: true; pageCount: number; pages: RenderedPage[] } | { ok: false; reason: "unreadable" | "page_shape" };
 
 /** A page taller or wider than this many times its other side is not drawn (the pixels would explode). */
 export const MAX_PAGE_ASPECT = 8;
@@ -69,7 +68,6 @@ export async function renderPdfPages(input: RenderPagesInput): Promise<RenderPag
     data: input.bytes.slice(),
     standardFontDataUrl: join(pdfjsDir, "standard_fonts") + "/",
     cMapUrl: join(pdfjsDir, "cmaps") + "/",
-    isEvalSupported: false,
     enableXfa: false,
     disableFontFace: true,
     // Images inside the page larger than this many pixels are left out rather than decoded.
@@ -98,9 +96,11 @@ export async function renderPdfPages(input: RenderPagesInput): Promise<RenderPag
       const context = canvas.getContext("2d");
       context.fillStyle = "#ffffff";
       context.fillRect(0, 0, canvas.width, canvas.height);
+      // @napi-rs/canvas stands in for the DOM canvas pdf.js's types name.
+      type Render = Parameters<typeof page.render>[0];
       await page.render({
-        canvas: canvas as unknown as HTMLCanvasElement,
-        canvasContext: context as unknown as CanvasRenderingContext2D,
+        canvas: canvas as unknown as Render["canvas"],
+        canvasContext: context as unknown as Render["canvasContext"],
         viewport,
       }).promise;
       const pixels = sharp(canvas.data(), { raw: { width: canvas.width, height: canvas.height, channels: 4 } });

@@ -30,6 +30,7 @@ import {
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
+import { pageImagesOf } from "./page-images";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
 
@@ -55,7 +56,7 @@ const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
  * The request a signer context acts on: the one its signing pass (or link, or ticket) opened. The
  * signer procedures build such a context only from a valid credential.
  */
-function signerRequestId(ctx: OrgContext): string {
+export function signerRequestId(ctx: OrgContext): string {
   if (ctx.actor.type !== "signer" || !ctx.actor.id)
     throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
   return ctx.actor.id;
@@ -184,12 +185,13 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
       expiresAt: row.expiresAt.toISOString(),
       signedCopy: copy.state,
       signedCopyUntil: copy.until?.toISOString() ?? null,
+      pageImages: state === "ready" ? await pageImagesOf(tx, row, version) : null,
     };
   });
 }
 
 /** Why the patient cannot act on this request now, or null when it is open for signing. */
-function refusal(row: SignatureRequestRow): AppError | null {
+export function refusal(row: SignatureRequestRow): AppError | null {
   if (row.visibility === "draft")
     return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
   if (row.status !== "opened") {
