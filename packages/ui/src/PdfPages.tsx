@@ -4,6 +4,7 @@ import type { PDFPageProxy } from "pdfjs-dist";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
 import { fieldBox, type PdfFieldRect } from "./pdf-geometry";
+import { FieldBox } from "./PdfFieldBox";
 import styles from "./PdfPages.module.css";
 
 export { fieldBox, type PdfFieldRect };
@@ -61,8 +62,6 @@ const MAX_CANVAS_SIDE = 4096;
 function bundledWorkerSrc(): string {
   return new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 }
-
-const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;
 
 /**
  * A PDF shown page by page with pdf.js: one canvas per page, drawn when the page comes near the
@@ -284,22 +283,5 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
       </figcaption>
       {text ? <div className="cs-visually-hidden">{text}</div> : null}
     </figure>
-  );
-}
-
-function FieldBox({ box, label }: { box: ReturnType<typeof fieldBox>; label: string }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const style = ref.current?.style;
-    if (!style) return;
-    style.setProperty("--cs-field-left", percent(box.left));
-    style.setProperty("--cs-field-top", percent(box.top));
-    style.setProperty("--cs-field-width", percent(box.width));
-    style.setProperty("--cs-field-height", percent(box.height));
-  }, [box.left, box.top, box.width, box.height]);
-  return (
-    <div ref={ref} className={styles.field} data-testid="pdf-field">
-      <span className={styles.fieldLabel}>{label}</span>
-    </div>
   );
 }

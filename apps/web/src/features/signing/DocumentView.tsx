@@ -2,6 +2,7 @@
 
 import type { SigningView } from "@clinsign/contracts";
 import { Button, Notice, useNearViewport } from "@clinsign/ui";
+import { PageImages } from "@clinsign/ui/page-images";
 import type { PdfPagesLabels, PdfPagesProps } from "@clinsign/ui/pdf-pages";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
@@ -15,9 +16,10 @@ import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
 /** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
 
-// The viewer and pdf.js (~120 KB compressed, plus its worker) are not part of the page's first
-// load: they arrive once the ready screen is painted and the document section is near the
-// screen. Until then the section shows its loading placeholder.
+// The pages come as images drawn by the API when the version was created (view.pageImages): no
+// pdf.js on the phone. pdf.js (~120 KB compressed, plus its worker and the PDF itself) is loaded
+// only when there are no images yet, or when the patient asks for the original PDF; then it
+// arrives once the ready screen is painted and the document section is near the screen.
 // A chunk that cannot be fetched (the connection dropped) says the document cannot be shown,
 // like a PDF pdf.js cannot read, instead of taking the sign form down with it.
 const PdfPages = lazy(() =>
@@ -52,9 +54,12 @@ export function DocumentView({
 }) {
   const { t } = usePatientI18n();
   const trpc = useTRPC();
-  const document = useQuery(
-    trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
-  );
+  const [original, setOriginal] = useState(false);
+  const images = original ? null : (view.pageImages ?? null);
+  const document = useQuery({
+    ...trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+    enabled: !images,
+  });
   const bytes = useMemo(() => (document.data ? base64ToBytes(document.data.base64) : null), [document.data]);
   const labels: PdfPagesLabels = useMemo(
     () => ({
@@ -70,7 +75,11 @@ export function DocumentView({
   const [zoom, setZoom] = useState(MIN_ZOOM);
   const viewerRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
-  const showPages = Boolean(bytes && near && !document.isError);
+  const texts = useQuery({
+    ...trpc.signing.pageTexts.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+    enabled: Boolean(images && near),
+  });
+  const showPages = Boolean(images || (bytes && near && !document.isError));
   useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
   const percent = Math.round(zoom * 100);
   const placeholder = (
@@ -120,12 +129,36 @@ export function DocumentView({
             </Button>
           ) : null}
         </div>
+        {images ? (
+          <Button size="small" variant="ghost" onClick={() => setOriginal(true)}>
+            {t.signing.showOriginal}
+          </Button>
+        ) : null}
         <Button size="small" variant="primary" onClick={onGoToSignature}>
           {t.signing.goToSignature}
         </Button>
       </div>
       <p className="cs-hint">{t.signing.zoomHint}</p>
-      {document.isError ? (
+      {images ? (
+        <div
+          ref={viewerRef}
+          className={styles.pdf}
+          data-testid="document-viewer"
+          data-zoom={zoom}
+          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
+        >
+          <div ref={contentRef} className={styles.zoomed}>
+            <PageImages
+              images={images}
+              fields={view.fields ?? []}
+              labels={labels}
+              texts={texts.data?.pages}
+              // A page is as wide as the patient page's column (760 px at most), times the zoom.
+              sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
+            />
+          </div>
+        </div>
+      ) : document.isError ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>
