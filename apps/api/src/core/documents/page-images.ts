@@ -146,6 +146,7 @@ export async function deletePageImages(services: Services, pdfKey: string): Prom
  * version is usable at once; the signing page uses pdf.js until the images are there.
  */
 export async function queuePageImages(tx: OrgContext, pdfKey: string): Promise<void> {
+  if (!tx.services.config.pageImages) return;
   await enqueueJob(tx.scope, {
     kind: PAGE_IMAGES_JOB,
     payload: { pdfKey },

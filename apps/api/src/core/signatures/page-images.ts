@@ -32,6 +32,7 @@ export async function pageImagesOf(
   row: SignatureRequestRow,
   version: VersionRow,
 ): Promise<SigningPageImages | null> {
+  if (!tx.services.config.pageImages) return null;
   const manifest = await readPageImageManifest(tx.services, version.storageKey);
   if (!manifest) {
     await queuePageImages(tx, version.storageKey);
