@@ -18,12 +18,14 @@
 // - baseline: the root not-found page of the same build (React, Next's router, the root layout),
 //   its `load` event: what any page of the app pays before it can do anything.
 // Each figure is the median of --runs visits. Prints one line per figure, then one JSON line.
+/* global window, document, performance, MutationObserver -- recorder() and the waits run in the page */
 import { createRequire } from "node:module";
 import console from "node:console";
+import { setInterval, clearInterval, setTimeout } from "node:timers";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { fileURLToPath, URL } from "node:url";
+import { fileURLToPath, URL, URLSearchParams } from "node:url";
 import { parseArgs } from "node:util";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -43,6 +45,8 @@ const { values: options } = parseArgs({
     forms: { type: "boolean", default: true },
     baseline: { type: "string", default: "/sign/page-weight/baseline/not-found" },
     chromium: { type: "string", default: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
+    /** Where to save a screenshot of a visit that timed out (for finding out why). */
+    screenshot: { type: "string" },
   },
   allowNegative: true,
 });

@@ -89,7 +89,7 @@ async function runMeasureScript(args: string[], log: Log): Promise<ScriptFigures
 export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: Log): Promise<PortalSpeedResult> {
   const chromium = chromiumPath();
   const buildStarted = Date.now();
-  const build = await buildWebApp(log);
+  const build = await buildWebApp(log, "portal-speed");
   const buildSeconds = (Date.now() - buildStarted) / 1000;
   if (!build.ok) return { status: "skipped", reason: `the web app could not be built: ${build.reason}` };
   if (options.databaseUrl) log("portal-speed: runs on PGlite (page speed does not depend on the database engine)");
@@ -146,6 +146,9 @@ export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: L
           label,
           "--chromium",
           chromium,
+          // A visit that times out leaves its screenshot here (named in the error).
+          "--screenshot",
+          join(tmpdir(), `clinsign-bench-speed-timeout-${label}.png`),
           ...(pageImages ? [] : ["--no-forms"]),
         ],
         log,

@@ -86,11 +86,14 @@ const tail = (text: string) => text.slice(-OUTPUT_TAIL_CHARS).trimEnd();
  * a changed one is rebuilt, so the bytes measured are always the working tree's. Resolves to the
  * failure's output when the build is not possible.
  */
-export function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: string }> {
+export function buildWebApp(
+  log: Log,
+  scenario = "portal-weight",
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (!existsSync(TURBO))
     return Promise.resolve({ ok: false, reason: `turbo is not installed (${TURBO}); run pnpm install` });
   log(
-    "portal-weight: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)",
+    `${scenario}: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)`,
   );
   return new Promise((done) => {
     const child = spawn(
