@@ -123,9 +123,9 @@ async function waitForPageImages(link) {
 }
 
 const FIELDS = [
-  { key: "name", type: "text", label: "Full name", required: true },
-  { key: "birthdate", type: "date", label: "Date of birth" },
-  { key: "notes", type: "textarea", label: "Anything we should know?" },
+  { id: "name", key: "name", type: "text", label: "Full name", required: true },
+  { id: "birthdate", key: "birthdate", type: "date", label: "Date of birth" },
+  { id: "notes", key: "notes", type: "textarea", label: "Anything we should know?" },
 ];
 
 /** F2 (an active template) and F-sessions: an embedded form's URL. */

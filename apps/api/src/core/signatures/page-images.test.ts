@@ -23,7 +23,7 @@ let other: TestOrg;
 
 beforeAll(async () => {
   files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort });
+  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PAGE_IMAGES: "true" });
   [org, other] = [await api.createOrg("Klinik Nord"), await api.createOrg("Klinik West")];
 });
 afterAll(async () => {
