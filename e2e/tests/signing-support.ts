@@ -188,3 +188,21 @@ export function darkShare(png: PNG, x0: number, y0: number, width: number, heigh
   }
   return dark / (Math.round(width) * Math.round(height));
 }
+
+/**
+ * Waits until the API has drawn the page images of a signing link's document (a job right after
+ * A6), by opening the link as the signing page does: the page then shows images, not pdf.js.
+ */
+export async function waitForPageImages(request: APIRequestContext, signingLink: string): Promise<void> {
+  const token = signingLink.slice(signingLink.lastIndexOf("/") + 1);
+  await expect
+    .poll(
+      async () => {
+        const response = await request.post(`${API_URL}/trpc/signing.open`, { data: { token } });
+        const body = (await response.json()) as { result?: { data?: { pageImages?: unknown } } };
+        return Boolean(body.result?.data?.pageImages);
+      },
+      { message: "the page images of the document", timeout: 60_000 },
+    )
+    .toBe(true);
+}

@@ -17,6 +17,7 @@ import {
   startFileServer,
   useHs256Verification,
   verifySession,
+  waitForPageImages,
   type FileServer,
 } from "./signing-support";
 
@@ -92,7 +93,8 @@ test.describe("patient signature portal on a phone", () => {
     const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
     await expect(firstPage).toHaveAttribute("data-rendered", "true");
     await expect(page.getByRole("figure", { name: "Page 2 of 2" })).toBeAttached();
-    const frame = (await firstPage.locator("canvas").boundingBox())!;
+    // Page images, or pdf.js's canvas while the images are still being drawn: the field lines up on either.
+    const frame = (await firstPage.locator("canvas, img").first().boundingBox())!;
     const field = (await page.getByTestId("pdf-field").boundingBox())!;
     expect(frame.width).toBeLessThanOrEqual(390);
     const scale = frame.width / A4.width;
@@ -355,12 +357,13 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
       title: TITLE,
       patientId: `P-e2e-zoom-${Date.now()}`,
     });
+    await waitForPageImages(request, signing.signingLink);
     await page.goto(signing.signingLink);
     const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
     await expect(firstPage).toHaveAttribute("data-rendered", "true");
     const viewer = page.getByTestId("document-viewer");
-    const canvas = firstPage.locator("canvas");
-    const fitWidth = (await canvas.boundingBox())!.width;
+    const image = firstPage.locator("img");
+    const fitWidth = (await image.boundingBox())!.width;
     expect(fitWidth).toBeLessThanOrEqual(390);
     // At the screen's width, 11 pt body text is about 6 px: far too small to read.
     expect((11 * fitWidth) / A4.width).toBeLessThan(7);
@@ -371,11 +374,9 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await tools.getByRole("button", { name: "Zoom in" }).press("Enter");
     await expect(viewer).toHaveAttribute("data-zoom", "2");
     await expect(tools.getByText("Zoom 200 %")).toBeVisible();
-    await expect.poll(async () => (await canvas.boundingBox())!.width).toBeCloseTo(fitWidth * 2, -1);
-    // The canvas is redrawn for its new width (sharp), not stretched.
-    await expect
-      .poll(() => canvas.evaluate((c: HTMLCanvasElement) => c.width))
-      .toBeGreaterThanOrEqual(Math.floor(fitWidth * 2 * 2) - 2);
+    await expect.poll(async () => (await image.boundingBox())!.width).toBeCloseTo(fitWidth * 2, -1);
+    // The page is shown from its largest image now (sharp), not the phone-sized one stretched.
+    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.currentSrc)).toMatch(/-1200\.webp$/);
     // The document scrolls sideways inside its frame; the page itself does not.
     expect(await hasHorizontalScroll(page)).toBe(false);
     expect(await viewer.evaluate((v) => v.scrollWidth > v.clientWidth)).toBe(true);
@@ -410,6 +411,66 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await expect(werkzeuge.getByRole("button", { name: "Zur Unterschrift" })).toBeVisible();
     await page.screenshot({ path: test.info().outputPath("reading-de.png") });
     await page.getByRole("combobox", { name: PATIENT_LANGUAGE_SWITCH }).selectOption("en");
+  });
+
+  test("the pages arrive as images sized for the phone; pdf.js and the PDF load only for “Show the original PDF”", async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const staff = await staffSignIn(browser, "E2E page images");
+    await staff.context.close();
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId: `P-e2e-images-${Date.now()}`,
+    });
+    await waitForPageImages(request, signing.signingLink);
+    const fetched: string[] = [];
+    page.on("request", (sent) => fetched.push(sent.url()));
+    await page.goto(signing.signingLink);
+    const firstPage = page.getByRole("figure", { name: "Page 1 of 2" });
+    await expect(firstPage).toHaveAttribute("data-rendered", "true");
+    await expect(page.getByRole("figure", { name: "Page 2 of 2" })).toBeAttached();
+
+    // A 390 px phone at 2× gets the 800 px image, with its size known before it arrives.
+    const image = firstPage.locator("img");
+    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.currentSrc)).toMatch(/\/1-800\.webp$/);
+    expect(await image.getAttribute("width")).toBe("1200");
+    expect(await image.getAttribute("height")).toBe("1697");
+    const served = await request.get(await image.evaluate((i: HTMLImageElement) => i.currentSrc));
+    expect(served.headers()["content-type"]).toBe("image/webp");
+    expect(served.headers()["cache-control"]).toBe("private, max-age=31536000, immutable");
+
+    // The field lines up on the image as it did on pdf.js's canvas.
+    const frame = (await image.boundingBox())!;
+    const field = (await page.getByTestId("pdf-field").boundingBox())!;
+    const scale = frame.width / A4.width;
+    expect(field.x - frame.x).toBeCloseTo(FIELD.x * scale, 0);
+    expect(field.y - frame.y).toBeCloseTo(FIELD.y * scale, 0);
+    expect(field.width).toBeCloseTo(FIELD.width * scale, 0);
+
+    // Screen readers get each page's text.
+    await expect(firstPage.locator(".cs-visually-hidden")).not.toBeEmpty();
+
+    // The signature pad is there and takes ink; nothing of pdf.js or the PDF was downloaded.
+    const pad = page.getByRole("img", { name: /^Signature area/ });
+    await pad.scrollIntoViewIfNeeded();
+    await drawWithMouse(page, pad);
+    await expect(pad).toHaveAttribute("data-has-ink", "true");
+    const pdfjs = (url: string) => /pdf\.worker|\/sign\/pdfjs\/|signing\.document/.test(url);
+    expect(fetched.filter(pdfjs)).toEqual([]);
+    await expectAccessible(page, "signing portal: page images");
+    await page.screenshot({ path: test.info().outputPath("page-images-en.png"), fullPage: true });
+
+    // Asked for, the original PDF is drawn by pdf.js in place of the images.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.getByRole("button", { name: "Show the original PDF" }).click();
+    await expect(firstPage.locator("canvas")).toBeVisible();
+    await expect(firstPage).toHaveAttribute("data-rendered", "true");
+    expect(fetched.some((url) => /pdf\.worker/.test(url))).toBe(true);
+    expect(fetched.some((url) => /signing\.document/.test(url))).toBe(true);
   });
 });
 

@@ -17,7 +17,9 @@ export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
 const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale", "staff-lists-scale"];
 /** bench/scenarios/portal-weight.ts: the signing portal's JavaScript in Chromium, on a production web build. */
 export const PORTAL_WEIGHT = "portal-weight";
-const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS, PORTAL_WEIGHT];
+/** bench/scenarios/portal-speed.ts: the patient pages' times on an emulated slow phone, on a production web build. */
+export const PORTAL_SPEED = "portal-speed";
+const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS, PORTAL_WEIGHT, PORTAL_SPEED];
 
 export interface BenchOptions {
   /** Measured seconds per scenario. */
@@ -32,6 +34,8 @@ export interface BenchOptions {
   extended: ExtendedScenarioName[];
   /** `portal-weight`, run last: builds the web app if needed and measures the portal's scripts in Chromium. */
   portalWeight: boolean;
+  /** `portal-speed`, run last: times to page 1, the pad and the first field in throttled Chromium. */
+  portalSpeed: boolean;
   /** Absolute path for the JSON report, if asked for. */
   jsonFile: string | undefined;
   /** PostgreSQL server to benchmark on; unset means our stack runs on PGlite. */
@@ -53,8 +57,9 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       100k/1M audit rows) and staff-lists-scale (the staff console's
                       submissions and audit lists at 100k/1M rows, the CSV export of
                       100k submissions); bulk-loads PostgreSQL, takes several minutes
-                      portal-weight builds the web app when it changed (turbo; minutes)
-                      and needs Chromium (/usr/bin/chromium or CHROMIUM_PATH)
+                      portal-weight and portal-speed build the web app when it changed
+                      (turbo; minutes) and need Chromium (/usr/bin/chromium or CHROMIUM_PATH);
+                      portal-speed takes several minutes (throttled visits)
   --json <file>       also write the results as JSON
   --help              this text
 
@@ -75,12 +80,13 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
 function scenarioList(
   raw: string | undefined,
   scale: boolean,
-): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean } {
+): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean; portalSpeed: boolean } {
   if (raw === undefined) {
     return {
       scenarios: [...SCENARIOS],
       extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)),
       portalWeight: true,
+      portalSpeed: true,
     };
   }
   const names = raw
@@ -95,6 +101,7 @@ function scenarioList(
     scenarios: SCENARIOS.filter((s) => names.includes(s)),
     extended: EXTENDED_SCENARIOS.filter((s) => names.includes(s) || (scale && SCALE_SCENARIOS.includes(s))),
     portalWeight: names.includes(PORTAL_WEIGHT),
+    portalSpeed: names.includes(PORTAL_SPEED),
   };
 }
 

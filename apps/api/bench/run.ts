@@ -42,6 +42,7 @@ import {
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { runExtended } from "./scenarios/extended";
+import { formatPortalSpeed, runPortalSpeed } from "./scenarios/portal-speed";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
 import { formatStaffLists } from "./scenarios/staff-lists";
 
@@ -266,6 +267,19 @@ async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   if (options.scenarios.length > 0) await runBase(options, cleanup);
   if (options.extended.length > 0) await runExtendedScenarios(options, cleanup);
   if (options.portalWeight) await runPortalWeightScenario(options, cleanup);
+  if (options.portalSpeed) await runPortalSpeedScenario(options, cleanup);
+}
+
+/** The patient pages' times on an emulated slow phone (bench/scenarios/portal-speed.ts), its own section and JSON file. */
+async function runPortalSpeedScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  const result = await runPortalSpeed(options, cleanup.defer.bind(cleanup), log);
+  const machine = machineInfo(null, API_DIR);
+  process.stdout.write(`\n${formatMachine(machine)}\n${formatPortalSpeed(result)}\n`);
+  if (options.jsonFile) {
+    const file = options.jsonFile.replace(/(\.json)?$/, ".portal-speed.json");
+    writeFileSync(file, JSON.stringify({ machine, portalSpeed: result }, null, 2) + "\n");
+    log(`wrote ${file}`);
+  }
 }
 
 /** The signing portal's JavaScript in Chromium (bench/scenarios/portal-weight.ts), its own section and JSON file. */

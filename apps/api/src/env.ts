@@ -76,6 +76,8 @@ const schema = z
     PDF_WORKER_MEMORY_MB: count(512, 64, 8192),
     PDF_WORKER_TIMEOUT_SECONDS: count(30, 1, 600),
     PDF_WORKER_CONCURRENCY: count(2, 1, 64),
+    /** Draw each document version's pages as images for the signing page (off: the page loads pdf.js). */
+    PAGE_IMAGES: bool(true),
     /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
     AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
     SIGNING_P12_FILE: z.string().optional(),
@@ -205,6 +207,8 @@ export interface Config {
   retimestampWindowMs: number;
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
+  /** Page images for the signing page (core/documents/page-images.ts); false: the page shows the PDF with pdf.js. */
+  pageImages: boolean;
   storage: "fs" | "db" | "s3";
   /** The bucket of STORAGE=s3 and of `storage migrate` (core/files/s3-storage.ts); undefined without S3_BUCKET. */
   s3: S3Settings | undefined;
@@ -283,6 +287,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000,
       concurrency: env.PDF_WORKER_CONCURRENCY,
     },
+    pageImages: env.PAGE_IMAGES,
     storage: env.STORAGE,
     s3: env.S3_BUCKET
       ? {

@@ -47,12 +47,13 @@ export async function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      // Pages only: not the tRPC proxy, single sign-on's redirects, Next's assets, the icon, or uploaded logos (public images).
+      // Pages only: not the tRPC proxy, single sign-on’s redirects, Next’s assets, the icon,
+      // uploaded logos (public images) or the signing page’s page images (their grant is the credential).
       // Prefetches too: a page fetched with `Purpose: prefetch` is shown later as it came, so it
       // needs its CSP and the session redirect like any other (server.mjs adds a fallback CSP
       // and X-Frame-Options to whatever does not pass here).
       source:
-        "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+        "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|signing-pages/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
     },
   ],
 };

@@ -386,6 +386,29 @@ export type SigningState = z.infer<typeof signingState>;
 export const signedCopyState = z.enum(["preparing", "available", "expired"]);
 export type SignedCopyState = z.infer<typeof signedCopyState>;
 
+/**
+ * Where the signing page finds the page images: `<url>/<page>-<width>.webp` for each width in
+ * `widths`; `pages` gives each page's unrotated size in PDF points and its /Rotate (field
+ * rectangles are given on the unrotated page) and the pixel height of each width's image.
+ */
+export const signingPageImages = z.object({
+  url: z.string(),
+  widths: z.array(z.number().int()),
+  pages: z.array(
+    z.object({
+      width: z.number(),
+      height: z.number(),
+      rotate: z.number().int(),
+      heights: z.array(z.number().int()),
+    }),
+  ),
+});
+export type SigningPageImages = z.infer<typeof signingPageImages>;
+
+/** `signing.pageTexts`: the text of each page of the pinned version, for screen readers and search. */
+export const signingPageTexts = z.object({ pages: z.array(z.string()) });
+export type SigningPageTexts = z.infer<typeof signingPageTexts>;
+
 export const signingView = z.object({
   state: signingState,
   sessionToken: z.string().nullable(),
@@ -408,6 +431,11 @@ export const signingView = z.object({
    * it is. `fields` above is then the viewer's own fields.
    */
   party: signingParty.optional(),
+  /**
+   * The pinned version's pages as images (drawn once per version), so the page needs no pdf.js;
+   * null (or absent) while they are being drawn or cannot be: the page then shows the PDF.
+   */
+  pageImages: signingPageImages.nullable().optional(),
 });
 export type SigningView = z.infer<typeof signingView>;
 

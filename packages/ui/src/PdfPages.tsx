@@ -4,6 +4,7 @@ import type { PDFPageProxy } from "pdfjs-dist";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
 import { fieldBox, type PdfFieldRect, type PdfShownField } from "./pdf-geometry";
+import { FieldBox } from "./PdfFieldBox";
 import styles from "./PdfPages.module.css";
 
 export { fieldBox, type PdfFieldRect, type PdfShownField };
@@ -61,8 +62,6 @@ const MAX_CANVAS_SIDE = 4096;
 function bundledWorkerSrc(): string {
   return new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 }
-
-const percent = (fraction: number) => `${(fraction * 100).toFixed(4)}%`;
 
 /**
  * A PDF shown page by page with pdf.js: one canvas per page, drawn when the page comes near the
@@ -285,47 +284,5 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
       </figcaption>
       {text ? <div className="cs-visually-hidden">{text}</div> : null}
     </figure>
-  );
-}
-
-function FieldBox({
-  box,
-  label,
-  signed,
-}: {
-  box: ReturnType<typeof fieldBox>;
-  label: string;
-  signed?: PdfShownField["signed"];
-}) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const style = ref.current?.style;
-    if (!style) return;
-    style.setProperty("--cs-field-left", percent(box.left));
-    style.setProperty("--cs-field-top", percent(box.top));
-    style.setProperty("--cs-field-width", percent(box.width));
-    style.setProperty("--cs-field-height", percent(box.height));
-  }, [box.left, box.top, box.width, box.height]);
-  if (signed) {
-    return (
-      <div ref={ref} className={cx(styles.field, styles.signedField)} data-testid="pdf-signed-field">
-        {"image" in signed ? (
-          // A data URL of the signer's drawing (the CSP allows data: images).
-          <img className={styles.signedImage} src={signed.image} alt={signed.alt} />
-        ) : (
-          <span className={styles.signedText} role="img" aria-label={signed.alt}>
-            {signed.text}
-          </span>
-        )}
-        <span className={cx(styles.fieldLabel, styles.signedLabel)} aria-hidden="true">
-          {label}
-        </span>
-      </div>
-    );
-  }
-  return (
-    <div ref={ref} className={styles.field} data-testid="pdf-field">
-      <span className={styles.fieldLabel}>{label}</span>
-    </div>
   );
 }

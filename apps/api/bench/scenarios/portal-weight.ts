@@ -69,7 +69,7 @@ export type PortalWeightResult =
   | { status: "skipped"; reason: string };
 
 /** The browser the script drives; a missing one is a broken setup, not a reason to skip. */
-function chromiumPath(): string {
+export function chromiumPath(): string {
   const path = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
   if (!existsSync(path)) {
     throw new Error(
@@ -86,11 +86,14 @@ const tail = (text: string) => text.slice(-OUTPUT_TAIL_CHARS).trimEnd();
  * a changed one is rebuilt, so the bytes measured are always the working tree's. Resolves to the
  * failure's output when the build is not possible.
  */
-function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: string }> {
+export function buildWebApp(
+  log: Log,
+  scenario = "portal-weight",
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (!existsSync(TURBO))
     return Promise.resolve({ ok: false, reason: `turbo is not installed (${TURBO}); run pnpm install` });
   log(
-    "portal-weight: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)",
+    `${scenario}: turbo build of the API and the web app (cached when nothing changed; a fresh next build takes minutes)`,
   );
   return new Promise((done) => {
     const child = spawn(
@@ -128,7 +131,7 @@ function buildWebApp(log: Log): Promise<{ ok: true } | { ok: false; reason: stri
  * the way `pnpm start` runs it, pointed at our API. Its own small spawn rather than processes.ts's
  * helper, which is for API-like children; the child is still stopped by pid on every path.
  */
-function startWebServer(port: number, api: ServerProcess, defer: Defer): ServerProcess {
+export function startWebServer(port: number, api: ServerProcess, defer: Defer): ServerProcess {
   const apiPort = new URL(api.baseUrl).port;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

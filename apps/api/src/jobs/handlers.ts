@@ -1,3 +1,4 @@
+import { PAGE_IMAGES_JOB, pageImagesJobHandler } from "../core/documents/page-images";
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
 import {
@@ -20,4 +21,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [NOTICE_JOB]: signatureNoticeJobHandler,
   [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
   [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
+  [PAGE_IMAGES_JOB]: pageImagesJobHandler,
 };

@@ -10,7 +10,10 @@ import { exportAuditCsv } from "../core/audit/audit-log";
 import { logoTooLarge, readLogo, storeLogo } from "../core/branding/logos";
 import { MAX_PDF_BYTES, registerDocument } from "../core/documents/documents";
 import { readDocumentPdf } from "../core/documents/staff";
+import { contextFor } from "../core/context";
+import { requestOfPageImagesGrant } from "../core/credentials/signing";
 import { AppError } from "../core/errors";
+import { getSigningPageImage, PAGE_IMAGES_PATH } from "../core/signatures/page-images";
 import { exportSubmissionsCsv, exportSubmissionsJson } from "../core/submissions/export";
 import { renderSubmissionPdf } from "../core/submissions/pdf";
 import { RestReply, StoredFileReply, StreamReply } from "./replies";
@@ -201,6 +204,50 @@ export const consoleRoutes: ConsoleRoute[] = [
         "cache-control": "public, max-age=31536000, immutable",
         // The web app's pages load it from their own origin; other sites may embed it as an image.
         "cross-origin-resource-policy": "cross-origin",
+      });
+    },
+  }),
+  consoleRoute({
+    kind: "console",
+    method: "GET",
+    head: true,
+    // `/signing-pages/<org>.<request>.<tag>/<version sha256>/<page>-<width>.webp`, as
+    // `signing.open` hands it out in `pageImages.url` (core/signatures/page-images.ts).
+    path: `${PAGE_IMAGES_PATH}/{grant}/{sha256}/{image}`,
+    params: {
+      grant: "[0-9a-f-]{36}\\.[0-9a-f-]{36}\\.[A-Za-z0-9_-]{43}",
+      sha256: "[0-9a-f]{64}",
+      image: "[0-9]{1,4}-[0-9]{2,5}\\.webp",
+    },
+    area: "A",
+    auth: "public",
+    summary:
+      "A page of the document a signing link asks to sign, as a WebP image (the signing page shows these instead of the PDF); the grant in the path names the request",
+    input: z.object({ grant: z.string(), sha256: z.string(), image: z.string() }),
+    serve: async ({ services }, input) => {
+      const grant = requestOfPageImagesGrant(services, input.grant);
+      if (!grant) throw new AppError("not_found", "page not found");
+      const [page, width] = input.image
+        .replace(/\.webp$/, "")
+        .split("-")
+        .map(Number) as [number, number];
+      const ctx = contextFor(
+        services,
+        { kind: "signer", ...grant },
+        { requestId: "page-image", ip: null, userAgent: null },
+      );
+      const bytes = await getSigningPageImage(ctx, {
+        requestId: grant.signatureRequestId,
+        sha256: input.sha256,
+        page,
+        width,
+      });
+      return new RestReply(200, bytes, "image/webp", {
+        "x-content-type-options": "nosniff",
+        // The URL names one version's page (its SHA-256): it never stands for other bytes. Private:
+        // a patient's document is for this browser only, never a shared cache.
+        "cache-control": "private, max-age=31536000, immutable",
+        "cross-origin-resource-policy": "same-site",
       });
     },
   }),

@@ -55,12 +55,12 @@ describe("the REST route table", () => {
     }
   });
 
-  it("has nothing that is not documented, besides the admin console's file routes", () => {
+  it("has nothing that is not documented, besides the admin console's file routes and the signing page's images", () => {
     const known = new Set(documented.map(key));
     for (const r of documentedRoutes) expect(known.has(`${r.method} ${r.path}`), `${r.method} ${r.path}`).toBe(true);
     for (const r of routes.filter((r) => !documentedRoutes.includes(r as never))) {
       expect(r.kind, `${r.method} ${r.path}`).toBe("console");
-      expect(r.path, `${r.method} ${r.path}`).toMatch(/^\/(staff|branding\/logos)\//);
+      expect(r.path, `${r.method} ${r.path}`).toMatch(/^\/(staff|branding\/logos|signing-pages)\//);
     }
   });
 

@@ -67,6 +67,9 @@ export async function startTestApi(
     LOG_LEVEL: "silent",
     ALLOW_INSECURE_HTTP: "true",
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    // Drawing page images costs seconds per document in the PDF worker: only the tests of that
+    // feature turn it on (core/signatures/page-images.test.ts), so every other test's job runs stay quick.
+    PAGE_IMAGES: "false",
     ...env,
   });
   const database = await createTestDb();

@@ -642,6 +642,7 @@ export const de: Dictionary = {
     zoomFit: "An Breite anpassen",
     zoomLevel: "Zoom {percent} %",
     zoomHint: "Vergrößern Sie den Text mit + oder mit zwei Fingern.",
+    showOriginal: "Original-PDF anzeigen",
     goToSignature: "Zur Unterschrift",
     sealingElsewhereTitle: "Ihre Unterschrift wird verarbeitet",
     sealingElsewhereBody:

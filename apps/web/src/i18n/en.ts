@@ -624,6 +624,7 @@ export const en = {
     zoomFit: "Fit to width",
     zoomLevel: "Zoom {percent} %",
     zoomHint: "Enlarge the text with + or by pinching with two fingers.",
+    showOriginal: "Show the original PDF",
     goToSignature: "Go to the signature",
     sealingElsewhereTitle: "Your signature is being processed",
     sealingElsewhereBody: "This document has been signed and is being finished. Your clinic will receive it shortly.",

@@ -2,7 +2,7 @@ import type { NextRequest } from "next/server";
 import { apiOrigin } from "./api-origin";
 
 /**
- * The web app's one door to the API. Every proxy route (/trpc, /f/trpc, /staff, /branding/logos,
+ * The web app's one door to the API. Every proxy route (/trpc, /f/trpc, /staff, /branding/logos, /signing-pages,
  * the two upload routes, /api/verify, /sso) passes the browser's call on here unchanged, so the
  * session and portal cookies stay first-party and the API never needs CORS.
  */

@@ -8,9 +8,10 @@
  * Stored names: a signing pass is a `signing_credentials` row of kind `session` (the wire calls
  * it `sessionToken`); a ticket is a row of kind `ticket`.
  */
+import { createHmac } from "node:crypto";
 import { and, eq, gt, isNull, signatureRequests, signatureSigners, signingCredentials } from "@clinsign/db";
 import type { Services } from "../context";
-import { sha256Hex } from "../crypto";
+import { safeEqual, sha256Hex } from "../crypto";
 
 /** The request a signing credential opens, in its organization. */
 export interface SignerGrant {
@@ -100,4 +101,34 @@ export async function requestOfSigningPass(services: Services, pass: string): Pr
         signerId: credential.signerId,
       }
     : null;
+}
+
+/**
+ * The page images of the signing page are `<img>` requests, which cannot carry the signing pass:
+ * their URLs carry this grant instead, an HMAC of the organization and request under a key of its
+ * own (`page-images`). It names one request, so an image URL opens nothing of another request,
+ * and it does not change between visits, so the browser's cache keeps the images. What it shows
+ * is checked on every request (core/signatures/page-images.ts): the request's pinned version,
+ * only while the request is open for signing.
+ */
+function pageImagesTag(services: Services, grant: SignerGrant): string {
+  return createHmac("sha256", services.secrets.deriveKey("page-images"))
+    .update(`${grant.organizationId}\n${grant.signatureRequestId}`)
+    .digest("base64url");
+}
+
+/** The path segment `<organization>.<request>.<tag>` of a request's page image URLs. */
+export function pageImagesGrant(services: Services, grant: SignerGrant): string {
+  return `${grant.organizationId}.${grant.signatureRequestId}.${pageImagesTag(services, grant)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The request a page image URL's grant names, or null for a grant we did not issue. No database read. */
+export function requestOfPageImagesGrant(services: Services, value: string): SignerGrant | null {
+  const [organizationId, signatureRequestId, tag, ...rest] = value.split(".");
+  if (rest.length > 0 || !organizationId || !signatureRequestId || !tag) return null;
+  if (!UUID.test(organizationId) || !UUID.test(signatureRequestId)) return null;
+  const grant = { organizationId, signatureRequestId };
+  return safeEqual(tag, pageImagesTag(services, grant)) ? grant : null;
 }

@@ -13,6 +13,7 @@ import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import { checkFieldsFit, inspectPdf } from "./pdf";
+import { deletePageImages, queuePageImages } from "./page-images";
 
 /** Size cap and timeout for fetching a document's PDF from the caller's URL (A6). */
 export const MAX_PDF_BYTES = 20 * 1024 * 1024;
@@ -164,6 +165,7 @@ export async function registerDocument(ctx: OrgContext, input: NewDocument): Pro
         action: "document.created",
         metadata: { documentId: id, name: input.name, version: 1, sha256: stored.sha256, pageCount: info.pageCount },
       });
+      await queuePageImages(tx, stored.key);
       return doc!;
     });
   } catch (error) {
@@ -225,7 +227,12 @@ export async function deleteDocument(ctx: OrgContext, input: { id: string }): Pr
     };
   }
   // After commit: a failed file removal leaves an orphan file, never a document without its file.
-  await Promise.all(keys.map((key) => ctx.services.storage.delete(key).catch(() => {})));
+  await Promise.all(
+    keys.map(async (key) => {
+      await deletePageImages(ctx.services, key);
+      await ctx.services.storage.delete(key).catch(() => {});
+    }),
+  );
   return { deleted: true, reason: null };
 }
 

@@ -4,6 +4,7 @@
  */
 import { PDFDocument } from "pdf-lib";
 import { readPdfPages } from "../documents/pdf-pages";
+import { renderPdfPages } from "../documents/page-render";
 import { inspectSignedPdf } from "../signatures/inspect-pdf";
 import { prepareSeal } from "../signatures/seal-pdf";
 import { layoutSubmissionPdf } from "../submissions/pdf-layout";
@@ -11,6 +12,8 @@ import { layoutSubmissionPdf } from "../submissions/pdf-layout";
 export const pdfTasks = {
   /** A6: is it a PDF we can stamp and seal later, and what are its page sizes? */
   readPages: (input: { bytes: Uint8Array }) => readPdfPages(input.bytes),
+  /** The signing page's page images (WebP at a few widths) and each page's text, a batch of pages. */
+  renderPages: renderPdfPages,
   /** Sealing: stamp, audit page and signature placeholder (the signature itself stays outside). */
   prepareSeal,
   /** A submission as a PDF for staff: it decodes the patient's signature image. */

@@ -39,6 +39,7 @@ import {
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
+import { pageImagesOf } from "./page-images";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
 import {
@@ -78,7 +79,7 @@ const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
  * The request a signer context acts on: the one its signing pass (or link, or ticket) opened. The
  * signer procedures build such a context only from a valid credential.
  */
-function signerRequestId(ctx: OrgContext): string {
+export function signerRequestId(ctx: OrgContext): string {
   if (ctx.actor.type !== "signer" || !ctx.actor.id)
     throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
   return ctx.actor.id;
@@ -282,6 +283,7 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
       signedCopy: copy.state,
       signedCopyUntil: copy.until?.toISOString() ?? null,
       ...(party && { party: await partyView(tx, row, version.fields, party.signers, party.me) }),
+      pageImages: state === "ready" ? await pageImagesOf(tx, row, version) : null,
     };
   });
 }
@@ -290,7 +292,7 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
  * Why the patient cannot act on this request now, or null when it is open for signing. A request
  * with several signers is open from its creation (its version is pinned then): `pending` too.
  */
-function refusal(row: SignatureRequestRow, party: Party | null = null): AppError | null {
+export function refusal(row: SignatureRequestRow, party: Party | null = null): AppError | null {
   if (row.visibility === "draft")
     return new AppError("conflict", "this signature request is not available", { reason: "request_unavailable" });
   if (row.status !== "opened" && !(party && row.status === "pending")) {

@@ -8,6 +8,7 @@ import {
   openSigning,
   signRequest,
 } from "../../core/signatures/signing";
+import { getSigningPageTexts } from "../../core/signatures/page-images";
 import { publicProcedure, signerProcedure } from "../trpc";
 
 /**
@@ -20,6 +21,8 @@ export const signingRouter = {
     .input(openSigningInput)
     .mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
   document: signerProcedure.query(({ ctx }) => getSigningDocument(ctx.signer)),
+  /** The text of each page of the page images (`view.pageImages`), for screen readers. */
+  pageTexts: signerProcedure.query(({ ctx }) => getSigningPageTexts(ctx.signer)),
   sign: signerProcedure.input(signInput).mutation(({ ctx, input }) => signRequest(ctx.signer, input)),
   /** Where the request and the signer's copy stand (the page polls this while `sealing`). */
   status: signerProcedure.query(({ ctx }) => getSigningStatus(ctx.signer)),

@@ -85,11 +85,13 @@ function StaffSigningPanel({ request, role }: { request: SignatureRequestDetail;
     refetchOnWindowFocus: false,
   });
   const ready = view.data?.state === "ready";
-  const document = useQuery({
-    ...trpc.signatures.staffSigningDocument.queryOptions({ id }),
-    enabled: ready,
-    staleTime: Infinity,
-  });
+  // The document view asks for the PDF when it needs it (the console has no page images).
+  const useDocument = (enabled: boolean) =>
+    useQuery({
+      ...trpc.signatures.staffSigningDocument.queryOptions({ id }),
+      enabled: enabled && ready,
+      staleTime: Infinity,
+    });
   const fields = useMemo(() => (view.data ? partyFields(view.data, t) : []), [view.data, t]);
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id }) });
@@ -133,7 +135,7 @@ function StaffSigningPanel({ request, role }: { request: SignatureRequestDetail;
         pageCount={view.data.pageCount}
         fields={fields}
         several
-        document={document}
+        useDocument={useDocument}
         onGoToSignature={goToSignature}
       />
       <SignForm

@@ -1,6 +1,8 @@
 "use client";
 
+import type { SigningPageImages } from "@clinsign/contracts";
 import { Button, Notice, useNearViewport } from "@clinsign/ui";
+import { PageImages } from "@clinsign/ui/page-images";
 import type { PdfPagesLabels, PdfPagesProps, PdfShownField } from "@clinsign/ui/pdf-pages";
 import { lazy, Suspense, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
@@ -12,9 +14,10 @@ import { MAX_ZOOM, MIN_ZOOM, stepZoom, useDocumentZoom } from "./zoom";
 /** pdf.js's fonts and decoders, served by this app (app/(patient)/sign/pdfjs). */
 const PDFJS_ASSETS = "/sign/pdfjs/";
 
-// The viewer and pdf.js (~120 KB compressed, plus its worker) are not part of the page's first
-// load: they arrive once the ready screen is painted and the document section is near the
-// screen. Until then the section shows its loading placeholder.
+// The pages come as images drawn by the API when the version was created (view.pageImages): no
+// pdf.js on the phone. pdf.js (~120 KB compressed, plus its worker and the PDF itself) is loaded
+// only when there are no images yet, or when the patient asks for the original PDF; then it
+// arrives once the ready screen is painted and the document section is near the screen.
 // A chunk that cannot be fetched (the connection dropped) says the document cannot be shown,
 // like a PDF pdf.js cannot read, instead of taking the sign form down with it.
 const PdfPages = lazy(() =>
@@ -42,7 +45,9 @@ export function DocumentView({
   pageCount: pages,
   fields,
   several,
-  document,
+  pageImages,
+  useDocument,
+  usePageTexts,
   onGoToSignature,
 }: {
   pageCount: number | null;
@@ -50,11 +55,21 @@ export function DocumentView({
   fields: readonly PdfShownField[];
   /** Several signers: the hint also explains the others' signatures. */
   several?: boolean;
-  /** The pinned PDF as the API answers it (the patient's `signing.document`, the console's staff view). */
-  document: { data?: { base64: string }; isError: boolean };
+  /** The pinned version's pages drawn as images (the signing page); without them the PDF is shown. */
+  pageImages?: SigningPageImages | null;
+  /**
+   * Fetches the pinned PDF (the patient's `signing.document`, the console's staff view) once
+   * `enabled`: only without page images, or when the signer asks for the original.
+   */
+  useDocument(enabled: boolean): { data?: { base64: string }; isError: boolean };
+  /** Fetches each page's text once `enabled`, for screen readers over the page images. */
+  usePageTexts?(enabled: boolean): { data?: { pages: string[] } };
   onGoToSignature(): void;
 }) {
   const { t } = usePatientI18n();
+  const [original, setOriginal] = useState(false);
+  const images = original ? null : (pageImages ?? null);
+  const document = useDocument(!images);
   const bytes = useMemo(() => (document.data ? base64ToBytes(document.data.base64) : null), [document.data]);
   const labels: PdfPagesLabels = useMemo(
     () => ({
@@ -70,7 +85,8 @@ export function DocumentView({
   const [zoom, setZoom] = useState(MIN_ZOOM);
   const viewerRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
-  const showPages = Boolean(bytes && near && !document.isError);
+  const texts = usePageTexts?.(Boolean(images && near));
+  const showPages = Boolean(images || (bytes && near && !document.isError));
   useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
   const percent = Math.round(zoom * 100);
   const placeholder = (
@@ -120,12 +136,36 @@ export function DocumentView({
             </Button>
           ) : null}
         </div>
+        {images ? (
+          <Button size="small" variant="ghost" onClick={() => setOriginal(true)}>
+            {t.signing.showOriginal}
+          </Button>
+        ) : null}
         <Button size="small" variant="primary" onClick={onGoToSignature}>
           {t.signing.goToSignature}
         </Button>
       </div>
       <p className="cs-hint">{t.signing.zoomHint}</p>
-      {document.isError ? (
+      {images ? (
+        <div
+          ref={viewerRef}
+          className={styles.pdf}
+          data-testid="document-viewer"
+          data-zoom={zoom}
+          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
+        >
+          <div ref={contentRef} className={styles.zoomed}>
+            <PageImages
+              images={images}
+              fields={fields}
+              labels={labels}
+              texts={texts?.data?.pages}
+              // A page is as wide as the patient page's column (760 px at most), times the zoom.
+              sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
+            />
+          </div>
+        </div>
+      ) : document.isError ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>

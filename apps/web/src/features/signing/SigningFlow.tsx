@@ -287,16 +287,27 @@ function PatientDocument({
 }) {
   const { t } = usePatientI18n();
   const trpc = useTRPC();
-  const document = useQuery(
-    trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
-  );
+  // The PDF and the pages' texts are fetched only when the document view needs them: the page
+  // images come with the view, pdf.js and the PDF only without them or for the original.
+  const useDocument = (enabled: boolean) =>
+    useQuery({
+      ...trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+      enabled,
+    });
+  const usePageTexts = (enabled: boolean) =>
+    useQuery({
+      ...trpc.signing.pageTexts.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
+      enabled,
+    });
   const fields = useMemo(() => partyFields(view, t), [view, t]);
   return (
     <DocumentView
       pageCount={view.pageCount}
       fields={fields}
       several={Boolean(view.party)}
-      document={document}
+      pageImages={view.pageImages}
+      useDocument={useDocument}
+      usePageTexts={usePageTexts}
       onGoToSignature={onGoToSignature}
     />
   );

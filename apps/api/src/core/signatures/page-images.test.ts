@@ -1,0 +1,147 @@
+import sharp from "sharp";
+import { documentVersions, eq } from "@clinsign/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageImageKey, pageManifestKey } from "../documents/page-images";
+import { jobHandlers } from "../../jobs/handlers";
+import { JobRunner } from "../../jobs/runner";
+import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import {
+  bearer,
+  makePdf,
+  makeSignaturePng,
+  pngDataUrl,
+  registerDocument,
+  requestSignature,
+  startFileServer,
+  type FileServer,
+} from "../../testing/signature-fixtures";
+
+let api: TestApi;
+let files: FileServer;
+let org: TestOrg;
+let other: TestOrg;
+
+beforeAll(async () => {
+  files = await startFileServer();
+  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PAGE_IMAGES: "true" });
+  [org, other] = [await api.createOrg("Klinik Nord"), await api.createOrg("Klinik West")];
+});
+afterAll(async () => {
+  await api?.close();
+  await files?.close();
+});
+
+const drawPages = () => new JobRunner(api.services, jobHandlers).runDue();
+
+async function openedRequest(pdf?: Buffer, owner = org) {
+  const documentId = await registerDocument(api, files, owner, {
+    pdf,
+    fields: { page: 1, x: 10, y: 10, width: 100, height: 40 },
+  });
+  const request = await requestSignature(api, owner, documentId);
+  return { documentId, request };
+}
+
+async function open(token: string) {
+  return api.trpc({}).signing.open.mutate({ token });
+}
+
+describe("signing page images", () => {
+  it("are drawn by a job after A6; until then the view has none (the page shows the PDF)", async () => {
+    const { request } = await openedRequest(
+      await makePdf([
+        [595.28, 841.89],
+        [841.89, 595.28],
+      ]),
+    );
+    const before = await open(request.token);
+    expect(before.pageImages).toBeNull();
+
+    expect(await drawPages()).toBeGreaterThan(0);
+    const view = await open(request.token);
+    expect(view.pageImages).toMatchObject({
+      widths: [480, 800, 1200],
+      pages: [
+        { width: 595.28, height: 841.89, rotate: 0, heights: [679, 1131, 1697] },
+        { width: 841.89, height: 595.28, rotate: 0, heights: [339, 565, 848] },
+      ],
+    });
+    const texts = await api.trpc({}).signing.pageTexts.query({ sessionToken: view.sessionToken! });
+    expect(texts.pages).toEqual(["Test document, page 1", "Test document, page 2"]);
+  });
+
+  it("serve each page and width as WebP with a year-long private cache lifetime, and 404 for any other page", async () => {
+    const { request } = await openedRequest();
+    await drawPages();
+    const { pageImages } = await open(request.token);
+    const url = pageImages!.url;
+
+    const image = await fetch(`${api.baseUrl}${url}/1-480.webp`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/webp");
+    expect(image.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+    const meta = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["webp", 480, 679]);
+    expect((await fetch(`${api.baseUrl}${url}/1-1200.webp`)).status).toBe(200);
+
+    // A page the version does not have, a width that was not drawn, another version's hash.
+    expect((await api.request("GET", `${url}/2-480.webp`)).status).toBe(404);
+    expect((await api.request("GET", `${url}/1-640.webp`)).status).toBe(404);
+    const otherVersion = url.replace(/[0-9a-f]{64}$/, "0".repeat(64));
+    expect((await api.request("GET", `${otherVersion}/1-480.webp`)).status).toBe(404);
+  });
+
+  it("are scoped to the signing link: a forged or foreign grant is 404, and so is a request no longer open", async () => {
+    const mine = await openedRequest();
+    const theirs = await openedRequest(undefined, other);
+    await drawPages();
+    const mineView = await open(mine.request.token);
+    const theirsView = await open(theirs.request.token);
+    const [, , grant, sha] = mineView.pageImages!.url.split("/");
+    const [orgId, requestId, tag] = grant!.split(".");
+
+    // The other organization's request with this request's tag, and a tampered tag.
+    const [, , theirGrant] = theirsView.pageImages!.url.split("/");
+    const [theirOrg, theirRequest] = theirGrant!.split(".");
+    for (const forged of [
+      `${theirOrg}.${theirRequest}.${tag}`,
+      `${orgId}.${theirRequest}.${tag}`,
+      `${orgId}.${requestId}.${tag!.slice(0, -2)}AA`,
+    ])
+      expect((await api.request("GET", `/signing-pages/${forged}/${sha}/1-480.webp`)).status).toBe(404);
+
+    // Signed: the link no longer shows the document, so neither do its images.
+    const url = `${mineView.pageImages!.url}/1-480.webp`;
+    expect((await api.request("GET", url)).status).toBe(200);
+    await api.trpc({}).signing.sign.mutate({
+      sessionToken: mineView.sessionToken!,
+      consent: true,
+      signature: { kind: "drawn", dataUrl: pngDataUrl(makeSignaturePng()) },
+    });
+    expect((await api.request("GET", url)).status).toBe(404);
+  });
+
+  it("leave a document the renderer cannot read usable: no images, the page keeps the PDF", async () => {
+    // pdf-lib reads this one (A6 accepts it), pdf.js draws it: a sanity check that the fallback is a null, not an error.
+    const { request } = await openedRequest(await makePdf([[200, 200 * 10]]));
+    await drawPages();
+    const view = await open(request.token);
+    expect(view.state).toBe("ready");
+    expect(view.pageImages).toBeNull();
+  });
+
+  it("go when their document is deleted (A9)", async () => {
+    const documentId = await registerDocument(api, files, org);
+    await drawPages();
+    const [version] = await api.services.db
+      .select()
+      .from(documentVersions)
+      .where(eq(documentVersions.documentId, documentId));
+    if (!version) throw new Error("no version");
+    expect(await api.services.storage.get(pageManifestKey(version.storageKey))).not.toBeNull();
+    const deleted = await api.request("DELETE", `/documents/${documentId}`, { headers: bearer(org) });
+    expect(deleted.body).toMatchObject({ deleted: true });
+    expect(await api.services.storage.get(pageManifestKey(version.storageKey))).toBeNull();
+    expect(await api.services.storage.get(pageImageKey(version.storageKey, 1, 480))).toBeNull();
+  });
+});

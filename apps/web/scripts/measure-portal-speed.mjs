@@ -1,0 +1,301 @@
+#!/usr/bin/env node
+// How fast the patient pages become usable on a slow phone (issue 19), measured in Chromium with
+// DevTools throttling against a baseline page of the same build:
+//
+//   node apps/web/scripts/measure-portal-speed.mjs --web http://127.0.0.1:3000 --api http://127.0.0.1:4000 \
+//     --token <API token> --org <orgId> --pdf-1 <url of a 1-page PDF> --pdf-30 <url of a 30-page PDF> \
+//     [--sms-port <port the API's TWILIO_API_URL points at>] [--runs 3] [--label images]
+//
+// The emulated phone: 390×844, touch; network 150 ms round trip, 1.6 Mbit/s down, 750 kbit/s up
+// (CDP Network.emulateNetworkConditions); CPU four times slower (Emulation.setCPUThrottlingRate).
+// Every visit is a cold browser context (empty cache). Times are from the start of navigation:
+// - signing portal, page 1 drawn: page 1 of the document carries `data-rendered` (set when its
+//   image has loaded, or when pdf.js has drawn its canvas);
+// - signing portal, pad ready: the signature pad's canvas is in the page with React's handlers
+//   on it (it accepts strokes);
+// - embedded form and SMS portal, first field taking input: the first text field of the page with
+//   React's handlers on it;
+// - baseline: the root not-found page of the same build (React, Next's router, the root layout),
+//   its `load` event: what any page of the app pays before it can do anything.
+// Each figure is the median of --runs visits. Prints one line per figure, then one JSON line.
+/* global window, document, performance, MutationObserver -- recorder() and the waits run in the page */
+import { createRequire } from "node:module";
+import console from "node:console";
+import { setInterval, clearInterval, setTimeout } from "node:timers";
+import { createServer } from "node:http";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath, URL, URLSearchParams } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const { chromium } = createRequire(join(root, "e2e", "package.json"))("@playwright/test");
+
+const { values: options } = parseArgs({
+  options: {
+    web: { type: "string", default: "http://127.0.0.1:3000" },
+    api: { type: "string" },
+    token: { type: "string" },
+    org: { type: "string" },
+    "pdf-1": { type: "string" },
+    "pdf-30": { type: "string" },
+    "sms-port": { type: "string" },
+    runs: { type: "string", default: "3" },
+    label: { type: "string", default: "" },
+    forms: { type: "boolean", default: true },
+    baseline: { type: "string", default: "/sign/page-weight/baseline/not-found" },
+    chromium: { type: "string", default: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
+    /** Where to save a screenshot of a visit that timed out (for finding out why). */
+    screenshot: { type: "string" },
+  },
+  allowNegative: true,
+});
+
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  locale: "en-GB",
+};
+const NETWORK = {
+  offline: false,
+  latency: 150,
+  downloadThroughput: (1.6 * 1000 * 1000) / 8,
+  uploadThroughput: (750 * 1000) / 8,
+};
+const CPU_SLOWDOWN = 4;
+const VISIT_TIMEOUT_MS = 90_000;
+
+const web = options.web.replace(/\/$/, "");
+const api = options.api?.replace(/\/$/, "");
+const runs = Math.max(1, Number(options.runs) || 3);
+
+async function call(method, path, body, headers = {}) {
+  const response = await globalThis.fetch(`${api}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** A6 + A1: a signing link for the PDF at `pdfUrl`. */
+async function signingLink(pdfUrl, pages) {
+  const bearer = { authorization: `Bearer ${options.token}` };
+  const document = await call(
+    "POST",
+    "/documents",
+    {
+      document_name: `Consent (${pages} pages)`,
+      document_description: "Please read the form and sign it before your appointment.",
+      signingfield_koordinates: { page: pages, x: 60, y: 640, width: 240, height: 80 },
+      document_bloburl: pdfUrl,
+    },
+    bearer,
+  );
+  const request = await call(
+    "POST",
+    "/signature-requests",
+    {
+      patient_id: `P-speed-${pages}-${Date.now()}`,
+      document_id: document.document_id,
+      institution_id: "portal-speed",
+      expiration_date: new Date(Date.now() + 3_600_000).toISOString(),
+      order_by: "portal-speed",
+    },
+    bearer,
+  );
+  return request.signing_link;
+}
+
+/** Waits until `signing.open` names page images for the link (the job has drawn them), or gives up. */
+async function waitForPageImages(link) {
+  const token = link.slice(link.lastIndexOf("/") + 1);
+  const until = Date.now() + 180_000;
+  while (Date.now() < until) {
+    const reply = await call("POST", "/trpc/signing.open", { token });
+    if (reply.result?.data?.pageImages) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
+const FIELDS = [
+  { id: "name", key: "name", type: "text", label: "Full name", required: true },
+  { id: "birthdate", key: "birthdate", type: "date", label: "Date of birth" },
+  { id: "notes", key: "notes", type: "textarea", label: "Anything we should know?" },
+];
+
+/** F2 (an active template) and F-sessions: an embedded form's URL. */
+async function embedUrl() {
+  const template = await call("POST", "/api/embed/templates", {
+    token: options.token,
+    orgId: options.org,
+    title: "Admission form (speed)",
+    status: "active",
+    schema: { version: 1, fields: FIELDS },
+  });
+  const session = await call("POST", "/api/embed/sessions", {
+    token: options.token,
+    orgId: options.org,
+    templateIdentifier: template.template.identifier,
+    config: {},
+  });
+  return { identifier: template.template.identifier, url: session.embedUrl };
+}
+
+/** F1 through a loopback SMS gateway (the API's TWILIO_API_URL): the SMS portal link. */
+async function smsPortalUrl(identifier) {
+  const messages = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      messages.push(new URLSearchParams(body).get("Body") ?? "");
+      response.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `SM${Date.now()}` }));
+    });
+  });
+  await new Promise((resolve) => server.listen(Number(options["sms-port"]), "127.0.0.1", resolve));
+  try {
+    await call("POST", "/api/portal/request", {
+      token: options.token,
+      orgId: options.org,
+      phone: "+491701234567",
+      rnummer: "R-4711",
+      templateIdentifier: identifier,
+    });
+    const until = Date.now() + 60_000;
+    while (Date.now() < until) {
+      const link = messages.map((text) => /(https?:\/\/\S+\/f\/[A-Za-z0-9_-]+)/.exec(text)?.[1]).find(Boolean);
+      if (link) return link;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error("the SMS with the portal link did not arrive");
+  } finally {
+    server.close();
+  }
+}
+
+/**
+ * Runs in the page from its first script: notes `performance.now()` the first time each watched
+ * condition holds. "Takes input": the element is there, enabled, and React has attached its
+ * handlers (its `__reactProps$…` key), so a tap or keystroke is handled.
+ */
+function recorder() {
+  const marks = {};
+  window.__speedMarks = marks;
+  const hydrated = (element) => Object.keys(element).some((key) => key.startsWith("__reactProps$"));
+  const checks = {
+    page1: () => document.querySelector('[data-page="1"][data-rendered]'),
+    pad: () => {
+      const canvas = document.querySelector('[data-testid="signature-canvas"]');
+      return canvas && hydrated(canvas) ? canvas : null;
+    },
+    field: () => {
+      const field = document.querySelector(
+        'main input:not([type="hidden"]):not([disabled]), main textarea:not([disabled])',
+      );
+      return field && hydrated(field) ? field : null;
+    },
+  };
+  const check = () => {
+    for (const [name, test] of Object.entries(checks))
+      if (marks[name] === undefined && test()) marks[name] = performance.now();
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
+  // React attaches handlers without changing the DOM: look again on a short timer too.
+  const timer = setInterval(() => {
+    check();
+    if (Object.keys(marks).length === Object.keys(checks).length) clearInterval(timer);
+  }, 20);
+}
+
+async function visit(browser, url, want) {
+  const context = await browser.newContext(PHONE);
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await cdp.send("Network.emulateNetworkConditions", NETWORK);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: CPU_SLOWDOWN });
+    await page.addInitScript(recorder);
+    const pdfjs = [];
+    page.on("request", (request) => {
+      if (/pdf\.worker|pdfjs|pdf-pages/.test(request.url())) pdfjs.push(request.url());
+    });
+    await page.goto(url, { waitUntil: "commit", timeout: VISIT_TIMEOUT_MS });
+    if (want.length === 0) {
+      await page.waitForLoadState("load", { timeout: VISIT_TIMEOUT_MS });
+      return {
+        load: await page.evaluate(() => performance.getEntriesByType("navigation")[0].loadEventEnd),
+        pdfjs: pdfjs.length > 0,
+      };
+    }
+    await page.waitForFunction((names) => names.every((name) => window.__speedMarks?.[name] !== undefined), want, {
+      timeout: VISIT_TIMEOUT_MS,
+      polling: 100,
+    });
+    const marks = await page.evaluate(() => ({ ...window.__speedMarks }));
+    return { ...marks, pdfjs: pdfjs.length > 0 };
+  } finally {
+    await context.close();
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+async function measure(browser, url, want) {
+  const visits = [];
+  for (let run = 0; run < runs; run++) visits.push(await visit(browser, url, want));
+  const figure = {};
+  for (const name of want.length === 0 ? ["load"] : want) figure[name] = Math.round(median(visits.map((v) => v[name])));
+  figure.pdfjs = visits.some((v) => v.pdfjs);
+  return figure;
+}
+
+const browser = await chromium.launch({
+  executablePath: options.chromium,
+  args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+});
+try {
+  const local = (link) => {
+    const path = new URL(link, web);
+    return `${web}${path.pathname}${path.search}`;
+  };
+  const sign1 = await signingLink(options["pdf-1"], 1);
+  const sign30 = await signingLink(options["pdf-30"], 30);
+  let imagesReady = null;
+  if (options.label === "images") imagesReady = (await waitForPageImages(sign1)) && (await waitForPageImages(sign30));
+
+  const figures = { metric: "patient-pages-speed", label: options.label, runs, imagesReady };
+  figures.baselineMs = (await measure(browser, `${web}${options.baseline}`, [])).load;
+  console.log(`baseline (not-found page, load): ${figures.baselineMs} ms`);
+  for (const [name, link] of [
+    ["signing1", sign1],
+    ["signing30", sign30],
+  ]) {
+    const figure = await measure(browser, local(link), ["page1", "pad"]);
+    figures[name] = { page1Ms: figure.page1, padMs: figure.pad, pdfjsLoaded: figure.pdfjs };
+    console.log(
+      `signing portal ${name === "signing1" ? "1 page" : "30 pages"}: page 1 drawn ${figure.page1} ms, pad ready ${figure.pad} ms${figure.pdfjs ? " (pdf.js loaded)" : " (no pdf.js)"}`,
+    );
+  }
+  if (options.forms) {
+    const embed = await embedUrl();
+    figures.embedMs = (await measure(browser, local(embed.url), ["field"])).field;
+    console.log(`embedded form, first field takes input: ${figures.embedMs} ms`);
+    if (options["sms-port"]) {
+      figures.smsMs = (await measure(browser, local(await smsPortalUrl(embed.identifier)), ["field"])).field;
+      console.log(`SMS portal, first field takes input: ${figures.smsMs} ms`);
+    }
+  }
+  console.log(JSON.stringify(figures));
+} finally {
+  await browser.close();
+}
