@@ -4,7 +4,7 @@ import type { SigningPageImages } from "@clinsign/contracts";
 import { Button, Notice, useNearViewport } from "@clinsign/ui";
 import { PageImages } from "@clinsign/ui/page-images";
 import type { PdfPagesLabels, PdfPagesProps, PdfShownField } from "@clinsign/ui/pdf-pages";
-import { lazy, Suspense, useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useMemo, useRef, useState, type ReactNode } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { base64ToBytes } from "./download";
@@ -97,6 +97,21 @@ export function DocumentView({
       </p>
     </div>
   );
+  // The frame the pages zoom in, whichever way they are drawn.
+  const viewer = (pages: ReactNode) => (
+    <div
+      ref={viewerRef}
+      className={styles.pdf}
+      data-testid="document-viewer"
+      data-zoom={zoom}
+      // Zoomed, the pages scroll sideways here: keyboard users scroll it with the arrow keys.
+      {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
+    >
+      <div ref={contentRef} className={styles.zoomed}>
+        {pages}
+      </div>
+    </div>
+  );
 
   return (
     <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
@@ -147,43 +162,26 @@ export function DocumentView({
       </div>
       <p className="cs-hint">{t.signing.zoomHint}</p>
       {images ? (
-        <div
-          ref={viewerRef}
-          className={styles.pdf}
-          data-testid="document-viewer"
-          data-zoom={zoom}
-          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
-        >
-          <div ref={contentRef} className={styles.zoomed}>
-            <PageImages
-              images={images}
-              fields={fields}
-              labels={labels}
-              texts={texts?.data?.pages}
-              // A page is as wide as the patient page's column (760 px at most), times the zoom.
-              sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
-            />
-          </div>
-        </div>
+        viewer(
+          <PageImages
+            images={images}
+            fields={fields}
+            labels={labels}
+            texts={texts?.data?.pages}
+            // A page is as wide as the patient page's column (760 px at most), times the zoom.
+            sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
+          />,
+        )
       ) : document.isError ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>
       ) : bytes && near ? (
-        <div
-          ref={viewerRef}
-          className={styles.pdf}
-          data-testid="document-viewer"
-          data-zoom={zoom}
-          // Zoomed, the pages scroll sideways here: keyboard users scroll it with the arrow keys.
-          {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
-        >
-          <div ref={contentRef} className={styles.zoomed}>
-            <Suspense fallback={placeholder}>
-              <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
-            </Suspense>
-          </div>
-        </div>
+        viewer(
+          <Suspense fallback={placeholder}>
+            <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
+          </Suspense>,
+        )
       ) : (
         placeholder
       )}
