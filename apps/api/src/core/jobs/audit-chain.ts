@@ -220,6 +220,8 @@ export async function chainBatch(
     const links = rows.map((row) => {
       pos += 1;
       const hash = entryHash(prevHash, row);
+      // Erasure gives an unchained entry a commitment before it removes its content (core/patients/erasure.ts).
+      if (hash === null) throw new Error(`audit entry ${row.seq} lost its content before it was chained`);
       const link = sql`(${row.id}::uuid, ${pos}::bigint, ${prevHash}, ${hash})`;
       prevHash = hash;
       return link;
