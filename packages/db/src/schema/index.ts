@@ -5,4 +5,5 @@ export * from "./files";
 export * from "./forms";
 export * from "./signatures";
 export * from "./sso";
+export * from "./retention";
 export * from "./patients";

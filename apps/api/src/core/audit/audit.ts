@@ -74,7 +74,7 @@ export const newPersonalSalt = () => randomBytes(32).toString("hex");
 
 /** How an entry is hashed: see docs/architecture.md, "Erasure and the audit chain". */
 export type EntryForm =
-  /** Written before migration 0027: the hash covers the personal part itself. */
+  /** Written before migration 0028: the hash covers the personal part itself. */
   | "content"
   /** The hash covers a salted commitment to the personal part, recomputed from salt and content. */
   | "committed"
@@ -91,7 +91,7 @@ export function entryForm(entry: ChainedFields): EntryForm {
 
 /**
  * Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry
- * written. An entry with a salt (since migration 0027) is hashed with the commitment to its
+ * written. An entry with a salt (since migration 0028) is hashed with the commitment to its
  * personal part in place of the part; one without (older entries) with the part itself, unchanged
  * since entries were chained in the request, so rows chained before migrations 0010 and 0027
  * verify as they are. Null for an erased entry of the older form (its content is gone).
@@ -186,7 +186,7 @@ export interface ChainVerdict {
   lateEntries: number;
   /**
    * Chained entries whose personal part a patient erasure removed; `linkOnly` of them were written
-   * before migration 0027, so only their place in the chain is checked (docs/architecture.md,
+   * before migration 0028, so only their place in the chain is checked (docs/architecture.md,
    * "Erasure and the audit chain"). Present only once an erasure removed something.
    */
   erased?: { entries: number; linkOnly: number };
