@@ -80,7 +80,7 @@ export type EntryForm =
   | "committed"
   /** Erased: salt and personal part are gone, the stored commitment stands in for them. */
   | "erased"
-  /** Written before 0027 and erased since: the hash cannot be recomputed; only its links are checked. */
+  /** Written before 0028 and erased since: the hash cannot be recomputed; only its links are checked. */
   | "erased_content";
 
 export function entryForm(entry: ChainedFields): EntryForm {
@@ -93,7 +93,7 @@ export function entryForm(entry: ChainedFields): EntryForm {
  * Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry
  * written. An entry with a salt (since migration 0028) is hashed with the commitment to its
  * personal part in place of the part; one without (older entries) with the part itself, unchanged
- * since entries were chained in the request, so rows chained before migrations 0010 and 0027
+ * since entries were chained in the request, so rows chained before migrations 0010 and 0028
  * verify as they are. Null for an erased entry of the older form (its content is gone).
  */
 export function entryHash(prevHash: string, entry: ChainedFields): string | null {
@@ -109,8 +109,13 @@ export function entryHash(prevHash: string, entry: ChainedFields): string | null
   };
   const createdAt = entry.createdAt.toISOString();
   if (form === "content") {
-    const chained: Record<Exclude<keyof ChainedFields, "personalSalt" | "personalCommitment" | "erasedAt">, unknown> =
-      { ...common, metadata: entry.metadata, ip: entry.ip, userAgent: entry.userAgent, createdAt };
+    const chained: Record<Exclude<keyof ChainedFields, "personalSalt" | "personalCommitment" | "erasedAt">, unknown> = {
+      ...common,
+      metadata: entry.metadata,
+      ip: entry.ip,
+      userAgent: entry.userAgent,
+      createdAt,
+    };
     return sha256Hex(`${prevHash}\n${canonicalJson(chained)}`);
   }
   const personal = form === "committed" ? personalCommitment(entry.personalSalt!, entry) : entry.personalCommitment!;
