@@ -241,6 +241,29 @@ describe("patient erasure", () => {
     expect((await verifyOrganizationChain(clinic.ctx)).ok).toBe(true);
   });
 
+  it("still detects tampering with erased entries: content put back, the frame edited, the commitment replaced", async () => {
+    const db = api.services.db;
+    const [erased] = await db
+      .select()
+      .from(auditLog)
+      .where(sql`${auditLog.organizationId} = ${clinic.orgId}::uuid and ${auditLog.personalCommitment} is not null`)
+      .limit(1);
+    expect(erased).toMatchObject({ personalSalt: null, metadata: {}, ip: null, userAgent: null });
+    const tamper = async (change: Partial<typeof auditLog.$inferInsert>) => {
+      await db.update(auditLog).set(change).where(eq(auditLog.id, erased!.id));
+      const verdict = await verifyOrganizationChain(clinic.ctx);
+      await db
+        .update(auditLog)
+        .set({ metadata: {}, action: erased!.action, personalCommitment: erased!.personalCommitment })
+        .where(eq(auditLog.id, erased!.id));
+      return verdict;
+    };
+    expect(await tamper({ metadata: { rnummer: "made-up" } })).toMatchObject({ ok: false, problem: "chain_broken" });
+    expect(await tamper({ action: "test.other" })).toMatchObject({ ok: false, problem: "chain_broken" });
+    expect(await tamper({ personalCommitment: "0".repeat(64) })).toMatchObject({ ok: false, problem: "chain_broken" });
+    expect((await verifyOrganizationChain(clinic.ctx)).ok).toBe(true);
+  });
+
   it("refuses while a legal hold names the patient (409 legal_hold) and deletes nothing", async () => {
     const hold = await createLegalHold(clinic.ctx, { selector: { rnummer: Y.rnummer }, reason: "Rechtsstreit" });
     const counts = await tableCounts(clinic.orgId);
