@@ -2,8 +2,12 @@ import { parseArgs } from "node:util";
 import {
   createOrganizationInput,
   patientErasureInput,
+  retentionKinds,
   roles,
   updateOrganizationInput,
+  updateRetentionPolicyInput,
+  type RetentionKind,
+  type RetentionPeriod,
   type UpdateOrganizationInput,
 } from "@clinsign/contracts";
 import { verifyOrganizationChain } from "./core/audit/audit-log";
@@ -14,6 +18,9 @@ import { createStorage, type StorageKind } from "./core/files/storage";
 import { erasePatient } from "./core/patients/erasure";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
+import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
+import { retentionSettingsOf, updateRetentionPolicy } from "./core/retention/policies";
+import { previewRetention, runRetentionSweep } from "./core/retention/sweep";
 import { createStaffUser } from "./core/staff/staff";
 import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
 import { serverHoldingDataDir } from "./data-dir-lock";
@@ -41,7 +48,33 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
       target already holds with the same size and hash are skipped); progress on stderr
+  retention show --org ID                     → {policy, defaults, status}
+  retention set --org ID [--drafts P] [--submissions P] [--signature-requests P] [--outbox P]
+      [--webhook-deliveries P] [--sessions P]  → {policy, defaults, status}
+      P is a period in days or years (30d, 10y) or "keep" (never delete)
+  retention preview --org ID                  → {asOf, kinds: [{kind, period, cutoff, records, held}]}
+      what the next run would delete now (records past the cutoff; held: kept by a legal hold)
+  retention run --org ID | --all              → {ok, runs: [{orgId, status, deleted}]}
+      runs the sweep now (resumes an unfinished one; "busy" when another process sweeps)
 `;
+
+/** The CLI flag of each retention kind. */
+const retentionFlags: Record<RetentionKind, string> = {
+  drafts: "drafts",
+  submissions: "submissions",
+  signatureRequests: "signature-requests",
+  outbox: "outbox",
+  webhookDeliveries: "webhook-deliveries",
+  sessions: "sessions",
+};
+
+/** `30d`, `10y` or `keep` (null). */
+function parsePeriod(value: string, flag: string): RetentionPeriod | null {
+  if (value === "keep") return null;
+  const match = /^(\d+)\s*(d|days?|y|years?)$/.exec(value.trim());
+  if (!match) throw new UsageError(`--${flag} must be a number of days or years (30d, 10y) or keep`);
+  return { amount: Number(match[1]), unit: match[2]!.startsWith("y") ? "years" : "days" };
+}
 
 class UsageError extends Error {}
 
@@ -157,6 +190,25 @@ async function run(
       );
       return { ok: true, ...result };
     }
+    case "retention show":
+      return retentionSettingsOf(systemContext(services, org()));
+    case "retention set": {
+      const input: Record<string, RetentionPeriod | null> = {};
+      for (const kind of retentionKinds) {
+        const value = str(retentionFlags[kind]);
+        if (value !== undefined) input[kind] = parsePeriod(value, retentionFlags[kind]);
+      }
+      if (Object.keys(input).length === 0) throw new UsageError("retention set needs at least one period");
+      return updateRetentionPolicy(systemContext(services, org()), parseInput(updateRetentionPolicyInput, input));
+    }
+    case "retention preview":
+      return previewRetention(systemContext(services, org()));
+    case "retention run": {
+      const orgIds = values.all ? await organizationsWithSweeps(services) : [org()];
+      const runs = [];
+      for (const orgId of orgIds) runs.push({ orgId, ...(await runRetentionSweep(services, orgId)) });
+      return { ok: true, runs };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -191,6 +243,8 @@ async function main(): Promise<number> {
       rnummer: { type: "string" },
       phone: { type: "string" },
       "dry-run": { type: "boolean" },
+      all: { type: "boolean" },
+      ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
     },
   });
   const json = Boolean(values.json);

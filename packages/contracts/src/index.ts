@@ -25,3 +25,4 @@ export * from "./fhir";
 export * from "./languages";
 export * from "./patient-data";
 export * from "./patient-erasure";
+export * from "./retention";

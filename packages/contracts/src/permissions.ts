@@ -56,7 +56,11 @@ export const staffPermissions = {
   "organization.uploadSeal": admins,
   "organization.removeSeal": admins,
 
-  // Data retention: legal holds keep a patient's records from every deletion (core/retention).
+  // Data retention: how long records are kept, what the next sweep deletes; legal holds keep a
+  // patient's records from every deletion (core/retention).
+  "retention.settings": everyone,
+  "retention.preview": everyone,
+  "retention.updatePolicy": admins,
   "retention.legalHolds": workers,
   "retention.placeLegalHold": admins,
   "retention.releaseLegalHold": admins,

@@ -1,5 +1,11 @@
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
+import {
+  OBJECT_DELETION_JOB,
+  objectDeletionJobHandler,
+  RETENTION_SWEEP_JOB,
+  retentionSweepJobHandler,
+} from "../core/retention/sweep";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
 import { ERASURE_OBJECTS_JOB, erasureObjectsJobHandler } from "./erasure-objects";
 import type { JobHandler } from "./runner";
@@ -14,4 +20,6 @@ export const jobHandlers: Record<string, JobHandler> = {
   [RETIMESTAMP_JOB]: retimestampJobHandler,
   [NOTICE_JOB]: signatureNoticeJobHandler,
   [ERASURE_OBJECTS_JOB]: erasureObjectsJobHandler,
+  [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
+  [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
 };

@@ -250,9 +250,9 @@ export const auditLog = pgTable(
      */
     xactId: bigint("xact_id", { mode: "number" }).default(sql`(pg_current_xact_id()::text)::bigint`),
     /**
-     * A random secret of this entry (migration 0028, issue 17): entries that have one are hashed with
+     * A random secret of this entry (migration 0029, issue 17): entries that have one are hashed with
      * a commitment to their personal part (`metadata`, `ip`, `user_agent`) instead of the part
-     * itself, HMAC-SHA-256 keyed with this salt. Null for entries written before 0028 (hashed with
+     * itself, HMAC-SHA-256 keyed with this salt. Null for entries written before 0029 (hashed with
      * their content, as before) and for erased entries. Written by `recordAudit` and
      * `auditInsertFrom` (apps/api/src/core/audit/audit.ts), never shown. docs/architecture.md ("Erasure and the audit chain").
      */

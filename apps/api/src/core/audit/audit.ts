@@ -80,13 +80,13 @@ export const newPersonalSalt = () => randomBytes(32).toString("hex");
 
 /** How an entry is hashed: see docs/architecture.md, "Erasure and the audit chain". */
 export type EntryForm =
-  /** Written before migration 0028: the hash covers the personal part itself. */
+  /** Written before migration 0029: the hash covers the personal part itself. */
   | "content"
   /** The hash covers a salted commitment to the personal part, recomputed from salt and content. */
   | "committed"
   /** Erased: salt and personal part are gone, the stored commitment stands in for them. */
   | "erased"
-  /** Written before 0028 and erased since: the hash cannot be recomputed; only its links are checked. */
+  /** Written before 0029 and erased since: the hash cannot be recomputed; only its links are checked. */
   | "erased_content";
 
 export function entryForm(entry: ChainedFields): EntryForm {
@@ -97,9 +97,9 @@ export function entryForm(entry: ChainedFields): EntryForm {
 
 /**
  * Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry
- * written. An entry with a salt (since migration 0028) is hashed with the commitment to its
+ * written. An entry with a salt (since migration 0029) is hashed with the commitment to its
  * personal part in place of the part; one without (older entries) with the part itself, unchanged
- * since entries were chained in the request, so rows chained before migrations 0010 and 0028
+ * since entries were chained in the request, so rows chained before migrations 0010 and 0029
  * verify as they are. Null for an erased entry of the older form (its content is gone).
  */
 export function entryHash(prevHash: string, entry: ChainedFields): string | null {
@@ -197,7 +197,7 @@ export interface ChainVerdict {
   lateEntries: number;
   /**
    * Chained entries whose personal part a patient erasure removed; `linkOnly` of them were written
-   * before migration 0028, so only their place in the chain is checked (docs/architecture.md,
+   * before migration 0029, so only their place in the chain is checked (docs/architecture.md,
    * "Erasure and the audit chain"). Present only once an erasure removed something.
    */
   erased?: { entries: number; linkOnly: number };

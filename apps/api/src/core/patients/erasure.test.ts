@@ -153,8 +153,8 @@ beforeAll(async () => {
     fileName: `${X_VALUES[2]}.pdf`,
     fileBytes: X_VALUES[3]!,
   });
-  // An audit entry written before migration 0028 (no salt: hashed with its content) that names the patient.
-  await recordAudit(clinic.ctx, { action: "test.legacy", metadata: { rnummer: X.rnummer, note: "before 0028" } });
+  // An audit entry written before migration 0029 (no salt: hashed with its content) that names the patient.
+  await recordAudit(clinic.ctx, { action: "test.legacy", metadata: { rnummer: X.rnummer, note: "before 0029" } });
   await api.services.db.update(auditLog).set({ personalSalt: null }).where(eq(auditLog.action, "test.legacy"));
   const afterX = await storedKeys();
   // The clinic's own document (A6) is not the patient's: it stays.
@@ -222,7 +222,7 @@ describe("patient erasure", () => {
     const verdict = await verifyOrganizationChain(clinic.ctx);
     expect(verdict).toMatchObject({ ok: true, problem: null });
     expect(verdict.erased?.entries).toBe(receipt.counts.auditEntries);
-    expect(verdict.erased?.linkOnly).toBe(1); // the entry from before 0028
+    expect(verdict.erased?.linkOnly).toBe(1); // the entry from before 0029
     const [stored] = await api.services.db
       .select()
       .from(patientErasures)

@@ -188,7 +188,7 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
 /**
  * Removes the personal part (metadata, ip, user agent) of audit entries and keeps what their hash
  * covers. An entry with a salt keeps the commitment computed from salt and content, then loses
- * both; an entry not chained yet and without a salt (written before migration 0028) gets a
+ * both; an entry not chained yet and without a salt (written before migration 0029) gets a
  * commitment with a fresh salt first, which the chainer then hashes; a chained entry without a
  * salt keeps its hash and links only. The chainer's lock is held meanwhile, so no entry is chained
  * between this read and this write.
