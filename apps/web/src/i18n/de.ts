@@ -1928,7 +1928,8 @@ export const de: Dictionary = {
     adminOnlyTitle: "Nur für Inhaber und Admins",
     adminOnlyBody: "Bitten Sie einen Inhaber oder Admin Ihrer Organisation, die Daten zu löschen.",
     selectorTitle: "Welche Person?",
-    selectorDescription: "Nennen Sie die Person mit einem dieser Merkmale; ein Datensatz passt, wenn eines übereinstimmt.",
+    selectorDescription:
+      "Nennen Sie die Person mit einem dieser Merkmale; ein Datensatz passt, wenn eines übereinstimmt.",
     patientIdLabel: "Patienten-ID",
     patientIdHint: "Die patient_id, die Ihr Kliniksystem mit Signaturanfragen sendet.",
     rnummerLabel: "Fallnummer",
