@@ -310,7 +310,14 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
     writeFileSync(
       file,
       JSON.stringify(
-        { machine, rows: rated, completion: result.completion, staffLists, erasure: result.erasure, notes: result.notes },
+        {
+          machine,
+          rows: rated,
+          completion: result.completion,
+          staffLists,
+          erasure: result.erasure,
+          notes: result.notes,
+        },
         null,
         2,
       ) + "\n",

@@ -68,7 +68,9 @@ async function bareErasure(db: Db, organizationId: string, rnummer: string): Pro
     );
     await tx.execute(sql`update audit_log set metadata = '{}'::jsonb, ip = null, user_agent = null
       where organization_id = ${organizationId}::uuid and metadata->>'rnummer' = ${rnummer}`);
-    await tx.execute(sql`delete from submissions where organization_id = ${organizationId}::uuid and rnummer = ${rnummer}`);
+    await tx.execute(
+      sql`delete from submissions where organization_id = ${organizationId}::uuid and rnummer = ${rnummer}`,
+    );
   });
 }
 
@@ -112,7 +114,9 @@ export async function measureErasure(log: (message: string) => void): Promise<Er
       started = performance.now();
       await bareErasure(services.db, bareOrg.id, bare);
       bareMs.push(performance.now() - started);
-      log(`erasure run ${run + 1}/${RUNS}: ${erasureMs.at(-1)!.toFixed(0)} ms, bare SQL ${bareMs.at(-1)!.toFixed(0)} ms`);
+      log(
+        `erasure run ${run + 1}/${RUNS}: ${erasureMs.at(-1)!.toFixed(0)} ms, bare SQL ${bareMs.at(-1)!.toFixed(0)} ms`,
+      );
     }
     const verdict = await verifyOrganizationChain(ctx);
     if (!verdict.ok) throw new Error(`audit verify failed after the erasures: ${verdict.problem}`);
@@ -135,7 +139,16 @@ export async function measureErasure(log: (message: string) => void): Promise<Er
 }
 
 export function formatErasureTable(row: ErasureRow): string {
-  const header = ["engine", "patient's submissions", "others", "audit entries", "runs", "erasure ms", "bare SQL ms", "vs bare"];
+  const header = [
+    "engine",
+    "patient's submissions",
+    "others",
+    "audit entries",
+    "runs",
+    "erasure ms",
+    "bare SQL ms",
+    "vs bare",
+  ];
   const cells = [
     row.engine,
     String(row.submissions),

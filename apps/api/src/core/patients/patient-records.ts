@@ -49,7 +49,6 @@ export interface PatientRecords {
 
 const json = (values: readonly string[]) => JSON.stringify(values);
 
-
 /** A PostgreSQL array literal (`{"a","b"}`), every element quoted: one parameter, however many values. */
 const arrayLiteral = (values: readonly string[]) =>
   `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
