@@ -1,11 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import {
-  createActiveTemplate,
-  createEmbedSession,
-  expectAccessible,
-  staffSignIn,
-  type Staff,
-} from "./forms-support";
+import { createActiveTemplate, createEmbedSession, expectAccessible, staffSignIn, type Staff } from "./forms-support";
 import { API_URL, hasHorizontalScroll, shot } from "./support";
 
 /** One submission of a patient through the embed session door (the session's config names the patient). */
@@ -72,6 +66,9 @@ test("an admin checks what is held about a patient, erases it and keeps the rece
   // Again: nothing left.
   await page.getByRole("button", { name: "Erase another patient" }).click();
   await expect(page.getByLabel("Patient ID")).toBeFocused();
+  await expect(caseNumber(page)).toHaveValue("");
+  await expect(page.getByText("No record of this organization names this patient.")).toHaveCount(0);
+  await caseNumber(page).fill(rnummer);
   await page.getByRole("button", { name: "Check what is held" }).click();
   await expect(page.getByText("No record of this organization names this patient.")).toBeVisible();
   await expectAccessible(page, "patient data, nothing found");

@@ -1981,7 +1981,7 @@ export const de: Dictionary = {
       webhookDeliveries: "Webhook-Zustellungen",
       webhookAttempts: "Webhook-Protokolleinträge",
       jobs: "Hintergrundaufträge",
-      auditEntries: "Audit-Einträge (personenbezogener Teil)",
+      auditEntries: "Audit-Einträge (Personendaten)",
     },
   },
   notFound: {
