@@ -61,6 +61,18 @@ export function inList(column: PgColumn | SQL, values: readonly string[], type: 
     : sql`${column} = any(${arrayLiteral(values)}::text[])`;
 }
 
+const UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+/**
+ * `text` names one of `ids` (UUIDs): every UUID in the text is looked up in the set, so a body is
+ * read once however many ids a patient has (a substring search per id would read it once per id).
+ */
+function mentionsId(text: PgColumn | SQL, ids: readonly string[]): SQL {
+  if (ids.length === 0) return sql`false`;
+  return sql`exists (select 1 from regexp_matches(lower(${text}), ${UUID_PATTERN}, 'g') as found(id)
+    where found.id[1] = any(${arrayLiteral(ids)}::text[]))`;
+}
+
 /** `text` contains one of `terms` as a substring. */
 function mentionsAny(text: PgColumn | SQL, terms: readonly string[]): SQL {
   if (terms.length === 0) return sql`false`;
@@ -244,13 +256,10 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
         .query({ id: webhookDeliveries.id })
         .from(webhookDeliveries)
         .where(
-          mentionsAny(webhookDeliveries.body, [
-            ...patientValues,
-            ...submissionIds,
-            ...signatureIds,
-            ...formRequestIds,
-            ...draftKeys,
-          ]),
+          or(
+            mentionsAny(webhookDeliveries.body, [...patientValues, ...pinnedDrafts.map((s) => s.config.draftKey!)]),
+            mentionsId(webhookDeliveries.body, [...submissionIds, ...signatureIds, ...formRequestIds, ...sessionIds]),
+          ),
         )
     ).map((r) => r.id),
   );
