@@ -9,6 +9,7 @@ export const EXTENDED_SCENARIOS = [
   "f7",
   "f10",
   "completion",
+  "erasure",
   "a2-scale",
   "f13-scale",
   "staff-lists-scale",
@@ -60,6 +61,7 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       portal-weight and portal-speed build the web app when it changed
                       (turbo; minutes) and need Chromium (/usr/bin/chromium or CHROMIUM_PATH);
                       portal-speed takes several minutes (throttled visits)
+                      erasure: a patient with 1,000 submissions erased in-process, vs bare SQL
   --json <file>       also write the results as JSON
   --help              this text
 

@@ -245,4 +245,16 @@ describe("pnpm cli retention", () => {
     const released = await cli("hold", "release", "--org", orgId, "--id", hold.json.id as string);
     expect(released.json.releasedAt).not.toBeNull();
   }, 240_000);
+
+  it("erases a patient: a dry run reports, a selector naming nobody is refused", async () => {
+    const org = await cli("org", "create", "--name", "Klinikum Löschung");
+    const orgId = org.json.orgId as string;
+    const dry = await cli("patients", "erase", "--org", orgId, "--rnummer", "R-CLI-1", "--dry-run");
+    expect(dry).toMatchObject({ code: 0, json: { status: "nothing_found", dryRun: true, erasureId: null } });
+    const erased = await cli("patients", "erase", "--org", orgId, "--phone", "+4915112345679");
+    expect(erased).toMatchObject({ code: 0, json: { status: "nothing_found", dryRun: false } });
+    const nobody = await cli("patients", "erase", "--org", orgId, "--dry-run");
+    expect(nobody.code).toBe(1);
+    expect(nobody.json).toMatchObject({ ok: false });
+  }, 120_000);
 });

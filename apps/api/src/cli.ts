@@ -4,6 +4,7 @@ import {
   createOrganizationInput,
   legalHoldListInput,
   releaseLegalHoldInput,
+  patientErasureInput,
   retentionKinds,
   roles,
   updateOrganizationInput,
@@ -17,6 +18,7 @@ import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
 import { migrateStorage } from "./core/files/migrate";
 import { createStorage, type StorageKind } from "./core/files/storage";
+import { erasePatient } from "./core/patients/erasure";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
 import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
@@ -43,6 +45,9 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   user create --org ID --email E --password P [--role owner|admin|staff] → {userId}
   audit verify --org ID                       → {ok, entries, brokenAt, problem, lateEntries,
       unchained: {count, oldestAgeSeconds, maxAgeSeconds}, warnings}; exits 1 when not ok
+  patients erase --org ID [--patient-id P] [--rnummer R] [--phone +49…] [--dry-run]
+      → the erasure receipt {erasureId, status, counts, digests, objects, …}; at least one of
+      --patient-id, --rnummer, --phone; --dry-run reports and changes nothing; exits 1 on a legal hold
   migrate                                     → {ok:true}
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
@@ -163,6 +168,17 @@ async function run(
     }
     case "audit verify":
       return verifyOrganizationChain(systemContext(services, org()));
+    case "patients erase": {
+      const { selector, dryRun } = parseInput(patientErasureInput, {
+        selector: {
+          ...(str("patient-id") !== undefined && { patientId: str("patient-id") }),
+          ...(str("rnummer") !== undefined && { rnummer: str("rnummer") }),
+          ...(str("phone") !== undefined && { phone: str("phone") }),
+        },
+        dryRun: values["dry-run"] === true,
+      });
+      return erasePatient(systemContext(services, org()), { selector, dryRun });
+    }
     case "migrate":
       return { ok: true };
     case "storage migrate": {
@@ -250,6 +266,7 @@ async function main(): Promise<number> {
       "accept-missing-aud-iss": { type: "string" },
       from: { type: "string" },
       to: { type: "string" },
+      "dry-run": { type: "boolean" },
       all: { type: "boolean" },
       "patient-id": { type: "string" },
       rnummer: { type: "string" },

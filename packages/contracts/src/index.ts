@@ -25,4 +25,5 @@ export * from "./users";
 export * from "./fhir";
 export * from "./languages";
 export * from "./patient-data";
+export * from "./patient-erasure";
 export * from "./retention";

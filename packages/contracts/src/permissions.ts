@@ -64,6 +64,8 @@ export const staffPermissions = {
   "retention.legalHolds": workers,
   "retention.placeLegalHold": admins,
   "retention.releaseLegalHold": admins,
+  // Patient erasure (GDPR Art. 17, core/patients): the dry run too, as it lists what is held about a patient.
+  "patients.erase": admins,
 
   "tokens.list": admins,
   "tokens.create": admins,

@@ -28,6 +28,7 @@ import type { ResultRow, Stack } from "../report";
 import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
 import { measureCompletion, type CompletionRow } from "./completion";
+import { measureErasure, type ErasureRow } from "./erasure";
 import { makePdf, startFileServer, startWebhookReceiver, type LocalServer, type WebhookReceiver } from "./fixtures";
 import { runRequestLoad, type RequestSpec } from "./request-load";
 import { runStaffListsScale, type StaffListsResult } from "./staff-lists";
@@ -45,6 +46,8 @@ export interface ExtendedResult {
   serverVersion: string | null;
   /** `staff-lists-scale`: per-page p99 ratios and the CSV export; null when not asked for. */
   staffLists: StaffListsResult | null;
+  /** `erasure`: erasing a patient with 1,000 submissions vs the bare SQL; null when not asked for. */
+  erasure: ErasureRow | null;
 }
 
 interface Credentials {
@@ -388,9 +391,16 @@ class ExtendedRun {
 
 /** Runs the extended scenarios chosen in `options.extended`; nothing when none is. */
 export async function runExtended(options: BenchOptions, defer: Defer, log: Log): Promise<ExtendedResult> {
-  const result: ExtendedResult = { rows: [], completion: [], notes: [], serverVersion: null, staffLists: null };
-  // staff-lists-scale brings its own database and API (bench/scenarios/staff-lists.ts).
-  const http = options.extended.filter((s) => s !== "completion" && s !== "staff-lists-scale");
+  const result: ExtendedResult = {
+    rows: [],
+    completion: [],
+    notes: [],
+    serverVersion: null,
+    staffLists: null,
+    erasure: null,
+  };
+  // staff-lists-scale brings its own database and API (bench/scenarios/staff-lists.ts); completion and erasure run in-process.
+  const http = options.extended.filter((s) => s !== "completion" && s !== "staff-lists-scale" && s !== "erasure");
   if (http.length > 0) {
     const database = await createBenchDatabase(options.databaseUrl ?? LOCAL_POSTGRES_URL);
     defer(`drop database ${database.name}`, () => database.drop());
@@ -421,5 +431,6 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
   if (options.extended.includes("completion")) {
     result.completion = await measureCompletion(COMPLETION_PAGES, COMPLETION_RUNS, log);
   }
+  if (options.extended.includes("erasure")) result.erasure = await measureErasure(log);
   return result;
 }

@@ -8,6 +8,7 @@ import {
   retentionSweepJobHandler,
 } from "../core/retention/sweep";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
+import { ERASURE_OBJECTS_JOB, erasureObjectsJobHandler } from "./erasure-objects";
 import type { JobHandler } from "./runner";
 import { RETIMESTAMP_JOB, retimestampJobHandler } from "./retimestamp";
 import { SEAL_JOB, sealJobHandler } from "./seal";
@@ -19,6 +20,7 @@ export const jobHandlers: Record<string, JobHandler> = {
   [SEAL_JOB]: sealJobHandler,
   [RETIMESTAMP_JOB]: retimestampJobHandler,
   [NOTICE_JOB]: signatureNoticeJobHandler,
+  [ERASURE_OBJECTS_JOB]: erasureObjectsJobHandler,
   [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
   [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
   [PAGE_IMAGES_JOB]: pageImagesJobHandler,

@@ -422,6 +422,10 @@ describe("every documented operation through a validating proxy", { timeout: 90_
       .toBe(200);
     expect.soft((await call({ ...verify, raw: { body: "not a pdf", type: "application/pdf" } })).status).toBe(400);
     expect.soft((await call({ ...verify, raw: { body: "x", type: "text/plain" }, invalid: true })).status).toBe(415);
+    // POST /patients/erase (issue 17): a dry run, and a body that names nobody.
+    const erase = { method: "POST", path: "/patients/erase", headers: b() } as const;
+    expect.soft((await call({ ...erase, body: { patient_id: "P-contract", dry_run: true } })).status).toBe(200);
+    expect.soft((await call({ ...erase, body: { dry_run: true } })).status).toBe(400);
   });
 
   it("called every documented operation with a success and an error", () => {

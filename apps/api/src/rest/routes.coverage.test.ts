@@ -38,6 +38,7 @@ const documented = [
   "A3 GET /signature-requests/{id}/metadata.json",
   // Issue 15: anyone checks a sealed PDF (docs/signatures.md, "Verifying a sealed PDF").
   "verify POST /verify",
+  "erase POST /patients/erase",
 ];
 
 /** Endpoints of later issues, by name. Remove a name when its endpoint lands. */
