@@ -56,6 +56,11 @@ export const staffPermissions = {
   "organization.uploadSeal": admins,
   "organization.removeSeal": admins,
 
+  // Data retention: legal holds keep a patient's records from every deletion (core/retention).
+  "retention.legalHolds": workers,
+  "retention.placeLegalHold": admins,
+  "retention.releaseLegalHold": admins,
+
   "tokens.list": admins,
   "tokens.create": admins,
   "tokens.revoke": admins,

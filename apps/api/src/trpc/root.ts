@@ -22,6 +22,7 @@ import { templatesRouter } from "./routers/templates";
 import { tokensRouter } from "./routers/tokens";
 import { verifyRouter } from "./routers/verify";
 import { fhirRouter } from "./routers/fhir";
+import { retentionRouter } from "./routers/retention";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -49,6 +50,7 @@ export const appRouter = router({
   smsForm: smsFormRouter,
   verify: verifyRouter,
   fhir: fhirRouter,
+  retention: retentionRouter,
 });
 
 export type AppRouter = typeof appRouter;

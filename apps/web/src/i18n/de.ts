@@ -1125,6 +1125,8 @@ export const de: Dictionary = {
       "form_request.opened": "Formularlink geöffnet",
       "form_request.otp_sent": "Einmalcode gesendet",
       "form_request.verified": "Empfänger bestätigt",
+      "legal_hold.created": "Löschsperre (Legal Hold) gesetzt",
+      "legal_hold.released": "Löschsperre (Legal Hold) aufgehoben",
       "message.revealed": "Nachricht im Postausgang angezeigt",
       "signature.assignment_updated": "Signaturanfrage geändert",
       "signature.completed": "Signiertes Dokument bereit",

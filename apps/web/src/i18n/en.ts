@@ -1093,6 +1093,8 @@ export const en = {
       "form_request.opened": "Form link opened",
       "form_request.otp_sent": "One-time code sent",
       "form_request.verified": "Recipient confirmed",
+      "legal_hold.created": "Legal hold placed",
+      "legal_hold.released": "Legal hold released",
       "message.revealed": "Outbox message shown once",
       "signature.assignment_updated": "Signature request changed",
       "signature.completed": "Signed document ready",

@@ -5,3 +5,4 @@ export * from "./files";
 export * from "./forms";
 export * from "./signatures";
 export * from "./sso";
+export * from "./retention";

@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organizations, users } from "./core";
+
+// Data retention (apps/api/src/core/retention): legal holds, retention policies, the sweep's state.
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * A legal hold: while `released_at` is null, no record of the patient it names is deleted, by the
+ * retention sweep or by an erasure. It names the patient by any of the identifiers records keep
+ * (area A's `patient_id`, the case number `rnummer`, an E.164 `phone`); a record is held when any
+ * of them equals the record's own. Released holds stay as the record of what was held and why.
+ */
+export const legalHolds = pgTable(
+  "legal_holds",
+  {
+    id: uuid("id")
+      .primaryKey()
+      .$defaultFn(() => randomUUID()),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    patientId: text("patient_id"),
+    rnummer: text("rnummer"),
+    phone: text("phone"),
+    reason: text("reason").notNull(),
+    createdByUserId: uuid("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: at("created_at").notNull().defaultNow(),
+    releasedAt: at("released_at"),
+    releasedByUserId: uuid("released_by_user_id").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    check(
+      "legal_holds_selector_ck",
+      sql`${t.patientId} is not null or ${t.rnummer} is not null or ${t.phone} is not null`,
+    ),
+    // The staff list, newest first (keyset pages).
+    index("legal_holds_org_created_idx").on(t.organizationId, t.createdAt, t.id),
+    // "Is this record held?": one probe per identifier among the few active holds.
+    index("legal_holds_active_patient_idx")
+      .on(t.organizationId, t.patientId)
+      .where(sql`${t.releasedAt} is null and ${t.patientId} is not null`),
+    index("legal_holds_active_rnummer_idx")
+      .on(t.organizationId, t.rnummer)
+      .where(sql`${t.releasedAt} is null and ${t.rnummer} is not null`),
+    index("legal_holds_active_phone_idx")
+      .on(t.organizationId, t.phone)
+      .where(sql`${t.releasedAt} is null and ${t.phone} is not null`),
+  ],
+);
