@@ -1,6 +1,10 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm, stat } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import {
   createOrganizationInput,
+  patientSelector,
   roles,
   updateOrganizationInput,
   type UpdateOrganizationInput,
@@ -9,6 +13,7 @@ import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
 import { migrateStorage } from "./core/files/migrate";
+import { exportPatientData } from "./core/patients/access-export";
 import { createStorage, type StorageKind } from "./core/files/storage";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
@@ -36,6 +41,9 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
       target already holds with the same size and hash are skipped); progress on stderr
+  patients export --org ID [--patient-id P] [--rnummer R] [--phone +49…] --out FILE.zip
+      → {ok, out, bytes}; the patient access export (GDPR Art. 15/20), as a ZIP written to FILE
+      (the selector's identifiers: at least one; a record matching any of them is the patient's)
 `;
 
 class UsageError extends Error {}
@@ -141,6 +149,25 @@ async function run(
       );
       return { ok: true, ...result };
     }
+    case "patients export": {
+      const out = required(str("out"), "--out");
+      const selector = parseInput(patientSelector, {
+        ...(str("patient-id") !== undefined && { patientId: str("patient-id") }),
+        ...(str("rnummer") !== undefined && { rnummer: str("rnummer") }),
+        ...(str("phone") !== undefined && { phone: str("phone") }),
+      });
+      const exported = exportPatientData(systemContext(services, org(), "cli"), { selector });
+      // Written beside the target and renamed at the end: a failed export leaves no partial ZIP.
+      const partial = `${out}.partial`;
+      try {
+        await pipeline(exported.open(), createWriteStream(partial, { mode: 0o600 }));
+        await rename(partial, out);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return { ok: true, out, bytes: (await stat(out)).size };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -171,6 +198,10 @@ async function main(): Promise<number> {
       "accept-missing-aud-iss": { type: "string" },
       from: { type: "string" },
       to: { type: "string" },
+      "patient-id": { type: "string" },
+      rnummer: { type: "string" },
+      phone: { type: "string" },
+      out: { type: "string" },
     },
   });
   const json = Boolean(values.json);

@@ -61,6 +61,9 @@ export const staffPermissions = {
   "retention.placeLegalHold": admins,
   "retention.releaseLegalHold": admins,
 
+  // The patient access export (GDPR Art. 15/20): everything held about one patient, as a ZIP.
+  "patients.export": admins,
+
   "tokens.list": admins,
   "tokens.create": admins,
   "tokens.revoke": admins,

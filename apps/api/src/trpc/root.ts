@@ -23,6 +23,7 @@ import { tokensRouter } from "./routers/tokens";
 import { verifyRouter } from "./routers/verify";
 import { fhirRouter } from "./routers/fhir";
 import { retentionRouter } from "./routers/retention";
+import { patientsRouter } from "./routers/patients";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -51,6 +52,7 @@ export const appRouter = router({
   verify: verifyRouter,
   fhir: fhirRouter,
   retention: retentionRouter,
+  patients: patientsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -80,7 +80,9 @@ async function answersOf(files: AttachmentSource, field: FormField, value: unkno
           return { valueCoding: { code, ...(display && { display }) } };
         });
     case "file": {
-      const stored = Array.isArray(value) ? (value as { name: string; path: string; size: number; type: string }[]) : [];
+      const stored = Array.isArray(value)
+        ? (value as { name: string; path: string; size: number; type: string }[])
+        : [];
       const out: FhirJson[] = [];
       for (const file of stored) {
         const digests = await files.digests(file.path);

@@ -40,10 +40,7 @@ const TEXT = {
   sha256: ["SHA-256", "SHA-256"],
   records: ["Einträge", "Records"],
   missing: ["Nicht mehr vorhandene Dateien", "Files no longer held"],
-  nothing: [
-    "Über diese Person sind keine Daten gespeichert.",
-    "No data is held about this person.",
-  ],
+  nothing: ["Über diese Person sind keine Daten gespeichert.", "No data is held about this person."],
   created: ["erstellt", "created"],
   selectorNames: ["Patienten-ID, Fallnummer, Telefon", "patient id, case number, phone"],
 } satisfies Record<string, Bilingual>;
@@ -52,7 +49,8 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 /** Every value on the page passes here: stored values are whatever a form or a caller typed. */
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-const both = ([de, en]: Bilingual) => `<span lang="de">${escapeHtml(de)}</span> · <span lang="en">${escapeHtml(en)}</span>`;
+const both = ([de, en]: Bilingual) =>
+  `<span lang="de">${escapeHtml(de)}</span> · <span lang="en">${escapeHtml(en)}</span>`;
 
 /** A ZIP path as a relative link; each segment percent-encoded so no name can leave the attribute. */
 const href = (path: string) => path.split("/").map(encodeURIComponent).join("/");
@@ -65,7 +63,10 @@ function valueText(value: unknown): string {
 
 function recordHtml(record: ExportedRecord): string {
   const rows = Object.entries(record.data)
-    .map(([key, value]) => `<tr><th scope="row">${escapeHtml(key)}</th><td><pre>${escapeHtml(valueText(value))}</pre></td></tr>`)
+    .map(
+      ([key, value]) =>
+        `<tr><th scope="row">${escapeHtml(key)}</th><td><pre>${escapeHtml(valueText(value))}</pre></td></tr>`,
+    )
     .join("");
   const files = record.files.map((p) => `<li><a href="${href(p)}">${escapeHtml(p)}</a></li>`).join("");
   return `<details><summary>${escapeHtml(record.id)}${record.createdAt ? ` · ${both(TEXT.created)} ${escapeHtml(record.createdAt)}` : ""}</summary>
@@ -87,7 +88,10 @@ export function renderExportIndex(manifest: AccessExportManifest): string {
     .join("");
   const sections = present
     .map((kind) => {
-      const items = manifest.records.filter((r) => r.kind === kind).map(recordHtml).join("\n");
+      const items = manifest.records
+        .filter((r) => r.kind === kind)
+        .map(recordHtml)
+        .join("\n");
       return `<section><h3>${both(KIND_LABELS[kind])}</h3>\n${items}</section>`;
     })
     .join("\n");

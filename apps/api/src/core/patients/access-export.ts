@@ -112,7 +112,8 @@ export function safeFileName(name: string): string {
 /** Owners and admins in the console; API tokens and the CLI act for the organization. */
 function assertMayExport(ctx: OrgContext): void {
   const { actor } = ctx;
-  const allowed = actor.type === "user" ? actsForOrganization(actor) : actor.type === "api_key" || actor.type === "system";
+  const allowed =
+    actor.type === "user" ? actsForOrganization(actor) : actor.type === "api_key" || actor.type === "system";
   if (!allowed) throw new AppError("forbidden", "exporting a patient's data needs the owner or admin role");
 }
 
@@ -220,6 +221,12 @@ async function exportedRecords(
           data: exportedData(kind, row as Record<string, unknown>),
           files: pathsOf.get(`${kind}:${row.id}`) ?? [],
         };
+        // A submission's answers name its attachments by storage key: list them with it too.
+        if (kind === "submissions")
+          for (const key of keysIn((row as { values: unknown }).values)) {
+            const path = byKey.get(key)?.path;
+            if (path && !record.files.includes(path)) record.files.push(path);
+          }
         if (kind === "submissions")
           record.fhir = await submissionToQuestionnaireResponse(
             ctx,
@@ -238,11 +245,23 @@ async function exportedRecords(
   return out;
 }
 
+/** Every string inside a JSON value (answers hold uploaded files' keys). */
+function keysIn(value: unknown, into: string[] = []): string[] {
+  if (typeof value === "string") into.push(value);
+  else if (Array.isArray(value)) for (const item of value) keysIn(item, into);
+  else if (value && typeof value === "object") for (const item of Object.values(value)) keysIn(item, into);
+  return into;
+}
+
 export interface PatientAccessExport {
   /** A name for the downloaded file (no patient values in it). */
   filename: string;
-  /** The ZIP, as it is written. */
-  archive: AsyncGenerator<Buffer>;
+  /**
+   * Starts the export: the ZIP as it is written. The checks, the search and the audit entry run
+   * before the first chunk, so a door that awaits it can still answer an error. A function, so an
+   * answer that is serialised instead (tRPC over HTTP) carries no archive and starts nothing.
+   */
+  open(): AsyncGenerator<Buffer>;
 }
 
 /**
@@ -263,12 +282,20 @@ export interface PatientAccessExport {
  * (`patient.exported`: which selector fields, counts; no patient values), written before the first
  * byte, since a started download has disclosed data.
  */
-export async function exportPatientData(
+export function exportPatientData(ctx: OrgContext, input: { selector: PatientSelector }): PatientAccessExport {
+  const generatedAt = new Date();
+  return {
+    filename: `patient-export-${generatedAt.toISOString().slice(0, 10)}.zip`,
+    open: () => writeAccessExport(ctx, input.selector, generatedAt),
+  };
+}
+
+async function* writeAccessExport(
   ctx: OrgContext,
-  input: { selector: PatientSelector },
-): Promise<PatientAccessExport> {
+  selector: PatientSelector,
+  generatedAt: Date,
+): AsyncGenerator<Buffer> {
   assertMayExport(ctx);
-  const selector = input.selector;
   if (selectorFields(selector).length === 0)
     throw new AppError("invalid_request", "name the patient by patient id, case number or phone", {
       field: "patientId",
@@ -276,7 +303,6 @@ export async function exportPatientData(
   const records = await findPatientRecords(ctx, selector);
   const { files, missing } = await planFiles(ctx, records);
   const organization = await ctx.scope.organization();
-  const generatedAt = new Date();
   const counts = countsOf(records);
   const bytes = files.reduce((sum, f) => sum + f.size, 0);
   await recordAudit(ctx, {
@@ -337,8 +363,5 @@ export async function exportPatientData(
     path: "manifest.json",
     generate: async () => Buffer.from(JSON.stringify({ ...manifest!, files: listed }, null, 2) + "\n", "utf8"),
   });
-  return {
-    filename: `patient-export-${generatedAt.toISOString().slice(0, 10)}.zip`,
-    archive: zipStream(ctx.services.storage, sources, generatedAt),
-  };
+  yield* zipStream(ctx.services.storage, sources, generatedAt);
 }

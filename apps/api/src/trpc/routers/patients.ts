@@ -1,0 +1,15 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { patientSelector } from "@clinsign/contracts";
+import { exportPatientData } from "../../core/patients/access-export";
+import { orgProcedure } from "../trpc";
+
+export const patientsRouter = {
+  /**
+   * The patient access export (a ZIP). Its bytes leave through REST `POST /patients/export` and the
+   * console's `POST /staff/patients/export`, which start `open()`; over /trpc the answer is the file
+   * name only and nothing is exported.
+   */
+  export: orgProcedure
+    .input(patientSelector)
+    .mutation(({ ctx, input }) => exportPatientData(ctx.org, { selector: input })),
+} satisfies TRPCRouterRecord;
