@@ -1128,6 +1128,7 @@ export const de: Dictionary = {
       "legal_hold.created": "Löschsperre (Legal Hold) gesetzt",
       "legal_hold.released": "Löschsperre (Legal Hold) aufgehoben",
       "message.revealed": "Nachricht im Postausgang angezeigt",
+      "patient.exported": "Patientendaten exportiert (Auskunft)",
       "signature.assignment_updated": "Signaturanfrage geändert",
       "signature.completed": "Signiertes Dokument bereit",
       "signature.copy_downloaded": "Signierte Kopie von Patient/in heruntergeladen",

@@ -1096,6 +1096,7 @@ export const en = {
       "legal_hold.created": "Legal hold placed",
       "legal_hold.released": "Legal hold released",
       "message.revealed": "Outbox message shown once",
+      "patient.exported": "Patient data exported (access request)",
       "signature.assignment_updated": "Signature request changed",
       "signature.completed": "Signed document ready",
       "signature.copy_downloaded": "Signed copy downloaded by the patient",
