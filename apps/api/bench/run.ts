@@ -43,6 +43,7 @@ import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { runExtended } from "./scenarios/extended";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
+import { formatPatientExport } from "./scenarios/patient-export";
 import { formatStaffLists } from "./scenarios/staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -298,14 +299,19 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
     );
   }
   if (result.staffLists) sections.push(formatStaffLists(result.staffLists));
+  if (result.patientExport) sections.push(formatPatientExport(result.patientExport));
   process.stdout.write(`${sections.join("\n\n")}\n`);
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
     const staffLists = result.staffLists && { ratios: result.staffLists.ratios, exports: result.staffLists.exports };
+    const patientExport = result.patientExport && {
+      baseline: result.patientExport.baseline,
+      export: result.patientExport.export,
+    };
     writeFileSync(
       file,
       JSON.stringify(
-        { machine, rows: rated, completion: result.completion, staffLists, notes: result.notes },
+        { machine, rows: rated, completion: result.completion, staffLists, patientExport, notes: result.notes },
         null,
         2,
       ) + "\n",
