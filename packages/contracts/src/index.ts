@@ -24,3 +24,4 @@ export * from "./users";
 export * from "./fhir";
 export * from "./languages";
 export * from "./patient-data";
+export * from "./patient-export";

@@ -53,6 +53,13 @@ export interface PatientExportResult {
   serverVersion: string;
 }
 
+/** A PDF header (the upload checks the type) over random bytes, as incompressible as a scan. */
+function scanBytes(): Buffer {
+  const bytes = randomBytes(FILE_BYTES);
+  bytes.write("%PDF-1.7\n", 0, "latin1");
+  return bytes;
+}
+
 /** Counts bytes as they pass. */
 class Counter extends Transform {
   bytes = 0;
@@ -144,11 +151,7 @@ export async function runPatientExportScale(
     const form = new FormData();
     for (const [k, v] of Object.entries({ ...creds, templateIdentifier: identifier, fieldKey: "scan" }))
       form.append(k, v);
-    form.append(
-      "file",
-      new Blob([new Uint8Array(randomBytes(FILE_BYTES))], { type: "application/pdf" }),
-      `scan-${i}.pdf`,
-    );
+    form.append("file", new Blob([new Uint8Array(scanBytes())], { type: "application/pdf" }), `scan-${i}.pdf`);
     const response = await fetch(`${api.baseUrl}/api/embed/uploads`, {
       method: "POST",
       body: form,

@@ -373,7 +373,7 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     }
     // The patient access export (a streamed ZIP)
     const patientExport = { method: "POST", path: "/patients/export", headers: b() } as const;
-    const zip = await call({ ...patientExport, body: { patientId: "P-8" } });
+    const zip = await call({ ...patientExport, body: { patient_id: "P-8" } });
     expect.soft(zip.status).toBe(200);
     expect.soft(zip.bytes.subarray(0, 4).toString("latin1")).toBe("PK\x03\x04");
     expect.soft((await call({ ...patientExport, body: {}, invalid: true })).status).toBe(400);

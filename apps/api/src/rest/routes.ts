@@ -29,7 +29,8 @@ import {
   documentIdInput,
   openSignatureLink,
   patientQuery,
-  patientSelector,
+  restPatientSelector,
+  selectorOfRest,
   setAvailabilityInput,
   signatureRequestIdInput,
   updateAssignmentInput,
@@ -725,7 +726,7 @@ export const documentedRoutes: ApiRoute[] = [
     auth: "bearer",
     summary: "Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP",
     description: [
-      "Name the patient by `patientId` (A1's `patient_id`), `rnummer` (case number) and/or `phone` (E.164); a record",
+      "Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record",
       "matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record",
       "with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference",
       "per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for",
@@ -733,13 +734,13 @@ export const documentedRoutes: ApiRoute[] = [
       "A patient of whom nothing is held gets a ZIP with an empty manifest, not an error. Every export is an audit",
       'entry (`patient.exported`, counts only). See docs/operations.md ("Patient access export").',
     ].join("\n"),
-    input: patientSelector,
+    input: restPatientSelector,
     output: z.string(),
     produces: "application/zip",
     status: 200,
-    example: { request: { patientId: "P-1" } },
+    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042" } },
     call: async (caller, input) => {
-      const exported = await caller.patients.export(input);
+      const exported = await caller.patients.export(selectorOfRest(input));
       return new StreamReply(
         {
           "content-type": "application/zip",

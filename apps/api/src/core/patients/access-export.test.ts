@@ -101,7 +101,7 @@ afterAll(async () => {
 
 describe("patient access export (POST /patients/export)", () => {
   it("streams one ZIP: every file listed in the manifest with its SHA-256, sealed PDFs that still verify", async () => {
-    const res = await exportZip(org, { patientId: "P-1", rnummer: "R-1" });
+    const res = await exportZip(org, { patient_id: "P-1", rnummer: "R-1" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-disposition")).toMatch(
@@ -181,7 +181,7 @@ describe("patient access export (POST /patients/export)", () => {
   });
 
   it("holds nothing of another patient, nor of the same identifiers at another organization", async () => {
-    const { entries, manifest } = await openExport((await exportZip(org, { patientId: "P-1", rnummer: "R-1" })).body);
+    const { entries, manifest } = await openExport((await exportZip(org, { patient_id: "P-1", rnummer: "R-1" })).body);
     const everything = [...entries.values()].map((b) => b.toString("latin1")).join("\n");
     for (const value of ["Max Nachbar", "R-2", "P-2", neighbour.signatureId, ...neighbour.submissionIds])
       expect(everything, value).not.toContain(value);
@@ -190,7 +190,7 @@ describe("patient access export (POST /patients/export)", () => {
     expect(manifest.records.every((r) => !("organizationId" in r.data))).toBe(true);
 
     // The other organization's export of the same identifiers is its own patient's alone.
-    const theirs = await openExport((await exportZip(other, { patientId: "P-1", rnummer: "R-1" })).body);
+    const theirs = await openExport((await exportZip(other, { patient_id: "P-1", rnummer: "R-1" })).body);
     expect(
       theirs.manifest.records
         .filter((r) => r.kind === "submissions")
@@ -203,7 +203,7 @@ describe("patient access export (POST /patients/export)", () => {
   });
 
   it("answers a patient of whom nothing is held with a ZIP whose manifest is empty", async () => {
-    const res = await exportZip(org, { patientId: "nobody-here" });
+    const res = await exportZip(org, { patient_id: "nobody-here" });
     expect(res.status).toBe(200);
     const { entries, manifest } = await openExport(res.body);
     expect([...entries.keys()].sort()).toEqual(["index.html", "manifest.json"]);
@@ -222,7 +222,7 @@ describe("patient access export (POST /patients/export)", () => {
     const anonymous = await fetch(`${api.baseUrl}/patients/export`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ patientId: "P-1" }),
+      body: JSON.stringify({ patient_id: "P-1" }),
     });
     expect(anonymous.status).toBe(401);
   });
