@@ -488,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * patients-export: Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP
-         * @description Name the patient by `patientId` (A1's `patient_id`), `rnummer` (case number) and/or `phone` (E.164); a record
+         * @description Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record
          *     matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record
          *     with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference
          *     per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for
@@ -10565,13 +10565,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "patientId": "P-1",
+                 *       "patient_id": "P-100231",
                  *       "rnummer": "R-2026-0042",
                  *       "phone": "+491701234567"
                  *     }
                  */
                 "application/json": {
-                    patientId?: string;
+                    patient_id?: string;
                     rnummer?: string;
                     phone?: string;
                 };
