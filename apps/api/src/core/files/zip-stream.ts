@@ -68,9 +68,9 @@ export async function* zipStream(storage: FileStorage, sources: ZipSource[], mti
           (stream) => {
             if (!stream) return ready(new Error(`stored file for ${source.path} is gone`), undefined as never);
             const digesting = new Digesting(source.passed);
-            stream.body.once("error", (error) => digesting.destroy(error));
+            stream.body.on("error", (error) => digesting.destroy(error));
             // yazl listens to the stream it is handed for data only: its failure must reach the archive.
-            digesting.once("error", fail);
+            digesting.on("error", fail);
             open = stream.body;
             ready(null, stream.body.pipe(digesting));
           },
