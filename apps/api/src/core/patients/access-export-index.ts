@@ -37,13 +37,17 @@ const TEXT = {
   path: ["Datei", "File"],
   type: ["Typ", "Type"],
   size: ["Größe (Bytes)", "Size (bytes)"],
-  sha256: ["SHA-256", "SHA-256"],
   records: ["Einträge", "Records"],
   missing: ["Nicht mehr vorhandene Dateien", "Files no longer held"],
   nothing: ["Über diese Person sind keine Daten gespeichert.", "No data is held about this person."],
   created: ["erstellt", "created"],
-  selectorNames: ["Patienten-ID, Fallnummer, Telefon", "patient id, case number, phone"],
 } satisfies Record<string, Bilingual>;
+
+const SELECTOR_LABELS: Record<string, Bilingual> = {
+  patientId: ["Patienten-ID", "Patient ID"],
+  rnummer: ["Fallnummer", "Case number"],
+  phone: ["Mobilnummer", "Mobile number"],
+};
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 /** Every value on the page passes here: stored values are whatever a form or a caller typed. */
@@ -96,8 +100,8 @@ export function renderExportIndex(manifest: AccessExportManifest): string {
     })
     .join("\n");
   const selector = Object.entries(manifest.selector)
-    .map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`)
-    .join(", ");
+    .map(([k, v]) => `${SELECTOR_LABELS[k] ? both(SELECTOR_LABELS[k]) : escapeHtml(k)}: ${escapeHtml(String(v))}`)
+    .join("<br>");
   const missing = manifest.missingFiles.length
     ? `<h2>${both(TEXT.missing)}</h2><ul>${manifest.missingFiles
         .map((m) => `<li>${escapeHtml(m.kind)} · ${escapeHtml(m.record.kind)} ${escapeHtml(m.record.id)}</li>`)
@@ -114,7 +118,8 @@ export function renderExportIndex(manifest: AccessExportManifest): string {
 <style>
 body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#111;background:#fff}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #bbb;padding:.25rem .5rem;text-align:left;vertical-align:top}
-td.n{text-align:right}pre{margin:0;white-space:pre-wrap;word-break:break-word}code{word-break:break-all}
+td.n{text-align:right}pre{margin:0;white-space:pre-wrap;word-break:break-word}code{word-break:break-all;font-size:.75em}
+@media (max-width:40rem){body{font-size:14px;padding:.5rem}th,td{padding:.2rem .3rem}}
 details{border:1px solid #ccc;border-radius:4px;padding:.25rem .5rem;margin:.25rem 0}summary{cursor:pointer}
 a:focus,summary:focus{outline:3px solid #1a56db;outline-offset:2px}
 </style>
@@ -126,13 +131,13 @@ a:focus,summary:focus{outline:3px solid #1a56db;outline-offset:2px}
 <dl>
 <dt>${both(TEXT.organization)}</dt><dd>${escapeHtml(manifest.organization.name)}</dd>
 <dt>${both(TEXT.generatedAt)}</dt><dd>${escapeHtml(manifest.generatedAt)}</dd>
-<dt>${both(TEXT.patient)} (${both(TEXT.selectorNames)})</dt><dd>${selector}</dd>
+<dt>${both(TEXT.patient)}</dt><dd>${selector}</dd>
 </dl>
 ${empty}
 <h2>${both(TEXT.summary)}</h2>
 <table><thead><tr><th scope="col">${both(TEXT.kind)}</th><th scope="col">${both(TEXT.count)}</th></tr></thead><tbody>${summary}</tbody></table>
 <h2>${both(TEXT.files)}</h2>
-<table><thead><tr><th scope="col">${both(TEXT.path)}</th><th scope="col">${both(TEXT.type)}</th><th scope="col">${both(TEXT.size)}</th><th scope="col">${both(TEXT.sha256)}</th></tr></thead><tbody>${files}</tbody></table>
+<table><thead><tr><th scope="col">${both(TEXT.path)}</th><th scope="col">${both(TEXT.type)}</th><th scope="col">${both(TEXT.size)}</th><th scope="col">SHA-256</th></tr></thead><tbody>${files}</tbody></table>
 ${missing}
 <h2>${both(TEXT.records)}</h2>
 ${sections}
