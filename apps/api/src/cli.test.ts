@@ -228,3 +228,37 @@ describe("pnpm cli patients export", () => {
     });
   }, 300_000);
 });
+
+describe("pnpm cli retention", () => {
+  it("sets periods (days, years, keep), previews and runs the sweep", async () => {
+    const org = await cli("org", "create", "--name", "Klinikum Aufbewahrung");
+    const orgId = org.json.orgId as string;
+    const set = await cli(
+      "retention",
+      "set",
+      "--org",
+      orgId,
+      "--submissions",
+      "10y",
+      "--drafts",
+      "keep",
+      "--outbox",
+      "60d",
+    );
+    expect(set.code).toBe(0);
+    expect(set.json.policy).toMatchObject({
+      submissions: { amount: 10, unit: "years" },
+      drafts: null,
+      outbox: { amount: 60, unit: "days" },
+      sessions: { amount: 90, unit: "days" },
+      signatureRequests: null,
+    });
+    const preview = await cli("retention", "preview", "--org", orgId);
+    expect(preview.json.kinds).toContainEqual(expect.objectContaining({ kind: "outbox", records: 0, held: 0 }));
+    const run = await cli("retention", "run", "--org", orgId);
+    expect(run.json).toMatchObject({ ok: true, runs: [{ orgId, status: "done", deleted: { drafts: 0 } }] });
+    const bad = await cli("retention", "set", "--org", orgId, "--drafts", "forever");
+    expect(bad.code).toBe(2);
+    expect(bad.json.error).toContain("--drafts must be a number of days or years");
+  }, 180_000);
+});

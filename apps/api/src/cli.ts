@@ -5,8 +5,13 @@ import { parseArgs } from "node:util";
 import {
   createOrganizationInput,
   patientSelector,
+  patientErasureInput,
+  retentionKinds,
   roles,
   updateOrganizationInput,
+  updateRetentionPolicyInput,
+  type RetentionKind,
+  type RetentionPeriod,
   type UpdateOrganizationInput,
 } from "@clinsign/contracts";
 import { verifyOrganizationChain } from "./core/audit/audit-log";
@@ -15,8 +20,12 @@ import { AppError } from "./core/errors";
 import { migrateStorage } from "./core/files/migrate";
 import { exportPatientData } from "./core/patients/access-export";
 import { createStorage, type StorageKind } from "./core/files/storage";
+import { erasePatient } from "./core/patients/erasure";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
 import { createOrganization } from "./core/provisioning/organizations";
+import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
+import { retentionSettingsOf, updateRetentionPolicy } from "./core/retention/policies";
+import { previewRetention, runRetentionSweep } from "./core/retention/sweep";
 import { createStaffUser } from "./core/staff/staff";
 import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
 import { serverHoldingDataDir } from "./data-dir-lock";
@@ -37,14 +46,43 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   user create --org ID --email E --password P [--role owner|admin|staff] → {userId}
   audit verify --org ID                       → {ok, entries, brokenAt, problem, lateEntries,
       unchained: {count, oldestAgeSeconds, maxAgeSeconds}, warnings}; exits 1 when not ok
+  patients erase --org ID [--patient-id P] [--rnummer R] [--phone +49…] [--dry-run]
+      → the erasure receipt {erasureId, status, counts, digests, objects, …}; at least one of
+      --patient-id, --rnummer, --phone; --dry-run reports and changes nothing; exits 1 on a legal hold
+  patients export --org ID [--patient-id P] [--rnummer R] [--phone +49…] --out FILE.zip
+      → {ok, out, bytes}; the patient access export (GDPR Art. 15/20), as a ZIP written to FILE
+      (the selector's identifiers: at least one; a record matching any of them is the patient's)
   migrate                                     → {ok:true}
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
       target already holds with the same size and hash are skipped); progress on stderr
-  patients export --org ID [--patient-id P] [--rnummer R] [--phone +49…] --out FILE.zip
-      → {ok, out, bytes}; the patient access export (GDPR Art. 15/20), as a ZIP written to FILE
-      (the selector's identifiers: at least one; a record matching any of them is the patient's)
+  retention show --org ID                     → {policy, defaults, status}
+  retention set --org ID [--drafts P] [--submissions P] [--signature-requests P] [--outbox P]
+      [--webhook-deliveries P] [--sessions P]  → {policy, defaults, status}
+      P is a period in days or years (30d, 10y) or "keep" (never delete)
+  retention preview --org ID                  → {asOf, kinds: [{kind, period, cutoff, records, held}]}
+      what the next run would delete now (records past the cutoff; held: kept by a legal hold)
+  retention run --org ID | --all              → {ok, runs: [{orgId, status, deleted}]}
+      runs the sweep now (resumes an unfinished one; "busy" when another process sweeps)
 `;
+
+/** The CLI flag of each retention kind. */
+const retentionFlags: Record<RetentionKind, string> = {
+  drafts: "drafts",
+  submissions: "submissions",
+  signatureRequests: "signature-requests",
+  outbox: "outbox",
+  webhookDeliveries: "webhook-deliveries",
+  sessions: "sessions",
+};
+
+/** `30d`, `10y` or `keep` (null). */
+function parsePeriod(value: string, flag: string): RetentionPeriod | null {
+  if (value === "keep") return null;
+  const match = /^(\d+)\s*(d|days?|y|years?)$/.exec(value.trim());
+  if (!match) throw new UsageError(`--${flag} must be a number of days or years (30d, 10y) or keep`);
+  return { amount: Number(match[1]), unit: match[2]!.startsWith("y") ? "years" : "days" };
+}
 
 class UsageError extends Error {}
 
@@ -130,6 +168,17 @@ async function run(
     }
     case "audit verify":
       return verifyOrganizationChain(systemContext(services, org()));
+    case "patients erase": {
+      const { selector, dryRun } = parseInput(patientErasureInput, {
+        selector: {
+          ...(str("patient-id") !== undefined && { patientId: str("patient-id") }),
+          ...(str("rnummer") !== undefined && { rnummer: str("rnummer") }),
+          ...(str("phone") !== undefined && { phone: str("phone") }),
+        },
+        dryRun: values["dry-run"] === true,
+      });
+      return erasePatient(systemContext(services, org()), { selector, dryRun });
+    }
     case "migrate":
       return { ok: true };
     case "storage migrate": {
@@ -168,6 +217,25 @@ async function run(
       }
       return { ok: true, out, bytes: (await stat(out)).size };
     }
+    case "retention show":
+      return retentionSettingsOf(systemContext(services, org()));
+    case "retention set": {
+      const input: Record<string, RetentionPeriod | null> = {};
+      for (const kind of retentionKinds) {
+        const value = str(retentionFlags[kind]);
+        if (value !== undefined) input[kind] = parsePeriod(value, retentionFlags[kind]);
+      }
+      if (Object.keys(input).length === 0) throw new UsageError("retention set needs at least one period");
+      return updateRetentionPolicy(systemContext(services, org()), parseInput(updateRetentionPolicyInput, input));
+    }
+    case "retention preview":
+      return previewRetention(systemContext(services, org()));
+    case "retention run": {
+      const orgIds = values.all ? await organizationsWithSweeps(services) : [org()];
+      const runs = [];
+      for (const orgId of orgIds) runs.push({ orgId, ...(await runRetentionSweep(services, orgId)) });
+      return { ok: true, runs };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -202,6 +270,9 @@ async function main(): Promise<number> {
       rnummer: { type: "string" },
       phone: { type: "string" },
       out: { type: "string" },
+      "dry-run": { type: "boolean" },
+      all: { type: "boolean" },
+      ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
     },
   });
   const json = Boolean(values.json);

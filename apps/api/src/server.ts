@@ -13,6 +13,7 @@ import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
 import { sweepOrphanUploads } from "./jobs/upload-sweeper";
+import { scheduleRetentionSweeps } from "./core/jobs/retention-sweeps";
 import { createLogger, createServices } from "./services";
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -66,6 +67,11 @@ async function main() {
     sweepOrphanUploads(services).catch((error) => log.error({ err: error }, "sweeping orphaned uploads failed"));
   }, 10 * 60_000);
   uploadSweep.unref();
+  // Queues each organization's retention sweep once a day (core/retention; the job does the work).
+  const retentionSchedule = setInterval(() => {
+    scheduleRetentionSweeps(services).catch((error) => log.error({ err: error }, "scheduling retention sweeps failed"));
+  }, 10 * 60_000);
+  retentionSchedule.unref();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -105,6 +111,7 @@ async function main() {
     server.closeIdleConnections();
     clearInterval(expirySweep);
     clearInterval(uploadSweep);
+    clearInterval(retentionSchedule);
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     // The job runner and the chainer finish their current pass before the database closes under them.
     Promise.all([runner.stop(), auditChainer.stop()])

@@ -503,6 +503,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/patients/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * erase: Erase everything held about one patient (GDPR Art. 17), or with dry_run report it, and get a receipt
+         * @description Names the patient by any of `patient_id` (signature requests), `rnummer` (forms, SMS form requests) and `phone`
+         *     (E.164); a record matches when any of them does. Erases the patient's embed sessions, drafts, submissions and their
+         *     attachments, SMS form requests with their messages and one-time passwords, signature requests with the signature
+         *     image, sealed PDF and metadata JSON, SMS and e-mail outbox entries, webhook deliveries whose body names the patient,
+         *     and the personal part of the audit entries about them (the entries stay, so the audit chain still verifies).
+         *
+         *     `dry_run: true` reports what would be erased (`status` `preview`) and changes nothing. The receipt holds counts per
+         *     kind, SHA-256 digests of the record ids and what happened to the stored files, never the patient's values.
+         *     Repeating an erasure finds nothing (`status` `nothing_found`) and changes nothing. `objects_pending`: some stored
+         *     files could not be deleted yet; a background job retries them (the receipt's id names the erasure).
+         *     An active legal hold on the patient refuses the erasure with 409 `conflict`, `details.reason` `legal_hold`
+         *     (a dry run answers 200 with `legal_hold: true`). At most 30 erasures per organization a minute (429).
+         *     See docs/operations.md ("Patient erasure").
+         */
+        post: operations["erase_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "form.submitted": {
@@ -10726,6 +10758,348 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unsupported_media_type";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description internal error (the body carries only the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "internal error",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    erase_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "patient_id": "P-100231",
+                 *       "rnummer": "R-2026-0042",
+                 *       "phone": "+491701234567",
+                 *       "dry_run": true
+                 *     }
+                 */
+                "application/json": {
+                    patient_id?: string;
+                    rnummer?: string;
+                    phone?: string;
+                    /** @default false */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "erasure_id": "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
+                     *       "status": "preview",
+                     *       "dry_run": true,
+                     *       "at": "2026-03-02T09:30:00.000Z",
+                     *       "legal_hold": true,
+                     *       "counts": {
+                     *         "embedSessions": 1,
+                     *         "drafts": 1,
+                     *         "submissions": 1,
+                     *         "uploads": 1,
+                     *         "formRequests": 1,
+                     *         "otpChallenges": 1,
+                     *         "signatureRequests": 1,
+                     *         "signingCredentials": 1,
+                     *         "signatureNotices": 1,
+                     *         "messages": 1,
+                     *         "webhookDeliveries": 1,
+                     *         "webhookAttempts": 1,
+                     *         "jobs": 1,
+                     *         "auditEntries": 1
+                     *       },
+                     *       "digests": {},
+                     *       "objects": {
+                     *         "found": 1,
+                     *         "deleted": 1,
+                     *         "pending": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        erasure_id: string | null;
+                        /** @enum {string} */
+                        status: "preview" | "nothing_found" | "erased" | "objects_pending";
+                        dry_run: boolean;
+                        /** Format: date-time */
+                        at: string;
+                        legal_hold: boolean;
+                        counts: {
+                            embedSessions: number;
+                            drafts: number;
+                            submissions: number;
+                            uploads: number;
+                            formRequests: number;
+                            otpChallenges: number;
+                            signatureRequests: number;
+                            signingCredentials: number;
+                            signatureNotices: number;
+                            messages: number;
+                            webhookDeliveries: number;
+                            webhookAttempts: number;
+                            jobs: number;
+                            auditEntries: number;
+                        };
+                        digests: {
+                            [key: string]: string;
+                        };
+                        objects: {
+                            found: number;
+                            deleted: number;
+                            pending: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid input: `fieldErrors` (area B) or `details.field` (area A) name the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "templateIdentifier: is required",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API token",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `https_required`: the request came over plain HTTP */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "forbidden",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "https_required";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description an active legal hold names the patient (`details.reason` `legal_hold`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "conflict",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "conflict";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the JSON body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds 1048576 bytes",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send the body as application/json",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description more than 30 erasures of the organization in a minute */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many attempts; try again later",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                             details: {
                                 [key: string]: unknown;

@@ -25,3 +25,5 @@ export * from "./fhir";
 export * from "./languages";
 export * from "./patient-data";
 export * from "./patient-export";
+export * from "./patient-erasure";
+export * from "./retention";

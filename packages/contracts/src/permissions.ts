@@ -56,10 +56,16 @@ export const staffPermissions = {
   "organization.uploadSeal": admins,
   "organization.removeSeal": admins,
 
-  // Data retention: legal holds keep a patient's records from every deletion (core/retention).
+  // Data retention: how long records are kept, what the next sweep deletes; legal holds keep a
+  // patient's records from every deletion (core/retention).
+  "retention.settings": everyone,
+  "retention.preview": everyone,
+  "retention.updatePolicy": admins,
   "retention.legalHolds": workers,
   "retention.placeLegalHold": admins,
   "retention.releaseLegalHold": admins,
+  // Patient erasure (GDPR Art. 17, core/patients): the dry run too, as it lists what is held about a patient.
+  "patients.erase": admins,
 
   // The patient access export (GDPR Art. 15/20): everything held about one patient, as a ZIP.
   "patients.export": admins,

@@ -61,8 +61,9 @@ export async function refundRateLimit(db: Executor, key: string): Promise<void> 
 }
 
 /** Clears a counter, e.g. after a successful login. */
-export async function resetRateLimit(db: Executor, key: string): Promise<void> {
-  await db.execute(sql`delete from ${rateLimits} where key = ${key}`);
+export async function resetRateLimit(db: OrgScope | Executor, key: string): Promise<void> {
+  const handle = db instanceof OrgScope ? OrgScope.unscoped(db) : db;
+  await handle.execute(sql`delete from ${rateLimits} where key = ${key}`);
 }
 
 /**

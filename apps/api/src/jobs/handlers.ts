@@ -1,6 +1,13 @@
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
+import {
+  OBJECT_DELETION_JOB,
+  objectDeletionJobHandler,
+  RETENTION_SWEEP_JOB,
+  retentionSweepJobHandler,
+} from "../core/retention/sweep";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
+import { ERASURE_OBJECTS_JOB, erasureObjectsJobHandler } from "./erasure-objects";
 import type { JobHandler } from "./runner";
 import { RETIMESTAMP_JOB, retimestampJobHandler } from "./retimestamp";
 import { SEAL_JOB, sealJobHandler } from "./seal";
@@ -12,4 +19,7 @@ export const jobHandlers: Record<string, JobHandler> = {
   [SEAL_JOB]: sealJobHandler,
   [RETIMESTAMP_JOB]: retimestampJobHandler,
   [NOTICE_JOB]: signatureNoticeJobHandler,
+  [ERASURE_OBJECTS_JOB]: erasureObjectsJobHandler,
+  [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
+  [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
 };

@@ -40,6 +40,7 @@ const documented = [
   "verify POST /verify",
   // Issue 17: the patient access export (docs/operations.md, "Patient access export").
   "patients-export POST /patients/export",
+  "erase POST /patients/erase",
 ];
 
 /** Endpoints of later issues, by name. Remove a name when its endpoint lands. */

@@ -31,6 +31,9 @@ import {
   patientQuery,
   restPatientSelector,
   selectorOfRest,
+  restPatientErasureInput,
+  restPatientErasureReceipt,
+  restReceiptOf,
   setAvailabilityInput,
   signatureRequestIdInput,
   updateAssignmentInput,
@@ -750,6 +753,44 @@ export const documentedRoutes: ApiRoute[] = [
         exported.open(),
       );
     },
+  }),
+  route({
+    ref: "erase",
+    method: "POST",
+    path: "/patients/erase",
+    area: "A",
+    auth: "bearer",
+    summary: "Erase everything held about one patient (GDPR Art. 17), or with dry_run report it, and get a receipt",
+    description: [
+      "Names the patient by any of `patient_id` (signature requests), `rnummer` (forms, SMS form requests) and `phone`",
+      "(E.164); a record matches when any of them does. Erases the patient's embed sessions, drafts, submissions and their",
+      "attachments, SMS form requests with their messages and one-time passwords, signature requests with the signature",
+      "image, sealed PDF and metadata JSON, SMS and e-mail outbox entries, webhook deliveries whose body names the patient,",
+      "and the personal part of the audit entries about them (the entries stay, so the audit chain still verifies).",
+      "",
+      "`dry_run: true` reports what would be erased (`status` `preview`) and changes nothing. The receipt holds counts per",
+      "kind, SHA-256 digests of the record ids and what happened to the stored files, never the patient's values.",
+      "Repeating an erasure finds nothing (`status` `nothing_found`) and changes nothing. `objects_pending`: some stored",
+      "files could not be deleted yet; a background job retries them (the receipt's id names the erasure).",
+      "An active legal hold on the patient refuses the erasure with 409 `conflict`, `details.reason` `legal_hold`",
+      "(a dry run answers 200 with `legal_hold: true`). At most 30 erasures per organization a minute (429).",
+      'See docs/operations.md ("Patient erasure").',
+    ].join("\n"),
+    input: restPatientErasureInput,
+    output: restPatientErasureReceipt,
+    status: 200,
+    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042", dry_run: true } },
+    errors: {
+      409: "an active legal hold names the patient (`details.reason` `legal_hold`)",
+      429: "more than 30 erasures of the organization in a minute",
+    },
+    call: (caller, input) =>
+      caller.patients
+        .erase({
+          selector: { patientId: input.patient_id, rnummer: input.rnummer, phone: input.phone },
+          dryRun: input.dry_run,
+        })
+        .then(restReceiptOf),
   }),
 ];
 

@@ -249,6 +249,20 @@ export const auditLog = pgTable(
      * (`audit_chain_gaps`) from one slipped in later.
      */
     xactId: bigint("xact_id", { mode: "number" }).default(sql`(pg_current_xact_id()::text)::bigint`),
+    /**
+     * A random secret of this entry (migration 0029, issue 17): entries that have one are hashed with
+     * a commitment to their personal part (`metadata`, `ip`, `user_agent`) instead of the part
+     * itself, HMAC-SHA-256 keyed with this salt. Null for entries written before 0029 (hashed with
+     * their content, as before) and for erased entries. Written by `recordAudit` and
+     * `auditInsertFrom` (apps/api/src/core/audit/audit.ts), never shown. docs/architecture.md ("Erasure and the audit chain").
+     */
+    personalSalt: text("personal_salt"),
+    /** The commitment an erased entry keeps in place of its personal part and salt (what its hash covers). */
+    personalCommitment: text("personal_commitment"),
+    /** When a patient erasure removed this entry's personal part (not hashed). */
+    erasedAt: timestamp("erased_at", { withTimezone: true, mode: "date" }),
+    /** The erasure (its receipt's id) that removed it. */
+    erasureId: uuid("erasure_id"),
   },
   (t) => [
     // F13 reads newest first by seq under each combination of its filters; each has its index.

@@ -6,3 +6,4 @@ export * from "./forms";
 export * from "./signatures";
 export * from "./sso";
 export * from "./retention";
+export * from "./patients";

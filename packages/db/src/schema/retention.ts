@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations, users } from "./core";
 
 // Data retention (apps/api/src/core/retention): legal holds, retention policies, the sweep's state.
@@ -50,3 +50,38 @@ export const legalHolds = pgTable(
       .where(sql`${t.releasedAt} is null and ${t.phone} is not null`),
   ],
 );
+
+/** A retention period as stored (packages/contracts `RetentionPeriod`); null keeps the records. */
+export type StoredRetentionPeriod = { amount: number; unit: "days" | "years" } | null;
+
+/**
+ * The periods an organization set, by kind (`drafts`, `submissions`, …). A kind missing here follows
+ * the default (packages/contracts `RETENTION_DEFAULTS`); a kind set to null is kept for good.
+ */
+export const retentionPolicies = pgTable("retention_policies", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  periods: jsonb("periods").$type<Record<string, StoredRetentionPeriod>>().notNull().default({}),
+  updatedAt: at("updated_at").notNull().defaultNow(),
+  updatedByUserId: uuid("updated_by_user_id").references(() => users.id, { onDelete: "set null" }),
+});
+
+/**
+ * The retention sweep of one organization: when it runs next, who holds it now (a lease, so two
+ * processes never sweep one organization at once: taken when `lease_until` has passed, renewed by
+ * every batch in its own transaction), and what the current or last run deleted. Counts grow in
+ * the transaction of each batch, so after a crash they say exactly what was committed.
+ */
+export const retentionSweeps = pgTable("retention_sweeps", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  nextRunAt: at("next_run_at").notNull().defaultNow(),
+  leaseOwner: text("lease_owner"),
+  leaseUntil: at("lease_until"),
+  runStartedAt: at("run_started_at"),
+  runFinishedAt: at("run_finished_at"),
+  runDeleted: jsonb("run_deleted").$type<Record<string, number>>().notNull().default({}),
+  lastError: text("last_error"),
+});

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import {
   and,
   auditChainGaps,
@@ -29,6 +29,22 @@ export interface AuditInput {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * Whether a chained row's hash is the one its fields give. An erased entry of the older form has no
+ * content left to recompute it from: its hash stands as stored, and the links on both sides of it
+ * (its `prev_hash`, the next entry's) are what verify checks.
+ */
+function hashHolds(prevHash: string, row: typeof auditLog.$inferSelect): boolean {
+  const form = entryForm(row);
+  // An erased entry is empty: content put back after the erasure is not covered by anything.
+  if ((form === "erased" || form === "erased_content") && !isEmptyPersonalPart(row)) return false;
+  const hash = entryHash(prevHash, row);
+  return hash === null ? row.hash !== null : hash === row.hash;
+}
+
+const isEmptyPersonalPart = (row: Pick<ChainedFields, "metadata" | "ip" | "userAgent">) =>
+  row.ip === null && row.userAgent === null && Object.keys(row.metadata ?? {}).length === 0;
+
 /** The `prev_hash` of an organization's first chained entry. */
 export const GENESIS = "0".repeat(64);
 
@@ -44,27 +60,72 @@ type ChainedFields = Pick<
   | "ip"
   | "userAgent"
   | "createdAt"
->;
+> &
+  Partial<Pick<typeof auditLog.$inferSelect, "personalSalt" | "personalCommitment" | "erasedAt">>;
+
+/**
+ * The commitment to an entry's personal part (`metadata`, `ip`, `user_agent`): HMAC-SHA-256 keyed
+ * with the entry's own random salt. Without the salt it reveals nothing, not even for a part with
+ * few possible values (a phone number, a case number), which an unsalted hash would give away to
+ * anyone who tries them all.
+ */
+export function personalCommitment(salt: string, entry: Pick<ChainedFields, "metadata" | "ip" | "userAgent">): string {
+  return createHmac("sha256", salt)
+    .update(canonicalJson({ metadata: entry.metadata, ip: entry.ip, userAgent: entry.userAgent }))
+    .digest("hex");
+}
+
+/** A fresh salt for one entry (256 random bits, hex). */
+export const newPersonalSalt = () => randomBytes(32).toString("hex");
+
+/** How an entry is hashed: see docs/architecture.md, "Erasure and the audit chain". */
+export type EntryForm =
+  /** Written before migration 0029: the hash covers the personal part itself. */
+  | "content"
+  /** The hash covers a salted commitment to the personal part, recomputed from salt and content. */
+  | "committed"
+  /** Erased: salt and personal part are gone, the stored commitment stands in for them. */
+  | "erased"
+  /** Written before 0029 and erased since: the hash cannot be recomputed; only its links are checked. */
+  | "erased_content";
+
+export function entryForm(entry: ChainedFields): EntryForm {
+  if (entry.personalSalt) return "committed";
+  if (entry.personalCommitment) return "erased";
+  return entry.erasedAt ? "erased_content" : "content";
+}
 
 /**
  * Hashes exactly the chained fields, so a full row read back (id, hashes …) hashes like the entry
- * written. Unchanged since entries were chained in the request: rows chained before migration 0010
- * verify with it as they are.
+ * written. An entry with a salt (since migration 0029) is hashed with the commitment to its
+ * personal part in place of the part; one without (older entries) with the part itself, unchanged
+ * since entries were chained in the request, so rows chained before migrations 0010 and 0029
+ * verify as they are. Null for an erased entry of the older form (its content is gone).
  */
-export function entryHash(prevHash: string, entry: ChainedFields): string {
-  const chained: Record<keyof ChainedFields, unknown> = {
+export function entryHash(prevHash: string, entry: ChainedFields): string | null {
+  const form = entryForm(entry);
+  if (form === "erased_content") return null;
+  const common = {
     organizationId: entry.organizationId,
     seq: Number(entry.seq),
     action: entry.action,
     templateIdentifier: entry.templateIdentifier,
     actorType: entry.actorType,
     actorId: entry.actorId,
-    metadata: entry.metadata,
-    ip: entry.ip,
-    userAgent: entry.userAgent,
-    createdAt: entry.createdAt.toISOString(),
   };
-  return sha256Hex(`${prevHash}\n${canonicalJson(chained)}`);
+  const createdAt = entry.createdAt.toISOString();
+  if (form === "content") {
+    const chained: Record<Exclude<keyof ChainedFields, "personalSalt" | "personalCommitment" | "erasedAt">, unknown> = {
+      ...common,
+      metadata: entry.metadata,
+      ip: entry.ip,
+      userAgent: entry.userAgent,
+      createdAt,
+    };
+    return sha256Hex(`${prevHash}\n${canonicalJson(chained)}`);
+  }
+  const personal = form === "committed" ? personalCommitment(entry.personalSalt!, entry) : entry.personalCommitment!;
+  return sha256Hex(`${prevHash}\n${canonicalJson({ ...common, personal, createdAt, form: "committed" })}`);
 }
 
 /**
@@ -85,6 +146,7 @@ export async function recordAudit(ctx: OrgContext, input: AuditInput): Promise<v
     metadata: input.metadata ?? {},
     ip: ctx.request.ip,
     userAgent: ctx.request.userAgent,
+    personalSalt: newPersonalSalt(),
     // Milliseconds, as a JavaScript Date reads it back: the hash is computed from the stored value.
     createdAt: new Date(),
   });
@@ -97,10 +159,10 @@ export async function recordAudit(ctx: OrgContext, input: AuditInput): Promise<v
  * entry exists exactly when the change does (no row in `source`, no entry).
  */
 export function auditInsertFrom(ctx: OrgContext, input: AuditInput, source: SQL): SQL {
-  return sql`insert into audit_log (id, organization_id, action, template_identifier, actor_type, actor_id, metadata, ip, user_agent, created_at)
+  return sql`insert into audit_log (id, organization_id, action, template_identifier, actor_type, actor_id, metadata, ip, user_agent, created_at, personal_salt)
     select ${randomUUID()}::uuid, ${ctx.scope.organizationId}::uuid, ${input.action}, ${input.templateIdentifier ?? null}, ${ctx.actor.type},
       ${ctx.actor.id}, ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.request.ip}, ${ctx.request.userAgent},
-      ${new Date().toISOString()}::timestamptz
+      ${new Date().toISOString()}::timestamptz, ${newPersonalSalt()}
     from ${source}`;
 }
 
@@ -133,6 +195,12 @@ export interface ChainVerdict {
   problem: ChainProblem | null;
   /** Chained entries appended after their seq's place (see `audit_chain_gaps`). */
   lateEntries: number;
+  /**
+   * Chained entries whose personal part a patient erasure removed; `linkOnly` of them were written
+   * before migration 0029, so only their place in the chain is checked (docs/architecture.md,
+   * "Erasure and the audit chain"). Present only once an erasure removed something.
+   */
+  erased?: { entries: number; linkOnly: number };
   /** Entries not in the chain when verify ran, and how old the oldest is (by its created_at). */
   unchained: { count: number; oldestAgeSeconds: number | null; maxAgeSeconds: number };
   warnings: ChainWarning[];
@@ -166,6 +234,8 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
   let maxSeq = 0;
   let entries = 0;
   let lateEntries = 0;
+  let erasedEntries = 0;
+  let erasedLinkOnly = 0;
   let failure: { problem: ChainProblem; brokenAt: number } | null = null;
   const notInGap = or(isNull(auditLog.xactId), notInArray(auditLog.xactId, gaps.size ? [...gaps] : [-1]));
   walk: for (;;) {
@@ -180,13 +250,16 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
         row.chainPos !== expectedPos ||
         row.prevHash !== prevHash ||
         (late && !isLate(row.xactId)) ||
-        entryHash(prevHash, row) !== row.hash
+        !hashHolds(prevHash, row)
       ) {
         failure = { problem: "chain_broken", brokenAt: row.seq };
         break walk;
       }
       if (late) lateEntries += 1;
-      prevHash = row.hash;
+      const form = entryForm(row);
+      if (form === "erased" || form === "erased_content") erasedEntries += 1;
+      if (form === "erased_content") erasedLinkOnly += 1;
+      prevHash = row.hash!;
       lastSeq = row.seq;
       maxSeq = Math.max(maxSeq, row.seq);
       entries += 1;
@@ -255,6 +328,7 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
     brokenAt: failure?.brokenAt ?? null,
     problem: failure?.problem ?? null,
     lateEntries,
+    ...(erasedEntries > 0 && { erased: { entries: erasedEntries, linkOnly: erasedLinkOnly } }),
     unchained: { count: unchainedCount, oldestAgeSeconds, maxAgeSeconds },
     warnings,
   };

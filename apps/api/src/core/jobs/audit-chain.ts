@@ -13,6 +13,7 @@ import {
   sql,
   type Db,
   type Executor,
+  type SQL,
 } from "@clinsign/db";
 import { DEFAULT_MAX_UNCHAINED_SECONDS, entryHash, GENESIS } from "../audit/audit";
 import { sequenceHighWater } from "./audit-sequence";
@@ -152,6 +153,20 @@ export interface ChainOptions {
   batchSize?: number;
 }
 
+/** The advisory lock key of an organization's chainer (one chainer per organization at a time). */
+const chainLock = (organizationId: SQL) => sql`hashtextextended(${organizationId}, 43)`;
+
+/**
+ * Holds the organization's chainer lock until the caller's transaction ends, so no entry of it is
+ * chained meanwhile: erasure (core/patients) reads and rewrites unchained entries knowing the
+ * chainer cannot hash them between its read and its write.
+ */
+export async function holdChainLock(scope: OrgScope): Promise<void> {
+  await scope.execute(
+    (organizationId) => sql`select pg_advisory_xact_lock(${chainLock(sql`(${organizationId})::text`)})`,
+  );
+}
+
 /**
  * Chains one batch of the organization's entries: first the late entries (unchained, seq at or
  * below the head's, written by a transaction recorded in `audit_chain_gaps`), appended in seq
@@ -171,7 +186,7 @@ export async function chainBatch(
   const { seq: through, skipped } = typeof watermark === "number" ? { seq: watermark, skipped: [] } : watermark;
   return db.transaction(async (tx) => {
     // The key differs from any lock a request takes (requests take none on the audit log).
-    const lock = sql`hashtextextended(${organizationId}, 43)`;
+    const lock = chainLock(sql`${organizationId}`);
     if (options.wait) {
       await tx.execute(sql`select pg_advisory_xact_lock(${lock})`);
     } else {
@@ -220,6 +235,8 @@ export async function chainBatch(
     const links = rows.map((row) => {
       pos += 1;
       const hash = entryHash(prevHash, row);
+      // Erasure gives an unchained entry a commitment before it removes its content (core/patients/erasure.ts).
+      if (hash === null) throw new Error(`audit entry ${row.seq} lost its content before it was chained`);
       const link = sql`(${row.id}::uuid, ${pos}::bigint, ${prevHash}, ${hash})`;
       prevHash = hash;
       return link;

@@ -1,3 +1,4 @@
+import type { PatientSelector } from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { recordAudit } from "../audit/audit";
 import { sha256Hex } from "../crypto";
@@ -18,7 +19,6 @@ import {
   patientRecordPages,
   type PatientRecordKind,
   type PatientRecords,
-  type PatientSelector,
 } from "./patient-records";
 
 /** Bumped when the manifest's shape changes in a way a reader must know about. */

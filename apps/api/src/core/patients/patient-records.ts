@@ -5,6 +5,7 @@ import {
   formRequests,
   formSessions,
   formUploads,
+  isNull,
   jobs,
   messages,
   or,
@@ -19,42 +20,15 @@ import {
   type PgColumn,
   type SQL,
 } from "@clinsign/db";
+import { erasureRecordKinds, type ErasureRecordKind, type PatientSelector } from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { smsFormDraftKey } from "../context";
 import { normaliseEntered } from "../form-requests/phone";
 import { organizationProfile } from "../organizations/profile";
 
-/**
- * Who a patient is, as the systems that hold their data name them: the hospital's `patient_id`
- * (signature requests), the case number `rnummer` (forms, SMS form requests) and the mobile number.
- * At least one is given; a record matches when it matches any of them.
- * (The retention branch's `patientSelector` in packages/contracts/src/patient-data.ts replaces
- * this local type once merged.)
- */
-export interface PatientSelector {
-  patientId?: string;
-  rnummer?: string;
-  phone?: string;
-}
-
 /** Every kind of record held about a patient, in the order erasure removes them. */
-export const patientRecordKinds = [
-  "embedSessions",
-  "drafts",
-  "submissions",
-  "uploads",
-  "formRequests",
-  "otpChallenges",
-  "signatureRequests",
-  "signingCredentials",
-  "signatureNotices",
-  "messages",
-  "webhookDeliveries",
-  "webhookAttempts",
-  "jobs",
-  "auditEntries",
-] as const;
-export type PatientRecordKind = (typeof patientRecordKinds)[number];
+export const patientRecordKinds = erasureRecordKinds;
+export type PatientRecordKind = ErasureRecordKind;
 
 /**
  * What the organization holds about one patient: record ids per kind, and the keys of the stored
@@ -184,7 +158,8 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
   const pinnedDrafts = sessionRows.filter((s) => s.config.draftKey);
   const draftConditions: SQL[] = [
     ...pinnedDrafts.map(
-      (s) => sql`(${drafts.templateIdentifier} = ${s.templateIdentifier} and ${drafts.draftKey} = ${s.config.draftKey})`,
+      (s) =>
+        sql`(${drafts.templateIdentifier} = ${s.templateIdentifier} and ${drafts.draftKey} = ${s.config.draftKey})`,
     ),
     ...sessionIds.map((id) => sql`starts_with(${drafts.draftKey}, ${`session:${id}:`})`),
     inList(drafts.draftKey, formRequestIds.map(smsFormDraftKey), "text"),
@@ -322,6 +297,8 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
             rnummer ? eq(meta("rnummer"), rnummer) : undefined,
             inList(meta("phone"), phones, "text"),
           ),
+          // An entry erased before is not the patient's any more: a second erasure finds nothing.
+          isNull(auditLog.erasedAt),
         )
     ).map((r) => r.id),
   );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, eq, sql } from "@clinsign/db";
+import { auditLog, eq, sql, submissions } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { seedPatientRecords, type PatientRecords } from "../../testing/patient-records";
 import { heldRecord, isPatientUnderLegalHold } from "./legal-holds";
@@ -95,6 +95,34 @@ describe("legal holds", () => {
     expect(await heldKinds(benRecords)).toEqual([]);
     await admin.retention.releaseLegalHold.mutate({ id: hold.id });
     expect(await heldKinds(annaRecords)).toEqual([]);
+  });
+
+  it("a hold on the phone also keeps a record that wrote the number its own way", async () => {
+    const [typed] = await org.ctx.scope
+      .insert(submissions, {
+        templateIdentifier: "intake-form",
+        templateTitle: "Intake",
+        templateSchema: { version: 1, fields: [] },
+        values: {},
+        phone: "0170 111 1111",
+        actorType: "session",
+      })
+      .returning();
+    const held = async () => {
+      const [row] = await org.ctx.scope.execute<{ held: boolean }>(
+        (o) =>
+          sql`select ${heldRecord.submissions("r")} as held from submissions r where r.organization_id = ${o} and r.id = ${typed!.id}::uuid`,
+      );
+      return row!.held;
+    };
+    expect(await held()).toBe(false);
+    const hold = await admin.retention.placeLegalHold.mutate({
+      selector: { phone: anna.phone },
+      reason: "Court order",
+    });
+    expect(await held()).toBe(true);
+    await admin.retention.releaseLegalHold.mutate({ id: hold.id });
+    await org.ctx.scope.delete(submissions, eq(submissions.id, typed!.id));
   });
 
   it("a hold on the case number keeps the form records, their drafts, uploads, messages and webhook bodies", async () => {

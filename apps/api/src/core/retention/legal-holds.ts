@@ -29,12 +29,17 @@ import { page } from "../lists/keyset";
 
 const col = (alias: string, column: string) => sql.raw(`${alias}.${column}`);
 
+/** The last nine digits of a phone number, however it is written ("+49 170 …", "0170-…"). */
+const phoneDigits = (phone: SQL) => sql`right(regexp_replace(${phone}, '[^0-9]', '', 'g'), 9)`;
+
 /** True when an active hold of organization `org` names any of `ids` (null ids never match). */
 function holdNaming(org: SQL, ids: { patientId?: SQL; rnummer?: SQL; phone?: SQL }): SQL {
   const names: SQL[] = [];
   if (ids.patientId) names.push(sql`h.patient_id = ${ids.patientId}`);
   if (ids.rnummer) names.push(sql`h.rnummer = ${ids.rnummer}`);
-  if (ids.phone) names.push(sql`h.phone = ${ids.phone}`);
+  // Records keep phones as they came (E.164 mostly; a form's own `phone` as typed): compared by
+  // their last nine digits, which errs towards keeping.
+  if (ids.phone) names.push(sql`${phoneDigits(ids.phone)} = ${phoneDigits(sql.raw("h.phone"))}`);
   return sql`exists (select 1 from legal_holds h where h.organization_id = ${org} and h.released_at is null and (${sql.join(names, sql` or `)}))`;
 }
 

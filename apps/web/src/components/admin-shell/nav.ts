@@ -50,6 +50,7 @@ export const navigation: NavGroup[] = [
     items: [
       { key: "users", href: "/users", icon: "users", ready: true, requires: "users.list" },
       { key: "auditLog", href: "/audit-log", icon: "audit", ready: true },
+      { key: "patientData", href: "/patient-data", icon: "shield", ready: true, requires: "patients.erase" },
       { key: "settings", href: "/settings", icon: "settings", ready: true },
     ],
   },

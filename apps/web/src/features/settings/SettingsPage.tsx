@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { OrganizationSealCard } from "./OrganizationSealCard";
+import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
 import { SsoSettings } from "./SsoSettings";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -30,6 +31,7 @@ export function SettingsPage() {
         <div className="cs-stack cs-stack--lg">
           {admin ? <OrganizationSealCard /> : null}
           <SettingsForm settings={settings.data} />
+          <RetentionSettings />
           {admin ? <SsoSettings /> : null}
         </div>
       )}

@@ -1,0 +1,252 @@
+import {
+  erasureRecordKinds,
+  type ErasureRecordKind,
+  type PatientErasureReceipt,
+  type PatientSelector,
+} from "@clinsign/contracts";
+import {
+  auditLog,
+  drafts,
+  eq,
+  formRequests,
+  formSessions,
+  formUploads,
+  isNull,
+  jobs,
+  messages,
+  patientErasures,
+  signatureRequests,
+  submissions,
+  webhookDeliveries,
+  type PgColumn,
+  type TenantTable,
+} from "@clinsign/db";
+import { newPersonalSalt, personalCommitment, recordAudit } from "../audit/audit";
+import { systemContext, type OrgContext, type Services } from "../context";
+import { sha256Hex } from "../crypto";
+import { AppError } from "../errors";
+import { holdChainLock } from "../jobs/audit-chain";
+import { enqueueJob } from "../jobs/queue";
+import { consumeRateLimit, resetRateLimit } from "../rate-limit";
+import { isPatientUnderLegalHold } from "../retention/legal-holds";
+import { countsOf, findPatientRecords, inList, isEmpty, type PatientRecords } from "./patient-records";
+
+/** Job kind that deletes the stored objects an erasure could not delete at once. */
+export const ERASURE_OBJECTS_JOB = "patient.erasure_objects";
+/** Rows changed per transaction: a patient with thousands of submissions never holds one long transaction. */
+export const ERASURE_BATCH = 500;
+/** Erasures (dry runs included) per organization and minute: each one reads every table of the patient. */
+const ERASURES_PER_MINUTE = 30;
+
+export interface ErasePatientInput {
+  selector: PatientSelector;
+  dryRun?: boolean;
+}
+
+/** The rows erasure deletes, kind by kind; children whose foreign keys cascade go with their parents. */
+const deletedTables: Partial<Record<ErasureRecordKind, TenantTable & { id: PgColumn }>> = {
+  jobs,
+  webhookDeliveries, // webhook_attempts cascade
+  messages,
+  signatureRequests, // signing_credentials, signature_notices cascade
+  formRequests, // otp_challenges cascade
+  uploads: formUploads,
+  submissions,
+  drafts,
+  embedSessions: formSessions,
+};
+
+const digestsOf = (records: PatientRecords) =>
+  Object.fromEntries(
+    erasureRecordKinds.filter((k) => records.ids[k].length > 0).map((k) => [k, sha256Hex(records.ids[k].join("\n"))]),
+  );
+
+function batches<T>(items: readonly T[], size = ERASURE_BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Erases everything the caller's organization holds about one patient (GDPR Art. 17), or with
+ * `dryRun` reports what it would erase and changes nothing. Returns a receipt: counts per kind,
+ * digests of the record ids, what happened to the stored objects; never a patient value.
+ *
+ * - A legal hold that names the patient (or a record of theirs) refuses it: 409 `conflict`, reason
+ *   `legal_hold` (a dry run reports `legalHold: true` instead).
+ * - Rows are deleted kind by kind, `ERASURE_BATCH` per transaction. Audit entries are not deleted
+ *   (the chain needs them): their personal part (metadata, ip, user agent) is removed and the
+ *   commitment their hash covers is kept, so `audit verify` still passes (docs/architecture.md,
+ *   "Erasure and the audit chain").
+ * - Stored objects: the receipt row and a retry job are written first, listing every object key, so
+ *   a failure anywhere later loses none; after the rows are gone each object is deleted through
+ *   `FileStorage.delete`, and what fails stays pending for the job (`objects_pending`).
+ * - Idempotent: a second call finds nothing, says so (`nothing_found`) and writes nothing.
+ */
+export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): Promise<PatientErasureReceipt> {
+  const dryRun = input.dryRun ?? false;
+  await consumeRateLimit(ctx.scope, {
+    key: `patient-erasure:${ctx.scope.organizationId}`,
+    limit: ERASURES_PER_MINUTE,
+    windowSeconds: 60,
+  });
+  const legalHold = await isPatientUnderLegalHold(ctx, input.selector);
+  const records = await findPatientRecords(ctx, input.selector);
+  const base = {
+    dryRun,
+    actor: { type: ctx.actor.type, id: ctx.actor.id },
+    legalHold,
+    counts: countsOf(records),
+    digests: digestsOf(records),
+  };
+  const { objects: _objects, ...counts } = base.counts;
+  const receipt = (fields: Pick<PatientErasureReceipt, "erasureId" | "status" | "at" | "objects">) => ({
+    ...base,
+    counts,
+    ...fields,
+  });
+  const found = records.objects.length;
+
+  if (dryRun)
+    return receipt({
+      erasureId: null,
+      status: isEmpty(records) ? "nothing_found" : "preview",
+      at: new Date().toISOString(),
+      objects: { found, deleted: 0, pending: 0 },
+    });
+  if (legalHold) throw new AppError("conflict", "a legal hold keeps this patient's records", { reason: "legal_hold" });
+  if (isEmpty(records))
+    return receipt({
+      erasureId: null,
+      status: "nothing_found",
+      at: new Date().toISOString(),
+      objects: { found: 0, deleted: 0, pending: 0 },
+    });
+
+  const keys = [...new Set(records.objects.map((o) => o.key))];
+  // First the receipt and the job that finishes the objects: from here on nothing can be forgotten.
+  const erasure = await ctx.scope.transaction(async (scope) => {
+    const [row] = await scope
+      .insert(patientErasures, {
+        actorType: ctx.actor.type,
+        actorId: ctx.actor.id,
+        counts: base.counts,
+        digests: base.digests,
+        pendingKeys: keys,
+      })
+      .returning();
+    if (keys.length > 0)
+      await enqueueJob(scope, {
+        kind: ERASURE_OBJECTS_JOB,
+        payload: { organizationId: scope.organizationId, erasureId: row!.id },
+        maxAttempts: 20,
+        runAt: new Date(Date.now() + 60_000),
+      });
+    return row!;
+  });
+
+  for (const kind of erasureRecordKinds) {
+    const table = deletedTables[kind];
+    if (!table) continue;
+    for (const ids of batches(records.ids[kind])) {
+      await ctx.scope.transaction((scope) => scope.delete(table, inList(table.id, ids)));
+    }
+  }
+  for (const ids of batches(records.ids.auditEntries)) await eraseAuditEntries(ctx, ids, erasure.id);
+  // The OTP counter of the phone (a rate-limit row keyed by the number, shared across organizations).
+  for (const phone of records.terms.filter((t) => t.startsWith("+")))
+    await resetRateLimit(ctx.scope, `otp-sms:${phone}`);
+
+  const pending = await deleteObjects(ctx.services, keys);
+  const at = new Date();
+  await ctx.scope.transaction(async (scope) => {
+    await scope.update(
+      patientErasures,
+      { pendingKeys: pending, completedAt: pending.length === 0 ? at : null },
+      eq(patientErasures.id, erasure.id),
+    );
+    await recordAudit(
+      { ...ctx, scope },
+      {
+        action: "patient.erased",
+        metadata: { erasureId: erasure.id, counts: base.counts, objectsPending: pending.length },
+      },
+    );
+  });
+  ctx.services.log.info(
+    { erasureId: erasure.id, requestId: ctx.request.requestId, objectsPending: pending.length },
+    "patient erased",
+  );
+  return receipt({
+    erasureId: erasure.id,
+    status: pending.length === 0 ? "erased" : "objects_pending",
+    at: at.toISOString(),
+    objects: { found, deleted: keys.length - pending.length, pending: pending.length },
+  });
+}
+
+/**
+ * Removes the personal part (metadata, ip, user agent) of audit entries and keeps what their hash
+ * covers. An entry with a salt keeps the commitment computed from salt and content, then loses
+ * both; an entry not chained yet and without a salt (written before migration 0029) gets a
+ * commitment with a fresh salt first, which the chainer then hashes; a chained entry without a
+ * salt keeps its hash and links only. The chainer's lock is held meanwhile, so no entry is chained
+ * between this read and this write.
+ */
+async function eraseAuditEntries(ctx: OrgContext, ids: string[], erasureId: string): Promise<void> {
+  await ctx.scope.transaction(async (scope) => {
+    await holdChainLock(scope);
+    const rows = await scope.select(auditLog, inList(auditLog.id, ids), isNull(auditLog.erasedAt)).for("update");
+    const erasedAt = new Date();
+    for (const row of rows) {
+      const salt = row.personalSalt ?? (row.chainPos === null ? newPersonalSalt() : null);
+      await scope.update(
+        auditLog,
+        {
+          personalCommitment: salt ? personalCommitment(salt, row) : null,
+          personalSalt: null,
+          metadata: {},
+          ip: null,
+          userAgent: null,
+          erasedAt,
+          erasureId,
+        },
+        eq(auditLog.id, row.id),
+      );
+    }
+  });
+}
+
+/** Deletes the objects; returns the keys whose deletion failed (the store was unreachable …). */
+async function deleteObjects(services: Services, keys: string[]): Promise<string[]> {
+  const pending: string[] = [];
+  for (const key of keys) {
+    try {
+      await services.storage.delete(key);
+    } catch (error) {
+      services.log.warn({ err: error }, "erasure: a stored object could not be deleted yet; the erasure job retries");
+      pending.push(key);
+    }
+  }
+  return pending;
+}
+
+/**
+ * `patient.erasure_objects`: deletes the objects an erasure still lists as pending. Throws while any
+ * remains, so the runner retries on its schedule; a receipt without pending keys is a no-op.
+ */
+export async function finishErasureObjects(
+  services: Services,
+  payload: { organizationId: string; erasureId: string },
+): Promise<void> {
+  const ctx = systemContext(services, payload.organizationId);
+  const [row] = await ctx.scope.select(patientErasures, eq(patientErasures.id, payload.erasureId));
+  if (!row || row.pendingKeys.length === 0) return;
+  const pending = await deleteObjects(services, row.pendingKeys);
+  await ctx.scope.update(
+    patientErasures,
+    { pendingKeys: pending, completedAt: pending.length === 0 ? new Date() : null },
+    eq(patientErasures.id, row.id),
+  );
+  if (pending.length > 0) throw new Error(`${pending.length} stored objects of erasure ${row.id} are still to delete`);
+}

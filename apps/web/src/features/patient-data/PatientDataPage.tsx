@@ -1,0 +1,287 @@
+"use client";
+
+import {
+  can,
+  erasureRecordKinds,
+  patientSelector,
+  type ErasureRecordKind,
+  type PatientErasureReceipt,
+  type PatientSelector,
+} from "@clinsign/contracts";
+import { Button, Card, Dialog, Icon, Notice, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { useMutation } from "@tanstack/react-query";
+import { useRef, useState, type FormEvent } from "react";
+import { useSession } from "../../components/admin-shell/SessionContext";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { PageHeader } from "../../components/PageHeader";
+import { useAnnouncement } from "../../components/useAnnouncement";
+import { format } from "../../i18n";
+import { useI18n } from "../../i18n/I18nProvider";
+import { formatDateTime } from "../../lib/dates";
+import { useTRPC } from "../../trpc/client";
+import { translateValidationMessage } from "../../trpc/errors";
+import styles from "./patient-data.module.css";
+
+type FieldName = keyof PatientSelector;
+interface CountRow {
+  key: string;
+  label: string;
+  count: number;
+}
+const fieldNames: FieldName[] = ["patientId", "rnummer", "phone"];
+
+/**
+ * Patient data (GDPR Art. 17), owners and admins: name the patient → the dry run's report (what is
+ * held, or nothing, or a legal hold) → confirm → the receipt. One procedure, `patients.erase`.
+ */
+export function PatientDataPage() {
+  const { t } = useI18n();
+  const me = useSession();
+  if (!can(me.role, "patients.erase"))
+    return (
+      <>
+        <PageHeader title={t.patientData.pageTitle} description={t.patientData.description} />
+        <Notice tone="info" title={t.patientData.adminOnlyTitle}>
+          {t.patientData.adminOnlyBody}
+        </Notice>
+      </>
+    );
+  return <ErasureFlow />;
+}
+
+function ErasureFlow() {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const [values, setValues] = useState<Record<FieldName, string>>({ patientId: "", rnummer: "", phone: "" });
+  const [fieldErrors, setFieldErrors] = useState<Partial<Record<FieldName, string>>>({});
+  const [selector, setSelector] = useState<PatientSelector | null>(null);
+  const [report, setReport] = useState<PatientErasureReceipt | null>(null);
+  const [receipt, setReceipt] = useState<PatientErasureReceipt | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [announcement, setAnnouncement] = useAnnouncement();
+  const firstField = useRef<HTMLInputElement>(null);
+  const resultHeading = useRef<HTMLDivElement>(null);
+
+  const preview = useMutation(
+    trpc.patients.erase.mutationOptions({
+      onSuccess: (result) => {
+        setReport(result);
+        requestAnimationFrame(() => resultHeading.current?.focus());
+      },
+    }),
+  );
+  const erase = useMutation(
+    trpc.patients.erase.mutationOptions({
+      onSuccess: (result) => {
+        setConfirming(false);
+        setReceipt(result);
+        setReport(null);
+        setAnnouncement(t.patientData.erasedAnnouncement);
+        requestAnimationFrame(() => resultHeading.current?.focus());
+      },
+      onError: () => setConfirming(false),
+    }),
+  );
+
+  function onCheck(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const trimmed = Object.fromEntries(
+      fieldNames.filter((name) => values[name].trim() !== "").map((name) => [name, values[name].trim()]),
+    );
+    const parsed = patientSelector.safeParse(trimmed);
+    if (!parsed.success) {
+      const errors: Partial<Record<FieldName, string>> = {};
+      for (const issue of parsed.error.issues) {
+        const name = issue.path[0] as FieldName;
+        errors[name] ??=
+          Object.keys(trimmed).length === 0
+            ? t.patientData.selectorMissing
+            : translateValidationMessage(issue.message, t);
+      }
+      setFieldErrors(errors);
+      firstField.current?.focus();
+      return;
+    }
+    setFieldErrors({});
+    setSelector(parsed.data);
+    setReport(null);
+    setReceipt(null);
+    preview.mutate({ selector: parsed.data, dryRun: true });
+  }
+
+  function startOver() {
+    setReport(null);
+    setReceipt(null);
+    setSelector(null);
+    preview.reset();
+    erase.reset();
+    requestAnimationFrame(() => firstField.current?.focus());
+  }
+
+  const total = (r: PatientErasureReceipt) => erasureRecordKinds.reduce((sum, kind) => sum + r.counts[kind], 0);
+  const rowsOf = (r: PatientErasureReceipt): CountRow[] => [
+    ...erasureRecordKinds
+      .filter((kind) => r.counts[kind] > 0)
+      .map((kind) => ({ key: kind, label: t.patientData.kinds[kind as ErasureRecordKind], count: r.counts[kind] })),
+    ...(r.objects.found > 0 ? [{ key: "objects", label: t.patientData.objectsRow, count: r.objects.found }] : []),
+  ];
+  const columns: TableColumn<CountRow>[] = [
+    { key: "kind", header: t.patientData.kindColumn, render: (row) => row.label },
+    { key: "count", header: t.patientData.countColumn, render: (row) => row.count },
+  ];
+  const locked = report !== null || receipt !== null;
+
+  return (
+    <>
+      <PageHeader title={t.patientData.pageTitle} description={t.patientData.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div role="status" aria-live="polite">
+          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
+        </div>
+
+        <Card title={t.patientData.selectorTitle} description={t.patientData.selectorDescription}>
+          <form onSubmit={onCheck} noValidate>
+            <div className={styles.form}>
+              {fieldNames.map((name, index) => (
+                <TextField
+                  key={name}
+                  ref={index === 0 ? firstField : undefined}
+                  name={name}
+                  label={t.patientData[`${name}Label`]}
+                  hint={t.patientData[`${name}Hint`]}
+                  autoComplete="off"
+                  inputMode={name === "phone" ? "tel" : undefined}
+                  mono={name !== "rnummer"}
+                  value={values[name]}
+                  readOnly={locked}
+                  onChange={(event) => {
+                    const value = event.currentTarget.value;
+                    setValues((current) => ({ ...current, [name]: value }));
+                  }}
+                  error={fieldErrors[name] ?? null}
+                />
+              ))}
+            </div>
+            <div className={styles.actions}>
+              {locked ? (
+                <Button type="button" variant="secondary" onClick={startOver}>
+                  {receipt ? t.patientData.startOver : t.patientData.changeSelector}
+                </Button>
+              ) : (
+                <Button type="submit" variant="primary" icon={<Icon name="refresh" />} busy={preview.isPending}>
+                  {t.patientData.checkButton}
+                </Button>
+              )}
+            </div>
+          </form>
+          <ErrorNotice error={preview.error} fields={fieldNames} />
+        </Card>
+
+        {report ? (
+          <div ref={resultHeading} tabIndex={-1} aria-label={t.patientData.reportTitle}>
+            {report.status === "nothing_found" ? (
+              <Notice tone="info" title={t.patientData.nothingFoundTitle}>
+                {t.patientData.nothingFoundBody}
+              </Notice>
+            ) : (
+              <Card title={t.patientData.reportTitle} description={t.patientData.reportDescription}>
+                {report.legalHold ? (
+                  <Notice tone="warning" title={t.patientData.legalHoldTitle}>
+                    {t.patientData.legalHoldBody}
+                  </Notice>
+                ) : null}
+                <Table
+                  caption={t.patientData.tableCaption}
+                  columns={columns}
+                  rows={rowsOf(report)}
+                  rowKey={(r) => r.key}
+                />
+                <ErrorNotice error={erase.error} />
+                <div className={styles.actions}>
+                  <Button
+                    type="button"
+                    variant="danger"
+                    icon={<Icon name="trash" />}
+                    disabled={report.legalHold}
+                    onClick={() => setConfirming(true)}
+                  >
+                    {t.patientData.eraseButton}
+                  </Button>
+                </div>
+              </Card>
+            )}
+          </div>
+        ) : null}
+
+        {receipt ? (
+          <div ref={resultHeading} tabIndex={-1} aria-label={t.patientData.receiptTitle}>
+            <Card
+              title={
+                receipt.status === "nothing_found"
+                  ? t.patientData.receiptAgainTitle
+                  : receipt.status === "objects_pending"
+                    ? t.patientData.receiptPendingTitle
+                    : t.patientData.receiptTitle
+              }
+              description={t.patientData.receiptIntro}
+            >
+              <dl className={styles.facts}>
+                {receipt.erasureId ? (
+                  <>
+                    <dt>{t.patientData.erasureIdLabel}</dt>
+                    <dd>
+                      <code data-testid="erasure-id">{receipt.erasureId}</code>
+                    </dd>
+                  </>
+                ) : null}
+                <dt>{t.patientData.erasedAtLabel}</dt>
+                <dd>{formatDateTime(receipt.at, locale)}</dd>
+                <dt>{t.patientData.filesDeleted}</dt>
+                <dd>{receipt.objects.deleted}</dd>
+              </dl>
+              {receipt.status === "objects_pending" ? (
+                <Notice tone="warning">
+                  {format(t.patientData.receiptPendingBody, { count: receipt.objects.pending })}
+                </Notice>
+              ) : null}
+              {rowsOf(receipt).length > 0 ? (
+                <Table
+                  caption={t.patientData.tableCaption}
+                  columns={columns}
+                  rows={rowsOf(receipt)}
+                  rowKey={(r) => r.key}
+                />
+              ) : null}
+            </Card>
+          </div>
+        ) : null}
+      </div>
+
+      <Dialog
+        open={confirming && report !== null}
+        onClose={() => setConfirming(false)}
+        role="alertdialog"
+        title={t.patientData.confirmTitle}
+        closeLabel={t.common.close}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirming(false)}>
+              {t.patientData.cancel}
+            </Button>
+            <Button
+              variant="danger"
+              busy={erase.isPending}
+              onClick={() => selector && erase.mutate({ selector, dryRun: false })}
+            >
+              {t.patientData.confirmButton}
+            </Button>
+          </>
+        }
+      >
+        {report ? (
+          <p>{format(t.patientData.confirmBody, { count: total(report), files: report.objects.found })}</p>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}
