@@ -1968,6 +1968,9 @@ export const de: Dictionary = {
     filesDeleted: "Gelöschte Dateien",
     startOver: "Weitere Person löschen",
     erasedAnnouncement: "Die Daten der Person wurden gelöscht.",
+    exportButton: "Kopie herunterladen (ZIP)",
+    exportHint:
+      "Eine Kopie von allem Aufgeführten für die Patientin oder den Patienten (Art. 15 und 20 DSGVO): signierte PDFs, Anhänge, eine lesbare Übersicht und ein maschinenlesbares Verzeichnis. Jeder Download wird im Audit-Protokoll vermerkt.",
     kinds: {
       embedSessions: "Einbettungs-Sitzungen",
       drafts: "Entwürfe",

@@ -1916,6 +1916,9 @@ export const en = {
     filesDeleted: "Stored files deleted",
     startOver: "Erase another patient",
     erasedAnnouncement: "The patient's data was erased.",
+    exportButton: "Download a copy (ZIP)",
+    exportHint:
+      "A copy of everything listed, for the patient (GDPR Art. 15 and 20): signed PDFs, attachments, a readable overview and a machine-readable manifest. Each download is recorded in the audit log.",
     kinds: {
       embedSessions: "Embed sessions",
       drafts: "Drafts",
