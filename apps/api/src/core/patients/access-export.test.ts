@@ -92,7 +92,7 @@ beforeAll(async () => {
   neighbour = await seedPatient(org, "P-2", "R-2", "Max Nachbar");
   // The same identifiers at another organization: never part of Klinik Nord's export.
   foreign = await seedPatient(other, "P-1", "R-1", "Erika Fremd");
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await api?.close();
