@@ -169,6 +169,9 @@ describe("patient access export (POST /patients/export)", () => {
     expect(manifest.records.some((r) => r.kind === "drafts" && (r.data.values as { name?: string }).name)).toBe(true);
     const session = manifest.records.find((r) => r.kind === "embedSessions")!;
     expect(session.data).not.toHaveProperty("tokenHash");
+    const audit = manifest.records.filter((r) => r.kind === "auditEntries");
+    expect(audit.length).toBeGreaterThan(0);
+    for (const entry of audit) expect(entry.data).not.toHaveProperty("personalSalt");
 
     // The index page: both languages, no script, typed values escaped.
     const html = entries.get("index.html")!.toString("utf8");

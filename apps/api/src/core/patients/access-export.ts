@@ -78,6 +78,8 @@ const CREDENTIAL_COLUMNS: Partial<Record<PatientRecordKind, readonly string[]>> 
   signatureRequests: ["tokenHash", "tokenEnc"],
   signingCredentials: ["secretHash"],
   messages: ["revealableBody"],
+  // The salt keeps the audit chain's commitment to the personal part unguessable (never shown).
+  auditEntries: ["personalSalt", "personalCommitment"],
 };
 
 /** Actor kinds that are the patient: an audit entry of theirs keeps its IP and user agent. */
