@@ -9,6 +9,7 @@ export const EXTENDED_SCENARIOS = [
   "f7",
   "f10",
   "completion",
+  "erasure",
   "a2-scale",
   "f13-scale",
   "staff-lists-scale",
@@ -63,6 +64,7 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       files, API RSS growth); bulk-loads PostgreSQL, takes several minutes
                       portal-weight builds the web app when it changed (turbo; minutes)
                       and needs Chromium (/usr/bin/chromium or CHROMIUM_PATH)
+                      erasure: a patient with 1,000 submissions erased in-process, vs bare SQL
   --json <file>       also write the results as JSON
   --help              this text
 

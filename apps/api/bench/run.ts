@@ -41,6 +41,7 @@ import {
 } from "./report";
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
+import { formatErasureTable } from "./scenarios/erasure";
 import { runExtended } from "./scenarios/extended";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
 import { formatPatientExport } from "./scenarios/patient-export";
@@ -300,6 +301,10 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
   }
   if (result.staffLists) sections.push(formatStaffLists(result.staffLists));
   if (result.patientExport) sections.push(formatPatientExport(result.patientExport));
+  if (result.erasure)
+    sections.push(
+      `patient erasure, in-process (find every kind, batches, audit personal parts, receipt) vs the bare SQL deleting the same rows\n${formatErasureTable(result.erasure)}`,
+    );
   process.stdout.write(`${sections.join("\n\n")}\n`);
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
@@ -311,7 +316,15 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
     writeFileSync(
       file,
       JSON.stringify(
-        { machine, rows: rated, completion: result.completion, staffLists, patientExport, notes: result.notes },
+        {
+          machine,
+          rows: rated,
+          completion: result.completion,
+          staffLists,
+          patientExport,
+          erasure: result.erasure,
+          notes: result.notes,
+        },
         null,
         2,
       ) + "\n",

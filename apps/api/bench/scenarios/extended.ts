@@ -28,6 +28,7 @@ import type { ResultRow, Stack } from "../report";
 import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
 import { measureCompletion, type CompletionRow } from "./completion";
+import { measureErasure, type ErasureRow } from "./erasure";
 import { makePdf, startFileServer, startWebhookReceiver, type LocalServer, type WebhookReceiver } from "./fixtures";
 import { runRequestLoad, type RequestSpec } from "./request-load";
 import { runPatientExportScale, type PatientExportResult } from "./patient-export";
@@ -48,6 +49,8 @@ export interface ExtendedResult {
   staffLists: StaffListsResult | null;
   /** `patient-export-scale`: the 1 GiB access export beside its baseline; null when not asked for. */
   patientExport: PatientExportResult | null;
+  /** `erasure`: erasing a patient with 1,000 submissions vs the bare SQL; null when not asked for. */
+  erasure: ErasureRow | null;
 }
 
 interface Credentials {
@@ -398,10 +401,12 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
     serverVersion: null,
     staffLists: null,
     patientExport: null,
+    erasure: null,
   };
-  // staff-lists-scale and patient-export-scale bring their own database and API (bench/scenarios/).
+  // staff-lists-scale and patient-export-scale bring their own database and API (bench/scenarios/);
+  // completion and erasure run in-process.
   const http = options.extended.filter(
-    (s) => s !== "completion" && s !== "staff-lists-scale" && s !== "patient-export-scale",
+    (s) => s !== "completion" && s !== "staff-lists-scale" && s !== "patient-export-scale" && s !== "erasure",
   );
   if (http.length > 0) {
     const database = await createBenchDatabase(options.databaseUrl ?? LOCAL_POSTGRES_URL);
@@ -439,5 +444,6 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
   if (options.extended.includes("completion")) {
     result.completion = await measureCompletion(COMPLETION_PAGES, COMPLETION_RUNS, log);
   }
+  if (options.extended.includes("erasure")) result.erasure = await measureErasure(log);
   return result;
 }

@@ -1925,7 +1925,7 @@ export const de: Dictionary = {
   patientData: {
     pageTitle: "Patientendaten",
     description:
-      "Alles löschen, was zu einer Person gespeichert ist (Art. 17 DSGVO): Entwürfe, Einsendungen und Anhänge, SMS-Formularanfragen, Signaturanfragen mit ihren signierten PDFs, Nachrichten, Webhook-Protokoll und den personenbezogenen Teil der Audit-Einträge. Die Kette des Audit-Logs bleibt erhalten.",
+      "Alles löschen, was zu einer Person gespeichert ist (Art. 17 DSGVO): Entwürfe, Einsendungen und Anhänge, SMS-Formularanfragen, Signaturanfragen mit ihren signierten PDFs, Nachrichten, Webhook-Protokoll und den personenbezogenen Teil der Audit-Einträge. Die Kette des Audit-Protokolls bleibt erhalten.",
     adminOnlyTitle: "Nur für Inhaber und Admins",
     adminOnlyBody: "Bitten Sie einen Inhaber oder Admin Ihrer Organisation, die Daten zu löschen.",
     selectorTitle: "Welche Person?",
@@ -1934,7 +1934,7 @@ export const de: Dictionary = {
     patientIdLabel: "Patienten-ID",
     patientIdHint: "Die patient_id, die Ihr Kliniksystem mit Signaturanfragen sendet.",
     rnummerLabel: "Fallnummer",
-    rnummerHint: "Die Fallnummer (rnummer) von Formularen und SMS-Formularanfragen.",
+    rnummerHint: "Die Fallnummer von Formularen und SMS-Formularanfragen.",
     phoneLabel: "Mobilnummer",
     phoneHint: "Internationales Format, z. B. +491701234567.",
     selectorMissing: "Geben Sie mindestens Patienten-ID, Fallnummer oder Mobilnummer an.",
@@ -1985,7 +1985,7 @@ export const de: Dictionary = {
       webhookDeliveries: "Webhook-Zustellungen",
       webhookAttempts: "Webhook-Protokolleinträge",
       jobs: "Hintergrundaufträge",
-      auditEntries: "Audit-Einträge (personenbezogener Teil)",
+      auditEntries: "Audit-Einträge (Personendaten)",
     },
   },
   notFound: {

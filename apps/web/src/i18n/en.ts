@@ -1884,7 +1884,7 @@ export const en = {
     patientIdLabel: "Patient ID",
     patientIdHint: "The patient_id your hospital system sends with signature requests.",
     rnummerLabel: "Case number",
-    rnummerHint: "The case number (rnummer) of forms and SMS form requests.",
+    rnummerHint: "The case number of forms and SMS form requests.",
     phoneLabel: "Mobile number",
     phoneHint: "International format, e.g. +491701234567.",
     selectorMissing: "Enter at least one of patient ID, case number or mobile number.",

@@ -334,6 +334,19 @@ describe("patient erasure", () => {
     const done = await api.request("POST", "/patients/erase", { headers: bearer(org), body: { patient_id: "PZ-1" } });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: "erased", erasure_id: expect.any(String) });
+    // Values are parameters, whatever they hold (quotes, backslashes, commas and braces of an array literal).
+    const oddNumber = 'R "1",\\x}{';
+    await seedPatientRecords(
+      org.ctx,
+      { patientId: "PZ-odd", rnummer: oddNumber, phone: "+4915112345674" },
+      { at: new Date() },
+    );
+    const odd = await api.request("POST", "/patients/erase", {
+      headers: bearer(org),
+      body: { rnummer: oddNumber, dry_run: true },
+    });
+    expect(odd.status).toBe(200);
+    expect(odd.body.counts).toMatchObject({ formRequests: 1, submissions: 1, embedSessions: 1 });
     const bad = await api.request("POST", "/patients/erase", { headers: bearer(org), body: { dry_run: true } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("invalid_request");

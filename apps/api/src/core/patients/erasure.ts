@@ -16,6 +16,7 @@ import {
   messages,
   patientErasures,
   signatureRequests,
+  sql,
   submissions,
   webhookDeliveries,
   type PgColumn,
@@ -197,23 +198,18 @@ async function eraseAuditEntries(ctx: OrgContext, ids: string[], erasureId: stri
   await ctx.scope.transaction(async (scope) => {
     await holdChainLock(scope);
     const rows = await scope.select(auditLog, inList(auditLog.id, ids), isNull(auditLog.erasedAt)).for("update");
-    const erasedAt = new Date();
-    for (const row of rows) {
+    if (rows.length === 0) return;
+    // One statement per batch: each row's commitment, computed here from its salt and content.
+    const values = rows.map((row) => {
       const salt = row.personalSalt ?? (row.chainPos === null ? newPersonalSalt() : null);
-      await scope.update(
-        auditLog,
-        {
-          personalCommitment: salt ? personalCommitment(salt, row) : null,
-          personalSalt: null,
-          metadata: {},
-          ip: null,
-          userAgent: null,
-          erasedAt,
-          erasureId,
-        },
-        eq(auditLog.id, row.id),
-      );
-    }
+      return sql`(${row.id}::uuid, ${salt ? personalCommitment(salt, row) : null}::text)`;
+    });
+    await scope.execute(
+      (organizationId) => sql`update audit_log as a set personal_commitment = v.commitment, personal_salt = null,
+        metadata = '{}'::jsonb, ip = null, user_agent = null, erased_at = now(), erasure_id = ${erasureId}::uuid
+      from (values ${sql.join(values, sql`, `)}) as v(id, commitment)
+      where a.organization_id = ${organizationId} and a.id = v.id`,
+    );
   });
 }
 

@@ -49,12 +49,16 @@ export interface PatientRecords {
 
 const json = (values: readonly string[]) => JSON.stringify(values);
 
-/** `column` is one of `values` (a single jsonb parameter, however many values). */
+/** A PostgreSQL array literal (`{"a","b"}`), every element quoted: one parameter, however many values. */
+const arrayLiteral = (values: readonly string[]) =>
+  `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+
+/** `column` is one of `values` (one array parameter: the planner uses the column's index, however many values). */
 export function inList(column: PgColumn | SQL, values: readonly string[], type: "uuid" | "text" = "uuid"): SQL {
   if (values.length === 0) return sql`false`;
   return type === "uuid"
-    ? sql`${column} in (select jsonb_array_elements_text(${json(values)}::jsonb)::uuid)`
-    : sql`${column} in (select jsonb_array_elements_text(${json(values)}::jsonb))`;
+    ? sql`${column} = any(${arrayLiteral(values)}::uuid[])`
+    : sql`${column} = any(${arrayLiteral(values)}::text[])`;
 }
 
 /** `text` contains one of `terms` as a substring. */

@@ -112,6 +112,8 @@ function ErasureFlow() {
   }
 
   function startOver() {
+    // After a receipt the next patient starts from empty fields; before one, the same names are corrected.
+    if (receipt) setValues({ patientId: "", rnummer: "", phone: "" });
     setReport(null);
     setReceipt(null);
     setSelector(null);
@@ -166,11 +168,19 @@ function ErasureFlow() {
             </div>
             <div className={styles.actions}>
               {locked ? (
-                <Button type="button" variant="secondary" onClick={startOver}>
+                // Keyed apart from the submit button: React must not turn this very element into it
+                // during the click, or the browser would submit the form with the click's default action.
+                <Button key="start-over" type="button" variant="secondary" onClick={startOver}>
                   {receipt ? t.patientData.startOver : t.patientData.changeSelector}
                 </Button>
               ) : (
-                <Button type="submit" variant="primary" icon={<Icon name="refresh" />} busy={preview.isPending}>
+                <Button
+                  key="check"
+                  type="submit"
+                  variant="primary"
+                  icon={<Icon name="refresh" />}
+                  busy={preview.isPending}
+                >
                   {t.patientData.checkButton}
                 </Button>
               )}
