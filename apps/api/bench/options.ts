@@ -13,9 +13,15 @@ export const EXTENDED_SCENARIOS = [
   "a2-scale",
   "f13-scale",
   "staff-lists-scale",
+  "patient-export-scale",
 ] as const;
 export type ExtendedScenarioName = (typeof EXTENDED_SCENARIOS)[number];
-const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = ["a2-scale", "f13-scale", "staff-lists-scale"];
+const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = [
+  "a2-scale",
+  "f13-scale",
+  "staff-lists-scale",
+  "patient-export-scale",
+];
 /** bench/scenarios/portal-weight.ts: the signing portal's JavaScript in Chromium, on a production web build. */
 export const PORTAL_WEIGHT = "portal-weight";
 /** bench/scenarios/portal-speed.ts: the patient pages' times on an emulated slow phone, on a production web build. */
@@ -57,7 +63,9 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
   --scale             add a2-scale (A2 at 20k/200k assignments) and f13-scale (F13 at
                       100k/1M audit rows) and staff-lists-scale (the staff console's
                       submissions and audit lists at 100k/1M rows, the CSV export of
-                      100k submissions); bulk-loads PostgreSQL, takes several minutes
+                      100k submissions) and patient-export-scale (the patient access
+                      export of 1 GiB of attachments beside plain downloads of the same
+                      files, API RSS growth); bulk-loads PostgreSQL, takes several minutes
                       portal-weight and portal-speed build the web app when it changed
                       (turbo; minutes) and need Chromium (/usr/bin/chromium or CHROMIUM_PATH);
                       portal-speed takes several minutes (throttled visits)

@@ -45,6 +45,7 @@ import { formatErasureTable } from "./scenarios/erasure";
 import { runExtended } from "./scenarios/extended";
 import { formatPortalSpeed, runPortalSpeed } from "./scenarios/portal-speed";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
+import { formatPatientExport } from "./scenarios/patient-export";
 import { formatStaffLists } from "./scenarios/staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -313,6 +314,7 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
     );
   }
   if (result.staffLists) sections.push(formatStaffLists(result.staffLists));
+  if (result.patientExport) sections.push(formatPatientExport(result.patientExport));
   if (result.erasure)
     sections.push(
       `patient erasure, in-process (find every kind, batches, audit personal parts, receipt) vs the bare SQL deleting the same rows\n${formatErasureTable(result.erasure)}`,
@@ -321,6 +323,10 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".extended.json");
     const staffLists = result.staffLists && { ratios: result.staffLists.ratios, exports: result.staffLists.exports };
+    const patientExport = result.patientExport && {
+      baseline: result.patientExport.baseline,
+      export: result.patientExport.export,
+    };
     writeFileSync(
       file,
       JSON.stringify(
@@ -329,6 +335,7 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
           rows: rated,
           completion: result.completion,
           staffLists,
+          patientExport,
           erasure: result.erasure,
           notes: result.notes,
         },

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -10,6 +10,7 @@ import type { Database } from "@clinsign/db";
 import { S3Storage } from "./core/files/s3-storage";
 import { FsStorage } from "./core/files/storage";
 import { startTestS3 } from "./testing/s3-server";
+import { readZip } from "./testing/zip";
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), "clinsign-cli-"));
@@ -202,6 +203,30 @@ describe("pnpm cli storage migrate", () => {
       await s3.close();
     }
   }, 120_000);
+});
+
+describe("pnpm cli patients export", () => {
+  it("writes the patient access export to --out (an empty manifest for a patient with nothing held)", async () => {
+    const org = await cli("org", "create", "--name", "Klinikum Export");
+    const orgId = org.json.orgId as string;
+    const out = join(dataDir, "patient.zip");
+    const done = await cli("patients", "export", "--org", orgId, "--patient-id", "P-none", "--out", out);
+    expect(done).toMatchObject({ code: 0, json: { ok: true, out } });
+    const entries = await readZip(readFileSync(out));
+    expect(done.json.bytes).toBe(statSync(out).size);
+    const manifest = JSON.parse(entries.get("manifest.json")!.toString("utf8"));
+    expect(manifest).toMatchObject({ organization: { id: orgId }, selector: { patientId: "P-none" }, records: [] });
+    expect(existsSync(`${out}.partial`)).toBe(false);
+
+    expect(await cli("patients", "export", "--org", orgId, "--out", out)).toMatchObject({
+      code: 1,
+      json: { error: expect.stringContaining("name at least one of patientId, rnummer, phone") },
+    });
+    expect(await cli("patients", "export", "--org", orgId, "--rnummer", "R-1")).toMatchObject({
+      code: 2,
+      json: { error: expect.stringContaining("--out is required") },
+    });
+  }, 300_000);
 });
 
 describe("pnpm cli retention", () => {

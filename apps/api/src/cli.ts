@@ -1,9 +1,13 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm, stat } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import {
   createLegalHoldInput,
   createOrganizationInput,
   legalHoldListInput,
   releaseLegalHoldInput,
+  patientSelector,
   patientErasureInput,
   retentionKinds,
   roles,
@@ -17,6 +21,7 @@ import { verifyOrganizationChain } from "./core/audit/audit-log";
 import { systemContext, type Services } from "./core/context";
 import { AppError } from "./core/errors";
 import { migrateStorage } from "./core/files/migrate";
+import { exportPatientData } from "./core/patients/access-export";
 import { createStorage, type StorageKind } from "./core/files/storage";
 import { erasePatient } from "./core/patients/erasure";
 import { updateOrganizationSettings } from "./core/organizations/organizations";
@@ -48,6 +53,9 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   patients erase --org ID [--patient-id P] [--rnummer R] [--phone +49…] [--dry-run]
       → the erasure receipt {erasureId, status, counts, digests, objects, …}; at least one of
       --patient-id, --rnummer, --phone; --dry-run reports and changes nothing; exits 1 on a legal hold
+  patients export --org ID [--patient-id P] [--rnummer R] [--phone +49…] --out FILE.zip
+      → {ok, out, bytes}; the patient access export (GDPR Art. 15/20), as a ZIP written to FILE
+      (the selector's identifiers: at least one; a record matching any of them is the patient's)
   migrate                                     → {ok:true}
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
@@ -217,6 +225,25 @@ async function run(
         systemContext(services, org()),
         parseInput(legalHoldListInput, { status: values.all ? "all" : "active", limit: 200 }),
       );
+    case "patients export": {
+      const out = required(str("out"), "--out");
+      const selector = parseInput(patientSelector, {
+        ...(str("patient-id") !== undefined && { patientId: str("patient-id") }),
+        ...(str("rnummer") !== undefined && { rnummer: str("rnummer") }),
+        ...(str("phone") !== undefined && { phone: str("phone") }),
+      });
+      const exported = exportPatientData(systemContext(services, org(), "cli"), { selector });
+      // Written beside the target and renamed at the end: a failed export leaves no partial ZIP.
+      const partial = `${out}.partial`;
+      try {
+        await pipeline(exported.open(), createWriteStream(partial, { mode: 0o600 }));
+        await rename(partial, out);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return { ok: true, out, bytes: (await stat(out)).size };
+    }
     case "retention show":
       return retentionSettingsOf(systemContext(services, org()));
     case "retention set": {
@@ -272,6 +299,7 @@ async function main(): Promise<number> {
       rnummer: { type: "string" },
       phone: { type: "string" },
       reason: { type: "string" },
+      out: { type: "string" },
       ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
     },
   });

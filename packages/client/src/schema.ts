@@ -477,6 +477,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/patients/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patients-export: Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP
+         * @description Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record
+         *     matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record
+         *     with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference
+         *     per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for
+         *     byte, with its metadata JSON), `signatures/`, `attachments/` and `index.html` (German and English).
+         *     A patient of whom nothing is held gets a ZIP with an empty manifest, not an error. Every export is an audit
+         *     entry (`patient.exported`, counts only). See docs/operations.md ("Patient access export").
+         */
+        post: operations["patients-export_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/patients/erase": {
         parameters: {
             query?: never;
@@ -10537,6 +10563,224 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "rate_limited";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the request line or headers exceed 16 KiB (e.g. a very long query); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description internal error (the body carries only the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "internal error",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "patients-export_post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "patient_id": "P-100231",
+                 *       "rnummer": "R-2026-0042",
+                 *       "phone": "+491701234567"
+                 *     }
+                 */
+                "application/json": {
+                    patient_id?: string;
+                    rnummer?: string;
+                    phone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    /** @description attachment; filename=… */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description invalid input: `fieldErrors` (area B) or `details.field` (area A) name the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "templateIdentifier: is required",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API token",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `https_required`: the request came over plain HTTP */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "forbidden",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "https_required";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the JSON body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds 1048576 bytes",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send the body as application/json",
+                     *         "details": {
+                     *           "requestId": "9f2c4e0a-1b3d-4c5e-8f7a-6b5c4d3e2f10"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                             message: string;
                             details: {
                                 [key: string]: unknown;

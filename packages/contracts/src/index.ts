@@ -25,5 +25,6 @@ export * from "./users";
 export * from "./fhir";
 export * from "./languages";
 export * from "./patient-data";
+export * from "./patient-export";
 export * from "./patient-erasure";
 export * from "./retention";

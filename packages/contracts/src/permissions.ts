@@ -67,6 +67,9 @@ export const staffPermissions = {
   // Patient erasure (GDPR Art. 17, core/patients): the dry run too, as it lists what is held about a patient.
   "patients.erase": admins,
 
+  // The patient access export (GDPR Art. 15/20): everything held about one patient, as a ZIP.
+  "patients.export": admins,
+
   "tokens.list": admins,
   "tokens.create": admins,
   "tokens.revoke": admins,

@@ -31,6 +31,7 @@ import { measureCompletion, type CompletionRow } from "./completion";
 import { measureErasure, type ErasureRow } from "./erasure";
 import { makePdf, startFileServer, startWebhookReceiver, type LocalServer, type WebhookReceiver } from "./fixtures";
 import { runRequestLoad, type RequestSpec } from "./request-load";
+import { runPatientExportScale, type PatientExportResult } from "./patient-export";
 import { runStaffListsScale, type StaffListsResult } from "./staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -46,6 +47,8 @@ export interface ExtendedResult {
   serverVersion: string | null;
   /** `staff-lists-scale`: per-page p99 ratios and the CSV export; null when not asked for. */
   staffLists: StaffListsResult | null;
+  /** `patient-export-scale`: the 1 GiB access export beside its baseline; null when not asked for. */
+  patientExport: PatientExportResult | null;
   /** `erasure`: erasing a patient with 1,000 submissions vs the bare SQL; null when not asked for. */
   erasure: ErasureRow | null;
 }
@@ -397,10 +400,14 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
     notes: [],
     serverVersion: null,
     staffLists: null,
+    patientExport: null,
     erasure: null,
   };
-  // staff-lists-scale brings its own database and API (bench/scenarios/staff-lists.ts); completion and erasure run in-process.
-  const http = options.extended.filter((s) => s !== "completion" && s !== "staff-lists-scale" && s !== "erasure");
+  // staff-lists-scale and patient-export-scale bring their own database and API (bench/scenarios/);
+  // completion and erasure run in-process.
+  const http = options.extended.filter(
+    (s) => s !== "completion" && s !== "staff-lists-scale" && s !== "patient-export-scale" && s !== "erasure",
+  );
   if (http.length > 0) {
     const database = await createBenchDatabase(options.databaseUrl ?? LOCAL_POSTGRES_URL);
     defer(`drop database ${database.name}`, () => database.drop());
@@ -427,6 +434,12 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
     result.rows.push(...staffLists.rows);
     result.notes.push(...staffLists.notes);
     result.serverVersion ??= staffLists.serverVersion;
+  }
+  if (options.extended.includes("patient-export-scale")) {
+    const patientExport = await runPatientExportScale(options, defer, log);
+    result.patientExport = patientExport;
+    result.notes.push(...patientExport.notes);
+    result.serverVersion ??= patientExport.serverVersion;
   }
   if (options.extended.includes("completion")) {
     result.completion = await measureCompletion(COMPLETION_PAGES, COMPLETION_RUNS, log);

@@ -52,6 +52,20 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * The fields a plain HTML form posts (`application/x-www-form-urlencoded`; the first value of each
+ * name, empty ones dropped as a form's unfilled inputs mean "not given"), or a JSON object body.
+ * For console routes a browser reaches by a form, so a download streams to disk natively.
+ */
+export async function readFormOrJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") return readJsonObject(req);
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams((await readBody(req)).toString("utf8")))
+    if (!(key in out) && value !== "") out[key] = value;
+  return out;
+}
+
 /** Query parameters, first value of each name. */
 export function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};

@@ -9,13 +9,21 @@ import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/creden
 import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
-import { bearerToken, MAX_JSON_BODY_BYTES, parseCookies, queryObject, readJsonObject, sendJson } from "../http/io";
+import {
+  bearerToken,
+  MAX_JSON_BODY_BYTES,
+  parseCookies,
+  queryObject,
+  readFormOrJsonObject,
+  readJsonObject,
+  sendJson,
+} from "../http/io";
 import { createCaller } from "../trpc/root";
 import { staffRouteContext, type Principal } from "../trpc/trpc";
 import { renderError, type Area } from "./envelopes";
 import { openMultipart, type MultipartBody } from "./multipart";
 import { readPdfBody } from "./pdf-body";
-import { RestReply, sendReply, type Reply } from "./replies";
+import { RestReply, sendReply, StreamReply, type Reply } from "./replies";
 import { sendStoredFile } from "./stored-file";
 import { routes, type ApiRoute, type ConsoleRoute, type Route, type UploadBody } from "./routes";
 import { parseInput } from "./validation";
@@ -257,7 +265,10 @@ async function serveApiRoute(
   });
   const caller = createCaller({ services, request, principal, setCookie: () => {} });
   const result = await route.call(caller, input);
-  await sendReply(res, result instanceof RestReply ? result : new RestReply(route.status, result));
+  await sendReply(
+    res,
+    result instanceof RestReply || result instanceof StreamReply ? result : new RestReply(route.status, result),
+  );
 }
 
 /**
@@ -283,12 +294,20 @@ async function serveConsoleRoute(
   const upload = route.upload && (await openUpload(req, route.upload, state));
   const input = route.jsonField
     ? parseJsonField(route, route.jsonField, upload?.fields ?? {})
-    : parseConsoleQuery(route, url, pathParams);
+    : route.formBody
+      ? parseFormBody(route, await readFormOrJsonObject(req))
+      : parseConsoleQuery(route, url, pathParams);
   const file = await upload?.file();
   await sendReply(res, await serve({ services, url, file }, input), req);
 }
 
 type ConsoleDoorOf = Parameters<Extract<ConsoleRoute, { auth: "public" }>["serve"]>[0];
+
+/** A console route's body fields (`formBody`), parsed once. */
+function parseFormBody(route: ConsoleRoute, fields: Record<string, unknown>): unknown {
+  assertStorableInput(fields);
+  return parseInput(route.input, fields, "body");
+}
 
 /** The query (empty values dropped, the last of a repeated name) and the path parameters, parsed once. */
 function parseConsoleQuery(route: ConsoleRoute, url: URL, pathParams: Record<string, string>): unknown {

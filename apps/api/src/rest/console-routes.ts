@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   auditExportQuery,
   LOGO_MAX_BYTES,
+  patientSelector,
   submissionExportQuery,
   uploadDocumentMetadata,
   type UploadDocumentOutput,
@@ -13,6 +14,7 @@ import { readDocumentPdf } from "../core/documents/staff";
 import { contextFor } from "../core/context";
 import { requestOfPageImagesGrant } from "../core/credentials/signing";
 import { AppError } from "../core/errors";
+import { exportPatientData } from "../core/patients/access-export";
 import { getSigningPageImage, PAGE_IMAGES_PATH } from "../core/signatures/page-images";
 import { exportSubmissionsCsv, exportSubmissionsJson } from "../core/submissions/export";
 import { renderSubmissionPdf } from "../core/submissions/pdf";
@@ -160,6 +162,30 @@ export const consoleRoutes: ConsoleRoute[] = [
         },
         exportAuditCsv(ctx, filter, sort),
       ),
+  }),
+  consoleRoute({
+    kind: "console",
+    method: "POST",
+    path: "/staff/patients/export",
+    area: "A",
+    auth: "staffCookie",
+    procedure: "patients.export",
+    summary:
+      "The patient access export (a ZIP, streamed) for the Patient data page: the selector as form fields " +
+      "(patientId, rnummer, phone) in the body, never in the address (owners and admins)",
+    formBody: true,
+    input: patientSelector,
+    serve: async ({ ctx }, selector) => {
+      const exported = exportPatientData(ctx, { selector });
+      return new StreamReply(
+        {
+          "content-type": "application/zip",
+          "content-disposition": `attachment; filename="${exported.filename}"`,
+          "cache-control": "private, no-store",
+        },
+        exported.open(),
+      );
+    },
   }),
   consoleRoute({
     kind: "console",

@@ -371,6 +371,12 @@ describe("every documented operation through a validating proxy", { timeout: 90_
       expect.soft((await call({ ...get, params: { id: sealed.id } })).status).toBe(200);
       expect.soft((await call({ ...get, params: { id: requestId } })).status).toBe(404);
     }
+    // The patient access export (a streamed ZIP)
+    const patientExport = { method: "POST", path: "/patients/export", headers: b() } as const;
+    const zip = await call({ ...patientExport, body: { patient_id: "P-8" } });
+    expect.soft(zip.status).toBe(200);
+    expect.soft(zip.bytes.subarray(0, 4).toString("latin1")).toBe("PK\x03\x04");
+    expect.soft((await call({ ...patientExport, body: {}, invalid: true })).status).toBe(400);
     // A4
     const a4 = { method: "POST", path: "/signature-requests/verify-session", headers: b() } as const;
     const session = { patient_id: "P-7", signature_id: requestId, session_token: "portal-session-token" };

@@ -45,6 +45,8 @@ export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
     // One byte over the hard cap lets the consumer see that a part is too large.
     parser = busboy({
       headers: req.headers,
+      // Browsers and fetch send a file name's UTF-8 bytes as they are (RFC 7578), not Latin-1.
+      defParamCharset: "utf8",
       limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: MAX_FILES_PER_UPLOAD + 1, fields: 20, fieldSize: 10_000 },
     });
   } catch {

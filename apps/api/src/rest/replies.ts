@@ -19,13 +19,14 @@ export class RestReply {
 }
 
 /**
- * A 200 whose body is generated while it is sent (the console's CSV and JSON exports), page by
- * page so memory stays flat; `headers` carry its type and Content-Disposition.
+ * A 200 whose body is generated while it is sent (the console's CSV and JSON exports, the patient
+ * access export's ZIP), page by page so memory stays flat; `headers` carry its type and
+ * Content-Disposition.
  */
 export class StreamReply {
   constructor(
     readonly headers: Record<string, string>,
-    readonly body: AsyncGenerator<string>,
+    readonly body: AsyncGenerator<string | Uint8Array>,
   ) {}
 }
 
@@ -73,7 +74,7 @@ async function drainedOrClosed(res: ServerResponse): Promise<void> {
  * so a refusal (403) or bad filter (400) still becomes a proper error answer; a failure after
  * that can only cut the download short, which the client sees as an incomplete transfer.
  */
-async function stream(res: ServerResponse, headers: Record<string, string>, body: AsyncGenerator<string>) {
+async function stream(res: ServerResponse, headers: Record<string, string>, body: AsyncGenerator<string | Uint8Array>) {
   const first = await body.next();
   res.writeHead(200, headers);
   if (!first.done) res.write(first.value);

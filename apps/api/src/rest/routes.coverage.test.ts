@@ -38,6 +38,8 @@ const documented = [
   "A3 GET /signature-requests/{id}/metadata.json",
   // Issue 15: anyone checks a sealed PDF (docs/signatures.md, "Verifying a sealed PDF").
   "verify POST /verify",
+  // Issue 17: the patient access export (docs/operations.md, "Patient access export").
+  "patients-export POST /patients/export",
   "erase POST /patients/erase",
 ];
 

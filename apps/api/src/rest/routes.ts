@@ -29,6 +29,8 @@ import {
   documentIdInput,
   openSignatureLink,
   patientQuery,
+  restPatientSelector,
+  selectorOfRest,
   restPatientErasureInput,
   restPatientErasureReceipt,
   restReceiptOf,
@@ -56,7 +58,7 @@ import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verif
 import type { createCaller } from "../trpc/root";
 import { consoleRoutes } from "./console-routes";
 import type { Area } from "./envelopes";
-import { RestReply, type Reply } from "./replies";
+import { RestReply, StreamReply, type Reply } from "./replies";
 
 export { RestReply } from "./replies";
 
@@ -163,6 +165,11 @@ interface ConsoleRouteBase<I extends z.ZodType> {
   input: I;
   upload?: UploadBody;
   jsonField?: string;
+  /**
+   * POST only: the input is the body, a plain HTML form's fields or a JSON object (values a
+   * request line would carry into proxy logs, such as a patient's identifiers, stay out of it).
+   */
+  formBody?: true;
 }
 
 /**
@@ -713,6 +720,39 @@ export const documentedRoutes: ApiRoute[] = [
     status: 200,
     errors: { 429: "more than 30 checks from one address in 10 minutes" },
     call: (caller, input) => caller.verify.check(input),
+  }),
+  route({
+    ref: "patients-export",
+    method: "POST",
+    path: "/patients/export",
+    area: "A",
+    auth: "bearer",
+    summary: "Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP",
+    description: [
+      "Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record",
+      "matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record",
+      "with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference",
+      "per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for",
+      "byte, with its metadata JSON), `signatures/`, `attachments/` and `index.html` (German and English).",
+      "A patient of whom nothing is held gets a ZIP with an empty manifest, not an error. Every export is an audit",
+      'entry (`patient.exported`, counts only). See docs/operations.md ("Patient access export").',
+    ].join("\n"),
+    input: restPatientSelector,
+    output: z.string(),
+    produces: "application/zip",
+    status: 200,
+    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042" } },
+    call: async (caller, input) => {
+      const exported = await caller.patients.export(selectorOfRest(input));
+      return new StreamReply(
+        {
+          "content-type": "application/zip",
+          "content-disposition": `attachment; filename="${exported.filename}"`,
+          "cache-control": "private, no-store",
+        },
+        exported.open(),
+      );
+    },
   }),
   route({
     ref: "erase",

@@ -1244,6 +1244,7 @@ export const de: Dictionary = {
       "legal_hold.created": "Löschsperre (Legal Hold) gesetzt",
       "legal_hold.released": "Löschsperre (Legal Hold) aufgehoben",
       "message.revealed": "Nachricht im Postausgang angezeigt",
+      "patient.exported": "Patientendaten exportiert (Auskunft)",
       "retention.deleted": "Daten nach Ablauf der Aufbewahrungsfrist gelöscht",
       "retention.policy_updated": "Aufbewahrungsfristen geändert",
       "signature.assignment_updated": "Signaturanfrage geändert",
@@ -2090,6 +2091,9 @@ export const de: Dictionary = {
     filesDeleted: "Gelöschte Dateien",
     startOver: "Weitere Person löschen",
     erasedAnnouncement: "Die Daten der Person wurden gelöscht.",
+    exportButton: "Kopie herunterladen (ZIP)",
+    exportHint:
+      "Eine Kopie von allem Aufgeführten für die Patientin oder den Patienten (Art. 15 und 20 DSGVO): signierte PDFs, Anhänge, eine lesbare Übersicht und ein maschinenlesbares Verzeichnis. Jeder Download wird im Audit-Protokoll vermerkt.",
     kinds: {
       embedSessions: "Einbettungs-Sitzungen",
       drafts: "Entwürfe",

@@ -1212,6 +1212,7 @@ export const en = {
       "legal_hold.created": "Legal hold placed",
       "legal_hold.released": "Legal hold released",
       "message.revealed": "Outbox message shown once",
+      "patient.exported": "Patient data exported (access request)",
       "retention.deleted": "Records deleted after their retention period",
       "retention.policy_updated": "Retention periods changed",
       "signature.assignment_updated": "Signature request changed",
@@ -2035,6 +2036,9 @@ export const en = {
     filesDeleted: "Stored files deleted",
     startOver: "Erase another patient",
     erasedAnnouncement: "The patient's data was erased.",
+    exportButton: "Download a copy (ZIP)",
+    exportHint:
+      "A copy of everything listed, for the patient (GDPR Art. 15 and 20): signed PDFs, attachments, a readable overview and a machine-readable manifest. Each download is recorded in the audit log.",
     kinds: {
       embedSessions: "Embed sessions",
       drafts: "Drafts",

@@ -1,7 +1,7 @@
 import { and, documentVersions, eq, signatureRequests } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { metadataJsonUrl, signedPdfUrl } from "../signatures/requests";
-import { attachmentDigests } from "./questionnaire-response";
+import { digestsAsFhir, storedDigests, type AttachmentSource } from "./questionnaire-response";
 import { CLINSIGN, sha256Ni, systems, type FhirJson } from "./resources";
 
 type SignatureRequestRecord = typeof signatureRequests.$inferSelect;
@@ -12,7 +12,11 @@ type SignatureRequestRecord = typeof signatureRequests.$inferSelect;
  * FHIR's SHA-1 `hash`; the signature request as identifier and related reference; the patient
  * identifier as A1 was given it; the signing time as the attachment's creation.
  */
-export async function sealedPdfToDocumentReference(ctx: OrgContext, row: SignatureRequestRecord): Promise<FhirJson> {
+export async function sealedPdfToDocumentReference(
+  ctx: OrgContext,
+  row: SignatureRequestRecord,
+  files?: AttachmentSource,
+): Promise<FhirJson> {
   const apiUrl = ctx.services.config.publicApiUrl;
   const sid = systems(apiUrl);
   const version = row.pinnedVersion
@@ -23,8 +27,12 @@ export async function sealedPdfToDocumentReference(ctx: OrgContext, row: Signatu
         .limit(1)
         .then((rows) => rows[0])
     : undefined;
-  const bytes = row.signedPdfKey ? await ctx.services.storage.get(row.signedPdfKey) : null;
-  const digests = bytes ? attachmentDigests(bytes) : undefined;
+  const digests = row.signedPdfKey
+    ? await (files ? files.digests(row.signedPdfKey) : storedDigests(ctx, row.signedPdfKey))
+    : null;
+  // The API's download URLs by default; the access export names the files' paths in its ZIP.
+  const pdfUrl = files && row.signedPdfKey ? files.url(row.signedPdfKey) : signedPdfUrl(ctx, row.id);
+  const metadataUrl = files && row.metadataKey ? files.url(row.metadataKey) : metadataJsonUrl(ctx, row.id);
   const signedAt = (row.signedAt ?? row.completedAt)!.toISOString();
   const requestRef = { system: sid.signatureRequest, value: row.id };
   return {
@@ -43,9 +51,8 @@ export async function sealedPdfToDocumentReference(ctx: OrgContext, row: Signatu
       {
         attachment: {
           contentType: "application/pdf",
-          url: signedPdfUrl(ctx, row.id),
-          ...(bytes && { size: bytes.length }),
-          ...(digests?.hash && { hash: digests.hash }),
+          ...(pdfUrl && { url: pdfUrl }),
+          ...(digests && { size: digests.size, hash: digestsAsFhir(digests).hash }),
           extension: [{ url: CLINSIGN.sha256, valueString: row.signedPdfSha256! }],
           title: `signed-${row.id}.pdf`,
           creation: signedAt,
@@ -58,7 +65,7 @@ export async function sealedPdfToDocumentReference(ctx: OrgContext, row: Signatu
       {
         attachment: {
           contentType: "application/json",
-          url: metadataJsonUrl(ctx, row.id),
+          ...(metadataUrl && { url: metadataUrl }),
           ...(row.metadataSha256 && {
             extension: [{ url: CLINSIGN.sha256, valueString: row.metadataSha256 }],
           }),

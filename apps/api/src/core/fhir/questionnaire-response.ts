@@ -10,11 +10,50 @@ type SubmissionRecord = typeof submissions.$inferSelect;
 
 /** Digests of stored bytes: FHIR's Attachment.hash is SHA-1 (base64); SHA-256 (hex) rides in an extension. */
 export function attachmentDigests(bytes: Buffer): { hash: string; extension: FhirJson[] } {
+  return digestsAsFhir({
+    sha1Base64: createHash("sha1").update(bytes).digest("base64"),
+    sha256Hex: createHash("sha256").update(bytes).digest("hex"),
+  });
+}
+
+/** What a stored file digests to, however it was read. */
+export interface FileDigests {
+  size: number;
+  sha1Base64: string;
+  sha256Hex: string;
+}
+
+export const digestsAsFhir = (d: Pick<FileDigests, "sha1Base64" | "sha256Hex">) => ({
+  hash: d.sha1Base64,
+  extension: [{ url: CLINSIGN.sha256, valueString: d.sha256Hex }] as FhirJson[],
+});
+
+/**
+ * Where a stored file's Attachment points and what it digests to. By default (the FHIR door,
+ * webhooks) an API URL and the stored bytes read back; the patient access export passes the file's
+ * path inside its ZIP and the digests it took while streaming the file, so no file is read twice.
+ */
+export interface AttachmentSource {
+  url(key: string): string | undefined;
+  digests(key: string): Promise<FileDigests | null>;
+}
+
+/** Reads the bytes back to digest them (files of a form are at most MAX_UPLOAD_BYTES). */
+export async function storedDigests(ctx: OrgContext, key: string): Promise<FileDigests | null> {
+  const bytes = await ctx.services.storage.get(key);
+  if (!bytes) return null;
   return {
-    hash: createHash("sha1").update(bytes).digest("base64"),
-    extension: [{ url: CLINSIGN.sha256, valueString: createHash("sha256").update(bytes).digest("hex") }],
+    size: bytes.length,
+    sha1Base64: createHash("sha1").update(bytes).digest("base64"),
+    sha256Hex: createHash("sha256").update(bytes).digest("hex"),
   };
 }
+
+const apiAttachments = (ctx: OrgContext): AttachmentSource => ({
+  // A signed URL of the organization's own storage, valid for a limited time.
+  url: (key) => signedFileUrl(ctx.services, ctx.scope.organizationId, key),
+  digests: (key) => storedDigests(ctx, key),
+});
 
 const optionLabel = (field: FormField, value: unknown) => {
   if (!("options" in field)) return undefined;
@@ -23,7 +62,7 @@ const optionLabel = (field: FormField, value: unknown) => {
 };
 
 /** One stored value as the answers of its item, typed as the Questionnaire's item says. */
-async function answersOf(ctx: OrgContext, field: FormField, value: unknown): Promise<FhirJson[]> {
+async function answersOf(files: AttachmentSource, field: FormField, value: unknown): Promise<FhirJson[]> {
   switch (field.type) {
     case "number":
       return typeof value === "number" ? [{ valueDecimal: value }] : [];
@@ -41,18 +80,20 @@ async function answersOf(ctx: OrgContext, field: FormField, value: unknown): Pro
           return { valueCoding: { code, ...(display && { display }) } };
         });
     case "file": {
-      const files = Array.isArray(value) ? (value as { name: string; path: string; size: number; type: string }[]) : [];
+      const stored = Array.isArray(value)
+        ? (value as { name: string; path: string; size: number; type: string }[])
+        : [];
       const out: FhirJson[] = [];
-      for (const file of files) {
-        const bytes = await ctx.services.storage.get(file.path);
+      for (const file of stored) {
+        const digests = await files.digests(file.path);
+        const url = files.url(file.path);
         out.push({
           valueAttachment: {
             contentType: file.type,
-            // A signed URL of the organization's own storage, valid for a limited time.
-            url: signedFileUrl(ctx.services, ctx.scope.organizationId, file.path),
+            ...(url && { url }),
             size: file.size,
             title: file.name,
-            ...(bytes && attachmentDigests(bytes)),
+            ...(digests && digestsAsFhir(digests)),
           },
         });
       }
@@ -91,7 +132,11 @@ async function answersOf(ctx: OrgContext, field: FormField, value: unknown): Pro
  * (`questionnaire` is `url|version`): one item per answered field, in form order, linkIds as in
  * that Questionnaire; the patient or case number (`rnummer`) as the subject's identifier.
  */
-export async function submissionToQuestionnaireResponse(ctx: OrgContext, row: SubmissionRecord): Promise<FhirJson> {
+export async function submissionToQuestionnaireResponse(
+  ctx: OrgContext,
+  row: SubmissionRecord,
+  files: AttachmentSource = apiAttachments(ctx),
+): Promise<FhirJson> {
   const apiUrl = ctx.services.config.publicApiUrl;
   const schema = row.templateSchema as TemplateSchema;
   const ids = linkIds(schema.fields);
@@ -99,7 +144,7 @@ export async function submissionToQuestionnaireResponse(ctx: OrgContext, row: Su
   for (const field of schema.fields) {
     if (field.key === undefined || field.type === "heading" || field.type === "paragraph") continue;
     if (!(field.key in row.values)) continue;
-    const answer = await answersOf(ctx, field, row.values[field.key]);
+    const answer = await answersOf(files, field, row.values[field.key]);
     if (answer.length) item.push({ linkId: ids.get(field)!, text: field.label, answer });
   }
   return {

@@ -20,6 +20,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { translateValidationMessage } from "../../trpc/errors";
+import { PatientExportForm } from "./PatientExportForm";
 import styles from "./patient-data.module.css";
 
 type FieldName = keyof PatientSelector;
@@ -51,6 +52,7 @@ export function PatientDataPage() {
 
 function ErasureFlow() {
   const { t, locale } = useI18n();
+  const me = useSession();
   const trpc = useTRPC();
   const [values, setValues] = useState<Record<FieldName, string>>({ patientId: "", rnummer: "", phone: "" });
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<FieldName, string>>>({});
@@ -206,6 +208,7 @@ function ErasureFlow() {
                   rows={rowsOf(report)}
                   rowKey={(r) => r.key}
                 />
+                {selector && can(me.role, "patients.export") ? <PatientExportForm selector={selector} /> : null}
                 <ErrorNotice error={erase.error} />
                 <div className={styles.actions}>
                   <Button
