@@ -3,6 +3,7 @@ import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFPage }
 import {
   auditLog,
   eq,
+  organizations,
   signatureNotices,
   signatureRequests,
   signatureSigners,
@@ -438,6 +439,25 @@ describe("several signers, sequential", () => {
     ).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
+  });
+});
+
+describe("A4 verification required", () => {
+  it("still guards the patient's link; a guardian's own link opens without it", async () => {
+    await api.services.db
+      .update(organizations)
+      .set({ requireSessionVerification: true })
+      .where(eq(organizations.id, org.orgId));
+    try {
+      const request = await consent({ patient_id: "P-a4", signing_order: "parallel" });
+      expect((await open(request.patient)).state).toBe("verification_required");
+      expect((await open(request.guardian)).state).toBe("ready");
+    } finally {
+      await api.services.db
+        .update(organizations)
+        .set({ requireSessionVerification: false })
+        .where(eq(organizations.id, org.orgId));
+    }
   });
 });
 

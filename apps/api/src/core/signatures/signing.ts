@@ -208,7 +208,9 @@ export async function openSigning(
  * and declining refuse it.
  */
 async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" }): Promise<SigningView> {
-  if (input.via === "link" && (await ctx.scope.organization()).requireSessionVerification)
+  // A4 confirms the patient through their portal; a legal representative's or witness's own link
+  // (several signers) has no such portal session and is their credential.
+  if (input.via === "link" && !ctx.signerId && (await ctx.scope.organization()).requireSessionVerification)
     return emptyView("verification_required");
   const requestId = signerRequestId(ctx);
   const { request } = ctx;
