@@ -23,3 +23,4 @@ export * from "./permissions";
 export * from "./users";
 export * from "./fhir";
 export * from "./languages";
+export * from "./form-languages";

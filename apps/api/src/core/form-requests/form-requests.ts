@@ -10,7 +10,7 @@ import { AppError, notFound } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { formLinkSms } from "../messaging/sms-texts";
+import { formLinkSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { normaliseMobile } from "./phone";
 
@@ -27,13 +27,13 @@ export const smsFormLink = (publicWebUrl: string, linkToken: string) => `${publi
  */
 export async function queueLinkSms(
   tx: OrgContext,
-  request: { id: string; phone: string; smsFrom: string | null; locale: "de" | "en" | null },
+  request: { id: string; phone: string; smsFrom: string | null; locale: string | null },
   templateTitle: string,
   linkToken: string,
 ): Promise<{ messageId: string; jobId: string }> {
   const org = await organizationProfile(tx);
   const text = (link: string) =>
-    formLinkSms(request.locale ?? org.locale, { organization: org.name, title: templateTitle, link });
+    formLinkSms(smsLocale(request.locale, org.locale), { organization: org.name, title: templateTitle, link });
   const { publicWebUrl } = tx.services.config;
   const sms = await queueMessage(tx, {
     channel: "sms",

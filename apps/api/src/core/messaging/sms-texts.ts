@@ -5,6 +5,13 @@
  */
 export type SmsLocale = "de" | "en";
 
+/**
+ * The language an SMS is written in for a patient language: the patient's where the texts exist
+ * in it, else the organization's (a request preset to Turkish opens the form in Turkish).
+ */
+export const smsLocale = (language: string | null, organization: SmsLocale): SmsLocale =>
+  language === "de" || language === "en" ? language : organization;
+
 export function formLinkSms(locale: SmsLocale, values: { organization: string; title: string; link: string }): string {
   return locale === "en"
     ? `${values.organization}: please fill in the form "${values.title}": ${values.link}`
