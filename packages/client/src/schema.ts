@@ -831,7 +831,9 @@ export interface operations {
                  *             "label": "Geburtsdatum"
                  *           }
                  *         ]
-                 *       }
+                 *       },
+                 *       "defaultLanguage": "de",
+                 *       "translations": {}
                  *     }
                  */
                 "application/json": {
@@ -1350,6 +1352,32 @@ export interface operations {
                             }[];
                         })[];
                     };
+                    /**
+                     * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                    /** @description Texts in other languages: {language: {title?, description?, fields: {fieldKey: {label?, help?, placeholder?, options?: {optionValue: label}, errors?: {problemCode: text}}}}}. Unknown field keys, option values or problem codes are refused; missing texts fall back to the default language. */
+                    translations?: {
+                        [key: string]: {
+                            title?: string;
+                            description?: string;
+                            /** @default {} */
+                            fields?: {
+                                [key: string]: {
+                                    label?: string;
+                                    help?: string;
+                                    placeholder?: string;
+                                    options?: {
+                                        [key: string]: string;
+                                    };
+                                    errors?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -1380,6 +1408,8 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {},
                      *         "createdAt": "2026-03-02T09:30:00.000Z",
                      *         "updatedAt": "2026-03-02T09:30:00.000Z"
                      *       }
@@ -1890,6 +1920,28 @@ export interface operations {
                                         label: string;
                                     }[];
                                 })[];
+                            };
+                            /** @enum {string} */
+                            defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
                             };
                             /** Format: date-time */
                             createdAt: string;
@@ -3068,7 +3120,9 @@ export interface operations {
                  *             "type": "text"
                  *           }
                  *         ]
-                 *       }
+                 *       },
+                 *       "defaultLanguage": "de",
+                 *       "translations": {}
                  *     }
                  */
                 "application/json": {
@@ -3578,6 +3632,32 @@ export interface operations {
                             }[];
                         })[];
                     };
+                    /**
+                     * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                    /** @description Texts in other languages: {language: {title?, description?, fields: {fieldKey: {label?, help?, placeholder?, options?: {optionValue: label}, errors?: {problemCode: text}}}}}. Unknown field keys, option values or problem codes are refused; missing texts fall back to the default language. */
+                    translations?: {
+                        [key: string]: {
+                            title?: string;
+                            description?: string;
+                            /** @default {} */
+                            fields?: {
+                                [key: string]: {
+                                    label?: string;
+                                    help?: string;
+                                    placeholder?: string;
+                                    options?: {
+                                        [key: string]: string;
+                                    };
+                                    errors?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -3608,6 +3688,8 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {},
                      *         "createdAt": "2026-03-02T09:30:00.000Z",
                      *         "updatedAt": "2026-03-02T09:30:00.000Z"
                      *       }
@@ -4119,6 +4201,28 @@ export interface operations {
                                     }[];
                                 })[];
                             };
+                            /** @enum {string} */
+                            defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -4360,6 +4464,8 @@ export interface operations {
                         };
                         allowedOrigins?: string[];
                         institutionId?: string;
+                        /** @enum {string} */
+                        language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                         expiresInMinutes?: number;
                     };
                 };
@@ -4628,6 +4734,7 @@ export interface operations {
                             values: {
                                 [key: string]: unknown;
                             };
+                            language?: string;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -4842,7 +4949,8 @@ export interface operations {
                  *       "draftKey": "case-100231",
                  *       "values": {
                  *         "name": "Erika Muster"
-                 *       }
+                 *       },
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -4860,6 +4968,8 @@ export interface operations {
                     values: {
                         [key: string]: unknown;
                     };
+                    /** @enum {string} */
+                    language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -5458,7 +5568,8 @@ export interface operations {
                  *       },
                  *       "rnummer": "R-2026-0042",
                  *       "phone": "+491701234567",
-                 *       "draftKey": "case-100231"
+                 *       "draftKey": "case-100231",
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -5478,6 +5589,8 @@ export interface operations {
                     rnummer?: string;
                     phone?: string;
                     draftKey?: string;
+                    /** @enum {string} */
+                    language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -6990,7 +7103,7 @@ export interface operations {
                     emailSubject?: string;
                     institutionId?: string;
                     /** @enum {string} */
-                    locale?: "de" | "en";
+                    locale?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -10570,7 +10683,8 @@ export interface operations {
                  *         "values": {
                  *           "name": "Erika Muster"
                  *         },
-                 *         "submissionId": "0b9d6f5e-2c1a-4e3b-8d7f-6a5b4c3d2e1f"
+                 *         "submissionId": "0b9d6f5e-2c1a-4e3b-8d7f-6a5b4c3d2e1f",
+                 *         "language": "de"
                  *       }
                  *     }
                  */
@@ -10594,6 +10708,8 @@ export interface operations {
                         };
                         /** Format: uuid */
                         submissionId: string;
+                        /** @description the language the patient answered in (de, en, tr, ar, ru, uk, pl); values are option values, the same in every language */
+                        language?: string;
                     };
                 };
             };

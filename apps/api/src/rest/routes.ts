@@ -231,14 +231,25 @@ export const documentedRoutes: ApiRoute[] = [
     input: z.object({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({
       ok,
-      template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }),
+      template: template.pick({
+        identifier: true,
+        title: true,
+        description: true,
+        status: true,
+        schema: true,
+        defaultLanguage: true,
+        translations: true,
+      }),
     }),
     status: 200,
     errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
-      const { identifier, title, description, status, schema } = found;
-      return { ok: true, template: { identifier, title, description, status, schema } };
+      const { identifier, title, description, status, schema, defaultLanguage, translations } = found;
+      return {
+        ok: true,
+        template: { identifier, title, description, status, schema, defaultLanguage, translations },
+      };
     },
   }),
   route({
