@@ -2152,7 +2152,9 @@ export interface operations {
                      *               "type": "text"
                      *             }
                      *           ]
-                     *         }
+                     *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {}
                      *       }
                      *     }
                      */
@@ -2659,6 +2661,28 @@ export interface operations {
                                         label: string;
                                     }[];
                                 })[];
+                            };
+                            /** @enum {string} */
+                            defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations?: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
                             };
                         };
                     };

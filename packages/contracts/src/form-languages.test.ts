@@ -59,7 +59,9 @@ describe("localizeTemplate", () => {
     });
     expect(tr.errors).toEqual({ name: { required: "Lütfen adınızı yazın" } });
     // Keys, ids, requirements: untouched, so answers are the same in every language.
-    expect(tr.schema.fields.map((f) => [f.id, f.key, f.required])).toEqual(schema.fields.map((f) => [f.id, f.key, f.required]));
+    expect(tr.schema.fields.map((f) => [f.id, f.key, f.required])).toEqual(
+      schema.fields.map((f) => [f.id, f.key, f.required]),
+    );
   });
 
   it("falls back to the default language per text", () => {
@@ -123,7 +125,11 @@ describe("translationProblems", () => {
   });
 
   it("names the unknown key once the language is known", () => {
-    const parsed = createTemplateInput.safeParse({ title: "A", schema, translations: { tr: { fields: { nope: {} } } } });
+    const parsed = createTemplateInput.safeParse({
+      title: "A",
+      schema,
+      translations: { tr: { fields: { nope: {} } } },
+    });
     expect(parsed.error!.issues.map((i) => [i.path.join("."), i.message])).toEqual([
       ["translations.tr.fields.nope", 'unknown field key "nope"'],
     ]);

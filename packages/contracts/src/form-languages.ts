@@ -202,7 +202,8 @@ export function localizeTemplate(template: TranslatableTemplate, wanted: string 
   return {
     language,
     title: filled(translation.title) ? translation.title : template.title,
-    description: filled(translation.description) && template.description ? translation.description : template.description,
+    description:
+      filled(translation.description) && template.description ? translation.description : template.description,
     schema: { ...template.schema, fields },
     errors,
   };
@@ -225,7 +226,8 @@ export function translatableTexts(template: Pick<TranslatableTemplate, "title" |
     texts.push({ id: "description", fieldKey: null, part: "description", source: template.description! });
   for (const field of template.schema.fields) {
     const key = translationKey(field);
-    if (filled(field.label)) texts.push({ id: `fields.${key}.label`, fieldKey: key, part: "label", source: field.label });
+    if (filled(field.label))
+      texts.push({ id: `fields.${key}.label`, fieldKey: key, part: "label", source: field.label });
     if (filled(field.helpText))
       texts.push({ id: `fields.${key}.help`, fieldKey: key, part: "help", source: field.helpText });
     if (filled(field.placeholder))

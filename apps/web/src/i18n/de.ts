@@ -1075,6 +1075,8 @@ export const de: Dictionary = {
     downloadPdf: "PDF herunterladen",
     answersTitle: "Antworten",
     answersDescription: "So wie beantwortet, unter den Beschriftungen der Formularversion {version}.",
+    answeredIn:
+      "Beantwortet auf {language}; Beschriftungen in der Sprache der Vorlage, die der Patientin oder des Patienten daneben.",
     noAnswer: "Keine Angabe",
     signatureAlt: "Unterschrift der Patientin oder des Patienten",
     attachmentsHint: "Download-Links sind eine Stunde gültig.",

@@ -1043,6 +1043,7 @@ export const en = {
     downloadPdf: "Download PDF",
     answersTitle: "Answers",
     answersDescription: "As the patient answered, under the labels of form version {version}.",
+    answeredIn: "Answered in {language}; labels in the template's language, the patient's beside them.",
     noAnswer: "No answer",
     signatureAlt: "Signature of the patient",
     attachmentsHint: "Download links are valid for one hour.",

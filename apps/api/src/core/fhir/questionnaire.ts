@@ -9,7 +9,16 @@ import {
   type TemplateSchema,
   type VisibleWhen,
 } from "@clinsign/contracts";
-import { CLINSIGN, HL7, systems, translationElement, type Coding, type Extension, type FhirJson, type OutcomeIssue } from "./resources";
+import {
+  CLINSIGN,
+  HL7,
+  systems,
+  translationElement,
+  type Coding,
+  type Extension,
+  type FhirJson,
+  type OutcomeIssue,
+} from "./resources";
 
 /**
  * Form template ⇄ FHIR R4 Questionnaire. Export maps every field type and attribute to an item
@@ -286,7 +295,10 @@ export function templateToQuestionnaire(
           {
             linkId: `${item.linkId}.help`,
             text: field.helpText,
-            ...withTranslations("_text", translated.ofField(field, (entry) => entry.help)),
+            ...withTranslations(
+              "_text",
+              translated.ofField(field, (entry) => entry.help),
+            ),
             type: "display",
             extension: [itemControl("help")],
           },
@@ -316,11 +328,18 @@ export function templateToQuestionnaire(
     version: String(template.schema.version),
     ...(template.defaultLanguage && { language: template.defaultLanguage }),
     title: template.title,
-    ...withTranslations("_title", translated.of((translation) => translation.title)),
+    ...withTranslations(
+      "_title",
+      translated.of((translation) => translation.title),
+    ),
     status: template.status === "archived" ? "retired" : template.status,
     date: template.updatedAt,
     ...(template.description && { description: template.description }),
-    ...(template.description && withTranslations("_description", translated.of((t) => t.description))),
+    ...(template.description &&
+      withTranslations(
+        "_description",
+        translated.of((t) => t.description),
+      )),
     ...(items.length && { item: items }),
   };
   if (issues.length) {

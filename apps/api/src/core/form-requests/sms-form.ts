@@ -279,7 +279,11 @@ async function sendOtpFor(
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const org = await organizationProfile(ctx);
   const text = (shown: string) =>
-    otpSms(smsLocale(row.locale, org.locale), { organization: org.name, code: shown, minutes: OTP_LIFETIME_MS / 60_000 });
+    otpSms(smsLocale(row.locale, org.locale), {
+      organization: org.name,
+      code: shown,
+      minutes: OTP_LIFETIME_MS / 60_000,
+    });
   // The text goes out once the challenge is stored: its first attempt runs after the outermost commit.
   await inTransaction(ctx, async (tx) => {
     await tx.scope.update(

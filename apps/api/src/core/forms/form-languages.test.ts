@@ -113,7 +113,10 @@ describe("templates with translations (F2–F5)", () => {
     const fewer = await update({ schema: { version: 2, fields: [fields[0]] } });
     expect(fewer.status).toBe(200);
     expect(fewer.body.template.translations.tr).toEqual({ title: "Anamnez", fields: { name: { label: "Adınız" } } });
-    const got = await api.request("GET", `/api/embed/template?${query({ ...creds(org), templateIdentifier: t.identifier })}`);
+    const got = await api.request(
+      "GET",
+      `/api/embed/template?${query({ ...creds(org), templateIdentifier: t.identifier })}`,
+    );
     expect(got.body.template.translations.ar.fields).toEqual({ name: { label: "الاسم" } });
   });
 });
@@ -158,7 +161,11 @@ describe("the answered language", () => {
     expect(await api.trpc({ sessionId }).sessions.current.query()).toMatchObject({ language: "tr" });
     const preset = await submit({ sessionId, values: answers });
     expect((await storedSubmission(preset.body.submissionId as string)).language).toBe("tr");
-    const chosen = await submit({ sessionId: await newSession(api, org, t.identifier, { language: "tr" }), values: answers, language: "ar" });
+    const chosen = await submit({
+      sessionId: await newSession(api, org, t.identifier, { language: "tr" }),
+      values: answers,
+      language: "ar",
+    });
     expect((await storedSubmission(chosen.body.submissionId as string)).language).toBe("ar");
     const bad = await api.request("POST", "/api/embed/sessions", {
       body: { ...creds(org), templateIdentifier: t.identifier, config: { language: "fr" } },
@@ -189,7 +196,13 @@ describe("SMS form requests in the patient's language", () => {
   it("takes any patient language as locale: the form opens and is stored in it, the SMS is in the clinic's", async () => {
     const t = await translatedTemplate();
     const res = await api.request("POST", "/api/portal/request", {
-      body: { ...creds(org), phone: "+49 170 1234567", rnummer: "R-TR-1", templateIdentifier: t.identifier, locale: "tr" },
+      body: {
+        ...creds(org),
+        phone: "+49 170 1234567",
+        rnummer: "R-TR-1",
+        templateIdentifier: t.identifier,
+        locale: "tr",
+      },
     });
     expect(res.status).toBe(200);
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-TR-1"));
@@ -217,7 +230,13 @@ describe("SMS form requests in the patient's language", () => {
     expect(stored.values).toEqual(answers);
 
     const wrong = await api.request("POST", "/api/portal/request", {
-      body: { ...creds(org), phone: "+49 170 1234567", rnummer: "R-TR-2", templateIdentifier: t.identifier, locale: "fr" },
+      body: {
+        ...creds(org),
+        phone: "+49 170 1234567",
+        rnummer: "R-TR-2",
+        templateIdentifier: t.identifier,
+        locale: "fr",
+      },
     });
     expect(wrong.status).toBe(400);
   });
@@ -268,10 +287,11 @@ describe("staff read the answers in German", () => {
       headers: { authorization: `Bearer ${org.token}` },
     });
     expect(questionnaire.body).toMatchObject({ language: "de", title: "Anamnese" });
-    expect(questionnaire.body._title.extension.map((e: { extension: { valueCode?: string }[] }) => e.extension[0]!.valueCode).sort()).toEqual([
-      "ar",
-      "tr",
-    ]);
+    expect(
+      questionnaire.body._title.extension
+        .map((e: { extension: { valueCode?: string }[] }) => e.extension[0]!.valueCode)
+        .sort(),
+    ).toEqual(["ar", "tr"]);
     const insurance = questionnaire.body.item[1];
     expect(insurance.answerOption[0].valueCoding).toMatchObject({ code: "gkv", display: "Gesetzlich" });
     expect(insurance.answerOption[0].valueCoding._display.extension).toHaveLength(2);

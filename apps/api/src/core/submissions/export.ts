@@ -72,12 +72,13 @@ const CSV_TEXTS = {
  */
 async function anyOtherLanguage(ctx: OrgContext, filter: SubmissionFilter): Promise<boolean> {
   const rows = await ctx.scope.execute<{ found: boolean }>(
-    (organizationId) => sql`select exists (select 1 from ${submissions} where ${and(
-      eq(submissions.organizationId, organizationId),
-      ...submissionConditions(filter),
-      sql`${submissions.language} is distinct from ${submissions.templateLanguage}`,
-      sql`${submissions.language} is not null`,
-    )}) as found`,
+    (organizationId) =>
+      sql`select exists (select 1 from ${submissions} where ${and(
+        eq(submissions.organizationId, organizationId),
+        ...submissionConditions(filter),
+        sql`${submissions.language} is distinct from ${submissions.templateLanguage}`,
+        sql`${submissions.language} is not null`,
+      )}) as found`,
   );
   return rows[0]?.found === true;
 }
