@@ -202,7 +202,9 @@ test("a form filled in Arabic (right to left) and in Turkish stores the same ans
   // The staff detail page names the language the patient answered in.
   await staff.page.goto(`/submissions/${trId}`);
   await expect(staff.page.getByText("Answered in Türkçe")).toBeVisible();
-  await expect(staff.page.getByText("Versicherung", { exact: true })).toBeVisible();
+  const insuranceLabel = staff.page.locator("dt").filter({ hasText: "Versicherung" });
+  await expect(insuranceLabel).toContainText("Sigorta");
+  await expect(insuranceLabel.locator("[lang=tr]")).toHaveText("Sigorta");
   await expectAccessible(staff.page, "a submission answered in Turkish");
 });
 
@@ -220,7 +222,7 @@ test("the builder's translations view counts what is missing per language and tr
     // title + heading + 4 labels + 2 + 3 options = 11 texts; Arabic lacks one option and the consent.
     await expect(arabicRow.locator("[data-coverage]")).toHaveText("9 of 11 translated");
     await expect(page.locator("li[data-language=tr] [data-coverage]")).toHaveText("11 of 11 translated");
-    await arabicRow.getByRole("button", { name: "العربية" }).click();
+    await arabicRow.getByRole("button", { name: "العربية", exact: true }).click();
     await expect(page.getByRole("heading", { name: "Texts in العربية" })).toBeVisible();
     await expectAccessible(page, `the translations view at ${viewport.width}px`);
     await page.screenshot({

@@ -15,14 +15,7 @@ import { Badge, Button, Card, Field, Icon, SelectField } from "@clinsign/ui";
 import { useState } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import {
-  addableLanguages,
-  addLanguage,
-  coverageByLanguage,
-  removeLanguage,
-  setTranslatedText,
-  translationLanguages,
-} from "./builder-model";
+import { addableLanguages, addLanguage, coverageByLanguage, removeLanguage, setTranslatedText } from "./builder-model";
 import styles from "./builder.module.css";
 
 export interface TranslationsPanelProps {
