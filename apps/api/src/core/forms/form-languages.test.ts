@@ -5,6 +5,7 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { creds, newSession, query } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { createTemplate } from "../templates/templates";
+import { submissionPdfContent } from "../submissions/pdf";
 
 // Issue 19: a form in several languages. Values never depend on the language; the submission
 // records which one the patient read; staff read German labels and see the answered language.
@@ -257,13 +258,32 @@ describe("staff read the answers in German", () => {
       ["Beschwerden", "Şikayetler", "kopf; ruecken"],
     ]);
 
+    // The PDF: the German label, the Turkish one beside it (Turkish letters its fonts lack as
+    // their Latin base), and the language among the facts. Arabic labels cannot be printed there.
+    const pdf = await submissionPdfContent(org.ctx, { id });
+    expect(pdf.facts).toContain("Beantwortet in: Türkisch");
+    expect(pdf.answers.map((a) => a.label)).toEqual([
+      "Name / Adiniz",
+      "Versicherung / Sigorta",
+      "Beschwerden / Sikayetler",
+    ]);
+    const arabic = await submit({
+      sessionId: await newSession(api, org, t.identifier),
+      values: answers,
+      language: "ar",
+    });
+    const arabicPdf = await submissionPdfContent(org.ctx, { id: arabic.body.submissionId as string });
+    expect(arabicPdf.facts).toContain("Beantwortet in: Arabisch");
+    expect(arabicPdf.answers.map((a) => a.label)).toEqual(["Name", "Versicherung", "Beschwerden"]);
+
     const csv = await fetch(
       `${api.baseUrl}/staff/submissions/export?${query({ format: "csv", templateIdentifier: t.identifier })}`,
       { headers: { cookie } },
     );
-    const [header, line] = (await csv.text()).replace(/^\uFEFF/, "").split("\r\n");
+    const [header, ...lines] = (await csv.text()).replace(/^\uFEFF/, "").split("\r\n");
     expect(header).toContain(";Quelle;Beantwortet in;Name;Versicherung;Beschwerden");
-    expect(line).toContain(";Türkisch;Ayşe Yılmaz;Gesetzlich;");
+    expect(lines.find((line) => line.includes(";Türkisch;"))).toContain(";Türkisch;Ayşe Yılmaz;Gesetzlich;");
+    expect(lines.find((line) => line.includes(";Arabisch;"))).toContain(";Arabisch;Ayşe Yılmaz;Gesetzlich;");
 
     const response = await api.request("GET", `/fhir/r4/QuestionnaireResponse/${id}`, {
       headers: { authorization: `Bearer ${org.token}` },
