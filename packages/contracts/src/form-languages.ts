@@ -77,7 +77,8 @@ export interface TranslationProblem {
 export function translationProblems(
   schema: TemplateSchema,
   translations: TemplateTranslations,
-  defaultLanguage: PatientLanguage,
+  /** Unknown until the organization's is looked up: that rule is then left to the service. */
+  defaultLanguage: PatientLanguage | undefined,
 ): TranslationProblem[] {
   const problems: TranslationProblem[] = [];
   const byKey = new Map(schema.fields.map((field) => [translationKey(field), field]));

@@ -333,7 +333,7 @@ function checkTranslations(
   ctx: z.RefinementCtx,
 ) {
   if (!input.schema || !input.translations) return;
-  for (const problem of translationProblems(input.schema, input.translations, input.defaultLanguage ?? "de"))
+  for (const problem of translationProblems(input.schema, input.translations, input.defaultLanguage))
     ctx.addIssue({ code: "custom", path: ["translations", ...problem.path], message: problem.message });
 }
 

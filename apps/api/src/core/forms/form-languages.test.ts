@@ -111,6 +111,11 @@ describe("templates with translations (F2–F5)", () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body.fieldErrors[0].key).toBe("translations.tr.fields.gone");
 
+    // Making Turkish the default while Turkish texts are stored would lose them: refused, named.
+    const turkishDefault = await update({ defaultLanguage: "tr" });
+    expect(turkishDefault.status).toBe(400);
+    expect(turkishDefault.body.fieldErrors[0].key).toBe("translations.tr");
+
     const fewer = await update({ schema: { version: 2, fields: [fields[0]] } });
     expect(fewer.status).toBe(200);
     expect(fewer.body.template.translations.tr).toEqual({ title: "Anamnez", fields: { name: { label: "Adınız" } } });

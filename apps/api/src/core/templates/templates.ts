@@ -210,13 +210,12 @@ export async function updateTemplate(ctx: OrgContext, input: TemplateChanges): P
       if (!current) throw notFound("template", { field: "identifier" });
       const schema = changes.schema ?? (current.schema as TemplateSchema);
       const defaultLanguage = changes.defaultLanguage ?? toTemplate(current).defaultLanguage;
-      set.translations = changes.translations
-        ? checkedTranslations(schema, changes.translations, defaultLanguage)
-        : (() => {
-            const kept = pruneTranslations(schema, current.translations as TemplateTranslations);
-            delete kept[defaultLanguage];
-            return kept;
-          })();
+      // A new default language that the stored translations have is refused like an explicit one.
+      set.translations = checkedTranslations(
+        schema,
+        changes.translations ?? pruneTranslations(schema, current.translations as TemplateTranslations),
+        defaultLanguage,
+      );
     }
     const [row] = await tx.scope
       .update(templates, { ...set, updatedAt: new Date() }, eq(templates.identifier, identifier))
