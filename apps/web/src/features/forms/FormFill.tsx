@@ -1,6 +1,7 @@
 "use client";
 
 import {
+  isPatientLanguage,
   localizeTemplate,
   textDirection,
   type FieldIssue,
@@ -29,7 +30,7 @@ export interface FormFillProps {
    * session, SMS request, the URL's `lang`); null: the page's language.
    */
   initialLanguage?: string | null;
-  /** F7 (or the SMS portal's draft save), with the language the form is shown in; null when this form keeps no draft. */
+  /** F7 (or the SMS portal's draft save), with the language the patient chose; null when this form keeps no draft. */
   saveDraft: ((values: FormValues, language: PatientLanguage) => Promise<{ savedAt: string }>) | null;
   /** Sends the visible answers and the language they were given in; throws the API's error when it refuses them. */
   submit(values: FormValues, language: PatientLanguage): Promise<void>;
@@ -96,9 +97,12 @@ export function FormFill({
     setWanted(lang);
   }, [lang]);
   const localized = useMemo(() => localizeTemplate(template, wanted), [template, wanted]);
+  // What the form is shown in (sent with the submission), and what the patient chose (kept with
+  // the draft: restoring it must give the same page language, not the template's fallback).
   const language = localized.language;
-  const languageRef = useRef(language);
-  languageRef.current = language;
+  const chosen = isPatientLanguage(wanted) ? wanted : language;
+  const chosenRef = useRef(chosen);
+  chosenRef.current = chosen;
 
   const labels = useMemo(() => {
     const base = rendererLabels(t, locale);
@@ -114,20 +118,20 @@ export function FormFill({
   const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const autosave = useDraftAutosave({
-    save: saveDraft ? (changed) => saveDraft(changed, languageRef.current) : null,
+    save: saveDraft ? (changed) => saveDraft(changed, chosenRef.current) : null,
     onSaved: onDraftSaved,
     onRejected,
   });
 
   // The draft remembers a language the patient switched to, answers or not.
-  const savedLanguage = useRef(language);
+  const savedLanguage = useRef(chosen);
   useEffect(() => {
-    if (!saveDraft || language === savedLanguage.current) return;
-    savedLanguage.current = language;
-    saveDraft({}, language).catch(() => {});
+    if (!saveDraft || chosen === savedLanguage.current) return;
+    savedLanguage.current = chosen;
+    saveDraft({}, chosen).catch(() => {});
     // Only a change of language saves here; answers go through the autosave.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [language]);
+  }, [chosen]);
 
   function change(key: string, value: unknown) {
     setValues((previous) => {
