@@ -98,14 +98,15 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
         emailTo: input.emailTo ?? [],
         emailSubject: input.emailSubject ?? null,
         institutionId,
-        locale: input.locale ?? org.locale,
+        // Only a language the caller names presets the form; the SMS texts fall back to the organization's.
+        locale: input.locale ?? null,
         linkTokenHash: sha256Hex(linkToken),
         expiresAt: new Date(Date.now() + FORM_REQUEST_LIFETIME_MS),
       })
       .returning({ id: formRequests.id });
     const sms = await queueLinkSms(
       tx,
-      { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? org.locale },
+      { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? null },
       template.title,
       linkToken,
     );
