@@ -889,7 +889,9 @@ export interface operations {
                  *             "label": "Geburtsdatum"
                  *           }
                  *         ]
-                 *       }
+                 *       },
+                 *       "defaultLanguage": "de",
+                 *       "translations": {}
                  *     }
                  */
                 "application/json": {
@@ -1408,6 +1410,32 @@ export interface operations {
                             }[];
                         })[];
                     };
+                    /**
+                     * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                    /** @description Texts in other languages: {language: {title?, description?, fields: {fieldKey: {label?, help?, placeholder?, options?: {optionValue: label}, errors?: {problemCode: text}}}}}. Unknown field keys, option values or problem codes are refused; missing texts fall back to the default language. */
+                    translations?: {
+                        [key: string]: {
+                            title?: string;
+                            description?: string;
+                            /** @default {} */
+                            fields?: {
+                                [key: string]: {
+                                    label?: string;
+                                    help?: string;
+                                    placeholder?: string;
+                                    options?: {
+                                        [key: string]: string;
+                                    };
+                                    errors?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -1438,6 +1466,8 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {},
                      *         "createdAt": "2026-03-02T09:30:00.000Z",
                      *         "updatedAt": "2026-03-02T09:30:00.000Z"
                      *       }
@@ -1949,6 +1979,28 @@ export interface operations {
                                     }[];
                                 })[];
                             };
+                            /** @enum {string} */
+                            defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -2158,7 +2210,9 @@ export interface operations {
                      *               "type": "text"
                      *             }
                      *           ]
-                     *         }
+                     *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {}
                      *       }
                      *     }
                      */
@@ -2666,6 +2720,28 @@ export interface operations {
                                     }[];
                                 })[];
                             };
+                            /** @enum {string} */
+                            defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations?: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -3126,7 +3202,9 @@ export interface operations {
                  *             "type": "text"
                  *           }
                  *         ]
-                 *       }
+                 *       },
+                 *       "defaultLanguage": "de",
+                 *       "translations": {}
                  *     }
                  */
                 "application/json": {
@@ -3636,6 +3714,32 @@ export interface operations {
                             }[];
                         })[];
                     };
+                    /**
+                     * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                    /** @description Texts in other languages: {language: {title?, description?, fields: {fieldKey: {label?, help?, placeholder?, options?: {optionValue: label}, errors?: {problemCode: text}}}}}. Unknown field keys, option values or problem codes are refused; missing texts fall back to the default language. */
+                    translations?: {
+                        [key: string]: {
+                            title?: string;
+                            description?: string;
+                            /** @default {} */
+                            fields?: {
+                                [key: string]: {
+                                    label?: string;
+                                    help?: string;
+                                    placeholder?: string;
+                                    options?: {
+                                        [key: string]: string;
+                                    };
+                                    errors?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -3666,6 +3770,8 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "defaultLanguage": "de",
+                     *         "translations": {},
                      *         "createdAt": "2026-03-02T09:30:00.000Z",
                      *         "updatedAt": "2026-03-02T09:30:00.000Z"
                      *       }
@@ -4177,6 +4283,28 @@ export interface operations {
                                     }[];
                                 })[];
                             };
+                            /** @enum {string} */
+                            defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
+                            translations: {
+                                [key: string]: {
+                                    title?: string;
+                                    description?: string;
+                                    /** @default {} */
+                                    fields: {
+                                        [key: string]: {
+                                            label?: string;
+                                            help?: string;
+                                            placeholder?: string;
+                                            options?: {
+                                                [key: string]: string;
+                                            };
+                                            errors?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -4418,6 +4546,8 @@ export interface operations {
                         };
                         allowedOrigins?: string[];
                         institutionId?: string;
+                        /** @enum {string} */
+                        language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                         expiresInMinutes?: number;
                     };
                 };
@@ -4686,6 +4816,7 @@ export interface operations {
                             values: {
                                 [key: string]: unknown;
                             };
+                            language?: string;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -4900,7 +5031,8 @@ export interface operations {
                  *       "draftKey": "case-100231",
                  *       "values": {
                  *         "name": "Erika Muster"
-                 *       }
+                 *       },
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -4918,6 +5050,8 @@ export interface operations {
                     values: {
                         [key: string]: unknown;
                     };
+                    /** @enum {string} */
+                    language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -5516,7 +5650,8 @@ export interface operations {
                  *       },
                  *       "rnummer": "R-2026-0042",
                  *       "phone": "+491701234567",
-                 *       "draftKey": "case-100231"
+                 *       "draftKey": "case-100231",
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -5536,6 +5671,8 @@ export interface operations {
                     rnummer?: string;
                     phone?: string;
                     draftKey?: string;
+                    /** @enum {string} */
+                    language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -7048,7 +7185,7 @@ export interface operations {
                     emailSubject?: string;
                     institutionId?: string;
                     /** @enum {string} */
-                    locale?: "de" | "en";
+                    locale?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -11211,7 +11348,8 @@ export interface operations {
                  *         "values": {
                  *           "name": "Erika Muster"
                  *         },
-                 *         "submissionId": "0b9d6f5e-2c1a-4e3b-8d7f-6a5b4c3d2e1f"
+                 *         "submissionId": "0b9d6f5e-2c1a-4e3b-8d7f-6a5b4c3d2e1f",
+                 *         "language": "de"
                  *       }
                  *     }
                  */
@@ -11235,6 +11373,8 @@ export interface operations {
                         };
                         /** Format: uuid */
                         submissionId: string;
+                        /** @description the language the patient answered in (de, en, tr, ar, ru, uk, pl); values are option values, the same in every language */
+                        language?: string;
                     };
                 };
             };

@@ -22,36 +22,8 @@ export {
   type ScoreValue,
 } from "./form-scores";
 
-/** Every problem a value can have; clients translate these. */
-export const fieldProblemCodes = [
-  "required",
-  "must_be_checked",
-  "not_text",
-  "too_short",
-  "too_long",
-  "pattern",
-  "email",
-  "phone",
-  "not_number",
-  "too_small",
-  "too_large",
-  "not_date",
-  "date_too_early",
-  "date_too_late",
-  "not_option",
-  "not_options",
-  "duplicate_option",
-  "not_boolean",
-  "signature_invalid",
-  "signature_too_large",
-  "files_invalid",
-  "too_many_files",
-  "file_too_large",
-  "file_type",
-  "display_only",
-  "unknown_field",
-] as const;
-export type FieldProblemCode = (typeof fieldProblemCodes)[number];
+export { fieldProblemCodes, type FieldProblemCode } from "./form-problems";
+import type { FieldProblemCode } from "./form-problems";
 
 /** A problem with one value; `params` fill the message (e.g. `{code: "too_long", params: {max: 20}}`). */
 export interface FieldProblem {

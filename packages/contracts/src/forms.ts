@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { httpUrl, isoDateTime, listLimit } from "./common";
 import { listInput } from "./lists";
-import { organizationLocales } from "./organizations";
+import { patientLanguage } from "./languages";
 import { branding } from "./signatures";
 import { templateIdentifier } from "./templates";
 
@@ -94,6 +94,8 @@ export const sessionConfig = z.strictObject({
   /** Pages on these origins may frame the form and receive its events; none: it may not be framed. */
   allowedOrigins: z.array(webOrigin).max(10, { message: "at most 10 origins" }).optional(),
   institutionId: institutionRef.optional(),
+  /** The language the form opens in (de, en, tr, ar, ru, uk, pl); the patient may still switch. */
+  language: patientLanguage.optional(),
   expiresInMinutes: z
     .number({ message: "must be a number of minutes" })
     .int({ message: "must be a whole number" })
@@ -126,6 +128,8 @@ export const sessionInfo = z.object({
   organizationName: z.string(),
   /** ISO country whose national phone numbers ("0170 …") phone fields accept. */
   phoneCountry: z.string(),
+  /** The language the session was made for (config.language); absent: the page's own. */
+  language: patientLanguage.optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
@@ -190,6 +194,8 @@ export const saveDraftInput = z.object({
   templateIdentifier: templateIdentifier.optional(),
   draftKey,
   values: formValues,
+  /** The language the patient chose for this draft; remembered for the next visit. */
+  language: patientLanguage.optional(),
 });
 export type SaveDraftInput = z.input<typeof saveDraftInput>;
 
@@ -204,6 +210,8 @@ export const draft = z.object({
   draftKey: z.string(),
   templateIdentifier: z.string(),
   values: formValues,
+  /** The language the patient last chose for this draft; absent: none chosen. */
+  language: z.string().optional(),
   updatedAt: isoDateTime,
 });
 export type Draft = z.infer<typeof draft>;
@@ -227,6 +235,8 @@ export const submitInput = z.object({
   rnummer: text(1, 64).optional(),
   phone: z.string().max(40).optional(),
   draftKey: draftKey.optional(),
+  /** The language the patient answered in; the session's preset or the template's default when left out. */
+  language: patientLanguage.optional(),
 });
 export type SubmitInput = z.input<typeof submitInput>;
 
@@ -246,6 +256,8 @@ export const submission = z.object({
   rnummer: z.string().nullable(),
   phone: z.string().nullable(),
   actorType: z.string(),
+  /** The language the patient answered in (values are the same in every language). */
+  language: z.string().nullable(),
   createdAt: isoDateTime,
 });
 export type Submission = z.infer<typeof submission>;
@@ -342,8 +354,12 @@ export const createFormRequestInput = z.object({
   emailSubject: emailSubject.optional(),
   /** The institution whose branding the portal shows (one the organization knows). */
   institutionId: institutionRef.optional(),
-  /** Language of the SMS texts (link, OTP code); the organization's `locale` by default. */
-  locale: z.enum(organizationLocales, { message: "must be de or en" }).optional(),
+  /**
+   * The patient's language: the form opens in it (where the template has it), and the SMS texts
+   * (link, OTP code) are in it where they exist (de, en; otherwise the organization's `locale`).
+   * The organization's `locale` by default.
+   */
+  locale: patientLanguage.optional(),
 });
 export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
 
@@ -357,8 +373,11 @@ export const portalOtpInput = portalLinkInput.extend({
 });
 /** After identification the access lives in an HTTP-only cookie; the page names its link. */
 export const portalAccessInput = portalLinkInput;
-export const portalSaveDraftInput = portalLinkInput.extend({ values: formValues });
-export const portalSubmitInput = portalLinkInput.extend({ values: formValues });
+export const portalSaveDraftInput = portalLinkInput.extend({
+  values: formValues,
+  language: patientLanguage.optional(),
+});
+export const portalSubmitInput = portalLinkInput.extend({ values: formValues, language: patientLanguage.optional() });
 
 export const messageSummary = z.object({
   id: z.uuid(),

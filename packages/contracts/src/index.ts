@@ -28,3 +28,4 @@ export * from "./patient-data";
 export * from "./patient-export";
 export * from "./patient-erasure";
 export * from "./retention";
+export * from "./form-languages";

@@ -48,6 +48,8 @@ export const submissionAnswer = z.object({
   value: z.unknown(),
   text: z.string(),
   files: z.array(submissionAttachment).optional(),
+  /** The label in the language the patient answered in, where that differs from the template's default. */
+  answeredLabel: z.string().optional(),
 });
 export type SubmissionAnswer = z.infer<typeof submissionAnswer>;
 
@@ -73,6 +75,8 @@ export const submissionEmailOutcome = z.object({
 
 export const submissionDetail = submission.extend({
   schemaVersion: z.number().int(),
+  /** The template's default language when it was submitted (labels are in it); null before issue 19. */
+  templateLanguage: z.string().nullable(),
   answers: z.array(submissionAnswer),
   webhooks: z.array(submissionWebhookOutcome),
   emails: z.array(submissionEmailOutcome),

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { isoDateTime, listLimit } from "./common";
 import { listInput } from "./lists";
 import { patternProblem } from "./pattern";
+import { translationProblems, templateTranslations, type TemplateTranslations } from "./form-languages";
+import { patientLanguage, type PatientLanguage } from "./languages";
 
 export const templateStatuses = ["draft", "active", "archived"] as const;
 export const templateStatus = z.enum(templateStatuses, { message: "must be one of draft, active, archived" });
@@ -315,12 +317,36 @@ const description = z.string().max(1000, { message: "must be at most 1000 charac
 
 export const templateIdentifier = z.string({ message: "is required" }).min(1, { message: "is required" }).max(200);
 
-export const createTemplateInput = z.object({
-  title,
-  description: description.nullish(),
-  status: templateStatus.default("draft"),
-  schema: templateSchema.default(emptyTemplateSchema),
+/** The language a template's own texts are written in; translations add the others. */
+const defaultLanguage = patientLanguage.meta({
+  description: "The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.",
 });
+const translations = templateTranslations.meta({
+  description:
+    "Texts in other languages: {language: {title?, description?, fields: {fieldKey: {label?, help?, placeholder?, options?: {optionValue: label}, errors?: {problemCode: text}}}}}. " +
+    "Unknown field keys, option values or problem codes are refused; missing texts fall back to the default language.",
+});
+
+/** Unknown keys in the translations are a 400 naming them (`translations.tr.fields.x`). */
+function checkTranslations(
+  input: { schema?: TemplateSchema; translations?: TemplateTranslations; defaultLanguage?: PatientLanguage },
+  ctx: z.RefinementCtx,
+) {
+  if (!input.schema || !input.translations) return;
+  for (const problem of translationProblems(input.schema, input.translations, input.defaultLanguage))
+    ctx.addIssue({ code: "custom", path: ["translations", ...problem.path], message: problem.message });
+}
+
+export const createTemplateInput = z
+  .object({
+    title,
+    description: description.nullish(),
+    status: templateStatus.default("draft"),
+    schema: templateSchema.default(emptyTemplateSchema),
+    defaultLanguage: defaultLanguage.optional(),
+    translations: translations.optional(),
+  })
+  .superRefine(checkTranslations);
 export type CreateTemplateInput = z.input<typeof createTemplateInput>;
 
 export const updateTemplateInput = z.object({
@@ -329,6 +355,8 @@ export const updateTemplateInput = z.object({
   description: description.nullish(),
   status: templateStatus.optional(),
   schema: templateSchema.optional(),
+  defaultLanguage: defaultLanguage.optional(),
+  translations: translations.optional(),
 });
 export type UpdateTemplateInput = z.input<typeof updateTemplateInput>;
 
@@ -349,6 +377,8 @@ export const template = z.object({
   description: z.string().nullable(),
   status: templateStatus,
   schema: templateSchema,
+  defaultLanguage: patientLanguage,
+  translations: templateTranslations,
   createdAt: isoDateTime,
   updatedAt: isoDateTime,
 });

@@ -88,6 +88,11 @@ const EVENTS: WebhookEvent[] = [
         phone: { type: ["string", "null"], description: "E.164" },
         values: { type: "object", additionalProperties: true, description: "the answers by field key" },
         submissionId: { type: "string", format: "uuid" },
+        language: {
+          type: "string",
+          description:
+            "the language the patient answered in (de, en, tr, ar, ru, uk, pl); values are option values, the same in every language",
+        },
       },
     },
     example: {
@@ -95,6 +100,7 @@ const EVENTS: WebhookEvent[] = [
       phone: "+491701234567",
       values: { name: "Erika Muster" },
       submissionId: EXAMPLE_HEADERS["webhook-id"],
+      language: "de",
     },
   },
   {

@@ -241,14 +241,19 @@ export const documentedRoutes: ApiRoute[] = [
     input: z.object({ templateIdentifier: templateIdentifier.optional() }),
     output: z.object({
       ok,
-      template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }),
+      template: template.pick({ identifier: true, title: true, description: true, status: true, schema: true }).extend({
+        defaultLanguage: template.shape.defaultLanguage.optional(),
+        translations: template.shape.translations.optional(),
+      }),
     }),
     status: 200,
     errors: { 404: NO_ACTIVE_TEMPLATE },
     call: async (caller, input) => {
       const found = await caller.forms.template({ templateIdentifier: input.templateIdentifier });
-      const { identifier, title, description, status, schema } = found;
-      return { ok: true, template: { identifier, title, description, status, schema } };
+      const { identifier, title, description, status, schema, defaultLanguage, translations } = found;
+      // A translated template also names its languages (issue 19); others answer as they always did.
+      const languages = Object.keys(translations).length > 0 ? { defaultLanguage, translations } : {};
+      return { ok: true, template: { identifier, title, description, status, schema, ...languages } };
     },
   }),
   route({

@@ -333,6 +333,10 @@ export const templates = pgTable(
     description: text("description"),
     status: text("status").$type<TemplateStatus>().notNull().default("draft"),
     schema: jsonb("schema").$type<{ version: number; fields: unknown[] }>().notNull(),
+    /** The language of the template's own texts (a patient language, issue 19). */
+    defaultLanguage: text("default_language").notNull().default("de"),
+    /** Texts in other languages: {language: {title?, description?, fields: {key: {...}}}} (contracts form-languages). */
+    translations: jsonb("translations").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

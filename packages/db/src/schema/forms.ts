@@ -41,6 +41,8 @@ export interface FormSessionConfig {
   allowedOrigins?: string[];
   /** The caller's `institution_id` whose branding the form page shows (validated on creation). */
   institutionId?: string;
+  /** The language the form opens in (a patient language); the patient may still switch. */
+  language?: string;
 }
 
 /**
@@ -106,6 +108,8 @@ export const drafts = pgTable(
     templateIdentifier: text("template_identifier").notNull(),
     draftKey: text("draft_key").notNull(),
     values: jsonb("values").$type<Record<string, unknown>>().notNull(),
+    /** The language the patient last chose for this draft; null: not chosen yet. */
+    language: text("language"),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
@@ -127,6 +131,11 @@ export const submissions = pgTable(
     actorType: text("actor_type").notNull(),
     actorId: text("actor_id"),
     formRequestId: uuid("form_request_id"),
+    /** The language the patient answered in (the form content they read); null before issue 19. */
+    language: text("language"),
+    /** The template's default language and translations when it was submitted (with `template_schema`). */
+    templateLanguage: text("template_language"),
+    templateTranslations: jsonb("template_translations").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     /**
      * Insertion order: breaks ties of `created_at` (rows of one transaction, or of one
@@ -245,8 +254,11 @@ export const formRequests = pgTable(
     emailSubject: text("email_subject"),
     /** The institution whose branding the portal shows; the organization's default when null. */
     institutionId: uuid("institution_id").references(() => institutions.id, { onDelete: "set null" }),
-    /** Language of the request's SMS texts (link, OTP); null: the organization's `locale`. */
-    locale: text("locale").$type<"de" | "en">(),
+    /**
+     * The patient's language: the form opens in it, and the SMS texts (link, OTP) are in it where
+     * they exist in it (de, en; else the organization's `locale`). Null: the organization's `locale`.
+     */
+    locale: text("locale"),
     linkTokenHash: text("link_token_hash").notNull(),
     status: text("status").$type<FormRequestStatus>().notNull().default("sent"),
     smsMessageId: uuid("sms_message_id"),

@@ -17,6 +17,7 @@ function toDraft(row: typeof drafts.$inferSelect, draftKey: string): Draft {
     draftKey,
     templateIdentifier: row.templateIdentifier,
     values: row.values,
+    ...(row.language && { language: row.language }),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -45,7 +46,14 @@ interface DraftStatementResult {
  */
 async function saveDraftStatement(
   ctx: OrgContext,
-  save: { templateIdentifier: string; storedKey: string; keys: string[]; valuesJson: string; unlessWebhooks: boolean },
+  save: {
+    templateIdentifier: string;
+    storedKey: string;
+    keys: string[];
+    valuesJson: string;
+    language: string | null;
+    unlessWebhooks: boolean;
+  },
 ): Promise<DraftStatementResult> {
   // No row in `target` (no active template) or none passing this filter (webhooks to queue)
   // means the insert selects nothing; the audit entry is one per row `saved` returns, so a save
@@ -68,11 +76,12 @@ async function saveDraftStatement(
       where t.organization_id = ${organizationId} and t.identifier = ${save.templateIdentifier} and t.status = 'active'
     ),
     saved as (
-      insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values)
-      select gen_random_uuid(), ${organizationId}, target.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb
+      insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values, language)
+      select gen_random_uuid(), ${organizationId}, target.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb,
+        ${save.language}::text
       from target ${unlessWebhooks}
       on conflict (organization_id, template_identifier, draft_key) do update
-        set values = d.values || excluded.values, updated_at = now()
+        set values = d.values || excluded.values, language = coalesce(excluded.language, d.language), updated_at = now()
         -- The cap holds for the merged draft too, checked in the same statement as the merge.
         where octet_length((d.values || excluded.values)::text) <= ${MAX_DRAFT_BYTES}
       returning d.id, d.updated_at
@@ -94,7 +103,8 @@ async function saveDraftStatement(
 
 /**
  * F7: merges `values` into the draft in one statement (`values || new`), so concurrent saves of
- * different keys all survive. Empty saves are refused and store nothing.
+ * different keys all survive. Empty saves are refused and store nothing, unless they name the
+ * patient's language (a switch of language before any answer is remembered too).
  *
  * The hottest write there is (every 1.5 s per patient filling a form), so it does no more than it
  * must: `input` is already validated by the door it came through (the REST route, the tRPC
@@ -108,7 +118,7 @@ export async function saveDraft(
   input: SaveDraftInput,
 ): Promise<{ draftKey: string; savedAt: string }> {
   const entries = Object.entries(input.values);
-  if (entries.length === 0 || entries.every(([, v]) => isEmptyValue(v))) {
+  if (!input.language && (entries.length === 0 || entries.every(([, v]) => isEmptyValue(v)))) {
     throw new AppError("invalid_request", "values: an empty form is not saved", { field: "values" }, [
       { key: "values", message: "must contain at least one value" },
     ]);
@@ -121,7 +131,7 @@ export async function saveDraft(
   const storedKey = resolveDraftKey(ctx, input.draftKey)!;
   const templateIdentifier = formTemplateIdentifier(ctx, input.templateIdentifier);
   const keys = Object.keys(input.values).sort();
-  const save = { templateIdentifier, storedKey, keys, valuesJson };
+  const save = { templateIdentifier, storedKey, keys, valuesJson, language: input.language ?? null };
 
   // A session's own webhookUrl replaces the organization's: the save always queues an event.
   const sessionWebhookUrl = ctx.formGrant?.config.webhookUrl;

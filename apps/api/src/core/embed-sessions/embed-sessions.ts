@@ -7,6 +7,7 @@ import type {
   PersonalLink,
   SessionInfo,
 } from "@clinsign/contracts";
+import { isPatientLanguage } from "@clinsign/contracts";
 import { eq, formSessions, getTableColumns, gt, institutions, isNull, type FormSessionConfig } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding, knownInstitution } from "../branding/branding";
@@ -138,6 +139,7 @@ export async function describeEmbedSession(ctx: OrgContext): Promise<SessionInfo
     redirectUrl: session.config.redirectUrl ?? null,
     prefill: session.config.prefill ?? {},
     allowedOrigins: session.config.allowedOrigins ?? [],
+    ...(isPatientLanguage(session.config.language) && { language: session.config.language }),
   };
 }
 

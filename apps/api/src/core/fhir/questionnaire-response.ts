@@ -4,7 +4,8 @@ import type { submissions } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { signedFileUrl } from "../uploads/uploads";
 import { linkIds, questionnaireUrl } from "./questionnaire";
-import { CLINSIGN, systems, type FhirJson } from "./resources";
+import { answeredLabelsOf } from "../submissions/answers";
+import { CLINSIGN, systems, translationElement, type FhirJson } from "./resources";
 
 type SubmissionRecord = typeof submissions.$inferSelect;
 
@@ -141,11 +142,16 @@ export async function submissionToQuestionnaireResponse(
   const schema = row.templateSchema as TemplateSchema;
   const ids = linkIds(schema.fields);
   const item: FhirJson[] = [];
+  // Labels in the default language; the one the patient read, where it differs, as a translation.
+  const answered = answeredLabelsOf(row);
   for (const field of schema.fields) {
     if (field.key === undefined || field.type === "heading" || field.type === "paragraph") continue;
     if (!(field.key in row.values)) continue;
     const answer = await answersOf(files, field, row.values[field.key]);
-    if (answer.length) item.push({ linkId: ids.get(field)!, text: field.label, answer });
+    const translated = answered?.get(field.key);
+    const _text =
+      translated && translated !== field.label ? translationElement([[row.language!, translated]]) : undefined;
+    if (answer.length) item.push({ linkId: ids.get(field)!, text: field.label, ...(_text && { _text }), answer });
   }
   return {
     resourceType: "QuestionnaireResponse",
@@ -154,6 +160,7 @@ export async function submissionToQuestionnaireResponse(
     identifier: { system: systems(apiUrl).submission, value: row.id },
     questionnaire: `${questionnaireUrl(apiUrl, row.templateIdentifier)}|${schema.version}`,
     status: "completed",
+    ...(row.language && { language: row.language }),
     ...(row.rnummer && { subject: { identifier: { system: systems(apiUrl).rnummer, value: row.rnummer } } }),
     authored: row.createdAt.toISOString(),
     ...(item.length && { item }),

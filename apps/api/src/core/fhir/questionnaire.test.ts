@@ -146,6 +146,8 @@ const template = (fields: FormField[]): Template => ({
   description: "Vor dem Termin",
   status: "active",
   schema: { version: 3, fields },
+  defaultLanguage: "de",
+  translations: {},
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-02T00:00:00.000Z",
 });

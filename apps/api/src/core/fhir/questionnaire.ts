@@ -1,12 +1,24 @@
 import {
   templateSchema,
+  translationKey,
   type FieldCondition,
+  type FieldTranslation,
+  type TemplateTranslation,
   type FormField,
   type Template,
   type TemplateSchema,
   type VisibleWhen,
 } from "@clinsign/contracts";
-import { CLINSIGN, HL7, systems, type Coding, type Extension, type FhirJson, type OutcomeIssue } from "./resources";
+import {
+  CLINSIGN,
+  HL7,
+  systems,
+  translationElement,
+  type Coding,
+  type Extension,
+  type FhirJson,
+  type OutcomeIssue,
+} from "./resources";
 
 /**
  * Form template ⇄ FHIR R4 Questionnaire. Export maps every field type and attribute to an item
@@ -97,6 +109,9 @@ export function linkIds(fields: FormField[]): Map<FormField, string> {
   }
   return out;
 }
+
+const withTranslations = (element: string, translations: FhirJson | undefined) =>
+  translations ? { [element]: translations } : {};
 
 const optionValue = (option: Option) => (typeof option === "string" ? option : option.value);
 
@@ -212,6 +227,22 @@ function fieldExtensions(field: FormField): Extension[] {
   return ext;
 }
 
+/**
+ * The template's texts in its other languages, as `_element` translation extensions: one
+ * function per text, asked of each translation.
+ */
+function translationsOf(template: Template) {
+  const languages = Object.entries(template.translations ?? {}) as [string, TemplateTranslation | undefined][];
+  const of = (pick: (translation: TemplateTranslation) => string | undefined) =>
+    translationElement(languages.map(([language, translation]) => [language, translation && pick(translation)]));
+  const ofField = (field: FormField, pick: (entry: FieldTranslation) => string | undefined) =>
+    of((translation) => {
+      const entry = translation.fields?.[translationKey(field)];
+      return entry && pick(entry);
+    });
+  return { of, ofField };
+}
+
 /** A template as a Questionnaire, and what it could not express exactly (never left out silently). */
 export function templateToQuestionnaire(
   template: Template,
@@ -221,11 +252,14 @@ export function templateToQuestionnaire(
   const { fields } = template.schema;
   const ids = linkIds(fields);
   const byKey = new Map(fields.flatMap((f) => (f.key === undefined ? [] : [[f.key, f] as const])));
+  const translated = translationsOf(template);
   const items = fields.map((field, index): QuestionnaireItem => {
     const display = field.type === "heading" || field.type === "paragraph";
+    const _text = translated.ofField(field, (entry) => entry.label);
     const item: QuestionnaireItem = {
       linkId: ids.get(field)!,
       text: field.label,
+      ...(_text && { _text }),
       type: ITEM_TYPE[field.type],
       extension: fieldExtensions(field),
     };
@@ -242,7 +276,17 @@ export function templateToQuestionnaire(
       else item.required = field.required;
     }
     if ("maxLength" in field && field.maxLength !== undefined) item.maxLength = field.maxLength;
-    if ("options" in field) item.answerOption = field.options.map(answerOptionOf);
+    if ("options" in field)
+      item.answerOption = field.options.map((option) => {
+        const answerOption = answerOptionOf(option);
+        const _display = translated.ofField(field, (entry) => entry.options?.[optionValue(option)]);
+        if (_display && answerOption.valueCoding) {
+          // A translation needs the text it translates: the option's label, also where it equals the value.
+          answerOption.valueCoding.display ??= typeof option === "string" ? option : option.label;
+          answerOption.valueCoding._display = _display;
+        }
+        return answerOption;
+      });
     if (field.helpText !== undefined) {
       // SDC: help is a child display item with the item control "help"; display items take no children.
       if (display) item.extension!.push({ url: CLINSIGN.helpText, valueString: field.helpText });
@@ -251,6 +295,10 @@ export function templateToQuestionnaire(
           {
             linkId: `${item.linkId}.help`,
             text: field.helpText,
+            ...withTranslations(
+              "_text",
+              translated.ofField(field, (entry) => entry.help),
+            ),
             type: "display",
             extension: [itemControl("help")],
           },
@@ -278,10 +326,20 @@ export function templateToQuestionnaire(
     url: questionnaireUrl(apiUrl, template.identifier),
     identifier: [{ system: systems(apiUrl).template, value: template.identifier }],
     version: String(template.schema.version),
+    ...(template.defaultLanguage && { language: template.defaultLanguage }),
     title: template.title,
+    ...withTranslations(
+      "_title",
+      translated.of((translation) => translation.title),
+    ),
     status: template.status === "archived" ? "retired" : template.status,
     date: template.updatedAt,
     ...(template.description && { description: template.description }),
+    ...(template.description &&
+      withTranslations(
+        "_description",
+        translated.of((t) => t.description),
+      )),
     ...(items.length && { item: items }),
   };
   if (issues.length) {

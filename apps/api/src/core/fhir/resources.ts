@@ -23,6 +23,8 @@ export interface Coding {
   system?: string;
   code?: string;
   display?: string;
+  /** The display's translations (`translationElement`). */
+  _display?: FhirJson;
 }
 
 export type IssueSeverity = "fatal" | "error" | "warning" | "information";
@@ -81,7 +83,30 @@ export const HL7 = {
   itemWeight: "http://hl7.org/fhir/StructureDefinition/itemWeight",
   ordinalValue: "http://hl7.org/fhir/StructureDefinition/ordinalValue",
   calculatedExpression: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression",
+  /** A text element in another language (`_text`, `_title`, `_display`): sub-extensions `lang` and `content`. */
+  translation: "http://hl7.org/fhir/StructureDefinition/translation",
 } as const;
+
+/**
+ * The `_<element>` of a string element carrying its texts in other languages (the standard
+ * translation extension), or undefined when there are none.
+ */
+export function translationElement(texts: Array<[language: string, text: string | undefined]>): FhirJson | undefined {
+  const extension = texts.flatMap(([language, text]) =>
+    text && text.trim()
+      ? [
+          {
+            url: HL7.translation,
+            extension: [
+              { url: "lang", valueCode: language },
+              { url: "content", valueString: text },
+            ],
+          },
+        ]
+      : [],
+  );
+  return extension.length ? { extension } : undefined;
+}
 
 /**
  * ClinSign's own extensions, for what FHIR has no element for (which of our field types an item

@@ -10,7 +10,7 @@ import { AppError, notFound } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { formLinkSms } from "../messaging/sms-texts";
+import { formLinkSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { normaliseMobile } from "./phone";
 
@@ -27,13 +27,13 @@ export const smsFormLink = (publicWebUrl: string, linkToken: string) => `${publi
  */
 export async function queueLinkSms(
   tx: OrgContext,
-  request: { id: string; phone: string; smsFrom: string | null; locale: "de" | "en" | null },
+  request: { id: string; phone: string; smsFrom: string | null; locale: string | null },
   templateTitle: string,
   linkToken: string,
 ): Promise<{ messageId: string; jobId: string }> {
   const org = await organizationProfile(tx);
   const text = (link: string) =>
-    formLinkSms(request.locale ?? org.locale, { organization: org.name, title: templateTitle, link });
+    formLinkSms(smsLocale(request.locale, org.locale), { organization: org.name, title: templateTitle, link });
   const { publicWebUrl } = tx.services.config;
   const sms = await queueMessage(tx, {
     channel: "sms",
@@ -98,14 +98,15 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
         emailTo: input.emailTo ?? [],
         emailSubject: input.emailSubject ?? null,
         institutionId,
-        locale: input.locale ?? org.locale,
+        // Only a language the caller names presets the form; the SMS texts fall back to the organization's.
+        locale: input.locale ?? null,
         linkTokenHash: sha256Hex(linkToken),
         expiresAt: new Date(Date.now() + FORM_REQUEST_LIFETIME_MS),
       })
       .returning({ id: formRequests.id });
     const sms = await queueLinkSms(
       tx,
-      { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? org.locale },
+      { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? null },
       template.title,
       linkToken,
     );

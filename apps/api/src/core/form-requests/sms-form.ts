@@ -1,5 +1,5 @@
 import { createHmac, randomInt } from "node:crypto";
-import type { FormValues, Template } from "@clinsign/contracts";
+import type { FormValues, PatientLanguage, Template } from "@clinsign/contracts";
 import { desc, eq, formRequests, gt, isNull, notInArray, otpChallenges, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding } from "../branding/branding";
@@ -19,7 +19,7 @@ import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
 import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { otpSms } from "../messaging/sms-texts";
+import { otpSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
@@ -106,6 +106,7 @@ export async function openSmsForm(ctx: OrgContext, input: { link: SmsFormRequest
       otpRequired: false,
       hasAccess: false,
       expiresAt: row.expiresAt.toISOString(),
+      language: row.locale,
     };
   }
   if (row.status === "sent") await markOpened(ctx, row);
@@ -122,6 +123,8 @@ export async function openSmsForm(ctx: OrgContext, input: { link: SmsFormRequest
     /** The recipient already identified in this browser (a reload): the form opens directly. */
     hasAccess: input.accessToken !== undefined && holdsAccess(row, input.accessToken),
     expiresAt: row.expiresAt.toISOString(),
+    /** The language the request was sent in: the form opens in it (the patient may switch). */
+    language: row.locale,
   };
 }
 
@@ -276,7 +279,11 @@ async function sendOtpFor(
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const org = await organizationProfile(ctx);
   const text = (shown: string) =>
-    otpSms(row.locale ?? org.locale, { organization: org.name, code: shown, minutes: OTP_LIFETIME_MS / 60_000 });
+    otpSms(smsLocale(row.locale, org.locale), {
+      organization: org.name,
+      code: shown,
+      minutes: OTP_LIFETIME_MS / 60_000,
+    });
   // The text goes out once the challenge is stored: its first attempt runs after the outermost commit.
   await inTransaction(ctx, async (tx) => {
     await tx.scope.update(
@@ -395,9 +402,9 @@ export async function smsFormTemplate(ctx: OrgContext): Promise<Template> {
 }
 
 /** The recipient's answers so far, in the request's own draft (F7). */
-export async function saveSmsFormDraft(ctx: OrgContext, input: { values: FormValues }) {
+export async function saveSmsFormDraft(ctx: OrgContext, input: { values: FormValues; language?: PatientLanguage }) {
   const grant = smsGrant(ctx);
-  return saveDraft(ctx, { draftKey: smsFormDraftKey(grant.id), values: input.values });
+  return saveDraft(ctx, { draftKey: smsFormDraftKey(grant.id), values: input.values, language: input.language });
 }
 
 /** The request's draft (F8), or null. */
@@ -413,7 +420,7 @@ export async function loadSmsFormDraft(ctx: OrgContext) {
  * and submit again; two tabs cannot both submit (the claim waits for the other's row lock). The
  * webhook's first attempt and the result e-mail's wake-up run after the commit.
  */
-export async function submitSmsForm(ctx: OrgContext, input: { values: FormValues }) {
+export async function submitSmsForm(ctx: OrgContext, input: { values: FormValues; language?: PatientLanguage }) {
   const grant = smsGrant(ctx);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
@@ -427,8 +434,9 @@ export async function submitSmsForm(ctx: OrgContext, input: { values: FormValues
     if (!row) throw new AppError("conflict", "this form was already submitted");
     const result = await submitForm(
       tx,
-      { templateIdentifier: row.templateIdentifier, values: input.values },
+      { templateIdentifier: row.templateIdentifier, values: input.values, language: input.language },
       {
+        language: row.locale,
         formRequestId: row.id,
         draftKey: smsFormDraftKey(row.id),
         rnummer: row.rnummer,

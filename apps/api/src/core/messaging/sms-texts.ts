@@ -42,6 +42,13 @@ const reminder: Record<SmsLocale, (v: Values<"organization" | "title" | "link">)
   pl: (v) => `${v.organization}: przypomnienie: prosimy o podpisanie „${v.title}”: ${v.link}`,
 };
 
+/**
+ * The language an SMS is written in for a patient language: the patient's where the texts exist
+ * in it, else the organization's (a request preset to Turkish opens the form in Turkish).
+ */
+export const smsLocale = (language: string | null, organization: SmsLocale): SmsLocale =>
+  language === "de" || language === "en" ? language : organization;
+
 export function formLinkSms(locale: SmsLocale, values: { organization: string; title: string; link: string }): string {
   return formLink[locale](values);
 }

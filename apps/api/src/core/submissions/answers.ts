@@ -1,4 +1,10 @@
-import type { SubmissionAnswer } from "@clinsign/contracts";
+import {
+  localizeTemplate,
+  type PatientLanguage,
+  type SubmissionAnswer,
+  type TemplateSchema,
+  type TemplateTranslations,
+} from "@clinsign/contracts";
 import type { Services } from "../context";
 import {
   NEUTRAL_OUTPUT,
@@ -33,6 +39,32 @@ export function answerFields(schema: {
     fields.push({ ...field, key: field.key, label: field.label || field.key, type: field.type ?? "text" });
   }
   return fields;
+}
+
+/**
+ * The labels the patient read, by field key, when they answered in another language than the
+ * template's default (from the copy of the translations the submission keeps); else none.
+ */
+export function answeredLabelsOf(row: {
+  language: string | null;
+  templateLanguage: string | null;
+  templateTitle: string;
+  templateSchema: { version: number; fields: unknown[] };
+  templateTranslations: Record<string, unknown> | null;
+}): Map<string, string> | undefined {
+  if (!row.language || !row.templateLanguage || row.language === row.templateLanguage || !row.templateTranslations)
+    return undefined;
+  const localized = localizeTemplate(
+    {
+      title: row.templateTitle,
+      description: null,
+      schema: row.templateSchema as TemplateSchema,
+      defaultLanguage: row.templateLanguage as PatientLanguage,
+      translations: row.templateTranslations as TemplateTranslations,
+    },
+    row.language,
+  );
+  return new Map(localized.schema.fields.flatMap((f) => (f.key && f.label ? [[f.key, f.label] as const] : [])));
 }
 
 /** Field keys (lower case, without `_ . -`) and labels that name the patient, in many forms' words. */
@@ -129,6 +161,8 @@ export function describeAnswers(
   schema: { fields: unknown[] },
   values: Record<string, unknown>,
   format: OutputFormat = NEUTRAL_OUTPUT,
+  /** Labels in the language the patient answered in, where it differs from the template's default. */
+  answeredLabels?: ReadonlyMap<string, string>,
 ): SubmissionAnswer[] {
   const fields = answerFields(schema);
   const known = new Set(fields.map((f) => f.key));
@@ -146,6 +180,8 @@ export function describeAnswers(
       value,
       text: answerText(field, value, format),
     };
+    const answeredLabel = answeredLabels?.get(field.key);
+    if (answeredLabel && answeredLabel !== field.label) answer.answeredLabel = answeredLabel;
     if (field.type === "file" && Array.isArray(value)) {
       answer.files = value.filter(isStoredFile).map((file) => ({
         name: file.name,

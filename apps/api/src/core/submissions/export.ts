@@ -5,6 +5,7 @@ import type { OrgContext } from "../context";
 import { CSV_BOM, csvRow, type CsvSeparator } from "../lists/csv";
 import { loadOutputFormat, outputDateTime, outputPhone, type OutputFormat } from "../organizations/output-format";
 import { answerFields, answerText } from "./answers";
+import { languageName } from "./pdf";
 import {
   rowKey,
   submissionConditions,
@@ -29,6 +30,7 @@ const CSV_TEXTS = {
       "Mobilnummer",
       "Quelle",
     ],
+    answeredIn: "Beantwortet in",
     sources: {
       embed_session: "Eingebettetes Formular",
       sms_recipient: "SMS-Link",
@@ -50,6 +52,7 @@ const CSV_TEXTS = {
       "Mobile number",
       "Source",
     ],
+    answeredIn: "Answered in",
     sources: {
       embed_session: "Embedded form",
       sms_recipient: "SMS link",
@@ -62,6 +65,23 @@ const CSV_TEXTS = {
     } as Record<string, string>,
   },
 };
+
+/**
+ * Whether any matching submission was answered in another language than its template's default:
+ * only then does the CSV get its "Answered in" column (files of one-language clinics stay as they were).
+ */
+async function anyOtherLanguage(ctx: OrgContext, filter: SubmissionFilter): Promise<boolean> {
+  const rows = await ctx.scope.execute<{ found: boolean }>(
+    (organizationId) =>
+      sql`select exists (select 1 from ${submissions} where ${and(
+        eq(submissions.organizationId, organizationId),
+        ...submissionConditions(filter),
+        sql`${submissions.language} is distinct from ${submissions.templateLanguage}`,
+        sql`${submissions.language} is not null`,
+      )}) as found`,
+  );
+  return rows[0]?.found === true;
+}
 
 /** `;` for German spreadsheets (Excel splits at the locale's list separator), `,` otherwise. */
 export const csvSeparatorFor = (format: OutputFormat): CsvSeparator => (format.locale === "de" ? ";" : ",");
@@ -133,8 +153,12 @@ export async function* exportSubmissionsCsv(
   const texts = CSV_TEXTS[format.locale];
   const separator = csvSeparatorFor(format);
   const columns = await fieldColumns(ctx, filter);
+  const languageColumn = await anyOtherLanguage(ctx, filter);
   await recordExport(ctx, filter, "csv");
-  const fixed = texts.columns.map((c) => c.replace("{timeZone}", format.timeZone));
+  const fixed = [
+    ...texts.columns.map((c) => c.replace("{timeZone}", format.timeZone)),
+    ...(languageColumn ? [texts.answeredIn] : []),
+  ];
   yield CSV_BOM + csvRow([...fixed, ...columns.map((c) => c.label)], separator);
   let chunk = "";
   for await (const row of matchingRows(ctx, filter, sort)) {
@@ -148,6 +172,9 @@ export async function* exportSubmissionsCsv(
         row.rnummer,
         row.phone === null ? null : outputPhone(row.phone, format),
         texts.sources[row.actorType] ?? row.actorType,
+        ...(languageColumn
+          ? [row.language && row.language !== row.templateLanguage ? languageName(row.language, format.locale) : null]
+          : []),
         ...columns.map(({ key }) => (key in row.values ? answerText(fields.get(key), row.values[key], format) : null)),
       ],
       separator,
@@ -180,6 +207,7 @@ export async function* exportSubmissionsJson(
         rnummer: row.rnummer,
         phone: row.phone,
         actorType: row.actorType,
+        language: row.language,
         createdAt: row.createdAt.toISOString(),
         values: row.values,
       });

@@ -8,7 +8,7 @@ import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { loadOrganization } from "../organizations/organizations";
 import { runPdfTask } from "../pdf-worker/run";
-import { describeAnswers } from "./answers";
+import { answeredLabelsOf, describeAnswers } from "./answers";
 import type { SubmissionPdfAnswer, SubmissionPdfContent } from "./pdf-layout";
 import { canonicalSubmission, findSubmission } from "./staff";
 
@@ -18,6 +18,7 @@ interface PdfWords {
   submitted: string;
   reference: string;
   formVersion: string;
+  answeredIn: string;
   yes: string;
   no: string;
   signature: string;
@@ -33,6 +34,7 @@ const words: Record<OrganizationLocale, PdfWords> = {
     submitted: "Eingereicht",
     reference: "Referenz",
     formVersion: "Formularversion",
+    answeredIn: "Beantwortet in",
     yes: "Ja",
     no: "Nein",
     signature: "[Unterschrift]",
@@ -45,6 +47,7 @@ const words: Record<OrganizationLocale, PdfWords> = {
     submitted: "Submitted",
     reference: "Reference",
     formVersion: "Form version",
+    answeredIn: "Answered in",
     yes: "Yes",
     no: "No",
     signature: "[signature]",
@@ -101,12 +104,38 @@ function pdfAnswer(answer: SubmissionAnswer, w: PdfWords): SubmissionPdfAnswer {
   return { label, texts: [answer.text || "-"] };
 }
 
+/** A language's name in the clinic's language ("Türkisch", "Arabic"). */
+export const languageName = (code: string, intl: string) =>
+  new Intl.DisplayNames([intl], { type: "language" }).of(code) ?? code;
+
+// The PDF's standard fonts speak WinAnsi: Turkish letters outside it are written as their Latin
+// base letter; a label that still does not fit (Arabic, Cyrillic) is left out, the German one stays.
+const LATIN_FALLBACK: Record<string, string> = { ı: "i", İ: "I", ş: "s", Ş: "S", ğ: "g", Ğ: "G" };
+function winAnsiLabel(text: string): string | null {
+  const latin = text.normalize("NFC").replace(/[ıİşŞğĞ]/g, (c) => LATIN_FALLBACK[c]!);
+  return /^[\x20-\x7E\xA0-\xFF]*$/.test(latin) ? latin : null;
+}
+
+/** The default language's label, then the one the patient read where it differs and can be printed. */
+function bothLabels(answer: SubmissionAnswer): string {
+  const answered = answer.answeredLabel ? winAnsiLabel(answer.answeredLabel) : null;
+  return answered ? `${answer.label} / ${answered}` : answer.label;
+}
+
 /** What the PDF of one submission shows, worded for its organization. */
 export async function submissionPdfContent(ctx: OrgContext, input: { id: string }): Promise<SubmissionPdfContent> {
   const row = await findSubmission(ctx, input.id);
   const organization = await loadOrganization(ctx);
   const w = words[organization.locale] ?? words.de;
-  const answers = describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values);
+  const answers = describeAnswers(
+    ctx.services,
+    ctx.scope.organizationId,
+    row.templateSchema,
+    row.values,
+    undefined,
+    answeredLabelsOf(row),
+  );
+  const otherLanguage = row.language && row.templateLanguage && row.language !== row.templateLanguage;
   return {
     documentTitle: `${row.templateTitle} - ${row.id}`,
     createdAt: row.createdAt,
@@ -116,8 +145,9 @@ export async function submissionPdfContent(ctx: OrgContext, input: { id: string 
       `${w.submitted}: ${formatDateTime(row.createdAt, w.intl, organization.timeZone)}`,
       ...(row.rnummer ? [`${w.reference}: ${row.rnummer}`] : []),
       `${w.formVersion}: ${row.templateSchema.version}`,
+      ...(otherLanguage ? [`${w.answeredIn}: ${languageName(row.language!, w.intl)}`] : []),
     ],
-    answers: answers.map((answer) => pdfAnswer(answer, w)),
+    answers: answers.map((answer) => ({ ...pdfAnswer(answer, w), label: bothLabels(answer) })),
     pageFooter: w.pageFooter(row.id),
     sha256: sha256Hex(canonicalSubmission(row)),
   };

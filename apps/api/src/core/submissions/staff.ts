@@ -19,7 +19,7 @@ import { sha256Hex } from "../crypto";
 import { notFound } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeSeqKey, toPage } from "../lists/keyset";
 import { loadOutputFormat } from "../organizations/output-format";
-import { describeAnswers, patientName } from "./answers";
+import { answeredLabelsOf, describeAnswers, patientName } from "./answers";
 
 /** The filters of the staff list and its exports (contracts: submissionFilters). */
 export interface SubmissionFilter {
@@ -81,6 +81,7 @@ function toListItem(row: SubmissionRow): SubmissionListItem {
     rnummer: row.rnummer,
     phone: row.phone,
     actorType: row.actorType,
+    language: row.language,
     createdAt: row.createdAt.toISOString(),
     fieldCount: Object.keys(row.values).length,
     patientName: patientName(row.templateSchema, row.values),
@@ -164,9 +165,18 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     rnummer: row.rnummer,
     phone: row.phone,
     actorType: row.actorType,
+    language: row.language,
+    templateLanguage: row.templateLanguage,
     createdAt: row.createdAt.toISOString(),
     schemaVersion: row.templateSchema.version,
-    answers: describeAnswers(ctx.services, ctx.scope.organizationId, row.templateSchema, row.values, format),
+    answers: describeAnswers(
+      ctx.services,
+      ctx.scope.organizationId,
+      row.templateSchema,
+      row.values,
+      format,
+      answeredLabelsOf(row),
+    ),
     timeZone: format.timeZone,
     webhooks: deliveries.map((d) => {
       const last = attempts.find((a) => a.deliveryId === d.id);

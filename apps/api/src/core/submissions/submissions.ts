@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import {
+  contentLanguage,
   normalizePhoneValues,
   visibleValues,
   withComputedScores,
@@ -20,6 +21,7 @@ import { deliverAfterCommit, emitWebhookEvent, type FirstAttempt } from "../webh
 import { scoreText } from "./answers";
 import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
 import { validateSubmission } from "./validate";
+import { toTemplate } from "../templates/templates";
 
 /** What the submission of an SMS form request (F1) takes from the request rather than the input. */
 export interface SmsFormSubmission {
@@ -30,6 +32,8 @@ export interface SmsFormSubmission {
   phone: string;
   emailTo: string[];
   emailSubject: string | null;
+  /** The language the request was sent in (its preset), when the patient did not name one. */
+  language: string | null;
 }
 
 function renderValue(field: FormField | undefined, value: unknown): string {
@@ -89,6 +93,9 @@ export async function submitForm(
   const draftKey = smsForm?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
   const emailTo = smsForm?.emailTo ?? config.emailTo ?? [];
   const emailSubject = smsForm?.emailSubject ?? config.emailSubject ?? null;
+  // The language the patient read the form in: theirs where the template has it, else its default.
+  const languages = toTemplate(template);
+  const language = contentLanguage(languages, input.language ?? smsForm?.language ?? config.language);
   // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
   // either. Phone answers are kept in E.164, however they were typed. Score fields get the
   // score computed here from the answers: whatever the client sent under their keys is dropped.
@@ -111,10 +118,13 @@ export async function submitForm(
         actorType: ctx.actor.type,
         actorId: ctx.actor.id,
         formRequestId: smsForm?.formRequestId ?? null,
+        language,
+        templateLanguage: languages.defaultLanguage,
+        templateTranslations: languages.translations,
       })
       .returning();
     if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
-    const data = { rnummer, phone, values, submissionId: row!.id };
+    const data = { rnummer, phone, values, submissionId: row!.id, language };
     // The organization's webhook format (Settings): the native body, the QuestionnaireResponse instead, or both.
     const { webhookFormat } = await tx.scope.organization();
     const questionnaireResponse =
@@ -129,7 +139,7 @@ export async function submitForm(
     await recordAudit(tx, {
       action: "form.submitted",
       templateIdentifier: template.identifier,
-      metadata: { rnummer, phone, fieldCount: Object.keys(values).length, submissionId: row!.id },
+      metadata: { rnummer, phone, fieldCount: Object.keys(values).length, submissionId: row!.id, language },
     });
     if (emailTo.length > 0) {
       await queueMessage(tx, {

@@ -8,8 +8,10 @@ import type {
   TemplateListItem,
   TemplateOverviewItem,
   TemplateSchema,
+  TemplateTranslations,
   updateTemplateInput,
 } from "@clinsign/contracts";
+import { isPatientLanguage, pruneTranslations, translationProblems } from "@clinsign/contracts";
 import {
   count,
   desc,
@@ -26,7 +28,8 @@ import { page } from "../lists/keyset";
 import { deletePublicEmbedOf } from "../embed-sessions/public-embeds";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
+import { organizationProfile } from "../organizations/profile";
 
 type TemplateRow = typeof templates.$inferSelect;
 
@@ -38,6 +41,8 @@ export function toTemplate(row: TemplateRow): Template {
     description: row.description,
     status: row.status,
     schema: row.schema as TemplateSchema,
+    defaultLanguage: isPatientLanguage(row.defaultLanguage) ? row.defaultLanguage : "de",
+    translations: row.translations as TemplateTranslations,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -62,7 +67,33 @@ export function newTemplateIdentifier(title: string): string {
 export type NewTemplate = z.output<typeof createTemplateInput>;
 export type TemplateChanges = z.output<typeof updateTemplateInput>;
 
+/**
+ * The translations as stored: an unknown field key, option value or problem code (or an entry for
+ * the default language) is a 400 naming each one, so a typo never silently drops a text.
+ */
+function checkedTranslations(
+  schema: TemplateSchema,
+  translations: TemplateTranslations,
+  defaultLanguage: Template["defaultLanguage"],
+): TemplateTranslations {
+  const problems = translationProblems(schema, translations, defaultLanguage);
+  if (problems.length === 0) return translations;
+  const fieldErrors = problems.map((problem) => ({
+    key: ["translations", ...problem.path].join("."),
+    message: problem.message,
+  }));
+  throw new AppError(
+    "invalid_request",
+    `${fieldErrors[0]!.key}: ${fieldErrors[0]!.message}`,
+    { field: fieldErrors[0]!.key },
+    fieldErrors,
+  );
+}
+
 export async function createTemplate(ctx: OrgContext, input: NewTemplate): Promise<Template> {
+  // Without a language named, a template is written in the language of the clinic's outputs.
+  const defaultLanguage = input.defaultLanguage ?? (await organizationProfile(ctx)).locale;
+  const translations = checkedTranslations(input.schema, input.translations ?? {}, defaultLanguage);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(templates, {
@@ -71,6 +102,8 @@ export async function createTemplate(ctx: OrgContext, input: NewTemplate): Promi
         description: input.description ?? null,
         status: input.status,
         schema: input.schema,
+        defaultLanguage,
+        translations,
       })
       .returning();
     await recordAudit(tx, {
@@ -166,8 +199,24 @@ export async function templateOverview(
 
 export async function updateTemplate(ctx: OrgContext, input: TemplateChanges): Promise<Template> {
   const { identifier, ...changes } = input;
-  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const set: Record<string, unknown> = Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  );
   return inTransaction(ctx, async (tx) => {
+    if (changes.schema || changes.translations || changes.defaultLanguage) {
+      // Translations are checked against the schema they will stand beside; a schema changed
+      // alone drops the texts of fields and options it no longer has.
+      const [current] = await tx.scope.select(templates, eq(templates.identifier, identifier)).limit(1);
+      if (!current) throw notFound("template", { field: "identifier" });
+      const schema = changes.schema ?? (current.schema as TemplateSchema);
+      const defaultLanguage = changes.defaultLanguage ?? toTemplate(current).defaultLanguage;
+      // A new default language that the stored translations have is refused like an explicit one.
+      set.translations = checkedTranslations(
+        schema,
+        changes.translations ?? pruneTranslations(schema, current.translations as TemplateTranslations),
+        defaultLanguage,
+      );
+    }
     const [row] = await tx.scope
       .update(templates, { ...set, updatedAt: new Date() }, eq(templates.identifier, identifier))
       .returning();

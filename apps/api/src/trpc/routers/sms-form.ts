@@ -74,9 +74,9 @@ export const smsFormRouter = {
   loadDraft: smsRecipientProcedure.query(({ ctx }) => loadSmsFormDraft(ctx.org)),
   saveDraft: smsRecipientProcedure
     .input(portalSaveDraftInput)
-    .mutation(({ ctx, input }) => saveSmsFormDraft(ctx.org, { values: input.values })),
+    .mutation(({ ctx, input }) => saveSmsFormDraft(ctx.org, { values: input.values, language: input.language })),
   submit: smsRecipientProcedure.input(portalSubmitInput).mutation(async ({ ctx, input }) => {
-    const result = await submitSmsForm(ctx.org, { values: input.values });
+    const result = await submitSmsForm(ctx.org, { values: input.values, language: input.language });
     setAccessCookie(ctx, { accessToken: null });
     return result;
   }),

@@ -1,9 +1,19 @@
 "use client";
 
-import type { Attachment, FormValues, TemplateSchema } from "@clinsign/contracts";
-import { Notice, Segmented } from "@clinsign/ui";
+import {
+  languageEndonyms,
+  localizeTemplate,
+  textDirection,
+  type Attachment,
+  type FormValues,
+  type PatientLanguage,
+  type TemplateSchema,
+  type TemplateTranslations,
+} from "@clinsign/contracts";
+import { Notice, Segmented, SelectField } from "@clinsign/ui";
 import { FormRenderer } from "@clinsign/ui/form";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { translationLanguages } from "./builder-model";
 import { languageNames, languages, locales, patientSections, type Lang, type PatientDictionary } from "../../i18n";
 import { dictionaries } from "../../i18n/dictionaries";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -29,11 +39,19 @@ export function PreviewPane({
   title,
   description,
   schema,
+  defaultLanguage = "de",
+  translations = {},
+  formLanguage,
   initialWidth = "phone",
 }: {
   title: string;
   description: string | null;
   schema: TemplateSchema;
+  /** The template's language and its translations: the preview shows the form in any of them. */
+  defaultLanguage?: PatientLanguage;
+  translations?: TemplateTranslations;
+  /** A language to show the form in (the builder's translations view); the pane's own choice otherwise. */
+  formLanguage?: PatientLanguage | null;
   initialWidth?: Width;
 }) {
   const { t } = useI18n();
@@ -42,6 +60,15 @@ export function PreviewPane({
   const [pageLang, setPageLang] = useState<Lang>("en");
   const [values, setValues] = useState<FormValues>({});
   const [valid, setValid] = useState(false);
+  const [shownLanguage, setShownLanguage] = useState<PatientLanguage>(defaultLanguage);
+  useEffect(() => {
+    if (formLanguage) setShownLanguage(formLanguage);
+  }, [formLanguage]);
+  const formLanguages = [defaultLanguage, ...translationLanguages(translations).filter((l) => l !== defaultLanguage)];
+  const localized = useMemo(
+    () => localizeTemplate({ title, description, schema, defaultLanguage, translations }, shownLanguage),
+    [title, description, schema, defaultLanguage, translations, shownLanguage],
+  );
 
   const labels = useMemo(() => {
     const all = dictionaries[pageLang];
@@ -69,28 +96,43 @@ export function PreviewPane({
           onChange={setPageLang}
           options={languages.map((code) => ({ value: code, label: languageNames[code], lang: code }))}
         />
+        {formLanguages.length > 1 ? (
+          <SelectField
+            id="preview-form-language"
+            label={t.formTemplates.translations.formLanguage}
+            options={formLanguages.map((code) => ({ value: code, label: languageEndonyms[code] }))}
+            value={localized.language}
+            onChange={(event) => setShownLanguage(event.target.value as PatientLanguage)}
+          />
+        ) : null}
       </div>
       <div className={styles.stage}>
         <div className={styles.frame} data-width={width} lang={pageLang}>
-          <p className={styles.title}>{title}</p>
-          {description ? <p className={styles.description}>{description}</p> : null}
-          <div role="status" aria-live="polite">
-            {valid ? <Notice tone="success">{p.valid}</Notice> : null}
+          <div
+            lang={localized.language}
+            dir={textDirection(localized.language)}
+            data-form-language={localized.language}
+          >
+            <p className={styles.title}>{localized.title}</p>
+            {localized.description ? <p className={styles.description}>{localized.description}</p> : null}
+            <div role="status" aria-live="polite">
+              {valid ? <Notice tone="success">{p.valid}</Notice> : null}
+            </div>
+            <FormRenderer
+              idPrefix="preview"
+              schema={localized.schema}
+              values={values}
+              onValueChange={(key, value) => {
+                setValid(false);
+                setValues((previous) => ({ ...previous, [key]: value }));
+              }}
+              onSubmit={() => setValid(true)}
+              labels={labels}
+              submitLabel={dictionaries[pageLang].forms.submit}
+              uploadFile={async (file) => localAttachment(file)}
+              actions={<span className="cs-hint">{p.uploadsOff}</span>}
+            />
           </div>
-          <FormRenderer
-            idPrefix="preview"
-            schema={schema}
-            values={values}
-            onValueChange={(key, value) => {
-              setValid(false);
-              setValues((previous) => ({ ...previous, [key]: value }));
-            }}
-            onSubmit={() => setValid(true)}
-            labels={labels}
-            submitLabel={dictionaries[pageLang].forms.submit}
-            uploadFile={async (file) => localAttachment(file)}
-            actions={<span className="cs-hint">{p.uploadsOff}</span>}
-          />
         </div>
       </div>
     </div>

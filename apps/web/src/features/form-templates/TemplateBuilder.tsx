@@ -1,6 +1,15 @@
 "use client";
 
-import { templateSchema, type FormField, type Template, type TemplateSchema } from "@clinsign/contracts";
+import {
+  templateSchema,
+  templateTranslations,
+  translationProblems,
+  type FormField,
+  type PatientLanguage,
+  type Template,
+  type TemplateSchema,
+  type TemplateTranslations,
+} from "@clinsign/contracts";
 import {
   Badge,
   Button,
@@ -9,6 +18,7 @@ import {
   Field,
   Icon,
   Notice,
+  Segmented,
   SelectField,
   Skeleton,
   type ButtonProps,
@@ -35,6 +45,7 @@ import {
 import { EmbedPanel } from "./EmbedPanel";
 import { describeCondition, FieldEditor, labelInputId } from "./FieldEditor";
 import { PreviewPane } from "./PreviewPane";
+import { TranslationsPanel } from "./TranslationsPanel";
 import { statusHelp, statusLabel } from "./status";
 import styles from "./builder.module.css";
 
@@ -43,6 +54,8 @@ interface Draft {
   description: string;
   status: Template["status"];
   schema: TemplateSchema;
+  defaultLanguage: PatientLanguage;
+  translations: TemplateTranslations;
 }
 
 const draftOf = (template: Template): Draft => ({
@@ -50,7 +63,33 @@ const draftOf = (template: Template): Draft => ({
   description: template.description ?? "",
   status: template.status,
   schema: template.schema,
+  defaultLanguage: template.defaultLanguage,
+  translations: template.translations,
 });
+
+/**
+ * An imported file's languages: its `defaultLanguage` and `translations` when they are valid for
+ * the imported schema, else null with the first problem.
+ */
+function importedLanguages(
+  raw: unknown,
+  schema: TemplateSchema,
+  fallback: PatientLanguage,
+): { defaultLanguage: PatientLanguage; translations: TemplateTranslations } | { problem: string } {
+  const file = (raw && typeof raw === "object" ? raw : {}) as { defaultLanguage?: unknown; translations?: unknown };
+  const defaultLanguage = (
+    typeof file.defaultLanguage === "string" ? file.defaultLanguage : fallback
+  ) as PatientLanguage;
+  const parsed = templateTranslations.safeParse(file.translations ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { problem: `translations.${issue.path.join(".")}: ${issue.message}` };
+  }
+  const translations = parsed.data as TemplateTranslations;
+  const [problem] = translationProblems(schema, translations, defaultLanguage);
+  if (problem) return { problem: `translations.${problem.path.join(".")}: ${problem.message}` };
+  return { defaultLanguage, translations };
+}
 
 /** The schema's problems by field index and attribute, in the schema validation's own words. */
 function schemaProblems(schema: TemplateSchema): { byField: Map<number, Record<string, string>>; count: number } {
@@ -91,6 +130,9 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   const [announcement, setAnnouncement] = useState("");
   const [message, setMessage] = useState<{ tone: "success" | "danger" | "info"; text: string } | null>(null);
   const [dragging, setDragging] = useState<number | null>(null);
+  const [view, setView] = useState<"fields" | "translations">("fields");
+  // The language the translations view edits; the preview shows the form in it.
+  const [translating, setTranslating] = useState<PatientLanguage | null>(null);
   // Field ids whose key was typed by hand: their key no longer follows the label.
   const keyEdited = useRef(new Set<string>());
 
@@ -181,7 +223,13 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
     const blob = new Blob(
       [
         JSON.stringify(
-          { title: draft!.title, description: draft!.description || null, schema: draft!.schema },
+          {
+            title: draft!.title,
+            description: draft!.description || null,
+            schema: draft!.schema,
+            defaultLanguage: draft!.defaultLanguage,
+            translations: draft!.translations,
+          },
           null,
           2,
         ),
@@ -209,7 +257,12 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
         });
         return;
       }
-      setSchema({ ...parsed.data, version: draft!.schema.version });
+      const languages = importedLanguages(raw, parsed.data, draft!.defaultLanguage);
+      if ("problem" in languages) {
+        setMessage({ tone: "danger", text: format(b.importFailed, { problem: languages.problem }) });
+        return;
+      }
+      setDraft({ ...draft!, schema: { ...parsed.data, version: draft!.schema.version }, ...languages });
       for (const field of parsed.data.fields) keyEdited.current.add(field.id);
       setMessage({ tone: "info", text: format(b.imported, { count: parsed.data.fields.length }) });
     } catch (error) {
@@ -258,6 +311,8 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                 description: draft.description.trim() || null,
                 status: draft.status,
                 schema: { ...draft.schema, version: (saved?.schema.version ?? 0) + 1 },
+                defaultLanguage: draft.defaultLanguage,
+                translations: draft.translations,
               })
             }
           >
@@ -275,184 +330,214 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
       ) : null}
       {problems.count > 0 ? <Notice tone="warning">{b.invalid}</Notice> : null}
 
+      <Segmented<"fields" | "translations">
+        label={b.views}
+        name="builder-view"
+        className={styles.viewSwitch}
+        value={view}
+        onChange={setView}
+        options={[
+          { value: "fields", label: b.fieldsView },
+          { value: "translations", label: b.translationsView },
+        ]}
+      />
+
       <div className={styles.columns}>
         <div className={styles.editColumn}>
-          <Card>
-            <div className="cs-stack">
-              <Field id="template-title" label={b.titleLabel}>
-                {(control) => (
-                  <input
-                    {...control}
-                    className={`cs-input ${styles.titleInput}`}
-                    value={draft.title}
-                    maxLength={120}
-                    onChange={(event) => setDraft({ ...draft, title: event.target.value })}
+          {view === "translations" ? (
+            <TranslationsPanel
+              title={draft.title}
+              description={draft.description || null}
+              schema={draft.schema}
+              defaultLanguage={draft.defaultLanguage}
+              translations={draft.translations}
+              onDefaultLanguageChange={(defaultLanguage) => setDraft({ ...draft, defaultLanguage })}
+              onTranslationsChange={(translations) => setDraft({ ...draft, translations })}
+              language={translating}
+              onLanguageChange={setTranslating}
+              announce={setAnnouncement}
+            />
+          ) : (
+            <>
+              <Card>
+                <div className="cs-stack">
+                  <Field id="template-title" label={b.titleLabel}>
+                    {(control) => (
+                      <input
+                        {...control}
+                        className={`cs-input ${styles.titleInput}`}
+                        value={draft.title}
+                        maxLength={120}
+                        onChange={(event) => setDraft({ ...draft, title: event.target.value })}
+                      />
+                    )}
+                  </Field>
+                  <Field id="template-description" label={b.descriptionLabel}>
+                    {(control) => (
+                      <textarea
+                        {...control}
+                        className="cs-input"
+                        rows={2}
+                        maxLength={1000}
+                        value={draft.description}
+                        onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+                      />
+                    )}
+                  </Field>
+                  <SelectField
+                    id="template-status"
+                    label={b.status}
+                    hint={statusHelp(draft.status, t)}
+                    hintAfter
+                    options={(["draft", "active", "archived"] as const).map((status) => ({
+                      value: status,
+                      label: statusLabel(status, t),
+                    }))}
+                    value={draft.status}
+                    onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
                   />
-                )}
-              </Field>
-              <Field id="template-description" label={b.descriptionLabel}>
-                {(control) => (
-                  <textarea
-                    {...control}
-                    className="cs-input"
-                    rows={2}
-                    maxLength={1000}
-                    value={draft.description}
-                    onChange={(event) => setDraft({ ...draft, description: event.target.value })}
-                  />
-                )}
-              </Field>
-              <SelectField
-                id="template-status"
-                label={b.status}
-                hint={statusHelp(draft.status, t)}
-                hintAfter
-                options={(["draft", "active", "archived"] as const).map((status) => ({
-                  value: status,
-                  label: statusLabel(status, t),
-                }))}
-                value={draft.status}
-                onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
-              />
-            </div>
-          </Card>
+                </div>
+              </Card>
 
-          <section aria-labelledby="fields-heading" className={styles.fieldsSection}>
-            <h2 id="fields-heading">{b.fieldsHeading}</h2>
-            {fields.length === 0 ? <p className="cs-hint">{b.noFields}</p> : null}
-            <ol className={styles.fieldList}>
-              {fields.map((field, index) => {
-                const fieldProblems = problems.byField.get(index) ?? {};
-                const depending = dependents(draft.schema, field.key);
-                const isOpen = open === field.id;
-                return (
-                  <li
-                    key={field.id}
-                    id={`card-${field.id}`}
-                    className={styles.fieldCard}
-                    data-open={isOpen || undefined}
-                    data-invalid={Object.keys(fieldProblems).length > 0 || undefined}
-                    data-dragging={dragging === index || undefined}
-                    onDragOver={(event) => dragging !== null && event.preventDefault()}
-                    onDrop={(event) => onDrop(event, index)}
-                  >
-                    <div className={styles.fieldHead}>
-                      <span
-                        className={styles.handle}
-                        draggable
-                        title={b.dragHandle}
-                        aria-hidden="true"
-                        onDragStart={(event) => {
-                          event.dataTransfer.effectAllowed = "move";
-                          event.dataTransfer.setData("text/plain", field.id);
-                          setDragging(index);
-                        }}
-                        onDragEnd={() => setDragging(null)}
+              <section aria-labelledby="fields-heading" className={styles.fieldsSection}>
+                <h2 id="fields-heading">{b.fieldsHeading}</h2>
+                {fields.length === 0 ? <p className="cs-hint">{b.noFields}</p> : null}
+                <ol className={styles.fieldList}>
+                  {fields.map((field, index) => {
+                    const fieldProblems = problems.byField.get(index) ?? {};
+                    const depending = dependents(draft.schema, field.key);
+                    const isOpen = open === field.id;
+                    return (
+                      <li
+                        key={field.id}
+                        id={`card-${field.id}`}
+                        className={styles.fieldCard}
+                        data-open={isOpen || undefined}
+                        data-invalid={Object.keys(fieldProblems).length > 0 || undefined}
+                        data-dragging={dragging === index || undefined}
+                        onDragOver={(event) => dragging !== null && event.preventDefault()}
+                        onDrop={(event) => onDrop(event, index)}
                       >
-                        ⋮⋮
-                      </span>
-                      <div className={styles.fieldSummary}>
-                        <span className={styles.fieldLabel} data-field-label>
-                          {field.label || "—"}
-                          {field.required ? <span className={styles.requiredMark}> *</span> : null}
-                        </span>
-                        <span className="cs-hint">
-                          {b.types[field.type as FieldType]}
-                          {field.key ? <code className={styles.key}>{field.key}</code> : null}
-                        </span>
-                        {field.visibleWhen ? (
-                          <span className={styles.conditionNote}>
-                            {format(b.shownWhen, { condition: describeCondition(field.visibleWhen, draft.schema, b) })}
+                        <div className={styles.fieldHead}>
+                          <span
+                            className={styles.handle}
+                            draggable
+                            title={b.dragHandle}
+                            aria-hidden="true"
+                            onDragStart={(event) => {
+                              event.dataTransfer.effectAllowed = "move";
+                              event.dataTransfer.setData("text/plain", field.id);
+                              setDragging(index);
+                            }}
+                            onDragEnd={() => setDragging(null)}
+                          >
+                            ⋮⋮
                           </span>
+                          <div className={styles.fieldSummary}>
+                            <span className={styles.fieldLabel} data-field-label>
+                              {field.label || "—"}
+                              {field.required ? <span className={styles.requiredMark}> *</span> : null}
+                            </span>
+                            <span className="cs-hint">
+                              {b.types[field.type as FieldType]}
+                              {field.key ? <code className={styles.key}>{field.key}</code> : null}
+                            </span>
+                            {field.visibleWhen ? (
+                              <span className={styles.conditionNote}>
+                                {format(b.shownWhen, {
+                                  condition: describeCondition(field.visibleWhen, draft.schema, b),
+                                })}
+                              </span>
+                            ) : null}
+                            {depending.length > 0 ? (
+                              <span className={styles.dependsNote}>
+                                {format(b.dependsOnThis, {
+                                  count: depending.length,
+                                  labels: depending.map((f) => f.label || f.key || f.id).join(", "),
+                                })}
+                              </span>
+                            ) : null}
+                            {Object.values(fieldProblems).map((problem) => (
+                              <span key={problem} className="cs-field-error">
+                                {problem}
+                              </span>
+                            ))}
+                          </div>
+                          <div className={styles.fieldTools}>
+                            <FieldTool
+                              action={b.moveUp}
+                              fieldLabel={field.label}
+                              id={`move-${field.id}-up`}
+                              disabled={index === 0}
+                              onClick={() => move(index, index - 1)}
+                            >
+                              <span aria-hidden="true">↑</span>
+                            </FieldTool>
+                            <FieldTool
+                              action={b.moveDown}
+                              fieldLabel={field.label}
+                              id={`move-${field.id}-down`}
+                              disabled={index === fields.length - 1}
+                              onClick={() => move(index, index + 1)}
+                            >
+                              <span aria-hidden="true">↓</span>
+                            </FieldTool>
+                            <FieldTool
+                              action={b.duplicate}
+                              fieldLabel={field.label}
+                              onClick={() => setSchema(duplicateField(draft.schema, index))}
+                            >
+                              <Icon name="copy" />
+                            </FieldTool>
+                            <FieldTool
+                              action={b.remove}
+                              fieldLabel={field.label}
+                              onClick={() => setSchema(removeField(draft.schema, index))}
+                            >
+                              <Icon name="trash" />
+                            </FieldTool>
+                            <Button
+                              size="small"
+                              aria-expanded={isOpen}
+                              aria-controls={`editor-${field.id}`}
+                              onClick={() => setOpen(isOpen ? null : field.id)}
+                            >
+                              {isOpen ? b.closeField : b.editField}
+                            </Button>
+                          </div>
+                        </div>
+                        {isOpen ? (
+                          <div id={`editor-${field.id}`}>
+                            <FieldEditor
+                              field={field}
+                              index={index}
+                              schema={draft.schema}
+                              problems={fieldProblems}
+                              keyFollowsLabel={!keyEdited.current.has(field.id)}
+                              onKeyEdited={() => keyEdited.current.add(field.id)}
+                              onChange={(next: FormField) => setSchema(replaceField(draft.schema, index, next))}
+                            />
+                          </div>
                         ) : null}
-                        {depending.length > 0 ? (
-                          <span className={styles.dependsNote}>
-                            {format(b.dependsOnThis, {
-                              count: depending.length,
-                              labels: depending.map((f) => f.label || f.key || f.id).join(", "),
-                            })}
-                          </span>
-                        ) : null}
-                        {Object.values(fieldProblems).map((problem) => (
-                          <span key={problem} className="cs-field-error">
-                            {problem}
-                          </span>
-                        ))}
-                      </div>
-                      <div className={styles.fieldTools}>
-                        <FieldTool
-                          action={b.moveUp}
-                          fieldLabel={field.label}
-                          id={`move-${field.id}-up`}
-                          disabled={index === 0}
-                          onClick={() => move(index, index - 1)}
-                        >
-                          <span aria-hidden="true">↑</span>
-                        </FieldTool>
-                        <FieldTool
-                          action={b.moveDown}
-                          fieldLabel={field.label}
-                          id={`move-${field.id}-down`}
-                          disabled={index === fields.length - 1}
-                          onClick={() => move(index, index + 1)}
-                        >
-                          <span aria-hidden="true">↓</span>
-                        </FieldTool>
-                        <FieldTool
-                          action={b.duplicate}
-                          fieldLabel={field.label}
-                          onClick={() => setSchema(duplicateField(draft.schema, index))}
-                        >
-                          <Icon name="copy" />
-                        </FieldTool>
-                        <FieldTool
-                          action={b.remove}
-                          fieldLabel={field.label}
-                          onClick={() => setSchema(removeField(draft.schema, index))}
-                        >
-                          <Icon name="trash" />
-                        </FieldTool>
-                        <Button
-                          size="small"
-                          aria-expanded={isOpen}
-                          aria-controls={`editor-${field.id}`}
-                          onClick={() => setOpen(isOpen ? null : field.id)}
-                        >
-                          {isOpen ? b.closeField : b.editField}
-                        </Button>
-                      </div>
-                    </div>
-                    {isOpen ? (
-                      <div id={`editor-${field.id}`}>
-                        <FieldEditor
-                          field={field}
-                          index={index}
-                          schema={draft.schema}
-                          problems={fieldProblems}
-                          keyFollowsLabel={!keyEdited.current.has(field.id)}
-                          onKeyEdited={() => keyEdited.current.add(field.id)}
-                          onChange={(next: FormField) => setSchema(replaceField(draft.schema, index, next))}
-                        />
-                      </div>
-                    ) : null}
-                  </li>
-                );
-              })}
-            </ol>
-            <div className={styles.addRow}>
-              <SelectField
-                id="new-field-type"
-                label={b.addFieldType}
-                options={fieldTypes.map((type) => ({ value: type, label: b.types[type] }))}
-                value={newType}
-                onChange={(event) => setNewType(event.target.value as FieldType)}
-              />
-              <Button onClick={add} icon={<Icon name="plus" />}>
-                {b.addField}
-              </Button>
-            </div>
-          </section>
-
+                      </li>
+                    );
+                  })}
+                </ol>
+                <div className={styles.addRow}>
+                  <SelectField
+                    id="new-field-type"
+                    label={b.addFieldType}
+                    options={fieldTypes.map((type) => ({ value: type, label: b.types[type] }))}
+                    value={newType}
+                    onChange={(event) => setNewType(event.target.value as FieldType)}
+                  />
+                  <Button onClick={add} icon={<Icon name="plus" />}>
+                    {b.addField}
+                  </Button>
+                </div>
+              </section>
+            </>
+          )}
           <EmbedPanel template={current} />
         </div>
         <aside className={styles.previewColumn} aria-labelledby="preview-heading">
@@ -461,6 +546,9 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
             title={draft.title}
             description={draft.description || null}
             schema={problems.count === 0 ? draft.schema : (saved?.schema ?? draft.schema)}
+            defaultLanguage={draft.defaultLanguage}
+            translations={draft.translations}
+            formLanguage={view === "translations" ? translating : undefined}
           />
         </aside>
       </div>

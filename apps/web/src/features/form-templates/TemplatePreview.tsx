@@ -60,7 +60,13 @@ export function TemplatePreview({ identifier }: { identifier: string }) {
           </>
         }
       />
-      <PreviewPane title={current.title} description={current.description} schema={current.schema} />
+      <PreviewPane
+        title={current.title}
+        description={current.description}
+        schema={current.schema}
+        defaultLanguage={current.defaultLanguage}
+        translations={current.translations}
+      />
     </>
   );
 }

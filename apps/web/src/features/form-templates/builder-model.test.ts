@@ -1,9 +1,15 @@
 import type { TemplateSchema } from "@clinsign/contracts";
-import { templateSchema } from "@clinsign/contracts";
+import { templateSchema, translatableTexts } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
 import {
+  addableLanguages,
   addField,
+  addLanguage,
+  coverageByLanguage,
   createField,
+  removeLanguage,
+  setTranslatedText,
+  translationLanguages,
   DERIVED_KEY_LENGTH,
   dependents,
   duplicateField,
@@ -140,5 +146,47 @@ describe("scores in the builder", () => {
   it("suggests the next band above the last", () => {
     expect(nextBand([])).toEqual({ min: 0, max: 4, label: "" });
     expect(nextBand([{ min: 0, max: 4, label: "minimal" }])).toEqual({ min: 5, max: 9, label: "" });
+  });
+});
+
+describe("translations", () => {
+  const schema: TemplateSchema = {
+    version: 1,
+    fields: [
+      { id: "f1", key: "name", type: "text", label: "Name", helpText: "Wie im Ausweis" },
+      { id: "f2", key: "insurance", type: "radio", label: "Versicherung", options: ["gkv", "privat"] },
+    ],
+  };
+  const template = { title: "Anamnese", description: null, schema };
+  const texts = translatableTexts(template);
+  const byId = (id: string) => texts.find((text) => text.id === id)!;
+
+  it("adds a language, counts what is translated and lists what is missing", () => {
+    let translations = addLanguage({}, "tr");
+    expect(translationLanguages(translations)).toEqual(["tr"]);
+    expect(addableLanguages("de", translations)).toEqual(["en", "ar", "ru", "uk", "pl"]);
+    expect(coverageByLanguage(template, translations)[0]).toMatchObject({ language: "tr", total: 6, translated: 0 });
+    translations = setTranslatedText(translations, "tr", byId("title"), "Anamnez");
+    translations = setTranslatedText(translations, "tr", byId("fields.name.label"), "Adınız");
+    translations = setTranslatedText(translations, "tr", byId("fields.insurance.options.gkv"), "Devlet");
+    expect(translations.tr).toEqual({
+      title: "Anamnez",
+      fields: { name: { label: "Adınız" }, insurance: { options: { gkv: "Devlet" } } },
+    });
+    const [tr] = coverageByLanguage(template, translations);
+    expect([tr!.translated, tr!.total]).toEqual([3, 6]);
+    expect(tr!.missing.map((text) => text.id)).toEqual([
+      "fields.name.help",
+      "fields.insurance.label",
+      "fields.insurance.options.privat",
+    ]);
+  });
+
+  it("clearing a text removes it (missing again), and removing a language drops all of it", () => {
+    let translations = setTranslatedText(addLanguage({}, "ar"), "ar", byId("fields.insurance.options.gkv"), "حكومي");
+    translations = setTranslatedText(translations, "ar", byId("fields.insurance.options.gkv"), "");
+    expect(translations.ar).toEqual({ fields: {} });
+    expect(coverageByLanguage(template, translations)[0]!.translated).toBe(0);
+    expect(removeLanguage(translations, "ar")).toEqual({});
   });
 });

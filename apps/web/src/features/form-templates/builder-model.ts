@@ -1,4 +1,14 @@
-import type { FormField, TemplateSchema } from "@clinsign/contracts";
+import {
+  patientLanguages,
+  translationCoverage,
+  type FieldTranslation,
+  type FormField,
+  type PatientLanguage,
+  type TemplateSchema,
+  type TemplateTranslation,
+  type TemplateTranslations,
+  type TranslatableText,
+} from "@clinsign/contracts";
 
 /** The field types of DESIGN.md, in the order the builder offers them. */
 export const fieldTypes = [
@@ -285,4 +295,67 @@ export function writeAccept(choices: ReadonlySet<FileTypeChoice>, other: string)
     ...acceptEntries(other),
   ];
   return entries.length > 0 ? [...new Set(entries)].join(",") : undefined;
+}
+
+// ---- translations (issue 19) --------------------------------------------------------------------
+
+/** The template's languages after the default one, in the order of the patient languages. */
+export function translationLanguages(translations: TemplateTranslations): PatientLanguage[] {
+  return patientLanguages.filter((language) => translations[language] !== undefined);
+}
+
+/** Languages that can still be added: neither the default nor one the template has. */
+export function addableLanguages(defaultLanguage: PatientLanguage, translations: TemplateTranslations) {
+  return patientLanguages.filter((language) => language !== defaultLanguage && translations[language] === undefined);
+}
+
+export function addLanguage(translations: TemplateTranslations, language: PatientLanguage): TemplateTranslations {
+  return translations[language] ? translations : { ...translations, [language]: { fields: {} } };
+}
+
+export function removeLanguage(translations: TemplateTranslations, language: PatientLanguage): TemplateTranslations {
+  const next = { ...translations };
+  delete next[language];
+  return next;
+}
+
+const withoutEmpty = <T extends object>(entry: T): T | undefined =>
+  Object.values(entry).some((value) => value !== undefined) ? entry : undefined;
+
+/**
+ * One text of a language set to `value`; an empty value removes it (it then falls back to the
+ * default language and counts as missing again).
+ */
+export function setTranslatedText(
+  translations: TemplateTranslations,
+  language: PatientLanguage,
+  text: TranslatableText,
+  value: string,
+): TemplateTranslations {
+  const typed = value === "" ? undefined : value;
+  const current: TemplateTranslation = translations[language] ?? { fields: {} };
+  if (text.part === "title" || text.part === "description")
+    return { ...translations, [language]: { ...current, [text.part]: typed } };
+  const fields = { ...current.fields };
+  const entry: FieldTranslation = { ...fields[text.fieldKey!] };
+  if (text.part === "option") {
+    const options = { ...entry.options, [text.optionValue!]: typed };
+    if (typed === undefined) delete options[text.optionValue!];
+    entry.options = Object.keys(options).length > 0 ? (options as Record<string, string>) : undefined;
+  } else entry[text.part] = typed;
+  const kept = withoutEmpty(entry);
+  if (kept) fields[text.fieldKey!] = JSON.parse(JSON.stringify(kept)) as FieldTranslation;
+  else delete fields[text.fieldKey!];
+  return { ...translations, [language]: JSON.parse(JSON.stringify({ ...current, fields })) as TemplateTranslation };
+}
+
+/** "12 of 15 translated" for each language of the template. */
+export function coverageByLanguage(
+  template: { title: string; description: string | null; schema: TemplateSchema },
+  translations: TemplateTranslations,
+) {
+  return translationLanguages(translations).map((language) => ({
+    language,
+    ...translationCoverage(template, translations[language]),
+  }));
 }

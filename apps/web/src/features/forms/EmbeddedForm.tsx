@@ -1,6 +1,13 @@
 "use client";
 
-import type { Branding, FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
+import {
+  isPatientLanguage,
+  type Branding,
+  type FormValues,
+  type SessionInfo,
+  type SubmitResult,
+  type Template,
+} from "@clinsign/contracts";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isPatientLanguage } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -18,7 +25,14 @@ const DEFAULT_DRAFT_KEY = "embedded-form";
 
 type Screen =
   | FormStatus
-  | { kind: "ready"; info: SessionInfo; template: Template; values: FormValues; draftKey: string }
+  | {
+      kind: "ready";
+      info: SessionInfo;
+      template: Template;
+      values: FormValues;
+      draftKey: string;
+      language: string | null;
+    }
   | { kind: "done"; result: SubmitResult };
 
 /** Only http(s) redirects are followed: a `javascript:` URL must never run on our page. */
@@ -116,7 +130,15 @@ export function EmbeddedForm({
       if (!active) return;
       setBranding(info.branding);
       setOrganizationName(info.organizationName);
-      setScreen({ kind: "ready", info, template, draftKey, values: { ...info.prefill, ...(draft?.values ?? {}) } });
+      setScreen({
+        kind: "ready",
+        info,
+        template,
+        draftKey,
+        values: { ...info.prefill, ...(draft?.values ?? {}) },
+        // The patient's own choice (kept with the draft) over the session's preset, over the URL's.
+        language: draft?.language ?? info.language ?? (isPatientLanguage(langParam) ? langParam : null),
+      });
       host.post({ type: "ready" });
       void api.call("forms.event", { event: "form.opened" }).catch(() => {});
     })().catch((error: unknown) => {
@@ -143,7 +165,7 @@ export function EmbeddedForm({
       stopHeight();
       stopLanguage();
     };
-  }, [api, sessionId, publicCode, draftKeyParam, setLang, attempt]);
+  }, [api, sessionId, publicCode, draftKeyParam, langParam, setLang, attempt]);
 
   // form.closed when the page is left: a keepalive request outlives the page, and carries the
   // session header that sendBeacon cannot.
@@ -192,14 +214,15 @@ export function EmbeddedForm({
       break;
     }
     case "ready": {
-      const { info, template, values, draftKey } = screen;
+      const { info, template, values, draftKey, language } = screen;
       content = (
         <FormFill
           template={template}
           initialValues={values}
+          initialLanguage={language}
           expiresAt={null}
           phoneCountry={info.phoneCountry}
-          saveDraft={(changed) => api.call("drafts.save", { draftKey, values: changed })}
+          saveDraft={(changed, language) => api.call("drafts.save", { draftKey, values: changed, language })}
           onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
           onRejected={onRejected}
           uploadFile={(file, field, onProgress) =>
@@ -211,8 +234,8 @@ export function EmbeddedForm({
               onProgress,
             })
           }
-          submit={async (visible) => {
-            const result = await api.call("submissions.submit", { values: visible, draftKey });
+          submit={async (visible, language) => {
+            const result = await api.call("submissions.submit", { values: visible, draftKey, language });
             // The next person on this device (a waiting-room tablet) starts with an empty form.
             if (publicCode !== null) forgetVisitorSession(publicCode);
             setScreen({ kind: "done", result });

@@ -1,10 +1,19 @@
 "use client";
 
-import type { FieldIssue, FieldProblemCode, FormValues, Template } from "@clinsign/contracts";
+import {
+  isPatientLanguage,
+  localizeTemplate,
+  textDirection,
+  type FieldIssue,
+  type FieldProblemCode,
+  type FormValues,
+  type PatientLanguage,
+  type Template,
+} from "@clinsign/contracts";
 import { Notice } from "@clinsign/ui";
 import { FormRenderer, type UploadFile } from "@clinsign/ui/form";
-import { useMemo, useState } from "react";
-import { format } from "../../i18n";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { format, isLang } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { describeApiError, readApiError } from "../../trpc/errors";
@@ -16,10 +25,15 @@ import styles from "./forms.module.css";
 export interface FormFillProps {
   template: Template;
   initialValues: FormValues;
-  /** F7 (or the SMS portal's draft save); null when this form keeps no draft. */
-  saveDraft: ((values: FormValues) => Promise<{ savedAt: string }>) | null;
-  /** Sends the visible answers; throws the API's error when it refuses them. */
-  submit(values: FormValues): Promise<void>;
+  /**
+   * The language the form opens in: the one remembered with the draft, else the preset (embed
+   * session, SMS request, the URL's `lang`); null: the page's language.
+   */
+  initialLanguage?: string | null;
+  /** F7 (or the SMS portal's draft save), with the language the patient chose; null when this form keeps no draft. */
+  saveDraft: ((values: FormValues, language: PatientLanguage) => Promise<{ savedAt: string }>) | null;
+  /** Sends the visible answers and the language they were given in; throws the API's error when it refuses them. */
+  submit(values: FormValues, language: PatientLanguage): Promise<void>;
   uploadFile?: UploadFile;
   expiresAt?: string | null;
   onDraftSaved?(savedAt: Date): void;
@@ -58,6 +72,7 @@ function SaveStatus({ state }: { state: SaveState }) {
 export function FormFill({
   template,
   initialValues,
+  initialLanguage = null,
   saveDraft,
   submit,
   uploadFile,
@@ -66,13 +81,57 @@ export function FormFill({
   onRejected,
   phoneCountry,
 }: FormFillProps) {
-  const { t, locale } = usePatientI18n();
-  const labels = useMemo(() => rendererLabels(t, locale), [t, locale]);
+  const { t, locale, lang, setLang } = usePatientI18n();
+  // One choice of language: the page's. A preset or remembered language opens the form in it (and
+  // the page too, where the page has it); a later switch of the page's language changes the form's.
+  const [wanted, setWanted] = useState<string>(initialLanguage ?? lang);
+  const seenLang = useRef(lang);
+  useEffect(() => {
+    if (initialLanguage && isLang(initialLanguage) && initialLanguage !== lang) setLang(initialLanguage);
+    // Once, on opening.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  useEffect(() => {
+    if (lang === seenLang.current) return;
+    seenLang.current = lang;
+    setWanted(lang);
+  }, [lang]);
+  const localized = useMemo(() => localizeTemplate(template, wanted), [template, wanted]);
+  // What the form is shown in (sent with the submission), and what the patient chose (kept with
+  // the draft: restoring it must give the same page language, not the template's fallback).
+  const language = localized.language;
+  const chosen = isPatientLanguage(wanted) ? wanted : language;
+  const chosenRef = useRef(chosen);
+  chosenRef.current = chosen;
+
+  const labels = useMemo(() => {
+    const base = rendererLabels(t, locale);
+    // A field's own wording of a problem in this language, where the template has one.
+    return {
+      ...base,
+      problem: (problem: Parameters<typeof base.problem>[0], field: Parameters<typeof base.problem>[1]) =>
+        (field.key ? localized.errors[field.key]?.[problem.code] : undefined) ?? base.problem(problem, field),
+    };
+  }, [t, locale, localized]);
   const [values, setValues] = useState<FormValues>(initialValues);
   const [submitting, setSubmitting] = useState(false);
   const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
-  const autosave = useDraftAutosave({ save: saveDraft, onSaved: onDraftSaved, onRejected });
+  const autosave = useDraftAutosave({
+    save: saveDraft ? (changed) => saveDraft(changed, chosenRef.current) : null,
+    onSaved: onDraftSaved,
+    onRejected,
+  });
+
+  // The draft remembers a language the patient switched to, answers or not.
+  const savedLanguage = useRef(chosen);
+  useEffect(() => {
+    if (!saveDraft || chosen === savedLanguage.current) return;
+    savedLanguage.current = chosen;
+    saveDraft({}, chosen).catch(() => {});
+    // Only a change of language saves here; answers go through the autosave.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [chosen]);
 
   function change(key: string, value: unknown) {
     setValues((previous) => {
@@ -87,7 +146,7 @@ export function FormFill({
     setFailure(null);
     await autosave.settle();
     try {
-      await submit(visible);
+      await submit(visible, language);
     } catch (error) {
       autosave.resume();
       const api = readApiError(error);
@@ -115,10 +174,16 @@ export function FormFill({
   }
 
   return (
-    <article className={styles.fill} aria-labelledby="portal-heading">
+    <article
+      className={styles.fill}
+      aria-labelledby="portal-heading"
+      lang={language}
+      dir={textDirection(language)}
+      data-form-language={language}
+    >
       <header className={styles.fillHeader}>
-        <ScreenHeading dir="auto">{template.title}</ScreenHeading>
-        {template.description ? <p className={styles.description}>{template.description}</p> : null}
+        <ScreenHeading>{localized.title}</ScreenHeading>
+        {localized.description ? <p className={styles.description}>{localized.description}</p> : null}
         {expiresAt ? (
           <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p>
         ) : null}
@@ -129,7 +194,7 @@ export function FormFill({
         </Notice>
       ) : null}
       <FormRenderer
-        schema={template.schema}
+        schema={localized.schema}
         values={values}
         onValueChange={change}
         onSubmit={send}

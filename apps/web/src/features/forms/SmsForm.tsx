@@ -2,7 +2,7 @@
 
 import type { Branding, FormValues, Template } from "@clinsign/contracts";
 import { Button, Notice, TextField } from "@clinsign/ui";
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -25,7 +25,7 @@ type Step =
   | FormStatus
   | { kind: "identify"; notice?: string }
   | { kind: "otp"; sentAt: number }
-  | { kind: "form"; template: Template; values: FormValues };
+  | { kind: "form"; template: Template; values: FormValues; language: string | null };
 
 /** Links are 43 URL-safe characters; anything else cannot be one. */
 const plausibleLink = (token: string) => /^[A-Za-z0-9_-]{16,200}$/.test(token);
@@ -56,6 +56,8 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
   const [phoneCountry, setPhoneCountry] = useState<string | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [acted, setActed] = useState(false);
+  // The language the request was sent in: the form opens in it unless the draft remembers another.
+  const presetLanguage = useRef<string | null>(null);
   const s = t.forms.sms;
 
   async function openForm() {
@@ -63,7 +65,12 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
       api.call("smsForm.template", { linkToken }),
       api.call("smsForm.loadDraft", { linkToken }),
     ]);
-    setStep({ kind: "form", template, values: draft?.values ?? {} });
+    setStep({
+      kind: "form",
+      template,
+      values: draft?.values ?? {},
+      language: draft?.language ?? presetLanguage.current,
+    });
   }
 
   useEffect(() => {
@@ -80,6 +87,7 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
         setBranding(opened.branding);
         setExpiresAt(opened.expiresAt);
         setPhoneCountry(opened.phoneCountry);
+        presetLanguage.current = opened.language ?? null;
         if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted")
           setStep({ kind: "end", end: opened.status });
         else if (opened.hasAccess) await openForm();
@@ -144,9 +152,10 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
         <FormFill
           template={step.template}
           initialValues={step.values}
+          initialLanguage={step.language}
           expiresAt={expiresAt}
           phoneCountry={phoneCountry}
-          saveDraft={(values) => api.call("smsForm.saveDraft", { linkToken, values })}
+          saveDraft={(values, language) => api.call("smsForm.saveDraft", { linkToken, values, language })}
           onRejected={refused}
           uploadFile={(file, field, onProgress) =>
             uploadFormFile(file, {
@@ -157,8 +166,8 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
               onProgress,
             })
           }
-          submit={async (values) => {
-            await api.call("smsForm.submit", { linkToken, values });
+          submit={async (values, language) => {
+            await api.call("smsForm.submit", { linkToken, values, language });
             setActed(true);
             setStep({ kind: "end", end: "done" });
           }}

@@ -1,6 +1,6 @@
 "use client";
 
-import type { SubmissionAnswer, SubmissionDetail } from "@clinsign/contracts";
+import { isPatientLanguage, languageEndonyms, type SubmissionAnswer, type SubmissionDetail } from "@clinsign/contracts";
 import { Badge, Card, type BadgeTone } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { retryDetail } from "../../components/DetailStates";
@@ -119,6 +119,12 @@ function Delivery({
   );
 }
 
+/** The patient answered in another language than the template's own: staff are told which. */
+const answeredInOther = (d: { language: string | null; templateLanguage: string | null }) =>
+  d.language !== null && d.templateLanguage !== null && d.language !== d.templateLanguage;
+
+const languageName = (code: string) => (isPatientLanguage(code) ? languageEndonyms[code] : code);
+
 /**
  * One submission: each answer under its label, attachments, signature, facts, webhook and e-mail
  * outcome, PDF. Times are on the clinic's clock (the organization's time zone), answers in its
@@ -149,10 +155,22 @@ export function SubmissionDetailPage({ id }: { id: string }) {
       {(d) => (
         <DetailColumns>
           <Card title={s.answersTitle} description={format(s.answersDescription, { version: String(d.schemaVersion) })}>
+            {answeredInOther(d) ? (
+              <p className={styles.answeredIn} data-answered-language={d.language}>
+                {format(s.answeredIn, { language: languageName(d.language!) })}
+              </p>
+            ) : null}
             <dl className={styles.answers}>
               {d.answers.map((answer) => (
                 <div key={answer.key} className={styles.answer}>
-                  <dt>{answer.label}</dt>
+                  <dt>
+                    {answer.label}
+                    {answer.answeredLabel ? (
+                      <span className={styles.answeredLabel} lang={d.language ?? undefined} dir="auto">
+                        {answer.answeredLabel}
+                      </span>
+                    ) : null}
+                  </dt>
                   <dd>
                     <Answer answer={answer} s={s} />
                   </dd>
