@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { fieldProblemCodes, type FieldProblemCode } from "./form-problems";
+import { fieldProblemCodes } from "./form-problems";
 import { patientLanguage, patientLanguages, type PatientLanguage } from "./languages";
-import type { FormField, TemplateSchema } from "./templates";
+import type { TemplateSchema } from "./templates";
+import { filled, optionValue, translationKey, type TranslatableTemplate } from "./form-localize";
+
+export * from "./form-localize";
 
 /**
  * Form content in several languages (issue 19): a template is written in its `defaultLanguage`
@@ -46,21 +49,6 @@ export const templateTranslations = z
   });
 export type TemplateTranslations = Partial<Record<PatientLanguage, TemplateTranslation>>;
 
-/** Each language in its own words, as a patient picks it and as staff see what a patient answered in. */
-export const languageEndonyms: Record<PatientLanguage, string> = {
-  de: "Deutsch",
-  en: "English",
-  tr: "Türkçe",
-  ar: "العربية",
-  ru: "Русский",
-  uk: "Українська",
-  pl: "Polski",
-};
-
-/** The name a field's translation goes under: its key, or a display element's id. */
-export const translationKey = (field: FormField): string => field.key ?? field.id;
-
-const optionValue = (option: string | { value: string }) => (typeof option === "string" ? option : option.value);
 const optionLabel = (option: string | { value: string; label: string }) =>
   typeof option === "string" ? option : option.label;
 
@@ -131,83 +119,6 @@ export function pruneTranslations(schema: TemplateSchema, translations: Template
       return [language, { ...translation, fields }];
     }),
   );
-}
-
-/** What a template needs to be shown in a language. */
-export interface TranslatableTemplate {
-  title: string;
-  description: string | null;
-  schema: TemplateSchema;
-  defaultLanguage: PatientLanguage;
-  translations: TemplateTranslations;
-}
-
-export interface LocalizedTemplate {
-  /** The language the content is in: the one asked for when the template has it, else the default. */
-  language: PatientLanguage;
-  title: string;
-  description: string | null;
-  schema: TemplateSchema;
-  /** Field key → problem code → wording, where this language words a problem itself. */
-  errors: Record<string, Partial<Record<FieldProblemCode, string>>>;
-}
-
-/** The language a template is shown in when `wanted` is asked for. */
-export function contentLanguage(
-  template: Pick<TranslatableTemplate, "defaultLanguage" | "translations">,
-  wanted: string | null | undefined,
-): PatientLanguage {
-  if (wanted && wanted !== template.defaultLanguage && wanted in template.translations)
-    return wanted as PatientLanguage;
-  return template.defaultLanguage;
-}
-
-const filled = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
-
-/**
- * The template in `wanted`, each text falling back to the default language where that language
- * has none. One implementation for the embedded form, the SMS form, the builder's preview and the
- * staff outputs; values (option values) are never touched.
- */
-export function localizeTemplate(template: TranslatableTemplate, wanted: string | null | undefined): LocalizedTemplate {
-  const language = contentLanguage(template, wanted);
-  const translation = language === template.defaultLanguage ? undefined : template.translations[language];
-  if (!translation)
-    return {
-      language,
-      title: template.title,
-      description: template.description,
-      schema: template.schema,
-      errors: {},
-    };
-  const errors: LocalizedTemplate["errors"] = {};
-  const fields = template.schema.fields.map((field): FormField => {
-    const entry = translation.fields?.[translationKey(field)];
-    if (!entry) return field;
-    if (entry.errors && field.key) errors[field.key] = entry.errors as Partial<Record<FieldProblemCode, string>>;
-    const next = { ...field } as FormField;
-    if (filled(entry.label)) next.label = entry.label;
-    if (filled(entry.help) && field.helpText !== undefined) next.helpText = entry.help;
-    if (filled(entry.placeholder) && field.placeholder !== undefined) next.placeholder = entry.placeholder;
-    if ("options" in next && entry.options) {
-      const labels = entry.options;
-      next.options = next.options.map((option) => {
-        const value = optionValue(option);
-        const label = labels[value];
-        if (!filled(label)) return option;
-        return typeof option === "string" ? { value, label } : { ...option, label };
-      });
-    }
-    return next;
-  });
-  return {
-    language,
-    title: filled(translation.title) ? translation.title : template.title,
-    description:
-      filled(translation.description) && template.description ? translation.description : template.description,
-    schema: { ...template.schema, fields },
-    errors,
-  };
 }
 
 /** One text a translator fills in: where it goes and the default language's wording beside it. */

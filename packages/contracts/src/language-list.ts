@@ -17,3 +17,14 @@ export function isPatientLanguage(value: unknown): value is PatientLanguage {
 export function textDirection(language: string): "rtl" | "ltr" {
   return rightToLeft.has(language) ? "rtl" : "ltr";
 }
+
+/** Each language in its own words, as a patient picks it and as staff see what a patient answered in. */
+export const languageEndonyms: Record<PatientLanguage, string> = {
+  de: "Deutsch",
+  en: "English",
+  tr: "Türkçe",
+  ar: "العربية",
+  ru: "Русский",
+  uk: "Українська",
+  pl: "Polski",
+};

@@ -1,4 +1,5 @@
 import {
+  languageEndonyms,
   isPatientLanguage,
   patientLanguages,
   textDirection,
@@ -27,15 +28,7 @@ export type PatientLang = PatientLanguage;
 export const LANG_COOKIE = "lang";
 
 /** Each language in its own language, for the switch. */
-export const languageNames: Record<PatientLang, string> = {
-  de: "Deutsch",
-  en: "English",
-  tr: "Türkçe",
-  ar: "العربية",
-  ru: "Русский",
-  uk: "Українська",
-  pl: "Polski",
-};
+export const languageNames = languageEndonyms;
 
 /**
  * The texts of patient-facing pages (signing portal, form pages): a slice of the dictionary, so

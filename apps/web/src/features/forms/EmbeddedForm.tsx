@@ -1,13 +1,6 @@
 "use client";
 
-import {
-  isPatientLanguage,
-  type Branding,
-  type FormValues,
-  type SessionInfo,
-  type SubmitResult,
-  type Template,
-} from "@clinsign/contracts";
+import type { Branding, FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isPatientLanguage } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";

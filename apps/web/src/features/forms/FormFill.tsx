@@ -1,15 +1,8 @@
 "use client";
 
-import {
-  isPatientLanguage,
-  localizeTemplate,
-  textDirection,
-  type FieldIssue,
-  type FieldProblemCode,
-  type FormValues,
-  type PatientLanguage,
-  type Template,
-} from "@clinsign/contracts";
+import type { FieldIssue, FieldProblemCode, FormValues, PatientLanguage, Template } from "@clinsign/contracts";
+import { localizeTemplate } from "@clinsign/contracts/form-localize";
+import { isPatientLanguage, textDirection } from "@clinsign/contracts/language-list";
 import { Notice } from "@clinsign/ui";
 import { FormRenderer, type UploadFile } from "@clinsign/ui/form";
 import { useEffect, useMemo, useRef, useState } from "react";
