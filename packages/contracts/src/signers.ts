@@ -9,10 +9,8 @@ import { isoDateTime, uuid } from "./common";
 // whose version has other roles names who signs each role (A1 `signers`), in order. See
 // docs/signatures.md, "Several signers".
 
-/** The roles the console offers; a clinic may use its own name as well (any `signerRole`). */
-export const builtInSignerRoles = ["patient", "legal_representative", "witness", "interpreter", "physician"] as const;
-export type BuiltInSignerRole = (typeof builtInSignerRoles)[number];
-export const PATIENT_ROLE = "patient" as const;
+export * from "./signer-roles";
+import { PATIENT_ROLE } from "./signer-roles";
 export const SIGNER_ROLE_MAX = 60;
 /** At most this many signers (roles) on one request. */
 export const MAX_SIGNERS = 10;

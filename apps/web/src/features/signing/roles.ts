@@ -1,4 +1,4 @@
-import { builtInSignerRoles, PATIENT_ROLE, type BuiltInSignerRole } from "@clinsign/contracts";
+import { builtInSignerRoles, PATIENT_ROLE, type BuiltInSignerRole } from "@clinsign/contracts/signer-roles";
 
 /**
  * Signer roles as people read them. A field's role is one of the built-in roles or a name the
