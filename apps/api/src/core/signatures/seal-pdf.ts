@@ -16,62 +16,19 @@ import {
   PDFDocument,
   PDFName,
   PDFRawStream,
-  StandardFonts,
-  type PDFFont,
   type PDFPage,
 } from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { SignatureFieldRect } from "@clinsign/db";
+import { PageText, PdfFonts, type FontRole, type Rgb } from "../pdf-worker/pdf-text";
 
-/** Standard fonts speak WinAnsi: anything else (emoji, CJK, controls) becomes "?". */
+/**
+ * Strings in the signature dictionary (reason, location) are PDF text strings that signpdf writes
+ * as Latin-1: anything else becomes "?". Drawn text goes through pdf-text.ts instead.
+ */
 export function printable(text: string): string {
   return text.normalize("NFC").replace(/[^\x20-\x7E\xA0-\xFF]/g, "?");
-}
-
-/**
- * Widths of single characters at size 1, per font of one document. The glyphs are shown without
- * kerning (Tj), so a line is as wide as the sum of its characters' widths.
- */
-const charWidths = new WeakMap<PDFFont, Map<string, number>>();
-
-function charWidth(font: PDFFont, char: string): number {
-  let widths = charWidths.get(font);
-  if (!widths) charWidths.set(font, (widths = new Map()));
-  let width = widths.get(char);
-  if (width === undefined) widths.set(char, (width = font.widthOfTextAtSize(char, 1)));
-  return width;
-}
-
-/**
- * Breaks text into lines no wider than maxWidth, preferring the last space in the second half of a
- * line. The line's width grows character by character: measuring the whole line again for every
- * character (quadratic) was more than half of the audit page's time.
- */
-export function wrap(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  let lineWidth = 0;
-  for (const char of printable(text)) {
-    const advance = charWidth(font, char) * size;
-    if (line && lineWidth + advance > maxWidth) {
-      const cut = line.lastIndexOf(" ");
-      if (cut > line.length / 2) {
-        lines.push(line.slice(0, cut));
-        line = line.slice(cut + 1) + char;
-      } else {
-        lines.push(line);
-        line = char;
-      }
-      lineWidth = 0;
-      for (const c of line) lineWidth += charWidth(font, c) * size;
-    } else {
-      line += char;
-      lineWidth += advance;
-    }
-  }
-  if (line) lines.push(line);
-  return lines.length ? lines : [""];
 }
 
 /** The field rectangle in PDF user space (bottom-left origin, MediaBox offset included). */
@@ -80,50 +37,8 @@ function fieldBox(page: PDFPage, rect: SignatureFieldRect) {
   return { x: box.x + rect.x, y: box.y + box.height - rect.y - rect.height, width: rect.width, height: rect.height };
 }
 
-/** Red, green, blue from 0 to 1. */
-type Rgb = readonly [number, number, number];
 /** The typed name's colour: dark blue, like ink. */
 const INK: Rgb = [0.05, 0.1, 0.35];
-
-/** A number as content streams take it: no exponent, at most three decimals. */
-const pdfNumber = (value: number) => String(Math.round(value * 1000) / 1000);
-
-/**
- * Single lines of text on one page, written directly as content-stream operators and added as one
- * stream. PDFPage.drawText builds an object per operator and operand, and adds a new entry to the
- * page's font resources on every call (about 50 for the audit page): together most of the audit
- * page's time. Here each font gets one resource entry per page, and each line is one string.
- */
-class PageText {
-  private readonly operators: string[] = ["q"];
-  private readonly fontKeys = new Map<PDFFont, string>();
-
-  constructor(private readonly page: PDFPage) {}
-
-  /**
-   * The text must be printable() already: a standard font's WinAnsi encoding is Latin-1 for those
-   * characters, so each character's code is its byte.
-   */
-  write(text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: Rgb }): void {
-    let key = this.fontKeys.get(options.font);
-    if (!key) {
-      key = this.page.node.newFontDictionary(options.font.name, options.font.ref).toString();
-      this.fontKeys.set(options.font, key);
-    }
-    const [red, green, blue] = options.color ?? [0, 0, 0];
-    const hex = Buffer.from(text, "latin1").toString("hex");
-    this.operators.push(
-      `BT ${key} ${pdfNumber(options.size)} Tf ${pdfNumber(red)} ${pdfNumber(green)} ${pdfNumber(blue)} rg ${pdfNumber(options.x)} ${pdfNumber(options.y)} Td <${hex}> Tj ET`,
-    );
-  }
-
-  /** Adds what was written to the page, as one deflated content stream after its others. */
-  finish(doc: PDFDocument): void {
-    this.operators.push("Q");
-    const contents = deflateSync(Buffer.from(this.operators.join("\n"), "latin1"));
-    this.page.node.addContentStream(doc.context.register(doc.context.stream(contents, { Filter: "FlateDecode" })));
-  }
-}
 
 /**
  * Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only helps a
@@ -179,13 +94,16 @@ export interface StampInput extends SignatureStamp {
   stamps?: SignatureStamp[];
 }
 
-/** Draws each signature into its fields. */
+/** Draws each signature into its fields; typed names in any script share one set of fonts. */
 async function drawSignatures(doc: PDFDocument, input: StampInput): Promise<void> {
-  for (const stamp of input.stamps ?? [input]) await drawSignature(doc, stamp);
+  const stamps = input.stamps ?? [input];
+  const typed = stamps.filter((stamp) => !stamp.png).map((stamp) => stamp.typedName ?? "");
+  const fonts = typed.length ? await PdfFonts.embed(doc, [{ role: "italic", texts: typed }]) : null;
+  for (const stamp of stamps) await drawSignature(doc, stamp, fonts);
 }
 
 /** Draws the signature (image, or the typed name) into every field, scaled to fit and centred. */
-async function drawSignature(doc: PDFDocument, input: SignatureStamp): Promise<void> {
+async function drawSignature(doc: PDFDocument, input: SignatureStamp, fonts: PdfFonts | null): Promise<void> {
   if (input.png) {
     const image = await doc.embedPng(input.png);
     for (const rect of input.fields) {
@@ -203,20 +121,18 @@ async function drawSignature(doc: PDFDocument, input: SignatureStamp): Promise<v
     }
     return;
   }
-  const font = await doc.embedFont(StandardFonts.TimesRomanItalic);
-  const name = printable(input.typedName ?? "");
-  const nameWidth = font.widthOfTextAtSize(name, 1);
+  if (!fonts) return;
+  const name = fonts.shape(input.typedName ?? "", "italic");
   const texts = new Map<PDFPage, PageText>();
   for (const rect of input.fields) {
     const page = doc.getPage(rect.page - 1);
     const box = fieldBox(page, rect);
-    const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(nameWidth, 1)));
+    const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(name.width, 1)));
     const text = texts.get(page) ?? texts.set(page, new PageText(page)).get(page)!;
     text.write(name, {
-      x: box.x + (box.width - nameWidth * size) / 2,
+      x: box.x + (box.width - name.width * size) / 2,
       y: box.y + (box.height - size * 0.7) / 2,
       size,
-      font,
       color: INK,
     });
   }
@@ -262,10 +178,8 @@ export interface AuditPageSigner {
 /** Appends the audit page (who, when, from where, hashes before and after stamping); returns it. */
 async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<PDFPage> {
   const page = doc.addPage([595.28, 841.89]);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
   let text = new PageText(page);
+  let y = 780;
   /** Several signers can fill more than a page: continue on another one (the seal's widget stays on the first). */
   const room = (needed: number) => {
     if (y - needed >= 48) return;
@@ -275,10 +189,7 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
   };
   const left = 56;
   const width = 595.28 - 2 * left;
-  let y = 780;
-  text.write("Signature audit trail", { x: left, y, size: 18, font: bold });
-  y -= 28;
-  const signerRows: [string, string, PDFFont?][] = facts.signers
+  const signerRows: [string, string, FontRole?][] = facts.signers
     ? facts.signers.map((signer, i) => [
         `Signer ${i + 1}: ${signer.role}`,
         signer.signedAt
@@ -291,7 +202,7 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
         ["IP address", facts.ip ?? "-"],
         ["User agent", facts.userAgent ?? "-"],
       ];
-  const rows: [string, string, PDFFont?][] = [
+  const rows: [string, string, FontRole?][] = [
     ["Document", `${facts.title} (version ${facts.version})`],
     ["Document id", facts.documentId],
     ["Signature id", facts.signatureId],
@@ -302,33 +213,41 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
     ["Requested (UTC)", facts.createdAt.toISOString()],
     ["Opened (UTC)", facts.openedAt?.toISOString() ?? "-"],
     ...signerRows.slice(facts.signers ? 0 : 1),
-    ["SHA-256 of the original", facts.originalSha256, mono],
-    ["SHA-256 after stamping", facts.stampedSha256, mono],
+    ["SHA-256 of the original", facts.originalSha256, "mono"],
+    ["SHA-256 after stamping", facts.stampedSha256, "mono"],
     ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
     ["Trusted time", facts.trustedTime],
   ];
+  const title = "Signature audit trail";
+  const closing =
+    "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.";
+  const fonts = await PdfFonts.embed(doc, [
+    { role: "bold", texts: [title, ...rows.map(([label]) => label)] },
+    { role: "regular", texts: [closing, ...rows.filter(([, , role]) => !role).map(([, value]) => value)] },
+    { role: "mono", texts: rows.filter(([, , role]) => role === "mono").map(([, value]) => value) },
+  ]);
+  const line = (value: string, role: FontRole, size: number, color?: Rgb) => {
+    text.write(fonts.shape(value, role), { x: left, y, size, ...(color && { color }) });
+  };
+  line(title, "bold", 18);
+  y -= 28;
   for (const [label, value, font] of rows) {
-    const valueFont = font ?? regular;
+    const role = font ?? "regular";
     const size = font ? 8.5 : 10;
-    const lines = wrap(value, valueFont, size, width);
+    const lines = fonts.wrap(value, role, size, width);
     room(13 + lines.length * (size + 4));
-    text.write(printable(label), { x: left, y, size: 9, font: bold, color: [0.3, 0.3, 0.3] });
+    line(label, "bold", 9, [0.3, 0.3, 0.3]);
     y -= 13;
-    for (const line of lines) {
-      text.write(line, { x: left, y, size, font: valueFont });
+    for (const valueLine of lines) {
+      line(valueLine, role, size);
       y -= size + 4;
     }
     y -= 6;
   }
   y -= 6;
   room(40);
-  for (const line of wrap(
-    "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.",
-    regular,
-    8.5,
-    width,
-  )) {
-    text.write(line, { x: left, y, size: 8.5, font: regular, color: [0.35, 0.35, 0.35] });
+  for (const closingLine of fonts.wrap(closing, "regular", 8.5, width)) {
+    line(closingLine, "regular", 8.5, [0.35, 0.35, 0.35]);
     y -= 12;
   }
   text.finish(doc);

@@ -1,0 +1,144 @@
+/**
+ * Text in every patient language: typed names stamped into the signature field and the audit
+ * page come back out of the PDF (pdftotext) as they went in.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fontkit from "@foliojs-fork/fontkit";
+import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
+import { describe, expect, it } from "vitest";
+import { prepareSeal, type PrepareSealInput } from "../signatures/seal-pdf";
+import { makePdf } from "../../testing/signature-fixtures";
+import { cleanText, PageText, PdfFonts } from "./pdf-text";
+
+const hasPdftotext = spawnSync("pdftotext", ["-v"]).status === 0;
+const work = mkdtempSync(join(tmpdir(), "pdf-text-"));
+const FIELD = { page: 1, x: 100, y: 600, width: 300, height: 60 };
+
+function sealInput(original: Uint8Array, typedName: string, extra: Partial<PrepareSealInput["facts"]> = {}): PrepareSealInput {
+  return {
+    original,
+    fields: [FIELD],
+    png: null,
+    typedName,
+    facts: {
+      title: "Einwilligung",
+      signatureId: "sig-1",
+      documentId: "doc-1",
+      version: 1,
+      signer: `${typedName} (typed name)`,
+      patientId: "P-1",
+      institutionId: "clinic",
+      orderBy: "dr.house",
+      createdAt: new Date("2026-11-26T10:00:00Z"),
+      openedAt: null,
+      signedAt: new Date("2026-11-26T10:05:00Z"),
+      ip: "127.0.0.1",
+      userAgent: "test",
+      originalSha256: "0".repeat(64),
+      certificate: "CN=test",
+      development: true,
+      trustedTime: "none",
+      ...extra,
+    },
+    placeholder: { reason: "test", location: "test", contactInfo: "ClinSign", signingTime: new Date(), name: "test" },
+  };
+}
+
+/** pdftotext of one page of a PDF, whitespace collapsed. */
+function textOf(pdf: Uint8Array, page: number, name: string): string {
+  const file = join(work, `${name}.pdf`);
+  writeFileSync(file, pdf);
+  const out = spawnSync("pdftotext", ["-f", String(page), "-l", String(page), file, "-"], { encoding: "utf8" });
+  return out.stdout.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Every embedded font's glyphs that are not blank by nature have an outline: a broken subset
+ * (glyphs that extract as text but draw nothing) fails here.
+ */
+async function expectGlyphsDrawn(pdf: Uint8Array, blankChars: number): Promise<string[]> {
+  const doc = await PDFDocument.load(pdf);
+  const names: string[] = [];
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict) || object.get(PDFName.of("Type")) !== PDFName.of("FontDescriptor")) continue;
+    const ref = object.get(PDFName.of("FontFile2"));
+    if (!(ref instanceof PDFRef)) continue;
+    const stream = doc.context.lookup(ref);
+    if (!(stream instanceof PDFRawStream)) continue;
+    const font = fontkit.create(Buffer.from(decodePDFRawStream(stream).decode()));
+    const name = String(object.get(PDFName.of("FontName")));
+    names.push(name);
+    let blank = 0;
+    // Glyph 0 is .notdef.
+    for (let id = 1; id < font.numGlyphs; id++) if (!font.getGlyph(id).path.commands.length) blank++;
+    expect(blank, name).toBeLessThanOrEqual(blankChars);
+    expect(font.numGlyphs).toBeGreaterThan(2);
+  }
+  return names;
+}
+
+describe("typed names in any script", () => {
+  const names = ["Ayşe Yılmaz", "Łukasz Żółć", "Олександр Шевченко", "Ірина Їжак"];
+  it.skipIf(!hasPdftotext).each(names)("stamps %s so that it reads back as typed", async (name) => {
+    const { stamped } = await prepareSeal(sealInput(await makePdf(), name));
+    expect(textOf(stamped, 1, "ltr")).toContain(name);
+    // The space is the one glyph without an outline.
+    expect(await expectGlyphsDrawn(stamped, 1)).toEqual([expect.stringMatching(/NotoSans-Italic/)]);
+  });
+
+  it.skipIf(!hasPdftotext)("stamps an Arabic name with Arabic glyphs that read back as its letters", async () => {
+    const name = "محمد";
+    const { stamped } = await prepareSeal(sealInput(await makePdf(), name));
+    const text = textOf(stamped, 1, "arabic");
+    // pdftotext gives the letters (right to left, as shown); none became "?" or a missing glyph.
+    expect(text).not.toContain("?");
+    expect([...text].filter((c) => /[\u0600-\u06FF\uFE70-\uFEFF]/.test(c)).join("")).toMatch(/^(محمد|دمحم)$/);
+    const fonts = spawnSync("pdffonts", [join(work, "arabic.pdf")], { encoding: "utf8" }).stdout;
+    expect(fonts).toContain("NotoSansArabic");
+    expect(await expectGlyphsDrawn(stamped, 0)).toEqual([expect.stringMatching(/NotoSansArabic/)]);
+  });
+
+  it("keeps Latin-1 names in the standard fonts: no font is embedded", async () => {
+    const { stamped } = await prepareSeal(sealInput(await makePdf(), "Erika Müller"));
+    expect(Buffer.from(stamped).toString("latin1")).not.toContain("FontFile2");
+  });
+});
+
+describe("PdfFonts", () => {
+  it("puts a mixed line into visual order: Arabic runs right to left, Latin left to right", async () => {
+    const doc = await PDFDocument.create();
+    const line = "محمد (Ali) 2026";
+    const fonts = await PdfFonts.embed(doc, [{ role: "regular", texts: [line] }]);
+    const shaped = fonts.shape(line, "regular", "rtl");
+    expect(shaped.width).toBeGreaterThan(0);
+    // Two fonts: Arabic for the name, Noto Sans for the rest.
+    expect(new Set(shaped.runs.map((run) => run.font.name)).size).toBe(2);
+    const page = doc.addPage([400, 100]);
+    const text = new PageText(page);
+    text.write(shaped, { x: 10, y: 50, size: 12 });
+    text.finish(doc);
+    if (hasPdftotext) {
+      const out = textOf(await doc.save(), 1, "mixed");
+      expect(out).toContain("Ali");
+      expect(out).toContain("2026");
+    }
+  });
+
+  it("drops bidi overrides and turns what no font has into ?", () => {
+    expect(cleanText("A\u202Eevil\u202C")).toBe("Aevil");
+    expect(cleanText("Ok 😀\u0007")).toBe("Ok ??");
+  });
+
+  it("wraps long text in any script within the width", async () => {
+    const doc = await PDFDocument.create();
+    const long = "Олександр ".repeat(30).trim();
+    const fonts = await PdfFonts.embed(doc, [{ role: "regular", texts: [long] }]);
+    const lines = fonts.wrap(long, "regular", 10, 200);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(fonts.shape(line, "regular").width * 10).toBeLessThanOrEqual(200.5);
+    expect(lines.join(" ")).toBe(long);
+  });
+});
