@@ -17,7 +17,11 @@ const hasPdftotext = spawnSync("pdftotext", ["-v"]).status === 0;
 const work = mkdtempSync(join(tmpdir(), "pdf-text-"));
 const FIELD = { page: 1, x: 100, y: 600, width: 300, height: 60 };
 
-function sealInput(original: Uint8Array, typedName: string, extra: Partial<PrepareSealInput["facts"]> = {}): PrepareSealInput {
+function sealInput(
+  original: Uint8Array,
+  typedName: string,
+  extra: Partial<PrepareSealInput["facts"]> = {},
+): PrepareSealInput {
   return {
     original,
     fields: [FIELD],
@@ -28,7 +32,9 @@ function sealInput(original: Uint8Array, typedName: string, extra: Partial<Prepa
       signatureId: "sig-1",
       documentId: "doc-1",
       version: 1,
-      signer: `${typedName} (typed name)`,
+      signature: { kind: "typed", name: typedName },
+      language: "en",
+      clinicLanguage: "en",
       patientId: "P-1",
       institutionId: "clinic",
       orderBy: "dr.house",
@@ -40,7 +46,7 @@ function sealInput(original: Uint8Array, typedName: string, extra: Partial<Prepa
       originalSha256: "0".repeat(64),
       certificate: "CN=test",
       development: true,
-      trustedTime: "none",
+      tsaHost: null,
       ...extra,
     },
     placeholder: { reason: "test", location: "test", contactInfo: "ClinSign", signingTime: new Date(), name: "test" },
@@ -73,7 +79,7 @@ async function expectGlyphsDrawn(pdf: Uint8Array, blankChars: number): Promise<s
     names.push(name);
     let blank = 0;
     // Glyph 0 is .notdef.
-    for (let id = 1; id < font.numGlyphs; id++) if (!font.getGlyph(id).path.commands.length) blank++;
+    for (let id = 1; id < font.numGlyphs; id++) if (font.getGlyph(id).path.bbox.width <= 0) blank++;
     expect(blank, name).toBeLessThanOrEqual(blankChars);
     expect(font.numGlyphs).toBeGreaterThan(2);
   }
@@ -140,5 +146,61 @@ describe("PdfFonts", () => {
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(fonts.shape(line, "regular").width * 10).toBeLessThanOrEqual(200.5);
     expect(lines.join(" ")).toBe(long);
+  });
+});
+
+describe("the audit page in the signer's language", () => {
+  /** pdftotext -bbox of the audit page: each word with its left and right edge. */
+  function words(pdf: Uint8Array, name: string): { text: string; xMin: number; xMax: number }[] {
+    const file = join(work, `${name}.pdf`);
+    writeFileSync(file, pdf);
+    const html = spawnSync("pdftotext", ["-bbox", "-f", "2", "-l", "2", file, "-"], { encoding: "utf8" }).stdout;
+    return [...html.matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)].map(
+      (m) => ({ text: m[3]!, xMin: Number(m[1]), xMax: Number(m[2]) }),
+    );
+  }
+
+  it.skipIf(!hasPdftotext)("Turkish, with the clinic's German beside the labels", async () => {
+    const { prepared } = await prepareSeal(
+      sealInput(await makePdf(), "Ayşe Yılmaz", { language: "tr", clinicLanguage: "de" }),
+    );
+    const text = textOf(prepared, 2, "audit-tr");
+    expect(text).toContain("İmza denetim kaydı");
+    expect(text).toContain("Signaturprotokoll");
+    expect(text).toContain("İmzalayan");
+    expect(text).toContain("Ayşe Yılmaz (yazılan ad)");
+    expect(text).toContain("Orijinalin SHA-256 değeri");
+    expect(text).toContain("SHA-256 des Originals");
+    expect(text).toContain("Bu sayfa, imza belgeye eklendikten sonra");
+  });
+
+  it.skipIf(!hasPdftotext)("Arabic, right to left: lines end at the right margin", async () => {
+    const { prepared } = await prepareSeal(
+      sealInput(await makePdf(), "محمد", { language: "ar", clinicLanguage: "de" }),
+    );
+    const text = textOf(prepared, 2, "audit-ar");
+    expect(text).toContain("Signaturprotokoll");
+    expect(text).toContain("0".repeat(64));
+    // (Noto Sans Arabic draws some letters as a shared base glyph plus dots; the text of those
+    // extracts as the first letter that used the base, so only words without them are compared.)
+    for (const word of ["سجل", "المستند", "محمد"]) expect(text).toContain(word);
+    const all = words(prepared, "audit-ar-bbox");
+    const rightEdge = 595.28 - 56;
+    // The title's first word (rightmost) ends at the right margin; the German label sits left of it.
+    // (-bbox gives right-to-left words in visual order.)
+    const title = all.find((w) => w.text === [..."سجل"].reverse().join(""))!;
+    expect(Math.abs(title.xMax - rightEdge)).toBeLessThan(2);
+    expect(all.find((w) => w.text === "Signaturprotokoll")!.xMax).toBeLessThan(title.xMin);
+    // The hash (left to right inside the right-to-left page) is right-aligned too.
+    const hash = all.find((w) => w.text === "0".repeat(64))!;
+    expect(Math.abs(hash.xMax - rightEdge)).toBeLessThan(2);
+  });
+
+  it.skipIf(!hasPdftotext)("English when no language is known: the page as it always was", async () => {
+    const { prepared } = await prepareSeal(sealInput(await makePdf(), "Erika Müller"));
+    const text = textOf(prepared, 2, "audit-en");
+    expect(text).toContain("Signature audit trail");
+    expect(text).toContain("Erika Müller (typed name)");
+    expect(text).not.toContain("Signaturprotokoll");
   });
 });

@@ -212,7 +212,10 @@ export class PdfFonts {
     const line = this.drawable(text, role);
     if (isLatin1(line)) {
       const font = this.standardFont(role);
-      return { runs: [{ font, hex: Buffer.from(line, "latin1").toString("hex"), width: font.widthOfTextAtSize(line, 1) }], width: font.widthOfTextAtSize(line, 1) };
+      return {
+        runs: [{ font, hex: Buffer.from(line, "latin1").toString("hex"), width: font.widthOfTextAtSize(line, 1) }],
+        width: font.widthOfTextAtSize(line, 1),
+      };
     }
     const embedding = bidi.getEmbeddingLevels(line, direction);
     const mirrored = bidi.getMirroredCharactersMap(line, embedding.levels);
@@ -270,7 +273,8 @@ function mergeRuns(runs: Run[]): Run[] {
   const merged: Run[] = [];
   for (const run of runs) {
     const last = merged[merged.length - 1];
-    if (last && last.font === run.font) merged[merged.length - 1] = { font: run.font, hex: last.hex + run.hex, width: last.width + run.width };
+    if (last && last.font === run.font)
+      merged[merged.length - 1] = { font: run.font, hex: last.hex + run.hex, width: last.width + run.width };
     else merged.push(run);
   }
   return merged;
@@ -309,9 +313,13 @@ export class PageText {
     if (!line.runs.length) return;
     const [red, green, blue] = options.color ?? [0, 0, 0];
     const size = pdfNumber(options.size);
-    const shows = line.runs.map((run) => `${this.key(run.font)} ${size} Tf <${run.hex}> Tj`).join(" ");
+    const [first, ...rest] = line.runs.map((run) => [`${this.key(run.font)} ${size} Tf`, `<${run.hex}> Tj`]);
     this.operators.push(
-      `BT ${pdfNumber(red)} ${pdfNumber(green)} ${pdfNumber(blue)} rg ${pdfNumber(options.x)} ${pdfNumber(options.y)} Td ${shows} ET`,
+      [
+        `BT ${first![0]} ${pdfNumber(red)} ${pdfNumber(green)} ${pdfNumber(blue)} rg ${pdfNumber(options.x)} ${pdfNumber(options.y)} Td ${first![1]}`,
+        ...rest.map(([font, show]) => `${font} ${show}`),
+        "ET",
+      ].join(" "),
     );
   }
 

@@ -10,18 +10,14 @@
  */
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import {
-  ParseSpeeds,
-  PDFContentStream,
-  PDFDocument,
-  PDFName,
-  PDFRawStream,
-  type PDFPage,
-} from "pdf-lib";
+import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, type PDFPage } from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { SignatureFieldRect } from "@clinsign/db";
-import { PageText, PdfFonts, type FontRole, type Rgb } from "../pdf-worker/pdf-text";
+import type { PatientLanguage } from "@clinsign/contracts/language-list";
+import type { SigningOrder } from "@clinsign/contracts";
+import { PageText, PdfFonts, type FontRole, type Rgb, type TextDirection } from "../pdf-worker/pdf-text";
+import { auditPageTexts, fill, rightToLeft, roleName, statusName, type AuditPageTexts } from "./audit-page-texts";
 
 /**
  * Strings in the signature dictionary (reason, location) are PDF text strings that signpdf writes
@@ -144,7 +140,9 @@ export interface AuditPageFacts {
   signatureId: string;
   documentId: string;
   version: number;
-  signer: string;
+  /** Who signed: the one patient (typed name or drawn), or several signers (rows in `signers`). */
+  signature:
+    { kind: "typed"; name: string } | { kind: "drawn" } | { kind: "several"; count: number; order: SigningOrder };
   patientId: string;
   institutionId: string;
   orderBy: string;
@@ -157,8 +155,12 @@ export interface AuditPageFacts {
   stampedSha256: string;
   certificate: string;
   development: boolean;
-  /** What trusted time the seal carries (the time stamp is made after this page is drawn). */
-  trustedTime: string;
+  /** The time stamp authority's host (the time stamp is made after this page is drawn); null: none. */
+  tsaHost: string | null;
+  /** The page's language: the one the patient signed in (audit-page-texts.ts). */
+  language: PatientLanguage;
+  /** The organization's language, beside each label when it differs. */
+  clinicLanguage: PatientLanguage;
   /** Several signers: every signer, in signing order (replaces the one signer's time and address). */
   signers?: AuditPageSigner[];
 }
@@ -175,80 +177,124 @@ export interface AuditPageSigner {
   userAgent: string | null;
 }
 
-/** Appends the audit page (who, when, from where, hashes before and after stamping); returns it. */
+const A4: [number, number] = [595.28, 841.89];
+const GREY: Rgb = [0.3, 0.3, 0.3];
+const LIGHT: Rgb = [0.45, 0.45, 0.45];
+
+/**
+ * Appends the audit page (who, when, from where, hashes before and after stamping); returns it.
+ * Written in the signer's language (right to left for Arabic) with the clinic's language beside
+ * each label; names and values in any script (pdf-text.ts).
+ */
 async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<PDFPage> {
-  const page = doc.addPage([595.28, 841.89]);
+  const t = auditPageTexts[facts.language];
+  const clinic = facts.clinicLanguage === facts.language ? null : auditPageTexts[facts.clinicLanguage];
+  const direction: TextDirection = rightToLeft(facts.language) ? "rtl" : "ltr";
+  const clinicDirection: TextDirection = rightToLeft(facts.clinicLanguage) ? "rtl" : "ltr";
+  const page = doc.addPage(A4);
   let text = new PageText(page);
   let y = 780;
   /** Several signers can fill more than a page: continue on another one (the seal's widget stays on the first). */
   const room = (needed: number) => {
     if (y - needed >= 48) return;
     text.finish(doc);
-    text = new PageText(doc.addPage([595.28, 841.89]));
+    text = new PageText(doc.addPage(A4));
     y = 780;
   };
   const left = 56;
-  const width = 595.28 - 2 * left;
-  const signerRows: [string, string, FontRole?][] = facts.signers
+  const width = A4[0] - 2 * left;
+  const iso = (date: Date | null) => date?.toISOString() ?? "-";
+  /** A label in the page's language, and in the clinic's beside it. */
+  type Label = (texts: AuditPageTexts) => string;
+  const signature = facts.signature;
+  const signerRows: [Label, string, FontRole?][] = facts.signers
     ? facts.signers.map((signer, i) => [
-        `Signer ${i + 1}: ${signer.role}`,
+        (texts) => fill(texts.signerN, { n: i + 1, role: roleName(texts, signer.role) }),
         signer.signedAt
-          ? `${signer.name ?? "-"}; ${signer.method === "typed" ? "typed name" : "handwritten signature"}; signed ${signer.signedAt.toISOString()} (UTC); IP ${signer.ip ?? "-"}; ${signer.userAgent ?? "-"}`
-          : `${signer.name ?? "-"}; ${signer.status} (not signed)`,
+          ? `${signer.name ?? "-"}; ${signer.method === "typed" ? t.typedName : t.handwritten}; ${fill(t.signedAtIp, { time: iso(signer.signedAt), ip: signer.ip ?? "-" })}; ${signer.userAgent ?? "-"}`
+          : `${signer.name ?? "-"}; ${fill(t.notSigned, { status: statusName(t, signer.status) })}`,
       ])
     : [
-        ["Signer", facts.signer],
-        ["Signed (UTC)", facts.signedAt.toISOString()],
-        ["IP address", facts.ip ?? "-"],
-        ["User agent", facts.userAgent ?? "-"],
+        [
+          (texts) => texts.signer,
+          signature.kind === "typed"
+            ? fill(t.typedSigner, { name: signature.name })
+            : fill(t.drawnSigner, { id: facts.patientId }),
+        ],
+        [(texts) => texts.signed, iso(facts.signedAt)],
+        [(texts) => texts.ipAddress, facts.ip ?? "-"],
+        [(texts) => texts.userAgent, facts.userAgent ?? "-"],
       ];
-  const rows: [string, string, FontRole?][] = [
-    ["Document", `${facts.title} (version ${facts.version})`],
-    ["Document id", facts.documentId],
-    ["Signature id", facts.signatureId],
+  const several: [Label, string][] =
+    signature.kind === "several"
+      ? [[(texts) => texts.signer, fill(t.severalSigners, { n: signature.count, order: t.order[signature.order] })]]
+      : [];
+  const rows: [Label, string, FontRole?][] = [
+    [(texts) => texts.document, fill(t.titleVersion, { title: facts.title, version: facts.version })],
+    [(texts) => texts.documentId, facts.documentId],
+    [(texts) => texts.signatureId, facts.signatureId],
+    ...several,
     ...signerRows.slice(0, facts.signers ? 0 : 1),
-    ["Patient id", facts.patientId],
-    ["Institution", facts.institutionId],
-    ["Ordered by", facts.orderBy],
-    ["Requested (UTC)", facts.createdAt.toISOString()],
-    ["Opened (UTC)", facts.openedAt?.toISOString() ?? "-"],
+    [(texts) => texts.patientId, facts.patientId],
+    [(texts) => texts.institution, facts.institutionId],
+    [(texts) => texts.orderedBy, facts.orderBy],
+    [(texts) => texts.requested, iso(facts.createdAt)],
+    [(texts) => texts.opened, iso(facts.openedAt)],
     ...signerRows.slice(facts.signers ? 0 : 1),
-    ["SHA-256 of the original", facts.originalSha256, "mono"],
-    ["SHA-256 after stamping", facts.stampedSha256, "mono"],
-    ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
-    ["Trusted time", facts.trustedTime],
+    [(texts) => texts.shaOriginal, facts.originalSha256, "mono"],
+    [(texts) => texts.shaStamped, facts.stampedSha256, "mono"],
+    [(texts) => texts.sealedWith, facts.certificate + (facts.development ? t.development : "")],
+    [(texts) => texts.trustedTime, facts.tsaHost ? fill(t.tsa, { host: facts.tsaHost }) : t.noTsa],
   ];
-  const title = "Signature audit trail";
-  const closing =
-    "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.";
+  const labels = rows.map(([label]) => [label(t), clinic ? label(clinic) : null] as const);
   const fonts = await PdfFonts.embed(doc, [
-    { role: "bold", texts: [title, ...rows.map(([label]) => label)] },
-    { role: "regular", texts: [closing, ...rows.filter(([, , role]) => !role).map(([, value]) => value)] },
+    { role: "bold", texts: [t.title, clinic?.title ?? "", ...labels.flat().filter((label) => label !== null)] },
+    {
+      role: "regular",
+      texts: [t.closing, clinic?.closing ?? "", ...rows.filter(([, , role]) => !role).map(([, value]) => value)],
+    },
     { role: "mono", texts: rows.filter(([, , role]) => role === "mono").map(([, value]) => value) },
   ]);
-  const line = (value: string, role: FontRole, size: number, color?: Rgb) => {
-    text.write(fonts.shape(value, role), { x: left, y, size, ...(color && { color }) });
+  /** One line at the start of the page's direction; returns its width. */
+  const line = (value: string, role: FontRole, size: number, color?: Rgb, dir = direction, indent = 0) => {
+    const shaped = fonts.shape(value, role, dir);
+    const lineWidth = shaped.width * size;
+    const x = direction === "rtl" ? left + width - indent - lineWidth : left + indent;
+    text.write(shaped, { x, y, size, ...(color && { color }) });
+    return lineWidth;
   };
-  line(title, "bold", 18);
+  /** A label, and the clinic's word for it after it (lighter, smaller). */
+  const label = (own: string, clinicLabel: string | null, size: number, color?: Rgb) => {
+    const ownWidth = line(own, "bold", size, color);
+    if (clinicLabel) line(clinicLabel, "bold", size * 0.8, LIGHT, clinicDirection, ownWidth + size);
+  };
+  label(t.title, clinic?.title ?? null, 18);
   y -= 28;
-  for (const [label, value, font] of rows) {
+  rows.forEach(([, value, font], i) => {
     const role = font ?? "regular";
     const size = font ? 8.5 : 10;
     const lines = fonts.wrap(value, role, size, width);
     room(13 + lines.length * (size + 4));
-    line(label, "bold", 9, [0.3, 0.3, 0.3]);
+    const [own, clinicLabel] = labels[i]!;
+    label(own, clinicLabel, 9, GREY);
     y -= 13;
     for (const valueLine of lines) {
       line(valueLine, role, size);
       y -= size + 4;
     }
     y -= 6;
-  }
-  y -= 6;
-  room(40);
-  for (const closingLine of fonts.wrap(closing, "regular", 8.5, width)) {
-    line(closingLine, "regular", 8.5, [0.35, 0.35, 0.35]);
-    y -= 12;
+  });
+  for (const [closing, dir] of [
+    [t.closing, direction],
+    ...(clinic ? [[clinic.closing, clinicDirection] as const] : []),
+  ] as const) {
+    y -= 6;
+    const lines = fonts.wrap(closing, "regular", 8.5, width);
+    room(lines.length * 12 + 4);
+    for (const closingLine of lines) {
+      line(closingLine, "regular", 8.5, [0.35, 0.35, 0.35], dir);
+      y -= 12;
+    }
   }
   text.finish(doc);
   return page;
