@@ -27,6 +27,8 @@ import { StandardFonts, type PDFDocument, type PDFFont, type PDFPage } from "pdf
 
 export type FontRole = "regular" | "bold" | "italic" | "mono";
 export type TextDirection = "ltr" | "rtl";
+/** `auto`: the paragraph's first strong character decides (an answer in Arabic reads right to left). */
+export type ParagraphDirection = TextDirection | "auto";
 
 const STANDARD: Record<FontRole, StandardFonts> = {
   regular: StandardFonts.Helvetica,
@@ -208,7 +210,7 @@ export class PdfFonts {
    * One line shaped and in visual order. `direction` is the paragraph's (the page's language);
    * the text's own runs of the other direction are reordered inside it.
    */
-  shape(text: string, role: FontRole, direction: TextDirection = "ltr"): ShapedLine {
+  shape(text: string, role: FontRole, direction: ParagraphDirection = "ltr"): ShapedLine {
     const line = this.drawable(text, role);
     if (isLatin1(line)) {
       const font = this.standardFont(role);
@@ -217,7 +219,7 @@ export class PdfFonts {
         width: font.widthOfTextAtSize(line, 1),
       };
     }
-    const embedding = bidi.getEmbeddingLevels(line, direction);
+    const embedding = bidi.getEmbeddingLevels(line, direction === "auto" ? undefined : direction);
     const mirrored = bidi.getMirroredCharactersMap(line, embedding.levels);
     const order = Array.from(line, (_, i) => i);
     for (const [start = 0, end = 0] of bidi.getReorderSegments(line, embedding)) {
