@@ -88,6 +88,11 @@ interface Run {
   font: PDFFont;
   hex: string;
   width: number;
+  /**
+   * Operators showing the glyphs at a size when plain `<hex> Tj` would misplace them: Arabic marks
+   * (dots, shadda, hamza) take the offsets fontkit's positioning (GPOS) gives them.
+   */
+  show?: (size: number) => string;
 }
 
 /** A line shaped and in visual order. */
@@ -236,7 +241,14 @@ export class PdfFonts {
       if (rtl && isArabic(line[first]!)) {
         // Arabic in logical order: fontkit shapes it and lays the glyphs out right to left.
         const logical = line.slice(group[group.length - 1], first + 1);
-        runs.push({ font, hex: hexOf(font, logical), width: font.widthOfTextAtSize(logical, 1) });
+        const hex = hexOf(font, logical);
+        const placed = positioned(fontFile(ARABIC[role]).font, logical, hex);
+        runs.push({
+          font,
+          hex,
+          width: placed?.width ?? font.widthOfTextAtSize(logical, 1),
+          ...(placed && { show: placed.show }),
+        });
       } else {
         // Already in visual order (mirrored brackets in right-to-left runs); one character at a
         // time in the Arabic font, so fontkit does not turn Arabic digits around again.
@@ -270,12 +282,56 @@ const hexOf = (font: PDFFont, text: string) => {
   return encoded.slice(1, -1);
 };
 
+/**
+ * The glyphs of a shaped run placed as fontkit positions them: each glyph moved by its offset
+ * (TJ adjustments across, text rise up and down) and the pen moved by its positioned advance
+ * instead of its plain width. Null when nothing moves (a plain Tj is right), or when the glyphs
+ * pdf-lib encoded are not the ones laid out here (then the plain Tj is drawn).
+ */
+function positioned(font: Font, text: string, hex: string): { show: (size: number) => string; width: number } | null {
+  const run = font.layout(text);
+  const ids = hex.match(/.{4}/g) ?? [];
+  if (ids.length !== run.glyphs.length) return null;
+  const scale = 1000 / font.unitsPerEm;
+  const moves = run.positions.some((p, i) => p.xOffset || p.yOffset || p.xAdvance !== run.glyphs[i]!.advanceWidth);
+  if (!moves) return null;
+  const width = run.positions.reduce((sum, p) => sum + p.xAdvance * scale, 0) / 1000;
+  const show = (size: number) => {
+    const ops: string[] = [];
+    let items: string[] = [];
+    let rise = 0;
+    const flush = () => {
+      if (items.length) ops.push(`[${items.join(" ")}] TJ`);
+      items = [];
+    };
+    run.glyphs.forEach((glyph, i) => {
+      const p = run.positions[i]!;
+      const offset = p.xOffset * scale;
+      const glyphRise = (p.yOffset / font.unitsPerEm) * size;
+      if (glyphRise !== rise) {
+        flush();
+        ops.push(`${pdfNumber(glyphRise)} Ts`);
+        rise = glyphRise;
+      }
+      // TJ numbers move the next glyph left by n/1000 of the size.
+      if (offset) items.push(pdfNumber(-offset));
+      items.push(`<${ids[i]}>`);
+      const after = offset + glyph.advanceWidth * scale - p.xAdvance * scale;
+      if (after) items.push(pdfNumber(after));
+    });
+    flush();
+    if (rise) ops.push("0 Ts");
+    return ops.join(" ");
+  };
+  return { show, width };
+}
+
 /** Neighbouring runs of one font become one Tj. */
 function mergeRuns(runs: Run[]): Run[] {
   const merged: Run[] = [];
   for (const run of runs) {
     const last = merged[merged.length - 1];
-    if (last && last.font === run.font)
+    if (last && last.font === run.font && !last.show && !run.show)
       merged[merged.length - 1] = { font: run.font, hex: last.hex + run.hex, width: last.width + run.width };
     else merged.push(run);
   }
@@ -315,7 +371,10 @@ export class PageText {
     if (!line.runs.length) return;
     const [red, green, blue] = options.color ?? [0, 0, 0];
     const size = pdfNumber(options.size);
-    const [first, ...rest] = line.runs.map((run) => [`${this.key(run.font)} ${size} Tf`, `<${run.hex}> Tj`]);
+    const [first, ...rest] = line.runs.map((run) => [
+      `${this.key(run.font)} ${size} Tf`,
+      run.show ? run.show(options.size) : `<${run.hex}> Tj`,
+    ]);
     this.operators.push(
       [
         `BT ${first![0]} ${pdfNumber(red)} ${pdfNumber(green)} ${pdfNumber(blue)} rg ${pdfNumber(options.x)} ${pdfNumber(options.y)} Td ${first![1]}`,
