@@ -1,3 +1,6 @@
+// The package ships no types; the declaration must reach every project that compiles this file (apps/web too).
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./foliojs-fontkit.d.ts" />
 /**
  * Text in the PDFs we draw, in every patient language (de, en, tr, ar, ru, uk, pl): the typed
  * signature names, the sealed PDF's audit page, the submission PDF. One module, so every signer's
@@ -80,7 +83,7 @@ export function cleanText(text: string): string {
     .normalize("NFC")
     .replace(/[\t\n\r]/g, " ")
     .replace(/\p{Cf}/gu, "")
-    .replace(/[\p{Cc}\p{Cs}]|[^\u0000-\uFFFF]/gu, "?");
+    .replace(/[\p{Cc}\p{Cs}]|[\u{10000}-\u{10FFFF}]/gu, "?");
 }
 
 /** One piece of a line in one font, ready for Tj: its hex string and width at size 1. */
