@@ -118,7 +118,7 @@ async function drawSignature(doc: PDFDocument, input: SignatureStamp, fonts: Pdf
     return;
   }
   if (!fonts) return;
-  const name = fonts.shape(input.typedName ?? "", "italic");
+  const name = fonts.shape(input.typedName ?? "", "italic", "auto");
   const texts = new Map<PDFPage, PageText>();
   for (const rect of input.fields) {
     const page = doc.getPage(rect.page - 1);
