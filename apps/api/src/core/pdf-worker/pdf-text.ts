@@ -6,8 +6,9 @@
  * signature names, the sealed PDF's audit page, the submission PDF. One module, so every signer's
  * name and every label go the same way.
  *
- * - A text of Latin-1 only is drawn with the standard PDF fonts (Helvetica, Times italic, Courier):
- *   nothing is embedded, the files stay as small as before.
+ * - A document whose texts are all Latin-1 is drawn with the standard PDF fonts (Helvetica, Times
+ *   italic, Courier): nothing is embedded, the files stay as small as before. Once one text of a
+ *   role (regular, bold, italic, mono) needs more, every text of that role is drawn in Noto Sans.
  * - Any other text is drawn with Noto Sans (Latin, Cyrillic, Greek) and Noto Sans Arabic, embedded
  *   as subsets through fontkit (SIL Open Font Licence 1.1; packages @expo-google-fonts/noto-sans and
  *   -arabic ship the TTFs). fontkit shapes Arabic (joining forms, lam-alef). The fontkit is
@@ -156,10 +157,19 @@ export class PdfFonts {
     return font;
   }
 
+  /**
+   * Whether a standard font draws this text: Latin-1 only, and no text of its role needed Noto
+   * Sans (then every text of the role is drawn with it, so labels and values of one page look
+   * alike).
+   */
+  private standardDraws(role: FontRole, text: string): boolean {
+    return isLatin1(text) && !this.sans.has(role);
+  }
+
   /** The text with what its fonts lack as "?". */
   private drawable(text: string, role: FontRole): string {
     const clean = cleanText(text);
-    if (isLatin1(clean)) return clean;
+    if (this.standardDraws(role, clean)) return clean;
     let out = "";
     for (const char of clean) {
       const file = fontFile(isArabic(char) ? ARABIC[role] : SANS[role]);
@@ -186,7 +196,7 @@ export class PdfFonts {
     const lines: string[] = [];
     for (const paragraph of text.split(/\r\n?|\n/)) {
       const clean = this.drawable(paragraph, role);
-      const latin1 = isLatin1(clean);
+      const latin1 = this.standardDraws(role, clean);
       const width = (char: string) =>
         this.charWidth(latin1 ? this.standardFont(role) : this.fontFor(role, char), char) * size;
       let line = "";
@@ -220,7 +230,7 @@ export class PdfFonts {
    */
   shape(text: string, role: FontRole, direction: ParagraphDirection = "ltr"): ShapedLine {
     const line = this.drawable(text, role);
-    if (isLatin1(line)) {
+    if (this.standardDraws(role, line)) {
       const font = this.standardFont(role);
       return {
         runs: [{ font, hex: Buffer.from(line, "latin1").toString("hex"), width: font.widthOfTextAtSize(line, 1) }],
