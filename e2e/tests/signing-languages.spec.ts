@@ -49,8 +49,11 @@ async function expectFieldWhereThePdfSaysIt(page: Page): Promise<void> {
   expect(field.y - frame.y).toBeCloseTo(FIELD.y * scale, 0);
 }
 
-/** Downloads the signed copy and checks the seal, and the ink in the field (not mirrored). */
-async function expectSealedWithInk(page: Page, downloadLabel: string, name: string): Promise<void> {
+/**
+ * Downloads the signed copy and checks the seal, the ink in the field (not mirrored), and that its
+ * audit page is written in the language the patient signed in (`auditTitle`).
+ */
+async function expectSealedWithInk(page: Page, downloadLabel: string, name: string, auditTitle: string): Promise<void> {
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     page.getByRole("button", { name: downloadLabel }).click(),
@@ -69,6 +72,8 @@ async function expectSealedWithInk(page: Page, downloadLabel: string, name: stri
   const png = PNG.sync.read(readFileSync(pngFile));
   expect(darkShare(png, FIELD.x, FIELD.y, FIELD.width, FIELD.height)).toBeGreaterThan(0.01);
   expect(darkShare(png, FIELD.x + FIELD.width + 20, FIELD.y, FIELD.width, FIELD.height)).toBe(0);
+  const audit = spawnSync("pdftotext", ["-f", "2", "-l", "2", file, "-"], { encoding: "utf8" }).stdout;
+  expect(audit).toContain(auditTitle);
 }
 
 test.describe("signing in Arabic and Turkish on a phone", () => {
@@ -124,7 +129,7 @@ test.describe("signing in Arabic and Turkish on a phone", () => {
     });
     await expectPageLanguage(page, "ar");
     await expectAxeClean(page, "signing portal: signed (ar)");
-    await expectSealedWithInk(page, ar.signing.download, "signed-ar");
+    await expectSealedWithInk(page, ar.signing.download, "signed-ar", "سجل");
   });
 
   test("Turkish: chosen on the page, remembered, and the document signed in Turkish", async ({
@@ -183,7 +188,7 @@ test.describe("signing in Arabic and Turkish on a phone", () => {
     });
     // The copy's date in Turkish (tr-TR: "26 Ara 2026 14:44").
     await expect(page.getByText(/\d{1,2} (Oca|Şub|Mar|Nis|May|Haz|Tem|Ağu|Eyl|Eki|Kas|Ara)\S* \d{4}/)).toBeVisible();
-    await expectSealedWithInk(page, trTexts.signing.download, "signed-tr");
+    await expectSealedWithInk(page, trTexts.signing.download, "signed-tr", "İmza denetim kaydı");
     await useLanguage(context, "en");
   });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "./common";
+import { patientLanguage } from "./languages";
 import { MAX_SIGNATURE_REMINDER_DAYS } from "./organizations";
 import { createdSigner, signatureInput, signerRole, signersInput, signingOrder, signingParty } from "./signers";
 
@@ -476,6 +477,8 @@ export const signInput = z.object({
   sessionToken: secret,
   consent: z.literal(true, { message: "consent is required to sign" }),
   signature: signatureInput,
+  /** The language of the page the patient signed on: the sealed PDF's audit page is written in it. */
+  language: patientLanguage.optional(),
 });
 export type SignInput = z.input<typeof signInput>;
 

@@ -146,6 +146,12 @@ export const signatureRequests = pgTable(
     signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
     signatureImageKey: text("signature_image_key"),
     typedName: text("typed_name"),
+    /**
+     * The language of the portal the patient signed in (de, en, tr, ar, ru, uk, pl), as the signing
+     * page sent it; the sealed PDF's audit page is written in it. Null: not sent (older clients,
+     * staff) — the page is in the organization's language.
+     */
+    signingLanguage: text("signing_language").$type<"de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl">(),
     signerIp: text("signer_ip"),
     signerUserAgent: text("signer_user_agent"),
     originalSha256: text("original_sha256"),
@@ -244,6 +250,8 @@ export const signatureSigners = pgTable(
     signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
     signatureImageKey: text("signature_image_key"),
     typedName: text("typed_name"),
+    /** The portal language this signer signed in (see signature_requests.signing_language). */
+    signingLanguage: text("signing_language").$type<"de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl">(),
     ip: text("ip"),
     userAgent: text("user_agent"),
     declinedAt: at("declined_at"),

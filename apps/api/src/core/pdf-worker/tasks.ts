@@ -34,13 +34,16 @@ export async function warmUp(): Promise<void> {
     original: await blank.save(),
     fields: [{ page: 1, x: 56, y: 56, width: 180, height: 50 }],
     png: null,
-    typedName: "warm-up",
+    // Loads the Noto fonts (Latin, Cyrillic, Arabic) before the first real seal.
+    typedName: "warm-up Ş Ж محمد",
     facts: {
       title: "warm-up",
       signatureId: "-",
       documentId: "-",
       version: 1,
-      signer: "-",
+      signature: { kind: "typed", name: "warm-up Ş Ж محمد" },
+      language: "ar",
+      clinicLanguage: "de",
       patientId: "-",
       institutionId: "-",
       orderBy: "-",
@@ -52,7 +55,7 @@ export async function warmUp(): Promise<void> {
       originalSha256: "-",
       certificate: "-",
       development: true,
-      trustedTime: "-",
+      tsaHost: null,
     },
     placeholder: { reason: "-", location: "-", contactInfo: "-", signingTime: at, name: "-" },
   });

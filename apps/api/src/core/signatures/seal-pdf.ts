@@ -10,68 +10,21 @@
  */
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import {
-  ParseSpeeds,
-  PDFContentStream,
-  PDFDocument,
-  PDFName,
-  PDFRawStream,
-  StandardFonts,
-  type PDFFont,
-  type PDFPage,
-} from "pdf-lib";
+import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, type PDFPage } from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { SignatureFieldRect } from "@clinsign/db";
+import type { PatientLanguage } from "@clinsign/contracts/language-list";
+import type { SigningOrder } from "@clinsign/contracts";
+import { PageText, PdfFonts, type FontRole, type Rgb, type TextDirection } from "../pdf-worker/pdf-text";
+import { auditPageTexts, fill, rightToLeft, roleName, statusName, type AuditPageTexts } from "./audit-page-texts";
 
-/** Standard fonts speak WinAnsi: anything else (emoji, CJK, controls) becomes "?". */
+/**
+ * Strings in the signature dictionary (reason, location) are PDF text strings that signpdf writes
+ * as Latin-1: anything else becomes "?". Drawn text goes through pdf-text.ts instead.
+ */
 export function printable(text: string): string {
   return text.normalize("NFC").replace(/[^\x20-\x7E\xA0-\xFF]/g, "?");
-}
-
-/**
- * Widths of single characters at size 1, per font of one document. The glyphs are shown without
- * kerning (Tj), so a line is as wide as the sum of its characters' widths.
- */
-const charWidths = new WeakMap<PDFFont, Map<string, number>>();
-
-function charWidth(font: PDFFont, char: string): number {
-  let widths = charWidths.get(font);
-  if (!widths) charWidths.set(font, (widths = new Map()));
-  let width = widths.get(char);
-  if (width === undefined) widths.set(char, (width = font.widthOfTextAtSize(char, 1)));
-  return width;
-}
-
-/**
- * Breaks text into lines no wider than maxWidth, preferring the last space in the second half of a
- * line. The line's width grows character by character: measuring the whole line again for every
- * character (quadratic) was more than half of the audit page's time.
- */
-export function wrap(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  let lineWidth = 0;
-  for (const char of printable(text)) {
-    const advance = charWidth(font, char) * size;
-    if (line && lineWidth + advance > maxWidth) {
-      const cut = line.lastIndexOf(" ");
-      if (cut > line.length / 2) {
-        lines.push(line.slice(0, cut));
-        line = line.slice(cut + 1) + char;
-      } else {
-        lines.push(line);
-        line = char;
-      }
-      lineWidth = 0;
-      for (const c of line) lineWidth += charWidth(font, c) * size;
-    } else {
-      line += char;
-      lineWidth += advance;
-    }
-  }
-  if (line) lines.push(line);
-  return lines.length ? lines : [""];
 }
 
 /** The field rectangle in PDF user space (bottom-left origin, MediaBox offset included). */
@@ -80,50 +33,8 @@ function fieldBox(page: PDFPage, rect: SignatureFieldRect) {
   return { x: box.x + rect.x, y: box.y + box.height - rect.y - rect.height, width: rect.width, height: rect.height };
 }
 
-/** Red, green, blue from 0 to 1. */
-type Rgb = readonly [number, number, number];
 /** The typed name's colour: dark blue, like ink. */
 const INK: Rgb = [0.05, 0.1, 0.35];
-
-/** A number as content streams take it: no exponent, at most three decimals. */
-const pdfNumber = (value: number) => String(Math.round(value * 1000) / 1000);
-
-/**
- * Single lines of text on one page, written directly as content-stream operators and added as one
- * stream. PDFPage.drawText builds an object per operator and operand, and adds a new entry to the
- * page's font resources on every call (about 50 for the audit page): together most of the audit
- * page's time. Here each font gets one resource entry per page, and each line is one string.
- */
-class PageText {
-  private readonly operators: string[] = ["q"];
-  private readonly fontKeys = new Map<PDFFont, string>();
-
-  constructor(private readonly page: PDFPage) {}
-
-  /**
-   * The text must be printable() already: a standard font's WinAnsi encoding is Latin-1 for those
-   * characters, so each character's code is its byte.
-   */
-  write(text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: Rgb }): void {
-    let key = this.fontKeys.get(options.font);
-    if (!key) {
-      key = this.page.node.newFontDictionary(options.font.name, options.font.ref).toString();
-      this.fontKeys.set(options.font, key);
-    }
-    const [red, green, blue] = options.color ?? [0, 0, 0];
-    const hex = Buffer.from(text, "latin1").toString("hex");
-    this.operators.push(
-      `BT ${key} ${pdfNumber(options.size)} Tf ${pdfNumber(red)} ${pdfNumber(green)} ${pdfNumber(blue)} rg ${pdfNumber(options.x)} ${pdfNumber(options.y)} Td <${hex}> Tj ET`,
-    );
-  }
-
-  /** Adds what was written to the page, as one deflated content stream after its others. */
-  finish(doc: PDFDocument): void {
-    this.operators.push("Q");
-    const contents = deflateSync(Buffer.from(this.operators.join("\n"), "latin1"));
-    this.page.node.addContentStream(doc.context.register(doc.context.stream(contents, { Filter: "FlateDecode" })));
-  }
-}
 
 /**
  * Parsed in one go: pdf-lib's default pauses for a timer tick every 100 objects, which only helps a
@@ -179,13 +90,16 @@ export interface StampInput extends SignatureStamp {
   stamps?: SignatureStamp[];
 }
 
-/** Draws each signature into its fields. */
+/** Draws each signature into its fields; typed names in any script share one set of fonts. */
 async function drawSignatures(doc: PDFDocument, input: StampInput): Promise<void> {
-  for (const stamp of input.stamps ?? [input]) await drawSignature(doc, stamp);
+  const stamps = input.stamps ?? [input];
+  const typed = stamps.filter((stamp) => !stamp.png).map((stamp) => stamp.typedName ?? "");
+  const fonts = typed.length ? await PdfFonts.embed(doc, [{ role: "italic", texts: typed }]) : null;
+  for (const stamp of stamps) await drawSignature(doc, stamp, fonts);
 }
 
 /** Draws the signature (image, or the typed name) into every field, scaled to fit and centred. */
-async function drawSignature(doc: PDFDocument, input: SignatureStamp): Promise<void> {
+async function drawSignature(doc: PDFDocument, input: SignatureStamp, fonts: PdfFonts | null): Promise<void> {
   if (input.png) {
     const image = await doc.embedPng(input.png);
     for (const rect of input.fields) {
@@ -203,20 +117,18 @@ async function drawSignature(doc: PDFDocument, input: SignatureStamp): Promise<v
     }
     return;
   }
-  const font = await doc.embedFont(StandardFonts.TimesRomanItalic);
-  const name = printable(input.typedName ?? "");
-  const nameWidth = font.widthOfTextAtSize(name, 1);
+  if (!fonts) return;
+  const name = fonts.shape(input.typedName ?? "", "italic", "auto");
   const texts = new Map<PDFPage, PageText>();
   for (const rect of input.fields) {
     const page = doc.getPage(rect.page - 1);
     const box = fieldBox(page, rect);
-    const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(nameWidth, 1)));
+    const size = Math.max(4, Math.min(box.height * 0.7, (box.width * 0.95) / Math.max(name.width, 1)));
     const text = texts.get(page) ?? texts.set(page, new PageText(page)).get(page)!;
     text.write(name, {
-      x: box.x + (box.width - nameWidth * size) / 2,
+      x: box.x + (box.width - name.width * size) / 2,
       y: box.y + (box.height - size * 0.7) / 2,
       size,
-      font,
       color: INK,
     });
   }
@@ -228,7 +140,9 @@ export interface AuditPageFacts {
   signatureId: string;
   documentId: string;
   version: number;
-  signer: string;
+  /** Who signed: the one patient (typed name or drawn), or several signers (rows in `signers`). */
+  signature:
+    { kind: "typed"; name: string } | { kind: "drawn" } | { kind: "several"; count: number; order: SigningOrder };
   patientId: string;
   institutionId: string;
   orderBy: string;
@@ -241,8 +155,12 @@ export interface AuditPageFacts {
   stampedSha256: string;
   certificate: string;
   development: boolean;
-  /** What trusted time the seal carries (the time stamp is made after this page is drawn). */
-  trustedTime: string;
+  /** The time stamp authority's host (the time stamp is made after this page is drawn); null: none. */
+  tsaHost: string | null;
+  /** The page's language: the one the patient signed in (audit-page-texts.ts). */
+  language: PatientLanguage;
+  /** The organization's language, beside each label when it differs. */
+  clinicLanguage: PatientLanguage;
   /** Several signers: every signer, in signing order (replaces the one signer's time and address). */
   signers?: AuditPageSigner[];
 }
@@ -259,77 +177,124 @@ export interface AuditPageSigner {
   userAgent: string | null;
 }
 
-/** Appends the audit page (who, when, from where, hashes before and after stamping); returns it. */
+const A4: [number, number] = [595.28, 841.89];
+const GREY: Rgb = [0.3, 0.3, 0.3];
+const LIGHT: Rgb = [0.45, 0.45, 0.45];
+
+/**
+ * Appends the audit page (who, when, from where, hashes before and after stamping); returns it.
+ * Written in the signer's language (right to left for Arabic) with the clinic's language beside
+ * each label; names and values in any script (pdf-text.ts).
+ */
 async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<PDFPage> {
-  const page = doc.addPage([595.28, 841.89]);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
+  const t = auditPageTexts[facts.language];
+  const clinic = facts.clinicLanguage === facts.language ? null : auditPageTexts[facts.clinicLanguage];
+  const direction: TextDirection = rightToLeft(facts.language) ? "rtl" : "ltr";
+  const clinicDirection: TextDirection = rightToLeft(facts.clinicLanguage) ? "rtl" : "ltr";
+  const page = doc.addPage(A4);
   let text = new PageText(page);
+  let y = 780;
   /** Several signers can fill more than a page: continue on another one (the seal's widget stays on the first). */
   const room = (needed: number) => {
     if (y - needed >= 48) return;
     text.finish(doc);
-    text = new PageText(doc.addPage([595.28, 841.89]));
+    text = new PageText(doc.addPage(A4));
     y = 780;
   };
   const left = 56;
-  const width = 595.28 - 2 * left;
-  let y = 780;
-  text.write("Signature audit trail", { x: left, y, size: 18, font: bold });
-  y -= 28;
-  const signerRows: [string, string, PDFFont?][] = facts.signers
+  const width = A4[0] - 2 * left;
+  const iso = (date: Date | null) => date?.toISOString() ?? "-";
+  /** A label in the page's language, and in the clinic's beside it. */
+  type Label = (texts: AuditPageTexts) => string;
+  const signature = facts.signature;
+  const signerRows: [Label, string, FontRole?][] = facts.signers
     ? facts.signers.map((signer, i) => [
-        `Signer ${i + 1}: ${signer.role}`,
+        (texts) => fill(texts.signerN, { n: i + 1, role: roleName(texts, signer.role) }),
         signer.signedAt
-          ? `${signer.name ?? "-"}; ${signer.method === "typed" ? "typed name" : "handwritten signature"}; signed ${signer.signedAt.toISOString()} (UTC); IP ${signer.ip ?? "-"}; ${signer.userAgent ?? "-"}`
-          : `${signer.name ?? "-"}; ${signer.status} (not signed)`,
+          ? `${signer.name ?? "-"}; ${signer.method === "typed" ? t.typedName : t.handwritten}; ${fill(t.signedAtIp, { time: iso(signer.signedAt), ip: signer.ip ?? "-" })}; ${signer.userAgent ?? "-"}`
+          : `${signer.name ?? "-"}; ${fill(t.notSigned, { status: statusName(t, signer.status) })}`,
       ])
     : [
-        ["Signer", facts.signer],
-        ["Signed (UTC)", facts.signedAt.toISOString()],
-        ["IP address", facts.ip ?? "-"],
-        ["User agent", facts.userAgent ?? "-"],
+        [
+          (texts) => texts.signer,
+          signature.kind === "typed"
+            ? fill(t.typedSigner, { name: signature.name })
+            : fill(t.drawnSigner, { id: facts.patientId }),
+        ],
+        [(texts) => texts.signed, iso(facts.signedAt)],
+        [(texts) => texts.ipAddress, facts.ip ?? "-"],
+        [(texts) => texts.userAgent, facts.userAgent ?? "-"],
       ];
-  const rows: [string, string, PDFFont?][] = [
-    ["Document", `${facts.title} (version ${facts.version})`],
-    ["Document id", facts.documentId],
-    ["Signature id", facts.signatureId],
+  const several: [Label, string][] =
+    signature.kind === "several"
+      ? [[(texts) => texts.signer, fill(t.severalSigners, { n: signature.count, order: t.order[signature.order] })]]
+      : [];
+  const rows: [Label, string, FontRole?][] = [
+    [(texts) => texts.document, fill(t.titleVersion, { title: facts.title, version: facts.version })],
+    [(texts) => texts.documentId, facts.documentId],
+    [(texts) => texts.signatureId, facts.signatureId],
+    ...several,
     ...signerRows.slice(0, facts.signers ? 0 : 1),
-    ["Patient id", facts.patientId],
-    ["Institution", facts.institutionId],
-    ["Ordered by", facts.orderBy],
-    ["Requested (UTC)", facts.createdAt.toISOString()],
-    ["Opened (UTC)", facts.openedAt?.toISOString() ?? "-"],
+    [(texts) => texts.patientId, facts.patientId],
+    [(texts) => texts.institution, facts.institutionId],
+    [(texts) => texts.orderedBy, facts.orderBy],
+    [(texts) => texts.requested, iso(facts.createdAt)],
+    [(texts) => texts.opened, iso(facts.openedAt)],
     ...signerRows.slice(facts.signers ? 0 : 1),
-    ["SHA-256 of the original", facts.originalSha256, mono],
-    ["SHA-256 after stamping", facts.stampedSha256, mono],
-    ["Sealed with", facts.certificate + (facts.development ? " (development certificate, not trusted)" : "")],
-    ["Trusted time", facts.trustedTime],
+    [(texts) => texts.shaOriginal, facts.originalSha256, "mono"],
+    [(texts) => texts.shaStamped, facts.stampedSha256, "mono"],
+    [(texts) => texts.sealedWith, facts.certificate + (facts.development ? t.development : "")],
+    [(texts) => texts.trustedTime, facts.tsaHost ? fill(t.tsa, { host: facts.tsaHost }) : t.noTsa],
   ];
-  for (const [label, value, font] of rows) {
-    const valueFont = font ?? regular;
+  const labels = rows.map(([label]) => [label(t), clinic ? label(clinic) : null] as const);
+  const fonts = await PdfFonts.embed(doc, [
+    { role: "bold", texts: [t.title, clinic?.title ?? "", ...labels.flat().filter((label) => label !== null)] },
+    {
+      role: "regular",
+      texts: [t.closing, clinic?.closing ?? "", ...rows.filter(([, , role]) => !role).map(([, value]) => value)],
+    },
+    { role: "mono", texts: rows.filter(([, , role]) => role === "mono").map(([, value]) => value) },
+  ]);
+  /** One line at the start of the page's direction; returns its width. */
+  const line = (value: string, role: FontRole, size: number, color?: Rgb, dir = direction, indent = 0) => {
+    const shaped = fonts.shape(value, role, dir);
+    const lineWidth = shaped.width * size;
+    const x = direction === "rtl" ? left + width - indent - lineWidth : left + indent;
+    text.write(shaped, { x, y, size, ...(color && { color }) });
+    return lineWidth;
+  };
+  /** A label, and the clinic's word for it after it (lighter, smaller). */
+  const label = (own: string, clinicLabel: string | null, size: number, color?: Rgb) => {
+    const ownWidth = line(own, "bold", size, color);
+    if (clinicLabel) line(clinicLabel, "bold", size * 0.8, LIGHT, clinicDirection, ownWidth + size);
+  };
+  label(t.title, clinic?.title ?? null, 18);
+  y -= 28;
+  rows.forEach(([, value, font], i) => {
+    const role = font ?? "regular";
     const size = font ? 8.5 : 10;
-    const lines = wrap(value, valueFont, size, width);
+    const lines = fonts.wrap(value, role, size, width);
     room(13 + lines.length * (size + 4));
-    text.write(printable(label), { x: left, y, size: 9, font: bold, color: [0.3, 0.3, 0.3] });
+    const [own, clinicLabel] = labels[i]!;
+    label(own, clinicLabel, 9, GREY);
     y -= 13;
-    for (const line of lines) {
-      text.write(line, { x: left, y, size, font: valueFont });
+    for (const valueLine of lines) {
+      line(valueLine, role, size);
       y -= size + 4;
     }
     y -= 6;
-  }
-  y -= 6;
-  room(40);
-  for (const line of wrap(
-    "This page was added by the service after the signature was stamped into the document. The whole file, this page included, is sealed with a PAdES digital signature; any later change breaks the seal.",
-    regular,
-    8.5,
-    width,
-  )) {
-    text.write(line, { x: left, y, size: 8.5, font: regular, color: [0.35, 0.35, 0.35] });
-    y -= 12;
+  });
+  for (const [closing, dir] of [
+    [t.closing, direction],
+    ...(clinic ? [[clinic.closing, clinicDirection] as const] : []),
+  ] as const) {
+    y -= 6;
+    const lines = fonts.wrap(closing, "regular", 8.5, width);
+    room(lines.length * 12 + 4);
+    for (const closingLine of lines) {
+      line(closingLine, "regular", 8.5, [0.35, 0.35, 0.35], dir);
+      y -= 12;
+    }
   }
   text.finish(doc);
   return page;

@@ -10,6 +10,7 @@ import { runPdfTask } from "../pdf-worker/run";
 import { sealWithTime, timestampFacts } from "./ltv";
 import { scheduleRetimestamp } from "./retimestamp";
 import { findSignatureBytes, signedContentSha256 } from "./byte-range";
+import { loadOrganization } from "../organizations/organizations";
 import { sealingIdentity } from "./org-seal";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
@@ -207,11 +208,11 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   if (!several && row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
 
   const identity = await sealingIdentity(ctx);
-  const signer = several
-    ? `${signers.length} signers, in ${row.signingOrder} order (see below)`
-    : row.signatureMethod === "typed"
-      ? `${row.typedName} (typed name)`
-      : `Patient ${row.patientId} (handwritten signature)`;
+  const organization = await loadOrganization(ctx);
+  // The audit page speaks the patient's language (the signing page's), the clinic's beside it.
+  const patientSigner =
+    signers.find((s) => s.role === "patient" && s.signingLanguage) ?? signers.find((s) => s.signingLanguage);
+  const language = (several ? patientSigner?.signingLanguage : row.signingLanguage) ?? "en";
   // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
   // signature itself is made here, so the private key stays in this thread.
   const { stamped, stampedSha256, prepared } = await runPdfTask(config.pdfWorker, "prepareSeal", {
@@ -225,7 +226,13 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       signatureId: row.id,
       documentId: row.documentId,
       version: version.version,
-      signer,
+      signature: several
+        ? { kind: "several" as const, count: signers.length, order: row.signingOrder }
+        : row.signatureMethod === "typed"
+          ? { kind: "typed" as const, name: row.typedName ?? "" }
+          : { kind: "drawn" as const },
+      language,
+      clinicLanguage: organization.locale,
       patientId: row.patientId,
       institutionId: row.institutionExternalId,
       orderBy: row.orderBy,
@@ -237,9 +244,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
-      trustedTime: config.tsa
-        ? `RFC 3161 time stamp from ${new URL(config.tsa.url).host}; it follows this page (in the seal), see the signature panel or the metadata JSON`
-        : "none: PAdES B-B, the signing time is the service's own clock",
+      tsaHost: config.tsa ? new URL(config.tsa.url).host : null,
       ...(several && { signers: several.auditPage }),
     },
     placeholder: {

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFPage } from "pdf-lib";
 import {
@@ -491,6 +495,62 @@ describe("several signers, parallel", () => {
       ["physician", true, "signed"],
       ["witness", false, "skipped"],
     ]);
+  });
+});
+
+describe("several signers in their own languages (issue 19)", () => {
+  it("the patient's language writes the audit page; each signer's typed name is stamped in its script", async () => {
+    const request = await consent({
+      patient_id: "P-lang",
+      signing_order: "parallel",
+      signers: [
+        { role: "legal_representative", name: "Олександр Шевченко" },
+        { role: "physician", staff_user_id: physician.id },
+      ],
+    });
+    const signIn = async (token: string, name: string, language: "uk" | "pl") => {
+      const view = await open(token);
+      return portal().sign.mutate({
+        sessionToken: view.sessionToken!,
+        consent: true,
+        signature: { kind: "typed", name },
+        language,
+      });
+    };
+    await signIn(request.guardian, "Олександр Шевченко", "uk");
+    await staff(physician.cookie).signAsStaff.mutate({ id: request.id, consent: true, signature: drawn() });
+    expect(await signIn(request.patient, "Łukasz Żółć", "pl")).toEqual({ state: "completed" });
+    const signers = await api.services.db
+      .select()
+      .from(signatureSigners)
+      .where(eq(signatureSigners.signatureRequestId, request.id));
+    expect(Object.fromEntries(signers.map((row) => [row.role, row.signingLanguage]))).toEqual({
+      patient: "pl",
+      legal_representative: "uk",
+      physician: null,
+    });
+    const pdf = Buffer.from(
+      await (
+        await fetch(`${api.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(org) })
+      ).arrayBuffer(),
+    );
+    const dir = mkdtempSync(join(tmpdir(), "signers-lang-"));
+    writeFileSync(join(dir, "signed.pdf"), pdf);
+    const text = (first: number, last: number) =>
+      spawnSync("pdftotext", ["-f", String(first), "-l", String(last), join(dir, "signed.pdf"), "-"], {
+        encoding: "utf8",
+      }).stdout;
+    if (spawnSync("pdftotext", ["-v"]).status !== 0) return;
+    const stamped = text(1, 1);
+    expect(stamped).toContain("Łukasz Żółć");
+    expect(stamped).toContain("Олександр Шевченко");
+    // The audit page: Polish (the patient's), the clinic's German beside, every signer's row.
+    const audit = text(2, 9);
+    expect(audit).toContain("Protokół podpisu");
+    expect(audit).toContain("Signaturprotokoll");
+    expect(audit).toContain("Podpisujący 1: pacjent");
+    expect(audit).toContain("Podpisujący 2: przedstawiciel ustawowy");
+    expect(audit).toMatch(/Олександр Шевченко; wpisane imię i nazwisko; podpisano \d{4}-/);
   });
 });
 

@@ -328,6 +328,31 @@ describe("signing.sign and completion", () => {
     writeFileSync(join(work, "typed.pdf"), pdf);
   });
 
+  it("stores the language the patient signed in and writes the audit page in it (Arabic name, Arabic page)", async () => {
+    const documentId = await registerDocument(api, files, org, { fields: FIELD });
+    const request = await requestSignature(api, org, documentId, "P-ar");
+    const view = await signing().open.mutate({ token: request.token });
+    // A language outside the seven is the client's mistake.
+    await expect(
+      signing().sign.mutate({
+        sessionToken: view.sessionToken!,
+        consent: true,
+        signature: { kind: "typed", name: "محمد" },
+        language: "fr" as "ar",
+      }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400 } });
+    await signing().sign.mutate({
+      sessionToken: view.sessionToken!,
+      consent: true,
+      signature: { kind: "typed", name: "محمد" },
+      language: "ar",
+    });
+    const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
+    expect(row!.signingLanguage).toBe("ar");
+    const pdf = (await download(request.id, "signed.pdf")).bytes;
+    writeFileSync(join(work, "arabic.pdf"), pdf);
+  });
+
   it("keeps a request whose sealing fails visibly pending completion and completes it with the retry job", async () => {
     const documentId = await registerDocument(api, files, org, { fields: FIELD });
     const request = await requestSignature(api, org, documentId, "P-retry");
@@ -410,7 +435,7 @@ describe("version pinning", () => {
 
 describe("the sealed PDF, checked with poppler and qpdf", () => {
   it.skipIf(!hasTool("pdfsig"))("pdfsig: the signature is valid and covers the whole, unmodified document", () => {
-    for (const file of ["signed.pdf", "typed.pdf"]) {
+    for (const file of ["signed.pdf", "typed.pdf", "arabic.pdf"]) {
       const out = spawnSync("pdfsig", [join(work, file)], { encoding: "utf8" });
       expect(out.stdout).toContain("Signature is Valid.");
       expect(out.stdout).toContain("Total document signed");
@@ -430,7 +455,7 @@ describe("the sealed PDF, checked with poppler and qpdf", () => {
   });
 
   it.skipIf(!hasTool("qpdf"))("qpdf --check finds no errors", () => {
-    for (const file of ["signed.pdf", "typed.pdf"]) {
+    for (const file of ["signed.pdf", "typed.pdf", "arabic.pdf"]) {
       const out = spawnSync("qpdf", ["--check", join(work, file)], { encoding: "utf8" });
       expect(out.status, out.stdout + out.stderr).toBe(0);
       expect(out.stdout).toContain("No syntax or stream encoding errors");
@@ -463,6 +488,15 @@ describe("the sealed PDF, checked with poppler and qpdf", () => {
         expect(text).toContain("Signature audit trail");
         expect(text).toContain("SHA-256 of the original");
       }
+      // Signed in Arabic: the page is Arabic with the clinic's German beside it, the name stamped.
+      const arabic = join(work, "arabic.pdf");
+      expect(spawnSync("pdftotext", ["-f", "1", "-l", "1", arabic, "-"], { encoding: "utf8" }).stdout).toContain(
+        "محمد",
+      );
+      const audit = spawnSync("pdftotext", ["-f", "2", "-l", "2", arabic, "-"], { encoding: "utf8" }).stdout;
+      expect(audit).toContain("سجل");
+      expect(audit).toContain("Signaturprotokoll");
+      expect(audit).toContain("محمد");
     },
   );
 });

@@ -5,6 +5,7 @@ import {
   SIGNATURE_IMAGE_LIMITS,
   type declineInput,
   type OpenSigningInput,
+  type PatientLanguage,
   type SignedSigningDocument,
   type signInput,
   type SigningState,
@@ -415,7 +416,7 @@ type SignOutcome = { state: "sealing" | "completed" | "signed" };
  * the signer's; the request is sealed when the last required one is in (until then: `signed`).
  */
 export async function signRequest(ctx: OrgContext, input: SignInput): Promise<SignOutcome> {
-  return signAs(ctx, signerRequestId(ctx), "portal", input.signature);
+  return signAs(ctx, signerRequestId(ctx), "portal", input.signature, input.language ?? null);
 }
 
 /**
@@ -457,6 +458,7 @@ async function signAs(
   requestId: string,
   pick: SignerPick,
   signature: SignatureValue,
+  language: PatientLanguage | null = null,
 ): Promise<SignOutcome> {
   const { services, request } = ctx;
   const png = signature.kind === "drawn" ? decodeSignaturePng(signature.dataUrl) : null;
@@ -468,6 +470,7 @@ async function signAs(
     signatureMethod: signature.kind,
     signatureImageKey: image?.key ?? null,
     typedName: signature.kind === "typed" ? signature.name : null,
+    signingLanguage: language,
   };
   const audited = (row: SignatureRequestRow, extra: Record<string, unknown> = {}) => ({
     action: "signature.signed",

@@ -9,7 +9,8 @@ import {
   SIGNATURE_IMAGE_LIMITS,
   type ImageFormat,
 } from "@clinsign/contracts/image-header";
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+import { PDFDocument, rgb, type PDFImage, type PDFPage } from "pdf-lib";
+import { cleanText, PageText, PdfFonts, type FontRole, type Rgb } from "../pdf-worker/pdf-text";
 
 /** Everything the PDF shows, already in the organization's language and time zone. */
 export interface SubmissionPdfContent {
@@ -38,52 +39,36 @@ const MARGIN = 56;
 const FOOTER_SPACE = 48;
 const WIDTH = A4[0] - 2 * MARGIN;
 
-/** Standard fonts speak WinAnsi: anything else (emoji, CJK, controls) becomes "?". */
-const printable = (text: string) => text.normalize("NFC").replace(/[^\x20-\x7E\xA0-\xFF]/g, "?");
-
-function wrap(text: string, font: PDFFont, size: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split(/\r\n?|\n/)) {
-    let line = "";
-    for (const word of printable(paragraph).split(" ")) {
-      const candidate = line ? `${line} ${word}` : word;
-      if (font.widthOfTextAtSize(candidate, size) <= WIDTH) {
-        line = candidate;
-        continue;
-      }
-      if (line) lines.push(line);
-      // A word wider than the page (an id, a URL) is cut where it reaches the margin.
-      let rest = word;
-      while (font.widthOfTextAtSize(rest, size) > WIDTH) {
-        let cut = rest.length - 1;
-        while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > WIDTH) cut--;
-        lines.push(rest.slice(0, cut));
-        rest = rest.slice(cut);
-      }
-      line = rest;
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
 /** Writes top to bottom, starting a new page when the next block does not fit. */
 class Writer {
   page: PDFPage;
   y = A4[1] - MARGIN;
-  constructor(readonly doc: PDFDocument) {
-    this.page = doc.addPage(A4);
+  /** The text of each page, added to it when the document is done (`finish`). */
+  readonly texts = new Map<PDFPage, PageText>();
+  constructor(
+    readonly doc: PDFDocument,
+    readonly fonts: PdfFonts,
+  ) {
+    this.page = this.addPage();
+  }
+  private addPage(): PDFPage {
+    const page = this.doc.addPage(A4);
+    this.texts.set(page, new PageText(page));
+    return page;
   }
   room(height: number) {
     if (this.y - height < MARGIN + FOOTER_SPACE) {
-      this.page = this.doc.addPage(A4);
+      this.page = this.addPage();
       this.y = A4[1] - MARGIN;
     }
   }
-  text(text: string, font: PDFFont, size: number, color = rgb(0, 0, 0)) {
-    for (const line of wrap(text, font, size)) {
+  /** Text in any script, each paragraph in its own direction (an Arabic answer reads right to left). */
+  text(text: string, role: FontRole, size: number, color: Rgb = [0, 0, 0]) {
+    for (const line of this.fonts.wrap(text, role, size, WIDTH)) {
       this.room(size + 4);
-      this.page.drawText(line, { x: MARGIN, y: this.y - size, size, font, color });
+      this.texts
+        .get(this.page)!
+        .write(this.fonts.shape(line, role, "auto"), { x: MARGIN, y: this.y - size, size, color });
       this.y -= size + 4;
     }
   }
@@ -132,29 +117,32 @@ async function embedImage(
  */
 export async function layoutSubmissionPdf(content: SubmissionPdfContent): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  doc.setTitle(printable(content.documentTitle));
-  doc.setAuthor(printable(content.organizationName));
+  // Metadata strings: PDF text strings, which pdf-lib writes in any script.
+  doc.setTitle(cleanText(content.documentTitle));
+  doc.setAuthor(cleanText(content.organizationName));
   doc.setCreator("ClinSign");
   doc.setCreationDate(content.createdAt);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
-  const grey = rgb(0.35, 0.35, 0.35);
-  const w = new Writer(doc);
+  const fonts = await PdfFonts.embed(doc, [
+    { role: "bold", texts: [content.organizationName, content.title, ...content.answers.map((a) => a.label)] },
+    { role: "regular", texts: [...content.facts, content.pageFooter, ...content.answers.flatMap((a) => a.texts)] },
+    { role: "mono", texts: [content.sha256] },
+  ]);
+  const grey: Rgb = [0.35, 0.35, 0.35];
+  const w = new Writer(doc, fonts);
 
-  w.text(content.organizationName, bold, 11, grey);
+  w.text(content.organizationName, "bold", 11, grey);
   w.gap(6);
-  w.text(content.title, bold, 18);
+  w.text(content.title, "bold", 18);
   w.gap(4);
-  for (const fact of content.facts) w.text(fact, regular, 10, grey);
+  for (const fact of content.facts) w.text(fact, "regular", 10, grey);
   w.gap(14);
 
   for (const answer of content.answers) {
     w.room(32);
-    w.text(answer.label, bold, 10, grey);
+    w.text(answer.label, "bold", 10, grey);
     const image = answer.image ? await embedImage(doc, answer.image) : null;
     if (image) w.image(image, 240, 100);
-    else for (const text of answer.texts) w.text(text, regular, 11);
+    else for (const text of answer.texts) w.text(text, "regular", 11);
     w.gap(8);
   }
 
@@ -167,8 +155,11 @@ export async function layoutSubmissionPdf(content: SubmissionPdfContent): Promis
       thickness: 0.5,
       color: rgb(0.8, 0.8, 0.8),
     });
-    page.drawText(wrap(footer, regular, 8)[0]!, { x: MARGIN, y: MARGIN + 10, size: 8, font: regular, color: grey });
-    page.drawText(`SHA-256 ${content.sha256}`, { x: MARGIN, y: MARGIN, size: 7, font: mono, color: grey });
+    const text = w.texts.get(page)!;
+    const firstLine = fonts.wrap(footer, "regular", 8, WIDTH)[0]!;
+    text.write(fonts.shape(firstLine, "regular", "auto"), { x: MARGIN, y: MARGIN + 10, size: 8, color: grey });
+    text.write(fonts.shape(`SHA-256 ${content.sha256}`, "mono"), { x: MARGIN, y: MARGIN, size: 7, color: grey });
+    text.finish(doc);
   });
   return doc.save();
 }

@@ -57,7 +57,7 @@ export function SigningFlow({
   /** Signing at the desk: told the organization's brand once opened, and when the flow is over. */
   kiosk?: KioskHooks;
 }) {
-  const { t, locale } = usePatientI18n();
+  const { t, locale, lang } = usePatientI18n();
   const client = useTRPCClient();
   const kind = "ticket" in credential ? "ticket" : "token";
   const secret = "ticket" in credential ? credential.ticket : credential.token;
@@ -247,7 +247,7 @@ export function SigningFlow({
         {view.party ? <PartyList party={view.party} /> : null}
         <PatientDocument view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm
-          submit={(input) => client.signing.sign.mutate({ sessionToken, ...input })}
+          submit={(input) => client.signing.sign.mutate({ sessionToken, ...input, language: lang })}
           onSigned={(state) => {
             setActed(true);
             setScreen(state === "signed" ? { kind: "signed" } : { kind: "confirmation", justSigned: true });
