@@ -1,26 +1,25 @@
-import { inflateSync } from "node:zlib";
-import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFObject } from "pdf-lib";
+import { polyfillForPdfJs } from "../core/documents/page-render";
 
 /**
- * The text a PDF written with pdf-lib's standard fonts shows: its content streams inflated and
- * the hex strings of their text operators decoded (WinAnsi, one byte a glyph). Enough to check
- * the labels and values of a PDF the service generated, without a system tool.
+ * The text a PDF shows, line by line, read with pdf.js (runs of spaces come out as one): the standard
+ * fonts of Latin-1 texts as well as the embedded Noto subsets of the other patient languages
+ * (their ToUnicode maps). Enough to check the labels and values of a PDF the service generated,
+ * without a system tool.
  */
 export async function pdfText(bytes: Uint8Array): Promise<string> {
-  const doc = await PDFDocument.load(bytes);
-  const lines: string[] = [];
-  for (const page of doc.getPages()) {
-    const contents = page.node.get(PDFName.of("Contents"));
-    const refs: PDFObject[] = contents instanceof PDFArray ? contents.asArray() : contents ? [contents] : [];
-    for (const ref of refs) {
-      const stream = doc.context.lookup(ref);
-      if (!(stream instanceof PDFRawStream)) continue;
-      const filter = stream.dict.get(PDFName.of("Filter"));
-      const raw = Buffer.from(stream.contents);
-      const decoded = filter === PDFName.of("FlateDecode") ? inflateSync(raw) : raw;
-      for (const match of decoded.toString("latin1").matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g))
-        lines.push(Buffer.from(match[1]!, "hex").toString("latin1"));
+  polyfillForPdfJs();
+  const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
+  const task = pdfjs.getDocument({ data: bytes.slice(), disableFontFace: true, verbosity: 0 });
+  const doc = await task.promise;
+  try {
+    let text = "";
+    for (let number = 1; number <= doc.numPages; number++) {
+      const content = await (await doc.getPage(number)).getTextContent();
+      for (const item of content.items) if ("str" in item) text += item.str + (item.hasEOL ? "\n" : "");
+      text += "\n";
     }
+    return text;
+  } finally {
+    await task.destroy();
   }
-  return lines.join("\n");
 }

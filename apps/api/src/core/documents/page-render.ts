@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 /** pdf.js 6 expects Node 22; this is the part of it Node 20 lacks (only in the worker's own thread). */
-function polyfillForPdfJs(): void {
+export function polyfillForPdfJs(): void {
   const promise = Promise as unknown as { withResolvers?: unknown };
   promise.withResolvers ??= function withResolvers<T>() {
     let resolve!: (value: T) => void;

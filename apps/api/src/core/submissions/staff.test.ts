@@ -347,7 +347,7 @@ describe("staff submission detail, exports and PDF", () => {
       expect(text).toContain(expected);
     }
     expect(text).toContain("Eingereicht: 01.03.2024, 11:00:00 (Europe/Berlin)");
-    expect(text).toContain(`Einreichung ${id}  -  Seite 1 von 1`);
+    expect(text).toContain(`Einreichung ${id} - Seite 1 von 1`);
     expect(text).not.toContain("rnummer");
     const { sha256 } = await api.trpc({ cookie }).submissions.get.query({ id });
     expect(text).toContain(`SHA-256 ${sha256}`);
@@ -398,7 +398,7 @@ describe("staff submission detail, exports and PDF", () => {
       "No",
       "72.5",
       "Form version: 3",
-      `Submission ${id}  -  page 1 of 1`,
+      `Submission ${id} - page 1 of 1`,
     ]) {
       expect(english).toContain(expected);
     }
