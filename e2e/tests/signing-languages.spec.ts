@@ -72,7 +72,9 @@ async function expectSealedWithInk(page: Page, downloadLabel: string, name: stri
   const png = PNG.sync.read(readFileSync(pngFile));
   expect(darkShare(png, FIELD.x, FIELD.y, FIELD.width, FIELD.height)).toBeGreaterThan(0.01);
   expect(darkShare(png, FIELD.x + FIELD.width + 20, FIELD.y, FIELD.width, FIELD.height)).toBe(0);
-  const audit = spawnSync("pdftotext", ["-f", "2", "-l", "2", file, "-"], { encoding: "utf8" }).stdout;
+  // The audit page is the sealed PDF's last page (after the document's own pages).
+  const pages = /Pages:\s+(\d+)/.exec(spawnSync("pdfinfo", [file], { encoding: "utf8" }).stdout)![1]!;
+  const audit = spawnSync("pdftotext", ["-f", pages, "-l", pages, file, "-"], { encoding: "utf8" }).stdout;
   expect(audit).toContain(auditTitle);
 }
 
