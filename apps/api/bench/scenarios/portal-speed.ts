@@ -11,17 +11,15 @@
  * portal-weight, starts the API (a fresh DATA_DIR each time) and the web server on free loopback
  * ports, and stops them by pid.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { BenchOptions } from "../options";
 import { apiEnv, describeFailure, freePort, startApiServer, waitForOutput, waitUntilReady } from "../processes";
 import type { Defer } from "./extended";
 import { makePdf, startFileServer } from "./fixtures";
-import { buildWebApp, chromiumPath, startWebServer } from "./portal-weight";
+import { buildWebApp, chromiumPath, runMeasureScript, startWebServer, tail, type MeasureScript } from "./portal-weight";
 
 type Log = (message: string) => void;
 
@@ -62,29 +60,11 @@ export type PortalSpeedResult =
     }
   | { status: "skipped"; reason: string };
 
-const tail = (text: string) => text.slice(-3000).trimEnd();
-
-async function runMeasureScript(args: string[], log: Log): Promise<ScriptFigures> {
-  let stdout: string;
-  try {
-    ({ stdout } = await promisify(execFile)(process.execPath, [MEASURE_SCRIPT, ...args], {
-      cwd: REPO_DIR,
-      timeout: MEASURE_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
-    }));
-  } catch (error) {
-    const failure = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `measure-portal-speed.mjs failed: ${failure.message}\n${tail(`${failure.stdout ?? ""}${failure.stderr ?? ""}`)}`,
-    );
-  }
-  const lines = stdout.trim().split("\n");
-  for (const line of lines.slice(0, -1)) log(`portal-speed: ${line}`);
-  const figures = JSON.parse(lines.at(-1) ?? "") as ScriptFigures;
-  if (figures.metric !== "patient-pages-speed" || !(figures.baselineMs > 0))
-    throw new Error(`measure-portal-speed.mjs printed no usable figures:\n${tail(stdout)}`);
-  return figures;
-}
+const SPEED_SCRIPT: MeasureScript<ScriptFigures> = {
+  path: MEASURE_SCRIPT,
+  timeoutMs: MEASURE_TIMEOUT_MS,
+  usable: (figures) => figures.metric === "patient-pages-speed" && figures.baselineMs > 0,
+};
 
 export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: Log): Promise<PortalSpeedResult> {
   const chromium = chromiumPath();
@@ -127,6 +107,7 @@ export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: L
     await waitUntilReady(web, "/login", 60_000);
     try {
       return await runMeasureScript(
+        SPEED_SCRIPT,
         [
           "--web",
           webUrl,

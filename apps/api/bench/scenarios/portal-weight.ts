@@ -79,7 +79,7 @@ export function chromiumPath(): string {
   return path;
 }
 
-const tail = (text: string) => text.slice(-OUTPUT_TAIL_CHARS).trimEnd();
+export const tail = (text: string) => text.slice(-OUTPUT_TAIL_CHARS).trimEnd();
 
 /**
  * `turbo run build` for the API and the web app: turbo's cache makes an unchanged tree a no-op, and
@@ -181,33 +181,48 @@ export function startWebServer(port: number, api: ServerProcess, defer: Defer): 
   return server;
 }
 
-/** Runs the measuring script; its last line is the JSON with the figures. */
-async function runMeasureScript(args: string[], log: Log): Promise<ScriptFigures> {
+/** A measuring script of apps/web/scripts: which one, how long it may run, and what counts as figures. */
+export interface MeasureScript<Figures> {
+  path: string;
+  timeoutMs: number;
+  usable(figures: Figures): boolean;
+}
+
+/**
+ * Runs a measuring script in Node; its last line is the JSON with the figures, the lines before
+ * are its progress (logged under the scenario's name). Shared by portal-weight and portal-speed.
+ */
+export async function runMeasureScript<Figures>(
+  script: MeasureScript<Figures>,
+  args: string[],
+  log: Log,
+): Promise<Figures> {
+  const name = script.path.split("/").at(-1)!;
+  const scenario = name.replace(/^measure-|\.mjs$/g, "");
   let stdout: string;
   try {
-    ({ stdout } = await promisify(execFile)(process.execPath, [MEASURE_SCRIPT, ...args], {
+    ({ stdout } = await promisify(execFile)(process.execPath, [script.path, ...args], {
       cwd: REPO_DIR,
-      timeout: MEASURE_TIMEOUT_MS,
+      timeout: script.timeoutMs,
       maxBuffer: 16 * 1024 * 1024,
     }));
   } catch (error) {
     const failure = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `measure-portal-weight.mjs failed: ${failure.message}\n${tail(`${failure.stdout ?? ""}${failure.stderr ?? ""}`)}`,
-    );
+    throw new Error(`${name} failed: ${failure.message}\n${tail(`${failure.stdout ?? ""}${failure.stderr ?? ""}`)}`);
   }
   const lines = stdout.trim().split("\n");
-  for (const line of lines.slice(0, -1)) log(`portal-weight: ${line}`);
-  const figures = JSON.parse(lines.at(-1) ?? "") as ScriptFigures;
-  if (
-    figures.metric !== "signing-portal-js" ||
-    !(figures.baselineFirstLoadBytes > 0) ||
-    !(figures.firstLoadBytes > 0)
-  ) {
-    throw new Error(`measure-portal-weight.mjs printed no usable figures:\n${tail(stdout)}`);
-  }
+  for (const line of lines.slice(0, -1)) log(`${scenario}: ${line}`);
+  const figures = JSON.parse(lines.at(-1) ?? "") as Figures;
+  if (!script.usable(figures)) throw new Error(`${name} printed no usable figures:\n${tail(stdout)}`);
   return figures;
 }
+
+const WEIGHT_SCRIPT: MeasureScript<ScriptFigures> = {
+  path: MEASURE_SCRIPT,
+  timeoutMs: MEASURE_TIMEOUT_MS,
+  usable: (figures) =>
+    figures.metric === "signing-portal-js" && figures.baselineFirstLoadBytes > 0 && figures.firstLoadBytes > 0,
+};
 
 /** The whole scenario: build, start, measure, stop. The servers are stopped here and, on failure, by `defer`. */
 export async function runPortalWeight(options: BenchOptions, defer: Defer, log: Log): Promise<PortalWeightResult> {
@@ -262,6 +277,7 @@ export async function runPortalWeight(options: BenchOptions, defer: Defer, log: 
   let figures: ScriptFigures;
   try {
     figures = await runMeasureScript(
+      WEIGHT_SCRIPT,
       [
         "--web",
         webUrl,
