@@ -142,6 +142,9 @@ test("someone whose groups map to no role lands on the login page with the reaso
     await signInAtProvider(page, "paul");
     await expect(page).toHaveURL(/\/login\/[0-9a-f-]{36}\?sso_error=no_role$/);
     await expect(page.getByTestId("sso-error")).toContainText(message);
+    await expect(
+      page.getByRole("link", { name: lang === "en" ? "Sign in with Klinik-Login" : "Mit Klinik-Login anmelden" }),
+    ).toBeVisible();
     await expectAccessible(page, `the login page after a refused sign-in (${lang})`);
     await shot(page, `sso-refused-${lang}-${viewport.width}`);
     await page.context().close();

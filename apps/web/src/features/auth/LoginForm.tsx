@@ -219,7 +219,8 @@ export function LoginForm({
                   onChange={(event) => setPassword(event.currentTarget.value)}
                   error={fieldErrors.password}
                 />
-                <Button type="submit" variant={sso ? "secondary" : "primary"} block busy={busy}>
+                {/* On an organization's login URL its provider comes first: decided before the lookup answers, so the button does not change colour under the reader. */}
+                <Button type="submit" variant={sso || organizationId ? "secondary" : "primary"} block busy={busy}>
                   {t.login.submit}
                 </Button>
               </form>
