@@ -357,6 +357,8 @@ const secret = z.string().min(16).max(200);
 
 export const openSigningInput = z.union([z.object({ token: secret }), z.object({ ticket: secret })]);
 export type OpenSigningInput = z.infer<typeof openSigningInput>;
+/** `signing.preview`: the signing link only (an A4 ticket is used up by opening it). */
+export const previewSigningInput = z.object({ token: secret });
 
 export const signingState = z.enum([
   /** Ready to sign; `sessionToken` is set. */
