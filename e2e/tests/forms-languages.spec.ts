@@ -246,4 +246,18 @@ test("the builder's translations view counts what is missing per language and tr
     { identifier, activeOnly: false },
   );
   expect(saved.translations.ar!.fields.privacy).toEqual({ label: "أوافق على معالجة بياناتي" });
+
+  // The preview shows the page as a patient who chose a language sees it: the page's own texts in
+  // that language, the form in its translation, or in the template's language where there is none.
+  const preview = page.getByRole("complementary", { name: "Live preview" });
+  const language = preview.getByRole("combobox", { name: "Patient's language" });
+  await language.selectOption("tr");
+  await expect(preview.locator("[data-form-language=tr]")).toBeVisible();
+  await expect(preview.getByRole("button", { name: "Formu gönder" })).toBeVisible();
+  await language.selectOption("pl");
+  await expect(preview.getByRole("status").filter({ hasText: "No translation for Polski" })).toBeVisible();
+  await expect(preview.locator("[data-form-language=de]")).toBeVisible();
+  await expect(preview.getByRole("button", { name: "Wyślij formularz" })).toBeVisible();
+  await expectAccessible(page, "the builder's preview in Polish, not translated");
+  await preview.screenshot({ path: testInfo.outputPath("builder-preview-pl-390.png") });
 });

@@ -944,7 +944,10 @@ export const de: Dictionary = {
       phone: "Smartphone",
       desktop: "Desktop",
       width: "Breite",
-      pageLanguage: "Seitentexte",
+      language: "Sprache der Patientin oder des Patienten",
+      untranslated: "{language} (nicht übersetzt)",
+      fallback:
+        "Keine Übersetzung für {language}: Wer diese Sprache wählt, sieht das Formular in der Sprache der Vorlage ({fallback}) und die Texte der Seite auf {language}.",
       valid: "Alle Angaben sind gültig. In der Vorschau wird das Formular nicht gesendet.",
       uploadsOff: "Dateien werden in der Vorschau geprüft, aber nicht hochgeladen.",
       back: "Zurück zu den Vorlagen",

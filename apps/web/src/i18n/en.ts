@@ -914,7 +914,10 @@ export const en = {
       phone: "Phone",
       desktop: "Desktop",
       width: "Width",
-      pageLanguage: "Page texts",
+      language: "Patient's language",
+      untranslated: "{language} (not translated)",
+      fallback:
+        "No translation for {language}: patients who choose it see the form in the template's language ({fallback}) and the page's own texts in {language}.",
       valid: "All answers are valid. In the preview, the form is not sent.",
       uploadsOff: "Files are checked but not uploaded in the preview.",
       back: "Back to the templates",

@@ -14,10 +14,10 @@ import { Notice, Segmented, SelectField } from "@clinsign/ui";
 import { FormRenderer } from "@clinsign/ui/form";
 import { useEffect, useMemo, useState } from "react";
 import { translationLanguages } from "./builder-model";
-import { languageNames, languages, locales, patientSections, type Lang, type PatientDictionary } from "../../i18n";
-import { dictionaries } from "../../i18n/dictionaries";
+import { format, locales, patientLanguages } from "../../i18n";
+import { patientDictionary } from "../../i18n/dictionaries";
 import { useI18n } from "../../i18n/I18nProvider";
-import { rendererLabels } from "../forms/renderer-labels";
+import { templateRendererLabels } from "../forms/renderer-labels";
 import styles from "./preview.module.css";
 
 type Width = "phone" | "desktop";
@@ -32,8 +32,9 @@ const localAttachment = (file: File): Attachment => ({
 
 /**
  * A template as patients see it, with the patients' renderer and validators, at phone or desktop
- * width and with the page texts in either language. Nothing is saved or submitted. The preview
- * page and the builder show it.
+ * width and in any of the patients' languages: the page's texts in that language and the form in
+ * its translation there, falling back to the template's language as the patient's page does.
+ * Nothing is saved or submitted. The preview page and the builder show it.
  */
 export function PreviewPane({
   title,
@@ -47,34 +48,33 @@ export function PreviewPane({
   title: string;
   description: string | null;
   schema: TemplateSchema;
-  /** The template's language and its translations: the preview shows the form in any of them. */
+  /** The template's language and its translations. */
   defaultLanguage?: PatientLanguage;
   translations?: TemplateTranslations;
-  /** A language to show the form in (the builder's translations view); the pane's own choice otherwise. */
+  /** A language to show (the builder's translations view); the pane's own choice otherwise. */
   formLanguage?: PatientLanguage | null;
   initialWidth?: Width;
 }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const p = t.formTemplates.preview;
   const [width, setWidth] = useState<Width>(initialWidth);
-  const [pageLang, setPageLang] = useState<Lang>("en");
   const [values, setValues] = useState<FormValues>({});
   const [valid, setValid] = useState(false);
-  const [shownLanguage, setShownLanguage] = useState<PatientLanguage>(defaultLanguage);
+  // At first the page as a patient whose browser speaks the staff member's language sees it.
+  const [language, setLanguage] = useState<PatientLanguage>(formLanguage ?? lang);
   useEffect(() => {
-    if (formLanguage) setShownLanguage(formLanguage);
+    if (formLanguage) setLanguage(formLanguage);
   }, [formLanguage]);
-  const formLanguages = [defaultLanguage, ...translationLanguages(translations).filter((l) => l !== defaultLanguage)];
+  const translated = new Set([defaultLanguage, ...translationLanguages(translations)]);
   const localized = useMemo(
-    () => localizeTemplate({ title, description, schema, defaultLanguage, translations }, shownLanguage),
-    [title, description, schema, defaultLanguage, translations, shownLanguage],
+    () => localizeTemplate({ title, description, schema, defaultLanguage, translations }, language),
+    [title, description, schema, defaultLanguage, translations, language],
   );
-
-  const labels = useMemo(() => {
-    const all = dictionaries[pageLang];
-    const patient = Object.fromEntries(patientSections.map((section) => [section, all[section]])) as PatientDictionary;
-    return rendererLabels(patient, locales[pageLang]);
-  }, [pageLang]);
+  const page = patientDictionary(language);
+  const labels = useMemo(
+    () => templateRendererLabels(patientDictionary(language), locales[language], localized.errors),
+    [language, localized],
+  );
 
   return (
     <div className={styles.pane}>
@@ -89,25 +89,26 @@ export function PreviewPane({
             { value: "desktop", label: p.desktop },
           ]}
         />
-        <Segmented<Lang>
-          label={p.pageLanguage}
-          name="preview-language"
-          value={pageLang}
-          onChange={setPageLang}
-          options={languages.map((code) => ({ value: code, label: languageNames[code], lang: code }))}
+        <SelectField
+          id="preview-language"
+          label={p.language}
+          options={patientLanguages.map((code) => ({
+            value: code,
+            label: translated.has(code)
+              ? languageEndonyms[code]
+              : format(p.untranslated, { language: languageEndonyms[code] }),
+          }))}
+          value={language}
+          onChange={(event) => setLanguage(event.target.value as PatientLanguage)}
         />
-        {formLanguages.length > 1 ? (
-          <SelectField
-            id="preview-form-language"
-            label={t.formTemplates.translations.formLanguage}
-            options={formLanguages.map((code) => ({ value: code, label: languageEndonyms[code] }))}
-            value={localized.language}
-            onChange={(event) => setShownLanguage(event.target.value as PatientLanguage)}
-          />
-        ) : null}
       </div>
+      {localized.language !== language ? (
+        <p className="cs-hint" role="status">
+          {format(p.fallback, { language: languageEndonyms[language], fallback: languageEndonyms[localized.language] })}
+        </p>
+      ) : null}
       <div className={styles.stage}>
-        <div className={styles.frame} data-width={width} lang={pageLang}>
+        <div className={styles.frame} data-width={width} lang={language} dir={textDirection(language)}>
           <div
             lang={localized.language}
             dir={textDirection(localized.language)}
@@ -128,7 +129,7 @@ export function PreviewPane({
               }}
               onSubmit={() => setValid(true)}
               labels={labels}
-              submitLabel={dictionaries[pageLang].forms.submit}
+              submitLabel={page.forms.submit}
               uploadFile={async (file) => localAttachment(file)}
               actions={<span className="cs-hint">{p.uploadsOff}</span>}
             />

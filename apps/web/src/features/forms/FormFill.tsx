@@ -11,7 +11,7 @@ import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { ScreenHeading } from "../patient/ScreenHeading";
-import { rendererLabels } from "./renderer-labels";
+import { templateRendererLabels } from "./renderer-labels";
 import { useDraftAutosave, type SaveState } from "./useDraftAutosave";
 import styles from "./forms.module.css";
 
@@ -97,15 +97,7 @@ export function FormFill({
   const chosenRef = useRef(chosen);
   chosenRef.current = chosen;
 
-  const labels = useMemo(() => {
-    const base = rendererLabels(t, locale);
-    // A field's own wording of a problem in this language, where the template has one.
-    return {
-      ...base,
-      problem: (problem: Parameters<typeof base.problem>[0], field: Parameters<typeof base.problem>[1]) =>
-        (field.key ? localized.errors[field.key]?.[problem.code] : undefined) ?? base.problem(problem, field),
-    };
-  }, [t, locale, localized]);
+  const labels = useMemo(() => templateRendererLabels(t, locale, localized.errors), [t, locale, localized]);
   const [values, setValues] = useState<FormValues>(initialValues);
   const [submitting, setSubmitting] = useState(false);
   const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);

@@ -1,4 +1,4 @@
-import type { FieldProblem, FormField } from "@clinsign/contracts";
+import type { FieldProblem, FormField, LocalizedTemplate } from "@clinsign/contracts";
 import type { FormRendererLabels } from "@clinsign/ui/form";
 import { format, type PatientDictionary } from "../../i18n";
 
@@ -42,5 +42,23 @@ export function rendererLabels(t: PatientDictionary, locale: string): FormRender
     },
     file: f.file,
     signature: f.signature,
+  };
+}
+
+/**
+ * The renderer's texts for a template shown in one language: the page's texts, and the
+ * template's own wording of a field's problem in that language where it has one. The patient
+ * form and the builder's preview both use it.
+ */
+export function templateRendererLabels(
+  t: PatientDictionary,
+  locale: string,
+  errors: LocalizedTemplate["errors"],
+): FormRendererLabels {
+  const base = rendererLabels(t, locale);
+  return {
+    ...base,
+    problem: (problem, field) =>
+      (field.key ? errors[field.key]?.[problem.code] : undefined) ?? base.problem(problem, field),
   };
 }
