@@ -1,6 +1,5 @@
 import type {
   ListPage,
-  PatientLanguage,
   RevealedSigningLink,
   ListSort,
   SignatureRequestDetail,
@@ -8,6 +7,7 @@ import type {
   SignatureRequestState,
   SignatureTimelineEvent,
 } from "@clinsign/contracts";
+import { patientLanguages } from "@clinsign/contracts/language-list";
 import {
   and,
   auditLog,
@@ -341,7 +341,9 @@ async function documentLanguages(
   row: SignatureRequestRow,
 ): Promise<Pick<SignatureRequestDetail, "documentLanguage" | "documentsByLanguage">> {
   const pinned = row.pinnedVersion !== null ? await versionOf(ctx, row) : null;
-  const byLanguage = Object.entries(row.documentsByLanguage ?? {}) as [PatientLanguage, string][];
+  // In the languages' usual order (jsonb keeps its own key order).
+  const map = row.documentsByLanguage ?? {};
+  const byLanguage = patientLanguages.flatMap((language) => (map[language] ? [[language, map[language]] as const] : []));
   if (byLanguage.length === 0) return { documentLanguage: pinned?.language ?? null };
   const ids = [row.documentId, ...byLanguage.map(([, id]) => id)];
   const names = new Map(
