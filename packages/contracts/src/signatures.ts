@@ -102,7 +102,10 @@ export const documentsByLanguage = z
       return undefined;
     },
   })
-  .refine((map) => Object.keys(map).length > 0, { message: "must name at least one language" });
+  .refine((map) => Object.keys(map).length > 0, { message: "must name at least one language" })
+  .meta({
+    examples: [{ tr: "0b8e3c1a-5f2d-4c6e-9a7b-1d2e3f4a5b6c", ar: "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f" }],
+  });
 export type DocumentsByLanguage = z.output<typeof documentsByLanguage>;
 
 export const documentAvailabilities = ["draft", "active", "inactive"] as const;
