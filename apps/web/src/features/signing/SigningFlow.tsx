@@ -113,7 +113,9 @@ export function SigningFlow({
       };
     }
 
-    openOnce(current, (c) => client.signing.open.mutate(c))
+    // The page's language picks the document when the request has one per language (issue 19);
+    // the first open pins it, so a later switch of language keeps the same document.
+    openOnce(current, (c) => client.signing.open.mutate({ ...c, language: lang }))
       .then((opened) => {
         if (!active) return;
         setView(opened);
@@ -129,7 +131,7 @@ export function SigningFlow({
     return () => {
       active = false;
     };
-  }, [client, kind, secret, plausible, attempt]);
+  }, [client, kind, secret, plausible, attempt, lang]);
 
   // Waiting for an earlier signer, or signed and waiting for the others: ask where the request
   // stands every few seconds, and move on by itself (to signing, or to the signed copy).
