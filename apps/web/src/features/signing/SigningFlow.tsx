@@ -131,7 +131,10 @@ export function SigningFlow({
     return () => {
       active = false;
     };
-  }, [client, kind, secret, plausible, attempt, lang]);
+    // `lang` is read at the first open only: the document is pinned then, and a later switch of
+    // language must not run this again (it would show the first answer's state over the current one).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, kind, secret, plausible, attempt]);
 
   // Waiting for an earlier signer, or signed and waiting for the others: ask where the request
   // stands every few seconds, and move on by itself (to signing, or to the signed copy).
