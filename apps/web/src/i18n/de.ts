@@ -1706,7 +1706,8 @@ export const de: Dictionary = {
     linkSaved: "Link-URL gespeichert.",
     linkCleared: "Es gilt wieder der Signaturlink.",
     byLanguageTitle: "Dokumente in anderen Sprachen",
-    byLanguageHint: "Optional, für Anfragen, die nur die Patientin oder der Patient unterschreibt: Ist die Signaturseite in einer dieser Sprachen, erscheint dieses Dokument statt des Hauptdokuments. Die Wahl steht fest, sobald der Link zum ersten Mal geöffnet wird.",
+    byLanguageHint:
+      "Optional, für Anfragen, die nur die Patientin oder der Patient unterschreibt: Ist die Signaturseite in einer dieser Sprachen, erscheint dieses Dokument statt des Hauptdokuments. Die Wahl steht fest, sobald der Link zum ersten Mal geöffnet wird.",
     documentInLanguage: "Dokument auf {language}",
     byLanguageMain: "Hauptdokument",
     byLanguagePatientGot: "Dieses Dokument wurde angezeigt",
@@ -1780,7 +1781,8 @@ export const de: Dictionary = {
     columnVersion: "Version",
     columnLanguage: "Sprache",
     language: "Sprache des Dokuments",
-    languageHint: "Anfragen können dieses Dokument Patientinnen und Patienten anbieten, deren Signaturseite in dieser Sprache ist.",
+    languageHint:
+      "Anfragen können dieses Dokument Patientinnen und Patienten anbieten, deren Signaturseite in dieser Sprache ist.",
     languageNone: "Nicht angegeben",
     columnFields: "Felder",
     columnRequests: "Anfragen",

@@ -1664,7 +1664,8 @@ export const en = {
     linkSaved: "Link URL saved.",
     linkCleared: "The signing link is used again.",
     byLanguageTitle: "Documents in other languages",
-    byLanguageHint: "Optional, for requests the patient signs alone: when the patient's signing page is in one of these languages, they get that document instead of the main one. The choice is fixed when they first open the link.",
+    byLanguageHint:
+      "Optional, for requests the patient signs alone: when the patient's signing page is in one of these languages, they get that document instead of the main one. The choice is fixed when they first open the link.",
     documentInLanguage: "Document in {language}",
     byLanguageMain: "Main document",
     byLanguagePatientGot: "The patient got this one",

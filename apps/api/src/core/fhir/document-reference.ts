@@ -28,7 +28,10 @@ export async function sealedPdfToDocumentReference(
         })
         .from(documentVersions)
         .where(
-          and(eq(documentVersions.documentId, pinnedDocumentIdOf(row)), eq(documentVersions.version, row.pinnedVersion)),
+          and(
+            eq(documentVersions.documentId, pinnedDocumentIdOf(row)),
+            eq(documentVersions.version, row.pinnedVersion),
+          ),
         )
         .limit(1)
         .then((rows) => rows[0])

@@ -213,7 +213,12 @@ describe("documents in the patient's language", () => {
   });
 
   it("documentForLanguage: the pin wins; before it, the language's document, else the main one", () => {
-    const row = { documentId: "main", pinnedDocumentId: null, pinnedVersion: null, documentsByLanguage: { tr: "tr-doc" } };
+    const row = {
+      documentId: "main",
+      pinnedDocumentId: null,
+      pinnedVersion: null,
+      documentsByLanguage: { tr: "tr-doc" },
+    };
     expect(documentForLanguage(row, "tr")).toBe("tr-doc");
     expect(documentForLanguage(row, "pl")).toBe("main");
     expect(documentForLanguage(row, null)).toBe("main");

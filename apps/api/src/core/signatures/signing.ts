@@ -693,10 +693,7 @@ export async function awaitingMySignature(ctx: OrgContext) {
     .innerJoin(documents, eq(documents.id, pinnedDocumentIdColumn))
     .innerJoin(
       documentVersions,
-      and(
-        eq(documentVersions.documentId, documents.id),
-        eq(documentVersions.version, signatureRequests.pinnedVersion),
-      ),
+      and(eq(documentVersions.documentId, documents.id), eq(documentVersions.version, signatureRequests.pinnedVersion)),
     )
     .where(
       eq(signatureSigners.staffUserId, ctx.actor.id),

@@ -343,7 +343,9 @@ async function documentLanguages(
   const pinned = row.pinnedVersion !== null ? await versionOf(ctx, row) : null;
   // In the languages' usual order (jsonb keeps its own key order).
   const map = row.documentsByLanguage ?? {};
-  const byLanguage = patientLanguages.flatMap((language) => (map[language] ? [[language, map[language]] as const] : []));
+  const byLanguage = patientLanguages.flatMap((language) =>
+    map[language] ? [[language, map[language]] as const] : [],
+  );
   if (byLanguage.length === 0) return { documentLanguage: pinned?.language ?? null };
   const ids = [row.documentId, ...byLanguage.map(([, id]) => id)];
   const names = new Map(

@@ -238,7 +238,10 @@ export function DocumentDetailPage({ id }: { id: string }) {
                 maxLength={2000}
                 onChange={(event) => setDraft({ ...draft, description: event.target.value })}
               />
-              <DocumentLanguageSelect value={draft.language} onChange={(language) => setDraft({ ...draft, language })} />
+              <DocumentLanguageSelect
+                value={draft.language}
+                onChange={(language) => setDraft({ ...draft, language })}
+              />
             </div>
             {pdf.data ? (
               <FieldPlacementEditor

@@ -203,8 +203,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
         reminder_days: /^\d{1,3}$/.test(draft.reminder_days.trim()) ? Number(draft.reminder_days.trim()) : NaN,
       }),
       ...(several && { signers: signersOf(choices), signing_order: order }),
-      ...(!several &&
-        Object.keys(languageDocuments).length > 0 && { documents_by_language: languageDocuments }),
+      ...(!several && Object.keys(languageDocuments).length > 0 && { documents_by_language: languageDocuments }),
     };
     create.mutate(input);
   }
