@@ -198,7 +198,9 @@ export async function waitForPageImages(request: APIRequestContext, signingLink:
   await expect
     .poll(
       async () => {
-        const response = await request.post(`${API_URL}/trpc/signing.open`, { data: { token } });
+        // The preview reads the link without opening it: the request stays as the patient will find it.
+        const input = encodeURIComponent(JSON.stringify({ token }));
+        const response = await request.get(`${API_URL}/trpc/signing.preview?input=${input}`);
         const body = (await response.json()) as { result?: { data?: { pageImages?: unknown } } };
         return Boolean(body.result?.data?.pageImages);
       },

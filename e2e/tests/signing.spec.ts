@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { PNG } from "pngjs";
 import { expectAccessible, staffSignIn } from "./forms-support";
-import { hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations, PATIENT_LANGUAGE_SWITCH } from "./support";
+import { API_URL, hasHorizontalScroll, signIn, WEB_PORT, watchCspViolations, PATIENT_LANGUAGE_SWITCH } from "./support";
 import {
   A4,
   createApiToken,
@@ -471,6 +471,42 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await expect(firstPage).toHaveAttribute("data-rendered", "true");
     expect(fetched.some((url) => /pdf\.worker/.test(url))).toBe(true);
     expect(fetched.some((url) => /signing\.document/.test(url))).toBe(true);
+  });
+
+  test("page 1 comes with the page's first HTML: drawn before any script runs, and the link is not opened by it", async ({
+    browser,
+    request,
+  }) => {
+    const staff = await staffSignIn(browser, "E2E first HTML");
+    await staff.context.close();
+    const patientId = `P-e2e-first-html-${Date.now()}`;
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId,
+    });
+    await waitForPageImages(request, signing.signingLink);
+
+    // Scripts off: what is on the screen is what the server's HTML drew.
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(signing.signingLink);
+    await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+    const image = page.getByRole("figure", { name: "Page 1 of 2" }).locator("img");
+    await expect(image).toBeVisible();
+    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBeGreaterThan(0);
+    // The field's outline needs the script to be placed: until then it is not drawn at all (never misplaced).
+    await expect(page.getByTestId("pdf-field")).toBeHidden();
+    await page.screenshot({ path: test.info().outputPath("first-html-390.png") });
+    await context.close();
+
+    // Showing it opened nothing: the request still waits for the patient (A2 lists it as pending).
+    const listed = await request.get(`${API_URL}/signature-requests?patient_id=${patientId}`, {
+      headers: { authorization: `Bearer ${staff.token}` },
+    });
+    expect(listed.status()).toBe(200);
+    expect(((await listed.json()) as { status: string }[]).map((r) => r.status)).toEqual(["pending"]);
   });
 });
 

@@ -401,6 +401,8 @@ export const openSigningInput = z.union([
   z.object({ ticket: secret, language: patientLanguage.optional() }),
 ]);
 export type OpenSigningInput = z.infer<typeof openSigningInput>;
+/** `signing.preview`: the signing link only (an A4 ticket is used up by opening it). */
+export const previewSigningInput = z.object({ token: secret });
 
 export const signingState = z.enum([
   /** Ready to sign; `sessionToken` is set. */

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { cx } from "./cx";
 import type { fieldBox, PdfShownField } from "./pdf-geometry";
 import styles from "./PdfPages.module.css";
@@ -22,6 +22,9 @@ export function FieldBox({
   signed?: PdfShownField["signed"];
 }) {
   const ref = useRef<HTMLDivElement>(null);
+  // The CSP allows no inline style attribute, so the place is set once the script runs; until then
+  // (a page drawn from the server's HTML) the box stays hidden rather than sit in the corner.
+  const [placed, setPlaced] = useState(false);
   useEffect(() => {
     const style = ref.current?.style;
     if (!style) return;
@@ -29,10 +32,16 @@ export function FieldBox({
     style.setProperty("--cs-field-top", percent(box.top));
     style.setProperty("--cs-field-width", percent(box.width));
     style.setProperty("--cs-field-height", percent(box.height));
+    setPlaced(true);
   }, [box.left, box.top, box.width, box.height]);
   if (signed) {
     return (
-      <div ref={ref} className={cx(styles.field, styles.signedField)} data-testid="pdf-signed-field">
+      <div
+        ref={ref}
+        className={cx(styles.field, styles.signedField)}
+        data-testid="pdf-signed-field"
+        data-placed={placed || undefined}
+      >
         {"image" in signed ? (
           // A data URL of the signer's drawing (the CSP allows data: images).
           <img className={styles.signedImage} src={signed.image} alt={signed.alt} />
@@ -48,7 +57,7 @@ export function FieldBox({
     );
   }
   return (
-    <div ref={ref} className={styles.field} data-testid="pdf-field">
+    <div ref={ref} className={styles.field} data-testid="pdf-field" data-placed={placed || undefined}>
       <span className={styles.fieldLabel}>{label}</span>
     </div>
   );

@@ -1,6 +1,6 @@
 import { me as meSchema, type Me } from "@clinsign/contracts";
-import { cookies, headers } from "next/headers";
-import { apiOrigin } from "./api-origin";
+import { cookies } from "next/headers";
+import { queryApi } from "./api-server";
 import { STAFF_SESSION_COOKIE } from "./cookies";
 
 export type SessionCheck = { status: "signed-in"; me: Me } | { status: "signed-out" } | { status: "unknown" };
@@ -12,27 +12,11 @@ export type SessionCheck = { status: "signed-in"; me: Me } | { status: "signed-o
 export async function checkSession(): Promise<SessionCheck> {
   const session = (await cookies()).get(STAFF_SESSION_COOKIE)?.value;
   if (!session) return { status: "signed-out" };
-  const incoming = await headers();
-  const forwarded: Record<string, string> = {
+  const answer = await queryApi("auth.me", undefined, meSchema, {
     cookie: `${STAFF_SESSION_COOKIE}=${session}`,
-    accept: "application/json",
-  };
-  for (const name of ["user-agent", "accept-language", "x-forwarded-for"]) {
-    const value = incoming.get(name);
-    if (value) forwarded[name] = value;
-  }
-  try {
-    const response = await fetch(`${apiOrigin()}/trpc/auth.me`, {
-      headers: forwarded,
-      cache: "no-store",
-      signal: AbortSignal.timeout(5_000),
-    });
-    if (response.status === 401) return { status: "signed-out" };
-    if (!response.ok) return { status: "unknown" };
-    const body = (await response.json()) as { result?: { data?: unknown } };
-    const parsed = meSchema.safeParse(body.result?.data);
-    return parsed.success ? { status: "signed-in", me: parsed.data } : { status: "unknown" };
-  } catch {
-    return { status: "unknown" };
-  }
+    timeoutMs: 5_000,
+  });
+  if (answer.kind === "ok") return { status: "signed-in", me: answer.data };
+  if (answer.kind === "refused" && answer.status === 401) return { status: "signed-out" };
+  return { status: "unknown" };
 }

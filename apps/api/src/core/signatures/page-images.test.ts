@@ -1,11 +1,12 @@
 import sharp from "sharp";
-import { documentVersions, eq } from "@clinsign/db";
+import { auditLog, documentVersions, eq, organizations, signatureRequests, signingCredentials } from "@clinsign/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pageImageKey, pageManifestKey } from "../documents/page-images";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import {
+  backdateExpiry,
   bearer,
   makePdf,
   makeSignaturePng,
@@ -143,5 +144,73 @@ describe("signing page images", () => {
     expect(deleted.body).toMatchObject({ deleted: true });
     expect(await api.services.storage.get(pageManifestKey(version.storageKey))).toBeNull();
     expect(await api.services.storage.get(pageImageKey(version.storageKey, 1, 480))).toBeNull();
+  });
+});
+
+describe("signing.preview: the document in the signing page's first HTML", () => {
+  const preview = (token: string) => api.trpc({}).signing.preview.query({ token });
+  const requestRow = async (id: string) =>
+    (await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, id)))[0]!;
+  const passes = async (id: string) =>
+    (await api.services.db.select().from(signingCredentials).where(eq(signingCredentials.requestId, id))).length;
+  const auditActions = async () =>
+    (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map((e) => e.action);
+
+  it("shows what opening shows, without opening: no pass, still pending, nothing audited, the images served", async () => {
+    const { request } = await openedRequest();
+    await drawPages();
+    const auditBefore = await auditActions();
+
+    const seen = await preview(request.token);
+    expect(seen).toMatchObject({ state: "ready", sessionToken: null, sessionExpiresAt: null, pageCount: 1 });
+    expect((await requestRow(request.id)).status).toBe("pending");
+    expect(await passes(request.id)).toBe(0);
+    expect(await auditActions()).toEqual(auditBefore);
+    // Page 1's image loads before the page has opened the link.
+    expect((await api.request("GET", `${seen!.pageImages!.url}/1-480.webp`)).status).toBe(200);
+
+    const opened = await open(request.token);
+    expect((await requestRow(request.id)).status).toBe("opened");
+    const { sessionToken, sessionExpiresAt, ...openedView } = opened;
+    expect(sessionToken).toBeTruthy();
+    expect(sessionExpiresAt).toBeTruthy();
+    expect({ ...seen, sessionToken: undefined, sessionExpiresAt: undefined }).toEqual({
+      ...openedView,
+      sessionToken: undefined,
+      sessionExpiresAt: undefined,
+    });
+  });
+
+  it("is null for everything but a link ready for signing: unknown, expired, signed, A4 verification required", async () => {
+    expect(await preview("x".repeat(43))).toBeNull();
+
+    const expired = await openedRequest();
+    await backdateExpiry(api, expired.request.id);
+    expect(await preview(expired.request.token)).toBeNull();
+    // Reading it did not mark it expired either: that is opening's to do, with its audit entry.
+    expect((await requestRow(expired.request.id)).status).toBe("pending");
+
+    const signed = await openedRequest();
+    const view = await open(signed.request.token);
+    await api.trpc({}).signing.sign.mutate({
+      sessionToken: view.sessionToken!,
+      consent: true,
+      signature: { kind: "drawn", dataUrl: pngDataUrl(makeSignaturePng()) },
+    });
+    expect(await preview(signed.request.token)).toBeNull();
+
+    const guarded = await openedRequest();
+    await api.services.db
+      .update(organizations)
+      .set({ requireSessionVerification: true })
+      .where(eq(organizations.id, org.orgId));
+    try {
+      expect(await preview(guarded.request.token)).toBeNull();
+    } finally {
+      await api.services.db
+        .update(organizations)
+        .set({ requireSessionVerification: false })
+        .where(eq(organizations.id, org.orgId));
+    }
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { SigningPageImages, SigningPageTexts } from "@clinsign/contracts";
 import type { documentVersions } from "@clinsign/db";
-import type { OrgContext } from "../context";
+import { nowOf, type OrgContext } from "../context";
 import { pageImagesGrant } from "../credentials/signing";
 import {
   queuePageImages,
@@ -15,8 +15,8 @@ import {
   type PageImageManifest,
 } from "../documents/page-images";
 import { AppError } from "../errors";
-import { findSignatureRequest, versionOf, type SignatureRequestRow } from "./requests";
-import { refusal, signerRequestId } from "./signing";
+import { findSignatureRequest, isPastExpiry, OPEN_STATUSES, versionOf, type SignatureRequestRow } from "./requests";
+import { signerRequestId } from "./signing";
 
 /** Where the web app serves the images (its proxy passes `/signing-pages/*` to this API path). */
 export const PAGE_IMAGES_PATH = "/signing-pages";
@@ -58,7 +58,10 @@ async function openVersion(
   requestId: string,
 ): Promise<{ version: VersionRow; manifest: PageImageManifest }> {
   const row = await findSignatureRequest(ctx, requestId);
-  if (refusal(row)) throw new AppError("not_found", "page not found");
+  // A request not opened yet counts: the signing page's first HTML shows its pages (`signing.preview`).
+  const open =
+    row.visibility !== "draft" && OPEN_STATUSES.includes(row.status) && !isPastExpiry(row, nowOf(ctx.services));
+  if (!open) throw new AppError("not_found", "page not found");
   const version = await versionOf(ctx, row);
   const manifest = await readPageImageManifest(ctx.services, version.storageKey);
   if (!manifest || manifest.unavailable) throw new AppError("not_found", "page not found");

@@ -24,7 +24,15 @@ import {
 } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding } from "../branding/branding";
-import { afterCommit, contextFor, inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
+import {
+  afterCommit,
+  contextFor,
+  inTransaction,
+  nowOf,
+  type OrgContext,
+  type RequestMeta,
+  type Services,
+} from "../context";
 import { consumeSigningTicket, requestOfSigningLink, SIGNING_PASS_KIND } from "../credentials/signing";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument } from "../documents/documents";
@@ -269,44 +277,89 @@ async function openForSigner(
     }
     const version = await versionOf(tx, row);
     const copy = signedCopyOf(row, await signedCopyDaysOf(tx));
-    let signingPass: string | null = null;
-    let signingPassExpiresAt: Date | null = null;
+    let pass: SigningPass | null = null;
     const open = state === "ready" || state === "waiting" || state === "signed";
     if (open || (copy.until && copy.state !== "expired")) {
       // A pass to sign ends with the request's expiry; one for the copy with the copy period.
       const end = open ? row.expiresAt : copy.until!;
-      signingPass = randomSecret(32);
-      signingPassExpiresAt = new Date(Math.min(Date.now() + SIGNING_PASS_MINUTES * 60_000, end.getTime()));
+      pass = {
+        secret: randomSecret(32),
+        expiresAt: new Date(Math.min(Date.now() + SIGNING_PASS_MINUTES * 60_000, end.getTime())),
+      };
       await tx.scope.insert(signingCredentials, {
         requestId: row.id,
         signerId: tx.signerId ?? null,
         kind: SIGNING_PASS_KIND,
-        secretHash: sha256Hex(signingPass),
-        expiresAt: signingPassExpiresAt,
+        secretHash: sha256Hex(pass.secret),
+        expiresAt: pass.expiresAt,
         ip: request.ip,
         userAgent: request.userAgent,
       });
     }
-    return {
-      state: stateOf(row, party?.me),
-      // The wire still calls the signing pass a session token (interface document).
-      sessionToken: signingPass,
-      sessionExpiresAt: signingPassExpiresAt?.toISOString() ?? null,
-      documentTitle: version.title,
-      documentDescription: version.description,
-      institutionId: row.institutionExternalId,
-      organizationName: await organizationNameOf(tx),
-      branding: await getBranding(tx, row.institutionId),
-      pageCount: version.pageCount,
-      pageSizes: version.pageSizes,
-      fields: party ? fieldsOfRole(version.fields, party.me.role) : version.fields,
-      expiresAt: row.expiresAt.toISOString(),
-      signedCopy: copy.state,
-      signedCopyUntil: copy.until?.toISOString() ?? null,
-      ...(party && { party: await partyView(tx, row, version.fields, party.signers, party.me) }),
-      pageImages: state === "ready" ? await pageImagesOf(tx, row, version) : null,
-    };
+    return signerView(tx, row, version, party, pass);
   });
+}
+
+interface SigningPass {
+  secret: string;
+  expiresAt: Date;
+}
+
+/** What the signing page shows of a request to one signer: `signing.open`'s answer, and the preview's. */
+async function signerView(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+  version: Awaited<ReturnType<typeof versionOf>>,
+  party: Party | null,
+  pass: SigningPass | null,
+): Promise<SigningView> {
+  const state = stateOf(row, party?.me);
+  const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
+  return {
+    state,
+    // The wire still calls the signing pass a session token (interface document).
+    sessionToken: pass?.secret ?? null,
+    sessionExpiresAt: pass?.expiresAt.toISOString() ?? null,
+    documentTitle: version.title,
+    documentDescription: version.description,
+    institutionId: row.institutionExternalId,
+    organizationName: await organizationNameOf(ctx),
+    branding: await getBranding(ctx, row.institutionId),
+    pageCount: version.pageCount,
+    pageSizes: version.pageSizes,
+    fields: party ? fieldsOfRole(version.fields, party.me.role) : version.fields,
+    expiresAt: row.expiresAt.toISOString(),
+    signedCopy: copy.state,
+    signedCopyUntil: copy.until?.toISOString() ?? null,
+    ...(party && { party: await partyView(ctx, row, version.fields, party.signers, party.me) }),
+    pageImages: state === "ready" ? await pageImagesOf(ctx, row, version) : null,
+  };
+}
+
+/**
+ * `signing.preview`: what the signing page shows for a link that is open for signing, read
+ * without acting on it — no pass issued, nothing marked opened, nothing audited — so the web
+ * server can put the document's first page into the page's HTML (it draws before the page's
+ * scripts have loaded), and a link previewer fetching the URL changes nothing. Null for anything
+ * but a request ready for this signer: every other state is `signing.open`'s to tell.
+ */
+export async function previewSigning(
+  services: Services,
+  request: RequestMeta,
+  input: { token: string },
+): Promise<SigningView | null> {
+  const grant = await requestOfSigningLink(services, input.token);
+  if (!grant) return null;
+  const ctx = contextFor(services, { kind: "signer", ...grant }, request);
+  if (!ctx.signerId && (await ctx.scope.organization()).requireSessionVerification) return null;
+  const row = await findSignatureRequest(ctx, signerRequestId(ctx));
+  if (isPastExpiry(row, nowOf(services))) return null;
+  const party = await partyOf(ctx, row, "portal").catch((error: unknown) => {
+    if (error instanceof AppError && error.code === "not_found") return "unknown" as const;
+    throw error;
+  });
+  if (party === "unknown" || stateOf(row, party?.me) !== "ready") return null;
+  return signerView(ctx, row, await versionOf(ctx, row), party, null);
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { declineInput, openSigningInput, signInput } from "@clinsign/contracts";
+import { declineInput, openSigningInput, previewSigningInput, signInput } from "@clinsign/contracts";
 import {
   declineRequest,
   getSignedSigningDocument,
   getSigningDocument,
   getSigningStatus,
   openSigning,
+  previewSigning,
   signRequest,
 } from "../../core/signatures/signing";
 import { getSigningPageTexts } from "../../core/signatures/page-images";
@@ -20,6 +21,10 @@ export const signingRouter = {
   open: publicProcedure
     .input(openSigningInput)
     .mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
+  /** The view of a link open for signing, read without acting on it: the web server's first HTML of the page. */
+  preview: publicProcedure
+    .input(previewSigningInput)
+    .query(({ ctx, input }) => previewSigning(ctx.services, ctx.request, input)),
   document: signerProcedure.query(({ ctx }) => getSigningDocument(ctx.signer)),
   /** The text of each page of the page images (`view.pageImages`), for screen readers. */
   pageTexts: signerProcedure.query(({ ctx }) => getSigningPageTexts(ctx.signer)),

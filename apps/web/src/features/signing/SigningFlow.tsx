@@ -2,10 +2,11 @@
 
 import type { SignedCopyState, SigningState, SigningStatus, SigningView } from "@clinsign/contracts";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
+import { useHydrated } from "../../lib/use-hydrated";
 import { useTRPC, useTRPCClient } from "../../trpc/client";
 import { isUnauthorized } from "../../trpc/errors";
 import { Confirmation } from "./Confirmation";
@@ -51,9 +52,15 @@ type Screen =
  */
 export function SigningFlow({
   credential,
+  preview = null,
   kiosk,
 }: {
   credential: SigningCredential;
+  /**
+   * What the server read of a link open for signing (`signing.preview`): the page starts on the
+   * document, drawn from the first HTML, while it opens the link; the sign form follows.
+   */
+  preview?: SigningView | null;
   /** Signing at the desk: told the organization's brand once opened, and when the flow is over. */
   kiosk?: KioskHooks;
 }) {
@@ -62,9 +69,10 @@ export function SigningFlow({
   const kind = "ticket" in credential ? "ticket" : "token";
   const secret = "ticket" in credential ? credential.ticket : credential.token;
   const plausible = isPlausibleSecret(secret);
+  const hydrated = useHydrated();
 
-  const [screen, setScreen] = useState<Screen>({ kind: "opening" });
-  const [view, setView] = useState<SigningView | null>(null);
+  const [screen, setScreen] = useState<Screen>(preview ? { kind: "ready" } : { kind: "opening" });
+  const [view, setView] = useState<SigningView | null>(preview);
   const [sessionToken, setSessionToken] = useState<string | null>(null);
   const [declineOpen, setDeclineOpen] = useState(false);
   // Focus follows the patient's own actions (sign, decline), not the first load.
@@ -72,6 +80,14 @@ export function SigningFlow({
   const [attempt, setAttempt] = useState(0);
   // What the page last learnt about the signed copy (from open or status), shown at once.
   const [copyStatus, setCopyStatus] = useState<SigningStatus | null>(null);
+  // Started from the server's preview, the sign form works before `signing.open` has answered:
+  // what it sends waits for the signing pass.
+  const passWaiters = useRef<((pass: string) => void)[]>([]);
+  useEffect(() => {
+    if (sessionToken) for (const resolve of passWaiters.current.splice(0)) resolve(sessionToken);
+  }, [sessionToken]);
+  const withPass = <T,>(act: (pass: string) => Promise<T>): Promise<T> =>
+    sessionToken ? act(sessionToken) : new Promise<string>((resolve) => passWaiters.current.push(resolve)).then(act);
 
   useEffect(() => {
     if (!plausible) return;
@@ -232,7 +248,7 @@ export function SigningFlow({
         initial={!screen.justSigned && copyStatus?.signedCopy ? copyStatus : undefined}
       />
     );
-  } else if (screen.kind === "ready" && view && sessionToken) {
+  } else if (screen.kind === "ready" && view) {
     content = (
       <div className={styles.flow}>
         <header className={styles.docHeader}>
@@ -246,13 +262,18 @@ export function SigningFlow({
           ) : null}
           <p className={styles.steps}>{t.signing.steps}</p>
           {view.expiresAt ? (
-            <p className="cs-hint">{format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) })}</p>
+            // On the phone's clock, which the server does not know: written once the page runs.
+            <p className="cs-hint">
+              {hydrated ? format(t.signing.expiresAt, { date: formatDateTime(view.expiresAt, locale) }) : "\u00a0"}
+            </p>
           ) : null}
         </header>
         {view.party ? <PartyList party={view.party} /> : null}
         <PatientDocument view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
         <SignForm
-          submit={(input) => client.signing.sign.mutate({ sessionToken, ...input, language: lang })}
+          submit={(input) =>
+            withPass((pass) => client.signing.sign.mutate({ sessionToken: pass, ...input, language: lang }))
+          }
           onSigned={(state) => {
             setActed(true);
             setScreen(state === "signed" ? { kind: "signed" } : { kind: "confirmation", justSigned: true });
@@ -263,7 +284,7 @@ export function SigningFlow({
         />
         <DeclineDialog
           open={declineOpen}
-          submit={(reason) => client.signing.decline.mutate({ sessionToken, reason })}
+          submit={(reason) => withPass((pass) => client.signing.decline.mutate({ sessionToken: pass, reason }))}
           onClose={() => setDeclineOpen(false)}
           onDeclined={() => endWith("declined")}
           onClosed={closedWith}
@@ -287,7 +308,8 @@ function PatientDocument({
   onGoToSignature,
 }: {
   view: SigningView;
-  sessionToken: string;
+  /** Null while the page opens the link (the preview's document is shown meanwhile). */
+  sessionToken: string | null;
   onGoToSignature(): void;
 }) {
   const { t } = usePatientI18n();
@@ -296,13 +318,19 @@ function PatientDocument({
   // images come with the view, pdf.js and the PDF only without them or for the original.
   const useDocument = (enabled: boolean) =>
     useQuery({
-      ...trpc.signing.document.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
-      enabled,
+      ...trpc.signing.document.queryOptions(
+        { sessionToken: sessionToken ?? "" },
+        { staleTime: Infinity, gcTime: Infinity },
+      ),
+      enabled: enabled && sessionToken !== null,
     });
   const usePageTexts = (enabled: boolean) =>
     useQuery({
-      ...trpc.signing.pageTexts.queryOptions({ sessionToken }, { staleTime: Infinity, gcTime: Infinity }),
-      enabled,
+      ...trpc.signing.pageTexts.queryOptions(
+        { sessionToken: sessionToken ?? "" },
+        { staleTime: Infinity, gcTime: Infinity },
+      ),
+      enabled: enabled && sessionToken !== null,
     });
   const fields = useMemo(() => partyFields(view, t), [view, t]);
   return (
