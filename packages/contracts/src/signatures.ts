@@ -401,8 +401,11 @@ export const openSigningInput = z.union([
   z.object({ ticket: secret, language: patientLanguage.optional() }),
 ]);
 export type OpenSigningInput = z.infer<typeof openSigningInput>;
-/** `signing.preview`: the signing link only (an A4 ticket is used up by opening it). */
-export const previewSigningInput = z.object({ token: secret });
+/**
+ * `signing.preview`: the signing link only (an A4 ticket is used up by opening it). `language`:
+ * the page's, which picks the document as `signing.open` will (issue 19).
+ */
+export const previewSigningInput = z.object({ token: secret, language: patientLanguage.optional() });
 
 export const signingState = z.enum([
   /** Ready to sign; `sessionToken` is set. */

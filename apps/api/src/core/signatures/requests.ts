@@ -161,6 +161,35 @@ export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
   return findVersion(ctx, doc.id, doc.currentVersion);
 }
 
+/**
+ * The version the patient gets when opening now with the page in `language`: the pinned one, else
+ * the newest version of `documentForLanguage`'s choice. What `signing.preview` shows before the pin.
+ */
+export async function versionForLanguage(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+  language: PatientLanguage | null | undefined,
+) {
+  if (row.pinnedVersion !== null) return versionOf(ctx, row);
+  const doc = await findDocument(ctx, documentForLanguage(row, language));
+  return findVersion(ctx, doc.id, doc.currentVersion);
+}
+
+/**
+ * Every version the request may show now: the pinned one, or before the pin the newest version
+ * of the main document and of each document in another language (a preview in any language).
+ */
+export async function candidateVersions(ctx: OrgContext, row: SignatureRequestRow) {
+  if (row.pinnedVersion !== null) return [await versionOf(ctx, row)];
+  const ids = [...new Set([row.documentId, ...Object.values(row.documentsByLanguage ?? {})])];
+  return Promise.all(
+    ids.map(async (id) => {
+      const doc = await findDocument(ctx, id);
+      return findVersion(ctx, doc.id, doc.currentVersion);
+    }),
+  );
+}
+
 /** A1's optional `patient_phone` as E.164: a mobile number, national ones read in the organization's country. */
 async function reminderPhone(ctx: OrgContext, raw: string): Promise<string> {
   const phone = normaliseMobile(raw, (await organizationProfile(ctx)).phoneCountry);

@@ -48,6 +48,7 @@ import {
   documentForLanguage,
   pinnedDocumentIdColumn,
   pinnedDocumentIdOf,
+  versionForLanguage,
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
@@ -346,7 +347,7 @@ async function signerView(
 export async function previewSigning(
   services: Services,
   request: RequestMeta,
-  input: { token: string },
+  input: { token: string; language?: PatientLanguage },
 ): Promise<SigningView | null> {
   const grant = await requestOfSigningLink(services, input.token);
   if (!grant) return null;
@@ -359,7 +360,8 @@ export async function previewSigning(
     throw error;
   });
   if (party === "unknown" || stateOf(row, party?.me) !== "ready") return null;
-  return signerView(ctx, row, await versionOf(ctx, row), party, null);
+  // The document `signing.open` would pin for this language (issue 19): the same choice.
+  return signerView(ctx, row, await versionForLanguage(ctx, row, input.language), party, null);
 }
 
 /**
