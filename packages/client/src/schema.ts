@@ -7620,7 +7620,11 @@ export interface operations {
                  *           "role": "role"
                  *         }
                  *       ],
-                 *       "signing_order": "sequential"
+                 *       "signing_order": "sequential",
+                 *       "documents_by_language": {
+                 *         "tr": "0b8e3c1a-5f2d-4c6e-9a7b-1d2e3f4a5b6c",
+                 *         "ar": "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -7640,6 +7644,15 @@ export interface operations {
                     }[];
                     /** @enum {string} */
                     signing_order?: "sequential" | "parallel";
+                    /**
+                     * @example {
+                     *       "tr": "0b8e3c1a-5f2d-4c6e-9a7b-1d2e3f4a5b6c",
+                     *       "ar": "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    documents_by_language?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -7760,7 +7773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no such document, or another organization's */
+            /** @description no such document (`document_id`, or one in `documents_by_language`), or another organization's */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9201,7 +9214,8 @@ export interface operations {
                  *         "width": 220,
                  *         "height": 60
                  *       },
-                 *       "document_bloburl": "https://files.klinik.example/aufklaerung-knie.pdf"
+                 *       "document_bloburl": "https://files.klinik.example/aufklaerung-knie.pdf",
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -9210,6 +9224,7 @@ export interface operations {
                     account_name?: string | null;
                     signingfield_koordinates: unknown;
                     document_bloburl: string;
+                    language?: ("de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl") | null;
                 };
             };
         };
@@ -9735,7 +9750,8 @@ export interface operations {
                  *           "width": 220,
                  *           "height": 60
                  *         }
-                 *       }
+                 *       },
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": {
@@ -9743,6 +9759,7 @@ export interface operations {
                     title?: string;
                     description?: string | null;
                     fields?: unknown;
+                    language?: ("de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl") | null;
                 };
             };
         };

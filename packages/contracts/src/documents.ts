@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "./common";
+import { patientLanguage } from "./languages";
 import { listInput, listPage } from "./lists";
 import { createDocumentInput, documentAvailability, documentSummary, signingFieldRect } from "./signatures";
 
@@ -35,6 +36,8 @@ export const documentListItem = z.object({
   currentVersion: z.number().int(),
   pageCount: z.number().int(),
   fieldCount: z.number().int(),
+  /** The current version's language (issue 19); null: not named. */
+  language: patientLanguage.nullable(),
   requestCounts: documentRequestCounts,
   createdAt: isoDateTime,
   updatedAt: isoDateTime,
@@ -47,6 +50,8 @@ export const documentVersionItem = z.object({
   title: z.string(),
   description: z.string().nullable(),
   fields: z.array(signingFieldRect),
+  /** The version's language (issue 19); null: not named. */
+  language: patientLanguage.nullable(),
   createdAt: isoDateTime,
   /** Requests opened on this version: they keep it whatever is saved later. */
   pinnedRequests: z.number().int(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime, uuid } from "./common";
+import { patientLanguage } from "./languages";
 import { createdRange, listInput, listPage } from "./lists";
 import { assignmentVisibility, brandingFonts } from "./signatures";
 import { signingOrder, staffSignerItem } from "./signers";
@@ -51,7 +52,13 @@ export type ListSignatureRequestsInput = z.input<typeof listSignatureRequestsInp
 export const signatureRequestListItem = z.object({
   id: uuid,
   patientId: z.string(),
+  /**
+   * The document the request shows: the one pinned when the patient opened it (issue 19: perhaps
+   * the one in their language), else A1's `document_id`. The `documentId` filter matches A1's.
+   */
   documentId: uuid,
+  /** Set when the pinned document is not A1's `document_id` (a document in the patient's language). */
+  requestedDocumentId: uuid.optional(),
   documentName: z.string(),
   /** The version the request is pinned to, or the document's current one while it follows the newest. */
   documentVersion: z.number().int(),
@@ -153,6 +160,21 @@ export const signatureRequestDetail = signatureRequestListItem.extend({
   signers: z.array(staffSignerItem).optional(),
   /** Several signers: the role whose signer declined. */
   declinedRole: z.string().nullable().optional(),
+  /** Issue 19: the language of the document version the patient got; null: not pinned yet, or not named. */
+  documentLanguage: patientLanguage.nullable().optional(),
+  /**
+   * Issue 19, only for a request with documents in several languages: A1's document (`main`)
+   * and one per language; `documentId` above says which one the patient got.
+   */
+  documentsByLanguage: z
+    .array(
+      z.object({
+        language: z.union([patientLanguage, z.literal("main")]),
+        documentId: uuid,
+        documentName: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type SignatureRequestDetail = z.infer<typeof signatureRequestDetail>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoDateTime } from "./common";
-import { patientLanguage } from "./languages";
+import { patientLanguage, patientLanguages } from "./languages";
 import { MAX_SIGNATURE_REMINDER_DAYS } from "./organizations";
 import { createdSigner, signatureInput, signerRole, signersInput, signingOrder, signingParty } from "./signers";
 
@@ -87,6 +87,27 @@ export const signingFieldKoordinates = fieldRects();
 
 // ---------------------------------------------------------------- documents (A6, A8, A9, A10)
 
+/** A document's language on the REST door: one of the patient languages, with a clear message. */
+const documentLanguage = z.enum(patientLanguages, { message: `must be one of ${patientLanguages.join(", ")}` });
+
+/** A1's `documents_by_language`: patient language → document id (at most one per language). */
+export const documentsByLanguage = z
+  .partialRecord(documentLanguage, resourceId, {
+    // zod reports unknown keys of a partial record as `unrecognized_keys` (its types say `invalid_key`).
+    error: (issue) => {
+      const unknown = issue as { code: string; keys?: string[] };
+      if (issue.code === "invalid_type") return 'must be an object such as {"tr": "<document_id>"}';
+      if (unknown.code === "unrecognized_keys")
+        return `unknown language ${unknown.keys?.join(", ")}; the languages are ${patientLanguages.join(", ")}`;
+      return undefined;
+    },
+  })
+  .refine((map) => Object.keys(map).length > 0, { message: "must name at least one language" })
+  .meta({
+    examples: [{ tr: "0b8e3c1a-5f2d-4c6e-9a7b-1d2e3f4a5b6c", ar: "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f" }],
+  });
+export type DocumentsByLanguage = z.output<typeof documentsByLanguage>;
+
 export const documentAvailabilities = ["draft", "active", "inactive"] as const;
 export const documentAvailability = z.enum(documentAvailabilities, {
   message: "must be one of draft, active, inactive",
@@ -107,6 +128,11 @@ export const createDocumentInput = z.object({
     .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
     .max(2048, { message: "must be at most 2048 characters" })
     .pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" })),
+  /**
+   * Beyond the interface document (optional, issue 19): the language the PDF is written in, one of
+   * de, en, tr, ar, ru, uk, pl. A1's `documents_by_language` offers such documents to patients.
+   */
+  language: documentLanguage.nullish(),
 });
 export type CreateDocumentInput = z.input<typeof createDocumentInput>;
 
@@ -147,6 +173,8 @@ export const updateDocumentInput = z.object({
     .max(2000, { message: "must be at most 2000 characters" })
     .nullish(),
   fields: updateFields.optional(),
+  /** Beyond the document (issue 19): the new version's language; null clears it, absent keeps it. */
+  language: documentLanguage.nullish(),
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInput>;
 
@@ -173,6 +201,8 @@ export const documentSummary = z.object({
   pageCount: z.number(),
   pageSizes: z.array(z.object({ width: z.number(), height: z.number() })),
   sha256: z.string(),
+  /** The current version's language (issue 19); null: not named. */
+  language: patientLanguage.nullable(),
   createdAt: isoDateTime,
   updatedAt: isoDateTime,
 });
@@ -205,6 +235,13 @@ export const createSignatureRequestInput = z.object({
   signers: signersInput.optional(),
   /** Beyond the document: `sequential` (default) or `parallel`. */
   signing_order: signingOrder.optional(),
+  /**
+   * Beyond the document (issue 19): the same consent in other languages, e.g.
+   * `{"tr": "<document_id>", "ar": "<document_id>"}`. When the patient opens the link, the
+   * document for the signing page's language is pinned, else `document_id`. Each must be one of
+   * the organization's documents with a patient signature field; single-signer requests only.
+   */
+  documents_by_language: documentsByLanguage.optional(),
 });
 export type CreateSignatureRequestInput = z.input<typeof createSignatureRequestInput>;
 
@@ -355,10 +392,20 @@ export type VerifySessionOutput = z.infer<typeof verifySessionOutput>;
 
 const secret = z.string().min(16).max(200);
 
-export const openSigningInput = z.union([z.object({ token: secret }), z.object({ ticket: secret })]);
+/**
+ * `language`: the signing page's language. A request with documents in several languages pins
+ * the one in this language when it is first opened (later opens keep that pin).
+ */
+export const openSigningInput = z.union([
+  z.object({ token: secret, language: patientLanguage.optional() }),
+  z.object({ ticket: secret, language: patientLanguage.optional() }),
+]);
 export type OpenSigningInput = z.infer<typeof openSigningInput>;
-/** `signing.preview`: the signing link only (an A4 ticket is used up by opening it). */
-export const previewSigningInput = z.object({ token: secret });
+/**
+ * `signing.preview`: the signing link only (an A4 ticket is used up by opening it). `language`:
+ * the page's, which picks the document as `signing.open` will (issue 19).
+ */
+export const previewSigningInput = z.object({ token: secret, language: patientLanguage.optional() });
 
 export const signingState = z.enum([
   /** Ready to sign; `sessionToken` is set. */

@@ -67,6 +67,7 @@ export const consoleRoutes: ConsoleRoute[] = [
         description: metadata.document_description ?? null,
         accountName: null,
         fields: metadata.signingfield_koordinates,
+        language: metadata.language ?? null,
         // A6 echoes the URL a document came from; an uploaded one comes from here.
         sourceUrl: (id) => `${services.config.publicApiUrl}/staff/documents/${id}/pdf`,
         availability: "draft",

@@ -484,7 +484,9 @@ export const documentedRoutes: ApiRoute[] = [
       },
       response: { signing_link: EXAMPLE_LINK, signature_id: EXAMPLE_ID, expiration_date: "2026-03-09T18:00:00.000Z" },
     },
-    errors: { 404: "no such document, or another organization's" },
+    errors: {
+      404: "no such document (`document_id`, or one in `documents_by_language`), or another organization's",
+    },
     call: (caller, input) => caller.signatures.create(input),
   }),
   route({

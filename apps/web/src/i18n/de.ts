@@ -1708,6 +1708,13 @@ export const de: Dictionary = {
     clearLink: "Wieder den Signaturlink verwenden",
     linkSaved: "Link-URL gespeichert.",
     linkCleared: "Es gilt wieder der Signaturlink.",
+    byLanguageTitle: "Dokumente in anderen Sprachen",
+    byLanguageHint:
+      "Optional, für Anfragen, die nur die Patientin oder der Patient unterschreibt: Ist die Signaturseite in einer dieser Sprachen, erscheint dieses Dokument statt des Hauptdokuments. Die Wahl steht fest, sobald der Link zum ersten Mal geöffnet wird.",
+    documentInLanguage: "Dokument auf {language}",
+    byLanguageMain: "Hauptdokument",
+    byLanguagePatientGot: "Dieses Dokument wurde angezeigt",
+    byLanguageNotYet: "Noch nicht geöffnet: Die Sprache der Signaturseite entscheidet beim Öffnen.",
     signersTitle: "Wer unterschreibt",
     signersHint:
       "Dieses Dokument hat Unterschriftsfelder für mehrere Personen. Wählen Sie die Reihenfolge und wer für jede Rolle unterschreibt. Das versiegelte PDF entsteht, sobald alle erforderlichen Unterschriften vorliegen.",
@@ -1775,6 +1782,11 @@ export const de: Dictionary = {
     columnName: "Name",
     columnAvailability: "Verfügbarkeit",
     columnVersion: "Version",
+    columnLanguage: "Sprache",
+    language: "Sprache des Dokuments",
+    languageHint:
+      "Anfragen können dieses Dokument Patientinnen und Patienten anbieten, deren Signaturseite in dieser Sprache ist.",
+    languageNone: "Nicht angegeben",
     columnFields: "Felder",
     columnRequests: "Anfragen",
     columnUpdated: "Letzte Änderung",

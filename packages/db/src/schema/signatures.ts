@@ -44,6 +44,8 @@ export interface SignatureFieldRect {
 }
 
 export type DocumentAvailability = "draft" | "active" | "inactive";
+/** The patient languages (contracts' language-list.ts), which a document version may be written in. */
+export type DocumentLanguage = "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
 
 /** A registered PDF (A6). Its content and field definitions live in versions. */
 export const documents = pgTable(
@@ -82,6 +84,11 @@ export const documentVersions = pgTable(
     pageCount: integer("page_count").notNull(),
     /** Width and height of every page in points, in page order. */
     pageSizes: jsonb("page_sizes").$type<{ width: number; height: number }[]>().notNull(),
+    /**
+     * The language the version is written in (issue 19: de, en, tr, ar, ru, uk, pl), as A6, A8 or
+     * the console named it; null: not named. Shown to staff and on the sealed PDF's audit page.
+     */
+    language: text("language").$type<DocumentLanguage>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("document_versions_doc_version_uq").on(t.documentId, t.version)],
@@ -108,6 +115,18 @@ export const signatureRequests = pgTable(
       .references(() => documents.id, { onDelete: "restrict" }),
     /** Null while the request follows the newest document version; set when the patient opens it. */
     pinnedVersion: integer("pinned_version"),
+    /**
+     * Documents in the patient's language (issue 19), A1's `documents_by_language`: language →
+     * document id of this organization; null: only `document_id`. Single-signer requests only.
+     */
+    documentsByLanguage: jsonb("documents_by_language").$type<Partial<Record<DocumentLanguage, string>>>(),
+    /**
+     * The document `pinnedVersion` belongs to, set with it when the patient opens the request:
+     * `document_id` or the one of `documents_by_language` for the page's language. Null while
+     * pending (and on rows pinned before this column: read as `document_id`). Every reader goes
+     * through `pinnedDocumentIdOf` (core/signatures/requests.ts).
+     */
+    pinnedDocumentId: uuid("pinned_document_id").references(() => documents.id, { onDelete: "restrict" }),
     patientId: text("patient_id").notNull(),
     institutionId: uuid("institution_id")
       .notNull()
@@ -192,6 +211,10 @@ export const signatureRequests = pgTable(
     index("signature_requests_org_created_idx").on(t.organizationId, t.createdAt, t.id),
     index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt, t.id),
     index("signature_requests_org_document_idx").on(t.organizationId, t.documentId, t.createdAt, t.id),
+    // A9 and the documents' request counts look requests up by the document they pinned.
+    index("signature_requests_pinned_document_idx")
+      .on(t.organizationId, t.pinnedDocumentId)
+      .where(sql`${t.pinnedDocumentId} is not null`),
     index("signature_requests_org_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
     index("signature_requests_org_institution_idx").on(t.organizationId, t.institutionExternalId, t.createdAt, t.id),
     index("signature_requests_org_visibility_idx").on(t.organizationId, t.visibility, t.createdAt, t.id),

@@ -7,7 +7,18 @@ import type {
   SigningFieldRect,
   updateDocumentInput,
 } from "@clinsign/contracts";
-import { and, desc, documents, documentVersions, eq, signatureRequests, type DocumentAvailability } from "@clinsign/db";
+import {
+  and,
+  desc,
+  documents,
+  documentVersions,
+  eq,
+  or,
+  signatureRequests,
+  sql,
+  type DocumentAvailability,
+  type DocumentLanguage,
+} from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
@@ -92,6 +103,7 @@ export function toSummary(doc: DocumentRow, version: VersionRow): DocumentSummar
     pageCount: version.pageCount,
     pageSizes: version.pageSizes,
     sha256: version.sha256,
+    language: version.language,
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),
   };
@@ -108,6 +120,7 @@ export async function createDocument(ctx: OrgContext, input: CreateDocumentInput
     description: input.document_description ?? null,
     accountName: input.account_name ?? null,
     fields: input.signingfield_koordinates,
+    language: input.language ?? null,
     sourceUrl: input.document_bloburl,
     availability: "active",
     bytes,
@@ -121,6 +134,8 @@ export interface NewDocument {
   description: string | null;
   accountName: string | null;
   fields: SigningFieldRect[];
+  /** The language the PDF is written in (issue 19); null: not named. */
+  language: DocumentLanguage | null;
   /** What A6 echoes as `document_bloburl`; a function of the new id for a browser upload. */
   sourceUrl: string | ((id: string) => string);
   availability: DocumentAvailability;
@@ -155,6 +170,7 @@ export async function registerDocument(ctx: OrgContext, input: NewDocument): Pro
         title: input.name,
         description: input.description,
         fields: input.fields,
+        language: input.language,
         storageKey: stored.key,
         sha256: stored.sha256,
         size: stored.size,
@@ -163,7 +179,14 @@ export async function registerDocument(ctx: OrgContext, input: NewDocument): Pro
       });
       await recordAudit(tx, {
         action: "document.created",
-        metadata: { documentId: id, name: input.name, version: 1, sha256: stored.sha256, pageCount: info.pageCount },
+        metadata: {
+          documentId: id,
+          name: input.name,
+          version: 1,
+          sha256: stored.sha256,
+          pageCount: info.pageCount,
+          ...(input.language && { language: input.language }),
+        },
       });
       await queuePageImages(tx, stored.key);
       return doc!;
@@ -182,8 +205,15 @@ export async function updateDocument(ctx: OrgContext, input: UpdateDocumentInput
   if (input.document_id !== undefined && input.document_id !== input.id) {
     throw new AppError("invalid_request", "document_id must equal the id in the path", { field: "document_id" });
   }
-  if (input.title === undefined && input.description === undefined && input.fields === undefined) {
-    throw new AppError("invalid_request", "send at least one of title, description, fields", { field: "body" });
+  if (
+    input.title === undefined &&
+    input.description === undefined &&
+    input.fields === undefined &&
+    input.language === undefined
+  ) {
+    throw new AppError("invalid_request", "send at least one of title, description, fields, language", {
+      field: "body",
+    });
   }
   return inTransaction(ctx, async (tx) => {
     const doc = await findDocument(tx, input.id, true);
@@ -198,9 +228,10 @@ export async function updateDocument(ctx: OrgContext, input: UpdateDocumentInput
       title: input.title ?? current.title,
       description: input.description === undefined ? current.description : input.description,
       fields,
+      language: input.language === undefined ? current.language : input.language,
     });
     await tx.scope.update(documents, { currentVersion: next, updatedAt: new Date() }, eq(documents.id, doc.id));
-    const changed = (["title", "description", "fields"] as const).filter((k) => input[k] !== undefined);
+    const changed = (["title", "description", "fields", "language"] as const).filter((k) => input[k] !== undefined);
     await recordAudit(tx, { action: "document.updated", metadata: { documentId: doc.id, version: next, changed } });
     return { id: doc.id, modified: true };
   });
@@ -210,7 +241,17 @@ export async function updateDocument(ctx: OrgContext, input: UpdateDocumentInput
 export async function deleteDocument(ctx: OrgContext, input: { id: string }): Promise<DeleteDocumentOutput> {
   const keys = await inTransaction(ctx, async (tx) => {
     const doc = await findDocument(tx, input.id, true);
-    const [attached] = await tx.scope.select(signatureRequests, eq(signatureRequests.documentId, doc.id)).limit(1);
+    // Attached: A1's document, the pinned one, or one a request offers in another language (issue 19).
+    const [attached] = await tx.scope
+      .select(
+        signatureRequests,
+        or(
+          eq(signatureRequests.documentId, doc.id),
+          eq(signatureRequests.pinnedDocumentId, doc.id),
+          sql`jsonb_path_exists(${signatureRequests.documentsByLanguage}, '$.* ? (@ == $id)', jsonb_build_object('id', ${doc.id}::text))`,
+        ),
+      )
+      .limit(1);
     if (attached) return null;
     const versions = await tx.scope.select(documentVersions, eq(documentVersions.documentId, doc.id));
     await tx.scope.delete(documents, eq(documents.id, doc.id));

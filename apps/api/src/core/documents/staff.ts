@@ -25,6 +25,7 @@ import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { page } from "../lists/keyset";
 import { findDocument, findVersion, toSummary } from "./documents";
+import { pinnedDocumentIdColumn } from "../signatures/requests";
 
 /**
  * The Documents section's reads: the list on the staff list contract, one document with its
@@ -77,6 +78,7 @@ export async function listDocumentPage(
       doc: getTableColumns(documents),
       title: documentVersions.title,
       pageCount: documentVersions.pageCount,
+      language: documentVersions.language,
       fieldCount: sql<number>`jsonb_array_length(${documentVersions.fields})`,
     })
     .from(documents)
@@ -100,6 +102,7 @@ export async function listDocumentPage(
       currentVersion: row.doc.currentVersion,
       pageCount: row.pageCount,
       fieldCount: Number(row.fieldCount),
+      language: row.language,
       requestCounts: counts.get(row.doc.id)!,
       createdAt: row.doc.createdAt.toISOString(),
       updatedAt: row.doc.updatedAt.toISOString(),
@@ -122,7 +125,8 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
     ctx.scope
       .query({ version: signatureRequests.pinnedVersion, n: count() })
       .from(signatureRequests)
-      .where(eq(signatureRequests.documentId, doc.id), isNotNull(signatureRequests.pinnedVersion))
+      // Pinned to this document's versions: as A1's document or as one in the patient's language.
+      .where(eq(pinnedDocumentIdColumn, doc.id), isNotNull(signatureRequests.pinnedVersion))
       .groupBy(signatureRequests.pinnedVersion),
     requestCountsOf(ctx, [doc.id]),
   ]);
@@ -139,7 +143,7 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
     .query({ n: count() })
     .from(signatureRequests)
     .where(
-      eq(signatureRequests.documentId, doc.id),
+      eq(pinnedDocumentIdColumn, doc.id),
       inArray(signatureRequests.status, ["pending", "opened"]),
       isNotNull(signatureRequests.pinnedVersion),
     );
@@ -151,6 +155,7 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
       title: v.title,
       description: v.description,
       fields: v.fields,
+      language: v.language,
       createdAt: v.createdAt.toISOString(),
       pinnedRequests: pinnedByVersion.get(v.version) ?? 0,
     })),

@@ -1,6 +1,6 @@
 import { and, documentVersions, eq, signatureRequests } from "@clinsign/db";
 import type { OrgContext } from "../context";
-import { metadataJsonUrl, signedPdfUrl } from "../signatures/requests";
+import { metadataJsonUrl, pinnedDocumentIdOf, signedPdfUrl } from "../signatures/requests";
 import { digestsAsFhir, storedDigests, type AttachmentSource } from "./questionnaire-response";
 import { CLINSIGN, sha256Ni, systems, type FhirJson } from "./resources";
 
@@ -21,9 +21,18 @@ export async function sealedPdfToDocumentReference(
   const sid = systems(apiUrl);
   const version = row.pinnedVersion
     ? await ctx.scope
-        .query({ title: documentVersions.title, description: documentVersions.description })
+        .query({
+          title: documentVersions.title,
+          description: documentVersions.description,
+          language: documentVersions.language,
+        })
         .from(documentVersions)
-        .where(and(eq(documentVersions.documentId, row.documentId), eq(documentVersions.version, row.pinnedVersion)))
+        .where(
+          and(
+            eq(documentVersions.documentId, pinnedDocumentIdOf(row)),
+            eq(documentVersions.version, row.pinnedVersion),
+          ),
+        )
         .limit(1)
         .then((rows) => rows[0])
     : undefined;
@@ -51,6 +60,8 @@ export async function sealedPdfToDocumentReference(
       {
         attachment: {
           contentType: "application/pdf",
+          // The language the signed document is written in (issue 19), a BCP 47 code.
+          ...(version?.language && { language: version.language }),
           ...(pdfUrl && { url: pdfUrl }),
           ...(digests && { size: digests.size, hash: digestsAsFhir(digests).hash }),
           extension: [{ url: CLINSIGN.sha256, valueString: row.signedPdfSha256! }],

@@ -15,6 +15,8 @@ export interface AuditPageTexts {
   /** The document value: `{title}`, `{version}`. */
   titleVersion: string;
   documentId: string;
+  /** Issue 19: the label of the document's language (the value is the language's own name). */
+  documentLanguage: string;
   signatureId: string;
   signer: string;
   /** `{n}`, `{role}`. */
@@ -58,6 +60,7 @@ const en: AuditPageTexts = {
   document: "Document",
   titleVersion: "{title} (version {version})",
   documentId: "Document id",
+  documentLanguage: "Document language",
   signatureId: "Signature id",
   signer: "Signer",
   signerN: "Signer {n}: {role}",
@@ -108,6 +111,7 @@ const de: AuditPageTexts = {
   document: "Dokument",
   titleVersion: "{title} (Version {version})",
   documentId: "Dokument-ID",
+  documentLanguage: "Sprache des Dokuments",
   signatureId: "Signatur-ID",
   signer: "Unterzeichnet von",
   signerN: "Unterzeichner {n}: {role}",
@@ -158,6 +162,7 @@ const tr: AuditPageTexts = {
   document: "Belge",
   titleVersion: "{title} (sürüm {version})",
   documentId: "Belge kimliği",
+  documentLanguage: "Belgenin dili",
   signatureId: "İmza kimliği",
   signer: "İmzalayan",
   signerN: "İmzalayan {n}: {role}",
@@ -208,6 +213,7 @@ const ar: AuditPageTexts = {
   document: "المستند",
   titleVersion: "{title} (الإصدار {version})",
   documentId: "معرّف المستند",
+  documentLanguage: "لغة المستند",
   signatureId: "معرّف التوقيع",
   signer: "الموقّع",
   signerN: "الموقّع {n}: {role}",
@@ -258,6 +264,7 @@ const ru: AuditPageTexts = {
   document: "Документ",
   titleVersion: "{title} (версия {version})",
   documentId: "ID документа",
+  documentLanguage: "Язык документа",
   signatureId: "ID подписи",
   signer: "Подписант",
   signerN: "Подписант {n}: {role}",
@@ -308,6 +315,7 @@ const uk: AuditPageTexts = {
   document: "Документ",
   titleVersion: "{title} (версія {version})",
   documentId: "ID документа",
+  documentLanguage: "Мова документа",
   signatureId: "ID підпису",
   signer: "Підписант",
   signerN: "Підписант {n}: {role}",
@@ -358,6 +366,7 @@ const pl: AuditPageTexts = {
   document: "Dokument",
   titleVersion: "{title} (wersja {version})",
   documentId: "ID dokumentu",
+  documentLanguage: "Język dokumentu",
   signatureId: "ID podpisu",
   signer: "Podpisujący",
   signerN: "Podpisujący {n}: {role}",

@@ -23,6 +23,7 @@ import {
   findSignatureRequest,
   OPEN_STATUSES,
   signingLink,
+  pinnedDocumentIdOf,
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
@@ -111,7 +112,7 @@ async function remindSigner(
   const phone = signer && signer.kind !== "patient" ? signer.phone : row.patientPhone;
   const base = {
     signatureId: row.id,
-    documentId: row.documentId,
+    documentId: pinnedDocumentIdOf(row),
     kind: "reminder",
     ...(signer && { signerId: signer.id, role: signer.role }),
   };
@@ -180,7 +181,7 @@ async function noticeStaff(
   row: SignatureRequestRow,
   kind: "expired" | "declined",
 ): Promise<NoticeOutcome> {
-  const base = { signatureId: row.id, documentId: row.documentId, event: `signature.${kind}` };
+  const base = { signatureId: row.id, documentId: pinnedDocumentIdOf(row), event: `signature.${kind}` };
   const recipients = await staffNoticeRecipients(tx);
   if (recipients.length === 0) {
     await recordAudit(tx, {

@@ -213,4 +213,54 @@ describe("signing.preview: the document in the signing page's first HTML", () =>
         .where(eq(organizations.id, org.orgId));
     }
   });
+
+  it("issue 19: picks the document opening will pin for the page's language; its images load before the pin", async () => {
+    const fields = { page: 1, x: 10, y: 10, width: 100, height: 40 };
+    const de = await registerDocument(api, files, org, { fields, name: "Einwilligung" });
+    const tr = await registerDocument(api, files, org, {
+      fields,
+      name: "Onam",
+      pdf: await makePdf([
+        [595.28, 841.89],
+        [595.28, 841.89],
+      ]),
+    });
+    const created = await api.request("POST", "/signature-requests", {
+      headers: bearer(org),
+      body: {
+        patient_id: "P-preview-lang",
+        document_id: de,
+        institution_id: "clinic-a",
+        expiration_date: new Date(Date.now() + 3_600_000).toISOString(),
+        order_by: "dr.house",
+        documents_by_language: { tr },
+      },
+    });
+    expect(created.status).toBe(201);
+    const token = (created.body.signing_link as string).split("/").pop()!;
+    await drawPages();
+
+    const german = await api.trpc({}).signing.preview.query({ token, language: "de" });
+    const turkish = await api.trpc({}).signing.preview.query({ token, language: "tr" });
+    expect(german).toMatchObject({ documentTitle: "Einwilligung", pageCount: 1 });
+    expect(turkish).toMatchObject({ documentTitle: "Onam", pageCount: 2 });
+    // Before the pin, each preview's images are served (the page may be in either language).
+    expect((await api.request("GET", `${turkish!.pageImages!.url}/2-480.webp`)).status).toBe(200);
+    expect((await api.request("GET", `${german!.pageImages!.url}/1-480.webp`)).status).toBe(200);
+
+    const opened = await api.trpc({}).signing.open.mutate({ token, language: "tr" });
+    const { sessionToken: _s, sessionExpiresAt: _e, ...openedView } = opened;
+    expect({ ...turkish, sessionToken: undefined, sessionExpiresAt: undefined }).toEqual({
+      ...openedView,
+      sessionToken: undefined,
+      sessionExpiresAt: undefined,
+    });
+    // Pinned: a preview in German now shows the Turkish document, and only its images are served.
+    expect(await api.trpc({}).signing.preview.query({ token, language: "de" })).toMatchObject({
+      documentTitle: "Onam",
+      pageCount: 2,
+    });
+    expect((await api.request("GET", `${german!.pageImages!.url}/1-480.webp`)).status).toBe(404);
+    expect((await api.request("GET", `${turkish!.pageImages!.url}/1-480.webp`)).status).toBe(200);
+  });
 });

@@ -15,7 +15,14 @@ import {
   type PageImageManifest,
 } from "../documents/page-images";
 import { AppError } from "../errors";
-import { findSignatureRequest, isPastExpiry, OPEN_STATUSES, versionOf, type SignatureRequestRow } from "./requests";
+import {
+  candidateVersions,
+  findSignatureRequest,
+  isPastExpiry,
+  OPEN_STATUSES,
+  versionOf,
+  type SignatureRequestRow,
+} from "./requests";
 import { signerRequestId } from "./signing";
 
 /** Where the web app serves the images (its proxy passes `/signing-pages/*` to this API path). */
@@ -52,17 +59,26 @@ export async function pageImagesOf(
   };
 }
 
-/** The request's version and its manifest, while the request is open for signing; else 404. */
+/**
+ * The request's version and its manifest, while the request is open for signing; else 404. With
+ * `sha256` (an image URL's), before the pin any of the request's documents in other languages
+ * (issue 19) may be the one: the preview showed the page's language's.
+ */
 async function openVersion(
   ctx: OrgContext,
   requestId: string,
+  sha256?: string,
 ): Promise<{ version: VersionRow; manifest: PageImageManifest }> {
   const row = await findSignatureRequest(ctx, requestId);
   // A request not opened yet counts: the signing page's first HTML shows its pages (`signing.preview`).
   const open =
     row.visibility !== "draft" && OPEN_STATUSES.includes(row.status) && !isPastExpiry(row, nowOf(ctx.services));
   if (!open) throw new AppError("not_found", "page not found");
-  const version = await versionOf(ctx, row);
+  const version =
+    sha256 !== undefined && row.pinnedVersion === null && row.documentsByLanguage
+      ? (await candidateVersions(ctx, row)).find((candidate) => candidate.sha256 === sha256)
+      : await versionOf(ctx, row);
+  if (!version) throw new AppError("not_found", "page not found");
   const manifest = await readPageImageManifest(ctx.services, version.storageKey);
   if (!manifest || manifest.unavailable) throw new AppError("not_found", "page not found");
   return { version, manifest };
@@ -77,7 +93,7 @@ export async function getSigningPageImage(
   ctx: OrgContext,
   input: { requestId: string; sha256: string; page: number; width: number },
 ): Promise<Buffer> {
-  const { version, manifest } = await openVersion(ctx, input.requestId);
+  const { version, manifest } = await openVersion(ctx, input.requestId, input.sha256);
   if (version.sha256 !== input.sha256) throw new AppError("not_found", "page not found");
   if (!manifest.pages.some((page) => page.number === input.page) || !manifest.widths.includes(input.width))
     throw new AppError("not_found", "page not found");

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type {
   CompletedProcess,
+  PatientLanguage,
   createSignatureRequestInput,
   OpenSignatureLink,
   updateAssignmentInput,
@@ -27,7 +28,7 @@ import { organizationProfile } from "../organizations/profile";
 import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
 import { latestSealJob } from "./seal";
-import { createSigners, planSigners } from "./signers";
+import { createSigners, hasSeveralSigners, planSigners } from "./signers";
 import { AppError, notFound } from "../errors";
 
 export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
@@ -70,7 +71,7 @@ export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Pro
     "signature.expired",
     {
       signatureId: row.id,
-      documentId: row.documentId,
+      documentId: pinnedDocumentIdOf(row),
       expiresAt: row.expiresAt.toISOString(),
       previousStatus: row.status,
     },
@@ -123,11 +124,70 @@ export async function findSignatureRequest(
   return row;
 }
 
-/** The version a request shows: the pinned one once opened, else the document's newest. */
+/**
+ * Documents in the patient's language (issue 19). A request names its main document
+ * (`document_id`) and may name one document per language (`documents_by_language`). Nothing is
+ * copied: when the patient opens the request, the document for the signing page's language is
+ * chosen once (`documentForLanguage`) and stored as `pinned_document_id` beside `pinned_version`.
+ * From then on every reader (signing view, page images, download, sign, seal, verify, staff,
+ * A2/A3, FHIR, export) asks `pinnedDocumentIdOf` / `versionOf`, so they all see the same
+ * document whatever language the page switches to later. `document_id` stays what A1 was sent.
+ */
+type DocumentChoiceRow = Pick<SignatureRequestRow, "documentId" | "pinnedDocumentId" | "pinnedVersion"> & {
+  documentsByLanguage?: SignatureRequestRow["documentsByLanguage"];
+};
+
+/** The document the request shows now: the pinned one once opened (rows pinned before 0033: `document_id`), else `document_id`. */
+export const pinnedDocumentIdOf = (row: Pick<SignatureRequestRow, "documentId" | "pinnedDocumentId">): string =>
+  row.pinnedDocumentId ?? row.documentId;
+
+/** `pinnedDocumentIdOf` in SQL, for queries that join the request's document version. */
+export const pinnedDocumentIdColumn = sql<string>`coalesce(${signatureRequests.pinnedDocumentId}, ${signatureRequests.documentId})`;
+
+/**
+ * THE choice of the document a patient gets (issue 19), for opening a request and for any view
+ * that must show the same (e.g. a preview): once pinned, the pinned document whatever `language`
+ * says; before, the request's document for `language` when it has one, else the main document.
+ */
+export function documentForLanguage(row: DocumentChoiceRow, language: PatientLanguage | null | undefined): string {
+  if (row.pinnedVersion !== null) return pinnedDocumentIdOf(row);
+  return (language && row.documentsByLanguage?.[language]) || row.documentId;
+}
+
+/** The version a request shows: the pinned one (of the pinned document) once opened, else the main document's newest. */
 export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
-  if (row.pinnedVersion !== null) return findVersion(ctx, row.documentId, row.pinnedVersion);
+  if (row.pinnedVersion !== null) return findVersion(ctx, pinnedDocumentIdOf(row), row.pinnedVersion);
   const doc = await findDocument(ctx, row.documentId);
   return findVersion(ctx, doc.id, doc.currentVersion);
+}
+
+/**
+ * The version the patient gets when opening now with the page in `language`: the pinned one, else
+ * the newest version of `documentForLanguage`'s choice. What `signing.preview` shows before the pin.
+ */
+export async function versionForLanguage(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+  language: PatientLanguage | null | undefined,
+) {
+  if (row.pinnedVersion !== null) return versionOf(ctx, row);
+  const doc = await findDocument(ctx, documentForLanguage(row, language));
+  return findVersion(ctx, doc.id, doc.currentVersion);
+}
+
+/**
+ * Every version the request may show now: the pinned one, or before the pin the newest version
+ * of the main document and of each document in another language (a preview in any language).
+ */
+export async function candidateVersions(ctx: OrgContext, row: SignatureRequestRow) {
+  if (row.pinnedVersion !== null) return [await versionOf(ctx, row)];
+  const ids = [...new Set([row.documentId, ...Object.values(row.documentsByLanguage ?? {})])];
+  return Promise.all(
+    ids.map(async (id) => {
+      const doc = await findDocument(ctx, id);
+      return findVersion(ctx, doc.id, doc.currentVersion);
+    }),
+  );
 }
 
 /** A1's optional `patient_phone` as E.164: a mobile number, national ones read in the organization's country. */
@@ -140,6 +200,48 @@ async function reminderPhone(ctx: OrgContext, raw: string): Promise<string> {
       { field: "patient_phone" },
     );
   return phone;
+}
+
+/**
+ * A1's `documents_by_language`: each an `active` document of this organization whose current
+ * version the patient alone signs, as the main one. Kept simple on purpose: one signer only; a
+ * request with several signers pins its version (and roles) at creation, before any language is
+ * known. The documents are locked so that A9 cannot delete one while this request names it.
+ */
+async function checkDocumentsByLanguage(
+  tx: OrgContext,
+  byLanguage: Partial<Record<PatientLanguage, string>>,
+  severalSigners: boolean,
+): Promise<Partial<Record<PatientLanguage, string>>> {
+  if (severalSigners)
+    throw new AppError(
+      "invalid_request",
+      "documents_by_language: only for requests the patient signs alone; this document has fields for other signers, whose roles are fixed when the request is created",
+      { field: "documents_by_language", reason: "several_signers" },
+    );
+  const checked: Partial<Record<PatientLanguage, string>> = {};
+  for (const [language, id] of Object.entries(byLanguage) as [PatientLanguage, string][]) {
+    const field = `documents_by_language.${language}`;
+    // Unknown and foreign ids answer alike (404), so nothing of another organization shows.
+    const doc = await findDocument(tx, id, true).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === "not_found" ? notFound("document", { field }) : error;
+    });
+    if (doc.availability !== "active")
+      throw new AppError(
+        "conflict",
+        `${field}: the document is ${doc.availability}; only active documents accept new signature requests`,
+        { field, reason: "document_not_active", availability: doc.availability },
+      );
+    const current = await findVersion(tx, doc.id, doc.currentVersion);
+    if (hasSeveralSigners(current.fields))
+      throw new AppError(
+        "invalid_request",
+        `${field}: this document has fields for other signers; a document in another language must be signed by the patient alone, like the main one`,
+        { field, reason: "several_signers" },
+      );
+    checked[language] = doc.id;
+  }
+  return checked;
 }
 
 /** A1: an assignment of an `active` document to a patient, with an unguessable signing link. */
@@ -161,6 +263,9 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
     // Several signers (issue 20): the roles of the current version decide; none but the patient's = one signer.
     const current = await findVersion(tx, doc.id, doc.currentVersion);
     const planned = await planSigners(tx, current.fields, input.signers);
+    const documentsByLanguage = input.documents_by_language
+      ? await checkDocumentsByLanguage(tx, input.documents_by_language, planned !== null)
+      : null;
     const institutionId = await ensureInstitution(tx, input.institution_id);
     const patientPhone = input.patient_phone === undefined ? null : await reminderPhone(tx, input.patient_phone);
     const [row] = await tx.scope
@@ -175,6 +280,7 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
         expiresAt: new Date(input.expiration_date),
         tokenHash: sha256Hex(token),
         tokenEnc: ctx.services.secrets.seal(token),
+        documentsByLanguage,
         // The signers are bound to this version's roles: it is pinned now, not when first opened.
         ...(planned && { pinnedVersion: doc.currentVersion, signingOrder: input.signing_order ?? "sequential" }),
       })
@@ -189,6 +295,7 @@ export async function createSignatureRequest(ctx: OrgContext, input: CreateSigna
         institutionId: row!.institutionExternalId,
         orderBy: row!.orderBy,
         expiresAt: row!.expiresAt.toISOString(),
+        ...(documentsByLanguage && { documentsByLanguage }),
         ...(signers && {
           signingOrder: row!.signingOrder,
           signers: signers.map((s) => ({ signerId: s.signer_id, role: s.role, kind: s.kind })),
@@ -211,11 +318,12 @@ export async function listOpenSignatureLinks(
   ctx: OrgContext,
   input: { patient_id: string },
 ): Promise<OpenSignatureLink[]> {
-  // One query: the title comes from the pinned version, or the newest one while not started.
+  // One query: the title comes from the pinned version (of the pinned document), or the main
+  // document's newest one while not started.
   const rows = await ctx.scope
     .query({
       id: signatureRequests.id,
-      documentId: signatureRequests.documentId,
+      documentId: documents.id,
       title: documentVersions.title,
       assignmentUrl: signatureRequests.assignmentUrl,
       tokenEnc: signatureRequests.tokenEnc,
@@ -223,11 +331,11 @@ export async function listOpenSignatureLinks(
       expiresAt: signatureRequests.expiresAt,
     })
     .from(signatureRequests)
-    .innerJoin(documents, eq(documents.id, signatureRequests.documentId))
+    .innerJoin(documents, eq(documents.id, pinnedDocumentIdColumn))
     .innerJoin(
       documentVersions,
       and(
-        eq(documentVersions.documentId, signatureRequests.documentId),
+        eq(documentVersions.documentId, documents.id),
         eq(documentVersions.version, sql`coalesce(${signatureRequests.pinnedVersion}, ${documents.currentVersion})`),
       ),
     )
@@ -376,6 +484,9 @@ export async function getSignatureRequest(ctx: OrgContext, input: { id: string }
     id: row.id,
     documentId: row.documentId,
     documentName: doc?.name ?? null,
+    /** The document the patient got (issue 19): A1's `document_id` or one of `documentsByLanguage`. */
+    pinnedDocumentId: row.pinnedVersion !== null ? pinnedDocumentIdOf(row) : null,
+    documentsByLanguage: row.documentsByLanguage,
     pinnedVersion: row.pinnedVersion,
     patientId: row.patientId,
     institutionId: row.institutionExternalId,

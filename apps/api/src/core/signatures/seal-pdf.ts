@@ -14,7 +14,7 @@ import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, type
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { SignatureFieldRect } from "@clinsign/db";
-import type { PatientLanguage } from "@clinsign/contracts/language-list";
+import { languageEndonyms, type PatientLanguage } from "@clinsign/contracts/language-list";
 import type { SigningOrder } from "@clinsign/contracts";
 import { PageText, PdfFonts, type FontRole, type Rgb, type TextDirection } from "../pdf-worker/pdf-text";
 import { auditPageTexts, fill, rightToLeft, roleName, statusName, type AuditPageTexts } from "./audit-page-texts";
@@ -140,6 +140,8 @@ export interface AuditPageFacts {
   signatureId: string;
   documentId: string;
   version: number;
+  /** The document version's language (issue 19), named on the page when set. */
+  documentLanguage?: PatientLanguage | null;
   /** Who signed: the one patient (typed name or drawn), or several signers (rows in `signers`). */
   signature:
     { kind: "typed"; name: string } | { kind: "drawn" } | { kind: "several"; count: number; order: SigningOrder };
@@ -232,6 +234,14 @@ async function drawAuditPage(doc: PDFDocument, facts: AuditPageFacts): Promise<P
   const rows: [Label, string, FontRole?][] = [
     [(texts) => texts.document, fill(t.titleVersion, { title: facts.title, version: facts.version })],
     [(texts) => texts.documentId, facts.documentId],
+    ...(facts.documentLanguage
+      ? [
+          [
+            (texts: AuditPageTexts) => texts.documentLanguage,
+            `${languageEndonyms[facts.documentLanguage]} (${facts.documentLanguage})`,
+          ] as [Label, string],
+        ]
+      : []),
     [(texts) => texts.signatureId, facts.signatureId],
     ...several,
     ...signerRows.slice(0, facts.signers ? 0 : 1),

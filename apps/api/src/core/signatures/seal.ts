@@ -14,7 +14,13 @@ import { loadOrganization } from "../organizations/organizations";
 import { sealingIdentity } from "./org-seal";
 import { printable } from "./seal-pdf";
 import { recordSignatureEvent } from "./events";
-import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./requests";
+import {
+  findSignatureRequest,
+  metadataJsonUrl,
+  pinnedDocumentIdOf,
+  signedPdfUrl,
+  type SignatureRequestRow,
+} from "./requests";
 import { fieldsOfRole, signerLabels, signersOf, type SignerRow } from "./signers";
 
 /** Job kind of sealing retries. */
@@ -195,8 +201,10 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
 
 async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): Promise<"completed" | "skipped"> {
   const { storage, config } = ctx.services;
-  const version = await findVersion(ctx, row.documentId, row.pinnedVersion!);
-  const doc = await findDocument(ctx, row.documentId).catch(() => null);
+  // The pinned document (issue 19: the one in the patient's language when the request had one).
+  const documentId = pinnedDocumentIdOf(row);
+  const version = await findVersion(ctx, documentId, row.pinnedVersion!);
+  const doc = await findDocument(ctx, documentId).catch(() => null);
   const original = await storage.get(version.storageKey);
   if (!original) throw new Error("the document's stored PDF is missing");
   const originalSha256 = sha256Hex(original);
@@ -224,8 +232,9 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     facts: {
       title: version.title,
       signatureId: row.id,
-      documentId: row.documentId,
+      documentId,
       version: version.version,
+      documentLanguage: version.language,
       signature: several
         ? { kind: "several" as const, count: signers.length, order: row.signingOrder }
         : row.signatureMethod === "typed"
@@ -281,11 +290,15 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     signature_id: row.id,
     status: "completed",
     document: {
-      id: row.documentId,
+      id: documentId,
       name: doc?.name ?? null,
       title: version.title,
       version: version.version,
       page_count: version.pageCount,
+      // Additive (issue 19): the version's language and, when the patient got a document in
+      // their language, the main document A1 named.
+      ...(version.language && { language: version.language }),
+      ...(documentId !== row.documentId && { requested_document_id: row.documentId }),
     },
     patient_id: row.patientId,
     institution_id: row.institutionExternalId,
@@ -366,7 +379,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       "signature.completed",
       {
         signatureId: row.id,
-        documentId: row.documentId,
+        documentId,
         version: version.version,
         sha256: { original: originalSha256, stamped: stampedSha256, signedPdf: signedSha256 },
         certificateFingerprint: identity.fingerprint,

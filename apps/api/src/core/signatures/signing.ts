@@ -45,6 +45,10 @@ import {
   findSignatureRequest,
   inTransactionThenRefuse,
   isPastExpiry,
+  documentForLanguage,
+  pinnedDocumentIdColumn,
+  pinnedDocumentIdOf,
+  versionForLanguage,
   versionOf,
   type SignatureRequestRow,
 } from "./requests";
@@ -180,7 +184,7 @@ async function openRequestBy(tx: OrgContext, row: SignatureRequestRow, me: Signe
     "signature.opened",
     {
       signatureId: row.id,
-      documentId: row.documentId,
+      documentId: pinnedDocumentIdOf(row),
       version: row.pinnedVersion,
       via,
       role: me.role,
@@ -207,7 +211,10 @@ export async function openSigning(
       ? await consumeSigningTicket(services, input.ticket)
       : await requestOfSigningLink(services, input.token);
   if (!grant) return emptyView("unknown");
-  return openForSigner(contextFor(services, { kind: "signer", ...grant }, request), { via });
+  return openForSigner(contextFor(services, { kind: "signer", ...grant }, request), {
+    via,
+    language: input.language ?? null,
+  });
 }
 
 /**
@@ -216,7 +223,10 @@ export async function openSigning(
  * pass: it serves only the signer's copy (`signing.status`, `signing.signedDocument`); signing
  * and declining refuse it.
  */
-async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" }): Promise<SigningView> {
+async function openForSigner(
+  ctx: OrgContext,
+  input: { via: "link" | "ticket"; language: PatientLanguage | null },
+): Promise<SigningView> {
   // A4 confirms the patient through their portal; a legal representative's or witness's own link
   // (several signers) has no such portal session and is their credential.
   if (input.via === "link" && !ctx.signerId && (await ctx.scope.organization()).requireSessionVerification)
@@ -236,11 +246,19 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
       await markSignerOpened(tx, row, party.me);
       row = await openRequestBy(tx, row, party.me, input.via);
     } else if (!party && row.status === "pending") {
-      const doc = await findDocument(tx, row.documentId);
+      // The document for the page's language (issue 19) and its newest version are pinned now;
+      // later opens in other languages keep them (documentForLanguage answers the pin).
+      const doc = await findDocument(tx, documentForLanguage(row, input.language));
       const [opened] = await tx.scope
         .update(
           signatureRequests,
-          { status: "opened", pinnedVersion: doc.currentVersion, openedAt: new Date(), updatedAt: new Date() },
+          {
+            status: "opened",
+            pinnedDocumentId: doc.id,
+            pinnedVersion: doc.currentVersion,
+            openedAt: new Date(),
+            updatedAt: new Date(),
+          },
           eq(signatureRequests.id, row.id),
         )
         .returning();
@@ -250,9 +268,10 @@ async function openForSigner(ctx: OrgContext, input: { via: "link" | "ticket" })
         "signature.opened",
         {
           signatureId: row.id,
-          documentId: row.documentId,
+          documentId: doc.id,
           version: doc.currentVersion,
           via: input.via,
+          ...(row.documentsByLanguage && { language: input.language, requestedDocumentId: row.documentId }),
         },
         { patient_id: row.patientId },
       );
@@ -328,7 +347,7 @@ async function signerView(
 export async function previewSigning(
   services: Services,
   request: RequestMeta,
-  input: { token: string },
+  input: { token: string; language?: PatientLanguage },
 ): Promise<SigningView | null> {
   const grant = await requestOfSigningLink(services, input.token);
   if (!grant) return null;
@@ -341,7 +360,8 @@ export async function previewSigning(
     throw error;
   });
   if (party === "unknown" || stateOf(row, party?.me) !== "ready") return null;
-  return signerView(ctx, row, await versionOf(ctx, row), party, null);
+  // The document `signing.open` would pin for this language (issue 19): the same choice.
+  return signerView(ctx, row, await versionForLanguage(ctx, row, input.language), party, null);
 }
 
 /**
@@ -372,7 +392,7 @@ async function documentFor(ctx: OrgContext, requestId: string, pick: SignerPick)
   if (refused) throw refused;
   const version = await versionOf(ctx, row);
   const bytes = await ctx.services.storage.get(version.storageKey);
-  if (!bytes) throw new Error(`stored PDF of document ${row.documentId} version ${version.version} is missing`);
+  if (!bytes) throw new Error(`stored PDF of document ${version.documentId} version ${version.version} is missing`);
   return {
     contentType: "application/pdf" as const,
     base64: bytes.toString("base64"),
@@ -431,7 +451,7 @@ export async function getSignedSigningDocument(ctx: OrgContext): Promise<SignedS
   const sha256 = row.signedPdfSha256 ?? sha256Hex(bytes);
   await recordAudit(ctx, {
     action: "signature.copy_downloaded",
-    metadata: { signatureId: row.id, documentId: row.documentId, sha256 },
+    metadata: { signatureId: row.id, documentId: pinnedDocumentIdOf(row), sha256 },
   });
   return { state, contentType: "application/pdf", base64: bytes.toString("base64"), sha256 };
 }
@@ -529,7 +549,7 @@ async function signAs(
     action: "signature.signed",
     metadata: {
       signatureId: row.id,
-      documentId: row.documentId,
+      documentId: pinnedDocumentIdOf(row),
       version: row.pinnedVersion,
       method: signature.kind,
       consent: true,
@@ -661,7 +681,7 @@ async function declineAs(
       "signature.declined",
       {
         signatureId: row.id,
-        documentId: row.documentId,
+        documentId: pinnedDocumentIdOf(row),
         reason: reason || null,
         ...(party && { role: party.me.role, signerId: party.me.id }),
       },
@@ -725,13 +745,10 @@ export async function awaitingMySignature(ctx: OrgContext) {
     })
     .from(signatureSigners)
     .innerJoin(signatureRequests, eq(signatureRequests.id, signatureSigners.signatureRequestId))
-    .innerJoin(documents, eq(documents.id, signatureRequests.documentId))
+    .innerJoin(documents, eq(documents.id, pinnedDocumentIdColumn))
     .innerJoin(
       documentVersions,
-      and(
-        eq(documentVersions.documentId, signatureRequests.documentId),
-        eq(documentVersions.version, signatureRequests.pinnedVersion),
-      ),
+      and(eq(documentVersions.documentId, documents.id), eq(documentVersions.version, signatureRequests.pinnedVersion)),
     )
     .where(
       eq(signatureSigners.staffUserId, ctx.actor.id),

@@ -7,6 +7,7 @@ import type {
   SignatureRequestState,
   SignatureTimelineEvent,
 } from "@clinsign/contracts";
+import { patientLanguages } from "@clinsign/contracts/language-list";
 import {
   and,
   auditLog,
@@ -33,7 +34,9 @@ import {
   changeSignatureRequest,
   findSignatureRequest,
   isPastExpiry,
+  pinnedDocumentIdOf,
   signingLink,
+  versionOf,
   type SignatureRequestChange,
   type SignatureRequestRow,
 } from "./requests";
@@ -118,9 +121,12 @@ export function signatureRequestQuery(ctx: OrgContext, filter: SignatureRequestF
     .where(...signatureRequestConditions(filter));
 }
 
-/** The name and current version of the documents of one page of requests. */
+/**
+ * The name and current version of the documents of one page of requests: the document each
+ * request shows (pinned, issue 19: perhaps one in the patient's language), not necessarily A1's.
+ */
 async function withDocuments(ctx: OrgContext, rows: SignatureRequestRow[]): Promise<ListRow[]> {
-  const ids = [...new Set(rows.map((row) => row.documentId))];
+  const ids = [...new Set(rows.map(pinnedDocumentIdOf))];
   const docs =
     ids.length === 0
       ? []
@@ -130,7 +136,7 @@ async function withDocuments(ctx: OrgContext, rows: SignatureRequestRow[]): Prom
           .where(inArray(documents.id, ids));
   const byId = new Map(docs.map((doc) => [doc.id, doc]));
   return rows.map((row) => {
-    const doc = byId.get(row.documentId);
+    const doc = byId.get(pinnedDocumentIdOf(row));
     return { ...row, documentName: doc?.name ?? "", documentVersion: row.pinnedVersion ?? doc?.currentVersion ?? 1 };
   });
 }
@@ -141,7 +147,8 @@ function toListItem(row: ListRow): SignatureRequestListItem {
   return {
     id: row.id,
     patientId: row.patientId,
-    documentId: row.documentId,
+    documentId: pinnedDocumentIdOf(row),
+    ...(row.pinnedDocumentId && row.pinnedDocumentId !== row.documentId && { requestedDocumentId: row.documentId }),
     documentName: row.documentName,
     documentVersion: row.documentVersion,
     institutionId: row.institutionExternalId,
@@ -297,7 +304,7 @@ export async function getSignatureRequestDetail(
   input: { id: string },
 ): Promise<SignatureRequestDetail> {
   const row = await findSignatureRequest(ctx, input.id);
-  const [doc] = await ctx.scope.select(documents, eq(documents.id, row.documentId)).limit(1);
+  const [doc] = await ctx.scope.select(documents, eq(documents.id, pinnedDocumentIdOf(row))).limit(1);
   // The list reads seal_failed_at; a seal job whose worker died on its last attempt is failed
   // without the handler having run, so the detail asks the job as well.
   const sealGaveUp =
@@ -321,6 +328,40 @@ export async function getSignatureRequestDetail(
     hasSignedPdf: row.status === "completed" && row.signedPdfKey !== null,
     timeline: await timelineOf(ctx, row),
     ...(await severalSigners(ctx, row)),
+    ...(await documentLanguages(ctx, row)),
+  };
+}
+
+/**
+ * Issue 19: the language of the document the patient got (once pinned) and, for a request with
+ * documents in several languages, each of them (the main one under `main`).
+ */
+async function documentLanguages(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+): Promise<Pick<SignatureRequestDetail, "documentLanguage" | "documentsByLanguage">> {
+  const pinned = row.pinnedVersion !== null ? await versionOf(ctx, row) : null;
+  // In the languages' usual order (jsonb keeps its own key order).
+  const map = row.documentsByLanguage ?? {};
+  const byLanguage = patientLanguages.flatMap((language) =>
+    map[language] ? [[language, map[language]] as const] : [],
+  );
+  if (byLanguage.length === 0) return { documentLanguage: pinned?.language ?? null };
+  const ids = [row.documentId, ...byLanguage.map(([, id]) => id)];
+  const names = new Map(
+    (
+      await ctx.scope
+        .query({ id: documents.id, name: documents.name })
+        .from(documents)
+        .where(inArray(documents.id, ids))
+    ).map((doc) => [doc.id, doc.name]),
+  );
+  return {
+    documentLanguage: pinned?.language ?? null,
+    documentsByLanguage: [
+      { language: "main" as const, documentId: row.documentId, documentName: names.get(row.documentId) ?? "" },
+      ...byLanguage.map(([language, id]) => ({ language, documentId: id, documentName: names.get(id) ?? "" })),
+    ],
   };
 }
 

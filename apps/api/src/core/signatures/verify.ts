@@ -10,6 +10,7 @@ import { eq, signatureRequests } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
 import { requestOfSealedContent } from "../credentials/sealed-copies";
 import { AppError } from "../errors";
+import { pinnedDocumentIdColumn } from "./requests";
 import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
 import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
 import type { InspectedSignature, PdfInspection } from "./inspect-pdf";
@@ -58,7 +59,7 @@ async function requestOf(services: Services, messageDigest: string | null): Prom
   const [row] = await ctx.scope
     .query({
       id: signatureRequests.id,
-      documentId: signatureRequests.documentId,
+      documentId: pinnedDocumentIdColumn,
       version: signatureRequests.pinnedVersion,
       completedAt: signatureRequests.completedAt,
     })

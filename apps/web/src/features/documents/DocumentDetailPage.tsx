@@ -20,6 +20,8 @@ import { describeApiError, readApiError } from "../../trpc/errors";
 import { availabilityTone } from "./DocumentsPage";
 import styles from "./documents.module.css";
 import { AVAILABILITIES, fieldEditorLabels, REQUEST_STATUSES as STATUSES } from "./labels";
+import { DocumentLanguageSelect, documentLanguageName } from "./DocumentLanguageSelect";
+import type { PatientLanguage } from "@clinsign/contracts/language-list";
 import { useCan } from "../../components/admin-shell/SessionContext";
 
 const FieldPlacementEditor = dynamic(() => import("./FieldPlacementEditor").then((m) => m.FieldPlacementEditor), {
@@ -30,12 +32,14 @@ interface Draft {
   title: string;
   description: string;
   fields: EditorField[];
+  language: PatientLanguage | null;
 }
 
 const draftOf = (doc: DocumentDetail): Draft => ({
   title: doc.title,
   description: doc.description ?? "",
   fields: doc.fields,
+  language: doc.language,
 });
 
 /** The stored PDF of the current version, for the field editor (GET /staff/documents/<id>/pdf). */
@@ -127,6 +131,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
       ...(draft.title !== saved.title && { title: draft.title.trim() }),
       ...(draft.description !== saved.description && { description: draft.description.trim() || null }),
       ...(JSON.stringify(draft.fields) !== JSON.stringify(saved.fields) && { fields: draft.fields }),
+      ...(draft.language !== saved.language && { language: draft.language }),
     });
   }
 
@@ -141,6 +146,11 @@ export function DocumentDetailPage({ id }: { id: string }) {
       ),
     },
     { key: "title", header: d.titleLabel, render: (v) => v.title },
+    {
+      key: "language",
+      header: d.columnLanguage,
+      render: (v) => (v.language ? documentLanguageName(v.language) : d.languageNone),
+    },
     { key: "fields", header: d.columnFields, render: (v) => v.fields.length },
     { key: "pinned", header: d.columnPinned, render: (v) => v.pinnedRequests },
     { key: "created", header: d.columnCreated, render: (v) => formatDateTime(v.createdAt, locale) },
@@ -155,6 +165,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
           <>
             <Badge tone={availabilityTone[doc.availability]}>{d.availability[doc.availability]}</Badge>{" "}
             {format(d.versionBadge, { version: doc.currentVersion })} · {d.pages}: {doc.pageCount}
+            {doc.language ? ` · ${d.language}: ${documentLanguageName(doc.language)}` : null}
           </>
         }
         actions={
@@ -226,6 +237,10 @@ export function DocumentDetailPage({ id }: { id: string }) {
                 value={draft.description}
                 maxLength={2000}
                 onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+              />
+              <DocumentLanguageSelect
+                value={draft.language}
+                onChange={(language) => setDraft({ ...draft, language })}
               />
             </div>
             {pdf.data ? (

@@ -14,6 +14,7 @@ import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import styles from "./documents.module.css";
 import { AVAILABILITIES, REQUEST_STATUSES as STATUSES } from "./labels";
+import { documentLanguageName } from "./DocumentLanguageSelect";
 
 export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = {
   draft: "neutral",
@@ -65,6 +66,11 @@ export function DocumentsPage() {
       render: (item) => <Badge tone={availabilityTone[item.availability]}>{d.availability[item.availability]}</Badge>,
     },
     { key: "version", header: d.columnVersion, render: (item) => item.currentVersion },
+    {
+      key: "language",
+      header: d.columnLanguage,
+      render: (item) => (item.language ? documentLanguageName(item.language) : d.languageNone),
+    },
     { key: "fields", header: d.columnFields, render: (item) => item.fieldCount },
     {
       key: "requests",

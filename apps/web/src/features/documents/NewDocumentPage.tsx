@@ -13,6 +13,8 @@ import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./documents.module.css";
 import { fieldEditorLabels } from "./labels";
+import { DocumentLanguageSelect } from "./DocumentLanguageSelect";
+import type { PatientLanguage } from "@clinsign/contracts/language-list";
 import { uploadDocument, UploadError } from "./upload";
 
 /** pdf.js comes with the editor, only once a file is chosen. */
@@ -37,6 +39,7 @@ export function NewDocumentPage() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
+  const [language, setLanguage] = useState<PatientLanguage | null>(null);
   const [fields, setFields] = useState<EditorField[]>([]);
   const [uploadError, setUploadError] = useState<{ message: string; field?: string } | null>(null);
   const [uploading, setUploading] = useState(false);
@@ -68,6 +71,7 @@ export function NewDocumentPage() {
         document_name: name.trim(),
         document_description: description.trim() || null,
         signingfield_koordinates: fields,
+        ...(language && { language }),
       });
       router.push(`/documents/${created.id}?created=1`);
     } catch (error) {
@@ -81,6 +85,7 @@ export function NewDocumentPage() {
   const [url, setUrl] = useState("");
   const [urlName, setUrlName] = useState("");
   const [urlField, setUrlField] = useState(DEFAULT_URL_FIELD);
+  const [urlLanguage, setUrlLanguage] = useState<PatientLanguage | null>(null);
   const register = useMutation(
     trpc.documents.create.mutationOptions({
       onSuccess: (created) => router.push(`/documents/${created.document_id}?created=1`),
@@ -138,6 +143,7 @@ export function NewDocumentPage() {
                     maxLength={2000}
                     onChange={(event) => setDescription(event.target.value)}
                   />
+                  <DocumentLanguageSelect value={language} onChange={setLanguage} />
                 </div>
                 <h3>{d.placeFieldsTitle}</h3>
                 <FieldPlacementEditor
@@ -176,6 +182,7 @@ export function NewDocumentPage() {
                 document_name: urlName.trim(),
                 document_bloburl: url.trim(),
                 signingfield_koordinates: urlField,
+                ...(urlLanguage && { language: urlLanguage }),
               });
             }}
           >
@@ -196,6 +203,7 @@ export function NewDocumentPage() {
                 required
                 onChange={(event) => setUrl(event.target.value)}
               />
+              <DocumentLanguageSelect value={urlLanguage} onChange={setUrlLanguage} />
             </div>
             <fieldset className={styles.fieldsetReset}>
               <legend className="cs-label">{d.firstField}</legend>

@@ -24,6 +24,8 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { signerRoleLabel } from "../signing/roles";
 import { defaultChoice, rolesOfFields, signersOf, type SignerChoice } from "./signers";
 import { SignersFieldset } from "./SignersFieldset";
+import { DocumentsByLanguageFieldset } from "./DocumentsByLanguageFieldset";
+import type { PatientLanguage } from "@clinsign/contracts/language-list";
 
 /** How long a new request stays open unless staff choose otherwise. */
 const DEFAULT_EXPIRY_DAYS = 14;
@@ -37,6 +39,7 @@ const FIELDS = [
   "reminder_days",
   "signers",
   "signing_order",
+  "documents_by_language",
 ] as const;
 
 /** Patient, institution and orderer are the clinic's own identifiers: typed, never autofilled. */
@@ -145,6 +148,11 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   }, [chosen.data]);
   const several = roles.length > 1;
   const [order, setOrder] = useState<SigningOrder>("sequential");
+  // Issue 19: the same consent in other languages (one signer only), language → document id.
+  const [byLanguage, setByLanguage] = useState<Partial<Record<PatientLanguage, string>>>({});
+  const languageDocuments = Object.fromEntries(
+    Object.entries(byLanguage).filter(([, id]) => id && id !== draft.document_id),
+  ) as Partial<Record<PatientLanguage, string>>;
   const [choices, setChoices] = useState<SignerChoice[]>([]);
   const rolesKey = roles.map((r) => r.role).join("\u0000");
   const [choicesFor, setChoicesFor] = useState("");
@@ -195,6 +203,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
         reminder_days: /^\d{1,3}$/.test(draft.reminder_days.trim()) ? Number(draft.reminder_days.trim()) : NaN,
       }),
       ...(several && { signers: signersOf(choices), signing_order: order }),
+      ...(!several && Object.keys(languageDocuments).length > 0 && { documents_by_language: languageDocuments }),
     };
     create.mutate(input);
   }
@@ -283,6 +292,16 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           onChoices={setChoices}
           onOrder={setOrder}
           error={message("signers") ?? message("signing_order")}
+        />
+      ) : null}
+      {draft.document_id && !several && chosen.isSuccess ? (
+        <DocumentsByLanguageFieldset
+          documents={active.filter((doc) => doc.id !== draft.document_id)}
+          value={byLanguage}
+          onChange={setByLanguage}
+          error={(language) =>
+            message("documents_by_language") ?? fieldMessage(apiError, `documents_by_language.${language}`, t)
+          }
         />
       ) : null}
       <div role="status" aria-live="polite">

@@ -4,6 +4,7 @@ import type { SignatureRequestDetail } from "@clinsign/contracts";
 import { Badge, Button, Card, CopyField, Dialog, Notice } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import Link from "next/link";
 import { retryDetail } from "../../components/DetailStates";
 import { DetailColumns, DetailPage } from "../../components/detail/DetailPage";
 import { format } from "../../i18n";
@@ -22,6 +23,7 @@ import { useSession } from "../../components/admin-shell/SessionContext";
 import { signerRoleLabel } from "../signing/roles";
 import { SignersCard } from "./SignersCard";
 import { StaffSigning } from "./StaffSigning";
+import { documentLanguageName } from "../documents/DocumentLanguageSelect";
 
 type Kind = "pdf" | "metadata";
 
@@ -130,7 +132,31 @@ function Facts({ request }: { request: SignatureRequestDetail }) {
       <dt>{s.document}</dt>
       <dd>
         {request.documentName} · {format(s.version, { version: String(request.documentVersion) })}
+        {request.documentLanguage ? ` · ${documentLanguageName(request.documentLanguage)}` : null}
       </dd>
+      {request.documentsByLanguage ? (
+        <>
+          <dt>{s.byLanguageTitle}</dt>
+          <dd>
+            {/* Which of the request's documents the patient got (issue 19): pinned when they opened it. */}
+            <ul className={styles.plainList}>
+              {request.documentsByLanguage.map((entry) => (
+                <li key={entry.language}>
+                  {entry.language === "main" ? s.byLanguageMain : documentLanguageName(entry.language)}:{" "}
+                  <Link href={`/documents/${entry.documentId}`}>{entry.documentName}</Link>
+                  {request.openedAt && entry.documentId === request.documentId ? (
+                    <>
+                      {" "}
+                      <Badge tone="accent">{s.byLanguagePatientGot}</Badge>
+                    </>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+            {request.openedAt ? null : <span className="cs-hint">{s.byLanguageNotYet}</span>}
+          </dd>
+        </>
+      ) : null}
       <dt>{s.institutionId}</dt>
       <dd>{request.institutionId}</dd>
       <dt>{s.orderBy}</dt>

@@ -129,7 +129,9 @@ export function SigningFlow({
       };
     }
 
-    openOnce(current, (c) => client.signing.open.mutate(c))
+    // The page's language picks the document when the request has one per language (issue 19);
+    // the first open pins it, so a later switch of language keeps the same document.
+    openOnce(current, (c) => client.signing.open.mutate({ ...c, language: lang }))
       .then((opened) => {
         if (!active) return;
         setView(opened);
@@ -145,6 +147,9 @@ export function SigningFlow({
     return () => {
       active = false;
     };
+    // `lang` is read at the first open only: the document is pinned then, and a later switch of
+    // language must not run this again (it would show the first answer's state over the current one).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [client, kind, secret, plausible, attempt]);
 
   // Waiting for an earlier signer, or signed and waiting for the others: ask where the request

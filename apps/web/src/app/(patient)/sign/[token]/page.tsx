@@ -2,7 +2,7 @@ import { signingView } from "@clinsign/contracts";
 import type { Metadata } from "next";
 import { SigningFlow } from "../../../../features/signing/SigningFlow";
 import { isPlausibleSecret } from "../../../../features/signing/session";
-import { getPatientDictionary } from "../../../../i18n/server";
+import { getPatientDictionary, getPatientLang } from "../../../../i18n/server";
 import { queryApi } from "../../../../lib/api-server";
 
 /** The preview makes the HTML wait for the API; past this the page renders as before and opens the link itself. */
@@ -21,8 +21,12 @@ export async function generateMetadata(): Promise<Metadata> {
  */
 export default async function SignByLinkPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
+  // The page's language picks the document as `signing.open` will (issue 19: one per language).
+  const language = await getPatientLang();
   const answer = isPlausibleSecret(token)
-    ? await queryApi("signing.preview", { token }, signingView.nullable(), { timeoutMs: PREVIEW_TIMEOUT_MS })
+    ? await queryApi("signing.preview", { token, language }, signingView.nullable(), {
+        timeoutMs: PREVIEW_TIMEOUT_MS,
+      })
     : null;
   return <SigningFlow credential={{ token }} preview={answer?.kind === "ok" ? answer.data : null} />;
 }
