@@ -6,7 +6,7 @@
  *
  * The signing portal is measured twice on one production build: with page images (the API draws
  * each version's pages once; the page shows images and never loads pdf.js) and with
- * `PAGE_IMAGES=false` (the page loads pdf.js and the PDF, as before issue 19). Both on a 1-page
+ * `PAGE_IMAGES=false` (the page loads pdf.js and the PDF; its view is server-rendered too). Both on a 1-page
  * and a 30-page document; the embedded form and the SMS portal once. Builds with turbo like
  * portal-weight, starts the API (a fresh DATA_DIR each time) and the web server on free loopback
  * ports, and stops them by pid.
@@ -143,7 +143,7 @@ export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: L
     }
   };
 
-  log("portal-speed: signing portal with pdf.js (PAGE_IMAGES=false), the state before issue 19");
+  log("portal-speed: signing portal with pdf.js (PAGE_IMAGES=false), the page without images");
   const pdfjs = await measureWith(false);
   log("portal-speed: signing portal with page images, embedded form, SMS portal");
   const images = await measureWith(true);
@@ -182,10 +182,10 @@ export function formatPortalSpeed(result: PortalSpeedResult): string {
       goal(images.signing30.page1Ms, PAGE1_GOAL_MS),
     ],
     ["signing 30 pages, pad ready (images)", images.signing30.padMs, goal(images.signing30.padMs, PAD_GOAL_MS)],
-    ["signing 1 page, page 1 drawn (pdf.js, before)", pdfjs.signing1.page1Ms, ""],
-    ["signing 1 page, pad ready (pdf.js, before)", pdfjs.signing1.padMs, ""],
-    ["signing 30 pages, page 1 drawn (pdf.js, before)", pdfjs.signing30.page1Ms, ""],
-    ["signing 30 pages, pad ready (pdf.js, before)", pdfjs.signing30.padMs, ""],
+    ["signing 1 page, page 1 drawn (pdf.js)", pdfjs.signing1.page1Ms, ""],
+    ["signing 1 page, pad ready (pdf.js)", pdfjs.signing1.padMs, ""],
+    ["signing 30 pages, page 1 drawn (pdf.js)", pdfjs.signing30.page1Ms, ""],
+    ["signing 30 pages, pad ready (pdf.js)", pdfjs.signing30.padMs, ""],
     ["embedded form, first field takes input", images.embedMs, ""],
     ["SMS portal, first field takes input", images.smsMs, ""],
   ];
