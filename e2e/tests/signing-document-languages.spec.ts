@@ -144,3 +144,69 @@ test.describe("documents in the patient's language on a phone", () => {
     await expectAccessible(staff.page, "console: request with documents in several languages");
   });
 });
+
+test("staff name a document's language and offer a Turkish document in a new request (1280×800 English, 390×844 German)", async ({
+  request,
+}, testInfo) => {
+  const run = Date.now();
+  const headers = { authorization: `Bearer ${staff.token}` };
+  const titles = { de: `Aufklärung ${run}`, tr: `Aydınlatma ${run}` };
+  for (const language of ["de", "tr"] as const) {
+    const created = await request.post(`${API_URL}/documents`, {
+      headers,
+      data: {
+        document_name: titles[language],
+        signingfield_koordinates: FIELD,
+        document_bloburl: files.url(`/${language}.pdf`),
+        language,
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+  }
+  const page = staff.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The list names each document's language.
+  await page.goto(`/documents?q=${run}`);
+  const list = page.getByRole("table", { name: "Documents" });
+  await expect(list.getByRole("row").filter({ hasText: titles.tr })).toContainText("Türkçe (tr)");
+  await expect(list.getByRole("row").filter({ hasText: titles.de })).toContainText("Deutsch (de)");
+
+  // A new request: the German consent, and the Turkish one for patients whose page is in Turkish.
+  await page.goto("/signature-requests");
+  await page.getByRole("button", { name: "New request" }).click();
+  const dialog = page.getByRole("dialog", { name: "New signature request" });
+  await dialog.getByLabel("Patient ID").fill(`P-doclang-ui-${run}`);
+  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${titles.de} (v1)` });
+  const known = dialog.getByLabel("Institution", { exact: true });
+  if ((await known.count()) > 0) await known.selectOption({ label: "Another institution…" });
+  await dialog.getByLabel("Institution ID").fill("e2e-doclang");
+  await dialog.getByLabel("Ordered by").fill("Dr. E2E");
+  await dialog.locator("summary", { hasText: "Documents in other languages" }).click();
+  await dialog.getByLabel("Document in Türkçe (tr)").selectOption({ label: `${titles.tr} (v1) · Türkçe (tr)` });
+  await expect(dialog.locator("summary", { hasText: "Documents in other languages (1)" })).toBeVisible();
+  await expectAccessible(page, "the new-request form with a document in Turkish");
+  await dialog.screenshot({ path: testInfo.outputPath("new-request-by-language-1280-en.png") });
+  await dialog.getByRole("button", { name: "Create request" }).click();
+
+  const handOver = page.getByRole("dialog", { name: "Hand the request over" });
+  await handOver.getByRole("link", { name: "Open the request" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Signature request" })).toBeVisible();
+  const byLanguage = page.getByRole("definition").filter({ hasText: titles.tr });
+  await expect(byLanguage).toContainText("Main document");
+  await expect(byLanguage).toContainText("Türkçe (tr)");
+  await expect(byLanguage).toContainText("Not opened yet");
+  await expectAccessible(page, "a request with a document in Turkish, not opened yet");
+  await page.screenshot({ path: testInfo.outputPath("request-by-language-1280-en.png"), fullPage: true });
+
+  // The same page in German on a phone.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.context().addCookies([{ name: "lang", value: "de", url: page.url() }]);
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Signaturanfrage" })).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: titles.tr })).toContainText("Hauptdokument");
+  expect(await hasHorizontalScroll(page)).toBe(false);
+  await expectAccessible(page, "a request with a document in Turkish, in German on a phone");
+  await page.screenshot({ path: testInfo.outputPath("request-by-language-390-de.png"), fullPage: true });
+  await page.context().addCookies([{ name: "lang", value: "en", url: page.url() }]);
+});
