@@ -129,7 +129,7 @@ test.describe("Documents section", () => {
     const dialog = page.getByRole("dialog", { name: "New signature request" });
     await expect(dialog).toBeVisible();
     expect(page.url()).toBe(documentUrl);
-    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
+    await expect(dialog.getByLabel("Document", { exact: true })).toHaveValue(documentId);
     const patientId = `P-doc-${Date.now()}`;
     await dialog.getByLabel("Patient ID").fill(patientId);
     // Institutions used before are offered; a new one is typed after "Another institution…".
@@ -235,7 +235,7 @@ test.describe("Documents section", () => {
     const documentId = /\/documents\/([0-9a-f-]{36})/.exec(page.url())![1]!;
     await page.getByRole("button", { name: "New signature request" }).click();
     const dialog = page.getByRole("dialog", { name: "New signature request" });
-    await expect(dialog.getByLabel("Document")).toHaveValue(documentId);
+    await expect(dialog.getByLabel("Document", { exact: true })).toHaveValue(documentId);
     await shot(page, "document-new-request-en-390");
     await dialog.getByRole("button", { name: "Close" }).click();
     await page.getByRole("button", { name: "Deutsch" }).click();

@@ -194,7 +194,7 @@ test("sequential: the patient and the guardian on their phones, the physician in
   await desk.getByRole("button", { name: "New request" }).click();
   const dialog = desk.getByRole("dialog", { name: "New signature request" });
   await dialog.getByLabel("Patient ID").fill(patientId);
-  await dialog.getByLabel("Document").selectOption({ label: `${TITLE} (v1)` });
+  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
   const signers = dialog.getByRole("group", { name: "Who signs" });
   await expect(signers.getByTestId("signer-choice")).toHaveCount(3);
   await expect(signers.getByTestId("signer-choice").nth(0)).toContainText("Patient");

@@ -128,7 +128,7 @@ test("create a request in the UI and hand it over by link or QR code", async () 
 
   const patient = `${PATIENT}-ui`;
   await dialog.getByLabel("Patient ID").fill(patient);
-  await dialog.getByLabel("Document").selectOption({ label: `${TITLE} (v1)` });
+  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
   // Institutions already known are offered in a select (other tests may have made some); a new
   // one is typed after choosing "Another institution…".
   const known = dialog.getByLabel("Institution", { exact: true });
