@@ -155,22 +155,21 @@ export function documentForLanguage(row: DocumentChoiceRow, language: PatientLan
 }
 
 /** The version a request shows: the pinned one (of the pinned document) once opened, else the main document's newest. */
-export async function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
-  if (row.pinnedVersion !== null) return findVersion(ctx, pinnedDocumentIdOf(row), row.pinnedVersion);
-  const doc = await findDocument(ctx, row.documentId);
-  return findVersion(ctx, doc.id, doc.currentVersion);
+export function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
+  return versionForLanguage(ctx, row, null);
 }
 
 /**
  * The version the patient gets when opening now with the page in `language`: the pinned one, else
- * the newest version of `documentForLanguage`'s choice. What `signing.preview` shows before the pin.
+ * the newest version of `documentForLanguage`'s choice (the main document without a language).
+ * What `signing.preview` shows before the pin.
  */
 export async function versionForLanguage(
   ctx: OrgContext,
   row: SignatureRequestRow,
   language: PatientLanguage | null | undefined,
 ) {
-  if (row.pinnedVersion !== null) return versionOf(ctx, row);
+  if (row.pinnedVersion !== null) return findVersion(ctx, pinnedDocumentIdOf(row), row.pinnedVersion);
   const doc = await findDocument(ctx, documentForLanguage(row, language));
   return findVersion(ctx, doc.id, doc.currentVersion);
 }

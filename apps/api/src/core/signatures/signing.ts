@@ -297,7 +297,7 @@ async function openForSigner(
         userAgent: request.userAgent,
       });
     }
-    return signerView(tx, row, version, party, pass);
+    return signerView(tx, row, version, party, copy, pass);
   });
 }
 
@@ -312,10 +312,10 @@ async function signerView(
   row: SignatureRequestRow,
   version: Awaited<ReturnType<typeof versionOf>>,
   party: Party | null,
+  copy: ReturnType<typeof signedCopyOf>,
   pass: SigningPass | null,
 ): Promise<SigningView> {
   const state = stateOf(row, party?.me);
-  const copy = signedCopyOf(row, await signedCopyDaysOf(ctx));
   return {
     state,
     // The wire still calls the signing pass a session token (interface document).
@@ -361,7 +361,8 @@ export async function previewSigning(
   });
   if (party === "unknown" || stateOf(row, party?.me) !== "ready") return null;
   // The document `signing.open` would pin for this language (issue 19): the same choice.
-  return signerView(ctx, row, await versionForLanguage(ctx, row, input.language), party, null);
+  const version = await versionForLanguage(ctx, row, input.language);
+  return signerView(ctx, row, version, party, signedCopyOf(row, await signedCopyDaysOf(ctx)), null);
 }
 
 /**

@@ -70,10 +70,10 @@ export function PreviewPane({
     () => localizeTemplate({ title, description, schema, defaultLanguage, translations }, language),
     [title, description, schema, defaultLanguage, translations, language],
   );
-  const page = patientDictionary(language);
+  const page = useMemo(() => patientDictionary(language), [language]);
   const labels = useMemo(
-    () => templateRendererLabels(patientDictionary(language), locales[language], localized.errors),
-    [language, localized],
+    () => templateRendererLabels(page, locales[language], localized.errors),
+    [page, language, localized],
   );
 
   return (
