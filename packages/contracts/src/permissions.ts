@@ -3,6 +3,8 @@ import type { Role } from "./auth";
 const everyone = ["owner", "admin", "staff", "viewer"] as const satisfies readonly Role[];
 /** The daily work: creating and changing documents, requests, templates, forms. */
 const workers = ["owner", "admin", "staff"] as const satisfies readonly Role[];
+/** Who may sign in to the organization and as what (single sign-on). */
+const owners = ["owner"] as const satisfies readonly Role[];
 /** Running the organization: tokens, settings, users, branding, outbox secrets. */
 const admins = ["owner", "admin"] as const satisfies readonly Role[];
 
@@ -22,6 +24,8 @@ export const staffPermissions = {
   "account.sessions": everyone,
   "account.endSession": everyone,
   "account.endOtherSessions": everyone,
+  // Every staff session of the account, in every organization (this one's too).
+  "account.endAllSessions": everyone,
 
   // Each member's own sign-in factors (authenticator app, passkeys, recovery codes).
   "accountSecurity.overview": everyone,
@@ -33,6 +37,8 @@ export const staffPermissions = {
   "accountSecurity.passkeyRename": everyone,
   "accountSecurity.passkeyRemove": everyone,
   "accountSecurity.regenerateRecoveryCodes": everyone,
+  // A passkey's challenge for the step-up those changes ask for.
+  "accountSecurity.stepUpOptions": everyone,
 
   "users.list": admins,
   "users.invites": admins,
@@ -48,9 +54,11 @@ export const staffPermissions = {
   "organization.defaultBranding": everyone,
   // What every patient sees under the clinic's name (core/branding: assertMayChangeBranding).
   "organization.setDefaultBranding": admins,
-  // Who may sign in, and as what: single sign-on (the client secret is never returned).
+  // Who may sign in, and as what: single sign-on (the client secret is never returned). Admins read;
+  // only owners change it (with step-up), so no admin can make themselves owner through a provider.
   "organization.sso": admins,
-  "organization.saveSso": admins,
+  "organization.saveSso": owners,
+  "organization.verifySsoDomain": owners,
   // The organization's own seal: its certificate signs every completed document.
   "organization.seal": admins,
   "organization.uploadSeal": admins,

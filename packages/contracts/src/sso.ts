@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { role } from "./auth";
+import { stepUpInput } from "./auth";
 import { httpUrl, isoDateTime } from "./common";
 
 /** A lower-case e-mail domain (`klinik.example`), without `@`. */
@@ -17,11 +17,29 @@ export const emailDomain = z
       }),
   );
 
+/** The roles single sign-on may grant: never `owner` (owners are made by owners, in the console). */
+export const ssoMappableRoles = ["admin", "staff", "viewer"] as const;
 export const ssoRoleMapping = z.object({
   value: z.string().trim().min(1, { message: "is required" }).max(256),
-  role,
+  role: z.enum(ssoMappableRoles, { message: "single sign-on grants admin, staff or viewer, never owner" }),
 });
 export type SsoRoleMapping = z.infer<typeof ssoRoleMapping>;
+
+/**
+ * An e-mail domain the organization claims for single sign-on. It counts (routes the login page,
+ * admits new accounts of that domain) only once proven: a DNS TXT record `txtName` with the value
+ * `txtValue`. Until then it blocks nobody; once proven, no other organization can prove it.
+ */
+export const ssoDomainState = z.object({
+  domain: z.string(),
+  verified: z.boolean(),
+  verifiedAt: isoDateTime.nullable(),
+  /** Where the TXT record goes (`_clinsign-challenge.<domain>`). */
+  txtName: z.string(),
+  /** The record's value (`clinsign-domain-verification=<token>`). */
+  txtValue: z.string(),
+});
+export type SsoDomainState = z.infer<typeof ssoDomainState>;
 
 /** What an admin sees of the organization's OpenID Connect settings: never the client secret. */
 export const ssoSettings = z.object({
@@ -32,6 +50,8 @@ export const ssoSettings = z.object({
   clientId: z.string(),
   hasClientSecret: z.boolean(),
   allowedDomains: z.array(z.string()),
+  /** Each claimed domain and whether it is proven. */
+  domains: z.array(ssoDomainState),
   roleClaim: z.string(),
   roleMapping: z.array(ssoRoleMapping),
   ssoOnly: z.boolean(),
@@ -63,8 +83,39 @@ export const saveSsoSettingsInput = z.object({
   roleMapping: z.array(ssoRoleMapping).min(1, { message: "map at least one value to a role" }).max(100),
   ssoOnly: z.boolean(),
   breakGlassUserId: z.uuid().nullable(),
+  /** Owners only, and each save asks again (step-up). */
+  stepUp: stepUpInput,
 });
 export type SaveSsoSettingsInput = z.infer<typeof saveSsoSettingsInput>;
+
+/** Checks a claimed domain's DNS TXT record now (owners). */
+export const verifySsoDomainInput = z.object({ domain: emailDomain });
+export const verifySsoDomainResult = z.object({
+  domain: z.string(),
+  verified: z.boolean(),
+  /** Why it is not proven: `not_found` (no matching TXT record yet), `dns_error`, `claimed` (another organization proved it). */
+  problem: z.enum(["not_found", "dns_error", "claimed"]).nullable(),
+});
+export type VerifySsoDomainResult = z.infer<typeof verifySsoDomainResult>;
+
+/**
+ * An organization's provider signed in someone whose address already has a ClinSign account not
+ * yet connected to that provider: the account must prove itself in this browser (its password,
+ * then its own second factor), then the person confirms (`auth.ssoLink*`, the link cookie).
+ */
+export const ssoLinkDescription = z.object({
+  organization: z.object({ id: z.uuid(), name: z.string() }),
+  /** The provider's name as the organization set it ("Klinik-Login"). */
+  provider: z.string(),
+  email: z.string(),
+  role: z.enum(ssoMappableRoles),
+  /** `password`: prove the account; `confirm`: proven, confirm or cancel. */
+  step: z.enum(["password", "confirm"]),
+});
+export type SsoLinkDescription = z.infer<typeof ssoLinkDescription>;
+export const ssoLinkPasswordInput = z.object({
+  password: z.string().min(1, { message: "enter your password" }).max(1024),
+});
 
 /** The login page's questions: which provider serves this address, or this organization's login URL. */
 export const ssoLookupInput = z.union([

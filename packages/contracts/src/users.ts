@@ -55,8 +55,13 @@ export const inviteDescription = z.object({
   email: z.string(),
   role,
   expiresAt: isoDateTime,
-  /** The address already has an account (of another organization): accept with its password. */
+  /**
+   * The address already has an account (of another organization): accept with its password, then
+   * its own second factor, as at any sign-in.
+   */
   existingAccount: z.boolean(),
+  /** The organization signs in with single sign-on only: the invitation cannot be accepted with a password. */
+  ssoOnly: z.boolean(),
 });
 export type InviteDescription = z.infer<typeof inviteDescription>;
 

@@ -118,7 +118,11 @@ export const users = pgTable(
     /** Stored lower-cased so logins are case-insensitive. */
     email: text("email").notNull(),
     name: text("name"),
-    passwordHash: text("password_hash").notNull(),
+    /**
+     * The account's own password (memory-hard hash); null for an account its organization's
+     * provider made (single sign-on): it has no password to sign in with or to confirm a change.
+     */
+    passwordHash: text("password_hash"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("users_email_uq").on(t.email)],
@@ -446,6 +450,11 @@ export const staffPendingSignIns = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     organizationId: organizationId(),
     step: text("step").$type<PendingSignInStep>().notNull(),
+    /**
+     * Set when the password step proved the account for connecting a provider (`sso_link_requests`
+     * by its hash): the second step then marks that link proven instead of opening a session.
+     */
+    ssoLinkHash: text("sso_link_hash"),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     createdAt: createdAt(),
   },
