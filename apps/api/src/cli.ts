@@ -30,7 +30,7 @@ import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
 import { createLegalHold, listLegalHolds, releaseLegalHold } from "./core/retention/legal-holds";
 import { retentionSettingsOf, updateRetentionPolicy } from "./core/retention/policies";
 import { previewRetention, runRetentionSweep } from "./core/retention/sweep";
-import { createStaffUser } from "./core/staff/staff";
+import { createStaffUser } from "./core/identity/password";
 import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
 import { serverHoldingDataDir } from "./data-dir-lock";
 import { ConfigError, loadConfig } from "./env";

@@ -10,7 +10,7 @@ import {
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";
-import type { StaffPrincipal } from "./staff/staff";
+import type { StaffPrincipal } from "./identity/password";
 import type { TokenPrincipal } from "./tokens/tokens";
 
 /** Where a request came from; written into audit entries. */

@@ -3,8 +3,8 @@ import type { SsoErrorCode } from "@clinsign/contracts";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
-import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/sso/sign-in";
-import { openedStaffSessionCookie } from "../core/staff/staff";
+import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/identity/sso/sign-in";
+import { openedStaffSessionCookie } from "../core/identity/password";
 import { parseCookies } from "./io";
 
 /**

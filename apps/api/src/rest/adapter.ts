@@ -3,7 +3,7 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError, fromZodError } from "../core/errors";
-import { STAFF_SESSION_COOKIE } from "../core/staff/staff";
+import { STAFF_SESSION_COOKIE } from "../core/identity/password";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";

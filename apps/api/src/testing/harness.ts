@@ -9,7 +9,7 @@ import pino from "pino";
 import { createTestDb } from "@clinsign/db/testing";
 import { systemContext, type OrgContext, type Services } from "../core/context";
 import { createOrganization } from "../core/provisioning/organizations";
-import { createStaffUser } from "../core/staff/staff";
+import { createStaffUser } from "../core/identity/password";
 import { createApiToken } from "../core/tokens/tokens";
 import { loadConfig } from "../env";
 import { createServer } from "../http/server";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roles, staffPermissions, type Role } from "@clinsign/contracts";
-import { createStaffUser } from "../core/staff/staff";
+import { createStaffUser } from "../core/identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { appRouter } from "./root";
 

@@ -6,7 +6,7 @@ import { requestOfSigningPass } from "../core/credentials/signing";
 import { AppError, errorMapping, fromZodError } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
-import { resolveStaffSession } from "../core/credentials/staff-sessions";
+import { resolveStaffSession } from "../core/identity/store/staff-sessions";
 import { portalLinkInput } from "@clinsign/contracts";
 import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
 import { smsLinkContext } from "../core/form-requests/sms-form";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, sql } from "@clinsign/db";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import type { OrgContext } from "../context";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, institutionBranding } from "@clinsign/db";
 import { ensureInstitution, getBranding } from "./branding";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer } from "../../testing/signature-fixtures";
 

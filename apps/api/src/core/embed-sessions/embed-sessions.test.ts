@@ -5,7 +5,7 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { createTemplate } from "../templates/templates";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { saveDefaultBranding, saveDesign } from "../branding/branding";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { sha256Hex } from "../crypto";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, formSessions, sql } from "@clinsign/db";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { VISITOR_STARTS_PER_WINDOW } from "./public-embeds";
 
 let api: TestApi;

@@ -3,7 +3,7 @@ import { and, auditLog, eq, formRequests, sql } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 
 let api: TestApi;
 let org: TestOrg;

@@ -4,7 +4,7 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { activeTemplate } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { inTransaction, type OrgContext } from "../context";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { queueMessage } from "./messaging";
 
 const MOBILE = "+49 170 1234567";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { auditLog, eq } from "@clinsign/db";
 import { verifySealedPdf } from "../signatures/verify";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer, signAndSeal, startFileServer, type FileServer } from "../../testing/signature-fixtures";

@@ -9,7 +9,7 @@ import { bearer, signAndSeal, startFileServer, type FileServer } from "../../tes
 import { recordAudit } from "../audit/audit";
 import { verifyOrganizationChain } from "../audit/audit-log";
 import { updateOrganizationSettings } from "../organizations/organizations";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { createLegalHold } from "../retention/legal-holds";
 import { erasePatient, finishErasureObjects } from "./erasure";
 

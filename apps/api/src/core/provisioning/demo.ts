@@ -2,7 +2,7 @@ import { count, organizations } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
 import { randomSecret } from "../crypto";
 import { createOrganization } from "./organizations";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { createApiToken } from "../tokens/tokens";
 
 export interface DemoCredentials {

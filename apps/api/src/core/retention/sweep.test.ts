@@ -7,7 +7,7 @@ import { seedPatientRecords, type PatientRecords } from "../../testing/patient-r
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { createServices } from "../../services";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { scheduleRetentionSweeps } from "../jobs/retention-sweeps";
 import { createLegalHold, releaseLegalHold } from "./legal-holds";
 import { updateRetentionPolicy } from "./policies";

@@ -8,7 +8,7 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 
 let api: TestApi;
 let files: FileServer;

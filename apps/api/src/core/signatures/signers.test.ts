@@ -28,7 +28,7 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { queueDueReminders } from "./notices";
 

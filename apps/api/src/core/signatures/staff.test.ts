@@ -11,7 +11,7 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { markSealGaveUp, sealContext } from "./seal";
 
 let api: TestApi;

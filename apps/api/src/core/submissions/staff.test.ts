@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { eq, organizations, submissions } from "@clinsign/db";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, newSession, query } from "../../testing/forms";
 import { pdfText } from "../../testing/pdf-text";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiTokens, eq } from "@clinsign/db";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
 import { authenticateApiToken } from "../credentials/api-tokens";

@@ -5,7 +5,7 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { activeTemplate, newSession } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
-import { createStaffUser } from "../staff/staff";
+import { createStaffUser } from "../identity/password";
 
 let api: TestApi;
 let org: TestOrg;

@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { passkeyIdInput, passkeyRegistrationInput, renamePasskeyInput, totpCodeInput } from "@clinsign/contracts";
-import { passkeyRegistrationOptions } from "../../core/staff/passkeys";
+import { passkeyRegistrationOptions } from "../../core/identity/passkeys";
 import {
   addPasskeyFactor,
   addTotpFactor,
@@ -9,8 +9,8 @@ import {
   removePasskeyFactor,
   removeTotpFactor,
   renamePasskey,
-} from "../../core/staff/account-security";
-import { totpSetupFor } from "../../core/staff/totp";
+} from "../../core/identity/account-security";
+import { totpSetupFor } from "../../core/identity/totp";
 import { staffProcedure } from "../trpc";
 
 /** The signed-in member's own second factors (the console's "Account security" page). */

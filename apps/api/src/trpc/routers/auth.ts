@@ -11,7 +11,7 @@ import {
   totpCodeInput,
   type LoginResult,
 } from "@clinsign/contracts";
-import { acceptInvite, describeInvite } from "../../core/staff/invites";
+import { acceptInvite, describeInvite } from "../../core/identity/invitations";
 import {
   confirmTotpEnrollment,
   PENDING_SIGN_IN_COOKIE,
@@ -23,7 +23,7 @@ import {
   verifySecondFactorCode,
   verifySecondFactorPasskey,
   type PasswordStepResult,
-} from "../../core/staff/second-factor";
+} from "../../core/identity/second-factor";
 import {
   describeStaff,
   httpOnlyCookie,
@@ -31,8 +31,8 @@ import {
   logOut,
   openedStaffSessionCookie,
   staffSessionCookieHeader,
-} from "../../core/staff/staff";
-import { lookupSsoProvider } from "../../core/sso/sign-in";
+} from "../../core/identity/password";
+import { lookupSsoProvider } from "../../core/identity/sso/sign-in";
 import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
 /** Sets the cookie of a staff session `openStaffSession` opened. */

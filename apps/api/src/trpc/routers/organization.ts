@@ -12,7 +12,7 @@ import {
   updateOrganizationSettings,
 } from "../../core/organizations/organizations";
 import { getOrganizationSeal, removeOrganizationSeal, uploadOrganizationSeal } from "../../core/signatures/org-seal";
-import { getSsoSettings, saveSsoSettings } from "../../core/sso/settings";
+import { getSsoSettings, saveSsoSettings } from "../../core/identity/sso/settings";
 import { staffProcedure } from "../trpc";
 
 export const organizationRouter = {

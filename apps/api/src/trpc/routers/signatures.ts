@@ -28,7 +28,7 @@ import {
 } from "../../core/signatures/requests";
 import { startKioskSigning } from "../../core/signatures/kiosk";
 import { sealAgain } from "../../core/signatures/seal";
-import { staffSessionCookieHeader } from "../../core/staff/staff";
+import { staffSessionCookieHeader } from "../../core/identity/password";
 import {
   getSignatureRequestDetail,
   listSignatureRequestPage,

@@ -8,7 +8,7 @@ import {
   listUsersInput,
   userRef,
 } from "@clinsign/contracts";
-import { endOtherSessions, endOwnSession, listOwnSessions } from "../../core/staff/account-sessions";
+import { endOtherSessions, endOwnSession, listOwnSessions } from "../../core/identity/account-sessions";
 import {
   changeRole,
   deactivateUser,
@@ -17,7 +17,7 @@ import {
   listUsers,
   reactivateUser,
   revokeInvite,
-} from "../../core/staff/users";
+} from "../../core/members/users";
 import { staffProcedure } from "../trpc";
 
 /** The Users page: owners and admins (the permission table). */

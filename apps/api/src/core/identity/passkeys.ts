@@ -13,7 +13,7 @@ import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
 import type { WebauthnChallengePurpose } from "@clinsign/db";
 import type { Config } from "../../env";
 import type { OrgContext, Services } from "../context";
-import { accountById, type AccountHandle } from "../credentials/staff-accounts";
+import { accountById, type AccountHandle } from "./store/accounts";
 import {
   consumeWebauthnChallenge,
   insertPasskey,
@@ -21,7 +21,7 @@ import {
   passkeysOf,
   recordPasskeyUse,
   storeWebauthnChallenge,
-} from "../credentials/staff-factors";
+} from "./store/factors";
 import { sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 

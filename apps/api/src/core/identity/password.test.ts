@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, users } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { STAFF_SESSION_COOKIE } from "./staff";
+import { STAFF_SESSION_COOKIE } from "./password";
 
 let api: TestApi;
 let org: TestOrg;

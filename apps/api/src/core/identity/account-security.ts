@@ -1,7 +1,7 @@
 import type { AccountSecurity } from "@clinsign/contracts";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
-import { scopesOfAccount, type AccountHandle } from "../credentials/staff-accounts";
+import { scopesOfAccount, type AccountHandle } from "./store/accounts";
 import {
   deletePasskey,
   deleteRecoveryCodes,
@@ -11,7 +11,7 @@ import {
   passkeysOf,
   renamePasskeyOf,
   totpOf,
-} from "../credentials/staff-factors";
+} from "./store/factors";
 import { AppError, notFound } from "../errors";
 import { storePasskey, verifyPasskeyRegistration } from "./passkeys";
 import { recoveryCodesForNewFactor, replaceRecoveryCodes } from "./recovery-codes";

@@ -8,11 +8,11 @@ import {
   staffPendingSignIns,
   staffSessions,
 } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { recordAudit } from "../audit/audit";
-import { inTransaction } from "../context";
-import { sha256Hex } from "../crypto";
-import { accountByEmail, createStaffUser, handleOf, membershipsOf, scopesOfAccount } from "./staff-accounts";
+import { startTestApi, type TestApi, type TestOrg } from "../../../testing/harness";
+import { recordAudit } from "../../audit/audit";
+import { inTransaction } from "../../context";
+import { sha256Hex } from "../../crypto";
+import { accountByEmail, createStaffUser, handleOf, membershipsOf, scopesOfAccount } from "./accounts";
 import {
   claimTotpStep,
   consumeWebauthnChallenge,
@@ -20,10 +20,10 @@ import {
   spendRecoveryCode,
   storeTotpSecret,
   storeWebauthnChallenge,
-} from "./staff-factors";
-import { openInviteByToken } from "./staff-invites";
+} from "./factors";
+import { openInviteByToken } from "./invites";
 import { endStaffSession, readPendingSignIn, resolveStaffSession, spendPendingSignIn } from "./staff-sessions";
-import { organizationOfSsoDomain, ssoDomainClaimedElsewhere, takeSsoSignInAttempt } from "./sso-routing";
+import { organizationOfSsoDomain, ssoDomainClaimedElsewhere, takeSsoSignInAttempt } from "./sso";
 
 let api: TestApi;
 let first: TestOrg;

@@ -6,15 +6,15 @@ import type {
 } from "@simplewebauthn/server";
 import { systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { clearSignInAttempts, countSignInAttempt } from "../credentials/sign-in-limits";
-import { membershipsOf } from "../credentials/staff-accounts";
-import { factorsOf } from "../credentials/staff-factors";
-import { readPendingSignIn, spendPendingSignIn, type PendingSignIn } from "../credentials/staff-sessions";
+import { clearSignInAttempts, countSignInAttempt } from "./store/limits";
+import { membershipsOf } from "./store/accounts";
+import { factorsOf } from "./store/factors";
+import { readPendingSignIn, spendPendingSignIn, type PendingSignIn } from "./store/staff-sessions";
 import { unauthorized } from "../errors";
 import { addPasskeyFactor, addTotpFactor, auditAccount, hasFactor } from "./account-security";
 import { authenticatePasskey, passkeyAuthenticationOptions, passkeyRegistrationOptions } from "./passkeys";
 import { useRecoveryCode } from "./recovery-codes";
-import { openStaffSession } from "./staff";
+import { openStaffSession } from "./password";
 import { totpSetupFor, useTotpCode } from "./totp";
 
 /**

@@ -1,9 +1,9 @@
 import type { SaveSsoSettingsInput, SsoSettings } from "@clinsign/contracts";
 import { asc, eq, memberships, organizationSso, ssoDomains, users } from "@clinsign/db";
-import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext } from "../context";
-import { ssoDomainClaimedElsewhere } from "../credentials/sso-routing";
-import { AppError } from "../errors";
+import { recordAudit } from "../../audit/audit";
+import { inTransaction, type OrgContext } from "../../context";
+import { ssoDomainClaimedElsewhere } from "../store/sso";
+import { AppError } from "../../errors";
 import { discoverProvider, OidcError } from "./oidc";
 import { ssoRedirectUri } from "./sign-in";
 

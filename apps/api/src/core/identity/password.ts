@@ -3,16 +3,16 @@ import { staffSessions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { systemContext, type RequestMeta, type Services } from "../context";
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from "../crypto";
-import { accountByEmail, membershipsOf } from "../credentials/staff-accounts";
-import { endStaffSession, type StaffPrincipal } from "../credentials/staff-sessions";
-import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt } from "../credentials/sign-in-limits";
-import { organizationsRequiringSso } from "../credentials/sso-routing";
+import { accountByEmail, membershipsOf } from "./store/accounts";
+import { endStaffSession, type StaffPrincipal } from "./store/staff-sessions";
+import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt } from "./store/limits";
+import { organizationsRequiringSso } from "./store/sso";
 import { AppError, unauthorized } from "../errors";
 import { afterPassword, type PasswordStepResult } from "./second-factor";
 
 /** Staff accounts are made by the CLI, seeding and tests here; the console invites (users.ts). */
-export { createStaffUser } from "../credentials/staff-accounts";
-export type { StaffPrincipal } from "../credentials/staff-sessions";
+export { createStaffUser } from "./store/accounts";
+export type { StaffPrincipal } from "./store/staff-sessions";
 
 /** The console's staff session cookie. */
 export const STAFF_SESSION_COOKIE = "clinsign_session";

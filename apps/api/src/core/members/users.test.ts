@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
-import { pruneEndedStaffSessions } from "../credentials/staff-sessions";
-import { createStaffUser, STAFF_SESSION_COOKIE } from "./staff";
+import { pruneEndedStaffSessions } from "../identity/store/staff-sessions";
+import { createStaffUser, STAFF_SESSION_COOKIE } from "../identity/password";
 
 let api: TestApi;
 let org: TestOrg;

@@ -4,7 +4,7 @@ import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness"
 import { SoftwareAuthenticator } from "../../testing/webauthn";
 import { relyingParty } from "./passkeys";
 import { PENDING_SIGN_IN_COOKIE } from "./second-factor";
-import { createStaffUser, STAFF_SESSION_COOKIE } from "./staff";
+import { createStaffUser, STAFF_SESSION_COOKIE } from "./password";
 import { totpCode, totpStep } from "./totp";
 
 let api: TestApi;

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, organizations, staffInvites } from "@clinsign/db";
-import type { Services } from "../context";
-import { sha256Hex } from "../crypto";
+import type { Services } from "../../context";
+import { sha256Hex } from "../../crypto";
 
 /**
  * The invite link's secret, found by its hash: the link is the credential, and the organization

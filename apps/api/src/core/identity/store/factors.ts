@@ -15,8 +15,8 @@ import {
   webauthnChallenges,
   type WebauthnChallengePurpose,
 } from "@clinsign/db";
-import { AppError } from "../errors";
-import { handleOf, type AccountHandle } from "./staff-accounts";
+import { AppError } from "../../errors";
+import { handleOf, type AccountHandle } from "./accounts";
 
 /**
  * A staff account's second factors: the authenticator app's sealed secret, recovery codes (hashed),

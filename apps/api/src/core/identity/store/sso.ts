@@ -1,7 +1,7 @@
 import { and, eq, inArray, lt, memberships, ne, organizationSso, ssoDomains, ssoSignInAttempts } from "@clinsign/db";
-import type { Services } from "../context";
-import { sha256Hex } from "../crypto";
-import { handleOf, type AccountHandle } from "./staff-accounts";
+import type { Services } from "../../context";
+import { sha256Hex } from "../../crypto";
+import { handleOf, type AccountHandle } from "./accounts";
 
 /**
  * Single sign-on before an organization is known: an e-mail domain to the organization that named

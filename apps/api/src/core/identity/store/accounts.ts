@@ -11,9 +11,9 @@ import {
   type Executor,
   type MembershipRole,
 } from "@clinsign/db";
-import type { Services } from "../context";
-import { hashPassword } from "../crypto";
-import { AppError } from "../errors";
+import type { Services } from "../../context";
+import { hashPassword } from "../../crypto";
+import { AppError } from "../../errors";
 
 /**
  * Staff accounts (the users table) and their memberships across organizations. An account is not

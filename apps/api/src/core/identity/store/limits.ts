@@ -1,5 +1,5 @@
-import type { Services } from "../context";
-import { consumeRateLimit, refundRateLimit, resetRateLimit, type RateLimitRule } from "../rate-limit";
+import type { Services } from "../../context";
+import { consumeRateLimit, refundRateLimit, resetRateLimit, type RateLimitRule } from "../../rate-limit";
 
 /**
  * The counters of the staff sign-in steps (per IP, per e-mail address, per account): they are kept

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { TotpSetup } from "@clinsign/contracts";
 import type { OrgContext, Services } from "../context";
-import { accountById } from "../credentials/staff-accounts";
-import { claimTotpStep, confirmTotpSecret, storeTotpSecret, totpOf } from "../credentials/staff-factors";
+import { accountById } from "./store/accounts";
+import { claimTotpStep, confirmTotpSecret, storeTotpSecret, totpOf } from "./store/factors";
 import { safeEqual } from "../crypto";
 import { AppError } from "../errors";
 

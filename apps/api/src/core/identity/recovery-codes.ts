@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { sha256Hex } from "../crypto";
-import type { AccountHandle } from "../credentials/staff-accounts";
-import { factorsOf, replaceRecoveryCodeHashes, spendRecoveryCode } from "../credentials/staff-factors";
+import type { AccountHandle } from "./store/accounts";
+import { factorsOf, replaceRecoveryCodeHashes, spendRecoveryCode } from "./store/factors";
 
 /** One-time recovery codes: they stand in for a lost second factor, each works once. */
 

@@ -3,11 +3,11 @@ import { eq, gt, isNull, memberships, staffInvites } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type RequestMeta, type Services } from "../context";
 import { hashPassword, verifyPassword } from "../crypto";
-import { countSignInAttempt } from "../credentials/sign-in-limits";
-import { accountByEmail, createAccount } from "../credentials/staff-accounts";
-import { openInviteByToken } from "../credentials/staff-invites";
+import { countSignInAttempt } from "./store/limits";
+import { accountByEmail, createAccount } from "./store/accounts";
+import { openInviteByToken } from "./store/invites";
 import { AppError, unauthorized } from "../errors";
-import { openStaffSession } from "./staff";
+import { openStaffSession } from "./password";
 
 /**
  * The invite link's page (public: the link's secret is the credential). An invitation opens once,

@@ -1,13 +1,13 @@
 import { roles, type SsoErrorCode, type SsoLookupOutput } from "@clinsign/contracts";
 import { eq, memberships, organizationSso, ssoDomains, ssoSignInAttempts, type MembershipRole } from "@clinsign/db";
-import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
-import { hashPassword, randomSecret, safeEqual, sha256Hex } from "../crypto";
-import { countSignInAttempt } from "../credentials/sign-in-limits";
-import { accountByEmail, createAccount } from "../credentials/staff-accounts";
-import { organizationOfSsoDomain, takeSsoSignInAttempt } from "../credentials/sso-routing";
-import { AppError } from "../errors";
-import { openStaffSession } from "../staff/staff";
+import { recordAudit } from "../../audit/audit";
+import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../../context";
+import { hashPassword, randomSecret, safeEqual, sha256Hex } from "../../crypto";
+import { countSignInAttempt } from "../store/limits";
+import { accountByEmail, createAccount } from "../store/accounts";
+import { organizationOfSsoDomain, takeSsoSignInAttempt } from "../store/sso";
+import { AppError } from "../../errors";
+import { openStaffSession } from "../password";
 import { authorizationUrl, discoverProvider, exchangeCode, OidcError, verifyIdToken, type OidcFailure } from "./oidc";
 
 /** The cookie binding a started sign-in to the browser that started it. */

@@ -15,9 +15,9 @@ import {
   type MembershipRole,
   type PendingSignInStep,
 } from "@clinsign/db";
-import type { Services } from "../context";
-import { sha256Hex } from "../crypto";
-import { AppError } from "../errors";
+import type { Services } from "../../context";
+import { sha256Hex } from "../../crypto";
+import { AppError } from "../../errors";
 
 /**
  * The staff session cookie and the pending sign-in cookie, found by the hash of their value: the
