@@ -20,6 +20,9 @@ export default tseslint.config(
     files: ["apps/api/src/core/**/*.ts"],
     ignores: [
       "apps/api/src/core/credentials/**",
+      // The identity wing's store: the one handle on what is cross-tenant by nature (staff accounts,
+      // factors, staff sessions, invitations, single sign-on identities); fenced below.
+      "apps/api/src/core/identity/store/**",
       "apps/api/src/core/jobs/**",
       // Creating organizations (CLI, demo seed): the tenant does not exist yet, so no scope can hold it.
       "apps/api/src/core/provisioning/**",
@@ -46,6 +49,45 @@ export default tseslint.config(
         {
           selector: "MemberExpression[object.name='OrgScope'][property.name='unscoped']",
           message: "OrgScope.unscoped is for core/credentials and core/jobs only.",
+        },
+        {
+          selector: "MemberExpression[object.name='IdentityStore'][property.name='handle']",
+          message: "IdentityStore.handle is for core/identity/store only: add a named query there.",
+        },
+      ],
+    },
+  },
+  {
+    // Issue 30: the identity wing. Only its store's query modules read the store's raw handle, and
+    // tenant domains reach accounts, factors and staff sessions only through the wing's services,
+    // never its store (a tenant service that read accounts across organizations is the bug class
+    // the wing exists to end).
+    // (Inside core/ the same selector is part of the tenant rule above: one rule, one list.)
+    files: ["apps/api/src/*.ts", "apps/api/src/{trpc,rest,http,jobs}/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='IdentityStore'][property.name='handle']",
+          message: "IdentityStore.handle is for core/identity/store only: add a named query there.",
+        },
+      ],
+    },
+  },
+  {
+    files: ["apps/api/src/core/**/*.ts"],
+    ignores: ["apps/api/src/core/identity/**", "apps/api/src/core/provisioning/**", "**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/identity/store/*"],
+              message: "Tenant domains use the identity wing's services, not its store.",
+            },
+          ],
         },
       ],
     },

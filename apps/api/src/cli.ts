@@ -30,12 +30,12 @@ import { organizationsWithSweeps } from "./core/jobs/retention-sweeps";
 import { createLegalHold, listLegalHolds, releaseLegalHold } from "./core/retention/legal-holds";
 import { retentionSettingsOf, updateRetentionPolicy } from "./core/retention/policies";
 import { previewRetention, runRetentionSweep } from "./core/retention/sweep";
-import { createStaffUser } from "./core/identity/password";
 import { createApiToken, revokeApiToken } from "./core/tokens/tokens";
 import { serverHoldingDataDir } from "./data-dir-lock";
 import { ConfigError, loadConfig } from "./env";
 import { parseInput } from "./rest/validation";
 import { createLogger, createServices } from "./services";
+import { createStaffUser } from "./core/identity/store/accounts";
 
 const USAGE = `Usage: pnpm cli <command> [options] [--json]
 
@@ -167,7 +167,7 @@ async function run(
     case "user create": {
       const role = str("role") ?? "staff";
       if (!(roles as readonly string[]).includes(role)) throw new UsageError("--role must be owner, admin or staff");
-      return createStaffUser(services.db, {
+      return createStaffUser(services, {
         organizationId: org(),
         email: required(str("email"), "--email"),
         password: required(str("password"), "--password"),

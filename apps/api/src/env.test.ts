@@ -38,6 +38,12 @@ describe("configuration", () => {
       PUBLIC_WEB_URL: "https://sign.example.org/",
     });
     expect(config.outboundAllowHosts).toEqual(["127.0.0.1:8443", "files.example.org"]);
+    expect(loadConfig({ DNS_RESOLVERS: "127.0.0.1:5353, [::1]:53, 9.9.9.9" }).dnsResolvers).toEqual([
+      "127.0.0.1:5353",
+      "[::1]:53",
+      "9.9.9.9",
+    ]);
+    expect(loadConfig({}).dnsResolvers).toBeUndefined();
     expect(config.trustProxy).toBe(true);
     expect(config.publicWebUrl).toBe("https://sign.example.org");
   });
@@ -92,6 +98,8 @@ describe("configuration", () => {
     ]);
     expect(problems({ SMS_PROVIDER: "twilio" })).toHaveLength(4);
     expect(problems({ OUTBOUND_ALLOW_HOSTS: "http://x" })[0]).toContain("OUTBOUND_ALLOW_HOSTS");
+    expect(problems({ DNS_RESOLVERS: "dns.example.org:53" })[0]).toContain("DNS_RESOLVERS");
+    expect(problems({ DNS_RESOLVERS: "127.0.0.1:70000" })[0]).toContain("DNS_RESOLVERS");
   });
 
   it("keeps the plain-HTTP switch to loopback development", () => {

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./core/files/s3-storage";
@@ -51,6 +52,11 @@ const hostPort = z
   .string()
   .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { message: "must be host or host:port" });
 
+/** node:dns `setServers` takes addresses, not names: a name here would fail every lookup, so it stops start-up. */
+const nameServer = z
+  .string()
+  .refine(isNameServerAddress, { message: "must be an IP address or IP:port ([IPv6]:port for IPv6)" });
+
 const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).optional().default("development"),
@@ -66,6 +72,8 @@ const schema = z
     TRUST_PROXY: bool(false),
     ALLOW_INSECURE_HTTP: bool(false),
     OUTBOUND_ALLOW_HOSTS: list.pipe(z.array(hostPort)),
+    /** Name servers for the SSO domains' DNS proof (core/identity/sso/domain-proof.ts); unset: the system's. */
+    DNS_RESOLVERS: list.pipe(z.array(nameServer)).transform((servers) => (servers.length > 0 ? servers : undefined)),
     SMS_PROVIDER: z.enum(["outbox", "twilio"], { message: "must be outbox or twilio" }).optional().default("outbox"),
     TWILIO_API_URL: url(/^https?$/, "http(s)"),
     TWILIO_ACCOUNT_SID: z.string().optional(),
@@ -182,6 +190,16 @@ export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53`: what node:dns `setServers` accepts. */
+function isNameServerAddress(entry: string): boolean {
+  if (isIP(entry)) return true;
+  const withPort = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(entry);
+  if (!withPort) return false;
+  const [, ipv6, ipv4, port] = withPort;
+  const portNumber = Number(port);
+  return isIP(ipv6 ?? ipv4 ?? "") === (ipv6 ? 6 : 4) && portNumber >= 1 && portNumber <= 65535;
+}
+
 export interface Config {
   production: boolean;
   databaseUrl: string | undefined;
@@ -195,6 +213,8 @@ export interface Config {
   trustProxy: boolean;
   allowInsecureHttp: boolean;
   outboundAllowHosts: string[];
+  /** `ip[:port]` name servers for the SSO domains' DNS proof; undefined: the system's resolvers. */
+  dnsResolvers: string[] | undefined;
   sms:
     | { provider: "outbox" }
     | { provider: "twilio"; apiUrl: string; accountSid: string; authToken: string; from: string };
@@ -258,6 +278,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY,
     allowInsecureHttp: env.ALLOW_INSECURE_HTTP,
     outboundAllowHosts: env.OUTBOUND_ALLOW_HOSTS,
+    dnsResolvers: env.DNS_RESOLVERS,
     sms:
       env.SMS_PROVIDER === "twilio"
         ? {

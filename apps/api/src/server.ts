@@ -8,7 +8,8 @@ import { queueDueReminders } from "./core/signatures/notices";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
 import { pruneEndedStaffSessions, pruneSignInLeftovers } from "./core/identity/store/staff-sessions";
-import { pruneSsoAttempts } from "./core/identity/store/sso";
+import { pruneSsoLeftovers } from "./core/identity/store/sso";
+import { IdentityStore } from "./core/identity/store/identity-store";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
@@ -55,9 +56,10 @@ async function main() {
     // Queues the reminders that fell due; the signature.notice jobs send them, once across processes.
     queueDueReminders(services).catch((error) => log.error({ err: error }, "reminder sweep failed"));
     pruneRateLimits(services.db).catch((error) => log.error({ err: error }, "pruning rate limits failed"));
-    pruneSsoAttempts(services).catch((error) => log.error({ err: error }, "pruning single sign-on attempts failed"));
-    pruneSignInLeftovers(services.db).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));
-    pruneEndedStaffSessions(services.db).catch((error) =>
+    const identity = IdentityStore.of(services);
+    pruneSsoLeftovers(identity).catch((error) => log.error({ err: error }, "pruning single sign-on attempts failed"));
+    pruneSignInLeftovers(identity).catch((error) => log.error({ err: error }, "pruning pending sign-ins failed"));
+    pruneEndedStaffSessions(identity).catch((error) =>
       log.error({ err: error }, "pruning ended staff sessions failed"),
     );
   }, 60_000);

@@ -10,8 +10,6 @@ import {
 import type { Config } from "../env";
 import type { SecretBox } from "./crypto";
 import type { FileStorage } from "./files/storage";
-import type { StaffPrincipal } from "./identity/password";
-import type { TokenPrincipal } from "./tokens/tokens";
 
 /** Where a request came from; written into audit entries. */
 export interface RequestMeta {
@@ -46,6 +44,26 @@ export interface Services {
 
 /** Now, by the services' clock: the wall clock unless a test set another. */
 export const nowOf = (services: Pick<Services, "clock">): Date => services.clock?.() ?? new Date();
+
+/** A staff member signed into the console, once their staff session cookie was resolved. */
+export interface StaffPrincipal {
+  /** The staff session (row id, never its secret) the request came with. */
+  sessionId: string;
+  /** When that staff session was opened (a sign-in): a step-up by `fresh_sign_in` needs it recent. */
+  signedInAt: Date;
+  userId: string;
+  organizationId: string;
+  role: MembershipRole;
+  email: string;
+  name: string | null;
+  organizationName: string;
+}
+
+/** Who an API token speaks for, once its hash was found. */
+export interface TokenPrincipal {
+  tokenId: string;
+  organizationId: string;
+}
 
 /**
  * Who a call acts as, once its credential was checked. Every caller is one of these, and

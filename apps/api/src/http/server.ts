@@ -14,8 +14,6 @@ import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { STAFF_SESSION_COOKIE } from "../core/identity/password";
-import { PENDING_SIGN_IN_COOKIE } from "../core/identity/second-factor";
 import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
@@ -25,6 +23,7 @@ import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { bearerToken, parseCookies, sendJson } from "./io";
 import { handleSso } from "./sso";
+import { PENDING_SIGN_IN_COOKIE, SSO_LINK_COOKIE, STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
@@ -138,6 +137,7 @@ export function createRequestListener(services: Services): RequestListener {
         bearerToken: bearerToken(req),
         sessionCookie: cookies[STAFF_SESSION_COOKIE],
         pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE],
+        ssoLink: cookies[SSO_LINK_COOKIE],
         portalAccess: cookies[SMS_FORM_ACCESS_COOKIE],
         portalIdentity: cookies[SMS_FORM_IDENTITY_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,

@@ -3,9 +3,10 @@ import type { SsoErrorCode } from "@clinsign/contracts";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
-import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/identity/sso/sign-in";
-import { openedStaffSessionCookie } from "../core/identity/password";
+import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, SSO_LINK_SECONDS, startSsoSignIn } from "../core/identity/sso/sign-in";
+import { publicContext } from "../core/identity/public-context";
 import { parseCookies } from "./io";
+import { httpOnlyCookie, openedStaffSessionCookie, SSO_LINK_COOKIE } from "../core/identity/cookies";
 
 /**
  * The browser's way through single sign-on, on the web origin (the web app passes /sso/* on):
@@ -62,7 +63,7 @@ async function route(
     const organizationId = url.searchParams.get("org") ?? "";
     if (!isUuid(organizationId)) return redirect(loginPage("unavailable", null), []);
     try {
-      const started = await startSsoSignIn(services, request, {
+      const started = await startSsoSignIn(publicContext(services, request), {
         organizationId,
         loginHint: url.searchParams.get("login_hint") ?? undefined,
       });
@@ -75,7 +76,7 @@ async function route(
   }
 
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
-  const result = await finishSsoSignIn(services, request, {
+  const result = await finishSsoSignIn(publicContext(services, request), {
     state: param("state"),
     code: param("code"),
     error: param("error"),
@@ -83,6 +84,12 @@ async function route(
   });
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
-  if (result.ok) redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result)]);
+  if (result.ok === true) redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result.staffSession)]);
+  else if (result.ok === "link")
+    // An existing account to connect: it proves itself on the link page, in this browser (the link cookie).
+    redirect(`${web}/login/link`, [
+      cleared,
+      httpOnlyCookie(services.config, SSO_LINK_COOKIE, result.linkToken, SSO_LINK_SECONDS),
+    ]);
   else redirect(loginPage(result.error, result.organizationId), [cleared]);
 }

@@ -3,7 +3,6 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError, fromZodError } from "../core/errors";
-import { STAFF_SESSION_COOKIE } from "../core/identity/password";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";
@@ -27,6 +26,7 @@ import { RestReply, sendReply, StreamReply, type Reply } from "./replies";
 import { sendStoredFile } from "./stored-file";
 import { routes, type ApiRoute, type ConsoleRoute, type Route, type UploadBody } from "./routes";
 import { parseInput } from "./validation";
+import { STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
 interface CompiledRoute {
   route: Route;
@@ -254,6 +254,11 @@ async function serveApiRoute(
     else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
     state.multipart = await openMultipart(req);
     fields = { ...early, ...state.multipart.fields };
+    // Credentials checked before the body name their organization: an orgId among the text fields
+    // must be that one (a Bearer token of one organization never uploads as another's, nor says 404).
+    const sentOrgId = state.multipart.fields.orgId;
+    if (principal && sentOrgId !== undefined && String(sentOrgId).toLowerCase() !== principal.organizationId)
+      throw new AppError("unauthorized", "invalid API token for this orgId");
   } else fields = method === "GET" || method === "HEAD" ? queryObject(url) : await readJsonObject(req);
   if (route.auth !== "public") principal ??= await authenticate(services, route, req, fields);
   const { token: _token, orgId: _orgId, sessionId: _sessionId, ...inputFields } = fields;

@@ -9,12 +9,12 @@ import pino from "pino";
 import { createTestDb } from "@clinsign/db/testing";
 import { systemContext, type OrgContext, type Services } from "../core/context";
 import { createOrganization } from "../core/provisioning/organizations";
-import { createStaffUser } from "../core/identity/password";
 import { createApiToken } from "../core/tokens/tokens";
 import { loadConfig } from "../env";
 import { createServer } from "../http/server";
 import { createLogger, createServices } from "../services";
 import type { AppRouter } from "../trpc/root";
+import { createStaffUser } from "../core/identity/store/accounts";
 
 export interface TestApi {
   services: Services;
@@ -93,7 +93,7 @@ export async function startTestApi(
       const token = await createApiToken(ctx, { name: "test token" });
       const ownerEmail = `owner-${randomBytes(4).toString("hex")}@example.org`;
       const ownerPassword = "correct horse battery";
-      await createStaffUser(services.db, {
+      await createStaffUser(services, {
         organizationId: org.id,
         email: ownerEmail,
         password: ownerPassword,

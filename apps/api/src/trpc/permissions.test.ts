@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roles, staffPermissions, type Role } from "@clinsign/contracts";
-import { createStaffUser } from "../core/identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { appRouter } from "./root";
+import { createStaffUser } from "../core/identity/store/accounts";
 
 /**
  * The permission table walk: every procedure of the app router that a staff session can reach has
@@ -40,7 +40,7 @@ beforeAll(async () => {
   org = await api.createOrg("Tabelle");
   for (const role of roles) {
     const email = `${role}-walk@example.org`;
-    await createStaffUser(api.services.db, { organizationId: org.orgId, email, password: "walk the table", role });
+    await createStaffUser(api.services, { organizationId: org.orgId, email, password: "walk the table", role });
     cookies[role] = await logInCookie(api, email, "walk the table");
   }
 });

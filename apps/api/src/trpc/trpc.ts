@@ -6,6 +6,8 @@ import { requestOfSigningPass } from "../core/credentials/signing";
 import { AppError, errorMapping, fromZodError } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { assertStorableInput } from "../core/storable-text";
+import { publicContext } from "../core/identity/public-context";
+import { IdentityStore } from "../core/identity/store/identity-store";
 import { resolveStaffSession } from "../core/identity/store/staff-sessions";
 import { portalLinkInput } from "@clinsign/contracts";
 import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
@@ -24,6 +26,8 @@ export interface TrpcContext {
   sessionCookie?: string;
   /** The pending sign-in cookie (`PENDING_SIGN_IN_COOKIE`) between the password and the second step. */
   pendingSignIn?: string;
+  /** A provider's login waiting for an existing account to prove itself (`SSO_LINK_COOKIE`). */
+  ssoLink?: string;
   /** The SMS portal's access cookie (`SMS_FORM_ACCESS_COOKIE`), sent only on the portal's paths. */
   portalAccess?: string;
   /** The SMS portal's identification cookie (`SMS_FORM_IDENTITY_COOKIE`), for the OTP steps. */
@@ -85,6 +89,14 @@ function toTrpcError(app: AppError): TRPCError {
 
 export const publicProcedure = t.procedure.use(baseMiddleware);
 
+/**
+ * A step before an organization is known (sign-in, the second step, invitation links, provider
+ * links): the identity wing's `PublicContext` as `ctx.pub`.
+ */
+export const identityProcedure = publicProcedure.use(({ ctx, next }) =>
+  next({ ctx: { pub: publicContext(ctx.services, ctx.request) } }),
+);
+
 /** The service context of an authenticated principal (also used by the staff download routes). */
 export function orgContext(ctx: Pick<TrpcContext, "services" | "request">, principal: Principal): OrgContext {
   return contextFor(ctx.services, principal, ctx.request);
@@ -110,7 +122,7 @@ export const staffProcedure = publicProcedure.use(async ({ ctx, path, next }) =>
   const staff =
     ctx.principal?.kind === "staff"
       ? ctx.principal
-      : await resolveStaffSession(ctx.services.db, ctx.sessionCookie).then((s) =>
+      : await resolveStaffSession(IdentityStore.of(ctx.services), ctx.sessionCookie).then((s) =>
           s ? { kind: "staff" as const, ...s } : null,
         );
   if (!staff) throw new AppError("unauthorized", "please sign in");
@@ -127,7 +139,7 @@ export async function staffRouteContext(
   ctx: Pick<TrpcContext, "services" | "request" | "sessionCookie">,
   procedure: StaffProcedure,
 ): Promise<OrgContext> {
-  const staff = await resolveStaffSession(ctx.services.db, ctx.sessionCookie);
+  const staff = await resolveStaffSession(IdentityStore.of(ctx.services), ctx.sessionCookie);
   if (!staff) throw new AppError("unauthorized", "please sign in");
   const principal = { kind: "staff" as const, ...staff };
   assertStaffMay(principal, procedure);
@@ -156,7 +168,7 @@ async function resolvePrincipal(ctx: TrpcContext, allowFormSession: boolean): Pr
   if (allowFormSession && ctx.formSessionId)
     return { kind: "embed_session", ...(await authenticateEmbedSession(db, ctx.formSessionId)) };
   if (ctx.bearerToken) return { kind: "token", ...(await authenticateApiToken(db, ctx.bearerToken)) };
-  const staff = await resolveStaffSession(db, ctx.sessionCookie);
+  const staff = await resolveStaffSession(IdentityStore.of(ctx.services), ctx.sessionCookie);
   if (staff) return { kind: "staff", ...staff };
   throw new AppError("unauthorized", "invalid or missing credentials");
 }

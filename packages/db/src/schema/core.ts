@@ -414,7 +414,7 @@ export const staffPasskeys = pgTable(
   ],
 );
 
-export type WebauthnChallengePurpose = "register" | "authenticate";
+export type WebauthnChallengePurpose = "register" | "authenticate" | "step_up";
 
 /**
  * WebAuthn challenges handed out and not yet answered: single-use (deleted when answered),

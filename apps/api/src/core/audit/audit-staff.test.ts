@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, sql } from "@clinsign/db";
-import { createStaffUser } from "../identity/password";
 import { logInCookie, logSink, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import type { OrgContext } from "../context";
 import { recordAudit } from "./audit";
 import { chainOrganizationNow } from "../jobs/audit-chain";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -19,7 +19,7 @@ beforeAll(async () => {
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-  await createStaffUser(api.services.db, {
+  await createStaffUser(api.services, {
     organizationId: org.orgId,
     email: "nurse@audit.test",
     password: "nurse-password-1",
@@ -102,7 +102,7 @@ describe("staff audit log (the list contract)", () => {
     await recordAudit(from, { action: "test.network" });
     const network = { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (Patient Phone)" };
     const hidden = { ip: null, userAgent: null };
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "admin@audit.test",
       password: "admin-password-1",

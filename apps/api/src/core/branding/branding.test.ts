@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, institutionBranding } from "@clinsign/db";
 import { ensureInstitution, getBranding } from "./branding";
-import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer } from "../../testing/signature-fixtures";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -125,7 +125,7 @@ describe("the organization's default branding", () => {
     ).rejects.toMatchObject({
       data: { httpStatus: 400 },
     });
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: o.orgId,
       email: "staff@brand.test",
       password: "staff-password-123",
@@ -140,13 +140,13 @@ describe("the organization's default branding", () => {
 
   it("an institution's design and a logo upload follow the same rule: the staff role may look, not change", async () => {
     const o = await api.createOrg("Brand roles institutions");
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: o.orgId,
       email: "staff@inst-brand.test",
       password: "staff-password-123",
       role: "staff",
     });
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: o.orgId,
       email: "admin@inst-brand.test",
       password: "admin-password-123",

@@ -1,4 +1,5 @@
 import { and, apiTokens, eq, isNull, lt, or, preparedQuery, sql, type Executor } from "@clinsign/db";
+import type { TokenPrincipal } from "../context";
 import { safeEqual, sha256Hex } from "../crypto";
 import { unauthorized } from "../errors";
 
@@ -20,12 +21,6 @@ const activeTokenByHash = preparedQuery("active_token_by_hash", (db) =>
     .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
     .limit(1),
 );
-
-/** Who an API token speaks for, once its hash was found. */
-export interface TokenPrincipal {
-  tokenId: string;
-  organizationId: string;
-}
 
 /**
  * Resolves a bearer token to its organization, by the token's hash across all organizations (the

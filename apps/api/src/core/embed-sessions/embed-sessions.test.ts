@@ -5,10 +5,10 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { FORM_SESSION_CALLS_PER_MINUTE } from "../../trpc/trpc";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { createTemplate } from "../templates/templates";
-import { createStaffUser } from "../identity/password";
 import { saveDefaultBranding, saveDesign } from "../branding/branding";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { sha256Hex } from "../crypto";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -336,7 +336,7 @@ describe("who may choose a session's webhookUrl", () => {
       .set({ webhookUrls: [defaultUrl] })
       .where(eq(organizations.id, org.orgId));
     for (const role of ["staff", "admin"] as const) {
-      await createStaffUser(api.services.db, {
+      await createStaffUser(api.services, {
         organizationId: org.orgId,
         email: `${role}@webhook.test`,
         password: "a long enough password",

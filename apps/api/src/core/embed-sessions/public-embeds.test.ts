@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, formSessions, sql } from "@clinsign/db";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { createStaffUser } from "../identity/password";
 import { VISITOR_STARTS_PER_WINDOW } from "./public-embeds";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   org = await api.createOrg("Klinik Nord");
   other = await api.createOrg("Klinik Süd");
   // The public embed is day-to-day work: the staff role may set it up and turn it off.
-  await createStaffUser(api.services.db, {
+  await createStaffUser(api.services, {
     organizationId: org.orgId,
     email: "nurse@embed.test",
     password: "a long enough password",

@@ -3,7 +3,7 @@ import { and, auditLog, eq, formRequests, sql } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
-import { createStaffUser } from "../identity/password";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -25,7 +25,7 @@ beforeAll(async () => {
   other = await api.createOrg("Klinik Süd");
   cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
   otherCookie = await logInCookie(api, other.ownerEmail, other.ownerPassword);
-  await createStaffUser(api.services.db, {
+  await createStaffUser(api.services, {
     organizationId: org.orgId,
     email: "staff@nord.test",
     password: "correct horse battery",

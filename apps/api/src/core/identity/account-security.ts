@@ -1,66 +1,51 @@
-import type { AccountSecurity } from "@clinsign/contracts";
-import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext, type RequestMeta, type Services } from "../context";
-import { scopesOfAccount, type AccountHandle } from "./store/accounts";
+import type { AccountSecurity, StepUpInput } from "@clinsign/contracts";
+import { inTransaction, type OrgContext } from "../context";
+import { AppError, notFound } from "../errors";
+import { auditAccount, noticeAccountChange, type AccountChange } from "./notices";
+import { passkeyRegistrationOptions, storePasskey, verifyPasskeyRegistration } from "./passkeys";
+import { publicContextOf, type PublicContext } from "./public-context";
+import { recoveryCodesForNewFactor, replaceRecoveryCodes } from "./recovery-codes";
+import { confirmStepUp, stepUpMethodsOf, stepUpPasskeyOptions } from "./step-up";
 import {
   deletePasskey,
   deleteRecoveryCodes,
   deleteTotp,
   factorsOf,
+  hasFactor,
   passkeyOf,
   passkeysOf,
   renamePasskeyOf,
   totpOf,
 } from "./store/factors";
-import { AppError, notFound } from "../errors";
-import { storePasskey, verifyPasskeyRegistration } from "./passkeys";
-import { recoveryCodesForNewFactor, replaceRecoveryCodes } from "./recovery-codes";
-import { confirmTotp } from "./totp";
+import type { IdentityStore } from "./store/identity-store";
+import { confirmTotp, totpSetupFor } from "./totp";
 
 /**
- * The member's own second factors (the console's "Account security" page, and first-factor
- * set-up during a pending sign-in): tenant services, `(ctx, input)`, where the context's actor is
- * the account. The factors belong to the account, so their rows are in core/credentials; each
- * change is audited in every organization the account belongs to.
+ * The member's own second factors (the console's "Account security" page): tenant services,
+ * `(ctx, input)`, where the context's actor is the account. Factors belong to the account, so
+ * their rows go through the identity store (joining the organization's transaction). Every change
+ * asks for a step-up in the same call (step-up.ts), is audited in each of the account's
+ * organizations and e-mailed to the account. First-factor set-up during a sign-in uses
+ * `enrollTotp` / `enrollPasskey` without a step-up (second-factor.ts: the password was just given).
  */
 
-export type AccountAuditAction =
-  | "staff.factor_added"
-  | "staff.factor_removed"
-  | "staff.recovery_codes_regenerated"
-  | "staff.recovery_code_used"
-  | "staff.second_factor_failed";
+/** The staff session a change is made from: whose account, signed in when. */
+export interface StaffSessionRef {
+  userId: string;
+  signedInAt: Date;
+}
 
 /** The staff account a context acts as: its own factors are the only ones it may change. */
-export function accountOf(ctx: OrgContext): { userId: string; organizationId: string } {
+export function accountOf(ctx: OrgContext): string {
   if (ctx.actor.type !== "user" || !ctx.actor.id) throw new AppError("unauthorized", "please sign in");
-  return { userId: ctx.actor.id, organizationId: ctx.scope.organizationId };
+  return ctx.actor.id;
 }
-
-/**
- * An account's own change (or failure), in the audit log of each organization it belongs to, in
- * the transaction of `via` when it has one.
- */
-export async function auditAccount(
-  services: Services,
-  via: AccountHandle,
-  userId: string,
-  request: RequestMeta,
-  action: AccountAuditAction,
-  metadata: Record<string, unknown> = {},
-) {
-  for (const scope of await scopesOfAccount(via, userId)) {
-    await recordAudit({ services, scope, actor: { type: "user", id: userId }, request }, { action, metadata });
-  }
-}
-
-export const hasFactor = (factors: Awaited<ReturnType<typeof factorsOf>>) =>
-  factors.totp !== null || factors.passkeys > 0;
 
 export async function getAccountSecurity(ctx: OrgContext): Promise<AccountSecurity> {
-  const { userId } = accountOf(ctx);
-  const factors = await factorsOf(ctx.scope, userId);
-  const passkeys = await passkeysOf(ctx.scope, userId, "newest");
+  const userId = accountOf(ctx);
+  const pub = publicContextOf(ctx);
+  const factors = await factorsOf(pub.identity, userId);
+  const passkeys = await passkeysOf(pub.identity, userId, "newest");
   const org = await ctx.scope.organization();
   return {
     totp: factors.totp ? { createdAt: factors.totp.createdAt.toISOString() } : null,
@@ -73,27 +58,62 @@ export async function getAccountSecurity(ctx: OrgContext): Promise<AccountSecuri
     })),
     recoveryCodesLeft: factors.recoveryCodesLeft,
     required: org.requireSecondFactor,
+    stepUp: await stepUpMethodsOf(pub, userId),
   };
 }
 
-/** Confirms the authenticator app with its first code; the first factor also brings recovery codes. */
-export async function addTotpFactor(ctx: OrgContext, input: { code: string }) {
-  const { userId } = accountOf(ctx);
+/** The authenticator app's set-up (nothing changes until it is confirmed with a step-up). */
+export const startTotpSetup = (ctx: OrgContext) => totpSetupFor(publicContextOf(ctx), accountOf(ctx));
+
+/** Registration options for a new passkey (nothing changes until it is registered with a step-up). */
+export const startPasskeyRegistration = (ctx: OrgContext) =>
+  passkeyRegistrationOptions(publicContextOf(ctx), accountOf(ctx));
+
+/** A passkey's challenge for the step-up of the changes below. */
+export const stepUpOptions = (ctx: OrgContext) => stepUpPasskeyOptions(publicContextOf(ctx), accountOf(ctx));
+
+/**
+ * Runs a change of the account's sign-in: the step-up first (its own writes, a used code, stand
+ * whatever follows), then `change` in one transaction with the audit entries and the e-mail.
+ */
+async function changeSignIn<R>(
+  ctx: OrgContext,
+  input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
+  notice: AccountChange,
+  change: (tx: OrgContext, pub: PublicContext, userId: string) => Promise<R>,
+): Promise<R> {
+  const userId = accountOf(ctx);
+  if (userId !== input.staffSession.userId) throw new AppError("unauthorized", "please sign in");
+  await confirmStepUp(publicContextOf(ctx), input.staffSession, input.stepUp);
   return inTransaction(ctx, async (tx) => {
-    await confirmTotp(tx, { userId, code: input.code });
-    const recoveryCodes = await recoveryCodesForNewFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_added", { factor: "totp" });
+    const result = await change(tx, publicContextOf(tx), userId);
+    await noticeAccountChange(tx, userId, notice);
+    return result;
+  });
+}
+
+/** Confirms the authenticator app with its first code; the first factor also brings recovery codes. No step-up: callers ask. */
+export async function enrollTotp(ctx: OrgContext, input: { userId: string; code: string }) {
+  return inTransaction(ctx, async (tx) => {
+    const pub = publicContextOf(tx);
+    await confirmTotp(pub, input);
+    const recoveryCodes = await recoveryCodesForNewFactor(pub.identity, input.userId);
+    await auditAccount(pub, input.userId, "staff.factor_added", { factor: "totp" });
     return { recoveryCodes };
   });
 }
 
-export async function addPasskeyFactor(ctx: OrgContext, input: { name: string; response: Record<string, unknown> }) {
-  const { userId } = accountOf(ctx);
-  const verified = await verifyPasskeyRegistration(ctx, input);
+/** Verifies and stores a new passkey; the first factor also brings recovery codes. No step-up: callers ask. */
+export async function enrollPasskey(
+  ctx: OrgContext,
+  input: { userId: string; name: string; response: Record<string, unknown> },
+) {
+  const verified = await verifyPasskeyRegistration(publicContextOf(ctx), input.userId, input);
   return inTransaction(ctx, async (tx) => {
-    const passkey = await storePasskey(tx, verified);
-    const recoveryCodes = await recoveryCodesForNewFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_added", {
+    const pub = publicContextOf(tx);
+    const passkey = await storePasskey(pub.identity, verified);
+    const recoveryCodes = await recoveryCodesForNewFactor(pub.identity, input.userId);
+    await auditAccount(pub, input.userId, "staff.factor_added", {
       factor: "passkey",
       passkeyId: passkey.id,
       name: passkey.name,
@@ -102,9 +122,22 @@ export async function addPasskeyFactor(ctx: OrgContext, input: { name: string; r
   });
 }
 
+export function addTotpFactor(ctx: OrgContext, input: { code: string; stepUp: StepUpInput; staffSession: StaffSessionRef }) {
+  return changeSignIn(ctx, input, "totp_added", (tx, _pub, userId) => enrollTotp(tx, { userId, code: input.code }));
+}
+
+export function addPasskeyFactor(
+  ctx: OrgContext,
+  input: { name: string; response: Record<string, unknown>; stepUp: StepUpInput; staffSession: StaffSessionRef },
+) {
+  return changeSignIn(ctx, input, "passkey_added", (tx, _pub, userId) =>
+    enrollPasskey(tx, { userId, name: input.name, response: input.response }),
+  );
+}
+
 /** Where a second factor is required, the last one cannot be removed (the member would be led to set one up again). */
-async function assertNotLastRequiredFactor(tx: OrgContext, userId: string, removing: "totp" | "passkey") {
-  const factors = await factorsOf(tx.scope, userId);
+async function assertNotLastRequiredFactor(tx: OrgContext, store: IdentityStore, userId: string, removing: "totp" | "passkey") {
+  const factors = await factorsOf(store, userId);
   const left =
     (removing === "totp" ? 0 : factors.totp ? 1 : 0) +
     (removing === "passkey" ? factors.passkeys - 1 : factors.passkeys);
@@ -116,53 +149,59 @@ async function assertNotLastRequiredFactor(tx: OrgContext, userId: string, remov
 }
 
 /** Recovery codes stand in for a factor: with the last factor gone they go too, and the next factor brings new ones. */
-async function dropRecoveryCodesWithoutFactor(via: AccountHandle, userId: string) {
-  if (!hasFactor(await factorsOf(via, userId))) await deleteRecoveryCodes(via, userId);
+async function dropRecoveryCodesWithoutFactor(store: IdentityStore, userId: string) {
+  if (!hasFactor(await factorsOf(store, userId))) await deleteRecoveryCodes(store, userId);
 }
 
-export async function removeTotpFactor(ctx: OrgContext): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    if (!(await totpOf(tx.scope, userId, "confirmed"))) throw notFound("authenticator app");
-    await assertNotLastRequiredFactor(tx, userId, "totp");
-    await deleteTotp(tx.scope, userId);
-    await dropRecoveryCodesWithoutFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_removed", { factor: "totp" });
+export async function removeTotpFactor(
+  ctx: OrgContext,
+  input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
+): Promise<{ ok: true }> {
+  const userId = accountOf(ctx);
+  if (!(await totpOf(publicContextOf(ctx).identity, userId, "confirmed"))) throw notFound("authenticator app");
+  return changeSignIn(ctx, input, "totp_removed", async (tx, pub) => {
+    await assertNotLastRequiredFactor(tx, pub.identity, userId, "totp");
+    await deleteTotp(pub.identity, userId);
+    await dropRecoveryCodesWithoutFactor(pub.identity, userId);
+    await auditAccount(pub, userId, "staff.factor_removed", { factor: "totp" });
     return { ok: true as const };
   });
 }
 
-export async function removePasskeyFactor(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    const row = await passkeyOf(tx.scope, userId, input.id);
+export async function removePasskeyFactor(
+  ctx: OrgContext,
+  input: { id: string; stepUp: StepUpInput; staffSession: StaffSessionRef },
+): Promise<{ ok: true }> {
+  const userId = accountOf(ctx);
+  if (!(await passkeyOf(publicContextOf(ctx).identity, userId, input.id))) throw notFound("passkey");
+  return changeSignIn(ctx, input, "passkey_removed", async (tx, pub) => {
+    const row = await passkeyOf(pub.identity, userId, input.id);
     if (!row) throw notFound("passkey");
-    await assertNotLastRequiredFactor(tx, userId, "passkey");
-    await deletePasskey(tx.scope, input.id);
-    await dropRecoveryCodesWithoutFactor(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.factor_removed", {
-      factor: "passkey",
-      passkeyId: input.id,
-      name: row.name,
-    });
+    await assertNotLastRequiredFactor(tx, pub.identity, userId, "passkey");
+    await deletePasskey(pub.identity, input.id);
+    await dropRecoveryCodesWithoutFactor(pub.identity, userId);
+    await auditAccount(pub, userId, "staff.factor_removed", { factor: "passkey", passkeyId: input.id, name: row.name });
     return { ok: true as const };
   });
 }
 
 export async function renamePasskey(ctx: OrgContext, input: { id: string; name: string }): Promise<{ ok: true }> {
-  const { userId } = accountOf(ctx);
-  if (!(await renamePasskeyOf(ctx.scope, userId, input.id, input.name))) throw notFound("passkey");
+  if (!(await renamePasskeyOf(publicContextOf(ctx).identity, accountOf(ctx), input.id, input.name)))
+    throw notFound("passkey");
   return { ok: true as const };
 }
 
 /** New recovery codes (the old ones stop working); only for an account with a factor. */
-export async function regenerateRecoveryCodes(ctx: OrgContext) {
-  const { userId } = accountOf(ctx);
-  return inTransaction(ctx, async (tx) => {
-    if (!hasFactor(await factorsOf(tx.scope, userId)))
-      throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
-    const recoveryCodes = await replaceRecoveryCodes(tx.scope, userId);
-    await auditAccount(tx.services, tx.scope, userId, tx.request, "staff.recovery_codes_regenerated");
+export async function regenerateRecoveryCodes(
+  ctx: OrgContext,
+  input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
+) {
+  const userId = accountOf(ctx);
+  if (!hasFactor(await factorsOf(publicContextOf(ctx).identity, userId)))
+    throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
+  return changeSignIn(ctx, input, "recovery_codes_regenerated", async (_tx, pub) => {
+    const recoveryCodes = await replaceRecoveryCodes(pub.identity, userId);
+    await auditAccount(pub, userId, "staff.recovery_codes_regenerated");
     return { recoveryCodes };
   });
 }

@@ -3,6 +3,9 @@ import { and, desc, eq, gt, ne, staffSessions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
+import { auditAccount, noticeAccountChange } from "./notices";
+import { publicContextOf } from "./public-context";
+import { endAllStaffSessionsOf } from "./store/staff-sessions";
 
 /**
  * A staff member's own staff sessions (the Account page): every one they have open in this
@@ -92,7 +95,7 @@ export async function endOwnSession(
   });
 }
 
-/** "Sign out everywhere else": every session of the member here but the one asking. */
+/** "Sign out everywhere else": every session of the member in this organization but the one asking. */
 export async function endOtherSessions(
   ctx: OrgContext,
   input: { currentSessionId: string },
@@ -107,6 +110,22 @@ export async function endOtherSessions(
         action: "staff.session_ended",
         metadata: { sessionIds: ended.map((r) => r.id), by: "user", others: true },
       });
+    return { ended: ended.length };
+  });
+}
+
+/**
+ * "End all sessions": every staff session of the account in every organization, this one too,
+ * and its pending sign-ins. Factors and passkeys are the account's, so ending its sessions is the
+ * account's too. Audited in each organization, e-mailed to the account.
+ */
+export async function endAllSessions(ctx: OrgContext): Promise<{ ended: number }> {
+  const userId = me(ctx);
+  return inTransaction(ctx, async (tx) => {
+    const pub = publicContextOf(tx);
+    const ended = await endAllStaffSessionsOf(pub.identity, userId);
+    await auditAccount(pub, userId, "staff.all_sessions_ended", { ended: ended.length });
+    await noticeAccountChange(tx, userId, "all_sessions_ended");
     return { ended: ended.length };
   });
 }

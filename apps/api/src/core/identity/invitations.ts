@@ -1,19 +1,21 @@
 import type { InviteDescription } from "@clinsign/contracts";
-import { eq, gt, isNull, memberships, staffInvites } from "@clinsign/db";
+import { eq, gt, isNull, memberships, organizationSso, staffInvites } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type RequestMeta, type Services } from "../context";
-import { hashPassword, verifyPassword } from "../crypto";
-import { countSignInAttempt } from "./store/limits";
+import { hashPassword } from "../crypto";
+import { AppError } from "../errors";
+import { admitToOrganization, type Admission } from "./admission";
+import { checkPassword } from "./password";
+import type { PublicContext } from "./public-context";
 import { accountByEmail, createAccount } from "./store/accounts";
 import { openInviteByToken } from "./store/invites";
-import { AppError, unauthorized } from "../errors";
-import { openStaffSession } from "./password";
+import { countSignInAttempt } from "./store/limits";
 
 /**
  * The invite link's page (public: the link's secret is the credential). An invitation opens once,
  * before it expires and unless a newer one or an admin withdrew it; every other case is the same
- * 404, so the page cannot tell a used link from a made-up one. These are pre-sign-in steps,
- * shaped `(services, request, input)`: the organization is known only once the link is found.
+ * 404, so the page cannot tell a used link from a made-up one. Accepting it is a way in like any
+ * other: it ends in admission, so an existing account's second factor, a required second factor
+ * and single-sign-on-only hold here as at the login page.
  */
 
 const invalidInvite = () =>
@@ -21,54 +23,52 @@ const invalidInvite = () =>
     reason: "invite_invalid",
   });
 
-async function openInvite(services: Services, request: RequestMeta, token: string) {
-  await countSignInAttempt(services, {
-    key: `invite:ip:${request.ip ?? "unknown"}`,
+async function openInvite(pub: PublicContext, token: string) {
+  await countSignInAttempt(pub.identity, {
+    key: `invite:ip:${pub.request.ip ?? "unknown"}`,
     limit: 30,
     windowSeconds: 15 * 60,
   });
-  const row = await openInviteByToken(services, token);
+  const row = await openInviteByToken(pub.identity, token);
   if (!row) throw invalidInvite();
-  return { ...row, account: await accountByEmail(services, row.invite.email) };
+  const [sso] = await pub.identity
+    .scopeOf(row.invite.organizationId)
+    .select(organizationSso, eq(organizationSso.enabled, true), eq(organizationSso.ssoOnly, true));
+  return { ...row, ssoOnly: Boolean(sso), account: await accountByEmail(pub.identity, row.invite.email) };
 }
 
-export async function describeInvite(
-  services: Services,
-  request: RequestMeta,
-  input: { token: string },
-): Promise<InviteDescription> {
-  const { invite, organization, account } = await openInvite(services, request, input.token);
+export async function describeInvite(pub: PublicContext, input: { token: string }): Promise<InviteDescription> {
+  const { invite, organization, account, ssoOnly } = await openInvite(pub, input.token);
   return {
     organization,
     email: invite.email,
     role: invite.role,
     expiresAt: invite.expiresAt.toISOString(),
     existingAccount: account !== undefined,
+    ssoOnly,
   };
 }
 
 /**
  * Accepts an invitation: a new address gets an account with the chosen name and password; an
  * address that already has one (in another organization) proves it with that account's password,
- * which stays unchanged. The invitation is spent in the transaction that adds the membership, so
- * two tabs cannot both use it; then a staff session opens as after a sign-in.
+ * which stays unchanged. An organization that signs in with single sign-on only takes no
+ * invitation by password. The invitation is spent in the transaction that adds the membership, so
+ * two tabs cannot both use it; then admission decides: the staff session, or the second step.
  */
 export async function acceptInvite(
-  services: Services,
-  request: RequestMeta,
+  pub: PublicContext,
   input: { token: string; name: string; password: string },
-) {
-  const { invite, account } = await openInvite(services, request, input.token);
-  let passwordHash: string | undefined;
-  if (account) {
-    if (!(await verifyPassword(input.password, account.passwordHash)))
-      throw unauthorized("wrong password for the existing account of this address");
-  } else {
-    passwordHash = await hashPassword(input.password);
-  }
-  const ctx = { ...systemContext(services, invite.organizationId, request.requestId), request };
-  const userId = await inTransaction(ctx, async (tx) => {
-    const [spent] = await tx.scope
+): Promise<Admission> {
+  const { invite, account, ssoOnly } = await openInvite(pub, input.token);
+  if (ssoOnly)
+    throw new AppError("forbidden", "this organization signs in with single sign-on only", { reason: "sso_only" });
+  const passwordHash = account
+    ? (await checkPassword(pub, { email: invite.email, password: input.password }, "invite"), undefined)
+    : await hashPassword(input.password);
+  const userId = await pub.identity.transaction(async (store) => {
+    const scope = store.scopeOf(invite.organizationId);
+    const [spent] = await scope
       .update(
         staffInvites,
         { acceptedAt: new Date() },
@@ -80,9 +80,8 @@ export async function acceptInvite(
       .returning({ id: staffInvites.id });
     if (!spent) throw invalidInvite();
     const id =
-      account?.id ??
-      (await createAccount(tx.scope, { email: invite.email, name: input.name, passwordHash: passwordHash! })).id;
-    const added = await tx.scope
+      account?.id ?? (await createAccount(store, { email: invite.email, name: input.name, passwordHash: passwordHash! })).id;
+    const added = await scope
       .insert(memberships, { userId: id, role: invite.role })
       .onConflictDoNothing()
       .returning({ userId: memberships.userId });
@@ -91,17 +90,11 @@ export async function acceptInvite(
         reason: "already_member",
       });
     await recordAudit(
-      { ...tx, actor: { type: "user", id } },
+      { services: pub.services, scope, actor: { type: "user", id }, request: pub.request },
       { action: "staff.invite_accepted", metadata: { inviteId: invite.id, userId: id, role: invite.role } },
     );
     return id;
   });
-  return openStaffSession(
-    services,
-    request,
-    { userId, organizationId: invite.organizationId },
-    {
-      method: "invitation",
-    },
-  );
+  const member = { userId, organizationId: invite.organizationId };
+  return admitToOrganization(pub, member, { method: "invitation", strength: "one_factor" });
 }

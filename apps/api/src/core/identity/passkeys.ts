@@ -12,8 +12,9 @@ import {
 import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
 import type { WebauthnChallengePurpose } from "@clinsign/db";
 import type { Config } from "../../env";
-import type { OrgContext, Services } from "../context";
-import { accountById, type AccountHandle } from "./store/accounts";
+import type { Services } from "../context";
+import { accountById } from "./store/accounts";
+import type { IdentityStore } from "./store/identity-store";
 import {
   consumeWebauthnChallenge,
   insertPasskey,
@@ -32,13 +33,19 @@ export const WEBAUTHN_CHALLENGE_SECONDS = 5 * 60;
  * The relying party is the staff console: passkeys are bound to PUBLIC_WEB_URL's host name (rpID)
  * and its origin, where the browser runs the ceremony.
  */
-export function relyingParty(config: Config) {
+export function relyingParty(config: Pick<Config, "publicWebUrl">) {
   const url = new URL(config.publicWebUrl);
   return { rpID: url.hostname, origin: url.origin, rpName: "ClinSign" };
 }
 
+/** What a WebAuthn ceremony needs: the relying party's configuration, the log, and the identity store. */
+export interface PasskeyContext {
+  services: Pick<Services, "config" | "log">;
+  identity: IdentityStore;
+}
+
 const storeChallenge = (
-  via: AccountHandle,
+  via: IdentityStore,
   challenge: string,
   purpose: WebauthnChallengePurpose,
   userId: string | null,
@@ -56,7 +63,7 @@ const storeChallenge = (
  * so every answer uses its challenge up, whether it then passes or not. Null when it was not ours.
  */
 async function takeAnsweredChallenge(
-  via: AccountHandle,
+  via: IdentityStore,
   response: { response?: unknown },
   purpose: WebauthnChallengePurpose,
   userId: string | null,
@@ -81,11 +88,13 @@ const userHandle = (userId: string) => Uint8Array.from(Buffer.from(userId.replac
  * Options for registering a new passkey. Discoverable (resident) and user-verified, so the same
  * passkey can later sign in without the password; the account's existing passkeys are excluded.
  */
-export async function passkeyRegistrationOptions(ctx: OrgContext): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
-  const user = userId ? await accountById(ctx.scope, userId) : undefined;
-  if (!userId || !user) throw new AppError("unauthorized", "please sign in");
-  const existing = await passkeysOf(ctx.scope, userId, "oldest");
+export async function passkeyRegistrationOptions(
+  ctx: PasskeyContext,
+  userId: string,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const user = await accountById(ctx.identity, userId);
+  if (!user) throw new AppError("unauthorized", "please sign in");
+  const existing = await passkeysOf(ctx.identity, userId, "oldest");
   const { rpID, rpName } = relyingParty(ctx.services.config);
   const options = await generateRegistrationOptions({
     rpName,
@@ -101,7 +110,7 @@ export async function passkeyRegistrationOptions(ctx: OrgContext): Promise<Publi
     })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
-  await storeChallenge(ctx.scope, options.challenge, "register", userId);
+  await storeChallenge(ctx.identity, options.challenge, "register", userId);
   return options;
 }
 
@@ -110,13 +119,12 @@ export async function passkeyRegistrationOptions(ctx: OrgContext): Promise<Publi
  * verification and attestation. Returns the credential's row values, for the caller to store.
  */
 export async function verifyPasskeyRegistration(
-  ctx: OrgContext,
+  ctx: PasskeyContext,
+  userId: string,
   input: { name: string; response: Record<string, unknown> },
 ) {
-  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
-  if (!userId) throw new AppError("unauthorized", "please sign in");
   const { rpID, origin } = relyingParty(ctx.services.config);
-  const challenge = await takeAnsweredChallenge(ctx.scope, input.response, "register", userId);
+  const challenge = await takeAnsweredChallenge(ctx.identity, input.response, "register", userId);
   if (!challenge)
     throw new AppError("invalid_request", "this passkey request has expired or was already answered; try again", {
       field: "response",
@@ -151,31 +159,33 @@ export async function verifyPasskeyRegistration(
   };
 }
 
-/** Stores a verified credential, in the caller's transaction; a credential is registered once. */
+/** Stores a verified credential, in the store's transaction; a credential is registered once. */
 export function storePasskey(
-  tx: OrgContext,
+  store: IdentityStore,
   values: Awaited<ReturnType<typeof verifyPasskeyRegistration>>,
 ): Promise<{ id: string; name: string }> {
-  return insertPasskey(tx.scope, values);
+  return insertPasskey(store, values);
 }
 
 /**
- * Options for signing in with a passkey: for one account after its password (`userId`), or
- * passwordless (`null`: no allow-list, the authenticator offers its discoverable passkeys).
+ * Options for answering with a passkey: for one account (`userId`: the second step after its
+ * password, or a step-up), or passwordless (`null`: no allow-list, the authenticator offers its
+ * discoverable passkeys).
  */
 export async function passkeyAuthenticationOptions(
-  services: Services,
+  ctx: PasskeyContext,
   userId: string | null,
+  purpose: "authenticate" | "step_up" = "authenticate",
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const { config } = services;
-  const allow = userId ? await passkeysOf(services, userId, "oldest") : [];
+  const { config } = ctx.services;
+  const allow = userId ? await passkeysOf(ctx.identity, userId, "oldest") : [];
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(config).rpID,
     timeout: WEBAUTHN_CHALLENGE_SECONDS * 1000,
     userVerification: "required",
     allowCredentials: allow.map((c) => ({ id: c.credentialId, transports: c.transports as AuthenticatorTransport[] })),
   });
-  await storeChallenge(services, options.challenge, "authenticate", userId);
+  await storeChallenge(ctx.identity, options.challenge, purpose, userId);
   return options;
 }
 
@@ -186,15 +196,16 @@ export async function passkeyAuthenticationOptions(
  * caller counts the failure).
  */
 export async function authenticatePasskey(
-  services: Services,
+  ctx: PasskeyContext,
   response: Record<string, unknown>,
   userId: string | null,
+  purpose: "authenticate" | "step_up" = "authenticate",
 ): Promise<{ userId: string; passkeyId: string } | null> {
-  const { config } = services;
+  const { config } = ctx.services;
   const answer = response as unknown as AuthenticationResponseJSON;
-  const challenge = await takeAnsweredChallenge(services, answer, "authenticate", userId);
+  const challenge = await takeAnsweredChallenge(ctx.identity, answer, purpose, userId);
   if (!challenge) return null;
-  const passkey = await passkeyByCredentialId(services, String(answer.id));
+  const passkey = await passkeyByCredentialId(ctx.identity, String(answer.id));
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   // A discoverable passkey names its account: it must be the one the credential was registered to.
   const handle = typeof answer.response?.userHandle === "string" ? answer.response.userHandle : null;
@@ -215,13 +226,13 @@ export async function authenticatePasskey(
       },
     });
     if (!result.verified) return null;
-    await recordPasskeyUse(services, passkey.id, {
+    await recordPasskeyUse(ctx.identity, passkey.id, {
       counter: result.authenticationInfo.newCounter,
       backedUp: result.authenticationInfo.credentialBackedUp,
     });
     return { userId: passkey.userId, passkeyId: passkey.id };
   } catch (error) {
-    services.log.info(
+    ctx.services.log.info(
       { event: "staff.passkey_refused", reason: (error as Error).message },
       "passkey assertion refused",
     );

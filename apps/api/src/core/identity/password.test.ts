@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, users } from "@clinsign/db";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { STAFF_SESSION_COOKIE } from "./password";
+import { STAFF_SESSION_COOKIE } from "./cookies";
 
 let api: TestApi;
 let org: TestOrg;

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { sha256Hex } from "../crypto";
-import type { AccountHandle } from "./store/accounts";
+import type { IdentityStore } from "./store/identity-store";
 import { factorsOf, replaceRecoveryCodeHashes, spendRecoveryCode } from "./store/factors";
 
 /** One-time recovery codes: they stand in for a lost second factor, each works once. */
@@ -18,7 +18,7 @@ const normalizeRecoveryCode = (code: string) => code.toLowerCase().replace(/[^a-
 const hashRecoveryCode = (code: string) => sha256Hex(`clinsign-recovery:${normalizeRecoveryCode(code)}`);
 
 /** Replaces the account's recovery codes with ten new ones; returns them (shown once). */
-export async function replaceRecoveryCodes(via: AccountHandle, userId: string): Promise<string[]> {
+export async function replaceRecoveryCodes(via: IdentityStore, userId: string): Promise<string[]> {
   const codes = new Set<string>();
   while (codes.size < RECOVERY_CODE_COUNT) codes.add(newRecoveryCode());
   await replaceRecoveryCodeHashes(via, userId, [...codes].map(hashRecoveryCode));
@@ -26,13 +26,13 @@ export async function replaceRecoveryCodes(via: AccountHandle, userId: string): 
 }
 
 /** Marks a recovery code used; the number left, or null when the code is not an unused one of the account. */
-export async function useRecoveryCode(via: AccountHandle, userId: string, code: string): Promise<number | null> {
+export async function useRecoveryCode(via: IdentityStore, userId: string, code: string): Promise<number | null> {
   if (normalizeRecoveryCode(code).length !== 10) return null;
   if (!(await spendRecoveryCode(via, userId, hashRecoveryCode(code)))) return null;
   return (await factorsOf(via, userId)).recoveryCodesLeft;
 }
 
 /** The first factor brings recovery codes; later ones keep the codes the member already has. */
-export async function recoveryCodesForNewFactor(via: AccountHandle, userId: string): Promise<string[] | null> {
+export async function recoveryCodesForNewFactor(via: IdentityStore, userId: string): Promise<string[] | null> {
   return (await factorsOf(via, userId)).recoveryCodesLeft > 0 ? null : replaceRecoveryCodes(via, userId);
 }

@@ -3,9 +3,9 @@ import { and, auditLog, eq, staffPendingSignIns, staffRecoveryCodes, staffTotp }
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { SoftwareAuthenticator } from "../../testing/webauthn";
 import { relyingParty } from "./passkeys";
-import { PENDING_SIGN_IN_COOKIE } from "./second-factor";
-import { createStaffUser, STAFF_SESSION_COOKIE } from "./password";
 import { totpCode, totpStep } from "./totp";
+import { PENDING_SIGN_IN_COOKIE, STAFF_SESSION_COOKIE } from "./cookies";
+import { createStaffUser } from "./store/accounts";
 
 let api: TestApi;
 let org: TestOrg;

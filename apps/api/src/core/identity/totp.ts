@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { TotpSetup } from "@clinsign/contracts";
-import type { OrgContext, Services } from "../context";
 import { accountById } from "./store/accounts";
+import type { PublicContext } from "./public-context";
 import { claimTotpStep, confirmTotpSecret, storeTotpSecret, totpOf } from "./store/factors";
 import { safeEqual } from "../crypto";
 import { AppError } from "../errors";
@@ -98,29 +98,28 @@ export function normalizeTotpCode(code: string): string | null {
  * that only succeeds while the step is newer than the last one used: a code (or an older one
  * within the window) is accepted once, even when two requests race.
  */
-export async function useTotpCode(services: Services, userId: string, code: string): Promise<boolean> {
+export async function useTotpCode(pub: PublicContext, userId: string, code: string): Promise<boolean> {
   const digits = normalizeTotpCode(code);
-  const row = await totpOf(services, userId, "confirmed");
+  const row = await totpOf(pub.identity, userId, "confirmed");
   if (!row || !digits) return false;
-  const step = matchTotpStep(services.secrets.open(row.secretEnc), digits);
+  const step = matchTotpStep(pub.services.secrets.open(row.secretEnc), digits);
   if (step === null) return false;
-  return claimTotpStep(services, userId, step);
+  return claimTotpStep(pub.identity, userId, step);
 }
 
 /**
- * Starts (or restarts) set-up for the context's account: a new secret, unconfirmed until
- * `confirmTotp` sees its first code; the secret for manual entry and the URI for the QR code.
+ * Starts (or restarts) set-up for the account: a new secret, unconfirmed until `confirmTotp` sees
+ * its first code; the secret for manual entry and the URI for the QR code.
  */
-export async function totpSetupFor(ctx: OrgContext): Promise<TotpSetup> {
-  const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
-  const account = userId ? await accountById(ctx.scope, userId) : undefined;
+export async function totpSetupFor(pub: PublicContext, userId: string): Promise<TotpSetup> {
+  const account = await accountById(pub.identity, userId);
   if (!account) throw new AppError("unauthorized", "please sign in");
-  if ((await totpOf(ctx.scope, account.id))?.confirmedAt)
+  if ((await totpOf(pub.identity, account.id))?.confirmedAt)
     throw new AppError("conflict", "an authenticator app is already set up; remove it first", {
       reason: "totp_exists",
     });
   const secret = newTotpSecret();
-  await storeTotpSecret(ctx.scope, account.id, ctx.services.secrets.seal(secret));
+  await storeTotpSecret(pub.identity, account.id, pub.services.secrets.seal(secret));
   return { secret, uri: otpauthUri(secret, account.email, "ClinSign") };
 }
 
@@ -128,13 +127,13 @@ export async function totpSetupFor(ctx: OrgContext): Promise<TotpSetup> {
  * Confirms set-up with the first code from the app (so the app surely has the secret), in the
  * caller's transaction. Throws 400 `invalid_request` (field `code`) for a wrong code.
  */
-export async function confirmTotp(tx: OrgContext, input: { userId: string; code: string }): Promise<void> {
-  const row = await totpOf(tx.scope, input.userId);
+export async function confirmTotp(pub: PublicContext, input: { userId: string; code: string }): Promise<void> {
+  const row = await totpOf(pub.identity, input.userId);
   if (!row || row.confirmedAt)
     throw new AppError("conflict", "start the authenticator set-up first", { reason: "totp_not_started" });
   const digits = normalizeTotpCode(input.code);
-  const step = digits ? matchTotpStep(tx.services.secrets.open(row.secretEnc), digits) : null;
+  const step = digits ? matchTotpStep(pub.services.secrets.open(row.secretEnc), digits) : null;
   if (step === null)
     throw new AppError("invalid_request", "this code is not the one the app shows now", { field: "code" });
-  await confirmTotpSecret(tx.scope, input.userId, step);
+  await confirmTotpSecret(pub.identity, input.userId, step);
 }

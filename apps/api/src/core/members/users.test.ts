@@ -3,7 +3,8 @@ import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } fr
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
 import { pruneEndedStaffSessions } from "../identity/store/staff-sessions";
-import { createStaffUser, STAFF_SESSION_COOKIE } from "../identity/password";
+import { createStaffUser } from "../identity/store/accounts";
+import { STAFF_SESSION_COOKIE } from "../identity/cookies";
 
 let api: TestApi;
 let org: TestOrg;
@@ -18,7 +19,7 @@ afterAll(() => api?.close());
 
 async function member(role: "owner" | "admin" | "staff" | "viewer", tag: string = role) {
   const email = `${tag}-${Math.random().toString(36).slice(2, 8)}@example.org`;
-  const { userId } = await createStaffUser(api.services.db, {
+  const { userId } = await createStaffUser(api.services, {
     organizationId: org.orgId,
     email,
     password: "long enough pw",

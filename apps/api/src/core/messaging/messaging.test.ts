@@ -4,8 +4,8 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { activeTemplate } from "../../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { inTransaction, type OrgContext } from "../context";
-import { createStaffUser } from "../identity/password";
 import { queueMessage } from "./messaging";
+import { createStaffUser } from "../identity/store/accounts";
 
 const MOBILE = "+49 170 1234567";
 
@@ -21,7 +21,7 @@ describe("the SMS outbox on an install without a gateway", () => {
     org = await api.createOrg("Outbox clinic");
     other = await api.createOrg("Other clinic");
     cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "nurse@outbox.test",
       password: "nurse-password-1",

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { auditLog, eq } from "@clinsign/db";
 import { verifySealedPdf } from "../signatures/verify";
-import { createStaffUser } from "../identity/password";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer, signAndSeal, startFileServer, type FileServer } from "../../testing/signature-fixtures";
 import { readZip } from "../../testing/zip";
 import type { AccessExportManifest } from "./access-export";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let files: FileServer;
@@ -260,7 +260,7 @@ describe("staff download (POST /staff/patients/export)", () => {
     expect(manifest.selector).toEqual({ patientId: "P-1" });
     expect(manifest.records.find((r) => r.kind === "signatureRequests")?.id).toBe(patient.signatureId);
 
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "staff-export@example.org",
       password: "correct horse battery",

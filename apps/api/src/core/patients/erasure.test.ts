@@ -9,9 +9,9 @@ import { bearer, signAndSeal, startFileServer, type FileServer } from "../../tes
 import { recordAudit } from "../audit/audit";
 import { verifyOrganizationChain } from "../audit/audit-log";
 import { updateOrganizationSettings } from "../organizations/organizations";
-import { createStaffUser } from "../identity/password";
 import { createLegalHold } from "../retention/legal-holds";
 import { erasePatient, finishErasureObjects } from "./erasure";
+import { createStaffUser } from "../identity/store/accounts";
 
 // Patient X is erased; patient Y of the same clinic and the same identifiers in another clinic stay.
 const X = { patientId: "PX-erase-7391", rnummer: "RX-erase-5512", phone: "+4915112345671" };
@@ -356,7 +356,7 @@ describe("patient erasure", () => {
 
   it("staff: owners and admins may erase, the staff role may not", async () => {
     const email = `staff-${Date.now()}@example.org`;
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: clinic.orgId,
       email,
       password: "correct horse battery",

@@ -2,8 +2,8 @@ import { count, organizations } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
 import { randomSecret } from "../crypto";
 import { createOrganization } from "./organizations";
-import { createStaffUser } from "../identity/password";
 import { createApiToken } from "../tokens/tokens";
+import { createStaffUser } from "../identity/store/accounts";
 
 export interface DemoCredentials {
   organizationId: string;
@@ -20,7 +20,7 @@ export async function seedDemoIfEmpty(services: Services): Promise<DemoCredentia
   const adminEmail = seed?.email ?? "admin@demo.clinic";
   const adminPassword = seed?.password ?? randomSecret(12);
   const org = await createOrganization(services, { name: "Demo Clinic" });
-  await createStaffUser(services.db, {
+  await createStaffUser(services, {
     organizationId: org.id,
     email: adminEmail,
     password: adminPassword,

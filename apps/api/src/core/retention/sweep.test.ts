@@ -7,11 +7,11 @@ import { seedPatientRecords, type PatientRecords } from "../../testing/patient-r
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { createServices } from "../../services";
-import { createStaffUser } from "../identity/password";
 import { scheduleRetentionSweeps } from "../jobs/retention-sweeps";
 import { createLegalHold, releaseLegalHold } from "./legal-holds";
 import { updateRetentionPolicy } from "./policies";
 import { previewRetention, runRetentionSweep } from "./sweep";
+import { createStaffUser } from "../identity/store/accounts";
 
 const DAY = 24 * 3600_000;
 const T0 = new Date("2026-01-01T00:00:00Z");
@@ -365,7 +365,7 @@ describe("scheduling", () => {
     await expect(admin.retention.updatePolicy.mutate({ outbox: { amount: 101, unit: "years" } })).rejects.toMatchObject(
       { data: { code: "BAD_REQUEST" } },
     );
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: `staff-${org.orgId}@example.org`,
       password: "staff password 1",

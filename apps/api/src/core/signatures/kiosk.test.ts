@@ -8,7 +8,7 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../identity/password";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let files: FileServer;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   other = await api.createOrg("Klinik Fremd");
   doc = await registerDocument(api, files, org, { name: "Aufklärung" });
   for (const role of ["staff", "viewer"] as const)
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: `${role}@kiosk.test`,
       password: "kiosk-password-123",

@@ -28,9 +28,9 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../identity/password";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { queueDueReminders } from "./notices";
+import { createStaffUser } from "../identity/store/accounts";
 
 const DAY = 86_400_000;
 const PAGE_HEIGHT = 841.89;
@@ -58,7 +58,7 @@ const WITNESS = { page: 1, x: 300, y: 700, width: 200, height: 60, role: "witnes
 
 async function staffMember(email: string, role: "staff" | "admin" = "staff") {
   const password = "correct horse battery staple";
-  await createStaffUser(api.services.db, { organizationId: org.orgId, email, password, role });
+  await createStaffUser(api.services, { organizationId: org.orgId, email, password, role });
   const [user] = await api.services.db.select().from(users).where(eq(users.email, email));
   return { id: user!.id, cookie: await logInCookie(api, email, password) };
 }

@@ -11,8 +11,8 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { createStaffUser } from "../identity/password";
 import { markSealGaveUp, sealContext } from "./seal";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let files: FileServer;
@@ -306,7 +306,7 @@ describe("signatures.detail and signatures.update", () => {
 
   it("hands the signing link out only through revealLink, to every staff role, and audits each view with its viewer", async () => {
     const request = await requestSignature(api, org, docA, "P-reveal", "station-5");
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "desk@reveal.test",
       password: "desk-password-123",

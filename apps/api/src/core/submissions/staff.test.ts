@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormField } from "@clinsign/contracts";
 import { eq, organizations, submissions } from "@clinsign/db";
-import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, newSession, query } from "../../testing/forms";
 import { pdfText } from "../../testing/pdf-text";
 import { makeBilevelPng, makeSignaturePng, pngDataUrl } from "../../testing/signature-fixtures";
 import { encodeCursor } from "../lists/keyset";
 import { spareWorkerId } from "../pdf-worker/run";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -441,7 +441,7 @@ describe("staff submission detail, exports and PDF", () => {
   });
 
   it("lets staff export submissions (not only admins)", async () => {
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "nurse@submissions.test",
       password: "nurse-password-1",

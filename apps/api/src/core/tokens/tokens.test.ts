@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiTokens, eq } from "@clinsign/db";
-import { createStaffUser } from "../identity/password";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
 import { authenticateApiToken } from "../credentials/api-tokens";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -74,7 +74,7 @@ describe("API tokens", () => {
   });
 
   it("is managed by owners and admins only", async () => {
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "nurse@example.org",
       password: "nurse-password",

@@ -7,7 +7,6 @@ import { randomSecret, sha256Hex } from "../crypto";
 import { notFound } from "../errors";
 
 // Checking a token (by its hash, across organizations) is core/credentials/api-tokens.ts.
-export type { TokenPrincipal } from "../credentials/api-tokens";
 
 /** Characters of the token kept in clear, enough to tell tokens apart in a list. */
 const VISIBLE_PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;

@@ -5,7 +5,7 @@ import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../tes
 import { activeTemplate, newSession } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
 import { rotateWebhookSecret, updateOrganizationSettings } from "../organizations/organizations";
-import { createStaffUser } from "../identity/password";
+import { createStaffUser } from "../identity/store/accounts";
 
 let api: TestApi;
 let org: TestOrg;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   secret = (await rotateWebhookSecret(org.ctx)).secret;
   await updateOrganizationSettings(org.ctx, { webhookUrls: [`${receiver.url}/hook`] });
   await updateOrganizationSettings(other.ctx, { webhookUrls: [`${receiver.url}/other`] });
-  await createStaffUser(api.services.db, {
+  await createStaffUser(api.services, {
     organizationId: org.orgId,
     email: "staff@nord.test",
     password: "correct horse battery",

@@ -6,15 +6,25 @@ import {
   passkeyAuthenticationInput,
   passkeyOptionsInput,
   passkeyRegistrationInput,
+  passkeySignInInput,
   secondFactorCodeInput,
+  ssoLinkPasswordInput,
   ssoLookupInput,
   totpCodeInput,
   type LoginResult,
 } from "@clinsign/contracts";
+import type { Admission } from "../../core/identity/admission";
+import {
+  httpOnlyCookie,
+  openedStaffSessionCookie,
+  PENDING_SIGN_IN_COOKIE,
+  SSO_LINK_COOKIE,
+  staffSessionCookieHeader,
+} from "../../core/identity/cookies";
 import { acceptInvite, describeInvite } from "../../core/identity/invitations";
+import { describeStaff, logIn, logOut } from "../../core/identity/password";
 import {
   confirmTotpEnrollment,
-  PENDING_SIGN_IN_COOKIE,
   passkeyEnrollmentOptions,
   passkeySignInOptions,
   registerPasskeyEnrollment,
@@ -22,114 +32,122 @@ import {
   startTotpEnrollment,
   verifySecondFactorCode,
   verifySecondFactorPasskey,
-  type PasswordStepResult,
+  type SecondStepResult,
 } from "../../core/identity/second-factor";
 import {
-  describeStaff,
-  httpOnlyCookie,
-  logIn,
-  logOut,
-  openedStaffSessionCookie,
-  staffSessionCookieHeader,
-} from "../../core/identity/password";
+  cancelSsoLink,
+  confirmSsoLink,
+  describeSsoLink,
+  proveSsoLinkWithPassword,
+} from "../../core/identity/sso/link";
 import { lookupSsoProvider } from "../../core/identity/sso/sign-in";
-import { publicProcedure, staffProcedure, type TrpcContext } from "../trpc";
+import { identityProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
-/** Sets the cookie of a staff session `openStaffSession` opened. */
-export function setStaffSessionCookie(ctx: TrpcContext, session: { token: string; expiresAt: Date }): void {
-  ctx.setCookie(openedStaffSessionCookie(ctx.services.config, session));
-}
-
-/** Sets the staff session cookie and ends the pending sign-in's. */
-function signedIn(ctx: TrpcContext, staffSession: { token: string; expiresAt: Date }): LoginResult {
-  setStaffSessionCookie(ctx, staffSession);
-  if (ctx.pendingSignIn) ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, "", 0));
-  return { ok: true, step: "done" };
-}
-
-function afterPasswordStep(ctx: TrpcContext, result: PasswordStepResult): LoginResult {
-  if (result.step === "done") return signedIn(ctx, result.staffSession);
+/**
+ * Turns a sign-in step's outcome into cookies and the answer: the staff session's cookie once
+ * admitted (the pending sign-in's and a provider link's cleared), else the pending sign-in's
+ * cookie for the next step.
+ */
+function answerStep(ctx: TrpcContext, result: Admission | SecondStepResult): LoginResult {
+  const clear = (name: string) => ctx.setCookie(httpOnlyCookie(ctx.services.config, name, "", 0));
+  if (result.step === "done") {
+    ctx.setCookie(openedStaffSessionCookie(ctx.services.config, result.staffSession));
+    if (ctx.pendingSignIn) clear(PENDING_SIGN_IN_COOKIE);
+    if (ctx.ssoLink) clear(SSO_LINK_COOKIE);
+    return { ok: true, step: "done", organization: result.staffSession.organization };
+  }
+  if (result.step === "confirm_link") {
+    if (ctx.pendingSignIn) clear(PENDING_SIGN_IN_COOKIE);
+    return { ok: true, step: "confirm_link" };
+  }
   const seconds = Math.round((result.pending.expiresAt.getTime() - Date.now()) / 1000);
   ctx.setCookie(httpOnlyCookie(ctx.services.config, PENDING_SIGN_IN_COOKIE, result.pending.token, seconds));
   return { ok: true, step: result.step, ...(result.methods && { methods: result.methods }) };
 }
 
 /**
- * Signing in: the password step, then (with a factor) the second step on the pending sign-in
- * cookie, or (where one is required and none exists) setting up a first factor. Passwordless
- * passkey sign-in is its own door.
+ * Signing in: every door ends in admission (core/identity/admission.ts), which applies the chosen
+ * organization's rules and answers the staff session, the second step on the pending sign-in
+ * cookie, or first-factor set-up. Connecting a provider to an existing account (`ssoLink*`) runs
+ * on the link cookie the single sign-on callback set.
  */
 export const authRouter = {
-  login: publicProcedure
+  login: identityProcedure
     .input(loginInput)
-    .mutation(async ({ ctx, input }) => afterPasswordStep(ctx, await logIn(ctx.services, ctx.request, input))),
-  verifyCode: publicProcedure
+    .mutation(async ({ ctx, input }) => answerStep(ctx, await logIn(ctx.pub, input))),
+  verifyCode: identityProcedure
     .input(secondFactorCodeInput)
     .mutation(async ({ ctx, input }) =>
-      signedIn(
-        ctx,
-        await verifySecondFactorCode(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
-      ),
+      answerStep(ctx, await verifySecondFactorCode(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
     ),
-  passkeyOptions: publicProcedure
+  passkeyOptions: identityProcedure
     .input(passkeyOptionsInput)
-    .mutation(({ ctx, input }) =>
-      passkeySignInOptions(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
-    ),
-  verifyPasskey: publicProcedure
+    .mutation(({ ctx, input }) => passkeySignInOptions(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
+  verifyPasskey: identityProcedure
     .input(passkeyAuthenticationInput)
     .mutation(async ({ ctx, input }) =>
-      signedIn(
-        ctx,
-        await verifySecondFactorPasskey(ctx.services, ctx.request, { ...input, pendingSignIn: ctx.pendingSignIn }),
-      ),
+      answerStep(ctx, await verifySecondFactorPasskey(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
     ),
-  passkeySignIn: publicProcedure
-    .input(passkeyAuthenticationInput)
-    .mutation(async ({ ctx, input }) => signedIn(ctx, await signInWithPasskey(ctx.services, ctx.request, input))),
+  passkeySignIn: identityProcedure
+    .input(passkeySignInInput)
+    .mutation(async ({ ctx, input }) => answerStep(ctx, await signInWithPasskey(ctx.pub, input))),
   /** Setting up a first factor where the organization requires one (pending `enroll` sign-in). */
-  enrollTotpStart: publicProcedure.mutation(({ ctx }) =>
-    startTotpEnrollment(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
+  enrollTotpStart: identityProcedure.mutation(({ ctx }) =>
+    startTotpEnrollment(ctx.pub, { pendingSignIn: ctx.pendingSignIn }),
   ),
-  enrollTotpConfirm: publicProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
-    const { staffSession, recoveryCodes } = await confirmTotpEnrollment(ctx.services, ctx.request, {
+  enrollTotpConfirm: identityProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
+    const { admission, recoveryCodes } = await confirmTotpEnrollment(ctx.pub, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
-    return { ...signedIn(ctx, staffSession), recoveryCodes };
+    return { ...answerStep(ctx, admission), recoveryCodes };
   }),
-  enrollPasskeyOptions: publicProcedure.mutation(({ ctx }) =>
-    passkeyEnrollmentOptions(ctx.services, ctx.request, { pendingSignIn: ctx.pendingSignIn }),
+  enrollPasskeyOptions: identityProcedure.mutation(({ ctx }) =>
+    passkeyEnrollmentOptions(ctx.pub, { pendingSignIn: ctx.pendingSignIn }),
   ),
-  enrollPasskeyVerify: publicProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
-    const { staffSession, recoveryCodes } = await registerPasskeyEnrollment(ctx.services, ctx.request, {
+  enrollPasskeyVerify: identityProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
+    const { admission, recoveryCodes } = await registerPasskeyEnrollment(ctx.pub, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
-    return { ...signedIn(ctx, staffSession), recoveryCodes };
+    return { ...answerStep(ctx, admission), recoveryCodes };
   }),
-  logout: publicProcedure.mutation(async ({ ctx }) => {
-    await logOut(ctx.services, ctx.sessionCookie);
+  logout: identityProcedure.mutation(async ({ ctx }) => {
+    await logOut(ctx.pub, ctx.sessionCookie);
     ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
-  ssoProvider: publicProcedure
+  ssoProvider: identityProcedure
     .input(ssoLookupInput)
-    .query(({ ctx, input }) => lookupSsoProvider(ctx.services, ctx.request, input)),
+    .query(({ ctx, input }) => lookupSsoProvider(ctx.pub, input)),
+  /** Connecting a provider's login to an existing account: what is asked, the password, the confirmation. */
+  ssoLinkDescribe: identityProcedure.query(({ ctx }) => describeSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
+  ssoLinkPassword: identityProcedure
+    .input(ssoLinkPasswordInput)
+    .mutation(async ({ ctx, input }) =>
+      answerStep(ctx, await proveSsoLinkWithPassword(ctx.pub, { ...input, linkToken: ctx.ssoLink })),
+    ),
+  ssoLinkConfirm: identityProcedure.mutation(async ({ ctx }) =>
+    answerStep(ctx, await confirmSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
+  ),
+  ssoLinkCancel: identityProcedure.mutation(async ({ ctx }) => {
+    await cancelSsoLink(ctx.pub, { linkToken: ctx.ssoLink });
+    ctx.setCookie(httpOnlyCookie(ctx.services.config, SSO_LINK_COOKIE, "", 0));
+    return { ok: true as const };
+  }),
   me: staffProcedure.query(({ ctx }) => ({
     ...describeStaff(ctx.staff, ctx.services.devCertificate),
     sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const),
   })),
 } satisfies TRPCRouterRecord;
 
-/** The invite link's page: public, the link's secret is the credential. */
+/** The invite link's page: public, the link's secret is the credential; accepting it is a sign-in like any other. */
 export const invitationsRouter = {
-  describe: publicProcedure
+  describe: identityProcedure
     .input(describeInviteInput)
-    .query(({ ctx, input }) => describeInvite(ctx.services, ctx.request, input)),
-  accept: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
-    setStaffSessionCookie(ctx, await acceptInvite(ctx.services, ctx.request, input));
-    return { ok: true as const };
-  }),
+    .query(({ ctx, input }) => describeInvite(ctx.pub, input)),
+  accept: identityProcedure
+    .input(acceptInviteInput)
+    .mutation(async ({ ctx, input }) => answerStep(ctx, await acceptInvite(ctx.pub, input))),
 } satisfies TRPCRouterRecord;

@@ -2,6 +2,7 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import {
   defaultBrandingInput,
   saveSsoSettingsInput,
+  verifySsoDomainInput,
   updateOrganizationInput,
   uploadOrganizationSealInput,
 } from "@clinsign/contracts";
@@ -12,7 +13,7 @@ import {
   updateOrganizationSettings,
 } from "../../core/organizations/organizations";
 import { getOrganizationSeal, removeOrganizationSeal, uploadOrganizationSeal } from "../../core/signatures/org-seal";
-import { getSsoSettings, saveSsoSettings } from "../../core/identity/sso/settings";
+import { getSsoSettings, saveSsoSettings, verifySsoDomain } from "../../core/identity/sso/settings";
 import { staffProcedure } from "../trpc";
 
 export const organizationRouter = {
@@ -29,7 +30,12 @@ export const organizationRouter = {
     .mutation(({ ctx, input }) => saveDefaultBranding(ctx.org, input)),
   /** Single sign-on (OpenID Connect): admins only; the client secret is never returned. */
   sso: staffProcedure.query(({ ctx }) => getSsoSettings(ctx.org)),
-  saveSso: staffProcedure.input(saveSsoSettingsInput).mutation(({ ctx, input }) => saveSsoSettings(ctx.org, input)),
+  saveSso: staffProcedure
+    .input(saveSsoSettingsInput)
+    .mutation(({ ctx, input }) => saveSsoSettings(ctx.org, { ...input, staffSession: ctx.staff })),
+  verifySsoDomain: staffProcedure
+    .input(verifySsoDomainInput)
+    .mutation(({ ctx, input }) => verifySsoDomain(ctx.org, input)),
   /** The organization's own seal (PKCS#12) and the service's default certificate. */
   seal: staffProcedure.query(({ ctx }) => getOrganizationSeal(ctx.org)),
   uploadSeal: staffProcedure

@@ -28,7 +28,6 @@ import {
 } from "../../core/signatures/requests";
 import { startKioskSigning } from "../../core/signatures/kiosk";
 import { sealAgain } from "../../core/signatures/seal";
-import { staffSessionCookieHeader } from "../../core/identity/password";
 import {
   getSignatureRequestDetail,
   listSignatureRequestPage,
@@ -46,6 +45,7 @@ import {
 import { verifyHostSession } from "../../core/signatures/verify-session";
 import { signerCandidates } from "../../core/signatures/signers";
 import { orgProcedure, staffProcedure } from "../trpc";
+import { staffSessionCookieHeader } from "../../core/identity/cookies";
 
 /** Signature requests (= assignments), their downloads, A4 verification, and branding. */
 export const signaturesRouter = {

@@ -8,7 +8,8 @@ import {
   listUsersInput,
   userRef,
 } from "@clinsign/contracts";
-import { endOtherSessions, endOwnSession, listOwnSessions } from "../../core/identity/account-sessions";
+import { endAllSessions, endOtherSessions, endOwnSession, listOwnSessions } from "../../core/identity/account-sessions";
+import { staffSessionCookieHeader } from "../../core/identity/cookies";
 import {
   changeRole,
   deactivateUser,
@@ -40,4 +41,10 @@ export const accountRouter = {
   endOtherSessions: staffProcedure.mutation(({ ctx }) =>
     endOtherSessions(ctx.org, { currentSessionId: ctx.staff.sessionId }),
   ),
+  /** Every staff session of the account, in every organization, this one too (its cookie is cleared). */
+  endAllSessions: staffProcedure.mutation(async ({ ctx }) => {
+    const result = await endAllSessions(ctx.org);
+    ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
+    return result;
+  }),
 } satisfies TRPCRouterRecord;

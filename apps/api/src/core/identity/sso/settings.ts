@@ -1,8 +1,13 @@
-import type { SaveSsoSettingsInput, SsoSettings } from "@clinsign/contracts";
-import { asc, eq, memberships, organizationSso, ssoDomains, users } from "@clinsign/db";
+import type { SaveSsoSettingsInput, SsoSettings, VerifySsoDomainResult } from "@clinsign/contracts";
+import { and, asc, eq, inArray, memberships, not, organizationSso, ssoDomains, users } from "@clinsign/db";
 import { recordAudit } from "../../audit/audit";
 import { inTransaction, type OrgContext } from "../../context";
-import { ssoDomainClaimedElsewhere } from "../store/sso";
+import { randomSecret } from "../../crypto";
+import type { StaffSessionRef } from "../account-security";
+import { publicContextOf } from "../public-context";
+import { confirmStepUp } from "../step-up";
+import { domainProvenElsewhere } from "../store/sso";
+import { domainProofRecord, isPublicMailDomain, lookupDomainProof } from "./domain-proof";
 import { AppError } from "../../errors";
 import { discoverProvider, OidcError } from "./oidc";
 import { ssoRedirectUri } from "./sign-in";
@@ -20,6 +25,7 @@ async function owners(ctx: OrgContext) {
 export async function getSsoSettings(ctx: OrgContext): Promise<SsoSettings> {
   const [config] = await ctx.scope.select(organizationSso);
   const domains = await ctx.scope.select(ssoDomains).orderBy(asc(ssoDomains.domain));
+  const proof = (d: (typeof domains)[number]) => domainProofRecord(d.domain, d.verificationToken);
   return {
     configured: Boolean(config),
     enabled: config?.enabled ?? false,
@@ -28,8 +34,16 @@ export async function getSsoSettings(ctx: OrgContext): Promise<SsoSettings> {
     clientId: config?.clientId ?? "",
     hasClientSecret: Boolean(config?.clientSecretEnc),
     allowedDomains: domains.map((d) => d.domain),
+    domains: domains.map((d) => ({
+      domain: d.domain,
+      verified: d.verifiedAt !== null,
+      verifiedAt: d.verifiedAt?.toISOString() ?? null,
+      txtName: proof(d).name,
+      txtValue: proof(d).value,
+    })),
     roleClaim: config?.roleClaim ?? "groups",
-    roleMapping: config?.roleMapping ?? [],
+    // Single sign-on grants admin at most (a stored owner mapping is never applied: sign-in.ts).
+    roleMapping: (config?.roleMapping ?? []).flatMap((m) => (m.role === "owner" ? [] : [{ value: m.value, role: m.role }])),
     ssoOnly: config?.ssoOnly ?? false,
     breakGlassUserId: config?.breakGlassUserId ?? null,
     redirectUri: ssoRedirectUri(ctx.services),
@@ -39,13 +53,30 @@ export async function getSsoSettings(ctx: OrgContext): Promise<SsoSettings> {
   };
 }
 
+/** Who may sign in and as what is the owners' to decide: an admin could otherwise grant themselves anything through a provider they run. */
+function requireOwner(ctx: OrgContext): void {
+  if (ctx.actor.type !== "user" || ctx.actor.role !== "owner")
+    throw new AppError("forbidden", "only an owner may change single sign-on", { reason: "owner_required" });
+}
+
 /**
- * Saves the provider settings (admins). An enabled provider must answer discovery with the same
- * issuer; a domain already claimed by another organization is a conflict; SSO-only needs a
+ * Saves the provider settings (owners, with a step-up in the same call). An enabled provider must
+ * answer discovery with the same issuer; public mail domains cannot be claimed; a claimed domain
+ * counts only once proven (`verifySsoDomain`), so claiming one blocks nobody. SSO-only needs a
  * break-glass owner, so the organization can never lock itself out. Audited by the names of what
  * changed, never the secret.
  */
-export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInput): Promise<SsoSettings> {
+export async function saveSsoSettings(
+  ctx: OrgContext,
+  input: SaveSsoSettingsInput & { staffSession: StaffSessionRef },
+): Promise<SsoSettings> {
+  requireOwner(ctx);
+  const publicDomain = input.allowedDomains.find(isPublicMailDomain);
+  if (publicDomain)
+    throw new AppError("invalid_request", `${publicDomain} is a public mail domain: anyone can have an address there`, {
+      field: "allowedDomains",
+    });
+  await confirmStepUp(publicContextOf(ctx), input.staffSession, input.stepUp);
   const issuer = input.issuer.trim();
   if (input.enabled) {
     try {
@@ -76,12 +107,6 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
         field: "breakGlassUserId",
       });
     }
-    // Domains are unique across organizations: whether another one named it is not this one's data.
-    const taken = await ssoDomainClaimedElsewhere(tx.scope, tx.scope.organizationId, domains);
-    if (taken)
-      throw new AppError("conflict", `the domain ${taken} is already used for single sign-on by another organization`, {
-        field: "allowedDomains",
-      });
     const values = {
       enabled: input.enabled,
       displayName: input.displayName,
@@ -96,11 +121,13 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
     };
     if (current) await tx.scope.update(organizationSso, values);
     else await tx.scope.insert(organizationSso, { ...values, clientSecretEnc: values.clientSecretEnc! });
-    await tx.scope.delete(ssoDomains);
-    if (domains.length)
+    // Claims that stay keep their token and proof; new ones get a token to publish.
+    await tx.scope.delete(ssoDomains, not(inArray(ssoDomains.domain, domains)));
+    const added = domains.filter((domain) => !currentDomains.includes(domain));
+    if (added.length)
       await tx.scope.insert(
         ssoDomains,
-        domains.map((domain) => ({ domain })),
+        added.map((domain) => ({ domain, verificationToken: randomSecret(24) })),
       );
     const before: Record<string, unknown> = current
       ? {
@@ -116,7 +143,7 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
       allowedDomains: [...domains].sort(),
       roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })),
     };
-    const changed = Object.keys(input).filter((key) =>
+    const changed = Object.keys(input).filter((key) => key !== "stepUp" && key !== "staffSession").filter((key) =>
       key === "clientSecret"
         ? input.clientSecret !== undefined
         : JSON.stringify(before[key]) !== JSON.stringify(after[key]),
@@ -128,4 +155,33 @@ export async function saveSsoSettings(ctx: OrgContext, input: SaveSsoSettingsInp
     });
   });
   return getSsoSettings(ctx);
+}
+
+/**
+ * Looks up a claimed domain's TXT record now (owners) and marks the claim proven when it carries
+ * the claim's token. Only one organization can have proven a domain: another's proof is a
+ * conflict, reported as `claimed`. Audited when the proof is made.
+ */
+export async function verifySsoDomain(ctx: OrgContext, input: { domain: string }): Promise<VerifySsoDomainResult> {
+  requireOwner(ctx);
+  const [claim] = await ctx.scope.select(ssoDomains, eq(ssoDomains.domain, input.domain));
+  if (!claim) throw new AppError("not_found", "this domain is not claimed for single sign-on", { field: "domain" });
+  const answer = (verified: boolean, problem: VerifySsoDomainResult["problem"]) => ({ domain: claim.domain, verified, problem });
+  if (claim.verifiedAt) return answer(true, null);
+  const found = await lookupDomainProof(ctx.services.config.dnsResolvers, claim.domain, claim.verificationToken);
+  if (found !== "found") return answer(false, found);
+  if (await domainProvenElsewhere(publicContextOf(ctx).identity, ctx.scope.organizationId, claim.domain))
+    return answer(false, "claimed");
+  try {
+    await inTransaction(ctx, async (tx) => {
+      await tx.scope.update(ssoDomains, { verifiedAt: new Date() }, and(eq(ssoDomains.domain, claim.domain)));
+      await recordAudit(tx, { action: "sso.domain_verified", metadata: { domain: claim.domain } });
+    });
+  } catch (error) {
+    // Another organization proved it at the same moment (the unique index of proven domains).
+    if (String((error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code) === "23505")
+      return answer(false, "claimed");
+    throw error;
+  }
+  return answer(true, null);
 }

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, desc, eq, ssoSignInAttempts, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../../testing/harness";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../../testing/oidc-provider";
-import { createStaffUser, STAFF_SESSION_COOKIE } from "../password";
 import { clearOidcCaches, oidcJwksCache } from "./oidc";
 import { SSO_COOKIE } from "./sign-in";
+import { createStaffUser } from "../store/accounts";
+import { STAFF_SESSION_COOKIE } from "../cookies";
 
 const WEB = "http://web.clinsign.test";
 let idp: TestIdentityProvider;

@@ -16,7 +16,7 @@ import {
   type WebauthnChallengePurpose,
 } from "@clinsign/db";
 import { AppError } from "../../errors";
-import { handleOf, type AccountHandle } from "./accounts";
+import { IdentityStore } from "./identity-store";
 
 /**
  * A staff account's second factors: the authenticator app's sealed secret, recovery codes (hashed),
@@ -26,8 +26,8 @@ import { handleOf, type AccountHandle } from "./accounts";
  */
 
 /** What an account can use as a second factor. */
-export async function factorsOf(via: AccountHandle, userId: string) {
-  const db = handleOf(via);
+export async function factorsOf(store: IdentityStore, userId: string) {
+  const db = IdentityStore.handle(store);
   const [totp] = await db
     .select({ createdAt: staffTotp.createdAt })
     .from(staffTotp)
@@ -43,8 +43,8 @@ export async function factorsOf(via: AccountHandle, userId: string) {
 // ---- Authenticator app ----
 
 /** The account's authenticator secret: `confirmed` only once set-up saw its first code. */
-export async function totpOf(via: AccountHandle, userId: string, only?: "confirmed") {
-  const [row] = await handleOf(via)
+export async function totpOf(store: IdentityStore, userId: string, only?: "confirmed") {
+  const [row] = await IdentityStore.handle(store)
     .select()
     .from(staffTotp)
     .where(and(eq(staffTotp.userId, userId), only === "confirmed" ? isNotNull(staffTotp.confirmedAt) : undefined));
@@ -55,8 +55,8 @@ export async function totpOf(via: AccountHandle, userId: string, only?: "confirm
  * Records `step` as the newest one used, in one statement that only succeeds while it is newer than
  * the last: a code is accepted once, even when two requests race.
  */
-export async function claimTotpStep(via: AccountHandle, userId: string, step: number): Promise<boolean> {
-  const claimed = await handleOf(via)
+export async function claimTotpStep(store: IdentityStore, userId: string, step: number): Promise<boolean> {
+  const claimed = await IdentityStore.handle(store)
     .update(staffTotp)
     .set({ lastUsedStep: step })
     .where(and(eq(staffTotp.userId, userId), or(isNull(staffTotp.lastUsedStep), lt(staffTotp.lastUsedStep, step))))
@@ -65,8 +65,8 @@ export async function claimTotpStep(via: AccountHandle, userId: string, step: nu
 }
 
 /** Stores a new (unconfirmed) secret, replacing an unconfirmed one. */
-export async function storeTotpSecret(via: AccountHandle, userId: string, secretEnc: string): Promise<void> {
-  await handleOf(via)
+export async function storeTotpSecret(store: IdentityStore, userId: string, secretEnc: string): Promise<void> {
+  await IdentityStore.handle(store)
     .insert(staffTotp)
     .values({ userId, secretEnc })
     .onConflictDoUpdate({
@@ -75,29 +75,29 @@ export async function storeTotpSecret(via: AccountHandle, userId: string, secret
     });
 }
 
-export async function confirmTotpSecret(via: AccountHandle, userId: string, step: number): Promise<void> {
-  await handleOf(via)
+export async function confirmTotpSecret(store: IdentityStore, userId: string, step: number): Promise<void> {
+  await IdentityStore.handle(store)
     .update(staffTotp)
     .set({ confirmedAt: new Date(), lastUsedStep: step })
     .where(eq(staffTotp.userId, userId));
 }
 
-export async function deleteTotp(via: AccountHandle, userId: string): Promise<void> {
-  await handleOf(via).delete(staffTotp).where(eq(staffTotp.userId, userId));
+export async function deleteTotp(store: IdentityStore, userId: string): Promise<void> {
+  await IdentityStore.handle(store).delete(staffTotp).where(eq(staffTotp.userId, userId));
 }
 
 // ---- Recovery codes ----
 
 /** Replaces the account's recovery codes with new ones (their hashes). */
-export async function replaceRecoveryCodeHashes(via: AccountHandle, userId: string, hashes: string[]): Promise<void> {
-  const db = handleOf(via);
+export async function replaceRecoveryCodeHashes(store: IdentityStore, userId: string, hashes: string[]): Promise<void> {
+  const db = IdentityStore.handle(store);
   await db.delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
   await db.insert(staffRecoveryCodes).values(hashes.map((codeHash) => ({ userId, codeHash })));
 }
 
 /** Marks an unused code of the account used; false when it is not one. */
-export async function spendRecoveryCode(via: AccountHandle, userId: string, codeHash: string): Promise<boolean> {
-  const used = await handleOf(via)
+export async function spendRecoveryCode(store: IdentityStore, userId: string, codeHash: string): Promise<boolean> {
+  const used = await IdentityStore.handle(store)
     .update(staffRecoveryCodes)
     .set({ usedAt: new Date() })
     .where(
@@ -111,14 +111,14 @@ export async function spendRecoveryCode(via: AccountHandle, userId: string, code
   return used.length === 1;
 }
 
-export async function deleteRecoveryCodes(via: AccountHandle, userId: string): Promise<void> {
-  await handleOf(via).delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
+export async function deleteRecoveryCodes(store: IdentityStore, userId: string): Promise<void> {
+  await IdentityStore.handle(store).delete(staffRecoveryCodes).where(eq(staffRecoveryCodes.userId, userId));
 }
 
 // ---- Passkeys ----
 
-export function passkeysOf(via: AccountHandle, userId: string, order: "oldest" | "newest") {
-  return handleOf(via)
+export function passkeysOf(store: IdentityStore, userId: string, order: "oldest" | "newest") {
+  return IdentityStore.handle(store)
     .select()
     .from(staffPasskeys)
     .where(eq(staffPasskeys.userId, userId))
@@ -126,8 +126,8 @@ export function passkeysOf(via: AccountHandle, userId: string, order: "oldest" |
 }
 
 /** One passkey of the account (undefined for another account's). */
-export async function passkeyOf(via: AccountHandle, userId: string, id: string) {
-  const [row] = await handleOf(via)
+export async function passkeyOf(store: IdentityStore, userId: string, id: string) {
+  const [row] = await IdentityStore.handle(store)
     .select()
     .from(staffPasskeys)
     .where(and(eq(staffPasskeys.id, id), eq(staffPasskeys.userId, userId)));
@@ -135,19 +135,19 @@ export async function passkeyOf(via: AccountHandle, userId: string, id: string) 
 }
 
 /** The passkey an authenticator names by its credential id, whoever's it is. */
-export async function passkeyByCredentialId(via: AccountHandle, credentialId: string) {
-  const [row] = await handleOf(via).select().from(staffPasskeys).where(eq(staffPasskeys.credentialId, credentialId));
+export async function passkeyByCredentialId(store: IdentityStore, credentialId: string) {
+  const [row] = await IdentityStore.handle(store).select().from(staffPasskeys).where(eq(staffPasskeys.credentialId, credentialId));
   return row;
 }
 
 /** Stores a verified credential; a credential is registered once. */
 export async function insertPasskey(
-  via: AccountHandle,
+  store: IdentityStore,
   values: typeof staffPasskeys.$inferInsert,
 ): Promise<{ id: string; name: string }> {
-  if (await passkeyByCredentialId(via, values.credentialId))
+  if (await passkeyByCredentialId(store, values.credentialId))
     throw new AppError("conflict", "this passkey is already registered", { reason: "passkey_exists" });
-  const [row] = await handleOf(via)
+  const [row] = await IdentityStore.handle(store)
     .insert(staffPasskeys)
     .values(values)
     .returning({ id: staffPasskeys.id, name: staffPasskeys.name });
@@ -156,19 +156,19 @@ export async function insertPasskey(
 
 /** After a verified assertion: the authenticator's counter and backup state, and when. */
 export async function recordPasskeyUse(
-  via: AccountHandle,
+  store: IdentityStore,
   id: string,
   use: { counter: number; backedUp: boolean },
 ): Promise<void> {
-  await handleOf(via)
+  await IdentityStore.handle(store)
     .update(staffPasskeys)
     .set({ counter: use.counter, lastUsedAt: new Date(), backedUp: use.backedUp })
     .where(eq(staffPasskeys.id, id));
 }
 
 /** Renames one of the account's passkeys; false when it has no such passkey. */
-export async function renamePasskeyOf(via: AccountHandle, userId: string, id: string, name: string) {
-  const renamed = await handleOf(via)
+export async function renamePasskeyOf(store: IdentityStore, userId: string, id: string, name: string) {
+  const renamed = await IdentityStore.handle(store)
     .update(staffPasskeys)
     .set({ name })
     .where(and(eq(staffPasskeys.id, id), eq(staffPasskeys.userId, userId)))
@@ -176,20 +176,20 @@ export async function renamePasskeyOf(via: AccountHandle, userId: string, id: st
   return renamed.length === 1;
 }
 
-export async function deletePasskey(via: AccountHandle, id: string): Promise<void> {
-  await handleOf(via).delete(staffPasskeys).where(eq(staffPasskeys.id, id));
+export async function deletePasskey(store: IdentityStore, id: string): Promise<void> {
+  await IdentityStore.handle(store).delete(staffPasskeys).where(eq(staffPasskeys.id, id));
 }
 
 // ---- WebAuthn challenges ----
 
 export async function storeWebauthnChallenge(
-  via: AccountHandle,
+  store: IdentityStore,
   challengeHash: string,
   purpose: WebauthnChallengePurpose,
   userId: string | null,
   expiresAt: Date,
 ): Promise<void> {
-  await handleOf(via).insert(webauthnChallenges).values({ challengeHash, purpose, userId, expiresAt });
+  await IdentityStore.handle(store).insert(webauthnChallenges).values({ challengeHash, purpose, userId, expiresAt });
 }
 
 /**
@@ -197,12 +197,12 @@ export async function storeWebauthnChallenge(
  * purpose and account it was handed out for (null: a passwordless sign-in).
  */
 export async function consumeWebauthnChallenge(
-  via: AccountHandle,
+  store: IdentityStore,
   challengeHash: string,
   purpose: WebauthnChallengePurpose,
   userId: string | null,
 ): Promise<boolean> {
-  const taken = await handleOf(via)
+  const taken = await IdentityStore.handle(store)
     .delete(webauthnChallenges)
     .where(
       and(
@@ -215,3 +215,7 @@ export async function consumeWebauthnChallenge(
     .returning({ hash: webauthnChallenges.challengeHash });
   return taken.length === 1;
 }
+
+/** Whether the account has a second factor (recovery codes only stand in for one). */
+export const hasFactor = (factors: Awaited<ReturnType<typeof factorsOf>>) =>
+  factors.totp !== null || factors.passkeys > 0;

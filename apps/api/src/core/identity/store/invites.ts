@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, organizations, staffInvites } from "@clinsign/db";
-import type { Services } from "../../context";
 import { sha256Hex } from "../../crypto";
+import { IdentityStore } from "./identity-store";
 
 /**
  * The invite link's secret, found by its hash: the link is the credential, and the organization
@@ -9,8 +9,8 @@ import { sha256Hex } from "../../crypto";
  */
 
 /** The open invitation a link's secret names (not accepted, withdrawn or expired), with its organization's name. */
-export async function openInviteByToken(services: Services, token: string) {
-  const [row] = await services.db
+export async function openInviteByToken(store: IdentityStore, token: string) {
+  const [row] = await IdentityStore.handle(store)
     .select({ invite: staffInvites, organization: organizations.name })
     .from(staffInvites)
     .innerJoin(organizations, eq(organizations.id, staffInvites.organizationId))

@@ -11,13 +11,12 @@ import {
   staffSessions,
   users,
   webauthnChallenges,
-  type Executor,
-  type MembershipRole,
   type PendingSignInStep,
 } from "@clinsign/db";
-import type { Services } from "../../context";
+import type { StaffPrincipal } from "../../context";
 import { sha256Hex } from "../../crypto";
 import { AppError } from "../../errors";
+import { IdentityStore } from "./identity-store";
 
 /**
  * The staff session cookie and the pending sign-in cookie, found by the hash of their value: the
@@ -28,16 +27,6 @@ import { AppError } from "../../errors";
 /** `lastSeenAt` is written at most this often per session, so busy consoles do not write on every request. */
 export const STAFF_SESSION_TOUCH_SECONDS = 60;
 
-export interface StaffPrincipal {
-  /** The staff session (row id, never its secret) the request came with. */
-  sessionId: string;
-  userId: string;
-  organizationId: string;
-  role: MembershipRole;
-  email: string;
-  name: string | null;
-  organizationName: string;
-}
 
 /**
  * Resolves a staff session cookie; null when absent, unknown, past its absolute end (sign-in plus
@@ -45,11 +34,16 @@ export interface StaffPrincipal {
  * since the last request), or when the membership is gone or deactivated: a role change or
  * deactivation holds from the very next request. Marks the session seen, at most once a minute.
  */
-export async function resolveStaffSession(db: Executor, token: string | undefined): Promise<StaffPrincipal | null> {
+export async function resolveStaffSession(
+  store: IdentityStore,
+  token: string | undefined,
+): Promise<StaffPrincipal | null> {
   if (!token || token.length > 200) return null;
+  const db = IdentityStore.handle(store);
   const [row] = await db
     .select({
       sessionId: staffSessions.id,
+      signedInAt: staffSessions.createdAt,
       lastSeenAt: staffSessions.lastSeenAt,
       userId: users.id,
       email: users.email,
@@ -89,8 +83,26 @@ export async function resolveStaffSession(db: Executor, token: string | undefine
 }
 
 /** Ends the staff session a cookie names (signing out); nothing when it names none. */
-export async function endStaffSession(services: Services, token: string | undefined): Promise<void> {
-  if (token) await services.db.delete(staffSessions).where(eq(staffSessions.tokenHash, sha256Hex(token)));
+export async function endStaffSession(store: IdentityStore, token: string | undefined): Promise<void> {
+  if (token)
+    await IdentityStore.handle(store).delete(staffSessions).where(eq(staffSessions.tokenHash, sha256Hex(token)));
+}
+
+/**
+ * Ends every staff session of the account in every organization, and its pending sign-ins: what
+ * "end all sessions" means when factors and passkeys are the account's, not an organization's.
+ * Returns the ended sessions, for each organization's audit entry.
+ */
+export async function endAllStaffSessionsOf(
+  store: IdentityStore,
+  userId: string,
+): Promise<{ id: string; organizationId: string }[]> {
+  const db = IdentityStore.handle(store);
+  await db.delete(staffPendingSignIns).where(eq(staffPendingSignIns.userId, userId));
+  return db
+    .delete(staffSessions)
+    .where(eq(staffSessions.userId, userId))
+    .returning({ id: staffSessions.id, organizationId: staffSessions.organizationId });
 }
 
 /**
@@ -98,8 +110,8 @@ export async function endStaffSession(services: Services, token: string | undefi
  * longer open anything (`resolveStaffSession` checks both), and their address and device should not
  * outlive them in the Account page's data.
  */
-export async function pruneEndedStaffSessions(db: Executor): Promise<void> {
-  await db.delete(staffSessions).where(
+export async function pruneEndedStaffSessions(store: IdentityStore): Promise<void> {
+  await IdentityStore.handle(store).delete(staffSessions).where(
     sql`${staffSessions.expiresAt} <= now() or exists (
       select 1 from ${organizations} where ${organizations.id} = ${staffSessions.organizationId} and (
         ${staffSessions.lastSeenAt} <= now() - make_interval(mins => ${organizations.staffSessionIdleMinutes})
@@ -114,6 +126,19 @@ export interface PendingSignIn {
   userId: string;
   organizationId: string;
   step: PendingSignInStep;
+  /** Set when the password step proved the account for connecting a provider (its link request's hash). */
+  ssoLinkHash: string | null;
+}
+
+/** Stores a pending sign-in (the cookie's value hashed) for the second step or first-factor set-up. */
+export async function insertPendingSignIn(
+  store: IdentityStore,
+  values: { token: string; userId: string; organizationId: string; step: PendingSignInStep; expiresAt: Date; ssoLinkHash?: string },
+): Promise<void> {
+  const { token, ssoLinkHash, ...rest } = values;
+  await IdentityStore.handle(store)
+    .insert(staffPendingSignIns)
+    .values({ ...rest, tokenHash: sha256Hex(token), ssoLinkHash: ssoLinkHash ?? null });
 }
 
 const signInExpired = () =>
@@ -121,12 +146,12 @@ const signInExpired = () =>
 
 /** The pending sign-in a cookie names, at the step expected; 401 when missing, forged or expired. */
 export async function readPendingSignIn(
-  services: Services,
+  store: IdentityStore,
   token: string | undefined,
   step: PendingSignInStep,
 ): Promise<PendingSignIn> {
   if (token && token.length <= 200) {
-    const [row] = await services.db
+    const [row] = await IdentityStore.handle(store)
       .select()
       .from(staffPendingSignIns)
       .where(and(eq(staffPendingSignIns.tokenHash, sha256Hex(token)), gt(staffPendingSignIns.expiresAt, new Date())));
@@ -136,8 +161,8 @@ export async function readPendingSignIn(
 }
 
 /** Ends a pending sign-in, once: a second use (another tab, a replay) is 401. */
-export async function spendPendingSignIn(services: Services, pending: PendingSignIn): Promise<void> {
-  const taken = await services.db
+export async function spendPendingSignIn(store: IdentityStore, pending: PendingSignIn): Promise<void> {
+  const taken = await IdentityStore.handle(store)
     .delete(staffPendingSignIns)
     .where(eq(staffPendingSignIns.tokenHash, pending.tokenHash))
     .returning({ userId: staffPendingSignIns.userId });
@@ -145,7 +170,8 @@ export async function spendPendingSignIn(services: Services, pending: PendingSig
 }
 
 /** Drops pending sign-ins and WebAuthn challenges past their time. */
-export async function pruneSignInLeftovers(db: Executor): Promise<void> {
+export async function pruneSignInLeftovers(store: IdentityStore): Promise<void> {
+  const db = IdentityStore.handle(store);
   await db.delete(staffPendingSignIns).where(lt(staffPendingSignIns.expiresAt, new Date()));
   await db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date()));
 }
