@@ -96,7 +96,10 @@ export const passkeySignInInput = passkeyAuthenticationInput.extend({ organizati
  * alone is enough only for an account without one. A passkey answers `accountSecurity.stepUpOptions`.
  */
 export const stepUpInput = z.discriminatedUnion("method", [
-  z.object({ method: z.literal("password"), password: z.string().min(1, { message: "enter your password" }).max(1024) }),
+  z.object({
+    method: z.literal("password"),
+    password: z.string().min(1, { message: "enter your password" }).max(1024),
+  }),
   z.object({ method: z.literal("totp"), code: z.string().trim().min(1, { message: "enter the code" }).max(16) }),
   z.object({ method: z.literal("recovery"), code: z.string().trim().min(1, { message: "enter the code" }).max(64) }),
   z.object({ method: z.literal("passkey"), response: webauthnCredentialJson }),

@@ -3,7 +3,13 @@ import type { SsoErrorCode } from "@clinsign/contracts";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
-import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, SSO_LINK_SECONDS, startSsoSignIn } from "../core/identity/sso/sign-in";
+import {
+  finishSsoSignIn,
+  SSO_ATTEMPT_SECONDS,
+  SSO_COOKIE,
+  SSO_LINK_SECONDS,
+  startSsoSignIn,
+} from "../core/identity/sso/sign-in";
 import { publicContext } from "../core/identity/public-context";
 import { parseCookies } from "./io";
 import { httpOnlyCookie, openedStaffSessionCookie, SSO_LINK_COOKIE } from "../core/identity/cookies";
@@ -84,7 +90,8 @@ async function route(
   });
   // The binding cookie is spent either way.
   const cleared = bindingCookie("", 0);
-  if (result.ok === true) redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result.staffSession)]);
+  if (result.ok === true)
+    redirect(`${web}/`, [cleared, openedStaffSessionCookie(services.config, result.staffSession)]);
   else if (result.ok === "link")
     // An existing account to connect: it proves itself on the link page, in this browser (the link cookie).
     redirect(`${web}/login/link`, [

@@ -53,7 +53,9 @@ export const ssoDomains = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.domain] }),
-    uniqueIndex("sso_domains_verified_uq").on(t.domain).where(sql`${t.verifiedAt} is not null`),
+    uniqueIndex("sso_domains_verified_uq")
+      .on(t.domain)
+      .where(sql`${t.verifiedAt} is not null`),
   ],
 );
 

@@ -72,21 +72,23 @@ export const startPasskeyRegistration = (ctx: OrgContext) =>
 /** A passkey's challenge for the step-up of the changes below. */
 export const stepUpOptions = (ctx: OrgContext) => stepUpPasskeyOptions(publicContextOf(ctx), accountOf(ctx));
 
-/**
- * Runs a change of the account's sign-in: the step-up first (its own writes, a used code, stand
- * whatever follows), then `change` in one transaction with the audit entries and the e-mail.
- */
-async function changeSignIn<R>(
-  ctx: OrgContext,
-  input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
-  notice: AccountChange,
-  change: (tx: OrgContext, pub: PublicContext, userId: string) => Promise<R>,
-): Promise<R> {
+/** The step-up a change asks for, checked first: its own writes (a used code, a used challenge) stand whatever follows. */
+async function steppedUp(ctx: OrgContext, input: { stepUp: StepUpInput; staffSession: StaffSessionRef }) {
   const userId = accountOf(ctx);
   if (userId !== input.staffSession.userId) throw new AppError("unauthorized", "please sign in");
   await confirmStepUp(publicContextOf(ctx), input.staffSession, input.stepUp);
+  return userId;
+}
+
+/** A change of the account's sign-in, in one transaction with its audit entries and the e-mail to the account. */
+function commitChange<R>(
+  ctx: OrgContext,
+  userId: string,
+  notice: AccountChange,
+  change: (tx: OrgContext, pub: PublicContext) => Promise<R>,
+): Promise<R> {
   return inTransaction(ctx, async (tx) => {
-    const result = await change(tx, publicContextOf(tx), userId);
+    const result = await change(tx, publicContextOf(tx));
     await noticeAccountChange(tx, userId, notice);
     return result;
   });
@@ -108,6 +110,7 @@ export async function enrollPasskey(
   ctx: OrgContext,
   input: { userId: string; name: string; response: Record<string, unknown> },
 ) {
+  // Outside the transaction: the answer uses up its challenge even when it is refused.
   const verified = await verifyPasskeyRegistration(publicContextOf(ctx), input.userId, input);
   return inTransaction(ctx, async (tx) => {
     const pub = publicContextOf(tx);
@@ -122,21 +125,31 @@ export async function enrollPasskey(
   });
 }
 
-export function addTotpFactor(ctx: OrgContext, input: { code: string; stepUp: StepUpInput; staffSession: StaffSessionRef }) {
-  return changeSignIn(ctx, input, "totp_added", (tx, _pub, userId) => enrollTotp(tx, { userId, code: input.code }));
+export async function addTotpFactor(
+  ctx: OrgContext,
+  input: { code: string; stepUp: StepUpInput; staffSession: StaffSessionRef },
+) {
+  const userId = await steppedUp(ctx, input);
+  return commitChange(ctx, userId, "totp_added", (tx) => enrollTotp(tx, { userId, code: input.code }));
 }
 
-export function addPasskeyFactor(
+export async function addPasskeyFactor(
   ctx: OrgContext,
   input: { name: string; response: Record<string, unknown>; stepUp: StepUpInput; staffSession: StaffSessionRef },
 ) {
-  return changeSignIn(ctx, input, "passkey_added", (tx, _pub, userId) =>
-    enrollPasskey(tx, { userId, name: input.name, response: input.response }),
-  );
+  const userId = await steppedUp(ctx, input);
+  const added = await enrollPasskey(ctx, { userId, name: input.name, response: input.response });
+  await noticeAccountChange(ctx, userId, "passkey_added");
+  return added;
 }
 
 /** Where a second factor is required, the last one cannot be removed (the member would be led to set one up again). */
-async function assertNotLastRequiredFactor(tx: OrgContext, store: IdentityStore, userId: string, removing: "totp" | "passkey") {
+async function assertNotLastRequiredFactor(
+  tx: OrgContext,
+  store: IdentityStore,
+  userId: string,
+  removing: "totp" | "passkey",
+) {
   const factors = await factorsOf(store, userId);
   const left =
     (removing === "totp" ? 0 : factors.totp ? 1 : 0) +
@@ -157,9 +170,9 @@ export async function removeTotpFactor(
   ctx: OrgContext,
   input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
 ): Promise<{ ok: true }> {
-  const userId = accountOf(ctx);
-  if (!(await totpOf(publicContextOf(ctx).identity, userId, "confirmed"))) throw notFound("authenticator app");
-  return changeSignIn(ctx, input, "totp_removed", async (tx, pub) => {
+  if (!(await totpOf(publicContextOf(ctx).identity, accountOf(ctx), "confirmed"))) throw notFound("authenticator app");
+  const userId = await steppedUp(ctx, input);
+  return commitChange(ctx, userId, "totp_removed", async (tx, pub) => {
     await assertNotLastRequiredFactor(tx, pub.identity, userId, "totp");
     await deleteTotp(pub.identity, userId);
     await dropRecoveryCodesWithoutFactor(pub.identity, userId);
@@ -172,9 +185,9 @@ export async function removePasskeyFactor(
   ctx: OrgContext,
   input: { id: string; stepUp: StepUpInput; staffSession: StaffSessionRef },
 ): Promise<{ ok: true }> {
-  const userId = accountOf(ctx);
-  if (!(await passkeyOf(publicContextOf(ctx).identity, userId, input.id))) throw notFound("passkey");
-  return changeSignIn(ctx, input, "passkey_removed", async (tx, pub) => {
+  if (!(await passkeyOf(publicContextOf(ctx).identity, accountOf(ctx), input.id))) throw notFound("passkey");
+  const userId = await steppedUp(ctx, input);
+  return commitChange(ctx, userId, "passkey_removed", async (tx, pub) => {
     const row = await passkeyOf(pub.identity, userId, input.id);
     if (!row) throw notFound("passkey");
     await assertNotLastRequiredFactor(tx, pub.identity, userId, "passkey");
@@ -196,10 +209,10 @@ export async function regenerateRecoveryCodes(
   ctx: OrgContext,
   input: { stepUp: StepUpInput; staffSession: StaffSessionRef },
 ) {
-  const userId = accountOf(ctx);
-  if (!hasFactor(await factorsOf(publicContextOf(ctx).identity, userId)))
+  if (!hasFactor(await factorsOf(publicContextOf(ctx).identity, accountOf(ctx))))
     throw new AppError("conflict", "set up an authenticator app or a passkey first", { reason: "no_second_factor" });
-  return changeSignIn(ctx, input, "recovery_codes_regenerated", async (_tx, pub) => {
+  const userId = await steppedUp(ctx, input);
+  return commitChange(ctx, userId, "recovery_codes_regenerated", async (_tx, pub) => {
     const recoveryCodes = await replaceRecoveryCodes(pub.identity, userId);
     await auditAccount(pub, userId, "staff.recovery_codes_regenerated");
     return { recoveryCodes };

@@ -27,13 +27,7 @@ export const SECOND_FACTOR_SECONDS = 5 * 60;
 /** Time to set up a first factor (install an app, scan, type) when the organization requires one. */
 export const ENROLL_SECONDS = 15 * 60;
 
-export type SignInMethod =
-  | "password"
-  | "password_and_second_factor"
-  | "passkey"
-  | "sso"
-  | "invitation"
-  | "sso_link";
+export type SignInMethod = "password" | "password_and_second_factor" | "passkey" | "sso" | "invitation" | "sso_link";
 
 export interface Proof {
   method: SignInMethod;
@@ -121,7 +115,11 @@ export async function admitToOrganization(pub: PublicContext, member: Member, pr
       return {
         step: "second_factor",
         pending: await pendingSignIn(pub, member, "second_factor"),
-        methods: { totp: factors.totp !== null, passkey: factors.passkeys > 0, recoveryCode: factors.recoveryCodesLeft > 0 },
+        methods: {
+          totp: factors.totp !== null,
+          passkey: factors.passkeys > 0,
+          recoveryCode: factors.recoveryCodesLeft > 0,
+        },
       };
     if (required) return { step: "enroll", pending: await pendingSignIn(pub, member, "enroll") };
   }

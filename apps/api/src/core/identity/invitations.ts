@@ -80,7 +80,8 @@ export async function acceptInvite(
       .returning({ id: staffInvites.id });
     if (!spent) throw invalidInvite();
     const id =
-      account?.id ?? (await createAccount(store, { email: invite.email, name: input.name, passwordHash: passwordHash! })).id;
+      account?.id ??
+      (await createAccount(store, { email: invite.email, name: input.name, passwordHash: passwordHash! })).id;
     const added = await scope
       .insert(memberships, { userId: id, role: invite.role })
       .onConflictDoNothing()

@@ -57,7 +57,7 @@ let userCount = 0;
 async function newMember(organizationId = org.orgId) {
   const email = `member-${++userCount}-${Date.now()}@mfa.test`;
   const password = "member password 1";
-  const { userId } = await createStaffUser(api.services.db, { organizationId, email, password, role: "staff" });
+  const { userId } = await createStaffUser(api.services, { organizationId, email, password, role: "staff" });
   return { email, password, userId };
 }
 
@@ -73,10 +73,16 @@ async function withTotp(member: { email: string; password: string }) {
   expect(jar[STAFF_SESSION_COOKIE]).toBeDefined();
   const setup = await call("accountSecurity.totpStart", jar);
   const step = totpStep();
-  const confirmed = await call("accountSecurity.totpConfirm", jar, { code: totpCode(setup.data.secret, step) });
+  const confirmed = await call("accountSecurity.totpConfirm", jar, {
+    code: totpCode(setup.data.secret, step),
+    stepUp: byPassword(member),
+  });
   expect(confirmed.status).toBe(200);
   return { secret: setup.data.secret as string, recoveryCodes: confirmed.data.recoveryCodes as string[], jar, step };
 }
+
+/** The step-up of an account without a second factor: its password. */
+const byPassword = (member: { password: string }) => ({ method: "password", password: member.password });
 
 const auditActions = async (userId: string) =>
   (
@@ -98,11 +104,17 @@ describe("authenticator app (TOTP)", () => {
     expect(setup.data.uri).toBe(
       `otpauth://totp/ClinSign%3A${encodeURIComponent(member.email)}?secret=${setup.data.secret}&issuer=ClinSign&algorithm=SHA1&digits=6&period=30`,
     );
-    const wrong = await call("accountSecurity.totpConfirm", jar, { code: totpCode(setup.data.secret, totpStep() + 5) });
+    const wrong = await call("accountSecurity.totpConfirm", jar, {
+      code: totpCode(setup.data.secret, totpStep() + 5),
+      stepUp: byPassword(member),
+    });
     expect(wrong.status).toBe(400);
     expect((await query("accountSecurity.overview", jar)).data).toMatchObject({ totp: null });
 
-    const confirmed = await call("accountSecurity.totpConfirm", jar, { code: totpCode(setup.data.secret, totpStep()) });
+    const confirmed = await call("accountSecurity.totpConfirm", jar, {
+      code: totpCode(setup.data.secret, totpStep()),
+      stepUp: byPassword(member),
+    });
     expect(confirmed.status).toBe(200);
     const codes = confirmed.data.recoveryCodes as string[];
     expect(codes).toHaveLength(10);
@@ -153,7 +165,7 @@ describe("authenticator app (TOTP)", () => {
     expect(rows[0]!.tokenHash).not.toBe(jar[PENDING_SIGN_IN_COOKIE]);
 
     const done = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, totpStep() + 1) });
-    expect(done.data).toEqual({ ok: true, step: "done" });
+    expect(done.data).toMatchObject({ ok: true, step: "done" });
     expect(jar[PENDING_SIGN_IN_COOKIE]).toBeUndefined();
     expect((await query("auth.me", jar)).data).toMatchObject({ user: { email: member.email } });
     expect(
@@ -170,7 +182,7 @@ describe("authenticator app (TOTP)", () => {
     expect(reused.error.message).toBe("this code is not valid");
     expect(jar[STAFF_SESSION_COOKIE]).toBeUndefined();
     const next = await call("auth.verifyCode", jar, { method: "totp", code: totpCode(secret, step + 1) });
-    expect(next.data).toEqual({ ok: true, step: "done" });
+    expect(next.data).toMatchObject({ ok: true, step: "done" });
     expect(await auditActions(member.userId)).toContainEqual({
       action: "staff.second_factor_failed",
       metadata: { method: "totp" },
@@ -183,8 +195,12 @@ describe("authenticator app (TOTP)", () => {
     const setup = await call("accountSecurity.totpStart", signedIn);
     // Confirm with the previous step, so the steps after it are still unused.
     expect(
-      (await call("accountSecurity.totpConfirm", signedIn, { code: totpCode(setup.data.secret, totpStep() - 1) }))
-        .status,
+      (
+        await call("accountSecurity.totpConfirm", signedIn, {
+          code: totpCode(setup.data.secret, totpStep() - 1),
+          stepUp: byPassword(member),
+        })
+      ).status,
     ).toBe(200);
     const { jar } = await signInWithPassword(member);
     expect(
@@ -198,7 +214,7 @@ describe("authenticator app (TOTP)", () => {
     expect((await call("auth.verifyCode", jar, { method: "totp", code: "12345" })).status).toBe(401);
     expect(
       (await call("auth.verifyCode", jar, { method: "totp", code: totpCode(setup.data.secret, totpStep() + 1) })).data,
-    ).toEqual({ ok: true, step: "done" });
+    ).toMatchObject({ ok: true, step: "done" });
   });
 
   it("takes each recovery code once, and audits their use", async () => {
@@ -207,7 +223,7 @@ describe("authenticator app (TOTP)", () => {
     const first = await signInWithPassword(member);
     expect(
       (await call("auth.verifyCode", first.jar, { method: "recovery", code: recoveryCodes[0]!.toUpperCase() })).data,
-    ).toEqual({ ok: true, step: "done" });
+    ).toMatchObject({ ok: true, step: "done" });
     const again = await signInWithPassword(member);
     expect((await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[0]! })).status).toBe(
       401,
@@ -215,7 +231,7 @@ describe("authenticator app (TOTP)", () => {
     expect(
       (await call("auth.verifyCode", again.jar, { method: "recovery", code: recoveryCodes[1]!.replace("-", " ") }))
         .data,
-    ).toEqual({ ok: true, step: "done" });
+    ).toMatchObject({ ok: true, step: "done" });
     expect((await query("accountSecurity.overview", again.jar)).data).toMatchObject({ recoveryCodesLeft: 8 });
     const actions = await auditActions(member.userId);
     expect(actions).toContainEqual({ action: "staff.recovery_code_used", metadata: { remaining: 9 } });
@@ -223,7 +239,14 @@ describe("authenticator app (TOTP)", () => {
     expect(actions).toContainEqual({ action: "staff.second_factor_failed", metadata: { method: "recovery" } });
 
     // New codes replace the old ones.
-    const regenerated = await call("accountSecurity.regenerateRecoveryCodes", again.jar);
+    // A step-up with one of the codes left (a second factor is asked, not the password).
+    expect(
+      (await call("accountSecurity.regenerateRecoveryCodes", again.jar, { stepUp: byPassword(member) })).error.data
+        .details,
+    ).toMatchObject({ field: "stepUp", reason: "step_up_factor_required" });
+    const regenerated = await call("accountSecurity.regenerateRecoveryCodes", again.jar, {
+      stepUp: { method: "recovery", code: recoveryCodes[3]! },
+    });
     expect(regenerated.data.recoveryCodes).toHaveLength(10);
     const third = await signInWithPassword(member);
     expect((await call("auth.verifyCode", third.jar, { method: "recovery", code: recoveryCodes[2]! })).status).toBe(
@@ -321,7 +344,8 @@ describe("required second factor", () => {
       totp: { createdAt: expect.any(String) },
     });
     // The last factor stays while the organization requires one.
-    expect((await call("accountSecurity.totpRemove", jar)).status).toBe(409);
+    const stepUp = { method: "recovery", code: done.data.recoveryCodes[0] };
+    expect((await call("accountSecurity.totpRemove", jar, { stepUp })).status).toBe(409);
     // Next time: the usual second step.
     expect((await signInWithPassword(member)).answer.data).toMatchObject({ step: "second_factor" });
   });
@@ -342,9 +366,16 @@ describe("passkeys", () => {
     const added = await call("accountSecurity.passkeyRegister", jar, {
       name: "Praxis-Laptop",
       response: authenticator.register(options.data),
+      stepUp: byPassword(member),
     });
     expect(added.status).toBe(200);
     return { authenticator, jar, recoveryCodes: added.data.recoveryCodes as string[] | null };
+  }
+
+  /** The step-up of an account with a passkey: an assertion of it for a step-up challenge. */
+  async function passkeyStepUp(jar: Jar, authenticator: SoftwareAuthenticator) {
+    const options = await call("accountSecurity.stepUpOptions", jar);
+    return { method: "passkey", response: authenticator.assert(options.data) };
   }
 
   it("registers a named passkey (challenge used once, origin checked), lists it, and asks for it after the password", async () => {
@@ -364,12 +395,18 @@ describe("passkeys", () => {
         await call("accountSecurity.passkeyRegister", jar, {
           name: "Fremd",
           response: other.register(options.data, { origin: "https://evil.example" }),
+          stepUp: await passkeyStepUp(jar, authenticator),
         })
       ).status,
     ).toBe(400);
     expect(
-      (await call("accountSecurity.passkeyRegister", jar, { name: "Fremd", response: other.register(options.data) }))
-        .status,
+      (
+        await call("accountSecurity.passkeyRegister", jar, {
+          name: "Fremd",
+          response: other.register(options.data),
+          stepUp: await passkeyStepUp(jar, authenticator),
+        })
+      ).status,
     ).toBe(400);
 
     const { jar: signIn, answer } = await signInWithPassword(member);
@@ -380,7 +417,7 @@ describe("passkeys", () => {
     const request = await call("auth.passkeyOptions", signIn, { secondStep: true });
     expect(request.data.allowCredentials).toEqual([expect.objectContaining({ id: authenticator.id })]);
     const assertion = authenticator.assert(request.data);
-    expect((await call("auth.verifyPasskey", signIn, { response: assertion })).data).toEqual({
+    expect((await call("auth.verifyPasskey", signIn, { response: assertion })).data).toMatchObject({
       ok: true,
       step: "done",
     });
@@ -405,7 +442,9 @@ describe("passkeys", () => {
     const options = await call("auth.passkeyOptions", fresh, { secondStep: false });
     expect(options.data.allowCredentials ?? []).toEqual([]);
     expect(options.data.userVerification).toBe("required");
-    expect((await call("auth.passkeySignIn", fresh, { response: authenticator.assert(options.data) })).data).toEqual({
+    expect(
+      (await call("auth.passkeySignIn", fresh, { response: authenticator.assert(options.data) })).data,
+    ).toMatchObject({
       ok: true,
       step: "done",
     });
@@ -423,7 +462,8 @@ describe("passkeys", () => {
     ).toBe(401);
 
     const { passkeys } = (await query("accountSecurity.overview", jar)).data as { passkeys: { id: string }[] };
-    expect((await call("accountSecurity.passkeyRemove", jar, { id: passkeys[0]!.id })).status).toBe(200);
+    const stepUp = await passkeyStepUp(jar, authenticator);
+    expect((await call("accountSecurity.passkeyRemove", jar, { id: passkeys[0]!.id, stepUp })).status).toBe(200);
     expect(await auditActions(member.userId)).toContainEqual(
       expect.objectContaining({
         action: "staff.factor_removed",
@@ -436,7 +476,7 @@ describe("passkeys", () => {
       (await call("auth.passkeySignIn", after, { response: authenticator.assert(afterOptions.data) })).status,
     ).toBe(401);
     // Without factors the password alone signs in again.
-    expect((await signInWithPassword(member)).answer.data).toEqual({ ok: true, step: "done" });
+    expect((await signInWithPassword(member)).answer.data).toMatchObject({ ok: true, step: "done" });
   });
 
   it("does not let one member remove another member's passkey", async () => {
@@ -445,6 +485,9 @@ describe("passkeys", () => {
     const { passkeys } = (await query("accountSecurity.overview", jar)).data as { passkeys: { id: string }[] };
     const other = await newMember();
     const { jar: otherJar } = await signInWithPassword(other);
-    expect((await call("accountSecurity.passkeyRemove", otherJar, { id: passkeys[0]!.id })).status).toBe(404);
+    expect(
+      (await call("accountSecurity.passkeyRemove", otherJar, { id: passkeys[0]!.id, stepUp: byPassword(other) }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -115,9 +115,7 @@ export async function passkeySignInOptions(
     limit: PASSKEY_OPTIONS_PER_IP,
     windowSeconds: FACTOR_WINDOW_SECONDS,
   });
-  const pending = input.secondStep
-    ? await readPendingSignIn(pub.identity, input.pendingSignIn, "second_factor")
-    : null;
+  const pending = input.secondStep ? await readPendingSignIn(pub.identity, input.pendingSignIn, "second_factor") : null;
   return passkeyAuthenticationOptions(pub, pending?.userId ?? null);
 }
 
@@ -166,7 +164,10 @@ export async function confirmTotpEnrollment(
   input: { pendingSignIn: string | undefined; code: string },
 ) {
   const pending = await pendingEnrollment(pub, input.pendingSignIn);
-  const { recoveryCodes } = await enrollTotp(accountContext(pub, pending), { userId: pending.userId, code: input.code });
+  const { recoveryCodes } = await enrollTotp(accountContext(pub, pending), {
+    userId: pending.userId,
+    code: input.code,
+  });
   return { recoveryCodes, admission: await completeSecondStep(pub, pending) };
 }
 

@@ -41,7 +41,10 @@ export async function stepUpMethodsOf(pub: PublicContext, userId: string): Promi
 }
 
 /** Passkey options for a step-up: the account's own passkeys, a challenge only a step-up may answer. */
-export function stepUpPasskeyOptions(pub: PublicContext, userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export function stepUpPasskeyOptions(
+  pub: PublicContext,
+  userId: string,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return passkeyAuthenticationOptions(pub, userId, "step_up");
 }
 
@@ -84,7 +87,9 @@ async function answers(
   switch (stepUp.method) {
     case "password": {
       const account = await accountById(pub.identity, who.userId);
-      return methods.password && Boolean(account?.passwordHash) && verifyPassword(stepUp.password, account!.passwordHash!);
+      return (
+        methods.password && Boolean(account?.passwordHash) && verifyPassword(stepUp.password, account!.passwordHash!)
+      );
     }
     case "totp":
       return methods.totp && useTotpCode(pub, who.userId, stepUp.code);
@@ -95,9 +100,7 @@ async function answers(
       return left !== null;
     }
     case "passkey":
-      return (
-        methods.passkey && (await authenticatePasskey(pub, stepUp.response, who.userId, "step_up")) !== null
-      );
+      return methods.passkey && (await authenticatePasskey(pub, stepUp.response, who.userId, "step_up")) !== null;
     case "fresh_sign_in":
       return methods.freshSignIn && Date.now() - who.signedInAt.getTime() <= FRESH_SIGN_IN_SECONDS * 1000;
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, eq, memberships, staffInvites, staffSessions, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../crypto";
+import { IdentityStore } from "../identity/store/identity-store";
 import { pruneEndedStaffSessions } from "../identity/store/staff-sessions";
 import { createStaffUser } from "../identity/store/accounts";
 import { STAFF_SESSION_COOKIE } from "../identity/cookies";
@@ -212,7 +213,7 @@ describe("session lifetimes", () => {
       .where(eq(staffSessions.id, session.id));
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);
     // The sweep deletes the ended session (its address and device go with it), and only that one.
-    await pruneEndedStaffSessions(api.services.db);
+    await pruneEndedStaffSessions(IdentityStore.of(api.services));
     const left = await api.services.db.select({ id: staffSessions.id }).from(staffSessions);
     expect(left.map((row) => row.id)).not.toContain(session.id);
     expect(await api.trpc({ cookie: owner }).auth.me.query()).toMatchObject({ role: "owner" });

@@ -34,12 +34,7 @@ import {
   verifySecondFactorPasskey,
   type SecondStepResult,
 } from "../../core/identity/second-factor";
-import {
-  cancelSsoLink,
-  confirmSsoLink,
-  describeSsoLink,
-  proveSsoLinkWithPassword,
-} from "../../core/identity/sso/link";
+import { cancelSsoLink, confirmSsoLink, describeSsoLink, proveSsoLinkWithPassword } from "../../core/identity/sso/link";
 import { lookupSsoProvider } from "../../core/identity/sso/sign-in";
 import { identityProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
@@ -118,9 +113,7 @@ export const authRouter = {
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
-  ssoProvider: identityProcedure
-    .input(ssoLookupInput)
-    .query(({ ctx, input }) => lookupSsoProvider(ctx.pub, input)),
+  ssoProvider: identityProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.pub, input)),
   /** Connecting a provider's login to an existing account: what is asked, the password, the confirmation. */
   ssoLinkDescribe: identityProcedure.query(({ ctx }) => describeSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
   ssoLinkPassword: identityProcedure
@@ -144,9 +137,7 @@ export const authRouter = {
 
 /** The invite link's page: public, the link's secret is the credential; accepting it is a sign-in like any other. */
 export const invitationsRouter = {
-  describe: identityProcedure
-    .input(describeInviteInput)
-    .query(({ ctx, input }) => describeInvite(ctx.pub, input)),
+  describe: identityProcedure.input(describeInviteInput).query(({ ctx, input }) => describeInvite(ctx.pub, input)),
   accept: identityProcedure
     .input(acceptInviteInput)
     .mutation(async ({ ctx, input }) => answerStep(ctx, await acceptInvite(ctx.pub, input))),

@@ -76,7 +76,11 @@ export async function proveSsoLinkWithPassword(
         "second_factor",
         link.tokenHash,
       ),
-      methods: { totp: factors.totp !== null, passkey: factors.passkeys > 0, recoveryCode: factors.recoveryCodesLeft > 0 },
+      methods: {
+        totp: factors.totp !== null,
+        passkey: factors.passkeys > 0,
+        recoveryCode: factors.recoveryCodesLeft > 0,
+      },
     };
   if (!(await markLinkProven(pub.identity, link.tokenHash))) throw linkExpired();
   return { step: "confirm_link" };

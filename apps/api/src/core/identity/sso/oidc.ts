@@ -3,7 +3,13 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload
 import type { Services } from "../../context";
 import { safeEqual } from "../../crypto";
 import { guardedFetch, OutboundError } from "../../outbound/guarded-fetch";
-import { JwksCache, jwksCacheSeconds, NotAKeySet, type FetchedJwks, type KeyResolver } from "../../signatures/jwks-cache";
+import {
+  JwksCache,
+  jwksCacheSeconds,
+  NotAKeySet,
+  type FetchedJwks,
+  type KeyResolver,
+} from "../../signatures/jwks-cache";
 
 /**
  * The OpenID Connect relying party: discovery, the token request and the ID token's checks.

@@ -43,7 +43,9 @@ export async function getSsoSettings(ctx: OrgContext): Promise<SsoSettings> {
     })),
     roleClaim: config?.roleClaim ?? "groups",
     // Single sign-on grants admin at most (a stored owner mapping is never applied: sign-in.ts).
-    roleMapping: (config?.roleMapping ?? []).flatMap((m) => (m.role === "owner" ? [] : [{ value: m.value, role: m.role }])),
+    roleMapping: (config?.roleMapping ?? []).flatMap((m) =>
+      m.role === "owner" ? [] : [{ value: m.value, role: m.role }],
+    ),
     ssoOnly: config?.ssoOnly ?? false,
     breakGlassUserId: config?.breakGlassUserId ?? null,
     redirectUri: ssoRedirectUri(ctx.services),
@@ -143,11 +145,13 @@ export async function saveSsoSettings(
       allowedDomains: [...domains].sort(),
       roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })),
     };
-    const changed = Object.keys(input).filter((key) => key !== "stepUp" && key !== "staffSession").filter((key) =>
-      key === "clientSecret"
-        ? input.clientSecret !== undefined
-        : JSON.stringify(before[key]) !== JSON.stringify(after[key]),
-    );
+    const changed = Object.keys(input)
+      .filter((key) => key !== "stepUp" && key !== "staffSession")
+      .filter((key) =>
+        key === "clientSecret"
+          ? input.clientSecret !== undefined
+          : JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+      );
     // Which settings changed (and the domains, which are public), never the secret.
     await recordAudit(tx, {
       action: "sso.settings_updated",
@@ -166,7 +170,11 @@ export async function verifySsoDomain(ctx: OrgContext, input: { domain: string }
   requireOwner(ctx);
   const [claim] = await ctx.scope.select(ssoDomains, eq(ssoDomains.domain, input.domain));
   if (!claim) throw new AppError("not_found", "this domain is not claimed for single sign-on", { field: "domain" });
-  const answer = (verified: boolean, problem: VerifySsoDomainResult["problem"]) => ({ domain: claim.domain, verified, problem });
+  const answer = (verified: boolean, problem: VerifySsoDomainResult["problem"]) => ({
+    domain: claim.domain,
+    verified,
+    problem,
+  });
   if (claim.verifiedAt) return answer(true, null);
   const found = await lookupDomainProof(ctx.services.config.dnsResolvers, claim.domain, claim.verificationToken);
   if (found !== "found") return answer(false, found);

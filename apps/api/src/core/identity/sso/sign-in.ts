@@ -241,9 +241,11 @@ export async function finishSsoSignIn(
 
 function asRefusal(error: unknown): { reason: SsoRefusal; metadata: Record<string, unknown> } | null {
   if (error instanceof Refused) return error;
-  if (error instanceof OidcError) return { reason: error.reason, metadata: error.detail ? { detail: error.detail } : {} };
+  if (error instanceof OidcError)
+    return { reason: error.reason, metadata: error.detail ? { detail: error.detail } : {} };
   // Admission's refusal of a deactivated member (it audited the refusal itself).
-  if (error instanceof AppError && error.details?.reason === "deactivated") return { reason: "deactivated", metadata: {} };
+  if (error instanceof AppError && error.details?.reason === "deactivated")
+    return { reason: "deactivated", metadata: {} };
   return null;
 }
 
@@ -268,7 +270,11 @@ async function providerClaims(
     codeVerifier: services.secrets.open(attempt.codeVerifierEnc),
     redirectUri: ssoRedirectUri(services),
   });
-  return verifyIdToken(services, metadata, idToken, { issuer: config.issuer, clientId: config.clientId, nonce: attempt.nonce });
+  return verifyIdToken(services, metadata, idToken, {
+    issuer: config.issuer,
+    clientId: config.clientId,
+    nonce: attempt.nonce,
+  });
 }
 
 async function completeAttempt(
@@ -307,10 +313,14 @@ async function completeAttempt(
     if ("refused" in userId) throw userId.refused;
     return { ok: "link", linkToken: userId.linkToken, organizationId: who.organizationId };
   }
-  const admission = await admitToOrganization(pub, { userId, organizationId: who.organizationId }, {
-    method: "sso",
-    strength: "provider",
-  });
+  const admission = await admitToOrganization(
+    pub,
+    { userId, organizationId: who.organizationId },
+    {
+      method: "sso",
+      strength: "provider",
+    },
+  );
   if (admission.step !== "done") throw new Error("a provider's sign-in is never asked for a second step");
   return { ok: true, staffSession: admission.staffSession };
 }
@@ -414,7 +424,10 @@ export async function applyMembership(
   }
   if (!current) {
     await tx.scope.insert(memberships, { userId: who.userId, role: who.role });
-    await recordAudit(actorCtx, { action: "staff.member_added", metadata: { via: "sso", role: who.role, created: false } });
+    await recordAudit(actorCtx, {
+      action: "staff.member_added",
+      metadata: { via: "sso", role: who.role, created: false },
+    });
   } else if (current.role !== who.role) {
     await tx.scope.update(memberships, { role: who.role }, ofUser);
     await recordAudit(actorCtx, {

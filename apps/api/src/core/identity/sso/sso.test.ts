@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, auditLog, desc, eq, ssoSignInAttempts, users } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../../testing/harness";
+import { startTestDnsServer, type TestDnsServer } from "../../../testing/dns-server";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../../testing/oidc-provider";
 import { clearOidcCaches, oidcJwksCache } from "./oidc";
 import { SSO_COOKIE } from "./sign-in";
@@ -9,30 +10,33 @@ import { STAFF_SESSION_COOKIE } from "../cookies";
 
 const WEB = "http://web.clinsign.test";
 let idp: TestIdentityProvider;
+let dns: TestDnsServer;
 let api: TestApi;
 
 beforeAll(async () => {
   idp = await startTestIdentityProvider({ redirectUris: [`${WEB}/sso/callback`] });
-  api = await startTestApi({ PUBLIC_WEB_URL: WEB, OUTBOUND_ALLOW_HOSTS: idp.hostPort });
+  dns = await startTestDnsServer();
+  api = await startTestApi({ PUBLIC_WEB_URL: WEB, OUTBOUND_ALLOW_HOSTS: idp.hostPort, DNS_RESOLVERS: dns.resolver });
 });
 afterAll(async () => {
   await api?.close();
   await idp?.close();
+  await dns?.close();
 });
 
 const mapping = [
-  { value: "cs-owners", role: "owner" as const },
   { value: "cs-admins", role: "admin" as const },
   { value: "cs-staff", role: "staff" as const },
 ];
 
-/** An organization whose owner has connected the test provider for `domain`. */
+/** An organization whose owner has connected the test provider for `domain` and proven the domain in DNS. */
 async function ssoOrg(domain: string, extra: { ssoOnly?: boolean } = {}): Promise<TestOrg & { ownerCookie: string }> {
   const org = await api.createOrg();
   const ownerCookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
   const owner = api.trpc({ cookie: ownerCookie });
   const settings = await owner.organization.sso.query();
-  await owner.organization.saveSso.mutate({
+  const saved = await owner.organization.saveSso.mutate({
+    stepUp: { method: "password", password: org.ownerPassword },
     enabled: true,
     displayName: "Klinik-Login",
     issuer: idp.issuer,
@@ -43,6 +47,13 @@ async function ssoOrg(domain: string, extra: { ssoOnly?: boolean } = {}): Promis
     roleMapping: mapping,
     ssoOnly: extra.ssoOnly ?? false,
     breakGlassUserId: extra.ssoOnly ? settings.owners[0]!.id : null,
+  });
+  const claim = saved.domains.find((d) => d.domain === domain)!;
+  dns.setTxt(claim.txtName, [claim.txtValue]);
+  expect(await owner.organization.verifySsoDomain.mutate({ domain })).toEqual({
+    domain,
+    verified: true,
+    problem: null,
   });
   return { ...org, ownerCookie };
 }
@@ -127,9 +138,9 @@ describe("single sign-on with OpenID Connect", () => {
       role: "admin",
       created: true,
     });
-    // The account has no password anyone knows.
+    // The account has no password: its provider is its only way in.
     const [user] = await api.services.db.select().from(users).where(eq(users.email, "anna.berg@praxis-eins.example"));
-    expect(user!.passwordHash).toMatch(/^scrypt\$/);
+    expect(user!.passwordHash).toBeNull();
     // The state was single use and is gone.
     expect(
       await api.services.db.select().from(ssoSignInAttempts).where(eq(ssoSignInAttempts.organizationId, org.orgId)),
@@ -268,7 +279,7 @@ describe("single sign-on with OpenID Connect", () => {
 
   it("refuses an address outside the allowed domains and creates no account", async () => {
     const org = await ssoOrg("praxis-sechs.example");
-    idp.users.set("fritz", { email: "fritz@elsewhere.example", groups: ["cs-owners"] });
+    idp.users.set("fritz", { email: "fritz@elsewhere.example", groups: ["cs-admins"] });
     expect(await signIn(org.orgId, "fritz")).toEqual({ location: refusedTo(org.orgId, "domain"), session: null });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({
       reason: "domain_not_allowed",
@@ -301,7 +312,7 @@ describe("single sign-on with OpenID Connect", () => {
     });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({
       reason: "no_role",
-      email: "greta@praxis-sieben.example",
+      userId: (await lastEntry(org.orgId, "staff.member_removed"))?.actorId,
     });
     // The sessions opened before end with the membership.
     await expect(api.trpc({ cookie: promoted.session! }).auth.me.query()).rejects.toMatchObject({
@@ -318,7 +329,7 @@ describe("single sign-on with OpenID Connect", () => {
 
   it("SSO only: members' passwords are refused, the break-glass owner's still works", async () => {
     const org = await ssoOrg("praxis-neun.example", { ssoOnly: true });
-    await createStaffUser(api.services.db, {
+    await createStaffUser(api.services, {
       organizationId: org.orgId,
       email: "ida@praxis-neun.example",
       password: "ida-password-1",
@@ -333,7 +344,10 @@ describe("single sign-on with OpenID Connect", () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
       "your organization signs in with single sign-on",
     );
-    expect((await lastEntry(org.orgId, "staff.sign_in_refused"))?.metadata).toEqual({ reason: "sso_only" });
+    expect((await lastEntry(org.orgId, "staff.sign_in_refused"))?.metadata).toEqual({
+      reason: "sso_only",
+      method: "password",
+    });
     // A wrong password still reads as a wrong password: SSO-only reveals nothing before the password is right.
     const wrong = await fetch(`${api.baseUrl}/trpc/auth.login`, {
       method: "POST",
@@ -344,15 +358,13 @@ describe("single sign-on with OpenID Connect", () => {
     expect(await logInCookie(api, org.ownerEmail, org.ownerPassword)).toMatch(new RegExp(`^${STAFF_SESSION_COOKIE}=`));
   });
 
-  it("lets admins only read and change the settings; the client secret never comes back; each change is audited", async () => {
+  it("lets admins read and owners change the settings, with a step-up; the client secret never comes back; each change is audited", async () => {
     const org = await ssoOrg("praxis-zehn.example");
-    await createStaffUser(api.services.db, {
-      organizationId: org.orgId,
-      email: "jana@praxis-zehn.example",
-      password: "jana-password-1",
-      role: "staff",
-    });
-    const staff = api.trpc({ cookie: await logInCookie(api, "jana@praxis-zehn.example", "jana-password-1") });
+    const member = async (email: string, role: "staff" | "admin") => {
+      await createStaffUser(api.services, { organizationId: org.orgId, email, password: "member-password-1", role });
+      return api.trpc({ cookie: await logInCookie(api, email, "member-password-1") });
+    };
+    const staff = await member("jana@praxis-zehn.example", "staff");
     await expect(staff.organization.sso.query()).rejects.toMatchObject({ data: { httpStatus: 403 } });
 
     const owner = api.trpc({ cookie: org.ownerCookie });
@@ -361,6 +373,7 @@ describe("single sign-on with OpenID Connect", () => {
       enabled: true,
       hasClientSecret: true,
       allowedDomains: ["praxis-zehn.example"],
+      domains: [{ domain: "praxis-zehn.example", verified: true }],
       redirectUri: `${WEB}/sso/callback`,
     });
     expect(JSON.stringify(settings)).not.toContain(idp.clientSecret);
@@ -374,13 +387,31 @@ describe("single sign-on with OpenID Connect", () => {
       loginUrl: _l,
       owners: _o,
       updatedAt: _u,
-      ...input
+      domains: _d,
+      ...current
     } = settings;
-    // Another organization's domain, and an issuer that is not an OpenID provider.
-    await ssoOrg("nachbar-praxis.example");
+    const stepUp = { method: "password" as const, password: org.ownerPassword };
+    const input = { ...current, stepUp };
+    // An admin reads the settings but cannot change them.
+    const admin = await member("kai@praxis-zehn.example", "admin");
+    expect((await admin.organization.sso.query()).issuer).toBe(idp.issuer);
     await expect(
-      owner.organization.saveSso.mutate({ ...input, allowedDomains: ["nachbar-praxis.example"] }),
-    ).rejects.toMatchObject({ data: { httpStatus: 409 } });
+      admin.organization.saveSso.mutate({ ...input, stepUp: { method: "password", password: "member-password-1" } }),
+    ).rejects.toMatchObject({
+      data: { httpStatus: 403 },
+    });
+    // Without the owner's password in the same call nothing changes.
+    await expect(
+      owner.organization.saveSso.mutate({
+        ...input,
+        displayName: "X",
+        stepUp: { method: "password", password: "wrong" },
+      }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "stepUp", reason: "step_up_failed" } } });
+    // A public mail domain, an issuer that is not an OpenID provider, SSO-only without a break-glass owner.
+    await expect(owner.organization.saveSso.mutate({ ...input, allowedDomains: ["gmail.com"] })).rejects.toMatchObject({
+      data: { httpStatus: 400, details: { field: "allowedDomains" } },
+    });
     await expect(
       owner.organization.saveSso.mutate({ ...input, issuer: `${idp.issuer}/not-here` }),
     ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "issuer" } } });
@@ -390,6 +421,9 @@ describe("single sign-on with OpenID Connect", () => {
     // Saved without a new secret: the stored one stays and still works.
     await owner.organization.saveSso.mutate({ ...input, displayName: "Zehn-Login" });
     expect((await lastEntry(org.orgId, "sso.settings_updated"))?.metadata).toMatchObject({ changed: ["displayName"] });
+    expect((await owner.organization.sso.query()).domains).toMatchObject([
+      { domain: "praxis-zehn.example", verified: true },
+    ]);
     idp.users.set("karl", { email: "karl@praxis-zehn.example", groups: ["cs-staff"] });
     expect((await signIn(org.orgId, "karl")).session).not.toBeNull();
   });
@@ -401,6 +435,25 @@ describe("single sign-on with OpenID Connect", () => {
       provider: { organizationId: org.orgId, displayName: "Klinik-Login" },
     });
     expect(await anyone.auth.ssoProvider.query({ email: "whoever@unknown.example" })).toEqual({ provider: null });
+    // A claim nobody proved routes nowhere.
+    const claimant = await ssoOrg("praxis-elf-b.example");
+    const owner = api.trpc({ cookie: claimant.ownerCookie });
+    const {
+      configured: _c,
+      hasClientSecret: _h,
+      redirectUri: _r,
+      loginUrl: _l,
+      owners: _o,
+      updatedAt: _u,
+      domains: _d,
+      ...input
+    } = await owner.organization.sso.query();
+    await owner.organization.saveSso.mutate({
+      ...input,
+      allowedDomains: ["praxis-elf-b.example", "unbewiesen.example"],
+      stepUp: { method: "password", password: claimant.ownerPassword },
+    });
+    expect(await anyone.auth.ssoProvider.query({ email: "whoever@unbewiesen.example" })).toEqual({ provider: null });
     expect(await anyone.auth.ssoProvider.query({ organizationId: org.orgId })).toEqual({
       provider: { organizationId: org.orgId, displayName: "Klinik-Login" },
     });

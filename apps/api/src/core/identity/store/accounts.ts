@@ -1,4 +1,15 @@
-import { and, asc, eq, isNull, memberships, organizations, users, type Db, type MembershipRole, type OrgScope } from "@clinsign/db";
+import {
+  and,
+  asc,
+  eq,
+  isNull,
+  memberships,
+  organizations,
+  users,
+  type Db,
+  type MembershipRole,
+  type OrgScope,
+} from "@clinsign/db";
 import { hashPassword } from "../../crypto";
 import { AppError } from "../../errors";
 import { IdentityStore } from "./identity-store";

@@ -136,7 +136,10 @@ export async function passkeyOf(store: IdentityStore, userId: string, id: string
 
 /** The passkey an authenticator names by its credential id, whoever's it is. */
 export async function passkeyByCredentialId(store: IdentityStore, credentialId: string) {
-  const [row] = await IdentityStore.handle(store).select().from(staffPasskeys).where(eq(staffPasskeys.credentialId, credentialId));
+  const [row] = await IdentityStore.handle(store)
+    .select()
+    .from(staffPasskeys)
+    .where(eq(staffPasskeys.credentialId, credentialId));
   return row;
 }
 

@@ -41,7 +41,11 @@ export async function domainProvenElsewhere(
     .select({ organizationId: ssoDomains.organizationId })
     .from(ssoDomains)
     .where(
-      and(eq(ssoDomains.domain, domain), isNotNull(ssoDomains.verifiedAt), ne(ssoDomains.organizationId, organizationId)),
+      and(
+        eq(ssoDomains.domain, domain),
+        isNotNull(ssoDomains.verifiedAt),
+        ne(ssoDomains.organizationId, organizationId),
+      ),
     )
     .limit(1);
   return row !== undefined;
@@ -171,5 +175,7 @@ export async function takeProvenLinkRequest(
 
 export async function deleteLinkRequest(store: IdentityStore, token: string | undefined): Promise<void> {
   if (!token || token.length > 200) return;
-  await IdentityStore.handle(store).delete(ssoLinkRequests).where(eq(ssoLinkRequests.tokenHash, sha256Hex(token)));
+  await IdentityStore.handle(store)
+    .delete(ssoLinkRequests)
+    .where(eq(ssoLinkRequests.tokenHash, sha256Hex(token)));
 }

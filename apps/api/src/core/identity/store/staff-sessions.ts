@@ -27,7 +27,6 @@ import { IdentityStore } from "./identity-store";
 /** `lastSeenAt` is written at most this often per session, so busy consoles do not write on every request. */
 export const STAFF_SESSION_TOUCH_SECONDS = 60;
 
-
 /**
  * Resolves a staff session cookie; null when absent, unknown, past its absolute end (sign-in plus
  * the organization's `staffSessionMaxHours`, as set now) or idle end (`staffSessionIdleMinutes`
@@ -85,7 +84,9 @@ export async function resolveStaffSession(
 /** Ends the staff session a cookie names (signing out); nothing when it names none. */
 export async function endStaffSession(store: IdentityStore, token: string | undefined): Promise<void> {
   if (token)
-    await IdentityStore.handle(store).delete(staffSessions).where(eq(staffSessions.tokenHash, sha256Hex(token)));
+    await IdentityStore.handle(store)
+      .delete(staffSessions)
+      .where(eq(staffSessions.tokenHash, sha256Hex(token)));
 }
 
 /**
@@ -111,14 +112,16 @@ export async function endAllStaffSessionsOf(
  * outlive them in the Account page's data.
  */
 export async function pruneEndedStaffSessions(store: IdentityStore): Promise<void> {
-  await IdentityStore.handle(store).delete(staffSessions).where(
-    sql`${staffSessions.expiresAt} <= now() or exists (
+  await IdentityStore.handle(store)
+    .delete(staffSessions)
+    .where(
+      sql`${staffSessions.expiresAt} <= now() or exists (
       select 1 from ${organizations} where ${organizations.id} = ${staffSessions.organizationId} and (
         ${staffSessions.lastSeenAt} <= now() - make_interval(mins => ${organizations.staffSessionIdleMinutes})
         or ${staffSessions.createdAt} <= now() - make_interval(hours => ${organizations.staffSessionMaxHours})
       )
     )`,
-  );
+    );
 }
 
 export interface PendingSignIn {
@@ -133,7 +136,14 @@ export interface PendingSignIn {
 /** Stores a pending sign-in (the cookie's value hashed) for the second step or first-factor set-up. */
 export async function insertPendingSignIn(
   store: IdentityStore,
-  values: { token: string; userId: string; organizationId: string; step: PendingSignInStep; expiresAt: Date; ssoLinkHash?: string },
+  values: {
+    token: string;
+    userId: string;
+    organizationId: string;
+    step: PendingSignInStep;
+    expiresAt: Date;
+    ssoLinkHash?: string;
+  },
 ): Promise<void> {
   const { token, ssoLinkHash, ...rest } = values;
   await IdentityStore.handle(store)
