@@ -97,6 +97,8 @@ export const de: Dictionary = {
       failed:
         "Die Anmeldung per Single Sign-on ist fehlgeschlagen. Bitte versuchen Sie es erneut; wenn der Fehler bleibt, wenden Sie sich an Ihre Administration.",
     },
+    ssoOnlyNoButton:
+      "Ihre Organisation meldet sich nur über Single Sign-on an. Öffnen Sie die Anmeldeseite Ihrer Organisation oder geben Sie Ihre E-Mail-Adresse ein, um deren Anmeldeschaltfläche zu sehen.",
   },
   retention: {
     title: "Aufbewahrung und Löschung",
@@ -225,6 +227,27 @@ export const de: Dictionary = {
     breakGlassRequired: "Wählen Sie, wer sich weiter mit Passwort anmelden darf.",
     save: "Single Sign-on speichern",
     saved: "Single Sign-on gespeichert.",
+    ownersOnly: "Nur Inhaber können das Single Sign-on ändern. Sie sehen die Einstellungen schreibgeschützt.",
+    mappingNoOwner: "Single Sign-on vergibt nie die Rolle Inhaber; Inhaber werden hier von Inhabern ernannt.",
+    domainsPublic:
+      "Öffentliche E-Mail-Domains wie gmail.com können nicht für Single Sign-on genutzt werden. Nennen Sie die eigene Domain Ihrer Organisation.",
+    domainsProofTitle: "Domain-Verifizierung",
+    domainsProofHint:
+      "Eine Domain zählt erst, wenn Sie mit einem DNS-TXT-Eintrag nachweisen, dass sie Ihnen gehört. Bis dahin leitet sie keine Anmeldungen zu Ihrem Anbieter und lässt niemanden ein. Neue Domains erhalten ihren Eintrag beim Speichern.",
+    domainsProofEmpty: "Noch keine Domains gespeichert.",
+    domainVerified: "Verifiziert",
+    domainUnverified: "Nicht verifiziert",
+    domainVerifiedAt: "Verifiziert am {date}",
+    domainTxtHint: "Veröffentlichen Sie diesen TXT-Eintrag im DNS der Domain und prüfen Sie ihn dann hier.",
+    domainTxtName: "Name des TXT-Eintrags für {domain}",
+    domainTxtValue: "Wert des TXT-Eintrags für {domain}",
+    domainCheck: "DNS jetzt prüfen",
+    domainCheckLabel: "DNS jetzt prüfen für {domain}",
+    domainVerifiedNow: "{domain} ist verifiziert.",
+    domainNotFound:
+      "Der TXT-Eintrag wurde noch nicht gefunden. DNS-Änderungen brauchen manchmal eine Weile; versuchen Sie es später erneut.",
+    domainDnsError: "Die DNS-Abfrage ist fehlgeschlagen. Versuchen Sie es in einigen Minuten erneut.",
+    domainClaimed: "Eine andere Organisation hat diese Domain bereits nachgewiesen.",
   },
   security: {
     pageTitle: "Kontosicherheit",
@@ -281,6 +304,32 @@ export const de: Dictionary = {
     recoveryCopy: "Codes kopieren",
     recoverySaved: "Ich habe die Codes gespeichert",
     lastFactorRequired: "Ihre Organisation verlangt einen zweiten Faktor: Fügen Sie zuerst einen weiteren hinzu.",
+    noCredentials:
+      "Sie melden sich über das Single Sign-on Ihrer Organisation an und haben kein eigenes Passwort und keinen zweiten Faktor. Bis Sie einen hinzufügen, braucht eine Änderung hier eine Anmeldung von vor höchstens 10 Minuten.",
+  },
+  stepUp: {
+    legend: "Bestätigen Sie, dass Sie es sind",
+    passwordLabel: "Ihr Passwort",
+    passwordHint: "Änderungen an Ihrer Anmeldung brauchen noch einmal Ihr Passwort.",
+    codeLabel: "Code aus Ihrer Authenticator-App oder ein Wiederherstellungscode",
+    codeHint:
+      "Änderungen an Ihrer Anmeldung brauchen noch einmal Ihren zweiten Faktor: 6 Ziffern aus der App oder einen Wiederherstellungscode wie abcde-fghjk.",
+    codeOrPasskeyHint:
+      "Änderungen an Ihrer Anmeldung brauchen noch einmal Ihren zweiten Faktor: 6 Ziffern aus der App, einen Wiederherstellungscode wie abcde-fghjk oder einen Passkey.",
+    passkeyHint:
+      "Änderungen an Ihrer Anmeldung brauchen noch einmal Ihren Passkey. Ihr Browser fragt danach, wenn Sie fortfahren.",
+    freshNote:
+      "Ihr Konto hat kein eigenes Passwort und keinen zweiten Faktor: Ihre Anmeldung der letzten 10 Minuten bestätigt diese Änderung.",
+    usePasskey: "Mit einem Passkey bestätigen",
+    codeOrPasskey: "Geben Sie einen Code ein oder bestätigen Sie mit einem Passkey.",
+    passwordWrong: "Dieses Passwort ist nicht korrekt.",
+    codeWrong: "Dieser Code ist ungültig. Bitte prüfen Sie ihn und versuchen Sie es erneut.",
+    passkeyWrong: "Der Passkey konnte nicht bestätigt werden. Bitte versuchen Sie es erneut.",
+    passkeyCancelled: "Die Passkey-Abfrage wurde geschlossen. Es wurde nichts geändert.",
+    factorRequired:
+      "Ihr Konto hat einen zweiten Faktor: Bestätigen Sie mit ihm (einem Code oder einem Passkey), nicht nur mit dem Passwort.",
+    stale:
+      "Ihre Anmeldung liegt zu lange zurück, um dies zu bestätigen. Melden Sie sich ab und wieder an und wiederholen Sie dann die Änderung.",
   },
   shell: {
     skipToContent: "Zum Hauptinhalt springen",
@@ -2074,6 +2123,11 @@ export const de: Dictionary = {
     endedOthers: "{count} andere Sitzungen beendet.",
     noOthers: "Sie sind nur hier angemeldet.",
     lifetime: "Sitzungen enden nach {idle} Minuten ohne Aktivität und spätestens {max} Stunden nach der Anmeldung.",
+    endAll: "Überall abmelden (alle Organisationen)",
+    endAllTitle: "Überall abmelden?",
+    endAllBody:
+      "Damit enden alle Sitzungen Ihres Kontos in jeder Organisation, der Sie angehören, auch in diesem Browser. Sie müssen sich überall neu anmelden.",
+    endAllConfirm: "In allen Organisationen abmelden",
   },
   invite: {
     pageTitle: "Einladung annehmen",
@@ -2094,6 +2148,28 @@ export const de: Dictionary = {
     missingBody: "Öffnen Sie den Link aus der Einladungs-E-Mail vollständig.",
     wrongPassword: "Falsches Passwort für das bestehende Konto.",
     toLogin: "Zur Anmeldung",
+    backToInvitation: "Zurück zur Einladung",
+    ssoOnlyTitle: "Melden Sie sich mit dem Konto Ihrer Organisation an",
+    ssoOnlyBody:
+      "{organization} meldet sich nur über Single Sign-on an, daher kann diese Einladung nicht mit einem Passwort angenommen werden. Melden Sie sich auf der Anmeldeseite von {organization} mit dem Konto Ihrer Organisation an; Ihre Administration nennt Ihnen deren Adresse.",
+  },
+  ssoLink: {
+    pageTitle: "Konto verbinden",
+    checking: "Die Anfrage wird geprüft …",
+    title: "Ihr Konto mit {organization} verbinden",
+    explanation:
+      "{organization} möchte ihre Anmeldung {provider} mit Ihrem bestehenden ClinSign-Konto {email} verbinden. Bestätigen Sie, dass es Ihr Konto ist: Geben Sie sein Passwort und dann seinen zweiten Faktor ein.",
+    passwordLabel: "Passwort von {email}",
+    continue: "Weiter",
+    wrongPassword: "Dieses Passwort ist nicht korrekt.",
+    backToPassword: "Zurück zum Passwort",
+    pendingExpired: "Diese Bestätigung hat zu lange gedauert. Bitte geben Sie Ihr Passwort erneut ein.",
+    confirmBody:
+      "Ihr Konto {email} ist bestätigt. Nach dem Verbinden melden Sie sich bei {organization} mit {provider} an; Ihr Passwort und Ihr zweiter Faktor bleiben, wie sie sind.",
+    confirm: "Verbinden und bei {organization} als {role} anmelden",
+    expiredTitle: "Diese Anfrage ist abgelaufen",
+    expiredBody:
+      "Das Verbinden der Anmeldung Ihrer Organisation funktioniert einige Minuten lang und in dem Browser, in dem es begonnen hat. Beginnen Sie erneut auf der Anmeldeseite Ihrer Organisation.",
   },
   patientData: {
     pageTitle: "Patientendaten",

@@ -94,6 +94,8 @@ export const en = {
         "Single sign-on is not available for this organization right now. Try again later or contact your administrator.",
       failed: "Single sign-on did not succeed. Please try again; if it keeps failing, contact your administrator.",
     },
+    ssoOnlyNoButton:
+      "Your organization signs in with single sign-on only. Open your organization's login page, or enter your e-mail address to see its sign-in button.",
   },
   retention: {
     title: "Data retention",
@@ -220,6 +222,26 @@ export const en = {
     breakGlassRequired: "Choose the owner who may still use a password.",
     save: "Save single sign-on",
     saved: "Single sign-on saved.",
+    ownersOnly: "Only owners can change single sign-on. You see the settings read-only.",
+    mappingNoOwner: "Single sign-on never grants the owner role; owners are made here by owners.",
+    domainsPublic:
+      "Public mail domains such as gmail.com cannot be used for single sign-on. Name your organization's own domain.",
+    domainsProofTitle: "Domain verification",
+    domainsProofHint:
+      "A domain counts only once you prove it is yours with a DNS TXT record. Until then it routes no sign-ins to your provider and lets no one in. New domains get their record when you save.",
+    domainsProofEmpty: "No domains saved yet.",
+    domainVerified: "Verified",
+    domainUnverified: "Not verified",
+    domainVerifiedAt: "Verified on {date}",
+    domainTxtHint: "Publish this TXT record in the domain's DNS, then check it here.",
+    domainTxtName: "TXT record name for {domain}",
+    domainTxtValue: "TXT record value for {domain}",
+    domainCheck: "Check DNS now",
+    domainCheckLabel: "Check DNS now for {domain}",
+    domainVerifiedNow: "{domain} is verified.",
+    domainNotFound: "The TXT record was not found yet. DNS changes can take a while to show; try again later.",
+    domainDnsError: "The DNS lookup failed. Try again in a few minutes.",
+    domainClaimed: "Another organization has already proven this domain.",
   },
   security: {
     pageTitle: "Account security",
@@ -274,6 +296,30 @@ export const en = {
     recoveryCopy: "Copy the codes",
     recoverySaved: "I have saved the codes",
     lastFactorRequired: "Your organization requires a second factor: add another one before removing this.",
+    noCredentials:
+      "You sign in through your organization's single sign-on and have no password or second factor of your own. Until you add one, a change here needs a sign-in of at most 10 minutes ago.",
+  },
+  stepUp: {
+    legend: "Confirm it's you",
+    passwordLabel: "Your password",
+    passwordHint: "Changes to how you sign in need your password once more.",
+    codeLabel: "Code from your authenticator app or a recovery code",
+    codeHint:
+      "Changes to how you sign in need your second factor once more: 6 digits from the app, or a recovery code such as abcde-fghjk.",
+    codeOrPasskeyHint:
+      "Changes to how you sign in need your second factor once more: 6 digits from the app, a recovery code such as abcde-fghjk, or a passkey.",
+    passkeyHint: "Changes to how you sign in need your passkey once more. Your browser asks for it when you continue.",
+    freshNote:
+      "Your account has no password or second factor of its own: your sign-in of the last 10 minutes confirms this change.",
+    usePasskey: "Confirm with a passkey",
+    codeOrPasskey: "Enter a code, or confirm with a passkey.",
+    passwordWrong: "This password is not correct.",
+    codeWrong: "This code is not valid. Check it and try again.",
+    passkeyWrong: "The passkey could not be confirmed. Try again.",
+    passkeyCancelled: "The passkey prompt was closed. Nothing was changed.",
+    factorRequired:
+      "Your account has a second factor: confirm with it (a code or a passkey), not only with the password.",
+    stale: "Your sign-in is too long ago to confirm this. Sign out, sign in again, then repeat the change.",
   },
   shell: {
     skipToContent: "Skip to main content",
@@ -2021,6 +2067,11 @@ export const en = {
     endedOthers: "{count} other sessions ended.",
     noOthers: "You are signed in only here.",
     lifetime: "Sessions end after {idle} minutes without activity and at the latest {max} hours after sign-in.",
+    endAll: "Sign out everywhere (all organizations)",
+    endAllTitle: "Sign out everywhere?",
+    endAllBody:
+      "This ends every session of your account in every organization you belong to, this browser included. You will have to sign in again everywhere.",
+    endAllConfirm: "Sign out in every organization",
   },
   invite: {
     pageTitle: "Accept invitation",
@@ -2040,6 +2091,28 @@ export const en = {
     missingBody: "Open the link from the invitation e-mail in full.",
     wrongPassword: "Wrong password for the existing account.",
     toLogin: "Go to sign-in",
+    backToInvitation: "Back to the invitation",
+    ssoOnlyTitle: "Sign in with your organization's account",
+    ssoOnlyBody:
+      "{organization} signs in with single sign-on only, so this invitation cannot be accepted with a password. Sign in on {organization}'s login page with your organization's account; your administrator can give you its address.",
+  },
+  ssoLink: {
+    pageTitle: "Connect your account",
+    checking: "Checking the request…",
+    title: "Connect your account to {organization}",
+    explanation:
+      "{organization} wants to connect its sign-in {provider} to your existing ClinSign account {email}. Confirm it is your account: enter its password, then its second factor.",
+    passwordLabel: "Password of {email}",
+    continue: "Continue",
+    wrongPassword: "This password is not correct.",
+    backToPassword: "Back to the password",
+    pendingExpired: "This confirmation took too long. Please enter your password again.",
+    confirmBody:
+      "Your account {email} is confirmed. Once connected, you sign in to {organization} with {provider}; your password and second factor stay as they are.",
+    confirm: "Connect and sign in to {organization} as {role}",
+    expiredTitle: "This request has expired",
+    expiredBody:
+      "Connecting your organization's sign-in works for a few minutes and in the browser where it started. Start again from your organization's login page.",
   },
   patientData: {
     pageTitle: "Patient data",

@@ -11,8 +11,9 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { ConfirmInline } from "./ConfirmInline";
 import { RecoveryCodes } from "./RecoveryCodes";
+import { StepUp, useStepUp } from "./StepUp";
+import { StepUpConfirm } from "./StepUpConfirm";
 import { TotpSetup } from "./TotpSetup";
 import { createPasskey, passkeyProblem } from "./webauthn";
 import styles from "./account-security.module.css";
@@ -47,7 +48,11 @@ export function SecurityPage() {
             ) : null}
             {overview.data.totp === null && overview.data.passkeys.length === 0 ? (
               <Notice tone={overview.data.required ? "warning" : "info"}>
-                {overview.data.required ? t.security.required : t.security.noFactor}
+                {overview.data.required
+                  ? t.security.required
+                  : overview.data.stepUp.freshSignIn
+                    ? t.security.noCredentials
+                    : t.security.noFactor}
               </Notice>
             ) : overview.data.required ? (
               <Notice tone="info">{t.security.required}</Notice>
@@ -92,6 +97,7 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
   const [setup, setSetup] = useState<TotpSetupData | null>(null);
   const [codeError, setCodeError] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const stepUp = useStepUp(security.stepUp);
 
   const start = useMutation(
     trpc.accountSecurity.totpStart.mutationOptions({
@@ -108,22 +114,25 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
         if (data.recoveryCodes) onCodes(data.recoveryCodes);
         await refresh();
       },
-      onError: (e) => setCodeError(readApiError(e).code === "BAD_REQUEST" ? t.login.wrongCode : errorText(e)),
+      onError: (e) => {
+        if (stepUp.fail(e)) return setCodeError(null);
+        setCodeError(readApiError(e).code === "BAD_REQUEST" ? t.login.wrongCode : errorText(e));
+      },
     }),
   );
   const remove = useMutation(
     trpc.accountSecurity.totpRemove.mutationOptions({
       onSuccess: async () => {
-        setConfirmRemove(false);
         onAnnounce({ tone: "success", text: t.security.totpRemoved });
         await refresh();
       },
-      onError: (e) => {
-        setConfirmRemove(false);
-        onAnnounce({ tone: "danger", text: errorText(e) });
-      },
     }),
   );
+
+  function confirmSetup(code: string) {
+    const input = stepUp.read();
+    if (input) confirm.mutate({ code, stepUp: input });
+  }
 
   return (
     <Card title={t.security.totpTitle} description={t.security.totpDescription} data-testid="totp-card">
@@ -132,24 +141,27 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
           setup={setup}
           busy={confirm.isPending}
           error={codeError}
-          onConfirm={(code) => confirm.mutate({ code })}
-          onCancel={() => setSetup(null)}
-        />
+          onConfirm={confirmSetup}
+          onCancel={() => (setSetup(null), stepUp.reset())}
+        >
+          <StepUp stepUp={stepUp} />
+        </TotpSetup>
       ) : security.totp ? (
         <div className={styles.passkey}>
           <span className={styles.status}>
             <Icon name="check" />
             {format(t.security.totpOn, { date: formatDateTime(security.totp.createdAt, locale) })}
           </span>
-          <ConfirmInline
+          <StepUpConfirm
             confirming={confirmRemove}
             onConfirmingChange={setConfirmRemove}
             question={t.security.totpRemoveConfirm}
             action={t.security.totpRemove}
             icon="trash"
             danger
-            busy={remove.isPending}
-            onConfirm={() => remove.mutate()}
+            methods={security.stepUp}
+            onConfirm={(input) => remove.mutateAsync({ stepUp: input })}
+            onError={(e) => onAnnounce({ tone: "danger", text: errorText(e) })}
           />
         </div>
       ) : (
@@ -171,30 +183,42 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
   const errorText = useErrorText();
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const [adding, setAdding] = useState(false);
+  const stepUp = useStepUp(security.stepUp);
   const options = useMutation(trpc.accountSecurity.passkeyOptions.mutationOptions());
   const register = useMutation(trpc.accountSecurity.passkeyRegister.mutationOptions());
 
+  function close() {
+    setConfirming(false);
+    stepUp.reset();
+  }
+
+  /** First the name, then the step-up in the same form, then the browser's passkey prompt. */
   async function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const chosen = name.trim() || t.security.passkeyNameDefault;
     if (chosen.length > 60) return setNameError(t.validation.tooLong);
     setNameError(null);
     onAnnounce(null);
+    if (!confirming) return setConfirming(true);
+    const input = stepUp.read();
+    if (!input) return;
     setAdding(true);
     try {
-      const optionsJSON = await options.mutateAsync();
-      const outcome = await createPasskey(optionsJSON);
+      const outcome = await createPasskey(await options.mutateAsync());
       if (!outcome.ok) {
         onAnnounce({ tone: "danger", text: passkeyProblem(outcome.reason, t, "security") });
         return;
       }
-      const added = await register.mutateAsync({ name: chosen, response: outcome.response as never });
+      const added = await register.mutateAsync({ name: chosen, response: outcome.response as never, stepUp: input });
       setName("");
+      close();
       onAnnounce({ tone: "success", text: format(t.security.passkeyAdded, { name: chosen }) });
       if (added.recoveryCodes) onCodes(added.recoveryCodes);
       await refresh();
     } catch (error) {
+      if (stepUp.fail(error)) return;
       onAnnounce({
         tone: "danger",
         text: readApiError(error).code === "BAD_REQUEST" ? t.security.passkeyFailed : errorText(error),
@@ -212,7 +236,7 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
         ) : (
           <ul className={styles.passkeys}>
             {security.passkeys.map((passkey) => (
-              <PasskeyRow key={passkey.id} passkey={passkey} onAnnounce={onAnnounce} />
+              <PasskeyRow key={passkey.id} passkey={passkey} security={security} onAnnounce={onAnnounce} />
             ))}
           </ul>
         )}
@@ -227,16 +251,35 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
             onChange={(event) => setName(event.currentTarget.value)}
             error={nameError ?? undefined}
           />
-          <Button type="submit" icon={<Icon name="plus" />} busy={adding}>
-            {t.security.passkeyAdd}
-          </Button>
+          {confirming ? null : (
+            <Button type="submit" icon={<Icon name="plus" />}>
+              {t.security.passkeyAdd}
+            </Button>
+          )}
+          {confirming ? (
+            <div className={styles.stepUpConfirm}>
+              <StepUp stepUp={stepUp} autoFocus />
+              <div className="cs-row">
+                <Button type="submit" variant="primary" icon={<Icon name="plus" />} busy={adding}>
+                  {t.security.passkeyAdd}
+                </Button>
+                <Button disabled={adding} onClick={close}>
+                  {t.common.cancel}
+                </Button>
+              </div>
+            </div>
+          ) : null}
         </form>
       </div>
     </Card>
   );
 }
 
-function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnounce: CardProps["onAnnounce"] }) {
+function PasskeyRow({
+  passkey,
+  security,
+  onAnnounce,
+}: Pick<CardProps, "security" | "onAnnounce"> & { passkey: PasskeySummary }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const refresh = useRefresh();
@@ -247,10 +290,6 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
       onSuccess: async () => {
         onAnnounce({ tone: "success", text: format(t.security.passkeyRemoved, { name: passkey.name }) });
         await refresh();
-      },
-      onError: (e) => {
-        setConfirming(false);
-        onAnnounce({ tone: "danger", text: errorText(e) });
       },
     }),
   );
@@ -269,7 +308,7 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
           {format(t.security.passkeyCreated, { date: formatDateTime(passkey.createdAt, locale) })} · {used}
         </div>
       </div>
-      <ConfirmInline
+      <StepUpConfirm
         confirming={confirming}
         onConfirmingChange={setConfirming}
         question={format(t.security.passkeyRemoveConfirm, { name: passkey.name })}
@@ -277,8 +316,9 @@ function PasskeyRow({ passkey, onAnnounce }: { passkey: PasskeySummary; onAnnoun
         icon="trash"
         danger
         ariaLabel={format(t.security.passkeyRemoveLabel, { name: passkey.name })}
-        busy={remove.isPending}
-        onConfirm={() => remove.mutate({ id: passkey.id })}
+        methods={security.stepUp}
+        onConfirm={(input) => remove.mutateAsync({ id: passkey.id, stepUp: input })}
+        onError={(e) => onAnnounce({ tone: "danger", text: errorText(e) })}
       />
     </li>
   );
@@ -298,13 +338,8 @@ function RecoveryCard({
   const regenerate = useMutation(
     trpc.accountSecurity.regenerateRecoveryCodes.mutationOptions({
       onSuccess: async (data) => {
-        setConfirming(false);
         onCodes(data.recoveryCodes);
         await refresh();
-      },
-      onError: (e) => {
-        setConfirming(false);
-        onAnnounce({ tone: "danger", text: errorText(e) });
       },
     }),
   );
@@ -313,14 +348,15 @@ function RecoveryCard({
       {hasFactor ? (
         <div className={styles.passkey}>
           <span>{format(t.security.recoveryLeft, { count: security.recoveryCodesLeft })}</span>
-          <ConfirmInline
+          <StepUpConfirm
             confirming={confirming}
             onConfirmingChange={setConfirming}
             question={t.security.recoveryRegenerateConfirm}
             action={t.security.recoveryRegenerate}
             icon="refresh"
-            busy={regenerate.isPending}
-            onConfirm={() => regenerate.mutate()}
+            methods={security.stepUp}
+            onConfirm={(input) => regenerate.mutateAsync({ stepUp: input })}
+            onError={(e) => onAnnounce({ tone: "danger", text: errorText(e) })}
           />
         </div>
       ) : (

@@ -2,14 +2,15 @@
 
 import type { TotpSetup as TotpSetupData } from "@clinsign/contracts";
 import { Button, CopyField, TextField } from "@clinsign/ui";
-import { useRef, useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent, type ReactNode } from "react";
 import { useI18n } from "../../i18n/I18nProvider";
 import { QrCode } from "../signature-requests/QrCode";
 import styles from "./account-security.module.css";
 
 /**
  * Setting up an authenticator app: the QR code of the otpauth URI, the key for typing it in, and
- * the first code to confirm. `error` comes from the caller's confirm call.
+ * the first code to confirm. `error` comes from the caller's confirm call; `children` go between
+ * the code and the buttons (the security page's step-up).
  */
 export function TotpSetup({
   setup,
@@ -17,12 +18,14 @@ export function TotpSetup({
   error,
   onConfirm,
   onCancel,
+  children,
 }: {
   setup: TotpSetupData;
   busy: boolean;
   error: string | null;
   onConfirm: (code: string) => void;
   onCancel?: () => void;
+  children?: ReactNode;
 }) {
   const { t } = useI18n();
   const [code, setCode] = useState("");
@@ -70,6 +73,7 @@ export function TotpSetup({
             onChange={(event) => setCode(event.currentTarget.value)}
             error={localError ?? error ?? undefined}
           />
+          {children}
           <div className="cs-row">
             <Button type="submit" variant="primary" busy={busy}>
               {t.security.totpConfirm}

@@ -1,7 +1,7 @@
 "use client";
 
 import type { StaffSessionItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, Dialog, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -16,7 +16,7 @@ import { describeApiError, readApiError } from "../../trpc/errors";
 import { CardError } from "../users/UsersPage";
 import styles from "../users/users.module.css";
 
-/** The signed-in member's account: who they are, and their sessions (end one, or all others). */
+/** The signed-in member's account: who they are, and their sessions (end one, all others, or every one everywhere). */
 export function AccountPage() {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
@@ -111,15 +111,15 @@ export function AccountPage() {
           />
         </div>
         <div className="cs-card__body cs-stack">
-          {others > 0 ? (
-            <div>
+          {others > 0 ? null : <p className="cs-hint">{t.account.noOthers}</p>}
+          <div className="cs-row">
+            {others > 0 ? (
               <Button variant="danger-outline" busy={endOthers.isPending} onClick={() => endOthers.mutate()}>
                 {t.account.endOthers}
               </Button>
-            </div>
-          ) : (
-            <p className="cs-hint">{t.account.noOthers}</p>
-          )}
+            ) : null}
+            <EndAllSessions />
+          </div>
           {settings.data ? (
             <p className="cs-hint">
               {format(t.account.lifetime, {
@@ -161,6 +161,56 @@ export function AccountPage() {
           {body}
         </Card>
       </div>
+    </>
+  );
+}
+
+/**
+ * Ends every staff session of the account in every organization, this browser's included: asked
+ * once more in a dialog, since it signs the person out here too.
+ */
+function EndAllSessions() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const endAll = useMutation(
+    trpc.account.endAllSessions.mutationOptions({
+      onSuccess: () => window.location.assign("/login?reason=signed-out"),
+    }),
+  );
+  const close = () => {
+    setOpen(false);
+    endAll.reset();
+  };
+  return (
+    <>
+      <Button variant="danger-outline" onClick={() => setOpen(true)}>
+        {t.account.endAll}
+      </Button>
+      <Dialog
+        open={open}
+        role="alertdialog"
+        onClose={close}
+        title={t.account.endAllTitle}
+        description={t.account.endAllBody}
+        closeLabel={t.common.close}
+        footer={
+          <>
+            <Button onClick={close} disabled={endAll.isPending} data-autofocus>
+              {t.common.cancel}
+            </Button>
+            <Button variant="danger" busy={endAll.isPending || endAll.isSuccess} onClick={() => endAll.mutate()}>
+              {t.account.endAllConfirm}
+            </Button>
+          </>
+        }
+      >
+        {endAll.error ? (
+          <Notice tone="danger" role="alert">
+            {describeApiError(readApiError(endAll.error), t)}
+          </Notice>
+        ) : null}
+      </Dialog>
     </>
   );
 }

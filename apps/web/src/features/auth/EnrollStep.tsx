@@ -21,9 +21,12 @@ import styles from "./LoginForm.module.css";
 export function EnrollStep({
   onSignedIn,
   onRestart,
+  backLabel,
 }: {
   onSignedIn: () => void;
   onRestart: (expired: boolean) => void;
+  /** The way back, where it is not to the e-mail and password. */
+  backLabel?: string;
 }) {
   const { t } = useI18n();
   const trpc = useTRPC();
@@ -121,7 +124,7 @@ export function EnrollStep({
       )}
       <div className={styles.alternatives}>
         <Button variant="ghost" size="small" onClick={() => onRestart(false)}>
-          {t.login.backToPassword}
+          {backLabel ?? t.login.backToPassword}
         </Button>
       </div>
     </>

@@ -1,17 +1,22 @@
 "use client";
 
-import { Button, cx, Icon, Notice, TextField } from "@clinsign/ui";
+import { Button, Icon, Notice, TextField } from "@clinsign/ui";
 import type { LoginResult, SsoErrorCode } from "@clinsign/contracts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { LanguageSwitch } from "../../components/LanguageSwitch";
-import { Logo } from "../../components/Logo";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError, retryAfterMinutes, translateValidationMessage } from "../../trpc/errors";
+import {
+  describeApiError,
+  readApiError,
+  retryAfterMinutes,
+  translateValidationMessage,
+  type ApiError,
+} from "../../trpc/errors";
 import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
+import { AuthPage } from "./AuthPage";
 import { EnrollStep } from "./EnrollStep";
 import { SecondFactorStep } from "./SecondFactorStep";
 import { SignInAlert } from "./SignInAlert";
@@ -23,6 +28,18 @@ type Stage =
 interface FieldErrors {
   email?: string;
   password?: string;
+}
+
+/**
+ * Why a sign-in was refused, where it is not about the typed fields: single sign-on only (with or
+ * without its button on the page), too many attempts, or `null` for the caller to say.
+ */
+function refusal(apiError: ApiError, t: Dictionary, ssoButton: boolean): string | null {
+  if (apiError.code === "FORBIDDEN" && apiError.details.reason === "sso_only")
+    return ssoButton ? t.login.ssoOnly : t.login.ssoOnlyNoButton;
+  if (apiError.code !== "TOO_MANY_REQUESTS") return null;
+  const minutes = retryAfterMinutes(apiError);
+  return minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited;
 }
 
 /** The domain of a typed address once it looks complete (`name@host.tld`), else null. */
@@ -72,6 +89,8 @@ export function LoginForm({
     setFormError(expired ? t.login.pendingExpired : null);
   }
 
+  // On an organization's login URL, that organization; else the account's first that admits it.
+  const organization = organizationId ? { organizationId } : {};
   const passkeyOptions = useMutation(trpc.auth.passkeyOptions.mutationOptions());
   const passkeySignIn = useMutation(trpc.auth.passkeySignIn.mutationOptions());
 
@@ -85,14 +104,14 @@ export function LoginForm({
         setFormError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
-      await passkeySignIn.mutateAsync({ response: outcome.response as never });
+      await passkeySignIn.mutateAsync({ response: outcome.response as never, ...organization });
       enter();
     } catch (error) {
       const apiError = readApiError(error);
-      if (apiError.code === "TOO_MANY_REQUESTS") {
-        const minutes = retryAfterMinutes(apiError);
-        setFormError(minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited);
-      } else setFormError(apiError.code === "UNAUTHORIZED" ? t.login.passkeyFailed : describeApiError(apiError, t));
+      setFormError(
+        refusal(apiError, t, sso !== null) ??
+          (apiError.code === "UNAUTHORIZED" ? t.login.passkeyFailed : describeApiError(apiError, t)),
+      );
     } finally {
       setPasskeyBusy(false);
     }
@@ -108,16 +127,14 @@ export function LoginForm({
       },
       onError: (error) => {
         const apiError = readApiError(error);
-        if (apiError.code === "FORBIDDEN" && apiError.details?.reason === "sso_only") {
-          setFormError(t.login.ssoOnly);
-          setPassword("");
+        const refused = refusal(apiError, t, sso !== null);
+        if (refused) {
+          setFormError(refused);
+          if (apiError.code === "FORBIDDEN") setPassword("");
         } else if (apiError.code === "UNAUTHORIZED") {
           setFormError(t.login.wrongCredentials);
           setPassword("");
           passwordRef.current?.focus();
-        } else if (apiError.code === "TOO_MANY_REQUESTS") {
-          const minutes = retryAfterMinutes(apiError);
-          setFormError(minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited);
         } else if (apiError.fieldErrors.length > 0) {
           const errors: FieldErrors = {};
           for (const { key, message } of apiError.fieldErrors) {
@@ -142,98 +159,86 @@ export function LoginForm({
     setFieldErrors(errors);
     if (errors.email) return emailRef.current?.focus();
     if (errors.password) return passwordRef.current?.focus();
-    login.mutate({ email: email.trim(), password });
+    login.mutate({ email: email.trim(), password, ...organization });
   }
 
   const busy = login.isPending || (login.isSuccess && stage.step === "password") || entering;
 
   return (
-    <div className={styles.page}>
-      <div className={styles.topBar}>
-        <LanguageSwitch />
-      </div>
-      <main className={styles.main}>
-        <div className={cx(styles.card, stage.step === "enroll" && styles.cardWide)}>
-          <div className={styles.brand}>
-            <Logo name={t.common.productName} size="large" />
-            <p className={styles.tagline}>{t.common.productTagline}</p>
+    <AuthPage wide={stage.step === "enroll"} footer={t.login.footer}>
+      {stage.step === "second_factor" ? (
+        <SecondFactorStep methods={stage.methods} onVerified={enter} onRestart={restart} />
+      ) : stage.step === "enroll" ? (
+        <EnrollStep onSignedIn={enter} onRestart={restart} />
+      ) : (
+        <>
+          <div className={styles.heading}>
+            <h1>{t.login.title}</h1>
+            <p className={styles.subtitle}>{t.login.subtitle}</p>
           </div>
-          {stage.step === "second_factor" ? (
-            <SecondFactorStep methods={stage.methods} onSignedIn={enter} onRestart={restart} />
-          ) : stage.step === "enroll" ? (
-            <EnrollStep onSignedIn={enter} onRestart={restart} />
-          ) : (
-            <>
-              <div className={styles.heading}>
-                <h1>{t.login.title}</h1>
-                <p className={styles.subtitle}>{t.login.subtitle}</p>
-              </div>
 
-              {ssoError && !formError ? (
-                <Notice tone="danger" role="alert">
-                  <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
-                </Notice>
-              ) : null}
-              {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
-              {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-              <SignInAlert message={formError} />
+          {ssoError && !formError ? (
+            <Notice tone="danger" role="alert">
+              <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
+            </Notice>
+          ) : null}
+          {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
+          {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
+          <SignInAlert message={formError} />
 
-              {sso ? (
-                <div className={styles.sso}>
-                  <a
-                    className="cs-button cs-button--primary cs-button--block"
-                    href={ssoStartUrl(sso.organizationId, email)}
-                  >
-                    {format(t.login.ssoButton, { provider: sso.displayName })}
-                  </a>
-                  <p className={styles.divider}>
-                    <span>{t.login.orPassword}</span>
-                  </p>
-                </div>
-              ) : null}
+          {sso ? (
+            <div className={styles.sso}>
+              <a
+                className="cs-button cs-button--primary cs-button--block"
+                href={ssoStartUrl(sso.organizationId, email)}
+              >
+                {format(t.login.ssoButton, { provider: sso.displayName })}
+              </a>
+              <p className={styles.divider}>
+                <span>{t.login.orPassword}</span>
+              </p>
+            </div>
+          ) : null}
 
-              {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
-              <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
-                <TextField
-                  ref={emailRef}
-                  label={t.login.email}
-                  name="email"
-                  type="email"
-                  inputMode="email"
-                  autoComplete="username"
-                  autoCapitalize="none"
-                  spellCheck={false}
-                  required
-                  value={email}
-                  onChange={(event) => setEmail(event.currentTarget.value)}
-                  error={fieldErrors.email}
-                />
-                <TextField
-                  ref={passwordRef}
-                  label={t.login.password}
-                  name="password"
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onChange={(event) => setPassword(event.currentTarget.value)}
-                  error={fieldErrors.password}
-                />
-                {/* On an organization's login URL its provider comes first: decided before the lookup answers, so the button does not change colour under the reader. */}
-                <Button type="submit" variant={sso || organizationId ? "secondary" : "primary"} block busy={busy}>
-                  {t.login.submit}
-                </Button>
-              </form>
-              <div className={styles.divider}>{t.login.or}</div>
-              <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
-                {t.login.passkeySignIn}
-              </Button>
-            </>
-          )}
-        </div>
-        <p className={styles.footer}>{t.login.footer}</p>
-      </main>
-    </div>
+          {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
+          <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
+            <TextField
+              ref={emailRef}
+              label={t.login.email}
+              name="email"
+              type="email"
+              inputMode="email"
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+              error={fieldErrors.email}
+            />
+            <TextField
+              ref={passwordRef}
+              label={t.login.password}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.currentTarget.value)}
+              error={fieldErrors.password}
+            />
+            {/* On an organization's login URL its provider comes first: decided before the lookup answers, so the button does not change colour under the reader. */}
+            <Button type="submit" variant={sso || organizationId ? "secondary" : "primary"} block busy={busy}>
+              {t.login.submit}
+            </Button>
+          </form>
+          <div className={styles.divider}>{t.login.or}</div>
+          <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
+            {t.login.passkeySignIn}
+          </Button>
+        </>
+      )}
+    </AuthPage>
   );
 }
 

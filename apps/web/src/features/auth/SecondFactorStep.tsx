@@ -14,15 +14,22 @@ import styles from "./LoginForm.module.css";
 
 type Methods = NonNullable<LoginResult["methods"]>;
 
-/** The second step after the password: a code from the app, a passkey, or a recovery code. */
+/**
+ * The second step after the password: a code from the app, a passkey, or a recovery code. Used by
+ * the login, the invitation and connecting single sign-on; each says what the answer leads to.
+ */
 export function SecondFactorStep({
   methods,
-  onSignedIn,
+  onVerified,
   onRestart,
+  backLabel,
 }: {
   methods: Methods;
-  onSignedIn: () => void;
+  /** The step's answer: `done`, or `confirm_link` when connecting single sign-on. */
+  onVerified: (result: LoginResult) => void;
   onRestart: (expired: boolean) => void;
+  /** The way back, where it is not to the e-mail and password. */
+  backLabel?: string;
 }) {
   const { t } = useI18n();
   const trpc = useTRPC();
@@ -50,7 +57,7 @@ export function SecondFactorStep({
 
   const verifyCode = useMutation(
     trpc.auth.verifyCode.mutationOptions({
-      onSuccess: onSignedIn,
+      onSuccess: onVerified,
       onError: (failure) => {
         setError(explain(failure));
         setCode("");
@@ -78,8 +85,7 @@ export function SecondFactorStep({
         setError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
-      await verifyPasskey.mutateAsync({ response: outcome.response as never });
-      onSignedIn();
+      onVerified(await verifyPasskey.mutateAsync({ response: outcome.response as never }));
     } catch (failure) {
       const text = explain(failure);
       setError(text === t.login.wrongCode ? t.login.passkeyFailed : text);
@@ -145,7 +151,7 @@ export function SecondFactorStep({
           </Button>
         ) : null}
         <Button variant="ghost" size="small" onClick={() => onRestart(false)}>
-          {t.login.backToPassword}
+          {backLabel ?? t.login.backToPassword}
         </Button>
       </div>
     </>

@@ -1,74 +1,80 @@
 "use client";
 
-import { roles, type SsoSettings as Settings } from "@clinsign/contracts";
+import {
+  ssoMappableRoles,
+  type SsoRoleMapping,
+  type SsoSettings as Settings,
+  type StepUpMethods,
+} from "@clinsign/contracts";
 import { Button, Card, CopyField, Icon, Notice, SelectField, Skeleton, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { useCan } from "../../components/admin-shell/SessionContext";
 import { LoadFailed } from "../../components/LoadFailed";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError, translateValidationMessage } from "../../trpc/errors";
+import { describeApiError, readApiError, translateValidationMessage, type ApiError } from "../../trpc/errors";
+import { StepUp, useStepUp, type StepUpState } from "../account-security/StepUp";
 import { settingBinders, urlInput } from "./setting-binders";
+import { ssoFormStateFrom, validateSsoForm, type SsoFormErrors, type SsoFormState } from "./sso-form";
+import { SsoDomains } from "./SsoDomains";
 import styles from "./settings.module.css";
 
-type Role = (typeof roles)[number];
-
-interface FormState {
-  enabled: boolean;
-  displayName: string;
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  allowedDomains: string;
-  roleClaim: string;
-  roleMapping: { value: string; role: Role }[];
-  ssoOnly: boolean;
-  breakGlassUserId: string;
-}
-
-type Errors = Partial<Record<keyof FormState | "form", string>>;
-
-const stateFrom = (s: Settings): FormState => ({
-  enabled: s.enabled,
-  displayName: s.displayName,
-  issuer: s.issuer,
-  clientId: s.clientId,
-  clientSecret: "",
-  allowedDomains: s.allowedDomains.join(", "),
-  roleClaim: s.roleClaim,
-  roleMapping: s.roleMapping.length > 0 ? s.roleMapping : [{ value: "", role: "staff" }],
-  ssoOnly: s.ssoOnly,
-  breakGlassUserId: s.breakGlassUserId ?? "",
-});
-
-/** Single sign-on with the organization's OpenID Connect provider (admins only). */
+/**
+ * Single sign-on with the organization's OpenID Connect provider: admins read it, owners change it
+ * (each save asks again: step-up, with the owner's own methods from the security overview).
+ */
 export function SsoSettings() {
   const { t } = useI18n();
   const trpc = useTRPC();
+  const owner = useCan()("organization.saveSso");
   const settings = useQuery(trpc.organization.sso.queryOptions());
+  const security = useQuery({ ...trpc.accountSecurity.overview.queryOptions(), enabled: owner });
+  const pending = settings.isPending || (owner && security.isPending);
+  const failed = settings.error ? settings : owner && security.error ? security : null;
   return (
     <Card title={t.sso.title} description={t.sso.description}>
-      {settings.isPending ? (
+      {pending ? (
         <Skeleton label={t.common.loading} lines={4} />
-      ) : settings.error ? (
-        <LoadFailed query={settings} />
-      ) : (
-        <SsoForm settings={settings.data} />
-      )}
+      ) : failed ? (
+        <LoadFailed query={failed} />
+      ) : settings.data ? (
+        <SsoForm settings={settings.data} stepUpMethods={owner ? (security.data?.stepUp ?? null) : null} />
+      ) : null}
     </Card>
   );
 }
 
-function SsoForm({ settings }: { settings: Settings }) {
+/** The server's word on a failed save, at the field it names where it names one. */
+function saveErrors(apiError: ApiError, form: SsoFormState, t: Dictionary): SsoFormErrors {
+  const errors: SsoFormErrors = {};
+  for (const { key, message } of apiError.fieldErrors) {
+    const field = (key.split(".")[0] ?? key) as keyof SsoFormState;
+    if (field in form) errors[field] ??= translateValidationMessage(message, t);
+  }
+  const field = typeof apiError.details.field === "string" ? (apiError.details.field as keyof SsoFormState) : null;
+  // A public mail domain (gmail.com …) proves nothing about who belongs to the organization: the
+  // server's one refusal of this field that names no reason.
+  if (field === "allowedDomains" && (apiError.details.reason ?? "public_domain") === "public_domain")
+    errors.allowedDomains = t.sso.domainsPublic;
+  else if (field && field in form) errors[field] = apiError.message;
+  if (Object.keys(errors).length === 0) errors.form = describeApiError(apiError, t);
+  return errors;
+}
+
+function SsoForm({ settings, stepUpMethods }: { settings: Settings; stepUpMethods: StepUpMethods | null }) {
   const { t } = useI18n();
   const s = t.sso;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [form, setForm] = useState(() => stateFrom(settings));
-  const [errors, setErrors] = useState<Errors>({});
+  const readOnly = stepUpMethods === null;
+  const [form, setForm] = useState(() => ssoFormStateFrom(settings));
+  const [errors, setErrors] = useState<SsoFormErrors>({});
   const [saved, setSaved] = useState(false);
-  const change = <K extends keyof FormState>(key: K, value: FormState[K]) => {
+  // Admins have no step-up to give: the hook is there, its field is not shown.
+  const stepUp = useStepUp(stepUpMethods ?? noStepUp);
+  const change = <K extends keyof SsoFormState>(key: K, value: SsoFormState[K]) => {
     setForm((f) => ({ ...f, [key]: value }));
     setSaved(false);
   };
@@ -76,21 +82,14 @@ function SsoForm({ settings }: { settings: Settings }) {
     trpc.organization.saveSso.mutationOptions({
       onSuccess: (next) => {
         queryClient.setQueryData(trpc.organization.sso.queryKey(), next);
-        setForm(stateFrom(next));
+        setForm(ssoFormStateFrom(next));
         setErrors({});
+        stepUp.reset();
         setSaved(true);
       },
       onError: (error) => {
-        const apiError = readApiError(error);
-        const next: Errors = {};
-        for (const { key, message } of apiError.fieldErrors) {
-          const field = (key.split(".")[0] ?? key) as keyof FormState;
-          next[field] ??= translateValidationMessage(message, t);
-        }
-        const field = typeof apiError.details.field === "string" ? (apiError.details.field as keyof FormState) : null;
-        if (field && field in form) next[field] = apiError.message;
-        if (Object.keys(next).length === 0) next.form = describeApiError(apiError, t);
-        setErrors(next);
+        if (stepUp.fail(error)) return setErrors({});
+        setErrors(saveErrors(readApiError(error), form, t));
       },
     }),
   );
@@ -98,47 +97,19 @@ function SsoForm({ settings }: { settings: Settings }) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setSaved(false);
-    const next: Errors = {};
-    if (!form.displayName.trim()) next.displayName = t.validation.required;
-    if (!/^https?:\/\/\S+$/.test(form.issuer.trim())) next.issuer = s.issuerInvalid;
-    if (!form.clientId.trim()) next.clientId = t.validation.required;
-    if (!settings.hasClientSecret && !form.clientSecret) next.clientSecret = t.validation.required;
-    const domains = form.allowedDomains
-      .split(/[\s,;]+/)
-      .map((d) => d.trim())
-      .filter(Boolean);
-    if (domains.length === 0) next.allowedDomains = s.domainsRequired;
-    if (!form.roleClaim.trim()) next.roleClaim = t.validation.required;
-    const mapping = form.roleMapping.filter((m) => m.value.trim());
-    if (mapping.length === 0) next.roleMapping = s.mappingRequired;
-    if (form.ssoOnly && !form.breakGlassUserId) next.breakGlassUserId = s.breakGlassRequired;
-    setErrors(next);
-    if (Object.keys(next).length > 0) return;
-    save.mutate({
-      enabled: form.enabled,
-      displayName: form.displayName.trim(),
-      issuer: form.issuer.trim(),
-      clientId: form.clientId.trim(),
-      ...(form.clientSecret ? { clientSecret: form.clientSecret } : {}),
-      allowedDomains: domains,
-      roleClaim: form.roleClaim.trim(),
-      roleMapping: mapping.map((m) => ({ value: m.value.trim(), role: m.role })),
-      ssoOnly: form.ssoOnly,
-      breakGlassUserId: form.breakGlassUserId || null,
-    });
+    const { errors: found, input } = validateSsoForm(form, settings.hasClientSecret, t);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const confirmed = stepUp.read();
+    if (confirmed) save.mutate({ ...input, stepUp: confirmed });
   }
 
-  // Only admins reach this form, so nothing in it is read-only.
-  const { textSetting, switchSetting } = settingBinders({ form, errors, disabled: false, change });
+  const { textSetting, switchSetting } = settingBinders({ form, errors, disabled: readOnly, change });
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
-  const setMapping = (row: number, patch: Partial<FormState["roleMapping"][number]>) =>
-    change(
-      "roleMapping",
-      form.roleMapping.map((m, i) => (i === row ? { ...m, ...patch } : m)),
-    );
 
   return (
     <form className="cs-stack cs-stack--lg" onSubmit={onSubmit} noValidate aria-label={s.title}>
+      {readOnly ? <Notice tone="info">{s.ownersOnly}</Notice> : null}
       {errors.form ? (
         <Notice tone="danger" role="alert">
           {errors.form}
@@ -183,6 +154,7 @@ function SsoForm({ settings }: { settings: Settings }) {
         autoCapitalize="none"
         {...textSetting("allowedDomains", "ssoDomains")}
       />
+      <SsoDomains domains={settings.domains} canVerify={!readOnly} />
       <div className={styles.divider} />
       <TextField
         label={s.roleClaimLabel}
@@ -191,62 +163,12 @@ function SsoForm({ settings }: { settings: Settings }) {
         mono
         {...textSetting("roleClaim", "ssoRoleClaim")}
       />
-      <fieldset className={`cs-stack ${styles.fieldset}`}>
-        <legend className="cs-label">{s.mappingLegend}</legend>
-        <p className="cs-hint">{s.mappingHint}</p>
-        {errors.roleMapping ? <p className="cs-field-error">{errors.roleMapping}</p> : null}
-        <ol className={styles.urlList}>
-          {form.roleMapping.map((m, row) => (
-            <li key={row} className={styles.mappingRow}>
-              <TextField
-                className={styles.urlField}
-                label={format(s.mappingValueLabel, { number: row + 1 })}
-                name={`ssoMappingValue-${row}`}
-                spellCheck={false}
-                mono
-                value={m.value}
-                onChange={(e) => setMapping(row, { value: e.currentTarget.value })}
-              />
-              <SelectField
-                label={format(s.mappingRoleLabel, { number: row + 1 })}
-                name={`ssoMappingRole-${row}`}
-                value={m.role}
-                onChange={(event) => setMapping(row, { role: event.currentTarget.value as Role })}
-                options={roles.map((role) => ({
-                  value: role,
-                  label: (t.roles as Record<string, string>)[role] ?? role,
-                }))}
-              />
-              {form.roleMapping.length > 1 ? (
-                <Button
-                  className={styles.mappingRemove}
-                  variant="ghost"
-                  iconOnly
-                  aria-label={format(s.removeMapping, { number: row + 1 })}
-                  onClick={() =>
-                    change(
-                      "roleMapping",
-                      form.roleMapping.filter((_, i) => i !== row),
-                    )
-                  }
-                >
-                  <Icon name="trash" />
-                </Button>
-              ) : null}
-            </li>
-          ))}
-        </ol>
-        <div>
-          <Button
-            size="small"
-            icon={<Icon name="plus" />}
-            disabled={form.roleMapping.length >= 100}
-            onClick={() => change("roleMapping", [...form.roleMapping, { value: "", role: "staff" }])}
-          >
-            {s.addMapping}
-          </Button>
-        </div>
-      </fieldset>
+      <RoleMappingFieldset
+        rows={form.roleMapping}
+        error={errors.roleMapping}
+        readOnly={readOnly}
+        onChange={(rows) => change("roleMapping", rows)}
+      />
       <div className={styles.divider} />
       <Switch label={s.ssoOnlyLabel} description={s.ssoOnlyDescription} {...switchSetting("ssoOnly")} />
       {form.ssoOnly ? (
@@ -261,19 +183,113 @@ function SsoForm({ settings }: { settings: Settings }) {
           }))}
         />
       ) : null}
+      {readOnly ? null : <SaveBar stepUp={stepUp} saved={saved} busy={save.isPending} />}
+    </form>
+  );
+}
+
+/** Never used: an admin's form is read-only and sends nothing. */
+const noStepUp: StepUpMethods = {
+  password: false,
+  totp: false,
+  passkey: false,
+  recoveryCode: false,
+  freshSignIn: false,
+};
+
+/** The owner's step-up and the save button, with what the last save did. */
+function SaveBar({ stepUp, saved, busy }: { stepUp: StepUpState; saved: boolean; busy: boolean }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <StepUp stepUp={stepUp} />
       <div className={styles.ssoSave}>
         <p className={styles.feedback} role="status" aria-live="polite" data-tone={saved ? "success" : undefined}>
           {saved ? (
             <>
               <Icon name="check" />
-              <span>{s.saved}</span>
+              <span>{t.sso.saved}</span>
             </>
           ) : null}
         </p>
-        <Button type="submit" variant="primary" busy={save.isPending}>
-          {s.save}
+        <Button type="submit" variant="primary" busy={busy || stepUp.passkeyBusy}>
+          {t.sso.save}
         </Button>
       </div>
-    </form>
+    </>
+  );
+}
+
+/** Claim values and the role each grants; never the owner (owners are made in the console, by owners). */
+function RoleMappingFieldset({
+  rows,
+  error,
+  readOnly,
+  onChange,
+}: {
+  rows: SsoRoleMapping[];
+  error: string | undefined;
+  readOnly: boolean;
+  onChange: (rows: SsoRoleMapping[]) => void;
+}) {
+  const { t } = useI18n();
+  const s = t.sso;
+  const setRow = (row: number, patch: Partial<SsoRoleMapping>) =>
+    onChange(rows.map((m, i) => (i === row ? { ...m, ...patch } : m)));
+  const roleOptions = ssoMappableRoles.map((role) => ({ value: role, label: t.roles[role] }));
+  return (
+    <fieldset className={`cs-stack ${styles.fieldset}`}>
+      <legend className="cs-label">{s.mappingLegend}</legend>
+      <p className="cs-hint">{s.mappingHint}</p>
+      <p className="cs-hint">{s.mappingNoOwner}</p>
+      {error ? <p className="cs-field-error">{error}</p> : null}
+      <ol className={styles.urlList}>
+        {rows.map((m, row) => (
+          <li key={row} className={styles.mappingRow}>
+            <TextField
+              className={styles.urlField}
+              label={format(s.mappingValueLabel, { number: row + 1 })}
+              name={`ssoMappingValue-${row}`}
+              spellCheck={false}
+              mono
+              disabled={readOnly}
+              value={m.value}
+              onChange={(e) => setRow(row, { value: e.currentTarget.value })}
+            />
+            <SelectField
+              label={format(s.mappingRoleLabel, { number: row + 1 })}
+              name={`ssoMappingRole-${row}`}
+              disabled={readOnly}
+              value={m.role}
+              onChange={(event) => setRow(row, { role: event.currentTarget.value as SsoRoleMapping["role"] })}
+              options={roleOptions}
+            />
+            {rows.length > 1 && !readOnly ? (
+              <Button
+                className={styles.mappingRemove}
+                variant="ghost"
+                iconOnly
+                aria-label={format(s.removeMapping, { number: row + 1 })}
+                onClick={() => onChange(rows.filter((_, i) => i !== row))}
+              >
+                <Icon name="trash" />
+              </Button>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+      {readOnly ? null : (
+        <div>
+          <Button
+            size="small"
+            icon={<Icon name="plus" />}
+            disabled={rows.length >= 100}
+            onClick={() => onChange([...rows, { value: "", role: "staff" }])}
+          >
+            {s.addMapping}
+          </Button>
+        </div>
+      )}
+    </fieldset>
   );
 }
