@@ -28,8 +28,11 @@ function characterStrings(value: string): string[] {
   return [...chunks, chunk];
 }
 
-/** A name server on 127.0.0.1 (UDP, a free port) answering TXT queries from records the test sets. */
-export async function startTestDnsServer(): Promise<TestDnsServer> {
+/**
+ * A name server on 127.0.0.1 (UDP) answering TXT queries from records the test sets: on `port`
+ * when given (the e2e run's fixed DNS_RESOLVERS), else on a free one.
+ */
+export async function startTestDnsServer(options: { port?: number } = {}): Promise<TestDnsServer> {
   const txtRecords = new Map<string, string[]>();
   const server = createUDPServer((request, send) => {
     const response = Packet.createResponseFromRequest(request);
@@ -42,7 +45,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
         response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 1, data: characterStrings(value) }));
     void send(response);
   });
-  await server.listen(0, "127.0.0.1");
+  await server.listen(options.port ?? 0, "127.0.0.1");
   const { port } = server.address();
   return {
     resolver: `127.0.0.1:${port}`,

@@ -77,6 +77,7 @@ export async function saveSsoSettings(
   if (publicDomain)
     throw new AppError("invalid_request", `${publicDomain} is a public mail domain: anyone can have an address there`, {
       field: "allowedDomains",
+      reason: "public_domain",
     });
   await confirmStepUp(publicContextOf(ctx), input.staffSession, input.stepUp);
   const issuer = input.issuer.trim();
