@@ -3,13 +3,8 @@ import type { SsoErrorCode } from "@clinsign/contracts";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { isUuid } from "../core/documents/documents";
-import {
-  finishSsoSignIn,
-  SSO_ATTEMPT_SECONDS,
-  SSO_COOKIE,
-  SSO_LINK_SECONDS,
-  startSsoSignIn,
-} from "../core/identity/sso/sign-in";
+import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/identity/sso/sign-in";
+import { SSO_LINK_SECONDS } from "../core/identity/sso/membership";
 import { publicContext } from "../core/identity/public-context";
 import { parseCookies } from "./io";
 import { httpOnlyCookie, openedStaffSessionCookie, SSO_LINK_COOKIE } from "../core/identity/cookies";

@@ -237,6 +237,22 @@ describe("cross-tenant account takeover through single sign-on (the review's cri
   });
 });
 
+/** One account, a member of two organizations (staff in the first, viewer in the second). */
+async function accountInTwoOrganizations() {
+  const first = await api.createOrg(unique("Erste"));
+  const second = await api.createOrg(unique("Zweite"));
+  const email = `${unique("zwei")}@example.org`;
+  const password = "two organizations password";
+  const { userId } = await createStaffUser(api.services, {
+    organizationId: first.orgId,
+    email,
+    password,
+    role: "staff",
+  });
+  await second.ctx.scope.insert(memberships, { userId, role: "viewer" });
+  return { first, second, email, password, userId };
+}
+
 describe("factors belong to the account: changing them asks again, in that call", () => {
   it("a stolen staff session cannot add a passkey, remove the app or renew recovery codes", async () => {
     const org = await api.createOrg(unique("Praxis"));
@@ -271,17 +287,8 @@ describe("factors belong to the account: changing them asks again, in that call"
   });
 
   it("each change e-mails the account, and is audited in each of its organizations", async () => {
-    const first = await api.createOrg(unique("Erste"));
-    const second = await api.createOrg(unique("Zweite"));
-    const email = `${unique("zwei")}@example.org`;
-    const { userId } = await createStaffUser(api.services, {
-      organizationId: first.orgId,
-      email,
-      password: "two orgs password",
-      role: "staff",
-    });
-    await second.ctx.scope.insert(memberships, { userId, role: "viewer" });
-    await addTotp(await signedIn(email, "two orgs password", first.orgId), "two orgs password");
+    const { first, second, email, password, userId } = await accountInTwoOrganizations();
+    await addTotp(await signedIn(email, password, first.orgId), password);
     for (const org of [first, second])
       expect(await auditActions(org.orgId, userId)).toContainEqual({
         action: "staff.factor_added",
@@ -296,18 +303,9 @@ describe("factors belong to the account: changing them asks again, in that call"
   });
 
   it("ends every staff session of the account in every organization", async () => {
-    const first = await api.createOrg(unique("Eins"));
-    const second = await api.createOrg(unique("Zwei"));
-    const email = `${unique("ueberall")}@example.org`;
-    const { userId } = await createStaffUser(api.services, {
-      organizationId: first.orgId,
-      email,
-      password: "everywhere password",
-      role: "staff",
-    });
-    await second.ctx.scope.insert(memberships, { userId, role: "staff" });
-    const here = await signedIn(email, "everywhere password", first.orgId);
-    const there = await signedIn(email, "everywhere password", second.orgId);
+    const { first, second, email, password, userId } = await accountInTwoOrganizations();
+    const here = await signedIn(email, password, first.orgId);
+    const there = await signedIn(email, password, second.orgId);
     expect((await there.query("auth.me")).data).toMatchObject({ organization: { id: second.orgId } });
     // "Sign out everywhere else" stays in its organization; "end all sessions" does not.
     expect((await here.call("account.endOtherSessions")).data).toEqual({ ended: 0 });

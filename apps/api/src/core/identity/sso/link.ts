@@ -16,7 +16,7 @@ import {
   markLinkProven,
   takeProvenLinkRequest,
 } from "../store/sso";
-import { applyMembership } from "./sign-in";
+import { applyMembership } from "./membership";
 
 /**
  * Connecting an organization's provider to an existing account. The provider's word that someone
