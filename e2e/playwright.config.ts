@@ -6,6 +6,7 @@ import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
   API_PORT,
+  DNS_PORT,
   FILE_SERVER_PORT,
   IDP_PORT,
   SMS_GATEWAY_PORT,
@@ -51,8 +52,10 @@ export default defineConfig({
     },
   },
   webServer: {
-    // The whole service, as an operator starts it: build if needed, migrate, seed, run.
-    command: "node ../scripts/start.mjs",
+    // The whole service, as an operator starts it: build if needed, migrate, run. The organizations
+    // are made first (provision.ts: the demo one as the server's seed makes it, and a second one),
+    // while the embedded database is still free for another process.
+    command: "node ../apps/api/node_modules/tsx/dist/cli.mjs provision.ts && node ../scripts/start.mjs",
     url: `http://localhost:${WEB_PORT}/login`,
     timeout: 300_000,
     reuseExistingServer: Boolean(process.env.E2E_REUSE_SERVER),
@@ -64,6 +67,8 @@ export default defineConfig({
       WEB_PORT: String(WEB_PORT),
       PUBLIC_WEB_URL: `http://localhost:${WEB_PORT}`,
       ALLOW_INSECURE_HTTP: "true",
+      // sso.spec.ts and identity-trust.spec.ts publish the TXT records that prove SSO domains here.
+      DNS_RESOLVERS: `127.0.0.1:${DNS_PORT}`,
       OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${FILE_SERVER_PORT},127.0.0.1:${WEBHOOK_RECEIVER_PORT},127.0.0.1:${IDP_PORT}`,
       // forms-sms.spec.ts runs this SMTP server; when it is not running, mails just wait for retry.
       SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,

@@ -208,6 +208,7 @@ test("a form filled in Arabic (right to left) and in Turkish stores the same ans
   await expectAccessible(staff.page, "a submission answered in Turkish");
 });
 
+// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a test uses from this destructuring
 test("the builder's translations view counts what is missing per language and translates it", async ({}, testInfo) => {
   const page = staff.page;
   for (const viewport of [

@@ -1,19 +1,18 @@
-import { createHmac } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { totp } from "./authenticator";
 import { expectAccessible } from "./forms-support";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, signIn } from "./support";
 
-/** RFC 6238 (SHA-1, 30 s, 6 digits), computed here from the secret the page shows, as an app would. */
-function totp(secretBase32: string, stepOffset = 0): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const char of secretBase32.replace(/\s/g, "")) bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
-  const key = Buffer.from(bits.match(/.{8}/g)!.map((byte) => parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + stepOffset));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+/** The step-up field of a change, once the account has a second factor: a recovery code answers it. */
+const CODE_OR_RECOVERY = "Code from your authenticator app or a recovery code";
+
+/** Removes the authenticator app on the security page: "Remove", the step-up, "Remove" again. */
+async function removeTotp(page: Page, stepUpCode: string): Promise<Locator> {
+  const card = page.getByTestId("totp-card");
+  await card.getByRole("button", { name: "Remove" }).click();
+  await card.getByTestId("step-up").getByLabel(CODE_OR_RECOVERY).fill(stepUpCode);
+  await card.getByRole("button", { name: "Remove" }).click();
+  return card;
 }
 
 async function openSecurity(page: Page) {
@@ -93,8 +92,17 @@ test.describe("second factors", () => {
     await expect(page.getByRole("img", { name: "QR code for the authenticator app" })).toBeVisible();
     const secret = (await page.getByTestId("totp-secret").inputValue()).replace(/\s/g, "");
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    // A change to how the account signs in asks for the password once more, in the same form.
+    await expect(page.getByTestId("totp-setup").getByTestId("step-up")).toBeVisible();
     await expectAccessible(page, "authenticator set-up");
     await bothLanguages(page, "security-totp-setup");
+
+    // A wrong password is refused at its field, and nothing is set up.
+    await page.getByLabel("Code from the app").fill(totp(secret));
+    await page.getByTestId("step-up").getByLabel("Your password").fill("not-the-password");
+    await page.getByRole("button", { name: "Confirm and turn on" }).click();
+    await expect(page.getByTestId("step-up")).toContainText("This password is not correct.");
+    await page.getByTestId("step-up").getByLabel("Your password").fill(ADMIN_PASSWORD);
 
     // A wrong code is refused with a message; the right one turns the app on.
     await page.getByLabel("Code from the app").fill(totp(secret, 5));
@@ -105,6 +113,7 @@ test.describe("second factors", () => {
     await expect(page.getByRole("status").getByText("The authenticator app is set up.")).toBeVisible();
     const codes = page.getByTestId("recovery-codes").getByRole("listitem");
     await expect(codes).toHaveCount(10);
+    const recoveryCodes = (await codes.allTextContents()).map((code) => code.trim());
     await expectAccessible(page, "recovery codes");
     await bothLanguages(page, "security-recovery-codes");
     await page.getByRole("button", { name: "I have saved the codes" }).click();
@@ -123,9 +132,9 @@ test.describe("second factors", () => {
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
 
+    // With a second factor, the password alone no longer confirms a change: a code does.
     await openSecurity(page);
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await removeTotp(page, recoveryCodes[0]!);
     await expect(page.getByRole("status").getByText("The authenticator app was removed.")).toBeVisible();
     await expect(page.getByRole("button", { name: "Set up the authenticator app" })).toBeVisible();
   });
@@ -149,6 +158,9 @@ test.describe("second factors", () => {
     await signIn(page);
     await openSecurity(page);
     await page.getByLabel("Name of the passkey").fill("E2E laptop");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    // Confirmed with the password first (the account has no second factor yet).
+    await page.getByTestId("passkeys-card").getByTestId("step-up").getByLabel("Your password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await expect(page.getByRole("status").getByText('Passkey "E2E laptop" added.')).toBeVisible();
     await expect(page.getByTestId("passkey-row")).toHaveCount(1);
@@ -175,8 +187,9 @@ test.describe("second factors", () => {
 
     await openSecurity(page);
     await expect(page.getByTestId("passkey-row")).toContainText("last used");
+    // Removing it is confirmed with the passkey itself (the form submits on its answer).
     await page.getByRole("button", { name: "Remove passkey E2E laptop" }).click();
-    await page.getByTestId("passkey-row").getByRole("button", { name: "Remove", exact: true }).click();
+    await page.getByTestId("passkey-row").getByRole("button", { name: "Confirm with a passkey" }).click();
     await expect(page.getByRole("status").getByText('Passkey "E2E laptop" removed.')).toBeVisible();
     await expect(page.getByText("No passkeys yet.")).toBeVisible();
 
@@ -213,19 +226,20 @@ test.describe("second factors", () => {
     await page.getByLabel("Code from the app").fill(totp(secret));
     await page.getByRole("button", { name: "Confirm and turn on" }).click();
     await expect(page.getByTestId("recovery-codes").getByRole("listitem")).toHaveCount(10);
+    const recoveryCodes = (await page.getByTestId("recovery-codes").getByRole("listitem").allTextContents()).map(
+      (code) => code.trim(),
+    );
     await page.getByRole("button", { name: "Continue to the console" }).click();
     await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
 
     // The last factor stays while the requirement is on; off again, it can go.
     await openSecurity(page);
     await expect(page.getByText("Your organization requires a second factor. Keep at least one.")).toBeVisible();
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await removeTotp(page, recoveryCodes[0]!);
     await expect(page.getByRole("status").getByText("add another one before removing this")).toBeVisible();
     await setRequired(false);
     await openSecurity(page);
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
-    await page.getByTestId("totp-card").getByRole("button", { name: "Remove" }).click();
+    await removeTotp(page, recoveryCodes[1]!);
     await expect(page.getByRole("status").getByText("The authenticator app was removed.")).toBeVisible();
   });
 });

@@ -1,17 +1,21 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { startTestDnsServer, type TestDnsServer } from "../../apps/api/src/testing/dns-server";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../apps/api/src/testing/oidc-provider";
 import { expectAccessible } from "./forms-support";
-import { IDP_PORT, shot, signIn, WEB_PORT } from "./support";
+import { ADMIN_PASSWORD, DNS_PORT, IDP_PORT, shot, signIn, WEB_PORT } from "./support";
 
 /**
  * Single sign-on through a real OpenID Provider (oidc-provider on loopback, its plain HTML
- * sign-in form): an admin connects it in Settings, then staff sign in with it from the login
- * page, by e-mail domain and by the organization's login URL, on a desktop and a phone.
+ * sign-in form): the owner connects it in Settings and proves the e-mail domain with a TXT record
+ * (published in a name server on loopback, the API's DNS_RESOLVERS), then staff sign in with it
+ * from the login page, by e-mail domain and by the organization's login URL, on a desktop and a
+ * phone.
  */
 
 const WEB = `http://localhost:${WEB_PORT}`;
 const DOMAIN = "sso.demo.clinic";
 let idp: TestIdentityProvider;
+let dns: TestDnsServer;
 let loginUrl: string;
 
 test.describe.configure({ mode: "serial" });
@@ -25,9 +29,11 @@ test.beforeAll(async () => {
   idp.users.set("nora", { email: `nora@${DOMAIN}`, name: "Nora Schmidt", groups: ["cs-staff"] });
   idp.users.set("olaf", { email: `olaf@${DOMAIN}`, name: "Olaf Weber", groups: ["cs-admins"] });
   idp.users.set("paul", { email: `paul@${DOMAIN}`, name: "Paul Ohne", groups: ["visitors"] });
+  dns = await startTestDnsServer({ port: DNS_PORT });
 });
 test.afterAll(async () => {
   await idp?.close();
+  await dns?.close();
 });
 
 async function freshPage(
@@ -48,7 +54,7 @@ async function signInAtProvider(page: Page, login: string) {
   await page.locator('button[type="submit"]').click();
 }
 
-test("an admin connects the organization's OpenID provider in Settings", async ({ page }) => {
+test("the owner connects the organization's OpenID provider in Settings and proves its domain", async ({ page }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1280, height: 800 });
   await signIn(page);
@@ -65,9 +71,13 @@ test("an admin connects the organization's OpenID provider in Settings", async (
   await card.getByLabel("Role claim").fill("groups");
   await card.getByLabel("Claim value 1").fill("cs-staff");
   await card.getByLabel("Role 1").selectOption("staff");
+  // Single sign-on never grants the owner role: no such choice.
+  await expect(card.getByLabel("Role 1").locator("option")).toHaveText(["Admin", "Staff", "Viewer"]);
   await card.getByRole("button", { name: "Add mapping" }).click();
   await card.getByLabel("Claim value 2").fill("cs-admins");
   await card.getByLabel("Role 2").selectOption("admin");
+  // Saving asks for the owner's password once more, in the same form.
+  await card.getByTestId("step-up").getByLabel("Your password").fill(ADMIN_PASSWORD);
   await card.getByRole("button", { name: "Save single sign-on" }).click();
   await expect(card.getByText("Single sign-on saved.")).toBeVisible();
   // The secret is never shown again: the field is empty and says one is stored.
@@ -78,6 +88,18 @@ test("an admin connects the organization's OpenID provider in Settings", async (
   await expectAccessible(page, "the single sign-on settings");
   await card.scrollIntoViewIfNeeded();
   await shot(page, "sso-settings-en-1280");
+
+  // The domain counts once its TXT record is published, as the page shows it, and checked.
+  const domain = card.getByTestId("sso-domain").filter({ hasText: DOMAIN });
+  await expect(domain).toContainText("Not verified");
+  await expect(domain.getByLabel(`TXT record name for ${DOMAIN}`)).toHaveValue(`_clinsign-challenge.${DOMAIN}`);
+  const value = await domain.getByLabel(`TXT record value for ${DOMAIN}`).inputValue();
+  expect(value).toMatch(/^clinsign-domain-verification=\S+$/);
+  dns.setTxt(`_clinsign-challenge.${DOMAIN}`, [value]);
+  await domain.getByRole("button", { name: `Check DNS now for ${DOMAIN}` }).click();
+  await expect(domain.getByText(`${DOMAIN} is verified.`)).toBeVisible();
+  await expect(domain).toContainText("Verified");
+  await expect(domain).not.toContainText("Not verified");
 });
 
 test("the single sign-on settings in German, on a desktop and a phone", async ({ page }) => {

@@ -21,6 +21,8 @@ export const SMTP_PORT = 4225 + OFFSET;
 export const SMS_GATEWAY_PORT = 4226 + OFFSET;
 /** sso.spec.ts runs an OpenID Provider here (allowed in OUTBOUND_ALLOW_HOSTS). */
 export const IDP_PORT = 4227 + OFFSET;
+/** sso.spec.ts and identity-trust.spec.ts run a name server here (UDP, DNS_RESOLVERS): the TXT records that prove SSO domains. */
+export const DNS_PORT = 4228 + OFFSET;
 export const ADMIN_EMAIL = "admin@demo.clinic";
 export const ADMIN_PASSWORD = "e2e-password-123";
 
@@ -50,10 +52,11 @@ export function watchCspViolations(page: Page): string[] {
 
 /**
  * A screenshot for looking at a page as staff or patients see it: into the test's output folder
- * (test-results/…), or into E2E_SHOTS when set.
+ * (test-results/…), or into E2E_SHOTS when it names a folder (E2E_SHOTS=1 only turns on the
+ * identity-trust spec's pictures, which go to /tmp/shots/identity).
  */
 export async function shot(page: Page, name: string): Promise<void> {
-  const dir = process.env.E2E_SHOTS;
+  const dir = process.env.E2E_SHOTS === "1" ? undefined : process.env.E2E_SHOTS;
   await page.screenshot({ path: dir ? `${dir}/${name}.png` : test.info().outputPath(`${name}.png`) });
 }
 

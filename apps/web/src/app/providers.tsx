@@ -11,9 +11,15 @@ import { loginPath } from "../lib/paths";
 import { isClientError, isUnauthorized } from "../trpc/errors";
 import { TRPCProvider } from "../trpc/client";
 
+/**
+ * The signed-out pages (sign-in, an organization's sign-in, connecting a provider, an invitation)
+ * answer their own 401s: a wrong password there is that page's message, not an ended session.
+ */
+const isSignedOutPage = (path: string) => path === "/login" || path.startsWith("/login/") || path === "/invite";
+
 /** A session that ended while a page was open: go to the sign-in page and come back afterwards. */
 function redirectToLoginOnUnauthorized(error: unknown) {
-  if (!isUnauthorized(error) || window.location.pathname === "/login") return;
+  if (!isUnauthorized(error) || isSignedOutPage(window.location.pathname)) return;
   window.location.assign(loginPath(window.location.pathname + window.location.search, "expired"));
 }
 
