@@ -66,8 +66,10 @@ for (const [index, viewport] of [
 
     const outbox = page.getByRole("table", { name: "SMS in the outbox, newest first" });
     const sent = outbox.getByRole("row").filter({ hasText: e164 }).first();
-    // In the organization's language (German by default), with the clinic's name first.
-    await expect(sent).toContainText(`Bitte füllen Sie das Formular „${title}“ aus`);
+    // In the organization's language (German by default), with the clinic's name first and no
+    // form title (a lock screen shows it to anyone near the phone).
+    await expect(sent).toContainText("Sie haben ein Formular auszufüllen");
+    await expect(sent).not.toContainText(title);
     // The link opens the patient's form: staff see that it went out, not the link itself.
     await expect(sent).toContainText("/f/••••••");
     expect((await smsPortalLink(sms, e164)).length).toBeGreaterThan(40);

@@ -215,7 +215,19 @@ test("sequential: the patient and the guardian on their phones, the physician in
 
   const handOver = desk.getByRole("dialog", { name: "Hand the request over" });
   await expect(handOver).toBeVisible();
+  // One at a time, the patient first; each link and QR code names whom it is for.
+  await expect(handOver.getByTestId("hand-over-step")).toHaveText("Hand over 1 of 2: Patient");
+  await expect(handOver.getByRole("img", { name: "QR code of the signing link for Patient" })).toBeVisible();
   const patientLink = await handOver.getByTestId("signing-link").inputValue();
+  await expect(handOver.getByTestId("signing-link-legal_representative")).toHaveCount(0);
+  await handOver.getByRole("button", { name: "Next: Legal representative: Maria Muster" }).click();
+  await expect(handOver.getByTestId("hand-over-step")).toHaveText(
+    "Hand over 2 of 2: Legal representative: Maria Muster",
+  );
+  await expect(
+    handOver.getByRole("img", { name: "QR code of the signing link for Legal representative: Maria Muster" }),
+  ).toBeVisible();
+  await expect(handOver.getByTestId("signing-link")).toHaveCount(0);
   const guardianLink = await handOver.getByTestId("signing-link-legal_representative").inputValue();
   expect(patientLink).toMatch(/\/sign\/[A-Za-z0-9_-]{20,}$/);
   expect(guardianLink).toMatch(/\/sign\/[A-Za-z0-9_-]{20,}$/);

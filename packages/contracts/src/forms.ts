@@ -114,6 +114,19 @@ export type CreateSessionInput = z.input<typeof createSessionInput>;
 export const createdSession = z.object({ sessionId: z.string(), expiresAt: isoDateTime, embedUrl: z.string() });
 export type CreatedSession = z.infer<typeof createdSession>;
 
+/**
+ * How a public embed treats the visitor's browser: `fresh` (default) starts every visit empty and
+ * keeps nothing in the browser; `resume` offers an unfinished form again (the visitor's choice);
+ * `shared_device` (a waiting-room tablet) starts empty and also empties after `idleMinutes`
+ * without activity.
+ */
+export const visitorModes = ["fresh", "resume", "shared_device"] as const;
+export const visitorPolicy = z.object({
+  mode: z.enum(visitorModes),
+  idleMinutes: z.number().int().min(1, { message: "at least 1 minute" }).max(60, { message: "at most 60 minutes" }),
+});
+export type VisitorPolicyOutput = z.infer<typeof visitorPolicy>;
+
 /** What the embedded form may learn about its own session (no webhook URL, no e-mail list). */
 export const sessionInfo = z.object({
   templateIdentifier: z.string(),
@@ -130,6 +143,8 @@ export const sessionInfo = z.object({
   phoneCountry: z.string(),
   /** The language the session was made for (config.language); absent: the page's own. */
   language: patientLanguage.optional(),
+  /** A public embed's visitor session: how the browser may keep and offer the form (as set now). */
+  visitor: visitorPolicy.optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
@@ -161,6 +176,7 @@ export const publicEmbed = z.object({
   code: z.string(),
   allowedOrigins: z.array(z.string()),
   enabled: z.boolean(),
+  visitor: visitorPolicy,
   /** The form page the snippet frames: `${PUBLIC_WEB_URL}/embed/<identifier>?embed=<code>`. */
   embedUrl: z.string(),
   updatedAt: isoDateTime,
@@ -173,6 +189,8 @@ export const savePublicEmbedInput = z.object({
   templateIdentifier,
   allowedOrigins: z.array(webOrigin).max(10, { message: "at most 10 origins" }),
   enabled: z.boolean(),
+  /** Absent: as before (a new embed starts `fresh`, 5 minutes). */
+  visitor: visitorPolicy.optional(),
 });
 export type SavePublicEmbedInput = z.input<typeof savePublicEmbedInput>;
 
@@ -183,8 +201,15 @@ export const publicEmbedCode = z.string().regex(/^pe_[A-Za-z0-9_-]{16,64}$/, { m
 export const publicEmbedInfo = z.object({ enabled: z.boolean(), allowedOrigins: z.array(z.string()) });
 export type PublicEmbedInfo = z.infer<typeof publicEmbedInfo>;
 
-/** A visitor's own session, started from a public embed; kept in that browser's storage only. */
-export const startedVisitorSession = z.object({ sessionId: z.string(), expiresAt: isoDateTime });
+/**
+ * A visitor's own session, started from a public embed. The browser keeps it in its storage only
+ * when the embed offers to resume (`visitor.mode` `resume`); otherwise only in the open page.
+ */
+export const startedVisitorSession = z.object({
+  sessionId: z.string(),
+  expiresAt: isoDateTime,
+  visitor: visitorPolicy,
+});
 export type StartedVisitorSession = z.infer<typeof startedVisitorSession>;
 
 // ---- drafts -----------------------------------------------------------------------------------

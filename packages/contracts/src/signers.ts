@@ -79,6 +79,8 @@ export const createdSigner = z.object({
   kind: signerKind,
   /** The link to hand to this signer: the request's `signing_link` for the patient, null for staff (they sign in the console). */
   signing_link: z.string().nullable(),
+  /** The signer's name as staff gave it (A1 `signers[].name`), so each link is handed to the right person; null when none was given. */
+  name: z.string().nullable(),
 });
 export type CreatedSigner = z.infer<typeof createdSigner>;
 

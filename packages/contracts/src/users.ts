@@ -40,6 +40,19 @@ const email = z
   .pipe(z.email({ message: "enter a valid e-mail address" }));
 
 export const inviteUserInput = z.object({ email, role });
+
+/**
+ * An invitation made: where its link went. `outbox`: this installation has no mail server, so no
+ * e-mail left; the link is in `link`, shown this once to the member who invited (audited), to be
+ * handed over in person. `email`: the link went by e-mail and `link` is null.
+ */
+export const inviteResult = z.object({
+  id: z.uuid(),
+  expiresAt: isoDateTime,
+  delivery: z.enum(["email", "outbox"]),
+  link: z.string().nullable(),
+});
+export type InviteResult = z.infer<typeof inviteResult>;
 export const inviteRef = z.object({ id: z.uuid({ message: "must be a UUID" }) });
 export const userRef = z.object({ userId: z.uuid({ message: "must be a UUID" }) });
 export const changeRoleInput = z.object({ userId: z.uuid({ message: "must be a UUID" }), role });

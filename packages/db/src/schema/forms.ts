@@ -43,6 +43,21 @@ export interface FormSessionConfig {
   institutionId?: string;
   /** The language the form opens in (a patient language); the patient may still switch. */
   language?: string;
+  /** A visitor's session of a public embed: how its browser may keep and offer the unfinished form. */
+  visitor?: VisitorPolicy;
+}
+
+/**
+ * How a public embed treats the browser a visitor fills the form in (issue 31: a waiting-room
+ * tablet is the next patient's too). `fresh` (the default): every visit starts empty, nothing is
+ * kept in the browser. `resume`: the browser keeps the visitor's session and offers to continue
+ * (the visitor's choice, naming only the form and when), or to start over. `shared_device`: like
+ * fresh, and the form also empties after `idleMinutes` without activity.
+ */
+export type VisitorMode = "fresh" | "resume" | "shared_device";
+export interface VisitorPolicy {
+  mode: VisitorMode;
+  idleMinutes: number;
 }
 
 /**
@@ -60,6 +75,9 @@ export const publicEmbeds = pgTable(
     code: text("code").notNull(),
     allowedOrigins: jsonb("allowed_origins").$type<string[]>().notNull().default([]),
     enabled: boolean("enabled").notNull().default(true),
+    visitorMode: text("visitor_mode").$type<VisitorMode>().notNull().default("fresh"),
+    /** Shared devices: minutes without activity after which the form empties itself. */
+    idleMinutes: integer("idle_minutes").notNull().default(5),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },

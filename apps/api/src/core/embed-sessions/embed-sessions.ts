@@ -140,6 +140,7 @@ export async function describeEmbedSession(ctx: OrgContext): Promise<SessionInfo
     prefill: session.config.prefill ?? {},
     allowedOrigins: session.config.allowedOrigins ?? [],
     ...(isPatientLanguage(session.config.language) && { language: session.config.language }),
+    ...(session.config.visitor && { visitor: session.config.visitor }),
   };
 }
 

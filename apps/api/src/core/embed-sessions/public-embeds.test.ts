@@ -179,6 +179,51 @@ describe("public embed: one snippet, a session of its own for every visitor", ()
     expect((await visitor.sessions.current.query()).allowedOrigins).toEqual(["https://new.clinic.example"]);
   });
 
+  it("starts every visit empty by default; resuming and shared devices are the clinic's choice, live for open sessions", async () => {
+    const { template, embed } = await publicEmbedOf();
+    // Default: nothing to resume, the browser is told not to keep the session.
+    expect(embed.visitor).toEqual({ mode: "fresh", idleMinutes: 5 });
+    const started = await anonymous().publicEmbeds.start.mutate({ code: embed.code });
+    expect(started.visitor).toEqual({ mode: "fresh", idleMinutes: 5 });
+    const visitor = api.trpc({ sessionId: started.sessionId });
+    expect((await visitor.sessions.current.query()).visitor).toEqual({ mode: "fresh", idleMinutes: 5 });
+
+    const saved = await staff.publicEmbeds.save.mutate({
+      templateIdentifier: template.identifier,
+      allowedOrigins: ["https://clinic.example"],
+      enabled: true,
+      visitor: { mode: "resume", idleMinutes: 5 },
+    });
+    expect(saved.visitor.mode).toBe("resume");
+    expect((await anonymous().publicEmbeds.start.mutate({ code: embed.code })).visitor.mode).toBe("resume");
+    // A tablet switched to "shared device": the open session learns it at once.
+    await staff.publicEmbeds.save.mutate({
+      templateIdentifier: template.identifier,
+      allowedOrigins: ["https://clinic.example"],
+      enabled: true,
+      visitor: { mode: "shared_device", idleMinutes: 3 },
+    });
+    expect((await visitor.sessions.current.query()).visitor).toEqual({ mode: "shared_device", idleMinutes: 3 });
+    // Saving without a policy keeps the one set.
+    expect(
+      (
+        await staff.publicEmbeds.save.mutate({
+          templateIdentifier: template.identifier,
+          allowedOrigins: ["https://clinic.example"],
+          enabled: true,
+        })
+      ).visitor,
+    ).toEqual({ mode: "shared_device", idleMinutes: 3 });
+    await expect(
+      staff.publicEmbeds.save.mutate({
+        templateIdentifier: template.identifier,
+        allowedOrigins: ["https://clinic.example"],
+        enabled: true,
+        visitor: { mode: "shared_device", idleMinutes: 0 },
+      }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400 } });
+  });
+
   it("refuses unknown codes, inactive templates, other organizations and too many starts from one address", async () => {
     await expect(anonymous().publicEmbeds.start.mutate({ code: "pe_AAAAAAAAAAAAAAAAAAAAAAAA" })).rejects.toMatchObject({
       data: { httpStatus: 404 },

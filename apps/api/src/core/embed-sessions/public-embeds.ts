@@ -1,5 +1,5 @@
 import type { PublicEmbed, PublicEmbedInfo, SavePublicEmbedInput, StartedVisitorSession } from "@clinsign/contracts";
-import { and, eq, formSessions, gt, publicEmbeds, sql, templates } from "@clinsign/db";
+import { and, eq, formSessions, gt, publicEmbeds, sql, templates, type VisitorPolicy } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { countVisitorStart, findPublicEmbedByCode, type PublicEmbedRow } from "../credentials/embed-sessions";
@@ -22,12 +22,19 @@ export const VISITOR_SESSION_HOURS = 24;
 export const VISITOR_STARTS_PER_WINDOW = 60;
 const VISITOR_START_WINDOW_SECONDS = 10 * 60;
 
+/** How the embed treats the visitor's browser (issue 31: a shared tablet is the next patient's too). */
+const visitorPolicyOf = (row: PublicEmbedRow): VisitorPolicy => ({
+  mode: row.visitorMode,
+  idleMinutes: row.idleMinutes,
+});
+
 function toPublicEmbed(ctx: OrgContext, row: PublicEmbedRow): PublicEmbed {
   return {
     templateIdentifier: row.templateIdentifier,
     code: row.code,
     allowedOrigins: row.allowedOrigins,
     enabled: row.enabled,
+    visitor: visitorPolicyOf(row),
     embedUrl: `${ctx.services.config.publicWebUrl}/embed/${encodeURIComponent(row.templateIdentifier)}?embed=${encodeURIComponent(row.code)}`,
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -47,7 +54,8 @@ export async function getPublicEmbed(
 /**
  * Staff: sets up, changes or turns off a template's public embed. The code stays the same for the
  * template's life, so the snippet on the clinic's website keeps working through every change.
- * Turning it off ends every visitor's session at once; new origins reach live sessions too.
+ * Turning it off ends every visitor's session at once; new origins and a new visitor policy reach
+ * live sessions too (a tablet switched to "shared device" stops offering yesterday's form at once).
  */
 export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInput): Promise<PublicEmbed> {
   const allowedOrigins = [...new Set(input.allowedOrigins)];
@@ -63,16 +71,18 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
     const [template] = await tx.scope.select(templates, eq(templates.identifier, input.templateIdentifier)).limit(1);
     if (!template) throw notFound("template", { field: "templateIdentifier" });
     const now = new Date();
+    const visitor = input.visitor && { visitorMode: input.visitor.mode, idleMinutes: input.visitor.idleMinutes };
     const [row] = await tx.scope
       .insert(publicEmbeds, {
         templateIdentifier: template.identifier,
         code: `pe_${randomSecret(18)}`,
         allowedOrigins,
         enabled: input.enabled,
+        ...visitor,
       })
       .onConflictDoUpdate({
         target: [publicEmbeds.organizationId, publicEmbeds.templateIdentifier],
-        set: { allowedOrigins, enabled: input.enabled, updatedAt: now },
+        set: { allowedOrigins, enabled: input.enabled, ...visitor, updatedAt: now },
       })
       .returning();
     const live = and(eq(formSessions.publicEmbedId, row!.id), gt(formSessions.expiresAt, now));
@@ -82,7 +92,7 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
       await tx.scope.update(
         formSessions,
         {
-          config: sql`${formSessions.config} || jsonb_build_object('allowedOrigins', ${JSON.stringify(allowedOrigins)}::jsonb)`,
+          config: sql`${formSessions.config} || jsonb_build_object('allowedOrigins', ${JSON.stringify(allowedOrigins)}::jsonb, 'visitor', ${JSON.stringify(visitorPolicyOf(row!))}::jsonb)`,
         },
         live,
       );
@@ -90,7 +100,7 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
     await recordAudit(tx, {
       action: "config.updated",
       templateIdentifier: template.identifier,
-      metadata: { kind: "public_embed", enabled: input.enabled, allowedOrigins },
+      metadata: { kind: "public_embed", enabled: input.enabled, allowedOrigins, visitor: visitorPolicyOf(row!) },
     });
     return toPublicEmbed(tx, row!);
   });
@@ -137,12 +147,13 @@ export async function startVisitorSession(
   const template = await resolveFormTemplate(ctx, embed.templateIdentifier);
   const sessionId = `fs_${randomSecret(32)}`;
   const expiresAt = new Date(Date.now() + VISITOR_SESSION_HOURS * 3_600_000);
+  const visitor = visitorPolicyOf(embed);
   await ctx.scope.insert(formSessions, {
     templateIdentifier: template.identifier,
     tokenHash: sha256Hex(sessionId),
-    config: { allowedOrigins: embed.allowedOrigins },
+    config: { allowedOrigins: embed.allowedOrigins, visitor },
     publicEmbedId: embed.id,
     expiresAt,
   });
-  return { sessionId, expiresAt: expiresAt.toISOString() };
+  return { sessionId, expiresAt: expiresAt.toISOString(), visitor };
 }

@@ -145,21 +145,24 @@ describe("F1 POST /api/portal/request", () => {
     expect(fixed.body.fieldErrors).toEqual([{ key: "phone", message: "must be a mobile number" }]);
   });
 
-  it("writes the link SMS in the request's language with the clinic's name: German by default, else the organization's or the request's", async () => {
+  it("writes the link SMS in the request's language with the clinic's name and no form title: German by default, else the organization's or the request's", async () => {
     const t = await activeTemplate(org);
     await request({ ...creds(org), phone: MOBILE, rnummer: "R-DE", templateIdentifier: t.identifier });
     expect(smsBody().get("Body")).toMatch(
-      /^Klinik Nord: Bitte füllen Sie das Formular „Anamnese“ aus: https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}$/,
+      /^Klinik Nord: Sie haben ein Formular auszufüllen: https:\/\/forms\.test\/f\/[A-Za-z0-9_-]{43}$/,
     );
+    // A lock screen shows the text to anyone near the phone: the title ("PHQ-9") stays on the page.
+    expect(smsBody().get("Body")).not.toContain("Anamnese");
     await request({ ...creds(org), phone: MOBILE, rnummer: "R-EN", templateIdentifier: t.identifier, locale: "en" });
-    expect(smsBody().get("Body")).toMatch(
-      /^Klinik Nord: please fill in the form "Anamnese": https:\/\/forms\.test\/f\//,
-    );
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: you have a form to fill in: https:\/\/forms\.test\/f\//);
+    // Every patient language, not only German and English.
+    await request({ ...creds(org), phone: MOBILE, rnummer: "R-TR", templateIdentifier: t.identifier, locale: "tr" });
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: doldurmanız gereken bir form var: https:\/\/forms\.test\/f\//);
     const english = await api.createOrg("London Clinic");
     await updateOrganizationSettings(english.ctx, { locale: "en" });
     const theirs = await activeTemplate(english);
     await request({ ...creds(english), phone: MOBILE, rnummer: "R-ORG-EN", templateIdentifier: theirs.identifier });
-    expect(smsBody().get("Body")).toMatch(/^London Clinic: please fill in the form/);
+    expect(smsBody().get("Body")).toMatch(/^London Clinic: you have a form to fill in/);
     await request({
       ...creds(english),
       phone: MOBILE,
@@ -167,7 +170,7 @@ describe("F1 POST /api/portal/request", () => {
       templateIdentifier: theirs.identifier,
       locale: "de",
     });
-    expect(smsBody().get("Body")).toMatch(/^London Clinic: Bitte füllen Sie/);
+    expect(smsBody().get("Body")).toMatch(/^London Clinic: Sie haben ein Formular/);
     expect(
       (await request({ ...creds(org), phone: MOBILE, rnummer: "R-FR", templateIdentifier: t.identifier, locale: "fr" }))
         .status,
@@ -176,7 +179,7 @@ describe("F1 POST /api/portal/request", () => {
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-EN"));
     const cookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     await api.trpc({ cookie }).formRequests.resend.mutate({ id: row!.id });
-    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: please fill in the form "Anamnese"/);
+    expect(smsBody().get("Body")).toMatch(/^Klinik Nord: you have a form to fill in/);
   });
 
   it("may name an institution of the organization, whose branding the portal then shows", async () => {
@@ -581,11 +584,7 @@ describe("the SMS portal", () => {
     const stored = await api.services.db.select().from(messages).where(eq(messages.organizationId, otpOrg.orgId));
     expect(stored.map((m) => [m.purpose, m.status, m.body])).toEqual(
       expect.arrayContaining([
-        [
-          "form_request.link",
-          "sent",
-          "Outbox clinic: Bitte füllen Sie das Formular „Anamnese“ aus: https://forms.test/f/••••••",
-        ],
+        ["form_request.link", "sent", "Outbox clinic: Sie haben ein Formular auszufüllen: https://forms.test/f/••••••"],
         [
           "portal.otp",
           "sent",

@@ -28,12 +28,10 @@ export const smsFormLink = (publicWebUrl: string, linkToken: string) => `${publi
 export async function queueLinkSms(
   tx: OrgContext,
   request: { id: string; phone: string; smsFrom: string | null; locale: string | null },
-  templateTitle: string,
   linkToken: string,
 ): Promise<{ messageId: string; jobId: string }> {
   const org = await organizationProfile(tx);
-  const text = (link: string) =>
-    formLinkSms(smsLocale(request.locale, org.locale), { organization: org.name, title: templateTitle, link });
+  const text = (link: string) => formLinkSms(smsLocale(request.locale, org.locale), { organization: org.name, link });
   const { publicWebUrl } = tx.services.config;
   const sms = await queueMessage(tx, {
     channel: "sms",
@@ -107,7 +105,6 @@ export async function createFormRequest(ctx: OrgContext, input: z.output<typeof 
     const sms = await queueLinkSms(
       tx,
       { id: row!.id, phone, smsFrom: input.from ?? null, locale: input.locale ?? null },
-      template.title,
       linkToken,
     );
     await recordAudit(tx, {

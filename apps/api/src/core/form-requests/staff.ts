@@ -126,7 +126,7 @@ export async function resendFormRequestLink(ctx: OrgContext, input: { id: string
       },
       eq(formRequests.id, row.id),
     );
-    const sms = await queueLinkSms(tx, row, template.title, linkToken);
+    const sms = await queueLinkSms(tx, row, linkToken);
     await recordAudit(tx, {
       action: "form_request.link_resent",
       templateIdentifier: row.templateIdentifier,

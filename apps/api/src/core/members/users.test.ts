@@ -91,6 +91,23 @@ describe("invitations", () => {
     expect(await auditActions()).toEqual(expect.arrayContaining(["staff.invited", "staff.invite_accepted"]));
   });
 
+  it("without a mail server says no e-mail left and shows the link once to the inviting member (audited)", async () => {
+    const result = await api
+      .trpc({ cookie: owner })
+      .users.invite.mutate({ email: "no.mail@example.org", role: "staff" });
+    expect(result).toMatchObject({ delivery: "outbox", link: expect.stringMatching(/\/invite#[A-Za-z0-9_-]{40,}$/) });
+    const token = result.link!.split("#")[1]!;
+    expect(await api.trpc({}).invitations.describe.query({ token })).toMatchObject({ email: "no.mail@example.org" });
+    const shown = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "staff.invite_link_shown")));
+    expect(shown.map((entry) => entry.metadata)).toContainEqual({ inviteId: result.id });
+    // The stored message keeps the link redacted, as before.
+    const messages = await api.trpc({ cookie: owner }).messages.list.query({ channel: "email", limit: 5 });
+    expect(messages.find((m) => m.recipients.includes("no.mail@example.org"))!.body).not.toContain(token);
+  });
+
   it("refuses an expired link, and a newer invite replaces the older link", async () => {
     const first = await inviteLinkToken("late@example.org", "viewer");
     const second = await inviteLinkToken("late@example.org", "viewer");

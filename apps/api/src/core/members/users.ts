@@ -1,11 +1,11 @@
-import type { ListPage, ListSort, Role, StaffInviteItem, StaffUserItem } from "@clinsign/contracts";
+import type { InviteResult, ListPage, ListSort, Role, StaffInviteItem, StaffUserItem } from "@clinsign/contracts";
 import { eq, isNull, memberships, staffInvites, staffSessions, users, type MembershipRole } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { runJobNow } from "../jobs/execute";
-import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
+import { messageJobHandler, queueMessage, REDACTED, usesOutbox } from "../messaging/messaging";
 import { page } from "../lists/keyset";
 import { organizationProfile } from "../organizations/profile";
 import { inviteEmail } from "./invite-texts";
@@ -80,13 +80,11 @@ export async function listInvites(
 
 /**
  * Invites an address with a role: a single-use link, valid INVITE_LIFETIME_DAYS, e-mailed through
- * the messaging providers (SMTP, or the outbox where staff can reveal it once). A new invite for
- * the same address replaces the open one, so only the newest link works.
+ * the messaging providers. Without a mail server (the outbox) no e-mail leaves: the answer then
+ * carries the link, this once, for the inviting member to hand over (audited as shown). A new
+ * invite for the same address replaces the open one, so only the newest link works.
  */
-export async function inviteUser(
-  ctx: OrgContext,
-  input: { email: string; role: Role },
-): Promise<{ id: string; expiresAt: string }> {
+export async function inviteUser(ctx: OrgContext, input: { email: string; role: Role }): Promise<InviteResult> {
   const invitedBy = actingUserId(ctx);
   if (input.role === "owner") requireOwnerFor(ctx, "invite an owner");
   const token = randomSecret(32);
@@ -130,15 +128,18 @@ export async function inviteUser(
       redactedBody: mail(REDACTED).body,
       purpose: "staff.invite",
     });
+    const delivery = usesOutbox(tx.services, "email") ? ("outbox" as const) : ("email" as const);
     await recordAudit(tx, {
       action: "staff.invited",
-      metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId },
+      metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId, delivery },
     });
+    if (delivery === "outbox")
+      await recordAudit(tx, { action: "staff.invite_link_shown", metadata: { inviteId: invite!.id } });
     // The e-mail goes out once the invitation is committed (its job row is the record if this fails).
     await afterCommit(tx, "staff.invite e-mail", () => runJobNow(tx.services, message.jobId, messageJobHandler));
-    return invite!;
+    return { id: invite!.id, delivery, link: delivery === "outbox" ? link(token) : null };
   });
-  return { id: invite.id, expiresAt: expiresAt.toISOString() };
+  return { ...invite, expiresAt: expiresAt.toISOString() };
 }
 
 export async function revokeInvite(ctx: OrgContext, input: { id: string }): Promise<{ ok: true }> {

@@ -39,7 +39,9 @@ export function channelProviders(services: Services): MessageProviders {
   return { sms: services.config.sms.provider, email: services.config.smtpUrl ? "smtp" : "outbox" };
 }
 
-const usesOutbox = (services: Services, channel: MessageChannel) => channelProviders(services)[channel] === "outbox";
+/** Whether the channel's messages stay in the outbox (no provider configured): nothing leaves the installation. */
+export const usesOutbox = (services: Services, channel: MessageChannel) =>
+  channelProviders(services)[channel] === "outbox";
 
 interface MessageJobPayload {
   messageId: string;

@@ -1,26 +1,25 @@
 import { patientLanguages } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
-import { formLinkSms, otpSms, signatureReminderSms } from "./sms-texts";
+import { formLinkSms, otpSms, signatureReminderSms, smsLocale } from "./sms-texts";
 
-const values = { organization: "Klinik Nord", title: "Anamnese", link: "https://sign.example.org/f/abc123" };
+const values = { organization: "Klinik Nord", link: "https://sign.example.org/f/abc123" };
 
 /** What each language's text must say, in its own words (so a copy of another language fails). */
 const words = {
   de: { form: "Formular", otp: "Code", reminder: "Erinnerung" },
-  en: { form: "fill in the form", otp: "your code", reminder: "reminder" },
-  tr: { form: "formunu doldurun", otp: "kodunuz", reminder: "hatırlatma" },
-  ar: { form: "النموذج", otp: "رمزك", reminder: "تذكير" },
-  ru: { form: "заполните форму", otp: "Ваш код", reminder: "напоминание" },
-  uk: { form: "заповніть форму", otp: "Ваш код", reminder: "нагадування" },
+  en: { form: "form to fill in", otp: "your code", reminder: "reminder" },
+  tr: { form: "form var", otp: "kodunuz", reminder: "hatırlatma" },
+  ar: { form: "نموذج", otp: "رمزك", reminder: "تذكير" },
+  ru: { form: "заполнить форму", otp: "Ваш код", reminder: "напоминание" },
+  uk: { form: "заповнити форму", otp: "Ваш код", reminder: "нагадування" },
   pl: { form: "formularza", otp: "kod", reminder: "przypomnienie" },
 } as const;
 
 describe("patient SMS texts in the seven languages", () => {
   for (const lang of patientLanguages) {
-    it(`${lang}: the form link names the clinic first, the form, and ends with the tappable link`, () => {
+    it(`${lang}: the form link names the clinic first, a neutral phrase, and ends with the tappable link`, () => {
       const text = formLinkSms(lang, values);
       expect(text.startsWith("Klinik Nord: ")).toBe(true);
-      expect(text).toContain("Anamnese");
       expect(text).toContain(words[lang].form);
       expect(text.endsWith(` ${values.link}`)).toBe(true);
     });
@@ -33,14 +32,20 @@ describe("patient SMS texts in the seven languages", () => {
       expect(text).toContain(words[lang].otp);
     });
 
-    it(`${lang}: the signature reminder names the document and ends with the link`, () => {
+    it(`${lang}: the signature reminder names no document and ends with the link`, () => {
       const text = signatureReminderSms(lang, values);
       expect(text.startsWith("Klinik Nord: ")).toBe(true);
-      expect(text).toContain("Anamnese");
       expect(text).toContain(words[lang].reminder);
       expect(text.endsWith(` ${values.link}`)).toBe(true);
     });
   }
+
+  it("is written in the patient's language, any of the seven, else the organization's", () => {
+    expect(smsLocale("tr", "de")).toBe("tr");
+    expect(smsLocale("ar", "en")).toBe("ar");
+    expect(smsLocale(null, "en")).toBe("en");
+    expect(smsLocale("xx", "de")).toBe("de");
+  });
 
   it("gives every language its own text", () => {
     const texts = patientLanguages.map((lang) => formLinkSms(lang, values));

@@ -1,4 +1,4 @@
-import type { PatientLanguage } from "@clinsign/contracts";
+import { patientLanguages, type PatientLanguage } from "@clinsign/contracts";
 
 /**
  * The texts of the SMS the service sends to patients, in the request's language (one of the
@@ -12,14 +12,19 @@ export type SmsLocale = PatientLanguage;
 
 type Values<K extends string> = Record<K, string>;
 
-const formLink: Record<SmsLocale, (v: Values<"organization" | "title" | "link">) => string> = {
-  de: (v) => `${v.organization}: Bitte füllen Sie das Formular „${v.title}“ aus: ${v.link}`,
-  en: (v) => `${v.organization}: please fill in the form "${v.title}": ${v.link}`,
-  tr: (v) => `${v.organization}: Lütfen "${v.title}" formunu doldurun: ${v.link}`,
-  ar: (v) => `${v.organization}: يرجى تعبئة النموذج «${v.title}»: ${v.link}`,
-  ru: (v) => `${v.organization}: пожалуйста, заполните форму «${v.title}»: ${v.link}`,
-  uk: (v) => `${v.organization}: будь ласка, заповніть форму «${v.title}»: ${v.link}`,
-  pl: (v) => `${v.organization}: prosimy o wypełnienie formularza „${v.title}”: ${v.link}`,
+/**
+ * The link to a form: the clinic and a neutral phrase, never the form's title: a lock screen shows
+ * the text to anyone near the phone, and "PHQ-9" there tells them of a depression screening. The
+ * title shows on the page, after identification.
+ */
+const formLink: Record<SmsLocale, (v: Values<"organization" | "link">) => string> = {
+  de: (v) => `${v.organization}: Sie haben ein Formular auszufüllen: ${v.link}`,
+  en: (v) => `${v.organization}: you have a form to fill in: ${v.link}`,
+  tr: (v) => `${v.organization}: doldurmanız gereken bir form var: ${v.link}`,
+  ar: (v) => `${v.organization}: لديك نموذج لتعبئته: ${v.link}`,
+  ru: (v) => `${v.organization}: вам нужно заполнить форму: ${v.link}`,
+  uk: (v) => `${v.organization}: вам потрібно заповнити форму: ${v.link}`,
+  pl: (v) => `${v.organization}: prosimy o wypełnienie formularza: ${v.link}`,
 };
 
 const otp: Record<SmsLocale, (v: Values<"organization" | "code"> & { minutes: number }) => string> = {
@@ -32,24 +37,22 @@ const otp: Record<SmsLocale, (v: Values<"organization" | "code"> & { minutes: nu
   pl: (v) => `${v.organization}: Państwa kod to ${v.code} (ważny ${v.minutes} min). Prosimy nikomu go nie podawać.`,
 };
 
-const reminder: Record<SmsLocale, (v: Values<"organization" | "title" | "link">) => string> = {
-  de: (v) => `${v.organization}: Erinnerung: Bitte unterschreiben Sie „${v.title}“: ${v.link}`,
-  en: (v) => `${v.organization}: reminder: please sign "${v.title}": ${v.link}`,
-  tr: (v) => `${v.organization}: hatırlatma: lütfen "${v.title}" belgesini imzalayın: ${v.link}`,
-  ar: (v) => `${v.organization}: تذكير: يرجى توقيع «${v.title}»: ${v.link}`,
-  ru: (v) => `${v.organization}: напоминание: пожалуйста, подпишите «${v.title}»: ${v.link}`,
-  uk: (v) => `${v.organization}: нагадування: будь ласка, підпишіть «${v.title}»: ${v.link}`,
-  pl: (v) => `${v.organization}: przypomnienie: prosimy o podpisanie „${v.title}”: ${v.link}`,
+/** A signer's reminder: the clinic and a neutral phrase, never the document's title (as the form link). */
+const reminder: Record<SmsLocale, (v: Values<"organization" | "link">) => string> = {
+  de: (v) => `${v.organization}: Erinnerung: Ein Dokument wartet auf Ihre Unterschrift: ${v.link}`,
+  en: (v) => `${v.organization}: reminder: a document is waiting for your signature: ${v.link}`,
+  tr: (v) => `${v.organization}: hatırlatma: imzanızı bekleyen bir belge var: ${v.link}`,
+  ar: (v) => `${v.organization}: تذكير: هناك مستند بانتظار توقيعك: ${v.link}`,
+  ru: (v) => `${v.organization}: напоминание: документ ожидает вашей подписи: ${v.link}`,
+  uk: (v) => `${v.organization}: нагадування: документ очікує на ваш підпис: ${v.link}`,
+  pl: (v) => `${v.organization}: przypomnienie: dokument czeka na Państwa podpis: ${v.link}`,
 };
 
-/**
- * The language an SMS is written in for a patient language: the patient's where the texts exist
- * in it, else the organization's (a request preset to Turkish opens the form in Turkish).
- */
+/** The language an SMS is written in: the patient's (one of the seven), else the organization's. */
 export const smsLocale = (language: string | null, organization: SmsLocale): SmsLocale =>
-  language === "de" || language === "en" ? language : organization;
+  (patientLanguages as readonly string[]).includes(language ?? "") ? (language as SmsLocale) : organization;
 
-export function formLinkSms(locale: SmsLocale, values: { organization: string; title: string; link: string }): string {
+export function formLinkSms(locale: SmsLocale, values: { organization: string; link: string }): string {
   return formLink[locale](values);
 }
 
@@ -58,9 +61,6 @@ export function otpSms(locale: SmsLocale, values: { organization: string; code: 
 }
 
 /** A reminder to a signer who has not signed yet (core/signatures/notices.ts). */
-export function signatureReminderSms(
-  locale: SmsLocale,
-  values: { organization: string; title: string; link: string },
-): string {
+export function signatureReminderSms(locale: SmsLocale, values: { organization: string; link: string }): string {
   return reminder[locale](values);
 }

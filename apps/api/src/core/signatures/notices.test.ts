@@ -114,7 +114,7 @@ describe("reminders", () => {
     const sent = smsTo(phone);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.get("Body")).toBe(
-      `Klinik Nord: Erinnerung: Bitte unterschreiben Sie „Aufklärung Narkose“: https://portal.test/sign/${request.token}`,
+      `Klinik Nord: Erinnerung: Ein Dokument wartet auf Ihre Unterschrift: https://portal.test/sign/${request.token}`,
     );
     // The sweep again, later, and the jobs again: still one SMS.
     now = later(4 * DAY);

@@ -16,7 +16,7 @@ import type { JobHandler } from "../jobs/execute";
 import { enqueueJob } from "../jobs/queue";
 import { signatureRequestsDueForReminder, signersDueForReminder } from "../jobs/signature-reminders";
 import { queueMessage, REDACTED } from "../messaging/messaging";
-import { signatureReminderSms } from "../messaging/sms-texts";
+import { signatureReminderSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import {
   expireIfDue,
@@ -121,8 +121,9 @@ async function remindSigner(
     return { status: "no_channel", channel: "none" };
   }
   const org = await organizationProfile(tx);
-  const title = (await versionOf(tx, row)).title;
-  const text = (link: string) => signatureReminderSms(org.locale, { organization: org.name, title, link });
+  // In the language of the document the signer will read (issue 19), else the organization's.
+  const locale = smsLocale((await versionOf(tx, row)).language, org.locale);
+  const text = (link: string) => signatureReminderSms(locale, { organization: org.name, link });
   // The signing link is a bearer credential: staff see the text with the link blanked (as F1's link SMS).
   const link =
     signer?.kind === "link" && signer.tokenEnc

@@ -272,14 +272,21 @@ describe("several signers, sequential", () => {
   it("patient, then guardian, then physician: out of turn refused, each sees only their fields and the others' signatures, sealed once with every field stamped", async () => {
     const request = await consent();
     expect(request.body.signers).toEqual([
-      { signer_id: expect.any(String), role: "patient", kind: "patient", signing_link: request.body.signing_link },
+      {
+        signer_id: expect.any(String),
+        role: "patient",
+        kind: "patient",
+        name: null,
+        signing_link: request.body.signing_link,
+      },
       {
         signer_id: expect.any(String),
         role: "legal_representative",
         kind: "link",
+        name: "Maria Muster",
         signing_link: expect.stringMatching(/^https:\/\/portal\.test\/sign\/[A-Za-z0-9_-]{43}$/),
       },
-      { signer_id: expect.any(String), role: "physician", kind: "staff", signing_link: null },
+      { signer_id: expect.any(String), role: "physician", kind: "staff", name: null, signing_link: null },
     ]);
     expect(request.guardian).not.toBe(request.patient);
 

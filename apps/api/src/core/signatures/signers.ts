@@ -179,6 +179,7 @@ export async function createSigners(
     signer_id: row.id,
     role: row.role,
     kind: row.kind,
+    name: row.name,
     signing_link:
       row.kind === "patient" ? patientLink : row.kind === "link" ? signingLink(tx, tokens[row.position]!) : null,
   }));

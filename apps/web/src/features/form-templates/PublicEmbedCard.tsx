@@ -1,7 +1,7 @@
 "use client";
 
-import type { PublicEmbed, Template } from "@clinsign/contracts";
-import { Badge, Button, Card, CopyField, Notice, Skeleton, Switch, TextField } from "@clinsign/ui";
+import type { PublicEmbed, Template, VisitorPolicyOutput } from "@clinsign/contracts";
+import { Badge, Button, Card, CopyField, Notice, RadioCards, Skeleton, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -9,6 +9,9 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { embedSnippet } from "./EmbedPanel";
+
+/** A new embed starts every visit empty and keeps nothing in the visitor's browser. */
+const DEFAULT_VISITOR: VisitorPolicyOutput = { mode: "fresh", idleMinutes: 5 };
 
 export const originLines = (text: string) =>
   text
@@ -29,6 +32,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
   const current = useQuery(trpc.publicEmbeds.get.queryOptions(ref));
   const [origins, setOrigins] = useState("");
   const [enabled, setEnabled] = useState(true);
+  const [visitor, setVisitor] = useState<VisitorPolicyOutput>(DEFAULT_VISITOR);
   const [savedOnce, setSavedOnce] = useState(false);
   const [missingOrigin, setMissingOrigin] = useState(false);
   const loaded = current.data;
@@ -36,6 +40,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     if (loaded === undefined) return;
     setOrigins((loaded?.allowedOrigins ?? []).join(", "));
     setEnabled(loaded?.enabled ?? true);
+    setVisitor(loaded?.visitor ?? DEFAULT_VISITOR);
   }, [loaded]);
   const save = useMutation(
     trpc.publicEmbeds.save.mutationOptions({
@@ -53,7 +58,8 @@ export function PublicEmbedCard({ template }: { template: Template }) {
   const dirty =
     loaded !== undefined &&
     (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
-      enabled !== (loaded?.enabled ?? true));
+      enabled !== (loaded?.enabled ?? true) ||
+      JSON.stringify(visitor) !== JSON.stringify(loaded?.visitor ?? DEFAULT_VISITOR));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -61,7 +67,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     // A website form that is on must name the site that shows it; said here in the page's language.
     const missing = enabled && originLines(origins).length === 0;
     setMissingOrigin(missing);
-    if (!missing) save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled });
+    if (!missing) save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled, visitor });
   }
 
   let body;
@@ -78,6 +84,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
           error={originError}
         />
         <Switch label={e.publicOn} description={e.publicOnHint} checked={enabled} onChange={setEnabled} />
+        <VisitorPolicyFields value={visitor} onChange={setVisitor} />
         {save.isError && !originError ? (
           <Notice tone="danger" role="alert">
             {describeApiError(apiError, t)}
@@ -119,5 +126,52 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     >
       {body}
     </Card>
+  );
+}
+
+/**
+ * How the embed treats the visitor's device: empty every visit (default), offer to continue an
+ * unfinished form (visitors' own devices), or a shared device that also empties after a while
+ * without activity (a waiting-room tablet: the next visitor is the next patient).
+ */
+function VisitorPolicyFields({
+  value,
+  onChange,
+}: {
+  value: VisitorPolicyOutput;
+  onChange(next: VisitorPolicyOutput): void;
+}) {
+  const { t } = useI18n();
+  const v = t.formTemplates.embed.visitor;
+  const minutes = String(value.idleMinutes);
+  return (
+    <div className="cs-stack">
+      <RadioCards
+        legend={v.legend}
+        name="visitor-mode"
+        value={value.mode}
+        onChange={(mode) => onChange({ ...value, mode })}
+        options={[
+          { value: "fresh", label: v.fresh, description: v.freshHint },
+          { value: "resume", label: v.resume, description: v.resumeHint },
+          { value: "shared_device", label: v.shared, description: v.sharedHint },
+        ]}
+      />
+      {value.mode === "shared_device" ? (
+        <TextField
+          label={v.idleMinutes}
+          hint={v.idleMinutesHint}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={60}
+          value={minutes}
+          onChange={(event) => {
+            const next = Math.round(Number(event.target.value));
+            if (Number.isFinite(next)) onChange({ ...value, idleMinutes: Math.min(60, Math.max(1, next)) });
+          }}
+        />
+      ) : null}
+    </div>
   );
 }

@@ -12,21 +12,25 @@ import { FormFill } from "./FormFill";
 import { FormStatusScreen, type FormStatus } from "./FormStatusScreen";
 import { uploadFormFile } from "./uploads";
 import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } from "./visitor-session";
+import { offersResume, ResumePrompt, SharedDeviceNote, useIdleReset } from "./visitor-policy";
 
 /** The draft of a session that names none (drafts of such a session are its own, see forms-api.md). */
 const DEFAULT_DRAFT_KEY = "embedded-form";
 
+interface ReadyForm {
+  info: SessionInfo;
+  template: Template;
+  values: FormValues;
+  draftKey: string;
+  language: string | null;
+}
+
 type Screen =
   | FormStatus
-  | {
-      kind: "ready";
-      info: SessionInfo;
-      template: Template;
-      values: FormValues;
-      draftKey: string;
-      language: string | null;
-    }
-  | { kind: "done"; result: SubmitResult };
+  | ({ kind: "ready" } & ReadyForm)
+  /** A public embed that offers to resume, and this browser kept an unfinished form: the visitor chooses. */
+  | ({ kind: "resume"; savedAt: string; prefill: FormValues } & ReadyForm)
+  | { kind: "done"; result: SubmitResult; visitor?: SessionInfo["visitor"] };
 
 /** Only http(s) redirects are followed: a `javascript:` URL must never run on our page. */
 function safeRedirect(url: string | null): string | null {
@@ -57,12 +61,13 @@ function navigateTop(url: string) {
 export type EmbedCredential = { kind: "session"; sessionId: string } | { kind: "public"; code: string };
 
 /** The visitor's own session of a public embed: the one this browser keeps, or a new one. */
-async function visitorSessionId(code: string): Promise<string> {
+/** The visitor session this browser kept (an embed that offers to resume), else a new one. */
+async function visitorSession(code: string): Promise<{ sessionId: string; kept: boolean }> {
   const kept = storedVisitorSession(code);
-  if (kept) return kept;
+  if (kept) return { sessionId: kept, kept: true };
   const started = await createPatientApi().call("publicEmbeds.start", { code });
   rememberVisitorSession(code, started);
-  return started.sessionId;
+  return { sessionId: started.sessionId, kept: false };
 }
 
 /**
@@ -91,6 +96,8 @@ export function EmbeddedForm({
   const [attempt, setAttempt] = useState(0);
   const bridge = useRef<EmbedBridge | null>(null);
   const replacedVisitorSession = useRef(false);
+  // Whether the visitor session came from this browser's storage (an earlier visit), not this page.
+  const keptSession = useRef(false);
 
   useEffect(() => {
     setFramed(window.parent !== window);
@@ -105,8 +112,9 @@ export function EmbeddedForm({
     let stopLanguage = () => {};
     (async () => {
       if (publicCode !== null && !sessionId) {
-        const id = await visitorSessionId(publicCode);
-        if (active) setSessionId(id);
+        const started = await visitorSession(publicCode);
+        keptSession.current = started.kept;
+        if (active) setSessionId(started.sessionId);
         return;
       }
       const [info, template] = await Promise.all([
@@ -123,15 +131,26 @@ export function EmbeddedForm({
       if (!active) return;
       setBranding(info.branding);
       setOrganizationName(info.organizationName);
-      setScreen({
-        kind: "ready",
+      const unfinished = draft !== null && Object.keys(draft.values).length > 0;
+      // The clinic stopped offering to resume since this browser kept the session: start empty.
+      if (publicCode !== null && keptSession.current && !offersResume(info.visitor)) {
+        keptSession.current = false;
+        if (unfinished) await api.call("drafts.delete", { draftKey }).catch(() => {});
+        forgetVisitorSession(publicCode);
+        if (active) setSessionId("");
+        return;
+      }
+      const form: ReadyForm = {
         info,
         template,
         draftKey,
         values: { ...info.prefill, ...(draft?.values ?? {}) },
         // The patient's own choice (kept with the draft) over the session's preset, over the URL's.
         language: draft?.language ?? info.language ?? (isPatientLanguage(langParam) ? langParam : null),
-      });
+      };
+      if (publicCode !== null && keptSession.current && offersResume(info.visitor) && unfinished)
+        setScreen({ kind: "resume", ...form, savedAt: draft.updatedAt, prefill: info.prefill });
+      else setScreen({ kind: "ready", ...form });
       host.post({ type: "ready" });
       void api.call("forms.event", { event: "form.opened" }).catch(() => {});
     })().catch((error: unknown) => {
@@ -187,6 +206,23 @@ export function EmbeddedForm({
 
   const retry = () => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1));
 
+  /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
+  const startAfresh = async (draftKey: string | null) => {
+    if (publicCode === null) return;
+    if (draftKey) await api.call("drafts.delete", { draftKey }).catch(() => {});
+    forgetVisitorSession(publicCode);
+    setScreen({ kind: "opening" });
+    setSessionId("");
+  };
+
+  const visitor = screen.kind === "ready" || screen.kind === "resume" ? screen.info.visitor : undefined;
+  const sharedDevice = publicCode !== null && visitor?.mode === "shared_device";
+  const [clearedIdle, setClearedIdle] = useState(false);
+  useIdleReset(sharedDevice && screen.kind === "ready", visitor?.idleMinutes ?? 5, () => {
+    setClearedIdle(true);
+    void startAfresh(screen.kind === "ready" ? screen.draftKey : null);
+  });
+
   let content;
   switch (screen.kind) {
     case "done": {
@@ -200,8 +236,28 @@ export function EmbeddedForm({
               <a className="cs-button cs-button--primary" href={redirect} target="_top" rel="noopener">
                 {t.forms.continue}
               </a>
+            ) : publicCode !== null && screen.visitor?.mode === "shared_device" ? (
+              <button type="button" className="cs-button cs-button--primary" onClick={() => void startAfresh(null)}>
+                {t.forms.nextPerson}
+              </button>
             ) : null
           }
+        />
+      );
+      break;
+    }
+    case "resume": {
+      const form = screen;
+      content = (
+        <ResumePrompt
+          formTitle={form.template.title}
+          savedAt={form.savedAt}
+          busy={false}
+          onContinue={() => setScreen({ ...form, kind: "ready" })}
+          onStartOver={() => {
+            void api.call("drafts.delete", { draftKey: form.draftKey }).catch(() => {});
+            setScreen({ ...form, kind: "ready", values: form.prefill });
+          }}
         />
       );
       break;
@@ -209,34 +265,38 @@ export function EmbeddedForm({
     case "ready": {
       const { info, template, values, draftKey, language } = screen;
       content = (
-        <FormFill
-          template={template}
-          initialValues={values}
-          initialLanguage={language}
-          expiresAt={null}
-          phoneCountry={info.phoneCountry}
-          saveDraft={(changed, language) => api.call("drafts.save", { draftKey, values: changed, language })}
-          onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
-          onRejected={onRejected}
-          uploadFile={(file, field, onProgress) =>
-            uploadFormFile(file, {
-              url: "/api/embed/uploads",
-              headers: { "x-session-id": sessionId },
-              fields: { sessionId },
-              fieldKey: field.key!,
-              onProgress,
-            })
-          }
-          submit={async (visible, language) => {
-            const result = await api.call("submissions.submit", { values: visible, draftKey, language });
-            // The next person on this device (a waiting-room tablet) starts with an empty form.
-            if (publicCode !== null) forgetVisitorSession(publicCode);
-            setScreen({ kind: "done", result });
-            bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
-            const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
-            if (redirect) navigateTop(redirect);
-          }}
-        />
+        <>
+          {sharedDevice ? <SharedDeviceNote minutes={info.visitor!.idleMinutes} cleared={clearedIdle} /> : null}
+          <FormFill
+            template={template}
+            initialValues={values}
+            initialLanguage={language}
+            expiresAt={null}
+            phoneCountry={info.phoneCountry}
+            saveDraft={(changed, language) => api.call("drafts.save", { draftKey, values: changed, language })}
+            onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
+            onRejected={onRejected}
+            uploadFile={(file, field, onProgress) =>
+              uploadFormFile(file, {
+                url: "/api/embed/uploads",
+                headers: { "x-session-id": sessionId },
+                fields: { sessionId },
+                fieldKey: field.key!,
+                onProgress,
+              })
+            }
+            submit={async (visible, language) => {
+              const result = await api.call("submissions.submit", { values: visible, draftKey, language });
+              // The next person on this device (a waiting-room tablet) starts with an empty form.
+              if (publicCode !== null) forgetVisitorSession(publicCode);
+              setScreen({ kind: "done", result, visitor: info.visitor });
+              setClearedIdle(false);
+              bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
+              const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
+              if (redirect) navigateTop(redirect);
+            }}
+          />
+        </>
       );
       break;
     }

@@ -1,9 +1,11 @@
 import type { StartedVisitorSession } from "@clinsign/contracts";
 
 /**
- * A public embed's visitor session lives in this browser's storage only, under the embed's code:
- * never in a URL, never shared with another browser. Cleared storage means a fresh, empty form,
- * and so does a session that ended (24 h, or the clinic turned the embed off).
+ * A public embed's visitor session lives in this browser's storage only, under the embed's code,
+ * and only when the embed offers to resume (`visitor.mode` `resume`): never in a URL, never shared
+ * with another browser. Otherwise (`fresh`, `shared_device`) it lives in the open page alone, and
+ * the next visit starts empty. Cleared storage means a fresh, empty form, and so does a session
+ * that ended (24 h, or the clinic turned the embed off).
  */
 const storageKey = (code: string) => `clinsign.visitor-session.${code}`;
 
@@ -30,6 +32,7 @@ export function storedVisitorSession(code: string): string | null {
 }
 
 export function rememberVisitorSession(code: string, session: StartedVisitorSession): void {
+  if (session.visitor.mode !== "resume") return;
   try {
     storage()?.setItem(storageKey(code), JSON.stringify(session));
   } catch {
@@ -37,7 +40,7 @@ export function rememberVisitorSession(code: string, session: StartedVisitorSess
   }
 }
 
-/** After a submit (the next person on a shared device starts empty) or when the session ended. */
+/** After a submit, a start over, when the session ended, or when the embed no longer offers to resume. */
 export function forgetVisitorSession(code: string): void {
   try {
     storage()?.removeItem(storageKey(code));

@@ -10,7 +10,7 @@ import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clin
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState, type ChangeEvent, type FormEvent } from "react";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
@@ -68,9 +68,38 @@ interface Created {
   signers?: CreatedSigner[];
 }
 
+/** One person a request is handed to: who (role and name, as staff gave it) and their own link. */
+interface Recipient {
+  key: string;
+  who: string;
+  link: string;
+  testId: string;
+}
+
+/** The patient first (the request's link), then each signer with a link of their own, in signing order. */
+function recipientsOf(link: string, signers: readonly CreatedSigner[] | undefined, t: Dictionary): Recipient[] {
+  const named = (role: string, name: string | null) => {
+    const label = signerRoleLabel(role, t.signing.signerRoles);
+    return name ? `${label}: ${name}` : label;
+  };
+  const patient = (signers ?? []).find((signer) => signer.kind === "patient");
+  const others = (signers ?? []).filter((signer) => signer.kind === "link" && signer.signing_link);
+  return [
+    { key: "patient", who: named("patient", patient?.name ?? null), link, testId: "signing-link" },
+    ...others.map((signer) => ({
+      key: signer.signer_id,
+      who: named(signer.role, signer.name),
+      link: signer.signing_link!,
+      testId: `signing-link-${signer.role}`,
+    })),
+  ];
+}
+
 /**
- * The link handed to the patient: copy it into a message, or let them scan it at the desk. With
- * several signers, each one who signs by link gets their own (staff sign in the console).
+ * The link handed over: copy it into a message, or let the person scan it at the desk. With
+ * several signers each one who signs by link gets their own, handed over one at a time, patient
+ * first, every link and QR code named by role and name (staff sign in the console), so the
+ * physician's link never reaches the patient's phone.
  */
 export function HandOver({
   link,
@@ -83,36 +112,48 @@ export function HandOver({
 }) {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
-  const others = (signers ?? []).filter((signer) => signer.kind === "link" && signer.signing_link);
+  const recipients = recipientsOf(link, signers, t);
+  const [index, setIndex] = useState(0);
+  const several = recipients.length > 1;
+  const current = recipients[index]!;
+  const next = recipients[index + 1];
   return (
-    <div className={styles.handOver}>
-      <div className="cs-stack">
-        {others.map((signer) => {
-          const role = signerRoleLabel(signer.role, t.signing.signerRoles);
-          return (
-            <CopyField
-              key={signer.signer_id}
-              label={format(s.signerLink, { role })}
-              hint={s.signerLinkHint}
-              value={signer.signing_link!}
-              labels={t.common}
-              testId={`signing-link-${signer.role}`}
-            />
-          );
-        })}
-        <CopyField
-          label={others.length > 0 ? format(s.signerLink, { role: t.signing.signerRoles.patient }) : s.signingLink}
-          hint={s.signingLinkHint}
-          value={link}
-          labels={t.common}
-          testId="signing-link"
-        />
-        <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
+    <div className="cs-stack">
+      {several ? (
+        <p className="cs-label" aria-live="polite" data-testid="hand-over-step">
+          {format(s.handOverStep, { step: index + 1, count: recipients.length, who: current.who })}
+        </p>
+      ) : null}
+      <div className={styles.handOver}>
+        <div className="cs-stack">
+          <CopyField
+            key={current.key}
+            label={several ? format(s.linkFor, { who: current.who }) : s.signingLink}
+            hint={several ? s.signerLinkHint : s.signingLinkHint}
+            value={current.link}
+            labels={t.common}
+            testId={current.testId}
+          />
+          <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
+          {next ? (
+            <div>
+              <Button onClick={() => setIndex(index + 1)}>{format(s.nextSigner, { who: next.who })}</Button>
+            </div>
+          ) : several ? (
+            <div>
+              <Button variant="ghost" onClick={() => setIndex(0)}>
+                {s.handOverAgain}
+              </Button>
+            </div>
+          ) : null}
+        </div>
+        <figure className={styles.qrFigure}>
+          <QrCode value={current.link} label={several ? format(s.qrLabelFor, { who: current.who }) : s.qrLabel} />
+          <figcaption className="cs-hint">
+            {several ? format(s.qrCaptionFor, { who: current.who }) : s.qrCaption}
+          </figcaption>
+        </figure>
       </div>
-      <figure className={styles.qrFigure}>
-        <QrCode value={link} label={s.qrLabel} />
-        <figcaption className="cs-hint">{s.qrCaption}</figcaption>
-      </figure>
     </div>
   );
 }

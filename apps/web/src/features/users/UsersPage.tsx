@@ -5,6 +5,7 @@ import {
   Badge,
   Button,
   Card,
+  CopyField,
   Dialog,
   EmptyState,
   keysetPaging,
@@ -121,13 +122,17 @@ function InviteForm({ onAnnounce }: { onAnnounce(text: string): void }) {
   const [role, setRole] = useState<Role>("staff");
   const [emailError, setEmailError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
+  // Without a mail server the link is shown here, this once: nothing else will reach the colleague.
+  const [handOver, setHandOver] = useState<{ email: string; link: string } | null>(null);
   const emailRef = useRef<HTMLInputElement>(null);
   const roleId = useId();
 
   const invite = useMutation(
     trpc.users.invite.mutationOptions({
-      onSuccess: (_result, input) => {
-        onAnnounce(format(t.users.invited, { email: input.email }));
+      onSuccess: (result, input) => {
+        const link = result.delivery === "outbox" ? result.link : null;
+        setHandOver(link ? { email: input.email, link } : null);
+        onAnnounce(format(link ? t.users.invitedNoMail : t.users.invited, { email: input.email }));
         setEmail("");
         void queryClient.invalidateQueries({ queryKey: trpc.users.invites.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.messages.list.pathKey() });
@@ -189,6 +194,21 @@ function InviteForm({ onAnnounce }: { onAnnounce(text: string): void }) {
         <Notice tone="danger" role="alert">
           {formError}
         </Notice>
+      ) : null}
+      {handOver ? (
+        <div className="cs-stack" data-testid="invite-link-shown">
+          <Notice tone="warning">{format(t.users.noMailSent, { email: handOver.email })}</Notice>
+          <CopyField
+            label={format(t.users.inviteLinkLabel, { email: handOver.email })}
+            hint={t.users.inviteLinkHint}
+            value={handOver.link}
+            labels={t.common}
+            testId="invite-link"
+          />
+          <div>
+            <Button onClick={() => setHandOver(null)}>{t.users.inviteLinkDone}</Button>
+          </div>
+        </div>
       ) : null}
     </Card>
   );

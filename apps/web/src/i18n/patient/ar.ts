@@ -270,6 +270,13 @@ export const ar: PatientDictionary = {
     doneBody: "استلمت عيادتك إجاباتك. يمكنك إغلاق هذه الصفحة الآن.",
     doneReference: "المرجع: {reference}",
     continue: "متابعة",
+    resumeTitle: "هل تريد المتابعة من حيث توقفت؟",
+    resumeBody: "لقد بدأت «{form}» على هذا الجهاز في {date}. تابع بإجاباتك، أو ابدأ من جديد بنموذج فارغ.",
+    resumeContinue: "متابعة",
+    startOver: "البدء من جديد",
+    clearedIdle: "تم إفراغ النموذج بعد {minutes} دقائق دون نشاط، حتى لا يرى الشخص التالي شيئًا منه.",
+    sharedDeviceNote: "هذا الجهاز مشترك: يُفرَغ النموذج بعد إرساله وبعد {minutes} دقائق دون نشاط.",
+    nextPerson: "نموذج فارغ للشخص التالي",
     expiresAt: "يرجى إكمال هذا النموذج قبل {date}.",
     file: {
       choose: "اختيار ملف",

@@ -279,6 +279,16 @@ export const pl: PatientDictionary = {
     doneBody: "Placówka otrzymała odpowiedzi. Można teraz zamknąć tę stronę.",
     doneReference: "Numer referencyjny: {reference}",
     continue: "Dalej",
+    resumeTitle: "Kontynuować tam, gdzie skończono?",
+    resumeBody:
+      "Rozpoczęto „{form}” na tym urządzeniu {date}. Kontynuuj ze swoimi odpowiedziami lub zacznij od nowa z pustym formularzem.",
+    resumeContinue: "Kontynuuj",
+    startOver: "Zacznij od nowa",
+    clearedIdle:
+      "Formularz został wyczyszczony po {minutes} minutach bez aktywności, aby następna osoba nic z niego nie zobaczyła.",
+    sharedDeviceNote:
+      "To urządzenie jest współdzielone: formularz jest czyszczony po wysłaniu i po {minutes} minutach bez aktywności.",
+    nextPerson: "Pusty formularz dla następnej osoby",
     expiresAt: "Prosimy wypełnić ten formularz do {date}.",
     file: {
       choose: "Wybierz plik",

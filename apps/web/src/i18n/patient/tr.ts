@@ -278,6 +278,15 @@ export const tr: PatientDictionary = {
     doneBody: "Kliniğiniz yanıtlarınızı aldı. Bu sayfayı artık kapatabilirsiniz.",
     doneReference: "Referans: {reference}",
     continue: "Devam",
+    resumeTitle: "Kaldığınız yerden devam etmek ister misiniz?",
+    resumeBody:
+      "“{form}” formuna bu cihazda {date} tarihinde başladınız. Yanıtlarınızla devam edin veya boş bir formla yeniden başlayın.",
+    resumeContinue: "Devam et",
+    startOver: "Yeniden başla",
+    clearedIdle: "Form, {minutes} dakika işlem yapılmadığı için boşaltıldı; bir sonraki kişi hiçbir şey görmez.",
+    sharedDeviceNote:
+      "Bu cihaz ortak kullanılıyor: form gönderildikten sonra ve {minutes} dakika işlem yapılmadığında boşaltılır.",
+    nextPerson: "Sonraki kişi için boş form",
     expiresAt: "Lütfen bu formu {date} tarihine kadar doldurun.",
     file: {
       choose: "Dosya seçin",
