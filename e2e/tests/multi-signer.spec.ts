@@ -229,6 +229,11 @@ test("sequential: the patient and the guardian on their phones, the physician in
   ).toBeVisible();
   await expect(handOver.getByTestId("signing-link")).toHaveCount(0);
   const guardianLink = await handOver.getByTestId("signing-link-legal_representative").inputValue();
+  // Sent from the console instead of copied: by SMS to a number typed here, for this signer only.
+  const send = handOver.getByRole("form", { name: "Send the link to Legal representative: Maria Muster" });
+  await send.getByLabel("Mobile number").fill("+49 170 5555555");
+  await send.getByRole("button", { name: "Send by SMS to Legal representative: Maria Muster" }).click();
+  await expect(send.getByRole("status")).toContainText("Sent to Legal representative: Maria Muster.");
   expect(patientLink).toMatch(/\/sign\/[A-Za-z0-9_-]{20,}$/);
   expect(guardianLink).toMatch(/\/sign\/[A-Za-z0-9_-]{20,}$/);
   expect(guardianLink).not.toBe(patientLink);

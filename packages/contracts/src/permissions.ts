@@ -109,6 +109,8 @@ export const staffPermissions = {
   "signatures.update": workers,
   // Several signers: the named staff signer signs in the console (the service checks it is them).
   "signatures.revealSignerLink": workers,
+  // Sending a link by SMS or e-mail is handing it over, as revealing it is.
+  "signatures.sendLink": workers,
   "signatures.staffSigningView": workers,
   "signatures.staffSigningDocument": workers,
   "signatures.signAsStaff": workers,

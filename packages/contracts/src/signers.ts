@@ -158,6 +158,25 @@ export type StaffSignerItem = z.infer<typeof staffSignerItem>;
 export const revealSignerLinkInput = z.object({ id: uuid, signerId: uuid });
 export type RevealSignerLinkInput = z.input<typeof revealSignerLinkInput>;
 
+/**
+ * Staff send a signing link by SMS or e-mail from the console: the patient's (no `signerId`) or a
+ * link signer's. `to`: the number or address typed; absent (SMS), the number on the request.
+ */
+export const sendSigningLinkInput = z.object({
+  id: uuid,
+  signerId: uuid.optional(),
+  channel: z.enum(["sms", "email"]),
+  to: z.string().trim().max(320, { message: "must be at most 320 characters" }).optional(),
+});
+export type SendSigningLinkInput = z.infer<typeof sendSigningLinkInput>;
+/** `outbox`: no provider is set up for the channel, nothing left the installation (the outbox shows it). */
+export const sentSigningLink = z.object({
+  channel: z.enum(["sms", "email"]),
+  delivery: z.enum(["provider", "outbox"]),
+  messageId: uuid,
+});
+export type SentSigningLink = z.infer<typeof sentSigningLink>;
+
 /** Staff signing in the console: the request; the caller must be its named staff signer. */
 export const staffSigningInput = z.object({ id: uuid });
 

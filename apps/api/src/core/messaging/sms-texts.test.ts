@@ -1,6 +1,6 @@
 import { patientLanguages } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
-import { formLinkSms, otpSms, signatureReminderSms, smsLocale } from "./sms-texts";
+import { formLinkSms, otpSms, signatureReminderSms, signingLinkEmail, signingLinkSms, smsLocale } from "./sms-texts";
 
 const values = { organization: "Klinik Nord", link: "https://sign.example.org/f/abc123" };
 
@@ -39,6 +39,20 @@ describe("patient SMS texts in the seven languages", () => {
       expect(text.endsWith(` ${values.link}`)).toBe(true);
     });
   }
+
+  it("sends a signing link in every language naming the clinic, never a document, by SMS and by e-mail", () => {
+    const texts = patientLanguages.map((lang) => signingLinkSms(lang, values));
+    expect(new Set(texts).size).toBe(patientLanguages.length);
+    for (const text of texts) {
+      expect(text.startsWith("Klinik Nord: ")).toBe(true);
+      expect(text.endsWith(` ${values.link}`)).toBe(true);
+    }
+    for (const lang of patientLanguages) {
+      const mail = signingLinkEmail(lang, values);
+      expect(mail.subject.startsWith("Klinik Nord: ")).toBe(true);
+      expect(mail.body.startsWith(signingLinkSms(lang, values))).toBe(true);
+    }
+  });
 
   it("is written in the patient's language, any of the seven, else the organization's", () => {
     expect(smsLocale("tr", "de")).toBe("tr");

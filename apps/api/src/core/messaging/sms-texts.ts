@@ -64,3 +64,49 @@ export function otpSms(locale: SmsLocale, values: { organization: string; code: 
 export function signatureReminderSms(locale: SmsLocale, values: { organization: string; link: string }): string {
   return reminder[locale](values);
 }
+
+/** A signing link sent from the console: the clinic and a neutral phrase, never the document's title. */
+const signingLink: Record<SmsLocale, (v: Values<"organization" | "link">) => string> = {
+  de: (v) => `${v.organization}: Bitte unterschreiben Sie ein Dokument: ${v.link}`,
+  en: (v) => `${v.organization}: please sign a document: ${v.link}`,
+  tr: (v) => `${v.organization}: lütfen bir belgeyi imzalayın: ${v.link}`,
+  ar: (v) => `${v.organization}: يرجى توقيع مستند: ${v.link}`,
+  ru: (v) => `${v.organization}: пожалуйста, подпишите документ: ${v.link}`,
+  uk: (v) => `${v.organization}: будь ласка, підпишіть документ: ${v.link}`,
+  pl: (v) => `${v.organization}: prosimy o podpisanie dokumentu: ${v.link}`,
+};
+
+export function signingLinkSms(locale: SmsLocale, values: { organization: string; link: string }): string {
+  return signingLink[locale](values);
+}
+
+const signingLinkSubject: Record<SmsLocale, (organization: string) => string> = {
+  de: (o) => `${o}: ein Dokument zum Unterschreiben`,
+  en: (o) => `${o}: a document to sign`,
+  tr: (o) => `${o}: imzalanacak bir belge`,
+  ar: (o) => `${o}: مستند للتوقيع`,
+  ru: (o) => `${o}: документ на подпись`,
+  uk: (o) => `${o}: документ на підпис`,
+  pl: (o) => `${o}: dokument do podpisania`,
+};
+
+const signingLinkNote: Record<SmsLocale, string> = {
+  de: "Der Link ist nur für Sie bestimmt. Wenn Sie diese Nachricht nicht erwartet haben, ignorieren Sie sie.",
+  en: "This link is for you alone. If you did not expect this message, ignore it.",
+  tr: "Bu bağlantı yalnızca sizin içindir. Bu mesajı beklemiyorsanız dikkate almayın.",
+  ar: "هذا الرابط لك وحدك. إذا لم تكن تتوقع هذه الرسالة، فتجاهلها.",
+  ru: "Эта ссылка предназначена только для вас. Если вы не ждали этого сообщения, не обращайте на него внимания.",
+  uk: "Це посилання призначене лише для вас. Якщо ви не очікували цього повідомлення, не зважайте на нього.",
+  pl: "Ten link jest przeznaczony tylko dla Państwa. Jeśli nie oczekiwali Państwo tej wiadomości, prosimy ją zignorować.",
+};
+
+/** The same link by e-mail: subject and body name the clinic, never the document. */
+export function signingLinkEmail(
+  locale: SmsLocale,
+  values: { organization: string; link: string },
+): { subject: string; body: string } {
+  return {
+    subject: signingLinkSubject[locale](values.organization),
+    body: `${signingLink[locale](values)}\n\n${signingLinkNote[locale]}`,
+  };
+}

@@ -270,3 +270,55 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
     expect(await entries("signature.reminder_sent", request.id)).toHaveLength(1);
   });
 });
+
+describe("sending a signing link from the console (issue 31)", () => {
+  it("sends the patient's link by SMS to the number on the request, naming the clinic and not the document, audited", async () => {
+    const request = await createRequest({ patient_phone: "0170 2222222" });
+    const sent = await api.trpc({ cookie }).signatures.sendLink.mutate({ id: request.id, channel: "sms" });
+    expect(sent).toMatchObject({ channel: "sms", delivery: "provider" });
+    await runJobs();
+    const [sms] = smsTo("+491702222222").slice(-1);
+    expect(sms!.get("Body")).toBe(
+      `Klinik Nord: Bitte unterschreiben Sie ein Dokument: https://portal.test/sign/${request.token}`,
+    );
+    // What staff and the database keep has the link blanked.
+    const [stored] = await api.services.db.select().from(messages).where(eq(messages.id, sent.messageId));
+    expect(stored!.body).not.toContain(request.token);
+    expect(stored!.body).toContain("••••••");
+    const audited = await entries("signature.link_sent", request.id);
+    expect(audited.map((e) => e.metadata)).toEqual([
+      { signatureId: request.id, channel: "sms", messageId: sent.messageId },
+    ]);
+  });
+
+  it("sends to a typed number or address instead; an e-mail needs one; a request that cannot be signed refuses", async () => {
+    const request = await createRequest();
+    const staff = api.trpc({ cookie });
+    // No number on the request and none typed: the form says which field.
+    await expect(staff.signatures.sendLink.mutate({ id: request.id, channel: "sms" })).rejects.toMatchObject({
+      data: { httpStatus: 400, details: { field: "to" } },
+    });
+    await expect(
+      staff.signatures.sendLink.mutate({ id: request.id, channel: "sms", to: "030 1234567" }),
+    ).rejects.toMatchObject({ data: { httpStatus: 400, details: { field: "to" } } });
+    await staff.signatures.sendLink.mutate({ id: request.id, channel: "sms", to: "+49 170 3333333" });
+    await runJobs();
+    expect(smsTo("+491703333333").at(-1)!.get("Body")).toContain(request.token);
+    await expect(staff.signatures.sendLink.mutate({ id: request.id, channel: "email" })).rejects.toMatchObject({
+      data: { httpStatus: 400, details: { field: "to" } },
+    });
+    // No mail server here: the message waits in the outbox, and the answer says so.
+    expect(
+      await staff.signatures.sendLink.mutate({ id: request.id, channel: "email", to: "Patient@Example.org" }),
+    ).toMatchObject({ channel: "email", delivery: "outbox" });
+    await api.request("PUT", `/assignments/${request.id}`, {
+      headers: bearer(org),
+      body: { id: request.id, status: "draft" },
+    });
+    await expect(
+      staff.signatures.sendLink.mutate({ id: request.id, channel: "sms", to: "+491703333333" }),
+    ).rejects.toMatchObject({
+      data: { httpStatus: 409, details: { reason: "not_signable" } },
+    });
+  });
+});

@@ -371,12 +371,8 @@ export async function skipUnsigned(tx: OrgContext, signers: SignerRow[]): Promis
   );
 }
 
-/** Staff: a link signer's own link, to hand over again; audited like the patient's. */
-export async function revealSignerLink(
-  tx: OrgContext,
-  request: SignatureRequestRow,
-  signerId: string,
-): Promise<{ signingUrl: string }> {
+/** A signer of the request, by id (404 for another request's). */
+export async function signerOfRequest(tx: OrgContext, request: SignatureRequestRow, signerId: string): Promise<SignerRow> {
   const [signer] = await tx.scope
     .select(
       signatureSigners,
@@ -384,8 +380,13 @@ export async function revealSignerLink(
     )
     .limit(1);
   if (!signer) throw new AppError("not_found", "signer not found", { field: "signerId" });
+  return signer;
+}
+
+/** The link a signer is handed: the patient's is the request's (A2's rule), a link signer's their own; staff have none. */
+export function linkOfSigner(tx: OrgContext, request: SignatureRequestRow, signer: SignerRow | null): string {
   const url =
-    signer.kind === "patient"
+    !signer || signer.kind === "patient"
       ? (request.assignmentUrl ?? signingLink(tx, tx.services.secrets.open(request.tokenEnc)))
       : signer.kind === "link" && signer.tokenEnc
         ? signingLink(tx, tx.services.secrets.open(signer.tokenEnc))
@@ -394,6 +395,17 @@ export async function revealSignerLink(
     throw new AppError("conflict", "a staff signer signs in the console and has no link", {
       reason: "staff_signer_has_no_link",
     });
+  return url;
+}
+
+/** Staff: a link signer's own link, to hand over again; audited like the patient's. */
+export async function revealSignerLink(
+  tx: OrgContext,
+  request: SignatureRequestRow,
+  signerId: string,
+): Promise<{ signingUrl: string }> {
+  const signer = await signerOfRequest(tx, request, signerId);
+  const url = linkOfSigner(tx, request, signer);
   await recordAudit(tx, {
     action: "signature.link_viewed",
     metadata: { signatureId: request.id, signerId: signer.id, role: signer.role, replaced: false },

@@ -9,6 +9,7 @@ import {
   patientQuery,
   declineAsStaffInput,
   revealSignerLinkInput,
+  sendSigningLinkInput,
   signAsStaffInput,
   signatureRequestIdInput,
   staffSigningInput,
@@ -44,6 +45,7 @@ import {
 } from "../../core/signatures/signing";
 import { verifyHostSession } from "../../core/signatures/verify-session";
 import { signerCandidates } from "../../core/signatures/signers";
+import { sendSigningLink } from "../../core/signatures/send-link";
 import { orgProcedure, staffProcedure } from "../trpc";
 import { staffSessionCookieHeader } from "../../core/identity/cookies";
 
@@ -80,6 +82,8 @@ export const signaturesRouter = {
   revealLink: staffProcedure
     .input(signatureRequestIdInput)
     .mutation(({ ctx, input }) => revealSigningLink(ctx.org, input)),
+  /** Staff: sends the patient's or a link signer's link by SMS or e-mail; audited `signature.link_sent`. */
+  sendLink: staffProcedure.input(sendSigningLinkInput).mutation(({ ctx, input }) => sendSigningLink(ctx.org, input)),
   /** Staff (several signers): a link signer's own link; audited like `revealLink`. */
   revealSignerLink: staffProcedure
     .input(revealSignerLinkInput)

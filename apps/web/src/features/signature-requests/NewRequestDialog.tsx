@@ -23,6 +23,7 @@ import { useCan, useSession } from "../../components/admin-shell/SessionContext"
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { signerRoleLabel } from "../signing/roles";
 import { defaultChoice, rolesOfFields, signersOf, type SignerChoice } from "./signers";
+import { SendLinkForm } from "./SendLinkForm";
 import { SignersFieldset } from "./SignersFieldset";
 import { DocumentsByLanguageFieldset } from "./DocumentsByLanguageFieldset";
 import type { PatientLanguage } from "@clinsign/contracts/language-list";
@@ -66,6 +67,8 @@ interface Created {
   expiresAt: string;
   /** Several signers: each one, with the link to hand to those who sign by link. */
   signers?: CreatedSigner[];
+  /** The patient's mobile number as entered, for sending the link by SMS. */
+  patientPhone: string | null;
 }
 
 /** One person a request is handed to: who (role and name, as staff gave it) and their own link. */
@@ -74,6 +77,8 @@ interface Recipient {
   who: string;
   link: string;
   testId: string;
+  /** Several signers: the signer row (absent for the patient, whose link is the request's). */
+  signerId?: string;
 }
 
 /** The patient first (the request's link), then each signer with a link of their own, in signing order. */
@@ -91,6 +96,7 @@ function recipientsOf(link: string, signers: readonly CreatedSigner[] | undefine
       who: named(signer.role, signer.name),
       link: signer.signing_link!,
       testId: `signing-link-${signer.role}`,
+      signerId: signer.signer_id,
     })),
   ];
 }
@@ -102,13 +108,18 @@ function recipientsOf(link: string, signers: readonly CreatedSigner[] | undefine
  * physician's link never reaches the patient's phone.
  */
 export function HandOver({
+  requestId,
   link,
   expiresAt,
   signers,
+  patientPhone,
 }: {
+  requestId: string;
   link: string;
   expiresAt: string;
   signers?: readonly CreatedSigner[];
+  /** The patient's mobile number on the request, where the link goes by SMS unless another is typed. */
+  patientPhone?: string | null;
 }) {
   const { t, locale } = useI18n();
   const s = t.signatureRequestsPage;
@@ -135,6 +146,13 @@ export function HandOver({
             testId={current.testId}
           />
           <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
+          <SendLinkForm
+            key={`send-${current.key}`}
+            requestId={requestId}
+            signerId={current.signerId}
+            who={current.who}
+            knownPhone={current.signerId ? null : patientPhone}
+          />
           {next ? (
             <div>
               <Button onClick={() => setIndex(index + 1)}>{format(s.nextSigner, { who: next.who })}</Button>
@@ -215,6 +233,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           expiresAt: result.expiration_date,
           // The answer names every signer only for requests with several (absent otherwise).
           signers: result.signers,
+          patientPhone: draft.patient_phone.trim() || null,
         });
       },
     }),
@@ -410,7 +429,13 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
         }
       >
         {created ? (
-          <HandOver link={created.link} expiresAt={created.expiresAt} signers={created.signers} />
+          <HandOver
+            requestId={created.id}
+            link={created.link}
+            expiresAt={created.expiresAt}
+            signers={created.signers}
+            patientPhone={created.patientPhone}
+          />
         ) : (
           <NewRequestForm key={formKey} onCreated={setCreated} documentId={documentId} />
         )}
