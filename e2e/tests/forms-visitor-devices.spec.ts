@@ -1,5 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { createActiveTemplate, expectAccessible, staffSignIn, type Staff } from "./forms-support";
+import { shot } from "./support";
 
 // Issue 31: on a waiting-room tablet the next visitor is the next patient. A public embed starts
 // every visit empty unless the clinic offers to resume; resuming is then the visitor's choice
@@ -31,6 +32,9 @@ async function websiteForm(identifier: string, policy: RegExp, idleMinutes?: str
   await website.getByRole("radio", { name: policy }).check();
   if (idleMinutes) await website.getByLabel("Empty after this many minutes without activity").fill(idleMinutes);
   await expectAccessible(console_, "website form with the visitor device choice");
+  await website.screenshot({
+    path: test.info().outputPath(`website-form-${idleMinutes ? "shared" : "resume"}-en-1280.png`),
+  });
   await website.getByRole("button", { name: "Set up the website form" }).click();
   const snippet = await console_.getByTestId("public-embed-snippet").inputValue();
   return /<iframe src="([^"]+)"/.exec(snippet)![1]!;
@@ -61,6 +65,20 @@ test("offered to resume: the visitor chooses, seeing only the form and when; Sta
   await expect(phone.page.getByText(`You started “${title}” on this device on`)).toBeVisible();
   await expect(phone.page.getByText("Erika")).toHaveCount(0);
   await expectAccessible(phone.page, "continue where you left off (phone)");
+  await shot(phone.page, "resume-prompt-en-390");
+  // The same question in the patient's language: Turkish, and Arabic right to left.
+  await phone.page.goto(`${url}&lang=tr`);
+  await expect(
+    phone.page.getByRole("heading", { level: 1, name: "Kaldığınız yerden devam etmek ister misiniz?" }),
+  ).toBeVisible();
+  await expectAccessible(phone.page, "continue where you left off (Turkish)");
+  await shot(phone.page, "resume-prompt-tr-390");
+  await phone.page.goto(`${url}&lang=ar`);
+  await expect(phone.page.getByRole("heading", { level: 1, name: "هل تريد المتابعة من حيث توقفت؟" })).toBeVisible();
+  await expectAccessible(phone.page, "continue where you left off (Arabic)");
+  await shot(phone.page, "resume-prompt-ar-390");
+  // The language chosen stays with the page; back to English.
+  await phone.page.goto(`${url}&lang=en`);
   await phone.page.getByRole("button", { name: "Continue" }).click();
   await expect(phone.page.getByLabel(/^Full name/)).toHaveValue("Erika Mustermann");
 
@@ -94,6 +112,7 @@ test("a shared device empties its form after the minutes without activity the cl
   await expect(tablet.page.getByLabel(/^Full name/)).toHaveValue("");
   await expect(tablet.page.getByTestId("shared-device-note")).toContainText("emptied after 2 minutes");
   await expectAccessible(tablet.page, "shared device, emptied (phone)");
+  await shot(tablet.page, "shared-device-emptied-en-390");
 
   // The next patient sends the form; the thank-you screen offers an empty form for the one after.
   await tablet.page.getByLabel(/^Full name/).fill("Max Muster");
