@@ -372,7 +372,11 @@ export async function skipUnsigned(tx: OrgContext, signers: SignerRow[]): Promis
 }
 
 /** A signer of the request, by id (404 for another request's). */
-export async function signerOfRequest(tx: OrgContext, request: SignatureRequestRow, signerId: string): Promise<SignerRow> {
+export async function signerOfRequest(
+  tx: OrgContext,
+  request: SignatureRequestRow,
+  signerId: string,
+): Promise<SignerRow> {
   const [signer] = await tx.scope
     .select(
       signatureSigners,
