@@ -7682,6 +7682,7 @@ export interface operations {
                             /** @enum {string} */
                             kind: "patient" | "link" | "staff";
                             signing_link: string | null;
+                            name: string | null;
                         }[];
                     };
                 };
