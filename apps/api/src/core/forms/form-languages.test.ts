@@ -199,7 +199,7 @@ describe("the answered language", () => {
 });
 
 describe("SMS form requests in the patient's language", () => {
-  it("takes any patient language as locale: the form opens and is stored in it, the SMS is in the clinic's", async () => {
+  it("takes any patient language as locale: the form opens and is stored in it, and the SMS is written in it", async () => {
     const t = await translatedTemplate();
     const res = await api.request("POST", "/api/portal/request", {
       body: {
@@ -214,7 +214,7 @@ describe("SMS form requests in the patient's language", () => {
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-TR-1"));
     expect(row!.locale).toBe("tr");
     const sms = new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!;
-    expect(sms).toMatch(/Bitte füllen Sie das Formular/);
+    expect(sms).toMatch(/^Klinik[^:]*: doldurmanız gereken bir form var: /);
     const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(sms)![1]!;
     const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
     expect(await portal().open.query({ linkToken })).toMatchObject({ language: "tr" });
