@@ -1,12 +1,13 @@
 import type { LoginResult } from "@clinsign/contracts";
-import { eq, organizationSso, staffSessions, type PendingSignInStep } from "@clinsign/db";
+import { staffSessions, type PendingSignInStep } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, unauthorized } from "../errors";
 import type { PublicContext } from "./public-context";
-import { membershipsOf } from "./store/accounts";
-import { factorsOf, hasFactor } from "./store/factors";
+import { membershipIn, membershipsOf } from "./store/accounts";
+import { factorsOf, hasFactor, secondStepMethods } from "./store/factors";
+import { enabledSsoOf } from "./store/sso";
 import { insertPendingSignIn } from "./store/staff-sessions";
 
 /**
@@ -59,29 +60,29 @@ type Refusal = { reason: "not_member" | "deactivated" | "sso_only"; organization
 
 /** Why the organization would refuse this proof from this account, or null: no side effects (choosing an organization asks it too). */
 async function refusalOf(pub: PublicContext, member: Member, proof: Proof): Promise<Refusal | null> {
-  const [membership] = (await membershipsOf(pub.identity, member.userId)).filter(
-    (m) => m.organizationId === member.organizationId,
-  );
+  const membership = await membershipIn(pub.identity, member.userId, member.organizationId);
   if (!membership) return { reason: "not_member", organizationName: null };
   const organizationName = membership.organizationName;
   if (membership.deactivatedAt) return { reason: "deactivated", organizationName };
   if (proof.strength !== "provider") {
-    const [sso] = await pub.identity
-      .scopeOf(member.organizationId)
-      .select(organizationSso, eq(organizationSso.enabled, true), eq(organizationSso.ssoOnly, true));
-    if (sso && sso.breakGlassUserId !== member.userId) return { reason: "sso_only", organizationName };
+    const sso = await enabledSsoOf(pub.identity.scopeOf(member.organizationId));
+    if (sso?.ssoOnly && sso.breakGlassUserId !== member.userId) return { reason: "sso_only", organizationName };
   }
   return null;
 }
+
+/** A sign-in of a member an admin deactivated (here, or in every organization of the account). */
+export const deactivatedError = () =>
+  new AppError("unauthorized", "this account is deactivated: ask an admin of your organization", {
+    reason: "deactivated",
+  });
 
 function refusalError(refusal: Refusal): AppError {
   switch (refusal.reason) {
     case "not_member":
       return unauthorized("this account is not a member of that organization");
     case "deactivated":
-      return new AppError("unauthorized", "this account is deactivated: ask an admin of your organization", {
-        reason: "deactivated",
-      });
+      return deactivatedError();
     case "sso_only":
       return new AppError("forbidden", "your organization signs in with single sign-on", { reason: "sso_only" });
   }
@@ -115,11 +116,7 @@ export async function admitToOrganization(pub: PublicContext, member: Member, pr
       return {
         step: "second_factor",
         pending: await pendingSignIn(pub, member, "second_factor"),
-        methods: {
-          totp: factors.totp !== null,
-          passkey: factors.passkeys > 0,
-          recoveryCode: factors.recoveryCodesLeft > 0,
-        },
+        methods: secondStepMethods(factors),
       };
     if (required) return { step: "enroll", pending: await pendingSignIn(pub, member, "enroll") };
   }

@@ -1,5 +1,5 @@
 import type { InviteDescription } from "@clinsign/contracts";
-import { eq, gt, isNull, memberships, organizationSso, staffInvites } from "@clinsign/db";
+import { eq, gt, isNull, memberships, staffInvites } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { hashPassword } from "../crypto";
 import { AppError } from "../errors";
@@ -9,6 +9,7 @@ import type { PublicContext } from "./public-context";
 import { accountByEmail, createAccount } from "./store/accounts";
 import { openInviteByToken } from "./store/invites";
 import { countSignInAttempt } from "./store/limits";
+import { enabledSsoOf } from "./store/sso";
 
 /**
  * The invite link's page (public: the link's secret is the credential). An invitation opens once,
@@ -31,10 +32,8 @@ async function openInvite(pub: PublicContext, token: string) {
   });
   const row = await openInviteByToken(pub.identity, token);
   if (!row) throw invalidInvite();
-  const [sso] = await pub.identity
-    .scopeOf(row.invite.organizationId)
-    .select(organizationSso, eq(organizationSso.enabled, true), eq(organizationSso.ssoOnly, true));
-  return { ...row, ssoOnly: Boolean(sso), account: await accountByEmail(pub.identity, row.invite.email) };
+  const sso = await enabledSsoOf(pub.identity.scopeOf(row.invite.organizationId));
+  return { ...row, ssoOnly: Boolean(sso?.ssoOnly), account: await accountByEmail(pub.identity, row.invite.email) };
 }
 
 export async function describeInvite(pub: PublicContext, input: { token: string }): Promise<InviteDescription> {

@@ -1,8 +1,8 @@
 import type { Me } from "@clinsign/contracts";
 import type { StaffPrincipal } from "../context";
 import { decoyPasswordHash, sha256Hex, verifyPassword } from "../crypto";
-import { AppError, unauthorized } from "../errors";
-import { admitToOrganization, auditSignIn, chooseOrganization, type Admission } from "./admission";
+import { unauthorized } from "../errors";
+import { admitToOrganization, auditSignIn, chooseOrganization, deactivatedError, type Admission } from "./admission";
 import type { PublicContext } from "./public-context";
 import { accountByEmail, membershipsOf } from "./store/accounts";
 import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt } from "./store/limits";
@@ -58,9 +58,7 @@ export async function logIn(
   const organizationId = input.organizationId ?? (await chooseOrganization(pub, account.id, PASSWORD_STEP));
   if (!organizationId)
     throw (await membershipsOf(pub.identity, account.id)).length
-      ? new AppError("unauthorized", "this account is deactivated: ask an admin of your organization", {
-          reason: "deactivated",
-        })
+      ? deactivatedError()
       : unauthorized("this account belongs to no organization");
   return admitToOrganization(pub, { userId: account.id, organizationId }, PASSWORD_STEP);
 }

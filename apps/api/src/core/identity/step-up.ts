@@ -25,19 +25,24 @@ export const FRESH_SIGN_IN_SECONDS = 10 * 60;
 const STEP_UP_LIMIT_PER_ACCOUNT = 10;
 const STEP_UP_WINDOW_SECONDS = 15 * 60;
 
-/** What the account can confirm a change with. */
-export async function stepUpMethodsOf(pub: PublicContext, userId: string): Promise<StepUpMethods> {
-  const account = await accountById(pub.identity, userId);
+/** What the account can confirm a change with, and its password's hash for the `password` method. */
+async function stepUpOf(pub: PublicContext, userId: string) {
+  const passwordHash = (await accountById(pub.identity, userId))?.passwordHash ?? null;
   const factors = await factorsOf(pub.identity, userId);
   const withFactor = hasFactor(factors);
-  const password = Boolean(account?.passwordHash) && !withFactor;
-  return {
-    password,
+  const methods: StepUpMethods = {
+    password: passwordHash !== null && !withFactor,
     totp: factors.totp !== null,
     passkey: factors.passkeys > 0,
     recoveryCode: withFactor && factors.recoveryCodesLeft > 0,
-    freshSignIn: !withFactor && !account?.passwordHash,
+    freshSignIn: !withFactor && passwordHash === null,
   };
+  return { methods, passwordHash };
+}
+
+/** What the account can confirm a change with. */
+export async function stepUpMethodsOf(pub: PublicContext, userId: string): Promise<StepUpMethods> {
+  return (await stepUpOf(pub, userId)).methods;
 }
 
 /** Passkey options for a step-up: the account's own passkeys, a challenge only a step-up may answer. */
@@ -65,8 +70,8 @@ export async function confirmStepUp(
     limit: STEP_UP_LIMIT_PER_ACCOUNT,
     windowSeconds: STEP_UP_WINDOW_SECONDS,
   });
-  const methods = await stepUpMethodsOf(pub, who.userId);
-  if (await answers(pub, who, stepUp, methods)) {
+  const { methods, passwordHash } = await stepUpOf(pub, who.userId);
+  if (await answers(pub, who, stepUp, methods, passwordHash)) {
     await clearSignInAttempts(pub.identity, `step-up:user:${who.userId}`);
     return;
   }
@@ -83,14 +88,11 @@ async function answers(
   who: { userId: string; signedInAt: Date },
   stepUp: StepUpInput,
   methods: StepUpMethods,
+  passwordHash: string | null,
 ): Promise<boolean> {
   switch (stepUp.method) {
-    case "password": {
-      const account = await accountById(pub.identity, who.userId);
-      return (
-        methods.password && Boolean(account?.passwordHash) && verifyPassword(stepUp.password, account!.passwordHash!)
-      );
-    }
+    case "password":
+      return methods.password && passwordHash !== null && verifyPassword(stepUp.password, passwordHash);
     case "totp":
       return methods.totp && useTotpCode(pub, who.userId, stepUp.code);
     case "recovery": {

@@ -1,5 +1,4 @@
 import type { SsoLinkDescription } from "@clinsign/contracts";
-import { eq, organizationSso } from "@clinsign/db";
 import { recordAudit } from "../../audit/audit";
 import { inTransaction } from "../../context";
 import { AppError } from "../../errors";
@@ -7,10 +6,10 @@ import { accountContext, admitToOrganization, pendingSignIn, type Admission } fr
 import { noticeAccountChange } from "../notices";
 import { checkPassword } from "../password";
 import { publicContextOf, type PublicContext } from "../public-context";
-import { accountById } from "../store/accounts";
-import { factorsOf, hasFactor } from "../store/factors";
+import { factorsOf, hasFactor, secondStepMethods } from "../store/factors";
 import {
   deleteLinkRequest,
+  enabledSsoOf,
   linkIdentity,
   linkRequestByToken,
   markLinkProven,
@@ -44,7 +43,7 @@ export async function describeSsoLink(
 ): Promise<SsoLinkDescription> {
   const link = await openLink(pub, input.linkToken);
   const scope = pub.identity.scopeOf(link.organizationId);
-  const [config] = await scope.select(organizationSso, eq(organizationSso.enabled, true));
+  const config = await enabledSsoOf(scope);
   if (!config) throw linkExpired();
   const org = await scope.organization();
   return {
@@ -76,11 +75,7 @@ export async function proveSsoLinkWithPassword(
         "second_factor",
         link.tokenHash,
       ),
-      methods: {
-        totp: factors.totp !== null,
-        passkey: factors.passkeys > 0,
-        recoveryCode: factors.recoveryCodesLeft > 0,
-      },
+      methods: secondStepMethods(factors),
     };
   if (!(await markLinkProven(pub.identity, link.tokenHash))) throw linkExpired();
   return { step: "confirm_link" };
@@ -94,12 +89,11 @@ export async function proveSsoLinkWithPassword(
 export async function confirmSsoLink(pub: PublicContext, input: { linkToken: string | undefined }): Promise<Admission> {
   const link = await takeProvenLinkRequest(pub.identity, input.linkToken);
   if (!link) throw linkExpired();
+  // The request goes with its account (foreign key, cascade): a taken request names a live account.
   const member = { userId: link.userId, organizationId: link.organizationId };
-  const account = await accountById(pub.identity, link.userId);
-  if (!account) throw linkExpired();
   const ctx = accountContext(pub, member);
   await inTransaction(ctx, async (tx) => {
-    const [config] = await tx.scope.select(organizationSso, eq(organizationSso.enabled, true));
+    const config = await enabledSsoOf(tx.scope);
     if (!config || config.issuer !== link.issuer) throw linkExpired();
     await linkIdentity(publicContextOf(tx).identity, {
       organizationId: link.organizationId,

@@ -1,5 +1,5 @@
 import type { SsoErrorCode, SsoLookupOutput } from "@clinsign/contracts";
-import { eq, organizationSso, ssoSignInAttempts } from "@clinsign/db";
+import { organizationSso, ssoSignInAttempts } from "@clinsign/db";
 import { recordAudit } from "../../audit/audit";
 import { inTransaction, type OrgContext } from "../../context";
 import { randomSecret, safeEqual, sha256Hex } from "../../crypto";
@@ -7,7 +7,7 @@ import { AppError } from "../../errors";
 import { admitToOrganization, type OpenedStaffSession } from "../admission";
 import type { PublicContext } from "../public-context";
 import { countSignInAttempt } from "../store/limits";
-import { organizationOfProvenDomain, takeSsoSignInAttempt, type ProviderIdentity } from "../store/sso";
+import { enabledSsoOf, organizationOfProvenDomain, takeSsoSignInAttempt, type ProviderIdentity } from "../store/sso";
 import { mappedRole, MESSAGE_FOR, Refused, resolveIdentity, type SsoRefusal } from "./membership";
 import { authorizationUrl, discoverProvider, exchangeCode, OidcError, verifyIdToken } from "./oidc";
 
@@ -18,12 +18,6 @@ export const SSO_ATTEMPT_SECONDS = 600;
 
 /** The redirect URI registered at every provider: the web app's callback, which the API serves through it. */
 export const ssoRedirectUri = (services: PublicContext["services"]) => `${services.config.publicWebUrl}/sso/callback`;
-
-/** The organization's provider settings, when single sign-on is on. */
-async function enabledConfig(ctx: OrgContext) {
-  const [config] = await ctx.scope.select(organizationSso, eq(organizationSso.enabled, true));
-  return config ?? null;
-}
 
 /** The context of a sign-in step once its organization is known: the service acts, from the caller's request. */
 const signInContext = (pub: PublicContext, organizationId: string): OrgContext => ({
@@ -55,7 +49,7 @@ export async function lookupSsoProvider(
     if (!found) return { provider: null };
     organizationId = found;
   } else organizationId = input.organizationId;
-  const config = await enabledConfig(signInContext(pub, organizationId));
+  const config = await enabledSsoOf(pub.identity.scopeOf(organizationId));
   return { provider: config ? { organizationId, displayName: config.displayName } : null };
 }
 
@@ -72,7 +66,7 @@ export async function startSsoSignIn(pub: PublicContext, input: { organizationId
     windowSeconds: 15 * 60,
   });
   const ctx = signInContext(pub, input.organizationId);
-  const config = await enabledConfig(ctx);
+  const config = await enabledSsoOf(ctx.scope);
   if (!config) throw new AppError("not_found", "single sign-on is not set up for this organization");
   let metadata;
   try {
@@ -200,7 +194,7 @@ async function completeAttempt(
   attempt: typeof ssoSignInAttempts.$inferSelect,
   input: { code?: string; error?: string; browserSecret?: string },
 ): Promise<SsoCallbackResult> {
-  const config = await enabledConfig(ctx);
+  const config = await enabledSsoOf(ctx.scope);
   if (!config) throw new Refused("not_configured");
   const claims = await providerClaims(pub, config, attempt, input);
   const subject = String(claims.sub);

@@ -9,6 +9,7 @@ import {
   type Db,
   type MembershipRole,
   type OrgScope,
+  type SQL,
 } from "@clinsign/db";
 import { hashPassword } from "../../crypto";
 import { AppError } from "../../errors";
@@ -43,8 +44,8 @@ export async function createAccount(
   return created!;
 }
 
-/** The account's memberships in every organization, oldest first (`active`: not deactivated), with each organization's name. */
-export function membershipsOf(store: IdentityStore, userId: string, only?: "active") {
+/** Memberships with their organization's name, oldest first, where `condition` holds. */
+function membershipRows(store: IdentityStore, condition: SQL | undefined) {
   return IdentityStore.handle(store)
     .select({
       organizationId: memberships.organizationId,
@@ -55,8 +56,25 @@ export function membershipsOf(store: IdentityStore, userId: string, only?: "acti
     })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-    .where(and(eq(memberships.userId, userId), only === "active" ? isNull(memberships.deactivatedAt) : undefined))
+    .where(condition)
     .orderBy(asc(memberships.createdAt));
+}
+
+/** The account's memberships in every organization, oldest first (`active`: not deactivated), with each organization's name. */
+export function membershipsOf(store: IdentityStore, userId: string, only?: "active") {
+  return membershipRows(
+    store,
+    and(eq(memberships.userId, userId), only === "active" ? isNull(memberships.deactivatedAt) : undefined),
+  );
+}
+
+/** The account's membership in one organization (deactivated or not), with the organization's name. */
+export async function membershipIn(store: IdentityStore, userId: string, organizationId: string) {
+  const [membership] = await membershipRows(
+    store,
+    and(eq(memberships.userId, userId), eq(memberships.organizationId, organizationId)),
+  );
+  return membership;
 }
 
 /**

@@ -219,6 +219,13 @@ export async function consumeWebauthnChallenge(
   return taken.length === 1;
 }
 
+/** What the second step may use, as the sign-in answer names it. */
+export const secondStepMethods = (factors: Awaited<ReturnType<typeof factorsOf>>) => ({
+  totp: factors.totp !== null,
+  passkey: factors.passkeys > 0,
+  recoveryCode: factors.recoveryCodesLeft > 0,
+});
+
 /** Whether the account has a second factor (recovery codes only stand in for one). */
 export const hasFactor = (factors: Awaited<ReturnType<typeof factorsOf>>) =>
   factors.totp !== null || factors.passkeys > 0;

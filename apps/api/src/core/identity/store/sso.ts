@@ -5,12 +5,14 @@ import {
   isNotNull,
   lt,
   ne,
+  organizationSso,
   sql,
   ssoDomains,
   ssoIdentities,
   ssoLinkRequests,
   ssoSignInAttempts,
   type MembershipRole,
+  type OrgScope,
 } from "@clinsign/db";
 import { sha256Hex } from "../../crypto";
 import { IdentityStore } from "./identity-store";
@@ -21,6 +23,12 @@ import { IdentityStore } from "./identity-store";
  * the link requests that wait for an existing account to prove itself. Never an e-mail address
  * to an account: that is what another organization's provider could assert too.
  */
+
+/** The organization's provider settings while single sign-on is on (SSO-only, break-glass, mapping); null otherwise. */
+export async function enabledSsoOf(scope: OrgScope) {
+  const [config] = await scope.select(organizationSso, eq(organizationSso.enabled, true));
+  return config ?? null;
+}
 
 /** The organization that proved `domain` (DNS TXT), if any: only a proven domain routes the login page. */
 export async function organizationOfProvenDomain(store: IdentityStore, domain: string): Promise<string | undefined> {
