@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { Page } from "@playwright/test";
 
 const PERIOD_MS = 30_000;
 
@@ -51,4 +52,22 @@ export class AuthenticatorApp {
     for (const candidate of ["000000", "111111", "222222"]) if (!valid.has(candidate)) return candidate;
     return "333333";
   }
+}
+
+/**
+ * Chromium's virtual WebAuthn authenticator for `page`: a platform authenticator with discoverable
+ * credentials that verifies the user, as a laptop's fingerprint reader or a phone would.
+ */
+export async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { expect, test, type Browser, type Locator, type Page } from "@playwright/test";
 import { startTestDnsServer, type TestDnsServer } from "../../apps/api/src/testing/dns-server";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../apps/api/src/testing/oidc-provider";
-import { AuthenticatorApp } from "./authenticator";
+import { addVirtualAuthenticator, AuthenticatorApp } from "./authenticator";
 import { expectAccessible } from "./forms-support";
 import { DEMO_MEMBER_AT_NORTH, NORTH_CLINIC, type SeededAccount } from "./organizations";
 import { DNS_PORT, hasHorizontalScroll, IDP_PORT, WEB_PORT } from "./support";
@@ -399,17 +399,7 @@ test("a member adds a passkey confirmed with the password, and removing it asks 
 }) => {
   const sam = NORTH_CLINIC.member;
   const page = await freshPage(browser, PHONE, "de");
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
+  await addVirtualAuthenticator(page);
   await signInWithPassword(page, sam, "de");
   await expectWelcome(page, sam, "de");
 

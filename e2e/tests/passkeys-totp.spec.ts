@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { totp } from "./authenticator";
+import { addVirtualAuthenticator, totp } from "./authenticator";
 import { expectAccessible } from "./forms-support";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, signIn } from "./support";
 
@@ -143,17 +143,7 @@ test.describe("second factors", () => {
     page,
   }) => {
     test.setTimeout(240_000);
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    await addVirtualAuthenticator(page);
 
     await signIn(page);
     await openSecurity(page);

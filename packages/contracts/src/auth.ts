@@ -85,6 +85,8 @@ export const passkeyRegistrationInput = z.object({
 export const passkeyOptionsInput = z.object({ secondStep: z.boolean() });
 
 export const passkeyAuthenticationInput = z.object({ response: webauthnCredentialJson });
+/** A WebAuthn ceremony's answer as every passkey call takes it. */
+export type WebauthnCredentialJson = z.infer<typeof webauthnCredentialJson>;
 
 /** Passwordless passkey sign-in: on an organization's login URL, that organization. */
 export const passkeySignInInput = passkeyAuthenticationInput.extend({ organizationId: z.uuid().optional() });

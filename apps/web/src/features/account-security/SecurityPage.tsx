@@ -211,7 +211,7 @@ function PasskeysCard({ security, onAnnounce, onCodes }: CardProps) {
         onAnnounce({ tone: "danger", text: passkeyProblem(outcome.reason, t, "security") });
         return;
       }
-      const added = await register.mutateAsync({ name: chosen, response: outcome.response as never, stepUp: input });
+      const added = await register.mutateAsync({ name: chosen, response: outcome.response, stepUp: input });
       setName("");
       close();
       onAnnounce({ tone: "success", text: format(t.security.passkeyAdded, { name: chosen }) });

@@ -73,7 +73,7 @@ export function useStepUp(methods: StepUpMethods) {
         const problems = { cancelled: t.stepUp.passkeyCancelled, failed: t.stepUp.passkeyWrong };
         return show(outcome.reason === "unsupported" ? t.login.passkeyUnsupported : problems[outcome.reason]);
       }
-      passkeyAnswer.current = { method: "passkey", response: outcome.response as never };
+      passkeyAnswer.current = { method: "passkey", response: outcome.response };
       boxRef.current?.closest("form")?.requestSubmit();
     } catch (failure) {
       show(describeApiError(readApiError(failure), t));

@@ -1,3 +1,4 @@
+import type { WebauthnCredentialJson } from "@clinsign/contracts";
 import type { Dictionary } from "../../i18n";
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 
@@ -18,11 +19,16 @@ async function ceremony<T>(run: () => Promise<T>): Promise<PasskeyOutcome<T>> {
 type CreationOptions = Parameters<typeof startRegistration>[0]["optionsJSON"];
 type RequestOptions = Parameters<typeof startAuthentication>[0]["optionsJSON"];
 
-/** Options as the API sent them (JSON through tRPC, so the DOM's literal types are lost on the way). */
+/**
+ * Options as the API sent them (JSON through tRPC, so the DOM's literal types are lost on the way),
+ * and the answer as the API takes it: the contract keeps the inner objects open (the server's
+ * WebAuthn verification checks them), which the browser library's closed types cannot name.
+ */
+const asCredentialJson = (answer: object) => answer as WebauthnCredentialJson;
 export const createPasskey = (options: object) =>
-  ceremony(() => startRegistration({ optionsJSON: options as CreationOptions }));
+  ceremony(async () => asCredentialJson(await startRegistration({ optionsJSON: options as CreationOptions })));
 export const getPasskeyAssertion = (options: object) =>
-  ceremony(() => startAuthentication({ optionsJSON: options as RequestOptions }));
+  ceremony(async () => asCredentialJson(await startAuthentication({ optionsJSON: options as RequestOptions })));
 
 /** What to tell the person when a ceremony did not complete: signing in (`login`) or adding a passkey (`security`). */
 export function passkeyProblem(

@@ -65,7 +65,7 @@ export function EnrollStep({
       }
       const done = await passkeyVerify.mutateAsync({
         name: t.security.passkeyNameDefault,
-        response: outcome.response as never,
+        response: outcome.response,
       });
       if (done.recoveryCodes) setCodes(done.recoveryCodes);
       else onSignedIn();

@@ -104,7 +104,7 @@ export function LoginForm({
         setFormError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
-      await passkeySignIn.mutateAsync({ response: outcome.response as never, ...organization });
+      await passkeySignIn.mutateAsync({ response: outcome.response, ...organization });
       enter();
     } catch (error) {
       const apiError = readApiError(error);

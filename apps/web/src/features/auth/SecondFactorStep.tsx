@@ -85,7 +85,7 @@ export function SecondFactorStep({
         setError(passkeyProblem(outcome.reason, t, "login"));
         return;
       }
-      onVerified(await verifyPasskey.mutateAsync({ response: outcome.response as never }));
+      onVerified(await verifyPasskey.mutateAsync({ response: outcome.response }));
     } catch (failure) {
       const text = explain(failure);
       setError(text === t.login.wrongCode ? t.login.passkeyFailed : text);

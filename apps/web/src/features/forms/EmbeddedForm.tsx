@@ -1,7 +1,7 @@
 "use client";
 
 import type { Branding, FormValues, SessionInfo, SubmitResult, Template } from "@clinsign/contracts";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { isPatientLanguage } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { readApiError } from "../../trpc/errors";
@@ -106,6 +106,18 @@ export function EmbeddedForm({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
+  const startAfresh = useCallback(
+    async (draftKey: string | null) => {
+      if (publicCode === null) return;
+      if (draftKey) await api.call("drafts.delete", { draftKey }).catch(() => {});
+      forgetVisitorSession(publicCode);
+      setScreen({ kind: "opening" });
+      setSessionId("");
+    },
+    [api, publicCode],
+  );
+
   useEffect(() => {
     let active = true;
     let stopHeight = () => {};
@@ -135,9 +147,7 @@ export function EmbeddedForm({
       // The clinic stopped offering to resume since this browser kept the session: start empty.
       if (publicCode !== null && keptSession.current && !offersResume(info.visitor)) {
         keptSession.current = false;
-        if (unfinished) await api.call("drafts.delete", { draftKey }).catch(() => {});
-        forgetVisitorSession(publicCode);
-        if (active) setSessionId("");
+        if (active) await startAfresh(unfinished ? draftKey : null);
         return;
       }
       const form: ReadyForm = {
@@ -177,7 +187,7 @@ export function EmbeddedForm({
       stopHeight();
       stopLanguage();
     };
-  }, [api, sessionId, publicCode, draftKeyParam, langParam, setLang, attempt]);
+  }, [api, sessionId, publicCode, draftKeyParam, langParam, setLang, attempt, startAfresh]);
 
   // form.closed when the page is left: a keepalive request outlives the page, and carries the
   // session header that sendBeacon cannot.
@@ -206,22 +216,11 @@ export function EmbeddedForm({
 
   const retry = () => (setScreen({ kind: "opening" }), setAttempt((n) => n + 1));
 
-  /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
-  const startAfresh = async (draftKey: string | null) => {
-    if (publicCode === null) return;
-    if (draftKey) await api.call("drafts.delete", { draftKey }).catch(() => {});
-    forgetVisitorSession(publicCode);
-    setScreen({ kind: "opening" });
-    setSessionId("");
-  };
-
   const visitor = screen.kind === "ready" || screen.kind === "resume" ? screen.info.visitor : undefined;
   const sharedDevice = publicCode !== null && visitor?.mode === "shared_device";
-  const [clearedIdle, setClearedIdle] = useState(false);
-  useIdleReset(sharedDevice && screen.kind === "ready", visitor?.idleMinutes ?? 5, () => {
-    setClearedIdle(true);
-    void startAfresh(screen.kind === "ready" ? screen.draftKey : null);
-  });
+  const idle = useIdleReset(sharedDevice && screen.kind === "ready", visitor?.idleMinutes ?? 5, () =>
+    startAfresh(screen.kind === "ready" ? screen.draftKey : null),
+  );
 
   let content;
   switch (screen.kind) {
@@ -252,7 +251,6 @@ export function EmbeddedForm({
         <ResumePrompt
           formTitle={form.template.title}
           savedAt={form.savedAt}
-          busy={false}
           onContinue={() => setScreen({ ...form, kind: "ready" })}
           onStartOver={() => {
             void api.call("drafts.delete", { draftKey: form.draftKey }).catch(() => {});
@@ -266,7 +264,7 @@ export function EmbeddedForm({
       const { info, template, values, draftKey, language } = screen;
       content = (
         <>
-          {sharedDevice ? <SharedDeviceNote minutes={info.visitor!.idleMinutes} cleared={clearedIdle} /> : null}
+          {sharedDevice ? <SharedDeviceNote minutes={info.visitor!.idleMinutes} cleared={idle.cleared} /> : null}
           <FormFill
             template={template}
             initialValues={values}
@@ -290,7 +288,7 @@ export function EmbeddedForm({
               // The next person on this device (a waiting-room tablet) starts with an empty form.
               if (publicCode !== null) forgetVisitorSession(publicCode);
               setScreen({ kind: "done", result, visitor: info.visitor });
-              setClearedIdle(false);
+              idle.forget();
               bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
               const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
               if (redirect) navigateTop(redirect);

@@ -1,7 +1,7 @@
 "use client";
 
 import type { VisitorPolicyOutput } from "@clinsign/contracts";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
@@ -24,13 +24,11 @@ export function ResumePrompt({
   savedAt,
   onContinue,
   onStartOver,
-  busy,
 }: {
   formTitle: string;
   savedAt: string;
   onContinue(): void;
   onStartOver(): void;
-  busy: boolean;
 }) {
   const { t, locale } = usePatientI18n();
   return (
@@ -46,12 +44,7 @@ export function ResumePrompt({
           <button type="button" className="cs-button cs-button--primary cs-button--block" onClick={onContinue}>
             {t.forms.resumeContinue}
           </button>
-          <button
-            type="button"
-            className="cs-button cs-button--secondary cs-button--block"
-            onClick={onStartOver}
-            disabled={busy}
-          >
+          <button type="button" className="cs-button cs-button--secondary cs-button--block" onClick={onStartOver}>
             {t.forms.startOver}
           </button>
         </div>
@@ -66,16 +59,22 @@ const ACTIVITY_EVENTS = ["keydown", "pointerdown", "touchstart", "input", "scrol
 /**
  * Calls `onIdle` once `minutes` pass without activity on the page, while `active`. A shared
  * device empties its form this way, so the next person finds nothing of the last one's answers.
+ * `cleared` says it happened (for the note above the new form) until `forget()`.
  */
-export function useIdleReset(active: boolean, minutes: number, onIdle: () => void): void {
+export function useIdleReset(active: boolean, minutes: number, onIdle: () => unknown) {
+  const [cleared, setCleared] = useState(false);
   const latest = useRef(onIdle);
   latest.current = onIdle;
   useEffect(() => {
     if (!active) return;
-    let timer = window.setTimeout(() => latest.current(), minutes * 60_000);
+    const fire = () => {
+      setCleared(true);
+      void latest.current();
+    };
+    let timer = window.setTimeout(fire, minutes * 60_000);
     const restart = () => {
       window.clearTimeout(timer);
-      timer = window.setTimeout(() => latest.current(), minutes * 60_000);
+      timer = window.setTimeout(fire, minutes * 60_000);
     };
     for (const event of ACTIVITY_EVENTS) window.addEventListener(event, restart, { passive: true, capture: true });
     return () => {
@@ -83,6 +82,7 @@ export function useIdleReset(active: boolean, minutes: number, onIdle: () => voi
       for (const event of ACTIVITY_EVENTS) window.removeEventListener(event, restart, { capture: true });
     };
   }, [active, minutes]);
+  return { cleared, forget: () => setCleared(false) };
 }
 
 /** The shared device's note above its form: what empties it, and when. */

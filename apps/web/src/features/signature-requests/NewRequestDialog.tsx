@@ -6,24 +6,20 @@ import {
   type CreateSignatureRequestInput,
   type SigningOrder,
 } from "@clinsign/contracts";
-import { Button, CopyField, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
+import { Button, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState, type ChangeEvent, type FormEvent } from "react";
-import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
 import { fieldMessage } from "../../trpc/field-errors";
-import { QrCode } from "./QrCode";
 import { dayFromNow, endOfDayInstant } from "./states";
 import styles from "./signature-requests.module.css";
 import { useCan, useSession } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
-import { signerRoleLabel } from "../signing/roles";
 import { defaultChoice, rolesOfFields, signersOf, type SignerChoice } from "./signers";
-import { SendLinkForm } from "./SendLinkForm";
+import { HandOver } from "./HandOver";
 import { SignersFieldset } from "./SignersFieldset";
 import { DocumentsByLanguageFieldset } from "./DocumentsByLanguageFieldset";
 import type { PatientLanguage } from "@clinsign/contracts/language-list";
@@ -69,111 +65,6 @@ interface Created {
   signers?: CreatedSigner[];
   /** The patient's mobile number as entered, for sending the link by SMS. */
   patientPhone: string | null;
-}
-
-/** One person a request is handed to: who (role and name, as staff gave it) and their own link. */
-interface Recipient {
-  key: string;
-  who: string;
-  link: string;
-  testId: string;
-  /** Several signers: the signer row (absent for the patient, whose link is the request's). */
-  signerId?: string;
-}
-
-/** The patient first (the request's link), then each signer with a link of their own, in signing order. */
-function recipientsOf(link: string, signers: readonly CreatedSigner[] | undefined, t: Dictionary): Recipient[] {
-  const named = (role: string, name: string | null) => {
-    const label = signerRoleLabel(role, t.signing.signerRoles);
-    return name ? `${label}: ${name}` : label;
-  };
-  const patient = (signers ?? []).find((signer) => signer.kind === "patient");
-  const others = (signers ?? []).filter((signer) => signer.kind === "link" && signer.signing_link);
-  return [
-    { key: "patient", who: named("patient", patient?.name ?? null), link, testId: "signing-link" },
-    ...others.map((signer) => ({
-      key: signer.signer_id,
-      who: named(signer.role, signer.name),
-      link: signer.signing_link!,
-      testId: `signing-link-${signer.role}`,
-      signerId: signer.signer_id,
-    })),
-  ];
-}
-
-/**
- * The link handed over: copy it into a message, or let the person scan it at the desk. With
- * several signers each one who signs by link gets their own, handed over one at a time, patient
- * first, every link and QR code named by role and name (staff sign in the console), so the
- * physician's link never reaches the patient's phone.
- */
-export function HandOver({
-  requestId,
-  link,
-  expiresAt,
-  signers,
-  patientPhone,
-}: {
-  requestId: string;
-  link: string;
-  expiresAt: string;
-  signers?: readonly CreatedSigner[];
-  /** The patient's mobile number on the request, where the link goes by SMS unless another is typed. */
-  patientPhone?: string | null;
-}) {
-  const { t, locale } = useI18n();
-  const s = t.signatureRequestsPage;
-  const recipients = recipientsOf(link, signers, t);
-  const [index, setIndex] = useState(0);
-  const several = recipients.length > 1;
-  const current = recipients[index]!;
-  const next = recipients[index + 1];
-  return (
-    <div className="cs-stack">
-      {several ? (
-        <p className="cs-label" aria-live="polite" data-testid="hand-over-step">
-          {format(s.handOverStep, { step: index + 1, count: recipients.length, who: current.who })}
-        </p>
-      ) : null}
-      <div className={styles.handOver}>
-        <div className="cs-stack">
-          <CopyField
-            key={current.key}
-            label={several ? format(s.linkFor, { who: current.who }) : s.signingLink}
-            hint={several ? s.signerLinkHint : s.signingLinkHint}
-            value={current.link}
-            labels={t.common}
-            testId={current.testId}
-          />
-          <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
-          <SendLinkForm
-            key={`send-${current.key}`}
-            requestId={requestId}
-            signerId={current.signerId}
-            who={current.who}
-            knownPhone={current.signerId ? null : patientPhone}
-          />
-          {next ? (
-            <div>
-              <Button onClick={() => setIndex(index + 1)}>{format(s.nextSigner, { who: next.who })}</Button>
-            </div>
-          ) : several ? (
-            <div>
-              <Button variant="ghost" onClick={() => setIndex(0)}>
-                {s.handOverAgain}
-              </Button>
-            </div>
-          ) : null}
-        </div>
-        <figure className={styles.qrFigure}>
-          <QrCode value={current.link} label={several ? format(s.qrLabelFor, { who: current.who }) : s.qrLabel} />
-          <figcaption className="cs-hint">
-            {several ? format(s.qrCaptionFor, { who: current.who }) : s.qrCaption}
-          </figcaption>
-        </figure>
-      </div>
-    </div>
-  );
 }
 
 /**
