@@ -93,6 +93,26 @@ export default tseslint.config(
     },
   },
   {
+    // The PDF sealing library (core/pdf-seal/README.md) knows no organization and no database:
+    // it is handed bytes, an identity and settings, and answers bytes and facts.
+    files: ["apps/api/src/core/pdf-seal/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "@clinsign/db", message: "core/pdf-seal is context-free: no database." }],
+          patterns: [
+            {
+              group: ["**/context", "**/signatures/*", "**/identity/**", "**/jobs/**"],
+              message: "core/pdf-seal is context-free: the tenant domains call it, never the other way.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: [
       "**/env.ts",
       "**/testing.ts",

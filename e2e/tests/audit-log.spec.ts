@@ -1,6 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { createActiveTemplate, expectAccessible, staffSignIn, type Staff } from "./forms-support";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, hasHorizontalScroll, shot, WEB_PORT } from "./support";
+import { drawWithMouse, makeConsentPdf, startFileServer } from "./signing-support";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_URL, hasHorizontalScroll, shot, WEB_PORT } from "./support";
 
 let staff: Staff;
 let identifier: string;
@@ -116,4 +117,136 @@ test("sign-ins and wrong passwords are logged with the staff member's name; Germ
     await expect(login.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
   }
   await context.close();
+});
+
+/** Two looks at the list: from the physician's signature down, and at the settings change (below the sticky header). */
+async function shotsOfBoth(page: Page, lang: "en" | "de", width: number): Promise<void> {
+  const rows = page.getByRole("table").getByRole("row");
+  for (const [name, code] of [
+    ["signer", "signature.signed"],
+    ["settings", "config.updated"],
+  ] as const) {
+    await rows
+      .filter({ hasText: code })
+      .first()
+      .evaluate((row) => {
+        row.scrollIntoView({ block: "start" });
+        window.scrollBy(0, -80);
+      });
+    await shot(page, `audit-log-${name}-${lang}-${width}`);
+  }
+}
+
+test("a settings change shows what changed, before and after; the physician's signature by link is the physician's", async ({
+  browser,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const desk = staff.page;
+  await desk.setViewportSize({ width: 1280, height: 800 });
+
+  // A colleague changes one setting on the Settings page (the form sends every field).
+  await desk.goto("/settings");
+  const reminder = desk.getByLabel("Remind unsigned requests after (days)");
+  const before = await reminder.inputValue();
+  const after = String(Number(before) + 3);
+  await reminder.fill(after);
+  await desk.getByRole("button", { name: "Save changes" }).click();
+  await expect(desk.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
+
+  // A consent the patient and the informing physician sign; the physician, Dr. Weber, by their own link.
+  const PATIENT_FIELD = { page: 1, x: 60, y: 470, width: 220, height: 70 };
+  const files = await startFileServer({ "/audit-consent.pdf": await makeConsentPdf(PATIENT_FIELD) });
+  try {
+    const auth = { authorization: `Bearer ${staff.token}` };
+    const document = await request.post(`${API_URL}/documents`, {
+      headers: auth,
+      data: {
+        document_name: `Audit consent ${Date.now()}`,
+        account_name: "e2e",
+        signingfield_koordinates: [
+          PATIENT_FIELD,
+          { page: 1, x: 60, y: 640, width: 220, height: 70, role: "physician" },
+        ],
+        document_bloburl: files.url("/audit-consent.pdf"),
+      },
+    });
+    expect(document.status(), await document.text()).toBe(201);
+    const created = await request.post(`${API_URL}/signature-requests`, {
+      headers: auth,
+      data: {
+        patient_id: `P-audit-${Date.now()}`,
+        document_id: ((await document.json()) as { document_id: string }).document_id,
+        institution_id: "e2e-clinic",
+        expiration_date: new Date(Date.now() + 3_600_000).toISOString(),
+        order_by: "dr.weber",
+        signing_order: "parallel",
+        signers: [{ role: "physician", name: "Dr. Weber" }],
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const body = (await created.json()) as { signers: { role: string; signing_link: string | null }[] };
+    const physicianLink = body.signers.find((signer) => signer.role === "physician")!.signing_link!;
+
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
+    const signing = await phone.newPage();
+    await signing.goto(physicianLink);
+    const canvas = signing.getByRole("img", { name: /^Signature area/ });
+    await canvas.scrollIntoViewIfNeeded();
+    await drawWithMouse(signing, canvas);
+    await expect(canvas).toHaveAttribute("data-has-ink", "true");
+    await signing.getByLabel("I have read the document and agree to sign it electronically.").check();
+    await signing.getByRole("button", { name: "Sign document" }).click();
+    await expect(signing.getByRole("heading", { level: 1, name: /Thank you/ })).toBeVisible();
+    await phone.close();
+  } finally {
+    await files.close();
+  }
+
+  const table = (page: Page) => page.getByRole("table", { name: "Audit log entries, newest first" });
+  // The physician's signature names the physician, by role and name.
+  await desk.goto("/audit-log?action=signature.signed");
+  const signed = table(desk).getByRole("row").filter({ hasText: "Document signed" }).first();
+  await expect(signed).toContainText("Dr. Weber");
+  await expect(signed).toContainText("Physician (signing link)");
+  await expect(signed).not.toContainText("Patient");
+
+  // The settings change: its own label, and only the field that changed, before and after, in words.
+  await desk.goto("/audit-log?action=config.updated");
+  const change = table(desk).getByRole("row").filter({ hasText: "Organization settings changed" }).first();
+  await expect(change.getByRole("listitem")).toHaveText([
+    `Remind unsigned requests after (days): ${before} → ${after}`,
+  ]);
+  await expect(change).not.toContainText("Embed session");
+  // The details name themselves by what they show, then which entry (axe: label-content-name-mismatch).
+  await expect(change.locator("summary")).toHaveAccessibleName(/^Metadata of entry \d+$/);
+  await expectAccessible(desk, "audit log with a settings change");
+
+  // Both entries at a glance: the newest entries, on a phone and on a desktop, in English and German.
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 800 },
+  ]) {
+    await desk.setViewportSize(viewport);
+    await desk.goto("/audit-log");
+    await expect(table(desk).getByText("Physician (signing link)").first()).toBeVisible();
+    await expect(table(desk).getByText(`Remind unsigned requests after (days): ${before} → ${after}`)).toBeVisible();
+    expect(await hasHorizontalScroll(desk)).toBe(false);
+    await expectAccessible(desk, `audit log ${viewport.width}`);
+    await shotsOfBoth(desk, "en", viewport.width);
+
+    await desk.getByRole("button", { name: "Deutsch" }).click();
+    await expect(desk.getByRole("heading", { level: 1, name: "Audit-Protokoll" })).toBeVisible();
+    const tabelle = desk.getByRole("table", { name: "Einträge des Audit-Protokolls, neueste zuerst" });
+    await expect(tabelle.getByText("Ärztin/Arzt (Signaturlink)").first()).toBeVisible();
+    await expect(tabelle.getByText("Einstellungen der Organisation geändert")).toBeVisible();
+    await expect(
+      tabelle.getByText(`Erinnerung an unsignierte Anfragen nach (Tagen): ${before} → ${after}`),
+    ).toBeVisible();
+    expect(await hasHorizontalScroll(desk)).toBe(false);
+    await expectAccessible(desk, `Audit-Protokoll ${viewport.width}`);
+    await shotsOfBoth(desk, "de", viewport.width);
+    await desk.getByRole("button", { name: "English" }).click();
+    await expect(desk.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+  }
 });

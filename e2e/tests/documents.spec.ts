@@ -129,11 +129,11 @@ test.describe("Documents section", () => {
     const dialog = page.getByRole("dialog", { name: "New signature request" });
     await expect(dialog).toBeVisible();
     expect(page.url()).toBe(documentUrl);
-    await expect(dialog.getByLabel("Document", { exact: true })).toHaveValue(documentId);
+    await expect(dialog.getByLabel("Document * (required)", { exact: true })).toHaveValue(documentId);
     const patientId = `P-doc-${Date.now()}`;
     await dialog.getByLabel("Patient ID").fill(patientId);
     // Institutions used before are offered; a new one is typed after "Another institution…".
-    const institution = dialog.getByLabel("Institution", { exact: true });
+    const institution = dialog.getByLabel("Institution * (required)", { exact: true });
     await expect(institution.or(dialog.getByLabel("Institution ID"))).toBeVisible();
     if (await institution.isVisible()) {
       await institution.selectOption({ label: "Another institution…" });
@@ -151,7 +151,7 @@ test.describe("Documents section", () => {
     // The next request offers the institution just used.
     await page.getByRole("button", { name: "New signature request" }).click();
     await expect(
-      dialog.getByLabel("Institution", { exact: true }).getByRole("option", { name: "station-3" }),
+      dialog.getByLabel("Institution * (required)", { exact: true }).getByRole("option", { name: "station-3" }),
     ).toBeAttached();
     await expect(
       dialog.getByText("The institutions you used before or gave their own branding.", { exact: false }),
@@ -235,13 +235,13 @@ test.describe("Documents section", () => {
     const documentId = /\/documents\/([0-9a-f-]{36})/.exec(page.url())![1]!;
     await page.getByRole("button", { name: "New signature request" }).click();
     const dialog = page.getByRole("dialog", { name: "New signature request" });
-    await expect(dialog.getByLabel("Document", { exact: true })).toHaveValue(documentId);
+    await expect(dialog.getByLabel("Document * (required)", { exact: true })).toHaveValue(documentId);
     await shot(page, "document-new-request-en-390");
     await dialog.getByRole("button", { name: "Close" }).click();
     await page.getByRole("button", { name: "Deutsch" }).click();
     await page.getByRole("button", { name: "Neue Signaturanfrage" }).click();
     const dialogDe = page.getByRole("dialog", { name: "Neue Signaturanfrage" });
-    await expect(dialogDe.getByLabel("Dokument", { exact: true })).toHaveValue(documentId);
+    await expect(dialogDe.getByLabel("Dokument * (Pflichtfeld)", { exact: true })).toHaveValue(documentId);
     expect(await hasHorizontalScroll(page)).toBe(false);
     await shot(page, "document-new-request-de-390");
     await page.setViewportSize({ width: 1280, height: 800 });

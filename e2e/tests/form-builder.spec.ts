@@ -37,7 +37,11 @@ test.describe("the form builder (desktop)", () => {
     await addField(page, "Number", "Age");
     await addField(page, "Date", "Date of birth");
     const smoker = await addField(page, "Single choice", "Do you smoke?");
-    await smoker.getByLabel("Options").fill("yes | Yes\nno | No");
+    // Options are rows: the label patients read, the stored value (typed here), a weight.
+    await smoker.getByLabel("Option 1: label").fill("Yes");
+    await smoker.getByLabel("Option 1: stored value").fill("yes");
+    await smoker.getByLabel("Option 2: label").fill("No");
+    await smoker.getByLabel("Option 2: stored value").fill("no");
     const perDay = await addField(page, "Number", "Cigarettes per day");
     await perDay.getByRole("button", { name: "Add a condition" }).click();
     await perDay.getByLabel("Field 1").selectOption({ label: "Do you smoke?" });
@@ -49,7 +53,7 @@ test.describe("the form builder (desktop)", () => {
     await addField(page, "Signature", "Signature");
 
     // The condition shows on both fields.
-    await expect(page.getByText("Shown when: Do you smoke? is yes")).toBeVisible();
+    await expect(page.getByText("Shown when: Do you smoke? is Yes")).toBeVisible();
     await expect(page.getByText("1 field(s) depend on this answer: Cigarettes per day")).toBeVisible();
 
     // Reorder with the keyboard: "Anything else?" moves up past the cigarettes question.

@@ -292,6 +292,16 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     await drawSignature(page, form);
     await form.getByRole("button", { name: "Send form" }).click();
     await expect(form.getByRole("heading", { level: 1, name: "Thank you — your form was sent" })).toBeVisible();
+    // The frame shrinks to the thank-you card (issue 31: it kept the long form's height, and the
+    // card sat above thousands of pixels of blank space), and the whole card still shows in it.
+    const frame = page.locator("iframe[data-clinsign-form]");
+    await expect.poll(async () => (await frame.boundingBox())?.height ?? 0).toBeLessThan(800);
+    const card = form.locator("section").filter({ has: form.getByRole("heading", { level: 1 }) });
+    const cardBottom = await card.evaluate((element) => element.getBoundingClientRect().bottom);
+    const frameHeight = (await frame.boundingBox())!.height;
+    expect(cardBottom).toBeLessThanOrEqual(frameHeight);
+    expect(frameHeight - cardBottom, "blank space below the card").toBeLessThan(120);
+    await page.screenshot({ path: test.info().outputPath("embed-thank-you-framed-en-390.png"), fullPage: true });
     await expectAccessible(page, "embedded form done (framed)");
 
     // The host page (since the reload): ready, then submitted with the submission id.

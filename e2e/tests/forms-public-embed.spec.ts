@@ -142,7 +142,7 @@ test("a personal link is made for one patient, listed with its case number and e
   await patient.page.goto(link);
   await expect(patient.page.getByRole("heading", { level: 1, name: title })).toBeVisible();
 
-  await row.getByRole("button", { name: "End the personal link R-4711 now" }).click();
+  await row.getByRole("button", { name: "End now: the personal link R-4711" }).click();
   await expect(page.getByRole("row").filter({ hasText: "R-4711" })).toHaveCount(0);
   await patient.page.reload();
   await expect(patient.page.getByRole("heading", { name: /no longer valid|expired|ended/i })).toBeVisible();

@@ -194,7 +194,7 @@ test("sequential: the patient and the guardian on their phones, the physician in
   await desk.getByRole("button", { name: "New request" }).click();
   const dialog = desk.getByRole("dialog", { name: "New signature request" });
   await dialog.getByLabel("Patient ID").fill(patientId);
-  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
+  await dialog.getByLabel("Document * (required)", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
   const signers = dialog.getByRole("group", { name: "Who signs" });
   await expect(signers.getByTestId("signer-choice")).toHaveCount(3);
   await expect(signers.getByTestId("signer-choice").nth(0)).toContainText("Patient");
@@ -205,7 +205,7 @@ test("sequential: the patient and the guardian on their phones, the physician in
   await expect(signers.getByLabel("Who signs as Physician")).toHaveValue(me);
   await expect(signers.getByLabel("Who signs as Legal representative")).toHaveValue("");
   await signers.getByLabel("Name of the Legal representative (optional)").fill("Maria Muster");
-  const known = dialog.getByLabel("Institution", { exact: true });
+  const known = dialog.getByLabel("Institution * (required)", { exact: true });
   if ((await known.count()) > 0) await known.selectOption({ label: "Another institution…" });
   await dialog.getByLabel("Institution ID").fill("e2e-clinic");
   await dialog.getByLabel("Ordered by").fill("Dr. E2E");

@@ -128,10 +128,10 @@ test("create a request in the UI and hand it over by link or QR code", async () 
 
   const patient = `${PATIENT}-ui`;
   await dialog.getByLabel("Patient ID").fill(patient);
-  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
+  await dialog.getByLabel("Document * (required)", { exact: true }).selectOption({ label: `${TITLE} (v1)` });
   // Institutions already known are offered in a select (other tests may have made some); a new
   // one is typed after choosing "Another institution…".
-  const known = dialog.getByLabel("Institution", { exact: true });
+  const known = dialog.getByLabel("Institution * (required)", { exact: true });
   if ((await known.count()) > 0) await known.selectOption({ label: "Another institution…" });
   await dialog.getByLabel("Institution ID").fill(INSTITUTION);
   await dialog.getByLabel("Ordered by").fill("Dr. E2E");

@@ -177,8 +177,8 @@ test("staff name a document's language and offer a Turkish document in a new req
   await page.getByRole("button", { name: "New request" }).click();
   const dialog = page.getByRole("dialog", { name: "New signature request" });
   await dialog.getByLabel("Patient ID").fill(`P-doclang-ui-${run}`);
-  await dialog.getByLabel("Document", { exact: true }).selectOption({ label: `${titles.de} (v1)` });
-  const known = dialog.getByLabel("Institution", { exact: true });
+  await dialog.getByLabel("Document * (required)", { exact: true }).selectOption({ label: `${titles.de} (v1)` });
+  const known = dialog.getByLabel("Institution * (required)", { exact: true });
   if ((await known.count()) > 0) await known.selectOption({ label: "Another institution…" });
   await dialog.getByLabel("Institution ID").fill("e2e-doclang");
   await dialog.getByLabel("Ordered by").fill("Dr. E2E");

@@ -116,14 +116,15 @@ export const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 let bundleBuilt: Promise<void> | undefined;
 
 /**
- * Builds apps/api/dist (`node build.mjs`, as `pnpm build` does) once per bench run, so the bundle
+ * Builds apps/api/dist (`tsx build.ts`, as `pnpm build` does) once per bench run, so the bundle
  * measured is always the working tree's code: esbuild takes well under a second, a stale bundle
  * would measure the wrong code.
  */
 export function buildApiBundle(): Promise<void> {
-  bundleBuilt ??= promisify(execFile)(process.execPath, ["build.mjs"], { cwd: API_DIR, timeout: 120_000 }).then(
-    () => undefined,
-  );
+  bundleBuilt ??= promisify(execFile)(join(API_DIR, "node_modules", ".bin", "tsx"), ["build.ts"], {
+    cwd: API_DIR,
+    timeout: 120_000,
+  }).then(() => undefined);
   return bundleBuilt;
 }
 

@@ -6,13 +6,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb } from "@clinsign/db/testing";
+import { runCli } from "./cli/run";
 import type { Database } from "@clinsign/db";
 import { S3Storage } from "./core/files/s3-storage";
 import { FsStorage } from "./core/files/storage";
 import { startTestS3 } from "./testing/s3-server";
 import { readZip } from "./testing/zip";
 
-const run = promisify(execFile);
+const execute = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), "clinsign-cli-"));
 const tsx = join(__dirname, "..", "node_modules", ".bin", "tsx");
 let database: (Database & { url?: string }) | undefined;
@@ -40,20 +41,42 @@ async function cli(...args: string[]): Promise<{ code: number; json: Record<stri
   return cliWith({}, ...args);
 }
 
+/**
+ * Runs a command in this process, as `pnpm cli` would in its own: configuration from the
+ * environment, the database opened and closed again. Starting tsx for each of some forty
+ * commands took minutes; the process entry itself is tried once below.
+ */
 async function cliWith(
   extraEnv: Record<string, string>,
   ...args: string[]
 ): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(tsx, [join(__dirname, "cli.ts"), ...args, "--json"], {
-      env: { ...env, ...extraEnv },
-    });
-    return { code: 0, json: JSON.parse(stdout), stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: e.stdout ? JSON.parse(e.stdout) : {}, stderr: e.stderr };
-  }
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli([...args, "--json"], {
+    env: { ...env, ...extraEnv },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, json: stdout ? JSON.parse(stdout) : {}, stderr };
 }
+
+describe("the pnpm cli process", () => {
+  it("answers with JSON on stdout and the exit code: 2 for a usage mistake, 2 for bad configuration", async () => {
+    type Exited = { code?: number; stdout: string; stderr: string };
+    const failed = (error: unknown) => error as Exited;
+    const usage: Exited = await execute(tsx, [join(__dirname, "cli.ts"), "token", "create", "--json"], { env }).catch(
+      failed,
+    );
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ ok: false, error: expect.stringContaining("--org is required") });
+    const misconfigured: Exited = await execute(tsx, [join(__dirname, "cli.ts"), "migrate", "--json"], {
+      env: { ...env, SEAL_P12_TIMEOUT_SECONDS: "0" },
+    }).catch(failed);
+    expect(misconfigured.code).toBe(2);
+    expect(misconfigured.stderr).toContain("SEAL_P12_TIMEOUT_SECONDS");
+    expect(misconfigured.stderr).not.toContain("    at ");
+  }, 60_000);
+});
 
 describe("pnpm cli", () => {
   it("bootstraps an organization, tokens, a user and settings, with --json output", async () => {
@@ -154,8 +177,8 @@ describe("pnpm cli", () => {
   }, 60_000);
 
   it("refuses the embedded database while a server holds it, but works against PostgreSQL at any time", async () => {
-    // The test runner's own pid stands in for a live server holding the data folder.
-    writeFileSync(join(dataDir, "server.pid"), String(process.pid));
+    // The test runner's parent process stands in for a live server holding the data folder.
+    writeFileSync(join(dataDir, "server.pid"), String(process.ppid));
     try {
       const res = await cli("org", "create", "--name", "While running");
       if (process.env.DATABASE_URL) {
@@ -205,23 +228,59 @@ describe("pnpm cli storage migrate", () => {
   }, 120_000);
 });
 
+describe("pnpm cli storage reconcile / orphans", () => {
+  it("reports an object no row references, with when it will be deleted, and deletes nothing yet", async () => {
+    const orphan = await new FsStorage(dataDir).put("signatures", Buffer.from("a drawn signature nobody references"));
+    const run = await cli("storage", "reconcile");
+    expect(run).toMatchObject({ code: 0, json: { ok: true, deleted: 0 } });
+    expect(run.json.orphans).toBeGreaterThanOrEqual(1);
+    const report = await cli("storage", "orphans");
+    expect(report).toMatchObject({ code: 0, json: { graceHours: 168, lastRun: { error: null } } });
+    const listed = (report.json.orphans as { key: string; deletesAfter: string | null }[]).find(
+      (o) => o.key === orphan.key,
+    );
+    expect(listed?.deletesAfter).toEqual(expect.any(String));
+    expect(statSync(join(dataDir, "files", orphan.key)).size).toBeGreaterThan(0);
+  }, 180_000);
+});
+
 describe("pnpm cli patients export", () => {
   it("writes the patient access export to --out (an empty manifest for a patient with nothing held)", async () => {
     const org = await cli("org", "create", "--name", "Klinikum Export");
     const orgId = org.json.orgId as string;
     const out = join(dataDir, "patient.zip");
-    const done = await cli("patients", "export", "--org", orgId, "--patient-id", "P-none", "--out", out);
+    const done = await cli(
+      "patients",
+      "export",
+      "--org",
+      orgId,
+      "--patient-id",
+      "P-none",
+      "--language",
+      "uk",
+      "--out",
+      out,
+    );
     expect(done).toMatchObject({ code: 0, json: { ok: true, out } });
     const entries = await readZip(readFileSync(out));
     expect(done.json.bytes).toBe(statSync(out).size);
     const manifest = JSON.parse(entries.get("manifest.json")!.toString("utf8"));
-    expect(manifest).toMatchObject({ organization: { id: orgId }, selector: { patientId: "P-none" }, records: [] });
+    expect(manifest).toMatchObject({
+      organization: { id: orgId },
+      selector: { patientId: "P-none" },
+      language: "uk",
+      records: [],
+    });
+    expect(entries.get("index.html")!.toString("utf8")).toContain('<html lang="uk" dir="ltr">');
     expect(existsSync(`${out}.partial`)).toBe(false);
 
     expect(await cli("patients", "export", "--org", orgId, "--out", out)).toMatchObject({
       code: 1,
       json: { error: expect.stringContaining("name at least one of patientId, rnummer, phone") },
     });
+    expect(
+      await cli("patients", "export", "--org", orgId, "--patient-id", "P-none", "--language", "fr", "--out", out),
+    ).toMatchObject({ code: 1, json: { error: expect.stringContaining("must be one of de, en, tr, ar, ru, uk, pl") } });
     expect(await cli("patients", "export", "--org", orgId, "--rnummer", "R-1")).toMatchObject({
       code: 2,
       json: { error: expect.stringContaining("--out is required") },
@@ -276,7 +335,21 @@ describe("pnpm cli retention", () => {
     const orgId = org.json.orgId as string;
     const dry = await cli("patients", "erase", "--org", orgId, "--rnummer", "R-CLI-1", "--dry-run");
     expect(dry).toMatchObject({ code: 0, json: { status: "nothing_found", dryRun: true, erasureId: null } });
-    const erased = await cli("patients", "erase", "--org", orgId, "--phone", "+4915112345679");
+    const unconfirmed = await cli("patients", "erase", "--org", orgId, "--phone", "+4915112345679");
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.json).toMatchObject({ ok: false });
+    const erased = await cli(
+      "patients",
+      "erase",
+      "--org",
+      orgId,
+      "--phone",
+      "+4915112345679",
+      "--confirm",
+      "0151 12345679",
+      "--reason",
+      "Art. 17 request",
+    );
     expect(erased).toMatchObject({ code: 0, json: { status: "nothing_found", dryRun: false } });
     const nobody = await cli("patients", "erase", "--org", orgId, "--dry-run");
     expect(nobody.code).toBe(1);

@@ -22,11 +22,19 @@ describe("configuration", () => {
       publicApiUrl: "http://127.0.0.1:4000",
       publicWebUrl: "http://localhost:3000",
       storage: "fs",
-      uploads: { maxBytesPerForm: 100 * 1024 * 1024, orphanAfterMs: 168 * 3600_000 },
+      uploads: {
+        maxBytesPerForm: 100 * 1024 * 1024,
+        orphanAfterMs: 168 * 3600_000,
+        publicBytesPerAddressHour: 300 * 1024 * 1024,
+        publicBytesPerOrgHour: 1000 * 1024 * 1024,
+      },
+      storageOrphanGraceMs: 168 * 3600_000,
       sms: { provider: "outbox" },
       allowInsecureHttp: false,
       trustProxy: false,
       auditMaxUnchainedSeconds: 60,
+      closeLingerMs: 5000,
+      sealUpload: { maxIterations: 2_000_000, timeoutMs: 60_000 },
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -89,7 +97,18 @@ describe("configuration", () => {
     expect(loadConfig({ UPLOAD_MAX_MB_PER_FORM: "5", UPLOAD_ORPHAN_HOURS: "2" }).uploads).toEqual({
       maxBytesPerForm: 5 * 1024 * 1024,
       orphanAfterMs: 2 * 3600_000,
+      // The public-embed caps follow the per-form cap unless set.
+      publicBytesPerAddressHour: 15 * 1024 * 1024,
+      publicBytesPerOrgHour: 50 * 1024 * 1024,
     });
+    expect(
+      loadConfig({ UPLOAD_PUBLIC_MB_PER_ADDRESS_HOUR: "20", UPLOAD_PUBLIC_MB_PER_ORG_HOUR: "200" }).uploads,
+    ).toMatchObject({ publicBytesPerAddressHour: 20 * 1024 * 1024, publicBytesPerOrgHour: 200 * 1024 * 1024 });
+    expect(problems({ UPLOAD_PUBLIC_MB_PER_ORG_HOUR: "0" })).toEqual([
+      "UPLOAD_PUBLIC_MB_PER_ORG_HOUR must be at least 1",
+    ]);
+    expect(problems({ STORAGE_ORPHAN_GRACE_HOURS: "0" })).toEqual(["STORAGE_ORPHAN_GRACE_HOURS must be at least 1"]);
+    expect(loadConfig({ STORAGE_ORPHAN_GRACE_HOURS: "48" }).storageOrphanGraceMs).toBe(48 * 3600_000);
     expect(problems({ AUDIT_MAX_UNCHAINED_SECONDS: "0" })).toEqual(["AUDIT_MAX_UNCHAINED_SECONDS must be at least 1"]);
     expect(loadConfig({ AUDIT_MAX_UNCHAINED_SECONDS: "300" }).auditMaxUnchainedSeconds).toBe(300);
     expect(problems({ TRUST_PROXY: "yes" })).toEqual(["TRUST_PROXY must be true, false, 1 or 0"]);

@@ -19,7 +19,7 @@ const port = (fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
-const count = (fallback: number, min: number, max: number) =>
+const count = <Fallback extends number | undefined>(fallback: Fallback, min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, { message: "must be a whole number" })
@@ -84,6 +84,15 @@ const schema = z
     PDF_WORKER_MEMORY_MB: count(512, 64, 8192),
     PDF_WORKER_TIMEOUT_SECONDS: count(30, 1, 600),
     PDF_WORKER_CONCURRENCY: count(2, 1, 64),
+    /** `/verify` (anonymous): its deadline, how many checks may wait, signatures read, bytes hashed, checks per address at once. */
+    VERIFY_TIMEOUT_SECONDS: count(10, 1, 600),
+    VERIFY_QUEUE_LENGTH: count(4, 0, 256),
+    VERIFY_MAX_SIGNATURES: count(8, 1, 1000),
+    VERIFY_MAX_HASHED_MB: count(200, 1, 100_000),
+    VERIFY_CONCURRENT_PER_ADDRESS: count(1, 1, 64),
+    /** An uploaded organization seal (PKCS#12): the highest MAC/PBE iteration count accepted, and the deadline to open it. */
+    SEAL_P12_MAX_ITERATIONS: count(2_000_000, 1, 100_000_000),
+    SEAL_P12_TIMEOUT_SECONDS: count(60, 1, 600),
     /** Draw each document version's pages as images for the signing page (off: the page loads pdf.js). */
     PAGE_IMAGES: bool(true),
     /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
@@ -116,6 +125,17 @@ const schema = z
     S3_PRESIGN_SECONDS: count(300, 10, 3600),
     UPLOAD_MAX_MB_PER_FORM: count(100, 1, 10_240),
     UPLOAD_ORPHAN_HOURS: count(168, 1, 87_600),
+    /** How long a connection whose request body was refused stays open after the answer (draining). */
+    HTTP_CLOSE_LINGER_SECONDS: count(5, 1, 60),
+    /**
+     * Public embeds (anonymous visitors): what the visitors of one embed from one address (an IPv6
+     * /64) may upload together per hour, and all visitors of one organization's public embeds.
+     * Unset: 3 and 10 times UPLOAD_MAX_MB_PER_FORM.
+     */
+    UPLOAD_PUBLIC_MB_PER_ADDRESS_HOUR: count(undefined, 1, 1_000_000),
+    UPLOAD_PUBLIC_MB_PER_ORG_HOUR: count(undefined, 1, 1_000_000),
+    /** Stored objects no row references are deleted after being seen so this long (core/jobs/storage-reconciliation.ts). */
+    STORAGE_ORPHAN_GRACE_HOURS: count(168, 1, 87_600),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be a pino level" })
       .optional()
@@ -221,24 +241,55 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   signingP12: { file: string; password: string } | undefined;
-  /** The RFC 3161 time-stamping authority (core/signatures/tsa.ts); undefined: seals are PAdES B-B. */
+  /** The RFC 3161 time-stamping authority (core/pdf-seal/tsa.ts); undefined: seals are PAdES B-B. */
   tsa: { url: string; username: string | undefined; password: string | undefined; timeoutMs: number } | undefined;
   /** Re-time-stamp sealed documents this long before the newest time stamp's certificate expires. */
   retimestampWindowMs: number;
   /** Limits of the worker threads that read and seal customers' PDFs (core/pdf-worker). */
   pdfWorker: { memoryMb: number; timeoutMs: number; concurrency: number };
+  /**
+   * `/verify` (core/signatures/verify.ts): its checks run in the PDF workers' lowest-priority lane,
+   * one at a time, with this deadline; at most `queueLength` wait; each file's first
+   * `maxSignatures` signatures are read and at most `maxHashedBytes` hashed; each address (IPv6:
+   * its /64) runs `concurrentPerAddress` checks at once.
+   */
+  verify: {
+    timeoutMs: number;
+    queueLength: number;
+    maxSignatures: number;
+    maxHashedBytes: number;
+    concurrentPerAddress: number;
+  };
+  /** An uploaded organization seal (core/signatures/org-seal.ts): opened in a PDF worker, iteration counts capped. */
+  sealUpload: { maxIterations: number; timeoutMs: number };
   /** Page images for the signing page (core/documents/page-images.ts); false: the page shows the PDF with pdf.js. */
   pageImages: boolean;
   storage: "fs" | "db" | "s3";
   /** The bucket of STORAGE=s3 and of `storage migrate` (core/files/s3-storage.ts); undefined without S3_BUCKET. */
   s3: S3Settings | undefined;
   /**
-   * Uploads: all files one embed session or SMS-portal access may upload together, and how long an
-   * upload no submission references is kept (jobs/upload-sweeper.ts).
+   * Uploads: all files one embed session or SMS-portal access may upload together, how long an
+   * upload no submission references is kept (jobs/upload-sweeper.ts), and what public-embed
+   * visitors may upload per hour from one address to one embed, and to one organization.
    */
-  uploads: { maxBytesPerForm: number; orphanAfterMs: number };
+  uploads: {
+    maxBytesPerForm: number;
+    orphanAfterMs: number;
+    publicBytesPerAddressHour: number;
+    publicBytesPerOrgHour: number;
+  };
+  /**
+   * How long the storage reconciliation reports an object no row references before it deletes it
+   * (core/jobs/storage-reconciliation.ts): the margin for an object written before its row commits.
+   */
+  storageOrphanGraceMs: number;
   /** The chainer chains past writing transactions open longer; verify fails on entries unchained longer. */
   auditMaxUnchainedSeconds: number;
+  /**
+   * After answering a request whose body was refused unread (413, 401 before an upload), how long
+   * the connection is drained before it is closed, so the client reads the answer (http/io.ts).
+   */
+  closeLingerMs: number;
   logLevel: string;
   encryptionKey: string | undefined;
   previousEncryptionKeys: string[];
@@ -308,6 +359,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: env.PDF_WORKER_TIMEOUT_SECONDS * 1000,
       concurrency: env.PDF_WORKER_CONCURRENCY,
     },
+    verify: {
+      timeoutMs: env.VERIFY_TIMEOUT_SECONDS * 1000,
+      queueLength: env.VERIFY_QUEUE_LENGTH,
+      maxSignatures: env.VERIFY_MAX_SIGNATURES,
+      maxHashedBytes: env.VERIFY_MAX_HASHED_MB * 1024 * 1024,
+      concurrentPerAddress: env.VERIFY_CONCURRENT_PER_ADDRESS,
+    },
+    sealUpload: { maxIterations: env.SEAL_P12_MAX_ITERATIONS, timeoutMs: env.SEAL_P12_TIMEOUT_SECONDS * 1000 },
     pageImages: env.PAGE_IMAGES,
     storage: env.STORAGE,
     s3: env.S3_BUCKET
@@ -328,8 +387,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     uploads: {
       maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024,
       orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000,
+      publicBytesPerAddressHour:
+        (env.UPLOAD_PUBLIC_MB_PER_ADDRESS_HOUR ?? 3 * env.UPLOAD_MAX_MB_PER_FORM) * 1024 * 1024,
+      publicBytesPerOrgHour: (env.UPLOAD_PUBLIC_MB_PER_ORG_HOUR ?? 10 * env.UPLOAD_MAX_MB_PER_FORM) * 1024 * 1024,
     },
+    storageOrphanGraceMs: env.STORAGE_ORPHAN_GRACE_HOURS * 3600_000,
     auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
+    closeLingerMs: env.HTTP_CLOSE_LINGER_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,
     previousEncryptionKeys: env.ENCRYPTION_KEYS_PREVIOUS,

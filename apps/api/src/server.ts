@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from "./env";
 import { seedDemoIfEmpty } from "./core/provisioning/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
-import { loadSigningIdentity } from "./core/signatures/pades";
+import { loadSigningIdentity } from "./core/pdf-seal/pades";
 import { queueDueReminders } from "./core/signatures/notices";
 import { expireDueRequests } from "./core/signatures/requests";
 import { pruneRateLimits } from "./core/rate-limit";
@@ -15,6 +15,7 @@ import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
 import { sweepOrphanUploads } from "./jobs/upload-sweeper";
 import { scheduleRetentionSweeps } from "./core/jobs/retention-sweeps";
+import { scheduleStorageReconciliation } from "./core/jobs/storage-reconciliation";
 import { createLogger, createServices } from "./services";
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -74,6 +75,13 @@ async function main() {
     scheduleRetentionSweeps(services).catch((error) => log.error({ err: error }, "scheduling retention sweeps failed"));
   }, 10 * 60_000);
   retentionSchedule.unref();
+  // Queues the daily storage reconciliation (objects no row references; core/jobs/storage-reconciliation.ts).
+  const storageSchedule = setInterval(() => {
+    scheduleStorageReconciliation(services).catch((error) =>
+      log.error({ err: error }, "scheduling the storage reconciliation failed"),
+    );
+  }, 10 * 60_000);
+  storageSchedule.unref();
   if (process.argv.includes("--seed-demo")) {
     const demo = await seedDemoIfEmpty(services);
     if (demo) {
@@ -114,6 +122,7 @@ async function main() {
     clearInterval(expirySweep);
     clearInterval(uploadSweep);
     clearInterval(retentionSchedule);
+    clearInterval(storageSchedule);
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     // The job runner and the chainer finish their current pass before the database closes under them.
     Promise.all([runner.stop(), auditChainer.stop()])

@@ -6,6 +6,8 @@ import { openDb, type Database } from "@clinsign/db";
 import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
 import { createStorage } from "./core/files/storage";
+import { onSignatureEvent } from "./core/signatures/events";
+import { noticeOfUnsignedEnd } from "./core/signatures/notices";
 import type { Config } from "./env";
 import { serializeError } from "./log-errors";
 
@@ -67,6 +69,8 @@ export async function createServices(
     dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"),
   });
   await database.migrate();
+  // What follows a signature event besides its audit entry and webhook (core/signatures/events.ts).
+  onSignatureEvent(noticeOfUnsignedEnd);
   return {
     config,
     database,

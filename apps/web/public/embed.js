@@ -4,8 +4,8 @@
  *   <iframe src="EMBED_URL" data-clinsign-form title="Patient form" style="width:100%;border:0"></iframe>
  *   <script src="https://YOUR-CLINSIGN-HOST/embed.js" async></script>
  *
- * It sizes each form's iframe to its content and turns the form's messages into DOM events on
- * the iframe (they bubble): clinsign:ready, clinsign:resized {height}, clinsign:draftSaved
+ * It sizes each form's iframe to its content, taller and shorter (a long form, then the thank-you
+ * card), and turns the form's messages into DOM events on the iframe (they bubble): clinsign:ready, clinsign:resized {height}, clinsign:draftSaved
  * {savedAt}, clinsign:submitted {submissionId}, clinsign:closed, clinsign:error {code}. Messages
  * are taken only from this script's own origin and only from a form iframe of this page; they
  * never carry an answer or a credential. ClinSignForms.setLanguage(iframe, "de" | "en") switches

@@ -466,7 +466,9 @@ export interface paths {
          * verify: Check a sealed PDF: sealed by this service, intact, who sealed it and when, PAdES level, what changed
          * @description No credentials. Send the PDF as the raw body (`Content-Type: application/pdf`) or as the first file of a
          *     `multipart/form-data` body. At most 25 MB (413 beyond, refused before more is read); at most 30 checks per
-         *     address in 10 minutes (429). Nothing is stored. A file that is not a PDF is 400 with `details.reason` `not_pdf`.
+         *     address (IPv6: per /64) in 10 minutes, one at a time, and a few waiting for the whole service (429). Nothing is stored.
+         *     A file with more signatures, or more bytes to hash, than the limits allow, or one not read within the deadline, is 400
+         *     with `details.reason` `signature_limits` or `pdf_limits`. A file that is not a PDF is 400 with `details.reason` `not_pdf`.
          *     `sealedAt.source` says where the time comes from: an RFC 3161 timestamp (`signature_timestamp`,
          *     `document_timestamp`) or the signer's own claim (`claimed`). See docs/signatures.md ("Verifying a sealed PDF").
          */
@@ -489,10 +491,13 @@ export interface paths {
         /**
          * patients-export: Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP
          * @description Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record
-         *     matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record
-         *     with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference
-         *     per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for
-         *     byte, with its metadata JSON), `signatures/`, `attachments/` and `index.html` (German and English).
+         *     matches when it matches any of them. The answer is `application/zip`, streamed: `index.html` (an overview a
+         *     patient can read, in `language`: de, en, tr, ar, ru, uk or pl; absent: the patient's own language where their
+         *     records name one, else the organization's), `documents/*.pdf` (every sealed PDF, byte for byte, with its metadata
+         *     JSON), `forms/*.pdf` (every submission as a PDF), `signatures/`, `attachments/` and `manifest.json` (every record
+         *     with its kind, ids, dates and values as stored, the patient's own signer records of several-signer requests
+         *     included; FHIR QuestionnaireResponse per submission and DocumentReference per sealed document; every file with
+         *     its path, size and SHA-256).
          *     A patient of whom nothing is held gets a ZIP with an empty manifest, not an error. Every export is an audit
          *     entry (`patient.exported`, counts only). See docs/operations.md ("Patient access export").
          */
@@ -515,13 +520,19 @@ export interface paths {
         /**
          * erase: Erase everything held about one patient (GDPR Art. 17), or with dry_run report it, and get a receipt
          * @description Names the patient by any of `patient_id` (signature requests), `rnummer` (forms, SMS form requests) and `phone`
-         *     (E.164); a record matches when any of them does. Erases the patient's embed sessions, drafts, submissions and their
+         *     (E.164, or national in the organization's phone country: `0170 1234567`); a record matches when any of them does.
+         *     Erases the patient's embed sessions, drafts, submissions and their
          *     attachments, SMS form requests with their messages and one-time passwords, signature requests with the signature
          *     image, sealed PDF and metadata JSON, SMS and e-mail outbox entries, webhook deliveries whose body names the patient,
          *     and the personal part of the audit entries about them (the entries stay, so the audit chain still verifies).
          *
-         *     `dry_run: true` reports what would be erased (`status` `preview`) and changes nothing. The receipt holds counts per
-         *     kind, SHA-256 digests of the record ids and what happened to the stored files, never the patient's values.
+         *     `dry_run: true` reports what would be erased (`status` `preview`) and changes nothing; its `retention` names the
+         *     signed documents and signed forms among the records (signed consents usually fall under a retention duty: 10 years
+         *     after the treatment ends, §630f Abs. 3 BGB) and the organization's retention periods of those kinds. To erase,
+         *     `confirmation` repeats the patient identifier (`patient_id`, else `rnummer`, else `phone`; compared after the same
+         *     normalisation) and `reason` says why (3-500 characters, not naming the patient's identifiers); a missing or
+         *     mismatching one is 400 and nothing is erased. The receipt holds counts per kind, SHA-256 digests of the record ids,
+         *     what happened to the stored files and the reason, never the patient's values.
          *     Repeating an erasure finds nothing (`status` `nothing_found`) and changes nothing. `objects_pending`: some stored
          *     files could not be deleted yet; a background job retries them (the receipt's id names the erasure).
          *     An active legal hold on the patient refuses the erasure with 409 `conflict`, `details.reason` `legal_hold`
@@ -909,12 +920,6 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "active" | "archived";
-                    /**
-                     * @default {
-                     *       "version": 1,
-                     *       "fields": []
-                     *     }
-                     */
                     schema?: {
                         version: number;
                         fields: ({
@@ -924,24 +929,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -957,24 +962,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -990,24 +995,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1023,24 +1028,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1056,24 +1061,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1088,24 +1093,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1122,34 +1127,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "select";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -1157,34 +1164,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "radio";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -1192,34 +1201,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "multiselect";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -1227,24 +1238,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1257,24 +1268,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1289,24 +1300,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1319,24 +1330,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1349,24 +1360,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1379,24 +1390,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -1409,6 +1420,20 @@ export interface operations {
                                 label: string;
                             }[];
                         })[];
+                        optionSets?: {
+                            id: string;
+                            label: string;
+                            options: (string | {
+                                value: string;
+                                label: string;
+                                weight?: number;
+                            })[];
+                        }[];
+                        scoresShownToPatient?: boolean;
+                        flagged?: {
+                            field: string;
+                            minWeight: number;
+                        }[];
                     };
                     /**
                      * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
@@ -1432,6 +1457,14 @@ export interface operations {
                                     errors?: {
                                         [key: string]: string;
                                     };
+                                    bands?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                            optionSets?: {
+                                [key: string]: {
+                                    [key: string]: string;
                                 };
                             };
                         };
@@ -1493,24 +1526,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1526,24 +1559,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1559,24 +1592,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1592,24 +1625,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1625,24 +1658,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1657,24 +1690,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1691,34 +1724,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "select";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -1726,34 +1761,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "radio";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -1761,34 +1798,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "multiselect";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -1796,24 +1835,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1826,24 +1865,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1858,24 +1897,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1888,24 +1927,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1918,24 +1957,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1948,24 +1987,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -1978,6 +2017,20 @@ export interface operations {
                                         label: string;
                                     }[];
                                 })[];
+                                optionSets?: {
+                                    id: string;
+                                    label: string;
+                                    options: (string | {
+                                        value: string;
+                                        label: string;
+                                        weight?: number;
+                                    })[];
+                                }[];
+                                scoresShownToPatient?: boolean;
+                                flagged?: {
+                                    field: string;
+                                    minWeight: number;
+                                }[];
                             };
                             /** @enum {string} */
                             defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
@@ -1997,6 +2050,14 @@ export interface operations {
                                             errors?: {
                                                 [key: string]: string;
                                             };
+                                            bands?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                    optionSets?: {
+                                        [key: string]: {
+                                            [key: string]: string;
                                         };
                                     };
                                 };
@@ -2234,24 +2295,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2267,24 +2328,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2300,24 +2361,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2333,24 +2394,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2366,24 +2427,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2398,24 +2459,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2432,34 +2493,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "select";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -2467,34 +2530,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "radio";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -2502,34 +2567,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "multiselect";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -2537,24 +2604,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2567,24 +2634,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2599,24 +2666,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2629,24 +2696,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2659,24 +2726,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2689,24 +2756,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -2719,6 +2786,20 @@ export interface operations {
                                         label: string;
                                     }[];
                                 })[];
+                                optionSets?: {
+                                    id: string;
+                                    label: string;
+                                    options: (string | {
+                                        value: string;
+                                        label: string;
+                                        weight?: number;
+                                    })[];
+                                }[];
+                                scoresShownToPatient?: boolean;
+                                flagged?: {
+                                    field: string;
+                                    minWeight: number;
+                                }[];
                             };
                             /** @enum {string} */
                             defaultLanguage?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
@@ -2738,6 +2819,14 @@ export interface operations {
                                             errors?: {
                                                 [key: string]: string;
                                             };
+                                            bands?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                    optionSets?: {
+                                        [key: string]: {
+                                            [key: string]: string;
                                         };
                                     };
                                 };
@@ -3201,6 +3290,22 @@ export interface operations {
                  *             "label": "label",
                  *             "type": "text"
                  *           }
+                 *         ],
+                 *         "optionSets": [
+                 *           {
+                 *             "id": "id",
+                 *             "label": "label",
+                 *             "options": [
+                 *               "options"
+                 *             ]
+                 *           }
+                 *         ],
+                 *         "scoresShownToPatient": true,
+                 *         "flagged": [
+                 *           {
+                 *             "field": "field",
+                 *             "minWeight": 1
+                 *           }
                  *         ]
                  *       },
                  *       "defaultLanguage": "de",
@@ -3228,24 +3333,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3261,24 +3366,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3294,24 +3399,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3327,24 +3432,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3360,24 +3465,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3392,24 +3497,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3426,34 +3531,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "select";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -3461,34 +3568,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "radio";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -3496,34 +3605,36 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
                             /** @constant */
                             type: "multiselect";
-                            options: (string | {
+                            /** @default [] */
+                            options?: (string | {
                                 value: string;
                                 label: string;
                                 weight?: number;
                             })[];
+                            optionSet?: string;
                         } | {
                             id: string;
                             key: string;
@@ -3531,24 +3642,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3561,24 +3672,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3593,24 +3704,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3623,24 +3734,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3653,24 +3764,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3683,24 +3794,24 @@ export interface operations {
                             required?: boolean;
                             placeholder?: string;
                             helpText?: string;
-                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                            /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                             visibleWhen?: {
                                 field: string;
                                 /** @enum {string} */
-                                operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                 value?: string | number | boolean | (string | number)[];
                             } | {
                                 all: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             } | {
                                 any: {
                                     field: string;
                                     /** @enum {string} */
-                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                    operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
@@ -3713,6 +3824,20 @@ export interface operations {
                                 label: string;
                             }[];
                         })[];
+                        optionSets?: {
+                            id: string;
+                            label: string;
+                            options: (string | {
+                                value: string;
+                                label: string;
+                                weight?: number;
+                            })[];
+                        }[];
+                        scoresShownToPatient?: boolean;
+                        flagged?: {
+                            field: string;
+                            minWeight: number;
+                        }[];
                     };
                     /**
                      * @description The language the template's own texts are in (de, en, tr, ar, ru, uk, pl); `de` by default.
@@ -3736,6 +3861,14 @@ export interface operations {
                                     errors?: {
                                         [key: string]: string;
                                     };
+                                    bands?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                            optionSets?: {
+                                [key: string]: {
+                                    [key: string]: string;
                                 };
                             };
                         };
@@ -3797,24 +3930,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3830,24 +3963,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3863,24 +3996,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3896,24 +4029,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3929,24 +4062,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3961,24 +4094,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -3995,34 +4128,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "select";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -4030,34 +4165,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "radio";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -4065,34 +4202,36 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
                                     /** @constant */
                                     type: "multiselect";
+                                    /** @default [] */
                                     options: (string | {
                                         value: string;
                                         label: string;
                                         weight?: number;
                                     })[];
+                                    optionSet?: string;
                                 } | {
                                     id: string;
                                     key: string;
@@ -4100,24 +4239,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4130,24 +4269,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4162,24 +4301,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4192,24 +4331,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4222,24 +4361,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4252,24 +4391,24 @@ export interface operations {
                                     required?: boolean;
                                     placeholder?: string;
                                     helpText?: string;
-                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value). On a multiselect, equals means contains and in means contains any; a hidden field counts as empty. Hidden fields are not required, not validated and not stored. */
+                                    /** @description Show the field only when this holds: one condition {field, operator, value?}, or {all: [...]} / {any: [...]} of 1-20. `field` is the key of an earlier, non-display field; operators equals, notEquals, in (value: list), filled, empty (no value), and for number and score fields atLeast, atMost, between (value: [min, max], both included). On a multiselect, equals means contains and in means contains any. An unanswered field (and a score whose questions are not all answered) is neither equal nor unequal to anything; a hidden field counts as unanswered. Hidden fields are not required, not validated and not stored. */
                                     visibleWhen?: {
                                         field: string;
                                         /** @enum {string} */
-                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                        operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                         value?: string | number | boolean | (string | number)[];
                                     } | {
                                         all: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     } | {
                                         any: {
                                             field: string;
                                             /** @enum {string} */
-                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty";
+                                            operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
@@ -4282,6 +4421,20 @@ export interface operations {
                                         label: string;
                                     }[];
                                 })[];
+                                optionSets?: {
+                                    id: string;
+                                    label: string;
+                                    options: (string | {
+                                        value: string;
+                                        label: string;
+                                        weight?: number;
+                                    })[];
+                                }[];
+                                scoresShownToPatient?: boolean;
+                                flagged?: {
+                                    field: string;
+                                    minWeight: number;
+                                }[];
                             };
                             /** @enum {string} */
                             defaultLanguage: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
@@ -4301,6 +4454,14 @@ export interface operations {
                                             errors?: {
                                                 [key: string]: string;
                                             };
+                                            bands?: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                    optionSets?: {
+                                        [key: string]: {
+                                            [key: string]: string;
                                         };
                                     };
                                 };
@@ -5763,7 +5924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the embed session belongs to another template, or is bound to another draftKey */
+            /** @description the embed session belongs to another template, or is bound to another draftKey; the body names another rnummer or phone than the embed session's config pins */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10695,7 +10856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description more than 30 checks from one address in 10 minutes */
+            /** @description more than 30 checks from one address in 10 minutes, a check from that address still running, or too many waiting */
             429: {
                 headers: {
                     /** @description seconds to wait */
@@ -10777,13 +10938,16 @@ export interface operations {
                  * @example {
                  *       "patient_id": "P-100231",
                  *       "rnummer": "R-2026-0042",
-                 *       "phone": "+491701234567"
+                 *       "phone": "+491701234567",
+                 *       "language": "tr"
                  *     }
                  */
                 "application/json": {
                     patient_id?: string;
                     rnummer?: string;
                     phone?: string;
+                    /** @enum {string} */
+                    language?: "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
                 };
             };
         };
@@ -10996,7 +11160,9 @@ export interface operations {
                  *       "patient_id": "P-100231",
                  *       "rnummer": "R-2026-0042",
                  *       "phone": "+491701234567",
-                 *       "dry_run": true
+                 *       "dry_run": false,
+                 *       "confirmation": "P-100231",
+                 *       "reason": "Art. 17 request of the patient; no treatment took place"
                  *     }
                  */
                 "application/json": {
@@ -11005,6 +11171,8 @@ export interface operations {
                     phone?: string;
                     /** @default false */
                     dry_run?: boolean;
+                    confirmation?: string;
+                    reason?: string;
                 };
             };
         };
@@ -11043,7 +11211,22 @@ export interface operations {
                      *         "found": 1,
                      *         "deleted": 1,
                      *         "pending": 1
-                     *       }
+                     *       },
+                     *       "retention": {
+                     *         "signed_documents": 1,
+                     *         "signed_submissions": 1,
+                     *         "periods": {
+                     *           "signature_requests": {
+                     *             "amount": 1,
+                     *             "unit": "days"
+                     *           },
+                     *           "submissions": {
+                     *             "amount": 1,
+                     *             "unit": "days"
+                     *           }
+                     *         }
+                     *       },
+                     *       "reason": "has_signature_requests"
                      *     }
                      */
                     "application/json": {
@@ -11078,10 +11261,27 @@ export interface operations {
                             deleted: number;
                             pending: number;
                         };
+                        retention: {
+                            signed_documents: number;
+                            signed_submissions: number;
+                            periods: {
+                                signature_requests: {
+                                    amount: number;
+                                    /** @enum {string} */
+                                    unit: "days" | "years";
+                                } | null;
+                                submissions: {
+                                    amount: number;
+                                    /** @enum {string} */
+                                    unit: "days" | "years";
+                                } | null;
+                            };
+                        };
+                        reason: string | null;
                     };
                 };
             };
-            /** @description invalid input: `fieldErrors` (area B) or `details.field` (area A) name the field */
+            /** @description invalid input: `fieldErrors` (area B) or `details.field` (area A) name the field; no identifier; a phone that is no number; to erase: `confirmation` missing or not the patient identifier, `reason` missing, shorter than 3 or longer than 500 characters, or naming the patient's identifiers */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11381,10 +11581,15 @@ export interface operations {
                     /** @description the form template's identifier */
                     templateIdentifier: string;
                     data: {
-                        /** @description case number, as given */
+                        /** @description case number, as the service vouches for it (the API token's or SMS form request's, or the embed session's config); null when only the patient's browser named one (then under untrustedClientData) */
                         rnummer?: string | null;
-                        /** @description E.164 */
+                        /** @description E.164; null when only the patient's browser named one (then under untrustedClientData) */
                         phone?: string | null;
+                        /** @description only when the patient's browser named an rnummer or phone its embed session did not pin (a public embed's visitor always): what it named, stored and shown to staff as patient-reported; not vouched for, never a patient identifier */
+                        untrustedClientData?: {
+                            rnummer?: string;
+                            phone?: string;
+                        };
                         /** @description the answers by field key */
                         values: {
                             [key: string]: unknown;

@@ -3,6 +3,8 @@ import { auditLogEntry } from "./forms";
 import { createdRange, listInput, listPage, listSort } from "./lists";
 import { templateIdentifier } from "./templates";
 
+export * from "./audit-actions";
+
 // ---- staff: the audit log section --------------------------------------------------------------
 
 /**
@@ -37,12 +39,16 @@ export type ListAuditEntriesInput = z.input<typeof listAuditEntriesInput>;
 
 /**
  * `chained`: linked into the hash chain yet (until then a change to the entry would not show);
- * `actorName`: the staff member's name (or e-mail) when a member of the organization acted.
+ * `actorName`: the staff member's name (or e-mail) when a member of the organization acted, or
+ * the name staff gave a signer who signed by link; `actorRole`: for a signer (`actorType`
+ * `signer`), whose signature it is (a built-in role such as `physician`, or the clinic's own
+ * name; `patient` for the request's patient), else null.
  */
 export const auditListItem = auditLogEntry.extend({
   seq: z.number().int(),
   chained: z.boolean(),
   actorName: z.string().nullable(),
+  actorRole: z.string().nullable(),
 });
 export type AuditListItem = z.infer<typeof auditListItem>;
 export const auditListPage = listPage(auditListItem);

@@ -23,7 +23,11 @@ export const loginInput = z.object({
 
 export const me = z.object({
   user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() }),
-  organization: z.object({ id: z.uuid(), name: z.string() }),
+  /**
+   * `timeZone`: the organization's (Settings, IANA name). The console shows every date and time on
+   * this clock, lists and detail pages alike, and says which (issue 31).
+   */
+  organization: z.object({ id: z.uuid(), name: z.string(), timeZone: z.string() }),
   role,
   /** True while completion seals with a generated development certificate. */
   devCertificate: z.boolean(),

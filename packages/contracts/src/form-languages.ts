@@ -1,10 +1,11 @@
-import { z } from "zod";
 import { fieldProblemCodes } from "./form-problems";
-import { patientLanguage, patientLanguages, type PatientLanguage } from "./languages";
-import type { TemplateSchema } from "./templates";
+import type { PatientLanguage } from "./languages";
+import type { FormField, TemplateSchema } from "./template-schema";
 import { filled, optionValue, translationKey, type TranslatableTemplate } from "./form-localize";
+import type { FieldTranslation, TemplateTranslation, TemplateTranslations } from "./template-translations";
 
 export * from "./form-localize";
+export * from "./template-translations";
 
 /**
  * Form content in several languages (issue 19): a template is written in its `defaultLanguage`
@@ -15,42 +16,18 @@ export * from "./form-localize";
  * Fields are named by their key; display elements (heading, paragraph) without a key by their id.
  */
 
-const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
-
-export const fieldTranslation = z.strictObject({
-  label: text(500).optional(),
-  help: text(1000).optional(),
-  placeholder: text(200).optional(),
-  /** Option value → label in this language. */
-  options: z.record(z.string().max(200), text(500)).optional(),
-  /** Problem code (`required`, `pattern`, …) → the wording the patient reads in this language. */
-  errors: z.record(z.string().max(40), text(500)).optional(),
-});
-export type FieldTranslation = z.infer<typeof fieldTranslation>;
-
-export const templateTranslation = z.strictObject({
-  title: text(120).optional(),
-  description: text(1000).optional(),
-  fields: z.record(z.string().max(100), fieldTranslation).default({}),
-});
-export type TemplateTranslation = z.infer<typeof templateTranslation>;
-
-/** Language → its texts. The default language is the template's own text and has no entry. */
-export const templateTranslations = z
-  .record(z.string(), templateTranslation, { message: "must be an object of languages" })
-  .superRefine((translations, ctx) => {
-    for (const language of Object.keys(translations))
-      if (!patientLanguage.safeParse(language).success)
-        ctx.addIssue({
-          code: "custom",
-          path: [language],
-          message: `"${language}" is not a form language (${patientLanguages.join(", ")})`,
-        });
-  });
-export type TemplateTranslations = Partial<Record<PatientLanguage, TemplateTranslation>>;
-
 const optionLabel = (option: string | { value: string; label: string }) =>
   typeof option === "string" ? option : option.label;
+
+/** A score field's bands by position ("0", "1", …), as its translations name them. */
+const bandIndexes = (field: FormField) => (field.type === "score" ? (field.bands ?? []).map((_, i) => String(i)) : []);
+
+/** Each answer list's option values, by the list's id. */
+const optionSetValues = (schema: TemplateSchema) =>
+  new Map((schema.optionSets ?? []).map((set) => [set.id, set.options.map(optionValue)]));
+
+/** Does a field take its options from an answer list (translated there, once)? */
+const usesOptionSet = (field: FormField) => "optionSet" in field && field.optionSet !== undefined;
 
 export interface TranslationProblem {
   path: (string | number)[];
@@ -70,6 +47,7 @@ export function translationProblems(
 ): TranslationProblem[] {
   const problems: TranslationProblem[] = [];
   const byKey = new Map(schema.fields.map((field) => [translationKey(field), field]));
+  const sets = optionSetValues(schema);
   const codes: readonly string[] = fieldProblemCodes;
   for (const [language, translation] of Object.entries(translations)) {
     if (!translation) continue;
@@ -78,6 +56,17 @@ export function translationProblems(
         path: [language],
         message: `"${language}" is the default language: its texts are the template's own`,
       });
+    for (const [id, labels] of Object.entries(translation.optionSets ?? {})) {
+      const values = sets.get(id);
+      if (!values) problems.push({ path: [language, "optionSets", id], message: `unknown answer list "${id}"` });
+      else
+        for (const value of Object.keys(labels))
+          if (!values.includes(value))
+            problems.push({
+              path: [language, "optionSets", id, value],
+              message: `"${value}" is not an option of answer list "${id}"`,
+            });
+    }
     for (const [key, entry] of Object.entries(translation.fields ?? {})) {
       const field = byKey.get(key);
       const at = [language, "fields", key];
@@ -92,6 +81,9 @@ export function translationProblems(
       for (const code of Object.keys(entry.errors ?? {}))
         if (!codes.includes(code))
           problems.push({ path: [...at, "errors", code], message: `"${code}" is not a problem code` });
+      for (const band of Object.keys(entry.bands ?? {}))
+        if (!bandIndexes(field).includes(band))
+          problems.push({ path: [...at, "bands", band], message: `"${key}" has no band ${band}` });
     }
   }
   return problems;
@@ -100,6 +92,7 @@ export function translationProblems(
 /** The schema's fields without the entries a changed schema no longer has (a removed field, option). */
 export function pruneTranslations(schema: TemplateSchema, translations: TemplateTranslations): TemplateTranslations {
   const byKey = new Map(schema.fields.map((field) => [translationKey(field), field]));
+  const sets = optionSetValues(schema);
   const codes: readonly string[] = fieldProblemCodes;
   return Object.fromEntries(
     Object.entries(translations).map(([language, translation]) => {
@@ -113,21 +106,43 @@ export function pruneTranslations(schema: TemplateSchema, translations: Template
             kept.options = Object.fromEntries(Object.entries(entry.options).filter(([v]) => options.includes(v)));
           if (entry.errors)
             kept.errors = Object.fromEntries(Object.entries(entry.errors).filter(([c]) => codes.includes(c)));
+          if (entry.bands)
+            kept.bands = Object.fromEntries(
+              Object.entries(entry.bands).filter(([b]) => bandIndexes(field).includes(b)),
+            );
           return [[key, kept]];
         }),
       );
-      return [language, { ...translation, fields }];
+      const optionSets = translation!.optionSets
+        ? Object.fromEntries(
+            Object.entries(translation!.optionSets).flatMap(([id, labels]) => {
+              const values = sets.get(id);
+              return values
+                ? [[id, Object.fromEntries(Object.entries(labels).filter(([v]) => values.includes(v)))]]
+                : [];
+            }),
+          )
+        : undefined;
+      return [language, { ...translation, fields, ...(optionSets ? { optionSets } : {}) }];
     }),
   );
 }
 
 /** One text a translator fills in: where it goes and the default language's wording beside it. */
 export interface TranslatableText {
-  /** `title`, `description`, or `fields.<key>.label|help|placeholder`, `fields.<key>.options.<value>`. */
+  /**
+   * `title`, `description`, `fields.<key>.label|help|placeholder`, `fields.<key>.options.<value>`,
+   * `fields.<key>.bands.<index>`, or an answer list's option `optionSets.<id>.<value>`.
+   */
   id: string;
+  /** The field the text belongs to; null for the title, the description and answer lists. */
   fieldKey: string | null;
-  part: "title" | "description" | "label" | "help" | "placeholder" | "option";
+  part: "title" | "description" | "label" | "help" | "placeholder" | "option" | "band";
   optionValue?: string;
+  /** The answer list an option belongs to. */
+  optionSetId?: string;
+  /** The band's position in its score field. */
+  band?: number;
   source: string;
 }
 
@@ -144,7 +159,7 @@ export function translatableTexts(template: Pick<TranslatableTemplate, "title" |
       texts.push({ id: `fields.${key}.help`, fieldKey: key, part: "help", source: field.helpText });
     if (filled(field.placeholder))
       texts.push({ id: `fields.${key}.placeholder`, fieldKey: key, part: "placeholder", source: field.placeholder });
-    if ("options" in field)
+    if ("options" in field && !usesOptionSet(field))
       for (const option of field.options)
         texts.push({
           id: `fields.${key}.options.${optionValue(option)}`,
@@ -153,7 +168,21 @@ export function translatableTexts(template: Pick<TranslatableTemplate, "title" |
           optionValue: optionValue(option),
           source: optionLabel(option),
         });
+    if (field.type === "score")
+      (field.bands ?? []).forEach((band, i) =>
+        texts.push({ id: `fields.${key}.bands.${i}`, fieldKey: key, part: "band", band: i, source: band.label }),
+      );
   }
+  for (const set of template.schema.optionSets ?? [])
+    for (const option of set.options)
+      texts.push({
+        id: `optionSets.${set.id}.${optionValue(option)}`,
+        fieldKey: null,
+        part: "option",
+        optionSetId: set.id,
+        optionValue: optionValue(option),
+        source: optionLabel(option),
+      });
   return texts;
 }
 
@@ -162,8 +191,10 @@ export function translatedText(translation: TemplateTranslation | undefined, tex
   if (!translation) return undefined;
   if (text.part === "title") return translation.title;
   if (text.part === "description") return translation.description;
+  if (text.optionSetId !== undefined) return translation.optionSets?.[text.optionSetId]?.[text.optionValue!];
   const entry = translation.fields?.[text.fieldKey!];
   if (text.part === "option") return entry?.options?.[text.optionValue!];
+  if (text.part === "band") return entry?.bands?.[String(text.band)];
   return entry?.[text.part];
 }
 

@@ -1,7 +1,7 @@
 import type { FieldProblemCode } from "./form-problems";
-import type { TemplateTranslations } from "./form-languages";
+import type { TemplateTranslations } from "./template-translations";
 import type { PatientLanguage } from "./language-list";
-import type { FormField, TemplateSchema } from "./templates";
+import type { FormField, TemplateSchema } from "./template-schema";
 
 // A template in the patient's language, without zod: the patient form pages import this in the
 // browser (form-languages.ts holds the schemas and the builder's helpers).
@@ -60,7 +60,11 @@ export function localizeTemplate(template: TranslatableTemplate, wanted: string 
     };
   const errors: LocalizedTemplate["errors"] = {};
   const fields = template.schema.fields.map((field): FormField => {
-    const entry = translation.fields?.[translationKey(field)];
+    const setLabels =
+      "optionSet" in field && field.optionSet !== undefined ? translation.optionSets?.[field.optionSet] : undefined;
+    // A field's own option wording wins over its answer list's.
+    const own = translation.fields?.[translationKey(field)];
+    const entry = setLabels ? { ...own, options: { ...setLabels, ...own?.options } } : own;
     if (!entry) return field;
     if (entry.errors && field.key) errors[field.key] = entry.errors as Partial<Record<FieldProblemCode, string>>;
     const next = { ...field } as FormField;
@@ -75,6 +79,10 @@ export function localizeTemplate(template: TranslatableTemplate, wanted: string 
         if (!filled(label)) return option;
         return typeof option === "string" ? { value, label } : { ...option, label };
       });
+    }
+    if (next.type === "score" && next.bands && entry.bands) {
+      const labels = entry.bands;
+      next.bands = next.bands.map((band, i) => (filled(labels[i]) ? { ...band, label: labels[i] } : band));
     }
     return next;
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeScore, withComputedScores, type ScoreField } from "./form-scores";
+import { visibleFieldKeys, withComputedScores } from "./form-conditions";
+import { computeScore, type ScoreField } from "./form-scores";
 import { questionnaireLibrary } from "./questionnaire-library";
 import { templateSchema, type TemplateSchema } from "./templates";
 
@@ -63,7 +64,7 @@ describe("PHQ-9 and GAD-7: every answer combination (golden)", () => {
           sum += digits[i]!;
           values[`${prefix}_${i + 1}`] = String(digits[i]);
         }
-        const { value } = computeScore(schema, field, values);
+        const { value } = computeScore(schema, field, values, visibleFieldKeys(schema, values));
         if (value?.score !== sum || value.band !== expectedBand(cutoffs, sum)) {
           mismatches++;
           if (mismatches === 1)
@@ -124,23 +125,81 @@ const scoreField = schema.fields[3] as ScoreField;
 
 describe("computeScore", () => {
   it("is null until every visible source is answered; a hidden source does not count", () => {
-    expect(computeScore(schema, scoreField, {})).toEqual({ value: null, answered: 0, total: 1 });
-    expect(computeScore(schema, scoreField, { a: "yes" }).value).toEqual({ score: 2, band: "high" });
-    expect(computeScore(schema, scoreField, { a: "yes", b: true })).toEqual({ value: null, answered: 1, total: 2 });
+    expect(computeScore(schema, scoreField, {}, visibleFieldKeys(schema, {}))).toEqual({
+      value: null,
+      answered: 0,
+      total: 1,
+    });
+    expect(computeScore(schema, scoreField, { a: "yes" }, visibleFieldKeys(schema, { a: "yes" })).value).toEqual({
+      score: 2,
+      band: "high",
+    });
+    expect(
+      computeScore(schema, scoreField, { a: "yes", b: true }, visibleFieldKeys(schema, { a: "yes", b: true })),
+    ).toEqual({ value: null, answered: 1, total: 2 });
   });
 
   it("adds every chosen option of a multiselect; an option without weight adds 0; no band: null", () => {
     // 1.5 lies between the bands 0-1 and 2-10: no band.
-    expect(computeScore(schema, scoreField, { a: "no", b: true, c: ["x", "z"] }).value).toEqual({
+    expect(
+      computeScore(
+        schema,
+        scoreField,
+        { a: "no", b: true, c: ["x", "z"] },
+        visibleFieldKeys(schema, { a: "no", b: true, c: ["x", "z"] }),
+      ).value,
+    ).toEqual({
       score: 1.5,
       band: null,
     });
-    expect(computeScore(schema, scoreField, { a: "yes", b: true, c: ["x", "y"] }).value).toEqual({
+    expect(
+      computeScore(
+        schema,
+        scoreField,
+        { a: "yes", b: true, c: ["x", "y"] },
+        visibleFieldKeys(schema, { a: "yes", b: true, c: ["x", "y"] }),
+      ).value,
+    ).toEqual({
       score: 6.5,
       band: "high",
     });
     const unbanded = { ...scoreField, bands: [] };
-    expect(computeScore(schema, unbanded, { a: "yes" }).value).toEqual({ score: 2, band: null });
+    expect(computeScore(schema, unbanded, { a: "yes" }, visibleFieldKeys(schema, { a: "yes" })).value).toEqual({
+      score: 2,
+      band: null,
+    });
+  });
+});
+
+describe("a score as a condition's source", () => {
+  const safety: TemplateSchema = {
+    ...schema,
+    fields: [
+      ...schema.fields,
+      {
+        id: "5",
+        key: "safe",
+        type: "radio",
+        label: "Safe?",
+        options: ["yes", "no"],
+        visibleWhen: { field: "s", operator: "atLeast", value: 2 },
+      },
+    ],
+  };
+  it("shows a follow-up once the score reaches the threshold, and not while the score is incomplete", () => {
+    expect(visibleFieldKeys(safety, { a: "yes" }).has("safe")).toBe(true);
+    expect(visibleFieldKeys(safety, { a: "no" }).has("safe")).toBe(false);
+    // C is shown and unanswered: no score yet, so neither at least 2 nor below.
+    expect(visibleFieldKeys(safety, { a: "yes", b: true }).has("safe")).toBe(false);
+    expect(visibleFieldKeys(safety, { a: "yes", b: true, c: ["z"] }).has("safe")).toBe(true);
+  });
+  it("ignores a score the client sent: only the computed one counts", () => {
+    expect(visibleFieldKeys(safety, { a: "no", s: { score: 27, band: "high" } }).has("safe")).toBe(false);
+    expect(withComputedScores(safety, { a: "no", s: 27, safe: "no" })).toEqual({
+      a: "no",
+      s: { score: 0, band: "low" },
+      safe: "no",
+    });
   });
 });
 
@@ -193,15 +252,17 @@ describe("score fields in the template schema", () => {
     expect(messages(later)).toEqual(['refers to "a", which comes later; a score may only sum earlier fields']);
   });
 
-  it("refuses conditions on a score and weights that are not numbers", () => {
-    const conditional = templateSchema.safeParse({
-      version: 1,
-      fields: [
-        ...schema.fields,
-        { id: "5", key: "t", type: "text", label: "T", visibleWhen: { field: "s", operator: "filled" } },
-      ],
-    });
-    expect(messages(conditional)).toEqual(['refers to "s", a calculated score']);
+  it("lets a score drive a condition by number, and refuses text values and weights that are not numbers", () => {
+    const on = (visibleWhen: unknown) =>
+      templateSchema.safeParse({
+        version: 1,
+        fields: [...schema.fields, { id: "5", key: "t", type: "text", label: "T", visibleWhen }],
+      });
+    expect(on({ field: "s", operator: "atLeast", value: 2 }).success).toBe(true);
+    expect(on({ field: "s", operator: "between", value: [2, 10] }).success).toBe(true);
+    expect(messages(on({ field: "s", operator: "equals", value: "high" }))).toEqual([
+      'must be a number like the values of "s"',
+    ]);
     const badWeight = templateSchema.safeParse({
       version: 1,
       fields: [{ id: "1", key: "a", type: "radio", label: "A", options: [{ value: "x", label: "X", weight: "1" }] }],

@@ -11,8 +11,8 @@
  * `answerOption` and the score item's `calculatedExpression` is the sum of `weight()` over the
  * answers of `sources`.
  */
-import { isBlankValue, visibleFieldKeys } from "./form-conditions";
-import type { FormField, ScoreBand, TemplateSchema } from "./templates";
+import { isBlankValue } from "./form-values";
+import type { FormField, ScoreBand, TemplateSchema } from "./template-schema";
 
 export type ScoreField = Extract<FormField, { type: "score" }>;
 
@@ -45,14 +45,14 @@ export function scoreBandOf(bands: readonly ScoreBand[] | undefined, score: numb
 }
 
 /**
- * A score field's sum and band from the values of a form. `visible` (the keys of visible fields,
- * visibleFieldKeys) is computed when not given.
+ * A score field's sum and band from the values of a form; `visible` holds the keys of the visible
+ * fields before it. evaluateForm (form-conditions.ts) gives every score of a form.
  */
 export function computeScore(
   schema: TemplateSchema,
   field: ScoreField,
   values: Record<string, unknown>,
-  visible: ReadonlySet<string> = visibleFieldKeys(schema, values),
+  visible: ReadonlySet<string>,
 ): ScoreState {
   let score = 0;
   let answered = 0;
@@ -68,22 +68,4 @@ export function computeScore(
   }
   if (answered < total || total === 0) return { value: null, answered, total };
   return { value: { score, band: scoreBandOf(field.bands, score) }, answered, total };
-}
-
-/**
- * The values as the server stores them: whatever the client sent under a score field's key is
- * dropped, and each visible score field whose sources are all answered gets its computed value.
- */
-export function withComputedScores(schema: TemplateSchema, values: Record<string, unknown>): Record<string, unknown> {
-  const scoreFields = schema.fields.filter((field): field is ScoreField => field.type === "score");
-  if (scoreFields.length === 0) return values;
-  const out = { ...values };
-  for (const field of scoreFields) delete out[field.key];
-  const visible = visibleFieldKeys(schema, out);
-  for (const field of scoreFields) {
-    if (!visible.has(field.key)) continue;
-    const { value } = computeScore(schema, field, out, visible);
-    if (value) out[field.key] = value;
-  }
-  return out;
 }

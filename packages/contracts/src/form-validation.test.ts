@@ -6,7 +6,6 @@ import {
   fieldProblemCodes,
   fieldProblemMessage,
   isBlankValue,
-  isFieldVisible,
   matchesPattern,
   MAX_FILES_PER_FIELD,
   MAX_SIGNATURE_CHARS,
@@ -14,6 +13,7 @@ import {
   templateSchema,
   validateFormValues,
   visibleFieldKeys,
+  visibleFields,
   visibleValues,
   type FormField,
   type TemplateSchema,
@@ -323,6 +323,12 @@ describe("files", () => {
     expect(acceptsFileType("application/pdf", "application/pdf+x", "a")).toBe(false);
     expect(acceptsFileType(".pdf", "application/pdf", "a.pdf.exe")).toBe(false);
   });
+
+  it("accepts any file for */* (alone or in a list), as the builder and browsers read it", () => {
+    expect(acceptsFileType("*/*", "application/zip", "a.zip")).toBe(true);
+    expect(acceptsFileType(" */* ", "application/octet-stream", "scan")).toBe(true);
+    expect(acceptsFileType(".pdf,*/*", "text/plain", "a.txt")).toBe(true);
+  });
 });
 
 describe("validateFormValues", () => {
@@ -380,7 +386,9 @@ describe("conditional fields", () => {
     expect(when({ field: "r", operator: "equals", value: "yes" }, radio, "no")).toBe(false);
     expect(when({ field: "r", operator: "equals", value: "yes" }, radio, undefined)).toBe(false);
     expect(when({ field: "r", operator: "notEquals", value: "yes" }, radio, "no")).toBe(true);
-    expect(when({ field: "r", operator: "notEquals", value: "yes" }, radio, undefined)).toBe(true);
+    // Unanswered is neither equal nor unequal: "is not yes" does not show a follow-up on a blank form.
+    expect(when({ field: "r", operator: "notEquals", value: "yes" }, radio, undefined)).toBe(false);
+    expect(when({ field: "m", operator: "notEquals", value: "c" }, multi, [])).toBe(false);
     expect(when({ field: "r", operator: "notEquals", value: "yes" }, radio, "yes")).toBe(false);
     expect(when({ field: "m", operator: "equals", value: "b" }, multi, ["a", "b"])).toBe(true);
     expect(when({ field: "m", operator: "equals", value: "c" }, multi, ["a", "b"])).toBe(false);
@@ -401,6 +409,19 @@ describe("conditional fields", () => {
     expect(when({ field: "m", operator: "in", value: ["c", "b"] }, multi, ["a", "b"])).toBe(true);
     expect(when({ field: "m", operator: "in", value: ["c"] }, multi, ["a", "b"])).toBe(false);
     expect(when({ field: "n", operator: "in", value: [1, 2] }, num, 2)).toBe(true);
+    expect(when({ field: "r", operator: "in", value: ["yes"] }, radio, undefined)).toBe(false);
+  });
+
+  it("compares numbers with atLeast, atMost and between (both ends included); unanswered holds none", () => {
+    expect(when({ field: "n", operator: "atLeast", value: 3 }, num, 3)).toBe(true);
+    expect(when({ field: "n", operator: "atLeast", value: 3 }, num, 2.5)).toBe(false);
+    expect(when({ field: "n", operator: "atMost", value: 3 }, num, 3)).toBe(true);
+    expect(when({ field: "n", operator: "atMost", value: 3 }, num, 4)).toBe(false);
+    expect(when({ field: "n", operator: "between", value: [10, 14] }, num, 10)).toBe(true);
+    expect(when({ field: "n", operator: "between", value: [10, 14] }, num, 14)).toBe(true);
+    expect(when({ field: "n", operator: "between", value: [10, 14] }, num, 15)).toBe(false);
+    expect(when({ field: "n", operator: "atMost", value: 3 }, num, undefined)).toBe(false);
+    expect(when({ field: "n", operator: "atLeast", value: 0 }, num, "5")).toBe(false);
   });
 
   it("evaluates filled and empty; blank text, an empty list and an unchecked checkbox are empty", () => {
@@ -498,9 +519,8 @@ describe("conditional fields", () => {
 
   it("tells whether a display element is shown", () => {
     const heading = chain.fields[1]!;
-    expect(isFieldVisible(heading, { r: "yes" }, visibleFieldKeys(chain, { r: "yes" }))).toBe(true);
-    expect(isFieldVisible(heading, { r: "no" }, visibleFieldKeys(chain, { r: "no" }))).toBe(false);
-    expect(isFieldVisible(heading, { r: "yes" }, new Set())).toBe(false);
+    expect(visibleFields(chain, { r: "yes" })).toContain(heading);
+    expect(visibleFields(chain, { r: "no" })).not.toContain(heading);
   });
 });
 
@@ -610,7 +630,22 @@ describe("visibleWhen in the template schema", () => {
       [
         { field: "r", operator: "equal", value: "yes" },
         [radio],
-        "fields.1.visibleWhen: operator: must be one of equals, notEquals, in, filled, empty",
+        "fields.1.visibleWhen: operator: must be one of equals, notEquals, in, filled, empty, atLeast, atMost, between",
+      ],
+      [
+        { field: "r", operator: "atLeast", value: 2 },
+        [radio],
+        "fields.1.visibleWhen.operator: atLeast compares numbers: it applies to number and score fields",
+      ],
+      [
+        { field: "n", operator: "between", value: [5] },
+        [number],
+        "fields.1.visibleWhen.value: must be [min, max] for between",
+      ],
+      [
+        { field: "n", operator: "between", value: [5, 1] },
+        [number],
+        "fields.1.visibleWhen.value: min must not exceed max",
       ],
       [
         { all: [{ field: "r", operator: "filled", extra: 1 }] },

@@ -9,18 +9,18 @@ import type { Attachment } from "./forms";
 import { isBlankValue, takesValue, visibleFieldKeys } from "./form-conditions";
 import { dataUrlImageSize, fitsPixelBudget, SIGNATURE_IMAGE_LIMITS } from "./image-header";
 import { matchesPattern } from "./pattern";
-import type { FormField, TemplateSchema } from "./templates";
+import type { FormField, TemplateSchema } from "./template-schema";
 
-export { isBlankValue, isFieldVisible, visibleFieldKeys, visibleFields, visibleValues } from "./form-conditions";
-export { matchesPattern, patternProblem } from "./pattern";
 export {
-  computeScore,
-  scoreBandOf,
+  evaluateForm,
+  isBlankValue,
+  visibleFieldKeys,
+  visibleFields,
+  visibleValues,
   withComputedScores,
-  type ScoreField,
-  type ScoreState,
-  type ScoreValue,
-} from "./form-scores";
+} from "./form-conditions";
+export { matchesPattern, patternProblem } from "./pattern";
+export { computeScore, scoreBandOf, type ScoreField, type ScoreState, type ScoreValue } from "./form-scores";
 
 export { fieldProblemCodes, type FieldProblemCode } from "./form-problems";
 import type { FieldProblemCode } from "./form-problems";
@@ -122,7 +122,10 @@ export function normalizePhoneValues(
   return out;
 }
 
-/** Does a file match an `accept` list such as ".pdf,image/*,application/pdf"? No list accepts all. */
+/** The `accept` entry for any type, as the HTTP Accept header writes it. */
+const ANY_FILE_TYPE = "*/*";
+
+/** Does a file match an `accept` list such as ".pdf,image/*,application/pdf"? No list, or ANY_FILE_TYPE in it, accepts all. */
 export function acceptsFileType(accept: string | undefined, type: string, name: string): boolean {
   if (!accept) return true;
   const lowerName = name.toLowerCase();
@@ -132,11 +135,13 @@ export function acceptsFileType(accept: string | undefined, type: string, name: 
     .map((a) => a.trim().toLowerCase())
     .filter(Boolean)
     .some((a) =>
-      a.startsWith(".")
-        ? lowerName.endsWith(a)
-        : a.endsWith("/*")
-          ? lowerType.startsWith(a.slice(0, -1))
-          : lowerType === a,
+      a === ANY_FILE_TYPE
+        ? true
+        : a.startsWith(".")
+          ? lowerName.endsWith(a)
+          : a.endsWith("/*")
+            ? lowerType.startsWith(a.slice(0, -1))
+            : lowerType === a,
     );
 }
 

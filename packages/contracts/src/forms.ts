@@ -273,6 +273,10 @@ export const submitResult = z.object({
 });
 export type SubmitResult = z.infer<typeof submitResult>;
 
+/** The identifiers of a submission that can come from the patient's browser rather than from the service. */
+export const patientIdentifiers = ["rnummer", "phone"] as const;
+export type PatientIdentifier = (typeof patientIdentifiers)[number];
+
 export const submission = z.object({
   id: z.uuid(),
   templateIdentifier: z.string(),
@@ -280,6 +284,11 @@ export const submission = z.object({
   values: formValues,
   rnummer: z.string().nullable(),
   phone: z.string().nullable(),
+  /**
+   * Which of `rnummer` and `phone` the patient's browser gave and nobody verified (an embed session
+   * that did not pin it, a public embed's visitor): kept as given, never the service's word.
+   */
+  patientReported: z.array(z.enum(patientIdentifiers)),
   actorType: z.string(),
   /** The language the patient answered in (values are the same in every language). */
   language: z.string().nullable(),

@@ -11,6 +11,7 @@ export * from "./signers";
 export * from "./documents";
 export * from "./signature-requests";
 export * from "./form-validation";
+export * from "./form-flags";
 export * from "./questionnaire-library";
 export * from "./lists";
 export * from "./submissions";

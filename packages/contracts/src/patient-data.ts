@@ -8,8 +8,11 @@ import { listInput, listPage } from "./lists";
  *
  * - `patientId`: area A's `patient_id` (signature requests), as the caller sent it (trimmed).
  * - `rnummer`: the case number (Fallnummer) of form requests, embed sessions and submissions.
- * - `phone`: a mobile number in E.164 (`+491701234567`), as signature requests, form requests,
- *   embed sessions, submissions and outbox messages store it.
+ * - `phone`: the patient's mobile number as staff type it in the console's new-request forms:
+ *   international (`+491701234567`, `0049 170 …`) or national (`0170 1234567`, read in the
+ *   organization's phone country). The services read it in E.164, as signature requests, form
+ *   requests, embed sessions, submissions and outbox messages store it, and refuse (400 on `phone`)
+ *   what is no phone number (core/patients/patient-selector.ts).
  *
  * A record matches when any identifier the selector names equals the record's own.
  */
@@ -29,7 +32,8 @@ export const patientSelectorFields = {
   phone: z
     .string({ message: "must be a string" })
     .trim()
-    .regex(/^\+[1-9]\d{6,14}$/, { message: "must be an international number in E.164 (+491701234567)" })
+    .min(1, { message: "must not be empty" })
+    .max(40, { message: "must be at most 40 characters" })
     .optional(),
 };
 

@@ -77,6 +77,7 @@ export const staffPermissions = {
 
   // The patient access export (GDPR Art. 15/20): everything held about one patient, as a ZIP.
   "patients.export": admins,
+  "patients.exportLanguage": admins,
 
   "tokens.list": admins,
   "tokens.create": admins,

@@ -3,7 +3,7 @@
  * library" action creates an ordinary, editable template from one of these). Wording and
  * scoring as published; licence terms in docs/questionnaires.md and in each description.
  */
-import type { TemplateSchema } from "./templates";
+import type { TemplateSchema } from "./template-schema";
 
 export interface LibraryQuestionnaire {
   /** Stable id of the library entry (not a template identifier). */
@@ -182,20 +182,26 @@ const LICENCE_EN =
 const LICENCE_DE =
   "Ausgewertet: jede Antwort 0-3, Summe und Schweregrad berechnet der Server. Lizenz: entwickelt von Drs. Spitzer, Williams, Kroenke und Kollegen mit einem Ausbildungszuschuss von Pfizer Inc.; Vervielfältigung, Übersetzung, Darstellung und Verbreitung ohne Genehmigung erlaubt. Deutsche Fassung: PHQ-D (Löwe, Spitzer, Zipfel, Herzog 2002).";
 
+/**
+ * PHQ-9 item 9 (thoughts of being better off dead or of self-harm) answered "Several days" or
+ * more needs clinical follow-up whatever the total: such a submission is flagged (form-flags.ts).
+ */
+const PHQ9_FLAGGED = [{ field: "phq9_9", minWeight: 1 }];
+
 export const questionnaireLibrary: readonly LibraryQuestionnaire[] = [
   {
     id: "phq-9-en",
     language: "en",
     title: "PHQ-9 (depression)",
     description: `Patient Health Questionnaire-9 (Kroenke, Spitzer, Williams 2001). ${LICENCE_EN}`,
-    schema: questionnaireSchema("phq9", PHQ9_EN),
+    schema: { ...questionnaireSchema("phq9", PHQ9_EN), flagged: PHQ9_FLAGGED },
   },
   {
     id: "phq-9-de",
     language: "de",
     title: "PHQ-9 (Depressivität)",
     description: `Gesundheitsfragebogen für Patienten, Depressionsmodul. ${LICENCE_DE}`,
-    schema: questionnaireSchema("phq9", PHQ9_DE),
+    schema: { ...questionnaireSchema("phq9", PHQ9_DE), flagged: PHQ9_FLAGGED },
   },
   {
     id: "gad-7-en",

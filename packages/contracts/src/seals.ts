@@ -12,6 +12,10 @@ export const sealRefusalReasons = [
   "ca_certificate",
   "key_usage",
   "extended_key_usage",
+  /** The file's MAC or encryption asks for more key-derivation iterations than SEAL_P12_MAX_ITERATIONS. */
+  "iteration_count",
+  /** Opening the file took longer than SEAL_P12_TIMEOUT_SECONDS. */
+  "open_timeout",
 ] as const;
 export type SealRefusalReason = (typeof sealRefusalReasons)[number];
 

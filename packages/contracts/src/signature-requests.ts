@@ -72,6 +72,12 @@ export const signatureRequestListItem = z.object({
   openedAt: isoDateTime.nullable(),
   completedAt: isoDateTime.nullable(),
   declinedAt: isoDateTime.nullable(),
+  /**
+   * Several signers only (absent for one-patient requests): how many have signed, of how many who
+   * sign (an optional signer left out at sealing no longer counts). While others still have to
+   * sign the request stays `opened`; this says the patient (or whoever) already did.
+   */
+  signerProgress: z.object({ signed: z.number().int(), total: z.number().int() }).optional(),
 });
 export type SignatureRequestListItem = z.infer<typeof signatureRequestListItem>;
 export const signatureRequestListPage = listPage(signatureRequestListItem);

@@ -6,11 +6,41 @@ import { templateIdentifier } from "./templates";
 
 // ---- staff: the submissions section ------------------------------------------------------------
 
+/** A yes/no filter: a boolean from the console, "true" or "false" in the export's URL. */
+const yesNoFilter = z
+  .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")], {
+    message: "must be true or false",
+  })
+  .optional();
+
+/** A score bound: a number from the console, its digits in the export's URL. */
+const scoreBound = z
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d{1,7}(\.\d{1,4})?$/)
+        .transform(Number),
+    ],
+    { message: "must be a number" },
+  )
+  .pipe(
+    z.number().finite().min(-1_000_000, { message: "must be at least -1000000" }).max(1_000_000, {
+      message: "must be at most 1000000",
+    }),
+  )
+  .optional();
+
 /** The filters of the submissions list, shared by the list and its exports. */
 export const submissionFilters = {
   templateIdentifier: templateIdentifier.optional(),
   rnummer: rnummerFilter,
   ...createdRange,
+  /** Only submissions with an answer that needs a clinician's attention (`schema.flagged`, form-flags.ts). */
+  flagged: yesNoFilter,
+  /** Only submissions with a score field whose score is at least this (any score field of the form). */
+  minScore: scoreBound,
 };
 
 /** Staff: submissions, newest first, by template, rnummer and time. */
@@ -21,6 +51,10 @@ export const submissionListItem = submission.omit({ values: true }).extend({
   fieldCount: z.number().int(),
   /** The patient's name from the form's name field(s) (`name`, `vorname` + `nachname`, …), if it asked for one. */
   patientName: z.string().nullable(),
+  /** The form's computed scores, in form order, under their labels (the template's language). */
+  scores: z.array(z.object({ key: z.string(), label: z.string(), score: z.number(), band: z.string().nullable() })),
+  /** The answers that need a clinician's attention (form-flags.ts), by field key and label. */
+  flagged: z.array(z.object({ key: z.string(), label: z.string() })),
 });
 export type SubmissionListItem = z.infer<typeof submissionListItem>;
 export const submissionListPage = listPage(submissionListItem);
@@ -30,6 +64,8 @@ export const submissionExportQuery = z.object({
   ...submissionFilters,
   sort: listSort.default("newest"),
   format: z.enum(["csv", "json"]).default("csv"),
+  /** CSV: beside each choice answer's label, its stored option value and its weight (PHQ-9: 0-3). */
+  optionValues: yesNoFilter,
 });
 export type SubmissionExportQuery = z.input<typeof submissionExportQuery>;
 

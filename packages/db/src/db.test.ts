@@ -29,6 +29,25 @@ describe(`createDb on ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}`, ()
     expect(await database.ready()).toEqual({ reachable: true, migrationsCurrent: true });
   });
 
+  it("gives each test a migrated copy: what one database holds, the next one made never sees", async () => {
+    const first = await createTestDb();
+    const second = await createTestDb();
+    try {
+      await first.db.insert(organizations).values({ name: "only in the first" });
+      expect(await first.ready()).toEqual({ reachable: true, migrationsCurrent: true });
+      expect(await second.ready()).toEqual({ reachable: true, migrationsCurrent: true });
+      const third = await createTestDb();
+      for (const copy of [second, third])
+        expect(await copy.db.select().from(organizations).where(eq(organizations.name, "only in the first"))).toEqual(
+          [],
+        );
+      await third.close();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it("reports migrations as not current on an empty database", async () => {
     const fresh = await createTestDb();
     await fresh.db.execute(sql`drop schema drizzle cascade`);

@@ -4,6 +4,7 @@ export { Card, type CardProps } from "./Card";
 export { CopyField, type CopyFieldLabels, type CopyFieldProps } from "./CopyField";
 export { cx } from "./cx";
 export { Dialog, type DialogProps } from "./Dialog";
+export { ConfirmDialog, type ConfirmDialogProps } from "./ConfirmDialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
 export {
   Field,

@@ -19,11 +19,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PDFDocument } from "pdf-lib";
-import { sealWithTime } from "../../src/core/signatures/ltv";
-import { loadSigningIdentity } from "../../src/core/signatures/pades";
+import { sealWithTime } from "../../src/core/pdf-seal/ltv";
+import { loadSigningIdentity } from "../../src/core/pdf-seal/pades";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { prepareSeal } from "../../src/core/signatures/seal-pdf";
+import { prepareSeal } from "../../src/core/pdf-seal/seal-pdf";
 import { makePdf } from "./fixtures";
 
 export interface CompletionRow {

@@ -106,7 +106,7 @@ export async function measureErasure(log: (message: string) => void): Promise<Er
       // Chained first, as a patient's old entries are when an erasure comes.
       await verifyOrganizationChain(ctx);
       let started = performance.now();
-      const receipt = await erasePatient(ctx, { selector: { rnummer: ours } });
+      const receipt = await erasePatient(ctx, { selector: { rnummer: ours }, confirmation: ours, reason: "bench" });
       erasureMs.push(performance.now() - started);
       if (receipt.counts.submissions !== PATIENT_SUBMISSIONS)
         throw new Error(`erasure found ${receipt.counts.submissions} submissions, expected ${PATIENT_SUBMISSIONS}`);

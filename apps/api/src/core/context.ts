@@ -113,6 +113,8 @@ export interface EmbedSession {
   templateIdentifier: string;
   config: FormSessionConfig;
   expiresAt: Date;
+  /** A public embed's visitor (anonymous): the embed the session was started from. */
+  publicEmbedId?: string;
 }
 
 /**

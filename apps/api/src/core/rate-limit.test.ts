@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateLimits, sql, type Database } from "@clinsign/db";
 import { createTestDb } from "@clinsign/db/testing";
-import { consumeRateLimit, pruneRateLimits, refundRateLimit } from "./rate-limit";
+import { addressKey, consumeRateLimit, pruneRateLimits, refundRateLimit } from "./rate-limit";
 
 let database: Database;
 beforeAll(async () => {
@@ -34,5 +34,17 @@ describe("rate-limit counters", () => {
     }
     for (let i = 0; i < 3; i++) await consumeRateLimit(db, rule);
     await expect(consumeRateLimit(db, rule)).rejects.toMatchObject({ code: "rate_limited" });
+  });
+});
+
+describe("addressKey", () => {
+  it("counts an IPv6 address by its /64 and an IPv4-mapped address as the IPv4 address", () => {
+    expect(addressKey("198.51.100.7")).toBe("198.51.100.7");
+    expect(addressKey("2001:db8:a:b::1")).toBe("2001:db8:a:b::/64");
+    expect(addressKey("2001:0DB8:000a:000b:ffff:1:2:3")).toBe("2001:db8:a:b::/64");
+    expect(addressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressKey("::ffff:192.0.2.1")).toBe("192.0.2.1");
+    expect(addressKey(null)).toBe("unknown");
   });
 });

@@ -18,18 +18,70 @@ export function sendJson(
   res.end(payload);
 }
 
-/** Reads the whole body up to `limit` bytes; 413 beyond it. */
-export async function readBody(req: IncomingMessage, limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body up to `limit` bytes; `tooLarge` (413) beyond it, declared or sent. The rest
+ * is left unread and the request open (ending an async iteration over it early would destroy the
+ * socket before the 413 is written): the error answer closes the connection (`answerThenClose`).
+ */
+export function readBody(
+  req: IncomingMessage,
+  limit = MAX_JSON_BODY_BYTES,
+  tooLarge = () => new AppError("payload_too_large", `request body exceeds ${limit} bytes`),
+): Promise<Buffer> {
+  if (Number(req.headers["content-length"] ?? 0) > limit) return Promise.reject(tooLarge());
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      req.off("error", onClose);
+      req.pause();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      reject(tooLarge());
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    // The client went away mid-body: nobody reads the answer, but the request must still end.
+    const onClose = () => {
+      stop();
+      reject(new AppError("invalid_request", "the request body ended early", { field: "body" }));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+    req.on("error", onClose);
+  });
+}
+
+/**
+ * Makes the answer about to be sent the last on its connection, closed so the client can read it:
+ * for a request whose body was refused before it was all read (413, 401 before an upload). Node
+ * ends a `Connection: close` exchange with `socket.destroySoon()`: as soon as the answer is out,
+ * the socket is closed, and closing it while body bytes are still arriving makes the kernel answer
+ * them with a reset, which can discard the answer before a client still sending has read it
+ * (EPIPE or ECONNRESET instead of the 413). So only our half is closed after the answer; what the
+ * client still sends is read and dropped until it closes its half, or `lingerMs` pass.
+ */
+export function answerThenClose(req: IncomingMessage, res: ServerResponse, lingerMs: number): void {
+  res.setHeader("connection", "close");
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const linger = setTimeout(() => socket.destroy(), lingerMs);
+    linger.unref();
+    socket.once("close", () => clearTimeout(linger));
+    // The parser hands the rest of the body to the request, which Node drops once answered.
+    req.resume();
+  };
 }
 
 /** A JSON object body; empty means `{}`. Other media types are 415, malformed JSON 400. */

@@ -21,7 +21,7 @@ import { handleFhir } from "../rest/fhir";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
-import { bearerToken, parseCookies, sendJson } from "./io";
+import { answerThenClose, bearerToken, parseCookies, sendJson } from "./io";
 import { handleSso } from "./sso";
 import { PENDING_SIGN_IN_COOKIE, SSO_LINK_COOKIE, STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
@@ -223,7 +223,8 @@ export function createRequestListener(services: Services): RequestListener {
           new AppError("forbidden", "cross-site requests are refused"),
           requestId,
         );
-        return sendJson(res, status, body, { connection: "close" });
+        answerThenClose(req, res, config.closeLingerMs);
+        return sendJson(res, status, body);
       }
       if (url.pathname.startsWith("/sso/") && (await handleSso(services, req, res, url, request))) return;
       if (isAreaAPath(url.pathname) && !secure) {

@@ -7,6 +7,7 @@ import {
   RETENTION_SWEEP_JOB,
   retentionSweepJobHandler,
 } from "../core/retention/sweep";
+import { STORAGE_RECONCILE_JOB, storageReconcileJobHandler } from "../core/jobs/storage-reconciliation";
 import { WEBHOOK_JOB, webhookJobHandler } from "../core/webhooks/webhooks";
 import { ERASURE_OBJECTS_JOB, erasureObjectsJobHandler } from "./erasure-objects";
 import type { JobHandler } from "./runner";
@@ -24,4 +25,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [RETENTION_SWEEP_JOB]: retentionSweepJobHandler,
   [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
   [PAGE_IMAGES_JOB]: pageImagesJobHandler,
+  [STORAGE_RECONCILE_JOB]: storageReconcileJobHandler,
 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, formUploads, inArray } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { eq, formSessions, formUploads, inArray } from "@clinsign/db";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { activeTemplate, newSession } from "../testing/forms";
 import { sweepOrphanUploads } from "./upload-sweeper";
 
@@ -114,5 +114,49 @@ describe.each(["fs", "db"] as const)("the orphaned-upload sweep (STORAGE=%s)", (
     expect(await sweepOrphanUploads(api.services, { claimSeconds: 0 })).toBe(1);
     expect(await row(file)).toBeUndefined();
     expect(await api.services.storage.get(file.path)).toBeNull();
+  });
+
+  it("deletes a public-embed visitor's unsubmitted uploads once its session has expired, keeps a submitted visitor's", async () => {
+    const { t, sessionId: personal } = await form();
+    const owner = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+    const { code } = await owner.publicEmbeds.save.mutate({
+      templateIdentifier: t.identifier,
+      allowedOrigins: ["https://clinic.example"],
+      enabled: true,
+    });
+    const visit = async () => (await api.trpc({}).publicEmbeds.start.mutate({ code })).sessionId;
+    const [leaving, submitting, staying] = [await visit(), await visit(), await visit()];
+    const abandoned = await upload(leaving, "abandoned.pdf");
+    const submitted = await upload(submitting, "submitted.pdf");
+    const live = await upload(staying, "live.pdf");
+    const personalFile = await upload(personal, "personal.pdf");
+    expect(
+      (
+        await api.request("POST", "/api/embed/submit", {
+          body: { sessionId: submitting, values: { scan: [submitted] } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await sweepOrphanUploads(api.services)).toBe(0);
+    // The sessions end (a personal link's too: its files wait out UPLOAD_ORPHAN_HOURS as before).
+    const ended = await Promise.all(
+      [abandoned, submitted, personalFile].map(async (file) =>
+        (await row(file))!.uploaderKey!.slice("session:".length),
+      ),
+    );
+    await api.services.db
+      .update(formSessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(inArray(formSessions.id, ended));
+
+    expect(await sweepOrphanUploads(api.services)).toBe(1);
+    expect(await row(abandoned)).toBeUndefined();
+    expect(await api.services.storage.get(abandoned.path)).toBeNull();
+    expect(await row(submitted)).toMatchObject({ keptAt: expect.any(Date) });
+    expect(await api.services.storage.get(submitted.path)).not.toBeNull();
+    for (const file of [live, personalFile]) {
+      expect(await row(file)).toMatchObject({ keptAt: null, deletingSince: null });
+      expect(await api.services.storage.get(file.path)).not.toBeNull();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { formUploads, inArray, isNotNull, and, rowsOf, sql, submissions } from "@clinsign/db";
+import { formSessions, formUploads, inArray, isNotNull, and, rowsOf, sql, submissions } from "@clinsign/db";
 import type { Services } from "../core/context";
 import { describeError } from "../log-errors";
 
@@ -16,8 +16,10 @@ interface Candidate {
 
 /**
  * Deletes uploads that no submission references once they are older than UPLOAD_ORPHAN_HOURS
- * (an abandoned form's files, or the files of an upload the form replaced), batch by batch, and
- * returns how many it deleted. Across organizations by design: a system sweep.
+ * (an abandoned form's files, or the files of an upload the form replaced), or as soon as the
+ * public-embed visitor's session that uploaded them has expired (an anonymous visitor's files are
+ * not kept for the week an abandoned personal link's are), batch by batch, and returns how many it
+ * deleted. Across organizations by design: a system sweep.
  *
  * One statement per batch takes the oldest uploads not yet looked at (SKIP LOCKED, so several
  * processes share the work): those a submission of their template references are marked kept
@@ -43,7 +45,14 @@ export async function sweepOrphanUploads(services: Services, options: UploadSwee
               and answer.value @> jsonb_build_array(jsonb_build_object('path', c.storage_key))
           ) as referenced
         from ${formUploads} c
-        where c.kept_at is null and c.created_at < ${cutoff.toISOString()}::timestamptz
+        where c.kept_at is null
+          and (c.created_at < ${cutoff.toISOString()}::timestamptz
+            -- A public embed's visitor whose session has ended can never submit what it uploaded.
+            -- (Sessions that ended before the cutoff uploaded before it too: the line above takes those.)
+            or c.uploader_key in (
+              select 'session:' || s.id::text from ${formSessions} s
+              where s.public_embed_id is not null and s.expires_at <= now()
+                and s.expires_at > ${cutoff.toISOString()}::timestamptz))
           and (c.deleting_since is null or c.deleting_since < now() - make_interval(secs => ${claimSeconds}))
         order by c.created_at
         limit ${batchSize}

@@ -9,10 +9,12 @@ import { assertStorableInput } from "../core/storable-text";
 import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import {
+  answerThenClose,
   bearerToken,
   MAX_JSON_BODY_BYTES,
   parseCookies,
   queryObject,
+  readBody,
   readFormOrJsonObject,
   readJsonObject,
   sendJson,
@@ -204,10 +206,10 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
       return true;
     }
     const multipartType = req.headers["content-type"]?.toLowerCase().startsWith("multipart/") ?? false;
-    if ((body.unread && !body.multipart?.finished) || (multipartType && !body.multipart?.finished)) {
-      // The rest of an upload we refused is not read: answer, then close the connection.
+    if ((body.unread && !body.multipart?.finished) || (multipartType && !body.multipart?.finished) || !req.complete) {
+      // The rest of a body we refused is not read: answer, then close the connection.
       body.multipart?.abort();
-      res.setHeader("connection", "close");
+      answerThenClose(req, res, services.config.closeLingerMs);
     }
     const app = toAppError(error);
     if (!app) {
@@ -231,11 +233,26 @@ async function serveApiRoute(
   pathParams: Record<string, string>,
   state: BodyState,
 ): Promise<void> {
+  const admitted = await route.admit?.(services, rest.request);
+  try {
+    await serveAdmittedApiRoute(services, rest, route, pathParams, state);
+  } finally {
+    if (typeof admitted === "function") admitted();
+  }
+}
+
+/** serveApiRoute once admitted: the rest of the request. */
+async function serveAdmittedApiRoute(
+  services: Services,
+  rest: RestRequest,
+  route: ApiRoute,
+  pathParams: Record<string, string>,
+  state: BodyState,
+): Promise<void> {
   const { req, res, url, request } = rest;
   const method = req.method ?? "GET";
   let fields: Record<string, unknown>;
   let principal: Principal | undefined;
-  await route.admit?.(services, request);
   if (route.body === "pdf") {
     state.unread = true;
     const body = await readPdfBody(req, route.maxBodyBytes ?? MAX_JSON_BODY_BYTES);
@@ -375,7 +392,7 @@ async function openUpload(
     return {
       fields: {},
       file: async () => {
-        const bytes = await readCapped(req, spec.maxFileBytes, () => req.pause(), spec.tooLarge);
+        const bytes = await readBody(req, spec.maxFileBytes, spec.tooLarge);
         state.unread = false;
         return bytes;
       },

@@ -2,7 +2,8 @@ import { z } from "zod";
 import {
   auditExportQuery,
   LOGO_MAX_BYTES,
-  patientSelector,
+  consolePatientExportForm,
+  exportInputOfForm,
   submissionExportQuery,
   uploadDocumentMetadata,
   type UploadDocumentOutput,
@@ -19,7 +20,7 @@ import { getSigningPageImage, PAGE_IMAGES_PATH } from "../core/signatures/page-i
 import { exportSubmissionsCsv, exportSubmissionsJson } from "../core/submissions/export";
 import { renderSubmissionPdf } from "../core/submissions/pdf";
 import { RestReply, StoredFileReply, StreamReply } from "./replies";
-import type { ConsoleRoute } from "./routes";
+import type { ConsoleRoute } from "./route-types";
 
 /**
  * The admin console's file routes: what carries bytes rather than JSON (document and logo
@@ -28,6 +29,7 @@ import type { ConsoleRoute } from "./routes";
  * requests to /staff/* that carry a cookie before any of these runs. Not in the OpenAPI document.
  */
 
+// Each entry is checked against its own input schema here; the list holds them under the wider type.
 const consoleRoute = <I extends z.ZodType>(r: ConsoleRoute<I>) => r as unknown as ConsoleRoute;
 
 /** A UUID in the path, in either case; the services get it in lower case. */
@@ -118,14 +120,14 @@ export const consoleRoutes: ConsoleRoute[] = [
     procedure: "submissions.list",
     summary: "The submissions export, CSV or JSON, streamed page by page",
     input: submissionExportQuery,
-    serve: async ({ ctx }, { format, sort, ...filter }) => {
+    serve: async ({ ctx }, { format, sort, optionValues, ...filter }) => {
       const csv = format === "csv";
       return new StreamReply(
         {
           "content-type": csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
           "content-disposition": `attachment; filename="submissions-${today()}.${format}"`,
         },
-        csv ? exportSubmissionsCsv(ctx, filter, sort) : exportSubmissionsJson(ctx, filter, sort),
+        csv ? exportSubmissionsCsv(ctx, filter, sort, { optionValues }) : exportSubmissionsJson(ctx, filter, sort),
       );
     },
   }),
@@ -173,11 +175,11 @@ export const consoleRoutes: ConsoleRoute[] = [
     procedure: "patients.export",
     summary:
       "The patient access export (a ZIP, streamed) for the Patient data page: the selector as form fields " +
-      "(patientId, rnummer, phone) in the body, never in the address (owners and admins)",
+      "(patientId, rnummer, phone) and the overview's language in the body, never in the address (owners and admins)",
     formBody: true,
-    input: patientSelector,
-    serve: async ({ ctx }, selector) => {
-      const exported = exportPatientData(ctx, { selector });
+    input: consolePatientExportForm,
+    serve: async ({ ctx }, form) => {
+      const exported = exportPatientData(ctx, exportInputOfForm(form));
       return new StreamReply(
         {
           "content-type": "application/zip",

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fhirReadInput as fhirIdShape } from "@clinsign/contracts";
+import {
+  documentReferenceSearchInput,
+  fhirReadInput as fhirIdShape,
+  questionnaireImportInput,
+  questionnaireResponseSearchInput,
+  questionnaireSearchInput,
+} from "@clinsign/contracts";
 import type { Services } from "../core/context";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import { AppError, errorMapping } from "../core/errors";
@@ -52,14 +58,16 @@ const fhirRoutes: FhirRoute[] = [
     method: "GET",
     type: "Questionnaire",
     instance: false,
-    call: async (c, i) => ok(await c.fhir.questionnaires(i.query as never)),
+    call: async (c, i) => ok(await c.fhir.questionnaires(parseInput(questionnaireSearchInput, i.query))),
   },
   {
     method: "POST",
     type: "Questionnaire",
     instance: false,
     call: async (c, i) => {
-      const created = await c.fhir.importQuestionnaire({ resource: i.body!, prefer: i.prefer as never });
+      const created = await c.fhir.importQuestionnaire(
+        parseInput(questionnaireImportInput, { resource: i.body, prefer: i.prefer }),
+      );
       const location = `${FHIR_BASE}/Questionnaire/${created.identifier}`;
       const body =
         i.prefer === "OperationOutcome" ? created.outcome : i.prefer === "minimal" ? undefined : created.questionnaire;
@@ -76,7 +84,8 @@ const fhirRoutes: FhirRoute[] = [
     method: "GET",
     type: "QuestionnaireResponse",
     instance: false,
-    call: async (c, i) => ok(await c.fhir.questionnaireResponses(i.query as never)),
+    call: async (c, i) =>
+      ok(await c.fhir.questionnaireResponses(parseInput(questionnaireResponseSearchInput, i.query))),
   },
   {
     method: "GET",
@@ -88,7 +97,7 @@ const fhirRoutes: FhirRoute[] = [
     method: "GET",
     type: "DocumentReference",
     instance: false,
-    call: async (c, i) => ok(await c.fhir.documentReferences(i.query as never)),
+    call: async (c, i) => ok(await c.fhir.documentReferences(parseInput(documentReferenceSearchInput, i.query))),
   },
 ];
 

@@ -9,6 +9,11 @@
  * (REST and `forms.event`) are also fuzzed past their credentials: with a live link, access and
  * identification cookie, and a live embed session, so hostile values reach the checks behind them.
  *
+ * Two hostile-file doors get files of their own: `/verify` (anonymous PDFs: many or malformed
+ * signatures' ranges, truncated and nested files, from many addresses) and the organization seal
+ * upload (`organization.uploadSeal` with an admin's cookie: PKCS#12 files naming huge iteration
+ * counts, truncated, deeply nested or not DER at all).
+ *
  * The generator is a seeded PRNG: a failure prints its seed; FUZZ_SEED=<n> replays the run, and
  * FUZZ_REQUESTS=<n> changes how many requests it sends.
  */
@@ -16,7 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { rateLimits } from "@clinsign/db";
 import { updateOrganizationSettings } from "../core/organizations/organizations";
-import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { makeCertificate, makeP12, withIterationCounts } from "../testing/certificates";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
+import { makePdf } from "../testing/signature-fixtures";
 import { activeTemplate, creds as orgCreds, newSession } from "../testing/forms";
 import { startReceiver, twilioEnv, type Receiver } from "../testing/receiver";
 import { appRouter } from "../trpc/root";
@@ -184,6 +191,10 @@ interface Credentials {
   portal: { linkToken: string; accessCookie: string };
   /** A live SMS-portal request of a two-factor organization, identified and waiting for its code. */
   otpPortal: { linkToken: string; identityCookie: string };
+  /** The organization owner's staff cookie (the seal upload door). */
+  adminCookie: string;
+  /** Files for the hostile-file doors, made once. */
+  hostileFiles: { pdfs: Buffer[]; p12s: string[] };
 }
 
 function hostileObject(rng: Rng, keys: string[], creds: Credentials | null): Record<string, unknown> {
@@ -299,7 +310,7 @@ function multipart(rng: Rng, creds: Credentials | null): { body: string; content
 
 interface FuzzRequest {
   /** The door a request is aimed past, for the doors whose credentials the fuzz holds. */
-  door?: "portal" | "portal-upload" | "events";
+  door?: "portal" | "portal-upload" | "events" | "verify" | "seal-upload";
   /** The documented operation a request calls: its answer must be one the OpenAPI document lists. */
   route?: ApiRoute;
   method: string;
@@ -477,6 +488,92 @@ function eventRequest(rng: Rng, creds: Credentials): FuzzRequest {
   };
 }
 
+/** A file whose `entries` `/ByteRange`s each cover all of its `size` bytes around one small /Contents. */
+function byteRangeFile(entries: number, size: number, range?: string): Buffer {
+  const head = "%PDF-1.7\n<3000>\n";
+  const entry = `/ByteRange ${range ?? `[0 9 15 ${size - 15}]`}\n`;
+  const body = head + entry.repeat(entries);
+  return Buffer.concat([Buffer.from(body, "latin1"), Buffer.alloc(Math.max(0, size - body.length), 0x20)]);
+}
+
+/** Hostile PDFs for /verify and hostile PKCS#12 files for the seal upload. */
+async function makeHostileFiles(): Promise<Credentials["hostileFiles"]> {
+  const pdf = await makePdf();
+  const pdfs = [
+    pdf,
+    pdf.subarray(0, pdf.length / 2),
+    byteRangeFile(3, 64 * 1024),
+    byteRangeFile(2_000, 512 * 1024),
+    byteRangeFile(5, 4096, "[0 9 99999999999 99999999999]"),
+    byteRangeFile(5, 4096, "[0 0 0 0]"),
+    byteRangeFile(1, 4096, "[0 9 15 -5]"),
+    Buffer.concat([Buffer.from("%PDF-1.7\n/ByteRange [0 9 4000 96]\n<"), Buffer.alloc(4000, 0x7a), Buffer.from(">")]),
+    Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(20_000, 0x30), Buffer.from("\n%%EOF")]),
+    Buffer.from("%PDF-"),
+  ];
+  const ordinary = makeP12("pw", [makeCertificate({ commonName: "Klinik Fuzz Siegel" })]);
+  const der = Buffer.from(ordinary, "base64");
+  const p12s = [
+    ordinary,
+    withIterationCounts(ordinary, { mac: 10_000_000 }),
+    withIterationCounts(ordinary, { mac: 2 ** 31 }),
+    withIterationCounts(ordinary, { keyBag: 2 ** 31 }),
+    withIterationCounts(ordinary, { mac: 2 ** 53 }),
+    der.subarray(0, der.length - 7).toString("base64"),
+    // Nested indefinite-length SEQUENCEs, a length of 4 GB, and no DER at all.
+    Buffer.from("3080".repeat(5000), "hex").toString("base64"),
+    Buffer.from("3084ffffffff0201", "hex").toString("base64"),
+    Buffer.from("%PDF-1.7 not a key store").toString("base64"),
+    "not base64 at all \u0000",
+  ];
+  return { pdfs, p12s };
+}
+
+/** POST /verify from many addresses (IPv4 and IPv6), with one of the hostile PDFs. */
+function verifyRequest(rng: Rng, creds: Credentials): FuzzRequest {
+  const ip = rng.chance(0.5)
+    ? `198.18.${rng.int(256)}.${rng.int(256)}`
+    : `2001:db8:${rng.int(65536).toString(16)}:${rng.int(65536).toString(16)}::${rng.int(65536).toString(16)}`;
+  const file = rng.pick(creds.hostileFiles.pdfs);
+  return {
+    door: "verify",
+    method: "POST",
+    path: "/verify",
+    headers: {
+      "content-type": rng.chance(0.9) ? "application/pdf" : "application/octet-stream",
+      "x-forwarded-for": ip,
+    },
+    body: file.toString("latin1"),
+  };
+}
+
+/** The organization seal upload with the owner's cookie: hostile PKCS#12 files and passwords. */
+function sealUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
+  const headers = { "content-type": "application/json", cookie: creds.adminCookie };
+  const path = "/trpc/organization.uploadSeal";
+  // A share are the ordinary file with its password, so that the door is passed, not only knocked
+  // on, whatever the seed (the hostile ones below succeed about once in twenty).
+  if (rng.chance(0.3))
+    return {
+      door: "seal-upload",
+      method: "POST",
+      path,
+      headers,
+      body: JSON.stringify({ p12Base64: creds.hostileFiles.p12s[0], password: "pw" }),
+    };
+  const input = {
+    p12Base64: rng.chance(0.9) ? rng.pick(creds.hostileFiles.p12s) : hostileValue(rng),
+    password: rng.chance(0.5) ? "pw" : rng.chance(0.5) ? rng.pick(STRINGS) : hostileValue(rng),
+  };
+  return {
+    door: "seal-upload",
+    method: "POST",
+    path,
+    headers,
+    body: rng.chance(0.9) ? JSON.stringify(input) : hostileJsonText(rng, input),
+  };
+}
+
 /** Anything that looks like a stack trace or an internal path. */
 const STACK = /\n\s+at |at [\w.<>]+ \(|node_modules|\/src\/[\w/-]+\.ts|\.js:\d+:\d+/;
 
@@ -534,6 +631,8 @@ beforeAll(async () => {
     sessionId: await newSession(api, org, template.identifier, { rnummer: "R-SESSION" }),
     portal: { linkToken: portal.linkToken, accessCookie: portal.cookie },
     otpPortal: { linkToken: otpPortal.linkToken, identityCookie: otpPortal.cookie },
+    adminCookie: await logInCookie(api, org.ownerEmail, org.ownerPassword),
+    hostileFiles: await makeHostileFiles(),
   };
 });
 afterAll(async () => {
@@ -552,6 +651,8 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
       // Weighted like a few paths each: one door stands for many kinds of hostile upload and event.
       ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),
       ...Array.from({ length: 2 }, () => () => eventRequest(rng, creds)),
+      () => verifyRequest(rng, creds),
+      ...Array.from({ length: 2 }, () => () => sealUploadRequest(rng, creds)),
     ];
     for (const procedure of [...PUBLIC_PROCEDURES, "forms.event"])
       expect(procedureTypes[procedure], procedure).toBeDefined();
@@ -606,7 +707,7 @@ describe("fuzz: hostile requests on every REST path and the public tRPC procedur
     expect(health.status, summary).toBe(200);
     expect(plan.length).toBeGreaterThanOrEqual(1000);
     // The credentialed doors were passed, not just knocked on: each answered some calls with success.
-    for (const door of ["portal", "portal-upload", "events"])
+    for (const door of ["portal", "portal-upload", "events", "verify", "seal-upload"])
       expect(doors.get(door)?.get(200) ?? 0, `${door}: ${summary}`).toBeGreaterThan(0);
-  }, 120_000);
+  }, 240_000);
 });

@@ -84,8 +84,22 @@ const EVENTS: WebhookEvent[] = [
       type: "object",
       required: ["values", "submissionId"],
       properties: {
-        rnummer: { type: ["string", "null"], description: "case number, as given" },
-        phone: { type: ["string", "null"], description: "E.164" },
+        rnummer: {
+          type: ["string", "null"],
+          description:
+            "case number, as the service vouches for it (the API token's or SMS form request's, or the embed session's config); null when only the patient's browser named one (then under untrustedClientData)",
+        },
+        phone: {
+          type: ["string", "null"],
+          description: "E.164; null when only the patient's browser named one (then under untrustedClientData)",
+        },
+        untrustedClientData: {
+          type: "object",
+          description:
+            "only when the patient's browser named an rnummer or phone its embed session did not pin (a public embed's visitor always): what it named, stored and shown to staff as patient-reported; not vouched for, never a patient identifier",
+          properties: { rnummer: { type: "string" }, phone: { type: "string" } },
+          additionalProperties: false,
+        },
         values: { type: "object", additionalProperties: true, description: "the answers by field key" },
         submissionId: { type: "string", format: "uuid" },
         language: {

@@ -1,10 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "../core/errors";
+import { readBody } from "../http/io";
 import { openMultipart, type MultipartBody } from "./multipart";
 
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `the file exceeds ${limit / 1024 / 1024} MB`, { field: "file", limitBytes: limit });
 
+/** A multipart file part up to `limit` bytes (the multipart body is aborted on failure). */
 async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -35,8 +37,7 @@ export async function readPdfBody(
     throw new AppError("invalid_request", "send the PDF as a file part", { field: "file" });
   }
   if (type === "application/pdf" || type === "application/octet-stream") {
-    if (Number(req.headers["content-length"] ?? 0) > limit) throw tooLarge(limit);
-    return { bytes: await readCapped(req, limit) };
+    return { bytes: await readBody(req, limit, () => tooLarge(limit)) };
   }
   throw new AppError("unsupported_media_type", "send the PDF as application/pdf or as multipart/form-data");
 }

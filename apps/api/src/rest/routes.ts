@@ -29,8 +29,8 @@ import {
   documentIdInput,
   openSignatureLink,
   patientQuery,
-  restPatientSelector,
-  selectorOfRest,
+  restPatientExportInput,
+  exportInputOfRest,
   restPatientErasureInput,
   restPatientErasureReceipt,
   restReceiptOf,
@@ -51,145 +51,16 @@ import {
   updateTemplateInput,
 } from "@clinsign/contracts";
 import { uploadFilesInput } from "../trpc/routers/forms";
-import type { StaffProcedure } from "@clinsign/contracts";
-import type { OrgContext, RequestMeta, Services } from "../core/context";
-import type { AppError } from "../core/errors";
 import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verify";
-import type { createCaller } from "../trpc/root";
 import { consoleRoutes } from "./console-routes";
-import type { Area } from "./envelopes";
-import { RestReply, StreamReply, type Reply } from "./replies";
+import type { ApiRoute, Route } from "./route-types";
+import { RestReply, StreamReply } from "./replies";
 
 export { RestReply } from "./replies";
 
-export type Caller = ReturnType<typeof createCaller>;
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type { ApiRoute, Caller, ConsoleDoor, ConsoleRoute, Method, Route, RouteAuth, UploadBody } from "./route-types";
 
-/**
- * How a route authenticates:
- * - `bearer`: `Authorization: Bearer <token>` (area A);
- * - `orgToken`: `token` + `orgId` in the body, or the query for GET (area B);
- * - `orgTokenOrSession`: the same, or an embed `sessionId` alone (F3, F7–F10, uploads, events);
- * - `public`: no credentials (`/verify`).
- */
-export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession" | "public";
-
-/** A documented endpoint: it calls the tRPC procedure that does the work, as /trpc does. */
-export interface ApiRoute<I extends z.ZodType = z.ZodType> {
-  kind?: "api";
-  /** Interface document number (F2, A6 …), for the docs and the coverage test. */
-  ref: string;
-  method: Method;
-  /** The documented path; `{name}` segments are path parameters. */
-  path: string;
-  area: Area;
-  auth: RouteAuth;
-  summary: string;
-  /** Longer text for the OpenAPI document (CommonMark), where the summary cannot say enough. */
-  description?: string;
-  /** Everything besides credentials, from path, query (GET) or body, validated before the call. */
-  input: I;
-  /** The success body, for the OpenAPI document. */
-  output: z.ZodType;
-  status: 200 | 201;
-  /**
-   * How the body arrives (POST/PATCH/DELETE): JSON by default, multipart/form-data with files, or
-   * one PDF (`pdf`: raw `application/pdf`, or the first file of a multipart body) as `input.pdf`.
-   */
-  body?: "json" | "multipart" | "pdf";
-  /** The largest `pdf` body read (413 beyond). */
-  maxBodyBytes?: number;
-  /** Runs before the body is read (a public route's rate limit), so a refused caller costs no upload. */
-  admit?(services: Services, request: RequestMeta): Promise<void>;
-  /** Path parameters the body must repeat with the same value (A7 `id`). */
-  bodyEchoes?: string[];
-  /** Media type of a non-JSON success body, for the OpenAPI document. */
-  produces?: string;
-  /**
-   * Error answers beyond those its auth, body and path parameters imply (openapi.ts derives
-   * those): status → when. The contract test (contract.test.ts) finds any that is missing.
-   */
-  errors?: Partial<Record<400 | 403 | 404 | 409 | 413 | 429, string>>;
-  /** An answer that is not the error envelope (A9's 409 `{deleted:false, reason}`). */
-  otherReply?: { status: number; description: string; body: z.ZodType; example: unknown };
-  /** Example request fields (credentials left out) and success body, where the schema's own sample would not do. */
-  example?: { request?: Record<string, unknown>; response?: unknown };
-  call(caller: Caller, input: z.output<I>): Promise<unknown>;
-}
-
-/**
- * An upload the adapter reads for a console route: the file as a multipart part (text parts sent
- * before it are the route's fields), or, where `raw` allows, as the body itself. The declared
- * length is checked before a byte is read and the file counted as it arrives; a refused body is
- * not read further (the answer closes the connection).
- */
-export interface UploadBody {
-  /** The largest file (413 `tooLarge()` beyond). */
-  maxFileBytes: number;
-  /** What a multipart body may carry besides the file (framing, the fields before it). */
-  multipartOverhead: number;
-  /** Raw bodies of these media types are the file itself; anything else but multipart is 415 `refusal`. */
-  raw?: { accepts(mediaType: string): boolean; refusal: string };
-  tooLarge(): AppError;
-  /** The 400 message when the body has no file part. */
-  missingFile: string;
-}
-
-/** What a console route's `serve` gets besides its input. */
-export interface ConsoleDoor {
-  services: Services;
-  url: URL;
-  /** The uploaded file, for routes with `upload`. */
-  file: Buffer | undefined;
-}
-
-interface ConsoleRouteBase<I extends z.ZodType> {
-  kind: "console";
-  method: "GET" | "POST";
-  /** Errors use area A's envelope. */
-  area: "A";
-  /**
-   * The path; `{name}` segments are path parameters, matched by `params[name]` (a RegExp source,
-   * `[^/]+` by default) and passed on undecoded. A path that does not fit is not this route, and
-   * a trailing slash is no alias.
-   */
-  path: string;
-  params?: Record<string, string>;
-  /** Also answers HEAD (headers only). */
-  head?: boolean;
-  summary: string;
-  /**
-   * Validated before `serve`: the query (empty values dropped) and path parameters, or with
-   * `jsonField` the JSON of that multipart field (root errors named after it).
-   */
-  input: I;
-  upload?: UploadBody;
-  jsonField?: string;
-  /**
-   * POST only: the input is the body, a plain HTML form's fields or a JSON object (values a
-   * request line would carry into proxy logs, such as a patient's identifiers, stay out of it).
-   */
-  formBody?: true;
-}
-
-/**
- * A file route of the admin console (or the public logo it serves), not in the interface
- * document: the staff cookie and the permission-table entry the route stands for (an upload is
- * that procedure's change, a download its read), area A's error envelope, and a reply that is a
- * file, a stream or JSON. Unknown methods on its path are 404, as any unknown path.
- */
-export type ConsoleRoute<I extends z.ZodType = z.ZodType> = ConsoleRouteBase<I> &
-  (
-    | { auth: "public"; serve(door: ConsoleDoor, input: z.output<I>): Promise<Reply> }
-    | {
-        auth: "staffCookie";
-        procedure: StaffProcedure;
-        serve(door: ConsoleDoor & { ctx: OrgContext }, input: z.output<I>): Promise<Reply>;
-      }
-  );
-
-export type Route = ApiRoute | ConsoleRoute;
-
+// Each entry is checked against its own input schema here; the list holds them under the wider type.
 const route = <I extends z.ZodType>(r: ApiRoute<I>) => r as unknown as ApiRoute;
 
 /** How A5 relates to the organization default (DESIGN.md), for both /design operations. */
@@ -377,7 +248,10 @@ export const documentedRoutes: ApiRoute[] = [
         redirectUrl: null,
       },
     },
-    errors: { 404: NO_ACTIVE_TEMPLATE },
+    errors: {
+      403: "the body names another rnummer or phone than the embed session's config pins",
+      404: NO_ACTIVE_TEMPLATE,
+    },
     call: async (caller, input) => ({ ok: true, ...(await caller.submissions.submit(input)) }),
   }),
   route({
@@ -715,7 +589,9 @@ export const documentedRoutes: ApiRoute[] = [
     description: [
       "No credentials. Send the PDF as the raw body (`Content-Type: application/pdf`) or as the first file of a",
       "`multipart/form-data` body. At most 25 MB (413 beyond, refused before more is read); at most 30 checks per",
-      "address in 10 minutes (429). Nothing is stored. A file that is not a PDF is 400 with `details.reason` `not_pdf`.",
+      "address (IPv6: per /64) in 10 minutes, one at a time, and a few waiting for the whole service (429). Nothing is stored.",
+      "A file with more signatures, or more bytes to hash, than the limits allow, or one not read within the deadline, is 400",
+      "with `details.reason` `signature_limits` or `pdf_limits`. A file that is not a PDF is 400 with `details.reason` `not_pdf`.",
       "`sealedAt.source` says where the time comes from: an RFC 3161 timestamp (`signature_timestamp`,",
       '`document_timestamp`) or the signer\'s own claim (`claimed`). See docs/signatures.md ("Verifying a sealed PDF").',
     ].join("\n"),
@@ -725,7 +601,9 @@ export const documentedRoutes: ApiRoute[] = [
     input: verifyPdfInput,
     output: verifyResult,
     status: 200,
-    errors: { 429: "more than 30 checks from one address in 10 minutes" },
+    errors: {
+      429: "more than 30 checks from one address in 10 minutes, a check from that address still running, or too many waiting",
+    },
     call: (caller, input) => caller.verify.check(input),
   }),
   route({
@@ -737,20 +615,23 @@ export const documentedRoutes: ApiRoute[] = [
     summary: "Patient access export (GDPR Art. 15/20): everything held about one patient as one streamed ZIP",
     description: [
       "Name the patient by `patient_id` (A1's), `rnummer` (case number) and/or `phone` (E.164), as `POST /patients/erase`; a record",
-      "matches when it matches any of them. The answer is `application/zip`, streamed: `manifest.json` (every record",
-      "with its kind, ids, dates and values as stored; FHIR QuestionnaireResponse per submission and DocumentReference",
-      "per sealed document; every file with its path, size and SHA-256), `documents/*.pdf` (every sealed PDF, byte for",
-      "byte, with its metadata JSON), `signatures/`, `attachments/` and `index.html` (German and English).",
+      "matches when it matches any of them. The answer is `application/zip`, streamed: `index.html` (an overview a",
+      "patient can read, in `language`: de, en, tr, ar, ru, uk or pl; absent: the patient's own language where their",
+      "records name one, else the organization's), `documents/*.pdf` (every sealed PDF, byte for byte, with its metadata",
+      "JSON), `forms/*.pdf` (every submission as a PDF), `signatures/`, `attachments/` and `manifest.json` (every record",
+      "with its kind, ids, dates and values as stored, the patient's own signer records of several-signer requests",
+      "included; FHIR QuestionnaireResponse per submission and DocumentReference per sealed document; every file with",
+      "its path, size and SHA-256).",
       "A patient of whom nothing is held gets a ZIP with an empty manifest, not an error. Every export is an audit",
       'entry (`patient.exported`, counts only). See docs/operations.md ("Patient access export").',
     ].join("\n"),
-    input: restPatientSelector,
+    input: restPatientExportInput,
     output: z.string(),
     produces: "application/zip",
     status: 200,
-    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042" } },
+    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042", language: "tr" } },
     call: async (caller, input) => {
-      const exported = await caller.patients.export(selectorOfRest(input));
+      const exported = await caller.patients.export(exportInputOfRest(input));
       return new StreamReply(
         {
           "content-type": "application/zip",
@@ -770,13 +651,19 @@ export const documentedRoutes: ApiRoute[] = [
     summary: "Erase everything held about one patient (GDPR Art. 17), or with dry_run report it, and get a receipt",
     description: [
       "Names the patient by any of `patient_id` (signature requests), `rnummer` (forms, SMS form requests) and `phone`",
-      "(E.164); a record matches when any of them does. Erases the patient's embed sessions, drafts, submissions and their",
+      "(E.164, or national in the organization's phone country: `0170 1234567`); a record matches when any of them does.",
+      "Erases the patient's embed sessions, drafts, submissions and their",
       "attachments, SMS form requests with their messages and one-time passwords, signature requests with the signature",
       "image, sealed PDF and metadata JSON, SMS and e-mail outbox entries, webhook deliveries whose body names the patient,",
       "and the personal part of the audit entries about them (the entries stay, so the audit chain still verifies).",
       "",
-      "`dry_run: true` reports what would be erased (`status` `preview`) and changes nothing. The receipt holds counts per",
-      "kind, SHA-256 digests of the record ids and what happened to the stored files, never the patient's values.",
+      "`dry_run: true` reports what would be erased (`status` `preview`) and changes nothing; its `retention` names the",
+      "signed documents and signed forms among the records (signed consents usually fall under a retention duty: 10 years",
+      "after the treatment ends, §630f Abs. 3 BGB) and the organization's retention periods of those kinds. To erase,",
+      "`confirmation` repeats the patient identifier (`patient_id`, else `rnummer`, else `phone`; compared after the same",
+      "normalisation) and `reason` says why (3-500 characters, not naming the patient's identifiers); a missing or",
+      "mismatching one is 400 and nothing is erased. The receipt holds counts per kind, SHA-256 digests of the record ids,",
+      "what happened to the stored files and the reason, never the patient's values.",
       "Repeating an erasure finds nothing (`status` `nothing_found`) and changes nothing. `objects_pending`: some stored",
       "files could not be deleted yet; a background job retries them (the receipt's id names the erasure).",
       "An active legal hold on the patient refuses the erasure with 409 `conflict`, `details.reason` `legal_hold`",
@@ -786,8 +673,16 @@ export const documentedRoutes: ApiRoute[] = [
     input: restPatientErasureInput,
     output: restPatientErasureReceipt,
     status: 200,
-    example: { request: { patient_id: "P-100231", rnummer: "R-2026-0042", dry_run: true } },
+    example: {
+      request: {
+        patient_id: "P-100231",
+        rnummer: "R-2026-0042",
+        confirmation: "P-100231",
+        reason: "Art. 17 request of the patient; no treatment took place",
+      },
+    },
     errors: {
+      400: "no identifier; a phone that is no number; to erase: `confirmation` missing or not the patient identifier, `reason` missing, shorter than 3 or longer than 500 characters, or naming the patient's identifiers",
       409: "an active legal hold names the patient (`details.reason` `legal_hold`)",
       429: "more than 30 erasures of the organization in a minute",
     },
@@ -796,6 +691,8 @@ export const documentedRoutes: ApiRoute[] = [
         .erase({
           selector: { patientId: input.patient_id, rnummer: input.rnummer, phone: input.phone },
           dryRun: input.dry_run,
+          confirmation: input.confirmation,
+          reason: input.reason,
         })
         .then(restReceiptOf),
   }),

@@ -88,3 +88,46 @@ export function makeP12(
 }
 
 export const daysFromNow = (days: number) => new Date(Date.now() + days * DAY);
+
+/** An ASN.1 INTEGER of any size (forge's integerToDer stops at 32 bits). */
+function integer(value: number): forge.asn1.Asn1 {
+  let hex = value.toString(16);
+  if (hex.length % 2) hex = `0${hex}`;
+  if (parseInt(hex.slice(0, 2), 16) & 0x80) hex = `00${hex}`;
+  return forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.INTEGER, false, forge.util.hexToBytes(hex));
+}
+
+/**
+ * A PKCS#12 from `makeP12` with other iteration counts written into it: the MAC's and/or the
+ * shrouded key bag's (PBES2 or PKCS#12 PBE). Nothing is derived with them here, so a file naming
+ * 2³¹ iterations is made at once; its MAC no longer matches (a file an attacker would send).
+ */
+export function withIterationCounts(p12Base64: string, counts: { mac?: number; keyBag?: number }): string {
+  const { asn1 } = forge;
+  const kids = (node: forge.asn1.Asn1) => node.value as forge.asn1.Asn1[];
+  const oidOf = (node: forge.asn1.Asn1) => asn1.derToOid(node.value as string);
+  const pfx = asn1.fromDer(forge.util.decode64(p12Base64));
+  if (counts.mac !== undefined) kids(kids(pfx)[2]!)[2] = integer(counts.mac);
+  if (counts.keyBag !== undefined) {
+    // authSafe ContentInfo → [0] → OCTET STRING holding the AuthenticatedSafe.
+    const authSafeOctets = kids(kids(kids(pfx)[1]!)[1]!)[0]!;
+    const authenticatedSafe = asn1.fromDer(authSafeOctets.value as string);
+    for (const contentInfo of kids(authenticatedSafe)) {
+      const [type, explicit] = kids(contentInfo);
+      if (oidOf(type!) !== forge.pki.oids.data || !explicit) continue;
+      const octets = kids(explicit)[0]!;
+      const safeContents = asn1.fromDer(octets.value as string);
+      for (const bag of kids(safeContents)) {
+        if (oidOf(kids(bag)[0]!) !== forge.pki.oids.pkcs8ShroudedKeyBag) continue;
+        const [algorithmId, parameters] = kids(kids(kids(kids(bag)[1]!)[0]!)[0]!);
+        const pbes2 = oidOf(algorithmId!) === forge.pki.oids.pkcs5PBES2;
+        // PBES2: parameters.keyDerivationFunc.parameters (salt, iterations); PKCS#12 PBE: (salt, iterations).
+        const target = pbes2 ? kids(kids(parameters!)[0]!)[1]! : parameters!;
+        kids(target)[1] = integer(counts.keyBag);
+      }
+      octets.value = asn1.toDer(safeContents).getBytes();
+    }
+    authSafeOctets.value = asn1.toDer(authenticatedSafe).getBytes();
+  }
+  return forge.util.encode64(asn1.toDer(pfx).getBytes());
+}

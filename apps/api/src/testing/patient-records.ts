@@ -9,6 +9,7 @@ import {
   institutions,
   messages,
   signatureRequests,
+  signatureSigners,
   submissions,
   webhookDeliveries,
 } from "@clinsign/db";
@@ -185,5 +186,77 @@ export async function seedPatientRecords(
     messageId: message!.id,
     webhookDeliveryId: delivery!.id,
     objectKeys: status === "completed" ? [signedPdfKey, metadataKey, signatureImageKey, uploadKey] : [uploadKey],
+  };
+}
+
+export interface SeveralSignerRequest {
+  signatureRequestId: string;
+  /** The patient's own signer row, then the legal representative's. */
+  signerIds: [string, string];
+  /** Both signers' drawn signatures (the request row holds none with several signers). */
+  signerImageKeys: [string, string];
+}
+
+/**
+ * A finished request with two signers (issue 20): the patient and a legal representative, each with
+ * a drawn signature in storage, the request's own image column empty as the service leaves it.
+ */
+export async function seedSeveralSignerRequest(
+  ctx: OrgContext,
+  patient: PatientIdentity,
+  options: { at: Date },
+): Promise<SeveralSignerRequest> {
+  const { scope, services } = ctx;
+  const at = options.at;
+  const put = async (label: string) => (await services.storage.put(label, Buffer.from(`${label} ${randomUUID()}`))).key;
+  const [institution] = await scope
+    .insert(institutions, { externalId: `inst-${randomUUID().slice(0, 8)}`, createdAt: at })
+    .returning();
+  const [document] = await scope
+    .insert(documents, { name: "Consent", sourceUrl: "https://files.example.org/consent.pdf", createdAt: at })
+    .returning();
+  const [request] = await scope
+    .insert(signatureRequests, {
+      documentId: document!.id,
+      patientId: patient.patientId,
+      patientPhone: patient.phone,
+      institutionId: institution!.id,
+      institutionExternalId: institution!.externalId,
+      orderBy: "Dr. Test",
+      expiresAt: at,
+      status: "completed",
+      tokenHash: randomUUID(),
+      tokenEnc: "x",
+      completedAt: at,
+      signedAt: at,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  const signer = async (role: string, position: number, kind: "patient" | "link") => {
+    const imageKey = await put("signatures");
+    const [row] = await scope
+      .insert(signatureSigners, {
+        signatureRequestId: request!.id,
+        role,
+        position,
+        kind,
+        name: kind === "link" ? "Maria Muster" : null,
+        status: "signed",
+        signedAt: at,
+        signatureMethod: "drawn",
+        signatureImageKey: imageKey,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    return { id: row!.id, imageKey };
+  };
+  const own = await signer("patient", 0, "patient");
+  const representative = await signer("legal_representative", 1, "link");
+  return {
+    signatureRequestId: request!.id,
+    signerIds: [own.id, representative.id],
+    signerImageKeys: [own.imageKey, representative.imageKey],
   };
 }

@@ -8,8 +8,8 @@
  * The TSA can be switched to misbehave (down, slow, error, garbage, wrong imprint, wrong nonce),
  * the OCSP responder to down.
  */
-import { execFile } from "node:child_process";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { execFile, spawnSync } from "node:child_process";
+import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,6 +38,8 @@ export interface TestPki {
   requests: { path: string; at: number }[];
   /** The environment of an API sealing with this PKI (TSA, certificate, allow-listed host). */
   env(extra?: Record<string, string>): Record<string, string>;
+  /** `openssl ts -verify` of a time-stamp token over `data` against this CA: its output, "Verification: OK" when it holds. */
+  verifyTimestamp(token: Buffer, data: Buffer): string;
   close(): Promise<void>;
 }
 
@@ -249,6 +251,30 @@ ess_cert_id_alg = sha256
       OUTBOUND_ALLOW_HOSTS: pki.hostPort,
       ...extra,
     }),
+    verifyTimestamp(token, data) {
+      const tokenFile = join(dir, `token-${randomBytes(6).toString("hex")}.tsr`);
+      writeFileSync(tokenFile, token);
+      const digest = createHash("sha256").update(data).digest("hex");
+      const { stdout, stderr } = spawnSync(
+        "openssl",
+        [
+          "ts",
+          "-verify",
+          "-token_in",
+          "-in",
+          tokenFile,
+          "-digest",
+          digest,
+          "-CAfile",
+          pki.caFile,
+          "-untrusted",
+          pki.tsaCertFile,
+        ],
+        { encoding: "utf8" },
+      );
+      rmSync(tokenFile, { force: true });
+      return stdout + stderr;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { eq, signatureRequests } from "@clinsign/db";
-import type { TestApi, TestOrg } from "./harness";
+import { startTestApi, type TestApi, type TestOrg } from "./harness";
 
 /** A PDF with one page per size (points), each page labelled with its number. */
 export async function makePdf(sizes: [number, number][] = [[595.28, 841.89]]): Promise<Buffer> {
@@ -207,4 +207,43 @@ export async function signAndSeal(
   const response = await fetch(`${api.baseUrl}/signature-requests/${request.id}/signed.pdf`, { headers: bearer(org) });
   if (response.status !== 200) throw new Error(`A3 download failed: ${response.status}`);
   return { id: request.id, documentId, pdf: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** A test API whose documents come from a local file server, with two organizations. */
+export interface SignatureTestApi {
+  api: TestApi;
+  files: FileServer;
+  /** The organization the tests work in. */
+  org: TestOrg;
+  /** Another organization, to show that nothing of `org` reaches it. */
+  other: TestOrg;
+  close(): Promise<void>;
+}
+
+/**
+ * The setup the signature tests share: the file server the A6 document URLs point at (allowed as
+ * an outbound host, with `allowHosts` beside it), the portal and API at fixed public URLs (links
+ * are compared as text), and two organizations.
+ */
+export async function startSignatureApi(
+  options: { names?: [string, string]; env?: Record<string, string>; allowHosts?: string[] } = {},
+): Promise<SignatureTestApi> {
+  const [name, otherName] = options.names ?? ["Klinik Nord", "Klinik Süd"];
+  const files = await startFileServer();
+  const api = await startTestApi({
+    OUTBOUND_ALLOW_HOSTS: [files.hostPort, ...(options.allowHosts ?? [])].join(","),
+    PUBLIC_WEB_URL: "https://portal.test",
+    PUBLIC_API_URL: "https://api.test",
+    ...options.env,
+  });
+  return {
+    api,
+    files,
+    org: await api.createOrg(name),
+    other: await api.createOrg(otherName),
+    async close() {
+      await api.close();
+      await files.close();
+    },
+  };
 }

@@ -97,6 +97,7 @@ function useI18nContext() {
 export function useI18n(): I18nContextValue<Dictionary, Lang> {
   const value = useI18nContext();
   if (value.scope !== "staff") throw new Error("useI18n is for staff pages; patient pages use usePatientI18n");
+  // The context holds either dictionary; the scope check above says it is the staff one.
   return value as unknown as I18nContextValue<Dictionary, Lang>;
 }
 

@@ -146,6 +146,13 @@ export const submissions = pgTable(
     values: jsonb("values").$type<Record<string, unknown>>().notNull(),
     rnummer: text("rnummer"),
     phone: text("phone"),
+    /**
+     * True when the browser of an embed session that did not pin it (or a public embed's visitor)
+     * named the rnummer: kept, but the service does not vouch for it (issue 32).
+     */
+    rnummerPatientReported: boolean("rnummer_patient_reported").notNull().default(false),
+    /** The same for `phone`. */
+    phonePatientReported: boolean("phone_patient_reported").notNull().default(false),
     actorType: text("actor_type").notNull(),
     actorId: text("actor_id"),
     formRequestId: uuid("form_request_id"),

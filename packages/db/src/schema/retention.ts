@@ -30,11 +30,16 @@ export const legalHolds = pgTable(
     createdAt: at("created_at").notNull().defaultNow(),
     releasedAt: at("released_at"),
     releasedByUserId: uuid("released_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    /**
+     * When the patient's erasure blanked this released hold's identifiers and reason (issue 32): the
+     * hold's id and dates stay, as a record that a hold existed, naming no one.
+     */
+    erasedAt: at("erased_at"),
   },
   (t) => [
     check(
       "legal_holds_selector_ck",
-      sql`${t.patientId} is not null or ${t.rnummer} is not null or ${t.phone} is not null`,
+      sql`${t.patientId} is not null or ${t.rnummer} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`,
     ),
     // The staff list, newest first (keyset pages).
     index("legal_holds_org_created_idx").on(t.organizationId, t.createdAt, t.id),

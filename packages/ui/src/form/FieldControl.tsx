@@ -6,7 +6,7 @@ import { useState, type ReactNode } from "react";
 import { Field, type FieldControlAttributes } from "../Field";
 import { cx } from "../cx";
 import { FileInput } from "./FileInput";
-import type { FileField, UploadFile } from "./FormRenderer";
+import type { FileField, UploadFile } from "./form-parts";
 import type { FormRendererLabels } from "./labels";
 import { SignatureInput } from "./SignatureInput";
 import styles from "./FormRenderer.module.css";

@@ -4,7 +4,7 @@ import type { Attachment } from "@clinsign/contracts";
 import { useRef, useState } from "react";
 import { Button } from "../Button";
 import { cx } from "../cx";
-import { loadFormValidation, type FileField, type UploadFile } from "./FormRenderer";
+import { loadFormValidation, type FileField, type UploadFile } from "./form-parts";
 import { describeAcceptedKinds } from "./file-kinds";
 import type { FormRendererLabels } from "./labels";
 import styles from "./FormRenderer.module.css";

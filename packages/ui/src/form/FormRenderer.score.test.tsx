@@ -42,11 +42,11 @@ const schema: TemplateSchema = {
   ],
 };
 
-function Harness({ onSubmit }: { onSubmit(values: FormValues): void }) {
+function Harness({ onSubmit, form = schema }: { onSubmit(values: FormValues): void; form?: TemplateSchema }) {
   const [values, setValues] = useState<FormValues>({});
   return (
     <FormRenderer
-      schema={schema}
+      schema={form}
       values={values}
       onValueChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))}
       onSubmit={onSubmit}
@@ -73,5 +73,25 @@ describe("FormRenderer with a score field", () => {
     expect(screen.queryByRole("textbox")).toBeNull();
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     await vi.waitFor(() => expect(onSubmit).toHaveBeenCalledWith({ q1: "0", q2: "1" }));
+  });
+
+  it("shows no score to the patient when the template keeps scores from the patient", async () => {
+    const onSubmit = vi.fn();
+    const { container } = render(<Harness onSubmit={onSubmit} form={{ ...schema, scoresShownToPatient: false }} />);
+    fireEvent.click(screen.getAllByLabelText("Nearly every day")[0]!);
+    fireEvent.click(screen.getAllByLabelText("Several days")[1]!);
+    // Neither the label, the sum nor the band; no live region announcing them either.
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(container.textContent).not.toContain("Total score");
+    expect(container.textContent).not.toContain("4 points");
+    expect(container.textContent).not.toContain("High");
+    expect(container.querySelector('[data-field-type="score"]')).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await vi.waitFor(() => expect(onSubmit).toHaveBeenCalledWith({ q1: "3", q2: "1" }));
+  });
+
+  it("shows the score when the template says so explicitly", () => {
+    render(<Harness onSubmit={vi.fn()} form={{ ...schema, scoresShownToPatient: true }} />);
+    expect(screen.getByRole("status", { name: "Total score" })).toBeTruthy();
   });
 });

@@ -1,33 +1,18 @@
 "use client";
 
-import type { Attachment, FieldIssue, FieldProblem, FormField, FormValues, TemplateSchema } from "@clinsign/contracts";
-import { visibleFieldKeys, visibleFields } from "@clinsign/contracts/form-conditions";
-import { computeScore } from "@clinsign/contracts/form-scores";
+import type { FieldIssue, FieldProblem, FormField, FormValues, TemplateSchema } from "@clinsign/contracts";
+import { evaluateForm, visibleFields } from "@clinsign/contracts/form-conditions";
+import { scoresShownToPatient } from "@clinsign/contracts/form-flags";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "../Button";
 import { FieldControl, fieldControlId } from "./FieldControl";
+import { loadFormValidation, type FormValidation, type UploadFile } from "./form-parts";
 import type { FormRendererLabels } from "./labels";
 import styles from "./FormRenderer.module.css";
-
-type FormValidation = typeof import("@clinsign/contracts/form-validation");
-
-let validationModule: Promise<FormValidation> | null = null;
-
-/**
- * The validators (with the phone number rules, the heaviest part) load on the first
- * interaction, not with the page: a patient's phone shows the form sooner.
- */
-export function loadFormValidation(): Promise<FormValidation> {
-  validationModule ??= import("@clinsign/contracts/form-validation");
-  return validationModule;
-}
 
 /** "Name: Please answer…", or without the colon after a label that ends a question. */
 const summaryLine = (label: string, message: string) =>
   /[?:!.]$/.test(label.trim()) ? `${label.trim()} ${message}` : `${label}: ${message}`;
-
-export type FileField = Extract<FormField, { type: "file" }>;
-export type UploadFile = (file: File, field: FileField, onProgress: (fraction: number) => void) => Promise<Attachment>;
 
 export interface FormRendererProps {
   schema: TemplateSchema;
@@ -80,15 +65,16 @@ export function FormRenderer({
   const [changedSinceServer, setChangedSinceServer] = useState<ReadonlySet<string>>(new Set());
   const summaryRef = useRef<HTMLDivElement>(null);
 
-  const shown = useMemo(() => visibleFields(schema, values), [schema, values]);
+  // A template may keep scores from the patient (scoresShownToPatient: false): the server still
+  // computes and stores them for the clinic, the patient sees neither the sum nor the band.
+  // One evaluation per change of the answers: which fields show, and the scores they hold.
+  const state = useMemo(() => evaluateForm(schema, values), [schema, values]);
+  const shown = useMemo(() => {
+    const fields = visibleFields(schema, values, state);
+    return scoresShownToPatient(schema) ? fields : fields.filter((field) => field.type !== "score");
+  }, [schema, values, state]);
   // Score fields show what form-scores.ts computes from the answers; they are never typed in.
-  const scores = useMemo(() => {
-    const map = new Map<string, ReturnType<typeof computeScore>>();
-    const visible = visibleFieldKeys(schema, values);
-    for (const field of schema.fields)
-      if (field.type === "score") map.set(field.key, computeScore(schema, field, values, visible));
-    return map;
-  }, [schema, values]);
+  const scores = state.scores;
   const byKey = useMemo(() => new Map(schema.fields.filter((f) => f.key).map((f) => [f.key!, f])), [schema]);
 
   const serverProblems = useMemo(() => {

@@ -47,6 +47,8 @@ describe("F13 GET /api/embed/audit-logs", () => {
         fieldCount: 1,
         submissionId: expect.any(String),
         language: "de",
+        // The session pinned neither: the browser named them, and the entry says so (issue 32).
+        patientReported: ["rnummer", "phone"],
       },
       ip: expect.stringContaining("127.0.0.1"),
       userAgent: expect.any(String),

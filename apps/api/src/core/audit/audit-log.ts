@@ -1,5 +1,24 @@
-import type { AuditListItem, AuditLogEntry, ListPage, ListSort } from "@clinsign/contracts";
-import { auditLog, desc, eq, gte, inArray, lt, memberships, sql, users, type ActorType, type SQL } from "@clinsign/db";
+import {
+  PATIENT_ROLE,
+  type AuditListItem,
+  type AuditLogEntry,
+  type ListPage,
+  type ListSort,
+} from "@clinsign/contracts";
+import {
+  auditLog,
+  desc,
+  eq,
+  gte,
+  inArray,
+  lt,
+  memberships,
+  signatureSigners,
+  sql,
+  users,
+  type ActorType,
+  type SQL,
+} from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
@@ -108,9 +127,7 @@ async function auditRows(
  * members of this organization only: an id alone does not say who acted.
  */
 async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[]): Promise<Map<string, string>> {
-  const ids = [...new Set(rows.filter((r) => r.actorType === "user" && r.actorId).map((r) => r.actorId!))].filter(
-    (id) => /^[0-9a-f-]{36}$/i.test(id),
-  );
+  const ids = [...new Set(rows.filter((r) => r.actorType === "user").map((r) => r.actorId))].filter(isUuid);
   if (ids.length === 0) return new Map();
   const found = await ctx.scope
     .query({ id: users.id, name: users.name, email: users.email })
@@ -118,6 +135,41 @@ async function staffNames(ctx: OrgContext, rows: (typeof auditLog.$inferSelect)[
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(inArray(users.id, ids));
   return new Map(found.map((u) => [u.id, u.name?.trim() || u.email]));
+}
+
+const text = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value.trim() : null);
+const isUuid = (value: string | null): value is string => value !== null && /^[0-9a-f-]{36}$/i.test(value);
+
+/**
+ * Who signed, for the entries a signer wrote: the role the entry names (`metadata.role`: since
+ * several signers, the signer's own steps carry it; none means the request's patient) and the name
+ * staff gave the signer, as the entry records it (since issue 31) or else as the signer's row still
+ * holds it. Read at display time from what is stored: the chained fields are never rewritten.
+ */
+async function signerActors(
+  ctx: OrgContext,
+  rows: (typeof auditLog.$inferSelect)[],
+): Promise<Map<string, { role: string; name: string | null }>> {
+  const signed = rows.filter((r) => r.actorKind === "signer");
+  const unnamed = [
+    ...new Set(signed.filter((r) => !text(r.metadata.signerName)).map((r) => text(r.metadata.signerId))),
+  ].filter(isUuid);
+  const found = unnamed.length
+    ? await ctx.scope
+        .query({ id: signatureSigners.id, name: signatureSigners.name })
+        .from(signatureSigners)
+        .where(inArray(signatureSigners.id, unnamed))
+    : [];
+  const names = new Map(found.map((s) => [s.id, text(s.name)]));
+  return new Map(
+    signed.map((r) => [
+      r.id,
+      {
+        role: text(r.metadata.role) ?? PATIENT_ROLE,
+        name: text(r.metadata.signerName) ?? names.get(text(r.metadata.signerId) ?? "") ?? null,
+      },
+    ]),
+  );
 }
 
 /** Staff: the audit log by action, template, actor type and time (the list contract). */
@@ -128,6 +180,7 @@ export async function listAuditEntries(
   const after = input.cursor ? decodeCursor(input.cursor, parseSeqKey) : undefined;
   const rows = await auditRows(ctx, input, input.sort, after, input.limit);
   const names = await staffNames(ctx, rows.slice(0, input.limit));
+  const signers = await signerActors(ctx, rows.slice(0, input.limit));
   return toPage(
     rows,
     input.limit,
@@ -135,7 +188,9 @@ export async function listAuditEntries(
       ...toEntry(ctx, r),
       seq: r.seq,
       chained: r.chainPos !== null,
-      actorName: r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : null,
+      actorName:
+        r.actorType === "user" && r.actorId ? (names.get(r.actorId) ?? null) : (signers.get(r.id)?.name ?? null),
+      actorRole: signers.get(r.id)?.role ?? null,
     }),
     (r) => [r.seq],
   );

@@ -229,19 +229,19 @@ describe("who acted, as the console shows it", () => {
     const at = new Date();
     // As entries written before the actor types were renamed: never rewritten, the hash covers them.
     await api.services.db.insert(auditLog).values([
-      { organizationId: fresh.orgId, action: "legacy.step", actorType: "session", actorId: "fs-1", createdAt: at },
-      { organizationId: fresh.orgId, action: "legacy.step", actorType: "portal", actorId: "fr-1", createdAt: at },
+      { organizationId: fresh.orgId, action: "test.legacy_step", actorType: "session", actorId: "fs-1", createdAt: at },
+      { organizationId: fresh.orgId, action: "test.legacy_step", actorType: "portal", actorId: "fr-1", createdAt: at },
     ]);
-    await recordAudit({ ...fresh.ctx, actor: { type: "embed_session", id: "fs-2" } }, { action: "legacy.step" });
-    await recordAudit({ ...fresh.ctx, actor: { type: "sms_recipient", id: "fr-2" } }, { action: "legacy.step" });
+    await recordAudit({ ...fresh.ctx, actor: { type: "embed_session", id: "fs-2" } }, { action: "test.legacy_step" });
+    await recordAudit({ ...fresh.ctx, actor: { type: "sms_recipient", id: "fr-2" } }, { action: "test.legacy_step" });
     const client = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
-    const embedded = await client.audit.entries.query({ action: "legacy.step", actorType: "embed_session" });
+    const embedded = await client.audit.entries.query({ action: "test.legacy_step", actorType: "embed_session" });
     expect(embedded.items.map((e) => [e.actorType, e.actorId])).toEqual([
       ["embed_session", "fs-2"],
       ["embed_session", "fs-1"],
     ]);
     // A bookmarked filter with the old word still means the same actors.
-    const recipients = await client.audit.entries.query({ action: "legacy.step", actorType: "portal" });
+    const recipients = await client.audit.entries.query({ action: "test.legacy_step", actorType: "portal" });
     expect(recipients.items.map((e) => [e.actorType, e.actorId])).toEqual([
       ["sms_recipient", "fr-2"],
       ["sms_recipient", "fr-1"],
@@ -249,7 +249,7 @@ describe("who acted, as the console shows it", () => {
     const stored = await api.services.db
       .select({ actorType: auditLog.actorType, actorKind: auditLog.actorKind })
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.action, "legacy.step")))
+      .where(and(eq(auditLog.organizationId, fresh.orgId), eq(auditLog.action, "test.legacy_step")))
       .orderBy(auditLog.seq);
     expect(stored).toEqual([
       { actorType: "session", actorKind: "embed_session" },
@@ -260,7 +260,7 @@ describe("who acted, as the console shows it", () => {
     // F13 keeps the interface document's words for old and new entries alike.
     const f13 = await api.request(
       "GET",
-      `/api/embed/audit-logs?${new URLSearchParams({ ...creds(fresh), action: "legacy.step" })}`,
+      `/api/embed/audit-logs?${new URLSearchParams({ ...creds(fresh), action: "test.legacy_step" })}`,
     );
     expect(f13.status).toBe(200);
     expect(f13.body.logs.map((l: { actorType: string; actorId: string }) => [l.actorType, l.actorId])).toEqual([

@@ -18,13 +18,15 @@ import {
   type OrgScope,
   type SQL,
 } from "@clinsign/db";
+import type { AuditAction } from "@clinsign/contracts";
 import { canonicalJson } from "../canonical-json";
 import type { OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { sequenceHighWater } from "../jobs/audit-sequence";
 
 export interface AuditInput {
-  action: string;
+  /** One of the service's actions (`auditActions`); `test.*` only in tests. */
+  action: AuditAction | `test.${string}`;
   templateIdentifier?: string | null;
   metadata?: Record<string, unknown>;
 }
@@ -174,7 +176,7 @@ export type ChainProblem =
   | "head_mismatch"
   /** An unchained entry claims a seq inside the chained part, or carries chain fields. */
   | "slipped_in"
-  /** An entry's seq was never handed out by the sequence (above its current value, or below 1). */
+  /** An entry's seq did not come from the sequence (above its current value, or below 1). */
   | "seq_out_of_range"
   /** An entry is unchained for longer than the configured bound (AUDIT_MAX_UNCHAINED_SECONDS). */
   | "unchained_overdue";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, eq, institutionBranding } from "@clinsign/db";
+import { and, auditLog, eq, institutionBranding } from "@clinsign/db";
 import { ensureInstitution, getBranding } from "./branding";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { bearer } from "../../testing/signature-fixtures";
@@ -50,6 +50,20 @@ describe("A5 /design", () => {
       (e) => e.action,
     );
     expect(actions).toEqual(expect.arrayContaining(["branding.created", "branding.updated"]));
+    // The replacement is audited with what it changed, before and after.
+    const [updated] = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "branding.updated")));
+    expect(updated!.metadata).toMatchObject({
+      institutionId: "clinic-1",
+      changed: ["accentColor", "font", "logoUrl", "primaryColor"],
+      changes: {
+        font: { from: "Georgia", to: null },
+        logoUrl: { from: "https://cdn.example.org/logo.svg", to: null },
+        primaryColor: { to: "#112233" },
+      },
+    });
   });
 
   it("keeps institutions of different organizations apart", async () => {

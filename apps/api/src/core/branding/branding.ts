@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Branding, defaultBrandingInput, designInput } from "@clinsign/contracts";
 import { eq, institutionBranding, institutions, organizationBranding } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { settingChanges } from "../audit/changes";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { actsForOrganization } from "../permissions";
@@ -101,10 +102,16 @@ export async function saveDesign(
         eq(institutionBranding.id, existing.id),
       );
     }
-    await recordAudit(tx, {
-      action: mode === "create" ? "branding.created" : "branding.updated",
-      metadata: { institutionId: input.institution_id, ...values },
-    });
+    // A new design with its values; a replaced one with what changed, before and after.
+    await recordAudit(
+      tx,
+      mode === "create"
+        ? { action: "branding.created", metadata: { institutionId: input.institution_id, ...values } }
+        : {
+            action: "branding.updated",
+            metadata: { institutionId: input.institution_id, ...settingChanges(existing!, values) },
+          },
+    );
     return { message: DESIGN_SAVED };
   });
 }
@@ -135,10 +142,14 @@ export async function saveDefaultBranding(ctx: OrgContext, input: DefaultBrandin
   assertMayChangeBranding(ctx);
   const values = brandingValues(input);
   return inTransaction(ctx, async (tx) => {
+    const [existing] = await tx.scope.select(organizationBranding).limit(1).for("update");
     await tx.scope
       .insert(organizationBranding, values)
       .onConflictDoUpdate({ target: organizationBranding.organizationId, set: { ...values, updatedAt: new Date() } });
-    await recordAudit(tx, { action: "branding.updated", metadata: { default: true, ...values } });
+    await recordAudit(tx, {
+      action: "branding.updated",
+      metadata: { default: true, ...settingChanges(existing ?? {}, values) },
+    });
     return toBranding(values);
   });
 }

@@ -2,7 +2,7 @@ import { eq, formSessions, publicEmbeds, rowsOf, sql, type Db, type FormSessionC
 import type { EmbedSession, Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { unauthorized } from "../errors";
-import { assertWithinLimit, consumeRateLimit, countAttempt, type WindowCount } from "../rate-limit";
+import { addressKey, assertWithinLimit, consumeRateLimit, countAttempt, type WindowCount } from "../rate-limit";
 
 /**
  * The credentials of the embedded form, looked up across organizations: an embed session's
@@ -31,13 +31,14 @@ export async function authenticateEmbedSession(
   if (!sessionId || sessionId.length > 200) throw unauthorized("invalid or expired session");
   const result = await db.execute(sql`
     with session as (
-      select id, organization_id, template_identifier, config, expires_at from ${formSessions}
+      select id, organization_id, template_identifier, config, expires_at, public_embed_id from ${formSessions}
       where token_hash = ${sha256Hex(sessionId)} and expires_at > now()
       limit 1
     ),
     counted as (${countAttempt(sql`select 'form-session:' || session.id from session`, 60)})
     select session.id::text, session.organization_id::text, session.template_identifier, session.config::text as config,
       to_char(session.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as expires_at,
+      session.public_embed_id::text,
       counted.count, counted.retry_after_seconds
     from session cross join counted`);
   const [row] = rowsOf<EmbedSessionRow & WindowCount>(result);
@@ -50,6 +51,7 @@ export async function authenticateEmbedSession(
       templateIdentifier: row.template_identifier,
       config: JSON.parse(row.config) as FormSessionConfig,
       expiresAt: new Date(row.expires_at),
+      ...(row.public_embed_id && { publicEmbedId: row.public_embed_id }),
     },
   };
 }
@@ -61,6 +63,7 @@ interface EmbedSessionRow {
   template_identifier: string;
   config: string;
   expires_at: string;
+  public_embed_id: string | null;
 }
 
 export type PublicEmbedRow = typeof publicEmbeds.$inferSelect;
@@ -74,12 +77,12 @@ export async function findPublicEmbedByCode(services: Services, code: string): P
   return row ?? null;
 }
 
-/** Counts one visitor session started from a public embed at one address (429 past `limit`). */
+/** Counts one visitor session started from a public embed at one address or IPv6 /64 (429 past `limit`). */
 export async function countVisitorStart(
   services: Services,
   embedId: string,
   ip: string | null,
   rule: { limit: number; windowSeconds: number },
 ): Promise<void> {
-  await consumeRateLimit(services.db, { key: `public-embed:${embedId}:${ip ?? "unknown"}`, ...rule });
+  await consumeRateLimit(services.db, { key: `public-embed:${embedId}:${addressKey(ip)}`, ...rule });
 }

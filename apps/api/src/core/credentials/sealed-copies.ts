@@ -7,19 +7,27 @@
  */
 import { and, eq, organizationSeals, signatureRequests } from "@clinsign/db";
 import type { RequestMeta, Services } from "../context";
-import { consumeRateLimit } from "../rate-limit";
+import { addressKey, claimConcurrent, consumeRateLimit } from "../rate-limit";
 import type { SignerGrant } from "./signing";
 
 /** Checks one address may run per 10 minutes: each costs a PDF worker. */
 export const VERIFY_PER_ADDRESS = 30;
 
-/** Counts one `/verify` check for the caller's address (before its body is read); 429 beyond. */
-export async function consumeVerifyAttempt(services: Services, request: RequestMeta): Promise<void> {
-  await consumeRateLimit(services.db, {
-    key: `verify:ip:${request.ip ?? "unknown"}`,
-    limit: VERIFY_PER_ADDRESS,
-    windowSeconds: 600,
-  });
+/**
+ * Admits one `/verify` check for the caller's address (IPv6: its /64) before its body is read:
+ * counted in the window, and one of the address's concurrent checks (VERIFY_CONCURRENT_PER_ADDRESS)
+ * held until the answer is sent (the returned release); 429 beyond either.
+ */
+export async function consumeVerifyAttempt(services: Services, request: RequestMeta): Promise<() => void> {
+  const address = addressKey(request.ip);
+  const release = claimConcurrent(`verify:${address}`, services.config.verify.concurrentPerAddress);
+  try {
+    await consumeRateLimit(services.db, { key: `verify:ip:${address}`, limit: VERIFY_PER_ADDRESS, windowSeconds: 600 });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
 }
 
 /** The completed request whose seal signed content with this SHA-256 (hex), or null. */

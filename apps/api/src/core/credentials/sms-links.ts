@@ -2,7 +2,7 @@ import { eq, formRequests } from "@clinsign/db";
 import type { Principal, Services } from "../context";
 import { safeEqual, sha256Hex } from "../crypto";
 import { AppError } from "../errors";
-import { consumeRateLimit } from "../rate-limit";
+import { addressKey, consumeRateLimit } from "../rate-limit";
 
 /**
  * The credentials of an SMS form request, looked up by hash across organizations: the link the
@@ -64,7 +64,7 @@ export async function findSmsLink(services: Services, linkToken: string): Promis
 export async function countIdentificationAttempt(services: Services, ip: string | null): Promise<void> {
   await consumeRateLimit(services.db, {
     // The counters keep their stored names (`portal-…`), so a deploy does not reset them.
-    key: `portal-verify:ip:${ip ?? "unknown"}`,
+    key: `portal-verify:ip:${addressKey(ip)}`,
     limit: IDENTIFICATION_ATTEMPTS_PER_ADDRESS,
     windowSeconds: 600,
   });

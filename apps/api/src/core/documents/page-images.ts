@@ -47,6 +47,9 @@ export interface PageImageManifest {
 const baseOf = (pdfKey: string) => pdfKey.replace(/^[a-z0-9-]+\//, "document-pages/");
 export const pageImageKey = (pdfKey: string, page: number, width: number) => `${baseOf(pdfKey)}-${page}-${width}`;
 export const pageManifestKey = (pdfKey: string) => `${baseOf(pdfKey)}-manifest`;
+/** The inverse: `document-pages/202611/abc…-3-480` (or `…-manifest`) → `202611/abc…`, the PDF's key without its prefix; null for other keys. */
+export const pagedPdfOf = (key: string): string | null =>
+  /^document-pages\/(.+)-(?:\d+-\d+|manifest)$/.exec(key)?.[1] ?? null;
 
 async function* once(bytes: Uint8Array): AsyncIterable<Buffer> {
   yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -10,23 +10,32 @@ import { dirname, join } from "node:path";
 
 /** pdf.js 6 expects Node 22; this is the part of it Node 20 lacks (only in the worker's own thread). */
 export function polyfillForPdfJs(): void {
-  const promise = Promise as unknown as { withResolvers?: unknown };
-  promise.withResolvers ??= function withResolvers<T>() {
-    let resolve!: (value: T) => void;
-    let reject!: (reason?: unknown) => void;
-    const created = new Promise<T>((ok, fail) => {
-      resolve = ok;
-      reject = fail;
+  // Defined as properties, as the built-ins they stand in for are: Node 20's types have neither.
+  if (!("withResolvers" in Promise))
+    Object.defineProperty(Promise, "withResolvers", {
+      configurable: true,
+      writable: true,
+      value: function withResolvers<T>() {
+        let resolve!: (value: T) => void;
+        let reject!: (reason?: unknown) => void;
+        const created = new Promise<T>((ok, fail) => {
+          resolve = ok;
+          reject = fail;
+        });
+        return { promise: created, resolve, reject };
+      },
     });
-    return { promise: created, resolve, reject };
-  };
-  const buffer = ArrayBuffer.prototype as unknown as { transferToFixedLength?: unknown };
-  buffer.transferToFixedLength ??= function (this: ArrayBuffer, length?: number) {
-    const size = length ?? this.byteLength;
-    const copy = new ArrayBuffer(size);
-    new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(size, this.byteLength)));
-    return copy;
-  };
+  if (!("transferToFixedLength" in ArrayBuffer.prototype))
+    Object.defineProperty(ArrayBuffer.prototype, "transferToFixedLength", {
+      configurable: true,
+      writable: true,
+      value: function (this: ArrayBuffer, length?: number) {
+        const size = length ?? this.byteLength;
+        const copy = new ArrayBuffer(size);
+        new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(size, this.byteLength)));
+        return copy;
+      },
+    });
 }
 
 export interface RenderPagesInput {

@@ -25,7 +25,7 @@ import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { page } from "../lists/keyset";
 import { findDocument, findVersion, toSummary } from "./documents";
-import { pinnedDocumentIdColumn } from "../signatures/requests";
+import { pinnedDocumentIdColumn } from "../signatures/request-read";
 
 /**
  * The Documents section's reads: the list on the staff list contract, one document with its

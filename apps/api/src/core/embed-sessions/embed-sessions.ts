@@ -15,6 +15,7 @@ import { inTransaction, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { notFound, unauthorized } from "../errors";
 import { assertMayChooseDestinations } from "../forms/destinations";
+import { assertDeliverableWebhookUrl } from "../webhooks/destinations";
 import { page } from "../lists/keyset";
 import { resolveFormTemplate } from "../forms/form-template";
 import { phoneCountryOf } from "../form-requests/phone";
@@ -36,6 +37,9 @@ export async function createEmbedSession(
     { webhookUrl: input.config.webhookUrl, emailTo: input.config.emailTo },
     "config.",
   );
+  // Refused here, as Settings refuses it, rather than failing at every delivery later.
+  if (input.config.webhookUrl !== undefined)
+    assertDeliverableWebhookUrl(ctx.services.config, input.config.webhookUrl, "config.webhookUrl");
   if (input.config.institutionId !== undefined)
     await knownInstitution(ctx, input.config.institutionId, "config.institutionId");
   const { expiresInMinutes, ...config } = input.config;

@@ -64,13 +64,24 @@ describe("public embed: one snippet, a session of its own for every visitor", ()
       enabled: true,
       allowedOrigins: ["https://clinic.example", "https://www.clinic.example"],
     });
-    const [entry] = await api.services.db
+    const entries = await api.services.db
       .select()
       .from(auditLog)
       .where(
         and(eq(auditLog.templateIdentifier, template.identifier), sql`${auditLog.metadata}->>'kind' = 'public_embed'`),
-      );
-    expect(entry).toMatchObject({ action: "config.updated", actorType: "user" });
+      )
+      .orderBy(auditLog.seq);
+    expect(entries[0]).toMatchObject({ action: "config.updated", actorType: "user" });
+    // The second save is audited with what it changed: one more origin.
+    expect(entries.at(-1)!.metadata).toMatchObject({
+      changed: ["allowedOrigins"],
+      changes: {
+        allowedOrigins: {
+          from: ["https://clinic.example"],
+          to: ["https://clinic.example", "https://www.clinic.example"],
+        },
+      },
+    });
   });
 
   it("two visitors: the second sees no draft of the first and can neither read nor overwrite it through any door", async () => {

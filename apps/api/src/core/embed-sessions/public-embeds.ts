@@ -1,6 +1,7 @@
 import type { PublicEmbed, PublicEmbedInfo, SavePublicEmbedInput, StartedVisitorSession } from "@clinsign/contracts";
 import { and, eq, formSessions, gt, publicEmbeds, sql, templates, type VisitorPolicy } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { settingChanges } from "../audit/changes";
 import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
 import { countVisitorStart, findPublicEmbedByCode, type PublicEmbedRow } from "../credentials/embed-sessions";
 import { randomSecret, sha256Hex } from "../crypto";
@@ -25,6 +26,14 @@ const VISITOR_START_WINDOW_SECONDS = 10 * 60;
 /** How the embed treats the visitor's browser (issue 31: a shared tablet is the next patient's too). */
 const visitorPolicyOf = (row: PublicEmbedRow): VisitorPolicy => ({
   mode: row.visitorMode,
+  idleMinutes: row.idleMinutes,
+});
+
+/** The settings of a public embed a save can change (what its audit entry compares). */
+const publicEmbedSettingsOf = (row: PublicEmbedRow) => ({
+  enabled: row.enabled,
+  allowedOrigins: row.allowedOrigins,
+  visitorMode: row.visitorMode,
   idleMinutes: row.idleMinutes,
 });
 
@@ -72,6 +81,10 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
     if (!template) throw notFound("template", { field: "templateIdentifier" });
     const now = new Date();
     const visitor = input.visitor && { visitorMode: input.visitor.mode, idleMinutes: input.visitor.idleMinutes };
+    const [before] = await tx.scope
+      .select(publicEmbeds, eq(publicEmbeds.templateIdentifier, template.identifier))
+      .limit(1)
+      .for("update");
     const [row] = await tx.scope
       .insert(publicEmbeds, {
         templateIdentifier: template.identifier,
@@ -100,7 +113,14 @@ export async function savePublicEmbed(ctx: OrgContext, input: SavePublicEmbedInp
     await recordAudit(tx, {
       action: "config.updated",
       templateIdentifier: template.identifier,
-      metadata: { kind: "public_embed", enabled: input.enabled, allowedOrigins, visitor: visitorPolicyOf(row!) },
+      metadata: {
+        kind: "public_embed",
+        enabled: input.enabled,
+        allowedOrigins,
+        visitor: visitorPolicyOf(row!),
+        // What this save changed, before and after (a new embed: from nothing).
+        ...settingChanges(before ? publicEmbedSettingsOf(before) : {}, publicEmbedSettingsOf(row!)),
+      },
     });
     return toPublicEmbed(tx, row!);
   });

@@ -1,6 +1,7 @@
 import { and, documentVersions, eq, signatureRequests } from "@clinsign/db";
 import type { OrgContext } from "../context";
-import { metadataJsonUrl, pinnedDocumentIdOf, signedPdfUrl } from "../signatures/requests";
+import { metadataJsonUrl, signedPdfUrl } from "../signatures/request-read";
+import { pinnedDocumentIdOf } from "../signatures/request-read";
 import { digestsAsFhir, storedDigests, type AttachmentSource } from "./questionnaire-response";
 import { CLINSIGN, sha256Ni, systems, type FhirJson } from "./resources";
 

@@ -137,7 +137,8 @@ export async function searchQuestionnaireResponses(
   const after = input._page ? decodeCursor(input._page, parseTimeSeqKey) : undefined;
   const rows = await submissionRows(
     ctx,
-    { rnummer, templateIdentifier, createdFrom: from, createdTo: to },
+    // A response found by its subject has that subject: an rnummer only the patient gave is not one.
+    { rnummer, vouchedRnummer: rnummer !== undefined, templateIdentifier, createdFrom: from, createdTo: to },
     sort,
     after,
     input._count,
@@ -177,6 +178,6 @@ export async function searchDocumentReferences(
     (row) => row,
   );
   const resources: FhirJson[] = [];
-  for (const row of found.items) resources.push(await sealedPdfToDocumentReference(ctx, row as never));
+  for (const row of found.items) resources.push(await sealedPdfToDocumentReference(ctx, row));
   return searchBundle(apiUrlOf(ctx), "DocumentReference", input, resources, found.nextCursor);
 }

@@ -129,9 +129,24 @@ async function answersOf(files: AttachmentSource, field: FormField, value: unkno
 }
 
 /**
+ * The rnummer as the subject's identifier, when the service vouches for it. One the patient's
+ * browser gave (an embed session that did not pin it) is not a subject: a receiver that files
+ * responses by subject would file it under whichever patient the browser named. It rides in the
+ * `patient-reported-identifier` extension instead, so it is kept and plainly marked, and a
+ * receiver that ignores extensions sees a response without a subject, never a wrong one.
+ */
+function subjectOf(apiUrl: string, row: SubmissionRecord): FhirJson {
+  if (!row.rnummer) return {};
+  const identifier = { system: systems(apiUrl).rnummer, value: row.rnummer };
+  if (row.rnummerPatientReported)
+    return { extension: [{ url: CLINSIGN.patientReportedIdentifier, valueIdentifier: identifier }] };
+  return { subject: { identifier } };
+}
+
+/**
  * A submission as a QuestionnaireResponse of the template version it was submitted with
  * (`questionnaire` is `url|version`): one item per answered field, in form order, linkIds as in
- * that Questionnaire; the patient or case number (`rnummer`) as the subject's identifier.
+ * that Questionnaire; the patient or case number (`rnummer`) as the subject's identifier (see `subjectOf`).
  */
 export async function submissionToQuestionnaireResponse(
   ctx: OrgContext,
@@ -161,7 +176,7 @@ export async function submissionToQuestionnaireResponse(
     questionnaire: `${questionnaireUrl(apiUrl, row.templateIdentifier)}|${schema.version}`,
     status: "completed",
     ...(row.language && { language: row.language }),
-    ...(row.rnummer && { subject: { identifier: { system: systems(apiUrl).rnummer, value: row.rnummer } } }),
+    ...subjectOf(apiUrl, row),
     authored: row.createdAt.toISOString(),
     ...(item.length && { item }),
   };

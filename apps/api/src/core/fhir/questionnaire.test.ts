@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import fhirpath from "fhirpath";
 import r4 from "fhirpath/fhir-context/r4";
 import {
-  computeScore,
+  evaluateForm,
   questionnaireLibrary,
   type FormField,
   type ScoreField,
@@ -417,6 +417,61 @@ describe("Questionnaire → template (written elsewhere)", () => {
   });
 });
 
+describe("the form's settings in FHIR", () => {
+  const template = (schema: Record<string, unknown>) =>
+    ({
+      id: "00000000-0000-4000-8000-000000000001",
+      identifier: "settings",
+      title: "Settings",
+      description: null,
+      status: "active",
+      schema: {
+        version: 1,
+        fields: [
+          {
+            id: "1",
+            key: "q",
+            type: "radio",
+            label: "Q",
+            options: [
+              { value: "0", label: "No", weight: 0 },
+              { value: "1", label: "Yes", weight: 1 },
+            ],
+          },
+        ],
+        ...schema,
+      },
+      defaultLanguage: "de",
+      translations: {},
+      createdAt: "2026-11-28T00:00:00.000Z",
+      updatedAt: "2026-11-28T00:00:00.000Z",
+    }) as Template;
+
+  it("carries 'scores hidden from the patient' and flagged answers there and back", () => {
+    const settings = { scoresShownToPatient: false, flagged: [{ field: "q", minWeight: 1 }] };
+    const { questionnaire } = templateToQuestionnaire(template(settings), "https://api.example.test");
+    const back = questionnaireToTemplate(questionnaire);
+    expect(back.issues).toEqual([]);
+    expect(back.template!.schema).toMatchObject(settings);
+    // A form without settings exports no extension for them.
+    const plain = templateToQuestionnaire(template({}), "https://api.example.test").questionnaire;
+    expect(plain.extension).toBeUndefined();
+  });
+
+  it("refuses a settings extension with anything else in it", () => {
+    const { questionnaire } = templateToQuestionnaire(
+      template({ scoresShownToPatient: false }),
+      "https://api.example.test",
+    );
+    (questionnaire.extension as { valueString: string }[])[0]!.valueString = JSON.stringify({ admin: true });
+    const back = questionnaireToTemplate(questionnaire);
+    expect(back.template).toBeUndefined();
+    expect(back.issues.map((i) => i.diagnostics)).toEqual([
+      "the urn:clinsign:fhir:extension:form-settings extension is not the form's settings",
+    ]);
+  });
+});
+
 describe("scored questionnaires (PHQ-9, GAD-7) in FHIR", () => {
   /** A response as submissionToQuestionnaireResponse writes one: each chosen option a valueCoding. */
   const responseOf = (fields: FormField[], values: Record<string, string>) => ({
@@ -448,7 +503,7 @@ describe("scored questionnaires (PHQ-9, GAD-7) in FHIR", () => {
         const values = Object.fromEntries(
           sources.map((f, i) => [f.key!, optionsOf(f)[pick(optionsOf(f).length, i)]!] as const),
         );
-        const server = computeScore(entry.schema, scoreField, values).value!;
+        const server = evaluateForm(entry.schema, values).scores.get(scoreField.key)!.value!;
         // As an SDC form filler evaluates it: %resource is the response, %questionnaire the form.
         const response = responseOf(entry.schema.fields, values);
         const evaluated = fhirpath.evaluate(response, expression, { resource: response, questionnaire }, r4);

@@ -174,23 +174,42 @@ function enableWhenOf(condition: FieldCondition, byKey: Map<string, FormField>):
         operator: "=" as const,
         ...enableAnswer(target, v),
       }));
+    case "atLeast":
+      return [{ question, operator: ">=", answerDecimal: condition.value as number }];
+    case "atMost":
+      return [{ question, operator: "<=", answerDecimal: condition.value as number }];
+    case "between": {
+      const [min, max] = condition.value as [number, number];
+      return [
+        { question, operator: ">=", answerDecimal: min },
+        { question, operator: "<=", answerDecimal: max },
+      ];
+    }
   }
 }
 
+/** Conditions that become several enableWhen entries meant together (`in` of several, `between`). */
+const isCompound = (c: FieldCondition, joinedBy: "all" | "any") =>
+  joinedBy === "all" ? c.operator === "in" && (c.value as unknown[]).length > 1 : c.operator === "between";
+
 /**
  * `visibleWhen` as enableWhen + enableBehavior, or null when FHIR cannot say it: an `in` with
- * several values inside `all` (enableWhen has no nesting).
+ * several values inside `all`, a `between` inside `any` (enableWhen has no nesting).
  */
 export function conditionToEnableWhen(
   when: VisibleWhen,
   byKey: Map<string, FormField>,
 ): { enableWhen: EnableWhen[]; enableBehavior?: "all" | "any" } | null {
   if ("all" in when) {
-    if (when.all.some((c) => c.operator === "in" && (c.value as unknown[]).length > 1)) return null;
+    if (when.all.some((c) => isCompound(c, "all"))) return null;
     const enableWhen = when.all.flatMap((c) => enableWhenOf(c, byKey));
     return enableWhen.length > 1 ? { enableWhen, enableBehavior: "all" } : { enableWhen };
   }
+  if (!("any" in when) && when.operator === "between") {
+    return { enableWhen: enableWhenOf(when, byKey), enableBehavior: "all" };
+  }
   const list = "any" in when ? when.any : [when];
+  if (list.length > 1 && list.some((c) => isCompound(c, "any"))) return null;
   const enableWhen = list.flatMap((c) => enableWhenOf(c, byKey));
   return enableWhen.length > 1 ? { enableWhen, enableBehavior: "any" } : { enableWhen };
 }
@@ -342,11 +361,22 @@ export function templateToQuestionnaire(
       )),
     ...(items.length && { item: items }),
   };
+  const extensions: Extension[] = [];
   if (issues.length) {
     questionnaire.contained = [{ resourceType: "OperationOutcome", id: "export-issues", issue: issues }];
-    questionnaire.extension = [{ url: CLINSIGN.exportIssues, valueReference: { reference: "#export-issues" } }];
+    extensions.push({ url: CLINSIGN.exportIssues, valueReference: { reference: "#export-issues" } });
   }
+  const settings = formSettingsOf(template.schema);
+  if (settings) extensions.push({ url: CLINSIGN.formSettings, valueString: JSON.stringify(settings) });
+  if (extensions.length) questionnaire.extension = extensions;
   return { questionnaire, issues };
+}
+
+/** The schema's settings beside its fields, or null when it has none (most forms). */
+function formSettingsOf(schema: TemplateSchema): Pick<TemplateSchema, "scoresShownToPatient" | "flagged"> | null {
+  const { scoresShownToPatient, flagged } = schema;
+  if (scoresShownToPatient === undefined && flagged === undefined) return null;
+  return { ...(scoresShownToPatient !== undefined && { scoresShownToPatient }), ...(flagged && { flagged }) };
 }
 
 // ---------------------------------------------------------------------------------- import
@@ -721,10 +751,12 @@ class Importer {
       if (when.operator === "exists") conditions.push({ field: key, operator: answer === false ? "empty" : "filled" });
       else if (when.operator === "=") conditions.push({ field: key, operator: "equals", value: answer });
       else if (when.operator === "!=") conditions.push({ field: key, operator: "notEquals", value: answer });
+      else if ((when.operator === ">=" || when.operator === "<=") && typeof answer === "number")
+        conditions.push({ field: key, operator: when.operator === ">=" ? "atLeast" : "atMost", value: answer });
       else {
         this.refuse(
           at,
-          `item "${linkId}": enableWhen operator "${when.operator}" is not supported (=, !=, exists are)`,
+          `item "${linkId}": enableWhen operator "${when.operator}" is not supported (=, !=, exists are; >= and <= with a number)`,
         );
         return undefined;
       }
@@ -761,6 +793,29 @@ function enableWhenAnswer(when: FhirJson): string | number | boolean | undefined
   return undefined;
 }
 
+/** The form settings extension's JSON: only the settings a template has; anything else is refused. */
+function formSettingsFrom(ext: Extension, importer: Importer): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(String(ext.valueString));
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const { scoresShownToPatient, flagged, ...rest } = value as Record<string, unknown>;
+      if (Object.keys(rest).length === 0)
+        return {
+          ...(scoresShownToPatient !== undefined && { scoresShownToPatient }),
+          ...(flagged !== undefined && { flagged }),
+        };
+    }
+  } catch {
+    // Refused below, as any other value that is not the settings object.
+  }
+  importer.refuse(
+    "Questionnaire.extension",
+    `the ${CLINSIGN.formSettings} extension is not the form's settings`,
+    "invalid",
+  );
+  return {};
+}
+
 /**
  * A Questionnaire as a new template's input, with every issue: errors mean it is refused,
  * warnings name what is not kept. The schema is checked by the template contract, so a
@@ -774,10 +829,13 @@ export function questionnaireToTemplate(resource: FhirJson): { template?: Import
   }
   for (const key of Object.keys(resource))
     if (!QUESTIONNAIRE_KEYS.has(key)) importer.warn(`Questionnaire.${key}`, `Questionnaire.${key} is not kept`);
+  let settings: Record<string, unknown> = {};
   if (Array.isArray(resource.extension))
-    for (const ext of resource.extension as Extension[])
-      if (ext?.url !== CLINSIGN.exportIssues)
+    for (const ext of resource.extension as Extension[]) {
+      if (ext?.url === CLINSIGN.formSettings) settings = formSettingsFrom(ext, importer);
+      else if (ext?.url !== CLINSIGN.exportIssues)
         importer.warn("Questionnaire.extension", `extension ${ext?.url} is not kept`);
+    }
   importer.items(resource.item, "Questionnaire.item", []);
   importer.conditions();
   const rawTitle = [resource.title, resource.name].find((t) => typeof t === "string" && t.trim()) as string | undefined;
@@ -792,7 +850,11 @@ export function questionnaireToTemplate(resource: FhirJson): { template?: Import
     description = description.slice(0, 1000);
   }
   const version = Number(resource.version);
-  const schema = { version: Number.isFinite(version) && version > 0 ? version : 1, fields: importer.fields };
+  const schema = {
+    version: Number.isFinite(version) && version > 0 ? version : 1,
+    fields: importer.fields,
+    ...settings,
+  };
   const parsed = templateSchema.safeParse(schema);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -128,8 +128,15 @@ export const CLINSIGN = {
   scoreSources: "urn:clinsign:fhir:extension:score-sources",
   /** A score field's bands (JSON): FHIR has no element for "10-14 reads as moderate". */
   scoreBands: "urn:clinsign:fhir:extension:score-bands",
+  /** The form's own settings FHIR has no element for (JSON): `scoresShownToPatient`, `flagged`. */
+  formSettings: "urn:clinsign:fhir:extension:form-settings",
   /** On a score's answer in a QuestionnaireResponse: the label of the band its sum fell into. */
   scoreBand: "urn:clinsign:fhir:extension:score-band",
+  /**
+   * On a QuestionnaireResponse: an identifier (valueIdentifier, the rnummer's system) the patient's
+   * browser gave and nobody verified; such a response has no `subject` (issue 32).
+   */
+  patientReportedIdentifier: "urn:clinsign:fhir:extension:patient-reported-identifier",
 } as const;
 
 /** Identifier systems: the service's own records, and the caller's patient and case numbers as given. */

@@ -12,7 +12,7 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { Readable } from "node:stream";
 import type { Logger } from "pino";
 import { AppError } from "../errors";
-import type { ByteRange, FileStorage, FileStream, StoredFile } from "./storage";
+import type { ByteRange, FileStorage, FileStream, StoredFile } from "./file-storage";
 import { checkKey, clampRange, KEY, measured, RangeNotSatisfiable, StreamedWrites } from "./stored-bytes";
 
 export interface S3Settings {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { randomSecret } from "../crypto";
-import type { ByteRange, StoredFile } from "./storage";
+import type { ByteRange, StoredFile } from "./file-storage";
 
 export const KEY = /^[a-z0-9-]+\/[0-9]{6}\/[A-Za-z0-9_-]{32,}$/;
 

@@ -52,6 +52,9 @@ class Digesting extends Transform {
  * A storage failure or a file that changed size fails the stream: the consumer sees an error
  * instead of a short archive. Ending the iteration early closes the open storage stream.
  */
+/** yazl's callback wants a stream beside an error too; it never reads one it gets with an error. */
+const NO_STREAM = Readable.from([]);
+
 export async function* zipStream(storage: FileStorage, sources: ZipSource[], mtime: Date): AsyncGenerator<Buffer> {
   const zip = new ZipFile();
   const out = zip.outputStream as Readable;
@@ -66,7 +69,7 @@ export async function* zipStream(storage: FileStorage, sources: ZipSource[], mti
       zip.addReadStreamLazy(source.path, { size: source.size, compress: false, mtime }, (ready) => {
         storage.getStream(source.key).then(
           (stream) => {
-            if (!stream) return ready(new Error(`stored file for ${source.path} is gone`), undefined as never);
+            if (!stream) return ready(new Error(`stored file for ${source.path} is gone`), NO_STREAM);
             const digesting = new Digesting(source.passed);
             stream.body.on("error", (error) => digesting.destroy(error));
             // yazl listens to the stream it is handed for data only: its failure must reach the archive.
@@ -74,14 +77,14 @@ export async function* zipStream(storage: FileStorage, sources: ZipSource[], mti
             open = stream.body;
             ready(null, stream.body.pipe(digesting));
           },
-          (error: Error) => ready(error, undefined as never),
+          (error: Error) => ready(error, NO_STREAM),
         );
       });
     } else {
       zip.addReadStreamLazy(source.path, { compress: true, mtime }, (ready) => {
         source.generate().then(
           (bytes) => ready(null, Readable.from([bytes])),
-          (error: Error) => ready(error, undefined as never),
+          (error: Error) => ready(error, NO_STREAM),
         );
       });
     }

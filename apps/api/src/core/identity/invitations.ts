@@ -10,6 +10,7 @@ import { accountByEmail, createAccount } from "./store/accounts";
 import { openInviteByToken } from "./store/invites";
 import { countSignInAttempt } from "./store/limits";
 import { enabledSsoOf } from "./store/sso";
+import { addressKey } from "../rate-limit";
 
 /**
  * The invite link's page (public: the link's secret is the credential). An invitation opens once,
@@ -26,7 +27,7 @@ const invalidInvite = () =>
 
 async function openInvite(pub: PublicContext, token: string) {
   await countSignInAttempt(pub.identity, {
-    key: `invite:ip:${pub.request.ip ?? "unknown"}`,
+    key: `invite:ip:${addressKey(pub.request.ip)}`,
     limit: 30,
     windowSeconds: 15 * 60,
   });

@@ -133,6 +133,7 @@ export async function verifyPasskeyRegistration(
   let verified;
   try {
     verified = await verifyRegistrationResponse({
+      // The contract checks the JSON's shape loosely (the library checks every field); its type is not the library's.
       response: input.response as unknown as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: origin,
@@ -202,6 +203,7 @@ export async function authenticatePasskey(
   purpose: "authenticate" | "step_up" = "authenticate",
 ): Promise<{ userId: string; passkeyId: string } | null> {
   const { config } = ctx.services;
+  // As above: shape checked loosely by the contract, each field by verifyAuthenticationResponse.
   const answer = response as unknown as AuthenticationResponseJSON;
   const challenge = await takeAnsweredChallenge(ctx.identity, answer, purpose, userId);
   if (!challenge) return null;

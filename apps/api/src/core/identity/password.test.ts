@@ -71,4 +71,15 @@ describe("staff login", () => {
     expect(blocked.status).toBe(429);
     expect(((await blocked.json()) as TrpcErrorBody).error.data.details.retryAfterSeconds).toBeGreaterThan(0);
   });
+
+  it("counts an IPv6 client by its /64: a new address of the same network does not start a new count", async () => {
+    const org = await api.createOrg();
+    // 50 failed sign-ins per address in 15 minutes, each from another address of one /64.
+    for (let i = 1; i <= 50; i++)
+      expect((await login(`nobody-${i}@example.org`, "guess-" + i, `2001:db8:5:7::${i.toString(16)}`)).status).toBe(
+        401,
+      );
+    expect((await login(org.ownerEmail, org.ownerPassword, "2001:db8:5:7:ffff:1:2:3")).status).toBe(429);
+    expect((await login(org.ownerEmail, org.ownerPassword, "2001:db8:5:8::1")).status).toBe(200);
+  });
 });

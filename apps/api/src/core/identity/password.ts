@@ -7,6 +7,7 @@ import type { PublicContext } from "./public-context";
 import { accountByEmail, membershipsOf } from "./store/accounts";
 import { clearSignInAttempts, countSignInAttempt, refundSignInAttempt } from "./store/limits";
 import { endStaffSession } from "./store/staff-sessions";
+import { addressKey } from "../rate-limit";
 
 /** The password: its check (`checkPassword`, shared by sign-in, invitations and provider links) and the sign-in door. */
 
@@ -26,7 +27,7 @@ export async function checkPassword(
 ): Promise<{ id: string; email: string }> {
   const emailKey = `${counter}:email:${sha256Hex(input.email)}`;
   await countSignInAttempt(pub.identity, { key: emailKey, limit: 10, windowSeconds: 15 * 60 });
-  const ipKey = `${counter}:ip:${pub.request.ip ?? "unknown"}`;
+  const ipKey = `${counter}:ip:${addressKey(pub.request.ip)}`;
   await countSignInAttempt(pub.identity, { key: ipKey, limit: 50, windowSeconds: 15 * 60 });
   const account = await accountByEmail(pub.identity, input.email);
   const passwordOk = await verifyPassword(input.password, account?.passwordHash ?? (await decoyPasswordHash));
@@ -68,10 +69,15 @@ export async function logOut(pub: PublicContext, token: string | undefined): Pro
   await endStaffSession(pub.identity, token);
 }
 
-export function describeStaff(principal: StaffPrincipal, devCertificate: boolean): Omit<Me, "sealLevel"> {
+/** `auth.me` without the seal level; `timeZone` is the organization's (its settings). */
+export function describeStaff(
+  principal: StaffPrincipal,
+  devCertificate: boolean,
+  timeZone: string,
+): Omit<Me, "sealLevel"> {
   return {
     user: { id: principal.userId, email: principal.email, name: principal.name },
-    organization: { id: principal.organizationId, name: principal.organizationName },
+    organization: { id: principal.organizationId, name: principal.organizationName, timeZone },
     role: principal.role,
     devCertificate,
   };

@@ -13,6 +13,7 @@ import { clearSignInAttempts, countSignInAttempt } from "./store/limits";
 import { markLinkProven } from "./store/sso";
 import { readPendingSignIn, spendPendingSignIn, type PendingSignIn } from "./store/staff-sessions";
 import { totpSetupFor, useTotpCode } from "./totp";
+import { addressKey } from "../rate-limit";
 
 /**
  * The sign-in steps after the password: the second factor, passwordless passkey sign-in, and
@@ -49,7 +50,7 @@ async function completeSecondStep(pub: PublicContext, pending: PendingSignIn): P
 /** Counts one second-step attempt for the account and the address (429 past the limits). */
 async function countFactorAttempt(pub: PublicContext, userId: string | null) {
   await countSignInAttempt(pub.identity, {
-    key: `factor:ip:${pub.request.ip ?? "unknown"}`,
+    key: `factor:ip:${addressKey(pub.request.ip)}`,
     limit: FACTOR_LIMIT_PER_IP,
     windowSeconds: FACTOR_WINDOW_SECONDS,
   });
@@ -111,7 +112,7 @@ export async function passkeySignInOptions(
   input: { pendingSignIn: string | undefined; secondStep: boolean },
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   await countSignInAttempt(pub.identity, {
-    key: `passkey:options:ip:${pub.request.ip ?? "unknown"}`,
+    key: `passkey:options:ip:${addressKey(pub.request.ip)}`,
     limit: PASSKEY_OPTIONS_PER_IP,
     windowSeconds: FACTOR_WINDOW_SECONDS,
   });

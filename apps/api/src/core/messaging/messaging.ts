@@ -191,6 +191,7 @@ export async function deliverMessage(
 
 export const messageJobHandler: JobHandler = {
   async run(job: Job, services: Services) {
+    // Jobs keep their payload as JSON; queueMessage is the only writer of this kind's.
     const payload = job.payload as unknown as MessageJobPayload;
     const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);
     let finished = false;

@@ -109,3 +109,62 @@ describe("organization settings", () => {
     });
   });
 });
+
+describe("the audit entry of a settings change (issue 31)", () => {
+  it("records only what changed, before and after; secrets as changed, never their value", async () => {
+    const fresh = await api.createOrg("Klinik West");
+    const client = api.trpc({ cookie: await logInCookie(api, fresh.ownerEmail, fresh.ownerPassword) });
+    const settings = await client.organization.settings.query();
+    // The settings form sends every field; two of them changed, and a webhook secret is set.
+    await client.organization.update.mutate({
+      name: settings.name,
+      webhookUrls: ["https://his.example.org/hooks"],
+      otpEnabled: settings.otpEnabled,
+      locale: settings.locale,
+      timeZone: settings.timeZone,
+      signatureReminderDays: settings.signatureReminderDays === 3 ? 4 : 3,
+      sessionAudience: settings.sessionAudience,
+      webhookSecret: "whsec_first-secret-value-123",
+    });
+    const lastEntry = async () => (await client.audit.entries.query({ action: "config.updated", limit: 1 })).items[0]!;
+    const entry = await lastEntry();
+    expect(entry.metadata).toEqual({
+      kind: "settings",
+      changed: ["signatureReminderDays", "webhookSecret", "webhookUrls"],
+      changes: {
+        signatureReminderDays: {
+          from: settings.signatureReminderDays,
+          to: settings.signatureReminderDays === 3 ? 4 : 3,
+        },
+        webhookSecret: { secret: true },
+        webhookUrls: { from: [], to: ["https://his.example.org/hooks"] },
+      },
+    });
+    expect(JSON.stringify(entry)).not.toContain("first-secret-value");
+
+    // The same secret again, and a URL cleared: the secret did not change.
+    await client.organization.update.mutate({
+      webhookSecret: "whsec_first-secret-value-123",
+      sessionJwksUrl: "https://idp.example.org/jwks",
+    });
+    expect((await lastEntry()).metadata).toEqual({
+      kind: "settings",
+      changed: ["sessionJwksUrl"],
+      changes: { sessionJwksUrl: { from: null, to: "https://idp.example.org/jwks" } },
+    });
+    await client.organization.update.mutate({ sessionJwksUrl: null });
+    expect((await lastEntry()).metadata.changes).toEqual({
+      sessionJwksUrl: { from: "https://idp.example.org/jwks", to: null },
+    });
+
+    // A rotation is a change of the secret, with no value either.
+    const { secret } = await client.organization.rotateWebhookSecret.mutate();
+    const rotated = await lastEntry();
+    expect(rotated.metadata).toEqual({
+      kind: "settings",
+      changed: ["webhookSecret"],
+      changes: { webhookSecret: { secret: true } },
+    });
+    expect(JSON.stringify(rotated)).not.toContain(secret);
+  });
+});

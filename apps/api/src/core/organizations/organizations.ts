@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { OrganizationSettings, UpdateOrganizationInput } from "@clinsign/contracts";
 import type { organizations } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { settingChanges } from "../audit/changes";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
+import { assertDeliverableWebhookUrls } from "../webhooks/destinations";
 
 function toSettings(row: typeof organizations.$inferSelect): OrganizationSettings {
   return {
@@ -49,6 +51,7 @@ export async function updateOrganizationSettings(
   input: UpdateOrganizationInput,
 ): Promise<OrganizationSettings> {
   const { secrets } = ctx.services;
+  if (input.webhookUrls) assertDeliverableWebhookUrls(ctx.services.config, input.webhookUrls);
   return inTransaction(ctx, async (tx) => {
     const current = await loadOrganization(tx);
     const next = {
@@ -101,10 +104,26 @@ export async function updateOrganizationSettings(
       });
     }
     const [row] = await tx.scope.updateOrganization({ ...next, updatedAt: new Date() }).returning();
-    // Which settings changed, never their values: secrets stay out of the audit log.
-    await recordAudit(tx, { action: "config.updated", metadata: { changed: Object.keys(input).sort() } });
+    // What changed, from what to what; the two secrets only as changed (never a value in the log).
+    const { webhookSecret, sessionJwtSecret, ...plain } = input;
+    const diff = settingChanges(toSettings(current), plain, {
+      webhookSecret: secretChanged(ctx, current.webhookSecretEnc, webhookSecret),
+      sessionJwtSecret: secretChanged(ctx, current.sessionJwtSecretEnc, sessionJwtSecret),
+    });
+    await recordAudit(tx, { action: "config.updated", metadata: { kind: "settings", ...diff } });
     return toSettings(row!);
   });
+}
+
+/** Whether a secret given (undefined: not given) differs from the stored one; one that cannot be opened counts as changed. */
+function secretChanged(ctx: OrgContext, storedEnc: string | null, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  if (storedEnc === null) return true;
+  try {
+    return ctx.services.secrets.open(storedEnc) !== given;
+  } catch {
+    return true;
+  }
 }
 
 /** Replaces the webhook signing secret and returns the new one, shown once. */

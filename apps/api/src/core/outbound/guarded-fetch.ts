@@ -145,6 +145,7 @@ function guardedLookup(allowListed: boolean): LookupFunction {
           0,
         );
       }
+      // dns.lookup's callback takes an address list with `all`, one address without; its type names only one.
       if ((options as { all?: boolean }).all)
         return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);

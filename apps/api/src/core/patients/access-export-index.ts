@@ -1,146 +1,403 @@
-import type { AccessExportManifest, ExportedRecord } from "./access-export";
-import type { PatientRecordKind } from "./patient-records";
+import { PATIENT_ROLE, textDirection, type PatientLanguage } from "@clinsign/contracts";
+import type { AccessExportManifest, ExportedFile, ExportedRecord, ExportedRecordKind } from "./access-export-manifest";
+import { exportIntlLocales, exportText, type ExportTextKey } from "./access-export-texts";
+import { translatedTitle, type ExportTitles } from "./access-export-titles";
 
-/** German · English, side by side: the page is for the patient, whichever language they read. */
-type Bilingual = readonly [de: string, en: string];
-
-const KIND_LABELS: Record<PatientRecordKind, Bilingual> = {
-  embedSessions: ["Formular-Links", "Form links"],
-  drafts: ["Entwürfe", "Drafts"],
-  submissions: ["Eingereichte Formulare", "Submitted forms"],
-  uploads: ["Hochgeladene Dateien", "Uploaded files"],
-  formRequests: ["Formularanfragen per SMS", "Form requests by text message"],
-  otpChallenges: ["Bestätigungscodes (nur Kennungen)", "Confirmation codes (identifiers only)"],
-  signatureRequests: ["Signaturanfragen", "Signature requests"],
-  signingCredentials: ["Signatur-Zugänge", "Signing accesses"],
-  signatureNotices: ["Erinnerungen und Hinweise", "Reminders and notices"],
-  messages: ["SMS und E-Mails", "Text messages and e-mails"],
-  webhookDeliveries: ["Übermittlungen an Systeme der Klinik", "Deliveries to the clinic's systems"],
-  webhookAttempts: ["Übermittlungsversuche", "Delivery attempts"],
-  jobs: ["Aufgaben", "Jobs"],
-  auditEntries: ["Protokolleinträge", "Audit log entries"],
-};
-
-const TEXT = {
-  title: ["Auskunft über Ihre gespeicherten Daten", "Copy of your stored data"],
-  intro: [
-    "Diese Datei gehört zu einem ZIP-Archiv. Die Dokumente und Dateien liegen in den Ordnern daneben; manifest.json enthält dieselben Angaben maschinenlesbar.",
-    "This page belongs to a ZIP archive. The documents and files are in the folders beside it; manifest.json holds the same in machine-readable form.",
-  ],
-  organization: ["Organisation", "Organization"],
-  generatedAt: ["Erstellt am", "Generated at"],
-  patient: ["Gesucht nach", "Searched for"],
-  summary: ["Übersicht", "Summary"],
-  kind: ["Art", "Kind"],
-  count: ["Anzahl", "Count"],
-  files: ["Dateien", "Files"],
-  path: ["Datei", "File"],
-  type: ["Typ", "Type"],
-  size: ["Größe (Bytes)", "Size (bytes)"],
-  records: ["Einträge", "Records"],
-  missing: ["Nicht mehr vorhandene Dateien", "Files no longer held"],
-  nothing: ["Über diese Person sind keine Daten gespeichert.", "No data is held about this person."],
-  created: ["erstellt", "created"],
-} satisfies Record<string, Bilingual>;
-
-const SELECTOR_LABELS: Record<string, Bilingual> = {
-  patientId: ["Patienten-ID", "Patient ID"],
-  rnummer: ["Fallnummer", "Case number"],
-  phone: ["Mobilnummer", "Mobile number"],
-};
+/**
+ * The export's overview page (index.html): what a patient reads first when they open the ZIP. In
+ * one language (`manifest.language`, Arabic right to left), it names the clinic and the date, then
+ * says of every record what it is and when it happened, in words, with links to its PDF, images
+ * and attachments. Ids and stored values stay in manifest.json ("technical data"); the page shows
+ * none of them. Static: no scripts, nothing loaded from elsewhere; every value a customer or a
+ * patient typed (titles, names, subjects, message texts) is escaped and isolated (`<bdi>`), so it
+ * can neither become markup nor turn a right-to-left line around.
+ */
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 /** Every value on the page passes here: stored values are whatever a form or a caller typed. */
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-const both = ([de, en]: Bilingual) =>
-  `<span lang="de">${escapeHtml(de)}</span> · <span lang="en">${escapeHtml(en)}</span>`;
-
 /** A ZIP path as a relative link; each segment percent-encoded so no name can leave the attribute. */
 const href = (path: string) => path.split("/").map(encodeURIComponent).join("/");
 
-function valueText(value: unknown): string {
-  if (value === null || value === undefined) return "—";
-  if (typeof value === "string") return value;
-  return JSON.stringify(value, null, 2);
+type Row = Record<string, unknown>;
+const str = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value : null);
+const dateOf = (value: unknown): Date | null => {
+  if (!(value instanceof Date) && typeof value !== "string") return null;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? null : at;
+};
+
+/** What the page is written with: the language's texts and date format, and the records' files. */
+class Page {
+  private readonly dates: Intl.DateTimeFormat;
+  private readonly filesByRecord = new Map<string, ExportedFile[]>();
+  private readonly filesByPath: Map<string, ExportedFile>;
+
+  constructor(
+    readonly language: PatientLanguage,
+    readonly timeZone: string,
+    files: ExportedFile[],
+  ) {
+    this.dates = new Intl.DateTimeFormat(exportIntlLocales[language], {
+      dateStyle: "long",
+      timeStyle: "short",
+      timeZone,
+    });
+    for (const file of files) {
+      if (!file.record) continue;
+      const key = `${file.record.kind}:${file.record.id}`;
+      this.filesByRecord.set(key, [...(this.filesByRecord.get(key) ?? []), file]);
+    }
+    this.filesByPath = new Map(files.map((f) => [f.path, f]));
+  }
+
+  /** A text with its `{placeholders}` filled by HTML made here (the text itself is escaped). */
+  t(key: ExportTextKey, values: Record<string, string> = {}): string {
+    return exportText(this.language, key)
+      .split(/(\{\w+\})/)
+      .map((part) => {
+        const name = /^\{(\w+)\}$/.exec(part)?.[1];
+        return name !== undefined && name in values ? values[name]! : escapeHtml(part);
+      })
+      .join("");
+  }
+
+  /** A stored value as text, isolated from the sentence around it. */
+  value(text: string): string {
+    return `<bdi>${escapeHtml(text)}</bdi>`;
+  }
+
+  date(at: Date): string {
+    return `<time datetime="${at.toISOString()}">${escapeHtml(this.dates.format(at))}</time>`;
+  }
+
+  /** "Signed by you on {date}." with the date filled in, or nothing when the date is unknown. */
+  dated(key: ExportTextKey, at: unknown): string | null {
+    const when = dateOf(at);
+    return when ? this.t(key, { date: this.date(when) }) : null;
+  }
+
+  filesOf(kind: ExportedRecordKind, id: string): ExportedFile[] {
+    return this.filesByRecord.get(`${kind}:${id}`) ?? [];
+  }
+
+  file(path: string): ExportedFile | undefined {
+    return this.filesByPath.get(path);
+  }
+
+  link(file: ExportedFile | undefined, label: string): string | null {
+    return file ? `<a href="${href(file.path)}">${label}</a>` : null;
+  }
 }
 
-function recordHtml(record: ExportedRecord): string {
-  const rows = Object.entries(record.data)
-    .map(
-      ([key, value]) =>
-        `<tr><th scope="row">${escapeHtml(key)}</th><td><pre>${escapeHtml(valueText(value))}</pre></td></tr>`,
-    )
-    .join("");
-  const files = record.files.map((p) => `<li><a href="${href(p)}">${escapeHtml(p)}</a></li>`).join("");
-  return `<details><summary>${escapeHtml(record.id)}${record.createdAt ? ` · ${both(TEXT.created)} ${escapeHtml(record.createdAt)}` : ""}</summary>
-${files ? `<ul>${files}</ul>` : ""}${rows ? `<table>${rows}</table>` : ""}</details>`;
+/** One record on the page: a heading, lines of what happened, links, then what else it holds. */
+function entry(title: string, lines: (string | null)[], links: (string | null)[] = [], extra = ""): string {
+  const shownLinks = links.filter((l): l is string => l !== null);
+  return `<li class="entry"><h3>${title}</h3>${lines
+    .filter((l): l is string => l !== null)
+    .map((l) => `<p>${l}</p>`)
+    .join(
+      "",
+    )}${shownLinks.length ? `<ul class="links">${shownLinks.map((l) => `<li>${l}</li>`).join("")}</ul>` : ""}${extra}</li>`;
 }
+
+const newestFirst = (at: (r: ExportedRecord) => unknown) => (a: ExportedRecord, b: ExportedRecord) =>
+  (dateOf(at(b))?.getTime() ?? 0) - (dateOf(at(a))?.getTime() ?? 0);
+
+const KNOWN_ROLES = new Set(["patient", "legal_representative", "witness", "interpreter", "physician"]);
+
+function documentEntry(page: Page, titles: ExportTitles, request: ExportedRecord, signer: ExportedRecord | undefined) {
+  const r = request.data;
+  const s = signer?.data;
+  const title =
+    titles.document({
+      documentId: String(r.documentId),
+      pinnedDocumentId: str(r.pinnedDocumentId),
+      pinnedVersion: typeof r.pinnedVersion === "number" ? r.pinnedVersion : null,
+    }) ?? page.t("untitled");
+  const signedAt = s ? s.signedAt : r.signedAt;
+  const lines: (string | null)[] = [dateOf(signedAt) ? page.dated("request.signedByYou", signedAt) : null];
+  switch (r.status) {
+    case "completed":
+      if (!dateOf(signedAt)) lines.push(page.dated("request.completedWithoutYou", r.completedAt));
+      break;
+    case "sealing":
+      lines.push(page.t("request.preparing"));
+      break;
+    case "pending":
+    case "opened":
+      lines.push(dateOf(signedAt) ? page.t("request.waitingForOthers") : page.dated("request.notSigned", r.createdAt));
+      break;
+    case "declined": {
+      const byPatient = !signer || r.declinedRole === null || r.declinedRole === PATIENT_ROLE;
+      lines.push(page.dated(byPatient ? "request.declinedByYou" : "request.declinedByOther", r.declinedAt));
+      break;
+    }
+    case "expired":
+      lines.push(page.dated("request.expired", r.expiredAt ?? r.expiresAt));
+      break;
+  }
+  if (dateOf(signedAt)) {
+    const method = s ? s.signatureMethod : r.signatureMethod;
+    const typedName = str(s ? s.typedName : r.typedName);
+    if (method === "drawn") lines.push(page.t("signature.drawn"));
+    else if (method === "typed" && typedName) lines.push(page.t("signature.typed", { name: page.value(typedName) }));
+  }
+  if (s) {
+    const role = String(s.role);
+    const roleText = KNOWN_ROLES.has(role) ? page.t(`role.${role}` as ExportTextKey) : page.value(role);
+    lines.push(page.t("signature.role", { role: roleText }));
+  }
+  const files = page.filesOf("signatureRequests", request.id);
+  const ofKind = (kind: ExportedFile["kind"]) => files.find((f) => f.kind === kind);
+  const image = ofKind("signature_image") ?? (signer && page.filesOf("signatureSigners", signer.id)[0]);
+  return entry(page.t("document.title", { title: page.value(title) }), lines, [
+    page.link(ofKind("signed_pdf"), page.t("link.signedPdf")),
+    page.link(image, page.t("link.signatureImage")),
+    page.link(ofKind("stamped_pdf"), page.t("link.beforeSealing")),
+    page.link(ofKind("metadata_json"), page.t("link.details")),
+  ]);
+}
+
+function submissionEntry(page: Page, submission: ExportedRecord) {
+  const d = submission.data;
+  const title =
+    translatedTitle(d.templateTranslations, page.language) ??
+    (typeof d.language === "string" ? translatedTitle(d.templateTranslations, d.language as PatientLanguage) : null) ??
+    str(d.templateTitle) ??
+    page.t("untitled");
+  const pdf = page.filesOf("submissions", submission.id).find((f) => f.kind === "submission_pdf");
+  const attachments = submission.files
+    .map((path) => page.file(path))
+    .filter((f): f is ExportedFile => f?.kind === "upload")
+    .map((f) => page.link(f, page.value(f.name ?? f.path.slice(f.path.lastIndexOf("/") + 1)))!);
+  const extra = attachments.length
+    ? `<p>${page.t("form.attachments")}</p><ul class="links">${attachments.map((a) => `<li>${a}</li>`).join("")}</ul>`
+    : "";
+  return entry(
+    page.t("form.title", { title: page.value(title) }),
+    [page.dated("form.submitted", d.createdAt)],
+    [page.link(pdf, page.t("link.answersPdf"))],
+    extra,
+  );
+}
+
+const formTitle = (page: Page, titles: ExportTitles, row: Row) =>
+  page.value(titles.form(String(row.templateIdentifier)) ?? exportText(page.language, "untitled"));
+
+const INVITATION_STATES = new Set(["sent", "opened", "verified", "submitted", "locked", "cancelled"]);
+
+function messageEntry(page: Page, message: ExportedRecord) {
+  const d = message.data;
+  const subject = str(d.subject);
+  const body = d.channel === "sms" ? str(d.body) : null;
+  return entry(
+    page.t(d.channel === "sms" ? "message.sms" : "message.email"),
+    [
+      d.sentAt ? page.dated("message.sent", d.sentAt) : page.dated("message.notSent", d.createdAt),
+      subject ? page.t("message.subject", { subject: page.value(subject) }) : null,
+    ],
+    [],
+    body ? `<blockquote><bdi>${escapeHtml(body)}</bdi></blockquote>` : "",
+  );
+}
+
+const MORE_KINDS = [
+  "signingCredentials",
+  "otpChallenges",
+  "signatureNotices",
+  "webhookDeliveries",
+  "webhookAttempts",
+  "auditEntries",
+] as const satisfies readonly ExportedRecordKind[];
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;background:#f3f4f6;color:#1b1f24;font:17px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Naskh Arabic","Noto Sans Arabic",Tahoma,sans-serif}
+main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}
+.intro,.entry,.more{background:#fff;border:1px solid #d5dae0;border-radius:12px}
+.intro{padding:1.25rem 1.25rem .75rem}
+h1{font-size:1.6rem;line-height:1.25;margin:0 0 .75rem}
+h2{font-size:1.25rem;line-height:1.3;margin:2rem 0 .75rem}
+h3{font-size:1.05rem;line-height:1.35;margin:0 0 .35rem}
+p{margin:.25rem 0}
+h1,h3,p,dd,li{overflow-wrap:anywhere}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:1rem 0 .5rem}
+.facts dt{font-weight:600}
+.facts dd{margin:0}
+.muted{color:#4b5563;font-size:.92em}
+nav ul{list-style:none;margin:.25rem 0 0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1.25rem}
+.entries{list-style:none;margin:0;padding:0;display:grid;gap:.75rem}
+.entry{padding:1rem 1.25rem}
+.links{list-style:none;margin:.65rem 0 .15rem;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
+.links a{display:inline-block;padding:.3rem .8rem;border:1px solid #1d4ed8;border-radius:999px;text-decoration:none;font-weight:500}
+.links a:hover{background:#eff6ff}
+a{color:#1d4ed8}
+a:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
+blockquote{margin:.5rem 0 0;padding:.5rem .75rem;border-inline-start:3px solid #c3cad3;background:#f6f7f9;white-space:pre-wrap}
+.more{padding:1rem 1.25rem}
+.more ul{margin:.5rem 0 0;padding-inline-start:1.25rem}
+.more ul.links{padding:0}
+nav{margin-top:.75rem;padding-top:.6rem;border-top:1px solid #e5e7eb}
+nav p{margin:0}
+@media (max-width:30rem){body{font-size:16px}main{padding:1rem .75rem 2rem}h1{font-size:1.4rem}.intro,.entry,.more{padding:.9rem 1rem}.facts{grid-template-columns:1fr;gap:0}.facts dd{margin-bottom:.5rem}}
+@media print{body{background:#fff}.intro,.entry,.more{break-inside:avoid;border-color:#999}.links a{border:0;padding:0}}
+`;
 
 /** The human-readable page of an access export: static HTML, no scripts, nothing loaded from elsewhere. */
-export function renderExportIndex(manifest: AccessExportManifest): string {
-  const kinds = Object.keys(KIND_LABELS) as PatientRecordKind[];
-  const present = kinds.filter((kind) => manifest.records.some((r) => r.kind === kind));
-  const summary = present
-    .map((kind) => `<tr><td>${both(KIND_LABELS[kind])}</td><td class="n">${manifest.counts[kind]}</td></tr>`)
-    .join("");
-  const files = manifest.files
-    .map(
-      (f) =>
-        `<tr><td><a href="${href(f.path)}">${escapeHtml(f.path)}</a>${f.name ? `<br><small>${escapeHtml(f.name)}</small>` : ""}</td><td>${escapeHtml(f.contentType)}</td><td class="n">${f.size}</td><td><code>${escapeHtml(f.sha256)}</code></td></tr>`,
-    )
-    .join("");
-  const sections = present
-    .map((kind) => {
-      const items = manifest.records
-        .filter((r) => r.kind === kind)
-        .map(recordHtml)
-        .join("\n");
-      return `<section><h3>${both(KIND_LABELS[kind])}</h3>\n${items}</section>`;
-    })
-    .join("\n");
-  const selector = Object.entries(manifest.selector)
-    .map(([k, v]) => `${SELECTOR_LABELS[k] ? both(SELECTOR_LABELS[k]) : escapeHtml(k)}: ${escapeHtml(String(v))}`)
+export function renderExportIndex(
+  manifest: AccessExportManifest,
+  options: { titles: ExportTitles; timeZone: string },
+): string {
+  const { language } = manifest;
+  const { titles } = options;
+  const page = new Page(language, options.timeZone, manifest.files);
+  const records = (kind: ExportedRecordKind) => manifest.records.filter((r) => r.kind === kind);
+  const clinic = page.value(manifest.organization.name);
+  const sections: { id: string; heading: ExportTextKey; body: string }[] = [];
+  const list = (items: string[]) => `<ul class="entries">${items.join("\n")}</ul>`;
+
+  const signers = records("signatureSigners");
+  const requests = records("signatureRequests").sort(newestFirst((r) => r.data.createdAt));
+  if (requests.length)
+    sections.push({
+      id: "documents",
+      heading: "section.documents",
+      body: list(
+        requests.map((r) =>
+          documentEntry(
+            page,
+            titles,
+            r,
+            signers.find((s) => s.data.signatureRequestId === r.id),
+          ),
+        ),
+      ),
+    });
+
+  const submissions = records("submissions").sort(newestFirst((r) => r.data.createdAt));
+  if (submissions.length)
+    sections.push({
+      id: "forms",
+      heading: "section.forms",
+      body: list(submissions.map((s) => submissionEntry(page, s))),
+    });
+
+  const drafts = records("drafts").sort(newestFirst((r) => r.data.updatedAt));
+  if (drafts.length)
+    sections.push({
+      id: "drafts",
+      heading: "section.drafts",
+      body: list(
+        drafts.map((d) =>
+          entry(page.t("form.title", { title: formTitle(page, titles, d.data) }), [
+            page.dated("draft.saved", d.data.updatedAt),
+          ]),
+        ),
+      ),
+    });
+
+  const invitations = [
+    ...records("formRequests")
+      .sort(newestFirst((r) => r.data.createdAt))
+      .map((r) =>
+        entry(page.t("invitation.sms", { title: formTitle(page, titles, r.data) }), [
+          page.dated("invitation.sent", r.data.createdAt),
+          INVITATION_STATES.has(String(r.data.status))
+            ? page.t(`invitation.status.${String(r.data.status)}` as ExportTextKey)
+            : null,
+        ]),
+      ),
+    ...records("embedSessions")
+      .sort(newestFirst((r) => r.data.createdAt))
+      .map((r) =>
+        entry(page.t("invitation.link", { title: formTitle(page, titles, r.data) }), [
+          page.dated("invitation.created", r.data.createdAt),
+        ]),
+      ),
+  ];
+  if (invitations.length) sections.push({ id: "invitations", heading: "section.invitations", body: list(invitations) });
+
+  const messages = records("messages").sort(newestFirst((r) => r.data.createdAt));
+  if (messages.length)
+    sections.push({
+      id: "messages",
+      heading: "section.messages",
+      body: list(messages.map((m) => messageEntry(page, m))),
+    });
+
+  // Uploads a submission names are listed with it; the others (uploaded, never sent) here.
+  const attached = new Set(submissions.flatMap((s) => s.files));
+  const loose = records("uploads")
+    .filter((u) => !u.files.some((path) => attached.has(path)))
+    .sort(newestFirst((r) => r.data.createdAt));
+  if (loose.length)
+    sections.push({
+      id: "uploads",
+      heading: "section.uploads",
+      body: list(
+        loose.map((u) =>
+          entry(
+            page.value(str(u.data.name) ?? exportText(language, "untitled")),
+            [page.dated("upload.uploaded", u.data.createdAt)],
+            [page.link(page.filesOf("uploads", u.id)[0], page.value(str(u.data.name) ?? ""))],
+          ),
+        ),
+      ),
+    });
+
+  const more = MORE_KINDS.filter((kind) => manifest.counts[kind] > 0);
+  if (more.length)
+    sections.push({
+      id: "more",
+      heading: "section.more",
+      body: `<div class="more"><p>${page.t("more.intro")}</p><ul>${more
+        .map((kind) => `<li>${page.t(`more.${kind}`, { count: String(manifest.counts[kind]) })}</li>`)
+        .join("")}</ul></div>`,
+    });
+
+  // manifest.json is written after this page, so it is not among the files listed yet.
+  sections.push({
+    id: "technical",
+    heading: "section.technical",
+    body: `<div class="more"><p>${page.t("technical.intro")}</p><ul class="links"><li><a href="manifest.json">${page.t("technical.link")}</a></li></ul>${
+      manifest.missingFiles.length
+        ? `<p class="muted">${page.t("missing", { count: String(manifest.missingFiles.length) })}</p>`
+        : ""
+    }</div>`,
+  });
+
+  const selector = (["patientId", "rnummer", "phone"] as const)
+    .filter((k) => manifest.selector[k])
+    .map((k) => `${page.t(`selector.${k}`)}: ${page.value(String(manifest.selector[k]))}`)
     .join("<br>");
-  const missing = manifest.missingFiles.length
-    ? `<h2>${both(TEXT.missing)}</h2><ul>${manifest.missingFiles
-        .map((m) => `<li>${escapeHtml(m.kind)} · ${escapeHtml(m.record.kind)} ${escapeHtml(m.record.id)}</li>`)
-        .join("")}</ul>`
-    : "";
-  const empty = manifest.records.length === 0 ? `<p>${both(TEXT.nothing)}</p>` : "";
+  const generatedAt = new Date(manifest.generatedAt);
+  const nav = sections.map((s) => `<li><a href="#${s.id}">${page.t(s.heading)}</a></li>`).join("");
+  const title = exportText(language, "pageTitle").replace("{clinic}", manifest.organization.name);
   return `<!doctype html>
-<html lang="de">
+<html lang="${language}" dir="${textDirection(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self'">
-<title>${escapeHtml(TEXT.title[0])} · ${escapeHtml(TEXT.title[1])}</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#111;background:#fff}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #bbb;padding:.25rem .5rem;text-align:left;vertical-align:top}
-td.n{text-align:right}pre{margin:0;white-space:pre-wrap;word-break:break-word}code{word-break:break-all;font-size:.75em}
-@media (max-width:40rem){body{font-size:14px;padding:.5rem}th,td{padding:.2rem .3rem}}
-details{border:1px solid #ccc;border-radius:4px;padding:.25rem .5rem;margin:.25rem 0}summary{cursor:pointer}
-a:focus,summary:focus{outline:3px solid #1a56db;outline-offset:2px}
-</style>
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
 </head>
 <body>
 <main>
-<h1>${both(TEXT.title)}</h1>
-<p>${both(TEXT.intro)}</p>
-<dl>
-<dt>${both(TEXT.organization)}</dt><dd>${escapeHtml(manifest.organization.name)}</dd>
-<dt>${both(TEXT.generatedAt)}</dt><dd>${escapeHtml(manifest.generatedAt)}</dd>
-<dt>${both(TEXT.patient)}</dt><dd>${selector}</dd>
+<header class="intro">
+<h1>${page.t("pageTitle", { clinic })}</h1>
+<p>${manifest.records.length ? page.t("intro", { clinic }) : page.t("nothing", { clinic })}</p>
+<dl class="facts">
+<dt>${page.t("clinicLabel")}</dt><dd>${clinic}</dd>
+<dt>${page.t("createdLabel")}</dt><dd>${page.date(generatedAt)}</dd>
+<dt>${page.t("foundByLabel")}</dt><dd>${selector}</dd>
 </dl>
-${empty}
-<h2>${both(TEXT.summary)}</h2>
-<table><thead><tr><th scope="col">${both(TEXT.kind)}</th><th scope="col">${both(TEXT.count)}</th></tr></thead><tbody>${summary}</tbody></table>
-<h2>${both(TEXT.files)}</h2>
-<table><thead><tr><th scope="col">${both(TEXT.path)}</th><th scope="col">${both(TEXT.type)}</th><th scope="col">${both(TEXT.size)}</th><th scope="col">SHA-256</th></tr></thead><tbody>${files}</tbody></table>
-${missing}
-<h2>${both(TEXT.records)}</h2>
-${sections}
+<p class="muted">${page.t("timeZone", { zone: page.value(options.timeZone) })}</p>
+<nav aria-labelledby="contents"><p class="muted" id="contents">${page.t("contents")}</p><ul>${nav}</ul></nav>
+</header>
+${sections.map((s) => `<section aria-labelledby="${s.id}"><h2 id="${s.id}">${page.t(s.heading)}</h2>\n${s.body}</section>`).join("\n")}
 </main>
 </body>
 </html>

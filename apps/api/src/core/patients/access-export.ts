@@ -1,4 +1,5 @@
-import type { PatientSelector } from "@clinsign/contracts";
+import type { PatientExportInput, PatientExportLanguageSuggestion, PatientSelector } from "@clinsign/contracts";
+import { signatureSigners } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { recordAudit } from "../audit/audit";
 import { sha256Hex } from "../crypto";
@@ -11,71 +12,40 @@ import {
 } from "../fhir/questionnaire-response";
 import { zipStream, type ZipSource } from "../files/zip-stream";
 import { actsForOrganization } from "../permissions";
+import { renderSubmissionPdf } from "../submissions/pdf";
 import { renderExportIndex } from "./access-export-index";
+import {
+  ACCESS_EXPORT_SCHEMA_VERSION,
+  type AccessExportManifest,
+  type ExportedFile,
+  type ExportedRecord,
+  type ExportedRecordKind,
+  type ObjectKind,
+} from "./access-export-manifest";
+import { exportLanguageFor } from "./access-export-language";
+import { exportTitles } from "./access-export-titles";
 import {
   countsOf,
   findPatientRecords,
+  inList,
   patientRecordKinds,
   patientRecordPages,
   type PatientRecordKind,
   type PatientRecords,
 } from "./patient-records";
 
-/** Bumped when the manifest's shape changes in a way a reader must know about. */
-export const ACCESS_EXPORT_SCHEMA_VERSION = 1;
-
-type ObjectKind = PatientRecords["objects"][number]["kind"];
-
-/** A file in the ZIP: a stored object of the patient's, or the index page. */
-export interface ExportedFile {
-  /** Its path inside the ZIP. */
-  path: string;
-  kind: ObjectKind | "index";
-  contentType: string;
-  /** The file's own name where it has one (an attachment's upload name). */
-  name: string | null;
-  /** The record that names it (null for the index page). */
-  record: { kind: PatientRecordKind; id: string } | null;
-  size: number;
-  /** Hex; taken while the file streamed into the ZIP. */
-  sha256: string;
-}
-
-/** What the manifest says of a record: its kind, id, dates and values as stored (credentials left out). */
-export interface ExportedRecord {
-  kind: PatientRecordKind;
-  id: string;
-  createdAt: string | null;
-  /** The row as stored, minus the columns in `CREDENTIAL_COLUMNS`. */
-  data: Record<string, unknown>;
-  /** ZIP paths of the files this record names. */
-  files: string[];
-  /** The FHIR R4 resource where one exists (QuestionnaireResponse, DocumentReference). */
-  fhir?: Record<string, unknown>;
-}
-
-export interface AccessExportManifest {
-  schemaVersion: number;
-  generatedAt: string;
-  organization: { id: string; name: string };
-  selector: PatientSelector;
-  counts: Record<PatientRecordKind, number> & { files: number; bytes: number };
-  /** Every file in the ZIP but this manifest (index.html included). */
-  files: ExportedFile[];
-  records: ExportedRecord[];
-  /** Stored objects the records name that storage no longer holds. */
-  missingFiles: { kind: ObjectKind; record: { kind: PatientRecordKind; id: string } }[];
-}
+const exportedRecordKinds: readonly ExportedRecordKind[] = [...patientRecordKinds, "signatureSigners"];
 
 /**
  * Columns that are credentials or their hashes, never data about the patient: a link's or a
  * session's token hash, an encrypted token, an OTP hash, a sealed outbox body. Left out of every
  * record (an export is handed to the patient or their representative).
  */
-const CREDENTIAL_COLUMNS: Partial<Record<PatientRecordKind, readonly string[]>> = {
+const CREDENTIAL_COLUMNS: Partial<Record<ExportedRecordKind, readonly string[]>> = {
   embedSessions: ["tokenHash"],
   formRequests: ["linkTokenHash", "identityTokenHash", "accessTokenHash"],
   signatureRequests: ["tokenHash", "tokenEnc"],
+  signatureSigners: ["tokenHash", "tokenEnc"],
   signingCredentials: ["secretHash"],
   messages: ["revealableBody"],
   // The salt keeps the audit chain's commitment to the personal part unguessable (never shown).
@@ -112,7 +82,7 @@ export function safeFileName(name: string): string {
 }
 
 /** Owners and admins in the console; API tokens and the CLI act for the organization. */
-function assertMayExport(ctx: OrgContext): void {
+export function assertMayExport(ctx: OrgContext): void {
   const { actor } = ctx;
   const allowed =
     actor.type === "user" ? actsForOrganization(actor) : actor.type === "api_key" || actor.type === "system";
@@ -125,7 +95,7 @@ function selectorFields(selector: PatientSelector): (keyof PatientSelector)[] {
 
 interface PlannedFile extends Omit<ExportedFile, "sha256" | "record" | "kind"> {
   kind: ObjectKind;
-  record: { kind: PatientRecordKind; id: string };
+  record: { kind: ExportedRecordKind; id: string };
   key: string;
   digests?: FileDigests;
 }
@@ -166,6 +136,19 @@ async function planFiles(
       }
     }
   }
+  // The patient's own drawn signature in a several-signer request (the request row holds none). The
+  // other signers' images are theirs, not the patient's: the finder lists them for erasure only.
+  for await (const page of patientSignerPages(ctx, records)) {
+    for (const signer of page) {
+      if (!signer.signatureImageKey) continue;
+      owner.set(signer.signatureImageKey, {
+        path: `signatures/${signer.signatureRequestId}-${signer.id}.png`,
+        contentType: "image/png",
+        name: null,
+        record: { kind: "signatureSigners", id: signer.id },
+      });
+    }
+  }
   const files: PlannedFile[] = [];
   const missing: AccessExportManifest["missingFiles"] = [];
   const seen = new Set<string>();
@@ -180,8 +163,19 @@ async function planFiles(
   return { files, missing };
 }
 
+/** The patient's own signer rows (`PatientRecords.patientSigners`), a page at a time. */
+async function* patientSignerPages(
+  ctx: OrgContext,
+  records: PatientRecords,
+  pageSize = 200,
+): AsyncGenerator<(typeof signatureSigners.$inferSelect)[]> {
+  const ids = records.patientSigners;
+  for (let start = 0; start < ids.length; start += pageSize)
+    yield await ctx.scope.select(signatureSigners, inList(signatureSigners.id, ids.slice(start, start + pageSize)));
+}
+
 /** A row as the manifest shows it: credentials dropped; an audit entry keeps network data only when the patient acted. */
-function exportedData(kind: PatientRecordKind, row: Record<string, unknown>): Record<string, unknown> {
+function exportedData(kind: ExportedRecordKind, row: Record<string, unknown>): Record<string, unknown> {
   const omitted = new Set(CREDENTIAL_COLUMNS[kind] ?? []);
   if (kind === "auditEntries" && !PATIENT_ACTORS.has(String(row.actorKind))) {
     omitted.add("ip");
@@ -196,10 +190,12 @@ async function exportedRecords(
   ctx: OrgContext,
   records: PatientRecords,
   files: PlannedFile[],
+  made: ExportedFile[],
 ): Promise<ExportedRecord[]> {
   const byKey = new Map(files.map((f) => [f.key, f]));
   const pathsOf = new Map<string, string[]>();
-  for (const file of files) {
+  for (const file of [...files, ...made]) {
+    if (!file.record) continue;
     const id = `${file.record.kind}:${file.record.id}`;
     pathsOf.set(id, [...(pathsOf.get(id) ?? []), file.path]);
   }
@@ -208,6 +204,13 @@ async function exportedRecords(
     digests: async (key) => byKey.get(key)?.digests ?? null,
   };
   const out: ExportedRecord[] = [];
+  const recordOf = (kind: ExportedRecordKind, row: { id: string; createdAt: unknown }): ExportedRecord => ({
+    kind,
+    id: row.id,
+    createdAt: row.createdAt instanceof Date ? row.createdAt.toISOString() : null,
+    data: exportedData(kind, row as Record<string, unknown>),
+    files: pathsOf.get(`${kind}:${row.id}`) ?? [],
+  });
   for (const kind of patientRecordKinds) {
     if (NOT_EXPORTED.includes(kind)) continue;
     if (kind === "otpChallenges") {
@@ -216,13 +219,7 @@ async function exportedRecords(
     }
     for await (const page of patientRecordPages(ctx, records, kind)) {
       for (const row of page) {
-        const record: ExportedRecord = {
-          kind,
-          id: row.id,
-          createdAt: row.createdAt instanceof Date ? row.createdAt.toISOString() : null,
-          data: exportedData(kind, row as Record<string, unknown>),
-          files: pathsOf.get(`${kind}:${row.id}`) ?? [],
-        };
+        const record = recordOf(kind, row);
         // A submission's answers name its attachments by storage key: list them with it too.
         if (kind === "submissions")
           for (const key of keysIn((row as { values: unknown }).values)) {
@@ -244,6 +241,8 @@ async function exportedRecords(
       }
     }
   }
+  for await (const page of patientSignerPages(ctx, records))
+    for (const row of page) out.push(recordOf("signatureSigners", row));
   return out;
 }
 
@@ -269,49 +268,81 @@ export interface PatientAccessExport {
 /**
  * The patient access export (GDPR Art. 15 and 20): one ZIP of everything the caller's
  * organization holds about the patient the selector names, found by `findPatientRecords`:
+ * - `index.html`, a page the patient can read, in `language` (absent: the patient's own where their
+ *   records name one, else the organization's): the clinic, the date, then every record in words
+ *   (what it is, when, its state) with links to its files; no ids, no raw values; static (no
+ *   scripts, nothing loaded from elsewhere), every stored value escaped (access-export-index.ts);
  * - `documents/<request>.pdf` every sealed PDF byte for byte (with `<request>.metadata.json`,
  *   and `documents/before-sealing/` the stamped copy the seal was made over), `signatures/` the
- *   signature images, `attachments/<upload>-<name>` every submission attachment;
- * - `index.html`, the same in German and English for a person (no scripts, every value escaped);
- * - `manifest.json`, last: schema version, organization, selector, time, every record with its
- *   kind, id, dates and values as stored (credentials left out), FHIR resources inline
- *   (QuestionnaireResponse per submission, DocumentReference per sealed document, their
- *   attachment URLs being paths in the ZIP), and every file with its path, size and SHA-256.
+ *   patient's signature images (their own signer row's too, in several-signer requests),
+ *   `attachments/<upload>-<name>` every submission attachment, `forms/<submission>.pdf` every
+ *   submission as the PDF staff download (`renderSubmissionPdf`, in the PDF worker);
+ * - `manifest.json`, last, the technical data: schema version, organization, selector, language,
+ *   time, every record with its kind, id, dates and values as stored (credentials left out), FHIR
+ *   resources inline (QuestionnaireResponse per submission, DocumentReference per sealed
+ *   document, their attachment URLs being paths in the ZIP), and every file with its path, size
+ *   and SHA-256.
  *
- * Files stream from storage into the ZIP one at a time (`zipStream`); their digests are taken on
- * the way, which is why the manifest comes last. A patient of whom nothing is held gets a ZIP with
- * an empty manifest. Owners and admins, API tokens and the CLI only; every export is an audit entry
- * (`patient.exported`: which selector fields, counts; no patient values), written before the first
- * byte, since a started download has disclosed data.
+ * Files stream from storage into the ZIP one at a time (`zipStream`), submission PDFs are made when
+ * their turn comes; digests are taken on the way, which is why the manifest comes last. A patient
+ * of whom nothing is held gets a ZIP with an empty manifest. Owners and admins, API tokens and the
+ * CLI only; every export is an audit entry (`patient.exported`: which selector fields, the
+ * language, counts; no patient values), written before the first byte, since a started download
+ * has disclosed data.
  */
-export function exportPatientData(ctx: OrgContext, input: { selector: PatientSelector }): PatientAccessExport {
+export function exportPatientData(ctx: OrgContext, input: PatientExportInput): PatientAccessExport {
   const generatedAt = new Date();
   return {
     filename: `patient-export-${generatedAt.toISOString().slice(0, 10)}.zip`,
-    open: () => writeAccessExport(ctx, input.selector, generatedAt),
+    open: () => writeAccessExport(ctx, input, generatedAt),
   };
 }
 
-async function* writeAccessExport(
+/**
+ * `patients.exportLanguage`: what the console's export form preselects. Reads which records the
+ * patient has and their language columns only; answers a language, never a patient value.
+ */
+export async function suggestExportLanguage(
   ctx: OrgContext,
-  selector: PatientSelector,
-  generatedAt: Date,
-): AsyncGenerator<Buffer> {
+  input: { selector: PatientSelector },
+): Promise<PatientExportLanguageSuggestion> {
   assertMayExport(ctx);
+  assertNamesPatient(input.selector);
+  return exportLanguageFor(ctx, await findPatientRecords(ctx, input.selector));
+}
+
+function assertNamesPatient(selector: PatientSelector): void {
   if (selectorFields(selector).length === 0)
     throw new AppError("invalid_request", "name the patient by patient id, case number or phone", {
       field: "patientId",
     });
+}
+
+async function* writeAccessExport(
+  ctx: OrgContext,
+  { selector, language: chosen }: PatientExportInput,
+  generatedAt: Date,
+): AsyncGenerator<Buffer> {
+  assertMayExport(ctx);
+  assertNamesPatient(selector);
   const records = await findPatientRecords(ctx, selector);
   const { files, missing } = await planFiles(ctx, records);
   const organization = await ctx.scope.organization();
+  const language = chosen ?? (await exportLanguageFor(ctx, records)).language;
   const counts = countsOf(records);
   const bytes = files.reduce((sum, f) => sum + f.size, 0);
   await recordAudit(ctx, {
     action: "patient.exported",
     metadata: {
       selectorFields: selectorFields(selector),
-      counts: { ...counts, files: files.length, bytes, missingFiles: missing.length },
+      language,
+      counts: {
+        ...counts,
+        signatureSigners: records.patientSigners.length,
+        files: files.length,
+        bytes,
+        missingFiles: missing.length,
+      },
     },
   });
 
@@ -326,17 +357,46 @@ async function* writeAccessExport(
       listed.push({ ...shown, sha256: digests.sha256Hex });
     },
   }));
+  /** Lists a file the export made (a submission's PDF, the index page) once its bytes are known. */
+  const made = (file: Omit<ExportedFile, "size" | "sha256">, bytes: Buffer) => {
+    listed.push({ ...file, size: bytes.length, sha256: sha256Hex(bytes) });
+    return bytes;
+  };
+  // Every submission as the PDF staff download, made in the PDF worker when its turn comes.
+  for (const id of records.ids.submissions) {
+    const path = `forms/${id}.pdf`;
+    sources.push({
+      path,
+      generate: async () =>
+        made(
+          {
+            path,
+            kind: "submission_pdf",
+            contentType: "application/pdf",
+            name: null,
+            record: { kind: "submissions", id },
+          },
+          Buffer.from(await renderSubmissionPdf(ctx, { id })),
+        ),
+    });
+  }
   let manifest: AccessExportManifest | undefined;
   const buildManifest = async () => {
-    const exported = await exportedRecords(ctx, records, files);
+    const exported = await exportedRecords(
+      ctx,
+      records,
+      files,
+      listed.filter((f) => f.kind === "submission_pdf"),
+    );
     const recordCounts = Object.fromEntries(
-      patientRecordKinds.map((kind) => [kind, exported.filter((r) => r.kind === kind).length]),
-    ) as Record<PatientRecordKind, number>;
+      exportedRecordKinds.map((kind) => [kind, exported.filter((r) => r.kind === kind).length]),
+    ) as Record<ExportedRecordKind, number>;
     manifest = {
       schemaVersion: ACCESS_EXPORT_SCHEMA_VERSION,
       generatedAt: generatedAt.toISOString(),
       organization: { id: organization.id, name: organization.name },
       selector: Object.fromEntries(selectorFields(selector).map((k) => [k, selector[k]!.trim()])),
+      language,
       counts: { ...recordCounts, files: listed.length, bytes: listed.reduce((sum, f) => sum + f.size, 0) },
       files: [...listed],
       records: exported,
@@ -344,21 +404,27 @@ async function* writeAccessExport(
     };
     return manifest;
   };
-  // After the stored files (their digests are known by then): the index page, then the manifest listing it too.
+  // After every other file (their digests are known by then): the index page, then the manifest listing it too.
   sources.push({
     path: "index.html",
     generate: async () => {
-      const html = Buffer.from(renderExportIndex(await buildManifest()), "utf8");
-      listed.push({
-        path: "index.html",
-        kind: "index",
-        contentType: "text/html; charset=utf-8",
-        name: null,
-        record: null,
-        size: html.length,
-        sha256: sha256Hex(html),
+      const built = await buildManifest();
+      const titles = await exportTitles(ctx, {
+        language,
+        templateIdentifiers: built.records.flatMap((r) =>
+          typeof r.data.templateIdentifier === "string" ? [r.data.templateIdentifier] : [],
+        ),
+        documentIds: built.records.flatMap((r) =>
+          r.kind === "signatureRequests"
+            ? [r.data.documentId, r.data.pinnedDocumentId].filter((id): id is string => typeof id === "string")
+            : [],
+        ),
       });
-      return html;
+      const html = renderExportIndex(built, { titles, timeZone: organization.timeZone });
+      return made(
+        { path: "index.html", kind: "index", contentType: "text/html; charset=utf-8", name: null, record: null },
+        Buffer.from(html, "utf8"),
+      );
     },
   });
   sources.push({

@@ -1,16 +1,20 @@
 import {
+  erasureReason,
   erasureRecordKinds,
   type ErasureRecordKind,
+  type ErasureRetention,
   type PatientErasureReceipt,
   type PatientSelector,
 } from "@clinsign/contracts";
 import {
+  and,
   auditLog,
   drafts,
   eq,
   formRequests,
   formSessions,
   formUploads,
+  inArray,
   isNull,
   jobs,
   messages,
@@ -25,12 +29,14 @@ import {
 import { newPersonalSalt, personalCommitment, recordAudit } from "../audit/audit";
 import { systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
-import { AppError } from "../errors";
+import { AppError, fromZodError } from "../errors";
 import { holdChainLock } from "../jobs/audit-chain";
 import { enqueueJob } from "../jobs/queue";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
-import { isPatientUnderLegalHold } from "../retention/legal-holds";
+import { eraseReleasedLegalHolds, isPatientUnderLegalHold } from "../retention/legal-holds";
+import { retentionPolicyOf } from "../retention/policies";
 import { countsOf, findPatientRecords, inList, isEmpty, type PatientRecords } from "./patient-records";
+import { confirmsPatient, normalisedSelector } from "./patient-selector";
 
 /** Job kind that deletes the stored objects an erasure could not delete at once. */
 export const ERASURE_OBJECTS_JOB = "patient.erasure_objects";
@@ -42,6 +48,10 @@ const ERASURES_PER_MINUTE = 30;
 export interface ErasePatientInput {
   selector: PatientSelector;
   dryRun?: boolean;
+  /** To erase: the patient's identifier typed again (contracts `confirmationFieldOf`). */
+  confirmation?: string;
+  /** To erase: why (3–500 characters, naming no identifier of the patient); kept on the receipt. */
+  reason?: string;
 }
 
 /** The rows erasure deletes, kind by kind; children whose foreign keys cascade go with their parents. */
@@ -71,8 +81,12 @@ function batches<T>(items: readonly T[], size = ERASURE_BATCH): T[][] {
 /**
  * Erases everything the caller's organization holds about one patient (GDPR Art. 17), or with
  * `dryRun` reports what it would erase and changes nothing. Returns a receipt: counts per kind,
- * digests of the record ids, what happened to the stored objects; never a patient value.
+ * digests of the record ids, what happened to the stored objects, the signed records among them and
+ * the organization's retention periods (`retention`), staff's reason; never a patient value.
  *
+ * - To erase, the patient's identifier typed again must match the selector (after the same
+ *   normalisation) and a reason must be given: 400 on `confirmation` / `reason` otherwise, before
+ *   anything is read or changed. The reason is stored on the receipt only (not logged, not audited).
  * - A legal hold that names the patient (or a record of theirs) refuses it: 409 `conflict`, reason
  *   `legal_hold` (a dry run reports `legalHold: true` instead).
  * - Rows are deleted kind by kind, `ERASURE_BATCH` per transaction. Audit entries are not deleted
@@ -86,26 +100,27 @@ function batches<T>(items: readonly T[], size = ERASURE_BATCH): T[][] {
  */
 export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): Promise<PatientErasureReceipt> {
   const dryRun = input.dryRun ?? false;
+  const selector = await normalisedSelector(ctx, input.selector);
+  const reason = dryRun ? null : await checkConfirmation(ctx, selector, input);
   await consumeRateLimit(ctx.scope, {
     key: `patient-erasure:${ctx.scope.organizationId}`,
     limit: ERASURES_PER_MINUTE,
     windowSeconds: 60,
   });
-  const legalHold = await isPatientUnderLegalHold(ctx, input.selector);
-  const records = await findPatientRecords(ctx, input.selector);
+  const legalHold = await isPatientUnderLegalHold(ctx, selector);
+  const records = await findPatientRecords(ctx, selector);
   const base = {
     dryRun,
     actor: { type: ctx.actor.type, id: ctx.actor.id },
     legalHold,
     counts: countsOf(records),
     digests: digestsOf(records),
+    retention: await retentionOf(ctx, records),
   };
   const { objects: _objects, ...counts } = base.counts;
-  const receipt = (fields: Pick<PatientErasureReceipt, "erasureId" | "status" | "at" | "objects">) => ({
-    ...base,
-    counts,
-    ...fields,
-  });
+  const receipt = (
+    fields: Pick<PatientErasureReceipt, "erasureId" | "status" | "at" | "objects" | "reason">,
+  ): PatientErasureReceipt => ({ ...base, counts, ...fields });
   const found = records.objects.length;
 
   if (dryRun)
@@ -114,15 +129,20 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
       status: isEmpty(records) ? "nothing_found" : "preview",
       at: new Date().toISOString(),
       objects: { found, deleted: 0, pending: 0 },
+      reason: null,
     });
   if (legalHold) throw new AppError("conflict", "a legal hold keeps this patient's records", { reason: "legal_hold" });
-  if (isEmpty(records))
+  if (isEmpty(records)) {
+    // Records erased before holds were blanked (issue 32) leave only the released holds naming them.
+    await eraseReleasedLegalHolds(ctx, records.terms);
     return receipt({
       erasureId: null,
       status: "nothing_found",
       at: new Date().toISOString(),
       objects: { found: 0, deleted: 0, pending: 0 },
+      reason: null,
     });
+  }
 
   const keys = [...new Set(records.objects.map((o) => o.key))];
   // First the receipt and the job that finishes the objects: from here on nothing can be forgotten.
@@ -134,6 +154,7 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
         counts: base.counts,
         digests: base.digests,
         pendingKeys: keys,
+        reason,
       })
       .returning();
     if (keys.length > 0)
@@ -154,6 +175,8 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
     }
   }
   for (const ids of batches(records.ids.auditEntries)) await eraseAuditEntries(ctx, ids, erasure.id);
+  // Released legal holds that named the patient keep their id and dates, not the patient.
+  const releasedHoldsBlanked = await eraseReleasedLegalHolds(ctx, records.terms);
   // The OTP counter of the phone (a rate-limit row keyed by the number, shared across organizations).
   for (const phone of records.terms.filter((t) => t.startsWith("+")))
     await resetRateLimit(ctx.scope, `otp-sms:${phone}`);
@@ -170,7 +193,7 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
       { ...ctx, scope },
       {
         action: "patient.erased",
-        metadata: { erasureId: erasure.id, counts: base.counts, objectsPending: pending.length },
+        metadata: { erasureId: erasure.id, counts: base.counts, objectsPending: pending.length, releasedHoldsBlanked },
       },
     );
   });
@@ -183,7 +206,90 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
     status: pending.length === 0 ? "erased" : "objects_pending",
     at: at.toISOString(),
     objects: { found, deleted: keys.length - pending.length, pending: pending.length },
+    reason: erasure.reason,
   });
+}
+
+/** The shortest identifier a reason is checked for: shorter ones ("12") are common words and numbers. */
+const MIN_NAMED_IDENTIFIER = 4;
+
+/**
+ * An erasure's confirmation and reason (issue 31): the identifier typed again must match the
+ * normalised selector (`confirmsPatient`), the reason must be 3–500 characters and must not name
+ * one of the patient's identifiers (the receipt outlives the data). Returns the trimmed reason;
+ * 400 on `confirmation` or `reason` otherwise. Neither value is ever logged.
+ */
+async function checkConfirmation(ctx: OrgContext, selector: PatientSelector, input: ErasePatientInput) {
+  const required = (field: string) =>
+    new AppError("invalid_request", `${field}: is required`, { field }, [{ key: field, message: "is required" }]);
+  if (input.reason === undefined) throw required("reason");
+  const parsed = erasureReason.safeParse(input.reason);
+  if (!parsed.success) throw fromZodError(parsed.error, "reason");
+  const reason = parsed.data;
+  if (!input.confirmation?.trim()) throw required("confirmation");
+  if (!(await confirmsPatient(ctx, selector, input.confirmation)))
+    throw new AppError(
+      "invalid_request",
+      "confirmation: does not match the patient identifier (type it again exactly: the patient ID, else the case number, else the phone)",
+      { field: "confirmation" },
+      [{ key: "confirmation", message: "does not match the patient identifier" }],
+    );
+  const lower = reason.toLowerCase();
+  const named = [selector.patientId, selector.rnummer, selector.phone, input.selector.phone?.trim()].some(
+    (value) => value !== undefined && value.length >= MIN_NAMED_IDENTIFIER && lower.includes(value.toLowerCase()),
+  );
+  if (named)
+    throw new AppError(
+      "invalid_request",
+      "reason: must not name the patient's identifiers (the receipt is kept after the data is gone)",
+      { field: "reason" },
+      [{ key: "reason", message: "must not name the patient's identifiers" }],
+    );
+  return reason;
+}
+
+/**
+ * Signed records among those found, and the organization's periods of those kinds: what may fall
+ * under a retention duty (signed consents: 10 years after the treatment ends, §630f Abs. 3 BGB).
+ * A signature request is signed once the patient signed it (`sealing`, `completed`); a submission
+ * when an answer of a signature field of the form it answered is set.
+ */
+async function retentionOf(ctx: OrgContext, records: PatientRecords): Promise<ErasureRetention> {
+  const count = sql<number>`count(*)::int`;
+  const signatureIds = records.ids.signatureRequests;
+  const submissionIds = records.ids.submissions;
+  const [documents] =
+    signatureIds.length === 0
+      ? [{ n: 0 }]
+      : await ctx.scope
+          .query({ n: count })
+          .from(signatureRequests)
+          .where(
+            and(
+              inList(signatureRequests.id, signatureIds),
+              inArray(signatureRequests.status, ["sealing", "completed"]),
+            ),
+          );
+  const [forms] =
+    submissionIds.length === 0
+      ? [{ n: 0 }]
+      : await ctx.scope
+          .query({ n: count })
+          .from(submissions)
+          .where(
+            and(
+              inList(submissions.id, submissionIds),
+              sql`exists (select 1 from jsonb_array_elements(${submissions.templateSchema}->'fields') as field(def)
+                where field.def->>'type' = 'signature'
+                  and coalesce(${submissions.values}->>(field.def->>'key'), '') not in ('', 'null', 'false'))`,
+            ),
+          );
+  const policy = await retentionPolicyOf(ctx);
+  return {
+    signedDocuments: documents?.n ?? 0,
+    signedSubmissions: forms?.n ?? 0,
+    periods: { signatureRequests: policy.signatureRequests, submissions: policy.submissions },
+  };
 }
 
 /**

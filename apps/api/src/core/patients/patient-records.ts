@@ -12,6 +12,7 @@ import {
   otpChallenges,
   signatureNotices,
   signatureRequests,
+  signatureSigners,
   signingCredentials,
   sql,
   submissions,
@@ -20,11 +21,10 @@ import {
   type PgColumn,
   type SQL,
 } from "@clinsign/db";
-import { erasureRecordKinds, type ErasureRecordKind, type PatientSelector } from "@clinsign/contracts";
+import { erasureRecordKinds, PATIENT_ROLE, type ErasureRecordKind, type PatientSelector } from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { smsFormDraftKey } from "../context";
-import { normaliseEntered } from "../form-requests/phone";
-import { organizationProfile } from "../organizations/profile";
+import { phoneSpellingsOf } from "./patient-selector";
 
 /** Every kind of record held about a patient, in the order erasure removes them. */
 export const patientRecordKinds = erasureRecordKinds;
@@ -40,6 +40,13 @@ export interface PatientRecords {
   ids: Record<PatientRecordKind, string[]>;
   /** Stored objects, each with the kind of record that names it. */
   objects: { key: string; kind: "upload" | "signature_image" | "stamped_pdf" | "signed_pdf" | "metadata_json" }[];
+  /**
+   * The patient's own signer rows (role `patient`) of requests with several signers (issue 20):
+   * when and how they signed, their drawn signature. The rows go with their request (a cascade);
+   * every signer's drawn signature of the patient's requests is in `objects`, so nothing of a
+   * request is left in storage when it goes, but only the patient's own row is theirs to read.
+   */
+  patientSigners: string[];
   /**
    * The values by which the patient's records were found (the selector's, the phone in E.164 too):
    * what a scan for leftovers searches for. Kept in memory only, never reported.
@@ -89,19 +96,13 @@ function stringsIn(value: unknown, into: Set<string>): void {
   else if (value && typeof value === "object") for (const item of Object.values(value)) stringsIn(item, into);
 }
 
-/** The phone as given and in E.164 (how the service stores numbers), so either spelling finds the records. */
-async function phoneSpellings(ctx: OrgContext, phone: string | undefined): Promise<string[]> {
-  if (!phone) return [];
-  const { phoneCountry } = await organizationProfile(ctx);
-  return unique([phone.trim(), normaliseEntered(phone, phoneCountry)]);
-}
-
 /**
  * Finds every record the caller's organization holds about the patient the selector names. Reads
  * only; run it in the transaction that acts on the result (erasure) so the set cannot change under
  * it. Records are linked as the service links them:
  * - signature requests by `patient_id` or the patient's phone; their signing credentials, notices,
  *   the notices' messages, and the stored signature image, stamped and sealed PDF and metadata JSON;
+ *   with several signers, the signers' drawn signatures and the patient's own signer row;
  * - SMS form requests by case number or phone; their OTP challenges, messages and draft;
  * - embed sessions whose config names the case number or phone; their drafts (pinned or in the
  *   session's namespace) and uploads;
@@ -117,7 +118,8 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
   const scope = ctx.scope;
   const patientId = selector.patientId?.trim() || undefined;
   const rnummer = selector.rnummer?.trim() || undefined;
-  const phones = await phoneSpellings(ctx, selector.phone);
+  // The phone as given and in E.164 (how the service stores numbers), so either spelling finds the records.
+  const phones = await phoneSpellingsOf(ctx, selector.phone);
   const patientValues = unique([patientId, rnummer, ...phones]);
 
   const signatureRows = await scope
@@ -222,6 +224,14 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
         .where(inList(signingCredentials.requestId, signatureIds))
     ).map((r) => r.id),
   );
+  const signerRows = await scope
+    .query({
+      id: signatureSigners.id,
+      role: signatureSigners.role,
+      signatureImageKey: signatureSigners.signatureImageKey,
+    })
+    .from(signatureSigners)
+    .where(inList(signatureSigners.signatureRequestId, signatureIds));
   const noticeRows = await scope
     .query({ id: signatureNotices.id, messageId: signatureNotices.messageId })
     .from(signatureNotices)
@@ -326,6 +336,9 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
         { key: r.metadataKey, kind: "metadata_json" as const },
       ].filter((o): o is { key: string; kind: typeof o.kind } => o.key !== null),
     ),
+    ...signerRows.flatMap((s) =>
+      s.signatureImageKey ? [{ key: s.signatureImageKey, kind: "signature_image" as const }] : [],
+    ),
   ];
 
   return {
@@ -346,6 +359,7 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
       auditEntries: auditIds,
     },
     objects,
+    patientSigners: unique(signerRows.filter((s) => s.role === PATIENT_ROLE).map((s) => s.id)),
     terms: patientValues,
   };
 }

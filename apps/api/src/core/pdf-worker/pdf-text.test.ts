@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fontkit from "@foliojs-fork/fontkit";
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { prepareSeal, type PrepareSealInput } from "../signatures/seal-pdf";
+import { prepareSeal, type PrepareSealInput } from "../pdf-seal/seal-pdf";
 import { makePdf } from "../../testing/signature-fixtures";
 import { cleanText, PageText, PdfFonts } from "./pdf-text";
 

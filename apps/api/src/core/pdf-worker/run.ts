@@ -14,7 +14,14 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Config } from "../../env";
-import type { PdfTaskInput, PdfTaskName, PdfTaskOutput, PdfWorkerData, PdfWorkerReply } from "./tasks";
+import type {
+  PdfTaskInput,
+  PdfTaskName,
+  PdfTaskOutput,
+  PdfWorkerData,
+  PdfWorkerReply,
+  PdfWorkerStarted,
+} from "./tasks";
 
 /** The document needed more memory or time than the limits allow, or crashed the worker. */
 export class PdfLimitError extends Error {
@@ -37,14 +44,21 @@ export class PdfTaskError extends Error {
 
 export type PdfWorkerLimits = Config["pdfWorker"];
 
+/** Names a bundled worker for code run from source: the API's tests set it (testing/global-setup.ts). */
+export const PDF_WORKER_BUNDLE_VARIABLE = "CLINSIGN_PDF_WORKER_BUNDLE";
+
 /**
  * Bundled, this module lives in dist/server.js (or cli.js) beside dist/pdf-worker.js. From source
  * (vitest, tsx) the worker is worker.ts beside this file: a small ES module registers tsx's loader
  * in the new thread and then imports it (Node 20 does not apply `--import` loaders to a worker's
- * entry file).
+ * entry file), unless a bundled worker is named.
  */
 function workerEntry(): URL {
   if (!import.meta.url.endsWith(".ts")) return new URL("./pdf-worker.js", import.meta.url);
+  // Not configuration (src/env.ts): the test setup's way of naming the bundle it built, from source only.
+  // eslint-disable-next-line no-restricted-properties
+  const bundled = process.env[PDF_WORKER_BUNDLE_VARIABLE];
+  if (bundled) return pathToFileURL(bundled);
   // require.resolve finds the CommonJS build of tsx/esm/api; the ES module sits beside it.
   const tsxApi = pathToFileURL(
     createRequire(import.meta.url)
@@ -124,27 +138,114 @@ function takeWorker(limits: PdfWorkerLimits): Worker {
   return startWorker(limits);
 }
 
+/**
+ * The queues tasks wait in, first served first: the service's own document work (A6, sealing,
+ * page images, submission PDFs), then an admin's seal upload, then anonymous `/verify` checks.
+ * Every lane's tasks count against `limits.concurrency`; a lane other than `documents` also runs
+ * at most its own `concurrency` at once and may turn callers away beyond `queueLength` waiting
+ * (PdfQueueFullError), so that anonymous callers can neither hold the workers nor queue without end.
+ */
+export type PdfLane = "documents" | "sealUpload" | "verify";
+const LANES_BY_PRIORITY: readonly PdfLane[] = ["documents", "sealUpload", "verify"];
+
+/** Where a task waits and its own deadline, for tasks outside the documents lane. */
+export interface PdfLaneOptions {
+  lane: Exclude<PdfLane, "documents">;
+  /** How many of this lane's tasks run at once. */
+  concurrency: number;
+  /** How many of this lane's tasks may wait; one more is refused at once. Unset: no bound (staff callers). */
+  queueLength?: number;
+  /** This lane's deadline, instead of `limits.timeoutMs`. */
+  timeoutMs: number;
+}
+
+/** The lane's queue is full: the caller may try again later. */
+export class PdfQueueFullError extends Error {
+  constructor(readonly lane: PdfLane) {
+    super(`too many ${lane} tasks are waiting`);
+    this.name = "PdfQueueFullError";
+  }
+}
+
 // A few workers at a time: each may use its whole heap limit.
 let running = 0;
-const waiting: (() => void)[] = [];
+const runningIn: Record<PdfLane, number> = { documents: 0, sealUpload: 0, verify: 0 };
+interface Waiter {
+  lane: PdfLane;
+  /** How many of its lane may run at once. */
+  laneConcurrency: number;
+  start: () => void;
+}
+const waiting: Waiter[] = [];
 
-async function slot(limits: PdfWorkerLimits): Promise<() => void> {
-  if (running >= limits.concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
+/** Starts waiting tasks while workers are free: the first waiter of the first lane that may run. */
+function startWaiting(limits: PdfWorkerLimits): void {
+  while (running < limits.concurrency) {
+    let next: Waiter | undefined;
+    for (const lane of LANES_BY_PRIORITY) {
+      next = waiting.find((waiter) => waiter.lane === lane && runningIn[lane] < waiter.laneConcurrency);
+      if (next) break;
+    }
+    if (!next) return;
+    waiting.splice(waiting.indexOf(next), 1);
+    running += 1;
+    runningIn[next.lane] += 1;
+    next.start();
+  }
+}
+
+async function slot(limits: PdfWorkerLimits, options: PdfLaneOptions | undefined): Promise<() => void> {
+  const lane = options?.lane ?? "documents";
+  let started = false;
+  const turn = new Promise<void>((resolve) => {
+    waiting.push({
+      lane,
+      laneConcurrency: options?.concurrency ?? limits.concurrency,
+      start: () => {
+        started = true;
+        resolve();
+      },
+    });
+  });
+  startWaiting(limits);
+  const queueLength = options?.queueLength ?? Infinity;
+  if (!started && waiting.filter((waiter) => waiter.lane === lane).length > queueLength) {
+    waiting.splice(
+      waiting.findLastIndex((waiter) => waiter.lane === lane),
+      1,
+    );
+    throw new PdfQueueFullError(lane);
+  }
+  await turn;
   return () => {
     running -= 1;
-    waiting.shift()?.();
+    runningIn[lane] -= 1;
+    startWaiting(limits);
   };
 }
 
+/** How many tasks run and wait in each lane (for tests and the operations view). */
+export function pdfLaneCounts(): Record<PdfLane, { running: number; waiting: number }> {
+  const counts = {} as Record<PdfLane, { running: number; waiting: number }>;
+  for (const lane of LANES_BY_PRIORITY)
+    counts[lane] = { running: runningIn[lane], waiting: waiting.filter((w) => w.lane === lane).length };
+  return counts;
+}
+
+/**
+ * Runs `task` in a fresh worker under the limits: in the documents lane, or in `options.lane`
+ * with that lane's deadline. Throws PdfLimitError (memory, time, crash), PdfTaskError (the task
+ * failed) or PdfQueueFullError (the lane's queue is full).
+ */
 export async function runPdfTask<K extends PdfTaskName>(
   limits: PdfWorkerLimits,
   task: K,
   input: PdfTaskInput<K>,
+  options?: PdfLaneOptions,
 ): Promise<PdfTaskOutput<K>> {
-  const release = await slot(limits);
+  const release = await slot(limits, options);
   try {
-    return (await runInWorker(limits, {
+    return (await runInWorker(limits, options?.timeoutMs ?? limits.timeoutMs, {
       task,
       input,
       maxDecodedBytes: (limits.memoryMb / 2) * 1024 * 1024,
@@ -155,7 +256,7 @@ export async function runPdfTask<K extends PdfTaskName>(
   }
 }
 
-function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unknown> {
+function runInWorker(limits: PdfWorkerLimits, timeoutMs: number, data: PdfWorkerData): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const worker = takeWorker(limits);
     let settled = false;
@@ -166,14 +267,17 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
       void worker.terminate();
       outcome();
     };
-    const deadline = setTimeout(
-      () =>
-        finish(() =>
-          reject(new PdfLimitError("time", `reading the PDF took longer than ${limits.timeoutMs / 1000} s`)),
-        ),
-      limits.timeoutMs,
-    );
-    worker.once("message", (reply: PdfWorkerReply) =>
+    const overrun = (ms: number, what: string) =>
+      setTimeout(() => finish(() => reject(new PdfLimitError("time", `${what} took longer than ${ms / 1000} s`))), ms);
+    // Loading the worker's code has the general deadline; the task its own, from when it begins.
+    let deadline = overrun(limits.timeoutMs, "starting the PDF worker");
+    worker.on("message", (message: PdfWorkerReply | PdfWorkerStarted) => {
+      if ("started" in message) {
+        clearTimeout(deadline);
+        deadline = overrun(timeoutMs, `the ${data.task} task`);
+        return;
+      }
+      const reply = message;
       finish(() =>
         reply.ok
           ? resolve(reply.output)
@@ -182,8 +286,8 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
                 ? new PdfLimitError(reply.limit, `reading the PDF needed too much memory: ${reply.message}`)
                 : new PdfTaskError(reply.message),
             ),
-      ),
-    );
+      );
+    });
     worker.once("error", (error: Error & { code?: string }) =>
       finish(() =>
         reject(
@@ -196,7 +300,6 @@ function runInWorker(limits: PdfWorkerLimits, data: PdfWorkerData): Promise<unkn
     worker.once("exit", (code) =>
       finish(() => reject(new PdfLimitError("crash", `the PDF worker stopped (exit code ${code}) without an answer`))),
     );
-    // The deadline runs from here: a spare had loaded its code before the document was there.
     worker.postMessage(data);
   });
 }

@@ -5,8 +5,9 @@
 import { PDFDocument } from "pdf-lib";
 import { readPdfPages } from "../documents/pdf-pages";
 import { renderPdfPages } from "../documents/page-render";
-import { inspectSignedPdf } from "../signatures/inspect-pdf";
-import { prepareSeal } from "../signatures/seal-pdf";
+import { inspectSignedPdf } from "../pdf-seal/inspect-pdf";
+import { openP12 } from "../pdf-seal/open-p12";
+import { prepareSeal } from "../pdf-seal/seal-pdf";
 import { layoutSubmissionPdf } from "../submissions/pdf-layout";
 
 export const pdfTasks = {
@@ -20,6 +21,8 @@ export const pdfTasks = {
   renderSubmissionPdf: layoutSubmissionPdf,
   /** `/verify`: signatures, timestamps, DSS and later updates of a PDF anyone may send. */
   inspectSignedPdf,
+  /** An admin's organization seal upload: a PKCS#12 whose key derivation the file itself sets. */
+  openP12,
 };
 
 /**
@@ -72,6 +75,11 @@ export interface PdfWorkerData {
   input: unknown;
   /** No stream may decode to more than this (pdf-lib inflates object streams while loading). */
   maxDecodedBytes: number;
+}
+
+/** What the worker says when its code is loaded and the task begins. */
+export interface PdfWorkerStarted {
+  started: true;
 }
 
 /** What the worker answers. */

@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
-import { pdfTasks, warmUp, type PdfWorkerData, type PdfWorkerReply } from "./tasks";
+import { pdfTasks, warmUp, type PdfWorkerData, type PdfWorkerReply, type PdfWorkerStarted } from "./tasks";
 
 /**
  * A compression bomb inflates into ArrayBuffers, which the worker's heap limit does not count:
@@ -55,5 +55,11 @@ async function main(data: PdfWorkerData): Promise<PdfWorkerReply> {
 // Listening first: a task posted during the warm-up is queued until it ends.
 const warm = (workerData as { warmUp?: boolean } | undefined)?.warmUp ? warmUp().catch(() => {}) : Promise.resolve();
 parentPort!.once("message", (data: PdfWorkerData) => {
-  void warm.then(() => main(data)).then((reply) => parentPort!.postMessage(reply));
+  void warm
+    .then(() => {
+      // The task's deadline runs from here: loading code and warming up are not the document's doing.
+      parentPort!.postMessage({ started: true } satisfies PdfWorkerStarted);
+      return main(data);
+    })
+    .then((reply) => parentPort!.postMessage(reply));
 });

@@ -150,13 +150,18 @@ describe("legal holds", () => {
     expect(all.items.every((h) => h.releasedAt !== null && h.releasedBy === org.ownerEmail)).toBe(true);
   });
 
-  it("refuses a hold that names nobody, and a phone that is not E.164", async () => {
+  it("refuses a hold that names nobody, and a phone that is no number; stores a national number in E.164", async () => {
     await expect(admin.retention.placeLegalHold.mutate({ selector: {}, reason: "x" })).rejects.toMatchObject({
       data: { code: "BAD_REQUEST" },
     });
     await expect(
-      admin.retention.placeLegalHold.mutate({ selector: { phone: "0170 1234567" }, reason: "x" }),
+      admin.retention.placeLegalHold.mutate({ selector: { phone: "0170 12" }, reason: "x" }),
     ).rejects.toMatchObject({ data: { code: "BAD_REQUEST" } });
+    // As the new-request forms read numbers: national in the organization's country (DE).
+    const hold = await admin.retention.placeLegalHold.mutate({ selector: { phone: "0170 1234567" }, reason: "x" });
+    expect(hold.phone).toBe("+491701234567");
+    expect(await isPatientUnderLegalHold(org.ctx, { phone: "+491701234567" })).toBe(true);
+    await admin.retention.releaseLegalHold.mutate({ id: hold.id });
   });
 
   it("audits placing and releasing without any patient identifier", async () => {

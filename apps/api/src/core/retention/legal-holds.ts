@@ -5,11 +5,13 @@ import type {
   ListPage,
   PatientSelector,
 } from "@clinsign/contracts";
-import { eq, isNull, legalHolds, sql, type PgColumn, type SQL } from "@clinsign/db";
+import { eq, isNotNull, isNull, legalHolds, or, sql, type PgColumn, type SQL } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { page } from "../lists/keyset";
+import { inList } from "../patients/patient-records";
+import { normalisedSelector } from "../patients/patient-selector";
 
 /**
  * Legal holds: while a hold is active, no record of the patient it names is deleted — not by the
@@ -117,7 +119,8 @@ export const heldRecord = {
 /**
  * "Is any record of this patient under a hold?": an active hold names one of the selector's
  * identifiers, or a record the selector finds is held through another identifier it carries (a
- * hold on `patientId` keeps the signature request found by its phone number).
+ * hold on `patientId` keeps the signature request found by its phone number). The selector's phone
+ * is compared as given: pass it normalised (`normalisedSelector`, as erasure does).
  */
 export async function isPatientUnderLegalHold(ctx: OrgContext, selector: PatientSelector): Promise<boolean> {
   const pid = selector.patientId ?? null;
@@ -146,16 +149,44 @@ export async function assertNoLegalHold(ctx: OrgContext, selector: PatientSelect
     throw new AppError("conflict", "a legal hold keeps this patient's records", { reason: "legal_hold" });
 }
 
+/**
+ * A patient's erasure (core/patients/erasure.ts) blanks the released holds that named them: the
+ * identifiers go, the reason (staff's words, which may describe the patient) becomes empty, and the
+ * hold's id, dates and staff stay, with `erased_at` set. `terms` are the patient's values as the
+ * finder read them (`PatientRecords.terms`: the phone in E.164 too). Active holds are never touched
+ * (an erasure is refused while one names the patient). Returns how many holds were blanked.
+ */
+export async function eraseReleasedLegalHolds(ctx: OrgContext, terms: readonly string[]): Promise<number> {
+  if (terms.length === 0) return 0;
+  const rows = await ctx.scope
+    .update(
+      legalHolds,
+      { patientId: null, rnummer: null, phone: null, reason: "", erasedAt: new Date() },
+      isNotNull(legalHolds.releasedAt),
+      or(
+        inList(legalHolds.patientId, terms, "text"),
+        inList(legalHolds.rnummer, terms, "text"),
+        inList(legalHolds.phone, terms, "text"),
+      ),
+    )
+    .returning({ id: legalHolds.id });
+  return rows.length;
+}
+
 const staffUserId = (ctx: OrgContext) => (ctx.actor.type === "user" ? ctx.actor.id : null);
 
-/** Places a hold. The audit entry names the hold, never the patient. */
+/**
+ * Places a hold, its phone stored in E.164 as records keep it (a national number is read in the
+ * organization's country; 400 when it is no number). The audit entry names the hold, never the patient.
+ */
 export async function createLegalHold(ctx: OrgContext, input: CreateLegalHoldInput): Promise<LegalHoldItem> {
+  const selector = await normalisedSelector(ctx, input.selector);
   return inTransaction(ctx, async (tx) => {
     const [row] = await tx.scope
       .insert(legalHolds, {
-        patientId: input.selector.patientId ?? null,
-        rnummer: input.selector.rnummer ?? null,
-        phone: input.selector.phone ?? null,
+        patientId: selector.patientId ?? null,
+        rnummer: selector.rnummer ?? null,
+        phone: selector.phone ?? null,
         reason: input.reason,
         createdByUserId: staffUserId(ctx),
       })

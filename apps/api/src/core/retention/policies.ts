@@ -9,6 +9,7 @@ import {
 } from "@clinsign/contracts";
 import { retentionPolicies, retentionSweeps, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
+import { settingChanges } from "../audit/changes";
 import { inTransaction, type OrgContext } from "../context";
 
 /**
@@ -32,12 +33,13 @@ export function cutoffOf(period: RetentionPeriod, now: Date): Date {
   return cutoff;
 }
 
-/** Sets the periods named (null: keep for good); the others stay. Audited with the new policy. */
+/** Sets the periods named (null: keep for good); the others stay. Audited with each period that changed, before and after. */
 export async function updateRetentionPolicy(
   ctx: OrgContext,
   input: UpdateRetentionPolicyInput,
 ): Promise<RetentionSettings> {
   await inTransaction(ctx, async (tx) => {
+    const before = await retentionPolicyOf(tx);
     const changes = JSON.stringify(input);
     const userId = ctx.actor.type === "user" ? ctx.actor.id : null;
     // One statement, merged in the database: two admins saving different kinds lose neither.
@@ -47,7 +49,7 @@ export async function updateRetentionPolicy(
         on conflict (organization_id) do update set periods = retention_policies.periods || excluded.periods,
           updated_at = now(), updated_by_user_id = excluded.updated_by_user_id`,
     );
-    await recordAudit(tx, { action: "retention.policy_updated", metadata: { changed: input } });
+    await recordAudit(tx, { action: "retention.policy_updated", metadata: settingChanges(before, input) });
   });
   return retentionSettingsOf(ctx);
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { and, auditLog, createDb, eq, jobs, retentionSweeps, rowsOf, sql, type Database } from "@clinsign/db";
 import type { Services } from "../context";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
-import { seedPatientRecords, type PatientRecords } from "../../testing/patient-records";
+import { seedPatientRecords, seedSeveralSignerRequest, type PatientRecords } from "../../testing/patient-records";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { createServices } from "../../services";
@@ -191,6 +191,26 @@ describe("retention by the services' clock", () => {
   });
 });
 
+describe("several signers and the sweep", () => {
+  it("deletes every signer's drawn signature with the request, not only the request's own files", async () => {
+    const org = await api.createOrg();
+    await updateRetentionPolicy(org.ctx, { signatureRequests: { amount: 30, unit: "days" } });
+    const request = await seedSeveralSignerRequest(org.ctx, patient(), { at: T0 });
+    for (const key of request.signerImageKeys) expect(await api.services.storage.stat(key)).not.toBeNull();
+    now = later(31 * DAY);
+    expect(await runRetentionSweep(api.services, org.orgId)).toMatchObject({ deleted: { signatureRequests: 1 } });
+    expect(await exists("signature_requests", request.signatureRequestId)).toBe(false);
+    for (const id of request.signerIds) expect(await exists("signature_signers", id)).toBe(false);
+    for (const key of request.signerImageKeys) expect(await api.services.storage.stat(key), key).toBeNull();
+    // The batch's audit entry counts the two images among its files.
+    const [entry] = await api.services.db
+      .select({ metadata: auditLog.metadata })
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "retention.deleted")));
+    expect(entry!.metadata).toMatchObject({ kind: "signatureRequests", records: 1, files: 2 });
+  });
+});
+
 describe("legal holds and the sweep", () => {
   it("deletes nothing of a held patient, shows them as held in the preview, and deletes once released", async () => {
     const org = await api.createOrg();
@@ -359,6 +379,15 @@ describe("scheduling", () => {
     });
     expect(updated.policy).toMatchObject({ submissions: { amount: 10, unit: "years" }, drafts: null });
     expect(updated.policy.outbox).toEqual({ amount: 90, unit: "days" });
+    // Audited with each period that changed, before and after.
+    const [audited] = (await admin.audit.entries.query({ action: "retention.policy_updated", limit: 1 })).items;
+    expect(audited!.metadata).toEqual({
+      changed: ["drafts", "submissions"],
+      changes: {
+        drafts: { from: { amount: 30, unit: "days" }, to: null },
+        submissions: { from: null, to: { amount: 10, unit: "years" } },
+      },
+    });
     await expect(admin.retention.updatePolicy.mutate({ outbox: { amount: 0, unit: "days" } })).rejects.toMatchObject({
       data: { code: "BAD_REQUEST" },
     });

@@ -90,12 +90,20 @@ const targets: Record<RetentionKind, Target[]> = {
       age: "coalesce(r.completed_at, r.declined_at, r.expired_at, r.expires_at)",
       due: "r.status in ('completed', 'declined', 'expired')",
       held: heldRecord.signatureRequests("r"),
+      // With several signers each signer's drawn signature is on its `signature_signers` row, which
+      // goes by cascade: its key is read in the same statement (one snapshot, before the cascade).
       remove: (org) =>
-        sql`gone as (delete from signature_requests x using doomed d where x.id = d.id and x.organization_id = ${org}
+        sql`signer_images as (
+          select s.signature_image_key as k from signature_signers s, doomed d
+          where s.organization_id = ${org} and s.signature_request_id = d.id and s.signature_image_key is not null
+        ),
+        gone as (delete from signature_requests x using doomed d where x.id = d.id and x.organization_id = ${org}
             returning x.id, x.signed_pdf_key, x.metadata_key, x.signature_image_key, x.stamped_key)
         select (select count(*) from gone)::int as records,
-          coalesce((select json_agg(k) from gone, unnest(array[signed_pdf_key, metadata_key, signature_image_key, stamped_key]) as k
-            where k is not null), '[]'::json) as keys`,
+          coalesce((select json_agg(k) from (
+            select k from gone, unnest(array[signed_pdf_key, metadata_key, signature_image_key, stamped_key]) as k
+            where k is not null
+            union all select k from signer_images) as files), '[]'::json) as keys`,
     },
   ],
   // Queued messages are still to be sent; their job owns them.

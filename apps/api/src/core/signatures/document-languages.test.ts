@@ -12,7 +12,7 @@ import {
   type FileServer,
 } from "../../testing/signature-fixtures";
 import { sha256Hex } from "../crypto";
-import { documentForLanguage } from "./requests";
+import { documentForLanguage } from "./request-read";
 
 /**
  * Issue 19: a request carries one document per language; the signing page's language picks the

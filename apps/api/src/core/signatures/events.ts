@@ -1,9 +1,21 @@
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { emitWebhookEvent } from "../webhooks/webhooks";
-import { queueSignatureNotice } from "./notices";
 
 export type SignatureEvent = "signature.opened" | "signature.completed" | "signature.declined" | "signature.expired";
+
+/** What else happens on a signature event, in the event's transaction. */
+export type SignatureEventListener = (tx: OrgContext, event: SignatureEvent, signatureId: string) => Promise<void>;
+
+const listeners = new Set<SignatureEventListener>();
+
+/**
+ * Adds a listener for every later event (once, however often it is added). The composition root
+ * (services.ts) adds them, so that this file depends on none of its listeners (notices.ts).
+ */
+export function onSignatureEvent(listener: SignatureEventListener): void {
+  listeners.add(listener);
+}
 
 /**
  * A step of a signature process: its audit entry and its `signature.*` webhook (to the
@@ -23,7 +35,5 @@ export async function recordSignatureEvent(
     data: { signature_id: metadata.signatureId, document_id: metadata.documentId, ...webhookData },
     auditMetadata: { signatureId: metadata.signatureId },
   });
-  // Staff hear of a request that ended unsigned by e-mail too (the webhook above is the other half).
-  if (event === "signature.expired" || event === "signature.declined")
-    await queueSignatureNotice(tx, metadata.signatureId, event === "signature.expired" ? "expired" : "declined");
+  for (const listener of listeners) await listener(tx, event, metadata.signatureId);
 }

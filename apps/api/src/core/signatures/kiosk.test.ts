@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, signatureRequests, sql, users } from "@clinsign/db";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { logInCookie, type TestApi, type TestOrg } from "../../testing/harness";
 import {
   backdateExpiry,
   registerDocument,
   requestSignature,
-  startFileServer,
   type FileServer,
+  startSignatureApi,
+  type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 import { createStaffUser } from "../identity/store/accounts";
 
+let setup: SignatureTestApi;
 let api: TestApi;
 let files: FileServer;
 let org: TestOrg;
@@ -17,14 +19,8 @@ let other: TestOrg;
 let doc: string;
 
 beforeAll(async () => {
-  files = await startFileServer();
-  api = await startTestApi({
-    OUTBOUND_ALLOW_HOSTS: files.hostPort,
-    PUBLIC_WEB_URL: "https://portal.test",
-    PUBLIC_API_URL: "https://api.test",
-  });
-  org = await api.createOrg("Klinik Kiosk");
-  other = await api.createOrg("Klinik Fremd");
+  setup = await startSignatureApi({ names: ["Klinik Kiosk", "Klinik Fremd"] });
+  ({ api, files, org, other } = setup);
   doc = await registerDocument(api, files, org, { name: "Aufklärung" });
   for (const role of ["staff", "viewer"] as const)
     await createStaffUser(api.services, {
@@ -34,10 +30,7 @@ beforeAll(async () => {
       role,
     });
 });
-afterAll(async () => {
-  await api?.close();
-  await files?.close();
-});
+afterAll(() => setup?.close());
 
 /** `signatures.startKiosk` over HTTP, to see the Set-Cookie it answers. */
 async function startKiosk(cookie: string, id: string) {

@@ -3,7 +3,8 @@ import { eq, staffSessions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
-import { expireIfDue, findSignatureRequest } from "./requests";
+import { expireIfDue } from "./requests";
+import { findSignatureRequest } from "./request-read";
 import { issueSigningTicket, TICKET_SECONDS } from "./verify-session";
 
 /** `signatures.startKiosk`'s input: the request, and the staff session (row id) that hands the device over. */

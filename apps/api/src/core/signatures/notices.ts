@@ -18,15 +18,16 @@ import { signatureRequestsDueForReminder, signersDueForReminder } from "../jobs/
 import { queueMessage, REDACTED } from "../messaging/messaging";
 import { signatureReminderSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
+import type { SignatureEventListener } from "./events";
+import { expireIfDue } from "./requests";
 import {
-  expireIfDue,
   findSignatureRequest,
   OPEN_STATUSES,
   signingLink,
   pinnedDocumentIdOf,
   versionOf,
   type SignatureRequestRow,
-} from "./requests";
+} from "./request-read";
 
 /**
  * Reminders to signers and notices to staff. Each is one `signature_notices` row, unique per
@@ -39,6 +40,15 @@ import {
 export const NOTICE_JOB = "signature.notice";
 const NOTICE_MAX_ATTEMPTS = 8;
 const NOTICE_RETRY_MS = [0, 10_000, 60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 7_200_000];
+
+/**
+ * Staff hear of a request that ended unsigned by e-mail too (its webhook is the other half): a
+ * listener of signature events (events.ts), added by services.ts.
+ */
+export const noticeOfUnsignedEnd: SignatureEventListener = async (tx, event, signatureId) => {
+  if (event === "signature.expired" || event === "signature.declined")
+    await queueSignatureNotice(tx, signatureId, event === "signature.expired" ? "expired" : "declined");
+};
 
 /** Queues a notice of a request once; false when it was queued before (by this or another process). */
 export async function queueSignatureNotice(

@@ -19,14 +19,16 @@ import { inTransaction, type OrgContext, type Services } from "../context";
 import { isOrganizationSealCertificate } from "../credentials/sealed-copies";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
+import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
+import type { OpenedP12 } from "../pdf-seal/open-p12";
+import { pkcs12IterationCounts, Pkcs12FormatError } from "../pdf-seal/pkcs12-costs";
 import {
   certificateFingerprint,
   distinguishedName,
-  identityFromP12,
   identityOf,
   loadSigningIdentity,
   type SigningIdentity,
-} from "./pades";
+} from "../pdf-seal/pades";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -56,34 +58,54 @@ function describe(certificate: forge.pki.Certificate): SealCertificate {
   };
 }
 
-/** Opens the P12 with its password; every way it can fail is the uploader's to fix. */
-function openP12(p12: Buffer, password: string): SigningIdentity {
-  let asn1: forge.asn1.Asn1;
+/**
+ * Opens an uploaded P12: its iteration counts read first (pkcs12-costs.ts) and refused above
+ * SEAL_P12_MAX_ITERATIONS, then opened in a PDF worker (open-p12.ts) within
+ * SEAL_P12_TIMEOUT_SECONDS, one upload at a time, so that no file keeps the request thread busy.
+ */
+async function openUploadedP12(ctx: OrgContext, p12: Buffer, password: string): Promise<SigningIdentity> {
+  const { pdfWorker, sealUpload } = ctx.services.config;
+  let counts: number[];
   try {
-    asn1 = forge.asn1.fromDer(p12.toString("binary"));
-  } catch {
-    throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
-  }
-  try {
-    // Checks the MAC (the password) before identityFromP12 looks for the key and certificate.
-    forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+    counts = pkcs12IterationCounts(p12);
   } catch (error) {
-    const message = error instanceof Error ? error.message : "";
-    if (/password|MAC could not be verified|decrypt/i.test(message))
-      throw refuse("wrong_password", "password", "the password does not open this file");
-    if (/Unknown OID|private key/i.test(message))
-      throw refuse("unsupported_key", "file", "the file's private key is not an RSA key");
-    throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
+    if (error instanceof Pkcs12FormatError)
+      throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
+    throw error;
   }
+  const highest = Math.max(0, ...counts);
+  if (highest > sealUpload.maxIterations)
+    throw refuse(
+      "iteration_count",
+      "file",
+      `the file's password protection asks for ${Number.isFinite(highest) ? highest : "an unbounded number of"} iterations; ` +
+        `at most ${sealUpload.maxIterations} are accepted (export it again with fewer: OpenSSL's default is 2048)`,
+    );
+  let opened: OpenedP12;
   try {
-    return identityFromP12(p12, password, false);
+    opened = await runPdfTask(
+      pdfWorker,
+      "openP12",
+      { p12, password },
+      { lane: "sealUpload", concurrency: 1, timeoutMs: sealUpload.timeoutMs },
+    );
   } catch (error) {
-    const message = error instanceof Error ? error.message : "";
-    if (/no certificate for its private key/.test(message))
-      throw refuse("key_mismatch", "file", "the private key does not belong to the certificate in the file");
-    if (/no \(RSA\) private key/.test(message)) throw refuse("no_private_key", "file", "the file holds no private key");
-    throw refuse("unsupported_key", "file", "the file's private key is not an RSA key");
+    if (error instanceof PdfLimitError && error.limit === "time")
+      throw refuse(
+        "open_timeout",
+        "file",
+        `the file could not be opened within ${sealUpload.timeoutMs / 1000} s; export it again with fewer iterations`,
+      );
+    if (error instanceof PdfLimitError || error instanceof PdfTaskError)
+      throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
+    throw error;
   }
+  if (!opened.ok) throw refuse(opened.reason, opened.field, opened.message);
+  return identityOf(
+    createPrivateKey(opened.key),
+    opened.chain.map((pem) => forge.pki.certificateFromPem(pem)),
+    false,
+  );
 }
 
 /** Refuses a certificate that cannot seal documents now. */
@@ -184,7 +206,7 @@ export async function uploadOrganizationSeal(
   assertAdmin(ctx);
   const p12 = Buffer.from(input.p12Base64, "base64");
   if (p12.length === 0) throw refuse("not_pkcs12", "file", "the file is not a PKCS#12 (.p12/.pfx) file");
-  const identity = openP12(p12, input.password);
+  const identity = await openUploadedP12(ctx, p12, input.password);
   const now = new Date();
   checkUsable(identity.certificate, now);
   const stored: StoredIdentity = {

@@ -47,7 +47,9 @@ async function open(token: string) {
   return api.trpc({}).signing.open.mutate({ token });
 }
 
-describe("signing page images", () => {
+// Drawing pages runs pdf.js and the WebP encoder in worker processes: on a busy 2-core machine
+// one document takes tens of seconds, so these tests get more than the default 30 s.
+describe("signing page images", { timeout: 120_000 }, () => {
   it("are drawn by a job after A6; until then the view has none (the page shows the PDF)", async () => {
     const { request } = await openedRequest(
       await makePdf([
@@ -147,7 +149,7 @@ describe("signing page images", () => {
   });
 });
 
-describe("signing.preview: the document in the signing page's first HTML", () => {
+describe("signing.preview: the document in the signing page's first HTML", { timeout: 120_000 }, () => {
   const preview = (token: string) => api.trpc({}).signing.preview.query({ token });
   const requestRow = async (id: string) =>
     (await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, id)))[0]!;

@@ -22,8 +22,8 @@ import {
   OPEN_STATUSES,
   versionOf,
   type SignatureRequestRow,
-} from "./requests";
-import { signerRequestId } from "./signing";
+} from "./request-read";
+import { signerRequestId } from "./request-read";
 
 /** Where the web app serves the images (its proxy passes `/signing-pages/*` to this API path). */
 export const PAGE_IMAGES_PATH = "/signing-pages";

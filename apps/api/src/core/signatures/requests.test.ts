@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, signatureRequests } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { type TestApi, type TestOrg } from "../../testing/harness";
 import {
   backdateExpiry,
   bearer,
   inOneHour,
   registerDocument,
   requestSignature,
-  startFileServer,
   type FileServer,
+  startSignatureApi,
+  type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 import { sha256Hex } from "../crypto";
 
@@ -18,21 +19,14 @@ let org: TestOrg;
 let other: TestOrg;
 let documentId: string;
 
+let setup: SignatureTestApi;
+
 beforeAll(async () => {
-  files = await startFileServer();
-  api = await startTestApi({
-    OUTBOUND_ALLOW_HOSTS: files.hostPort,
-    PUBLIC_WEB_URL: "https://portal.test",
-    PUBLIC_API_URL: "https://api.test",
-  });
-  org = await api.createOrg("Klinik Nord");
-  other = await api.createOrg("Klinik Süd");
+  setup = await startSignatureApi();
+  ({ api, files, org, other } = setup);
   documentId = await registerDocument(api, files, org, { name: "Aufklärung Narkose" });
 });
-afterAll(async () => {
-  await api?.close();
-  await files?.close();
-});
+afterAll(() => setup?.close());
 
 const a1 = (body: Record<string, unknown>, o: TestOrg = org) =>
   api.request("POST", "/signature-requests", {

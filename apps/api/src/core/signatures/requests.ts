@@ -6,48 +6,35 @@ import type {
   OpenSignatureLink,
   updateAssignmentInput,
 } from "@clinsign/contracts";
-import {
-  and,
-  desc,
-  documents,
-  documentVersions,
-  eq,
-  gt,
-  inArray,
-  signatureRequests,
-  sql,
-  type SignatureRequestStatus,
-} from "@clinsign/db";
+import { and, desc, documents, documentVersions, eq, gt, inArray, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
 import { inTransaction, nowOf, systemContext, type OrgContext, type Services } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
-import { findDocument, findVersion, isUuid } from "../documents/documents";
+import { findDocument, findVersion } from "../documents/documents";
 import { normaliseMobile } from "../form-requests/phone";
 import { organizationProfile } from "../organizations/profile";
 import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
+import {
+  findSignatureRequest,
+  isPastExpiry,
+  OPEN_STATUSES,
+  pinnedDocumentIdColumn,
+  pinnedDocumentIdOf,
+  signingLink,
+  signedPdfUrl,
+  metadataJsonUrl,
+  type SignatureRequestRow,
+} from "./request-read";
 import { latestSealJob } from "./seal";
 import { createSigners, hasSeveralSigners, planSigners } from "./signers";
 import { AppError, notFound } from "../errors";
 
-export type SignatureRequestRow = typeof signatureRequests.$inferSelect;
 /** A1's input as the door parsed it. */
 export type CreateSignatureRequestInput = z.output<typeof createSignatureRequestInput>;
 /** A7's input as the door parsed it. */
 export type UpdateAssignmentInput = z.output<typeof updateAssignmentInput>;
-
-/** Statuses in which the patient can still act; only these expire. */
-export const OPEN_STATUSES: SignatureRequestStatus[] = ["pending", "opened"];
-
-export const signingLink = (ctx: Pick<OrgContext, "services">, token: string) =>
-  `${ctx.services.config.publicWebUrl}/sign/${token}`;
-export const ticketLink = (ctx: Pick<OrgContext, "services">, ticket: string) =>
-  `${ctx.services.config.publicWebUrl}/sign/ticket/${ticket}`;
-
-export function isPastExpiry(row: SignatureRequestRow, now = new Date()): boolean {
-  return OPEN_STATUSES.includes(row.status) && row.expiresAt.getTime() <= now.getTime();
-}
 
 /**
  * Expiry is enforced wherever a request is read for a decision or written, not only by a
@@ -110,83 +97,6 @@ export async function inTransactionThenRefuse<R>(
   const result = await inTransaction(ctx, work);
   if (result instanceof AppError) throw result;
   return result;
-}
-
-export async function findSignatureRequest(
-  ctx: OrgContext,
-  id: string,
-  forUpdate = false,
-): Promise<SignatureRequestRow> {
-  if (!isUuid(id)) throw notFound("signature request", { field: "id" });
-  const query = ctx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1);
-  const [row] = await (forUpdate ? query.for("update") : query);
-  if (!row) throw notFound("signature request", { field: "id" });
-  return row;
-}
-
-/**
- * Documents in the patient's language (issue 19). A request names its main document
- * (`document_id`) and may name one document per language (`documents_by_language`). Nothing is
- * copied: when the patient opens the request, the document for the signing page's language is
- * chosen once (`documentForLanguage`) and stored as `pinned_document_id` beside `pinned_version`.
- * From then on every reader (signing view, page images, download, sign, seal, verify, staff,
- * A2/A3, FHIR, export) asks `pinnedDocumentIdOf` / `versionOf`, so they all see the same
- * document whatever language the page switches to later. `document_id` stays what A1 was sent.
- */
-type DocumentChoiceRow = Pick<SignatureRequestRow, "documentId" | "pinnedDocumentId" | "pinnedVersion"> & {
-  documentsByLanguage?: SignatureRequestRow["documentsByLanguage"];
-};
-
-/** The document the request shows now: the pinned one once opened (rows pinned before 0033: `document_id`), else `document_id`. */
-export const pinnedDocumentIdOf = (row: Pick<SignatureRequestRow, "documentId" | "pinnedDocumentId">): string =>
-  row.pinnedDocumentId ?? row.documentId;
-
-/** `pinnedDocumentIdOf` in SQL, for queries that join the request's document version. */
-export const pinnedDocumentIdColumn = sql<string>`coalesce(${signatureRequests.pinnedDocumentId}, ${signatureRequests.documentId})`;
-
-/**
- * THE choice of the document a patient gets (issue 19), for opening a request and for any view
- * that must show the same (e.g. a preview): once pinned, the pinned document whatever `language`
- * says; before, the request's document for `language` when it has one, else the main document.
- */
-export function documentForLanguage(row: DocumentChoiceRow, language: PatientLanguage | null | undefined): string {
-  if (row.pinnedVersion !== null) return pinnedDocumentIdOf(row);
-  return (language && row.documentsByLanguage?.[language]) || row.documentId;
-}
-
-/** The version a request shows: the pinned one (of the pinned document) once opened, else the main document's newest. */
-export function versionOf(ctx: OrgContext, row: SignatureRequestRow) {
-  return versionForLanguage(ctx, row, null);
-}
-
-/**
- * The version the patient gets when opening now with the page in `language`: the pinned one, else
- * the newest version of `documentForLanguage`'s choice (the main document without a language).
- * What `signing.preview` shows before the pin.
- */
-export async function versionForLanguage(
-  ctx: OrgContext,
-  row: SignatureRequestRow,
-  language: PatientLanguage | null | undefined,
-) {
-  if (row.pinnedVersion !== null) return findVersion(ctx, pinnedDocumentIdOf(row), row.pinnedVersion);
-  const doc = await findDocument(ctx, documentForLanguage(row, language));
-  return findVersion(ctx, doc.id, doc.currentVersion);
-}
-
-/**
- * Every version the request may show now: the pinned one, or before the pin the newest version
- * of the main document and of each document in another language (a preview in any language).
- */
-export async function candidateVersions(ctx: OrgContext, row: SignatureRequestRow) {
-  if (row.pinnedVersion !== null) return [await versionOf(ctx, row)];
-  const ids = [...new Set([row.documentId, ...Object.values(row.documentsByLanguage ?? {})])];
-  return Promise.all(
-    ids.map(async (id) => {
-      const doc = await findDocument(ctx, id);
-      return findVersion(ctx, doc.id, doc.currentVersion);
-    }),
-  );
 }
 
 /** A1's optional `patient_phone` as E.164: a mobile number, national ones read in the organization's country. */
@@ -365,11 +275,6 @@ export async function listOpenSignatureLinks(
     expiration_date: row.expiresAt.toISOString(),
   }));
 }
-
-export const signedPdfUrl = (ctx: OrgContext, id: string) =>
-  `${ctx.services.config.publicApiUrl}/signature-requests/${id}/signed.pdf`;
-export const metadataJsonUrl = (ctx: OrgContext, id: string) =>
-  `${ctx.services.config.publicApiUrl}/signature-requests/${id}/metadata.json`;
 
 /** A3: completed (signed and sealed) processes of a patient, newest first. */
 export async function listCompletedProcesses(

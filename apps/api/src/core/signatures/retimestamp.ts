@@ -4,7 +4,7 @@ import { inTransaction, type OrgContext } from "../context";
 import { sha256Hex } from "../crypto";
 import { enqueueJob } from "../jobs/queue";
 import { putAll, removeFiles } from "../files/storage";
-import { retimestamp, timestampFacts } from "./ltv";
+import { retimestamp, timestampFacts } from "../pdf-seal/ltv";
 
 /** Job kind: a new document time stamp for one sealed request (B-LTA renewal). */
 export const RETIMESTAMP_JOB = "signature.retimestamp";

@@ -1,18 +1,18 @@
 import { auditLog, desc, eq, jobs, signatureRequests, sql, type SignatureFieldRect } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
-import { putAll, removeFiles } from "../files/storage";
+import { putAll, removeFiles, type StoredFile } from "../files/storage";
 import { enqueueJob } from "../jobs/queue";
 import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { runPdfTask } from "../pdf-worker/run";
-import { sealWithTime, timestampFacts } from "./ltv";
+import { sealWithTime, timestampFacts } from "../pdf-seal/ltv";
 import { scheduleRetimestamp } from "./retimestamp";
-import { findSignatureBytes, signedContentSha256 } from "./byte-range";
+import { findSignatureBytes, signedContentSha256 } from "../pdf-seal/byte-range";
 import { loadOrganization } from "../organizations/organizations";
 import { sealingIdentity } from "./org-seal";
-import { printable } from "./seal-pdf";
+import { printable } from "../pdf-seal/seal-pdf";
 import { recordSignatureEvent } from "./events";
 import {
   findSignatureRequest,
@@ -20,7 +20,9 @@ import {
   pinnedDocumentIdOf,
   signedPdfUrl,
   type SignatureRequestRow,
-} from "./requests";
+} from "./request-read";
+import type { SigningIdentity } from "../pdf-seal/pades";
+import type { PatientLanguage } from "@clinsign/contracts";
 import { fieldsOfRole, signerLabels, signersOf, type SignerRow } from "./signers";
 
 /** Job kind of sealing retries. */
@@ -192,16 +194,73 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
         sealAttempts: sql`${signatureRequests.sealAttempts} + 1`,
         sealError: message.slice(0, 1000),
         updatedAt: new Date(),
-      } as never,
+      },
       eq(signatureRequests.id, row.id),
     );
     throw error;
   }
 }
 
+/**
+ * Seals a signed request in named steps: load what it signed, stamp the signatures and the audit
+ * page (PDF worker), seal and extend to LTV, write the metadata, store the files, commit. Nothing
+ * is stored unless everything before succeeded; files of a commit that does not happen are removed.
+ */
 async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): Promise<"completed" | "skipped"> {
   const { storage, config } = ctx.services;
-  // The pinned document (issue 19: the one in the patient's language when the request had one).
+  const signed = await loadSealInputs(ctx, row);
+  const { stamped, stampedSha256, prepared } = await stampWithAuditPage(ctx, signed);
+  const sealed = await sealAndFindDigest(config, prepared, signed.identity);
+  const completedAt = new Date();
+  const metadata = await sealedMetadata(ctx, signed, { stampedSha256, sealed, completedAt });
+  const files = await putAll(storage, "signed", [Buffer.from(stamped), sealed.pdf, metadata]);
+  const removeStored = () =>
+    removeFiles(
+      storage,
+      files.map((f) => f.key),
+    );
+  const [stampedFile, signedFile, metadataFile] = files;
+  const done = await commitSealed(ctx, signed, {
+    completedAt,
+    stampedSha256,
+    sealed,
+    stampedFile: stampedFile!,
+    signedFile: signedFile!,
+    metadataFile: metadataFile!,
+  }).catch(async (error: unknown) => {
+    // No row points at the new files: remove them, so a failed seal leaves nothing behind.
+    await removeStored();
+    throw error;
+  });
+  if (!done) {
+    await removeStored();
+    return "skipped";
+  }
+  return "completed";
+}
+
+/** What a request's seal is made of, read and checked before anything is drawn. */
+interface SealInputs {
+  row: SignatureRequestRow;
+  /** The pinned document (issue 19: the one in the patient's language when the request had one). */
+  documentId: string;
+  version: Awaited<ReturnType<typeof findVersion>>;
+  documentName: string | null;
+  original: Buffer;
+  originalSha256: string;
+  signers: SignerRow[];
+  /** Several signers (issue 20): each signer's signature into that signer's fields. */
+  several: Awaited<ReturnType<typeof severalSignersFacts>> | null;
+  /** One patient's drawn signature. */
+  png: Buffer | null;
+  identity: SigningIdentity;
+  clinicLanguage: PatientLanguage;
+  /** The audit page speaks the patient's language (the signing page's), the clinic's beside it. */
+  language: PatientLanguage;
+}
+
+async function loadSealInputs(ctx: OrgContext, row: SignatureRequestRow): Promise<SealInputs> {
+  const { storage } = ctx.services;
   const documentId = pinnedDocumentIdOf(row);
   const version = await findVersion(ctx, documentId, row.pinnedVersion!);
   const doc = await findDocument(ctx, documentId).catch(() => null);
@@ -209,30 +268,45 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
   if (!original) throw new Error("the document's stored PDF is missing");
   const originalSha256 = sha256Hex(original);
   if (originalSha256 !== version.sha256) throw new Error("the document's stored PDF does not match its SHA-256");
-  // Several signers (issue 20): each signer's signature into that signer's fields.
   const signers = await signersOf(ctx, row.id);
   const several = signers.length > 0 ? await severalSignersFacts(ctx, signers, version.fields) : null;
   const png = !several && row.signatureMethod === "drawn" ? await storage.get(row.signatureImageKey!) : null;
   if (!several && row.signatureMethod === "drawn" && !png) throw new Error("the stored signature image is missing");
-
-  const identity = await sealingIdentity(ctx);
-  const organization = await loadOrganization(ctx);
-  // The audit page speaks the patient's language (the signing page's), the clinic's beside it.
   const patientSigner =
     signers.find((s) => s.role === "patient" && s.signingLanguage) ?? signers.find((s) => s.signingLanguage);
-  const language = (several ? patientSigner?.signingLanguage : row.signingLanguage) ?? "en";
-  // pdf-lib's part (stamp, audit page, placeholder) runs in the PDF worker under its limits; the
-  // signature itself is made here, so the private key stays in this thread.
-  const { stamped, stampedSha256, prepared } = await runPdfTask(config.pdfWorker, "prepareSeal", {
+  return {
+    row,
+    documentId,
+    version,
+    documentName: doc?.name ?? null,
     original,
-    fields: version.fields,
+    originalSha256,
+    signers,
+    several,
     png,
+    identity: await sealingIdentity(ctx),
+    clinicLanguage: (await loadOrganization(ctx)).locale,
+    language: (several ? patientSigner?.signingLanguage : row.signingLanguage) ?? "en",
+  };
+}
+
+/**
+ * pdf-lib's part (stamp, audit page, signature placeholder) runs in the PDF worker under its
+ * limits; the signature itself is made here, so the private key stays in this thread.
+ */
+function stampWithAuditPage(ctx: OrgContext, signed: SealInputs) {
+  const { row, version, several, signers, identity } = signed;
+  const { config } = ctx.services;
+  return runPdfTask(config.pdfWorker, "prepareSeal", {
+    original: signed.original,
+    fields: version.fields,
+    png: signed.png,
     typedName: row.typedName,
     ...(several && { stamps: several.stamps }),
     facts: {
       title: version.title,
       signatureId: row.id,
-      documentId,
+      documentId: signed.documentId,
       version: version.version,
       documentLanguage: version.language,
       signature: several
@@ -240,8 +314,8 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
         : row.signatureMethod === "typed"
           ? { kind: "typed" as const, name: row.typedName ?? "" }
           : { kind: "drawn" as const },
-      language,
-      clinicLanguage: organization.locale,
+      language: signed.language,
+      clinicLanguage: signed.clinicLanguage,
       patientId: row.patientId,
       institutionId: row.institutionExternalId,
       orderBy: row.orderBy,
@@ -250,7 +324,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       signedAt: row.signedAt!,
       ip: row.signerIp,
       userAgent: row.signerUserAgent,
-      originalSha256,
+      originalSha256: signed.originalSha256,
       certificate: `${identity.subject}, SHA-256 ${identity.fingerprint}`,
       development: identity.development,
       tsaHost: config.tsa ? new URL(config.tsa.url).host : null,
@@ -271,27 +345,45 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       name: identity.subject,
     },
   });
-  // With a TSA the seal is time-stamped (B-T) and, with a CA-issued certificate, extended to
-  // B-LTA. A TSA or responder that fails throws here and nothing is stored: the request stays
-  // `sealing` and the job retries.
+}
+
+/**
+ * With a TSA the seal is time-stamped (B-T) and, with a CA-issued certificate, extended to
+ * B-LTA. A TSA or responder that fails throws here and nothing is stored: the request stays
+ * `sealing` and the job retries. The seal's message digest is how `/verify` finds this request
+ * from a dropped copy; the seal covers its own revision, validation data and document time
+ * stamps come after it.
+ */
+async function sealAndFindDigest(config: Services["config"], prepared: Uint8Array, identity: SigningIdentity) {
   const seal = await sealWithTime(config, prepared, identity);
-  const { pdf: signed, level, signatureTimestamp } = seal;
-  const signedSha256 = sha256Hex(signed);
-  // The seal's message digest: how `/verify` finds this request from a dropped copy. The seal
-  // covers its own revision; validation data and document time stamps come after it.
   const sealSignature = findSignatureBytes(seal.sealRevision).find(
     (s) => s.wellFormed && s.range[2] + s.range[3] === seal.sealRevision.length,
   );
-  const sealedContentSha256 = sealSignature
-    ? signedContentSha256(seal.sealRevision, sealSignature.range).toString("hex")
-    : null;
-  const completedAt = new Date();
+  return {
+    ...seal,
+    sha256: sha256Hex(seal.pdf),
+    sealedContentSha256: sealSignature
+      ? signedContentSha256(seal.sealRevision, sealSignature.range).toString("hex")
+      : null,
+  };
+}
+type SealedPdf = Awaited<ReturnType<typeof sealAndFindDigest>>;
+
+/** metadata.json: what was signed, by whom, when, with which certificate and seal, and the request's events. */
+async function sealedMetadata(
+  ctx: OrgContext,
+  signed: SealInputs,
+  made: { stampedSha256: string; sealed: SealedPdf; completedAt: Date },
+): Promise<Buffer> {
+  const { row, version, several, identity, documentId } = signed;
+  const { stampedSha256, sealed, completedAt } = made;
+  const { config } = ctx.services;
   const metadata = {
     signature_id: row.id,
     status: "completed",
     document: {
       id: documentId,
-      name: doc?.name ?? null,
+      name: signed.documentName,
       title: version.title,
       version: version.version,
       page_count: version.pageCount,
@@ -317,7 +409,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       user_agent: row.signerUserAgent,
     },
     ...(several && { signing_order: row.signingOrder, signers: several.metadata }),
-    sha256: { original: originalSha256, stamped: stampedSha256, signed_pdf: signedSha256 },
+    sha256: { original: signed.originalSha256, stamped: stampedSha256, signed_pdf: sealed.sha256 },
     signature_fields: version.fields,
     certificate: {
       sha256_fingerprint: identity.fingerprint,
@@ -327,9 +419,11 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     seal: {
       format: "PAdES",
       sub_filter: "ETSI.CAdES.detached",
-      level,
-      signature_timestamp: signatureTimestamp ? timestampFacts(signatureTimestamp, config.tsa!.url) : null,
-      document_timestamps: seal.documentTimestamp ? [timestampFacts(seal.documentTimestamp, config.tsa!.url)] : [],
+      level: sealed.level,
+      signature_timestamp: sealed.signatureTimestamp
+        ? timestampFacts(sealed.signatureTimestamp, config.tsa!.url)
+        : null,
+      document_timestamps: sealed.documentTimestamp ? [timestampFacts(sealed.documentTimestamp, config.tsa!.url)] : [],
     },
     events: [
       ...(await eventsOf(ctx, row.id)),
@@ -342,11 +436,29 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       },
     ],
   };
-  const metadataBytes = Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
+  return Buffer.from(JSON.stringify(metadata, null, 2) + "\n", "utf8");
+}
 
-  const files = await putAll(storage, "signed", [Buffer.from(stamped), signed, metadataBytes]);
-  const [stampedFile, signedFile, metadataFile] = files;
-  const done = await inTransaction(ctx, async (tx) => {
+/**
+ * Marks the request completed with its files (only while it is still `sealing`), schedules the
+ * time stamp's renewal and records `signature.completed`, in one transaction. False: another
+ * process completed it first.
+ */
+function commitSealed(
+  ctx: OrgContext,
+  signed: SealInputs,
+  made: {
+    completedAt: Date;
+    stampedSha256: string;
+    sealed: SealedPdf;
+    stampedFile: StoredFile;
+    signedFile: StoredFile;
+    metadataFile: StoredFile;
+  },
+): Promise<boolean> {
+  const { row, version, identity, documentId, originalSha256 } = signed;
+  const { completedAt, stampedSha256, sealed } = made;
+  return inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
       .update(
         signatureRequests,
@@ -354,18 +466,18 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
           status: "completed",
           completedAt,
           originalSha256,
-          stampedKey: stampedFile!.key,
+          stampedKey: made.stampedFile.key,
           stampedSha256,
-          signedPdfKey: signedFile!.key,
-          signedPdfSha256: signedSha256,
-          sealedContentSha256,
-          metadataKey: metadataFile!.key,
-          metadataSha256: metadataFile!.sha256,
+          signedPdfKey: made.signedFile.key,
+          signedPdfSha256: sealed.sha256,
+          sealedContentSha256: sealed.sealedContentSha256,
+          metadataKey: made.metadataFile.key,
+          metadataSha256: made.metadataFile.sha256,
           sealError: null,
           sealFailedAt: null,
-          sealLevel: level,
-          timestampedAt: signatureTimestamp?.genTime ?? null,
-          timestampExpiresAt: seal.timestampExpiresAt,
+          sealLevel: sealed.level,
+          timestampedAt: sealed.signatureTimestamp?.genTime ?? null,
+          timestampExpiresAt: sealed.timestampExpiresAt,
           updatedAt: completedAt,
         },
         eq(signatureRequests.id, row.id),
@@ -373,7 +485,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       )
       .returning({ id: signatureRequests.id });
     if (!updated) return false;
-    if (seal.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, seal.timestampExpiresAt);
+    if (sealed.timestampExpiresAt) await scheduleRetimestamp(tx, row.id, sealed.timestampExpiresAt);
     await recordSignatureEvent(
       tx,
       "signature.completed",
@@ -381,7 +493,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
         signatureId: row.id,
         documentId,
         version: version.version,
-        sha256: { original: originalSha256, stamped: stampedSha256, signedPdf: signedSha256 },
+        sha256: { original: originalSha256, stamped: stampedSha256, signedPdf: sealed.sha256 },
         certificateFingerprint: identity.fingerprint,
       },
       {
@@ -392,20 +504,5 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
       },
     );
     return true;
-  }).catch(async (error: unknown) => {
-    // No row points at the new files: remove them, so a failed seal leaves nothing behind.
-    await removeFiles(
-      storage,
-      files.map((f) => f.key),
-    );
-    throw error;
   });
-  if (!done) {
-    await removeFiles(
-      storage,
-      files.map((f) => f.key),
-    );
-    return "skipped";
-  }
-  return "completed";
 }

@@ -7,7 +7,7 @@ import { runJobNow } from "../jobs/execute";
 import { messageJobHandler, queueMessage, REDACTED, usesOutbox } from "../messaging/messaging";
 import { signingLinkEmail, signingLinkSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
-import { findSignatureRequest, isPastExpiry, OPEN_STATUSES, versionOf } from "./requests";
+import { findSignatureRequest, isPastExpiry, OPEN_STATUSES, versionOf } from "./request-read";
 import { linkOfSigner, signerOfRequest } from "./signers";
 
 /** A plain e-mail address check: the provider is the judge; this only refuses what cannot be one. */

@@ -1,5 +1,5 @@
 import type { SignedCopyState } from "@clinsign/contracts";
-import type { SignatureRequestRow } from "./requests";
+import type { SignatureRequestRow } from "./request-read";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

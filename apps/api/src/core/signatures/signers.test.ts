@@ -16,7 +16,7 @@ import {
 } from "@clinsign/db";
 import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { logInCookie, type TestApi, type TestOrg } from "../../testing/harness";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import {
   backdateExpiry,
@@ -25,8 +25,9 @@ import {
   pngDataUrl,
   registerDocument,
   requestSignature,
-  startFileServer,
   type FileServer,
+  startSignatureApi,
+  type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { queueDueReminders } from "./notices";
@@ -35,6 +36,7 @@ import { createStaffUser } from "../identity/store/accounts";
 const DAY = 86_400_000;
 const PAGE_HEIGHT = 841.89;
 
+let setup: SignatureTestApi;
 let api: TestApi;
 let files: FileServer;
 let twilio: Receiver;
@@ -64,18 +66,11 @@ async function staffMember(email: string, role: "staff" | "admin" = "staff") {
 }
 
 beforeAll(async () => {
-  files = await startFileServer();
   twilio = await startReceiver();
   hooks = await startReceiver();
-  api = await startTestApi({
-    ...twilioEnv(twilio),
-    OUTBOUND_ALLOW_HOSTS: `${files.hostPort},127.0.0.1:${hooks.port}`,
-    PUBLIC_WEB_URL: "https://portal.test",
-    PUBLIC_API_URL: "https://api.test",
-  });
+  setup = await startSignatureApi({ env: twilioEnv(twilio), allowHosts: [`127.0.0.1:${hooks.port}`] });
+  ({ api, files, org, other } = setup);
   api.services.clock = () => now;
-  org = await api.createOrg("Klinik Nord");
-  other = await api.createOrg("Klinik Süd");
   await updateOrganizationSettings(org.ctx, { webhookUrls: [`${hooks.url}/his`] });
   owner = await logInCookie(api, org.ownerEmail, org.ownerPassword);
   foreign = await logInCookie(api, other.ownerEmail, other.ownerPassword);
@@ -87,8 +82,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await api?.close();
-  await files?.close();
+  await setup?.close();
   await twilio?.close();
   await hooks?.close();
 });
@@ -450,6 +444,43 @@ describe("several signers, sequential", () => {
     ).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
+  });
+});
+
+describe("the staff list after a signature (issue 31: it said 'Opened' after the patient signed)", () => {
+  it("a request with several signers says how many signed; a one-patient request is completed", async () => {
+    const listed = async (patientId: string) => {
+      const page = await staff(owner).list.query({ patientId, limit: 10 });
+      expect(page.items).toHaveLength(1);
+      return page.items[0]!;
+    };
+    const request = await consent({ patient_id: "P-list-progress" });
+    expect(await listed("P-list-progress")).toMatchObject({
+      status: "pending",
+      signerProgress: { signed: 0, total: 3 },
+    });
+    await sign(request.patient);
+    // Still open for the guardian and the physician, and the list says the patient has signed.
+    expect(await listed("P-list-progress")).toMatchObject({
+      status: "opened",
+      signerProgress: { signed: 1, total: 3 },
+    });
+    await sign(request.guardian);
+    await staff(physician.cookie).signAsStaff.mutate({ id: request.id, consent: true, signature: drawn() });
+    expect(await listed("P-list-progress")).toMatchObject({
+      status: "completed",
+      completedAt: expect.any(String),
+      signerProgress: { signed: 3, total: 3 },
+    });
+
+    const plain = await registerDocument(api, files, org, { name: "Einfach (Liste)" });
+    const single = await a1({ document_id: plain, patient_id: "P-list-single" });
+    await sign(tokenOf(single.body.signing_link));
+    const item = await listed("P-list-single");
+    expect(item).toMatchObject({ status: "completed", completedAt: expect.any(String) });
+    expect(item).not.toHaveProperty("signerProgress");
+    // Another organization's list has none of it.
+    expect((await staff(foreign).list.query({ patientId: "P-list-progress", limit: 10 })).items).toEqual([]);
   });
 });
 

@@ -27,7 +27,7 @@ import { randomSecret, sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 import { normaliseMobile } from "../form-requests/phone";
 import { organizationProfile } from "../organizations/profile";
-import { signingLink, type SignatureRequestRow } from "./requests";
+import { signingLink, type SignatureRequestRow } from "./request-read";
 
 /**
  * Several signers in order (issue 20; docs/signatures.md, "Several signers"). A request whose
@@ -339,6 +339,17 @@ export async function staffSignerItems(ctx: OrgContext, signers: SignerRow[]): P
   }));
 }
 
+/**
+ * Who signs, in an audit entry the signer's own step writes: the row, its role and, since issue 31,
+ * the name staff gave a link signer, so the log names the signer itself (the audit page reads the
+ * actor's role and name from here).
+ */
+export const signerInAudit = (signer: Pick<SignerRow, "id" | "role" | "name">) => ({
+  signerId: signer.id,
+  role: signer.role,
+  ...(signer.name && { signerName: signer.name }),
+});
+
 /** A signer opened the document (portal or console): recorded once per signer. */
 export async function markSignerOpened(tx: OrgContext, request: SignatureRequestRow, signer: SignerRow) {
   if (signer.status !== "pending") return;
@@ -353,7 +364,7 @@ export async function markSignerOpened(tx: OrgContext, request: SignatureRequest
   signer.openedAt = now;
   await recordAudit(tx, {
     action: "signature.signer_opened",
-    metadata: { signatureId: request.id, documentId: request.documentId, signerId: signer.id, role: signer.role },
+    metadata: { signatureId: request.id, documentId: request.documentId, ...signerInAudit(signer) },
   });
 }
 

@@ -40,10 +40,9 @@ import { AppError } from "../errors";
 import { organizationNameOf } from "../organizations/profile";
 import { enqueueJob } from "../jobs/queue";
 import { recordSignatureEvent } from "./events";
+import { expireIfDue, inTransactionThenRefuse } from "./requests";
 import {
-  expireIfDue,
   findSignatureRequest,
-  inTransactionThenRefuse,
   isPastExpiry,
   documentForLanguage,
   pinnedDocumentIdColumn,
@@ -51,7 +50,8 @@ import {
   versionForLanguage,
   versionOf,
   type SignatureRequestRow,
-} from "./requests";
+  signerRequestId,
+} from "./request-read";
 import { pageImagesOf } from "./page-images";
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, sealContext, sealSignatureRequest } from "./seal";
 import { signedCopyOf } from "./signed-copy";
@@ -61,6 +61,7 @@ import {
   fieldsOfRole,
   markSignerOpened,
   partyView,
+  signerInAudit,
   signerOfContext,
   signersOf,
   signersOnTurn,
@@ -87,16 +88,6 @@ const SIGNING_PASS_MINUTES = 60;
 /** The sync attempt normally seals at once; the job is the safety net if it fails or the process dies. */
 const SEAL_JOB_DELAY_MS = 30_000;
 const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
-
-/**
- * The request a signer context acts on: the one its signing pass (or link, or ticket) opened. The
- * signer procedures build such a context only from a valid credential.
- */
-export function signerRequestId(ctx: OrgContext): string {
-  if (ctx.actor.type !== "signer" || !ctx.actor.id)
-    throw new AppError("unauthorized", "the signing session has ended; open the signing link again");
-  return ctx.actor.id;
-}
 
 const emptyView = (state: SigningState): SigningView => ({
   state,
@@ -187,8 +178,7 @@ async function openRequestBy(tx: OrgContext, row: SignatureRequestRow, me: Signe
       documentId: pinnedDocumentIdOf(row),
       version: row.pinnedVersion,
       via,
-      role: me.role,
-      signerId: me.id,
+      ...signerInAudit(me),
     },
     { patient_id: row.patientId },
   );
@@ -547,7 +537,7 @@ async function signAs(
     signingLanguage: language,
   };
   const audited = (row: SignatureRequestRow, extra: Record<string, unknown> = {}) => ({
-    action: "signature.signed",
+    action: "signature.signed" as const,
     metadata: {
       signatureId: row.id,
       documentId: pinnedDocumentIdOf(row),
@@ -606,7 +596,7 @@ async function signAs(
       );
       me.status = "signed";
       me.signedAt = now;
-      await recordAudit(tx, audited(row, { role: me.role, signerId: me.id }));
+      await recordAudit(tx, audited(row, signerInAudit(me)));
       const opened = await openRequestBy(tx, row, me, pick === "staff" ? "console" : "link");
       if (!allRequiredSigned(signers)) {
         await advanceTurns(tx, row.signingOrder, signers);
@@ -684,7 +674,7 @@ async function declineAs(
         signatureId: row.id,
         documentId: pinnedDocumentIdOf(row),
         reason: reason || null,
-        ...(party && { role: party.me.role, signerId: party.me.id }),
+        ...(party && signerInAudit(party.me)),
       },
       // One-patient requests keep the body they always had; several signers add who declined.
       { patient_id: row.patientId, reason: reason || null, ...(party && { role: party.me.role }) },

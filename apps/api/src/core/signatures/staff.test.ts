@@ -3,13 +3,14 @@ import { auditLog, eq, organizations, signatureRequests, sql, users } from "@cli
 import { ensureInstitution } from "../branding/branding";
 import { sha256Hex } from "../crypto";
 import { encodeCursor } from "../lists/keyset";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { logInCookie, type TestApi, type TestOrg } from "../../testing/harness";
 import {
   inOneHour,
   registerDocument,
   requestSignature,
-  startFileServer,
   type FileServer,
+  startSignatureApi,
+  type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 import { markSealGaveUp, sealContext } from "./seal";
 import { createStaffUser } from "../identity/store/accounts";
@@ -24,25 +25,18 @@ let docA: string;
 let docB: string;
 let otherDoc: string;
 
+let setup: SignatureTestApi;
+
 beforeAll(async () => {
-  files = await startFileServer();
-  api = await startTestApi({
-    OUTBOUND_ALLOW_HOSTS: files.hostPort,
-    PUBLIC_WEB_URL: "https://portal.test",
-    PUBLIC_API_URL: "https://api.test",
-  });
-  org = await api.createOrg("Klinik Nord");
-  other = await api.createOrg("Klinik Süd");
+  setup = await startSignatureApi();
+  ({ api, files, org, other } = setup);
   staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
   otherStaff = api.trpc({ cookie: await logInCookie(api, other.ownerEmail, other.ownerPassword) });
   docA = await registerDocument(api, files, org, { name: "Narkose" });
   docB = await registerDocument(api, files, org, { name: "Impfung" });
   otherDoc = await registerDocument(api, files, other, { name: "Fremd" });
 });
-afterAll(async () => {
-  await api?.close();
-  await files?.close();
-});
+afterAll(() => setup?.close());
 
 type Row = typeof signatureRequests.$inferInsert;
 

@@ -23,6 +23,7 @@ import {
   lt,
   sql,
   signatureRequests,
+  signatureSigners,
   webhookAttempts,
   webhookDeliveries,
   type SQL,
@@ -30,16 +31,15 @@ import {
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { page } from "../lists/keyset";
+import { changeSignatureRequest, type SignatureRequestChange } from "./requests";
 import {
-  changeSignatureRequest,
   findSignatureRequest,
   isPastExpiry,
   pinnedDocumentIdOf,
   signingLink,
   versionOf,
-  type SignatureRequestChange,
   type SignatureRequestRow,
-} from "./requests";
+} from "./request-read";
 import { latestSealJob } from "./seal";
 import { revealSignerLink, signersOf, staffSignerItems } from "./signers";
 
@@ -141,9 +141,35 @@ async function withDocuments(ctx: OrgContext, rows: SignatureRequestRow[]): Prom
   });
 }
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
+type SignerProgress = NonNullable<SignatureRequestListItem["signerProgress"]>;
 
-function toListItem(row: ListRow): SignatureRequestListItem {
+/**
+ * Requests with several signers on one page: how many of their signers have signed, in one query.
+ * Such a request stays `opened` until everyone required has signed; without this the list would
+ * say "Opened" after the patient signed (issue 31).
+ */
+async function signerProgressOf(ctx: OrgContext, ids: string[]): Promise<Map<string, SignerProgress>> {
+  const progress = new Map<string, SignerProgress>();
+  if (ids.length === 0) return progress;
+  const rows = await ctx.scope
+    .query({ requestId: signatureSigners.signatureRequestId, status: signatureSigners.status })
+    .from(signatureSigners)
+    .where(inArray(signatureSigners.signatureRequestId, ids));
+  for (const row of rows) {
+    // An optional signer skipped at sealing will not sign: not one of those who sign.
+    if (row.status === "skipped") continue;
+    const entry = progress.get(row.requestId) ?? { signed: 0, total: 0 };
+    entry.total += 1;
+    if (row.status === "signed") entry.signed += 1;
+    progress.set(row.requestId, entry);
+  }
+  return progress;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+const idOf = (row: { id: string }) => row.id;
+
+function toListItem(row: ListRow, signerProgress?: SignerProgress): SignatureRequestListItem {
   return {
     id: row.id,
     patientId: row.patientId,
@@ -160,6 +186,7 @@ function toListItem(row: ListRow): SignatureRequestListItem {
     openedAt: iso(row.openedAt),
     completedAt: iso(row.completedAt),
     declinedAt: iso(row.declinedAt),
+    ...(signerProgress && { signerProgress }),
   };
 }
 
@@ -169,7 +196,9 @@ export async function listSignatureRequestPage(
   input: SignatureRequestFilter & { cursor?: string; limit: number; sort: ListSort },
 ): Promise<ListPage<SignatureRequestListItem>> {
   const found = await page(signatureRequestQuery(ctx, input), SIGNATURE_LIST_KEY, input, (row) => row);
-  return { ...found, items: (await withDocuments(ctx, found.items)).map(toListItem) };
+  const rows = await withDocuments(ctx, found.items);
+  const progress = await signerProgressOf(ctx, found.items.map(idOf));
+  return { ...found, items: rows.map((row) => toListItem(row, progress.get(row.id))) };
 }
 
 // ---- detail and timeline -----------------------------------------------------------------------

@@ -8,7 +8,8 @@ import { randomSecret, sha256Hex } from "../crypto";
 import { isUuid } from "../documents/documents";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import { hostSessionJwksCache, NotAKeySet, type FetchedJwks, type KeyResolver } from "./jwks-cache";
-import { expireIfDue, ticketLink } from "./requests";
+import { expireIfDue } from "./requests";
+import { ticketLink } from "./request-read";
 import { signedCopyOf } from "./signed-copy";
 
 /**

@@ -10,10 +10,10 @@ import { eq, signatureRequests } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
 import { requestOfSealedContent } from "../credentials/sealed-copies";
 import { AppError } from "../errors";
-import { pinnedDocumentIdColumn } from "./requests";
-import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
+import { pinnedDocumentIdColumn } from "./request-read";
+import { PdfLimitError, PdfQueueFullError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
 import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
-import type { InspectedSignature, PdfInspection } from "./inspect-pdf";
+import type { InspectedSignature, PdfInspection } from "../pdf-seal/inspect-pdf";
 import { isServiceCertificate } from "./org-seal";
 
 /** The per-address count of checks, the door's admission (core/credentials/sealed-copies.ts). */
@@ -81,10 +81,21 @@ export async function verifySealedPdf(services: Services, input: { pdf: Uint8Arr
     throw new AppError("payload_too_large", `the file exceeds ${MAX_VERIFY_BYTES / 1024 / 1024} MB`);
   if (!Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.byteLength, 1024)).includes("%PDF-"))
     throw notPdf();
+  const limits = services.config.verify;
   let inspection: PdfInspection;
   try {
-    inspection = await runPdfTask(services.config.pdfWorker, "inspectSignedPdf", { bytes: input.pdf });
+    // Anyone may send this: the lowest-priority lane, one check at a time, its own short deadline.
+    inspection = await runPdfTask(
+      services.config.pdfWorker,
+      "inspectSignedPdf",
+      { bytes: input.pdf, limits: { maxSignatures: limits.maxSignatures, maxHashedBytes: limits.maxHashedBytes } },
+      { lane: "verify", concurrency: 1, queueLength: limits.queueLength, timeoutMs: limits.timeoutMs },
+    );
   } catch (error) {
+    if (error instanceof PdfQueueFullError)
+      throw new AppError("rate_limited", "too many checks are waiting; try again in a minute", {
+        retryAfterSeconds: Math.ceil(limits.timeoutMs / 1000),
+      });
     // A hostile or broken file is the sender's problem, never a 500.
     if (error instanceof PdfLimitError || error instanceof PdfTaskError)
       throw new AppError("invalid_request", "the PDF could not be read within the limits", {
@@ -93,6 +104,13 @@ export async function verifySealedPdf(services: Services, input: { pdf: Uint8Arr
       });
     throw error;
   }
+  if (inspection.overLimit)
+    throw new AppError(
+      "invalid_request",
+      `the PDF could not be checked: ${inspection.overLimit} (at most ${limits.maxSignatures} signatures are checked)`,
+      { field: "file", reason: "signature_limits" },
+      [{ key: "file", message: inspection.overLimit }],
+    );
   if (!inspection.isPdf) throw notPdf();
   const seal = inspection.signatures.find((s) => s.kind === "signature" && s.wellFormed) ?? null;
   const base: VerifyResult = {

@@ -1,12 +1,20 @@
-import type { ListSort } from "@clinsign/contracts";
+import { computeFlags, type ListSort, type TemplateSchema } from "@clinsign/contracts";
 import { and, eq, sql, submissions, type SQL } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import type { OrgContext } from "../context";
 import { CSV_BOM, csvRow, type CsvSeparator } from "../lists/csv";
-import { loadOutputFormat, outputDateTime, outputPhone, type OutputFormat } from "../organizations/output-format";
+import {
+  loadOutputFormat,
+  outputDateTime,
+  outputPhone,
+  outputTexts,
+  type OutputFormat,
+} from "../organizations/output-format";
 import { answerFields, answerText } from "./answers";
+import { choiceCodes, hasFlagRules, hasWeights, storedFlags } from "./scores-flags";
 import { languageName } from "./pdf";
 import {
+  patientReportedOf,
   rowKey,
   submissionConditions,
   submissionRows,
@@ -31,6 +39,11 @@ const CSV_TEXTS = {
       "Quelle",
     ],
     answeredIn: "Beantwortet in",
+    flagged: "Auffällig",
+    score: "Punktwert",
+    band: "Einstufung",
+    value: "Wert",
+    weight: "Gewicht",
     sources: {
       embed_session: "Eingebettetes Formular",
       sms_recipient: "SMS-Link",
@@ -53,6 +66,11 @@ const CSV_TEXTS = {
       "Source",
     ],
     answeredIn: "Answered in",
+    flagged: "Needs attention",
+    score: "score",
+    band: "band",
+    value: "value",
+    weight: "weight",
     sources: {
       embed_session: "Embedded form",
       sms_recipient: "SMS link",
@@ -83,6 +101,19 @@ async function anyOtherLanguage(ctx: OrgContext, filter: SubmissionFilter): Prom
   return rows[0]?.found === true;
 }
 
+/** Whether any matching submission's form has flag rules: only then does the CSV get its flag column. */
+async function anyFlagRules(ctx: OrgContext, filter: SubmissionFilter): Promise<boolean> {
+  const rows = await ctx.scope.execute<{ found: boolean }>(
+    (organizationId) =>
+      sql`select exists (select 1 from ${submissions} where ${and(
+        eq(submissions.organizationId, organizationId),
+        ...submissionConditions(filter),
+        hasFlagRules(),
+      )}) as found`,
+  );
+  return rows[0]?.found === true;
+}
+
 /** `;` for German spreadsheets (Excel splits at the locale's list separator), `,` otherwise. */
 export const csvSeparatorFor = (format: OutputFormat): CsvSeparator => (format.locale === "de" ? ";" : ",");
 
@@ -99,6 +130,16 @@ async function* matchingRows(ctx: OrgContext, filter: SubmissionFilter, sort: Li
   }
 }
 
+/** A field's column of the CSV: its key, its header label, its type and whether its options carry weights. */
+interface FieldColumn {
+  key: string;
+  label: string;
+  type: string;
+  weighted: boolean;
+}
+
+const CHOICE_TYPES = new Set(["select", "radio", "multiselect"]);
+
 /**
  * The CSV's field columns: every key the matching submissions hold, in the order of the newest
  * matching submission's form, then keys only older versions had (alphabetically), each headed by
@@ -106,7 +147,7 @@ async function* matchingRows(ctx: OrgContext, filter: SubmissionFilter, sort: Li
  * form had it; the key when no form named it). Asked of the database first, so the header is
  * known before the first row streams.
  */
-async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<Array<{ key: string; label: string }>> {
+async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<FieldColumn[]> {
   const [newest] = await submissionRows(ctx, filter, "newest", undefined, 0);
   const owned = (organizationId: SQL, ...more: SQL[]) =>
     and(eq(submissions.organizationId, organizationId), ...submissionConditions(filter), ...more);
@@ -115,7 +156,9 @@ async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<
       sql`select distinct jsonb_object_keys(${submissions.values}) as key from ${submissions} where ${owned(organizationId)}`,
   );
   const keys = new Set(keyRows.map((r) => r.key));
-  const labels = new Map(newest ? answerFields(newest.templateSchema).map((f) => [f.key, f.label]) : []);
+  const newestFields = newest ? answerFields(newest.templateSchema) : [];
+  const labels = new Map(newestFields.map((f) => [f.key, f.label]));
+  const kinds = new Map(newestFields.map((f) => [f.key, { type: f.type, weighted: hasWeights(f) }]));
   const ordered = [...labels.keys()].filter((k) => keys.has(k));
   const rest = [...keys].filter((k) => !labels.has(k)).sort();
   if (rest.length > 0) {
@@ -123,15 +166,23 @@ async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<
       rest.map((k) => sql`${k}`),
       sql`, `,
     )})`;
-    const older = await ctx.scope.execute<{ key: string; label: string | null }>(
-      (organizationId) => sql`select distinct on (field->>'key') field->>'key' as key, field->>'label' as label
+    const older = await ctx.scope.execute<{ key: string; label: string | null; type: string | null; options: unknown }>(
+      (organizationId) => sql`select distinct on (field->>'key') field->>'key' as key, field->>'label' as label,
+          field->>'type' as type, field->'options' as options
         from ${submissions} cross join lateral jsonb_array_elements(${submissions.templateSchema}->'fields') as field
         where ${owned(organizationId, wanted)}
         order by field->>'key', ${submissions.createdAt} desc, ${submissions.seq} desc`,
     );
-    for (const row of older) if (row.label) labels.set(row.key, row.label);
+    for (const row of older) {
+      if (row.label) labels.set(row.key, row.label);
+      kinds.set(row.key, { type: row.type ?? "text", weighted: hasWeights(row) });
+    }
   }
-  const columns = [...ordered, ...rest].map((key) => ({ key, label: labels.get(key) || key }));
+  const columns = [...ordered, ...rest].map((key) => ({
+    key,
+    label: labels.get(key) || key,
+    ...(kinds.get(key) ?? { type: "unknown", weighted: false }),
+  }));
   // Two fields with one label would be two columns nobody can tell apart: name the key too.
   const seen = new Map<string, number>();
   for (const c of columns) seen.set(c.label, (seen.get(c.label) ?? 0) + 1);
@@ -143,26 +194,58 @@ async function fieldColumns(ctx: OrgContext, filter: SubmissionFilter): Promise<
  * row per submission with one column per field, written in the organization's language and time
  * zone (`;`-separated for German Excel; values as a person reads them; cells Excel would run as
  * formulas are escaped). The JSON export keeps the raw keys, ISO times and E.164 numbers.
+ *
+ * For numbers a spreadsheet can count (issue 31): a score field's column ("13 (Moderate)") is
+ * followed by its score and its band on their own; with `optionValues`, each choice field's by
+ * its stored option value and (where its options carry weights) its weight; a "Needs attention"
+ * column (yes/no) comes after the fixed ones when a matching submission's form has flag rules.
  */
 export async function* exportSubmissionsCsv(
   ctx: OrgContext,
   filter: SubmissionFilter,
   sort: ListSort,
+  options: { optionValues?: boolean } = {},
 ): AsyncGenerator<string> {
   const format = await loadOutputFormat(ctx);
   const texts = CSV_TEXTS[format.locale];
+  const yesNo = outputTexts(format);
   const separator = csvSeparatorFor(format);
   const columns = await fieldColumns(ctx, filter);
   const languageColumn = await anyOtherLanguage(ctx, filter);
-  await recordExport(ctx, filter, "csv");
+  const flagColumn = await anyFlagRules(ctx, filter);
+  await recordExport(ctx, filter, "csv", options);
+  const number = new Intl.NumberFormat(format.locale, { useGrouping: false, maximumFractionDigits: 20 });
+  const codes = (c: FieldColumn) => options.optionValues === true && CHOICE_TYPES.has(c.type);
   const fixed = [
     ...texts.columns.map((c) => c.replace("{timeZone}", format.timeZone)),
     ...(languageColumn ? [texts.answeredIn] : []),
+    ...(flagColumn ? [texts.flagged] : []),
   ];
-  yield CSV_BOM + csvRow([...fixed, ...columns.map((c) => c.label)], separator);
+  const headers = columns.flatMap((c) => [
+    c.label,
+    ...(c.type === "score" ? [`${c.label} (${texts.score})`, `${c.label} (${texts.band})`] : []),
+    ...(codes(c) ? [`${c.label} (${texts.value})`, ...(c.weighted ? [`${c.label} (${texts.weight})`] : [])] : []),
+  ]);
+  yield CSV_BOM + csvRow([...fixed, ...headers], separator);
   let chunk = "";
   for await (const row of matchingRows(ctx, filter, sort)) {
     const fields = new Map(answerFields(row.templateSchema).map((f) => [f.key, f]));
+    const cells = (c: FieldColumn) => {
+      const value = row.values[c.key];
+      const text = c.key in row.values ? answerText(fields.get(c.key), value, format) : null;
+      const extra: Array<string | null> = [];
+      if (c.type === "score") {
+        const stored = value as { score?: unknown; band?: unknown } | undefined;
+        extra.push(typeof stored?.score === "number" ? number.format(stored.score) : null);
+        extra.push(typeof stored?.band === "string" ? stored.band : null);
+      }
+      if (codes(c)) {
+        const code = choiceCodes(fields.get(c.key), value);
+        extra.push(code.value);
+        if (c.weighted) extra.push(code.weight === null ? null : number.format(code.weight));
+      }
+      return [text, ...extra];
+    };
     chunk += csvRow(
       [
         row.id,
@@ -175,7 +258,8 @@ export async function* exportSubmissionsCsv(
         ...(languageColumn
           ? [row.language && row.language !== row.templateLanguage ? languageName(row.language, format.locale) : null]
           : []),
-        ...columns.map(({ key }) => (key in row.values ? answerText(fields.get(key), row.values[key], format) : null)),
+        ...(flagColumn ? [storedFlags(row.templateSchema, row.values).length > 0 ? yesNo.yes : yesNo.no] : []),
+        ...columns.flatMap(cells),
       ],
       separator,
     );
@@ -206,10 +290,12 @@ export async function* exportSubmissionsJson(
         templateVersion: row.templateSchema.version,
         rnummer: row.rnummer,
         phone: row.phone,
+        patientReported: patientReportedOf(row),
         actorType: row.actorType,
         language: row.language,
         createdAt: row.createdAt.toISOString(),
         values: row.values,
+        flagged: computeFlags(row.templateSchema as TemplateSchema, row.values),
       });
     first = false;
     if (chunk.length >= 64 * 1024) {
@@ -221,10 +307,15 @@ export async function* exportSubmissionsJson(
 }
 
 /** Patient data leaving the service is worth an audit entry: who exported which filter, as what. */
-async function recordExport(ctx: OrgContext, filter: SubmissionFilter, format: "csv" | "json"): Promise<void> {
+async function recordExport(
+  ctx: OrgContext,
+  filter: SubmissionFilter,
+  format: "csv" | "json",
+  options: { optionValues?: boolean } = {},
+): Promise<void> {
   await recordAudit(ctx, {
     action: "submissions.exported",
     templateIdentifier: filter.templateIdentifier ?? null,
-    metadata: { format, filter: { ...filter } },
+    metadata: { format, filter: { ...filter }, ...(options.optionValues && { optionValues: true }) },
   });
 }

@@ -1,4 +1,4 @@
-import type { ListPage, ListSort, SubmissionDetail, SubmissionListItem } from "@clinsign/contracts";
+import type { ListPage, ListSort, PatientIdentifier, SubmissionDetail, SubmissionListItem } from "@clinsign/contracts";
 import {
   desc,
   eq,
@@ -20,6 +20,7 @@ import { notFound } from "../errors";
 import { afterKey, decodeCursor, exactTimestamp, keyOrder, parseTimeSeqKey, toPage } from "../lists/keyset";
 import { loadOutputFormat } from "../organizations/output-format";
 import { answeredLabelsOf, describeAnswers, patientName } from "./answers";
+import { flaggedCondition, minScoreCondition, storedFlags, storedScores } from "./scores-flags";
 
 /** The filters of the staff list and its exports (contracts: submissionFilters). */
 export interface SubmissionFilter {
@@ -27,6 +28,12 @@ export interface SubmissionFilter {
   rnummer?: string;
   createdFrom?: string;
   createdTo?: string;
+  /** Only submissions with an answer that needs attention (scores-flags.ts). */
+  flagged?: boolean;
+  /** Only submissions with a score of at least this. */
+  minScore?: number;
+  /** Only submissions whose rnummer the service vouches for (FHIR's subject search; not the patient's word). */
+  vouchedRnummer?: boolean;
 }
 
 export type SubmissionRow = typeof submissions.$inferSelect & { cursorAt: string };
@@ -37,6 +44,9 @@ export function submissionConditions(filter: SubmissionFilter): (SQL | undefined
     filter.rnummer ? eq(submissions.rnummer, filter.rnummer) : undefined,
     filter.createdFrom ? gte(submissions.createdAt, new Date(filter.createdFrom)) : undefined,
     filter.createdTo ? lt(submissions.createdAt, new Date(filter.createdTo)) : undefined,
+    filter.flagged ? flaggedCondition() : undefined,
+    filter.minScore !== undefined ? minScoreCondition(filter.minScore) : undefined,
+    filter.vouchedRnummer ? eq(submissions.rnummerPatientReported, false) : undefined,
   ];
 }
 
@@ -47,7 +57,8 @@ export type SubmissionKey = { at: string; seq: number };
  * order, `limit + 1` of them so the caller can tell whether more follow. The list and both
  * exports share this one total order: time, then insertion order for rows of the same time
  * (never a random id, which would put two rows of one millisecond in a random order). Each
- * filter has an index ending in (created_at, seq) (migration 0013).
+ * filter has an index ending in (created_at, seq) (migration 0013); "flagged" and "score at least"
+ * are checked row by row along that order (jsonb, no index: use them with a form or time range).
  */
 export async function submissionRows(
   ctx: OrgContext,
@@ -73,6 +84,16 @@ export async function submissionRows(
 
 export const rowKey = (row: SubmissionRow) => [row.cursorAt, row.seq] as const;
 
+/** Which identifiers of a stored submission the patient's browser gave and nobody verified. */
+export function patientReportedOf(
+  row: Pick<typeof submissions.$inferSelect, "rnummerPatientReported" | "phonePatientReported">,
+): PatientIdentifier[] {
+  return [
+    ...(row.rnummerPatientReported ? (["rnummer"] as const) : []),
+    ...(row.phonePatientReported ? (["phone"] as const) : []),
+  ];
+}
+
 function toListItem(row: SubmissionRow): SubmissionListItem {
   return {
     id: row.id,
@@ -80,11 +101,14 @@ function toListItem(row: SubmissionRow): SubmissionListItem {
     templateTitle: row.templateTitle,
     rnummer: row.rnummer,
     phone: row.phone,
+    patientReported: patientReportedOf(row),
     actorType: row.actorType,
     language: row.language,
     createdAt: row.createdAt.toISOString(),
     fieldCount: Object.keys(row.values).length,
     patientName: patientName(row.templateSchema, row.values),
+    scores: storedScores(row.templateSchema, row.values),
+    flagged: storedFlags(row.templateSchema, row.values),
   };
 }
 
@@ -108,6 +132,8 @@ export function canonicalSubmission(row: typeof submissions.$inferSelect): strin
     values: row.values,
     rnummer: row.rnummer,
     phone: row.phone,
+    // Only when there is a mark, so the digests of earlier submissions stay what they were.
+    ...(patientReportedOf(row).length > 0 && { patientReported: patientReportedOf(row) }),
     actorType: row.actorType,
     createdAt: row.createdAt.toISOString(),
   });
@@ -164,6 +190,7 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     values: row.values,
     rnummer: row.rnummer,
     phone: row.phone,
+    patientReported: patientReportedOf(row),
     actorType: row.actorType,
     language: row.language,
     templateLanguage: row.templateLanguage,

@@ -13,7 +13,12 @@ import { submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
-import { resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
+import {
+  resolveDraftKey,
+  resolveFormTemplate,
+  resolvePatientIdentifiers,
+  type PatientIdentifiers,
+} from "../forms/form-template";
 import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
 import { organizationProfile } from "../organizations/profile";
@@ -54,9 +59,13 @@ export function submissionEmailBody(
   values: Record<string, unknown>,
   rnummer: string | null,
   at: Date,
+  rnummerPatientReported = false,
 ): string {
   const lines = [`Form: ${title}`, `Submitted: ${at.toISOString()}`];
-  if (rnummer) lines.push(`Reference (rnummer): ${rnummer}`);
+  if (rnummer)
+    lines.push(
+      `Reference (rnummer): ${rnummer}${rnummerPatientReported ? " (given by the patient, not verified)" : ""}`,
+    );
   lines.push("");
   for (const field of schema.fields) {
     if (field.key === undefined || !(field.key in values)) continue;
@@ -66,8 +75,26 @@ export function submissionEmailBody(
 }
 
 /**
- * F10, in the document's order. Validation first (400 with fieldErrors; fields hidden by their
- * conditions are skipped and their values dropped). Then one transaction (the caller's, when it
+ * The identifiers of the `form.submitted` body: `rnummer` and `phone` as the document names them
+ * are only what the service vouches for (null otherwise); a value the patient's browser gave sits
+ * under `untrustedClientData`, as in the browser's own events, so a receiver never files the
+ * answers under a patient the browser chose.
+ */
+function webhookIdentifiers({ rnummer, phone, patientReported }: PatientIdentifiers) {
+  const reported = { rnummer, phone };
+  const untrusted = Object.fromEntries(patientReported.map((key) => [key, reported[key]]));
+  return {
+    rnummer: patientReported.includes("rnummer") ? null : rnummer,
+    phone: patientReported.includes("phone") ? null : phone,
+    ...(patientReported.length > 0 && { untrustedClientData: untrusted }),
+  };
+}
+
+/**
+ * F10, in the document's order, after the check of whose submission it is
+ * (`resolvePatientIdentifiers`: 403 when an embed session's browser names another patient than
+ * the session pins). Validation first (400 with fieldErrors; fields hidden by their conditions are
+ * skipped and their values dropped). Then one transaction (the caller's, when it
  * has one, e.g. the SMS form's claim and submit): the submission, the draft's deletion, the
  * webhook deliveries, the `form.submitted` audit entry and the result e-mail. After the outermost
  * commit the webhook's first attempt runs (and, when this call opened the transaction, decides
@@ -83,13 +110,15 @@ export async function submitForm(
   const schema = template.schema as TemplateSchema;
   // Phone fields take the organization's national numbers ("0170 …") as well as international ones.
   const { phoneCountry } = await organizationProfile(ctx);
+  // Before anything else: a browser naming another patient than its session's is refused (403).
+  const { rnummer, phone, patientReported } = smsForm
+    ? { rnummer: smsForm.rnummer, phone: smsForm.phone, patientReported: [] }
+    : resolvePatientIdentifiers(ctx, input, phoneCountry);
   const fieldErrors = await validateSubmission(ctx, template.identifier, schema, input.values, { phoneCountry });
   if (fieldErrors.length > 0) {
     throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
   }
   const config = ctx.formGrant?.config ?? {};
-  const rnummer = smsForm?.rnummer ?? input.rnummer ?? config.rnummer ?? null;
-  const phone = smsForm?.phone ?? input.phone ?? config.phone ?? null;
   const draftKey = smsForm?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
   const emailTo = smsForm?.emailTo ?? config.emailTo ?? [];
   const emailSubject = smsForm?.emailSubject ?? config.emailSubject ?? null;
@@ -115,6 +144,8 @@ export async function submitForm(
         values,
         rnummer,
         phone,
+        rnummerPatientReported: patientReported.includes("rnummer"),
+        phonePatientReported: patientReported.includes("phone"),
         actorType: ctx.actor.type,
         actorId: ctx.actor.id,
         formRequestId: smsForm?.formRequestId ?? null,
@@ -124,7 +155,12 @@ export async function submitForm(
       })
       .returning();
     if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
-    const data = { rnummer, phone, values, submissionId: row!.id, language };
+    const data = {
+      ...webhookIdentifiers({ rnummer, phone, patientReported }),
+      values,
+      submissionId: row!.id,
+      language,
+    };
     // The organization's webhook format (Settings): the native body, the QuestionnaireResponse instead, or both.
     const { webhookFormat } = await tx.scope.organization();
     const questionnaireResponse =
@@ -139,14 +175,28 @@ export async function submitForm(
     await recordAudit(tx, {
       action: "form.submitted",
       templateIdentifier: template.identifier,
-      metadata: { rnummer, phone, fieldCount: Object.keys(values).length, submissionId: row!.id, language },
+      metadata: {
+        rnummer,
+        phone,
+        fieldCount: Object.keys(values).length,
+        submissionId: row!.id,
+        language,
+        ...(patientReported.length > 0 && { patientReported }),
+      },
     });
     if (emailTo.length > 0) {
       await queueMessage(tx, {
         channel: "email",
         recipients: emailTo,
         subject: emailSubject ?? `Form submitted: ${template.title}`,
-        body: submissionEmailBody(template.title, schema, values, rnummer, row!.createdAt),
+        body: submissionEmailBody(
+          template.title,
+          schema,
+          values,
+          rnummer,
+          row!.createdAt,
+          patientReported.includes("rnummer"),
+        ),
         purpose: "submission.email",
       });
     }

@@ -11,7 +11,7 @@ import type {
   TemplateTranslations,
   updateTemplateInput,
 } from "@clinsign/contracts";
-import { isPatientLanguage, pruneTranslations, translationProblems } from "@clinsign/contracts";
+import { flagProblems, isPatientLanguage, pruneTranslations, translationProblems } from "@clinsign/contracts";
 import {
   count,
   desc,
@@ -76,10 +76,20 @@ function checkedTranslations(
   translations: TemplateTranslations,
   defaultLanguage: Template["defaultLanguage"],
 ): TemplateTranslations {
-  const problems = translationProblems(schema, translations, defaultLanguage);
-  if (problems.length === 0) return translations;
+  refuseProblems("translations", translationProblems(schema, translations, defaultLanguage));
+  return translations;
+}
+
+/** A flag rule naming no choice field, or one no option can raise, is a 400 naming each (form-flags.ts). */
+function checkFlags(schema: TemplateSchema): void {
+  refuseProblems("schema", flagProblems(schema));
+}
+
+/** Problems found beside the input's own schema, as one 400 naming each under `root`. */
+function refuseProblems(root: string, problems: { path: (string | number)[]; message: string }[]): void {
+  if (problems.length === 0) return;
   const fieldErrors = problems.map((problem) => ({
-    key: ["translations", ...problem.path].join("."),
+    key: [root, ...problem.path].join("."),
     message: problem.message,
   }));
   throw new AppError(
@@ -91,6 +101,7 @@ function checkedTranslations(
 }
 
 export async function createTemplate(ctx: OrgContext, input: NewTemplate): Promise<Template> {
+  checkFlags(input.schema);
   // Without a language named, a template is written in the language of the clinic's outputs.
   const defaultLanguage = input.defaultLanguage ?? (await organizationProfile(ctx)).locale;
   const translations = checkedTranslations(input.schema, input.translations ?? {}, defaultLanguage);
@@ -202,6 +213,7 @@ export async function updateTemplate(ctx: OrgContext, input: TemplateChanges): P
   const set: Record<string, unknown> = Object.fromEntries(
     Object.entries(changes).filter(([, value]) => value !== undefined),
   );
+  if (changes.schema) checkFlags(changes.schema);
   return inTransaction(ctx, async (tx) => {
     if (changes.schema || changes.translations || changes.defaultLanguage) {
       // Translations are checked against the schema they will stand beside; a schema changed

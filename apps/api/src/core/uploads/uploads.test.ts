@@ -127,6 +127,23 @@ describe("POST /api/embed/uploads", () => {
     ).toEqual([]);
   });
 
+  it("takes any file for a field whose accept is */*, and the submission takes it too", async () => {
+    const t = await activeTemplate(org, [
+      { id: "1", type: "file", key: "scan", label: "Anything", accept: "*/*", maxSizeMb: 1 },
+    ]);
+    const sessionId = await newSession(api, org, t.identifier);
+    const res = await upload({ sessionId }, [
+      { name: "notes.txt", type: "text/plain", bytes: Buffer.from("hello") },
+      { name: "data", type: "", bytes: Buffer.from([1, 2, 3]) },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.files.map((f: { type: string }) => f.type)).toEqual(["text/plain", "application/octet-stream"]);
+    const submit = await api.request("POST", "/api/embed/submit", {
+      body: { sessionId, values: { scan: res.body.files } },
+    });
+    expect(submit.status).toBe(200);
+  });
+
   it("a file counts only for the organization and template it was uploaded for", async () => {
     const t = await activeTemplate(org, fields);
     const second = await activeTemplate(org, fields, "Second");

@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
 import type { StoredFile } from "../files/storage";
 import { acceptsType } from "../submissions/validate";
+import { countPublicUpload, publicUploadCaps } from "./public-upload-caps";
 
 /** Hard cap per file, whatever a field allows. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -131,11 +132,15 @@ async function* limited(
   }
 }
 
-/** How many bytes one part may have, and the 413 for one more. */
+/** How many bytes one part may have, and the 413 (or a cap's 429) for one more. */
 interface PartLimit {
   bytes: number;
   tooLarge(name: string, field: string): AppError;
 }
+
+/** The tightest of the field's limit and the caps' remainders. */
+const partLimit = (field: PartLimit, budgets: PartLimit[]): PartLimit =>
+  budgets.reduce((tightest, budget) => (budget.bytes < tightest.bytes ? budget : tightest), field);
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
 
@@ -205,7 +210,9 @@ type StoredUpload = StoredFile & { name: string; type: string };
  * UPLOAD_MAX_MB_PER_FORM: the part that would pass it is 413 while it arrives, and the total is
  * checked again, serialized per credential, when the rows are written (parallel uploads cannot
  * each spend the same remainder). The template and field are resolved before the first file byte
- * is read; on any failure the files already stored are removed again.
+ * is read; on any failure the files already stored are removed again. A public embed's visitor is
+ * held to hourly caps per embed and address and per organization besides (`public-upload-caps.ts`,
+ * 429 naming the cap), counted the same way.
  */
 export async function uploadFiles(
   ctx: OrgContext,
@@ -216,8 +223,21 @@ export async function uploadFiles(
   const fieldLimit = Math.min(MAX_UPLOAD_BYTES, Math.floor((field.maxSizeMb ?? 25) * 1024 * 1024));
   const uploaderKey = uploaderKeyOf(ctx);
   const cap = ctx.services.config.uploads.maxBytesPerForm;
-  let remaining = uploaderKey === null ? Infinity : cap - (await uploadedBytes(ctx, uploaderKey));
-  if (remaining <= 0) throw totalTooLarge(cap)("", field.key);
+  const hourlyCaps = await publicUploadCaps(ctx);
+  // What each cap has left; every stored part spends from all of them.
+  const budgets: PartLimit[] = [
+    ...(uploaderKey === null
+      ? []
+      : [{ bytes: cap - (await uploadedBytes(ctx, uploaderKey)), tooLarge: totalTooLarge(cap) }]),
+    ...hourlyCaps.map((hourly) => ({ bytes: hourly.leftBytes, tooLarge: () => hourly.refusal() })),
+  ];
+  const spent = budgets.find((budget) => budget.bytes <= 0);
+  if (spent) throw spent.tooLarge("", field.key);
+  const fieldPartLimit: PartLimit = {
+    bytes: fieldLimit,
+    tooLarge: (name, key) =>
+      new AppError("payload_too_large", `${name} is larger than ${mb(fieldLimit)} MB`, { field: key }),
+  };
   const stored: StoredUpload[] = [];
   try {
     for await (const part of input.files) {
@@ -225,26 +245,20 @@ export async function uploadFiles(
         throw new AppError("invalid_request", `files: at most ${MAX_FILES_PER_UPLOAD} files per upload`, {
           field: "files",
         });
-      const limit: PartLimit =
-        remaining < fieldLimit
-          ? { bytes: remaining, tooLarge: totalTooLarge(cap) }
-          : {
-              bytes: fieldLimit,
-              tooLarge: (name, key) =>
-                new AppError("payload_too_large", `${name} is larger than ${mb(fieldLimit)} MB`, { field: key }),
-            };
-      const file = await storePart(ctx, field, limit, part);
+      const file = await storePart(ctx, field, partLimit(fieldPartLimit, budgets), part);
       stored.push(file);
-      remaining -= file.size;
+      for (const budget of budgets) budget.bytes -= file.size;
     }
     if (stored.length === 0) throw new AppError("invalid_request", "files: send at least one file", { field: "files" });
+    const storedBytes = stored.reduce((n, f) => n + f.size, 0);
     return await inTransaction(ctx, async (tx) => {
       if (uploaderKey !== null) {
         // One credential's uploads are counted one transaction after another.
         await tx.scope.lock(`form-uploads:${uploaderKey}`);
-        const total = (await uploadedBytes(tx, uploaderKey)) + stored.reduce((n, f) => n + f.size, 0);
+        const total = (await uploadedBytes(tx, uploaderKey)) + storedBytes;
         if (total > cap) throw totalTooLarge(cap)("", field.key);
       }
+      await countPublicUpload(tx, hourlyCaps, storedBytes);
       for (const file of stored) {
         await tx.scope.insert(formUploads, {
           templateIdentifier: template.identifier,

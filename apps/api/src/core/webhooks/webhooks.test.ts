@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { and, auditLog, eq, jobs, webhookAttempts, webhookDeliveries } from "@clinsign/db";
+import { and, auditLog, eq, formSessions, jobs, webhookAttempts, webhookDeliveries } from "@clinsign/db";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { activeTemplate, creds, newSession, query } from "../../testing/forms";
 import { startReceiver, type Receiver } from "../../testing/receiver";
@@ -191,9 +191,13 @@ describe("delivery attempts and retries", () => {
   it("refuses and logs a loopback URL that is not allow-listed", async () => {
     const guarded = await api.createOrg("Guarded");
     const t = await activeTemplate(guarded);
-    const sessionId = await newSession(api, guarded, t.identifier, {
-      webhookUrl: `https://127.0.0.1:${receiver.port + 1}/hook`,
-    });
+    // Creating a session refuses such a URL now (embed-sessions.test.ts); one stored before that
+    // rule, or a name that resolves to a private address only later, is refused at delivery.
+    const sessionId = await newSession(api, guarded, t.identifier);
+    await api.services.db
+      .update(formSessions)
+      .set({ config: { webhookUrl: `https://127.0.0.1:${receiver.port + 1}/hook` } })
+      .where(eq(formSessions.organizationId, guarded.orgId));
     await api.request("POST", "/api/embed/events", { body: { sessionId, event: "form.opened" } });
     await runner().runDue();
     expect(receiver.requests).toHaveLength(0);

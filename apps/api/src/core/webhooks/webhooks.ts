@@ -8,6 +8,7 @@ import { defaultWebhookUrls } from "../forms/destinations";
 import { runJobNow, type JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { webhookPolicy } from "./destinations";
 
 export const WEBHOOK_JOB = "webhook.deliver";
 
@@ -158,11 +159,14 @@ export async function attemptDelivery(
   const started = performance.now();
   let result: AttemptResult;
   try {
-    const response = await guardedFetch(
-      delivery.url,
-      { allowHosts: services.config.outboundAllowHosts },
-      { method: "POST", headers, body: delivery.body, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, maxRedirects: 0 },
-    );
+    const response = await guardedFetch(delivery.url, webhookPolicy(services.config), {
+      method: "POST",
+      headers,
+      body: delivery.body,
+      timeoutMs,
+      maxBytes: MAX_RESPONSE_BYTES,
+      maxRedirects: 0,
+    });
     const ok = response.status >= 200 && response.status < 300;
     const redirect = response.status >= 300 && response.status < 400;
     result = {

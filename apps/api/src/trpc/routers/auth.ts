@@ -23,6 +23,7 @@ import {
 } from "../../core/identity/cookies";
 import { acceptInvite, describeInvite } from "../../core/identity/invitations";
 import { describeStaff, logIn, logOut } from "../../core/identity/password";
+import { loadOutputFormat } from "../../core/organizations/output-format";
 import {
   confirmTotpEnrollment,
   passkeyEnrollmentOptions,
@@ -129,8 +130,8 @@ export const authRouter = {
     ctx.setCookie(httpOnlyCookie(ctx.services.config, SSO_LINK_COOKIE, "", 0));
     return { ok: true as const };
   }),
-  me: staffProcedure.query(({ ctx }) => ({
-    ...describeStaff(ctx.staff, ctx.services.devCertificate),
+  me: staffProcedure.query(async ({ ctx }) => ({
+    ...describeStaff(ctx.staff, ctx.services.devCertificate, (await loadOutputFormat(ctx.org)).timeZone),
     sealLevel: ctx.services.config.tsa ? ("B-LTA" as const) : ("B-B" as const),
   })),
 } satisfies TRPCRouterRecord;

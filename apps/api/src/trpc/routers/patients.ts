@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { patientErasureInput, patientSelector } from "@clinsign/contracts";
-import { exportPatientData } from "../../core/patients/access-export";
+import { patientErasureInput, patientExportInput, patientSelector } from "@clinsign/contracts";
+import { exportPatientData, suggestExportLanguage } from "../../core/patients/access-export";
 import { erasePatient } from "../../core/patients/erasure";
 import { orgProcedure } from "../trpc";
 
@@ -12,7 +12,9 @@ export const patientsRouter = {
    * console's `POST /staff/patients/export`, which start `open()`; over /trpc the answer is the file
    * name only and nothing is exported.
    */
-  export: orgProcedure
+  export: orgProcedure.input(patientExportInput).mutation(({ ctx, input }) => exportPatientData(ctx.org, input)),
+  /** The language the console's export form preselects: the patient's own where known, else the organization's. */
+  exportLanguage: orgProcedure
     .input(patientSelector)
-    .mutation(({ ctx, input }) => exportPatientData(ctx.org, { selector: input })),
+    .query(({ ctx, input }) => suggestExportLanguage(ctx.org, { selector: input })),
 } satisfies TRPCRouterRecord;

@@ -22,6 +22,7 @@ export interface FilteredListTexts {
 /**
  * A staff list under its filters: the filter card (the `filters` fields, Apply, Reset) over a
  * useFilterForm, then the list's card, whose empty state says whether a filter hid everything.
+ * `listDescription` goes under the list's title (e.g. the clinic's time zone, useClinicTime's note).
  */
 export function FilteredList<Row extends { id: string }>({
   form,
@@ -29,6 +30,7 @@ export function FilteredList<Row extends { id: string }>({
   filtersDescription,
   filters,
   list,
+  listDescription,
   columns,
   emptyIcon,
 }: {
@@ -37,6 +39,7 @@ export function FilteredList<Row extends { id: string }>({
   filtersDescription?: ReactNode;
   filters: ReactNode;
   list: StaffList<Row>;
+  listDescription?: ReactNode;
   columns: ReadonlyArray<TableColumn<Row>>;
   emptyIcon: IconName;
 }) {
@@ -54,6 +57,7 @@ export function FilteredList<Row extends { id: string }>({
       </FilterCard>
       <ListCard
         title={texts.listCaption}
+        description={listDescription}
         list={list}
         columns={columns}
         rowKey={(row) => row.id}

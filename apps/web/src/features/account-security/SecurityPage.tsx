@@ -8,7 +8,7 @@ import { LoadFailed } from "../../components/LoadFailed";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { RecoveryCodes } from "./RecoveryCodes";
@@ -90,7 +90,8 @@ function useErrorText() {
 }
 
 function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const refresh = useRefresh();
   const errorText = useErrorText();
@@ -150,7 +151,7 @@ function TotpCard({ security, onAnnounce, onCodes }: CardProps) {
         <div className={styles.passkey}>
           <span className={styles.status}>
             <Icon name="check" />
-            {format(t.security.totpOn, { date: formatDateTime(security.totp.createdAt, locale) })}
+            {format(t.security.totpOn, { date: clinic.dateTime(security.totp.createdAt) })}
           </span>
           <StepUpConfirm
             confirming={confirmRemove}
@@ -280,7 +281,8 @@ function PasskeyRow({
   security,
   onAnnounce,
 }: Pick<CardProps, "security" | "onAnnounce"> & { passkey: PasskeySummary }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const refresh = useRefresh();
   const errorText = useErrorText();
@@ -294,7 +296,7 @@ function PasskeyRow({
     }),
   );
   const used = passkey.lastUsedAt
-    ? format(t.security.passkeyLastUsed, { date: formatDateTime(passkey.lastUsedAt, locale) })
+    ? format(t.security.passkeyLastUsed, { date: clinic.dateTime(passkey.lastUsedAt) })
     : t.security.passkeyNeverUsed;
   return (
     <li className={styles.passkey} data-testid="passkey-row">
@@ -305,7 +307,7 @@ function PasskeyRow({
           {passkey.backedUp ? <Badge tone="accent">{t.security.passkeySynced}</Badge> : null}
         </div>
         <div className={styles.muted}>
-          {format(t.security.passkeyCreated, { date: formatDateTime(passkey.createdAt, locale) })} · {used}
+          {format(t.security.passkeyCreated, { date: clinic.dateTime(passkey.createdAt) })} · {used}
         </div>
       </div>
       <StepUpConfirm

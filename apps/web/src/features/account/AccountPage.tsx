@@ -1,7 +1,7 @@
 "use client";
 
 import type { StaffSessionItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, ConfirmDialog, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -10,7 +10,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { CardError } from "../users/UsersPage";
@@ -18,7 +18,8 @@ import styles from "../users/users.module.css";
 
 /** The signed-in member's account: who they are, and their sessions (end one, all others, or every one everywhere). */
 export function AccountPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const me = useSession();
   const queryClient = useQueryClient();
@@ -66,11 +67,11 @@ export function AccountPage() {
       ),
     },
     { key: "ip", header: t.account.columnAddress, render: (session) => session.ip ?? "—" },
-    { key: "created", header: t.account.columnCreated, render: (session) => formatDateTime(session.createdAt, locale) },
+    { key: "created", header: t.account.columnCreated, render: (session) => clinic.dateTime(session.createdAt) },
     {
       key: "lastSeen",
       header: t.account.columnLastSeen,
-      render: (session) => formatDateTime(session.lastSeenAt, locale),
+      render: (session) => clinic.dateTime(session.lastSeenAt),
     },
     {
       key: "actions",
@@ -80,11 +81,15 @@ export function AccountPage() {
         <Button
           size="small"
           variant="danger-outline"
-          aria-label={format(t.account.endLabel, { device: deviceOf(session) })}
           busy={end.isPending && end.variables?.id === session.id}
           onClick={() => end.mutate({ id: session.id })}
         >
+          {/* The visible word first, then which session (for screen readers): the name says what it shows. */}
           {session.current ? t.shell.logout : t.account.end}
+          <span className="cs-visually-hidden">
+            {" "}
+            {format(session.current ? t.account.logoutHidden : t.account.endHidden, { device: deviceOf(session) })}
+          </span>
         </Button>
       ),
     },
@@ -156,7 +161,7 @@ export function AccountPage() {
             </div>
           </dl>
         </Card>
-        <Card title={t.account.sessionsTitle} description={t.account.sessionsDescription} flush>
+        <Card title={t.account.sessionsTitle} description={`${t.account.sessionsDescription} ${clinic.note}`} flush>
           <CardError message={error} />
           {body}
         </Card>
@@ -187,30 +192,18 @@ function EndAllSessions() {
       <Button variant="danger-outline" onClick={() => setOpen(true)}>
         {t.account.endAll}
       </Button>
-      <Dialog
+      <ConfirmDialog
         open={open}
-        role="alertdialog"
-        onClose={close}
+        onCancel={close}
+        onConfirm={() => endAll.mutate()}
         title={t.account.endAllTitle}
         description={t.account.endAllBody}
+        confirmLabel={t.account.endAllConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={close} disabled={endAll.isPending} data-autofocus>
-              {t.common.cancel}
-            </Button>
-            <Button variant="danger" busy={endAll.isPending || endAll.isSuccess} onClick={() => endAll.mutate()}>
-              {t.account.endAllConfirm}
-            </Button>
-          </>
-        }
-      >
-        {endAll.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(endAll.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+        busy={endAll.isPending || endAll.isSuccess}
+        error={endAll.error ? describeApiError(readApiError(endAll.error), t) : null}
+      />
     </>
   );
 }

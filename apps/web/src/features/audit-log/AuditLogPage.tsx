@@ -31,6 +31,7 @@ import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./audit-log.module.css";
+import { actionLabel, actorTypeLabel, actorWords, changeWords } from "./entry-words";
 
 const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
 
@@ -38,18 +39,6 @@ const FILTER_KEYS = ["action", "template", "actor", "from", "to"] as const;
 function actorTypeOf(value: string | undefined): AuditActorType | undefined {
   const legacy = legacyAuditActorTypes as Record<string, AuditActorType>;
   return auditActorTypes.find((type) => type === value) ?? (value ? legacy[value] : undefined);
-}
-
-function actorLabel(type: string, a: Dictionary["auditLogPage"]): string {
-  const labels: Record<AuditActorType, string> = {
-    api_key: a.actorApiKey,
-    embed_session: a.actorEmbedSession,
-    sms_recipient: a.actorSmsRecipient,
-    signer: a.actorSigner,
-    user: a.actorUser,
-    system: a.actorSystem,
-  };
-  return labels[type as AuditActorType] ?? type;
 }
 
 /** Why the chain check failed, in words: which entry, and what that kind of break means. */
@@ -68,15 +57,14 @@ function verdictProblem(verdict: AuditChainVerdict, a: Dictionary["auditLogPage"
   });
 }
 
-/** What happened, in words; the code stays beside it (it is what the action filter takes). */
-export function actionLabel(action: string, a: Dictionary["auditLogPage"]): string | null {
-  return (a.actions as Record<string, string>)[action] ?? null;
-}
-
 function EntryDetails({ entry, a }: { entry: AuditListItem; a: Dictionary["auditLogPage"] }) {
   return (
     <details className={styles.details}>
-      <summary aria-label={format(a.showDetails, { seq: String(entry.seq) })}>{a.metadata}</summary>
+      {/* The visible word first, so the name a voice user says is the one they see (WCAG 2.5.3). */}
+      <summary>
+        {a.metadata}
+        <span className="cs-visually-hidden"> {format(a.ofEntry, { seq: String(entry.seq) })}</span>
+      </summary>
       <dl className={styles.meta}>
         {entry.actorId ? (
           <>
@@ -142,11 +130,22 @@ export function AuditLogPage() {
       key: "action",
       header: a.columnAction,
       render: (entry) => {
-        const label = actionLabel(entry.action, a);
+        // The label in words, the code beside it (what the action filter takes), and what changed.
+        const label = actionLabel(entry, a);
+        const changes = changeWords(entry, a);
         return (
           <div>
             {label ? <span>{label}</span> : <code className="cs-mono">{entry.action}</code>}
             {label ? <div className={`cs-hint cs-mono ${styles.wrap}`}>{entry.action}</div> : null}
+            {changes.length ? (
+              <ul className={styles.changes}>
+                {changes.map((line) => (
+                  <li key={line} className={styles.wrap}>
+                    {line}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
           </div>
         );
       },
@@ -154,15 +153,18 @@ export function AuditLogPage() {
     {
       key: "actor",
       header: a.columnActor,
-      render: (entry) =>
-        entry.actorName ? (
+      render: (entry) => {
+        // A signer by role ("Physician (signing link)"), with the name staff gave them.
+        const actor = actorWords(entry, a, t.signing.signerRoles);
+        return actor.name ? (
           <div>
-            <span className={styles.wrap}>{entry.actorName}</span>
-            <div className="cs-hint">{actorLabel(entry.actorType, a)}</div>
+            <span className={styles.wrap}>{actor.name}</span>
+            <div className="cs-hint">{actor.kind}</div>
           </div>
         ) : (
-          actorLabel(entry.actorType, a)
-        ),
+          actor.kind
+        );
+      },
     },
     {
       key: "form",
@@ -242,7 +244,7 @@ export function AuditLogPage() {
             id="filter-actor"
             label={a.actorType}
             placeholder={a.allActors}
-            options={auditActorTypes.map((type) => ({ value: type, label: actorLabel(type, a) }))}
+            options={auditActorTypes.map((type) => ({ value: type, label: actorTypeLabel(type, a) }))}
             {...form.field("actor")}
           />
           <DateRangeFilter form={form} labels={a} />

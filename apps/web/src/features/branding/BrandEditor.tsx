@@ -21,6 +21,7 @@ import { checkColorContrast, formatRatio, type ContrastResult } from "./contrast
 import { uploadLogo } from "./logo-upload";
 import styles from "./branding.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { useFieldMarks } from "../../components/field-marks";
 
 type Texts = Dictionary["brandingPage"];
 
@@ -167,6 +168,7 @@ export function BrandEditor({
   onSaved(target: EditTarget): void;
 }) {
   const { t } = useI18n();
+  const { marks } = useFieldMarks();
   const b = t.brandingPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -253,6 +255,7 @@ export function BrandEditor({
               label={t.signatureRequestsPage.institutionId}
               hint={b.institutionHint}
               required
+              marks={marks}
               maxLength={200}
               autoComplete="off"
               {...bind("institutionId", "institution_id")}

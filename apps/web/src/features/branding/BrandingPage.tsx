@@ -12,7 +12,7 @@ import { ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { BrandEditor, type EditTarget } from "./BrandEditor";
@@ -104,7 +104,8 @@ function DefaultCard() {
 }
 
 function InstitutionsCard() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const b = t.brandingPage;
   const trpc = useTRPC();
   const list = useStaffList(
@@ -117,7 +118,7 @@ function InstitutionsCard() {
     { key: "accent", header: b.accentColor, render: (row) => <Swatch color={row.accentColor} /> },
     { key: "font", header: b.font, render: (row) => row.font ?? b.fontDefault },
     { key: "logo", header: b.logo, render: (row) => (row.logoUrl ? b.logoSet : b.logoNone) },
-    { key: "updated", header: b.columnUpdated, render: (row) => formatDateTime(row.updatedAt, locale) },
+    { key: "updated", header: b.columnUpdated, render: (row) => clinic.dateTime(row.updatedAt) },
   ];
   if (canEdit)
     columns.push({
@@ -137,7 +138,7 @@ function InstitutionsCard() {
   return (
     <ListCard
       title={b.institutionsTitle}
-      description={b.institutionsDescription}
+      description={`${b.institutionsDescription} ${clinic.note}`}
       actions={
         canEdit ? (
           <Link className="cs-button cs-button--primary" href={editHref({ kind: "new" })}>

@@ -1,7 +1,17 @@
 "use client";
 
 import type { DocumentDetail, DocumentVersionItem } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, Notice, RadioCards, Table, TextField, type TableColumn } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  ConfirmDialog,
+  Notice,
+  RadioCards,
+  Table,
+  type TableColumn,
+  TextField,
+} from "@clinsign/ui";
 import type { EditorField } from "./FieldPlacementEditor";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
@@ -14,7 +24,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { useLeaveGuard } from "../../components/useLeaveGuard";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { availabilityTone } from "./DocumentsPage";
@@ -55,7 +65,8 @@ async function fetchDocumentPdf(id: string, version: number): Promise<Uint8Array
  * history, and delete (refused while requests exist, with the reason shown).
  */
 export function DocumentDetailPage({ id }: { id: string }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const d = t.documentsPage;
   const trpc = useTRPC();
   const can = useCan();
@@ -153,7 +164,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
     },
     { key: "fields", header: d.columnFields, render: (v) => v.fields.length },
     { key: "pinned", header: d.columnPinned, render: (v) => v.pinnedRequests },
-    { key: "created", header: d.columnCreated, render: (v) => formatDateTime(v.createdAt, locale) },
+    { key: "created", header: d.columnCreated, render: (v) => clinic.dateTime(v.createdAt) },
   ];
 
   return (
@@ -287,20 +298,18 @@ export function DocumentDetailPage({ id }: { id: string }) {
           <ul className={styles.counts}>
             {STATUSES.map((status) => (
               <li key={status}>
-                <Link
-                  className={styles.count}
-                  href={`/signature-requests?document=${doc.id}&status=${status}`}
-                  aria-label={`${d.status[status]}: ${doc.requestCounts[status]} — ${d.showRequests}`}
-                >
-                  <span className={styles.countNumber}>{doc.requestCounts[status]}</span>
+                {/* Named by what it shows ("3 Pending"), then where it leads (WCAG 2.5.3: the name contains the text). */}
+                <Link className={styles.count} href={`/signature-requests?document=${doc.id}&status=${status}`}>
+                  <span className={styles.countNumber}>{doc.requestCounts[status]}</span>{" "}
                   <span className="cs-hint">{d.status[status]}</span>
+                  <span className="cs-visually-hidden"> — {d.showRequests}</span>
                 </Link>
               </li>
             ))}
           </ul>
         </Card>
 
-        <Card title={d.versionsTitle} flush>
+        <Card title={d.versionsTitle} description={clinic.note} flush>
           <Table caption={d.versionsTitle} columns={versionColumns} rows={doc.versions} rowKey={(v) => v.version} />
         </Card>
 
@@ -311,47 +320,28 @@ export function DocumentDetailPage({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
-      <Dialog
+      <ConfirmDialog
         open={deleting}
-        onClose={() => {
+        onCancel={() => {
           setDeleting(false);
           remove.reset();
         }}
-        role="alertdialog"
+        onConfirm={() => remove.mutate({ id })}
         title={format(d.deleteTitle, { name: doc.name })}
         description={d.deleteBody}
-        closeLabel={t.common.cancel}
-        footer={
-          <>
-            <Button
-              onClick={() => {
-                setDeleting(false);
-                remove.reset();
-              }}
-            >
-              {t.common.cancel}
-            </Button>
-            <Button
-              variant="danger"
-              busy={remove.isPending}
-              disabled={remove.data?.deleted === false}
-              onClick={() => remove.mutate({ id })}
-            >
-              {d.deleteConfirm}
-            </Button>
-          </>
+        confirmLabel={d.deleteConfirm}
+        cancelLabel={t.common.cancel}
+        closeLabel={t.common.close}
+        busy={remove.isPending}
+        confirmDisabled={remove.data?.deleted === false}
+        error={
+          remove.data?.deleted === false
+            ? format(d.deleteRefused, { reason: remove.data.reason ?? "" })
+            : remove.isError
+              ? describeApiError(readApiError(remove.error), t)
+              : null
         }
-      >
-        {remove.data?.deleted === false ? (
-          <Notice tone="danger" role="alert">
-            {format(d.deleteRefused, { reason: remove.data.reason ?? "" })}
-          </Notice>
-        ) : remove.isError ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(remove.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+      />
     </>
   );
 }

@@ -10,7 +10,7 @@ import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import styles from "./documents.module.css";
 import { AVAILABILITIES, REQUEST_STATUSES as STATUSES } from "./labels";
@@ -27,7 +27,8 @@ export const availabilityTone: Record<DocumentListItem["availability"], BadgeTon
  * document's version, fields and requests, and the way to add one (upload or URL).
  */
 export function DocumentsPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const d = t.documentsPage;
   const trpc = useTRPC();
   const mayAdd = useCan()("documents.create");
@@ -89,12 +90,13 @@ export function DocumentsPage() {
         );
       },
     },
-    { key: "updated", header: d.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },
+    { key: "updated", header: d.columnUpdated, render: (item) => clinic.dateTime(item.updatedAt) },
   ];
 
   return (
     <>
-      <PageHeader title={d.pageTitle} description={d.description} actions={addDocument} />
+      {/* The list card has no title (the page's is enough), so the zone of its times is said here. */}
+      <PageHeader title={d.pageTitle} description={`${d.description} ${clinic.note}`} actions={addDocument} />
       <ListCard
         toolbar={
           <SearchToolbar

@@ -114,6 +114,8 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
   const replace = (index: number, field: Partial<EditorField>) =>
     onChange(fields.map((f, i) => (i === index ? { ...f, ...field } : f)));
   const roleOf = (field: EditorField | undefined) => signerRoleLabel(field?.role, labels.roles);
+  const handleText = (index: number) =>
+    `${index + 1} · ${roleOf(fields[index])}${fields[index]?.required === false ? ` (${labels.optionalTag})` : ""}`;
   const nameOf = (index: number) =>
     `${format(labels.fieldName, { number: index + 1, page: fields[index]?.page ?? 1 })} (${roleOf(fields[index])}${
       fields[index]?.required === false ? `, ${labels.optionalTag}` : ""
@@ -209,7 +211,8 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
               }}
               type="button"
               className={styles.fieldHandle}
-              aria-label={`${nameOf(index)}: x ${field.x}, y ${field.y}, ${field.width} × ${field.height}`}
+              // The name starts with what the handle shows ("2 · Physician"), as speech input needs.
+              aria-label={`${handleText(index)} — ${nameOf(index)}: x ${field.x}, y ${field.y}, ${field.width} × ${field.height}`}
               aria-describedby={helpId}
               aria-pressed={selected === index}
               data-testid="placed-field"
@@ -224,8 +227,7 @@ export function FieldPlacementEditor({ data, fields, onChange, labels }: FieldPl
               }}
             >
               <span className={styles.fieldNumber} aria-hidden="true">
-                {index + 1} · {roleOf(field)}
-                {field.required === false ? ` (${labels.optionalTag})` : ""}
+                {handleText(index)}
               </span>
             </button>
             <span

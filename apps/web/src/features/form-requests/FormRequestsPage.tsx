@@ -10,7 +10,7 @@ import { createdBetween, useFilterForm } from "../../components/lists/url-filter
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
 import { Outbox } from "./Outbox";
@@ -26,7 +26,8 @@ const FILTER_KEYS = ["state", "template", "rnummer", "from", "to"] as const;
  * cursor paging), each request's SMS history with resend and cancel, and the outbox in a demo.
  */
 export function FormRequestsPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const can = useCan();
@@ -44,7 +45,7 @@ export function FormRequestsPage() {
   );
 
   const columns: TableColumn<FormRequestListItem>[] = [
-    { key: "sent", header: f.columnSent, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "sent", header: f.columnSent, render: (row) => clinic.dateTime(row.createdAt) },
     { key: "form", header: f.columnForm, render: (row) => row.templateTitle ?? row.templateIdentifier },
     { key: "rnummer", header: f.columnRnummer, render: (row) => row.rnummer },
     { key: "phone", header: f.columnPhone, render: (row) => <span className="cs-mono">{row.phone}</span> },
@@ -60,7 +61,7 @@ export function FormRequestsPage() {
             ) : null
           ) : row.state !== "submitted" && row.state !== "cancelled" ? (
             <span className="cs-hint">
-              {format(row.state === "expired" ? f.expired : f.expires, { date: formatDateTime(row.expiresAt, locale) })}
+              {format(row.state === "expired" ? f.expired : f.expires, { date: clinic.dateTime(row.expiresAt) })}
             </span>
           ) : null}
         </div>
@@ -82,6 +83,7 @@ export function FormRequestsPage() {
           form={form}
           texts={f}
           list={list}
+          listDescription={clinic.note}
           columns={columns}
           emptyIcon="send"
           filters={

@@ -4,7 +4,7 @@ import type { MessageSummary } from "@clinsign/contracts";
 import { Badge, Card, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
@@ -18,7 +18,8 @@ const OUTBOX_SIZE = 20;
  * one-time codes are hidden there (core/messaging); an admin may show each one once (RevealMessage).
  */
 export function Outbox() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const outbox = useQuery(trpc.messages.list.queryOptions({ channel: "sms", limit: OUTBOX_SIZE }));
@@ -28,7 +29,7 @@ export function Outbox() {
   const keptHere = providers.data?.sms === "outbox";
 
   const columns: TableColumn<MessageSummary>[] = [
-    { key: "time", header: f.columnTime, render: (m) => formatDateTime(m.createdAt, locale) },
+    { key: "time", header: f.columnTime, render: (m) => clinic.dateTime(m.createdAt) },
     { key: "to", header: f.columnTo, render: (m) => <span className="cs-mono">{m.recipients.join(", ")}</span> },
     {
       key: "message",
@@ -56,7 +57,9 @@ export function Outbox() {
   return (
     <Card
       title={f.outboxTitle}
-      description={providers.data ? (keptHere ? f.outboxDescription : f.outboxGatewayDescription) : undefined}
+      description={
+        providers.data ? `${keptHere ? f.outboxDescription : f.outboxGatewayDescription} ${clinic.note}` : clinic.note
+      }
       flush
     >
       {outbox.isPending ? (

@@ -8,7 +8,7 @@ import { useState } from "react";
 import lists from "../../components/lists/lists.module.css";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
@@ -24,12 +24,13 @@ function purposeLabel(purpose: string, f: Texts): string {
 }
 
 /** One SMS of the history: what it was for, its outcome, attempts and last error, its body as stored. */
-export function MessageOutcome({ message, f, locale }: { message: MessageSummary; f: Texts; locale: string }) {
+export function MessageOutcome({ message, f }: { message: MessageSummary; f: Texts }) {
+  const clinic = useClinicTime();
   const status =
     message.status === "sent" && message.sentAt ? (
       <Badge tone={message.provider === "outbox" ? "warning" : "success"}>
         {format(message.provider === "outbox" ? f.messageKept : f.messageSent, {
-          date: formatDateTime(message.sentAt, locale),
+          date: clinic.dateTime(message.sentAt),
         })}
       </Badge>
     ) : message.status === "failed" ? (
@@ -53,7 +54,7 @@ export function MessageOutcome({ message, f, locale }: { message: MessageSummary
 
 /** A request's SMS history and what staff may do with it: send the link again, cancel (confirmed in place). */
 function RequestPanel({ request }: { request: FormRequestListItem }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -88,7 +89,7 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
       ) : (
         <ol className={styles.messages} aria-label={f.historyTitle}>
           {history.data.map((message) => (
-            <MessageOutcome key={message.id} message={message} f={f} locale={locale} />
+            <MessageOutcome key={message.id} message={message} f={f} />
           ))}
         </ol>
       )}

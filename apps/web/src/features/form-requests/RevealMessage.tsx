@@ -7,7 +7,7 @@ import { can } from "@clinsign/contracts";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 
@@ -17,7 +17,8 @@ import { describeApiError, readApiError } from "../../trpc/errors";
  * asked, so the text lives only in this component until the page is left.
  */
 export function RevealMessage({ message }: { message: MessageSummary }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const f = t.formRequestsPage;
   const trpc = useTRPC();
   const me = useSession();
@@ -45,9 +46,7 @@ export function RevealMessage({ message }: { message: MessageSummary }) {
     );
   }
   if (message.revealedAt)
-    return (
-      <span className="cs-hint">{format(f.revealedAlready, { date: formatDateTime(message.revealedAt, locale) })}</span>
-    );
+    return <span className="cs-hint">{format(f.revealedAlready, { date: clinic.dateTime(message.revealedAt) })}</span>;
   if (!message.revealable || !can(me.role, "messages.reveal")) return null;
   return (
     <div className="cs-stack">

@@ -6,13 +6,6 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { PersonalLinks } from "./PersonalLinks";
 import { PublicEmbedCard } from "./PublicEmbedCard";
 
-/** The snippet a website pastes: the iframe with the form's page, and the sizing script. */
-export function embedSnippet(embedUrl: string, title: string): string {
-  const origin = new URL(embedUrl).origin;
-  const safeTitle = title.replace(/[<>&"]/g, "");
-  return `<iframe src="${embedUrl}" data-clinsign-form title="${safeTitle}" style="width:100%;border:0"></iframe><script src="${origin}/embed.js" async></script>`;
-}
-
 /**
  * The two ways a form reaches patients besides SMS, kept apart on purpose: the public embed on
  * the clinic's website (anyone, each visitor with a form of their own) and a personal link for

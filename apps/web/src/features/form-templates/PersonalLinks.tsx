@@ -19,10 +19,11 @@ import { canAdminister, useSession } from "../../components/admin-shell/SessionC
 import { ListCard } from "../../components/lists/ListCard";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { originLines } from "./PublicEmbedCard";
+import { webhookUrlMessage } from "../settings/settings-form";
+import { typedList } from "./embed-snippet";
 
 /** How long a new personal link stays valid, in minutes: the choices staff get. */
 const LIFETIMES = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60] as const;
@@ -34,7 +35,8 @@ const LIFETIMES = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60] as const;
  * administrator's choice, so only they see those fields.
  */
 export function PersonalLinks({ template }: { template: Template }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const e = t.formTemplates.embed;
   const admin = canAdminister(useSession());
   const trpc = useTRPC();
@@ -69,7 +71,7 @@ export function PersonalLinks({ template }: { template: Template }) {
   const fieldErrors = new Map(
     readApiError(create.error).fieldErrors.map((issue) => [
       issue.key.replace(/^config\./, "").replace(/\.\d+$/, ""),
-      issue.message,
+      (issue.key === "config.webhookUrl" && webhookUrlMessage(issue.message, t)) || issue.message,
     ]),
   );
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
@@ -77,7 +79,7 @@ export function PersonalLinks({ template }: { template: Template }) {
   function submit(event: FormEvent) {
     event.preventDefault();
     setCreated(null);
-    const emails = originLines(emailTo);
+    const emails = typedList(emailTo);
     create.mutate({
       templateIdentifier: template.identifier,
       config: {
@@ -85,7 +87,7 @@ export function PersonalLinks({ template }: { template: Template }) {
         ...(webhookUrl.trim() && { webhookUrl: webhookUrl.trim() }),
         ...(redirectUrl.trim() && { redirectUrl: redirectUrl.trim() }),
         ...(emails.length > 0 && { emailTo: emails }),
-        ...(originLines(origins).length > 0 && { allowedOrigins: originLines(origins) }),
+        ...(typedList(origins).length > 0 && { allowedOrigins: typedList(origins) }),
         expiresInMinutes: lifetime,
       },
     });
@@ -97,8 +99,8 @@ export function PersonalLinks({ template }: { template: Template }) {
       header: e.caseNumber,
       render: (link) => link.rnummer ?? <span className="cs-hint">{e.noCaseNumber}</span>,
     },
-    { key: "created", header: e.createdAt, render: (link) => formatDateTime(link.createdAt, locale) },
-    { key: "expires", header: e.validUntil, render: (link) => formatDateTime(link.expiresAt, locale) },
+    { key: "created", header: e.createdAt, render: (link) => clinic.dateTime(link.createdAt) },
+    { key: "expires", header: e.validUntil, render: (link) => clinic.dateTime(link.expiresAt) },
     {
       key: "actions",
       header: e.actions,
@@ -108,7 +110,7 @@ export function PersonalLinks({ template }: { template: Template }) {
           size="small"
           onClick={() => revoke.mutate({ id: link.id })}
           busy={revoke.isPending && revoke.variables?.id === link.id}
-          aria-label={format(e.revokeNamed, { name: link.rnummer ?? formatDateTime(link.createdAt, locale) })}
+          aria-label={format(e.revokeNamed, { name: link.rnummer ?? clinic.dateTime(link.createdAt) })}
         >
           {e.revoke}
         </Button>
@@ -188,7 +190,7 @@ export function PersonalLinks({ template }: { template: Template }) {
                 label={e.link}
                 value={created.embedUrl}
                 labels={copyLabels}
-                hint={`${format(e.expires, { date: formatDateTime(created.expiresAt, locale) })} ${e.linkOnce}`}
+                hint={`${format(e.expires, { date: clinic.dateTime(created.expiresAt) })} ${e.linkOnce}`}
                 testId="embed-link"
               />
             </div>
@@ -197,7 +199,7 @@ export function PersonalLinks({ template }: { template: Template }) {
       </Card>
       <ListCard
         title={e.activeLinks}
-        description={e.activeLinksHint}
+        description={`${e.activeLinksHint} ${clinic.note}`}
         toolbar={
           <p className="cs-visually-hidden" role="status">
             {announcement}

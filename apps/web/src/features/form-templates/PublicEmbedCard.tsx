@@ -8,16 +8,10 @@ import { LoadFailed } from "../../components/LoadFailed";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { embedSnippet } from "./EmbedPanel";
+import { embedSnippet, typedList } from "./embed-snippet";
 
 /** A new embed starts every visit empty and keeps nothing in the visitor's browser. */
 const DEFAULT_VISITOR: VisitorPolicyOutput = { mode: "fresh", idleMinutes: 5 };
-
-export const originLines = (text: string) =>
-  text
-    .split(/[\n,]/)
-    .map((line) => line.trim())
-    .filter(Boolean);
 
 /**
  * The template's public embed: which websites may show it and whether it is on, saved with an
@@ -57,7 +51,7 @@ export function PublicEmbedCard({ template }: { template: Template }) {
   const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
   const dirty =
     loaded !== undefined &&
-    (originLines(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
+    (typedList(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
       enabled !== (loaded?.enabled ?? true) ||
       JSON.stringify(visitor) !== JSON.stringify(loaded?.visitor ?? DEFAULT_VISITOR));
 
@@ -65,9 +59,9 @@ export function PublicEmbedCard({ template }: { template: Template }) {
     event.preventDefault();
     setSavedOnce(false);
     // A website form that is on must name the site that shows it; said here in the page's language.
-    const missing = enabled && originLines(origins).length === 0;
+    const missing = enabled && typedList(origins).length === 0;
     setMissingOrigin(missing);
-    if (!missing) save.mutate({ ...ref, allowedOrigins: originLines(origins), enabled, visitor });
+    if (!missing) save.mutate({ ...ref, allowedOrigins: typedList(origins), enabled, visitor });
   }
 
   let body;

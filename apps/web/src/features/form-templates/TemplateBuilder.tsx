@@ -43,8 +43,11 @@ import {
   type FieldType,
 } from "./builder-model";
 import { EmbedPanel } from "./EmbedPanel";
-import { describeCondition, FieldEditor, labelInputId } from "./FieldEditor";
+import { AnswerListsPanel } from "./AnswerListsPanel";
+import { describeCondition } from "./ConditionEditor";
+import { FieldEditor, labelInputId } from "./FieldEditor";
 import { PreviewPane } from "./PreviewPane";
+import { ScoreVisibilitySwitch } from "./ScoreVisibilitySwitch";
 import { TranslationsPanel } from "./TranslationsPanel";
 import { statusHelp, statusLabel } from "./status";
 import styles from "./builder.module.css";
@@ -92,18 +95,23 @@ function importedLanguages(
 }
 
 /** The schema's problems by field index and attribute, in the schema validation's own words. */
-function schemaProblems(schema: TemplateSchema): { byField: Map<number, Record<string, string>>; count: number } {
+type ProblemsByIndex = Map<number, Record<string, string>>;
+
+/** The schema's problems by field and by answer list, then attribute (the template schema's own messages). */
+function schemaProblems(schema: TemplateSchema): { byField: ProblemsByIndex; bySet: ProblemsByIndex; count: number } {
   const parsed = templateSchema.safeParse(schema);
-  const byField = new Map<number, Record<string, string>>();
-  if (parsed.success) return { byField, count: 0 };
+  const byField: ProblemsByIndex = new Map();
+  const bySet: ProblemsByIndex = new Map();
+  if (parsed.success) return { byField, bySet, count: 0 };
   for (const issue of parsed.error.issues) {
     const [first, index, attribute] = issue.path;
-    if (first !== "fields" || typeof index !== "number") continue;
-    const entry = byField.get(index) ?? {};
+    const byIndex = first === "fields" ? byField : first === "optionSets" ? bySet : null;
+    if (!byIndex || typeof index !== "number") continue;
+    const entry = byIndex.get(index) ?? {};
     entry[String(attribute ?? "label")] ??= issue.message;
-    byField.set(index, entry);
+    byIndex.set(index, entry);
   }
-  return { byField, count: parsed.error.issues.length };
+  return { byField, bySet, count: parsed.error.issues.length };
 }
 
 /**
@@ -130,7 +138,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
   const [announcement, setAnnouncement] = useState("");
   const [message, setMessage] = useState<{ tone: "success" | "danger" | "info"; text: string } | null>(null);
   const [dragging, setDragging] = useState<number | null>(null);
-  const [view, setView] = useState<"fields" | "translations">("fields");
+  const [view, setView] = useState<"fields" | "answerLists" | "translations">("fields");
   // The language the translations view edits; the preview shows the form in it.
   const [translating, setTranslating] = useState<PatientLanguage | null>(null);
   // Field ids whose key was typed by hand: their key no longer follows the label.
@@ -147,7 +155,10 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
 
   const dirty = draft !== null && saved !== null && JSON.stringify(draft) !== JSON.stringify(saved);
   const problems = useMemo(
-    () => (draft ? schemaProblems(draft.schema) : { byField: new Map<number, Record<string, string>>(), count: 0 }),
+    () =>
+      draft
+        ? schemaProblems(draft.schema)
+        : { byField: new Map() as ProblemsByIndex, bySet: new Map() as ProblemsByIndex, count: 0 },
     [draft],
   );
 
@@ -330,7 +341,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
       ) : null}
       {problems.count > 0 ? <Notice tone="warning">{b.invalid}</Notice> : null}
 
-      <Segmented<"fields" | "translations">
+      <Segmented<"fields" | "answerLists" | "translations">
         label={b.views}
         name="builder-view"
         className={styles.viewSwitch}
@@ -338,6 +349,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
         onChange={setView}
         options={[
           { value: "fields", label: b.fieldsView },
+          { value: "answerLists", label: b.answerListsView },
           { value: "translations", label: b.translationsView },
         ]}
       />
@@ -355,6 +367,13 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
               onTranslationsChange={(translations) => setDraft({ ...draft, translations })}
               language={translating}
               onLanguageChange={setTranslating}
+              announce={setAnnouncement}
+            />
+          ) : view === "answerLists" ? (
+            <AnswerListsPanel
+              schema={draft.schema}
+              problems={problems.bySet}
+              onChange={setSchema}
               announce={setAnnouncement}
             />
           ) : (
@@ -396,6 +415,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                     value={draft.status}
                     onChange={(event) => setDraft({ ...draft, status: event.target.value as Template["status"] })}
                   />
+                  <ScoreVisibilitySwitch schema={draft.schema} onChange={setSchema} />
                 </div>
               </Card>
 
@@ -516,6 +536,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
                               keyFollowsLabel={!keyEdited.current.has(field.id)}
                               onKeyEdited={() => keyEdited.current.add(field.id)}
                               onChange={(next: FormField) => setSchema(replaceField(draft.schema, index, next))}
+                              onSchemaChange={setSchema}
                             />
                           </div>
                         ) : null}

@@ -3,15 +3,15 @@
 import type { TemplateOverviewItem } from "@clinsign/contracts";
 import {
   Badge,
+  type BadgeTone,
   Button,
   Card,
-  Dialog,
+  ConfirmDialog,
   keysetPaging,
   Notice,
+  type TableColumn,
   TextField,
   useStaffList,
-  type BadgeTone,
-  type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -22,7 +22,7 @@ import { useSearchText, useUrlFilters } from "../../components/lists/url-filters
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { LibraryCard } from "./LibraryCard";
@@ -43,7 +43,8 @@ const statusTone: Record<TemplateOverviewItem["status"], BadgeTone> = {
  * delete (past submissions are kept).
  */
 export function TemplatesPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const f = t.formTemplates;
   const trpc = useTRPC();
   const can = useCan();
@@ -123,7 +124,7 @@ export function TemplatesPage() {
     },
     { key: "fields", header: f.columnFields, render: (item) => item.fieldCount },
     { key: "submissions", header: t.nav.submissions, render: (item) => item.submissionCount },
-    { key: "updated", header: f.columnUpdated, render: (item) => formatDateTime(item.updatedAt, locale) },
+    { key: "updated", header: f.columnUpdated, render: (item) => clinic.dateTime(item.updatedAt) },
     {
       key: "actions",
       header: f.columnActions,
@@ -201,6 +202,7 @@ export function TemplatesPage() {
         ) : null}
         {can("templates.create") ? <LibraryCard /> : null}
         <ListCard
+          description={clinic.note}
           toolbar={
             <SearchToolbar
               className={styles.toolbar}
@@ -229,25 +231,16 @@ export function TemplatesPage() {
           }
         />
       </div>
-      <Dialog
+      <ConfirmDialog
         open={deleting !== null}
-        onClose={() => setDeleting(null)}
-        role="alertdialog"
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate({ identifier: deleting.identifier })}
         title={deleting ? format(f.deleteTitle, { title: deleting.title }) : ""}
         description={f.deleteBody}
-        closeLabel={t.common.cancel}
-        footer={
-          <>
-            <Button onClick={() => setDeleting(null)}>{t.common.cancel}</Button>
-            <Button
-              variant="danger"
-              busy={remove.isPending}
-              onClick={() => deleting && remove.mutate({ identifier: deleting.identifier })}
-            >
-              {f.deleteConfirm}
-            </Button>
-          </>
-        }
+        confirmLabel={f.deleteConfirm}
+        cancelLabel={t.common.cancel}
+        closeLabel={t.common.close}
+        busy={remove.isPending}
       />
     </>
   );

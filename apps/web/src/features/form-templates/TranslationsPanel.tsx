@@ -62,12 +62,14 @@ export function TranslationsPanel({
   const adding = toAdd && addable.includes(toAdd) ? toAdd : (addable[0] ?? "");
   const current = language && translations[language] ? language : null;
   const texts = translatableTexts(template);
+  const setLabel = new Map((schema.optionSets ?? []).map((set) => [set.id, set.label]));
   const fieldLabel = new Map(
     schema.fields.map((field) => [field.key ?? field.id, field.label || field.key || field.id]),
   );
 
   const context = (text: TranslatableText) => {
     const part = tt.parts[text.part];
+    if (text.optionSetId !== undefined) return `${part} · ${setLabel.get(text.optionSetId) ?? text.optionSetId}`;
     if (text.fieldKey === null) return part;
     const field = fieldLabel.get(text.fieldKey) ?? text.fieldKey;
     return text.part === "label" ? `${part} (${text.fieldKey})` : `${part} · ${field}`;

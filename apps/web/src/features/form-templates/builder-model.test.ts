@@ -4,6 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
   addableLanguages,
   addField,
+  addOptionSet,
+  conditionTargets,
+  linkOptionSet,
+  operatorsFor,
+  optionSetUsers,
+  removeOptionSet,
+  updateOptionSet,
   addLanguage,
   coverageByLanguage,
   createField,
@@ -16,11 +23,12 @@ import {
   keyFromLabel,
   moveField,
   nextBand,
-  optionsToText,
+  optionRows,
+  optionsFromRows,
   readAccept,
   removeField,
   replaceField,
-  textToOptions,
+  withRowLabel,
   uniqueKey,
   writeAccept,
 } from "./builder-model";
@@ -91,10 +99,24 @@ describe("the form builder's model", () => {
     expect(dependents(s, "name")).toEqual([]);
   });
 
-  it("edits options one per line, `value | label` when they differ", () => {
-    const options = textToOptions("yes\n no | Nein \n\n|\ngkv | Gesetzlich");
-    expect(options).toEqual(["yes", { value: "no", label: "Nein" }, { value: "gkv", label: "Gesetzlich" }]);
-    expect(optionsToText(options)).toBe("yes\nno | Nein\ngkv | Gesetzlich");
+  it("edits options as rows: a blank row is dropped, a value differing from the label is kept", () => {
+    const rows = [
+      { label: "yes", value: "yes", weight: "" },
+      { label: " Nein ", value: " no ", weight: "" },
+      { label: "", value: "", weight: "" },
+      { label: "Gesetzlich", value: "", weight: "" },
+    ];
+    expect(optionsFromRows(rows)).toEqual(["yes", { value: "no", label: "Nein" }, "Gesetzlich"]);
+    expect(optionRows(["yes", { value: "no", label: "Nein" }])).toEqual([
+      { label: "yes", value: "yes", weight: "" },
+      { label: "Nein", value: "no", weight: "" },
+    ]);
+  });
+
+  it("lets a row's value follow its label until the value is typed", () => {
+    const typed = withRowLabel({ label: "Ja", value: "Ja", weight: "" }, "Ja, täglich");
+    expect(typed.value).toBe("Ja, täglich");
+    expect(withRowLabel({ label: "Ja", value: "yes", weight: "" }, "Ja, täglich").value).toBe("yes");
   });
 
   it("derives a short key of whole words from a long question", () => {
@@ -120,15 +142,20 @@ describe("the form builder's model", () => {
 });
 
 describe("scores in the builder", () => {
-  it("reads and writes option weights as “value | label | weight”", () => {
-    const options = textToOptions("0 | Not at all | 0\n1 | Several days | 1,5\nplain\nA | B | C");
+  it("reads and writes option weights (“1,5” too); a weight that is not a number is left out", () => {
+    const options = optionsFromRows([
+      { label: "Not at all", value: "0", weight: "0" },
+      { label: "Several days", value: "1", weight: "1,5" },
+      { label: "plain", value: "plain", weight: "" },
+      { label: "B", value: "A", weight: "x" },
+    ]);
     expect(options).toEqual([
       { value: "0", label: "Not at all", weight: 0 },
       { value: "1", label: "Several days", weight: 1.5 },
       "plain",
-      { value: "A", label: "B | C" },
+      { value: "A", label: "B" },
     ]);
-    expect(optionsToText(options)).toBe("0 | Not at all | 0\n1 | Several days | 1.5\nplain\nA | B | C");
+    expect(optionRows(options).map((row) => row.weight)).toEqual(["0", "1.5", "", ""]);
   });
 
   it("a new score sums the choice fields above; removing or renaming a source follows", () => {
@@ -188,5 +215,121 @@ describe("translations", () => {
     expect(translations.ar).toEqual({ fields: {} });
     expect(coverageByLanguage(template, translations)[0]!.translated).toBe(0);
     expect(removeLanguage(translations, "ar")).toEqual({});
+  });
+});
+
+describe("answer lists in the builder", () => {
+  const phq = (): TemplateSchema => ({
+    version: 1,
+    fields: [
+      {
+        id: "a",
+        key: "q1",
+        type: "radio",
+        label: "Interest",
+        options: [
+          { value: "0", label: "Never", weight: 0 },
+          { value: "1", label: "Often", weight: 1 },
+        ],
+      },
+      { id: "b", key: "q2", type: "radio", label: "Mood", options: ["x"] },
+      {
+        id: "c",
+        key: "follow",
+        type: "text",
+        label: "Why?",
+        visibleWhen: { field: "q2", operator: "equals", value: "1" },
+      },
+    ],
+  });
+
+  it("turns a question's options into a list, links another question, and both follow a change", () => {
+    const first = phq().fields[0]!;
+    const { schema: made, id } = addOptionSet(phq(), "Frequency", "options" in first ? first.options : [], 0);
+    expect(id).toBe("frequency");
+    let s = linkOptionSet(made, 1, id);
+    expect(optionSetUsers(s, id).map((f) => f.key)).toEqual(["q1", "q2"]);
+    expect(templateSchema.safeParse(s).success).toBe(true);
+    s = updateOptionSet(s, id, {
+      options: [
+        { value: "0", label: "Nie", weight: 0 },
+        { value: "1", label: "Oft", weight: 2 },
+      ],
+    });
+    for (const field of s.fields.slice(0, 2))
+      expect((field as { options: { label: string }[] }).options.map((o) => o.label)).toEqual(["Nie", "Oft"]);
+  });
+
+  it("removing a list leaves its questions with the options as their own", () => {
+    const { schema: made, id } = addOptionSet(phq(), "Frequency", ["0", "1"], 1);
+    const s = removeOptionSet(made, id);
+    expect(s.optionSets).toBeUndefined();
+    expect(s.fields[1]).toEqual({ id: "b", key: "q2", type: "radio", label: "Mood", options: ["0", "1"] });
+    expect(templateSchema.safeParse(s).success).toBe(true);
+  });
+
+  it("offers operators that fit the field, and scores as condition sources", () => {
+    expect(operatorsFor("score")).toEqual(["atLeast", "atMost", "between", "equals", "notEquals", "filled", "empty"]);
+    expect(operatorsFor("radio")).toContain("in");
+    expect(operatorsFor("radio")).not.toContain("atLeast");
+    expect(operatorsFor("file")).toEqual(["filled", "empty"]);
+    const withScore = addField(phq(), createField("score", "Total", phq().fields));
+    expect(conditionTargets(withScore.fields, withScore.fields.length).map((f) => f.key)).toContain("total");
+  });
+});
+
+describe("translating answer lists and bands in the builder", () => {
+  it("writes an answer list's option and a band under their own entries, and removes them when emptied", () => {
+    const schema: TemplateSchema = {
+      version: 1,
+      optionSets: [{ id: "freq", label: "Frequency", options: ["0", "1"] }],
+      fields: [
+        { id: "a", key: "q1", type: "radio", label: "Q1", optionSet: "freq", options: ["0", "1"] },
+        {
+          id: "s",
+          key: "total",
+          type: "score",
+          label: "Total",
+          sources: ["q1"],
+          bands: [{ min: 0, max: 1, label: "low" }],
+        },
+      ],
+    };
+    const texts = translatableTexts({ title: "T", description: null, schema });
+    const setOption = texts.find((t) => t.id === "optionSets.freq.1")!;
+    const band = texts.find((t) => t.id === "fields.total.bands.0")!;
+    let tr = setTranslatedText({}, "tr", setOption, "Bazen");
+    tr = setTranslatedText(tr, "tr", band, "düşük");
+    expect(tr.tr).toEqual({ fields: { total: { bands: { "0": "düşük" } } }, optionSets: { freq: { "1": "Bazen" } } });
+    tr = setTranslatedText(tr, "tr", setOption, "");
+    expect(tr.tr).toEqual({ fields: { total: { bands: { "0": "düşük" } } } });
+  });
+});
+
+describe("'needs attention' rules follow their field", () => {
+  it("a renamed key carries its rule along; a removed field takes its rule with it", () => {
+    const base: TemplateSchema = {
+      version: 1,
+      fields: [
+        {
+          id: "a",
+          key: "q9",
+          type: "radio",
+          label: "Q9",
+          options: [
+            { value: "0", label: "No", weight: 0 },
+            { value: "1", label: "Yes", weight: 1 },
+          ],
+        },
+        { id: "b", key: "note", type: "text", label: "Note" },
+      ],
+      flagged: [{ field: "q9", minWeight: 1 }],
+    };
+    const renamed = replaceField(base, 0, { ...base.fields[0]!, key: "item9" } as TemplateSchema["fields"][number]);
+    expect(renamed.flagged).toEqual([{ field: "item9", minWeight: 1 }]);
+    expect(templateSchema.safeParse(renamed).success).toBe(true);
+    const removed = removeField(renamed, 0);
+    expect(removed.flagged ?? []).toEqual([]);
+    expect(templateSchema.safeParse(removed).success).toBe(true);
   });
 });

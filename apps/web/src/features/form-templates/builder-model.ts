@@ -1,5 +1,8 @@
+import { renameFlagRules } from "@clinsign/contracts/form-flags";
 import {
+  conditionOperators,
   patientLanguages,
+  withOptionSets,
   translationCoverage,
   type FieldTranslation,
   type FormField,
@@ -32,6 +35,22 @@ export type FieldType = (typeof fieldTypes)[number];
 
 export const isDisplayType = (type: FieldType) => type === "heading" || type === "paragraph";
 export const hasOptions = (type: FieldType) => type === "select" || type === "radio" || type === "multiselect";
+
+export type When = NonNullable<FormField["visibleWhen"]>;
+type Operator = (typeof conditionOperators)[number];
+
+/** The fields a condition of the field at `index` may name: earlier fields with a value, scores included. */
+export const conditionTargets = (fields: readonly FormField[], index: number) =>
+  fields.slice(0, index).filter((field) => field.key && !isDisplayType(field.type as FieldType));
+
+/** The operators the builder offers for a field of `type`, in the order of the menu. */
+export function operatorsFor(type: FieldType | undefined): Operator[] {
+  if (type === "file" || type === "signature") return ["filled", "empty"];
+  if (type === "checkbox") return ["equals", "notEquals"];
+  if (type === "number") return ["equals", "notEquals", "atLeast", "atMost", "between", "filled", "empty"];
+  if (type === "score") return ["atLeast", "atMost", "between", "equals", "notEquals", "filled", "empty"];
+  return ["equals", "notEquals", "in", "filled", "empty"];
+}
 
 /** The fields a score may sum: choice fields above `index`. */
 export const scoreSourceCandidates = (fields: readonly FormField[], index: number) =>
@@ -131,17 +150,20 @@ export function removeField(schema: TemplateSchema, index: number): TemplateSche
   const fields = schema.fields
     .filter((_, i) => i !== index)
     .map((field) => (removed.key ? withoutSource(withoutConditionsOn(field, removed.key), removed.key) : field));
-  return { ...schema, fields };
+  // Its "needs attention" rule goes with it.
+  return removed.key ? renameFlagRules({ ...schema, fields }, removed.key, undefined) : { ...schema, fields };
 }
 
 export function replaceField(schema: TemplateSchema, index: number, field: FormField): TemplateSchema {
   const previous = schema.fields[index];
   let fields = schema.fields.map((f, i) => (i === index ? field : f));
   // A renamed key: conditions that named the old key follow it.
-  if (previous?.key && field.key && previous.key !== field.key)
+  if (previous?.key && field.key && previous.key !== field.key) {
     fields = fields.map((f) =>
       renameSource(renameConditionKey(f, previous.key!, field.key!), previous.key!, field.key!),
     );
+    return renameFlagRules({ ...schema, fields }, previous.key, field.key);
+  }
   return { ...schema, fields };
 }
 
@@ -196,45 +218,113 @@ export function dependents(schema: TemplateSchema, key: string | undefined): For
 type EditedOption = string | { value: string; label: string; weight?: number };
 
 /**
- * Options as the editor shows them: one per line, `value | label` when they differ, and
- * `value | label | weight` when the option has a weight (what it adds to a score).
+ * One row of the options editor, as typed: what patients read, what is stored (the value a
+ * condition or an export names), and what choosing it adds to a score.
  */
-export function optionsToText(options: readonly EditedOption[]): string {
-  return options
-    .map((option) => {
-      if (typeof option === "string") return option;
-      if (option.weight !== undefined) return `${option.value} | ${option.label || option.value} | ${option.weight}`;
-      return option.label && option.label !== option.value ? `${option.value} | ${option.label}` : option.value;
-    })
-    .join("\n");
+export interface OptionRow {
+  label: string;
+  value: string;
+  weight: string;
 }
 
-/** A weight after the last bar: a number, "-1" or "1.5" ("1,5" too). */
-const WEIGHT = /^\s*(-?\d+(?:[.,]\d+)?)\s*$/;
-
-export function textToOptions(text: string): EditedOption[] {
-  return text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .map((line): EditedOption => {
-      const bar = line.indexOf("|");
-      if (bar < 0) return line;
-      const value = line.slice(0, bar).trim();
-      let label = line.slice(bar + 1).trim();
-      let weight: number | undefined;
-      const lastBar = label.lastIndexOf("|");
-      const weightText = lastBar >= 0 ? WEIGHT.exec(label.slice(lastBar + 1)) : null;
-      if (weightText) {
-        weight = Number(weightText[1]!.replace(",", "."));
-        label = label.slice(0, lastBar).trim();
-      }
-      if (!value) return label;
-      if (weight !== undefined) return { value, label: label || value, weight };
-      return label ? { value, label } : value;
-    })
-    .filter((option) => option !== "");
+export function optionRows(options: readonly EditedOption[]): OptionRow[] {
+  return options.map((option) =>
+    typeof option === "string"
+      ? { label: option, value: option, weight: "" }
+      : { label: option.label, value: option.value, weight: option.weight === undefined ? "" : String(option.weight) },
+  );
 }
+
+/** A weight as typed: "2", "-1", "1.5" or "1,5"; undefined when blank or not a number. */
+export function parseWeight(text: string): number | undefined {
+  const match = /^\s*(-?\d+(?:[.,]\d+)?)\s*$/.exec(text);
+  return match ? Number(match[1]!.replace(",", ".")) : undefined;
+}
+
+/**
+ * Rows back to options: blank rows are dropped, a row without a value stores its label, and a
+ * row whose value is its label and that has no weight stays a plain string.
+ */
+export function optionsFromRows(rows: readonly OptionRow[]): EditedOption[] {
+  return rows.flatMap((row): EditedOption[] => {
+    const label = row.label.trim();
+    const value = row.value.trim() || label;
+    if (!value) return [];
+    const weight = parseWeight(row.weight);
+    if (weight !== undefined) return [{ value, label: label || value, weight }];
+    return label && label !== value ? [{ value, label }] : [value];
+  });
+}
+
+/** A row's label changed: its value follows while it still equals the label (as a key follows a label). */
+export function withRowLabel(row: OptionRow, label: string): OptionRow {
+  return { ...row, label, value: row.value === row.label || row.value === "" ? label : row.value };
+}
+
+// ---- answer lists (option sets) -----------------------------------------------------------------
+
+export type OptionSet = NonNullable<TemplateSchema["optionSets"]>[number];
+
+/** The choice fields that take their options from the answer list `id`. */
+export function optionSetUsers(schema: TemplateSchema, id: string): FormField[] {
+  return schema.fields.filter((field) => "optionSet" in field && field.optionSet === id);
+}
+
+/** A new answer list from a name and options; with `linkIndex`, that field uses it at once. */
+export function addOptionSet(
+  schema: TemplateSchema,
+  label: string,
+  options: OptionSet["options"],
+  linkIndex?: number,
+): { schema: TemplateSchema; id: string } {
+  const sets = schema.optionSets ?? [];
+  const taken = new Set(sets.map((set) => set.id));
+  const wanted = keyFromLabel(label);
+  let id = wanted;
+  for (let n = 2; taken.has(id); n++) id = `${wanted}${n}`;
+  const fields =
+    linkIndex === undefined
+      ? schema.fields
+      : schema.fields.map((field, i) => (i === linkIndex ? ({ ...field, optionSet: id } as FormField) : field));
+  return { schema: withOptionSets({ ...schema, fields, optionSets: [...sets, { id, label, options }] }), id };
+}
+
+/** Changes an answer list; every field using it follows. */
+export function updateOptionSet(schema: TemplateSchema, id: string, patch: Partial<Omit<OptionSet, "id">>) {
+  const optionSets = (schema.optionSets ?? []).map((set) => (set.id === id ? { ...set, ...patch } : set));
+  return withOptionSets({ ...schema, optionSets });
+}
+
+/** Removes an answer list: the fields that used it keep a copy of its options as their own. */
+export function removeOptionSet(schema: TemplateSchema, id: string): TemplateSchema {
+  const fields = schema.fields.map((field) => {
+    if (!("optionSet" in field) || field.optionSet !== id) return field;
+    const own = { ...field };
+    delete own.optionSet;
+    return own;
+  });
+  const optionSets = (schema.optionSets ?? []).filter((set) => set.id !== id);
+  const next: TemplateSchema = { ...schema, fields };
+  if (optionSets.length > 0) next.optionSets = optionSets;
+  else delete next.optionSets;
+  return next;
+}
+
+/** A field takes its options from the answer list `id`, or (undefined) keeps the ones it shows as its own. */
+export function linkOptionSet(schema: TemplateSchema, index: number, id: string | undefined): TemplateSchema {
+  const fields = schema.fields.map((field, i) => {
+    if (i !== index || !("options" in field)) return field;
+    const next = { ...field };
+    if (id === undefined) delete next.optionSet;
+    else next.optionSet = id;
+    return next;
+  });
+  return withOptionSets({ ...schema, fields });
+}
+
+/** A number as typed, or undefined for a blank or not-a-number input (the attribute then disappears). */
+export const optionalNumber = (value: string) =>
+  value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value);
 
 export type Band = { min: number; max: number; label: string };
 
@@ -319,6 +409,14 @@ export function removeLanguage(translations: TemplateTranslations, language: Pat
   return next;
 }
 
+/** A map of texts with `key` set to `value` (removed when undefined); undefined once empty. */
+function withEntry(map: Record<string, string> | undefined, key: string, value: string | undefined) {
+  const next = { ...map };
+  if (value === undefined) delete next[key];
+  else next[key] = value;
+  return Object.keys(next).length > 0 ? next : undefined;
+}
+
 const withoutEmpty = <T extends object>(entry: T): T | undefined =>
   Object.values(entry).some((value) => value !== undefined) ? entry : undefined;
 
@@ -336,13 +434,19 @@ export function setTranslatedText(
   const current: TemplateTranslation = translations[language] ?? { fields: {} };
   if (text.part === "title" || text.part === "description")
     return { ...translations, [language]: { ...current, [text.part]: typed } };
+  if (text.optionSetId !== undefined) {
+    const optionSets = { ...current.optionSets };
+    const labels = withEntry(optionSets[text.optionSetId], text.optionValue!, typed);
+    if (labels) optionSets[text.optionSetId] = labels;
+    else delete optionSets[text.optionSetId];
+    const next = { ...current, optionSets: Object.keys(optionSets).length > 0 ? optionSets : undefined };
+    return { ...translations, [language]: JSON.parse(JSON.stringify(next)) as TemplateTranslation };
+  }
   const fields = { ...current.fields };
   const entry: FieldTranslation = { ...fields[text.fieldKey!] };
-  if (text.part === "option") {
-    const options = { ...entry.options, [text.optionValue!]: typed };
-    if (typed === undefined) delete options[text.optionValue!];
-    entry.options = Object.keys(options).length > 0 ? (options as Record<string, string>) : undefined;
-  } else entry[text.part] = typed;
+  if (text.part === "option") entry.options = withEntry(entry.options, text.optionValue!, typed);
+  else if (text.part === "band") entry.bands = withEntry(entry.bands, String(text.band), typed);
+  else entry[text.part] = typed;
   const kept = withoutEmpty(entry);
   if (kept) fields[text.fieldKey!] = JSON.parse(JSON.stringify(kept)) as FieldTranslation;
   else delete fields[text.fieldKey!];

@@ -95,6 +95,8 @@ export function EmbeddedForm({
   const [organizationName, setOrganizationName] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const bridge = useRef<EmbedBridge | null>(null);
+  // The form's own box, whose height the host page's frame takes (see reportHeight).
+  const contentRef = useRef<HTMLDivElement>(null);
   const replacedVisitorSession = useRef(false);
   // Whether the visitor session came from this browser's storage (an earlier visit), not this page.
   const keptSession = useRef(false);
@@ -135,7 +137,7 @@ export function EmbeddedForm({
       ]);
       const host = createEmbedBridge(info.allowedOrigins);
       bridge.current = host;
-      stopHeight = host.reportHeight();
+      if (contentRef.current) stopHeight = host.reportHeight(contentRef.current);
       stopLanguage = host.onHostLanguage((next) => isPatientLanguage(next) && setLang(next));
       // A visitor's session is its own draft's namespace; a name from the URL adds nothing there.
       const draftKey = info.draftKey ?? (publicCode === null ? draftKeyParam : null) ?? DEFAULT_DRAFT_KEY;
@@ -303,13 +305,15 @@ export function EmbeddedForm({
   }
 
   return (
-    <PatientShell
-      branding={branding}
-      organizationName={organizationName}
-      compact={framed}
-      footer={t.patient.formsFooter}
-    >
-      {content}
-    </PatientShell>
+    <div ref={contentRef}>
+      <PatientShell
+        branding={branding}
+        organizationName={organizationName}
+        compact={framed}
+        footer={t.patient.formsFooter}
+      >
+        {content}
+      </PatientShell>
+    </div>
   );
 }

@@ -18,8 +18,13 @@ export const HOST_MESSAGE_SOURCE = "clinsign-host";
 
 export interface EmbedBridge {
   post(event: EmbedEvent): void;
-  /** Starts reporting the page's height; returns the stop function. */
-  reportHeight(): () => void;
+  /**
+   * Starts reporting the height of `content` (the form's own box), growing and shrinking with it;
+   * returns the stop function. Not the document's: <body> is at least the viewport tall, and inside
+   * an iframe the viewport is the iframe, so the document never reports less than the frame's
+   * current height and a frame sized to a long form would never shrink to the thank-you card.
+   */
+  reportHeight(content: Element): () => void;
   onHostLanguage(handler: (lang: string) => void): () => void;
 }
 
@@ -32,18 +37,18 @@ export function createEmbedBridge(allowedOrigins: readonly string[], target: Win
   };
   return {
     post,
-    reportHeight() {
+    reportHeight(content) {
       if (!framed) return () => {};
       let last = 0;
       const measure = () => {
-        const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+        const height = Math.ceil(content.getBoundingClientRect().height);
         if (height !== last) {
           last = height;
           post({ type: "resized", height });
         }
       };
       const observer = new ResizeObserver(measure);
-      observer.observe(document.documentElement);
+      observer.observe(content);
       measure();
       return () => observer.disconnect();
     },

@@ -1,7 +1,7 @@
 "use client";
 
 import { can, type SignatureRequestDetail } from "@clinsign/contracts";
-import { Button, Dialog } from "@clinsign/ui";
+import { Button, ConfirmDialog } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -40,28 +40,22 @@ export function KioskStart({ request }: { request: SignatureRequestDetail }) {
       <div>
         <Button onClick={() => setOpen(true)}>{s.kioskStart}</Button>
       </div>
-      <Dialog
+      <ConfirmDialog
         open={open}
-        onClose={() => setOpen(false)}
-        role="alertdialog"
+        onCancel={() => setOpen(false)}
+        onConfirm={() => start.mutate({ id: request.id })}
+        tone="primary"
         title={s.kioskConfirmTitle}
         description={s.kioskConfirmBody}
+        confirmLabel={s.kioskConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setOpen(false)} data-autofocus disabled={start.isPending}>
-              {t.common.cancel}
-            </Button>
-            <Button variant="primary" onClick={() => start.mutate({ id: request.id })} busy={start.isPending}>
-              {s.kioskConfirm}
-            </Button>
-          </>
-        }
+        busy={start.isPending}
       >
         <div role="status" aria-live="polite">
           <ErrorNotice error={start.error} />
         </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }

@@ -4,11 +4,10 @@ import {
   can,
   erasureRecordKinds,
   patientSelector,
-  type ErasureRecordKind,
   type PatientErasureReceipt,
   type PatientSelector,
 } from "@clinsign/contracts";
-import { Button, Card, Dialog, Icon, Notice, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, Icon, Notice, Table, TextField, type TableColumn } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -17,10 +16,13 @@ import { PageHeader } from "../../components/PageHeader";
 import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
-import { translateValidationMessage } from "../../trpc/errors";
+import { readApiError, translateValidationMessage } from "../../trpc/errors";
+import { ErasureConfirmDialog } from "./ErasureConfirmDialog";
+import { signedOf } from "./erasure-confirmation";
 import { PatientExportForm } from "./PatientExportForm";
+import { RetentionNotice } from "./RetentionNotice";
 import styles from "./patient-data.module.css";
 
 type FieldName = keyof PatientSelector;
@@ -28,12 +30,16 @@ interface CountRow {
   key: string;
   label: string;
   count: number;
+  /** Of them signed: may fall under a retention duty. */
+  signed: number;
 }
 const fieldNames: FieldName[] = ["patientId", "rnummer", "phone"];
 
 /**
  * Patient data (GDPR Art. 17), owners and admins: name the patient → the dry run's report (what is
- * held, or nothing, or a legal hold) → confirm → the receipt. One procedure, `patients.erase`.
+ * held, or nothing, or a legal hold; signed consents and the retention duty) → confirm with the
+ * identifier typed again and a reason (ErasureConfirmDialog) → the receipt, with the reason. One
+ * procedure, `patients.erase`.
  */
 export function PatientDataPage() {
   const { t } = useI18n();
@@ -51,7 +57,8 @@ export function PatientDataPage() {
 }
 
 function ErasureFlow() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const me = useSession();
   const trpc = useTRPC();
   const [values, setValues] = useState<Record<FieldName, string>>({ patientId: "", rnummer: "", phone: "" });
@@ -62,6 +69,7 @@ function ErasureFlow() {
   const [confirming, setConfirming] = useState(false);
   const [announcement, setAnnouncement] = useAnnouncement();
   const firstField = useRef<HTMLInputElement>(null);
+  const phoneField = useRef<HTMLInputElement>(null);
   const resultHeading = useRef<HTMLDivElement>(null);
 
   const preview = useMutation(
@@ -70,20 +78,20 @@ function ErasureFlow() {
         setReport(result);
         requestAnimationFrame(() => resultHeading.current?.focus());
       },
-    }),
-  );
-  const erase = useMutation(
-    trpc.patients.erase.mutationOptions({
-      onSuccess: (result) => {
-        setConfirming(false);
-        setReceipt(result);
-        setReport(null);
-        setAnnouncement(t.patientData.erasedAnnouncement);
-        requestAnimationFrame(() => resultHeading.current?.focus());
+      onError: (error) => {
+        if (readApiError(error).details.field === "phone") requestAnimationFrame(() => phoneField.current?.focus());
       },
-      onError: () => setConfirming(false),
     }),
   );
+  function onErased(result: PatientErasureReceipt) {
+    setConfirming(false);
+    setReceipt(result);
+    setReport(null);
+    setAnnouncement(t.patientData.erasedAnnouncement);
+    requestAnimationFrame(() => resultHeading.current?.focus());
+  }
+  // The server reads the phone (national numbers in the organization's country) and says when it is none.
+  const phoneRefused = preview.error && readApiError(preview.error).details.field === "phone";
 
   function onCheck(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -118,19 +126,35 @@ function ErasureFlow() {
     setReceipt(null);
     setSelector(null);
     preview.reset();
-    erase.reset();
     requestAnimationFrame(() => firstField.current?.focus());
   }
 
-  const total = (r: PatientErasureReceipt) => erasureRecordKinds.reduce((sum, kind) => sum + r.counts[kind], 0);
   const rowsOf = (r: PatientErasureReceipt): CountRow[] => [
     ...erasureRecordKinds
       .filter((kind) => r.counts[kind] > 0)
-      .map((kind) => ({ key: kind, label: t.patientData.kinds[kind as ErasureRecordKind], count: r.counts[kind] })),
-    ...(r.objects.found > 0 ? [{ key: "objects", label: t.patientData.objectsRow, count: r.objects.found }] : []),
+      .map((kind) => ({
+        key: kind,
+        label: t.patientData.kinds[kind],
+        count: r.counts[kind],
+        signed: signedOf(r, kind),
+      })),
+    ...(r.objects.found > 0
+      ? [{ key: "objects", label: t.patientData.objectsRow, count: r.objects.found, signed: 0 }]
+      : []),
   ];
   const columns: TableColumn<CountRow>[] = [
-    { key: "kind", header: t.patientData.kindColumn, render: (row) => row.label },
+    {
+      key: "kind",
+      header: t.patientData.kindColumn,
+      render: (row) => (
+        <span className={styles.kind}>
+          {row.label}
+          {row.signed > 0 ? (
+            <Badge tone="warning">{format(t.patientData.signedBadge, { count: row.signed })}</Badge>
+          ) : null}
+        </span>
+      ),
+    },
     { key: "count", header: t.patientData.countColumn, render: (row) => row.count },
   ];
   const locked = report !== null || receipt !== null;
@@ -149,7 +173,7 @@ function ErasureFlow() {
               {fieldNames.map((name, index) => (
                 <TextField
                   key={name}
-                  ref={index === 0 ? firstField : undefined}
+                  ref={index === 0 ? firstField : name === "phone" ? phoneField : undefined}
                   name={name}
                   label={t.patientData[`${name}Label`]}
                   hint={t.patientData[`${name}Hint`]}
@@ -161,8 +185,9 @@ function ErasureFlow() {
                   onChange={(event) => {
                     const value = event.currentTarget.value;
                     setValues((current) => ({ ...current, [name]: value }));
+                    if (name === "phone" && phoneRefused) preview.reset();
                   }}
-                  error={fieldErrors[name] ?? null}
+                  error={fieldErrors[name] ?? (name === "phone" && phoneRefused ? t.patientData.phoneInvalid : null)}
                 />
               ))}
             </div>
@@ -202,6 +227,7 @@ function ErasureFlow() {
                     {t.patientData.legalHoldBody}
                   </Notice>
                 ) : null}
+                <RetentionNotice report={report} />
                 <Table
                   caption={t.patientData.tableCaption}
                   columns={columns}
@@ -209,7 +235,6 @@ function ErasureFlow() {
                   rowKey={(r) => r.key}
                 />
                 {selector && can(me.role, "patients.export") ? <PatientExportForm selector={selector} /> : null}
-                <ErrorNotice error={erase.error} />
                 <div className={styles.actions}>
                   <Button
                     type="button"
@@ -248,9 +273,15 @@ function ErasureFlow() {
                   </>
                 ) : null}
                 <dt>{t.patientData.erasedAtLabel}</dt>
-                <dd>{formatDateTime(receipt.at, locale)}</dd>
+                <dd>{clinic.dateTimeWithZone(receipt.at)}</dd>
                 <dt>{t.patientData.filesDeleted}</dt>
                 <dd>{receipt.objects.deleted}</dd>
+                {receipt.reason ? (
+                  <>
+                    <dt>{t.patientData.reasonReceiptLabel}</dt>
+                    <dd data-testid="erasure-reason">{receipt.reason}</dd>
+                  </>
+                ) : null}
               </dl>
               {receipt.status === "objects_pending" ? (
                 <Notice tone="warning">
@@ -270,31 +301,15 @@ function ErasureFlow() {
         ) : null}
       </div>
 
-      <Dialog
-        open={confirming && report !== null}
-        onClose={() => setConfirming(false)}
-        role="alertdialog"
-        title={t.patientData.confirmTitle}
-        closeLabel={t.common.close}
-        footer={
-          <>
-            <Button variant="secondary" onClick={() => setConfirming(false)}>
-              {t.patientData.cancel}
-            </Button>
-            <Button
-              variant="danger"
-              busy={erase.isPending}
-              onClick={() => selector && erase.mutate({ selector, dryRun: false })}
-            >
-              {t.patientData.confirmButton}
-            </Button>
-          </>
-        }
-      >
-        {report ? (
-          <p>{format(t.patientData.confirmBody, { count: total(report), files: report.objects.found })}</p>
-        ) : null}
-      </Dialog>
+      {report && selector ? (
+        <ErasureConfirmDialog
+          open={confirming}
+          selector={selector}
+          report={report}
+          onClose={() => setConfirming(false)}
+          onErased={onErased}
+        />
+      ) : null}
     </>
   );
 }

@@ -51,6 +51,7 @@ export function createPatientApi(options: { sessionId?: string; url?: "/trpc" | 
         result?: { data: unknown };
         error?: { message?: string; data?: Record<string, unknown> };
       } | null;
+      // The procedure's output type (the router's, at the call site); the wire says nothing of it.
       if (response.ok && body?.result) return body.result.data as never;
       // No error body: the web server's proxy or the network answered, not the API.
       throw new ApiCallError(

@@ -10,11 +10,10 @@ import { ListCard } from "../../components/lists/ListCard";
 import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
+import { readApiError } from "../../trpc/errors";
 import styles from "./settings.module.css";
-
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
  * Legal holds (Settings, below Data retention): the active holds, and for owners and admins the
@@ -57,15 +56,20 @@ function PlaceLegalHold() {
         void queryClient.invalidateQueries({ queryKey: trpc.retention.legalHolds.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.retention.preview.queryKey() });
       },
+      onError: () =>
+        requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()),
     }),
   );
+  // The server reads the number (national ones in the organization's country) and says when it is none.
+  const phoneRefused = place.error !== null && readApiError(place.error).details.field === "phone";
   const field = (key: keyof HoldForm) => ({
     name: `legalHold-${key}`,
     value: form[key],
-    error: errors[key],
+    error: errors[key] ?? (key === "phone" && phoneRefused ? h.phoneInvalid : undefined),
     onChange: (event: { currentTarget: { value: string } }) => {
       const value = event.currentTarget.value;
       setForm((f) => ({ ...f, [key]: value }));
+      if (key === "phone" && phoneRefused) place.reset();
     },
   });
 
@@ -76,7 +80,6 @@ function PlaceLegalHold() {
       v.trim(),
     );
     if (!patientId && !rnummer && !phone) next.patientId = h.selectorRequired;
-    if (phone && !E164.test(phone)) next.phone = h.phoneInvalid;
     if (!reason) next.reason = t.validation.required;
     setErrors(next);
     if (Object.keys(next).length > 0) {
@@ -94,7 +97,7 @@ function PlaceLegalHold() {
       <form ref={formRef} className="cs-stack cs-stack--lg" onSubmit={onSubmit} noValidate aria-label={h.placeTitle}>
         <ErrorNotice
           error={place.error}
-          fields={["selector.patientId", "selector.rnummer", "selector.phone", "reason"]}
+          fields={["selector.patientId", "selector.rnummer", "selector.phone", "phone", "reason"]}
         />
         <div className={styles.holdFields}>
           <TextField label={h.patientIdLabel} spellCheck={false} autoComplete="off" {...field("patientId")} />
@@ -128,7 +131,8 @@ function PlaceLegalHold() {
 }
 
 function LegalHoldList() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const h = t.legalHolds;
   const trpc = useTRPC();
   const can = useCan();
@@ -160,8 +164,8 @@ function LegalHoldList() {
       header: h.columnPlaced,
       render: (row) =>
         row.createdBy
-          ? format(h.placedBy, { date: formatDateTime(row.createdAt, locale), name: row.createdBy })
-          : formatDateTime(row.createdAt, locale),
+          ? format(h.placedBy, { date: clinic.dateTime(row.createdAt), name: row.createdBy })
+          : clinic.dateTime(row.createdAt),
     },
     {
       key: "actions",
@@ -184,6 +188,7 @@ function LegalHoldList() {
   return (
     <ListCard
       title={h.listTitle}
+      description={clinic.note}
       toolbar={
         release.error ? (
           <div className="cs-card__body">

@@ -1,12 +1,13 @@
 "use client";
 
 import type { OrganizationSeal, SealCertificate, SealRefusalReason } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, Field, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, ConfirmDialog, Field, Notice, Skeleton, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./settings.module.css";
@@ -63,7 +64,10 @@ export function OrganizationSealCard() {
   const [confirmingRemoval, setConfirmingRemoval] = useState(false);
   // A new key empties the file input after an upload (its value cannot be set).
   const [inputKey, setInputKey] = useState(0);
-  const formatDate = (iso: string) => new Intl.DateTimeFormat(locale, { dateStyle: "medium" }).format(new Date(iso));
+  // The certificate's days on the clinic's clock, like every date of the console.
+  const { timeZone } = useClinicTime();
+  const formatDate = (iso: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone }).format(new Date(iso));
 
   const saved = (data: OrganizationSeal) => queryClient.setQueryData(trpc.organization.seal.queryKey(), data);
   const upload = useMutation(
@@ -218,30 +222,18 @@ export function OrganizationSealCard() {
         </form>
       </div>
 
-      <Dialog
+      <ConfirmDialog
         open={confirmingRemoval}
-        role="alertdialog"
-        onClose={() => setConfirmingRemoval(false)}
+        onCancel={() => setConfirmingRemoval(false)}
+        onConfirm={() => remove.mutate()}
         title={s.removeTitle}
         description={s.removeBody}
+        confirmLabel={s.removeConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setConfirmingRemoval(false)} disabled={remove.isPending} data-autofocus>
-              {t.common.cancel}
-            </Button>
-            <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate()}>
-              {s.removeConfirm}
-            </Button>
-          </>
-        }
-      >
-        {remove.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(remove.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+        busy={remove.isPending}
+        error={remove.error ? describeApiError(readApiError(remove.error), t) : null}
+      />
     </Card>
   );
 }

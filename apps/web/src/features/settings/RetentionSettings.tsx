@@ -15,7 +15,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { LoadFailed } from "../../components/LoadFailed";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import {
   invalidRetentionKinds,
@@ -61,7 +61,7 @@ export function RetentionSettings() {
 }
 
 function RetentionForm({ settings }: { settings: Settings }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   const r = t.retention;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -108,7 +108,7 @@ function RetentionForm({ settings }: { settings: Settings }) {
     <form ref={formRef} className="cs-stack cs-stack--lg" onSubmit={onSubmit} noValidate aria-label={r.title}>
       {disabled ? <Notice>{r.readOnly}</Notice> : null}
       <ErrorNotice error={save.error} fields={retentionKinds} />
-      <RunStatus settings={settings} locale={locale} r={r} />
+      <RunStatus settings={settings} r={r} />
       {retentionKinds.map((kind) => {
         const rule = form[kind];
         return (
@@ -173,17 +173,18 @@ function RetentionForm({ settings }: { settings: Settings }) {
 }
 
 /** When the sweep runs next and what its last run did. */
-function RunStatus({ settings, locale, r }: { settings: Settings; locale: string; r: Texts }) {
+function RunStatus({ settings, r }: { settings: Settings; r: Texts }) {
+  const clinic = useClinicTime();
   const { status } = settings;
   const lines: string[] = [];
   if (status.running) lines.push(r.running);
   if (status.lastError) lines.push(format(r.lastRunFailed, { error: status.lastError }));
   else if (status.lastFinishedAt && status.lastDeleted) {
     const count = Object.values(status.lastDeleted).reduce((sum, n) => sum + n, 0);
-    lines.push(format(r.lastRun, { date: formatDateTime(status.lastFinishedAt, locale), count }));
+    lines.push(format(r.lastRun, { date: clinic.dateTimeWithZone(status.lastFinishedAt), count }));
   } else if (!status.running) lines.push(r.neverRun);
   const next = status.nextRunAt && new Date(status.nextRunAt).getTime() > Date.now() ? status.nextRunAt : null;
-  lines.push(next ? format(r.nextRun, { date: formatDateTime(next, locale) }) : r.nextRunSoon);
+  lines.push(next ? format(r.nextRun, { date: clinic.dateTimeWithZone(next) }) : r.nextRunSoon);
   return (
     <p className="cs-hint" data-testid="retention-status">
       {lines.join(" ")}
@@ -194,6 +195,7 @@ function RunStatus({ settings, locale, r }: { settings: Settings; locale: string
 /** "What the next run deletes": counted by the API now, per kind, with what a legal hold keeps. */
 function RetentionPreview() {
   const { t, locale } = useI18n();
+  const clinic = useClinicTime();
   const r = t.retention;
   const trpc = useTRPC();
   const preview = useQuery(trpc.retention.preview.queryOptions());
@@ -205,7 +207,7 @@ function RetentionPreview() {
     {
       key: "cutoff",
       header: r.columnCutoff,
-      render: (row: Row) => (row.cutoff ? formatDateTime(row.cutoff, locale) : r.notDeleted),
+      render: (row: Row) => (row.cutoff ? clinic.dateTimeWithZone(row.cutoff) : r.notDeleted),
     },
     { key: "records", header: r.columnRecords, render: (row: Row) => number.format(row.records) },
     { key: "held", header: r.columnHeld, render: (row: Row) => number.format(row.held) },

@@ -53,6 +53,9 @@ export function SettingsForm({ settings }: { settings: OrganizationSettings }) {
     trpc.organization.update.mutationOptions({
       onSuccess: (saved) => {
         queryClient.setQueryData(trpc.organization.settings.queryKey(), saved);
+        // The header (the clinic's name) and every date (its time zone) read auth.me: a new name
+        // shows at once, not after a reload (issue 31).
+        void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
         setForm(formStateFrom(saved));
         setErrors({});
         setFeedback({ tone: "success", text: t.settings.saved });

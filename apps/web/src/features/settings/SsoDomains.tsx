@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./settings.module.css";
@@ -38,7 +38,8 @@ export function SsoDomains({ domains, canVerify }: { domains: SsoDomainState[]; 
 }
 
 function SsoDomain({ domain, canVerify }: { domain: SsoDomainState; canVerify: boolean }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.sso;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -73,7 +74,7 @@ function SsoDomain({ domain, canVerify }: { domain: SsoDomainState; canVerify: b
       </div>
       {domain.verified ? (
         domain.verifiedAt ? (
-          <p className="cs-hint">{format(s.domainVerifiedAt, { date: formatDateTime(domain.verifiedAt, locale) })}</p>
+          <p className="cs-hint">{format(s.domainVerifiedAt, { date: clinic.dateTime(domain.verifiedAt) })}</p>
         ) : null
       ) : (
         <>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { OrganizationSettings } from "@clinsign/contracts";
-import { Badge, Button, CopyField, Dialog, Icon, Notice } from "@clinsign/ui";
+import { Badge, Button, ConfirmDialog, CopyField, Dialog, Icon, Notice } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -56,30 +56,19 @@ export function WebhookSecret({ settings, canEdit }: { settings: OrganizationSet
         </Button>
       ) : null}
 
-      <Dialog
+      <ConfirmDialog
         open={confirming}
-        role="alertdialog"
-        onClose={() => setConfirming(false)}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => rotate.mutate()}
+        tone="primary"
         title={t.settings.rotateTitle}
         description={t.settings.rotateBody}
+        confirmLabel={t.settings.rotateConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setConfirming(false)} disabled={rotate.isPending} data-autofocus>
-              {t.common.cancel}
-            </Button>
-            <Button variant="primary" busy={rotate.isPending} onClick={() => rotate.mutate()}>
-              {t.settings.rotateConfirm}
-            </Button>
-          </>
-        }
-      >
-        {rotate.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(rotate.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+        busy={rotate.isPending}
+        error={rotate.error ? describeApiError(readApiError(rotate.error), t) : null}
+      />
 
       <Dialog
         open={secret !== null}

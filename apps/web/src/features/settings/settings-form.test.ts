@@ -98,6 +98,16 @@ describe("settings form", () => {
     expect(errors).toEqual({ "webhookUrls.2": en.validation.url });
   });
 
+  it("says in the reader's words why the API refused a webhook URL that delivery would refuse (issue 31)", () => {
+    const refusal = (message: string) =>
+      errorsFromFieldErrors([{ key: "webhookUrls.1", message }], [0, 3], en)["webhookUrls.3"];
+    expect(refusal("must be an https URL: webhooks are delivered only over https (…)")).toBe(
+      en.settings.webhookHttpsRequired,
+    );
+    expect(refusal("points at a private or loopback address, to which …")).toBe(en.settings.webhookPrivateAddress);
+    expect(refusal("must not contain a user name or password")).toBe(en.settings.webhookCredentials);
+  });
+
   it("checks URLs, duplicates and the session method before sending", () => {
     const form = {
       ...formStateFrom(settings),

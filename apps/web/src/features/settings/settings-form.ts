@@ -214,13 +214,24 @@ export function buildPayload(form: SettingsFormState): SettingsPayload {
   return { input, urlRows: rows.map((entry) => entry.row) };
 }
 
+/**
+ * The API's refusals of a webhook URL that delivery would refuse (core/webhooks/destinations.ts),
+ * by how their messages begin, in the reader's language (Settings, and a personal link's webhook).
+ */
+export function webhookUrlMessage(message: string, t: Dictionary): string | undefined {
+  if (message.startsWith("must be an https URL")) return t.settings.webhookHttpsRequired;
+  if (message.startsWith("points at a private or loopback address")) return t.settings.webhookPrivateAddress;
+  if (message.startsWith("must not contain a user name or password")) return t.settings.webhookCredentials;
+  return undefined;
+}
+
 /** Puts field errors at the form's own keys: `webhookUrls.N` counts non-empty rows only. */
 export function errorsFromFieldErrors(issues: readonly FieldError[], urlRows: number[], t: Dictionary): SettingsErrors {
   const errors: SettingsErrors = {};
   for (const { key, message } of issues) {
     const match = /^webhookUrls\.(\d+)$/.exec(key);
     const formKey = match ? `webhookUrls.${urlRows[Number(match[1])] ?? match[1]}` : key || "form";
-    errors[formKey] ??= translateValidationMessage(message, t);
+    errors[formKey] ??= (match && webhookUrlMessage(message, t)) || translateValidationMessage(message, t);
   }
   return errors;
 }

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { signerRoleLabel } from "../signing/roles";
 import styles from "./signature-requests.module.css";
@@ -16,7 +16,8 @@ import styles from "./signature-requests.module.css";
  * (the informing physician's countersignature). Nothing is shown while there is none.
  */
 export function AwaitingMySignature() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const may = useCan()("signatures.awaitingMySignature");
@@ -36,7 +37,7 @@ export function AwaitingMySignature() {
               <span className="cs-hint">
                 {format(s.awaitingMeta, {
                   patient: item.patientId,
-                  date: formatDateTime(item.expiresAt, locale),
+                  date: clinic.dateTime(item.expiresAt),
                 })}
               </span>
             </li>

@@ -5,7 +5,7 @@ import { Button, CopyField } from "@clinsign/ui";
 import { useState } from "react";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { signerRoleLabel } from "../signing/roles";
 import { QrCode } from "./QrCode";
 import { SendLinkForm } from "./SendLinkForm";
@@ -61,7 +61,8 @@ export function HandOver({
   /** The patient's mobile number on the request, where the link goes by SMS unless another is typed. */
   patientPhone?: string | null;
 }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   const recipients = recipientsOf(link, signers, t);
   const [index, setIndex] = useState(0);
@@ -85,7 +86,7 @@ export function HandOver({
             labels={t.common}
             testId={current.testId}
           />
-          <p className="cs-hint">{format(s.linkExpires, { date: formatDateTime(expiresAt, locale) })}</p>
+          <p className="cs-hint">{format(s.linkExpires, { date: clinic.dateTime(expiresAt) })}</p>
           <SendLinkForm
             key={`send-${current.key}`}
             requestId={requestId}

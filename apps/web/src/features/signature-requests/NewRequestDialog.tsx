@@ -14,7 +14,8 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
 import { fieldMessage } from "../../trpc/field-errors";
-import { dayFromNow, endOfDayInstant } from "./states";
+import { dayFromNowIn, endOfDayIn } from "../../lib/dates";
+import { useFieldMarks } from "../../components/field-marks";
 import styles from "./signature-requests.module.css";
 import { useCan, useSession } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
@@ -45,11 +46,11 @@ const IDENTIFIER_INPUT = { required: true, maxLength: 200, autoComplete: "off" }
 /** The institution select's choice that shows a text field for an institution not used before. */
 const OTHER_INSTITUTION = "\u0000other";
 
-const emptyDraft = (documentId = "") => ({
+const emptyDraft = (timeZone: string, documentId = "") => ({
   patient_id: "",
   document_id: documentId,
   institution_id: "",
-  expiry: dayFromNow(DEFAULT_EXPIRY_DAYS),
+  expiry: dayFromNowIn(DEFAULT_EXPIRY_DAYS, timeZone),
   order_by: "",
   /** Optional: the patient's mobile number for reminders, and days until the reminder (empty: the organization's). */
   patient_phone: "",
@@ -76,7 +77,11 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<Draft>(() => emptyDraft(documentId));
+  const session = useSession();
+  // Expiry days are the clinic's, like every date in the console.
+  const { timeZone } = session.organization;
+  const { marks, note: requiredNote } = useFieldMarks();
+  const [draft, setDraft] = useState<Draft>(() => emptyDraft(timeZone, documentId));
   // Known institutions are offered in a select; "another" opens a text field for a new id.
   const [otherInstitution, setOtherInstitution] = useState(false);
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
@@ -86,7 +91,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const typingInstitution = otherInstitution || (institutions.isSuccess && knownInstitutions.length === 0);
 
   // The chosen document's roles (its current version's fields): several roles ask who signs each.
-  const me = useSession().user.id;
+  const me = session.user.id;
   const chosen = useQuery({
     ...trpc.documents.detail.queryOptions({ id: draft.document_id }),
     enabled: draft.document_id !== "",
@@ -146,7 +151,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
       document_id: draft.document_id,
       institution_id: draft.institution_id,
       // An unparsable day goes to the server as typed, which names the problem on the field.
-      expiration_date: endOfDayInstant(draft.expiry) ?? draft.expiry,
+      expiration_date: endOfDayIn(draft.expiry, timeZone) ?? draft.expiry,
       order_by: draft.order_by,
       ...(draft.patient_phone.trim() && { patient_phone: draft.patient_phone.trim() }),
       // Anything but digits goes out as NaN (null on the wire), which the server refuses on the field.
@@ -162,10 +167,12 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   return (
     <form className="cs-stack" onSubmit={submit} aria-label={s.newTitle} noValidate>
       {documents.data && active.length === 0 ? <Notice tone="info">{s.noActiveDocuments}</Notice> : null}
+      <p className="cs-hint">{requiredNote}</p>
       <div className={styles.formGrid}>
         <TextField
           label={s.patientId}
           hint={s.patientIdHint}
+          marks={marks}
           {...IDENTIFIER_INPUT}
           {...bind("patient_id", "patient_id")}
         />
@@ -175,6 +182,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           placeholder={documents.isPending ? t.common.loading : s.chooseDocument}
           options={active.map((doc) => ({ value: doc.id, label: `${doc.title || doc.name} (v${doc.currentVersion})` }))}
           required
+          marks={marks}
           {...bind("document_id", "document_id")}
         />
         {knownInstitutions.length > 0 ? (
@@ -196,12 +204,14 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
               set("institution_id", other ? "" : e.target.value);
             }}
             required
+            marks={marks}
           />
         ) : null}
         {typingInstitution ? (
           <TextField
             label={s.institutionId}
             hint={s.institutionNewHint}
+            marks={marks}
             {...IDENTIFIER_INPUT}
             autoFocus={otherInstitution}
             {...bind("institution_id", "institution_id")}
@@ -211,11 +221,18 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           label={s.expiry}
           hint={s.expiryHint}
           type="date"
-          min={dayFromNow(0)}
+          min={dayFromNowIn(0, timeZone)}
           required
+          marks={marks}
           {...bind("expiry", "expiration_date")}
         />
-        <TextField label={s.orderBy} hint={s.orderByHint} {...IDENTIFIER_INPUT} {...bind("order_by", "order_by")} />
+        <TextField
+          label={s.orderBy}
+          hint={s.orderByHint}
+          marks={marks}
+          {...IDENTIFIER_INPUT}
+          {...bind("order_by", "order_by")}
+        />
         <TextField
           label={s.patientPhone}
           hint={s.patientPhoneHint}

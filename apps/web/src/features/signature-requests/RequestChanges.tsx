@@ -6,11 +6,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { dayFromNowIn, dayIn, endOfDayIn } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
 import { fieldMessage } from "../../trpc/field-errors";
-import { dayFromNow, dayOf, endOfDayInstant, isOpen } from "./states";
+import { isOpen } from "./states";
 import styles from "./signature-requests.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
 
@@ -91,27 +92,29 @@ function VisibilityForm({ request }: { request: SignatureRequestDetail }) {
 }
 
 function ExpiryForm({ request }: { request: SignatureRequestDetail }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   const s = t.signatureRequestsPage;
+  // The day is the clinic's, as are the dates shown (the link works until 23:59:59 there).
+  const clinic = useClinicTime();
   const update = useUpdate(request.id);
-  const [day, setDay] = useState(dayOf(request.expiresAt));
+  const [day, setDay] = useState(dayIn(request.expiresAt, clinic.timeZone));
   const error = update.error ? fieldMessage(readApiError(update.error), "expiresAt", t) : undefined;
   const open = isOpen(request.status);
   function submit(event: FormEvent) {
     event.preventDefault();
-    update.mutate({ id: request.id, expiresAt: endOfDayInstant(day) ?? day });
+    update.mutate({ id: request.id, expiresAt: endOfDayIn(day, clinic.timeZone) ?? day });
   }
   return (
     <Section
       title={s.expiry}
-      hint={open ? format(s.expiryNow, { date: formatDateTime(request.expiresAt, locale) }) : s.expiryClosed}
+      hint={open ? format(s.expiryNow, { date: clinic.dateTimeWithZone(request.expiresAt) }) : s.expiryClosed}
     >
       {open ? (
         <form className={styles.changeForm} onSubmit={submit}>
           <TextField
             label={s.newExpiry}
             type="date"
-            min={dayFromNow(0)}
+            min={dayFromNowIn(0, clinic.timeZone)}
             value={day}
             onChange={(e) => {
               update.reset();
@@ -128,7 +131,7 @@ function ExpiryForm({ request }: { request: SignatureRequestDetail }) {
       <Outcome
         update={update}
         success={format(s.expirySaved, {
-          date: update.variables?.expiresAt ? formatDateTime(update.variables.expiresAt, locale) : "",
+          date: update.variables?.expiresAt ? clinic.dateTimeWithZone(update.variables.expiresAt) : "",
         })}
         fieldShown={Boolean(error)}
       />

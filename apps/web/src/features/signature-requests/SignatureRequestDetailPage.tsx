@@ -9,7 +9,7 @@ import { retryDetail } from "../../components/DetailStates";
 import { DetailColumns, DetailPage } from "../../components/detail/DetailPage";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC, useTRPCClient } from "../../trpc/client";
 import { base64ToBytes, saveBytes } from "../signing/download";
 import { QrCode } from "./QrCode";
@@ -117,9 +117,11 @@ function SealDelayed({ request }: { request: SignatureRequestDetail }) {
 }
 
 function Facts({ request }: { request: SignatureRequestDetail }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
-  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : "–");
+  // A detail's facts carry the zone's short name (CET, MEZ): the clinic's clock, said each time.
+  const when = (iso: string | null) => (iso ? clinic.dateTimeWithZone(iso) : "–");
   return (
     <dl className={styles.facts}>
       <dt>{s.columnStatus}</dt>
@@ -277,7 +279,8 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
 
 /** One signature request: facts, hand-over, changes, downloads, "seal again", and the timeline. */
 export function SignatureRequestDetailPage({ id }: { id: string }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const detail = useQuery(trpc.signatures.detail.queryOptions({ id }, { retry: retryDetail }));
@@ -314,7 +317,7 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
                   <Facts request={request} />
                 </Card>
                 <Card title={s.timelineTitle} description={s.timelineDescription}>
-                  <Timeline events={request.timeline} s={s} locale={locale} />
+                  <Timeline events={request.timeline} s={s} dateTime={clinic.dateTimeWithZone} />
                 </Card>
               </div>
               <div className="cs-stack cs-stack--lg">

@@ -16,10 +16,10 @@ import { createdBetween, useFilterForm } from "../../components/lists/url-filter
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { NewRequestDialog } from "./NewRequestDialog";
-import { isOpen, statusLabel, statusTone } from "./states";
+import { isOpen, listStatus, mayChange, statusLabel } from "./states";
 
 const FILTER_KEYS = ["status", "visibility", "patient", "document", "institution", "from", "to"] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,7 +31,8 @@ const visibilities = assignmentVisibility.options;
  * hand-over of the link (copy or QR code).
  */
 export function SignatureRequestsPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const form = useFilterForm(FILTER_KEYS);
@@ -48,11 +49,23 @@ export function SignatureRequestsPage() {
   const documents = useQuery(trpc.documents.list.queryOptions({ limit: 500 }));
   const institutions = useQuery(trpc.signatures.institutions.queryOptions({ limit: 200 }));
   const list = useStaffList(
-    useInfiniteQuery(trpc.signatures.list.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
+    useInfiniteQuery(
+      trpc.signatures.list.infiniteQueryOptions(
+        { ...filter, limit: 50 },
+        {
+          ...keysetPaging,
+          // A patient signs on their own phone while staff look at this list: while a shown request
+          // can still move (a signature, the seal), the list asks again, and on coming back to the tab.
+          refetchInterval: (query) =>
+            query.state.data?.pages.some((page) => page.items.some((row) => mayChange(row.status))) ? 15_000 : false,
+          refetchOnWindowFocus: true,
+        },
+      ),
+    ),
   );
 
   const columns: TableColumn<SignatureRequestListItem>[] = [
-    { key: "created", header: s.columnCreated, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "created", header: s.columnCreated, render: (row) => clinic.dateTime(row.createdAt) },
     { key: "patient", header: s.columnPatient, render: (row) => <span className="cs-mono">{row.patientId}</span> },
     {
       key: "document",
@@ -68,20 +81,31 @@ export function SignatureRequestsPage() {
     {
       key: "status",
       header: s.columnStatus,
-      render: (row) => (
-        <div className={lists.stacked}>
-          <span className="cs-row">
-            <Badge tone={statusTone(row.status)}>{statusLabel(row.status, s)}</Badge>
-            {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
-          </span>
-          {isOpen(row.status) ? (
-            <span className="cs-hint">{format(s.expires, { date: formatDateTime(row.expiresAt, locale) })}</span>
-          ) : null}
-          {row.status === "completed" && row.completedAt ? (
-            <span className="cs-hint">{format(s.completedOn, { date: formatDateTime(row.completedAt, locale) })}</span>
-          ) : null}
-        </div>
-      ),
+      render: (row) => {
+        const status = listStatus(row, s);
+        return (
+          <div className={lists.stacked}>
+            <span className="cs-row">
+              <Badge tone={status.tone}>{status.label}</Badge>
+              {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
+            </span>
+            {row.signerProgress && isOpen(row.status) ? (
+              <span className="cs-hint">
+                {format(s.signerProgress, {
+                  signed: String(row.signerProgress.signed),
+                  total: String(row.signerProgress.total),
+                })}
+              </span>
+            ) : null}
+            {isOpen(row.status) ? (
+              <span className="cs-hint">{format(s.expires, { date: clinic.dateTime(row.expiresAt) })}</span>
+            ) : null}
+            {row.status === "completed" && row.completedAt ? (
+              <span className="cs-hint">{format(s.completedOn, { date: clinic.dateTime(row.completedAt) })}</span>
+            ) : null}
+          </div>
+        );
+      },
     },
     {
       key: "open",
@@ -107,6 +131,7 @@ export function SignatureRequestsPage() {
           form={form}
           texts={s}
           list={list}
+          listDescription={clinic.note}
           columns={columns}
           emptyIcon="signature"
           filters={

@@ -8,7 +8,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { signerRoleLabel } from "../signing/roles";
 import { QrCode } from "./QrCode";
@@ -23,14 +23,15 @@ const signerTone = (status: SignerStatus): BadgeTone =>
  * link signer's link can be shown (an audited fetch, as for the patient's link) to copy or scan.
  */
 export function SignersCard({ request, signers }: { request: SignatureRequestDetail; signers: StaffSignerItem[] }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   const names = t.signing.signerRoles;
   const closed = request.status === "completed" || request.status === "declined" || request.status === "expired";
   const mayReveal = useCan()("signatures.revealLink");
   const when = (signer: StaffSignerItem) => {
     const at = signer.signedAt ?? signer.declinedAt ?? signer.openedAt ?? signer.activatedAt;
-    return at ? formatDateTime(at, locale) : "–";
+    return at ? clinic.dateTimeWithZone(at) : "–";
   };
   const columns: TableColumn<StaffSignerItem>[] = [
     {

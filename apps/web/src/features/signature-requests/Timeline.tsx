@@ -3,7 +3,6 @@
 import type { SignatureTimelineEvent, SignatureTimelineKind } from "@clinsign/contracts";
 import { Badge, type BadgeTone } from "@clinsign/ui";
 import { format, type Dictionary } from "../../i18n";
-import { formatDateTime } from "../../lib/dates";
 import styles from "./signature-requests.module.css";
 
 type Texts = Dictionary["signatureRequestsPage"];
@@ -68,15 +67,18 @@ function deliveryLabel(status: string, s: Texts): string {
   return labels[status] ?? status;
 }
 
-/** What happened to a request, oldest first: its own events, staff changes and webhook deliveries. */
+/**
+ * What happened to a request, oldest first: its own events, staff changes and webhook deliveries.
+ * `dateTime` writes each time (the console's: the clinic's clock, useClinicTime).
+ */
 export function Timeline({
   events,
   s,
-  locale,
+  dateTime,
 }: {
   events: readonly SignatureTimelineEvent[];
   s: Texts;
-  locale: string;
+  dateTime(iso: string): string;
 }) {
   if (events.length === 0) return <p className="cs-hint">{s.timelineEmpty}</p>;
   return (
@@ -88,7 +90,7 @@ export function Timeline({
             <div className={styles.eventHead}>
               <strong>{kindLabel(event.kind, s)}</strong>
               <time className="cs-hint" dateTime={event.at}>
-                {formatDateTime(event.at, locale)}
+                {dateTime(event.at)}
               </time>
             </div>
             {event.delivery ? (

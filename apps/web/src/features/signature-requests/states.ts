@@ -1,4 +1,4 @@
-import type { SignatureRequestState } from "@clinsign/contracts";
+import type { SignatureRequestListItem, SignatureRequestState } from "@clinsign/contracts";
 import type { BadgeTone } from "@clinsign/ui";
 import type { Dictionary } from "../../i18n";
 
@@ -37,27 +37,18 @@ export function statusTone(status: SignatureRequestState): BadgeTone {
 /** Requests the patient can still sign: their expiry can still move. */
 export const isOpen = (status: SignatureRequestState) => status === "pending" || status === "opened";
 
-/** A date input's value (YYYY-MM-DD) for an ISO instant, in the reader's time zone. */
-export function dayOf(iso: string): string {
-  const date = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
 /**
- * An expiry chosen as a day: the end of that day in the reader's time zone (23:59:59), so
- * "expires on the 31st" keeps the link open through the 31st. Undefined for anything that is not
- * a YYYY-MM-DD day.
+ * The list's badge: a request with several signers that someone has signed and others still have
+ * to is "Partly signed", not "Opened" (issue 31: the list said "Opened" after the patient signed).
  */
-export function endOfDayInstant(day: string): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
-  const date = new Date(`${day}T23:59:59`);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+export function listStatus(
+  row: Pick<SignatureRequestListItem, "status" | "signerProgress">,
+  s: Texts,
+): { label: string; tone: BadgeTone } {
+  if (isOpen(row.status) && (row.signerProgress?.signed ?? 0) > 0)
+    return { label: s.statusPartlySigned, tone: "accent" };
+  return { label: statusLabel(row.status, s), tone: statusTone(row.status) };
 }
 
-/** Today plus `days`, as a date input's value. */
-export function dayFromNow(days: number, now = new Date()): string {
-  const date = new Date(now);
-  date.setDate(date.getDate() + days);
-  return dayOf(date.toISOString());
-}
+/** Requests whose status may still change by itself (a signer signs, sealing ends): the list keeps asking. */
+export const mayChange = (status: SignatureRequestState) => isOpen(status) || status === "sealing";

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { SignatureTimelineEvent } from "@clinsign/contracts";
 import { de } from "../../i18n/de";
 import { en } from "../../i18n/en";
+import { formatDateTime } from "../../lib/dates";
 import { Timeline } from "./Timeline";
 
 const events: SignatureTimelineEvent[] = [
@@ -15,7 +16,9 @@ const events: SignatureTimelineEvent[] = [
 ];
 
 const render = (s: typeof en.signatureRequestsPage, locale: string) =>
-  renderToStaticMarkup(createElement(Timeline, { events, s, locale }))
+  renderToStaticMarkup(
+    createElement(Timeline, { events, s, dateTime: (iso: string) => formatDateTime(iso, locale, "Europe/Berlin") }),
+  )
     .replace(/<[^>]+>/g, " ")
     .replace(/\s+/g, " ");
 // Each entry: its label, its time, then the channel.
@@ -26,6 +29,8 @@ describe("the request's timeline shows reminders and notices", () => {
     expect(text).toMatch(/Reminder sent .{5,30}? SMS/);
     expect(text).toMatch(/Reminder not sent .{5,30}? no channel/);
     expect(text).toMatch(/Staff notified .{5,30}? E-mail/);
+    // On the clinic's clock it is given (08:00 UTC is 09:00 in Berlin in March).
+    expect(text).toContain("Created 1 Mar 2026, 09:00");
   });
 
   it("and in German", () => {

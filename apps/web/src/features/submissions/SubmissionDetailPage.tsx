@@ -31,6 +31,16 @@ function statusText(status: string, s: Dictionary["submissionsPage"]): string {
   return labels[status] ?? status;
 }
 
+/** Beside an rnummer or phone the patient's browser gave: nobody verified it (issue 32). */
+function PatientReported({ s }: { s: Dictionary["submissionsPage"] }) {
+  return (
+    <>
+      {" "}
+      <Badge tone="warning">{s.patientReported}</Badge>
+    </>
+  );
+}
+
 function Answer({
   answer,
   s,
@@ -185,11 +195,17 @@ export function SubmissionDetailPage({ id }: { id: string }) {
                 <dt>{s.submittedAt}</dt>
                 <dd>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</dd>
                 <dt>{s.columnRnummer}</dt>
-                <dd>{d.rnummer ?? "–"}</dd>
+                <dd>
+                  {d.rnummer ?? "–"}
+                  {d.rnummer && d.patientReported.includes("rnummer") ? <PatientReported s={s} /> : null}
+                </dd>
                 {d.phone ? (
                   <>
                     <dt>{s.phone}</dt>
-                    <dd>{d.phone}</dd>
+                    <dd>
+                      {d.phone}
+                      {d.patientReported.includes("phone") ? <PatientReported s={s} /> : null}
+                    </dd>
                   </>
                 ) : null}
                 <dt>{s.columnSource}</dt>

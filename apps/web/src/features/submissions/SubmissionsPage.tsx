@@ -13,10 +13,11 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
+import { scoreColumn, scoreFilter, ScoreFilters } from "./scores";
 import { sourceLabel } from "./source";
 import pageStyles from "./submissions.module.css";
 
-const FILTER_KEYS = ["template", "rnummer", "from", "to"] as const;
+const FILTER_KEYS = ["template", "rnummer", "from", "to", "flagged", "minScore"] as const;
 
 /** "Case number R-2024-001", the number itself never broken at its hyphens. */
 function CaseNumber({ text, rnummer }: { text: string; rnummer: string }) {
@@ -45,6 +46,7 @@ export function SubmissionsPage() {
     templateIdentifier: values.template || undefined,
     rnummer: values.rnummer || undefined,
     ...createdBetween(values),
+    ...scoreFilter(values),
   };
   const templates = useTemplateOptions();
   const list = useStaffList(
@@ -52,11 +54,12 @@ export function SubmissionsPage() {
   );
 
   const exportQuery = new URLSearchParams(
-    Object.entries(filter).filter((e): e is [string, string] => typeof e[1] === "string"),
+    Object.entries(filter).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])),
   );
-  const exportHref = (fmt: "csv" | "json") =>
-    `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt]])}`;
+  const exportHref = (fmt: "csv" | "json", codes = false) =>
+    `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt], ...(codes ? [["optionValues", "true"]] : [])])}`;
 
+  const score = scoreColumn(list.rows, s);
   const columns: TableColumn<SubmissionListItem>[] = [
     { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
     { key: "form", header: s.columnForm, render: (row) => row.templateTitle },
@@ -68,13 +71,17 @@ export function SubmissionsPage() {
           <span className={pageStyles.patient}>
             {row.patientName ? <span className={pageStyles.patientName}>{row.patientName}</span> : null}
             {row.rnummer ? <CaseNumber text={s.caseNumber} rnummer={row.rnummer} /> : null}
+            {row.rnummer && row.patientReported.includes("rnummer") ? (
+              <span className="cs-hint">{s.patientReported}</span>
+            ) : null}
           </span>
         ) : (
           "–"
         ),
     },
     { key: "source", header: s.columnSource, render: (row) => sourceLabel(row.actorType, s) },
-    { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
+    // A scored list shows the score where the answer count was (scores.tsx says why).
+    score ?? { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
     {
       key: "open",
       header: s.open,
@@ -101,6 +108,14 @@ export function SubmissionsPage() {
             <a className="cs-button cs-button--secondary" href={exportHref("csv")} download>
               {s.exportCsv}
             </a>
+            <a
+              className="cs-button cs-button--secondary"
+              href={exportHref("csv", true)}
+              title={s.exportCsvCodesLabel}
+              download
+            >
+              {s.exportCsvCodes}
+            </a>
             <a className="cs-button cs-button--secondary" href={exportHref("json")} download>
               {s.exportJson}
             </a>
@@ -125,6 +140,12 @@ export function SubmissionsPage() {
                 templates={templates ?? []}
               />
               <TextField label={s.rnummer} {...form.field("rnummer")} maxLength={64} />
+              <ScoreFilters
+                s={s}
+                templateIdentifier={values.template}
+                flagged={form.field("flagged")}
+                minScore={form.field("minScore")}
+              />
               <DateRangeFilter form={form} labels={{ from: s.from, to: s.to }} />
             </>
           }

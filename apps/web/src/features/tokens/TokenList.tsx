@@ -1,19 +1,20 @@
 "use client";
 
 import type { ApiTokenSummary } from "@clinsign/contracts";
-import { Badge, Button, Card, Dialog, EmptyState, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, ConfirmDialog, EmptyState, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./tokens.module.css";
 import { LoadFailed } from "../../components/LoadFailed";
 
 export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions());
@@ -41,18 +42,18 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
       header: t.tokens.columnPrefix,
       render: (token) => <code className={styles.prefix}>{token.prefix}…</code>,
     },
-    { key: "created", header: t.tokens.columnCreated, render: (token) => formatDateTime(token.createdAt, locale) },
+    { key: "created", header: t.tokens.columnCreated, render: (token) => clinic.dateTime(token.createdAt) },
     {
       key: "lastUsed",
       header: t.tokens.columnLastUsed,
-      render: (token) => (token.lastUsedAt ? formatDateTime(token.lastUsedAt, locale) : t.common.never),
+      render: (token) => (token.lastUsedAt ? clinic.dateTime(token.lastUsedAt) : t.common.never),
     },
     {
       key: "status",
       header: t.tokens.columnStatus,
       render: (token) =>
         token.revokedAt ? (
-          <span title={format(t.tokens.revokedAt, { date: formatDateTime(token.revokedAt, locale) })}>
+          <span title={format(t.tokens.revokedAt, { date: clinic.dateTime(token.revokedAt) })}>
             <Badge tone="neutral">{t.tokens.revoked}</Badge>
           </span>
         ) : (
@@ -104,36 +105,20 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
     );
 
   return (
-    <Card title={t.tokens.listTitle} flush>
+    <Card title={t.tokens.listTitle} description={clinic.note} flush>
       {body}
-      <Dialog
+      <ConfirmDialog
         open={toRevoke !== null}
-        role="alertdialog"
-        onClose={() => setToRevoke(null)}
+        onCancel={() => setToRevoke(null)}
+        onConfirm={() => toRevoke && revoke.mutate({ id: toRevoke.id })}
         title={toRevoke ? format(t.tokens.revokeTitle, { name: toRevoke.name }) : ""}
         description={t.tokens.revokeBody}
+        confirmLabel={t.tokens.revokeConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setToRevoke(null)} disabled={revoke.isPending} data-autofocus>
-              {t.common.cancel}
-            </Button>
-            <Button
-              variant="danger"
-              busy={revoke.isPending}
-              onClick={() => toRevoke && revoke.mutate({ id: toRevoke.id })}
-            >
-              {t.tokens.revokeConfirm}
-            </Button>
-          </>
-        }
-      >
-        {revoke.error ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(readApiError(revoke.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+        busy={revoke.isPending}
+        error={revoke.error ? describeApiError(readApiError(revoke.error), t) : null}
+      />
     </Card>
   );
 }

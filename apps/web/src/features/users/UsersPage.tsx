@@ -5,15 +5,15 @@ import {
   Badge,
   Button,
   Card,
+  ConfirmDialog,
   CopyField,
-  Dialog,
   EmptyState,
   keysetPaging,
   Notice,
   SelectField,
+  type TableColumn,
   TextField,
   useStaffList,
-  type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
@@ -23,7 +23,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { useAnnouncement } from "../../components/useAnnouncement";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError, translateValidationMessage, type ApiError } from "../../trpc/errors";
 import styles from "./users.module.css";
@@ -215,7 +215,8 @@ function InviteForm({ onAnnounce }: { onAnnounce(text: string): void }) {
 }
 
 function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const can = useCan();
   const queryClient = useQueryClient();
@@ -239,7 +240,7 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
       render: (row) =>
         row.expired ? <Badge tone="neutral">{t.users.expired}</Badge> : <Badge tone="accent">{t.users.pending}</Badge>,
     },
-    { key: "expires", header: t.users.columnExpires, render: (row) => formatDateTime(row.expiresAt, locale) },
+    { key: "expires", header: t.users.columnExpires, render: (row) => clinic.dateTime(row.expiresAt) },
     {
       key: "actions",
       header: t.users.columnActions,
@@ -261,6 +262,7 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
   return (
     <ListCard
       title={t.users.invitesTitle}
+      description={clinic.note}
       toolbar={<CardError message={error} />}
       list={list}
       caption={t.users.invitesCaption}
@@ -276,7 +278,8 @@ function InvitesList({ onAnnounce }: { onAnnounce(text: string): void }) {
 }
 
 function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const trpc = useTRPC();
   const me = useSession();
   const can = useCan();
@@ -367,7 +370,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
           <Badge tone="success">{t.users.active}</Badge>
         ),
     },
-    { key: "since", header: t.users.columnSince, render: (user) => formatDateTime(user.createdAt, locale) },
+    { key: "since", header: t.users.columnSince, render: (user) => clinic.dateTime(user.createdAt) },
     {
       key: "actions",
       header: t.users.columnActions,
@@ -403,7 +406,7 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
   ];
 
   return (
-    <Card title={t.users.listTitle} flush>
+    <Card title={t.users.listTitle} description={clinic.note} flush>
       <CardError message={error} />
       <ListBody
         list={list}
@@ -413,34 +416,18 @@ function MembersList({ onAnnounce }: { onAnnounce(text: string): void }) {
         empty={<EmptyState icon="users" level={3} title={t.users.emptyTitle} description={t.users.emptyBody} />}
         labels={{ shown: t.users.shown, loadMore: t.users.loadMore }}
       />
-      <Dialog
+      <ConfirmDialog
         open={toDeactivate !== null}
-        role="alertdialog"
-        onClose={() => setToDeactivate(null)}
+        onCancel={() => setToDeactivate(null)}
+        onConfirm={() => toDeactivate && deactivate.mutate({ userId: toDeactivate.id })}
         title={toDeactivate ? format(t.users.deactivateTitle, { name: nameOf(toDeactivate) }) : ""}
         description={t.users.deactivateBody}
+        confirmLabel={t.users.deactivateConfirm}
+        cancelLabel={t.common.cancel}
         closeLabel={t.common.close}
-        footer={
-          <>
-            <Button onClick={() => setToDeactivate(null)} disabled={deactivate.isPending} data-autofocus>
-              {t.common.cancel}
-            </Button>
-            <Button
-              variant="danger"
-              busy={deactivate.isPending}
-              onClick={() => toDeactivate && deactivate.mutate({ userId: toDeactivate.id })}
-            >
-              {t.users.deactivateConfirm}
-            </Button>
-          </>
-        }
-      >
-        {deactivate.error ? (
-          <Notice tone="danger" role="alert">
-            {describeUsersError(readApiError(deactivate.error), t)}
-          </Notice>
-        ) : null}
-      </Dialog>
+        busy={deactivate.isPending}
+        error={deactivate.error ? describeUsersError(readApiError(deactivate.error), t) : null}
+      />
     </Card>
   );
 }

@@ -7,7 +7,7 @@ import { useState } from "react";
 import lists from "../../components/lists/lists.module.css";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./webhooks.module.css";
@@ -31,7 +31,8 @@ export function AttemptResult({ attempt, w }: { attempt: WebhookAttemptItem; w: 
 }
 
 function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const w = t.webhooksPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -55,7 +56,7 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
         {d.attempts.map((attempt) => (
           <li key={attempt.id}>
             <span>{format(w.attemptNo, { attempt: String(attempt.attempt) })}</span>{" "}
-            <span className="cs-hint">{formatDateTime(attempt.createdAt, locale)}</span>{" "}
+            <span className="cs-hint">{clinic.dateTime(attempt.createdAt)}</span>{" "}
             <span className="cs-hint">{format(w.duration, { ms: String(attempt.durationMs) })}</span>
             <AttemptResult attempt={attempt} w={w} />
           </li>
@@ -86,7 +87,8 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
 
 /** The log's details button: a dialog with the delivery's exact body and every attempt, loaded when it opens. */
 export function DeliveryDetails({ attempt }: { attempt: WebhookAttemptItem }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const w = t.webhooksPage;
   const [open, setOpen] = useState(false);
   return (
@@ -96,7 +98,7 @@ export function DeliveryDetails({ attempt }: { attempt: WebhookAttemptItem }) {
         onClick={() => setOpen(true)}
         aria-label={format(w.showDetailsLabel, {
           event: attempt.eventType,
-          date: formatDateTime(attempt.createdAt, locale),
+          date: clinic.dateTime(attempt.createdAt),
         })}
       >
         {w.showDetails}

@@ -10,7 +10,7 @@ import { createdBetween, useFilterForm } from "../../components/lists/url-filter
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { formatDateTime } from "../../lib/dates";
+import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
 import { AttemptResult, DeliveryDetails } from "./DeliveryDetails";
@@ -28,7 +28,8 @@ const OUTCOMES = ["delivered", "failed"] as const;
  * the URL, cursor paging) with each delivery's signed body and resend, and how to verify signatures.
  */
 export function WebhooksPage() {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
+  const clinic = useClinicTime();
   const w = t.webhooksPage;
   const trpc = useTRPC();
   const form = useFilterForm(FILTER_KEYS);
@@ -51,7 +52,7 @@ export function WebhooksPage() {
       header: w.columnTime,
       render: (row) => (
         <div className={lists.stacked}>
-          <span>{formatDateTime(row.createdAt, locale)}</span>
+          <span>{clinic.dateTime(row.createdAt)}</span>
           <span className="cs-hint">{format(w.attemptNo, { attempt: String(row.attempt) })}</span>
         </div>
       ),
@@ -93,6 +94,7 @@ export function WebhooksPage() {
           form={form}
           texts={w}
           list={list}
+          listDescription={clinic.note}
           columns={columns}
           emptyIcon="webhook"
           filters={

@@ -1,6 +1,7 @@
 import type { SaveSsoSettingsInput, SsoSettings, VerifySsoDomainResult } from "@clinsign/contracts";
 import { and, asc, eq, inArray, memberships, not, organizationSso, ssoDomains, users } from "@clinsign/db";
 import { recordAudit } from "../../audit/audit";
+import { settingChanges } from "../../audit/changes";
 import { inTransaction, type OrgContext } from "../../context";
 import { randomSecret } from "../../crypto";
 import type { StaffSessionRef } from "../account-security";
@@ -65,8 +66,8 @@ function requireOwner(ctx: OrgContext): void {
  * Saves the provider settings (owners, with a step-up in the same call). An enabled provider must
  * answer discovery with the same issuer; public mail domains cannot be claimed; a claimed domain
  * counts only once proven (`verifySsoDomain`), so claiming one blocks nobody. SSO-only needs a
- * break-glass owner, so the organization can never lock itself out. Audited by the names of what
- * changed, never the secret.
+ * break-glass owner, so the organization can never lock itself out. Audited with each setting that
+ * changed, before and after; the client secret only as changed.
  */
 export async function saveSsoSettings(
   ctx: OrgContext,
@@ -146,17 +147,16 @@ export async function saveSsoSettings(
       allowedDomains: [...domains].sort(),
       roleMapping: input.roleMapping.map(({ value, role }) => ({ value, role })),
     };
-    const changed = Object.keys(input)
-      .filter((key) => key !== "stepUp" && key !== "staffSession")
-      .filter((key) =>
-        key === "clientSecret"
-          ? input.clientSecret !== undefined
-          : JSON.stringify(before[key]) !== JSON.stringify(after[key]),
-      );
-    // Which settings changed (and the domains, which are public), never the secret.
+    const given = Object.fromEntries(
+      Object.keys(input)
+        .filter((key) => key !== "stepUp" && key !== "staffSession" && key !== "clientSecret")
+        .map((key) => [key, after[key]]),
+    );
+    // What changed, from what to what (and the domains, which are public); the secret only as changed.
+    const diff = settingChanges(before, given, { clientSecret: input.clientSecret !== undefined });
     await recordAudit(tx, {
       action: "sso.settings_updated",
-      metadata: { changed: changed.sort(), enabled: input.enabled, ssoOnly: input.ssoOnly, allowedDomains: domains },
+      metadata: { ...diff, enabled: input.enabled, ssoOnly: input.ssoOnly, allowedDomains: domains },
     });
   });
   return getSsoSettings(ctx);

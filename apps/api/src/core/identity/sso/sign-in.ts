@@ -10,6 +10,7 @@ import { countSignInAttempt } from "../store/limits";
 import { enabledSsoOf, organizationOfProvenDomain, takeSsoSignInAttempt, type ProviderIdentity } from "../store/sso";
 import { mappedRole, MESSAGE_FOR, Refused, resolveIdentity, type SsoRefusal } from "./membership";
 import { authorizationUrl, discoverProvider, exchangeCode, OidcError, verifyIdToken } from "./oidc";
+import { addressKey } from "../../rate-limit";
 
 /** The cookie binding a started sign-in to the browser that started it. */
 export const SSO_COOKIE = "clinsign_sso";
@@ -37,7 +38,7 @@ export async function lookupSsoProvider(
   input: { email: string } | { organizationId: string },
 ): Promise<SsoLookupOutput> {
   await countSignInAttempt(pub.identity, {
-    key: `sso:lookup:ip:${pub.request.ip ?? "unknown"}`,
+    key: `sso:lookup:ip:${addressKey(pub.request.ip)}`,
     limit: 300,
     windowSeconds: 15 * 60,
   });
@@ -61,7 +62,7 @@ export async function lookupSsoProvider(
 export async function startSsoSignIn(pub: PublicContext, input: { organizationId: string; loginHint?: string }) {
   const { services, request } = pub;
   await countSignInAttempt(pub.identity, {
-    key: `sso:start:ip:${request.ip ?? "unknown"}`,
+    key: `sso:start:ip:${addressKey(request.ip)}`,
     limit: 60,
     windowSeconds: 15 * 60,
   });

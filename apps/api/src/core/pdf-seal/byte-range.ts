@@ -15,15 +15,45 @@ export interface SignatureBytes {
   wellFormed: boolean;
 }
 
+/**
+ * What reading a file that anyone may send (`/verify`) may cost: how many signatures are read and
+ * how many bytes are decoded and hashed in all. Each signature's ranges may cover the whole file,
+ * so without a cap a small file with many `/ByteRange`s costs its length times their number.
+ */
+export class SignatureReadBudget {
+  private spent = 0;
+  constructor(
+    readonly maxSignatures: number,
+    readonly maxBytes: number,
+  ) {}
+
+  spend(bytes: number): void {
+    this.spent += bytes;
+    if (this.spent > this.maxBytes)
+      throw new SignatureLimitError(`reading its signatures needs more than ${this.maxBytes} bytes hashed`);
+  }
+}
+
+/** The file's signatures cost more than the budget allows. */
+export class SignatureLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SignatureLimitError";
+  }
+}
+
 const BYTE_RANGE = Buffer.from("/ByteRange");
 const RANGE = /^\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s*\]/;
 
-export function findSignatureBytes(pdf: Uint8Array): SignatureBytes[] {
+/** Every signature's bytes; with a budget, more than its `maxSignatures` is a SignatureLimitError. */
+export function findSignatureBytes(pdf: Uint8Array, budget?: SignatureReadBudget): SignatureBytes[] {
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const found: SignatureBytes[] = [];
   for (let at = bytes.indexOf(BYTE_RANGE); at !== -1; at = bytes.indexOf(BYTE_RANGE, at + BYTE_RANGE.length)) {
     const match = RANGE.exec(bytes.subarray(at + BYTE_RANGE.length, at + BYTE_RANGE.length + 80).toString("latin1"));
     if (!match) continue;
+    if (budget && found.length >= budget.maxSignatures)
+      throw new SignatureLimitError(`the file has more than ${budget.maxSignatures} signatures`);
     const range = match.slice(1, 5).map(Number) as [number, number, number, number];
     const [a, b, c, d] = range;
     const gapStart = a + b;
@@ -35,6 +65,7 @@ export function findSignatureBytes(pdf: Uint8Array): SignatureBytes[] {
       c + d <= bytes.length &&
       bytes[gapStart] === 0x3c &&
       bytes[c - 1] === 0x3e;
+    if (wellFormed) budget?.spend(c - gapStart);
     const hex = wellFormed ? bytes.subarray(gapStart + 1, c - 1).toString("latin1") : "";
     const contents = /^[0-9a-fA-F\s]*$/.test(hex) ? Buffer.from(hex.replace(/\s+/g, ""), "hex") : Buffer.alloc(0);
     found.push({ at, range, contents, wellFormed: wellFormed && contents.length > 0 });
@@ -42,11 +73,24 @@ export function findSignatureBytes(pdf: Uint8Array): SignatureBytes[] {
   return found;
 }
 
-/** SHA-256 of the bytes a signature's ranges cover (what its CMS message digest must equal). */
-export function signedContentSha256(pdf: Uint8Array, range: SignatureBytes["range"]): Buffer {
+/**
+ * The digest of the bytes a signature's ranges cover (what its CMS message digest must equal),
+ * hashed range by range from the file (no copy of the content), counted against the budget.
+ */
+export function signedContentDigest(
+  pdf: Uint8Array,
+  range: SignatureBytes["range"],
+  hash = "sha256",
+  budget?: SignatureReadBudget,
+): Buffer {
   const [a, b, c, d] = range;
-  return createHash("sha256")
+  budget?.spend(b + d);
+  return createHash(hash)
     .update(pdf.subarray(a, a + b))
     .update(pdf.subarray(c, c + d))
     .digest();
 }
+
+/** SHA-256 of the bytes a signature's ranges cover. */
+export const signedContentSha256 = (pdf: Uint8Array, range: SignatureBytes["range"]): Buffer =>
+  signedContentDigest(pdf, range);

@@ -4,6 +4,8 @@
  * node-forge parses the ASN.1 (its pkcs7 module cannot verify), node:crypto's X509Certificate the
  * certificates (any key type) and verifies.
  */
+// forge's fromDer options, which its published types lack (a declaration only: nothing runs).
+import type {} from "./node-forge-asn1";
 import { createHash, verify as cryptoVerify, X509Certificate } from "node:crypto";
 import forge from "node-forge";
 
@@ -63,7 +65,7 @@ export const fromDer = (bytes: Buffer | string): Asn1 =>
   asn1.fromDer(typeof bytes === "string" ? bytes : bytes.toString("binary"), {
     strict: true,
     decodeBitStrings: false,
-  } as never);
+  });
 
 export const children = (node: Asn1 | undefined): Asn1[] => (Array.isArray(node?.value) ? (node.value as Asn1[]) : []);
 export const bytesOf = (node: Asn1 | undefined): string => (typeof node?.value === "string" ? node.value : "");

@@ -4,10 +4,15 @@
  * PDF worker (core/pdf-worker) under its memory and time limits: anyone can send this file. No
  * database or service imports here; verify.ts adds what the database knows.
  */
-import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFStream, PDFRawStream, type PDFObject } from "pdf-lib";
 import type { VerifyChanges } from "@clinsign/contracts";
-import { findSignatureBytes, type SignatureBytes } from "./byte-range";
+import {
+  findSignatureBytes,
+  SignatureLimitError,
+  SignatureReadBudget,
+  signedContentDigest,
+  type SignatureBytes,
+} from "./byte-range";
 import { checkSignedData, checkTimestampToken, type SignerCertificate } from "./cms-verify";
 
 export interface InspectedSignature {
@@ -29,6 +34,8 @@ export interface InspectedSignature {
 
 export interface PdfInspection {
   isPdf: boolean;
+  /** Why the file was not read to the end (more signatures or bytes to hash than the limits allow), or null. */
+  overLimit: string | null;
   length: number;
   signatures: InspectedSignature[];
   /** The DSS of the final document: certificates and revocation entries, and whether a valid document timestamp covers it. */
@@ -67,12 +74,12 @@ function pdfDate(text: string | undefined): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSignature {
+function inspectSignature(bytes: Buffer, signature: SignatureBytes, budget: SignatureReadBudget): InspectedSignature {
   const dict = dictionaryText(bytes, signature);
   const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.#_-]+)/.exec(dict)?.[1] ?? "";
   const kind =
     subFilter === "ETSI.RFC3161" || /\/Type\s*\/DocTimeStamp/.test(dict) ? "document_timestamp" : "signature";
-  const [a, b, c, d] = signature.range;
+  const [, , c, d] = signature.range;
   const inspected: InspectedSignature = {
     kind,
     range: signature.range,
@@ -86,7 +93,13 @@ function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSi
     timestamp: null,
   };
   if (!signature.wellFormed) return inspected;
-  const content = Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]);
+  // The ranges are hashed in place, once per hash algorithm asked for, each time on the budget.
+  const digests = new Map<string, Buffer>();
+  const content = (hash: string) => {
+    let digest = digests.get(hash);
+    if (!digest) digests.set(hash, (digest = signedContentDigest(bytes, signature.range, hash, budget)));
+    return digest;
+  };
   try {
     if (kind === "document_timestamp") {
       const checked = checkSignedData(signature.contents, null);
@@ -96,7 +109,7 @@ function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSi
         signatureValid: checked.signatureValid && !!stamp?.valid,
         digestMatches: !!stamp?.valid,
       });
-      inspected.messageDigest = createHash("sha256").update(content).digest("hex");
+      inspected.messageDigest = content("sha256").toString("hex");
       if (stamp) inspected.timestamp = { genTime: stamp.genTime.toISOString(), valid: stamp.valid };
       return inspected;
     }
@@ -112,7 +125,8 @@ function inspectSignature(bytes: Buffer, signature: SignatureBytes): InspectedSi
       const stamp = checkTimestampToken(checked.timestampToken, checked.signatureValue);
       if (stamp) inspected.timestamp = { genTime: stamp.genTime.toISOString(), valid: stamp.valid };
     }
-  } catch {
+  } catch (error) {
+    if (error instanceof SignatureLimitError) throw error;
     // Not a CMS we can read: the signature stays unverified.
   }
   return inspected;
@@ -257,20 +271,33 @@ function dssOf(doc: PDFDocument): { certificates: number; revocation: number } |
   return { certificates: size("Certs"), revocation: size("OCSPs") + size("CRLs") };
 }
 
-export async function inspectSignedPdf(input: { bytes: Uint8Array }): Promise<PdfInspection> {
+/** What `/verify` lets one file cost (Config["verify"]). */
+export interface InspectionLimits {
+  maxSignatures: number;
+  maxHashedBytes: number;
+}
+
+export async function inspectSignedPdf(input: { bytes: Uint8Array; limits: InspectionLimits }): Promise<PdfInspection> {
   const bytes = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
   const head = bytes.subarray(0, 1024).toString("latin1");
   const inspection: PdfInspection = {
     isPdf: head.includes("%PDF-"),
+    overLimit: null,
     length: bytes.length,
     signatures: [],
     dss: null,
     changes: null,
   };
   if (!inspection.isPdf) return inspection;
-  inspection.signatures = findSignatureBytes(bytes)
-    .map((signature) => inspectSignature(bytes, signature))
-    .sort((x, y) => x.end - y.end);
+  const budget = new SignatureReadBudget(input.limits.maxSignatures, input.limits.maxHashedBytes);
+  try {
+    inspection.signatures = findSignatureBytes(bytes, budget)
+      .map((signature) => inspectSignature(bytes, signature, budget))
+      .sort((x, y) => x.end - y.end);
+  } catch (error) {
+    if (!(error instanceof SignatureLimitError)) throw error;
+    return { ...inspection, overLimit: error.message };
+  }
   const seal = inspection.signatures.find((s) => s.kind === "signature" && s.wellFormed);
   let final: PDFDocument | null = null;
   try {

@@ -13,11 +13,19 @@ import { deflateSync } from "node:zlib";
 import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, type PDFPage } from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
-import type { SignatureFieldRect } from "@clinsign/db";
 import { languageEndonyms, type PatientLanguage } from "@clinsign/contracts/language-list";
 import type { SigningOrder } from "@clinsign/contracts";
 import { PageText, PdfFonts, type FontRole, type Rgb, type TextDirection } from "../pdf-worker/pdf-text";
 import { auditPageTexts, fill, rightToLeft, roleName, statusName, type AuditPageTexts } from "./audit-page-texts";
+
+/** Where a signature goes: PDF points from the page's top-left corner, page counted from 1 (a stored field fits). */
+export interface FieldRect {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /**
  * Strings in the signature dictionary (reason, location) are PDF text strings that signpdf writes
@@ -28,7 +36,7 @@ export function printable(text: string): string {
 }
 
 /** The field rectangle in PDF user space (bottom-left origin, MediaBox offset included). */
-function fieldBox(page: PDFPage, rect: SignatureFieldRect) {
+function fieldBox(page: PDFPage, rect: FieldRect) {
   const box = page.getMediaBox();
   return { x: box.x + rect.x, y: box.y + box.height - rect.y - rect.height, width: rect.width, height: rect.height };
 }
@@ -76,7 +84,7 @@ async function saveForSealing(doc: PDFDocument): Promise<Uint8Array> {
 
 /** One signature and the fields it goes into. */
 export interface SignatureStamp {
-  fields: SignatureFieldRect[];
+  fields: FieldRect[];
   png: Uint8Array | null;
   typedName: string | null;
 }

@@ -22,10 +22,11 @@ function readOne(bytes: Buffer, offset: number, depth: number): Der {
   if (tag === undefined || (tag & 0x1f) === 0x1f) throw new Error("unsupported DER tag");
   let length = bytes[offset + 1];
   if (length === undefined) throw new Error("truncated DER");
+  if (length === 0x80) return readIndefinite(bytes, offset, tag, depth);
   let header = 2;
   if (length & 0x80) {
     const count = length & 0x7f;
-    if (count === 0 || count > 4) throw new Error("unsupported DER length");
+    if (count > 4) throw new Error("unsupported DER length");
     length = 0;
     for (let i = 0; i < count; i++) length = length * 256 + bytes[offset + 2 + i]!;
     header += count;
@@ -42,6 +43,30 @@ function readOne(bytes: Buffer, offset: number, depth: number): Der {
     }
   }
   return { tag, raw: bytes.subarray(offset, end), content, children };
+}
+
+/**
+ * A BER constructed element of indefinite length (some PKCS#12 and CMS writers use them): its
+ * children up to the end-of-contents octets; `content` is what lies between header and those.
+ */
+function readIndefinite(bytes: Buffer, offset: number, tag: number, depth: number): Der {
+  if (!(tag & 0x20)) throw new Error("indefinite length of a primitive element");
+  const children: Der[] = [];
+  let at = offset + 2;
+  while (!(bytes[at] === 0 && bytes[at + 1] === 0)) {
+    if (at >= bytes.length) throw new Error("truncated DER");
+    const child = readOne(bytes, at, depth + 1);
+    children.push(child);
+    at += child.raw.length;
+  }
+  return { tag, raw: bytes.subarray(offset, at + 2), content: bytes.subarray(offset + 2, at), children };
+}
+
+/** The value of an OCTET STRING, also in BER's constructed form (its pieces joined). */
+export function octetsOf(node: Der): Buffer {
+  if (node.tag === 0x04) return node.content;
+  if (node.tag === 0x24) return Buffer.concat(node.children.map(octetsOf));
+  throw new Error("not an OCTET STRING");
 }
 
 /** The first DER element of `bytes` (trailing bytes, e.g. a /Contents string's zero padding, ignored). */
@@ -101,6 +126,15 @@ export interface SignerCertificate {
   fingerprint: string;
 }
 
+/**
+ * What a signature signs: its bytes, or a function giving their digest with a named hash
+ * (`/verify` hashes a PDF's byte ranges in place instead of copying them).
+ */
+export type SignedContent = Buffer | ((hash: string) => Buffer);
+
+const digestOf = (content: SignedContent, hash: string): Buffer =>
+  Buffer.isBuffer(content) ? createHash(hash).update(content).digest() : content(hash);
+
 export interface CheckedSignedData {
   /** The signed content's digest as the signer stated it (messageDigest attribute), hex. */
   messageDigest: string | null;
@@ -133,7 +167,7 @@ function signerIdOf(certificate: Der): Buffer {
  * Checks a CMS SignedData (a ContentInfo) over `content`, or over its own encapsulated content
  * when `content` is null (timestamp tokens). Never throws for a bad signature: it says so.
  */
-export function checkSignedData(contentInfo: Buffer, content: Buffer | null): CheckedSignedData {
+export function checkSignedData(contentInfo: Buffer, content: SignedContent | null): CheckedSignedData {
   const result: CheckedSignedData = {
     messageDigest: null,
     digestMatches: false,
@@ -176,7 +210,7 @@ export function checkSignedData(contentInfo: Buffer, content: Buffer | null): Ch
   }
   const signed = content ?? result.encapsulated;
   if (signed && result.messageDigest)
-    result.digestMatches = createHash(result.hash).update(signed).digest("hex") === result.messageDigest;
+    result.digestMatches = digestOf(signed, result.hash).toString("hex") === result.messageDigest;
 
   // The signed attributes are signed as a SET OF (tag 0x31), not with their [0] tag.
   const toVerify = Buffer.concat([Buffer.from([0x31]), signedAttrs.raw.subarray(1)]);
@@ -227,7 +261,7 @@ export interface CheckedTimestamp {
 }
 
 /** An RFC 3161 timestamp token over `stamped` (a signature value, or a document's byte ranges). */
-export function checkTimestampToken(token: Buffer, stamped: Buffer): CheckedTimestamp | null {
+export function checkTimestampToken(token: Buffer, stamped: SignedContent): CheckedTimestamp | null {
   const checked = checkSignedData(token, null);
   if (!checked.encapsulated) return null;
   const tstInfo = readDer(checked.encapsulated);
@@ -237,6 +271,6 @@ export function checkTimestampToken(token: Buffer, stamped: Buffer): CheckedTime
   if (!genTime || !imprint) return null;
   const hash = HASHES[oidOf(imprint.children[0]?.children[0])];
   const hashed = imprint.children[1]?.content;
-  const imprintMatches = !!hash && !!hashed && createHash(hash).update(stamped).digest().equals(hashed);
+  const imprintMatches = !!hash && !!hashed && digestOf(stamped, hash).equals(hashed);
   return { genTime, valid: imprintMatches && checked.digestMatches && checked.signatureValid };
 }

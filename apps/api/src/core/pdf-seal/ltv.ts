@@ -14,7 +14,6 @@
 import { createHash, verify as cryptoVerify, X509Certificate } from "node:crypto";
 import forge from "node-forge";
 import { PDFDict, PDFName, PDFNumber, PDFRef, PDFString } from "pdf-lib";
-import type { PadesLevel } from "@clinsign/db";
 import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
@@ -38,6 +37,9 @@ import {
 import { arrayOf, IncrementalPdf } from "./pdf-incremental";
 import { signSealPlaceholder, type SigningIdentity } from "./pades";
 import { requestTimestamp, type Timestamp } from "./tsa";
+
+/** The PAdES baseline levels a seal reaches (ETSI EN 319 142-1). */
+export type PadesLevel = "B-B" | "B-T" | "B-LT" | "B-LTA";
 
 /** Revocation data could not be had or says "revoked": the seal does not reach B-LT(A). */
 export class RevocationError extends Error {

@@ -1,0 +1,1 @@
+ALTER TABLE "patient_erasures" ADD COLUMN "reason" text;

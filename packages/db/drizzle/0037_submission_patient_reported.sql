@@ -1,0 +1,2 @@
+ALTER TABLE "submissions" ADD COLUMN "rnummer_patient_reported" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "submissions" ADD COLUMN "phone_patient_reported" boolean DEFAULT false NOT NULL;
