@@ -38,11 +38,15 @@ test.afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** The field is drawn where its PDF coordinates say, from the page's left edge, in any language. */
+/**
+ * The field is drawn where its PDF coordinates say, from the page's left edge, in any language.
+ * The page is an image drawn ahead of time once the version's page images are ready, and a pdf.js
+ * canvas until then: which one a test meets depends on how fast the images were made.
+ */
 async function expectFieldWhereThePdfSaysIt(page: Page): Promise<void> {
   const firstPage = page.locator('figure[data-page="1"]');
   await expect(firstPage).toHaveAttribute("data-rendered", "true");
-  const frame = (await firstPage.locator("canvas").boundingBox())!;
+  const frame = (await firstPage.locator("canvas, img").first().boundingBox())!;
   const field = (await page.getByTestId("pdf-field").boundingBox())!;
   const scale = frame.width / A4.width;
   expect(field.x - frame.x).toBeCloseTo(FIELD.x * scale, 0);
