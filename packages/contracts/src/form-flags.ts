@@ -7,7 +7,7 @@
  * One computation for the server's list and exports (`computeFlags`) and one check of the
  * references for template create/update (`flagProblems`, a 400 naming each entry). Dependency-free
  * like form-scores.ts. The staff list's "flagged only" filter asks the same question of the stored
- * submission in SQL (core/submissions/staff.ts); a test holds the two to the same answers.
+ * submission in SQL (core/submissions/submission-reads.ts); a test holds the two to the same answers.
  */
 import type { FormField, TemplateSchema } from "./template-schema";
 

@@ -11,7 +11,7 @@ import {
 import { exportAuditCsv } from "../core/audit/audit-log";
 import { logoTooLarge, readLogo, storeLogo } from "../core/branding/logos";
 import { MAX_PDF_BYTES, registerDocument } from "../core/documents/documents";
-import { readDocumentPdf } from "../core/documents/staff";
+import { readDocumentPdf } from "../core/documents/document-reads";
 import { contextFor } from "../core/context";
 import { requestOfPageImagesGrant } from "../core/credentials/signing";
 import { AppError } from "../core/errors";

@@ -207,7 +207,7 @@ export const signatureRequests = pgTable(
   (t) => [
     uniqueIndex("signature_requests_token_uq").on(t.tokenHash),
     // The staff list reads (created_at, id) pages under each filter: one index per filter, each
-    // ending in the sort key, so every page is one range scan without a sort (see core/signatures/staff.ts).
+    // ending in the sort key, so every page is one range scan without a sort (see core/signatures/request-list.ts).
     index("signature_requests_org_created_idx").on(t.organizationId, t.createdAt, t.id),
     index("signature_requests_org_patient_idx").on(t.organizationId, t.patientId, t.createdAt, t.id),
     index("signature_requests_org_document_idx").on(t.organizationId, t.documentId, t.createdAt, t.id),

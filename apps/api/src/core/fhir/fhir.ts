@@ -7,7 +7,7 @@ import { and, eq, getTableColumns, isNotNull, signatureRequests, submissions, te
 import type { OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { decodeCursor, page, parseTimeSeqKey, toPage } from "../lists/keyset";
-import { rowKey, submissionRows } from "../submissions/staff";
+import { rowKey, submissionRows } from "../submissions/submission-reads";
 import { createTemplate, getTemplate, toTemplate } from "../templates/templates";
 import { sealedPdfToDocumentReference } from "./document-reference";
 import { questionnaireToTemplate, questionnaireUrl, templateToQuestionnaire } from "./questionnaire";

@@ -21,7 +21,7 @@ import {
   type SubmissionFilter,
   type SubmissionKey,
   type SubmissionRow,
-} from "./staff";
+} from "./submission-reads";
 
 /** Rows fetched per round trip: pages keep memory flat however many submissions match. */
 export const EXPORT_PAGE_SIZE = 500;

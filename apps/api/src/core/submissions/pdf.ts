@@ -10,7 +10,7 @@ import { loadOrganization } from "../organizations/organizations";
 import { runPdfTask } from "../pdf-worker/run";
 import { answeredLabelsOf, describeAnswers } from "./answers";
 import type { SubmissionPdfAnswer, SubmissionPdfContent } from "./pdf-layout";
-import { canonicalSubmission, findSubmission } from "./staff";
+import { canonicalSubmission, findSubmission } from "./submission-reads";
 
 interface PdfWords {
   /** Intl locale for dates and numbers. */

@@ -15,7 +15,7 @@ import {
   setDocumentAvailability,
   updateDocument,
 } from "../../core/documents/documents";
-import { getDocumentDetail, listDocumentPage } from "../../core/documents/staff";
+import { getDocumentDetail, listDocumentPage } from "../../core/documents/document-reads";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 export const documentsRouter = {

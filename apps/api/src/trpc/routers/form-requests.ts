@@ -6,7 +6,7 @@ import {
   listFormRequestMessages,
   listFormRequestPage,
   resendFormRequestLink,
-} from "../../core/form-requests/staff";
+} from "../../core/form-requests/request-follow-up";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 export const formRequestsRouter = {

@@ -35,7 +35,7 @@ import {
   listPersonalLinks,
   revokeEmbedSession,
 } from "../../core/embed-sessions/embed-sessions";
-import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/staff";
+import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/submission-reads";
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";

@@ -18,7 +18,7 @@ import {
   verifySessionInput,
 } from "@clinsign/contracts";
 import { getDesign, saveDesign } from "../../core/branding/branding";
-import { listInstitutionBrandingPage, listInstitutionIds } from "../../core/branding/staff";
+import { listInstitutionBrandingPage, listInstitutionIds } from "../../core/branding/institution-list";
 import {
   createSignatureRequest,
   getSignatureRequest,
@@ -35,7 +35,7 @@ import {
   revealSignerSigningLink,
   revealSigningLink,
   updateSignatureRequest,
-} from "../../core/signatures/staff";
+} from "../../core/signatures/request-list";
 import {
   awaitingMySignature,
   declineAsStaff,

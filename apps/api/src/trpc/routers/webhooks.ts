@@ -6,7 +6,7 @@ import {
   webhookTestInput,
 } from "@clinsign/contracts";
 import { sendTestWebhook } from "../../core/forms/events";
-import { getWebhookDelivery, getWebhookOverview, listWebhookAttemptPage } from "../../core/webhooks/staff";
+import { getWebhookDelivery, getWebhookOverview, listWebhookAttemptPage } from "../../core/webhooks/delivery-log";
 import { listWebhookLog, resendWebhook } from "../../core/webhooks/webhooks";
 import { orgProcedure, staffProcedure } from "../trpc";
 

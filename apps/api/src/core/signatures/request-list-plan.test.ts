@@ -3,7 +3,7 @@ import { rowsOf, sql } from "@clinsign/db";
 import { ensureInstitution } from "../branding/branding";
 import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { encodeCursor, pageQuery } from "../lists/keyset";
-import { SIGNATURE_LIST_KEY, signatureRequestQuery, type SignatureRequestFilter } from "./staff";
+import { SIGNATURE_LIST_KEY, signatureRequestQuery, type SignatureRequestFilter } from "./request-list";
 
 /**
  * The organization-wide request list must stay one index range scan without a sort under every
