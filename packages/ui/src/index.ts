@@ -6,6 +6,7 @@ export { cx } from "./cx";
 export { Dialog, type DialogProps } from "./Dialog";
 export { ConfirmDialog, type ConfirmDialogProps } from "./ConfirmDialog";
 export { EmptyState, type EmptyStateProps } from "./EmptyState";
+export { Fact, Facts, type FactProps, type FactsProps } from "./Facts";
 export {
   Field,
   type FieldControlAttributes,

@@ -6,6 +6,8 @@ import {
   Button,
   Card,
   ConfirmDialog,
+  Fact,
+  Facts,
   Notice,
   RadioCards,
   Table,
@@ -314,10 +316,11 @@ export function DocumentDetailPage({ id }: { id: string }) {
         </Card>
 
         <Card>
-          <dl className={styles.facts}>
-            <dt>{d.sha256}</dt>
-            <dd className="cs-mono">{doc.sha256}</dd>
-          </dl>
+          <Facts>
+            <Fact term={d.sha256} className="cs-mono">
+              {doc.sha256}
+            </Fact>
+          </Facts>
         </Card>
       </div>
       <ConfirmDialog

@@ -1,7 +1,7 @@
 "use client";
 
 import { can, type StaffProcedure } from "@clinsign/contracts";
-import { Card, CopyField, Icon, Notice, type IconName } from "@clinsign/ui";
+import { Card, CopyField, Fact, Facts, Icon, type IconName, Notice } from "@clinsign/ui";
 import Link from "next/link";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
@@ -53,16 +53,10 @@ export function Overview() {
 
         <Card title={t.overview.organizationTitle}>
           <div className={styles.orgGrid}>
-            <dl className={styles.facts}>
-              <div>
-                <dt>{t.overview.organizationName}</dt>
-                <dd>{me.organization.name}</dd>
-              </div>
-              <div>
-                <dt>{t.overview.yourRole}</dt>
-                <dd>{t.roles[me.role]}</dd>
-              </div>
-            </dl>
+            <Facts layout="stacked">
+              <Fact term={t.overview.organizationName}>{me.organization.name}</Fact>
+              <Fact term={t.overview.yourRole}>{t.roles[me.role]}</Fact>
+            </Facts>
             <CopyField
               label={t.overview.orgId}
               hint={t.overview.orgIdHint}

@@ -7,7 +7,7 @@ import {
   type PatientErasureReceipt,
   type PatientSelector,
 } from "@clinsign/contracts";
-import { Badge, Button, Card, Icon, Notice, Table, TextField, type TableColumn } from "@clinsign/ui";
+import { Badge, Button, Card, Fact, Facts, Icon, Notice, Table, type TableColumn, TextField } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -263,26 +263,20 @@ function ErasureFlow() {
               }
               description={t.patientData.receiptIntro}
             >
-              <dl className={styles.facts}>
+              <Facts>
                 {receipt.erasureId ? (
-                  <>
-                    <dt>{t.patientData.erasureIdLabel}</dt>
-                    <dd>
-                      <code data-testid="erasure-id">{receipt.erasureId}</code>
-                    </dd>
-                  </>
+                  <Fact term={t.patientData.erasureIdLabel}>
+                    <code data-testid="erasure-id">{receipt.erasureId}</code>
+                  </Fact>
                 ) : null}
-                <dt>{t.patientData.erasedAtLabel}</dt>
-                <dd>{clinic.dateTimeWithZone(receipt.at)}</dd>
-                <dt>{t.patientData.filesDeleted}</dt>
-                <dd>{receipt.objects.deleted}</dd>
+                <Fact term={t.patientData.erasedAtLabel}>{clinic.dateTimeWithZone(receipt.at)}</Fact>
+                <Fact term={t.patientData.filesDeleted}>{receipt.objects.deleted}</Fact>
                 {receipt.reason ? (
-                  <>
-                    <dt>{t.patientData.reasonReceiptLabel}</dt>
-                    <dd data-testid="erasure-reason">{receipt.reason}</dd>
-                  </>
+                  <Fact term={t.patientData.reasonReceiptLabel} data-testid="erasure-reason">
+                    {receipt.reason}
+                  </Fact>
                 ) : null}
-              </dl>
+              </Facts>
               {receipt.status === "objects_pending" ? (
                 <Notice tone="warning">
                   {format(t.patientData.receiptPendingBody, { count: receipt.objects.pending })}

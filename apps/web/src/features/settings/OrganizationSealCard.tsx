@@ -1,7 +1,7 @@
 "use client";
 
 import type { OrganizationSeal, SealCertificate, SealRefusalReason } from "@clinsign/contracts";
-import { Badge, Button, Card, ConfirmDialog, Field, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, ConfirmDialog, Fact, Facts, Field, Notice, Skeleton, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -32,18 +32,16 @@ function CertificateFacts({
   t: ReturnType<typeof useI18n>["t"]["settings"]["seal"];
 }) {
   return (
-    <dl className={styles.facts}>
-      <dt>{t.subject}</dt>
-      <dd>{certificate.subject}</dd>
-      <dt>{t.issuer}</dt>
-      <dd>{certificate.issuer}</dd>
-      <dt>{t.validity}</dt>
-      <dd>
+    <Facts>
+      <Fact term={t.subject}>{certificate.subject}</Fact>
+      <Fact term={t.issuer}>{certificate.issuer}</Fact>
+      <Fact term={t.validity}>
         {format(t.validityRange, { from: formatDate(certificate.notBefore), to: formatDate(certificate.notAfter) })}
-      </dd>
-      <dt>{t.fingerprint}</dt>
-      <dd className={styles.fingerprint}>{certificate.fingerprint}</dd>
-    </dl>
+      </Fact>
+      <Fact term={t.fingerprint} className={styles.fingerprint}>
+        {certificate.fingerprint}
+      </Fact>
+    </Facts>
   );
 }
 

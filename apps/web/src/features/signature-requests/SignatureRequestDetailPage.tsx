@@ -1,7 +1,7 @@
 "use client";
 
 import type { SignatureRequestDetail } from "@clinsign/contracts";
-import { Badge, Button, Card, CopyField, Dialog, Notice } from "@clinsign/ui";
+import { Badge, Button, Card, CopyField, Dialog, Fact, Facts, Notice } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import Link from "next/link";
@@ -116,102 +116,81 @@ function SealDelayed({ request }: { request: SignatureRequestDetail }) {
   );
 }
 
-function Facts({ request }: { request: SignatureRequestDetail }) {
+function RequestFacts({ request }: { request: SignatureRequestDetail }) {
   const { t } = useI18n();
   const clinic = useClinicTime();
   const s = t.signatureRequestsPage;
   // A detail's facts carry the zone's short name (CET, MEZ): the clinic's clock, said each time.
   const when = (iso: string | null) => (iso ? clinic.dateTimeWithZone(iso) : "–");
   return (
-    <dl className={styles.facts}>
-      <dt>{s.columnStatus}</dt>
-      <dd className="cs-row">
+    <Facts>
+      <Fact term={s.columnStatus} className="cs-row">
         <Badge tone={statusTone(request.status)}>{statusLabel(request.status, s)}</Badge>
         <Badge tone="neutral">{request.visibility === "draft" ? s.visibilityDraft : s.visibilityActive}</Badge>
-      </dd>
-      <dt>{s.patientId}</dt>
-      <dd className="cs-mono">{request.patientId}</dd>
-      <dt>{s.document}</dt>
-      <dd>
+      </Fact>
+      <Fact term={s.patientId} className="cs-mono">
+        {request.patientId}
+      </Fact>
+      <Fact term={s.document}>
         {request.documentName} · {format(s.version, { version: String(request.documentVersion) })}
         {request.documentLanguage ? ` · ${documentLanguageName(request.documentLanguage)}` : null}
-      </dd>
+      </Fact>
       {request.documentsByLanguage ? (
-        <>
-          <dt>{s.byLanguageTitle}</dt>
-          <dd>
-            {/* Which of the request's documents the patient got (issue 19): pinned when they opened it. */}
-            <ul className={styles.plainList}>
-              {request.documentsByLanguage.map((entry) => (
-                <li key={entry.language}>
-                  {entry.language === "main" ? s.byLanguageMain : documentLanguageName(entry.language)}:{" "}
-                  <Link href={`/documents/${entry.documentId}`}>{entry.documentName}</Link>
-                  {request.openedAt && entry.documentId === request.documentId ? (
-                    <>
-                      {" "}
-                      <Badge tone="accent">{s.byLanguagePatientGot}</Badge>
-                    </>
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-            {request.openedAt ? null : <span className="cs-hint">{s.byLanguageNotYet}</span>}
-          </dd>
-        </>
+        <Fact term={s.byLanguageTitle}>
+          {/* Which of the request's documents the patient got (issue 19): pinned when they opened it. */}
+          <ul className={styles.plainList}>
+            {request.documentsByLanguage.map((entry) => (
+              <li key={entry.language}>
+                {entry.language === "main" ? s.byLanguageMain : documentLanguageName(entry.language)}:{" "}
+                <Link href={`/documents/${entry.documentId}`}>{entry.documentName}</Link>
+                {request.openedAt && entry.documentId === request.documentId ? (
+                  <>
+                    {" "}
+                    <Badge tone="accent">{s.byLanguagePatientGot}</Badge>
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {request.openedAt ? null : <span className="cs-hint">{s.byLanguageNotYet}</span>}
+        </Fact>
       ) : null}
-      <dt>{s.institutionId}</dt>
-      <dd>{request.institutionId}</dd>
-      <dt>{s.orderBy}</dt>
-      <dd>{request.orderBy}</dd>
-      <dt>{s.columnCreated}</dt>
-      <dd>{when(request.createdAt)}</dd>
-      <dt>{s.expiry}</dt>
-      <dd>{when(request.expiresAt)}</dd>
-      <dt>{s.openedAt}</dt>
-      <dd>{when(request.openedAt)}</dd>
-      <dt>{s.completedAt}</dt>
-      <dd>{when(request.completedAt)}</dd>
+      <Fact term={s.institutionId}>{request.institutionId}</Fact>
+      <Fact term={s.orderBy}>{request.orderBy}</Fact>
+      <Fact term={s.columnCreated}>{when(request.createdAt)}</Fact>
+      <Fact term={s.expiry}>{when(request.expiresAt)}</Fact>
+      <Fact term={s.openedAt}>{when(request.openedAt)}</Fact>
+      <Fact term={s.completedAt}>{when(request.completedAt)}</Fact>
       {request.declinedAt ? (
-        <>
-          <dt>{s.declinedAt}</dt>
-          <dd>
-            {when(request.declinedAt)}
-            {request.declinedRole ? (
-              <span className={styles.detail} data-testid="declined-role">
-                {" "}
-                · {format(s.declinedByRole, { role: signerRoleLabel(request.declinedRole, t.signing.signerRoles) })}
-              </span>
-            ) : null}
-            {request.declineReason ? (
-              <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span>
-            ) : null}
-          </dd>
-        </>
+        <Fact term={s.declinedAt}>
+          {when(request.declinedAt)}
+          {request.declinedRole ? (
+            <span className={styles.detail} data-testid="declined-role">
+              {" "}
+              · {format(s.declinedByRole, { role: signerRoleLabel(request.declinedRole, t.signing.signerRoles) })}
+            </span>
+          ) : null}
+          {request.declineReason ? (
+            <span className={`cs-hint ${styles.detail}`}> · {request.declineReason}</span>
+          ) : null}
+        </Fact>
       ) : null}
       {request.signatureMethod ? (
-        <>
-          <dt>{s.signatureMethod}</dt>
-          <dd>{request.signatureMethod === "drawn" ? s.methodDrawn : s.methodTyped}</dd>
-        </>
+        <Fact term={s.signatureMethod}>{request.signatureMethod === "drawn" ? s.methodDrawn : s.methodTyped}</Fact>
       ) : null}
       {request.sealLevel ? (
-        <>
-          <dt>{s.sealLevel}</dt>
-          <dd data-testid="seal-level">
-            PAdES {request.sealLevel}
-            <span className={`cs-hint ${styles.detail}`}>
-              {" "}
-              ·{" "}
-              {request.timestampedAt ? format(s.trustedTimeAt, { time: when(request.timestampedAt) }) : s.noTrustedTime}
-            </span>
-          </dd>
-        </>
+        <Fact term={s.sealLevel} data-testid="seal-level">
+          PAdES {request.sealLevel}
+          <span className={`cs-hint ${styles.detail}`}>
+            {" "}
+            · {request.timestampedAt ? format(s.trustedTimeAt, { time: when(request.timestampedAt) }) : s.noTrustedTime}
+          </span>
+        </Fact>
       ) : null}
-      <dt>{s.requestId}</dt>
-      <dd>
+      <Fact term={s.requestId}>
         <code className={`cs-mono ${styles.hash}`}>{request.id}</code>
-      </dd>
-    </dl>
+      </Fact>
+    </Facts>
   );
 }
 
@@ -314,7 +293,7 @@ export function SignatureRequestDetailPage({ id }: { id: string }) {
             <DetailColumns>
               <div className="cs-stack cs-stack--lg">
                 <Card title={s.factsTitle}>
-                  <Facts request={request} />
+                  <RequestFacts request={request} />
                 </Card>
                 <Card title={s.timelineTitle} description={s.timelineDescription}>
                   <Timeline events={request.timeline} s={s} dateTime={clinic.dateTimeWithZone} />

@@ -1,7 +1,7 @@
 "use client";
 
 import { isPatientLanguage, languageEndonyms, type SubmissionAnswer, type SubmissionDetail } from "@clinsign/contracts";
-import { Badge, Card, type BadgeTone } from "@clinsign/ui";
+import { Badge, type BadgeTone, Card, Fact, Facts } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { retryDetail } from "../../components/DetailStates";
 import { DetailColumns, DetailPage } from "../../components/detail/DetailPage";
@@ -191,38 +191,29 @@ export function SubmissionDetailPage({ id }: { id: string }) {
           </Card>
           <div className="cs-stack cs-stack--lg">
             <Card title={s.factsTitle}>
-              <dl className={styles.facts}>
-                <dt>{s.submittedAt}</dt>
-                <dd>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</dd>
-                <dt>{s.columnRnummer}</dt>
-                <dd>
+              <Facts>
+                <Fact term={s.submittedAt}>{formatDateTime(d.createdAt, locale, d.timeZone, true)}</Fact>
+                <Fact term={s.columnRnummer}>
                   {d.rnummer ?? "–"}
                   {d.rnummer && d.patientReported.includes("rnummer") ? <PatientReported s={s} /> : null}
-                </dd>
+                </Fact>
                 {d.phone ? (
-                  <>
-                    <dt>{s.phone}</dt>
-                    <dd>
-                      {d.phone}
-                      {d.patientReported.includes("phone") ? <PatientReported s={s} /> : null}
-                    </dd>
-                  </>
+                  <Fact term={s.phone}>
+                    {d.phone}
+                    {d.patientReported.includes("phone") ? <PatientReported s={s} /> : null}
+                  </Fact>
                 ) : null}
-                <dt>{s.columnSource}</dt>
-                <dd>{sourceLabel(d.actorType, s)}</dd>
-                <dt>{s.formVersion}</dt>
-                <dd>
+                <Fact term={s.columnSource}>{sourceLabel(d.actorType, s)}</Fact>
+                <Fact term={s.formVersion}>
                   <code className="cs-mono">{d.templateIdentifier}</code> · v{d.schemaVersion}
-                </dd>
-                <dt>{s.submissionId}</dt>
-                <dd>
+                </Fact>
+                <Fact term={s.submissionId}>
                   <code className={`cs-mono ${styles.hash}`}>{d.id}</code>
-                </dd>
-                <dt>{s.sha256}</dt>
-                <dd>
+                </Fact>
+                <Fact term={s.sha256}>
                   <code className={`cs-mono ${styles.hash}`}>{d.sha256}</code>
-                </dd>
-              </dl>
+                </Fact>
+              </Facts>
             </Card>
             <Delivery detail={d} s={s} locale={locale} />
           </div>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { VerifyChanges, VerifyResult } from "@clinsign/contracts";
-import { Button, Notice } from "@clinsign/ui";
+import { Button, Fact, Facts, Notice } from "@clinsign/ui";
 import { useState, type DragEvent } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -198,52 +198,40 @@ function ResultCard({
         <p>{v.bodies.notOurs}</p>
       ) : null}
       {result.status === "sealed" ? (
-        <dl className={styles.facts}>
-          <dt>{v.facts.ourService}</dt>
-          <dd>{result.sealedByThisService ? v.facts.yes : v.facts.no}</dd>
+        <Facts className={styles.facts}>
+          <Fact term={v.facts.ourService}>{result.sealedByThisService ? v.facts.yes : v.facts.no}</Fact>
           {result.signer ? (
             <>
-              <dt>{v.facts.sealedBy}</dt>
-              <dd>{result.signer.subject}</dd>
-              <dt>{v.facts.issuer}</dt>
-              <dd>{result.signer.issuer}</dd>
+              <Fact term={v.facts.sealedBy}>{result.signer.subject}</Fact>
+              <Fact term={v.facts.issuer}>{result.signer.issuer}</Fact>
             </>
           ) : null}
           {result.sealedAt ? (
-            <>
-              <dt>{v.facts.sealedAt}</dt>
-              <dd>
-                {formatTime(result.sealedAt.at)}
-                <span className={styles.source}>{v.sources[result.sealedAt.source]}</span>
-              </dd>
-            </>
+            <Fact term={v.facts.sealedAt}>
+              {formatTime(result.sealedAt.at)}
+              <span className={styles.source}>{v.sources[result.sealedAt.source]}</span>
+            </Fact>
           ) : null}
-          {result.padesLevel ? (
-            <>
-              <dt>{v.facts.level}</dt>
-              <dd>{v.levels[result.padesLevel]}</dd>
-            </>
-          ) : null}
+          {result.padesLevel ? <Fact term={v.facts.level}>{v.levels[result.padesLevel]}</Fact> : null}
           {result.request ? (
             <>
-              <dt>{v.facts.request}</dt>
-              <dd className={styles.mono}>{result.request.signatureId}</dd>
-              <dt>{v.facts.document}</dt>
-              <dd className={styles.mono}>
+              <Fact term={v.facts.request} className={styles.mono}>
+                {result.request.signatureId}
+              </Fact>
+              <Fact term={v.facts.document} className={styles.mono}>
                 {format(v.facts.documentVersion, {
                   id: result.request.documentId,
                   version: result.request.documentVersion,
                 })}
-              </dd>
+              </Fact>
             </>
           ) : null}
           {result.signer ? (
-            <>
-              <dt>{v.facts.fingerprint}</dt>
-              <dd className={styles.mono}>{result.signer.fingerprint}</dd>
-            </>
+            <Fact term={v.facts.fingerprint} className={styles.mono}>
+              {result.signer.fingerprint}
+            </Fact>
           ) : null}
-        </dl>
+        </Facts>
       ) : null}
       <div>
         <Button variant="primary" onClick={onAnother}>

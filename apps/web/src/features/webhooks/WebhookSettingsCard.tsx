@@ -1,6 +1,6 @@
 "use client";
 
-import { Badge, Card, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Card, Fact, Facts, Notice, Skeleton } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCan } from "../../components/admin-shell/SessionContext";
@@ -23,9 +23,8 @@ export function WebhookSettingsCard() {
   else if (overview.error) body = <Notice tone="danger">{describeApiError(readApiError(overview.error), t)}</Notice>;
   else
     body = (
-      <dl className={styles.facts}>
-        <dt>{w.urls}</dt>
-        <dd>
+      <Facts>
+        <Fact term={w.urls}>
           {overview.data.webhookUrls.length === 0 ? (
             <span className="cs-hint">{w.noUrls}</span>
           ) : (
@@ -37,9 +36,8 @@ export function WebhookSettingsCard() {
               ))}
             </ul>
           )}
-        </dd>
-        <dt>{w.secret}</dt>
-        <dd>
+        </Fact>
+        <Fact term={w.secret}>
           {overview.data.secretPrefix ? (
             <Badge tone="success">
               <span className="cs-mono" data-testid="secret-prefix">
@@ -49,8 +47,8 @@ export function WebhookSettingsCard() {
           ) : (
             <Badge tone="warning">{w.noSecret}</Badge>
           )}
-        </dd>
-      </dl>
+        </Fact>
+      </Facts>
     );
 
   return (
