@@ -31,6 +31,7 @@ export {
   type StaffListState,
 } from "./lists/useStaffList";
 export { useBrowserIdle, useNearViewport } from "./near-viewport";
+export { LiveRegion, useAnnouncement, type LiveRegionProps } from "./LiveRegion";
 export { Notice, type NoticeProps, type NoticeTone } from "./Notice";
 export {
   fieldBox,

@@ -1,7 +1,7 @@
 "use client";
 
 import { can, type Me } from "@clinsign/contracts";
-import { Button, Icon, Notice } from "@clinsign/ui";
+import { Button, Icon, LiveRegion, Notice } from "@clinsign/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -53,10 +53,10 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
 
   if (me.isPending || (me.error && isUnauthorized(me.error))) {
     return (
-      <div className={styles.centered} role="status" aria-live="polite">
+      <LiveRegion className={styles.centered}>
         <span className="cs-spinner" aria-hidden="true" />
         <span>{t.shell.loadingSession}</span>
-      </div>
+      </LiveRegion>
     );
   }
 

@@ -1,7 +1,7 @@
 "use client";
 
 import type { AccountSecurity, PasskeySummary, TotpSetup as TotpSetupData } from "@clinsign/contracts";
-import { Badge, Button, Card, Icon, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, Icon, LiveRegion, Notice, Skeleton, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { LoadFailed } from "../../components/LoadFailed";
@@ -30,9 +30,7 @@ export function SecurityPage() {
     <>
       <PageHeader title={t.security.pageTitle} description={t.security.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone={announcement.tone}>{announcement.text}</Notice> : null}
-        </div>
+        <LiveRegion>{announcement ? <Notice tone={announcement.tone}>{announcement.text}</Notice> : null}</LiveRegion>
         {overview.isPending ? (
           <Card>
             <Skeleton label={t.common.loading} lines={4} />

@@ -1,13 +1,22 @@
 "use client";
 
 import type { StaffSessionItem } from "@clinsign/contracts";
-import { Badge, Button, Card, ConfirmDialog, Notice, Skeleton, Table, type TableColumn } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  ConfirmDialog,
+  LiveRegion,
+  Skeleton,
+  Table,
+  type TableColumn,
+  useAnnouncement,
+} from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { LoadFailed } from "../../components/LoadFailed";
 import { PageHeader } from "../../components/PageHeader";
-import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
@@ -142,9 +151,7 @@ export function AccountPage() {
     <>
       <PageHeader title={t.account.pageTitle} description={t.account.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
-        </div>
+        <LiveRegion announcement={announcement} />
         <Card title={t.account.profileTitle}>
           <dl className={`cs-stack ${styles.profile}`}>
             <div>

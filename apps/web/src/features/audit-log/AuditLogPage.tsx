@@ -12,11 +12,12 @@ import {
   Card,
   EmptyState,
   keysetPaging,
+  LiveRegion,
   Notice,
   SelectField,
+  type TableColumn,
   TextField,
   useStaffList,
-  type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation } from "@tanstack/react-query";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
@@ -210,7 +211,7 @@ export function AuditLogPage() {
             </Button>
           }
         >
-          <div role="status" aria-live="polite">
+          <LiveRegion>
             {verify.data?.ok ? (
               <Notice tone="success">{format(a.verifyOk, { count: String(verify.data.entries) })}</Notice>
             ) : null}
@@ -228,7 +229,7 @@ export function AuditLogPage() {
               <Notice tone="warning">{format(a.verifyLateEntries, { count: String(verify.data.lateEntries) })}</Notice>
             ) : null}
             {verify.error ? <Notice tone="danger">{describeApiError(readApiError(verify.error), t)}</Notice> : null}
-          </div>
+          </LiveRegion>
           {!canAdminister(me) ? <p className="cs-hint">{a.exportAdminOnly}</p> : null}
         </Card>
         <FilterCard

@@ -1,7 +1,7 @@
 "use client";
 
 import type { InviteDescription, LoginResult } from "@clinsign/contracts";
-import { Button, Notice, TextField } from "@clinsign/ui";
+import { Button, LiveRegion, Notice, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
@@ -201,13 +201,13 @@ function InviteForm({
         <p className={styles.subtitle}>{format(t.invite.subtitle, { role: t.roles[role], email })}</p>
       </div>
       {existingAccount ? <Notice tone="info">{format(t.invite.existingAccount, { organization })}</Notice> : null}
-      <div aria-live="assertive" className={styles.alertSlot}>
+      <LiveRegion politeness="assertive" className={styles.alertSlot}>
         {formError ? (
           <Notice tone="danger" role="alert">
             {formError}
           </Notice>
         ) : null}
-      </div>
+      </LiveRegion>
       <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
         {/* For password managers: the account the new password belongs to. */}
         <input type="hidden" name="username" autoComplete="username" value={email} />

@@ -7,7 +7,7 @@ import {
   type Branding,
   type DesignParameters,
 } from "@clinsign/contracts";
-import { Badge, Button, Card, Notice, SelectField, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, LiveRegion, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type ChangeEvent, type FormEvent } from "react";
 import { format, type Dictionary } from "../../i18n";
@@ -316,7 +316,7 @@ export function BrandEditor({
             options={brandingFonts.map((font) => ({ value: font }))}
             {...bind("font", "design_parameters.font")}
           />
-          <div role="status" aria-live="polite">
+          <LiveRegion>
             {saved ? (
               <Notice tone="success">
                 {target.kind === "default"
@@ -325,7 +325,7 @@ export function BrandEditor({
               </Notice>
             ) : null}
             <ErrorNotice error={save.error} fields={FIELDS} />
-          </div>
+          </LiveRegion>
           <div>
             <Button type="submit" variant="primary" busy={save.isPending}>
               {target.kind === "new" ? b.create : b.save}

@@ -8,6 +8,7 @@ import {
   ConfirmDialog,
   Fact,
   Facts,
+  LiveRegion,
   Notice,
   RadioCards,
   Table,
@@ -193,13 +194,13 @@ export function DocumentDetailPage({ id }: { id: string }) {
         }
       />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
+        <LiveRegion>
           {announcement ? (
             <Notice tone="success">{announcement}</Notice>
           ) : justCreated ? (
             <Notice tone="info">{d.createdNotice}</Notice>
           ) : null}
-        </div>
+        </LiveRegion>
         {failure ? (
           <Notice tone="danger" role="alert">
             {readApiError(failure).code === "BAD_REQUEST"

@@ -1,7 +1,7 @@
 "use client";
 
 import type { FormRequestListItem, MessageSummary } from "@clinsign/contracts";
-import { Badge, Button, Dialog, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Button, Dialog, LiveRegion, Notice, Skeleton } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -134,13 +134,13 @@ function RequestPanel({ request }: { request: FormRequestListItem }) {
           </div>
         </Notice>
       ) : null}
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         {resend.isSuccess ? <Notice tone="success">{f.resent}</Notice> : null}
         {cancel.isSuccess ? <Notice tone="success">{f.cancelled}</Notice> : null}
         {(resend.error ?? cancel.error) ? (
           <Notice tone="danger">{describeApiError(readApiError(resend.error ?? cancel.error), t)}</Notice>
         ) : null}
-      </div>
+      </LiveRegion>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { Button, Notice, SelectField, TextField } from "@clinsign/ui";
+import { Button, LiveRegion, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
@@ -150,7 +150,7 @@ export function SendRequestForm() {
           onChange={(e) => change("locale", e.target.value)}
         />
       </div>
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         {sentTo ? (
           providers.data?.sms === "outbox" ? (
             <Notice tone="warning">{format(f.sentToOutbox, { phone: sentTo })}</Notice>
@@ -159,7 +159,7 @@ export function SendRequestForm() {
           )
         ) : null}
         <ErrorNotice error={create.error} />
-      </div>
+      </LiveRegion>
       <div>
         <Button type="submit" variant="primary" busy={create.isPending}>
           {f.send}

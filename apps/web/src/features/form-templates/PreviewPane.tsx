@@ -10,7 +10,7 @@ import {
   type TemplateSchema,
   type TemplateTranslations,
 } from "@clinsign/contracts";
-import { Notice, Segmented, SelectField } from "@clinsign/ui";
+import { LiveRegion, Notice, Segmented, SelectField } from "@clinsign/ui";
 import { FormRenderer } from "@clinsign/ui/form";
 import { useEffect, useMemo, useState } from "react";
 import { translationLanguages } from "./builder-model";
@@ -116,9 +116,7 @@ export function PreviewPane({
           >
             <p className={styles.title}>{localized.title}</p>
             {localized.description ? <p className={styles.description}>{localized.description}</p> : null}
-            <div role="status" aria-live="polite">
-              {valid ? <Notice tone="success">{p.valid}</Notice> : null}
-            </div>
+            <LiveRegion>{valid ? <Notice tone="success">{p.valid}</Notice> : null}</LiveRegion>
             <FormRenderer
               idPrefix="preview"
               schema={localized.schema}

@@ -13,15 +13,16 @@ import {
 import {
   Badge,
   Button,
+  type ButtonProps,
   Card,
   EmptyState,
   Field,
   Icon,
+  LiveRegion,
   Notice,
   Segmented,
   SelectField,
   Skeleton,
-  type ButtonProps,
 } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type DragEvent, type ReactNode } from "react";
@@ -331,9 +332,7 @@ export function TemplateBuilder({ identifier }: { identifier: string }) {
           </Button>
         </div>
       </div>
-      <div role="status" aria-live="polite" className="cs-visually-hidden">
-        {announcement}
-      </div>
+      <LiveRegion className="cs-visually-hidden">{announcement}</LiveRegion>
       {message ? (
         <Notice tone={message.tone} role={message.tone === "danger" ? "alert" : "status"}>
           {message.text}

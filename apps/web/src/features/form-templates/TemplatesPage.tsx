@@ -8,6 +8,7 @@ import {
   Card,
   ConfirmDialog,
   keysetPaging,
+  LiveRegion,
   Notice,
   type TableColumn,
   TextField,
@@ -177,9 +178,7 @@ export function TemplatesPage() {
     <>
       <PageHeader title={f.pageTitle} description={f.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
-        </div>
+        <LiveRegion announcement={announcement} />
         {failure ? (
           <Notice tone="danger" role="alert">
             {describeApiError(readApiError(failure), t)}

@@ -1,6 +1,6 @@
 "use client";
 
-import { Notice } from "@clinsign/ui";
+import { LiveRegion, Notice } from "@clinsign/ui";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -56,9 +56,9 @@ export function KioskSigning({ ticket }: { ticket: string }) {
   return (
     <>
       {idleLeft !== null ? (
-        <div className={styles.idleWarning} role="status" aria-live="polite">
+        <LiveRegion className={styles.idleWarning}>
           <Notice tone="warning">{format(t.signing.kioskIdleWarning, { seconds: String(idleLeft) })}</Notice>
-        </div>
+        </LiveRegion>
       ) : null}
       <SigningFlow credential={{ ticket }} kiosk={hooks} />
     </>

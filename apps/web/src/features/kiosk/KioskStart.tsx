@@ -1,7 +1,7 @@
 "use client";
 
 import { can, type SignatureRequestDetail } from "@clinsign/contracts";
-import { Button, ConfirmDialog } from "@clinsign/ui";
+import { Button, ConfirmDialog, LiveRegion } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
@@ -52,9 +52,9 @@ export function KioskStart({ request }: { request: SignatureRequestDetail }) {
         closeLabel={t.common.close}
         busy={start.isPending}
       >
-        <div role="status" aria-live="polite">
+        <LiveRegion>
           <ErrorNotice error={start.error} />
-        </div>
+        </LiveRegion>
       </ConfirmDialog>
     </div>
   );

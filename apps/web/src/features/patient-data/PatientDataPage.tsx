@@ -7,13 +7,25 @@ import {
   type PatientErasureReceipt,
   type PatientSelector,
 } from "@clinsign/contracts";
-import { Badge, Button, Card, Fact, Facts, Icon, Notice, Table, type TableColumn, TextField } from "@clinsign/ui";
+import {
+  Badge,
+  Button,
+  Card,
+  Fact,
+  Facts,
+  Icon,
+  LiveRegion,
+  Notice,
+  Table,
+  type TableColumn,
+  TextField,
+  useAnnouncement,
+} from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { PageHeader } from "../../components/PageHeader";
-import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
@@ -163,9 +175,7 @@ function ErasureFlow() {
     <>
       <PageHeader title={t.patientData.pageTitle} description={t.patientData.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
-        </div>
+        <LiveRegion announcement={announcement} />
 
         <Card title={t.patientData.selectorTitle} description={t.patientData.selectorDescription}>
           <form onSubmit={onCheck} noValidate>

@@ -1,13 +1,21 @@
 "use client";
 
 import type { LegalHoldItem } from "@clinsign/contracts";
-import { Button, Card, EmptyState, keysetPaging, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
+import {
+  Button,
+  Card,
+  EmptyState,
+  keysetPaging,
+  type TableColumn,
+  TextField,
+  useAnnouncement,
+  useStaffList,
+} from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { ListCard } from "../../components/lists/ListCard";
-import { useAnnouncement } from "../../components/useAnnouncement";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";

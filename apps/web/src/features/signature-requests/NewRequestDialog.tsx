@@ -6,7 +6,7 @@ import {
   type CreateSignatureRequestInput,
   type SigningOrder,
 } from "@clinsign/contracts";
-import { Button, Dialog, Notice, SelectField, TextField } from "@clinsign/ui";
+import { Button, Dialog, LiveRegion, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState, type ChangeEvent, type FormEvent } from "react";
@@ -272,9 +272,9 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
           }
         />
       ) : null}
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         <ErrorNotice error={create.error} fields={FIELDS} />
-      </div>
+      </LiveRegion>
       <div>
         <Button type="submit" variant="primary" busy={create.isPending}>
           {s.create}

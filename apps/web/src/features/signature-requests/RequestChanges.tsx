@@ -1,7 +1,7 @@
 "use client";
 
 import type { SignatureRequestDetail, UpdateSignatureRequestInput } from "@clinsign/contracts";
-import { Button, Notice, Segmented, TextField } from "@clinsign/ui";
+import { Button, LiveRegion, Notice, Segmented, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { format } from "../../i18n";
@@ -36,10 +36,10 @@ type Update = ReturnType<typeof useUpdate>;
 /** A change's outcome under its form; field errors stay on the field. */
 function Outcome({ update, success, fieldShown }: { update: Update; success: string; fieldShown: boolean }) {
   return (
-    <div role="status" aria-live="polite">
+    <LiveRegion>
       {update.isSuccess ? <Notice tone="success">{success}</Notice> : null}
       {fieldShown ? null : <ErrorNotice error={update.error} />}
-    </div>
+    </LiveRegion>
   );
 }
 

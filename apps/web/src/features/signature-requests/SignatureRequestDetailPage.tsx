@@ -1,7 +1,7 @@
 "use client";
 
 import type { SignatureRequestDetail } from "@clinsign/contracts";
-import { Badge, Button, Card, CopyField, Dialog, Fact, Facts, Notice } from "@clinsign/ui";
+import { Badge, Button, Card, CopyField, Dialog, Fact, Facts, LiveRegion, Notice } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import Link from "next/link";
@@ -57,14 +57,14 @@ function Downloads({ request }: { request: SignatureRequestDetail }) {
           {s.downloadMetadata}
         </Button>
       </div>
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         {download.isPending ? (
           <p className="cs-hint">{t.common.downloading}</p>
         ) : download.isSuccess ? (
           <p className="cs-hint">{t.common.downloaded}</p>
         ) : null}
         <ErrorNotice error={download.error} />
-      </div>
+      </LiveRegion>
     </div>
   );
 }
@@ -93,10 +93,10 @@ function SealAgain({ request }: { request: SignatureRequestDetail }) {
             {s.sealAgain}
           </Button>
         </div>
-        <div role="status" aria-live="polite">
+        <LiveRegion>
           {seal.isSuccess ? <Notice tone="success">{s.sealAgainStarted}</Notice> : null}
           <ErrorNotice error={seal.error} />
-        </div>
+        </LiveRegion>
       </div>
     </Notice>
   );
@@ -249,9 +249,9 @@ function LinkHandOver({ request }: { request: SignatureRequestDetail }) {
           </div>
         </>
       )}
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         <ErrorNotice error={reveal.error} />
-      </div>
+      </LiveRegion>
     </div>
   );
 }

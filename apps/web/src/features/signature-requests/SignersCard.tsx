@@ -1,7 +1,7 @@
 "use client";
 
 import type { SignatureRequestDetail, SignerStatus, StaffSignerItem } from "@clinsign/contracts";
-import { Badge, Button, CopyField, Dialog, Table, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import { Badge, type BadgeTone, Button, CopyField, Dialog, LiveRegion, Table, type TableColumn } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNotice } from "../../components/ErrorNotice";
@@ -139,10 +139,10 @@ function SignerLink({ requestId, signer }: { requestId: string; signer: StaffSig
               </div>
             </>
           ) : null}
-          <div role="status" aria-live="polite">
+          <LiveRegion>
             {reveal.isPending ? <p className="cs-hint">{t.common.loading}</p> : null}
             <ErrorNotice error={reveal.error} />
-          </div>
+          </LiveRegion>
         </div>
       </Dialog>
     </>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { SignInput, SigningState } from "@clinsign/contracts";
-import { Button, Notice, TextField, useBrowserIdle, useNearViewport } from "@clinsign/ui";
+import { Button, LiveRegion, Notice, TextField, useBrowserIdle, useNearViewport } from "@clinsign/ui";
 import type { SignaturePadHandle, SignaturePadLabels } from "@clinsign/ui/signature-pad";
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState, type FormEvent } from "react";
@@ -191,13 +191,13 @@ export function SignForm({ submit, onSigned, onClosed, onSessionEnded, onDecline
           <span>{t.signing.consent}</span>
         </label>
 
-        <div aria-live="assertive" className={styles.alertSlot}>
+        <LiveRegion politeness="assertive" className={styles.alertSlot}>
           {error ? (
             <Notice tone="danger" role="alert" title={t.signing.signFailed}>
               {error}
             </Notice>
           ) : null}
-        </div>
+        </LiveRegion>
 
         <div className={styles.signActions}>
           <Button

@@ -1,10 +1,9 @@
 "use client";
 
-import { Card, CopyField, Notice } from "@clinsign/ui";
+import { Card, CopyField, LiveRegion, Notice, useAnnouncement } from "@clinsign/ui";
 import { can } from "@clinsign/contracts";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { PageHeader } from "../../components/PageHeader";
-import { useAnnouncement } from "../../components/useAnnouncement";
 import { useI18n } from "../../i18n/I18nProvider";
 import { CreateTokenForm } from "./CreateTokenForm";
 import { TokenList } from "./TokenList";
@@ -20,9 +19,7 @@ export function TokensPage() {
     <>
       <PageHeader title={t.tokens.pageTitle} description={t.tokens.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
-        </div>
+        <LiveRegion announcement={announcement} />
 
         <Card title={t.tokens.orgIdTitle} description={t.tokens.usageHint}>
           <CopyField

@@ -9,10 +9,12 @@ import {
   CopyField,
   EmptyState,
   keysetPaging,
+  LiveRegion,
   Notice,
   SelectField,
   type TableColumn,
   TextField,
+  useAnnouncement,
   useStaffList,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
@@ -20,7 +22,6 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { useCan, useSession } from "../../components/admin-shell/SessionContext";
 import { ListBody, ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
-import { useAnnouncement } from "../../components/useAnnouncement";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
@@ -52,9 +53,7 @@ export function UsersPage() {
     <>
       <PageHeader title={t.users.pageTitle} description={t.users.description} />
       <div className="cs-stack cs-stack--lg">
-        <div role="status" aria-live="polite">
-          {announcement ? <Notice tone="success">{announcement}</Notice> : null}
-        </div>
+        <LiveRegion announcement={announcement} />
         {can("users.list") ? (
           <>
             <Notice tone="info" title={t.users.rolesTitle}>

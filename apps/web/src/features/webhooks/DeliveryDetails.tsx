@@ -1,7 +1,7 @@
 "use client";
 
 import type { WebhookAttemptItem } from "@clinsign/contracts";
-import { Badge, Button, Dialog, Notice, Skeleton } from "@clinsign/ui";
+import { Badge, Button, Dialog, LiveRegion, Notice, Skeleton } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import lists from "../../components/lists/lists.module.css";
@@ -73,14 +73,14 @@ function DeliveryPanel({ deliveryId }: { deliveryId: string }) {
           {w.resend}
         </Button>
       </div>
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         {resend.data ? (
           <Notice tone={resend.data.delivered ? "success" : "warning"}>
             {resend.data.delivered ? w.resentDelivered : w.resentFailed}
           </Notice>
         ) : null}
         {resend.error ? <Notice tone="danger">{describeApiError(readApiError(resend.error), t)}</Notice> : null}
-      </div>
+      </LiveRegion>
     </div>
   );
 }

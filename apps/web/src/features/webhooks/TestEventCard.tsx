@@ -1,6 +1,6 @@
 "use client";
 
-import { Button, Card, Notice, SelectField } from "@clinsign/ui";
+import { Button, Card, LiveRegion, Notice, SelectField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import lists from "../../components/lists/lists.module.css";
@@ -59,7 +59,7 @@ export function TestEventCard() {
           </Button>
         </div>
       </form>
-      <div role="status" aria-live="polite">
+      <LiveRegion>
         {noUrls ? <p className="cs-hint">{w.testNoUrls}</p> : null}
         {send.data ? (
           <Notice tone={send.data.delivered ? "success" : "warning"}>
@@ -67,7 +67,7 @@ export function TestEventCard() {
           </Notice>
         ) : null}
         {send.error ? <Notice tone="danger">{describeApiError(readApiError(send.error), t)}</Notice> : null}
-      </div>
+      </LiveRegion>
     </Card>
   );
 }
