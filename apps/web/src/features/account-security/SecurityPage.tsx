@@ -1,10 +1,11 @@
 "use client";
 
 import type { AccountSecurity, PasskeySummary, TotpSetup as TotpSetupData } from "@clinsign/contracts";
-import { Badge, Button, Card, Icon, LiveRegion, Notice, Skeleton, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, Icon, LiveRegion, Notice, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { LoadFailed } from "../../components/LoadFailed";
+
+import { QueryState } from "../../components/QueryState";
 import { PageHeader } from "../../components/PageHeader";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -31,35 +32,31 @@ export function SecurityPage() {
       <PageHeader title={t.security.pageTitle} description={t.security.description} />
       <div className="cs-stack cs-stack--lg">
         <LiveRegion>{announcement ? <Notice tone={announcement.tone}>{announcement.text}</Notice> : null}</LiveRegion>
-        {overview.isPending ? (
-          <Card>
-            <Skeleton label={t.common.loading} lines={4} />
-          </Card>
-        ) : overview.error ? (
-          <LoadFailed query={overview} />
-        ) : (
-          <>
-            {newCodes ? (
-              <Card title={t.security.recoveryTitle}>
-                <RecoveryCodes codes={newCodes} onDone={() => setNewCodes(null)} />
-              </Card>
-            ) : null}
-            {overview.data.totp === null && overview.data.passkeys.length === 0 ? (
-              <Notice tone={overview.data.required ? "warning" : "info"}>
-                {overview.data.required
-                  ? t.security.required
-                  : overview.data.stepUp.freshSignIn
-                    ? t.security.noCredentials
-                    : t.security.noFactor}
-              </Notice>
-            ) : overview.data.required ? (
-              <Notice tone="info">{t.security.required}</Notice>
-            ) : null}
-            <TotpCard security={overview.data} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
-            <PasskeysCard security={overview.data} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
-            <RecoveryCard security={overview.data} onCodes={setNewCodes} onAnnounce={setAnnouncement} />
-          </>
-        )}
+        <QueryState query={overview} lines={4} card>
+          {(security) => (
+            <>
+              {newCodes ? (
+                <Card title={t.security.recoveryTitle}>
+                  <RecoveryCodes codes={newCodes} onDone={() => setNewCodes(null)} />
+                </Card>
+              ) : null}
+              {security.totp === null && security.passkeys.length === 0 ? (
+                <Notice tone={security.required ? "warning" : "info"}>
+                  {security.required
+                    ? t.security.required
+                    : security.stepUp.freshSignIn
+                      ? t.security.noCredentials
+                      : t.security.noFactor}
+                </Notice>
+              ) : security.required ? (
+                <Notice tone="info">{t.security.required}</Notice>
+              ) : null}
+              <TotpCard security={security} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
+              <PasskeysCard security={security} onAnnounce={setAnnouncement} onCodes={setNewCodes} />
+              <RecoveryCard security={security} onCodes={setNewCodes} onAnnounce={setAnnouncement} />
+            </>
+          )}
+        </QueryState>
       </div>
     </>
   );

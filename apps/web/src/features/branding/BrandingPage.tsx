@@ -10,11 +10,12 @@ import { useCan } from "../../components/admin-shell/SessionContext";
 import { BackLink } from "../../components/detail/DetailPage";
 import { ListCard } from "../../components/lists/ListCard";
 import { PageHeader } from "../../components/PageHeader";
+import { QueryState } from "../../components/QueryState";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
+import { readApiError } from "../../trpc/errors";
 import { BrandEditor, type EditTarget } from "./BrandEditor";
 import { Swatch } from "./Swatch";
 import styles from "./branding.module.css";
@@ -88,17 +89,11 @@ function DefaultCard() {
         ) : undefined
       }
     >
-      {current.isPending ? (
-        <Skeleton label={t.common.loading} lines={3} />
-      ) : current.error ? (
-        <Notice tone="danger" role="alert" title={t.errors.loadFailed}>
-          {describeApiError(readApiError(current.error), t)}
-        </Notice>
-      ) : current.data ? (
-        <BrandSummary branding={current.data} b={b} />
-      ) : (
-        <p className="cs-hint">{b.defaultNotSet}</p>
-      )}
+      <QueryState query={current}>
+        {(branding) =>
+          branding ? <BrandSummary branding={branding} b={b} /> : <p className="cs-hint">{b.defaultNotSet}</p>
+        }
+      </QueryState>
     </Card>
   );
 }

@@ -7,12 +7,13 @@ import {
   type RetentionPreview as Preview,
   type RetentionSettings as Settings,
 } from "@clinsign/contracts";
-import { Button, Card, Icon, Notice, SelectField, Skeleton, Table, TextField } from "@clinsign/ui";
+import { Button, Card, Icon, Notice, SelectField, Table, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
-import { LoadFailed } from "../../components/LoadFailed";
+import { QueryState } from "../../components/QueryState";
+
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
@@ -47,13 +48,9 @@ export function RetentionSettings() {
   return (
     <>
       <Card title={t.retention.title} description={t.retention.description}>
-        {settings.isPending ? (
-          <Skeleton label={t.common.loading} lines={6} />
-        ) : settings.error ? (
-          <LoadFailed query={settings} />
-        ) : (
-          <RetentionForm settings={settings.data} />
-        )}
+        <QueryState query={settings} lines={6}>
+          {(data) => <RetentionForm settings={data} />}
+        </QueryState>
       </Card>
       <RetentionPreview />
     </>
@@ -227,15 +224,13 @@ function RetentionPreview() {
         </Button>
       }
     >
-      {preview.isPending ? (
-        <Skeleton label={t.common.loading} lines={6} />
-      ) : preview.error ? (
-        <LoadFailed query={preview} />
-      ) : (
-        <div data-testid="retention-preview">
-          <Table caption={r.previewCaption} columns={columns} rows={preview.data.kinds} rowKey={(row) => row.kind} />
-        </div>
-      )}
+      <QueryState query={preview} lines={6}>
+        {(data) => (
+          <div data-testid="retention-preview">
+            <Table caption={r.previewCaption} columns={columns} rows={data.kinds} rowKey={(row) => row.kind} />
+          </div>
+        )}
+      </QueryState>
     </Card>
   );
 }

@@ -1,8 +1,8 @@
 "use client";
 
-import { Card, Skeleton } from "@clinsign/ui";
 import { useQuery } from "@tanstack/react-query";
 import { PageHeader } from "../../components/PageHeader";
+import { QueryState } from "../../components/QueryState";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
@@ -11,7 +11,6 @@ import { LegalHolds } from "./LegalHolds";
 import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
 import { SsoSettings } from "./SsoSettings";
-import { LoadFailed } from "../../components/LoadFailed";
 
 export function SettingsPage() {
   const { t } = useI18n();
@@ -22,21 +21,17 @@ export function SettingsPage() {
   return (
     <>
       <PageHeader title={t.settings.pageTitle} description={t.settings.description} />
-      {settings.isPending ? (
-        <Card>
-          <Skeleton label={t.common.loading} lines={4} />
-        </Card>
-      ) : settings.error ? (
-        <LoadFailed query={settings} />
-      ) : (
-        <div className="cs-stack cs-stack--lg">
-          {admin ? <OrganizationSealCard /> : null}
-          <SettingsForm settings={settings.data} />
-          <RetentionSettings />
-          <LegalHolds />
-          {admin ? <SsoSettings /> : null}
-        </div>
-      )}
+      <QueryState query={settings} lines={4} card>
+        {(data) => (
+          <div className="cs-stack cs-stack--lg">
+            {admin ? <OrganizationSealCard /> : null}
+            <SettingsForm settings={data} />
+            <RetentionSettings />
+            <LegalHolds />
+            {admin ? <SsoSettings /> : null}
+          </div>
+        )}
+      </QueryState>
     </>
   );
 }
