@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormField, type TemplateSchema } from "@clinsign/contracts";
-import { TextField } from "@clinsign/ui";
-import { useId, useState } from "react";
+import { Field, TextField } from "@clinsign/ui";
+import { useState } from "react";
 import { useI18n } from "../../i18n/I18nProvider";
 import {
   fileTypeChoices,
@@ -281,7 +281,6 @@ export function FieldEditor({
 function FileTypes({ accept, onChange }: { accept: string; onChange(accept: string | undefined): void }) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
-  const id = useId();
   const { choices, other } = readAccept(accept);
   const labels: Record<FileTypeChoice, string> = {
     pdf: b.fileTypePdf,
@@ -291,29 +290,29 @@ function FileTypes({ accept, onChange }: { accept: string; onChange(accept: stri
     text: b.fileTypeText,
   };
   return (
-    <fieldset className={styles.fileTypes} aria-describedby={`${id}-hint`}>
-      <legend className="cs-label">{b.fileTypes}</legend>
-      <span id={`${id}-hint`} className="cs-hint">
-        {b.fileTypesHint}
-      </span>
-      <div className={styles.fileTypeList}>
-        {(Object.keys(fileTypeChoices) as FileTypeChoice[]).map((choice) => (
-          <label key={choice} className={styles.check}>
-            <input
-              type="checkbox"
-              checked={choices.has(choice)}
-              onChange={(event) => {
-                const next = new Set(choices);
-                if (event.target.checked) next.add(choice);
-                else next.delete(choice);
-                onChange(writeAccept(next, other));
-              }}
-            />
-            <span>{labels[choice]}</span>
-          </label>
-        ))}
-      </div>
-    </fieldset>
+    <Field layout="group" className={styles.fileTypes} label={b.fileTypes} hint={b.fileTypesHint}>
+      {() => (
+        <>
+          <div className={styles.fileTypeList}>
+            {(Object.keys(fileTypeChoices) as FileTypeChoice[]).map((choice) => (
+              <label key={choice} className={styles.check}>
+                <input
+                  type="checkbox"
+                  checked={choices.has(choice)}
+                  onChange={(event) => {
+                    const next = new Set(choices);
+                    if (event.target.checked) next.add(choice);
+                    else next.delete(choice);
+                    onChange(writeAccept(next, other));
+                  }}
+                />
+                <span>{labels[choice]}</span>
+              </label>
+            ))}
+          </div>
+        </>
+      )}
+    </Field>
   );
 }
 

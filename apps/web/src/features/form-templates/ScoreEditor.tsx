@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormField, type TemplateSchema } from "@clinsign/contracts";
-import { Button, TextField } from "@clinsign/ui";
-import { useId } from "react";
+import { Button, Field, TextField } from "@clinsign/ui";
+
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { nextBand, optionalNumber, scoreSourceCandidates, type Band } from "./builder-model";
@@ -27,7 +27,6 @@ export function ScoreEditor({
 }) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
-  const id = useId();
   const candidates = scoreSourceCandidates(schema.fields, index);
   const bands = field.bands ?? [];
   const setBands = (next: Band[]) => {
@@ -45,61 +44,71 @@ export function ScoreEditor({
   };
   return (
     <>
-      <fieldset className={styles.fileTypes} aria-describedby={`${id}-sources-hint`}>
-        <legend className="cs-label">{b.scoreSources}</legend>
-        <span id={`${id}-sources-hint`} className="cs-hint">
-          {candidates.length > 0 ? b.scoreSourcesHint : b.scoreNoSources}
-        </span>
-        <div className={styles.fileTypeList}>
-          {candidates.map((candidate) => (
-            <label key={candidate.id} className={styles.check}>
-              <input
-                type="checkbox"
-                checked={field.sources.includes(candidate.key!)}
-                onChange={(event) => toggle(candidate.key!, event.target.checked)}
-              />
-              <span>{candidate.label || candidate.key}</span>
-            </label>
-          ))}
-        </div>
-        {problems.sources ? <span className="cs-field-error">{problems.sources}</span> : null}
-      </fieldset>
-      <fieldset className={styles.condition} aria-describedby={`${id}-bands-hint`}>
-        <legend className="cs-label">{b.scoreBands}</legend>
-        <span id={`${id}-bands-hint`} className="cs-hint">
-          {b.scoreBandsHint}
-        </span>
-        {bands.map((band, i) => (
-          <div key={i} className={styles.conditionRow}>
-            <TextField
-              label={format(b.bandMin, { n: i + 1 })}
-              inputMode="decimal"
-              value={String(band.min)}
-              onChange={(event) => setBand(i, { min: optionalNumber(event.target.value) ?? 0 })}
-            />
-            <TextField
-              label={format(b.bandMax, { n: i + 1 })}
-              inputMode="decimal"
-              value={String(band.max)}
-              onChange={(event) => setBand(i, { max: optionalNumber(event.target.value) ?? 0 })}
-            />
-            <TextField
-              label={format(b.bandLabel, { n: i + 1 })}
-              value={band.label}
-              onChange={(event) => setBand(i, { label: event.target.value })}
-            />
-            <Button size="small" variant="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
-              {format(b.bandRemove, { n: i + 1 })}
-            </Button>
-          </div>
-        ))}
-        <div>
-          <Button size="small" onClick={() => setBands([...bands, nextBand(bands)])}>
-            {b.bandAdd}
-          </Button>
-        </div>
-        {problems.bands ? <span className="cs-field-error">{problems.bands}</span> : null}
-      </fieldset>
+      <Field
+        layout="group"
+        className={styles.fileTypes}
+        label={b.scoreSources}
+        hint={candidates.length > 0 ? b.scoreSourcesHint : b.scoreNoSources}
+        error={problems.sources}
+      >
+        {() => (
+          <>
+            <div className={styles.fileTypeList}>
+              {candidates.map((candidate) => (
+                <label key={candidate.id} className={styles.check}>
+                  <input
+                    type="checkbox"
+                    checked={field.sources.includes(candidate.key!)}
+                    onChange={(event) => toggle(candidate.key!, event.target.checked)}
+                  />
+                  <span>{candidate.label || candidate.key}</span>
+                </label>
+              ))}
+            </div>
+          </>
+        )}
+      </Field>
+      <Field
+        layout="group"
+        className={styles.condition}
+        label={b.scoreBands}
+        hint={b.scoreBandsHint}
+        error={problems.bands}
+      >
+        {() => (
+          <>
+            {bands.map((band, i) => (
+              <div key={i} className={styles.conditionRow}>
+                <TextField
+                  label={format(b.bandMin, { n: i + 1 })}
+                  inputMode="decimal"
+                  value={String(band.min)}
+                  onChange={(event) => setBand(i, { min: optionalNumber(event.target.value) ?? 0 })}
+                />
+                <TextField
+                  label={format(b.bandMax, { n: i + 1 })}
+                  inputMode="decimal"
+                  value={String(band.max)}
+                  onChange={(event) => setBand(i, { max: optionalNumber(event.target.value) ?? 0 })}
+                />
+                <TextField
+                  label={format(b.bandLabel, { n: i + 1 })}
+                  value={band.label}
+                  onChange={(event) => setBand(i, { label: event.target.value })}
+                />
+                <Button size="small" variant="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
+                  {format(b.bandRemove, { n: i + 1 })}
+                </Button>
+              </div>
+            ))}
+            <div>
+              <Button size="small" onClick={() => setBands([...bands, nextBand(bands)])}>
+                {b.bandAdd}
+              </Button>
+            </div>
+          </>
+        )}
+      </Field>
     </>
   );
 }

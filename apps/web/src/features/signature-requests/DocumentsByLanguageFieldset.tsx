@@ -2,7 +2,7 @@
 
 import type { DocumentSummary } from "@clinsign/contracts";
 import { patientLanguages, type PatientLanguage } from "@clinsign/contracts/language-list";
-import { SelectField } from "@clinsign/ui";
+import { Field, SelectField } from "@clinsign/ui";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { documentLanguageName } from "../documents/DocumentLanguageSelect";
@@ -43,26 +43,32 @@ export function DocumentsByLanguageFieldset({
         {s.byLanguageTitle}
         {chosen > 0 ? ` (${chosen})` : ""}
       </summary>
-      <fieldset className={styles.fieldsetReset} aria-describedby="by-language-hint">
-        <legend className="cs-visually-hidden">{s.byLanguageTitle}</legend>
-        <p id="by-language-hint" className="cs-hint">
-          {s.byLanguageHint}
-        </p>
-        <div className={styles.formGrid}>
-          {patientLanguages.map((language) => (
-            <SelectField
-              key={language}
-              id={`new-request-language-${language}`}
-              label={format(s.documentInLanguage, { language: documentLanguageName(language) })}
-              placeholder={s.byLanguageMain}
-              options={optionsFor(language)}
-              value={value[language] ?? ""}
-              error={error(language)}
-              onChange={(event) => onChange({ ...value, [language]: event.target.value || undefined })}
-            />
-          ))}
-        </div>
-      </fieldset>
+      <Field
+        layout="group"
+        className={styles.fieldsetReset}
+        label={s.byLanguageTitle}
+        hideLabel
+        hint={s.byLanguageHint}
+      >
+        {() => (
+          <>
+            <div className={styles.formGrid}>
+              {patientLanguages.map((language) => (
+                <SelectField
+                  key={language}
+                  id={`new-request-language-${language}`}
+                  label={format(s.documentInLanguage, { language: documentLanguageName(language) })}
+                  placeholder={s.byLanguageMain}
+                  options={optionsFor(language)}
+                  value={value[language] ?? ""}
+                  error={error(language)}
+                  onChange={(event) => onChange({ ...value, [language]: event.target.value || undefined })}
+                />
+              ))}
+            </div>
+          </>
+        )}
+      </Field>
     </details>
   );
 }
