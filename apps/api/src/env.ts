@@ -269,7 +269,7 @@ export interface Config {
   s3: S3Settings | undefined;
   /**
    * Uploads: all files one embed session or SMS-portal access may upload together, how long an
-   * upload no submission references is kept (jobs/upload-sweeper.ts), and what public-embed
+   * upload no submission references is kept (core/jobs/upload-sweeper.ts), and what public-embed
    * visitors may upload per hour from one address to one embed, and to one organization.
    */
   uploads: {

@@ -13,7 +13,7 @@ import { IdentityStore } from "./core/identity/store/identity-store";
 import { AuditChainer } from "./jobs/audit-chainer";
 import { jobHandlers } from "./jobs/handlers";
 import { JobRunner } from "./jobs/runner";
-import { sweepOrphanUploads } from "./jobs/upload-sweeper";
+import { sweepOrphanUploads } from "./core/jobs/upload-sweeper";
 import { scheduleRetentionSweeps } from "./core/jobs/retention-sweeps";
 import { scheduleStorageReconciliation } from "./core/jobs/storage-reconciliation";
 import { createLogger, createServices } from "./services";

@@ -194,7 +194,7 @@ export const formUploads = pgTable(
      * uploads together are capped; null for organization credentials.
      */
     uploaderKey: text("uploader_key"),
-    /** Set when the orphan sweep claimed the upload for deletion (jobs/upload-sweeper.ts). */
+    /** Set when the orphan sweep claimed the upload for deletion (core/jobs/upload-sweeper.ts). */
     deletingSince: ts("deleting_since"),
     /** Set when the orphan sweep found a submission referencing the upload: it is kept for good. */
     keptAt: ts("kept_at"),

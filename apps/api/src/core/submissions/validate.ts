@@ -41,7 +41,7 @@ export async function validateSubmission(
   if (claimed.size === 0) return errors;
   const found = await ctx.scope.select(
     formUploads,
-    // An upload the orphan sweep claimed is being deleted (jobs/upload-sweeper.ts): as good as gone.
+    // An upload the orphan sweep claimed is being deleted (core/jobs/upload-sweeper.ts): as good as gone.
     and(
       eq(formUploads.templateIdentifier, templateIdentifier),
       inArray(formUploads.storageKey, [...claimed.keys()]),

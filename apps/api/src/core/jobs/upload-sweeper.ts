@@ -1,6 +1,6 @@
 import { formSessions, formUploads, inArray, isNotNull, and, rowsOf, sql, submissions } from "@clinsign/db";
-import type { Services } from "../core/context";
-import { describeError } from "../log-errors";
+import type { Services } from "../context";
+import { describeError } from "../../log-errors";
 
 export interface UploadSweepOptions {
   batchSize?: number;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, formSessions, formUploads, inArray } from "@clinsign/db";
-import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../testing/harness";
-import { activeTemplate, newSession } from "../testing/forms";
+import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
+import { activeTemplate, newSession } from "../../testing/forms";
 import { sweepOrphanUploads } from "./upload-sweeper";
 
 const HOUR = 3600_000;
