@@ -15,6 +15,16 @@ export default tseslint.config(
     },
   },
   {
+    // Names (docs/architecture.md "Names: one word per concept"): "portal" meant four things (the
+    // SMS recipient, the signer, the patient pages, the signing page); a name says which. Wire
+    // values stay as the object keys that map them (properties are not checked), and React's
+    // createPortal keeps its name.
+    files: ["apps/*/src/**/*.{ts,tsx}", "packages/*/src/**/*.{ts,tsx}"],
+    rules: {
+      "id-match": ["error", "^(?![\\s\\S]*(?:[Pp]ortal|PORTAL))[\\s\\S]*$|^createPortal$", { properties: false }],
+    },
+  },
+  {
     // Issue 22: tenant data only through OrgScope. The raw handle is for the credential lookups by
     // hash (core/credentials) and the job queue (core/jobs), which work across organizations.
     files: ["apps/api/src/core/**/*.ts"],

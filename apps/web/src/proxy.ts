@@ -10,9 +10,9 @@ const PUBLIC_PATHS = new Set(["/login", "/verify", "/invite", "/kiosk"]);
  * Patient pages: a signing link or ticket (also at the desk, `/kiosk/<ticket>`), an SMS form link
  * or an embed session is the credential, not a staff session.
  */
-const PORTAL_PREFIXES = ["/sign/", "/kiosk/", "/f/", "/embed/"];
+const PATIENT_PAGE_PREFIXES = ["/sign/", "/kiosk/", "/f/", "/embed/"];
 
-const isPortalPath = (pathname: string) => PORTAL_PREFIXES.some((prefix) => pathname.startsWith(prefix));
+const isPatientPagePath = (pathname: string) => PATIENT_PAGE_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 /** An organization's login URL (/login/<id>), offering its single sign-on. */
 const isPublicPath = (pathname: string) => PUBLIC_PATHS.has(pathname) || /^\/login\/[^/]+$/.test(pathname);
 
@@ -23,8 +23,8 @@ const isPublicPath = (pathname: string) => PUBLIC_PATHS.has(pathname) || /^\/log
  */
 export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  const portal = isPortalPath(pathname);
-  if (!isPublicPath(pathname) && !portal && !request.cookies.has(STAFF_SESSION_COOKIE)) {
+  const patientPage = isPatientPagePath(pathname);
+  if (!isPublicPath(pathname) && !patientPage && !request.cookies.has(STAFF_SESSION_COOKIE)) {
     return NextResponse.redirect(new URL(loginPath(pathname + search), request.url));
   }
 
@@ -32,7 +32,7 @@ export async function proxy(request: NextRequest) {
   // Portal pages show the institution's logo, an https URL on the institution's own host.
   const frameAncestors = pathname.startsWith("/embed/") ? await embedFrameAncestors(request.nextUrl.searchParams) : [];
   const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development", {
-    httpsImages: portal,
+    httpsImages: patientPage,
     frameAncestors,
   });
   const requestHeaders = new Headers(request.headers);

@@ -397,21 +397,21 @@ export const createFormRequestInput = z.object({
 });
 export type CreateFormRequestInput = z.input<typeof createFormRequestInput>;
 
-export const portalLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
-export const portalVerifyInput = portalLinkInput.extend({
+export const smsLinkInput = z.object({ linkToken: z.string().min(16).max(200) });
+export const smsVerifyInput = smsLinkInput.extend({
   rnummer: z.string().min(1).max(64),
   phone: z.string().min(1).max(40),
 });
-export const portalOtpInput = portalLinkInput.extend({
+export const smsOtpInput = smsLinkInput.extend({
   code: z.string().regex(/^\d{6}$/, { message: "must be 6 digits" }),
 });
 /** After identification the access lives in an HTTP-only cookie; the page names its link. */
-export const portalAccessInput = portalLinkInput;
-export const portalSaveDraftInput = portalLinkInput.extend({
+export const smsAccessInput = smsLinkInput;
+export const smsSaveDraftInput = smsLinkInput.extend({
   values: formValues,
   language: patientLanguage.optional(),
 });
-export const portalSubmitInput = portalLinkInput.extend({ values: formValues, language: patientLanguage.optional() });
+export const smsSubmitInput = smsLinkInput.extend({ values: formValues, language: patientLanguage.optional() });
 
 export const messageSummary = z.object({
   id: z.uuid(),

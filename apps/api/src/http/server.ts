@@ -138,8 +138,8 @@ export function createRequestListener(services: Services): RequestListener {
         sessionCookie: cookies[STAFF_SESSION_COOKIE],
         pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE],
         ssoLink: cookies[SSO_LINK_COOKIE],
-        portalAccess: cookies[SMS_FORM_ACCESS_COOKIE],
-        portalIdentity: cookies[SMS_FORM_IDENTITY_COOKIE],
+        smsFormAccess: cookies[SMS_FORM_ACCESS_COOKIE],
+        smsFormIdentity: cookies[SMS_FORM_IDENTITY_COOKIE],
         formSessionId: typeof req.headers["x-session-id"] === "string" ? req.headers["x-session-id"] : undefined,
         setCookie: (cookie: string) => res.appendHeader("set-cookie", cookie),
       };

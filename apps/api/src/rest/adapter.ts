@@ -126,7 +126,7 @@ async function authenticate(
 }
 
 /** An SMS portal recipient's upload: the portal's access cookie plus the link it belongs to. */
-async function authenticatePortal(services: Services, req: IncomingMessage): Promise<Principal> {
+async function authenticateSmsLink(services: Services, req: IncomingMessage): Promise<Principal> {
   const accessToken = parseCookies(req.headers.cookie)[SMS_FORM_ACCESS_COOKIE];
   const linkToken = String(req.headers["x-portal-link"]);
   if (!accessToken || linkToken.length > 200) throw new AppError("unauthorized", "please identify again");
@@ -268,7 +268,7 @@ async function serveAdmittedApiRoute(
     };
     if (early.sessionId !== undefined || early.token !== undefined || bearerToken(req) !== undefined)
       principal = await authenticate(services, route, req, early);
-    else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticatePortal(services, req);
+    else if (typeof req.headers["x-portal-link"] === "string") principal = await authenticateSmsLink(services, req);
     state.multipart = await openMultipart(req);
     fields = { ...early, ...state.multipart.fields };
     // Credentials checked before the body name their organization: an orgId among the text fields

@@ -188,9 +188,9 @@ interface Credentials {
    */
   pathTemplateIdentifier: string;
   /** A live SMS-portal request after identification: its link and access cookie. */
-  portal: { linkToken: string; accessCookie: string };
+  smsForm: { linkToken: string; accessCookie: string };
   /** A live SMS-portal request of a two-factor organization, identified and waiting for its code. */
-  otpPortal: { linkToken: string; identityCookie: string };
+  otpSmsForm: { linkToken: string; identityCookie: string };
   /** The organization owner's staff cookie (the seal upload door). */
   adminCookie: string;
   /** Files for the hostile-file doors, made once. */
@@ -402,8 +402,8 @@ function trpcRequest(rng: Rng, procedure: string, creds: Credentials): FuzzReque
   // The SMS portal's door past its credentials: a live link with its access or identification cookie.
   if (procedure.startsWith("smsForm.") && isObject(input) && rng.chance(0.7)) {
     const otpStep = procedure === "smsForm.checkOtp" || procedure === "smsForm.resendOtp";
-    input.linkToken = otpStep ? creds.otpPortal.linkToken : creds.portal.linkToken;
-    headers.cookie = [otpStep ? creds.otpPortal.identityCookie : creds.portal.accessCookie, headers.cookie]
+    input.linkToken = otpStep ? creds.otpSmsForm.linkToken : creds.smsForm.linkToken;
+    headers.cookie = [otpStep ? creds.otpSmsForm.identityCookie : creds.smsForm.accessCookie, headers.cookie]
       .filter(Boolean)
       .join("; ");
     if (procedure === "smsForm.checkOtp" && rng.chance(0.5)) input.code = String(rng.int(1_000_000)).padStart(6, "0");
@@ -431,19 +431,19 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The SMS portal's upload door: `x-portal-link` and the access cookie (live or hostile), a hostile multipart body. */
-function portalUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
+function smsFormUploadRequest(rng: Rng, creds: Credentials): FuzzRequest {
   const { body, contentType } = rng.chance(0.4) ? wellFormedUpload(rng) : multipart(rng, null);
   const headers: Record<string, string> = { "content-type": contentType };
   headers["x-portal-link"] = rng.chance(0.8)
-    ? creds.portal.linkToken
-    : rng.pick(["", "%00", "x".repeat(300), creds.otpPortal.linkToken]);
+    ? creds.smsForm.linkToken
+    : rng.pick(["", "%00", "x".repeat(300), creds.otpSmsForm.linkToken]);
   headers.cookie = rng.chance(0.8)
-    ? creds.portal.accessCookie
+    ? creds.smsForm.accessCookie
     : rng.pick([
         "cs_form_access=%ZZ",
         "cs_form_access=",
         "cs_form_access=" + "A".repeat(43),
-        creds.otpPortal.identityCookie,
+        creds.otpSmsForm.identityCookie,
       ]);
   const path = "/api/embed/uploads" + (rng.chance(0.3) ? `?${query(rng, { fieldKey: hostileValue(rng) })}` : "");
   return { door: "portal-upload", method: "POST", path, headers, body };
@@ -582,7 +582,7 @@ let twilio: Receiver;
 let creds: Credentials;
 
 /** Starts an SMS-portal request and identifies for it: its link and the cookie the answer set. */
-async function identifiedPortal(
+async function identifiedSmsRecipient(
   org: TestOrg,
   templateIdentifier: string,
   rnummer: string,
@@ -615,22 +615,22 @@ beforeAll(async () => {
   ] as const;
   const template = await activeTemplate(org, [...fields]);
   // The portal's form requires an answer fuzzing will not guess, so its access stays open throughout.
-  const portalTemplate = await activeTemplate(org, [
+  const smsTemplate = await activeTemplate(org, [
     { ...fields[0], required: true, pattern: "Fuzz-[0-9]{12}" },
     fields[1],
     fields[2],
   ]);
-  const portal = await identifiedPortal(org, portalTemplate.identifier, "R-FUZZ");
+  const smsForm = await identifiedSmsRecipient(org, smsTemplate.identifier, "R-FUZZ");
   const otpOrg = await api.createOrg("Klinik Fuzz OTP");
   await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
-  const otpPortal = await identifiedPortal(otpOrg, (await activeTemplate(otpOrg)).identifier, "R-FUZZ-OTP");
+  const otpSmsForm = await identifiedSmsRecipient(otpOrg, (await activeTemplate(otpOrg)).identifier, "R-FUZZ-OTP");
   creds = {
     org,
     templateIdentifier: template.identifier,
     pathTemplateIdentifier: (await activeTemplate(org, [...fields])).identifier,
     sessionId: await newSession(api, org, template.identifier, { rnummer: "R-SESSION" }),
-    portal: { linkToken: portal.linkToken, accessCookie: portal.cookie },
-    otpPortal: { linkToken: otpPortal.linkToken, identityCookie: otpPortal.cookie },
+    smsForm: { linkToken: smsForm.linkToken, accessCookie: smsForm.cookie },
+    otpSmsForm: { linkToken: otpSmsForm.linkToken, identityCookie: otpSmsForm.cookie },
     adminCookie: await logInCookie(api, org.ownerEmail, org.ownerPassword),
     hostileFiles: await makeHostileFiles(),
   };
@@ -643,13 +643,13 @@ afterAll(async () => {
 describe("fuzz: hostile requests on every REST path and the public tRPC procedures", () => {
   it(`answers each with 4xx or success, never 5xx or a stack trace (seed ${SEED})`, async () => {
     const rng = prng(SEED);
-    expect(creds.portal.accessCookie).toMatch(/^cs_form_access=/);
-    expect(creds.otpPortal.identityCookie).toMatch(/^cs_form_identified=/);
+    expect(creds.smsForm.accessCookie).toMatch(/^cs_form_access=/);
+    expect(creds.otpSmsForm.identityCookie).toMatch(/^cs_form_identified=/);
     const targets: (() => FuzzRequest)[] = [
       ...documentedRoutes.map((route) => () => ({ ...restRequest(rng, route, creds), route })),
       ...[...PUBLIC_PROCEDURES, "forms.event"].map((procedure) => () => trpcRequest(rng, procedure, creds)),
       // Weighted like a few paths each: one door stands for many kinds of hostile upload and event.
-      ...Array.from({ length: 3 }, () => () => portalUploadRequest(rng, creds)),
+      ...Array.from({ length: 3 }, () => () => smsFormUploadRequest(rng, creds)),
       ...Array.from({ length: 2 }, () => () => eventRequest(rng, creds)),
       () => verifyRequest(rng, creds),
       ...Array.from({ length: 2 }, () => () => sealUploadRequest(rng, creds)),

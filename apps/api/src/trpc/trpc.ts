@@ -9,7 +9,7 @@ import { assertStorableInput } from "../core/storable-text";
 import { publicContext } from "../core/identity/public-context";
 import { IdentityStore } from "../core/identity/store/identity-store";
 import { resolveStaffSession } from "../core/identity/store/staff-sessions";
-import { portalLinkInput } from "@clinsign/contracts";
+import { smsLinkInput } from "@clinsign/contracts";
 import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
 import { smsLinkContext } from "../core/form-requests/sms-form";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
@@ -29,9 +29,9 @@ export interface TrpcContext {
   /** A provider's login waiting for an existing account to prove itself (`SSO_LINK_COOKIE`). */
   ssoLink?: string;
   /** The SMS portal's access cookie (`SMS_FORM_ACCESS_COOKIE`), sent only on the portal's paths. */
-  portalAccess?: string;
+  smsFormAccess?: string;
   /** The SMS portal's identification cookie (`SMS_FORM_IDENTITY_COOKIE`), for the OTP steps. */
-  portalIdentity?: string;
+  smsFormIdentity?: string;
   /** An embed sessionId from the `x-session-id` header, for the embedded form's tRPC calls. */
   formSessionId?: string;
   /** Adds a Set-Cookie header to the response. */
@@ -197,7 +197,7 @@ export const formProcedure = publicProcedure.use(async ({ ctx, path, next }) => 
  * The SMS form's steps before identification (open, resendOtp, checkOtp): the request its link
  * names (404 when none; the step decides about an expired one), and the link holder's context.
  */
-export const smsLinkProcedure = publicProcedure.input(portalLinkInput).use(async ({ ctx, input, next }) => {
+export const smsLinkProcedure = publicProcedure.input(smsLinkInput).use(async ({ ctx, input, next }) => {
   const link = await findSmsLink(ctx.services, input.linkToken);
   return next({ ctx: { link, org: smsLinkContext(ctx.services, link, ctx.request) } });
 });
@@ -208,7 +208,7 @@ export const smsIdentificationProcedure = publicProcedure
     await countIdentificationAttempt(ctx.services, ctx.request.ip);
     return next();
   })
-  .input(portalLinkInput)
+  .input(smsLinkInput)
   .use(async ({ ctx, input, next }) => {
     const link = await findSmsLink(ctx.services, input.linkToken);
     return next({ ctx: { link, org: smsLinkContext(ctx.services, link, ctx.request) } });
@@ -219,9 +219,9 @@ export const smsIdentificationProcedure = publicProcedure
  * the link it names (`authenticateSmsRecipient`, which also paces the calls), as the principal
  * `sms_recipient` of the one factory.
  */
-export const smsRecipientProcedure = publicProcedure.input(portalLinkInput).use(async ({ ctx, input, next }) => {
+export const smsRecipientProcedure = publicProcedure.input(smsLinkInput).use(async ({ ctx, input, next }) => {
   const recipient = await authenticateSmsRecipient(ctx.services, {
-    accessToken: ctx.portalAccess,
+    accessToken: ctx.smsFormAccess,
     linkToken: input.linkToken,
   });
   return next({ ctx: { org: orgContext(ctx, recipient) } });

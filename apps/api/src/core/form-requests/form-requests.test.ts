@@ -287,10 +287,10 @@ describe("the SMS portal", () => {
     await request({ ...creds(o), phone: MOBILE, rnummer, templateIdentifier: t.identifier, ...extra });
     return { t, linkToken: linkTokenFrom(smsBody().get("Body")!) };
   }
-  const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
+  const smsForm = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
 
   /** An identification step over HTTP: its answer and the access cookie it set (if any). */
-  async function portalStep(procedure: "verify" | "checkOtp", input: Record<string, string>, cookie?: string) {
+  async function smsFormStep(procedure: "verify" | "checkOtp", input: Record<string, string>, cookie?: string) {
     const response = await fetch(`${api.baseUrl}/trpc/smsForm.${procedure}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(cookie && { cookie }) },
@@ -311,12 +311,12 @@ describe("the SMS portal", () => {
 
   it("without two-factor: rnummer + phone give access; the form is filled, saved and submitted with actor portal", async () => {
     const { t, linkToken } = await start("R-P1", { emailTo: "doc@clinic.test", emailSubject: "Bogen R-P1" });
-    expect(await portal().open.query({ linkToken })).toMatchObject({
+    expect(await smsForm().open.query({ linkToken })).toMatchObject({
       status: "sent",
       templateTitle: "Anamnese",
       otpRequired: false,
     });
-    const access = await portalStep("verify", { linkToken, rnummer: "R-P1", phone: "0170 1234567" });
+    const access = await smsFormStep("verify", { linkToken, rnummer: "R-P1", phone: "0170 1234567" });
     expect(access.data).toMatchObject({ otpRequired: false });
     // The access is an HTTP-only cookie for the portal's pages; the page's script never sees it.
     expect(JSON.stringify(access.data)).not.toMatch(/accessToken/);
@@ -325,18 +325,18 @@ describe("the SMS portal", () => {
     );
     const accessCookie = access.cookie!;
     // Without the cookie, or with it for another link, nothing opens.
-    await expect(portal().template.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    await expect(smsForm().template.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
     const otherLink = await start("R-P1-OTHER");
-    await expect(portal(accessCookie).template.query({ linkToken: otherLink.linkToken })).rejects.toMatchObject({
+    await expect(smsForm(accessCookie).template.query({ linkToken: otherLink.linkToken })).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
-    expect(await portal(accessCookie).open.query({ linkToken })).toMatchObject({
+    expect(await smsForm(accessCookie).open.query({ linkToken })).toMatchObject({
       status: "verified",
       hasAccess: true,
       organizationName: "Klinik Nord",
     });
-    expect(await portal().open.query({ linkToken })).toMatchObject({ hasAccess: false });
-    expect((await portal(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
+    expect(await smsForm().open.query({ linkToken })).toMatchObject({ hasAccess: false });
+    expect((await smsForm(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
     // Uploads of the portal's form: the access cookie and the link, nothing else.
     const upload = (headers: Record<string, string>) => {
       const form = new FormData();
@@ -349,12 +349,12 @@ describe("the SMS portal", () => {
     expect(((await uploaded.json()) as { files: { name: string }[] }).files[0]).toMatchObject({ name: "befund.pdf" });
     expect((await upload({ "x-portal-link": linkToken })).status).toBe(401);
     expect((await upload({ cookie: accessCookie, "x-portal-link": otherLink.linkToken })).status).toBe(401);
-    await portal(accessCookie).saveDraft.mutate({ linkToken, values: { name: "Eri" } });
-    expect((await portal(accessCookie).loadDraft.query({ linkToken }))!.values).toEqual({ name: "Eri" });
-    await expect(portal(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({
+    await smsForm(accessCookie).saveDraft.mutate({ linkToken, values: { name: "Eri" } });
+    expect((await smsForm(accessCookie).loadDraft.query({ linkToken }))!.values).toEqual({ name: "Eri" });
+    await expect(smsForm(accessCookie).submit.mutate({ linkToken, values: {} })).rejects.toMatchObject({
       data: { httpStatus: 400 },
     });
-    const result = await portal(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
+    const result = await smsForm(accessCookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(result).toMatchObject({ ok: true, rnummer: "R-P1" });
     const [stored] = await api.services.db.select().from(submissions).where(eq(submissions.id, result.submissionId));
     expect(stored).toMatchObject({
@@ -408,22 +408,22 @@ describe("the SMS portal", () => {
       data: { httpStatus: 401 },
     });
     // Submitted once; the access token is spent.
-    await expect(portal(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({
+    await expect(smsForm(accessCookie).submit.mutate({ linkToken, values: { name: "Again" } })).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({
+    await expect(smsForm().verify.mutate({ linkToken, rnummer: "R-P1", phone: MOBILE })).rejects.toMatchObject({
       data: { httpStatus: 409 },
     });
   });
 
   it("compares the case number without letter case or surrounding spaces, and such an entry costs no try", async () => {
     const { linkToken } = await start("R-Case 7");
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-CASE 8", phone: MOBILE })).rejects.toMatchObject({
+    await expect(smsForm().verify.mutate({ linkToken, rnummer: "R-CASE 8", phone: MOBILE })).rejects.toMatchObject({
       data: { details: { attemptsLeft: 4 } },
     });
-    expect(await portal().verify.mutate({ linkToken, rnummer: "  r-case 7 ", phone: " 0170 123 4567 " })).toMatchObject(
-      { otpRequired: false },
-    );
+    expect(
+      await smsForm().verify.mutate({ linkToken, rnummer: "  r-case 7 ", phone: " 0170 123 4567 " }),
+    ).toMatchObject({ otpRequired: false });
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-Case 7"));
     expect(row).toMatchObject({ status: "verified", failedChecks: 0 });
   });
@@ -434,12 +434,12 @@ describe("the SMS portal", () => {
     const t = await activeTemplate(vienna);
     await request({ ...creds(vienna), phone: "+43 664 1234567", rnummer: "R-WIEN", templateIdentifier: t.identifier });
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
-    expect(await portal().open.query({ linkToken })).toMatchObject({
+    expect(await smsForm().open.query({ linkToken })).toMatchObject({
       organizationName: "Klinik Wien Portal",
       phoneCountry: "AT",
       branding: null,
     });
-    expect(await portal().verify.mutate({ linkToken, rnummer: "R-WIEN", phone: "0664 1234567" })).toMatchObject({
+    expect(await smsForm().verify.mutate({ linkToken, rnummer: "R-WIEN", phone: "0664 1234567" })).toMatchObject({
       otpRequired: false,
     });
     // An expired link still says who sent it (whom to ask for a new one).
@@ -447,7 +447,7 @@ describe("the SMS portal", () => {
       .update(formRequests)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(formRequests.rnummer, "R-WIEN"));
-    expect(await portal().open.query({ linkToken })).toMatchObject({
+    expect(await smsForm().open.query({ linkToken })).toMatchObject({
       status: "expired",
       organizationName: "Klinik Wien Portal",
     });
@@ -457,12 +457,12 @@ describe("the SMS portal", () => {
     const otpOrg = await api.createOrg("Praxis Dr. Weiß");
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-OTP-DE", {}, otpOrg);
-    await portal().verify.mutate({ linkToken, rnummer: "R-OTP-DE", phone: MOBILE });
+    await smsForm().verify.mutate({ linkToken, rnummer: "R-OTP-DE", phone: MOBILE });
     expect(smsBody().get("Body")).toMatch(
       /^Praxis Dr\. Weiß: Ihr Code lautet \d{6} \(10 Minuten gültig\)\. Geben Sie ihn nicht weiter\.$/,
     );
     const english = await start("R-OTP-EN", { locale: "en" }, otpOrg);
-    await portal().verify.mutate({ linkToken: english.linkToken, rnummer: "R-OTP-EN", phone: MOBILE });
+    await smsForm().verify.mutate({ linkToken: english.linkToken, rnummer: "R-OTP-EN", phone: MOBILE });
     expect(smsBody().get("Body")).toMatch(
       /^Praxis Dr\. Weiß: your code is \d{6} \(valid for 10 minutes\)\. Do not share it\.$/,
     );
@@ -471,18 +471,18 @@ describe("the SMS portal", () => {
   it("locks the request after 5 wrong entries, even with the right ones afterwards", async () => {
     const { linkToken } = await start("R-LOCK");
     for (let i = 1; i <= 4; i++) {
-      await expect(portal().verify.mutate({ linkToken, rnummer: "R-WRONG", phone: MOBILE })).rejects.toMatchObject({
+      await expect(smsForm().verify.mutate({ linkToken, rnummer: "R-WRONG", phone: MOBILE })).rejects.toMatchObject({
         data: { httpStatus: 401, details: { attemptsLeft: 5 - i } },
       });
     }
     await expect(
-      portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: "+491709999999" }),
+      smsForm().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: "+491709999999" }),
     ).rejects.toMatchObject({ data: { httpStatus: 403 } });
-    await expect(portal().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({
+    await expect(smsForm().verify.mutate({ linkToken, rnummer: "R-LOCK", phone: MOBILE })).rejects.toMatchObject({
       data: { httpStatus: 403 },
     });
-    expect((await portal().open.query({ linkToken })).status).toBe("locked");
-    await expect(portal().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({
+    expect((await smsForm().open.query({ linkToken })).status).toBe("locked");
+    await expect(smsForm().open.query({ linkToken: "x".repeat(43) })).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
   });
@@ -531,14 +531,14 @@ describe("the SMS portal", () => {
 
   it("claims, submits and links in one transaction: a failure in any step rolls all of it back, so the request stays claimable and the retry stores it once", async () => {
     const { t, linkToken } = await start("R-ONCE");
-    const { cookie } = await portalStep("verify", { linkToken, rnummer: "R-ONCE", phone: MOBILE });
+    const { cookie } = await smsFormStep("verify", { linkToken, rnummer: "R-ONCE", phone: MOBILE });
     const [before] = await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-ONCE"));
     // Linking the stored submission to its request fails: the last step of the transaction.
     await api.services.db.execute(
       sql.raw("alter table form_requests add constraint refuse_link check (submission_id is null) not valid"),
     );
     try {
-      await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
+      await expect(smsForm(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
         data: { httpStatus: 500 },
       });
     } finally {
@@ -562,9 +562,9 @@ describe("the SMS portal", () => {
         .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted"))),
     ).toEqual([]);
     // The same access submits again, once.
-    const retry = await portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
+    const retry = await smsForm(cookie).submit.mutate({ linkToken, values: { name: "Erika" } });
     expect(retry).toMatchObject({ ok: true, rnummer: "R-ONCE" });
-    await expect(portal(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
+    await expect(smsForm(cookie).submit.mutate({ linkToken, values: { name: "Erika" } })).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.id, before!.id));
@@ -578,7 +578,7 @@ describe("the SMS portal", () => {
     const otpOrg = await api.createOrg("Outbox clinic");
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-SECRET", {}, otpOrg);
-    await portalStep("verify", { linkToken, rnummer: "R-SECRET", phone: MOBILE });
+    await smsFormStep("verify", { linkToken, rnummer: "R-SECRET", phone: MOBILE });
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     // The provider got both secrets; nothing the service keeps, or shows staff, holds either.
     const stored = await api.services.db.select().from(messages).where(eq(messages.organizationId, otpOrg.orgId));
@@ -608,10 +608,10 @@ describe("the SMS portal", () => {
     const otpOrg = await api.createOrg("OTP clinic");
     await updateOrganizationSettings(otpOrg.ctx, { otpEnabled: true });
     const { linkToken } = await start("R-OTP", {}, otpOrg);
-    await expect(portal().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({
+    await expect(smsForm().checkOtp.mutate({ linkToken, code: "123456" })).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
-    const step = await portalStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
+    const step = await smsFormStep("verify", { linkToken, rnummer: "R-OTP", phone: MOBILE });
     expect(step.data).toEqual({ otpRequired: true, accessExpiresAt: null });
     expect(step.setCookie).toBeUndefined();
     // This browser is identified for the OTP step, with a cookie of its own.
@@ -627,20 +627,20 @@ describe("the SMS portal", () => {
     expect(challenge!.codeHash).not.toContain(code);
     expect(Math.abs(challenge!.expiresAt.getTime() - challenge!.createdAt.getTime() - 10 * 60_000)).toBeLessThan(2000);
     // Resend too early.
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+    await expect(smsForm(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
       data: { httpStatus: 429 },
     });
     const wrong = code === "000000" ? "111111" : "000000";
     for (let i = 1; i <= 4; i++) {
-      await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+      await expect(smsForm(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
         data: { httpStatus: 401, details: { attemptsLeft: 5 - i } },
       });
     }
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+    await expect(smsForm(identified).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
       message: "too many wrong codes: request a new one",
     });
     // The right code no longer works: the challenge has ended.
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
+    await expect(smsForm(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
       message: "no valid code: request a new one",
     });
     // 30 s later a new code may be sent, and it works.
@@ -648,14 +648,14 @@ describe("the SMS portal", () => {
       .update(otpChallenges)
       .set({ createdAt: new Date(Date.now() - 31_000) })
       .where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await portal(identified).resendOtp.mutate({ linkToken });
+    await smsForm(identified).resendOtp.mutate({ linkToken });
     const second = codeIn.exec(smsBody().get("Body")!)![1]!;
-    const access = await portalStep("checkOtp", { linkToken, code: second }, identified);
+    const access = await smsFormStep("checkOtp", { linkToken, code: second }, identified);
     expect(access.data).toMatchObject({ otpRequired: false });
     expect(access.cookie).toMatch(/^cs_form_access=[A-Za-z0-9_-]{43}$/);
     // The identification cookie has served its purpose.
     expect(access.setIdentity).toMatch(/^cs_form_identified=; .*Max-Age=0/);
-    expect((await portal(access.cookie).template.query({ linkToken })).title).toBe("Anamnese");
+    expect((await smsForm(access.cookie).template.query({ linkToken })).title).toBe("Anamnese");
   });
 
   it("OTP codes expire after 10 minutes, and at most 5 are sent per phone and hour", async () => {
@@ -665,13 +665,13 @@ describe("the SMS portal", () => {
     const t = await activeTemplate(otpOrg);
     await request({ ...creds(otpOrg), phone, rnummer: "R-EXP", templateIdentifier: t.identifier });
     const linkToken = linkTokenFrom(smsBody().get("Body")!);
-    const identified = (await portalStep("verify", { linkToken, rnummer: "R-EXP", phone })).identity!;
+    const identified = (await smsFormStep("verify", { linkToken, rnummer: "R-EXP", phone })).identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     await api.services.db
       .update(otpChallenges)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
+    await expect(smsForm(identified).checkOtp.mutate({ linkToken, code })).rejects.toMatchObject({
       data: { httpStatus: 401 },
       message: "no valid code: request a new one",
     });
@@ -681,13 +681,13 @@ describe("the SMS portal", () => {
         .update(otpChallenges)
         .set({ createdAt: new Date(Date.now() - 31_000) })
         .where(eq(otpChallenges.organizationId, otpOrg.orgId));
-      await portal(identified).resendOtp.mutate({ linkToken });
+      await smsForm(identified).resendOtp.mutate({ linkToken });
     }
     await api.services.db
       .update(otpChallenges)
       .set({ createdAt: new Date(Date.now() - 31_000) })
       .where(eq(otpChallenges.organizationId, otpOrg.orgId));
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+    await expect(smsForm(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
       data: { httpStatus: 429 },
     });
     const sends = await api.services.db
@@ -703,19 +703,21 @@ describe("the SMS portal", () => {
     // A phone of its own: the earlier tests used up MOBILE's five code SMS of this hour.
     const phone = "+491761234599";
     const { linkToken } = await start("R-BIND", { phone }, otpOrg);
-    const identified = (await portalStep("verify", { linkToken, rnummer: "R-BIND", phone })).identity!;
+    const identified = (await smsFormStep("verify", { linkToken, rnummer: "R-BIND", phone })).identity!;
     const code = codeIn.exec(smsBody().get("Body")!)![1]!;
     const wrong = code === "000000" ? "111111" : "000000";
     // Another browser with the link, without or with a made-up identification cookie, is refused
     // before any code is compared: the recipient's five tries stay untouched.
     for (const cookie of [undefined, "cs_form_identified=" + "A".repeat(43), "cs_form_identified=%ZZ"]) {
       for (let i = 0; i < 6; i++) {
-        await expect(portal(cookie).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
+        await expect(smsForm(cookie).checkOtp.mutate({ linkToken, code: wrong })).rejects.toMatchObject({
           data: { httpStatus: 401 },
           message: "enter the case number and phone number first",
         });
       }
-      await expect(portal(cookie).resendOtp.mutate({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+      await expect(smsForm(cookie).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+        data: { httpStatus: 401 },
+      });
     }
     const [challenge] = await api.services.db
       .select()
@@ -724,21 +726,21 @@ describe("the SMS portal", () => {
     expect(challenge).toMatchObject({ failedAttempts: 0, endedAt: null });
     // The identified browser's cookie does not open another link's OTP step either.
     const other = await start("R-BIND-2", {}, otpOrg);
-    await expect(portal(identified).checkOtp.mutate({ linkToken: other.linkToken, code: wrong })).rejects.toMatchObject(
-      { data: { httpStatus: 401 } },
-    );
-    const access = await portalStep("checkOtp", { linkToken, code }, identified);
+    await expect(
+      smsForm(identified).checkOtp.mutate({ linkToken: other.linkToken, code: wrong }),
+    ).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    const access = await smsFormStep("checkOtp", { linkToken, code }, identified);
     expect(access.cookie).toMatch(/^cs_form_access=/);
     // Used up: the cookie does not start an OTP step again.
-    await expect(portal(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
+    await expect(smsForm(identified).resendOtp.mutate({ linkToken })).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
   });
 
   it("holds an access to 120 calls a minute across the form, drafts, uploads and submit (429 with Retry-After)", async () => {
     const { linkToken } = await start("R-RATE");
-    const accessCookie = (await portalStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
-    const client = portal(accessCookie);
+    const accessCookie = (await smsFormStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
+    const client = smsForm(accessCookie);
     await client.template.query({ linkToken });
     for (let i = 2; i <= 60; i++) await client.saveDraft.mutate({ linkToken, values: { name: `N${i}` } });
     for (let i = 61; i <= 120; i++) await client.loadDraft.query({ linkToken });
@@ -763,7 +765,7 @@ describe("the SMS portal", () => {
       (await api.services.db.select().from(formRequests).where(eq(formRequests.rnummer, "R-RATE")))[0],
     ).toMatchObject({ status: "verified" });
     // Identifying again does not start a fresh count: the limit is the request's.
-    const again = (await portalStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
-    await expect(portal(again).loadDraft.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
+    const again = (await smsFormStep("verify", { linkToken, rnummer: "R-RATE", phone: MOBILE })).cookie!;
+    await expect(smsForm(again).loadDraft.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 429 } });
   });
 });

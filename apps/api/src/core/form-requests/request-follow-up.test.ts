@@ -44,7 +44,7 @@ beforeEach(() => {
 
 const linkTokenOf = (i = -1) =>
   /\/f\/([A-Za-z0-9_-]+)/.exec(new URLSearchParams(twilio.requests.at(i)!.body).get("Body")!)![1]!;
-const portal = () => api.trpc({});
+const visitor = () => api.trpc({});
 
 /** Sends a request as the staff member of `c` and returns its id and the token of the link the SMS carried. */
 async function send(templateIdentifier: string, rnummer: string, c = cookie) {
@@ -158,7 +158,7 @@ describe("staff form requests list (the list contract)", () => {
 
     twilio.respond = () => ({ status: 201, body: JSON.stringify({ sid: "SMok" }) });
     const opened = await send(t.identifier, "STATE-OPEN");
-    await portal().smsForm.open.query({ linkToken: opened.linkToken });
+    await visitor().smsForm.open.query({ linkToken: opened.linkToken });
     expect((await client.formRequests.list.query({ rnummer: "STATE-OPEN" })).items[0]!.state).toBe("opened");
     const audits = await api.services.db
       .select()
@@ -174,7 +174,7 @@ describe("resend and cancel", () => {
   it("resend issues a new link that opens; the old one no longer does; both SMS are in the request's history, redacted", async () => {
     const t = await activeTemplate(org);
     const request = await send(t.identifier, "RESEND-1");
-    expect((await portal().smsForm.open.query({ linkToken: request.linkToken })).status).toBe("sent");
+    expect((await visitor().smsForm.open.query({ linkToken: request.linkToken })).status).toBe("sent");
 
     const result = await api.trpc({ cookie: staffCookie }).formRequests.resend.mutate({ id: request.id });
     expect(result).toMatchObject({ id: request.id, smsStatus: "sent" });
@@ -182,15 +182,15 @@ describe("resend and cancel", () => {
     expect(newToken).not.toBe(request.linkToken);
     expect(new URLSearchParams(twilio.requests.at(-1)!.body).get("To")).toBe("+491701234567");
 
-    await expect(portal().smsForm.open.query({ linkToken: request.linkToken })).rejects.toMatchObject({
+    await expect(visitor().smsForm.open.query({ linkToken: request.linkToken })).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
     await expect(
-      portal().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "RESEND-1", phone: MOBILE }),
+      visitor().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "RESEND-1", phone: MOBILE }),
     ).rejects.toMatchObject({ data: { httpStatus: 404 } });
-    expect((await portal().smsForm.open.query({ linkToken: newToken })).status).toBe("sent");
+    expect((await visitor().smsForm.open.query({ linkToken: newToken })).status).toBe("sent");
     expect(
-      (await portal().smsForm.verify.mutate({ linkToken: newToken, rnummer: "RESEND-1", phone: MOBILE })).otpRequired,
+      (await visitor().smsForm.verify.mutate({ linkToken: newToken, rnummer: "RESEND-1", phone: MOBILE })).otpRequired,
     ).toBe(false);
 
     const history = await api.trpc({ cookie: staffCookie }).formRequests.messages.query({ id: request.id });
@@ -219,15 +219,15 @@ describe("resend and cancel", () => {
   it("cancel makes the link not open (the portal says it expired), ends an access, and refuses a resend", async () => {
     const t = await activeTemplate(org);
     const request = await send(t.identifier, "CANCEL-1");
-    await portal().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "CANCEL-1", phone: MOBILE });
+    await visitor().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "CANCEL-1", phone: MOBILE });
 
     expect(await api.trpc({ cookie: staffCookie }).formRequests.cancel.mutate({ id: request.id })).toEqual({
       id: request.id,
       status: "cancelled",
     });
-    expect((await portal().smsForm.open.query({ linkToken: request.linkToken })).status).toBe("expired");
+    expect((await visitor().smsForm.open.query({ linkToken: request.linkToken })).status).toBe("expired");
     await expect(
-      portal().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "CANCEL-1", phone: MOBILE }),
+      visitor().smsForm.verify.mutate({ linkToken: request.linkToken, rnummer: "CANCEL-1", phone: MOBILE }),
     ).rejects.toMatchObject({ data: { httpStatus: 404 } });
     const [row] = await api.services.db.select().from(formRequests).where(eq(formRequests.id, request.id));
     expect(row).toMatchObject({ status: "cancelled", accessTokenHash: null });
@@ -271,7 +271,7 @@ describe("resend and cancel", () => {
     await expect(foreign.formRequests.messages.query({ id: open.id })).rejects.toMatchObject({
       data: { httpStatus: 404 },
     });
-    expect((await portal().smsForm.open.query({ linkToken: open.linkToken })).status).toBe("sent");
+    expect((await visitor().smsForm.open.query({ linkToken: open.linkToken })).status).toBe("sent");
   });
 });
 

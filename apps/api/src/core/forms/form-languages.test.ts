@@ -216,8 +216,8 @@ describe("SMS form requests in the patient's language", () => {
     const sms = new URLSearchParams(twilio.requests.at(-1)!.body).get("Body")!;
     expect(sms).toMatch(/^Klinik[^:]*: doldurmanız gereken bir form var: /);
     const linkToken = /\/f\/([A-Za-z0-9_-]+)/.exec(sms)![1]!;
-    const portal = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
-    expect(await portal().open.query({ linkToken })).toMatchObject({ language: "tr" });
+    const smsForm = (cookie?: string) => api.trpc(cookie ? { cookie } : {}).smsForm;
+    expect(await smsForm().open.query({ linkToken })).toMatchObject({ language: "tr" });
 
     const verify = await fetch(`${api.baseUrl}/trpc/smsForm.verify`, {
       method: "POST",
@@ -228,9 +228,9 @@ describe("SMS form requests in the patient's language", () => {
       .getSetCookie()
       .find((c) => c.startsWith("cs_form_access="))!
       .split(";")[0]!;
-    await portal(cookie).saveDraft.mutate({ linkToken, values: { name: "Ayşe" }, language: "tr" });
-    expect(await portal(cookie).loadDraft.query({ linkToken })).toMatchObject({ language: "tr" });
-    const submitted = await portal(cookie).submit.mutate({ linkToken, values: answers });
+    await smsForm(cookie).saveDraft.mutate({ linkToken, values: { name: "Ayşe" }, language: "tr" });
+    expect(await smsForm(cookie).loadDraft.query({ linkToken })).toMatchObject({ language: "tr" });
+    const submitted = await smsForm(cookie).submit.mutate({ linkToken, values: answers });
     const stored = await storedSubmission(submitted.submissionId);
     expect(stored.language).toBe("tr");
     expect(stored.values).toEqual(answers);

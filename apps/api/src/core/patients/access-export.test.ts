@@ -484,10 +484,10 @@ describe("several signers", () => {
     const id = created.body.signature_id as string;
     const linkOf = (role: string) =>
       (created.body.signers as { role: string; signing_link: string }[]).find((s) => s.role === role)!.signing_link;
-    const portal = api.trpc({}).signing;
+    const signingPage = api.trpc({}).signing;
     const sign = async (link: string, language?: "tr", png = makeSignaturePng()) => {
-      const view = await portal.open.mutate({ token: link.slice(link.lastIndexOf("/") + 1) });
-      return portal.sign.mutate({
+      const view = await signingPage.open.mutate({ token: link.slice(link.lastIndexOf("/") + 1) });
+      return signingPage.sign.mutate({
         sessionToken: view.sessionToken!,
         consent: true,
         signature: { kind: "drawn", dataUrl: pngDataUrl(png) },

@@ -90,7 +90,7 @@ beforeEach(() => {
   now = new Date();
 });
 
-const portal = () => api.trpc({}).signing;
+const signingPage = () => api.trpc({}).signing;
 const staff = (cookie: string) => api.trpc({ cookie }).signatures;
 const drawn = () => ({ kind: "drawn" as const, dataUrl: pngDataUrl(makeSignaturePng()) });
 const tokenOf = (link: string) => link.slice(link.lastIndexOf("/") + 1);
@@ -130,12 +130,12 @@ async function consent(extra: Record<string, unknown> = {}) {
 }
 
 async function open(token: string) {
-  const view = await portal().open.mutate({ token });
+  const view = await signingPage().open.mutate({ token });
   return view;
 }
 async function sign(token: string, signature: ReturnType<typeof drawn> | { kind: "typed"; name: string } = drawn()) {
   const view = await open(token);
-  return portal().sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature });
+  return signingPage().sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature });
 }
 const requestRow = async (id: string) =>
   (await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, id)))[0]!;
@@ -177,7 +177,11 @@ describe("one-patient requests stay as they were", () => {
     expect(view.state).toBe("ready");
     expect(view).not.toHaveProperty("party");
     expect(view.fields).toEqual([{ page: 1, x: 50, y: 600, width: 200, height: 60 }]);
-    const result = await portal().sign.mutate({ sessionToken: view.sessionToken!, consent: true, signature: drawn() });
+    const result = await signingPage().sign.mutate({
+      sessionToken: view.sessionToken!,
+      consent: true,
+      signature: drawn(),
+    });
     expect(result).toEqual({ state: "completed" });
     expect(
       await api.services.db
@@ -289,12 +293,14 @@ describe("several signers, sequential", () => {
     expect(early).toMatchObject({ state: "waiting", fields: [GUARDIAN] });
     expect(early.party).toMatchObject({ order: "sequential", waitingFor: ["patient"] });
     await expect(
-      portal().sign.mutate({ sessionToken: early.sessionToken!, consent: true, signature: drawn() }),
+      signingPage().sign.mutate({ sessionToken: early.sessionToken!, consent: true, signature: drawn() }),
     ).rejects.toMatchObject({
       data: { httpStatus: 409, details: { reason: "not_your_turn", waitingFor: ["patient"] } },
     });
     // Reading ahead is fine.
-    expect((await portal().document.query({ sessionToken: early.sessionToken! })).contentType).toBe("application/pdf");
+    expect((await signingPage().document.query({ sessionToken: early.sessionToken! })).contentType).toBe(
+      "application/pdf",
+    );
     // The physician is not on turn either.
     await expect(
       staff(physician.cookie).signAsStaff.mutate({ id: request.id, consent: true, signature: drawn() }),
@@ -311,14 +317,14 @@ describe("several signers, sequential", () => {
       ["physician", "waiting"],
     ]);
     expect(
-      await portal().sign.mutate({ sessionToken: patientView.sessionToken!, consent: true, signature: drawn() }),
+      await signingPage().sign.mutate({ sessionToken: patientView.sessionToken!, consent: true, signature: drawn() }),
     ).toEqual({ state: "signed" });
     expect((await requestRow(request.id)).status).toBe("opened");
     expect((await a3()).map((r) => r.signature_id)).not.toContain(request.id);
     expect((await open(request.patient)).state).toBe("signed");
 
     // The guardian's turn: they see the patient's signature placed in the patient's field.
-    const status = await portal().status.query({ sessionToken: early.sessionToken! });
+    const status = await signingPage().status.query({ sessionToken: early.sessionToken! });
     expect(status.state).toBe("ready");
     const guardianView = await open(request.guardian);
     expect(guardianView.state).toBe("ready");
@@ -330,7 +336,7 @@ describe("several signers, sequential", () => {
     });
     expect(guardianView.party!.signers.find((s) => s.role === "legal_representative")!.label).toBe("Maria Muster");
     expect(
-      await portal().sign.mutate({
+      await signingPage().sign.mutate({
         sessionToken: guardianView.sessionToken!,
         consent: true,
         signature: { kind: "typed", name: "Maria Muster" },
@@ -548,7 +554,7 @@ describe("several signers in their own languages (issue 19)", () => {
     });
     const signIn = async (token: string, name: string, language: "uk" | "pl") => {
       const view = await open(token);
-      return portal().sign.mutate({
+      return signingPage().sign.mutate({
         sessionToken: view.sessionToken!,
         consent: true,
         signature: { kind: "typed", name },
@@ -598,7 +604,7 @@ describe("decline, expiry, isolation", () => {
     await sign(request.patient);
     const view = await open(request.guardian);
     expect(
-      await portal().decline.mutate({ sessionToken: view.sessionToken!, reason: "Wir möchten erst beraten" }),
+      await signingPage().decline.mutate({ sessionToken: view.sessionToken!, reason: "Wir möchten erst beraten" }),
     ).toEqual({
       state: "declined",
     });

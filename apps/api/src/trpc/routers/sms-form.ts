@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { portalOtpInput, portalSaveDraftInput, portalSubmitInput, portalVerifyInput } from "@clinsign/contracts";
+import { smsOtpInput, smsSaveDraftInput, smsSubmitInput, smsVerifyInput } from "@clinsign/contracts";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../../core/credentials/sms-links";
 import {
   checkOtp,
@@ -46,7 +46,7 @@ function grantAccess(
     setSmsFormCookie(ctx, SMS_FORM_IDENTITY_COOKIE, step.identityToken, IDENTITY_WINDOW_MS / 1000);
   if (step.accessToken && step.expiresAt) {
     setAccessCookie(ctx, { accessToken: step.accessToken, expiresAt: step.expiresAt });
-    if (ctx.portalIdentity) setSmsFormCookie(ctx, SMS_FORM_IDENTITY_COOKIE, null, 0);
+    if (ctx.smsFormIdentity) setSmsFormCookie(ctx, SMS_FORM_IDENTITY_COOKIE, null, 0);
   }
   return { otpRequired: step.otpRequired, accessExpiresAt: step.expiresAt };
 }
@@ -57,25 +57,25 @@ function grantAccess(
  * (`smsRecipientProcedure`).
  */
 export const smsFormRouter = {
-  open: smsLinkProcedure.query(({ ctx }) => openSmsForm(ctx.org, { link: ctx.link, accessToken: ctx.portalAccess })),
+  open: smsLinkProcedure.query(({ ctx }) => openSmsForm(ctx.org, { link: ctx.link, accessToken: ctx.smsFormAccess })),
   verify: smsIdentificationProcedure
-    .input(portalVerifyInput)
+    .input(smsVerifyInput)
     .mutation(async ({ ctx, input }) => grantAccess(ctx, await verifyIdentity(ctx.org, { ...input, link: ctx.link }))),
   resendOtp: smsLinkProcedure.mutation(({ ctx }) =>
-    resendOtp(ctx.org, { link: ctx.link, identityToken: ctx.portalIdentity }),
+    resendOtp(ctx.org, { link: ctx.link, identityToken: ctx.smsFormIdentity }),
   ),
-  checkOtp: smsLinkProcedure.input(portalOtpInput).mutation(async ({ ctx, input }) =>
+  checkOtp: smsLinkProcedure.input(smsOtpInput).mutation(async ({ ctx, input }) =>
     grantAccess(ctx, {
       otpRequired: false,
-      ...(await checkOtp(ctx.org, { link: ctx.link, code: input.code, identityToken: ctx.portalIdentity })),
+      ...(await checkOtp(ctx.org, { link: ctx.link, code: input.code, identityToken: ctx.smsFormIdentity })),
     }),
   ),
   template: smsRecipientProcedure.query(({ ctx }) => smsFormTemplate(ctx.org)),
   loadDraft: smsRecipientProcedure.query(({ ctx }) => loadSmsFormDraft(ctx.org)),
   saveDraft: smsRecipientProcedure
-    .input(portalSaveDraftInput)
+    .input(smsSaveDraftInput)
     .mutation(({ ctx, input }) => saveSmsFormDraft(ctx.org, { values: input.values, language: input.language })),
-  submit: smsRecipientProcedure.input(portalSubmitInput).mutation(async ({ ctx, input }) => {
+  submit: smsRecipientProcedure.input(smsSubmitInput).mutation(async ({ ctx, input }) => {
     const result = await submitSmsForm(ctx.org, { values: input.values, language: input.language });
     setAccessCookie(ctx, { accessToken: null });
     return result;

@@ -55,7 +55,7 @@ export function PatientShell({
   return (
     <div
       ref={rootRef}
-      className={styles.portal}
+      className={styles.page}
       data-branded={branding?.primaryColor ? true : undefined}
       data-compact={compact || undefined}
       data-preview={preview || undefined}

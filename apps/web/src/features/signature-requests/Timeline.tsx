@@ -48,8 +48,8 @@ function actorLabel(actor: string | undefined, s: Texts): string | null {
   const labels: Record<string, string> = {
     api_key: s.actorApiKey,
     session: s.actorSession,
-    portal: s.actorPortal,
-    signer: s.actorPortal,
+    portal: s.actorPatient,
+    signer: s.actorPatient,
     user: s.actorUser,
     system: s.actorSystem,
   };

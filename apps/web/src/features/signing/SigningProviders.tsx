@@ -12,7 +12,7 @@ import { isClientError } from "../../trpc/errors";
  * sign-in page; for a patient, UNAUTHORIZED means the signing session ended, which the signing
  * page explains itself.
  */
-function makePortalQueryClient() {
+function makePatientQueryClient() {
   return new QueryClient({
     defaultOptions: {
       queries: {
@@ -26,7 +26,7 @@ function makePortalQueryClient() {
 }
 
 export function SigningProviders({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(makePortalQueryClient);
+  const [queryClient] = useState(makePatientQueryClient);
   // POST for queries too: the signing-session token travels in the body, never in a URL that proxies log.
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/trpc", methodOverride: "POST" })] }),

@@ -4,10 +4,10 @@ import type { Dictionary } from "../../i18n";
 export function sourceLabel(actorType: string, s: Dictionary["submissionsPage"]): string {
   const labels: Record<string, string> = {
     embed_session: s.sourceSession,
-    sms_recipient: s.sourcePortal,
+    sms_recipient: s.sourceSmsLink,
     // Submissions stored before the actor types were renamed.
     session: s.sourceSession,
-    portal: s.sourcePortal,
+    portal: s.sourceSmsLink,
     api_key: s.sourceApiKey,
     user: s.sourceUser,
     system: s.sourceSystem,

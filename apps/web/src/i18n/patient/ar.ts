@@ -246,7 +246,7 @@ export const ar: PatientDictionary = {
   },
   forms: {
     pageTitle: "النموذج الخاص بك",
-    portalPageTitle: "نموذج من عيادتك",
+    smsFormPageTitle: "نموذج من عيادتك",
     opening: "جارٍ فتح النموذج…",
     openFailed: "تعذّر فتح النموذج.",
     requiredNote: "الحقول المميزة بعلامة * مطلوبة.",

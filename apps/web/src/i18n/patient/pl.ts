@@ -255,7 +255,7 @@ export const pl: PatientDictionary = {
   },
   forms: {
     pageTitle: "Formularz",
-    portalPageTitle: "Formularz od placówki",
+    smsFormPageTitle: "Formularz od placówki",
     opening: "Otwieranie formularza…",
     openFailed: "Nie udało się otworzyć formularza.",
     requiredNote: "Pola oznaczone * są wymagane.",

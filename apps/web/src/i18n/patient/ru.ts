@@ -253,7 +253,7 @@ export const ru: PatientDictionary = {
   },
   forms: {
     pageTitle: "Ваша форма",
-    portalPageTitle: "Форма от Вашей клиники",
+    smsFormPageTitle: "Форма от Вашей клиники",
     opening: "Открываем форму…",
     openFailed: "Не удалось открыть форму.",
     requiredNote: "Поля, отмеченные *, обязательны.",

@@ -254,7 +254,7 @@ export const tr: PatientDictionary = {
   },
   forms: {
     pageTitle: "Formunuz",
-    portalPageTitle: "Kliniğinizden gelen form",
+    smsFormPageTitle: "Kliniğinizden gelen form",
     opening: "Formunuz açılıyor…",
     openFailed: "Formunuz açılamadı.",
     requiredNote: "* ile işaretli alanların doldurulması zorunludur.",

@@ -253,7 +253,7 @@ export const uk: PatientDictionary = {
   },
   forms: {
     pageTitle: "Ваша форма",
-    portalPageTitle: "Форма від Вашої клініки",
+    smsFormPageTitle: "Форма від Вашої клініки",
     opening: "Відкриваємо форму…",
     openFailed: "Не вдалося відкрити форму.",
     requiredNote: "Поля, позначені *, обов'язкові.",

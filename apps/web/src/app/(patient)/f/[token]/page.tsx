@@ -4,7 +4,7 @@ import { getPatientDictionary } from "../../../../i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
   const { t } = await getPatientDictionary();
-  return { title: t.forms.portalPageTitle, referrer: "no-referrer" };
+  return { title: t.forms.smsFormPageTitle, referrer: "no-referrer" };
 }
 
 /** The link of an SMS form request (F1): `PUBLIC_WEB_URL/f/<token>`. */
