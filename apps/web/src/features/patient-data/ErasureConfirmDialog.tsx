@@ -5,6 +5,7 @@ import { Badge, Button, Dialog, Field } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { useFocusFirstInvalid } from "../../components/useFocusFirstInvalid";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
@@ -45,9 +46,10 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
   const formRef = useRef<HTMLFormElement>(null);
   const [values, setValues] = useState<Record<ConfirmField, string>>({ confirmation: "", reason: "" });
   const [checked, setChecked] = useState<Record<ConfirmField, boolean>>({ confirmation: false, reason: false });
-  const focusInvalid = () =>
-    requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
-  const erase = useMutation(trpc.patients.erase.mutationOptions({ onSuccess: onErased, onError: focusInvalid }));
+  const [refusedSubmits, setRefusedSubmits] = useState(0);
+  const erase = useMutation(trpc.patients.erase.mutationOptions({ onSuccess: onErased }));
+  useFocusFirstInvalid(formRef, refusedSubmits);
+  useFocusFirstInvalid(formRef, erase.error);
 
   const target = confirmationTarget(selector);
   const fieldName = p.confirmationFields[target.field];
@@ -101,7 +103,7 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
     event.preventDefault();
     if (!valid.confirmation || !valid.reason) {
       setChecked({ confirmation: true, reason: true });
-      focusInvalid();
+      setRefusedSubmits((count) => count + 1);
       return;
     }
     erase.mutate({ selector, dryRun: false, confirmation: values.confirmation, reason: values.reason });

@@ -15,6 +15,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-q
 import { useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { useFocusFirstInvalid } from "../../components/useFocusFirstInvalid";
 import { ListCard } from "../../components/lists/ListCard";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
@@ -64,10 +65,10 @@ function PlaceLegalHold() {
         void queryClient.invalidateQueries({ queryKey: trpc.retention.legalHolds.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.retention.preview.queryKey() });
       },
-      onError: () =>
-        requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()),
     }),
   );
+  useFocusFirstInvalid(formRef, Object.keys(errors).length > 0 ? errors : null);
+  useFocusFirstInvalid(formRef, place.error);
   // The server reads the number (national ones in the organization's country) and says when it is none.
   const phoneRefused = place.error !== null && readApiError(place.error).details.field === "phone";
   const field = (key: keyof HoldForm) => ({
@@ -90,10 +91,7 @@ function PlaceLegalHold() {
     if (!patientId && !rnummer && !phone) next.patientId = h.selectorRequired;
     if (!reason) next.reason = t.validation.required;
     setErrors(next);
-    if (Object.keys(next).length > 0) {
-      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
-      return;
-    }
+    if (Object.keys(next).length > 0) return;
     place.mutate({
       selector: { ...(patientId && { patientId }), ...(rnummer && { rnummer }), ...(phone && { phone }) },
       reason: reason!,

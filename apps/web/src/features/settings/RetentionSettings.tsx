@@ -12,6 +12,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useCan } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { useFocusFirstInvalid } from "../../components/useFocusFirstInvalid";
 import { QueryState } from "../../components/QueryState";
 
 import { format, type Dictionary } from "../../i18n";
@@ -66,6 +67,8 @@ function RetentionForm({ settings }: { settings: Settings }) {
   const formRef = useRef<HTMLFormElement>(null);
   const [form, setForm] = useState<RetentionFormState>(() => retentionFormFrom(settings.policy));
   const [errors, setErrors] = useState<RetentionErrors>({});
+  // After the render that shows the messages: the first invalid amount takes the focus.
+  useFocusFirstInvalid(formRef, Object.keys(errors).length > 0 ? errors : null);
   const [saved, setSaved] = useState(false);
 
   const save = useMutation(
@@ -92,11 +95,7 @@ function RetentionForm({ settings }: { settings: Settings }) {
     const next: RetentionErrors = {};
     for (const kind of invalid) next[kind] = format(r.amountInvalid, { max: maxAmount(form[kind].mode) });
     setErrors(next);
-    if (invalid.length > 0) {
-      // After the render that shows the messages: the first invalid amount takes the focus.
-      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
-      return;
-    }
+    if (invalid.length > 0) return;
     save.mutate(retentionPayload(form));
   }
 
