@@ -22,7 +22,7 @@ import {
   useAnnouncement,
 } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { PageHeader } from "../../components/PageHeader";
@@ -83,15 +83,22 @@ function ErasureFlow() {
   const firstField = useRef<HTMLInputElement>(null);
   const phoneField = useRef<HTMLInputElement>(null);
   const resultHeading = useRef<HTMLDivElement>(null);
+  // Where the focus goes after the render that shows what changed (a new object each time, so the
+  // same target twice focuses twice): set with the state it follows, applied once that is on screen.
+  const [focusTo, setFocusTo] = useState<{ target: "result" | "first" | "phone" } | null>(null);
+  useEffect(() => {
+    if (!focusTo) return;
+    ({ result: resultHeading, first: firstField, phone: phoneField })[focusTo.target].current?.focus();
+  }, [focusTo]);
 
   const preview = useMutation(
     trpc.patients.erase.mutationOptions({
       onSuccess: (result) => {
         setReport(result);
-        requestAnimationFrame(() => resultHeading.current?.focus());
+        setFocusTo({ target: "result" });
       },
       onError: (error) => {
-        if (readApiError(error).details.field === "phone") requestAnimationFrame(() => phoneField.current?.focus());
+        if (readApiError(error).details.field === "phone") setFocusTo({ target: "phone" });
       },
     }),
   );
@@ -100,7 +107,7 @@ function ErasureFlow() {
     setReceipt(result);
     setReport(null);
     setAnnouncement(t.patientData.erasedAnnouncement);
-    requestAnimationFrame(() => resultHeading.current?.focus());
+    setFocusTo({ target: "result" });
   }
   // The server reads the phone (national numbers in the organization's country) and says when it is none.
   const phoneRefused = preview.error && readApiError(preview.error).details.field === "phone";
@@ -138,7 +145,7 @@ function ErasureFlow() {
     setReceipt(null);
     setSelector(null);
     preview.reset();
-    requestAnimationFrame(() => firstField.current?.focus());
+    setFocusTo({ target: "first" });
   }
 
   const rowsOf = (r: PatientErasureReceipt): CountRow[] => [
