@@ -280,7 +280,7 @@ function ErasureFlow() {
               }
               description={t.patientData.receiptIntro}
             >
-              <Facts>
+              <Facts className={styles.receiptFacts}>
                 {receipt.erasureId ? (
                   <Fact term={t.patientData.erasureIdLabel}>
                     <code data-testid="erasure-id">{receipt.erasureId}</code>

@@ -23,7 +23,7 @@ export function WebhookSettingsCard() {
   else if (overview.error) body = <Notice tone="danger">{describeApiError(readApiError(overview.error), t)}</Notice>;
   else
     body = (
-      <Facts>
+      <Facts className={styles.endpointFacts}>
         <Fact term={w.urls}>
           {overview.data.webhookUrls.length === 0 ? (
             <span className="cs-hint">{w.noUrls}</span>
