@@ -12,7 +12,6 @@ export interface LiveRegionProps {
   /** A success message from `useAnnouncement`, shown as a success notice while it lasts. */
   announcement?: string | null;
   className?: string;
-  testId?: string;
   children?: ReactNode;
 }
 
@@ -21,14 +20,9 @@ export interface LiveRegionProps {
  * anything to say (a region that appears together with its text is often not read out), and
  * what changes goes inside it.
  */
-export function LiveRegion({ politeness = "polite", announcement, className, testId, children }: LiveRegionProps) {
+export function LiveRegion({ politeness = "polite", announcement, className, children }: LiveRegionProps) {
   return (
-    <div
-      role={politeness === "polite" ? "status" : undefined}
-      aria-live={politeness}
-      className={className}
-      data-testid={testId}
-    >
+    <div role={politeness === "polite" ? "status" : undefined} aria-live={politeness} className={className}>
       {announcement ? <Notice tone="success">{announcement}</Notice> : null}
       {children}
     </div>
