@@ -28,13 +28,6 @@ export function ScoreEditor({
   const { t } = useI18n();
   const b = t.formTemplates.builder;
   const candidates = scoreSourceCandidates(schema.fields, index);
-  const bands = field.bands ?? [];
-  const setBands = (next: Band[]) => {
-    const { bands: _previous, ...rest } = field;
-    onChange(next.length > 0 ? { ...rest, bands: next } : rest);
-  };
-  const setBand = (i: number, patch: Partial<Band>) =>
-    setBands(bands.map((band, j) => (j === i ? { ...band, ...patch } : band)));
   const toggle = (key: string, on: boolean) => {
     // Sources keep the order of the form.
     const chosen = new Set(field.sources);
@@ -52,63 +45,79 @@ export function ScoreEditor({
         error={problems.sources}
       >
         {() => (
-          <>
-            <div className={styles.fileTypeList}>
-              {candidates.map((candidate) => (
-                <label key={candidate.id} className={styles.check}>
-                  <input
-                    type="checkbox"
-                    checked={field.sources.includes(candidate.key!)}
-                    onChange={(event) => toggle(candidate.key!, event.target.checked)}
-                  />
-                  <span>{candidate.label || candidate.key}</span>
-                </label>
-              ))}
-            </div>
-          </>
+          <div className={styles.fileTypeList}>
+            {candidates.map((candidate) => (
+              <label key={candidate.id} className={styles.check}>
+                <input
+                  type="checkbox"
+                  checked={field.sources.includes(candidate.key!)}
+                  onChange={(event) => toggle(candidate.key!, event.target.checked)}
+                />
+                <span>{candidate.label || candidate.key}</span>
+              </label>
+            ))}
+          </div>
         )}
       </Field>
-      <Field
-        layout="group"
-        className={styles.condition}
-        label={b.scoreBands}
-        hint={b.scoreBandsHint}
-        error={problems.bands}
-      >
-        {() => (
-          <>
-            {bands.map((band, i) => (
-              <div key={i} className={styles.conditionRow}>
-                <TextField
-                  label={format(b.bandMin, { n: i + 1 })}
-                  inputMode="decimal"
-                  value={String(band.min)}
-                  onChange={(event) => setBand(i, { min: optionalNumber(event.target.value) ?? 0 })}
-                />
-                <TextField
-                  label={format(b.bandMax, { n: i + 1 })}
-                  inputMode="decimal"
-                  value={String(band.max)}
-                  onChange={(event) => setBand(i, { max: optionalNumber(event.target.value) ?? 0 })}
-                />
-                <TextField
-                  label={format(b.bandLabel, { n: i + 1 })}
-                  value={band.label}
-                  onChange={(event) => setBand(i, { label: event.target.value })}
-                />
-                <Button size="small" variant="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
-                  {format(b.bandRemove, { n: i + 1 })}
-                </Button>
-              </div>
-            ))}
-            <div>
-              <Button size="small" onClick={() => setBands([...bands, nextBand(bands)])}>
-                {b.bandAdd}
+      <ScoreBands field={field} error={problems.bands} onChange={onChange} />
+    </>
+  );
+}
+
+/** The score's bands: each names a range of the sum ("mild", "severe"). */
+function ScoreBands({
+  field,
+  error,
+  onChange,
+}: {
+  field: Extract<FormField, { type: "score" }>;
+  error: string | undefined;
+  onChange(field: FormField): void;
+}) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const bands = field.bands ?? [];
+  const setBands = (next: Band[]) => {
+    const { bands: _previous, ...rest } = field;
+    onChange(next.length > 0 ? { ...rest, bands: next } : rest);
+  };
+  const setBand = (i: number, patch: Partial<Band>) =>
+    setBands(bands.map((band, j) => (j === i ? { ...band, ...patch } : band)));
+  return (
+    <Field layout="group" className={styles.condition} label={b.scoreBands} hint={b.scoreBandsHint} error={error}>
+      {() => (
+        <>
+          {bands.map((band, i) => (
+            <div key={i} className={styles.conditionRow}>
+              <TextField
+                label={format(b.bandMin, { n: i + 1 })}
+                inputMode="decimal"
+                value={String(band.min)}
+                onChange={(event) => setBand(i, { min: optionalNumber(event.target.value) ?? 0 })}
+              />
+              <TextField
+                label={format(b.bandMax, { n: i + 1 })}
+                inputMode="decimal"
+                value={String(band.max)}
+                onChange={(event) => setBand(i, { max: optionalNumber(event.target.value) ?? 0 })}
+              />
+              <TextField
+                label={format(b.bandLabel, { n: i + 1 })}
+                value={band.label}
+                onChange={(event) => setBand(i, { label: event.target.value })}
+              />
+              <Button size="small" variant="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
+                {format(b.bandRemove, { n: i + 1 })}
               </Button>
             </div>
-          </>
-        )}
-      </Field>
-    </>
+          ))}
+          <div>
+            <Button size="small" onClick={() => setBands([...bands, nextBand(bands)])}>
+              {b.bandAdd}
+            </Button>
+          </div>
+        </>
+      )}
+    </Field>
   );
 }
