@@ -1,17 +1,15 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb } from "@clinsign/db/testing";
 import type { Database } from "@clinsign/db";
+import { runCli } from "../cli/run";
 import { startReceiver, type Receiver } from "../testing/receiver";
 
-const run = promisify(execFile);
-const tsx = join(__dirname, "..", "..", "node_modules", ".bin", "tsx");
 const dataDir = mkdtempSync(join(tmpdir(), "clinsign-restart-"));
 let database: (Database & { url?: string }) | undefined;
 let receiver: Receiver;
@@ -76,11 +74,14 @@ afterAll(async () => {
 
 describe("webhook deliveries survive the API process", () => {
   it("delivers after the process is killed between attempts and started again", async () => {
-    const cli = async (...args: string[]) =>
-      JSON.parse((await run(tsx, [join(__dirname, "..", "cli.ts"), ...args, "--json"], { env })).stdout) as Record<
-        string,
-        string
-      >;
+    // The CLI runs in this process (cli.test.ts tries its own process); it closes the database
+    // before the server opens it.
+    const cli = async (...args: string[]) => {
+      let stdout = "";
+      const io = { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } };
+      expect(await runCli([...args, "--json"], io)).toBe(0);
+      return JSON.parse(stdout) as Record<string, string>;
+    };
     const { orgId, token } = await cli("org", "create", "--name", "Restart Klinik");
     await cli("org", "configure", "--org", orgId!, "--webhook-url", `${receiver.url}/hook`);
 
