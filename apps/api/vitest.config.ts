@@ -10,9 +10,10 @@ export default defineConfig({
     // Test files of one worker share its loaded modules: each importing the whole service anew
     // cost 240 of the suite's 1,000 seconds. No test may rely on a module's state being fresh.
     isolate: false,
-    // On PGlite two test files at a time (one at a time took 26 minutes on a 2-core machine, two
-    // 22, before the database images and the bundled worker). On PostgreSQL one: the database server needs those cores too, and two files beside
-    // it ran PDF-worker tests past their limits on a busy machine.
-    maxWorkers: process.env.DATABASE_URL ? 1 : 2,
+    // Two test files at a time on either database. PostgreSQL's pass ran one at a time while test
+    // databases were migrated per file and the PDF worker ran unbundled, and left a third of the CPU
+    // idle; with database templates and the bundled worker, two files took 10 minutes instead of 15
+    // and no test came near its limit (2026-11-29; the slow PDF tests carry their own).
+    maxWorkers: 2,
   },
 });

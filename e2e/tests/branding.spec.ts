@@ -40,7 +40,7 @@ function logoPng(): Buffer {
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
 
 /** The signing page's header band as the patient's phone shows it: its colour and its logo, if any. */
-async function portalBrand(browser: Browser, link: string): Promise<{ colour: string; logo: string | null }> {
+async function patientPageBrand(browser: Browser, link: string): Promise<{ colour: string; logo: string | null }> {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
   const page = await context.newPage();
   await page.goto(link);
@@ -136,8 +136,8 @@ test("the organization default and an institution brand reach their requests' si
     patientId: `D-${run}`,
     institutionId: UNBRANDED,
   });
-  expect(await portalBrand(browser, own.signingLink)).toEqual({ colour: rgb(INSTITUTION_PRIMARY), logo: logoUrl });
-  expect(await portalBrand(browser, fallback.signingLink)).toEqual({ colour: rgb(DEFAULT_PRIMARY), logo: null });
+  expect(await patientPageBrand(browser, own.signingLink)).toEqual({ colour: rgb(INSTITUTION_PRIMARY), logo: logoUrl });
+  expect(await patientPageBrand(browser, fallback.signingLink)).toEqual({ colour: rgb(DEFAULT_PRIMARY), logo: null });
 });
 
 test("a low-contrast colour shows the warning, and saving stays possible", async () => {

@@ -5,7 +5,7 @@ import {
   darkLogoPng,
   expectAccessible,
   requestFormBySms,
-  smsPortalLink,
+  smsFormLink,
   startSmsGateway,
   staffSignIn,
   type SmsGateway,
@@ -382,11 +382,11 @@ test("patient pages on a 390 px phone: the language switch is whole, the German 
     });
     expect(template.status(), await template.text()).toBe(201);
     const identifier = ((await template.json()) as { template: { identifier: string } }).template.identifier;
-    const session = await request.post(`${API_URL}/api/embed/sessions`, {
+    const embedSession = await request.post(`${API_URL}/api/embed/sessions`, {
       data: { token: staff.token, orgId: staff.orgId, templateIdentifier: identifier, config: { institutionId } },
     });
-    expect(session.status(), await session.text()).toBe(200);
-    const embedUrl = ((await session.json()) as { embedUrl: string }).embedUrl;
+    expect(embedSession.status(), await embedSession.text()).toBe(200);
+    const embedUrl = ((await embedSession.json()) as { embedUrl: string }).embedUrl;
     const mobile = `+4917012${String(run).slice(-5)}`;
     await requestFormBySms(request, staff, {
       phone: mobile,
@@ -394,7 +394,7 @@ test("patient pages on a 390 px phone: the language switch is whole, the German 
       templateIdentifier: identifier,
       institutionId,
     });
-    const smsLink = await smsPortalLink(sms, mobile);
+    const smsLink = await smsFormLink(sms, mobile);
 
     for (const lang of ["de", "en", "tr", "ar"] satisfies PatientLanguage[]) {
       expect(PATIENT_LANGUAGES).toContain(lang);

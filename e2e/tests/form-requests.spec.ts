@@ -3,7 +3,7 @@ import {
   createActiveTemplate,
   expectAccessible,
   latestSms,
-  smsPortalLink,
+  smsFormLink,
   staffSignIn,
   startSmsGateway,
   type SmsGateway,
@@ -72,7 +72,7 @@ for (const [index, viewport] of [
     await expect(sent).not.toContainText(title);
     // The link opens the patient's form: staff see that it went out, not the link itself.
     await expect(sent).toContainText("/f/••••••");
-    expect((await smsPortalLink(sms, e164)).length).toBeGreaterThan(40);
+    expect((await smsFormLink(sms, e164)).length).toBeGreaterThan(40);
     // A gateway sends: no "no gateway" banner, and nothing to reveal.
     await expect(page.getByText("No SMS gateway is configured", { exact: false })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Show link once" })).toHaveCount(0);
@@ -92,7 +92,7 @@ test("filter by case number in the URL, send the link again (the old one stops w
   const rnummer = `SMS-RESEND-${Date.now()}`;
   await sendInUi(page, e164, rnummer);
   await expect(page.getByRole("status").filter({ hasText: `Sent to ${e164}.` })).toBeVisible();
-  const firstLink = await smsPortalLink(sms, e164);
+  const firstLink = await smsFormLink(sms, e164);
 
   await page.getByRole("search", { name: "Filter requests" }).getByLabel("Case number", { exact: true }).fill(rnummer);
   await page.getByRole("button", { name: "Apply filters" }).click();
@@ -107,8 +107,8 @@ test("filter by case number in the URL, send the link again (the old one stops w
   await dialog.getByRole("button", { name: "Send the SMS again" }).click();
   await expect(dialog.getByRole("status").filter({ hasText: "A new link was sent." })).toBeVisible();
   await expect(history.getByRole("listitem")).toHaveCount(2);
-  await expect.poll(async () => (await smsPortalLink(sms, e164)) !== firstLink).toBe(true);
-  const secondLink = await smsPortalLink(sms, e164);
+  await expect.poll(async () => (await smsFormLink(sms, e164)) !== firstLink).toBe(true);
+  const secondLink = await smsFormLink(sms, e164);
   await expectAccessible(page, "form request details");
 
   const patient = await browser.newContext({ locale: "en-GB" });

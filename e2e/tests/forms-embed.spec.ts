@@ -231,13 +231,13 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     const title = `Pre-admission questionnaire ${Date.now()}`;
     const identifier = await createActiveTemplate(request, staff, title, FIELDS);
     const draftKey = `e2e-embed-${Date.now()}`;
-    const session = await createEmbedSession(request, staff, identifier, {
+    const embedSession = await createEmbedSession(request, staff, identifier, {
       webhookUrl: `${webhooks.origin}/clinsign`,
       draftKey,
       allowedOrigins: [allowedHost.origin],
       expiresInMinutes: 30,
     });
-    const hostUrl = `${allowedHost.origin}/?embed=${encodeURIComponent(session.embedUrl)}`;
+    const hostUrl = `${allowedHost.origin}/?embed=${encodeURIComponent(embedSession.embedUrl)}`;
     const form = page.frameLocator("iframe[data-clinsign-form]");
 
     await page.goto(hostUrl);
@@ -328,7 +328,7 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
       "Penicillin",
       "insurance-card",
       "data:image",
-      session.sessionId,
+      embedSession.sessionId,
     ]) {
       expect(sent, `a message to the host page carries ${value}`).not.toContain(value);
     }
@@ -353,17 +353,17 @@ test.describe("embedded form on a phone (390 × 844), framed by a host page on a
     const identifier = await createActiveTemplate(request, staff, title, [
       { id: "1", type: "text", key: "fullName", label: "Full name" },
     ]);
-    const session = await createEmbedSession(request, staff, identifier, { allowedOrigins: [allowedHost.origin] });
+    const embedSession = await createEmbedSession(request, staff, identifier, { allowedOrigins: [allowedHost.origin] });
 
     // The control: the allowed origin shows the form.
-    await page.goto(`${allowedHost.origin}/?embed=${encodeURIComponent(session.embedUrl)}`);
+    await page.goto(`${allowedHost.origin}/?embed=${encodeURIComponent(embedSession.embedUrl)}`);
     await expect(
       page.frameLocator("iframe[data-clinsign-form]").getByRole("heading", { level: 1, name: title }),
     ).toBeVisible();
     await expect.poll(() => eventTypes(page)).toContain("ready");
 
     // Another origin, same snippet, same session: the browser refuses to render the form.
-    await page.goto(`${foreignHost.origin}/?embed=${encodeURIComponent(session.embedUrl)}`, { waitUntil: "load" });
+    await page.goto(`${foreignHost.origin}/?embed=${encodeURIComponent(embedSession.embedUrl)}`, { waitUntil: "load" });
     await page.waitForLoadState("networkidle");
     const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
     // Chromium replaces a frame refused by the page's CSP frame-ancestors with its error page.
@@ -401,14 +401,14 @@ for (const viewport of [
       { id: "1", type: "phone", key: "contactPhone", label: "Phone for questions", required: true },
       { id: "2", type: "file", key: "referral", label: "Referral letter", accept: ".pdf,image/*" },
     ]);
-    const session = await createEmbedSession(request, staff, identifier, { institutionId });
+    const embedSession = await createEmbedSession(request, staff, identifier, { institutionId });
     const context = await browser.newContext({
       viewport,
       locale: "en-GB",
       ...(viewport.width < 500 && { isMobile: true, hasTouch: true }),
     });
     const page = await context.newPage();
-    await page.goto(session.embedUrl);
+    await page.goto(embedSession.embedUrl);
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
     expect(await patientBand(page)).toEqual({ colour: "rgb(91, 26, 58)", name: clinic, plate: "rgb(255, 255, 255)" });
     expect(await hasHorizontalScroll(page)).toBe(false);

@@ -9,7 +9,7 @@ import {
   patientBand,
   requestFormBySms,
   setSmsOtp,
-  smsPortalLink,
+  smsFormLink,
   staffSignIn,
   staffSmsList,
   startMailbox,
@@ -95,7 +95,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
       emailTo,
       emailSubject: "SMS questionnaire received",
     });
-    const link = await smsPortalLink(sms, phone.international);
+    const link = await smsFormLink(sms, phone.international);
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
@@ -224,7 +224,7 @@ test.describe("SMS form portal on a phone (390 × 844)", () => {
       rnummer: `R-${Date.now()}`,
       templateIdentifier: identifier,
     });
-    const link = await smsPortalLink(sms, phone.international);
+    const link = await smsFormLink(sms, phone.international);
 
     await page.goto(link);
     await expect(identifyHeading(page)).toBeVisible();
@@ -298,7 +298,7 @@ async function whoIsAskingOn(
     linkSms.body.startsWith(`${clinic}: Sie haben ein Formular auszufüllen: http://`) && !linkSms.body.includes(title),
     linkSms.body,
   ).toBe(true);
-  const link = await smsPortalLink(sms, phone.international);
+  const link = await smsFormLink(sms, phone.international);
 
   await page.goto(link);
   await expect(identifyHeading(page)).toBeVisible();

@@ -223,7 +223,7 @@ export async function latestSms(gateway: SmsGateway, phone: string, body: RegExp
 }
 
 /** The portal link of an F1 SMS. */
-export async function smsPortalLink(gateway: SmsGateway, phone: string): Promise<string> {
+export async function smsFormLink(gateway: SmsGateway, phone: string): Promise<string> {
   const sms = await latestSms(gateway, phone, /\/f\/[A-Za-z0-9_-]+/);
   const link = /(http:\/\/localhost:\d+\/f\/[A-Za-z0-9_-]+)/.exec(sms.body)?.[1];
   expect(link, sms.body).toBeTruthy();
@@ -311,12 +311,12 @@ export async function startMailbox(): Promise<Mailbox> {
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
-    onData(stream, session, callback) {
+    onData(stream, smtpSession, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
         mails.push({
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          to: smtpSession.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw: Buffer.concat(chunks).toString("utf8"),
         });
         callback();

@@ -3,7 +3,7 @@ import {
   createActiveTemplate,
   createEmbedSession,
   requestFormBySms,
-  smsPortalLink,
+  smsFormLink,
   staffSignIn,
   startSmsGateway,
   type SmsGateway,
@@ -14,7 +14,7 @@ import { makeConsentPdf, requestSignature, startFileServer, type FileServer } fr
 /** The issue's budget for JavaScript on the first load of a form page, encoded bytes. */
 const FORM_PAGE_JS_BUDGET = 150 * 1024;
 /** Issue 11's budget for the signing portal's first load (pdf.js and the pad come later). */
-const SIGNING_PORTAL_JS_BUDGET = 180 * 1024;
+const SIGNING_PAGE_JS_BUDGET = 180 * 1024;
 const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
 
 let staff: Staff;
@@ -96,10 +96,10 @@ test("JavaScript on the first load: the form pages stay within 150 KB, the signi
     { id: "2", type: "date", key: "birthDate", label: "Date of birth" },
     { id: "3", type: "signature", key: "signature", label: "Signature" },
   ]);
-  const session = await createEmbedSession(request, staff, identifier);
+  const embedSession = await createEmbedSession(request, staff, identifier);
   const phone = "+491701234590";
   await requestFormBySms(request, staff, { phone, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
-  const smsLink = await smsPortalLink(sms, phone);
+  const smsLink = await smsFormLink(sms, phone);
   const signing = await requestSignature(request, staff.token, {
     pdfUrl: files.url("/consent.pdf"),
     field: FIELD,
@@ -109,7 +109,13 @@ test("JavaScript on the first load: the form pages stay within 150 KB, the signi
 
   const pages = [
     // The form pages' budget covers every script until the page is idle (as first set).
-    { name: "/embed", url: session.embedUrl, ready: title, budget: FORM_PAGE_JS_BUDGET, budgetOn: "total" as const },
+    {
+      name: "/embed",
+      url: embedSession.embedUrl,
+      ready: title,
+      budget: FORM_PAGE_JS_BUDGET,
+      budgetOn: "total" as const,
+    },
     {
       name: "/f",
       url: smsLink,
@@ -123,7 +129,7 @@ test("JavaScript on the first load: the form pages stay within 150 KB, the signi
       name: "/sign",
       url: signing.signingLink,
       ready: "Consent to anaesthesia",
-      budget: SIGNING_PORTAL_JS_BUDGET,
+      budget: SIGNING_PAGE_JS_BUDGET,
       budgetOn: "firstLoad" as const,
       scrollThrough: true,
     },

@@ -22,10 +22,10 @@ async function patientWithSubmission(
     { id: "1", type: "text", key: "note", label: "Note" },
     { id: "2", type: "signature", key: "consent", label: "Consent" },
   ]);
-  const session = await createEmbedSession(request, staff, template, patient);
+  const embedSession = await createEmbedSession(request, staff, template, patient);
   const signature = `data:image/png;base64,${darkLogoPng().toString("base64")}`;
   const response = await request.post(`${API_URL}/api/embed/submit`, {
-    data: { sessionId: session.sessionId, values: { note: `Answer of ${patient.rnummer}`, consent: signature } },
+    data: { sessionId: embedSession.sessionId, values: { note: `Answer of ${patient.rnummer}`, consent: signature } },
   });
   expect(response.status(), await response.text()).toBe(200);
 }

@@ -36,8 +36,8 @@ test.describe("patient pages have no serious or critical axe violation (390 × 8
       { id: "2", type: "select", key: "ward", label: "Ward", options: ["Surgery", "Cardiology"] },
       { id: "3", type: "signature", key: "signature", label: "Signature" },
     ]);
-    const session = await createEmbedSession(request, staff, identifier);
-    await page.goto(session.embedUrl);
+    const embedSession = await createEmbedSession(request, staff, identifier);
+    await page.goto(embedSession.embedUrl);
     await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
     await expectAccessible(page, "embedded form (top level)");
     // The error summary after an empty submit.
@@ -55,7 +55,7 @@ test.describe("patient pages have no serious or critical axe violation (390 × 8
       data: { token: staff.token, orgId: staff.orgId, status: "archived" },
     });
     expect(archived.status(), await archived.text()).toBe(200);
-    await page.goto(session.embedUrl);
+    await page.goto(embedSession.embedUrl);
     await expect(page.getByRole("heading", { level: 1, name: "This form is not available" })).toBeVisible();
     await expectAccessible(page, "embedded form: withdrawn");
   });

@@ -11,7 +11,7 @@ import {
   createActiveTemplate,
   createEmbedSession,
   requestFormBySms,
-  smsPortalLink,
+  smsFormLink,
   staffSignIn,
   startSmsGateway,
   type SmsGateway,
@@ -103,8 +103,8 @@ for (const size of CHECKED_SIZES) {
         { id: "3", type: "date", key: "born", label: "Date of birth" },
         { id: "4", type: "signature", key: "signature", label: "Signature" },
       ]);
-      const session = await createEmbedSession(request, staff, identifier);
-      await eachLanguage(page, context, "embedded form", session.embedUrl, async (lang) => {
+      const embedSession = await createEmbedSession(request, staff, identifier);
+      await eachLanguage(page, context, "embedded form", embedSession.embedUrl, async (lang) => {
         await expect(heading(page, title)).toBeVisible();
         await expectAxeClean(page, `embedded form, empty (${lang})`);
         await page.getByRole("button", { name: patientTexts[lang].forms.submit }).click();
@@ -129,7 +129,7 @@ for (const size of CHECKED_SIZES) {
       ]);
       const phone = `+4917${String(Date.now()).slice(-8)}`;
       await requestFormBySms(request, staff, { phone, rnummer: `R-${Date.now()}`, templateIdentifier: identifier });
-      const link = await smsPortalLink(sms, phone);
+      const link = await smsFormLink(sms, phone);
       await eachLanguage(page, context, "SMS portal: identify", link, async (lang) => {
         await expect(heading(page, patientTexts[lang].forms.sms.identifyTitle)).toBeVisible();
       });

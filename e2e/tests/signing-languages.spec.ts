@@ -209,11 +209,11 @@ test.describe("signing in Arabic and Turkish on a phone", () => {
       { id: "2", type: "date", key: "born", label: "Date of birth" },
       { id: "3", type: "signature", key: "signature", label: "Signature" },
     ]);
-    const session = await createEmbedSession(request, staff, identifier);
+    const embedSession = await createEmbedSession(request, staff, identifier);
     for (const lang of ["ar", "tr"] as const) {
       await page.setViewportSize({ width: 390, height: 844 });
       await useLanguage(context, lang);
-      await page.goto(session.embedUrl);
+      await page.goto(embedSession.embedUrl);
       await expectPageLanguage(page, lang);
       await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
       await expect(page.getByRole("button", { name: patientTexts[lang].forms.submit })).toBeVisible();

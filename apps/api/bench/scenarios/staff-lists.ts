@@ -250,13 +250,13 @@ class StaffListsRun {
       body: JSON.stringify({ email, password }),
       signal: AbortSignal.timeout(30_000),
     });
-    const session = response.headers.getSetCookie().find((c) => c.startsWith("clinsign_session="));
-    if (response.status !== 200 || !session)
+    const staffSessionCookie = response.headers.getSetCookie().find((c) => c.startsWith("clinsign_session="));
+    if (response.status !== 200 || !staffSessionCookie)
       throw describeFailure(
         this.api,
         `auth.login answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
       );
-    this.cookie = session.split(";")[0]!;
+    this.cookie = staffSessionCookie.split(";")[0]!;
     this.fillers = await this.withSql(createFillerOrgs);
     this.requestParents = await this.withSql(async (sql) => {
       const parents: RequestParents[] = [];

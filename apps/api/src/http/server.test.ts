@@ -114,33 +114,43 @@ describe("the HTTP surface", () => {
   });
 
   it("ignores a cookie with a malformed escape instead of failing every /trpc call", async () => {
-    const session = await logInCookie(api, org.ownerEmail, org.ownerPassword);
-    const me = await fetch(`${api.baseUrl}/trpc/auth.me`, { headers: { cookie: `theme=%E0%A4%A; ${session}` } });
+    const staffSessionCookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const me = await fetch(`${api.baseUrl}/trpc/auth.me`, {
+      headers: { cookie: `theme=%E0%A4%A; ${staffSessionCookie}` },
+    });
     expect(me.status).toBe(200);
     const anonymous = await fetch(`${api.baseUrl}/trpc/auth.me`, { headers: { cookie: "clinsign_session=%zz" } });
     expect(anonymous.status).toBe(401);
   });
 
   it("refuses cross-site /trpc calls that carry a cookie, and only those (CSRF)", async () => {
-    const session = await logInCookie(api, org.ownerEmail, org.ownerPassword);
+    const staffSessionCookie = await logInCookie(api, org.ownerEmail, org.ownerPassword);
     const createToken = (headers: Record<string, string>) =>
       fetch(`${api.baseUrl}/trpc/tokens.create`, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ name: "csrf" }),
       }).then((res) => res.status);
-    expect(await createToken({ cookie: session, origin: "https://evil.example" })).toBe(403);
-    expect(await createToken({ cookie: session, origin: "null" })).toBe(403);
+    expect(await createToken({ cookie: staffSessionCookie, origin: "https://evil.example" })).toBe(403);
+    expect(await createToken({ cookie: staffSessionCookie, origin: "null" })).toBe(403);
     expect(
-      await createToken({ cookie: session, "sec-fetch-site": "cross-site", origin: api.services.config.publicWebUrl }),
+      await createToken({
+        cookie: staffSessionCookie,
+        "sec-fetch-site": "cross-site",
+        origin: api.services.config.publicWebUrl,
+      }),
     ).toBe(403);
-    expect(await createToken({ cookie: session, "sec-fetch-site": "same-site" })).toBe(403);
+    expect(await createToken({ cookie: staffSessionCookie, "sec-fetch-site": "same-site" })).toBe(403);
     expect(
-      await createToken({ cookie: session, "sec-fetch-site": "same-origin", origin: api.services.config.publicWebUrl }),
+      await createToken({
+        cookie: staffSessionCookie,
+        "sec-fetch-site": "same-origin",
+        origin: api.services.config.publicWebUrl,
+      }),
     ).toBe(200);
-    expect(await createToken({ cookie: session, origin: api.services.config.publicWebUrl })).toBe(200);
+    expect(await createToken({ cookie: staffSessionCookie, origin: api.services.config.publicWebUrl })).toBe(200);
     // Not a browser: no Origin, no Sec-Fetch-Site.
-    expect(await createToken({ cookie: session })).toBe(200);
+    expect(await createToken({ cookie: staffSessionCookie })).toBe(200);
     // No ambient credential, nothing to forge: a Bearer call from anywhere is the token holder's.
     const templates = await fetch(`${api.baseUrl}/trpc/templates.create`, {
       method: "POST",

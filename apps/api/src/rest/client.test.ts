@@ -74,10 +74,10 @@ describe("@clinsign/client against the running service", { timeout: 60_000 }, ()
     expect(created.response.status).toBe(201);
     const identifier = created.data!.template.identifier;
     // The embedded form's calls carry only the sessionId: a client without the token.
-    const session = await client.POST("/api/embed/sessions", {
+    const embedSession = await client.POST("/api/embed/sessions", {
       body: { templateIdentifier: identifier, config: { rnummer: "R-2026-7" } },
     });
-    const sessionId = session.data!.sessionId;
+    const sessionId = embedSession.data!.sessionId;
     const browser = createClinSignClient({ baseUrl: api.baseUrl });
     const saved = await browser.POST("/api/embed/drafts", {
       body: { sessionId, draftKey: "case-7", values: { name: "Erika" } },

@@ -214,14 +214,16 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     expect.soft((await call({ ...f6, params: { identifier: spare.identifier }, body: creds() })).status).toBe(200);
     expect.soft((await call({ ...f6, params: { identifier: spare.identifier }, body: creds() })).status).toBe(404);
     // Sessions
-    const sessions = { method: "POST", path: "/api/embed/sessions" } as const;
-    const session = await call({
-      ...sessions,
+    const createSessionRoute = { method: "POST", path: "/api/embed/sessions" } as const;
+    const embedSession = await call({
+      ...createSessionRoute,
       body: { ...creds(), templateIdentifier: identifier, config: { rnummer: "R-1" } },
     });
-    expect(session.status).toBe(200);
-    const sessionId = session.body.sessionId as string;
-    expect.soft((await call({ ...sessions, body: { ...creds(), templateIdentifier: "nope-0000" } })).status).toBe(404);
+    expect(embedSession.status).toBe(200);
+    const sessionId = embedSession.body.sessionId as string;
+    expect
+      .soft((await call({ ...createSessionRoute, body: { ...creds(), templateIdentifier: "nope-0000" } })).status)
+      .toBe(404);
     // F7–F9: the session of another template is refused with 403 (issue 18's undocumented answer).
     const other = await activeTemplate(org, undefined, "Andere");
     const otherSession = await newSession(api, org, other.identifier);
@@ -379,8 +381,8 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     expect.soft((await call({ ...patientExport, body: {}, invalid: true })).status).toBe(400);
     // A4
     const a4 = { method: "POST", path: "/signature-requests/verify-session", headers: b() } as const;
-    const session = { patient_id: "P-7", signature_id: requestId, session_token: "portal-session-token" };
-    expect.soft((await call({ ...a4, body: session })).status).toBe(200);
+    const hostSession = { patient_id: "P-7", signature_id: requestId, session_token: "portal-session-token" };
+    expect.soft((await call({ ...a4, body: hostSession })).status).toBe(200);
     expect.soft((await call({ ...a4, body: { patient_id: "P-7" }, invalid: true })).status).toBe(400);
     // A5
     const design = { institution_id: "klinik-ost", design_parameters: { primaryColor: "#0b5cad" } };

@@ -104,9 +104,9 @@ const tagOf = (route: ApiRoute) =>
 function security(route: ApiRoute) {
   if (route.auth === "public") return [];
   if (route.auth === "bearer") return [{ bearer: [] }];
-  const session = route.auth === "orgTokenOrSession";
+  const acceptsEmbedSession = route.auth === "orgTokenOrSession";
   if (route.method === "GET")
-    return [{ token: [], orgId: [] }, { bearer: [] }, ...(session ? [{ sessionId: [] }] : [])];
+    return [{ token: [], orgId: [] }, { bearer: [] }, ...(acceptsEmbedSession ? [{ sessionId: [] }] : [])];
   if (route.body === "multipart")
     return [
       { token: [], orgId: [] },

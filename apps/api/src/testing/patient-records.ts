@@ -104,7 +104,7 @@ export async function seedPatientRecords(
     })
     .returning();
   const draftKey = `draft-${randomUUID().slice(0, 8)}`;
-  const [session] = await scope
+  const [embedSession] = await scope
     .insert(formSessions, {
       templateIdentifier: template,
       tokenHash: randomUUID(),
@@ -135,7 +135,7 @@ export async function seedPatientRecords(
       size: 10,
       type: "application/pdf",
       sha256: "0".repeat(64),
-      uploaderKey: `session:${session!.id}`,
+      uploaderKey: `session:${embedSession!.id}`,
       keptAt: at,
       createdAt: at,
     })
@@ -178,7 +178,7 @@ export async function seedPatientRecords(
   return {
     signatureRequestId: request!.id,
     formRequestId: formRequest!.id,
-    embedSessionId: session!.id,
+    embedSessionId: embedSession!.id,
     draftId: draft!.id,
     smsDraftId: smsDraft!.id,
     submissionId: submission!.id,

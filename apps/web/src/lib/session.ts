@@ -10,10 +10,10 @@ export type SessionCheck = { status: "signed-in"; me: Me } | { status: "signed-o
  * `unknown` when the API could not answer: the page then renders and the client retries.
  */
 export async function checkSession(): Promise<SessionCheck> {
-  const session = (await cookies()).get(STAFF_SESSION_COOKIE)?.value;
-  if (!session) return { status: "signed-out" };
+  const staffSessionCookie = (await cookies()).get(STAFF_SESSION_COOKIE)?.value;
+  if (!staffSessionCookie) return { status: "signed-out" };
   const answer = await queryApi("auth.me", undefined, meSchema, {
-    cookie: `${STAFF_SESSION_COOKIE}=${session}`,
+    cookie: `${STAFF_SESSION_COOKIE}=${staffSessionCookie}`,
     timeoutMs: 5_000,
   });
   if (answer.kind === "ok") return { status: "signed-in", me: answer.data };

@@ -128,23 +128,23 @@ export async function revokeEmbedSession(ctx: OrgContext, input: { id: string })
  * caller without one.
  */
 export async function describeEmbedSession(ctx: OrgContext): Promise<SessionInfo> {
-  const session = ctx.formGrant;
-  if (!session) throw unauthorized("this call needs a sessionId");
+  const embedSession = ctx.formGrant;
+  if (!embedSession) throw unauthorized("this call needs a sessionId");
   const org = await organizationProfile(ctx);
-  const institution = session.config.institutionId;
+  const institution = embedSession.config.institutionId;
   const institutionId = institution === undefined ? undefined : await findInstitutionId(ctx, institution);
   return {
     branding: institutionId ? await getBranding(ctx, institutionId) : await getDefaultBranding(ctx),
     organizationName: org.name,
     phoneCountry: phoneCountryOf(org.phoneCountry),
-    templateIdentifier: session.templateIdentifier,
-    expiresAt: session.expiresAt.toISOString(),
-    draftKey: session.config.draftKey ?? null,
-    redirectUrl: session.config.redirectUrl ?? null,
-    prefill: session.config.prefill ?? {},
-    allowedOrigins: session.config.allowedOrigins ?? [],
-    ...(isPatientLanguage(session.config.language) && { language: session.config.language }),
-    ...(session.config.visitor && { visitor: session.config.visitor }),
+    templateIdentifier: embedSession.templateIdentifier,
+    expiresAt: embedSession.expiresAt.toISOString(),
+    draftKey: embedSession.config.draftKey ?? null,
+    redirectUrl: embedSession.config.redirectUrl ?? null,
+    prefill: embedSession.config.prefill ?? {},
+    allowedOrigins: embedSession.config.allowedOrigins ?? [],
+    ...(isPatientLanguage(embedSession.config.language) && { language: embedSession.config.language }),
+    ...(embedSession.config.visitor && { visitor: embedSession.config.visitor }),
   };
 }
 

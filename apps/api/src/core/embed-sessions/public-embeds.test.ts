@@ -134,10 +134,10 @@ describe("public embed: one snippet, a session of its own for every visitor", ()
         `/api/embed/drafts?${query({ ...creds(org), templateIdentifier: template.identifier, draftKey })}`,
       );
       expect(f8.status).toBe(400);
-      const session = await api.request("POST", "/api/embed/sessions", {
+      const embedSession = await api.request("POST", "/api/embed/sessions", {
         body: { ...creds(org), templateIdentifier: template.identifier, config: { draftKey } },
       });
-      expect(session.status).toBe(400);
+      expect(embedSession.status).toBe(400);
     }
   });
 

@@ -210,40 +210,43 @@ describe("session lifetimes", () => {
 
   it("ends a session idle longer than the organization's idle time, and marks activity at most once a minute", async () => {
     const { cookie } = await member("staff", "idle");
-    const session = await sessionOf(cookie);
+    const staffSession = await sessionOf(cookie);
     // Seen 30 s ago: a request does not write again.
     const recent = new Date(Date.now() - 30_000);
-    await api.services.db.update(staffSessions).set({ lastSeenAt: recent }).where(eq(staffSessions.id, session.id));
+    await api.services.db
+      .update(staffSessions)
+      .set({ lastSeenAt: recent })
+      .where(eq(staffSessions.id, staffSession.id));
     await api.trpc({ cookie }).auth.me.query();
     expect((await sessionOf(cookie)).lastSeenAt.getTime()).toBe(recent.getTime());
     // Seen 59 min ago (idle time 60 min): the request counts and moves last seen to now.
     await api.services.db
       .update(staffSessions)
       .set({ lastSeenAt: new Date(Date.now() - 59 * 60_000) })
-      .where(eq(staffSessions.id, session.id));
+      .where(eq(staffSessions.id, staffSession.id));
     await api.trpc({ cookie }).auth.me.query();
     expect(Date.now() - (await sessionOf(cookie)).lastSeenAt.getTime()).toBeLessThan(10_000);
     // Idle 61 minutes: over.
     await api.services.db
       .update(staffSessions)
       .set({ lastSeenAt: new Date(Date.now() - 61 * 60_000) })
-      .where(eq(staffSessions.id, session.id));
+      .where(eq(staffSessions.id, staffSession.id));
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);
     // The sweep deletes the ended session (its address and device go with it), and only that one.
     await pruneEndedStaffSessions(IdentityStore.of(api.services));
     const left = await api.services.db.select({ id: staffSessions.id }).from(staffSessions);
-    expect(left.map((row) => row.id)).not.toContain(session.id);
+    expect(left.map((row) => row.id)).not.toContain(staffSession.id);
     expect(await api.trpc({ cookie: owner }).auth.me.query()).toMatchObject({ role: "owner" });
   });
 
   it("ends a busy session after the absolute lifetime, and a shorter setting applies to open sessions", async () => {
     const { cookie } = await member("staff", "busy");
-    const session = await sessionOf(cookie);
-    expect(session.expiresAt.getTime() - session.createdAt.getTime()).toBeCloseTo(12 * 3600_000, -4);
+    const staffSession = await sessionOf(cookie);
+    expect(staffSession.expiresAt.getTime() - staffSession.createdAt.getTime()).toBeCloseTo(12 * 3600_000, -4);
     await api.services.db
       .update(staffSessions)
       .set({ createdAt: new Date(Date.now() - 5 * 3600_000) })
-      .where(eq(staffSessions.id, session.id));
+      .where(eq(staffSessions.id, staffSession.id));
     expect((await api.trpc({ cookie }).auth.me.query()).role).toBe("staff");
     await api.trpc({ cookie: owner }).organization.update.mutate({ staffSessionMaxHours: 4 });
     expect(await statusOf(api.trpc({ cookie }).auth.me.query())).toBe(401);

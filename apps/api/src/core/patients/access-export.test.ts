@@ -201,8 +201,8 @@ describe("patient access export (POST /patients/export)", () => {
     });
     expect(reference.content[1]!.attachment.url).toBe(`documents/${patient.signatureId}.metadata.json`);
     expect(manifest.records.some((r) => r.kind === "drafts" && (r.data.values as { name?: string }).name)).toBe(true);
-    const session = manifest.records.find((r) => r.kind === "embedSessions")!;
-    expect(session.data).not.toHaveProperty("tokenHash");
+    const embedSessionRecords = manifest.records.find((r) => r.kind === "embedSessions")!;
+    expect(embedSessionRecords.data).not.toHaveProperty("tokenHash");
     const audit = manifest.records.filter((r) => r.kind === "auditEntries");
     expect(audit.length).toBeGreaterThan(0);
     for (const entry of audit) expect(entry.data).not.toHaveProperty("personalSalt");

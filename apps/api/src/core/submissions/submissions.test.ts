@@ -60,13 +60,13 @@ beforeAll(async () => {
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
-    onData(stream, session, callback) {
+    onData(stream, smtpSession, callback) {
       let raw = "";
       stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
       stream.on("end", () => {
         mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-          to: session.envelope.rcptTo.map((r) => r.address),
+          from: smtpSession.envelope.mailFrom ? smtpSession.envelope.mailFrom.address : "",
+          to: smtpSession.envelope.rcptTo.map((r) => r.address),
           raw,
         });
         callback();

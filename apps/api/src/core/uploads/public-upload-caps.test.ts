@@ -102,7 +102,7 @@ const healthz = () =>
  * bytes at once; the statuses, in order. In this process its fetch and body encoding would be
  * counted against the server's /healthz.
  */
-function attackFrom(address: string, sessions: string[], size: number): Promise<number[]> {
+function attackFrom(address: string, embedSessions: string[], size: number): Promise<number[]> {
   const script = `
     const { url, address, sessions, size } = JSON.parse(process.env.ATTACK);
     const bytes = Buffer.concat([Buffer.from("%PDF-1.4\\n"), Buffer.alloc(size - 9, 0x20)]);
@@ -113,7 +113,7 @@ function attackFrom(address: string, sessions: string[], size: number): Promise<
       await res.arrayBuffer();
       return res.status;
     })).then((statuses) => process.stdout.write(JSON.stringify(statuses)));`;
-  const attack = JSON.stringify({ url: `${api.baseUrl}/api/embed/uploads`, address, sessions, size });
+  const attack = JSON.stringify({ url: `${api.baseUrl}/api/embed/uploads`, address, sessions: embedSessions, size });
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ["-e", script], { env: { ...process.env, ATTACK: attack } }, (error, stdout) =>
       error ? reject(error) : resolve(JSON.parse(stdout) as number[]),
@@ -172,7 +172,7 @@ describe("public embeds: what anonymous visitors may store per hour", () => {
     const org = await api.createOrg("Klinik Ost");
     const { template, code } = await publicForm(org);
     const address = "192.0.2.44";
-    const sessions = await Promise.all(Array.from({ length: 30 }, () => visitor(code, address)));
+    const embedSessions = await Promise.all(Array.from({ length: 30 }, () => visitor(code, address)));
     const probes: number[] = [];
     let attacking = true;
     const probing = (async () => {
@@ -183,7 +183,7 @@ describe("public embeds: what anonymous visitors may store per hour", () => {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     })();
-    const statuses = await attackFrom(address, sessions, 600 * KB);
+    const statuses = await attackFrom(address, embedSessions, 600 * KB);
     attacking = false;
     await probing;
     expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);

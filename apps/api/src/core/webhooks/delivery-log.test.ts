@@ -148,8 +148,8 @@ describe("staff webhook delivery log (the list contract)", () => {
     // The session still names its URL: the resend goes there, until the session is revoked.
     expect((await client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).delivered).toBe(true);
     expect(receiver.requests.map((r) => r.path)).toEqual(["/session-hook"]);
-    const [session] = (await api.trpc({ cookie }).sessions.list.query({ templateIdentifier: t.identifier })).items;
-    await api.trpc({ cookie }).sessions.revoke.mutate({ id: session!.id });
+    const [embedSession] = (await api.trpc({ cookie }).sessions.list.query({ templateIdentifier: t.identifier })).items;
+    await api.trpc({ cookie }).sessions.revoke.mutate({ id: embedSession!.id });
     await expect(client.webhooks.resend.mutate({ deliveryId: toSession!.deliveryId })).rejects.toMatchObject({
       data: { httpStatus: 409 },
     });

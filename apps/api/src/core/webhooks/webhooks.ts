@@ -299,7 +299,7 @@ async function isConfiguredWebhookUrl(
 ): Promise<boolean> {
   if ((await defaultWebhookUrls(ctx)).includes(url)) return true;
   if (templateIdentifier === null) return false;
-  const [session] = await ctx.scope
+  const [embedSession] = await ctx.scope
     .select(
       formSessions,
       eq(formSessions.templateIdentifier, templateIdentifier),
@@ -307,7 +307,7 @@ async function isConfiguredWebhookUrl(
       sql`${formSessions.config}->>'webhookUrl' = ${url}`,
     )
     .limit(1);
-  return session !== undefined;
+  return embedSession !== undefined;
 }
 
 /**

@@ -12,13 +12,13 @@ import { Providers } from "../providers";
  * to /login (and comes back afterwards), and the shell starts with the user already known.
  */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
-  const session = await checkSession();
-  if (session.status === "signed-out") {
+  const staffSession = await checkSession();
+  if (staffSession.status === "signed-out") {
     redirect(loginPath((await headers()).get(PATH_HEADER) ?? "/", "expired"));
   }
   return (
     <Providers lang={await getLang()}>
-      <AdminShell initialMe={session.status === "signed-in" ? session.me : undefined}>{children}</AdminShell>
+      <AdminShell initialMe={staffSession.status === "signed-in" ? staffSession.me : undefined}>{children}</AdminShell>
     </Providers>
   );
 }

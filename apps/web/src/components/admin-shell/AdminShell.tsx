@@ -75,11 +75,11 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
     );
   }
 
-  const session = me.data;
-  const displayName = session.user.name || session.user.email;
+  const staffSession = me.data;
+  const displayName = staffSession.user.name || staffSession.user.email;
 
   return (
-    <SessionContext.Provider value={session}>
+    <SessionContext.Provider value={staffSession}>
       <a href="#main" className={styles.skipLink}>
         {t.shell.skipToContent}
       </a>
@@ -101,19 +101,19 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
             <Link href="/" className={styles.brand} aria-label={`${t.common.productName} – ${t.nav.overview}`}>
               <Logo name={t.common.productName} />
             </Link>
-            <span className={styles.orgName} title={session.organization.name}>
+            <span className={styles.orgName} title={staffSession.organization.name}>
               <span className="cs-visually-hidden">{t.shell.organization}: </span>
-              {session.organization.name}
+              {staffSession.organization.name}
             </span>
           </div>
           <div className={styles.headerEnd}>
             <LanguageSwitch />
             <div className={styles.user}>
               <span className="cs-visually-hidden">{format(t.shell.signedInAs, { name: displayName })}</span>
-              <span className={styles.userName} title={session.user.email} aria-hidden="true">
+              <span className={styles.userName} title={staffSession.user.email} aria-hidden="true">
                 {displayName}
               </span>
-              <span className={styles.userRole}>{t.roles[session.role]}</span>
+              <span className={styles.userRole}>{t.roles[staffSession.role]}</span>
             </div>
             <Button
               variant="ghost"
@@ -134,14 +134,14 @@ export function AdminShell({ initialMe, children }: { initialMe?: Me; children: 
             <nav id="admin-nav" ref={nav} aria-label={t.shell.navigation} className={styles.nav}>
               <div className={styles.drawerOrg}>
                 <span className={styles.drawerOrgLabel}>{t.shell.organization}</span>
-                <span className={styles.drawerOrgName}>{session.organization.name}</span>
+                <span className={styles.drawerOrgName}>{staffSession.organization.name}</span>
               </div>
               {navigation.map((group, index) => (
                 <div key={group.label ?? index} className={styles.navGroup}>
                   {group.label ? <p className={styles.navGroupLabel}>{t.nav[group.label]}</p> : null}
                   <ul className={styles.navList}>
                     {group.items
-                      .filter((item) => !item.requires || can(session.role, item.requires))
+                      .filter((item) => !item.requires || can(staffSession.role, item.requires))
                       .map((item) => {
                         const active = isActive(item, pathname);
                         return (

@@ -32,19 +32,19 @@ export function AccountPage() {
   const trpc = useTRPC();
   const me = useSession();
   const queryClient = useQueryClient();
-  const sessions = useQuery(trpc.account.sessions.queryOptions());
+  const staffSessions = useQuery(trpc.account.sessions.queryOptions());
   const settings = useQuery(trpc.organization.settings.queryOptions());
   const [announcement, setAnnouncement] = useAnnouncement();
   const [error, setError] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.sessions.queryKey() });
-  const deviceOf = (session: StaffSessionItem) => session.device ?? t.account.unknownDevice;
+  const deviceOf = (staffSession: StaffSessionItem) => staffSession.device ?? t.account.unknownDevice;
 
   const end = useMutation(
     trpc.account.endSession.mutationOptions({
       onSuccess: (_result, { id }) => {
-        const session = sessions.data?.items.find((s) => s.id === id);
-        if (session?.current) return window.location.assign("/login?reason=signed-out");
-        setAnnouncement(format(t.account.ended, { device: session ? deviceOf(session) : "" }));
+        const staffSession = staffSessions.data?.items.find((s) => s.id === id);
+        if (staffSession?.current) return window.location.assign("/login?reason=signed-out");
+        setAnnouncement(format(t.account.ended, { device: staffSession ? deviceOf(staffSession) : "" }));
         setError(null);
         void refresh();
       },
@@ -66,38 +66,44 @@ export function AccountPage() {
     {
       key: "device",
       header: t.account.columnDevice,
-      render: (session) => (
+      render: (staffSession) => (
         <>
-          <span className={styles.name} title={session.userAgent ?? undefined}>
-            {deviceOf(session)}
+          <span className={styles.name} title={staffSession.userAgent ?? undefined}>
+            {deviceOf(staffSession)}
           </span>{" "}
-          {session.current ? <Badge tone="success">{t.account.current}</Badge> : null}
+          {staffSession.current ? <Badge tone="success">{t.account.current}</Badge> : null}
         </>
       ),
     },
-    { key: "ip", header: t.account.columnAddress, render: (session) => session.ip ?? "—" },
-    { key: "created", header: t.account.columnCreated, render: (session) => clinic.dateTime(session.createdAt) },
+    { key: "ip", header: t.account.columnAddress, render: (staffSession) => staffSession.ip ?? "—" },
+    {
+      key: "created",
+      header: t.account.columnCreated,
+      render: (staffSession) => clinic.dateTime(staffSession.createdAt),
+    },
     {
       key: "lastSeen",
       header: t.account.columnLastSeen,
-      render: (session) => clinic.dateTime(session.lastSeenAt),
+      render: (staffSession) => clinic.dateTime(staffSession.lastSeenAt),
     },
     {
       key: "actions",
       header: t.account.columnActions,
       end: true,
-      render: (session) => (
+      render: (staffSession) => (
         <Button
           size="small"
           variant="danger-outline"
-          busy={end.isPending && end.variables?.id === session.id}
-          onClick={() => end.mutate({ id: session.id })}
+          busy={end.isPending && end.variables?.id === staffSession.id}
+          onClick={() => end.mutate({ id: staffSession.id })}
         >
           {/* The visible word first, then which session (for screen readers): the name says what it shows. */}
-          {session.current ? t.shell.logout : t.account.end}
+          {staffSession.current ? t.shell.logout : t.account.end}
           <span className="cs-visually-hidden">
             {" "}
-            {format(session.current ? t.account.logoutHidden : t.account.endHidden, { device: deviceOf(session) })}
+            {format(staffSession.current ? t.account.logoutHidden : t.account.endHidden, {
+              device: deviceOf(staffSession),
+            })}
           </span>
         </Button>
       ),
@@ -105,22 +111,22 @@ export function AccountPage() {
   ];
 
   let body;
-  if (sessions.isPending)
+  if (staffSessions.isPending)
     body = (
       <div className="cs-card__body">
         <Skeleton label={t.common.loading} lines={2} />
       </div>
     );
-  else if (sessions.error) body = <LoadFailed query={sessions} className="cs-card__body cs-stack" />;
+  else if (staffSessions.error) body = <LoadFailed query={staffSessions} className="cs-card__body cs-stack" />;
   else {
-    const others = sessions.data.items.filter((s) => !s.current).length;
+    const others = staffSessions.data.items.filter((s) => !s.current).length;
     body = (
       <>
         <div className="cs-card__body">
           <Table
             caption={t.account.sessionsCaption}
             columns={columns}
-            rows={sessions.data.items}
+            rows={staffSessions.data.items}
             rowKey={(s) => s.id}
           />
         </div>

@@ -54,8 +54,8 @@ export function PersonalLinks({ template }: { template: Template }) {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sessions.list.infiniteQueryKey(listInput) });
   const create = useMutation(
     trpc.sessions.create.mutationOptions({
-      onSuccess: (session) => {
-        setCreated(session);
+      onSuccess: (embedSession) => {
+        setCreated(embedSession);
         void refresh();
       },
     }),

@@ -31,10 +31,10 @@ export function storedVisitorSession(code: string): string | null {
   }
 }
 
-export function rememberVisitorSession(code: string, session: StartedVisitorSession): void {
-  if (session.visitor.mode !== "resume") return;
+export function rememberVisitorSession(code: string, started: StartedVisitorSession): void {
+  if (started.visitor.mode !== "resume") return;
   try {
-    storage()?.setItem(storageKey(code), JSON.stringify(session));
+    storage()?.setItem(storageKey(code), JSON.stringify(started));
   } catch {
     // Full or blocked storage: the form still works, a reload just starts afresh.
   }

@@ -77,9 +77,9 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const session = useSession();
+  const staffSession = useSession();
   // Expiry days are the clinic's, like every date in the console.
-  const { timeZone } = session.organization;
+  const { timeZone } = staffSession.organization;
   const { marks, note: requiredNote } = useFieldMarks();
   const [draft, setDraft] = useState<Draft>(() => emptyDraft(timeZone, documentId));
   // Known institutions are offered in a select; "another" opens a text field for a new id.
@@ -91,7 +91,7 @@ function NewRequestForm({ onCreated, documentId }: { onCreated(created: Created)
   const typingInstitution = otherInstitution || (institutions.isSuccess && knownInstitutions.length === 0);
 
   // The chosen document's roles (its current version's fields): several roles ask who signs each.
-  const me = session.user.id;
+  const me = staffSession.user.id;
   const chosen = useQuery({
     ...trpc.documents.detail.queryOptions({ id: draft.document_id }),
     enabled: draft.document_id !== "",

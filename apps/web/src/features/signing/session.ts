@@ -107,8 +107,8 @@ export function forgetStoredSignings(storages: Storage[] = browserStorages()): v
 
 function browserStorages(): Storage[] {
   const storages: Storage[] = [];
-  const session = safeSessionStorage();
-  if (session) storages.push(session);
+  const tabStorage = safeSessionStorage();
+  if (tabStorage) storages.push(tabStorage);
   try {
     if (typeof window !== "undefined") storages.push(window.localStorage);
   } catch {

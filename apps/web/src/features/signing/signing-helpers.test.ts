@@ -134,13 +134,13 @@ describe("forgetStoredSignings (signing at the desk)", () => {
   }
 
   it("removes every signing pass and view from both storages and keeps what is not the signing page's", () => {
-    const session = walkableStorage({ lang: "de", "clinsign.kiosk.brand": "{}" });
-    storeSigning({ ticket: "t".repeat(43) }, { view: view(), sessionToken: "s".repeat(43) }, session);
-    storeSigning({ token: "k".repeat(43) }, { view: view(), sessionToken: "u".repeat(43) }, session);
+    const tabStorage = walkableStorage({ lang: "de", "clinsign.kiosk.brand": "{}" });
+    storeSigning({ ticket: "t".repeat(43) }, { view: view(), sessionToken: "s".repeat(43) }, tabStorage);
+    storeSigning({ token: "k".repeat(43) }, { view: view(), sessionToken: "u".repeat(43) }, tabStorage);
     const local = walkableStorage({ "clinsign.signing.token:old": "{}" });
-    forgetStoredSignings([session as unknown as Storage, local as unknown as Storage]);
-    expect([...session.map.keys()]).toEqual(["lang", "clinsign.kiosk.brand"]);
+    forgetStoredSignings([tabStorage as unknown as Storage, local as unknown as Storage]);
+    expect([...tabStorage.map.keys()]).toEqual(["lang", "clinsign.kiosk.brand"]);
     expect(local.map.size).toBe(0);
-    expect(JSON.stringify([...session.map.values()])).not.toContain("Einwilligung");
+    expect(JSON.stringify([...tabStorage.map.values()])).not.toContain("Einwilligung");
   });
 });

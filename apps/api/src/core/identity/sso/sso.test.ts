@@ -74,7 +74,7 @@ async function start(orgId: string): Promise<Started> {
 
 interface Landed {
   location: string;
-  session: string | null;
+  staffSessionCookie: string | null;
 }
 
 /** Sends the provider's redirect back to the API's callback, as the web app passes it on. */
@@ -86,8 +86,11 @@ async function callback(callbackUrl: string, binding: string | null): Promise<La
     headers: binding ? { cookie: binding } : {},
   });
   expect(response.status).toBe(303);
-  const session = response.headers.getSetCookie().find((c) => c.startsWith(`${STAFF_SESSION_COOKIE}=`));
-  return { location: response.headers.get("location")!, session: session ? session.split(";")[0]! : null };
+  const staffSessionCookie = response.headers.getSetCookie().find((c) => c.startsWith(`${STAFF_SESSION_COOKIE}=`));
+  return {
+    location: response.headers.get("location")!,
+    staffSessionCookie: staffSessionCookie ? staffSessionCookie.split(";")[0]! : null,
+  };
 }
 
 async function signIn(orgId: string, login: string): Promise<Landed> {
@@ -126,7 +129,7 @@ describe("single sign-on with OpenID Connect", () => {
 
     const landed = await callback(await idp.signIn(started.location, "anna"), started.binding);
     expect(landed.location).toBe(`${WEB}/`);
-    const me = await api.trpc({ cookie: landed.session! }).auth.me.query();
+    const me = await api.trpc({ cookie: landed.staffSessionCookie! }).auth.me.query();
     expect(me).toMatchObject({
       user: { email: "anna.berg@praxis-eins.example", name: "Anna Berg" },
       organization: { id: org.orgId },
@@ -156,13 +159,13 @@ describe("single sign-on with OpenID Connect", () => {
     const forged = new URL(back);
     forged.searchParams.set("state", "forged-state-value-that-was-never-issued-xx");
     const refusedForged = await callback(forged.toString(), started.binding);
-    expect(refusedForged).toEqual({ location: `${WEB}/login?sso_error=expired`, session: null });
+    expect(refusedForged).toEqual({ location: `${WEB}/login?sso_error=expired`, staffSessionCookie: null });
 
     const elsewhere = await callback(back.toString(), `${SSO_COOKIE}=someone-elses-browser`);
-    expect(elsewhere).toEqual({ location: refusedTo(org.orgId, "expired"), session: null });
+    expect(elsewhere).toEqual({ location: refusedTo(org.orgId, "expired"), staffSessionCookie: null });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "browser_mismatch" });
     // The state died with that attempt: the right browser cannot use it afterwards either.
-    expect((await callback(back.toString(), started.binding)).session).toBeNull();
+    expect((await callback(back.toString(), started.binding)).staffSessionCookie).toBeNull();
   });
 
   it("refuses a state older than ten minutes", async () => {
@@ -174,7 +177,10 @@ describe("single sign-on with OpenID Connect", () => {
       .update(ssoSignInAttempts)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(ssoSignInAttempts.organizationId, org.orgId));
-    expect(await callback(back, started.binding)).toEqual({ location: refusedTo(org.orgId, "expired"), session: null });
+    expect(await callback(back, started.binding)).toEqual({
+      location: refusedTo(org.orgId, "expired"),
+      staffSessionCookie: null,
+    });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({ reason: "state_expired" });
   });
 
@@ -183,10 +189,10 @@ describe("single sign-on with OpenID Connect", () => {
     idp.users.set("carla", { email: "carla@praxis-drei.example", groups: ["cs-staff"] });
     const started = await start(org.orgId);
     const back = await idp.signIn(started.location, "carla");
-    expect((await callback(back, started.binding)).session).not.toBeNull();
+    expect((await callback(back, started.binding)).staffSessionCookie).not.toBeNull();
     expect(await callback(back, started.binding)).toEqual({
       location: `${WEB}/login?sso_error=expired`,
-      session: null,
+      staffSessionCookie: null,
     });
 
     // The same code under a fresh state of this browser: the provider will not hand out a second token.
@@ -195,7 +201,7 @@ describe("single sign-on with OpenID Connect", () => {
     replay.searchParams.set("state", new URL(again.location).searchParams.get("state")!);
     expect(await callback(replay.toString(), again.binding)).toEqual({
       location: refusedTo(org.orgId, "failed"),
-      session: null,
+      staffSessionCookie: null,
     });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({
       reason: "token_exchange_failed",
@@ -244,33 +250,36 @@ describe("single sign-on with OpenID Connect", () => {
     for (const { name, change, reason } of cases) {
       it(`refuses ${name}`, async () => {
         idp.tamperIdToken(change);
-        expect(await signIn(org.orgId, "dora")).toEqual({ location: refusedTo(org.orgId, "failed"), session: null });
+        expect(await signIn(org.orgId, "dora")).toEqual({
+          location: refusedTo(org.orgId, "failed"),
+          staffSessionCookie: null,
+        });
         expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({ reason });
       });
     }
 
     it("refuses a token signed by a key the provider does not publish", async () => {
       idp.tamperIdToken((c) => c, "foreign");
-      expect((await signIn(org.orgId, "dora")).session).toBeNull();
+      expect((await signIn(org.orgId, "dora")).staffSessionCookie).toBeNull();
       expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toMatchObject({ reason: "bad_id_token" });
     });
 
     it("accepts the untouched token (the cases above fail for their reason only)", async () => {
       idp.tamperIdToken(null);
-      expect((await signIn(org.orgId, "dora")).session).not.toBeNull();
+      expect((await signIn(org.orgId, "dora")).staffSessionCookie).not.toBeNull();
     });
   });
 
   it("follows a key rotation at the provider: the unknown kid refetches the JWKS once", async () => {
     const org = await ssoOrg("praxis-fuenf.example");
     idp.users.set("emil", { email: "emil@praxis-fuenf.example", groups: ["cs-staff"] });
-    expect((await signIn(org.orgId, "emil")).session).not.toBeNull();
+    expect((await signIn(org.orgId, "emil")).staffSessionCookie).not.toBeNull();
     await idp.rotateKeys();
     const realNow = oidcJwksCache.now;
     // Past the 30 s between refetches of one URL.
     oidcJwksCache.now = () => Date.now() + 60_000;
     try {
-      expect((await signIn(org.orgId, "emil")).session).not.toBeNull();
+      expect((await signIn(org.orgId, "emil")).staffSessionCookie).not.toBeNull();
     } finally {
       oidcJwksCache.now = realNow;
       clearOidcCaches();
@@ -280,7 +289,10 @@ describe("single sign-on with OpenID Connect", () => {
   it("refuses an address outside the allowed domains and creates no account", async () => {
     const org = await ssoOrg("praxis-sechs.example");
     idp.users.set("fritz", { email: "fritz@elsewhere.example", groups: ["cs-admins"] });
-    expect(await signIn(org.orgId, "fritz")).toEqual({ location: refusedTo(org.orgId, "domain"), session: null });
+    expect(await signIn(org.orgId, "fritz")).toEqual({
+      location: refusedTo(org.orgId, "domain"),
+      staffSessionCookie: null,
+    });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({
       reason: "domain_not_allowed",
       domain: "elsewhere.example",
@@ -292,11 +304,11 @@ describe("single sign-on with OpenID Connect", () => {
     const org = await ssoOrg("praxis-sieben.example");
     idp.users.set("greta", { email: "greta@praxis-sieben.example", groups: ["cs-staff"] });
     const first = await signIn(org.orgId, "greta");
-    expect((await api.trpc({ cookie: first.session! }).auth.me.query()).role).toBe("staff");
+    expect((await api.trpc({ cookie: first.staffSessionCookie! }).auth.me.query()).role).toBe("staff");
 
     idp.users.set("greta", { email: "greta@praxis-sieben.example", groups: ["cs-admins", "cs-staff"] });
     const promoted = await signIn(org.orgId, "greta");
-    expect((await api.trpc({ cookie: promoted.session! }).auth.me.query()).role).toBe("admin");
+    expect((await api.trpc({ cookie: promoted.staffSessionCookie! }).auth.me.query()).role).toBe("admin");
     expect((await lastEntry(org.orgId, "staff.role_changed"))?.metadata).toEqual({
       via: "sso",
       from: "staff",
@@ -304,7 +316,10 @@ describe("single sign-on with OpenID Connect", () => {
     });
 
     idp.users.set("greta", { email: "greta@praxis-sieben.example", groups: ["somewhere-else"] });
-    expect(await signIn(org.orgId, "greta")).toEqual({ location: refusedTo(org.orgId, "no_role"), session: null });
+    expect(await signIn(org.orgId, "greta")).toEqual({
+      location: refusedTo(org.orgId, "no_role"),
+      staffSessionCookie: null,
+    });
     expect((await lastEntry(org.orgId, "staff.member_removed"))?.metadata).toEqual({
       via: "sso",
       reason: "no_mapped_role",
@@ -315,7 +330,7 @@ describe("single sign-on with OpenID Connect", () => {
       userId: (await lastEntry(org.orgId, "staff.member_removed"))?.actorId,
     });
     // The sessions opened before end with the membership.
-    await expect(api.trpc({ cookie: promoted.session! }).auth.me.query()).rejects.toMatchObject({
+    await expect(api.trpc({ cookie: promoted.staffSessionCookie! }).auth.me.query()).rejects.toMatchObject({
       data: { httpStatus: 401 },
     });
   });
@@ -323,7 +338,10 @@ describe("single sign-on with OpenID Connect", () => {
   it("gives no account to someone whose groups map to no role", async () => {
     const org = await ssoOrg("praxis-acht.example");
     idp.users.set("hans", { email: "hans@praxis-acht.example", groups: [] });
-    expect(await signIn(org.orgId, "hans")).toEqual({ location: refusedTo(org.orgId, "no_role"), session: null });
+    expect(await signIn(org.orgId, "hans")).toEqual({
+      location: refusedTo(org.orgId, "no_role"),
+      staffSessionCookie: null,
+    });
     expect(await api.services.db.select().from(users).where(eq(users.email, "hans@praxis-acht.example"))).toEqual([]);
   });
 
@@ -425,7 +443,7 @@ describe("single sign-on with OpenID Connect", () => {
       { domain: "praxis-zehn.example", verified: true },
     ]);
     idp.users.set("karl", { email: "karl@praxis-zehn.example", groups: ["cs-staff"] });
-    expect((await signIn(org.orgId, "karl")).session).not.toBeNull();
+    expect((await signIn(org.orgId, "karl")).staffSessionCookie).not.toBeNull();
   });
 
   it("tells the login page the provider of an e-mail domain or an organization, and nothing about accounts", async () => {
@@ -470,7 +488,7 @@ describe("single sign-on with OpenID Connect", () => {
     const state = new URL(started.location).searchParams.get("state")!;
     expect(await callback(`${WEB}/sso/callback?error=access_denied&state=${state}`, started.binding)).toEqual({
       location: refusedTo(org.orgId, "cancelled"),
-      session: null,
+      staffSessionCookie: null,
     });
     expect((await lastEntry(org.orgId, "staff.sso_refused"))?.metadata).toEqual({
       reason: "provider_error",
