@@ -287,7 +287,7 @@ export interface Config {
   auditMaxUnchainedSeconds: number;
   /**
    * After answering a request whose body was refused unread (413, 401 before an upload), how long
-   * the connection is drained before it is closed, so the client reads the answer (http/io.ts).
+   * the connection is drained before it is closed, so the client reads the answer (wire/io.ts).
    */
   closeLingerMs: number;
   logLevel: string;

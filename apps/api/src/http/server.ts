@@ -14,15 +14,13 @@ import { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { areaOf, handleRest, isAreaAPath, serveSignedFile } from "../rest/adapter";
+import { areaOf, handleRest, isAreaAPath } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
 import { renderError } from "../rest/envelopes";
-import { handleFhir } from "../rest/fhir";
 import { openApiDocument } from "../rest/openapi";
 import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
-import { answerThenClose, bearerToken, parseCookies, sendJson } from "./io";
-import { handleSso } from "./sso";
+import { answerThenClose, bearerToken, parseCookies, sendJson } from "../wire/io";
 import { PENDING_SIGN_IN_COOKIE, SSO_LINK_COOKIE, STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
@@ -114,8 +112,10 @@ export function isCrossSiteRequest(
 }
 
 /**
- * The one request listener: health, docs, tRPC, single sign-on and the REST route table (the
- * documented API, the admin console's file routes and the public logos).
+ * The one request listener: what every request gets (request id, client address, security
+ * headers, the access log, CSRF and HTTPS refusals), health, docs and tRPC, then the route table
+ * (`../rest/routes.ts`: the documented API, the console's file routes, FHIR, single sign-on's
+ * redirects, signed file URLs).
  */
 export function createRequestListener(services: Services): RequestListener {
   const { config, log } = services;
@@ -226,7 +226,6 @@ export function createRequestListener(services: Services): RequestListener {
         answerThenClose(req, res, config.closeLingerMs);
         return sendJson(res, status, body);
       }
-      if (url.pathname.startsWith("/sso/") && (await handleSso(services, req, res, url, request))) return;
       if (isAreaAPath(url.pathname) && !secure) {
         // No redirect: by now the bearer token has already crossed the wire in clear.
         const { status, body } = renderError(
@@ -236,10 +235,7 @@ export function createRequestListener(services: Services): RequestListener {
         );
         return sendJson(res, status, body);
       }
-      if (await handleFhir(services, { req, res, url, request }, secure)) return;
-      if (url.pathname.startsWith("/api/embed/files/") && req.method === "GET")
-        return void (await serveSignedFile(services, { req, res, url, request }));
-      if (await handleRest(services, { req, res, url, request })) return;
+      if (await handleRest(services, { req, res, url, request, secure })) return;
       const { status, body } = renderError(
         areaOf(url.pathname),
         new AppError("not_found", "no such endpoint"),

@@ -1,12 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { TRPCError } from "@trpc/server";
-import { ZodError } from "zod";
-import type { RequestMeta, Services } from "../core/context";
-import { AppError, fromZodError } from "../core/errors";
+import type { IncomingMessage } from "node:http";
+import type { Services } from "../core/context";
+import { AppError } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
 import { assertStorableInput } from "../core/storable-text";
-import { openSignedFile } from "../core/uploads/uploads";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import {
   answerThenClose,
@@ -18,25 +15,35 @@ import {
   readFormOrJsonObject,
   readJsonObject,
   sendJson,
-} from "../http/io";
+} from "../wire/io";
 import { createCaller } from "../trpc/root";
 import { staffRouteContext, type Principal } from "../trpc/trpc";
-import { renderError, type Area } from "./envelopes";
+import { renderError, toAppError, type Area } from "./envelopes";
 import { openMultipart, type MultipartBody } from "./multipart";
 import { readPdfBody } from "./pdf-body";
 import { RestReply, sendReply, StreamReply, type Reply } from "./replies";
-import { sendStoredFile } from "./stored-file";
-import { routes, type ApiRoute, type ConsoleRoute, type Route, type UploadBody } from "./routes";
-import { parseInput } from "./validation";
+import {
+  routes,
+  type ApiRoute,
+  type ConsoleRoute,
+  type MountedRoute,
+  type RestRequest,
+  type Route,
+  type UploadBody,
+} from "./routes";
+import { decodePath, parseInput } from "./validation";
 import { STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
+/** The routes the adapter reads itself: documented endpoints and console file routes. */
+type TableRoute = ApiRoute | ConsoleRoute;
+
 interface CompiledRoute {
-  route: Route;
+  route: TableRoute;
   pattern: RegExp;
   params: string[];
 }
 
-function compile(route: Route): CompiledRoute {
+function compile(route: TableRoute): CompiledRoute {
   const params: string[] = [];
   const isConsole = route.kind === "console";
   const source = route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -47,8 +54,23 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}${isConsole ? "" : "/?"}$`), params };
 }
 
+const isMounted = (route: Route): route is MountedRoute =>
+  route.kind === "fhir" || route.kind === "redirect" || route.kind === "signedFile";
+const mounted = routes.filter(isMounted);
 // Literal paths before parameterised ones, so `/x/completed` never reads as `/x/{id}`.
-const compiled = routes.map(compile).sort((a, b) => a.params.length - b.params.length);
+const compiled = routes
+  .filter((route): route is TableRoute => !isMounted(route))
+  .map(compile)
+  .sort((a, b) => a.params.length - b.params.length);
+
+/** The mounted door serving this path and method, if any. */
+function mountFor(pathname: string, method: string): MountedRoute | undefined {
+  return mounted.find(
+    (route) =>
+      (pathname === route.path || (route.prefix && pathname.startsWith(`${route.path}/`))) &&
+      (!route.methods || route.methods.some((allowed) => allowed === method)),
+  );
+}
 
 const AREA_A_PATH = /^\/(documents|signature-requests|assignments|design)(\/|$)/;
 
@@ -58,35 +80,6 @@ export const isAreaAPath = (pathname: string) => AREA_A_PATH.test(pathname);
 /** The area a path belongs to, which decides the error envelope. */
 export function areaOf(pathname: string): Area {
   return pathname.startsWith("/api/") ? "B" : "A";
-}
-
-/** The AppError a door renders: a service's own, or a procedure's refused input; else undefined (a 500). */
-export function toAppError(error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  if (error instanceof TRPCError) {
-    if (error.cause instanceof AppError) return error.cause;
-    if (error.cause instanceof ZodError) return fromZodError(error.cause);
-  }
-  return undefined;
-}
-
-export interface RestRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  request: RequestMeta;
-}
-
-/** A percent-decoded path segment; a malformed escape or a NUL is the caller's mistake, not a 500. */
-function decodePath(raw: string, field: string): string {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    throw new AppError("invalid_request", "the path is not valid percent-encoding", { field: "path" });
-  }
-  assertStorableInput(decoded, [field]);
-  return decoded;
 }
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -157,17 +150,22 @@ interface BodyState {
 }
 
 /** Whether `route` answers `method` (a console route's `head` adds HEAD to its GET). */
-const answers = (route: Route, method: string) =>
+const answers = (route: TableRoute, method: string) =>
   route.method === method || (method === "HEAD" && route.kind === "console" && route.method === "GET" && !!route.head);
 
 /**
- * Serves a path of the route table, or returns false when the path is not one. Errors are
- * rendered in the envelope of the path's area; anything unexpected is a 500 with only the
- * request id.
+ * Serves a path of the route table, or returns false when the path is not one. A mounted door
+ * answers in its own way; otherwise errors are rendered in the envelope of the path's area, and
+ * anything unexpected is a 500 with only the request id.
  */
 export async function handleRest(services: Services, rest: RestRequest): Promise<boolean> {
   const { req, res, url, request } = rest;
   const method = req.method ?? "GET";
+  const mount = mountFor(url.pathname, method);
+  if (mount) {
+    await mount.serve(services, rest);
+    return true;
+  }
   const candidates = compiled.filter((c) => c.pattern.test(url.pathname));
   if (candidates.length === 0) return false;
   const area = candidates[0]!.route.area;
@@ -408,24 +406,4 @@ async function openUpload(
       throw new AppError("invalid_request", spec.missingFile, { field: "file" });
     },
   };
-}
-
-/** GET /api/embed/files/<orgId>/<key>?exp&sig: a private upload behind its signed, expiring URL (ranges; S3_DOWNLOADS=presigned redirects). */
-export async function serveSignedFile(services: Services, rest: RestRequest): Promise<void> {
-  const { req, res, url, request } = rest;
-  try {
-    const path = decodePath(url.pathname.slice("/api/embed/files/".length), "path");
-    const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
-    await sendStoredFile(services.storage, req, res, {
-      key: file.storageKey,
-      filename: file.name,
-      contentType: file.type,
-    });
-  } catch (error) {
-    const app = toAppError(error) ?? new AppError("internal_error", "internal error");
-    if (app.code === "internal_error")
-      services.log.error({ err: error, requestId: request.requestId }, "file download failed");
-    const { status, body } = renderError("B", app, request.requestId);
-    sendJson(res, status, body);
-  }
 }

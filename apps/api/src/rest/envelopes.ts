@@ -1,5 +1,7 @@
 import type { AreaAErrorBody, AreaBErrorBody } from "@clinsign/contracts";
-import { AppError, errorMapping } from "../core/errors";
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { AppError, errorMapping, fromZodError } from "../core/errors";
 
 export type Area = "A" | "B";
 
@@ -20,4 +22,14 @@ export function areaBError(error: AppError, requestId: string): { status: number
 
 export function renderError(area: Area, error: AppError, requestId: string) {
   return area === "A" ? areaAError(error, requestId) : areaBError(error, requestId);
+}
+
+/** The AppError a door renders: a service's own, or a procedure's refused input; else undefined (a 500). */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return error.cause;
+    if (error.cause instanceof ZodError) return fromZodError(error.cause);
+  }
+  return undefined;
 }

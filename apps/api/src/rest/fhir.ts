@@ -11,10 +11,11 @@ import { authenticateApiToken } from "../core/credentials/api-tokens";
 import { AppError, errorMapping } from "../core/errors";
 import { capabilityStatement } from "../core/fhir/capability";
 import { operationOutcome, type IssueType, type OutcomeIssue } from "../core/fhir/resources";
-import { bearerToken, readJsonObject } from "../http/io";
+import { bearerToken, readJsonObject } from "../wire/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
-import { toAppError, type RestRequest } from "./adapter";
+import { toAppError } from "./envelopes";
+import type { RestRequest } from "./route-types";
 import { parseInput } from "./validation";
 
 /**
@@ -178,15 +179,10 @@ function acceptsJson(req: IncomingMessage, url: URL): boolean {
 }
 
 /**
- * Serves `/fhir/r4/…`, or returns false for other paths. `secure` says the request came over
- * HTTPS (or the development switch allows plain HTTP), as area A requires.
+ * Serves `/fhir/r4` and the paths below it (the route table's `fhir` entry). Over HTTPS only (or
+ * plain HTTP where the development switch allows it), as area A.
  */
-export async function handleFhir(
-  services: Services,
-  { req, res, url, request }: RestRequest,
-  secure: boolean,
-): Promise<boolean> {
-  if (url.pathname !== FHIR_BASE && !url.pathname.startsWith(`${FHIR_BASE}/`)) return false;
+export async function serveFhir(services: Services, { req, res, url, request, secure }: RestRequest): Promise<void> {
   try {
     if (!secure) throw new AppError("https_required", "this endpoint is served over HTTPS only");
     if (!acceptsJson(req, url)) {
@@ -197,14 +193,14 @@ export async function handleFhir(
           request.requestId,
         ),
       });
-      return true;
+      return;
     }
     const parts = url.pathname.slice(FHIR_BASE.length).split("/").filter(Boolean);
     const method = req.method ?? "GET";
     if (parts.length === 1 && parts[0] === "metadata") {
       if (method !== "GET" && method !== "HEAD") throw methodNotAllowed(method);
       send(res, ok(capabilityStatement(services.config.publicApiUrl)));
-      return true;
+      return;
     }
     const [type, id, ...rest] = parts;
     const candidates = fhirRoutes.filter((r) => r.type === type && r.instance === (id !== undefined));
@@ -216,7 +212,7 @@ export async function handleFhir(
       reply.status = 405;
       reply.headers = { ...reply.headers, allow: [...new Set(candidates.map((r) => r.method))].join(", ") };
       send(res, reply);
-      return true;
+      return;
     }
     const principal: Principal = { kind: "token", ...(await authenticateApiToken(services.db, bearerToken(req))) };
     const query = searchParams(url);
@@ -240,7 +236,6 @@ export async function handleFhir(
     if (!app) services.log.error({ err: error, requestId: request.requestId }, "fhir request failed");
     send(res, fhirError(app ?? new AppError("internal_error", "internal error"), request.requestId));
   }
-  return true;
 }
 
 const methodNotAllowed = (method: string) => new AppError("invalid_request", `method ${method} is not allowed here`);

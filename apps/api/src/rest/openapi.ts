@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { areaAErrorBody, areaBErrorBody, type ErrorCode } from "@clinsign/contracts";
 import { errorMapping } from "../core/errors";
-import { MAX_JSON_BODY_BYTES } from "../http/io";
+import { MAX_JSON_BODY_BYTES } from "../wire/io";
 import { sampleOf, type JsonSchema } from "./openapi-examples";
 import { documentedRoutes, type ApiRoute } from "./routes";
 import { webhookSection } from "./openapi-webhooks";

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "../core/errors";
-import { readBody } from "../http/io";
+import { readBody } from "../wire/io";
 import { openMultipart, type MultipartBody } from "./multipart";
 
 const tooLarge = (limit: number) =>

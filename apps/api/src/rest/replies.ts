@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FileStorage } from "../core/files/storage";
-import { sendJson } from "../http/io";
+import { sendJson } from "../wire/io";
 import { sendStoredFile, type StoredFileDownload } from "./stored-file";
 
 /**

@@ -1,7 +1,9 @@
 /**
- * What a route is (routes.ts lists the documented ones, console-routes.ts the console's file
- * routes; adapter.ts serves both): kept apart so that the two lists depend on it, not on each other.
+ * What a route is (routes.ts holds the table: the documented endpoints, the console's file routes
+ * from console-routes.ts, and the doors with a protocol of their own; adapter.ts serves it): kept
+ * apart so that the lists and the doors depend on it, not on each other.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { StaffProcedure } from "@clinsign/contracts";
 import type { OrgContext, RequestMeta, Services } from "../core/context";
@@ -22,9 +24,19 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  */
 export type RouteAuth = "bearer" | "orgToken" | "orgTokenOrSession" | "public";
 
+/** One HTTP request as the route table's doors get it. */
+export interface RestRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  request: RequestMeta;
+  /** Whether it came over HTTPS (http/server.ts `isSecureRequest`): the FHIR door refuses it otherwise. */
+  secure: boolean;
+}
+
 /** A documented endpoint: it calls the tRPC procedure that does the work, as /trpc does. */
 export interface ApiRoute<I extends z.ZodType = z.ZodType> {
-  kind?: "api";
+  kind?: "documented";
   /** Interface document number (F2, A6 …), for the docs and the coverage test. */
   ref: string;
   method: Method;
@@ -139,4 +151,21 @@ export type ConsoleRoute<I extends z.ZodType = z.ZodType> = ConsoleRouteBase<I> 
       }
   );
 
-export type Route = ApiRoute | ConsoleRoute;
+/**
+ * A door with a protocol of its own, served by its module under its path: FHIR R4's REST API
+ * (rest/fhir.ts), single sign-on's browser redirects (rest/sso-redirects.ts) and the signed,
+ * expiring URLs of private uploads (rest/signed-files.ts). Each renders its own answers (an
+ * OperationOutcome, a redirect to the login page, area B's envelope). Not in the OpenAPI document.
+ */
+export interface MountedRoute {
+  kind: "fhir" | "redirect" | "signedFile";
+  /** The path; with `prefix`, also every path below it (`path/…`). */
+  path: string;
+  prefix?: true;
+  /** The methods it answers (another is no such endpoint); absent: every method, the door answering 405 itself. */
+  methods?: Method[];
+  summary: string;
+  serve(services: Services, rest: RestRequest): Promise<void>;
+}
+
+export type Route = ApiRoute | ConsoleRoute | MountedRoute;

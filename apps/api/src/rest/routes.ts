@@ -53,12 +53,26 @@ import {
 import { uploadFilesInput } from "../trpc/routers/forms";
 import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verify";
 import { consoleRoutes } from "./console-routes";
-import type { ApiRoute, Route } from "./route-types";
+import { FHIR_BASE, serveFhir } from "./fhir";
+import type { ApiRoute, MountedRoute, Route } from "./route-types";
+import { SIGNED_FILES_PATH, serveSignedFile } from "./signed-files";
+import { serveSsoRedirect } from "./sso-redirects";
 import { RestReply, StreamReply } from "./replies";
 
 export { RestReply } from "./replies";
 
-export type { ApiRoute, Caller, ConsoleDoor, ConsoleRoute, Method, Route, RouteAuth, UploadBody } from "./route-types";
+export type {
+  ApiRoute,
+  Caller,
+  ConsoleDoor,
+  ConsoleRoute,
+  Method,
+  MountedRoute,
+  RestRequest,
+  Route,
+  RouteAuth,
+  UploadBody,
+} from "./route-types";
 
 // Each entry is checked against its own input schema here; the list holds them under the wider type.
 const route = <I extends z.ZodType>(r: ApiRoute<I>) => r as unknown as ApiRoute;
@@ -698,9 +712,35 @@ export const documentedRoutes: ApiRoute[] = [
   }),
 ];
 
+/** The doors with a protocol of their own, each served by its module under its path. */
+export const mountedRoutes: MountedRoute[] = [
+  {
+    kind: "fhir",
+    path: FHIR_BASE,
+    prefix: true,
+    summary: "FHIR R4: Questionnaire, QuestionnaireResponse, DocumentReference, metadata",
+    serve: serveFhir,
+  },
+  { kind: "redirect", path: "/sso/start", summary: "Single sign-on: to the provider", serve: serveSsoRedirect },
+  {
+    kind: "redirect",
+    path: "/sso/callback",
+    summary: "Single sign-on: back from the provider",
+    serve: serveSsoRedirect,
+  },
+  {
+    kind: "signedFile",
+    path: SIGNED_FILES_PATH,
+    prefix: true,
+    methods: ["GET"],
+    summary: "A private upload behind its signed, expiring URL",
+    serve: serveSignedFile,
+  },
+];
+
 /**
- * The REST door's one route table: the documented paths above (the OpenAPI document shows only
- * these), then the admin console's file routes (console-routes.ts), which the adapter serves the
- * same way: method and path, credentials, input parsed once, a reply.
+ * The service's one route table, by kind: the documented paths above (the OpenAPI document shows
+ * only these), the admin console's file routes (console-routes.ts), which the adapter serves the
+ * same way (method and path, credentials, input parsed once, a reply), and the mounted doors.
  */
-export const routes: Route[] = [...documentedRoutes, ...consoleRoutes];
+export const routes: Route[] = [...documentedRoutes, ...consoleRoutes, ...mountedRoutes];

@@ -6,8 +6,9 @@ import { isUuid } from "../core/documents/documents";
 import { finishSsoSignIn, SSO_ATTEMPT_SECONDS, SSO_COOKIE, startSsoSignIn } from "../core/identity/sso/sign-in";
 import { SSO_LINK_SECONDS } from "../core/identity/sso/membership";
 import { publicContext } from "../core/identity/public-context";
-import { parseCookies } from "./io";
+import { parseCookies } from "../wire/io";
 import { httpOnlyCookie, openedStaffSessionCookie, SSO_LINK_COOKIE } from "../core/identity/cookies";
+import type { RestRequest } from "./route-types";
 
 /**
  * The browser's way through single sign-on, on the web origin (the web app passes /sso/* on):
@@ -15,14 +16,7 @@ import { httpOnlyCookie, openedStaffSessionCookie, SSO_LINK_COOKIE } from "../co
  * `/sso/callback` (the redirect URI) opens the staff session and sends it to the console. Every
  * failure lands on the login page with a coarse reason, never an error page.
  */
-export async function handleSso(
-  services: Services,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  request: RequestMeta,
-): Promise<boolean> {
-  if (url.pathname !== "/sso/start" && url.pathname !== "/sso/callback") return false;
+export async function serveSsoRedirect(services: Services, { req, res, url, request }: RestRequest): Promise<void> {
   try {
     await route(services, req, res, url, request);
   } catch (error) {
@@ -34,7 +28,6 @@ export async function handleSso(
       res.end();
     }
   }
-  return true;
 }
 
 async function route(
