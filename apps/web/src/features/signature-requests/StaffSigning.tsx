@@ -36,7 +36,7 @@ export function StaffSigning({ request, signer }: { request: SignatureRequestDet
       ) : open ? (
         <StaffSigningPanel request={request} role={role} />
       ) : (
-        <div>
+        <div className="cs-row">
           <Button variant="primary" onClick={() => setOpen(true)} disabled={signer.status === "waiting"}>
             {format(s.signNow, { role })}
           </Button>
