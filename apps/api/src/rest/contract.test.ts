@@ -358,7 +358,7 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     };
     const requested = await call({ ...a1, body: signatureRequest });
     expect(requested.status).toBe(201);
-    const requestId = requested.body.signature_id as string;
+    const signatureRequestId = requested.body.signature_id as string;
     expect.soft((await call({ ...a1, body: { ...signatureRequest, document_id: "nope" } })).status).toBe(404);
     // A2, A3
     for (const list of ["/signature-requests", "/signature-requests/completed"]) {
@@ -371,7 +371,7 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     for (const download of ["/signature-requests/{id}/signed.pdf", "/signature-requests/{id}/metadata.json"]) {
       const get = { method: "GET", path: download, headers: b() } as const;
       expect.soft((await call({ ...get, params: { id: sealed.id } })).status).toBe(200);
-      expect.soft((await call({ ...get, params: { id: requestId } })).status).toBe(404);
+      expect.soft((await call({ ...get, params: { id: signatureRequestId } })).status).toBe(404);
     }
     // The patient access export (a streamed ZIP)
     const patientExport = { method: "POST", path: "/patients/export", headers: b() } as const;
@@ -381,7 +381,7 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     expect.soft((await call({ ...patientExport, body: {}, invalid: true })).status).toBe(400);
     // A4
     const a4 = { method: "POST", path: "/signature-requests/verify-session", headers: b() } as const;
-    const hostSession = { patient_id: "P-7", signature_id: requestId, session_token: "portal-session-token" };
+    const hostSession = { patient_id: "P-7", signature_id: signatureRequestId, session_token: "portal-session-token" };
     expect.soft((await call({ ...a4, body: hostSession })).status).toBe(200);
     expect.soft((await call({ ...a4, body: { patient_id: "P-7" }, invalid: true })).status).toBe(400);
     // A5
@@ -396,10 +396,13 @@ describe("every documented operation through a validating proxy", { timeout: 90_
     // A7
     const a7 = { method: "PUT", path: "/assignments/{id}", headers: b() } as const;
     expect
-      .soft((await call({ ...a7, params: { id: requestId }, body: { id: requestId, status: "active" } })).status)
+      .soft(
+        (await call({ ...a7, params: { id: signatureRequestId }, body: { id: signatureRequestId, status: "active" } }))
+          .status,
+      )
       .toBe(200);
     expect
-      .soft((await call({ ...a7, params: { id: requestId }, body: { id: UNKNOWN, status: "active" } })).status)
+      .soft((await call({ ...a7, params: { id: signatureRequestId }, body: { id: UNKNOWN, status: "active" } })).status)
       .toBe(400);
     // A8
     const a8 = { method: "PUT", path: "/documents/{id}", headers: b() } as const;

@@ -366,7 +366,7 @@ export const signingCredentials = pgTable(
   {
     id: id(),
     organizationId: organizationId(),
-    requestId: uuid("request_id")
+    signatureRequestId: uuid("request_id")
       .notNull()
       .references(() => signatureRequests.id, { onDelete: "cascade" }),
     kind: text("kind").$type<"ticket" | "session">().notNull(),
@@ -381,7 +381,7 @@ export const signingCredentials = pgTable(
   },
   (t) => [
     uniqueIndex("signing_credentials_hash_uq").on(t.secretHash),
-    index("signing_credentials_request_idx").on(t.requestId),
+    index("signing_credentials_request_idx").on(t.signatureRequestId),
   ],
 );
 

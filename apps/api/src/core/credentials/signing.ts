@@ -36,14 +36,14 @@ export async function requestOfSigningLink(services: Services, token: string): P
   const [signer] = await services.db
     .select({
       organizationId: signatureSigners.organizationId,
-      requestId: signatureSigners.signatureRequestId,
+      signatureRequestId: signatureSigners.signatureRequestId,
       id: signatureSigners.id,
     })
     .from(signatureSigners)
     .where(eq(signatureSigners.tokenHash, sha256Hex(token)))
     .limit(1);
   return signer
-    ? { organizationId: signer.organizationId, signatureRequestId: signer.requestId, signerId: signer.id }
+    ? { organizationId: signer.organizationId, signatureRequestId: signer.signatureRequestId, signerId: signer.id }
     : null;
 }
 
@@ -65,13 +65,13 @@ export async function consumeSigningTicket(services: Services, ticket: string): 
     )
     .returning({
       organizationId: signingCredentials.organizationId,
-      requestId: signingCredentials.requestId,
+      signatureRequestId: signingCredentials.signatureRequestId,
       signerId: signingCredentials.signerId,
     });
   return credential
     ? {
         organizationId: credential.organizationId,
-        signatureRequestId: credential.requestId,
+        signatureRequestId: credential.signatureRequestId,
         signerId: credential.signerId,
       }
     : null;
@@ -82,7 +82,7 @@ export async function requestOfSigningPass(services: Services, pass: string): Pr
   const [credential] = await services.db
     .select({
       organizationId: signingCredentials.organizationId,
-      requestId: signingCredentials.requestId,
+      signatureRequestId: signingCredentials.signatureRequestId,
       signerId: signingCredentials.signerId,
     })
     .from(signingCredentials)
@@ -97,7 +97,7 @@ export async function requestOfSigningPass(services: Services, pass: string): Pr
   return credential
     ? {
         organizationId: credential.organizationId,
-        signatureRequestId: credential.requestId,
+        signatureRequestId: credential.signatureRequestId,
         signerId: credential.signerId,
       }
     : null;

@@ -221,7 +221,7 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
       await scope
         .query({ id: signingCredentials.id })
         .from(signingCredentials)
-        .where(inList(signingCredentials.requestId, signatureIds))
+        .where(inList(signingCredentials.signatureRequestId, signatureIds))
     ).map((r) => r.id),
   );
   const signerRows = await scope

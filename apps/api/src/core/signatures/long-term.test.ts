@@ -134,14 +134,14 @@ const pem = (path: string) => Buffer.from(spawnSync("openssl", ["x509", "-in", p
 
 describe("a seal with a time-stamping authority and a CA-issued certificate", () => {
   let sealed: Buffer;
-  let requestId: string;
+  let signatureRequestId: string;
 
   it(
     "is PAdES B-LTA: time-stamped signature, DSS with chain and revocation data, document time stamp",
     async () => {
       const { request, result } = await signTyped("P-lta");
       expect(result).toEqual({ state: "completed" });
-      requestId = request.id;
+      signatureRequestId = request.id;
       sealed = await download(request.id, "signed.pdf");
 
       const { sig, qpdf } = pdfsig(sealed, "lta");
@@ -215,7 +215,7 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
         body: sealed,
       });
       expect(response.status).toBe(200);
-      const metadata = JSON.parse((await download(requestId, "metadata.json")).toString("utf8"));
+      const metadata = JSON.parse((await download(signatureRequestId, "metadata.json")).toString("utf8"));
       // The DSS and the document time stamp come after the seal: the request is still found by the
       // seal's own revision, and the time is the TSA's, not the signer's claim.
       expect(await response.json()).toMatchObject({
@@ -226,7 +226,7 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
         updatedAfterSealing: false,
         padesLevel: "B-LTA",
         sealedAt: { at: metadata.seal.signature_timestamp.gen_time, source: "signature_timestamp" },
-        request: { signatureId: requestId },
+        request: { signatureId: signatureRequestId },
       });
     },
     SLOW,
@@ -235,23 +235,26 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
   it(
     "re-time-stamps before the newest time stamp's certificate expires, keeping every earlier signature",
     async () => {
-      const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, requestId));
+      const [row] = await api.services.db
+        .select()
+        .from(signatureRequests)
+        .where(eq(signatureRequests.id, signatureRequestId));
       expect(row!.timestampExpiresAt).toBeInstanceOf(Date);
       // The renewal job waits for the window (30 days before the TSA certificate's end).
       const [job] = await api.services.db
         .select()
         .from(jobs)
-        .where(sql`${jobs.kind} = ${RETIMESTAMP_JOB} and ${jobs.payload}->>'signatureId' = ${requestId}`);
+        .where(sql`${jobs.kind} = ${RETIMESTAMP_JOB} and ${jobs.payload}->>'signatureId' = ${signatureRequestId}`);
       expect(job!.runAt.getTime()).toBe(row!.timestampExpiresAt!.getTime() - 30 * 24 * 3600_000);
       // Time passes: the job is due now.
       await api.services.db.execute(sql`update ${jobs} set run_at = now() where id = ${job!.id}`);
       await api.services.db.execute(
-        sql`update ${signatureRequests} set timestamp_expires_at = now() + interval '1 day' where id = ${requestId}`,
+        sql`update ${signatureRequests} set timestamp_expires_at = now() + interval '1 day' where id = ${signatureRequestId}`,
       );
       const runner = new JobRunner(api.services, { [RETIMESTAMP_JOB]: jobHandlers[RETIMESTAMP_JOB]! });
       await runner.runDue();
 
-      const renewed = await download(requestId, "signed.pdf");
+      const renewed = await download(signatureRequestId, "signed.pdf");
       // An incremental update: the earlier file is a prefix of the new one.
       expect(renewed.length).toBeGreaterThan(sealed.length);
       expect(renewed.subarray(0, sealed.length).equals(sealed)).toBe(true);
@@ -280,7 +283,7 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
       // New DSS entries for the previous time stamp, under its VRI key.
       expect((await dssOf(renewed)).vriKeys.sort()).toEqual([vriKey(contents[0]!), vriKey(contents[1]!)].sort());
 
-      const metadata = JSON.parse((await download(requestId, "metadata.json")).toString("utf8"));
+      const metadata = JSON.parse((await download(signatureRequestId, "metadata.json")).toString("utf8"));
       expect(metadata.seal.document_timestamps).toHaveLength(2);
       expect(metadata.sha256.signed_pdf).toBe(createHash("sha256").update(renewed).digest("hex"));
       // The next renewal is queued, once.
@@ -288,11 +291,11 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
         .select()
         .from(jobs)
         .where(
-          sql`${jobs.kind} = ${RETIMESTAMP_JOB} and ${jobs.payload}->>'signatureId' = ${requestId} and ${jobs.status} = 'pending'`,
+          sql`${jobs.kind} = ${RETIMESTAMP_JOB} and ${jobs.payload}->>'signatureId' = ${signatureRequestId} and ${jobs.status} = 'pending'`,
         );
       expect(pending).toHaveLength(1);
       const staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
-      const detail = await staff.signatures.detail.query({ id: requestId });
+      const detail = await staff.signatures.detail.query({ id: signatureRequestId });
       expect(detail.timeline.map((e) => e.kind)).toContain("retimestamped");
     },
     SLOW,

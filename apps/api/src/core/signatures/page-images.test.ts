@@ -101,7 +101,7 @@ describe("signing page images", { timeout: 120_000 }, () => {
     const mineView = await open(mine.request.token);
     const theirsView = await open(theirs.request.token);
     const [, , grant, sha] = mineView.pageImages!.url.split("/");
-    const [orgId, requestId, tag] = grant!.split(".");
+    const [orgId, signatureRequestId, tag] = grant!.split(".");
 
     // The other organization's request with this request's tag, and a tampered tag.
     const [, , theirGrant] = theirsView.pageImages!.url.split("/");
@@ -109,7 +109,7 @@ describe("signing page images", { timeout: 120_000 }, () => {
     for (const forged of [
       `${theirOrg}.${theirRequest}.${tag}`,
       `${orgId}.${theirRequest}.${tag}`,
-      `${orgId}.${requestId}.${tag!.slice(0, -2)}AA`,
+      `${orgId}.${signatureRequestId}.${tag!.slice(0, -2)}AA`,
     ])
       expect((await api.request("GET", `/signing-pages/${forged}/${sha}/1-480.webp`)).status).toBe(404);
 
@@ -154,7 +154,8 @@ describe("signing.preview: the document in the signing page's first HTML", { tim
   const requestRow = async (id: string) =>
     (await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, id)))[0]!;
   const passes = async (id: string) =>
-    (await api.services.db.select().from(signingCredentials).where(eq(signingCredentials.requestId, id))).length;
+    (await api.services.db.select().from(signingCredentials).where(eq(signingCredentials.signatureRequestId, id)))
+      .length;
   const auditActions = async () =>
     (await api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId))).map((e) => e.action);
 

@@ -66,10 +66,10 @@ export async function pageImagesOf(
  */
 async function openVersion(
   ctx: OrgContext,
-  requestId: string,
+  signatureRequestId: string,
   sha256?: string,
 ): Promise<{ version: VersionRow; manifest: PageImageManifest }> {
-  const row = await findSignatureRequest(ctx, requestId);
+  const row = await findSignatureRequest(ctx, signatureRequestId);
   // A request not opened yet counts: the signing page's first HTML shows its pages (`signing.preview`).
   const open =
     row.visibility !== "draft" && OPEN_STATUSES.includes(row.status) && !isPastExpiry(row, nowOf(ctx.services));

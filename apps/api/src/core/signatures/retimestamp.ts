@@ -17,11 +17,15 @@ export const RETIMESTAMP_MAX_ATTEMPTS = 100;
  * that stores the file it will renew; the job queue's lease makes each run exactly once across
  * instances, and the runner takes due jobs in batches.
  */
-export async function scheduleRetimestamp(ctx: OrgContext, requestId: string, timestampExpiresAt: Date): Promise<void> {
+export async function scheduleRetimestamp(
+  ctx: OrgContext,
+  signatureRequestId: string,
+  timestampExpiresAt: Date,
+): Promise<void> {
   await enqueueJob(ctx.scope, {
     organizationId: ctx.scope.organizationId,
     kind: RETIMESTAMP_JOB,
-    payload: { organizationId: ctx.scope.organizationId, signatureId: requestId },
+    payload: { organizationId: ctx.scope.organizationId, signatureId: signatureRequestId },
     runAt: new Date(Math.max(Date.now(), timestampExpiresAt.getTime() - ctx.services.config.retimestampWindowMs)),
     maxAttempts: RETIMESTAMP_MAX_ATTEMPTS,
   });
@@ -38,9 +42,9 @@ export async function retimestampSignatureRequest(
   ctx: OrgContext,
   input: { id: string; now?: Date },
 ): Promise<"renewed" | "skipped"> {
-  const { id: requestId, now = new Date() } = input;
+  const { id: signatureRequestId, now = new Date() } = input;
   const { config, storage } = ctx.services;
-  const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
+  const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, signatureRequestId)).limit(1);
   if (
     !row ||
     row.status !== "completed" ||

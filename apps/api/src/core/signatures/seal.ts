@@ -94,20 +94,20 @@ export async function sealAgain(ctx: OrgContext, input: { id: string }): Promise
  * and is marked, so staff find it as `failed` and may seal it again. Audited for its timeline.
  */
 export async function markSealGaveUp(ctx: OrgContext, input: { id: string; error: string }): Promise<void> {
-  const { id: requestId, error } = input;
+  const { id: signatureRequestId, error } = input;
   await inTransaction(ctx, async (tx) => {
     const [updated] = await tx.scope
       .update(
         signatureRequests,
         { sealFailedAt: new Date(), updatedAt: new Date() },
-        eq(signatureRequests.id, requestId),
+        eq(signatureRequests.id, signatureRequestId),
         eq(signatureRequests.status, "sealing"),
       )
       .returning({ id: signatureRequests.id });
     if (!updated) return;
     await recordAudit(tx, {
       action: "signature.seal_failed",
-      metadata: { signatureId: requestId, error: error.slice(0, 500) },
+      metadata: { signatureId: signatureRequestId, error: error.slice(0, 500) },
     });
   });
 }
@@ -171,8 +171,8 @@ async function severalSignersFacts(ctx: OrgContext, signers: SignerRow[], fields
 }
 
 /** The context sealing runs in: the service on its own behalf, in the request's organization. */
-export const sealContext = (services: Services, organizationId: string, requestId: string): OrgContext =>
-  systemContext(services, organizationId, `seal-${requestId}`);
+export const sealContext = (services: Services, organizationId: string, signatureRequestId: string): OrgContext =>
+  systemContext(services, organizationId, `seal-${signatureRequestId}`);
 
 /**
  * Produces the signed result of a request in `sealing`: stamps the signature into the pinned
@@ -181,8 +181,8 @@ export const sealContext = (services: Services, organizationId: string, requestI
  * a late one removes its files again. Throws when anything fails (the job retries).
  */
 export async function sealSignatureRequest(ctx: OrgContext, input: { id: string }): Promise<"completed" | "skipped"> {
-  const requestId = input.id;
-  const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, requestId)).limit(1);
+  const signatureRequestId = input.id;
+  const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, signatureRequestId)).limit(1);
   if (!row || row.status !== "sealing") return "skipped";
   try {
     return await produceSealedResult(ctx, row);

@@ -186,9 +186,9 @@ export async function createSigners(
 }
 
 /** The signers of a request in signing order (empty for a one-patient request). */
-export async function signersOf(ctx: OrgContext, requestId: string, forUpdate = false): Promise<SignerRow[]> {
+export async function signersOf(ctx: OrgContext, signatureRequestId: string, forUpdate = false): Promise<SignerRow[]> {
   const query = ctx.scope
-    .select(signatureSigners, eq(signatureSigners.signatureRequestId, requestId))
+    .select(signatureSigners, eq(signatureSigners.signatureRequestId, signatureRequestId))
     .orderBy(signatureSigners.position);
   return forUpdate ? await query.for("update") : await query;
 }

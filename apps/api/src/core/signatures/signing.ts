@@ -221,10 +221,10 @@ async function openForSigner(
   // (several signers) has no such portal session and is their credential.
   if (input.via === "link" && !ctx.signerId && (await ctx.scope.organization()).requireSessionVerification)
     return emptyView("verification_required");
-  const requestId = signerRequestId(ctx);
+  const signatureRequestId = signerRequestId(ctx);
   const { request } = ctx;
   return inTransaction(ctx, async (tx) => {
-    let row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+    let row = await expireIfDue(tx, await findSignatureRequest(tx, signatureRequestId, true));
     const party = await partyOf(tx, row, "portal", true).catch((error: unknown) => {
       if (error instanceof AppError && error.code === "not_found") return "unknown" as const;
       throw error;
@@ -278,7 +278,7 @@ async function openForSigner(
         expiresAt: new Date(Math.min(Date.now() + SIGNING_PASS_MINUTES * 60_000, end.getTime())),
       };
       await tx.scope.insert(signingCredentials, {
-        requestId: row.id,
+        signatureRequestId: row.id,
         signerId: tx.signerId ?? null,
         kind: SIGNING_PASS_KIND,
         secretHash: sha256Hex(pass.secret),
@@ -377,8 +377,10 @@ export async function getSigningDocument(ctx: OrgContext) {
 }
 
 /** The pinned PDF for a signer (portal) or the named staff signer (console); reading needs no turn. */
-async function documentFor(ctx: OrgContext, requestId: string, pick: SignerPick) {
-  const row = await inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, requestId, true)));
+async function documentFor(ctx: OrgContext, signatureRequestId: string, pick: SignerPick) {
+  const row = await inTransaction(ctx, async (tx) =>
+    expireIfDue(tx, await findSignatureRequest(tx, signatureRequestId, true)),
+  );
   const refused = refusal(row, await partyOf(ctx, row, pick));
   if (refused) throw refused;
   const version = await versionOf(ctx, row);
@@ -393,11 +395,11 @@ async function documentFor(ctx: OrgContext, requestId: string, pick: SignerPick)
 }
 
 /** The signer's request as it stands now (an open request past its expiry is expired first). */
-async function currentRequest(ctx: OrgContext, requestId: string): Promise<SignatureRequestRow> {
+async function currentRequest(ctx: OrgContext, signatureRequestId: string): Promise<SignatureRequestRow> {
   // A plain read (the page polls); only an open request past its expiry needs the locked path.
-  const row = await findSignatureRequest(ctx, requestId);
+  const row = await findSignatureRequest(ctx, signatureRequestId);
   if (!isPastExpiry(row)) return row;
-  return inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, requestId, true)));
+  return inTransaction(ctx, async (tx) => expireIfDue(tx, await findSignatureRequest(tx, signatureRequestId, true)));
 }
 
 /**
@@ -519,7 +521,7 @@ async function startSealing(tx: OrgContext, row: SignatureRequestRow): Promise<{
 
 async function signAs(
   ctx: OrgContext,
-  requestId: string,
+  signatureRequestId: string,
   pick: SignerPick,
   signature: SignatureValue,
   language: PatientLanguage | null = null,
@@ -550,7 +552,7 @@ async function signAs(
   });
   try {
     outcome = await inTransactionThenRefuse(ctx, async (tx) => {
-      const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+      const row = await expireIfDue(tx, await findSignatureRequest(tx, signatureRequestId, true));
       const party = await partyOf(tx, row, pick, true);
       if (row.status === "sealing" || row.status === "completed") return { state: row.status, fresh: false };
       if (party?.me.status === "signed") return { state: "signed" as const, fresh: false };
@@ -637,12 +639,12 @@ export async function declineAsStaff(ctx: OrgContext, input: { id: string; reaso
 
 async function declineAs(
   ctx: OrgContext,
-  requestId: string,
+  signatureRequestId: string,
   pick: SignerPick,
   reason: string | undefined,
 ): Promise<{ state: "declined" }> {
   return inTransactionThenRefuse(ctx, async (tx) => {
-    const row = await expireIfDue(tx, await findSignatureRequest(tx, requestId, true));
+    const row = await expireIfDue(tx, await findSignatureRequest(tx, signatureRequestId, true));
     const party = await partyOf(tx, row, pick, true);
     if (row.status === "declined") return { state: "declined" as const };
     const refused = refusal(row, party);

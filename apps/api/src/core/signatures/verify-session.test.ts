@@ -195,7 +195,7 @@ describe("A4 with an HS256 shared secret", () => {
     await api.services.db
       .update(signingCredentials)
       .set({ expiresAt: new Date(Date.now() - 1) })
-      .where(eq(signingCredentials.requestId, request.id));
+      .where(eq(signingCredentials.signatureRequestId, request.id));
     expect((await api.trpc({}).signing.open.mutate({ ticket })).state).toBe("unknown");
   });
 });

@@ -230,10 +230,10 @@ function checkClaims(org: OrgRow, claims: HostSessionClaims, patientId: string):
  * hashed); `signing.open` exchanges it for a signing pass once. A4 issues it after confirming the
  * host session, the desk ("Sign at this device", kiosk.ts) for the patient in front of it.
  */
-export async function issueSigningTicket(tx: OrgContext, requestId: string): Promise<string> {
+export async function issueSigningTicket(tx: OrgContext, signatureRequestId: string): Promise<string> {
   const ticket = randomSecret(32);
   await tx.scope.insert(signingCredentials, {
-    requestId,
+    signatureRequestId,
     kind: "ticket",
     secretHash: sha256Hex(ticket),
     expiresAt: new Date(Date.now() + TICKET_SECONDS * 1000),

@@ -48,13 +48,13 @@ function recipientsOf(link: string, signers: readonly CreatedSigner[] | undefine
  * physician's link never reaches the patient's phone.
  */
 export function HandOver({
-  requestId,
+  signatureRequestId,
   link,
   expiresAt,
   signers,
   patientPhone,
 }: {
-  requestId: string;
+  signatureRequestId: string;
   link: string;
   expiresAt: string;
   signers?: readonly CreatedSigner[];
@@ -89,7 +89,7 @@ export function HandOver({
           <p className="cs-hint">{format(s.linkExpires, { date: clinic.dateTime(expiresAt) })}</p>
           <SendLinkForm
             key={`send-${current.key}`}
-            requestId={requestId}
+            signatureRequestId={signatureRequestId}
             signerId={current.signerId}
             who={current.who}
             knownPhone={current.signerId ? null : patientPhone}

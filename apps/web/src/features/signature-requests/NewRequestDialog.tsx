@@ -338,7 +338,7 @@ export function NewRequestDialog({ documentId, label }: { documentId?: string; l
       >
         {created ? (
           <HandOver
-            requestId={created.id}
+            signatureRequestId={created.id}
             link={created.link}
             expiresAt={created.expiresAt}
             signers={created.signers}

@@ -16,12 +16,12 @@ type Channel = "sms" | "email";
  * and plainly when no provider is set up and the message waits in the outbox.
  */
 export function SendLinkForm({
-  requestId,
+  signatureRequestId,
   signerId,
   who,
   knownPhone,
 }: {
-  requestId: string;
+  signatureRequestId: string;
   /** Several signers: whose link (absent: the patient's). */
   signerId?: string;
   /** Role and name, for the labels: the link is for this person only. */
@@ -40,7 +40,12 @@ export function SendLinkForm({
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    send.mutate({ id: requestId, ...(signerId && { signerId }), channel, ...(to.trim() && { to: to.trim() }) });
+    send.mutate({
+      id: signatureRequestId,
+      ...(signerId && { signerId }),
+      channel,
+      ...(to.trim() && { to: to.trim() }),
+    });
   }
 
   const sent = send.data;

@@ -78,7 +78,7 @@ export function SignersCard({ request, signers }: { request: SignatureRequestDet
       end: true,
       render: (signer) =>
         signer.kind === "link" && !closed && mayReveal && signer.status !== "signed" && signer.status !== "declined" ? (
-          <SignerLink requestId={request.id} signer={signer} />
+          <SignerLink signatureRequestId={request.id} signer={signer} />
         ) : null,
     },
   ];
@@ -91,7 +91,7 @@ export function SignersCard({ request, signers }: { request: SignatureRequestDet
 }
 
 /** "Show the link": fetches the signer's link (audited), then offers it to copy and as a QR code. */
-function SignerLink({ requestId, signer }: { requestId: string; signer: StaffSignerItem }) {
+function SignerLink({ signatureRequestId, signer }: { signatureRequestId: string; signer: StaffSignerItem }) {
   const { t } = useI18n();
   const s = t.signatureRequestsPage;
   const trpc = useTRPC();
@@ -101,7 +101,7 @@ function SignerLink({ requestId, signer }: { requestId: string; signer: StaffSig
   const reveal = useMutation(
     trpc.signatures.revealSignerLink.mutationOptions({
       onSuccess: () =>
-        void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: requestId }) }),
+        void queryClient.invalidateQueries({ queryKey: trpc.signatures.detail.queryKey({ id: signatureRequestId }) }),
     }),
   );
   const url = reveal.data?.signingUrl;
@@ -112,7 +112,7 @@ function SignerLink({ requestId, signer }: { requestId: string; signer: StaffSig
         aria-label={format(s.showSignerLink, { role })}
         onClick={() => {
           setOpen(true);
-          if (!url) reveal.mutate({ id: requestId, signerId: signer.id });
+          if (!url) reveal.mutate({ id: signatureRequestId, signerId: signer.id });
         }}
         busy={reveal.isPending}
       >
