@@ -266,7 +266,7 @@ export const consoleRoutes: ConsoleRoute[] = [
         { requestId: "page-image", ip: null, userAgent: null },
       );
       const bytes = await getSigningPageImage(ctx, {
-        requestId: grant.signatureRequestId,
+        signatureRequestId: grant.signatureRequestId,
         sha256: input.sha256,
         page,
         width,

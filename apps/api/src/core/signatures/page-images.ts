@@ -91,9 +91,9 @@ async function openVersion(
  */
 export async function getSigningPageImage(
   ctx: OrgContext,
-  input: { requestId: string; sha256: string; page: number; width: number },
+  input: { signatureRequestId: string; sha256: string; page: number; width: number },
 ): Promise<Buffer> {
-  const { version, manifest } = await openVersion(ctx, input.requestId, input.sha256);
+  const { version, manifest } = await openVersion(ctx, input.signatureRequestId, input.sha256);
   if (version.sha256 !== input.sha256) throw new AppError("not_found", "page not found");
   if (!manifest.pages.some((page) => page.number === input.page) || !manifest.widths.includes(input.width))
     throw new AppError("not_found", "page not found");

@@ -152,16 +152,16 @@ async function signerProgressOf(ctx: OrgContext, ids: string[]): Promise<Map<str
   const progress = new Map<string, SignerProgress>();
   if (ids.length === 0) return progress;
   const rows = await ctx.scope
-    .query({ requestId: signatureSigners.signatureRequestId, status: signatureSigners.status })
+    .query({ signatureRequestId: signatureSigners.signatureRequestId, status: signatureSigners.status })
     .from(signatureSigners)
     .where(inArray(signatureSigners.signatureRequestId, ids));
   for (const row of rows) {
     // An optional signer skipped at sealing will not sign: not one of those who sign.
     if (row.status === "skipped") continue;
-    const entry = progress.get(row.requestId) ?? { signed: 0, total: 0 };
+    const entry = progress.get(row.signatureRequestId) ?? { signed: 0, total: 0 };
     entry.total += 1;
     if (row.status === "signed") entry.signed += 1;
-    progress.set(row.requestId, entry);
+    progress.set(row.signatureRequestId, entry);
   }
   return progress;
 }
