@@ -54,12 +54,13 @@ function compile(route: TableRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}${isConsole ? "" : "/?"}$`), params };
 }
 
-const isMounted = (route: Route): route is MountedRoute =>
-  route.kind === "fhir" || route.kind === "redirect" || route.kind === "signedFile";
-const mounted = routes.filter(isMounted);
+// The table's own kinds are fixed; every other kind is a mounted door, so a new one needs no change here.
+const isTableRoute = (route: Route): route is TableRoute =>
+  route.kind === undefined || route.kind === "documented" || route.kind === "console";
+const mounted = routes.filter((route): route is MountedRoute => !isTableRoute(route));
 // Literal paths before parameterised ones, so `/x/completed` never reads as `/x/{id}`.
 const compiled = routes
-  .filter((route): route is TableRoute => !isMounted(route))
+  .filter(isTableRoute)
   .map(compile)
   .sort((a, b) => a.params.length - b.params.length);
 
