@@ -113,6 +113,26 @@ export default tseslint.config(
     },
   },
   {
+    // The FHIR mapping library (core/fhir-mapping/README.md) is as context-free: a template in,
+    // a resource and its issues out; core/fhir reads the rows and serves the results.
+    files: ["apps/api/src/core/fhir-mapping/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "@clinsign/db", message: "core/fhir-mapping is context-free: no database." }],
+          patterns: [
+            {
+              group: ["**/context", "**/fhir/*", "**/signatures/*", "**/identity/**", "**/jobs/**"],
+              message: "core/fhir-mapping is context-free: the tenant domains call it, never the other way.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The PDF sealing library (core/pdf-seal/README.md) knows no organization and no database:
     // it is handed bytes, an identity and settings, and answers bytes and facts.
     files: ["apps/api/src/core/pdf-seal/**/*.ts"],

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
+import { type ExtractTablesWithRelations, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -17,7 +17,7 @@ import * as schema from "./schema/index";
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** Either the root handle or an open transaction; services accept both and never reopen one. */
 export type Executor = Db | Tx;
 
@@ -132,21 +132,21 @@ export function createDb(options: CreateDbOptions = {}): Database {
       prepare: false,
       onnotice: () => {},
     });
-    const db = drizzlePostgres({ client, schema }) as unknown as Db;
+    const db = drizzlePostgres({ client, schema });
     return finish(
       db,
       "postgres",
-      () => migratePostgres(db as never, { migrationsFolder }),
+      () => migratePostgres(db, { migrationsFolder }),
       () => client.end({ timeout: 5 }),
     );
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const client = new PGlite({ ...pgliteOptions, dataDir: options.dataDir, loadDataDir: options.pgliteImage });
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const db = drizzlePglite({ client, schema });
   return finish(
     db,
     "pglite",
-    () => migratePglite(db as never, { migrationsFolder }),
+    () => migratePglite(db, { migrationsFolder }),
     () => client.close(),
   );
 }
@@ -158,10 +158,8 @@ function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close:
     migrate: runMigrations,
     async ready() {
       try {
-        const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-        const applied = Number(
-          (rows as unknown as { n: number }[])[0]?.n ?? (rows as { rows?: { n: number }[] }).rows?.[0]?.n ?? 0,
-        );
+        const result = await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+        const applied = Number(firstRow(result)?.n ?? 0);
         return { reachable: true, migrationsCurrent: applied >= migrationCount() };
       } catch {
         try {
@@ -177,3 +175,14 @@ function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close:
 }
 
 /** Rows of `db.execute`, which PGlite returns as `{rows}` and postgres.js as an array. */
+
+/** The first row of a raw `execute`: postgres.js answers with the rows, PGlite with `{ rows }`. */
+function firstRow(result: unknown): Record<string, unknown> | undefined {
+  const rows = Array.isArray(result)
+    ? result
+    : result !== null && typeof result === "object" && "rows" in result && Array.isArray(result.rows)
+      ? result.rows
+      : [];
+  const [first] = rows;
+  return first !== null && typeof first === "object" ? first : undefined;
+}

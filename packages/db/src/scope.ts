@@ -51,6 +51,7 @@ export class OrgScope {
 
   /** Whole rows of one tenant table. */
   select<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
+    // Through the wide PgTable drizzle forgets T's columns; TenantSelect<T> gives its rows back their type.
     return (this.#db as Db)
       .select()
       .from(table as PgTable)
@@ -81,12 +82,12 @@ export class OrgScope {
   /** `values` may set a column to an SQL expression (e.g. a jsonb merge) as drizzle's `set` does. */
   update<T extends TenantTable>(
     table: T,
-    values: Omit<PgUpdateSetSource<T>, "organizationId">,
+    values: PgUpdateSetSource<T> & { organizationId?: never },
     ...conditions: (SQL | undefined)[]
   ) {
     return (this.#db as Db)
       .update(table)
-      .set(values as never)
+      .set(values)
       .where(this.owns(table, ...conditions));
   }
 
@@ -102,11 +103,8 @@ export class OrgScope {
   }
 
   /** Changes the organization's own row. */
-  updateOrganization(values: Omit<PgUpdateSetSource<typeof organizations>, "id">) {
-    return (this.#db as Db)
-      .update(organizations)
-      .set(values as never)
-      .where(eq(organizations.id, this.organizationId));
+  updateOrganization(values: PgUpdateSetSource<typeof organizations> & { id?: never }) {
+    return (this.#db as Db).update(organizations).set(values).where(eq(organizations.id, this.organizationId));
   }
 
   /**
@@ -144,9 +142,7 @@ export class OrgScope {
   async transaction<R>(work: (scope: OrgScope) => Promise<R>): Promise<R> {
     if (isTransaction(this.#db)) return work(this);
     const effects: AfterCommit[] = [];
-    const result = await (this.#db as Db).transaction((tx) =>
-      work(new OrgScope(tx as Tx, this.organizationId, effects)),
-    );
+    const result = await (this.#db as Db).transaction((tx) => work(new OrgScope(tx, this.organizationId, effects)));
     for (const effect of effects) await effect();
     return result;
   }
@@ -179,7 +175,8 @@ export type ProjectionRow<F extends SelectedFields, Nullable extends string = ne
 };
 
 /** The dynamic select `TenantQuery` assembles, reduced to the calls it makes. */
-interface DynamicSelect {
+interface DynamicSelect extends PromiseLike<unknown[]> {
+  getSQL(): SQL;
   leftJoin(table: PgTable, on: SQL): DynamicSelect;
   innerJoin(table: PgTable, on: SQL): DynamicSelect;
   where(condition: SQL | undefined): DynamicSelect;
@@ -224,7 +221,7 @@ export class TenantQuery<F extends SelectedFields, Nullable extends string = nev
 
   leftJoin<T extends PgTable>(table: T, on: SQL | undefined): TenantQuery<F, Nullable | T["_"]["name"]> {
     this.#joins.push({ table, on, left: true });
-    return this as unknown as TenantQuery<F, Nullable | T["_"]["name"]>;
+    return this as TenantQuery<F, Nullable | T["_"]["name"]>;
   }
 
   /** Conditions besides the organization's (undefined ones are left out); may be called again. */
@@ -270,9 +267,10 @@ export class TenantQuery<F extends SelectedFields, Nullable extends string = nev
     return copy;
   }
 
-  #build(): PromiseLike<ProjectionRow<F, Nullable>[]> {
+  #build(): DynamicSelect {
     const ownedBy = (table: TenantTable) => eq(table.organizationId, this.organizationId);
-    // Built in dynamic mode from parts; the row type is ProjectionRow, declared above.
+    // Built in dynamic mode from parts: drizzle's join types grow with each join, which a loop
+    // cannot follow, so the builder is held as the narrow DynamicSelect (row type: ProjectionRow).
     let query = (this.db as Db)
       .select(this.fields)
       .from(this.table as PgTable)
@@ -286,19 +284,21 @@ export class TenantQuery<F extends SelectedFields, Nullable extends string = nev
     if (this.#orderBy.length) query = query.orderBy(...this.#orderBy);
     if (this.#limit !== undefined) query = query.limit(this.#limit);
     if (this.#lock) query = query.for("update");
-    return query as unknown as PromiseLike<ProjectionRow<F, Nullable>[]>;
+    return query;
   }
 
   /** The statement as SQL, to embed it (e.g. `explain ${query}` in a test of its plan). */
   getSQL(): SQL {
-    return (this.#build() as unknown as { getSQL(): SQL }).getSQL();
+    return this.#build().getSQL();
   }
 
   then<A = ProjectionRow<F, Nullable>[], B = never>(
     onFulfilled?: ((rows: ProjectionRow<F, Nullable>[]) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): PromiseLike<A | B> {
-    return this.#build().then(onFulfilled, onRejected);
+    // The rows have the shape `fields` selects (ProjectionRow), which the dynamic builder does not track.
+    const rows = this.#build() as PromiseLike<ProjectionRow<F, Nullable>[]>;
+    return rows.then(onFulfilled, onRejected);
   }
 }
 

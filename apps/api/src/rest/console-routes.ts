@@ -30,7 +30,7 @@ import type { ConsoleRoute } from "./route-types";
  */
 
 // Each entry is checked against its own input schema here; the list holds them under the wider type.
-const consoleRoute = <I extends z.ZodType>(r: ConsoleRoute<I>) => r as unknown as ConsoleRoute;
+const consoleRoute = <I extends z.ZodType>(r: ConsoleRoute<I>): ConsoleRoute => r;
 
 /** A UUID in the path, in either case; the services get it in lower case. */
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";

@@ -170,7 +170,7 @@ describe("Questionnaire", () => {
   });
 
   it("imports the PHQ-9: 201 with Location, warnings in the OperationOutcome, a usable template", async () => {
-    const phq9 = JSON.parse(readFileSync(join(__dirname, "../core/fhir/fixtures/phq-9.json"), "utf8"));
+    const phq9 = JSON.parse(readFileSync(join(__dirname, "../core/fhir-mapping/fixtures/phq-9.json"), "utf8"));
     const res = await fhir("/Questionnaire", org, {
       method: "POST",
       body: phq9,

@@ -9,8 +9,8 @@ import {
 import type { Services } from "../core/context";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import { AppError, errorMapping } from "../core/errors";
-import { capabilityStatement } from "../core/fhir/capability";
-import { operationOutcome, type IssueType, type OutcomeIssue } from "../core/fhir/resources";
+import { capabilityStatement } from "../core/fhir-mapping/capability";
+import { operationOutcome, type IssueType, type OutcomeIssue } from "../core/fhir-mapping/resources";
 import { bearerToken, readJsonObject } from "../wire/io";
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";

@@ -3,7 +3,7 @@ import type { OrgContext } from "../context";
 import { metadataJsonUrl, signedPdfUrl } from "../signatures/request-read";
 import { pinnedDocumentIdOf } from "../signatures/request-read";
 import { digestsAsFhir, storedDigests, type AttachmentSource } from "./questionnaire-response";
-import { CLINSIGN, sha256Ni, systems, type FhirJson } from "./resources";
+import { CLINSIGN, sha256Ni, systems, type FhirJson } from "../fhir-mapping/resources";
 
 type SignatureRequestRecord = typeof signatureRequests.$inferSelect;
 

@@ -10,9 +10,16 @@ import { decodeCursor, page, parseTimeSeqKey, toPage } from "../lists/keyset";
 import { rowKey, submissionRows } from "../submissions/submission-reads";
 import { createTemplate, getTemplate, toTemplate } from "../templates/templates";
 import { sealedPdfToDocumentReference } from "./document-reference";
-import { questionnaireToTemplate, questionnaireUrl, templateToQuestionnaire } from "./questionnaire";
+import { questionnaireUrl, templateToQuestionnaire } from "../fhir-mapping/questionnaire-export";
+import { questionnaireToTemplate } from "../fhir-mapping/questionnaire-import";
 import { submissionToQuestionnaireResponse } from "./questionnaire-response";
-import { operationOutcome, systems, type FhirJson, type OperationOutcome, type OutcomeIssue } from "./resources";
+import {
+  operationOutcome,
+  systems,
+  type FhirJson,
+  type OperationOutcome,
+  type OutcomeIssue,
+} from "../fhir-mapping/resources";
 import { dateRange, searchBundle, tokenValue } from "./search";
 
 const apiUrlOf = (ctx: OrgContext) => ctx.services.config.publicApiUrl;

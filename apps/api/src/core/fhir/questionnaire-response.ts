@@ -3,9 +3,9 @@ import type { FormField, TemplateSchema } from "@clinsign/contracts";
 import type { submissions } from "@clinsign/db";
 import type { OrgContext } from "../context";
 import { signedFileUrl } from "../uploads/uploads";
-import { linkIds, questionnaireUrl } from "./questionnaire";
+import { linkIds, questionnaireUrl } from "../fhir-mapping/questionnaire-export";
 import { answeredLabelsOf } from "../submissions/answers";
-import { CLINSIGN, systems, translationElement, type FhirJson } from "./resources";
+import { CLINSIGN, systems, translationElement, type FhirJson } from "../fhir-mapping/resources";
 
 type SubmissionRecord = typeof submissions.$inferSelect;
 

@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import type { FhirJson, OutcomeIssue } from "./resources";
+import type { FhirJson, OutcomeIssue } from "../fhir-mapping/resources";
 
 /**
  * A searchset Bundle: the page's resources, `self` and (when more follow) `next` links that

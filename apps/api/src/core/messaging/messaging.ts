@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from "nodemailer";
+import { z } from "zod";
 import type { MessageProviders, MessageSummary, RevealedMessage } from "@clinsign/contracts";
 import { desc, eq, jobs, messages, type MessageChannel } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
@@ -43,11 +44,12 @@ export function channelProviders(services: Services): MessageProviders {
 export const usesOutbox = (services: Services, channel: MessageChannel) =>
   channelProviders(services)[channel] === "outbox";
 
-interface MessageJobPayload {
-  messageId: string;
+const messageJobPayload = z.object({
+  messageId: z.string(),
   /** SecretBox-sealed full body of a message whose stored body is redacted. */
-  sealedBody?: string;
-}
+  sealedBody: z.string().optional(),
+});
+type MessageJobPayload = z.infer<typeof messageJobPayload>;
 
 /**
  * Stores a message and its delivery job in the caller's transaction: the message exists exactly
@@ -192,12 +194,12 @@ export async function deliverMessage(
 export const messageJobHandler: JobHandler = {
   async run(job: Job, services: Services) {
     // Jobs keep their payload as JSON; queueMessage is the only writer of this kind's.
-    const payload = job.payload as unknown as MessageJobPayload;
+    const payload = messageJobPayload.parse(job.payload);
     const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);
     let finished = false;
     try {
       await deliverMessage(ctx, {
-        messageId: String(payload.messageId),
+        messageId: payload.messageId,
         attempt: job.attempts,
         maxAttempts: job.maxAttempts,
         sealedBody: payload.sealedBody,

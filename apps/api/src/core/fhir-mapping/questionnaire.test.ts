@@ -11,7 +11,8 @@ import {
   type Template,
 } from "@clinsign/contracts";
 import { expectValidFhir, R4_CODES } from "../../testing/fhir";
-import { questionnaireToTemplate, templateToQuestionnaire } from "./questionnaire";
+import { templateToQuestionnaire } from "./questionnaire-export";
+import { questionnaireToTemplate } from "./questionnaire-import";
 import { CLINSIGN, HL7, type FhirJson } from "./resources";
 
 const API = "https://api.example.org";
