@@ -1,10 +1,11 @@
 "use client";
 
 import type { PDFPageProxy } from "pdfjs-dist";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
 import { cx } from "./cx";
 import { fieldBox, type PdfFieldRect, type PdfShownField } from "./pdf-geometry";
 import { FieldBox } from "./PdfFieldBox";
+import { useNearViewport } from "./near-viewport";
 import styles from "./PdfPages.module.css";
 
 export { fieldBox, type PdfFieldRect, type PdfShownField };
@@ -167,41 +168,50 @@ interface PdfPageProps {
 }
 
 function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
-  const frameRef = useRef<HTMLDivElement>(null);
+  // Draw only pages near the viewport; once drawn, a page stays drawn.
+  const { ref: frameRef, near } = useNearViewport<HTMLDivElement>("400px 0px");
   const canvasRef = useRef<HTMLCanvasElement>(null);
-  const [near, setNear] = useState(false);
-  const [width, setWidth] = useState(0);
-  const [rendered, setRendered] = useState(false);
-  const [text, setText] = useState("");
   const number = page.pageNumber;
   const base = page.getViewport({ scale: 1 });
 
   // The frame keeps the page's proportions before and after drawing (no layout jumps).
   useEffect(() => {
     frameRef.current?.style.setProperty("--cs-pdf-aspect", `${base.width} / ${base.height}`);
-  }, [base.width, base.height]);
+  }, [frameRef, base.width, base.height]);
 
-  // Draw only pages near the viewport; once drawn, a page stays drawn.
-  useEffect(() => {
-    const frame = frameRef.current;
-    if (!frame) return;
-    if (typeof IntersectionObserver === "undefined") {
-      setNear(true);
-      return;
-    }
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) {
-          setNear(true);
-          observer.disconnect();
-        }
-      },
-      { rootMargin: "400px 0px" },
-    );
-    observer.observe(frame);
-    return () => observer.disconnect();
-  }, []);
+  const width = useFrameWidth(frameRef);
+  const rendered = usePageCanvas(canvasRef, page, near, width);
+  const text = usePageText(page, near);
+  const pageWidth = page.view[2]! - page.view[0]!;
+  const pageHeight = page.view[3]! - page.view[1]!;
 
+  const name = labels.page(number, count);
+  return (
+    <figure className={styles.page} aria-label={name} data-page={number} data-rendered={rendered || undefined}>
+      <div ref={frameRef} className={styles.frame}>
+        <canvas ref={canvasRef} className={styles.canvas} aria-hidden="true" />
+        {!rendered ? <span className={cx("cs-spinner", styles.pageSpinner)} aria-hidden="true" /> : null}
+        {fields.map((field, index) => (
+          <FieldBox
+            key={index}
+            box={fieldBox(field, pageWidth, pageHeight, page.rotate)}
+            label={field.label ?? labels.field}
+            signed={field.signed}
+          />
+        ))}
+        {overlay ? overlay({ number, count, width: pageWidth, height: pageHeight, rotate: page.rotate }) : null}
+      </div>
+      <figcaption className={styles.caption} aria-hidden="true">
+        {name}
+      </figcaption>
+      {text ? <div className="cs-visually-hidden">{text}</div> : null}
+    </figure>
+  );
+}
+
+/** The frame's width in whole CSS pixels, as it changes (0 until measured). */
+function useFrameWidth(frameRef: RefObject<HTMLDivElement | null>) {
+  const [width, setWidth] = useState(0);
   useEffect(() => {
     const frame = frameRef.current;
     if (!frame) return;
@@ -210,11 +220,25 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
     const observer = new ResizeObserver(measure);
     observer.observe(frame);
     return () => observer.disconnect();
-  }, []);
+  }, [frameRef]);
+  return width;
+}
 
+/**
+ * Draws the page on the canvas once it is `near`, for the frame's width and sharp for the
+ * screen's density; a new width redraws it. True once it has been drawn.
+ */
+function usePageCanvas(
+  canvasRef: RefObject<HTMLCanvasElement | null>,
+  page: PDFPageProxy,
+  near: boolean,
+  width: number,
+) {
+  const [rendered, setRendered] = useState(false);
   useEffect(() => {
     const canvas = canvasRef.current;
     if (!near || !canvas || width === 0) return;
+    const base = page.getViewport({ scale: 1 });
     const ratio = Math.min(Math.max(window.devicePixelRatio || 1, 1), 3);
     const scale = Math.min((width * ratio) / base.width, MAX_CANVAS_SIDE / Math.max(base.width, base.height));
     const viewport = page.getViewport({ scale });
@@ -232,8 +256,13 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
       active = false;
       task.cancel();
     };
-  }, [near, width, page, base.width, base.height]);
+  }, [canvasRef, near, width, page]);
+  return rendered;
+}
 
+/** The page's text (for screen readers), read once `near`. */
+function usePageText(page: PDFPageProxy, near: boolean) {
+  const [text, setText] = useState("");
   useEffect(() => {
     if (!near) return;
     let active = true;
@@ -254,35 +283,5 @@ function PdfPage({ page, count, fields, labels, overlay }: PdfPageProps) {
       active = false;
     };
   }, [near, page]);
-
-  const name = labels.page(number, count);
-  return (
-    <figure className={styles.page} aria-label={name} data-page={number} data-rendered={rendered || undefined}>
-      <div ref={frameRef} className={styles.frame}>
-        <canvas ref={canvasRef} className={styles.canvas} aria-hidden="true" />
-        {!rendered ? <span className={cx("cs-spinner", styles.pageSpinner)} aria-hidden="true" /> : null}
-        {fields.map((field, index) => (
-          <FieldBox
-            key={index}
-            box={fieldBox(field, page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!, page.rotate)}
-            label={field.label ?? labels.field}
-            signed={field.signed}
-          />
-        ))}
-        {overlay
-          ? overlay({
-              number,
-              count,
-              width: page.view[2]! - page.view[0]!,
-              height: page.view[3]! - page.view[1]!,
-              rotate: page.rotate,
-            })
-          : null}
-      </div>
-      <figcaption className={styles.caption} aria-hidden="true">
-        {name}
-      </figcaption>
-      {text ? <div className="cs-visually-hidden">{text}</div> : null}
-    </figure>
-  );
+  return text;
 }

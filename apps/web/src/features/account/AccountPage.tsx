@@ -1,6 +1,6 @@
 "use client";
 
-import type { StaffSessionItem } from "@clinsign/contracts";
+import type { Me, OrganizationSettings, StaffSessionItem } from "@clinsign/contracts";
 import {
   Badge,
   Button,
@@ -17,13 +17,17 @@ import { useState } from "react";
 import { useSession } from "../../components/admin-shell/SessionContext";
 import { LoadFailed } from "../../components/LoadFailed";
 import { PageHeader } from "../../components/PageHeader";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { CardError } from "../users/UsersPage";
+import { CardError } from "../users/CardError";
 import styles from "../users/users.module.css";
+
+type SessionLifetime = Pick<OrganizationSettings, "staffSessionIdleMinutes" | "staffSessionMaxHours">;
+
+const deviceOf = (staffSession: StaffSessionItem, t: Dictionary) => staffSession.device ?? t.account.unknownDevice;
 
 /** The signed-in member's account: who they are, and their sessions (end one, all others, or every one everywhere). */
 export function AccountPage() {
@@ -37,14 +41,13 @@ export function AccountPage() {
   const [announcement, setAnnouncement] = useAnnouncement();
   const [error, setError] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.sessions.queryKey() });
-  const deviceOf = (staffSession: StaffSessionItem) => staffSession.device ?? t.account.unknownDevice;
 
   const end = useMutation(
     trpc.account.endSession.mutationOptions({
       onSuccess: (_result, { id }) => {
         const staffSession = staffSessions.data?.items.find((s) => s.id === id);
         if (staffSession?.current) return window.location.assign("/login?reason=signed-out");
-        setAnnouncement(format(t.account.ended, { device: staffSession ? deviceOf(staffSession) : "" }));
+        setAnnouncement(format(t.account.ended, { device: staffSession ? deviceOf(staffSession, t) : "" }));
         setError(null);
         void refresh();
       },
@@ -61,15 +64,79 @@ export function AccountPage() {
       onError: (e) => setError(describeApiError(readApiError(e), t)),
     }),
   );
+  const columns = useStaffSessionColumns(end.isPending ? (end.variables?.id ?? null) : null, (id) =>
+    end.mutate({ id }),
+  );
 
-  const columns: TableColumn<StaffSessionItem>[] = [
+  let body;
+  if (staffSessions.isPending)
+    body = (
+      <div className="cs-card__body">
+        <Skeleton label={t.common.loading} lines={2} />
+      </div>
+    );
+  else if (staffSessions.error) body = <LoadFailed query={staffSessions} className="cs-card__body cs-stack" />;
+  else
+    body = (
+      <StaffSessionsBody
+        items={staffSessions.data.items}
+        columns={columns}
+        lifetime={settings.data}
+        endingOthers={endOthers.isPending}
+        onEndOthers={() => endOthers.mutate()}
+      />
+    );
+
+  return (
+    <>
+      <PageHeader title={t.account.pageTitle} description={t.account.description} />
+      <div className="cs-stack cs-stack--lg">
+        <LiveRegion announcement={announcement} />
+        <ProfileCard me={me} />
+        <Card title={t.account.sessionsTitle} description={`${t.account.sessionsDescription} ${clinic.note}`} flush>
+          <CardError message={error} />
+          {body}
+        </Card>
+      </div>
+    </>
+  );
+}
+
+/** Who is signed in: name, address and role in this organization. */
+function ProfileCard({ me }: { me: Me }) {
+  const { t } = useI18n();
+  return (
+    <Card title={t.account.profileTitle}>
+      <dl className={`cs-stack ${styles.profile}`}>
+        <div>
+          <dt className="cs-hint">{t.users.columnName}</dt>
+          <dd className={styles.name}>{me.user.name || me.user.email}</dd>
+        </div>
+        <div>
+          <dt className="cs-hint">{t.users.emailLabel}</dt>
+          <dd>{me.user.email}</dd>
+        </div>
+        <div>
+          <dt className="cs-hint">{t.users.roleLabel}</dt>
+          <dd>{t.roles[me.role]}</dd>
+        </div>
+      </dl>
+    </Card>
+  );
+}
+
+/** The sessions table's columns: device, address, since, last seen, and ending one (`endingId` is busy). */
+function useStaffSessionColumns(endingId: string | null, onEnd: (id: string) => void): TableColumn<StaffSessionItem>[] {
+  const { t } = useI18n();
+  const clinic = useClinicTime();
+  return [
     {
       key: "device",
       header: t.account.columnDevice,
       render: (staffSession) => (
         <>
           <span className={styles.name} title={staffSession.userAgent ?? undefined}>
-            {deviceOf(staffSession)}
+            {deviceOf(staffSession, t)}
           </span>{" "}
           {staffSession.current ? <Badge tone="success">{t.account.current}</Badge> : null}
         </>
@@ -94,90 +161,62 @@ export function AccountPage() {
         <Button
           size="small"
           variant="danger-outline"
-          busy={end.isPending && end.variables?.id === staffSession.id}
-          onClick={() => end.mutate({ id: staffSession.id })}
+          busy={endingId === staffSession.id}
+          onClick={() => onEnd(staffSession.id)}
         >
           {/* The visible word first, then which session (for screen readers): the name says what it shows. */}
           {staffSession.current ? t.shell.logout : t.account.end}
           <span className="cs-visually-hidden">
             {" "}
             {format(staffSession.current ? t.account.logoutHidden : t.account.endHidden, {
-              device: deviceOf(staffSession),
+              device: deviceOf(staffSession, t),
             })}
           </span>
         </Button>
       ),
     },
   ];
+}
 
-  let body;
-  if (staffSessions.isPending)
-    body = (
-      <div className="cs-card__body">
-        <Skeleton label={t.common.loading} lines={2} />
-      </div>
-    );
-  else if (staffSessions.error) body = <LoadFailed query={staffSessions} className="cs-card__body cs-stack" />;
-  else {
-    const others = staffSessions.data.items.filter((s) => !s.current).length;
-    body = (
-      <>
-        <div className="cs-card__body">
-          <Table
-            caption={t.account.sessionsCaption}
-            columns={columns}
-            rows={staffSessions.data.items}
-            rowKey={(s) => s.id}
-          />
-        </div>
-        <div className="cs-card__body cs-stack">
-          {others > 0 ? null : <p className="cs-hint">{t.account.noOthers}</p>}
-          <div className="cs-row">
-            {others > 0 ? (
-              <Button variant="danger-outline" busy={endOthers.isPending} onClick={() => endOthers.mutate()}>
-                {t.account.endOthers}
-              </Button>
-            ) : null}
-            <EndAllSessions />
-          </div>
-          {settings.data ? (
-            <p className="cs-hint">
-              {format(t.account.lifetime, {
-                idle: String(settings.data.staffSessionIdleMinutes),
-                max: String(settings.data.staffSessionMaxHours),
-              })}
-            </p>
-          ) : null}
-        </div>
-      </>
-    );
-  }
-
+/** The loaded sessions: the table, ending the others or every one, and how long a session lasts. */
+function StaffSessionsBody({
+  items,
+  columns,
+  lifetime,
+  endingOthers,
+  onEndOthers,
+}: {
+  items: StaffSessionItem[];
+  columns: TableColumn<StaffSessionItem>[];
+  lifetime: SessionLifetime | undefined;
+  endingOthers: boolean;
+  onEndOthers: () => void;
+}) {
+  const { t } = useI18n();
+  const others = items.filter((s) => !s.current).length;
   return (
     <>
-      <PageHeader title={t.account.pageTitle} description={t.account.description} />
-      <div className="cs-stack cs-stack--lg">
-        <LiveRegion announcement={announcement} />
-        <Card title={t.account.profileTitle}>
-          <dl className={`cs-stack ${styles.profile}`}>
-            <div>
-              <dt className="cs-hint">{t.users.columnName}</dt>
-              <dd className={styles.name}>{me.user.name || me.user.email}</dd>
-            </div>
-            <div>
-              <dt className="cs-hint">{t.users.emailLabel}</dt>
-              <dd>{me.user.email}</dd>
-            </div>
-            <div>
-              <dt className="cs-hint">{t.users.roleLabel}</dt>
-              <dd>{t.roles[me.role]}</dd>
-            </div>
-          </dl>
-        </Card>
-        <Card title={t.account.sessionsTitle} description={`${t.account.sessionsDescription} ${clinic.note}`} flush>
-          <CardError message={error} />
-          {body}
-        </Card>
+      <div className="cs-card__body">
+        <Table caption={t.account.sessionsCaption} columns={columns} rows={items} rowKey={(s) => s.id} />
+      </div>
+      <div className="cs-card__body cs-stack">
+        {others > 0 ? null : <p className="cs-hint">{t.account.noOthers}</p>}
+        <div className="cs-row">
+          {others > 0 ? (
+            <Button variant="danger-outline" busy={endingOthers} onClick={onEndOthers}>
+              {t.account.endOthers}
+            </Button>
+          ) : null}
+          <EndAllSessions />
+        </div>
+        {lifetime ? (
+          <p className="cs-hint">
+            {format(t.account.lifetime, {
+              idle: String(lifetime.staffSessionIdleMinutes),
+              max: String(lifetime.staffSessionMaxHours),
+            })}
+          </p>
+        ) : null}
       </div>
     </>
   );

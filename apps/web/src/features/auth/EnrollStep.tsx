@@ -4,6 +4,7 @@ import type { TotpSetup as TotpSetupData } from "@clinsign/contracts";
 import { Button, Icon } from "@clinsign/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
@@ -11,7 +12,59 @@ import { RecoveryCodes } from "../account-security/RecoveryCodes";
 import { TotpSetup } from "../account-security/TotpSetup";
 import { createPasskey, passkeyProblem } from "../account-security/webauthn";
 import { SignInAlert } from "./SignInAlert";
+import { StepAlternatives, StepHeading } from "./StepHeading";
 import styles from "./LoginForm.module.css";
+
+/** A failed set-up step in words; where the pending sign-in expired, it also starts over (`onRestart(true)`). */
+function explainFailure(failure: unknown, t: Dictionary, onRestart: (expired: boolean) => void): string {
+  const apiError = readApiError(failure);
+  if (apiError.details.reason === "sign_in_expired") onRestart(true);
+  return apiError.code === undefined ? t.errors.network : t.errors.generic;
+}
+
+/** Setting up a passkey as the second factor; what goes wrong shows in the step's error slot (`onError`). */
+function usePasskeyEnrollment({
+  onCodes,
+  onSignedIn,
+  onRestart,
+  onError,
+}: {
+  onCodes: (codes: string[]) => void;
+  onSignedIn: () => void;
+  onRestart: (expired: boolean) => void;
+  onError: (message: string | null) => void;
+}) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const [busy, setBusy] = useState(false);
+  const passkeyOptions = useMutation(trpc.auth.enrollPasskeyOptions.mutationOptions());
+  const passkeyVerify = useMutation(trpc.auth.enrollPasskeyVerify.mutationOptions());
+
+  async function enroll() {
+    onError(null);
+    setBusy(true);
+    try {
+      const outcome = await createPasskey(await passkeyOptions.mutateAsync());
+      if (!outcome.ok) {
+        onError(passkeyProblem(outcome.reason, t, "security"));
+        return;
+      }
+      const done = await passkeyVerify.mutateAsync({
+        name: t.security.passkeyNameDefault,
+        response: outcome.response,
+      });
+      if (done.recoveryCodes) onCodes(done.recoveryCodes);
+      else onSignedIn();
+    } catch (failure) {
+      onError(
+        readApiError(failure).code === "BAD_REQUEST" ? t.security.passkeyFailed : explainFailure(failure, t, onRestart),
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, enroll };
+}
 
 /**
  * Where the organization requires a second factor and the account has none: set one up right
@@ -34,13 +87,7 @@ export function EnrollStep({
   const [codes, setCodes] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [codeError, setCodeError] = useState<string | null>(null);
-  const [passkeyBusy, setPasskeyBusy] = useState(false);
-
-  function explain(failure: unknown): string {
-    const apiError = readApiError(failure);
-    if (apiError.details.reason === "sign_in_expired") onRestart(true);
-    return apiError.code === undefined ? t.errors.network : t.errors.generic;
-  }
+  const explain = (failure: unknown) => explainFailure(failure, t, onRestart);
 
   const start = useMutation(
     trpc.auth.enrollTotpStart.mutationOptions({ onSuccess: setSetup, onError: (e) => setError(explain(e)) }),
@@ -51,38 +98,12 @@ export function EnrollStep({
       onError: (e) => setCodeError(readApiError(e).code === "BAD_REQUEST" ? t.login.wrongCode : explain(e)),
     }),
   );
-  const passkeyOptions = useMutation(trpc.auth.enrollPasskeyOptions.mutationOptions());
-  const passkeyVerify = useMutation(trpc.auth.enrollPasskeyVerify.mutationOptions());
-
-  async function withPasskey() {
-    setError(null);
-    setPasskeyBusy(true);
-    try {
-      const outcome = await createPasskey(await passkeyOptions.mutateAsync());
-      if (!outcome.ok) {
-        setError(passkeyProblem(outcome.reason, t, "security"));
-        return;
-      }
-      const done = await passkeyVerify.mutateAsync({
-        name: t.security.passkeyNameDefault,
-        response: outcome.response,
-      });
-      if (done.recoveryCodes) setCodes(done.recoveryCodes);
-      else onSignedIn();
-    } catch (failure) {
-      setError(readApiError(failure).code === "BAD_REQUEST" ? t.security.passkeyFailed : explain(failure));
-    } finally {
-      setPasskeyBusy(false);
-    }
-  }
+  const passkey = usePasskeyEnrollment({ onCodes: setCodes, onSignedIn, onRestart, onError: setError });
 
   if (codes) {
     return (
       <>
-        <div className={styles.heading}>
-          <h1>{t.security.recoveryTitle}</h1>
-          <p className={styles.subtitle}>{t.security.recoveryDescription}</p>
-        </div>
+        <StepHeading title={t.security.recoveryTitle} subtitle={t.security.recoveryDescription} />
         <RecoveryCodes codes={codes} onDone={onSignedIn} doneLabel={t.login.continueToConsole} />
       </>
     );
@@ -90,10 +111,7 @@ export function EnrollStep({
 
   return (
     <>
-      <div className={styles.heading}>
-        <h1>{t.login.enrollTitle}</h1>
-        <p className={styles.subtitle}>{t.login.enrollSubtitle}</p>
-      </div>
+      <StepHeading title={t.login.enrollTitle} subtitle={t.login.enrollSubtitle} />
       <SignInAlert message={error} />
       {setup ? (
         <TotpSetup
@@ -104,29 +122,48 @@ export function EnrollStep({
           onCancel={() => setSetup(null)}
         />
       ) : (
-        <div className="cs-stack">
-          <p className={styles.subtitle}>{t.login.enrollChoose}</p>
-          <div className={styles.choice}>
-            <strong>{t.login.enrollTotp}</strong>
-            <p className={styles.subtitle}>{t.login.enrollTotpBody}</p>
-            <Button variant="primary" block busy={start.isPending} onClick={() => start.mutate()}>
-              {t.security.totpAdd}
-            </Button>
-          </div>
-          <div className={styles.choice}>
-            <strong>{t.login.enrollPasskey}</strong>
-            <p className={styles.subtitle}>{t.login.enrollPasskeyBody}</p>
-            <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={withPasskey}>
-              {t.security.passkeyAdd}
-            </Button>
-          </div>
-        </div>
+        <EnrollChoices
+          totpBusy={start.isPending}
+          passkeyBusy={passkey.busy}
+          onTotp={() => start.mutate()}
+          onPasskey={passkey.enroll}
+        />
       )}
-      <div className={styles.alternatives}>
-        <Button variant="ghost" size="small" onClick={() => onRestart(false)}>
-          {backLabel ?? t.login.backToPassword}
+      <StepAlternatives backLabel={backLabel} onBack={() => onRestart(false)} />
+    </>
+  );
+}
+
+/** The two factors to set up: an authenticator app's codes or a passkey. */
+function EnrollChoices({
+  totpBusy,
+  passkeyBusy,
+  onTotp,
+  onPasskey,
+}: {
+  totpBusy: boolean;
+  passkeyBusy: boolean;
+  onTotp: () => void;
+  onPasskey: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <div className="cs-stack">
+      <p className={styles.subtitle}>{t.login.enrollChoose}</p>
+      <div className={styles.choice}>
+        <strong>{t.login.enrollTotp}</strong>
+        <p className={styles.subtitle}>{t.login.enrollTotpBody}</p>
+        <Button variant="primary" block busy={totpBusy} onClick={onTotp}>
+          {t.security.totpAdd}
         </Button>
       </div>
-    </>
+      <div className={styles.choice}>
+        <strong>{t.login.enrollPasskey}</strong>
+        <p className={styles.subtitle}>{t.login.enrollPasskeyBody}</p>
+        <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={onPasskey}>
+          {t.security.passkeyAdd}
+        </Button>
+      </div>
+    </div>
   );
 }

@@ -1,34 +1,27 @@
 "use client";
 
-import { Button, Icon, Notice, TextField } from "@clinsign/ui";
 import type { LoginResult, SsoErrorCode } from "@clinsign/contracts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { format, type Dictionary } from "../../i18n";
+import { useState, type FormEvent } from "react";
+import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import {
-  describeApiError,
-  readApiError,
-  retryAfterMinutes,
-  translateValidationMessage,
-  type ApiError,
-} from "../../trpc/errors";
+import { describeApiError, readApiError, translateValidationMessage, type ApiError } from "../../trpc/errors";
 import { getPasskeyAssertion, passkeyProblem } from "../account-security/webauthn";
 import { AuthPage } from "./AuthPage";
+import { checkCredentials, useCredentialFields, type CredentialFields, type FieldErrors } from "./credential-fields";
 import { EnrollStep } from "./EnrollStep";
+import { PasswordStep, type LoginReason } from "./PasswordStep";
 import { SecondFactorStep } from "./SecondFactorStep";
-import { SignInAlert } from "./SignInAlert";
-import styles from "./LoginForm.module.css";
+import { rateLimitedText } from "./sign-in-errors";
+import { useSsoProvider } from "./useSsoProvider";
 
 type Stage =
   { step: "password" } | { step: "second_factor"; methods: NonNullable<LoginResult["methods"]> } | { step: "enroll" };
 
-interface FieldErrors {
-  email?: string;
-  password?: string;
-}
+/** The organization to sign in to, for the server: the login URL's, else the account's first that admits it. */
+type OrganizationChoice = { organizationId: string } | Record<string, never>;
 
 /**
  * Why a sign-in was refused, where it is not about the typed fields: single sign-on only (with or
@@ -38,14 +31,82 @@ function refusal(apiError: ApiError, t: Dictionary, ssoButton: boolean): string 
   if (apiError.code === "FORBIDDEN" && apiError.details.reason === "sso_only")
     return ssoButton ? t.login.ssoOnly : t.login.ssoOnlyNoButton;
   if (apiError.code !== "TOO_MANY_REQUESTS") return null;
-  const minutes = retryAfterMinutes(apiError);
-  return minutes ? format(t.login.rateLimitedMinutes, { minutes }) : t.login.rateLimited;
+  return rateLimitedText(apiError, t);
 }
 
-/** The domain of a typed address once it looks complete (`name@host.tld`), else null. */
-function typedDomain(email: string): string | null {
-  const match = /^[^\s@]+@([^\s@]+\.[a-z]{2,})$/i.exec(email.trim());
-  return match ? match[1]!.toLowerCase() : null;
+/** A refused password sign-in, shown where it belongs: on the card, or at the field the server named. */
+function showLoginFailure(error: unknown, fields: CredentialFields, t: Dictionary, ssoButton: boolean) {
+  const apiError = readApiError(error);
+  const refused = refusal(apiError, t, ssoButton);
+  if (refused) {
+    fields.setFormError(refused);
+    if (apiError.code === "FORBIDDEN") fields.setPassword("");
+  } else if (apiError.code === "UNAUTHORIZED") {
+    fields.setFormError(t.login.wrongCredentials);
+    fields.setPassword("");
+    fields.passwordRef.current?.focus();
+  } else if (apiError.fieldErrors.length > 0) {
+    const errors: FieldErrors = {};
+    for (const { key, message } of apiError.fieldErrors) {
+      if (key === "email" || key === "password") errors[key] = translateValidationMessage(message, t);
+    }
+    fields.setFieldErrors(errors);
+    (errors.email ? fields.emailRef : fields.passwordRef).current?.focus();
+  } else {
+    fields.setFormError(describeApiError(apiError, t));
+  }
+}
+
+/** Passwordless: a discoverable passkey names the account and is both factors at once. */
+function usePasskeySignIn(
+  fields: CredentialFields,
+  organization: OrganizationChoice,
+  ssoButton: boolean,
+  onSignedIn: () => void,
+) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const [busy, setBusy] = useState(false);
+  const passkeyOptions = useMutation(trpc.auth.passkeyOptions.mutationOptions());
+  const passkeySignIn = useMutation(trpc.auth.passkeySignIn.mutationOptions());
+
+  async function signIn() {
+    fields.setFormError(null);
+    setBusy(true);
+    try {
+      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync({ secondStep: false }));
+      if (!outcome.ok) {
+        fields.setFormError(passkeyProblem(outcome.reason, t, "login"));
+        return;
+      }
+      await passkeySignIn.mutateAsync({ response: outcome.response, ...organization });
+      onSignedIn();
+    } catch (error) {
+      const apiError = readApiError(error);
+      fields.setFormError(
+        refusal(apiError, t, ssoButton) ??
+          (apiError.code === "UNAUTHORIZED" ? t.login.passkeyFailed : describeApiError(apiError, t)),
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, signIn };
+}
+
+/** Into the console (`next`) once signed in; `entering` while the page changes. */
+function useEnterConsole(next: string) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [entering, setEntering] = useState(false);
+
+  function enter() {
+    setEntering(true);
+    // Forget answers cached while signed out (e.g. a failed auth.me) before entering.
+    queryClient.clear();
+    router.replace(next);
+  }
+  return { entering, enter };
 }
 
 export function LoginForm({
@@ -55,7 +116,7 @@ export function LoginForm({
   ssoError = null,
 }: {
   next: string;
-  reason: "expired" | "signed-out" | null;
+  reason: LoginReason;
   /** From an organization's login URL (/login/<id>): its provider is offered straight away. */
   organizationId?: string | null;
   /** Why single sign-on brought the browser back here. */
@@ -63,60 +124,20 @@ export function LoginForm({
 }) {
   const { t } = useI18n();
   const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const emailRef = useRef<HTMLInputElement>(null);
-  const passwordRef = useRef<HTMLInputElement>(null);
-  const sso = useSsoProvider(organizationId, email);
+  const fields = useCredentialFields();
+  const sso = useSsoProvider(organizationId, fields.email);
   const [stage, setStage] = useState<Stage>({ step: "password" });
-  const [passkeyBusy, setPasskeyBusy] = useState(false);
-  const [entering, setEntering] = useState(false);
-
-  function enter() {
-    setEntering(true);
-    // Forget answers cached while signed out (e.g. a failed auth.me) before entering.
-    queryClient.clear();
-    router.replace(next);
-  }
+  const { entering, enter } = useEnterConsole(next);
 
   function restart(expired: boolean) {
     setStage({ step: "password" });
-    setPassword("");
-    setFormError(expired ? t.login.pendingExpired : null);
+    fields.setPassword("");
+    fields.setFormError(expired ? t.login.pendingExpired : null);
   }
 
   // On an organization's login URL, that organization; else the account's first that admits it.
-  const organization = organizationId ? { organizationId } : {};
-  const passkeyOptions = useMutation(trpc.auth.passkeyOptions.mutationOptions());
-  const passkeySignIn = useMutation(trpc.auth.passkeySignIn.mutationOptions());
-
-  /** Passwordless: a discoverable passkey names the account and is both factors at once. */
-  async function signInWithPasskey() {
-    setFormError(null);
-    setPasskeyBusy(true);
-    try {
-      const outcome = await getPasskeyAssertion(await passkeyOptions.mutateAsync({ secondStep: false }));
-      if (!outcome.ok) {
-        setFormError(passkeyProblem(outcome.reason, t, "login"));
-        return;
-      }
-      await passkeySignIn.mutateAsync({ response: outcome.response, ...organization });
-      enter();
-    } catch (error) {
-      const apiError = readApiError(error);
-      setFormError(
-        refusal(apiError, t, sso !== null) ??
-          (apiError.code === "UNAUTHORIZED" ? t.login.passkeyFailed : describeApiError(apiError, t)),
-      );
-    } finally {
-      setPasskeyBusy(false);
-    }
-  }
-
+  const organization: OrganizationChoice = organizationId ? { organizationId } : {};
+  const passkey = usePasskeySignIn(fields, organization, sso !== null, enter);
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (result) => {
@@ -125,41 +146,18 @@ export function LoginForm({
         else if (result.step === "enroll") setStage({ step: "enroll" });
         else enter();
       },
-      onError: (error) => {
-        const apiError = readApiError(error);
-        const refused = refusal(apiError, t, sso !== null);
-        if (refused) {
-          setFormError(refused);
-          if (apiError.code === "FORBIDDEN") setPassword("");
-        } else if (apiError.code === "UNAUTHORIZED") {
-          setFormError(t.login.wrongCredentials);
-          setPassword("");
-          passwordRef.current?.focus();
-        } else if (apiError.fieldErrors.length > 0) {
-          const errors: FieldErrors = {};
-          for (const { key, message } of apiError.fieldErrors) {
-            if (key === "email" || key === "password") errors[key] = translateValidationMessage(message, t);
-          }
-          setFieldErrors(errors);
-          (errors.email ? emailRef : passwordRef).current?.focus();
-        } else {
-          setFormError(describeApiError(apiError, t));
-        }
-      },
+      onError: (error) => showLoginFailure(error, fields, t, sso !== null),
     }),
   );
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setFormError(null);
-    const errors: FieldErrors = {};
-    if (!email.trim()) errors.email = t.validation.required;
-    else if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) errors.email = t.validation.email;
-    if (!password) errors.password = t.validation.password;
-    setFieldErrors(errors);
-    if (errors.email) return emailRef.current?.focus();
-    if (errors.password) return passwordRef.current?.focus();
-    login.mutate({ email: email.trim(), password, ...organization });
+    fields.setFormError(null);
+    const errors = checkCredentials(fields.email, fields.password, t);
+    fields.setFieldErrors(errors);
+    if (errors.email) return fields.emailRef.current?.focus();
+    if (errors.password) return fields.passwordRef.current?.focus();
+    login.mutate({ email: fields.email.trim(), password: fields.password, ...organization });
   }
 
   const busy = login.isPending || (login.isSuccess && stage.step === "password") || entering;
@@ -171,104 +169,18 @@ export function LoginForm({
       ) : stage.step === "enroll" ? (
         <EnrollStep onSignedIn={enter} onRestart={restart} />
       ) : (
-        <>
-          <div className={styles.heading}>
-            <h1>{t.login.title}</h1>
-            <p className={styles.subtitle}>{t.login.subtitle}</p>
-          </div>
-
-          {ssoError && !formError ? (
-            <Notice tone="danger" role="alert">
-              <span data-testid="sso-error">{t.login.ssoErrors[ssoError]}</span>
-            </Notice>
-          ) : null}
-          {reason === "expired" && !formError ? <Notice tone="info">{t.login.sessionExpired}</Notice> : null}
-          {reason === "signed-out" && !formError ? <Notice tone="success">{t.login.signedOut}</Notice> : null}
-          <SignInAlert message={formError} />
-
-          {sso ? (
-            <div className={styles.sso}>
-              <a
-                className="cs-button cs-button--primary cs-button--block"
-                href={ssoStartUrl(sso.organizationId, email)}
-              >
-                {format(t.login.ssoButton, { provider: sso.displayName })}
-              </a>
-              <p className={styles.divider}>
-                <span>{t.login.orPassword}</span>
-              </p>
-            </div>
-          ) : null}
-
-          {/* method="post": should the page's script fail to load, a native submit never puts the password in a URL. */}
-          <form className={styles.form} method="post" onSubmit={onSubmit} noValidate>
-            <TextField
-              ref={emailRef}
-              label={t.login.email}
-              name="email"
-              type="email"
-              inputMode="email"
-              autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
-              required
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-              error={fieldErrors.email}
-            />
-            <TextField
-              ref={passwordRef}
-              label={t.login.password}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-              error={fieldErrors.password}
-            />
-            {/* On an organization's login URL its provider comes first: decided before the lookup answers, so the button does not change colour under the reader. */}
-            <Button type="submit" variant={sso || organizationId ? "secondary" : "primary"} block busy={busy}>
-              {t.login.submit}
-            </Button>
-          </form>
-          <div className={styles.divider}>{t.login.or}</div>
-          <Button block icon={<Icon name="key" />} busy={passkeyBusy} onClick={signInWithPasskey}>
-            {t.login.passkeySignIn}
-          </Button>
-        </>
+        <PasswordStep
+          fields={fields}
+          sso={sso}
+          organizationId={organizationId}
+          reason={reason}
+          ssoError={ssoError}
+          busy={busy}
+          passkeyBusy={passkey.busy}
+          onSubmit={onSubmit}
+          onPasskey={passkey.signIn}
+        />
       )}
     </AuthPage>
   );
-}
-
-function ssoStartUrl(organizationId: string, email: string): string {
-  const params = new URLSearchParams({ org: organizationId });
-  if (typedDomain(email)) params.set("login_hint", email.trim());
-  return `/sso/start?${params}`;
-}
-
-/**
- * The provider to offer: the organization's of the login URL, else the one whose e-mail domain the
- * typed address has (asked once typing pauses). Only domains named for single sign-on answer, so
- * this reveals nothing about accounts.
- */
-function useSsoProvider(organizationId: string | null, email: string) {
-  const trpc = useTRPC();
-  const [domain, setDomain] = useState<string | null>(null);
-  useEffect(() => {
-    const timer = setTimeout(() => setDomain(typedDomain(email)), 300);
-    return () => clearTimeout(timer);
-  }, [email]);
-  const byOrganization = useQuery({
-    ...trpc.auth.ssoProvider.queryOptions({ organizationId: organizationId ?? "" }),
-    enabled: organizationId !== null,
-    staleTime: 60_000,
-  });
-  const byDomain = useQuery({
-    ...trpc.auth.ssoProvider.queryOptions({ email: `x@${domain ?? ""}` }),
-    enabled: domain !== null,
-    staleTime: 60_000,
-  });
-  return byDomain.data?.provider ?? byOrganization.data?.provider ?? null;
 }

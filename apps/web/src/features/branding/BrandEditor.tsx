@@ -1,48 +1,34 @@
 "use client";
 
-import {
-  brandingFonts,
-  LOGO_MAX_BYTES,
-  logoContentTypes,
-  type Branding,
-  type DesignParameters,
-} from "@clinsign/contracts";
+import { brandingFonts, type Branding } from "@clinsign/contracts";
 import { Badge, Button, Card, LiveRegion, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type ChangeEvent, type FormEvent } from "react";
+import { useReducer, type ChangeEvent, type FormEvent } from "react";
 import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
 import { fieldMessage } from "../../trpc/field-errors";
-import { normalizeHex } from "../patient/branding";
+import {
+  designInput,
+  editorReducer,
+  FIELDS,
+  previewBranding,
+  toDraft,
+  type DesignField,
+  type Draft,
+  type EditTarget,
+} from "./brand-draft";
 import { BrandPreview } from "./BrandPreview";
 import { checkColorContrast, formatRatio, type ContrastResult } from "./contrast";
-import { uploadLogo } from "./logo-upload";
+import { LogoFieldset, useLogoUpload } from "./LogoFieldset";
 import styles from "./branding.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useFieldMarks } from "../../components/field-marks";
 
+export type { EditTarget } from "./brand-draft";
+
 type Texts = Dictionary["brandingPage"];
-
-/** Which branding the editor changes: the organization's default, an institution's, or a new one. */
-export type EditTarget = { kind: "default" } | { kind: "institution"; institutionId: string } | { kind: "new" };
-
-interface Draft {
-  institutionId: string;
-  logoUrl: string;
-  primaryColor: string;
-  accentColor: string;
-  font: string;
-}
-
-const FIELDS = [
-  "institution_id",
-  "logo_url",
-  "design_parameters.primaryColor",
-  "design_parameters.accentColor",
-  "design_parameters.font",
-] as const;
 
 function Check({ label, result, locale, b }: { label: string; result: ContrastResult; locale: string; b: Texts }) {
   return (
@@ -134,22 +120,33 @@ function ColorField({
   );
 }
 
-const toDraft = (branding: Branding | null, institutionId: string): Draft => ({
-  institutionId,
-  logoUrl: branding?.logoUrl ?? "",
-  primaryColor: branding?.primaryColor ?? "",
-  accentColor: branding?.accentColor ?? "",
-  font: branding?.font ?? "",
-});
-
-/** The draft as the preview shows it: only values the portal would accept, like the server keeps. */
-function previewBranding(draft: Draft): Branding {
-  return {
-    logoUrl: draft.logoUrl.trim() || null,
-    primaryColor: normalizeHex(draft.primaryColor),
-    accentColor: normalizeHex(draft.accentColor),
-    font: draft.font || null,
+/**
+ * Saving a branding where it belongs: the organization's default, a new institution's design, or
+ * an institution's replaced; each success refreshes every list and page that shows brandings.
+ */
+function useBrandingSave(target: EditTarget, onSaved: () => void) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const onSuccess = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.organization.defaultBranding.queryKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.signatures.brandings.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.signatures.institutions.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.signatures.getDesign.pathKey() });
+    onSaved();
   };
+  const saveDefault = useMutation(trpc.organization.setDefaultBranding.mutationOptions({ onSuccess }));
+  const createDesign = useMutation(trpc.signatures.createDesign.mutationOptions({ onSuccess }));
+  const replaceDesign = useMutation(trpc.signatures.replaceDesign.mutationOptions({ onSuccess }));
+  const save = target.kind === "default" ? saveDefault : target.kind === "new" ? createDesign : replaceDesign;
+
+  function submit(draft: Draft) {
+    const common = designInput(draft);
+    if (target.kind === "default") saveDefault.mutate(common);
+    else if (target.kind === "new") createDesign.mutate({ institution_id: draft.institutionId, ...common });
+    else replaceDesign.mutate({ institution_id: target.institutionId, ...common });
+  }
+
+  return { submit, busy: save.isPending, error: save.error };
 }
 
 /**
@@ -170,79 +167,21 @@ export function BrandEditor({
   const { t } = useI18n();
   const { marks } = useFieldMarks();
   const b = t.brandingPage;
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const logoInputId = useId();
-  const [draft, setDraft] = useState<Draft>(() =>
-    toDraft(initial, target.kind === "institution" ? target.institutionId : ""),
-  );
-  const [saved, setSaved] = useState(false);
-  const [logoError, setLogoError] = useState<string | null>(null);
-  const set = (key: keyof Draft, value: string) => {
-    setSaved(false);
-    setDraft((current) => ({ ...current, [key]: value }));
-  };
-
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: trpc.organization.defaultBranding.queryKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.signatures.brandings.pathKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.signatures.institutions.pathKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.signatures.getDesign.pathKey() });
-  };
-  const onSuccess = () => {
-    setSaved(true);
-    refresh();
+  const [{ draft, saved }, dispatch] = useReducer(editorReducer, null, () => ({
+    draft: toDraft(initial, target.kind === "institution" ? target.institutionId : ""),
+    saved: false,
+  }));
+  const set = (key: keyof Draft, value: string) => dispatch({ type: "set", key, value });
+  const save = useBrandingSave(target, () => {
+    dispatch({ type: "saved" });
     onSaved(target.kind === "new" ? { kind: "institution", institutionId: draft.institutionId.trim() } : target);
-  };
-  const saveDefault = useMutation(trpc.organization.setDefaultBranding.mutationOptions({ onSuccess }));
-  const createDesign = useMutation(trpc.signatures.createDesign.mutationOptions({ onSuccess }));
-  const replaceDesign = useMutation(trpc.signatures.replaceDesign.mutationOptions({ onSuccess }));
-  const save = target.kind === "default" ? saveDefault : target.kind === "new" ? createDesign : replaceDesign;
-  const upload = useMutation({
-    mutationFn: uploadLogo,
-    onMutate: () => setLogoError(null),
-    onSuccess: (result) => set("logoUrl", result.logoUrl),
-    onError: (error) => setLogoError(error instanceof Error && error.message ? error.message : t.errors.generic),
   });
-
-  const apiError = save.error ? readApiError(save.error) : null;
-  // The `/design` checks' own wording for colours and the logo address, in the UI's language.
-  const message = (key: (typeof FIELDS)[number]) => {
-    const text = fieldMessage(apiError, key, t);
-    if (text && /^must be a hex colour/.test(text)) return b.notHex;
-    if (text && /^must be an https URL/.test(text)) return b.logoNotHttps;
-    return text;
-  };
-  /** What an input of the draft takes: its value, its change, and the server's message on its field. */
-  const bind = (key: keyof Draft, field: (typeof FIELDS)[number]) => ({
-    value: draft[key],
-    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(key, e.target.value),
-    error: message(field),
-  });
-  /** The same for a colour, whose field answers the value itself. */
-  const bindColour = (key: "primaryColor" | "accentColor") => ({
-    value: draft[key],
-    onChange: (value: string) => set(key, value),
-    error: message(`design_parameters.${key}`),
-  });
+  const logo = useLogoUpload((logoUrl) => set("logoUrl", logoUrl));
+  const { bind, bindColour } = draftBinders(draft, set, save.error, t);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const design_parameters: DesignParameters = {};
-    if (draft.primaryColor) design_parameters.primaryColor = draft.primaryColor;
-    if (draft.accentColor) design_parameters.accentColor = draft.accentColor;
-    if (draft.font) design_parameters.font = draft.font as DesignParameters["font"];
-    const common = { logo_url: draft.logoUrl.trim() || null, design_parameters };
-    if (target.kind === "default") saveDefault.mutate(common);
-    else if (target.kind === "new") createDesign.mutate({ institution_id: draft.institutionId, ...common });
-    else replaceDesign.mutate({ institution_id: target.institutionId, ...common });
-  }
-
-  function chooseLogo(file: File | undefined) {
-    if (!file) return;
-    if (!(logoContentTypes as readonly string[]).includes(file.type)) return setLogoError(b.logoWrongType);
-    if (file.size > LOGO_MAX_BYTES) return setLogoError(format(b.logoTooLarge, { kb: String(LOGO_MAX_BYTES / 1024) }));
-    upload.mutate(file);
+    save.submit(draft);
   }
 
   const institutionId = target.kind === "institution" ? target.institutionId : draft.institutionId.trim() || null;
@@ -261,52 +200,7 @@ export function BrandEditor({
               {...bind("institutionId", "institution_id")}
             />
           ) : null}
-          <fieldset className={styles.colorField}>
-            <legend className="cs-label">{b.logo}</legend>
-            <span className="cs-hint">{format(b.logoHint, { kb: String(LOGO_MAX_BYTES / 1024) })}</span>
-            <div className="cs-field">
-              <label className="cs-label" htmlFor={logoInputId}>
-                {b.logoUpload}
-              </label>
-              <input
-                id={logoInputId}
-                type="file"
-                className={`cs-input ${styles.file}`}
-                accept={logoContentTypes.join(",")}
-                onChange={(e) => {
-                  chooseLogo(e.target.files?.[0]);
-                  e.target.value = "";
-                }}
-                aria-invalid={logoError ? true : undefined}
-                aria-describedby={logoError ? `${logoInputId}-error` : undefined}
-              />
-              {logoError ? (
-                <span id={`${logoInputId}-error`} className="cs-field-error">
-                  {logoError}
-                </span>
-              ) : null}
-              <span role="status" aria-live="polite" className="cs-hint">
-                {upload.isPending ? b.logoUploading : upload.isSuccess ? b.logoUploaded : ""}
-              </span>
-            </div>
-            <div className={styles.colorRow}>
-              <TextField
-                label={b.logoUrl}
-                hint={b.logoUrlHint}
-                type="url"
-                inputMode="url"
-                placeholder="https://"
-                maxLength={2048}
-                {...bind("logoUrl", "logo_url")}
-                className={styles.grow}
-              />
-              {draft.logoUrl ? (
-                <Button size="small" variant="ghost" onClick={() => set("logoUrl", "")}>
-                  {b.removeLogo}
-                </Button>
-              ) : null}
-            </div>
-          </fieldset>
+          <LogoFieldset upload={logo} url={bind("logoUrl", "logo_url")} onRemove={() => set("logoUrl", "")} />
           <ColorField id="brand-primary" label={b.primaryColor} hint={b.primaryHint} {...bindColour("primaryColor")} />
           <ColorField id="brand-accent" label={b.accentColor} hint={b.accentHint} {...bindColour("accentColor")} />
           <SelectField
@@ -327,7 +221,7 @@ export function BrandEditor({
             <ErrorNotice error={save.error} fields={FIELDS} />
           </LiveRegion>
           <div>
-            <Button type="submit" variant="primary" busy={save.isPending}>
+            <Button type="submit" variant="primary" busy={save.busy}>
               {target.kind === "new" ? b.create : b.save}
             </Button>
           </div>
@@ -338,4 +232,32 @@ export function BrandEditor({
       </Card>
     </div>
   );
+}
+
+/**
+ * What the inputs of the draft take: the value, the change, and the server's message on the
+ * field, in the `/design` checks' own wording for colours and the logo address, in the UI's
+ * language.
+ */
+function draftBinders(draft: Draft, set: (key: keyof Draft, value: string) => void, saveError: unknown, t: Dictionary) {
+  const apiError = saveError ? readApiError(saveError) : null;
+  const message = (key: DesignField) => {
+    const text = fieldMessage(apiError, key, t);
+    if (text && /^must be a hex colour/.test(text)) return t.brandingPage.notHex;
+    if (text && /^must be an https URL/.test(text)) return t.brandingPage.logoNotHttps;
+    return text;
+  };
+  return {
+    bind: (key: keyof Draft, field: DesignField) => ({
+      value: draft[key],
+      onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => set(key, e.target.value),
+      error: message(field),
+    }),
+    /** The same for a colour, whose field answers the value itself. */
+    bindColour: (key: "primaryColor" | "accentColor") => ({
+      value: draft[key],
+      onChange: (value: string) => set(key, value),
+      error: message(`design_parameters.${key}`),
+    }),
+  };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import type { DocumentListItem } from "@clinsign/contracts";
-import { Badge, keysetPaging, useStaffList, type BadgeTone, type TableColumn } from "@clinsign/ui";
+import { Badge, keysetPaging, useStaffList, type TableColumn } from "@clinsign/ui";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCan } from "../../components/admin-shell/SessionContext";
@@ -9,18 +9,13 @@ import { ListEmpty, SearchToolbar } from "../../components/lists/filters";
 import { ListCard } from "../../components/lists/ListCard";
 import { useSearchText, useUrlFilters } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
+import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { useClinicTime } from "../../components/admin-shell/clinic-time";
+import { useClinicTime, type ClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import styles from "./documents.module.css";
-import { AVAILABILITIES, REQUEST_STATUSES as STATUSES } from "./labels";
+import { AVAILABILITIES, availabilityTone, REQUEST_STATUSES as STATUSES } from "./labels";
 import { documentLanguageName } from "./DocumentLanguageSelect";
-
-export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = {
-  draft: "neutral",
-  active: "success",
-  inactive: "warning",
-};
 
 /**
  * Documents: search and availability filter in the URL, a cursor-paged table with each
@@ -51,7 +46,48 @@ export function DocumentsPage() {
       {d.addDocument}
     </Link>
   ) : null;
-  const columns: TableColumn<DocumentListItem>[] = [
+
+  return (
+    <>
+      {/* The list card has no title (the page's is enough), so the zone of its times is said here. */}
+      <PageHeader title={d.pageTitle} description={`${d.description} ${clinic.note}`} actions={addDocument} />
+      <ListCard
+        toolbar={
+          <SearchToolbar
+            className={styles.toolbar}
+            landmark={d.search}
+            search={{ label: d.search, text: searchText, onChange: setSearchText, maxLength: 200 }}
+            select={{
+              id: "document-availability-filter",
+              label: d.availabilityFilter,
+              placeholder: d.allAvailabilities,
+              options: AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a] })),
+              value: availability ?? "",
+              onChange: (event) => apply({ ...values, q: searchText, availability: event.target.value }),
+            }}
+          />
+        }
+        list={list}
+        caption={d.listCaption}
+        columns={documentColumns(d, clinic)}
+        rowKey={(item) => item.id}
+        labels={{ shown: d.shown, loadMore: d.loadMore }}
+        empty={
+          <ListEmpty
+            icon="document"
+            filtered={filtered}
+            texts={{ emptyTitle: d.empty, emptyBody: d.emptyBody, emptyFilteredTitle: d.noMatches }}
+            action={addDocument}
+          />
+        }
+      />
+    </>
+  );
+}
+
+/** The list's columns: name (the link to the document), availability, version, language, fields, requests, updated. */
+function documentColumns(d: Dictionary["documentsPage"], clinic: ClinicTime): TableColumn<DocumentListItem>[] {
+  return [
     {
       key: "name",
       header: d.columnName,
@@ -92,41 +128,4 @@ export function DocumentsPage() {
     },
     { key: "updated", header: d.columnUpdated, render: (item) => clinic.dateTime(item.updatedAt) },
   ];
-
-  return (
-    <>
-      {/* The list card has no title (the page's is enough), so the zone of its times is said here. */}
-      <PageHeader title={d.pageTitle} description={`${d.description} ${clinic.note}`} actions={addDocument} />
-      <ListCard
-        toolbar={
-          <SearchToolbar
-            className={styles.toolbar}
-            landmark={d.search}
-            search={{ label: d.search, text: searchText, onChange: setSearchText, maxLength: 200 }}
-            select={{
-              id: "document-availability-filter",
-              label: d.availabilityFilter,
-              placeholder: d.allAvailabilities,
-              options: AVAILABILITIES.map((a) => ({ value: a, label: d.availability[a] })),
-              value: availability ?? "",
-              onChange: (event) => apply({ ...values, q: searchText, availability: event.target.value }),
-            }}
-          />
-        }
-        list={list}
-        caption={d.listCaption}
-        columns={columns}
-        rowKey={(item) => item.id}
-        labels={{ shown: d.shown, loadMore: d.loadMore }}
-        empty={
-          <ListEmpty
-            icon="document"
-            filtered={filtered}
-            texts={{ emptyTitle: d.empty, emptyBody: d.emptyBody, emptyFilteredTitle: d.noMatches }}
-            action={addDocument}
-          />
-        }
-      />
-    </>
-  );
 }

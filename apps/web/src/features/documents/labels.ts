@@ -1,7 +1,8 @@
 import type { Dictionary } from "../../i18n";
 import { format } from "../../i18n";
-import type { BuiltInSignerRole } from "@clinsign/contracts";
-import type { FieldEditorLabels } from "./FieldPlacementEditor";
+import type { BuiltInSignerRole, DocumentListItem } from "@clinsign/contracts";
+import type { BadgeTone } from "@clinsign/ui";
+import type { FieldEditorLabels } from "./editor-fields";
 
 type DocumentsTexts = Dictionary["documentsPage"];
 
@@ -20,6 +21,13 @@ export function fieldEditorLabels(d: DocumentsTexts, roles: Record<BuiltInSigner
 }
 
 export const AVAILABILITIES = ["draft", "active", "inactive"] as const;
+
+/** The badge colour of each availability, in the list and on a document's page. */
+export const availabilityTone: Record<DocumentListItem["availability"], BadgeTone> = {
+  draft: "neutral",
+  active: "success",
+  inactive: "warning",
+};
 
 /** Request statuses as the documents' counts name them (`sealing` includes a sealing that gave up). */
 export const REQUEST_STATUSES = ["pending", "opened", "sealing", "completed", "declined", "expired"] as const;

@@ -1,12 +1,13 @@
 "use client";
 
+import type { CreateFormRequestInput } from "@clinsign/contracts";
 import { Button, LiveRegion, Notice, SelectField, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTemplateOptions, type TemplateOption } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
 import { readApiError, translateValidationMessage } from "../../trpc/errors";
 import styles from "./form-requests.module.css";
@@ -42,7 +43,6 @@ export function SendRequestForm() {
   const branded = (institutions.data?.items ?? []).filter((item) => item.hasBranding);
   const [draft, setDraft] = useState<Draft>(empty);
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const mayChooseDestinations = canAdminister(useSession());
   const providers = useQuery(trpc.messages.providers.queryOptions());
 
   const create = useMutation(
@@ -72,84 +72,22 @@ export function SendRequestForm() {
     setSentTo(null);
   }
 
-  /** What an input of the draft takes: its value, its change, and the server's message on it. */
-  const bind = (key: keyof Draft) => ({
-    value: draft[key],
-    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => change(key, e.target.value),
-    error: fieldError(key),
-  });
-
   function submit(event: FormEvent) {
     event.preventDefault();
-    const emailTo = draft.emailTo.split(/[,;\s]+/).filter(Boolean);
-    create.mutate({
-      templateIdentifier: draft.templateIdentifier || undefined,
-      phone: draft.phone,
-      rnummer: draft.rnummer.trim(),
-      ...(draft.from.trim() && { from: draft.from.trim() }),
-      ...(emailTo.length > 0 && { emailTo }),
-      ...(draft.emailSubject.trim() && { emailSubject: draft.emailSubject.trim() }),
-      ...(draft.institutionId && { institutionId: draft.institutionId }),
-      ...((draft.locale === "de" || draft.locale === "en") && { locale: draft.locale }),
-    });
+    create.mutate(requestInput(draft));
   }
 
   if (templates && active.length === 0) return <Notice tone="info">{f.noActiveTemplates}</Notice>;
 
   return (
     <form className="cs-stack" onSubmit={submit} aria-label={f.sendTitle}>
-      <div className={styles.sendGrid}>
-        <SelectField
-          id="send-template"
-          label={f.template}
-          placeholder={f.chooseTemplate}
-          options={active.map((item) => ({ value: item.identifier, label: item.title }))}
-          required
-          {...bind("templateIdentifier")}
-        />
-        <TextField
-          label={f.phone}
-          hint={f.phoneHint}
-          type="tel"
-          inputMode="tel"
-          autoComplete="off"
-          required
-          maxLength={40}
-          {...bind("phone")}
-        />
-        <TextField label={f.rnummer} hint={f.rnummerHint} required minLength={2} maxLength={64} {...bind("rnummer")} />
-        <TextField label={f.from} hint={f.fromHint} maxLength={32} {...bind("from")} />
-        {/* Where the result is e-mailed is an administrator's choice (the API refuses it from the staff role). */}
-        {mayChooseDestinations ? (
-          <>
-            <TextField label={f.emailTo} hint={f.emailToHint} {...bind("emailTo")} />
-            <TextField label={f.emailSubject} maxLength={200} {...bind("emailSubject")} />
-          </>
-        ) : (
-          <p className="cs-hint">{f.emailToAdminOnly}</p>
-        )}
-        {branded.length > 0 ? (
-          <SelectField
-            id="send-institution"
-            label={f.institution}
-            hint={f.institutionHint}
-            placeholder={f.institutionDefault}
-            options={branded.map((item) => ({ value: item.institutionId }))}
-            {...bind("institutionId")}
-          />
-        ) : null}
-        <SelectField
-          id="send-locale"
-          label={f.smsLanguage}
-          placeholder={f.smsLanguageDefault}
-          options={[
-            { value: "de", label: "Deutsch", lang: "de" },
-            { value: "en", label: "English", lang: "en" },
-          ]}
-          value={draft.locale}
-          onChange={(e) => change("locale", e.target.value)}
-        />
-      </div>
+      <SendRequestFields
+        templates={active}
+        institutions={branded.map((item) => item.institutionId)}
+        draft={draft}
+        onChange={change}
+        fieldError={fieldError}
+      />
       <LiveRegion>
         {sentTo ? (
           providers.data?.sms === "outbox" ? (
@@ -166,5 +104,105 @@ export function SendRequestForm() {
         </Button>
       </div>
     </form>
+  );
+}
+
+/** The request as the API takes it: trimmed, e-mail addresses split, empty choices left out. */
+function requestInput(draft: Draft): CreateFormRequestInput {
+  const emailTo = draft.emailTo.split(/[,;\s]+/).filter(Boolean);
+  return {
+    templateIdentifier: draft.templateIdentifier || undefined,
+    phone: draft.phone,
+    rnummer: draft.rnummer.trim(),
+    ...(draft.from.trim() && { from: draft.from.trim() }),
+    ...(emailTo.length > 0 && { emailTo }),
+    ...(draft.emailSubject.trim() && { emailSubject: draft.emailSubject.trim() }),
+    ...(draft.institutionId && { institutionId: draft.institutionId }),
+    ...((draft.locale === "de" || draft.locale === "en") && { locale: draft.locale }),
+  };
+}
+
+/**
+ * The request's inputs: form, phone, case number and sender; the e-mail destination for
+ * administrators; the branded institution where there are any; the SMS language.
+ */
+function SendRequestFields({
+  templates,
+  institutions,
+  draft,
+  onChange,
+  fieldError,
+}: {
+  templates: readonly TemplateOption[];
+  /** Institutions with their own branding. */
+  institutions: readonly string[];
+  draft: Draft;
+  onChange(key: keyof Draft, value: string): void;
+  fieldError(key: keyof Draft): string | undefined;
+}) {
+  const { t } = useI18n();
+  const f = t.formRequestsPage;
+  const mayChooseDestinations = canAdminister(useSession());
+
+  /** What an input of the draft takes: its value, its change, and the server's message on it. */
+  const bind = (key: keyof Draft) => ({
+    value: draft[key],
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => onChange(key, e.target.value),
+    error: fieldError(key),
+  });
+
+  return (
+    <div className={styles.sendGrid}>
+      <SelectField
+        id="send-template"
+        label={f.template}
+        placeholder={f.chooseTemplate}
+        options={templates.map((item) => ({ value: item.identifier, label: item.title }))}
+        required
+        {...bind("templateIdentifier")}
+      />
+      <TextField
+        label={f.phone}
+        hint={f.phoneHint}
+        type="tel"
+        inputMode="tel"
+        autoComplete="off"
+        required
+        maxLength={40}
+        {...bind("phone")}
+      />
+      <TextField label={f.rnummer} hint={f.rnummerHint} required minLength={2} maxLength={64} {...bind("rnummer")} />
+      <TextField label={f.from} hint={f.fromHint} maxLength={32} {...bind("from")} />
+      {/* Where the result is e-mailed is an administrator's choice (the API refuses it from the staff role). */}
+      {mayChooseDestinations ? (
+        <>
+          <TextField label={f.emailTo} hint={f.emailToHint} {...bind("emailTo")} />
+          <TextField label={f.emailSubject} maxLength={200} {...bind("emailSubject")} />
+        </>
+      ) : (
+        <p className="cs-hint">{f.emailToAdminOnly}</p>
+      )}
+      {institutions.length > 0 ? (
+        <SelectField
+          id="send-institution"
+          label={f.institution}
+          hint={f.institutionHint}
+          placeholder={f.institutionDefault}
+          options={institutions.map((institutionId) => ({ value: institutionId }))}
+          {...bind("institutionId")}
+        />
+      ) : null}
+      <SelectField
+        id="send-locale"
+        label={f.smsLanguage}
+        placeholder={f.smsLanguageDefault}
+        options={[
+          { value: "de", label: "Deutsch", lang: "de" },
+          { value: "en", label: "English", lang: "en" },
+        ]}
+        value={draft.locale}
+        onChange={(e) => onChange("locale", e.target.value)}
+      />
+    </div>
   );
 }

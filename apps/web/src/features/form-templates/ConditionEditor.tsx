@@ -2,11 +2,12 @@
 
 import { type FieldCondition, type FormField, type TemplateSchema } from "@clinsign/contracts";
 import { Button, SelectField } from "@clinsign/ui";
-import { useId, useState } from "react";
-import { format, type Dictionary } from "../../i18n";
+import { useId } from "react";
+import type { Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
-import { conditionTargets, operatorsFor, type FieldType, type When } from "./builder-model";
+import { conditionTargets, operatorsFor, optionsOf, type FieldType, type When } from "./builder-model";
 import styles from "./builder.module.css";
+import { ConditionValue } from "./ConditionValue";
 
 type Builder = Dictionary["formTemplates"]["builder"];
 type Operator = FieldCondition["operator"];
@@ -35,12 +36,6 @@ const operatorLabel = (operator: Operator, b: Builder) =>
     atMost: b.operatorAtMost,
     between: b.operatorBetween,
   })[operator];
-
-type Option = { value: string; label: string };
-const optionsOf = (field: FormField | undefined): Option[] =>
-  field && "options" in field
-    ? field.options.map((o) => (typeof o === "string" ? { value: o, label: o } : { value: o.value, label: o.label }))
-    : [];
 
 /** A condition's value in words: option labels instead of stored values, "10–14" for a range. */
 function valueInWords(c: FieldCondition, target: FormField | undefined, b: Builder): string {
@@ -117,49 +112,17 @@ export function ConditionEditor({
           onChange={(event) => update(conditions, event.target.value as "all" | "any")}
         />
       ) : null}
-      {conditions.map((condition, i) => {
-        const target = schema.fields.find((f) => f.key === condition.field);
-        const set = (next: FieldCondition) => update(conditions.map((c, j) => (j === i ? next : c)));
-        const operators = operatorsFor(target?.type as FieldType | undefined);
-        // A stored operator this builder no longer offers for the field (from an import) still shows.
-        if (!operators.includes(condition.operator)) operators.push(condition.operator);
-        return (
-          <div key={i} className={styles.conditionRow}>
-            <SelectField
-              label={`${b.conditionField} ${i + 1}`}
-              hideLabel
-              options={earlier.map((f) => ({ value: f.key!, label: f.label || f.key }))}
-              value={condition.field}
-              onChange={(event) => set({ field: event.target.value, operator: "filled" })}
-            />
-            <SelectField
-              label={`${b.conditionOperator} ${i + 1}`}
-              hideLabel
-              value={condition.operator}
-              onChange={(event) => {
-                const operator = event.target.value as Operator;
-                const value = startValue(operator, target);
-                set(value === undefined ? { field: condition.field, operator } : { ...condition, operator, value });
-              }}
-              options={operators.map((operator) => ({ value: operator, label: operatorLabel(operator, b) }))}
-            />
-            {condition.operator === "filled" || condition.operator === "empty" ? (
-              <span />
-            ) : (
-              <ConditionValue
-                key={`${condition.field}:${condition.operator}`}
-                condition={condition}
-                target={target}
-                n={i + 1}
-                onChange={(value) => set({ ...condition, value })}
-              />
-            )}
-            <Button size="small" variant="ghost" onClick={() => update(conditions.filter((_, j) => j !== i))}>
-              {b.conditionRemove}
-            </Button>
-          </div>
-        );
-      })}
+      {conditions.map((condition, i) => (
+        <ConditionRow
+          key={i}
+          condition={condition}
+          n={i + 1}
+          schema={schema}
+          earlier={earlier}
+          onChange={(next) => update(conditions.map((c, j) => (j === i ? next : c)))}
+          onRemove={() => update(conditions.filter((_, j) => j !== i))}
+        />
+      ))}
       {earlier.length > 0 ? (
         <div>
           <Button
@@ -182,175 +145,64 @@ export function ConditionEditor({
   );
 }
 
-/** What a condition's value editor gets: the condition, the field it names, its position. */
-interface ValueProps {
-  condition: FieldCondition;
-  target: FormField | undefined;
-  n: number;
-  onChange(value: FieldCondition["value"]): void;
-}
-
-function ConditionValue({ condition, target, n, onChange }: ValueProps) {
-  const { t } = useI18n();
-  const b = t.formTemplates.builder;
-  const label = `${b.conditionValue} ${n}`;
-  const options = optionsOf(target);
-  if (target?.type === "checkbox") {
-    return (
-      <SelectField
-        label={label}
-        hideLabel
-        options={[
-          { value: "true", label: b.yes },
-          { value: "false", label: b.no },
-        ]}
-        value={String(condition.value === true)}
-        onChange={(event) => onChange(event.target.value === "true")}
-      />
-    );
-  }
-  if (options.length > 0 && condition.operator === "in") {
-    const chosen = new Set((Array.isArray(condition.value) ? condition.value : []).map(String));
-    return (
-      <fieldset className={styles.valueChoices}>
-        <legend className="cs-visually-hidden">{label}</legend>
-        {options.map((option) => (
-          <label key={option.value} className={styles.check}>
-            <input
-              type="checkbox"
-              checked={chosen.has(option.value)}
-              onChange={(event) => {
-                const next = new Set(chosen);
-                if (event.target.checked) next.add(option.value);
-                else next.delete(option.value);
-                // The stored values keep the options' order.
-                onChange(options.map((o) => o.value).filter((v) => next.has(v)));
-              }}
-            />
-            <span>{option.label}</span>
-          </label>
-        ))}
-      </fieldset>
-    );
-  }
-  if (options.length > 0) {
-    return (
-      <SelectField
-        label={label}
-        hideLabel
-        options={options}
-        value={String(condition.value ?? "")}
-        onChange={(event) => onChange(event.target.value)}
-      />
-    );
-  }
-  if (condition.operator === "between")
-    return <RangeValue condition={condition} target={target} n={n} onChange={onChange} />;
-  const numeric = target?.type === "number" || target?.type === "score";
-  return (
-    <TypedValue
-      condition={condition}
-      numeric={numeric}
-      label={label}
-      hint={b.conditionValuesHint}
-      onChange={onChange}
-    />
-  );
-}
-
-/** From–to for `between`; on a score with bands, a band fills both. */
-function RangeValue({ condition, target, n, onChange }: ValueProps) {
-  const { t } = useI18n();
-  const b = t.formTemplates.builder;
-  const [min, max] = (Array.isArray(condition.value) ? condition.value : [0, 0]) as number[];
-  const [text, setText] = useState({ min: String(min ?? 0), max: String(max ?? 0) });
-  const bands = target?.type === "score" ? (target.bands ?? []) : [];
-  const set = (next: { min: string; max: string }) => {
-    setText(next);
-    const from = Number(next.min);
-    const to = Number(next.max);
-    if (next.min.trim() !== "" && next.max.trim() !== "" && Number.isFinite(from) && Number.isFinite(to))
-      onChange([from, to]);
-  };
-  const band = bands.findIndex((band) => band.min === min && band.max === max);
-  return (
-    <span className={styles.range}>
-      {bands.length > 0 ? (
-        <SelectField
-          label={format(b.conditionBand, { n })}
-          hideLabel
-          value={band === -1 ? "" : String(band)}
-          options={[
-            { value: "", label: b.conditionBandCustom },
-            ...bands.map((band, i) => ({ value: String(i), label: `${band.label} (${band.min}–${band.max})` })),
-          ]}
-          onChange={(event) => {
-            const chosen = bands[Number(event.target.value)];
-            if (event.target.value !== "" && chosen) set({ min: String(chosen.min), max: String(chosen.max) });
-          }}
-        />
-      ) : null}
-      <input
-        className="cs-input"
-        inputMode="decimal"
-        aria-label={format(b.conditionFrom, { n })}
-        value={text.min}
-        onChange={(event) => set({ ...text, min: event.target.value })}
-      />
-      <input
-        className="cs-input"
-        inputMode="decimal"
-        aria-label={format(b.conditionTo, { n })}
-        value={text.max}
-        onChange={(event) => set({ ...text, max: event.target.value })}
-      />
-    </span>
-  );
-}
-
-/** A typed value ("a, b" for "is one of" on a text field): the text as typed stays, the value follows it. */
-function TypedValue({
+/** One condition: the earlier field it names, an operator that fits that field, its value, Remove. */
+function ConditionRow({
   condition,
-  numeric,
-  label,
-  hint,
+  n,
+  schema,
+  earlier,
   onChange,
+  onRemove,
 }: {
   condition: FieldCondition;
-  numeric: boolean;
-  label: string;
-  hint: string;
-  onChange(value: FieldCondition["value"]): void;
+  /** The condition's position, from 1: its controls are named with it. */
+  n: number;
+  schema: TemplateSchema;
+  /** The fields the condition may name. */
+  earlier: FormField[];
+  onChange(condition: FieldCondition): void;
+  onRemove(): void;
 }) {
-  const [text, setText] = useState(() =>
-    Array.isArray(condition.value)
-      ? condition.value.join(", ")
-      : condition.value === undefined
-        ? ""
-        : String(condition.value),
-  );
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const target = schema.fields.find((f) => f.key === condition.field);
+  const operators = operatorsFor(target?.type as FieldType | undefined);
+  // A stored operator this builder no longer offers for the field (from an import) still shows.
+  if (!operators.includes(condition.operator)) operators.push(condition.operator);
   return (
-    <input
-      className="cs-input"
-      aria-label={label}
-      title={condition.operator === "in" ? hint : undefined}
-      placeholder={condition.operator === "in" ? hint : undefined}
-      inputMode={numeric ? "decimal" : undefined}
-      value={text}
-      onChange={(event) => {
-        const raw = event.target.value;
-        setText(raw);
-        const parse = (part: string) =>
-          numeric && part.trim() !== "" && Number.isFinite(Number(part)) ? Number(part) : part.trim();
-        onChange(
-          condition.operator === "in"
-            ? raw
-                .split(",")
-                .map(parse)
-                .filter((part) => part !== "")
-            : parse(raw),
-        );
-      }}
-    />
+    <div className={styles.conditionRow}>
+      <SelectField
+        label={`${b.conditionField} ${n}`}
+        hideLabel
+        options={earlier.map((f) => ({ value: f.key!, label: f.label || f.key }))}
+        value={condition.field}
+        onChange={(event) => onChange({ field: event.target.value, operator: "filled" })}
+      />
+      <SelectField
+        label={`${b.conditionOperator} ${n}`}
+        hideLabel
+        value={condition.operator}
+        onChange={(event) => {
+          const operator = event.target.value as Operator;
+          const value = startValue(operator, target);
+          onChange(value === undefined ? { field: condition.field, operator } : { ...condition, operator, value });
+        }}
+        options={operators.map((operator) => ({ value: operator, label: operatorLabel(operator, b) }))}
+      />
+      {condition.operator === "filled" || condition.operator === "empty" ? (
+        <span />
+      ) : (
+        <ConditionValue
+          key={`${condition.field}:${condition.operator}`}
+          condition={condition}
+          target={target}
+          n={n}
+          onChange={(value) => onChange({ ...condition, value })}
+        />
+      )}
+      <Button size="small" variant="ghost" onClick={onRemove}>
+        {b.conditionRemove}
+      </Button>
+    </div>
   );
 }

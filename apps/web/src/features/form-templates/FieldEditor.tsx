@@ -2,13 +2,12 @@
 
 import { type FormField, type TemplateSchema } from "@clinsign/contracts";
 import { Field, TextField } from "@clinsign/ui";
-import { useState } from "react";
 import { useI18n } from "../../i18n/I18nProvider";
+import { AdvancedAttributes } from "./AdvancedAttributes";
 import {
   fileTypeChoices,
   isDisplayType,
   keyFromLabel,
-  optionalNumber,
   readAccept,
   uniqueKey,
   writeAccept,
@@ -18,36 +17,24 @@ import {
 import styles from "./builder.module.css";
 import { ChoiceOptions } from "./ChoiceOptions";
 import { ConditionEditor } from "./ConditionEditor";
+import { attrText, optionalText, withAttr } from "./field-attributes";
 import { FlagRuleSetting } from "./FlagRuleSetting";
 import { ScoreEditor } from "./ScoreEditor";
 
-type Attrs = Record<string, unknown>;
-
-/** `undefined` for an empty input, so optional attributes disappear instead of being "". */
-const optionalText = (value: string) => (value === "" ? undefined : value);
-
-function withAttr(field: FormField, name: string, value: unknown): FormField {
-  const next = { ...field } as Attrs;
-  if (value === undefined) delete next[name];
-  else next[name] = value;
-  return next as FormField;
-}
-
-/** Attributes behind "More options": technical or rarely needed; a problem in one opens them. */
-const ADVANCED_ATTRIBUTES = [
-  "key",
-  "placeholder",
-  "min",
-  "max",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "accept",
-  "maxSizeMb",
-];
-
 /** The id of a field's label input: the builder focuses it when the field is added. */
 export const labelInputId = (fieldId: string) => `label-${fieldId}`;
+
+interface FieldEditorProps {
+  field: FormField;
+  index: number;
+  schema: TemplateSchema;
+  problems: Record<string, string>;
+  keyFollowsLabel: boolean;
+  onChange(field: FormField): void;
+  /** For what reaches beyond this field: its answer list. */
+  onSchemaChange(schema: TemplateSchema): void;
+  onKeyEdited(): void;
+}
 
 /**
  * The attributes of one field, each validated as it is typed (the template schema's own
@@ -64,27 +51,11 @@ export function FieldEditor({
   onChange,
   onSchemaChange,
   onKeyEdited,
-}: {
-  field: FormField;
-  index: number;
-  schema: TemplateSchema;
-  problems: Record<string, string>;
-  keyFollowsLabel: boolean;
-  onChange(field: FormField): void;
-  /** For what reaches beyond this field: its answer list. */
-  onSchemaChange(schema: TemplateSchema): void;
-  onKeyEdited(): void;
-}) {
+}: FieldEditorProps) {
   const { t } = useI18n();
   const b = t.formTemplates.builder;
   const type = field.type as FieldType;
-  const attrs = field as Attrs;
-  const text = (name: string) => (typeof attrs[name] === "string" ? (attrs[name] as string) : "");
-  const number = (name: string) => (typeof attrs[name] === "number" ? String(attrs[name]) : "");
   const set = (name: string, value: unknown) => onChange(withAttr(field, name, value));
-
-  const advancedProblem = ADVANCED_ATTRIBUTES.some((name) => problems[name]);
-  const [advancedOpen, setAdvancedOpen] = useState(advancedProblem);
 
   function setLabel(label: string) {
     let next = withAttr(field, "label", label);
@@ -95,30 +66,7 @@ export function FieldEditor({
 
   return (
     <div className={styles.editor}>
-      {type === "paragraph" ? (
-        <div className="cs-field">
-          <label className="cs-label" htmlFor={labelInputId(field.id)}>
-            {b.text}
-          </label>
-          <textarea
-            id={labelInputId(field.id)}
-            className="cs-input"
-            rows={3}
-            value={field.label}
-            onChange={(event) => setLabel(event.target.value)}
-            aria-invalid={problems.label ? true : undefined}
-          />
-          {problems.label ? <span className="cs-field-error">{problems.label}</span> : null}
-        </div>
-      ) : (
-        <TextField
-          id={labelInputId(field.id)}
-          label={b.label}
-          value={field.label}
-          onChange={(event) => setLabel(event.target.value)}
-          error={problems.label}
-        />
-      )}
+      <LabelInput field={field} problem={problems.label} onChange={setLabel} />
       {isDisplayType(type) ? null : (
         <>
           {type === "score" ? null : (
@@ -133,7 +81,7 @@ export function FieldEditor({
           )}
           <TextField
             label={b.helpText}
-            value={text("helpText")}
+            value={attrText(field, "helpText")}
             onChange={(event) => set("helpText", optionalText(event.target.value))}
             error={problems.helpText}
           />
@@ -149,7 +97,9 @@ export function FieldEditor({
         />
       ) : null}
       {"options" in field ? <FlagRuleSetting field={field} schema={schema} onSchemaChange={onSchemaChange} /> : null}
-      {type === "file" ? <FileTypes accept={text("accept")} onChange={(accept) => set("accept", accept)} /> : null}
+      {type === "file" ? (
+        <FileTypes accept={attrText(field, "accept")} onChange={(accept) => set("accept", accept)} />
+      ) : null}
       {field.type === "score" ? (
         <ScoreEditor field={field} index={index} schema={schema} problems={problems} onChange={onChange} />
       ) : null}
@@ -161,119 +111,49 @@ export function FieldEditor({
         onChange={(when) => set("visibleWhen", when)}
       />
       {isDisplayType(type) ? null : (
-        <details
-          className={styles.advanced}
-          open={advancedOpen || advancedProblem}
-          onToggle={(event) => setAdvancedOpen(event.currentTarget.open)}
-        >
-          <summary>
-            {b.advanced} <span className="cs-hint">({b.advancedHint})</span>
-          </summary>
-          <div className={styles.advancedBody}>
-            <TextField
-              label={b.key}
-              hint={b.keyHint}
-              mono
-              value={field.key ?? ""}
-              onChange={(event) => {
-                onKeyEdited();
-                set("key", event.target.value);
-              }}
-              error={problems.key}
-            />
-            {["text", "textarea", "email", "phone", "number", "select"].includes(type) ? (
-              <TextField
-                label={b.placeholder}
-                value={text("placeholder")}
-                onChange={(event) => set("placeholder", optionalText(event.target.value))}
-                error={problems.placeholder}
-              />
-            ) : null}
-            {type === "number" ? (
-              <div className={styles.pair}>
-                <TextField
-                  label={b.min}
-                  inputMode="decimal"
-                  value={number("min")}
-                  onChange={(event) => set("min", optionalNumber(event.target.value))}
-                  error={problems.min}
-                />
-                <TextField
-                  label={b.max}
-                  inputMode="decimal"
-                  value={number("max")}
-                  onChange={(event) => set("max", optionalNumber(event.target.value))}
-                  error={problems.max}
-                />
-              </div>
-            ) : null}
-            {type === "date" ? (
-              <div className={styles.pair}>
-                <TextField
-                  label={b.min}
-                  type="date"
-                  value={text("min")}
-                  onChange={(event) => set("min", optionalText(event.target.value))}
-                  error={problems.min}
-                />
-                <TextField
-                  label={b.max}
-                  type="date"
-                  value={text("max")}
-                  onChange={(event) => set("max", optionalText(event.target.value))}
-                  error={problems.max}
-                />
-              </div>
-            ) : null}
-            {["text", "textarea", "email", "phone"].includes(type) ? (
-              <>
-                <div className={styles.pair}>
-                  <TextField
-                    label={b.minLength}
-                    inputMode="numeric"
-                    value={number("minLength")}
-                    onChange={(event) => set("minLength", optionalNumber(event.target.value))}
-                    error={problems.minLength}
-                  />
-                  <TextField
-                    label={b.maxLength}
-                    inputMode="numeric"
-                    value={number("maxLength")}
-                    onChange={(event) => set("maxLength", optionalNumber(event.target.value))}
-                    error={problems.maxLength}
-                  />
-                </div>
-                <PatternEditor
-                  value={text("pattern")}
-                  problem={problems.pattern}
-                  onChange={(pattern) => set("pattern", optionalText(pattern))}
-                />
-              </>
-            ) : null}
-            {type === "file" ? (
-              <div className={styles.pair}>
-                <TextField
-                  label={b.acceptOther}
-                  hint={b.acceptHint}
-                  value={readAccept(text("accept")).other}
-                  onChange={(event) =>
-                    set("accept", writeAccept(readAccept(text("accept")).choices, event.target.value))
-                  }
-                  error={problems.accept}
-                />
-                <TextField
-                  label={b.maxSizeMb}
-                  inputMode="decimal"
-                  value={number("maxSizeMb")}
-                  onChange={(event) => set("maxSizeMb", optionalNumber(event.target.value))}
-                  error={problems.maxSizeMb}
-                />
-              </div>
-            ) : null}
-          </div>
-        </details>
+        <AdvancedAttributes field={field} problems={problems} onChange={onChange} onKeyEdited={onKeyEdited} />
       )}
     </div>
+  );
+}
+
+/** A field's label, or a paragraph's text (several lines); the builder focuses it when the field is added. */
+function LabelInput({
+  field,
+  problem,
+  onChange,
+}: {
+  field: FormField;
+  problem?: string;
+  onChange(label: string): void;
+}) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  if (field.type === "paragraph")
+    return (
+      <div className="cs-field">
+        <label className="cs-label" htmlFor={labelInputId(field.id)}>
+          {b.text}
+        </label>
+        <textarea
+          id={labelInputId(field.id)}
+          className="cs-input"
+          rows={3}
+          value={field.label}
+          onChange={(event) => onChange(event.target.value)}
+          aria-invalid={problem ? true : undefined}
+        />
+        {problem ? <span className="cs-field-error">{problem}</span> : null}
+      </div>
+    );
+  return (
+    <TextField
+      id={labelInputId(field.id)}
+      label={b.label}
+      value={field.label}
+      onChange={(event) => onChange(event.target.value)}
+      error={problem}
+    />
   );
 }
 
@@ -313,50 +193,5 @@ function FileTypes({ accept, onChange }: { accept: string; onChange(accept: stri
         </>
       )}
     </Field>
-  );
-}
-
-function PatternEditor({
-  value,
-  problem,
-  onChange,
-}: {
-  value: string;
-  problem?: string;
-  onChange(pattern: string): void;
-}) {
-  const { t } = useI18n();
-  const b = t.formTemplates.builder;
-  const [sample, setSample] = useState("");
-  let verdict: string | null = null;
-  if (value && sample && !problem) {
-    try {
-      verdict = new RegExp(`^(?:${value})$`, "u").test(sample) ? b.patternMatches : b.patternNoMatch;
-    } catch {
-      verdict = null;
-    }
-  }
-  return (
-    <div className={styles.pair}>
-      <TextField
-        label={b.pattern}
-        hint={b.patternHint}
-        mono
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        error={problem}
-      />
-      <div className="cs-field">
-        <TextField
-          label={b.patternTest}
-          value={sample}
-          onChange={(event) => setSample(event.target.value)}
-          disabled={!value}
-        />
-        <span className="cs-hint" role="status">
-          {verdict}
-        </span>
-      </div>
-    </div>
   );
 }

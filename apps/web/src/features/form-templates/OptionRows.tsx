@@ -1,11 +1,12 @@
 "use client";
 
 import { Button, Icon } from "@clinsign/ui";
-import { useEffect, useId, useState, type ReactNode } from "react";
+import { useEffect, useId, useState } from "react";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { optionRows, optionsFromRows, parseWeight, withRowLabel, type OptionRow } from "./builder-model";
 import styles from "./builder.module.css";
+import { ToolButton } from "./ToolButton";
 
 type Options = ReturnType<typeof optionsFromRows>;
 
@@ -38,7 +39,6 @@ export function OptionRows({
     setRows(next);
     onChange(optionsFromRows(next));
   };
-  const setRow = (i: number, row: OptionRow) => update(rows.map((r, j) => (j === i ? row : r)));
   const move = (from: number, to: number) => {
     const next = [...rows];
     const [row] = next.splice(from, 1);
@@ -58,66 +58,18 @@ export function OptionRows({
         <span>{b.optionWeight}</span>
       </div>
       <ol className={styles.optionList}>
-        {rows.map((row, i) => {
-          const n = i + 1;
-          const weightProblem = row.weight.trim() !== "" && parseWeight(row.weight) === undefined;
-          return (
-            <li key={i} className={styles.optionRow}>
-              <input
-                id={`${id}-label-${i}`}
-                className="cs-input"
-                aria-label={format(b.optionLabelOf, { n })}
-                value={row.label}
-                onChange={(event) => setRow(i, withRowLabel(row, event.target.value))}
-              />
-              <input
-                className={`cs-input ${styles.mono}`}
-                aria-label={format(b.optionValueOf, { n })}
-                value={row.value}
-                onChange={(event) => setRow(i, { ...row, value: event.target.value })}
-              />
-              <input
-                className="cs-input"
-                aria-label={format(b.optionWeightOf, { n })}
-                inputMode="decimal"
-                value={row.weight}
-                aria-invalid={weightProblem ? true : undefined}
-                aria-describedby={weightProblem ? `${id}-weight-${i}` : undefined}
-                onChange={(event) => setRow(i, { ...row, weight: event.target.value })}
-              />
-              <span className={styles.optionTools}>
-                <RowTool
-                  label={format(b.optionMoveUp, { n })}
-                  title={b.moveUp}
-                  disabled={i === 0}
-                  onClick={() => move(i, i - 1)}
-                >
-                  <span aria-hidden="true">↑</span>
-                </RowTool>
-                <RowTool
-                  label={format(b.optionMoveDown, { n })}
-                  title={b.moveDown}
-                  disabled={i === rows.length - 1}
-                  onClick={() => move(i, i + 1)}
-                >
-                  <span aria-hidden="true">↓</span>
-                </RowTool>
-                <RowTool
-                  label={format(b.optionRemove, { n })}
-                  title={b.remove}
-                  onClick={() => update(rows.filter((_, j) => j !== i))}
-                >
-                  <Icon name="trash" />
-                </RowTool>
-              </span>
-              {weightProblem ? (
-                <span id={`${id}-weight-${i}`} className={`cs-field-error ${styles.optionProblem}`}>
-                  {format(b.optionWeightInvalid, { n })}
-                </span>
-              ) : null}
-            </li>
-          );
-        })}
+        {rows.map((row, i) => (
+          <OptionRowItem
+            key={i}
+            row={row}
+            index={i}
+            last={i === rows.length - 1}
+            idPrefix={id}
+            onChange={(next) => update(rows.map((r, j) => (j === i ? next : r)))}
+            onMove={(to) => move(i, to)}
+            onRemove={() => update(rows.filter((_, j) => j !== i))}
+          />
+        ))}
       </ol>
       <div>
         <Button
@@ -140,31 +92,79 @@ export function OptionRows({
   );
 }
 
-/** A small icon button of one row, named for its action and the row ("Remove option 2"). */
-function RowTool({
-  label,
-  title,
-  disabled,
-  onClick,
-  children,
+/** One option: its label, value and weight inputs, its move and remove buttons, a weight's problem. */
+function OptionRowItem({
+  row,
+  index: i,
+  last,
+  idPrefix: id,
+  onChange,
+  onMove,
+  onRemove,
 }: {
-  label: string;
-  title: string;
-  disabled?: boolean;
-  onClick(): void;
-  children: ReactNode;
+  row: OptionRow;
+  index: number;
+  last: boolean;
+  /** The option list's id: the row's label input and weight problem are named from it. */
+  idPrefix: string;
+  onChange(row: OptionRow): void;
+  onMove(to: number): void;
+  onRemove(): void;
 }) {
+  const { t } = useI18n();
+  const b = t.formTemplates.builder;
+  const n = i + 1;
+  const weightProblem = row.weight.trim() !== "" && parseWeight(row.weight) === undefined;
   return (
-    <Button
-      size="small"
-      variant="ghost"
-      iconOnly
-      aria-label={label}
-      title={title}
-      disabled={disabled}
-      onClick={onClick}
-    >
-      {children}
-    </Button>
+    <li className={styles.optionRow}>
+      <input
+        id={`${id}-label-${i}`}
+        className="cs-input"
+        aria-label={format(b.optionLabelOf, { n })}
+        value={row.label}
+        onChange={(event) => onChange(withRowLabel(row, event.target.value))}
+      />
+      <input
+        className={`cs-input ${styles.mono}`}
+        aria-label={format(b.optionValueOf, { n })}
+        value={row.value}
+        onChange={(event) => onChange({ ...row, value: event.target.value })}
+      />
+      <input
+        className="cs-input"
+        aria-label={format(b.optionWeightOf, { n })}
+        inputMode="decimal"
+        value={row.weight}
+        aria-invalid={weightProblem ? true : undefined}
+        aria-describedby={weightProblem ? `${id}-weight-${i}` : undefined}
+        onChange={(event) => onChange({ ...row, weight: event.target.value })}
+      />
+      <span className={styles.optionTools}>
+        <ToolButton
+          label={format(b.optionMoveUp, { n })}
+          title={b.moveUp}
+          disabled={i === 0}
+          onClick={() => onMove(i - 1)}
+        >
+          <span aria-hidden="true">↑</span>
+        </ToolButton>
+        <ToolButton
+          label={format(b.optionMoveDown, { n })}
+          title={b.moveDown}
+          disabled={last}
+          onClick={() => onMove(i + 1)}
+        >
+          <span aria-hidden="true">↓</span>
+        </ToolButton>
+        <ToolButton label={format(b.optionRemove, { n })} title={b.remove} onClick={onRemove}>
+          <Icon name="trash" />
+        </ToolButton>
+      </span>
+      {weightProblem ? (
+        <span id={`${id}-weight-${i}`} className={`cs-field-error ${styles.optionProblem}`}>
+          {format(b.optionWeightInvalid, { n })}
+        </span>
+      ) : null}
+    </li>
   );
 }

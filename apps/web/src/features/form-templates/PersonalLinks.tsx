@@ -7,26 +7,47 @@ import {
   CopyField,
   EmptyState,
   keysetPaging,
-  Notice,
   SelectField,
   TextField,
   useStaffList,
+  type StaffList,
   type TableColumn,
 } from "@clinsign/ui";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState, type ChangeEvent, type FormEvent } from "react";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
+import { ErrorNotice } from "../../components/ErrorNotice";
 import { ListCard } from "../../components/lists/ListCard";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
+import { readApiError } from "../../trpc/errors";
 import { webhookUrlMessage } from "../settings/settings-form";
 import { typedList } from "./embed-snippet";
 
 /** How long a new personal link stays valid, in minutes: the choices staff get. */
 const LIFETIMES = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60] as const;
+
+/** What staff fill in for a new personal link; empty texts are left out of the request. */
+interface LinkDraft {
+  rnummer: string;
+  webhookUrl: string;
+  redirectUrl: string;
+  emailTo: string;
+  origins: string;
+  lifetime: number;
+}
+type LinkText = Exclude<keyof LinkDraft, "lifetime">;
+
+const EMPTY_DRAFT: LinkDraft = {
+  rnummer: "",
+  webhookUrl: "",
+  redirectUrl: "",
+  emailTo: "",
+  origins: "",
+  lifetime: 24 * 60,
+};
 
 /**
  * Personal links of a template: made for one known patient (their answers live with the link
@@ -36,17 +57,10 @@ const LIFETIMES = [60, 24 * 60, 7 * 24 * 60, 30 * 24 * 60] as const;
  */
 export function PersonalLinks({ template }: { template: Template }) {
   const { t } = useI18n();
-  const clinic = useClinicTime();
   const e = t.formTemplates.embed;
-  const admin = canAdminister(useSession());
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [rnummer, setRnummer] = useState("");
-  const [webhookUrl, setWebhookUrl] = useState("");
-  const [redirectUrl, setRedirectUrl] = useState("");
-  const [emailTo, setEmailTo] = useState("");
-  const [origins, setOrigins] = useState("");
-  const [lifetime, setLifetime] = useState<number>(24 * 60);
+  const [draft, setDraft] = useState<LinkDraft>(EMPTY_DRAFT);
   const [created, setCreated] = useState<CreatedSession | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const listInput = { templateIdentifier: template.identifier, limit: 20 };
@@ -74,25 +88,139 @@ export function PersonalLinks({ template }: { template: Template }) {
       (issue.key === "config.webhookUrl" && webhookUrlMessage(issue.message, t)) || issue.message,
     ]),
   );
-  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setCreated(null);
-    const emails = typedList(emailTo);
-    create.mutate({
-      templateIdentifier: template.identifier,
-      config: {
-        ...(rnummer.trim() && { rnummer: rnummer.trim() }),
-        ...(webhookUrl.trim() && { webhookUrl: webhookUrl.trim() }),
-        ...(redirectUrl.trim() && { redirectUrl: redirectUrl.trim() }),
-        ...(emails.length > 0 && { emailTo: emails }),
-        ...(typedList(origins).length > 0 && { allowedOrigins: typedList(origins) }),
-        expiresInMinutes: lifetime,
-      },
-    });
+    create.mutate({ templateIdentifier: template.identifier, config: linkConfig(draft) });
   }
 
+  return (
+    <>
+      <PersonalLinkForm
+        draft={draft}
+        onChange={(change) => setDraft((current) => ({ ...current, ...change }))}
+        fieldErrors={fieldErrors}
+        failure={fieldErrors.size === 0 ? create.error : null}
+        busy={create.isPending}
+        created={created}
+        onSubmit={submit}
+      />
+      <ActiveLinks
+        links={links}
+        announcement={announcement}
+        revoking={revoke.isPending ? revoke.variables?.id : undefined}
+        onRevoke={(link) => revoke.mutate({ id: link.id })}
+      />
+    </>
+  );
+}
+
+/** The link's settings as the API takes them: trimmed, lists split, empty ones left out. */
+function linkConfig(draft: LinkDraft) {
+  const emails = typedList(draft.emailTo);
+  return {
+    ...(draft.rnummer.trim() && { rnummer: draft.rnummer.trim() }),
+    ...(draft.webhookUrl.trim() && { webhookUrl: draft.webhookUrl.trim() }),
+    ...(draft.redirectUrl.trim() && { redirectUrl: draft.redirectUrl.trim() }),
+    ...(emails.length > 0 && { emailTo: emails }),
+    ...(typedList(draft.origins).length > 0 && { allowedOrigins: typedList(draft.origins) }),
+    expiresInMinutes: draft.lifetime,
+  };
+}
+
+/** The "new personal link" form, and the new link once (it is not shown again). */
+function PersonalLinkForm({
+  draft,
+  onChange,
+  fieldErrors,
+  failure,
+  busy,
+  created,
+  onSubmit,
+}: {
+  draft: LinkDraft;
+  onChange(change: Partial<LinkDraft>): void;
+  fieldErrors: ReadonlyMap<string, string>;
+  /** What went wrong when no input shows it. */
+  failure: unknown;
+  busy: boolean;
+  created: CreatedSession | null;
+  onSubmit(event: FormEvent): void;
+}) {
+  const { t } = useI18n();
+  const clinic = useClinicTime();
+  const e = t.formTemplates.embed;
+  const admin = canAdminister(useSession());
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+  /** A text input's value, its change, and the server's message on it. */
+  const bind = (key: LinkText, errorKey: string = key) => ({
+    value: draft[key],
+    onChange: (event: ChangeEvent<HTMLInputElement>) => onChange({ [key]: event.target.value }),
+    error: fieldErrors.get(errorKey),
+  });
+  return (
+    <Card title={e.personalTitle} description={e.personalDescription}>
+      <form className="cs-stack" onSubmit={onSubmit} noValidate aria-label={e.personalTitle}>
+        <TextField label={e.rnummer} {...bind("rnummer")} autoComplete="off" />
+        <SelectField
+          id="personal-link-lifetime"
+          label={e.lifetime}
+          options={LIFETIMES.map((minutes) => ({
+            value: String(minutes),
+            label: e.lifetimes[String(minutes) as keyof typeof e.lifetimes],
+          }))}
+          value={String(draft.lifetime)}
+          onChange={(event) => onChange({ lifetime: Number(event.target.value) })}
+        />
+        <TextField label={e.redirectUrl} type="url" {...bind("redirectUrl")} />
+        <TextField label={e.allowedOrigins} hint={e.personalOriginsHint} {...bind("origins", "allowedOrigins")} />
+        {admin ? (
+          <>
+            <TextField label={e.webhookUrl} type="url" {...bind("webhookUrl")} />
+            <TextField label={e.emailTo} type="email" {...bind("emailTo")} />
+          </>
+        ) : (
+          // Where the answers go is an administrator's choice (core/forms/destinations.ts refuses it from the staff role).
+          <p className="cs-hint">{e.destinationsAdminOnly}</p>
+        )}
+        <ErrorNotice error={failure} />
+        <div>
+          <Button type="submit" variant="primary" busy={busy}>
+            {e.create}
+          </Button>
+        </div>
+        {created ? (
+          <div className="cs-stack" role="status">
+            <CopyField
+              label={e.link}
+              value={created.embedUrl}
+              labels={copyLabels}
+              hint={`${format(e.expires, { date: clinic.dateTime(created.expiresAt) })} ${e.linkOnce}`}
+              testId="embed-link"
+            />
+          </div>
+        ) : null}
+      </form>
+    </Card>
+  );
+}
+
+/** The template's links still valid, each with an End button; `revoking` is the one being ended. */
+function ActiveLinks({
+  links,
+  announcement,
+  revoking,
+  onRevoke,
+}: {
+  links: StaffList<PersonalLink>;
+  announcement: string;
+  revoking: string | undefined;
+  onRevoke(link: PersonalLink): void;
+}) {
+  const { t } = useI18n();
+  const clinic = useClinicTime();
+  const e = t.formTemplates.embed;
   const columns: TableColumn<PersonalLink>[] = [
     {
       key: "case",
@@ -108,8 +236,8 @@ export function PersonalLinks({ template }: { template: Template }) {
       render: (link) => (
         <Button
           size="small"
-          onClick={() => revoke.mutate({ id: link.id })}
-          busy={revoke.isPending && revoke.variables?.id === link.id}
+          onClick={() => onRevoke(link)}
+          busy={revoking === link.id}
           aria-label={format(e.revokeNamed, { name: link.rnummer ?? clinic.dateTime(link.createdAt) })}
         >
           {e.revoke}
@@ -117,102 +245,22 @@ export function PersonalLinks({ template }: { template: Template }) {
       ),
     },
   ];
-
   return (
-    <>
-      <Card title={e.personalTitle} description={e.personalDescription}>
-        <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.personalTitle}>
-          <TextField
-            label={e.rnummer}
-            value={rnummer}
-            onChange={(event) => setRnummer(event.target.value)}
-            error={fieldErrors.get("rnummer")}
-            autoComplete="off"
-          />
-          <SelectField
-            id="personal-link-lifetime"
-            label={e.lifetime}
-            options={LIFETIMES.map((minutes) => ({
-              value: String(minutes),
-              label: e.lifetimes[String(minutes) as keyof typeof e.lifetimes],
-            }))}
-            value={String(lifetime)}
-            onChange={(event) => setLifetime(Number(event.target.value))}
-          />
-          <TextField
-            label={e.redirectUrl}
-            type="url"
-            value={redirectUrl}
-            onChange={(event) => setRedirectUrl(event.target.value)}
-            error={fieldErrors.get("redirectUrl")}
-          />
-          <TextField
-            label={e.allowedOrigins}
-            hint={e.personalOriginsHint}
-            value={origins}
-            onChange={(event) => setOrigins(event.target.value)}
-            error={fieldErrors.get("allowedOrigins")}
-          />
-          {admin ? (
-            <>
-              <TextField
-                label={e.webhookUrl}
-                type="url"
-                value={webhookUrl}
-                onChange={(event) => setWebhookUrl(event.target.value)}
-                error={fieldErrors.get("webhookUrl")}
-              />
-              <TextField
-                label={e.emailTo}
-                type="email"
-                value={emailTo}
-                onChange={(event) => setEmailTo(event.target.value)}
-                error={fieldErrors.get("emailTo")}
-              />
-            </>
-          ) : (
-            // Where the answers go is an administrator's choice (core/forms/destinations.ts refuses it from the staff role).
-            <p className="cs-hint">{e.destinationsAdminOnly}</p>
-          )}
-          {create.isError && fieldErrors.size === 0 ? (
-            <Notice tone="danger" role="alert">
-              {describeApiError(readApiError(create.error), t)}
-            </Notice>
-          ) : null}
-          <div>
-            <Button type="submit" variant="primary" busy={create.isPending}>
-              {e.create}
-            </Button>
-          </div>
-          {created ? (
-            <div className="cs-stack" role="status">
-              <CopyField
-                label={e.link}
-                value={created.embedUrl}
-                labels={copyLabels}
-                hint={`${format(e.expires, { date: clinic.dateTime(created.expiresAt) })} ${e.linkOnce}`}
-                testId="embed-link"
-              />
-            </div>
-          ) : null}
-        </form>
-      </Card>
-      <ListCard
-        title={e.activeLinks}
-        description={`${e.activeLinksHint} ${clinic.note}`}
-        toolbar={
-          <p className="cs-visually-hidden" role="status">
-            {announcement}
-          </p>
-        }
-        list={links}
-        caption={e.activeLinks}
-        columns={columns}
-        rowKey={(link) => link.id}
-        labels={{ shown: t.formTemplates.shown, loadMore: t.formTemplates.loadMore }}
-        skeletonLines={2}
-        empty={<EmptyState title={e.noLinks} level={3} />}
-      />
-    </>
+    <ListCard
+      title={e.activeLinks}
+      description={`${e.activeLinksHint} ${clinic.note}`}
+      toolbar={
+        <p className="cs-visually-hidden" role="status">
+          {announcement}
+        </p>
+      }
+      list={links}
+      caption={e.activeLinks}
+      columns={columns}
+      rowKey={(link) => link.id}
+      labels={{ shown: t.formTemplates.shown, loadMore: t.formTemplates.loadMore }}
+      skeletonLines={2}
+      empty={<EmptyState title={e.noLinks} level={3} />}
+    />
   );
 }

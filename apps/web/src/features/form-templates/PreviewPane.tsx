@@ -30,6 +30,18 @@ const localAttachment = (file: File): Attachment => ({
   type: file.type || "application/octet-stream",
 });
 
+interface PreviewPaneProps {
+  title: string;
+  description: string | null;
+  schema: TemplateSchema;
+  /** The template's language and its translations. */
+  defaultLanguage?: PatientLanguage;
+  translations?: TemplateTranslations;
+  /** A language to show (the builder's translations view); the pane's own choice otherwise. */
+  formLanguage?: PatientLanguage | null;
+  initialWidth?: Width;
+}
+
 /**
  * A template as patients see it, with the patients' renderer and validators, at phone or desktop
  * width and in any of the patients' languages: the page's texts in that language and the form in
@@ -44,17 +56,7 @@ export function PreviewPane({
   translations = {},
   formLanguage,
   initialWidth = "phone",
-}: {
-  title: string;
-  description: string | null;
-  schema: TemplateSchema;
-  /** The template's language and its translations. */
-  defaultLanguage?: PatientLanguage;
-  translations?: TemplateTranslations;
-  /** A language to show (the builder's translations view); the pane's own choice otherwise. */
-  formLanguage?: PatientLanguage | null;
-  initialWidth?: Width;
-}) {
+}: PreviewPaneProps) {
   const { t, lang } = useI18n();
   const p = t.formTemplates.preview;
   const [width, setWidth] = useState<Width>(initialWidth);
@@ -78,30 +80,13 @@ export function PreviewPane({
 
   return (
     <div className={styles.pane}>
-      <div className={styles.toolbar}>
-        <Segmented<Width>
-          label={p.width}
-          name="preview-width"
-          value={width}
-          onChange={setWidth}
-          options={[
-            { value: "phone", label: p.phone },
-            { value: "desktop", label: p.desktop },
-          ]}
-        />
-        <SelectField
-          id="preview-language"
-          label={p.language}
-          options={patientLanguages.map((code) => ({
-            value: code,
-            label: translated.has(code)
-              ? languageEndonyms[code]
-              : format(p.untranslated, { language: languageEndonyms[code] }),
-          }))}
-          value={language}
-          onChange={(event) => setLanguage(event.target.value as PatientLanguage)}
-        />
-      </div>
+      <PreviewToolbar
+        width={width}
+        onWidthChange={setWidth}
+        language={language}
+        onLanguageChange={setLanguage}
+        translated={translated}
+      />
       {localized.language !== language ? (
         <p className="cs-hint" role="status">
           {format(p.fallback, { language: languageEndonyms[language], fallback: languageEndonyms[localized.language] })}
@@ -134,6 +119,51 @@ export function PreviewPane({
           </div>
         </div>
       </div>
+    </div>
+  );
+}
+
+/** The preview's width (phone or desktop) and language; languages without a translation say so. */
+function PreviewToolbar({
+  width,
+  onWidthChange,
+  language,
+  onLanguageChange,
+  translated,
+}: {
+  width: Width;
+  onWidthChange(width: Width): void;
+  language: PatientLanguage;
+  onLanguageChange(language: PatientLanguage): void;
+  /** The template's language and the ones it has a translation for. */
+  translated: ReadonlySet<PatientLanguage>;
+}) {
+  const { t } = useI18n();
+  const p = t.formTemplates.preview;
+  return (
+    <div className={styles.toolbar}>
+      <Segmented<Width>
+        label={p.width}
+        name="preview-width"
+        value={width}
+        onChange={onWidthChange}
+        options={[
+          { value: "phone", label: p.phone },
+          { value: "desktop", label: p.desktop },
+        ]}
+      />
+      <SelectField
+        id="preview-language"
+        label={p.language}
+        options={patientLanguages.map((code) => ({
+          value: code,
+          label: translated.has(code)
+            ? languageEndonyms[code]
+            : format(p.untranslated, { language: languageEndonyms[code] }),
+        }))}
+        value={language}
+        onChange={(event) => onLanguageChange(event.target.value as PatientLanguage)}
+      />
     </div>
   );
 }

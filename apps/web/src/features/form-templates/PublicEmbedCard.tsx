@@ -1,17 +1,72 @@
 "use client";
 
 import type { PublicEmbed, Template, VisitorPolicyOutput } from "@clinsign/contracts";
-import { Badge, Button, Card, CopyField, Notice, RadioCards, Skeleton, Switch, TextField } from "@clinsign/ui";
+import { Badge, Button, Card, CopyField, Notice, RadioCards, Switch, TextField } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
-import { LoadFailed } from "../../components/LoadFailed";
+import { useEffect, useReducer, type FormEvent } from "react";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { QueryState } from "../../components/QueryState";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { describeApiError, readApiError } from "../../trpc/errors";
+import { readApiError } from "../../trpc/errors";
 import { embedSnippet, typedList } from "./embed-snippet";
 
 /** A new embed starts every visit empty and keeps nothing in the visitor's browser. */
 const DEFAULT_VISITOR: VisitorPolicyOutput = { mode: "fresh", idleMinutes: 5 };
+
+/** The card's form: what is typed (origins as text), and what the last Save said. */
+interface EmbedDraft {
+  origins: string;
+  enabled: boolean;
+  visitor: VisitorPolicyOutput;
+  savedOnce: boolean;
+  missingOrigin: boolean;
+}
+
+/** What staff change by hand; the rest follows from loading and saving. */
+type EmbedEdit = Partial<Pick<EmbedDraft, "origins" | "enabled" | "visitor">>;
+
+type EmbedDraftAction =
+  | { type: "loaded"; embed: PublicEmbed | null }
+  | { type: "edited"; change: EmbedEdit }
+  | { type: "submitted"; missingOrigin: boolean }
+  | { type: "saved" };
+
+const initialDraft: EmbedDraft = {
+  origins: "",
+  enabled: true,
+  visitor: DEFAULT_VISITOR,
+  savedOnce: false,
+  missingOrigin: false,
+};
+
+function embedDraftReducer(draft: EmbedDraft, action: EmbedDraftAction): EmbedDraft {
+  switch (action.type) {
+    case "loaded":
+      return {
+        ...draft,
+        origins: (action.embed?.allowedOrigins ?? []).join(", "),
+        enabled: action.embed?.enabled ?? true,
+        visitor: action.embed?.visitor ?? DEFAULT_VISITOR,
+      };
+    case "edited":
+      return { ...draft, ...action.change };
+    case "submitted":
+      return { ...draft, savedOnce: false, missingOrigin: action.missingOrigin };
+    case "saved":
+      return { ...draft, savedOnce: true };
+  }
+}
+
+/** Whether the form differs from the saved embed (a new one is never "unsaved"). */
+function isDirty(draft: EmbedDraft, loaded: PublicEmbed | null | undefined) {
+  return (
+    loaded !== undefined &&
+    (typedList(draft.origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
+      draft.enabled !== (loaded?.enabled ?? true) ||
+      JSON.stringify(draft.visitor) !== JSON.stringify(loaded?.visitor ?? DEFAULT_VISITOR))
+  );
+}
 
 /**
  * The template's public embed: which websites may show it and whether it is on, saved with an
@@ -24,89 +79,29 @@ export function PublicEmbedCard({ template }: { template: Template }) {
   const queryClient = useQueryClient();
   const ref = { templateIdentifier: template.identifier };
   const current = useQuery(trpc.publicEmbeds.get.queryOptions(ref));
-  const [origins, setOrigins] = useState("");
-  const [enabled, setEnabled] = useState(true);
-  const [visitor, setVisitor] = useState<VisitorPolicyOutput>(DEFAULT_VISITOR);
-  const [savedOnce, setSavedOnce] = useState(false);
-  const [missingOrigin, setMissingOrigin] = useState(false);
+  const [draft, dispatch] = useReducer(embedDraftReducer, initialDraft);
   const loaded = current.data;
   useEffect(() => {
     if (loaded === undefined) return;
-    setOrigins((loaded?.allowedOrigins ?? []).join(", "));
-    setEnabled(loaded?.enabled ?? true);
-    setVisitor(loaded?.visitor ?? DEFAULT_VISITOR);
+    dispatch({ type: "loaded", embed: loaded });
   }, [loaded]);
   const save = useMutation(
     trpc.publicEmbeds.save.mutationOptions({
       onSuccess: (saved: PublicEmbed) => {
-        setSavedOnce(true);
+        dispatch({ type: "saved" });
         queryClient.setQueryData(trpc.publicEmbeds.get.queryKey(ref), saved);
       },
     }),
   );
-  const apiError = readApiError(save.error);
-  const originError = missingOrigin
-    ? e.originRequired
-    : apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
-  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
-  const dirty =
-    loaded !== undefined &&
-    (typedList(origins).join("\n") !== (loaded?.allowedOrigins ?? []).join("\n") ||
-      enabled !== (loaded?.enabled ?? true) ||
-      JSON.stringify(visitor) !== JSON.stringify(loaded?.visitor ?? DEFAULT_VISITOR));
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    setSavedOnce(false);
     // A website form that is on must name the site that shows it; said here in the page's language.
-    const missing = enabled && typedList(origins).length === 0;
-    setMissingOrigin(missing);
-    if (!missing) save.mutate({ ...ref, allowedOrigins: typedList(origins), enabled, visitor });
+    const missing = draft.enabled && typedList(draft.origins).length === 0;
+    dispatch({ type: "submitted", missingOrigin: missing });
+    if (!missing)
+      save.mutate({ ...ref, allowedOrigins: typedList(draft.origins), enabled: draft.enabled, visitor: draft.visitor });
   }
-
-  let body;
-  if (current.isPending) body = <Skeleton label={t.common.loading} lines={3} />;
-  else if (current.isError) body = <LoadFailed query={current} />;
-  else
-    body = (
-      <form className="cs-stack" onSubmit={submit} noValidate aria-label={e.publicTitle}>
-        <TextField
-          label={e.allowedOrigins}
-          hint={e.allowedOriginsHint}
-          value={origins}
-          onChange={(event) => setOrigins(event.target.value)}
-          error={originError}
-        />
-        <Switch label={e.publicOn} description={e.publicOnHint} checked={enabled} onChange={setEnabled} />
-        <VisitorPolicyFields value={visitor} onChange={setVisitor} />
-        {save.isError && !originError ? (
-          <Notice tone="danger" role="alert">
-            {describeApiError(apiError, t)}
-          </Notice>
-        ) : null}
-        <div className="cs-row">
-          <Button type="submit" variant="primary" busy={save.isPending} disabled={loaded !== null && !dirty}>
-            {loaded ? e.savePublic : e.createPublic}
-          </Button>
-          <span className="cs-hint" role="status">
-            {dirty ? e.unsaved : savedOnce ? e.publicSaved : ""}
-          </span>
-        </div>
-        {loaded ? (
-          loaded.enabled ? (
-            <CopyField
-              label={e.snippet}
-              value={embedSnippet(loaded.embedUrl, template.title)}
-              labels={copyLabels}
-              hint={e.snippetHint}
-              testId="public-embed-snippet"
-            />
-          ) : (
-            <Notice tone="info">{e.publicOffNotice}</Notice>
-          )
-        ) : null}
-      </form>
-    );
 
   return (
     <Card
@@ -118,8 +113,89 @@ export function PublicEmbedCard({ template }: { template: Template }) {
         ) : undefined
       }
     >
-      {body}
+      <QueryState query={current}>
+        {(embed) => (
+          <PublicEmbedForm
+            draft={draft}
+            saved={embed}
+            templateTitle={template.title}
+            onChange={(change) => dispatch({ type: "edited", change })}
+            onSubmit={submit}
+            busy={save.isPending}
+            saveError={save.error}
+          />
+        )}
+      </QueryState>
     </Card>
+  );
+}
+
+/** The embed's settings with Save, then the snippet to paste (or why there is none). */
+function PublicEmbedForm({
+  draft,
+  saved,
+  templateTitle,
+  onChange,
+  onSubmit,
+  busy,
+  saveError,
+}: {
+  draft: EmbedDraft;
+  /** The embed as saved; null before the first Save. */
+  saved: PublicEmbed | null;
+  templateTitle: string;
+  onChange(change: EmbedEdit): void;
+  onSubmit(event: FormEvent): void;
+  busy: boolean;
+  saveError: unknown;
+}) {
+  const { t } = useI18n();
+  const e = t.formTemplates.embed;
+  const apiError = readApiError(saveError);
+  const originError = draft.missingOrigin
+    ? e.originRequired
+    : apiError.fieldErrors.find((issue) => issue.key.startsWith("allowedOrigins"))?.message;
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+  const dirty = isDirty(draft, saved);
+  return (
+    <form className="cs-stack" onSubmit={onSubmit} noValidate aria-label={e.publicTitle}>
+      <TextField
+        label={e.allowedOrigins}
+        hint={e.allowedOriginsHint}
+        value={draft.origins}
+        onChange={(event) => onChange({ origins: event.target.value })}
+        error={originError}
+      />
+      <Switch
+        label={e.publicOn}
+        description={e.publicOnHint}
+        checked={draft.enabled}
+        onChange={(enabled) => onChange({ enabled })}
+      />
+      <VisitorPolicyFields value={draft.visitor} onChange={(visitor) => onChange({ visitor })} />
+      <ErrorNotice error={originError ? null : saveError} />
+      <div className="cs-row">
+        <Button type="submit" variant="primary" busy={busy} disabled={saved !== null && !dirty}>
+          {saved ? e.savePublic : e.createPublic}
+        </Button>
+        <span className="cs-hint" role="status">
+          {dirty ? e.unsaved : draft.savedOnce ? e.publicSaved : ""}
+        </span>
+      </div>
+      {saved ? (
+        saved.enabled ? (
+          <CopyField
+            label={e.snippet}
+            value={embedSnippet(saved.embedUrl, templateTitle)}
+            labels={copyLabels}
+            hint={e.snippetHint}
+            testId="public-embed-snippet"
+          />
+        ) : (
+          <Notice tone="info">{e.publicOffNotice}</Notice>
+        )
+      ) : null}
+    </form>
   );
 }
 

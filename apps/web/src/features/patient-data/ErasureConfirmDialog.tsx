@@ -6,10 +6,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useFocusFirstInvalid } from "../../components/useFocusFirstInvalid";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
-import { readApiError, translateValidationMessage } from "../../trpc/errors";
+import { readApiError, translateValidationMessage, type ApiError } from "../../trpc/errors";
 import {
   confirmationTarget,
   confirmsTarget,
@@ -33,16 +33,26 @@ interface ErasureConfirmDialogProps {
 type ConfirmField = "confirmation" | "reason";
 const confirmFields: ConfirmField[] = ["confirmation", "reason"];
 
+/** The server's word on a field of the confirmation, in the reader's language. */
+function serverMessage(apiError: ApiError | null, field: ConfirmField, fieldName: string, t: Dictionary) {
+  const p = t.patientData;
+  const issue = apiError?.fieldErrors.find((e) => e.key === field);
+  if (!issue) return undefined;
+  if (issue.message === "does not match the patient identifier")
+    return format(p.confirmationMismatch, { field: fieldName });
+  if (issue.message === "must not name the patient's identifiers") return p.reasonNamesPatient;
+  if (/^must be at (least 3|most 500) characters$/.test(issue.message)) return p.reasonLength;
+  return translateValidationMessage(issue.message, t);
+}
+
 /**
- * The last step before an erasure (issue 31): what goes, by kind; the retention warning; the
- * patient identifier typed again and the reason, which the receipt keeps. "Erase now" stays
- * disabled until both are valid; the server checks both again (400 on the field, shown on it).
+ * The confirmation form's state: the identifier typed again and the reason, whether each was
+ * judged, and the erasure itself (`dryRun: false`). The server checks both again (400 on the field).
  */
-export function ErasureConfirmDialog({ open, selector, report, onClose, onErased }: ErasureConfirmDialogProps) {
+function useErasureConfirmation({ selector, onClose, onErased }: Omit<ErasureConfirmDialogProps, "open" | "report">) {
   const { t } = useI18n();
   const p = t.patientData;
   const trpc = useTRPC();
-  const formId = useId();
   const formRef = useRef<HTMLFormElement>(null);
   const [values, setValues] = useState<Record<ConfirmField, string>>({ confirmation: "", reason: "" });
   const [checked, setChecked] = useState<Record<ConfirmField, boolean>>({ confirmation: false, reason: false });
@@ -55,27 +65,17 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
   const fieldName = p.confirmationFields[target.field];
   const valid = { confirmation: confirmsTarget(selector, values.confirmation), reason: reasonFits(values.reason) };
   const apiError = erase.error ? readApiError(erase.error) : null;
-
-  /** The server's word on a field, in the reader's language. */
-  function serverMessage(field: ConfirmField): string | undefined {
-    const issue = apiError?.fieldErrors.find((e) => e.key === field);
-    if (!issue) return undefined;
-    if (issue.message === "does not match the patient identifier")
-      return format(p.confirmationMismatch, { field: fieldName });
-    if (issue.message === "must not name the patient's identifiers") return p.reasonNamesPatient;
-    if (/^must be at (least 3|most 500) characters$/.test(issue.message)) return p.reasonLength;
-    return translateValidationMessage(issue.message, t);
-  }
   // A field is judged once it was left with something in it (or the form was sent), never while typed.
   const errors: Record<ConfirmField, string | undefined> = {
     confirmation:
-      serverMessage("confirmation") ??
+      serverMessage(apiError, "confirmation", fieldName, t) ??
       (checked.confirmation && !valid.confirmation
         ? values.confirmation.trim()
           ? format(p.confirmationMismatch, { field: fieldName })
           : t.validation.required
         : undefined),
-    reason: serverMessage("reason") ?? (checked.reason && !valid.reason ? p.reasonLength : undefined),
+    reason:
+      serverMessage(apiError, "reason", fieldName, t) ?? (checked.reason && !valid.reason ? p.reasonLength : undefined),
   };
 
   function close() {
@@ -109,6 +109,13 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
     erase.mutate({ selector, dryRun: false, confirmation: values.confirmation, reason: values.reason });
   }
 
+  return { formRef, target, fieldName, valid, errors, erase, close, control, onSubmit };
+}
+
+/** What an erasure removes, by kind (signed ones flagged), under its own heading. */
+function ErasureSummary({ report, headingId }: { report: PatientErasureReceipt; headingId: string }) {
+  const { t } = useI18n();
+  const p = t.patientData;
   const summaryLabel = (row: SummaryRow) =>
     row.key === "objects"
       ? p.objectsRow
@@ -117,6 +124,40 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
         : row.key === "auditEntries"
           ? p.summaryAudit
           : p.kinds[row.key];
+  return (
+    <section aria-labelledby={headingId}>
+      <h3 id={headingId} className={styles.summaryTitle}>
+        {p.summaryTitle}
+      </h3>
+      <ul className={styles.summary}>
+        {erasureSummary(report).map((row) => (
+          <li key={row.key}>
+            <span>{summaryLabel(row)}</span>
+            <span className={styles.summaryCount}>
+              {row.signed > 0 ? <Badge tone="warning">{format(p.signedBadge, { count: row.signed })}</Badge> : null}
+              <strong>{row.count}</strong>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/**
+ * The last step before an erasure (issue 31): what goes, by kind; the retention warning; the
+ * patient identifier typed again and the reason, which the receipt keeps. "Erase now" stays
+ * disabled until both are valid; the server checks both again (400 on the field, shown on it).
+ */
+export function ErasureConfirmDialog({ open, selector, report, onClose, onErased }: ErasureConfirmDialogProps) {
+  const { t } = useI18n();
+  const p = t.patientData;
+  const formId = useId();
+  const { formRef, target, fieldName, valid, errors, erase, close, control, onSubmit } = useErasureConfirmation({
+    selector,
+    onClose,
+    onErased,
+  });
   const total = report.objects.found + Object.values(report.counts).reduce((sum, n) => sum + n, 0);
 
   return (
@@ -144,22 +185,7 @@ export function ErasureConfirmDialog({ open, selector, report, onClose, onErased
         </>
       }
     >
-      <section aria-labelledby={`${formId}-summary`}>
-        <h3 id={`${formId}-summary`} className={styles.summaryTitle}>
-          {p.summaryTitle}
-        </h3>
-        <ul className={styles.summary}>
-          {erasureSummary(report).map((row) => (
-            <li key={row.key}>
-              <span>{summaryLabel(row)}</span>
-              <span className={styles.summaryCount}>
-                {row.signed > 0 ? <Badge tone="warning">{format(p.signedBadge, { count: row.signed })}</Badge> : null}
-                <strong>{row.count}</strong>
-              </span>
-            </li>
-          ))}
-        </ul>
-      </section>
+      <ErasureSummary report={report} headingId={`${formId}-summary`} />
       <RetentionNotice report={report} compact />
       <form id={formId} ref={formRef} className="cs-stack" onSubmit={onSubmit} noValidate>
         <Field

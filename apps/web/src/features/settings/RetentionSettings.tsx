@@ -28,6 +28,7 @@ import {
   type RetentionFormState,
   type RetentionRule,
 } from "./retention-form";
+import { SaveRow } from "./SaveRow";
 import styles from "./settings.module.css";
 
 type Texts = Dictionary["retention"];
@@ -105,66 +106,87 @@ function RetentionForm({ settings }: { settings: Settings }) {
       {disabled ? <Notice>{r.readOnly}</Notice> : null}
       <ErrorNotice error={save.error} fields={retentionKinds} />
       <RunStatus settings={settings} r={r} />
-      {retentionKinds.map((kind) => {
-        const rule = form[kind];
-        return (
-          <fieldset key={kind} className={`cs-stack ${styles.fieldset}`} data-testid={`retention-${kind}`}>
-            <legend className="cs-label">{r.kinds[kind]}</legend>
-            <p className="cs-hint">
-              {r.hints[kind]} {format(r.defaultIs, { rule: describePeriod(settings.defaults[kind], r) })}
-            </p>
-            <div className={styles.retentionRule}>
-              <SelectField
-                label={r.ruleLabel}
-                name={`retention-${kind}-rule`}
-                value={rule.mode}
-                disabled={disabled}
-                onChange={(event) => {
-                  const mode = event.currentTarget.value as RetentionRule["mode"];
-                  change(kind, { mode, amount: mode !== "keep" && !rule.amount ? "1" : rule.amount });
-                }}
-                options={[
-                  { value: "days", label: r.ruleDays },
-                  { value: "years", label: r.ruleYears },
-                  { value: "keep", label: r.ruleKeep },
-                ]}
-              />
-              {rule.mode === "keep" ? null : (
-                <TextField
-                  label={rule.mode === "years" ? r.amountYearsLabel : r.amountDaysLabel}
-                  name={`retention-${kind}-amount`}
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  max={maxAmount(rule.mode)}
-                  step={1}
-                  className={styles.daysField}
-                  value={rule.amount}
-                  disabled={disabled}
-                  error={errors[kind]}
-                  onChange={(event) => change(kind, { amount: event.currentTarget.value })}
-                />
-              )}
-            </div>
-          </fieldset>
-        );
-      })}
+      {retentionKinds.map((kind) => (
+        <RetentionRuleFieldset
+          key={kind}
+          kind={kind}
+          rule={form[kind]}
+          defaultPeriod={settings.defaults[kind]}
+          error={errors[kind]}
+          disabled={disabled}
+          r={r}
+          onChange={(rule) => change(kind, rule)}
+        />
+      ))}
       {disabled ? null : (
-        <div className={styles.ssoSave}>
-          <p className={styles.feedback} role="status" aria-live="polite" data-tone={saved ? "success" : undefined}>
-            {saved ? (
-              <>
-                <Icon name="check" />
-                <span>{r.saved}</span>
-              </>
-            ) : null}
-          </p>
-          <Button type="submit" variant="primary" busy={save.isPending}>
-            {r.save}
-          </Button>
-        </div>
+        <SaveRow
+          feedback={saved ? { tone: "success", text: r.saved } : null}
+          busy={save.isPending}
+          saveLabel={r.save}
+        />
       )}
     </form>
+  );
+}
+
+/** One kind's rule: days, years or keep, with the amount when it is not kept for good. */
+function RetentionRuleFieldset({
+  kind,
+  rule,
+  defaultPeriod,
+  error,
+  disabled,
+  r,
+  onChange,
+}: {
+  kind: RetentionKind;
+  rule: RetentionRule;
+  defaultPeriod: RetentionPeriod | null;
+  error: string | undefined;
+  disabled: boolean;
+  r: Texts;
+  onChange(rule: Partial<RetentionRule>): void;
+}) {
+  return (
+    <fieldset className={`cs-stack ${styles.fieldset}`} data-testid={`retention-${kind}`}>
+      <legend className="cs-label">{r.kinds[kind]}</legend>
+      <p className="cs-hint">
+        {r.hints[kind]} {format(r.defaultIs, { rule: describePeriod(defaultPeriod, r) })}
+      </p>
+      <div className={styles.retentionRule}>
+        <SelectField
+          label={r.ruleLabel}
+          name={`retention-${kind}-rule`}
+          value={rule.mode}
+          disabled={disabled}
+          onChange={(event) => {
+            const mode = event.currentTarget.value as RetentionRule["mode"];
+            onChange({ mode, amount: mode !== "keep" && !rule.amount ? "1" : rule.amount });
+          }}
+          options={[
+            { value: "days", label: r.ruleDays },
+            { value: "years", label: r.ruleYears },
+            { value: "keep", label: r.ruleKeep },
+          ]}
+        />
+        {rule.mode === "keep" ? null : (
+          <TextField
+            label={rule.mode === "years" ? r.amountYearsLabel : r.amountDaysLabel}
+            name={`retention-${kind}-amount`}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={maxAmount(rule.mode)}
+            step={1}
+            className={styles.daysField}
+            value={rule.amount}
+            disabled={disabled}
+            error={error}
+            onChange={(event) => onChange({ amount: event.currentTarget.value })}
+          />
+        )}
+      </div>
+    </fieldset>
   );
 }
 

@@ -18,6 +18,7 @@ import { describeApiError, readApiError, translateValidationMessage, type ApiErr
 import { StepUp, useStepUp, type StepUpState } from "../account-security/StepUp";
 import { settingBinders, urlInput } from "./setting-binders";
 import { ssoFormStateFrom, validateSsoForm, type SsoFormErrors, type SsoFormState } from "./sso-form";
+import { SaveRow } from "./SaveRow";
 import { SsoDomains } from "./SsoDomains";
 import styles from "./settings.module.css";
 
@@ -104,8 +105,7 @@ function SsoForm({ settings, stepUpMethods }: { settings: Settings; stepUpMethod
     if (confirmed) save.mutate({ ...input, stepUp: confirmed });
   }
 
-  const { textSetting, switchSetting } = settingBinders({ form, errors, disabled: readOnly, change });
-  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+  const binders = settingBinders({ form, errors, disabled: readOnly, change });
 
   return (
     <form className="cs-stack cs-stack--lg" onSubmit={onSubmit} noValidate aria-label={s.title}>
@@ -115,6 +115,48 @@ function SsoForm({ settings, stepUpMethods }: { settings: Settings; stepUpMethod
           {errors.form}
         </Notice>
       ) : null}
+      <SsoProviderFields settings={settings} binders={binders} readOnly={readOnly} />
+      <div className={styles.divider} />
+      <TextField
+        label={s.roleClaimLabel}
+        hint={s.roleClaimHint}
+        spellCheck={false}
+        mono
+        {...binders.textSetting("roleClaim", "ssoRoleClaim")}
+      />
+      <RoleMappingFieldset
+        rows={form.roleMapping}
+        error={errors.roleMapping}
+        readOnly={readOnly}
+        onChange={(rows) => change("roleMapping", rows)}
+      />
+      <div className={styles.divider} />
+      <SsoOnlyFields settings={settings} ssoOnly={form.ssoOnly} binders={binders} />
+      {readOnly ? null : <SaveBar stepUp={stepUp} saved={saved} busy={save.isPending} />}
+    </form>
+  );
+}
+
+type SsoBinders = ReturnType<typeof settingBinders<SsoFormState>>;
+
+/**
+ * The provider: whether sign-on is on, the two addresses to give the provider, the client it
+ * issued, and the mail domains whose people may sign on (with their DNS proof).
+ */
+function SsoProviderFields({
+  settings,
+  binders: { textSetting, switchSetting },
+  readOnly,
+}: {
+  settings: Settings;
+  binders: SsoBinders;
+  readOnly: boolean;
+}) {
+  const { t } = useI18n();
+  const s = t.sso;
+  const copyLabels = { copy: t.common.copy, copied: t.common.copied, copyManually: t.common.copyManually };
+  return (
+    <>
       <Switch label={s.enabledLabel} description={s.enabledDescription} {...switchSetting("enabled", "ssoEnabled")} />
       <CopyField
         label={s.redirectUriLabel}
@@ -155,27 +197,22 @@ function SsoForm({ settings, stepUpMethods }: { settings: Settings; stepUpMethod
         {...textSetting("allowedDomains", "ssoDomains")}
       />
       <SsoDomains domains={settings.domains} canVerify={!readOnly} />
-      <div className={styles.divider} />
-      <TextField
-        label={s.roleClaimLabel}
-        hint={s.roleClaimHint}
-        spellCheck={false}
-        mono
-        {...textSetting("roleClaim", "ssoRoleClaim")}
-      />
-      <RoleMappingFieldset
-        rows={form.roleMapping}
-        error={errors.roleMapping}
-        readOnly={readOnly}
-        onChange={(rows) => change("roleMapping", rows)}
-      />
-      <div className={styles.divider} />
-      <Switch label={s.ssoOnlyLabel} description={s.ssoOnlyDescription} {...switchSetting("ssoOnly")} />
-      {form.ssoOnly ? (
+    </>
+  );
+}
+
+/** Sign-on as the only way in, with the owner who may still sign in with a password (break glass). */
+function SsoOnlyFields({ settings, ssoOnly, binders }: { settings: Settings; ssoOnly: boolean; binders: SsoBinders }) {
+  const { t } = useI18n();
+  const s = t.sso;
+  return (
+    <>
+      <Switch label={s.ssoOnlyLabel} description={s.ssoOnlyDescription} {...binders.switchSetting("ssoOnly")} />
+      {ssoOnly ? (
         <SelectField
           label={s.breakGlassLabel}
           hint={s.breakGlassHint}
-          {...textSetting("breakGlassUserId", "ssoBreakGlass")}
+          {...binders.textSetting("breakGlassUserId", "ssoBreakGlass")}
           placeholder={s.breakGlassNone}
           options={settings.owners.map((owner) => ({
             value: owner.id,
@@ -183,8 +220,7 @@ function SsoForm({ settings, stepUpMethods }: { settings: Settings; stepUpMethod
           }))}
         />
       ) : null}
-      {readOnly ? null : <SaveBar stepUp={stepUp} saved={saved} busy={save.isPending} />}
-    </form>
+    </>
   );
 }
 
@@ -203,19 +239,11 @@ function SaveBar({ stepUp, saved, busy }: { stepUp: StepUpState; saved: boolean;
   return (
     <>
       <StepUp stepUp={stepUp} />
-      <div className={styles.ssoSave}>
-        <p className={styles.feedback} role="status" aria-live="polite" data-tone={saved ? "success" : undefined}>
-          {saved ? (
-            <>
-              <Icon name="check" />
-              <span>{t.sso.saved}</span>
-            </>
-          ) : null}
-        </p>
-        <Button type="submit" variant="primary" busy={busy || stepUp.passkeyBusy}>
-          {t.sso.save}
-        </Button>
-      </div>
+      <SaveRow
+        feedback={saved ? { tone: "success", text: t.sso.saved } : null}
+        busy={busy || stepUp.passkeyBusy}
+        saveLabel={t.sso.save}
+      />
     </>
   );
 }

@@ -4,6 +4,7 @@ import {
   assignmentVisibility,
   signatureRequestStates,
   type SignatureRequestListItem,
+  type DocumentSummary,
   type SignatureRequestState,
 } from "@clinsign/contracts";
 import { Badge, keysetPaging, SelectField, TextField, useStaffList, type TableColumn } from "@clinsign/ui";
@@ -22,8 +23,133 @@ import { NewRequestDialog } from "./NewRequestDialog";
 import { isOpen, listStatus, mayChange, statusLabel } from "./states";
 
 const FILTER_KEYS = ["status", "visibility", "patient", "document", "institution", "from", "to"] as const;
+type RequestFilterForm = ReturnType<typeof useFilterForm<(typeof FILTER_KEYS)[number]>>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const visibilities = assignmentVisibility.options;
+
+/** A request's state: its badge (and "draft"), the signers' progress, when it expires or was completed. */
+function RequestStatus({ row }: { row: SignatureRequestListItem }) {
+  const { t } = useI18n();
+  const clinic = useClinicTime();
+  const s = t.signatureRequestsPage;
+  const status = listStatus(row, s);
+  return (
+    <div className={lists.stacked}>
+      <span className="cs-row">
+        <Badge tone={status.tone}>{status.label}</Badge>
+        {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
+      </span>
+      {row.signerProgress && isOpen(row.status) ? (
+        <span className="cs-hint">
+          {format(s.signerProgress, {
+            signed: String(row.signerProgress.signed),
+            total: String(row.signerProgress.total),
+          })}
+        </span>
+      ) : null}
+      {isOpen(row.status) ? (
+        <span className="cs-hint">{format(s.expires, { date: clinic.dateTime(row.expiresAt) })}</span>
+      ) : null}
+      {row.status === "completed" && row.completedAt ? (
+        <span className="cs-hint">{format(s.completedOn, { date: clinic.dateTime(row.completedAt) })}</span>
+      ) : null}
+    </div>
+  );
+}
+
+/** The list's columns: created, patient, document (and version), institution, state, open. */
+function useRequestColumns(): TableColumn<SignatureRequestListItem>[] {
+  const { t } = useI18n();
+  const clinic = useClinicTime();
+  const s = t.signatureRequestsPage;
+  return [
+    { key: "created", header: s.columnCreated, render: (row) => clinic.dateTime(row.createdAt) },
+    { key: "patient", header: s.columnPatient, render: (row) => <span className="cs-mono">{row.patientId}</span> },
+    {
+      key: "document",
+      header: s.columnDocument,
+      render: (row) => (
+        <div className={lists.stacked}>
+          <span>{row.documentName}</span>
+          <span className="cs-hint">{format(s.version, { version: String(row.documentVersion) })}</span>
+        </div>
+      ),
+    },
+    { key: "institution", header: s.columnInstitution, render: (row) => row.institutionId },
+    { key: "status", header: s.columnStatus, render: (row) => <RequestStatus row={row} /> },
+    {
+      key: "open",
+      header: s.open,
+      end: true,
+      render: (row) => (
+        <Link
+          className="cs-button cs-button--secondary cs-button--small"
+          href={`/signature-requests/${row.id}`}
+          aria-label={format(s.openLabel, { patient: row.patientId, document: row.documentName })}
+        >
+          {s.open}
+        </Link>
+      ),
+    },
+  ];
+}
+
+/** The filter fields: status, visibility, patient, document, institution (the known ones offered), created between. */
+function RequestFilters({
+  form,
+  documents,
+  institutionIds,
+}: {
+  form: RequestFilterForm;
+  documents: readonly DocumentSummary[];
+  institutionIds: readonly string[];
+}) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  return (
+    <>
+      <SelectField
+        id="filter-status"
+        label={s.status}
+        placeholder={s.allStatuses}
+        options={signatureRequestStates.map((state) => ({ value: state, label: statusLabel(state, s) }))}
+        {...form.field("status")}
+      />
+      <SelectField
+        id="filter-visibility"
+        label={s.visibility}
+        placeholder={s.allVisibilities}
+        options={[
+          { value: "active", label: s.visibilityActive },
+          { value: "draft", label: s.visibilityDraft },
+        ]}
+        {...form.field("visibility")}
+      />
+      <TextField label={s.patientId} {...form.field("patient")} maxLength={200} autoComplete="off" />
+      <SelectField
+        id="filter-document"
+        label={s.document}
+        placeholder={s.allDocuments}
+        options={documents.map((doc) => ({ value: doc.id, label: doc.title || doc.name }))}
+        keepUnknownValue
+        {...form.field("document")}
+      />
+      <TextField
+        label={s.institutionId}
+        {...form.field("institution")}
+        maxLength={200}
+        autoComplete="off"
+        list="filter-institutions"
+      />
+      <datalist id="filter-institutions">
+        {institutionIds.map((institutionId) => (
+          <option key={institutionId} value={institutionId} />
+        ))}
+      </datalist>
+      <DateRangeFilter form={form} labels={{ from: s.fromDate, to: s.toDate }} />
+    </>
+  );
+}
 
 /**
  * Signature requests of the whole organization: filters in the URL (status, visibility, patient,
@@ -64,64 +190,7 @@ export function SignatureRequestsPage() {
     ),
   );
 
-  const columns: TableColumn<SignatureRequestListItem>[] = [
-    { key: "created", header: s.columnCreated, render: (row) => clinic.dateTime(row.createdAt) },
-    { key: "patient", header: s.columnPatient, render: (row) => <span className="cs-mono">{row.patientId}</span> },
-    {
-      key: "document",
-      header: s.columnDocument,
-      render: (row) => (
-        <div className={lists.stacked}>
-          <span>{row.documentName}</span>
-          <span className="cs-hint">{format(s.version, { version: String(row.documentVersion) })}</span>
-        </div>
-      ),
-    },
-    { key: "institution", header: s.columnInstitution, render: (row) => row.institutionId },
-    {
-      key: "status",
-      header: s.columnStatus,
-      render: (row) => {
-        const status = listStatus(row, s);
-        return (
-          <div className={lists.stacked}>
-            <span className="cs-row">
-              <Badge tone={status.tone}>{status.label}</Badge>
-              {row.visibility === "draft" ? <Badge tone="neutral">{s.visibilityDraft}</Badge> : null}
-            </span>
-            {row.signerProgress && isOpen(row.status) ? (
-              <span className="cs-hint">
-                {format(s.signerProgress, {
-                  signed: String(row.signerProgress.signed),
-                  total: String(row.signerProgress.total),
-                })}
-              </span>
-            ) : null}
-            {isOpen(row.status) ? (
-              <span className="cs-hint">{format(s.expires, { date: clinic.dateTime(row.expiresAt) })}</span>
-            ) : null}
-            {row.status === "completed" && row.completedAt ? (
-              <span className="cs-hint">{format(s.completedOn, { date: clinic.dateTime(row.completedAt) })}</span>
-            ) : null}
-          </div>
-        );
-      },
-    },
-    {
-      key: "open",
-      header: s.open,
-      end: true,
-      render: (row) => (
-        <Link
-          className="cs-button cs-button--secondary cs-button--small"
-          href={`/signature-requests/${row.id}`}
-          aria-label={format(s.openLabel, { patient: row.patientId, document: row.documentName })}
-        >
-          {s.open}
-        </Link>
-      ),
-    },
-  ];
+  const columns = useRequestColumns();
 
   return (
     <>
@@ -135,47 +204,11 @@ export function SignatureRequestsPage() {
           columns={columns}
           emptyIcon="signature"
           filters={
-            <>
-              <SelectField
-                id="filter-status"
-                label={s.status}
-                placeholder={s.allStatuses}
-                options={signatureRequestStates.map((state) => ({ value: state, label: statusLabel(state, s) }))}
-                {...form.field("status")}
-              />
-              <SelectField
-                id="filter-visibility"
-                label={s.visibility}
-                placeholder={s.allVisibilities}
-                options={[
-                  { value: "active", label: s.visibilityActive },
-                  { value: "draft", label: s.visibilityDraft },
-                ]}
-                {...form.field("visibility")}
-              />
-              <TextField label={s.patientId} {...form.field("patient")} maxLength={200} autoComplete="off" />
-              <SelectField
-                id="filter-document"
-                label={s.document}
-                placeholder={s.allDocuments}
-                options={(documents.data ?? []).map((doc) => ({ value: doc.id, label: doc.title || doc.name }))}
-                keepUnknownValue
-                {...form.field("document")}
-              />
-              <TextField
-                label={s.institutionId}
-                {...form.field("institution")}
-                maxLength={200}
-                autoComplete="off"
-                list="filter-institutions"
-              />
-              <datalist id="filter-institutions">
-                {(institutions.data?.items ?? []).map((item) => (
-                  <option key={item.institutionId} value={item.institutionId} />
-                ))}
-              </datalist>
-              <DateRangeFilter form={form} labels={{ from: s.fromDate, to: s.toDate }} />
-            </>
+            <RequestFilters
+              form={form}
+              documents={documents.data ?? []}
+              institutionIds={(institutions.data?.items ?? []).map((item) => item.institutionId)}
+            />
           }
         />
       </div>

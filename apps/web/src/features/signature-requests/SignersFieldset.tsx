@@ -14,6 +14,149 @@ import styles from "./signature-requests.module.css";
 /** The select's value for "a person with their own signing link". */
 const LINK = "";
 
+/** The signing order: one after the other, or all at once. */
+function SigningOrderField({ order, onOrder }: { order: SigningOrder; onOrder(order: SigningOrder): void }) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  return (
+    <div className="cs-field">
+      <span className="cs-label" aria-hidden="true">
+        {s.orderLabel}
+      </span>
+      <Segmented<SigningOrder>
+        label={s.orderLabel}
+        name="signing_order"
+        options={[
+          { value: "sequential", label: s.orderSequential },
+          { value: "parallel", label: s.orderParallel },
+        ]}
+        value={order}
+        onChange={onOrder}
+      />
+      <span className="cs-hint">{order === "sequential" ? s.orderSequentialHint : s.orderParallelHint}</span>
+    </div>
+  );
+}
+
+/** Moves a role one place up or down in a sequential order. */
+function MoveButtons({
+  role,
+  first,
+  last,
+  onMove,
+}: {
+  role: string;
+  first: boolean;
+  last: boolean;
+  onMove(by: -1 | 1): void;
+}) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  return (
+    <span className="cs-row">
+      <Button
+        size="small"
+        variant="ghost"
+        disabled={first}
+        aria-label={format(s.moveUp, { role })}
+        onClick={() => onMove(-1)}
+      >
+        <span aria-hidden="true">↑</span>
+      </Button>
+      <Button
+        size="small"
+        variant="ghost"
+        disabled={last}
+        aria-label={format(s.moveDown, { role })}
+        onClick={() => onMove(1)}
+      >
+        <span aria-hidden="true">↓</span>
+      </Button>
+    </span>
+  );
+}
+
+interface SignerChoiceItemProps {
+  choice: SignerChoice;
+  index: number;
+  /** How many roles there are (the last one cannot move down). */
+  count: number;
+  order: SigningOrder;
+  /** At least one of the role's fields must be signed. */
+  required: boolean;
+  /** The signed-in member first, then the other active members (admins only). */
+  staffOptions: readonly { value: string; label: string }[];
+  onChange(change: Partial<SignerChoice>): void;
+  onMove(by: -1 | 1): void;
+}
+
+/** One role: its place in the order (moved up or down), and who signs it: staff, or a person with a link. */
+function SignerChoiceItem({
+  choice,
+  index,
+  count,
+  order,
+  required,
+  staffOptions,
+  onChange,
+  onMove,
+}: SignerChoiceItemProps) {
+  const { t } = useI18n();
+  const s = t.signatureRequestsPage;
+  const role = signerRoleLabel(choice.role, t.signing.signerRoles);
+  const id = `signer-${index}`;
+  return (
+    <li className={styles.signerItem} data-testid="signer-choice">
+      <div className={styles.signerHead}>
+        <span className={styles.signerRole} id={`${id}-role`}>
+          {order === "sequential" ? `${index + 1}. ` : ""}
+          {role}
+          {!required ? <span className="cs-hint"> · {s.optionalRole}</span> : null}
+        </span>
+        {order === "sequential" ? (
+          <MoveButtons role={role} first={index === 0} last={index === count - 1} onMove={onMove} />
+        ) : null}
+      </div>
+      {choice.role === PATIENT_ROLE ? (
+        <p className="cs-hint">{s.patientSigns}</p>
+      ) : (
+        <div className={styles.formGrid}>
+          <SelectField
+            id={`${id}-by`}
+            label={format(s.signedBy, { role })}
+            options={[{ value: LINK, label: s.signedByLink }, ...staffOptions]}
+            value={choice.staffUserId}
+            onChange={(event) => onChange({ staffUserId: event.target.value })}
+          />
+          {choice.staffUserId === LINK ? (
+            <>
+              <TextField
+                id={`${id}-name`}
+                label={format(s.signerName, { role })}
+                maxLength={200}
+                autoComplete="off"
+                value={choice.name}
+                onChange={(event) => onChange({ name: event.target.value })}
+              />
+              <TextField
+                id={`${id}-phone`}
+                label={format(s.signerPhone, { role })}
+                type="tel"
+                maxLength={40}
+                autoComplete="off"
+                value={choice.phone}
+                onChange={(event) => onChange({ phone: event.target.value })}
+              />
+            </>
+          ) : (
+            <p className="cs-hint">{s.staffSignsHint}</p>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
+
 /**
  * For a document with several roles: the order (one after the other, or all at once) and who
  * signs each role. The patient signs through the request's own link; every other role is either
@@ -38,7 +181,6 @@ export function SignersFieldset({
 }) {
   const { t } = useI18n();
   const s = t.signatureRequestsPage;
-  const names = t.signing.signerRoles;
   const me = useSession();
   const trpc = useTRPC();
   const mayListMembers = useCan()("users.list");
@@ -61,96 +203,21 @@ export function SignersFieldset({
       <p id="signers-hint" className="cs-hint">
         {s.signersHint}
       </p>
-      <div className="cs-field">
-        <span className="cs-label" aria-hidden="true">
-          {s.orderLabel}
-        </span>
-        <Segmented<SigningOrder>
-          label={s.orderLabel}
-          name="signing_order"
-          options={[
-            { value: "sequential", label: s.orderSequential },
-            { value: "parallel", label: s.orderParallel },
-          ]}
-          value={order}
-          onChange={onOrder}
-        />
-        <span className="cs-hint">{order === "sequential" ? s.orderSequentialHint : s.orderParallelHint}</span>
-      </div>
+      <SigningOrderField order={order} onOrder={onOrder} />
       <ol className={styles.signerList}>
-        {choices.map((choice, index) => {
-          const role = signerRoleLabel(choice.role, names);
-          const id = `signer-${index}`;
-          return (
-            <li key={choice.role} className={styles.signerItem} data-testid="signer-choice">
-              <div className={styles.signerHead}>
-                <span className={styles.signerRole} id={`${id}-role`}>
-                  {order === "sequential" ? `${index + 1}. ` : ""}
-                  {role}
-                  {!requiredOf(choice.role) ? <span className="cs-hint"> · {s.optionalRole}</span> : null}
-                </span>
-                {order === "sequential" ? (
-                  <span className="cs-row">
-                    <Button
-                      size="small"
-                      variant="ghost"
-                      disabled={index === 0}
-                      aria-label={format(s.moveUp, { role })}
-                      onClick={() => onChoices(move(choices, index, -1))}
-                    >
-                      <span aria-hidden="true">↑</span>
-                    </Button>
-                    <Button
-                      size="small"
-                      variant="ghost"
-                      disabled={index === choices.length - 1}
-                      aria-label={format(s.moveDown, { role })}
-                      onClick={() => onChoices(move(choices, index, 1))}
-                    >
-                      <span aria-hidden="true">↓</span>
-                    </Button>
-                  </span>
-                ) : null}
-              </div>
-              {choice.role === PATIENT_ROLE ? (
-                <p className="cs-hint">{s.patientSigns}</p>
-              ) : (
-                <div className={styles.formGrid}>
-                  <SelectField
-                    id={`${id}-by`}
-                    label={format(s.signedBy, { role })}
-                    options={[{ value: LINK, label: s.signedByLink }, ...staffOptions]}
-                    value={choice.staffUserId}
-                    onChange={(event) => set(index, { staffUserId: event.target.value })}
-                  />
-                  {choice.staffUserId === LINK ? (
-                    <>
-                      <TextField
-                        id={`${id}-name`}
-                        label={format(s.signerName, { role })}
-                        maxLength={200}
-                        autoComplete="off"
-                        value={choice.name}
-                        onChange={(event) => set(index, { name: event.target.value })}
-                      />
-                      <TextField
-                        id={`${id}-phone`}
-                        label={format(s.signerPhone, { role })}
-                        type="tel"
-                        maxLength={40}
-                        autoComplete="off"
-                        value={choice.phone}
-                        onChange={(event) => set(index, { phone: event.target.value })}
-                      />
-                    </>
-                  ) : (
-                    <p className="cs-hint">{s.staffSignsHint}</p>
-                  )}
-                </div>
-              )}
-            </li>
-          );
-        })}
+        {choices.map((choice, index) => (
+          <SignerChoiceItem
+            key={choice.role}
+            choice={choice}
+            index={index}
+            count={choices.length}
+            order={order}
+            required={requiredOf(choice.role)}
+            staffOptions={staffOptions}
+            onChange={(change) => set(index, change)}
+            onMove={(by) => onChoices(move(choices, index, by))}
+          />
+        ))}
       </ol>
       {error ? (
         <p className="cs-field-error" role="alert">

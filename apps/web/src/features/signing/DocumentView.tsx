@@ -4,7 +4,7 @@ import type { SigningPageImages } from "@clinsign/contracts";
 import { Button, Notice, useNearViewport } from "@clinsign/ui";
 import { PageImages } from "@clinsign/ui/page-images";
 import type { PdfPagesLabels, PdfPagesProps, PdfShownField } from "@clinsign/ui/pdf-pages";
-import { lazy, Suspense, useMemo, useRef, useState, type ReactNode } from "react";
+import { lazy, Suspense, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { base64ToBytes } from "./download";
@@ -35,21 +35,7 @@ function ViewerUnavailable({ labels }: PdfPagesProps) {
   );
 }
 
-/**
- * The pinned document version, page by page, with the signature fields outlined. On a phone a
- * page at the screen's width has tiny text: the reading tools zoom it (buttons, or a two-finger
- * pinch inside the document; the document then scrolls sideways within its frame, never the
- * page), and "Go to the signature" skips the pages.
- */
-export function DocumentView({
-  pageCount: pages,
-  fields,
-  several,
-  pageImages,
-  useDocument,
-  usePageTexts,
-  onGoToSignature,
-}: {
+export interface DocumentViewProps {
   pageCount: number | null;
   /** The viewer's fields to sign, and (several signers) the others' signatures already made. */
   fields: readonly PdfShownField[];
@@ -65,7 +51,23 @@ export function DocumentView({
   /** Fetches each page's text once `enabled`, for screen readers over the page images. */
   usePageTexts?(enabled: boolean): { data?: { pages: string[] } };
   onGoToSignature(): void;
-}) {
+}
+
+/**
+ * The pinned document version, page by page, with the signature fields outlined. On a phone a
+ * page at the screen's width has tiny text: the reading tools zoom it (buttons, or a two-finger
+ * pinch inside the document; the document then scrolls sideways within its frame, never the
+ * page), and "Go to the signature" skips the pages.
+ */
+export function DocumentView({
+  pageCount: pages,
+  fields,
+  several,
+  pageImages,
+  useDocument,
+  usePageTexts,
+  onGoToSignature,
+}: DocumentViewProps) {
   const { t } = usePatientI18n();
   const [original, setOriginal] = useState(false);
   const images = original ? null : (pageImages ?? null);
@@ -88,17 +90,140 @@ export function DocumentView({
   const texts = usePageTexts?.(Boolean(images && near));
   const showPages = Boolean(images || (bytes && near && !document.isError));
   useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
-  const percent = Math.round(zoom * 100);
-  const placeholder = (
-    <div className={styles.pdfPlaceholder} aria-busy="true">
-      <p role="status" className={styles.pdfPlaceholderText}>
-        <span className="cs-spinner" aria-hidden="true" />
-        {t.signing.pdfLoading}
-      </p>
+  const frame = { zoom, viewerRef, contentRef };
+
+  return (
+    <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
+      <DocumentHeading pageCount={pageCount} hasFields={fields.length > 0} several={several} />
+      <ReadingTools
+        zoom={zoom}
+        onZoom={setZoom}
+        onShowOriginal={images ? () => setOriginal(true) : null}
+        onGoToSignature={onGoToSignature}
+      />
+      <p className="cs-hint">{t.signing.zoomHint}</p>
+      {images ? (
+        <ZoomFrame {...frame}>
+          <PageImages
+            images={images}
+            fields={fields}
+            labels={labels}
+            texts={texts?.data?.pages}
+            // A page is as wide as the patient page's column (760 px at most), times the zoom.
+            sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
+          />
+        </ZoomFrame>
+      ) : document.isError ? (
+        <Notice tone="danger" role="alert">
+          {t.signing.pdfFailed}
+        </Notice>
+      ) : bytes && near ? (
+        <ZoomFrame {...frame}>
+          <Suspense fallback={<PagesLoading />}>
+            <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
+          </Suspense>
+        </ZoomFrame>
+      ) : (
+        <PagesLoading />
+      )}
+    </section>
+  );
+}
+
+/** The section's heading, how many pages, and what the outlined fields are. */
+function DocumentHeading({
+  pageCount,
+  hasFields,
+  several,
+}: {
+  pageCount: number;
+  hasFields: boolean;
+  several?: boolean;
+}) {
+  const { t } = usePatientI18n();
+  return (
+    <>
+      <div className={styles.sectionHeader}>
+        <h2 id="document-heading">{t.signing.documentHeading}</h2>
+        {pageCount > 0 ? (
+          <p className="cs-hint">
+            {pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}
+          </p>
+        ) : null}
+      </div>
+      {hasFields ? <p className="cs-hint">{several ? t.signing.ownFieldsHint : t.signing.fieldsHint}</p> : null}
+    </>
+  );
+}
+
+/** Zoom out, the level, zoom in, fit; the original PDF (over page images); "Go to the signature". */
+function ReadingTools({
+  zoom,
+  onZoom,
+  onShowOriginal,
+  onGoToSignature,
+}: {
+  zoom: number;
+  onZoom(zoom: number): void;
+  /** Null when the original is what is shown already. */
+  onShowOriginal: (() => void) | null;
+  onGoToSignature(): void;
+}) {
+  const { t } = usePatientI18n();
+  return (
+    <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
+      <div className={styles.zoomControls}>
+        <Button
+          iconOnly
+          aria-label={t.signing.zoomOut}
+          onClick={() => onZoom(stepZoom(zoom, -1))}
+          disabled={zoom <= MIN_ZOOM}
+        >
+          <span aria-hidden="true">−</span>
+        </Button>
+        <output className={styles.zoomLevel} aria-live="polite">
+          {format(t.signing.zoomLevel, { percent: Math.round(zoom * 100) })}
+        </output>
+        <Button
+          iconOnly
+          aria-label={t.signing.zoomIn}
+          onClick={() => onZoom(stepZoom(zoom, 1))}
+          disabled={zoom >= MAX_ZOOM}
+        >
+          <span aria-hidden="true">+</span>
+        </Button>
+        {zoom > MIN_ZOOM ? (
+          <Button size="small" variant="ghost" onClick={() => onZoom(MIN_ZOOM)}>
+            {t.signing.zoomFit}
+          </Button>
+        ) : null}
+      </div>
+      {onShowOriginal ? (
+        <Button size="small" variant="ghost" onClick={onShowOriginal}>
+          {t.signing.showOriginal}
+        </Button>
+      ) : null}
+      <Button size="small" variant="primary" onClick={onGoToSignature}>
+        {t.signing.goToSignature}
+      </Button>
     </div>
   );
-  // The frame the pages zoom in, whichever way they are drawn.
-  const viewer = (pages: ReactNode) => (
+}
+
+/** The frame the pages zoom in, whichever way they are drawn. */
+function ZoomFrame({
+  zoom,
+  viewerRef,
+  contentRef,
+  children,
+}: {
+  zoom: number;
+  viewerRef: RefObject<HTMLDivElement | null>;
+  contentRef: RefObject<HTMLDivElement | null>;
+  children: ReactNode;
+}) {
+  const { t } = usePatientI18n();
+  return (
     <div
       ref={viewerRef}
       className={styles.pdf}
@@ -108,83 +233,21 @@ export function DocumentView({
       {...(zoom > MIN_ZOOM && { tabIndex: 0, role: "region", "aria-label": t.signing.documentPages })}
     >
       <div ref={contentRef} className={styles.zoomed}>
-        {pages}
+        {children}
       </div>
     </div>
   );
+}
 
+/** Stands in for the pages while they load. */
+function PagesLoading() {
+  const { t } = usePatientI18n();
   return (
-    <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
-      <div className={styles.sectionHeader}>
-        <h2 id="document-heading">{t.signing.documentHeading}</h2>
-        {pageCount > 0 ? (
-          <p className="cs-hint">
-            {pageCount === 1 ? t.signing.pageCountOne : format(t.signing.pageCount, { count: pageCount })}
-          </p>
-        ) : null}
-      </div>
-      {fields.length > 0 ? <p className="cs-hint">{several ? t.signing.ownFieldsHint : t.signing.fieldsHint}</p> : null}
-      <div className={styles.readingTools} role="group" aria-label={t.signing.zoomToolbar}>
-        <div className={styles.zoomControls}>
-          <Button
-            iconOnly
-            aria-label={t.signing.zoomOut}
-            onClick={() => setZoom(stepZoom(zoom, -1))}
-            disabled={zoom <= MIN_ZOOM}
-          >
-            <span aria-hidden="true">−</span>
-          </Button>
-          <output className={styles.zoomLevel} aria-live="polite">
-            {format(t.signing.zoomLevel, { percent })}
-          </output>
-          <Button
-            iconOnly
-            aria-label={t.signing.zoomIn}
-            onClick={() => setZoom(stepZoom(zoom, 1))}
-            disabled={zoom >= MAX_ZOOM}
-          >
-            <span aria-hidden="true">+</span>
-          </Button>
-          {zoom > MIN_ZOOM ? (
-            <Button size="small" variant="ghost" onClick={() => setZoom(MIN_ZOOM)}>
-              {t.signing.zoomFit}
-            </Button>
-          ) : null}
-        </div>
-        {images ? (
-          <Button size="small" variant="ghost" onClick={() => setOriginal(true)}>
-            {t.signing.showOriginal}
-          </Button>
-        ) : null}
-        <Button size="small" variant="primary" onClick={onGoToSignature}>
-          {t.signing.goToSignature}
-        </Button>
-      </div>
-      <p className="cs-hint">{t.signing.zoomHint}</p>
-      {images ? (
-        viewer(
-          <PageImages
-            images={images}
-            fields={fields}
-            labels={labels}
-            texts={texts?.data?.pages}
-            // A page is as wide as the patient page's column (760 px at most), times the zoom.
-            sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
-          />,
-        )
-      ) : document.isError ? (
-        <Notice tone="danger" role="alert">
-          {t.signing.pdfFailed}
-        </Notice>
-      ) : bytes && near ? (
-        viewer(
-          <Suspense fallback={placeholder}>
-            <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
-          </Suspense>,
-        )
-      ) : (
-        placeholder
-      )}
-    </section>
+    <div className={styles.pdfPlaceholder} aria-busy="true">
+      <p role="status" className={styles.pdfPlaceholderText}>
+        <span className="cs-spinner" aria-hidden="true" />
+        {t.signing.pdfLoading}
+      </p>
+    </div>
   );
 }

@@ -9,13 +9,15 @@ import { FilteredList } from "../../components/lists/FilteredList";
 import { useTemplateOptions } from "../../components/lists/template-options";
 import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { useTRPC } from "../../trpc/client";
 import { scoreColumn, scoreFilter, ScoreFilters } from "./scores";
 import { sourceLabel } from "./source";
 import pageStyles from "./submissions.module.css";
+
+type Texts = Dictionary["submissionsPage"];
 
 const FILTER_KEYS = ["template", "rnummer", "from", "to", "flagged", "minScore"] as const;
 
@@ -53,82 +55,16 @@ export function SubmissionsPage() {
     useInfiniteQuery(trpc.submissions.list.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
 
-  const exportQuery = new URLSearchParams(
-    Object.entries(filter).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])),
-  );
-  const exportHref = (fmt: "csv" | "json", codes = false) =>
-    `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt], ...(codes ? [["optionValues", "true"]] : [])])}`;
-
-  const score = scoreColumn(list.rows, s);
-  const columns: TableColumn<SubmissionListItem>[] = [
-    { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
-    { key: "form", header: s.columnForm, render: (row) => row.templateTitle },
-    {
-      key: "patient",
-      header: s.columnPatient,
-      render: (row) =>
-        row.patientName || row.rnummer ? (
-          <span className={pageStyles.patient}>
-            {row.patientName ? <span className={pageStyles.patientName}>{row.patientName}</span> : null}
-            {row.rnummer ? <CaseNumber text={s.caseNumber} rnummer={row.rnummer} /> : null}
-            {row.rnummer && row.patientReported.includes("rnummer") ? (
-              <span className="cs-hint">{s.patientReported}</span>
-            ) : null}
-          </span>
-        ) : (
-          "–"
-        ),
-    },
-    { key: "source", header: s.columnSource, render: (row) => sourceLabel(row.actorType, s) },
-    // A scored list shows the score where the answer count was (scores.tsx says why).
-    score ?? { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
-    {
-      key: "open",
-      header: s.open,
-      end: true,
-      render: (row) => (
-        <Link
-          className="cs-button cs-button--secondary cs-button--small"
-          href={`/submissions/${row.id}`}
-          aria-label={format(s.openLabel, { date: formatDateTime(row.createdAt, locale) })}
-        >
-          {s.open}
-        </Link>
-      ),
-    },
-  ];
-
   return (
     <>
-      <PageHeader
-        title={s.pageTitle}
-        description={s.description}
-        actions={
-          <>
-            <a className="cs-button cs-button--secondary" href={exportHref("csv")} download>
-              {s.exportCsv}
-            </a>
-            <a
-              className="cs-button cs-button--secondary"
-              href={exportHref("csv", true)}
-              title={s.exportCsvCodesLabel}
-              download
-            >
-              {s.exportCsvCodes}
-            </a>
-            <a className="cs-button cs-button--secondary" href={exportHref("json")} download>
-              {s.exportJson}
-            </a>
-          </>
-        }
-      />
+      <PageHeader title={s.pageTitle} description={s.description} actions={<ExportLinks filter={filter} s={s} />} />
       <div className="cs-stack cs-stack--lg">
         <FilteredList
           form={form}
           texts={s}
           filtersDescription={s.exportHint}
           list={list}
-          columns={columns}
+          columns={submissionColumns(s, locale, scoreColumn(list.rows, s))}
           emptyIcon="inbox"
           filters={
             <>
@@ -152,5 +88,76 @@ export function SubmissionsPage() {
         />
       </div>
     </>
+  );
+}
+
+/** The export downloads of the whole filter: CSV, CSV with the options' codes, JSON. */
+function ExportLinks({ filter, s }: { filter: Record<string, string | number | boolean | undefined>; s: Texts }) {
+  const exportQuery = new URLSearchParams(
+    Object.entries(filter).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])),
+  );
+  const exportHref = (fmt: "csv" | "json", codes = false) =>
+    `/staff/submissions/export?${new URLSearchParams([...exportQuery, ["format", fmt], ...(codes ? [["optionValues", "true"]] : [])])}`;
+  return (
+    <>
+      <a className="cs-button cs-button--secondary" href={exportHref("csv")} download>
+        {s.exportCsv}
+      </a>
+      <a
+        className="cs-button cs-button--secondary"
+        href={exportHref("csv", true)}
+        title={s.exportCsvCodesLabel}
+        download
+      >
+        {s.exportCsvCodes}
+      </a>
+      <a className="cs-button cs-button--secondary" href={exportHref("json")} download>
+        {s.exportJson}
+      </a>
+    </>
+  );
+}
+
+/** The table's columns. */
+function submissionColumns(
+  s: Texts,
+  locale: string,
+  score: TableColumn<SubmissionListItem> | null,
+): TableColumn<SubmissionListItem>[] {
+  return [
+    { key: "submitted", header: s.columnSubmitted, render: (row) => formatDateTime(row.createdAt, locale) },
+    { key: "form", header: s.columnForm, render: (row) => row.templateTitle },
+    { key: "patient", header: s.columnPatient, render: (row) => <PatientCell row={row} s={s} /> },
+    { key: "source", header: s.columnSource, render: (row) => sourceLabel(row.actorType, s) },
+    // A scored list shows the score where the answer count was (scores.tsx says why).
+    score ?? { key: "fields", header: s.columnFields, render: (row) => row.fieldCount },
+    {
+      key: "open",
+      header: s.open,
+      end: true,
+      render: (row) => (
+        <Link
+          className="cs-button cs-button--secondary cs-button--small"
+          href={`/submissions/${row.id}`}
+          aria-label={format(s.openLabel, { date: formatDateTime(row.createdAt, locale) })}
+        >
+          {s.open}
+        </Link>
+      ),
+    },
+  ];
+}
+
+/** Who sent it: the form's name field and the case number (marked when the patient typed it). */
+function PatientCell({ row, s }: { row: SubmissionListItem; s: Texts }) {
+  if (!row.patientName && !row.rnummer) return "–";
+  return (
+    <span className={pageStyles.patient}>
+      {row.patientName ? <span className={pageStyles.patientName}>{row.patientName}</span> : null}
+      {row.rnummer ? <CaseNumber text={s.caseNumber} rnummer={row.rnummer} /> : null}
+      {row.rnummer && row.patientReported.includes("rnummer") ? (
+        <span className="cs-hint">{s.patientReported}</span>
+      ) : null}
+    </span>
   );
 }

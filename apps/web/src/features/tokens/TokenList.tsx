@@ -4,14 +4,16 @@ import type { ApiTokenSummary } from "@clinsign/contracts";
 import { Badge, Button, Card, ConfirmDialog, EmptyState, Skeleton, Table, type TableColumn } from "@clinsign/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import styles from "./tokens.module.css";
 import { LoadFailed } from "../../components/LoadFailed";
+import type { LoadingQuery } from "../../components/QueryState";
 
+/** The organization's API tokens, and revoking one after a confirmation. */
 export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
   const { t } = useI18n();
   const clinic = useClinicTime();
@@ -31,7 +33,37 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
     }),
   );
 
-  const columns: Array<TableColumn<ApiTokenSummary>> = [
+  const columns = tokenColumns(t, clinic, (token) => {
+    revoke.reset();
+    setToRevoke(token);
+  });
+
+  return (
+    <Card title={t.tokens.listTitle} description={clinic.note} flush>
+      <TokenListBody tokens={tokens} columns={columns} />
+      <ConfirmDialog
+        open={toRevoke !== null}
+        onCancel={() => setToRevoke(null)}
+        onConfirm={() => toRevoke && revoke.mutate({ id: toRevoke.id })}
+        title={toRevoke ? format(t.tokens.revokeTitle, { name: toRevoke.name }) : ""}
+        description={t.tokens.revokeBody}
+        confirmLabel={t.tokens.revokeConfirm}
+        cancelLabel={t.common.cancel}
+        closeLabel={t.common.close}
+        busy={revoke.isPending}
+        error={revoke.error ? describeApiError(readApiError(revoke.error), t) : null}
+      />
+    </Card>
+  );
+}
+
+/** The list's columns: name, prefix, when created and last used, status, and Revoke while active. */
+function tokenColumns(
+  t: Dictionary,
+  clinic: ReturnType<typeof useClinicTime>,
+  onRevoke: (token: ApiTokenSummary) => void,
+): Array<TableColumn<ApiTokenSummary>> {
+  return [
     {
       key: "name",
       header: t.tokens.columnName,
@@ -70,55 +102,43 @@ export function TokenList({ onAnnounce }: { onAnnounce(text: string): void }) {
             variant="danger-outline"
             size="small"
             aria-label={format(t.tokens.revokeLabel, { name: token.name })}
-            onClick={() => {
-              revoke.reset();
-              setToRevoke(token);
-            }}
+            onClick={() => onRevoke(token)}
           >
             {t.tokens.revoke}
           </Button>
         ),
     },
   ];
+}
 
-  let body;
+/** Loading, failed, none yet, or the table of tokens (revoked ones muted). */
+function TokenListBody({
+  tokens,
+  columns,
+}: {
+  tokens: LoadingQuery<ApiTokenSummary[]>;
+  columns: Array<TableColumn<ApiTokenSummary>>;
+}) {
+  const { t } = useI18n();
   if (tokens.isPending)
-    body = (
+    return (
       <div className="cs-card__body">
         <Skeleton label={t.common.loading} lines={3} />
       </div>
     );
-  else if (tokens.error) body = <LoadFailed query={tokens} className="cs-card__body cs-stack" />;
-  else if (tokens.data.length === 0)
-    body = <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
-  else
-    body = (
-      <div className={styles.tableBody}>
-        <Table
-          caption={t.tokens.listCaption}
-          columns={columns}
-          rows={tokens.data}
-          rowKey={(token) => token.id}
-          rowMuted={(token) => token.revokedAt !== null}
-        />
-      </div>
-    );
-
+  if (tokens.error || tokens.data === undefined)
+    return <LoadFailed query={tokens} className="cs-card__body cs-stack" />;
+  if (tokens.data.length === 0)
+    return <EmptyState icon="key" level={3} title={t.tokens.emptyTitle} description={t.tokens.emptyBody} />;
   return (
-    <Card title={t.tokens.listTitle} description={clinic.note} flush>
-      {body}
-      <ConfirmDialog
-        open={toRevoke !== null}
-        onCancel={() => setToRevoke(null)}
-        onConfirm={() => toRevoke && revoke.mutate({ id: toRevoke.id })}
-        title={toRevoke ? format(t.tokens.revokeTitle, { name: toRevoke.name }) : ""}
-        description={t.tokens.revokeBody}
-        confirmLabel={t.tokens.revokeConfirm}
-        cancelLabel={t.common.cancel}
-        closeLabel={t.common.close}
-        busy={revoke.isPending}
-        error={revoke.error ? describeApiError(readApiError(revoke.error), t) : null}
+    <div className={styles.tableBody}>
+      <Table
+        caption={t.tokens.listCaption}
+        columns={columns}
+        rows={tokens.data}
+        rowKey={(token) => token.id}
+        rowMuted={(token) => token.revokedAt !== null}
       />
-    </Card>
+    </div>
   );
 }

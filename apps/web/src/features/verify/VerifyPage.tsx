@@ -10,6 +10,7 @@ import { PatientShell } from "../patient/PatientShell";
 import { ScreenHeading } from "../patient/ScreenHeading";
 import patientStyles from "../patient/patient.module.css";
 import styles from "./verify.module.css";
+import { verifyRefusal, type VerifyErrorBody, type VerifyRefusal } from "./verify-refusal";
 
 /** The API's cap (the upload cap): a larger file is refused here before a byte is sent. */
 const MAX_MB = 25;
@@ -37,13 +38,13 @@ export function VerifyPage() {
   const { t, locale } = usePatientI18n();
   const v = t.verify;
   const [state, setState] = useState<State>({ step: "choose", error: null });
-  const [dragging, setDragging] = useState(false);
   const formatTime = (iso: string) =>
     new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "long" }).format(new Date(iso));
+  const refusalText = (refusal: VerifyRefusal) =>
+    refusal === "tooLarge" ? format(v.errors.tooLarge, { size: MAX_MB }) : v.errors[refusal];
 
   async function check(file: File) {
-    if (file.size > MAX_MB * 1024 * 1024)
-      return setState({ step: "choose", error: format(v.errors.tooLarge, { size: MAX_MB }) });
+    if (file.size > MAX_MB * 1024 * 1024) return setState({ step: "choose", error: refusalText("tooLarge") });
     setState({ step: "checking", name: file.name });
     let response: Response;
     try {
@@ -57,31 +58,8 @@ export function VerifyPage() {
     }
     if (response.ok)
       return setState({ step: "done", name: file.name, result: (await response.json()) as VerifyResult });
-    const body = (await response.json().catch(() => null)) as {
-      error?: { code?: string; details?: { reason?: string } };
-    } | null;
-    const code = body?.error?.code;
-    const reason = body?.error?.details?.reason;
-    const error =
-      response.status === 413
-        ? format(v.errors.tooLarge, { size: MAX_MB })
-        : response.status === 429
-          ? v.errors.rateLimited
-          : reason === "not_pdf"
-            ? v.errors.notPdf
-            : reason === "pdf_limits"
-              ? v.errors.unreadable
-              : code === "unsupported_media_type"
-                ? v.errors.notPdf
-                : v.errors.failed;
-    setState({ step: "choose", error });
-  }
-
-  function drop(event: DragEvent) {
-    event.preventDefault();
-    setDragging(false);
-    const file = event.dataTransfer.files[0];
-    if (file) void check(file);
+    const body = (await response.json().catch(() => null)) as VerifyErrorBody | null;
+    setState({ step: "choose", error: refusalText(verifyRefusal(response.status, body)) });
   }
 
   return (
@@ -95,57 +73,90 @@ export function VerifyPage() {
             onAnother={() => setState({ step: "choose", error: null })}
           />
         ) : (
-          <section className={styles.card} aria-labelledby="portal-heading">
-            <ScreenHeading>{v.heading}</ScreenHeading>
-            <p className={styles.intro}>{v.intro}</p>
-            {state.step === "checking" ? (
-              <div className={patientStyles.opening} aria-busy="true">
-                <span className="cs-spinner" aria-hidden="true" />
-                <p role="status">{format(v.checking, { name: state.name })}</p>
-              </div>
-            ) : (
-              <>
-                <input
-                  id="verify-file"
-                  name="file"
-                  type="file"
-                  accept="application/pdf,.pdf"
-                  className={styles.fileInput}
-                  aria-describedby={`verify-file-hint${state.error ? " verify-file-error" : ""}`}
-                  aria-invalid={state.error ? true : undefined}
-                  onChange={(event) => {
-                    const file = event.target.files?.[0];
-                    event.target.value = "";
-                    if (file) void check(file);
-                  }}
-                />
-                <label
-                  className={styles.dropZone}
-                  data-dragging={dragging || undefined}
-                  htmlFor="verify-file"
-                  onDragOver={(event) => {
-                    event.preventDefault();
-                    setDragging(true);
-                  }}
-                  onDragLeave={() => setDragging(false)}
-                  onDrop={drop}
-                >
-                  <span className={styles.dropTitle}>{v.fileLabel}</span>
-                  <span id="verify-file-hint" className="cs-hint">
-                    {format(v.dropHint, { size: MAX_MB })}
-                  </span>
-                </label>
-                {state.error ? (
-                  <Notice tone="danger" role="alert">
-                    <span id="verify-file-error">{state.error}</span>
-                  </Notice>
-                ) : null}
-              </>
-            )}
-          </section>
+          <ChooseFileCard
+            checking={state.step === "checking" ? state.name : null}
+            error={state.step === "choose" ? state.error : null}
+            onFile={(file) => void check(file)}
+          />
         )}
       </div>
     </PatientShell>
+  );
+}
+
+/**
+ * The start: what the page does, and the file input with its drop zone; while a file is checked,
+ * a spinner that says which.
+ */
+function ChooseFileCard({
+  checking,
+  error,
+  onFile,
+}: {
+  /** The name of the file being checked; null while none is. */
+  checking: string | null;
+  error: string | null;
+  onFile(file: File): void;
+}) {
+  const v = usePatientI18n().t.verify;
+  const [dragging, setDragging] = useState(false);
+
+  function drop(event: DragEvent) {
+    event.preventDefault();
+    setDragging(false);
+    const file = event.dataTransfer.files[0];
+    if (file) onFile(file);
+  }
+
+  return (
+    <section className={styles.card} aria-labelledby="portal-heading">
+      <ScreenHeading>{v.heading}</ScreenHeading>
+      <p className={styles.intro}>{v.intro}</p>
+      {checking !== null ? (
+        <div className={patientStyles.opening} aria-busy="true">
+          <span className="cs-spinner" aria-hidden="true" />
+          <p role="status">{format(v.checking, { name: checking })}</p>
+        </div>
+      ) : (
+        <>
+          <input
+            id="verify-file"
+            name="file"
+            type="file"
+            accept="application/pdf,.pdf"
+            className={styles.fileInput}
+            aria-describedby={`verify-file-hint${error ? " verify-file-error" : ""}`}
+            aria-invalid={error ? true : undefined}
+            onChange={(event) => {
+              const file = event.target.files?.[0];
+              event.target.value = "";
+              if (file) onFile(file);
+            }}
+          />
+          <label
+            className={styles.dropZone}
+            data-dragging={dragging || undefined}
+            htmlFor="verify-file"
+            onDragOver={(event) => {
+              event.preventDefault();
+              setDragging(true);
+            }}
+            onDragLeave={() => setDragging(false)}
+            onDrop={drop}
+          >
+            <span className={styles.dropTitle}>{v.fileLabel}</span>
+            <span id="verify-file-hint" className="cs-hint">
+              {format(v.dropHint, { size: MAX_MB })}
+            </span>
+          </label>
+          {error ? (
+            <Notice tone="danger" role="alert">
+              <span id="verify-file-error">{error}</span>
+            </Notice>
+          ) : null}
+        </>
+      )}
+    </section>
   );
 }
 

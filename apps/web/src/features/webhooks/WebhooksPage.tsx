@@ -8,10 +8,10 @@ import { FilteredList } from "../../components/lists/FilteredList";
 import lists from "../../components/lists/lists.module.css";
 import { createdBetween, useFilterForm } from "../../components/lists/url-filters";
 import { PageHeader } from "../../components/PageHeader";
-import { format } from "../../i18n";
+import { format, type Dictionary } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
-import { useTemplateOptions } from "../../components/lists/template-options";
+import { useTemplateOptions, type TemplateOption } from "../../components/lists/template-options";
 import { useTRPC } from "../../trpc/client";
 import { AttemptResult, DeliveryDetails } from "./DeliveryDetails";
 import { KNOWN_EVENTS } from "./events";
@@ -22,6 +22,7 @@ import styles from "./webhooks.module.css";
 
 const FILTER_KEYS = ["event", "template", "outcome", "from", "to"] as const;
 const OUTCOMES = ["delivered", "failed"] as const;
+type AttemptFilterForm = ReturnType<typeof useFilterForm<(typeof FILTER_KEYS)[number]>>;
 
 /**
  * Webhooks: the default URLs and the secret's prefix, a test event, the delivery log (filters in
@@ -46,7 +47,36 @@ export function WebhooksPage() {
     useInfiniteQuery(trpc.webhooks.attempts.infiniteQueryOptions({ ...filter, limit: 50 }, keysetPaging)),
   );
 
-  const columns: TableColumn<WebhookAttemptItem>[] = [
+  return (
+    <>
+      <PageHeader title={w.pageTitle} description={w.description} />
+      <div className="cs-stack cs-stack--lg">
+        <div className={styles.top}>
+          <WebhookSettingsCard />
+          <TestEventCard />
+        </div>
+        <FilteredList
+          form={form}
+          texts={w}
+          list={list}
+          listDescription={clinic.note}
+          columns={attemptColumns(w, clinic, titles)}
+          emptyIcon="webhook"
+          filters={<AttemptFilters form={form} templates={templates} />}
+        />
+        <VerifyGuide w={w} />
+      </div>
+    </>
+  );
+}
+
+/** The log's columns: when and which attempt, the event and its URL, the form, result, time taken, details. */
+function attemptColumns(
+  w: Dictionary["webhooksPage"],
+  clinic: ReturnType<typeof useClinicTime>,
+  titles: Map<string, string>,
+): TableColumn<WebhookAttemptItem>[] {
+  return [
     {
       key: "time",
       header: w.columnTime,
@@ -81,62 +111,44 @@ export function WebhooksPage() {
     { key: "duration", header: w.columnDuration, render: (row) => format(w.duration, { ms: String(row.durationMs) }) },
     { key: "details", header: w.columnDetails, render: (row) => <DeliveryDetails attempt={row} /> },
   ];
+}
 
+/** The log's filters: event type (known events suggested), form, outcome, and the days between. */
+function AttemptFilters({ form, templates }: { form: AttemptFilterForm; templates: TemplateOption[] }) {
+  const { t } = useI18n();
+  const w = t.webhooksPage;
   return (
     <>
-      <PageHeader title={w.pageTitle} description={w.description} />
-      <div className="cs-stack cs-stack--lg">
-        <div className={styles.top}>
-          <WebhookSettingsCard />
-          <TestEventCard />
-        </div>
-        <FilteredList
-          form={form}
-          texts={w}
-          list={list}
-          listDescription={clinic.note}
-          columns={columns}
-          emptyIcon="webhook"
-          filters={
-            <>
-              <TextField
-                label={w.eventType}
-                placeholder={w.eventPlaceholder}
-                list="known-events"
-                {...form.field("event")}
-                maxLength={100}
-              />
-              <datalist id="known-events">
-                {KNOWN_EVENTS.map((name) => (
-                  <option key={name} value={name} />
-                ))}
-              </datalist>
-              <TemplateSelect
-                id="filter-template"
-                label={w.template}
-                allLabel={w.allTemplates}
-                {...form.field("template")}
-                templates={templates}
-              />
-              <SelectField
-                id="filter-outcome"
-                label={w.outcome}
-                placeholder={w.allOutcomes}
-                options={[
-                  { value: "delivered", label: w.outcomeDelivered },
-                  { value: "failed", label: w.outcomeFailed },
-                ]}
-                {...form.field("outcome")}
-              />
-              <DateRangeFilter
-                form={form}
-                labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }}
-              />
-            </>
-          }
-        />
-        <VerifyGuide w={w} />
-      </div>
+      <TextField
+        label={w.eventType}
+        placeholder={w.eventPlaceholder}
+        list="known-events"
+        {...form.field("event")}
+        maxLength={100}
+      />
+      <datalist id="known-events">
+        {KNOWN_EVENTS.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
+      <TemplateSelect
+        id="filter-template"
+        label={w.template}
+        allLabel={w.allTemplates}
+        {...form.field("template")}
+        templates={templates}
+      />
+      <SelectField
+        id="filter-outcome"
+        label={w.outcome}
+        placeholder={w.allOutcomes}
+        options={[
+          { value: "delivered", label: w.outcomeDelivered },
+          { value: "failed", label: w.outcomeFailed },
+        ]}
+        {...form.field("outcome")}
+      />
+      <DateRangeFilter form={form} labels={{ from: t.formRequestsPage.fromDate, to: t.formRequestsPage.toDate }} />
     </>
   );
 }
