@@ -1,6 +1,6 @@
 "use client";
 
-import { lazy, Suspense, useRef, useState } from "react";
+import { lazy, Suspense, useRef, useState, type RefObject } from "react";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { useNearViewport } from "../near-viewport";
@@ -34,26 +34,21 @@ function typedSignature(name: string): string | null {
   return canvas.toDataURL("image/png");
 }
 
-/**
- * A signature field: drawn with the shared signature pad (strokes survive rotating the phone),
- * or a typed name for keyboard and screen-reader users. A signature already given (a restored
- * draft) is shown as an image with "Sign again".
- */
-export function SignatureInput({
-  id,
-  value,
-  labels,
-  disabled,
-  onChange,
-  onBlur,
-}: {
+interface SignatureInputProps {
   id: string;
   value: unknown;
   labels: FormRendererLabels["signature"];
   disabled: boolean;
   onChange(value: unknown): void;
   onBlur(): void;
-}) {
+}
+
+/**
+ * A signature field: drawn with the shared signature pad (strokes survive rotating the phone),
+ * or a typed name for keyboard and screen-reader users. A signature already given (a restored
+ * draft) is shown as an image with "Sign again".
+ */
+export function SignatureInput({ id, value, labels, disabled, onChange, onBlur }: SignatureInputProps) {
   const padRef = useRef<SignaturePadHandle>(null);
   const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
   const [method, setMethod] = useState<"draw" | "type">("draw");
@@ -64,20 +59,16 @@ export function SignatureInput({
 
   if (stored) {
     return (
-      <div className={styles.signatureStored}>
-        <img src={stored} alt={labels.signed} className={styles.signatureImage} />
-        <Button
-          id={id}
-          size="small"
-          disabled={disabled}
-          onClick={() => {
-            setShowStored(false);
-            onChange("");
-          }}
-        >
-          {labels.signAgain}
-        </Button>
-      </div>
+      <StoredSignature
+        id={id}
+        image={stored}
+        labels={labels}
+        disabled={disabled}
+        onSignAgain={() => {
+          setShowStored(false);
+          onChange("");
+        }}
+      />
     );
   }
 
@@ -99,49 +90,133 @@ export function SignatureInput({
         }}
       />
       {method === "draw" ? (
-        <div ref={padArea} className={styles.padArea}>
-          {near ? (
-            <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
-              <SignaturePad
-                ref={padRef}
-                labels={labels}
-                hint={labels.hint}
-                disabled={disabled}
-                onChange={(hasInk) => {
-                  onChange(hasInk ? (padRef.current?.toPng() ?? "") : "");
-                  onBlur();
-                }}
-              />
-            </Suspense>
-          ) : (
-            <div className={styles.padPlaceholder} aria-hidden="true" />
-          )}
-        </div>
+        <DrawnSignature
+          padRef={padRef}
+          padArea={padArea}
+          near={near}
+          labels={labels}
+          disabled={disabled}
+          onChange={onChange}
+          onBlur={onBlur}
+        />
       ) : (
-        <Field id={`${id}-typed`} label={labels.typedLabel}>
-          {(attributes) => (
-            <>
-              <input
-                {...attributes}
-                className="cs-input"
-                autoComplete="name"
-                value={typedName}
-                disabled={disabled}
-                onChange={(event) => {
-                  setTypedName(event.target.value);
-                  onChange(typedSignature(event.target.value) ?? "");
-                }}
-                onBlur={onBlur}
-              />
-              {typedName.trim() ? (
-                <p className={styles.typedPreview} aria-hidden="true">
-                  {typedName.trim()}
-                </p>
-              ) : null}
-            </>
-          )}
-        </Field>
+        <TypedSignature
+          id={`${id}-typed`}
+          typedName={typedName}
+          labels={labels}
+          disabled={disabled}
+          onType={(name) => {
+            setTypedName(name);
+            onChange(typedSignature(name) ?? "");
+          }}
+          onBlur={onBlur}
+        />
       )}
     </div>
+  );
+}
+
+/** A signature given on an earlier visit, as an image, and "Sign again" (which clears it). */
+function StoredSignature({
+  id,
+  image,
+  labels,
+  disabled,
+  onSignAgain,
+}: {
+  id: string;
+  image: string;
+  labels: FormRendererLabels["signature"];
+  disabled: boolean;
+  onSignAgain(): void;
+}) {
+  return (
+    <div className={styles.signatureStored}>
+      <img src={image} alt={labels.signed} className={styles.signatureImage} />
+      <Button id={id} size="small" disabled={disabled} onClick={onSignAgain}>
+        {labels.signAgain}
+      </Button>
+    </div>
+  );
+}
+
+/** The pad, loaded once its area comes near the screen (a placeholder of its size until then). */
+function DrawnSignature({
+  padRef,
+  padArea,
+  near,
+  labels,
+  disabled,
+  onChange,
+  onBlur,
+}: {
+  padRef: RefObject<SignaturePadHandle | null>;
+  /** The area watched for nearing the screen (kept by SignatureInput across a switch of method). */
+  padArea: RefObject<HTMLDivElement | null>;
+  near: boolean;
+  labels: FormRendererLabels["signature"];
+  disabled: boolean;
+  onChange(value: unknown): void;
+  onBlur(): void;
+}) {
+  return (
+    <div ref={padArea} className={styles.padArea}>
+      {near ? (
+        <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
+          <SignaturePad
+            ref={padRef}
+            labels={labels}
+            hint={labels.hint}
+            disabled={disabled}
+            onChange={(hasInk) => {
+              onChange(hasInk ? (padRef.current?.toPng() ?? "") : "");
+              onBlur();
+            }}
+          />
+        </Suspense>
+      ) : (
+        <div className={styles.padPlaceholder} aria-hidden="true" />
+      )}
+    </div>
+  );
+}
+
+/** The typed name, with a preview in the signature's handwriting-like font. */
+function TypedSignature({
+  id,
+  typedName,
+  labels,
+  disabled,
+  onType,
+  onBlur,
+}: {
+  id: string;
+  typedName: string;
+  labels: FormRendererLabels["signature"];
+  disabled: boolean;
+  onType(name: string): void;
+  onBlur(): void;
+}) {
+  return (
+    <Field id={id} label={labels.typedLabel}>
+      {(attributes) => (
+        <>
+          <input
+            {...attributes}
+            className="cs-input"
+            autoComplete="name"
+            value={typedName}
+            disabled={disabled}
+            onChange={(event) => onType(event.target.value)}
+            onBlur={onBlur}
+          />
+          {typedName.trim() ? (
+            <p className={styles.typedPreview} aria-hidden="true">
+              {typedName.trim()}
+            </p>
+          ) : null}
+        </>
+      )}
+    </Field>
   );
 }

@@ -227,102 +227,21 @@ export interface VerifyOptions {
  */
 export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions = {}): Promise<ChainVerdict> {
   const maxAgeSeconds = options.maxUnchainedSeconds ?? DEFAULT_MAX_UNCHAINED_SECONDS;
-  const batchSize = options.batchSize ?? 1000;
   const gaps = new Set((await scope.select(auditChainGaps)).map((gap) => gap.xactId));
-  const isLate = (xactId: number | null) => xactId !== null && gaps.has(xactId);
-
-  let prevHash = GENESIS;
-  let lastSeq = 0;
-  let maxSeq = 0;
-  let entries = 0;
-  let lateEntries = 0;
-  let erasedEntries = 0;
-  let erasedLinkOnly = 0;
-  let failure: { problem: ChainProblem; brokenAt: number } | null = null;
   const notInGap = or(isNull(auditLog.xactId), notInArray(auditLog.xactId, gaps.size ? [...gaps] : [-1]));
-  walk: for (;;) {
-    const batch = await scope
-      .select(auditLog, isNotNull(auditLog.chainPos), gt(auditLog.chainPos, entries))
-      .orderBy(auditLog.chainPos)
-      .limit(batchSize);
-    for (const row of batch) {
-      const expectedPos = entries + 1;
-      const late = row.seq <= maxSeq;
-      if (
-        row.chainPos !== expectedPos ||
-        row.prevHash !== prevHash ||
-        (late && !isLate(row.xactId)) ||
-        !hashHolds(prevHash, row)
-      ) {
-        failure = { problem: "chain_broken", brokenAt: row.seq };
-        break walk;
-      }
-      if (late) lateEntries += 1;
-      const form = entryForm(row);
-      if (form === "erased" || form === "erased_content") erasedEntries += 1;
-      if (form === "erased_content") erasedLinkOnly += 1;
-      prevHash = row.hash!;
-      lastSeq = row.seq;
-      maxSeq = Math.max(maxSeq, row.seq);
-      entries += 1;
-    }
-    if (batch.length < batchSize) break;
-  }
+  const walked = await walkChain(scope, gaps, options.batchSize ?? 1000);
+  // Each check runs only while the chain still holds: the first problem is the one reported.
+  let failure = walked.failure;
+  failure ??= await headMismatch(scope, walked);
+  failure ??= await slippedInEntry(scope, walked.maxSeq, notInGap);
+  failure ??= await seqOutOfRange(scope);
+  const unchained = await unchainedEntries(scope);
+  if (!failure && unchained.oldestAgeSeconds !== null && unchained.oldestAgeSeconds > maxAgeSeconds)
+    failure = await overdueEntry(scope, maxAgeSeconds, notInGap);
 
-  if (!failure) {
-    const [head] = await scope.select(auditChainHeads).limit(1);
-    if ((head?.chainPos ?? 0) !== entries || (head ? head.hash !== prevHash || head.seq !== maxSeq : entries > 0)) {
-      // Entries after the last one found were deleted (or the head row was).
-      failure = { problem: "head_mismatch", brokenAt: head && head.chainPos > entries ? head.seq : lastSeq };
-    }
-  }
-
-  if (!failure) {
-    // Late entries of a recorded gap may still be waiting for the chainer; anything else below the head was slipped in.
-    const [slippedIn] = await scope
-      .select(
-        auditLog,
-        isNull(auditLog.chainPos),
-        or(and(lte(auditLog.seq, maxSeq), notInGap), isNotNull(auditLog.hash), isNotNull(auditLog.prevHash)),
-      )
-      .orderBy(auditLog.seq)
-      .limit(1);
-    if (slippedIn) failure = { problem: "slipped_in", brokenAt: slippedIn.seq };
-  }
-
-  if (!failure) {
-    // Read the entries' range before the sequence: every seq visible here was drawn before it is read.
-    const [range] = await scope.query({ max: max(auditLog.seq) }).from(auditLog);
-    const highWater = await sequenceHighWater(scope);
-    // (A seq below 1, which the sequence never hands out either, lies below the head: refused above as slipped in.)
-    if (range?.max != null && Number(range.max) > highWater)
-      failure = { problem: "seq_out_of_range", brokenAt: Number(range.max) };
-  }
-
-  const [pending] = await scope
-    .query({ count: count(), oldest: min(auditLog.createdAt) })
-    .from(auditLog)
-    .where(isNull(auditLog.chainPos));
-  const unchainedCount = Number(pending?.count ?? 0);
-  const oldest = pending?.oldest ? new Date(pending.oldest) : null;
-  const oldestAgeSeconds = oldest ? Math.max(0, Math.floor((Date.now() - oldest.getTime()) / 1000)) : null;
-
-  if (!failure && oldestAgeSeconds !== null && oldestAgeSeconds > maxAgeSeconds) {
-    const [overdue] = await scope
-      // A late entry's created_at is when its long transaction wrote it, not when it became visible.
-      .select(
-        auditLog,
-        isNull(auditLog.chainPos),
-        lt(auditLog.createdAt, new Date(Date.now() - maxAgeSeconds * 1000)),
-        notInGap,
-      )
-      .orderBy(auditLog.seq)
-      .limit(1);
-    if (overdue) failure = { problem: "unchained_overdue", brokenAt: overdue.seq };
-  }
-
+  const { entries, lateEntries, erasedEntries, erasedLinkOnly } = walked;
   const warnings: ChainWarning[] = [];
-  if (unchainedCount > 0) warnings.push("unchained_pending");
+  if (unchained.count > 0) warnings.push("unchained_pending");
   if (lateEntries > 0) warnings.push("late_entries");
   return {
     ok: failure === null,
@@ -331,7 +250,123 @@ export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions =
     problem: failure?.problem ?? null,
     lateEntries,
     ...(erasedEntries > 0 && { erased: { entries: erasedEntries, linkOnly: erasedLinkOnly } }),
-    unchained: { count: unchainedCount, oldestAgeSeconds, maxAgeSeconds },
+    unchained: { ...unchained, maxAgeSeconds },
     warnings,
   };
+}
+
+type ChainFailure = { problem: ChainProblem; brokenAt: number } | null;
+
+interface WalkedChain {
+  failure: ChainFailure;
+  prevHash: string;
+  lastSeq: number;
+  maxSeq: number;
+  entries: number;
+  lateEntries: number;
+  erasedEntries: number;
+  erasedLinkOnly: number;
+}
+
+/** Follows the chain from the genesis in batches: positions, links, hashes; late only inside a recorded gap. */
+async function walkChain(scope: OrgScope, gaps: Set<number>, batchSize: number): Promise<WalkedChain> {
+  const isLate = (xactId: number | null) => xactId !== null && gaps.has(xactId);
+  const walked: WalkedChain = {
+    failure: null,
+    prevHash: GENESIS,
+    lastSeq: 0,
+    maxSeq: 0,
+    entries: 0,
+    lateEntries: 0,
+    erasedEntries: 0,
+    erasedLinkOnly: 0,
+  };
+  for (;;) {
+    const batch = await scope
+      .select(auditLog, isNotNull(auditLog.chainPos), gt(auditLog.chainPos, walked.entries))
+      .orderBy(auditLog.chainPos)
+      .limit(batchSize);
+    for (const row of batch) {
+      const late = row.seq <= walked.maxSeq;
+      if (
+        row.chainPos !== walked.entries + 1 ||
+        row.prevHash !== walked.prevHash ||
+        (late && !isLate(row.xactId)) ||
+        !hashHolds(walked.prevHash, row)
+      )
+        return { ...walked, failure: { problem: "chain_broken", brokenAt: row.seq } };
+      if (late) walked.lateEntries += 1;
+      const form = entryForm(row);
+      if (form === "erased" || form === "erased_content") walked.erasedEntries += 1;
+      if (form === "erased_content") walked.erasedLinkOnly += 1;
+      walked.prevHash = row.hash!;
+      walked.lastSeq = row.seq;
+      walked.maxSeq = Math.max(walked.maxSeq, row.seq);
+      walked.entries += 1;
+    }
+    if (batch.length < batchSize) return walked;
+  }
+}
+
+/** Entries after the last one found were deleted (or the head row was). */
+async function headMismatch(
+  scope: OrgScope,
+  { entries, prevHash, maxSeq, lastSeq }: WalkedChain,
+): Promise<ChainFailure> {
+  const [head] = await scope.select(auditChainHeads).limit(1);
+  if ((head?.chainPos ?? 0) !== entries || (head ? head.hash !== prevHash || head.seq !== maxSeq : entries > 0))
+    return { problem: "head_mismatch", brokenAt: head && head.chainPos > entries ? head.seq : lastSeq };
+  return null;
+}
+
+/** Late entries of a recorded gap may still be waiting for the chainer; anything else below the head was slipped in. */
+async function slippedInEntry(scope: OrgScope, maxSeq: number, notInGap: SQL | undefined): Promise<ChainFailure> {
+  const [slippedIn] = await scope
+    .select(
+      auditLog,
+      isNull(auditLog.chainPos),
+      or(and(lte(auditLog.seq, maxSeq), notInGap), isNotNull(auditLog.hash), isNotNull(auditLog.prevHash)),
+    )
+    .orderBy(auditLog.seq)
+    .limit(1);
+  return slippedIn ? { problem: "slipped_in", brokenAt: slippedIn.seq } : null;
+}
+
+/** A seq the sequence never handed out. */
+async function seqOutOfRange(scope: OrgScope): Promise<ChainFailure> {
+  // Read the entries' range before the sequence: every seq visible here was drawn before it is read.
+  const [range] = await scope.query({ max: max(auditLog.seq) }).from(auditLog);
+  const highWater = await sequenceHighWater(scope);
+  // (A seq below 1, which the sequence never hands out either, lies below the head: refused above as slipped in.)
+  if (range?.max != null && Number(range.max) > highWater)
+    return { problem: "seq_out_of_range", brokenAt: Number(range.max) };
+  return null;
+}
+
+/** How many entries wait for the chainer, and how long the oldest has waited. */
+async function unchainedEntries(scope: OrgScope) {
+  const [pending] = await scope
+    .query({ count: count(), oldest: min(auditLog.createdAt) })
+    .from(auditLog)
+    .where(isNull(auditLog.chainPos));
+  const oldest = pending?.oldest ? new Date(pending.oldest) : null;
+  return {
+    count: Number(pending?.count ?? 0),
+    oldestAgeSeconds: oldest ? Math.max(0, Math.floor((Date.now() - oldest.getTime()) / 1000)) : null,
+  };
+}
+
+/** The first entry left unchained longer than allowed, outside a recorded gap. */
+async function overdueEntry(scope: OrgScope, maxAgeSeconds: number, notInGap: SQL | undefined): Promise<ChainFailure> {
+  const [overdue] = await scope
+    // A late entry's created_at is when its long transaction wrote it, not when it became visible.
+    .select(
+      auditLog,
+      isNull(auditLog.chainPos),
+      lt(auditLog.createdAt, new Date(Date.now() - maxAgeSeconds * 1000)),
+      notInGap,
+    )
+    .orderBy(auditLog.seq)
+    .limit(1);
+  return overdue ? { problem: "unchained_overdue", brokenAt: overdue.seq } : null;
 }

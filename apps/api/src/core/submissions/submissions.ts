@@ -106,12 +106,43 @@ export async function submitForm(
   input: z.output<typeof submitInput>,
   smsForm?: SmsFormSubmission,
 ): Promise<SubmitResult> {
+  const prepared = await prepareSubmission(ctx, input, smsForm);
+  const { submissionId, firstAttempt } = await inTransaction(ctx, (tx) => storeSubmission(tx, prepared));
+  return {
+    rnummer: prepared.identifiers.rnummer,
+    // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
+    webhookDelivered: firstAttempt.delivered,
+    submissionId,
+    redirectUrl: prepared.config.redirectUrl ?? null,
+  };
+}
+
+/** Everything a submission stores, checked and computed before the transaction opens. */
+interface PreparedSubmission {
+  template: Awaited<ReturnType<typeof resolveFormTemplate>>;
+  schema: TemplateSchema;
+  identifiers: PatientIdentifiers;
+  config: NonNullable<OrgContext["formGrant"]>["config"];
+  draftKey: string | null | undefined;
+  smsForm: SmsFormSubmission | undefined;
+  emailTo: string[];
+  emailSubject: string | null;
+  languages: ReturnType<typeof toTemplate>;
+  language: string;
+  values: Record<string, unknown>;
+}
+
+async function prepareSubmission(
+  ctx: OrgContext,
+  input: z.output<typeof submitInput>,
+  smsForm: SmsFormSubmission | undefined,
+): Promise<PreparedSubmission> {
   const template = await resolveFormTemplate(ctx, input.templateIdentifier);
   const schema = template.schema as TemplateSchema;
   // Phone fields take the organization's national numbers ("0170 …") as well as international ones.
   const { phoneCountry } = await organizationProfile(ctx);
   // Before anything else: a browser naming another patient than its session's is refused (403).
-  const { rnummer, phone, patientReported } = smsForm
+  const identifiers: PatientIdentifiers = smsForm
     ? { rnummer: smsForm.rnummer, phone: smsForm.phone, patientReported: [] }
     : resolvePatientIdentifiers(ctx, input, phoneCountry);
   const fieldErrors = await validateSubmission(ctx, template.identifier, schema, input.values, { phoneCountry });
@@ -119,91 +150,106 @@ export async function submitForm(
     throw new AppError("invalid_request", "validation failed", { field: fieldErrors[0]!.key }, fieldErrors);
   }
   const config = ctx.formGrant?.config ?? {};
-  const draftKey = smsForm?.draftKey ?? resolveDraftKey(ctx, input.draftKey);
-  const emailTo = smsForm?.emailTo ?? config.emailTo ?? [];
-  const emailSubject = smsForm?.emailSubject ?? config.emailSubject ?? null;
   // The language the patient read the form in: theirs where the template has it, else its default.
   const languages = toTemplate(template);
-  const language = contentLanguage(languages, input.language ?? smsForm?.language ?? config.language);
-  // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
-  // either. Phone answers are kept in E.164, however they were typed. Score fields get the
-  // score computed here from the answers: whatever the client sent under their keys is dropped.
-  const values = withComputedScores(
+  return {
+    template,
     schema,
-    normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry }),
-  );
+    identifiers,
+    config,
+    draftKey: smsForm?.draftKey ?? resolveDraftKey(ctx, input.draftKey),
+    smsForm,
+    emailTo: smsForm?.emailTo ?? config.emailTo ?? [],
+    emailSubject: smsForm?.emailSubject ?? config.emailSubject ?? null,
+    languages,
+    language: contentLanguage(languages, input.language ?? smsForm?.language ?? config.language),
+    // Fields hidden by their visibleWhen were neither required nor validated; they are not kept
+    // either. Phone answers are kept in E.164, however they were typed. Score fields get the
+    // score computed here from the answers: whatever the client sent under their keys is dropped.
+    values: withComputedScores(
+      schema,
+      normalizePhoneValues(schema, visibleValues(schema, input.values), { phoneCountry }),
+    ),
+  };
+}
 
-  // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
-  let firstAttempt: FirstAttempt = { delivered: false };
-  const submissionId = await inTransaction(ctx, async (tx) => {
-    const [row] = await tx.scope
-      .insert(submissions, {
-        templateIdentifier: template.identifier,
-        templateTitle: template.title,
-        templateSchema: template.schema,
-        values,
-        rnummer,
-        phone,
-        rnummerPatientReported: patientReported.includes("rnummer"),
-        phonePatientReported: patientReported.includes("phone"),
-        actorType: ctx.actor.type,
-        actorId: ctx.actor.id,
-        formRequestId: smsForm?.formRequestId ?? null,
-        language,
-        templateLanguage: languages.defaultLanguage,
-        templateTranslations: languages.translations,
-      })
-      .returning();
-    if (draftKey) await deleteDraftIn(tx, template.identifier, draftKey, "submitted");
-    const data = {
-      ...webhookIdentifiers({ rnummer, phone, patientReported }),
+/** The submission row, the draft's deletion, the webhook deliveries, the audit entry and the result e-mail. */
+async function storeSubmission(
+  tx: OrgContext,
+  prepared: PreparedSubmission,
+): Promise<{ submissionId: string; firstAttempt: FirstAttempt }> {
+  const { template, identifiers, values, language, languages, smsForm } = prepared;
+  const { rnummer, phone, patientReported } = identifiers;
+  const [row] = await tx.scope
+    .insert(submissions, {
+      templateIdentifier: template.identifier,
+      templateTitle: template.title,
+      templateSchema: template.schema,
       values,
+      rnummer,
+      phone,
+      rnummerPatientReported: patientReported.includes("rnummer"),
+      phonePatientReported: patientReported.includes("phone"),
+      actorType: tx.actor.type,
+      actorId: tx.actor.id,
+      formRequestId: smsForm?.formRequestId ?? null,
+      language,
+      templateLanguage: languages.defaultLanguage,
+      templateTranslations: languages.translations,
+    })
+    .returning();
+  if (prepared.draftKey) await deleteDraftIn(tx, template.identifier, prepared.draftKey, "submitted");
+  const deliveries = await emitSubmitted(tx, prepared, row!);
+  await recordAudit(tx, {
+    action: "form.submitted",
+    templateIdentifier: template.identifier,
+    metadata: {
+      rnummer,
+      phone,
+      fieldCount: Object.keys(values).length,
       submissionId: row!.id,
       language,
-    };
-    // The organization's webhook format (Settings): the native body, the QuestionnaireResponse instead, or both.
-    const { webhookFormat } = await tx.scope.organization();
-    const questionnaireResponse =
-      webhookFormat === "native" ? undefined : await submissionToQuestionnaireResponse(tx, row!);
-    const deliveries = await emitWebhookEvent(tx, {
-      event: "form.submitted",
-      templateIdentifier: template.identifier,
-      data: webhookFormat === "both" ? { ...data, questionnaireResponse } : data,
-      ...(webhookFormat === "fhir" && { body: JSON.stringify(questionnaireResponse) }),
-      inline: true,
-    });
-    await recordAudit(tx, {
-      action: "form.submitted",
-      templateIdentifier: template.identifier,
-      metadata: {
-        rnummer,
-        phone,
-        fieldCount: Object.keys(values).length,
-        submissionId: row!.id,
-        language,
-        ...(patientReported.length > 0 && { patientReported }),
-      },
-    });
-    if (emailTo.length > 0) {
-      await queueMessage(tx, {
-        channel: "email",
-        recipients: emailTo,
-        subject: emailSubject ?? `Form submitted: ${template.title}`,
-        body: submissionEmailBody(
-          template.title,
-          schema,
-          values,
-          rnummer,
-          row!.createdAt,
-          patientReported.includes("rnummer"),
-        ),
-        purpose: "submission.email",
-      });
-    }
-    firstAttempt = await deliverAfterCommit(tx, deliveries);
-    // Then a pass of the job runner, which takes up what the first attempt left (as before issue 22).
-    await afterCommit(tx, "jobs.wake", () => tx.services.jobs?.wake());
-    return row!.id;
+      ...(patientReported.length > 0 && { patientReported }),
+    },
   });
-  return { rnummer, webhookDelivered: firstAttempt.delivered, submissionId, redirectUrl: config.redirectUrl ?? null };
+  if (prepared.emailTo.length > 0) {
+    await queueMessage(tx, {
+      channel: "email",
+      recipients: prepared.emailTo,
+      subject: prepared.emailSubject ?? `Form submitted: ${template.title}`,
+      body: submissionEmailBody(
+        template.title,
+        prepared.schema,
+        values,
+        rnummer,
+        row!.createdAt,
+        patientReported.includes("rnummer"),
+      ),
+      purpose: "submission.email",
+    });
+  }
+  const firstAttempt = await deliverAfterCommit(tx, deliveries);
+  // Then a pass of the job runner, which takes up what the first attempt left (as before issue 22).
+  await afterCommit(tx, "jobs.wake", () => tx.services.jobs?.wake());
+  return { submissionId: row!.id, firstAttempt };
+}
+
+/** The `form.submitted` webhook, in the organization's format (Settings): native, the QuestionnaireResponse, or both. */
+async function emitSubmitted(tx: OrgContext, prepared: PreparedSubmission, row: typeof submissions.$inferSelect) {
+  const data = {
+    ...webhookIdentifiers(prepared.identifiers),
+    values: prepared.values,
+    submissionId: row.id,
+    language: prepared.language,
+  };
+  const { webhookFormat } = await tx.scope.organization();
+  const questionnaireResponse =
+    webhookFormat === "native" ? undefined : await submissionToQuestionnaireResponse(tx, row);
+  return emitWebhookEvent(tx, {
+    event: "form.submitted",
+    templateIdentifier: prepared.template.identifier,
+    data: webhookFormat === "both" ? { ...data, questionnaireResponse } : data,
+    ...(webhookFormat === "fhir" && { body: JSON.stringify(questionnaireResponse) }),
+    inline: true,
+  });
 }

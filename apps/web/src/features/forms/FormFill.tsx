@@ -1,18 +1,18 @@
 "use client";
 
 import type { FieldIssue, FieldProblemCode, FormValues, PatientLanguage, Template } from "@clinsign/contracts";
-import { localizeTemplate } from "@clinsign/contracts/form-localize";
-import { isPatientLanguage, textDirection } from "@clinsign/contracts/language-list";
+import { textDirection } from "@clinsign/contracts/language-list";
 import { Notice } from "@clinsign/ui";
 import { FormRenderer, type UploadFile } from "@clinsign/ui/form";
-import { useEffect, useMemo, useRef, useState } from "react";
-import { format, isLang } from "../../i18n";
+import { useMemo, useRef, useState } from "react";
+import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { ScreenHeading } from "../patient/ScreenHeading";
 import { templateRendererLabels } from "./renderer-labels";
 import { useDraftAutosave, type SaveState } from "./useDraftAutosave";
+import { useDraftRemembersLanguage, useFormLanguage } from "./useFormLanguage";
 import styles from "./forms.module.css";
 
 export interface FormFillProps {
@@ -23,7 +23,7 @@ export interface FormFillProps {
    * session, SMS request, the URL's `lang`); null: the page's language.
    */
   initialLanguage?: string | null;
-  /** F7 (or the SMS portal's draft save), with the language the patient chose; null when this form keeps no draft. */
+  /** F7 (or the SMS link's draft save), with the language the patient chose; null when this form keeps no draft. */
   saveDraft: ((values: FormValues, language: PatientLanguage) => Promise<{ savedAt: string }>) | null;
   /** Sends the visible answers and the language they were given in; throws the API's error when it refuses them. */
   submit(values: FormValues, language: PatientLanguage): Promise<void>;
@@ -58,7 +58,7 @@ function SaveStatus({ state }: { state: SaveState }) {
 }
 
 /**
- * The fill-in screen shared by the embedded form and the SMS portal: the template's title, the
+ * The fill-in screen shared by the embedded form and the SMS link: the template's title, the
  * shared renderer, autosave with its visible state, and the submission with the server's own
  * field problems shown where they belong.
  */
@@ -74,49 +74,20 @@ export function FormFill({
   onRejected,
   phoneCountry,
 }: FormFillProps) {
-  const { t, locale, lang, setLang } = usePatientI18n();
-  // One choice of language: the page's. A preset or remembered language opens the form in it (and
-  // the page too, where the page has it); a later switch of the page's language changes the form's.
-  const [wanted, setWanted] = useState<string>(initialLanguage ?? lang);
-  const seenLang = useRef(lang);
-  useEffect(() => {
-    if (initialLanguage && isLang(initialLanguage) && initialLanguage !== lang) setLang(initialLanguage);
-    // Once, on opening.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-  useEffect(() => {
-    if (lang === seenLang.current) return;
-    seenLang.current = lang;
-    setWanted(lang);
-  }, [lang]);
-  const localized = useMemo(() => localizeTemplate(template, wanted), [template, wanted]);
-  // What the form is shown in (sent with the submission), and what the patient chose (kept with
-  // the draft: restoring it must give the same page language, not the template's fallback).
-  const language = localized.language;
-  const chosen = isPatientLanguage(wanted) ? wanted : language;
+  const { t, locale } = usePatientI18n();
+  const { localized, language, chosen } = useFormLanguage(template, initialLanguage);
   const chosenRef = useRef(chosen);
   chosenRef.current = chosen;
 
   const labels = useMemo(() => templateRendererLabels(t, locale, localized.errors), [t, locale, localized]);
   const [values, setValues] = useState<FormValues>(initialValues);
-  const [submitting, setSubmitting] = useState(false);
-  const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);
-  const [failure, setFailure] = useState<string | null>(null);
   const autosave = useDraftAutosave({
     save: saveDraft ? (changed) => saveDraft(changed, chosenRef.current) : null,
     onSaved: onDraftSaved,
     onRejected,
   });
-
-  // The draft remembers a language the patient switched to, answers or not.
-  const savedLanguage = useRef(chosen);
-  useEffect(() => {
-    if (!saveDraft || chosen === savedLanguage.current) return;
-    savedLanguage.current = chosen;
-    saveDraft({}, chosen).catch(() => {});
-    // Only a change of language saves here; answers go through the autosave.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [chosen]);
+  useDraftRemembersLanguage(saveDraft, chosen);
+  const submission = useFormSubmission({ submit, language, autosave, onRejected });
 
   function change(key: string, value: unknown) {
     setValues((previous) => {
@@ -125,6 +96,80 @@ export function FormFill({
       return next;
     });
   }
+
+  return (
+    <article
+      className={styles.fill}
+      aria-labelledby="portal-heading"
+      lang={language}
+      dir={textDirection(language)}
+      data-form-language={language}
+    >
+      <FormFillHeader title={localized.title} description={localized.description} expiresAt={expiresAt} />
+      {submission.failure ? (
+        <Notice tone="danger" role="alert">
+          {submission.failure}
+        </Notice>
+      ) : null}
+      <FormRenderer
+        schema={localized.schema}
+        values={values}
+        onValueChange={change}
+        onSubmit={submission.send}
+        labels={labels}
+        submitLabel={t.forms.submit}
+        submitting={submission.submitting}
+        serverIssues={submission.serverIssues}
+        uploadFile={uploadFile}
+        phoneCountry={phoneCountry}
+        actions={saveDraft ? <SaveStatus state={autosave.state} /> : null}
+      />
+    </article>
+  );
+}
+
+/** The form's title, its description and until when the link can be used. */
+function FormFillHeader({
+  title,
+  description,
+  expiresAt,
+}: {
+  title: string;
+  description: string | null;
+  expiresAt: string | null | undefined;
+}) {
+  const { t, locale } = usePatientI18n();
+  return (
+    <header className={styles.fillHeader}>
+      <ScreenHeading>{title}</ScreenHeading>
+      {description ? <p className={styles.description}>{description}</p> : null}
+      {expiresAt ? (
+        <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p>
+      ) : null}
+    </header>
+  );
+}
+
+/**
+ * Sends the visible answers once the draft's saving has settled. The server's field problems go
+ * to the renderer; a refusal for good (session ended, link locked) to the page; anything else is
+ * said above the form, and saving goes on.
+ */
+function useFormSubmission({
+  submit,
+  language,
+  autosave,
+  onRejected,
+}: {
+  submit: FormFillProps["submit"];
+  language: PatientLanguage;
+  autosave: ReturnType<typeof useDraftAutosave>;
+  onRejected: FormFillProps["onRejected"];
+}) {
+  const { t } = usePatientI18n();
+  const [submitting, setSubmitting] = useState(false);
+  const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
 
   async function send(visible: FormValues) {
     setSubmitting(true);
@@ -158,39 +203,5 @@ export function FormFill({
     }
   }
 
-  return (
-    <article
-      className={styles.fill}
-      aria-labelledby="portal-heading"
-      lang={language}
-      dir={textDirection(language)}
-      data-form-language={language}
-    >
-      <header className={styles.fillHeader}>
-        <ScreenHeading>{localized.title}</ScreenHeading>
-        {localized.description ? <p className={styles.description}>{localized.description}</p> : null}
-        {expiresAt ? (
-          <p className="cs-hint">{format(t.forms.expiresAt, { date: formatDateTime(expiresAt, locale) })}</p>
-        ) : null}
-      </header>
-      {failure ? (
-        <Notice tone="danger" role="alert">
-          {failure}
-        </Notice>
-      ) : null}
-      <FormRenderer
-        schema={localized.schema}
-        values={values}
-        onValueChange={change}
-        onSubmit={send}
-        labels={labels}
-        submitLabel={t.forms.submit}
-        submitting={submitting}
-        serverIssues={serverIssues}
-        uploadFile={uploadFile}
-        phoneCountry={phoneCountry}
-        actions={saveDraft ? <SaveStatus state={autosave.state} /> : null}
-      />
-    </article>
-  );
+  return { submitting, serverIssues, failure, send };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import type { FormValues } from "@clinsign/contracts";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState, type Dispatch, type RefObject, type SetStateAction } from "react";
 import { isClientError, readApiError } from "../../trpc/errors";
 
 /** What the patient sees beside the submit button. */
@@ -34,6 +34,82 @@ export function nextSaveDelayMs(error: unknown, failures: number): number | null
 const isEmpty = (value: unknown) =>
   value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
+/** The answers waiting to be saved, and where the saving stands. */
+interface SaveQueue {
+  /** Answers changed since the last save that went out, by key. */
+  changed: Map<string, unknown>;
+  /** The whole form after the last change. */
+  latest: FormValues;
+  inFlight: Promise<void> | null;
+  /** Failed saves in a row. */
+  failures: number;
+  /** No save before this time (ms): a backoff or a rate limit's window. */
+  nextAttemptAt: number;
+  /** A submission (or a refusal) stopped saving. */
+  stopped: boolean;
+}
+
+const mayStartSave = (queue: SaveQueue) =>
+  !queue.stopped && !queue.inFlight && queue.changed.size > 0 && Date.now() >= queue.nextAttemptAt;
+
+/** Takes the changed answers out of the queue, as the values to save (cleared ones as null). */
+function takeBatch(queue: SaveQueue): Map<string, unknown> {
+  const batch = new Map(queue.changed);
+  queue.changed.clear();
+  return batch;
+}
+
+/**
+ * The values a batch saves; null when there is nothing worth saving. Only cleared answers: they go
+ * with the rest, since an all-empty save is refused.
+ */
+function batchValues(batch: Map<string, unknown>, latest: FormValues): FormValues | null {
+  const values: FormValues = Object.fromEntries([...batch].map(([key, value]) => [key, value ?? null]));
+  if (!Object.values(values).every(isEmpty)) return values;
+  const rest = Object.fromEntries(Object.entries(latest).filter(([, value]) => !isEmpty(value)));
+  if (Object.keys(rest).length === 0) return null;
+  return { ...values, ...rest };
+}
+
+/**
+ * After a failed save: its answers go back in the queue, and the next try waits (the delay is
+ * returned); null when the server refused them for good, which stops saving.
+ */
+function requeueFailedBatch(queue: SaveQueue, batch: Map<string, unknown>, error: unknown): number | null {
+  // Answers changed meanwhile are newer than the batch that failed.
+  for (const [key, value] of batch) if (!queue.changed.has(key)) queue.changed.set(key, value);
+  const delay = nextSaveDelayMs(error, queue.failures);
+  if (delay === null) {
+    queue.stopped = true;
+    return null;
+  }
+  queue.nextAttemptAt = Date.now() + delay;
+  queue.failures += 1;
+  return delay;
+}
+
+/** Tries a save every 1.5 s, and at once when the browser is back online; says so when it goes offline. */
+function useSaveTriggers(send: () => void, queue: RefObject<SaveQueue>, setState: Dispatch<SetStateAction<SaveState>>) {
+  useEffect(() => {
+    const timer = window.setInterval(send, AUTOSAVE_INTERVAL_MS);
+    const online = () => {
+      queue.current.nextAttemptAt = 0;
+      send();
+    };
+    const offline = () =>
+      setState((current) =>
+        current.kind === "saving" || queue.current.changed.size > 0 ? { kind: "offline" } : current,
+      );
+    window.addEventListener("online", online);
+    window.addEventListener("offline", offline);
+    return () => {
+      window.clearInterval(timer);
+      window.removeEventListener("online", online);
+      window.removeEventListener("offline", offline);
+    };
+  }, [send, queue, setState]);
+}
+
 /**
  * Saves the changed answers of a form every 1.5 s while something changed (the interface
  * document's autosave), merged on the server (F7 merges keys). Never saves an empty form. A failed
@@ -53,93 +129,62 @@ export function useDraftAutosave({
   onRejected?(error: unknown): void;
 }) {
   const [state, setState] = useState<SaveState>({ kind: "idle" });
-  const changed = useRef(new Map<string, unknown>());
-  const latest = useRef<FormValues>({});
-  const inFlight = useRef<Promise<void> | null>(null);
-  const failures = useRef(0);
-  const nextAttemptAt = useRef(0);
-  const stopped = useRef(false);
+  const queue = useRef<SaveQueue>({
+    changed: new Map(),
+    latest: {},
+    inFlight: null,
+    failures: 0,
+    nextAttemptAt: 0,
+    stopped: false,
+  });
   const callbacks = useRef({ save, onSaved, onRejected });
   callbacks.current = { save, onSaved, onRejected };
 
   const send = useCallback(() => {
     const saveNow = callbacks.current.save;
-    if (
-      !saveNow ||
-      stopped.current ||
-      inFlight.current ||
-      changed.current.size === 0 ||
-      Date.now() < nextAttemptAt.current
-    )
-      return;
-    const batch = new Map(changed.current);
-    changed.current.clear();
-    let values: FormValues = Object.fromEntries([...batch].map(([key, value]) => [key, value ?? null]));
-    if (Object.values(values).every(isEmpty)) {
-      // Only cleared answers: send them with the rest, since an all-empty save is refused.
-      const rest = Object.fromEntries(Object.entries(latest.current).filter(([, value]) => !isEmpty(value)));
-      if (Object.keys(rest).length === 0) return;
-      values = { ...values, ...rest };
-    }
+    const pending = queue.current;
+    if (!saveNow || !mayStartSave(pending)) return;
+    const batch = takeBatch(pending);
+    const values = batchValues(batch, pending.latest);
+    if (!values) return;
     setState({ kind: "saving" });
-    inFlight.current = saveNow(values)
+    pending.inFlight = saveNow(values)
       .then(({ savedAt }) => {
-        failures.current = 0;
-        nextAttemptAt.current = 0;
+        pending.failures = 0;
+        pending.nextAttemptAt = 0;
         const at = new Date(savedAt);
         setState({ kind: "saved", at });
         callbacks.current.onSaved?.(at);
       })
       .catch((error: unknown) => {
-        // Answers changed meanwhile are newer than the batch that failed.
-        for (const [key, value] of batch) if (!changed.current.has(key)) changed.current.set(key, value);
-        const delay = nextSaveDelayMs(error, failures.current);
-        if (delay === null) {
-          stopped.current = true;
+        if (requeueFailedBatch(pending, batch, error) === null) {
           setState({ kind: "idle" });
           callbacks.current.onRejected?.(error);
           return;
         }
-        nextAttemptAt.current = Date.now() + delay;
-        failures.current += 1;
         setState({ kind: typeof navigator !== "undefined" && !navigator.onLine ? "offline" : "retrying" });
       })
       .finally(() => {
-        inFlight.current = null;
+        pending.inFlight = null;
       });
   }, []);
 
-  useEffect(() => {
-    const timer = window.setInterval(send, AUTOSAVE_INTERVAL_MS);
-    const online = () => {
-      nextAttemptAt.current = 0;
-      send();
-    };
-    const offline = () =>
-      setState((current) => (current.kind === "saving" || changed.current.size > 0 ? { kind: "offline" } : current));
-    window.addEventListener("online", online);
-    window.addEventListener("offline", offline);
-    return () => {
-      window.clearInterval(timer);
-      window.removeEventListener("online", online);
-      window.removeEventListener("offline", offline);
-    };
-  }, [send]);
+  useSaveTriggers(send, queue, setState);
 
   /** Records one changed answer; `values` is the whole form after the change. */
   const recordChange = useCallback((key: string, value: unknown, values: FormValues) => {
-    latest.current = values;
-    changed.current.set(key, value);
+    queue.current.latest = values;
+    queue.current.changed.set(key, value);
   }, []);
 
   const settle = useCallback(async () => {
-    stopped.current = true;
-    await inFlight.current;
+    queue.current.stopped = true;
+    await queue.current.inFlight;
   }, []);
 
   /** After a failed submission: saving goes on. */
   const resume = useCallback(() => {
-    stopped.current = false;
+    queue.current.stopped = false;
   }, []);
 
   return { state, recordChange, settle, resume };

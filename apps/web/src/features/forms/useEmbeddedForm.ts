@@ -1,0 +1,131 @@
+"use client";
+
+import type { SessionInfo, SubmitResult } from "@clinsign/contracts";
+import { useCallback, useEffect, useMemo, useReducer, useRef, type Dispatch, type RefObject } from "react";
+import { readApiError } from "../../trpc/errors";
+import { createPatientApi, type PatientApi } from "../patient/api";
+import type { EmbedBridge } from "./embed-bridge";
+import { navigateTop, safeRedirect } from "./embed-redirect";
+import {
+  embeddedFormReducer,
+  initialEmbeddedFormState,
+  type EmbedCredential,
+  type EmbeddedFormAction,
+  type ResumeScreen,
+} from "./embedded-form-state";
+import { useEmbeddedFormOpening } from "./useEmbeddedFormOpening";
+import { useIdleReset } from "./visitor-policy";
+import { forgetVisitorSession } from "./visitor-session";
+
+/**
+ * form.closed when the page is left (while the form is shown): a keepalive request outlives the
+ * page, and carries the session header that sendBeacon cannot.
+ */
+function useFormClosedReport(ready: boolean, sessionId: string, bridge: RefObject<EmbedBridge | null>) {
+  useEffect(() => {
+    if (!ready) return;
+    const closed = () => {
+      bridge.current?.post({ type: "closed" });
+      void fetch("/trpc/forms.event", {
+        method: "POST",
+        keepalive: true,
+        headers: { "content-type": "application/json", "x-session-id": sessionId },
+        body: JSON.stringify({ event: "form.closed" }),
+      }).catch(() => {});
+    };
+    window.addEventListener("pagehide", closed);
+    return () => window.removeEventListener("pagehide", closed);
+  }, [ready, sessionId, bridge]);
+}
+
+/** The visitor's answer to "Continue where you left off?": the kept draft, or an empty form. */
+function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>) {
+  return {
+    continue: (form: ResumeScreen) => dispatch({ type: "show", screen: { ...form, kind: "ready" } }),
+    startOver: (form: ResumeScreen) => {
+      void api.call("drafts.delete", { draftKey: form.draftKey }).catch(() => {});
+      dispatch({ type: "show", screen: { ...form, kind: "ready", values: form.prefill } });
+    },
+  };
+}
+
+/**
+ * The embedded form's state and calls: the session and the screen (see embeddedFormReducer), the
+ * opening, the host page's bridge, a shared device's idle reset, and what a refusal, a resumed
+ * draft and a submission do.
+ */
+export function useEmbeddedForm({
+  credential,
+  draftKeyParam,
+  langParam,
+}: {
+  credential: EmbedCredential;
+  draftKeyParam: string | null;
+  langParam: string | null;
+}) {
+  const publicCode = credential.kind === "public" ? credential.code : null;
+  const initialSessionId = credential.kind === "session" ? credential.sessionId : "";
+  const [state, dispatch] = useReducer(embeddedFormReducer, initialSessionId, initialEmbeddedFormState);
+  const { sessionId, screen, attempt } = state;
+  const api = useMemo(() => createPatientApi({ sessionId }), [sessionId]);
+  const bridge = useRef<EmbedBridge | null>(null);
+  // The form's own box, whose height the host page's frame takes (see reportHeight).
+  const contentRef = useRef<HTMLDivElement>(null);
+
+  /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
+  const startAfresh = useCallback(
+    async (draftKey: string | null) => {
+      if (publicCode === null) return;
+      if (draftKey) await api.call("drafts.delete", { draftKey }).catch(() => {});
+      forgetVisitorSession(publicCode);
+      dispatch({ type: "startedAfresh" });
+    },
+    [api, publicCode],
+  );
+
+  const opening = { api, sessionId, publicCode, draftKeyParam, langParam, attempt, dispatch, startAfresh };
+  useEmbeddedFormOpening({ ...opening, bridge, contentRef });
+  useFormClosedReport(screen.kind === "ready", sessionId, bridge);
+
+  const visitor = screen.kind === "ready" || screen.kind === "resume" ? screen.info.visitor : undefined;
+  const sharedDevice = publicCode !== null && visitor?.mode === "shared_device";
+  const idle = useIdleReset(sharedDevice && screen.kind === "ready", visitor?.idleMinutes ?? 5, () =>
+    startAfresh(screen.kind === "ready" ? screen.draftKey : null),
+  );
+
+  const onRejected = (error: unknown) => {
+    const code = readApiError(error).code;
+    if (publicCode !== null && code === "UNAUTHORIZED") forgetVisitorSession(publicCode);
+    const end = code === "UNAUTHORIZED" ? "session_ended" : "unavailable";
+    dispatch({ type: "show", screen: { kind: "end", end } });
+    bridge.current?.post({ type: "error", code: end });
+  };
+
+  const submitted = (result: SubmitResult, info: SessionInfo) => {
+    // The next person on this device (a waiting-room tablet) starts with an empty form.
+    if (publicCode !== null) forgetVisitorSession(publicCode);
+    dispatch({ type: "show", screen: { kind: "done", result, visitor: info.visitor } });
+    idle.forget();
+    bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
+    const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
+    if (redirect) navigateTop(redirect);
+  };
+
+  const resume = resumeChoices(api, dispatch);
+
+  const retry = () => dispatch({ type: "retry" });
+  return {
+    state,
+    api,
+    publicCode,
+    sharedDevice,
+    idle,
+    bridge,
+    contentRef,
+    startAfresh,
+    onRejected,
+    submitted,
+    resume,
+    retry,
+  };
+}
