@@ -209,75 +209,14 @@ export function templateToQuestionnaire(
 ): { questionnaire: FhirJson; issues: OutcomeIssue[] } {
   const issues: OutcomeIssue[] = [];
   const { fields } = template.schema;
-  const ids = linkIds(fields);
-  const byKey = new Map(fields.flatMap((f) => (f.key === undefined ? [] : [[f.key, f] as const])));
-  const translated = translationsOf(template);
-  const items = fields.map((field, index): QuestionnaireItem => {
-    const display = field.type === "heading" || field.type === "paragraph";
-    const _text = translated.ofField(field, (entry) => entry.label);
-    const item: QuestionnaireItem = {
-      linkId: ids.get(field)!,
-      text: field.label,
-      ...(_text && { _text }),
-      type: ITEM_TYPE[field.type],
-      extension: fieldExtensions(field),
-    };
-    if (field.type === "multiselect") item.repeats = true;
-    if (field.type === "score") item.readOnly = true;
-    if (field.required !== undefined) {
-      if (display)
-        issues.push({
-          severity: "warning",
-          code: "not-supported",
-          diagnostics: `field "${item.linkId}": a display item cannot be required in FHIR; "required" is left out`,
-          expression: [`Questionnaire.item[${index}]`],
-        });
-      else item.required = field.required;
-    }
-    if ("maxLength" in field && field.maxLength !== undefined) item.maxLength = field.maxLength;
-    if ("options" in field)
-      item.answerOption = field.options.map((option) => {
-        const answerOption = answerOptionOf(option);
-        const _display = translated.ofField(field, (entry) => entry.options?.[optionValue(option)]);
-        if (_display && answerOption.valueCoding) {
-          // A translation needs the text it translates: the option's label, also where it equals the value.
-          answerOption.valueCoding.display ??= typeof option === "string" ? option : option.label;
-          answerOption.valueCoding._display = _display;
-        }
-        return answerOption;
-      });
-    if (field.helpText !== undefined) {
-      // SDC: help is a child display item with the item control "help"; display items take no children.
-      if (display) item.extension!.push({ url: CLINSIGN.helpText, valueString: field.helpText });
-      else
-        item.item = [
-          {
-            linkId: `${item.linkId}.help`,
-            text: field.helpText,
-            ...withTranslations(
-              "_text",
-              translated.ofField(field, (entry) => entry.help),
-            ),
-            type: "display",
-            extension: [itemControl("help")],
-          },
-        ];
-    }
-    if (field.visibleWhen) {
-      const mapped = conditionToEnableWhen(field.visibleWhen, byKey);
-      if (mapped) Object.assign(item, mapped);
-      else {
-        item.extension!.push({ url: CLINSIGN.visibleWhen, valueString: JSON.stringify(field.visibleWhen) });
-        issues.push({
-          severity: "warning",
-          code: "not-supported",
-          diagnostics: `field "${item.linkId}": its condition (a list of several values inside "all") has no enableWhen form; it is carried in the extension ${CLINSIGN.visibleWhen} only`,
-          expression: [`Questionnaire.item[${index}]`],
-        });
-      }
-    }
-    return item;
-  });
+  const exporting: ItemExport = {
+    ids: linkIds(fields),
+    byKey: new Map(fields.flatMap((f) => (f.key === undefined ? [] : [[f.key, f] as const]))),
+    translated: translationsOf(template),
+    issues,
+  };
+  const items = fields.map((field, index) => itemOf(field, index, exporting));
+  const { translated } = exporting;
   const questionnaire: FhirJson = {
     resourceType: "Questionnaire",
     id: template.identifier,
@@ -310,6 +249,82 @@ export function templateToQuestionnaire(
   if (settings) extensions.push({ url: CLINSIGN.formSettings, valueString: JSON.stringify(settings) });
   if (extensions.length) questionnaire.extension = extensions;
   return { questionnaire, issues };
+}
+
+/** What each item's export needs of the whole template, and where it reports what it could not express. */
+interface ItemExport {
+  ids: Map<FormField, string>;
+  byKey: Map<string, FormField>;
+  translated: ReturnType<typeof translationsOf>;
+  issues: OutcomeIssue[];
+}
+
+/** One field as a Questionnaire item (`index`: its place, for the issues' expression). */
+function itemOf(field: FormField, index: number, { ids, byKey, translated, issues }: ItemExport): QuestionnaireItem {
+  const display = field.type === "heading" || field.type === "paragraph";
+  const _text = translated.ofField(field, (entry) => entry.label);
+  const item: QuestionnaireItem = {
+    linkId: ids.get(field)!,
+    text: field.label,
+    ...(_text && { _text }),
+    type: ITEM_TYPE[field.type],
+    extension: fieldExtensions(field),
+  };
+  if (field.type === "multiselect") item.repeats = true;
+  if (field.type === "score") item.readOnly = true;
+  if (field.required !== undefined) {
+    if (display)
+      issues.push({
+        severity: "warning",
+        code: "not-supported",
+        diagnostics: `field "${item.linkId}": a display item cannot be required in FHIR; "required" is left out`,
+        expression: [`Questionnaire.item[${index}]`],
+      });
+    else item.required = field.required;
+  }
+  if ("maxLength" in field && field.maxLength !== undefined) item.maxLength = field.maxLength;
+  if ("options" in field)
+    item.answerOption = field.options.map((option) => {
+      const answerOption = answerOptionOf(option);
+      const _display = translated.ofField(field, (entry) => entry.options?.[optionValue(option)]);
+      if (_display && answerOption.valueCoding) {
+        // A translation needs the text it translates: the option's label, also where it equals the value.
+        answerOption.valueCoding.display ??= typeof option === "string" ? option : option.label;
+        answerOption.valueCoding._display = _display;
+      }
+      return answerOption;
+    });
+  if (field.helpText !== undefined) {
+    // SDC: help is a child display item with the item control "help"; display items take no children.
+    if (display) item.extension!.push({ url: CLINSIGN.helpText, valueString: field.helpText });
+    else
+      item.item = [
+        {
+          linkId: `${item.linkId}.help`,
+          text: field.helpText,
+          ...withTranslations(
+            "_text",
+            translated.ofField(field, (entry) => entry.help),
+          ),
+          type: "display",
+          extension: [itemControl("help")],
+        },
+      ];
+  }
+  if (field.visibleWhen) {
+    const mapped = conditionToEnableWhen(field.visibleWhen, byKey);
+    if (mapped) Object.assign(item, mapped);
+    else {
+      item.extension!.push({ url: CLINSIGN.visibleWhen, valueString: JSON.stringify(field.visibleWhen) });
+      issues.push({
+        severity: "warning",
+        code: "not-supported",
+        diagnostics: `field "${item.linkId}": its condition (a list of several values inside "all") has no enableWhen form; it is carried in the extension ${CLINSIGN.visibleWhen} only`,
+        expression: [`Questionnaire.item[${index}]`],
+      });
+    }
+  }
+  return item;
 }
 
 /** The schema's settings beside its fields, or null when it has none (most forms). */

@@ -16,7 +16,7 @@ import { describeError } from "../../log-errors";
 import { LOGO_PATH_PREFIX } from "../branding/logos";
 import { nowOf, type Services } from "../context";
 import { pagedPdfOf } from "../documents/page-images";
-import { inList } from "../patients/patient-records";
+import { inList } from "../patients/record-filters";
 import type { JobHandler } from "./execute";
 
 /**

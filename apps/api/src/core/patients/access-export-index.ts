@@ -1,6 +1,7 @@
 import { PATIENT_ROLE, textDirection, type PatientLanguage } from "@clinsign/contracts";
 import type { AccessExportManifest, ExportedFile, ExportedRecord, ExportedRecordKind } from "./access-export-manifest";
-import { exportIntlLocales, exportText, type ExportTextKey } from "./access-export-texts";
+import { dateOf, entry, escapeHtml, newestFirst, Page, str, type Row } from "./access-export-page";
+import { exportText, type ExportTextKey } from "./access-export-texts";
 import { translatedTitle, type ExportTitles } from "./access-export-titles";
 
 /**
@@ -12,98 +13,6 @@ import { translatedTitle, type ExportTitles } from "./access-export-titles";
  * patient typed (titles, names, subjects, message texts) is escaped and isolated (`<bdi>`), so it
  * can neither become markup nor turn a right-to-left line around.
  */
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-/** Every value on the page passes here: stored values are whatever a form or a caller typed. */
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** A ZIP path as a relative link; each segment percent-encoded so no name can leave the attribute. */
-const href = (path: string) => path.split("/").map(encodeURIComponent).join("/");
-
-type Row = Record<string, unknown>;
-const str = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value : null);
-const dateOf = (value: unknown): Date | null => {
-  if (!(value instanceof Date) && typeof value !== "string") return null;
-  const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? null : at;
-};
-
-/** What the page is written with: the language's texts and date format, and the records' files. */
-class Page {
-  private readonly dates: Intl.DateTimeFormat;
-  private readonly filesByRecord = new Map<string, ExportedFile[]>();
-  private readonly filesByPath: Map<string, ExportedFile>;
-
-  constructor(
-    readonly language: PatientLanguage,
-    readonly timeZone: string,
-    files: ExportedFile[],
-  ) {
-    this.dates = new Intl.DateTimeFormat(exportIntlLocales[language], {
-      dateStyle: "long",
-      timeStyle: "short",
-      timeZone,
-    });
-    for (const file of files) {
-      if (!file.record) continue;
-      const key = `${file.record.kind}:${file.record.id}`;
-      this.filesByRecord.set(key, [...(this.filesByRecord.get(key) ?? []), file]);
-    }
-    this.filesByPath = new Map(files.map((f) => [f.path, f]));
-  }
-
-  /** A text with its `{placeholders}` filled by HTML made here (the text itself is escaped). */
-  t(key: ExportTextKey, values: Record<string, string> = {}): string {
-    return exportText(this.language, key)
-      .split(/(\{\w+\})/)
-      .map((part) => {
-        const name = /^\{(\w+)\}$/.exec(part)?.[1];
-        return name !== undefined && name in values ? values[name]! : escapeHtml(part);
-      })
-      .join("");
-  }
-
-  /** A stored value as text, isolated from the sentence around it. */
-  value(text: string): string {
-    return `<bdi>${escapeHtml(text)}</bdi>`;
-  }
-
-  date(at: Date): string {
-    return `<time datetime="${at.toISOString()}">${escapeHtml(this.dates.format(at))}</time>`;
-  }
-
-  /** "Signed by you on {date}." with the date filled in, or nothing when the date is unknown. */
-  dated(key: ExportTextKey, at: unknown): string | null {
-    const when = dateOf(at);
-    return when ? this.t(key, { date: this.date(when) }) : null;
-  }
-
-  filesOf(kind: ExportedRecordKind, id: string): ExportedFile[] {
-    return this.filesByRecord.get(`${kind}:${id}`) ?? [];
-  }
-
-  file(path: string): ExportedFile | undefined {
-    return this.filesByPath.get(path);
-  }
-
-  link(file: ExportedFile | undefined, label: string): string | null {
-    return file ? `<a href="${href(file.path)}">${label}</a>` : null;
-  }
-}
-
-/** One record on the page: a heading, lines of what happened, links, then what else it holds. */
-function entry(title: string, lines: (string | null)[], links: (string | null)[] = [], extra = ""): string {
-  const shownLinks = links.filter((l): l is string => l !== null);
-  return `<li class="entry"><h3>${title}</h3>${lines
-    .filter((l): l is string => l !== null)
-    .map((l) => `<p>${l}</p>`)
-    .join(
-      "",
-    )}${shownLinks.length ? `<ul class="links">${shownLinks.map((l) => `<li>${l}</li>`).join("")}</ul>` : ""}${extra}</li>`;
-}
-
-const newestFirst = (at: (r: ExportedRecord) => unknown) => (a: ExportedRecord, b: ExportedRecord) =>
-  (dateOf(at(b))?.getTime() ?? 0) - (dateOf(at(a))?.getTime() ?? 0);
 
 const KNOWN_ROLES = new Set(["patient", "legal_representative", "witness", "interpreter", "physician"]);
 
@@ -245,60 +154,101 @@ nav p{margin:0}
 @media print{body{background:#fff}.intro,.entry,.more{break-inside:avoid;border-color:#999}.links a{border:0;padding:0}}
 `;
 
+/** One section of the page: its anchor, its heading, its HTML. */
+interface Section {
+  id: string;
+  heading: ExportTextKey;
+  body: string;
+}
+
+/** A section listing `items`, or none when there are no items. */
+const entriesSection = (id: string, heading: ExportTextKey, items: string[]): Section[] =>
+  items.length ? [{ id, heading, body: `<ul class="entries">${items.join("\n")}</ul>` }] : [];
+
 /** The human-readable page of an access export: static HTML, no scripts, nothing loaded from elsewhere. */
 export function renderExportIndex(
   manifest: AccessExportManifest,
   options: { titles: ExportTitles; timeZone: string },
 ): string {
-  const { language } = manifest;
-  const { titles } = options;
-  const page = new Page(language, options.timeZone, manifest.files);
-  const records = (kind: ExportedRecordKind) => manifest.records.filter((r) => r.kind === kind);
-  const clinic = page.value(manifest.organization.name);
-  const sections: { id: string; heading: ExportTextKey; body: string }[] = [];
-  const list = (items: string[]) => `<ul class="entries">${items.join("\n")}</ul>`;
+  const page = new Page(manifest.language, options.timeZone, manifest.files);
+  const sections = [
+    ...recordSections(page, options.titles, (kind) => manifest.records.filter((r) => r.kind === kind)),
+    ...moreSection(page, manifest),
+    technicalSection(page, manifest),
+  ];
+  return pageHtml(page, manifest, sections);
+}
 
+/** The patient's records in words, newest first: documents, forms, drafts, invitations, messages, loose uploads. */
+function recordSections(
+  page: Page,
+  titles: ExportTitles,
+  records: (kind: ExportedRecordKind) => ExportedRecord[],
+): Section[] {
   const signers = records("signatureSigners");
   const requests = records("signatureRequests").sort(newestFirst((r) => r.data.createdAt));
-  if (requests.length)
-    sections.push({
-      id: "documents",
-      heading: "section.documents",
-      body: list(
-        requests.map((r) =>
-          documentEntry(
-            page,
-            titles,
-            r,
-            signers.find((s) => s.data.signatureRequestId === r.id),
-          ),
-        ),
-      ),
-    });
-
   const submissions = records("submissions").sort(newestFirst((r) => r.data.createdAt));
-  if (submissions.length)
-    sections.push({
-      id: "forms",
-      heading: "section.forms",
-      body: list(submissions.map((s) => submissionEntry(page, s))),
-    });
-
   const drafts = records("drafts").sort(newestFirst((r) => r.data.updatedAt));
-  if (drafts.length)
-    sections.push({
-      id: "drafts",
-      heading: "section.drafts",
-      body: list(
-        drafts.map((d) =>
-          entry(page.t("form.title", { title: formTitle(page, titles, d.data) }), [
-            page.dated("draft.saved", d.data.updatedAt),
-          ]),
+  const messages = records("messages").sort(newestFirst((r) => r.data.createdAt));
+  // Uploads a submission names are listed with it; the others (uploaded, never sent) here.
+  const attached = new Set(submissions.flatMap((s) => s.files));
+  const loose = records("uploads")
+    .filter((u) => !u.files.some((path) => attached.has(path)))
+    .sort(newestFirst((r) => r.data.createdAt));
+  return [
+    ...entriesSection(
+      "documents",
+      "section.documents",
+      requests.map((r) =>
+        documentEntry(
+          page,
+          titles,
+          r,
+          signers.find((s) => s.data.signatureRequestId === r.id),
         ),
       ),
-    });
+    ),
+    ...entriesSection(
+      "forms",
+      "section.forms",
+      submissions.map((s) => submissionEntry(page, s)),
+    ),
+    ...entriesSection(
+      "drafts",
+      "section.drafts",
+      drafts.map((d) =>
+        entry(page.t("form.title", { title: formTitle(page, titles, d.data) }), [
+          page.dated("draft.saved", d.data.updatedAt),
+        ]),
+      ),
+    ),
+    ...entriesSection("invitations", "section.invitations", invitationEntries(page, titles, records)),
+    ...entriesSection(
+      "messages",
+      "section.messages",
+      messages.map((m) => messageEntry(page, m)),
+    ),
+    ...entriesSection(
+      "uploads",
+      "section.uploads",
+      loose.map((u) =>
+        entry(
+          page.value(str(u.data.name) ?? exportText(page.language, "untitled")),
+          [page.dated("upload.uploaded", u.data.createdAt)],
+          [page.link(page.filesOf("uploads", u.id)[0], page.value(str(u.data.name) ?? ""))],
+        ),
+      ),
+    ),
+  ];
+}
 
-  const invitations = [
+/** The SMS form requests, then the embed links, each newest first. */
+function invitationEntries(
+  page: Page,
+  titles: ExportTitles,
+  records: (kind: ExportedRecordKind) => ExportedRecord[],
+): string[] {
+  return [
     ...records("formRequests")
       .sort(newestFirst((r) => r.data.createdAt))
       .map((r) =>
@@ -317,48 +267,27 @@ export function renderExportIndex(
         ]),
       ),
   ];
-  if (invitations.length) sections.push({ id: "invitations", heading: "section.invitations", body: list(invitations) });
+}
 
-  const messages = records("messages").sort(newestFirst((r) => r.data.createdAt));
-  if (messages.length)
-    sections.push({
-      id: "messages",
-      heading: "section.messages",
-      body: list(messages.map((m) => messageEntry(page, m))),
-    });
-
-  // Uploads a submission names are listed with it; the others (uploaded, never sent) here.
-  const attached = new Set(submissions.flatMap((s) => s.files));
-  const loose = records("uploads")
-    .filter((u) => !u.files.some((path) => attached.has(path)))
-    .sort(newestFirst((r) => r.data.createdAt));
-  if (loose.length)
-    sections.push({
-      id: "uploads",
-      heading: "section.uploads",
-      body: list(
-        loose.map((u) =>
-          entry(
-            page.value(str(u.data.name) ?? exportText(language, "untitled")),
-            [page.dated("upload.uploaded", u.data.createdAt)],
-            [page.link(page.filesOf("uploads", u.id)[0], page.value(str(u.data.name) ?? ""))],
-          ),
-        ),
-      ),
-    });
-
+/** How many records of the kinds the page does not describe one by one (when there are any). */
+function moreSection(page: Page, manifest: AccessExportManifest): Section[] {
   const more = MORE_KINDS.filter((kind) => manifest.counts[kind] > 0);
-  if (more.length)
-    sections.push({
+  if (!more.length) return [];
+  return [
+    {
       id: "more",
       heading: "section.more",
       body: `<div class="more"><p>${page.t("more.intro")}</p><ul>${more
         .map((kind) => `<li>${page.t(`more.${kind}`, { count: String(manifest.counts[kind]) })}</li>`)
         .join("")}</ul></div>`,
-    });
+    },
+  ];
+}
 
+/** The link to manifest.json, and how many files storage no longer held. */
+function technicalSection(page: Page, manifest: AccessExportManifest): Section {
   // manifest.json is written after this page, so it is not among the files listed yet.
-  sections.push({
+  return {
     id: "technical",
     heading: "section.technical",
     body: `<div class="more"><p>${page.t("technical.intro")}</p><ul class="links"><li><a href="manifest.json">${page.t("technical.link")}</a></li></ul>${
@@ -366,8 +295,13 @@ export function renderExportIndex(
         ? `<p class="muted">${page.t("missing", { count: String(manifest.missingFiles.length) })}</p>`
         : ""
     }</div>`,
-  });
+  };
+}
 
+/** The whole document: head, the introduction with the facts and contents, then the sections. */
+function pageHtml(page: Page, manifest: AccessExportManifest, sections: Section[]): string {
+  const { language } = page;
+  const clinic = page.value(manifest.organization.name);
   const selector = (["patientId", "rnummer", "phone"] as const)
     .filter((k) => manifest.selector[k])
     .map((k) => `${page.t(`selector.${k}`)}: ${page.value(String(manifest.selector[k]))}`)
@@ -394,7 +328,7 @@ export function renderExportIndex(
 <dt>${page.t("createdLabel")}</dt><dd>${page.date(generatedAt)}</dd>
 <dt>${page.t("foundByLabel")}</dt><dd>${selector}</dd>
 </dl>
-<p class="muted">${page.t("timeZone", { zone: page.value(options.timeZone) })}</p>
+<p class="muted">${page.t("timeZone", { zone: page.value(page.timeZone) })}</p>
 <nav aria-labelledby="contents"><p class="muted" id="contents">${page.t("contents")}</p><ul>${nav}</ul></nav>
 </header>
 ${sections.map((s) => `<section aria-labelledby="${s.id}"><h2 id="${s.id}">${page.t(s.heading)}</h2>\n${s.body}</section>`).join("\n")}

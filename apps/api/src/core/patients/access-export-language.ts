@@ -12,7 +12,8 @@ import {
   submissions,
 } from "@clinsign/db";
 import type { OrgContext } from "../context";
-import { inList, type PatientRecords } from "./patient-records";
+import type { PatientRecords } from "./patient-records";
+import { inList } from "./record-filters";
 
 /**
  * The language the patient last used with the organization, where their records name one: the

@@ -1,7 +1,7 @@
 import type { PatientLanguage } from "@clinsign/contracts";
 import { documents, documentVersions, templates } from "@clinsign/db";
 import type { OrgContext } from "../context";
-import { inList } from "./patient-records";
+import { inList } from "./record-filters";
 
 /** What the overview page calls a record by: a form's title, a signed document's title. */
 export interface ExportTitles {

@@ -1,85 +1,30 @@
-import type { PatientExportInput, PatientExportLanguageSuggestion, PatientSelector } from "@clinsign/contracts";
-import { signatureSigners } from "@clinsign/db";
+import type {
+  PatientExportInput,
+  PatientExportLanguageSuggestion,
+  PatientLanguage,
+  PatientSelector,
+} from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { recordAudit } from "../audit/audit";
 import { sha256Hex } from "../crypto";
 import { AppError } from "../errors";
-import { sealedPdfToDocumentReference } from "../fhir/document-reference";
-import {
-  submissionToQuestionnaireResponse,
-  type AttachmentSource,
-  type FileDigests,
-} from "../fhir/questionnaire-response";
 import { zipStream, type ZipSource } from "../files/zip-stream";
 import { actsForOrganization } from "../permissions";
 import { renderSubmissionPdf } from "../submissions/pdf";
+import { planFiles, type PlannedFile } from "./access-export-files";
 import { renderExportIndex } from "./access-export-index";
 import {
   ACCESS_EXPORT_SCHEMA_VERSION,
   type AccessExportManifest,
   type ExportedFile,
-  type ExportedRecord,
   type ExportedRecordKind,
-  type ObjectKind,
 } from "./access-export-manifest";
 import { exportLanguageFor } from "./access-export-language";
+import { exportedRecords } from "./access-export-records";
 import { exportTitles } from "./access-export-titles";
-import {
-  countsOf,
-  findPatientRecords,
-  inList,
-  patientRecordKinds,
-  patientRecordPages,
-  type PatientRecordKind,
-  type PatientRecords,
-} from "./patient-records";
+import { countsOf, findPatientRecords, patientRecordKinds, type PatientRecords } from "./patient-records";
 
 const exportedRecordKinds: readonly ExportedRecordKind[] = [...patientRecordKinds, "signatureSigners"];
-
-/**
- * Columns that are credentials or their hashes, never data about the patient: a link's or a
- * session's token hash, an encrypted token, an OTP hash, a sealed outbox body. Left out of every
- * record (an export is handed to the patient or their representative).
- */
-const CREDENTIAL_COLUMNS: Partial<Record<ExportedRecordKind, readonly string[]>> = {
-  embedSessions: ["tokenHash"],
-  formRequests: ["linkTokenHash", "identityTokenHash", "accessTokenHash"],
-  signatureRequests: ["tokenHash", "tokenEnc"],
-  signatureSigners: ["tokenHash", "tokenEnc"],
-  signingCredentials: ["secretHash"],
-  messages: ["revealableBody"],
-  // The salt keeps the audit chain's commitment to the personal part unguessable (never shown).
-  auditEntries: ["personalSalt", "personalCommitment"],
-};
-
-/** Actor kinds that are the patient: an audit entry of theirs keeps its IP and user agent. */
-const PATIENT_ACTORS = new Set(["signer", "sms_recipient", "embed_session"]);
-
-/**
- * Kinds left out of the records: the job queue's rows are the service's own pending work (they
- * carry record ids only, each of which the export lists); OTP challenges hold only a code's hash
- * and are listed by id.
- */
-const NOT_EXPORTED: readonly PatientRecordKind[] = ["jobs"];
-
-const OBJECT_LAYOUT: Record<ObjectKind, { dir: string; suffix: string; contentType: string }> = {
-  signed_pdf: { dir: "documents", suffix: ".pdf", contentType: "application/pdf" },
-  metadata_json: { dir: "documents", suffix: ".metadata.json", contentType: "application/json" },
-  signature_image: { dir: "signatures", suffix: ".png", contentType: "image/png" },
-  stamped_pdf: { dir: "documents/before-sealing", suffix: ".pdf", contentType: "application/pdf" },
-  upload: { dir: "attachments", suffix: "", contentType: "application/octet-stream" },
-};
-
-/** A file name safe in any unzip tool: letters, digits, dot, dash, underscore; the original stays in the manifest. */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/[^A-Za-z0-9._-]+/g, "_")
-    .replace(/^[._]+/, "")
-    .slice(-80);
-  return cleaned || "file";
-}
 
 /** Owners and admins in the console; API tokens and the CLI act for the organization. */
 export function assertMayExport(ctx: OrgContext): void {
@@ -91,167 +36,6 @@ export function assertMayExport(ctx: OrgContext): void {
 
 function selectorFields(selector: PatientSelector): (keyof PatientSelector)[] {
   return (["patientId", "rnummer", "phone"] as const).filter((k) => selector[k]?.trim());
-}
-
-interface PlannedFile extends Omit<ExportedFile, "sha256" | "record" | "kind"> {
-  kind: ObjectKind;
-  record: { kind: ExportedRecordKind; id: string };
-  key: string;
-  digests?: FileDigests;
-}
-
-/** The ZIP path, type and owning record of every stored object; sizes from storage (missing ones set apart). */
-async function planFiles(
-  ctx: OrgContext,
-  records: PatientRecords,
-): Promise<{ files: PlannedFile[]; missing: AccessExportManifest["missingFiles"] }> {
-  const owner = new Map<string, Omit<PlannedFile, "size" | "key" | "kind">>();
-  for await (const page of patientRecordPages(ctx, records, "uploads")) {
-    for (const upload of page) {
-      owner.set(upload.storageKey, {
-        path: `attachments/${upload.id}-${safeFileName(upload.name)}`,
-        contentType: upload.type || OBJECT_LAYOUT.upload.contentType,
-        name: upload.name,
-        record: { kind: "uploads", id: upload.id },
-      });
-    }
-  }
-  for await (const page of patientRecordPages(ctx, records, "signatureRequests")) {
-    for (const request of page) {
-      const keys: [string | null, ObjectKind][] = [
-        [request.signedPdfKey, "signed_pdf"],
-        [request.metadataKey, "metadata_json"],
-        [request.signatureImageKey, "signature_image"],
-        [request.stampedKey, "stamped_pdf"],
-      ];
-      for (const [key, kind] of keys) {
-        if (!key) continue;
-        const layout = OBJECT_LAYOUT[kind];
-        owner.set(key, {
-          path: `${layout.dir}/${request.id}${layout.suffix}`,
-          contentType: layout.contentType,
-          name: null,
-          record: { kind: "signatureRequests", id: request.id },
-        });
-      }
-    }
-  }
-  // The patient's own drawn signature in a several-signer request (the request row holds none). The
-  // other signers' images are theirs, not the patient's: the finder lists them for erasure only.
-  for await (const page of patientSignerPages(ctx, records)) {
-    for (const signer of page) {
-      if (!signer.signatureImageKey) continue;
-      owner.set(signer.signatureImageKey, {
-        path: `signatures/${signer.signatureRequestId}-${signer.id}.png`,
-        contentType: "image/png",
-        name: null,
-        record: { kind: "signatureSigners", id: signer.id },
-      });
-    }
-  }
-  const files: PlannedFile[] = [];
-  const missing: AccessExportManifest["missingFiles"] = [];
-  const seen = new Set<string>();
-  for (const object of records.objects) {
-    const named = owner.get(object.key);
-    if (!named || seen.has(object.key)) continue;
-    seen.add(object.key);
-    const stat = await ctx.services.storage.stat(object.key);
-    if (!stat) missing.push({ kind: object.kind, record: named.record });
-    else files.push({ ...named, key: object.key, kind: object.kind, size: stat.size });
-  }
-  return { files, missing };
-}
-
-/** The patient's own signer rows (`PatientRecords.patientSigners`), a page at a time. */
-async function* patientSignerPages(
-  ctx: OrgContext,
-  records: PatientRecords,
-  pageSize = 200,
-): AsyncGenerator<(typeof signatureSigners.$inferSelect)[]> {
-  const ids = records.patientSigners;
-  for (let start = 0; start < ids.length; start += pageSize)
-    yield await ctx.scope.select(signatureSigners, inList(signatureSigners.id, ids.slice(start, start + pageSize)));
-}
-
-/** A row as the manifest shows it: credentials dropped; an audit entry keeps network data only when the patient acted. */
-function exportedData(kind: ExportedRecordKind, row: Record<string, unknown>): Record<string, unknown> {
-  const omitted = new Set(CREDENTIAL_COLUMNS[kind] ?? []);
-  if (kind === "auditEntries" && !PATIENT_ACTORS.has(String(row.actorKind))) {
-    omitted.add("ip");
-    omitted.add("userAgent");
-  }
-  omitted.add("organizationId");
-  return Object.fromEntries(Object.entries(row).filter(([column]) => !omitted.has(column)));
-}
-
-/** Every record of the patient's, page by page, with the FHIR resource of submissions and sealed documents. */
-async function exportedRecords(
-  ctx: OrgContext,
-  records: PatientRecords,
-  files: PlannedFile[],
-  made: ExportedFile[],
-): Promise<ExportedRecord[]> {
-  const byKey = new Map(files.map((f) => [f.key, f]));
-  const pathsOf = new Map<string, string[]>();
-  for (const file of [...files, ...made]) {
-    if (!file.record) continue;
-    const id = `${file.record.kind}:${file.record.id}`;
-    pathsOf.set(id, [...(pathsOf.get(id) ?? []), file.path]);
-  }
-  const source: AttachmentSource = {
-    url: (key) => byKey.get(key)?.path,
-    digests: async (key) => byKey.get(key)?.digests ?? null,
-  };
-  const out: ExportedRecord[] = [];
-  const recordOf = (kind: ExportedRecordKind, row: { id: string; createdAt: unknown }): ExportedRecord => ({
-    kind,
-    id: row.id,
-    createdAt: row.createdAt instanceof Date ? row.createdAt.toISOString() : null,
-    data: exportedData(kind, row as Record<string, unknown>),
-    files: pathsOf.get(`${kind}:${row.id}`) ?? [],
-  });
-  for (const kind of patientRecordKinds) {
-    if (NOT_EXPORTED.includes(kind)) continue;
-    if (kind === "otpChallenges") {
-      for (const id of records.ids.otpChallenges) out.push({ kind, id, createdAt: null, data: {}, files: [] });
-      continue;
-    }
-    for await (const page of patientRecordPages(ctx, records, kind)) {
-      for (const row of page) {
-        const record = recordOf(kind, row);
-        // A submission's answers name its attachments by storage key: list them with it too.
-        if (kind === "submissions")
-          for (const key of keysIn((row as { values: unknown }).values)) {
-            const path = byKey.get(key)?.path;
-            if (path && !record.files.includes(path)) record.files.push(path);
-          }
-        if (kind === "submissions")
-          record.fhir = await submissionToQuestionnaireResponse(
-            ctx,
-            row as Parameters<typeof submissionToQuestionnaireResponse>[1],
-            source,
-          );
-        if (kind === "signatureRequests") {
-          const request = row as Parameters<typeof sealedPdfToDocumentReference>[1];
-          if (request.status === "completed" && request.signedPdfSha256)
-            record.fhir = await sealedPdfToDocumentReference(ctx, request, source);
-        }
-        out.push(record);
-      }
-    }
-  }
-  for await (const page of patientSignerPages(ctx, records))
-    for (const row of page) out.push(recordOf("signatureSigners", row));
-  return out;
-}
-
-/** Every string inside a JSON value (answers hold uploaded files' keys). */
-function keysIn(value: unknown, into: string[] = []): string[] {
-  if (typeof value === "string") into.push(value);
-  else if (Array.isArray(value)) for (const item of value) keysIn(item, into);
-  else if (value && typeof value === "object") for (const item of Object.values(value)) keysIn(item, into);
-  return into;
 }
 
 export interface PatientAccessExport {
@@ -329,25 +113,45 @@ async function* writeAccessExport(
   const { files, missing } = await planFiles(ctx, records);
   const organization = await ctx.scope.organization();
   const language = chosen ?? (await exportLanguageFor(ctx, records)).language;
-  const counts = countsOf(records);
-  const bytes = files.reduce((sum, f) => sum + f.size, 0);
   await recordAudit(ctx, {
     action: "patient.exported",
     metadata: {
       selectorFields: selectorFields(selector),
       language,
       counts: {
-        ...counts,
+        ...countsOf(records),
         signatureSigners: records.patientSigners.length,
         files: files.length,
-        bytes,
+        bytes: files.reduce((sum, f) => sum + f.size, 0),
         missingFiles: missing.length,
       },
     },
   });
+  const planned: ExportPlan = { selector, language, generatedAt, organization, records, files, missing, listed: [] };
+  const sources = [
+    ...storedFileSources(planned),
+    ...submissionPdfSources(ctx, planned),
+    ...closingSources(ctx, planned),
+  ];
+  yield* zipStream(ctx.services.storage, sources, generatedAt);
+}
 
-  const listed: ExportedFile[] = [];
-  const sources: ZipSource[] = files.map((file) => ({
+/** What an export writes, decided before its first byte; `listed` grows as files are written. */
+interface ExportPlan {
+  selector: PatientSelector;
+  language: PatientLanguage;
+  generatedAt: Date;
+  organization: { id: string; name: string; timeZone: string };
+  records: PatientRecords;
+  files: PlannedFile[];
+  missing: AccessExportManifest["missingFiles"];
+  /** Every file in the ZIP so far, with its digest (the manifest's `files`). */
+  listed: ExportedFile[];
+}
+
+/** The stored objects, streamed from storage; each is listed with its digest once it has passed. */
+function storedFileSources({ files, listed }: ExportPlan): ZipSource[] {
+  return files.map((file) => ({
     path: file.path,
     key: file.key,
     size: file.size,
@@ -357,18 +161,23 @@ async function* writeAccessExport(
       listed.push({ ...shown, sha256: digests.sha256Hex });
     },
   }));
-  /** Lists a file the export made (a submission's PDF, the index page) once its bytes are known. */
-  const made = (file: Omit<ExportedFile, "size" | "sha256">, bytes: Buffer) => {
-    listed.push({ ...file, size: bytes.length, sha256: sha256Hex(bytes) });
-    return bytes;
-  };
-  // Every submission as the PDF staff download, made in the PDF worker when its turn comes.
-  for (const id of records.ids.submissions) {
+}
+
+/** Lists a file the export made (a submission's PDF, the index page) once its bytes are known. */
+function listMade(listed: ExportedFile[], file: Omit<ExportedFile, "size" | "sha256">, bytes: Buffer): Buffer {
+  listed.push({ ...file, size: bytes.length, sha256: sha256Hex(bytes) });
+  return bytes;
+}
+
+/** Every submission as the PDF staff download, made in the PDF worker when its turn comes. */
+function submissionPdfSources(ctx: OrgContext, { records, listed }: ExportPlan): ZipSource[] {
+  return records.ids.submissions.map((id) => {
     const path = `forms/${id}.pdf`;
-    sources.push({
+    return {
       path,
       generate: async () =>
-        made(
+        listMade(
+          listed,
           {
             path,
             kind: "submission_pdf",
@@ -378,58 +187,75 @@ async function* writeAccessExport(
           },
           Buffer.from(await renderSubmissionPdf(ctx, { id })),
         ),
-    });
-  }
-  let manifest: AccessExportManifest | undefined;
-  const buildManifest = async () => {
-    const exported = await exportedRecords(
-      ctx,
-      records,
-      files,
-      listed.filter((f) => f.kind === "submission_pdf"),
-    );
-    const recordCounts = Object.fromEntries(
-      exportedRecordKinds.map((kind) => [kind, exported.filter((r) => r.kind === kind).length]),
-    ) as Record<ExportedRecordKind, number>;
-    manifest = {
-      schemaVersion: ACCESS_EXPORT_SCHEMA_VERSION,
-      generatedAt: generatedAt.toISOString(),
-      organization: { id: organization.id, name: organization.name },
-      selector: Object.fromEntries(selectorFields(selector).map((k) => [k, selector[k]!.trim()])),
-      language,
-      counts: { ...recordCounts, files: listed.length, bytes: listed.reduce((sum, f) => sum + f.size, 0) },
-      files: [...listed],
-      records: exported,
-      missingFiles: missing,
     };
-    return manifest;
-  };
-  // After every other file (their digests are known by then): the index page, then the manifest listing it too.
-  sources.push({
-    path: "index.html",
-    generate: async () => {
-      const built = await buildManifest();
-      const titles = await exportTitles(ctx, {
-        language,
-        templateIdentifiers: built.records.flatMap((r) =>
-          typeof r.data.templateIdentifier === "string" ? [r.data.templateIdentifier] : [],
-        ),
-        documentIds: built.records.flatMap((r) =>
-          r.kind === "signatureRequests"
-            ? [r.data.documentId, r.data.pinnedDocumentId].filter((id): id is string => typeof id === "string")
-            : [],
-        ),
-      });
-      const html = renderExportIndex(built, { titles, timeZone: organization.timeZone });
-      return made(
-        { path: "index.html", kind: "index", contentType: "text/html; charset=utf-8", name: null, record: null },
-        Buffer.from(html, "utf8"),
-      );
+  });
+}
+
+/**
+ * After every other file (their digests are known by then): the index page, then the manifest
+ * listing it too.
+ */
+function closingSources(ctx: OrgContext, plan: ExportPlan): ZipSource[] {
+  let manifest: AccessExportManifest | undefined;
+  return [
+    {
+      path: "index.html",
+      generate: async () => {
+        manifest = await buildManifest(ctx, plan);
+        const html = renderExportIndex(manifest, {
+          titles: await titlesOf(ctx, manifest),
+          timeZone: plan.organization.timeZone,
+        });
+        return listMade(
+          plan.listed,
+          { path: "index.html", kind: "index", contentType: "text/html; charset=utf-8", name: null, record: null },
+          Buffer.from(html, "utf8"),
+        );
+      },
     },
+    {
+      path: "manifest.json",
+      generate: async () => Buffer.from(JSON.stringify({ ...manifest!, files: plan.listed }, null, 2) + "\n", "utf8"),
+    },
+  ];
+}
+
+/** The manifest as the index page shows it: every file written so far (not the page itself). */
+async function buildManifest(ctx: OrgContext, plan: ExportPlan): Promise<AccessExportManifest> {
+  const { selector, listed } = plan;
+  const exported = await exportedRecords(
+    ctx,
+    plan.records,
+    plan.files,
+    listed.filter((f) => f.kind === "submission_pdf"),
+  );
+  const recordCounts = Object.fromEntries(
+    exportedRecordKinds.map((kind) => [kind, exported.filter((r) => r.kind === kind).length]),
+  ) as Record<ExportedRecordKind, number>;
+  return {
+    schemaVersion: ACCESS_EXPORT_SCHEMA_VERSION,
+    generatedAt: plan.generatedAt.toISOString(),
+    organization: { id: plan.organization.id, name: plan.organization.name },
+    selector: Object.fromEntries(selectorFields(selector).map((k) => [k, selector[k]!.trim()])),
+    language: plan.language,
+    counts: { ...recordCounts, files: listed.length, bytes: listed.reduce((sum, f) => sum + f.size, 0) },
+    files: [...listed],
+    records: exported,
+    missingFiles: plan.missing,
+  };
+}
+
+/** The titles of the forms and documents the manifest's records name, in its language. */
+function titlesOf(ctx: OrgContext, manifest: AccessExportManifest) {
+  return exportTitles(ctx, {
+    language: manifest.language,
+    templateIdentifiers: manifest.records.flatMap((r) =>
+      typeof r.data.templateIdentifier === "string" ? [r.data.templateIdentifier] : [],
+    ),
+    documentIds: manifest.records.flatMap((r) =>
+      r.kind === "signatureRequests"
+        ? [r.data.documentId, r.data.pinnedDocumentId].filter((id): id is string => typeof id === "string")
+        : [],
+    ),
   });
-  sources.push({
-    path: "manifest.json",
-    generate: async () => Buffer.from(JSON.stringify({ ...manifest!, files: listed }, null, 2) + "\n", "utf8"),
-  });
-  yield* zipStream(ctx.services.storage, sources, generatedAt);
 }

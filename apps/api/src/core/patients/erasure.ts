@@ -35,7 +35,8 @@ import { enqueueJob } from "../jobs/queue";
 import { consumeRateLimit, resetRateLimit } from "../rate-limit";
 import { eraseReleasedLegalHolds, isPatientUnderLegalHold } from "../retention/legal-holds";
 import { retentionPolicyOf } from "../retention/policies";
-import { countsOf, findPatientRecords, inList, isEmpty, type PatientRecords } from "./patient-records";
+import { countsOf, findPatientRecords, isEmpty, type PatientRecords } from "./patient-records";
+import { inList } from "./record-filters";
 import { confirmsPatient, normalisedSelector } from "./patient-selector";
 
 /** Job kind that deletes the stored objects an erasure could not delete at once. */
@@ -145,19 +146,40 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
   }
 
   const keys = [...new Set(records.objects.map((o) => o.key))];
-  // First the receipt and the job that finishes the objects: from here on nothing can be forgotten.
-  const erasure = await ctx.scope.transaction(async (scope) => {
+  const erasure = await openErasure(ctx, { counts: base.counts, digests: base.digests, keys, reason });
+  const releasedHoldsBlanked = await eraseRecords(ctx, records, erasure.id);
+  const pending = await deleteObjects(ctx.services, keys);
+  const at = new Date();
+  await completeErasure(ctx, erasure.id, { at, pending, counts: base.counts, releasedHoldsBlanked });
+  return receipt({
+    erasureId: erasure.id,
+    status: pending.length === 0 ? "erased" : "objects_pending",
+    at: at.toISOString(),
+    objects: { found, deleted: keys.length - pending.length, pending: pending.length },
+    reason: erasure.reason,
+  });
+}
+
+/**
+ * First the receipt row (listing every object key as pending) and the job that finishes the
+ * objects: from here on nothing can be forgotten.
+ */
+function openErasure(
+  ctx: OrgContext,
+  receipt: { counts: Record<string, number>; digests: Record<string, string>; keys: string[]; reason: string | null },
+) {
+  return ctx.scope.transaction(async (scope) => {
     const [row] = await scope
       .insert(patientErasures, {
         actorType: ctx.actor.type,
         actorId: ctx.actor.id,
-        counts: base.counts,
-        digests: base.digests,
-        pendingKeys: keys,
-        reason,
+        counts: receipt.counts,
+        digests: receipt.digests,
+        pendingKeys: receipt.keys,
+        reason: receipt.reason,
       })
       .returning();
-    if (keys.length > 0)
+    if (receipt.keys.length > 0)
       await enqueueJob(scope, {
         kind: ERASURE_OBJECTS_JOB,
         payload: { organizationId: scope.organizationId, erasureId: row!.id },
@@ -166,7 +188,14 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
       });
     return row!;
   });
+}
 
+/**
+ * The patient's rows, kind by kind in batches; the personal part of their audit entries; the
+ * released legal holds naming them; the OTP counter of their phone. Returns how many released
+ * holds were blanked.
+ */
+async function eraseRecords(ctx: OrgContext, records: PatientRecords, erasureId: string): Promise<number> {
   for (const kind of erasureRecordKinds) {
     const table = deletedTables[kind];
     if (!table) continue;
@@ -174,40 +203,45 @@ export async function erasePatient(ctx: OrgContext, input: ErasePatientInput): P
       await ctx.scope.transaction((scope) => scope.delete(table, inList(table.id, ids)));
     }
   }
-  for (const ids of batches(records.ids.auditEntries)) await eraseAuditEntries(ctx, ids, erasure.id);
+  for (const ids of batches(records.ids.auditEntries)) await eraseAuditEntries(ctx, ids, erasureId);
   // Released legal holds that named the patient keep their id and dates, not the patient.
   const releasedHoldsBlanked = await eraseReleasedLegalHolds(ctx, records.terms);
   // The OTP counter of the phone (a rate-limit row keyed by the number, shared across organizations).
   for (const phone of records.terms.filter((t) => t.startsWith("+")))
     await resetRateLimit(ctx.scope, `otp-sms:${phone}`);
+  return releasedHoldsBlanked;
+}
 
-  const pending = await deleteObjects(ctx.services, keys);
-  const at = new Date();
+/** The receipt's pending keys and completion, and the audit entry `patient.erased`, in one transaction; then the log line. */
+async function completeErasure(
+  ctx: OrgContext,
+  erasureId: string,
+  outcome: { at: Date; pending: string[]; counts: Record<string, number>; releasedHoldsBlanked: number },
+): Promise<void> {
+  const { at, pending } = outcome;
   await ctx.scope.transaction(async (scope) => {
     await scope.update(
       patientErasures,
       { pendingKeys: pending, completedAt: pending.length === 0 ? at : null },
-      eq(patientErasures.id, erasure.id),
+      eq(patientErasures.id, erasureId),
     );
     await recordAudit(
       { ...ctx, scope },
       {
         action: "patient.erased",
-        metadata: { erasureId: erasure.id, counts: base.counts, objectsPending: pending.length, releasedHoldsBlanked },
+        metadata: {
+          erasureId,
+          counts: outcome.counts,
+          objectsPending: pending.length,
+          releasedHoldsBlanked: outcome.releasedHoldsBlanked,
+        },
       },
     );
   });
   ctx.services.log.info(
-    { erasureId: erasure.id, requestId: ctx.request.requestId, objectsPending: pending.length },
+    { erasureId, requestId: ctx.request.requestId, objectsPending: pending.length },
     "patient erased",
   );
-  return receipt({
-    erasureId: erasure.id,
-    status: pending.length === 0 ? "erased" : "objects_pending",
-    at: at.toISOString(),
-    objects: { found, deleted: keys.length - pending.length, pending: pending.length },
-    reason: erasure.reason,
-  });
 }
 
 /** The shortest identifier a reason is checked for: shorter ones ("12") are common words and numbers. */

@@ -1,30 +1,37 @@
+/**
+ * What the organization holds about one patient (`PatientRecords`): finding it (the queries are in
+ * patient-record-finders.ts), counting it, and reading its rows page by page.
+ */
 import {
   auditLog,
   drafts,
-  eq,
   formRequests,
   formSessions,
   formUploads,
-  isNull,
   jobs,
   messages,
-  or,
-  otpChallenges,
   signatureNotices,
   signatureRequests,
-  signatureSigners,
   signingCredentials,
-  sql,
   submissions,
   webhookAttempts,
   webhookDeliveries,
-  type PgColumn,
-  type SQL,
 } from "@clinsign/db";
 import { erasureRecordKinds, PATIENT_ROLE, type ErasureRecordKind, type PatientSelector } from "@clinsign/contracts";
 import type { OrgContext } from "../context";
 import { smsFormDraftKey } from "../context";
-import { phoneSpellingsOf } from "./patient-selector";
+import {
+  findAuditEntryIds,
+  findFormRecords,
+  findJobIds,
+  findMessageIds,
+  findSignatureRequests,
+  findSigningRecords,
+  findWebhookRecords,
+  patientValuesOf,
+  unique,
+} from "./patient-record-finders";
+import { inList } from "./record-filters";
 
 /** Every kind of record held about a patient, in the order erasure removes them. */
 export const patientRecordKinds = erasureRecordKinds;
@@ -54,48 +61,6 @@ export interface PatientRecords {
   terms: string[];
 }
 
-const json = (values: readonly string[]) => JSON.stringify(values);
-
-/** A PostgreSQL array literal (`{"a","b"}`), every element quoted: one parameter, however many values. */
-const arrayLiteral = (values: readonly string[]) =>
-  `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
-
-/** `column` is one of `values` (one array parameter: the planner uses the column's index, however many values). */
-export function inList(column: PgColumn | SQL, values: readonly string[], type: "uuid" | "text" = "uuid"): SQL {
-  if (values.length === 0) return sql`false`;
-  return type === "uuid"
-    ? sql`${column} = any(${arrayLiteral(values)}::uuid[])`
-    : sql`${column} = any(${arrayLiteral(values)}::text[])`;
-}
-
-const UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-
-/**
- * `text` names one of `ids` (UUIDs): every UUID in the text is looked up in the set, so a body is
- * read once however many ids a patient has (a substring search per id would read it once per id).
- */
-function mentionsId(text: PgColumn | SQL, ids: readonly string[]): SQL {
-  if (ids.length === 0) return sql`false`;
-  return sql`exists (select 1 from regexp_matches(lower(${text}), ${UUID_PATTERN}, 'g') as found(id)
-    where found.id[1] = any(${arrayLiteral(ids)}::text[]))`;
-}
-
-/** `text` contains one of `terms` as a substring. */
-function mentionsAny(text: PgColumn | SQL, terms: readonly string[]): SQL {
-  if (terms.length === 0) return sql`false`;
-  return sql`exists (select 1 from jsonb_array_elements_text(${json(terms)}::jsonb) as term(value) where strpos(${text}, term.value) > 0)`;
-}
-
-const unique = (values: Iterable<string | null | undefined>) =>
-  [...new Set([...values].filter((v): v is string => typeof v === "string" && v.length > 0))].sort();
-
-/** Every string inside a JSON value (where an answer names an uploaded file's key). */
-function stringsIn(value: unknown, into: Set<string>): void {
-  if (typeof value === "string") into.add(value);
-  else if (Array.isArray(value)) for (const item of value) stringsIn(item, into);
-  else if (value && typeof value === "object") for (const item of Object.values(value)) stringsIn(item, into);
-}
-
 /**
  * Finds every record the caller's organization holds about the patient the selector names. Reads
  * only; run it in the transaction that acts on the result (erasure) so the set cannot change under
@@ -116,217 +81,67 @@ function stringsIn(value: unknown, into: Set<string>): void {
  */
 export async function findPatientRecords(ctx: OrgContext, selector: PatientSelector): Promise<PatientRecords> {
   const scope = ctx.scope;
-  const patientId = selector.patientId?.trim() || undefined;
-  const rnummer = selector.rnummer?.trim() || undefined;
-  // The phone as given and in E.164 (how the service stores numbers), so either spelling finds the records.
-  const phones = await phoneSpellingsOf(ctx, selector.phone);
-  const patientValues = unique([patientId, rnummer, ...phones]);
-
-  const signatureRows = await scope
-    .query({
-      id: signatureRequests.id,
-      signatureImageKey: signatureRequests.signatureImageKey,
-      stampedKey: signatureRequests.stampedKey,
-      signedPdfKey: signatureRequests.signedPdfKey,
-      metadataKey: signatureRequests.metadataKey,
-    })
-    .from(signatureRequests)
-    .where(
-      or(
-        patientId ? eq(signatureRequests.patientId, patientId) : undefined,
-        inList(signatureRequests.patientPhone, phones, "text"),
-      ),
-    );
+  const patient = await patientValuesOf(ctx, selector);
+  const signatureRows = await findSignatureRequests(scope, patient);
   const signatureIds = unique(signatureRows.map((r) => r.id));
-
-  const formRequestIds = unique(
-    (
-      await scope
-        .query({ id: formRequests.id })
-        .from(formRequests)
-        .where(or(rnummer ? eq(formRequests.rnummer, rnummer) : undefined, inList(formRequests.phone, phones, "text")))
-    ).map((r) => r.id),
+  const forms = await findFormRecords(scope, patient);
+  const { formRequestIds, sessionIds, pinnedDrafts, submissionIds } = forms;
+  const { credentialIds, signerRows, noticeRows } = await findSigningRecords(scope, signatureIds);
+  const messageIds = await findMessageIds(scope, patient, {
+    formRequestIds,
+    noticeMessageIds: unique(noticeRows.map((n) => n.messageId)),
+  });
+  const { deliveryIds, attemptIds } = await findWebhookRecords(
+    scope,
+    [...patient.all, ...pinnedDrafts.map((s) => s.config.draftKey!)],
+    [...submissionIds, ...signatureIds, ...formRequestIds, ...sessionIds],
   );
-
-  const sessionRows = await scope
-    .query({ id: formSessions.id, templateIdentifier: formSessions.templateIdentifier, config: formSessions.config })
-    .from(formSessions)
-    .where(
-      or(
-        rnummer ? sql`${formSessions.config}->>'rnummer' = ${rnummer}` : undefined,
-        inList(sql`${formSessions.config}->>'phone'`, phones, "text"),
-      ),
-    );
-  const sessionIds = unique(sessionRows.map((r) => r.id));
-
-  const submissionRows = await scope
-    .query({ id: submissions.id, values: submissions.values })
-    .from(submissions)
-    .where(
-      or(
-        rnummer ? eq(submissions.rnummer, rnummer) : undefined,
-        inList(submissions.phone, phones, "text"),
-        inList(submissions.formRequestId, formRequestIds),
-        sql`(${submissions.actorType} = 'embed_session' and ${inList(submissions.actorId, sessionIds, "text")})`,
-      ),
-    );
-  const submissionIds = unique(submissionRows.map((r) => r.id));
-
-  // Drafts: a session's pinned key (of its template), keys in the session's own namespace, an SMS request's key.
-  const pinnedDrafts = sessionRows.filter((s) => s.config.draftKey);
-  const draftConditions: SQL[] = [
-    ...pinnedDrafts.map(
-      (s) =>
-        sql`(${drafts.templateIdentifier} = ${s.templateIdentifier} and ${drafts.draftKey} = ${s.config.draftKey})`,
-    ),
-    ...sessionIds.map((id) => sql`starts_with(${drafts.draftKey}, ${`session:${id}:`})`),
-    inList(drafts.draftKey, formRequestIds.map(smsFormDraftKey), "text"),
-  ];
-  const draftIds = unique(
-    (
-      await scope
-        .query({ id: drafts.id })
-        .from(drafts)
-        .where(or(...draftConditions))
-    ).map((r) => r.id),
-  );
-
-  const answerStrings = new Set<string>();
-  for (const row of submissionRows) stringsIn(row.values, answerStrings);
-  const uploadRows = await scope
-    .query({ id: formUploads.id, storageKey: formUploads.storageKey })
-    .from(formUploads)
-    .where(
-      or(
-        inList(
-          formUploads.uploaderKey,
-          [...sessionIds.map((id) => `session:${id}`), ...formRequestIds.map((id) => `portal:${id}`)],
-          "text",
-        ),
-        inList(formUploads.storageKey, [...answerStrings], "text"),
-      ),
-    );
-
-  const otpIds = unique(
-    (
-      await scope
-        .query({ id: otpChallenges.id })
-        .from(otpChallenges)
-        .where(inList(otpChallenges.formRequestId, formRequestIds))
-    ).map((r) => r.id),
-  );
-
-  const credentialIds = unique(
-    (
-      await scope
-        .query({ id: signingCredentials.id })
-        .from(signingCredentials)
-        .where(inList(signingCredentials.signatureRequestId, signatureIds))
-    ).map((r) => r.id),
-  );
-  const signerRows = await scope
-    .query({
-      id: signatureSigners.id,
-      role: signatureSigners.role,
-      signatureImageKey: signatureSigners.signatureImageKey,
-    })
-    .from(signatureSigners)
-    .where(inList(signatureSigners.signatureRequestId, signatureIds));
-  const noticeRows = await scope
-    .query({ id: signatureNotices.id, messageId: signatureNotices.messageId })
-    .from(signatureNotices)
-    .where(inList(signatureNotices.signatureRequestId, signatureIds));
-
-  const messageIds = unique(
-    (
-      await scope
-        .query({ id: messages.id })
-        .from(messages)
-        .where(
-          or(
-            inList(messages.formRequestId, formRequestIds),
-            inList(messages.id, unique(noticeRows.map((n) => n.messageId))),
-            ...phones.map((phone) => sql`${messages.recipients} @> ${JSON.stringify([phone])}::jsonb`),
-            mentionsAny(messages.body, patientValues),
-            mentionsAny(messages.subject, patientValues),
-          ),
-        )
-    ).map((r) => r.id),
-  );
-
-  // Webhook bodies name records by id (submissionId, signature_id, draftKey) and patients by value.
+  const jobIds = await findJobIds(scope, { messageIds, deliveryIds, signatureIds });
   const draftKeys = unique([
     ...pinnedDrafts.map((s) => s.config.draftKey),
     ...formRequestIds.map(smsFormDraftKey),
     ...sessionIds.map((id) => `session:${id}:`),
   ]);
-  const deliveryIds = unique(
-    (
-      await scope
-        .query({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(
-          or(
-            mentionsAny(webhookDeliveries.body, [...patientValues, ...pinnedDrafts.map((s) => s.config.draftKey!)]),
-            mentionsId(webhookDeliveries.body, [...submissionIds, ...signatureIds, ...formRequestIds, ...sessionIds]),
-          ),
-        )
-    ).map((r) => r.id),
-  );
-  const attemptIds = unique(
-    (
-      await scope
-        .query({ id: webhookAttempts.id })
-        .from(webhookAttempts)
-        .where(inList(webhookAttempts.deliveryId, deliveryIds))
-    ).map((r) => r.id),
-  );
+  const auditIds = await findAuditEntryIds(scope, patient, {
+    signatureIds,
+    formRequestIds,
+    submissionIds,
+    sessionIds,
+    deliveryIds,
+    messageIds,
+    draftKeys,
+  });
 
-  const jobIds = unique(
-    (
-      await scope
-        .query({ id: jobs.id })
-        .from(jobs)
-        .where(
-          or(
-            inList(sql`${jobs.payload}->>'messageId'`, messageIds, "text"),
-            inList(sql`${jobs.payload}->>'deliveryId'`, deliveryIds, "text"),
-            inList(sql`${jobs.payload}->>'signatureId'`, signatureIds, "text"),
-          ),
-        )
-    ).map((r) => r.id),
-  );
+  return {
+    ids: {
+      embedSessions: sessionIds,
+      drafts: forms.draftIds,
+      submissions: submissionIds,
+      uploads: unique(forms.uploadRows.map((u) => u.id)),
+      formRequests: formRequestIds,
+      otpChallenges: forms.otpIds,
+      signatureRequests: signatureIds,
+      signingCredentials: credentialIds,
+      signatureNotices: unique(noticeRows.map((n) => n.id)),
+      messages: messageIds,
+      webhookDeliveries: deliveryIds,
+      webhookAttempts: attemptIds,
+      jobs: jobIds,
+      auditEntries: auditIds,
+    },
+    objects: storedObjectsOf(forms.uploadRows, signatureRows, signerRows),
+    patientSigners: unique(signerRows.filter((s) => s.role === PATIENT_ROLE).map((s) => s.id)),
+    terms: patient.all,
+  };
+}
 
-  const meta = (key: string) => sql`${auditLog.metadata}->>${key}`;
-  const auditIds = unique(
-    (
-      await scope
-        .query({ id: auditLog.id })
-        .from(auditLog)
-        .where(
-          or(
-            inList(meta("signatureId"), signatureIds, "text"),
-            inList(meta("formRequestId"), formRequestIds, "text"),
-            inList(meta("submissionId"), submissionIds, "text"),
-            inList(meta("sessionRecordId"), sessionIds, "text"),
-            inList(meta("deliveryId"), deliveryIds, "text"),
-            inList(meta("messageId"), messageIds, "text"),
-            inList(meta("draftKey"), draftKeys, "text"),
-            ...sessionIds.map((id) => sql`starts_with(${meta("draftKey")}, ${`session:${id}:`})`),
-            sql`(${auditLog.actorType} in ('signer', 'portal') and ${inList(auditLog.actorId, signatureIds, "text")})`,
-            sql`(${auditLog.actorType} in ('sms_recipient', 'portal') and ${inList(auditLog.actorId, formRequestIds, "text")})`,
-            sql`(${auditLog.actorType} in ('embed_session', 'session') and ${inList(auditLog.actorId, sessionIds, "text")})`,
-            patientId ? eq(meta("patientId"), patientId) : undefined,
-            rnummer ? eq(meta("rnummer"), rnummer) : undefined,
-            inList(meta("phone"), phones, "text"),
-          ),
-          // An entry erased before is not the patient's any more: a second erasure finds nothing.
-          isNull(auditLog.erasedAt),
-        )
-    ).map((r) => r.id),
-  );
-
-  const objects: PatientRecords["objects"] = [
+/** The stored objects the records name: uploads, each request's four keys, every signer's drawn signature. */
+function storedObjectsOf(
+  uploadRows: { storageKey: string }[],
+  signatureRows: Awaited<ReturnType<typeof findSignatureRequests>>,
+  signerRows: { signatureImageKey: string | null }[],
+): PatientRecords["objects"] {
+  return [
     ...uploadRows.map((u) => ({ key: u.storageKey, kind: "upload" as const })),
     ...signatureRows.flatMap((r) =>
       [
@@ -340,28 +155,6 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
       s.signatureImageKey ? [{ key: s.signatureImageKey, kind: "signature_image" as const }] : [],
     ),
   ];
-
-  return {
-    ids: {
-      embedSessions: sessionIds,
-      drafts: draftIds,
-      submissions: submissionIds,
-      uploads: unique(uploadRows.map((u) => u.id)),
-      formRequests: formRequestIds,
-      otpChallenges: otpIds,
-      signatureRequests: signatureIds,
-      signingCredentials: credentialIds,
-      signatureNotices: unique(noticeRows.map((n) => n.id)),
-      messages: messageIds,
-      webhookDeliveries: deliveryIds,
-      webhookAttempts: attemptIds,
-      jobs: jobIds,
-      auditEntries: auditIds,
-    },
-    objects,
-    patientSigners: unique(signerRows.filter((s) => s.role === PATIENT_ROLE).map((s) => s.id)),
-    terms: patientValues,
-  };
 }
 
 /** How many records of each kind (what a report shows). */

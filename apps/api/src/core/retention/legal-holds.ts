@@ -10,7 +10,7 @@ import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { page } from "../lists/keyset";
-import { inList } from "../patients/patient-records";
+import { inList } from "../patients/record-filters";
 import { normalisedSelector } from "../patients/patient-selector";
 
 /**
