@@ -1,10 +1,8 @@
-import { createHmac, randomInt } from "node:crypto";
 import type { FormValues, PatientLanguage, Template } from "@clinsign/contracts";
-import { desc, eq, formRequests, gt, isNull, notInArray, otpChallenges, templates } from "@clinsign/db";
+import { eq, formRequests, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding } from "../branding/branding";
 import {
-  afterCommit,
   contextFor,
   inTransaction,
   smsFormDraftKey,
@@ -13,18 +11,16 @@ import {
   type RequestMeta,
   type Services,
 } from "../context";
-import { assertSmsRequestUsable, countOtpText, linkGone, type SmsFormRequestRow } from "../credentials/sms-links";
+import { assertSmsRequestUsable, type SmsFormRequestRow } from "../credentials/sms-links";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
 import { AppError } from "../errors";
-import { runJobNow } from "../jobs/execute";
-import { messageJobHandler, queueMessage, REDACTED } from "../messaging/messaging";
-import { otpSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
 import { submitForm } from "../submissions/submissions";
 import { toTemplate } from "../templates/templates";
-import { linkMessageToRequest } from "./form-requests";
 import { normaliseEntered, phoneCountryOf } from "./phone";
+import { assertLinkOpen, holdsAccess, issueAccess, lockedRow, MAX_IDENTITY_TRIES } from "./sms-form-access";
+import { sendOtpFor } from "./sms-otp";
 
 /**
  * The SMS form: the pages a recipient of an SMS form request (F1) reaches from the link in the
@@ -34,15 +30,6 @@ import { normaliseEntered, phoneCountryOf } from "./phone";
  * (`contextFor`, principal `sms_recipient`). Every read and write after the link's lookup goes
  * through that organization's OrgScope.
  */
-
-export const MAX_IDENTITY_TRIES = 5;
-export const MAX_OTP_TRIES = 5;
-export const OTP_LIFETIME_MS = 10 * 60_000;
-export const OTP_RESEND_AFTER_MS = 30_000;
-export const OTP_SENDS_PER_PHONE_HOUR = 5;
-/** After rnummer and phone matched, the OTP step must follow within this time. */
-export const IDENTITY_WINDOW_MS = 30 * 60_000;
-const ACCESS_LIFETIME_MS = 2 * 3600_000;
 
 /**
  * The holder of an SMS link before identification: the request's organization, acting as its SMS
@@ -61,12 +48,6 @@ export function smsLinkContext(services: Services, link: SmsFormRequestRow, requ
     request,
   );
   return ctx;
-}
-
-/** The link still opens the request's steps: not expired, and its state allows them. */
-function assertLinkOpen(link: SmsFormRequestRow): void {
-  if (link.expiresAt.getTime() < Date.now()) throw linkGone();
-  assertSmsRequestUsable(link);
 }
 
 async function otpEnabled(ctx: OrgContext): Promise<boolean> {
@@ -148,56 +129,6 @@ async function markOpened(ctx: OrgContext, row: SmsFormRequestRow): Promise<void
   });
 }
 
-function holdsAccess(row: SmsFormRequestRow, accessToken: string): boolean {
-  return (
-    row.status === "verified" &&
-    row.accessTokenHash !== null &&
-    row.accessExpiresAt !== null &&
-    row.accessExpiresAt.getTime() > Date.now() &&
-    safeEqual(sha256Hex(accessToken), row.accessTokenHash)
-  );
-}
-
-/** Access after identification (and OTP); never for a request a parallel call locked or submitted meanwhile. */
-async function issueAccess(
-  ctx: OrgContext,
-  row: SmsFormRequestRow,
-): Promise<{ accessToken: string; expiresAt: string }> {
-  const accessToken = randomSecret(32);
-  const expiresAt = new Date(Date.now() + ACCESS_LIFETIME_MS);
-  const [granted] = await ctx.scope
-    .update(
-      formRequests,
-      {
-        accessTokenHash: sha256Hex(accessToken),
-        accessExpiresAt: expiresAt,
-        status: "verified",
-        identityTokenHash: null,
-        updatedAt: new Date(),
-      },
-      eq(formRequests.id, row.id),
-      notInArray(formRequests.status, ["locked", "submitted", "cancelled"]),
-    )
-    .returning({ id: formRequests.id });
-  if (!granted) {
-    const [current] = await ctx.scope.select(formRequests, eq(formRequests.id, row.id)).limit(1);
-    if (current) assertSmsRequestUsable(current);
-    throw linkGone();
-  }
-  await recordAudit(ctx, {
-    action: "form_request.verified",
-    templateIdentifier: row.templateIdentifier,
-    metadata: { formRequestId: row.id },
-  });
-  return { accessToken, expiresAt: expiresAt.toISOString() };
-}
-
-/** The request row, locked until the transaction ends: tries on one link are counted one after another. */
-async function lockedRow(ctx: OrgContext, id: string): Promise<SmsFormRequestRow | undefined> {
-  const [row] = await ctx.scope.select(formRequests, eq(formRequests.id, id)).for("update");
-  return row;
-}
-
 /**
  * Step 2: the recipient enters rnummer and phone. Both are compared in constant time; the fifth
  * wrong entry locks the request. With two-factor on, a match sends an OTP instead of access.
@@ -256,130 +187,6 @@ export async function verifyIdentity(
     return { otpRequired: true as const, accessToken: null, expiresAt: null, identityToken };
   }
   return { otpRequired: false as const, identityToken: null, ...(await issueAccess(ctx, row)) };
-}
-
-function otpHash(services: Services, challengeOwner: string, code: string): string {
-  return createHmac("sha256", services.secrets.deriveKey("otp")).update(`${challengeOwner}:${code}`).digest("hex");
-}
-
-async function sendOtpFor(
-  ctx: OrgContext,
-  row: SmsFormRequestRow,
-): Promise<{ sent: true; resendAfterSeconds: number }> {
-  const { services } = ctx;
-  const [last] = await ctx.scope
-    .select(otpChallenges, eq(otpChallenges.formRequestId, row.id))
-    .orderBy(desc(otpChallenges.createdAt))
-    .limit(1);
-  if (last && Date.now() - last.createdAt.getTime() < OTP_RESEND_AFTER_MS) {
-    const wait = Math.ceil((OTP_RESEND_AFTER_MS - (Date.now() - last.createdAt.getTime())) / 1000);
-    throw new AppError("rate_limited", `a new code can be sent in ${wait} s`, { retryAfterSeconds: wait });
-  }
-  await countOtpText(services, row.phone, OTP_SENDS_PER_PHONE_HOUR);
-  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  const org = await organizationProfile(ctx);
-  const text = (shown: string) =>
-    otpSms(smsLocale(row.locale, org.locale), {
-      organization: org.name,
-      code: shown,
-      minutes: OTP_LIFETIME_MS / 60_000,
-    });
-  // The text goes out once the challenge is stored: its first attempt runs after the outermost commit.
-  await inTransaction(ctx, async (tx) => {
-    await tx.scope.update(
-      otpChallenges,
-      { endedAt: new Date() },
-      eq(otpChallenges.formRequestId, row.id),
-      isNull(otpChallenges.endedAt),
-    );
-    await tx.scope.insert(otpChallenges, {
-      formRequestId: row.id,
-      codeHash: otpHash(services, row.id, code),
-      expiresAt: new Date(Date.now() + OTP_LIFETIME_MS),
-    });
-    const sms = await queueMessage(tx, {
-      channel: "sms",
-      recipients: [row.phone],
-      sender: row.smsFrom,
-      body: text(code),
-      redactedBody: text(REDACTED),
-      purpose: "portal.otp",
-    });
-    await linkMessageToRequest(tx, sms.messageId, row.id);
-    await recordAudit(tx, {
-      action: "form_request.otp_sent",
-      templateIdentifier: row.templateIdentifier,
-      metadata: { formRequestId: row.id, messageId: sms.messageId },
-    });
-    await afterCommit(tx, "OTP text", () => runJobNow(services, sms.jobId, messageJobHandler));
-  });
-  return { sent: true, resendAfterSeconds: OTP_RESEND_AFTER_MS / 1000 };
-}
-
-/** Identification passed in the last 30 minutes, in this browser (its identification cookie). */
-function identityChecked(row: SmsFormRequestRow, identityToken: string | undefined) {
-  if (
-    !row.identityVerifiedAt ||
-    Date.now() - row.identityVerifiedAt.getTime() > IDENTITY_WINDOW_MS ||
-    !row.identityTokenHash ||
-    !identityToken ||
-    !safeEqual(sha256Hex(identityToken), row.identityTokenHash)
-  ) {
-    throw new AppError("unauthorized", "enter the case number and phone number first");
-  }
-}
-
-/** The OTP steps: the link, and the identification cookie of the browser that passed identification. */
-export interface OtpStep {
-  link: SmsFormRequestRow;
-  identityToken: string | undefined;
-}
-
-/** Sends a new OTP: only after identification, 30 s after the last one, at most 5 per phone and hour. */
-export async function resendOtp(ctx: OrgContext, input: OtpStep) {
-  assertLinkOpen(input.link);
-  identityChecked(input.link, input.identityToken);
-  return sendOtpFor(ctx, input.link);
-}
-
-/** Step 3 with two-factor on: the code of the newest challenge; 5 wrong codes end it. */
-export async function checkOtp(ctx: OrgContext, input: OtpStep & { code: string }) {
-  const row = input.link;
-  assertLinkOpen(row);
-  identityChecked(row, input.identityToken);
-  // As with identification: the newest open challenge is read and counted under its row lock, so
-  // a burst of parallel codes is compared one after another and ends after 5 wrong ones.
-  const outcome = await inTransaction(ctx, async (tx) => {
-    const [challenge] = await tx.scope
-      .select(
-        otpChallenges,
-        eq(otpChallenges.formRequestId, row.id),
-        isNull(otpChallenges.endedAt),
-        gt(otpChallenges.expiresAt, new Date()),
-      )
-      .orderBy(desc(otpChallenges.createdAt))
-      .limit(1)
-      .for("update");
-    if (!challenge) return { result: "none" as const };
-    if (safeEqual(otpHash(ctx.services, row.id, input.code), challenge.codeHash)) {
-      await tx.scope.update(otpChallenges, { endedAt: new Date() }, eq(otpChallenges.id, challenge.id));
-      return { result: "matched" as const };
-    }
-    const failed = challenge.failedAttempts + 1;
-    await tx.scope.update(
-      otpChallenges,
-      { failedAttempts: failed, ...(failed >= MAX_OTP_TRIES && { endedAt: new Date() }) },
-      eq(otpChallenges.id, challenge.id),
-    );
-    return { result: "wrong" as const, left: Math.max(0, MAX_OTP_TRIES - failed) };
-  });
-  if (outcome.result === "none") throw new AppError("unauthorized", "no valid code: request a new one");
-  if (outcome.result === "wrong") {
-    throw new AppError("unauthorized", outcome.left === 0 ? "too many wrong codes: request a new one" : "wrong code", {
-      attemptsLeft: outcome.left,
-    });
-  }
-  return issueAccess(ctx, row);
 }
 
 /**

@@ -2,16 +2,15 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { smsOtpInput, smsSaveDraftInput, smsSubmitInput, smsVerifyInput } from "@clinsign/contracts";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../../core/credentials/sms-links";
 import {
-  checkOtp,
-  IDENTITY_WINDOW_MS,
   loadSmsFormDraft,
   openSmsForm,
-  resendOtp,
   saveSmsFormDraft,
   smsFormTemplate,
   submitSmsForm,
   verifyIdentity,
 } from "../../core/form-requests/sms-form";
+import { IDENTITY_WINDOW_MS } from "../../core/form-requests/sms-form-access";
+import { checkOtp, resendOtp } from "../../core/form-requests/sms-otp";
 import { smsIdentificationProcedure, smsLinkProcedure, smsRecipientProcedure, type TrpcContext } from "../trpc";
 
 /** The SMS form's pages and their tRPC door live under /f/ (the web app's /f/trpc proxy). */
