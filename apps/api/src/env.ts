@@ -1,61 +1,7 @@
-import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./core/files/s3-storage";
-
-/** Switches accept true/false and 1/0 (docs: configuration conventions). */
-const bool = (fallback: boolean) =>
-  z
-    .enum(["true", "false", "1", "0"], { message: "must be true, false, 1 or 0" })
-    .optional()
-    .transform((v) => (v === undefined ? fallback : v === "true" || v === "1"));
-
-const port = (fallback: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: "must be a port number" })
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(65535, { message: "must be a port number up to 65535" }))
-    .optional()
-    .transform((v) => v ?? fallback);
-
-const count = <Fallback extends number | undefined>(fallback: Fallback, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: "must be a whole number" })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, { message: `must be at least ${min}` })
-        .max(max, { message: `must be at most ${max}` }),
-    )
-    .optional()
-    .transform((v) => v ?? fallback);
-
-const url = (protocols: RegExp, what: string) =>
-  z.url({ protocol: protocols, message: `must be a ${what} URL` }).optional();
-
-/** Comma-separated list, blanks dropped. */
-const list = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
-
-const hostPort = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { message: "must be host or host:port" });
-
-/** node:dns `setServers` takes addresses, not names: a name here would fail every lookup, so it stops start-up. */
-const nameServer = z
-  .string()
-  .refine(isNameServerAddress, { message: "must be an IP address or IP:port ([IPv6]:port for IPv6)" });
+import { bool, count, hostPort, list, nameServer, port, url } from "./env-values";
 
 const schema = z
   .object({
@@ -206,18 +152,10 @@ const schema = z
       });
   });
 
+type Environment = z.output<typeof schema>;
+
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53`: what node:dns `setServers` accepts. */
-function isNameServerAddress(entry: string): boolean {
-  if (isIP(entry)) return true;
-  const withPort = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(entry);
-  if (!withPort) return false;
-  const [, ipv6, ipv4, port] = withPort;
-  const portNumber = Number(port);
-  return isIP(ipv6 ?? ipv4 ?? "") === (ipv6 ? 6 : 4) && portNumber >= 1 && portNumber <= 65535;
 }
 
 export interface Config {
@@ -304,8 +242,8 @@ export class ConfigError extends Error {
 
 const trimSlash = (u: string) => u.replace(/\/+$/, "");
 
-/** Validates the environment once; everything else in the service reads the returned `Config`. */
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+/** The variables as the schema reads them (an empty one counts as unset); every problem at once. */
+function parseEnvironment(source: Record<string, string | undefined>): Environment {
   const cleaned = Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v === "" ? undefined : v]));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
@@ -313,7 +251,31 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"} ${issue.message}`),
     );
   }
-  const env = parsed.data;
+  return parsed.data;
+}
+
+/** STORAGE=s3's bucket, or undefined without S3_BUCKET. */
+function s3SettingsOf(env: Environment): S3Settings | undefined {
+  return env.S3_BUCKET
+    ? {
+        bucket: env.S3_BUCKET!,
+        region: env.S3_REGION,
+        endpoint: env.S3_ENDPOINT,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        credentials:
+          env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+            ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+            : undefined,
+        sse: env.S3_SSE,
+        downloads: env.S3_DOWNLOADS,
+        presignSeconds: env.S3_PRESIGN_SECONDS,
+      }
+    : undefined;
+}
+
+/** Validates the environment once; everything else in the service reads the returned `Config`. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env = parseEnvironment(source);
   const scheme = env.TLS_CERT_FILE ? "https" : "http";
   const apiHostForUrl = env.API_HOST === "0.0.0.0" || env.API_HOST === "::" ? "127.0.0.1" : env.API_HOST;
   return {
@@ -369,21 +331,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sealUpload: { maxIterations: env.SEAL_P12_MAX_ITERATIONS, timeoutMs: env.SEAL_P12_TIMEOUT_SECONDS * 1000 },
     pageImages: env.PAGE_IMAGES,
     storage: env.STORAGE,
-    s3: env.S3_BUCKET
-      ? {
-          bucket: env.S3_BUCKET!,
-          region: env.S3_REGION,
-          endpoint: env.S3_ENDPOINT,
-          forcePathStyle: env.S3_FORCE_PATH_STYLE,
-          credentials:
-            env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
-              ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
-              : undefined,
-          sse: env.S3_SSE,
-          downloads: env.S3_DOWNLOADS,
-          presignSeconds: env.S3_PRESIGN_SECONDS,
-        }
-      : undefined,
+    s3: s3SettingsOf(env),
     uploads: {
       maxBytesPerForm: env.UPLOAD_MAX_MB_PER_FORM * 1024 * 1024,
       orphanAfterMs: env.UPLOAD_ORPHAN_HOURS * 3600_000,

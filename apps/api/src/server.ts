@@ -1,5 +1,7 @@
+import type { Server } from "node:http";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "./env";
+import type { Services } from "./core/context";
+import { ConfigError, loadConfig, type Config } from "./env";
 import { seedDemoIfEmpty } from "./core/provisioning/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
@@ -18,11 +20,12 @@ import { scheduleRetentionSweeps } from "./core/jobs/retention-sweeps";
 import { scheduleStorageReconciliation } from "./core/jobs/storage-reconciliation";
 import { createLogger, createServices } from "./services";
 
-/** The API process. `--seed-demo` creates the demo organization on an empty database. */
-async function main() {
-  let config;
+type Logger = Services["log"];
+
+/** The validated configuration; a configuration error is printed and ends the process. */
+function loadConfigOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -30,9 +33,10 @@ async function main() {
     }
     throw error;
   }
-  const log = createLogger(config);
-  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const services = await createServices(config, log);
+}
+
+/** The start-up warnings and notes: plain HTTP allowed, and which certificate seals signed PDFs. */
+function announceSecurity(config: Config, services: Services, log: Logger): void {
   if (config.allowInsecureHttp) {
     log.warn(
       "ALLOW_INSECURE_HTTP is on: area A accepts plain HTTP from loopback clients. Never use this in production.",
@@ -50,6 +54,10 @@ async function main() {
       { subject: identity.subject, fingerprint: identity.fingerprint },
       "sealing signed PDFs with SIGNING_P12_FILE",
     );
+}
+
+/** The periodic sweeps and schedules of this process; answers the function that stops them. */
+function startSweeps(services: Services, log: Logger): () => void {
   // Expiry is enforced on every read and write; this sweep also records it for untouched requests,
   // and drops rate-limit counters whose window has ended.
   const expirySweep = setInterval(() => {
@@ -82,36 +90,47 @@ async function main() {
     );
   }, 10 * 60_000);
   storageSchedule.unref();
-  if (process.argv.includes("--seed-demo")) {
-    const demo = await seedDemoIfEmpty(services);
-    if (demo) {
-      // Printed once, straight to the terminal, never through the logger.
-      process.stdout.write(
-        [
-          "",
-          "  ClinSign is set up with a demo organization. These secrets are shown only now:",
-          `    Admin UI     ${config.publicWebUrl}/login`,
-          `    Login        ${demo.adminEmail} / ${demo.adminPassword}`,
-          `    API URL      ${config.publicApiUrl}   (reference: ${config.publicApiUrl}/docs)`,
-          `    orgId        ${demo.organizationId}`,
-          `    API token    ${demo.apiToken}`,
-          "  Lost them? `pnpm cli token create --org <orgId>` and `pnpm cli user create …` make new ones.",
-          "",
-        ].join("\n") + "\n",
-      );
-    }
-  }
-  const runner = new JobRunner(services, jobHandlers);
-  services.jobs = runner;
-  runner.start();
-  // Links audit entries into their organization's hash chain after the requests that wrote them.
-  const auditChainer = new AuditChainer(services);
-  auditChainer.start();
-  const server = createServer(services);
-  server.listen(config.apiPort, config.apiHost, () => {
-    log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
-  });
+  return () => {
+    clearInterval(expirySweep);
+    clearInterval(uploadSweep);
+    clearInterval(retentionSchedule);
+    clearInterval(storageSchedule);
+  };
+}
 
+/** `--seed-demo`: the demo organization on an empty database, its secrets printed once. */
+async function seedDemoWhenAsked(config: Config, services: Services): Promise<void> {
+  if (!process.argv.includes("--seed-demo")) return;
+  const demo = await seedDemoIfEmpty(services);
+  if (!demo) return;
+  // Printed once, straight to the terminal, never through the logger.
+  process.stdout.write(
+    [
+      "",
+      "  ClinSign is set up with a demo organization. These secrets are shown only now:",
+      `    Admin UI     ${config.publicWebUrl}/login`,
+      `    Login        ${demo.adminEmail} / ${demo.adminPassword}`,
+      `    API URL      ${config.publicApiUrl}   (reference: ${config.publicApiUrl}/docs)`,
+      `    orgId        ${demo.organizationId}`,
+      `    API token    ${demo.apiToken}`,
+      "  Lost them? `pnpm cli token create --org <orgId>` and `pnpm cli user create …` make new ones.",
+      "",
+    ].join("\n") + "\n",
+  );
+}
+
+/** What a running process holds, in the order a shutdown lets go of it. */
+interface Running {
+  services: Services;
+  log: Logger;
+  server: Server;
+  stopSweeps: () => void;
+  workers: { stop(): Promise<void> }[];
+  unlock: () => void;
+}
+
+/** SIGINT and SIGTERM: stop accepting, let the workers finish their pass, close the database, exit. */
+function stopOnSignals({ services, log, server, stopSweeps, workers, unlock }: Running): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -119,13 +138,10 @@ async function main() {
     log.info({ signal }, "shutting down");
     server.close();
     server.closeIdleConnections();
-    clearInterval(expirySweep);
-    clearInterval(uploadSweep);
-    clearInterval(retentionSchedule);
-    clearInterval(storageSchedule);
+    stopSweeps();
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     // The job runner and the chainer finish their current pass before the database closes under them.
-    Promise.all([runner.stop(), auditChainer.stop()])
+    Promise.all(workers.map((worker) => worker.stop()))
       .catch((error) => log.error({ err: error }, "stopping the background workers failed"))
       .then(() => services.database.close())
       .catch((error) => log.error({ err: error }, "closing the database failed"))
@@ -136,6 +152,28 @@ async function main() {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** The API process. `--seed-demo` creates the demo organization on an empty database. */
+async function main() {
+  const config = loadConfigOrExit();
+  const log = createLogger(config);
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  const services = await createServices(config, log);
+  announceSecurity(config, services, log);
+  const stopSweeps = startSweeps(services, log);
+  await seedDemoWhenAsked(config, services);
+  const runner = new JobRunner(services, jobHandlers);
+  services.jobs = runner;
+  runner.start();
+  // Links audit entries into their organization's hash chain after the requests that wrote them.
+  const auditChainer = new AuditChainer(services);
+  auditChainer.start();
+  const server = createServer(services);
+  server.listen(config.apiPort, config.apiHost, () => {
+    log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
+  });
+  stopOnSignals({ services, log, server, stopSweeps, workers: [runner, auditChainer], unlock });
 }
 
 main().catch((error) => {

@@ -1,6 +1,6 @@
 /**
  * The completion pipeline, in-process (no HTTP, no database): what produceSealedResult in
- * src/core/signatures/seal.ts does to the bytes of one document — prepareSeal (one pdf-lib load:
+ * src/core/signatures/seal.ts (its PDF steps in sealed-pdf.ts) does to the bytes of one document — prepareSeal (one pdf-lib load:
  * draw the signature into the field, save the stamped file, add the audit page and the PAdES
  * placeholder, save again; in the service this runs in the PDF worker), sealWithTime (CMS
  * signature with a CA-issued test certificate, its RFC 3161 time stamp, DSS with chains and

@@ -16,8 +16,9 @@ import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { areaOf, handleRest, isAreaAPath } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
-import { renderError } from "../rest/envelopes";
+import { renderError, type Area } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
+import type { RestRequest } from "../rest/route-types";
 import { appRouter } from "../trpc/root";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { answerThenClose, bearerToken, parseCookies, sendJson } from "../wire/io";
@@ -111,17 +112,121 @@ export function isCrossSiteRequest(
   return origin !== originOf(config.publicWebUrl) && origin !== originOf(config.publicApiUrl);
 }
 
-/**
- * The one request listener: what every request gets (request id, client address, security
- * headers, the access log, CSRF and HTTPS refusals), health, docs and tRPC, then the route table
- * (`../rest/routes.ts`: the documented API, the console's file routes, FHIR, single sign-on's
- * redirects, signed file URLs).
- */
-export function createRequestListener(services: Services): RequestListener {
-  const { config, log } = services;
-  const requestMeta = new WeakMap<IncomingMessage, RequestMeta>();
+/** An AppError in the area's envelope, as the listener answers before or outside the route table. */
+function sendError(
+  res: ServerResponse,
+  area: Area,
+  error: AppError,
+  requestId: string,
+  headers?: Record<string, string>,
+): void {
+  const { status, body } = renderError(area, error, requestId);
+  sendJson(res, status, body, headers);
+}
 
-  const trpc = createHTTPHandler({
+/** What the services record of a request: its id (the caller's, when well-formed), address and user agent. */
+function requestMetaOf(req: IncomingMessage, config: Services["config"]): RequestMeta {
+  const incomingId = req.headers["x-request-id"];
+  return {
+    requestId: typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+    ip: clientIp(req, config.trustProxy),
+    userAgent: req.headers["user-agent"]?.slice(0, 512) ?? null,
+  };
+}
+
+/** The request target, or null for an absolute-form target that is no URL. */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? "/", "http://internal");
+  } catch {
+    return null;
+  }
+}
+
+/** The headers every routed answer carries. */
+function setCommonHeaders(req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  res.setHeader("x-request-id", requestId);
+  res.setHeader("x-content-type-options", "nosniff");
+  res.setHeader("referrer-policy", "no-referrer");
+  res.setHeader("cache-control", "no-store");
+  res.setHeader("content-security-policy", API_CSP);
+  if ((req.socket as TLSSocket).encrypted) res.setHeader("strict-transport-security", "max-age=31536000");
+}
+
+/** The access log line, written when the answer is finished. */
+function logWhenFinished(
+  log: Services["log"],
+  req: IncomingMessage,
+  res: ServerResponse,
+  line: { requestId: string; pathname: string; started: bigint },
+): void {
+  res.on("finish", () => {
+    // The path only: area B carries tokens in query strings, which must never reach a log.
+    log.info(
+      {
+        requestId: line.requestId,
+        method: req.method,
+        path: line.pathname,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - line.started) / 1e6,
+      },
+      "request",
+    );
+  });
+}
+
+/** `/healthz`, `/readyz`, `/openapi.json` and `/docs`, answered here; false for any other path. */
+async function serveOwnPath(services: Services, pathname: string, res: ServerResponse): Promise<boolean> {
+  const { config } = services;
+  if (pathname === "/healthz") {
+    sendJson(res, 200, { ok: true });
+    return true;
+  }
+  if (pathname === "/readyz") {
+    const ready = await services.database.ready();
+    const ok = ready.reachable && ready.migrationsCurrent;
+    sendJson(res, ok ? 200 : 503, {
+      ok,
+      database: ready.reachable ? "reachable" : "unreachable",
+      migrationsCurrent: ready.migrationsCurrent,
+    });
+    return true;
+  }
+  if (pathname === "/openapi.json") {
+    sendJson(res, 200, openApiDocument(config.publicApiUrl));
+    return true;
+  }
+  if (pathname === "/docs" || pathname === "/docs/") {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP });
+    res.end(renderDocsPage(config.publicApiUrl));
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The refusals before the route table, true when the request was refused: a cross-site request to
+ * the admin console's file routes (they authenticate by the staff cookie), and area A over plain HTTP.
+ */
+function refusedBeforeTable(config: Services["config"], rest: RestRequest): boolean {
+  const { req, res, url, request, secure } = rest;
+  if (url.pathname.startsWith("/staff/") && isCrossSiteRequest(req, config)) {
+    answerThenClose(req, res, config.closeLingerMs);
+    sendError(res, "A", new AppError("forbidden", "cross-site requests are refused"), request.requestId);
+    return true;
+  }
+  if (isAreaAPath(url.pathname) && !secure) {
+    // No redirect: by now the bearer token has already crossed the wire in clear.
+    sendError(res, "A", new AppError("https_required", "this endpoint is served over HTTPS only"), request.requestId);
+    return true;
+  }
+  return false;
+}
+
+/** tRPC's handler under `/trpc/`: the CSRF refusal, then the context of the request's credentials. */
+function createTrpcHandler(services: Services, requestMeta: WeakMap<IncomingMessage, RequestMeta>) {
+  const { config, log } = services;
+  return createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
     maxBodySize: 1024 * 1024,
@@ -150,108 +255,48 @@ export function createRequestListener(services: Services): RequestListener {
       }
     },
   });
+}
 
+/**
+ * The one request listener: what every request gets (request id, client address, security
+ * headers, the access log, CSRF and HTTPS refusals), health, docs and tRPC, then the route table
+ * (`../rest/routes.ts`: the documented API, the console's file routes, FHIR, single sign-on's
+ * redirects, signed file URLs).
+ */
+export function createRequestListener(services: Services): RequestListener {
+  const { config, log } = services;
+  const requestMeta = new WeakMap<IncomingMessage, RequestMeta>();
+  const trpc = createTrpcHandler(services, requestMeta);
   const logRequests = log.isLevelEnabled("info");
 
   return async (req: IncomingMessage, res: ServerResponse) => {
     const started = logRequests ? process.hrtime.bigint() : 0n;
-    const incomingId = req.headers["x-request-id"];
-    const requestId = typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
-    const request: RequestMeta = {
-      requestId,
-      ip: clientIp(req, config.trustProxy),
-      userAgent: req.headers["user-agent"]?.slice(0, 512) ?? null,
-    };
+    const request = requestMetaOf(req, config);
+    const { requestId } = request;
     requestMeta.set(req, request);
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://internal");
-    } catch {
+    const url = requestUrl(req);
+    if (!url) {
       // An absolute-form request target that is no URL: nothing to route, and no reason to crash.
-      const { status, body } = renderError(
-        "A",
-        new AppError("invalid_request", "the request target is not a valid URL"),
-        requestId,
-      );
-      return sendJson(res, status, body, { "x-request-id": requestId });
+      const error = new AppError("invalid_request", "the request target is not a valid URL");
+      return sendError(res, "A", error, requestId, { "x-request-id": requestId });
     }
     const secure = isSecureRequest(req, config);
-    res.setHeader("x-request-id", requestId);
-    res.setHeader("x-content-type-options", "nosniff");
-    res.setHeader("referrer-policy", "no-referrer");
-    res.setHeader("cache-control", "no-store");
-    res.setHeader("content-security-policy", API_CSP);
-    if ((req.socket as TLSSocket).encrypted) res.setHeader("strict-transport-security", "max-age=31536000");
-    // The access log line; at LOG_LEVEL=warn or above it would be dropped, so no listener is added.
-    if (logRequests) {
-      res.on("finish", () => {
-        // The path only: area B carries tokens in query strings, which must never reach a log.
-        log.info(
-          {
-            requestId,
-            method: req.method,
-            path: url.pathname,
-            status: res.statusCode,
-            ms: Number(process.hrtime.bigint() - started) / 1e6,
-          },
-          "request",
-        );
-      });
-    }
+    setCommonHeaders(req, res, requestId);
+    // At LOG_LEVEL=warn or above the access log line would be dropped, so no listener is added.
+    if (logRequests) logWhenFinished(log, req, res, { requestId, pathname: url.pathname, started });
 
     try {
-      if (url.pathname === "/healthz") return sendJson(res, 200, { ok: true });
-      if (url.pathname === "/readyz") {
-        const ready = await services.database.ready();
-        const ok = ready.reachable && ready.migrationsCurrent;
-        return sendJson(res, ok ? 200 : 503, {
-          ok,
-          database: ready.reachable ? "reachable" : "unreachable",
-          migrationsCurrent: ready.migrationsCurrent,
-        });
-      }
-      if (url.pathname === "/openapi.json") return sendJson(res, 200, openApiDocument(config.publicApiUrl));
-      if (url.pathname === "/docs" || url.pathname === "/docs/") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP });
-        return void res.end(renderDocsPage(config.publicApiUrl));
-      }
+      if (await serveOwnPath(services, url.pathname, res)) return;
       if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
-      // The admin console's file routes (in the route table) authenticate by the staff cookie.
-      if (url.pathname.startsWith("/staff/") && isCrossSiteRequest(req, config)) {
-        const { status, body } = renderError(
-          "A",
-          new AppError("forbidden", "cross-site requests are refused"),
-          requestId,
-        );
-        answerThenClose(req, res, config.closeLingerMs);
-        return sendJson(res, status, body);
-      }
-      if (isAreaAPath(url.pathname) && !secure) {
-        // No redirect: by now the bearer token has already crossed the wire in clear.
-        const { status, body } = renderError(
-          "A",
-          new AppError("https_required", "this endpoint is served over HTTPS only"),
-          requestId,
-        );
-        return sendJson(res, status, body);
-      }
-      if (await handleRest(services, { req, res, url, request, secure })) return;
-      const { status, body } = renderError(
-        areaOf(url.pathname),
-        new AppError("not_found", "no such endpoint"),
-        requestId,
-      );
-      sendJson(res, status, body);
+      const rest: RestRequest = { req, res, url, request, secure };
+      if (refusedBeforeTable(config, rest)) return;
+      if (await handleRest(services, rest)) return;
+      sendError(res, areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);
     } catch (error) {
       log.error({ err: error, requestId }, "unhandled request error");
-      if (!res.headersSent) {
-        const { status, body } = renderError(
-          areaOf(url.pathname),
-          new AppError("internal_error", "internal error"),
-          requestId,
-        );
-        sendJson(res, status, body);
-      } else res.destroy();
+      if (!res.headersSent)
+        sendError(res, areaOf(url.pathname), new AppError("internal_error", "internal error"), requestId);
+      else res.destroy();
     }
   };
 }

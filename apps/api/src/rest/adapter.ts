@@ -3,7 +3,6 @@ import type { Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { authenticateEmbedSession } from "../core/credentials/embed-sessions";
 import { authenticateSmsRecipient, SMS_FORM_ACCESS_COOKIE } from "../core/credentials/sms-links";
-import { assertStorableInput } from "../core/storable-text";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 import {
   answerThenClose,
@@ -11,28 +10,18 @@ import {
   MAX_JSON_BODY_BYTES,
   parseCookies,
   queryObject,
-  readBody,
-  readFormOrJsonObject,
   readJsonObject,
   sendJson,
 } from "../wire/io";
 import { createCaller } from "../trpc/root";
-import { staffRouteContext, type Principal } from "../trpc/trpc";
+import type { Principal } from "../trpc/trpc";
+import { serveConsoleRoute, type BodyState } from "./console-adapter";
 import { renderError, toAppError, type Area } from "./envelopes";
-import { openMultipart, type MultipartBody } from "./multipart";
+import { openMultipart } from "./multipart";
 import { readPdfBody } from "./pdf-body";
-import { RestReply, sendReply, StreamReply, type Reply } from "./replies";
-import {
-  routes,
-  type ApiRoute,
-  type ConsoleRoute,
-  type MountedRoute,
-  type RestRequest,
-  type Route,
-  type UploadBody,
-} from "./routes";
+import { RestReply, sendReply, StreamReply } from "./replies";
+import { routes, type ApiRoute, type ConsoleRoute, type MountedRoute, type RestRequest, type Route } from "./routes";
 import { decodePath, parseInput } from "./validation";
-import { STAFF_SESSION_COOKIE } from "../core/identity/cookies";
 
 /** The routes the adapter reads itself: documented endpoints and console file routes. */
 type TableRoute = ApiRoute | ConsoleRoute;
@@ -141,13 +130,6 @@ function checkBodyEchoes(route: ApiRoute, body: Record<string, unknown>, pathPar
       throw new AppError("invalid_request", `${name}: must equal the ${name} in the path`, { field: name });
     }
   }
-}
-
-/** How far a request body got, for the error answer: a body we stopped reading closes the connection. */
-interface BodyState {
-  /** Set while a body the route reads has not been read to its end. */
-  unread: boolean;
-  multipart?: MultipartBody;
 }
 
 /** Whether `route` answers `method` (a console route's `head` adds HEAD to its GET). */
@@ -290,121 +272,4 @@ async function serveAdmittedApiRoute(
     res,
     result instanceof RestReply || result instanceof StreamReply ? result : new RestReply(route.status, result),
   );
-}
-
-/**
- * A console route: the staff cookie and the permission table before a byte of the body is read,
- * then the upload (declared length, media type, the file counted as it arrives), the input, and
- * the route's reply.
- */
-async function serveConsoleRoute(
-  services: Services,
-  rest: RestRequest,
-  route: ConsoleRoute,
-  pathParams: Record<string, string>,
-  state: BodyState,
-): Promise<void> {
-  const { req, res, url, request } = rest;
-  if (route.upload) state.unread = true;
-  let serve: (door: ConsoleDoorOf, input: unknown) => Promise<Reply>;
-  if (route.auth === "staffCookie") {
-    const sessionCookie = parseCookies(req.headers.cookie)[STAFF_SESSION_COOKIE];
-    const ctx = await staffRouteContext({ services, request, sessionCookie }, route.procedure);
-    serve = (door, input) => route.serve({ ...door, ctx }, input);
-  } else serve = (door, input) => route.serve(door, input);
-  const upload = route.upload && (await openUpload(req, route.upload, state));
-  const input = route.jsonField
-    ? parseJsonField(route, route.jsonField, upload?.fields ?? {})
-    : route.formBody
-      ? parseFormBody(route, await readFormOrJsonObject(req))
-      : parseConsoleQuery(route, url, pathParams);
-  const file = await upload?.file();
-  await sendReply(res, await serve({ services, url, file }, input), req);
-}
-
-type ConsoleDoorOf = Parameters<Extract<ConsoleRoute, { auth: "public" }>["serve"]>[0];
-
-/** A console route's body fields (`formBody`), parsed once. */
-function parseFormBody(route: ConsoleRoute, fields: Record<string, unknown>): unknown {
-  assertStorableInput(fields);
-  return parseInput(route.input, fields, "body");
-}
-
-/** The query (empty values dropped, the last of a repeated name) and the path parameters, parsed once. */
-function parseConsoleQuery(route: ConsoleRoute, url: URL, pathParams: Record<string, string>): unknown {
-  const raw = { ...Object.fromEntries([...url.searchParams].filter(([, value]) => value !== "")), ...pathParams };
-  assertStorableInput(raw);
-  return parseInput(route.input, raw, "query");
-}
-
-/** A multipart text field holding the route's input as JSON (the document upload's `metadata`). */
-function parseJsonField(route: ConsoleRoute, name: string, fields: Record<string, string>): unknown {
-  const raw = fields[name];
-  if (raw === undefined)
-    throw new AppError("invalid_request", `${name}: is required (a JSON part sent before the file)`, { field: name });
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new AppError("invalid_request", `${name}: is not valid JSON`, { field: name });
-  }
-  assertStorableInput(value);
-  return parseInput(route.input, value, name);
-}
-
-/** Reads at most `limit` bytes of a stream, refusing (and stopping it) as soon as it passes them. */
-async function readCapped(
-  stream: AsyncIterable<Buffer>,
-  limit: number,
-  stop: () => void,
-  tooLarge: () => AppError,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > limit) {
-      stop();
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-/**
- * Opens a console upload: 415 for a media type the route does not take, 413 for a declared
- * length beyond its cap, then the multipart text fields (sent before the file); `file()` reads
- * the file itself.
- */
-async function openUpload(
-  req: IncomingMessage,
-  spec: UploadBody,
-  state: BodyState,
-): Promise<{ fields: Record<string, string>; file(): Promise<Buffer> }> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  const raw = type !== "multipart/form-data" && spec.raw !== undefined;
-  if (raw && !spec.raw!.accepts(type)) throw new AppError("unsupported_media_type", spec.raw!.refusal);
-  const cap = raw ? spec.maxFileBytes : spec.maxFileBytes + spec.multipartOverhead;
-  if (Number(req.headers["content-length"] ?? 0) > cap) throw spec.tooLarge();
-  if (raw) {
-    return {
-      fields: {},
-      file: async () => {
-        const bytes = await readBody(req, spec.maxFileBytes, spec.tooLarge);
-        state.unread = false;
-        return bytes;
-      },
-    };
-  }
-  const body = await openMultipart(req);
-  state.multipart = body;
-  return {
-    fields: body.fields,
-    file: async () => {
-      for await (const part of body.files)
-        return readCapped(part.stream, spec.maxFileBytes, () => part.stream.destroy(), spec.tooLarge);
-      throw new AppError("invalid_request", spec.missingFile, { field: "file" });
-    },
-  };
 }

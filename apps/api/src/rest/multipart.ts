@@ -28,6 +28,55 @@ const tooLarge = () =>
   new AppError("payload_too_large", `the upload exceeds ${MAX_UPLOAD_REQUEST_BYTES / 1024 / 1024} MB in total`);
 const malformed = () => new AppError("invalid_request", "malformed multipart body", { field: "body" });
 
+/** The file parts parsed and not yet taken, the body's first failure, whether it ended, and the reader waiting for more. */
+interface PartQueue {
+  parts: IncomingFilePart[];
+  failure: AppError | undefined;
+  finished: boolean;
+  wake: (() => void) | undefined;
+}
+
+/** Wakes the reader waiting for the next part, if any. */
+function wakeReader(queue: PartQueue): void {
+  const resume = queue.wake;
+  queue.wake = undefined;
+  resume?.();
+}
+
+/** The file parts in order, each once the previous one was taken; the body's failure is thrown to the reader. */
+async function* takeParts(queue: PartQueue): AsyncGenerator<IncomingFilePart> {
+  while (true) {
+    if (queue.failure) throw queue.failure;
+    const part = queue.parts.shift();
+    if (part) {
+      yield part;
+      continue;
+    }
+    if (queue.finished) return;
+    await new Promise<void>((resolve) => (queue.wake = resolve));
+  }
+}
+
+/** The parser of this request's body, or why it is refused: media type, declared length, malformed headers. */
+function parserFor(req: IncomingMessage): busboy.Busboy | AppError {
+  const type = req.headers["content-type"] ?? "";
+  if (!type.toLowerCase().startsWith("multipart/form-data")) {
+    return new AppError("unsupported_media_type", "send the files as multipart/form-data");
+  }
+  if (Number(req.headers["content-length"] ?? 0) > MAX_UPLOAD_REQUEST_BYTES) return tooLarge();
+  try {
+    // One byte over the hard cap lets the consumer see that a part is too large.
+    return busboy({
+      headers: req.headers,
+      // Browsers and fetch send a file name's UTF-8 bytes as they are (RFC 7578), not Latin-1.
+      defParamCharset: "utf8",
+      limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: MAX_FILES_PER_UPLOAD + 1, fields: 20, fieldSize: 10_000 },
+    });
+  } catch {
+    return malformed();
+  }
+}
+
 /**
  * Starts reading a multipart body and resolves as soon as the first file part begins (or the body
  * ends), so the caller can authenticate and look up the upload's limits before a single file byte
@@ -35,41 +84,22 @@ const malformed = () => new AppError("invalid_request", "malformed multipart bod
  * whoever iterates `files`. The whole request is capped at MAX_UPLOAD_REQUEST_BYTES (413).
  */
 export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
-  const type = req.headers["content-type"] ?? "";
-  if (!type.toLowerCase().startsWith("multipart/form-data")) {
-    return Promise.reject(new AppError("unsupported_media_type", "send the files as multipart/form-data"));
-  }
-  if (Number(req.headers["content-length"] ?? 0) > MAX_UPLOAD_REQUEST_BYTES) return Promise.reject(tooLarge());
-  let parser: busboy.Busboy;
-  try {
-    // One byte over the hard cap lets the consumer see that a part is too large.
-    parser = busboy({
-      headers: req.headers,
-      // Browsers and fetch send a file name's UTF-8 bytes as they are (RFC 7578), not Latin-1.
-      defParamCharset: "utf8",
-      limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: MAX_FILES_PER_UPLOAD + 1, fields: 20, fieldSize: 10_000 },
-    });
-  } catch {
-    return Promise.reject(malformed());
-  }
-
+  const parser = parserFor(req);
+  if (parser instanceof AppError) return Promise.reject(parser);
   const fields: Record<string, string> = {};
-  const parts: IncomingFilePart[] = [];
-  let failure: AppError | undefined;
-  let finished = false;
-  let wake: (() => void) | undefined;
-  let opened: ((body: MultipartBody) => void) | undefined;
-  let refused: ((error: AppError) => void) | undefined;
-  const notify = () => {
-    const resume = wake;
-    wake = undefined;
-    resume?.();
-  };
+  const queue: PartQueue = { parts: [], failure: undefined, finished: false, wake: undefined };
+  // Settled once: by the first file part or the body's end, or by a failure before either.
+  let opened!: (body: MultipartBody) => void;
+  let refused!: (error: AppError) => void;
+  const opening = new Promise<MultipartBody>((resolve, reject) => {
+    opened = resolve;
+    refused = reject;
+  });
   const fail = (error: AppError) => {
-    failure ??= error;
-    for (const part of parts) part.stream.destroy(failure);
-    refused?.(failure);
-    notify();
+    queue.failure ??= error;
+    for (const part of queue.parts) part.stream.destroy(queue.failure);
+    refused(queue.failure);
+    wakeReader(queue);
   };
 
   let received = 0;
@@ -87,24 +117,11 @@ export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
     req.resume();
   };
 
-  async function* files(): AsyncGenerator<IncomingFilePart> {
-    while (true) {
-      if (failure) throw failure;
-      const part = parts.shift();
-      if (part) {
-        yield part;
-        continue;
-      }
-      if (finished) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  }
-
   const body: MultipartBody = {
     fields,
-    files: files(),
+    files: takeParts(queue),
     get finished() {
-      return finished;
+      return queue.finished;
     },
     abort,
   };
@@ -116,29 +133,17 @@ export function openMultipart(req: IncomingMessage): Promise<MultipartBody> {
     // busboy ends a part cut short ("Unexpected end of form") by destroying its stream with an
     // error, which would be uncaught once nobody reads the part any more: a malformed body.
     stream.on("error", () => fail(malformed()));
-    parts.push({ name: info.filename ?? "file", type: info.mimeType, stream });
-    opened?.(body);
-    notify();
+    queue.parts.push({ name: info.filename ?? "file", type: info.mimeType, stream });
+    opened(body);
+    wakeReader(queue);
   });
   parser.on("error", () => fail(malformed()));
   parser.on("close", () => {
-    finished = true;
-    opened?.(body);
-    notify();
+    queue.finished = true;
+    opened(body);
+    wakeReader(queue);
   });
   req.on("data", count);
   req.pipe(parser);
-
-  return new Promise<MultipartBody>((resolve, reject) => {
-    opened = (value) => {
-      opened = undefined;
-      refused = undefined;
-      resolve(value);
-    };
-    refused = (error) => {
-      opened = undefined;
-      refused = undefined;
-      reject(error);
-    };
-  });
+  return opening;
 }

@@ -120,85 +120,124 @@ function security(route: ApiRoute) {
   return [{ bearer: [] }, {}];
 }
 
-function operation(route: ApiRoute) {
+/**
+ * What an operation's parameters and body are made of: the input's JSON schema, the names that
+ * travel in the path, the fields left for the query or the body, the credentials the route reads
+ * there, and the input's example.
+ */
+interface OperationInput {
+  input: JsonSchema;
+  inPath: Set<string>;
+  /** Whether a field belongs in the query or body: path parameters do not, except those the body must repeat (A7 `id`). */
+  inBody: (name: string) => boolean;
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  withCredentials: boolean;
+  credentials: Record<string, JsonSchema>;
+  exampleInput: Record<string, unknown>;
+}
+
+function operationInput(route: ApiRoute): OperationInput {
   const input = toSchema(route.input, "input");
   const inPath = new Set(pathParams(route.path));
-  // Path parameters are not body fields, except those the body must repeat (A7 `id`).
   const inBody = (name: string) => !inPath.has(name) || (route.bodyEchoes?.includes(name) ?? false);
-  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => inBody(name)));
-  const required = (input.required ?? []).filter(inBody);
-  const withCredentials = route.auth !== "bearer" && route.auth !== "public";
   const withSession = route.auth === "orgTokenOrSession";
-  const credentials = withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties;
-  const exampleInput: Record<string, unknown> = {
-    ...(sampleOf(input) as Record<string, unknown>),
-    ...route.example?.request,
+  return {
+    input,
+    inPath,
+    inBody,
+    properties: Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => inBody(name))),
+    required: (input.required ?? []).filter(inBody),
+    withCredentials: route.auth !== "bearer" && route.auth !== "public",
+    credentials: withSession ? { ...credentialProperties, ...sessionProperty } : credentialProperties,
+    exampleInput: {
+      ...(sampleOf(input) as Record<string, unknown>),
+      ...route.example?.request,
+    },
   };
-  const parameters: unknown[] = [...inPath].map((name) => ({
+}
+
+/** The path parameters, each with its schema from the input and an example. */
+function pathParameters({ input, inPath, exampleInput }: OperationInput): unknown[] {
+  return [...inPath].map((name) => ({
     name,
     in: "path",
     required: true,
     schema: input.properties?.[name] ?? { type: "string" },
     example: exampleInput[name] ?? sampleOf(input.properties?.[name], name),
   }));
-  let requestBody: unknown;
-  if (route.body === "pdf") {
-    const file = { type: "string", format: "binary" };
-    requestBody = {
-      required: true,
-      content: {
-        "application/pdf": { schema: file },
-        "multipart/form-data": { schema: { type: "object", properties: { file }, required: ["file"] } },
+}
+
+/** A GET's query parameters: credentials first, then the input's fields. */
+function queryParameters({ withCredentials, credentials, properties, required, exampleInput }: OperationInput) {
+  const parameters: unknown[] = [];
+  // Optional, since `Authorization: Bearer` (or a sessionId) may stand in for them.
+  if (withCredentials)
+    for (const [name, schema] of Object.entries(credentials))
+      parameters.push({ name, in: "query", required: false, schema, description: schema.description });
+  for (const [name, schema] of Object.entries(properties)) {
+    const example = exampleInput[name];
+    parameters.push({
+      name,
+      in: "query",
+      required: required.includes(name),
+      schema,
+      ...(example !== undefined && { example }),
+    });
+  }
+  return parameters;
+}
+
+/** `/verify`'s body: one PDF, raw or as the `file` part of a multipart body. */
+function pdfRequestBody() {
+  const file = { type: "string", format: "binary" };
+  return {
+    required: true,
+    content: {
+      "application/pdf": { schema: file },
+      "multipart/form-data": { schema: { type: "object", properties: { file }, required: ["file"] } },
+    },
+  };
+}
+
+/** A JSON or multipart body: the credentials beside the input's fields; uploads add their files. */
+function fieldsRequestBody(route: ApiRoute, shape: OperationInput) {
+  const { inBody, properties, required, withCredentials, credentials, exampleInput } = shape;
+  const bodyExample = Object.fromEntries(Object.entries(exampleInput).filter(([name]) => inBody(name)));
+  const body: JsonSchema = {
+    type: "object",
+    ...(withCredentials && { description: BODY_CREDENTIALS }),
+    properties: withCredentials ? { ...credentials, ...properties } : properties,
+    required,
+  };
+  const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
+  if (route.body === "multipart") {
+    body.properties = {
+      ...body.properties,
+      files: {
+        type: "array",
+        items: { type: "string", format: "binary" },
+        description: "the files, one part each, after the text fields; the parts' name is free (`files`, `file` …)",
       },
     };
-  } else if (route.method === "GET") {
-    // Credentials first; optional, since `Authorization: Bearer` (or a sessionId) may stand in for them.
-    if (withCredentials)
-      for (const [name, schema] of Object.entries(credentials))
-        parameters.push({ name, in: "query", required: false, schema, description: schema.description });
-    for (const [name, schema] of Object.entries(properties)) {
-      const example = exampleInput[name];
-      parameters.push({
-        name,
-        in: "query",
-        required: required.includes(name),
-        schema,
-        ...(example !== undefined && { example }),
-      });
-    }
-  } else {
-    const bodyExample = Object.fromEntries(Object.entries(exampleInput).filter(([name]) => inBody(name)));
-    const body: JsonSchema = {
-      type: "object",
-      ...(withCredentials && { description: BODY_CREDENTIALS }),
-      properties: withCredentials ? { ...credentials, ...properties } : properties,
-      required,
-    };
-    const media = route.body === "multipart" ? "multipart/form-data" : "application/json";
-    if (route.body === "multipart") {
-      body.properties = {
-        ...body.properties,
-        files: {
-          type: "array",
-          items: { type: "string", format: "binary" },
-          description: "the files, one part each, after the text fields; the parts' name is free (`files`, `file` …)",
-        },
-      };
-      body.required = required.filter((name) => name !== "files");
-      delete bodyExample.files;
-    }
-    const example = withCredentials
-      ? {
-          token: "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
-          orgId: "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
-          ...bodyExample,
-        }
-      : bodyExample;
-    requestBody = {
-      required: required.length > 0 || withCredentials,
-      content: { [media]: { schema: body, ...(route.body !== "multipart" && { example }) } },
-    };
+    body.required = required.filter((name) => name !== "files");
+    delete bodyExample.files;
   }
+  const example = withCredentials
+    ? {
+        token: "cs_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx",
+        orgId: "3f2b8c1e-5d4a-4b6f-9c7e-1a2b3c4d5e6f",
+        ...bodyExample,
+      }
+    : bodyExample;
+  return {
+    required: required.length > 0 || withCredentials,
+    content: { [media]: { schema: body, ...(route.body !== "multipart" && { example }) } },
+  };
+}
+
+/** The success answer, every error status the route can answer, and its other reply. */
+function responsesOf(route: ApiRoute): Record<string, unknown> {
   const outputSchema = route.produces ? { type: "string", format: "binary" } : toSchema(route.output, "output");
   const success = route.produces
     ? { [route.produces]: { schema: outputSchema } }
@@ -223,6 +262,17 @@ function operation(route: ApiRoute) {
       content: { "application/json": { schema, example: route.otherReply.example } },
     };
   }
+  return responses;
+}
+
+function operation(route: ApiRoute) {
+  const shape = operationInput(route);
+  const parameters = pathParameters(shape);
+  let requestBody: unknown;
+  if (route.body === "pdf") requestBody = pdfRequestBody();
+  else if (route.method === "GET") parameters.push(...queryParameters(shape));
+  else requestBody = fieldsRequestBody(route, shape);
+  const { withCredentials } = shape;
   return {
     operationId: `${route.ref}_${route.method.toLowerCase()}`,
     summary: `${route.ref}: ${route.summary}`,
@@ -233,7 +283,7 @@ function operation(route: ApiRoute) {
     security: security(route),
     parameters,
     ...(requestBody !== undefined && { requestBody }),
-    responses,
+    responses: responsesOf(route),
   };
 }
 

@@ -41,7 +41,8 @@ import {
   type SignatureRequestRow,
 } from "./request-read";
 import { latestSealJob } from "./seal";
-import { revealSignerLink, signersOf, staffSignerItems } from "./signers";
+import { revealSignerLink, signersOf } from "./signers";
+import { staffSignerItems } from "./signer-views";
 
 /** The filters of the organization-wide list (contracts: signatureRequestFilters). */
 export interface SignatureRequestFilter {

@@ -28,7 +28,7 @@ import {
   type SignatureRequestRow,
 } from "./request-read";
 import { latestSealJob } from "./seal";
-import { createSigners, hasSeveralSigners, planSigners } from "./signers";
+import { createSigners, hasSeveralSigners, planSigners } from "./signer-plan";
 import { AppError, notFound } from "../errors";
 
 /** A1's input as the door parsed it. */

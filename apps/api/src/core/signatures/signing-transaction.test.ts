@@ -11,7 +11,7 @@ import {
 } from "../../testing/signature-fixtures";
 import { afterCommit, contextFor, inTransaction, type OrgContext } from "../context";
 import { SEAL_JOB } from "./seal";
-import { signRequest } from "./signing";
+import { signRequest } from "./sign";
 
 /**
  * `signRequest` composes: inside a caller's transaction its inline seal waits for that

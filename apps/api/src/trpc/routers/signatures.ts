@@ -36,15 +36,12 @@ import {
   revealSigningLink,
   updateSignatureRequest,
 } from "../../core/signatures/request-list";
-import {
-  awaitingMySignature,
-  declineAsStaff,
-  signAsStaff,
-  staffSigningDocument,
-  staffSigningView,
-} from "../../core/signatures/signing";
+import { declineAsStaff } from "../../core/signatures/decline";
+import { signAsStaff } from "../../core/signatures/sign";
+import { staffSigningView } from "../../core/signatures/signing";
+import { awaitingMySignature, staffSigningDocument } from "../../core/signatures/signing-reads";
 import { verifyHostSession } from "../../core/signatures/verify-session";
-import { signerCandidates } from "../../core/signatures/signers";
+import { signerCandidates } from "../../core/signatures/signer-plan";
 import { sendSigningLink } from "../../core/signatures/send-link";
 import { orgProcedure, staffProcedure } from "../trpc";
 import { staffSessionCookieHeader } from "../../core/identity/cookies";

@@ -1,14 +1,9 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { declineInput, openSigningInput, previewSigningInput, signInput } from "@clinsign/contracts";
-import {
-  declineRequest,
-  getSignedSigningDocument,
-  getSigningDocument,
-  getSigningStatus,
-  openSigning,
-  previewSigning,
-  signRequest,
-} from "../../core/signatures/signing";
+import { declineRequest } from "../../core/signatures/decline";
+import { signRequest } from "../../core/signatures/sign";
+import { openSigning, previewSigning } from "../../core/signatures/signing";
+import { getSignedSigningDocument, getSigningDocument, getSigningStatus } from "../../core/signatures/signing-reads";
 import { getSigningPageTexts } from "../../core/signatures/page-images";
 import { publicProcedure, signerProcedure } from "../trpc";
 
