@@ -3,7 +3,8 @@
 import type { PDFDocument, PDFPage } from "pdf-lib";
 import { languageEndonyms, type PatientLanguage } from "@clinsign/contracts/language-list";
 import type { SigningOrder } from "@clinsign/contracts";
-import { PageText, PdfFonts, type FontRole, type Rgb, type TextDirection } from "../pdf-worker/pdf-text";
+import { PageText, type Rgb } from "../pdf-worker/page-text";
+import { PdfFonts, type FontRole, type TextDirection } from "../pdf-worker/pdf-text";
 import { auditPageTexts, fill, rightToLeft, roleName, statusName, type AuditPageTexts } from "./audit-page-texts";
 
 /** What the audit page says of one sealed signature request. */

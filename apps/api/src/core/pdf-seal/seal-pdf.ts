@@ -13,7 +13,8 @@ import { deflateSync } from "node:zlib";
 import { ParseSpeeds, PDFContentStream, PDFDocument, PDFName, PDFRawStream, type PDFPage } from "pdf-lib";
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
-import { PageText, PdfFonts, type Rgb } from "../pdf-worker/pdf-text";
+import { PageText, type Rgb } from "../pdf-worker/page-text";
+import { PdfFonts } from "../pdf-worker/pdf-text";
 import { drawAuditPage, type AuditPageFacts } from "./audit-page";
 
 /** Where a signature goes: PDF points from the page's top-left corner, page counted from 1 (a stored field fits). */

@@ -11,7 +11,8 @@ import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef
 import { describe, expect, it } from "vitest";
 import { prepareSeal, type PrepareSealInput } from "../pdf-seal/seal-pdf";
 import { makePdf } from "../../testing/signature-fixtures";
-import { cleanText, PageText, PdfFonts } from "./pdf-text";
+import { PageText } from "./page-text";
+import { cleanText, PdfFonts } from "./pdf-text";
 
 const hasPdftotext = spawnSync("pdftotext", ["-v"]).status === 0;
 const work = mkdtempSync(join(tmpdir(), "pdf-text-"));

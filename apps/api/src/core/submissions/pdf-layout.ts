@@ -10,7 +10,8 @@ import {
   type ImageFormat,
 } from "@clinsign/contracts/image-header";
 import { PDFDocument, rgb, type PDFImage, type PDFPage } from "pdf-lib";
-import { cleanText, PageText, PdfFonts, type FontRole, type Rgb } from "../pdf-worker/pdf-text";
+import { PageText, type Rgb } from "../pdf-worker/page-text";
+import { cleanText, PdfFonts, type FontRole } from "../pdf-worker/pdf-text";
 
 /** Everything the PDF shows, already in the organization's language and time zone. */
 export interface SubmissionPdfContent {

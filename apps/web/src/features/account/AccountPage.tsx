@@ -22,7 +22,7 @@ import { useI18n } from "../../i18n/I18nProvider";
 import { useClinicTime } from "../../components/admin-shell/clinic-time";
 import { useTRPC } from "../../trpc/client";
 import { describeApiError, readApiError } from "../../trpc/errors";
-import { CardError } from "../users/CardError";
+import { CardError } from "../../components/CardError";
 import styles from "../users/users.module.css";
 
 type SessionLifetime = Pick<OrganizationSettings, "staffSessionIdleMinutes" | "staffSessionMaxHours">;

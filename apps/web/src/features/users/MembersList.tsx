@@ -20,7 +20,7 @@ import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
 import { readApiError } from "../../trpc/errors";
-import { CardError } from "./CardError";
+import { CardError } from "../../components/CardError";
 import { RoleSelect } from "./RoleSelect";
 import { assignableRoles, describeUsersError } from "./users-rules";
 import styles from "./users.module.css";
