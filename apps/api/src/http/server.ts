@@ -16,7 +16,7 @@ import type { RequestMeta, Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { areaOf, handleRest, isAreaAPath } from "../rest/adapter";
 import { renderDocsPage } from "../rest/docs-page";
-import { renderError, type Area } from "../rest/envelopes";
+import { sendError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import type { RestRequest } from "../rest/route-types";
 import { appRouter } from "../trpc/root";
@@ -110,18 +110,6 @@ export function isCrossSiteRequest(
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   return origin !== originOf(config.publicWebUrl) && origin !== originOf(config.publicApiUrl);
-}
-
-/** An AppError in the area's envelope, as the listener answers before or outside the route table. */
-function sendError(
-  res: ServerResponse,
-  area: Area,
-  error: AppError,
-  requestId: string,
-  headers?: Record<string, string>,
-): void {
-  const { status, body } = renderError(area, error, requestId);
-  sendJson(res, status, body, headers);
 }
 
 /** What the services record of a request: its id (the caller's, when well-formed), address and user agent. */

@@ -16,7 +16,7 @@ import {
 import { createCaller } from "../trpc/root";
 import type { Principal } from "../trpc/trpc";
 import { serveConsoleRoute, type BodyState } from "./console-adapter";
-import { renderError, toAppError, type Area } from "./envelopes";
+import { renderError, sendError, toAppError, type Area } from "./envelopes";
 import { openMultipart } from "./multipart";
 import { readPdfBody } from "./pdf-body";
 import { RestReply, sendReply, StreamReply } from "./replies";
@@ -156,8 +156,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   if (!match) {
     if (candidates[0]!.route.kind === "console") {
       // The console's paths are no API: another method is just no such endpoint.
-      const { status, body } = renderError(area, new AppError("not_found", "no such endpoint"), request.requestId);
-      sendJson(res, status, body);
+      sendError(res, area, new AppError("not_found", "no such endpoint"), request.requestId);
       return true;
     }
     const allow = [...new Set(candidates.map((c) => c.route.method))].sort().join(", ");
@@ -195,13 +194,11 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
     const app = toAppError(error);
     if (!app) {
       services.log.error({ err: error, requestId: request.requestId }, "request failed");
-      const { status, body } = renderError(area, new AppError("internal_error", "internal error"), request.requestId);
-      sendJson(res, status, body);
+      sendError(res, area, new AppError("internal_error", "internal error"), request.requestId);
       return true;
     }
-    const { status, body: envelope } = renderError(area, app, request.requestId);
     const retryAfter = app.details.retryAfterSeconds;
-    sendJson(res, status, envelope, retryAfter ? { "retry-after": String(retryAfter) } : {});
+    sendError(res, area, app, request.requestId, retryAfter ? { "retry-after": String(retryAfter) } : {});
   }
   return true;
 }

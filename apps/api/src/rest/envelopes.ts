@@ -1,7 +1,9 @@
 import type { AreaAErrorBody, AreaBErrorBody } from "@clinsign/contracts";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import type { ServerResponse } from "node:http";
 import { AppError, errorMapping, fromZodError } from "../core/errors";
+import { sendJson } from "../wire/io";
 
 export type Area = "A" | "B";
 
@@ -22,6 +24,18 @@ export function areaBError(error: AppError, requestId: string): { status: number
 
 export function renderError(area: Area, error: AppError, requestId: string) {
   return area === "A" ? areaAError(error, requestId) : areaBError(error, requestId);
+}
+
+/** Answers with an AppError in the area's envelope (the listener, before or outside the route table, and the table's doors). */
+export function sendError(
+  res: ServerResponse,
+  area: Area,
+  error: AppError,
+  requestId: string,
+  headers?: Record<string, string>,
+): void {
+  const { status, body } = renderError(area, error, requestId);
+  sendJson(res, status, body, headers);
 }
 
 /** The AppError a door renders: a service's own, or a procedure's refused input; else undefined (a 500). */
