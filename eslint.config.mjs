@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import clinsign from "./scripts/eslint/service-shape.mjs";
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/.next/**", "**/node_modules/**", "**/drizzle/**", "**/next-env.d.ts"] },
@@ -76,6 +77,21 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Issue 33: tenant domains take (ctx, input). The other wings keep their own handles: credential
+    // lookups (core/credentials), jobs and sweeps across organizations (core/jobs), creating
+    // organizations (core/provisioning), the identity wing (core/identity), public steps before an
+    // organization is known (core/public), and the context and rate limits themselves.
+    files: ["apps/api/src/core/**/*.ts"],
+    ignores: [
+      "apps/api/src/core/{credentials,jobs,provisioning,identity,public}/**",
+      "apps/api/src/core/context.ts",
+      "apps/api/src/core/rate-limit.ts",
+      "**/*.test.ts",
+    ],
+    plugins: { clinsign },
+    rules: { "clinsign/service-shape": "error" },
   },
   {
     // Issue 30: the identity wing. Only its store's query modules read the store's raw handle, and

@@ -239,7 +239,7 @@ async function retentionSet({ services, str, org }: CommandArgs) {
 async function retentionRun({ services, values, org }: CommandArgs) {
   const orgIds = values.all ? await organizationsWithSweeps(services) : [org()];
   const runs = [];
-  for (const orgId of orgIds) runs.push({ orgId, ...(await runRetentionSweep(services, orgId)) });
+  for (const orgId of orgIds) runs.push({ orgId, ...(await runRetentionSweep(systemContext(services, orgId))) });
   return { ok: true, runs };
 }
 

@@ -1,3 +1,4 @@
+import { systemContext } from "../core/context";
 import { markSealGaveUp, sealContext, sealSignatureRequest } from "../core/signatures/seal";
 
 export { SEAL_JOB } from "../core/signatures/seal";
@@ -13,12 +14,12 @@ const DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
 export const sealJobHandler: JobHandler = {
   async run(job, services) {
     const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
-    await sealSignatureRequest(sealContext(services, organizationId, signatureId), { id: signatureId });
+    await sealSignatureRequest(sealContext(systemContext(services, organizationId), signatureId), { id: signatureId });
   },
   retryDelayMs: (attempt) => jittered(DELAYS_MS[Math.min(attempt - 1, DELAYS_MS.length - 1)] ?? DELAYS_MS[0]!),
   leaseSeconds: 120,
   async gaveUp(job, services, error) {
     const { organizationId, signatureId } = job.payload as { organizationId: string; signatureId: string };
-    await markSealGaveUp(sealContext(services, organizationId, signatureId), { id: signatureId, error });
+    await markSealGaveUp(sealContext(systemContext(services, organizationId), signatureId), { id: signatureId, error });
   },
 };

@@ -224,7 +224,7 @@ export const consoleRoutes: ConsoleRoute[] = [
     summary: "An uploaded logo: public (the portal shows it to patients), immutable, inert even when opened directly",
     input: z.object({}),
     serve: async ({ services, url }) => {
-      const logo = await readLogo(services, url.pathname);
+      const logo = await readLogo(services.storage, url.pathname);
       if (!logo) throw new AppError("not_found", "logo not found");
       return new RestReply(200, logo.bytes, logo.type, {
         "x-content-type-options": "nosniff",

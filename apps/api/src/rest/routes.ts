@@ -51,7 +51,7 @@ import {
   updateTemplateInput,
 } from "@clinsign/contracts";
 import { uploadFilesInput } from "../trpc/routers/forms";
-import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/signatures/verify";
+import { consumeVerifyAttempt, MAX_VERIFY_BYTES } from "../core/public/verify-sealed-pdf";
 import { consoleRoutes } from "./console-routes";
 import { FHIR_BASE, serveFhir } from "./fhir";
 import type { ApiRoute, MountedRoute, Route } from "./route-types";

@@ -1,6 +1,7 @@
 import type { Services } from "../core/context";
 import { AppError } from "../core/errors";
-import { openSignedFile } from "../core/uploads/uploads";
+import { publicContext } from "../core/identity/public-context";
+import { openSignedFile } from "../core/public/file-links";
 import { sendJson } from "../wire/io";
 import { renderError, toAppError } from "./envelopes";
 import type { RestRequest } from "./route-types";
@@ -14,7 +15,11 @@ export async function serveSignedFile(services: Services, rest: RestRequest): Pr
   const { req, res, url, request } = rest;
   try {
     const path = decodePath(url.pathname.slice(`${SIGNED_FILES_PATH}/`.length), "path");
-    const file = await openSignedFile(services, path, url.searchParams.get("exp"), url.searchParams.get("sig"));
+    const file = await openSignedFile(publicContext(services, request), {
+      path,
+      exp: url.searchParams.get("exp"),
+      sig: url.searchParams.get("sig"),
+    });
     await sendStoredFile(services.storage, req, res, {
       key: file.storageKey,
       filename: file.name,

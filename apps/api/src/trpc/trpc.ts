@@ -10,8 +10,12 @@ import { publicContext } from "../core/identity/public-context";
 import { IdentityStore } from "../core/identity/store/identity-store";
 import { resolveStaffSession } from "../core/identity/store/staff-sessions";
 import { smsLinkInput } from "@clinsign/contracts";
-import { authenticateSmsRecipient, countIdentificationAttempt, findSmsLink } from "../core/credentials/sms-links";
-import { smsLinkContext } from "../core/form-requests/sms-form";
+import {
+  authenticateSmsRecipient,
+  countIdentificationAttempt,
+  findSmsLink,
+  smsLinkContext,
+} from "../core/credentials/sms-links";
 import { authenticateApiToken } from "../core/credentials/api-tokens";
 
 export type { Principal } from "../core/context";
@@ -91,9 +95,9 @@ export const publicProcedure = t.procedure.use(baseMiddleware);
 
 /**
  * A step before an organization is known (sign-in, the second step, invitation links, provider
- * links): the identity wing's `PublicContext` as `ctx.pub`.
+ * links, a signing link, a public embed's code, `/verify`): `PublicContext` as `ctx.pub`.
  */
-export const identityProcedure = publicProcedure.use(({ ctx, next }) =>
+export const publicStepProcedure = publicProcedure.use(({ ctx, next }) =>
   next({ ctx: { pub: publicContext(ctx.services, ctx.request) } }),
 );
 

@@ -84,7 +84,7 @@ describe("F13 GET /api/embed/audit-logs", () => {
       expect(res.body.fieldErrors[0].key).toBe("limit");
     }
     await chainOrganizationNow(api.services.db, busy.orgId);
-    expect(await verifyAuditChain(busy.ctx.scope)).toMatchObject({ ok: true, entries: 103, brokenAt: null });
+    expect(await verifyAuditChain(busy.ctx)).toMatchObject({ ok: true, entries: 103, brokenAt: null });
   });
 
   it("shows nothing of another organization and answers 401 for bad credentials", async () => {
@@ -114,7 +114,7 @@ describe("the hash chain", () => {
     await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { name: "Erika" }, rnummer: "R-1" } });
     await chainOrganizationNow(api.services.db, fresh.orgId);
     await chainOrganizationNow(api.services.db, org.orgId);
-    const before = await verifyAuditChain(fresh.ctx.scope);
+    const before = await verifyAuditChain(fresh.ctx);
     expect(before).toMatchObject({ ok: true, brokenAt: null });
     const [target] = await api.services.db
       .select()
@@ -123,8 +123,8 @@ describe("the hash chain", () => {
     await api.services.db.execute(
       sql`update audit_log set metadata = jsonb_set(metadata, '{rnummer}', '"R-2"') where id = ${target!.id}`,
     );
-    expect(await verifyAuditChain(fresh.ctx.scope)).toMatchObject({ ok: false, brokenAt: target!.seq });
+    expect(await verifyAuditChain(fresh.ctx)).toMatchObject({ ok: false, brokenAt: target!.seq });
     // Other organizations' chains are unaffected.
-    expect((await verifyAuditChain(org.ctx.scope)).ok).toBe(true);
+    expect((await verifyAuditChain(org.ctx)).ok).toBe(true);
   });
 });

@@ -207,7 +207,7 @@ export async function verifyOrganizationChain(
   options: { waitMs?: number } = {},
 ): Promise<ChainVerdict> {
   await chainScopeNow(ctx.scope, options);
-  return verifyAuditChain(ctx.scope, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
+  return verifyAuditChain(ctx, { maxUnchainedSeconds: ctx.services.config.auditMaxUnchainedSeconds });
 }
 
 const AUDIT_EXPORT_PAGE = 1000;

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const chain = (org: TestOrg) => chainOrganizationNow(api.services.db, org.orgId);
-const verify = (org: TestOrg) => verifyAuditChain(org.ctx.scope);
+const verify = (org: TestOrg) => verifyAuditChain(org.ctx);
 const entriesOf = (org: TestOrg) =>
   api.services.db.select().from(auditLog).where(eq(auditLog.organizationId, org.orgId)).orderBy(asc(auditLog.seq));
 const headOf = async (org: TestOrg) =>
@@ -445,7 +445,7 @@ describe("what verify reports beyond the chain", () => {
       .update(auditLog)
       .set({ metadata: { edited: true } })
       .where(eq(auditLog.id, entry!.id));
-    expect(await verifyAuditChain(org.ctx.scope, { maxUnchainedSeconds: 60 })).toEqual({
+    expect(await verifyAuditChain(org.ctx, { maxUnchainedSeconds: 60 })).toEqual({
       ok: true,
       entries: 1,
       brokenAt: null,
@@ -459,7 +459,7 @@ describe("what verify reports beyond the chain", () => {
       .update(auditLog)
       .set({ createdAt: new Date(Date.now() - 120_000) })
       .where(eq(auditLog.id, entry!.id));
-    const overdue = await verifyAuditChain(org.ctx.scope, { maxUnchainedSeconds: 60 });
+    const overdue = await verifyAuditChain(org.ctx, { maxUnchainedSeconds: 60 });
     expect(overdue).toMatchObject({
       ok: false,
       problem: "unchained_overdue",
@@ -473,12 +473,12 @@ describe("what verify reports beyond the chain", () => {
     const org = await api.createOrg();
     await chain(org);
     await recordAudit(org.ctx, { action: "test.doomed" });
-    expect((await verifyAuditChain(org.ctx.scope)).unchained.count).toBe(1);
+    expect((await verifyAuditChain(org.ctx)).unchained.count).toBe(1);
     await api.services.db
       .delete(auditLog)
       .where(and(eq(auditLog.organizationId, org.orgId), eq(auditLog.action, "test.doomed")));
     // Undetectable by the chain (it never held the entry); what verify can say is that nothing is pending.
-    expect(await verifyAuditChain(org.ctx.scope)).toMatchObject({
+    expect(await verifyAuditChain(org.ctx)).toMatchObject({
       ok: true,
       unchained: { count: 0, oldestAgeSeconds: null },
       warnings: [],

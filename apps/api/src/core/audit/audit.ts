@@ -225,7 +225,7 @@ export interface VerifyOptions {
  * row was slipped in later); that every seq was handed out by the sequence; and reports the entries
  * not chained yet, failing when one is older than `maxUnchainedSeconds`.
  */
-export async function verifyAuditChain(scope: OrgScope, options: VerifyOptions = {}): Promise<ChainVerdict> {
+export async function verifyAuditChain({ scope }: OrgContext, options: VerifyOptions = {}): Promise<ChainVerdict> {
   const maxAgeSeconds = options.maxUnchainedSeconds ?? DEFAULT_MAX_UNCHAINED_SECONDS;
   const gaps = new Set((await scope.select(auditChainGaps)).map((gap) => gap.xactId));
   const notInGap = or(isNull(auditLog.xactId), notInArray(auditLog.xactId, gaps.size ? [...gaps] : [-1]));

@@ -1,6 +1,7 @@
 import { LOGO_MAX_BYTES, type UploadedLogo } from "@clinsign/contracts";
 import { recordAudit } from "../audit/audit";
-import type { OrgContext, Services } from "../context";
+import type { OrgContext } from "../context";
+import type { FileStorage } from "../files/file-storage";
 import { AppError } from "../errors";
 import { assertMayChangeBranding } from "./branding";
 import { sanitizeSvg } from "./svg-sanitizer";
@@ -81,12 +82,12 @@ export async function storeLogo(ctx: OrgContext, raw: Buffer): Promise<UploadedL
 
 /** A stored logo by its public path, with its type proven again from the stored bytes; null when unknown. */
 export async function readLogo(
-  services: Services,
+  storage: FileStorage,
   pathname: string,
 ): Promise<{ type: LogoType; bytes: Buffer } | null> {
   const match = LOGO_PATH.exec(pathname);
   if (!match) return null;
-  const bytes = await services.storage.get(`logo-${match[1]}/${match[2]}/${match[3]}`);
+  const bytes = await storage.get(`logo-${match[1]}/${match[2]}/${match[3]}`);
   if (!bytes) return null;
   // Only sanitized SVG is ever stored, and it starts with the <svg> the sanitizer wrote.
   const type = sniffRasterLogo(bytes) ?? (bytes.subarray(0, 5).toString("latin1") === "<svg " ? "image/svg+xml" : null);

@@ -1,5 +1,5 @@
 import { eq, formRequests } from "@clinsign/db";
-import type { Principal, Services } from "../context";
+import { contextFor, type OrgContext, type Principal, type RequestMeta, type Services } from "../context";
 import { safeEqual, sha256Hex } from "../crypto";
 import { AppError } from "../errors";
 import { addressKey, consumeRateLimit } from "../rate-limit";
@@ -107,4 +107,23 @@ export async function authenticateSmsRecipient(
     templateIdentifier: row.templateIdentifier,
     accessExpiresAt: row.accessExpiresAt,
   };
+}
+
+/**
+ * The holder of an SMS link before identification: the request's organization, acting as its SMS
+ * recipient (audit entries name the request), with no form to fill yet.
+ */
+export function smsLinkContext(services: Services, link: SmsFormRequestRow, request: RequestMeta): OrgContext {
+  const { formGrant: _notYet, ...ctx } = contextFor(
+    services,
+    {
+      kind: "sms_recipient",
+      organizationId: link.organizationId,
+      formRequestId: link.id,
+      templateIdentifier: link.templateIdentifier,
+      accessExpiresAt: link.expiresAt,
+    },
+    request,
+  );
+  return ctx;
 }

@@ -149,7 +149,7 @@ export interface NewDocument {
  * checks (in the worker), the fields against its pages, our own stored copy and version 1.
  */
 export async function registerDocument(ctx: OrgContext, input: NewDocument): Promise<DocumentRow> {
-  const info = await inspectPdf(ctx.services, input.bytes, input.field);
+  const info = await inspectPdf(ctx, input.bytes, input.field);
   checkFieldsFit(input.fields, info, "signingfield_koordinates");
   const stored = await ctx.services.storage.put("documents", input.bytes);
   const id = randomUUID();
@@ -270,7 +270,7 @@ export async function deleteDocument(ctx: OrgContext, input: { id: string }): Pr
   // After commit: a failed file removal leaves an orphan file, never a document without its file.
   await Promise.all(
     keys.map(async (key) => {
-      await deletePageImages(ctx.services, key);
+      await deletePageImages(ctx, key);
       await ctx.services.storage.delete(key).catch(() => {});
     }),
   );

@@ -56,14 +56,17 @@ async function* once(bytes: Uint8Array): AsyncIterable<Buffer> {
 }
 
 /** The manifest of a stored PDF's images, or null while there is none. */
-export async function readPageImageManifest(services: Services, pdfKey: string): Promise<PageImageManifest | null> {
+export async function readPageImageManifest(
+  { services }: Pick<OrgContext, "services">,
+  pdfKey: string,
+): Promise<PageImageManifest | null> {
   const bytes = await services.storage.get(pageManifestKey(pdfKey));
   return bytes ? (JSON.parse(bytes.toString("utf8")) as PageImageManifest) : null;
 }
 
 /** One image's bytes, or null (no such page or width, or not drawn). */
 export async function readPageImage(
-  services: Services,
+  { services }: Pick<OrgContext, "services">,
   pdfKey: string,
   page: number,
   width: number,
@@ -77,9 +80,10 @@ export async function readPageImage(
  * a manifest saying so (the page keeps pdf.js); a limit hit is final too, retrying would hit it again.
  * Does nothing when the manifest exists.
  */
-export async function renderPageImages(services: Services, pdfKey: string): Promise<PageImageManifest> {
-  const existing = await readPageImageManifest(services, pdfKey);
+export async function renderPageImages(ctx: Pick<OrgContext, "services">, pdfKey: string): Promise<PageImageManifest> {
+  const existing = await readPageImageManifest(ctx, pdfKey);
   if (existing) return existing;
+  const { services } = ctx;
   const bytes = await services.storage.get(pdfKey);
   if (!bytes) throw new Error(`stored PDF ${pdfKey} is missing`);
   const widths = [...PAGE_IMAGE_WIDTHS];
@@ -135,8 +139,9 @@ async function storePage(services: Services, pdfKey: string, page: RenderedPage,
 }
 
 /** Removes a stored PDF's images and manifest (with the PDF, when a document is deleted). */
-export async function deletePageImages(services: Services, pdfKey: string): Promise<void> {
-  const manifest = await readPageImageManifest(services, pdfKey).catch(() => null);
+export async function deletePageImages(ctx: Pick<OrgContext, "services">, pdfKey: string): Promise<void> {
+  const { services } = ctx;
+  const manifest = await readPageImageManifest(ctx, pdfKey).catch(() => null);
   const keys = (manifest?.pages ?? []).flatMap((page) =>
     manifest!.widths.map((width) => pageImageKey(pdfKey, page.number, width)),
   );
@@ -162,7 +167,7 @@ export async function queuePageImages(tx: OrgContext, pdfKey: string): Promise<v
 export const pageImagesJobHandler: JobHandler = {
   async run(job, services) {
     const { pdfKey } = job.payload as { pdfKey: string };
-    await renderPageImages(services, pdfKey);
+    await renderPageImages({ services }, pdfKey);
   },
   retryDelayMs: (attempt) => 60_000 * attempt,
   // Many pages take many worker tasks; the lease outlasts them.

@@ -1,5 +1,5 @@
 import type { SigningFieldRect } from "@clinsign/contracts";
-import type { Services } from "../context";
+import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { PdfLimitError, runPdfTask } from "../pdf-worker/run";
 import type { PageSize } from "./pdf-pages";
@@ -22,7 +22,11 @@ const refusals = {
  * runs in the PDF worker: a document that needs more memory or time than its limits allow (a
  * compression bomb, a pathological object graph) is refused like a damaged one, with 400.
  */
-export async function inspectPdf(services: Services, bytes: Buffer, field: string): Promise<PdfInfo> {
+export async function inspectPdf(
+  { services }: Pick<OrgContext, "services">,
+  bytes: Buffer,
+  field: string,
+): Promise<PdfInfo> {
   const head = bytes.subarray(0, 1024).toString("latin1");
   if (!head.includes("%PDF-")) {
     throw new AppError("invalid_request", "the file is not a PDF (no %PDF- header)", { field });

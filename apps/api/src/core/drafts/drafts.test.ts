@@ -339,7 +339,7 @@ describe("the audit entry of a save", () => {
     expect(JSON.stringify(f13.body)).toContain("form.draft_saved");
 
     expect(await chainOrganizationNow(api.services.db, fresh.orgId)).toBeGreaterThanOrEqual(2);
-    expect(await verifyAuditChain(fresh.ctx.scope)).toMatchObject({ ok: true, brokenAt: null });
+    expect(await verifyAuditChain(fresh.ctx)).toMatchObject({ ok: true, brokenAt: null });
   });
 
   it("with the organization's default webhook: one entry, and the delivery commits with the save", async () => {

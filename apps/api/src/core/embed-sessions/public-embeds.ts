@@ -1,9 +1,9 @@
-import type { PublicEmbed, PublicEmbedInfo, SavePublicEmbedInput, StartedVisitorSession } from "@clinsign/contracts";
+import type { PublicEmbed, SavePublicEmbedInput, StartedVisitorSession } from "@clinsign/contracts";
 import { and, eq, formSessions, gt, publicEmbeds, sql, templates, type VisitorPolicy } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { settingChanges } from "../audit/changes";
-import { inTransaction, systemContext, type OrgContext, type RequestMeta, type Services } from "../context";
-import { countVisitorStart, findPublicEmbedByCode, type PublicEmbedRow } from "../credentials/embed-sessions";
+import { inTransaction, type OrgContext } from "../context";
+import type { PublicEmbedRow } from "../credentials/embed-sessions";
 import { randomSecret, sha256Hex } from "../crypto";
 import { AppError, notFound } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
@@ -21,7 +21,7 @@ export const VISITOR_SESSION_HOURS = 24;
  * filling the sessions table, not a family filling forms.
  */
 export const VISITOR_STARTS_PER_WINDOW = 60;
-const VISITOR_START_WINDOW_SECONDS = 10 * 60;
+export const VISITOR_START_WINDOW_SECONDS = 10 * 60;
 
 /** How the embed treats the visitor's browser (issue 31: a shared tablet is the next patient's too). */
 const visitorPolicyOf = (row: PublicEmbedRow): VisitorPolicy => ({
@@ -132,38 +132,12 @@ export async function deletePublicEmbedOf(tx: OrgContext, templateIdentifier: st
 }
 
 /**
- * For the form page and the web server's CSP: whether the embed is on and which origins may
- * frame it. An unknown code is 404; a turned-off embed still names its origins, so the page can
- * tell the visitor in the frame that the form is not available.
+ * A visitor's own embed session, once core/public/embeds.ts found the embed its public code names
+ * and counted the start: a fresh sessionId that only this browser holds (its storage, never a
+ * URL), whose drafts live in the session's own namespace, so no visitor can reach another's
+ * answers. An inactive template: 404.
  */
-export async function describePublicEmbed(services: Services, code: string): Promise<PublicEmbedInfo> {
-  const row = await findPublicEmbedByCode(services, code);
-  if (!row) throw notFound("form");
-  return { enabled: row.enabled, allowedOrigins: row.allowedOrigins };
-}
-
-/**
- * A visitor's browser starts its own embed session from the public code: a fresh sessionId that
- * only this browser holds (its storage, never a URL), whose drafts live in the session's own
- * namespace, so no visitor can reach another's answers. Turned off, unknown or an inactive
- * template: 404; more than `VISITOR_STARTS_PER_WINDOW` starts from one address: 429.
- */
-export async function startVisitorSession(
-  services: Services,
-  code: string,
-  request: RequestMeta,
-): Promise<StartedVisitorSession> {
-  const embed = await findPublicEmbedByCode(services, code);
-  if (!embed || !embed.enabled) throw notFound("form");
-  const ctx: OrgContext = {
-    ...systemContext(services, embed.organizationId, request.requestId),
-    actor: { type: "embed_session", id: null },
-    request,
-  };
-  await countVisitorStart(services, embed.id, request.ip, {
-    limit: VISITOR_STARTS_PER_WINDOW,
-    windowSeconds: VISITOR_START_WINDOW_SECONDS,
-  });
+export async function startVisitor(ctx: OrgContext, embed: PublicEmbedRow): Promise<StartedVisitorSession> {
   const template = await resolveFormTemplate(ctx, embed.templateIdentifier);
   const sessionId = `fs_${randomSecret(32)}`;
   const expiresAt = new Date(Date.now() + VISITOR_SESSION_HOURS * 3_600_000);

@@ -52,7 +52,7 @@ export async function storedDigests(ctx: OrgContext, key: string): Promise<FileD
 
 const apiAttachments = (ctx: OrgContext): AttachmentSource => ({
   // A signed URL of the organization's own storage, valid for a limited time.
-  url: (key) => signedFileUrl(ctx.services, ctx.scope.organizationId, key),
+  url: (key) => signedFileUrl(ctx, key),
   digests: (key) => storedDigests(ctx, key),
 });
 

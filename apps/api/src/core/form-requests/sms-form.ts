@@ -2,15 +2,7 @@ import type { FormValues, PatientLanguage, Template } from "@clinsign/contracts"
 import { eq, formRequests, templates } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { getBranding, getDefaultBranding } from "../branding/branding";
-import {
-  contextFor,
-  inTransaction,
-  smsFormDraftKey,
-  type FormGrant,
-  type OrgContext,
-  type RequestMeta,
-  type Services,
-} from "../context";
+import { inTransaction, smsFormDraftKey, type FormGrant, type OrgContext } from "../context";
 import { assertSmsRequestUsable, type SmsFormRequestRow } from "../credentials/sms-links";
 import { randomSecret, safeEqual, sha256Hex } from "../crypto";
 import { getDraft, saveDraft } from "../drafts/drafts";
@@ -24,31 +16,12 @@ import { sendOtpFor } from "./sms-otp";
 
 /**
  * The SMS form: the pages a recipient of an SMS form request (F1) reaches from the link in the
- * text. Before identification the caller holds only the link (`smsLinkContext`, built by the
- * link procedures in trpc.ts); identification (rnummer and phone, then the OTP when two-factor is
+ * text. Before identification the caller holds only the link (`smsLinkContext` of
+ * core/credentials/sms-links.ts, built by the link procedures in trpc.ts); identification (rnummer and phone, then the OTP when two-factor is
  * on) grants an access cookie, from which `smsRecipientProcedure` builds the recipient's context
  * (`contextFor`, principal `sms_recipient`). Every read and write after the link's lookup goes
  * through that organization's OrgScope.
  */
-
-/**
- * The holder of an SMS link before identification: the request's organization, acting as its SMS
- * recipient (audit entries name the request), with no form to fill yet.
- */
-export function smsLinkContext(services: Services, link: SmsFormRequestRow, request: RequestMeta): OrgContext {
-  const { formGrant: _notYet, ...ctx } = contextFor(
-    services,
-    {
-      kind: "sms_recipient",
-      organizationId: link.organizationId,
-      formRequestId: link.id,
-      templateIdentifier: link.templateIdentifier,
-      accessExpiresAt: link.expiresAt,
-    },
-    request,
-  );
-  return ctx;
-}
 
 async function otpEnabled(ctx: OrgContext): Promise<boolean> {
   return (await ctx.scope.organization()).otpEnabled;

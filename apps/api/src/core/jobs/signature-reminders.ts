@@ -10,7 +10,9 @@ import {
   sql,
   type SignatureRequestStatus,
 } from "@clinsign/db";
-import type { Services } from "../context";
+import { nowOf, systemContext, type Services } from "../context";
+import { queueSignatureNotice } from "../signatures/notices";
+import { OPEN_STATUSES } from "../signatures/request-read";
 
 /**
  * The reminder sweep's one read across organizations (a system job, like the expiry sweep): open,
@@ -78,4 +80,28 @@ export async function signersDueForReminder(
       ),
     )
     .limit(batchSize);
+}
+
+/**
+ * The reminder sweep: queues a reminder for each open request whose reminder fell due by the
+ * services' clock. Run by every API process (server.ts); the notice key keeps it to one reminder.
+ * Returns how many this call queued.
+ */
+export async function queueDueReminders(services: Services, batchSize = 200): Promise<number> {
+  const due = await signatureRequestsDueForReminder(services, OPEN_STATUSES, nowOf(services), batchSize);
+  let queued = 0;
+  for (const { id, organizationId } of due) {
+    const ctx = systemContext(services, organizationId, "reminder-sweep");
+    if (await queueSignatureNotice(ctx, id, "reminder")) queued += 1;
+  }
+  for (const { id, organizationId, signerId } of await signersDueForReminder(
+    services,
+    OPEN_STATUSES,
+    nowOf(services),
+    batchSize,
+  )) {
+    const ctx = systemContext(services, organizationId, "reminder-sweep");
+    if (await queueSignatureNotice(ctx, id, "reminder", signerId)) queued += 1;
+  }
+  return queued;
 }

@@ -128,7 +128,7 @@ export async function inviteUser(ctx: OrgContext, input: { email: string; role: 
       redactedBody: mail(REDACTED).body,
       purpose: "staff.invite",
     });
-    const delivery = usesOutbox(tx.services, "email") ? ("outbox" as const) : ("email" as const);
+    const delivery = usesOutbox(tx, "email") ? ("outbox" as const) : ("email" as const);
     await recordAudit(tx, {
       action: "staff.invited",
       metadata: { inviteId: invite!.id, role: input.role, messageId: message.messageId, delivery },

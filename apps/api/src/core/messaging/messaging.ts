@@ -36,13 +36,13 @@ export interface MessageInput {
 export const REDACTED = "••••••";
 
 /** Which provider a channel uses on this install: `outbox` keeps messages here instead of sending them. */
-export function channelProviders(services: Services): MessageProviders {
+export function channelProviders({ services }: Pick<OrgContext, "services">): MessageProviders {
   return { sms: services.config.sms.provider, email: services.config.smtpUrl ? "smtp" : "outbox" };
 }
 
 /** Whether the channel's messages stay in the outbox (no provider configured): nothing leaves the installation. */
-export const usesOutbox = (services: Services, channel: MessageChannel) =>
-  channelProviders(services)[channel] === "outbox";
+export const usesOutbox = (ctx: Pick<OrgContext, "services">, channel: MessageChannel) =>
+  channelProviders(ctx)[channel] === "outbox";
 
 const messageJobPayload = z.object({
   messageId: z.string(),
@@ -70,7 +70,7 @@ export async function queueMessage(
       // Only the outbox keeps a revealable copy: with a real gateway the secret reaches its recipient
       // and nobody else.
       ...(input.redactedBody !== undefined &&
-        usesOutbox(ctx.services, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
+        usesOutbox(ctx, input.channel) && { revealableBody: ctx.services.secrets.seal(input.body) }),
     })
     .returning({ id: messages.id });
   const job = await enqueueJob(ctx.scope, {
@@ -260,7 +260,7 @@ export async function revealOutboxMessage(ctx: OrgContext, input: { id: string }
   return inTransaction(ctx, async (tx) => {
     const [message] = await tx.scope.select(messages, eq(messages.id, input.id)).for("update").limit(1);
     if (!message) throw notFound("message", { field: "id" });
-    if (!usesOutbox(tx.services, message.channel)) {
+    if (!usesOutbox(tx, message.channel)) {
       throw new AppError("conflict", "a gateway sends these messages: their links and codes are never revealed", {
         reason: "gateway_configured",
       });

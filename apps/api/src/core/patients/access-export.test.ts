@@ -3,7 +3,7 @@ import { PDFDocument } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { patientLanguages, type FormField } from "@clinsign/contracts";
 import { auditLog, eq, signatureSigners } from "@clinsign/db";
-import { verifySealedPdf } from "../signatures/verify";
+import { verifySealedPdf } from "../public/verify-sealed-pdf";
 import { activeTemplate, creds, newSession } from "../../testing/forms";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import {
@@ -22,11 +22,14 @@ import type { AccessExportManifest } from "./access-export-manifest";
 import { exportTextKeys, exportTexts } from "./access-export-texts";
 import { findPatientRecords, patientRecordKinds } from "./patient-records";
 import { createStaffUser } from "../identity/store/accounts";
+import { publicContext } from "../identity/public-context";
 
 let api: TestApi;
 let files: FileServer;
 let org: TestOrg;
 let other: TestOrg;
+/** Whoever holds a file and asks /verify about it. */
+const anyone = () => publicContext(api.services, { requestId: "verify-test", ip: null, userAgent: null });
 
 const FIELDS: FormField[] = [
   { id: "1", type: "text", key: "name", label: "Name" },
@@ -162,7 +165,7 @@ describe("patient access export (POST /patients/export)", () => {
     expect(pdfs).toEqual([`documents/${patient.signatureId}.pdf`]);
     expect(entries.get(pdfs[0]!)!.equals(patient.sealedPdf)).toBe(true);
     for (const path of pdfs) {
-      const verdict = await verifySealedPdf(api.services, { pdf: entries.get(path)! });
+      const verdict = await verifySealedPdf(anyone(), { pdf: entries.get(path)! });
       expect(verdict, path).toMatchObject({ status: "sealed", intact: true, sealedByThisService: true });
     }
     expect(entries.has(`documents/${patient.signatureId}.metadata.json`)).toBe(true);
@@ -535,7 +538,7 @@ describe("several signers", () => {
     const theirImage = (await api.services.storage.get(theirs.signatureImageKey!))!;
     expect([...entries.values()].some((bytes) => bytes.equals(theirImage))).toBe(false);
     expect(manifest.records.map((r) => r.id)).not.toContain(theirs.id);
-    const sealed = await verifySealedPdf(api.services, { pdf: entries.get(`documents/${id}.pdf`)! });
+    const sealed = await verifySealedPdf(anyone(), { pdf: entries.get(`documents/${id}.pdf`)! });
     expect(sealed).toMatchObject({ status: "sealed", intact: true });
 
     // Nothing the finder found is left out: every record (the job queue aside) and every stored

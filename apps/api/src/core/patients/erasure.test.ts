@@ -470,7 +470,7 @@ describe("patient erasure", () => {
     expect(receipt).toMatchObject({ status: "objects_pending" });
     expect(receipt.objects.pending).toBe(seeded.objectKeys.length);
     for (const key of seeded.objectKeys) expect(await storage.stat(key)).not.toBeNull();
-    await finishErasureObjects(api.services, { organizationId: org.orgId, erasureId: receipt.erasureId! });
+    await finishErasureObjects(org.ctx, { erasureId: receipt.erasureId! });
     for (const key of seeded.objectKeys) expect(await storage.stat(key)).toBeNull();
     const [stored] = await api.services.db
       .select()

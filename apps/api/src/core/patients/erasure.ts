@@ -27,7 +27,7 @@ import {
   type TenantTable,
 } from "@clinsign/db";
 import { newPersonalSalt, personalCommitment, recordAudit } from "../audit/audit";
-import { systemContext, type OrgContext, type Services } from "../context";
+import type { OrgContext, Services } from "../context";
 import { sha256Hex } from "../crypto";
 import { AppError, fromZodError } from "../errors";
 import { holdChainLock } from "../jobs/audit-chain";
@@ -371,14 +371,10 @@ async function deleteObjects(services: Services, keys: string[]): Promise<string
  * `patient.erasure_objects`: deletes the objects an erasure still lists as pending. Throws while any
  * remains, so the runner retries on its schedule; a receipt without pending keys is a no-op.
  */
-export async function finishErasureObjects(
-  services: Services,
-  payload: { organizationId: string; erasureId: string },
-): Promise<void> {
-  const ctx = systemContext(services, payload.organizationId);
-  const [row] = await ctx.scope.select(patientErasures, eq(patientErasures.id, payload.erasureId));
+export async function finishErasureObjects(ctx: OrgContext, input: { erasureId: string }): Promise<void> {
+  const [row] = await ctx.scope.select(patientErasures, eq(patientErasures.id, input.erasureId));
   if (!row || row.pendingKeys.length === 0) return;
-  const pending = await deleteObjects(services, row.pendingKeys);
+  const pending = await deleteObjects(ctx.services, row.pendingKeys);
   await ctx.scope.update(
     patientErasures,
     { pendingKeys: pending, completedAt: pending.length === 0 ? new Date() : null },

@@ -81,7 +81,7 @@ export async function patientValuesOf(ctx: OrgContext, selector: PatientSelector
 }
 
 /** Signature requests by `patient_id` or the patient's phone, with the keys of their stored objects. */
-export function findSignatureRequests(scope: OrgScope, patient: PatientValues) {
+export function findSignatureRequests({ scope }: OrgContext, patient: PatientValues) {
   return scope
     .query({
       id: signatureRequests.id,
@@ -100,7 +100,7 @@ export function findSignatureRequests(scope: OrgScope, patient: PatientValues) {
 }
 
 /** A request's signing credentials, its signers (their drawn signatures) and its notices. */
-export async function findSigningRecords(scope: OrgScope, signatureIds: string[]) {
+export async function findSigningRecords({ scope }: OrgContext, signatureIds: string[]) {
   const credentialIds = await idsWhere(
     scope,
     signingCredentials,
@@ -151,7 +151,7 @@ export interface FormRecords {
  * SMS form requests by case number or phone; embed sessions whose config names either; submissions
  * by either or made through those; the drafts and uploads of all of them; the requests' OTP challenges.
  */
-export async function findFormRecords(scope: OrgScope, patient: PatientValues): Promise<FormRecords> {
+export async function findFormRecords({ scope }: OrgContext, patient: PatientValues): Promise<FormRecords> {
   const { rnummer, phones } = patient;
   const formRequestIds = await idsWhere(
     scope,
@@ -204,7 +204,7 @@ export async function findFormRecords(scope: OrgScope, patient: PatientValues): 
 
 /** Messages of the patient's SMS requests and notices, to the phone, or naming a value of theirs. */
 export function findMessageIds(
-  scope: OrgScope,
+  { scope }: OrgContext,
   patient: PatientValues,
   linked: { formRequestIds: string[]; noticeMessageIds: string[] },
 ): Promise<string[]> {
@@ -226,7 +226,7 @@ export function findMessageIds(
  * signature_id, draftKey) and patients by value.
  */
 export async function findWebhookRecords(
-  scope: OrgScope,
+  { scope }: OrgContext,
   terms: string[],
   recordIds: string[],
 ): Promise<{ deliveryIds: string[]; attemptIds: string[] }> {
@@ -241,7 +241,7 @@ export async function findWebhookRecords(
 
 /** Jobs that carry one of the messages, deliveries or signature requests. */
 export function findJobIds(
-  scope: OrgScope,
+  { scope }: OrgContext,
   linked: { messageIds: string[]; deliveryIds: string[]; signatureIds: string[] },
 ): Promise<string[]> {
   return idsWhere(
@@ -260,7 +260,7 @@ export function findJobIds(
  * recipient, embed session), or naming the patient's values in their metadata.
  */
 export function findAuditEntryIds(
-  scope: OrgScope,
+  { scope }: OrgContext,
   patient: PatientValues,
   linked: Pick<FormRecords, "formRequestIds" | "submissionIds" | "sessionIds"> & {
     signatureIds: string[];

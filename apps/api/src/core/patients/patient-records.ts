@@ -80,29 +80,28 @@ export interface PatientRecords {
  *   session), or naming the patient's values in their metadata.
  */
 export async function findPatientRecords(ctx: OrgContext, selector: PatientSelector): Promise<PatientRecords> {
-  const scope = ctx.scope;
   const patient = await patientValuesOf(ctx, selector);
-  const signatureRows = await findSignatureRequests(scope, patient);
+  const signatureRows = await findSignatureRequests(ctx, patient);
   const signatureIds = unique(signatureRows.map((r) => r.id));
-  const forms = await findFormRecords(scope, patient);
+  const forms = await findFormRecords(ctx, patient);
   const { formRequestIds, sessionIds, pinnedDrafts, submissionIds } = forms;
-  const { credentialIds, signerRows, noticeRows } = await findSigningRecords(scope, signatureIds);
-  const messageIds = await findMessageIds(scope, patient, {
+  const { credentialIds, signerRows, noticeRows } = await findSigningRecords(ctx, signatureIds);
+  const messageIds = await findMessageIds(ctx, patient, {
     formRequestIds,
     noticeMessageIds: unique(noticeRows.map((n) => n.messageId)),
   });
   const { deliveryIds, attemptIds } = await findWebhookRecords(
-    scope,
+    ctx,
     [...patient.all, ...pinnedDrafts.map((s) => s.config.draftKey!)],
     [...submissionIds, ...signatureIds, ...formRequestIds, ...sessionIds],
   );
-  const jobIds = await findJobIds(scope, { messageIds, deliveryIds, signatureIds });
+  const jobIds = await findJobIds(ctx, { messageIds, deliveryIds, signatureIds });
   const draftKeys = unique([
     ...pinnedDrafts.map((s) => s.config.draftKey),
     ...formRequestIds.map(smsFormDraftKey),
     ...sessionIds.map((id) => `session:${id}:`),
   ]);
-  const auditIds = await findAuditEntryIds(scope, patient, {
+  const auditIds = await findAuditEntryIds(ctx, patient, {
     signatureIds,
     formRequestIds,
     submissionIds,

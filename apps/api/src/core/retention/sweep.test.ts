@@ -1,7 +1,7 @@
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { and, auditLog, createDb, eq, jobs, retentionSweeps, rowsOf, sql, type Database } from "@clinsign/db";
-import type { Services } from "../context";
+import { systemContext, type Services } from "../context";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { seedPatientRecords, seedSeveralSignerRequest, type PatientRecords } from "../../testing/patient-records";
 import { jobHandlers } from "../../jobs/handlers";
@@ -119,7 +119,7 @@ describe("retention by the services' clock", () => {
       period: null,
       cutoff: null,
     });
-    expect(await runRetentionSweep(api.services, org.orgId)).toMatchObject({ status: "done" });
+    expect(await runRetentionSweep(org.ctx)).toMatchObject({ status: "done" });
     expect(await remaining(mine)).toEqual(everything);
   });
 
@@ -128,7 +128,7 @@ describe("retention by the services' clock", () => {
     const preview = await previewRetention(org.ctx);
     expect(preview.kinds.find((k) => k.kind === "drafts")).toMatchObject({ records: 2, held: 0 });
     expect(preview.kinds.filter((k) => k.kind !== "drafts").every((k) => k.records === 0)).toBe(true);
-    const result = await runRetentionSweep(api.services, org.orgId);
+    const result = await runRetentionSweep(org.ctx);
     expect(result).toMatchObject({ status: "done", deleted: { drafts: 2, submissions: 0 } });
     expect(await remaining(mine)).toEqual({ ...everything, drafts: false });
   });
@@ -144,7 +144,7 @@ describe("retention by the services' clock", () => {
       webhookDeliveries: 1,
       sessions: 2,
     });
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     expect(await remaining(mine)).toEqual({
       ...everything,
       drafts: false,
@@ -157,13 +157,13 @@ describe("retention by the services' clock", () => {
 
   it("deletes submissions with their attachments, then signature requests with their sealed files", async () => {
     now = later(366 * DAY);
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     const after1y = await remaining(mine);
     expect(after1y).toMatchObject({ submission: false, upload: false, signatureRequest: true });
     // The upload's file is gone; the signature request's three files are still there.
     expect(await filesPresent(mine)).toEqual([true, true, true, false]);
     now = later(2 * 366 * DAY);
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     expect(Object.values(await remaining(mine)).some(Boolean)).toBe(false);
     expect(await filesPresent(mine)).toEqual([false, false, false, false]);
     for (const key of mine.objectKeys) expect(deletions.get(key)).toBe(1);
@@ -179,7 +179,7 @@ describe("retention by the services' clock", () => {
     expect(await filesPresent(theirs)).toEqual([true, true, true, true]);
     // Its own defaults apply when it sweeps: drafts and the 90-day kinds, never clinical records.
     now = later(3 * 366 * DAY);
-    await runRetentionSweep(api.services, other.orgId);
+    await runRetentionSweep(other.ctx);
     expect(await remaining(theirs)).toEqual({
       ...everything,
       drafts: false,
@@ -198,7 +198,7 @@ describe("several signers and the sweep", () => {
     const request = await seedSeveralSignerRequest(org.ctx, patient(), { at: T0 });
     for (const key of request.signerImageKeys) expect(await api.services.storage.stat(key)).not.toBeNull();
     now = later(31 * DAY);
-    expect(await runRetentionSweep(api.services, org.orgId)).toMatchObject({ deleted: { signatureRequests: 1 } });
+    expect(await runRetentionSweep(org.ctx)).toMatchObject({ deleted: { signatureRequests: 1 } });
     expect(await exists("signature_requests", request.signatureRequestId)).toBe(false);
     for (const id of request.signerIds) expect(await exists("signature_signers", id)).toBe(false);
     for (const key of request.signerImageKeys) expect(await api.services.storage.stat(key), key).toBeNull();
@@ -235,16 +235,16 @@ describe("legal holds and the sweep", () => {
       webhookDeliveries: [1, 1],
       sessions: [2, 2],
     });
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     expect(await remaining(held)).toEqual(everything);
     expect(await filesPresent(held)).toEqual([true, true, true, true]);
     expect(Object.values(await remaining(gone)).some(Boolean)).toBe(false);
     await releaseLegalHold(org.ctx, { id: hold.id });
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     // The signature request was held by the patient id only; the rest is still held by the case number.
     expect(await remaining(held)).toMatchObject({ signatureRequest: false, submission: true, drafts: true });
     await releaseLegalHold(org.ctx, { id: byRnummer.id });
-    await runRetentionSweep(api.services, org.orgId);
+    await runRetentionSweep(org.ctx);
     expect(Object.values(await remaining(held)).some(Boolean)).toBe(false);
     expect(await filesPresent(held)).toEqual([false, false, false, false]);
   });
@@ -264,7 +264,7 @@ describe("a sweep that stops in the middle", () => {
     now = later(40 * DAY);
     let batches = 0;
     await expect(
-      runRetentionSweep(api.services, org.orgId, {
+      runRetentionSweep(org.ctx, {
         batchSize: 2,
         inBatch: (kind) => {
           if (kind === "signatureRequests" && ++batches === 2) throw new Error("the process died");
@@ -285,7 +285,7 @@ describe("a sweep that stops in the middle", () => {
     expect(state).toMatchObject({ runFinishedAt: null, leaseOwner: null, lastError: expect.stringContaining("died") });
     expect(state!.runDeleted.signatureRequests).toBe(2);
 
-    const resumed = await runRetentionSweep(api.services, org.orgId, { batchSize: 2 });
+    const resumed = await runRetentionSweep(org.ctx, { batchSize: 2 });
     expect(resumed).toMatchObject({ status: "done", resumed: true, deleted: { signatureRequests: 3 } });
     expect(
       (await Promise.all(records.map((r) => exists("signature_requests", r.signatureRequestId)))).some(Boolean),
@@ -307,7 +307,7 @@ describe("a sweep that stops in the middle", () => {
   it("deletes the files of a batch whose process died after its commit, through the queued job", async () => {
     const { org, records } = await orgWithOldRequests(2);
     now = later(40 * DAY);
-    await runRetentionSweep(api.services, org.orgId, { deleteFilesNow: false });
+    await runRetentionSweep(org.ctx, { deleteFilesNow: false });
     expect(await filesPresent(records[0]!)).toEqual([true, true, true, true]);
     const queued = await api.services.db
       .select()
@@ -332,13 +332,13 @@ describe("a sweep that stops in the middle", () => {
       runStartedAt: later(39 * DAY),
       runDeleted: { drafts: 7 },
     });
-    expect(await runRetentionSweep(api.services, org.orgId)).toEqual({ status: "busy" });
+    expect(await runRetentionSweep(org.ctx)).toEqual({ status: "busy" });
     expect(await exists("signature_requests", records[0]!.signatureRequestId)).toBe(true);
     await api.services.db
       .update(retentionSweeps)
       .set({ leaseUntil: new Date(Date.now() - 1000) })
       .where(eq(retentionSweeps.organizationId, org.orgId));
-    expect(await runRetentionSweep(api.services, org.orgId)).toMatchObject({ status: "done", resumed: true });
+    expect(await runRetentionSweep(org.ctx)).toMatchObject({ status: "done", resumed: true });
     const [state] = await api.services.db
       .select()
       .from(retentionSweeps)
@@ -443,10 +443,10 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
     now = later(40 * DAY);
     // The second process starts while the first is inside its first batch.
     let started: Promise<unknown> | undefined;
-    const first = runRetentionSweep(api.services, org.orgId, {
+    const first = runRetentionSweep(org.ctx, {
       batchSize: 3,
       inBatch: () => {
-        started ??= runRetentionSweep(second, org.orgId, { batchSize: 3 });
+        started ??= runRetentionSweep(systemContext(second, org.orgId), { batchSize: 3 });
       },
     });
     const results = await Promise.all([first, first.then(() => started)]);
@@ -457,8 +457,8 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
     for (let i = 0; i < 8; i++) more.push(await seedPatientRecords(org.ctx, patient(), { at: later(DAY) }));
     now = later(45 * DAY);
     const both = await Promise.all([
-      runRetentionSweep(api.services, org.orgId, { batchSize: 2 }),
-      runRetentionSweep(second, org.orgId, { batchSize: 2 }),
+      runRetentionSweep(org.ctx, { batchSize: 2 }),
+      runRetentionSweep(systemContext(second, org.orgId), { batchSize: 2 }),
     ]);
     const deleted = both.map((r) => (r.status === "done" ? r.deleted.signatureRequests : 0));
     expect(deleted[0]! + deleted[1]!).toBe(8);

@@ -255,15 +255,16 @@ async function addCounts(ctx: OrgContext, kind: RetentionKind, records: number):
  * Runs the organization's sweep to the end (or resumes a stopped one). `busy` when another sweeper
  * holds the lease. Errors release the lease and are recorded as the run's `last_error`.
  */
-export async function runRetentionSweep(
-  services: Services,
-  organizationId: string,
-  options: SweepOptions = {},
-): Promise<SweepResult> {
+export async function runRetentionSweep(caller: OrgContext, options: SweepOptions = {}): Promise<SweepResult> {
   const owner = options.owner ?? randomUUID();
   const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
   const leaseSeconds = options.leaseSeconds ?? RETENTION_LEASE_SECONDS;
-  const ctx = systemContext(services, organizationId, `retention:${owner}`);
+  // The run's audit entries and logs carry the lease owner as their request id.
+  const ctx: OrgContext = { ...caller, request: { ...caller.request, requestId: `retention:${owner}` } };
+  const {
+    services,
+    scope: { organizationId },
+  } = ctx;
   const now = nowOf(services);
   const lease = await takeLease(ctx, owner, leaseSeconds, now);
   if (!lease) return { status: "busy" };
@@ -348,7 +349,7 @@ export const objectDeletionJobHandler: JobHandler = {
 export const retentionSweepJobHandler: JobHandler = {
   async run(job: Job, services: Services) {
     if (!job.organizationId) return;
-    const result = await runRetentionSweep(services, job.organizationId);
+    const result = await runRetentionSweep(systemContext(services, job.organizationId));
     if (result.status === "busy")
       throw new AppError("conflict", "another retention sweep of this organization is running", { reason: "busy" });
   },

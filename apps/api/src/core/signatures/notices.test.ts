@@ -6,11 +6,12 @@ import { JobRunner } from "../../jobs/runner";
 import { logInCookie, startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { startReceiver, twilioEnv, type Receiver } from "../../testing/receiver";
 import { bearer, registerDocument, startFileServer, type FileServer } from "../../testing/signature-fixtures";
-import type { Services } from "../context";
+import { systemContext, type Services } from "../context";
 import { updateOrganizationSettings } from "../organizations/organizations";
 import { createServices } from "../../services";
-import { handleSignatureNotice, queueDueReminders } from "./notices";
-import { expireDueRequests } from "./requests";
+import { expireDueRequests } from "../jobs/signature-expiry";
+import { queueDueReminders } from "../jobs/signature-reminders";
+import { handleSignatureNotice } from "./notices";
 
 const DAY = 86_400_000;
 
@@ -262,8 +263,8 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
       .from(signatureNotices)
       .where(eq(signatureNotices.signatureRequestId, request.id));
     await Promise.all([
-      handleSignatureNotice(api.services, org.orgId, notice!.id),
-      handleSignatureNotice(second, org.orgId, notice!.id),
+      handleSignatureNotice(org.ctx, { noticeId: notice!.id }),
+      handleSignatureNotice(systemContext(second, org.orgId), { noticeId: notice!.id }),
     ]);
     await Promise.all([runJobs(api.services), runJobs(second)]);
     expect(smsTo(phone)).toHaveLength(1);

@@ -11,10 +11,9 @@ import {
   type SignatureNoticeStatus,
 } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { afterCommit, inTransaction, nowOf, systemContext, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext } from "../context";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob } from "../jobs/queue";
-import { signatureRequestsDueForReminder, signersDueForReminder } from "../jobs/signature-reminders";
 import { queueMessage, REDACTED } from "../messaging/messaging";
 import { signatureReminderSms, smsLocale } from "../messaging/sms-texts";
 import { organizationProfile } from "../organizations/profile";
@@ -72,30 +71,6 @@ export async function queueSignatureNotice(
     await afterCommit(tx, "jobs.wake", () => ctx.services.jobs?.wake());
     return true;
   });
-}
-
-/**
- * The reminder sweep: queues a reminder for each open request whose reminder fell due by the
- * services' clock. Run by every API process (server.ts); the notice key keeps it to one reminder.
- * Returns how many this call queued.
- */
-export async function queueDueReminders(services: Services, batchSize = 200): Promise<number> {
-  const due = await signatureRequestsDueForReminder(services, OPEN_STATUSES, nowOf(services), batchSize);
-  let queued = 0;
-  for (const { id, organizationId } of due) {
-    const ctx = systemContext(services, organizationId, "reminder-sweep");
-    if (await queueSignatureNotice(ctx, id, "reminder")) queued += 1;
-  }
-  for (const { id, organizationId, signerId } of await signersDueForReminder(
-    services,
-    OPEN_STATUSES,
-    nowOf(services),
-    batchSize,
-  )) {
-    const ctx = systemContext(services, organizationId, "reminder-sweep");
-    if (await queueSignatureNotice(ctx, id, "reminder", signerId)) queued += 1;
-  }
-  return queued;
 }
 
 interface NoticeOutcome {
@@ -220,8 +195,7 @@ async function noticeStaff(
 }
 
 /** Handles one queued notice under its row's lock; a notice handled before (another attempt, another worker) is left alone. */
-export async function handleSignatureNotice(services: Services, organizationId: string, noticeId: string) {
-  const ctx = systemContext(services, organizationId, "signature-notice");
+export async function handleSignatureNotice(ctx: OrgContext, { noticeId }: { noticeId: string }) {
   await inTransaction(ctx, async (tx) => {
     const [notice] = await tx.scope.select(signatureNotices, eq(signatureNotices.id, noticeId)).limit(1).for("update");
     if (!notice || notice.status !== "queued") return;
@@ -242,7 +216,7 @@ export const signatureNoticeJobHandler: JobHandler = {
   run: async (job, services) => {
     const { noticeId } = job.payload as { noticeId?: string };
     if (!job.organizationId || typeof noticeId !== "string") throw new Error("signature.notice job without its notice");
-    await handleSignatureNotice(services, job.organizationId, noticeId);
+    await handleSignatureNotice(systemContext(services, job.organizationId, "signature-notice"), { noticeId });
   },
   retryDelayMs: (attempt) => NOTICE_RETRY_MS[Math.min(attempt, NOTICE_RETRY_MS.length - 1)]!,
 };

@@ -15,8 +15,7 @@ import {
 } from "@clinsign/contracts";
 import { organizationSeals } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, type OrgContext, type Services } from "../context";
-import { isOrganizationSealCertificate } from "../credentials/sealed-copies";
+import { inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
 import { actsForOrganization } from "../permissions";
 import { PdfLimitError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
@@ -281,14 +280,4 @@ export async function sealingIdentity(ctx: OrgContext): Promise<SigningIdentity>
   );
   opened.set(ctx.scope.organizationId, { identityEnc: row.identityEnc, identity });
   return identity;
-}
-
-/**
- * Whether a certificate fingerprint is one this service seals with: the environment's, the
- * development certificate, or an organization's uploaded seal (`/verify`, across organizations
- * by design: it names no organization's data).
- */
-export async function isServiceCertificate(services: Services, fingerprint: string): Promise<boolean> {
-  if (loadSigningIdentity(services.config).fingerprint === fingerprint) return true;
-  return isOrganizationSealCertificate(services, fingerprint);
 }

@@ -40,7 +40,7 @@ export async function pageImagesOf(
   version: VersionRow,
 ): Promise<SigningPageImages | null> {
   if (!tx.services.config.pageImages) return null;
-  const manifest = await readPageImageManifest(tx.services, version.storageKey);
+  const manifest = await readPageImageManifest(tx, version.storageKey);
   if (!manifest) {
     await queuePageImages(tx, version.storageKey);
     return null;
@@ -79,7 +79,7 @@ async function openVersion(
       ? (await candidateVersions(ctx, row)).find((candidate) => candidate.sha256 === sha256)
       : await versionOf(ctx, row);
   if (!version) throw new AppError("not_found", "page not found");
-  const manifest = await readPageImageManifest(ctx.services, version.storageKey);
+  const manifest = await readPageImageManifest(ctx, version.storageKey);
   if (!manifest || manifest.unavailable) throw new AppError("not_found", "page not found");
   return { version, manifest };
 }
@@ -97,7 +97,7 @@ export async function getSigningPageImage(
   if (version.sha256 !== input.sha256) throw new AppError("not_found", "page not found");
   if (!manifest.pages.some((page) => page.number === input.page) || !manifest.widths.includes(input.width))
     throw new AppError("not_found", "page not found");
-  const bytes = await readPageImage(ctx.services, version.storageKey, input.page, input.width);
+  const bytes = await readPageImage(ctx, version.storageKey, input.page, input.width);
   if (!bytes) throw new AppError("not_found", "page not found");
   return bytes;
 }

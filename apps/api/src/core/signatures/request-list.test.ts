@@ -455,7 +455,7 @@ describe("signatures.detail and signatures.update", () => {
       sealError: "the stored PDF is missing",
     });
     expect((await staff.signatures.detail.query({ id })).status).toBe("sealing");
-    await markSealGaveUp(sealContext(api.services, org.orgId, id), { id, error: "the stored PDF is missing" });
+    await markSealGaveUp(sealContext(org.ctx, id), { id, error: "the stored PDF is missing" });
     const detail = await staff.signatures.detail.query({ id });
     expect(detail).toMatchObject({ status: "failed", canSealAgain: true, sealError: "the stored PDF is missing" });
     expect(detail.timeline.map((e) => e.kind)).toEqual(["seal_failed"]);

@@ -228,7 +228,7 @@ describe("A3 GET /signature-requests/completed", () => {
 
 describe("expiry sweep", () => {
   it("marks untouched open requests past their expiry as expired, with an audit entry", async () => {
-    const { expireDueRequests } = await import("./requests");
+    const { expireDueRequests } = await import("../jobs/signature-expiry");
     const { id } = await requestSignature(api, org, documentId, "P-sweep");
     const { id: fresh } = await requestSignature(api, org, documentId, "P-sweep");
     await backdateExpiry(api, id);

@@ -9,12 +9,11 @@ import type {
 import { and, desc, documents, documentVersions, eq, gt, inArray, signatureRequests, sql } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { ensureInstitution } from "../branding/branding";
-import { inTransaction, nowOf, systemContext, type OrgContext, type Services } from "../context";
+import { inTransaction, nowOf, type OrgContext } from "../context";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument, findVersion } from "../documents/documents";
 import { normaliseMobile } from "../form-requests/phone";
 import { organizationProfile } from "../organizations/profile";
-import { signatureRequestsDueForExpiry } from "../jobs/signature-expiry";
 import { recordSignatureEvent } from "./events";
 import {
   findSignatureRequest,
@@ -65,25 +64,6 @@ export async function expireIfDue(tx: OrgContext, row: SignatureRequestRow): Pro
     { patient_id: row.patientId, expiration_date: row.expiresAt.toISOString() },
   );
   return updated;
-}
-
-/**
- * The background half of expiry: marks open requests past their expiry as `expired` (with the
- * audit entry), so that happens even when nobody touches them. Reads and writes do not rely on
- * it (see expireIfDue). Returns how many were expired.
- */
-export async function expireDueRequests(services: Services, batchSize = 200): Promise<number> {
-  // Across organizations by design: a system sweep; each row is then handled in its own scope.
-  const due = await signatureRequestsDueForExpiry(services, OPEN_STATUSES, batchSize);
-  let expired = 0;
-  for (const { id, organizationId } of due) {
-    const ctx = systemContext(services, organizationId, "expiry-sweep");
-    await inTransaction(ctx, async (tx) => {
-      const [row] = await tx.scope.select(signatureRequests, eq(signatureRequests.id, id)).limit(1).for("update");
-      if (row && (await expireIfDue(tx, row)).status === "expired" && row.status !== "expired") expired += 1;
-    });
-  }
-  return expired;
 }
 
 /**

@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { putAll, removeFiles, type StoredFile } from "../files/storage";
 import { enqueueJob } from "../jobs/queue";
-import { afterCommit, inTransaction, systemContext, type OrgContext, type Services } from "../context";
+import { afterCommit, inTransaction, systemContext, type OrgContext } from "../context";
 import { scheduleRetimestamp } from "./retimestamp";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./request-read";
@@ -105,9 +105,12 @@ export async function markSealGaveUp(ctx: OrgContext, input: { id: string; error
   });
 }
 
-/** The context sealing runs in: the service on its own behalf, in the request's organization. */
-export const sealContext = (services: Services, organizationId: string, signatureRequestId: string): OrgContext =>
-  systemContext(services, organizationId, `seal-${signatureRequestId}`);
+/**
+ * The context sealing runs in: the service on its own behalf, in the caller's organization and
+ * outside any transaction the caller holds open (sealing commits on its own).
+ */
+export const sealContext = (ctx: OrgContext, signatureRequestId: string): OrgContext =>
+  systemContext(ctx.services, ctx.scope.organizationId, `seal-${signatureRequestId}`);
 
 /**
  * Produces the signed result of a request in `sealing`: stamps the signature into the pinned

@@ -58,7 +58,7 @@ export async function sendSigningLink(ctx: OrgContext, input: SendSigningLinkInp
     await afterCommit(tx, "signature.link_sent", () => runJobNow(tx.services, message.jobId, messageJobHandler));
     return {
       channel: input.channel,
-      delivery: usesOutbox(tx.services, input.channel) ? ("outbox" as const) : ("provider" as const),
+      delivery: usesOutbox(tx, input.channel) ? ("outbox" as const) : ("provider" as const),
       messageId: message.messageId,
     };
   });

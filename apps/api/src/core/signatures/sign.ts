@@ -93,7 +93,7 @@ async function startSealing(tx: OrgContext, row: SignatureRequestRow): Promise<{
   // The inline seal: the job above is the safety net if it fails or the process dies.
   await afterCommit(tx, "seal the signed request", async () => {
     try {
-      const sealing = sealContext(services, row.organizationId, row.id);
+      const sealing = sealContext(tx, row.id);
       outcome.sealed = (await sealSignatureRequest(sealing, { id: row.id })) === "completed";
     } catch (error) {
       services.log.warn({ err: error, signatureId: row.id }, "sealing failed; the seal job will retry");

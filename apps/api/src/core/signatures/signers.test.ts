@@ -30,7 +30,7 @@ import {
   type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 import { updateOrganizationSettings } from "../organizations/organizations";
-import { queueDueReminders } from "./notices";
+import { queueDueReminders } from "../jobs/signature-reminders";
 import { createStaffUser } from "../identity/store/accounts";
 
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
 import type { OpenSigningInput, PatientLanguage, SigningState, SigningView } from "@clinsign/contracts";
 import { eq, signatureRequests, signingCredentials } from "@clinsign/db";
 import { getBranding } from "../branding/branding";
-import { contextFor, inTransaction, nowOf, type OrgContext, type RequestMeta, type Services } from "../context";
-import { consumeSigningTicket, requestOfSigningLink, SIGNING_PASS_KIND } from "../credentials/signing";
+import { inTransaction, nowOf, type OrgContext } from "../context";
+import { SIGNING_PASS_KIND } from "../credentials/signing";
 import { randomSecret, sha256Hex } from "../crypto";
 import { findDocument } from "../documents/documents";
 import { AppError } from "../errors";
@@ -25,8 +25,9 @@ import { partyView } from "./signer-views";
 import { openRequestBy, partyOf, signedCopyDaysOf, stateOf, type Party } from "./signing-party";
 
 /**
- * The signer's side of a signature request, behind the signing page: `openSigning` exchanges a
- * signing link or an A4 ticket for a signing pass (the page's `sessionToken`); every later call
+ * The signer's side of a signature request, behind the signing page: `openSigning` issues the
+ * signing pass (the page's `sessionToken`) once core/public/signing-links.ts has resolved the
+ * signing link or A4 ticket to a signer context; every later call
  * comes through `signerProcedure` (trpc.ts), which resolved that pass to a signer context of the
  * request's organization, and takes `(ctx, input)`. This file holds opening and what a signer
  * sees (`signing.open`, `signing.preview`, the staff signer's view); reading the document, status
@@ -35,6 +36,9 @@ import { openRequestBy, partyOf, signedCopyDaysOf, stateOf, type Party } from ".
 
 /** How long a signing pass lets the page act after opening a link (never beyond the request's expiry). */
 const SIGNING_PASS_MINUTES = 60;
+
+/** What the signing page shows for a link or ticket that names no request it may open. */
+export const unknownSigningView = (): SigningView => emptyView("unknown");
 
 const emptyView = (state: SigningState): SigningView => ({
   state,
@@ -54,40 +58,20 @@ const emptyView = (state: SigningState): SigningView => ({
 });
 
 /**
- * `signing.open`: a signing link (unless the organization requires A4 verification) or a
- * one-time ticket from A4. The credential exchange before any context exists, hence
- * `(services, request, input)`; the rest is `openForSigner` in the request's organization.
- */
-export async function openSigning(
-  services: Services,
-  request: RequestMeta,
-  input: OpenSigningInput,
-): Promise<SigningView> {
-  const via = "ticket" in input ? ("ticket" as const) : ("link" as const);
-  const grant =
-    "ticket" in input
-      ? await consumeSigningTicket(services, input.ticket)
-      : await requestOfSigningLink(services, input.token);
-  if (!grant) return emptyView("unknown");
-  return openForSigner(contextFor(services, { kind: "signer", ...grant }, request), {
-    via,
-    language: input.language ?? null,
-  });
-}
-
-/**
- * A `ready` request is marked `opened` with its document version pinned, and a signing pass is
+ * `signing.open`, once the signing link or A4 ticket was exchanged for the signer's context
+ * (core/public/signing-links.ts). A `ready` request is marked `opened` with its document version pinned, and a signing pass is
  * issued for the page to keep. A signed request whose copy period has not ended also gets a
  * pass: it serves only the signer's copy (`signing.status`, `signing.signedDocument`); signing
  * and declining refuse it.
  */
-async function openForSigner(
-  ctx: OrgContext,
-  input: { via: "link" | "ticket"; language: PatientLanguage | null },
-): Promise<SigningView> {
+export async function openSigning(ctx: OrgContext, input: OpenSigningInput): Promise<SigningView> {
+  const opening = {
+    via: "ticket" in input ? ("ticket" as const) : ("link" as const),
+    language: input.language ?? null,
+  };
   // A4 confirms the patient through their portal; a legal representative's or witness's own link
   // (several signers) has no such portal session and is their credential.
-  if (input.via === "link" && !ctx.signerId && (await ctx.scope.organization()).requireSessionVerification)
+  if (opening.via === "link" && !ctx.signerId && (await ctx.scope.organization()).requireSessionVerification)
     return emptyView("verification_required");
   const signatureRequestId = signerRequestId(ctx);
   return inTransaction(ctx, async (tx) => {
@@ -98,9 +82,9 @@ async function openForSigner(
     if (state === "unknown" || state === "unavailable" || state === "expired") return emptyView(state);
     if (party && state === "ready") {
       await markSignerOpened(tx, row, party.me);
-      row = await openRequestBy(tx, row, party.me, input.via);
+      row = await openRequestBy(tx, row, party.me, opening.via);
     } else if (!party && row.status === "pending") {
-      row = await pinAndOpen(tx, row, input);
+      row = await pinAndOpen(tx, row, opening);
     }
     const version = await versionOf(tx, row);
     const copy = signedCopyOf(row, await signedCopyDaysOf(tx));
@@ -224,16 +208,12 @@ async function signerView(
  * but a request ready for this signer: every other state is `signing.open`'s to tell.
  */
 export async function previewSigning(
-  services: Services,
-  request: RequestMeta,
-  input: { token: string; language?: PatientLanguage },
+  ctx: OrgContext,
+  input: { language?: PatientLanguage },
 ): Promise<SigningView | null> {
-  const grant = await requestOfSigningLink(services, input.token);
-  if (!grant) return null;
-  const ctx = contextFor(services, { kind: "signer", ...grant }, request);
   if (!ctx.signerId && (await ctx.scope.organization()).requireSessionVerification) return null;
   const row = await findSignatureRequest(ctx, signerRequestId(ctx));
-  if (isPastExpiry(row, nowOf(services))) return null;
+  if (isPastExpiry(row, nowOf(ctx.services))) return null;
   const party = await signerPartyOrUnknown(ctx, row);
   if (party === "unknown" || stateOf(row, party?.me) !== "ready") return null;
   // The document `signing.open` would pin for this language (issue 19): the same choice.

@@ -5,7 +5,7 @@ import {
   type TemplateSchema,
   type TemplateTranslations,
 } from "@clinsign/contracts";
-import type { Services } from "../context";
+import type { OrgContext } from "../context";
 import {
   NEUTRAL_OUTPUT,
   outputDate,
@@ -156,8 +156,7 @@ export function answerText(
  * up under that organization, so a stored path cannot reach another tenant's file).
  */
 export function describeAnswers(
-  services: Services,
-  organizationId: string,
+  ctx: OrgContext,
   schema: { fields: unknown[] },
   values: Record<string, unknown>,
   format: OutputFormat = NEUTRAL_OUTPUT,
@@ -187,7 +186,7 @@ export function describeAnswers(
         name: file.name,
         size: Number(file.size) || 0,
         type: String(file.type ?? ""),
-        url: signedFileUrl(services, organizationId, file.path),
+        url: signedFileUrl(ctx, file.path),
       }));
       answer.value = value.filter(isStoredFile).map(({ name, size, type }) => ({ name, size, type }));
     }

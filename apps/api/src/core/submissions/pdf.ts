@@ -127,14 +127,7 @@ export async function submissionPdfContent(ctx: OrgContext, input: { id: string 
   const row = await findSubmission(ctx, input.id);
   const organization = await loadOrganization(ctx);
   const w = words[organization.locale] ?? words.de;
-  const answers = describeAnswers(
-    ctx.services,
-    ctx.scope.organizationId,
-    row.templateSchema,
-    row.values,
-    undefined,
-    answeredLabelsOf(row),
-  );
+  const answers = describeAnswers(ctx, row.templateSchema, row.values, undefined, answeredLabelsOf(row));
   const otherLanguage = row.language && row.templateLanguage && row.language !== row.templateLanguage;
   return {
     documentTitle: `${row.templateTitle} - ${row.id}`,

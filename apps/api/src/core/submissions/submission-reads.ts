@@ -196,14 +196,7 @@ export async function getSubmissionDetail(ctx: OrgContext, input: { id: string }
     templateLanguage: row.templateLanguage,
     createdAt: row.createdAt.toISOString(),
     schemaVersion: row.templateSchema.version,
-    answers: describeAnswers(
-      ctx.services,
-      ctx.scope.organizationId,
-      row.templateSchema,
-      row.values,
-      format,
-      answeredLabelsOf(row),
-    ),
+    answers: describeAnswers(ctx, row.templateSchema, row.values, format, answeredLabelsOf(row)),
     timeZone: format.timeZone,
     webhooks: deliveries.map((d) => {
       const last = attempts.find((a) => a.deliveryId === d.id);

@@ -193,11 +193,11 @@ describe("POST /api/embed/uploads", () => {
     const uploaded = await upload({ ...creds(org), templateIdentifier: t.identifier }, [
       { name: "a.pdf", type: "application/pdf", bytes: PDF },
     ]);
-    const expired = signedFileUrl(api.services, org.orgId, uploaded.body.files[0].path, -1);
+    const expired = signedFileUrl(org.ctx, uploaded.body.files[0].path, -1);
     const res = await fetch(local(expired));
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: string }).error).toBe("this file link has expired");
-    const fresh = signedFileUrl(api.services, org.orgId, uploaded.body.files[0].path, 60);
+    const fresh = signedFileUrl(org.ctx, uploaded.body.files[0].path, 60);
     expect((await fetch(local(fresh))).status).toBe(200);
     // Signed for one organization, the same key under another organization's id is refused.
     expect((await fetch(local(fresh).replace(org.orgId, other.orgId))).status).toBe(401);

@@ -2,8 +2,8 @@ import { createHmac } from "node:crypto";
 import type { FormField, TemplateSchema, UploadedFile } from "@clinsign/contracts";
 import { eq, formUploads, sum } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
-import { inTransaction, systemContext, type OrgContext, type Services } from "../context";
-import { safeEqual } from "../crypto";
+import { inTransaction, type OrgContext } from "../context";
+import type { SecretBox } from "../crypto";
 import { AppError } from "../errors";
 import { resolveFormTemplate } from "../forms/form-template";
 import type { StoredFile } from "../files/storage";
@@ -56,40 +56,20 @@ function fileField(schema: TemplateSchema, fieldKey: string | undefined): Extrac
   return field;
 }
 
-function signature(services: Services, path: string, exp: number): string {
-  return createHmac("sha256", services.secrets.deriveKey("file-urls")).update(`${path}\n${exp}`).digest("base64url");
+/** The signature of a file link (`signedFileUrl`), checked by core/public/file-links.ts. */
+export function fileLinkSignature(secrets: SecretBox, path: string, exp: number): string {
+  return createHmac("sha256", secrets.deriveKey("file-urls")).update(`${path}\n${exp}`).digest("base64url");
 }
 
 /** A URL that serves the private file until it expires; `path` is `<orgId>/<storage key>`. */
 export function signedFileUrl(
-  services: Services,
-  organizationId: string,
+  { services, scope }: OrgContext,
   storageKey: string,
   lifetimeSeconds = URL_LIFETIME_SECONDS,
 ): string {
-  const path = `${organizationId}/${storageKey}`;
+  const path = `${scope.organizationId}/${storageKey}`;
   const exp = Math.floor(Date.now() / 1000) + lifetimeSeconds;
-  return `${services.config.publicApiUrl}/api/embed/files/${path}?exp=${exp}&sig=${signature(services, path, exp)}`;
-}
-
-/** Checks a signed file URL and returns the upload it names; 401 for a bad or expired signature, 404 when gone. */
-export async function openSignedFile(
-  services: Services,
-  path: string,
-  exp: string | null,
-  sig: string | null,
-): Promise<{ name: string; type: string; storageKey: string }> {
-  const expiry = Number(exp);
-  if (!exp || !sig || !Number.isInteger(expiry) || !safeEqual(sig, signature(services, path, expiry))) {
-    throw new AppError("unauthorized", "invalid file link");
-  }
-  if (expiry < Date.now() / 1000) throw new AppError("unauthorized", "this file link has expired");
-  const slash = path.indexOf("/");
-  // The signature vouches for the path, and so for the organization it starts with.
-  const { scope } = systemContext(services, path.slice(0, slash));
-  const [upload] = await scope.select(formUploads, eq(formUploads.storageKey, path.slice(slash + 1))).limit(1);
-  if (!upload) throw new AppError("not_found", "file not found");
-  return { name: upload.name, type: upload.type, storageKey: upload.storageKey };
+  return `${services.config.publicApiUrl}/api/embed/files/${path}?exp=${exp}&sig=${fileLinkSignature(services.secrets, path, exp)}`;
 }
 
 /** A file name safe to store and show: no path separators or control characters, at most 255 characters. */
@@ -282,7 +262,7 @@ export async function uploadFiles(
       return stored.map((f) => ({
         name: f.name,
         path: f.key,
-        url: signedFileUrl(ctx.services, tx.scope.organizationId, f.key),
+        url: signedFileUrl(tx, f.key),
         size: f.size,
         type: f.type,
       }));

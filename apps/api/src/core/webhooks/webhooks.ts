@@ -231,7 +231,7 @@ function handler(timeoutMs: number): JobHandler {
 export const webhookJobHandler = handler(JOB_TIMEOUT_MS);
 
 /** Makes the first attempt of freshly committed deliveries now; true when every one was delivered. */
-export async function deliverNow(services: Services, queued: QueuedDelivery[]): Promise<boolean> {
+async function deliverNow(services: Services, queued: QueuedDelivery[]): Promise<boolean> {
   if (queued.length === 0) return false;
   const inline = handler(INLINE_TIMEOUT_MS);
   const outcomes = await Promise.all(queued.map((q) => runJobNow(services, q.jobId, inline)));

@@ -37,7 +37,7 @@ import {
 } from "../../core/identity/second-factor";
 import { cancelSsoLink, confirmSsoLink, describeSsoLink, proveSsoLinkWithPassword } from "../../core/identity/sso/link";
 import { lookupSsoProvider } from "../../core/identity/sso/sign-in";
-import { identityProcedure, staffProcedure, type TrpcContext } from "../trpc";
+import { publicStepProcedure, staffProcedure, type TrpcContext } from "../trpc";
 
 /**
  * Turns a sign-in step's outcome into cookies and the answer: the staff session's cookie once
@@ -68,64 +68,64 @@ function answerStep(ctx: TrpcContext, result: Admission | SecondStepResult): Log
  * on the link cookie the single sign-on callback set.
  */
 export const authRouter = {
-  login: identityProcedure
+  login: publicStepProcedure
     .input(loginInput)
     .mutation(async ({ ctx, input }) => answerStep(ctx, await logIn(ctx.pub, input))),
-  verifyCode: identityProcedure
+  verifyCode: publicStepProcedure
     .input(secondFactorCodeInput)
     .mutation(async ({ ctx, input }) =>
       answerStep(ctx, await verifySecondFactorCode(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
     ),
-  passkeyOptions: identityProcedure
+  passkeyOptions: publicStepProcedure
     .input(passkeyOptionsInput)
     .mutation(({ ctx, input }) => passkeySignInOptions(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
-  verifyPasskey: identityProcedure
+  verifyPasskey: publicStepProcedure
     .input(passkeyAuthenticationInput)
     .mutation(async ({ ctx, input }) =>
       answerStep(ctx, await verifySecondFactorPasskey(ctx.pub, { ...input, pendingSignIn: ctx.pendingSignIn })),
     ),
-  passkeySignIn: identityProcedure
+  passkeySignIn: publicStepProcedure
     .input(passkeySignInInput)
     .mutation(async ({ ctx, input }) => answerStep(ctx, await signInWithPasskey(ctx.pub, input))),
   /** Setting up a first factor where the organization requires one (pending `enroll` sign-in). */
-  enrollTotpStart: identityProcedure.mutation(({ ctx }) =>
+  enrollTotpStart: publicStepProcedure.mutation(({ ctx }) =>
     startTotpEnrollment(ctx.pub, { pendingSignIn: ctx.pendingSignIn }),
   ),
-  enrollTotpConfirm: identityProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
+  enrollTotpConfirm: publicStepProcedure.input(totpCodeInput).mutation(async ({ ctx, input }) => {
     const { admission, recoveryCodes } = await confirmTotpEnrollment(ctx.pub, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
     return { ...answerStep(ctx, admission), recoveryCodes };
   }),
-  enrollPasskeyOptions: identityProcedure.mutation(({ ctx }) =>
+  enrollPasskeyOptions: publicStepProcedure.mutation(({ ctx }) =>
     passkeyEnrollmentOptions(ctx.pub, { pendingSignIn: ctx.pendingSignIn }),
   ),
-  enrollPasskeyVerify: identityProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
+  enrollPasskeyVerify: publicStepProcedure.input(passkeyRegistrationInput).mutation(async ({ ctx, input }) => {
     const { admission, recoveryCodes } = await registerPasskeyEnrollment(ctx.pub, {
       ...input,
       pendingSignIn: ctx.pendingSignIn,
     });
     return { ...answerStep(ctx, admission), recoveryCodes };
   }),
-  logout: identityProcedure.mutation(async ({ ctx }) => {
+  logout: publicStepProcedure.mutation(async ({ ctx }) => {
     await logOut(ctx.pub, ctx.sessionCookie);
     ctx.setCookie(staffSessionCookieHeader(ctx.services.config, "", 0));
     return { ok: true as const };
   }),
   /** The single sign-on provider for a typed e-mail address's domain, or an organization's login URL. */
-  ssoProvider: identityProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.pub, input)),
+  ssoProvider: publicStepProcedure.input(ssoLookupInput).query(({ ctx, input }) => lookupSsoProvider(ctx.pub, input)),
   /** Connecting a provider's login to an existing account: what is asked, the password, the confirmation. */
-  ssoLinkDescribe: identityProcedure.query(({ ctx }) => describeSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
-  ssoLinkPassword: identityProcedure
+  ssoLinkDescribe: publicStepProcedure.query(({ ctx }) => describeSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
+  ssoLinkPassword: publicStepProcedure
     .input(ssoLinkPasswordInput)
     .mutation(async ({ ctx, input }) =>
       answerStep(ctx, await proveSsoLinkWithPassword(ctx.pub, { ...input, linkToken: ctx.ssoLink })),
     ),
-  ssoLinkConfirm: identityProcedure.mutation(async ({ ctx }) =>
+  ssoLinkConfirm: publicStepProcedure.mutation(async ({ ctx }) =>
     answerStep(ctx, await confirmSsoLink(ctx.pub, { linkToken: ctx.ssoLink })),
   ),
-  ssoLinkCancel: identityProcedure.mutation(async ({ ctx }) => {
+  ssoLinkCancel: publicStepProcedure.mutation(async ({ ctx }) => {
     await cancelSsoLink(ctx.pub, { linkToken: ctx.ssoLink });
     ctx.setCookie(httpOnlyCookie(ctx.services.config, SSO_LINK_COOKIE, "", 0));
     return { ok: true as const };
@@ -138,8 +138,8 @@ export const authRouter = {
 
 /** The invite link's page: public, the link's secret is the credential; accepting it is a sign-in like any other. */
 export const invitationsRouter = {
-  describe: identityProcedure.input(describeInviteInput).query(({ ctx, input }) => describeInvite(ctx.pub, input)),
-  accept: identityProcedure
+  describe: publicStepProcedure.input(describeInviteInput).query(({ ctx, input }) => describeInvite(ctx.pub, input)),
+  accept: publicStepProcedure
     .input(acceptInviteInput)
     .mutation(async ({ ctx, input }) => answerStep(ctx, await acceptInvite(ctx.pub, input))),
 } satisfies TRPCRouterRecord;

@@ -23,12 +23,8 @@ import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
 import { recordFormEvent } from "../../core/forms/events";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { channelProviders, listMessages, revealOutboxMessage } from "../../core/messaging/messaging";
-import {
-  describePublicEmbed,
-  getPublicEmbed,
-  savePublicEmbed,
-  startVisitorSession,
-} from "../../core/embed-sessions/public-embeds";
+import { getPublicEmbed, savePublicEmbed } from "../../core/embed-sessions/public-embeds";
+import { describePublicEmbed, startVisitorSession } from "../../core/public/embeds";
 import {
   createEmbedSession,
   describeEmbedSession,
@@ -39,7 +35,7 @@ import { getSubmissionDetail, listSubmissionPage } from "../../core/submissions/
 import { submitForm } from "../../core/submissions/submissions";
 import { toTemplate } from "../../core/templates/templates";
 import { uploadFiles, type IncomingFilePart } from "../../core/uploads/uploads";
-import { formProcedure, orgProcedure, publicProcedure, staffProcedure } from "../trpc";
+import { formProcedure, orgProcedure, publicStepProcedure, staffProcedure } from "../trpc";
 
 export const sessionsRouter = {
   /** POST /api/embed/sessions. */
@@ -56,13 +52,13 @@ export const publicEmbedsRouter = {
   get: staffProcedure.input(publicEmbedRef).query(({ ctx, input }) => getPublicEmbed(ctx.org, input)),
   save: staffProcedure.input(savePublicEmbedInput).mutation(({ ctx, input }) => savePublicEmbed(ctx.org, input)),
   /** The form page and the web server's CSP: is it on, which origins may frame it. */
-  describe: publicProcedure
+  describe: publicStepProcedure
     .input(z.object({ code: publicEmbedCode }))
-    .query(({ ctx, input }) => describePublicEmbed(ctx.services, input.code)),
+    .query(({ ctx, input }) => describePublicEmbed(ctx.pub, input)),
   /** A visitor's browser starts its own session; the sessionId stays in that browser. */
-  start: publicProcedure
+  start: publicStepProcedure
     .input(z.object({ code: publicEmbedCode }))
-    .mutation(({ ctx, input }) => startVisitorSession(ctx.services, input.code, ctx.request)),
+    .mutation(({ ctx, input }) => startVisitorSession(ctx.pub, input)),
 } satisfies TRPCRouterRecord;
 
 export const formsRouter = {
@@ -102,7 +98,7 @@ export const messagesRouter = {
   /** Staff: sent and queued SMS and e-mail (the outbox in development). */
   list: staffProcedure.input(listMessagesInput).query(({ ctx, input }) => listMessages(ctx.org, input)),
   /** Staff: which providers send SMS and e-mail here (outbox: nothing leaves the service). */
-  providers: staffProcedure.query(({ ctx }) => channelProviders(ctx.services)),
+  providers: staffProcedure.query(({ ctx }) => channelProviders(ctx)),
   /** Owners and admins, outbox only: a kept message's hidden link or code, once, audited. */
   reveal: staffProcedure.input(revealMessageInput).mutation(({ ctx, input }) => revealOutboxMessage(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -2,10 +2,10 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { declineInput, openSigningInput, previewSigningInput, signInput } from "@clinsign/contracts";
 import { declineRequest } from "../../core/signatures/decline";
 import { signRequest } from "../../core/signatures/sign";
-import { openSigning, previewSigning } from "../../core/signatures/signing";
+import { openSigningLink, previewSigningLink } from "../../core/public/signing-links";
 import { getSignedSigningDocument, getSigningDocument, getSigningStatus } from "../../core/signatures/signing-reads";
 import { getSigningPageTexts } from "../../core/signatures/page-images";
-import { publicProcedure, signerProcedure } from "../trpc";
+import { publicStepProcedure, signerProcedure } from "../trpc";
 
 /**
  * The signer's side of signing, used by the signing page: no account, the signing link or an A4
@@ -13,13 +13,9 @@ import { publicProcedure, signerProcedure } from "../trpc";
  * that the page keeps and `signerProcedure` resolves on every later call.
  */
 export const signingRouter = {
-  open: publicProcedure
-    .input(openSigningInput)
-    .mutation(({ ctx, input }) => openSigning(ctx.services, ctx.request, input)),
+  open: publicStepProcedure.input(openSigningInput).mutation(({ ctx, input }) => openSigningLink(ctx.pub, input)),
   /** The view of a link open for signing, read without acting on it: the web server's first HTML of the page. */
-  preview: publicProcedure
-    .input(previewSigningInput)
-    .query(({ ctx, input }) => previewSigning(ctx.services, ctx.request, input)),
+  preview: publicStepProcedure.input(previewSigningInput).query(({ ctx, input }) => previewSigningLink(ctx.pub, input)),
   document: signerProcedure.query(({ ctx }) => getSigningDocument(ctx.signer)),
   /** The text of each page of the page images (`view.pageImages`), for screen readers. */
   pageTexts: signerProcedure.query(({ ctx }) => getSigningPageTexts(ctx.signer)),

@@ -8,13 +8,14 @@
 import type { VerifyResult } from "@clinsign/contracts";
 import { eq, signatureRequests } from "@clinsign/db";
 import { systemContext, type Services } from "../context";
-import { requestOfSealedContent } from "../credentials/sealed-copies";
+import { isOrganizationSealCertificate, requestOfSealedContent } from "../credentials/sealed-copies";
+import type { PublicContext } from "../identity/public-context";
+import { loadSigningIdentity } from "../pdf-seal/pades";
 import { AppError } from "../errors";
-import { pinnedDocumentIdColumn } from "./request-read";
+import { pinnedDocumentIdColumn } from "../signatures/request-read";
 import { PdfLimitError, PdfQueueFullError, PdfTaskError, runPdfTask } from "../pdf-worker/run";
 import { MAX_UPLOAD_BYTES } from "../uploads/uploads";
 import type { InspectedSignature, PdfInspection } from "../pdf-seal/inspect-pdf";
-import { isServiceCertificate } from "./org-seal";
 
 /** The per-address count of checks, the door's admission (core/credentials/sealed-copies.ts). */
 export { consumeVerifyAttempt, VERIFY_PER_ADDRESS } from "../credentials/sealed-copies";
@@ -76,7 +77,12 @@ async function requestOf(services: Services, messageDigest: string | null): Prom
     : null;
 }
 
-export async function verifySealedPdf(services: Services, input: { pdf: Uint8Array }): Promise<VerifyResult> {
+/**
+ * `/verify`: anyone's PDF, checked for a seal of this service and whether it is intact. Names no
+ * patient data; the request it belongs to only by its ids.
+ */
+export async function verifySealedPdf(pub: PublicContext, input: { pdf: Uint8Array }): Promise<VerifyResult> {
+  const { services } = pub;
   if (input.pdf.byteLength > MAX_VERIFY_BYTES)
     throw new AppError("payload_too_large", `the file exceeds ${MAX_VERIFY_BYTES / 1024 / 1024} MB`);
   if (!Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.byteLength, 1024)).includes("%PDF-"))
@@ -152,4 +158,14 @@ export async function verifySealedPdf(services: Services, input: { pdf: Uint8Arr
     padesLevel: padesLevel(seal, inspection, intact),
     request,
   };
+}
+
+/**
+ * Whether a certificate fingerprint is one this service seals with: the environment's, the
+ * development certificate, or an organization's uploaded seal (`/verify`, across organizations
+ * by design: it names no organization's data).
+ */
+async function isServiceCertificate(services: Services, fingerprint: string): Promise<boolean> {
+  if (loadSigningIdentity(services.config).fingerprint === fingerprint) return true;
+  return isOrganizationSealCertificate(services, fingerprint);
 }
