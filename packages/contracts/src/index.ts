@@ -30,3 +30,4 @@ export * from "./patient-export";
 export * from "./patient-erasure";
 export * from "./retention";
 export * from "./form-languages";
+export * from "./wall-clock";

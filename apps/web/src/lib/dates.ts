@@ -1,3 +1,5 @@
+import { wallClockAt } from "@clinsign/contracts";
+
 /**
  * A date and time in the reader's locale, e.g. "21 Nov 2025, 14:05": on the reader's clock, or
  * on `timeZone`'s (the clinic's) when given, with the zone's short name when `showZone` is set.
@@ -35,24 +37,14 @@ export function timeZoneLabel(timeZone: string, locale: string): string {
 
 /** What a clock in `timeZone` shows at `date`, as numbers. */
 function wallClock(date: Date, timeZone: string) {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(date);
-  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((part) => part.type === type)?.value);
+  const shown = wallClockAt(date, timeZone);
   return {
-    year: get("year"),
-    month: get("month"),
-    day: get("day"),
-    hour: get("hour"),
-    minute: get("minute"),
-    second: get("second"),
+    year: Number(shown.year),
+    month: Number(shown.month),
+    day: Number(shown.day),
+    hour: Number(shown.hour),
+    minute: Number(shown.minute),
+    second: Number(shown.second),
   };
 }
 

@@ -21,6 +21,13 @@ export interface SignerGrant {
   signerId?: string | null;
 }
 
+/** The columns of a `signing_credentials` row that make its grant. */
+const credentialGrant = {
+  organizationId: signingCredentials.organizationId,
+  signatureRequestId: signingCredentials.signatureRequestId,
+  signerId: signingCredentials.signerId,
+};
+
 /** `signing_credentials.kind` of a signing pass (a stored value; the code says "signing pass"). */
 export const SIGNING_PASS_KIND = "session" as const;
 
@@ -63,28 +70,14 @@ export async function consumeSigningTicket(services: Services, ticket: string): 
         gt(signingCredentials.expiresAt, new Date()),
       ),
     )
-    .returning({
-      organizationId: signingCredentials.organizationId,
-      signatureRequestId: signingCredentials.signatureRequestId,
-      signerId: signingCredentials.signerId,
-    });
-  return credential
-    ? {
-        organizationId: credential.organizationId,
-        signatureRequestId: credential.signatureRequestId,
-        signerId: credential.signerId,
-      }
-    : null;
+    .returning(credentialGrant);
+  return credential ?? null;
 }
 
 /** The request a signing pass (the page's `sessionToken`) acts on while it lasts, or null. */
 export async function requestOfSigningPass(services: Services, pass: string): Promise<SignerGrant | null> {
   const [credential] = await services.db
-    .select({
-      organizationId: signingCredentials.organizationId,
-      signatureRequestId: signingCredentials.signatureRequestId,
-      signerId: signingCredentials.signerId,
-    })
+    .select(credentialGrant)
     .from(signingCredentials)
     .where(
       and(
@@ -94,13 +87,7 @@ export async function requestOfSigningPass(services: Services, pass: string): Pr
       ),
     )
     .limit(1);
-  return credential
-    ? {
-        organizationId: credential.organizationId,
-        signatureRequestId: credential.signatureRequestId,
-        signerId: credential.signerId,
-      }
-    : null;
+  return credential ?? null;
 }
 
 /**

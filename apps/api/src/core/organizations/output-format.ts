@@ -1,4 +1,4 @@
-import type { OrganizationLocale } from "@clinsign/contracts";
+import { wallClockAt, type OrganizationLocale } from "@clinsign/contracts";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { OrgContext } from "../context";
 
@@ -28,26 +28,12 @@ const TEXTS = {
 
 export const outputTexts = (format: OutputFormat) => TEXTS[format.locale];
 
-function parts(date: Date, timeZone: string): Record<string, string> {
-  const fields = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(date);
-  return Object.fromEntries(fields.map((p) => [p.type, p.value]));
-}
-
 /**
  * A moment as a spreadsheet in that language reads it as a date and time: `01.03.2024 14:05:09`
  * in German, `2024-03-01 14:05:09` in English, on the clinic's wall clock.
  */
 export function outputDateTime(date: Date, format: OutputFormat): string {
-  const p = parts(date, format.timeZone);
+  const p = wallClockAt(date, format.timeZone);
   const time = `${p.hour}:${p.minute}:${p.second}`;
   return format.locale === "de" ? `${p.day}.${p.month}.${p.year} ${time}` : `${p.year}-${p.month}-${p.day} ${time}`;
 }
