@@ -356,3 +356,44 @@ describe("pnpm cli retention", () => {
     expect(nobody.json).toMatchObject({ ok: false });
   }, 120_000);
 });
+
+describe("pnpm cli fhir-push", () => {
+  it("sets the FHIR server with a credential read from a file, shows it without the credential, keeps what is not given", async () => {
+    const org = await cli("org", "create", "--name", "Klinikum FHIR");
+    const orgId = org.json.orgId as string;
+    const secretFile = join(dataDir, "fhir-token");
+    writeFileSync(secretFile, "fhir-bearer-token\n", { mode: 0o600 });
+    const set = await cli(
+      "fhir-push",
+      "set",
+      "--org",
+      orgId,
+      "--base-url",
+      "https://fhir.klinikum.example/R4",
+      "--auth",
+      "bearer",
+      "--secret-file",
+      secretFile,
+      "--rnummer-system",
+      "urn:oid:1.2.276.0.76.4.8",
+    );
+    expect(set.code).toBe(0);
+    expect(set.json).toMatchObject({ enabled: true, auth: "bearer", hasSecret: true });
+    const off = await cli("fhir-push", "set", "--org", orgId, "--enabled", "off");
+    expect(off.json).toMatchObject({
+      enabled: false,
+      baseUrl: "https://fhir.klinikum.example/R4",
+      auth: "bearer",
+      hasSecret: true,
+      rnummerSystem: "urn:oid:1.2.276.0.76.4.8",
+    });
+    const shown = await cli("fhir-push", "show", "--org", orgId);
+    expect(JSON.stringify(shown.json)).not.toContain("fhir-bearer-token");
+    const refused = await cli("fhir-push", "set", "--org", orgId, "--base-url", "http://fhir.klinikum.example/R4");
+    expect(refused.code).toBe(1);
+    expect(await cli("fhir-push", "deliveries", "--org", orgId)).toMatchObject({
+      code: 0,
+      json: { items: [], hasMore: false },
+    });
+  }, 60_000);
+});

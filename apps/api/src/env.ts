@@ -43,6 +43,8 @@ const schema = z
     PAGE_IMAGES: bool(true),
     /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
     AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
+    /** How long one FHIR push may wait for the hospital's server to answer a transaction (issue 34). */
+    FHIR_PUSH_TIMEOUT_SECONDS: count(30, 1, 600),
     SIGNING_P12_FILE: z.string().optional(),
     SIGNING_P12_PASSWORD: z.string().optional(),
     /** RFC 3161 time-stamping authority for every seal (PAdES B-T and up); unset: B-B. */
@@ -223,6 +225,8 @@ export interface Config {
   storageOrphanGraceMs: number;
   /** The chainer chains past writing transactions open longer; verify fails on entries unchained longer. */
   auditMaxUnchainedSeconds: number;
+  /** How long one FHIR push waits for the server's answer before it counts as a failed attempt. */
+  fhirPushTimeoutMs: number;
   /**
    * After answering a request whose body was refused unread (413, 401 before an upload), how long
    * the connection is drained before it is closed, so the client reads the answer (wire/io.ts).
@@ -341,6 +345,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     storageOrphanGraceMs: env.STORAGE_ORPHAN_GRACE_HOURS * 3600_000,
     auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
+    fhirPushTimeoutMs: env.FHIR_PUSH_TIMEOUT_SECONDS * 1000,
     closeLingerMs: env.HTTP_CLOSE_LINGER_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,

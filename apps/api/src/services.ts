@@ -7,6 +7,7 @@ import type { Services } from "./core/context";
 import { SecretBox } from "./core/crypto";
 import { createStorage } from "./core/files/storage";
 import { onSignatureEvent } from "./core/signatures/events";
+import { fhirPushOnSignatureEvent } from "./core/fhir-push/deliveries";
 import { noticeOfUnsignedEnd } from "./core/signatures/notices";
 import type { Config } from "./env";
 import { serializeError } from "./log-errors";
@@ -71,6 +72,7 @@ export async function createServices(
   await database.migrate();
   // What follows a signature event besides its audit entry and webhook (core/signatures/events.ts).
   onSignatureEvent(noticeOfUnsignedEnd);
+  onSignatureEvent(fhirPushOnSignatureEvent);
   return {
     config,
     database,

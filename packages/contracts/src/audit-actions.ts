@@ -14,6 +14,7 @@ export const auditActions = [
   "document.created",
   "document.deleted",
   "document.updated",
+  "fhir.resent",
   "file.uploaded",
   "form.closed",
   "form.draft_deleted",

@@ -31,3 +31,4 @@ export * from "./patient-erasure";
 export * from "./retention";
 export * from "./form-languages";
 export * from "./wall-clock";
+export * from "./fhir-push";

@@ -162,6 +162,13 @@ export const staffPermissions = {
   "webhooks.delivery": everyone,
   "webhooks.overview": everyone,
 
+  // FHIR push (issue 34): where the clinical record goes, and with which credential. Admins read
+  // and change the server (the credential is never returned); everyone reads the delivery log.
+  "fhirPush.target": admins,
+  "fhirPush.saveTarget": admins,
+  "fhirPush.deliveries": everyone,
+  "fhirPush.resend": workers,
+
   // Checking the chain changes nothing; it is a mutation only because it may take a while.
   "audit.list": everyone,
   "audit.entries": everyone,

@@ -19,6 +19,8 @@ interface Wording {
   items: string[];
   answers: [string, string, string, string];
   scoreLabel: string;
+  /** The LOINC code of the total (FHIR: the score item's code and its Observation's). */
+  scoreCode: { system: string; code: string; display: string };
   bands: { min: number; max: number; label: string }[];
   /** PHQ-9's unscored tenth question, with its own four answers. */
   difficulty?: { label: string; answers: [string, string, string, string] };
@@ -29,6 +31,18 @@ const PHQ_FOOTER_EN =
   "Developed by Drs. Robert L. Spitzer, Janet B.W. Williams, Kurt Kroenke and colleagues, with an educational grant from Pfizer Inc. No permission required to reproduce, translate, display or distribute.";
 const PHQ_FOOTER_DE =
   "Deutsche Version (PHQ-D): B. Löwe, R. L. Spitzer, S. Zipfel, W. Herzog. Entwickelt von Drs. Robert L. Spitzer, Janet B.W. Williams, Kurt Kroenke und Kollegen mit einem Ausbildungszuschuss von Pfizer Inc. Für Vervielfältigung, Übersetzung, Darstellung und Verbreitung ist keine Genehmigung erforderlich.";
+
+const LOINC = "http://loinc.org";
+const PHQ9_TOTAL = {
+  system: LOINC,
+  code: "44261-6",
+  display: "Patient Health Questionnaire 9 item (PHQ-9) total score [Reported]",
+};
+const GAD7_TOTAL = {
+  system: LOINC,
+  code: "70274-6",
+  display: "Generalized anxiety disorder 7 item (GAD-7) total score [Reported.PHQ]",
+};
 
 const ANSWERS_EN: Wording["answers"] = ["Not at all", "Several days", "More than half the days", "Nearly every day"];
 const ANSWERS_DE: Wording["answers"] = [
@@ -53,6 +67,7 @@ const PHQ9_EN: Wording = {
   ],
   answers: ANSWERS_EN,
   scoreLabel: "PHQ-9 total score",
+  scoreCode: PHQ9_TOTAL,
   bands: [
     { min: 0, max: 4, label: "Minimal" },
     { min: 5, max: 9, label: "Mild" },
@@ -83,6 +98,7 @@ const PHQ9_DE: Wording = {
   ],
   answers: ANSWERS_DE,
   scoreLabel: "PHQ-9 Summenwert",
+  scoreCode: PHQ9_TOTAL,
   bands: [
     { min: 0, max: 4, label: "Minimal" },
     { min: 5, max: 9, label: "Leicht" },
@@ -106,6 +122,7 @@ const GAD7_EN: Wording = {
   ],
   answers: ANSWERS_EN,
   scoreLabel: "GAD-7 total score",
+  scoreCode: GAD7_TOTAL,
   bands: [
     { min: 0, max: 4, label: "Minimal" },
     { min: 5, max: 9, label: "Mild" },
@@ -128,6 +145,7 @@ const GAD7_DE: Wording = {
   ],
   answers: ANSWERS_DE,
   scoreLabel: "GAD-7 Summenwert",
+  scoreCode: GAD7_TOTAL,
   bands: [
     { min: 0, max: 4, label: "Minimal" },
     { min: 5, max: 9, label: "Gering" },
@@ -171,6 +189,7 @@ function questionnaireSchema(prefix: string, wording: Wording): TemplateSchema {
         label: wording.scoreLabel,
         sources: itemKeys,
         bands: wording.bands,
+        code: wording.scoreCode,
       },
       { id: `${prefix}-footer`, type: "paragraph", label: wording.footer },
     ],

@@ -32,9 +32,7 @@ const choiceOptions = optionList.default([]);
  * FHIR's `answerValueSet`: written and translated once, copied into each field that names it.
  */
 export const optionSet = z.strictObject({
-  id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,99}$/, {
-    message: "must start with a letter and contain only letters, digits, _ . - (at most 100)",
-  }),
+  id: fieldKey,
   label: text(200).min(1, { message: "is required" }),
   options: optionList.min(1, { message: "needs 1 to 500 options" }),
 });
@@ -147,6 +145,7 @@ const lengths = {
     .optional(),
 };
 const isoDate = z.iso.date({ message: "must be a date (YYYY-MM-DD)" });
+const coding = z.strictObject({ system: z.url(), code: text(100).min(1), display: text(500).optional() });
 
 export const formField = z.discriminatedUnion(
   "type",
@@ -170,9 +169,9 @@ export const formField = z.discriminatedUnion(
     z.strictObject({ ...base, type: z.literal("signature") }),
     z.strictObject({ ...base, key: fieldKey.optional(), type: z.literal("heading") }),
     z.strictObject({ ...base, key: fieldKey.optional(), type: z.literal("paragraph") }),
-    // A calculated, read-only field: the sum of the weights of the options chosen in `sources`
-    // (earlier select, radio or multiselect fields), and the band that sum falls into. Computed
-    // by form-scores.ts in the browser and again by the server at submit; never typed in.
+    // A calculated, read-only field: the sum of the weights of the options chosen in `sources` (earlier choice
+    // fields) and its band, computed by form-scores.ts in the browser and again by the server at submit. `code`
+    // (PHQ-9 total: LOINC 44261-6) is FHIR's item.code and the code of the Observation the score becomes.
     z.strictObject({
       ...base,
       type: z.literal("score"),
@@ -181,6 +180,7 @@ export const formField = z.discriminatedUnion(
         .min(1, { message: "needs 1 to 100 source fields" })
         .max(100, { message: "needs 1 to 100 source fields" }),
       bands: z.array(scoreBand).max(20, { message: "at most 20 bands" }).optional(),
+      code: coding.optional(),
     }),
   ],
   {

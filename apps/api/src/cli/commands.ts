@@ -4,17 +4,19 @@
  * A usage mistake is a `UsageError` (exit code 2, with the usage text).
  */
 import { createWriteStream } from "node:fs";
-import { rename, rm, stat } from "node:fs/promises";
+import { readFile, rename, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import {
   createLegalHoldInput,
   createOrganizationInput,
   legalHoldListInput,
+  listFhirDeliveriesInput,
   releaseLegalHoldInput,
   patientExportInput,
   patientErasureInput,
   retentionKinds,
   roles,
+  saveFhirPushTargetInput,
   updateOrganizationInput,
   updateRetentionPolicyInput,
   type RetentionKind,
@@ -28,6 +30,8 @@ import { exportPatientData } from "../core/patients/access-export";
 import { createStorage, type StorageKind } from "../core/files/storage";
 import { reconcileStorage, storageOrphanReport } from "../core/jobs/storage-reconciliation";
 import { erasePatient } from "../core/patients/erasure";
+import { listFhirDeliveries } from "../core/fhir-push/deliveries";
+import { findFhirPushTarget, getFhirPushTarget, saveFhirPushTarget } from "../core/fhir-push/targets";
 import { updateOrganizationSettings } from "../core/organizations/organizations";
 import { createOrganization } from "../core/provisioning/organizations";
 import { organizationsWithSweeps } from "../core/jobs/retention-sweeps";
@@ -243,6 +247,31 @@ async function retentionRun({ services, values, org }: CommandArgs) {
   return { ok: true, runs };
 }
 
+/**
+ * `fhir-push set`: the organization's FHIR server. The credential comes from a file
+ * (`--secret-file`: a token, a client secret or a PEM private key), never from the command line,
+ * where other users of the machine could read it; unchanged options keep their saved values.
+ */
+async function fhirPushSet({ services, str, org }: CommandArgs) {
+  const ctx = systemContext(services, org());
+  const saved = await findFhirPushTarget(ctx);
+  const secretFile = str("secret-file");
+  const input = parseInput(saveFhirPushTargetInput, {
+    enabled: onOff(str("enabled") ?? (saved?.enabled === false ? "off" : "on"), "--enabled"),
+    baseUrl: required(str("base-url") ?? saved?.baseUrl ?? undefined, "--base-url"),
+    auth: str("auth") ?? saved?.auth ?? "none",
+    ...(secretFile && { secret: (await readFile(secretFile, "utf8")).trim() }),
+    ...optional("clientId", str("client-id") ?? saved?.clientId),
+    ...optional("tokenUrl", str("token-url") ?? saved?.tokenUrl),
+    ...optional("scope", str("scope") ?? saved?.scope),
+    ...optional("patientIdSystem", str("patient-id-system") ?? saved?.patientIdSystem),
+    ...optional("rnummerSystem", str("rnummer-system") ?? saved?.rnummerSystem),
+  });
+  return saveFhirPushTarget(ctx, input);
+}
+
+const optional = (key: string, value: string | null | undefined) => (value ? { [key]: value } : {});
+
 /** Every command, by the words that name it. */
 const commands = new Map<string, Command>([
   ["org create", orgCreate],
@@ -270,6 +299,19 @@ const commands = new Map<string, Command>([
       listLegalHolds(
         systemContext(services, org()),
         parseInput(legalHoldListInput, { status: values.all ? "all" : "active", limit: 200 }),
+      ),
+  ],
+  [
+    "fhir-push show",
+    async ({ services, org }) => ({ target: await getFhirPushTarget(systemContext(services, org())) }),
+  ],
+  ["fhir-push set", fhirPushSet],
+  [
+    "fhir-push deliveries",
+    async ({ services, org, str }) =>
+      listFhirDeliveries(
+        systemContext(services, org()),
+        parseInput(listFhirDeliveriesInput, { ...optional("status", str("status")), limit: 200 }),
       ),
   ],
   ["retention show", async ({ services, org }) => retentionSettingsOf(systemContext(services, org()))],

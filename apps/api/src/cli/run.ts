@@ -50,6 +50,14 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
       a legal hold: nothing of that patient is deleted (retention, erasure) until it is released
   hold release --org ID --id HOLD_ID          → the hold
   hold list --org ID [--all]                  → {items, nextCursor, hasMore} (active ones; --all: released too)
+  fhir-push show --org ID                     → {target} (the secret never; hasSecret says whether one is stored)
+  fhir-push set --org ID [--base-url U] [--enabled on|off]
+      [--auth none|bearer|client_credentials|smart_backend] [--secret-file FILE] [--client-id C] [--token-url U]
+      [--scope S] [--patient-id-system URI] [--rnummer-system URI]   → the target
+      the FHIR R4 server every completed signature request and submission is pushed to (docs/fhir.md);
+      the credential is read from FILE (a bearer token, a client secret, or a PEM private key for SMART
+      backend services); options not given keep their saved values
+  fhir-push deliveries --org ID [--status pending|delivered|failed] → {items, nextCursor, hasMore}
 `;
 
 /** Runs the command these words name (`./commands.ts`) with the parsed options. */
@@ -104,6 +112,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       confirm: { type: "string" },
       out: { type: "string" },
       language: { type: "string" },
+      enabled: { type: "string" },
+      "base-url": { type: "string" },
+      auth: { type: "string" },
+      "secret-file": { type: "string" },
+      "client-id": { type: "string" },
+      "token-url": { type: "string" },
+      scope: { type: "string" },
+      "patient-id-system": { type: "string" },
+      "rnummer-system": { type: "string" },
+      status: { type: "string" },
       ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
     },
   });

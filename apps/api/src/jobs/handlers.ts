@@ -1,4 +1,5 @@
 import { PAGE_IMAGES_JOB, pageImagesJobHandler } from "../core/documents/page-images";
+import { FHIR_PUSH_JOB, fhirPushJobHandler } from "../core/fhir-push/deliveries";
 import { MESSAGE_JOB, messageJobHandler } from "../core/messaging/messaging";
 import { NOTICE_JOB, signatureNoticeJobHandler } from "../core/signatures/notices";
 import {
@@ -26,4 +27,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [OBJECT_DELETION_JOB]: objectDeletionJobHandler,
   [PAGE_IMAGES_JOB]: pageImagesJobHandler,
   [STORAGE_RECONCILE_JOB]: storageReconcileJobHandler,
+  [FHIR_PUSH_JOB]: fhirPushJobHandler,
 };

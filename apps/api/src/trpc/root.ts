@@ -13,6 +13,7 @@ import {
 } from "./routers/forms";
 import { formRequestsRouter } from "./routers/form-requests";
 import { webhooksRouter } from "./routers/webhooks";
+import { fhirPushRouter } from "./routers/fhir-push";
 import { organizationRouter } from "./routers/organization";
 import { smsFormRouter } from "./routers/sms-form";
 import { documentsRouter } from "./routers/documents";
@@ -44,6 +45,7 @@ export const appRouter = router({
   drafts: draftsRouter,
   submissions: submissionsRouter,
   webhooks: webhooksRouter,
+  fhirPush: fhirPushRouter,
   audit: auditRouter,
   messages: messagesRouter,
   uploads: uploadsRouter,

@@ -1483,6 +1483,7 @@ export const de: Dictionary = {
       "document.created": "Dokument angelegt",
       "document.deleted": "Dokument gelöscht",
       "document.updated": "Dokument aktualisiert",
+      "fhir.resent": "FHIR-Übermittlung erneut gesendet",
       "file.uploaded": "Datei hochgeladen",
       "form.closed": "Formular geschlossen",
       "form.opened": "Formular geöffnet",

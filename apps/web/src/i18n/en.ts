@@ -1446,6 +1446,7 @@ export const en = {
       "document.created": "Document created",
       "document.deleted": "Document deleted",
       "document.updated": "Document updated",
+      "fhir.resent": "FHIR delivery sent again",
       "file.uploaded": "File uploaded",
       "form.closed": "Form closed",
       "form.opened": "Form opened",

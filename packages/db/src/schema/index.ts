@@ -7,3 +7,4 @@ export * from "./signatures";
 export * from "./sso";
 export * from "./retention";
 export * from "./patients";
+export * from "./fhir-push";

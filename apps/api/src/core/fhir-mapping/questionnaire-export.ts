@@ -55,14 +55,23 @@ const withTranslations = (element: string, translations: FhirJson | undefined) =
 
 const optionValue = (option: Option) => (typeof option === "string" ? option : option.value);
 
-/** One option as an answerOption; its score weight (if any) as `itemWeight`, which FHIRPath's `weight()` reads. */
+/**
+ * One option as an answerOption; its score weight (if any) as `itemWeight`, which FHIRPath's
+ * `weight()` reads (SDC, R5), and the same as `ordinalValue`, which R4 readers such as LHC-Forms read.
+ */
 export function answerOptionOf(option: Option): AnswerOption {
   const coding: Coding = { code: optionValue(option) };
   if (typeof option === "string") return { valueCoding: coding };
   if (option.label !== option.value) coding.display = option.label;
+  const weight = option.weight;
   return {
     valueCoding: coding,
-    ...(option.weight !== undefined && { extension: [{ url: HL7.itemWeight, valueDecimal: option.weight }] }),
+    ...(weight !== undefined && {
+      extension: [
+        { url: HL7.itemWeight, valueDecimal: weight },
+        { url: HL7.ordinalValue, valueDecimal: weight },
+      ],
+    }),
   };
 }
 
@@ -272,6 +281,11 @@ function itemOf(field: FormField, index: number, { ids, byKey, translated, issue
   };
   if (field.type === "multiselect") item.repeats = true;
   if (field.type === "score") item.readOnly = true;
+  if (field.type === "score" && field.code) {
+    // SDC observation-based extraction: the coded score becomes an Observation (score-observations.ts).
+    item.code = [field.code];
+    item.extension!.push({ url: HL7.observationExtract, valueBoolean: true });
+  }
   if (field.required !== undefined) {
     if (display)
       issues.push({

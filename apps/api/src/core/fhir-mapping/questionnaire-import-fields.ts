@@ -1,5 +1,5 @@
 import type { FormField } from "@clinsign/contracts";
-import { CLINSIGN, HL7, type Extension, type OutcomeIssue } from "./resources";
+import { CLINSIGN, HL7, type Coding, type Extension, type OutcomeIssue } from "./resources";
 import { controlOf, extensionOf, ITEM_TYPE, type Option, type QuestionnaireItem } from "./questionnaire-items";
 
 // One Questionnaire item as a field, for questionnaire-import.ts (which gives it its id, key and
@@ -131,7 +131,11 @@ function scoreField({ report, item, path, name, base }: ItemReading): FormField 
   const sources = parsed(CLINSIGN.scoreSources);
   const bands = parsed(CLINSIGN.scoreBands);
   if (sources === undefined) return undefined;
-  return { ...base, type: "score", sources, ...(bands !== undefined && { bands }) } as FormField;
+  // Its code (what the score measures): system, code and display of the first; the template keeps one.
+  const [first, ...more] = Array.isArray(item.code) ? (item.code as Coding[]) : [];
+  if (more.length) report.warn(`${path}.code`, `${name}: only the first code is kept`);
+  const code = first && { system: first.system, code: first.code, ...(first.display && { display: first.display }) };
+  return { ...base, type: "score", sources, ...(bands !== undefined && { bands }), ...(code && { code }) } as FormField;
 }
 
 function choiceField(reading: ItemReading): FormField | undefined {

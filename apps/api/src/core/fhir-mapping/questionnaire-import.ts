@@ -70,6 +70,7 @@ const KNOWN_ITEM_EXTENSIONS = new Set<string>([
   HL7.maxSize,
   HL7.mimeType,
   HL7.calculatedExpression,
+  HL7.observationExtract,
   ...Object.values(CLINSIGN),
 ]);
 
@@ -111,8 +112,10 @@ class Importer implements ImportReport {
       );
       return;
     }
+    // A ClinSign score keeps its code (what it measures: its Observation's code); other items' codes are not kept.
+    const score = extensionOf(item, CLINSIGN.scoreSources) !== undefined;
     for (const key of Object.keys(item))
-      if (!ITEM_KEYS.has(key)) this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
+      if (!ITEM_KEYS.has(key) && !(score && key === "code")) this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
     for (const ext of (item.extension as Extension[] | undefined) ?? [])
       if (!KNOWN_ITEM_EXTENSIONS.has(ext?.url))
         this.warn(`${path}.extension`, `${name}: extension ${ext?.url} is not kept`);

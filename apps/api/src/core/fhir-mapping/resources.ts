@@ -85,6 +85,10 @@ export const HL7 = {
   calculatedExpression: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression",
   /** A text element in another language (`_text`, `_title`, `_display`): sub-extensions `lang` and `content`. */
   translation: "http://hl7.org/fhir/StructureDefinition/translation",
+  /** SDC observation-based extraction: this item (with its `code`) becomes an Observation. */
+  observationExtract: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-observationExtract",
+  /** The title of what a canonical names (ISiKFormulardaten: the form's title on `questionnaire`). */
+  display: "http://hl7.org/fhir/StructureDefinition/display",
 } as const;
 
 /**
@@ -137,6 +141,8 @@ export const CLINSIGN = {
    * browser gave and nobody verified; such a response has no `subject` (issue 32).
    */
   patientReportedIdentifier: "urn:clinsign:fhir:extension:patient-reported-identifier",
+  /** On a QuestionnaireResponse pushed to a hospital: the DocumentReference of the PDF its form was signed in. */
+  signedDocument: "urn:clinsign:fhir:extension:signed-document",
 } as const;
 
 /** Identifier systems: the service's own records, and the caller's patient and case numbers as given. */
@@ -152,3 +158,36 @@ export const systems = (apiUrl: string) => ({
 
 /** RFC 6920 name of a SHA-256 digest, an identifier value that is the content's fingerprint. */
 export const sha256Ni = (hex: string) => `ni:///sha-256;${Buffer.from(hex, "hex").toString("base64url")}`;
+
+/**
+ * Profiles of gematik ISiK (stage 4) the push Bundle follows. ISiKFormulardaten is the draft of the
+ * Terminplanung module (branch questionnaire-rc4, never in a release; stage 5 renames it
+ * ISiKFormularDaten): docs/fhir.md.
+ */
+export const ISIK = {
+  documentReference: "https://gematik.de/fhir/isik/StructureDefinition/ISiKDokumentenMetadaten",
+  questionnaireResponse: "https://gematik.de/fhir/isik/Terminplanung/StructureDefinition/ISiKFormulardaten",
+} as const;
+
+/** Code systems the push Bundle writes (docs/fhir.md says which codes and why). */
+export const CODE_SYSTEMS = {
+  /** Klinische Dokumentenklassen-Liste (DVMD): the document's type. */
+  kdl: "http://dvmd.de/fhir/CodeSystem/kdl",
+  /** IHE Deutschland XDS classCode: the document's category. */
+  iheClass: "http://ihe-d.de/CodeSystems/IHEXDSclassCode",
+  /** IHE Deutschland XDS healthcareFacilityTypeCode. */
+  iheFacility: "http://ihe-d.de/CodeSystems/PatientBezogenenGesundheitsversorgung",
+  /** IHE Deutschland XDS practiceSettingCode (doctors' specialties). */
+  ihePracticeSetting: "http://ihe-d.de/CodeSystems/AerztlicheFachrichtungen",
+  iheFormat: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode",
+  confidentiality: "http://terminology.hl7.org/CodeSystem/v3-Confidentiality",
+  observationCategory: "http://terminology.hl7.org/CodeSystem/observation-category",
+  participantType: "http://terminology.hl7.org/CodeSystem/provenance-participant-type",
+  /** ASTM E1762 signature types (R4 `signature-type`). */
+  signatureType: "urn:iso-astm:E1762-95:2013",
+  snomed: "http://snomed.info/sct",
+  /** An identifier whose value is itself a URI (here `urn:uuid:`). */
+  uri: "urn:ietf:rfc:3986",
+  /** ClinSign's tag (meta.tag) naming a pushed Provenance, which has no identifier to be found by. */
+  pushTag: "urn:clinsign:fhir:tag:push",
+} as const;

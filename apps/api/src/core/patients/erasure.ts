@@ -23,6 +23,7 @@ import {
   sql,
   submissions,
   webhookDeliveries,
+  fhirDeliveries,
   type PgColumn,
   type TenantTable,
 } from "@clinsign/db";
@@ -200,7 +201,12 @@ async function eraseRecords(ctx: OrgContext, records: PatientRecords, erasureId:
     const table = deletedTables[kind];
     if (!table) continue;
     for (const ids of batches(records.ids[kind])) {
-      await ctx.scope.transaction((scope) => scope.delete(table, inList(table.id, ids)));
+      await ctx.scope.transaction(async (scope) => {
+        await scope.delete(table, inList(table.id, ids));
+        // The Bundles pushed to the hospital's FHIR server are copies of the record: they go with it.
+        if (kind === "signatureRequests" || kind === "submissions")
+          await scope.delete(fhirDeliveries, inList(fhirDeliveries.sourceId, ids));
+      });
     }
   }
   for (const ids of batches(records.ids.auditEntries)) await eraseAuditEntries(ctx, ids, erasureId);

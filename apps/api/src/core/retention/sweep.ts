@@ -55,6 +55,10 @@ const removeRows = (table: string) => (org: SQL) =>
   sql`gone as (delete from ${sql.raw(table)} x using doomed d where x.id = d.id and x.organization_id = ${org} returning x.id)
     select (select count(*) from gone)::int as records, '[]'::json as keys`;
 
+/** The Bundles pushed to the hospital's FHIR server for the doomed records: copies, they go with them. */
+const goneFhirDeliveries = (org: SQL) =>
+  sql`gone_fhir as (delete from fhir_deliveries x using doomed d where x.source_id = d.id and x.organization_id = ${org})`;
+
 /** Answers in a submission's `values` naming an upload: `[{path: storageKey, …}]`. */
 const namesUpload = (values: string, upload: string) =>
   sql.raw(`exists (select 1 from jsonb_each(${values}) as answer(key, value) where jsonb_typeof(answer.value) = 'array'
@@ -78,6 +82,7 @@ const targets: Record<RetentionKind, Target[]> = {
             and not ${heldRecord.formUploads("u")}
         ),
         gone_files as (delete from form_uploads x using files f where x.id = f.id and x.organization_id = ${org} returning x.storage_key),
+        ${goneFhirDeliveries(org)},
         gone as (delete from submissions x using doomed d where x.id = d.id and x.organization_id = ${org} returning x.id)
         select (select count(*) from gone)::int as records,
           coalesce((select json_agg(storage_key) from gone_files), '[]'::json) as keys`,
@@ -97,6 +102,7 @@ const targets: Record<RetentionKind, Target[]> = {
           select s.signature_image_key as k from signature_signers s, doomed d
           where s.organization_id = ${org} and s.signature_request_id = d.id and s.signature_image_key is not null
         ),
+        ${goneFhirDeliveries(org)},
         gone as (delete from signature_requests x using doomed d where x.id = d.id and x.organization_id = ${org}
             returning x.id, x.signed_pdf_key, x.metadata_key, x.signature_image_key, x.stamped_key)
         select (select count(*) from gone)::int as records,

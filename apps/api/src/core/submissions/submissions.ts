@@ -23,6 +23,7 @@ import { deleteDraftIn } from "../drafts/drafts";
 import { queueMessage } from "../messaging/messaging";
 import { organizationProfile } from "../organizations/profile";
 import { deliverAfterCommit, emitWebhookEvent, type FirstAttempt } from "../webhooks/webhooks";
+import { queueFhirPush } from "../fhir-push/deliveries";
 import { scoreText } from "./answers";
 import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
 import { validateSubmission } from "./validate";
@@ -200,6 +201,7 @@ async function storeSubmission(
     .returning();
   if (prepared.draftKey) await deleteDraftIn(tx, template.identifier, prepared.draftKey, "submitted");
   const deliveries = await emitSubmitted(tx, prepared, row!);
+  await queueFhirPush(tx, { kind: "submission", id: row!.id });
   await recordAudit(tx, {
     action: "form.submitted",
     templateIdentifier: template.identifier,

@@ -1,0 +1,166 @@
+import { createHash } from "node:crypto";
+import type { TemplateSchema } from "@clinsign/contracts";
+import { and, documentVersions, eq, signatureSigners, submissions, type FhirDeliverySource } from "@clinsign/db";
+import type { OrgContext } from "../context";
+import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
+import { isikDocumentReference } from "../fhir-mapping/isik-document";
+import { isikQuestionnaireResponse } from "../fhir-mapping/isik-questionnaire-response";
+import { provenance, type Signer } from "../fhir-mapping/provenance";
+import { fullUrlOf, patientReference, pushBundle, type PatientLink } from "../fhir-mapping/push-bundle";
+import { systems, type FhirJson } from "../fhir-mapping/resources";
+import { scoreObservations } from "../fhir-mapping/score-observations";
+import { findSignatureBytes } from "../pdf-seal/byte-range";
+import { findSignatureRequest, pinnedDocumentIdOf } from "../signatures/request-read";
+import { findSubmission } from "../submissions/submission-reads";
+import type { FhirPushTargetRow } from "./targets";
+
+/** Why a source is not pushed at all: the delivery ends `failed` with this reason, never retried. */
+export class NotPushable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotPushable";
+  }
+}
+
+type Target = Pick<FhirPushTargetRow, "patientIdSystem" | "rnummerSystem">;
+
+/**
+ * The transaction Bundle of one delivery (docs/fhir.md): for a completed signature request the
+ * patient, the sealed PDF as ISiKDokumentenMetadaten (the bytes inline) and a Provenance carrying
+ * the seal's CMS; for a submission the patient, the answers as ISiKFormulardaten, each coded score
+ * as an Observation (SDC extraction) and a Provenance. Every entry a conditional create.
+ */
+export async function buildPushBundle(
+  ctx: OrgContext,
+  source: { kind: FhirDeliverySource; id: string },
+  target: Target,
+): Promise<FhirJson> {
+  return source.kind === "signature_request"
+    ? signatureRequestBundle(ctx, source.id, target)
+    : submissionBundle(ctx, source.id, target);
+}
+
+async function signatureRequestBundle(ctx: OrgContext, id: string, target: Target): Promise<FhirJson> {
+  const apiUrl = ctx.services.config.publicApiUrl;
+  const row = await findSignatureRequest(ctx, id);
+  if (row.status !== "completed" || !row.signedPdfKey || !row.signedPdfSha256)
+    throw new NotPushable("the signature request has no sealed PDF");
+  const pdf = await ctx.services.storage.get(row.signedPdfKey);
+  if (!pdf) throw new Error(`the sealed PDF of ${row.id} is missing from storage`);
+  const patient: PatientLink = { system: target.patientIdSystem ?? systems(apiUrl).patientId, value: row.patientId };
+  const organization = await ctx.scope.organization();
+  const version = await pinnedVersionOf(ctx, row);
+  const completedAt = row.completedAt!.toISOString();
+  const document = isikDocumentReference({
+    apiUrl,
+    requestId: row.id,
+    patient,
+    title: version?.title ?? "Signed document",
+    description: version?.description || (version?.title ?? "Signed document"),
+    language: version?.language ?? organization.locale,
+    pdf: {
+      size: pdf.length,
+      sha1Base64: createHash("sha1").update(pdf).digest("base64"),
+      sha256Hex: row.signedPdfSha256,
+      data: pdf.toString("base64"),
+    },
+    sealedAt: completedAt,
+    confidentiality: "N",
+    author: organization.name,
+  });
+  const seal = sealCmsOf(pdf);
+  const proof = provenance({
+    targets: [fullUrlOf(document)],
+    recorded: completedAt,
+    patient: patientReference(patient),
+    signers: await signersOf(ctx, row.id),
+    organization: { name: organization.name },
+    ...(seal && { seal: { when: completedAt, cmsBase64: seal.toString("base64") } }),
+  });
+  return pushBundle({ patient, resources: [document, proof] });
+}
+
+async function pinnedVersionOf(ctx: OrgContext, row: Awaited<ReturnType<typeof findSignatureRequest>>) {
+  if (!row.pinnedVersion) return undefined;
+  const [version] = await ctx.scope
+    .query({
+      title: documentVersions.title,
+      description: documentVersions.description,
+      language: documentVersions.language,
+    })
+    .from(documentVersions)
+    .where(
+      and(eq(documentVersions.documentId, pinnedDocumentIdOf(row)), eq(documentVersions.version, row.pinnedVersion)),
+    )
+    .limit(1);
+  return version;
+}
+
+/** Who signed: each signer's role and name with several signers, else the patient alone. */
+async function signersOf(ctx: OrgContext, signatureRequestId: string): Promise<Signer[]> {
+  const rows = await ctx.scope
+    .query({ role: signatureSigners.role, name: signatureSigners.name, status: signatureSigners.status })
+    .from(signatureSigners)
+    .where(eq(signatureSigners.signatureRequestId, signatureRequestId))
+    .orderBy(signatureSigners.position);
+  const signed = rows.filter((r) => r.status === "signed");
+  return signed.length ? signed.map((r) => ({ role: r.role, ...(r.name && { name: r.name }) })) : [{ role: "patient" }];
+}
+
+/**
+ * The CMS SignedData of the PDF's seal: the first signature of the file (document time stamps of
+ * B-LTA come after it in later revisions), its `/Contents` without the zero padding.
+ */
+function sealCmsOf(pdf: Buffer): Buffer | null {
+  const [seal] = findSignatureBytes(pdf)
+    .filter((s) => s.wellFormed)
+    .sort((a, b) => a.at - b.at);
+  return seal ? derOnly(seal.contents) : null;
+}
+
+/** A DER value's own bytes (tag, length, content), without what follows it. */
+function derOnly(bytes: Buffer): Buffer {
+  const first = bytes[1] ?? 0;
+  if (first < 0x80) return bytes.subarray(0, 2 + first);
+  const lengthBytes = first & 0x7f;
+  const length = bytes.subarray(2, 2 + lengthBytes).reduce((sum, byte) => sum * 256 + byte, 0);
+  return bytes.subarray(0, 2 + lengthBytes + length);
+}
+
+async function submissionBundle(ctx: OrgContext, id: string, target: Target): Promise<FhirJson> {
+  const apiUrl = ctx.services.config.publicApiUrl;
+  const row = await findSubmission(ctx, id);
+  const reason = notPushableSubmission(row);
+  if (reason) throw new NotPushable(reason);
+  const patient: PatientLink = { system: target.rnummerSystem ?? systems(apiUrl).rnummer, value: row.rnummer! };
+  const response = isikQuestionnaireResponse(await submissionToQuestionnaireResponse(ctx, row), {
+    patient,
+    questionnaireTitle: row.templateTitle,
+  });
+  // The schema stored with the submission was validated when its template was saved.
+  const schema = row.templateSchema as TemplateSchema;
+  const observations = scoreObservations({ schema }, row.values, { response });
+  const organization = await ctx.scope.organization();
+  const patientAnswered = row.actorType === "embed_session" || row.actorType === "sms_recipient";
+  const proof = provenance({
+    targets: [response, ...observations].map(fullUrlOf),
+    recorded: row.createdAt.toISOString(),
+    patient: patientReference(patient),
+    signers: patientAnswered ? [{ role: "patient" }] : [],
+    organization: { name: organization.name },
+  });
+  return pushBundle({ patient, resources: [response, ...observations, proof] });
+}
+
+/**
+ * A submission the hospital could not file under a patient is not pushed: one without a case
+ * number (an anonymous public form), or one whose case number the patient's browser typed and
+ * nobody verified (issue 32).
+ */
+export function notPushableSubmission(
+  row: Pick<typeof submissions.$inferSelect, "rnummer" | "rnummerPatientReported">,
+): string | null {
+  if (!row.rnummer) return "the submission names no patient (no case number)";
+  if (row.rnummerPatientReported) return "the case number was typed by the patient and nobody verified it";
+  return null;
+}
