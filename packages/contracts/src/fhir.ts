@@ -58,3 +58,14 @@ export const questionnaireImportInput = z.object({
   resource: z.record(z.string(), z.unknown()),
   prefer: z.enum(["representation", "OperationOutcome", "minimal"]).default("representation"),
 });
+
+/**
+ * SDC `$extract` (issue 34): of a stored QuestionnaireResponse (`id`, the submission) or of one the
+ * caller sends (`resource`: the QuestionnaireResponse, or Parameters naming it
+ * `questionnaire-response`). Exactly one of them.
+ */
+export const fhirExtractInput = z
+  .object({ id: fhirId.optional(), resource: z.record(z.string(), z.unknown()).optional() })
+  .refine((input) => (input.id === undefined) !== (input.resource === undefined), {
+    message: "give the response's id or the response itself",
+  });

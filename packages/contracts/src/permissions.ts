@@ -154,6 +154,8 @@ export const staffPermissions = {
   "fhir.questionnaireResponses": everyone,
   "fhir.documentReference": everyone,
   "fhir.documentReferences": everyone,
+  // Computes and answers; stores nothing.
+  "fhir.extract": everyone,
 
   "webhooks.test": workers,
   "webhooks.log": everyone,

@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FormField } from "@clinsign/contracts";
+import { questionnaireLibrary, type FormField } from "@clinsign/contracts";
 import { eq, submissions } from "@clinsign/db";
 import { expectValidFhir, R4_CODES } from "../testing/fhir";
 import { activeTemplate, creds } from "../testing/forms";
 import { startTestApi, type TestApi, type TestOrg } from "../testing/harness";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { updateOrganizationSettings } from "../core/organizations/organizations";
+import { createTemplate } from "../core/templates/templates";
 import {
   bearer,
   makeSignaturePng,
@@ -119,6 +120,16 @@ describe("/fhir/r4: the door", () => {
       ["Questionnaire", ["read", "search-type", "create"]],
       ["QuestionnaireResponse", ["read", "search-type"]],
       ["DocumentReference", ["read", "search-type"]],
+    ]);
+    // The SDC version the forms target, and the one operation.
+    expect(res.body.implementationGuide).toEqual([
+      "http://hl7.org/fhir/uv/sdc/ImplementationGuide/hl7.fhir.uv.sdc|4.0.0",
+    ]);
+    expect(res.body.rest[0].resource[1].operation).toEqual([
+      expect.objectContaining({
+        name: "extract",
+        definition: "http://hl7.org/fhir/uv/sdc/OperationDefinition/QuestionnaireResponse-extract",
+      }),
     ]);
   });
 
@@ -403,5 +414,48 @@ describe("form.submitted webhooks in the organization's format", () => {
     const both = await delivered({ name: "C" });
     expect(both.body.data).toMatchObject({ submissionId: both.id, values: { name: "C" } });
     expect(both.body.data.questionnaireResponse).toMatchObject({ resourceType: "QuestionnaireResponse", id: both.id });
+  });
+});
+
+describe("SDC $extract", () => {
+  it("makes the PHQ-9 total an Observation, of a stored response and of one sent, and refuses another version", async () => {
+    const phq9 = questionnaireLibrary.find((q) => q.id === "phq-9-en")!;
+    const template = await createTemplate(org.ctx, { title: phq9.title, status: "active", schema: phq9.schema });
+    // 3+3+3+2+2+2+1+1+1 = 18: "moderately severe".
+    const weights = [3, 3, 3, 2, 2, 2, 1, 1, 1];
+    const values = Object.fromEntries(weights.map((w, i) => [`phq9_${i + 1}`, String(w)]));
+    const id = await submit(template.identifier, "R-extract", values);
+
+    const stored = await fhir(`/QuestionnaireResponse/${id}/$extract`);
+    expect(stored.status).toBe(200);
+    await expectValidFhir(stored.body);
+    expect(stored.body).toMatchObject({ resourceType: "Bundle", type: "transaction" });
+    const observations = stored.body.entry.map((e: Json) => e.resource);
+    expect(observations).toHaveLength(1);
+    expect(observations[0]).toMatchObject({
+      resourceType: "Observation",
+      status: "final",
+      code: { coding: [expect.objectContaining({ system: "http://loinc.org", code: "44261-6" })] },
+      valueInteger: 18,
+      subject: { identifier: { value: "R-extract" } },
+    });
+
+    const response = (await fhir(`/QuestionnaireResponse/${id}`)).body;
+    const sent = await fhir("/QuestionnaireResponse/$extract", org, { method: "POST", body: response });
+    expect(sent.status).toBe(200);
+    expect(sent.body.entry.map((e: Json) => e.resource.valueInteger)).toEqual([18]);
+    const wrapped = await fhir("/QuestionnaireResponse/$extract", org, {
+      method: "POST",
+      body: { resourceType: "Parameters", parameter: [{ name: "questionnaire-response", resource: response }] },
+    });
+    expect(wrapped.body).toEqual(sent.body);
+
+    const older = { ...response, questionnaire: `${response.questionnaire.split("|")[0]}|99` };
+    await expectOutcome(
+      await fhir("/QuestionnaireResponse/$extract", org, { method: "POST", body: older }),
+      422,
+      "conflict",
+    );
+    await expectOutcome(await fhir(`/QuestionnaireResponse/${id}/$extract`, other), 404, "not-found");
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   documentReferenceSearchInput,
+  fhirExtractInput,
   fhirReadInput as fhirIdShape,
   questionnaireImportInput,
   questionnaireResponseSearchInput,
@@ -34,6 +35,8 @@ interface FhirRoute {
   /** The resource type, and whether the path names an instance (`/{type}/{id}`). */
   type: string;
   instance: boolean;
+  /** An operation after the type or instance (`$extract`). */
+  operation?: string;
   call(
     caller: Caller,
     input: { id?: string; query: Record<string, unknown>; body?: Record<string, unknown>; prefer: string },
@@ -87,6 +90,21 @@ const fhirRoutes: FhirRoute[] = [
     instance: false,
     call: async (c, i) =>
       ok(await c.fhir.questionnaireResponses(parseInput(questionnaireResponseSearchInput, i.query))),
+  },
+  // SDC $extract (observation-based): of a stored response, or of one sent in the body.
+  ...(["GET", "POST"] as const).map((method): FhirRoute => ({
+    method,
+    type: "QuestionnaireResponse",
+    instance: true,
+    operation: "$extract",
+    call: async (c, i) => ok(await c.fhir.extract({ id: i.id! })),
+  })),
+  {
+    method: "POST",
+    type: "QuestionnaireResponse",
+    instance: false,
+    operation: "$extract",
+    call: async (c, i) => ok(await c.fhir.extract(parseInput(fhirExtractInput, { resource: i.body }))),
   },
   {
     method: "GET",
@@ -202,8 +220,13 @@ export async function serveFhir(services: Services, { req, res, url, request, se
       send(res, ok(capabilityStatement(services.config.publicApiUrl)));
       return;
     }
-    const [type, id, ...rest] = parts;
-    const candidates = fhirRoutes.filter((r) => r.type === type && r.instance === (id !== undefined));
+    const [type, ...below] = parts;
+    // An operation is the last segment: `/{type}/$op` or `/{type}/{id}/$op`.
+    const operation = below.at(-1)?.startsWith("$") ? below.pop() : undefined;
+    const [id, ...rest] = below;
+    const candidates = fhirRoutes.filter(
+      (r) => r.type === type && r.instance === (id !== undefined) && r.operation === operation,
+    );
     if (!type || rest.length || candidates.length === 0)
       throw new AppError("not_found", `${FHIR_BASE}/${parts.join("/")} is not supported; see ${FHIR_BASE}/metadata`);
     const route = candidates.find((r) => r.method === method);

@@ -1,5 +1,8 @@
 import type { FhirJson } from "./resources";
 
+/** The version of Structured Data Capture the forms target: STU4 (4.0.0, published 2026-03). */
+export const SDC_IMPLEMENTATION_GUIDE = "http://hl7.org/fhir/uv/sdc/ImplementationGuide/hl7.fhir.uv.sdc|4.0.0";
+
 const searchParam = (name: string, type: string, documentation: string) => ({ name, type, documentation });
 const paging = [
   searchParam("_count", "number", "Page size, 1-100 (default 20)."),
@@ -14,17 +17,20 @@ export function capabilityStatement(apiUrl: string): FhirJson {
   return {
     resourceType: "CapabilityStatement",
     status: "active",
-    date: "2026-11-26",
+    date: "2026-11-29",
     kind: "instance",
     software: { name: "ClinSign" },
     implementation: { description: "ClinSign forms and signatures", url: `${apiUrl}/fhir/r4` },
     fhirVersion: "4.0.1",
+    // Structured Data Capture STU4 (4.0.0, published 2026-03): item weights, calculated scores and
+    // observation-based extraction follow it.
+    implementationGuide: [SDC_IMPLEMENTATION_GUIDE],
     format: ["application/fhir+json", "json"],
     rest: [
       {
         mode: "server",
         documentation:
-          "Read-only except Questionnaire create. Every call but /metadata needs an API token as Authorization: Bearer; each organization sees only its own resources (another organization's answer 404).",
+          "Read-only except Questionnaire create and QuestionnaireResponse $extract (SDC STU4, 4.0.0, 2026-03), which stores nothing. Every call but /metadata needs an API token as Authorization: Bearer; each organization sees only its own resources (another organization's answer 404).",
         security: {
           cors: false,
           description: "API tokens of the organization (Authorization: Bearer), over HTTPS only.",
@@ -49,6 +55,14 @@ export function capabilityStatement(apiUrl: string): FhirJson {
               "One per form submission; questionnaire is the template's url|version at submission time; subject.identifier the patient or case number (rnummer).",
             interaction: [{ code: "read" }, { code: "search-type" }],
             versioning: "no-version",
+            operation: [
+              {
+                name: "extract",
+                definition: "http://hl7.org/fhir/uv/sdc/OperationDefinition/QuestionnaireResponse-extract",
+                documentation:
+                  "Observation-based extraction: each coded score item as an Observation, answered as a transaction Bundle. QuestionnaireResponse/{id}/$extract (GET or POST) for a stored response; POST QuestionnaireResponse/$extract with the response or Parameters naming questionnaire-response.",
+              },
+            ],
             searchParam: [
               searchParam(
                 "patient",

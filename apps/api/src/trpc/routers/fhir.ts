@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import {
   documentReferenceSearchInput,
+  fhirExtractInput,
   fhirReadInput,
   questionnaireImportInput,
   questionnaireResponseSearchInput,
@@ -15,6 +16,7 @@ import {
   searchQuestionnaireResponses,
   searchQuestionnaires,
 } from "../../core/fhir/fhir";
+import { extractFromResponse } from "../../core/fhir/extract";
 import { orgProcedure } from "../trpc";
 
 /** The FHIR R4 door's procedures (`rest/fhir.ts`): FHIR JSON out, the template import in. */
@@ -36,4 +38,6 @@ export const fhirRouter = {
   documentReferences: orgProcedure
     .input(documentReferenceSearchInput)
     .query(({ ctx, input }) => searchDocumentReferences(ctx.org, input)),
+  /** SDC `QuestionnaireResponse/$extract`: the Observations of a response's coded scores, as a transaction. */
+  extract: orgProcedure.input(fhirExtractInput).mutation(({ ctx, input }) => extractFromResponse(ctx.org, input)),
 } satisfies TRPCRouterRecord;
