@@ -72,7 +72,11 @@ describe("the permission table", () => {
       (p) => p.type === "mutation" && (staffPermissions as Record<string, readonly Role[]>)[p.path]!.includes("viewer"),
     );
     const ownAccount = /^(account|accountSecurity)\./;
-    expect(viewerMutations.filter((p) => !ownAccount.test(p.path)).map((p) => p.path)).toEqual(["audit.verify"]);
+    // The two that compute an answer and store nothing: the audit chain check and SDC $extract.
+    expect(viewerMutations.filter((p) => !ownAccount.test(p.path)).map((p) => p.path)).toEqual([
+      "audit.verify",
+      "fhir.extract",
+    ]);
   });
 
   for (const role of roles) {
