@@ -87,10 +87,20 @@ describe("the FHIR server of an organization", () => {
     });
   });
 
-  it("needs a credential for every kind of authentication but none", async () => {
-    await expect(
-      saveFhirPushTarget(setup.other.ctx, { enabled: true, baseUrl: fhir.baseUrl, auth: "bearer" }),
-    ).rejects.toMatchObject({ details: { field: "secret" } });
+  it("needs a credential for every kind of authentication but none, and a new one when the kind changes", async () => {
+    const target = (auth: "bearer" | "client_credentials", secret?: string) =>
+      saveFhirPushTarget(setup.other.ctx, {
+        enabled: true,
+        baseUrl: fhir.baseUrl,
+        auth,
+        ...(secret && { secret }),
+        ...(auth === "client_credentials" && { clientId: "c", tokenUrl: fhir.tokenUrl }),
+      });
+    await expect(target("bearer")).rejects.toMatchObject({ details: { field: "secret" } });
+    await target("bearer", "a-bearer-token");
+    // The bearer token stays for the same kind, and is never taken for a client secret.
+    await expect(target("bearer")).resolves.toMatchObject({ hasSecret: true });
+    await expect(target("client_credentials")).rejects.toMatchObject({ details: { field: "secret" } });
   });
 });
 

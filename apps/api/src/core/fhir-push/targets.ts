@@ -30,7 +30,9 @@ export async function saveFhirPushTarget(ctx: OrgContext, input: SaveFhirPushTar
   if (input.tokenUrl) assertDeliverableWebhookUrl(config, input.tokenUrl, "tokenUrl");
   return inTransaction(ctx, async (tx) => {
     const before = await findFhirPushTarget(tx);
-    const secretEnc = input.secret ? ctx.services.secrets.seal(input.secret) : (before?.secretEnc ?? null);
+    // A stored credential belongs to its kind: a bearer token is no private key. Another kind needs its own.
+    const kept = before?.auth === input.auth ? before.secretEnc : null;
+    const secretEnc = input.secret ? ctx.services.secrets.seal(input.secret) : kept;
     if (input.auth !== "none" && !secretEnc)
       throw new AppError("invalid_request", `secret: is required for ${input.auth}`, { field: "secret" }, [
         { key: "secret", message: `is required for ${input.auth}` },

@@ -42,6 +42,7 @@ export const navigation: NavGroup[] = [
     label: "groupIntegration",
     items: [
       { key: "webhooks", href: "/webhooks", icon: "webhook", ready: true },
+      { key: "fhirDeliveries", href: "/fhir-deliveries", icon: "globe", ready: true },
       { key: "tokens", href: "/tokens", icon: "key", ready: true, requires: "tokens.list" },
     ],
   },

@@ -5,6 +5,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { QueryState } from "../../components/QueryState";
 import { useI18n } from "../../i18n/I18nProvider";
 import { useTRPC } from "../../trpc/client";
+import { FhirPushSettings } from "../fhir-push/FhirPushSettings";
 import { canAdminister, useSession } from "../../components/admin-shell/SessionContext";
 import { OrganizationSealCard } from "./OrganizationSealCard";
 import { LegalHolds } from "./LegalHolds";
@@ -29,6 +30,7 @@ export function SettingsPage() {
             <RetentionSettings />
             <LegalHolds />
             {admin ? <SsoSettings /> : null}
+            {admin ? <FhirPushSettings /> : null}
           </div>
         )}
       </QueryState>
