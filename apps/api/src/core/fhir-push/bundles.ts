@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { TemplateSchema } from "@clinsign/contracts";
-import { and, documentVersions, eq, signatureSigners, submissions, type FhirDeliverySource } from "@clinsign/db";
+import { eq, signatureSigners, submissions, type FhirDeliverySource } from "@clinsign/db";
 import type { OrgContext } from "../context";
+import { signedVersionOf } from "../fhir/document-reference";
 import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
 import { isikDocumentReference } from "../fhir-mapping/isik-document";
 import { isikQuestionnaireResponse } from "../fhir-mapping/isik-questionnaire-response";
@@ -10,7 +11,7 @@ import { fullUrlOf, patientReference, pushBundle, type PatientLink } from "../fh
 import { systems, type FhirJson } from "../fhir-mapping/resources";
 import { scoreObservations } from "../fhir-mapping/score-observations";
 import { findSignatureBytes } from "../pdf-seal/byte-range";
-import { findSignatureRequest, pinnedDocumentIdOf } from "../signatures/request-read";
+import { findSignatureRequest } from "../signatures/request-read";
 import { findSubmission } from "../submissions/submission-reads";
 import type { FhirPushTargetRow } from "./targets";
 
@@ -49,7 +50,7 @@ async function signatureRequestBundle(ctx: OrgContext, id: string, target: Targe
   if (!pdf) throw new Error(`the sealed PDF of ${row.id} is missing from storage`);
   const patient: PatientLink = { system: target.patientIdSystem ?? systems(apiUrl).patientId, value: row.patientId };
   const organization = await ctx.scope.organization();
-  const version = await pinnedVersionOf(ctx, row);
+  const version = await signedVersionOf(ctx, row);
   const completedAt = row.completedAt!.toISOString();
   const document = isikDocumentReference({
     apiUrl,
@@ -78,22 +79,6 @@ async function signatureRequestBundle(ctx: OrgContext, id: string, target: Targe
     ...(seal && { seal: { when: completedAt, cmsBase64: seal.toString("base64") } }),
   });
   return pushBundle({ patient, resources: [document, proof] });
-}
-
-async function pinnedVersionOf(ctx: OrgContext, row: Awaited<ReturnType<typeof findSignatureRequest>>) {
-  if (!row.pinnedVersion) return undefined;
-  const [version] = await ctx.scope
-    .query({
-      title: documentVersions.title,
-      description: documentVersions.description,
-      language: documentVersions.language,
-    })
-    .from(documentVersions)
-    .where(
-      and(eq(documentVersions.documentId, pinnedDocumentIdOf(row)), eq(documentVersions.version, row.pinnedVersion)),
-    )
-    .limit(1);
-  return version;
 }
 
 /** Who signed: each signer's role and name with several signers, else the patient alone. */

@@ -7,6 +7,23 @@ import { CLINSIGN, sha256Ni, systems, type FhirJson } from "../fhir-mapping/reso
 
 type SignatureRequestRecord = typeof signatureRequests.$inferSelect;
 
+/** The title, description and language of the document version a request signed (its pinned one). */
+export async function signedVersionOf(ctx: OrgContext, row: SignatureRequestRecord) {
+  if (!row.pinnedVersion) return undefined;
+  const [version] = await ctx.scope
+    .query({
+      title: documentVersions.title,
+      description: documentVersions.description,
+      language: documentVersions.language,
+    })
+    .from(documentVersions)
+    .where(
+      and(eq(documentVersions.documentId, pinnedDocumentIdOf(row)), eq(documentVersions.version, row.pinnedVersion)),
+    )
+    .limit(1);
+  return version;
+}
+
 /**
  * A sealed PDF (a completed signature request) as a DocumentReference: the SHA-256 of the sealed
  * bytes as its master identifier (RFC 6920 `ni:` name) and as an attachment extension beside
@@ -20,23 +37,7 @@ export async function sealedPdfToDocumentReference(
 ): Promise<FhirJson> {
   const apiUrl = ctx.services.config.publicApiUrl;
   const sid = systems(apiUrl);
-  const version = row.pinnedVersion
-    ? await ctx.scope
-        .query({
-          title: documentVersions.title,
-          description: documentVersions.description,
-          language: documentVersions.language,
-        })
-        .from(documentVersions)
-        .where(
-          and(
-            eq(documentVersions.documentId, pinnedDocumentIdOf(row)),
-            eq(documentVersions.version, row.pinnedVersion),
-          ),
-        )
-        .limit(1)
-        .then((rows) => rows[0])
-    : undefined;
+  const version = await signedVersionOf(ctx, row);
   const digests = row.signedPdfKey
     ? await (files ? files.digests(row.signedPdfKey) : storedDigests(ctx, row.signedPdfKey))
     : null;
