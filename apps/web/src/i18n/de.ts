@@ -888,6 +888,12 @@ export const de: Dictionary = {
       bandLabel: "Bereich {n}: Name",
       bandAdd: "Bereich hinzufügen",
       bandRemove: "Bereich {n} entfernen",
+      scoreCode: "Kodierung für die Patientenakte",
+      scoreCodeHint:
+        "Mit einem Code (z. B. LOINC 44261-6 für den PHQ-9-Summenwert) geht der Punktwert jeder Einsendung als Observation an Ihren FHIR-Server, die eine Verlaufskurve zeigen kann. Ohne Code bleibt das Feld leer.",
+      scoreCodeSystem: "Codesystem",
+      scoreCodeValue: "Code",
+      scoreCodeDisplay: "Anzeigename",
       min: "Minimum",
       max: "Maximum",
       minLength: "Mindestlänge",

@@ -859,6 +859,12 @@ export const en = {
       bandLabel: "Band {n}: name",
       bandAdd: "Add a band",
       bandRemove: "Remove band {n}",
+      scoreCode: "Code for the clinical record",
+      scoreCodeHint:
+        "With a code (e.g. LOINC 44261-6 for the PHQ-9 total) each submission's score goes to your FHIR server as an Observation a chart can plot. Leave the code empty for none.",
+      scoreCodeSystem: "Code system",
+      scoreCodeValue: "Code",
+      scoreCodeDisplay: "Display name",
       min: "Minimum",
       max: "Maximum",
       minLength: "Minimum length",

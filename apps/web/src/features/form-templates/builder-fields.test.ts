@@ -1,4 +1,4 @@
-import type { TemplateSchema } from "@clinsign/contracts";
+import type { FormField, TemplateSchema } from "@clinsign/contracts";
 import { templateSchema } from "@clinsign/contracts";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +10,9 @@ import {
   moveField,
   removeField,
   replaceField,
+  scoreCodeInput,
   uniqueKey,
+  withScoreCode,
 } from "./builder-fields";
 import { dependents, nextBand } from "./builder-references";
 
@@ -134,5 +136,29 @@ describe("'needs attention' rules follow their field", () => {
     const removed = removeField(renamed, 0);
     expect(removed.flagged ?? []).toEqual([]);
     expect(templateSchema.safeParse(removed).success).toBe(true);
+  });
+});
+
+describe("a score's code", () => {
+  const score: Extract<FormField, { type: "score" }> = {
+    id: "s",
+    type: "score",
+    key: "total",
+    label: "Total",
+    sources: ["smoker"],
+  };
+
+  it("starts in LOINC, is kept only with a code, and keeps the display as typed", () => {
+    expect(scoreCodeInput(score)).toEqual({ system: "http://loinc.org", code: "", display: "" });
+    const coded = withScoreCode(score, { code: " 44261-6 " });
+    expect(coded.code).toEqual({ system: "http://loinc.org", code: "44261-6" });
+    expect(withScoreCode(coded, { display: "PHQ-9 total " }).code).toEqual({
+      system: "http://loinc.org",
+      code: "44261-6",
+      display: "PHQ-9 total ",
+    });
+    expect(withScoreCode(coded, { code: "" })).not.toHaveProperty("code");
+    // What the builder writes passes the template schema's own check.
+    expect(templateSchema.safeParse({ version: 1, fields: [...schema().fields, coded] }).success).toBe(true);
   });
 });

@@ -123,3 +123,39 @@ export function replaceField(schema: TemplateSchema, index: number, field: FormF
 /** A number as typed, or undefined for a blank or not-a-number input (the attribute then disappears). */
 export const optionalNumber = (value: string) =>
   value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value);
+
+type ScoreField = Extract<FormField, { type: "score" }>;
+/** What the score's code fields hold as typed: a code is only kept while its code is not empty. */
+export interface ScoreCodeInput {
+  system: string;
+  code: string;
+  display: string;
+}
+
+/** LOINC, the system of the scores clinics chart (PHQ-9 total 44261-6, GAD-7 total 70274-6). */
+export const LOINC = "http://loinc.org";
+
+/** The code fields of a score as the editor shows them: LOINC until another system is typed. */
+export const scoreCodeInput = (field: ScoreField): ScoreCodeInput => ({
+  system: field.code?.system ?? LOINC,
+  code: field.code?.code ?? "",
+  display: field.code?.display ?? "",
+});
+
+/**
+ * A score with one of its code fields changed. An empty code removes the code (the score is then
+ * not extracted as an Observation); the display is kept as typed, and dropped when empty.
+ */
+export function withScoreCode(field: ScoreField, patch: Partial<ScoreCodeInput>): ScoreField {
+  const next = { ...scoreCodeInput(field), ...patch };
+  const { code: _previous, ...rest } = field;
+  if (!next.code.trim()) return rest;
+  return {
+    ...rest,
+    code: {
+      system: next.system.trim() || LOINC,
+      code: next.code.trim(),
+      ...(next.display && { display: next.display }),
+    },
+  };
+}
