@@ -8,6 +8,7 @@ export const EXTENDED_SCENARIOS = [
   "a1",
   "f7",
   "f10",
+  "f10-fhir",
   "completion",
   "erasure",
   "a2-scale",

@@ -71,18 +71,24 @@ export function startFileServer(files: Record<string, Buffer>): Promise<LocalSer
 export interface WebhookReceiver extends LocalServer {
   /** POSTs received so far. */
   received(): number;
+  /** POSTs received so far on one path (e.g. the FHIR push's base `/fhir/`). */
+  receivedOn(path: string): number;
 }
 
 /** Answers every POST with 200 at once and counts it, like a healthy integrator endpoint. */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const byPath = new Map<string, number>();
   let count = 0;
   const server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      if (req.method === "POST") count++;
+      if (req.method === "POST") {
+        count++;
+        byPath.set(req.url ?? "", (byPath.get(req.url ?? "") ?? 0) + 1);
+      }
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
     });
   });
   const local = await listen(server);
-  return { ...local, received: () => count };
+  return { ...local, received: () => count, receivedOn: (path) => byPath.get(path) ?? 0 };
 }
