@@ -10,6 +10,7 @@ export const EXTENDED_SCENARIOS = [
   "f10",
   "f10-fhir",
   "completion",
+  "fhir-bundle",
   "erasure",
   "a2-scale",
   "f13-scale",

@@ -29,6 +29,7 @@ import { PeakRssProbe } from "../rss";
 import { createFillerOrgs, F13_TEMPLATE, growAuditLog, growSignatureRequests, type BulkOrg } from "./bulk";
 import { measureCompletion, type CompletionRow } from "./completion";
 import { measureErasure, type ErasureRow } from "./erasure";
+import { fhirBundleNotes, measureFhirBundle } from "./fhir-bundle";
 import { makePdf, startFileServer, startWebhookReceiver, type LocalServer, type WebhookReceiver } from "./fixtures";
 import { runRequestLoad, type RequestSpec } from "./request-load";
 import { runPatientExportScale, type PatientExportResult } from "./patient-export";
@@ -434,7 +435,12 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
   // staff-lists-scale and patient-export-scale bring their own database and API (bench/scenarios/);
   // completion and erasure run in-process.
   const http = options.extended.filter(
-    (s) => s !== "completion" && s !== "staff-lists-scale" && s !== "patient-export-scale" && s !== "erasure",
+    (s) =>
+      s !== "completion" &&
+      s !== "staff-lists-scale" &&
+      s !== "patient-export-scale" &&
+      s !== "erasure" &&
+      s !== "fhir-bundle",
   );
   if (http.length > 0) {
     const database = await createBenchDatabase(options.databaseUrl ?? LOCAL_POSTGRES_URL);
@@ -474,5 +480,6 @@ export async function runExtended(options: BenchOptions, defer: Defer, log: Log)
     result.completion = await measureCompletion(COMPLETION_PAGES, COMPLETION_RUNS, log);
   }
   if (options.extended.includes("erasure")) result.erasure = await measureErasure(log);
+  if (options.extended.includes("fhir-bundle")) result.notes.push(...fhirBundleNotes(await measureFhirBundle(log)));
   return result;
 }

@@ -48,34 +48,68 @@ async function signatureRequestBundle(ctx: OrgContext, id: string, target: Targe
     throw new NotPushable("the signature request has no sealed PDF");
   const pdf = await ctx.services.storage.get(row.signedPdfKey);
   if (!pdf) throw new Error(`the sealed PDF of ${row.id} is missing from storage`);
-  const patient: PatientLink = { system: target.patientIdSystem ?? systems(apiUrl).patientId, value: row.patientId };
   const organization = await ctx.scope.organization();
   const version = await signedVersionOf(ctx, row);
-  const completedAt = row.completedAt!.toISOString();
-  const document = isikDocumentReference({
+  return sealedPdfBundle({
     apiUrl,
     requestId: row.id,
-    patient,
+    patient: { system: target.patientIdSystem ?? systems(apiUrl).patientId, value: row.patientId },
     title: version?.title ?? "Signed document",
     description: version?.description || (version?.title ?? "Signed document"),
     language: version?.language ?? organization.locale,
+    organization: organization.name,
+    completedAt: row.completedAt!.toISOString(),
+    signers: await signersOf(ctx, row.id),
+    pdf,
+    sha256Hex: row.signedPdfSha256,
+  });
+}
+
+/** What the Bundle of one sealed PDF is made of, as read from the rows and the store. */
+export interface SealedPdfFacts {
+  apiUrl: string;
+  requestId: string;
+  patient: PatientLink;
+  title: string;
+  description: string;
+  language: string;
+  organization: string;
+  completedAt: string;
+  signers: Signer[];
+  pdf: Buffer;
+  sha256Hex: string;
+}
+
+/**
+ * The Bundle of a sealed PDF, from its facts alone (the bench times it): the patient, the
+ * DocumentReference with the bytes inline, and the Provenance carrying the seal's CMS.
+ */
+export function sealedPdfBundle(facts: SealedPdfFacts): FhirJson {
+  const { pdf, completedAt, patient } = facts;
+  const document = isikDocumentReference({
+    apiUrl: facts.apiUrl,
+    requestId: facts.requestId,
+    patient,
+    title: facts.title,
+    description: facts.description,
+    language: facts.language,
     pdf: {
       size: pdf.length,
       sha1Base64: createHash("sha1").update(pdf).digest("base64"),
-      sha256Hex: row.signedPdfSha256,
+      sha256Hex: facts.sha256Hex,
       data: pdf.toString("base64"),
     },
     sealedAt: completedAt,
     confidentiality: "N",
-    author: organization.name,
+    author: facts.organization,
   });
   const seal = sealCmsOf(pdf);
   const proof = provenance({
     targets: [fullUrlOf(document)],
     recorded: completedAt,
     patient: patientReference(patient),
-    signers: await signersOf(ctx, row.id),
-    organization: { name: organization.name },
+    signers: facts.signers,
+    organization: { name: facts.organization },
     ...(seal && { seal: { when: completedAt, cmsBase64: seal.toString("base64") } }),
   });
   return pushBundle({ patient, resources: [document, proof] });
