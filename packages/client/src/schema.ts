@@ -1419,6 +1419,12 @@ export interface operations {
                                 max: number;
                                 label: string;
                             }[];
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
+                            };
                         })[];
                         optionSets?: {
                             id: string;
@@ -2016,6 +2022,12 @@ export interface operations {
                                         max: number;
                                         label: string;
                                     }[];
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                 })[];
                                 optionSets?: {
                                     id: string;
@@ -2785,6 +2797,12 @@ export interface operations {
                                         max: number;
                                         label: string;
                                     }[];
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                 })[];
                                 optionSets?: {
                                     id: string;
@@ -3823,6 +3841,12 @@ export interface operations {
                                 max: number;
                                 label: string;
                             }[];
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
+                            };
                         })[];
                         optionSets?: {
                             id: string;
@@ -4420,6 +4444,12 @@ export interface operations {
                                         max: number;
                                         label: string;
                                     }[];
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                 })[];
                                 optionSets?: {
                                     id: string;
