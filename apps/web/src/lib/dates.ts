@@ -1,4 +1,6 @@
-import { wallClockAt } from "@clinsign/contracts";
+// The subpath, not the package's index: the patient pages format dates too, and the index would
+// bring every schema into their first load (e2e page-weight.spec.ts).
+import { wallClockAt } from "@clinsign/contracts/wall-clock";
 
 /**
  * A date and time in the reader's locale, e.g. "21 Nov 2025, 14:05": on the reader's clock, or
