@@ -168,6 +168,21 @@ export async function verifySession(
 
 /** One stroke with the mouse across a signature canvas (the desktop path). */
 export async function drawWithMouse(page: Page, canvas: Locator): Promise<void> {
+  // The pad takes strokes once the page has hydrated: one drawn before is lost, as it would be on
+  // a slow phone (issue 35's "pad ready" goal). So the stroke is drawn again, as a person would,
+  // until the pad holds ink (at most three times); callers still assert the ink themselves.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await stroke(page, canvas);
+    try {
+      await expect(canvas).toHaveAttribute("data-has-ink", "true", { timeout: 3_000 });
+      return;
+    } catch {
+      // Not hydrated yet, or a pad that takes no ink (disabled): the caller's assertion decides.
+    }
+  }
+}
+
+async function stroke(page: Page, canvas: Locator): Promise<void> {
   const box = (await canvas.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.75);
   await page.mouse.down();
