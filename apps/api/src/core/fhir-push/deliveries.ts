@@ -8,7 +8,7 @@ import { enqueueJob } from "../jobs/queue";
 import { page } from "../lists/keyset";
 import type { SignatureEventListener } from "../signatures/events";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_SCHEDULE_MS } from "../webhooks/webhooks";
+import { WEBHOOK_MAX_ATTEMPTS, webhookRetryDelayMs } from "../webhooks/webhooks";
 import { webhookPolicy } from "../webhooks/destinations";
 import { authorizationOf, FhirAuthError, forgetToken } from "./access-token";
 import { buildPushBundle, NotPushable, notPushableSubmission } from "./bundles";
@@ -146,10 +146,6 @@ async function keepBundle(
   return bundle;
 }
 
-function jitter(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
-
 /** `fhir.push`: one attempt per run, retried on the webhooks' schedule; a refusal ends it. */
 export const fhirPushJobHandler: JobHandler = {
   async run(job, services) {
@@ -157,7 +153,7 @@ export const fhirPushJobHandler: JobHandler = {
     const attempt = await attemptFhirDelivery(ctx, String(job.payload.deliveryId));
     if (attempt.outcome === "retry") throw new Error(attempt.error ?? "not delivered");
   },
-  retryDelayMs: (attempt) => jitter(WEBHOOK_SCHEDULE_MS[attempt] ?? WEBHOOK_SCHEDULE_MS.at(-1)!),
+  retryDelayMs: webhookRetryDelayMs,
   leaseSeconds: 120,
   async gaveUp(job, services) {
     const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);

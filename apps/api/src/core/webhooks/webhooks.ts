@@ -210,9 +210,9 @@ export async function attemptDelivery(
   return result;
 }
 
-function jitter(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
+/** The delay before attempt `attempt + 1` on the webhooks' schedule, jittered (±20 %); the FHIR push uses it too. */
+export const webhookRetryDelayMs = (attempt: number): number =>
+  Math.round((WEBHOOK_SCHEDULE_MS[attempt] ?? WEBHOOK_SCHEDULE_MS.at(-1)!) * (0.8 + Math.random() * 0.4));
 
 function handler(timeoutMs: number): JobHandler {
   return {
@@ -222,7 +222,7 @@ function handler(timeoutMs: number): JobHandler {
       const result = await attemptDelivery(ctx, { deliveryId, attempt: job.attempts, timeoutMs });
       if (!result.delivered) throw new Error(result.error ?? "not delivered");
     },
-    retryDelayMs: (attempt) => jitter(WEBHOOK_SCHEDULE_MS[attempt] ?? WEBHOOK_SCHEDULE_MS.at(-1)!),
+    retryDelayMs: webhookRetryDelayMs,
     leaseSeconds: 60,
   };
 }
