@@ -13,7 +13,7 @@ import { webhookPolicy } from "../webhooks/destinations";
 import { authorizationOf, FhirAuthError, forgetToken } from "./access-token";
 import { buildPushBundle, NotPushable, notPushableSubmission } from "./bundles";
 import { outcomeSummary } from "./outcome";
-import { findFhirPushTarget } from "./targets";
+import { findFhirPushTarget, type FhirPushTargetRow } from "./targets";
 
 export const FHIR_PUSH_JOB = "fhir.push";
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -93,11 +93,7 @@ export async function attemptFhirDelivery(ctx: OrgContext, deliveryId: string): 
   return attempt;
 }
 
-async function post(
-  ctx: OrgContext,
-  delivery: DeliveryRow,
-  target: NonNullable<Awaited<ReturnType<typeof findFhirPushTarget>>>,
-): Promise<Attempt> {
+async function post(ctx: OrgContext, delivery: DeliveryRow, target: FhirPushTargetRow): Promise<Attempt> {
   try {
     const bundle = delivery.bundle ?? (await keepBundle(ctx, delivery, target));
     const authorization = await authorizationOf(ctx, target);
@@ -134,11 +130,7 @@ async function post(
 const retryable = (status: number) => status >= 500 || status === 408 || status === 429 || status === 401;
 
 /** Builds the delivery's Bundle once and keeps it: every later attempt and a resend send the same bytes. */
-async function keepBundle(
-  ctx: OrgContext,
-  delivery: DeliveryRow,
-  target: NonNullable<Awaited<ReturnType<typeof findFhirPushTarget>>>,
-): Promise<string> {
+async function keepBundle(ctx: OrgContext, delivery: DeliveryRow, target: FhirPushTargetRow): Promise<string> {
   const bundle = JSON.stringify(
     await buildPushBundle(ctx, { kind: delivery.sourceKind, id: delivery.sourceId }, target),
   );
