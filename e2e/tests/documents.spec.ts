@@ -249,6 +249,34 @@ test.describe("Documents section", () => {
     await dialogDe.getByRole("button", { name: "Schließen" }).click();
     await page.getByRole("button", { name: "English" }).click();
     await page.setViewportSize({ width: 390, height: 844 });
+
+    // The filing at the hospital (issue 34): by keyboard, saved apart from the content, kept.
+    const filing = page.getByRole("form", { name: "Filing at the hospital" });
+    const kdl = filing.getByLabel("Document type (KDL)");
+    await expect(kdl).toHaveValue("");
+    await expect(kdl.locator("option").first()).toHaveText("Default: Sonstige Einwilligung/Erklärung (AM050199)");
+    await kdl.selectOption({ label: "Anästhesieaufklärungsbogen (AM010301)" });
+    await filing.getByRole("radio", { name: /^Restricted/ }).focus();
+    await page.keyboard.press("Space");
+    await filing.getByRole("button", { name: "Save filing" }).press("Enter");
+    await expect(filing.getByRole("status")).toHaveText("Filing saved.");
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await expectAccessible(page, "document filing at 390 px");
+    await shot(page, "document-filing-en-390");
+    await page.reload();
+    await expect(kdl).toHaveValue("AM010301");
+    await expect(filing.getByRole("radio", { name: /^Restricted/ })).toBeChecked();
+    await page.getByRole("button", { name: "Deutsch" }).click();
+    const ablage = page.getByRole("form", { name: "Ablage im Krankenhaus" });
+    await expect(ablage.getByRole("radio", { name: /^Eingeschränkt/ })).toBeChecked();
+    await ablage.getByRole("radio", { name: /^Normal/ }).check();
+    await ablage.getByLabel("Dokumentart (KDL)").selectOption("");
+    await ablage.getByRole("button", { name: "Ablage speichern" }).click();
+    await expect(ablage.getByRole("status")).toHaveText("Ablage gespeichert.");
+    await expectAccessible(page, "document filing, German, at 390 px");
+    await shot(page, "document-filing-de-390");
+    await page.getByRole("button", { name: "English" }).click();
+
     await page.getByRole("button", { name: "Delete" }).click();
     const confirm = page.getByRole("alertdialog");
     await confirm.getByRole("button", { name: "Delete document" }).click();

@@ -13,6 +13,7 @@ export const auditActions = [
   "document.availability_changed",
   "document.created",
   "document.deleted",
+  "document.record_class_changed",
   "document.updated",
   "fhir.resent",
   "file.uploaded",

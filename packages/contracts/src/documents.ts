@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isoDateTime } from "./common";
 import { patientLanguage } from "./languages";
 import { listInput, listPage } from "./lists";
+import { documentRecordClass } from "./record-class";
 import { createDocumentInput, documentAvailability, documentSummary, signingFieldRect } from "./signatures";
 
 /**
@@ -65,6 +66,8 @@ export const documentDetail = documentSummary.extend({
   followingRequests: z.number().int(),
   /** Requests that could still be signed but keep the version they were opened on. */
   pinnedOpenRequests: z.number().int(),
+  /** How the hospital files it: KDL type and confidentiality (issue 34, the FHIR push). */
+  recordClass: documentRecordClass,
 });
 export type DocumentDetail = z.infer<typeof documentDetail>;
 

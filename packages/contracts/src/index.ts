@@ -9,6 +9,7 @@ export * from "./forms";
 export * from "./signatures";
 export * from "./signers";
 export * from "./documents";
+export * from "./record-class";
 export * from "./signature-requests";
 export * from "./form-validation";
 export * from "./form-flags";

@@ -87,6 +87,7 @@ export const staffPermissions = {
   "documents.update": workers,
   "documents.delete": workers,
   "documents.setAvailability": workers,
+  "documents.setRecordClass": workers,
   "documents.get": everyone,
   "documents.list": everyone,
   "documents.overview": everyone,

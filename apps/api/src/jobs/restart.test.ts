@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb } from "@clinsign/db/testing";
 import type { Database } from "@clinsign/db";
-import { runCli } from "../cli/run";
+import { cliJson, freePort, killApiProcess, startApiProcess, waitFor } from "../testing/api-process";
 import { startReceiver, type Receiver } from "../testing/receiver";
 
 const dataDir = mkdtempSync(join(tmpdir(), "clinsign-restart-"));
@@ -15,41 +14,6 @@ let database: (Database & { url?: string }) | undefined;
 let receiver: Receiver;
 let env: Record<string, string>;
 let server: ChildProcess | undefined;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** Starts `src/server.ts` as its own process and waits until it answers /readyz. */
-async function startServer(port: number): Promise<ChildProcess> {
-  // One process (node with tsx as a loader, not the tsx wrapper), so SIGKILL really kills the server.
-  const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "..", "server.ts")], {
-    cwd: join(__dirname, "..", ".."),
-    env: { ...env, API_PORT: String(port) },
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 150; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill("SIGKILL");
-  throw new Error("the API did not become ready");
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -74,21 +38,14 @@ afterAll(async () => {
 
 describe("webhook deliveries survive the API process", () => {
   it("delivers after the process is killed between attempts and started again", async () => {
-    // The CLI runs in this process (cli.test.ts tries its own process); it closes the database
-    // before the server opens it.
-    const cli = async (...args: string[]) => {
-      let stdout = "";
-      const io = { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } };
-      expect(await runCli([...args, "--json"], io)).toBe(0);
-      return JSON.parse(stdout) as Record<string, string>;
-    };
+    const cli = (...args: string[]) => cliJson(env, ...args);
     const { orgId, token } = await cli("org", "create", "--name", "Restart Klinik");
     await cli("org", "configure", "--org", orgId!, "--webhook-url", `${receiver.url}/hook`);
 
     // The first attempt fails; every later one succeeds.
     receiver.respond = (_req, index) => (index === 0 ? { status: 500, body: "down" } : { status: 200, body: "ok" });
     const port = await freePort();
-    server = await startServer(port);
+    server = await startApiProcess(env, port);
     const post = (path: string, body: Record<string, unknown>) =>
       fetch(`http://127.0.0.1:${port}${path}`, {
         method: "POST",
@@ -108,8 +65,7 @@ describe("webhook deliveries survive the API process", () => {
     expect(receiver.requests).toHaveLength(1);
 
     // Killed without a chance to clean up, before the retry (due about 5 s later) runs.
-    server.kill("SIGKILL");
-    await new Promise((resolve) => server!.once("exit", resolve));
+    await killApiProcess(server);
     // Nothing answers any more: the next answers come from a new process.
     expect(
       await fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -119,7 +75,7 @@ describe("webhook deliveries survive the API process", () => {
     ).toBe("down");
     expect(receiver.requests).toHaveLength(1);
 
-    server = await startServer(port);
+    server = await startApiProcess(env, port);
     await waitFor(() => receiver.requests.length >= 2, 30_000);
     // The attempt's log row is written after the receiver has answered: read until it is there.
     type LoggedAttempt = { attempt: number; delivered: boolean; statusCode: number | null };

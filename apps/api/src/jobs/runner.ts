@@ -1,5 +1,5 @@
 import type { Services } from "../core/context";
-import { executeJob, type JobHandler } from "../core/jobs/execute";
+import { executeJob, leaseSecondsOf, type JobHandler } from "../core/jobs/execute";
 import { claimDueJobs, failAbandonedJobs } from "../core/jobs/queue";
 import { describeError } from "../log-errors";
 
@@ -59,7 +59,7 @@ export class JobRunner {
           );
       }
       for (;;) {
-        const claimed = await claimDueJobs(db, [kind], batchSize, handler.leaseSeconds ?? 60);
+        const claimed = await claimDueJobs(db, [kind], batchSize, leaseSecondsOf(handler, this.services));
         await Promise.all(claimed.map((job) => executeJob(this.services, job, handler)));
         ran += claimed.length;
         if (claimed.length < batchSize || this.stopped) break;

@@ -193,8 +193,10 @@ export async function signAndSeal(
   files: FileServer,
   org: TestOrg,
   patientId = "P-1",
+  /** A document to sign again (its current version); absent: a new one. */
+  existingDocumentId?: string,
 ): Promise<{ id: string; documentId: string; pdf: Buffer }> {
-  const documentId = await registerDocument(api, files, org);
+  const documentId = existingDocumentId ?? (await registerDocument(api, files, org));
   const request = await requestSignature(api, org, documentId, patientId);
   const signing = api.trpc({}).signing;
   const view = await signing.open.mutate({ token: request.token });

@@ -44,6 +44,8 @@ export interface SignatureFieldRect {
 }
 
 export type DocumentAvailability = "draft" | "active" | "inactive";
+/** v3-Confidentiality: normal, restricted, very restricted (the contracts' `confidentiality`). */
+export type DocumentConfidentiality = "N" | "R" | "V";
 /** The patient languages (contracts' language-list.ts), which a document version may be written in. */
 export type DocumentLanguage = "de" | "en" | "tr" | "ar" | "ru" | "uk" | "pl";
 
@@ -59,6 +61,10 @@ export const documents = pgTable(
     sourceUrl: text("source_url").notNull(),
     availability: text("availability").$type<DocumentAvailability>().notNull().default("active"),
     currentVersion: integer("current_version").notNull().default(1),
+    /** The KDL type staff chose for the hospital's filing (issue 34); null: the default, AM050199. */
+    kdlType: text("kdl_type"),
+    /** v3-Confidentiality of the sealed PDFs: N, R or V (issue 34). */
+    confidentiality: text("confidentiality").$type<DocumentConfidentiality>().notNull().default("N"),
     createdAt: createdAt(),
     updatedAt: at("updated_at").notNull().defaultNow(),
   },

@@ -25,6 +25,7 @@ import type { OrgContext } from "../context";
 import { AppError } from "../errors";
 import { page } from "../lists/keyset";
 import { findDocument, findVersion, toSummary } from "./documents";
+import { recordClassOf } from "./record-class";
 import { pinnedDocumentIdColumn } from "../signatures/request-read";
 
 /**
@@ -162,6 +163,7 @@ export async function getDocumentDetail(ctx: OrgContext, input: { id: string }):
     requestCounts: counts.get(doc.id)!,
     followingRequests: Number(following?.n ?? 0),
     pinnedOpenRequests: Number(pinnedOpen?.n ?? 0),
+    recordClass: recordClassOf(doc),
   };
 }
 

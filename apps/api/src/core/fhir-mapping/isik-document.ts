@@ -39,7 +39,7 @@ export interface SealedDocumentInput {
   confidentiality: Confidentiality;
   /** The KDL code chosen for the document in the console; absent: AM050199 (see DEFAULT_KDL_TYPE). */
   type?: CodeAndDisplay;
-  /** Its IHE XDS classCode; absent: ADM with the default type, else left to the server (0..1 in ISiK). */
+  /** Its IHE XDS classCode; absent: ADM for a type of KDL's administrative chapter, else left to the server (0..1 in ISiK). */
   category?: CodeAndDisplay;
   /** The organization's department as an IHE practice setting; absent: ALLG (ISiK's own example). */
   practiceSetting?: CodeAndDisplay;
@@ -83,10 +83,17 @@ export function uuidAsOid(uuid: string): string {
 const coding = (system: string, { code, display }: CodeAndDisplay): Coding => ({ system, code, display });
 const concept = (system: string, value: CodeAndDisplay) => ({ coding: [coding(system, value)] });
 
-/** The document's type (KDL) and category (XDS class): the category follows the default type only. */
+/**
+ * The XDS class of a KDL type where we know it: the administrative chapter (AM: consents,
+ * informed-consent forms, declarations, contracts) is ADM, as ISiK's own example files an
+ * AM010303 "Operationsaufklärungsbogen"; others are left to the server.
+ */
+const classOfKdl = (code: string): CodeAndDisplay | undefined => (code.startsWith("AM") ? DEFAULT_CLASS : undefined);
+
+/** The document's type (KDL) and category (XDS class). */
 function classification(input: SealedDocumentInput) {
   const type = input.type ?? DEFAULT_KDL_TYPE;
-  const category = input.category ?? (input.type ? undefined : DEFAULT_CLASS);
+  const category = input.category ?? classOfKdl(type.code);
   return {
     type: concept(CODE_SYSTEMS.kdl, type),
     ...(category && { category: [concept(CODE_SYSTEMS.iheClass, category)] }),

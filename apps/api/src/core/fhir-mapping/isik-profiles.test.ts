@@ -68,7 +68,7 @@ describe("ISiKDokumentenMetadaten: the sealed PDF", () => {
     expect(document.content).toHaveLength(1);
   });
 
-  it("takes the console's type, leaves the class to the server unless given, and says what it replaces", async () => {
+  it("takes the console's type with its class, and says what it replaces", async () => {
     const document = sealedConsent({
       type: { code: "AM010303", display: "Operationsaufklärungsbogen" },
       confidentiality: "R",
@@ -77,7 +77,9 @@ describe("ISiKDokumentenMetadaten: the sealed PDF", () => {
     });
     await expectValidFhir(document);
     expect(isikProblems(document)).toEqual([]);
-    expect(document.category).toBeUndefined();
+    expect(document.category).toEqual([
+      { coding: [{ system: "http://ihe-d.de/CodeSystems/IHEXDSclassCode", ...DEFAULT_CLASS }] },
+    ]);
     expect(document).toMatchObject({
       type: { coding: [{ code: "AM010303" }] },
       securityLabel: [{ coding: [{ code: "R" }] }],
@@ -93,6 +95,14 @@ describe("ISiKDokumentenMetadaten: the sealed PDF", () => {
         },
       ],
     });
+  });
+
+  it("leaves the class to the server for a type outside KDL's administrative chapter", async () => {
+    const document = sealedConsent({ type: { code: "SF190102", display: "Einwilligung Studie" } });
+    await expectValidFhir(document);
+    expect(isikProblems(document)).toEqual([]);
+    expect(document.category).toBeUndefined();
+    expect(document).toMatchObject({ type: { coding: [{ code: "SF190102", display: "Einwilligung Studie" }] } });
   });
 
   it("carries the bytes inline instead of a link where the organization says so (ISiK Dokumentenbereitstellung)", async () => {

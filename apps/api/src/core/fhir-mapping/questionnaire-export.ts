@@ -28,6 +28,7 @@ import {
   type QuestionnaireItem,
   type ScoreField,
 } from "./questionnaire-items";
+import { scoreTemplate, templateExtractOf, templateIdFor, type CodedScore } from "./score-templates";
 
 // A template as an R4 Questionnaire; questionnaire-items.ts holds what both directions share.
 
@@ -223,9 +224,10 @@ export function templateToQuestionnaire(
     byKey: new Map(fields.flatMap((f) => (f.key === undefined ? [] : [[f.key, f] as const]))),
     translated: translationsOf(template),
     issues,
+    templates: [],
   };
   const items = fields.map((field, index) => itemOf(field, index, exporting));
-  const { translated } = exporting;
+  const { translated, templates } = exporting;
   const questionnaire: FhirJson = {
     resourceType: "Questionnaire",
     id: template.identifier,
@@ -250,10 +252,12 @@ export function templateToQuestionnaire(
     ...(items.length && { item: items }),
   };
   const extensions: Extension[] = [];
+  const contained: FhirJson[] = [...templates];
   if (issues.length) {
-    questionnaire.contained = [{ resourceType: "OperationOutcome", id: "export-issues", issue: issues }];
+    contained.unshift({ resourceType: "OperationOutcome", id: "export-issues", issue: issues });
     extensions.push({ url: CLINSIGN.exportIssues, valueReference: { reference: "#export-issues" } });
   }
+  if (contained.length) questionnaire.contained = contained;
   const settings = formSettingsOf(template.schema);
   if (settings) extensions.push({ url: CLINSIGN.formSettings, valueString: JSON.stringify(settings) });
   if (extensions.length) questionnaire.extension = extensions;
@@ -266,10 +270,16 @@ interface ItemExport {
   byKey: Map<string, FormField>;
   translated: ReturnType<typeof translationsOf>;
   issues: OutcomeIssue[];
+  /** The extraction templates of coded scores, to be contained in the Questionnaire. */
+  templates: FhirJson[];
 }
 
 /** One field as a Questionnaire item (`index`: its place, for the issues' expression). */
-function itemOf(field: FormField, index: number, { ids, byKey, translated, issues }: ItemExport): QuestionnaireItem {
+function itemOf(
+  field: FormField,
+  index: number,
+  { ids, byKey, translated, issues, templates }: ItemExport,
+): QuestionnaireItem {
   const display = field.type === "heading" || field.type === "paragraph";
   const _text = translated.ofField(field, (entry) => entry.label);
   const item: QuestionnaireItem = {
@@ -282,9 +292,8 @@ function itemOf(field: FormField, index: number, { ids, byKey, translated, issue
   if (field.type === "multiselect") item.repeats = true;
   if (field.type === "score") item.readOnly = true;
   if (field.type === "score" && field.code) {
-    // SDC observation-based extraction: the coded score becomes an Observation (score-observations.ts).
-    item.code = [field.code];
-    item.extension!.push({ url: HL7.observationExtract, valueBoolean: true });
+    const sources = field.sources.flatMap((key) => byKey.get(key) ?? []);
+    markForExtraction(item, { ...field, code: field.code }, sources, templates);
   }
   if (field.required !== undefined) {
     if (display)
@@ -339,6 +348,19 @@ function itemOf(field: FormField, index: number, { ids, byKey, translated, issue
     }
   }
   return item;
+}
+
+/**
+ * A coded score for SDC extraction both ways an extractor may choose: observation-based (item.code
+ * and the `observationExtract` marker: score-observations.ts) and template-based (a contained
+ * Observation template: score-templates.ts). Both make the same Observation, but for the identifier
+ * no template can compute (template-extract.test.ts).
+ */
+function markForExtraction(item: QuestionnaireItem, field: CodedScore, sources: FormField[], templates: FhirJson[]) {
+  item.code = [field.code];
+  const template = scoreTemplate(field, templateIdFor(item.linkId, templates), sources);
+  templates.push(template);
+  item.extension!.push({ url: HL7.observationExtract, valueBoolean: true }, templateExtractOf(template));
 }
 
 /** The schema's settings beside its fields, or null when it has none (most forms). */

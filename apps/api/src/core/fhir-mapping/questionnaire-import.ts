@@ -71,6 +71,8 @@ const KNOWN_ITEM_EXTENSIONS = new Set<string>([
   HL7.mimeType,
   HL7.calculatedExpression,
   HL7.observationExtract,
+  // The export's own extraction template (score-templates.ts): made again from the score's code.
+  HL7.templateExtract,
   ...Object.values(CLINSIGN),
 ]);
 

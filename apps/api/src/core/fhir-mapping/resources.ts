@@ -87,6 +87,12 @@ export const HL7 = {
   translation: "http://hl7.org/fhir/StructureDefinition/translation",
   /** SDC observation-based extraction: this item (with its `code`) becomes an Observation. */
   observationExtract: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-observationExtract",
+  /** SDC template-based extraction: on an item, the contained resource its answer fills (sub-extension `template`). */
+  templateExtract: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-templateExtract",
+  /** In a template: a FHIRPath (on the response item) whose result becomes the element carrying it. */
+  templateExtractValue: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-templateExtractValue",
+  /** In a template: a FHIRPath whose results repeat the element carrying it; none removes it. */
+  templateExtractContext: "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-templateExtractContext",
   /** The title of what a canonical names (ISiKFormulardaten: the form's title on `questionnaire`). */
   display: "http://hl7.org/fhir/StructureDefinition/display",
 } as const;

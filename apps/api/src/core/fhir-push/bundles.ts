@@ -1,17 +1,33 @@
 import { createHash } from "node:crypto";
-import type { TemplateSchema } from "@clinsign/contracts";
-import { eq, signatureSigners, submissions, type FhirDeliverySource } from "@clinsign/db";
+import { KDL_DISPLAYS, type Confidentiality, type TemplateSchema } from "@clinsign/contracts";
+import {
+  and,
+  desc,
+  documents,
+  eq,
+  lt,
+  signatureRequests,
+  signatureSigners,
+  submissions,
+  type FhirDeliverySource,
+} from "@clinsign/db";
 import type { OrgContext } from "../context";
+import { recordClassOf } from "../documents/record-class";
 import { signedVersionOf } from "../fhir/document-reference";
 import { submissionToQuestionnaireResponse } from "../fhir/questionnaire-response";
-import { isikDocumentReference } from "../fhir-mapping/isik-document";
+import { isikDocumentReference, type CodeAndDisplay } from "../fhir-mapping/isik-document";
 import { isikQuestionnaireResponse } from "../fhir-mapping/isik-questionnaire-response";
 import { provenance, type Signer } from "../fhir-mapping/provenance";
 import { fullUrlOf, patientReference, pushBundle, type PatientLink } from "../fhir-mapping/push-bundle";
 import { systems, type FhirJson } from "../fhir-mapping/resources";
 import { scoreObservations } from "../fhir-mapping/score-observations";
 import { findSignatureBytes } from "../pdf-seal/byte-range";
-import { findSignatureRequest } from "../signatures/request-read";
+import {
+  findSignatureRequest,
+  pinnedDocumentIdColumn,
+  pinnedDocumentIdOf,
+  type SignatureRequestRow,
+} from "../signatures/request-read";
 import { findSubmission } from "../submissions/submission-reads";
 import type { FhirPushTargetRow } from "./targets";
 
@@ -62,7 +78,51 @@ async function signatureRequestBundle(ctx: OrgContext, id: string, target: Targe
     signers: await signersOf(ctx, row.id),
     pdf,
     sha256Hex: row.signedPdfSha256,
+    ...(await filingOf(ctx, row)),
   });
+}
+
+/** How the hospital files the PDF: the document's KDL type and confidentiality, and what it replaces. */
+async function filingOf(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+): Promise<Pick<SealedPdfFacts, "type" | "confidentiality" | "replacesRequestId">> {
+  const [doc] = await ctx.scope
+    .query({ kdlType: documents.kdlType, confidentiality: documents.confidentiality })
+    .from(documents)
+    .where(eq(documents.id, row.documentId));
+  const recordClass = recordClassOf(doc ?? { kdlType: null, confidentiality: "N" });
+  const replaced = await replacedRequestOf(ctx, row);
+  return {
+    ...(recordClass.kdlType && { type: { code: recordClass.kdlType, display: KDL_DISPLAYS[recordClass.kdlType] } }),
+    confidentiality: recordClass.confidentiality,
+    ...(replaced && { replacesRequestId: replaced }),
+  };
+}
+
+/**
+ * The request whose PDF this one replaces: the same patient's latest earlier completion of the
+ * same document on an older version (a new version signed again, ISiK `relatesTo` `replaces`).
+ */
+async function replacedRequestOf(ctx: OrgContext, row: SignatureRequestRow): Promise<string | undefined> {
+  if (!row.pinnedVersion || !row.completedAt) return undefined;
+  const [earlier] = await ctx.scope
+    .query({ id: signatureRequests.id })
+    .from(signatureRequests)
+    .where(
+      and(
+        eq(signatureRequests.documentId, row.documentId),
+        // Version numbers count within one document: the language variant signed must be the same.
+        eq(pinnedDocumentIdColumn, pinnedDocumentIdOf(row)),
+        eq(signatureRequests.patientId, row.patientId),
+        eq(signatureRequests.status, "completed"),
+        lt(signatureRequests.pinnedVersion, row.pinnedVersion),
+        lt(signatureRequests.completedAt, row.completedAt),
+      ),
+    )
+    .orderBy(desc(signatureRequests.completedAt))
+    .limit(1);
+  return earlier?.id;
 }
 
 /** What the Bundle of one sealed PDF is made of, as read from the rows and the store. */
@@ -78,6 +138,11 @@ export interface SealedPdfFacts {
   signers: Signer[];
   pdf: Buffer;
   sha256Hex: string;
+  /** The document's KDL type; absent: the default. */
+  type?: CodeAndDisplay;
+  /** Absent: normal. */
+  confidentiality?: Confidentiality;
+  replacesRequestId?: string;
 }
 
 /**
@@ -100,8 +165,10 @@ export function sealedPdfBundle(facts: SealedPdfFacts): FhirJson {
       data: pdf.toString("base64"),
     },
     sealedAt: completedAt,
-    confidentiality: "N",
+    confidentiality: facts.confidentiality ?? "N",
     author: facts.organization,
+    ...(facts.type && { type: facts.type }),
+    ...(facts.replacesRequestId && { replacesRequestId: facts.replacesRequestId }),
   });
   const seal = sealCmsOf(pdf);
   const proof = provenance({

@@ -63,6 +63,9 @@ async function enqueueDelivery(ctx: OrgContext, deliveryId: string): Promise<voi
   await afterCommit(ctx, "jobs.wake", () => ctx.services.jobs?.wake());
 }
 
+/** What the log says of an attempt whose process stopped before the server answered. */
+const CUT_OFF = "the attempt was cut off before the server answered (the process stopped)";
+
 /** What one attempt came to: delivered, worth retrying, or refused for good (the content or the settings). */
 type Attempt = { outcome: "delivered" | "retry" | "refused"; statusCode: number | null; error: string | null };
 
@@ -74,13 +77,23 @@ export async function attemptFhirDelivery(ctx: OrgContext, deliveryId: string): 
   const [delivery] = await ctx.scope.select(fhirDeliveries, eq(fhirDeliveries.id, deliveryId)).limit(1);
   if (!delivery || delivery.status === "delivered") return { outcome: "delivered", statusCode: null, error: null };
   const target = await findFhirPushTarget(ctx);
+  // Counted before it is sent: an attempt cut off by a stopped process stays in the log as such.
+  await ctx.scope.update(
+    fhirDeliveries,
+    {
+      attempts: sql`${fhirDeliveries.attempts} + 1`,
+      lastAttemptAt: new Date(),
+      lastStatusCode: null,
+      lastError: CUT_OFF,
+    },
+    eq(fhirDeliveries.id, delivery.id),
+  );
   const attempt = target
     ? await post(ctx, delivery, target)
     : ({ outcome: "refused", statusCode: null, error: "no FHIR server is configured" } as const);
   await ctx.scope.update(
     fhirDeliveries,
     {
-      attempts: sql`${fhirDeliveries.attempts} + 1`,
       status: attempt.outcome === "delivered" ? "delivered" : attempt.outcome === "refused" ? "failed" : "pending",
       lastStatusCode: attempt.statusCode,
       lastError: attempt.error,
@@ -146,7 +159,8 @@ export const fhirPushJobHandler: JobHandler = {
     if (attempt.outcome === "retry") throw new Error(attempt.error ?? "not delivered");
   },
   retryDelayMs: webhookRetryDelayMs,
-  leaseSeconds: 120,
+  // An attempt waits at most for the token endpoint and for the server, each within the timeout.
+  leaseSeconds: (services) => (2 * services.config.fhirPushTimeoutMs) / 1000 + 10,
   async gaveUp(job, services) {
     const ctx = systemContext(services, job.organizationId!, `job:${job.id}`);
     await ctx.scope.update(

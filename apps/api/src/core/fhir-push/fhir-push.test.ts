@@ -8,6 +8,8 @@ import { startFhirServer, type TestFhirServer } from "../../testing/fhir-server"
 import { signAndSeal, startSignatureApi, type SignatureTestApi } from "../../testing/signature-fixtures";
 import { isikProblems } from "../fhir-mapping/isik-profiles";
 import { answersOf, libraryTemplate } from "../fhir-mapping/push-fixtures";
+import { setDocumentRecordClass } from "../documents/record-class";
+import { updateDocument } from "../documents/documents";
 import { createTemplate } from "../templates/templates";
 import { listFhirDeliveries, resendFhirDelivery } from "./deliveries";
 import { getFhirPushTarget, saveFhirPushTarget } from "./targets";
@@ -257,6 +259,55 @@ describe("pushing a completed signature request", () => {
     expect(held.equals(pdf)).toBe(true);
     const [proof] = await fhir.resources("Provenance", `target=DocumentReference/${document!.id}`);
     expect(proof).toMatchObject({ signature: [expect.objectContaining({ sigFormat: "application/pkcs7-signature" })] });
+  });
+});
+
+describe("filing a sealed PDF as the hospital asks", () => {
+  it("carries the document's KDL type and confidentiality, and a new version's PDF replaces the one before", async () => {
+    await pushTo();
+    const first = await signAndSeal(setup.api, setup.files, setup.org, "P-fhir-2");
+    await runPushes();
+    await setDocumentRecordClass(setup.org.ctx, { id: first.documentId, kdlType: "AM010303", confidentiality: "R" });
+    await updateDocument(setup.org.ctx, { id: first.documentId, title: "OP-Aufklärung, Fassung 2" });
+    const second = await signAndSeal(setup.api, setup.files, setup.org, "P-fhir-2", first.documentId);
+    await runPushes();
+    const documentOf = async (requestId: string) => {
+      const [found] = await fhir.resources(
+        "DocumentReference",
+        `identifier=https://api.test/fhir/r4/sid/signature-request|${requestId}`,
+      );
+      return plain(found);
+    };
+    const earlier = await documentOf(first.id);
+    const later = await documentOf(second.id);
+    // The first was sent before staff classed the document: the default, and nothing to replace.
+    expect(earlier.type.coding[0].code).toBe("AM050199");
+    expect(earlier.relatesTo).toBeUndefined();
+    expect(later).toMatchObject({
+      type: { coding: [{ system: "http://dvmd.de/fhir/CodeSystem/kdl", code: "AM010303" }] },
+      securityLabel: [{ coding: [{ code: "R" }] }],
+      relatesTo: [{ code: "replaces", target: { identifier: { value: first.id } } }],
+    });
+    expect(isikProblems(later)).toEqual([]);
+  });
+
+  it("is set by staff of the organization only, and audited when it changes", async () => {
+    const { documentId } = await signAndSeal(setup.api, setup.files, setup.org, "P-fhir-3");
+    await expect(
+      setDocumentRecordClass(setup.other.ctx, { id: documentId, kdlType: "AM050107", confidentiality: "V" }),
+    ).rejects.toMatchObject({ code: "not_found" });
+    await setDocumentRecordClass(setup.org.ctx, { id: documentId, kdlType: "AM050107", confidentiality: "V" });
+    await setDocumentRecordClass(setup.org.ctx, { id: documentId, kdlType: "AM050107", confidentiality: "V" });
+    const entries = await setup.api.services.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "document.record_class_changed"));
+    const mine = entries.filter((e) => (e.metadata as { documentId?: string }).documentId === documentId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.metadata).toMatchObject({
+      from: { kdlType: null, confidentiality: "N" },
+      to: { kdlType: "AM050107", confidentiality: "V" },
+    });
   });
 });
 

@@ -8,8 +8,12 @@ export interface JobHandler {
   run(job: Job, services: Services): Promise<void>;
   /** Delay before attempt `attempt + 1`, in ms. Jitter belongs here. */
   retryDelayMs(attempt: number): number;
-  /** How long a claimed job stays leased before another worker may take it. */
-  leaseSeconds?: number;
+  /**
+   * How long a claimed job stays leased before another worker may take it (default 60 s): longer
+   * than an attempt can take, or a slow attempt is taken twice; a function where that depends on
+   * the deployment's settings.
+   */
+  leaseSeconds?: number | ((services: Services) => number);
   /** Called once after the last allowed attempt failed (the job is then `failed` for good). */
   gaveUp?(job: Job, services: Services, error: string): Promise<void>;
 }
@@ -45,7 +49,7 @@ export async function executeJob(services: Services, job: Job, handler: JobHandl
  * attempt right after the commit that created it. Returns false when another worker holds it.
  */
 export async function runJobNow(services: Services, jobId: string, handler: JobHandler): Promise<boolean> {
-  const leaseUntil = new Date(Date.now() + (handler.leaseSeconds ?? 60) * 1000);
+  const leaseUntil = new Date(Date.now() + leaseSecondsOf(handler, services) * 1000);
   const [job] = await services.db
     .update(jobs)
     .set({ status: "running", attempts: sqlIncrement(), lockedUntil: leaseUntil, updatedAt: new Date() })
@@ -56,3 +60,9 @@ export async function runJobNow(services: Services, jobId: string, handler: JobH
 }
 
 const sqlIncrement = () => sql`${jobs.attempts} + 1`;
+
+/** The handler's lease in seconds, for this deployment. */
+export function leaseSecondsOf(handler: JobHandler, services: Services): number {
+  const lease = handler.leaseSeconds ?? 60;
+  return typeof lease === "function" ? lease(services) : lease;
+}

@@ -5,6 +5,7 @@ import {
   documentIdInput,
   listDocumentsInput,
   setAvailabilityInput,
+  setRecordClassInput,
   updateDocumentInput,
 } from "@clinsign/contracts";
 import {
@@ -16,6 +17,7 @@ import {
   updateDocument,
 } from "../../core/documents/documents";
 import { getDocumentDetail, listDocumentPage } from "../../core/documents/document-reads";
+import { setDocumentRecordClass } from "../../core/documents/record-class";
 import { orgProcedure, staffProcedure } from "../trpc";
 
 export const documentsRouter = {
@@ -31,6 +33,10 @@ export const documentsRouter = {
     .query(({ ctx, input }) => listDocuments(ctx.org, input)),
   /** Staff: the list contract (search, availability); the upload and a version's PDF are /staff/documents routes (rest/console-routes.ts). */
   overview: staffProcedure.input(listDocumentsInput).query(({ ctx, input }) => listDocumentPage(ctx.org, input)),
+  /** Staff: the KDL type and confidentiality the FHIR push files its sealed PDFs under (issue 34). */
+  setRecordClass: staffProcedure
+    .input(setRecordClassInput)
+    .mutation(({ ctx, input }) => setDocumentRecordClass(ctx.org, input)),
   /** Staff: one document with its versions and which requests follow the next version. */
   detail: staffProcedure.input(documentIdInput).query(({ ctx, input }) => getDocumentDetail(ctx.org, input)),
 } satisfies TRPCRouterRecord;

@@ -21,6 +21,7 @@ import {
   VersionHistoryCard,
 } from "./DocumentDetailSections";
 import styles from "./documents.module.css";
+import { RecordClassCard } from "./RecordClassCard";
 import { RefusalNotice } from "./RefusalNotice";
 import { useDocumentChanges } from "./useDocumentChanges";
 
@@ -102,6 +103,7 @@ export function DocumentDetailPage({ id }: { id: string }) {
           onDraftChange={setDraft}
           onSave={() => save.mutate({ id, ...draftChanges(draft, doc) })}
         />
+        <RecordClassCard doc={doc} canEdit={can("documents.setRecordClass")} />
         <RequestCountsCard doc={doc} />
         <VersionHistoryCard doc={doc} />
         <FingerprintCard sha256={doc.sha256} />
