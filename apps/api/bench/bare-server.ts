@@ -4,7 +4,8 @@
  * last_used_at update, the templates select) and answers with the same JSON, so the difference
  * in req/s is what our layers cost: routing, zod, tRPC, drizzle, the org scope, logging hooks.
  *
- * It also serves F7 (POST /api/embed/drafts) for bench/scenarios/extended.ts; see handleF7.
+ * It also serves F7 (POST /api/embed/drafts) for bench/scenarios/extended.ts; see handleF7, and
+ * the FHIR search by patient for bench/scenarios/fhir-search.ts; see handleFhirSearch.
  *
  * Started by bench/run.ts in its own process, so its RSS is measured alone.
  * Env: BARE_DATABASE_URL (required), BARE_PORT (required), BARE_POOL_SIZE (default 10, as the API),
@@ -69,14 +70,19 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 const unauthorized = (res: ServerResponse) =>
   send(res, 401, { ok: false, error: { code: "unauthorized", message: "invalid API token" } });
 
-/** The organization the token belongs to, or null; the same two statements as authenticateApiToken. */
-async function authenticate(token: string, orgId: string): Promise<string | null> {
-  if (!token.startsWith(TOKEN_PREFIX) || token.length > 200 || !ORG_ID.test(orgId)) return null;
+/**
+ * The organization the token belongs to, or null; the same two statements as authenticateApiToken.
+ * With `orgId` (F4, F7) the token must be that organization's; without (FHIR) the token says which.
+ */
+async function authenticate(token: string, orgId?: string): Promise<string | null> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > 200 || (orgId !== undefined && !ORG_ID.test(orgId)))
+    return null;
   const hash = sha256(token).toString("hex");
   const [row] = await sql<TokenRow[]>`
     select id, organization_id, token_hash, last_used_at from api_tokens
     where token_hash = ${hash} and revoked_at is null limit 1`;
-  if (!row || !safeEqual(row.token_hash, hash) || !safeEqual(row.organization_id, orgId.toLowerCase())) return null;
+  if (!row || !safeEqual(row.token_hash, hash)) return null;
+  if (orgId !== undefined && !safeEqual(row.organization_id, orgId.toLowerCase())) return null;
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     const staleBefore = new Date(Date.now() - LAST_USED_RESOLUTION_MS);
     await sql`
@@ -171,11 +177,62 @@ async function handleF7(req: IncomingMessage, res: ServerResponse): Promise<void
   send(res, 200, { ok: true, draftKey, savedAt: row!.updated_at.toISOString() });
 }
 
+/** `[created_at, seq]` of a `_page` cursor as the API writes it (base64url JSON, core/lists/keyset.ts), or null. */
+function pageKey(cursor: string): [at: string, seq: number] | null {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(key) || key.length !== 2) return null;
+  const [at, seq]: unknown[] = key;
+  return typeof at === "string" && typeof seq === "number" && Number.isSafeInteger(seq) ? [at, seq] : null;
+}
+
+/**
+ * GET /fhir/r4/QuestionnaireResponse?patient:identifier=…&_count=…[&_page=…] for
+ * bench/scenarios/fhir-search.ts: the least any server answering that search does. The same token
+ * lookup and the same index range as searchQuestionnaireResponses (submissions_org_rnummer_idx,
+ * newest first, `_count + 1` rows to tell whether more follow, the keyset cursor), the rows
+ * returned as they come from the driver. No mapping to QuestionnaireResponses, no Bundle: that
+ * is part of the gap.
+ */
+async function handleFhirSearch(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
+  const patient = url.searchParams.get("patient:identifier") ?? url.searchParams.get("subject:identifier") ?? "";
+  // `[system|]value`: the value is what the rows hold.
+  const rnummer = patient.slice(patient.indexOf("|") + 1);
+  const rawCount = url.searchParams.get("_count") ?? "20";
+  const count = Number(rawCount);
+  const cursor = url.searchParams.get("_page");
+  const after = cursor === null ? null : pageKey(cursor);
+  if (!rnummer || !/^\d+$/.test(rawCount) || count < 1 || count > 100 || (cursor !== null && !after)) {
+    return send(res, 400, { error: "patient:identifier, _count 1-100 and a valid _page are required" });
+  }
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
+  const organizationId = await authenticate(bearer?.[1] ?? "");
+  if (!organizationId) return unauthorized(res);
+  const rows = await sql<{ cursor_at: string; seq: string }[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    from submissions
+    where organization_id = ${organizationId} and rnummer = ${rnummer} and rnummer_patient_reported = false
+      ${after ? sql`and (created_at, seq) < (${after[0]}::timestamptz, ${after[1]}::bigint)` : sql``}
+    order by created_at desc, seq desc limit ${count + 1}`;
+  const page = rows.slice(0, count);
+  const last = page.at(-1);
+  const next =
+    rows.length > count && last
+      ? Buffer.from(JSON.stringify([last.cursor_at, Number(last.seq)]), "utf8").toString("base64url")
+      : null;
+  send(res, 200, { rows: page, next });
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://internal");
   if (url.pathname === "/healthz") return send(res, 200, { ok: true });
   if (url.pathname === "/api/embed/templates" && req.method === "GET") return handleF4(url, res);
   if (url.pathname === "/api/embed/drafts" && req.method === "POST") return handleF7(req, res);
+  if (url.pathname === "/fhir/r4/QuestionnaireResponse" && req.method === "GET") return handleFhirSearch(req, url, res);
   send(res, 404, { ok: false, error: { code: "not_found", message: "no such endpoint" } });
 }
 

@@ -28,7 +28,18 @@ const SCALE_SCENARIOS: readonly ExtendedScenarioName[] = [
 export const PORTAL_WEIGHT = "portal-weight";
 /** bench/scenarios/portal-speed.ts: the patient pages' times on an emulated slow phone, on a production web build. */
 export const PORTAL_SPEED = "portal-speed";
-const ALL_NAMES: readonly string[] = [...SCENARIOS, ...EXTENDED_SCENARIOS, PORTAL_WEIGHT, PORTAL_SPEED];
+/**
+ * bench/scenarios/fhir-search.ts: FHIR search throughput per core at 10⁵ responses beside its bare
+ * baseline; bulk-loads PostgreSQL, so only when asked (--scale or --only), as the *-scale ones.
+ */
+export const FHIR_SEARCH_SCALE = "fhir-search-scale";
+const ALL_NAMES: readonly string[] = [
+  ...SCENARIOS,
+  ...EXTENDED_SCENARIOS,
+  FHIR_SEARCH_SCALE,
+  PORTAL_WEIGHT,
+  PORTAL_SPEED,
+];
 
 export interface BenchOptions {
   /** Measured seconds per scenario. */
@@ -41,6 +52,8 @@ export interface BenchOptions {
   scenarios: ScenarioName[];
   /** Extended scenarios (bench/scenarios/), run after the ones above. */
   extended: ExtendedScenarioName[];
+  /** `fhir-search-scale`, run after the extended scenarios, in a database and API of its own. */
+  fhirSearch: boolean;
   /** `portal-weight`, run last: builds the web app if needed and measures the portal's scripts in Chromium. */
   portalWeight: boolean;
   /** `portal-speed`, run last: times to page 1, the pad and the first field in throttled Chromium. */
@@ -67,7 +80,9 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       submissions and audit lists at 100k/1M rows, the CSV export of
                       100k submissions) and patient-export-scale (the patient access
                       export of 1 GiB of attachments beside plain downloads of the same
-                      files, API RSS growth); bulk-loads PostgreSQL, takes several minutes
+                      files, API RSS growth) and fhir-search-scale (FHIR QuestionnaireResponse
+                      search by patient, 20 per page, at 10⁵ responses: req/s per core beside
+                      a bare node:http + postgres baseline); bulk-loads PostgreSQL, takes several minutes
                       portal-weight and portal-speed build the web app when it changed
                       (turbo; minutes) and need Chromium (/usr/bin/chromium or CHROMIUM_PATH);
                       portal-speed takes several minutes (throttled visits)
@@ -92,11 +107,18 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
 function scenarioList(
   raw: string | undefined,
   scale: boolean,
-): { scenarios: ScenarioName[]; extended: ExtendedScenarioName[]; portalWeight: boolean; portalSpeed: boolean } {
+): {
+  scenarios: ScenarioName[];
+  extended: ExtendedScenarioName[];
+  fhirSearch: boolean;
+  portalWeight: boolean;
+  portalSpeed: boolean;
+} {
   if (raw === undefined) {
     return {
       scenarios: [...SCENARIOS],
       extended: EXTENDED_SCENARIOS.filter((s) => scale || !SCALE_SCENARIOS.includes(s)),
+      fhirSearch: scale,
       portalWeight: true,
       portalSpeed: true,
     };
@@ -112,6 +134,7 @@ function scenarioList(
   return {
     scenarios: SCENARIOS.filter((s) => names.includes(s)),
     extended: EXTENDED_SCENARIOS.filter((s) => names.includes(s) || (scale && SCALE_SCENARIOS.includes(s))),
+    fhirSearch: scale || names.includes(FHIR_SEARCH_SCALE),
     portalWeight: names.includes(PORTAL_WEIGHT),
     portalSpeed: names.includes(PORTAL_SPEED),
   };

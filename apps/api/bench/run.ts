@@ -43,6 +43,7 @@ import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { formatErasureTable } from "./scenarios/erasure";
 import { runExtended } from "./scenarios/extended";
+import { fhirSearchNotes, runFhirSearchScale } from "./scenarios/fhir-search";
 import { formatPortalSpeed, runPortalSpeed } from "./scenarios/portal-speed";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
 import { formatPatientExport } from "./scenarios/patient-export";
@@ -268,6 +269,7 @@ function runNotes(rows: ResultRow[]): string[] {
 async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   if (options.scenarios.length > 0) await runBase(options, cleanup);
   if (options.extended.length > 0) await runExtendedScenarios(options, cleanup);
+  if (options.fhirSearch) await runFhirSearchScenario(options, cleanup);
   if (options.portalWeight) await runPortalWeightScenario(options, cleanup);
   if (options.portalSpeed) await runPortalSpeedScenario(options, cleanup);
 }
@@ -292,6 +294,24 @@ async function runPortalWeightScenario(options: BenchOptions, cleanup: Cleanup):
   if (options.jsonFile) {
     const file = options.jsonFile.replace(/(\.json)?$/, ".portal-weight.json");
     writeFileSync(file, JSON.stringify({ machine, portalWeight: result }, null, 2) + "\n");
+    log(`wrote ${file}`);
+  }
+}
+
+/** FHIR search throughput per core at 10⁵ responses (bench/scenarios/fhir-search.ts), its own section and JSON file. */
+async function runFhirSearchScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  const result = await runFhirSearchScale(options, cleanup.defer.bind(cleanup), log);
+  const machine = machineInfo(result.serverVersion, API_DIR);
+  const settings = `${options.connections} connections, ${options.durationSeconds}s per page after ${options.warmupSeconds}s warm-up; our API and the bare server on PostgreSQL (scale data inserted with SQL)`;
+  const sections = [`\nFHIR search\n${formatMachine(machine)}\nload      ${settings}`];
+  const rated = rateRows(result.rows);
+  if (rated.length > 0) sections.push(formatTable(rated, machine));
+  const notes = [...(rated.length > 0 ? runNotes(result.rows) : []), ...fhirSearchNotes(rated), ...result.notes];
+  sections.push(notes.map((n) => `- ${n}`).join("\n"));
+  process.stdout.write(`${sections.join("\n\n")}\n`);
+  if (options.jsonFile) {
+    const file = options.jsonFile.replace(/(\.json)?$/, ".fhir-search.json");
+    writeFileSync(file, JSON.stringify({ machine, rows: rated, notes }, null, 2) + "\n");
     log(`wrote ${file}`);
   }
 }
