@@ -11233,6 +11233,7 @@ export interface operations {
                      *         "messages": 1,
                      *         "webhookDeliveries": 1,
                      *         "webhookAttempts": 1,
+                     *         "fhirDeliveries": 1,
                      *         "jobs": 1,
                      *         "auditEntries": 1
                      *       },
@@ -11280,6 +11281,7 @@ export interface operations {
                             messages: number;
                             webhookDeliveries: number;
                             webhookAttempts: number;
+                            fhirDeliveries: number;
                             jobs: number;
                             auditEntries: number;
                         };

@@ -17,6 +17,7 @@ export const erasureRecordKinds = [
   "messages",
   "webhookDeliveries",
   "webhookAttempts",
+  "fhirDeliveries",
   "jobs",
   "auditEntries",
 ] as const;

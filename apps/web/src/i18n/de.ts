@@ -2595,6 +2595,7 @@ export const de: Dictionary = {
       messages: "SMS- und E-Mail-Nachrichten",
       webhookDeliveries: "Webhook-Zustellungen",
       webhookAttempts: "Webhook-Protokolleinträge",
+      fhirDeliveries: "FHIR-Zustellungen an das Krankenhaus",
       jobs: "Hintergrundaufträge",
       auditEntries: "Audit-Einträge (Personendaten)",
     },

@@ -2529,6 +2529,7 @@ export const en = {
       messages: "SMS and e-mail messages",
       webhookDeliveries: "Webhook deliveries",
       webhookAttempts: "Webhook log entries",
+      fhirDeliveries: "FHIR deliveries to the hospital",
       jobs: "Background jobs",
       auditEntries: "Audit entries (personal part)",
     },

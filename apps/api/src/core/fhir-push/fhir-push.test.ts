@@ -9,6 +9,7 @@ import { signAndSeal, startSignatureApi, type SignatureTestApi } from "../../tes
 import { isikProblems } from "../fhir-mapping/isik-profiles";
 import { answersOf, libraryTemplate } from "../fhir-mapping/push-fixtures";
 import { setDocumentRecordClass } from "../documents/record-class";
+import { erasePatient } from "../patients/erasure";
 import { updateDocument } from "../documents/documents";
 import { createTemplate } from "../templates/templates";
 import { listFhirDeliveries, resendFhirDelivery } from "./deliveries";
@@ -308,6 +309,32 @@ describe("filing a sealed PDF as the hospital asks", () => {
       from: { kdlType: null, confidentiality: "N" },
       to: { kdlType: "AM050107", confidentiality: "V" },
     });
+  });
+});
+
+describe("the patient's rights", () => {
+  it("names what was pushed in the patient's records, and erasure deletes the delivery with the submission", async () => {
+    await pushTo();
+    const { api, org } = setup;
+    const template = await activeTemplate(org);
+    const caseNumber = `E-${Date.now()}`;
+    const sessionId = await newSession(api, org, template.identifier, { rnummer: caseNumber });
+    const res = await api.request("POST", "/api/embed/submit", { body: { sessionId, values: { name: "Eri" } } });
+    expect(res.status).toBe(200);
+    await runPushes();
+    const delivery = await deliveryOf(res.body.submissionId as string);
+    expect(delivery).toMatchObject({ status: "delivered" });
+
+    const selector = { rnummer: caseNumber };
+    const preview = await erasePatient(org.ctx, { selector, dryRun: true });
+    expect(preview.counts).toMatchObject({ submissions: 1, fhirDeliveries: 1 });
+    await erasePatient(org.ctx, {
+      selector,
+      dryRun: false,
+      confirmation: caseNumber,
+      reason: "Art. 17 request, tested",
+    });
+    expect(await deliveryOf(res.body.submissionId as string)).toBeUndefined();
   });
 });
 

@@ -118,6 +118,7 @@ const MORE_KINDS = [
   "signatureNotices",
   "webhookDeliveries",
   "webhookAttempts",
+  "fhirDeliveries",
   "auditEntries",
 ] as const satisfies readonly ExportedRecordKind[];
 

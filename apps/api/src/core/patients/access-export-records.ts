@@ -25,6 +25,8 @@ const CREDENTIAL_COLUMNS: Partial<Record<ExportedRecordKind, readonly string[]>>
   messages: ["revealableBody"],
   // The salt keeps the audit chain's commitment to the personal part unguessable (never shown).
   auditEntries: ["personalSalt", "personalCommitment"],
+  // Not a credential: a pending push's Bundle, a copy of records the export holds itself (the sealed PDF inline).
+  fhirDeliveries: ["bundle"],
 };
 
 /** Actor kinds that are the patient: an audit entry of theirs keeps its IP and user agent. */

@@ -60,6 +60,8 @@ export interface ErasePatientInput {
 const deletedTables: Partial<Record<ErasureRecordKind, TenantTable & { id: PgColumn }>> = {
   jobs,
   webhookDeliveries, // webhook_attempts cascade
+  // The log of what was pushed to the hospital's FHIR server (a pending one holds a copy of the record).
+  fhirDeliveries,
   messages,
   signatureRequests, // signing_credentials, signature_notices cascade
   formRequests, // otp_challenges cascade
@@ -203,9 +205,6 @@ async function eraseRecords(ctx: OrgContext, records: PatientRecords, erasureId:
     for (const ids of batches(records.ids[kind])) {
       await ctx.scope.transaction(async (scope) => {
         await scope.delete(table, inList(table.id, ids));
-        // The Bundles pushed to the hospital's FHIR server are copies of the record: they go with it.
-        if (kind === "signatureRequests" || kind === "submissions")
-          await scope.delete(fhirDeliveries, inList(fhirDeliveries.sourceId, ids));
       });
     }
   }

@@ -6,6 +6,7 @@
  * distinct and sorted.
  */
 import {
+  fhirDeliveries,
   auditLog,
   drafts,
   eq,
@@ -237,6 +238,11 @@ export async function findWebhookRecords(
   );
   const attemptIds = await idsWhere(scope, webhookAttempts, inList(webhookAttempts.deliveryId, deliveryIds));
   return { deliveryIds, attemptIds };
+}
+
+/** What was pushed of the records to the hospital's FHIR server (issue 34): a delivery per source record. */
+export function findFhirDeliveryIds({ scope }: OrgContext, sourceIds: string[]): Promise<string[]> {
+  return idsWhere(scope, fhirDeliveries, inList(fhirDeliveries.sourceId, sourceIds));
 }
 
 /** Jobs that carry one of the messages, deliveries or signature requests. */

@@ -4,6 +4,7 @@
  */
 import {
   auditLog,
+  fhirDeliveries,
   drafts,
   formRequests,
   formSessions,
@@ -22,6 +23,7 @@ import type { OrgContext } from "../context";
 import { smsFormDraftKey } from "../context";
 import {
   findAuditEntryIds,
+  findFhirDeliveryIds,
   findFormRecords,
   findJobIds,
   findMessageIds,
@@ -95,7 +97,9 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
     [...patient.all, ...pinnedDrafts.map((s) => s.config.draftKey!)],
     [...submissionIds, ...signatureIds, ...formRequestIds, ...sessionIds],
   );
-  const jobIds = await findJobIds(ctx, { messageIds, deliveryIds, signatureIds });
+  const fhirDeliveryIds = await findFhirDeliveryIds(ctx, [...submissionIds, ...signatureIds]);
+  // Webhook and FHIR push jobs both name their delivery as `deliveryId`.
+  const jobIds = await findJobIds(ctx, { messageIds, deliveryIds: [...deliveryIds, ...fhirDeliveryIds], signatureIds });
   const draftKeys = unique([
     ...pinnedDrafts.map((s) => s.config.draftKey),
     ...formRequestIds.map(smsFormDraftKey),
@@ -125,6 +129,7 @@ export async function findPatientRecords(ctx: OrgContext, selector: PatientSelec
       messages: messageIds,
       webhookDeliveries: deliveryIds,
       webhookAttempts: attemptIds,
+      fhirDeliveries: fhirDeliveryIds,
       jobs: jobIds,
       auditEntries: auditIds,
     },
@@ -181,6 +186,7 @@ const tables = {
   messages,
   webhookDeliveries,
   webhookAttempts,
+  fhirDeliveries,
   jobs,
   auditEntries: auditLog,
 } as const;

@@ -38,6 +38,7 @@ describe("erase confirmation", () => {
       messages: 0,
       webhookDeliveries: 4,
       webhookAttempts: 0,
+      fhirDeliveries: 1,
       jobs: 0,
       auditEntries: 9,
     };
@@ -50,7 +51,7 @@ describe("erase confirmation", () => {
       { key: "signatureRequests", count: 1, signed: 1 },
       { key: "submissions", count: 3, signed: 2 },
       { key: "objects", count: 5, signed: 0 },
-      { key: "other", count: 8, signed: 0 },
+      { key: "other", count: 9, signed: 0 },
       { key: "auditEntries", count: 9, signed: 0 },
     ]);
   });
