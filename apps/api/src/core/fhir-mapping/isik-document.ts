@@ -21,6 +21,8 @@ export interface SealedDocumentInput {
   apiUrl: string;
   /** The signature request the PDF completed (a UUID): its identifier and master identifier. */
   requestId: string;
+  /** The system of that identifier; absent: the signature request's (a signed form's PDF: the submission's). */
+  identifierSystem?: string;
   patient: PatientLink;
   /** What the document is, for people ("Einwilligung Datenverarbeitung vom 02.12.2026"). */
   description: string;
@@ -143,7 +145,7 @@ export function isikDocumentReference(input: SealedDocumentInput): FhirJson {
     resourceType: "DocumentReference",
     meta: { profile: [ISIK.documentReference] },
     masterIdentifier: { system: CODE_SYSTEMS.uri, value: `urn:oid:${uuidAsOid(input.requestId)}` },
-    identifier: [{ system: requestSystem, value: input.requestId }],
+    identifier: [{ system: input.identifierSystem ?? requestSystem, value: input.requestId }],
     status: "current",
     docStatus: "final",
     ...classification(input),

@@ -28,6 +28,7 @@ import {
   pinnedDocumentIdOf,
   type SignatureRequestRow,
 } from "../signatures/request-read";
+import { renderSubmissionPdf } from "../submissions/pdf";
 import { findSubmission } from "../submissions/submission-reads";
 import type { FhirPushTargetRow } from "./targets";
 
@@ -227,15 +228,61 @@ async function submissionBundle(ctx: OrgContext, id: string, target: Target): Pr
   const schema = row.templateSchema as TemplateSchema;
   const observations = scoreObservations({ schema }, row.values, { response });
   const organization = await ctx.scope.organization();
+  const signedForm = await signedFormDocument(ctx, row, schema, {
+    patient,
+    organization,
+    response: fullUrlOf(response),
+  });
   const patientAnswered = row.actorType === "embed_session" || row.actorType === "sms_recipient";
   const proof = provenance({
-    targets: [response, ...observations].map(fullUrlOf),
+    targets: [response, ...observations, ...signedForm].map(fullUrlOf),
     recorded: row.createdAt.toISOString(),
     patient: patientReference(patient),
     signers: patientAnswered ? [{ role: "patient" }] : [],
     organization: { name: organization.name },
   });
-  return pushBundle({ patient, resources: [response, ...observations, proof] });
+  return pushBundle({ patient, resources: [response, ...observations, ...signedForm, proof] });
+}
+
+/**
+ * A form the patient signed by hand (a signature field answered) also goes as the PDF staff
+ * download of it, with the drawing in place: an ISiK DocumentReference whose `context.related`
+ * is the response, so the HIS files the signed page beside the answers. Not sealed: the
+ * submission's own record is the response.
+ */
+async function signedFormDocument(
+  ctx: OrgContext,
+  row: Awaited<ReturnType<typeof findSubmission>>,
+  schema: TemplateSchema,
+  links: { patient: PatientLink; organization: { name: string; locale: string }; response: string },
+): Promise<FhirJson[]> {
+  const signed = schema.fields.some(
+    (field) => field.type === "signature" && field.key !== undefined && typeof row.values[field.key] === "string",
+  );
+  if (!signed) return [];
+  const pdf = Buffer.from(await renderSubmissionPdf(ctx, { id: row.id }));
+  const apiUrl = ctx.services.config.publicApiUrl;
+  return [
+    isikDocumentReference({
+      apiUrl,
+      requestId: row.id,
+      identifierSystem: systems(apiUrl).submission,
+      patient: links.patient,
+      title: row.templateTitle,
+      description: row.templateTitle,
+      language: row.language ?? links.organization.locale,
+      pdf: {
+        size: pdf.length,
+        sha1Base64: createHash("sha1").update(pdf).digest("base64"),
+        sha256Hex: createHash("sha256").update(pdf).digest("hex"),
+        data: pdf.toString("base64"),
+      },
+      sealedAt: row.createdAt.toISOString(),
+      confidentiality: "N",
+      author: links.organization.name,
+      questionnaireResponse: links.response,
+    }),
+  ];
 }
 
 /**

@@ -5,7 +5,13 @@ import { jobHandlers } from "../../jobs/handlers";
 import { JobRunner } from "../../jobs/runner";
 import { activeTemplate, newSession } from "../../testing/forms";
 import { startFhirServer, type TestFhirServer } from "../../testing/fhir-server";
-import { signAndSeal, startSignatureApi, type SignatureTestApi } from "../../testing/signature-fixtures";
+import {
+  makeSignaturePng,
+  pngDataUrl,
+  signAndSeal,
+  startSignatureApi,
+  type SignatureTestApi,
+} from "../../testing/signature-fixtures";
 import { isikProblems } from "../fhir-mapping/isik-profiles";
 import { answersOf, libraryTemplate } from "../fhir-mapping/push-fixtures";
 import { setDocumentRecordClass } from "../documents/record-class";
@@ -202,6 +208,45 @@ describe("a PHQ-9 to the chart", () => {
     const derivedFrom = plain(observation).derivedFrom[0].reference as string;
     const provenances = await fhir.resources("Provenance", `target=${derivedFrom}`);
     expect(provenances).toHaveLength(1);
+  });
+});
+
+describe("a form signed by hand", () => {
+  it("arrives with the PDF of the signed form as an ISiK document, related to the response and named by the Provenance", async () => {
+    await pushTo();
+    const { api, org } = setup;
+    const template = await activeTemplate(org, [
+      { id: "1", type: "text", key: "name", label: "Name" },
+      { id: "2", type: "signature", key: "unterschrift", label: "Unterschrift" },
+    ]);
+    const sessionId = await newSession(api, org, template.identifier, { rnummer: `S-${Date.now()}` });
+    const values = { name: "Eri", unterschrift: pngDataUrl(makeSignaturePng()) };
+    const res = await api.request("POST", "/api/embed/submit", { body: { sessionId, values } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await runPushes();
+    expect(await deliveryOf(res.body.submissionId)).toMatchObject({ status: "delivered" });
+
+    const [response] = await fhir.resources("QuestionnaireResponse", responseSearch(res.body.submissionId));
+    const [document] = await fhir.resources("DocumentReference", responseSearch(res.body.submissionId));
+    const doc = plain(document);
+    expect(isikProblems(doc)).toEqual([]);
+    expect(doc.context.related).toEqual([
+      expect.objectContaining({ reference: `QuestionnaireResponse/${response!.id}` }),
+    ]);
+    const attachment = doc.content[0].attachment as { data?: string };
+    const pdf = Buffer.from(attachment.data ?? plain((await fhir.resources("Binary")).at(-1)).data, "base64");
+    expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
+    const [proof] = await fhir.resources("Provenance", `target=DocumentReference/${document!.id}`);
+    expect(plain(proof).target).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reference: `QuestionnaireResponse/${response!.id}` })]),
+    );
+  });
+
+  it("without a signature, sends no document", async () => {
+    await pushTo();
+    const submissionId = await submitOnce();
+    await runPushes();
+    expect(await fhir.resources("DocumentReference", responseSearch(submissionId))).toHaveLength(0);
   });
 });
 
