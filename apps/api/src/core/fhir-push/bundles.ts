@@ -159,12 +159,7 @@ export function sealedPdfBundle(facts: SealedPdfFacts): FhirJson {
     title: facts.title,
     description: facts.description,
     language: facts.language,
-    pdf: {
-      size: pdf.length,
-      sha1Base64: createHash("sha1").update(pdf).digest("base64"),
-      sha256Hex: facts.sha256Hex,
-      data: pdf.toString("base64"),
-    },
+    pdf: inlinePdf(pdf, facts.sha256Hex),
     sealedAt: completedAt,
     confidentiality: facts.confidentiality ?? "N",
     author: facts.organization,
@@ -181,6 +176,16 @@ export function sealedPdfBundle(facts: SealedPdfFacts): FhirJson {
     ...(seal && { seal: { when: completedAt, cmsBase64: seal.toString("base64") } }),
   });
   return pushBundle({ patient, resources: [document, proof] });
+}
+
+/** A PDF carried inline (ISiK "Dokumentenbereitstellung"): its size, FHIR's SHA-1, our SHA-256 (known or computed), the bytes. */
+function inlinePdf(pdf: Buffer, sha256Hex = createHash("sha256").update(pdf).digest("hex")) {
+  return {
+    size: pdf.length,
+    sha1Base64: createHash("sha1").update(pdf).digest("base64"),
+    sha256Hex,
+    data: pdf.toString("base64"),
+  };
 }
 
 /** Who signed: each signer's role and name with several signers, else the patient alone. */
@@ -271,12 +276,7 @@ async function signedFormDocument(
       title: row.templateTitle,
       description: row.templateTitle,
       language: row.language ?? links.organization.locale,
-      pdf: {
-        size: pdf.length,
-        sha1Base64: createHash("sha1").update(pdf).digest("base64"),
-        sha256Hex: createHash("sha256").update(pdf).digest("hex"),
-        data: pdf.toString("base64"),
-      },
+      pdf: inlinePdf(pdf),
       sealedAt: row.createdAt.toISOString(),
       confidentiality: "N",
       author: links.organization.name,
