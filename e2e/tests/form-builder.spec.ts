@@ -34,7 +34,12 @@ test.describe("the form builder (desktop)", () => {
     await expect(name.getByLabel("Key (in the submitted data)")).toHaveValue("fullName");
     await name.getByLabel("Required", { exact: true }).check();
     await addField(page, "E-mail", "E-mail address");
-    await addField(page, "Number", "Age");
+    const age = await addField(page, "Number", "Age");
+    // What the answer measures, for the clinical record (issue 34): LOINC by default.
+    const ageCode = age.getByRole("group", { name: /^Code for the clinical record/ });
+    await expect(ageCode.getByLabel("Code system")).toHaveValue("http://loinc.org");
+    await ageCode.getByLabel("Code", { exact: true }).fill("30525-0");
+    await ageCode.getByLabel("Display name").fill("Age");
     await addField(page, "Date", "Date of birth");
     const smoker = await addField(page, "Single choice", "Do you smoke?");
     // Options are rows: the label patients read, the stored value (typed here), a weight.
@@ -92,6 +97,11 @@ test.describe("the form builder (desktop)", () => {
     await expect(page.getByText("Template saved (version 2).")).toBeVisible();
     await expect(page.getByText("All changes saved")).toBeVisible();
     await expectAccessible(page, "form builder");
+    // The code was stored with the field: after a reload, Age (the third field) still carries it.
+    await page.reload();
+    await page.getByRole("button", { name: "Edit", exact: true }).nth(2).click();
+    const storedCode = page.locator("[id^=editor-]").getByRole("group", { name: /^Code for the clinical record/ });
+    await expect(storedCode.getByLabel("Code", { exact: true })).toHaveValue("30525-0");
 
     // The embed panel: a personal link for one patient.
     await page.getByRole("button", { name: "Create personal link" }).click();

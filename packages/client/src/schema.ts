@@ -1082,6 +1082,12 @@ export interface operations {
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
+                            };
                             /** @constant */
                             type: "number";
                             min?: number;
@@ -1113,6 +1119,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "date";
@@ -1147,6 +1159,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "select";
@@ -1184,6 +1202,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "radio";
@@ -1258,6 +1282,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "checkbox";
@@ -1685,6 +1715,12 @@ export interface operations {
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                     /** @constant */
                                     type: "number";
                                     min?: number;
@@ -1716,6 +1752,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "date";
@@ -1750,6 +1792,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "select";
@@ -1787,6 +1835,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "radio";
@@ -1861,6 +1915,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "checkbox";
@@ -2460,6 +2520,12 @@ export interface operations {
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                     /** @constant */
                                     type: "number";
                                     min?: number;
@@ -2491,6 +2557,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "date";
@@ -2525,6 +2597,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "select";
@@ -2562,6 +2640,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "radio";
@@ -2636,6 +2720,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "checkbox";
@@ -3504,6 +3594,12 @@ export interface operations {
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
                             };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
+                            };
                             /** @constant */
                             type: "number";
                             min?: number;
@@ -3535,6 +3631,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "date";
@@ -3569,6 +3671,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "select";
@@ -3606,6 +3714,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "radio";
@@ -3680,6 +3794,12 @@ export interface operations {
                                     operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                     value?: string | number | boolean | (string | number)[];
                                 }[];
+                            };
+                            code?: {
+                                /** Format: uri */
+                                system: string;
+                                code: string;
+                                display?: string;
                             };
                             /** @constant */
                             type: "checkbox";
@@ -4107,6 +4227,12 @@ export interface operations {
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
                                     };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
                                     /** @constant */
                                     type: "number";
                                     min?: number;
@@ -4138,6 +4264,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "date";
@@ -4172,6 +4304,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "select";
@@ -4209,6 +4347,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "radio";
@@ -4283,6 +4427,12 @@ export interface operations {
                                             operator: "equals" | "notEquals" | "in" | "filled" | "empty" | "atLeast" | "atMost" | "between";
                                             value?: string | number | boolean | (string | number)[];
                                         }[];
+                                    };
+                                    code?: {
+                                        /** Format: uri */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
                                     };
                                     /** @constant */
                                     type: "checkbox";

@@ -145,7 +145,12 @@ const lengths = {
     .optional(),
 };
 const isoDate = z.iso.date({ message: "must be a date (YYYY-MM-DD)" });
+/**
+ * What an answer measures, as FHIR's item.code (e.g. LOINC 29463-7 body weight, 44261-6 PHQ-9
+ * total): a coded field's answer becomes an Observation in the clinical record (SDC extraction).
+ */
 const coding = z.strictObject({ system: z.url(), code: text(100).min(1), display: text(500).optional() });
+const coded = { code: coding.optional() };
 
 export const formField = z.discriminatedUnion(
   "type",
@@ -154,12 +159,30 @@ export const formField = z.discriminatedUnion(
     z.strictObject({ ...base, type: z.literal("textarea"), ...lengths }),
     z.strictObject({ ...base, type: z.literal("email"), ...lengths }),
     z.strictObject({ ...base, type: z.literal("phone"), ...lengths }),
-    z.strictObject({ ...base, type: z.literal("number"), min: z.number().optional(), max: z.number().optional() }),
-    z.strictObject({ ...base, type: z.literal("date"), min: isoDate.optional(), max: isoDate.optional() }),
-    z.strictObject({ ...base, type: z.literal("select"), options: choiceOptions, optionSet: fieldKey.optional() }),
-    z.strictObject({ ...base, type: z.literal("radio"), options: choiceOptions, optionSet: fieldKey.optional() }),
+    z.strictObject({
+      ...base,
+      ...coded,
+      type: z.literal("number"),
+      min: z.number().optional(),
+      max: z.number().optional(),
+    }),
+    z.strictObject({ ...base, ...coded, type: z.literal("date"), min: isoDate.optional(), max: isoDate.optional() }),
+    z.strictObject({
+      ...base,
+      ...coded,
+      type: z.literal("select"),
+      options: choiceOptions,
+      optionSet: fieldKey.optional(),
+    }),
+    z.strictObject({
+      ...base,
+      ...coded,
+      type: z.literal("radio"),
+      options: choiceOptions,
+      optionSet: fieldKey.optional(),
+    }),
     z.strictObject({ ...base, type: z.literal("multiselect"), options: choiceOptions, optionSet: fieldKey.optional() }),
-    z.strictObject({ ...base, type: z.literal("checkbox") }),
+    z.strictObject({ ...base, ...coded, type: z.literal("checkbox") }),
     z.strictObject({
       ...base,
       type: z.literal("file"),
@@ -180,7 +203,7 @@ export const formField = z.discriminatedUnion(
         .min(1, { message: "needs 1 to 100 source fields" })
         .max(100, { message: "needs 1 to 100 source fields" }),
       bands: z.array(scoreBand).max(20, { message: "at most 20 bands" }).optional(),
-      code: coding.optional(),
+      ...coded,
     }),
   ],
   {
@@ -191,6 +214,11 @@ export const formField = z.discriminatedUnion(
   },
 );
 export type FormField = z.infer<typeof formField>;
+
+/** The field types that may carry a `code`: an answer that measures one thing (a number, a date, one choice, a yes/no, a score). */
+export type CodableField = Extract<FormField, { type: "number" | "date" | "select" | "radio" | "checkbox" | "score" }>;
+const CODABLE_TYPES = new Set<string>(["number", "date", "select", "radio", "checkbox", "score"]);
+export const isCodable = (field: FormField): field is CodableField => CODABLE_TYPES.has(field.type);
 
 const isDisplay = (field: FormField) => field.type === "heading" || field.type === "paragraph";
 

@@ -891,6 +891,8 @@ export const de: Dictionary = {
       scoreCode: "Kodierung für die Patientenakte",
       scoreCodeHint:
         "Mit einem Code (z. B. LOINC 44261-6 für den PHQ-9-Summenwert) geht der Punktwert jeder Einsendung als Observation an Ihren FHIR-Server, die eine Verlaufskurve zeigen kann. Ohne Code bleibt das Feld leer.",
+      answerCodeHint:
+        "Mit einem Code (z. B. LOINC 29463-7 für das Körpergewicht) geht jede Antwort als Observation in die Patientenakte auf Ihrem FHIR-Server. Code leer lassen für keine.",
       scoreCodeSystem: "Codesystem",
       scoreCodeValue: "Code",
       scoreCodeDisplay: "Anzeigename",

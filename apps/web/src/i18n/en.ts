@@ -862,6 +862,8 @@ export const en = {
       scoreCode: "Code for the clinical record",
       scoreCodeHint:
         "With a code (e.g. LOINC 44261-6 for the PHQ-9 total) each submission's score goes to your FHIR server as an Observation a chart can plot. Leave the code empty for none.",
+      answerCodeHint:
+        "With a code (e.g. LOINC 29463-7 for body weight) each answer goes to your FHIR server as an Observation of the patient's record. Leave the code empty for none.",
       scoreCodeSystem: "Code system",
       scoreCodeValue: "Code",
       scoreCodeDisplay: "Display name",

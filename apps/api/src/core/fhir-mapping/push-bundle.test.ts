@@ -25,7 +25,7 @@ import {
   submittedResponse,
 } from "./push-fixtures";
 import { CODE_SYSTEMS, type FhirJson } from "./resources";
-import { scoreObservations } from "./score-observations";
+import { codedObservations } from "./score-observations";
 
 type Entry = { fullUrl: string; resource: FhirJson; request: { method: string; url: string; ifNoneExist: string } };
 const entriesOf = (bundle: FhirJson) => bundle.entry as Entry[];
@@ -40,7 +40,7 @@ function phq9Push(patient = HIS_PATIENT): PushParts {
     signedDocument: documentReferenceLink(API, REQUEST_ID),
   });
   const document = sealedConsent({ patient, questionnaireResponse: fullUrlOf(response) });
-  const observations = scoreObservations(template, answers, { response });
+  const observations = codedObservations(template, answers, { response });
   const made = [document, response, ...observations];
   const record = provenance({
     targets: made.map(fullUrlOf),

@@ -1,4 +1,5 @@
 import {
+  isCodable,
   translationKey,
   type FieldCondition,
   type FieldTranslation,
@@ -294,6 +295,10 @@ function itemOf(
   if (field.type === "score" && field.code) {
     const sources = field.sources.flatMap((key) => byKey.get(key) ?? []);
     markForExtraction(item, { ...field, code: field.code }, sources, templates);
+  } else if (isCodable(field) && field.code) {
+    // SDC observation-based extraction of the answer itself (a weight, a date, a choice).
+    item.code = [field.code];
+    item.extension!.push({ url: HL7.observationExtract, valueBoolean: true });
   }
   if (field.required !== undefined) {
     if (display)

@@ -1,4 +1,4 @@
-import type { FormField } from "@clinsign/contracts";
+import { isCodable, type CodableField, type FormField } from "@clinsign/contracts";
 import { CLINSIGN, HL7, type Coding, type Extension, type OutcomeIssue } from "./resources";
 import { controlOf, extensionOf, ITEM_TYPE, type Option, type QuestionnaireItem } from "./questionnaire-items";
 
@@ -63,6 +63,12 @@ export function fieldOfItem(
   if (item.repeats && item.type !== "choice" && item.type !== "open-choice")
     return void report.refuse(path, `${name}: repeating answers are supported for choice items only`);
   const reading: ItemReading = { report, item, path, name, base, declared };
+  const field = fieldOfType(reading);
+  return field && isCodable(field) ? withCodeOf(reading, field) : field;
+}
+
+function fieldOfType(reading: ItemReading): FormField | undefined {
+  const { report, item, path, name, base, declared } = reading;
   switch (item.type) {
     case "string":
     case "text":
@@ -131,11 +137,18 @@ function scoreField({ report, item, path, name, base }: ItemReading): FormField 
   const sources = parsed(CLINSIGN.scoreSources);
   const bands = parsed(CLINSIGN.scoreBands);
   if (sources === undefined) return undefined;
-  // Its code (what the score measures): system, code and display of the first; the template keeps one.
+  return { ...base, type: "score", sources, ...(bands !== undefined && { bands }) } as FormField;
+}
+
+/** What a codable field's answer measures (item.code): the first coding; a field keeps one. */
+function withCodeOf({ report, item, path, name }: ItemReading, field: CodableField): FormField {
   const [first, ...more] = Array.isArray(item.code) ? (item.code as Coding[]) : [];
   if (more.length) report.warn(`${path}.code`, `${name}: only the first code is kept`);
-  const code = first && { system: first.system, code: first.code, ...(first.display && { display: first.display }) };
-  return { ...base, type: "score", sources, ...(bands !== undefined && { bands }), ...(code && { code }) } as FormField;
+  if (!first?.system || !first.code) return field;
+  return {
+    ...field,
+    code: { system: first.system, code: first.code, ...(first.display && { display: first.display }) },
+  };
 }
 
 function choiceField(reading: ItemReading): FormField | undefined {

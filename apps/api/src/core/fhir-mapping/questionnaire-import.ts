@@ -59,6 +59,13 @@ const ITEM_KEYS = new Set([
 ]);
 const FIELD_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
 
+/** Items that become a codable field (a number, a date, a yes/no, one choice, a ClinSign score): their code is kept. */
+function codableItem(item: QuestionnaireItem): boolean {
+  if (extensionOf(item, CLINSIGN.scoreSources) !== undefined) return true;
+  if (item.type === "choice" || item.type === "open-choice") return !item.repeats;
+  return ["integer", "decimal", "date", "boolean"].includes(String(item.type));
+}
+
 /** Extensions an item may carry that the import reads (others are named as not kept). */
 const KNOWN_ITEM_EXTENSIONS = new Set<string>([
   HL7.itemControl,
@@ -114,10 +121,10 @@ class Importer implements ImportReport {
       );
       return;
     }
-    // A ClinSign score keeps its code (what it measures: its Observation's code); other items' codes are not kept.
-    const score = extensionOf(item, CLINSIGN.scoreSources) !== undefined;
+    // An item that becomes a codable field keeps its code (what it measures: its Observation's code).
+    const codable = codableItem(item);
     for (const key of Object.keys(item))
-      if (!ITEM_KEYS.has(key) && !(score && key === "code")) this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
+      if (!ITEM_KEYS.has(key) && !(codable && key === "code")) this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
     for (const ext of (item.extension as Extension[] | undefined) ?? [])
       if (!KNOWN_ITEM_EXTENSIONS.has(ext?.url))
         this.warn(`${path}.extension`, `${name}: extension ${ext?.url} is not kept`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateForm, templateSchema, type FormField, type ScoreField } from "@clinsign/contracts";
+import { evaluateForm, templateSchema, type FormField, type ScoreField, type Template } from "@clinsign/contracts";
 import { expectValidFhir } from "../../testing/fhir";
 import { isikQuestionnaireResponse } from "./isik-questionnaire-response";
 import { fullUrlOf } from "./push-bundle";
@@ -7,7 +7,7 @@ import { API, HIS_PATIENT, answersOf, libraryTemplate, submittedResponse, type L
 import { templateToQuestionnaire } from "./questionnaire-export";
 import { questionnaireToTemplate } from "./questionnaire-import";
 import { HL7, type FhirJson } from "./resources";
-import { extractObservations, interpretationOf, scoreObservations } from "./score-observations";
+import { extractObservations, interpretationOf, codedObservations } from "./score-observations";
 
 /**
  * Golden answer sets, the sums written out by hand (each answer 0-3), with the published band
@@ -57,7 +57,7 @@ describe("scores as Observations (SDC observation-based extraction)", () => {
         const template = libraryTemplate(id);
         const answers = answersOf(prefix, weights);
         const response = isikResponse(id, answers);
-        const observations = scoreObservations(template, answers, { response });
+        const observations = codedObservations(template, answers, { response });
         expect(observations).toHaveLength(1);
         const [observation] = observations;
         await expectValidFhir(observation);
@@ -87,7 +87,7 @@ describe("scores as Observations (SDC observation-based extraction)", () => {
   it("makes none for a score not computed (a question unanswered) or a score field without a code", () => {
     const template = libraryTemplate("phq-9-en");
     const partial = answersOf("phq9", [1, 1, 1]);
-    expect(scoreObservations(template, partial, { response: isikResponse("phq-9-en", partial) })).toEqual([]);
+    expect(codedObservations(template, partial, { response: isikResponse("phq-9-en", partial) })).toEqual([]);
     const uncoded = {
       schema: {
         ...template.schema,
@@ -95,13 +95,13 @@ describe("scores as Observations (SDC observation-based extraction)", () => {
       },
     };
     const answers = answersOf("phq9", [1, 1, 1, 1, 1, 1, 1, 1, 1]);
-    expect(scoreObservations(uncoded, answers, { response: isikResponse("phq-9-en", answers) })).toEqual([]);
+    expect(codedObservations(uncoded, answers, { response: isikResponse("phq-9-en", answers) })).toEqual([]);
   });
 
   it("ignores a score the client claimed: the value is the server's sum of the answers", () => {
     const template = libraryTemplate("gad-7-en");
     const answers = { ...answersOf("gad7", [1, 1, 1, 1, 1, 1, 1]), gad7_score: { score: 0, band: "Minimal" } };
-    const [observation] = scoreObservations(template, answers, {
+    const [observation] = codedObservations(template, answers, {
       response: isikResponse("gad-7-en", answersOf("gad7", [1, 1, 1, 1, 1, 1, 1])),
     });
     expect(observation).toMatchObject({
@@ -131,7 +131,7 @@ describe("QuestionnaireResponse/$extract", () => {
         await expectValidFhir(bundle);
         expect(bundle).toMatchObject({ resourceType: "Bundle", type: "transaction" });
         const extracted = (bundle.entry as { resource: FhirJson }[]).map((e) => e.resource);
-        expect(extracted).toEqual(scoreObservations(template, answers, { response }));
+        expect(extracted).toEqual(codedObservations(template, answers, { response }));
       }
     }
   });
@@ -210,5 +210,97 @@ describe("a score field's code in the template schema", () => {
     expect(
       templateSchema.safeParse(schemaWith({ system: "http://loinc.org", code: "1", version: "2.77" })).success,
     ).toBe(false);
+  });
+});
+
+describe("coded answers beyond scores (a question that carries a code)", () => {
+  const LOINC = "http://loinc.org";
+  const template: Template = {
+    ...libraryTemplate("phq-9-de"),
+    schema: {
+      version: 1,
+      fields: [
+        {
+          id: "w",
+          key: "gewicht",
+          type: "number",
+          label: "Körpergewicht (kg)",
+          code: { system: LOINC, code: "29463-7", display: "Body weight" },
+        },
+        {
+          id: "r",
+          key: "raucher",
+          type: "radio",
+          label: "Rauchen Sie?",
+          options: [
+            { value: "ja", label: "Ja" },
+            { value: "nein", label: "Nein" },
+          ],
+          code: { system: LOINC, code: "72166-2", display: "Tobacco smoking status" },
+        },
+        { id: "d", key: "op", type: "date", label: "Letzte Operation", code: { system: LOINC, code: "80989-7" } },
+        {
+          id: "c",
+          key: "allergie",
+          type: "checkbox",
+          label: "Allergien bekannt",
+          code: { system: LOINC, code: "52473-6" },
+        },
+        { id: "t", key: "notiz", type: "text", label: "Anmerkung" },
+      ],
+    },
+  };
+  // As core/fhir answers a submission: numbers as decimals, choices as codings, dates, booleans, text.
+  const response: FhirJson = {
+    resourceType: "QuestionnaireResponse",
+    identifier: { system: `${API}/fhir/r4/sid/submission`, value: "4d0c3f6a-1b2e-4c5d-9e8f-7a6b5c4d3e2f" },
+    status: "completed",
+    subject: { identifier: HIS_PATIENT },
+    authored: "2026-11-30T08:15:00.000Z",
+    item: [
+      { linkId: "gewicht", text: "Körpergewicht (kg)", answer: [{ valueDecimal: 72.5 }] },
+      { linkId: "raucher", text: "Rauchen Sie?", answer: [{ valueCoding: { code: "nein", display: "Nein" } }] },
+      { linkId: "op", text: "Letzte Operation", answer: [{ valueDate: "2024-03-01" }] },
+      { linkId: "allergie", text: "Allergien bekannt", answer: [{ valueBoolean: true }] },
+      { linkId: "notiz", text: "Anmerkung", answer: [{ valueString: "keine" }] },
+    ],
+  };
+
+  it("exports each code with the extraction marker and imports it back unchanged", async () => {
+    const { questionnaire, issues } = templateToQuestionnaire(template, API);
+    expect(issues).toEqual([]);
+    await expectValidFhir(questionnaire);
+    const items = questionnaire.item as (FhirJson & { linkId: string; extension?: FhirJson[] })[];
+    for (const linkId of ["gewicht", "raucher", "op", "allergie"]) {
+      const item = items.find((i) => i.linkId === linkId)!;
+      expect(item.code, linkId).toHaveLength(1);
+      expect(item.extension, linkId).toContainEqual({ url: HL7.observationExtract, valueBoolean: true });
+    }
+    expect(items.find((i) => i.linkId === "notiz")!.code).toBeUndefined();
+    const back = questionnaireToTemplate(questionnaire);
+    expect(back.issues).toEqual([]);
+    expect(back.template!.schema).toEqual(template.schema);
+  });
+
+  it("become Observations of the answer, the same from the push as from $extract", async () => {
+    const values = { gewicht: 72.5, raucher: "nein", op: "2024-03-01", allergie: true, notiz: "keine" };
+    const pushed = codedObservations(template, values, { response });
+    const { questionnaire } = templateToQuestionnaire(template, API);
+    const extracted = (extractObservations(questionnaire, response).entry as { resource: FhirJson }[]).map(
+      (e) => e.resource,
+    );
+    expect(extracted).toEqual(pushed);
+    for (const observation of pushed) await expectValidFhir(observation);
+    const summary = pushed.map((o) => {
+      const { code, valueQuantity, valueCodeableConcept, valueDateTime, valueBoolean } = o as Record<string, FhirJson>;
+      const coding = (code!.coding as { code: string }[])[0]!;
+      return [coding.code, valueQuantity ?? valueCodeableConcept ?? valueDateTime ?? valueBoolean];
+    });
+    expect(summary).toEqual([
+      ["29463-7", { value: 72.5 }],
+      ["72166-2", { coding: [{ code: "nein", display: "Nein" }] }],
+      ["80989-7", "2024-03-01"],
+      ["52473-6", true],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { evaluateForm, type ScoreField, type TemplateSchema } from "@clinsign/contracts";
+import { evaluateForm, isCodable, type TemplateSchema } from "@clinsign/contracts";
 import { fullUrlOf, transaction, uuidV5 } from "./push-bundle";
 import { extensionOf, type QuestionnaireItem } from "./questionnaire-items";
 import { CLINSIGN, CODE_SYSTEMS, HL7, type Coding, type FhirJson } from "./resources";
@@ -6,7 +6,7 @@ import { CLINSIGN, CODE_SYSTEMS, HL7, type Coding, type FhirJson } from "./resou
 /**
  * Observations per SDC observation-based extraction: each item that carries a `code` and the
  * `observationExtract` marker becomes an Observation of its answer. Two doors, one shape:
- * `scoreObservations` from a template and a submission's values (the push after a submission, the
+ * `codedObservations` from a template and a submission's values (the push after a submission, the
  * score as the server computes it), `extractObservations` from a Questionnaire and a
  * QuestionnaireResponse (the operation `QuestionnaireResponse/$extract`). docs/fhir.md.
  */
@@ -102,21 +102,24 @@ function observationOf(measured: Measured, response: FhirJson): FhirJson {
   };
 }
 
-type CodedScore = ScoreField & { code: NonNullable<ScoreField["code"]> };
-
 /**
- * The Observations of a submission's coded score fields, their value and band as the server
- * computes them (`evaluateForm`: whatever `values` holds under a score's key is ignored). A score
- * not computed (a source unanswered, or hidden) gives none.
+ * The Observations of a submission's coded fields, in form order: a coded score with its value
+ * and band as the server computes them (`evaluateForm`: whatever `values` holds under a score's
+ * key is ignored; a score not computed, a source unanswered or hidden, gives none), any other
+ * coded answer as the response carries it (the value `$extract` takes from it).
  */
-export function scoreObservations(
+export function codedObservations(
   template: { schema: TemplateSchema },
   values: Record<string, unknown>,
   ctx: ExtractionContext,
 ): FhirJson[] {
   const { scores } = evaluateForm(template.schema, values);
-  const coded = template.schema.fields.filter((f): f is CodedScore => f.type === "score" && f.code !== undefined);
-  return coded.flatMap((field) => {
+  const answers = answersByLinkId(ctx.response.item as ResponseItem[] | undefined);
+  return template.schema.fields.flatMap((field) => {
+    if (!isCodable(field) || !field.code) return [];
+    if (field.type !== "score")
+      // An answer's linkId is its field's key.
+      return observationsOfAnswers(field.key, [field.code], field.label, answers.get(field.key) ?? [], ctx.response);
     const score = scores.get(field.key)?.value;
     if (!score) return [];
     const measured: Measured = {
@@ -165,13 +168,30 @@ function extractedItems(items: QuestionnaireItem[] | undefined): QuestionnaireIt
 export function extractObservations(questionnaire: FhirJson, questionnaireResponse: FhirJson): FhirJson {
   const answers = answersByLinkId(questionnaireResponse.item as ResponseItem[] | undefined);
   const observations = extractedItems(questionnaire.item as QuestionnaireItem[] | undefined).flatMap((item) =>
-    (answers.get(item.linkId) ?? []).flatMap((answer, index) => {
-      const value = observationValue(answer);
-      if (!value) return [];
-      const band = extensionOf(answer, CLINSIGN.scoreBand)?.valueString;
-      const measured: Measured = { linkId: item.linkId, index, code: item.code as Coding[], text: item.text, value };
-      return [observationOf(band === undefined ? measured : { ...measured, band }, questionnaireResponse)];
-    }),
+    observationsOfAnswers(
+      item.linkId,
+      item.code as Coding[],
+      item.text,
+      answers.get(item.linkId) ?? [],
+      questionnaireResponse,
+    ),
   );
   return transaction(observations);
+}
+
+/** An Observation per answer of one item that has a value (a score's band as its interpretation). */
+function observationsOfAnswers(
+  linkId: string,
+  code: Coding[],
+  text: string | undefined,
+  answers: FhirJson[],
+  response: FhirJson,
+): FhirJson[] {
+  return answers.flatMap((answer, index) => {
+    const value = observationValue(answer);
+    if (!value) return [];
+    const band = extensionOf(answer, CLINSIGN.scoreBand)?.valueString;
+    const measured: Measured = { linkId, index, code, text, value };
+    return [observationOf(band === undefined ? measured : { ...measured, band }, response)];
+  });
 }

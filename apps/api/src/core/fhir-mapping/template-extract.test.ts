@@ -7,7 +7,7 @@ import { fullUrlOf } from "./push-bundle";
 import { API, HIS_PATIENT, answersOf, libraryTemplate, submittedResponse, type LibraryId } from "./push-fixtures";
 import { templateToQuestionnaire } from "./questionnaire-export";
 import { HL7, type FhirJson } from "./resources";
-import { extractObservations, scoreObservations } from "./score-observations";
+import { extractObservations, codedObservations } from "./score-observations";
 
 /**
  * Our Observations against CSIRO's reference implementation of SDC template-based `$extract`
@@ -56,7 +56,7 @@ function ourObservations(template: Template, answers: Record<string, unknown>, r
   const extracted = (extractObservations(questionnaire, response).entry as { resource: FhirJson }[]).map(
     (e) => e.resource,
   );
-  expect(extracted).toEqual(scoreObservations(template, answers, { response }));
+  expect(extracted).toEqual(codedObservations(template, answers, { response }));
   return extracted;
 }
 

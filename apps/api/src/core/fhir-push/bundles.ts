@@ -20,7 +20,7 @@ import { isikQuestionnaireResponse } from "../fhir-mapping/isik-questionnaire-re
 import { provenance, type Signer } from "../fhir-mapping/provenance";
 import { fullUrlOf, patientReference, pushBundle, type PatientLink } from "../fhir-mapping/push-bundle";
 import { systems, type FhirJson } from "../fhir-mapping/resources";
-import { scoreObservations } from "../fhir-mapping/score-observations";
+import { codedObservations } from "../fhir-mapping/score-observations";
 import { findSignatureBytes } from "../pdf-seal/byte-range";
 import {
   findSignatureRequest,
@@ -231,7 +231,7 @@ async function submissionBundle(ctx: OrgContext, id: string, target: Target): Pr
   });
   // The schema stored with the submission was validated when its template was saved.
   const schema = row.templateSchema as TemplateSchema;
-  const observations = scoreObservations({ schema }, row.values, { response });
+  const observations = codedObservations({ schema }, row.values, { response });
   const organization = await ctx.scope.organization();
   const signedForm = await signedFormDocument(ctx, row, schema, {
     patient,

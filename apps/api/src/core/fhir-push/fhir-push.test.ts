@@ -218,9 +218,16 @@ describe("a form signed by hand", () => {
     const template = await activeTemplate(org, [
       { id: "1", type: "text", key: "name", label: "Name" },
       { id: "2", type: "signature", key: "unterschrift", label: "Unterschrift" },
+      {
+        id: "3",
+        type: "number",
+        key: "gewicht",
+        label: "Gewicht",
+        code: { system: "http://loinc.org", code: "29463-7" },
+      },
     ]);
     const sessionId = await newSession(api, org, template.identifier, { rnummer: `S-${Date.now()}` });
-    const values = { name: "Eri", unterschrift: pngDataUrl(makeSignaturePng()) };
+    const values = { name: "Eri", unterschrift: pngDataUrl(makeSignaturePng()), gewicht: 72 };
     const res = await api.request("POST", "/api/embed/submit", { body: { sessionId, values } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     await runPushes();
@@ -236,6 +243,9 @@ describe("a form signed by hand", () => {
     const attachment = doc.content[0].attachment as { data?: string };
     const pdf = Buffer.from(attachment.data ?? plain((await fhir.resources("Binary")).at(-1)).data, "base64");
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
+    // A coded question's answer is an Observation too (not only a score).
+    const [weight] = await fhir.resources("Observation", `derived-from=QuestionnaireResponse/${response!.id}`);
+    expect(weight).toMatchObject({ code: { coding: [{ code: "29463-7" }] }, valueInteger: 72 });
     const [proof] = await fhir.resources("Provenance", `target=DocumentReference/${document!.id}`);
     expect(plain(proof).target).toEqual(
       expect.arrayContaining([expect.objectContaining({ reference: `QuestionnaireResponse/${response!.id}` })]),

@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormField, type TemplateSchema } from "@clinsign/contracts";
+import { isCodable, type FormField, type TemplateSchema } from "@clinsign/contracts";
 import { Field, TextField } from "@clinsign/ui";
 import { useI18n } from "../../i18n/I18nProvider";
 import { AdvancedAttributes } from "./AdvancedAttributes";
@@ -19,6 +19,7 @@ import { ChoiceOptions } from "./ChoiceOptions";
 import { ConditionEditor } from "./ConditionEditor";
 import { attrText, optionalText, withAttr } from "./field-attributes";
 import { FlagRuleSetting } from "./FlagRuleSetting";
+import { FieldCodeEditor } from "./FieldCodeEditor";
 import { ScoreEditor } from "./ScoreEditor";
 
 /** The id of a field's label input: the builder focuses it when the field is added. */
@@ -102,6 +103,8 @@ export function FieldEditor({
       ) : null}
       {field.type === "score" ? (
         <ScoreEditor field={field} index={index} schema={schema} problems={problems} onChange={onChange} />
+      ) : isCodable(field) ? (
+        <FieldCodeEditor field={field} error={problems.code} onChange={onChange} />
       ) : null}
       <ConditionEditor
         field={field}

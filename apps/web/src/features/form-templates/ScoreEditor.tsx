@@ -6,7 +6,7 @@ import { Button, Field, TextField } from "@clinsign/ui";
 import { format } from "../../i18n";
 import { useI18n } from "../../i18n/I18nProvider";
 import { nextBand, optionalNumber, scoreSourceCandidates, type Band } from "./builder-model";
-import { scoreCodeInput, withScoreCode, type ScoreCodeInput } from "./builder-fields";
+import { FieldCodeEditor } from "./FieldCodeEditor";
 import styles from "./builder.module.css";
 
 /**
@@ -61,7 +61,7 @@ export function ScoreEditor({
         )}
       </Field>
       <ScoreBands field={field} error={problems.bands} onChange={onChange} />
-      <ScoreCode field={field} error={problems.code} onChange={onChange} />
+      <FieldCodeEditor field={field} error={problems.code} onChange={onChange} />
     </>
   );
 }
@@ -119,49 +119,6 @@ function ScoreBands({
             </Button>
           </div>
         </>
-      )}
-    </Field>
-  );
-}
-
-/**
- * The score's code (e.g. LOINC 44261-6 for the PHQ-9 total): exported as the Questionnaire item's
- * code, and each submission's score becomes an Observation a chart can plot (docs/fhir.md).
- */
-function ScoreCode({
-  field,
-  error,
-  onChange,
-}: {
-  field: Extract<FormField, { type: "score" }>;
-  error: string | undefined;
-  onChange(field: FormField): void;
-}) {
-  const { t } = useI18n();
-  const b = t.formTemplates.builder;
-  const input = scoreCodeInput(field);
-  const set = (patch: Partial<ScoreCodeInput>) => onChange(withScoreCode(field, patch));
-  return (
-    <Field layout="group" className={styles.condition} label={b.scoreCode} hint={b.scoreCodeHint} error={error}>
-      {() => (
-        <div className={styles.conditionRow}>
-          <TextField
-            label={b.scoreCodeSystem}
-            inputMode="url"
-            value={input.system}
-            onChange={(event) => set({ system: event.target.value })}
-          />
-          <TextField
-            label={b.scoreCodeValue}
-            value={input.code}
-            onChange={(event) => set({ code: event.target.value })}
-          />
-          <TextField
-            label={b.scoreCodeDisplay}
-            value={input.display}
-            onChange={(event) => set({ display: event.target.value })}
-          />
-        </div>
       )}
     </Field>
   );

@@ -10,9 +10,9 @@ import {
   moveField,
   removeField,
   replaceField,
-  scoreCodeInput,
+  fieldCodeInput,
   uniqueKey,
-  withScoreCode,
+  withFieldCode,
 } from "./builder-fields";
 import { dependents, nextBand } from "./builder-references";
 
@@ -149,15 +149,15 @@ describe("a score's code", () => {
   };
 
   it("starts in LOINC, is kept only with a code, and keeps the display as typed", () => {
-    expect(scoreCodeInput(score)).toEqual({ system: "http://loinc.org", code: "", display: "" });
-    const coded = withScoreCode(score, { code: " 44261-6 " });
+    expect(fieldCodeInput(score)).toEqual({ system: "http://loinc.org", code: "", display: "" });
+    const coded = withFieldCode(score, { code: " 44261-6 " });
     expect(coded.code).toEqual({ system: "http://loinc.org", code: "44261-6" });
-    expect(withScoreCode(coded, { display: "PHQ-9 total " }).code).toEqual({
+    expect(withFieldCode(coded, { display: "PHQ-9 total " }).code).toEqual({
       system: "http://loinc.org",
       code: "44261-6",
       display: "PHQ-9 total ",
     });
-    expect(withScoreCode(coded, { code: "" })).not.toHaveProperty("code");
+    expect(withFieldCode(coded, { code: "" })).not.toHaveProperty("code");
     // What the builder writes passes the template schema's own check.
     expect(templateSchema.safeParse({ version: 1, fields: [...schema().fields, coded] }).success).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { renameFlagRules } from "@clinsign/contracts/form-flags";
-import type { FormField, TemplateSchema } from "@clinsign/contracts";
+import type { CodableField, FormField, TemplateSchema } from "@clinsign/contracts";
 import { hasOptions, isDisplayType, type FieldType } from "./builder-field-types";
 import {
   renameConditionKey,
@@ -124,38 +124,39 @@ export function replaceField(schema: TemplateSchema, index: number, field: FormF
 export const optionalNumber = (value: string) =>
   value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value);
 
-type ScoreField = Extract<FormField, { type: "score" }>;
-/** What the score's code fields hold as typed: a code is only kept while its code is not empty. */
-export interface ScoreCodeInput {
+/** What a field's code fields hold as typed: a code is only kept while its code is not empty. */
+export interface FieldCodeInput {
   system: string;
   code: string;
   display: string;
 }
 
-/** LOINC, the system of the scores clinics chart (PHQ-9 total 44261-6, GAD-7 total 70274-6). */
+/** LOINC, the system of what clinics chart (PHQ-9 total 44261-6, GAD-7 total 70274-6, body weight 29463-7). */
 export const LOINC = "http://loinc.org";
 
-/** The code fields of a score as the editor shows them: LOINC until another system is typed. */
-export const scoreCodeInput = (field: ScoreField): ScoreCodeInput => ({
+/** The code fields of a codable field as the editor shows them: LOINC until another system is typed. */
+export const fieldCodeInput = (field: CodableField): FieldCodeInput => ({
   system: field.code?.system ?? LOINC,
   code: field.code?.code ?? "",
   display: field.code?.display ?? "",
 });
 
 /**
- * A score with one of its code fields changed. An empty code removes the code (the score is then
- * not extracted as an Observation); the display is kept as typed, and dropped when empty.
+ * A codable field with one of its code fields changed. An empty code removes the code (the answer
+ * is then not extracted as an Observation); the display is kept as typed, and dropped when empty.
  */
-export function withScoreCode(field: ScoreField, patch: Partial<ScoreCodeInput>): ScoreField {
-  const next = { ...scoreCodeInput(field), ...patch };
-  const { code: _previous, ...rest } = field;
-  if (!next.code.trim()) return rest;
-  return {
-    ...rest,
-    code: {
-      system: next.system.trim() || LOINC,
-      code: next.code.trim(),
-      ...(next.display && { display: next.display }),
-    },
-  };
+export function withFieldCode<F extends CodableField>(field: F, patch: Partial<FieldCodeInput>): F {
+  const next = { ...fieldCodeInput(field), ...patch };
+  if (next.code.trim())
+    return {
+      ...field,
+      code: {
+        system: next.system.trim() || LOINC,
+        code: next.code.trim(),
+        ...(next.display && { display: next.display }),
+      },
+    };
+  const uncoded = { ...field };
+  delete uncoded.code;
+  return uncoded;
 }
