@@ -124,7 +124,8 @@ class Importer implements ImportReport {
     // An item that becomes a codable field keeps its code (what it measures: its Observation's code).
     const codable = codableItem(item);
     for (const key of Object.keys(item))
-      if (!ITEM_KEYS.has(key) && !(codable && key === "code")) this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
+      if (!ITEM_KEYS.has(key) && !(codable && key === "code"))
+        this.warn(`${path}.${key}`, `${name}: ${key} is not kept`);
     for (const ext of (item.extension as Extension[] | undefined) ?? [])
       if (!KNOWN_ITEM_EXTENSIONS.has(ext?.url))
         this.warn(`${path}.extension`, `${name}: extension ${ext?.url} is not kept`);
