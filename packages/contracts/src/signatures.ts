@@ -486,6 +486,12 @@ export const signingView = z.object({
    * null (or absent) while they are being drawn or cannot be: the page then shows the PDF.
    */
   pageImages: signingPageImages.nullable().optional(),
+  /**
+   * Offline signing (issue 35): the key (32 bytes, base64url) the page encrypts a signature with
+   * while it waits on the device for the network. The same for every opening of one signer's
+   * link, so what an earlier opening held opens again; only `signing.open` with a pass gives it.
+   */
+  holdKey: z.string().nullable().optional(),
 });
 export type SigningView = z.infer<typeof signingView>;
 
@@ -528,6 +534,14 @@ export const signInput = z.object({
   signature: signatureInput,
   /** The language of the page the patient signed on: the sealed PDF's audit page is written in it. */
   language: patientLanguage.optional(),
+  /**
+   * Signed offline (issue 35): when the patient signed, by the device's clock, the signature held
+   * on the device and sent once the network returned. Recorded as the device's claim beside the
+   * arrival, which stays the signing time the seal's time stamp vouches for.
+   */
+  signedOnDeviceAt: isoDateTime.optional(),
+  /** Made once per signing on the device: a resend of the same signing after a lost answer is told it was signed. */
+  actionId: z.uuid().optional(),
 });
 export type SignInput = z.input<typeof signInput>;
 

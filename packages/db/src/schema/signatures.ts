@@ -151,6 +151,11 @@ export const signatureRequests = pgTable(
     tokenEnc: text("token_enc").notNull(),
     openedAt: at("opened_at"),
     signedAt: at("signed_at"),
+    /**
+     * Signed offline (issue 35): when the patient signed on the device, by the device's own clock,
+     * held there and sent when the network returned. A claim beside `signed_at`, the arrival.
+     */
+    signedOnDeviceAt: at("signed_on_device_at"),
     completedAt: at("completed_at"),
     declinedAt: at("declined_at"),
     declineReason: text("decline_reason"),
@@ -276,6 +281,8 @@ export const signatureSigners = pgTable(
     activatedAt: at("activated_at"),
     openedAt: at("opened_at"),
     signedAt: at("signed_at"),
+    /** Signed offline: the device's time of the signature (see signature_requests.signed_on_device_at). */
+    signedOnDeviceAt: at("signed_on_device_at"),
     signatureMethod: text("signature_method").$type<"drawn" | "typed">(),
     signatureImageKey: text("signature_image_key"),
     typedName: text("typed_name"),

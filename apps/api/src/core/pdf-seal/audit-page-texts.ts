@@ -48,6 +48,11 @@ export interface AuditPageTexts {
   handwritten: string;
   /** After name and method: `{time}`, `{ip}`. */
   signedAtIp: string;
+  /** Signed offline (issue 35), the one signer: the label, then `{device}` and `{received}`. */
+  signedOffline: string;
+  offlineTimes: string;
+  /** Signed offline, one of several signers: `{device}`. */
+  offlineSigner: string;
   /** `{status}`. */
   notSigned: string;
   roles: Record<"patient" | "legal_representative" | "witness" | "interpreter" | "physician", string>;
@@ -86,6 +91,9 @@ const en: AuditPageTexts = {
   typedName: "typed name",
   handwritten: "handwritten signature",
   signedAtIp: "signed {time} (UTC); IP {ip}",
+  signedOffline: "Signed offline (UTC)",
+  offlineTimes: "on the device at {device} (by the device's own clock); received at {received}",
+  offlineSigner: "signed offline on the device at {device} (the device's clock)",
   notSigned: "{status} (not signed)",
   roles: {
     patient: "patient",
@@ -137,6 +145,9 @@ const de: AuditPageTexts = {
   typedName: "getippter Name",
   handwritten: "handschriftliche Unterschrift",
   signedAtIp: "unterschrieben {time} (UTC); IP {ip}",
+  signedOffline: "Offline unterschrieben (UTC)",
+  offlineTimes: "auf dem Gerät um {device} (nach der Uhr des Geräts); eingegangen um {received}",
+  offlineSigner: "offline auf dem Gerät unterschrieben um {device} (Uhr des Geräts)",
   notSigned: "{status} (nicht unterschrieben)",
   roles: {
     patient: "Patient/in",
@@ -188,6 +199,9 @@ const tr: AuditPageTexts = {
   typedName: "yazılan ad",
   handwritten: "el yazısı imza",
   signedAtIp: "imzalandı {time} (UTC); IP {ip}",
+  signedOffline: "Çevrimdışı imzalandı (UTC)",
+  offlineTimes: "cihazda {device} (cihazın kendi saatine göre); alındı {received}",
+  offlineSigner: "cihazda çevrimdışı imzalandı {device} (cihazın saati)",
   notSigned: "{status} (imzalanmadı)",
   roles: {
     patient: "hasta",
@@ -239,6 +253,9 @@ const ar: AuditPageTexts = {
   typedName: "اسم مكتوب",
   handwritten: "توقيع بخط اليد",
   signedAtIp: "وُقّع {time} (UTC)؛ IP {ip}",
+  signedOffline: "وُقّع دون اتصال (UTC)",
+  offlineTimes: "على الجهاز في {device} (حسب ساعة الجهاز)؛ وصل في {received}",
+  offlineSigner: "وُقّع دون اتصال على الجهاز في {device} (ساعة الجهاز)",
   notSigned: "{status} (لم يوقّع)",
   roles: {
     patient: "المريض",
@@ -290,6 +307,9 @@ const ru: AuditPageTexts = {
   typedName: "введённое имя",
   handwritten: "собственноручная подпись",
   signedAtIp: "подписано {time} (UTC); IP {ip}",
+  signedOffline: "Подписано офлайн (UTC)",
+  offlineTimes: "на устройстве в {device} (по часам устройства); получено в {received}",
+  offlineSigner: "подписано офлайн на устройстве в {device} (часы устройства)",
   notSigned: "{status} (не подписано)",
   roles: {
     patient: "пациент",
@@ -341,6 +361,9 @@ const uk: AuditPageTexts = {
   typedName: "введене ім'я",
   handwritten: "власноручний підпис",
   signedAtIp: "підписано {time} (UTC); IP {ip}",
+  signedOffline: "Підписано офлайн (UTC)",
+  offlineTimes: "на пристрої о {device} (за годинником пристрою); отримано о {received}",
+  offlineSigner: "підписано офлайн на пристрої о {device} (годинник пристрою)",
   notSigned: "{status} (не підписано)",
   roles: {
     patient: "пацієнт",
@@ -392,6 +415,9 @@ const pl: AuditPageTexts = {
   typedName: "wpisane imię i nazwisko",
   handwritten: "podpis odręczny",
   signedAtIp: "podpisano {time} (UTC); IP {ip}",
+  signedOffline: "Podpisano offline (UTC)",
+  offlineTimes: "na urządzeniu o {device} (według zegara urządzenia); otrzymano o {received}",
+  offlineSigner: "podpisano offline na urządzeniu o {device} (zegar urządzenia)",
   notSigned: "{status} (nie podpisano)",
   roles: {
     patient: "pacjent",

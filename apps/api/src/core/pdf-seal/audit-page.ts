@@ -23,7 +23,10 @@ export interface AuditPageFacts {
   orderBy: string;
   createdAt: Date;
   openedAt: Date | null;
+  /** When the signature arrived (the trusted signing time). */
   signedAt: Date;
+  /** Signed offline: the device's time of the signature, a claim beside the arrival. */
+  signedOnDeviceAt?: Date | null;
   ip: string | null;
   userAgent: string | null;
   originalSha256: string;
@@ -48,6 +51,7 @@ export interface AuditPageSigner {
   status: string;
   method: string | null;
   signedAt: Date | null;
+  signedOnDeviceAt?: Date | null;
   ip: string | null;
   userAgent: string | null;
 }
@@ -69,10 +73,24 @@ function signerRowsOf(facts: AuditPageFacts, t: AuditPageTexts): AuditRow[] {
     return facts.signers.map((signer, i) => [
       (texts) => fill(texts.signerN, { n: i + 1, role: roleName(texts, signer.role) }),
       signer.signedAt
-        ? `${signer.name ?? "-"}; ${signer.method === "typed" ? t.typedName : t.handwritten}; ${fill(t.signedAtIp, { time: iso(signer.signedAt), ip: signer.ip ?? "-" })}; ${signer.userAgent ?? "-"}`
+        ? [
+            signer.name ?? "-",
+            signer.method === "typed" ? t.typedName : t.handwritten,
+            fill(t.signedAtIp, { time: iso(signer.signedAt), ip: signer.ip ?? "-" }),
+            ...(signer.signedOnDeviceAt ? [fill(t.offlineSigner, { device: iso(signer.signedOnDeviceAt) })] : []),
+            signer.userAgent ?? "-",
+          ].join("; ")
         : `${signer.name ?? "-"}; ${fill(t.notSigned, { status: statusName(t, signer.status) })}`,
     ]);
   const signature = facts.signature;
+  const offline: AuditRow[] = facts.signedOnDeviceAt
+    ? [
+        [
+          (texts) => texts.signedOffline,
+          fill(t.offlineTimes, { device: iso(facts.signedOnDeviceAt), received: iso(facts.signedAt) }),
+        ],
+      ]
+    : [];
   return [
     [
       (texts) => texts.signer,
@@ -81,6 +99,7 @@ function signerRowsOf(facts: AuditPageFacts, t: AuditPageTexts): AuditRow[] {
         : fill(t.drawnSigner, { id: facts.patientId }),
     ],
     [(texts) => texts.signed, iso(facts.signedAt)],
+    ...offline,
     [(texts) => texts.ipAddress, facts.ip ?? "-"],
     [(texts) => texts.userAgent, facts.userAgent ?? "-"],
   ];

@@ -57,6 +57,8 @@ export async function sealedMetadata(
       created: row.createdAt.toISOString(),
       opened: row.openedAt?.toISOString() ?? null,
       signed: row.signedAt!.toISOString(),
+      // Additive (issue 35): signed offline, the device's time of the signature; `signed` is the arrival.
+      ...(row.signedOnDeviceAt && { signed_on_device: row.signedOnDeviceAt.toISOString() }),
       completed: completedAt.toISOString(),
       expires: row.expiresAt.toISOString(),
     },

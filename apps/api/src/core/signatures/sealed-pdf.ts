@@ -44,6 +44,7 @@ export function stampWithAuditPage(ctx: OrgContext, signed: SealInputs) {
       createdAt: row.createdAt,
       openedAt: row.openedAt,
       signedAt: row.signedAt!,
+      signedOnDeviceAt: row.signedOnDeviceAt,
       ip: row.signerIp,
       userAgent: row.signerUserAgent,
       originalSha256: signed.originalSha256,

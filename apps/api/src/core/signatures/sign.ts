@@ -65,7 +65,11 @@ type SignOutcome = { state: "sealing" | "completed" | "signed" };
  * the signer's; the request is sealed when the last required one is in (until then: `signed`).
  */
 export async function signRequest(ctx: OrgContext, input: SignInput): Promise<SignOutcome> {
-  return signAs(ctx, signerRequestId(ctx), "portal", input.signature, input.language ?? null);
+  return signAs(ctx, signerRequestId(ctx), "portal", input.signature, {
+    language: input.language ?? null,
+    offline: input.signedOnDeviceAt ? { signedOnDeviceAt: new Date(input.signedOnDeviceAt) } : null,
+    actionId: input.actionId ?? null,
+  });
 }
 
 /**
@@ -102,11 +106,21 @@ async function startSealing(tx: OrgContext, row: SignatureRequestRow): Promise<{
   return outcome;
 }
 
-/** A signature being made: as the door sent it, its stored image (a drawn one) and the page's language. */
-interface Signature {
+/** How the signing page made a signature: its language, and whether it waited offline on the device. */
+interface SigningCircumstances {
+  language: PatientLanguage | null;
+  /** Signed offline: the device's time of the signature (a claim; the arrival is `signed_at`). */
+  offline: { signedOnDeviceAt: Date } | null;
+  /** The device's id of this signing (audited): a resend after a lost answer is the same action. */
+  actionId: string | null;
+}
+
+const AT_THE_DESK: SigningCircumstances = { language: null, offline: null, actionId: null };
+
+/** A signature being made: as the door sent it, its stored image (a drawn one) and how it was made. */
+interface Signature extends SigningCircumstances {
   value: SignatureValue;
   image: StoredFile | null;
-  language: PatientLanguage | null;
 }
 
 /** What signing's transaction did: `fresh` when it recorded a signature now, `seal` when it queued sealing. */
@@ -121,9 +135,9 @@ async function signAs(
   signatureRequestId: string,
   pick: SignerPick,
   value: SignatureValue,
-  language: PatientLanguage | null = null,
+  circumstances: SigningCircumstances = AT_THE_DESK,
 ): Promise<SignOutcome> {
-  const signature = await storeSignatureImage(ctx, value, language);
+  const signature = await storeSignatureImage(ctx, value, circumstances);
   let recorded: RecordedSignature;
   try {
     recorded = await inTransactionThenRefuse(ctx, (tx) => recordSignature(tx, signatureRequestId, pick, signature));
@@ -144,11 +158,11 @@ async function signAs(
 async function storeSignatureImage(
   ctx: OrgContext,
   value: SignatureValue,
-  language: PatientLanguage | null,
+  circumstances: SigningCircumstances,
 ): Promise<Signature> {
   const png = value.kind === "drawn" ? decodeSignaturePng(value.dataUrl) : null;
   const image = png ? await ctx.services.storage.put("signatures", png) : null;
-  return { value, image, language };
+  return { value, image, ...circumstances };
 }
 
 /** Removes the stored image of a signature that was refused or not needed (the request was signed already). */
@@ -157,17 +171,22 @@ async function discardSignatureImage(ctx: OrgContext, signature: Signature): Pro
 }
 
 /** The columns a signature fills: the request's row (one patient) or the signer's (several signers). */
-function signatureColumns({ value, image, language }: Signature) {
+function signatureColumns({ value, image, language, offline }: Signature) {
   return {
     signatureMethod: value.kind,
     signatureImageKey: image?.key ?? null,
     typedName: value.kind === "typed" ? value.name : null,
     signingLanguage: language,
+    signedOnDeviceAt: offline?.signedOnDeviceAt ?? null,
   };
 }
 
 /** The `signature.signed` audit entry; several signers add who signed (`extra`). */
-function signedAuditEntry({ value, image }: Signature, row: SignatureRequestRow, extra: Record<string, unknown> = {}) {
+function signedAuditEntry(
+  { value, image, offline, actionId }: Signature,
+  row: SignatureRequestRow,
+  extra: Record<string, unknown> = {},
+) {
   return {
     action: "signature.signed" as const,
     metadata: {
@@ -177,6 +196,8 @@ function signedAuditEntry({ value, image }: Signature, row: SignatureRequestRow,
       method: value.kind,
       consent: true,
       ...(image && { signatureImageSha256: image.sha256 }),
+      ...(offline && { signedOffline: true, signedOnDeviceAt: offline.signedOnDeviceAt.toISOString() }),
+      ...(actionId && { actionId }),
       ...extra,
     },
   };

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import type { OpenSigningInput, PatientLanguage, SigningState, SigningView } from "@clinsign/contracts";
 import { eq, signatureRequests, signingCredentials } from "@clinsign/db";
 import { getBranding } from "../branding/branding";
@@ -197,7 +198,19 @@ async function signerView(
     signedCopyUntil: copy.until?.toISOString() ?? null,
     ...(party && { party: await partyView(ctx, row, version.fields, party.signers, party.me) }),
     pageImages: state === "ready" ? await pageImagesOf(ctx, row, version) : null,
+    holdKey: state === "ready" && pass ? holdKeyOf(ctx, row) : null,
   };
+}
+
+/**
+ * The key the signing page encrypts a signature with while it waits offline on the device
+ * (issue 35): derived from the service key for this signer's link, never stored, the same at
+ * every opening (what an earlier opening held opens again once the link is opened online).
+ */
+function holdKeyOf(ctx: OrgContext, row: SignatureRequestRow): string {
+  return createHmac("sha256", ctx.services.secrets.deriveKey("signing-hold"))
+    .update(`${row.id}:${ctx.signerId ?? "patient"}`)
+    .digest("base64url");
 }
 
 /**

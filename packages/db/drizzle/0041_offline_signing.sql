@@ -1,0 +1,2 @@
+ALTER TABLE "signature_requests" ADD COLUMN "signed_on_device_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "signature_signers" ADD COLUMN "signed_on_device_at" timestamp with time zone;
