@@ -19,6 +19,13 @@ export default [
       globals: { window: "readonly", document: "readonly", URL: "readonly", CustomEvent: "readonly" },
     },
   },
+  // The service worker runs in its own global scope.
+  {
+    files: ["public/sw.js"],
+    languageOptions: {
+      globals: { self: "readonly", caches: "readonly", fetch: "readonly", URL: "readonly" },
+    },
+  },
   // The root config exempts apps/web/** by path; seen from here that path is ".".
   { rules: { "no-restricted-properties": "off" } },
 ];

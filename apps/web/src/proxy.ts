@@ -48,12 +48,13 @@ export const config = {
   matcher: [
     {
       // Pages only: not the tRPC proxy, single sign-on’s redirects, Next’s assets, the icon,
-      // uploaded logos (public images) or the signing page’s page images (their grant is the credential).
+      // uploaded logos (public images), the signing page’s page images (their grant is the credential),
+      // the service worker or the web app manifest.
       // Prefetches too: a page fetched with `Purpose: prefetch` is shown later as it came, so it
       // needs its CSP and the session redirect like any other (server.mjs adds a fallback CSP
       // and X-Frame-Options to whatever does not pass here).
       source:
-        "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|signing-pages/|embed\\.js|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
+        "/((?!trpc/|api/|sso/|f/trpc/|f/api/|branding/logos/|signing-pages/|embed\\.js|sw\\.js|manifest\\.webmanifest|_next/static|_next/image|favicon.ico|icon.svg|robots.txt).*)",
     },
   ],
 };

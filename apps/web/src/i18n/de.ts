@@ -666,6 +666,16 @@ export const de: Dictionary = {
       "Zeichnen Sie Ihre Unterschrift oder tippen Sie Ihren Namen ein und setzen Sie oben das Häkchen, um zu unterschreiben.",
     nameRequired: "Geben Sie Ihren Namen ein.",
     signFailed: "Ihre Unterschrift wurde nicht gespeichert.",
+    offlineTitle: "Sie sind offline",
+    offlineBody:
+      "Sie können weiterlesen und unterschreiben. Ihre Unterschrift wird dann verschlüsselt auf diesem Gerät aufbewahrt und von selbst gesendet, sobald die Verbindung zurück ist.",
+    heldTitle: "Auf diesem Gerät gespeichert",
+    heldBody:
+      "Ihre Unterschrift wird verschlüsselt auf diesem Gerät aufbewahrt, bis die Verbindung zurück ist. Dann wird sie von selbst gesendet, einmal. Sie können diese Seite offen lassen oder Ihren Link später erneut öffnen.",
+    heldWaiting: "Auf diesem Gerät gespeichert — wird gesendet, sobald Sie online sind.",
+    heldSending: "Ihre Unterschrift wird gesendet …",
+    heldDiscarded:
+      "Die Unterschrift, die Sie auf diesem Gerät geleistet haben, wurde nicht gesendet und vom Gerät gelöscht.",
     declineButton: "Unterschrift ablehnen",
     declineTitle: "Unterschrift für dieses Dokument ablehnen?",
     declineDescription: "Ihre Klinik erfährt, dass Sie abgelehnt haben. Sie können einen Grund angeben (freiwillig).",

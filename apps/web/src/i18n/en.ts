@@ -647,6 +647,15 @@ export const en = {
     signRequirements: "Draw your signature or type your name, and tick the box above, to sign.",
     nameRequired: "Enter your name.",
     signFailed: "Your signature was not saved.",
+    offlineTitle: "You are offline",
+    offlineBody:
+      "You can keep reading and sign. Your signature is then kept on this device, encrypted, and sent by itself when the connection returns.",
+    heldTitle: "Saved on this device",
+    heldBody:
+      "Your signature is kept on this device, encrypted, until the connection returns. It is then sent by itself, once. You can leave this page open, or open your link again later.",
+    heldWaiting: "Saved on this device — will be sent when online.",
+    heldSending: "Sending your signature…",
+    heldDiscarded: "The signature you made on this device was not sent and has been deleted from it.",
     declineButton: "Decline to sign",
     declineTitle: "Decline to sign this document?",
     declineDescription: "Your clinic will be told that you declined. You can tell them why (optional).",

@@ -21,6 +21,8 @@ export function contentSecurityPolicy(
     `img-src 'self' blob: data:${options.httpsImages ? " https:" : ""}`,
     "font-src 'self'",
     "connect-src 'self'",
+    // The service worker (public/sw.js): 'strict-dynamic' above would not cover it.
+    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

@@ -8,13 +8,19 @@
 /** For what the proxy did not cover: nothing may load, run or frame it. */
 export const FALLBACK_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/**
+ * The service worker (public/sw.js): a worker runs under the CSP its script came with, and this one
+ * fetches the patient pages and their assets from this origin; it runs no other script.
+ */
+export const SERVICE_WORKER_CSP = "default-src 'self'; script-src 'none'; object-src 'none'; base-uri 'none'";
+
 /** Embedded forms may be framed by the origins their session allows (the proxy's CSP decides). */
 const framable = (url) => /^\/embed\//.test(url ?? "");
 
 /** The headers `url`'s response must have, for those not set yet. */
 export function securityHeaders(url) {
   return {
-    "content-security-policy": FALLBACK_CSP,
+    "content-security-policy": /^\/sw\.js(\?|$)/.test(url ?? "") ? SERVICE_WORKER_CSP : FALLBACK_CSP,
     "x-content-type-options": "nosniff",
     ...(framable(url) ? {} : { "x-frame-options": "DENY" }),
   };

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../proxy";
-import { FALLBACK_CSP, withSecurityHeaders } from "./security-headers.mjs";
+import { FALLBACK_CSP, SERVICE_WORKER_CSP, withSecurityHeaders } from "./security-headers.mjs";
 
 const PREFETCH = { purpose: "prefetch", "sec-purpose": "prefetch" };
 
@@ -15,6 +15,11 @@ describe("the proxy runs for prefetches too", () => {
       }
     }
     expect(unstable_doesMiddlewareMatch({ config, url: "/_next/static/chunks/app.js", headers: PREFETCH })).toBe(false);
+  });
+
+  it("leaves the service worker and the manifest alone: no login redirect for a patient's browser", () => {
+    for (const url of ["/sw.js", "/manifest.webmanifest"])
+      expect(unstable_doesMiddlewareMatch({ config, url }), url).toBe(false);
   });
 });
 
@@ -56,5 +61,14 @@ describe("security headers on every response of the web server", () => {
     const embed = await fetch(`${base}/embed/form?session=x`, { headers: PREFETCH });
     expect(embed.headers.get("x-frame-options")).toBeNull();
     expect(embed.headers.get("content-security-policy")).toBe(FALLBACK_CSP);
+  });
+
+  it("lets the service worker fetch from this origin, and nothing else", async () => {
+    const worker = await fetch(`${base}/sw.js`);
+    expect(worker.headers.get("content-security-policy")).toBe(SERVICE_WORKER_CSP);
+    expect(SERVICE_WORKER_CSP).toContain("default-src 'self'");
+    expect(SERVICE_WORKER_CSP).toContain("script-src 'none'");
+    // Only the worker's own script: another path named like it gets the strict fallback.
+    expect((await fetch(`${base}/x/sw.js`)).headers.get("content-security-policy")).toBe(FALLBACK_CSP);
   });
 });

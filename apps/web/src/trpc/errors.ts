@@ -35,6 +35,11 @@ export function isUnauthorized(error: unknown): boolean {
   return readApiError(error).code === "UNAUTHORIZED";
 }
 
+/** The server was not reached (no network, or it dropped on the way): no answer came. */
+export function isUnreached(error: unknown): boolean {
+  return readApiError(error).code === undefined;
+}
+
 /** A 4xx answer will not change by asking again. */
 export function isClientError(error: unknown): boolean {
   const code = readApiError(error).code;

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, signatureRequests } from "@clinsign/db";
-import { startTestApi, type TestApi, type TestOrg } from "../../testing/harness";
 import { pdfText } from "../../testing/pdf-text";
 import {
   bearer,
@@ -9,8 +8,8 @@ import {
   pngDataUrl,
   registerDocument,
   requestSignature,
-  startFileServer,
-  type FileServer,
+  startSignatureApi,
+  type SignatureTestApi,
 } from "../../testing/signature-fixtures";
 
 /**
@@ -19,32 +18,29 @@ import {
  * and a resend of the same action after a lost answer signs nothing twice. The seal tells both times.
  */
 
-let api: TestApi;
-let files: FileServer;
-let org: TestOrg;
+let setup: SignatureTestApi;
 
 beforeAll(async () => {
-  files = await startFileServer();
-  api = await startTestApi({ OUTBOUND_ALLOW_HOSTS: files.hostPort, PUBLIC_API_URL: "https://api.test" });
-  org = await api.createOrg("Klinik Nord");
+  setup = await startSignatureApi();
 });
 afterAll(async () => {
-  await api?.close();
-  await files?.close();
+  await setup?.close();
 });
 
-const signing = () => api.trpc({}).signing;
+const signing = () => setup.api.trpc({}).signing;
 const drawn = () => ({ kind: "drawn" as const, dataUrl: pngDataUrl(makeSignaturePng()) });
 
 async function newRequest(patientId: string) {
-  const documentId = await registerDocument(api, files, org, {
+  const documentId = await registerDocument(setup.api, setup.files, setup.org, {
     fields: { page: 1, x: 60, y: 650, width: 240, height: 80 },
   });
-  return requestSignature(api, org, documentId, patientId);
+  return requestSignature(setup.api, setup.org, documentId, patientId);
 }
 
 async function download(id: string, suffix: string): Promise<Buffer> {
-  const response = await fetch(`${api.baseUrl}/signature-requests/${id}/${suffix}`, { headers: bearer(org) });
+  const response = await fetch(`${setup.api.baseUrl}/signature-requests/${id}/${suffix}`, {
+    headers: bearer(setup.org),
+  });
   expect(response.status).toBe(200);
   return Buffer.from(await response.arrayBuffer());
 }
@@ -86,11 +82,14 @@ describe("a signature held offline and sent when the network returned", () => {
     // The answer was lost on the way back: the device sends the same action again.
     expect(await signing().sign.mutate(action)).toEqual({ state: "completed" });
 
-    const [row] = await api.services.db.select().from(signatureRequests).where(eq(signatureRequests.id, request.id));
+    const [row] = await setup.api.services.db
+      .select()
+      .from(signatureRequests)
+      .where(eq(signatureRequests.id, request.id));
     expect(row!.signedOnDeviceAt!.toISOString()).toBe(signedOnDeviceAt);
     expect(row!.signedAt!.getTime()).toBeGreaterThan(Date.parse(signedOnDeviceAt));
     const entries = (
-      await api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.signed"))
+      await setup.api.services.db.select().from(auditLog).where(eq(auditLog.action, "signature.signed"))
     ).filter((entry) => entry.metadata.signatureId === request.id);
     expect(entries).toHaveLength(1);
     expect(entries[0]!.metadata).toMatchObject({ signedOffline: true, signedOnDeviceAt, actionId: action.actionId });

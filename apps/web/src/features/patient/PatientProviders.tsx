@@ -3,6 +3,7 @@
 import type { ReactNode } from "react";
 import type { PatientDictionary, PatientLang } from "../../i18n";
 import { I18nProvider } from "../../i18n/I18nProvider";
+import { useServiceWorker } from "./offline/service-worker";
 
 export function PatientProviders({
   lang,
@@ -14,6 +15,8 @@ export function PatientProviders({
   texts: PatientDictionary;
   children: ReactNode;
 }) {
+  // Patient pages keep working offline once opened (public/sw.js); staff pages never register it.
+  useServiceWorker();
   return (
     <I18nProvider lang={lang} scope="patient" dictionaries={{ [lang]: texts }}>
       {children}

@@ -83,3 +83,12 @@ export function DownloadIcon() {
     </svg>
   );
 }
+/** A phone or tablet: something is kept on this device. */
+export function DeviceIcon() {
+  return (
+    <Svg>
+      <rect x="6" y="2" width="12" height="20" rx="2" />
+      <path d="M11 18h2" />
+    </Svg>
+  );
+}

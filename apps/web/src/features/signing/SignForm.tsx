@@ -34,8 +34,8 @@ function PadUnavailable() {
 
 /** What a signature form sends: the consent and the signature (the caller adds whose it is). */
 export type SignatureSubmission = Pick<SignInput, "consent" | "signature">;
-/** `signed`: several signers, and others still have to sign. */
-export type SignOutcome = "sealing" | "completed" | "signed";
+/** `signed`: several signers, and others still have to sign; `held`: kept on the device until online. */
+export type SignOutcome = "sealing" | "completed" | "signed" | "held";
 
 export interface SignFormProps {
   /**
@@ -141,7 +141,9 @@ function useSignatureSending(
   const { t } = usePatientI18n();
   const [error, setError] = useState<string | null>(null);
   const inFlight = useRef(false);
-  const sign = useMutation({ mutationFn: submit });
+  // "always": offline, `submit` itself decides (the patient page holds the signature on the
+  // device); TanStack's default would pause the call until the browser is online again.
+  const sign = useMutation({ mutationFn: submit, networkMode: "always" });
 
   /** `read` gives the signature, or null when the pad has nothing to send. */
   function send(read: () => SignatureSubmission["signature"] | null) {

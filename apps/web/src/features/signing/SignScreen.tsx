@@ -2,6 +2,7 @@
 
 import type { SigningState, SigningView } from "@clinsign/contracts";
 import { useQuery } from "@tanstack/react-query";
+import { LiveRegion, Notice } from "@clinsign/ui";
 import { useMemo } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
@@ -20,6 +21,8 @@ export interface SignScreenProps {
   /** Null while the page opens the link (the preview's document is shown meanwhile). */
   sessionToken: string | null;
   declineOpen: boolean;
+  /** False without a network: the page says that a signature is kept on the device until it returns. */
+  online?: boolean;
   submitSignature(input: SignatureSubmission): Promise<{ state: SignOutcome }>;
   submitDecline(reason: string | undefined): Promise<unknown>;
   onSigned(state: SignOutcome): void;
@@ -36,6 +39,7 @@ export function SignScreen(props: SignScreenProps) {
   return (
     <div className={styles.flow}>
       <DocumentHeader view={view} />
+      <OfflineNotice online={props.online ?? true} />
       {view.party ? <PartyList party={view.party} /> : null}
       <PatientDocument view={view} sessionToken={sessionToken} onGoToSignature={goToSignature} />
       <SignForm
@@ -54,6 +58,20 @@ export function SignScreen(props: SignScreenProps) {
         onSessionEnded={onSessionEnded}
       />
     </div>
+  );
+}
+
+/** Without a network: what happens to a signature made now (said once the page runs, never on the server). */
+function OfflineNotice({ online }: { online: boolean }) {
+  const { t } = usePatientI18n();
+  return (
+    <LiveRegion politeness="polite">
+      {online ? null : (
+        <Notice tone="warning" title={t.signing.offlineTitle}>
+          {t.signing.offlineBody}
+        </Notice>
+      )}
+    </LiveRegion>
   );
 }
 

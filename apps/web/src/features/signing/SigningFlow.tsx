@@ -1,7 +1,7 @@
 "use client";
 
 import type { SigningView } from "@clinsign/contracts";
-import { useReducer } from "react";
+import { useCallback, useReducer } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPCClient } from "../../trpc/client";
 import { Confirmation } from "./Confirmation";
@@ -13,6 +13,9 @@ import { SignScreen } from "./SignScreen";
 import { initialSigningFlow, screenOnClosed, sessionEndedScreen, signingFlowReducer } from "./signing-flow-state";
 import { ReloadButton, StateScreen } from "./StateScreen";
 import { useKioskReports, useOpenSigning, usePartyPolling, useSigningPass, type KioskHooks } from "./use-signing-flow";
+import { HeldScreen } from "./HeldScreen";
+import { useOfflineSigning } from "./use-offline-signing";
+import type { SignInput } from "@clinsign/contracts";
 
 export type { KioskHooks } from "./use-signing-flow";
 
@@ -47,6 +50,8 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
   usePartyPolling(screen, sessionToken, kind, dispatch);
   useKioskReports(kiosk, view, screen);
   const withPass = useSigningPass(sessionToken);
+  const sign = useCallback((input: SignInput) => client.signing.sign.mutate(input), [client]);
+  const offline = useOfflineSigning(credential, flow, dispatch, sign, lang);
 
   let content;
   if (!plausible) {
@@ -59,7 +64,10 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
     );
   } else if (screen.kind === "end") {
     const reload = screen.state === "session_ended" ? <ReloadButton /> : undefined;
-    content = <StateScreen state={screen.state} focus={acted} action={reload} />;
+    const note = flow.heldDiscarded ? t.signing.heldDiscarded : undefined;
+    content = <StateScreen state={screen.state} focus={acted} action={reload} note={note} />;
+  } else if (screen.kind === "held") {
+    content = <HeldScreen online={offline.online} focus={acted} />;
   } else if (screen.kind === "waiting" && view?.party) {
     content = <WaitingScreen party={view.party} focus={acted} />;
   } else if (screen.kind === "signed") {
@@ -81,15 +89,18 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
         view={view}
         sessionToken={sessionToken}
         declineOpen={flow.declineOpen}
+        online={offline.online}
         submitSignature={(input) =>
-          withPass((pass) => client.signing.sign.mutate({ sessionToken: pass, ...input, language: lang }))
+          offline.submit(input, (action) => withPass((pass) => sign({ sessionToken: pass, ...action, language: lang })))
         }
         submitDecline={(reason) => withPass((pass) => client.signing.decline.mutate({ sessionToken: pass, reason }))}
         onSigned={(state) =>
-          dispatch({
-            type: "signed",
-            screen: state === "signed" ? { kind: "signed" } : { kind: "confirmation", justSigned: true },
-          })
+          state === "held"
+            ? dispatch({ type: "held" })
+            : dispatch({
+                type: "signed",
+                screen: state === "signed" ? { kind: "signed" } : { kind: "confirmation", justSigned: true },
+              })
         }
         onClosed={(state) => dispatch({ type: "closed", screen: screenOnClosed(state) })}
         onSessionEnded={() => dispatch({ type: "closed", screen: sessionEndedScreen(kind) })}

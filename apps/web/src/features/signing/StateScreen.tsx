@@ -49,9 +49,29 @@ function describe(
   }
 }
 
-export function StateScreen({ state, action, focus }: { state: EndState; action?: ReactNode; focus?: boolean }) {
+/** `note`: a further sentence (e.g. that a signature held on this device was deleted unsent). */
+export function StateScreen({
+  state,
+  action,
+  focus,
+  note,
+}: {
+  state: EndState;
+  action?: ReactNode;
+  focus?: boolean;
+  note?: string;
+}) {
   const { t } = usePatientI18n();
-  return <StatusCard {...describe(state, t)} state={state} action={action} focus={focus} />;
+  const described = describe(state, t);
+  const body = note ? (
+    <>
+      <p>{described.body}</p>
+      <p>{note}</p>
+    </>
+  ) : (
+    described.body
+  );
+  return <StatusCard {...described} body={body} state={state} action={action} focus={focus} />;
 }
 
 /** "Open again": a fresh page load (a signing link opens a new session; a ticket cannot). */

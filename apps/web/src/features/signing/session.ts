@@ -33,6 +33,11 @@ export function openOnce(
   return promise;
 }
 
+/** Opening the link again is a new call (a signing link only: a ticket opens once). */
+export function forgetOpenCall(credential: SigningCredential): void {
+  pending.delete(credentialKey(credential));
+}
+
 /** For tests. */
 export function forgetOpenCalls(): void {
   pending.clear();

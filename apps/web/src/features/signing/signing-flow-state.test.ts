@@ -94,3 +94,41 @@ describe("signingFlowReducer", () => {
     expect(retried).toMatchObject({ attempt: 1, screen: { kind: "opening" } });
   });
 });
+
+describe("signing offline (issue 35)", () => {
+  const ready = (): SigningFlowState => initialSigningFlow(view({ sessionToken: null }));
+
+  it("keeps the document on screen when the link cannot be opened for want of a network", () => {
+    expect(signingFlowReducer(ready(), { type: "open-offline" }).screen).toEqual({ kind: "ready" });
+    // Without a document to show, the page says it could not open.
+    const opening = initialSigningFlow(null);
+    expect(signingFlowReducer(opening, { type: "open-offline" }).screen.kind).toBe("open-failed");
+  });
+
+  it("shows a held signature instead of the sign form, also when the link opens again", () => {
+    const held = signingFlowReducer(ready(), { type: "held" });
+    expect(held).toMatchObject({ held: true, screen: { kind: "held" } });
+    const reopened = signingFlowReducer(held, { type: "reopen" });
+    expect(reopened.attempt).toBe(held.attempt + 1);
+    expect(reopened.screen).toEqual({ kind: "held" });
+    const opened = signingFlowReducer(reopened, { type: "opened", view: view(), screen: { kind: "ready" } });
+    expect(opened).toMatchObject({ screen: { kind: "held" }, sessionToken: view().sessionToken });
+    // A held signature found while the page could not open replaces the failure.
+    const failed = signingFlowReducer(initialSigningFlow(null), { type: "open-offline" });
+    expect(signingFlowReducer(failed, { type: "held" }).screen).toEqual({ kind: "held" });
+  });
+
+  it("the link closed meanwhile: its screen, and the note that the held signature was deleted", () => {
+    const held = signingFlowReducer(ready(), { type: "held" });
+    const opened = signingFlowReducer(held, {
+      type: "opened",
+      view: view({ state: "expired", sessionToken: null }),
+      screen: { kind: "end", state: "expired" },
+    });
+    expect(opened.screen).toEqual({ kind: "end", state: "expired" });
+    expect(signingFlowReducer(opened, { type: "held-gone", discarded: true })).toMatchObject({
+      held: false,
+      heldDiscarded: true,
+    });
+  });
+});

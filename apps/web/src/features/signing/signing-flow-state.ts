@@ -11,6 +11,8 @@ export type SigningScreen =
   /** Several signers: this signer signed, others still have to (the page polls). */
   | { kind: "signed" }
   | { kind: "confirmation"; justSigned: boolean }
+  /** Signed offline: the signature waits on this device, encrypted, and is sent when the network returns. */
+  | { kind: "held" }
   | { kind: "end"; state: EndState };
 
 /** What the signing page knows and shows. */
@@ -27,6 +29,10 @@ export interface SigningFlowState {
   attempt: number;
   /** What the page last learnt about the signed copy (from open or status), shown at once. */
   copyStatus: SigningStatus | null;
+  /** This device holds a signature of this link, made offline and not sent yet. */
+  held: boolean;
+  /** A held signature was deleted unsent: the link had closed meanwhile (the end screen says so). */
+  heldDiscarded: boolean;
 }
 
 export type SigningFlowAction =
@@ -38,6 +44,14 @@ export type SigningFlowAction =
   | { type: "status-read" | "polled"; status: SigningStatus; screen: SigningScreen | null }
   | { type: "show"; screen: SigningScreen }
   | { type: "retry" }
+  /** The network returned: the link is opened again for a fresh pass, the screen stays as it is. */
+  | { type: "reopen" }
+  /** The link could not be opened for want of a network, while the page shows the document it had. */
+  | { type: "open-offline" }
+  /** This device holds a signature of the link (found at start, or just held). */
+  | { type: "held" }
+  /** The held signature was sent (`signed`) or deleted unsent (`discarded`, the screen then says why). */
+  | { type: "held-gone"; discarded: boolean }
   /** The patient signed. */
   | { type: "signed"; screen: SigningScreen }
   /** The patient's action ended the ready screen (declined, request closed meanwhile, pass ended). */
@@ -53,6 +67,8 @@ export function initialSigningFlow(preview: SigningView | null): SigningFlowStat
     acted: false,
     attempt: 0,
     copyStatus: null,
+    held: false,
+    heldDiscarded: false,
   };
 }
 
@@ -63,7 +79,9 @@ export function signingFlowReducer(state: SigningFlowState, action: SigningFlowA
     case "opened": {
       const { view } = action;
       const copyStatus = { state: view.state, signedCopy: view.signedCopy, signedCopyUntil: view.signedCopyUntil };
-      return { ...state, view, sessionToken: view.sessionToken, copyStatus, screen: action.screen };
+      // A held signature is sent instead of asking for another one.
+      const screen = state.held && action.screen.kind === "ready" ? { kind: "held" as const } : action.screen;
+      return { ...state, view, sessionToken: view.sessionToken, copyStatus, screen };
     }
     case "status-read":
     case "polled": {
@@ -75,6 +93,20 @@ export function signingFlowReducer(state: SigningFlowState, action: SigningFlowA
       return { ...state, screen: action.screen };
     case "retry":
       return { ...state, screen: { kind: "opening" }, attempt: state.attempt + 1 };
+    case "reopen":
+      return { ...state, attempt: state.attempt + 1 };
+    case "open-offline":
+      // Without a document to show, the page can only say it could not open (unless a signature waits here).
+      return state.screen.kind === "opening" && !state.held
+        ? { ...state, screen: { kind: "open-failed", error: new Error("offline") } }
+        : state;
+    case "held": {
+      const waiting =
+        state.screen.kind === "ready" || state.screen.kind === "opening" || state.screen.kind === "open-failed";
+      return { ...state, held: true, acted: true, screen: waiting ? { kind: "held" } : state.screen };
+    }
+    case "held-gone":
+      return { ...state, held: false, heldDiscarded: action.discarded };
     case "signed":
       return { ...state, acted: true, screen: action.screen };
     case "closed":

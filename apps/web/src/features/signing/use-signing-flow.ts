@@ -4,8 +4,8 @@ import type { SigningView } from "@clinsign/contracts";
 import { useEffect, useEffectEvent, useRef, type Dispatch } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { useTRPCClient } from "../../trpc/client";
-import { isUnauthorized } from "../../trpc/errors";
-import { loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
+import { isUnauthorized, isUnreached } from "../../trpc/errors";
+import { forgetOpenCall, loadStoredSigning, openOnce, storeSigning, type SigningCredential } from "./session";
 import {
   screenOnOpen,
   screenOnPoll,
@@ -63,7 +63,12 @@ export function useOpenSigning(
         })
         .catch((error: unknown) => {
           if (!active) return;
-          const screen = isUnauthorized(error) ? sessionEndedScreen(kind) : { kind: "open-failed" as const, error };
+          // Without a network the tab's own copy of the view stands (signing is then held on the device).
+          const screen = isUnauthorized(error)
+            ? sessionEndedScreen(kind)
+            : isUnreached(error)
+              ? screenOnOpen(stored.view.state, stored.sessionToken, stored.view.signedCopy, kind)
+              : { kind: "open-failed" as const, error };
           dispatch({ type: "show", screen });
         });
       return () => {
@@ -71,15 +76,21 @@ export function useOpenSigning(
       };
     }
 
+    // Opened again (the network returned, the pass ended): a signing link gives a fresh pass.
+    if (attempt > 0 && kind === "token") forgetOpenCall(current);
     openLink(current)
       .then((opened) => {
         if (!active) return;
         const token = opened.sessionToken;
-        if (token) storeSigning(current, { view: opened, sessionToken: token });
+        // The hold key stays out of the tab's storage: the device keeps it as a key it cannot give out.
+        if (token) storeSigning(current, { view: { ...opened, holdKey: null }, sessionToken: token });
         dispatch({ type: "opened", view: opened, screen: screenOnOpen(opened.state, token, opened.signedCopy, kind) });
       })
       .catch((error: unknown) => {
-        if (active) dispatch({ type: "show", screen: { kind: "open-failed", error } });
+        if (!active) return;
+        dispatch(
+          isUnreached(error) ? { type: "open-offline" } : { type: "show", screen: { kind: "open-failed", error } },
+        );
       });
     return () => {
       active = false;

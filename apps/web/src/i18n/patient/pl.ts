@@ -95,6 +95,15 @@ export const pl: PatientDictionary = {
     signRequirements: "Aby podpisać, proszę narysować podpis lub wpisać imię i nazwisko oraz zaznaczyć pole powyżej.",
     nameRequired: "Proszę wpisać imię i nazwisko.",
     signFailed: "Podpis nie został zapisany.",
+    offlineTitle: "Jesteś offline",
+    offlineBody:
+      "Możesz dalej czytać i podpisać. Twój podpis zostanie wtedy zaszyfrowany i zachowany na tym urządzeniu, a wysłany sam, gdy połączenie wróci.",
+    heldTitle: "Zapisano na tym urządzeniu",
+    heldBody:
+      "Twój podpis jest zaszyfrowany i przechowywany na tym urządzeniu, dopóki nie wróci połączenie. Wtedy zostanie wysłany sam, jeden raz. Możesz zostawić tę stronę otwartą lub później ponownie otworzyć link.",
+    heldWaiting: "Zapisano na tym urządzeniu — zostanie wysłany po połączeniu z siecią.",
+    heldSending: "Wysyłanie podpisu…",
+    heldDiscarded: "Podpis złożony na tym urządzeniu nie został wysłany i został z niego usunięty.",
     declineButton: "Odmów podpisania",
     declineTitle: "Odmówić podpisania tego dokumentu?",
     declineDescription: "Placówka zostanie poinformowana o odmowie. Można podać powód (opcjonalnie).",

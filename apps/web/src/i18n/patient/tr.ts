@@ -95,6 +95,15 @@ export const tr: PatientDictionary = {
     signRequirements: "İmzalamak için imzanızı çizin veya adınızı yazın ve yukarıdaki kutuyu işaretleyin.",
     nameRequired: "Adınızı girin.",
     signFailed: "İmzanız kaydedilemedi.",
+    offlineTitle: "Çevrimdışısınız",
+    offlineBody:
+      "Okumaya devam edip imzalayabilirsiniz. İmzanız bu cihazda şifreli olarak saklanır ve bağlantı geri geldiğinde kendiliğinden gönderilir.",
+    heldTitle: "Bu cihaza kaydedildi",
+    heldBody:
+      "İmzanız, bağlantı geri gelene kadar bu cihazda şifreli olarak saklanır. Ardından kendiliğinden, bir kez gönderilir. Bu sayfayı açık bırakabilir veya bağlantınızı daha sonra yeniden açabilirsiniz.",
+    heldWaiting: "Bu cihaza kaydedildi — çevrimiçi olunca gönderilecek.",
+    heldSending: "İmzanız gönderiliyor…",
+    heldDiscarded: "Bu cihazda attığınız imza gönderilmedi ve cihazdan silindi.",
     declineButton: "İmzalamayı reddet",
     declineTitle: "Bu belgeyi imzalamayı reddetmek istiyor musunuz?",
     declineDescription: "Kliniğinize reddettiğiniz bildirilecektir. Nedenini belirtebilirsiniz (isteğe bağlı).",

@@ -1,0 +1,244 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { expectAxeClean, expectPageLanguage, useLanguage } from "./axe-support";
+import { staffSignIn, type Staff } from "./forms-support";
+import { patientTexts } from "./patient-texts";
+import {
+  drawWithMouse,
+  makeConsentPdf,
+  requestSignature,
+  startFileServer,
+  waitForPageImages,
+  type FileServer,
+} from "./signing-support";
+import { API_URL, hasHorizontalScroll, shot } from "./support";
+
+// Issue 35: the network drops while a patient signs. The page and its document stay (the service
+// worker kept them), the signature is held on the device, encrypted, and sent by itself once the
+// network returns: it arrives once, and the sealed PDF says when it was signed on the device and
+// when it arrived. A link that closed meanwhile refuses it, and the device forgets it.
+
+const FIELD = { page: 1, x: 60, y: 640, width: 240, height: 80 };
+const TITLE = "Consent to anaesthesia (offline)";
+
+let staff: Staff;
+let files: FileServer;
+let work: string;
+
+test.beforeAll(async ({ browser }) => {
+  files = await startFileServer({ "/consent.pdf": await makeConsentPdf(FIELD) });
+  staff = await staffSignIn(browser, "E2E offline signing");
+  work = mkdtempSync(join(tmpdir(), "clinsign-e2e-offline-"));
+});
+test.afterAll(async () => {
+  await Promise.all([files?.close(), staff?.context.close()]);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** The service worker answers this page and has kept it (and its assets) for a visit without network. */
+async function untilKeptOnDevice(page: Page): Promise<void> {
+  await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, undefined, { timeout: 20_000 });
+  await expect
+    .poll(() => page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true }))), {
+      message: "the page kept on the device",
+    })
+    .toBe(true);
+}
+
+/** What the device holds for signing links: the held actions as stored (IndexedDB), and its keys. */
+async function heldOnDevice(page: Page): Promise<{ actions: Record<string, unknown>[]; keys: number }> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("clinsign-held", 1);
+        open.onerror = () => reject(open.error);
+        open.onupgradeneeded = () => {
+          open.result.createObjectStore("held", { keyPath: "id" }).createIndex("link", "link");
+          open.result.createObjectStore("keys", { keyPath: "link" });
+        };
+        open.onsuccess = () => {
+          const tx = open.result.transaction(["held", "keys"], "readonly");
+          const actions = tx.objectStore("held").getAll();
+          const keys = tx.objectStore("keys").count();
+          tx.oncomplete = () => {
+            open.result.close();
+            const described = (actions.result as Record<string, unknown>[]).map((action) => ({
+              ...action,
+              // Stored bytes as text, to show they are not the signature.
+              data: btoa(String.fromCharCode(...new Uint8Array(action.data as ArrayBuffer))),
+            }));
+            resolve({ actions: described, keys: keys.result });
+          };
+        };
+      }),
+  );
+}
+
+async function metadataOf(signatureId: string) {
+  const response = await staff.context.request.get(`${API_URL}/signature-requests/${signatureId}/metadata.json`, {
+    headers: { authorization: `Bearer ${staff.token}` },
+  });
+  expect(response.status()).toBe(200);
+  return (await response.json()) as {
+    timestamps: { signed: string; signed_on_device?: string };
+    events: { action: string }[];
+  };
+}
+
+test.describe("signing on a phone while the network is gone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+
+  test("the page reloads offline, the signature is held encrypted, survives a closed tab, and arrives once when the network returns", async ({
+    page,
+    context,
+    request,
+  }) => {
+    const en = patientTexts.en;
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId: `P-offline-${Date.now()}`,
+    });
+    await waitForPageImages(request, signing.signingLink);
+    await useLanguage(context, "en");
+    await page.goto(signing.signingLink);
+    await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+    await expect(page.locator('figure[data-page="1"]')).toHaveAttribute("data-rendered", "true");
+    await untilKeptOnDevice(page);
+
+    // The network goes; the page says what that means before anything is lost.
+    await context.setOffline(true);
+    await expect(page.getByText(en.signing.offlineTitle)).toBeVisible();
+    // A reload without network: the page and its document come from the device.
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+    await expect(page.locator('figure[data-page="1"]')).toHaveAttribute("data-rendered", "true");
+    await expect(page.getByText(en.signing.offlineTitle)).toBeVisible();
+    await shot(page, "offline-ready-390-en");
+
+    const canvas = page.getByRole("img", { name: en.signing.padLabel });
+    await canvas.scrollIntoViewIfNeeded();
+    await drawWithMouse(page, canvas);
+    await page.getByRole("checkbox", { name: en.signing.consent }).check();
+    await page.getByRole("button", { name: en.signing.signButton }).click();
+
+    await expect(page.getByRole("heading", { level: 1, name: en.signing.heldTitle })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: en.signing.heldWaiting })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await expectAxeClean(page, "signature held offline (390, en)");
+    await shot(page, "offline-held-390-en");
+
+    // Held encrypted: no signature image, no signing pass, no link in what the device stores.
+    const held = await heldOnDevice(page);
+    expect(held.actions).toHaveLength(1);
+    expect(held.keys).toBe(1);
+    const stored = JSON.stringify(held.actions);
+    expect(stored).not.toContain("iVBORw0KGgo"); // a PNG's first bytes in base64
+    expect(stored).not.toContain("data:image");
+    expect(stored).not.toContain(signing.signingLink.slice(signing.signingLink.lastIndexOf("/") + 1));
+    // The signing pass this tab keeps (sessionStorage, for a reload) is not in what the device holds.
+    const passes = await page.evaluate(() =>
+      Object.values(sessionStorage).flatMap((value) => {
+        const parsed = JSON.parse(value) as { sessionToken?: string };
+        return parsed.sessionToken ? [parsed.sessionToken] : [];
+      }),
+    );
+    expect(passes.length).toBeGreaterThan(0);
+    for (const pass of passes) expect(stored).not.toContain(pass);
+
+    // The tab is closed and opened again, still offline: the signature waits there.
+    await page.close();
+    const again = await context.newPage();
+    await again.goto(signing.signingLink);
+    await expect(again.getByRole("heading", { level: 1, name: en.signing.heldTitle })).toBeVisible();
+    // Nothing arrived meanwhile.
+    const before = await request.get(`${API_URL}/signature-requests/${signing.signatureId}/metadata.json`, {
+      headers: { authorization: `Bearer ${staff.token}` },
+    });
+    expect(before.status()).toBe(404);
+
+    // The network returns: the signature is sent by itself, once, and the device forgets it.
+    await context.setOffline(false);
+    await expect(again.getByRole("heading", { level: 1, name: en.signing.completedTitle })).toBeVisible({
+      timeout: 30_000,
+    });
+    expect(await heldOnDevice(again)).toEqual({ actions: [], keys: 0 });
+    expect(await again.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true })))).toBe(
+      false,
+    );
+
+    const metadata = await metadataOf(signing.signatureId);
+    expect(metadata.events.filter((event) => event.action === "signature.signed")).toHaveLength(1);
+    expect(Date.parse(metadata.timestamps.signed_on_device!)).toBeLessThan(Date.parse(metadata.timestamps.signed));
+
+    // The sealed PDF's audit page tells both times.
+    const pdf = await staff.context.request.get(`${API_URL}/signature-requests/${signing.signatureId}/signed.pdf`, {
+      headers: { authorization: `Bearer ${staff.token}` },
+    });
+    const file = join(work, "offline.pdf");
+    writeFileSync(file, await pdf.body());
+    expect(spawnSync("pdfsig", [file], { encoding: "utf8" }).stdout).toContain("Signature is Valid");
+    const text = spawnSync("pdftotext", [file, "-"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+    expect(text).toContain("Signed offline (UTC)");
+    expect(text).toContain(`on the device at ${metadata.timestamps.signed_on_device}`);
+    expect(text).toContain(`received at ${metadata.timestamps.signed}`);
+  });
+});
+
+test.describe("signing on a tablet in German while the network is gone", () => {
+  test.use({ viewport: { width: 820, height: 1180 } });
+
+  test("a link that expired meanwhile refuses the held signature, says so, and the device forgets it", async ({
+    page,
+    context,
+    request,
+  }) => {
+    const de = patientTexts.de;
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: TITLE,
+      patientId: `P-offline-expired-${Date.now()}`,
+      expiresInMs: 30_000,
+    });
+    const expiresAt = Date.now() + 30_000;
+    await waitForPageImages(request, signing.signingLink);
+    await useLanguage(context, "de");
+    await page.goto(signing.signingLink);
+    await expectPageLanguage(page, "de");
+    await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+    await untilKeptOnDevice(page);
+
+    await context.setOffline(true);
+    await expect(page.getByText(de.signing.offlineTitle)).toBeVisible();
+    await page.getByRole("radio", { name: de.signing.methodType }).check();
+    await page.getByRole("textbox", { name: de.signing.typedLabel }).fill("Erika Mustermann");
+    await page.getByRole("checkbox", { name: de.signing.consent }).check();
+    await page.getByRole("button", { name: de.signing.signButton }).click();
+    await expect(page.getByRole("heading", { level: 1, name: de.signing.heldTitle })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: de.signing.heldWaiting })).toBeVisible();
+    await expectAxeClean(page, "signature held offline (820, de)");
+    await shot(page, "offline-held-820-de");
+
+    // The link expires while the tablet is offline; then the network returns.
+    await page.waitForTimeout(Math.max(0, expiresAt - Date.now() + 1_000));
+    await context.setOffline(false);
+    await expect(page.getByRole("heading", { level: 1, name: de.signing.expiredTitle })).toBeVisible({
+      timeout: 30_000,
+    });
+    await expect(page.getByText(de.signing.heldDiscarded)).toBeVisible();
+    expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 0 });
+    await expectAxeClean(page, "held signature refused, link expired (820, de)");
+    await shot(page, "offline-expired-820-de");
+
+    // Nothing was signed.
+    const metadata = await request.get(`${API_URL}/signature-requests/${signing.signatureId}/metadata.json`, {
+      headers: { authorization: `Bearer ${staff.token}` },
+    });
+    expect(metadata.status()).toBe(404);
+  });
+});
