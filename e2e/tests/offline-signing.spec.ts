@@ -14,7 +14,7 @@ import {
   waitForPageImages,
   type FileServer,
 } from "./signing-support";
-import { API_URL, hasHorizontalScroll, shot } from "./support";
+import { API_URL, hasHorizontalScroll, shot, signIn } from "./support";
 
 // Issue 35: the network drops while a patient signs. The page and its document stay (the service
 // worker kept them), the signature is held on the device, encrypted, and sent by itself once the
@@ -240,5 +240,132 @@ test.describe("signing on a tablet in German while the network is gone", () => {
       headers: { authorization: `Bearer ${staff.token}` },
     });
     expect(metadata.status()).toBe(404);
+  });
+});
+
+test.describe("signing at the desk while the network is gone", () => {
+  test.use({ viewport: { width: 820, height: 1180 }, hasTouch: true });
+
+  /** Staff hand the tablet over for the request; the kiosk's signing page is kept on the device. */
+  async function handOver(page: Page, signatureId: string, title: string): Promise<void> {
+    await signIn(page);
+    await page.goto(`/signature-requests/${signatureId}`);
+    await page.getByRole("button", { name: "Sign at this device" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Sign at this device?" })
+      .getByRole("button", { name: "Sign out and hand over" })
+      .click();
+    await expect(page).toHaveURL(/\/kiosk\/[A-Za-z0-9_-]+$/);
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await untilKeptOnDevice(page);
+  }
+
+  /** The patient signs (drawn) while the tablet is offline; the device locks in place. */
+  async function signOffline(page: Page): Promise<void> {
+    const en = patientTexts.en;
+    await page.context().setOffline(true);
+    await expect(page.getByText(en.signing.offlineTitle)).toBeVisible();
+    const canvas = page.getByRole("img", { name: en.signing.padLabel });
+    await canvas.scrollIntoViewIfNeeded();
+    await drawWithMouse(page, canvas);
+    await page.getByRole("checkbox", { name: en.signing.consent }).check();
+    await page.getByRole("button", { name: en.signing.signButton }).click();
+    await expect(page.getByRole("heading", { level: 1, name: en.signing.kioskLockedTitle })).toBeVisible();
+  }
+
+  test("the tablet locks at once, keeps nothing readable of the patient, and sends the signature when the network returns", async ({
+    page,
+    request,
+  }) => {
+    const en = patientTexts.en;
+    const title = `Kiosk consent offline ${Date.now()}`;
+    const patientId = `P-kiosk-offline-${Date.now()}`;
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title,
+      patientId,
+    });
+    await waitForPageImages(request, signing.signingLink);
+    await handOver(page, signing.signatureId, title);
+    const passes = await page.evaluate(() =>
+      Object.values(sessionStorage).flatMap((value) => {
+        try {
+          const parsed = JSON.parse(value) as { sessionToken?: string };
+          return parsed.sessionToken ? [parsed.sessionToken] : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    expect(passes).toHaveLength(1);
+
+    await signOffline(page);
+    await expect(page.getByRole("status").filter({ hasText: en.signing.kioskHeldWaiting })).toBeVisible();
+    const body = await page.locator("body").innerText();
+    for (const secret of [title, patientId, signing.signatureId]) expect(body).not.toContain(secret);
+    await expectAxeClean(page, "kiosk locked, a signature kept offline (820, en)");
+    await shot(page, "offline-kiosk-locked-820-en");
+    // Kept encrypted, the pass inside the encryption; nothing left in the tab's storages.
+    const held = await heldOnDevice(page);
+    expect(held.actions).toHaveLength(1);
+    expect(JSON.stringify(held.actions)).not.toContain(passes[0]);
+    expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBeLessThanOrEqual(1);
+    expect(await page.evaluate(() => JSON.stringify(Object.entries(sessionStorage)))).not.toContain("sessionToken");
+
+    // Staff see that the device has not reported back.
+    await staff.page.setViewportSize({ width: 1280, height: 800 });
+    await staff.page.goto(`/signature-requests/${signing.signatureId}`);
+    await expect(staff.page.getByText("Waiting for the device").first()).toBeVisible();
+    await expect(
+      staff.page.getByText(/A signature made there without a network arrives once the device/),
+    ).toBeVisible();
+    await shot(staff.page, "offline-kiosk-staff-waiting-1280-en");
+    await staff.page.goto(`/signature-requests?patient=${encodeURIComponent(patientId)}`);
+    await expect(staff.page.getByRole("row").filter({ hasText: patientId })).toContainText("Waiting for the device");
+
+    // The network returns: the locked screen sends it, forgets it, and locks as after any signing.
+    await page.context().setOffline(false);
+    await expect(page).toHaveURL(/\/kiosk\?ended=signed$/, { timeout: 30_000 });
+    await expect(page.getByText(en.signing.kioskSignedBody)).toBeVisible();
+    expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 0 });
+    const kept = await page.evaluate(async () =>
+      (await caches.open("clinsign-pages-v1").then((cache) => cache.keys())).map((key) => key.url),
+    );
+    expect(kept.filter((url) => url.includes("/kiosk/"))).toEqual([]);
+    const metadata = await metadataOf(signing.signatureId);
+    expect(metadata.events.filter((event) => event.action === "signature.signed")).toHaveLength(1);
+    expect(metadata.timestamps.signed_on_device).toBeDefined();
+    await staff.page.goto(`/signature-requests/${signing.signatureId}`);
+    await expect(staff.page.getByText("Completed").first()).toBeVisible();
+    await expect(staff.page.getByText("Waiting for the device")).toHaveCount(0);
+  });
+
+  test("a tablet that stays offline deletes the kept signature once it can no longer be sent, and says so", async ({
+    page,
+    request,
+  }) => {
+    test.setTimeout(120_000);
+    const en = patientTexts.en;
+    const title = `Kiosk consent never sent ${Date.now()}`;
+    const signing = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title,
+      patientId: `P-kiosk-wiped-${Date.now()}`,
+      expiresInMs: 40_000,
+    });
+    const expiresAt = Date.now() + 40_000;
+    await waitForPageImages(request, signing.signingLink);
+    await handOver(page, signing.signatureId, title);
+    await signOffline(page);
+    expect((await heldOnDevice(page)).actions).toHaveLength(1);
+    // Its pass ends with the request's expiry; the locked screen looks again every 30 s.
+    await page.waitForTimeout(Math.max(0, expiresAt - Date.now()));
+    await expect(page.getByRole("status").filter({ hasText: en.signing.kioskHeldDeleted })).toBeVisible({
+      timeout: 40_000,
+    });
+    expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 0 });
+    await shot(page, "offline-kiosk-deleted-820-en");
   });
 });

@@ -78,6 +78,11 @@ export const signatureRequestListItem = z.object({
    * sign the request stays `opened`; this says the patient (or whoever) already did.
    */
   signerProgress: z.object({ signed: z.number().int(), total: z.number().int() }).optional(),
+  /**
+   * Issue 35: when staff last handed a device over for it ("Sign at this device"); while the
+   * request is still open, the device has not reported back (it may hold a signature made offline).
+   */
+  kioskStartedAt: isoDateTime.nullable().optional(),
 });
 export type SignatureRequestListItem = z.infer<typeof signatureRequestListItem>;
 export const signatureRequestListPage = listPage(signatureRequestListItem);

@@ -630,6 +630,12 @@ export const de: Dictionary = {
     kioskTimeoutBody: "Die Unterschrift wurde nach einigen Minuten ohne Aktivität geschlossen.",
     kioskStaffSignIn: "Anmeldung für Mitarbeitende",
     kioskIdleWarning: "Keine Aktivität: Diese Seite schließt sich in {seconds} Sekunden.",
+    kioskHeldWaiting:
+      "Eine Unterschrift ist verschlüsselt auf diesem Gerät gespeichert und wird gesendet, sobald die Verbindung zurück ist. Bitte lassen Sie das Gerät eingeschaltet.",
+    kioskHeldSending: "Die auf diesem Gerät gespeicherte Unterschrift wird gesendet …",
+    kioskHeldSent: "Die auf diesem Gerät gespeicherte Unterschrift wurde gesendet und vom Gerät gelöscht.",
+    kioskHeldDeleted:
+      "Eine auf diesem Gerät gespeicherte Unterschrift konnte nicht rechtzeitig gesendet werden und wurde vom Gerät gelöscht. Bitte sagen Sie es dem Personal.",
     poweredBy: "Sichere E-Signatur von ClinSign",
     sealNote: "Ihre Unterschrift wird in das Dokument eingefügt und mit einem digitalen Zertifikat versiegelt.",
     logoAlt: "Logo von {institution}",
@@ -1955,6 +1961,9 @@ export const de: Dictionary = {
     completedOn: "Unterschrieben {date}",
     signerProgress: "{signed} von {total} unterschrieben",
     statusPartlySigned: "Teilweise unterschrieben",
+    statusWaitingForDevice: "Wartet auf das Gerät",
+    waitingForDeviceHint:
+      "Am {time} zum Unterschreiben am Empfang übergeben. Eine dort ohne Netz geleistete Unterschrift kommt an, sobald das Gerät wieder online ist; bis dahin bleibt diese Anfrage offen.",
     open: "Öffnen",
     openLabel: "Anfrage von Patient/in {patient} für {document} öffnen",
     statusPending: "Offen",

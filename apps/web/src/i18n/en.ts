@@ -612,6 +612,12 @@ export const en = {
     kioskTimeoutBody: "The signing was closed after a few minutes without activity.",
     kioskStaffSignIn: "Staff sign-in",
     kioskIdleWarning: "No activity: this page closes in {seconds} seconds.",
+    kioskHeldWaiting:
+      "A signature is kept on this device, encrypted, and will be sent as soon as the connection returns. Please leave the device switched on.",
+    kioskHeldSending: "Sending the signature kept on this device…",
+    kioskHeldSent: "The signature kept on this device has been sent and deleted from it.",
+    kioskHeldDeleted:
+      "A signature kept on this device could not be sent in time and has been deleted from it. Please tell the staff.",
     poweredBy: "Secure e-signature by ClinSign",
     sealNote: "Your signature is added to the document and sealed with a digital certificate.",
     logoAlt: "Logo of {institution}",
@@ -1907,6 +1913,9 @@ export const en = {
     completedOn: "Signed {date}",
     signerProgress: "{signed} of {total} signed",
     statusPartlySigned: "Partly signed",
+    statusWaitingForDevice: "Waiting for the device",
+    waitingForDeviceHint:
+      "Handed over for signing at the desk on {time}. A signature made there without a network arrives once the device is back online; until then this request stays open.",
     open: "Open",
     openLabel: "Open the request of patient {patient} for {document}",
     statusPending: "Pending",

@@ -156,6 +156,11 @@ export const signatureRequests = pgTable(
      * held there and sent when the network returned. A claim beside `signed_at`, the arrival.
      */
     signedOnDeviceAt: at("signed_on_device_at"),
+    /**
+     * When staff last handed a device over for this request ("Sign at this device"): until the
+     * request moves on, staff read "waiting for the device" (it may hold a signature made offline).
+     */
+    kioskStartedAt: at("kiosk_started_at"),
     completedAt: at("completed_at"),
     declinedAt: at("declined_at"),
     declineReason: text("decline_reason"),

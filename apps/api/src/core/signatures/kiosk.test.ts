@@ -90,6 +90,31 @@ describe("signing at the desk (signatures.startKiosk)", () => {
     expect((await api.trpc({}).signing.open.mutate({ ticket })).state).toBe("unknown");
   });
 
+  it("shows staff since when the device has the request, until the request moves on (issue 35)", async () => {
+    const request = await requestSignature(api, org, doc, "P-kiosk-waiting", "desk");
+    const owner = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+    expect((await owner.signatures.detail.query({ id: request.id })).kioskStartedAt).toBeNull();
+    const before = Date.now();
+    const started = await startKiosk(await logInCookie(api, "staff@kiosk.test", "kiosk-password-123"), request.id);
+    const ticket = started.body.result!.data.kioskPath.slice("/kiosk/".length);
+    const detail = await owner.signatures.detail.query({ id: request.id });
+    expect(Date.parse(detail.kioskStartedAt!)).toBeGreaterThanOrEqual(before - 1000);
+    const listed = await owner.signatures.list.query({ patientId: "P-kiosk-waiting", limit: 10 });
+    expect(listed.items.map((item) => [item.status, item.kioskStartedAt])).toEqual([
+      ["pending", detail.kioskStartedAt],
+    ]);
+    // The device signs: the request moves on, and the hand-over stays a fact of its history.
+    const view = await api.trpc({}).signing.open.mutate({ ticket });
+    await api.trpc({}).signing.sign.mutate({
+      sessionToken: view.sessionToken!,
+      consent: true,
+      signature: { kind: "typed", name: "Erika Muster" },
+    });
+    const signed = await owner.signatures.detail.query({ id: request.id });
+    expect(signed.status).toBe("completed");
+    expect(signed.kioskStartedAt).toBe(detail.kioskStartedAt);
+  });
+
   it("is refused to viewers and to strangers, and ends no session then", async () => {
     const request = await requestSignature(api, org, doc, "P-kiosk-2", "desk");
     const viewer = await logInCookie(api, "viewer@kiosk.test", "kiosk-password-123");

@@ -1,5 +1,5 @@
 import type { StartedKiosk } from "@clinsign/contracts";
-import { eq, staffSessions } from "@clinsign/db";
+import { eq, signatureRequests, staffSessions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
@@ -30,6 +30,8 @@ export async function startKioskSigning(ctx: OrgContext, input: StartKioskInput)
       return { refused: `the request is ${row.visibility === "active" ? row.status : row.visibility}` };
     }
     const ticket = await issueSigningTicket(tx, row.id);
+    // Staff read "waiting for the device" until the request moves on (issue 35).
+    await tx.scope.update(signatureRequests, { kioskStartedAt: new Date() }, eq(signatureRequests.id, row.id));
     await recordAudit(tx, {
       action: "signature.kiosk_started",
       metadata: {

@@ -188,6 +188,7 @@ function toListItem(row: ListRow, signerProgress?: SignerProgress): SignatureReq
     completedAt: iso(row.completedAt),
     declinedAt: iso(row.declinedAt),
     ...(signerProgress && { signerProgress }),
+    kioskStartedAt: iso(row.kioskStartedAt),
   };
 }
 

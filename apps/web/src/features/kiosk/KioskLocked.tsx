@@ -6,15 +6,18 @@ import { LockIcon } from "../patient/icons";
 import { PatientShell } from "../patient/PatientShell";
 import { StatusCard } from "../patient/StatusCard";
 import { forgetStoredSignings } from "../signing/session";
-import { kioskBrand, type KioskBrand, type KioskOutcome } from "./kiosk-device";
+import { useHeldAtDesk, type HeldAtDesk } from "./held-at-desk";
+import { kioskBrand, lockKiosk, type KioskBrand, type KioskOutcome } from "./kiosk-device";
 import styles from "./kiosk.module.css";
 
 /**
  * The locked screen of a desk device: the clinic's brand, "please hand the device back", and the
  * staff sign-in. Nothing of the patient: no name, document or id (the URL carries only how the
- * signing ended). It also forgets any signing storage, should a page have closed before it could.
+ * signing ended). It also forgets any signing storage, should a page have closed before it could,
+ * and sends a signature the last patient made offline once the network is back (`held`: the
+ * device locked in place, offline; once it is sent, the device locks again as after any signing).
  */
-export function KioskLocked({ outcome }: { outcome: KioskOutcome | null }) {
+export function KioskLocked({ outcome }: { outcome: KioskOutcome | "held" | null }) {
   const { t } = usePatientI18n();
   const s = t.signing;
   const [brand, setBrand] = useState<KioskBrand | null>(null);
@@ -22,6 +25,7 @@ export function KioskLocked({ outcome }: { outcome: KioskOutcome | null }) {
     forgetStoredSignings();
     setBrand(kioskBrand());
   }, []);
+  const held = useHeldAtDesk(outcome === "held" ? () => lockKiosk("signed") : undefined);
   const thanks =
     outcome === "signed"
       ? s.kioskSignedBody
@@ -41,6 +45,7 @@ export function KioskLocked({ outcome }: { outcome: KioskOutcome | null }) {
           <>
             {thanks ? <p>{thanks}</p> : null}
             <p>{s.kioskLockedBody}</p>
+            <HeldAtDeskNote state={held} />
           </>
         }
         action={
@@ -51,5 +56,26 @@ export function KioskLocked({ outcome }: { outcome: KioskOutcome | null }) {
         }
       />
     </PatientShell>
+  );
+}
+
+/** What became of a signature the last patient made offline: waiting, being sent, sent, deleted. */
+function HeldAtDeskNote({ state }: { state: HeldAtDesk }) {
+  const { t } = usePatientI18n();
+  const s = t.signing;
+  const text =
+    state === "waiting"
+      ? s.kioskHeldWaiting
+      : state === "sending"
+        ? s.kioskHeldSending
+        : state === "sent"
+          ? s.kioskHeldSent
+          : state === "deleted"
+            ? s.kioskHeldDeleted
+            : null;
+  return (
+    <p role="status" className={styles.heldNote} data-held={state}>
+      {text}
+    </p>
   );
 }

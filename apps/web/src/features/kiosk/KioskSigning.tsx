@@ -4,8 +4,10 @@ import { LiveRegion, Notice } from "@clinsign/ui";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
+import { forgetStoredSignings } from "../signing/session";
 import { SigningFlow, type KioskHooks } from "../signing/SigningFlow";
 import { KIOSK_IDLE_MS, KIOSK_IDLE_WARNING_MS, lockKiosk, rememberKioskBrand } from "./kiosk-device";
+import { KioskLocked } from "./KioskLocked";
 import styles from "./kiosk.module.css";
 
 const ACTIVITY_EVENTS = ["pointerdown", "keydown", "touchstart", "input", "scroll", "wheel"] as const;
@@ -13,11 +15,14 @@ const ACTIVITY_EVENTS = ["pointerdown", "keydown", "touchstart", "input", "scrol
 /**
  * The signing page at the desk (`/kiosk/<ticket>`, from "Sign at this device"): the usual signing
  * flow for the one request, which locks the device when the patient signs, declines, or leaves it
- * untouched for two minutes (a warning shows in the last twenty seconds).
+ * untouched for two minutes (a warning shows in the last twenty seconds). Signed without a
+ * network, the device locks in place (a new page cannot load offline): the signing's state goes,
+ * and the locked screen sends the signature it keeps once the network returns.
  */
 export function KioskSigning({ ticket }: { ticket: string }) {
   const { t } = usePatientI18n();
   const [idleLeft, setIdleLeft] = useState<number | null>(null);
+  const [lockedHere, setLockedHere] = useState(false);
   const locked = useRef(false);
   const hooks = useMemo<KioskHooks>(
     () => ({
@@ -25,7 +30,9 @@ export function KioskSigning({ ticket }: { ticket: string }) {
       onFinished: (outcome) => {
         if (locked.current) return;
         locked.current = true;
-        lockKiosk(outcome);
+        if (outcome !== "held") return lockKiosk(outcome);
+        forgetStoredSignings();
+        setLockedHere(true);
       },
     }),
     [],
@@ -53,6 +60,7 @@ export function KioskSigning({ ticket }: { ticket: string }) {
     };
   }, []);
 
+  if (lockedHere) return <KioskLocked outcome="held" />;
   return (
     <>
       {idleLeft !== null ? (

@@ -1,4 +1,5 @@
 import type { Branding } from "@clinsign/contracts";
+import { forgetKeptPage } from "../patient/offline/service-worker";
 import { forgetStoredSignings } from "../signing/session";
 
 /**
@@ -45,8 +46,11 @@ export function kioskBrand(): KioskBrand | null {
 /** The locked screen's path; the outcome only picks its thank-you line. */
 export const lockedKioskPath = (outcome?: KioskOutcome) => (outcome ? `/kiosk?ended=${outcome}` : "/kiosk");
 
-/** Forgets the signing page's storage and replaces this history entry with the locked screen. */
+/**
+ * Forgets the signing page's storage and its kept copy (public/sw.js), and replaces this history
+ * entry with the locked screen.
+ */
 export function lockKiosk(outcome: KioskOutcome): void {
   forgetStoredSignings();
-  window.location.replace(lockedKioskPath(outcome));
+  void forgetKeptPage().finally(() => window.location.replace(lockedKioskPath(outcome)));
 }

@@ -14,7 +14,7 @@ import { useTRPC, useTRPCClient } from "../../trpc/client";
 import { base64ToBytes, saveBytes } from "../signing/download";
 import { QrCode } from "./QrCode";
 import { RequestChanges } from "./RequestChanges";
-import { statusLabel, statusTone } from "./states";
+import { statusLabel, statusTone, waitingForDevice } from "./states";
 import { Timeline } from "./Timeline";
 import styles from "./signature-requests.module.css";
 import { ErrorNotice } from "../../components/ErrorNotice";
@@ -127,7 +127,13 @@ function RequestFacts({ request }: { request: SignatureRequestDetail }) {
       <Fact term={s.columnStatus} className="cs-row">
         <Badge tone={statusTone(request.status)}>{statusLabel(request.status, s)}</Badge>
         <Badge tone="neutral">{request.visibility === "draft" ? s.visibilityDraft : s.visibilityActive}</Badge>
+        {waitingForDevice(request) ? <Badge tone="warning">{s.statusWaitingForDevice}</Badge> : null}
       </Fact>
+      {waitingForDevice(request) ? (
+        <Fact term={s.statusWaitingForDevice}>
+          {format(s.waitingForDeviceHint, { time: when(request.kioskStartedAt ?? null) })}
+        </Fact>
+      ) : null}
       <Fact term={s.patientId} className="cs-mono">
         {request.patientId}
       </Fact>

@@ -42,13 +42,21 @@ export const isOpen = (status: SignatureRequestState) => status === "pending" ||
  * to is "Partly signed", not "Opened" (issue 31: the list said "Opened" after the patient signed).
  */
 export function listStatus(
-  row: Pick<SignatureRequestListItem, "status" | "signerProgress">,
+  row: Pick<SignatureRequestListItem, "status" | "signerProgress" | "kioskStartedAt">,
   s: Texts,
 ): { label: string; tone: BadgeTone } {
+  if (waitingForDevice(row)) return { label: s.statusWaitingForDevice, tone: "warning" };
   if (isOpen(row.status) && (row.signerProgress?.signed ?? 0) > 0)
     return { label: s.statusPartlySigned, tone: "accent" };
   return { label: statusLabel(row.status, s), tone: statusTone(row.status) };
 }
+
+/**
+ * Issue 35: staff handed a device over ("Sign at this device") and the request is still open: the
+ * device has not reported back, and may hold a signature made without a network.
+ */
+export const waitingForDevice = (row: Pick<SignatureRequestListItem, "status" | "kioskStartedAt">) =>
+  isOpen(row.status) && Boolean(row.kioskStartedAt);
 
 /** Requests whose status may still change by itself (a signer signs, sealing ends): the list keeps asking. */
 export const mayChange = (status: SignatureRequestState) => isOpen(status) || status === "sealing";

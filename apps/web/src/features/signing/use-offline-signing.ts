@@ -10,6 +10,7 @@ import {
   heldStorageAvailable,
   holdAction,
   linkId,
+  type HeldActionOfLink,
   openHeldAction,
   rememberHoldKey,
 } from "../patient/offline/held";
@@ -22,10 +23,14 @@ import { screenOnClosed, type SigningFlowAction, type SigningFlowState } from ".
 /** A held signature is tried again this often while the page is open and believes it is online. */
 const RESEND_MS = 15_000;
 
-/** What a held signature holds: what the sign form sent, and the page's language. */
+/** What a held signature holds: what the sign form sent, the page's language, the pass it was made under. */
 interface HeldSignature extends SignatureSubmission {
   language: PatientLanguage;
+  /** Inside the encryption, never in clear: the desk's locked screen sends with it (a ticket opens once). */
+  pass: string | null;
 }
+
+type Sign = (input: SignInput) => Promise<{ state: "sealing" | "completed" | "signed" }>;
 
 /**
  * Signing offline (issue 35, docs/signatures.md "Offline"): a signature made without a network is
@@ -38,7 +43,7 @@ export function useOfflineSigning(
   credential: SigningCredential,
   flow: SigningFlowState,
   dispatch: Dispatch<SigningFlowAction>,
-  sign: (input: SignInput) => Promise<{ state: "sealing" | "completed" | "signed" }>,
+  sign: Sign,
   language: PatientLanguage,
 ) {
   const online = useOnline();
@@ -51,15 +56,19 @@ export function useOfflineSigning(
   useForgetWhenClosed(link, flow, dispatch);
   useSendHeld(link, screen.kind === "held" && online ? sessionToken : null, sign, dispatch);
 
+  // Past this, a held signature can no longer be sent: a ticket's pass ends (it opens once), a link expires.
+  const until = ("ticket" in credential ? view?.sessionExpiresAt : view?.expiresAt) ?? null;
+
   /** The sign form's submit: sent when there is a network, held on the device when there is none. */
   const submit = useCallback(
     async (
       input: SignatureSubmission,
       send: (input: SignatureSubmission & { actionId: string }) => Promise<{ state: SignOutcome }>,
     ): Promise<{ state: SignOutcome }> => {
-      const action = { id: crypto.randomUUID(), heldAt: new Date().toISOString() };
+      const action = { id: crypto.randomUUID(), heldAt: new Date().toISOString(), until };
       const hold = async () => {
-        await holdAction(link!, "signature", { ...input, language } satisfies HeldSignature, action);
+        const held: HeldSignature = { ...input, language, pass: sessionToken };
+        await holdAction(link!, "signature", held, action);
         return { state: "held" as const };
       };
       if (!navigator.onLine && link && (await canHold(link))) return hold();
@@ -70,7 +79,7 @@ export function useOfflineSigning(
         throw error;
       }
     },
-    [link, language],
+    [link, language, sessionToken, until],
   );
   return { submit, online };
 }
@@ -139,7 +148,7 @@ function useForgetWhenClosed(link: string | null, flow: SigningFlowState, dispat
 function useSendHeld(
   link: string | null,
   sessionToken: string | null,
-  sign: (input: SignInput) => Promise<{ state: "sealing" | "completed" | "signed" }>,
+  sign: Sign,
   dispatch: Dispatch<SigningFlowAction>,
 ) {
   const [round, setRound] = useState(0);
@@ -147,7 +156,8 @@ function useSendHeld(
     if (!link || !sessionToken) return;
     let active = true;
     let timer: number | undefined;
-    sendHeld(link, sessionToken, sign)
+    heldActions(link)
+      .then(([action]) => (action ? sendHeldSignature(action, sign, sessionToken) : null))
       .then(async (state) => {
         if (!active) return;
         await forgetLink(link);
@@ -175,19 +185,18 @@ function useSendHeld(
 }
 
 /**
- * Sends the link's held signature (the oldest, should there be several) with its device time and
- * id; null when nothing is held any more (another tab sent it) or it cannot be read.
+ * Sends a held signature with its device time and id, with `pass` (the page's fresh one) or else
+ * the pass it was made under; null when it cannot be read (the service key was replaced, the
+ * record damaged) or has no pass. The signing page and the desk's locked screen both send so.
  */
-async function sendHeld(
-  link: string,
-  sessionToken: string,
-  sign: (input: SignInput) => Promise<{ state: "sealing" | "completed" | "signed" }>,
+export async function sendHeldSignature(
+  action: HeldActionOfLink,
+  sign: Sign,
+  pass?: string,
 ): Promise<"sealing" | "completed" | "signed" | null> {
-  const [action] = await heldActions(link);
-  if (!action) return null;
-  const held = await openHeldAction<HeldSignature>(link, action.id);
-  // It does not open with the link's key (the service key was replaced, the record damaged).
-  if (!held) return null;
+  const held = await openHeldAction<HeldSignature>(action.link, action.id);
+  const sessionToken = pass ?? held?.pass;
+  if (!held || !sessionToken) return null;
   const { state } = await sign({
     sessionToken,
     consent: true,

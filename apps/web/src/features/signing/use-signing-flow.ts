@@ -22,7 +22,7 @@ export interface KioskHooks {
   /** The page knows whose page it is: the organization's name and branding (no patient data). */
   onBranding(organizationName: string | null, branding: SigningView["branding"]): void;
   /** Signed, declined, or any screen that ends the flow: the desk locks the device. */
-  onFinished(outcome: "signed" | "declined" | "ended"): void;
+  onFinished(outcome: "signed" | "declined" | "ended" | "held"): void;
 }
 
 /**
@@ -155,6 +155,8 @@ export function useKioskReports(kiosk: KioskHooks | undefined, view: SigningView
   useEffect(() => {
     if (!kiosk) return;
     if (screen.kind === "confirmation" || screen.kind === "signed") kiosk.onFinished("signed");
+    // Signed offline: the patient is done; the device keeps the signature until it is sent.
+    else if (screen.kind === "held") kiosk.onFinished("held");
     else if (screen.kind === "end") kiosk.onFinished(screen.state === "declined" ? "declined" : "ended");
   }, [kiosk, screen]);
 }

@@ -60,6 +60,12 @@ export const pl: PatientDictionary = {
     kioskTimeoutBody: "Podpisywanie zostało zamknięte po kilku minutach bez aktywności.",
     kioskStaffSignIn: "Logowanie personelu",
     kioskIdleWarning: "Brak aktywności: ta strona zamknie się za {seconds} s.",
+    kioskHeldWaiting:
+      "Na tym urządzeniu jest zaszyfrowany podpis; zostanie wysłany, gdy tylko wróci połączenie. Prosimy nie wyłączać urządzenia.",
+    kioskHeldSending: "Wysyłanie podpisu zapisanego na tym urządzeniu…",
+    kioskHeldSent: "Podpis zapisany na tym urządzeniu został wysłany i usunięty z niego.",
+    kioskHeldDeleted:
+      "Podpisu zapisanego na tym urządzeniu nie udało się wysłać na czas i został z niego usunięty. Prosimy poinformować personel.",
     poweredBy: "Bezpieczny podpis elektroniczny ClinSign",
     sealNote: "Podpis zostaje dodany do dokumentu i opatrzony pieczęcią z certyfikatem cyfrowym.",
     logoAlt: "Logo: {institution}",

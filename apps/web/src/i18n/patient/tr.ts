@@ -60,6 +60,12 @@ export const tr: PatientDictionary = {
     kioskTimeoutBody: "İmzalama, birkaç dakika işlem yapılmadığı için kapatıldı.",
     kioskStaffSignIn: "Personel girişi",
     kioskIdleWarning: "İşlem yapılmadı: bu sayfa {seconds} saniye içinde kapanacak.",
+    kioskHeldWaiting:
+      "Bu cihazda şifreli bir imza saklanıyor; bağlantı geri gelir gelmez gönderilecek. Lütfen cihazı açık bırakın.",
+    kioskHeldSending: "Bu cihazda saklanan imza gönderiliyor…",
+    kioskHeldSent: "Bu cihazda saklanan imza gönderildi ve cihazdan silindi.",
+    kioskHeldDeleted:
+      "Bu cihazda saklanan bir imza zamanında gönderilemedi ve cihazdan silindi. Lütfen personele bildirin.",
     poweredBy: "ClinSign ile güvenli e-imza",
     sealNote: "İmzanız belgeye eklenir ve dijital bir sertifikayla mühürlenir.",
     logoAlt: "{institution} logosu",

@@ -24,6 +24,13 @@ export interface HeldAction {
   kind: HeldKind;
   /** When the patient acted, by the device's clock. */
   heldAt: string;
+  /** When it can no longer be sent (its pass or link ends): past it, the device deletes it unsent. */
+  until: string | null;
+}
+
+/** A held action and the link it belongs to (the desk's locked screen sends every link's). */
+export interface HeldActionOfLink extends HeldAction {
+  link: string;
 }
 
 interface StoredAction extends HeldAction {
@@ -108,7 +115,11 @@ export async function holdAction(
   link: string,
   kind: HeldKind,
   payload: unknown,
-  made: { id: string; heldAt: string } = { id: crypto.randomUUID(), heldAt: new Date().toISOString() },
+  made: { id: string; heldAt: string; until: string | null } = {
+    id: crypto.randomUUID(),
+    heldAt: new Date().toISOString(),
+    until: null,
+  },
 ): Promise<HeldAction> {
   const key = await keyOf(link);
   if (!key) throw new Error("no key to hold this link's actions with");
@@ -122,14 +133,16 @@ export async function holdAction(
 
 /** The action's identity is bound to its ciphertext: a record moved to another link or kind does not open. */
 const aad = (link: string, action: HeldAction) =>
-  new TextEncoder().encode(`${link}\n${action.id}\n${action.kind}\n${action.heldAt}`);
+  new TextEncoder().encode(`${link}\n${action.id}\n${action.kind}\n${action.heldAt}\n${action.until ?? ""}`);
 
-/** The link's held actions, oldest first, without their contents. */
-export async function heldActions(link: string): Promise<HeldAction[]> {
+/** The link's held actions (every link's without one), oldest first, without their contents. */
+export async function heldActions(link?: string): Promise<HeldActionOfLink[]> {
   if (!heldStorageAvailable()) return [];
-  const stored = await inTransaction<StoredAction[]>("readonly", ({ held }) => held.index("link").getAll(link));
+  const stored = await inTransaction<StoredAction[]>("readonly", ({ held }) =>
+    link === undefined ? held.getAll() : held.index("link").getAll(link),
+  );
   return (stored ?? [])
-    .map(({ id, kind, heldAt }) => ({ id, kind, heldAt }))
+    .map(({ id, kind, heldAt, until, link }) => ({ id, kind, heldAt, until: until ?? null, link }))
     .sort((a, b) => a.heldAt.localeCompare(b.heldAt));
 }
 

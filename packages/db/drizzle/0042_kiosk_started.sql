@@ -1,0 +1,1 @@
+ALTER TABLE "signature_requests" ADD COLUMN "kiosk_started_at" timestamp with time zone;
