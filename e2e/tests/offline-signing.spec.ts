@@ -118,6 +118,7 @@ test.describe("signing on a phone while the network is gone", () => {
     await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
     await expect(page.locator('figure[data-page="1"]')).toHaveAttribute("data-rendered", "true");
     await expect(page.getByText(en.signing.offlineTitle)).toBeVisible();
+    await expectAxeClean(page, "signing page offline (390, en)");
     await shot(page, "offline-ready-390-en");
 
     const canvas = page.getByRole("img", { name: en.signing.padLabel });
