@@ -174,13 +174,17 @@ describe("signing.preview: the document in the signing page's first HTML", { tim
 
     const opened = await open(request.token);
     expect((await requestRow(request.id)).status).toBe("opened");
-    const { sessionToken, sessionExpiresAt, ...openedView } = opened;
+    // The same view but for what only opening gives: the pass, and the key to hold a signature offline.
+    const { sessionToken, sessionExpiresAt, holdKey, ...openedView } = opened;
     expect(sessionToken).toBeTruthy();
     expect(sessionExpiresAt).toBeTruthy();
-    expect({ ...seen, sessionToken: undefined, sessionExpiresAt: undefined }).toEqual({
+    expect(holdKey).toBeTruthy();
+    expect(seen!.holdKey).toBeNull();
+    expect({ ...seen, sessionToken: undefined, sessionExpiresAt: undefined, holdKey: undefined }).toEqual({
       ...openedView,
       sessionToken: undefined,
       sessionExpiresAt: undefined,
+      holdKey: undefined,
     });
   });
 
@@ -252,11 +256,12 @@ describe("signing.preview: the document in the signing page's first HTML", { tim
     expect((await api.request("GET", `${german!.pageImages!.url}/1-480.webp`)).status).toBe(200);
 
     const opened = await api.trpc({}).signing.open.mutate({ token, language: "tr" });
-    const { sessionToken: _s, sessionExpiresAt: _e, ...openedView } = opened;
-    expect({ ...turkish, sessionToken: undefined, sessionExpiresAt: undefined }).toEqual({
+    const { sessionToken: _s, sessionExpiresAt: _e, holdKey: _k, ...openedView } = opened;
+    expect({ ...turkish, sessionToken: undefined, sessionExpiresAt: undefined, holdKey: undefined }).toEqual({
       ...openedView,
       sessionToken: undefined,
       sessionExpiresAt: undefined,
+      holdKey: undefined,
     });
     // Pinned: a preview in German now shows the Turkish document, and only its images are served.
     expect(await api.trpc({}).signing.preview.query({ token, language: "de" })).toMatchObject({

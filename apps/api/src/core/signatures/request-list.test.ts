@@ -162,6 +162,7 @@ describe("signatures.list (the organization-wide request list)", () => {
         "openedAt",
         "completedAt",
         "declinedAt",
+        "kioskStartedAt",
       ].sort(),
     );
 

@@ -36,33 +36,46 @@ function untilControlled(): Promise<void> {
   );
 }
 
+/** The document's later pages are kept this long after the rest, so they never compete with the page's own loading. */
+const LATER_PAGES_DELAY_MS = 10_000;
+
 /**
- * The first visit loaded the page before the service worker was there: the page itself, what it
- * loaded so far and every page image it names are kept now, so that a reload without network finds
- * them. What loads from now on passes through the worker, which keeps it.
+ * The first visit loaded the page before the service worker was there: the page itself and what
+ * it loaded so far are kept now (mostly from the browser's HTTP cache), so that a reload without
+ * network finds them; what loads from now on passes through the worker, which keeps it. The
+ * document's pages below the screen (lazy, not loaded yet) are kept later, one after the other at
+ * their smallest width, so that a patient who loses the network can still read to the end.
  */
 async function keepThisPage(): Promise<void> {
-  const sameOrigin = (url: string) => {
-    try {
-      const parsed = new URL(url, window.location.href);
-      return parsed.origin === window.location.origin && ASSET.test(parsed.pathname) ? parsed.href : null;
-    } catch {
-      return null;
-    }
-  };
   const loaded = performance.getEntriesByType("resource").map((entry) => entry.name);
-  // Page images below the screen have not loaded yet (lazy): their smallest width is kept.
-  const named = Array.from(document.images, (image) => image.getAttribute("src") ?? "");
-  const assets = [...new Set([...loaded, ...named].map(sameOrigin).filter((url): url is string => url !== null))];
   const [pages, kept] = await Promise.all([caches.open(KEPT_PAGES), caches.open(KEPT_ASSETS)]);
   await pages.add(window.location.href);
-  await Promise.all(
-    assets.map(async (url) => {
-      if (!(await kept.match(url))) await kept.add(url).catch(() => {});
-    }),
-  );
+  await keepAssets(kept, loaded);
+  window.setTimeout(() => {
+    const later = Array.from(document.images, (image) => image.getAttribute("src") ?? "");
+    void keepAssets(kept, later, true);
+  }, LATER_PAGES_DELAY_MS);
 }
 
+/** This origin's assets among `urls` that are not kept yet, fetched and kept (one by one when `oneByOne`). */
+async function keepAssets(cache: Cache, urls: string[], oneByOne = false): Promise<void> {
+  const own = [...new Set(urls.map(assetUrl).filter((url): url is string => url !== null))];
+  const keep = async (url: string) => {
+    if (!(await cache.match(url))) await cache.add(url).catch(() => {});
+  };
+  if (!oneByOne) await Promise.all(own.map(keep));
+  else for (const url of own) await keep(url);
+}
+
+/** The absolute URL of one of this origin's assets that public/sw.js keeps; null for anything else. */
+function assetUrl(url: string): string | null {
+  try {
+    const parsed = new URL(url, window.location.href);
+    return parsed.origin === window.location.origin && ASSET.test(parsed.pathname) ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
 /**
  * Removes the kept copy of a patient page (its URL) from the device once it is done: a signed
  * link, a sent form, a locked kiosk. The page's HTML names the document; nothing of it should
