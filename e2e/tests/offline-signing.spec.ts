@@ -38,8 +38,12 @@ test.afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** The service worker answers this page and has kept it (and its assets) for a visit without network. */
+/**
+ * The page has loaded what it loads by itself (the signature pad comes once the browser is idle),
+ * the service worker answers it and has kept it (and its assets) for a visit without network.
+ */
 async function untilKeptOnDevice(page: Page): Promise<void> {
+  await expect(page.getByTestId("signature-canvas")).toBeAttached();
   await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, undefined, { timeout: 20_000 });
   await expect
     .poll(() => page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true }))), {
