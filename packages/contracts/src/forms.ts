@@ -265,6 +265,13 @@ export const submitInput = z.object({
 });
 export type SubmitInput = z.input<typeof submitInput>;
 
+/**
+ * The form pages' submission (tRPC `submissions.submit`): F10's body and the page's id of this
+ * submission (issue 35), made once per submission on the device: a resend after a lost answer is
+ * answered with the submission it made, never a second one. F10's own body stays as documented.
+ */
+export const formPageSubmitInput = submitInput.extend({ actionId: z.uuid().optional() });
+
 export const submitResult = z.object({
   rnummer: z.string().nullable(),
   webhookDelivered: z.boolean(),

@@ -161,6 +161,11 @@ export const submissions = pgTable(
     /** The template's default language and translations when it was submitted (with `template_schema`). */
     templateLanguage: text("template_language"),
     templateTranslations: jsonb("template_translations").$type<Record<string, unknown>>(),
+    /**
+     * The page's id of this submission (issue 35): a resend after a lost answer carries the same
+     * one and is answered with this submission instead of making a second.
+     */
+    clientActionId: text("client_action_id"),
     createdAt: createdAt(),
     /**
      * Insertion order: breaks ties of `created_at` (rows of one transaction, or of one
@@ -173,6 +178,10 @@ export const submissions = pgTable(
     index("submissions_org_created_idx").on(t.organizationId, t.createdAt, t.seq),
     index("submissions_org_template_idx").on(t.organizationId, t.templateIdentifier, t.createdAt, t.seq),
     index("submissions_org_rnummer_idx").on(t.organizationId, t.rnummer, t.createdAt, t.seq),
+    // Only the submissions the form pages made carry one (F10 through the REST door does not).
+    uniqueIndex("submissions_org_client_action_uq")
+      .on(t.organizationId, t.clientActionId)
+      .where(sql`${t.clientActionId} is not null`),
   ],
 );
 

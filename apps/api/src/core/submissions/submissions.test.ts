@@ -335,6 +335,40 @@ describe("F10 POST /api/embed/submit", () => {
     ).rejects.toMatchObject({ data: { httpStatus: 404 } });
   });
 
+  it("a resend of the same submission after a lost answer is answered with the first, never stored twice (issue 35)", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const page = api.trpc({ sessionId }).submissions;
+    const actionId = randomUUID();
+    const first = await page.submit.mutate({ values: valid, actionId });
+    // The page never heard back and sends the same submission again; two at once as well.
+    const again = await page.submit.mutate({ values: valid, actionId });
+    const racing = await Promise.all([1, 2].map(() => page.submit.mutate({ values: valid, actionId })));
+    for (const answer of [again, ...racing]) expect(answer.submissionId).toBe(first.submissionId);
+    const stored = await api.services.db
+      .select()
+      .from(submissions)
+      .where(eq(submissions.templateIdentifier, t.identifier));
+    expect(stored.map((row) => row.id)).toEqual([first.submissionId]);
+    const audited = await api.services.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.templateIdentifier, t.identifier), eq(auditLog.action, "form.submitted")));
+    expect(audited).toHaveLength(1);
+
+    // Another submission of the page (a new id) is a submission of its own; another session's
+    // browser naming the same id is not answered with this one.
+    const second = await page.submit.mutate({ values: valid, actionId: randomUUID() });
+    expect(second.submissionId).not.toBe(first.submissionId);
+    const stranger = await newSession(api, org, t.identifier);
+    await expect(
+      api.trpc({ sessionId: stranger }).submissions.submit.mutate({ values: valid, actionId }),
+    ).rejects.toMatchObject({ data: { httpStatus: 409 } });
+    await expect(page.submit.mutate({ values: valid, actionId: "not-a-uuid" })).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+    });
+  });
+
   it("takes phone answers typed nationally in the organization's phone country and stores them in E.164", async () => {
     const phoneFields: FormField[] = [{ id: "1", type: "phone", key: "mobile", label: "Mobil", required: true }];
     const t = await activeTemplate(org, phoneFields);

@@ -5,11 +5,12 @@ import {
   visibleValues,
   withComputedScores,
   type FormField,
+  type formPageSubmitInput,
   type submitInput,
   type SubmitResult,
   type TemplateSchema,
 } from "@clinsign/contracts";
-import { submissions } from "@clinsign/db";
+import { eq, isNull, sql, submissions } from "@clinsign/db";
 import { recordAudit } from "../audit/audit";
 import { afterCommit, inTransaction, type OrgContext } from "../context";
 import { AppError } from "../errors";
@@ -104,17 +105,49 @@ function webhookIdentifiers({ rnummer, phone, patientReported }: PatientIdentifi
  */
 export async function submitForm(
   ctx: OrgContext,
-  input: z.output<typeof submitInput>,
+  input: z.output<typeof formPageSubmitInput>,
   smsForm?: SmsFormSubmission,
 ): Promise<SubmitResult> {
+  // The page's id of this submission (issue 35): a resend after a lost answer is answered with the
+  // submission the first one made. An SMS link submits once anyway (its access ends with it).
+  const actionId = smsForm ? null : (input.actionId ?? null);
+  const earlier = actionId ? await submittedBefore(ctx, actionId) : null;
+  if (earlier) return earlier;
   const prepared = await prepareSubmission(ctx, input, smsForm);
-  const { submissionId, firstAttempt } = await inTransaction(ctx, (tx) => storeSubmission(tx, prepared));
+  const stored = await inTransaction(ctx, (tx) => storeSubmission(tx, prepared, actionId));
+  if (!stored) {
+    // Two resends at once: the other one stored it. Another caller's id is not this caller's to use.
+    const made = await submittedBefore(ctx, actionId!);
+    if (made) return made;
+    throw new AppError("conflict", "this submission id was used already", { field: "actionId" });
+  }
+  const { submissionId, firstAttempt } = stored;
   return {
     rnummer: prepared.identifiers.rnummer,
     // Set by the after-commit delivery; still false here when an enclosing transaction runs it later.
     webhookDelivered: firstAttempt.delivered,
     submissionId,
     redirectUrl: prepared.config.redirectUrl ?? null,
+  };
+}
+
+/**
+ * The submission a page's action made already, as the answer the page would have got: the same
+ * organization and the same caller (embed session or visitor), so an action id alone opens nothing.
+ * Whether its webhook's first attempt went through is not known here (the page does not use it).
+ */
+async function submittedBefore(ctx: OrgContext, actionId: string): Promise<SubmitResult | null> {
+  const [row] = await ctx.scope.select(
+    submissions,
+    eq(submissions.clientActionId, actionId),
+    ctx.actor.id === null ? isNull(submissions.actorId) : eq(submissions.actorId, ctx.actor.id),
+  );
+  if (!row) return null;
+  return {
+    rnummer: row.rnummer,
+    webhookDelivered: false,
+    submissionId: row.id,
+    redirectUrl: ctx.formGrant?.config.redirectUrl ?? null,
   };
 }
 
@@ -178,7 +211,8 @@ async function prepareSubmission(
 async function storeSubmission(
   tx: OrgContext,
   prepared: PreparedSubmission,
-): Promise<{ submissionId: string; firstAttempt: FirstAttempt }> {
+  actionId: string | null,
+): Promise<{ submissionId: string; firstAttempt: FirstAttempt } | null> {
   const { template, identifiers, values, language, languages, smsForm } = prepared;
   const { rnummer, phone, patientReported } = identifiers;
   const [row] = await tx.scope
@@ -197,8 +231,15 @@ async function storeSubmission(
       language,
       templateLanguage: languages.defaultLanguage,
       templateTranslations: languages.translations,
+      clientActionId: actionId,
+    })
+    .onConflictDoNothing({
+      target: [submissions.organizationId, submissions.clientActionId],
+      where: sql`${submissions.clientActionId} is not null`,
     })
     .returning();
+  // The same action stored meanwhile by a parallel resend: nothing more to do here.
+  if (!row) return null;
   if (prepared.draftKey) await deleteDraftIn(tx, template.identifier, prepared.draftKey, "submitted");
   const deliveries = await emitSubmitted(tx, prepared, row!);
   await queueFhirPush(tx, { kind: "submission", id: row!.id });

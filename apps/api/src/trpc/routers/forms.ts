@@ -15,7 +15,7 @@ import {
   revokeSessionInput,
   saveDraftInput,
   savePublicEmbedInput,
-  submitInput,
+  formPageSubmitInput,
   templateIdentifier,
 } from "@clinsign/contracts";
 import { listAuditEntries, listAuditLog, verifyOrganizationChain } from "../../core/audit/audit-log";
@@ -79,7 +79,7 @@ export const draftsRouter = {
 } satisfies TRPCRouterRecord;
 
 export const submissionsRouter = {
-  submit: formProcedure.input(submitInput).mutation(({ ctx, input }) => submitForm(ctx.org, input)),
+  submit: formProcedure.input(formPageSubmitInput).mutation(({ ctx, input }) => submitForm(ctx.org, input)),
   /** Staff: the list contract (packages/contracts/src/lists.ts); exports and the PDF are GET routes (rest/console-routes.ts). */
   list: staffProcedure.input(listSubmissionsInput).query(({ ctx, input }) => listSubmissionPage(ctx.org, input)),
   get: staffProcedure.input(z.object({ id: z.uuid() })).query(({ ctx, input }) => getSubmissionDetail(ctx.org, input)),

@@ -97,8 +97,8 @@ export function EmbeddedFormFill({
           onProgress,
         })
       }
-      submit={async (visible, language) => {
-        const result = await api.call("submissions.submit", { values: visible, draftKey, language });
+      submit={async (visible, language, actionId) => {
+        const result = await api.call("submissions.submit", { values: visible, draftKey, language, actionId });
         onSubmitted(result);
       }}
     />

@@ -25,8 +25,12 @@ export interface FormFillProps {
   initialLanguage?: string | null;
   /** F7 (or the SMS link's draft save), with the language the patient chose; null when this form keeps no draft. */
   saveDraft: ((values: FormValues, language: PatientLanguage) => Promise<{ savedAt: string }>) | null;
-  /** Sends the visible answers and the language they were given in; throws the API's error when it refuses them. */
-  submit(values: FormValues, language: PatientLanguage): Promise<void>;
+  /**
+   * Sends the visible answers and the language they were given in, with the page's id of this
+   * submission (the same for a resend of the same answers, so a lost answer never makes a second
+   * submission); throws the API's error when it refuses them.
+   */
+  submit(values: FormValues, language: PatientLanguage, actionId: string | undefined): Promise<void>;
   uploadFile?: UploadFile;
   expiresAt?: string | null;
   onDraftSaved?(savedAt: Date): void;
@@ -150,6 +154,11 @@ function FormFillHeader({
   );
 }
 
+/** A random id for one submission; none where the browser has no `crypto.randomUUID` (not a secure context). */
+function newActionId(): string | undefined {
+  return typeof crypto !== "undefined" && typeof crypto.randomUUID === "function" ? crypto.randomUUID() : undefined;
+}
+
 /**
  * Sends the visible answers once the draft's saving has settled. The server's field problems go
  * to the renderer; a refusal for good (session ended, link locked) to the page; anything else is
@@ -170,13 +179,17 @@ function useFormSubmission({
   const [submitting, setSubmitting] = useState(false);
   const [serverIssues, setServerIssues] = useState<FieldIssue[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
+  const action = useRef<{ answers: string; id: string | undefined } | null>(null);
 
   async function send(visible: FormValues) {
     setSubmitting(true);
     setFailure(null);
     await autosave.settle();
+    // One id per submission: the same answers sent again (the first answer was lost) keep it.
+    const answers = JSON.stringify([visible, language]);
+    if (action.current?.answers !== answers) action.current = { answers, id: newActionId() };
     try {
-      await submit(visible, language);
+      await submit(visible, language, action.current.id);
     } catch (error) {
       autosave.resume();
       const api = readApiError(error);

@@ -1,21 +1,21 @@
 "use client";
 
 import type { SignInput, SigningState } from "@clinsign/contracts";
-import { Button, LiveRegion, Notice, TextField, useBrowserIdle, useNearViewport } from "@clinsign/ui";
+import { Button, LiveRegion, Notice, TextField } from "@clinsign/ui";
 import type { SignaturePadHandle, SignaturePadLabels } from "@clinsign/ui/signature-pad";
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useMemo, useRef, useState, type FormEvent, type RefObject } from "react";
 import { usePatientI18n } from "../../i18n/I18nProvider";
+import { useHydrated } from "../../lib/use-hydrated";
 import { describeApiError, readApiError } from "../../trpc/errors";
 import { closedState } from "./closed-state";
 import styles from "./signing.module.css";
 
 type Method = "draw" | "type";
 
-// The pad and its drawing engine are not part of the page's first load: they load when the sign
-// step comes near the screen (on a phone it is below the document) or once the browser is idle
-// after the first paint, whichever comes first. If the chunk cannot be fetched, typing the name
-// still signs.
+// The pad and its drawing engine are not part of the page's first load: their chunk is fetched
+// right after hydration, while the patient reads (page 1 is in the first HTML already). If the
+// chunk cannot be fetched, typing the name still signs.
 const SignaturePad = lazy(() =>
   import("@clinsign/ui/signature-pad").then(
     (module) => ({ default: module.SignaturePad }),
@@ -218,8 +218,9 @@ function DrawnSignature({
   disabled: boolean;
 }) {
   const { t } = usePatientI18n();
-  const { ref: padArea, near } = useNearViewport<HTMLDivElement>();
-  const idle = useBrowserIdle();
+  // Right after hydration: the pad's chunk is fetched while the patient reads (waiting for the
+  // browser to be idle left it to a slow phone's busy main thread, ~3 s; docs/performance.md).
+  const hydrated = useHydrated();
   const padLabels: SignaturePadLabels = useMemo(
     () => ({
       canvas: t.signing.padLabel,
@@ -231,8 +232,8 @@ function DrawnSignature({
     [t],
   );
   return (
-    <div ref={padArea} hidden={hidden}>
-      {near || idle ? (
+    <div hidden={hidden}>
+      {hydrated ? (
         <Suspense fallback={<div className={styles.padPlaceholder} aria-hidden="true" />}>
           <SignaturePad ref={padRef} labels={padLabels} hint={t.signing.padHint} onChange={onInk} disabled={disabled} />
         </Suspense>

@@ -1,0 +1,2 @@
+ALTER TABLE "submissions" ADD COLUMN "client_action_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "submissions_org_client_action_uq" ON "submissions" USING btree ("organization_id","client_action_id") WHERE "submissions"."client_action_id" is not null;
