@@ -1,6 +1,16 @@
 "use client";
 
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+  type RefObject,
+} from "react";
 import {
   LANG_COOKIE,
   locales,
@@ -79,12 +89,38 @@ export function I18nProvider({
       });
   }, []);
 
+  useLateTitleTranslated(initialLang, wanted, current);
+
   const t = loaded[lang] ?? loaded[initialLang]!;
   const value = useMemo(
     () => ({ scope, lang, t, locale: locales[lang], dir: textDirection(lang), setLang }),
     [scope, lang, t, setLang],
   );
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
+}
+
+/**
+ * Next streams a page's metadata: its <title>, in the language the server rendered, may arrive
+ * after the patient switched language. It is translated when it arrives into the language last
+ * chosen (`wanted`), as the switch translated the one that was there.
+ */
+function useLateTitleTranslated(
+  initialLang: PatientLang,
+  wanted: RefObject<PatientLang>,
+  current: RefObject<{ loaded: Partial<Record<PatientLang, PatientDictionary>> }>,
+) {
+  useEffect(() => {
+    const retitle = () => {
+      const from = current.current.loaded[initialLang];
+      const to = current.current.loaded[wanted.current];
+      if (wanted.current === initialLang || !from || !to) return;
+      const translated = translateTitle(document.title, from, to);
+      if (translated !== document.title) document.title = translated;
+    };
+    const observer = new MutationObserver(retitle);
+    observer.observe(document.head, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [initialLang, wanted, current]);
 }
 
 function useI18nContext() {
