@@ -46,6 +46,23 @@ async function storedText(page: Page): Promise<string> {
   );
 }
 
+/** How many links' keys for holding a signature offline the device keeps (IndexedDB, issue 35). */
+async function heldKeys(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const open = indexedDB.open("clinsign-held");
+        open.onerror = () => resolve(0);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains("keys")) return resolve(0);
+          const count = db.transaction("keys").objectStore("keys").count();
+          count.onsuccess = () => resolve(count.result);
+        };
+      }),
+  );
+}
+
 test("sign at the desk: the patient signs on the tablet, then it locks and shows nothing of them", async ({
   browser,
 }) => {
@@ -91,6 +108,8 @@ test("sign at the desk: the patient signs on the tablet, then it locks and shows
   await expect(page.getByText("Thank you. Your signature has been recorded.")).toBeVisible();
   await expectNoPatientData(page);
   await expectAccessible(page, "kiosk locked screen");
+  // Nothing kept for holding a signature offline either (the link's key goes with the signing).
+  await expect.poll(() => heldKeys(page)).toBe(0);
   const lockedAnswer = await page.request.get("/kiosk?ended=signed");
   expect(lockedAnswer.headers()["cache-control"]).toContain("no-store");
   expect(await storedText(page)).not.toMatch(new RegExp(`${PATIENT}|${TITLE}|${signatureId}|sessionToken`));

@@ -344,6 +344,27 @@ test.describe("signing at the desk while the network is gone", () => {
     await staff.page.goto(`/signature-requests/${signing.signatureId}`);
     await expect(staff.page.getByText("Completed").first()).toBeVisible();
     await expect(staff.page.getByText("Waiting for the device")).toHaveCount(0);
+
+    // The next patient on the same tablet finds nothing of the first: not on the page, not kept.
+    const nextTitle = `Kiosk consent next patient ${Date.now()}`;
+    const next = await requestSignature(request, staff.token, {
+      pdfUrl: files.url("/consent.pdf"),
+      field: FIELD,
+      title: nextTitle,
+      patientId: `P-kiosk-next-${Date.now()}`,
+    });
+    await handOver(page, next.signatureId, nextTitle);
+    const nextBody = await page.locator("body").innerText();
+    for (const secret of [title, patientId, signing.signatureId]) expect(nextBody).not.toContain(secret);
+    // Nothing held; the one key is this patient's link's (the first one's went when it was sent).
+    expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 1 });
+    const keptNow = await page.evaluate(async () =>
+      (await caches.open("clinsign-pages-v1").then((cache) => cache.keys())).map((key) => key.url),
+    );
+    expect(keptNow.filter((url) => url.includes("/kiosk/"))).toEqual([page.url()]);
+    expect(await page.evaluate(() => JSON.stringify(Object.entries(sessionStorage)))).not.toContain(
+      signing.signatureId,
+    );
   });
 
   test("a tablet that stays offline deletes the kept signature once it can no longer be sent, and says so", async ({

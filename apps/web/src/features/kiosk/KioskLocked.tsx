@@ -6,6 +6,7 @@ import { LockIcon } from "../patient/icons";
 import { PatientShell } from "../patient/PatientShell";
 import { StatusCard } from "../patient/StatusCard";
 import { forgetStoredSignings } from "../signing/session";
+import { forgetIdleKeys } from "../patient/offline/held";
 import { useHeldAtDesk, type HeldAtDesk } from "./held-at-desk";
 import { kioskBrand, lockKiosk, type KioskBrand, type KioskOutcome } from "./kiosk-device";
 import styles from "./kiosk.module.css";
@@ -23,6 +24,8 @@ export function KioskLocked({ outcome }: { outcome: KioskOutcome | "held" | null
   const [brand, setBrand] = useState<KioskBrand | null>(null);
   useEffect(() => {
     forgetStoredSignings();
+    // A key kept for a link whose signing went online: nothing to send with it any more.
+    void forgetIdleKeys().catch(() => {});
     setBrand(kioskBrand());
   }, []);
   const held = useHeldAtDesk(outcome === "held" ? () => lockKiosk("signed") : undefined);

@@ -131,16 +131,20 @@ function useReopenWhenOnline(online: boolean, flow: SigningFlowState, dispatch: 
   }, [online, flow.sessionToken, flow.screen.kind, dispatch]);
 }
 
-/** The link closed meanwhile (expired, withdrawn, declined) or was signed already: what was held goes. */
+/**
+ * The link closed meanwhile (expired, withdrawn, declined) or was signed (now or before): what was
+ * held goes, and the link's key with it.
+ */
 function useForgetWhenClosed(link: string | null, flow: SigningFlowState, dispatch: Dispatch<SigningFlowAction>) {
   const { held, screen } = flow;
   useEffect(() => {
-    if (!link || !held) return;
+    if (!link) return;
     const signed = screen.kind === "confirmation" || screen.kind === "signed";
     if (screen.kind !== "end" && !signed) return;
+    // Done with this link on this device: its key goes too, held or not.
     void forgetLink(link)
       .catch(() => {})
-      .then(() => dispatch({ type: "held-gone", discarded: !signed }));
+      .then(() => held && dispatch({ type: "held-gone", discarded: !signed }));
   }, [link, held, screen, dispatch]);
 }
 

@@ -165,6 +165,20 @@ export async function openHeldAction<T>(link: string, id: string): Promise<T | n
   }
 }
 
+/** Deletes the keys of links that hold nothing (the desk's locked screen: nothing of the last patient stays). */
+export async function forgetIdleKeys(): Promise<void> {
+  if (!heldStorageAvailable()) return;
+  const busy = new Set((await heldActions()).map((action) => action.link));
+  await inTransaction("readwrite", ({ keys }) => {
+    const cursor = keys.openKeyCursor();
+    cursor.onsuccess = () => {
+      if (!cursor.result) return;
+      if (!busy.has(String(cursor.result.primaryKey))) keys.delete(cursor.result.primaryKey);
+      cursor.result.continue();
+    };
+  });
+}
+
 /** Deletes everything this device holds for a link: its actions and its key. */
 export async function forgetLink(link: string): Promise<void> {
   if (!heldStorageAvailable()) return;
