@@ -66,16 +66,14 @@ export function KioskLocked({ outcome }: { outcome: KioskOutcome | "held" | null
 function HeldAtDeskNote({ state }: { state: HeldAtDesk }) {
   const { t } = usePatientI18n();
   const s = t.signing;
-  const text =
-    state === "waiting"
-      ? s.kioskHeldWaiting
-      : state === "sending"
-        ? s.kioskHeldSending
-        : state === "sent"
-          ? s.kioskHeldSent
-          : state === "deleted"
-            ? s.kioskHeldDeleted
-            : null;
+  const texts: Record<HeldAtDesk, string | null> = {
+    none: null,
+    waiting: s.kioskHeldWaiting,
+    sending: s.kioskHeldSending,
+    sent: s.kioskHeldSent,
+    deleted: s.kioskHeldDeleted,
+  };
+  const text = texts[state];
   return (
     <p role="status" className={styles.heldNote} data-held={state}>
       {text}
