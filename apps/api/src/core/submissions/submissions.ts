@@ -111,12 +111,11 @@ export async function submitForm(
   // The page's id of this submission (issue 35): a resend after a lost answer is answered with the
   // submission the first one made. An SMS link submits once anyway (its access ends with it).
   const actionId = smsForm ? null : (input.actionId ?? null);
-  const earlier = actionId ? await submittedBefore(ctx, actionId) : null;
-  if (earlier) return earlier;
   const prepared = await prepareSubmission(ctx, input, smsForm);
   const stored = await inTransaction(ctx, (tx) => storeSubmission(tx, prepared, actionId));
   if (!stored) {
-    // Two resends at once: the other one stored it. Another caller's id is not this caller's to use.
+    // The id is stored already (a resend, or two at once): the submission it made is the answer.
+    // Another caller's id is not this caller's to use.
     const made = await submittedBefore(ctx, actionId!);
     if (made) return made;
     throw new AppError("conflict", "this submission id was used already", { field: "actionId" });
