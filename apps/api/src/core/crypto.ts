@@ -81,6 +81,13 @@ export class SecretBox {
   deriveKey(purpose: string): Buffer {
     return createHmac("sha256", this.key).update(`clinsign:${purpose}`).digest();
   }
+  /**
+   * The key a patient page encrypts what it holds offline with (issue 35): one per link or
+   * session (`subject`), derived from the service key, never stored, the same at every opening.
+   */
+  holdKey(purpose: "signing-hold" | "form-hold", subject: string): string {
+    return createHmac("sha256", this.deriveKey(purpose)).update(subject).digest("base64url");
+  }
   seal(plaintext: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);

@@ -337,6 +337,11 @@ describe("the SMS portal", () => {
     });
     expect(await smsForm().open.query({ linkToken })).toMatchObject({ hasAccess: false });
     expect((await smsForm(accessCookie).template.query({ linkToken })).identifier).toBe(t.identifier);
+    // The key the page holds answers with offline (issue 35): the recipient's only, stable, per link.
+    await expect(smsForm().holdKey.query({ linkToken })).rejects.toMatchObject({ data: { httpStatus: 401 } });
+    const { holdKey } = await smsForm(accessCookie).holdKey.query({ linkToken });
+    expect(Buffer.from(holdKey, "base64url")).toHaveLength(32);
+    expect((await smsForm(accessCookie).holdKey.query({ linkToken })).holdKey).toBe(holdKey);
     // Uploads of the portal's form: the access cookie and the link, nothing else.
     const upload = (headers: Record<string, string>) => {
       const form = new FormData();

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import type { OpenSigningInput, PatientLanguage, SigningState, SigningView } from "@clinsign/contracts";
 import { eq, signatureRequests, signingCredentials } from "@clinsign/db";
 import { getBranding } from "../branding/branding";
@@ -208,9 +207,7 @@ async function signerView(
  * every opening (what an earlier opening held opens again once the link is opened online).
  */
 function holdKeyOf(ctx: OrgContext, row: SignatureRequestRow): string {
-  return createHmac("sha256", ctx.services.secrets.deriveKey("signing-hold"))
-    .update(`${row.id}:${ctx.signerId ?? "patient"}`)
-    .digest("base64url");
+  return ctx.services.secrets.holdKey("signing-hold", `${row.id}:${ctx.signerId ?? "patient"}`);
 }
 
 /**

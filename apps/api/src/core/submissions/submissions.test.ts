@@ -369,6 +369,21 @@ describe("F10 POST /api/embed/submit", () => {
     });
   });
 
+  it("gives the form page the key it holds answers with offline: the session's own, stable, never a token's (issue 35)", async () => {
+    const t = await activeTemplate(org, fields);
+    const sessionId = await newSession(api, org, t.identifier);
+    const { holdKey } = await api.trpc({ sessionId }).forms.holdKey.query();
+    expect(Buffer.from(holdKey, "base64url")).toHaveLength(32);
+    expect((await api.trpc({ sessionId }).forms.holdKey.query()).holdKey).toBe(holdKey);
+    const otherSession = await newSession(api, org, t.identifier);
+    expect((await api.trpc({ sessionId: otherSession }).forms.holdKey.query()).holdKey).not.toBe(holdKey);
+    // An organization's token fills no form of its own: it has nothing to hold.
+    await expect(api.trpc({ bearer: org.token }).forms.holdKey.query()).rejects.toMatchObject({
+      data: { httpStatus: 401 },
+    });
+    await expect(api.trpc({}).forms.holdKey.query()).rejects.toMatchObject({ data: { httpStatus: 401 } });
+  });
+
   it("takes phone answers typed nationally in the organization's phone country and stores them in E.164", async () => {
     const phoneFields: FormField[] = [{ id: "1", type: "phone", key: "mobile", label: "Mobil", required: true }];
     const t = await activeTemplate(org, phoneFields);

@@ -21,6 +21,7 @@ import {
 import { listAuditEntries, listAuditLog, verifyOrganizationChain } from "../../core/audit/audit-log";
 import { deleteDraft, getDraft, saveDraft } from "../../core/drafts/drafts";
 import { recordFormEvent } from "../../core/forms/events";
+import { formHoldKey } from "../../core/forms/hold-key";
 import { resolveFormTemplate } from "../../core/forms/form-template";
 import { channelProviders, listMessages, revealOutboxMessage } from "../../core/messaging/messaging";
 import { getPublicEmbed, savePublicEmbed } from "../../core/embed-sessions/public-embeds";
@@ -70,6 +71,8 @@ export const formsRouter = {
   event: formProcedure
     .input(formEventInput.extend({ templateIdentifier: templateIdentifier.optional() }))
     .mutation(({ ctx, input }) => recordFormEvent(ctx.org, input)),
+  /** The key the form page holds what it keeps offline with (issue 35). */
+  holdKey: formProcedure.query(({ ctx }) => formHoldKey(ctx.org)),
 } satisfies TRPCRouterRecord;
 
 export const draftsRouter = {

@@ -9,6 +9,7 @@ import {
   submitSmsForm,
   verifyIdentity,
 } from "../../core/form-requests/sms-form";
+import { formHoldKey } from "../../core/forms/hold-key";
 import { IDENTITY_WINDOW_MS } from "../../core/form-requests/sms-form-access";
 import { checkOtp, resendOtp } from "../../core/form-requests/sms-otp";
 import { smsIdentificationProcedure, smsLinkProcedure, smsRecipientProcedure, type TrpcContext } from "../trpc";
@@ -70,6 +71,8 @@ export const smsFormRouter = {
     }),
   ),
   template: smsRecipientProcedure.query(({ ctx }) => smsFormTemplate(ctx.org)),
+  /** The key the page holds what it keeps offline with (issue 35). */
+  holdKey: smsRecipientProcedure.query(({ ctx }) => formHoldKey(ctx.org)),
   loadDraft: smsRecipientProcedure.query(({ ctx }) => loadSmsFormDraft(ctx.org)),
   saveDraft: smsRecipientProcedure
     .input(smsSaveDraftInput)
