@@ -140,6 +140,7 @@ export const staffPermissions = {
 
   "forms.template": everyone,
   "forms.event": workers,
+  "forms.holdKey": everyone,
 
   "drafts.save": workers,
   "drafts.get": everyone,
