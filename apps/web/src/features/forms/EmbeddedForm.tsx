@@ -27,7 +27,7 @@ export function EmbeddedForm({
   const { t } = usePatientI18n();
   const framed = useFramedPage(langParam);
   const embedded = useEmbeddedForm({ credential, draftKeyParam, langParam });
-  const { screen, sessionId, branding, organizationName } = embedded.state;
+  const { screen, branding, organizationName } = embedded.state;
 
   let content;
   switch (screen.kind) {
@@ -62,10 +62,10 @@ export function EmbeddedForm({
           <EmbeddedFormFill
             form={screen}
             api={embedded.api}
-            sessionId={sessionId}
             bridge={embedded.bridge}
-            onRejected={embedded.onRejected}
-            onSubmitted={(result) => embedded.submitted(result, screen.info)}
+            onRejected={(error) => embedded.onRejected(error)}
+            offline={embedded.offline}
+            onHeld={() => embedded.held(screen)}
           />
         </>
       );

@@ -7,10 +7,10 @@ import { usePatientI18n } from "../../i18n/I18nProvider";
 import type { PatientApi } from "../patient/api";
 import type { EmbedBridge } from "./embed-bridge";
 import { safeRedirect } from "./embed-redirect";
-import type { ReadyForm } from "./embedded-form-state";
+import type { EmbedPage, ReadyForm } from "./embedded-form-state";
 import { FormFill } from "./FormFill";
 import { FormStatusScreen } from "./FormStatusScreen";
-import { uploadFormFile } from "./uploads";
+import { withoutHeldFiles, type OfflineForm } from "./use-offline-form";
 
 /** Whether the page is framed (the host's frame gets the compact shell); the URL's language, once. */
 export function useFramedPage(langParam: string | null) {
@@ -61,21 +61,25 @@ export function EmbeddedFormDone({
   );
 }
 
-/** The form of the embed session: drafts, uploads and the submission carry the session. */
+/**
+ * The form of the embed session: drafts, uploads and the submission carry the session; without a
+ * network, answers, files and the submission are kept on the device (`offline`, whose `send`
+ * submits through the session).
+ */
 export function EmbeddedFormFill({
   form,
   api,
-  sessionId,
   bridge,
+  offline,
   onRejected,
-  onSubmitted,
+  onHeld,
 }: {
   form: ReadyForm;
   api: PatientApi;
-  sessionId: string;
   bridge: RefObject<EmbedBridge | null>;
+  offline: OfflineForm<EmbedPage>;
   onRejected(error: unknown): void;
-  onSubmitted(result: SubmitResult): void;
+  onHeld(): void;
 }) {
   const { info, template, values, draftKey, language } = form;
   return (
@@ -85,21 +89,16 @@ export function EmbeddedFormFill({
       initialLanguage={language}
       expiresAt={null}
       phoneCountry={info.phoneCountry}
-      saveDraft={(changed, language) => api.call("drafts.save", { draftKey, values: changed, language })}
+      saveDraft={(changed, language) =>
+        api.call("drafts.save", { draftKey, values: withoutHeldFiles(changed), language })
+      }
       onDraftSaved={(at) => bridge.current?.post({ type: "draftSaved", savedAt: at.toISOString() })}
       onRejected={onRejected}
-      uploadFile={(file, field, onProgress) =>
-        uploadFormFile(file, {
-          url: "/api/embed/uploads",
-          headers: { "x-session-id": sessionId },
-          fields: { sessionId },
-          fieldKey: field.key!,
-          onProgress,
-        })
-      }
+      keepsOffline
+      onValuesChange={offline.keepValues}
+      uploadFile={(file, field, onProgress) => offline.upload(file, field.key!, onProgress)}
       submit={async (visible, language, actionId) => {
-        const result = await api.call("submissions.submit", { values: visible, draftKey, language, actionId });
-        onSubmitted(result);
+        if ((await offline.submit(visible, language, actionId)) === "held") onHeld();
       }}
     />
   );

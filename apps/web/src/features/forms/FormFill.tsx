@@ -4,11 +4,12 @@ import type { FieldIssue, FieldProblemCode, FormValues, PatientLanguage, Templat
 import { textDirection } from "@clinsign/contracts/language-list";
 import { Notice } from "@clinsign/ui";
 import { FormRenderer, type UploadFile } from "@clinsign/ui/form";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
 import { describeApiError, readApiError } from "../../trpc/errors";
+import { useOnline } from "../patient/offline/service-worker";
 import { ScreenHeading } from "../patient/ScreenHeading";
 import { templateRendererLabels } from "./renderer-labels";
 import { useDraftAutosave, type SaveState } from "./useDraftAutosave";
@@ -38,6 +39,10 @@ export interface FormFillProps {
   onRejected?(error: unknown): void;
   /** The organization's phone country: phone fields accept its national numbers. */
   phoneCountry?: string;
+  /** Every change of the answers (the page keeps them on the device for a reload offline). */
+  onValuesChange?(values: FormValues): void;
+  /** The page keeps answers offline: without a network it says so above the form. */
+  keepsOffline?: boolean;
 }
 
 function SaveStatus({ state }: { state: SaveState }) {
@@ -77,7 +82,10 @@ export function FormFill({
   onDraftSaved,
   onRejected,
   phoneCountry,
+  onValuesChange,
+  keepsOffline = false,
 }: FormFillProps) {
+  const online = useOnline();
   const { t, locale } = usePatientI18n();
   const { localized, language, chosen } = useFormLanguage(template, initialLanguage);
   const chosenRef = useRef(chosen);
@@ -100,6 +108,9 @@ export function FormFill({
       return next;
     });
   }
+  const changed = useRef(onValuesChange);
+  changed.current = onValuesChange;
+  useEffect(() => changed.current?.(values), [values]);
 
   return (
     <article
@@ -110,6 +121,7 @@ export function FormFill({
       data-form-language={language}
     >
       <FormFillHeader title={localized.title} description={localized.description} expiresAt={expiresAt} />
+      {keepsOffline && !online ? <Notice tone="info">{t.forms.offlineNote}</Notice> : null}
       {submission.failure ? (
         <Notice tone="danger" role="alert">
           {submission.failure}

@@ -4,6 +4,8 @@ import type { ReactNode } from "react";
 import { format, type PatientDictionary } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { CheckIcon, ClockIcon, LinkIcon, LockIcon, PauseIcon } from "../patient/icons";
+import { HeldScreen } from "../patient/HeldScreen";
+import { useOnline } from "../patient/offline/service-worker";
 import { LoadFailedScreen, OpeningScreen } from "../patient/PatientScreens";
 import { StatusCard, type StatusTone } from "../patient/StatusCard";
 
@@ -15,8 +17,16 @@ import { StatusCard, type StatusTone } from "../patient/StatusCard";
  */
 export type FormEnd = "done" | "session_ended" | "unavailable" | "unknown" | "expired" | "locked" | "submitted";
 
-/** Every screen of a patient form page but the form itself. */
-export type FormStatus = { kind: "opening" } | { kind: "failed"; error: unknown } | { kind: "end"; end: FormEnd };
+/**
+ * Every screen of a patient form page but the form itself. `held`: submitted offline, the form
+ * waits on this device for the network. An end's `discarded`: what this device held for the form
+ * was not sent (the link closed meanwhile) and is deleted.
+ */
+export type FormStatus =
+  | { kind: "opening" }
+  | { kind: "failed"; error: unknown }
+  | { kind: "held" }
+  | { kind: "end"; end: FormEnd; discarded?: boolean };
 
 type EndCard = { title: string; body: string; tone: StatusTone; icon: ReactNode };
 
@@ -74,12 +84,27 @@ export function FormStatusScreen({
   action?: ReactNode;
 }) {
   const { t } = usePatientI18n();
+  const online = useOnline();
   switch (status.kind) {
     case "opening":
       return <OpeningScreen text={t.forms.opening} />;
+    case "held":
+      return (
+        <HeldScreen
+          texts={{
+            title: t.forms.heldTitle,
+            body: t.forms.heldBody,
+            waiting: t.forms.heldWaiting,
+            sending: t.forms.heldSending,
+          }}
+          online={online}
+          focus
+        />
+      );
     case "failed":
       return <LoadFailedScreen title={t.forms.openFailed} error={status.error} onRetry={onRetry} />;
-    case "end":
+    case "end": {
+      const card = endCard(t, status.end, organizationName);
       return (
         <StatusCard
           // A submission just made and one found on opening the link are the same state.
@@ -87,8 +112,19 @@ export function FormStatusScreen({
           // Just after submitting, focus always moves to what happened.
           focus={status.end === "done" || focus}
           action={action}
-          {...endCard(t, status.end, organizationName)}
+          {...card}
+          body={
+            status.discarded ? (
+              <>
+                <p>{card.body}</p>
+                <p>{t.forms.heldDiscarded}</p>
+              </>
+            ) : (
+              card.body
+            )
+          }
         />
       );
+    }
   }
 }

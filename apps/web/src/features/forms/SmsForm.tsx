@@ -5,6 +5,7 @@ import { useEffect, useMemo, useReducer, useRef, type Dispatch } from "react";
 import { format } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
 import { formatDateTime } from "../../lib/dates";
+import { isUnreached, readApiError } from "../../trpc/errors";
 import { createPatientApi, type PatientApi } from "../patient/api";
 import { PatientShell } from "../patient/PatientShell";
 import { FormFill } from "./FormFill";
@@ -15,10 +16,12 @@ import {
   smsFormReducer,
   type OpenedLink,
   type SmsFormAction,
+  type SmsPage,
   type Step,
 } from "./sms-form-state";
 import { IdentifyStep, OtpStep } from "./SmsFormSteps";
-import { uploadFormFile } from "./uploads";
+import { uploadLinkFile } from "./uploads";
+import { useOfflineForm, withoutHeldFiles, type OfflineForm } from "./use-offline-form";
 
 /** Links are 43 URL-safe characters; anything else cannot be one. */
 const plausibleLink = (token: string) => /^[A-Za-z0-9_-]{16,200}$/.test(token);
@@ -34,15 +37,46 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
   const { t, locale } = usePatientI18n();
   const api = useMemo(() => createPatientApi({ url: "/f/trpc" }), []);
   const [{ step, link, attempt, acted }, dispatch] = useReducer(smsFormReducer, initialSmsFormState);
-  const openForm = useLinkOpening(api, linkToken, attempt, dispatch);
-  const calls = identificationCalls(api, linkToken, dispatch, openForm);
   const show = (next: Step) => dispatch({ type: "show", step: next });
+  const offline = useOfflineForm<SmsPage>({
+    credential: `sms:${linkToken}`,
+    until: link.expiresAt,
+    sending: step.kind === "held",
+    send: async (values, language) => {
+      await api.call("smsForm.submit", { linkToken, values, language });
+      dispatch({ type: "acted" });
+      show({ kind: "end", end: "done" });
+    },
+    sendFile: (file, fieldKey, onProgress) => uploadLinkFile(linkToken, file, fieldKey, onProgress),
+    onRefused: (error, held) => {
+      const end = endFor(error);
+      if (readApiError(error).code === "UNAUTHORIZED") {
+        // The access ran out meanwhile: identified again, the held form is sent.
+        show({ kind: "identify", notice: s.accessEnded });
+      } else if (end) {
+        void offline.forget();
+        show({ kind: "end", end: end === "unknown" ? "unavailable" : end, discarded: end !== "submitted" });
+      } else if (held) {
+        void offline.keptForm().then((kept) =>
+          show({
+            kind: "form",
+            template: kept!.template,
+            values: withoutHeldFiles(held.values),
+            language: held.language,
+          }),
+        );
+      } else dispatch({ type: "retry" });
+    },
+  });
+  const openForm = useLinkOpening(api, linkToken, attempt, dispatch, offline);
+  const calls = identificationCalls(api, linkToken, dispatch, openForm);
   const s = t.forms.sms;
 
   /** A refusal after the start: the end screen it means, or the identification again. */
   const refused = (error: unknown) => {
     dispatch({ type: "acted" });
     const end = endFor(error);
+    if (end) void offline.forget();
     if (end) show({ kind: "end", end: end === "unknown" ? "unavailable" : end });
     else show({ kind: "identify", notice: s.accessEnded });
   };
@@ -78,11 +112,9 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
           linkToken={linkToken}
           form={step}
           link={link}
+          offline={offline}
           onRejected={refused}
-          onSubmitted={() => {
-            dispatch({ type: "acted" });
-            show({ kind: "end", end: "done" });
-          }}
+          onHeld={() => show({ kind: "held" })}
         />
       );
       break;
@@ -109,22 +141,45 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
  * with access from an earlier visit (the cookie), the form. Returns `openForm`, which loads the
  * template and the draft and shows the form.
  */
-function useLinkOpening(api: PatientApi, linkToken: string, attempt: number, dispatch: Dispatch<SmsFormAction>) {
+function useLinkOpening(
+  api: PatientApi,
+  linkToken: string,
+  attempt: number,
+  dispatch: Dispatch<SmsFormAction>,
+  offline: OfflineForm<SmsPage>,
+) {
   // The language the request was sent in: the form opens in it unless the draft remembers another.
   const presetLanguage = useRef<string | null>(null);
+  const opened = useRef<OpenedLink | null>(null);
 
+  /** The form, with what this device kept over the server's draft; its held submission's screen when one waits. */
   async function openForm() {
-    const [template, draft] = await Promise.all([
+    const [template, draft, key] = await Promise.all([
       api.call("smsForm.template", { linkToken }),
       api.call("smsForm.loadDraft", { linkToken }),
+      api.call("smsForm.holdKey", { linkToken }).catch(() => null),
     ]);
-    const step: Step = {
-      kind: "form",
+    if (key) await offline.rememberKey(key.holdKey);
+    const kept = await offline.keptForm();
+    const form = {
       template,
-      values: draft?.values ?? {},
+      values: { ...(draft?.values ?? {}), ...(kept?.values ?? {}) },
       language: draft?.language ?? presetLanguage.current,
     };
-    dispatch({ type: "show", step });
+    if (opened.current) await offline.keep({ ...form, page: { link: opened.current } });
+    const held = await offline.holdsSubmission();
+    dispatch({ type: "show", step: held ? { kind: "held" } : { kind: "form", ...form } });
+  }
+
+  /** Without a network: the form this device kept (or its held submission); false when nothing was kept. */
+  async function openKept(): Promise<boolean> {
+    const kept = await offline.keptForm();
+    if (!kept) return false;
+    dispatch({ type: "linkOpened", link: kept.page.link });
+    const held = await offline.holdsSubmission();
+    const { template, values, language } = kept;
+    dispatch({ type: "show", step: held ? { kind: "held" } : { kind: "form", template, values, language } });
+    return true;
   }
 
   useEffect(() => {
@@ -136,20 +191,26 @@ function useLinkOpening(api: PatientApi, linkToken: string, attempt: number, dis
     let active = true;
     api
       .call("smsForm.open", { linkToken })
-      .then(async (opened) => {
+      .then(async (answer) => {
         if (!active) return;
-        const { organizationName, branding, expiresAt, phoneCountry } = opened;
-        dispatch({ type: "linkOpened", link: { organizationName, branding, expiresAt, phoneCountry } });
-        presetLanguage.current = opened.language ?? null;
-        if (opened.status === "expired" || opened.status === "locked" || opened.status === "submitted")
-          show({ kind: "end", end: opened.status });
-        else if (opened.hasAccess) await openForm();
+        const { organizationName, branding, expiresAt, phoneCountry, status } = answer;
+        opened.current = { organizationName, branding, expiresAt, phoneCountry };
+        dispatch({ type: "linkOpened", link: opened.current });
+        presetLanguage.current = answer.language ?? null;
+        if (status === "expired" || status === "locked" || status === "submitted") {
+          // What this device held for the link goes; unsent, unless the link was answered.
+          const discarded = status !== "submitted" && (await offline.holdsSubmission());
+          await offline.forget();
+          show({ kind: "end", end: status, discarded });
+        } else if (answer.hasAccess) await openForm();
         else show({ kind: "identify" });
       })
-      .catch(
-        (error: unknown) =>
-          active && show(endFor(error) ? { kind: "end", end: endFor(error)! } : { kind: "failed", error }),
-      );
+      .catch(async (error: unknown) => {
+        if (!active || (isUnreached(error) && (await openKept()))) return;
+        const end = endFor(error);
+        if (end) await offline.forget();
+        if (active) show(end ? { kind: "end", end } : { kind: "failed", error });
+      });
     return () => {
       active = false;
     };
@@ -192,15 +253,17 @@ function LinkFormFill({
   linkToken,
   form,
   link,
+  offline,
   onRejected,
-  onSubmitted,
+  onHeld,
 }: {
   api: PatientApi;
   linkToken: string;
   form: { template: Template; values: FormValues; language: string | null };
   link: OpenedLink;
+  offline: OfflineForm<SmsPage>;
   onRejected(error: unknown): void;
-  onSubmitted(): void;
+  onHeld(): void;
 }) {
   return (
     <FormFill
@@ -209,20 +272,15 @@ function LinkFormFill({
       initialLanguage={form.language}
       expiresAt={link.expiresAt}
       phoneCountry={link.phoneCountry}
-      saveDraft={(values, language) => api.call("smsForm.saveDraft", { linkToken, values, language })}
-      onRejected={onRejected}
-      uploadFile={(file, field, onProgress) =>
-        uploadFormFile(file, {
-          url: "/f/api/embed/uploads",
-          headers: { "x-portal-link": linkToken },
-          fields: {},
-          fieldKey: field.key!,
-          onProgress,
-        })
+      saveDraft={(values, language) =>
+        api.call("smsForm.saveDraft", { linkToken, values: withoutHeldFiles(values), language })
       }
+      onRejected={onRejected}
+      keepsOffline
+      onValuesChange={offline.keepValues}
+      uploadFile={(file, field, onProgress) => offline.upload(file, field.key!, onProgress)}
       submit={async (values, language) => {
-        await api.call("smsForm.submit", { linkToken, values, language });
-        onSubmitted();
+        if ((await offline.submit(values, language, undefined)) === "held") onHeld();
       }}
     />
   );

@@ -23,9 +23,17 @@ export type Screen =
   | ({ kind: "ready" } & ReadyForm)
   /** A public embed that offers to resume, and this browser kept an unfinished form: the visitor chooses. */
   | ({ kind: "resume"; savedAt: string; prefill: FormValues } & ReadyForm)
+  /** Submitted offline: the submission waits on this device; the form it came from is kept for a refusal. */
+  | ({ kind: "held" } & ReadyForm)
   | { kind: "done"; result: SubmitResult; visitor?: SessionInfo["visitor"] };
 
 export type ResumeScreen = Extract<Screen, { kind: "resume" }>;
+
+/** What the embedded form keeps of its session on the device with the opened form (see useOfflineForm). */
+export interface EmbedPage {
+  info: SessionInfo;
+  draftKey: string;
+}
 
 export interface EmbeddedFormState {
   /** The embed session every call carries; empty while a public embed's visitor session starts. */

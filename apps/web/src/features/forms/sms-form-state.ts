@@ -28,6 +28,11 @@ export interface OpenedLink {
   phoneCountry: string | undefined;
 }
 
+/** What the SMS form keeps of its link on the device with the opened form (see useOfflineForm). */
+export interface SmsPage {
+  link: OpenedLink;
+}
+
 export interface SmsFormState {
   step: Step;
   link: OpenedLink;

@@ -46,3 +46,35 @@ export function uploadFormFile(
     request.send(body);
   });
 }
+
+/** One file of an embed session's form (the session in headers and body). */
+export function uploadEmbedFile(
+  sessionId: string,
+  file: File,
+  fieldKey: string,
+  onProgress: (fraction: number) => void,
+): Promise<Attachment> {
+  return uploadFormFile(file, {
+    url: "/api/embed/uploads",
+    headers: { "x-session-id": sessionId },
+    fields: { sessionId },
+    fieldKey,
+    onProgress,
+  });
+}
+
+/** One file of an SMS link's form (its access cookie goes with the /f/ path). */
+export function uploadLinkFile(
+  linkToken: string,
+  file: File,
+  fieldKey: string,
+  onProgress: (fraction: number) => void,
+): Promise<Attachment> {
+  return uploadFormFile(file, {
+    url: "/f/api/embed/uploads",
+    headers: { "x-portal-link": linkToken },
+    fields: {},
+    fieldKey,
+    onProgress,
+  });
+}

@@ -11,9 +11,13 @@ import {
   initialEmbeddedFormState,
   type EmbedCredential,
   type EmbeddedFormAction,
+  type EmbedPage,
+  type ReadyForm,
   type ResumeScreen,
 } from "./embedded-form-state";
 import { useEmbeddedFormOpening } from "./useEmbeddedFormOpening";
+import { uploadEmbedFile } from "./uploads";
+import { useOfflineForm, withoutHeldFiles } from "./use-offline-form";
 import { useIdleReset } from "./visitor-policy";
 import { forgetVisitorSession } from "./visitor-session";
 
@@ -37,6 +41,9 @@ function useFormClosedReport(ready: boolean, sessionId: string, bridge: RefObjec
     return () => window.removeEventListener("pagehide", closed);
   }, [ready, sessionId, bridge]);
 }
+
+/** A refusal that ends the session's form (it ended, or is gone), rather than one of its answers. */
+const closesSession = (error: unknown) => ["UNAUTHORIZED", "NOT_FOUND", "FORBIDDEN"].includes(readApiError(error).code ?? "");
 
 /** The visitor's answer to "Continue where you left off?": the kept draft, or an empty form. */
 function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>) {
@@ -72,18 +79,41 @@ export function useEmbeddedForm({
   // The form's own box, whose height the host page's frame takes (see reportHeight).
   const contentRef = useRef<HTMLDivElement>(null);
 
+  // The form shown, or the one a held submission came from.
+  const form: ReadyForm | null = (screen.kind === "ready" || screen.kind === "held") && "info" in screen ? screen : null;
+  const offline = useOfflineForm<EmbedPage>({
+    credential: sessionId ? `embed:${sessionId}` : null,
+    until: form?.info.expiresAt ?? null,
+    sending: screen.kind === "held",
+    send: async (values, language, actionId) => {
+      if (!form) return;
+      const result = await api.call("submissions.submit", { values, draftKey: form.draftKey, language, actionId });
+      submitted(result, form.info);
+    },
+    sendFile: (file, fieldKey, onProgress) => uploadEmbedFile(sessionId, file, fieldKey, onProgress),
+    onRefused: (error, held) => {
+      if (form && held && !closesSession(error)) {
+        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
+        dispatch({ type: "show", screen: { ...form, kind: "ready", values: withoutHeldFiles(held.values) } });
+      } else if (form && !held) dispatch({ type: "retry" });
+      else onRejected(error, true);
+    },
+  });
+
   /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
   const startAfresh = useCallback(
     async (draftKey: string | null) => {
       if (publicCode === null) return;
       if (draftKey) await api.call("drafts.delete", { draftKey }).catch(() => {});
+      // The next person on this device finds nothing of this one's.
+      await offline.forget();
       forgetVisitorSession(publicCode);
       dispatch({ type: "startedAfresh" });
     },
-    [api, publicCode],
+    [api, publicCode, offline],
   );
 
-  const opening = { api, sessionId, publicCode, draftKeyParam, langParam, attempt, dispatch, startAfresh };
+  const opening = { api, sessionId, publicCode, draftKeyParam, langParam, attempt, dispatch, startAfresh, offline };
   useEmbeddedFormOpening({ ...opening, bridge, contentRef });
   useFormClosedReport(screen.kind === "ready", sessionId, bridge);
 
@@ -93,15 +123,17 @@ export function useEmbeddedForm({
     startAfresh(screen.kind === "ready" ? screen.draftKey : null),
   );
 
-  const onRejected = (error: unknown) => {
+  /** The session refused the form for good: the page ends; `discarded`, a held submission went unsent. */
+  function onRejected(error: unknown, discarded = false) {
     const code = readApiError(error).code;
     if (publicCode !== null && code === "UNAUTHORIZED") forgetVisitorSession(publicCode);
+    void offline.forget();
     const end = code === "UNAUTHORIZED" ? "session_ended" : "unavailable";
-    dispatch({ type: "show", screen: { kind: "end", end } });
+    dispatch({ type: "show", screen: { kind: "end", end, discarded } });
     bridge.current?.post({ type: "error", code: end });
-  };
+  }
 
-  const submitted = (result: SubmitResult, info: SessionInfo) => {
+  function submitted(result: SubmitResult, info: SessionInfo) {
     // The next person on this device (a waiting-room tablet) starts with an empty form.
     if (publicCode !== null) forgetVisitorSession(publicCode);
     dispatch({ type: "show", screen: { kind: "done", result, visitor: info.visitor } });
@@ -109,11 +141,13 @@ export function useEmbeddedForm({
     bridge.current?.post({ type: "submitted", submissionId: result.submissionId });
     const redirect = safeRedirect(result.redirectUrl ?? info.redirectUrl);
     if (redirect) navigateTop(redirect);
-  };
+  }
 
   const resume = resumeChoices(api, dispatch);
 
   const retry = () => dispatch({ type: "retry" });
+  /** Submitted offline: the submission waits on this device. */
+  const held = (form: ReadyForm) => dispatch({ type: "show", screen: { ...form, kind: "held" } });
   return {
     state,
     api,
@@ -124,7 +158,8 @@ export function useEmbeddedForm({
     contentRef,
     startAfresh,
     onRejected,
-    submitted,
+    offline,
+    held,
     resume,
     retry,
   };

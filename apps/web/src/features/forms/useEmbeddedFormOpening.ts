@@ -4,10 +4,17 @@ import type { SessionInfo } from "@clinsign/contracts";
 import { useEffect, useRef, type Dispatch, type RefObject } from "react";
 import { isPatientLanguage } from "../../i18n";
 import { usePatientI18n } from "../../i18n/I18nProvider";
-import { readApiError } from "../../trpc/errors";
+import { isUnreached, readApiError } from "../../trpc/errors";
 import { createPatientApi, type PatientApi } from "../patient/api";
 import { createEmbedBridge, type EmbedBridge } from "./embed-bridge";
-import { openedScreen, openingFailure, type EmbeddedFormAction } from "./embedded-form-state";
+import {
+  openedScreen,
+  openingFailure,
+  type EmbeddedFormAction,
+  type EmbedPage,
+  type Screen,
+} from "./embedded-form-state";
+import type { OfflineForm } from "./use-offline-form";
 import { offersResume } from "./visitor-policy";
 import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } from "./visitor-session";
 
@@ -57,6 +64,7 @@ export interface EmbeddedFormOpening {
   bridge: RefObject<EmbedBridge | null>;
   /** The form's own box, whose height the host page's frame takes. */
   contentRef: RefObject<HTMLDivElement | null>;
+  offline: OfflineForm<EmbedPage>;
 }
 
 /**
@@ -65,8 +73,19 @@ export interface EmbeddedFormOpening {
  * ended is replaced once; other failures end the page or offer to try again.
  */
 export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
-  const { api, sessionId, publicCode, draftKeyParam, langParam, attempt, dispatch, startAfresh, bridge, contentRef } =
-    opening;
+  const {
+    api,
+    sessionId,
+    publicCode,
+    draftKeyParam,
+    langParam,
+    attempt,
+    dispatch,
+    startAfresh,
+    bridge,
+    contentRef,
+    offline,
+  } = opening;
   const { setLang } = usePatientI18n();
   const replacedVisitorSession = useRef(false);
   // Whether the visitor session came from this browser's storage (an earlier visit), not this page.
@@ -82,10 +101,12 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         if (active) dispatch({ type: "visitorSessionStarted", sessionId: started.sessionId });
         return;
       }
-      const [info, template] = await Promise.all([
+      const [info, template, key] = await Promise.all([
         api.call("sessions.current", undefined),
         api.call("forms.template", {}),
+        api.call("forms.holdKey", undefined).catch(() => null),
       ]);
+      if (key) await offline.rememberKey(key.holdKey);
       const connection = connectHost(info, contentRef.current, setLang);
       bridge.current = connection.host;
       disconnect = connection.disconnect;
@@ -102,12 +123,21 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         return;
       }
       const offerResume = publicCode !== null && keptSession.current && offersResume(info.visitor);
-      dispatch({ type: "show", screen: openedScreen({ info, template, draftKey, draft }, langParam, offerResume) });
+      const screen = await withKeptAnswers(
+        openedScreen({ info, template, draftKey, draft }, langParam, offerResume),
+        offline,
+      );
+      if (!active) return;
+      dispatch({ type: "show", screen });
       connection.host.post({ type: "ready" });
       void api.call("forms.event", { event: "form.opened" }).catch(() => {});
-    })().catch((error: unknown) => {
+    })().catch(async (error: unknown) => {
       if (!active) return;
       const code = readApiError(error).code;
+      // No network: the form this device kept opens (or its held submission waits).
+      const kept = isUnreached(error) ? await keptScreen(offline) : null;
+      if (!active) return;
+      if (kept) return dispatch({ type: "show", screen: kept });
       if (publicCode !== null && code === "UNAUTHORIZED" && !replacedVisitorSession.current) {
         // The session this browser kept has ended: start a fresh one (an empty form), once.
         replacedVisitorSession.current = true;
@@ -116,7 +146,14 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         return;
       }
       const failure = openingFailure(code, error);
-      dispatch({ type: "show", screen: failure.screen });
+      // The session ended or is gone: what this device held for it goes, and the page says so.
+      let screen = failure.screen;
+      if (screen.kind === "end") {
+        screen = { ...screen, discarded: await offline.holdsSubmission() };
+        await offline.forget();
+      }
+      if (!active) return;
+      dispatch({ type: "show", screen });
       bridge.current?.post({ type: "error", code: failure.reported });
     });
     return () => {
@@ -135,5 +172,32 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
     dispatch,
     bridge,
     contentRef,
+    offline,
   ]);
+}
+
+/**
+ * The opened form with what this device kept over the server's draft (answers typed offline since
+ * it was last saved), or its held submission's screen when one waits; the form is kept anew.
+ */
+async function withKeptAnswers(screen: Screen, offline: OfflineForm<EmbedPage>): Promise<Screen> {
+  if (screen.kind !== "ready") return screen;
+  const held = await offline.holdsSubmission();
+  const kept = await offline.keptForm();
+  const form = { ...screen, values: { ...screen.values, ...(kept?.values ?? {}) } };
+  await offline.keep({
+    template: form.template,
+    values: form.values,
+    language: form.language,
+    page: { info: form.info, draftKey: form.draftKey },
+  });
+  return held ? { ...form, kind: "held" } : form;
+}
+
+/** Without a network: the form this device kept, or its held submission; null when nothing was kept. */
+async function keptScreen(offline: OfflineForm<EmbedPage>): Promise<Screen | null> {
+  const kept = await offline.keptForm();
+  if (!kept) return null;
+  const form = { ...kept.page, template: kept.template, values: kept.values, language: kept.language };
+  return { ...form, kind: (await offline.holdsSubmission()) ? "held" : "ready" };
 }

@@ -13,7 +13,7 @@ import { SignScreen } from "./SignScreen";
 import { initialSigningFlow, screenOnClosed, sessionEndedScreen, signingFlowReducer } from "./signing-flow-state";
 import { ReloadButton, StateScreen } from "./StateScreen";
 import { useKioskReports, useOpenSigning, usePartyPolling, useSigningPass, type KioskHooks } from "./use-signing-flow";
-import { HeldScreen } from "./HeldScreen";
+import { HeldScreen } from "../patient/HeldScreen";
 import { useOfflineSigning } from "./use-offline-signing";
 import type { SignInput } from "@clinsign/contracts";
 
@@ -67,7 +67,16 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
     const note = flow.heldDiscarded ? t.signing.heldDiscarded : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} note={note} />;
   } else if (screen.kind === "held") {
-    content = <HeldScreen online={offline.online} focus={acted} />;
+    content = <HeldScreen
+        texts={{
+          title: t.signing.heldTitle,
+          body: t.signing.heldBody,
+          waiting: t.signing.heldWaiting,
+          sending: t.signing.heldSending,
+        }}
+        online={offline.online}
+        focus={acted}
+      />;
   } else if (screen.kind === "waiting" && view?.party) {
     content = <WaitingScreen party={view.party} focus={acted} />;
   } else if (screen.kind === "signed") {

@@ -7,14 +7,13 @@ import {
   canHold,
   forgetLink,
   heldActions,
-  heldStorageAvailable,
   holdAction,
-  linkId,
   type HeldActionOfLink,
   openHeldAction,
   rememberHoldKey,
 } from "../patient/offline/held";
 import { forgetKeptPage, useOnline } from "../patient/offline/service-worker";
+import { useLinkId } from "../patient/offline/use-link-id";
 import { closedState } from "./closed-state";
 import { credentialKey, type SigningCredential } from "./session";
 import type { SignatureSubmission, SignOutcome } from "./SignForm";
@@ -47,7 +46,7 @@ export function useOfflineSigning(
   language: PatientLanguage,
 ) {
   const online = useOnline();
-  const link = useLinkId(credential);
+  const link = useLinkId(credentialKey(credential));
   const { screen, view, sessionToken } = flow;
 
   useHeldOnStart(link, dispatch);
@@ -82,20 +81,6 @@ export function useOfflineSigning(
     [link, language, sessionToken, until],
   );
   return { submit, online };
-}
-
-/** The link's id on this device (the SHA-256 of its credential), once computed. */
-function useLinkId(credential: SigningCredential): string | null {
-  const [link, setLink] = useState<string | null>(null);
-  const key = credentialKey(credential);
-  useEffect(() => {
-    let active = true;
-    if (heldStorageAvailable()) void linkId(key).then((id) => active && setLink(id));
-    return () => {
-      active = false;
-    };
-  }, [key]);
-  return link;
 }
 
 /** A signature held by an earlier visit (a reload, a reopened tab) is shown as waiting, and sent. */

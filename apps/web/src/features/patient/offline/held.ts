@@ -2,7 +2,7 @@
  * What a patient did offline, held on the device until it can be sent (issue 35): one IndexedDB
  * database, `held` for the actions and `keys` for the key each link's actions are encrypted with.
  *
- * - An action (a signature, later a form's answers) is stored only encrypted (AES-256-GCM, a new
+ * - An action (a signature, a form's answers, a file picked for it) is stored only encrypted (AES-256-GCM, a new
  *   IV each time), never in clear, and never with the link's secret or the signing pass: it is
  *   found by the SHA-256 of the link's credential.
  * - The key comes from the server's first answer for the link (`holdKey`, derived there per link,
@@ -15,7 +15,11 @@ const DATABASE = "clinsign-held";
 const HELD = "held";
 const KEYS = "keys";
 
-export type HeldKind = "signature";
+/**
+ * A signature; a form page's opened form (to open it again offline), a file picked offline, and a
+ * submission waiting for the network.
+ */
+export type HeldKind = "signature" | "form" | "file" | "submission";
 
 /** What a held action says about itself without its key. */
 export interface HeldAction {

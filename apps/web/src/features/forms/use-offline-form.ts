@@ -1,0 +1,295 @@
+"use client";
+
+import type { Attachment, FormValues, PatientLanguage, Template } from "@clinsign/contracts";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { isClientError, isUnreached } from "../../trpc/errors";
+import {
+  canHold,
+  forgetLink,
+  heldActions,
+  heldStorageAvailable,
+  holdAction,
+  linkId,
+  openHeldAction,
+  rememberHoldKey,
+} from "../patient/offline/held";
+import { forgetKeptPage, useOnline } from "../patient/offline/service-worker";
+import { UploadError } from "./uploads";
+
+/** What a form page keeps of its opened form, to open it again without a network; `page` is the page's own part. */
+export interface KeptForm<Page> {
+  template: Template;
+  values: FormValues;
+  language: string | null;
+  page: Page;
+}
+
+/** A submission made offline, waiting for the network. */
+export interface HeldSubmission {
+  values: FormValues;
+  language: PatientLanguage;
+  actionId: string | undefined;
+}
+
+/** A file picked offline: its bytes (base64) until the submission sends it. */
+interface HeldFile {
+  name: string;
+  type: string;
+  bytes: string;
+}
+
+/** Sends the answers (with held files already sent); throws the API's error when refused. */
+export type SendForm = (values: FormValues, language: PatientLanguage, actionId: string | undefined) => Promise<void>;
+/** Sends one file of a field, as the page's upload does. */
+export type SendFile = (file: File, fieldKey: string, onProgress: (fraction: number) => void) => Promise<Attachment>;
+
+export type OfflineForm<Page> = ReturnType<typeof useOfflineForm<Page>>;
+
+/** A file picked offline is named in the answers by this path until it is sent. */
+const HELD_FILE = "held:";
+const isAttachment = (value: unknown): value is Attachment =>
+  typeof value === "object" && value !== null && typeof (value as Attachment).path === "string";
+const isHeldFile = (value: unknown): value is Attachment => isAttachment(value) && value.path.startsWith(HELD_FILE);
+
+/** The answers without files picked offline: a draft on the server names only files it has. */
+export function withoutHeldFiles(values: FormValues): FormValues {
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value.filter((item) => !isHeldFile(item)) : value,
+    ]),
+  );
+}
+
+/** A held submission is tried again this often while the page is open and believes it is online. */
+const RESEND_MS = 15_000;
+/** Answers typed offline reach the device's copy this soon (a reload, a closed tab finds them). */
+const KEEP_VALUES_MS = 300;
+
+/**
+ * A form offline (issue 35, docs/forms-api.md "Offline"), shared by the embedded form and the SMS
+ * link: the opened form is kept on the device, encrypted with the key the server gives the form's
+ * caller, so a reload or a reopened tab without network opens it again with the answers typed so
+ * far; a file picked and a submission made offline are held the same way and sent by themselves
+ * when the network returns (the submission with its id, so a resend after a lost answer makes no
+ * second one). Sent, or refused for good, everything the device held for the form goes.
+ *
+ * `credential` names the form's link or session on this device (null while unknown); `until` is
+ * when it ends (held data past it is of no use).
+ */
+export function useOfflineForm<Page>({
+  credential,
+  until,
+  sending,
+  send,
+  sendFile,
+  onRefused,
+}: {
+  credential: string | null;
+  until: string | null;
+  /** The page shows its held submission: with a network, it is sent. */
+  sending: boolean;
+  /** Sends the answers and shows what the server answered (the page's confirmation). */
+  send: SendForm;
+  sendFile: SendFile;
+  /** The held submission was refused (the link closed meanwhile, or its answers were), or cannot be read (null). */
+  onRefused(error: unknown, held: HeldSubmission | null): void;
+}) {
+  const online = useOnline();
+  const calls = useRef<HeldCalls>({ send, sendFile, onRefused });
+  calls.current = { send, sendFile, onRefused };
+  const kept = useRef<KeptForm<Page> | null>(null);
+  const link = useMemo(() => (credential && heldStorageAvailable() ? linkId(credential) : null), [credential]);
+  const formId = useCallback(async () => `form:${await link}`, [link]);
+
+  const store = useMemo(() => {
+    const made = (id: string) => ({ id, heldAt: new Date().toISOString(), until });
+    const writeKept = async (form: KeptForm<Page>) => {
+      const id = await link;
+      if (id && (await canHold(id))) await holdAction(id, "form", form, made(`form:${id}`));
+    };
+    return {
+      /** The server's key for this form, kept as one the browser uses but does not give out. */
+      async rememberKey(holdKey: string) {
+        const id = await link;
+        if (id) await rememberHoldKey(id, holdKey).catch(() => {});
+      },
+      /** The opened form, kept for opening it again offline. */
+      async keep(form: KeptForm<Page>) {
+        kept.current = form;
+        await writeKept(form).catch(() => {});
+      },
+      /** The form this device kept, with the answers typed last; null when there is none (or no key). */
+      async keptForm(): Promise<KeptForm<Page> | null> {
+        const id = await link;
+        if (!id) return null;
+        const form = await openHeldAction<KeptForm<Page>>(id, await formId()).catch(() => null);
+        kept.current = form ?? kept.current;
+        return form;
+      },
+      /** Whether a submission made offline waits on this device. */
+      async holdsSubmission(): Promise<boolean> {
+        const id = await link;
+        return id ? (await heldActions(id).catch(() => [])).some((action) => action.kind === "submission") : false;
+      },
+      writeKept,
+      made,
+    };
+  }, [link, until, formId]);
+
+  const keepTimer = useRef<number | undefined>(undefined);
+  /** The answers after a change: the kept copy follows (shortly, once typing pauses). */
+  const keepValues = useCallback(
+    (values: FormValues) => {
+      const form = kept.current;
+      if (!form) return;
+      kept.current = { ...form, values };
+      window.clearTimeout(keepTimer.current);
+      keepTimer.current = window.setTimeout(() => void store.writeKept(kept.current!).catch(() => {}), KEEP_VALUES_MS);
+    },
+    [store],
+  );
+  useEffect(() => () => window.clearTimeout(keepTimer.current), []);
+
+  /** The page's submit: sent with a network (held files first), held on the device without one. */
+  const submit = useCallback(
+    async (values: FormValues, language: PatientLanguage, actionId: string | undefined): Promise<"sent" | "held"> => {
+      const id = await link;
+      const hold = async () => {
+        window.clearTimeout(keepTimer.current);
+        await store.writeKept({ ...kept.current!, values });
+        const held: HeldSubmission = { values, language, actionId };
+        await holdAction(id!, "submission", held, store.made(actionId ?? crypto.randomUUID()));
+        return "held" as const;
+      };
+      const holdable = async () => id !== null && kept.current !== null && (await canHold(id));
+      if (!navigator.onLine && (await holdable())) return hold();
+      try {
+        await calls.current.send(await sendHeldFiles(id, values, calls.current.sendFile), language, actionId);
+      } catch (error) {
+        if (isUnreachedCall(error) && (await holdable())) return hold();
+        throw error;
+      }
+      await forgetForm(id);
+      return "sent";
+    },
+    [link, store],
+  );
+
+  /** The page's upload: sent with a network, held on the device without one (named by a held path). */
+  const upload = useCallback(
+    async (file: File, fieldKey: string, onProgress: (fraction: number) => void): Promise<Attachment> => {
+      const id = await link;
+      const hold = async (): Promise<Attachment> => {
+        const held: HeldFile = { name: file.name, type: file.type, bytes: toBase64(await file.arrayBuffer()) };
+        const action = await holdAction(id!, "file", held, store.made(crypto.randomUUID()));
+        onProgress(1);
+        const type = file.type || "application/octet-stream";
+        return { name: file.name, path: `${HELD_FILE}${action.id}`, size: file.size, type };
+      };
+      if (!navigator.onLine && id && (await canHold(id))) return hold();
+      try {
+        return await calls.current.sendFile(file, fieldKey, onProgress);
+      } catch (error) {
+        if (isUnreachedCall(error) && id && (await canHold(id))) return hold();
+        throw error;
+      }
+    },
+    [link, store],
+  );
+
+  /** Everything this device holds for the form goes (a link that closed, a next person at the desk). */
+  const forget = useCallback(async () => forgetForm(await link), [link]);
+
+  useSendHeldSubmission(link, sending && online, calls);
+
+  return useMemo(() => ({ ...store, keepValues, submit, upload, forget }), [store, keepValues, submit, upload, forget]);
+}
+
+/** The form is done on this device: what it held goes, and so does the page's kept copy. */
+async function forgetForm(link: string | null): Promise<void> {
+  if (link) await forgetLink(link).catch(() => {});
+  await forgetKeptPage();
+}
+
+/** No answer came: the network is gone, or dropped on the way (an upload says status 0). */
+function isUnreachedCall(error: unknown): boolean {
+  return error instanceof UploadError ? error.status === 0 : isUnreached(error);
+}
+
+/** With a network, the held submission is sent (files first), once; a lost answer is asked again later. */
+function useSendHeldSubmission(link: Promise<string> | null, active: boolean, calls: RefObject<HeldCalls>) {
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    if (!link || !active) return;
+    let live = true;
+    let timer: number | undefined;
+    let held: HeldSubmission | null = null;
+    (async () => {
+      const id = await link;
+      const [action] = (await heldActions(id)).filter((entry) => entry.kind === "submission");
+      held = action ? await openHeldAction<HeldSubmission>(id, action.id) : null;
+      // Unreadable (the service key was replaced, the record damaged) or sent meanwhile by another
+      // tab: nothing to send, and nothing of it stays.
+      if (!held) {
+        await forgetLink(id);
+        throw new Error("no held submission to send");
+      }
+      const values = await sendHeldFiles(id, held.values, calls.current.sendFile);
+      await calls.current.send(values, held.language, held.actionId);
+      await forgetForm(id);
+    })().catch((error: unknown) => {
+      if (!live) return;
+      if (held && (isUnreachedCall(error) || !isClientError(error)))
+        timer = window.setTimeout(() => setRound((n) => n + 1), RESEND_MS);
+      else calls.current.onRefused(error, held);
+    });
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [link, active, calls, round]);
+}
+
+interface HeldCalls {
+  send: SendForm;
+  sendFile: SendFile;
+  onRefused(error: unknown, held: HeldSubmission | null): void;
+}
+
+/** The answers with every file picked offline sent first and named as the server named it. */
+async function sendHeldFiles(link: string | null, values: FormValues, sendFile: SendFile): Promise<FormValues> {
+  if (!link) return values;
+  const sent: FormValues = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (!Array.isArray(value) || !value.some(isHeldFile)) {
+      sent[key] = value;
+      continue;
+    }
+    const files: unknown[] = [];
+    for (const item of value) {
+      if (!isHeldFile(item)) files.push(item);
+      else files.push(await sendHeldFile(link, item, key, sendFile));
+    }
+    sent[key] = files;
+  }
+  return sent;
+}
+
+async function sendHeldFile(link: string, named: Attachment, key: string, sendFile: SendFile): Promise<Attachment> {
+  const held = await openHeldAction<HeldFile>(link, named.path.slice(HELD_FILE.length));
+  if (!held) throw new UploadError("the file kept on this device cannot be read", 400);
+  const file = new File([fromBase64(held.bytes)], held.name, { type: held.type });
+  return sendFile(file, key, () => {});
+}
+
+function toBase64(buffer: ArrayBuffer): string {
+  const bytes = new Uint8Array(buffer);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(value: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(value), (char) => char.charCodeAt(0));
+}
