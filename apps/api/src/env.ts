@@ -43,6 +43,8 @@ const schema = z
     PAGE_IMAGES: bool(true),
     /** The audit chain's bound: chain past writers open longer; verify fails on entries unchained longer. */
     AUDIT_MAX_UNCHAINED_SECONDS: count(60, 1, 86_400),
+    /** How long a signature made offline on a device opened by ticket (the desk's tablet) may wait there (issue 35). */
+    KIOSK_OFFLINE_HOLD_MINUTES: count(60, 1, 60),
     /** How long one FHIR push may wait for the hospital's server to answer a transaction (issue 34). */
     FHIR_PUSH_TIMEOUT_SECONDS: count(30, 1, 600),
     SIGNING_P12_FILE: z.string().optional(),
@@ -227,6 +229,8 @@ export interface Config {
   auditMaxUnchainedSeconds: number;
   /** How long one FHIR push waits for the server's answer before it counts as a failed attempt. */
   fhirPushTimeoutMs: number;
+  /** KIOSK_OFFLINE_HOLD_MINUTES: a signature held offline on a ticket's device is deleted unsent after this. */
+  kioskOfflineHoldMs: number;
   /**
    * After answering a request whose body was refused unread (413, 401 before an upload), how long
    * the connection is drained before it is closed, so the client reads the answer (wire/io.ts).
@@ -346,6 +350,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     storageOrphanGraceMs: env.STORAGE_ORPHAN_GRACE_HOURS * 3600_000,
     auditMaxUnchainedSeconds: env.AUDIT_MAX_UNCHAINED_SECONDS,
     fhirPushTimeoutMs: env.FHIR_PUSH_TIMEOUT_SECONDS * 1000,
+    kioskOfflineHoldMs: env.KIOSK_OFFLINE_HOLD_MINUTES * 60_000,
     closeLingerMs: env.HTTP_CLOSE_LINGER_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     encryptionKey: env.ENCRYPTION_KEY,

@@ -492,6 +492,13 @@ export const signingView = z.object({
    * link, so what an earlier opening held opens again; only `signing.open` with a pass gives it.
    */
   holdKey: z.string().nullable().optional(),
+  /**
+   * Until when a signature held on the device may wait for the network (issue 35): past it the
+   * device deletes it unsent. A ticket's opening (the desk's tablet, a portal's ticket): the
+   * service's `KIOSK_OFFLINE_HOLD_MINUTES`, never past the pass; a signing link: the request's
+   * expiry. Null with no key.
+   */
+  holdUntil: isoDateTime.nullable().optional(),
 });
 export type SigningView = z.infer<typeof signingView>;
 

@@ -17,9 +17,14 @@ let files: FileServer;
 let org: TestOrg;
 let other: TestOrg;
 let doc: string;
+/** How long a signature made offline may wait on the desk's tablet, as this service is set up. */
+const HOLD_MINUTES = 5;
 
 beforeAll(async () => {
-  setup = await startSignatureApi({ names: ["Klinik Kiosk", "Klinik Fremd"] });
+  setup = await startSignatureApi({
+    names: ["Klinik Kiosk", "Klinik Fremd"],
+    env: { KIOSK_OFFLINE_HOLD_MINUTES: String(HOLD_MINUTES) },
+  });
   ({ api, files, org, other } = setup);
   doc = await registerDocument(api, files, org, { name: "Aufklärung" });
   for (const role of ["staff", "viewer"] as const)
@@ -88,6 +93,22 @@ describe("signing at the desk (signatures.startKiosk)", () => {
     expect(opened.state).toBe("ready");
     expect(opened.sessionToken).toBeTruthy();
     expect((await api.trpc({}).signing.open.mutate({ ticket })).state).toBe("unknown");
+  });
+
+  it("tells the tablet how long a signature made offline may wait there: the service's setting within the pass; a link until it expires (issue 35)", async () => {
+    const request = await requestSignature(api, org, doc, "P-kiosk-hold", "desk");
+    const started = await startKiosk(await logInCookie(api, "staff@kiosk.test", "kiosk-password-123"), request.id);
+    const ticket = started.body.result!.data.kioskPath.slice("/kiosk/".length);
+    const before = Date.now();
+    const atDesk = await api.trpc({}).signing.open.mutate({ ticket });
+    const holdUntil = Date.parse(atDesk.holdUntil!);
+    expect(holdUntil).toBeGreaterThanOrEqual(before + HOLD_MINUTES * 60_000 - 1000);
+    expect(holdUntil).toBeLessThanOrEqual(Date.now() + HOLD_MINUTES * 60_000);
+    expect(holdUntil).toBeLessThan(Date.parse(atDesk.sessionExpiresAt!));
+
+    // The patient's own link keeps a held signature until the request expires.
+    const byLink = await api.trpc({}).signing.open.mutate({ token: request.token });
+    expect(byLink.holdUntil).toBe(byLink.expiresAt);
   });
 
   it("shows staff since when the device has the request, until the request moves on (issue 35)", async () => {

@@ -94,7 +94,7 @@ export async function openSigning(ctx: OrgContext, input: OpenSigningInput): Pro
       open || (copy.until && copy.state !== "expired")
         ? await issueSigningPass(tx, row, open ? row.expiresAt : copy.until!)
         : null;
-    return signerView(tx, row, version, party, copy, pass);
+    return signerView(tx, row, version, party, copy, pass && { ...pass, via: opening.via });
   });
 }
 
@@ -151,6 +151,9 @@ interface SigningPass {
   expiresAt: Date;
 }
 
+/** A pass just issued, and what opened the page it went to. */
+type IssuedPass = SigningPass & { via: "link" | "ticket" };
+
 /** A signing pass for the page to keep, stored by its hash: it lasts SIGNING_PASS_MINUTES, never beyond `end`. */
 async function issueSigningPass(tx: OrgContext, row: SignatureRequestRow, end: Date): Promise<SigningPass> {
   const pass = {
@@ -176,7 +179,7 @@ async function signerView(
   version: Awaited<ReturnType<typeof versionOf>>,
   party: Party | null,
   copy: ReturnType<typeof signedCopyOf>,
-  pass: SigningPass | null,
+  pass: IssuedPass | null,
 ): Promise<SigningView> {
   const state = stateOf(row, party?.me);
   return {
@@ -198,6 +201,7 @@ async function signerView(
     ...(party && { party: await partyView(ctx, row, version.fields, party.signers, party.me) }),
     pageImages: state === "ready" ? await pageImagesOf(ctx, row, version) : null,
     holdKey: state === "ready" && pass ? holdKeyOf(ctx, row) : null,
+    holdUntil: state === "ready" && pass ? holdUntilOf(ctx, row, pass).toISOString() : null,
   };
 }
 
@@ -208,6 +212,16 @@ async function signerView(
  */
 function holdKeyOf(ctx: OrgContext, row: SignatureRequestRow): string {
   return ctx.services.secrets.holdKey("signing-hold", `${row.id}:${ctx.signerId ?? "patient"}`);
+}
+
+/**
+ * Until when a signature held offline may wait on the device: a ticket's device (often a shared
+ * tablet) for the service's setting at most, and never past the pass it would be sent with; a
+ * signing link (the patient's own phone) until the request expires.
+ */
+function holdUntilOf(ctx: OrgContext, row: SignatureRequestRow, pass: IssuedPass): Date {
+  if (pass.via === "link") return row.expiresAt;
+  return new Date(Math.min(pass.expiresAt.getTime(), Date.now() + ctx.services.config.kioskOfflineHoldMs));
 }
 
 /**

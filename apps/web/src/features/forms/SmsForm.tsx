@@ -13,6 +13,7 @@ import { FormStatusScreen } from "./FormStatusScreen";
 import {
   endFor,
   initialSmsFormState,
+  type End,
   smsFormReducer,
   type OpenedLink,
   type SmsFormAction,
@@ -22,6 +23,13 @@ import {
 import { IdentifyStep, OtpStep } from "./SmsFormSteps";
 import { uploadLinkFile } from "./uploads";
 import { useOfflineForm, withoutHeldFiles, type OfflineForm } from "./use-offline-form";
+
+/** The link ended: what this device held for it goes, and the end says so when it went unsent. */
+async function endOf(offline: OfflineForm<SmsPage>, end: End): Promise<Step> {
+  const discarded = end !== "submitted" && (await offline.holdsSubmission());
+  await offline.forget();
+  return { kind: "end", end, discarded };
+}
 
 /** Links are 43 URL-safe characters; anything else cannot be one. */
 const plausibleLink = (token: string) => /^[A-Za-z0-9_-]{16,200}$/.test(token);
@@ -44,19 +52,15 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
     sending: step.kind === "held",
     send: async (values, language) => {
       await api.call("smsForm.submit", { linkToken, values, language });
-      dispatch({ type: "acted" });
-      show({ kind: "end", end: "done" });
+      return () => {
+        dispatch({ type: "acted" });
+        show({ kind: "end", end: "done" });
+      };
     },
     sendFile: (file, fieldKey, onProgress) => uploadLinkFile(linkToken, file, fieldKey, onProgress),
     onRefused: (error, held) => {
-      const end = endFor(error);
-      if (readApiError(error).code === "UNAUTHORIZED") {
-        // The access ran out meanwhile: identified again, the held form is sent.
-        show({ kind: "identify", notice: s.accessEnded });
-      } else if (end) {
-        void offline.forget();
-        show({ kind: "end", end: end === "unknown" ? "unavailable" : end, discarded: end !== "submitted" });
-      } else if (held) {
+      if (held && !endFor(error) && readApiError(error).code !== "UNAUTHORIZED") {
+        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
         void offline.keptForm().then((kept) =>
           show({
             kind: "form",
@@ -65,7 +69,11 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
             language: held.language,
           }),
         );
-      } else dispatch({ type: "retry" });
+      } else {
+        // The access ran out or the link closed meanwhile: the link is opened again and says which
+        // (identified again, the held form is sent; closed, what was held goes and the page says so).
+        dispatch({ type: "retry" });
+      }
     },
   });
   const openForm = useLinkOpening(api, linkToken, attempt, dispatch, offline);
@@ -76,10 +84,10 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
   const refused = (error: unknown) => {
     dispatch({ type: "acted" });
     const end = endFor(error);
-    if (end) void offline.forget();
-    if (end) show({ kind: "end", end: end === "unknown" ? "unavailable" : end });
+    if (end) void endOf(offline, end === "unknown" ? "unavailable" : end).then(show);
     else show({ kind: "identify", notice: s.accessEnded });
   };
+  const ended = (end: End) => void endOf(offline, end).then(show);
 
   let content;
   switch (step.kind) {
@@ -90,7 +98,7 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
           deadline={link.expiresAt ? format(t.forms.expiresAt, { date: formatDateTime(link.expiresAt, locale) }) : null}
           focus={acted}
           verify={calls.verify}
-          onEnd={(end) => show({ kind: "end", end })}
+          onEnd={ended}
         />
       );
       break;
@@ -100,7 +108,7 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
           sentAt={step.sentAt}
           check={calls.checkOtp}
           resend={calls.resendOtp}
-          onEnd={(end) => show({ kind: "end", end })}
+          onEnd={ended}
           onIdentifyAgain={() => show({ kind: "identify", notice: s.accessEnded })}
         />
       );
@@ -197,19 +205,15 @@ function useLinkOpening(
         opened.current = { organizationName, branding, expiresAt, phoneCountry };
         dispatch({ type: "linkOpened", link: opened.current });
         presetLanguage.current = answer.language ?? null;
-        if (status === "expired" || status === "locked" || status === "submitted") {
-          // What this device held for the link goes; unsent, unless the link was answered.
-          const discarded = status !== "submitted" && (await offline.holdsSubmission());
-          await offline.forget();
-          show({ kind: "end", end: status, discarded });
-        } else if (answer.hasAccess) await openForm();
+        if (status === "expired" || status === "locked" || status === "submitted") show(await endOf(offline, status));
+        else if (answer.hasAccess) await openForm();
         else show({ kind: "identify" });
       })
       .catch(async (error: unknown) => {
         if (!active || (isUnreached(error) && (await openKept()))) return;
         const end = endFor(error);
-        if (end) await offline.forget();
-        if (active) show(end ? { kind: "end", end } : { kind: "failed", error });
+        const step: Step = end ? await endOf(offline, end) : { kind: "failed", error };
+        if (active) show(step);
       });
     return () => {
       active = false;

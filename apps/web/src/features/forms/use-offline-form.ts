@@ -38,8 +38,15 @@ interface HeldFile {
   bytes: string;
 }
 
-/** Sends the answers (with held files already sent); throws the API's error when refused. */
-export type SendForm = (values: FormValues, language: PatientLanguage, actionId: string | undefined) => Promise<void>;
+/**
+ * Sends the answers (with held files already sent); throws the API's error when refused. Returns
+ * how to show what the server answered, which happens once the device has forgotten the form.
+ */
+export type SendForm = (
+  values: FormValues,
+  language: PatientLanguage,
+  actionId: string | undefined,
+) => Promise<() => void>;
 /** Sends one file of a field, as the page's upload does. */
 export type SendFile = (file: File, fieldKey: string, onProgress: (fraction: number) => void) => Promise<Attachment>;
 
@@ -102,8 +109,12 @@ export function useOfflineForm<Page>({
   const link = useMemo(() => (credential && heldStorageAvailable() ? linkId(credential) : null), [credential]);
   const formId = useCallback(async () => `form:${await link}`, [link]);
 
+  // Read when something is held: the page's functions stay the same while the form's end is learnt.
+  const ends = useRef(until);
+  ends.current = until;
+
   const store = useMemo(() => {
-    const made = (id: string) => ({ id, heldAt: new Date().toISOString(), until });
+    const made = (id: string) => ({ id, heldAt: new Date().toISOString(), until: ends.current });
     const writeKept = async (form: KeptForm<Page>) => {
       const id = await link;
       if (id && (await canHold(id))) await holdAction(id, "form", form, made(`form:${id}`));
@@ -135,7 +146,7 @@ export function useOfflineForm<Page>({
       writeKept,
       made,
     };
-  }, [link, until, formId]);
+  }, [link, formId]);
 
   const keepTimer = useRef<number | undefined>(undefined);
   /** The answers after a change: the kept copy follows (shortly, once typing pauses). */
@@ -164,13 +175,15 @@ export function useOfflineForm<Page>({
       };
       const holdable = async () => id !== null && kept.current !== null && (await canHold(id));
       if (!navigator.onLine && (await holdable())) return hold();
+      let show: () => void;
       try {
-        await calls.current.send(await sendHeldFiles(id, values, calls.current.sendFile), language, actionId);
+        show = await calls.current.send(await sendHeldFiles(id, values, calls.current.sendFile), language, actionId);
       } catch (error) {
         if (isUnreachedCall(error) && (await holdable())) return hold();
         throw error;
       }
       await forgetForm(id);
+      show();
       return "sent";
     },
     [link, store],
@@ -236,8 +249,9 @@ function useSendHeldSubmission(link: Promise<string> | null, active: boolean, ca
         throw new Error("no held submission to send");
       }
       const values = await sendHeldFiles(id, held.values, calls.current.sendFile);
-      await calls.current.send(values, held.language, held.actionId);
+      const show = await calls.current.send(values, held.language, held.actionId);
       await forgetForm(id);
+      show();
     })().catch((error: unknown) => {
       if (!live) return;
       if (held && (isUnreachedCall(error) || !isClientError(error)))

@@ -43,7 +43,8 @@ function useFormClosedReport(ready: boolean, sessionId: string, bridge: RefObjec
 }
 
 /** A refusal that ends the session's form (it ended, or is gone), rather than one of its answers. */
-const closesSession = (error: unknown) => ["UNAUTHORIZED", "NOT_FOUND", "FORBIDDEN"].includes(readApiError(error).code ?? "");
+const closesSession = (error: unknown) =>
+  ["UNAUTHORIZED", "NOT_FOUND", "FORBIDDEN"].includes(readApiError(error).code ?? "");
 
 /** The visitor's answer to "Continue where you left off?": the kept draft, or an empty form. */
 function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>) {
@@ -80,15 +81,16 @@ export function useEmbeddedForm({
   const contentRef = useRef<HTMLDivElement>(null);
 
   // The form shown, or the one a held submission came from.
-  const form: ReadyForm | null = (screen.kind === "ready" || screen.kind === "held") && "info" in screen ? screen : null;
+  const form: ReadyForm | null =
+    (screen.kind === "ready" || screen.kind === "held") && "info" in screen ? screen : null;
   const offline = useOfflineForm<EmbedPage>({
     credential: sessionId ? `embed:${sessionId}` : null,
     until: form?.info.expiresAt ?? null,
     sending: screen.kind === "held",
     send: async (values, language, actionId) => {
-      if (!form) return;
+      if (!form) return () => {};
       const result = await api.call("submissions.submit", { values, draftKey: form.draftKey, language, actionId });
-      submitted(result, form.info);
+      return () => submitted(result, form.info);
     },
     sendFile: (file, fieldKey, onProgress) => uploadEmbedFile(sessionId, file, fieldKey, onProgress),
     onRefused: (error, held) => {

@@ -67,7 +67,8 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
     const note = flow.heldDiscarded ? t.signing.heldDiscarded : undefined;
     content = <StateScreen state={screen.state} focus={acted} action={reload} note={note} />;
   } else if (screen.kind === "held") {
-    content = <HeldScreen
+    content = (
+      <HeldScreen
         texts={{
           title: t.signing.heldTitle,
           body: t.signing.heldBody,
@@ -76,7 +77,8 @@ export function SigningFlow({ credential, preview = null, kiosk }: SigningFlowPr
         }}
         online={offline.online}
         focus={acted}
-      />;
+      />
+    );
   } else if (screen.kind === "waiting" && view?.party) {
     content = <WaitingScreen party={view.party} focus={acted} />;
   } else if (screen.kind === "signed") {

@@ -55,8 +55,9 @@ export function useOfflineSigning(
   useForgetWhenClosed(link, flow, dispatch);
   useSendHeld(link, screen.kind === "held" && online ? sessionToken : null, sign, dispatch);
 
-  // Past this, a held signature can no longer be sent: a ticket's pass ends (it opens once), a link expires.
-  const until = ("ticket" in credential ? view?.sessionExpiresAt : view?.expiresAt) ?? null;
+  // Past this, a held signature is deleted unsent: the server's hold time (a ticket's device: the
+  // service's setting within the pass, since a ticket opens once; a link: until it expires).
+  const until = view?.holdUntil ?? null;
 
   /** The sign form's submit: sent when there is a network, held on the device when there is none. */
   const submit = useCallback(

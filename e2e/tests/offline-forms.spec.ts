@@ -1,0 +1,296 @@
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { expectAxeClean, useLanguage } from "./axe-support";
+import {
+  createActiveTemplate,
+  createEmbedSession,
+  latestSms,
+  requestFormBySms,
+  setSmsOtp,
+  smsFormLink,
+  staffQuery,
+  staffSignIn,
+  startSmsGateway,
+  type FieldSpec,
+  type SmsGateway,
+  type Staff,
+} from "./forms-support";
+import { patientTexts } from "./patient-texts";
+import { hasHorizontalScroll, shot } from "./support";
+
+// Issue 35: the network drops while a patient fills in a form. The page and its form stay (the
+// service worker kept the page, the form page kept the opened form on the device, encrypted),
+// the answers typed offline survive a reload, a file picked offline and the submission are held
+// and sent by themselves once the network returns: the submission arrives once, with its file. A
+// link that closed meanwhile refuses it, says so, and the device forgets it.
+
+const FIELDS: FieldSpec[] = [
+  { id: "1", type: "text", key: "fullName", label: "Full name", required: true },
+  { id: "2", type: "textarea", key: "notes", label: "Anything else we should know?" },
+  { id: "3", type: "file", key: "insuranceCard", label: "Insurance card", accept: "application/pdf", maxSizeMb: 2 },
+  { id: "4", type: "checkbox", key: "privacy", label: "I agree that the clinic processes my answers", required: true },
+];
+const CARD = { name: "insurance-card.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.4\n%%EOF\n") };
+
+let staff: Staff;
+let sms: SmsGateway;
+
+test.beforeAll(async ({ browser }) => {
+  sms = await startSmsGateway();
+  staff = await staffSignIn(browser, "E2E offline forms");
+  await setSmsOtp(staff, true);
+});
+test.afterAll(async () => {
+  await staff?.context.close();
+  await sms?.close();
+});
+
+interface StoredSubmission {
+  id: string;
+  values: Record<string, unknown>;
+}
+
+async function submissionsOf(templateIdentifier: string): Promise<StoredSubmission[]> {
+  const { items } = await staffQuery<{ items: { id: string }[] }>(staff, "submissions.list", {
+    templateIdentifier,
+    limit: 10,
+  });
+  return Promise.all(items.map((item) => staffQuery<StoredSubmission>(staff, "submissions.get", { id: item.id })));
+}
+
+/** What the device holds for patient links (IndexedDB, as held.ts stores it): the records and the number of keys. */
+async function heldOnDevice(
+  page: Page,
+): Promise<{ actions: { kind: string; heldAt: string; data: string }[]; keys: number }> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("clinsign-held", 1);
+        open.onerror = () => reject(open.error);
+        open.onupgradeneeded = () => {
+          open.result.createObjectStore("held", { keyPath: "id" }).createIndex("link", "link");
+          open.result.createObjectStore("keys", { keyPath: "link" });
+        };
+        open.onsuccess = () => {
+          const tx = open.result.transaction(["held", "keys"], "readonly");
+          const actions = tx.objectStore("held").getAll();
+          const keys = tx.objectStore("keys").count();
+          tx.oncomplete = () => {
+            open.result.close();
+            const described = (actions.result as { kind: string; heldAt: string; data: ArrayBuffer }[]).map(
+              (action) => ({
+                ...action,
+                // Stored bytes as text, to show they are not the answers.
+                data: btoa(String.fromCharCode(...new Uint8Array(action.data))),
+              }),
+            );
+            resolve({ actions: described, keys: keys.result });
+          };
+        };
+      }),
+  );
+}
+
+/** When the device last wrote its copy of the opened form; null before it kept one. */
+async function keptFormAt(page: Page): Promise<string | null> {
+  return (await heldOnDevice(page)).actions.find((action) => action.kind === "form")?.heldAt ?? null;
+}
+
+/** The service worker answers the page and has kept it; the form page has kept its opened form. */
+async function untilKeptOnDevice(page: Page): Promise<void> {
+  await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, undefined, { timeout: 20_000 });
+  await expect
+    .poll(() => page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true }))), {
+      message: "the page kept on the device",
+    })
+    .toBe(true);
+  await expect.poll(() => keptFormAt(page), { message: "the opened form kept on the device" }).not.toBeNull();
+}
+
+/** Types into a field offline and waits until the device's copy of the form has it. */
+async function typeOffline(page: Page, label: string, text: string): Promise<void> {
+  const before = await keptFormAt(page);
+  await page.getByLabel(label).fill(text);
+  await expect.poll(() => keptFormAt(page), { message: "the answer kept on the device" }).not.toBe(before);
+}
+
+async function expectNothingHeld(page: Page): Promise<void> {
+  expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 0 });
+  expect(await page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true })))).toBe(false);
+}
+
+async function reopenOffline(context: BrowserContext, page: Page, url: string): Promise<Page> {
+  await page.close();
+  const again = await context.newPage();
+  await again.goto(url);
+  return again;
+}
+
+test.describe("an embedded form on a phone while the network is gone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+
+  test("answers typed offline survive a reload, a file picked offline and the submission are held encrypted, survive a closed tab, and arrive once when the network returns", async ({
+    page,
+    context,
+    request,
+  }) => {
+    const en = patientTexts.en;
+    const title = `Admission questionnaire offline ${Date.now()}`;
+    const identifier = await createActiveTemplate(request, staff, title, FIELDS);
+    const { embedUrl, sessionId } = await createEmbedSession(request, staff, identifier);
+    await useLanguage(context, "en");
+    await page.goto(embedUrl);
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await page.getByLabel(/^Full name/).fill("Erika Offline");
+    await expect(page.getByRole("status").filter({ hasText: /^Saved/ })).toBeVisible();
+    await untilKeptOnDevice(page);
+
+    // The network goes: the form says what happens to what is typed now.
+    await context.setOffline(true);
+    await expect(page.getByText(en.forms.offlineNote)).toBeVisible();
+    await typeOffline(page, "Anything else we should know?", "Typed in the basement");
+
+    // A reload without network: the form opens from the device with everything typed so far.
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await expect(page.getByLabel(/^Full name/)).toHaveValue("Erika Offline");
+    await expect(page.getByLabel("Anything else we should know?")).toHaveValue("Typed in the basement");
+    await expect(page.getByText(en.forms.offlineNote)).toBeVisible();
+    await expectAxeClean(page, "embedded form offline (390, en)");
+    await shot(page, "offline-form-ready-390-en");
+
+    // A file picked offline is kept on the device and listed with the form.
+    const cardField = page.getByRole("group", { name: /^Insurance card/ });
+    await cardField.locator("input[type=file]").setInputFiles(CARD);
+    await expect(cardField.getByRole("list", { name: "Uploaded files" }).getByRole("listitem")).toHaveText([
+      new RegExp(CARD.name),
+    ]);
+    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
+    await page.getByRole("button", { name: en.forms.submit }).click();
+
+    await expect(page.getByRole("heading", { level: 1, name: en.forms.heldTitle })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: en.forms.heldWaiting })).toBeVisible();
+    expect(await hasHorizontalScroll(page)).toBe(false);
+    await expectAxeClean(page, "form held offline (390, en)");
+    await shot(page, "offline-form-held-390-en");
+
+    // Held encrypted: the opened form, the file and the submission; no answer, no file, no session in clear.
+    const held = await heldOnDevice(page);
+    expect(held.actions.map((action) => action.kind).sort()).toEqual(["file", "form", "submission"]);
+    expect(held.keys).toBe(1);
+    const stored = JSON.stringify(held.actions);
+    for (const secret of ["Erika", "basement", "JVBERi0", sessionId]) expect(stored).not.toContain(secret);
+
+    // The tab is closed and opened again, still offline: the submission waits there; nothing arrived.
+    const again = await reopenOffline(context, page, embedUrl);
+    await expect(again.getByRole("heading", { level: 1, name: en.forms.heldTitle })).toBeVisible();
+    expect(await submissionsOf(identifier)).toEqual([]);
+
+    // The network returns: the file and the submission are sent by themselves, once.
+    await context.setOffline(false);
+    await expect(again.getByRole("heading", { level: 1, name: en.forms.doneTitle })).toBeVisible({ timeout: 30_000 });
+    await expectNothingHeld(again);
+    const submissions = await submissionsOf(identifier);
+    expect(submissions).toHaveLength(1);
+    expect(submissions[0]!.values).toMatchObject({
+      fullName: "Erika Offline",
+      notes: "Typed in the basement",
+      privacy: true,
+      insuranceCard: [expect.objectContaining({ name: CARD.name, size: CARD.buffer.length })],
+    });
+    const card = (submissions[0]!.values.insuranceCard as { path: string }[])[0]!;
+    expect(card.path.startsWith("held:")).toBe(false);
+  });
+});
+
+/** The SMS link in German: identification with the code from the second SMS, then the form. */
+async function openSmsForm(page: Page, request: Parameters<typeof requestFormBySms>[0], suffix: number) {
+  const de = patientTexts.de;
+  const title = `Anamnesebogen offline ${Date.now()}`;
+  const identifier = await createActiveTemplate(request, staff, title, FIELDS);
+  const phone = `+4917012346${String(suffix).padStart(2, "0")}`;
+  const rnummer = `R-OFF-${Date.now()}`;
+  await requestFormBySms(request, staff, { phone, rnummer, templateIdentifier: identifier, locale: "de" });
+  const link = await smsFormLink(sms, phone);
+  await page.goto(link);
+  await page.getByLabel(new RegExp(`^${de.forms.sms.rnummerLabel}`)).fill(rnummer);
+  await page.getByLabel(new RegExp(`^${de.forms.sms.phoneLabel}`)).fill(phone);
+  await page.getByRole("button", { name: de.forms.sms.identifyButton }).click();
+  await expect(page.getByRole("heading", { level: 1, name: de.forms.sms.otpTitle })).toBeVisible();
+  const code = /Ihr Code lautet (\d{6})/.exec((await latestSms(sms, phone, /Ihr Code lautet \d{6}/)).body)![1]!;
+  await page.getByLabel(new RegExp(`^${de.forms.sms.otpLabel}`)).fill(code);
+  await page.getByRole("button", { name: de.forms.sms.otpButton }).click();
+  await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+  return { identifier, link, rnummer };
+}
+
+test.describe("an SMS form on a tablet in German while the network is gone", () => {
+  test.use({ viewport: { width: 820, height: 1180 } });
+
+  test("the form reloads offline, the submission is held and arrives once when the network returns", async ({
+    page,
+    context,
+    request,
+  }) => {
+    const de = patientTexts.de;
+    await useLanguage(context, "de");
+    const { identifier, link } = await openSmsForm(page, request, 71);
+    await page.getByLabel(/^Full name/).fill("Jan Keller");
+    await untilKeptOnDevice(page);
+
+    await context.setOffline(true);
+    await expect(page.getByText(de.forms.offlineNote)).toBeVisible();
+    await typeOffline(page, "Anything else we should know?", "Im Keller kein Netz");
+    await page.reload();
+    await expect(page.getByLabel(/^Full name/)).toHaveValue("Jan Keller");
+    await expect(page.getByLabel("Anything else we should know?")).toHaveValue("Im Keller kein Netz");
+    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
+    await page.getByRole("button", { name: de.forms.submit }).click();
+    await expect(page.getByRole("heading", { level: 1, name: de.forms.heldTitle })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: de.forms.heldWaiting })).toBeVisible();
+    await expectAxeClean(page, "SMS form held offline (820, de)");
+    await shot(page, "offline-form-held-820-de");
+    expect(await submissionsOf(identifier)).toEqual([]);
+
+    await context.setOffline(false);
+    await expect(page.getByRole("heading", { level: 1, name: de.forms.doneTitle })).toBeVisible({ timeout: 30_000 });
+    await expectNothingHeld(page);
+    const submissions = await submissionsOf(identifier);
+    expect(submissions).toHaveLength(1);
+    expect(submissions[0]!.values).toMatchObject({ fullName: "Jan Keller", notes: "Im Keller kein Netz" });
+    // The link is used up: opened again, it says so, and nothing is held for it.
+    await page.goto(link);
+    await expect(page.getByRole("heading", { level: 1, name: de.forms.sms.submittedTitle })).toBeVisible();
+  });
+
+  test("a link cancelled meanwhile refuses the held submission, says so, and the device forgets it", async ({
+    page,
+    context,
+    request,
+  }) => {
+    const de = patientTexts.de;
+    await useLanguage(context, "de");
+    const { identifier, rnummer } = await openSmsForm(page, request, 72);
+    await page.getByLabel(/^Full name/).fill("Jan Abgesagt");
+    await untilKeptOnDevice(page);
+    await context.setOffline(true);
+    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
+    await page.getByRole("button", { name: de.forms.submit }).click();
+    await expect(page.getByRole("heading", { level: 1, name: de.forms.heldTitle })).toBeVisible();
+
+    // Staff cancel the request while the tablet is offline.
+    const { items } = await staffQuery<{ items: { id: string }[] }>(staff, "formRequests.list", { rnummer, limit: 5 });
+    expect(items).toHaveLength(1);
+    const cancelled = await staff.context.request.post("/trpc/formRequests.cancel", { data: { id: items[0]!.id } });
+    expect(cancelled.status(), await cancelled.text()).toBe(200);
+
+    await context.setOffline(false);
+    await expect(page.getByRole("heading", { level: 1, name: de.forms.sms.expiredTitle })).toBeVisible({
+      timeout: 30_000,
+    });
+    await expect(page.getByText(de.forms.heldDiscarded)).toBeVisible();
+    await expectAxeClean(page, "held form discarded (820, de)");
+    await shot(page, "offline-form-discarded-820-de");
+    await expectNothingHeld(page);
+    expect(await submissionsOf(identifier)).toEqual([]);
+  });
+});
