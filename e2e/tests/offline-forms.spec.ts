@@ -4,6 +4,7 @@ import {
   createActiveTemplate,
   createEmbedSession,
   latestSms,
+  organizationName,
   requestFormBySms,
   setSmsOtp,
   smsFormLink,
@@ -183,6 +184,8 @@ test.describe("an embedded form on a phone while the network is gone", () => {
     // The tab is closed and opened again, still offline: the submission waits there; nothing arrived.
     const again = await reopenOffline(context, page, embedUrl);
     await expect(again.getByRole("heading", { level: 1, name: en.forms.heldTitle })).toBeVisible();
+    // Opened without network, the page still names who is asking.
+    await expect(again.getByRole("banner")).toContainText(await organizationName(staff));
     expect(await submissionsOf(identifier)).toEqual([]);
 
     // The network returns: the file and the submission are sent by themselves, once.

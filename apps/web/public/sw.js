@@ -11,7 +11,9 @@
 //   untouched: staff pages are online-only, and nothing a patient sends is answered from a cache.
 //
 // What a patient page holds while offline (a signature, answers) is the page's, in IndexedDB,
-// encrypted; this worker never sees it. The page deletes its own cached copy once it is done.
+// encrypted; this worker never sees it. The page tells the worker (a message, answered when done)
+// what it loaded before the worker was there, to keep it, and to forget its copy once it is done:
+// the cache names and the rules of what is kept live here only.
 
 const PAGES = "clinsign-pages-v1";
 const ASSETS = "clinsign-assets-v1";
@@ -47,6 +49,52 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(assetFromDeviceOrNetwork(request));
   }
 });
+
+self.addEventListener("message", (event) => {
+  const message = event.data;
+  const answer = event.ports[0];
+  const work =
+    message?.type === "keep"
+      ? keepLoaded(message.urls, message.oneByOne === true)
+      : message?.type === "forget"
+        ? forgetPage(message.url)
+        : Promise.resolve();
+  event.waitUntil(work.catch(() => {}).then(() => answer?.postMessage("done")));
+});
+
+/**
+ * What a page loaded before the worker answered it (the first visit), kept now: the page itself
+ * and this origin's assets the worker would keep, mostly from the browser's HTTP cache. One by
+ * one when `oneByOne` (the document's later pages, so they never compete with the page's own).
+ */
+async function keepLoaded(urls, oneByOne) {
+  if (!Array.isArray(urls)) return;
+  const own = [...new Set(urls.map(ownUrl).filter((url) => url !== null))];
+  const keepOne = async (url) => {
+    const page = PATIENT_PAGE.test(url.pathname);
+    if (!page && (!ASSET.test(url.pathname) || (await caches.match(url.href, { cacheName: ASSETS })))) return;
+    const response = await fetch(url.href, { credentials: "same-origin" }).catch(() => null);
+    if (response?.ok) await keep(page ? PAGES : ASSETS, url.href, response, page ? MAX_PAGES : MAX_ASSETS);
+  };
+  if (!oneByOne) await Promise.all(own.map(keepOne));
+  else for (const url of own) await keepOne(url);
+}
+
+/** A page's kept copy, deleted: the patient is done with it (signed, sent, the desk locked). */
+async function forgetPage(url) {
+  const own = ownUrl(url);
+  if (own) await (await caches.open(PAGES)).delete(own.href, { ignoreVary: true });
+}
+
+/** `url` as a URL of this origin; null for anything else. */
+function ownUrl(url) {
+  try {
+    const parsed = new URL(url, self.location.origin);
+    return parsed.origin === self.location.origin ? parsed : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The page from the network, kept for later; the kept copy when the network is gone. */
 async function pageFromNetworkOrDevice(event) {
@@ -90,10 +138,17 @@ async function otherWidthOfPage(url) {
   return same.length > 0 ? cache.match(same[same.length - 1]) : undefined;
 }
 
+/** Puts since the caches were last trimmed: listing 400 kept assets after every put would cost more than keeping them. */
+let putsSinceTrim = 0;
+const TRIM_EVERY = 25;
+
 async function keep(name, request, response, max) {
   try {
     const cache = await caches.open(name);
     await cache.put(request, response);
+    // Pages are few (and hold a patient's document title): trimmed at once; assets now and then.
+    if (name !== PAGES && ++putsSinceTrim < TRIM_EVERY) return;
+    if (name !== PAGES) putsSinceTrim = 0;
     const keys = await cache.keys();
     for (const old of keys.slice(0, Math.max(0, keys.length - max))) await cache.delete(old);
   } catch {

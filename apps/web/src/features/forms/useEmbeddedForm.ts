@@ -17,7 +17,7 @@ import {
 } from "./embedded-form-state";
 import { useEmbeddedFormOpening } from "./useEmbeddedFormOpening";
 import { uploadEmbedFile } from "./uploads";
-import { useOfflineForm, withoutHeldFiles } from "./use-offline-form";
+import { useOfflineForm, withoutHeldFiles, type OfflineForm } from "./use-offline-form";
 import { useIdleReset } from "./visitor-policy";
 import { forgetVisitorSession } from "./visitor-session";
 
@@ -46,13 +46,21 @@ function useFormClosedReport(ready: boolean, sessionId: string, bridge: RefObjec
 const closesSession = (error: unknown) =>
   ["UNAUTHORIZED", "NOT_FOUND", "FORBIDDEN"].includes(readApiError(error).code ?? "");
 
-/** The visitor's answer to "Continue where you left off?": the kept draft, or an empty form. */
-function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>) {
+/**
+ * The visitor's answer to "Continue where you left off?": the kept draft, or an empty form; either
+ * is then kept on the device like any opened form (for a reload without network).
+ */
+function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>, offline: OfflineForm<EmbedPage>) {
+  const show = (form: ReadyForm) => {
+    const { template, values, language, info, draftKey } = form;
+    void offline.keep({ template, values, language, page: { info, draftKey } });
+    dispatch({ type: "show", screen: { ...form, kind: "ready" } });
+  };
   return {
-    continue: (form: ResumeScreen) => dispatch({ type: "show", screen: { ...form, kind: "ready" } }),
+    continue: (form: ResumeScreen) => show(form),
     startOver: (form: ResumeScreen) => {
       void api.call("drafts.delete", { draftKey: form.draftKey }).catch(() => {});
-      dispatch({ type: "show", screen: { ...form, kind: "ready", values: form.prefill } });
+      show({ ...form, values: form.prefill });
     },
   };
 }
@@ -145,7 +153,7 @@ export function useEmbeddedForm({
     if (redirect) navigateTop(redirect);
   }
 
-  const resume = resumeChoices(api, dispatch);
+  const resume = resumeChoices(api, dispatch, offline);
 
   const retry = () => dispatch({ type: "retry" });
   /** Submitted offline: the submission waits on this device. */

@@ -137,7 +137,11 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
       // No network: the form this device kept opens (or its held submission waits).
       const kept = isUnreached(error) ? await keptScreen(offline) : null;
       if (!active) return;
-      if (kept) return dispatch({ type: "show", screen: kept });
+      if (kept && "info" in kept) {
+        // Who is asking, as when it was opened online.
+        dispatch({ type: "branded", branding: kept.info.branding, organizationName: kept.info.organizationName });
+        return dispatch({ type: "show", screen: kept });
+      }
       if (publicCode !== null && code === "UNAUTHORIZED" && !replacedVisitorSession.current) {
         // The session this browser kept has ended: start a fresh one (an empty form), once.
         replacedVisitorSession.current = true;

@@ -3,12 +3,6 @@
 import { useBrowserIdle } from "@clinsign/ui";
 import { useEffect, useSyncExternalStore } from "react";
 
-/** The caches public/sw.js keeps patient pages and their assets in (its `PAGES` and `ASSETS`). */
-const KEPT_PAGES = "clinsign-pages-v1";
-const KEPT_ASSETS = "clinsign-assets-v1";
-/** What public/sw.js answers from the device (its `ASSET`). */
-const ASSET = /^\/(_next\/static\/|sign\/pdfjs\/|signing-pages\/|branding\/logos\/|icon\.svg$)/;
-
 /**
  * Registers the service worker (public/sw.js) once the patient page is idle after its first
  * paint, so the first visit on a slow phone loads nothing more before it can be used; from then
@@ -38,57 +32,51 @@ function untilControlled(): Promise<void> {
 
 /** The document's later pages are kept this long after the rest, so they never compete with the page's own loading. */
 const LATER_PAGES_DELAY_MS = 10_000;
+/** A worker that does not answer (stopped, updating) is not waited for longer than this. */
+const WORKER_ANSWER_MS = 5_000;
 
 /**
- * The first visit loaded the page before the service worker was there: the page itself and what
- * it loaded so far are kept now (mostly from the browser's HTTP cache), so that a reload without
- * network finds them; what loads from now on passes through the worker, which keeps it. The
- * document's pages below the screen (lazy, not loaded yet) are kept later, one after the other at
- * their smallest width, so that a patient who loses the network can still read to the end.
+ * The first visit loaded the page before the service worker was there: the worker is asked to
+ * keep the page itself and what it loaded so far (mostly from the browser's HTTP cache), so that
+ * a reload without network finds them; what loads from now on passes through the worker, which
+ * keeps it. The document's pages below the screen (lazy, not loaded yet) are kept later, one after
+ * the other at their smallest width, so that a patient who loses the network can still read to
+ * the end. What is kept, and where, is the worker's to decide (public/sw.js).
  */
 async function keepThisPage(): Promise<void> {
   const loaded = performance.getEntriesByType("resource").map((entry) => entry.name);
-  const [pages, kept] = await Promise.all([caches.open(KEPT_PAGES), caches.open(KEPT_ASSETS)]);
-  await pages.add(window.location.href);
-  await keepAssets(kept, loaded);
+  await tellWorker({ type: "keep", urls: [window.location.href, ...loaded] });
   window.setTimeout(() => {
     const later = Array.from(document.images, (image) => image.getAttribute("src") ?? "");
-    void keepAssets(kept, later, true);
+    void tellWorker({ type: "keep", urls: later, oneByOne: true });
   }, LATER_PAGES_DELAY_MS);
 }
 
-/** This origin's assets among `urls` that are not kept yet, fetched and kept (one by one when `oneByOne`). */
-async function keepAssets(cache: Cache, urls: string[], oneByOne = false): Promise<void> {
-  const own = [...new Set(urls.map(assetUrl).filter((url): url is string => url !== null))];
-  const keep = async (url: string) => {
-    if (!(await cache.match(url))) await cache.add(url).catch(() => {});
-  };
-  if (!oneByOne) await Promise.all(own.map(keep));
-  else for (const url of own) await keep(url);
-}
-
-/** The absolute URL of one of this origin's assets that public/sw.js keeps; null for anything else. */
-function assetUrl(url: string): string | null {
-  try {
-    const parsed = new URL(url, window.location.href);
-    return parsed.origin === window.location.origin && ASSET.test(parsed.pathname) ? parsed.href : null;
-  } catch {
-    return null;
-  }
-}
 /**
  * Removes the kept copy of a patient page (its URL) from the device once it is done: a signed
  * link, a sent form, a locked kiosk. The page's HTML names the document; nothing of it should
  * outlive the patient's use on a shared device.
  */
 export async function forgetKeptPage(url: string = window.location.href): Promise<void> {
-  try {
-    if (typeof caches === "undefined") return;
-    const cache = await caches.open(KEPT_PAGES);
-    await cache.delete(url, { ignoreSearch: false, ignoreVary: true });
-  } catch {
-    // No cache storage (private mode): nothing was kept.
-  }
+  await tellWorker({ type: "forget", url });
+}
+
+type WorkerMessage = { type: "keep"; urls: string[]; oneByOne?: boolean } | { type: "forget"; url: string };
+
+/** Sends the service worker a message and resolves once it answers that it is done (or is not there). */
+async function tellWorker(message: WorkerMessage): Promise<void> {
+  if (typeof navigator === "undefined" || !("serviceWorker" in navigator)) return;
+  const worker = (await navigator.serviceWorker.getRegistration("/").catch(() => undefined))?.active;
+  if (!worker) return;
+  await new Promise<void>((resolve) => {
+    const channel = new MessageChannel();
+    const timer = window.setTimeout(resolve, WORKER_ANSWER_MS);
+    channel.port1.onmessage = () => {
+      window.clearTimeout(timer);
+      resolve();
+    };
+    worker.postMessage(message, [channel.port2]);
+  });
 }
 
 function subscribe(notify: () => void): () => void {
