@@ -17,12 +17,62 @@ import {
   smsFormReducer,
   type OpenedLink,
   type SmsFormAction,
+  type SmsFormState,
   type SmsPage,
   type Step,
 } from "./sms-form-state";
 import { IdentifyStep, OtpStep } from "./SmsFormSteps";
 import { uploadLinkFile } from "./uploads";
 import { useOfflineForm, withoutHeldFiles, type OfflineForm } from "./use-offline-form";
+
+/**
+ * The SMS link's form offline (useOfflineForm): kept under its link, a held submission sent with
+ * the access cookie when the network returns; answers refused bring the form back; an access that
+ * ran out or a link that closed meanwhile opens the link again, which says which.
+ */
+function useLinkOffline(
+  api: PatientApi,
+  linkToken: string,
+  { step, link }: Pick<SmsFormState, "step" | "link">,
+  dispatch: Dispatch<SmsFormAction>,
+) {
+  const show = (next: Step) => dispatch({ type: "show", step: next });
+  const offline = useOfflineForm<SmsPage>({
+    credential: `sms:${linkToken}`,
+    until: link.expiresAt,
+    sending: step.kind === "held",
+    send: async (values, language) => {
+      await api.call("smsForm.submit", { linkToken, values, language });
+      return () => {
+        dispatch({ type: "acted" });
+        show({ kind: "end", end: "done" });
+      };
+    },
+    sendFile: (file, fieldKey, onProgress) => uploadLinkFile(linkToken, file, fieldKey, onProgress),
+    onRefused: (error, held) => {
+      if (held && !endFor(error) && readApiError(error).code !== "UNAUTHORIZED") {
+        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
+        void offline
+          .keptForm()
+          .then((kept) =>
+            kept
+              ? show({
+                  kind: "form",
+                  template: kept.template,
+                  values: withoutHeldFiles(held.values),
+                  language: held.language,
+                })
+              : dispatch({ type: "retry" }),
+          );
+      } else {
+        // The access ran out or the link closed meanwhile: the link is opened again and says which
+        // (identified again, the held form is sent; closed, what was held goes and the page says so).
+        dispatch({ type: "retry" });
+      }
+    },
+  });
+  return offline;
+}
 
 /** The link ended: what this device held for it goes, and the end says so when it went unsent. */
 async function endOf(offline: OfflineForm<SmsPage>, end: End): Promise<Step> {
@@ -46,36 +96,7 @@ export function SmsForm({ linkToken }: { linkToken: string }) {
   const api = useMemo(() => createPatientApi({ url: "/f/trpc" }), []);
   const [{ step, link, attempt, acted }, dispatch] = useReducer(smsFormReducer, initialSmsFormState);
   const show = (next: Step) => dispatch({ type: "show", step: next });
-  const offline = useOfflineForm<SmsPage>({
-    credential: `sms:${linkToken}`,
-    until: link.expiresAt,
-    sending: step.kind === "held",
-    send: async (values, language) => {
-      await api.call("smsForm.submit", { linkToken, values, language });
-      return () => {
-        dispatch({ type: "acted" });
-        show({ kind: "end", end: "done" });
-      };
-    },
-    sendFile: (file, fieldKey, onProgress) => uploadLinkFile(linkToken, file, fieldKey, onProgress),
-    onRefused: (error, held) => {
-      if (held && !endFor(error) && readApiError(error).code !== "UNAUTHORIZED") {
-        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
-        void offline.keptForm().then((kept) =>
-          show({
-            kind: "form",
-            template: kept!.template,
-            values: withoutHeldFiles(held.values),
-            language: held.language,
-          }),
-        );
-      } else {
-        // The access ran out or the link closed meanwhile: the link is opened again and says which
-        // (identified again, the held form is sent; closed, what was held goes and the page says so).
-        dispatch({ type: "retry" });
-      }
-    },
-  });
+  const offline = useLinkOffline(api, linkToken, { step, link }, dispatch);
   const openForm = useLinkOpening(api, linkToken, attempt, dispatch, offline);
   const calls = identificationCalls(api, linkToken, dispatch, openForm);
   const s = t.forms.sms;

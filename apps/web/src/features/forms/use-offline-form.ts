@@ -1,7 +1,7 @@
 "use client";
 
 import type { Attachment, FormValues, PatientLanguage, Template } from "@clinsign/contracts";
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { isClientError, isUnreached } from "../../trpc/errors";
 import {
   canHold,
@@ -50,8 +50,6 @@ export type SendForm = (
 /** Sends one file of a field, as the page's upload does. */
 export type SendFile = (file: File, fieldKey: string, onProgress: (fraction: number) => void) => Promise<Attachment>;
 
-export type OfflineForm<Page> = ReturnType<typeof useOfflineForm<Page>>;
-
 /** A file picked offline is named in the answers by this path until it is sent. */
 const HELD_FILE = "held:";
 const isAttachment = (value: unknown): value is Attachment =>
@@ -72,6 +70,133 @@ export function withoutHeldFiles(values: FormValues): FormValues {
 const RESEND_MS = 15_000;
 /** Answers typed offline reach the device's copy this soon (a reload, a closed tab finds them). */
 const KEEP_VALUES_MS = 300;
+
+/**
+ * What the device holds for one form (its link or session): the opened form with the answers
+ * typed last, files picked and a submission made offline, all encrypted with the form's key. The
+ * page's calls (`calls`) and the form's end (`until`) are read when needed, so one instance serves
+ * the page while the form's link is the same.
+ */
+class HeldForm<Page> {
+  /** The link's id on this device (the SHA-256 of its credential); null without IndexedDB or credential. */
+  private readonly link: Promise<string> | null;
+  private kept: KeptForm<Page> | null = null;
+  private keepTimer: number | undefined;
+  until: string | null = null;
+
+  constructor(
+    credential: string | null,
+    private readonly calls: RefObject<HeldCalls>,
+  ) {
+    this.link = credential && heldStorageAvailable() ? linkId(credential) : null;
+  }
+
+  private made(id: string) {
+    return { id, heldAt: new Date().toISOString(), until: this.until };
+  }
+
+  private async writeKept(form: KeptForm<Page>): Promise<void> {
+    const id = await this.link;
+    if (id && (await canHold(id))) await holdAction(id, "form", form, this.made(`form:${id}`));
+  }
+
+  /** The server's key for this form, kept as one the browser uses but does not give out. */
+  rememberKey = async (holdKey: string): Promise<void> => {
+    const id = await this.link;
+    if (id) await rememberHoldKey(id, holdKey).catch(() => {});
+  };
+
+  /** The opened form, kept for opening it again offline. */
+  keep = async (form: KeptForm<Page>): Promise<void> => {
+    this.kept = form;
+    await this.writeKept(form).catch(() => {});
+  };
+
+  /** The form this device kept, with the answers typed last; null when there is none (or no key). */
+  keptForm = async (): Promise<KeptForm<Page> | null> => {
+    const id = await this.link;
+    if (!id) return null;
+    const form = await openHeldAction<KeptForm<Page>>(id, `form:${id}`).catch(() => null);
+    this.kept = form ?? this.kept;
+    return form;
+  };
+
+  /** Whether a submission made offline waits on this device. */
+  holdsSubmission = async (): Promise<boolean> => {
+    const id = await this.link;
+    return id ? (await heldActions(id).catch(() => [])).some((action) => action.kind === "submission") : false;
+  };
+
+  /** The answers after a change: the kept copy follows (shortly, once typing pauses). */
+  keepValues = (values: FormValues): void => {
+    if (!this.kept) return;
+    this.kept = { ...this.kept, values };
+    window.clearTimeout(this.keepTimer);
+    this.keepTimer = window.setTimeout(() => void this.writeKept(this.kept!).catch(() => {}), KEEP_VALUES_MS);
+  };
+
+  stopKeeping(): void {
+    window.clearTimeout(this.keepTimer);
+  }
+
+  /** The page's submit: sent with a network (held files first), held on the device without one. */
+  submit = async (values: FormValues, language: PatientLanguage, actionId: string | undefined) => {
+    const id = await this.link;
+    const holdable = async () => id !== null && this.kept !== null && (await canHold(id));
+    const hold = async () => {
+      this.stopKeeping();
+      await this.writeKept({ ...this.kept!, values });
+      const held: HeldSubmission = { values, language, actionId };
+      await holdAction(id!, "submission", held, this.made(actionId ?? crypto.randomUUID()));
+      return "held" as const;
+    };
+    if (!navigator.onLine && (await holdable())) return hold();
+    let show: () => void;
+    try {
+      show = await this.calls.current.send(
+        await sendHeldFiles(id, values, this.calls.current.sendFile),
+        language,
+        actionId,
+      );
+    } catch (error) {
+      if (isUnreachedCall(error) && (await holdable())) return hold();
+      throw error;
+    }
+    await forgetForm(id);
+    show();
+    return "sent" as const;
+  };
+
+  /** The page's upload: sent with a network, held on the device without one (named by a held path). */
+  upload = async (file: File, fieldKey: string, onProgress: (fraction: number) => void): Promise<Attachment> => {
+    const id = await this.link;
+    const holdable = async () => id !== null && (await canHold(id));
+    const hold = async (): Promise<Attachment> => {
+      const held: HeldFile = { name: file.name, type: file.type, bytes: toBase64(await file.arrayBuffer()) };
+      const action = await holdAction(id!, "file", held, this.made(crypto.randomUUID()));
+      onProgress(1);
+      const type = file.type || "application/octet-stream";
+      return { name: file.name, path: `${HELD_FILE}${action.id}`, size: file.size, type };
+    };
+    if (!navigator.onLine && (await holdable())) return hold();
+    try {
+      return await this.calls.current.sendFile(file, fieldKey, onProgress);
+    } catch (error) {
+      if (isUnreachedCall(error) && (await holdable())) return hold();
+      throw error;
+    }
+  };
+
+  /** Everything this device holds for the form goes (a link that closed, a next person at the desk). */
+  forget = async (): Promise<void> => forgetForm(await this.link);
+
+  /** The link's id, for sending what is held. */
+  linkId(): Promise<string> | null {
+    return this.link;
+  }
+}
+
+export type OfflineForm<Page> = HeldForm<Page>;
 
 /**
  * A form offline (issue 35, docs/forms-api.md "Offline"), shared by the embedded form and the SMS
@@ -101,122 +226,15 @@ export function useOfflineForm<Page>({
   sendFile: SendFile;
   /** The held submission was refused (the link closed meanwhile, or its answers were), or cannot be read (null). */
   onRefused(error: unknown, held: HeldSubmission | null): void;
-}) {
+}): OfflineForm<Page> {
   const online = useOnline();
   const calls = useRef<HeldCalls>({ send, sendFile, onRefused });
   calls.current = { send, sendFile, onRefused };
-  const kept = useRef<KeptForm<Page> | null>(null);
-  const link = useMemo(() => (credential && heldStorageAvailable() ? linkId(credential) : null), [credential]);
-  const formId = useCallback(async () => `form:${await link}`, [link]);
-
-  // Read when something is held: the page's functions stay the same while the form's end is learnt.
-  const ends = useRef(until);
-  ends.current = until;
-
-  const store = useMemo(() => {
-    const made = (id: string) => ({ id, heldAt: new Date().toISOString(), until: ends.current });
-    const writeKept = async (form: KeptForm<Page>) => {
-      const id = await link;
-      if (id && (await canHold(id))) await holdAction(id, "form", form, made(`form:${id}`));
-    };
-    return {
-      /** The server's key for this form, kept as one the browser uses but does not give out. */
-      async rememberKey(holdKey: string) {
-        const id = await link;
-        if (id) await rememberHoldKey(id, holdKey).catch(() => {});
-      },
-      /** The opened form, kept for opening it again offline. */
-      async keep(form: KeptForm<Page>) {
-        kept.current = form;
-        await writeKept(form).catch(() => {});
-      },
-      /** The form this device kept, with the answers typed last; null when there is none (or no key). */
-      async keptForm(): Promise<KeptForm<Page> | null> {
-        const id = await link;
-        if (!id) return null;
-        const form = await openHeldAction<KeptForm<Page>>(id, await formId()).catch(() => null);
-        kept.current = form ?? kept.current;
-        return form;
-      },
-      /** Whether a submission made offline waits on this device. */
-      async holdsSubmission(): Promise<boolean> {
-        const id = await link;
-        return id ? (await heldActions(id).catch(() => [])).some((action) => action.kind === "submission") : false;
-      },
-      writeKept,
-      made,
-    };
-  }, [link, formId]);
-
-  const keepTimer = useRef<number | undefined>(undefined);
-  /** The answers after a change: the kept copy follows (shortly, once typing pauses). */
-  const keepValues = useCallback(
-    (values: FormValues) => {
-      const form = kept.current;
-      if (!form) return;
-      kept.current = { ...form, values };
-      window.clearTimeout(keepTimer.current);
-      keepTimer.current = window.setTimeout(() => void store.writeKept(kept.current!).catch(() => {}), KEEP_VALUES_MS);
-    },
-    [store],
-  );
-  useEffect(() => () => window.clearTimeout(keepTimer.current), []);
-
-  /** The page's submit: sent with a network (held files first), held on the device without one. */
-  const submit = useCallback(
-    async (values: FormValues, language: PatientLanguage, actionId: string | undefined): Promise<"sent" | "held"> => {
-      const id = await link;
-      const hold = async () => {
-        window.clearTimeout(keepTimer.current);
-        await store.writeKept({ ...kept.current!, values });
-        const held: HeldSubmission = { values, language, actionId };
-        await holdAction(id!, "submission", held, store.made(actionId ?? crypto.randomUUID()));
-        return "held" as const;
-      };
-      const holdable = async () => id !== null && kept.current !== null && (await canHold(id));
-      if (!navigator.onLine && (await holdable())) return hold();
-      let show: () => void;
-      try {
-        show = await calls.current.send(await sendHeldFiles(id, values, calls.current.sendFile), language, actionId);
-      } catch (error) {
-        if (isUnreachedCall(error) && (await holdable())) return hold();
-        throw error;
-      }
-      await forgetForm(id);
-      show();
-      return "sent";
-    },
-    [link, store],
-  );
-
-  /** The page's upload: sent with a network, held on the device without one (named by a held path). */
-  const upload = useCallback(
-    async (file: File, fieldKey: string, onProgress: (fraction: number) => void): Promise<Attachment> => {
-      const id = await link;
-      const hold = async (): Promise<Attachment> => {
-        const held: HeldFile = { name: file.name, type: file.type, bytes: toBase64(await file.arrayBuffer()) };
-        const action = await holdAction(id!, "file", held, store.made(crypto.randomUUID()));
-        onProgress(1);
-        const type = file.type || "application/octet-stream";
-        return { name: file.name, path: `${HELD_FILE}${action.id}`, size: file.size, type };
-      };
-      if (!navigator.onLine && id && (await canHold(id))) return hold();
-      try {
-        return await calls.current.sendFile(file, fieldKey, onProgress);
-      } catch (error) {
-        if (isUnreachedCall(error) && id && (await canHold(id))) return hold();
-        throw error;
-      }
-    },
-    [link, store],
-  );
-
-  /** Everything this device holds for the form goes (a link that closed, a next person at the desk). */
-  const forget = useCallback(async () => forgetForm(await link), [link]);
-
-  useSendHeldSubmission(link, sending && online, calls);
-
-  return useMemo(() => ({ ...store, keepValues, submit, upload, forget }), [store, keepValues, submit, upload, forget]);
+  const form = useMemo(() => new HeldForm<Page>(credential, calls), [credential]);
+  form.until = until;
+  useEffect(() => () => form.stopKeeping(), [form]);
+  useSendHeldSubmission(form.linkId(), sending && online, calls);
+  return form;
 }
 
 /** The form is done on this device: what it held goes, and so does the page's kept copy. */

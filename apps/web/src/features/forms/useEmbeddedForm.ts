@@ -11,6 +11,7 @@ import {
   initialEmbeddedFormState,
   type EmbedCredential,
   type EmbeddedFormAction,
+  type EmbeddedFormState,
   type EmbedPage,
   type ReadyForm,
   type ResumeScreen,
@@ -66,6 +67,48 @@ function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>, 
 }
 
 /**
+ * The embedded form offline (useOfflineForm): kept under its session, a held submission sent
+ * through it when the network returns; answers refused bring the form back, a session that ended
+ * ends the page (`onRejected`, what was held discarded).
+ */
+function useEmbedOffline({
+  api,
+  state,
+  dispatch,
+  onSubmitted,
+  onRejected,
+}: {
+  api: PatientApi;
+  state: EmbeddedFormState;
+  dispatch: Dispatch<EmbeddedFormAction>;
+  onSubmitted(result: SubmitResult, info: SessionInfo): void;
+  onRejected(error: unknown): void;
+}) {
+  const { sessionId, screen } = state;
+  // The form shown, or the one a held submission came from.
+  const form: ReadyForm | null =
+    (screen.kind === "ready" || screen.kind === "held") && "info" in screen ? screen : null;
+  return useOfflineForm<EmbedPage>({
+    credential: sessionId ? `embed:${sessionId}` : null,
+    until: form?.info.expiresAt ?? null,
+    sending: screen.kind === "held",
+    send: async (values, language, actionId) => {
+      if (!form) return () => {};
+      const result = await api.call("submissions.submit", { values, draftKey: form.draftKey, language, actionId });
+      return () => onSubmitted(result, form.info);
+    },
+    sendFile: (file, fieldKey, onProgress) => uploadEmbedFile(sessionId, file, fieldKey, onProgress),
+    onRefused: (error, held) => {
+      if (form && held && !closesSession(error)) {
+        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
+        dispatch({ type: "show", screen: { ...form, kind: "ready", values: withoutHeldFiles(held.values) } });
+      } else if (form && !held) dispatch({ type: "retry" });
+      else onRejected(error);
+    },
+  });
+}
+
+/**
  * The embedded form's state and calls: the session and the screen (see embeddedFormReducer), the
  * opening, the host page's bridge, a shared device's idle reset, and what a refusal, a resumed
  * draft and a submission do.
@@ -88,26 +131,12 @@ export function useEmbeddedForm({
   // The form's own box, whose height the host page's frame takes (see reportHeight).
   const contentRef = useRef<HTMLDivElement>(null);
 
-  // The form shown, or the one a held submission came from.
-  const form: ReadyForm | null =
-    (screen.kind === "ready" || screen.kind === "held") && "info" in screen ? screen : null;
-  const offline = useOfflineForm<EmbedPage>({
-    credential: sessionId ? `embed:${sessionId}` : null,
-    until: form?.info.expiresAt ?? null,
-    sending: screen.kind === "held",
-    send: async (values, language, actionId) => {
-      if (!form) return () => {};
-      const result = await api.call("submissions.submit", { values, draftKey: form.draftKey, language, actionId });
-      return () => submitted(result, form.info);
-    },
-    sendFile: (file, fieldKey, onProgress) => uploadEmbedFile(sessionId, file, fieldKey, onProgress),
-    onRefused: (error, held) => {
-      if (form && held && !closesSession(error)) {
-        // The answers were refused (a file the device kept could not be sent): the form again, to mend.
-        dispatch({ type: "show", screen: { ...form, kind: "ready", values: withoutHeldFiles(held.values) } });
-      } else if (form && !held) dispatch({ type: "retry" });
-      else onRejected(error, true);
-    },
+  const offline = useEmbedOffline({
+    api,
+    state,
+    dispatch,
+    onSubmitted: (result, info) => submitted(result, info),
+    onRejected: (error) => onRejected(error, true),
   });
 
   /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */

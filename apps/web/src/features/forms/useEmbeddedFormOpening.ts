@@ -134,31 +134,21 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
     })().catch(async (error: unknown) => {
       if (!active) return;
       const code = readApiError(error).code;
+      const guarded: Dispatch<EmbeddedFormAction> = (action) => {
+        if (active) dispatch(action);
+      };
       // No network: the form this device kept opens (or its held submission waits).
-      const kept = isUnreached(error) ? await keptScreen(offline) : null;
-      if (!active) return;
-      if (kept && "info" in kept) {
-        // Who is asking, as when it was opened online.
-        dispatch({ type: "branded", branding: kept.info.branding, organizationName: kept.info.organizationName });
-        return dispatch({ type: "show", screen: kept });
-      }
+      if (isUnreached(error) && (await openKept(offline, guarded))) return;
       if (publicCode !== null && code === "UNAUTHORIZED" && !replacedVisitorSession.current) {
         // The session this browser kept has ended: start a fresh one (an empty form), once.
         replacedVisitorSession.current = true;
         forgetVisitorSession(publicCode);
-        dispatch({ type: "visitorSessionEnded" });
+        guarded({ type: "visitorSessionEnded" });
         return;
       }
       const failure = openingFailure(code, error);
-      // The session ended or is gone: what this device held for it goes, and the page says so.
-      let screen = failure.screen;
-      if (screen.kind === "end") {
-        screen = { ...screen, discarded: await offline.holdsSubmission() };
-        await offline.forget();
-      }
-      if (!active) return;
-      dispatch({ type: "show", screen });
-      bridge.current?.post({ type: "error", code: failure.reported });
+      guarded({ type: "show", screen: await forgettingOnEnd(offline, failure.screen) });
+      if (active) bridge.current?.post({ type: "error", code: failure.reported });
     });
     return () => {
       active = false;
@@ -196,6 +186,23 @@ async function withKeptAnswers(screen: Screen, offline: OfflineForm<EmbedPage>):
     page: { info: form.info, draftKey: form.draftKey },
   });
   return held ? { ...form, kind: "held" } : form;
+}
+
+/** Without a network: the form this device kept (or its held submission), named as online; false when nothing was kept. */
+async function openKept(offline: OfflineForm<EmbedPage>, dispatch: Dispatch<EmbeddedFormAction>): Promise<boolean> {
+  const kept = await keptScreen(offline);
+  if (!kept || !("info" in kept)) return false;
+  dispatch({ type: "branded", branding: kept.info.branding, organizationName: kept.info.organizationName });
+  dispatch({ type: "show", screen: kept });
+  return true;
+}
+
+/** The session ended or is gone: what this device held for it goes, and the end says whether a submission went unsent. */
+async function forgettingOnEnd(offline: OfflineForm<EmbedPage>, screen: Screen): Promise<Screen> {
+  if (screen.kind !== "end") return screen;
+  const discarded = await offline.holdsSubmission();
+  await offline.forget();
+  return { ...screen, discarded };
 }
 
 /** Without a network: the form this device kept, or its held submission; null when nothing was kept. */
