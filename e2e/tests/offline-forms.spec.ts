@@ -15,6 +15,7 @@ import {
   type SmsGateway,
   type Staff,
 } from "./forms-support";
+import { heldOnDevice, pageKeptOnDevice } from "./offline-support";
 import { patientTexts } from "./patient-texts";
 import { hasHorizontalScroll, shot } from "./support";
 
@@ -58,39 +59,6 @@ async function submissionsOf(templateIdentifier: string): Promise<StoredSubmissi
   return Promise.all(items.map((item) => staffQuery<StoredSubmission>(staff, "submissions.get", { id: item.id })));
 }
 
-/** What the device holds for patient links (IndexedDB, as held.ts stores it): the records and the number of keys. */
-async function heldOnDevice(
-  page: Page,
-): Promise<{ actions: { kind: string; heldAt: string; data: string }[]; keys: number }> {
-  return page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const open = indexedDB.open("clinsign-held", 1);
-        open.onerror = () => reject(open.error);
-        open.onupgradeneeded = () => {
-          open.result.createObjectStore("held", { keyPath: "id" }).createIndex("link", "link");
-          open.result.createObjectStore("keys", { keyPath: "link" });
-        };
-        open.onsuccess = () => {
-          const tx = open.result.transaction(["held", "keys"], "readonly");
-          const actions = tx.objectStore("held").getAll();
-          const keys = tx.objectStore("keys").count();
-          tx.oncomplete = () => {
-            open.result.close();
-            const described = (actions.result as { kind: string; heldAt: string; data: ArrayBuffer }[]).map(
-              (action) => ({
-                ...action,
-                // Stored bytes as text, to show they are not the answers.
-                data: btoa(String.fromCharCode(...new Uint8Array(action.data))),
-              }),
-            );
-            resolve({ actions: described, keys: keys.result });
-          };
-        };
-      }),
-  );
-}
-
 /** When the device last wrote its copy of the opened form; null before it kept one. */
 async function keptFormAt(page: Page): Promise<string | null> {
   return (await heldOnDevice(page)).actions.find((action) => action.kind === "form")?.heldAt ?? null;
@@ -100,7 +68,7 @@ async function keptFormAt(page: Page): Promise<string | null> {
 async function untilKeptOnDevice(page: Page): Promise<void> {
   await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, undefined, { timeout: 20_000 });
   await expect
-    .poll(() => page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true }))), {
+    .poll(() => pageKeptOnDevice(page), {
       message: "the page kept on the device",
     })
     .toBe(true);
@@ -116,7 +84,15 @@ async function typeOffline(page: Page, label: string, text: string): Promise<voi
 
 async function expectNothingHeld(page: Page): Promise<void> {
   expect(await heldOnDevice(page)).toEqual({ actions: [], keys: 0 });
-  expect(await page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true })))).toBe(false);
+  expect(await pageKeptOnDevice(page)).toBe(false);
+}
+
+/** Agrees and sends the form without network: it is held on the device, and the page says so. */
+async function submitOffline(page: Page, texts: (typeof patientTexts)["en"]): Promise<void> {
+  await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
+  await page.getByRole("button", { name: texts.forms.submit }).click();
+  await expect(page.getByRole("heading", { level: 1, name: texts.forms.heldTitle })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: texts.forms.heldWaiting })).toBeVisible();
 }
 
 async function reopenOffline(context: BrowserContext, page: Page, url: string): Promise<Page> {
@@ -165,11 +141,7 @@ test.describe("an embedded form on a phone while the network is gone", () => {
     await expect(cardField.getByRole("list", { name: "Uploaded files" }).getByRole("listitem")).toHaveText([
       new RegExp(CARD.name),
     ]);
-    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
-    await page.getByRole("button", { name: en.forms.submit }).click();
-
-    await expect(page.getByRole("heading", { level: 1, name: en.forms.heldTitle })).toBeVisible();
-    await expect(page.getByRole("status").filter({ hasText: en.forms.heldWaiting })).toBeVisible();
+    await submitOffline(page, en);
     expect(await hasHorizontalScroll(page)).toBe(false);
     await expectAxeClean(page, "form held offline (390, en)");
     await shot(page, "offline-form-held-390-en");
@@ -205,12 +177,21 @@ test.describe("an embedded form on a phone while the network is gone", () => {
   });
 });
 
-/** The SMS link in German: identification with the code from the second SMS, then the form. */
-async function openSmsForm(page: Page, request: Parameters<typeof requestFormBySms>[0], suffix: number) {
+/**
+ * The SMS link in German: identification with the code from the second SMS, then the form with
+ * the name typed, kept on the device.
+ */
+async function smsFormKeptOnDevice(
+  page: Page,
+  context: BrowserContext,
+  request: Parameters<typeof requestFormBySms>[0],
+  patient: { suffix: number; name: string },
+) {
   const de = patientTexts.de;
+  await useLanguage(context, "de");
   const title = `Anamnesebogen offline ${Date.now()}`;
   const identifier = await createActiveTemplate(request, staff, title, FIELDS);
-  const phone = `+4917012346${String(suffix).padStart(2, "0")}`;
+  const phone = `+4917012346${String(patient.suffix).padStart(2, "0")}`;
   const rnummer = `R-OFF-${Date.now()}`;
   await requestFormBySms(request, staff, { phone, rnummer, templateIdentifier: identifier, locale: "de" });
   const link = await smsFormLink(sms, phone);
@@ -223,6 +204,8 @@ async function openSmsForm(page: Page, request: Parameters<typeof requestFormByS
   await page.getByLabel(new RegExp(`^${de.forms.sms.otpLabel}`)).fill(code);
   await page.getByRole("button", { name: de.forms.sms.otpButton }).click();
   await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+  await page.getByLabel(/^Full name/).fill(patient.name);
+  await untilKeptOnDevice(page);
   return { identifier, link, rnummer };
 }
 
@@ -235,10 +218,7 @@ test.describe("an SMS form on a tablet in German while the network is gone", () 
     request,
   }) => {
     const de = patientTexts.de;
-    await useLanguage(context, "de");
-    const { identifier, link } = await openSmsForm(page, request, 71);
-    await page.getByLabel(/^Full name/).fill("Jan Keller");
-    await untilKeptOnDevice(page);
+    const { identifier, link } = await smsFormKeptOnDevice(page, context, request, { suffix: 71, name: "Jan Keller" });
 
     await context.setOffline(true);
     await expect(page.getByText(de.forms.offlineNote)).toBeVisible();
@@ -246,10 +226,7 @@ test.describe("an SMS form on a tablet in German while the network is gone", () 
     await page.reload();
     await expect(page.getByLabel(/^Full name/)).toHaveValue("Jan Keller");
     await expect(page.getByLabel("Anything else we should know?")).toHaveValue("Im Keller kein Netz");
-    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
-    await page.getByRole("button", { name: de.forms.submit }).click();
-    await expect(page.getByRole("heading", { level: 1, name: de.forms.heldTitle })).toBeVisible();
-    await expect(page.getByRole("status").filter({ hasText: de.forms.heldWaiting })).toBeVisible();
+    await submitOffline(page, de);
     await expectAxeClean(page, "SMS form held offline (820, de)");
     await shot(page, "offline-form-held-820-de");
     expect(await submissionsOf(identifier)).toEqual([]);
@@ -271,14 +248,12 @@ test.describe("an SMS form on a tablet in German while the network is gone", () 
     request,
   }) => {
     const de = patientTexts.de;
-    await useLanguage(context, "de");
-    const { identifier, rnummer } = await openSmsForm(page, request, 72);
-    await page.getByLabel(/^Full name/).fill("Jan Abgesagt");
-    await untilKeptOnDevice(page);
+    const { identifier, rnummer } = await smsFormKeptOnDevice(page, context, request, {
+      suffix: 72,
+      name: "Jan Abgesagt",
+    });
     await context.setOffline(true);
-    await page.getByRole("checkbox", { name: /I agree that the clinic processes my answers/ }).check();
-    await page.getByRole("button", { name: de.forms.submit }).click();
-    await expect(page.getByRole("heading", { level: 1, name: de.forms.heldTitle })).toBeVisible();
+    await submitOffline(page, de);
 
     // Staff cancel the request while the tablet is offline.
     const { items } = await staffQuery<{ items: { id: string }[] }>(staff, "formRequests.list", { rnummer, limit: 5 });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { expectAxeClean, expectPageLanguage, useLanguage } from "./axe-support";
 import { staffSignIn, type Staff } from "./forms-support";
+import { heldOnDevice, pageKeptOnDevice } from "./offline-support";
 import { patientTexts } from "./patient-texts";
 import {
   drawWithMouse,
@@ -46,39 +47,10 @@ async function untilKeptOnDevice(page: Page): Promise<void> {
   await expect(page.getByTestId("signature-canvas")).toBeAttached();
   await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, undefined, { timeout: 20_000 });
   await expect
-    .poll(() => page.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true }))), {
+    .poll(() => pageKeptOnDevice(page), {
       message: "the page kept on the device",
     })
     .toBe(true);
-}
-
-/** What the device holds for signing links: the held actions as stored (IndexedDB), and its keys. */
-async function heldOnDevice(page: Page): Promise<{ actions: Record<string, unknown>[]; keys: number }> {
-  return page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const open = indexedDB.open("clinsign-held", 1);
-        open.onerror = () => reject(open.error);
-        open.onupgradeneeded = () => {
-          open.result.createObjectStore("held", { keyPath: "id" }).createIndex("link", "link");
-          open.result.createObjectStore("keys", { keyPath: "link" });
-        };
-        open.onsuccess = () => {
-          const tx = open.result.transaction(["held", "keys"], "readonly");
-          const actions = tx.objectStore("held").getAll();
-          const keys = tx.objectStore("keys").count();
-          tx.oncomplete = () => {
-            open.result.close();
-            const described = (actions.result as Record<string, unknown>[]).map((action) => ({
-              ...action,
-              // Stored bytes as text, to show they are not the signature.
-              data: btoa(String.fromCharCode(...new Uint8Array(action.data as ArrayBuffer))),
-            }));
-            resolve({ actions: described, keys: keys.result });
-          };
-        };
-      }),
-  );
 }
 
 async function metadataOf(signatureId: string) {
@@ -172,9 +144,7 @@ test.describe("signing on a phone while the network is gone", () => {
       timeout: 30_000,
     });
     expect(await heldOnDevice(again)).toEqual({ actions: [], keys: 0 });
-    expect(await again.evaluate(async () => Boolean(await caches.match(location.href, { ignoreVary: true })))).toBe(
-      false,
-    );
+    expect(await pageKeptOnDevice(again)).toBe(false);
 
     const metadata = await metadataOf(signing.signatureId);
     expect(metadata.events.filter((event) => event.action === "signature.signed")).toHaveLength(1);
