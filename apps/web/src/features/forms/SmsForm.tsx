@@ -52,18 +52,16 @@ function useLinkOffline(
     onRefused: (error, held) => {
       if (held && !endFor(error) && readApiError(error).code !== "UNAUTHORIZED") {
         // The answers were refused (a file the device kept could not be sent): the form again, to mend.
-        void offline
-          .keptForm()
-          .then((kept) =>
-            kept
-              ? show({
-                  kind: "form",
-                  template: kept.template,
-                  values: withoutHeldFiles(held.values),
-                  language: held.language,
-                })
-              : dispatch({ type: "retry" }),
-          );
+        void offline.keptForm().then((kept) =>
+          kept
+            ? show({
+                kind: "form",
+                template: kept.template,
+                values: withoutHeldFiles(held.values),
+                language: held.language,
+              })
+            : dispatch({ type: "retry" }),
+        );
       } else {
         // The access ran out or the link closed meanwhile: the link is opened again and says which
         // (identified again, the held form is sent; closed, what was held goes and the page says so).
@@ -188,16 +186,16 @@ function useLinkOpening(
       api.call("smsForm.loadDraft", { linkToken }),
       api.call("smsForm.holdKey", { linkToken }).catch(() => null),
     ]);
-    if (key) await offline.rememberKey(key.holdKey);
-    const kept = await offline.keptForm();
+    if (key) void offline.rememberKey(key.holdKey);
+    const { holdsSubmission, kept } = await offline.onDevice();
     const form = {
       template,
       values: { ...(draft?.values ?? {}), ...(kept?.values ?? {}) },
       language: draft?.language ?? presetLanguage.current,
     };
-    if (opened.current) await offline.keep({ ...form, page: { link: opened.current } });
-    const held = await offline.holdsSubmission();
-    dispatch({ type: "show", step: held ? { kind: "held" } : { kind: "form", ...form } });
+    // Kept in the background: the form shows without waiting for the device's write.
+    if (opened.current) void offline.keep({ ...form, page: { link: opened.current } });
+    dispatch({ type: "show", step: holdsSubmission ? { kind: "held" } : { kind: "form", ...form } });
   }
 
   /** Without a network: the form this device kept (or its held submission); false when nothing was kept. */

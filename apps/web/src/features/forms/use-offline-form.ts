@@ -96,14 +96,21 @@ class HeldForm<Page> {
   }
 
   private async writeKept(form: KeptForm<Page>): Promise<void> {
+    await this.keyReady;
     const id = await this.link;
     if (id && (await canHold(id))) await holdAction(id, "form", form, this.made(`form:${id}`));
   }
 
+  /** The key being stored: what is kept waits for it, the page's opening does not. */
+  private keyReady: Promise<void> = Promise.resolve();
+
   /** The server's key for this form, kept as one the browser uses but does not give out. */
-  rememberKey = async (holdKey: string): Promise<void> => {
-    const id = await this.link;
-    if (id) await rememberHoldKey(id, holdKey).catch(() => {});
+  rememberKey = (holdKey: string): Promise<void> => {
+    this.keyReady = (async () => {
+      const id = await this.link;
+      if (id) await rememberHoldKey(id, holdKey).catch(() => {});
+    })();
+    return this.keyReady;
   };
 
   /** The opened form, kept for opening it again offline. */
@@ -119,6 +126,19 @@ class HeldForm<Page> {
     const form = await openHeldAction<KeptForm<Page>>(id, `form:${id}`).catch(() => null);
     this.kept = form ?? this.kept;
     return form;
+  };
+
+  /**
+   * What this device holds for the form, read once when it opens: whether a submission waits, and
+   * the kept form (decrypted only when there is one: a first visit costs one read).
+   */
+  onDevice = async (): Promise<{ holdsSubmission: boolean; kept: KeptForm<Page> | null }> => {
+    const id = await this.link;
+    const held = id ? await heldActions(id).catch(() => []) : [];
+    return {
+      holdsSubmission: held.some((action) => action.kind === "submission"),
+      kept: held.some((action) => action.kind === "form") ? await this.keptForm() : null,
+    };
   };
 
   /** Whether a submission made offline waits on this device. */

@@ -106,7 +106,7 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         api.call("forms.template", {}),
         api.call("forms.holdKey", undefined).catch(() => null),
       ]);
-      if (key) await offline.rememberKey(key.holdKey);
+      if (key) void offline.rememberKey(key.holdKey);
       const connection = connectHost(info, contentRef.current, setLang);
       bridge.current = connection.host;
       disconnect = connection.disconnect;
@@ -176,16 +176,16 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
  */
 async function withKeptAnswers(screen: Screen, offline: OfflineForm<EmbedPage>): Promise<Screen> {
   if (screen.kind !== "ready") return screen;
-  const held = await offline.holdsSubmission();
-  const kept = await offline.keptForm();
+  const { holdsSubmission, kept } = await offline.onDevice();
   const form = { ...screen, values: { ...screen.values, ...(kept?.values ?? {}) } };
-  await offline.keep({
+  // Kept in the background: the form shows without waiting for the device's write.
+  void offline.keep({
     template: form.template,
     values: form.values,
     language: form.language,
     page: { info: form.info, draftKey: form.draftKey },
   });
-  return held ? { ...form, kind: "held" } : form;
+  return holdsSubmission ? { ...form, kind: "held" } : form;
 }
 
 /** Without a network: the form this device kept (or its held submission), named as online; false when nothing was kept. */
