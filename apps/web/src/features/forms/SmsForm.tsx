@@ -181,12 +181,11 @@ function useLinkOpening(
 
   /** The form, with what this device kept over the server's draft; its held submission's screen when one waits. */
   async function openForm() {
-    const [template, draft, key] = await Promise.all([
+    void offline.rememberKey(api.call("smsForm.holdKey", { linkToken }).then((answer) => answer.holdKey));
+    const [template, draft] = await Promise.all([
       api.call("smsForm.template", { linkToken }),
       api.call("smsForm.loadDraft", { linkToken }),
-      api.call("smsForm.holdKey", { linkToken }).catch(() => null),
     ]);
-    if (key) void offline.rememberKey(key.holdKey);
     const { holdsSubmission, kept } = await offline.onDevice();
     const form = {
       template,

@@ -104,12 +104,15 @@ class HeldForm<Page> {
   /** The key being stored: what is kept waits for it, the page's opening does not. */
   private keyReady: Promise<void> = Promise.resolve();
 
-  /** The server's key for this form, kept as one the browser uses but does not give out. */
-  rememberKey = (holdKey: string): Promise<void> => {
+  /**
+   * The server's key for this form (or its answer on the way), kept as one the browser uses but
+   * does not give out. Not a step of the opening: only what is kept waits for it.
+   */
+  rememberKey = (holdKey: string | Promise<string>): Promise<void> => {
     this.keyReady = (async () => {
-      const id = await this.link;
-      if (id) await rememberHoldKey(id, holdKey).catch(() => {});
-    })();
+      const [id, key] = await Promise.all([this.link, holdKey]);
+      if (id) await rememberHoldKey(id, key);
+    })().catch(() => {});
     return this.keyReady;
   };
 

@@ -101,12 +101,11 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         if (active) dispatch({ type: "visitorSessionStarted", sessionId: started.sessionId });
         return;
       }
-      const [info, template, key] = await Promise.all([
+      void offline.rememberKey(api.call("forms.holdKey", undefined).then((answer) => answer.holdKey));
+      const [info, template] = await Promise.all([
         api.call("sessions.current", undefined),
         api.call("forms.template", {}),
-        api.call("forms.holdKey", undefined).catch(() => null),
       ]);
-      if (key) void offline.rememberKey(key.holdKey);
       const connection = connectHost(info, contentRef.current, setLang);
       bridge.current = connection.host;
       disconnect = connection.disconnect;
