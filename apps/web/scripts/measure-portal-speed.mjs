@@ -48,6 +48,11 @@ const { values: options } = parseArgs({
     chromium: { type: "string", default: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
     /** Where to save a screenshot of a visit that timed out (for finding out why). */
     screenshot: { type: "string" },
+    /**
+     * Where the embedded form's main thread goes: one more visit with the CPU profiler on, until
+     * the first field takes input; its profile is written here and summed up in the output.
+     */
+    profile: { type: "string" },
   },
   allowNegative: true,
 });
@@ -221,7 +226,7 @@ function recorder() {
   }, 20);
 }
 
-async function visit(browser, url, want) {
+async function visit(browser, url, want, profiled = false) {
   const context = await browser.newContext(PHONE);
   try {
     const page = await context.newPage();
@@ -231,6 +236,12 @@ async function visit(browser, url, want) {
     await cdp.send("Network.emulateNetworkConditions", NETWORK);
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: CPU_SLOWDOWN });
     await page.addInitScript(recorder);
+    if (profiled) {
+      await cdp.send("Performance.enable");
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+      await cdp.send("Profiler.start");
+    }
     const pdfjs = [];
     page.on("request", (request) => {
       if (/pdf\.worker|pdfjs|pdf-pages/.test(request.url())) pdfjs.push(request.url());
@@ -248,10 +259,42 @@ async function visit(browser, url, want) {
       polling: 100,
     });
     const marks = await page.evaluate(() => ({ ...window.__speedMarks }));
+    if (profiled) {
+      const { metrics } = await cdp.send("Performance.getMetrics");
+      const { profile } = await cdp.send("Profiler.stop");
+      return { ...marks, pdfjs: pdfjs.length > 0, metrics, profile };
+    }
     return { ...marks, pdfjs: pdfjs.length > 0 };
   } finally {
     await context.close();
   }
+}
+
+/**
+ * A CPU profile summed up: self time per script (the chunk's file name) and per function, the
+ * largest first. Times are of the throttled thread, as the phone would spend them.
+ */
+function profileSummary(profile, top = 10) {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const byScript = new Map();
+  const byFunction = new Map();
+  for (const [id, micros] of self) {
+    const frame = byNode.get(id).callFrame;
+    const script = frame.url
+      ? new URL(frame.url).pathname.split("/").pop() || frame.url
+      : `(${frame.functionName || "native"})`;
+    byScript.set(script, (byScript.get(script) ?? 0) + micros);
+    const name = `${frame.functionName || "(anonymous)"} ${script}${frame.url ? `:${frame.lineNumber + 1}` : ""}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+  }
+  const largest = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, micros]) => `${Math.round(micros / 1000)} ms  ${name}`);
+  return { scripts: largest(byScript), functions: largest(byFunction) };
 }
 
 const median = (values) => {
@@ -303,6 +346,22 @@ try {
       figures.smsMs = (await measure(browser, local(await smsPortalUrl(embed.identifier)), ["field"])).field;
       console.log(`SMS portal, first field takes input: ${figures.smsMs} ms`);
     }
+  }
+  if (options.profile && options.forms) {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const embed = await embedUrl();
+    const profiled = await visit(browser, local(embed.url), ["field"], true);
+    mkdirSync(options.profile, { recursive: true });
+    writeFileSync(join(options.profile, "embedded-form.cpuprofile"), JSON.stringify(profiled.profile));
+    const metric = (name) => Math.round((profiled.metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
+    console.log(
+      `profile: embedded form, first field at ${Math.round(profiled.field)} ms; main thread busy ` +
+        `${metric("TaskDuration")} ms: script ${metric("ScriptDuration")} ms, style ${metric("RecalcStyleDuration")} ms, ` +
+        `layout ${metric("LayoutDuration")} ms`,
+    );
+    const summary = profileSummary(profiled.profile);
+    console.log(`profile: self time by script\n  ${summary.scripts.join("\n  ")}`);
+    console.log(`profile: self time by function\n  ${summary.functions.join("\n  ")}`);
   }
   console.log(JSON.stringify(figures));
 } finally {

@@ -131,6 +131,8 @@ export async function runPortalSpeed(options: BenchOptions, defer: Defer, log: L
           "--screenshot",
           join(tmpdir(), `clinsign-bench-speed-timeout-${label}.png`),
           ...(pageImages ? [] : ["--no-forms"]),
+          // BENCH_PROFILE=<dir>: where the embedded form's main thread goes, one profiled visit more.
+          ...(pageImages && process.env.BENCH_PROFILE ? ["--profile", process.env.BENCH_PROFILE] : []),
         ],
         log,
       );

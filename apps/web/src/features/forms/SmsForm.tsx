@@ -182,11 +182,13 @@ function useLinkOpening(
   /** The form, with what this device kept over the server's draft; its held submission's screen when one waits. */
   async function openForm() {
     void offline.rememberKey(api.call("smsForm.holdKey", { linkToken }).then((answer) => answer.holdKey));
+    // Read while the answers travel: the device's part costs the opening nothing.
+    const onDevice = offline.onDevice();
     const [template, draft] = await Promise.all([
       api.call("smsForm.template", { linkToken }),
       api.call("smsForm.loadDraft", { linkToken }),
     ]);
-    const { holdsSubmission, kept } = await offline.onDevice();
+    const { holdsSubmission, kept } = await onDevice;
     const form = {
       template,
       values: { ...(draft?.values ?? {}), ...(kept?.values ?? {}) },

@@ -136,7 +136,7 @@ class HeldForm<Page> {
    * the kept form (decrypted only when there is one: a first visit costs one read).
    */
   onDevice = async (): Promise<{ holdsSubmission: boolean; kept: KeptForm<Page> | null }> => {
-    const id = await this.link;
+    const id = await this.link?.catch(() => null);
     const held = id ? await heldActions(id).catch(() => []) : [];
     return {
       holdsSubmission: held.some((action) => action.kind === "submission"),

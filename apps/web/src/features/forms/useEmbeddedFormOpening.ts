@@ -102,6 +102,8 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
         return;
       }
       void offline.rememberKey(api.call("forms.holdKey", undefined).then((answer) => answer.holdKey));
+      // Read while the answers travel: the device's part costs the opening nothing.
+      const onDevice = offline.onDevice();
       const [info, template] = await Promise.all([
         api.call("sessions.current", undefined),
         api.call("forms.template", {}),
@@ -125,6 +127,7 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
       const screen = await withKeptAnswers(
         openedScreen({ info, template, draftKey, draft }, langParam, offerResume),
         offline,
+        onDevice,
       );
       if (!active) return;
       dispatch({ type: "show", screen });
@@ -173,9 +176,13 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
  * The opened form with what this device kept over the server's draft (answers typed offline since
  * it was last saved), or its held submission's screen when one waits; the form is kept anew.
  */
-async function withKeptAnswers(screen: Screen, offline: OfflineForm<EmbedPage>): Promise<Screen> {
+async function withKeptAnswers(
+  screen: Screen,
+  offline: OfflineForm<EmbedPage>,
+  onDevice: ReturnType<OfflineForm<EmbedPage>["onDevice"]>,
+): Promise<Screen> {
   if (screen.kind !== "ready") return screen;
-  const { holdsSubmission, kept } = await offline.onDevice();
+  const { holdsSubmission, kept } = await onDevice;
   const form = { ...screen, values: { ...screen.values, ...(kept?.values ?? {}) } };
   // Kept in the background: the form shows without waiting for the device's write.
   void offline.keep({
