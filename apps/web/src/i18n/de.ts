@@ -1200,9 +1200,11 @@ export const de: Dictionary = {
     offline: "Offline – neuer Versuch folgt",
     saveFailed: "Noch nicht gespeichert – neuer Versuch folgt",
     autosaveNote: "Ihre Angaben werden laufend gespeichert.",
-    offlineNote: "Sie sind offline. Machen Sie ruhig weiter: Ihre Angaben bleiben verschlüsselt auf diesem Gerät und werden gesendet, sobald die Verbindung zurück ist.",
+    offlineNote:
+      "Sie sind offline. Machen Sie ruhig weiter: Ihre Angaben bleiben verschlüsselt auf diesem Gerät und werden gesendet, sobald die Verbindung zurück ist.",
     heldTitle: "Auf diesem Gerät gespeichert",
-    heldBody: "Ihr Formular bleibt verschlüsselt auf diesem Gerät, bis die Verbindung zurück ist. Dann wird es von selbst gesendet, genau einmal. Sie können diese Seite geöffnet lassen oder Ihren Link später erneut öffnen.",
+    heldBody:
+      "Ihr Formular bleibt verschlüsselt auf diesem Gerät, bis die Verbindung zurück ist. Dann wird es von selbst gesendet, genau einmal. Sie können diese Seite geöffnet lassen oder Ihren Link später erneut öffnen.",
     heldWaiting: "Auf diesem Gerät gespeichert — wird gesendet, sobald Sie online sind.",
     heldSending: "Ihr Formular wird gesendet…",
     heldDiscarded: "Das auf diesem Gerät ausgefüllte Formular wurde nicht gesendet und vom Gerät gelöscht.",

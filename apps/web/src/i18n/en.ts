@@ -1165,9 +1165,11 @@ export const en = {
     offline: "Offline — will retry",
     saveFailed: "Not saved yet — will retry",
     autosaveNote: "Your answers are saved as you go.",
-    offlineNote: "You are offline. Keep going: your answers are kept on this device, encrypted, and sent when the connection returns.",
+    offlineNote:
+      "You are offline. Keep going: your answers are kept on this device, encrypted, and sent when the connection returns.",
     heldTitle: "Saved on this device",
-    heldBody: "Your form is kept on this device, encrypted, until the connection returns. It is then sent by itself, once. You can leave this page open, or open your link again later.",
+    heldBody:
+      "Your form is kept on this device, encrypted, until the connection returns. It is then sent by itself, once. You can leave this page open, or open your link again later.",
     heldWaiting: "Saved on this device — will be sent when online.",
     heldSending: "Sending your form…",
     heldDiscarded: "The form you filled in on this device was not sent and has been deleted from it.",

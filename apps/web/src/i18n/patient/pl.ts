@@ -290,9 +290,11 @@ export const pl: PatientDictionary = {
     offline: "Brak połączenia — ponowimy próbę",
     saveFailed: "Jeszcze nie zapisano — ponowimy próbę",
     autosaveNote: "Odpowiedzi są zapisywane na bieżąco.",
-    offlineNote: "Jesteś offline. Możesz kontynuować: odpowiedzi są przechowywane na tym urządzeniu w postaci zaszyfrowanej i zostaną wysłane po przywróceniu połączenia.",
+    offlineNote:
+      "Jesteś offline. Możesz kontynuować: odpowiedzi są przechowywane na tym urządzeniu w postaci zaszyfrowanej i zostaną wysłane po przywróceniu połączenia.",
     heldTitle: "Zapisano na tym urządzeniu",
-    heldBody: "Formularz jest przechowywany na tym urządzeniu w postaci zaszyfrowanej do czasu przywrócenia połączenia. Zostanie wtedy wysłany automatycznie, jeden raz. Możesz zostawić tę stronę otwartą lub otworzyć link ponownie później.",
+    heldBody:
+      "Formularz jest przechowywany na tym urządzeniu w postaci zaszyfrowanej do czasu przywrócenia połączenia. Zostanie wtedy wysłany automatycznie, jeden raz. Możesz zostawić tę stronę otwartą lub otworzyć link ponownie później.",
     heldWaiting: "Zapisano na tym urządzeniu — zostanie wysłany po połączeniu z siecią.",
     heldSending: "Wysyłanie formularza…",
     heldDiscarded: "Formularz wypełniony na tym urządzeniu nie został wysłany i został z niego usunięty.",

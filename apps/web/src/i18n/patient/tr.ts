@@ -289,9 +289,11 @@ export const tr: PatientDictionary = {
     offline: "Çevrimdışı — yeniden denenecek",
     saveFailed: "Henüz kaydedilmedi — yeniden denenecek",
     autosaveNote: "Yanıtlarınız siz doldurdukça kaydedilir.",
-    offlineNote: "Çevrimdışısınız. Devam edebilirsiniz: yanıtlarınız bu cihazda şifreli olarak saklanır ve bağlantı geri geldiğinde gönderilir.",
+    offlineNote:
+      "Çevrimdışısınız. Devam edebilirsiniz: yanıtlarınız bu cihazda şifreli olarak saklanır ve bağlantı geri geldiğinde gönderilir.",
     heldTitle: "Bu cihaza kaydedildi",
-    heldBody: "Formunuz bağlantı geri gelene kadar bu cihazda şifreli olarak saklanır. Ardından kendiliğinden, bir kez gönderilir. Bu sayfayı açık bırakabilir veya bağlantınızı daha sonra yeniden açabilirsiniz.",
+    heldBody:
+      "Formunuz bağlantı geri gelene kadar bu cihazda şifreli olarak saklanır. Ardından kendiliğinden, bir kez gönderilir. Bu sayfayı açık bırakabilir veya bağlantınızı daha sonra yeniden açabilirsiniz.",
     heldWaiting: "Bu cihaza kaydedildi — çevrimiçi olunca gönderilecek.",
     heldSending: "Formunuz gönderiliyor…",
     heldDiscarded: "Bu cihazda doldurduğunuz form gönderilmedi ve cihazdan silindi.",
