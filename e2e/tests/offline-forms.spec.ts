@@ -272,3 +272,70 @@ test.describe("an SMS form on a tablet in German while the network is gone", () 
     expect(await submissionsOf(identifier)).toEqual([]);
   });
 });
+
+test.describe("a device shared by patients", () => {
+  test.use({ viewport: { width: 820, height: 1180 } });
+
+  test("a form left on the device past its session's end is deleted by the next patient page; what is still running, and signatures, stay", async ({
+    page,
+    request,
+  }) => {
+    const title = `Left on the tablet ${Date.now()}`;
+    const identifier = await createActiveTemplate(request, staff, title, FIELDS);
+    const { embedUrl } = await createEmbedSession(request, staff, identifier);
+    await page.goto(embedUrl);
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    await expect.poll(() => keptFormAt(page), { message: "this form kept on the device" }).not.toBeNull();
+
+    // What earlier visits left: a form whose session ended yesterday (with its key), one whose
+    // session still runs, and a signature past its pass (the desk's locked screen reports those).
+    await page.evaluate(async () => {
+      const past = new Date(Date.now() - 86_400_000).toISOString();
+      const future = new Date(Date.now() + 86_400_000).toISOString();
+      const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+      const record = (id: string, kind: string, link: string, until: string) => ({
+        id,
+        kind,
+        link,
+        until,
+        heldAt: past,
+        iv: new Uint8Array(12),
+        data: new ArrayBuffer(16),
+      });
+      await new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open("clinsign-held", 1);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(["held", "keys"], "readwrite");
+          const held = tx.objectStore("held");
+          held.put(record("form:ended", "form", "ended", past));
+          held.put(record("ended-file", "file", "ended", past));
+          held.put(record("form:running", "form", "running", future));
+          held.put(record("old-signature", "signature", "desk", past));
+          for (const link of ["ended", "running", "desk"]) tx.objectStore("keys").put({ link, key });
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      });
+    });
+
+    // The next patient page (here: the same form opened again) clears what ended, once idle.
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1, name: title })).toBeVisible();
+    const seeded = ["form:ended", "ended-file", "form:running", "old-signature"];
+    const seededLeft = async () =>
+      (await heldOnDevice(page)).actions
+        .map((action) => action.id)
+        .filter((id) => seeded.includes(id))
+        .sort();
+    await expect.poll(seededLeft, { message: "what ended deleted" }).toEqual(["form:running", "old-signature"]);
+    const left = (await heldOnDevice(page)).actions.map((action) => action.id);
+    // This page's own form, kept while its session runs, stays too.
+    expect(left.filter((id) => id.startsWith("form:") && !seeded.includes(id))).toHaveLength(1);
+    // The ended link's key went with its forms; the others' stay (this page's own, the running one's, the desk's).
+    expect((await heldOnDevice(page)).keys).toBe(3);
+  });
+});

@@ -195,7 +195,7 @@ function useLinkOpening(
       language: draft?.language ?? presetLanguage.current,
     };
     // Kept in the background: the form shows without waiting for the device's write.
-    if (opened.current) void offline.keep({ ...form, page: { link: opened.current } });
+    if (opened.current) void offline.keep({ ...form, page: { link: opened.current } }, opened.current.expiresAt);
     dispatch({ type: "show", step: holdsSubmission ? { kind: "held" } : { kind: "form", ...form } });
   }
 

@@ -116,9 +116,10 @@ class HeldForm<Page> {
     return this.keyReady;
   };
 
-  /** The opened form, kept for opening it again offline. */
-  keep = async (form: KeptForm<Page>): Promise<void> => {
+  /** The opened form, kept for opening it again offline; `until`, when the form's link or session ends. */
+  keep = async (form: KeptForm<Page>, until: string | null = this.until): Promise<void> => {
     this.kept = form;
+    this.until = until;
     await this.writeKept(form).catch(() => {});
   };
 

@@ -54,7 +54,7 @@ const closesSession = (error: unknown) =>
 function resumeChoices(api: PatientApi, dispatch: Dispatch<EmbeddedFormAction>, offline: OfflineForm<EmbedPage>) {
   const show = (form: ReadyForm) => {
     const { template, values, language, info, draftKey } = form;
-    void offline.keep({ template, values, language, page: { info, draftKey } });
+    void offline.keep({ template, values, language, page: { info, draftKey } }, info.expiresAt);
     dispatch({ type: "show", screen: { ...form, kind: "ready" } });
   };
   return {

@@ -185,12 +185,15 @@ async function withKeptAnswers(
   const { holdsSubmission, kept } = await onDevice;
   const form = { ...screen, values: { ...screen.values, ...(kept?.values ?? {}) } };
   // Kept in the background: the form shows without waiting for the device's write.
-  void offline.keep({
-    template: form.template,
-    values: form.values,
-    language: form.language,
-    page: { info: form.info, draftKey: form.draftKey },
-  });
+  void offline.keep(
+    {
+      template: form.template,
+      values: form.values,
+      language: form.language,
+      page: { info: form.info, draftKey: form.draftKey },
+    },
+    form.info.expiresAt,
+  );
   return holdsSubmission ? { ...form, kind: "held" } : form;
 }
 

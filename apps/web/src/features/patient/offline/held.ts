@@ -196,3 +196,24 @@ export async function forgetLink(link: string): Promise<void> {
     keys.delete(link);
   });
 }
+
+/**
+ * Deletes what form pages held past its end (`until`: the session's or link's), and the key of a
+ * link left with nothing: a form opened on a shared device and never finished or sent must not
+ * stay there (run once by every patient page when idle). Signatures are left to their pages, which
+ * say so when they delete one (the desk's locked screen).
+ */
+export async function forgetExpiredForms(now: number = Date.now()): Promise<void> {
+  if (!heldStorageAvailable()) return;
+  const forms: HeldKind[] = ["form", "file", "submission"];
+  const all = await heldActions();
+  const expired = all.filter((action) => forms.includes(action.kind) && action.until && Date.parse(action.until) < now);
+  if (expired.length === 0) return;
+  const gone = new Set(expired.map((action) => action.id));
+  const emptied = new Set(expired.map((action) => action.link));
+  for (const action of all) if (!gone.has(action.id)) emptied.delete(action.link);
+  await inTransaction("readwrite", ({ held, keys }) => {
+    for (const id of gone) held.delete(id);
+    for (const link of emptied) keys.delete(link);
+  });
+}

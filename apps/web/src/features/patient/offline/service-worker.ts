@@ -2,6 +2,7 @@
 
 import { useBrowserIdle } from "@clinsign/ui";
 import { useEffect, useSyncExternalStore } from "react";
+import { forgetExpiredForms } from "./held";
 
 /**
  * Registers the service worker (public/sw.js) once the patient page is idle after its first
@@ -11,7 +12,9 @@ import { useEffect, useSyncExternalStore } from "react";
 export function useServiceWorker(): void {
   const idle = useBrowserIdle(3000);
   useEffect(() => {
-    if (!idle || !("serviceWorker" in navigator) || !window.isSecureContext) return;
+    if (!idle) return;
+    void forgetExpiredForms().catch(() => {});
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
     navigator.serviceWorker
       .register("/sw.js", { scope: "/" })
       .then(() => untilControlled())
