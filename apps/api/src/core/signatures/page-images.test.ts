@@ -174,18 +174,22 @@ describe("signing.preview: the document in the signing page's first HTML", { tim
 
     const opened = await open(request.token);
     expect((await requestRow(request.id)).status).toBe("opened");
-    // The same view but for what only opening gives: the pass, and the key to hold a signature offline.
-    const { sessionToken, sessionExpiresAt, holdKey, ...openedView } = opened;
+    // The same view but for what only opening gives: the pass, and the key to hold a signature
+    // offline with how long it may wait.
+    const { sessionToken, sessionExpiresAt, holdKey, holdUntil, ...openedView } = opened;
     expect(sessionToken).toBeTruthy();
     expect(sessionExpiresAt).toBeTruthy();
     expect(holdKey).toBeTruthy();
+    expect(holdUntil).toBe(opened.expiresAt);
     expect(seen!.holdKey).toBeNull();
-    expect({ ...seen, sessionToken: undefined, sessionExpiresAt: undefined, holdKey: undefined }).toEqual({
-      ...openedView,
+    expect(seen!.holdUntil).toBeNull();
+    const onlyOpening = {
       sessionToken: undefined,
       sessionExpiresAt: undefined,
       holdKey: undefined,
-    });
+      holdUntil: undefined,
+    };
+    expect({ ...seen, ...onlyOpening }).toEqual({ ...openedView, ...onlyOpening });
   });
 
   it("is null for everything but a link ready for signing: unknown, expired, signed, A4 verification required", async () => {
@@ -256,13 +260,14 @@ describe("signing.preview: the document in the signing page's first HTML", { tim
     expect((await api.request("GET", `${german!.pageImages!.url}/1-480.webp`)).status).toBe(200);
 
     const opened = await api.trpc({}).signing.open.mutate({ token, language: "tr" });
-    const { sessionToken: _s, sessionExpiresAt: _e, holdKey: _k, ...openedView } = opened;
-    expect({ ...turkish, sessionToken: undefined, sessionExpiresAt: undefined, holdKey: undefined }).toEqual({
-      ...openedView,
+    const { sessionToken: _s, sessionExpiresAt: _e, holdKey: _k, holdUntil: _u, ...openedView } = opened;
+    const onlyOpening = {
       sessionToken: undefined,
       sessionExpiresAt: undefined,
       holdKey: undefined,
-    });
+      holdUntil: undefined,
+    };
+    expect({ ...turkish, ...onlyOpening }).toEqual({ ...openedView, ...onlyOpening });
     // Pinned: a preview in German now shows the Turkish document, and only its images are served.
     expect(await api.trpc({}).signing.preview.query({ token, language: "de" })).toMatchObject({
       documentTitle: "Onam",
