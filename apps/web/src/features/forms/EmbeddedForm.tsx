@@ -63,7 +63,7 @@ export function EmbeddedForm({
             form={screen}
             api={embedded.api}
             bridge={embedded.bridge}
-            onRejected={(error) => embedded.onRejected(error)}
+            onRejected={(error) => void embedded.onRejected(error)}
             offline={embedded.offline}
             onHeld={() => embedded.held(screen)}
           />

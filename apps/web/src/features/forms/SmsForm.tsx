@@ -74,9 +74,9 @@ function useLinkOffline(
 
 /** The link ended: what this device held for it goes, and the end says so when it went unsent. */
 async function endOf(offline: OfflineForm<SmsPage>, end: End): Promise<Step> {
-  const discarded = end !== "submitted" && (await offline.holdsSubmission());
-  await offline.forget();
-  return { kind: "end", end, discarded };
+  const unsent = await offline.discard();
+  // A link answered meanwhile took what was held (its first try reached the server).
+  return { kind: "end", end, discarded: unsent && end !== "submitted" };
 }
 
 /** Links are 43 URL-safe characters; anything else cannot be one. */
@@ -177,7 +177,7 @@ function useLinkOpening(
 ) {
   // The language the request was sent in: the form opens in it unless the draft remembers another.
   const presetLanguage = useRef<string | null>(null);
-  const opened = useRef<OpenedLink | null>(null);
+  const opened = useRef<OpenedLink>(initialSmsFormState.link);
 
   /** The form, with what this device kept over the server's draft; its held submission's screen when one waits. */
   async function openForm() {
@@ -188,25 +188,24 @@ function useLinkOpening(
       api.call("smsForm.template", { linkToken }),
       api.call("smsForm.loadDraft", { linkToken }),
     ]);
-    const { holdsSubmission, kept } = await onDevice;
-    const form = {
+    const fromServer = {
       template,
-      values: { ...(draft?.values ?? {}), ...(kept?.values ?? {}) },
+      values: draft?.values ?? {},
       language: draft?.language ?? presetLanguage.current,
+      page: { link: opened.current },
     };
-    // Kept in the background: the form shows without waiting for the device's write.
-    if (opened.current) void offline.keep({ ...form, page: { link: opened.current } }, opened.current.expiresAt);
-    dispatch({ type: "show", step: holdsSubmission ? { kind: "held" } : { kind: "form", ...form } });
+    const { form, holdsSubmission } = await offline.opened(fromServer, opened.current.expiresAt, onDevice);
+    const { values, language } = form;
+    dispatch({ type: "show", step: holdsSubmission ? { kind: "held" } : { kind: "form", template, values, language } });
   }
 
   /** Without a network: the form this device kept (or its held submission); false when nothing was kept. */
   async function openKept(): Promise<boolean> {
-    const kept = await offline.keptForm();
+    const { kept, holdsSubmission } = await offline.onDevice();
     if (!kept) return false;
     dispatch({ type: "linkOpened", link: kept.page.link });
-    const held = await offline.holdsSubmission();
     const { template, values, language } = kept;
-    dispatch({ type: "show", step: held ? { kind: "held" } : { kind: "form", template, values, language } });
+    dispatch({ type: "show", step: holdsSubmission ? { kind: "held" } : { kind: "form", template, values, language } });
     return true;
   }
 

@@ -9,6 +9,7 @@ import {
   heldActions,
   heldStorageAvailable,
   holdAction,
+  type HeldKind,
   linkId,
   openHeldAction,
   rememberHoldKey,
@@ -22,6 +23,12 @@ export interface KeptForm<Page> {
   values: FormValues;
   language: string | null;
   page: Page;
+}
+
+/** What the device holds for a form when it opens: a submission waiting, the kept form. */
+export interface OnDevice<Page> {
+  holdsSubmission: boolean;
+  kept: KeptForm<Page> | null;
 }
 
 /** A submission made offline, waiting for the network. */
@@ -132,23 +139,38 @@ class HeldForm<Page> {
     return form;
   };
 
+  /** The kinds of what this device holds for the form (no decryption). */
+  private async heldKinds(): Promise<Set<HeldKind>> {
+    const id = await this.link?.catch(() => null);
+    return new Set(id ? (await heldActions(id).catch(() => [])).map((action) => action.kind) : []);
+  }
+
   /**
    * What this device holds for the form, read once when it opens: whether a submission waits, and
    * the kept form (decrypted only when there is one: a first visit costs one read).
    */
-  onDevice = async (): Promise<{ holdsSubmission: boolean; kept: KeptForm<Page> | null }> => {
-    const id = await this.link?.catch(() => null);
-    const held = id ? await heldActions(id).catch(() => []) : [];
-    return {
-      holdsSubmission: held.some((action) => action.kind === "submission"),
-      kept: held.some((action) => action.kind === "form") ? await this.keptForm() : null,
-    };
+  onDevice = async (): Promise<OnDevice<Page>> => {
+    const kinds = await this.heldKinds();
+    return { holdsSubmission: kinds.has("submission"), kept: kinds.has("form") ? await this.keptForm() : null };
   };
 
   /** Whether a submission made offline waits on this device. */
-  holdsSubmission = async (): Promise<boolean> => {
-    const id = await this.link;
-    return id ? (await heldActions(id).catch(() => [])).some((action) => action.kind === "submission") : false;
+  holdsSubmission = async (): Promise<boolean> => (await this.heldKinds()).has("submission");
+
+  /**
+   * The form as opened online, with the answers this device kept over the server's draft (typed
+   * since it was last saved), kept anew in the background so the form shows without waiting for
+   * the write; and whether a submission made offline waits.
+   */
+  opened = async (
+    form: KeptForm<Page>,
+    until: string | null,
+    onDevice: Promise<OnDevice<Page>>,
+  ): Promise<{ form: KeptForm<Page>; holdsSubmission: boolean }> => {
+    const { holdsSubmission, kept } = await onDevice;
+    const merged = { ...form, values: { ...form.values, ...(kept?.values ?? {}) } };
+    void this.keep(merged, until);
+    return { form: merged, holdsSubmission };
   };
 
   /** The answers after a change: the kept copy follows (shortly, once typing pauses). */
@@ -213,6 +235,13 @@ class HeldForm<Page> {
 
   /** Everything this device holds for the form goes (a link that closed, a next person at the desk). */
   forget = async (): Promise<void> => forgetForm(await this.link);
+
+  /** The form's link closed: everything held goes; true when a submission made here went unsent. */
+  discard = async (): Promise<boolean> => {
+    const unsent = await this.holdsSubmission();
+    await this.forget();
+    return unsent;
+  };
 
   /** The link's id, for sending what is held. */
   linkId(): Promise<string> | null {

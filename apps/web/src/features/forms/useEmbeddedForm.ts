@@ -136,7 +136,7 @@ export function useEmbeddedForm({
     state,
     dispatch,
     onSubmitted: (result, info) => submitted(result, info),
-    onRejected: (error) => onRejected(error, true),
+    onRejected: (error) => void onRejected(error),
   });
 
   /** A public embed's fresh start: the draft goes, and a new visitor session begins with an empty form. */
@@ -162,14 +162,13 @@ export function useEmbeddedForm({
     startAfresh(screen.kind === "ready" ? screen.draftKey : null),
   );
 
-  /** The session refused the form for good: the page ends; `discarded`, a held submission went unsent. */
-  function onRejected(error: unknown, discarded = false) {
+  /** The session refused the form for good: the page ends, and says so when a held submission went unsent. */
+  async function onRejected(error: unknown) {
     const code = readApiError(error).code;
     if (publicCode !== null && code === "UNAUTHORIZED") forgetVisitorSession(publicCode);
-    void offline.forget();
     const end = code === "UNAUTHORIZED" ? "session_ended" : "unavailable";
-    dispatch({ type: "show", screen: { kind: "end", end, discarded } });
     bridge.current?.post({ type: "error", code: end });
+    dispatch({ type: "show", screen: { kind: "end", end, discarded: await offline.discard() } });
   }
 
   function submitted(result: SubmitResult, info: SessionInfo) {

@@ -14,7 +14,7 @@ import {
   type EmbedPage,
   type Screen,
 } from "./embedded-form-state";
-import type { OfflineForm } from "./use-offline-form";
+import type { OfflineForm, OnDevice } from "./use-offline-form";
 import { offersResume } from "./visitor-policy";
 import { forgetVisitorSession, rememberVisitorSession, storedVisitorSession } from "./visitor-session";
 
@@ -179,45 +179,30 @@ export function useEmbeddedFormOpening(opening: EmbeddedFormOpening) {
 async function withKeptAnswers(
   screen: Screen,
   offline: OfflineForm<EmbedPage>,
-  onDevice: ReturnType<OfflineForm<EmbedPage>["onDevice"]>,
+  onDevice: Promise<OnDevice<EmbedPage>>,
 ): Promise<Screen> {
   if (screen.kind !== "ready") return screen;
-  const { holdsSubmission, kept } = await onDevice;
-  const form = { ...screen, values: { ...screen.values, ...(kept?.values ?? {}) } };
-  // Kept in the background: the form shows without waiting for the device's write.
-  void offline.keep(
-    {
-      template: form.template,
-      values: form.values,
-      language: form.language,
-      page: { info: form.info, draftKey: form.draftKey },
-    },
-    form.info.expiresAt,
+  const { template, values, language, info, draftKey } = screen;
+  const opened = await offline.opened(
+    { template, values, language, page: { info, draftKey } },
+    info.expiresAt,
+    onDevice,
   );
-  return holdsSubmission ? { ...form, kind: "held" } : form;
+  return { ...screen, values: opened.form.values, kind: opened.holdsSubmission ? "held" : "ready" };
 }
 
 /** Without a network: the form this device kept (or its held submission), named as online; false when nothing was kept. */
 async function openKept(offline: OfflineForm<EmbedPage>, dispatch: Dispatch<EmbeddedFormAction>): Promise<boolean> {
-  const kept = await keptScreen(offline);
-  if (!kept || !("info" in kept)) return false;
-  dispatch({ type: "branded", branding: kept.info.branding, organizationName: kept.info.organizationName });
-  dispatch({ type: "show", screen: kept });
+  const { kept, holdsSubmission } = await offline.onDevice();
+  if (!kept) return false;
+  const { info } = kept.page;
+  dispatch({ type: "branded", branding: info.branding, organizationName: info.organizationName });
+  const form = { ...kept.page, template: kept.template, values: kept.values, language: kept.language };
+  dispatch({ type: "show", screen: { ...form, kind: holdsSubmission ? "held" : "ready" } });
   return true;
 }
 
 /** The session ended or is gone: what this device held for it goes, and the end says whether a submission went unsent. */
 async function forgettingOnEnd(offline: OfflineForm<EmbedPage>, screen: Screen): Promise<Screen> {
-  if (screen.kind !== "end") return screen;
-  const discarded = await offline.holdsSubmission();
-  await offline.forget();
-  return { ...screen, discarded };
-}
-
-/** Without a network: the form this device kept, or its held submission; null when nothing was kept. */
-async function keptScreen(offline: OfflineForm<EmbedPage>): Promise<Screen | null> {
-  const kept = await offline.keptForm();
-  if (!kept) return null;
-  const form = { ...kept.page, template: kept.template, values: kept.values, language: kept.language };
-  return { ...form, kind: (await offline.holdsSubmission()) ? "held" : "ready" };
+  return screen.kind === "end" ? { ...screen, discarded: await offline.discard() } : screen;
 }

@@ -2,9 +2,9 @@
  * What a patient did offline, held on the device until it can be sent (issue 35): one IndexedDB
  * database, `held` for the actions and `keys` for the key each link's actions are encrypted with.
  *
- * - An action (a signature, a form's answers, a file picked for it) is stored only encrypted (AES-256-GCM, a new
- *   IV each time), never in clear, and never with the link's secret or the signing pass: it is
- *   found by the SHA-256 of the link's credential.
+ * - An action (a signature, a form's answers, a file picked for it) is stored only encrypted
+ *   (AES-256-GCM, a new IV each time), never in clear, and never with the link's secret or the
+ *   signing pass: it is found by the SHA-256 of the link's credential.
  * - The key comes from the server's first answer for the link (`holdKey`, derived there per link,
  *   the same at every opening). The browser keeps it as a non-extractable CryptoKey: scripts of
  *   this origin can use it, none can read it out.
