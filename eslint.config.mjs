@@ -49,6 +49,8 @@ export default tseslint.config(
       "apps/api/src/core/provisioning/**",
       // Rate-limit counters are keyed across organizations (addresses, e-mails), like the job queue.
       "apps/api/src/core/rate-limit.ts",
+      // Metrics read counts and ages across organizations (the queue, the audit chain); no row leaves.
+      "apps/api/src/core/metrics/**",
       "apps/api/src/core/context.ts",
       "**/*.test.ts",
     ],
@@ -85,7 +87,7 @@ export default tseslint.config(
     // organization is known (core/public), and the context and rate limits themselves.
     files: ["apps/api/src/core/**/*.ts"],
     ignores: [
-      "apps/api/src/core/{credentials,jobs,provisioning,identity,public}/**",
+      "apps/api/src/core/{credentials,jobs,provisioning,identity,public,metrics}/**",
       "apps/api/src/core/context.ts",
       "apps/api/src/core/rate-limit.ts",
       "**/*.test.ts",

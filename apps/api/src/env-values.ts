@@ -14,7 +14,7 @@ export const bool = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? fallback : v === "true" || v === "1"));
 
-export const port = (fallback: number) =>
+export const port = <Fallback extends number | undefined>(fallback: Fallback) =>
   z
     .string()
     .regex(/^\d+$/, { message: "must be a port number" })

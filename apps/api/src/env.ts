@@ -86,6 +86,16 @@ const schema = z
     UPLOAD_PUBLIC_MB_PER_ORG_HOUR: count(undefined, 1, 1_000_000),
     /** Stored objects no row references are deleted after being seen so this long (core/jobs/storage-reconciliation.ts). */
     STORAGE_ORPHAN_GRACE_HOURS: count(168, 1, 87_600),
+    /**
+     * Prometheus metrics (issue 36), never public by default: `/metrics` on the API's port for a
+     * scraper that sends `Authorization: Bearer <METRICS_TOKEN>`, and/or on a port of their own
+     * (METRICS_PORT on METRICS_HOST, loopback unless told), without a token: keep that port private.
+     */
+    METRICS_TOKEN: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
+    METRICS_PORT: port(undefined),
+    METRICS_HOST: z.string().min(1).optional().default("127.0.0.1"),
+    /** SIGTERM: how long in-flight requests and jobs get to finish before leased jobs are handed back and the process exits. */
+    SHUTDOWN_DEADLINE_SECONDS: count(20, 1, 600),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be a pino level" })
       .optional()
@@ -169,6 +179,10 @@ export interface Config {
   apiHost: string;
   apiPort: number;
   webPort: number;
+  /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST: where `/metrics` is served (http/metrics.ts). */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
+  /** SHUTDOWN_DEADLINE_SECONDS: SIGTERM's grace for in-flight work, in ms. */
+  shutdownDeadlineMs: number;
   publicApiUrl: string;
   publicWebUrl: string;
   tls: { certFile: string; keyFile: string } | undefined;
@@ -293,6 +307,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiHost: env.API_HOST,
     apiPort: env.API_PORT,
     webPort: env.WEB_PORT,
+    metrics: { token: env.METRICS_TOKEN, port: env.METRICS_PORT, host: env.METRICS_HOST },
+    shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_SECONDS * 1000,
     publicApiUrl: trimSlash(env.PUBLIC_API_URL ?? `${scheme}://${apiHostForUrl}:${env.API_PORT}`),
     publicWebUrl: trimSlash(env.PUBLIC_WEB_URL ?? `http://localhost:${env.WEB_PORT}`),
     tls: env.TLS_CERT_FILE && env.TLS_KEY_FILE ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE } : undefined,

@@ -5,6 +5,10 @@ import { ConfigError, loadConfig, type Config } from "./env";
 import { seedDemoIfEmpty } from "./core/provisioning/demo";
 import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
+import { createMetricsServer } from "./http/metrics";
+import { watchForMetrics } from "./core/metrics/scraped-state";
+import { jobsRunningHere } from "./core/jobs/execute";
+import { handBackJobs } from "./core/jobs/queue";
 import { loadSigningIdentity } from "./core/pdf-seal/pades";
 import { expireDueRequests } from "./core/jobs/signature-expiry";
 import { queueDueReminders } from "./core/jobs/signature-reminders";
@@ -123,35 +127,74 @@ async function seedDemoWhenAsked(config: Config, services: Services): Promise<vo
 interface Running {
   services: Services;
   log: Logger;
-  server: Server;
+  servers: Server[];
   stopSweeps: () => void;
   workers: { stop(): Promise<void> }[];
   unlock: () => void;
 }
 
-/** SIGINT and SIGTERM: stop accepting, let the workers finish their pass, close the database, exit. */
-function stopOnSignals({ services, log, server, stopSweeps, workers, unlock }: Running): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down");
-    server.close();
+/** Resolves when `server` has closed (every connection ended), or at once when it never listened. */
+const closed = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    // Keep-alive connections go as soon as their request is answered, not at their idle timeout.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    server.once("close", () => clearInterval(idle));
     server.closeIdleConnections();
+  });
+
+/**
+ * SIGINT and SIGTERM: take no new work (connections, job claims, sweeps), let in-flight requests
+ * and jobs finish for SHUTDOWN_DEADLINE_SECONDS, then cut the requests still open and hand the
+ * jobs still running back to the queue (another instance takes them at once), close the database,
+ * exit. A second signal skips the wait.
+ */
+function stopOnSignals({ services, log, servers, stopSweeps, workers, unlock }: Running): void {
+  let stopping = false;
+  let handBackNow: () => void = () => {};
+  const stop = async (signal: string) => {
+    if (stopping) return handBackNow();
+    stopping = true;
+    log.info({ signal, deadlineMs: services.config.shutdownDeadlineMs }, "shutting down");
     stopSweeps();
-    setTimeout(() => server.closeAllConnections(), 5000).unref();
-    // The job runner and the chainer finish their current pass before the database closes under them.
-    Promise.all(workers.map((worker) => worker.stop()))
-      .catch((error) => log.error({ err: error }, "stopping the background workers failed"))
-      .then(() => services.database.close())
-      .catch((error) => log.error({ err: error }, "closing the database failed"))
-      .finally(() => {
-        unlock();
-        process.exit(0);
+    const deadline = new Promise<"deadline">((resolve) => {
+      handBackNow = () => resolve("deadline");
+      setTimeout(handBackNow, services.config.shutdownDeadlineMs).unref();
+    });
+    const finished = Promise.all([...servers.map(closed), ...workers.map((worker) => worker.stop())]).then(
+      () => "finished" as const,
+    );
+    if ((await Promise.race([finished, deadline])) === "deadline") {
+      // Whatever still holds the database after this, the process ends.
+      setTimeout(() => process.exit(1), 5000).unref();
+      for (const server of servers) server.closeAllConnections();
+      const ids = jobsRunningHere();
+      const handedBack = await handBackJobs(services.db, ids).catch((error: unknown) => {
+        log.error({ err: error }, "handing back the running jobs failed; they are taken again when their lease ends");
+        return 0;
       });
+      log.warn(
+        { running: ids.length, handedBack },
+        "shutdown deadline passed: open requests cut, running jobs handed back",
+      );
+    }
+    await services.database.close().catch((error: unknown) => log.error({ err: error }, "closing the database failed"));
+    unlock();
+    process.exit(0);
   };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** METRICS_PORT: `/metrics` on a listener of its own (http/metrics.ts); none when unset. */
+function listenForMetrics(config: Config, log: Logger): Server[] {
+  if (config.metrics.port === undefined) return [];
+  const server = createMetricsServer();
+  server.listen(config.metrics.port, config.metrics.host, () => {
+    const address = server.address();
+    log.info({ host: config.metrics.host, port: typeof address === "object" && address?.port }, "metrics listening");
+  });
+  return [server];
 }
 
 /** The API process. `--seed-demo` creates the demo organization on an empty database. */
@@ -169,11 +212,13 @@ async function main() {
   // Links audit entries into their organization's hash chain after the requests that wrote them.
   const auditChainer = new AuditChainer(services);
   auditChainer.start();
+  watchForMetrics(services);
   const server = createServer(services);
   server.listen(config.apiPort, config.apiHost, () => {
     log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
   });
-  stopOnSignals({ services, log, server, stopSweeps, workers: [runner, auditChainer], unlock });
+  const servers = [server, ...listenForMetrics(config, log)];
+  stopOnSignals({ services, log, servers, stopSweeps, workers: [runner, auditChainer], unlock });
 }
 
 main().catch((error) => {

@@ -26,6 +26,8 @@ export type DbKind = "pglite" | "postgres";
 export interface Database {
   db: Db;
   kind: DbKind;
+  /** Connections this process may open: the pool's size (PGlite: its one connection). */
+  poolSize: number;
   /** Applies pending migrations; safe to call on every start. */
   migrate(): Promise<void>;
   /** True when the database answers and every migration of this build is applied. */
@@ -124,8 +126,9 @@ function migrationCount(): number {
 
 export function createDb(options: CreateDbOptions = {}): Database {
   if (options.databaseUrl) {
+    const poolSize = options.maxConnections ?? 10;
     const client = postgres(options.databaseUrl, {
-      max: options.maxConnections ?? 10,
+      max: poolSize,
       // Statements stay unnamed, as drizzle sends its ad-hoc queries: `preparedQuery` uses
       // drizzle's prepare() to build the SQL once, not to keep server-side statements, which
       // transaction-pooling proxies (PgBouncer) cannot follow across connections.
@@ -136,6 +139,7 @@ export function createDb(options: CreateDbOptions = {}): Database {
     return finish(
       db,
       "postgres",
+      poolSize,
       () => migratePostgres(db, { migrationsFolder }),
       () => client.end({ timeout: 5 }),
     );
@@ -146,15 +150,23 @@ export function createDb(options: CreateDbOptions = {}): Database {
   return finish(
     db,
     "pglite",
+    1,
     () => migratePglite(db, { migrationsFolder }),
     () => client.close(),
   );
 }
 
-function finish(db: Db, kind: DbKind, runMigrations: () => Promise<void>, close: () => Promise<void>): Database {
+function finish(
+  db: Db,
+  kind: DbKind,
+  poolSize: number,
+  runMigrations: () => Promise<void>,
+  close: () => Promise<void>,
+): Database {
   return {
     db,
     kind,
+    poolSize,
     migrate: runMigrations,
     async ready() {
       try {

@@ -20,6 +20,7 @@ import { sendError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import type { RestRequest } from "../rest/route-types";
 import { appRouter } from "../trpc/root";
+import { countWhenFinished, serveMetricsOnApi, trpcRouteLabel } from "./metrics";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { answerThenClose, bearerToken, parseCookies, sendJson } from "../wire/io";
 import { PENDING_SIGN_IN_COOKIE, SSO_LINK_COOKIE, STAFF_SESSION_COOKIE } from "../core/identity/cookies";
@@ -163,9 +164,15 @@ function logWhenFinished(
   });
 }
 
-/** `/healthz`, `/readyz`, `/openapi.json` and `/docs`, answered here; false for any other path. */
-async function serveOwnPath(services: Services, pathname: string, res: ServerResponse): Promise<boolean> {
+/** `/healthz`, `/readyz`, `/openapi.json`, `/docs` and `/metrics`, answered here; false for any other path. */
+async function serveOwnPath(
+  services: Services,
+  pathname: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
   const { config } = services;
+  if (pathname === "/metrics") return serveMetricsOnApi(config, req, res);
   if (pathname === "/healthz") {
     sendJson(res, 200, { ok: true });
     return true;
@@ -272,11 +279,17 @@ export function createRequestListener(services: Services): RequestListener {
     setCommonHeaders(req, res, requestId);
     // At LOG_LEVEL=warn or above the access log line would be dropped, so no listener is added.
     if (logRequests) logWhenFinished(log, req, res, { requestId, pathname: url.pathname, started });
+    // Counted under the route template routing finds; a path nothing serves is one label for all.
+    let route = "(unmatched)";
+    const rest: RestRequest = { req, res, url, request, secure };
+    countWhenFinished(req, res, () => rest.route ?? route);
 
     try {
-      if (await serveOwnPath(services, url.pathname, res)) return;
-      if (url.pathname.startsWith("/trpc/")) return void (await trpc(req, res));
-      const rest: RestRequest = { req, res, url, request, secure };
+      if (await serveOwnPath(services, url.pathname, req, res)) return void (route = url.pathname);
+      if (url.pathname.startsWith("/trpc/")) {
+        route = trpcRouteLabel(url.pathname);
+        return void (await trpc(req, res));
+      }
       if (refusedBeforeTable(config, rest)) return;
       if (await handleRest(services, rest)) return;
       sendError(res, areaOf(url.pathname), new AppError("not_found", "no such endpoint"), requestId);

@@ -19,6 +19,8 @@ export class JobRunner {
   private running: Promise<void> | undefined;
   private stopped = true;
   private wakeRequested = false;
+  /** Set by stop(): a pass under way claims nothing more (runDue without start() still runs). */
+  private stopping = false;
 
   constructor(
     private readonly services: Services,
@@ -28,6 +30,7 @@ export class JobRunner {
 
   start(): void {
     this.stopped = false;
+    this.stopping = false;
     this.schedule(0);
   }
 
@@ -40,6 +43,7 @@ export class JobRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping = true;
     clearTimeout(this.timer);
     await this.running;
   }
@@ -50,6 +54,8 @@ export class JobRunner {
     const batchSize = this.options.batchSize ?? 10;
     let ran = 0;
     for (const [kind, handler] of Object.entries(this.handlers)) {
+      // Stopping: no new claims (the pass's running jobs finish, or are handed back at the deadline).
+      if (this.stopping) break;
       // Jobs whose worker died in their last attempt never reach executeJob: their handler hears of it here.
       for (const job of await failAbandonedJobs(db, [kind])) {
         await handler

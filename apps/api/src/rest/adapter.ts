@@ -146,6 +146,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   const method = req.method ?? "GET";
   const mount = mountFor(url.pathname, method);
   if (mount) {
+    rest.route = mount.prefix ? `${mount.path}/*` : mount.path;
     await mount.serve(services, rest);
     return true;
   }
@@ -153,6 +154,7 @@ export async function handleRest(services: Services, rest: RestRequest): Promise
   if (candidates.length === 0) return false;
   const area = candidates[0]!.route.area;
   const match = candidates.find((c) => answers(c.route, method));
+  rest.route = (match ?? candidates[0]!).route.path;
   if (!match) {
     if (candidates[0]!.route.kind === "console") {
       // The console's paths are no API: another method is just no such endpoint.

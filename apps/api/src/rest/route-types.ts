@@ -32,6 +32,8 @@ export interface RestRequest {
   request: RequestMeta;
   /** Whether it came over HTTPS (http/server.ts `isSecureRequest`): the FHIR door refuses it otherwise. */
   secure: boolean;
+  /** The route template that served it, once the table found one: what metrics count it under. */
+  route?: string;
 }
 
 /** A documented endpoint: it calls the tRPC procedure that does the work, as /trpc does. */

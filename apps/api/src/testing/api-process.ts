@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { runCli } from "../cli/run";
+import { jsonRequests, trpcClient } from "./http-client";
 
 /**
  * The API as its own operating-system process, for tests that kill it (SIGKILL leaves no chance
@@ -62,4 +63,25 @@ export async function cliJson(env: Record<string, string>, ...args: string[]): P
   const io = { env, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } };
   expect(await runCli([...args, "--json"], io)).toBe(0);
   return JSON.parse(stdout) as Record<string, string>;
+}
+
+/** JSON requests and tRPC calls to an API process on `port` (loopback, plain HTTP). */
+export function processApi(port: number) {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    request: jsonRequests(baseUrl),
+    trpc: (credentials: { bearer?: string; cookie?: string; sessionId?: string }) => trpcClient(baseUrl, credentials),
+  };
+}
+
+/** Sends `signal` and waits for the process to end: its exit code, and how long that took. */
+export async function signalApiProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill(signal);
+  return { code: await exited, ms: Date.now() - started };
 }

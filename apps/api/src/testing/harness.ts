@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { createTRPCClient, httpLink } from "@trpc/client";
 import pino from "pino";
+import type { Database } from "@clinsign/db";
 import { createTestDb } from "@clinsign/db/testing";
 import { systemContext, type OrgContext, type Services } from "../core/context";
 import { createOrganization } from "../core/provisioning/organizations";
@@ -13,7 +13,9 @@ import { createApiToken } from "../core/tokens/tokens";
 import { loadConfig } from "../env";
 import { createServer } from "../http/server";
 import { createLogger, createServices } from "../services";
-import type { AppRouter } from "../trpc/root";
+import { jsonRequests, trpcClient, type TestRequest } from "./http-client";
+
+export type { TestResponse } from "./http-client";
 import { createStaffUser } from "../core/identity/store/accounts";
 
 export interface TestApi {
@@ -23,17 +25,9 @@ export interface TestApi {
   /** A new organization with an API token and an owner account. */
   createOrg(name?: string): Promise<TestOrg>;
   /** JSON request; returns status, parsed body and headers. */
-  request(
-    method: string,
-    path: string,
-    options?: { body?: unknown; headers?: Record<string, string> },
-  ): Promise<TestResponse>;
+  request: TestRequest;
   /** A tRPC client acting with the given Authorization bearer token or session cookie. */
-  trpc(credentials: {
-    bearer?: string;
-    cookie?: string;
-    sessionId?: string;
-  }): ReturnType<typeof createTRPCClient<AppRouter>>;
+  trpc(credentials: { bearer?: string; cookie?: string; sessionId?: string }): ReturnType<typeof trpcClient>;
   close(): Promise<void>;
 }
 
@@ -45,22 +39,16 @@ export interface TestOrg {
   ctx: OrgContext;
 }
 
-export interface TestResponse {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
-  body: any;
-  headers: Headers;
-}
-
 /**
  * Starts the real HTTP server on a fresh database (PGlite in memory, or a new PostgreSQL
- * database when DATABASE_URL is set) on a random loopback port.
+ * database when DATABASE_URL is set) on a random loopback port. A `database` or `dataDir` given
+ * stays the caller's: close() leaves them (the backup tests read them after the server stopped).
  */
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { logSink?: Writable } = {},
+  options: { logSink?: Writable; database?: Database; dataDir?: string } = {},
 ): Promise<TestApi> {
-  const dataDir = mkdtempSync(join(tmpdir(), "clinsign-test-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "clinsign-test-"));
   const config = loadConfig({
     NODE_ENV: "test",
     DATA_DIR: dataDir,
@@ -72,7 +60,7 @@ export async function startTestApi(
     PAGE_IMAGES: "false",
     ...env,
   });
-  const database = await createTestDb();
+  const database = options.database ?? (await createTestDb());
   // The production logger (serializers, redaction); silent unless a test reads what it writes.
   const log = options.logSink ? createLogger({ logLevel: "info" }, options.logSink) : pino({ level: "silent" });
   const services = await createServices(config, log, database);
@@ -101,45 +89,13 @@ export async function startTestApi(
       });
       return { orgId: org.id, token: token.token, ownerEmail, ownerPassword, ctx };
     },
-    async request(method, path, options = {}) {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: { ...(options.body !== undefined && { "content-type": "application/json" }), ...options.headers },
-        body:
-          options.body === undefined
-            ? undefined
-            : typeof options.body === "string"
-              ? options.body
-              : JSON.stringify(options.body),
-      });
-      const text = await response.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON; keep the text
-      }
-      return { status: response.status, body, headers: response.headers };
-    },
-    trpc(credentials) {
-      return createTRPCClient<AppRouter>({
-        links: [
-          httpLink({
-            url: `${baseUrl}/trpc`,
-            headers: () => ({
-              ...(credentials.bearer && { authorization: `Bearer ${credentials.bearer}` }),
-              ...(credentials.cookie && { cookie: credentials.cookie }),
-              ...(credentials.sessionId && { "x-session-id": credentials.sessionId }),
-            }),
-          }),
-        ],
-      });
-    },
+    request: jsonRequests(baseUrl),
+    trpc: (credentials) => trpcClient(baseUrl, credentials),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await database.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.database) await database.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -129,15 +129,15 @@ export async function startFileServer(): Promise<FileServer> {
   };
 }
 
-export const bearer = (org: TestOrg) => ({ authorization: `Bearer ${org.token}` });
+export const bearer = (org: Pick<TestOrg, "token">) => ({ authorization: `Bearer ${org.token}` });
 
 export const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
 
 /** Registers a document from the file server through A6 and returns its id. */
 export async function registerDocument(
-  api: TestApi,
+  api: Pick<TestApi, "request">,
   files: FileServer,
-  org: TestOrg,
+  org: Pick<TestOrg, "token">,
   options: { pdf?: Buffer; fields?: unknown; name?: string } = {},
 ): Promise<string> {
   const path = `/doc-${Math.random().toString(36).slice(2)}.pdf`;
@@ -158,8 +158,8 @@ export async function registerDocument(
 
 /** Creates a signature request through A1; returns the body plus the token from its link. */
 export async function requestSignature(
-  api: TestApi,
-  org: TestOrg,
+  api: Pick<TestApi, "request">,
+  org: Pick<TestOrg, "token">,
   documentId: string,
   patientId = "P-1",
   institutionId = "clinic-a",

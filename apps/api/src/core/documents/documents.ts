@@ -57,7 +57,13 @@ async function fetchPdf(ctx: OrgContext, url: string): Promise<Buffer> {
     const response = await guardedFetch(
       url,
       { allowHosts: ctx.services.config.outboundAllowHosts },
-      { timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_PDF_BYTES, maxRedirects: 3, headers: { accept: "application/pdf" } },
+      {
+        timeoutMs: FETCH_TIMEOUT_MS,
+        maxBytes: MAX_PDF_BYTES,
+        maxRedirects: 3,
+        headers: { accept: "application/pdf" },
+        purpose: "blob",
+      },
     );
     if (response.status < 200 || response.status >= 300) {
       throw new AppError("invalid_request", `document_bloburl answered HTTP ${response.status}`, { field });

@@ -82,6 +82,7 @@ async function requestToken(services: Services, target: FhirPushTargetRow, secre
     timeoutMs: TOKEN_TIMEOUT_MS,
     maxBytes: MAX_TOKEN_RESPONSE_BYTES,
     maxRedirects: 0,
+    purpose: "oauth_token",
   });
   if (response.status !== 200) throw new FhirAuthError(`the token endpoint answered HTTP ${response.status}`);
   return tokenOf(response.body);

@@ -5,6 +5,7 @@ import { afterCommit, inTransaction, systemContext, type OrgContext } from "../c
 import { AppError, notFound } from "../errors";
 import type { JobHandler } from "../jobs/execute";
 import { enqueueJob } from "../jobs/queue";
+import { deliveries } from "../metrics/metrics";
 import { page } from "../lists/keyset";
 import type { SignatureEventListener } from "../signatures/events";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
@@ -91,6 +92,7 @@ export async function attemptFhirDelivery(ctx: OrgContext, deliveryId: string): 
   const attempt = target
     ? await post(ctx, delivery, target)
     : ({ outcome: "refused", statusCode: null, error: "no FHIR server is configured" } as const);
+  deliveries.inc({ channel: "fhir", outcome: attempt.outcome === "refused" ? "failed" : attempt.outcome });
   await ctx.scope.update(
     fhirDeliveries,
     {
@@ -119,6 +121,7 @@ async function post(ctx: OrgContext, delivery: DeliveryRow, target: FhirPushTarg
       },
       body: bundle,
       timeoutMs: ctx.services.config.fhirPushTimeoutMs,
+      purpose: "fhir",
       maxBytes: MAX_RESPONSE_BYTES,
       maxRedirects: 0,
     });

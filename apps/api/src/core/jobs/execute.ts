@@ -1,6 +1,7 @@
 import { and, eq, jobs, sql } from "@clinsign/db";
 import { describeError } from "../../log-errors";
 import type { Services } from "../context";
+import { jobAttempts, jobSeconds, secondsSince } from "../metrics/metrics";
 import { completeJob, failJob, type Job } from "./queue";
 
 export interface JobHandler {
@@ -18,11 +19,32 @@ export interface JobHandler {
   gaveUp?(job: Job, services: Services, error: string): Promise<void>;
 }
 
+/** The jobs this process is running now: what a shutdown hands back when its deadline passes. */
+const runningHere = new Set<string>();
+
+/** The ids of the jobs this process is running at this moment. */
+export const jobsRunningHere = (): string[] => [...runningHere];
+
 /** Runs one claimed job and records the outcome: done, retry later, or failed for good. */
 export async function executeJob(services: Services, job: Job, handler: JobHandler): Promise<boolean> {
+  runningHere.add(job.id);
   try {
-    await handler.run(job, services);
+    return await executeClaimed(services, job, handler);
+  } finally {
+    runningHere.delete(job.id);
+  }
+}
+
+async function executeClaimed(services: Services, job: Job, handler: JobHandler): Promise<boolean> {
+  const started = process.hrtime.bigint();
+  try {
+    try {
+      await handler.run(job, services);
+    } finally {
+      jobSeconds.observe({ kind: job.kind }, secondsSince(started));
+    }
     await completeJob(services.db, job.id);
+    jobAttempts.inc({ kind: job.kind, outcome: "done" });
     return true;
   } catch (error) {
     // Stored in the job row (staff see it) and logged: never a failed query's parameters.
@@ -33,6 +55,7 @@ export async function executeJob(services: Services, job: Job, handler: JobHandl
       "job attempt failed",
     );
     await failJob(services.db, job.id, message, retryAt);
+    jobAttempts.inc({ kind: job.kind, outcome: retryAt ? "retry" : "failed" });
     if (!retryAt && handler.gaveUp) {
       await handler
         .gaveUp(job, services, message)

@@ -104,6 +104,28 @@ export async function failAbandonedJobs(db: Executor, kinds: string[]): Promise<
   return jobsReturnedBy(db, result);
 }
 
+/**
+ * Gives jobs this process leased back to the queue, due now and without counting the attempt, for
+ * another instance to take at once instead of after the lease: a shutdown whose deadline passed
+ * while they ran. Their handlers are written to be run again (a seal commits only once, a
+ * delivery keeps its id), which is also what a killed process relies on.
+ */
+export async function handBackJobs(db: Executor, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const handedBack = await db
+    .update(jobs)
+    .set({
+      status: "pending",
+      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+      lockedUntil: null,
+      runAt: new Date(),
+      updatedAt: new Date(),
+    })
+    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
+    .returning({ id: jobs.id });
+  return handedBack.length;
+}
+
 export async function completeJob(db: Executor, id: string): Promise<void> {
   await db
     .update(jobs)

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
+import { outboundCalls, outboundSeconds, secondsSince } from "../metrics/metrics";
 
 /** Why an outbound request did not produce a response. */
 export type OutboundFailure =
@@ -36,7 +37,11 @@ export interface GuardedRequest {
   maxBytes: number;
   /** Redirects to follow (each hop checked like the first); 0 returns the 3xx as it is. */
   maxRedirects?: number;
+  /** What the call is for, as metrics count it (`tsa`, `ocsp`, `webhook` …); a name of the code's, never a URL. */
+  purpose?: OutboundPurpose;
 }
+
+export type OutboundPurpose = "tsa" | "ocsp" | "crl" | "webhook" | "fhir" | "oauth_token" | "oidc" | "blob" | "verify";
 
 export interface GuardedResponse {
   status: number;
@@ -215,6 +220,21 @@ export async function guardedFetch(
   policy: OutboundPolicy,
   init: GuardedRequest,
 ): Promise<GuardedResponse> {
+  const purpose = init.purpose ?? "other";
+  const started = process.hrtime.bigint();
+  try {
+    const response = await followRedirects(raw, policy, init);
+    outboundCalls.inc({ purpose, outcome: `${Math.floor(response.status / 100)}xx` });
+    return response;
+  } catch (error) {
+    outboundCalls.inc({ purpose, outcome: error instanceof OutboundError ? error.reason : "error" });
+    throw error;
+  } finally {
+    outboundSeconds.observe({ purpose }, secondsSince(started));
+  }
+}
+
+async function followRedirects(raw: string, policy: OutboundPolicy, init: GuardedRequest): Promise<GuardedResponse> {
   let target = raw;
   for (let hop = 0; ; hop++) {
     const { url, allowListed } = checkOutboundUrl(target, policy);

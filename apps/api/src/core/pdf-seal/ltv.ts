@@ -137,7 +137,7 @@ export function chainOf(certificate: X509Certificate, pool: X509Certificate[]): 
 async function fetchRevocation(
   config: LtvConfig,
   url: string,
-  init: { method: string; body?: Buffer; contentType?: string },
+  init: { method: string; body?: Buffer; contentType?: string; purpose: "ocsp" | "crl" },
   clock: { waitMs: number },
 ): Promise<Buffer> {
   const started = performance.now();
@@ -151,6 +151,7 @@ async function fetchRevocation(
         headers: init.contentType ? { "content-type": init.contentType } : {},
         timeoutMs: REVOCATION_TIMEOUT_MS,
         maxBytes: REVOCATION_MAX_BYTES,
+        purpose: init.purpose,
       },
     );
     if (response.status !== 200) throw new RevocationError(`${url} answered HTTP ${response.status}`);
@@ -211,7 +212,7 @@ async function ocspFor(
   const body = await fetchRevocation(
     config,
     url,
-    { method: "POST", body: request, contentType: "application/ocsp-request" },
+    { method: "POST", body: request, contentType: "application/ocsp-request", purpose: "ocsp" },
     clock,
   );
   let root;
@@ -265,7 +266,7 @@ async function crlFor(
   url: string,
   clock: { waitMs: number },
 ): Promise<Buffer> {
-  const body = await fetchRevocation(config, url, { method: "GET" }, clock);
+  const body = await fetchRevocation(config, url, { method: "GET", purpose: "crl" }, clock);
   let list;
   try {
     list = children(fromDer(body));

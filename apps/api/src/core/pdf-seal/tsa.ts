@@ -187,6 +187,7 @@ export async function requestTimestamp(
         body: timestampRequest(digest, nonce),
         timeoutMs: tsa.timeoutMs,
         maxBytes: REPLY_MAX_BYTES,
+        purpose: "tsa",
       },
     );
   } catch (error) {

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Config } from "../../env";
+import { pdfWorkerRefusals, pdfWorkerSeconds, secondsSince } from "../metrics/metrics";
 import type {
   PdfTaskInput,
   PdfTaskName,
@@ -243,16 +244,32 @@ export async function runPdfTask<K extends PdfTaskName>(
   input: PdfTaskInput<K>,
   options?: PdfLaneOptions,
 ): Promise<PdfTaskOutput<K>> {
-  const release = await slot(limits, options);
+  const release = await slotOrRefusal(limits, options);
+  const started = process.hrtime.bigint();
+  let outcome = "done";
   try {
     return (await runInWorker(limits, options?.timeoutMs ?? limits.timeoutMs, {
       task,
       input,
       maxDecodedBytes: (limits.memoryMb / 2) * 1024 * 1024,
     })) as PdfTaskOutput<K>;
+  } catch (error) {
+    outcome = error instanceof PdfLimitError ? `limit_${error.limit}` : "failed";
+    throw error;
   } finally {
+    pdfWorkerSeconds.observe({ task, outcome }, secondsSince(started));
     release();
     startSpare(limits);
+  }
+}
+
+/** A slot in the lane; a full lane's refusal is counted (metrics) before it reaches the caller. */
+async function slotOrRefusal(limits: PdfWorkerLimits, options: PdfLaneOptions | undefined): Promise<() => void> {
+  try {
+    return await slot(limits, options);
+  } catch (error) {
+    if (error instanceof PdfQueueFullError) pdfWorkerRefusals.inc({ lane: options?.lane ?? "documents" });
+    throw error;
   }
 }
 

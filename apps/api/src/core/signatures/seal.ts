@@ -3,6 +3,7 @@ import { recordAudit } from "../audit/audit";
 import { AppError } from "../errors";
 import { putAll, removeFiles, type StoredFile } from "../files/storage";
 import { enqueueJob } from "../jobs/queue";
+import { sealSeconds, secondsSince } from "../metrics/metrics";
 import { afterCommit, inTransaction, systemContext, type OrgContext } from "../context";
 import { scheduleRetimestamp } from "./retimestamp";
 import { recordSignatureEvent } from "./events";
@@ -122,9 +123,11 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
   const signatureRequestId = input.id;
   const [row] = await ctx.scope.select(signatureRequests, eq(signatureRequests.id, signatureRequestId)).limit(1);
   if (!row || row.status !== "sealing") return "skipped";
+  const started = process.hrtime.bigint();
   try {
-    return await produceSealedResult(ctx, row);
+    return await produceSealedResult(ctx, row, started);
   } catch (error) {
+    sealSeconds.observe({ level: "none", outcome: "failed" }, secondsSince(started));
     const message = error instanceof Error ? error.message : String(error);
     await ctx.scope.update(
       signatureRequests,
@@ -144,7 +147,11 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
  * page (PDF worker), seal and extend to LTV, write the metadata, store the files, commit. Nothing
  * is stored unless everything before succeeded; files of a commit that does not happen are removed.
  */
-async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): Promise<"completed" | "skipped"> {
+async function produceSealedResult(
+  ctx: OrgContext,
+  row: SignatureRequestRow,
+  started: bigint,
+): Promise<"completed" | "skipped"> {
   const { storage, config } = ctx.services;
   const signed = await loadSealInputs(ctx, row);
   const { stamped, stampedSha256, prepared } = await stampWithAuditPage(ctx, signed);
@@ -170,6 +177,7 @@ async function produceSealedResult(ctx: OrgContext, row: SignatureRequestRow): P
     await removeStored();
     throw error;
   });
+  sealSeconds.observe({ level: sealed.level, outcome: done ? "completed" : "skipped" }, secondsSince(started));
   if (!done) {
     await removeStored();
     return "skipped";

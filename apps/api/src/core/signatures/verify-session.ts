@@ -84,7 +84,7 @@ async function fetchJson(
     const response = await guardedFetch(
       url,
       { allowHosts: ctx.services.config.outboundAllowHosts },
-      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } },
+      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers }, purpose: "verify" },
     );
     if (response.status !== 200) throw new Refusal(failure, `HTTP ${response.status}`);
     const cacheControl = response.headers["cache-control"];

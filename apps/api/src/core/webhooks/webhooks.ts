@@ -7,6 +7,7 @@ import { AppError, notFound } from "../errors";
 import { defaultWebhookUrls } from "../forms/destinations";
 import { runJobNow, type JobHandler } from "../jobs/execute";
 import { enqueueJob, type Job } from "../jobs/queue";
+import { deliveries } from "../metrics/metrics";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import { webhookPolicy } from "./destinations";
 
@@ -166,6 +167,7 @@ export async function attemptDelivery(
       timeoutMs,
       maxBytes: MAX_RESPONSE_BYTES,
       maxRedirects: 0,
+      purpose: "webhook",
     });
     const ok = response.status >= 200 && response.status < 300;
     const redirect = response.status >= 300 && response.status < 400;
@@ -185,6 +187,7 @@ export async function attemptDelivery(
   }
   const durationMs = Math.round(performance.now() - started);
   const finalFailure = !result.delivered && attempt >= WEBHOOK_MAX_ATTEMPTS;
+  deliveries.inc({ channel: "webhook", outcome: result.delivered ? "delivered" : finalFailure ? "failed" : "retry" });
   await scope.transaction(async (tx) => {
     await tx.insert(webhookAttempts, {
       deliveryId: delivery.id,

@@ -73,7 +73,7 @@ async function fetchProvider(
     response = await guardedFetch(
       url,
       { allowHosts: services.config.outboundAllowHosts },
-      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers } },
+      { ...OUTBOUND, ...init, headers: { accept: "application/json", ...init.headers }, purpose: "oidc" },
     );
   } catch (error) {
     throw new OidcError(failure, error instanceof OutboundError ? error.reason : "request failed");
