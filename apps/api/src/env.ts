@@ -94,6 +94,9 @@ const schema = z
     METRICS_TOKEN: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
     METRICS_PORT: port(undefined),
     METRICS_HOST: z.string().min(1).optional().default("127.0.0.1"),
+    /** Traces (issue 36): the OTLP/HTTP collector's base URL (spans go to `<url>/v1/traces`); unset: no tracing. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: url(/^https?$/, "http(s)"),
+    OTEL_SERVICE_NAME: z.string().min(1).optional().default("clinsign-api"),
     /** SIGTERM: how long in-flight requests and jobs get to finish before leased jobs are handed back and the process exits. */
     SHUTDOWN_DEADLINE_SECONDS: count(20, 1, 600),
     LOG_LEVEL: z
@@ -181,6 +184,8 @@ export interface Config {
   webPort: number;
   /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST: where `/metrics` is served (http/metrics.ts). */
   metrics: { token: string | undefined; port: number | undefined; host: string };
+  /** OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: where traces go (core/tracing/sdk.ts); none when unset. */
+  tracing: { endpoint: string | undefined; serviceName: string };
   /** SHUTDOWN_DEADLINE_SECONDS: SIGTERM's grace for in-flight work, in ms. */
   shutdownDeadlineMs: number;
   publicApiUrl: string;
@@ -308,6 +313,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiPort: env.API_PORT,
     webPort: env.WEB_PORT,
     metrics: { token: env.METRICS_TOKEN, port: env.METRICS_PORT, host: env.METRICS_HOST },
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     shutdownDeadlineMs: env.SHUTDOWN_DEADLINE_SECONDS * 1000,
     publicApiUrl: trimSlash(env.PUBLIC_API_URL ?? `${scheme}://${apiHostForUrl}:${env.API_PORT}`),
     publicWebUrl: trimSlash(env.PUBLIC_WEB_URL ?? `http://localhost:${env.WEB_PORT}`),

@@ -7,6 +7,7 @@ import { lockDataDir } from "./data-dir-lock";
 import { createServer } from "./http/server";
 import { createMetricsServer } from "./http/metrics";
 import { watchForMetrics } from "./core/metrics/scraped-state";
+import { startTracing } from "./core/tracing/sdk";
 import { jobsRunningHere } from "./core/jobs/execute";
 import { handBackJobs } from "./core/jobs/queue";
 import { loadSigningIdentity } from "./core/pdf-seal/pades";
@@ -131,6 +132,8 @@ interface Running {
   stopSweeps: () => void;
   workers: { stop(): Promise<void> }[];
   unlock: () => void;
+  /** Flushes the spans not yet exported and stops the tracing SDK (a no-op without tracing). */
+  stopTracing: () => Promise<void>;
 }
 
 /** Resolves when `server` has closed (every connection ended), or at once when it never listened. */
@@ -149,7 +152,7 @@ const closed = (server: Server) =>
  * jobs still running back to the queue (another instance takes them at once), close the database,
  * exit. A second signal skips the wait.
  */
-function stopOnSignals({ services, log, servers, stopSweeps, workers, unlock }: Running): void {
+function stopOnSignals({ services, log, servers, stopSweeps, workers, unlock, stopTracing }: Running): void {
   let stopping = false;
   let handBackNow: () => void = () => {};
   const stop = async (signal: string) => {
@@ -179,6 +182,7 @@ function stopOnSignals({ services, log, servers, stopSweeps, workers, unlock }: 
       );
     }
     await services.database.close().catch((error: unknown) => log.error({ err: error }, "closing the database failed"));
+    await stopTracing().catch((error: unknown) => log.warn({ err: error }, "flushing the last spans failed"));
     unlock();
     process.exit(0);
   };
@@ -201,6 +205,7 @@ function listenForMetrics(config: Config, log: Logger): Server[] {
 async function main() {
   const config = loadConfigOrExit();
   const log = createLogger(config);
+  const stopTracing = await startTracing(config);
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const services = await createServices(config, log);
   announceSecurity(config, services, log);
@@ -218,7 +223,7 @@ async function main() {
     log.info({ url: config.publicApiUrl, database: services.database.kind }, "API listening");
   });
   const servers = [server, ...listenForMetrics(config, log)];
-  stopOnSignals({ services, log, servers, stopSweeps, workers: [runner, auditChainer], unlock });
+  stopOnSignals({ services, log, servers, stopSweeps, workers: [runner, auditChainer], unlock, stopTracing });
 }
 
 main().catch((error) => {

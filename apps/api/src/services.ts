@@ -11,6 +11,7 @@ import { fhirPushOnSignatureEvent } from "./core/fhir-push/deliveries";
 import { noticeOfUnsignedEnd } from "./core/signatures/notices";
 import type { Config } from "./env";
 import { serializeError } from "./log-errors";
+import { traceFields } from "./core/tracing/tracing";
 
 /** Paths pino blanks out wherever they appear in a log line. */
 export const redactedPaths = [
@@ -38,6 +39,8 @@ export function createLogger(config: Pick<Config, "logLevel">, destination?: Des
     redact: { paths: redactedPaths, censor: "[redacted]" },
     serializers: { err: serializeError },
     base: { service: "clinsign-api" },
+    // Every line written inside a traced request or job names its trace (nothing when tracing is off).
+    mixin: traceFields,
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import type { Services } from "../core/context";
 import { safeEqual } from "../core/crypto";
 import {
@@ -25,8 +26,17 @@ export function trpcRouteLabel(pathname: string): string {
   return TRPC_PROCEDURES.has(names[0]!) ? `/trpc/${names[0]}` : "/trpc/(unknown)";
 }
 
-/** Counts the request under `routeOf()` (read when the answer ends, after routing named it). */
-export function countWhenFinished(req: IncomingMessage, res: ServerResponse, routeOf: () => string): void {
+/**
+ * Counts the request under `routeOf()` (read when the answer ends, after routing named it) and ends
+ * its span with the same route template and status; a connection closed before the answer ends the
+ * span too.
+ */
+export function observeWhenFinished(
+  req: IncomingMessage,
+  res: ServerResponse,
+  span: Span,
+  routeOf: () => string,
+): void {
   const started = process.hrtime.bigint();
   res.on("finish", () => {
     const route = routeOf();
@@ -34,6 +44,13 @@ export function countWhenFinished(req: IncomingMessage, res: ServerResponse, rou
     httpRequests.inc({ method, route, status: String(res.statusCode) });
     httpRequestSeconds.observe({ method, route, status_class: statusClassOf(res.statusCode) }, secondsSince(started));
     if (res.statusCode === 429) rateLimitRefusals.inc({ route });
+    span.updateName(`${method} ${route}`);
+    span.setAttributes({ "http.route": route, "http.response.status_code": res.statusCode });
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) span.end();
   });
 }
 

@@ -20,7 +20,8 @@ import { sendError } from "../rest/envelopes";
 import { openApiDocument } from "../rest/openapi";
 import type { RestRequest } from "../rest/route-types";
 import { appRouter } from "../trpc/root";
-import { countWhenFinished, serveMetricsOnApi, trpcRouteLabel } from "./metrics";
+import { observeWhenFinished, serveMetricsOnApi, trpcRouteLabel } from "./metrics";
+import { startRequestSpan, type Span } from "../core/tracing/tracing";
 import { SMS_FORM_ACCESS_COOKIE, SMS_FORM_IDENTITY_COOKIE } from "../core/credentials/sms-links";
 import { answerThenClose, bearerToken, parseCookies, sendJson } from "../wire/io";
 import { PENDING_SIGN_IN_COOKIE, SSO_LINK_COOKIE, STAFF_SESSION_COOKIE } from "../core/identity/cookies";
@@ -264,11 +265,14 @@ export function createRequestListener(services: Services): RequestListener {
   const trpc = createTrpcHandler(services, requestMeta);
   const logRequests = log.isLevelEnabled("info");
 
-  return async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, span: Span) => {
     const started = logRequests ? process.hrtime.bigint() : 0n;
     const request = requestMetaOf(req, config);
     const { requestId } = request;
     requestMeta.set(req, request);
+    // Counted under the route template routing finds; a path nothing serves is one label for all.
+    const routed: { rest?: RestRequest; route: string } = { route: "(unmatched)" };
+    observeWhenFinished(req, res, span, () => routed.rest?.route ?? routed.route);
     const url = requestUrl(req);
     if (!url) {
       // An absolute-form request target that is no URL: nothing to route, and no reason to crash.
@@ -279,15 +283,13 @@ export function createRequestListener(services: Services): RequestListener {
     setCommonHeaders(req, res, requestId);
     // At LOG_LEVEL=warn or above the access log line would be dropped, so no listener is added.
     if (logRequests) logWhenFinished(log, req, res, { requestId, pathname: url.pathname, started });
-    // Counted under the route template routing finds; a path nothing serves is one label for all.
-    let route = "(unmatched)";
     const rest: RestRequest = { req, res, url, request, secure };
-    countWhenFinished(req, res, () => rest.route ?? route);
+    routed.rest = rest;
 
     try {
-      if (await serveOwnPath(services, url.pathname, req, res)) return void (route = url.pathname);
+      if (await serveOwnPath(services, url.pathname, req, res)) return void (routed.route = url.pathname);
       if (url.pathname.startsWith("/trpc/")) {
-        route = trpcRouteLabel(url.pathname);
+        routed.route = trpcRouteLabel(url.pathname);
         return void (await trpc(req, res));
       }
       if (refusedBeforeTable(config, rest)) return;
@@ -299,6 +301,11 @@ export function createRequestListener(services: Services): RequestListener {
         sendError(res, areaOf(url.pathname), new AppError("internal_error", "internal error"), requestId);
       else res.destroy();
     }
+  };
+  // Each request is a trace (or continues the caller's): its handling runs in the span's context.
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const traced = startRequestSpan(req.headers, req.method ?? "GET");
+    return traced.run(() => handle(req, res, traced.span));
   };
 }
 

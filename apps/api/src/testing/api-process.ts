@@ -20,13 +20,19 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `src/server.ts` as its own process and waits until it answers /readyz. */
-export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
+export async function startApiProcess(
+  env: Record<string, string>,
+  port: number,
+  /** Receives what the process writes to stdout (its log lines), when a test reads them. */
+  onOutput?: (text: string) => void,
+): Promise<ChildProcess> {
   // One process (node with tsx as a loader, not the tsx wrapper), so SIGKILL really kills the server.
   const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "..", "server.ts")], {
     cwd: join(__dirname, "..", ".."),
     env: { ...env, API_PORT: String(port) },
-    stdio: "ignore",
+    stdio: ["ignore", onOutput ? "pipe" : "ignore", "ignore"],
   });
+  child.stdout?.setEncoding("utf8").on("data", (text: string) => onOutput?.(text));
   for (let i = 0; i < 150; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
       .then((r) => r.ok)

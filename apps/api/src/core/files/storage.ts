@@ -12,6 +12,7 @@ import { checkKey, clampRange, KEY, measured, newKey, RangeNotSatisfiable, Strea
 
 export { RangeNotSatisfiable } from "./stored-bytes";
 
+import { TracedStorage } from "./traced-storage";
 export type { ByteRange, FileStorage, FileStream, StorageKind, StoredFile } from "./file-storage";
 
 /** Files under DATA_DIR/files, written atomically (temp file, then rename). */
@@ -177,6 +178,10 @@ export interface StorageConfig {
 }
 
 export function createStorage(config: StorageConfig, db: Db, log?: Logger): FileStorage {
+  return new TracedStorage(backendOf(config, db, log));
+}
+
+function backendOf(config: StorageConfig, db: Db, log?: Logger): FileStorage {
   if (config.kind === "db") return new DbStorage(db);
   if (config.kind === "s3") {
     if (!config.s3) throw new Error("STORAGE=s3 needs the S3_* settings");

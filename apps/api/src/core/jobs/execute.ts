@@ -2,6 +2,7 @@ import { and, eq, jobs, sql } from "@clinsign/db";
 import { describeError } from "../../log-errors";
 import type { Services } from "../context";
 import { jobAttempts, jobSeconds, secondsSince } from "../metrics/metrics";
+import { inSpan } from "../tracing/tracing";
 import { completeJob, failJob, type Job } from "./queue";
 
 export interface JobHandler {
@@ -29,7 +30,12 @@ export const jobsRunningHere = (): string[] => [...runningHere];
 export async function executeJob(services: Services, job: Job, handler: JobHandler): Promise<boolean> {
   runningHere.add(job.id);
   try {
-    return await executeClaimed(services, job, handler);
+    const attributes = { "clinsign.job.kind": job.kind, "clinsign.job.attempt": job.attempts };
+    return await inSpan(`job ${job.kind}`, attributes, async (span) => {
+      const done = await executeClaimed(services, job, handler);
+      span.setAttribute("clinsign.job.outcome", done ? "done" : "failed");
+      return done;
+    });
   } finally {
     runningHere.delete(job.id);
   }

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { outboundCalls, outboundSeconds, secondsSince } from "../metrics/metrics";
+import { inSpan, SpanKind } from "../tracing/tracing";
 
 /** Why an outbound request did not produce a response. */
 export type OutboundFailure =
@@ -222,16 +223,27 @@ export async function guardedFetch(
 ): Promise<GuardedResponse> {
   const purpose = init.purpose ?? "other";
   const started = process.hrtime.bigint();
-  try {
-    const response = await followRedirects(raw, policy, init);
-    outboundCalls.inc({ purpose, outcome: `${Math.floor(response.status / 100)}xx` });
-    return response;
-  } catch (error) {
-    outboundCalls.inc({ purpose, outcome: error instanceof OutboundError ? error.reason : "error" });
-    throw error;
-  } finally {
-    outboundSeconds.observe({ purpose }, secondsSince(started));
-  }
+  // The span names the purpose, never the URL: a customer's URL may carry a secret or an id.
+  return inSpan(
+    `outbound ${purpose}`,
+    { "clinsign.outbound.purpose": purpose },
+    async (span) => {
+      try {
+        const response = await followRedirects(raw, policy, init);
+        outboundCalls.inc({ purpose, outcome: `${Math.floor(response.status / 100)}xx` });
+        span.setAttribute("http.response.status_code", response.status);
+        return response;
+      } catch (error) {
+        const outcome = error instanceof OutboundError ? error.reason : "error";
+        outboundCalls.inc({ purpose, outcome });
+        span.setAttribute("clinsign.outbound.failure", outcome);
+        throw error;
+      } finally {
+        outboundSeconds.observe({ purpose }, secondsSince(started));
+      }
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 async function followRedirects(raw: string, policy: OutboundPolicy, init: GuardedRequest): Promise<GuardedResponse> {

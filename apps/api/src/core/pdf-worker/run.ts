@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Config } from "../../env";
 import { pdfWorkerRefusals, pdfWorkerSeconds, secondsSince } from "../metrics/metrics";
+import { inSpan } from "../tracing/tracing";
 import type {
   PdfTaskInput,
   PdfTaskName,
@@ -239,6 +240,17 @@ export function pdfLaneCounts(): Record<PdfLane, { running: number; waiting: num
  * failed) or PdfQueueFullError (the lane's queue is full).
  */
 export async function runPdfTask<K extends PdfTaskName>(
+  limits: PdfWorkerLimits,
+  task: K,
+  input: PdfTaskInput<K>,
+  options?: PdfLaneOptions,
+): Promise<PdfTaskOutput<K>> {
+  return inSpan(`pdf ${task}`, { "clinsign.pdf.task": task, "clinsign.pdf.lane": options?.lane ?? "documents" }, () =>
+    runInLane(limits, task, input, options),
+  );
+}
+
+async function runInLane<K extends PdfTaskName>(
   limits: PdfWorkerLimits,
   task: K,
   input: PdfTaskInput<K>,
