@@ -16,7 +16,7 @@ interface DatabaseFailure {
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /** `insert into "drafts"`, `select from "jobs"`: what ran, without a single value. */
-function statementName(query: string): string | null {
+export function statementName(query: string): string | null {
   const change = /^\s*(insert\s+into|update|delete\s+from)\s+("?[\w.]+"?)/i.exec(query);
   if (change) return `${change[1]!.toLowerCase().replace(/\s+/, " ")} ${change[2]}`;
   // A data-modifying WITH (hot paths change, audit and answer in one statement): its first change.

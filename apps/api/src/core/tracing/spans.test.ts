@@ -141,6 +141,17 @@ describe("traces (OTLP over HTTP)", () => {
     expect(spans.map((span) => span.name)).toContain("POST /api/embed/templates");
   });
 
+  it("shows each SQL statement of a request by its kind and table, beneath the request", () => {
+    const request = spans.find((span) => span.traceId === traceId && span.parentSpanId === parentSpanId)!;
+    const statements = spans.filter((span) => span.traceId === traceId && span.name.startsWith("db "));
+    expect(statements.map((span) => span.name)).toContain("db select from signature_requests");
+    expect(statements.every((span) => span.attributes["db.system.name"] === "postgresql")).toBe(true);
+    // Beneath the request: directly, or inside another span of it.
+    const ids = new Set(spans.filter((span) => span.traceId === traceId).map((span) => span.spanId));
+    expect(statements.every((span) => span.parentSpanId && ids.has(span.parentSpanId))).toBe(true);
+    expect(ids.has(request.spanId)).toBe(true);
+  });
+
   it("traces the webhook's job and its outbound call beneath it", () => {
     const job = spans.find((span) => span.name === "job webhook.deliver");
     const call = spans.find((span) => span.name === "outbound webhook");

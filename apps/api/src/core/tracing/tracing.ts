@@ -10,8 +10,8 @@ import {
 } from "@opentelemetry/api";
 
 /**
- * Traces (issue 36): one trace per request and per job, with spans for storage, the PDF worker and
- * calls to other servers. Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set (http/tracing-sdk.ts starts
+ * Traces (issue 36): one trace per request and per job, with spans for storage, the PDF worker,
+ * calls to other servers and SQL statements (database-spans.ts). Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set (http/tracing-sdk.ts starts
  * the SDK); until then every call here is OpenTelemetry's no-op and costs next to nothing.
  *
  * Attributes are names the code chose (a route template, a job kind, a purpose, a task) and
