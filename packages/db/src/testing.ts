@@ -17,9 +17,12 @@ import { createDb, type Database, migrationsFolder, pgliteOptions } from "./inde
  * migrate once per set of migrations and copy the result: PGlite starts from a data directory
  * image kept in the temporary folder, PostgreSQL creates each database from a template.
  */
-export async function createTestDb(): Promise<Database & { url?: string }> {
+export async function createTestDb(
+  /** `pgliteDataDir`: PGlite keeps its files there instead of in memory (the backup tests copy them). */
+  options: { pgliteDataDir?: string } = {},
+): Promise<Database & { url?: string }> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return createDb({ pgliteImage: await migratedPgliteImage() });
+  if (!serverUrl) return createDb({ pgliteImage: await migratedPgliteImage(), dataDir: options.pgliteDataDir });
   const name = `clinsign_test_${randomBytes(6).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {

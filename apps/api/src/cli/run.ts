@@ -1,9 +1,10 @@
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Services } from "../core/context";
 import { AppError } from "../core/errors";
 import { serverHoldingDataDir } from "../data-dir-lock";
 import { loadConfig } from "../env";
 import { createLogger, createServices } from "../services";
+import { offlineCommandNamed } from "./backup-commands";
 import { commandArgs, commandNamed, retentionFlags, UsageError, type CommandValues } from "./commands";
 
 const USAGE = `Usage: pnpm cli <command> [options] [--json]
@@ -32,6 +33,13 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   storage migrate --from fs|db|s3 --to fs|db|s3   → {ok, total, copied, skipped, bytes}
       copies every stored file to the other backend under the same key; resumable (files the
       target already holds with the same size and hash are skipped); progress on stderr
+  backup DIR                                  → {ok, dir, database, storage, files, bytes, manifestSha256}
+      the database (pg_dump with DATABASE_URL, else a copy of the PGlite data directory: stop the
+      server first), every stored file, DATA_DIR's own keys and manifest.json (size and SHA-256 of
+      each file) into the new or empty folder DIR, readable by its owner only; progress on stderr
+  restore DIR                                 → {ok, database, schema, storage, files, bytes, createdAt}
+      into an empty database (DATABASE_URL's, or a new DATA_DIR) and empty storage; refuses a
+      backup whose files do not match the manifest, naming the file (docs/operations.md)
   storage orphans                             → {graceHours, lastRun, orphans: [{key, firstSeenAt, lastSeenAt,
       deletesAfter}], deleted: [{key, firstSeenAt, deletedAt}]}; stored objects no row references, as the
       daily reconciliation found them (deletesAfter null: not a kind the service writes, never deleted)
@@ -60,6 +68,51 @@ const USAGE = `Usage: pnpm cli <command> [options] [--json]
   fhir-push deliveries --org ID [--status pending|delivered|failed] → {items, nextCursor, hasMore}
 `;
 
+/** Every option of every command, as `parseArgs` reads them. */
+const OPTIONS = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  name: { type: "string" },
+  org: { type: "string" },
+  id: { type: "string" },
+  email: { type: "string" },
+  password: { type: "string" },
+  role: { type: "string" },
+  "webhook-url": { type: "string", multiple: true },
+  "webhook-secret": { type: "string" },
+  otp: { type: "string" },
+  "session-jwt-secret": { type: "string" },
+  "session-jwks-url": { type: "string" },
+  "session-introspection-url": { type: "string" },
+  "require-session-verification": { type: "string" },
+  "session-audience": { type: "string" },
+  "session-issuer": { type: "string" },
+  "require-jti": { type: "string" },
+  "accept-missing-aud-iss": { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
+  "dry-run": { type: "boolean" },
+  all: { type: "boolean" },
+  "patient-id": { type: "string" },
+  rnummer: { type: "string" },
+  phone: { type: "string" },
+  reason: { type: "string" },
+  confirm: { type: "string" },
+  out: { type: "string" },
+  language: { type: "string" },
+  enabled: { type: "string" },
+  "base-url": { type: "string" },
+  auth: { type: "string" },
+  "secret-file": { type: "string" },
+  "client-id": { type: "string" },
+  "token-url": { type: "string" },
+  scope: { type: "string" },
+  "patient-id-system": { type: "string" },
+  "rnummer-system": { type: "string" },
+  status: { type: "string" },
+  ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
+} satisfies ParseArgsConfig["options"];
+
 /** Runs the command these words name (`./commands.ts`) with the parsed options. */
 async function run(io: CliIo, services: Services, command: string, values: CommandValues) {
   return commandNamed(command)(commandArgs(services, values, io.stderr));
@@ -78,53 +131,7 @@ export interface CliIo {
  * 1 refused or a failed check, 2 a usage mistake. Configuration errors throw (ConfigError).
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      name: { type: "string" },
-      org: { type: "string" },
-      id: { type: "string" },
-      email: { type: "string" },
-      password: { type: "string" },
-      role: { type: "string" },
-      "webhook-url": { type: "string", multiple: true },
-      "webhook-secret": { type: "string" },
-      otp: { type: "string" },
-      "session-jwt-secret": { type: "string" },
-      "session-jwks-url": { type: "string" },
-      "session-introspection-url": { type: "string" },
-      "require-session-verification": { type: "string" },
-      "session-audience": { type: "string" },
-      "session-issuer": { type: "string" },
-      "require-jti": { type: "string" },
-      "accept-missing-aud-iss": { type: "string" },
-      from: { type: "string" },
-      to: { type: "string" },
-      "dry-run": { type: "boolean" },
-      all: { type: "boolean" },
-      "patient-id": { type: "string" },
-      rnummer: { type: "string" },
-      phone: { type: "string" },
-      reason: { type: "string" },
-      confirm: { type: "string" },
-      out: { type: "string" },
-      language: { type: "string" },
-      enabled: { type: "string" },
-      "base-url": { type: "string" },
-      auth: { type: "string" },
-      "secret-file": { type: "string" },
-      "client-id": { type: "string" },
-      "token-url": { type: "string" },
-      scope: { type: "string" },
-      "patient-id-system": { type: "string" },
-      "rnummer-system": { type: "string" },
-      status: { type: "string" },
-      ...Object.fromEntries(Object.values(retentionFlags).map((flag) => [flag, { type: "string" as const }])),
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const json = Boolean(values.json);
   const fail = (message: string, code = 1) => {
     if (json) io.stdout.write(JSON.stringify({ ok: false, error: message }) + "\n");
@@ -146,19 +153,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
     }
   }
+  const answer = async (work: () => Promise<object>) => {
+    try {
+      const result = await work();
+      if (json) io.stdout.write(JSON.stringify(result) + "\n");
+      else
+        for (const [key, value] of Object.entries(result))
+          io.stdout.write(`${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : value}\n`);
+      // A failed check (audit verify) exits non-zero, so scripts and monitoring notice it.
+      return "ok" in result && result.ok === false ? 1 : 0;
+    } catch (error) {
+      if (error instanceof UsageError) return fail(`${error.message}\n\n${USAGE}`, 2);
+      if (error instanceof AppError) return fail(error.message);
+      throw error;
+    }
+  };
+  // Backup and restore open the database themselves: a restore's target must stay empty, unmigrated.
+  const offline = offlineCommandNamed(positionals[0]!);
+  if (offline) return answer(() => offline({ config, positionals: positionals.slice(1), stderr: io.stderr }));
   const services = await createServices(config, createLogger({ logLevel: "warn" }, io.stderr));
   try {
-    const result = await run(io, services, command, values);
-    if (json) io.stdout.write(JSON.stringify(result) + "\n");
-    else
-      for (const [key, value] of Object.entries(result))
-        io.stdout.write(`${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : value}\n`);
-    // A failed check (audit verify) exits non-zero, so scripts and monitoring notice it.
-    return "ok" in result && result.ok === false ? 1 : 0;
-  } catch (error) {
-    if (error instanceof UsageError) return fail(`${error.message}\n\n${USAGE}`, 2);
-    if (error instanceof AppError) return fail(error.message);
-    throw error;
+    return await answer(() => run(io, services, command, values));
   } finally {
     await services.database.close();
   }
