@@ -33,10 +33,13 @@ export const PORTAL_SPEED = "portal-speed";
  * baseline; bulk-loads PostgreSQL, so only when asked (--scale or --only), as the *-scale ones.
  */
 export const FHIR_SEARCH_SCALE = "fhir-search-scale";
+/** bench/scenarios/soak.ts: a long mixed load on the chosen engine; only when asked (--only soak). */
+export const SOAK = "soak";
 const ALL_NAMES: readonly string[] = [
   ...SCENARIOS,
   ...EXTENDED_SCENARIOS,
   FHIR_SEARCH_SCALE,
+  SOAK,
   PORTAL_WEIGHT,
   PORTAL_SPEED,
 ];
@@ -58,8 +61,14 @@ export interface BenchOptions {
   portalWeight: boolean;
   /** `portal-speed`, run last: times to page 1, the pad and the first field in throttled Chromium. */
   portalSpeed: boolean;
+  /** `soak`: the Monday-morning mixed load (bench/scenarios/soak.ts), its minutes and virtual users. */
+  soak: boolean;
+  soakMinutes: number;
+  soakUsers: number;
   /** Absolute path for the JSON report, if asked for. */
   jsonFile: string | undefined;
+  /** `--record`: this run's undisturbed ratios become the recorded ones (bench/recorded.json). */
+  record: boolean;
   /** PostgreSQL server to benchmark on; unset means our stack runs on PGlite. */
   databaseUrl: string | undefined;
 }
@@ -87,7 +96,11 @@ drives them with autocannon on 127.0.0.1 and prints req/s, p50/p99 latency and p
                       (turbo; minutes) and need Chromium (/usr/bin/chromium or CHROMIUM_PATH);
                       portal-speed takes several minutes (throttled visits)
                       erasure: a patient with 1,000 submissions erased in-process, vs bare SQL
+  --soak-minutes <n>  soak: minutes of mixed load (default 10)
+  --soak-users <n>    soak: concurrent virtual users (default 8)
   --json <file>       also write the results as JSON
+  --record            keep this run's ratios (rows not flagged as disturbed) in
+                      bench/recorded.json, which the regression table compares against
   --help              this text
 
 Environment: DATABASE_URL=postgres://… runs everything on that server, in a fresh database
@@ -113,6 +126,7 @@ function scenarioList(
   fhirSearch: boolean;
   portalWeight: boolean;
   portalSpeed: boolean;
+  soak: boolean;
 } {
   if (raw === undefined) {
     return {
@@ -121,6 +135,7 @@ function scenarioList(
       fhirSearch: scale,
       portalWeight: true,
       portalSpeed: true,
+      soak: false,
     };
   }
   const names = raw
@@ -137,6 +152,7 @@ function scenarioList(
     fhirSearch: scale || names.includes(FHIR_SEARCH_SCALE),
     portalWeight: names.includes(PORTAL_WEIGHT),
     portalSpeed: names.includes(PORTAL_SPEED),
+    soak: names.includes(SOAK),
   };
 }
 
@@ -158,6 +174,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       only: { type: "string" },
       json: { type: "string" },
       scale: { type: "boolean" },
+      record: { type: "boolean" },
+      "soak-minutes": { type: "string" },
+      "soak-users": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -170,6 +189,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     rows: integer("rows", values.rows, 50, 1, 300),
     ...scenarioList(values.only, values.scale === true),
     jsonFile: values.json ? (isAbsolute(values.json) ? values.json : resolve(baseDir, values.json)) : undefined,
+    record: values.record === true,
+    soakMinutes: integer("soak-minutes", values["soak-minutes"], 10, 1, 600),
+    soakUsers: integer("soak-users", values["soak-users"], 8, 1, 200),
     databaseUrl: env.DATABASE_URL || undefined,
   };
 }

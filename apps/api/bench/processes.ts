@@ -106,8 +106,10 @@ export function startTsServer(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
   port: number;
+  /** More node flags, as for startApiServer. */
+  nodeArgs?: string[];
 }): ServerProcess {
-  return startNodeServer({ ...options, nodeArgs: ["--import", "tsx"] });
+  return startNodeServer({ ...options, nodeArgs: ["--import", "tsx", ...(options.nodeArgs ?? [])] });
 }
 
 /** apps/api, whose dist/ the bench runs. */

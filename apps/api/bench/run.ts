@@ -39,6 +39,7 @@ import {
   type ResultRow,
   type Stack,
 } from "./report";
+import { formatRegressionTable, ratiosOf, readRecorded, recordRatios, type ScenarioRatio } from "./regression";
 import { PeakRssProbe } from "./rss";
 import { formatCompletionTable } from "./scenarios/completion";
 import { formatErasureTable } from "./scenarios/erasure";
@@ -47,6 +48,7 @@ import { fhirSearchNotes, runFhirSearchScale } from "./scenarios/fhir-search";
 import { formatPortalSpeed, runPortalSpeed } from "./scenarios/portal-speed";
 import { formatPortalWeight, runPortalWeight } from "./scenarios/portal-weight";
 import { formatPatientExport } from "./scenarios/patient-export";
+import { formatSoak, runSoak } from "./scenarios/soak";
 import { formatStaffLists } from "./scenarios/staff-lists";
 
 const API_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -267,11 +269,34 @@ function runNotes(rows: ResultRow[]): string[] {
 }
 
 async function run(options: BenchOptions, cleanup: Cleanup): Promise<void> {
-  if (options.scenarios.length > 0) await runBase(options, cleanup);
-  if (options.extended.length > 0) await runExtendedScenarios(options, cleanup);
-  if (options.fhirSearch) await runFhirSearchScenario(options, cleanup);
+  const ratios: ScenarioRatio[] = [];
+  if (options.scenarios.length > 0) ratios.push(...(await runBase(options, cleanup)));
+  if (options.extended.length > 0) ratios.push(...(await runExtendedScenarios(options, cleanup)));
+  if (options.fhirSearch) ratios.push(...(await runFhirSearchScenario(options, cleanup)));
   if (options.portalWeight) await runPortalWeightScenario(options, cleanup);
   if (options.portalSpeed) await runPortalSpeedScenario(options, cleanup);
+  if (options.soak) await runSoakScenario(options, cleanup);
+  if (ratios.length === 0) return;
+  process.stdout.write(`\n${formatRegressionTable(ratios, readRecorded())}\n`);
+  if (options.record) {
+    const kept = recordRatios(ratios, machineInfo(null, API_DIR).commit);
+    log(
+      `recorded ${kept.length} ratio(s) in bench/recorded.json${kept.length < ratios.length ? " (disturbed rows left out)" : ""}`,
+    );
+  }
+}
+
+/** The Monday-morning soak (bench/scenarios/soak.ts) on this run's engine, its own section and JSON file. */
+async function runSoakScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+  const database = options.databaseUrl ? await openBenchDatabase(options, cleanup) : null;
+  const result = await runSoak(options, database, cleanup.defer.bind(cleanup), log);
+  const machine = machineInfo(null, API_DIR);
+  process.stdout.write(`\n${formatMachine(machine)}\n${formatSoak(result)}\n`);
+  if (options.jsonFile) {
+    const file = options.jsonFile.replace(/(\.json)?$/, ".soak.json");
+    writeFileSync(file, JSON.stringify({ machine, soak: result }, null, 2) + "\n");
+    log(`wrote ${file}`);
+  }
 }
 
 /** The patient pages' times on an emulated slow phone (bench/scenarios/portal-speed.ts), its own section and JSON file. */
@@ -299,7 +324,7 @@ async function runPortalWeightScenario(options: BenchOptions, cleanup: Cleanup):
 }
 
 /** FHIR search throughput per core at 10⁵ responses (bench/scenarios/fhir-search.ts), its own section and JSON file. */
-async function runFhirSearchScenario(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+async function runFhirSearchScenario(options: BenchOptions, cleanup: Cleanup): Promise<ScenarioRatio[]> {
   const result = await runFhirSearchScale(options, cleanup.defer.bind(cleanup), log);
   const machine = machineInfo(result.serverVersion, API_DIR);
   const settings = `${options.connections} connections, ${options.durationSeconds}s per page after ${options.warmupSeconds}s warm-up; our API and the bare server on PostgreSQL (scale data inserted with SQL)`;
@@ -314,10 +339,11 @@ async function runFhirSearchScenario(options: BenchOptions, cleanup: Cleanup): P
     writeFileSync(file, JSON.stringify({ machine, rows: rated, notes }, null, 2) + "\n");
     log(`wrote ${file}`);
   }
+  return ratiosOf(rated);
 }
 
 /** The extended scenarios (bench/scenarios/): a second table, and the completion table. */
-async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Promise<ScenarioRatio[]> {
   const result = await runExtended(options, cleanup.defer.bind(cleanup), log);
   const machine = machineInfo(result.serverVersion, API_DIR);
   const settings = `${options.connections} connections, ${options.durationSeconds}s per scenario after ${options.warmupSeconds}s warm-up; our API and the bare server on PostgreSQL (scale data inserted with SQL)`;
@@ -364,9 +390,10 @@ async function runExtendedScenarios(options: BenchOptions, cleanup: Cleanup): Pr
     );
     log(`wrote ${file}`);
   }
+  return ratiosOf(rated, result.completion);
 }
 
-async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<void> {
+async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<ScenarioRatio[]> {
   const database = await openBenchDatabase(options, cleanup);
   const machine = machineInfo(database?.serverVersion ?? null, API_DIR);
   const rows: ResultRow[] = [];
@@ -390,6 +417,7 @@ async function runBase(options: BenchOptions, cleanup: Cleanup): Promise<void> {
     writeJsonReport(options.jsonFile, { machine, options, rows: rated, notes });
     log(`wrote ${options.jsonFile}`);
   }
+  return ratiosOf(rated);
 }
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@
  * rows are inserted with SQL. The completion pipeline runs in-process, with no server up.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,9 +72,17 @@ const F13_LIMIT = 50;
  */
 const SCALE_CONNECTIONS = 2;
 const COMPLETION_PAGES = [1, 30];
-const COMPLETION_RUNS = 20;
+/** Documents per page count: 20 gave 1-page ratios from 1.0× to 3.0× on a busy machine (issue 11). */
+const COMPLETION_RUNS = 60;
 /** Distinct draft keys F7 cycles through: the first saves insert, the rest take the upsert's update path. */
 const F7_DRAFT_KEYS = 500;
+
+/**
+ * BENCH_CPU_PROF=<dir>: the API of these scenarios runs with `--cpu-prof`, one profile per API
+ * process written there when it stops; `bench/profile-summary.ts` sums its self time.
+ */
+const cpuProfileArgs = () =>
+  process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
 
 const future = () => new Date(Date.now() + 30 * 86_400_000).toISOString();
 
@@ -139,8 +147,12 @@ class ExtendedRun {
       args: ["--seed-demo"],
       env: this.apiEnvironment,
       port,
+      nodeArgs: cpuProfileArgs(),
     });
     this.defer(`stop ${this.api.name}`, () => this.api.stop());
+    // The profile names lines of this build; the next bench run rebuilds dist/.
+    if (process.env.BENCH_CPU_PROF)
+      copyFileSync(join(API_DIR, "dist", "server.js.map"), join(process.env.BENCH_CPU_PROF, "server.js.map"));
     this.log(`started ${this.api.name} (pid ${this.api.pid}); waiting for /readyz`);
     await waitUntilReady(this.api, "/readyz");
     const [, orgId] = await waitForOutput(this.api, /^\s+orgId\s+([0-9a-f-]{36})\s*$/m);
@@ -269,6 +281,8 @@ class ExtendedRun {
       cwd: API_DIR,
       env: { ...process.env, BARE_DATABASE_URL: this.database.url, BARE_PORT: String(port) },
       port,
+      // Profiled too under BENCH_CPU_PROF, so both sides of the ratio read the same way.
+      nodeArgs: cpuProfileArgs(),
     });
     this.defer(`stop ${bare.name}`, () => bare.stop());
     await waitUntilReady(bare, "/healthz");
@@ -280,7 +294,12 @@ class ExtendedRun {
 
   private async restartApi(): Promise<void> {
     const port = Number(this.apiEnvironment.API_PORT);
-    this.api = await startApiServer({ name: "clinsign API on postgres (extended)", env: this.apiEnvironment, port });
+    this.api = await startApiServer({
+      name: "clinsign API on postgres (extended)",
+      env: this.apiEnvironment,
+      port,
+      nodeArgs: cpuProfileArgs(),
+    });
     this.defer(`stop ${this.api.name} (restarted)`, () => this.api.stop());
     await waitUntilReady(this.api, "/readyz");
   }

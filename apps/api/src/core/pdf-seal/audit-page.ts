@@ -171,19 +171,22 @@ class AuditPageLayout {
     return this.fonts.wrap(value, role, size, this.#width);
   }
 
-  /** One line at the start of the page's direction; returns its width. */
+  /**
+   * One line at the start of the page's direction; returns it shaped. A left-to-right line is
+   * placed without its width, which is measured only when read (pdf-text.ts).
+   */
   line(value: string, role: FontRole, size: number, color?: Rgb, dir = this.direction, indent = 0) {
     const shaped = this.fonts.shape(value, role, dir);
-    const lineWidth = shaped.width * size;
-    const x = this.direction === "rtl" ? PAGE_LEFT + this.#width - indent - lineWidth : PAGE_LEFT + indent;
+    const x = this.direction === "rtl" ? PAGE_LEFT + this.#width - indent - shaped.width * size : PAGE_LEFT + indent;
     this.#text.write(shaped, { x, y: this.#y, size, ...(color && { color }) });
-    return lineWidth;
+    return shaped;
   }
 
   /** A label, and the clinic's word for it after it (lighter, smaller). */
   label(own: string, clinicLabel: string | null, size: number, color?: Rgb) {
-    const ownWidth = this.line(own, "bold", size, color);
-    if (clinicLabel) this.line(clinicLabel, "bold", size * 0.8, LIGHT, this.clinicDirection, ownWidth + size);
+    const shaped = this.line(own, "bold", size, color);
+    if (clinicLabel)
+      this.line(clinicLabel, "bold", size * 0.8, LIGHT, this.clinicDirection, shaped.width * size + size);
   }
 
   finish() {

@@ -165,8 +165,22 @@ export class PdfFonts {
     return isLatin1(text) && !this.sans.has(role);
   }
 
-  /** The text with what its fonts lack as "?". */
+  /** Each text's drawable form per role: `wrap` cleans a paragraph, `shape` the same line again. */
+  private readonly drawn = new Map<FontRole, Map<string, string>>();
+
+  /** `drawableText`, remembered per document: cleaning is idempotent, so its result maps to itself. */
   private drawable(text: string, role: FontRole): string {
+    let known = this.drawn.get(role);
+    if (!known) this.drawn.set(role, (known = new Map()));
+    let out = known.get(text);
+    if (out === undefined) {
+      out = this.drawableText(text, role);
+      known.set(text, out).set(out, out);
+    }
+    return out;
+  }
+
+  private drawableText(text: string, role: FontRole): string {
     const clean = cleanText(text);
     if (this.standardDraws(role, clean)) return clean;
     let out = "";
@@ -231,9 +245,22 @@ export class PdfFonts {
     const line = this.drawable(text, role);
     if (this.standardDraws(role, line)) {
       const font = this.standardFont(role);
+      // Measured once and only when read: pdf-lib looks up the kerning of every pair, and a
+      // left-aligned line (most of the audit page) is drawn without its width.
+      let width: number | undefined;
+      const measure = () => (width ??= font.widthOfTextAtSize(line, 1));
+      const run = {
+        font,
+        hex: Buffer.from(line, "latin1").toString("hex"),
+        get width() {
+          return measure();
+        },
+      };
       return {
-        runs: [{ font, hex: Buffer.from(line, "latin1").toString("hex"), width: font.widthOfTextAtSize(line, 1) }],
-        width: font.widthOfTextAtSize(line, 1),
+        runs: [run],
+        get width() {
+          return measure();
+        },
       };
     }
     const embedding = bidi.getEmbeddingLevels(line, direction === "auto" ? undefined : direction);
