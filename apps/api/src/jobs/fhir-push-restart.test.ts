@@ -1,12 +1,17 @@
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@clinsign/db";
-import { createTestDb } from "@clinsign/db/testing";
-import { cliJson, freePort, killApiProcess, startApiProcess, waitFor } from "../testing/api-process";
+import {
+  cliJson,
+  freePort,
+  killApiProcess,
+  processEnvironment,
+  startApiProcess,
+  waitFor,
+} from "../testing/api-process";
 import { startFhirServer, type TestFhirServer } from "../testing/fhir-server";
 
 /**
@@ -23,19 +28,11 @@ let server: ChildProcess | undefined;
 
 beforeAll(async () => {
   fhir = await startFhirServer();
-  env = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  ({ env, database } = await processEnvironment(dataDir, {
     OUTBOUND_ALLOW_HOSTS: fhir.hostPort,
     // The attempt waits 10 s for an answer; its lease is 2 × 10 + 10 = 30 s.
     FHIR_PUSH_TIMEOUT_SECONDS: "10",
-  };
-  if (process.env.DATABASE_URL) {
-    database = await createTestDb();
-    env.DATABASE_URL = database.url!;
-  } else delete env.DATABASE_URL;
+  }));
 });
 afterAll(async () => {
   if (server) await killApiProcess(server);

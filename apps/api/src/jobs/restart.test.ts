@@ -1,12 +1,17 @@
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb } from "@clinsign/db/testing";
 import type { Database } from "@clinsign/db";
-import { cliJson, freePort, killApiProcess, startApiProcess, waitFor } from "../testing/api-process";
+import {
+  cliJson,
+  freePort,
+  killApiProcess,
+  processEnvironment,
+  startApiProcess,
+  waitFor,
+} from "../testing/api-process";
 import { startReceiver, type Receiver } from "../testing/receiver";
 
 const dataDir = mkdtempSync(join(tmpdir(), "clinsign-restart-"));
@@ -17,17 +22,7 @@ let server: ChildProcess | undefined;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  env = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
-  };
-  if (process.env.DATABASE_URL) {
-    database = await createTestDb();
-    env.DATABASE_URL = database.url!;
-  } else delete env.DATABASE_URL;
+  ({ env, database } = await processEnvironment(dataDir, { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` }));
 });
 afterAll(async () => {
   server?.kill("SIGKILL");

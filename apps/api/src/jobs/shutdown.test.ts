@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, eq, jobs, signatureRequests, sql, type Database } from "@clinsign/db";
-import { createTestDb } from "@clinsign/db/testing";
 import { SEAL_JOB } from "../core/signatures/seal";
 import { WEBHOOK_JOB } from "../core/webhooks/webhooks";
 import {
@@ -13,6 +12,7 @@ import {
   freePort,
   killApiProcess,
   processApi,
+  processEnvironment,
   signalApiProcess,
   startApiProcess,
   waitFor,
@@ -78,19 +78,11 @@ async function newTemplate(api: ReturnType<typeof processApi>): Promise<string> 
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  env = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  ({ env, database } = await processEnvironment(dataDir, {
     ALLOW_INSECURE_HTTP: "true",
     PAGE_IMAGES: "false",
     OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
-  };
-  if (onPostgres) {
-    database = await createTestDb();
-    env.DATABASE_URL = database.url!;
-  } else delete env.DATABASE_URL;
+  }));
   const created = await cliJson(env, "org", "create", "--name", "Shutdown Klinik");
   org = { orgId: created.orgId!, token: created.token! };
   await cliJson(env, "org", "configure", "--org", org.orgId, "--webhook-url", `${receiver.url}/hook`);

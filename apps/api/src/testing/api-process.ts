@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect } from "vitest";
+import type { Database } from "@clinsign/db";
+import { createTestDb } from "@clinsign/db/testing";
 import { runCli } from "../cli/run";
 import { jsonRequests, trpcClient } from "./http-client";
 
@@ -90,4 +93,29 @@ export async function signalApiProcess(
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   child.kill(signal);
   return { code: await exited, ms: Date.now() - started };
+}
+
+/**
+ * The environment API processes of one test share: `dataDir`, quiet logs, one encryption key, and
+ * a database of their own — a new PostgreSQL database when DATABASE_URL is set (close it after), else
+ * PGlite in `dataDir`. `extra` adds or overrides variables.
+ */
+export async function processEnvironment(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; database: (Database & { url?: string }) | undefined }> {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    ...extra,
+  };
+  if (!process.env.DATABASE_URL) {
+    delete env.DATABASE_URL;
+    return { env, database: undefined };
+  }
+  const database = await createTestDb();
+  env.DATABASE_URL = database.url!;
+  return { env, database };
 }

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb } from "@clinsign/db/testing";
 import type { Database } from "@clinsign/db";
 import {
   cliJson,
   freePort,
   killApiProcess,
+  processEnvironment,
   signalApiProcess,
   startApiProcess,
   waitFor,
@@ -70,20 +70,14 @@ describe("traces (OTLP over HTTP)", () => {
 
   beforeAll(async () => {
     [collector, hooks] = await Promise.all([startReceiver(), startReceiver()]);
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      DATA_DIR: dataDir,
+    let env: Record<string, string>;
+    ({ env, database } = await processEnvironment(dataDir, {
       LOG_LEVEL: "info",
-      ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+      ALLOW_INSECURE_HTTP: "true",
       OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${hooks.port}`,
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: "100",
-      ALLOW_INSECURE_HTTP: "true",
-    };
-    if (process.env.DATABASE_URL) {
-      database = await createTestDb();
-      env.DATABASE_URL = database.url!;
-    } else delete env.DATABASE_URL;
+    }));
     const org = await cliJson(env, "org", "create", "--name", "Trace Klinik");
     token = org.token!;
     await cliJson(env, "org", "configure", "--org", org.orgId!, "--webhook-url", `${hooks.url}${secrets.hookPath}`);
