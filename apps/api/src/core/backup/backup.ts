@@ -8,12 +8,18 @@ import { join } from "node:path";
 import { chmod, mkdir, readdir, rm } from "node:fs/promises";
 import { createDb, type Database } from "@clinsign/db";
 import type { Config } from "../../env";
-import { lockDataDir } from "../../data-dir-lock";
 import { AppError } from "../errors";
 import type { FileStorage } from "../files/file-storage";
 import { S3Storage } from "../files/s3-storage";
 import { FsStorage } from "../files/storage";
-import { copyPgliteDir, dumpPostgres, openPgliteDir, postgresVersionOf, schemaLevelOf } from "./database";
+import {
+  copyPgliteDir,
+  dumpPostgres,
+  lockEmbeddedDatabase,
+  openPgliteDir,
+  postgresVersionOf,
+  schemaLevelOf,
+} from "./database";
 import { backupKeys } from "./keys";
 import {
   BACKUP_FORMAT_VERSION,
@@ -49,15 +55,7 @@ export async function createBackup(config: BackupConfig, dir: string, progress: 
   // The moment the backup stands for: the database is read first.
   const createdAt = new Date().toISOString();
   // PGlite allows one process per data folder; holding the lock keeps a server from starting meanwhile.
-  let unlock = () => {};
-  try {
-    if (!config.databaseUrl) unlock = lockDataDir(config.dataDir);
-  } catch (error) {
-    throw new AppError(
-      "conflict",
-      `${error instanceof Error ? error.message : String(error)}; stop it before taking a backup`,
-    );
-  }
+  const unlock = lockEmbeddedDatabase(config, "taking a backup");
   try {
     const database = await backupDatabase(config, dir, progress);
     const storage = await backupFiles(config, dir, progress);

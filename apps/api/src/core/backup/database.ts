@@ -9,6 +9,7 @@ import { chmod, mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDb, migrationsFolder, rowsOf, sql, type Database } from "@clinsign/db";
+import { lockDataDir } from "../../data-dir-lock";
 import { AppError } from "../errors";
 import {
   DIR_MODE,
@@ -218,5 +219,19 @@ export async function isFolderEmpty(dir: string): Promise<boolean> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
     throw error;
+  }
+}
+
+/**
+ * Holds DATA_DIR's lock while `what` runs on the embedded database (PGlite allows one process):
+ * a running server is a clear error, and none can start meanwhile. Nothing to hold with PostgreSQL.
+ * Answers the release.
+ */
+export function lockEmbeddedDatabase(config: { databaseUrl?: string; dataDir: string }, what: string): () => void {
+  if (config.databaseUrl) return () => {};
+  try {
+    return lockDataDir(config.dataDir);
+  } catch (error) {
+    throw new AppError("conflict", `${error instanceof Error ? error.message : String(error)}; stop it before ${what}`);
   }
 }

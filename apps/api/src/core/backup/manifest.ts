@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import apiPackage from "../../../package.json";
 import { AppError } from "../errors";
+import { measured } from "../files/stored-bytes";
 
 export const MANIFEST_FILE = "manifest.json";
 /** Bumped when a restore of an older build could not read the backup correctly. */
@@ -89,34 +90,22 @@ export function tampered(path: string, why: string): AppError {
 /** Streams `source` into a new file (mode 0600, written aside and renamed), answering its size and SHA-256. */
 export async function writeHashed(source: Readable | AsyncIterable<Buffer>, path: string) {
   await mkdir(dirname(path), { recursive: true, mode: DIR_MODE });
-  const hash = createHash("sha256");
-  let size = 0;
-  async function* counted() {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      size += chunk.length;
-      yield chunk;
-    }
-  }
+  const { chunks, result } = measured(source as AsyncIterable<Buffer>);
   const partial = `${path}.partial`;
   try {
-    await pipeline(counted(), createWriteStream(partial, { mode: FILE_MODE }));
+    await pipeline(chunks, createWriteStream(partial, { mode: FILE_MODE }));
     await rename(partial, path);
   } catch (error) {
     await rm(partial, { force: true });
     throw error;
   }
-  return { size, sha256: hash.digest("hex") };
+  return result;
 }
 
 export async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { size, sha256: hash.digest("hex") };
+  const { chunks, result } = measured(createReadStream(path) as AsyncIterable<Buffer>);
+  for await (const _ of chunks);
+  return result;
 }
 
 /**

@@ -6,7 +6,6 @@
  */
 import { join } from "node:path";
 import { createDb, type Database } from "@clinsign/db";
-import { lockDataDir } from "../../data-dir-lock";
 import { AppError } from "../errors";
 import type { FileStorage } from "../files/file-storage";
 import { S3Storage } from "../files/s3-storage";
@@ -16,6 +15,7 @@ import {
   buildSchemaLevel,
   isDatabaseEmpty,
   isFolderEmpty,
+  lockEmbeddedDatabase,
   restorePgliteDir,
   restorePostgres,
   schemaLevelOf,
@@ -43,12 +43,7 @@ export interface RestoreSummary {
 export async function restoreBackup(config: BackupConfig, dir: string, progress: Progress = () => {}) {
   const manifest = await readManifest(dir);
   await checkCompatible(config, manifest);
-  let unlock = () => {};
-  try {
-    if (!config.databaseUrl) unlock = lockDataDir(config.dataDir);
-  } catch (error) {
-    throw new AppError("conflict", (error as Error).message + "; stop it before restoring");
-  }
+  const unlock = lockEmbeddedDatabase(config, "restoring");
   try {
     await checkKeys(config, manifest);
     await checkTargetsEmpty(config);
