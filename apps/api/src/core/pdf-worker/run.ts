@@ -216,6 +216,7 @@ async function slot(limits: PdfWorkerLimits, options: PdfLaneOptions | undefined
       waiting.findLastIndex((waiter) => waiter.lane === lane),
       1,
     );
+    pdfWorkerRefusals.inc({ lane });
     throw new PdfQueueFullError(lane);
   }
   await turn;
@@ -256,7 +257,7 @@ async function runInLane<K extends PdfTaskName>(
   input: PdfTaskInput<K>,
   options?: PdfLaneOptions,
 ): Promise<PdfTaskOutput<K>> {
-  const release = await slotOrRefusal(limits, options);
+  const release = await slot(limits, options);
   const started = process.hrtime.bigint();
   let outcome = "done";
   try {
@@ -272,16 +273,6 @@ async function runInLane<K extends PdfTaskName>(
     pdfWorkerSeconds.observe({ task, outcome }, secondsSince(started));
     release();
     startSpare(limits);
-  }
-}
-
-/** A slot in the lane; a full lane's refusal is counted (metrics) before it reaches the caller. */
-async function slotOrRefusal(limits: PdfWorkerLimits, options: PdfLaneOptions | undefined): Promise<() => void> {
-  try {
-    return await slot(limits, options);
-  } catch (error) {
-    if (error instanceof PdfQueueFullError) pdfWorkerRefusals.inc({ lane: options?.lane ?? "documents" });
-    throw error;
   }
 }
 
