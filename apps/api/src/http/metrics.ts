@@ -1,5 +1,4 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import type { Services } from "../core/context";
 import { safeEqual } from "../core/crypto";
 import {
@@ -10,6 +9,7 @@ import {
   secondsSince,
   statusClassOf,
 } from "../core/metrics/metrics";
+import { endRequestSpan, type Span } from "../core/tracing/tracing";
 import { appRouter } from "../trpc/root";
 import { bearerToken, sendJson } from "../wire/io";
 
@@ -44,10 +44,7 @@ export function observeWhenFinished(
     httpRequests.inc({ method, route, status: String(res.statusCode) });
     httpRequestSeconds.observe({ method, route, status_class: statusClassOf(res.statusCode) }, secondsSince(started));
     if (res.statusCode === 429) rateLimitRefusals.inc({ route });
-    span.updateName(`${method} ${route}`);
-    span.setAttributes({ "http.route": route, "http.response.status_code": res.statusCode });
-    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
+    endRequestSpan(span, { method, route, status: res.statusCode });
   });
   res.on("close", () => {
     if (!res.writableFinished) span.end();

@@ -58,6 +58,14 @@ export function startRequestSpan(
   return { span, run: (work) => context.with(spanContext, work) };
 }
 
+/** Ends a request's span once answered, named and labelled by its route template (never its path). */
+export function endRequestSpan(span: Span, answer: { method: string; route: string; status: number }): void {
+  span.updateName(`${answer.method} ${answer.route}`);
+  span.setAttributes({ "http.route": answer.route, "http.response.status_code": answer.status });
+  if (answer.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
 /** The active trace's ids for a log line (pino's mixin), or nothing outside a trace. */
 export function traceFields(): { trace_id?: string; span_id?: string } {
   const span = trace.getActiveSpan();
