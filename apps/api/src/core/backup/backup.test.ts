@@ -103,6 +103,17 @@ async function expectRestored(api: TestApi, org: TestOrg, records: DrillRecords)
   expect(draft.body.draft.values).toEqual(values);
 }
 
+/** Starts the API on the restored copy in `target`, checks it against `records`, and stops it. */
+async function expectRestoredInto(target: Installation, dir: string, org: TestOrg, records: DrillRecords) {
+  const api = await restoredInto(target, dir);
+  try {
+    await expectRestored(api, org, records);
+  } finally {
+    await api.close();
+    await api.services.database.close();
+  }
+}
+
 describe("backup and restore", () => {
   it("restores files on disk into an empty database and data folder, and refuses what it must", async () => {
     const { dir, org, records, manifest, source } = await backedUpInstallation({ STORAGE: "fs" });
@@ -122,13 +133,7 @@ describe("backup and restore", () => {
 
     const target = await emptyInstallation({ STORAGE: "fs" });
     cleanup.push(target.remove);
-    const api = await restoredInto(target, dir);
-    try {
-      await expectRestored(api, org, records);
-    } finally {
-      await api.close();
-      await api.services.database.close();
-    }
+    await expectRestoredInto(target, dir, org, records);
 
     // A target that is no longer empty, a folder that is no backup, a backup for the other engine.
     const again = await cliIn(target.env, "restore", dir);
@@ -177,13 +182,7 @@ describe("backup and restore", () => {
       expect((await cliIn(onDisk.env, "restore", dir)).json.error).toMatch(/restore with STORAGE=db/);
       const target = await emptyInstallation({ STORAGE: "db" });
       cleanup.push(target.remove);
-      const api = await restoredInto(target, dir);
-      try {
-        await expectRestored(api, org, records);
-      } finally {
-        await api.close();
-        await api.services.database.close();
-      }
+      await expectRestoredInto(target, dir, org, records);
     },
     120_000,
   );
@@ -194,13 +193,7 @@ describe("backup and restore", () => {
     expect((manifest as BackupManifest).storage).toMatchObject({ kind: "s3" });
     const target = await emptyInstallation(bucket("backup-target"));
     cleanup.push(target.remove);
-    const api = await restoredInto(target, dir);
-    try {
-      await expectRestored(api, org, records);
-    } finally {
-      await api.close();
-      await api.services.database.close();
-    }
+    await expectRestoredInto(target, dir, org, records);
     // The source bucket still holds its files: restoring into it is refused.
     const into = await emptyInstallation(bucket("backup-source"));
     cleanup.push(into.remove);
