@@ -9,7 +9,7 @@
  *
  * Started by bench/run.ts in its own process, so its RSS is measured alone.
  * Env: BARE_DATABASE_URL (required), BARE_PORT (required), BARE_POOL_SIZE (default 10, as the API),
- * BARE_PREPARE=true to use named prepared statements (see below).
+ * DATABASE_PREPARED_STATEMENTS as the API reads it (see below).
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,14 +22,22 @@ if (!databaseUrl || !Number.isInteger(port) || port <= 0) {
   process.exit(1);
 }
 
-// Same pool size as packages/db's createDb, so the pool is not the difference. Drizzle sends its
-// unnamed queries with prepare:false (parse + bind on every call), while postgres.js prepares
-// tagged templates by default; matching drizzle keeps the database's work the same on both sides.
+// Same pool size as packages/db's createDb, so the pool is not the difference. Each statement is
+// sent as the API sends its counterpart, so the database does the same work on both sides: `kept`
+// for those the API keeps prepared per connection (the token lookup, F7's save; off with
+// DATABASE_PREPARED_STATEMENTS=false, as there), `adHoc` for those drizzle sends unnamed (parsed,
+// described and planned on every call).
 const sql = postgres(databaseUrl, {
   max: Number(process.env.BARE_POOL_SIZE ?? 10),
-  prepare: process.env.BARE_PREPARE === "true",
+  prepare: true,
   onnotice: () => {},
 });
+const keepStatements = !["false", "0"].includes(process.env.DATABASE_PREPARED_STATEMENTS ?? "true");
+type Parameters = postgres.ParameterOrJSON<never>[];
+const kept = <T extends object[]>(text: string, parameters: Parameters) =>
+  sql.unsafe<T>(text, parameters, { prepare: keepStatements });
+const adHoc = <T extends object[]>(text: string, parameters: Parameters) =>
+  sql.unsafe<T>(text, parameters, { prepare: false });
 
 /** As in src/core/tokens/tokens.ts. */
 const TOKEN_PREFIX = "cs_";
@@ -78,25 +86,28 @@ async function authenticate(token: string, orgId?: string): Promise<string | nul
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200 || (orgId !== undefined && !ORG_ID.test(orgId)))
     return null;
   const hash = sha256(token).toString("hex");
-  const [row] = await sql<TokenRow[]>`
-    select id, organization_id, token_hash, last_used_at from api_tokens
-    where token_hash = ${hash} and revoked_at is null limit 1`;
+  const [row] = await kept<TokenRow[]>(
+    "select id, organization_id, token_hash, last_used_at from api_tokens where token_hash = $1 and revoked_at is null limit 1",
+    [hash],
+  );
   if (!row || !safeEqual(row.token_hash, hash)) return null;
   if (orgId !== undefined && !safeEqual(row.organization_id, orgId.toLowerCase())) return null;
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     const staleBefore = new Date(Date.now() - LAST_USED_RESOLUTION_MS);
-    await sql`
-      update api_tokens set last_used_at = ${new Date()}
-      where id = ${row.id} and (last_used_at is null or last_used_at < ${staleBefore})`;
+    await adHoc(
+      "update api_tokens set last_used_at = $1 where id = $2 and (last_used_at is null or last_used_at < $3)",
+      [new Date(), row.id, staleBefore],
+    );
   }
   return row.organization_id;
 }
 
 /** F4's query: `select *`, as drizzle's scope.select issues it, then the list-item mapping. */
 async function listTemplates(organizationId: string, limit: number) {
-  const rows = await sql<TemplateRow[]>`
-    select * from templates where organization_id = ${organizationId}
-    order by updated_at desc, id desc limit ${limit}`;
+  const rows = await adHoc<TemplateRow[]>(
+    "select * from templates where organization_id = $1 order by updated_at desc, id desc limit $2",
+    [organizationId, limit],
+  );
   return rows.map((row) => ({
     identifier: row.identifier,
     title: row.title,
@@ -163,17 +174,21 @@ async function handleF7(req: IncomingMessage, res: ServerResponse): Promise<void
     typeof orgId === "string" ? orgId : "",
   );
   if (!organizationId) return unauthorized(res);
-  const [template] = await sql<{ identifier: string; status: string }[]>`
-    select * from templates where organization_id = ${organizationId} and identifier = ${templateIdentifier} limit 1`;
+  const [template] = await kept<{ identifier: string; status: string }[]>(
+    "select * from templates where organization_id = $1 and identifier = $2 limit 1",
+    [organizationId, templateIdentifier],
+  );
   if (!template || template.status !== "active") {
     return send(res, 404, { ok: false, error: { code: "not_found", message: "active template not found" } });
   }
-  const [row] = await sql<{ id: string; updated_at: Date }[]>`
-    insert into drafts (id, organization_id, template_identifier, draft_key, values, created_at, updated_at)
-    values (${randomUUID()}, ${organizationId}, ${template.identifier}, ${draftKey}, ${sql.json(values as postgres.JSONValue)}, default, default)
+  const [row] = await kept<{ id: string; updated_at: Date }[]>(
+    `insert into drafts (id, organization_id, template_identifier, draft_key, values, created_at, updated_at)
+    values ($1, $2, $3, $4, $5::jsonb, default, default)
     on conflict (organization_id, template_identifier, draft_key)
     do update set values = drafts.values || excluded.values, updated_at = now()
-    returning id, updated_at`;
+    returning id, updated_at`,
+    [randomUUID(), organizationId, template.identifier, draftKey, JSON.stringify(values)],
+  );
   send(res, 200, { ok: true, draftKey, savedAt: row!.updated_at.toISOString() });
 }
 
@@ -212,12 +227,14 @@ async function handleFhirSearch(req: IncomingMessage, url: URL, res: ServerRespo
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
   const organizationId = await authenticate(bearer?.[1] ?? "");
   if (!organizationId) return unauthorized(res);
-  const rows = await sql<{ cursor_at: string; seq: string }[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+  const rows = await adHoc<{ cursor_at: string; seq: string }[]>(
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
     from submissions
-    where organization_id = ${organizationId} and rnummer = ${rnummer} and rnummer_patient_reported = false
-      ${after ? sql`and (created_at, seq) < (${after[0]}::timestamptz, ${after[1]}::bigint)` : sql``}
-    order by created_at desc, seq desc limit ${count + 1}`;
+    where organization_id = $1 and rnummer = $2 and rnummer_patient_reported = false
+      ${after ? "and (created_at, seq) < ($4::timestamptz, $5::bigint)" : ""}
+    order by created_at desc, seq desc limit $3`,
+    [organizationId, rnummer, count + 1, ...(after ?? [])],
+  );
   const page = rows.slice(0, count);
   const last = page.at(-1);
   const next =

@@ -7,6 +7,8 @@ const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).optional().default("development"),
     DATABASE_URL: url(/^postgres(ql)?$/, "postgres://"),
+    /** Off behind a transaction-pooling proxy that cannot keep named statements (packages/db connect.ts). */
+    DATABASE_PREPARED_STATEMENTS: bool(true),
     DATA_DIR: z.string().optional().default("./.data"),
     API_HOST: z.string().min(1).optional().default("127.0.0.1"),
     API_PORT: port(4000),
@@ -178,6 +180,8 @@ export function isLoopbackHost(host: string): boolean {
 export interface Config {
   production: boolean;
   databaseUrl: string | undefined;
+  /** PostgreSQL keeps the hot paths' statements prepared per connection (DATABASE_PREPARED_STATEMENTS). */
+  databasePreparedStatements: boolean;
   dataDir: string;
   apiHost: string;
   apiPort: number;
@@ -308,6 +312,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return {
     production: env.NODE_ENV === "production",
     databaseUrl: env.DATABASE_URL,
+    databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     dataDir: resolve(env.DATA_DIR),
     apiHost: env.API_HOST,
     apiPort: env.API_PORT,

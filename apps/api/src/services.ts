@@ -71,6 +71,7 @@ export async function createServices(
   database ??= await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : join(config.dataDir, "pglite"),
+    preparedStatements: config.databasePreparedStatements,
   });
   await database.migrate();
   // What follows a signature event besides its audit entry and webhook (core/signatures/events.ts).

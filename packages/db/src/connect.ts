@@ -44,6 +44,12 @@ export interface CreateDbOptions {
   pgliteImage?: Blob;
   /** Connection pool size for PostgreSQL. */
   maxConnections?: number;
+  /**
+   * PostgreSQL: keep the hot paths' statements prepared on each connection (default). Off for a
+   * transaction-pooling proxy that cannot follow named statements across connections (PgBouncer
+   * before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean;
 }
 
 export const migrationsFolder = join(
@@ -129,10 +135,11 @@ export function createDb(options: CreateDbOptions = {}): Database {
     const poolSize = options.maxConnections ?? 10;
     const client = postgres(options.databaseUrl, {
       max: poolSize,
-      // Statements stay unnamed, as drizzle sends its ad-hoc queries: `preparedQuery` uses
-      // drizzle's prepare() to build the SQL once, not to keep server-side statements, which
-      // transaction-pooling proxies (PgBouncer) cannot follow across connections.
-      prepare: false,
+      // Only the statements built once (`preparedQuery`, `OrgScope.execute(…, { prepared: true })`)
+      // are kept on the server, a bounded set: drizzle sends its ad-hoc queries unnamed. A kept
+      // statement is parsed and planned once per connection and then runs in one round trip; an
+      // unnamed one with parameters costs two (describe, then bind) and a parse and plan each time.
+      prepare: options.preparedStatements ?? true,
       onnotice: () => {},
     });
     const db = drizzlePostgres({ client, schema });

@@ -2,10 +2,22 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { desc, eq, openDb, OrgScope, organizations, rowsOf, scopedQuery, sql, templates, type Database } from "./index";
+import {
+  createDb,
+  desc,
+  eq,
+  openDb,
+  OrgScope,
+  organizations,
+  rowsOf,
+  scopedQuery,
+  sql,
+  templates,
+  type Database,
+} from "./index";
 import { createTestDb } from "./testing";
 
-let database: Database;
+let database: Awaited<ReturnType<typeof createTestDb>>;
 let orgA: string;
 let orgB: string;
 
@@ -186,5 +198,35 @@ describe("OrgScope keeps every query inside its organization", () => {
       .orderBy(templates.identifier)
       .limit(2);
     expect(rows.map((r) => r.identifier)).toEqual(["order-1", "order-2"]);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)("statements kept prepared on PostgreSQL", () => {
+  /** Runs a marked statement three times in one transaction (one connection), then counts what that connection keeps. */
+  async function keptAfterThreeCalls(db: Database["db"]): Promise<number> {
+    return new OrgScope(db, orgA).transaction(async (tx) => {
+      for (const title of ["one", "two", "three"])
+        await tx.execute(
+          (organizationId) =>
+            sql`select /* kept-statement-test */ count(*) from ${templates} where organization_id = ${organizationId} and title <> ${title}`,
+          { prepared: true },
+        );
+      const [row] = rowsOf<{ n: number }>(
+        await OrgScope.unscoped(tx).execute(
+          sql`select count(*)::int as n from pg_prepared_statements where statement like ${"%kept-statement-test%"}`,
+        ),
+      );
+      return row!.n;
+    });
+  }
+
+  it("keeps a hot path's statement once per connection, and none when prepared statements are off", async () => {
+    expect(await keptAfterThreeCalls(database.db)).toBe(1);
+    const pooled = createDb({ databaseUrl: database.url, maxConnections: 1, preparedStatements: false });
+    try {
+      expect(await keptAfterThreeCalls(pooled.db)).toBe(0);
+    } finally {
+      await pooled.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Queries built once per database handle and then only run (the hot paths), and their tenant form.
-import { sql, type Placeholder } from "drizzle-orm";
+import { sql, type Placeholder, type SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db, Executor } from "./connect";
 
 export function rowsOf<T>(result: unknown): T[] {
@@ -37,6 +38,18 @@ export function preparedQuery<R>(
     }
     return prepared;
   };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs a raw statement as drizzle runs a `.prepare(name)` query: on PostgreSQL it is kept on the
+ * connection (unless `preparedStatements` is off) and runs in one round trip from its second call.
+ * Only for statements whose text is the same on every call, values apart: each text is kept on
+ * every connection of the pool for as long as it lives.
+ */
+export function executePrepared(db: Executor, statement: SQL): Promise<unknown> {
+  return db._.session.prepareQuery(dialect.sqlToQuery(statement), undefined, "kept", false).execute();
 }
 
 /** The organization a `scopedQuery` runs for; `OrgScope.run` fills it in. */

@@ -40,9 +40,10 @@ interface DraftStatementResult {
  * `webhooks`, with the URLs), so the caller can queue the event in one transaction with the save.
  *
  * Every table is reached by `ctx.scope`'s organization: the template, the organization's URLs,
- * the draft row and the audit entry. The statement is kept plain on purpose: it is parsed and
- * planned on every call (statements are unnamed), and each further CTE or sub-select costs
- * PostgreSQL more planning than the merge itself.
+ * the draft row and the audit entry. Its two texts (with and without `unlessWebhooks`) are kept
+ * prepared per connection, so PostgreSQL parses and plans them once and a save is one round trip.
+ * The statement is kept plain on purpose all the same: with prepared statements off (a pooler),
+ * each further CTE or sub-select costs PostgreSQL more planning on every call than the merge itself.
  */
 async function saveDraftStatement(
   ctx: OrgContext,
@@ -90,6 +91,7 @@ async function saveDraftStatement(
     select target.urls::text as webhook_urls, saved.id::text as draft_id,
       to_char(saved.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as saved_at
     from target left join saved on true`,
+    { prepared: true },
   );
   if (!row) return { outcome: "no_template", draftId: null, savedAt: null, webhookUrls: [] };
   const webhookUrls = row.webhook_urls === "[]" ? [] : (JSON.parse(row.webhook_urls) as string[]);
