@@ -38,6 +38,8 @@ export interface TestPki {
   requests: { path: string; at: number }[];
   /** The environment of an API sealing with this PKI (TSA, certificate, allow-listed host). */
   env(extra?: Record<string, string>): Record<string, string>;
+  /** Puts the TSA's certificate on the CA's CRL, or takes it off; either way a new CRL is issued. */
+  setTsaRevoked(revoked: boolean): Promise<void>;
   /** `openssl ts -verify` of a time-stamp token over `data` against this CA: its output, "Verification: OK" when it holds. */
   verifyTimestamp(token: Buffer, data: Buffer): string;
   close(): Promise<void>;
@@ -176,16 +178,19 @@ authorityInfoAccess = OCSP;URI:${origin}/ocsp, caIssuers;URI:${origin}/ca.crt
   await issue("tsa", "/O=ClinSign test PKI/CN=ClinSign Test TSA", "1001", "tsa_ext");
   await issue("seal", "/O=Klinik Test/CN=Klinik Test seal", "1002", "seal_ext");
 
-  // index.txt for `openssl ocsp` and `openssl ca -gencrl`: both certificates valid.
+  // index.txt for `openssl ocsp` and `openssl ca -gencrl`: both certificates valid (until setTsaRevoked).
+  /** YYMMDDHHMMSSZ, as index.txt holds times. */
+  const opensslTime = (date: Date) => date.toISOString().replace(/[-:T]/g, "").slice(2, 14) + "Z";
   const enddate = (file: string) => {
     const pem = readFileSync(join(dir, file), "utf8");
-    const notAfter = forge.pki.certificateFromPem(pem).validity.notAfter;
-    return notAfter.toISOString().replace(/[-:T]/g, "").slice(2, 14) + "Z";
+    return opensslTime(forge.pki.certificateFromPem(pem).validity.notAfter);
   };
-  writeFileSync(
-    join(dir, "index.txt"),
-    `V\t${enddate("tsa.crt")}\t\t1001\tunknown\t/CN=ClinSign Test TSA\nV\t${enddate("seal.crt")}\t\t1002\tunknown\t/CN=Klinik Test seal\n`,
-  );
+  const writeIndex = (tsaRevokedAt: string | null) =>
+    writeFileSync(
+      join(dir, "index.txt"),
+      `${tsaRevokedAt ? "R" : "V"}\t${enddate("tsa.crt")}\t${tsaRevokedAt ?? ""}\t1001\tunknown\t/CN=ClinSign Test TSA\nV\t${enddate("seal.crt")}\t\t1002\tunknown\t/CN=Klinik Test seal\n`,
+    );
+  writeIndex(null);
   writeFileSync(join(dir, "index.txt.attr"), "unique_subject = no\n");
   writeFileSync(join(dir, "crlnumber"), "01\n");
   writeFileSync(join(dir, "tsaserial"), "01\n");
@@ -220,8 +225,11 @@ ess_cert_id_chain = no
 ess_cert_id_alg = sha256
 `,
   );
-  await openssl(["ca", "-gencrl", "-config", "openssl.cnf", "-out", "ca.crl.pem"], dir);
-  await openssl(["crl", "-in", "ca.crl.pem", "-outform", "DER", "-out", "ca.crl"], dir);
+  const issueCrl = async () => {
+    await openssl(["ca", "-gencrl", "-config", "openssl.cnf", "-out", "ca.crl.pem"], dir);
+    await openssl(["crl", "-in", "ca.crl.pem", "-outform", "DER", "-out", "ca.crl"], dir);
+  };
+  await issueCrl();
 
   // The sealing certificate as a PKCS#12 file the service reads (forge, like the dev certificate).
   const sealKey = forge.pki.privateKeyFromPem(readFileSync(join(dir, "seal.key"), "utf8"));
@@ -251,6 +259,10 @@ ess_cert_id_alg = sha256
       OUTBOUND_ALLOW_HOSTS: pki.hostPort,
       ...extra,
     }),
+    async setTsaRevoked(revoked) {
+      writeIndex(revoked ? opensslTime(new Date()) : null);
+      await issueCrl();
+    },
     verifyTimestamp(token, data) {
       const tokenFile = join(dir, `token-${randomBytes(6).toString("hex")}.tsr`);
       writeFileSync(tokenFile, token);

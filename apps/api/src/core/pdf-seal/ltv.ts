@@ -258,15 +258,21 @@ function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
   return tbs[isContext(tbs[0], 0) ? 3 : 2]!;
 }
 
-/** Fetches the CRL, checks its signature and that the certificate is not on it. */
-async function crlFor(
-  config: LtvConfig,
-  certificate: X509Certificate,
-  issuer: X509Certificate,
-  url: string,
-  clock: { waitMs: number },
-): Promise<Buffer> {
-  const body = await fetchRevocation(config, url, { method: "GET", purpose: "crl" }, clock);
+/**
+ * The serial numbers (upper-case hex, no leading zeros) on CRLs whose signature verified, by issuer
+ * and the CRL's bytes. The same CRL comes back for every seal until the CA issues the next one,
+ * and a CA's CRL can list many thousands of certificates: parsing and verifying it again for every
+ * document would cost more than the seal. New bytes (the next CRL) are checked afresh.
+ */
+const checkedCrls = new Map<string, Set<string>>();
+const CHECKED_CRLS_MAX = 32;
+
+const serialKey = (hex: string) => hex.replace(/^0+/, "").toUpperCase();
+
+function revokedSerials(url: string, body: Buffer, issuer: X509Certificate): Set<string> {
+  const key = `${issuer.fingerprint256} ${createHash("sha256").update(body).digest("hex")}`;
+  const known = checkedCrls.get(key);
+  if (known) return known;
   let list;
   try {
     list = children(fromDer(body));
@@ -276,22 +282,31 @@ async function crlFor(
   const [tbs, sigAlg, sigBits] = list;
   if (!verifyWith(sigAlg, toBuffer(der(tbs!)), sigBits, issuer))
     throw new RevocationError(`${url}: the CRL's signature does not verify`);
-  const serial = certificate.serialNumber.replace(/^0+/, "").toUpperCase();
   const revoked = children(tbs).find(
     (n) =>
       n.tagClass === U &&
       n.type === T.SEQUENCE &&
       children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER),
   );
-  for (const entry of children(revoked)) {
-    if (
-      toBuffer(bytesOf(children(entry)[0]))
-        .toString("hex")
-        .replace(/^0+/, "")
-        .toUpperCase() === serial
-    )
-      throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" is revoked (${url})`);
-  }
+  const serials = new Set(
+    children(revoked).map((entry) => serialKey(toBuffer(bytesOf(children(entry)[0])).toString("hex"))),
+  );
+  if (checkedCrls.size >= CHECKED_CRLS_MAX) checkedCrls.clear();
+  checkedCrls.set(key, serials);
+  return serials;
+}
+
+/** Fetches the CRL, checks its signature and that the certificate is not on it. */
+async function crlFor(
+  config: LtvConfig,
+  certificate: X509Certificate,
+  issuer: X509Certificate,
+  url: string,
+  clock: { waitMs: number },
+): Promise<Buffer> {
+  const body = await fetchRevocation(config, url, { method: "GET", purpose: "crl" }, clock);
+  if (revokedSerials(url, body, issuer).has(serialKey(certificate.serialNumber)))
+    throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" is revoked (${url})`);
   return body;
 }
 

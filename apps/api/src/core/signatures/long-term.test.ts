@@ -381,6 +381,36 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
     },
     SLOW,
   );
+
+  it(
+    "TSA certificate revoked on the CA's next CRL: the next seal fails closed though the CRL before was checked and kept; sealed once it is off again",
+    async () => {
+      // The CRL as it is now is checked (and kept) by this seal …
+      expect((await signTyped("P-crl-before")).result).toEqual({ state: "completed" });
+      // … then the CA revokes the TSA's certificate and issues the next CRL.
+      await pki.setTsaRevoked(true);
+      let id: string;
+      try {
+        const { request, result } = await signTyped("P-crl-revoked");
+        id = request.id;
+        expect(result).toEqual({ state: "sealing" });
+      } finally {
+        await pki.setTsaRevoked(false);
+      }
+      const staff = api.trpc({ cookie: await logInCookie(api, org.ownerEmail, org.ownerPassword) });
+      expect(await staff.signatures.detail.query({ id })).toMatchObject({
+        status: "sealing",
+        sealDelayed: true,
+        sealError: expect.stringMatching(/ClinSign Test TSA.*is revoked.*\/ca\.crl/),
+      });
+      await api.services.db.execute(
+        sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${id}`,
+      );
+      await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
+      expect(await staff.signatures.detail.query({ id })).toMatchObject({ status: "completed", sealLevel: "B-LTA" });
+    },
+    SLOW,
+  );
 });
 
 describe("a TSA with the self-signed development certificate", () => {
