@@ -123,11 +123,12 @@ export async function openDb(options: CreateDbOptions = {}): Promise<Database> {
   return createDb(options);
 }
 
-function migrationCount(): number {
+/** The migrations this build ships, oldest first (drizzle's journal: each one's tag and the time drizzle records it by). */
+export function migrationJournal(): { tag: string; when: number }[] {
   const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
-    entries: unknown[];
+    entries: { tag: string; when: number }[];
   };
-  return journal.entries.length;
+  return journal.entries;
 }
 
 export function createDb(options: CreateDbOptions = {}): Database {
@@ -179,7 +180,7 @@ function finish(
       try {
         const result = await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
         const applied = Number(firstRow(result)?.n ?? 0);
-        return { reachable: true, migrationsCurrent: applied >= migrationCount() };
+        return { reachable: true, migrationsCurrent: applied >= migrationJournal().length };
       } catch {
         try {
           await db.execute(sql`select 1`);

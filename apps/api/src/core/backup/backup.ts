@@ -9,9 +9,7 @@ import { chmod, mkdir, readdir, rm } from "node:fs/promises";
 import { createDb, type Database } from "@clinsign/db";
 import type { Config } from "../../env";
 import { AppError } from "../errors";
-import type { FileStorage } from "../files/file-storage";
-import { S3Storage } from "../files/s3-storage";
-import { FsStorage } from "../files/storage";
+import { storageBackend } from "../files/storage";
 import {
   copyPgliteDir,
   dumpPostgres,
@@ -150,8 +148,7 @@ async function backupFiles(config: BackupConfig, dir: string, progress: Progress
       },
       files: [],
     };
-  const storage: FileStorage =
-    config.storage === "s3" ? new S3Storage(requireS3(config)) : new FsStorage(config.dataDir);
+  const storage = storageBackend({ kind: config.storage, dataDir: config.dataDir, s3: config.s3 });
   const keys: string[] = [];
   for await (const key of storage.list()) keys.push(key);
   keys.sort();
@@ -165,9 +162,4 @@ async function backupFiles(config: BackupConfig, dir: string, progress: Progress
   }
   const bytes = files.reduce((sum, f) => sum + f.size, 0);
   return { manifest: { kind: config.storage, files: files.length, bytes }, files };
-}
-
-export function requireS3(config: Pick<Config, "s3">) {
-  if (!config.s3) throw new AppError("invalid_request", "STORAGE=s3 needs S3_BUCKET and the other S3_* settings");
-  return config.s3;
 }

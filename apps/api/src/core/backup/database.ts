@@ -5,10 +5,10 @@
  */
 import { spawn } from "node:child_process";
 import { createReadStream, existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, open, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDb, migrationsFolder, rowsOf, sql, type Database } from "@clinsign/db";
+import { createDb, migrationJournal, rowsOf, sql, type Database } from "@clinsign/db";
 import { lockDataDir } from "../../data-dir-lock";
 import { AppError } from "../errors";
 import {
@@ -24,14 +24,8 @@ import {
 
 export type SchemaLevel = { migrations: number; latest: string | null };
 
-/** The migrations this build ships, oldest first (drizzle's journal). */
-async function journal(): Promise<{ tag: string; when: number }[]> {
-  const text = await readFile(join(migrationsFolder, "meta", "_journal.json"), "utf8");
-  return (JSON.parse(text) as { entries: { tag: string; when: number }[] }).entries;
-}
-
-export async function buildSchemaLevel(): Promise<SchemaLevel> {
-  const entries = await journal();
+export function buildSchemaLevel(): SchemaLevel {
+  const entries = migrationJournal();
   return { migrations: entries.length, latest: entries.at(-1)?.tag ?? null };
 }
 
@@ -58,7 +52,7 @@ export async function schemaLevelOf(database: Database): Promise<SchemaLevel> {
     ),
   );
   const newest = rows.at(-1);
-  const tag = newest ? (await journal()).find((e) => e.when === Number(newest.created_at))?.tag : undefined;
+  const tag = newest ? migrationJournal().find((e) => e.when === Number(newest.created_at))?.tag : undefined;
   return { migrations: rows.length, latest: tag ?? null };
 }
 

@@ -8,9 +8,8 @@ import { join } from "node:path";
 import { createDb, type Database } from "@clinsign/db";
 import { AppError } from "../errors";
 import type { FileStorage } from "../files/file-storage";
-import { S3Storage } from "../files/s3-storage";
-import { DbStorage, FsStorage } from "../files/storage";
-import { requireS3, type BackupConfig, type Progress } from "./backup";
+import { storageBackend } from "../files/storage";
+import type { BackupConfig, Progress } from "./backup";
 import {
   buildSchemaLevel,
   isDatabaseEmpty,
@@ -68,7 +67,7 @@ async function checkCompatible(config: BackupConfig, manifest: BackupManifest): 
       "invalid_request",
       "this backup holds an embedded (PGlite) database: unset DATABASE_URL to restore it into DATA_DIR",
     );
-  const known = await buildSchemaLevel();
+  const known = buildSchemaLevel();
   if (schema.migrations > known.migrations)
     throw new AppError(
       "invalid_request",
@@ -178,10 +177,7 @@ async function restoreFiles(
 }
 
 function targetStorage(config: BackupConfig, database?: Database): FileStorage {
-  if (config.storage === "s3") return new S3Storage(requireS3(config));
-  if (config.storage === "fs") return new FsStorage(config.dataDir);
-  if (!database) throw new Error("STORAGE=db needs the database");
-  return new DbStorage(database.db);
+  return storageBackend({ kind: config.storage, dataDir: config.dataDir, s3: config.s3 }, database?.db);
 }
 
 /** Opens the target database for one step and closes it again. */

@@ -6,6 +6,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import type { Logger } from "pino";
 import { asc, blobs, eq, gt, type Db } from "@clinsign/db";
 import { randomSecret, sha256Hex } from "../crypto";
+import { AppError } from "../errors";
 import type { ByteRange, FileStorage, FileStream, StorageKind, StoredFile } from "./file-storage";
 import { S3Storage, type S3Settings } from "./s3-storage";
 import { checkKey, clampRange, KEY, measured, newKey, RangeNotSatisfiable, StreamedWrites } from "./stored-bytes";
@@ -178,13 +179,20 @@ export interface StorageConfig {
 }
 
 export function createStorage(config: StorageConfig, db: Db, log?: Logger): FileStorage {
-  return new TracedStorage(backendOf(config, db, log));
+  return new TracedStorage(storageBackend(config, db, log));
 }
 
-function backendOf(config: StorageConfig, db: Db, log?: Logger): FileStorage {
-  if (config.kind === "db") return new DbStorage(db);
+/**
+ * The backend STORAGE names, untraced: the service wraps it (`createStorage`); backup and restore
+ * copy through it directly. Only STORAGE=db needs the database.
+ */
+export function storageBackend(config: StorageConfig, db?: Db, log?: Logger): FileStorage {
+  if (config.kind === "db") {
+    if (!db) throw new Error("STORAGE=db needs the database");
+    return new DbStorage(db);
+  }
   if (config.kind === "s3") {
-    if (!config.s3) throw new Error("STORAGE=s3 needs the S3_* settings");
+    if (!config.s3) throw new AppError("invalid_request", "STORAGE=s3 needs S3_BUCKET and the other S3_* settings");
     return new S3Storage(config.s3, log);
   }
   return new FsStorage(config.dataDir);

@@ -9,6 +9,7 @@ import { scheduleRetimestamp } from "./retimestamp";
 import { recordSignatureEvent } from "./events";
 import { findSignatureRequest, metadataJsonUrl, signedPdfUrl, type SignatureRequestRow } from "./request-read";
 import { loadSealInputs, type SealInputs } from "./seal-inputs";
+import type { PadesLevel } from "../pdf-seal/ltv";
 import { sealAndFindDigest, stampWithAuditPage, type SealedPdf } from "./sealed-pdf";
 import { sealedMetadata } from "./seal-metadata";
 
@@ -125,7 +126,9 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
   if (!row || row.status !== "sealing") return "skipped";
   const started = process.hrtime.bigint();
   try {
-    return await produceSealedResult(ctx, row, started);
+    const { outcome, level } = await produceSealedResult(ctx, row);
+    sealSeconds.observe({ level, outcome }, secondsSince(started));
+    return outcome;
   } catch (error) {
     sealSeconds.observe({ level: "none", outcome: "failed" }, secondsSince(started));
     const message = error instanceof Error ? error.message : String(error);
@@ -150,8 +153,7 @@ export async function sealSignatureRequest(ctx: OrgContext, input: { id: string 
 async function produceSealedResult(
   ctx: OrgContext,
   row: SignatureRequestRow,
-  started: bigint,
-): Promise<"completed" | "skipped"> {
+): Promise<{ outcome: "completed" | "skipped"; level: PadesLevel }> {
   const { storage, config } = ctx.services;
   const signed = await loadSealInputs(ctx, row);
   const { stamped, stampedSha256, prepared } = await stampWithAuditPage(ctx, signed);
@@ -177,12 +179,11 @@ async function produceSealedResult(
     await removeStored();
     throw error;
   });
-  sealSeconds.observe({ level: sealed.level, outcome: done ? "completed" : "skipped" }, secondsSince(started));
   if (!done) {
     await removeStored();
-    return "skipped";
+    return { outcome: "skipped", level: sealed.level };
   }
-  return "completed";
+  return { outcome: "completed", level: sealed.level };
 }
 
 /**
