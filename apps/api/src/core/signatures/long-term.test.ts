@@ -302,6 +302,14 @@ describe("a seal with a time-stamping authority and a CA-issued certificate", ()
   );
 });
 
+/** The seal job of a request retried at once (its backoff skipped), as the runner would later. */
+async function retrySealNow(signatureId: string) {
+  await api.services.db.execute(
+    sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${signatureId}`,
+  );
+  await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
+}
+
 const readCrl = () => readFileSync(join(pki.dir, "ca.crl")).toString("hex");
 
 describe("a TSA or OCSP responder that fails never produces a seal without time", () => {
@@ -340,10 +348,7 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
         ).toBe(404);
 
         // The seal job retries and succeeds once the TSA answers properly.
-        await api.services.db.execute(
-          sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${id}`,
-        );
-        await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
+        await retrySealNow(id);
         expect(await staff.signatures.detail.query({ id })).toMatchObject({
           status: "completed",
           sealDelayed: false,
@@ -373,10 +378,7 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
         sealDelayed: true,
         sealError: expect.stringContaining("/ocsp"),
       });
-      await api.services.db.execute(
-        sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${id}`,
-      );
-      await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
+      await retrySealNow(id);
       expect(await staff.signatures.detail.query({ id })).toMatchObject({ status: "completed", sealLevel: "B-LTA" });
     },
     SLOW,
@@ -403,10 +405,7 @@ describe("a TSA or OCSP responder that fails never produces a seal without time"
         sealDelayed: true,
         sealError: expect.stringMatching(/ClinSign Test TSA.*is revoked.*\/ca\.crl/),
       });
-      await api.services.db.execute(
-        sql`update ${jobs} set run_at = now() where ${jobs.kind} = ${SEAL_JOB} and ${jobs.payload}->>'signatureId' = ${id}`,
-      );
-      await new JobRunner(api.services, { [SEAL_JOB]: jobHandlers[SEAL_JOB]! }).runDue();
+      await retrySealNow(id);
       expect(await staff.signatures.detail.query({ id })).toMatchObject({ status: "completed", sealLevel: "B-LTA" });
     },
     SLOW,
