@@ -1,0 +1,338 @@
+/**
+ * Revocation data for long-term validation (ltv.ts): for every certificate of a seal's and a time
+ * stamp's chain, an OCSP answer (AIA) or a CRL (distribution points), fetched from the
+ * certificate's own pointers through the outbound guard and checked (signed by the issuer or its
+ * delegated responder, the certificate not revoked). Fails closed: no answer, no B-LT.
+ */
+import { createHash, verify as cryptoVerify, X509Certificate } from "node:crypto";
+import forge from "node-forge";
+import type { Config } from "../../env";
+import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import {
+  algorithm,
+  bytesOf,
+  certificateOf,
+  children,
+  der,
+  fromDer,
+  isContext,
+  OID,
+  octets,
+  oidOf,
+  seq,
+  SIGNATURE_DIGESTS,
+  toBuffer,
+  U,
+  T,
+} from "./cms";
+
+/** Revocation data could not be had or says "revoked": the seal does not reach B-LT(A). */
+export class RevocationError extends Error {
+  override name = "RevocationError";
+}
+
+export interface ValidationData {
+  certificates: Buffer[];
+  ocsps: Buffer[];
+  crls: Buffer[];
+  /** Milliseconds spent waiting for OCSP responders and CRL servers. */
+  waitMs: number;
+}
+
+/** What fetching revocation data needs of the configuration: the outbound guard's allowed hosts. */
+export type RevocationConfig = Pick<Config, "outboundAllowHosts">;
+
+const REVOCATION_TIMEOUT_MS = 10_000;
+const REVOCATION_MAX_BYTES = 4 * 1024 * 1024;
+const OCSP_SIGNING = "1.3.6.1.5.5.7.3.9";
+
+/** A node-forge certificate (as the signing identity holds them) for node:crypto. */
+const converted = new WeakMap<forge.pki.Certificate, X509Certificate>();
+export function x509Of(certificate: forge.pki.Certificate): X509Certificate {
+  let x509 = converted.get(certificate);
+  if (!x509)
+    converted.set(certificate, (x509 = certificateOf(toBuffer(der(forge.pki.certificateToAsn1(certificate))))));
+  return x509;
+}
+
+export const isSelfSigned = memo((c) => c.subject === c.issuer && c.verify(c.publicKey));
+
+/** Per certificate object (certificateOf keeps them): parsing them again costs on every seal. */
+function memo<R>(compute: (c: X509Certificate) => R): (c: X509Certificate) => R {
+  const cache = new WeakMap<X509Certificate, R>();
+  return (c) => {
+    if (!cache.has(c)) cache.set(c, compute(c));
+    return cache.get(c)!;
+  };
+}
+
+/** URIs (GeneralName [6]) in an extension of a certificate, per access method where it has one. */
+function extensionUris(certificate: X509Certificate, extensionOid: string, method?: string): string[] {
+  const tbs = children(children(fromDer(certificate.raw))[0]);
+  const extensions = children(children(tbs.find((n) => isContext(n, 3)))[0]);
+  const extension = extensions.find((e) => oidOf(children(e)[0]) === extensionOid);
+  if (!extension) return [];
+  const value = fromDer(bytesOf(children(extension)[children(extension).length - 1]));
+  const uris: string[] = [];
+  const walk = (node: forge.asn1.Asn1, inMethod: boolean) => {
+    if (node.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && node.type === 6 && !node.constructed && inMethod)
+      uris.push(bytesOf(node));
+    else if (Array.isArray(node.value)) {
+      const parts = node.value as forge.asn1.Asn1[];
+      // AccessDescription: SEQUENCE { accessMethod OID, accessLocation GeneralName }
+      const own = method && parts[0]?.type === T.OID && parts[0].tagClass === U ? oidOf(parts[0]) === method : inMethod;
+      for (const part of parts) walk(part, own);
+    }
+  };
+  walk(value, !method);
+  return uris.filter((u) => /^https?:\/\//i.test(u));
+}
+
+const ocspUrls = memo((c) => extensionUris(c, "1.3.6.1.5.5.7.1.1", "1.3.6.1.5.5.7.48.1"));
+const crlUrls = memo((c) => extensionUris(c, "2.5.29.31"));
+
+/** Issued-by checks, per pair of certificate objects (a signature verification each). */
+const issuedBy = memo(() => new WeakMap<X509Certificate, boolean>());
+function isIssuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  const known = issuedBy(certificate);
+  if (!known.has(issuer)) known.set(issuer, certificate.checkIssued(issuer) && certificate.verify(issuer.publicKey));
+  return known.get(issuer)!;
+}
+
+function issuerOf(certificate: X509Certificate, pool: X509Certificate[]): X509Certificate | undefined {
+  return pool.find((c) => c.subject === certificate.issuer && isIssuedBy(certificate, c));
+}
+
+/** The certificate and its issuers up to a self-signed one, from the pool. */
+export function chainOf(certificate: X509Certificate, pool: X509Certificate[]): X509Certificate[] {
+  const chain = [certificate];
+  for (let current = certificate; !isSelfSigned(current) && chain.length < 10;) {
+    const issuer = issuerOf(current, pool);
+    if (!issuer)
+      throw new RevocationError(
+        `the issuer of "${current.subject.replace(/\n/g, ", ")}" is not known (add the CA certificates to the certificate file)`,
+      );
+    chain.push(issuer);
+    current = issuer;
+  }
+  return chain;
+}
+
+async function fetchRevocation(
+  config: RevocationConfig,
+  url: string,
+  init: { method: string; body?: Buffer; contentType?: string; purpose: "ocsp" | "crl" },
+  clock: { waitMs: number },
+): Promise<Buffer> {
+  const started = performance.now();
+  try {
+    const response = await guardedFetch(
+      url,
+      { allowHosts: config.outboundAllowHosts, allowPlainHttp: true },
+      {
+        method: init.method,
+        body: init.body,
+        headers: init.contentType ? { "content-type": init.contentType } : {},
+        timeoutMs: REVOCATION_TIMEOUT_MS,
+        maxBytes: REVOCATION_MAX_BYTES,
+        purpose: init.purpose,
+      },
+    );
+    if (response.status !== 200) throw new RevocationError(`${url} answered HTTP ${response.status}`);
+    return response.body;
+  } catch (error) {
+    if (error instanceof RevocationError) throw error;
+    throw new RevocationError(
+      `${url}: ${error instanceof OutboundError ? `${error.reason}: ${error.message}` : String(error)}`,
+    );
+  } finally {
+    clock.waitMs += performance.now() - started;
+  }
+}
+
+const sha1 = (bytes: Buffer | string) =>
+  createHash("sha1")
+    .update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes)
+    .digest();
+
+/** SHA-1 of the subjectPublicKey bits of a certificate (the OCSP issuerKeyHash). */
+const issuerKeyHash = memo((certificate) => {
+  const spki = fromDer(certificate.publicKey.export({ type: "spki", format: "der" }));
+  return sha1(toBuffer(bytesOf(children(spki)[1]).slice(1)));
+});
+
+function verifyWith(
+  signatureAlgorithm: forge.asn1.Asn1 | undefined,
+  signed: Buffer,
+  signatureBits: forge.asn1.Asn1 | undefined,
+  key: X509Certificate,
+): boolean {
+  const hash = SIGNATURE_DIGESTS[oidOf(children(signatureAlgorithm)[0])];
+  if (!hash) return false;
+  return cryptoVerify(hash, signed, key.publicKey, toBuffer(bytesOf(signatureBits).slice(1)));
+}
+
+/** Asks the certificate's OCSP responder; returns the checked OCSPResponse DER. */
+async function ocspFor(
+  config: RevocationConfig,
+  certificate: X509Certificate,
+  issuer: X509Certificate,
+  url: string,
+  clock: { waitMs: number },
+): Promise<{ response: Buffer; responder: Buffer[] }> {
+  const serial = Buffer.from(
+    certificate.serialNumber.length % 2 ? `0${certificate.serialNumber}` : certificate.serialNumber,
+    "hex",
+  );
+  const serialBytes = serial[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), serial]) : serial;
+  const issuerNameHash = sha1(toBuffer(der(issuerName(certificate))));
+  const certId = seq([
+    algorithm(OID.sha1),
+    octets(issuerNameHash.toString("binary")),
+    octets(issuerKeyHash(issuer).toString("binary")),
+    forge.asn1.create(U, T.INTEGER, false, serialBytes.toString("binary")),
+  ]);
+  const request = toBuffer(der(seq([seq([seq([seq([certId])])])])));
+  const body = await fetchRevocation(
+    config,
+    url,
+    { method: "POST", body: request, contentType: "application/ocsp-request", purpose: "ocsp" },
+    clock,
+  );
+  let root;
+  try {
+    root = fromDer(body);
+  } catch {
+    throw new RevocationError(`${url}: not an OCSP response`);
+  }
+  const [statusNode, bytesNode] = children(root);
+  if (bytesOf(statusNode) !== "\x00")
+    throw new RevocationError(`${url}: OCSP status ${bytesOf(statusNode).charCodeAt(0)}`);
+  const [typeNode, basicOctets] = children(children(bytesNode)[0]);
+  if (oidOf(typeNode) !== OID.ocspBasic) throw new RevocationError(`${url}: not a basic OCSP response`);
+  const basic = children(fromDer(bytesOf(basicOctets)));
+  const [tbs, sigAlg, sigBits, certsNode] = basic;
+  const included = children(children(certsNode)[0]).map((c) => certificateOf(toBuffer(der(c))));
+  const tbsBytes = toBuffer(der(tbs!));
+  // Signed by the issuer itself, or by a responder certificate the issuer gave id-kp-OCSPSigning.
+  const signer = [
+    issuer,
+    ...included.filter((c) => isIssuedBy(c, issuer) && (c.keyUsage ?? []).includes(OCSP_SIGNING)),
+  ].find((c) => verifyWith(sigAlg, tbsBytes, sigBits, c));
+  if (!signer) throw new RevocationError(`${url}: the OCSP response's signature does not verify`);
+  const tbsFields = children(tbs);
+  const responses = children(
+    tbsFields.find((n) => n.tagClass === U && n.type === T.SEQUENCE && children(n).every((r) => r.type === T.SEQUENCE)),
+  );
+  const mine = responses.find((r) => {
+    const id = children(children(r)[0]);
+    return toBuffer(bytesOf(id[3])).equals(serialBytes) && toBuffer(bytesOf(id[1])).equals(issuerNameHash);
+  });
+  if (!mine) throw new RevocationError(`${url}: the OCSP response does not answer for this certificate`);
+  const status = children(mine)[1];
+  if (!isContext(status, 0))
+    throw new RevocationError(
+      `${url}: the certificate "${certificate.subject.replace(/\n/g, ", ")}" is ${isContext(status, 1) ? "revoked" : "unknown to its OCSP responder"}`,
+    );
+  return { response: body, responder: signer === issuer ? [] : [signer.raw] };
+}
+
+function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
+  const tbs = children(children(fromDer(certificate.raw))[0]);
+  return tbs[isContext(tbs[0], 0) ? 3 : 2]!;
+}
+
+/**
+ * The serial numbers (upper-case hex, no leading zeros) on CRLs whose signature verified, by issuer
+ * and the CRL's bytes. The same CRL comes back for every seal until the CA issues the next one,
+ * and a CA's CRL can list many thousands of certificates: parsing and verifying it again for every
+ * document would cost more than the seal. New bytes (the next CRL) are checked afresh.
+ */
+const checkedCrls = new Map<string, Set<string>>();
+const CHECKED_CRLS_MAX = 32;
+
+const serialKey = (hex: string) => hex.replace(/^0+/, "").toUpperCase();
+
+function revokedSerials(url: string, body: Buffer, issuer: X509Certificate): Set<string> {
+  const key = `${issuer.fingerprint256} ${createHash("sha256").update(body).digest("hex")}`;
+  const known = checkedCrls.get(key);
+  if (known) return known;
+  let list;
+  try {
+    list = children(fromDer(body));
+  } catch {
+    throw new RevocationError(`${url}: not a DER CRL`);
+  }
+  const [tbs, sigAlg, sigBits] = list;
+  if (!verifyWith(sigAlg, toBuffer(der(tbs!)), sigBits, issuer))
+    throw new RevocationError(`${url}: the CRL's signature does not verify`);
+  const revoked = children(tbs).find(
+    (n) =>
+      n.tagClass === U &&
+      n.type === T.SEQUENCE &&
+      children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER),
+  );
+  const serials = new Set(
+    children(revoked).map((entry) => serialKey(toBuffer(bytesOf(children(entry)[0])).toString("hex"))),
+  );
+  if (checkedCrls.size >= CHECKED_CRLS_MAX) checkedCrls.clear();
+  checkedCrls.set(key, serials);
+  return serials;
+}
+
+/** Fetches the CRL, checks its signature and that the certificate is not on it. */
+async function crlFor(
+  config: RevocationConfig,
+  certificate: X509Certificate,
+  issuer: X509Certificate,
+  url: string,
+  clock: { waitMs: number },
+): Promise<Buffer> {
+  const body = await fetchRevocation(config, url, { method: "GET", purpose: "crl" }, clock);
+  if (revokedSerials(url, body, issuer).has(serialKey(certificate.serialNumber)))
+    throw new RevocationError(`the certificate "${certificate.subject.replace(/\n/g, ", ")}" is revoked (${url})`);
+  return body;
+}
+
+/**
+ * Chains and revocation data for the given end-entity certificates. A self-signed certificate is
+ * a trust anchor and needs none; every other certificate needs an OCSP answer (AIA) or a CRL
+ * (distribution points) — when it has neither, or none can be had, this throws.
+ */
+export async function collectValidationData(
+  config: RevocationConfig,
+  leaves: X509Certificate[],
+  pool: X509Certificate[],
+): Promise<ValidationData> {
+  const data: ValidationData = { certificates: [], ocsps: [], crls: [], waitMs: 0 };
+  const seen = new Set<string>();
+  const add = (list: Buffer[], bytes: Buffer) => {
+    const key = createHash("sha256").update(bytes).digest("hex");
+    if (!seen.has(key)) {
+      seen.add(key);
+      list.push(bytes);
+    }
+  };
+  for (const leaf of leaves) {
+    const chain = chainOf(leaf, pool);
+    for (const c of chain) add(data.certificates, c.raw);
+    for (let i = 0; i + 1 < chain.length; i++) {
+      const certificate = chain[i]!;
+      const issuer = chain[i + 1]!;
+      const ocsp = ocspUrls(certificate);
+      const crl = crlUrls(certificate);
+      if (ocsp.length) {
+        const { response, responder } = await ocspFor(config, certificate, issuer, ocsp[0]!, data);
+        add(data.ocsps, response);
+        for (const r of responder) add(data.certificates, r);
+      } else if (crl.length) {
+        add(data.crls, await crlFor(config, certificate, issuer, crl[0]!, data));
+      } else {
+        throw new RevocationError(
+          `the certificate "${certificate.subject.replace(/\n/g, ", ")}" names no OCSP responder or CRL`,
+        );
+      }
+    }
+  }
+  return data;
+}
