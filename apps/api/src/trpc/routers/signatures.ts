@@ -29,13 +29,13 @@ import {
 } from "../../core/signatures/requests";
 import { startKioskSigning } from "../../core/signatures/kiosk";
 import { sealAgain } from "../../core/signatures/seal";
+import { listSignatureRequestPage } from "../../core/signatures/request-list";
 import {
   getSignatureRequestDetail,
-  listSignatureRequestPage,
   revealSignerSigningLink,
   revealSigningLink,
   updateSignatureRequest,
-} from "../../core/signatures/request-list";
+} from "../../core/signatures/request-detail";
 import { declineAsStaff } from "../../core/signatures/decline";
 import { signAsStaff } from "../../core/signatures/sign";
 import { staffSigningView } from "../../core/signatures/signing";
