@@ -110,7 +110,10 @@ export function certificateOf(bytes: Buffer): X509Certificate {
   return certificate;
 }
 
-const serialHex = (bytes: string) => Buffer.from(bytes, "binary").toString("hex").replace(/^0+/, "").toUpperCase();
+/** A serial number as compared everywhere: upper-case hex without leading zeros (node's `serialNumber` is hex). */
+export const serialKey = (hex: string) => hex.replace(/^0+/, "").toUpperCase();
+/** `serialKey` of a DER INTEGER's content octets (forge's binary string). */
+export const serialKeyOfInteger = (bytes: string) => serialKey(Buffer.from(bytes, "binary").toString("hex"));
 
 /**
  * Parses a ContentInfo of SignedData with one signer and verifies it cryptographically: the
@@ -151,9 +154,7 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
     const [issuer, serial] = children(sid);
     const issuerDer = toBuffer(der(issuer!));
     signer = parsed.find(
-      (c) =>
-        c.serialNumber.replace(/^0+/, "").toUpperCase() === serialHex(bytesOf(serial)) &&
-        issuerDerOf(c).equals(issuerDer),
+      (c) => serialKey(c.serialNumber) === serialKeyOfInteger(bytesOf(serial)) && issuerDerOf(c).equals(issuerDer),
     );
   }
   if (!signer) throw new CmsError("the signer's certificate is not in the token");

@@ -20,6 +20,8 @@ import {
   octets,
   oidOf,
   seq,
+  serialKey,
+  serialKeyOfInteger,
   SIGNATURE_DIGESTS,
   toBuffer,
   U,
@@ -243,15 +245,13 @@ function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
 }
 
 /**
- * The serial numbers (upper-case hex, no leading zeros) on CRLs whose signature verified, by issuer
+ * The serial numbers (`serialKey`) on CRLs whose signature verified, by issuer
  * and the CRL's bytes. The same CRL comes back for every seal until the CA issues the next one,
  * and a CA's CRL can list many thousands of certificates: parsing and verifying it again for every
  * document would cost more than the seal. New bytes (the next CRL) are checked afresh.
  */
 const checkedCrls = new Map<string, Set<string>>();
 const CHECKED_CRLS_MAX = 32;
-
-const serialKey = (hex: string) => hex.replace(/^0+/, "").toUpperCase();
 
 function revokedSerials(url: string, body: Buffer, issuer: X509Certificate): Set<string> {
   const key = `${issuer.fingerprint256} ${createHash("sha256").update(body).digest("hex")}`;
@@ -272,9 +272,7 @@ function revokedSerials(url: string, body: Buffer, issuer: X509Certificate): Set
       n.type === T.SEQUENCE &&
       children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER),
   );
-  const serials = new Set(
-    children(revoked).map((entry) => serialKey(toBuffer(bytesOf(children(entry)[0])).toString("hex"))),
-  );
+  const serials = new Set(children(revoked).map((entry) => serialKeyOfInteger(bytesOf(children(entry)[0]))));
   if (checkedCrls.size >= CHECKED_CRLS_MAX) checkedCrls.clear();
   checkedCrls.set(key, serials);
   return serials;
