@@ -8,6 +8,7 @@
 import type {} from "./node-forge-asn1";
 import { createHash, verify as cryptoVerify, X509Certificate } from "node:crypto";
 import forge from "node-forge";
+import { childrenOf, isContextTag, octetsOf, oidOf, readDer, readWholeDer, TAG, type Der } from "./der";
 
 const { asn1 } = forge;
 export type Asn1 = forge.asn1.Asn1;
@@ -67,14 +68,9 @@ export const fromDer = (bytes: Buffer | string): Asn1 =>
     decodeBitStrings: false,
   });
 
-export const children = (node: Asn1 | undefined): Asn1[] => (Array.isArray(node?.value) ? (node.value as Asn1[]) : []);
-export const bytesOf = (node: Asn1 | undefined): string => (typeof node?.value === "string" ? node.value : "");
-export const oidOf = (node: Asn1 | undefined): string => asn1.derToOid(bytesOf(node));
-export const isContext = (node: Asn1 | undefined, tag: number) => node?.tagClass === CTX && node.type === tag;
-
 /** The hash function node:crypto knows for a digest algorithm identifier. */
-export function digestName(algorithmId: Asn1 | undefined): string {
-  const name = DIGESTS[oidOf(children(algorithmId)[0])];
+export function digestName(algorithmId: Der | undefined): string {
+  const name = DIGESTS[oidOf(childrenOf(algorithmId)[0])];
   if (!name) throw new CmsError("unsupported digest algorithm");
   return name;
 }
@@ -119,52 +115,50 @@ export const serialKeyOfInteger = (bytes: string) => serialKey(Buffer.from(bytes
  * Parses a ContentInfo of SignedData with one signer and verifies it cryptographically: the
  * signed attributes' message digest equals the digest of the encapsulated content, and the
  * signature over the signed attributes verifies with the certificate named by the signer id.
- * Trust in that certificate (its chain) is the caller's question.
+ * Trust in that certificate (its chain) is the caller's question. The certificates it returns
+ * are views into `contentInfo`, as received.
  */
 export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
-  let root: Asn1;
+  let root: Der;
   try {
-    root = fromDer(contentInfo);
+    root = readWholeDer(contentInfo);
   } catch {
     throw new CmsError("not DER");
   }
-  const [typeNode, wrapped] = children(root);
-  if (oidOf(typeNode) !== OID.signedData || !isContext(wrapped, 0)) throw new CmsError("not CMS SignedData");
-  const fields = children(children(wrapped)[0]);
-  const encap = fields[2];
-  const [eType, eWrapped] = children(encap);
-  const eContent = children(eWrapped)[0];
+  const [typeNode, wrapped] = childrenOf(root);
+  if (oidOf(typeNode) !== OID.signedData || !isContextTag(wrapped, 0)) throw new CmsError("not CMS SignedData");
+  const fields = childrenOf(childrenOf(wrapped)[0]);
+  const [eType, eWrapped] = childrenOf(fields[2]);
+  const eContent = childrenOf(eWrapped)[0];
   if (!eContent) throw new CmsError("no encapsulated content");
-  // eContent may be a constructed OCTET STRING (BER); join its pieces.
-  const content = toBuffer(eContent.constructed ? children(eContent).map(bytesOf).join("") : bytesOf(eContent));
-  const certificates = fields.filter((f) => isContext(f, 0)).flatMap((f) => children(f).map((c) => toBuffer(der(c))));
-  const signerInfos = children(fields[fields.length - 1]);
+  // eContent may be a constructed OCTET STRING (BER); octetsOf joins its pieces.
+  const content = octetsOf(eContent);
+  const certificates = fields.filter((f) => isContextTag(f, 0)).flatMap((f) => f.children.map((c) => c.raw));
+  const signerInfos = childrenOf(fields[fields.length - 1]);
   if (signerInfos.length !== 1) throw new CmsError("expected exactly one signer");
-  const info = children(signerInfos[0]);
-  const [, sid, digestAlgorithm, signedAttrs] = info;
-  if (!isContext(signedAttrs, 0)) throw new CmsError("no signed attributes");
-  const signatureAlgorithm = info[4];
-  const signature = toBuffer(bytesOf(info[5]));
+  const info = childrenOf(signerInfos[0]);
+  const [, sid, digestAlgorithm, signedAttrs, signatureAlgorithm, signatureNode] = info;
+  if (!signedAttrs || !isContextTag(signedAttrs, 0)) throw new CmsError("no signed attributes");
   const parsed = certificates.map(certificateOf);
   let signer: X509Certificate | undefined;
-  if (isContext(sid, 0)) {
-    const keyId = Buffer.from(bytesOf(sid), "binary").toString("hex").toUpperCase();
+  if (isContextTag(sid, 0)) {
+    const keyId = sid!.content.toString("hex").toUpperCase();
     signer = parsed.find((c) => subjectKeyId(c) === keyId);
   } else {
-    const [issuer, serial] = children(sid);
-    const issuerDer = toBuffer(der(issuer!));
+    const [issuer, serial] = childrenOf(sid);
+    const serialWanted = serialKey(serial?.content.toString("hex") ?? "");
     signer = parsed.find(
-      (c) => serialKey(c.serialNumber) === serialKeyOfInteger(bytesOf(serial)) && issuerDerOf(c).equals(issuerDer),
+      (c) => serialKey(c.serialNumber) === serialWanted && issuer !== undefined && issuerDerOf(c).equals(issuer.raw),
     );
   }
   if (!signer) throw new CmsError("the signer's certificate is not in the token");
 
   const hash = digestName(digestAlgorithm);
-  const attributes = children(signedAttrs);
+  const attributes = signedAttrs.children;
   const attributeValue = (type: string) =>
-    children(children(attributes.find((a) => oidOf(children(a)[0]) === type))[1])[0];
-  const messageDigest = bytesOf(attributeValue(OID.messageDigest));
-  if (!messageDigest || !createHash(hash).update(content).digest().equals(toBuffer(messageDigest)))
+    childrenOf(childrenOf(attributes.find((a) => oidOf(a.children[0]) === type))[1])[0];
+  const messageDigest = attributeValue(OID.messageDigest)?.content;
+  if (!messageDigest?.length || !createHash(hash).update(content).digest().equals(messageDigest))
     throw new CmsError("message digest does not match the content");
   if (oidOf(attributeValue(OID.contentType)) !== oidOf(eType))
     throw new CmsError("content type attribute does not match");
@@ -173,56 +167,71 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
   const ess = essV2 ?? essV1;
   if (ess) {
     // SigningCertificate(V2) { certs SEQUENCE OF ESSCertID(v2) }: the first names the signer.
-    const certId = children(children(ess)[0])[0];
-    const parts = children(certId);
+    const parts = childrenOf(childrenOf(childrenOf(ess)[0])[0]);
     const explicitAlg =
-      essV2 &&
-      parts[0]?.type === T.SEQUENCE &&
-      parts[0].tagClass === U &&
-      parts.length > 1 &&
-      parts[1]?.type === T.OCTETSTRING;
+      essV2 && parts[0]?.tag === TAG.sequence && parts.length > 1 && parts[1]?.tag === TAG.octetString;
     const alg = essV2 ? (explicitAlg ? digestName(parts[0]) : "sha256") : "sha1";
     const hashNode = explicitAlg ? parts[1] : parts[0];
     if (
       !createHash(alg)
         .update(signer.raw)
         .digest()
-        .equals(toBuffer(bytesOf(hashNode)))
+        .equals(hashNode?.content ?? Buffer.alloc(0))
     )
       throw new CmsError("the signing-certificate attribute names another certificate");
   }
-  const signedBytes = toBuffer(der(set(attributes)));
-  const sigAlg = oidOf(children(signatureAlgorithm)[0]);
+  // The signature covers the attributes as a SET OF: the same bytes under the SET's tag.
+  const signedBytes = Buffer.from(signedAttrs.raw);
+  signedBytes[0] = TAG.set;
+  const sigAlg = oidOf(childrenOf(signatureAlgorithm)[0]);
   const verifyHash =
     SIGNATURE_DIGESTS[sigAlg] ?? (sigAlg === OID.rsaEncryption || sigAlg === "1.2.840.10045.2.1" ? hash : undefined);
   if (!verifyHash) throw new CmsError("unsupported signature algorithm");
-  if (!cryptoVerify(verifyHash, signedBytes, signer.publicKey, signature))
+  if (!cryptoVerify(verifyHash, signedBytes, signer.publicKey, signatureNode?.content ?? Buffer.alloc(0)))
     throw new CmsError("the signature does not verify");
   return { contentType: oidOf(eType), content, signer, certificates };
 }
 
+/** A certificate's tbsCertificate fields, read once per certificate object (certificateOf keeps them). */
+const tbsFields = new WeakMap<X509Certificate, { fields: Der[]; offset: number }>();
+function tbsOf(certificate: X509Certificate): { fields: Der[]; offset: number } {
+  let tbs = tbsFields.get(certificate);
+  if (!tbs) {
+    const fields = childrenOf(childrenOf(readDer(certificate.raw))[0]);
+    // tbsCertificate: [0] version (absent in v1), serialNumber, signature, issuer, validity, subject, …
+    tbs = { fields, offset: isContextTag(fields[0], 0) ? 1 : 0 };
+    tbsFields.set(certificate, tbs);
+  }
+  return tbs;
+}
+
 /** The DER of a certificate's issuer Name. */
 export function issuerDerOf(certificate: X509Certificate): Buffer {
-  const tbs = children(children(fromDer(certificate.raw))[0]);
-  const offset = isContext(tbs[0], 0) ? 1 : 0;
-  return toBuffer(der(tbs[offset + 2]!));
+  const { fields, offset } = tbsOf(certificate);
+  return fields[offset + 2]!.raw;
 }
 
 /** The DER of a certificate's subject Name. */
 export function subjectDerOf(certificate: X509Certificate): Buffer {
-  const tbs = children(children(fromDer(certificate.raw))[0]);
-  const offset = isContext(tbs[0], 0) ? 1 : 0;
-  return toBuffer(der(tbs[offset + 4]!));
+  const { fields, offset } = tbsOf(certificate);
+  return fields[offset + 4]!.raw;
+}
+
+/** The extensions of a certificate ([3] of tbsCertificate), each SEQUENCE { extnID, critical?, extnValue }. */
+function extensionsOf(certificate: X509Certificate): Der[] {
+  return childrenOf(childrenOf(tbsOf(certificate).fields.find((n) => isContextTag(n, 3)))[0]);
+}
+
+/** The DER inside an extension's OCTET STRING value, or undefined when the certificate has none. */
+export function extensionValue(certificate: X509Certificate, extensionOid: string): Der | undefined {
+  const extension = extensionsOf(certificate).find((e) => oidOf(e.children[0]) === extensionOid);
+  return extension && readDer(extension.children[extension.children.length - 1]!.content);
 }
 
 /** The subject key identifier extension, upper-case hex, or null. */
 function subjectKeyId(certificate: X509Certificate): string | null {
-  const tbs = children(children(fromDer(certificate.raw))[0]);
-  const extensions = children(children(tbs.find((n) => isContext(n, 3)))[0]);
-  const ski = extensions.find((e) => oidOf(children(e)[0]) === "2.5.29.14");
-  if (!ski) return null;
-  const inner = fromDer(bytesOf(children(ski)[children(ski).length - 1]));
-  return Buffer.from(bytesOf(inner), "binary").toString("hex").toUpperCase();
+  const value = extensionValue(certificate, "2.5.29.14");
+  return value ? value.content.toString("hex").toUpperCase() : null;
 }
 
 /** "CN=…, O=…" from node's multi-line form. */

@@ -12,7 +12,8 @@
 import { createHash, type X509Certificate } from "node:crypto";
 import { PDFDict, PDFName, PDFNumber, PDFRef, PDFString } from "pdf-lib";
 import type { Config } from "../../env";
-import { certificateOf, der, fromDer, OID, toBuffer, verifySignedData } from "./cms";
+import { certificateOf, OID, verifySignedData } from "./cms";
+import { readDer } from "./der";
 import { arrayOf, IncrementalPdf } from "./pdf-incremental";
 import { signSealPlaceholder, type SigningIdentity } from "./pades";
 import { collectValidationData, isSelfSigned, x509Of, type ValidationData } from "./revocation";
@@ -196,22 +197,12 @@ export async function retimestamp(config: LtvConfig, pdfBytes: Buffer): Promise<
   const contents = signatureContents(pdfBytes);
   const last = contents[contents.length - 1];
   if (!last) throw new Error("the PDF has no signature");
-  // /Contents is zero-padded after the DER: read the token's own length.
-  const token = toBuffer(der(fromDer(last.toString("binary").slice(0, derLength(last)))));
+  // /Contents is zero-padded after the DER: the token is its first element.
+  const token = readDer(last).raw;
   const verified = verifySignedData(token);
   if (verified.contentType !== OID.tstInfo) throw new Error("the newest signature is not a document time stamp");
   const data = await collectValidationData(config, [verified.signer], verified.certificates.map(certificateOf));
   return addDocumentTimestamp(config, addDss(pdfBytes, data, last));
-}
-
-/** Length of the DER element at the start of the buffer (header + body). */
-function derLength(bytes: Buffer): number {
-  const first = bytes[1]!;
-  if (first < 0x80) return 2 + first;
-  const count = first & 0x7f;
-  let length = 0;
-  for (let i = 0; i < count; i++) length = length * 256 + bytes[2 + i]!;
-  return 2 + count + length;
 }
 
 export interface Seal extends LongTermSeal {

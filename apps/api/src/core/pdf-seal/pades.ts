@@ -13,6 +13,7 @@ import { SignPdf } from "@signpdf/signpdf";
 import { Signer } from "@signpdf/utils";
 import type { Config } from "../../env";
 import { algorithm, der, int, OID, octets, oid, seq, set } from "./cms";
+import { derElement, TAG } from "./der";
 
 /** The key and certificate chain that seal completed documents. */
 export interface SigningIdentity {
@@ -156,7 +157,6 @@ export function loadSigningIdentity(config: Pick<Config, "signingP12" | "dataDir
 
 // ---------------------------------------------------------------- CMS (CAdES-BES) for PAdES B-B/B-T
 
-const { asn1 } = forge;
 const sha256Binary = (bytes: string | Buffer) =>
   createHash("sha256")
     .update(typeof bytes === "string" ? Buffer.from(bytes, "binary") : bytes)
@@ -164,14 +164,14 @@ const sha256Binary = (bytes: string | Buffer) =>
     .toString("binary");
 const attribute = (type: string, value: forge.asn1.Asn1) => seq([oid(type), set([value])]);
 
-/** The parts of the CMS that depend only on the signing identity, encoded once per identity. */
+/** The parts of the CMS that depend only on the signing identity, DER, encoded once per identity. */
 interface IdentityCmsParts {
   /** issuerAndSerialNumber of the signing certificate. */
-  signerId: forge.asn1.Asn1;
+  signerId: Buffer;
   /** SHA-256 of the signing certificate's DER, for the signing-certificate-v2 attribute. */
   certificateSha256: string;
-  /** The chain, as the SignedData's certificates. */
-  certificates: forge.asn1.Asn1[];
+  /** The chain, the SignedData's certificates, one after the other. */
+  certificates: Buffer;
 }
 
 /**
@@ -179,6 +179,8 @@ interface IdentityCmsParts {
  * a different certificate is a different identity object and gets its own entry.
  */
 const cmsParts = new WeakMap<SigningIdentity, IdentityCmsParts>();
+
+const derOf = (node: forge.asn1.Asn1) => Buffer.from(der(node), "binary");
 
 function cmsPartsOf(identity: SigningIdentity): IdentityCmsParts {
   let parts = cmsParts.get(identity);
@@ -188,9 +190,9 @@ function cmsPartsOf(identity: SigningIdentity): IdentityCmsParts {
     const fields = tbs.value as forge.asn1.Asn1[];
     // tbsCertificate: [0] version, serialNumber, signature, issuer, …
     parts = {
-      signerId: seq([fields[3]!, fields[1]!]),
+      signerId: derOf(seq([fields[3]!, fields[1]!])),
       certificateSha256: sha256Binary(der(certificate)),
-      certificates: identity.chain.map((c) => forge.pki.certificateToAsn1(c)),
+      certificates: Buffer.concat(identity.chain.map((c) => derOf(forge.pki.certificateToAsn1(c)))),
     };
     cmsParts.set(identity, parts);
   }
@@ -215,8 +217,9 @@ export async function cadesSignature(
   timestamper?: SignatureTimestamper,
 ): Promise<Buffer> {
   const { attributes, signature } = signAttributes(content, identity);
+  // The token goes in as the TSA sent it (tsa.ts checked it): Attribute { OID, SET { token } }.
   const unsigned = timestamper
-    ? [attribute(OID.timeStampToken, asn1.fromDer((await timestamper(signature)).toString("binary")))]
+    ? [derElement(TAG.sequence, derOf(oid(OID.timeStampToken)), derElement(TAG.set, await timestamper(signature)))]
     : [];
   return assembleCms(identity, attributes, signature, unsigned);
 }
@@ -227,6 +230,7 @@ export function cadesDetachedSignature(content: Buffer, identity: SigningIdentit
   return assembleCms(identity, attributes, signature, []);
 }
 
+/** The signed attributes (DER, in SET OF order) and the signature over them. */
 function signAttributes(content: Buffer, identity: SigningIdentity) {
   const { certificateSha256 } = cmsPartsOf(identity);
   const attributes = [
@@ -234,39 +238,39 @@ function signAttributes(content: Buffer, identity: SigningIdentity) {
     attribute(OID.messageDigest, octets(sha256Binary(content))),
     attribute(OID.signingCertificateV2, seq([seq([seq([octets(certificateSha256)])])])),
   ]
+    .map(derOf)
     // DER: members of a SET OF in the order of their encodings.
-    .map((node) => ({ node, bytes: der(node) }))
-    .sort((a, b) => (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0))
-    .map((a) => a.node);
-  const signature = cryptoSign("sha256", Buffer.from(der(set(attributes)), "binary"), identity.privateKey);
+    .sort(Buffer.compare);
+  const signature = cryptoSign("sha256", derElement(TAG.set, ...attributes), identity.privateKey);
   return { attributes, signature };
 }
 
-function assembleCms(
-  identity: SigningIdentity,
-  attributes: forge.asn1.Asn1[],
-  signature: Buffer,
-  unsigned: forge.asn1.Asn1[],
-): Buffer {
+const SHA256_ALGORITHM = derOf(algorithm(OID.sha256));
+const RSA_ALGORITHM = derOf(algorithm(OID.rsaEncryption));
+const VERSION_1 = derOf(int(1));
+
+/** ContentInfo { signedData, SignedData { … one SignerInfo } }, put together from DER parts. */
+function assembleCms(identity: SigningIdentity, attributes: Buffer[], signature: Buffer, unsigned: Buffer[]): Buffer {
   const { signerId, certificates } = cmsPartsOf(identity);
-  const signerInfo = seq([
-    int(1),
+  const signerInfo = derElement(
+    TAG.sequence,
+    VERSION_1,
     signerId,
-    algorithm(OID.sha256),
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes),
-    algorithm(OID.rsaEncryption),
-    octets(signature.toString("binary")),
-    ...(unsigned.length ? [asn1.create(asn1.Class.CONTEXT_SPECIFIC, 1, true, unsigned)] : []),
-  ]);
-  const signedData = seq([
-    int(1),
-    set([algorithm(OID.sha256)]),
-    seq([oid(OID.data)]),
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, certificates),
-    set([signerInfo]),
-  ]);
-  const contentInfo = seq([oid(OID.signedData), asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [signedData])]);
-  return Buffer.from(der(contentInfo), "binary");
+    SHA256_ALGORITHM,
+    derElement(0xa0, ...attributes),
+    RSA_ALGORITHM,
+    derElement(TAG.octetString, signature),
+    ...(unsigned.length ? [derElement(0xa1, ...unsigned)] : []),
+  );
+  const signedData = derElement(
+    TAG.sequence,
+    VERSION_1,
+    derElement(TAG.set, SHA256_ALGORITHM),
+    derOf(seq([oid(OID.data)])),
+    derElement(0xa0, certificates),
+    derElement(TAG.set, signerInfo),
+  );
+  return derElement(TAG.sequence, derOf(oid(OID.signedData)), derElement(0xa0, signedData));
 }
 
 class PadesSigner extends Signer {

@@ -7,7 +7,7 @@
  * Encrypted parts may hold further counts only the password reveals: the worker's deadline
  * (org-seal.ts) bounds those.
  */
-import { octetsOf, oidOf, readDer, type Der } from "./cms-verify";
+import { octetsOf, oidOf, readDer, type Der } from "./der";
 
 const OID = {
   data: "1.2.840.113549.1.7.1",

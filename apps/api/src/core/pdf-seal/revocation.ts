@@ -10,23 +10,20 @@ import type { Config } from "../../env";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
   algorithm,
-  bytesOf,
   certificateOf,
-  children,
   der,
-  fromDer,
-  isContext,
+  extensionValue,
+  issuerDerOf,
   OID,
   octets,
-  oidOf,
   seq,
   serialKey,
-  serialKeyOfInteger,
   SIGNATURE_DIGESTS,
   toBuffer,
   U,
   T,
 } from "./cms";
+import { childrenOf, isContextTag, oidOf, readDer, readWholeDer, TAG, type Der } from "./der";
 
 /** Revocation data could not be had or says "revoked": the seal does not reach B-LT(A). */
 export class RevocationError extends Error {
@@ -47,6 +44,8 @@ export type RevocationConfig = Pick<Config, "outboundAllowHosts">;
 const REVOCATION_TIMEOUT_MS = 10_000;
 const REVOCATION_MAX_BYTES = 4 * 1024 * 1024;
 const OCSP_SIGNING = "1.3.6.1.5.5.7.3.9";
+/** GeneralName uniformResourceIdentifier: [6] IMPLICIT IA5String. */
+const URI_TAG = 0x86;
 
 /** A node-forge certificate (as the signing identity holds them) for node:crypto. */
 const converted = new WeakMap<forge.pki.Certificate, X509Certificate>();
@@ -70,19 +69,15 @@ function memo<R>(compute: (c: X509Certificate) => R): (c: X509Certificate) => R 
 
 /** URIs (GeneralName [6]) in an extension of a certificate, per access method where it has one. */
 function extensionUris(certificate: X509Certificate, extensionOid: string, method?: string): string[] {
-  const tbs = children(children(fromDer(certificate.raw))[0]);
-  const extensions = children(children(tbs.find((n) => isContext(n, 3)))[0]);
-  const extension = extensions.find((e) => oidOf(children(e)[0]) === extensionOid);
-  if (!extension) return [];
-  const value = fromDer(bytesOf(children(extension)[children(extension).length - 1]));
+  const value = extensionValue(certificate, extensionOid);
+  if (!value) return [];
   const uris: string[] = [];
-  const walk = (node: forge.asn1.Asn1, inMethod: boolean) => {
-    if (node.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && node.type === 6 && !node.constructed && inMethod)
-      uris.push(bytesOf(node));
-    else if (Array.isArray(node.value)) {
-      const parts = node.value as forge.asn1.Asn1[];
+  const walk = (node: Der, inMethod: boolean) => {
+    if (node.tag === URI_TAG && inMethod) uris.push(node.content.toString("latin1"));
+    else if (node.children.length) {
+      const parts = node.children;
       // AccessDescription: SEQUENCE { accessMethod OID, accessLocation GeneralName }
-      const own = method && parts[0]?.type === T.OID && parts[0].tagClass === U ? oidOf(parts[0]) === method : inMethod;
+      const own = method && parts[0]?.tag === TAG.oid ? oidOf(parts[0]) === method : inMethod;
       for (const part of parts) walk(part, own);
     }
   };
@@ -159,19 +154,20 @@ const sha1 = (bytes: Buffer | string) =>
 
 /** SHA-1 of the subjectPublicKey bits of a certificate (the OCSP issuerKeyHash). */
 const issuerKeyHash = memo((certificate) => {
-  const spki = fromDer(certificate.publicKey.export({ type: "spki", format: "der" }));
-  return sha1(toBuffer(bytesOf(children(spki)[1]).slice(1)));
+  const spki = readDer(certificate.publicKey.export({ type: "spki", format: "der" }));
+  return sha1(spki.children[1]!.content.subarray(1));
 });
 
+/** Verifies `signed` (a tbs part as received) against an AlgorithmIdentifier and a BIT STRING signature. */
 function verifyWith(
-  signatureAlgorithm: forge.asn1.Asn1 | undefined,
+  signatureAlgorithm: Der | undefined,
   signed: Buffer,
-  signatureBits: forge.asn1.Asn1 | undefined,
+  signatureBits: Der | undefined,
   key: X509Certificate,
 ): boolean {
-  const hash = SIGNATURE_DIGESTS[oidOf(children(signatureAlgorithm)[0])];
-  if (!hash) return false;
-  return cryptoVerify(hash, signed, key.publicKey, toBuffer(bytesOf(signatureBits).slice(1)));
+  const hash = SIGNATURE_DIGESTS[oidOf(childrenOf(signatureAlgorithm)[0])];
+  if (!hash || !signatureBits?.content.length) return false;
+  return cryptoVerify(hash, signed, key.publicKey, signatureBits.content.subarray(1));
 }
 
 /** Asks the certificate's OCSP responder; returns the checked OCSPResponse DER. */
@@ -187,7 +183,7 @@ async function ocspFor(
     "hex",
   );
   const serialBytes = serial[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), serial]) : serial;
-  const issuerNameHash = sha1(toBuffer(der(issuerName(certificate))));
+  const issuerNameHash = sha1(issuerDerOf(certificate));
   const certId = seq([
     algorithm(OID.sha1),
     octets(issuerNameHash.toString("binary")),
@@ -201,47 +197,46 @@ async function ocspFor(
     { method: "POST", body: request, contentType: "application/ocsp-request", purpose: "ocsp" },
     clock,
   );
-  let root;
+  let root: Der;
   try {
-    root = fromDer(body);
+    root = readWholeDer(body);
   } catch {
     throw new RevocationError(`${url}: not an OCSP response`);
   }
-  const [statusNode, bytesNode] = children(root);
-  if (bytesOf(statusNode) !== "\x00")
-    throw new RevocationError(`${url}: OCSP status ${bytesOf(statusNode).charCodeAt(0)}`);
-  const [typeNode, basicOctets] = children(children(bytesNode)[0]);
-  if (oidOf(typeNode) !== OID.ocspBasic) throw new RevocationError(`${url}: not a basic OCSP response`);
-  const basic = children(fromDer(bytesOf(basicOctets)));
+  const [statusNode, bytesNode] = root.children;
+  const status = statusNode?.content;
+  if (status?.length !== 1 || status[0] !== 0) throw new RevocationError(`${url}: OCSP status ${status?.[0]}`);
+  const [typeNode, basicOctets] = childrenOf(childrenOf(bytesNode)[0]);
+  if (oidOf(typeNode) !== OID.ocspBasic || !basicOctets) throw new RevocationError(`${url}: not a basic OCSP response`);
+  let basic: Der[];
+  try {
+    basic = readWholeDer(basicOctets.content).children;
+  } catch {
+    throw new RevocationError(`${url}: not a basic OCSP response`);
+  }
   const [tbs, sigAlg, sigBits, certsNode] = basic;
-  const included = children(children(certsNode)[0]).map((c) => certificateOf(toBuffer(der(c))));
-  const tbsBytes = toBuffer(der(tbs!));
+  if (!tbs) throw new RevocationError(`${url}: not an OCSP response`);
+  const included = childrenOf(childrenOf(certsNode)[0]).map((c) => certificateOf(c.raw));
   // Signed by the issuer itself, or by a responder certificate the issuer gave id-kp-OCSPSigning.
   const signer = [
     issuer,
     ...included.filter((c) => isIssuedBy(c, issuer) && (c.keyUsage ?? []).includes(OCSP_SIGNING)),
-  ].find((c) => verifyWith(sigAlg, tbsBytes, sigBits, c));
+  ].find((c) => verifyWith(sigAlg, tbs.raw, sigBits, c));
   if (!signer) throw new RevocationError(`${url}: the OCSP response's signature does not verify`);
-  const tbsFields = children(tbs);
-  const responses = children(
-    tbsFields.find((n) => n.tagClass === U && n.type === T.SEQUENCE && children(n).every((r) => r.type === T.SEQUENCE)),
+  const responses = childrenOf(
+    tbs.children.find((n) => n.tag === TAG.sequence && n.children.every((r) => r.tag === TAG.sequence)),
   );
   const mine = responses.find((r) => {
-    const id = children(children(r)[0]);
-    return toBuffer(bytesOf(id[3])).equals(serialBytes) && toBuffer(bytesOf(id[1])).equals(issuerNameHash);
+    const id = childrenOf(r.children[0]);
+    return id[3]?.content.equals(serialBytes) && id[1]?.content.equals(issuerNameHash);
   });
   if (!mine) throw new RevocationError(`${url}: the OCSP response does not answer for this certificate`);
-  const status = children(mine)[1];
-  if (!isContext(status, 0))
+  const certStatus = mine.children[1];
+  if (!isContextTag(certStatus, 0))
     throw new RevocationError(
-      `${url}: the certificate "${certificate.subject.replace(/\n/g, ", ")}" is ${isContext(status, 1) ? "revoked" : "unknown to its OCSP responder"}`,
+      `${url}: the certificate "${certificate.subject.replace(/\n/g, ", ")}" is ${isContextTag(certStatus, 1) ? "revoked" : "unknown to its OCSP responder"}`,
     );
   return { response: body, responder: signer === issuer ? [] : [signer.raw] };
-}
-
-function issuerName(certificate: X509Certificate): forge.asn1.Asn1 {
-  const tbs = children(children(fromDer(certificate.raw))[0]);
-  return tbs[isContext(tbs[0], 0) ? 3 : 2]!;
 }
 
 /**
@@ -259,20 +254,18 @@ function revokedSerials(url: string, body: Buffer, issuer: X509Certificate): Set
   if (known) return known;
   let list;
   try {
-    list = children(fromDer(body));
+    list = readWholeDer(body).children;
   } catch {
     throw new RevocationError(`${url}: not a DER CRL`);
   }
   const [tbs, sigAlg, sigBits] = list;
-  if (!verifyWith(sigAlg, toBuffer(der(tbs!)), sigBits, issuer))
+  if (!tbs || !verifyWith(sigAlg, tbs.raw, sigBits, issuer))
     throw new RevocationError(`${url}: the CRL's signature does not verify`);
-  const revoked = children(tbs).find(
+  const revoked = tbs.children.find(
     (n) =>
-      n.tagClass === U &&
-      n.type === T.SEQUENCE &&
-      children(n).every((e) => e.type === T.SEQUENCE && children(e)[0]?.type === T.INTEGER),
+      n.tag === TAG.sequence && n.children.every((e) => e.tag === TAG.sequence && e.children[0]?.tag === TAG.integer),
   );
-  const serials = new Set(children(revoked).map((entry) => serialKeyOfInteger(bytesOf(children(entry)[0]))));
+  const serials = new Set(childrenOf(revoked).map((entry) => serialKey(entry.children[0]!.content.toString("hex"))));
   if (checkedCrls.size >= CHECKED_CRLS_MAX) checkedCrls.clear();
   checkedCrls.set(key, serials);
   return serials;

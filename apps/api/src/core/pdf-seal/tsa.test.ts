@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPki, type TestPki, type TsaMode } from "../../testing/pki";
+import { createHash } from "node:crypto";
 import { der, int, seq, toBuffer } from "./cms";
-import { checkTimestampReply, requestTimestamp, TimestampError } from "./tsa";
+import { isDefinite, readDer, type Der } from "./der";
+import { checkTimestampReply, requestTimestamp, TimestampError, timestampRequest } from "./tsa";
 
 let pki: TestPki;
 
@@ -77,5 +79,28 @@ describe("requestTimestamp", () => {
     );
     const refusal = toBuffer(der(seq([seq([int(2)])])));
     expect(() => checkTimestampReply(refusal, digest, nonce)).toThrow(expect.objectContaining({ reason: "rejected" }));
+    const trailing = Buffer.concat([granted(stamp.token), Buffer.from([0])]);
+    expect(() => checkTimestampReply(trailing, digest, nonce)).toThrow(
+      expect.objectContaining({ reason: "malformed" }),
+    );
+  });
+
+  it("accepts a reply in BER (indefinite lengths, as some Java TSAs send) and keeps its token as DER", async () => {
+    const digest = createHash("sha256").update("ber").digest();
+    const nonce = Buffer.from([0x41, 0x02, 0x03, 0x04]);
+    const response = await fetch(pki.tsaUrl, {
+      method: "POST",
+      headers: { "content-type": "application/timestamp-query" },
+      body: timestampRequest(digest, nonce),
+    });
+    const reply = Buffer.from(await response.arrayBuffer());
+    const [status, token] = readDer(reply).children;
+    const indefinite = (node: Der, ...inner: Buffer[]) =>
+      Buffer.concat([Buffer.from([node.tag, 0x80]), ...inner, Buffer.from([0, 0])]);
+    const berReply = indefinite(readDer(reply), status!.raw, indefinite(token!, token!.content));
+    expect(isDefinite(readDer(berReply))).toBe(false);
+    const stamp = checkTimestampReply(berReply, digest, nonce);
+    expect(stamp.token.equals(token!.raw)).toBe(true);
+    expect(pki.verifyTimestamp(stamp.token, Buffer.from("ber"))).toContain("Verification: OK");
   });
 });

@@ -13,15 +13,12 @@ import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
   algorithm,
   bool,
-  bytesOf,
-  children,
   CmsError,
   der,
   digestName,
   fromDer,
   int,
   OID,
-  oidOf,
   seq,
   subjectText,
   toBuffer,
@@ -30,6 +27,7 @@ import {
   T,
   octets,
 } from "./cms";
+import { childrenOf, isDefinite, oidOf, readDer, readWholeDer, TAG, type Der } from "./der";
 
 export type TimestampFailure =
   | "unreachable"
@@ -92,26 +90,22 @@ export function timestampRequest(digest: Buffer, nonce: Buffer): Buffer {
  * the reply checks; the service calls `requestTimestamp`.
  */
 export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer): Omit<Timestamp, "waitMs"> {
-  let root;
-  try {
-    root = fromDer(reply);
-  } catch {
-    throw new TimestampError("malformed", "the reply is not a time-stamp response");
-  }
-  const [statusInfo, tokenNode] = children(root);
-  const statusBytes = bytesOf(children(statusInfo)[0]);
+  const [statusInfo, tokenNode] = childrenOf(replyAsDer(reply));
+  const statusBytes = childrenOf(statusInfo)[0]?.content;
   if (!statusInfo || !statusBytes) throw new TimestampError("malformed", "the reply is not a time-stamp response");
-  const status = statusBytes.length === 1 ? statusBytes.charCodeAt(0) : -1;
+  const status = statusBytes.length === 1 ? statusBytes[0]! : -1;
   if (status !== 0 && status !== 1) {
-    const text = children(children(statusInfo)[1])
-      .map(bytesOf)
+    const text = childrenOf(childrenOf(statusInfo)[1])
+      .map((line) => line.content.toString("latin1"))
       .join("; ")
       .replace(/[^\x20-\x7e]/g, "?")
       .slice(0, 200);
     throw new TimestampError("rejected", `the request was refused (status ${status}${text ? `: ${text}` : ""})`);
   }
   if (!tokenNode) throw new TimestampError("malformed", "the reply grants but carries no token");
-  const token = toBuffer(der(tokenNode));
+  // The token as received goes into the seal's signature. A TSA answering in BER (indefinite
+  // lengths, as some Java TSAs do) has its token encoded as DER first.
+  const token = isDefinite(tokenNode) ? tokenNode.raw : toBuffer(der(fromDer(tokenNode.raw)));
   let verified;
   try {
     verified = verifySignedData(token);
@@ -125,19 +119,19 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
   if (verified.contentType !== OID.tstInfo) throw new TimestampError("malformed", "the token does not hold TSTInfo");
   let info;
   try {
-    info = children(fromDer(verified.content));
+    info = childrenOf(readDer(verified.content));
   } catch {
     throw new TimestampError("malformed", "TSTInfo is not DER");
   }
   // TSTInfo: version, policy, messageImprint, serialNumber, genTime, accuracy?, ordering?, nonce?, tsa [0]?, extensions [1]?
   const [, policyNode, imprint, serialNode, genTimeNode, ...rest] = info;
-  const [imprintAlg, imprintHash] = children(imprint);
-  if (digestName(imprintAlg) !== "sha256" || !toBuffer(bytesOf(imprintHash)).equals(digest))
+  const [imprintAlg, imprintHash] = childrenOf(imprint);
+  if (digestName(imprintAlg) !== "sha256" || !imprintHash?.content.equals(digest))
     throw new TimestampError("imprint_mismatch", "the token stamps another message");
-  const nonceNode = rest.find((n) => n.tagClass === U && n.type === T.INTEGER);
-  if (!nonceNode || !toBuffer(bytesOf(nonceNode)).equals(nonce))
+  const nonceNode = rest.find((n) => n.tag === TAG.integer);
+  if (!nonceNode?.content.equals(nonce))
     throw new TimestampError("nonce_mismatch", "the token does not answer this request (nonce)");
-  const genTime = forge.asn1.generalizedTimeToDate(bytesOf(genTimeNode));
+  const genTime = forge.asn1.generalizedTimeToDate(genTimeNode?.content.toString("latin1") ?? "");
   if (Number.isNaN(genTime.getTime())) throw new TimestampError("malformed", "genTime is not a time");
   const signer = verified.signer;
   // RFC 3161 2.3: the TSA's certificate has the one extended key usage timeStamping, critical.
@@ -149,11 +143,20 @@ export function checkTimestampReply(reply: Buffer, digest: Buffer, nonce: Buffer
     token,
     genTime,
     tsa: subjectText(signer),
-    serialNumber: toBuffer(bytesOf(serialNode)).toString("hex"),
+    serialNumber: serialNode?.content.toString("hex") ?? "",
     policy: oidOf(policyNode),
     certificates: verified.certificates,
     signer,
   };
+}
+
+/** The reply's elements, or a TimestampError. */
+function replyAsDer(reply: Buffer): Der {
+  try {
+    return readWholeDer(reply);
+  } catch {
+    throw new TimestampError("malformed", "the reply is not a time-stamp response");
+  }
 }
 
 /**

@@ -23,7 +23,8 @@ import {
   startFileServer,
   type FileServer,
 } from "../../testing/signature-fixtures";
-import { bytesOf, children, der, fromDer, OID, oidOf, toBuffer } from "../pdf-seal/cms";
+import { OID } from "../pdf-seal/cms";
+import { childrenOf, oidOf, readDer } from "../pdf-seal/der";
 import { signatureContents, vriKey } from "../pdf-seal/ltv";
 import { RETIMESTAMP_JOB } from "./retimestamp";
 import { SEAL_JOB } from "./seal";
@@ -72,33 +73,18 @@ async function download(id: string, file: "signed.pdf" | "metadata.json") {
 
 /** The signature time stamp token inside a CMS signature (unsigned attribute of its signer). */
 function signatureTimestampToken(cms: Buffer): { token: Buffer; signatureValue: Buffer } {
-  const signedData = children(children(children(fromDer(cms))[1])[0]);
-  const signerInfo = children(children(signedData[signedData.length - 1])[0]);
-  const unsigned = children(signerInfo[6]);
-  const attribute = unsigned.find((a) => oidOf(children(a)[0]) === OID.timeStampToken)!;
+  const signedData = childrenOf(childrenOf(readDer(cms).children[1])[0]);
+  const signerInfo = childrenOf(childrenOf(signedData[signedData.length - 1])[0]);
+  const unsigned = childrenOf(signerInfo[6]);
+  const attribute = unsigned.find((a) => oidOf(a.children[0]) === OID.timeStampToken)!;
   return {
-    token: toBuffer(der(children(children(attribute)[1])[0]!)),
-    signatureValue: toBuffer(bytesOf(signerInfo[5])),
+    token: childrenOf(attribute.children[1])[0]!.raw,
+    signatureValue: signerInfo[5]!.content,
   };
 }
 
 /** `/Contents` is padded with zeros after the DER. */
-const trimmed = (contents: Buffer) =>
-  toBuffer(
-    der(
-      fromDer(
-        contents
-          .toString("binary")
-          .slice(
-            0,
-            2 +
-              (contents[1]! & 0x80
-                ? (contents[1]! & 0x7f) + contents.readUIntBE(2, contents[1]! & 0x7f)
-                : contents[1]!),
-          ),
-      ),
-    ),
-  );
+const trimmed = (contents: Buffer) => readDer(contents).raw;
 
 function pdfsig(pdf: Buffer, name: string) {
   const file = join(work, `${name}.pdf`);
