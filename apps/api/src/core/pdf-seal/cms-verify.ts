@@ -1,11 +1,20 @@
 /**
- * Checks a detached CMS signature (CAdES, PAdES) and RFC 3161 timestamp tokens on raw DER, with a
- * small reader that keeps each element's bytes: the signed attributes must be verified exactly
- * as they were encoded, which a decode-and-re-encode round trip does not promise. Runs inside the
- * PDF worker (the CMS came from whoever dropped the file on /verify).
+ * Checks a detached CMS signature (CAdES, PAdES) and RFC 3161 timestamp tokens for `/verify`, on
+ * the elements der.ts reads (each keeps its bytes: the signed attributes are verified exactly as
+ * they were encoded) and the SignedData parts signed-data.ts names. Says what holds and what does
+ * not, where the seal's own check (cms.ts) throws. Runs inside the PDF worker (the CMS came from
+ * whoever dropped the file on /verify).
  */
 import { createHash, constants, verify as cryptoVerify, X509Certificate } from "node:crypto";
 import { oidOf, readDer, type Der } from "./der";
+import {
+  attributeValue,
+  certificatesNamedBy,
+  CMS_OID,
+  DIGEST_NAMES,
+  readSignedData,
+  signedAttributesBytes,
+} from "./signed-data";
 
 /** UTCTime or GeneralizedTime as a Date. */
 export function timeOf(node: Der | undefined): Date | null {
@@ -24,21 +33,6 @@ export function timeOf(node: Der | undefined): Date | null {
   );
   return Number.isNaN(date.getTime()) ? null : date;
 }
-
-const HASHES: Record<string, string> = {
-  "1.3.14.3.2.26": "sha1",
-  "2.16.840.1.101.3.4.2.1": "sha256",
-  "2.16.840.1.101.3.4.2.2": "sha384",
-  "2.16.840.1.101.3.4.2.3": "sha512",
-};
-const OID = {
-  signedData: "1.2.840.113549.1.7.2",
-  messageDigest: "1.2.840.113549.1.9.4",
-  signingTime: "1.2.840.113549.1.9.5",
-  signatureTimeStampToken: "1.2.840.113549.1.9.16.2.14",
-  tstInfo: "1.2.840.113549.1.9.16.1.4",
-  rsaPss: "1.2.840.113549.1.1.10",
-};
 
 export interface SignerCertificate {
   subject: string;
@@ -75,13 +69,11 @@ export interface CheckedSignedData {
 }
 
 const describeName = (name: string) => name.split("\n").filter(Boolean).join(", ");
-
-/** Serial number and issuer of a certificate, raw, to match a SignerInfo's issuerAndSerialNumber. */
-function signerIdOf(certificate: Der): Buffer {
-  const tbs = certificate.children[0]!;
-  const first = tbs.children[0]?.tag === 0xa0 ? 1 : 0;
-  return Buffer.concat([tbs.children[first + 2]!.raw, tbs.children[first]!.raw]);
-}
+const signerOf = (certificate: X509Certificate): SignerCertificate => ({
+  subject: describeName(certificate.subject),
+  issuer: describeName(certificate.issuer),
+  fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase(),
+});
 
 /**
  * Checks a CMS SignedData (a ContentInfo) over `content`, or over its own encapsulated content
@@ -99,55 +91,32 @@ export function checkSignedData(contentInfo: Buffer, content: SignedContent | nu
     timestampToken: null,
     hash: "sha256",
   };
-  const root = readDer(contentInfo);
-  if (oidOf(root.children[0]) !== OID.signedData) throw new Error("not a CMS SignedData");
-  const signedData = root.children[1]?.children[0];
-  if (!signedData) throw new Error("empty SignedData");
-  const encap = signedData.children[2];
-  const eContent = encap?.children[1]?.children[0];
-  if (eContent?.tag === 0x04) result.encapsulated = eContent.content;
-  const certificates = signedData.children.find((c) => c.tag === 0xa0)?.children.filter((c) => c.tag === 0x30) ?? [];
-  const signerInfo = signedData.children.at(-1)?.children[0];
-  if (!signerInfo) throw new Error("no SignerInfo");
-  const [, sid, digestAlgorithm, ...rest] = signerInfo.children;
-  const signedAttrs = rest.find((c) => c.tag === 0xa0);
-  const signatureAlgorithm = rest.find((c) => c.tag === 0x30);
-  const signatureValue = rest.find((c) => c.tag === 0x04);
-  const unsignedAttrs = rest.find((c) => c.tag === 0xa1);
-  result.hash = HASHES[oidOf(digestAlgorithm?.children[0])] ?? "";
+  const parts = readSignedData(readDer(contentInfo));
+  if (!parts.signerCount) throw new Error("no SignerInfo");
+  const { signedAttrs, signatureValue } = parts;
+  result.encapsulated = parts.content;
+  result.hash = DIGEST_NAMES[oidOf(parts.digestAlgorithm?.children[0])] ?? "";
   if (!result.hash || !signedAttrs || !signatureValue) return result;
   result.signatureValue = signatureValue.content;
-
-  for (const attribute of signedAttrs.children) {
-    const type = oidOf(attribute.children[0]);
-    const value = attribute.children[1]?.children[0];
-    if (type === OID.messageDigest && value?.tag === 0x04) result.messageDigest = value.content.toString("hex");
-    if (type === OID.signingTime) result.signingTime = timeOf(value);
-  }
-  for (const attribute of unsignedAttrs?.children ?? []) {
-    if (oidOf(attribute.children[0]) === OID.signatureTimeStampToken)
-      result.timestampToken = attribute.children[1]?.children[0]?.raw ?? null;
-  }
+  const messageDigest = attributeValue(signedAttrs, CMS_OID.messageDigest);
+  if (messageDigest?.tag === 0x04) result.messageDigest = messageDigest.content.toString("hex");
+  result.signingTime = timeOf(attributeValue(signedAttrs, CMS_OID.signingTime));
+  result.timestampToken = attributeValue(parts.unsignedAttrs, CMS_OID.timeStampToken)?.raw ?? null;
   const signed = content ?? result.encapsulated;
   if (signed && result.messageDigest)
     result.digestMatches = digestOf(signed, result.hash).toString("hex") === result.messageDigest;
 
-  // The signed attributes are signed as a SET OF (tag 0x31), not with their [0] tag.
-  const toVerify = Buffer.concat([Buffer.from([0x31]), signedAttrs.raw.subarray(1)]);
-  const candidates = sid?.tag === 0x30 ? certificates.filter((c) => signerIdOf(c).equals(sid.content)) : [];
-  const pss = oidOf(signatureAlgorithm?.children[0]) === OID.rsaPss;
-  for (const der of candidates.length ? candidates : certificates) {
+  const toVerify = signedAttributesBytes(signedAttrs);
+  const candidates = certificatesNamedBy(parts.sid, parts.certificates);
+  const pss = oidOf(parts.signatureAlgorithm?.children[0]) === CMS_OID.rsaPss;
+  for (const der of candidates.length ? candidates : parts.certificates) {
     let certificate: X509Certificate;
     try {
       certificate = new X509Certificate(der.raw);
     } catch {
       continue;
     }
-    result.signer ??= {
-      subject: describeName(certificate.subject),
-      issuer: describeName(certificate.issuer),
-      fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase(),
-    };
+    result.signer ??= signerOf(certificate);
     let valid = false;
     try {
       const key = pss
@@ -163,11 +132,7 @@ export function checkSignedData(contentInfo: Buffer, content: SignedContent | nu
     }
     if (valid) {
       result.signatureValid = true;
-      result.signer = {
-        subject: describeName(certificate.subject),
-        issuer: describeName(certificate.issuer),
-        fingerprint: certificate.fingerprint256.replace(/:/g, "").toLowerCase(),
-      };
+      result.signer = signerOf(certificate);
       break;
     }
   }
@@ -189,7 +154,7 @@ export function checkTimestampToken(token: Buffer, stamped: SignedContent): Chec
   const [, , imprint, , genTimeNode] = tstInfo.children;
   const genTime = timeOf(genTimeNode);
   if (!genTime || !imprint) return null;
-  const hash = HASHES[oidOf(imprint.children[0]?.children[0])];
+  const hash = DIGEST_NAMES[oidOf(imprint.children[0]?.children[0])];
   const hashed = imprint.children[1]?.content;
   const imprintMatches = !!hash && !!hashed && digestOf(stamped, hash).equals(hashed);
   return { genTime, valid: imprintMatches && checked.digestMatches && checked.signatureValid };

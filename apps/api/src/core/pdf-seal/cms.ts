@@ -8,7 +8,18 @@
 import type {} from "./node-forge-asn1";
 import { createHash, verify as cryptoVerify, X509Certificate } from "node:crypto";
 import forge from "node-forge";
-import { childrenOf, isContextTag, octetsOf, oidOf, readDer, readWholeDer, TAG, type Der } from "./der";
+import { childrenOf, oidOf, readDer, readWholeDer, TAG, type Der } from "./der";
+import {
+  attributeValue,
+  certificateParts,
+  certificatesNamedBy,
+  CMS_OID,
+  DIGEST_NAMES,
+  extensionValueOf,
+  readSignedData,
+  signedAttributesBytes,
+  type SignedDataParts,
+} from "./signed-data";
 
 const { asn1 } = forge;
 export type Asn1 = forge.asn1.Asn1;
@@ -17,30 +28,17 @@ export const T = asn1.Type;
 const CTX = asn1.Class.CONTEXT_SPECIFIC;
 
 export const OID = {
+  ...CMS_OID,
   data: "1.2.840.113549.1.7.1",
-  signedData: "1.2.840.113549.1.7.2",
-  contentType: "1.2.840.113549.1.9.3",
-  messageDigest: "1.2.840.113549.1.9.4",
-  signingCertificate: "1.2.840.113549.1.9.16.2.12",
-  signingCertificateV2: "1.2.840.113549.1.9.16.2.47",
-  timeStampToken: "1.2.840.113549.1.9.16.2.14",
-  tstInfo: "1.2.840.113549.1.9.16.1.4",
   sha1: "1.3.14.3.2.26",
   sha256: "2.16.840.1.101.3.4.2.1",
   sha384: "2.16.840.1.101.3.4.2.2",
   sha512: "2.16.840.1.101.3.4.2.3",
-  rsaEncryption: "1.2.840.113549.1.1.1",
   timeStamping: "1.3.6.1.5.5.7.3.8",
   ocspBasic: "1.3.6.1.5.5.7.48.1.1",
   ocspNonce: "1.3.6.1.5.5.7.48.1.2",
 } as const;
 
-const DIGESTS: Record<string, string> = {
-  [OID.sha1]: "sha1",
-  [OID.sha256]: "sha256",
-  [OID.sha384]: "sha384",
-  [OID.sha512]: "sha512",
-};
 /** Signature algorithm OIDs whose hash is named by the OID itself (RSA PKCS#1 v1.5, ECDSA). */
 export const SIGNATURE_DIGESTS: Record<string, string> = {
   "1.2.840.113549.1.1.5": "sha1",
@@ -70,7 +68,7 @@ export const fromDer = (bytes: Buffer | string): Asn1 =>
 
 /** The hash function node:crypto knows for a digest algorithm identifier. */
 export function digestName(algorithmId: Der | undefined): string {
-  const name = DIGESTS[oidOf(childrenOf(algorithmId)[0])];
+  const name = DIGEST_NAMES[oidOf(childrenOf(algorithmId)[0])];
   if (!name) throw new CmsError("unsupported digest algorithm");
   return name;
 }
@@ -108,8 +106,6 @@ export function certificateOf(bytes: Buffer): X509Certificate {
 
 /** A serial number as compared everywhere: upper-case hex without leading zeros (node's `serialNumber` is hex). */
 export const serialKey = (hex: string) => hex.replace(/^0+/, "").toUpperCase();
-/** `serialKey` of a DER INTEGER's content octets (forge's binary string). */
-export const serialKeyOfInteger = (bytes: string) => serialKey(Buffer.from(bytes, "binary").toString("hex"));
 
 /**
  * Parses a ContentInfo of SignedData with one signer and verifies it cryptographically: the
@@ -125,53 +121,36 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
   } catch {
     throw new CmsError("not DER");
   }
-  const [typeNode, wrapped] = childrenOf(root);
-  if (oidOf(typeNode) !== OID.signedData || !isContextTag(wrapped, 0)) throw new CmsError("not CMS SignedData");
-  const fields = childrenOf(childrenOf(wrapped)[0]);
-  const [eType, eWrapped] = childrenOf(fields[2]);
-  const eContent = childrenOf(eWrapped)[0];
-  if (!eContent) throw new CmsError("no encapsulated content");
-  // eContent may be a constructed OCTET STRING (BER); octetsOf joins its pieces.
-  const content = octetsOf(eContent);
-  const certificates = fields.filter((f) => isContextTag(f, 0)).flatMap((f) => f.children.map((c) => c.raw));
-  const signerInfos = childrenOf(fields[fields.length - 1]);
-  if (signerInfos.length !== 1) throw new CmsError("expected exactly one signer");
-  const info = childrenOf(signerInfos[0]);
-  const [, sid, digestAlgorithm, signedAttrs, signatureAlgorithm, signatureNode] = info;
-  if (!signedAttrs || !isContextTag(signedAttrs, 0)) throw new CmsError("no signed attributes");
-  const parsed = certificates.map(certificateOf);
-  let signer: X509Certificate | undefined;
-  if (isContextTag(sid, 0)) {
-    const keyId = sid!.content.toString("hex").toUpperCase();
-    signer = parsed.find((c) => subjectKeyId(c) === keyId);
-  } else {
-    const [issuer, serial] = childrenOf(sid);
-    const serialWanted = serialKey(serial?.content.toString("hex") ?? "");
-    signer = parsed.find(
-      (c) => serialKey(c.serialNumber) === serialWanted && issuer !== undefined && issuerDerOf(c).equals(issuer.raw),
-    );
+  let parts: SignedDataParts;
+  try {
+    parts = readSignedData(root);
+  } catch {
+    throw new CmsError("not CMS SignedData");
   }
-  if (!signer) throw new CmsError("the signer's certificate is not in the token");
+  const { content, signedAttrs } = parts;
+  if (!content) throw new CmsError("no encapsulated content");
+  if (parts.signerCount !== 1) throw new CmsError("expected exactly one signer");
+  if (!signedAttrs) throw new CmsError("no signed attributes");
+  const named = certificatesNamedBy(parts.sid, parts.certificates)[0];
+  if (!named) throw new CmsError("the signer's certificate is not in the token");
+  const signer = certificateOf(named.raw);
 
-  const hash = digestName(digestAlgorithm);
-  const attributes = signedAttrs.children;
-  const attributeValue = (type: string) =>
-    childrenOf(childrenOf(attributes.find((a) => oidOf(a.children[0]) === type))[1])[0];
-  const messageDigest = attributeValue(OID.messageDigest)?.content;
+  const hash = digestName(parts.digestAlgorithm);
+  const messageDigest = attributeValue(signedAttrs, OID.messageDigest)?.content;
   if (!messageDigest?.length || !createHash(hash).update(content).digest().equals(messageDigest))
     throw new CmsError("message digest does not match the content");
-  if (oidOf(attributeValue(OID.contentType)) !== oidOf(eType))
+  if (oidOf(attributeValue(signedAttrs, OID.contentType)) !== parts.contentType)
     throw new CmsError("content type attribute does not match");
-  const essV2 = attributeValue(OID.signingCertificateV2);
-  const essV1 = attributeValue(OID.signingCertificate);
-  const ess = essV2 ?? essV1;
+  const essV2 = attributeValue(signedAttrs, OID.signingCertificateV2);
+  const ess = essV2 ?? attributeValue(signedAttrs, OID.signingCertificate);
   if (ess) {
     // SigningCertificate(V2) { certs SEQUENCE OF ESSCertID(v2) }: the first names the signer.
-    const parts = childrenOf(childrenOf(childrenOf(ess)[0])[0]);
+    const certId = childrenOf(childrenOf(ess)[0])[0];
+    const fields = childrenOf(certId);
     const explicitAlg =
-      essV2 && parts[0]?.tag === TAG.sequence && parts.length > 1 && parts[1]?.tag === TAG.octetString;
-    const alg = essV2 ? (explicitAlg ? digestName(parts[0]) : "sha256") : "sha1";
-    const hashNode = explicitAlg ? parts[1] : parts[0];
+      essV2 && fields[0]?.tag === TAG.sequence && fields.length > 1 && fields[1]?.tag === TAG.octetString;
+    const alg = essV2 ? (explicitAlg ? digestName(fields[0]) : "sha256") : "sha1";
+    const hashNode = explicitAlg ? fields[1] : fields[0];
     if (
       !createHash(alg)
         .update(signer.raw)
@@ -180,59 +159,31 @@ export function verifySignedData(contentInfo: Buffer): VerifiedSignedData {
     )
       throw new CmsError("the signing-certificate attribute names another certificate");
   }
-  // The signature covers the attributes as a SET OF: the same bytes under the SET's tag.
-  const signedBytes = Buffer.from(signedAttrs.raw);
-  signedBytes[0] = TAG.set;
-  const sigAlg = oidOf(childrenOf(signatureAlgorithm)[0]);
+  const sigAlg = oidOf(childrenOf(parts.signatureAlgorithm)[0]);
   const verifyHash =
     SIGNATURE_DIGESTS[sigAlg] ?? (sigAlg === OID.rsaEncryption || sigAlg === "1.2.840.10045.2.1" ? hash : undefined);
   if (!verifyHash) throw new CmsError("unsupported signature algorithm");
-  if (!cryptoVerify(verifyHash, signedBytes, signer.publicKey, signatureNode?.content ?? Buffer.alloc(0)))
+  const signature = parts.signatureValue?.content ?? Buffer.alloc(0);
+  if (!cryptoVerify(verifyHash, signedAttributesBytes(signedAttrs), signer.publicKey, signature))
     throw new CmsError("the signature does not verify");
-  return { contentType: oidOf(eType), content, signer, certificates };
+  return { contentType: parts.contentType, content, signer, certificates: parts.certificates.map((c) => c.raw) };
 }
 
-/** A certificate's tbsCertificate fields, read once per certificate object (certificateOf keeps them). */
-const tbsFields = new WeakMap<X509Certificate, { fields: Der[]; offset: number }>();
-function tbsOf(certificate: X509Certificate): { fields: Der[]; offset: number } {
-  let tbs = tbsFields.get(certificate);
-  if (!tbs) {
-    const fields = childrenOf(childrenOf(readDer(certificate.raw))[0]);
-    // tbsCertificate: [0] version (absent in v1), serialNumber, signature, issuer, validity, subject, …
-    tbs = { fields, offset: isContextTag(fields[0], 0) ? 1 : 0 };
-    tbsFields.set(certificate, tbs);
-  }
-  return tbs;
+/** A certificate object's DER elements, read once per object (certificateOf keeps them). */
+const certificateElements = new WeakMap<X509Certificate, Der>();
+function elementsOf(certificate: X509Certificate): Der {
+  let der = certificateElements.get(certificate);
+  if (!der) certificateElements.set(certificate, (der = readDer(certificate.raw)));
+  return der;
 }
 
 /** The DER of a certificate's issuer Name. */
-export function issuerDerOf(certificate: X509Certificate): Buffer {
-  const { fields, offset } = tbsOf(certificate);
-  return fields[offset + 2]!.raw;
-}
+export const issuerDerOf = (certificate: X509Certificate): Buffer =>
+  certificateParts(elementsOf(certificate)).issuer!.raw;
 
-/** The DER of a certificate's subject Name. */
-export function subjectDerOf(certificate: X509Certificate): Buffer {
-  const { fields, offset } = tbsOf(certificate);
-  return fields[offset + 4]!.raw;
-}
-
-/** The extensions of a certificate ([3] of tbsCertificate), each SEQUENCE { extnID, critical?, extnValue }. */
-function extensionsOf(certificate: X509Certificate): Der[] {
-  return childrenOf(childrenOf(tbsOf(certificate).fields.find((n) => isContextTag(n, 3)))[0]);
-}
-
-/** The DER inside an extension's OCTET STRING value, or undefined when the certificate has none. */
-export function extensionValue(certificate: X509Certificate, extensionOid: string): Der | undefined {
-  const extension = extensionsOf(certificate).find((e) => oidOf(e.children[0]) === extensionOid);
-  return extension && readDer(extension.children[extension.children.length - 1]!.content);
-}
-
-/** The subject key identifier extension, upper-case hex, or null. */
-function subjectKeyId(certificate: X509Certificate): string | null {
-  const value = extensionValue(certificate, "2.5.29.14");
-  return value ? value.content.toString("hex").toUpperCase() : null;
-}
+/** The DER inside a certificate's extension, or undefined when the certificate has none. */
+export const extensionValue = (certificate: X509Certificate, extensionOid: string): Der | undefined =>
+  extensionValueOf(elementsOf(certificate), extensionOid);
 
 /** "CN=…, O=…" from node's multi-line form. */
 export const subjectText = (certificate: X509Certificate) => certificate.subject.split("\n").filter(Boolean).join(", ");
