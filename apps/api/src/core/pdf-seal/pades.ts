@@ -219,7 +219,7 @@ export async function cadesSignature(
   const { attributes, signature } = signAttributes(content, identity);
   // The token goes in as the TSA sent it (tsa.ts checked it): Attribute { OID, SET { token } }.
   const unsigned = timestamper
-    ? [derElement(TAG.sequence, derOf(oid(OID.timeStampToken)), derElement(TAG.set, await timestamper(signature)))]
+    ? [derElement(TAG.sequence, TIME_STAMP_TOKEN_OID, derElement(TAG.set, await timestamper(signature)))]
     : [];
   return assembleCms(identity, attributes, signature, unsigned);
 }
@@ -248,6 +248,9 @@ function signAttributes(content: Buffer, identity: SigningIdentity) {
 const SHA256_ALGORITHM = derOf(algorithm(OID.sha256));
 const RSA_ALGORITHM = derOf(algorithm(OID.rsaEncryption));
 const VERSION_1 = derOf(int(1));
+const SIGNED_DATA_OID = derOf(oid(OID.signedData));
+const TIME_STAMP_TOKEN_OID = derOf(oid(OID.timeStampToken));
+const DATA_CONTENT_INFO = derOf(seq([oid(OID.data)]));
 
 /** ContentInfo { signedData, SignedData { … one SignerInfo } }, put together from DER parts. */
 function assembleCms(identity: SigningIdentity, attributes: Buffer[], signature: Buffer, unsigned: Buffer[]): Buffer {
@@ -266,11 +269,11 @@ function assembleCms(identity: SigningIdentity, attributes: Buffer[], signature:
     TAG.sequence,
     VERSION_1,
     derElement(TAG.set, SHA256_ALGORITHM),
-    derOf(seq([oid(OID.data)])),
+    DATA_CONTENT_INFO,
     derElement(0xa0, certificates),
     derElement(TAG.set, signerInfo),
   );
-  return derElement(TAG.sequence, derOf(oid(OID.signedData)), derElement(0xa0, signedData));
+  return derElement(TAG.sequence, SIGNED_DATA_OID, derElement(0xa0, signedData));
 }
 
 class PadesSigner extends Signer {

@@ -17,14 +17,18 @@ export const CMS_OID = {
   tstInfo: "1.2.840.113549.1.9.16.1.4",
   rsaEncryption: "1.2.840.113549.1.1.1",
   rsaPss: "1.2.840.113549.1.1.10",
+  sha1: "1.3.14.3.2.26",
+  sha256: "2.16.840.1.101.3.4.2.1",
+  sha384: "2.16.840.1.101.3.4.2.2",
+  sha512: "2.16.840.1.101.3.4.2.3",
 } as const;
 
 /** node:crypto's names of the digest algorithms a SignedData may name. */
 export const DIGEST_NAMES: Record<string, string> = {
-  "1.3.14.3.2.26": "sha1",
-  "2.16.840.1.101.3.4.2.1": "sha256",
-  "2.16.840.1.101.3.4.2.2": "sha384",
-  "2.16.840.1.101.3.4.2.3": "sha512",
+  [CMS_OID.sha1]: "sha1",
+  [CMS_OID.sha256]: "sha256",
+  [CMS_OID.sha384]: "sha384",
+  [CMS_OID.sha512]: "sha512",
 };
 
 export interface SignedDataParts {
@@ -87,12 +91,12 @@ export function certificatesNamedBy(sid: Der | undefined, certificates: Der[]): 
   return [];
 }
 
-/** A certificate's fields as encoded (tbsCertificate: [0] version?, serialNumber, signature, issuer, validity, subject, …, [3] extensions). */
-export function certificateParts(certificate: Der): { serial?: Der; issuer?: Der; subject?: Der; extensions: Der[] } {
+/** A certificate's fields as encoded (tbsCertificate: [0] version?, serialNumber, signature, issuer, …, [3] extensions). */
+export function certificateParts(certificate: Der): { serial?: Der; issuer?: Der; extensions: Der[] } {
   const all = childrenOf(certificate.children[0]);
   const fields = all[0]?.tag === 0xa0 ? all.slice(1) : all;
-  const [serial, , issuer, , subject] = fields;
-  return { serial, issuer, subject, extensions: childrenOf(childrenOf(fields.find((f) => f.tag === 0xa3))[0]) };
+  const [serial, , issuer] = fields;
+  return { serial, issuer, extensions: childrenOf(childrenOf(fields.find((f) => f.tag === 0xa3))[0]) };
 }
 
 function issuerAndSerialOf(certificate: Der): Buffer {
