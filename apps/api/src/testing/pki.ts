@@ -33,6 +33,8 @@ export interface TestPki {
   sealP12: { file: string; password: string };
   tsaMode: TsaMode;
   ocspDown: boolean;
+  /** While set, the OCSP responder's and the CRL server's answers wait for it to settle. */
+  holdRevocation: Promise<unknown> | null;
   /** How long "slow" keeps the TSA's client waiting. */
   slowMs: number;
   requests: { path: string; at: number }[];
@@ -249,6 +251,7 @@ ess_cert_id_alg = sha256
     sealP12: { file: join(dir, "seal.p12"), password },
     tsaMode: "ok",
     ocspDown: false,
+    holdRevocation: null,
     slowMs: 2500,
     requests,
     env: (extra = {}) => ({
@@ -296,6 +299,7 @@ ess_cert_id_alg = sha256
 
   type Reply = { status: number; type: string; body: Buffer } | null;
   async function answer(path: string, body: Buffer, socket: import("node:net").Socket): Promise<Reply> {
+    if (path === "/ca.crl" || path === "/ocsp") await pki.holdRevocation;
     if (path === "/ca.crl")
       return { status: 200, type: "application/pkix-crl", body: readFileSync(join(dir, "ca.crl")) };
     if (path === "/ca.crt")

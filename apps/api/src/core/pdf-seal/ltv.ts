@@ -45,10 +45,10 @@ export const vriKey = (contents: Buffer) => createHash("sha1").update(contents).
 
 /**
  * Appends (or extends) the DSS: the validation data's streams, merged with what an earlier DSS
- * holds, and a VRI entry for the signature whose /Contents is given.
+ * holds, and a VRI entry for the signature whose /Contents is given. Returns the file with it,
+ * ready for the document time stamp's update.
  */
-export function addDss(pdfBytes: Buffer, data: ValidationData, forSignature: Buffer): Buffer {
-  const pdf = new IncrementalPdf(pdfBytes);
+export function addDss(pdf: IncrementalPdf, data: ValidationData, forSignature: Buffer): IncrementalPdf {
   const catalog = (pdf.get(pdf.catalogRef) as PDFDict).clone(pdf.context);
   const old = pdf.resolve(catalog.get(PDFName.of("DSS")));
   const dss = old instanceof PDFDict ? old.clone(pdf.context) : PDFDict.withContext(pdf.context);
@@ -78,7 +78,7 @@ export function addDss(pdfBytes: Buffer, data: ValidationData, forSignature: Buf
     pdf.context.obj({ ESIC: { BaseVersion: PDFName.of("1.7"), ExtensionLevel: 5 } }),
   );
   pdf.set(pdf.catalogRef, catalog);
-  return pdf.save();
+  return pdf.saveAndContinue();
 }
 
 /**
@@ -87,9 +87,8 @@ export function addDss(pdfBytes: Buffer, data: ValidationData, forSignature: Buf
  */
 export async function addDocumentTimestamp(
   config: LtvConfig,
-  pdfBytes: Buffer,
+  pdf: IncrementalPdf,
 ): Promise<{ pdf: Buffer; timestamp: Timestamp }> {
-  const pdf = new IncrementalPdf(pdfBytes);
   const catalog = (pdf.get(pdf.catalogRef) as PDFDict).clone(pdf.context);
   const acroFormEntry = catalog.get(PDFName.of("AcroForm"));
   const acroForm =
@@ -178,7 +177,7 @@ export async function extendToLongTerm(
   const pool = [...sealChain, ...signatureTimestamp.certificates.map(certificateOf)];
   const data = await collectValidationData(config, [sealCertificate, signatureTimestamp.signer], pool);
   const contents = signatureContents(signed);
-  const withDss = addDss(signed, data, contents[contents.length - 1]!);
+  const withDss = addDss(new IncrementalPdf(signed), data, contents[contents.length - 1]!);
   const { pdf, timestamp } = await addDocumentTimestamp(config, withDss);
   return {
     pdf,
@@ -202,7 +201,7 @@ export async function retimestamp(config: LtvConfig, pdfBytes: Buffer): Promise<
   const verified = verifySignedData(token);
   if (verified.contentType !== OID.tstInfo) throw new Error("the newest signature is not a document time stamp");
   const data = await collectValidationData(config, [verified.signer], verified.certificates.map(certificateOf));
-  return addDocumentTimestamp(config, addDss(pdfBytes, data, last));
+  return addDocumentTimestamp(config, addDss(new IncrementalPdf(pdfBytes), data, last));
 }
 
 export interface Seal extends LongTermSeal {

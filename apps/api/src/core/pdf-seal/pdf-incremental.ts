@@ -9,34 +9,51 @@ import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDF
 
 const latin1 = (bytes: Buffer, start: number, end: number) => bytes.toString("latin1", start, end);
 
+/** Where a file's objects are, from its xref chain: the newest definition of each, and its trailer. */
+interface Xref {
+  /** Object number → byte offset of its newest definition. */
+  offsets: Map<number, number>;
+  trailer: PDFDict;
+  startxref: number;
+}
+
 export class IncrementalPdf {
   readonly context = PDFContext.create();
-  /** Object number → byte offset of its newest definition. */
-  private readonly offsets = new Map<number, number>();
+  private readonly offsets: Map<number, number>;
   private readonly trailer: PDFDict;
   private readonly startxref: number;
   private size: number;
   private readonly added = new Map<number, Buffer>();
 
-  constructor(readonly bytes: Buffer) {
-    const tail = latin1(bytes, Math.max(0, bytes.length - 1024), bytes.length);
-    const match = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
-    if (!match) throw new Error("the PDF does not end with startxref/%%EOF");
-    this.startxref = Number(match[1]);
-    let trailer: PDFDict | undefined;
-    const seen = new Set<number>();
-    for (let at: number | undefined = this.startxref; at !== undefined && !seen.has(at);) {
-      seen.add(at);
-      const section = this.readXrefSection(at);
-      trailer ??= section.trailer;
-      const prev = section.trailer.get(PDFName.of("Prev"));
-      at = prev instanceof PDFNumber ? prev.asNumber() : undefined;
-    }
-    this.trailer = trailer!;
+  /** `xref` when it is known already (`saveAndContinue`): otherwise it is read from the file. */
+  constructor(
+    readonly bytes: Buffer,
+    xref?: Xref,
+  ) {
+    ({ offsets: this.offsets, trailer: this.trailer, startxref: this.startxref } = xref ?? this.readXref());
     this.size = (this.trailer.get(PDFName.of("Size")) as PDFNumber).asNumber();
   }
 
-  private readXrefSection(at: number): { trailer: PDFDict } {
+  private readXref(): Xref {
+    const tail = latin1(this.bytes, Math.max(0, this.bytes.length - 1024), this.bytes.length);
+    const match = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+    if (!match) throw new Error("the PDF does not end with startxref/%%EOF");
+    const startxref = Number(match[1]);
+    const offsets = new Map<number, number>();
+    let trailer: PDFDict | undefined;
+    const seen = new Set<number>();
+    for (let at: number | undefined = startxref; at !== undefined && !seen.has(at);) {
+      seen.add(at);
+      const section = this.readXrefSection(at, offsets);
+      trailer ??= section;
+      const prev = section.get(PDFName.of("Prev"));
+      at = prev instanceof PDFNumber ? prev.asNumber() : undefined;
+    }
+    return { offsets, trailer: trailer!, startxref };
+  }
+
+  /** One xref section's entries (those not defined by a newer one) into `offsets`; its trailer. */
+  private readXrefSection(at: number, offsets: Map<number, number>): PDFDict {
     const end = this.bytes.indexOf("trailer", at, "latin1");
     if (latin1(this.bytes, at, at + 4) !== "xref" || end < 0) throw new Error("only classic xref tables are supported");
     const tokens = latin1(this.bytes, at + 4, end)
@@ -48,12 +65,12 @@ export class IncrementalPdf {
       i += 2;
       for (let n = 0; n < count; n++, i += 3) {
         // Older sections are read after newer ones: the first definition seen is the newest.
-        if (tokens[i + 2] === "n" && !this.offsets.has(start + n)) this.offsets.set(start + n, Number(tokens[i]));
+        if (tokens[i + 2] === "n" && !offsets.has(start + n)) offsets.set(start + n, Number(tokens[i]));
       }
     }
     const trailer = PDFObjectParser.forBytes(this.bytes.subarray(end + 7), this.context).parseObject();
     if (!(trailer instanceof PDFDict)) throw new Error("the trailer is not a dictionary");
-    return { trailer };
+    return trailer;
   }
 
   /** The newest version of an indirect object (not streams). */
@@ -103,6 +120,19 @@ export class IncrementalPdf {
 
   /** The file with this update appended: objects, an xref section and a trailer with /Prev. */
   save(): Buffer {
+    return this.write().bytes;
+  }
+
+  /**
+   * The file with this update appended, ready for the next update: its xref is this one's plus
+   * what was just written, so the file is not read again.
+   */
+  saveAndContinue(): IncrementalPdf {
+    const { bytes, xref } = this.write();
+    return new IncrementalPdf(bytes, xref);
+  }
+
+  private write(): { bytes: Buffer; xref: Xref } {
     const parts: Buffer[] = [this.bytes];
     let offset = this.bytes.length;
     if (this.bytes[this.bytes.length - 1] !== 0x0a) {
@@ -110,9 +140,9 @@ export class IncrementalPdf {
       offset += 1;
     }
     const entries = [...this.added.keys()].sort((a, b) => a - b);
-    const positions = new Map<number, number>();
+    const offsets = new Map(this.offsets);
     for (const number of entries) {
-      positions.set(number, offset);
+      offsets.set(number, offset);
       const body = this.added.get(number)!;
       parts.push(body);
       offset += body.length;
@@ -123,7 +153,7 @@ export class IncrementalPdf {
       let j = i;
       while (j + 1 < entries.length && entries[j + 1] === entries[j]! + 1) j++;
       xref += `${entries[i]} ${j - i + 1}\n`;
-      for (let k = i; k <= j; k++) xref += `${String(positions.get(entries[k]!)).padStart(10, "0")} 00000 n\r\n`;
+      for (let k = i; k <= j; k++) xref += `${String(offsets.get(entries[k]!)).padStart(10, "0")} 00000 n\r\n`;
       i = j + 1;
     }
     const trailer = PDFDict.withContext(this.context);
@@ -135,7 +165,7 @@ export class IncrementalPdf {
     }
     trailer.set(PDFName.of("Prev"), PDFNumber.of(this.startxref));
     parts.push(Buffer.from(`${xref}trailer\n${trailer.toString()}\nstartxref\n${xrefAt}\n%%EOF\n`, "latin1"));
-    return Buffer.concat(parts);
+    return { bytes: Buffer.concat(parts), xref: { offsets, trailer, startxref: xrefAt } };
   }
 }
 
