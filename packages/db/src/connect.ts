@@ -136,7 +136,7 @@ export function createDb(options: CreateDbOptions = {}): Database {
     const poolSize = options.maxConnections ?? 10;
     const client = postgres(options.databaseUrl, {
       max: poolSize,
-      // Only the statements built once (`preparedQuery`, `OrgScope.execute(…, { prepared: true })`)
+      // Only the statements built once (`preparedQuery`, `scopedQuery`, `scopedStatement`)
       // are kept on the server, a bounded set: drizzle sends its ad-hoc queries unnamed. A kept
       // statement is parsed and planned once per connection and then runs in one round trip; an
       // unnamed one with parameters costs two (describe, then bind) and a parse and plan each time.

@@ -11,6 +11,7 @@ import {
   organizations,
   rowsOf,
   scopedQuery,
+  scopedStatement,
   sql,
   templates,
   type Database,
@@ -151,6 +152,24 @@ describe("OrgScope keeps every query inside its organization", () => {
     await expect(() => new OrgScope(database.db, orgA).run(everything)).toThrow(/does not filter by the organization/);
   });
 
+  it("runs a statement built once with the scope's organization and the caller's values, and refuses one without it", async () => {
+    const titles = scopedStatement<{ title: string }>(
+      "test_statement_titles",
+      (organizationId) =>
+        sql`select title from ${templates} where organization_id = ${organizationId} and identifier like ${sql.placeholder("pattern")} order by title`,
+    );
+    const a = new OrgScope(database.db, orgA);
+    const b = new OrgScope(database.db, orgB);
+    await a.insert(templates, { identifier: "once-a", title: "once A", schema });
+    await b.insert(templates, { identifier: "once-b", title: "once B", schema });
+    expect(await a.run(titles, { pattern: "once-%" })).toEqual([{ title: "once A" }]);
+    expect(await b.run(titles, { pattern: "once-%" })).toEqual([{ title: "once B" }]);
+    // A caller's values cannot replace the scope's organization.
+    expect(await a.run(titles, { pattern: "once-%", organizationId: orgB })).toEqual([{ title: "once A" }]);
+    const unscoped = scopedStatement("test_statement_unscoped", () => sql`select title from ${templates}`);
+    await expect(() => a.run(unscoped)).toThrow(/does not filter by the organization/);
+  });
+
   it("runs a statement the builders cannot write with the scope's organization, and refuses one without it", async () => {
     const a = new OrgScope(database.db, orgA);
     const b = new OrgScope(database.db, orgB);
@@ -202,15 +221,15 @@ describe("OrgScope keeps every query inside its organization", () => {
 });
 
 describe.runIf(process.env.DATABASE_URL)("statements kept prepared on PostgreSQL", () => {
+  const keptCount = scopedStatement(
+    "kept_statement_test",
+    (organizationId) =>
+      sql`select /* kept-statement-test */ count(*) from ${templates} where organization_id = ${organizationId} and title <> ${sql.placeholder("title")}`,
+  );
   /** Runs a marked statement three times in one transaction (one connection), then counts what that connection keeps. */
   async function keptAfterThreeCalls(db: Database["db"]): Promise<number> {
     return new OrgScope(db, orgA).transaction(async (tx) => {
-      for (const title of ["one", "two", "three"])
-        await tx.execute(
-          (organizationId) =>
-            sql`select /* kept-statement-test */ count(*) from ${templates} where organization_id = ${organizationId} and title <> ${title}`,
-          { prepared: true },
-        );
+      for (const title of ["one", "two", "three"]) await tx.run(keptCount, { title });
       const [row] = rowsOf<{ n: number }>(
         await OrgScope.unscoped(tx).execute(
           sql`select count(*)::int as n from pg_prepared_statements where statement like ${"%kept-statement-test%"}`,

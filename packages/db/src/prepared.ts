@@ -1,5 +1,5 @@
 // Queries built once per database handle and then only run (the hot paths), and their tenant form.
-import { sql, type Placeholder, type SQL } from "drizzle-orm";
+import { sql, type Placeholder, type Query, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db, Executor } from "./connect";
 
@@ -42,16 +42,6 @@ export function preparedQuery<R>(
 
 const dialect = new PgDialect();
 
-/**
- * Runs a raw statement as drizzle runs a `.prepare(name)` query: on PostgreSQL it is kept on the
- * connection (unless `preparedStatements` is off) and runs in one round trip from its second call.
- * Only for statements whose text is the same on every call, values apart: each text is kept on
- * every connection of the pool for as long as it lives.
- */
-export function executePrepared(db: Executor, statement: SQL): Promise<unknown> {
-  return db._.session.prepareQuery(dialect.sqlToQuery(statement), undefined, "kept", false).execute();
-}
-
 /** The organization a `scopedQuery` runs for; `OrgScope.run` fills it in. */
 const ORGANIZATION_ID: Placeholder<"organizationId"> = sql.placeholder("organizationId");
 
@@ -75,4 +65,34 @@ export function scopedQuery<R>(
     }
     return query;
   }) as ScopedQuery<R>;
+}
+
+/**
+ * `scopedQuery` for a statement the builders cannot write (a data-modifying CTE, say): `build`
+ * receives the organization as a uuid and must use it, and everything that varies between calls
+ * is a `sql.placeholder(name)`. Its SQL text and parameter list are built once (checked then),
+ * so a call only fills in the values and runs it, kept on the connection like every prepared
+ * query; building the text on every call cost the hottest statement a tenth of its CPU.
+ */
+export function scopedStatement<Row>(name: string, build: (organizationId: SQL) => SQL): ScopedQuery<Row[]> {
+  let query: Query | undefined;
+  const builtOnce = (): Query => {
+    if (!query) {
+      const built = dialect.sqlToQuery(build(sql`${ORGANIZATION_ID}::uuid`));
+      if (!built.params.includes(ORGANIZATION_ID))
+        throw new Error(`scoped statement ${name} does not filter by the organization`);
+      query = built;
+    }
+    return query;
+  };
+  return preparedQuery(name, (db) => {
+    const statement = builtOnce();
+    return {
+      toSQL: () => statement,
+      prepare: (kept) => {
+        const prepared = db._.session.prepareQuery(statement, undefined, kept, false);
+        return { execute: async (values) => rowsOf<Row>(await prepared.execute(values)) };
+      },
+    };
+  }) as ScopedQuery<Row[]>;
 }

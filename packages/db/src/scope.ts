@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, is, sql, SQL } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from "drizzle-orm/pg-core";
 import type { SelectResultField } from "drizzle-orm/query-builders/select.types";
 import type { Db, Executor, Tx } from "./connect";
-import { executePrepared, rowsOf, type ScopedQuery } from "./prepared";
+import { rowsOf, type ScopedQuery } from "./prepared";
 import { organizations } from "./schema/index";
 
 /** A table whose rows belong to one organization. */
@@ -119,18 +119,18 @@ export class OrgScope {
    * One statement drizzle's builders cannot express (a CTE that merges, checks and audits in one
    * round trip; a lateral join over a jsonb column). `build` receives this organization's id as a
    * parameter and must filter by it, which is checked before the statement runs. Prefer `select`,
-   * `query` and `run`; this is for the few statements they cannot write. `prepared`: a hot path's
-   * statement whose text never varies (`executePrepared`).
+   * `query` and `run`; this is for the few statements they cannot write. A hot path's statement
+   * is built once instead (`scopedStatement`, run with `run`).
    */
-  async execute<Row>(build: (organizationId: SQL) => SQL, options: { prepared?: boolean } = {}): Promise<Row[]> {
+  async execute<Row>(build: (organizationId: SQL) => SQL): Promise<Row[]> {
     const organizationId = sql`${this.organizationId}::uuid`;
     const statement = build(organizationId);
     if (!containsChunk(statement, organizationId))
       throw new Error("a statement of an OrgScope must filter by the organization it receives");
-    return rowsOf<Row>(await (options.prepared ? executePrepared(this.#db, statement) : this.#db.execute(statement)));
+    return rowsOf<Row>(await this.#db.execute(statement));
   }
 
-  /** Runs a tenant query prepared once (`scopedQuery`) for this scope's organization. */
+  /** Runs a tenant query or statement prepared once (`scopedQuery`, `scopedStatement`) for this scope's organization. */
   run<R>(query: ScopedQuery<R>, values: Record<string, unknown> = {}): Promise<R> {
     return query(this.#db).execute({ ...values, organizationId: this.organizationId });
   }

@@ -157,15 +157,33 @@ export async function recordAudit(ctx: OrgContext, input: AuditInput): Promise<v
 /**
  * The entry `recordAudit` writes, as an `insert … select` with one entry per row of `source` (a
  * CTE of the same statement). For hot paths that make their change and audit it in one
- * data-modifying statement: a single statement is atomic without BEGIN/COMMIT round trips, and the
- * entry exists exactly when the change does (no row in `source`, no entry).
+ * data-modifying statement built once (`scopedStatement`): a single statement is atomic without
+ * BEGIN/COMMIT round trips, and the entry exists exactly when the change does (no row in
+ * `source`, no entry). Its values are placeholders, given by `auditInsertValues`.
  */
-export function auditInsertFrom(ctx: OrgContext, input: AuditInput, source: SQL): SQL {
+export function auditInsertFrom(organizationId: SQL, source: SQL): SQL {
+  const value = (name: keyof ReturnType<typeof auditInsertValues>) => sql.placeholder(name);
   return sql`insert into audit_log (id, organization_id, action, template_identifier, actor_type, actor_id, metadata, ip, user_agent, created_at, personal_salt)
-    select ${randomUUID()}::uuid, ${ctx.scope.organizationId}::uuid, ${input.action}, ${input.templateIdentifier ?? null}, ${ctx.actor.type},
-      ${ctx.actor.id}, ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.request.ip}, ${ctx.request.userAgent},
-      ${new Date().toISOString()}::timestamptz, ${newPersonalSalt()}
+    select ${value("auditId")}::uuid, ${organizationId}, ${value("auditAction")}, ${value("auditTemplateIdentifier")},
+      ${value("auditActorType")}, ${value("auditActorId")}, ${value("auditMetadata")}::jsonb, ${value("auditIp")},
+      ${value("auditUserAgent")}, ${value("auditCreatedAt")}::timestamptz, ${value("auditPersonalSalt")}
     from ${source}`;
+}
+
+/** The values of the entry `auditInsertFrom` writes, as `recordAudit` would write them. */
+export function auditInsertValues(ctx: OrgContext, input: AuditInput) {
+  return {
+    auditId: randomUUID(),
+    auditAction: input.action,
+    auditTemplateIdentifier: input.templateIdentifier ?? null,
+    auditActorType: ctx.actor.type,
+    auditActorId: ctx.actor.id,
+    auditMetadata: JSON.stringify(input.metadata ?? {}),
+    auditIp: ctx.request.ip,
+    auditUserAgent: ctx.request.userAgent,
+    auditCreatedAt: new Date().toISOString(),
+    auditPersonalSalt: newPersonalSalt(),
+  };
 }
 
 /** Why a verdict is not ok. */

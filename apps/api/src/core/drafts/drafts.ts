@@ -1,6 +1,6 @@
 import type { Draft, DraftRefInput, SaveDraftInput } from "@clinsign/contracts";
-import { and, drafts, eq, sql } from "@clinsign/db";
-import { auditInsertFrom, recordAudit } from "../audit/audit";
+import { and, drafts, eq, scopedStatement, sql } from "@clinsign/db";
+import { auditInsertFrom, auditInsertValues, recordAudit } from "../audit/audit";
 import { inTransaction, type OrgContext } from "../context";
 import { AppError, notFound } from "../errors";
 import { formTemplateIdentifier, namedDraftKey, resolveDraftKey, resolveFormTemplate } from "../forms/form-template";
@@ -34,17 +34,54 @@ interface DraftStatementResult {
   webhookUrls: string[];
 }
 
+type DraftStatementRow = { webhook_urls: string; draft_id: string | null; saved_at: string | null };
+
 /**
  * The template check, the merge and the audit entry of one save in one statement. With
  * `unlessWebhooks` it changes nothing when the organization has default webhook URLs (outcome
  * `webhooks`, with the URLs), so the caller can queue the event in one transaction with the save.
  *
- * Every table is reached by `ctx.scope`'s organization: the template, the organization's URLs,
- * the draft row and the audit entry. Its two texts (with and without `unlessWebhooks`) are kept
- * prepared per connection, so PostgreSQL parses and plans them once and a save is one round trip.
- * The statement is kept plain on purpose all the same: with prepared statements off (a pooler),
- * each further CTE or sub-select costs PostgreSQL more planning on every call than the merge itself.
+ * Every table is reached by the scope's organization: the template, the organization's URLs,
+ * the draft row and the audit entry. Its two texts (with and without `unlessWebhooks`) are built
+ * once and kept prepared per connection, so PostgreSQL parses and plans them once and a save is
+ * one round trip. The statement is kept plain on purpose all the same: with prepared statements
+ * off (a pooler), each further CTE or sub-select costs PostgreSQL more planning on every call than
+ * the merge itself.
  */
+function draftStatement(unlessWebhooks: boolean) {
+  const value = (name: "templateIdentifier" | "storedKey" | "valuesJson" | "language") => sql.placeholder(name);
+  // No row in `target` (no active template) or none passing this filter (webhooks to queue)
+  // means the insert selects nothing; the audit entry is one per row `saved` returns, so a save
+  // that did not happen is never audited.
+  const onlyWithoutWebhooks = unlessWebhooks ? sql`where jsonb_array_length(target.urls) = 0` : sql``;
+  return scopedStatement<DraftStatementRow>(
+    unlessWebhooks ? "save_draft_unless_webhooks" : "save_draft",
+    (organizationId) => sql`
+    with target as (
+      select t.identifier, o.webhook_urls as urls
+      from templates t join organizations o on o.id = t.organization_id
+      where t.organization_id = ${organizationId} and t.identifier = ${value("templateIdentifier")} and t.status = 'active'
+    ),
+    saved as (
+      insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values, language)
+      select gen_random_uuid(), ${organizationId}, target.identifier, ${value("storedKey")}, ${value("valuesJson")}::jsonb,
+        ${value("language")}::text
+      from target ${onlyWithoutWebhooks}
+      on conflict (organization_id, template_identifier, draft_key) do update
+        set values = d.values || excluded.values, language = coalesce(excluded.language, d.language), updated_at = now()
+        -- The cap holds for the merged draft too, checked in the same statement as the merge.
+        where octet_length((d.values || excluded.values)::text) <= ${MAX_DRAFT_BYTES}
+      returning d.id, d.updated_at
+    ),
+    audited as (${auditInsertFrom(organizationId, sql`saved`)})
+    select target.urls::text as webhook_urls, saved.id::text as draft_id,
+      to_char(saved.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as saved_at
+    from target left join saved on true`,
+  );
+}
+const SAVE_DRAFT = draftStatement(false);
+const SAVE_DRAFT_UNLESS_WEBHOOKS = draftStatement(true);
+
 async function saveDraftStatement(
   ctx: OrgContext,
   save: {
@@ -56,43 +93,17 @@ async function saveDraftStatement(
     unlessWebhooks: boolean;
   },
 ): Promise<DraftStatementResult> {
-  // No row in `target` (no active template) or none passing this filter (webhooks to queue)
-  // means the insert selects nothing; the audit entry is one per row `saved` returns, so a save
-  // that did not happen is never audited.
-  const unlessWebhooks = save.unlessWebhooks ? sql`where jsonb_array_length(target.urls) = 0` : sql``;
-  const audit = auditInsertFrom(
-    ctx,
-    {
+  const [row] = await ctx.scope.run(save.unlessWebhooks ? SAVE_DRAFT_UNLESS_WEBHOOKS : SAVE_DRAFT, {
+    templateIdentifier: save.templateIdentifier,
+    storedKey: save.storedKey,
+    valuesJson: save.valuesJson,
+    language: save.language,
+    ...auditInsertValues(ctx, {
       action: "form.draft_saved",
       templateIdentifier: save.templateIdentifier,
       metadata: { draftKey: save.storedKey, keys: save.keys },
-    },
-    sql`saved`,
-  );
-  const [row] = await ctx.scope.execute<{ webhook_urls: string; draft_id: string | null; saved_at: string | null }>(
-    (organizationId) => sql`
-    with target as (
-      select t.identifier, o.webhook_urls as urls
-      from templates t join organizations o on o.id = t.organization_id
-      where t.organization_id = ${organizationId} and t.identifier = ${save.templateIdentifier} and t.status = 'active'
-    ),
-    saved as (
-      insert into ${drafts} as d (id, organization_id, template_identifier, draft_key, values, language)
-      select gen_random_uuid(), ${organizationId}, target.identifier, ${save.storedKey}, ${save.valuesJson}::jsonb,
-        ${save.language}::text
-      from target ${unlessWebhooks}
-      on conflict (organization_id, template_identifier, draft_key) do update
-        set values = d.values || excluded.values, language = coalesce(excluded.language, d.language), updated_at = now()
-        -- The cap holds for the merged draft too, checked in the same statement as the merge.
-        where octet_length((d.values || excluded.values)::text) <= ${MAX_DRAFT_BYTES}
-      returning d.id, d.updated_at
-    ),
-    audited as (${audit})
-    select target.urls::text as webhook_urls, saved.id::text as draft_id,
-      to_char(saved.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as saved_at
-    from target left join saved on true`,
-    { prepared: true },
-  );
+    }),
+  });
   if (!row) return { outcome: "no_template", draftId: null, savedAt: null, webhookUrls: [] };
   const webhookUrls = row.webhook_urls === "[]" ? [] : (JSON.parse(row.webhook_urls) as string[]);
   const outcome: DraftStatementOutcome = row.draft_id
