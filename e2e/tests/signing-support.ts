@@ -183,7 +183,7 @@ export async function drawWithMouse(page: Page, canvas: Locator): Promise<void> 
 }
 
 async function stroke(page: Page, canvas: Locator): Promise<void> {
-  // Where the pad is now: hydration can add the later pages' boxes above it after the last stroke.
+  // Where the pad is now: pdf.js can draw the document's pages above it after the last stroke.
   await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.75);

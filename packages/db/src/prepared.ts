@@ -76,17 +76,9 @@ export function scopedQuery<R>(
  */
 export function scopedStatement<Row>(name: string, build: (organizationId: SQL) => SQL): ScopedQuery<Row[]> {
   let query: Query | undefined;
-  const builtOnce = (): Query => {
-    if (!query) {
-      const built = dialect.sqlToQuery(build(sql`${ORGANIZATION_ID}::uuid`));
-      if (!built.params.includes(ORGANIZATION_ID))
-        throw new Error(`scoped statement ${name} does not filter by the organization`);
-      query = built;
-    }
-    return query;
-  };
-  return preparedQuery(name, (db) => {
-    const statement = builtOnce();
+  // scopedQuery checks the organization in the built parameters, as for a builder's query.
+  return scopedQuery(name, (db, organizationId) => {
+    const statement = (query ??= dialect.sqlToQuery(build(sql`${organizationId}::uuid`)));
     return {
       toSQL: () => statement,
       prepare: (kept) => {
@@ -94,5 +86,5 @@ export function scopedStatement<Row>(name: string, build: (organizationId: SQL) 
         return { execute: async (values) => rowsOf<Row>(await prepared.execute(values)) };
       },
     };
-  }) as ScopedQuery<Row[]>;
+  });
 }
