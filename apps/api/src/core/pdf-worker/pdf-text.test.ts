@@ -139,6 +139,16 @@ describe("PdfFonts", () => {
     expect(cleanText("Ok 😀\u0007")).toBe("Ok ??");
   });
 
+  it("keeps printable Latin-1 as it is, but for the soft hyphen, which is not drawn", () => {
+    const latin1 = Array.from({ length: 0x100 }, (_, code) => String.fromCharCode(code))
+      .filter((char) => (char >= " " && char <= "~") || char >= "\u00A0")
+      .join("");
+    expect(cleanText(latin1)).toBe(latin1.replace("\u00AD", ""));
+    expect(cleanText("Müller\u00ADLüdenscheidt")).toBe("MüllerLüdenscheidt");
+    // Decomposed, the same name is composed again (NFC), as every text is.
+    expect(cleanText("Mu\u0308ller")).toBe("Müller");
+  });
+
   it("wraps long text in any script within the width", async () => {
     const doc = await PDFDocument.create();
     const long = "Олександр ".repeat(30).trim();

@@ -70,6 +70,7 @@ const bidi = bidiFactory();
 /** What the standard fonts draw: printable Latin-1 (WinAnsi is Latin-1 for these). */
 const NOT_LATIN1 = /[^\x20-\x7E\xA0-\xFF]/;
 export const isLatin1 = (text: string) => !NOT_LATIN1.test(text);
+const SOFT_HYPHEN = "\u00AD";
 const ARABIC_CHAR = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
 const isArabic = (char: string) => ARABIC_CHAR.test(char);
 
@@ -79,6 +80,9 @@ const isArabic = (char: string) => ARABIC_CHAR.test(char);
  * Basic Multilingual Plane (emoji) "?".
  */
 export function cleanText(text: string): string {
+  // Most texts (labels, ids, dates, names in German or English) are printable Latin-1: that is NFC
+  // already, with no control or astral character, and its one format character is the soft hyphen.
+  if (isLatin1(text)) return text.includes(SOFT_HYPHEN) ? text.replaceAll(SOFT_HYPHEN, "") : text;
   return text
     .normalize("NFC")
     .replace(/[\t\n\r]/g, " ")
