@@ -464,11 +464,30 @@ test.describe("the signer's copy and reading on a phone (390 × 844)", () => {
     await expectAccessible(page, "signing portal: page images");
     await page.screenshot({ path: test.info().outputPath("page-images-en.png"), fullPage: true });
 
-    // Asked for, the original PDF is drawn by pdf.js in place of the images.
+    // Asked for, the original PDF is drawn by pdf.js in place of the images. While it loads, a
+    // sheet of each page's size holds the pages' place: the pad below does not move when they come.
+    const readingTools = page.getByRole("group", { name: "Reading tools" });
+    const padBelowTools = async () => {
+      const [tools, padBox] = [(await readingTools.boundingBox())!, (await pad.boundingBox())!];
+      return padBox.y - (tools.y + tools.height);
+    };
+    const withImages = await padBelowTools();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/signing\.document/, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.getByRole("button", { name: "Show the original PDF" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Loading the document" })).toBeVisible();
+    expect(Math.abs((await padBelowTools()) - withImages)).toBeLessThanOrEqual(2);
+    await expect(page.locator("[data-placeholder-page]")).toHaveCount(2);
+    await page.screenshot({ path: test.info().outputPath("original-pdf-loading-en.png") });
+    release();
     await expect(firstPage.locator("canvas")).toBeVisible();
     await expect(firstPage).toHaveAttribute("data-rendered", "true");
+    expect(Math.abs((await padBelowTools()) - withImages)).toBeLessThanOrEqual(2);
     expect(fetched.some((url) => /pdf\.worker/.test(url))).toBe(true);
     expect(fetched.some((url) => /signing\.document/.test(url))).toBe(true);
   });

@@ -6,6 +6,7 @@ import { cx } from "./cx";
 import { fieldBox, type PdfFieldRect, type PdfShownField } from "./pdf-geometry";
 import { FieldBox } from "./PdfFieldBox";
 import { useNearViewport } from "./near-viewport";
+import { PagesPlaceholder, type PageSize } from "./PagesPlaceholder";
 import styles from "./PdfPages.module.css";
 
 export { fieldBox, type PdfFieldRect, type PdfShownField };
@@ -27,6 +28,8 @@ export interface PdfPagesProps {
   /** Highlighted as outlined rectangles on their pages (or, signed, with the signature in them). */
   fields?: readonly PdfShownField[];
   labels: PdfPagesLabels;
+  /** The pages' sizes when known before pdf.js has read the file: their sheets are kept meanwhile. */
+  pageSizes?: readonly PageSize[] | null;
   /** pdf.js worker script; defaults to the copy the app's bundler emits from pdfjs-dist. */
   workerSrc?: string;
   /**
@@ -75,6 +78,7 @@ export function PdfPages({
   data,
   fields = [],
   labels,
+  pageSizes,
   workerSrc,
   assetsUrl,
   pageOverlay,
@@ -124,20 +128,15 @@ export function PdfPages({
     };
   }, [data, workerSrc, assetsUrl]);
 
-  if (loaded.status !== "ready") {
+  if (loaded.status === "loading")
+    return <PagesPlaceholder pageSizes={pageSizes} loading={labels.loading} page={labels.page} className={className} />;
+  if (loaded.status === "failed") {
     return (
-      <div className={cx(styles.root, className)} aria-busy={loaded.status === "loading"}>
+      <div className={cx(styles.root, className)}>
         <div className={styles.placeholder}>
-          {loaded.status === "loading" ? (
-            <p role="status" className={styles.placeholderText}>
-              <span className="cs-spinner" aria-hidden="true" />
-              {labels.loading}
-            </p>
-          ) : (
-            <p role="alert" className={styles.placeholderText}>
-              {labels.failed}
-            </p>
-          )}
+          <p role="alert" className={styles.placeholderText}>
+            {labels.failed}
+          </p>
         </div>
       </div>
     );

@@ -42,6 +42,7 @@ export {
   type PdfPagesLabels,
   type PdfPagesProps,
 } from "./PdfPages";
+export { PagesPlaceholder, type PageSize, type PagesPlaceholderProps } from "./PagesPlaceholder";
 export { RadioCards, type RadioCardOption, type RadioCardsProps } from "./RadioCards";
 export { SignaturePad, type SignaturePadHandle, type SignaturePadLabels, type SignaturePadProps } from "./SignaturePad";
 export { SelectField, type SelectFieldProps, type SelectOption } from "./SelectField";

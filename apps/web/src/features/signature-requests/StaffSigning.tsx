@@ -133,6 +133,7 @@ function StaffSigningPanel({ request, role }: { request: SignatureRequestDetail;
     <div className="cs-stack cs-stack--lg" data-testid="staff-signing">
       <DocumentView
         pageCount={view.data.pageCount}
+        pageSizes={view.data.pageSizes}
         fields={fields}
         several
         useDocument={useDocument}

@@ -1,7 +1,7 @@
 "use client";
 
 import type { SigningPageImages } from "@clinsign/contracts";
-import { Button, Notice, useNearViewport } from "@clinsign/ui";
+import { Button, Notice, PagesPlaceholder, useNearViewport, type PageSize } from "@clinsign/ui";
 import { PageImages } from "@clinsign/ui/page-images";
 import type { PdfPagesLabels, PdfPagesProps, PdfShownField } from "@clinsign/ui/pdf-pages";
 import { lazy, Suspense, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
@@ -37,6 +37,8 @@ function ViewerUnavailable({ labels }: PdfPagesProps) {
 
 export interface DocumentViewProps {
   pageCount: number | null;
+  /** Each page's size: the pages' sheets stand in their place while they load, so the pad below stays put. */
+  pageSizes?: readonly PageSize[] | null;
   /** The viewer's fields to sign, and (several signers) the others' signatures already made. */
   fields: readonly PdfShownField[];
   /** Several signers: the hint also explains the others' signatures. */
@@ -61,6 +63,7 @@ export interface DocumentViewProps {
  */
 export function DocumentView({
   pageCount: pages,
+  pageSizes,
   fields,
   several,
   pageImages,
@@ -91,6 +94,7 @@ export function DocumentView({
   const showPages = Boolean(images || (bytes && near && !document.isError));
   useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
   const frame = { zoom, viewerRef, contentRef };
+  const loading = <PagesPlaceholder pageSizes={pageSizes} loading={labels.loading} page={labels.page} />;
 
   return (
     <section ref={sectionRef} className={styles.section} aria-labelledby="document-heading">
@@ -102,29 +106,30 @@ export function DocumentView({
         onGoToSignature={onGoToSignature}
       />
       <p className="cs-hint">{t.signing.zoomHint}</p>
-      {images ? (
-        <ZoomFrame {...frame}>
-          <PageImages
-            images={images}
-            fields={fields}
-            labels={labels}
-            texts={texts?.data?.pages}
-            // A page is as wide as the patient page's column (760 px at most), times the zoom.
-            sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
-          />
-        </ZoomFrame>
-      ) : document.isError ? (
+      {!images && document.isError ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>
-      ) : bytes && near ? (
-        <ZoomFrame {...frame}>
-          <Suspense fallback={<PagesLoading />}>
-            <PdfPages data={bytes} fields={fields} labels={labels} assetsUrl={PDFJS_ASSETS} />
-          </Suspense>
-        </ZoomFrame>
       ) : (
-        <PagesLoading />
+        // One frame whatever it shows: the loading sheets sit exactly where the pages will.
+        <ZoomFrame {...frame}>
+          {images ? (
+            <PageImages
+              images={images}
+              fields={fields}
+              labels={labels}
+              texts={texts?.data?.pages}
+              // A page is as wide as the patient page's column (760 px at most), times the zoom.
+              sizes={`(min-width: 760px) ${Math.round(760 * zoom)}px, ${Math.round(100 * zoom)}vw`}
+            />
+          ) : bytes && near ? (
+            <Suspense fallback={loading}>
+              <PdfPages data={bytes} fields={fields} labels={labels} pageSizes={pageSizes} assetsUrl={PDFJS_ASSETS} />
+            </Suspense>
+          ) : (
+            loading
+          )}
+        </ZoomFrame>
       )}
     </section>
   );
@@ -235,19 +240,6 @@ function ZoomFrame({
       <div ref={contentRef} className={styles.zoomed}>
         {children}
       </div>
-    </div>
-  );
-}
-
-/** Stands in for the pages while they load. */
-function PagesLoading() {
-  const { t } = usePatientI18n();
-  return (
-    <div className={styles.pdfPlaceholder} aria-busy="true">
-      <p role="status" className={styles.pdfPlaceholderText}>
-        <span className="cs-spinner" aria-hidden="true" />
-        {t.signing.pdfLoading}
-      </p>
     </div>
   );
 }

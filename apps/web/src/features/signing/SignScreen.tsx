@@ -144,6 +144,7 @@ function PatientDocument({
   return (
     <DocumentView
       pageCount={view.pageCount}
+      pageSizes={view.pageSizes}
       fields={fields}
       several={Boolean(view.party)}
       pageImages={view.pageImages}
