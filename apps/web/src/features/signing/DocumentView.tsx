@@ -91,8 +91,9 @@ export function DocumentView({
   const viewerRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
   const texts = usePageTexts?.(Boolean(images && near));
-  const showPages = Boolean(images || (bytes && near && !document.isError));
-  useDocumentZoom(viewerRef, contentRef, zoom, setZoom, showPages);
+  // The zoom frame is there from the start (the loading sheets are in it) unless the PDF failed.
+  const frameShown = Boolean(images) || !document.isError;
+  useDocumentZoom(viewerRef, contentRef, zoom, setZoom, frameShown);
   const frame = { zoom, viewerRef, contentRef };
   const loading = <PagesPlaceholder pageSizes={pageSizes} loading={labels.loading} page={labels.page} />;
 
@@ -106,7 +107,7 @@ export function DocumentView({
         onGoToSignature={onGoToSignature}
       />
       <p className="cs-hint">{t.signing.zoomHint}</p>
-      {!images && document.isError ? (
+      {!frameShown ? (
         <Notice tone="danger" role="alert">
           {t.signing.pdfFailed}
         </Notice>

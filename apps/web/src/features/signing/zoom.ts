@@ -38,8 +38,8 @@ interface Anchor {
  * pinches inside `viewer` scale the content with a transform while the fingers move (cheap) and
  * commit the zoom when they lift (the pages then redraw sharp at their new width). One finger
  * still scrolls; `touch-action: pan-x pan-y` on the viewer keeps the browser's own page zoom out
- * of this area. `mounted` says that both elements are in the page (the viewer appears only once
- * the PDF has arrived), so the listeners attach to it then.
+ * of this area. `mounted` says that both elements are in the page (the viewer is not while the
+ * PDF cannot be shown), so the listeners attach to it then.
  */
 export function useDocumentZoom(
   viewer: RefObject<HTMLElement | null>,
