@@ -1,6 +1,34 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SecretBox } from "./crypto";
+import { hashPassword, PASSWORD_HASHING, SecretBox, verifyPassword } from "./crypto";
+
+describe("password hashes", () => {
+  it("are scrypt at N=2^15, r=8 (32 MiB each) in the service, and verify", async () => {
+    // A process of its own without the test runner's variables, as the service runs.
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+    delete env.VITEST;
+    const script = `import("./crypto.ts").then(async (c) => process.stdout.write(await c.hashPassword("Pferdebatterie")))`;
+    const stored = execFileSync(process.execPath, ["--import", "tsx", "-e", script], {
+      cwd: import.meta.dirname,
+      env,
+      encoding: "utf8",
+    });
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{86}==$/);
+    expect(await verifyPassword("Pferdebatterie", stored)).toBe(true);
+    expect(await verifyPassword("pferdebatterie", stored)).toBe(false);
+  });
+
+  it("are the same scheme at N=2^10 under the test runner, and a production hash verifies beside them", async () => {
+    const quick = await hashPassword("Pferdebatterie");
+    expect(quick).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword("Pferdebatterie", quick)).toBe(true);
+    const full = await hashPassword("Pferdebatterie", PASSWORD_HASHING);
+    expect(full).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(await verifyPassword("Pferdebatterie", full)).toBe(true);
+    expect(await verifyPassword("Pferdebatterie!", full)).toBe(false);
+  });
+});
 
 describe("SecretBox", () => {
   const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];

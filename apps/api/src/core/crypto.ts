@@ -25,7 +25,22 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 // scrypt with N=2^15, r=8 needs 32 MiB per hash: memory-hard, and within Node's default maxmem when raised.
-const SCRYPT = { N: 1 << 15, r: 8, p: 1, keyLength: 64, maxmem: 64 * 1024 * 1024 };
+export const PASSWORD_HASHING = { N: 1 << 15, r: 8, p: 1, keyLength: 64, maxmem: 64 * 1024 * 1024 };
+
+/**
+ * Under the test runner passwords are hashed at N=2^10: the same scheme and code at 1/32 of the
+ * work, as Rails and Django lower their hashers' cost in tests. Hashing the test owners' passwords
+ * was most of the identity tests' time (trust.test.ts: 91 s of tests before, 20 s after). Verifying
+ * reads N from the stored hash, so a production hash verifies unchanged (crypto.test.ts checks both).
+ */
+const SCRYPT = underTestRunner() ? { ...PASSWORD_HASHING, N: 1 << 10 } : PASSWORD_HASHING;
+
+function underTestRunner(): boolean {
+  // Not configuration (src/env.ts): vitest's own marks, and only when run from source, never in the build.
+  // eslint-disable-next-line no-restricted-properties
+  const { VITEST, NODE_ENV } = process.env;
+  return import.meta.url.endsWith(".ts") && Boolean(VITEST) && NODE_ENV === "test";
+}
 
 function scryptAsync(password: string, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -40,10 +55,10 @@ function scryptAsync(password: string, salt: Buffer, params: typeof SCRYPT): Pro
 }
 
 /** `scrypt$N$r$p$salt$hash`, so parameters can be raised later without breaking old hashes. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, params = SCRYPT): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT);
-  return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64"), key.toString("base64")].join("$");
+  const key = await scryptAsync(password, salt, params);
+  return ["scrypt", params.N, params.r, params.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
