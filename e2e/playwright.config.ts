@@ -47,7 +47,10 @@ export default defineConfig({
   use: {
     baseURL: `http://localhost:${WEB_PORT}`,
     locale: "en-GB",
-    trace: "retain-on-failure",
+    // A failed test's trace keeps each action's DOM snapshot, not the screencast: recording its frames
+    // was a fifth of the suite's time on 2 cores (docs/performance.md, "The Playwright suite's
+    // browser"), and the failure's own screenshot stays.
+    trace: { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromium,
