@@ -48,8 +48,8 @@ export default defineConfig({
     baseURL: `http://localhost:${WEB_PORT}`,
     locale: "en-GB",
     // A failed test's trace keeps each action's DOM snapshot, not the screencast: recording its frames
-    // was a fifth of the suite's time on 2 cores (docs/performance.md, "The Playwright suite's
-    // browser"), and the failure's own screenshot stays.
+    // was a fifth of the suite's time on 2 cores (docs/performance.md, "CI time on a slow machine"),
+    // and the failure's own screenshot stays.
     trace: { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
     launchOptions: {
