@@ -25,9 +25,10 @@ export const EXPERIMENTAL_AXE_RULES = ["label-content-name-mismatch"] as const;
  * An axe run on the page, with the experimental rules above turned on: every spec's checks start here.
  * A page of one frame is checked in place ("legacy mode"): AxeBuilder's default opens a blank page
  * for each run to merge the frames' results, 0.8 s of a run's 1.2 to 2 s on a 2-core machine and a
- * third of the suite's axe time, for nothing to merge; the results are the same (violations, passes
- * and incomplete, node by node, compared on the patient and staff pages). A page with frames (an
- * embedded form in its host page) keeps the default, which also checks cross-origin frames.
+ * third of the suite's axe time, for nothing to merge; the results were the same (violations, passes
+ * and incomplete, node by node, compared on the patient and staff pages before runs kept only the
+ * violations in full). A page with frames (an embedded form in its host page) keeps the default,
+ * which also checks cross-origin frames.
  */
 export function axeOn(page: Page): AxeBuilder {
   return new AxeBuilder({ page }).setLegacyMode(page.frames().length === 1).options({
